@@ -56,7 +56,7 @@ import os
 import pickle
 import struct
 import sys
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -79,8 +79,8 @@ __all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_glob
 
 # globals a weights-only load may resolve inside pickled objects: containers, dtypes and devices, and what
 # the program allowlisted (`add_safe_globals`, `safe_globals`), as PyTorch's weights-only unpickler
-_BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("builtins", "set"): set,
-                 ("builtins", "frozenset"): frozenset, ("builtins", "slice"): slice, ("builtins", "complex"): complex,
+_BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
+                 ("builtins", "set"): set, ("builtins", "bytearray"): bytearray, ("builtins", "complex"): complex,
                  ("ember.core.dtypes", "as_dtype"): dtypes.as_dtype, ("ember.core.device", "device"): Device,
                  # a pickled sparse tensor: rebuilt through the validating constructors
                  ("ember.core.sparse", "_rebuild_coo"): _rebuild_coo,
@@ -162,13 +162,14 @@ class _Encoder:
             return {"__tensor__": self._tensor(obj)}
         if isinstance(obj, Size):
             return {"__size__": list(obj)}
-        if isinstance(obj, OrderedDict):
+        # exact types: a subclass (Counter, defaultdict, a namedtuple) is pickled, so it loads as itself
+        if type(obj) is OrderedDict:
             return {"__odict__": [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
-        if isinstance(obj, dict):
+        if type(obj) is dict:
             return {"__dict__": [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
-        if isinstance(obj, list):
+        if type(obj) is list:
             return {"__list__": [self.encode(v) for v in obj]}
-        if isinstance(obj, tuple):
+        if type(obj) is tuple:
             return {"__tuple__": [self.encode(v) for v in obj]}
         if isinstance(obj, dtypes.dtype):
             return {"__dtype__": obj.name}
