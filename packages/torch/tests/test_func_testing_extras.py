@@ -95,3 +95,13 @@ def test_assert_close_rejects_a_tensor_against_a_number_inside_containers_naming
     with pytest.raises(TypeError, match=prefix + r"\n\nThe failure occurred for item \[0\]\[1\]$"):
         torch.testing.assert_close([[1.0, torch.tensor(2.0)]], [[1.0, 2.0]])
     torch.testing.assert_close([1.0, (torch.ones(2),)], [1.0, (torch.ones(2),)])
+
+
+def test_assert_close_refuses_a_tensor_against_a_list_or_array():
+    import numpy as np
+
+    for other in ([1.0, 2.0], np.array([1.0, 2.0])):
+        with pytest.raises(TypeError, match="No comparison pair was able to handle inputs of type <class "):
+            torch.testing.assert_close(torch.tensor([1.0, 2.0]), other)
+    torch.testing.assert_close(torch.nn.Parameter(torch.ones(1)), torch.ones(1))
+    torch.testing.assert_close(np.ones(2), np.ones(2))

@@ -45,13 +45,15 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol: float
 
 def _unpaired(actual, expected, allow_subclasses: bool, path: str):
     """The first pair, walking sequences and mappings as PyTorch pairs them up, that no comparison handles (a tensor
-    and a number, or classes that differ without `allow_subclasses`): (actual, expected, "[0]['a']"), else None."""
-    numbers = (int, float, complex)
+    and a number, list or array, or classes that differ without `allow_subclasses`): (actual, expected, "[0]['a']"),
+    else None."""
     mappings = isinstance(actual, Mapping) and isinstance(expected, Mapping)
     sequences = isinstance(actual, Sequence) and isinstance(expected, Sequence) and not isinstance(actual, str) \
         and not isinstance(expected, str)
-    if isinstance(actual, Tensor) and isinstance(expected, numbers) or \
-            isinstance(expected, Tensor) and isinstance(actual, numbers) or \
+    if actual is None or expected is None:  # PyTorch's NonePair compares them
+        return None
+    related = isinstance(actual, type(expected)) or isinstance(expected, type(actual))
+    if (isinstance(actual, Tensor) or isinstance(expected, Tensor)) and not related or \
             (not allow_subclasses and type(actual) is not type(expected) and not mappings and not sequences):
         return actual, expected, path
     if mappings and set(actual) == set(expected):
