@@ -11,6 +11,7 @@ import ember.torch as torch
 
 def test_version_modules_and_types():
     assert torch.version.__version__ == torch.__version__ and torch.version.cuda is None
+    assert type(torch.version.__version__) is str and type(torch.__version__) is torch.torch_version.TorchVersion
     assert torch.torch_version.TorchVersion("2.13.0") > "2.9"
     assert isinstance(3, torch.types.Number) and torch.types.Device is not None
 
