@@ -112,6 +112,7 @@ class DataLoader:
         self.worker_init_fn = worker_init_fn
         self.multiprocessing_context = multiprocessing_context
         self._is_iterable = isinstance(dataset, IterableDataset)
+        self._IterableDataset_len_called = None  # what len(dataset) said when len(loader) was asked (PyTorch's name)
         if self._is_iterable:
             if isinstance(dataset, IterableDataset) and shuffle not in (None, False):
                 raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
@@ -209,7 +210,7 @@ class DataLoader:
 
     def __len__(self) -> int:
         if self._is_iterable:
-            length = len(self.dataset)
+            length = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
                 length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
             return length
@@ -232,9 +233,14 @@ class _BaseIter:
             warnings.warn(NO_ACCELERATOR_WARNING, stacklevel=3)
         self._base_seed = draw_seed(loader.generator)
         self._sampler_iter = iter(self._index_sampler)
+        self._num_workers = loader.num_workers
+        self._num_yielded = 0
+        self._len_called = loader._IterableDataset_len_called
 
     def _reset(self, loader: DataLoader) -> None:
         self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._len_called = loader._IterableDataset_len_called
 
     def _next_index(self):
         return next(self._sampler_iter)
@@ -246,7 +252,17 @@ class _BaseIter:
         return self
 
     def __next__(self):
-        return self._next_data()
+        data = self._next_data()
+        self._num_yielded += 1
+        if self._is_iterable and self._len_called is not None and self._num_yielded > self._len_called:
+            msg = (f"Length of IterableDataset {self._dataset} was reported to be {self._len_called}(when accessing "
+                   f"len(dataloader)), but {self._num_yielded} samples have been fetched. ")
+            if self._num_workers > 0:
+                msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
+                        "IterableDataset replica at each worker. Please see "
+                        "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+            warnings.warn(msg, stacklevel=2)
+        return data
 
     def __len__(self) -> int:
         return len(self._index_sampler)
