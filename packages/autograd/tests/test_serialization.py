@@ -368,3 +368,20 @@ def test_container_subclasses_load_as_themselves_and_weights_only_allows_pytorch
     for obj in (slice(1, 3), Pair(1, 2)):
         with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
             _roundtrip(obj)
+
+
+def test_load_onto_cuda_without_cuda_and_mmap_of_a_buffer_raise_pytorchs_errors():
+    from ember.core import cuda
+
+    buf = io.BytesIO()
+    E.save({"w": E.ones(2)}, buf)
+    if not cuda.is_available():
+        for loc in ("cuda:0", {"cpu": "cuda"}):
+            buf.seek(0)
+            with pytest.raises(RuntimeError, match=r"^Attempting to deserialize object on a CUDA device but "
+                                                   r"torch.cuda.is_available\(\) is False") as e:
+                E.load(buf, map_location=loc)
+            assert not isinstance(e.value, serialization.CheckpointError)
+    buf.seek(0)
+    with pytest.raises(ValueError, match="f must be a file path in order to use the mmap argument"):
+        E.load(buf, mmap=True)

@@ -406,13 +406,23 @@ def _check_map_location(map_location) -> None:
 
 def _target_device(saved: str, map_location) -> Device:
     if map_location is None:
-        return Device(saved)
-    if isinstance(map_location, dict):
-        return Device(map_location.get(saved, saved))
-    if isinstance(map_location, str | Device):
-        return Device(map_location)
-    raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable; got "
-                    f"{type(map_location).__name__}")
+        dev = Device(saved)
+    elif isinstance(map_location, dict):
+        dev = Device(map_location.get(saved, saved))
+    elif isinstance(map_location, str | Device):
+        dev = Device(map_location)
+    else:
+        raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable; got "
+                        f"{type(map_location).__name__}")
+    if dev.type == "cuda":
+        from ember.core import cuda
+
+        if not cuda.is_available():  # PyTorch's error, raised as it is (not as a load error)
+            raise CallerError(RuntimeError(
+                "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you "
+                "are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to "
+                "map your storages to the CPU."))
+    return dev
 
 
 def _mapped_by(fn, storage: Storage, location: str) -> Storage:
@@ -620,6 +630,8 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
         TypeError: `map_location` is of an unsupported type or returned something else than a storage.
     """
     _check_map_location(map_location)
+    if mmap and (hasattr(f, "read") or not isinstance(f, str | bytes | os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     data, name = _read_all(f)
     data = bytes(data) if not isinstance(data, bytes) else data
     if torch_checkpoint.is_torch_zip(data):
