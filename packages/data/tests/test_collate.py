@@ -137,3 +137,10 @@ def test_collate_fn_map_extends_default_collate_for_a_user_type():
         mod.collate([Box(1), Box(2)], collate_fn_map=mod.default_collate_fn_map)
     with pytest.raises(TypeError, match="found <U1"):
         mod.collate_numpy_array_fn([np.array(["a"]), np.array(["b"])])
+
+
+def test_collating_a_tensor_with_a_non_tensor_is_pytorchs_type_error():
+    with pytest.raises(TypeError, match=r"^expected Tensor as element 1 in argument 0, but got numpy.int64$"):
+        default_collate([E.tensor(1), np.int64(2)])
+    with pytest.raises(TypeError, match=r"but got list$"):
+        default_collate([E.tensor(1), [2]])

@@ -70,11 +70,6 @@ def test_chain_dataset_chains_and_adds_lengths():
         list(ChainDataset([Listed("a")]))
 
 
-def test_iterable_dataset_base_class_requires_iter():
-    with pytest.raises(NotImplementedError):
-        iter(IterableDataset())
-
-
 def test_subset_indexing_and_getitems():
     sub = Subset(Listed("abcdef"), [5, 0, 3])
     assert len(sub) == 3 and [sub[i] for i in range(3)] == ["f", "a", "d"]
@@ -147,3 +142,14 @@ def test_stack_dataset_getitems_batches_through_nested_getitems():
 
     with pytest.raises(ValueError, match="Nested dataset's output size mismatch. Expected 2, got 0"):
         StackDataset(Short("ab"), Listed("ab")).__getitems__([0, 1])
+
+
+def test_iterable_dataset_without_iter_cannot_be_instantiated():
+    with pytest.raises(TypeError, match="Can't instantiate abstract class IterableDataset"):
+        IterableDataset()
+
+    class Stream(IterableDataset):
+        def __iter__(self):
+            return iter([1, 2])
+
+    assert list(Stream()) == [1, 2] and list(Stream() + Stream()) == [1, 2, 1, 2]

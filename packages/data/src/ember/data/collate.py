@@ -48,7 +48,18 @@ def _stacked(arrays: list[np.ndarray], dtype) -> Tensor:
     return out
 
 
+def _c_type_name(x) -> str:
+    """The type name PyTorch's C++ messages print (`tp_name`): `numpy.int64`, `list`, `Box`."""
+    t = type(x)
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # a heap (Python-defined) or builtin type
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
 def _stack(batch: list[Tensor]) -> Tensor:
+    for i, t in enumerate(batch):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_c_type_name(t)}")
     if any(t.device.type != "cpu" for t in batch):
         return E.stack(batch)
     return _stacked([t._np() for t in batch], functools.reduce(E.promote_types, {t.dtype for t in batch}))

@@ -187,6 +187,11 @@ class DataLoader:
         super().__setattr__(attr, val)
 
     @property
+    def _dataset_kind(self) -> int:
+        """PyTorch's `_DatasetKind`: 0 for a map-style dataset, 1 for an IterableDataset."""
+        return int(self._is_iterable)
+
+    @property
     def _auto_collation(self) -> bool:
         return self.batch_sampler is not None
 

@@ -25,12 +25,10 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset, Iterable):
     """A stream of samples (`__iter__`); in worker processes each worker iterates its own copy,
-    so shard the stream with `get_worker_info()` to avoid duplicates."""
-
-    def __iter__(self) -> Iterator:
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+    so shard the stream with `get_worker_info()` to avoid duplicates. `__iter__` is abstract (an
+    `Iterable`), so a subclass without one cannot be instantiated, as in PyTorch."""
 
     def __add__(self, other: Dataset) -> ChainDataset:
         return ChainDataset([self, other])
