@@ -327,3 +327,14 @@ def test_size_checks_items_and_keeps_its_type_through_arithmetic():
         E.Size([2, 2.5])
     with pytest.raises(TypeError, match=r"can only concatenate tuple \(not list\) to .*Size"):
         s + [1]
+
+
+def test_deterministic_and_thread_count_refusals_are_pytorchs():
+    with pytest.raises(TypeError, match=r"^_set_deterministic_algorithms\(\): argument 'mode' \(position 1\) must be "
+                                        r"bool, not str$"):
+        E.use_deterministic_algorithms("yes")
+    with pytest.raises(TypeError, match=r"argument 'warn_only' must be bool, not str$"):
+        E.use_deterministic_algorithms(True, warn_only="x")
+    with pytest.raises(RuntimeError, match=r"^set_num_threads expects a positive integer$"):
+        E.set_num_threads(0)
+    assert not E.are_deterministic_algorithms_enabled()

@@ -89,3 +89,16 @@ def test_torch_assert_raises_assertion_error_with_the_message():
     torch._assert(torch.tensor(True), "never raised")
     with pytest.raises(AssertionError, match="^boxes must be 2D$"):
         torch._assert(False, "boxes must be 2D")
+
+
+def test_print_opts_and_config_modules():
+    po = torch._tensor_str.PRINT_OPTS
+    try:
+        torch.set_printoptions(precision=2)
+        assert po.precision == 2 and po.__dict__["threshold"] == 1000
+        po.precision = 3
+        assert "1.235" in repr(torch.tensor([1.23456]))
+    finally:
+        torch.set_printoptions(profile="default")
+    assert po.precision == 4
+    assert "ATen/Parallel" in torch.__config__.parallel_info() and isinstance(torch.__config__.show(), str)
