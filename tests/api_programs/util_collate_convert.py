@@ -61,7 +61,7 @@ print("convert_str_arr", describe(default_convert(np.array(["a", "b"]))))
 print("convert_obj", describe(default_convert(np.array([1, "a"], dtype=object))))
 
 for bad in ([torch.zeros(2), torch.zeros(3)], [[1, 2], [3]], [{"a": 1}, {"b": 2}], [object(), object()],
-            [np.array(["a", "b"]), np.array(["c", "d"])]):
+            [np.array(["a", "b"]), np.array(["c", "d"])], [torch.tensor(1), np.int64(2)]):
     try:
         out = default_collate(bad)
         print("no error", describe(out))

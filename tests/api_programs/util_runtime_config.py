@@ -65,6 +65,12 @@ torch.set_printoptions(linewidth=30, profile="default")
 print(torch.arange(12.0) / 7)
 torch.set_printoptions(profile="default")
 print(torch.arange(12.0) / 7)
+opts = torch._tensor_str.PRINT_OPTS
+saved = dict(opts.__dict__)
+torch.set_printoptions(precision=1, threshold=3)
+print("print_opts", opts.precision, opts.threshold, saved["precision"], saved["threshold"], opts.sci_mode)
+torch.set_printoptions(**saved)
+print("print_opts_restored", opts.precision, torch.tensor([2.0 / 3]))
 
 torch.manual_seed(1234)
 print("initial_seed", torch.initial_seed())
@@ -107,6 +113,9 @@ torch.set_deterministic_debug_mode("warn")
 print("debug_mode", torch.get_deterministic_debug_mode(), torch.are_deterministic_algorithms_enabled())
 torch.set_deterministic_debug_mode(0)
 show_error("debug_mode_bad", lambda: torch.set_deterministic_debug_mode("loud"))
+show_error("debug_mode_range", lambda: torch.set_deterministic_debug_mode(5))
+show_error("deterministic_type", lambda: torch.use_deterministic_algorithms("yes"))
+show_error("threads_zero", lambda: torch.set_num_threads(0))
 print("cudnn", torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
 
 

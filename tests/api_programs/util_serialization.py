@@ -48,7 +48,8 @@ base = torch.arange(12.0)
 view_a, view_b = base[2:6], base.view(3, 4)[1]
 la, lb, lbase = roundtrip([view_a, view_b, base])
 lbase[4] = -1.0
-print("shared_after_load", la.tolist(), lb.tolist(), la.untyped_storage().data_ptr() == lbase.untyped_storage().data_ptr())
+print("shared_after_load", la.tolist(), lb.tolist(),
+      la.untyped_storage().data_ptr() == lbase.untyped_storage().data_ptr())
 print("view_meta", la.storage_offset(), lb.storage_offset(), la.is_contiguous(), lb.stride())
 t_only = roundtrip(base[::3])
 print("strided_alone", t_only.tolist(), t_only.stride(), t_only.untyped_storage().nbytes())
@@ -134,3 +135,8 @@ with tempfile.TemporaryDirectory() as d:
 buf = io.BytesIO()
 torch.save(w, buf)
 print("bytes_reuse", buf.tell() > 0, torch.equal(torch.load(io.BytesIO(buf.getvalue())), w))
+for kw in ({"map_location": "cuda:0"}, {"mmap": True}):
+    try:
+        torch.load(io.BytesIO(buf.getvalue()), **kw)
+    except (RuntimeError, ValueError) as e:
+        print("load_refused", list(kw), type(e).__name__, str(e)[:70])
