@@ -102,3 +102,19 @@ def test_print_opts_and_config_modules():
         torch.set_printoptions(profile="default")
     assert po.precision == 4
     assert "ATen/Parallel" in torch.__config__.parallel_info() and isinstance(torch.__config__.show(), str)
+
+
+def test_dataloader_module_names_and_unserializable_hook():
+    import importlib
+
+    dl = importlib.import_module("ember.data.dataloader")
+    assert dl._DatasetKind.Iterable == 1 and dl.get_worker_info() is None
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(2)))
+    assert loader._dataset_kind == dl._DatasetKind.Map
+    assert torch.serialization.DEFAULT_PROTOCOL == 2 and issubclass(torch.serialization.SourceChangeWarning, Warning)
+
+    @torch.utils.hooks.unserializable_hook
+    def hook(g):
+        return g
+
+    assert hook.__torch_unserializable__ is True

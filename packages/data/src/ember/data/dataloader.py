@@ -32,10 +32,17 @@ from ember.data.fetch import make_fetcher
 from ember.data.pin_memory import NO_ACCELERATOR_WARNING, PinMemoryThread, cuda_available, pin_memory
 from ember.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, draw_seed
 from ember.data.worker import (
-    MP_STATUS_CHECK_INTERVAL, RESUMED, ExceptionWrapper, IterableEnd, WorkerSpec, worker_loop,
+    MP_STATUS_CHECK_INTERVAL, RESUMED, ExceptionWrapper, IterableEnd, WorkerSpec, get_worker_info, worker_loop,
 )
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
+
+
+class _DatasetKind:
+    """PyTorch's dataset kinds, as `DataLoader._dataset_kind` reports them."""
+
+    Map = 0
+    Iterable = 1
 
 _JOIN_S = 2.0  # how long shutdown waits for a worker to exit before terminating it
 _REAPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reaper.py")  # run by path: no imports
