@@ -76,7 +76,8 @@ def main():
         print("init_error", type(e).__name__, "init failed in worker 0" in str(e))
 
     for ctx in ("spawn", "fork"):
-        loader = DataLoader(InfoProbe(), batch_size=None, num_workers=2, multiprocessing_context=ctx)
+        workers = 1 if ctx == "spawn" else 2  # a spawned worker imports everything afresh: one is enough
+        loader = DataLoader(InfoProbe(), batch_size=None, num_workers=workers, multiprocessing_context=ctx)
         rows = list(loader)
         print("context", ctx, sorted(r["i"] for r in rows), sorted({r["id"] for r in rows}),
               {r["num_workers"] for r in rows}, {r["same_ds"] for r in rows}, {r["seed_is_int"] for r in rows},
