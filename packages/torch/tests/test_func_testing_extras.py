@@ -105,3 +105,18 @@ def test_assert_close_refuses_a_tensor_against_a_list_or_array():
             torch.testing.assert_close(torch.tensor([1.0, 2.0]), other)
     torch.testing.assert_close(torch.nn.Parameter(torch.ones(1)), torch.ones(1))
     torch.testing.assert_close(np.ones(2), np.ones(2))
+
+
+def test_assert_close_pairs_as_pytorchs_for_arrays_strings_numpy_scalars_and_promotion():
+    import numpy as np
+
+    with pytest.raises(AssertionError, match=r"attribute 'dtype' do not match: .*int64 != .*float64"):
+        torch.testing.assert_close(np.array([1, 2]), np.array([1.0, 2.0]))
+    with pytest.raises(AssertionError, match=r"Greatest absolute difference: 0.5 at index \(1,\)"):
+        torch.testing.assert_close(torch.tensor([1, 2]), torch.tensor([1.0, 2.5]), check_dtype=False)
+    with pytest.raises(TypeError, match="No comparison pair was able to handle inputs of type <class 'str'>"):
+        torch.testing.assert_close("a", "a")
+    with pytest.raises(AssertionError, match=r"\(up to 1e-07 allowed\)"):  # a numpy scalar is a Python number
+        torch.testing.assert_close(np.float32(1.0), np.float32(1.1))
+    with pytest.raises(TypeError, match="of type <class '.*Parameter'> and <class '.*Tensor'>"):
+        torch.testing.assert_close(torch.nn.Parameter(torch.ones(1)), torch.ones(1), allow_subclasses=False)

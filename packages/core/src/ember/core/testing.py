@@ -73,6 +73,10 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device,
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             _compare(a, e, rtol, atol, equal_nan, check_dtype, check_device, (*path, i))
         return
+    if isinstance(actual, np.generic) and isinstance(expected, np.generic | int | float | complex):
+        actual = actual.item()  # PyTorch's NumberPair takes numpy scalars as the Python numbers they hold
+    if isinstance(expected, np.generic) and isinstance(actual, int | float | complex):
+        expected = expected.item()
     if _is_number(actual) and _is_number(expected):
         _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, path)
         return
@@ -85,9 +89,17 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device,
     a, e = to_numpy(actual), to_numpy(expected)
     if a.shape != e.shape:
         raise _Mismatch(f"The values for attribute 'shape' do not match: {a.shape} != {e.shape}.", path)
-    tolerances = [_TOLERANCES.get(_dtype_of(x, arr), (0.0, 0.0)) for x, arr in ((actual, a), (expected, e))]
+    a_dt, e_dt = _dtype_of(actual, a), _dtype_of(expected, e)
+    if check_dtype and a_dt is not e_dt and isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
+        # two arrays, as the tensors PyTorch turns them into (a tensor against a reference array is ember's use)
+        raise _Mismatch(f"The values for attribute 'dtype' do not match: {a_dt} != {e_dt}.", path)
+    tolerances = [_TOLERANCES.get(dt, (0.0, 0.0)) for dt in (a_dt, e_dt)]
     rtol = max(t[0] for t in tolerances) if rtol is None else rtol
     atol = max(t[1] for t in tolerances) if atol is None else atol
+    if a_dt is not e_dt:  # compared in the promoted dtype, as PyTorch does without check_dtype
+        common = dtypes.promote_types(a_dt, e_dt)
+        if common.np.kind in "biufc":
+            a, e = a.astype(common.np), e.astype(common.np)
     wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64  # never drop imaginary parts
     matches = np.isclose(a.astype(wide), e.astype(wide), rtol=rtol, atol=atol, equal_nan=equal_nan)
     if matches.all():
