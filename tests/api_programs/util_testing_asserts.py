@@ -5,6 +5,7 @@ torch.allclose/isclose/equal as the quick checks, and make_tensor's shapes, dtyp
 
 import math
 
+import numpy as np
 import torch
 from torch.testing import assert_close, make_tensor
 
@@ -53,6 +54,11 @@ check("requires_grad", a.clone().requires_grad_(), a)
 check("rtol_without_atol", a, a, rtol=1e-3)
 check("none", None, None)
 check("empty", torch.empty(0), torch.empty(0))
+check("np_dtypes", np.array([1, 2]), np.array([1.0, 2.0]))
+check("mixed_no_dtype", torch.tensor([1, 2]), torch.tensor([1.0, 2.5]), check_dtype=False)
+check("strings", "a", "a")
+check("np_scalar", np.float32(1.0), np.float32(1.1))
+check("subclass_strict", torch.nn.Parameter(torch.ones(1)), torch.ones(1), allow_subclasses=False)
 
 print("allclose", torch.allclose(a, a + 1e-6), torch.allclose(a, a + 1e-3), torch.allclose(a, a + 1e-3, atol=1e-2))
 special = torch.tensor([1.0, math.nan, math.inf])
