@@ -183,3 +183,10 @@ def test_checkpointing_holds_less_memory_until_backward():
     # checkpointing keeps only the two segments' outputs
     assert plain >= 8 * activation
     assert ckpt <= 2 * activation + 64 * 1024
+
+
+def test_checkpoint_sequential_without_use_reentrant_warns_its_own_message():
+    seq = [lambda t: t * 2, lambda t: t + 1]
+    with pytest.warns(UserWarning, match=r"^torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter "
+                                         r"should be passed explicitly. In version 2.9 we will raise"):
+        checkpoint_sequential(seq, 1, ea.ones(2, requires_grad=True))

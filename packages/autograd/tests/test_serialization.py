@@ -3,6 +3,7 @@ files; atomic saving; safetensors files."""
 
 from __future__ import annotations
 
+import collections
 import io
 import math
 import os
@@ -350,3 +351,37 @@ def test_save_into_a_missing_folder_raises_pytorchs_error(tmp_path):
     with pytest.raises(RuntimeError, match=f"^Parent directory {re.escape(str(tmp_path / 'nodir'))} does not exist.$"):
         E.save({}, tmp_path / "nodir" / "x.pt")
     assert list(tmp_path.iterdir()) == []
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+def test_container_subclasses_load_as_themselves_and_weights_only_allows_pytorchs_builtins():
+    """A Counter / namedtuple is not flattened to a dict / tuple; PyTorch's weights-only allowlist (Counter, set,
+    bytearray, bytes through `_codecs.encode`) loads, a slice or a namedtuple class needs allowlisting."""
+    out = _roundtrip({"c": collections.Counter("aab"), "p": Pair(1, 2)}, weights_only=False)
+    assert type(out["c"]) is collections.Counter and out["c"]["a"] == 2
+    assert type(out["p"]) is Pair and out["p"].b == 2
+    assert _roundtrip(collections.Counter("xy"))["y"] == 1
+    assert _roundtrip(bytearray(b"ab")) == bytearray(b"ab") and _roundtrip({1, 2}) == {1, 2}
+    assert _roundtrip({"raw": b"\x00\xffxy"})["raw"] == b"\x00\xffxy"
+    for obj in (slice(1, 3), Pair(1, 2)):
+        with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+            _roundtrip(obj)
+
+
+def test_load_onto_cuda_without_cuda_and_mmap_of_a_buffer_raise_pytorchs_errors():
+    from ember.core import cuda
+
+    buf = io.BytesIO()
+    E.save({"w": E.ones(2)}, buf)
+    if not cuda.is_available():
+        for loc in ("cuda:0", {"cpu": "cuda"}):
+            buf.seek(0)
+            with pytest.raises(RuntimeError, match=r"^Attempting to deserialize object on a CUDA device but "
+                                                   r"torch.cuda.is_available\(\) is False") as e:
+                E.load(buf, map_location=loc)
+            assert not isinstance(e.value, serialization.CheckpointError)
+    buf.seek(0)
+    with pytest.raises(ValueError, match="f must be a file path in order to use the mmap argument"):
+        E.load(buf, mmap=True)

@@ -339,3 +339,23 @@ def test_draws_read_the_philox_stream_of_their_seed_and_offset():
     thread.join()
     np.testing.assert_array_equal(got["x"], fresh(7, 4).random(3))  # each thread keys its own generator
     np.testing.assert_array_equal(first.random(3), fresh(9, 0).random(3))
+@pytest.mark.parametrize("weights, n, replacement, message", [
+    ([-1.0, 2.0], 2, True, "invalid multinomial distribution (encountering probability entry < 0)"),
+    ([float("nan"), 1.0], 3, True, "invalid multinomial distribution (encountering probability entry < 0)"),
+    ([float("inf"), 1.0], 2, True,
+     "invalid multinomial distribution (encountering probability entry = infinity or NaN)"),
+    ([[0.0, 0.0], [-1.0, 1.0]], 2, True, "invalid multinomial distribution (sum of probabilities <= 0)"),
+    ([-1.0, 2.0], 1, True, "probability tensor contains either `inf`, `nan` or element < 0"),
+    ([float("inf"), 1.0], 2, False, "probability tensor contains either `inf`, `nan` or element < 0"),
+    ([0.0, 0.0], 1, False, "invalid multinomial distribution (sum of probabilities <= 0)"),
+])
+def test_multinomial_refusals_are_pytorchs_per_kernel(weights, n, replacement, message):
+    """PyTorch's with-replacement kernel (num_samples > 1) checks entry by entry with its own messages."""
+    with pytest.raises(RuntimeError) as e:
+        E.multinomial(E.tensor(weights, dtype=E.float64), n, replacement)
+    assert str(e.value) == message
+
+
+def test_multinomial_with_huge_weights_draws_only_the_positive_ones():
+    counts = np.bincount(E.multinomial(E.tensor([1e308, 1e308, 0.0], dtype=E.float64), 400, True).numpy(), minlength=3)
+    assert counts[2] == 0 and counts[0] > 100 and counts[1] > 100

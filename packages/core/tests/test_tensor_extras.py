@@ -306,3 +306,35 @@ def test_gradient_of_complex_values_on_a_uniform_grid():
     z = np.array([1 + 1j, 2 + 0j, 4 + 2j], dtype=np.complex64)
     (g,) = E.gradient(E.from_numpy(z), spacing=2.0)
     assert g.dtype == E.complex64 and np.allclose(g.numpy(), np.gradient(z, 2.0))
+
+
+def test_deterministic_debug_mode_refusals_are_pytorchs():
+    for bad, kind, text in (("loud", RuntimeError, "expected one of `default`, `warn`, `error`, but got loud"),
+                            (3, RuntimeError, "expected 0, 1, or 2, but got 3"),
+                            (1.0, TypeError, "debug_mode must be str or int, but got <class 'float'>")):
+        with pytest.raises(kind) as e:
+            E.set_deterministic_debug_mode(bad)
+        assert str(e.value).endswith(text)
+
+
+def test_size_checks_items_and_keeps_its_type_through_arithmetic():
+    s = E.Size([2, 3])
+    assert type(s * 2) is E.Size and s * 2 == (2, 3, 2, 3) and type(2 * s) is E.Size
+    assert type((1,) + s) is E.Size and type(s + (4,)) is E.Size and type(s[1:]) is E.Size
+    assert E.Size([True, np.int64(4), E.tensor(5)]) == (1, 4, 5)
+    assert all(type(d) is int for d in E.Size([np.int64(4)]))
+    with pytest.raises(TypeError, match=r"Size\(\) takes an iterable of 'int' \(item 1 is 'float'\)"):
+        E.Size([2, 2.5])
+    with pytest.raises(TypeError, match=r"can only concatenate tuple \(not list\) to .*Size"):
+        s + [1]
+
+
+def test_deterministic_and_thread_count_refusals_are_pytorchs():
+    with pytest.raises(TypeError, match=r"^_set_deterministic_algorithms\(\): argument 'mode' \(position 1\) must be "
+                                        r"bool, not str$"):
+        E.use_deterministic_algorithms("yes")
+    with pytest.raises(TypeError, match=r"argument 'warn_only' must be bool, not str$"):
+        E.use_deterministic_algorithms(True, warn_only="x")
+    with pytest.raises(RuntimeError, match=r"^set_num_threads expects a positive integer$"):
+        E.set_num_threads(0)
+    assert not E.are_deterministic_algorithms_enabled()

@@ -76,3 +76,27 @@ def test_assert_close_python_numbers_check_type_and_booleans_and_bfloat16_differ
         assert_close(True, False)
     with pytest.raises(AssertionError, match=r"Greatest absolute difference: 0\.1015625 at index \(0,\)"):
         assert_close(ec.tensor([1.0], dtype=ec.bfloat16), ec.tensor([1.1], dtype=ec.bfloat16))
+
+
+def test_make_tensor_shapes_dtypes_and_bounds_as_pytorchs():
+    """0-d stays 0-d (numpy's ascontiguousarray made it (1,)), complex dtypes work, bounds are checked."""
+    assert make_tensor((), dtype=ec.bool).shape == () and make_tensor([], dtype=ec.float32).shape == ()
+    c = make_tensor((3, 3), dtype=ec.complex64, low=-1, high=1, seed=0)
+    v = c.numpy()
+    assert c.dtype == ec.complex64 and (np.abs(v.real) <= 1).all() and (np.abs(v.imag) <= 1).all()
+    assert (make_tensor((50,), dtype=ec.int8, low=-1, high=1, exclude_zero=True, seed=1).numpy() != 0).all()
+    g = make_tensor(2, dtype=ec.float64, requires_grad=True)
+    assert g.requires_grad and g.is_leaf
+    with pytest.raises(ValueError, match=r"`low` must be less than `high`, but got 2.0 >= 1.0"):
+        make_tensor((2,), low=2.0, high=1.0)
+    with pytest.raises(ValueError, match="cannot be NaN"):
+        make_tensor((2,), low=float("nan"))
+    with pytest.raises(ValueError, match="not supported for boolean and integral dtypes"):
+        make_tensor((2,), dtype=ec.int64, requires_grad=True)
+
+
+def test_assert_close_pairs_none_as_pytorchs_none_pair():
+    assert_close(None, None)
+    assert_close([None, 1.0], [None, 1.0])
+    with pytest.raises(AssertionError, match="None mismatch: None is not 1"):
+        assert_close(None, 1)

@@ -113,3 +113,34 @@ def test_default_convert_converts_numpy_and_keeps_containers():
     assert default_convert(strings) is strings
     t = E.zeros(2)
     assert default_convert(t) is t
+
+
+def test_collate_fn_map_extends_default_collate_for_a_user_type():
+    """`collate` with a copy of `default_collate_fn_map` plus a user type, imported from PyTorch's private path."""
+    import importlib
+
+    mod = importlib.import_module("ember.data._utils.collate")
+    assert mod is importlib.import_module("ember.data.collate")
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+    def collate_box(batch, *, collate_fn_map=None):
+        return E.tensor([b.v for b in batch]) * 10
+
+    fn_map = {**mod.default_collate_fn_map, Box: collate_box}
+    out = mod.collate([{"b": Box(1), "t": (2, "x")}, {"b": Box(3), "t": (4, "y")}], collate_fn_map=fn_map)
+    assert out["b"].tolist() == [10, 30]
+    assert out["t"][0].tolist() == [2, 4] and out["t"][1] == ("x", "y")
+    with pytest.raises(TypeError, match="found <class"):
+        mod.collate([Box(1), Box(2)], collate_fn_map=mod.default_collate_fn_map)
+    with pytest.raises(TypeError, match="found <U1"):
+        mod.collate_numpy_array_fn([np.array(["a"]), np.array(["b"])])
+
+
+def test_collating_a_tensor_with_a_non_tensor_is_pytorchs_type_error():
+    with pytest.raises(TypeError, match=r"^expected Tensor as element 1 in argument 0, but got numpy.int64$"):
+        default_collate([E.tensor(1), np.int64(2)])
+    with pytest.raises(TypeError, match=r"but got list$"):
+        default_collate([E.tensor(1), [2]])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ember.core as E
-from ember.data import BatchSampler, DataLoader, SequentialSampler, TensorDataset, get_worker_info
+from ember.data import BatchSampler, DataLoader, IterableDataset, SequentialSampler, TensorDataset, get_worker_info
 
 from loader_datasets import Range, Squares
 
@@ -139,3 +139,20 @@ def test_attributes_are_frozen_after_init():
     with pytest.raises(ValueError, match="batch_size attribute should not be set after DataLoader is initialized"):
         loader.batch_size = 3
     loader.num_workers = 0  # not frozen, as in PyTorch
+
+
+def test_iterable_dataset_yielding_more_than_its_len_warns_as_pytorch():
+    """After len(loader), each sample past what `len(dataset)` reported warns (PyTorch's message)."""
+
+    class Claims(IterableDataset):
+        def __len__(self):
+            return 2
+
+        def __iter__(self):
+            return iter(range(4))
+
+    loader = DataLoader(Claims(), batch_size=None)
+    assert list(loader) == [0, 1, 2, 3]  # len() never asked: no warning
+    assert len(loader) == 2
+    with pytest.warns(UserWarning, match=r"was reported to be 2\(when accessing len\(dataloader\)\), but 3 samples"):
+        assert list(loader) == [0, 1, 2, 3]

@@ -70,11 +70,6 @@ def test_chain_dataset_chains_and_adds_lengths():
         list(ChainDataset([Listed("a")]))
 
 
-def test_iterable_dataset_base_class_requires_iter():
-    with pytest.raises(NotImplementedError):
-        iter(IterableDataset())
-
-
 def test_subset_indexing_and_getitems():
     sub = Subset(Listed("abcdef"), [5, 0, 3])
     assert len(sub) == 3 and [sub[i] for i in range(3)] == ["f", "a", "d"]
@@ -125,3 +120,36 @@ def test_random_split_fractions_always_cover_the_dataset(n, weights):
     parts = random_split(Listed(range(n)), fracs, generator=E.Generator().manual_seed(n))
     assert sum(len(p) for p in parts) == n
     assert sorted(i for p in parts for i in p.indices) == list(range(n))
+
+
+def test_stack_dataset_getitems_batches_through_nested_getitems():
+    """PyTorch's StackDataset.__getitems__: tuples or dicts per index, a Subset column fetched in one call."""
+    calls = []
+
+    class Batched(Listed):
+        def __getitems__(self, idx):
+            calls.append(list(idx))
+            return [self[i] for i in idx]
+
+    st = StackDataset(Listed("abc"), Batched([10, 20, 30]))
+    assert st.__getitems__([2, 0]) == [("c", 30), ("a", 10)] and calls == [[2, 0]]
+    sd = StackDataset(x=Listed("abc"), y=Subset(Batched([1, 2, 3]), [2, 1, 0]))
+    assert sd.__getitems__([0, 1]) == [{"x": "a", "y": 3}, {"x": "b", "y": 2}]
+
+    class Short(Listed):
+        def __getitems__(self, idx):
+            return []
+
+    with pytest.raises(ValueError, match="Nested dataset's output size mismatch. Expected 2, got 0"):
+        StackDataset(Short("ab"), Listed("ab")).__getitems__([0, 1])
+
+
+def test_iterable_dataset_without_iter_cannot_be_instantiated():
+    with pytest.raises(TypeError, match="Can't instantiate abstract class IterableDataset"):
+        IterableDataset()
+
+    class Stream(IterableDataset):
+        def __iter__(self):
+            return iter([1, 2])
+
+    assert list(Stream()) == [1, 2] and list(Stream() + Stream()) == [1, 2, 1, 2]

@@ -95,3 +95,28 @@ def test_assert_close_rejects_a_tensor_against_a_number_inside_containers_naming
     with pytest.raises(TypeError, match=prefix + r"\n\nThe failure occurred for item \[0\]\[1\]$"):
         torch.testing.assert_close([[1.0, torch.tensor(2.0)]], [[1.0, 2.0]])
     torch.testing.assert_close([1.0, (torch.ones(2),)], [1.0, (torch.ones(2),)])
+
+
+def test_assert_close_refuses_a_tensor_against_a_list_or_array():
+    import numpy as np
+
+    for other in ([1.0, 2.0], np.array([1.0, 2.0])):
+        with pytest.raises(TypeError, match="No comparison pair was able to handle inputs of type <class "):
+            torch.testing.assert_close(torch.tensor([1.0, 2.0]), other)
+    torch.testing.assert_close(torch.nn.Parameter(torch.ones(1)), torch.ones(1))
+    torch.testing.assert_close(np.ones(2), np.ones(2))
+
+
+def test_assert_close_pairs_as_pytorchs_for_arrays_strings_numpy_scalars_and_promotion():
+    import numpy as np
+
+    with pytest.raises(AssertionError, match=r"attribute 'dtype' do not match: .*int64 != .*float64"):
+        torch.testing.assert_close(np.array([1, 2]), np.array([1.0, 2.0]))
+    with pytest.raises(AssertionError, match=r"Greatest absolute difference: 0.5 at index \(1,\)"):
+        torch.testing.assert_close(torch.tensor([1, 2]), torch.tensor([1.0, 2.5]), check_dtype=False)
+    with pytest.raises(TypeError, match="No comparison pair was able to handle inputs of type <class 'str'>"):
+        torch.testing.assert_close("a", "a")
+    with pytest.raises(AssertionError, match=r"\(up to 1e-07 allowed\)"):  # a numpy scalar is a Python number
+        torch.testing.assert_close(np.float32(1.0), np.float32(1.1))
+    with pytest.raises(TypeError, match="of type <class '.*Parameter'> and <class '.*Tensor'>"):
+        torch.testing.assert_close(torch.nn.Parameter(torch.ones(1)), torch.ones(1), allow_subclasses=False)

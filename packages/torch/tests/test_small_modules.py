@@ -11,6 +11,7 @@ import ember.torch as torch
 
 def test_version_modules_and_types():
     assert torch.version.__version__ == torch.__version__ and torch.version.cuda is None
+    assert type(torch.version.__version__) is str and type(torch.__version__) is torch.torch_version.TorchVersion
     assert torch.torch_version.TorchVersion("2.13.0") > "2.9"
     assert isinstance(3, torch.types.Number) and torch.types.Device is not None
 
@@ -88,3 +89,32 @@ def test_torch_assert_raises_assertion_error_with_the_message():
     torch._assert(torch.tensor(True), "never raised")
     with pytest.raises(AssertionError, match="^boxes must be 2D$"):
         torch._assert(False, "boxes must be 2D")
+
+
+def test_print_opts_and_config_modules():
+    po = torch._tensor_str.PRINT_OPTS
+    try:
+        torch.set_printoptions(precision=2)
+        assert po.precision == 2 and po.__dict__["threshold"] == 1000
+        po.precision = 3
+        assert "1.235" in repr(torch.tensor([1.23456]))
+    finally:
+        torch.set_printoptions(profile="default")
+    assert po.precision == 4
+    assert "ATen/Parallel" in torch.__config__.parallel_info() and isinstance(torch.__config__.show(), str)
+
+
+def test_dataloader_module_names_and_unserializable_hook():
+    import importlib
+
+    dl = importlib.import_module("ember.data.dataloader")
+    assert dl._DatasetKind.Iterable == 1 and dl.get_worker_info() is None
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(2)))
+    assert loader._dataset_kind == dl._DatasetKind.Map
+    assert torch.serialization.DEFAULT_PROTOCOL == 2 and issubclass(torch.serialization.SourceChangeWarning, Warning)
+
+    @torch.utils.hooks.unserializable_hook
+    def hook(g):
+        return g
+
+    assert hook.__torch_unserializable__ is True

@@ -37,6 +37,11 @@ _REENTRANT_WARNING = (
     "calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is recommended, but if "
     "you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more "
     "details on the differences between the two variants.")
+_SEQUENTIAL_REENTRANT_WARNING = (
+    "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed explicitly. In "
+    "version 2.9 we will raise an exception if use_reentrant is not passed. use_reentrant=False is recommended, but "
+    "if you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more "
+    "details on the differences between the two variants.")
 
 
 def noop_context_fn():
@@ -231,7 +236,7 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
     """Run a `Sequential` (or a list of modules) in `segments` checkpointed chunks; the last chunk
     runs normally, as `torch.utils.checkpoint.checkpoint_sequential`."""
     if use_reentrant is None:
-        warnings.warn(_REENTRANT_WARNING, stacklevel=2)
+        warnings.warn(_SEQUENTIAL_REENTRANT_WARNING, stacklevel=2)
         use_reentrant = True
     if hasattr(functions, "children") and not isinstance(functions, list | tuple):
         functions = list(functions.children())

@@ -56,7 +56,7 @@ import os
 import pickle
 import struct
 import sys
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -79,8 +79,8 @@ __all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_glob
 
 # globals a weights-only load may resolve inside pickled objects: containers, dtypes and devices, and what
 # the program allowlisted (`add_safe_globals`, `safe_globals`), as PyTorch's weights-only unpickler
-_BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("builtins", "set"): set,
-                 ("builtins", "frozenset"): frozenset, ("builtins", "slice"): slice, ("builtins", "complex"): complex,
+_BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
+                 ("builtins", "set"): set, ("builtins", "bytearray"): bytearray, ("builtins", "complex"): complex,
                  ("ember.core.dtypes", "as_dtype"): dtypes.as_dtype, ("ember.core.device", "device"): Device,
                  # a pickled sparse tensor: rebuilt through the validating constructors
                  ("ember.core.sparse", "_rebuild_coo"): _rebuild_coo,
@@ -162,13 +162,14 @@ class _Encoder:
             return {"__tensor__": self._tensor(obj)}
         if isinstance(obj, Size):
             return {"__size__": list(obj)}
-        if isinstance(obj, OrderedDict):
+        # exact types: a subclass (Counter, defaultdict, a namedtuple) is pickled, so it loads as itself
+        if type(obj) is OrderedDict:
             return {"__odict__": [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
-        if isinstance(obj, dict):
+        if type(obj) is dict:
             return {"__dict__": [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
-        if isinstance(obj, list):
+        if type(obj) is list:
             return {"__list__": [self.encode(v) for v in obj]}
-        if isinstance(obj, tuple):
+        if type(obj) is tuple:
             return {"__tuple__": [self.encode(v) for v in obj]}
         if isinstance(obj, dtypes.dtype):
             return {"__dtype__": obj.name}
@@ -405,13 +406,23 @@ def _check_map_location(map_location) -> None:
 
 def _target_device(saved: str, map_location) -> Device:
     if map_location is None:
-        return Device(saved)
-    if isinstance(map_location, dict):
-        return Device(map_location.get(saved, saved))
-    if isinstance(map_location, str | Device):
-        return Device(map_location)
-    raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable; got "
-                    f"{type(map_location).__name__}")
+        dev = Device(saved)
+    elif isinstance(map_location, dict):
+        dev = Device(map_location.get(saved, saved))
+    elif isinstance(map_location, str | Device):
+        dev = Device(map_location)
+    else:
+        raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable; got "
+                        f"{type(map_location).__name__}")
+    if dev.type == "cuda":
+        from ember.core import cuda
+
+        if not cuda.is_available():  # PyTorch's error, raised as it is (not as a load error)
+            raise CallerError(RuntimeError(
+                "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you "
+                "are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to "
+                "map your storages to the CPU."))
+    return dev
 
 
 def _mapped_by(fn, storage: Storage, location: str) -> Storage:
@@ -619,6 +630,8 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
         TypeError: `map_location` is of an unsupported type or returned something else than a storage.
     """
     _check_map_location(map_location)
+    if mmap and (hasattr(f, "read") or not isinstance(f, str | bytes | os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     data, name = _read_all(f)
     data = bytes(data) if not isinstance(data, bytes) else data
     if torch_checkpoint.is_torch_zip(data):

@@ -136,6 +136,7 @@ class _Unpickler(pickle._Unpickler):
         for d in _UNTYPED:
             self.allowed[("torch", d.name)] = d
         self.allowed[("torch", "Size")] = _size
+        self.allowed[("_codecs", "encode")] = _encoded_bytes
         self.allowed[("torch", "device")] = _device
         self.storages: dict[str, Storage] = {}
 
@@ -198,6 +199,13 @@ class _Unpickler(pickle._Unpickler):
         if requires_grad is True and (t._dtype.is_floating_point or t._dtype.is_complex):
             t.requires_grad_(True)
         return t
+
+
+def _encoded_bytes(text, encoding: str = "utf-8") -> bytes:
+    """`_codecs.encode`, as protocol 2 pickles write `bytes`: text to bytes, nothing else."""
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1", "utf-8", "ascii"):
+        raise pickle.UnpicklingError(f"_codecs.encode expects a str and a text encoding; got {type(text).__name__}")
+    return text.encode(encoding)
 
 
 def _size(sizes) -> Size:

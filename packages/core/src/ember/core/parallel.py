@@ -46,4 +46,4 @@ def _check_count(fn: str, num: object) -> None:
     if isinstance(num, bool) or not isinstance(num, int):
         raise RuntimeError(f"{fn} expects an int, but got {type(num).__name__}")
     if num < 1:
-        raise RuntimeError(f"{fn} expects a positive integer; got {num}")
+        raise RuntimeError(f"{fn} expects a positive integer")

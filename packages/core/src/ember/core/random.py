@@ -675,7 +675,7 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
     rng = philox_stream(s, o)
     n, c = rows.shape
     if replacement:  # inverse CDF, all rows at once: row i's CDF is shifted into [i, i + 1]
-        cdf = np.cumsum(rows, axis=1)
+        cdf = np.cumsum(rows / rows.max(axis=1, keepdims=True), axis=1)  # scaled: huge weights do not overflow
         cdf /= cdf[:, -1:]
         shift = np.arange(n, dtype=np.float64)[:, None]
         hits = np.searchsorted((cdf + shift).ravel(), (rng.random((n, num_samples)) + shift).ravel(), side="right")
@@ -703,9 +703,21 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     if not replacement and num_samples > input._shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     a = np.asarray(input._host_array(), dtype=np.float64)
-    if not np.isfinite(a).all() or (a < 0).any():
+    rows = a.reshape(-1, a.shape[-1])
+    if replacement and num_samples > 1:  # PyTorch's with-replacement kernel checks row by row, entry by entry
+        bad = ~((rows >= 0) & np.isfinite(rows)).all(-1) | ~(rows > 0).any(-1)
+        if bad.any():
+            row = rows[np.argmax(bad)]
+            for v in row:
+                if not v >= 0:
+                    raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+                if not np.isfinite(v):
+                    raise RuntimeError("invalid multinomial distribution (encountering probability entry = "
+                                       "infinity or NaN)")
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if (a.reshape(-1, a.shape[-1]).sum(-1) <= 0).any():
+    if not (rows > 0).any(-1).all():  # all entries are >= 0 here: a row sums to 0 when none is positive
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     r = _multinomial(input, int(num_samples), bool(replacement), generator=generator)
     return r if out is None else out.resize_(r._shape).copy_(r)

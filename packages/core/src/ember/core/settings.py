@@ -142,7 +142,11 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
     """Record the request; ember's CPU kernels are deterministic whatever it says."""
     global _deterministic, _deterministic_warn_only
     if not isinstance(mode, bool):
-        raise TypeError(f"use_deterministic_algorithms: expected a bool for mode; got {type(mode).__name__}")
+        raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not "
+                        f"{type(mode).__name__}")
+    if not isinstance(warn_only, bool):
+        raise TypeError(f"_set_deterministic_algorithms(): argument 'warn_only' must be bool, not "
+                        f"{type(warn_only).__name__}")
     _deterministic, _deterministic_warn_only = mode, bool(warn_only)
 
 

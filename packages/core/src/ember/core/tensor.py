@@ -9,6 +9,7 @@ attaches gradient tracking from above through the dispatch hook and the slots re
 from __future__ import annotations
 
 import numbers
+import operator
 
 import numpy as np
 
@@ -258,11 +259,11 @@ class Tensor:
     # --- metadata ----------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._shape)
+        return _NEW_SIZE(Size, self._shape)
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return Size(self._shape)
+            return _NEW_SIZE(Size, self._shape)
         return self._shape[self._wrap_dim(dim)]
 
     def stride(self, dim: int | None = None):
@@ -569,8 +570,24 @@ def _real_part(v, to: str):
     return v
 
 
+_NEW_SIZE = tuple.__new__  # a Size from a tuple known to hold ints (a tensor's own shape), unchecked
+
+
 class Size(tuple):
     """A tensor's shape: a tuple of ints that prints as `ember.Size([2, 3])`."""
+
+    def __new__(cls, sizes=()):
+        items = tuple(sizes)
+        if any(type(d) is not int for d in items):  # bools, numpy ints, 0-d int tensors: their index
+            fixed = []
+            for i, d in enumerate(items):
+                try:
+                    fixed.append(operator.index(d))
+                except TypeError:
+                    raise TypeError(f"{dtypes._repr_namespace}.Size() takes an iterable of 'int' (item {i} is "
+                                    f"'{type(d).__name__}')") from None
+            items = tuple(fixed)
+        return tuple.__new__(cls, items)
 
     def numel(self) -> int:
         n = 1
@@ -583,13 +600,21 @@ class Size(tuple):
 
     def __getitem__(self, key):
         r = tuple.__getitem__(self, key)
-        return Size(r) if isinstance(key, slice) else r
+        return _NEW_SIZE(Size, r) if isinstance(key, slice) else r
 
     def __add__(self, other):
-        return Size(tuple(self) + tuple(other))
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            f"{dtypes._repr_namespace}.Size")
+        return Size(tuple(self) + other)
 
     def __radd__(self, other):
         return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return _NEW_SIZE(Size, tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
     def __getattr__(self, name: str):
         raise dtypes.no_attribute(self, name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import cmath
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -50,6 +51,10 @@ class _Mismatch(Exception):
 
 
 def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device, path: tuple = ()) -> None:
+    if actual is None or expected is None:  # PyTorch's NonePair
+        if actual is not None or expected is not None:
+            raise _Mismatch(f"None mismatch: {actual} is not {expected}", path)
+        return
     if isinstance(actual, Mapping) and isinstance(expected, Mapping):
         if set(actual) != set(expected):
             missing, extra = set(expected) - set(actual), set(actual) - set(expected)
@@ -68,6 +73,10 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device,
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             _compare(a, e, rtol, atol, equal_nan, check_dtype, check_device, (*path, i))
         return
+    if isinstance(actual, np.generic) and isinstance(expected, np.generic | int | float | complex):
+        actual = actual.item()  # PyTorch's NumberPair takes numpy scalars as the Python numbers they hold
+    if isinstance(expected, np.generic) and isinstance(actual, int | float | complex):
+        expected = expected.item()
     if _is_number(actual) and _is_number(expected):
         _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, path)
         return
@@ -80,9 +89,17 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device,
     a, e = to_numpy(actual), to_numpy(expected)
     if a.shape != e.shape:
         raise _Mismatch(f"The values for attribute 'shape' do not match: {a.shape} != {e.shape}.", path)
-    tolerances = [_TOLERANCES.get(_dtype_of(x, arr), (0.0, 0.0)) for x, arr in ((actual, a), (expected, e))]
+    a_dt, e_dt = _dtype_of(actual, a), _dtype_of(expected, e)
+    if check_dtype and a_dt is not e_dt and isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
+        # two arrays, as the tensors PyTorch turns them into (a tensor against a reference array is ember's use)
+        raise _Mismatch(f"The values for attribute 'dtype' do not match: {a_dt} != {e_dt}.", path)
+    tolerances = [_TOLERANCES.get(dt, (0.0, 0.0)) for dt in (a_dt, e_dt)]
     rtol = max(t[0] for t in tolerances) if rtol is None else rtol
     atol = max(t[1] for t in tolerances) if atol is None else atol
+    if a_dt is not e_dt:  # compared in the promoted dtype, as PyTorch does without check_dtype
+        common = dtypes.promote_types(a_dt, e_dt)
+        if common.np.kind in "biufc":
+            a, e = a.astype(common.np), e.astype(common.np)
     wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64  # never drop imaginary parts
     matches = np.isclose(a.astype(wide), e.astype(wide), rtol=rtol, atol=atol, equal_nan=equal_nan)
     if matches.all():
@@ -168,29 +185,67 @@ def _tensor_message(a: np.ndarray, e: np.ndarray, matches: np.ndarray, rtol, ato
 
 
 def make_tensor(*shape, dtype=dtypes.float32, device="cpu", low: float | None = None, high: float | None = None,
-                noncontiguous: bool = False, seed: int | None = None) -> Tensor:
-    """A random tensor of `shape` in [low, high); `noncontiguous` gives a strided view of the same values."""
+                requires_grad: bool = False, noncontiguous: bool = False, exclude_zero: bool = False,
+                memory_format=None, seed: int | None = None) -> Tensor:
+    """A random tensor of `shape` in [low, high) (PyTorch's defaults and checks: floats in [-9, 9), integers in
+    [-9, 10) clipped to the dtype, complex parts each in the range); `noncontiguous` gives a strided view of the
+    same values, `exclude_zero` replaces zeros by 1 (integers) or the dtype's smallest normal, `seed` (ember's)
+    makes it repeatable."""
     from ember.core.creation import from_numpy
 
-    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], tuple | list) else tuple(shape)
+    if len(shape) == 1 and isinstance(shape[0], Sequence):
+        shape = shape[0]
+    shape = tuple(int(d) for d in shape)
     dtype = dtypes.as_dtype(dtype)
+    if noncontiguous and memory_format is not None:
+        raise ValueError(f"The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got "
+                         f"noncontiguous={noncontiguous} and memory_format={memory_format}")
+    integral = dtype is dtypes.bool or not (dtype.is_floating_point or dtype.is_complex)
+    if requires_grad and integral:
+        raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got "
+                         f"dtype={dtype}")
     rng = np.random.default_rng(seed)
     if dtype is dtypes.bool:
         a = rng.random(shape) < 0.5
-    elif dtype.is_floating_point:
-        lo, hi = -9.0 if low is None else low, 9.0 if high is None else high
-        a = rng.uniform(lo, hi, shape).astype(dtype.np)
-    else:
+    elif integral:
         info = np.iinfo(dtype.np)
-        lo, hi = max(-9 if low is None else int(low), info.min), min(10 if high is None else int(high), info.max)
-        a = rng.integers(lo, hi, shape, dtype=dtype.np)
+        lo, hi = _low_high(low, high, -9, 10, info.min, info.max + (dtype is not dtypes.int64), dtype, False)
+        a = rng.integers(math.ceil(lo), math.ceil(hi), shape, dtype=dtype.np)
+    else:
+        real = dtypes.float32 if dtype is dtypes.complex64 else dtypes.float64 if dtype.is_complex else dtype
+        info = np.finfo(np.float64 if real.np.kind != "f" else real.np)
+        lo, hi = _low_high(low, high, -9.0, 9.0, float(info.min), float(info.max), dtype, True)
+        if dtype.is_complex:
+            a = rng.uniform(lo, hi, (*shape, 2)).astype(real.np).view(dtype.np)[..., 0]
+        else:
+            a = rng.uniform(lo, hi, shape).astype(dtype.np)
+    a = np.array(a, dtype=dtype.np)  # a fresh array, 0-d stays 0-d
+    if exclude_zero:
+        a[a == 0] = 1 if integral else float(np.finfo(real.np).tiny) if real.np.kind == "f" else 2.0 ** -126
     if noncontiguous and a.size > 1:
         spaced = np.empty(shape[:-1] + (shape[-1] * 2,) if shape else (2,), dtype=a.dtype)
         spaced[..., ::2] = a
         t = from_numpy(spaced)[..., ::2] if shape else from_numpy(spaced)[0]
     else:
-        t = from_numpy(np.ascontiguousarray(a))
-    return t if str(device) == "cpu" else t.to(device)
+        t = from_numpy(a)
+    t = t if str(device) == "cpu" else t.to(device)
+    if memory_format is not None:
+        t = t.clone(memory_format=memory_format)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _low_high(low, high, default_low, default_high, lowest, highest, dtype, floating: bool) -> tuple:
+    """PyTorch's checks of make_tensor's bounds, then the bounds clipped to what the dtype holds."""
+    low = default_low if low is None else low
+    high = default_high if high is None else high
+    if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
+        raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
+    if low >= high and not (floating and low == high):
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    if high < lowest or low >= highest:
+        raise ValueError(f"The value interval specified by `low` and `high` is [{low}, {high}), but {dtype} only "
+                         f"supports [{lowest}, {highest})")
+    return min(max(low, lowest), highest), min(max(high, lowest), highest)
 
 
 def numerical_jacobian(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray, eps: float = 1e-6) -> np.ndarray:

@@ -14,6 +14,7 @@ from ember.data.distributed import DistributedSampler
 from ember.data.collate import default_collate, default_convert
 from ember.data.worker import WorkerInfo, get_worker_info
 from ember.data.dataloader import DataLoader
+from ember.data import _utils  # noqa: E402, F401  (registers PyTorch's private _utils paths)
 
 __all__ = [
     "Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset", "StackDataset",

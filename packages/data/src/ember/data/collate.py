@@ -19,10 +19,13 @@ from ember.core import Tensor
 from ember.core.dtypes import as_dtype
 from ember.data import worker as _worker
 
-__all__ = ["default_collate", "default_convert"]
+__all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "collate_tensor_fn",
+           "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn", "collate_int_fn",
+           "collate_str_fn"]
 
 _NP_STRINGS = re.compile(r"[SaUO]")
 _ERR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+np_str_obj_array_pattern, default_collate_err_msg_format = _NP_STRINGS, _ERR  # PyTorch's names
 
 
 def _is_namedtuple(x) -> bool:
@@ -45,7 +48,18 @@ def _stacked(arrays: list[np.ndarray], dtype) -> Tensor:
     return out
 
 
+def _c_type_name(x) -> str:
+    """The type name PyTorch's C++ messages print (`tp_name`): `numpy.int64`, `list`, `Box`."""
+    t = type(x)
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # a heap (Python-defined) or builtin type
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
 def _stack(batch: list[Tensor]) -> Tensor:
+    for i, t in enumerate(batch):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_c_type_name(t)}")
     if any(t.device.type != "cpu" for t in batch):
         return E.stack(batch)
     return _stacked([t._np() for t in batch], functools.reduce(E.promote_types, {t.dtype for t in batch}))
@@ -57,13 +71,107 @@ def _stack_numpy(batch: list[np.ndarray]) -> Tensor:
     return _stacked(batch, functools.reduce(E.promote_types, dtypes))
 
 
+def collate_tensor_fn(batch, *, collate_fn_map=None) -> Tensor:
+    """Stack tensors along a new first dimension (in a worker, into shared memory)."""
+    return _stack(batch)
+
+
+def collate_numpy_array_fn(batch, *, collate_fn_map=None) -> Tensor:
+    """Stack numpy arrays into one tensor; arrays of strings or objects are refused."""
+    elem = batch[0]
+    if _NP_STRINGS.search(elem.dtype.str) is not None:
+        raise TypeError(_ERR.format(elem.dtype))
+    return _stack_numpy(batch) if elem.shape != () else E.as_tensor(np.asarray(batch))
+
+
+def collate_numpy_scalar_fn(batch, *, collate_fn_map=None) -> Tensor:
+    """Numpy scalars become a tensor of their dtype."""
+    return E.as_tensor(np.asarray(batch))
+
+
+def collate_float_fn(batch, *, collate_fn_map=None) -> Tensor:
+    """Python floats become a float64 tensor."""
+    return E.tensor(batch, dtype=E.float64)
+
+
+def collate_int_fn(batch, *, collate_fn_map=None) -> Tensor:
+    """Python ints become an int64 tensor (bools a bool tensor)."""
+    return E.tensor(batch)
+
+
+def collate_str_fn(batch, *, collate_fn_map=None):
+    """Strings and bytes stay the batch as it is."""
+    return batch
+
+
+# element type (or tuple of types) -> its collate function; an exact type match wins, then the first
+# isinstance match in insertion order. Users extend `default_collate` by updating it, as in PyTorch.
+default_collate_fn_map: dict = {
+    Tensor: collate_tensor_fn,
+    np.ndarray: collate_numpy_array_fn,
+    (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    str: collate_str_fn,
+    bytes: collate_str_fn,
+}
+
+
+def collate(batch, *, collate_fn_map: dict | None = None):
+    """Merge a list of samples into a batch, dispatching leaves through `collate_fn_map` and recursing
+    into mappings, namedtuples and sequences (tuples collate to lists, as in PyTorch).
+
+    Raises:
+        TypeError: an element type no entry of `collate_fn_map` handles.
+        RuntimeError: sequences of different lengths (or what a collate function raises).
+    """
+    elem = batch[0]
+    elem_type = type(elem)
+    if collate_fn_map is not None:
+        if elem_type in collate_fn_map:
+            return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)
+        for collate_type in collate_fn_map:
+            if isinstance(elem, collate_type):
+                return collate_fn_map[collate_type](batch, collate_fn_map=collate_fn_map)
+    if isinstance(elem, collections.abc.Mapping):
+        def fields():
+            return {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
+        try:
+            if isinstance(elem, collections.abc.MutableMapping):
+                clone = copy.copy(elem)
+                clone.update(fields())
+                return clone
+            return elem_type(fields())
+        except TypeError:
+            return fields()
+    if _is_namedtuple(elem):
+        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        size = len(elem)
+        if not all(len(e) == size for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        transposed = list(zip(*batch))
+        if isinstance(elem, tuple):
+            return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
+        try:
+            if isinstance(elem, collections.abc.MutableSequence):
+                clone = copy.copy(elem)
+                for i, samples in enumerate(transposed):
+                    clone[i] = collate(samples, collate_fn_map=collate_fn_map)
+                return clone
+            return elem_type([collate(samples, collate_fn_map=collate_fn_map) for samples in transposed])
+        except TypeError:
+            return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
+    raise TypeError(_ERR.format(elem_type))
+
+
 def default_collate(batch: list | tuple):
     """Merge a list of samples into a batch, recursively by the type of the first sample.
 
     Tensors, numpy arrays and numpy scalars are stacked into one tensor with a new first
     dimension (size `len(batch)`); Python floats become a float64 tensor, ints an int64 tensor;
     strings and bytes stay a list; mappings, namedtuples and sequences are collated field by
-    field (tuples collate to lists, as in PyTorch).
+    field (tuples collate to lists, as in PyTorch). It is `collate` with `default_collate_fn_map`.
 
     Args:
         batch: the samples, all of the same structure.
@@ -79,53 +187,7 @@ def default_collate(batch: list | tuple):
     >>> b[0].tolist(), b[0].dtype, b[1].dtype, b[2]
     ([1, 2], ember.int64, ember.float64, ('a', 'b'))
     """
-    elem = batch[0]
-    elem_type = type(elem)
-    if isinstance(elem, Tensor):
-        return _stack(batch)
-    if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "bytes_", "string_"):
-        if isinstance(elem, np.ndarray) and elem.shape != ():
-            if _NP_STRINGS.search(elem.dtype.str) is not None:
-                raise TypeError(_ERR.format(elem.dtype))
-            return _stack_numpy(batch)
-        if _NP_STRINGS.search(np.asarray(elem).dtype.str) is not None:
-            raise TypeError(_ERR.format(np.asarray(elem).dtype))
-        return E.as_tensor(np.asarray(batch))
-    if isinstance(elem, float):
-        return E.tensor(batch, dtype=E.float64)
-    if isinstance(elem, int):
-        return E.tensor(batch)
-    if isinstance(elem, str | bytes):
-        return batch
-    if isinstance(elem, collections.abc.Mapping):
-        fields = {key: default_collate([d[key] for d in batch]) for key in elem}
-        if isinstance(elem, collections.abc.MutableMapping):
-            clone = copy.copy(elem)
-            clone.update(fields)
-            return clone
-        try:
-            return elem_type(fields)
-        except TypeError:
-            return fields
-    if _is_namedtuple(elem):
-        return elem_type(*(default_collate(samples) for samples in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
-        size = len(elem)
-        if not all(len(e) == size for e in batch):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = [default_collate(samples) for samples in zip(*batch)]
-        if isinstance(elem, tuple):
-            return transposed
-        if isinstance(elem, collections.abc.MutableSequence):
-            clone = copy.copy(elem)
-            for i, v in enumerate(transposed):
-                clone[i] = v
-            return clone
-        try:
-            return elem_type(transposed)
-        except TypeError:
-            return transposed
-    raise TypeError(_ERR.format(elem_type))
+    return collate(batch, collate_fn_map=default_collate_fn_map)
 
 
 def default_convert(data):

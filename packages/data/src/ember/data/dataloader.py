@@ -32,10 +32,17 @@ from ember.data.fetch import make_fetcher
 from ember.data.pin_memory import NO_ACCELERATOR_WARNING, PinMemoryThread, cuda_available, pin_memory
 from ember.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, draw_seed
 from ember.data.worker import (
-    MP_STATUS_CHECK_INTERVAL, RESUMED, ExceptionWrapper, IterableEnd, WorkerSpec, worker_loop,
+    MP_STATUS_CHECK_INTERVAL, RESUMED, ExceptionWrapper, IterableEnd, WorkerSpec, get_worker_info, worker_loop,
 )
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
+
+
+class _DatasetKind:
+    """PyTorch's dataset kinds, as `DataLoader._dataset_kind` reports them."""
+
+    Map = 0
+    Iterable = 1
 
 _JOIN_S = 2.0  # how long shutdown waits for a worker to exit before terminating it
 _REAPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reaper.py")  # run by path: no imports
@@ -112,6 +119,7 @@ class DataLoader:
         self.worker_init_fn = worker_init_fn
         self.multiprocessing_context = multiprocessing_context
         self._is_iterable = isinstance(dataset, IterableDataset)
+        self._IterableDataset_len_called = None  # what len(dataset) said when len(loader) was asked (PyTorch's name)
         if self._is_iterable:
             if isinstance(dataset, IterableDataset) and shuffle not in (None, False):
                 raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
@@ -186,6 +194,11 @@ class DataLoader:
         super().__setattr__(attr, val)
 
     @property
+    def _dataset_kind(self) -> int:
+        """PyTorch's `_DatasetKind`: 0 for a map-style dataset, 1 for an IterableDataset."""
+        return int(self._is_iterable)
+
+    @property
     def _auto_collation(self) -> bool:
         return self.batch_sampler is not None
 
@@ -209,7 +222,7 @@ class DataLoader:
 
     def __len__(self) -> int:
         if self._is_iterable:
-            length = len(self.dataset)
+            length = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
                 length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
             return length
@@ -232,9 +245,14 @@ class _BaseIter:
             warnings.warn(NO_ACCELERATOR_WARNING, stacklevel=3)
         self._base_seed = draw_seed(loader.generator)
         self._sampler_iter = iter(self._index_sampler)
+        self._num_workers = loader.num_workers
+        self._num_yielded = 0
+        self._len_called = loader._IterableDataset_len_called
 
     def _reset(self, loader: DataLoader) -> None:
         self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._len_called = loader._IterableDataset_len_called
 
     def _next_index(self):
         return next(self._sampler_iter)
@@ -246,7 +264,17 @@ class _BaseIter:
         return self
 
     def __next__(self):
-        return self._next_data()
+        data = self._next_data()
+        self._num_yielded += 1
+        if self._is_iterable and self._len_called is not None and self._num_yielded > self._len_called:
+            msg = (f"Length of IterableDataset {self._dataset} was reported to be {self._len_called}(when accessing "
+                   f"len(dataloader)), but {self._num_yielded} samples have been fetched. ")
+            if self._num_workers > 0:
+                msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
+                        "IterableDataset replica at each worker. Please see "
+                        "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+            warnings.warn(msg, stacklevel=2)
+        return data
 
     def __len__(self) -> int:
         return len(self._index_sampler)

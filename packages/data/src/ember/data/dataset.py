@@ -25,12 +25,10 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset, Iterable):
     """A stream of samples (`__iter__`); in worker processes each worker iterates its own copy,
-    so shard the stream with `get_worker_info()` to avoid duplicates."""
-
-    def __iter__(self) -> Iterator:
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+    so shard the stream with `get_worker_info()` to avoid duplicates. `__iter__` is abstract (an
+    `Iterable`), so a subclass without one cannot be instantiated, as in PyTorch."""
 
     def __add__(self, other: Dataset) -> ChainDataset:
         return ChainDataset([self, other])
@@ -77,6 +75,24 @@ class StackDataset(Dataset):
         if isinstance(self.datasets, dict):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        """A batch of samples, through each dataset's own `__getitems__` where it has one."""
+        named = isinstance(self.datasets, dict)
+        columns = {}
+        for key, d in (self.datasets.items() if named else enumerate(self.datasets)):
+            getitems = getattr(d, "__getitems__", None)
+            if callable(getitems):
+                items = getitems(indices)
+                if len(items) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, "
+                                     f"got {len(items)}")
+                columns[key] = items
+            else:
+                columns[key] = [d[i] for i in indices]
+        if named:
+            return [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        return [tuple(col[j] for col in columns.values()) for j in range(len(indices))]
 
     def __len__(self) -> int:
         return self._length

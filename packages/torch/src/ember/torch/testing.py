@@ -6,6 +6,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from ember.core import Tensor, float16, float32, float64, tensor
 from ember.core import testing as _testing
 from ember.core.testing import make_tensor
@@ -45,13 +47,17 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol: float
 
 def _unpaired(actual, expected, allow_subclasses: bool, path: str):
     """The first pair, walking sequences and mappings as PyTorch pairs them up, that no comparison handles (a tensor
-    and a number, or classes that differ without `allow_subclasses`): (actual, expected, "[0]['a']"), else None."""
-    numbers = (int, float, complex)
+    and a number, list or array, or classes that differ without `allow_subclasses`): (actual, expected, "[0]['a']"),
+    else None."""
     mappings = isinstance(actual, Mapping) and isinstance(expected, Mapping)
     sequences = isinstance(actual, Sequence) and isinstance(expected, Sequence) and not isinstance(actual, str) \
         and not isinstance(expected, str)
-    if isinstance(actual, Tensor) and isinstance(expected, numbers) or \
-            isinstance(expected, Tensor) and isinstance(actual, numbers) or \
+    if actual is None or expected is None:  # PyTorch's NonePair compares them
+        return None
+    if not (mappings or sequences) and not (_comparable(actual) and _comparable(expected)):
+        return actual, expected, path  # a string, or an object no pair of PyTorch's compares
+    related = isinstance(actual, type(expected)) or isinstance(expected, type(actual))
+    if (isinstance(actual, Tensor) or isinstance(expected, Tensor)) and not related or \
             (not allow_subclasses and type(actual) is not type(expected) and not mappings and not sequences):
         return actual, expected, path
     if mappings and set(actual) == set(expected):
@@ -67,8 +73,14 @@ def _unpaired(actual, expected, allow_subclasses: bool, path: str):
     return None
 
 
+def _comparable(x) -> bool:
+    """What PyTorch's Boolean, Number and TensorLike pairs take."""
+    leaf = Tensor | np.ndarray | np.generic | int | float | complex
+    return isinstance(x, leaf) and not isinstance(x, np.str_ | np.bytes_)
+
+
 def _type_name(x) -> str:
-    return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else str(type(x))
+    return "<class 'torch.Tensor'>" if type(x) is Tensor else str(type(x))
 
 
 _ALLCLOSE_TOLERANCES = {float16: (1e-3, 1e-3), float32: (1e-4, 1e-5), float64: (1e-5, 1e-8)}

@@ -1,7 +1,9 @@
 """`torch.version`: the PyTorch release ember follows and what this build was made with (no CUDA
 toolkit is linked: ember compiles its CUDA kernels with Numba at run time)."""
 
-from ember.torch._version import __version__
+from ember.torch._version import __version__ as _torch_version
+
+__version__ = str.__str__(_torch_version)  # a plain str here, as in PyTorch (torch.__version__ is the TorchVersion)
 
 cuda = None
 hip = None

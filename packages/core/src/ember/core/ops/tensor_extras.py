@@ -429,10 +429,17 @@ def set_deterministic_debug_mode(debug_mode: str | int) -> None:
     """`use_deterministic_algorithms` by level: "default"/0 off, "warn"/1 warn only, "error"/2 on."""
     from ember.core import settings
 
-    mode = _DEBUG_MODES.get(debug_mode, debug_mode) if isinstance(debug_mode, str) else debug_mode
-    if mode not in (0, 1, 2):
-        raise RuntimeError(f"invalid value of debug_mode, expected one of 0, 1, 2 (or default, warn, error), but got "
-                           f"{debug_mode}")
+    if not isinstance(debug_mode, str | int):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                               f"{debug_mode}")
+        mode = _DEBUG_MODES[debug_mode]
+    else:
+        mode = debug_mode
+        if mode not in (0, 1, 2):
+            raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
     settings.use_deterministic_algorithms(mode != 0, warn_only=mode == 1)
 
 
