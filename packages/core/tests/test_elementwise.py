@@ -820,3 +820,20 @@ def test_two_python_numbers_make_a_tensor_where_pytorchs_parser_allows_them():
             fn(2, E.ones(1))
         with pytest.raises(TypeError, match=msg.format("other", 2)):
             fn(E.ones(1), 2)
+
+
+def test_inplace_cast_is_checked_before_the_kernels_dtype_refusal():
+    """PyTorch's TensorIterator refuses an `out` the result cannot be cast to before the kernel refuses the dtype."""
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        E.tensor([1, 2]).bitwise_and_(E.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="result type ComplexFloat can't be cast to the desired output type Int"):
+        E.tensor([1, 2], dtype=E.int32).div_(E.tensor([1j, 2j]), rounding_mode="floor")
+    with pytest.raises(NotImplementedError, match="\"bitwise_and_cpu\" not implemented for 'Float'"):
+        E.tensor([1.0]).bitwise_and_(E.tensor([1.0]))
+
+
+def test_add_alpha_scales_other_in_the_result_dtype():
+    r = E.add(E.tensor([5, 7], dtype=E.int8), E.tensor([True, False]), alpha=2)
+    assert r.dtype is E.int8 and r.tolist() == [7, 7]
+    r = E.add(E.tensor([0]), E.tensor([100], dtype=E.int8), alpha=1000)  # no int8 wraparound of alpha * other
+    assert r.dtype is E.int64 and r.tolist() == [100000]

@@ -94,7 +94,9 @@ def _alpha_operand(input, other, alpha, out, op):
         return r
     if dt is dtypes.bool:
         other = other if alpha else (ew.mul(other, False) if isinstance(other, Tensor) else False)
-    else:
+    else:  # alpha * other in the result dtype: a bool or int8 `other` must not promote or wrap on its own
+        if isinstance(other, Tensor) and other._dtype is not dt:
+            other = S.to_dtype(other, dt)
         other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return op(input, other, out=out)
 

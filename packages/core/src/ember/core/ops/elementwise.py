@@ -21,8 +21,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, FLOAT_DTYPES, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample,
                                binary_samples, unary_samples)
-from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, named_as, scalar_as,
-                                  shape_error, warn_at_caller, wrap, write_out)
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, cast_error, named_as,
+                                  scalar_as, shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -802,6 +802,8 @@ def _make_binary(row: Row):
                 _check_read_write_out(out, (a, b), strict=True)
             except ValueError:
                 raise shape_error(name, a, b) from None
+        if out is not None and rule != BOOL and not dtypes.can_cast(dt, out._dtype):
+            raise cast_error(dt, out._dtype)  # TensorIterator's check precedes the kernel's dtype refusals
         if refuses_complex and dt.is_complex:
             refuse_complex(name, dt)
         if refused and dt in refused:
