@@ -101,7 +101,15 @@ def test_unary_special_values(name):
 def test_unary_on_bool_tensors():
     b = E.tensor([True, False])
     assert b.logical_not().tolist() == [False, True]
-    assert b.abs().tolist() == [True, False] and b.sign().tolist() == [True, False]
+    assert b.sign().tolist() == [True, False] and b.square().tolist() == [1, 0] and b.square().dtype is E.int64
+    for name, kernel in (("abs", "abs_cpu"), ("floor", "floor_vml_cpu"), ("round", "round_vml_cpu"),
+                         ("frac", "frac_cpu")):  # PyTorch's kernels refuse bool rather than return it
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Bool'"):
+            getattr(b, name)()
+    with pytest.raises(NotImplementedError, match="\"frac_cpu\" not implemented for 'Long'"):
+        E.tensor([1]).frac()
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        b.square_()
     assert b.exp().dtype is E.float32 and b.isfinite().tolist() == [True, True]
     with pytest.raises(TypeError, match=r"Negation, the `-` operator, on a bool tensor is not supported"):
         -b

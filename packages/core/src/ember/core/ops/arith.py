@@ -255,8 +255,8 @@ def round(input, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A
     as PyTorch (whose overload with `decimals` has no integer kernel, even for 0)."""
     if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, int | np.integer)):
         raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
-    if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point
-                                                                    or input._dtype.is_complex):
+    if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point or (
+            input._dtype.is_complex and not decimals)):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     if not decimals:
