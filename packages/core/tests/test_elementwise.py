@@ -845,3 +845,13 @@ def test_add_alpha_scales_other_in_the_result_dtype():
     assert r.dtype is E.int8 and r.tolist() == [7, 7]
     r = E.add(E.tensor([0]), E.tensor([100], dtype=E.int8), alpha=1000)  # no int8 wraparound of alpha * other
     assert r.dtype is E.int64 and r.tolist() == [100000]
+
+
+def test_pow_of_two_bool_tensors_and_invert_of_floats_refused_as_pytorch():
+    b = E.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="\"pow\" not implemented for 'Bool'"):
+        E.pow(b, b)
+    assert E.pow(b, True).dtype is E.bool and E.pow(b, E.tensor([2], dtype=E.int8)).dtype is E.int8
+    with pytest.raises(TypeError, match=r"~ \(operator.invert\) is only implemented on integer and Boolean-type"):
+        ~E.tensor([1.0])
+    assert (~E.tensor([5])).tolist() == [-6] and (~b).tolist() == [False, True]

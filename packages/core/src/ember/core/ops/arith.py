@@ -243,6 +243,9 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
         if exponent >= 1 << 63:
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         int_value(input, exponent)  # the exponent converts to the input's dtype, checked
+    if (isinstance(input, Tensor) and isinstance(exponent, Tensor) and input._dtype is dtypes.bool
+            and exponent._dtype is dtypes.bool):  # pow(Tensor, Tensor) has no bool kernel; a bool Scalar is fine
+        raise ew.DtypeNotSupported("\"pow\" not implemented for 'Bool'")
     r = ew.pow(input, exponent, out=out)
     if not isinstance(input, Tensor):  # PyTorch's overloads: pow(Tensor, Scalar), (Tensor, Tensor), (Scalar, Tensor)
         return node_name(r, "PowBackward0", "PowBackward2")
@@ -426,4 +429,11 @@ Tensor.__eq__.__name__ = "__eq__"  # `x == 1` reaches `__torch_function__` as `T
 attach("__neg__", lambda self: ew.neg(self))
 attach("__pos__", lambda self: self)
 attach("__abs__", lambda self: ew.abs(self))
-attach("__invert__", lambda self: ew.logical_not(self) if self._dtype is dtypes.bool else ew.bitwise_xor(self, -1))
+def _invert(self: Tensor) -> Tensor:
+    """`~t`: PyTorch's Python operator refuses floating and complex tensors itself, with a TypeError."""
+    if self._dtype.is_floating_point or self._dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return ew.logical_not(self) if self._dtype is dtypes.bool else ew.bitwise_xor(self, -1)
+
+
+attach("__invert__", _invert)
