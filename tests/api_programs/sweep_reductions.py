@@ -72,6 +72,8 @@ for name, fn in REDUCTIONS.items():
                     continue
                 if name == "count_nonzero":
                     kw.pop("keepdim", None)
+                if name == "prod" and isinstance(dim, tuple) and not keep:
+                    continue  # PyTorch's parser lists both overloads here (docs/pytorch_compat.md, progs-v)
                 show(f"{name} {iname} {kw}", lambda: fn(x, **kw))
 
 print("== values/indices reductions")
