@@ -855,3 +855,26 @@ def test_pow_of_two_bool_tensors_and_invert_of_floats_refused_as_pytorch():
     with pytest.raises(TypeError, match=r"~ \(operator.invert\) is only implemented on integer and Boolean-type"):
         ~E.tensor([1.0])
     assert (~E.tensor([5])).tolist() == [-6] and (~b).tolist() == [False, True]
+
+
+def test_clamp_refusals_as_pytorch():
+    i, b = E.tensor([1, 2]), E.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="\"maximum_cpu\" not implemented for 'ComplexFloat'"):
+        E.clamp_min(i, E.tensor([1j, 2]))
+    with pytest.raises(NotImplementedError, match="\"minimum_cpu\" not implemented for 'ComplexFloat'"):
+        E.clamp_max(E.tensor([1j]), E.tensor([1.0]))
+    with pytest.raises(NotImplementedError, match="clamp is not supported for complex types"):
+        E.clamp(E.tensor([1j]), min=E.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="result type ComplexFloat can't be cast to the desired output type Long"):
+        i.clamp_min_(E.tensor([1j, 2]))
+    with pytest.raises(NotImplementedError, match="clamp is not supported for complex types"):
+        E.clamp(i, max=1 + 0j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type double without overflow"):
+        E.clamp(E.tensor([1.0]), 1 + 1j)
+    r = E.clamp(E.tensor([0.5, 2.0]), 1 + 0j)
+    assert r.dtype is E.float32 and r.tolist() == [1.0, 2.0]
+    for kw, kernel in (({"min": True}, "clamp_min_scalar_cpu"), ({"max": False}, "clamp_max_scalar_cpu"),
+                       ({"min": False, "max": True}, "clamp_scalar_cpu")):
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Bool'"):
+            E.clamp(b, **kw)
+    assert E.clamp(b, min=2).tolist() == [2, 2]

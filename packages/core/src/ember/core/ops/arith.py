@@ -11,7 +11,8 @@ from ember.core.methods import attach, inplace, method, operator
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import int_value, scalar_as, warn_at_caller, warn_always
+from ember.core.ops._util import cast_error, int_value, scalar_as, warn_at_caller, warn_always
+from ember.core.ops.complex import ComplexNotSupported
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -300,8 +301,41 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
         raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                         f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    min, max = _clamp_bounds("clamp", input, min, max, out)
     r = ew.clamp(input, _bound(input, min), _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", "ClampBackward0") if isinstance(min, Tensor) or isinstance(max, Tensor) else r
+
+
+def _clamp_bounds(fn: str, input, min, max, out):  # noqa: A002
+    """PyTorch's refusals before clamp's kernel, returning the bounds: one tensor bound of a complex result is
+    maximum's/minimum's (a complex input of `clamp` itself excepted); a Python complex bound converts to a float
+    input's double (real part only) and is refused for the others; bool bounds of a bool input have no kernel."""
+    if not isinstance(input, Tensor):
+        return min, max
+    tensors = [v for v in (min, max) if isinstance(v, Tensor)]
+    if len(tensors) == 1 and (min is None or max is None) and (fn != "clamp" or not input._dtype.is_complex):
+        dt = dtypes.result_type(input, tensors[0])
+        if dt.is_complex:
+            if out is input and not dtypes.can_cast(dt, input._dtype):
+                raise cast_error(dt, input._dtype)
+            kernel = "maximum_cpu" if min is not None else "minimum_cpu"
+            raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+    if tensors:
+        return min, max
+    bounds = []
+    for v in (min, max):
+        if isinstance(v, complex):
+            if not input._dtype.is_floating_point:
+                raise ComplexNotSupported("clamp is not supported for complex types")
+            if v.imag:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            v = v.real
+        bounds.append(v)
+    if input._dtype is dtypes.bool and all(v is None or isinstance(v, bool) for v in bounds):
+        kernel = {"clamp": "clamp_scalar_cpu"}.get(fn) if min is not None and max is not None else (
+            "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
+        raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for 'Bool'")
+    return tuple(bounds)
 
 
 clip = clamp
@@ -310,12 +344,14 @@ attach("clip", clamp)
 
 @method
 def clamp_min(input, min, *, out=None) -> Tensor:  # noqa: A002
+    min, _ = _clamp_bounds("clamp_min", input, min, None, out)
     r = ew.clamp(input, _bound(input, min), None, out=out)
     return node_name(r, "ClampBackward1", f"ClampMinBackward{int(isinstance(min, Tensor))}")
 
 
 @method
 def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
+    _, max = _clamp_bounds("clamp_max", input, None, max, out)
     r = ew.clamp(input, None, _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", f"ClampMaxBackward{int(isinstance(max, Tensor))}")
 
