@@ -878,3 +878,18 @@ def test_clamp_refusals_as_pytorch():
         with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Bool'"):
             E.clamp(b, **kw)
     assert E.clamp(b, min=2).tolist() == [2, 2]
+
+
+def test_half_tensor_with_a_complex_number_only_where_pytorch_has_complexhalf_kernels():
+    h = E.tensor([6.0, 3.0], dtype=E.float16)
+    assert (h + 1j).dtype is E.complex32
+    with pytest.raises(NotImplementedError, match="\"div_cpu\" not implemented for 'ComplexHalf'"):
+        h / 1j
+    with pytest.raises(NotImplementedError, match="\"div_floor_cpu\" not implemented for 'ComplexHalf'"):
+        h // (1 + 1j)
+    with pytest.raises(RuntimeError, match="result type ComplexHalf can't be cast to the desired output type Half"):
+        h.add_(1j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
+        h.fill_(1j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        E.tensor([1], dtype=E.uint8).fill_(1j)

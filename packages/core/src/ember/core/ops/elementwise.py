@@ -803,6 +803,8 @@ def _make_binary(row: Row):
                 raise dtype_not_supported(name, rt)  # refused before promotion: "hypot_cpu" ... for 'Long'
             dt = binary_dtype(rule, a, b)
             if dt is dtypes.complex32:  # a float16 tensor and a complex number (ops/complex_half.py)
+                if out is not None and rule != BOOL and not dtypes.can_cast(dt, out._dtype):
+                    raise cast_error(dt, out._dtype)
                 return half_complex_binary(op, a, b, out)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
