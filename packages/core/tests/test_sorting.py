@@ -168,3 +168,14 @@ def test_empty_inputs():
     assert math.isnan(E.empty(0).median().item())
     with pytest.raises(IndexError, match="mode"):
         e2.mode(0)
+
+
+def test_histc_refusals_name_pytorchs_kernels():
+    with pytest.raises(NotImplementedError, match="\"linspace_cpu\" not implemented for 'Bool'"):
+        E.histc(E.tensor([True]), bins=4, min=0, max=4)
+    with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'ComplexFloat'"):
+        E.histc(E.tensor([1j]), bins=4, min=0, max=4)
+    with pytest.raises(NotImplementedError, match="\"aminmax_cpu\" not implemented for 'ComplexFloat'"):
+        E.histc(E.tensor([1j]), bins=4)
+    with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'Int'"):
+        E.histc(E.tensor([1], dtype=E.int32), bins=4)

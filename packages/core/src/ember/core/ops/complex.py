@@ -631,7 +631,6 @@ _ORDERING_ERRORS = {
     "searchsorted": _kernel("searchsorted_out_cpu"),
     "unique": _kernel("unique"),
     "unique_consecutive": _kernel("unique"),
-    "histc": _kernel("aminmax_cpu"),
     "isin": (ComplexNotSupportedRuntime, "Unsupported input type encountered for isin(): {}"),
     "clamp": (ComplexNotSupported, "clamp is not supported for complex types"),
     "nansum": (ComplexNotSupportedRuntime, "nansum on CPU does not support complex inputs"),

@@ -584,8 +584,10 @@ _histc = declare("histc", differentiable=False, overlap=0, doc="histc(x, bins, m
 @_histc.meta
 def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 - PyTorch's names
     """The argument checks of every device; the data's range (min == max) is checked by `_histc_range`."""
-    if not x._dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
+    if not x._dtype.is_floating_point:  # PyTorch's kernels: the range of bools, the data's range of complex
+        kernel = "linspace_cpu" if x._dtype is dtypes.bool else (
+            "aminmax_cpu" if x._dtype.is_complex and float(min) == float(max) else "histogram_cpu")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if float(min) > float(max):
