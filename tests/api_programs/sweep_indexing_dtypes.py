@@ -74,16 +74,20 @@ for dt in VALUES:
 print("== mismatched dtypes")
 x = values(torch.float32)
 show("scatter src int64 into float", lambda: x.scatter(1, torch.tensor([[0]]), torch.tensor([[7]])))
-show("scatter_add src float64", lambda: x.scatter_add(1, torch.tensor([[0]]), torch.tensor([[7.0]], dtype=torch.float64)))
+show("scatter_add src float64",
+     lambda: x.scatter_add(1, torch.tensor([[0]]), torch.tensor([[7.0]], dtype=torch.float64)))
 show("index_add source int", lambda: x.index_add(1, torch.tensor([0]), torch.ones(2, 1, dtype=torch.int64)))
 show("index_copy source float64", lambda: x.index_copy(1, torch.tensor([0]), torch.ones(2, 1, dtype=torch.float64)))
 show("masked_fill mask int", lambda: x.masked_fill(torch.tensor([1, 0, 1]), 0.0))
-show("masked_fill float value into int", lambda: values(torch.int64).masked_fill(torch.tensor([True, False, True]), 2.7))
+show("masked_fill float value into int",
+     lambda: values(torch.int64).masked_fill(torch.tensor([True, False, True]), 2.7))
 show("masked_fill tensor value 1-d", lambda: x.masked_fill(torch.tensor([True, False, True]), torch.tensor([1.0])))
 show("where int cond", lambda: torch.where(torch.tensor([1, 0, 1]), x, 0.0))
 show("where scalar promotes", lambda: torch.where(torch.tensor([True, False, True]), values(torch.int32), 2.5))
-show("index_put_ values float64", lambda: x.clone().index_put_((torch.tensor([0]),), torch.tensor([9.0], dtype=torch.float64)))
-show("setitem float64 into int", lambda: (lambda y: (y.__setitem__(0, torch.tensor(2.9, dtype=torch.float64)), y)[1])(values(torch.int64)))
+show("index_put_ values float64",
+     lambda: x.clone().index_put_((torch.tensor([0]),), torch.tensor([9.0], dtype=torch.float64)))
+show("setitem float64 into int",
+     lambda: (lambda y: (y.__setitem__(0, torch.tensor(2.9, dtype=torch.float64)), y)[1])(values(torch.int64)))
 show("setitem complex into float", lambda: (lambda y: (y.__setitem__(0, 1j), y)[1])(values(torch.float32)))
 print("== out of range")
 show("gather index 3", lambda: torch.gather(x, 1, torch.tensor([[3]])))

@@ -805,7 +805,8 @@ def test_scatter_reduce_refuses_complex_extrema_and_bool_mean():
                        match="\"scatter_gather_tensor_cpu_reduce_amax\" not implemented for 'ComplexFloat'"):
         z.scatter_reduce(1, i, E.ones(1, 2, dtype=E.complex64), "amax")
     b = E.zeros(2, 3, dtype=E.bool)
-    with pytest.raises(NotImplementedError, match="\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'"):
+    with pytest.raises(NotImplementedError,
+                       match="\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'"):
         b.scatter_reduce(1, i, E.ones(1, 2, dtype=E.bool), "mean")
     assert z.scatter_reduce(1, i, E.ones(1, 2, dtype=E.complex64), "sum").dtype is E.complex64
     with pytest.raises(RuntimeError, match="^scatter\\(\\): Expected self.dtype to be equal to src.dtype$"):
