@@ -643,7 +643,8 @@ def _complex_moment(input: Tensor, dim, unbiased, keepdim, correction, op: str, 
         v = _var(input.real, *args) + _var(input.imag, *args)
     finally:
         _part_of.reset(token)
-    r = v.sqrt() if op.startswith("std") else v
+    r = node_name(v.sqrt(), "SqrtBackward0", "StdBackward0") if op.startswith("std") else node_name(
+        v, "AddBackward0", "VarBackward0")
     return r if out is None else out.copy_(r)
 
 
