@@ -405,6 +405,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     (tensor([1, 2]), tensor([1, 2]))
     """
     d = None if dim is None else _one_dim(dim, input, "unique")
+    if d is not None and input._dtype.is_complex:  # PyTorch's kernel with a dim is unique_dim
+        raise ew.DtypeNotSupported(f"\"unique_dim\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     vals, inv, counts = _unique(input, d)
     if return_inverse and return_counts:
         return vals, inv, counts
@@ -540,6 +542,8 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
     swap sides)."""
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    if boundaries._dtype is dtypes.bool and dtypes.result_type(input, boundaries) is dtypes.bool:
+        _refuse_bool(boundaries, "searchsorted_out_cpu")  # the kernel runs in the common dtype
     return _searchsorted(boundaries, input, right, None, out_int32)
 
 
