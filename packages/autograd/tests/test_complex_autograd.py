@@ -155,3 +155,13 @@ def test_complex_checkpoints_load_in_pytorch_and_back():
 def test_second_derivatives_of_complex_functions(fn):
     z = E.from_numpy(np.array([0.3 + 0.4j, -0.5 + 0.2j])).requires_grad_()
     assert E.gradgradcheck(fn, (z,))
+
+
+def test_complex_parts_and_moments_carry_pytorchs_node_names():
+    z = E.tensor([1j, 2.0], requires_grad=True)
+    assert type(z.real.grad_fn).__name__ == "SelectBackward0"  # PyTorch's real/imag select view_as_real
+    assert type(z.imag.grad_fn).__name__ == "SelectBackward0"
+    assert type(z.std().grad_fn).__name__ == "StdBackward0"
+    assert type(z.var(0).grad_fn).__name__ == "VarBackward0"
+    z.std().backward()
+    assert abs(z.grad[0].item() - (-0.6325 + 0.3162j)) < 1e-4

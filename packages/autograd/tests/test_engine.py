@@ -718,3 +718,9 @@ def test_requires_grad_takes_a_bool_only_as_pytorch():
         with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):
             t.requires_grad = bad
     assert t.requires_grad_(True).requires_grad and not t.requires_grad_(False).requires_grad
+
+
+def test_grad_refuses_empty_inputs_before_looking_at_the_outputs():
+    x = E.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty."):
+        E.grad(x.sum().long(), [])

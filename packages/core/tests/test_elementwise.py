@@ -101,7 +101,15 @@ def test_unary_special_values(name):
 def test_unary_on_bool_tensors():
     b = E.tensor([True, False])
     assert b.logical_not().tolist() == [False, True]
-    assert b.abs().tolist() == [True, False] and b.sign().tolist() == [True, False]
+    assert b.sign().tolist() == [True, False] and b.square().tolist() == [1, 0] and b.square().dtype is E.int64
+    for name, kernel in (("abs", "abs_cpu"), ("floor", "floor_vml_cpu"), ("round", "round_vml_cpu"),
+                         ("frac", "frac_cpu")):  # PyTorch's kernels refuse bool rather than return it
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Bool'"):
+            getattr(b, name)()
+    with pytest.raises(NotImplementedError, match="\"frac_cpu\" not implemented for 'Long'"):
+        E.tensor([1]).frac()
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        b.square_()
     assert b.exp().dtype is E.float32 and b.isfinite().tolist() == [True, True]
     with pytest.raises(TypeError, match=r"Negation, the `-` operator, on a bool tensor is not supported"):
         -b
@@ -820,3 +828,68 @@ def test_two_python_numbers_make_a_tensor_where_pytorchs_parser_allows_them():
             fn(2, E.ones(1))
         with pytest.raises(TypeError, match=msg.format("other", 2)):
             fn(E.ones(1), 2)
+
+
+def test_inplace_cast_is_checked_before_the_kernels_dtype_refusal():
+    """PyTorch's TensorIterator refuses an `out` the result cannot be cast to before the kernel refuses the dtype."""
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        E.tensor([1, 2]).bitwise_and_(E.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="result type ComplexFloat can't be cast to the desired output type Int"):
+        E.tensor([1, 2], dtype=E.int32).div_(E.tensor([1j, 2j]), rounding_mode="floor")
+    with pytest.raises(NotImplementedError, match="\"bitwise_and_cpu\" not implemented for 'Float'"):
+        E.tensor([1.0]).bitwise_and_(E.tensor([1.0]))
+
+
+def test_add_alpha_scales_other_in_the_result_dtype():
+    r = E.add(E.tensor([5, 7], dtype=E.int8), E.tensor([True, False]), alpha=2)
+    assert r.dtype is E.int8 and r.tolist() == [7, 7]
+    r = E.add(E.tensor([0]), E.tensor([100], dtype=E.int8), alpha=1000)  # no int8 wraparound of alpha * other
+    assert r.dtype is E.int64 and r.tolist() == [100000]
+
+
+def test_pow_of_two_bool_tensors_and_invert_of_floats_refused_as_pytorch():
+    b = E.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="\"pow\" not implemented for 'Bool'"):
+        E.pow(b, b)
+    assert E.pow(b, True).dtype is E.bool and E.pow(b, E.tensor([2], dtype=E.int8)).dtype is E.int8
+    with pytest.raises(TypeError, match=r"~ \(operator.invert\) is only implemented on integer and Boolean-type"):
+        ~E.tensor([1.0])
+    assert (~E.tensor([5])).tolist() == [-6] and (~b).tolist() == [False, True]
+
+
+def test_clamp_refusals_as_pytorch():
+    i, b = E.tensor([1, 2]), E.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="\"maximum_cpu\" not implemented for 'ComplexFloat'"):
+        E.clamp_min(i, E.tensor([1j, 2]))
+    with pytest.raises(NotImplementedError, match="\"minimum_cpu\" not implemented for 'ComplexFloat'"):
+        E.clamp_max(E.tensor([1j]), E.tensor([1.0]))
+    with pytest.raises(NotImplementedError, match="clamp is not supported for complex types"):
+        E.clamp(E.tensor([1j]), min=E.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="result type ComplexFloat can't be cast to the desired output type Long"):
+        i.clamp_min_(E.tensor([1j, 2]))
+    with pytest.raises(NotImplementedError, match="clamp is not supported for complex types"):
+        E.clamp(i, max=1 + 0j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type double without overflow"):
+        E.clamp(E.tensor([1.0]), 1 + 1j)
+    r = E.clamp(E.tensor([0.5, 2.0]), 1 + 0j)
+    assert r.dtype is E.float32 and r.tolist() == [1.0, 2.0]
+    for kw, kernel in (({"min": True}, "clamp_min_scalar_cpu"), ({"max": False}, "clamp_max_scalar_cpu"),
+                       ({"min": False, "max": True}, "clamp_scalar_cpu")):
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Bool'"):
+            E.clamp(b, **kw)
+    assert E.clamp(b, min=2).tolist() == [2, 2]
+
+
+def test_half_tensor_with_a_complex_number_only_where_pytorch_has_complexhalf_kernels():
+    h = E.tensor([6.0, 3.0], dtype=E.float16)
+    assert (h + 1j).dtype is E.complex32
+    with pytest.raises(NotImplementedError, match="\"div_cpu\" not implemented for 'ComplexHalf'"):
+        h / 1j
+    with pytest.raises(NotImplementedError, match="\"div_floor_cpu\" not implemented for 'ComplexHalf'"):
+        h // (1 + 1j)
+    with pytest.raises(RuntimeError, match="result type ComplexHalf can't be cast to the desired output type Half"):
+        h.add_(1j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
+        h.fill_(1j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        E.tensor([1], dtype=E.uint8).fill_(1j)

@@ -95,8 +95,8 @@ def test_getitem_out_of_range_raises_index_error_with_size():
     x = E.zeros(3, 4)
     with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
         x[[0, 5]]
-    with pytest.raises(IndexError, match="index -5 is out of bounds for dimension 1 with size 4"):
-        x[:, [-5]]
+    with pytest.raises(IndexError, match="index -5 is out of bounds for dimension 0 with size 4"):
+        x[:, [-5]]  # PyTorch names the first index tensor "dimension 0", wherever it stands
     with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
         x[3, [0]]
 
@@ -786,3 +786,28 @@ def test_reshape_of_nothing_with_an_inferred_dim_is_ambiguous():
                                                      "ambiguous")):
         E.ones(0, 3).reshape(-1, 0)
     assert E.ones(0, 3).reshape(2, -1).shape == (2, 0) and E.ones(0).view(-1).shape == (0,)
+
+
+def test_advanced_index_out_of_bounds_names_its_ordinal_among_the_index_tensors():
+    x = E.zeros(2, 3, 4)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        x[:, [0, 3]]
+    with pytest.raises(IndexError, match="index 9 is out of bounds for dimension 1 with size 4"):
+        x[[0], :, [9]]
+    with pytest.raises(IndexError, match="index 9 is out of bounds for dimension 1 with size 4"):
+        x[:, [0], [9]] = 1.0
+
+
+def test_scatter_reduce_refuses_complex_extrema_and_bool_mean():
+    i = E.tensor([[0, 1]])
+    z = E.zeros(2, 3, dtype=E.complex64)
+    with pytest.raises(NotImplementedError,
+                       match="\"scatter_gather_tensor_cpu_reduce_amax\" not implemented for 'ComplexFloat'"):
+        z.scatter_reduce(1, i, E.ones(1, 2, dtype=E.complex64), "amax")
+    b = E.zeros(2, 3, dtype=E.bool)
+    with pytest.raises(NotImplementedError,
+                       match="\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'"):
+        b.scatter_reduce(1, i, E.ones(1, 2, dtype=E.bool), "mean")
+    assert z.scatter_reduce(1, i, E.ones(1, 2, dtype=E.complex64), "sum").dtype is E.complex64
+    with pytest.raises(RuntimeError, match="^scatter\\(\\): Expected self.dtype to be equal to src.dtype$"):
+        E.zeros(2, 3).scatter(1, i, E.ones(1, 2, dtype=E.int64))

@@ -365,3 +365,17 @@ def test_torch_level_functions_take_numpys_axis_and_keepdims():
     assert E.std_mean(x, axis=1)[1].tolist() == [3.5, 7.0]
     assert E.fft.fft(x, axis=0).shape == (2, 2)
     assert_close(E.softmax(x, axis=1), E.softmax(x, dim=1))
+
+
+def test_cat_refuses_an_out_of_a_dtype_the_inputs_cannot_be_cast_to():
+    with pytest.raises(TypeError, match="torch.cat\\(\\): input types can't be cast to the desired output type Int"):
+        E.cat([E.ones(2), E.ones(1)], out=E.empty(3, dtype=E.int32))
+    out = E.empty(3, dtype=E.float64)
+    assert E.cat([E.ones(2), E.ones(1)], out=out) is out and out.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_split_with_sizes_names_the_dim_as_given_and_atleast_3d_unsqueezes():
+    with pytest.raises(RuntimeError, match="size at dimension -1\\), but got split_sizes=\\[1, 3\\]"):
+        E.zeros(2, 3).split([1, 3], -1)
+    col = E.arange(24).reshape(2, 3, 4)[0, :, 0]  # stride 4
+    assert E.atleast_3d(col).stride() == (12, 4, 1)

@@ -757,3 +757,15 @@ def test_batched_and_out_dtype_mismatches_raise_pytorchs_messages():
         E.dot(f[0, 0], f[0, 0], out=E.empty((), dtype=E.float64))
     r = E.empty(2, 3, 3)
     assert E.bmm(f, f, out=r) is r and r.tolist()[0][0] == [3.0, 3.0, 3.0]
+
+
+def test_addmm_names_the_operand_that_is_not_a_matrix_and_cross_refuses_bool():
+    m = E.ones(2, 3)
+    with pytest.raises(RuntimeError, match="mat1 must be a matrix, got 1-D tensor"):
+        E.addmm(E.ones(1), E.ones(3), m)
+    with pytest.raises(RuntimeError, match="mat2 must be a matrix, got 3-D tensor"):
+        E.addmm(E.ones(1), m, E.ones(1, 3, 4))
+    with pytest.raises(RuntimeError, match="self must be a matrix"):
+        E.mm(E.ones(3), m)
+    with pytest.raises(NotImplementedError, match="\"cross\" not implemented for 'Bool'"):
+        E.linalg.cross(E.tensor([True, False, True]), E.tensor([False, True, True]))

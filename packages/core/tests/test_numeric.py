@@ -187,3 +187,15 @@ def test_embedding_bag_with_include_last_offset():
         [[0.0, 1.0, 2.0], [9.0, 10.0, 11.0]]
     assert E.embedding_bag(idx, w, E.tensor([0, 1, 4]), mode="sum", per_sample_weights=E.tensor([1.0, 2.0, 3.0, 4.0]),
                            include_last_offset=True).tolist() == [[0.0, 1.0, 2.0], [60.0, 69.0, 78.0]]
+
+
+def test_shifts_refuse_bool_and_an_out_they_cannot_cast_to_first():
+    t = E.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="\"lshift_cpu\" not implemented for 'Bool'"):
+        E.bitwise_left_shift(t, t)
+    with pytest.raises(NotImplementedError, match="\"rshift_cpu\" not implemented for 'Bool'"):
+        t >> True
+    a = E.tensor([1, 2], dtype=E.int32)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Int"):
+        a <<= E.tensor([1.0, 2.0])
+    assert (a << 1).tolist() == [2, 4]

@@ -627,3 +627,25 @@ def test_logsumexp_requires_dim_with_pytorchs_type_error():
     with pytest.raises(TypeError, match='^special_logsumexp\\(\\) missing 1 required positional arguments: "dim"$'):
         E.special.logsumexp(x)
     assert E.special.logsumexp(x, 1).tolist() == pytest.approx([math.log(3.0) + 1.0] * 2)
+
+
+def test_argmax_out_must_be_int64_and_bool_input_checks_the_dims_type_first():
+    x = E.tensor([[1.0, 3.0], [4.0, 2.0]])
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype long int, but got int instead"):
+        E.argmax(x, 1, out=E.empty(2, dtype=E.int32))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype long int, but got c10::Half instead"):
+        E.argmin(x, 0, out=E.empty(2, dtype=E.float16))
+    out = E.empty(2, dtype=E.int64)
+    assert E.argmax(x, 1, out=out) is out and out.tolist() == [1, 0]
+    with pytest.raises(TypeError, match="argmax\\(\\): argument 'dim' must be int, not tuple"):
+        E.tensor([True]).argmax((0,))
+    with pytest.raises(RuntimeError, match="argmax\\(\\): does not support bool input"):
+        E.tensor([True]).argmax(0)
+
+
+def test_amax_of_an_empty_tensor_names_the_dim_as_given_in_order():
+    with pytest.raises(IndexError, match="amax\\(\\): Expected reduction dim -1 to have non-zero size"):
+        E.zeros(2, 0).amax(-1)
+    with pytest.raises(IndexError, match="amin\\(\\): Expected reduction dim 0 to have non-zero size"):
+        E.zeros(0).amin((0, 1))  # the empty dim 0 is checked before dim 1 is found out of range
+    assert E.zeros(2, 0).amax(0).shape == (0,)

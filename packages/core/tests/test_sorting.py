@@ -168,3 +168,24 @@ def test_empty_inputs():
     assert math.isnan(E.empty(0).median().item())
     with pytest.raises(IndexError, match="mode"):
         e2.mode(0)
+
+
+def test_histc_refusals_name_pytorchs_kernels():
+    with pytest.raises(NotImplementedError, match="\"linspace_cpu\" not implemented for 'Bool'"):
+        E.histc(E.tensor([True]), bins=4, min=0, max=4)
+    with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'ComplexFloat'"):
+        E.histc(E.tensor([1j]), bins=4, min=0, max=4)
+    with pytest.raises(NotImplementedError, match="\"aminmax_cpu\" not implemented for 'ComplexFloat'"):
+        E.histc(E.tensor([1j]), bins=4)
+    with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'Int'"):
+        E.histc(E.tensor([1], dtype=E.int32), bins=4)
+
+
+def test_bucketize_of_bools_and_unique_dim_of_complex_refused_as_pytorch():
+    with pytest.raises(NotImplementedError, match="\"searchsorted_out_cpu\" not implemented for 'Bool'"):
+        E.bucketize(E.tensor([True]), E.tensor([True]))
+    assert E.bucketize(E.tensor([1, 2]), E.tensor([True])).tolist() == [0, 1]  # int input: computed
+    with pytest.raises(NotImplementedError, match="\"unique_dim\" not implemented for 'ComplexFloat'"):
+        E.unique(E.tensor([1j, 2]), dim=0)
+    with pytest.raises(NotImplementedError, match="\"unique\" not implemented for 'ComplexFloat'"):
+        E.unique(E.tensor([1j, 2]))

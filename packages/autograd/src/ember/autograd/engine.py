@@ -465,12 +465,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
                          "but got: allow_unused=False.")
     outs = _as_list(outputs)
     ins = _as_list(inputs)
+    if not ins:  # PyTorch checks this before the outputs
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _root_grads(outs, _as_list(grad_outputs), "grad")
     if retain_graph is None:
         retain_graph = create_graph
     edges = _root_edges(outs)
-    if not ins:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     cap = []
     for x in ins:
         if isinstance(x, GradientEdge):  # differentiate w.r.t. an edge of the graph, as PyTorch's

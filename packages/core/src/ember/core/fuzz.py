@@ -400,6 +400,8 @@ def _expect_elementwise(case: Case, info, args) -> tuple[str | None, tuple | Non
         return f"no result dtype ({type(e).__name__})", None, None
     if info.rule != BOOL and dt.name not in accepted:
         return "a refused result dtype", None, None  # bitwise_and(int tensor, 2.5)
+    if dt is dtypes.bool and info.bool_result is not None:
+        dt = info.bool_result
     return None, shape, dt
 
 

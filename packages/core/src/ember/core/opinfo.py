@@ -112,6 +112,7 @@ class OpInfo:
     dtypes: Mapping[str, tuple[dtypes.dtype, ...]] = field(
         default_factory=lambda: {"cpu": ALL_DTYPES, "cuda": tuple(d for d in ALL_DTYPES if d is not dtypes.bfloat16)})
     supports_out: bool = True
+    bool_result: dtypes.dtype | None = None  # what a bool input gives where not bool (square is pow(x, 2): int64)
     public: bool = False  # `ember.core.<name>` takes the op's positional signature (else: call the op)
     number_input: bool = False  # a Python number is accepted as `input` (torch.add(2, t)), not only as `other`
     attrs: tuple = ()

@@ -58,9 +58,10 @@ def real_value(input: Tensor, value):
     if input._dtype is dtypes.bool:
         return bool(value)
     if value.imag:
-        names = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int"}
-        raise RuntimeError(f"value cannot be converted to type {names.get(input._dtype.name, input._dtype.name)} "
-                           "without overflow")
+        name = input._dtype.name
+        c = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}.get(
+            name) or _C_INT_NAMES.get(name, name)
+        raise RuntimeError(f"value cannot be converted to type {c} without overflow")
     return value.real
 
 

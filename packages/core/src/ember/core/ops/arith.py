@@ -11,7 +11,8 @@ from ember.core.methods import attach, inplace, method, operator
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import int_value, scalar_as, warn_at_caller, warn_always
+from ember.core.ops._util import cast_error, int_value, scalar_as, warn_at_caller, warn_always
+from ember.core.ops.complex import ComplexNotSupported
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -94,7 +95,9 @@ def _alpha_operand(input, other, alpha, out, op):
         return r
     if dt is dtypes.bool:
         other = other if alpha else (ew.mul(other, False) if isinstance(other, Tensor) else False)
-    else:
+    else:  # alpha * other in the result dtype: a bool or int8 `other` must not promote or wrap on its own
+        if isinstance(other, Tensor) and other._dtype is not dt:
+            other = S.to_dtype(other, dt)
         other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return op(input, other, out=out)
 
@@ -241,6 +244,9 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
         if exponent >= 1 << 63:
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         int_value(input, exponent)  # the exponent converts to the input's dtype, checked
+    if (isinstance(input, Tensor) and isinstance(exponent, Tensor) and input._dtype is dtypes.bool
+            and exponent._dtype is dtypes.bool):  # pow(Tensor, Tensor) has no bool kernel; a bool Scalar is fine
+        raise ew.DtypeNotSupported("\"pow\" not implemented for 'Bool'")
     r = ew.pow(input, exponent, out=out)
     if not isinstance(input, Tensor):  # PyTorch's overloads: pow(Tensor, Scalar), (Tensor, Tensor), (Scalar, Tensor)
         return node_name(r, "PowBackward0", "PowBackward2")
@@ -253,8 +259,8 @@ def round(input, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A
     as PyTorch (whose overload with `decimals` has no integer kernel, even for 0)."""
     if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, int | np.integer)):
         raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
-    if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point
-                                                                    or input._dtype.is_complex):
+    if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point or (
+            input._dtype.is_complex and not decimals)):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     if not decimals:
@@ -295,8 +301,41 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
         raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                         f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    min, max = _clamp_bounds("clamp", input, min, max, out)
     r = ew.clamp(input, _bound(input, min), _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", "ClampBackward0") if isinstance(min, Tensor) or isinstance(max, Tensor) else r
+
+
+def _clamp_bounds(fn: str, input, min, max, out):  # noqa: A002
+    """PyTorch's refusals before clamp's kernel, returning the bounds: one tensor bound of a complex result is
+    maximum's/minimum's (a complex input of `clamp` itself excepted); a Python complex bound converts to a float
+    input's double (real part only) and is refused for the others; bool bounds of a bool input have no kernel."""
+    if not isinstance(input, Tensor):
+        return min, max
+    tensors = [v for v in (min, max) if isinstance(v, Tensor)]
+    if len(tensors) == 1 and (min is None or max is None) and (fn != "clamp" or not input._dtype.is_complex):
+        dt = dtypes.result_type(input, tensors[0])
+        if dt.is_complex:
+            if out is input and not dtypes.can_cast(dt, input._dtype):
+                raise cast_error(dt, input._dtype)
+            kernel = "maximum_cpu" if min is not None else "minimum_cpu"
+            raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+    if tensors:
+        return min, max
+    bounds = []
+    for v in (min, max):
+        if isinstance(v, complex):
+            if not input._dtype.is_floating_point:
+                raise ComplexNotSupported("clamp is not supported for complex types")
+            if v.imag:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            v = v.real
+        bounds.append(v)
+    if input._dtype is dtypes.bool and all(v is None or isinstance(v, bool) for v in bounds):
+        kernel = {"clamp": "clamp_scalar_cpu"}.get(fn) if min is not None and max is not None else (
+            "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
+        raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for 'Bool'")
+    return tuple(bounds)
 
 
 clip = clamp
@@ -305,12 +344,14 @@ attach("clip", clamp)
 
 @method
 def clamp_min(input, min, *, out=None) -> Tensor:  # noqa: A002
+    min, _ = _clamp_bounds("clamp_min", input, min, None, out)
     r = ew.clamp(input, _bound(input, min), None, out=out)
     return node_name(r, "ClampBackward1", f"ClampMinBackward{int(isinstance(min, Tensor))}")
 
 
 @method
 def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
+    _, max = _clamp_bounds("clamp_max", input, None, max, out)
     r = ew.clamp(input, None, _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", f"ClampMaxBackward{int(isinstance(max, Tensor))}")
 
@@ -426,4 +467,11 @@ Tensor.__eq__.__name__ = "__eq__"  # `x == 1` reaches `__torch_function__` as `T
 attach("__neg__", lambda self: ew.neg(self))
 attach("__pos__", lambda self: self)
 attach("__abs__", lambda self: ew.abs(self))
-attach("__invert__", lambda self: ew.logical_not(self) if self._dtype is dtypes.bool else ew.bitwise_xor(self, -1))
+def _invert(self: Tensor) -> Tensor:
+    """`~t`: PyTorch's Python operator refuses floating and complex tensors itself, with a TypeError."""
+    if self._dtype.is_floating_point or self._dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return ew.logical_not(self) if self._dtype is dtypes.bool else ew.bitwise_xor(self, -1)
+
+
+attach("__invert__", _invert)

@@ -192,7 +192,8 @@ def _view_as_complex_any(x):
 
 
 def _real_prop(self: Tensor) -> Tensor:
-    return _real(self) if self._dtype.is_complex else self
+    # PyTorch's real is a select of view_as_real: its node is SelectBackward0
+    return node_name(_real(self), "RealBackward0", "SelectBackward0") if self._dtype.is_complex else self
 
 
 def _imag_prop(self: Tensor) -> Tensor:
@@ -204,7 +205,7 @@ def _imag_prop(self: Tensor) -> Tensor:
 
             return ew.neg(_imag(_conj(self)))
         return _neg_view(_imag(_conj(self)))
-    return _imag(self)
+    return node_name(_imag(self), "ImagBackward0", "SelectBackward0")
 
 
 def _set_part(getter):
@@ -631,7 +632,6 @@ _ORDERING_ERRORS = {
     "searchsorted": _kernel("searchsorted_out_cpu"),
     "unique": _kernel("unique"),
     "unique_consecutive": _kernel("unique"),
-    "histc": _kernel("aminmax_cpu"),
     "isin": (ComplexNotSupportedRuntime, "Unsupported input type encountered for isin(): {}"),
     "clamp": (ComplexNotSupported, "clamp is not supported for complex types"),
     "nansum": (ComplexNotSupportedRuntime, "nansum on CPU does not support complex inputs"),

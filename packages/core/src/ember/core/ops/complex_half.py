@@ -169,7 +169,11 @@ def _refusal(op) -> Exception:
 
 def half_complex_binary(op, a, b, out):
     """A binary op whose operands promote to complex32 without one being complex32 (`half_tensor + 1j`, a
-    float16 tensor with a 0-dim complex tensor): computed in complex64, rounded once."""
+    float16 tensor with a 0-dim complex tensor): computed in complex64, rounded once, where PyTorch has the
+    ComplexHalf kernel (`half_tensor / 1j` has none)."""
+    if op.name not in _COMPUTED:
+        raise _refusal(op)
+
     def c64(v):
         return v.to(dtypes.complex64) if isinstance(v, Tensor) else np.complex64(v)
 

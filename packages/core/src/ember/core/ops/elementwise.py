@@ -21,8 +21,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, FLOAT_DTYPES, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample,
                                binary_samples, unary_samples)
-from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, named_as, scalar_as,
-                                  shape_error, warn_at_caller, wrap, write_out)
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, cast_error, named_as,
+                                  scalar_as, shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -179,21 +179,23 @@ def _u(rule=PROMOTE, ref=None, domain=None, int_domain=None, grad_domain=None, d
 
 _NO_BOOL = {"cpu": tuple(d for d in ALL_DTYPES if d is not dtypes.bool),
             "cuda": tuple(d for d in ALL_DTYPES if d not in (dtypes.bool, dtypes.bfloat16))}
+_COMPLEX = tuple(d for d in ALL_DTYPES if d.is_complex)
 _STEP = (0.1, 0.4)  # away from the jumps of floor, ceil, trunc, round
 
 # Domains: (low, high) of float inputs where the op is defined and well-conditioned; `int_domain`
 # for integer inputs; `grad_domain` where finite differences are accurate. References: float64.
 UNARY = [
     Row("neg", _neg, _u(ref=lambda x: -x, dtypes=_NO_BOOL, errors=_neg_errors)),
-    Row("abs", _abs, _u(ref=lambda x: np.where(x < 0, -x, x))),
+    Row("abs", _abs, _u(ref=lambda x: np.where(x < 0, -x, x), dtypes=_NO_BOOL)),
     Row("sign", _sign, _u(ref=lambda x: (0 < x).astype(np.float64) - (x < 0), grad_domain=(0.1, 0.9))),
-    Row("square", _square, _u(ref=lambda x: x * x)),
-    Row("floor", _same_int(np.floor), _u(ref=np.floor, grad_domain=_STEP)),
-    Row("ceil", _same_int(np.ceil), _u(ref=np.ceil, grad_domain=_STEP)),
-    Row("trunc", _same_int(np.trunc), _u(ref=np.trunc, grad_domain=_STEP)),
+    Row("square", _square, _u(ref=lambda x: x * x, bool_result=dtypes.int64)),
+    Row("floor", _same_int(np.floor), _u(ref=np.floor, grad_domain=_STEP, dtypes=_NO_BOOL)),
+    Row("ceil", _same_int(np.ceil), _u(ref=np.ceil, grad_domain=_STEP, dtypes=_NO_BOOL)),
+    Row("trunc", _same_int(np.trunc), _u(ref=np.trunc, grad_domain=_STEP, dtypes=_NO_BOOL)),
     # half to even, as PyTorch; `decimals` is composed in arith
-    Row("round", _same_int(np.rint), _u(ref=np.round, grad_domain=_STEP)),
-    Row("frac", _frac, _u(FLOAT, ref=lambda x: x - np.trunc(x), grad_domain=(0.1, 0.9))),
+    Row("round", _same_int(np.rint), _u(ref=np.round, grad_domain=_STEP, dtypes=_NO_BOOL)),
+    Row("frac", _frac, _u(FLOAT, ref=lambda x: x - np.trunc(x), grad_domain=(0.1, 0.9),
+                          dtypes={"cpu": FLOAT_DTYPES + _COMPLEX, "cuda": FLOAT_DTYPES + _COMPLEX})),
     Row("relu", _relu, _u(ref=lambda x: np.where(x > 0, x, np.where(x != x, x, np.zeros_like(x))))),
     Row("exp", np.exp, _u(FLOAT, ref=lambda x: np.e ** x)),
     Row("exp2", np.exp2, _u(FLOAT, ref=lambda x: 2.0 ** x)),
@@ -265,6 +267,7 @@ def _make_unary(row: Row):
     name, fn, rule = row.name, row.impl, row.info.rule
     op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)
     quick = unary_kernels.quick(name) if name in unary_kernels.NAMES else None
+    bool_result = row.info.bool_result
 
     @op.register("cpu")
     def kernel(x, *, out=None):
@@ -277,6 +280,8 @@ def _make_unary(row: Row):
             return t if out is not None or t._strides == x._strides else laid_out(t, t._np(), (x,))
         if not (rule == PROMOTE or (rule == FLOAT and dt.is_floating_point)):
             dt = _unary_dtype(rule, x)
+        elif dt is dtypes.bool and bool_result is not None:
+            dt = bool_result
         c = x._npc  # Tensor._np's cache, read inline
         a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
         if quick is not None and out is None and dt.np is a.dtype:  # NOTE [ The cost of a small call ]
@@ -367,6 +372,22 @@ def _bool_of_int(name: str, a):
 
 for _row in UNARY:
     globals()[_row.name] = _make_unary(_row)
+
+# PyTorch's kernels that refuse bool (and frac, integers) rather than return the input: `"abs_cpu" not implemented
+# for 'Bool'`; square is pow(x, 2), so bool squares to int64
+_UNARY_REFUSALS = {"abs": "abs_cpu", "floor": "floor_vml_cpu", "ceil": "ceil_vml_cpu", "trunc": "trunc_vml_cpu",
+                   "round": "round_vml_cpu", "frac": "frac_cpu"}
+
+
+def _refusing_meta(name: str, kernel: str):
+    def meta(x, *, out=None) -> None:
+        if isinstance(x, Tensor) and (x._dtype is dtypes.bool or name == "frac" and x._dtype in INT_DTYPES):
+            raise DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
+    return meta
+
+
+for _name, _kernel in _UNARY_REFUSALS.items():
+    get_op(_name).meta(_refusing_meta(_name, _kernel))
 
 
 @get_op("neg").meta
@@ -782,6 +803,8 @@ def _make_binary(row: Row):
                 raise dtype_not_supported(name, rt)  # refused before promotion: "hypot_cpu" ... for 'Long'
             dt = binary_dtype(rule, a, b)
             if dt is dtypes.complex32:  # a float16 tensor and a complex number (ops/complex_half.py)
+                if out is not None and rule != BOOL and not dtypes.can_cast(dt, out._dtype):
+                    raise cast_error(dt, out._dtype)
                 return half_complex_binary(op, a, b, out)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
@@ -802,6 +825,8 @@ def _make_binary(row: Row):
                 _check_read_write_out(out, (a, b), strict=True)
             except ValueError:
                 raise shape_error(name, a, b) from None
+        if out is not None and rule != BOOL and not dtypes.can_cast(dt, out._dtype):
+            raise cast_error(dt, out._dtype)  # TensorIterator's check precedes the kernel's dtype refusals
         if refuses_complex and dt.is_complex:
             refuse_complex(name, dt)
         if refused and dt in refused:

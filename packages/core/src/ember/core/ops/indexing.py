@@ -128,10 +128,15 @@ def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
     return tuple(x._shape[d] for d in before) + b + tuple(x._shape[d] for d in after)
 
 
+def _advanced(indices) -> list[tuple[int, int, Tensor]]:
+    """(dim, ordinal, index tensor) of each advanced index: PyTorch's out-of-bounds message names the ordinal
+    among the index tensors as the dimension (`x[:, [0, 3]]`: "for dimension 0 with size 3")."""
+    return [(d, n, t) for n, (d, t) in enumerate((d, t) for d, t in enumerate(indices) if t is not None)]
+
+
 def _check_device_key(x: Tensor, indices) -> None:
-    for d, t in enumerate(indices):
-        if t is not None:
-            _check_device_values(t, x._shape[d], d, allow_negative=True)
+    for d, n, t in _advanced(indices):
+        _check_device_values(t, x._shape[d], n, allow_negative=True)
 
 
 @_index.meta
@@ -143,8 +148,10 @@ def _meta_index(x, indices) -> None:
 def _checked_key(x: Tensor, indices) -> list:
     """Host copies of the index tensors, their values checked against their dims (the meta step checked
     their number and shapes)."""
-    key = [None if t is None else index_array(t, x._shape[d], d) for d, t in enumerate(indices)]
-    return key + [None] * (x.ndim - len(key))
+    key = [None] * x.ndim
+    for d, n, t in _advanced(indices):
+        key[d] = index_array(t, x._shape[d], n)
+    return key
 
 
 @_index.register("cpu")
@@ -525,6 +532,12 @@ def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, o
     if reduce not in _REDUCTIONS and reduce not in REDUCE_ALIASES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     _meta_scatter_any(input, dim, index, src)
+    r = REDUCE_ALIASES.get(reduce, reduce)  # PyTorch's kernels: no complex extremum, no bool mean
+    if input._dtype.is_complex and r in ("amax", "amin") or input._dtype is dtypes.bool and r == "mean":
+        from ember.core.ops.numeric import DtypeNotImplemented
+
+        raise DtypeNotImplemented(f"\"scatter_gather_tensor_cpu_reduce_{r}\" not implemented for "
+                                  f"'{dtypes.TORCH_NAMES[input._dtype.name]}'")
 
 
 @_scatter_reduce.register("cpu")

@@ -100,6 +100,9 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
         if shape != (0,):
             kept.append((i, t))
     _same_device("cat", ts)
+    if out is not None and not dtypes.can_cast(dt := _promoted(ts), out._dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                        f"{dtypes.TORCH_NAMES[out._dtype.name]}")
     kept = kept or [(0, ts[0])]
     ref = kept[0][1]
     d = ref._wrap_dim(dim)
@@ -181,8 +184,8 @@ def atleast_3d(*tensors):
     def up(t):
         if t.ndim == 0:
             return S.view(t, (1, 1, 1))
-        if t.ndim == 1:
-            return S.view(t, (1, t._shape[0], 1))
+        if t.ndim == 1:  # PyTorch's unsqueeze(0).unsqueeze(-1): the strides of a strided input as its own
+            return S.unsqueeze(S.unsqueeze(t, 0), -1)
         return S.unsqueeze(t, -1) if t.ndim == 2 else t
     out = [up(t) for t in _flatten_args(tensors)]
     return out[0] if len(out) == 1 else tuple(out)
@@ -235,7 +238,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
         sizes = [int(s) for s in split_size_or_sections]
         if sum(sizes) != n or any(s < 0 for s in sizes):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
-                               f"dimension {d}), but got split_sizes={sizes}")
+                               f"dimension {dim}), but got split_sizes={sizes}")  # the dim as given
     out, start = [], 0
     name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
     for i, s in enumerate(sizes):

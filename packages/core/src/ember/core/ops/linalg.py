@@ -578,6 +578,9 @@ def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
 @composite("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
+    for name, m in (("mat1", mat1), ("mat2", mat2)):  # addmm's own wording (mm says "self must be a matrix")
+        if isinstance(m, Tensor) and m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
     if out is not None:
         _check_out_dtype(out, mat1)
     try:

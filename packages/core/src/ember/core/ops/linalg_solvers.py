@@ -749,6 +749,8 @@ def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     if input._dtype is not other._dtype:
         raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[input._dtype.name]} but found "
                            f"{dtypes.TORCH_NAMES[other._dtype.name]}")
+    if input._dtype is dtypes.bool:
+        raise ew.DtypeNotSupported("\"cross\" not implemented for 'Bool'")
     normalize_dims(dim, max(input.ndim, other.ndim), "cross")  # PyTorch's IndexError for a dim past them
     if input._shape[dim] != 3 or other._shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[dim]} and "

@@ -267,9 +267,13 @@ def positive(input: Tensor) -> Tensor:
 
 
 # --- bits ---------------------------------------------------------------------------------------
-def _int_operands(op: str, input, other):
+def _int_operands(op: str, input, other, out: Tensor | None = None):
+    """The integer dtype `op` computes in; an `out` it cannot be cast to is refused first, as PyTorch's
+    TensorIterator does, then floats, complex and (but for the bitwise ops) bool."""
     dt = dtypes.result_type(input, other)
-    if dt.is_floating_point or dt.is_complex or (dt is dtypes.bool and op in ("gcd", "lcm")):
+    if out is not None and not dtypes.can_cast(dt, out._dtype):
+        raise cast_error(dt, out._dtype)
+    if dt.is_floating_point or dt.is_complex or (dt is dtypes.bool and op in ("gcd", "lcm", "lshift", "rshift")):
         _refuse(op, input if isinstance(input, Tensor) and input._dtype is dt else other)
     return dt
 
@@ -285,7 +289,7 @@ def _shift_amount(other, dt, like: Tensor) -> Tensor:
 def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     """`input << other` in the promoted integer dtype, wrapping; a shift past the width or a negative
     one gives 0, as in PyTorch."""
-    dt = _int_operands("lshift", input, other)
+    dt = _int_operands("lshift", input, other, out)
     bits = dt.itemsize * 8
     s = _shift_amount(other, dt, input if isinstance(input, Tensor) else other)
     ok = ew.logical_and(ew.ge(s, 0), ew.lt(s, bits))
@@ -299,7 +303,7 @@ def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Te
 def bitwise_right_shift(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     """`input >> other`, arithmetic (sign-filling) for signed dtypes; a shift past the width fills with
     the sign, a negative one gives 0, as in PyTorch."""
-    dt = _int_operands("rshift", input, other)
+    dt = _int_operands("rshift", input, other, out)
     bits = dt.itemsize * 8
     top = bits - 1 if dt.is_signed else bits  # 2**top must not overflow the dtype
     s = _shift_amount(other, dt, input if isinstance(input, Tensor) else other)

@@ -70,6 +70,14 @@ def _one_dim(dim, x: Tensor, op: str) -> int:
     return d[0] if d else 0
 
 
+def _check_index_out(out) -> None:
+    """An `out=` for indices (argmax, argmin) must be int64 already: PyTorch names the C++ types."""
+    if out is not None and out._dtype is not dtypes.int64:
+        from ember.core.ops.linalg import _c_name
+
+        raise RuntimeError(f"Expected out tensor to have dtype long int, but got {_c_name(out)} instead")
+
+
 def _check_keepdim(keepdim, op: str) -> None:
     """PyTorch's parser takes a bool keepdim only: `x.sum(0, 1)` is its TypeError, not keepdim=True."""
     if keepdim is not False and keepdim is not True:
@@ -129,6 +137,14 @@ def _check_nonempty(x: Tensor, dims: tuple[int, ...], op: str, full: bool) -> No
                            "Specify the reduction dim with the 'dim' argument.")
     for d in dims:
         if x.ndim and x._shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _check_nonempty_given(x: Tensor, dim, op: str) -> None:
+    """amax/amin of an empty tensor over `dim` (an int or a tuple): PyTorch checks the dims in the order given, each
+    as written (`-1`), an empty one raising before a later one out of range."""
+    for d in (dim if isinstance(dim, tuple | list) else (dim,)):
+        if isinstance(d, int) and x._shape[x._wrap_dim(d)] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
 
 
@@ -421,6 +437,8 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The maximum over `dim` (int or tuple; () for all); NaN propagates."""
     if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
         _check_nonempty(input, (), "amax", full=True)
+    elif isinstance(input, Tensor) and not input.numel():
+        _check_nonempty_given(input, dim, "amax")
     _check_keepdim(keepdim, "amax")
     return _amax(input, _dims(dim, input, "amax"), keepdim, out=out)
 
@@ -430,6 +448,8 @@ def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The minimum over `dim` (int or tuple; () for all); NaN propagates."""
     if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
         _check_nonempty(input, (), "amin", full=True)
+    elif isinstance(input, Tensor) and not input.numel():
+        _check_nonempty_given(input, dim, "amin")
     _check_keepdim(keepdim, "amin")
     return _amin(input, _dims(dim, input, "amin"), keepdim, out=out)
 
@@ -494,9 +514,12 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None) -> Tensor:
     """The index of the largest element over `dim`, or in the flattened tensor when `dim` is None."""
     if input._dtype is dtypes.bool:
+        if dim is not None:
+            index_arg(dim, "argmax", "dim")  # the parser's TypeError for a tuple comes first
         raise RuntimeError("argmax(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmax")
     _check_keepdim(keepdim, "argmax")
+    _check_index_out(out)
     return _argmax(input, d, keepdim, out=out)
 
 
@@ -504,9 +527,12 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None) -> Tensor:
     """The index of the smallest element over `dim`, or in the flattened tensor when `dim` is None."""
     if input._dtype is dtypes.bool:
+        if dim is not None:
+            index_arg(dim, "argmin", "dim")  # the parser's TypeError for a tuple comes first
         raise RuntimeError("argmin(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmin")
     _check_keepdim(keepdim, "argmin")
+    _check_index_out(out)
     return _argmin(input, d, keepdim, out=out)
 
 
@@ -619,7 +645,8 @@ def _complex_moment(input: Tensor, dim, unbiased, keepdim, correction, op: str, 
         v = _var(input.real, *args) + _var(input.imag, *args)
     finally:
         _part_of.reset(token)
-    r = v.sqrt() if op.startswith("std") else v
+    r = node_name(v.sqrt(), "SqrtBackward0", "StdBackward0") if op.startswith("std") else node_name(
+        v, "AddBackward0", "VarBackward0")
     return r if out is None else out.copy_(r)
 
 

@@ -405,6 +405,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     (tensor([1, 2]), tensor([1, 2]))
     """
     d = None if dim is None else _one_dim(dim, input, "unique")
+    if d is not None and input._dtype.is_complex:  # PyTorch's kernel with a dim is unique_dim
+        raise ew.DtypeNotSupported(f"\"unique_dim\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     vals, inv, counts = _unique(input, d)
     if return_inverse and return_counts:
         return vals, inv, counts
@@ -540,6 +542,8 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
     swap sides)."""
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    if boundaries._dtype is dtypes.bool and dtypes.result_type(input, boundaries) is dtypes.bool:
+        _refuse_bool(boundaries, "searchsorted_out_cpu")  # the kernel runs in the common dtype
     return _searchsorted(boundaries, input, right, None, out_int32)
 
 
@@ -584,8 +588,10 @@ _histc = declare("histc", differentiable=False, overlap=0, doc="histc(x, bins, m
 @_histc.meta
 def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 - PyTorch's names
     """The argument checks of every device; the data's range (min == max) is checked by `_histc_range`."""
-    if not x._dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
+    if not x._dtype.is_floating_point:  # PyTorch's kernels: the range of bools, the data's range of complex
+        kernel = "linspace_cpu" if x._dtype is dtypes.bool else (
+            "aminmax_cpu" if x._dtype.is_complex and float(min) == float(max) else "histogram_cpu")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if float(min) > float(max):
