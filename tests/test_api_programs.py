@@ -50,7 +50,20 @@ hand with gradient checks, saliency, parsers and NMT, LR finders and mixup); lib
 (`infra_*`: timm blocks and EMA, Lightning-style loops and callbacks, torchmetrics-style states, schedulers,
 checkpoint resume with RNG states); and the `>>>` examples of PyTorch's own reference pages run on fixed inputs
 (`docs_*`: torch.* and Tensor methods by theme; `nndocs_*`: torch.nn layers, losses, init and utils, torch.linalg,
-torch.special and torch.fft)."""
+torch.special and torch.fft).
+
+More of pytorch.org's intermediate and advanced tutorials (`tut_*`: pruning, forward-mode AD, double backward,
+parametrizations, torch.func recipes, custom ops, the profiler and benchmark recipes); systematic sweeps in the
+manner of PyTorch's OpInfo tests (`sweep_*`: binary promotion over dtype pairs and operand kinds, unary and reduction
+dtypes, shape ops on strided and empty inputs, in-place and out= casting, special values, indexing, matmul shapes,
+gradients' dtypes, sorting); modern architectures from their reference code (`zoo_*`: ConvNeXt, Swin, MobileNetV3,
+MLP-Mixer, Perceiver, Conformer, RWKV/RetNet, Mistral-style GQA, YOLO, GFNet, efficient attention, a bfloat16
+decoder, CaiT, an LDM UNet, SAM's decoder, S4D/Hyena); Kaggle notebooks (`kaggle_*`: k-fold tabular models, mixup
+and TTA, packed RNNs with focal loss, SWA, metric code, RLE segmentation, stacking); the mistakes users make and
+PyTorch's exact words for them (`oops_*`: layer shapes, losses, autograd, tensor ops, indexing and devices,
+modules, training loops, functional calls, memory and numpy); and data, serialization and runtime utilities
+(`util_*`: DataLoader workers and failures, collate, samplers, save/load with weights_only, checkpointing, nn.utils,
+assert_close, runtime configuration, sharded loading, pytree, worker seeding)."""
 
 from __future__ import annotations
 
