@@ -170,11 +170,7 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, con
         it = iter(detached)
         call_args = [next(it) if isinstance(a, Tensor) else a for a in args]
         with contextlib.ExitStack() as stack:
-            if states is not None:
-                stack.enter_context(_rng_restored(states))
-            for region in regions:
-                stack.enter_context(region)
-            stack.enter_context(recompute_ctx)
+            _enter_recompute(stack, states, regions, recompute_ctx)
             again = function(*call_args, **kwargs)
         again = list(again) if isinstance(again, tuple) else [again]
         return [again[i] for i in positions]
@@ -184,6 +180,16 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, con
     for i, t in zip(positions, attached, strict=True):
         outputs[i] = t
     return tuple(outputs) if isinstance(output, tuple) else outputs[0]
+
+
+def _enter_recompute(stack: contextlib.ExitStack, states, regions, recompute_ctx) -> None:
+    """The RNG state, autocast regions and user context the segment's forward ran under, entered again for its
+    recomputation."""
+    if states is not None:
+        stack.enter_context(_rng_restored(states))
+    for region in regions:
+        stack.enter_context(region)
+    stack.enter_context(recompute_ctx)
 
 
 def _without_reentrant(function, args, kwargs, states, regions, forward_ctx, recompute_ctx):
@@ -206,11 +212,7 @@ def _without_reentrant(function, args, kwargs, states, regions, forward_ctx, rec
 
         call_args = [a.detach().requires_grad_(a._requires_grad) if isinstance(a, Tensor) else a for a in args]
         with contextlib.ExitStack() as stack:
-            if states is not None:
-                stack.enter_context(_rng_restored(states))
-            for region in regions:
-                stack.enter_context(region)
-            stack.enter_context(recompute_ctx)
+            _enter_recompute(stack, states, regions, recompute_ctx)
             stack.enter_context(enable_grad())
             stack.enter_context(saved_tensors_hooks(keep, _never_unpacked))
             function(*call_args, **kwargs)
