@@ -127,3 +127,27 @@ def test_a_duck_type_refusing_a_builtin_gets_pytorchs_message():
                                         r"returned NotImplemented:\n\n  - tensor subclass <class '.*Duck'>\n\nFor more "
                                         r"information, try re-running with TORCH_LOGS=not_implemented$"):
         torch.sub(Duck(), Duck())
+
+
+def test_a_function_mode_sees_each_factory_once_by_its_name():
+    # PyTorch 2.13 hands these to the mode as themselves (not the fill or sampling ops inside them, nor what
+    # the mode's own call runs)
+    seen = []
+
+    class Names(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    x = torch.ones(2)
+    with Names():
+        zs = [torch.zeros(2), torch.ones(2), torch.empty(2), torch.full((2,), 1.0), torch.zeros_like(x),
+              torch.ones_like(x), torch.empty_like(x), torch.full_like(x, 2.0), torch.arange(3),
+              torch.linspace(0, 1, 3), torch.logspace(0, 1, 3), torch.eye(2), torch.rand(2), torch.randn(2),
+              torch.randint(0, 3, (2,)), torch.randperm(3), torch.rand_like(x), torch.randn_like(x),
+              torch.randint_like(x, 3), torch.tensor([1.0]), torch.as_tensor([1.0]), torch.scalar_tensor(1.0),
+              torch.empty_strided((2,), (1,))]
+    assert seen == ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",
+                    "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+                    "randint_like", "tensor", "as_tensor", "scalar_tensor", "empty_strided"]
+    assert zs[3].tolist() == [1.0, 1.0] and zs[8].tolist() == [0, 1, 2] and zs[11].tolist() == [[1.0, 0.0], [0.0, 1.0]]

@@ -408,6 +408,7 @@ _COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use so
                    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
 
 
+@_dispatch.composite("tensor")
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of `data` (nested sequences, numbers, numpy arrays, tensors).
 
@@ -423,6 +424,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
     return _finish(t, requires_grad, as_device(device), pin_memory)
 
 
+@_dispatch.composite("as_tensor")
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """`data` as a tensor, sharing memory with a tensor or numpy array when dtype and device allow."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
@@ -556,6 +558,7 @@ def _dtype_or_default(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
 
 
+@_dispatch.composite("empty")
 def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
           pin_memory: bool = False, memory_format=None) -> Tensor:
     """An uninitialised tensor of `size`: contiguous, or ordered as `memory_format` says (`channels_last`:
@@ -616,6 +619,7 @@ def _memory_order(memory_format, ndim: int) -> tuple[int, ...] | None:
                     f"{type(memory_format).__name__}")
 
 
+@_dispatch.composite("empty_strided")
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool = False,
                   pin_memory: bool = False) -> Tensor:
     dt = _dtype_or_default(dtype)
@@ -627,6 +631,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
     return require_grad(t) if requires_grad else t
 
 
+@_dispatch.composite("full")
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
     if (_dispatch.bare and fill_value.__class__ is float and dtype is None and out is None and layout is None
@@ -658,6 +663,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     return require_grad(t) if requires_grad else t
 
 
+@_dispatch.composite("zeros")
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, 0)) is not None):
@@ -672,6 +678,7 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
                 requires_grad=requires_grad)
 
 
+@_dispatch.composite("ones")
 def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, 1)) is not None):
@@ -680,6 +687,7 @@ def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requi
                 requires_grad=requires_grad)
 
 
+@_dispatch.composite("scalar_tensor")
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     return full((), s, dtype=_dtype_or_default(dtype), device=device, requires_grad=requires_grad)
 
@@ -690,6 +698,7 @@ def _like(x: Tensor, dtype, device, op: str):
     return (x._shape, x._dtype if dtype is None else dtypes.as_dtype(dtype), x.device if device is None else device)
 
 
+@_dispatch.composite("empty_like")
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -705,6 +714,7 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
+@_dispatch.composite("zeros_like")
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -720,6 +730,7 @@ def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
+@_dispatch.composite("ones_like")
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -735,6 +746,7 @@ def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
+@_dispatch.composite("full_like")
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "full_like")
@@ -782,6 +794,7 @@ def _count(n: float) -> int:
     return int(n)
 
 
+@_dispatch.composite("arange")
 @_allocating
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
@@ -928,6 +941,7 @@ def _linspace_integral(start, end, steps: int, dtype) -> np.ndarray:
     return np.trunc(v).astype(np.int64).astype(dtype.np)
 
 
+@_dispatch.composite("linspace")
 @_allocating
 def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
@@ -953,6 +967,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     return out.resize_(t.shape).copy_(t) if out is not None else t
 
 
+@_dispatch.composite("logspace")
 @_allocating
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
@@ -994,6 +1009,7 @@ def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
         return np.array(powers, np.float64).astype(via).astype(dtype.np)
 
 
+@_dispatch.composite("eye")
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
         requires_grad: bool = False) -> Tensor:

@@ -25,7 +25,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.device import CPU
 from ember.core.device import device as _device
-from ember.core.dispatch import declare
+from ember.core.dispatch import composite, declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
@@ -457,6 +457,7 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     return require_grad(t) if requires_grad else t
 
 
+@composite("rand")
 def rand(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None, device=None,
          requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn uniformly from [0, 1) in a tensor of `size`.
@@ -470,6 +471,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
     return _finish(t, requires_grad)
 
 
+@composite("randn")
 def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
@@ -484,6 +486,7 @@ def _like(input: Tensor, dtype, device, op: str = "rand_like"):
     return input._shape, input._dtype if dtype is None else dtypes.as_dtype(dtype), device or input.device
 
 
+@composite("rand_like")
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, generator: Generator | None = None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device)
@@ -494,6 +497,7 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
+@composite("randn_like")
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, generator: Generator | None = None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "randn_like")
@@ -504,6 +508,7 @@ def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
+@composite("randint")
 def randint(*args, size=None, generator: Generator | None = None, out: Tensor | None = None, dtype=None,
             layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Integers drawn uniformly from [low, high): `randint(high, size)` or `randint(low, high, size)`.
@@ -530,6 +535,7 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
     return _finish(_random(t, int(low), int(high), generator=generator), requires_grad)
 
 
+@composite("randint_like")
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, layout=None, device=None,
                  requires_grad: bool = False, memory_format=None, generator: Generator | None = None) -> Tensor:
     """Integers from [low, high) in a tensor shaped like `input` (`randint_like(x, high)` works too)."""
@@ -543,6 +549,7 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=
                                    generator=generator), perm, requires_grad, memory_format, input)
 
 
+@composite("randperm")
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
              device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A random permutation of 0..n-1 (int64 unless `dtype` says otherwise)."""
