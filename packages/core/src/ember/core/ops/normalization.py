@@ -8,6 +8,7 @@ is all its backward needs besides the input and the weight.
 
 from __future__ import annotations
 
+import math
 import numbers
 from functools import cache
 
@@ -241,7 +242,7 @@ def _ln_rows(x: np.ndarray, k: int) -> np.ndarray | None:
     """`x` as `(rows, n)` over its last `k` dims for the Numba passes, or None (another dtype or layout)."""
     if x.dtype not in _LN_DTYPES or not x.flags.c_contiguous or x.ndim < k or x.size == 0:
         return None
-    return x.reshape(-1, int(np.prod(x.shape[x.ndim - k:])))
+    return x.reshape(-1, math.prod(x.shape[x.ndim - k:]))
 
 
 _LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -501,6 +502,12 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     >>> ec.layer_norm(ec.tensor([[1.0, 3.0]]), (2,)).tolist()
     [[-0.9999949932098389, 0.9999949932098389]]
     """
+    ns = normalized_shape
+    if (isinstance(input, Tensor) and (dt := input._dtype).is_floating_point and ns.__class__ is tuple
+            and 0 < (k := len(ns)) <= len(input._shape) and (ns := input._shape[-k:]) == normalized_shape
+            and (weight is None or isinstance(weight, Tensor) and weight._dtype is dt and weight._shape == ns)
+            and (bias is None or isinstance(bias, Tensor) and bias._dtype is dt and bias._shape == ns)):
+        return layer_norm_op(input, ns, weight, bias, float(eps))[0]  # the common call: nothing to convert or refuse
     _check_float("layer_norm", input, "LayerNormKernelImpl", weight, bias)
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (int(normalized_shape),)
