@@ -91,6 +91,20 @@ def test_repr_like_pytorch():
                        f"       size=(2, 2), nnz=2, layout={ec.sparse_coo!r})")
 
 
+def test_repr_wraps_parts_to_the_width_left_after_their_prefix():
+    """PyTorch fits each part's rows to the line width minus its `indices=tensor(` / `values=tensor(` column."""
+    s = sparse_coo_tensor([list(range(16)), [0] * 16], ec.arange(16, dtype=ec.float32) / 7, (16, 1))
+    assert repr(s) == (
+        "tensor(indices=tensor([[ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13,\n"
+        "                        14, 15],\n"
+        "                       [ 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,\n"
+        "                         0,  0]]),\n"
+        "       values=tensor([0.0000, 0.1429, 0.2857, 0.4286, 0.5714, 0.7143, 0.8571,\n"
+        "                      1.0000, 1.1429, 1.2857, 1.4286, 1.5714, 1.7143, 1.8571,\n"
+        "                      2.0000, 2.1429]),\n"
+        f"       size=(16, 1), nnz=16, layout={ec.sparse_coo!r})")
+
+
 def test_dense_to_sparse_round_trip():
     a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
     s = ec.tensor(a).to_sparse()

@@ -746,11 +746,11 @@ class SparseTensor(Tensor):
 
         pad = " " * 7
         if self._sp_layout is sparse_coo:
-            head = "tensor(indices=" + _bare_repr(self._sp_indices).replace("\n", "\n" + " " * 15)
+            head = "tensor(indices=" + _bare_repr(self._sp_indices, 22)
         else:
-            head = ("tensor(crow_indices=" + _bare_repr(Tensor._wrap(self._sp_crow)) + ",\n" + pad
-                    + "col_indices=" + _bare_repr(Tensor._wrap(self._sp_col)))
-        vals = "values=" + _bare_repr(self._sp_values).replace("\n", "\n" + " " * 14)
+            head = ("tensor(crow_indices=" + _bare_repr(Tensor._wrap(self._sp_crow), 27) + ",\n" + pad
+                    + "col_indices=" + _bare_repr(Tensor._wrap(self._sp_col), 26))
+        vals = "values=" + _bare_repr(self._sp_values, 21)
         suffix = [f"size={tuple(self._shape)}", f"nnz={self._nnz()}"]
         meta = _dtype_grad_suffix(self._sp_values)
         dt = [s for s in meta if s.startswith("dtype=")]
@@ -773,8 +773,10 @@ class SparseTensor(Tensor):
         return self.clone()
 
 
-def _bare_repr(t: Tensor) -> str:
-    """`tensor([...])` without the dtype and grad suffixes (PyTorch names them once, on the sparse tensor)."""
+def _bare_repr(t: Tensor, indent: int) -> str:
+    """`tensor([...])` without the dtype and grad suffixes (PyTorch names them once, on the sparse tensor).
+
+    `indent` is the column the part's elements start at: PyTorch fits its rows to the width left there."""
     from ember.core import printing
 
     a = t._values() if type(t) is Tensor else Tensor._values(t)
@@ -783,7 +785,7 @@ def _bare_repr(t: Tensor) -> str:
     if a.dtype.kind == "V" or a.dtype.itemsize == 1 and a.dtype.kind == "f" or t._dtype is dtypes.bfloat16:
         a = a.astype(np.float32)
     fmt, width = printing._element_formatter(printing._shown(a))
-    return "tensor(" + printing._tensor_str(a, 7, a.size > printing._options["threshold"], fmt, width) + ")"
+    return "tensor(" + printing._tensor_str(a, indent, a.size > printing._options["threshold"], fmt, width) + ")"
 
 
 def _rebuild_coo(indices, values, size, coalesced, requires_grad):
