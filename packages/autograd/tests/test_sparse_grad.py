@@ -109,3 +109,12 @@ def test_node_names_are_pytorchs():
     assert type(torch.mm(A, X).grad_fn).__name__ == "MmBackward0"
     assert type((A @ X).grad_fn).__name__ == "MmBackward0"
     assert type(A.to_dense().grad_fn).__name__ == "ToDenseBackward0"
+
+
+def test_index_select_grad_reaches_the_values():
+    """A row picked twice sends its values' gradient twice (PyTorch's own backward of this op is missing)."""
+    v = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+    o = torch.sparse_coo_tensor([[2, 0, 1, 0, 2], [0, 1, 2, 2, 1]], v, (3, 3)).index_select(0, torch.tensor([2, 2]))
+    assert o.requires_grad
+    (o.to_dense() * torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    assert v.grad.tolist() == [5.0, 0.0, 0.0, 0.0, 7.0]

@@ -360,3 +360,28 @@ def test_a_dense_op_on_a_sparse_tensor_prints_as_pytorchs_not_implemented_error(
         ec.exp(s)
     assert type(info.value).__name__ == "NotImplementedError"
     assert repr(info.value).startswith("NotImplementedError(\"Could not run 'aten::")
+
+
+def test_index_select_in_pytorchs_order_with_its_errors():
+    """PyTorch's sparse index_select: matches of index[0] in storage order, then index[1]'s; uncoalesced."""
+    i = [[2, 0, 1, 0, 2], [0, 1, 2, 2, 1]]
+    s = sparse_coo_tensor(i, ec.tensor([1.0, 2.0, 3.0, 4.0, 5.0]), (3, 3))
+    o = s.index_select(0, ec.tensor([2, 0, -1]))
+    assert o.shape == (3, 3) and not o.is_coalesced()
+    assert o._indices().tolist() == [[0, 0, 1, 1, 2, 2], [0, 1, 1, 2, 0, 1]]
+    assert o._values().tolist() == [1.0, 5.0, 2.0, 4.0, 1.0, 5.0]
+    one = ec.index_select(s, 1, ec.tensor([0]))
+    assert one.shape == (3, 1) and one.is_coalesced() and one._indices().tolist() == [[2], [0]]
+    np.testing.assert_array_equal(o.to_dense().numpy(), s.to_dense().numpy()[[2, 0, 2]])
+    h = sparse_coo_tensor(i, ec.arange(10.0).view(5, 2), (3, 3, 2))
+    hd = h.index_select(2, ec.tensor([1]))
+    assert hd.shape == (3, 3, 1) and hd._values().flatten().tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+    with pytest.raises(IndexError, match=r"^index_select\(\): index contains 3 that is out of range for tensor of "
+                                         r"size \[3, 3\] at dimension 0$"):
+        s.index_select(0, ec.tensor([3]))
+    with pytest.raises(IndexError, match=r"argument index must be 1-D strided \(non-sparse\) long-tensor"):
+        s.index_select(0, ec.tensor([0], dtype=ec.int32))
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        s.index_select(2, ec.tensor([0]))
+    with pytest.raises(NotImplementedError, match="'aten::index_select' with arguments from the 'SparseCsrCPU'"):
+        s.to_sparse_csr().index_select(0, ec.tensor([0]))

@@ -718,6 +718,11 @@ class SparseTensor(Tensor):
 
         return sparse_sum(self, dim, dtype=dtype) if not keepdim else _refuse_keepdim()
 
+    def index_select(self, dim: int, index: Tensor) -> SparseTensor:
+        from ember.core.sparse_ops import sparse_index_select
+
+        return sparse_index_select(self, dim, index)
+
     def mm(self, mat2: Tensor) -> Tensor:
         from ember.core.sparse_ops import sparse_mm
 

@@ -16,7 +16,7 @@ from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, 
 from ember.core.tensor import Tensor
 
 __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
-           "spdiags", "sampled_addmm"]
+           "spdiags", "sampled_addmm", "sparse_index_select"]
 
 
 class CsrPattern:
@@ -144,6 +144,38 @@ def sparse_sum(input: SparseTensor, dim=None, dtype=None):
         return v.sum(0)
     idx = np.ascontiguousarray(input._sp_indices._np()[keep])
     return SparseTensor._coo(Tensor._wrap(idx), v, shape, False).coalesce()
+
+
+def sparse_index_select(input: SparseTensor, dim: int, index: Tensor) -> SparseTensor:
+    """`index_select` of a COO tensor, in PyTorch's order: the elements matching `index[0]` (in storage order),
+    then `index[1]`'s...; uncoalesced. The new values are a differentiable gather of the old ones."""
+    input._need_coo("index_select")
+    d = input._wrap_dim(dim)
+    if type(index) is not Tensor or index.ndim != 1 or index._dtype is not dtypes.int64:
+        raise IndexError("index_select() argument index must be 1-D strided (non-sparse) long-tensor.")
+    n = input._shape[d]
+    want = index._np().astype(np.int64, copy=True)
+    bad = (want < -n) | (want >= n)
+    if bad.any():
+        raise IndexError(f"index_select(): index contains {int(want[bad][0])} that is out of range for tensor of size "
+                         f"{list(input._shape)} at dimension {d}")
+    want[want < 0] += n
+    shape = input._shape[:d] + (want.size,) + input._shape[d + 1:]
+    idx, sd = input._sp_indices._np(), input.sparse_dim()
+    if d >= sd:  # a dense dim: the values' slices, the same indices
+        v = input._sp_values.index_select(d - sd + 1, Tensor._wrap(want))
+        return SparseTensor._coo(Tensor._wrap(idx.copy()), v, shape, v._shape[0] < 2)
+    order = np.argsort(idx[d], kind="stable")
+    keys = idx[d][order]
+    lo, hi = np.searchsorted(keys, want, "left"), np.searchsorted(keys, want, "right")
+    counts = hi - lo
+    slot = np.repeat(np.arange(want.size, dtype=np.int64), counts)
+    within = np.arange(slot.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    picked = order[np.repeat(lo, counts) + within]
+    new_idx = idx[:, picked]
+    new_idx[d] = slot
+    v = input._sp_values.index_select(0, Tensor._wrap(picked))
+    return SparseTensor._coo(Tensor._wrap(np.ascontiguousarray(new_idx)), v, shape, slot.size < 2)
 
 
 def _groups(s: SparseTensor, dim: int) -> np.ndarray:
