@@ -118,3 +118,16 @@ def test_index_select_grad_reaches_the_values():
     assert o.requires_grad
     (o.to_dense() * torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
     assert v.grad.tolist() == [5.0, 0.0, 0.0, 0.0, 7.0]
+
+
+def test_grad_fn_names_are_pytorchs():
+    from ember.core.sparse_ops import sparse_log_softmax, sparse_softmax, sparse_sum
+
+    v = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+    s = torch.sparse_coo_tensor([[0, 1, 1, 2, 0], [1, 0, 2, 1, 1]], v, (3, 3))
+    c = s.coalesce()
+    names = [type(t.grad_fn).__name__ for t in (
+        c, sparse_softmax(c, 1), sparse_log_softmax(c, 1), sparse_sum(s, dim=1), sparse_sum(s, dim=(0, 1)),
+        c.to_dense())]
+    assert names == ["CoalesceBackward0", "SparseSoftmaxBackward0", "SparseLogSoftmaxBackward0", "SparseSumBackward0",
+                     "SparseSumBackward0", "ToDenseBackward0"]

@@ -385,3 +385,16 @@ def test_index_select_in_pytorchs_order_with_its_errors():
         s.index_select(2, ec.tensor([0]))
     with pytest.raises(NotImplementedError, match="'aten::index_select' with arguments from the 'SparseCsrCPU'"):
         s.to_sparse_csr().index_select(0, ec.tensor([0]))
+
+
+def test_integer_and_bool_casts_and_type_names():
+    s = sparse_coo_tensor([[0, 1], [1, 0]], ec.tensor([1.5, -2.0]), (2, 2))
+    assert s.type() == "torch.sparse.FloatTensor" and s.double().type() == "torch.sparse.DoubleTensor"
+    for conv, dt in (("long", ec.int64), ("int", ec.int32), ("short", ec.int16), ("char", ec.int8),
+                     ("byte", ec.uint8), ("bool", ec.bool), ("bfloat16", ec.bfloat16)):
+        out = getattr(s, conv)()
+        assert out.is_sparse and out.dtype is dt and out._indices().tolist() == [[0, 1], [1, 0]]
+    assert s.long().type() == "torch.sparse.LongTensor" and s.long()._values().tolist() == [1, -2]
+    assert s.type(ec.float64).dtype is ec.float64
+    with pytest.raises(RuntimeError, match="^Unimplemented backend SparseCsrCPU$"):
+        s.to_sparse_csr().type()

@@ -472,6 +472,37 @@ class SparseTensor(Tensor):
     def half(self, memory_format=None) -> SparseTensor:
         return self.to(dtypes.float16)
 
+    def bfloat16(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.bfloat16)
+
+    def long(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int64)
+
+    def int(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int32)
+
+    def short(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int16)
+
+    def char(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int8)
+
+    def byte(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.uint8)
+
+    def bool(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.bool)
+
+    def type(self, dtype=None, non_blocking: bool = False):
+        """`torch.sparse.FloatTensor` and friends (PyTorch names no CSR type), or the tensor cast to `dtype`."""
+        if dtype is None:
+            if self._sp_layout is sparse_csr:
+                raise RuntimeError("Unimplemented backend SparseCsrCPU")
+            return "torch.sparse." + Tensor.type(self._sp_values).removeprefix("torch.")
+        if isinstance(dtype, dtypes.dtype):
+            return self.to(dtype)
+        return Tensor.type(self, dtype, non_blocking)
+
     def to_dense(self, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
         """The dense tensor (duplicates summed); differentiable in the values."""
         from ember.core.creation import zeros
@@ -530,6 +561,7 @@ class SparseTensor(Tensor):
             plan = self.__dict__["_sp_plan"] = (version, *_unique_columns(idx, self._shape[:idx.shape[0]]))
         _, uniq, inverse = plan
         summed = zeros((uniq.shape[1],) + tuple(v._shape[1:]), dtype=v._dtype).index_add(0, Tensor._wrap(inverse), v)
+        summed = node_name(summed, "IndexAddBackward0", "CoalesceBackward0")
         return SparseTensor._coo(Tensor._wrap(uniq), summed, self._shape, True)
 
     # --- shape -----------------------------------------------------------------------------------

@@ -141,9 +141,11 @@ def sparse_sum(input: SparseTensor, dim=None, dtype=None):
     keep = [d for d in range(sd) if d not in dims]
     shape = tuple(n for d, n in enumerate(input._shape) if d not in dims)
     if not keep:
-        return v.sum(0)
+        return node_name(v.sum(0), "SumBackward1", "SparseSumBackward0")
     idx = np.ascontiguousarray(input._sp_indices._np()[keep])
-    return SparseTensor._coo(Tensor._wrap(idx), v, shape, False).coalesce()
+    out = SparseTensor._coo(Tensor._wrap(idx), v, shape, False).coalesce()
+    node_name(out._sp_values, "CoalesceBackward0", "SparseSumBackward0")
+    return out
 
 
 def sparse_index_select(input: SparseTensor, dim: int, index: Tensor) -> SparseTensor:
@@ -213,7 +215,7 @@ def sparse_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTensor:
     if dtype is not None:
         input = input.to(dtype)
     c, shifted, sums, g = _softmax_parts(input, dim)
-    return c._with_values(shifted.exp() / sums.index_select(0, g))
+    return c._with_values(node_name(shifted.exp() / sums.index_select(0, g), "DivBackward0", "SparseSoftmaxBackward0"))
 
 
 def sparse_log_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTensor:
@@ -221,7 +223,8 @@ def sparse_log_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTenso
     if dtype is not None:
         input = input.to(dtype)
     c, shifted, sums, g = _softmax_parts(input, dim)
-    return c._with_values(shifted - sums.log().index_select(0, g))
+    out = shifted - sums.log().index_select(0, g)
+    return c._with_values(node_name(out, "SubBackward0", "SparseLogSoftmaxBackward0"))
 
 
 def spdiags(diagonals: Tensor, offsets: Tensor, shape: tuple, layout=None) -> SparseTensor:
