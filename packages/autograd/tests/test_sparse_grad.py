@@ -131,3 +131,19 @@ def test_grad_fn_names_are_pytorchs():
         c.to_dense())]
     assert names == ["CoalesceBackward0", "SparseSoftmaxBackward0", "SparseLogSoftmaxBackward0", "SparseSumBackward0",
                      "SparseSumBackward0", "ToDenseBackward0"]
+
+
+def test_sparse_times_sparse_grads_match_dense_product():
+    rng = np.random.default_rng(3)
+    va, vb = rng.standard_normal(5), rng.standard_normal(3)
+    A = torch.sparse_coo_tensor([[0, 1, 1, 2, 0], [2, 0, 2, 1, 0]], torch.tensor(va), (3, 3), requires_grad=True)
+    B = torch.sparse_coo_tensor([[0, 2, 1], [0, 1, 1]], torch.tensor(vb), (3, 2), requires_grad=True)
+    w = torch.tensor(np.arange(6.0).reshape(3, 2))
+    P = A @ B
+    assert type(P.grad_fn).__name__ == "MmBackward0"
+    (P.to_dense() * w).sum().backward()
+    Ad = torch.tensor(A.to_dense().detach().numpy(), requires_grad=True)
+    Bd = torch.tensor(B.to_dense().detach().numpy(), requires_grad=True)
+    ((Ad @ Bd) * w).sum().backward()
+    np.testing.assert_allclose(A.grad.to_dense().numpy(), Ad.grad.numpy() * (A.to_dense().detach().numpy() != 0))
+    np.testing.assert_allclose(B.grad.to_dense().numpy(), Bd.grad.numpy() * (B.to_dense().detach().numpy() != 0))

@@ -398,3 +398,29 @@ def test_integer_and_bool_casts_and_type_names():
     assert s.type(ec.float64).dtype is ec.float64
     with pytest.raises(RuntimeError, match="^Unimplemented backend SparseCsrCPU$"):
         s.to_sparse_csr().type()
+
+
+def test_sparse_times_sparse_is_coalesced_sparse_against_scipy():
+    rng = np.random.default_rng(4)
+    a = sp.random(6, 5, density=0.4, random_state=1, format="coo")
+    b = sp.random(5, 4, density=0.4, random_state=2, format="coo")
+    sa = sparse_coo_tensor([a.row.tolist(), a.col.tolist()], ec.tensor(a.data), (6, 5))
+    sb = sparse_coo_tensor([b.row.tolist(), b.col.tolist()], ec.tensor(b.data), (5, 4)).to_sparse_csr()
+    out = sparse_mm(sa, sb)
+    assert out.is_sparse and out.is_coalesced() and out.shape == (6, 4)
+    np.testing.assert_allclose(out.to_dense().numpy(), (a @ b).toarray(), rtol=1e-12)
+    assert (sa @ sa.t()).shape == (6, 6) and rng is not None
+    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(6x5 and 6x5\)$"):
+        sparse_mm(sa, sa)
+    with pytest.raises(RuntimeError, match="^mat1 dtype Double does not match mat2 dtype Float$"):
+        sparse_mm(sa, sb.to(ec.float32))
+
+
+def test_like_factories_keep_a_sparse_inputs_layout():
+    s = sparse_coo_tensor([[0, 1], [1, 0]], ec.tensor([1.0, 2.0]), (2, 3))
+    for z in (ec.zeros_like(s), ec.empty_like(s), ec.zeros_like(s, dtype=ec.float64)):
+        assert z.is_sparse and z.shape == (2, 3) and z._nnz() == 0
+    assert not ec.zeros_like(s, layout=ec.strided).is_sparse
+    for call in (lambda: ec.ones_like(s), lambda: ec.full_like(s, 2.0)):
+        with pytest.raises(NotImplementedError, match="'aten::fill_.Scalar' with arguments from the 'SparseCPU'"):
+            call()

@@ -758,7 +758,11 @@ class SparseTensor(Tensor):
     def mm(self, mat2: Tensor) -> Tensor:
         from ember.core.sparse_ops import sparse_mm
 
-        return node_name(sparse_mm(self, mat2), "SparseAddmmBackward0", "MmBackward0")  # torch.mm's, as PyTorch's
+        out = sparse_mm(self, mat2)
+        if isinstance(out, SparseTensor):  # sparse @ sparse
+            node_name(out._sp_values, "SparseSparseMatmulBackward0", "MmBackward0")
+            return out
+        return node_name(out, "SparseAddmmBackward0", "MmBackward0")  # torch.mm's, as PyTorch's
 
     def matmul(self, other: Tensor) -> Tensor:
         if isinstance(other, Tensor) and other.ndim == 1:

@@ -95,8 +95,7 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
 
         return mm(mat1, mat2)
     if isinstance(mat2, SparseTensor):
-        raise RuntimeError("mm: ember multiplies a sparse matrix by a dense one only (sparse @ sparse is not "
-                           "supported)")
+        return _sparse_sparse_mm(mat1, mat2)
     if mat1.ndim != 2 or mat1.dense_dim():
         raise RuntimeError(f"mm: expected a 2-D sparse matrix without dense dims; got size {list(mat1._shape)}")
     if not isinstance(mat2, Tensor) or mat2.ndim != 2:
@@ -113,6 +112,31 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(f"mm: ember's sparse tensors live on the CPU; got mat2 on {mat2.device}")
     pattern, values = _pattern(mat1)
     return node_name(_MM[0](pattern, values, mat2), "SparseMmBackward", "SparseAddmmBackward0")  # PyTorch's node
+
+
+def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
+    """sparse (n, k) @ sparse (k, m) -> coalesced sparse (n, m): each stored a[i, j] meets row j of b; the
+    products' values are differentiable in both operands' values."""
+    if a.ndim != 2 or b.ndim != 2 or a.dense_dim() or b.dense_dim():
+        raise RuntimeError(f"mm: expected 2-D sparse matrices without dense dims; got sizes {list(a._shape)} and "
+                           f"{list(b._shape)}")
+    if a._shape[1] != b._shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
+                           f"{b._shape[0]}x{b._shape[1]})")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"mat1 dtype {dtypes.TORCH_NAMES[a._dtype.name]} does not match mat2 dtype "
+                           f"{dtypes.TORCH_NAMES[b._dtype.name]}")
+    a, b = a.to_sparse_coo().coalesce(), b.to_sparse_coo().coalesce()
+    ai, bi = a._sp_indices._np(), b._sp_indices._np()  # b's rows sorted: it is coalesced
+    lo = np.searchsorted(bi[0], ai[1], "left")
+    counts = np.searchsorted(bi[0], ai[1], "right") - lo
+    ia = np.repeat(np.arange(ai.shape[1], dtype=np.int64), counts)
+    ib = np.repeat(lo, counts) + np.arange(ia.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    vals = a._sp_values.index_select(0, Tensor._wrap(ia)) * b._sp_values.index_select(0, Tensor._wrap(ib))
+    idx = np.stack([ai[0][ia], bi[1][ib]]).astype(np.int64)
+    out = SparseTensor._coo(Tensor._wrap(idx), vals, (a._shape[0], b._shape[1]), False).coalesce()
+    node_name(out._sp_values, "CoalesceBackward0", "SparseSparseMatmulBackward0")
+    return out
 
 
 def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
