@@ -82,8 +82,8 @@ def _kernels():
 
 
 def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
-    """`torch.sparse.mm`: sparse (n, k) @ dense (k, m) -> dense (n, m); the sparse operand's gradient is
-    sparse with its own pattern.
+    """`torch.sparse.mm`: sparse (n, k) @ dense (k, m) -> dense (n, m), the sparse operand's gradient sparse
+    with its own pattern; sparse @ sparse -> sparse (`_sparse_sparse_mm`).
 
     Raises:
         RuntimeError: not a 2-D sparse matrix and a 2-D dense one of matching size and dtype.
