@@ -424,3 +424,20 @@ def test_like_factories_keep_a_sparse_inputs_layout():
     for call in (lambda: ec.ones_like(s), lambda: ec.full_like(s, 2.0)):
         with pytest.raises(NotImplementedError, match="'aten::fill_.Scalar' with arguments from the 'SparseCPU'"):
             call()
+
+
+def test_zero_preserving_unary_methods_coalesce_first():
+    s = sparse_coo_tensor([[0, 1, 1, 2, 0], [1, 0, 2, 1, 1]], ec.tensor([-1.0, 2.0, -3.0, 4.0, 5.0]), (3, 3))
+    dense = s.to_dense().numpy()
+    for name, ref in (("abs", np.abs), ("sqrt", lambda a: np.sqrt(np.abs(a))), ("tanh", np.tanh), ("sign", np.sign),
+                      ("square", np.square), ("expm1", np.expm1)):
+        src = s.abs() if name == "sqrt" else s
+        out = getattr(src, name)()
+        assert out.is_sparse and out.is_coalesced() and out._nnz() == 4
+        np.testing.assert_allclose(out.to_dense().numpy(), ref(dense), rtol=1e-6)
+    assert s.isnan().dtype is ec.bool and s.relu().to_dense().numpy().min() == 0.0
+    np.testing.assert_allclose((s ** 2).to_dense().numpy(), dense ** 2)
+    np.testing.assert_allclose(s.pow(-1)._values().numpy(), 1 / s.coalesce()._values().numpy())
+    with pytest.raises(RuntimeError, match="^pow: cannot raise to zeroth power on sparse tensor; it would make"):
+        s.pow(0)
+    assert s.to_sparse_csr().abs().is_sparse_csr

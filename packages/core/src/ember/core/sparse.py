@@ -706,6 +706,22 @@ class SparseTensor(Tensor):
 
     __neg__ = neg
 
+    def pow(self, exponent) -> SparseTensor:
+        """Elementwise power by a number (absent elements stay zero, so PyTorch refuses the zeroth)."""
+        if isinstance(exponent, Tensor):
+            raise _refusal(self._sp_layout.name, "pow.Tensor_Tensor")
+        if exponent == 0:
+            raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor "
+                               "dense")
+        return self._zero_preserving("pow", exponent)
+
+    __pow__ = pow
+
+    def _zero_preserving(self, name: str, *args) -> SparseTensor:
+        """A unary op that maps 0 to 0, over the stored values (coalesced first: abs(-1 + 5) is not 1 + 5)."""
+        c = self.coalesce() if self._sp_layout is sparse_coo else self
+        return c._with_values(getattr(c._sp_values, name)(*args))
+
     def mul(self, other) -> SparseTensor:
         """Elementwise product with a scalar, a dense tensor broadcast to this size, or a sparse tensor."""
         if isinstance(other, SparseTensor):
@@ -827,6 +843,22 @@ def _bare_repr(t: Tensor, indent: int) -> str:
         a = a.astype(np.float32)
     fmt, width = printing._element_formatter(printing._shown(a))
     return "tensor(" + printing._tensor_str(a, indent, a.size > printing._options["threshold"], fmt, width) + ")"
+
+
+def _zero_preserving_method(name: str):
+    def method(self):
+        return self._zero_preserving(name)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"`{name}` of the stored values (PyTorch's sparse kernels: it maps zero to zero)."
+    return method
+
+
+for _name in ("abs", "sqrt", "sin", "tan", "tanh", "sinh", "asin", "asinh", "atan", "atanh", "relu", "sign", "sgn",
+              "square", "floor", "ceil", "round", "trunc", "frac", "expm1", "log1p", "erf", "erfinv", "deg2rad",
+              "rad2deg", "isnan", "isinf", "signbit", "nan_to_num"):
+    setattr(SparseTensor, _name, _zero_preserving_method(_name))
+del _name
 
 
 def _rebuild_coo(indices, values, size, coalesced, requires_grad):
