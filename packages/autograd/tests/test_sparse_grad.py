@@ -109,3 +109,41 @@ def test_node_names_are_pytorchs():
     assert type(torch.mm(A, X).grad_fn).__name__ == "MmBackward0"
     assert type((A @ X).grad_fn).__name__ == "MmBackward0"
     assert type(A.to_dense().grad_fn).__name__ == "ToDenseBackward0"
+
+
+def test_index_select_grad_reaches_the_values():
+    """A row picked twice sends its values' gradient twice (PyTorch's own backward of this op is missing)."""
+    v = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+    o = torch.sparse_coo_tensor([[2, 0, 1, 0, 2], [0, 1, 2, 2, 1]], v, (3, 3)).index_select(0, torch.tensor([2, 2]))
+    assert o.requires_grad
+    (o.to_dense() * torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    assert v.grad.tolist() == [5.0, 0.0, 0.0, 0.0, 7.0]
+
+
+def test_grad_fn_names_are_pytorchs():
+    from ember.core.sparse_ops import sparse_log_softmax, sparse_softmax, sparse_sum
+
+    v = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+    s = torch.sparse_coo_tensor([[0, 1, 1, 2, 0], [1, 0, 2, 1, 1]], v, (3, 3))
+    c = s.coalesce()
+    names = [type(t.grad_fn).__name__ for t in (
+        c, sparse_softmax(c, 1), sparse_log_softmax(c, 1), sparse_sum(s, dim=1), sparse_sum(s, dim=(0, 1)),
+        c.to_dense())]
+    assert names == ["CoalesceBackward0", "SparseSoftmaxBackward0", "SparseLogSoftmaxBackward0", "SparseSumBackward0",
+                     "SparseSumBackward0", "ToDenseBackward0"]
+
+
+def test_sparse_times_sparse_grads_match_dense_product():
+    rng = np.random.default_rng(3)
+    va, vb = rng.standard_normal(5), rng.standard_normal(3)
+    A = torch.sparse_coo_tensor([[0, 1, 1, 2, 0], [2, 0, 2, 1, 0]], torch.tensor(va), (3, 3), requires_grad=True)
+    B = torch.sparse_coo_tensor([[0, 2, 1], [0, 1, 1]], torch.tensor(vb), (3, 2), requires_grad=True)
+    w = torch.tensor(np.arange(6.0).reshape(3, 2))
+    P = A @ B
+    assert type(P.grad_fn).__name__ == "MmBackward0"
+    (P.to_dense() * w).sum().backward()
+    Ad = torch.tensor(A.to_dense().detach().numpy(), requires_grad=True)
+    Bd = torch.tensor(B.to_dense().detach().numpy(), requires_grad=True)
+    ((Ad @ Bd) * w).sum().backward()
+    np.testing.assert_allclose(A.grad.to_dense().numpy(), Ad.grad.numpy() * (A.to_dense().detach().numpy() != 0))
+    np.testing.assert_allclose(B.grad.to_dense().numpy(), Bd.grad.numpy() * (B.to_dense().detach().numpy() != 0))

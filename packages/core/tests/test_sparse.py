@@ -91,6 +91,20 @@ def test_repr_like_pytorch():
                        f"       size=(2, 2), nnz=2, layout={ec.sparse_coo!r})")
 
 
+def test_repr_wraps_parts_to_the_width_left_after_their_prefix():
+    """PyTorch fits each part's rows to the line width minus its `indices=tensor(` / `values=tensor(` column."""
+    s = sparse_coo_tensor([list(range(16)), [0] * 16], ec.arange(16, dtype=ec.float32) / 7, (16, 1))
+    assert repr(s) == (
+        "tensor(indices=tensor([[ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13,\n"
+        "                        14, 15],\n"
+        "                       [ 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,\n"
+        "                         0,  0]]),\n"
+        "       values=tensor([0.0000, 0.1429, 0.2857, 0.4286, 0.5714, 0.7143, 0.8571,\n"
+        "                      1.0000, 1.1429, 1.2857, 1.4286, 1.5714, 1.7143, 1.8571,\n"
+        "                      2.0000, 2.1429]),\n"
+        f"       size=(16, 1), nnz=16, layout={ec.sparse_coo!r})")
+
+
 def test_dense_to_sparse_round_trip():
     a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
     s = ec.tensor(a).to_sparse()
@@ -346,3 +360,84 @@ def test_a_dense_op_on_a_sparse_tensor_prints_as_pytorchs_not_implemented_error(
         ec.exp(s)
     assert type(info.value).__name__ == "NotImplementedError"
     assert repr(info.value).startswith("NotImplementedError(\"Could not run 'aten::")
+
+
+def test_index_select_in_pytorchs_order_with_its_errors():
+    """PyTorch's sparse index_select: matches of index[0] in storage order, then index[1]'s; uncoalesced."""
+    i = [[2, 0, 1, 0, 2], [0, 1, 2, 2, 1]]
+    s = sparse_coo_tensor(i, ec.tensor([1.0, 2.0, 3.0, 4.0, 5.0]), (3, 3))
+    o = s.index_select(0, ec.tensor([2, 0, -1]))
+    assert o.shape == (3, 3) and not o.is_coalesced()
+    assert o._indices().tolist() == [[0, 0, 1, 1, 2, 2], [0, 1, 1, 2, 0, 1]]
+    assert o._values().tolist() == [1.0, 5.0, 2.0, 4.0, 1.0, 5.0]
+    one = ec.index_select(s, 1, ec.tensor([0]))
+    assert one.shape == (3, 1) and one.is_coalesced() and one._indices().tolist() == [[2], [0]]
+    np.testing.assert_array_equal(o.to_dense().numpy(), s.to_dense().numpy()[[2, 0, 2]])
+    h = sparse_coo_tensor(i, ec.arange(10.0).view(5, 2), (3, 3, 2))
+    hd = h.index_select(2, ec.tensor([1]))
+    assert hd.shape == (3, 3, 1) and hd._values().flatten().tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+    with pytest.raises(IndexError, match=r"^index_select\(\): index contains 3 that is out of range for tensor of "
+                                         r"size \[3, 3\] at dimension 0$"):
+        s.index_select(0, ec.tensor([3]))
+    with pytest.raises(IndexError, match=r"argument index must be 1-D strided \(non-sparse\) long-tensor"):
+        s.index_select(0, ec.tensor([0], dtype=ec.int32))
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        s.index_select(2, ec.tensor([0]))
+    with pytest.raises(NotImplementedError, match="'aten::index_select' with arguments from the 'SparseCsrCPU'"):
+        s.to_sparse_csr().index_select(0, ec.tensor([0]))
+
+
+def test_integer_and_bool_casts_and_type_names():
+    s = sparse_coo_tensor([[0, 1], [1, 0]], ec.tensor([1.5, -2.0]), (2, 2))
+    assert s.type() == "torch.sparse.FloatTensor" and s.double().type() == "torch.sparse.DoubleTensor"
+    for conv, dt in (("long", ec.int64), ("int", ec.int32), ("short", ec.int16), ("char", ec.int8),
+                     ("byte", ec.uint8), ("bool", ec.bool), ("bfloat16", ec.bfloat16)):
+        out = getattr(s, conv)()
+        assert out.is_sparse and out.dtype is dt and out._indices().tolist() == [[0, 1], [1, 0]]
+    assert s.long().type() == "torch.sparse.LongTensor" and s.long()._values().tolist() == [1, -2]
+    assert s.type(ec.float64).dtype is ec.float64
+    with pytest.raises(RuntimeError, match="^Unimplemented backend SparseCsrCPU$"):
+        s.to_sparse_csr().type()
+
+
+def test_sparse_times_sparse_is_coalesced_sparse_against_scipy():
+    rng = np.random.default_rng(4)
+    a = sp.random(6, 5, density=0.4, random_state=1, format="coo")
+    b = sp.random(5, 4, density=0.4, random_state=2, format="coo")
+    sa = sparse_coo_tensor([a.row.tolist(), a.col.tolist()], ec.tensor(a.data), (6, 5))
+    sb = sparse_coo_tensor([b.row.tolist(), b.col.tolist()], ec.tensor(b.data), (5, 4)).to_sparse_csr()
+    out = sparse_mm(sa, sb)
+    assert out.is_sparse and out.is_coalesced() and out.shape == (6, 4)
+    np.testing.assert_allclose(out.to_dense().numpy(), (a @ b).toarray(), rtol=1e-12)
+    assert (sa @ sa.t()).shape == (6, 6) and rng is not None
+    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(6x5 and 6x5\)$"):
+        sparse_mm(sa, sa)
+    with pytest.raises(RuntimeError, match="^mat1 dtype Double does not match mat2 dtype Float$"):
+        sparse_mm(sa, sb.to(ec.float32))
+
+
+def test_like_factories_keep_a_sparse_inputs_layout():
+    s = sparse_coo_tensor([[0, 1], [1, 0]], ec.tensor([1.0, 2.0]), (2, 3))
+    for z in (ec.zeros_like(s), ec.empty_like(s), ec.zeros_like(s, dtype=ec.float64)):
+        assert z.is_sparse and z.shape == (2, 3) and z._nnz() == 0
+    assert not ec.zeros_like(s, layout=ec.strided).is_sparse
+    for call in (lambda: ec.ones_like(s), lambda: ec.full_like(s, 2.0)):
+        with pytest.raises(NotImplementedError, match="'aten::fill_.Scalar' with arguments from the 'SparseCPU'"):
+            call()
+
+
+def test_zero_preserving_unary_methods_coalesce_first():
+    s = sparse_coo_tensor([[0, 1, 1, 2, 0], [1, 0, 2, 1, 1]], ec.tensor([-1.0, 2.0, -3.0, 4.0, 5.0]), (3, 3))
+    dense = s.to_dense().numpy()
+    for name, ref in (("abs", np.abs), ("sqrt", lambda a: np.sqrt(np.abs(a))), ("tanh", np.tanh), ("sign", np.sign),
+                      ("square", np.square), ("expm1", np.expm1)):
+        src = s.abs() if name == "sqrt" else s
+        out = getattr(src, name)()
+        assert out.is_sparse and out.is_coalesced() and out._nnz() == 4
+        np.testing.assert_allclose(out.to_dense().numpy(), ref(dense), rtol=1e-6)
+    assert s.isnan().dtype is ec.bool and s.relu().to_dense().numpy().min() == 0.0
+    np.testing.assert_allclose((s ** 2).to_dense().numpy(), dense ** 2)
+    np.testing.assert_allclose(s.pow(-1)._values().numpy(), 1 / s.coalesce()._values().numpy())
+    with pytest.raises(RuntimeError, match="^pow: cannot raise to zeroth power on sparse tensor; it would make"):
+        s.pow(0)
+    assert s.to_sparse_csr().abs().is_sparse_csr

@@ -547,6 +547,19 @@ def _dense_only(layout, op: str, aten: str) -> None:
         raise NotImplementedError(f"Could not run '{aten}' with arguments from the 'SparseCPU' backend.")
 
 
+def _input_layout(input: Tensor, layout):
+    """A `*_like` call's layout: the one asked for, else a sparse input's own (a dense one's stays None)."""
+    return input.layout if layout is None and not input._dense_like else layout
+
+
+def _refuse_sparse_fill(input: Tensor, layout) -> None:
+    """`ones_like`/`full_like` of a sparse tensor: PyTorch's refusal of its fill_ on the sparse backend."""
+    if layout is None and not input._dense_like:
+        from ember.core.sparse import _refusal
+
+        raise _refusal(input.layout.name, "fill_.Scalar")
+
+
 def _sparse_zeros(shape, dtype, device, requires_grad: bool) -> Tensor:
     """An all-zero sparse COO tensor of `shape` (no stored elements), as `zeros(..., layout=torch.sparse_coo)`."""
     from ember.core.sparse import sparse_coo_tensor
@@ -705,6 +718,9 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
             and (t := _numpy_filled_like(input, dtype, None)) is not None):
         return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "empty_like")
+    layout = _input_layout(input, layout)
+    if layout is not None and _sparse_layout(layout, "empty_like"):  # PyTorch's sparse empty has no elements
+        return _sparse_zeros(shape, dt, dev, requires_grad)
     if layout is not None:
         _dense_only(layout, "empty_like", "aten::empty_strided")
     perm = memfmt.dim_order(input, memory_format, "empty_like")
@@ -721,6 +737,7 @@ def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
             and (t := _numpy_filled_like(input, dtype, 0)) is not None):
         return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
+    layout = _input_layout(input, layout)
     if layout is not None and _sparse_layout(layout, "zeros_like"):
         return _sparse_zeros(shape, dt, dev, requires_grad)
     perm = memfmt.dim_order(input, memory_format, "zeros_like")
@@ -737,6 +754,7 @@ def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
             and (t := _numpy_filled_like(input, dtype, 1)) is not None):
         return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "ones_like")
+    _refuse_sparse_fill(input, layout)
     if layout is not None and _sparse_layout(layout, "ones_like"):
         raise RuntimeError("full(...) is not implemented for sparse layout")
     perm = memfmt.dim_order(input, memory_format, "ones_like")
@@ -750,6 +768,7 @@ def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "full_like")
+    _refuse_sparse_fill(input, layout)
     if layout is not None and _sparse_layout(layout, "full_like"):
         raise RuntimeError("full(...) is not implemented for sparse layout")
     perm = memfmt.dim_order(input, memory_format, "full_like")

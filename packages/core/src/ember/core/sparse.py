@@ -472,6 +472,37 @@ class SparseTensor(Tensor):
     def half(self, memory_format=None) -> SparseTensor:
         return self.to(dtypes.float16)
 
+    def bfloat16(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.bfloat16)
+
+    def long(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int64)
+
+    def int(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int32)
+
+    def short(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int16)
+
+    def char(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int8)
+
+    def byte(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.uint8)
+
+    def bool(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.bool)
+
+    def type(self, dtype=None, non_blocking: bool = False):
+        """`torch.sparse.FloatTensor` and friends (PyTorch names no CSR type), or the tensor cast to `dtype`."""
+        if dtype is None:
+            if self._sp_layout is sparse_csr:
+                raise RuntimeError("Unimplemented backend SparseCsrCPU")
+            return "torch.sparse." + Tensor.type(self._sp_values).removeprefix("torch.")
+        if isinstance(dtype, dtypes.dtype):
+            return self.to(dtype)
+        return Tensor.type(self, dtype, non_blocking)
+
     def to_dense(self, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
         """The dense tensor (duplicates summed); differentiable in the values."""
         from ember.core.creation import zeros
@@ -530,6 +561,7 @@ class SparseTensor(Tensor):
             plan = self.__dict__["_sp_plan"] = (version, *_unique_columns(idx, self._shape[:idx.shape[0]]))
         _, uniq, inverse = plan
         summed = zeros((uniq.shape[1],) + tuple(v._shape[1:]), dtype=v._dtype).index_add(0, Tensor._wrap(inverse), v)
+        summed = node_name(summed, "IndexAddBackward0", "CoalesceBackward0")
         return SparseTensor._coo(Tensor._wrap(uniq), summed, self._shape, True)
 
     # --- shape -----------------------------------------------------------------------------------
@@ -674,6 +706,22 @@ class SparseTensor(Tensor):
 
     __neg__ = neg
 
+    def pow(self, exponent) -> SparseTensor:
+        """Elementwise power by a number (absent elements stay zero, so PyTorch refuses the zeroth)."""
+        if isinstance(exponent, Tensor):
+            raise _refusal(self._sp_layout.name, "pow.Tensor_Tensor")
+        if exponent == 0:
+            raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor "
+                               "dense")
+        return self._zero_preserving("pow", exponent)
+
+    __pow__ = pow
+
+    def _zero_preserving(self, name: str, *args) -> SparseTensor:
+        """A unary op that maps 0 to 0, over the stored values (coalesced first: abs(-1 + 5) is not 1 + 5)."""
+        c = self.coalesce() if self._sp_layout is sparse_coo else self
+        return c._with_values(getattr(c._sp_values, name)(*args))
+
     def mul(self, other) -> SparseTensor:
         """Elementwise product with a scalar, a dense tensor broadcast to this size, or a sparse tensor."""
         if isinstance(other, SparseTensor):
@@ -718,10 +766,19 @@ class SparseTensor(Tensor):
 
         return sparse_sum(self, dim, dtype=dtype) if not keepdim else _refuse_keepdim()
 
+    def index_select(self, dim: int, index: Tensor) -> SparseTensor:
+        from ember.core.sparse_ops import sparse_index_select
+
+        return sparse_index_select(self, dim, index)
+
     def mm(self, mat2: Tensor) -> Tensor:
         from ember.core.sparse_ops import sparse_mm
 
-        return node_name(sparse_mm(self, mat2), "SparseAddmmBackward0", "MmBackward0")  # torch.mm's, as PyTorch's
+        out = sparse_mm(self, mat2)
+        if isinstance(out, SparseTensor):  # sparse @ sparse
+            node_name(out._sp_values, "SparseSparseMatmulBackward0", "MmBackward0")
+            return out
+        return node_name(out, "SparseAddmmBackward0", "MmBackward0")  # torch.mm's, as PyTorch's
 
     def matmul(self, other: Tensor) -> Tensor:
         if isinstance(other, Tensor) and other.ndim == 1:
@@ -746,11 +803,11 @@ class SparseTensor(Tensor):
 
         pad = " " * 7
         if self._sp_layout is sparse_coo:
-            head = "tensor(indices=" + _bare_repr(self._sp_indices).replace("\n", "\n" + " " * 15)
+            head = "tensor(indices=" + _bare_repr(self._sp_indices, 22)
         else:
-            head = ("tensor(crow_indices=" + _bare_repr(Tensor._wrap(self._sp_crow)) + ",\n" + pad
-                    + "col_indices=" + _bare_repr(Tensor._wrap(self._sp_col)))
-        vals = "values=" + _bare_repr(self._sp_values).replace("\n", "\n" + " " * 14)
+            head = ("tensor(crow_indices=" + _bare_repr(Tensor._wrap(self._sp_crow), 27) + ",\n" + pad
+                    + "col_indices=" + _bare_repr(Tensor._wrap(self._sp_col), 26))
+        vals = "values=" + _bare_repr(self._sp_values, 21)
         suffix = [f"size={tuple(self._shape)}", f"nnz={self._nnz()}"]
         meta = _dtype_grad_suffix(self._sp_values)
         dt = [s for s in meta if s.startswith("dtype=")]
@@ -773,8 +830,10 @@ class SparseTensor(Tensor):
         return self.clone()
 
 
-def _bare_repr(t: Tensor) -> str:
-    """`tensor([...])` without the dtype and grad suffixes (PyTorch names them once, on the sparse tensor)."""
+def _bare_repr(t: Tensor, indent: int) -> str:
+    """`tensor([...])` without the dtype and grad suffixes (PyTorch names them once, on the sparse tensor).
+
+    `indent` is the column the part's elements start at: PyTorch fits its rows to the width left there."""
     from ember.core import printing
 
     a = t._values() if type(t) is Tensor else Tensor._values(t)
@@ -783,7 +842,23 @@ def _bare_repr(t: Tensor) -> str:
     if a.dtype.kind == "V" or a.dtype.itemsize == 1 and a.dtype.kind == "f" or t._dtype is dtypes.bfloat16:
         a = a.astype(np.float32)
     fmt, width = printing._element_formatter(printing._shown(a))
-    return "tensor(" + printing._tensor_str(a, 7, a.size > printing._options["threshold"], fmt, width) + ")"
+    return "tensor(" + printing._tensor_str(a, indent, a.size > printing._options["threshold"], fmt, width) + ")"
+
+
+def _zero_preserving_method(name: str):
+    def method(self):
+        return self._zero_preserving(name)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"`{name}` of the stored values (PyTorch's sparse kernels: it maps zero to zero)."
+    return method
+
+
+for _name in ("abs", "sqrt", "sin", "tan", "tanh", "sinh", "asin", "asinh", "atan", "atanh", "relu", "sign", "sgn",
+              "square", "floor", "ceil", "round", "trunc", "frac", "expm1", "log1p", "erf", "erfinv", "deg2rad",
+              "rad2deg", "isnan", "isinf", "signbit", "nan_to_num"):
+    setattr(SparseTensor, _name, _zero_preserving_method(_name))
+del _name
 
 
 def _rebuild_coo(indices, values, size, coalesced, requires_grad):

@@ -16,7 +16,7 @@ from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, 
 from ember.core.tensor import Tensor
 
 __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
-           "spdiags", "sampled_addmm"]
+           "spdiags", "sampled_addmm", "sparse_index_select"]
 
 
 class CsrPattern:
@@ -82,8 +82,8 @@ def _kernels():
 
 
 def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
-    """`torch.sparse.mm`: sparse (n, k) @ dense (k, m) -> dense (n, m); the sparse operand's gradient is
-    sparse with its own pattern.
+    """`torch.sparse.mm`: sparse (n, k) @ dense (k, m) -> dense (n, m), the sparse operand's gradient sparse
+    with its own pattern; sparse @ sparse -> sparse (`_sparse_sparse_mm`).
 
     Raises:
         RuntimeError: not a 2-D sparse matrix and a 2-D dense one of matching size and dtype.
@@ -95,8 +95,7 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
 
         return mm(mat1, mat2)
     if isinstance(mat2, SparseTensor):
-        raise RuntimeError("mm: ember multiplies a sparse matrix by a dense one only (sparse @ sparse is not "
-                           "supported)")
+        return _sparse_sparse_mm(mat1, mat2)
     if mat1.ndim != 2 or mat1.dense_dim():
         raise RuntimeError(f"mm: expected a 2-D sparse matrix without dense dims; got size {list(mat1._shape)}")
     if not isinstance(mat2, Tensor) or mat2.ndim != 2:
@@ -113,6 +112,31 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(f"mm: ember's sparse tensors live on the CPU; got mat2 on {mat2.device}")
     pattern, values = _pattern(mat1)
     return node_name(_MM[0](pattern, values, mat2), "SparseMmBackward", "SparseAddmmBackward0")  # PyTorch's node
+
+
+def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
+    """sparse (n, k) @ sparse (k, m) -> coalesced sparse (n, m): each stored a[i, j] meets row j of b; the
+    products' values are differentiable in both operands' values."""
+    if a.ndim != 2 or b.ndim != 2 or a.dense_dim() or b.dense_dim():
+        raise RuntimeError(f"mm: expected 2-D sparse matrices without dense dims; got sizes {list(a._shape)} and "
+                           f"{list(b._shape)}")
+    if a._shape[1] != b._shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
+                           f"{b._shape[0]}x{b._shape[1]})")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"mat1 dtype {dtypes.TORCH_NAMES[a._dtype.name]} does not match mat2 dtype "
+                           f"{dtypes.TORCH_NAMES[b._dtype.name]}")
+    a, b = a.to_sparse_coo().coalesce(), b.to_sparse_coo().coalesce()
+    ai, bi = a._sp_indices._np(), b._sp_indices._np()  # b's rows sorted: it is coalesced
+    lo = np.searchsorted(bi[0], ai[1], "left")
+    counts = np.searchsorted(bi[0], ai[1], "right") - lo
+    ia = np.repeat(np.arange(ai.shape[1], dtype=np.int64), counts)
+    ib = np.repeat(lo, counts) + np.arange(ia.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    vals = a._sp_values.index_select(0, Tensor._wrap(ia)) * b._sp_values.index_select(0, Tensor._wrap(ib))
+    idx = np.stack([ai[0][ia], bi[1][ib]]).astype(np.int64)
+    out = SparseTensor._coo(Tensor._wrap(idx), vals, (a._shape[0], b._shape[1]), False).coalesce()
+    node_name(out._sp_values, "CoalesceBackward0", "SparseSparseMatmulBackward0")
+    return out
 
 
 def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
@@ -141,9 +165,43 @@ def sparse_sum(input: SparseTensor, dim=None, dtype=None):
     keep = [d for d in range(sd) if d not in dims]
     shape = tuple(n for d, n in enumerate(input._shape) if d not in dims)
     if not keep:
-        return v.sum(0)
+        return node_name(v.sum(0), "SumBackward1", "SparseSumBackward0")
     idx = np.ascontiguousarray(input._sp_indices._np()[keep])
-    return SparseTensor._coo(Tensor._wrap(idx), v, shape, False).coalesce()
+    out = SparseTensor._coo(Tensor._wrap(idx), v, shape, False).coalesce()
+    node_name(out._sp_values, "CoalesceBackward0", "SparseSumBackward0")
+    return out
+
+
+def sparse_index_select(input: SparseTensor, dim: int, index: Tensor) -> SparseTensor:
+    """`index_select` of a COO tensor, in PyTorch's order: the elements matching `index[0]` (in storage order),
+    then `index[1]`'s...; uncoalesced. The new values are a differentiable gather of the old ones."""
+    input._need_coo("index_select")
+    d = input._wrap_dim(dim)
+    if type(index) is not Tensor or index.ndim != 1 or index._dtype is not dtypes.int64:
+        raise IndexError("index_select() argument index must be 1-D strided (non-sparse) long-tensor.")
+    n = input._shape[d]
+    want = index._np().astype(np.int64, copy=True)
+    bad = (want < -n) | (want >= n)
+    if bad.any():
+        raise IndexError(f"index_select(): index contains {int(want[bad][0])} that is out of range for tensor of size "
+                         f"{list(input._shape)} at dimension {d}")
+    want[want < 0] += n
+    shape = input._shape[:d] + (want.size,) + input._shape[d + 1:]
+    idx, sd = input._sp_indices._np(), input.sparse_dim()
+    if d >= sd:  # a dense dim: the values' slices, the same indices
+        v = input._sp_values.index_select(d - sd + 1, Tensor._wrap(want))
+        return SparseTensor._coo(Tensor._wrap(idx.copy()), v, shape, v._shape[0] < 2)
+    order = np.argsort(idx[d], kind="stable")
+    keys = idx[d][order]
+    lo, hi = np.searchsorted(keys, want, "left"), np.searchsorted(keys, want, "right")
+    counts = hi - lo
+    slot = np.repeat(np.arange(want.size, dtype=np.int64), counts)
+    within = np.arange(slot.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    picked = order[np.repeat(lo, counts) + within]
+    new_idx = idx[:, picked]
+    new_idx[d] = slot
+    v = input._sp_values.index_select(0, Tensor._wrap(picked))
+    return SparseTensor._coo(Tensor._wrap(np.ascontiguousarray(new_idx)), v, shape, slot.size < 2)
 
 
 def _groups(s: SparseTensor, dim: int) -> np.ndarray:
@@ -181,7 +239,7 @@ def sparse_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTensor:
     if dtype is not None:
         input = input.to(dtype)
     c, shifted, sums, g = _softmax_parts(input, dim)
-    return c._with_values(shifted.exp() / sums.index_select(0, g))
+    return c._with_values(node_name(shifted.exp() / sums.index_select(0, g), "DivBackward0", "SparseSoftmaxBackward0"))
 
 
 def sparse_log_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTensor:
@@ -189,7 +247,8 @@ def sparse_log_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTenso
     if dtype is not None:
         input = input.to(dtype)
     c, shifted, sums, g = _softmax_parts(input, dim)
-    return c._with_values(shifted - sums.log().index_select(0, g))
+    out = shifted - sums.log().index_select(0, g)
+    return c._with_values(node_name(out, "SubBackward0", "SparseLogSoftmaxBackward0"))
 
 
 def spdiags(diagonals: Tensor, offsets: Tensor, shape: tuple, layout=None) -> SparseTensor:

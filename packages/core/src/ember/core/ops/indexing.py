@@ -820,7 +820,12 @@ def _index_fill_cpu(input, dim, index, value, *, out=None):
 @method
 def index_select(input, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in the 1-D `index`."""
-    return _index_select(input, dim, index, out=out)
+    try:
+        return _index_select(input, dim, index, out=out)
+    except NotImplementedError:  # a sparse `input` (NOTE [ Sparse tensors beside the dense path ]): its method
+        if type(input) is Tensor or out is not None:
+            raise
+        return input.index_select(dim, index)
 
 
 @method
