@@ -146,6 +146,16 @@ try:
     DataLoader(ReplayStream(torch.zeros(3, 2), 2, 0), shuffle=True)
 except ValueError as e:
     print("ValueError", str(e)[:80])
+done_flag = np.float32(0.3) > 0.2  # numpy comparisons give numpy bools, like gym's terminated flags
+print("np flag", type(done_flag).__module__, buf.rewards[bool(done_flag)].shape, buf.rewards[True].shape)
+try:
+    buf.rewards[done_flag]
+except IndexError as e:
+    print("IndexError", e)
+try:
+    buf.rewards[np.float64(2.0)]
+except IndexError as e:
+    print("IndexError", e)
 try:
     buf.frames[0] = torch.full((8, 8), 300)
     print("overflow stored", buf.frames[0, 0, :2].tolist())
