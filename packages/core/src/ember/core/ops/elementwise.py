@@ -886,6 +886,8 @@ def _as_operand(v, dt: dtypes.dtype):
         return v.astype(dt.np) if v.ndim == 0 and v.dtype != dt.np else v
     if type(v) is int and dt.np.kind in "iu" and not 0 <= v <= 127:
         return np.array(v).astype(dt.np)
+    if isinstance(v, np.integer) and dt.np.kind in "iu" and v.dtype != dt.np:  # a numpy int is a Python int
+        return np.array(v).astype(dt.np)  # to PyTorch (uint8 * np.int64(300) wraps), which numpy refuses to cast
     return v
 
 
@@ -901,8 +903,8 @@ for _row in BINARY:
 
 @get_op("pow").meta
 def _pow_meta(input, exponent, *, out=None) -> None:
-    """An integer tensor to a negative Python integer power raises, as in PyTorch, on every device."""
-    if (type(exponent) is int and exponent < 0 and isinstance(input, Tensor)
+    """An integer tensor to a negative Python (or numpy) integer power raises, as in PyTorch, on every device."""
+    if ((type(exponent) is int or isinstance(exponent, np.integer)) and exponent < 0 and isinstance(input, Tensor)
             and not (input._dtype.is_floating_point or input._dtype.is_complex)):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
