@@ -912,3 +912,13 @@ def test_an_integer_tensor_to_a_negative_numpy_int_power_raises():
     with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):
         E.tensor([2]) ** np.int64(-1)
     assert (E.tensor([2.0]) ** np.int64(-2)).tolist() == [0.25]
+
+
+def test_clamp_takes_numpy_scalar_bounds_as_python_numbers():
+    u = E.tensor([1, 2, 250], dtype=E.uint8)
+    assert u.clamp(max=np.int32(7)).tolist() == [1, 2, 7]
+    assert E.clip(u, np.int64(2), np.int64(9)).tolist() == [2, 2, 9]
+    assert u.clamp(min=np.int64(-3)).tolist() == [253, 253, 253]  # wrapped, as a Python -3
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        u.clamp(max=np.int64(300))
+    assert E.tensor([1.0, 5.0]).clamp(max=np.float64(2.5)).tolist() == [1.0, 2.5]
