@@ -922,3 +922,13 @@ def test_clamp_takes_numpy_scalar_bounds_as_python_numbers():
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
         u.clamp(max=np.int64(300))
     assert E.tensor([1.0, 5.0]).clamp(max=np.float64(2.5)).tolist() == [1.0, 2.5]
+
+
+@pytest.mark.parametrize("write", [lambda u, v: u.clone().fill_(v), lambda u, v: u.masked_fill(u > 1, v),
+                                   lambda u, v: E.full((2,), v, dtype=E.uint8), lambda u, v: E.where(u > 1, u, v)],
+                         ids=["fill_", "masked_fill", "full", "where"])
+def test_numpy_int_scalars_written_into_int_tensors_are_checked_as_python_ints(write):
+    u = E.tensor([1, 2, 250], dtype=E.uint8)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        write(u, np.int64(300))
+    assert write(u, np.int64(-1)).tolist() == write(u, -1).tolist()  # wrapped to 255, as a Python -1

@@ -929,7 +929,7 @@ def _where_meta(condition, input, other, *, out=None) -> None:
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)):  # a number converts to the result dtype
         dt = dtypes.result_type(input, other)
         for v in (input, other):
-            if type(v) in (int, float) and dt.name in _C_INT_NAMES:
+            if (type(v) in (int, float) or isinstance(v, np.integer)) and dt.name in _C_INT_NAMES:
                 scalar_as(dt, v)
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
         if condition._dtype is dtypes.uint8:
