@@ -146,6 +146,17 @@ try:
     DataLoader(ReplayStream(torch.zeros(3, 2), 2, 0), shuffle=True)
 except ValueError as e:
     print("ValueError", str(e)[:80])
+# gym hands back numpy scalars: they act as Python numbers on uint8 frames
+n_frames, act, rew = np.int64(2), np.int64(3), np.float64(-0.5)
+f0 = st[0, 0, 0, :4]
+print("np scalars", (f0 * n_frames).tolist(), (f0 + np.int64(300)).dtype, type(f0 - act).__name__,
+      f0.clamp(max=np.int32(100)).tolist(), (f0 > np.int64(-3)).tolist(), (f0 * rew).dtype)
+print("np where", torch.where(f0 > 100, f0, np.int64(-1)).tolist(), f0.clone().fill_(np.int64(7)).tolist())
+for bad in (lambda: f0.masked_fill(f0 > 0, np.int64(300)), lambda: torch.tensor([2]) ** np.int64(-1)):
+    try:
+        bad()
+    except RuntimeError as e:
+        print("RuntimeError", e)
 done_flag = np.float32(0.3) > 0.2  # numpy comparisons give numpy bools, like gym's terminated flags
 print("np flag", type(done_flag).__module__, buf.rewards[bool(done_flag)].shape, buf.rewards[True].shape)
 try:
