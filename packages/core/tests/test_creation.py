@@ -127,7 +127,8 @@ def test_from_numpy_errors(monkeypatch):
             make(np.array([{}]))
         with pytest.raises(ValueError, match=r"^At least one stride in the given numpy array is negative, .*\) $"):
             make(np.arange(6.0).reshape(2, 3)[:, ::-1])
-    assert E.tensor([np.arange(2.0)[::-1].copy(), np.ones(2)]).dtype is E.float64  # an array leaf's dtype
+    with pytest.warns(UserWarning, match="list of numpy.ndarrays"):
+        assert E.tensor([np.arange(2.0)[::-1].copy(), np.ones(2)]).dtype is E.float64  # an array leaf's dtype
     with pytest.raises(TypeError, match="^len\\(\\) of unsized object$"):  # a 0-d array read as a sequence
         E.tensor([np.array(1.0), 2])
     assert E.tensor([2, np.array(1.0)]).dtype is E.float64  # not first: read as a number
@@ -403,6 +404,29 @@ def test_tensor_of_sequences_with_tensors_or_numpy_data_does_not_warn():
         E.tensor([E.tensor(1.0), E.tensor(2.0)])
         E.as_tensor(E.tensor([1.0]))
         E.tensor(np.ones(2))
+
+
+_LIST_OF_NDARRAYS = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
+                     "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
+
+
+@pytest.mark.parametrize("make", [lambda: E.tensor([np.zeros(2), np.ones(2)]), lambda: E.as_tensor((np.zeros(2),)),
+                                  lambda: E.tensor([[1.0, 2.0], np.ones(2)]), lambda: E.tensor([[np.zeros(2)]]),
+                                  lambda: E.zeros(1).new_tensor([np.ones(2)])],
+                         ids=["list", "as_tensor tuple", "later element", "nested", "new_tensor"])
+def test_tensor_of_a_list_of_arrays_warns_once_per_process(make, monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())  # PyTorch's TORCH_WARN_ONCE, wherever the array sits
+    with pytest.warns(UserWarning) as caught:
+        r = make()
+        make()
+    assert [str(w.message) for w in caught] == [_LIST_OF_NDARRAYS]
+    assert caught[0].filename == __file__
+    assert r.shape[-1] == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        E.tensor([np.float32(1.0), np.int64(2)])  # numpy scalars are no arrays
 
 
 @pytest.mark.parametrize("data,dtype,values", [

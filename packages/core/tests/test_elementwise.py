@@ -893,3 +893,42 @@ def test_half_tensor_with_a_complex_number_only_where_pytorch_has_complexhalf_ke
         h.fill_(1j)
     with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
         E.tensor([1], dtype=E.uint8).fill_(1j)
+
+
+@pytest.mark.parametrize("scalar", [np.int64(300), np.int64(-3), np.int32(7), np.int16(-200), np.uint8(200)])
+def test_numpy_int_scalars_are_python_ints_to_narrow_int_tensors(scalar):
+    """gym hands back numpy ints: with a uint8/int8 frame they wrap as a Python int does (numpy refused the cast,
+    the operator returned NotImplemented and numpy's own reflected op made an ndarray)."""
+    u = E.tensor([1, 2, 250], dtype=E.uint8)
+    i8 = E.tensor([1, -2, 100], dtype=E.int8)
+    for got, want, dt in [(u + scalar, u + int(scalar), E.uint8), (scalar * u, int(scalar) * u, E.uint8),
+                          (u.clone().add_(scalar), u.clone().add_(int(scalar)), E.uint8),
+                          (i8 * scalar, i8 * int(scalar), E.int8), (u > scalar, u > int(scalar), E.bool)]:
+        assert type(got) is E.Tensor and got.dtype is dt and got.tolist() == want.tolist()
+    assert (u + E.tensor(0) + scalar).tolist() == [(v + int(scalar)) % 256 for v in (1, 2, 250)]
+
+
+def test_an_integer_tensor_to_a_negative_numpy_int_power_raises():
+    with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):
+        E.tensor([2]) ** np.int64(-1)
+    assert (E.tensor([2.0]) ** np.int64(-2)).tolist() == [0.25]
+
+
+def test_clamp_takes_numpy_scalar_bounds_as_python_numbers():
+    u = E.tensor([1, 2, 250], dtype=E.uint8)
+    assert u.clamp(max=np.int32(7)).tolist() == [1, 2, 7]
+    assert E.clip(u, np.int64(2), np.int64(9)).tolist() == [2, 2, 9]
+    assert u.clamp(min=np.int64(-3)).tolist() == [253, 253, 253]  # wrapped, as a Python -3
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        u.clamp(max=np.int64(300))
+    assert E.tensor([1.0, 5.0]).clamp(max=np.float64(2.5)).tolist() == [1.0, 2.5]
+
+
+@pytest.mark.parametrize("write", [lambda u, v: u.clone().fill_(v), lambda u, v: u.masked_fill(u > 1, v),
+                                   lambda u, v: E.full((2,), v, dtype=E.uint8), lambda u, v: E.where(u > 1, u, v)],
+                         ids=["fill_", "masked_fill", "full", "where"])
+def test_numpy_int_scalars_written_into_int_tensors_are_checked_as_python_ints(write):
+    u = E.tensor([1, 2, 250], dtype=E.uint8)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        write(u, np.int64(300))
+    assert write(u, np.int64(-1)).tolist() == write(u, -1).tolist()  # wrapped to 255, as a Python -1

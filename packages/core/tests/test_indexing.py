@@ -811,3 +811,19 @@ def test_scatter_reduce_refuses_complex_extrema_and_bool_mean():
     assert z.scatter_reduce(1, i, E.ones(1, 2, dtype=E.complex64), "sum").dtype is E.complex64
     with pytest.raises(RuntimeError, match="^scatter\\(\\): Expected self.dtype to be equal to src.dtype$"):
         E.zeros(2, 3).scatter(1, i, E.ones(1, 2, dtype=E.int64))
+
+
+@pytest.mark.parametrize("key, name", [(np.bool_(True), "numpy.bool"), (np.bool_(False), "numpy.bool"),
+                                       ((0, np.bool_(True)), "numpy.bool"), (np.float64(1.0), "numpy.float64"),
+                                       (np.float32(1.0), "numpy.float32"), (1.5, "float")])
+def test_numpy_bool_and_float_scalars_are_refused_as_indices_as_pytorch(key, name):
+    """A gym `done` flag is a numpy bool: PyTorch refuses it as an index (a Python bool adds a dim of 1 or 0)."""
+    x = E.arange(6.0).view(2, 3)
+    message = rf"^only integers, slices \(`:`\), ellipsis \(`...`\), None and long or byte Variables are valid " \
+              rf"indices \(got {name}\)$"
+    with pytest.raises(IndexError, match=message):
+        x[key]
+    with pytest.raises(IndexError, match=message):
+        x[key] = -1.0
+    assert x.sum().item() == 15.0
+    assert x[True].shape == (1, 2, 3) and x[[np.bool_(True), np.bool_(False)]].shape == (1, 3)

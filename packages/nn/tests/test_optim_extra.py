@@ -436,3 +436,21 @@ def test_sparse_adam_dense_gradient_error_is_pytorchs():
             opt_mod.SparseAdam([p]).step()
         errors.append(str(info.value))
     assert errors[1] == errors[0]
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "Adagrad",
+                                  "Adadelta"])
+@pytest.mark.parametrize("foreach", [None, True])
+def test_an_int_step_in_the_state_is_refused_as_pytorch(name, foreach):
+    """Old A3C code sets `state["step"] = 0` by hand: PyTorch's update functions refuse it, parameters unchanged."""
+    lin = nn.Linear(2, 1)
+    lin(torch.ones(1, 2)).sum().backward()
+    opt = getattr(optim, name)(lin.parameters(), lr=0.1, foreach=foreach)
+    opt.step()
+    for p in lin.parameters():
+        opt.state[p]["step"] = 1
+    before = [p.detach().clone() for p in lin.parameters()]
+    with pytest.raises(RuntimeError, match=r"^API has changed, `state_steps` argument must contain a list of "
+                                           r"singleton tensors$"):
+        opt.step()
+    assert all(torch.equal(a, p) for a, p in zip(before, lin.parameters()))

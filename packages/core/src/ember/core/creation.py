@@ -15,7 +15,7 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.ops._util import require_grad, scalar_as, warn_at_caller, warn_complex_to_real
+from ember.core.ops._util import require_grad, scalar_as, warn_at_caller, warn_complex_to_real, warn_once
 from ember.core.storage import Storage, allocation_error
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides
 
@@ -397,6 +397,8 @@ def _scalar_leaves(data, found: list, dtype):
     if isinstance(data, np.generic) and not isinstance(data, np.str_ | np.bytes_ | np.void):
         found.append((dtypes.from_numpy_dtype(data.dtype), data))
         return data.item()
+    if isinstance(data, np.ndarray):
+        warn_once(_LIST_OF_NDARRAYS)
     if isinstance(data, np.ndarray) and (dt := dtypes.from_numpy_dtype(data.dtype)) is not None:
         found.append((dt, data))  # an array leaf gives its dtype, as PyTorch (`tensor([f64_array])` is float64)
         return data
@@ -404,6 +406,8 @@ def _scalar_leaves(data, found: list, dtype):
     return data
 
 
+_LIST_OF_NDARRAYS = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
+                     "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
 _COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adadelta_step
-from ember.optim.optimizer import Optimizer, _check_capturable, _check_tensor_lr, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _check_tensor_lr, _refuse_sparse, _step_tensor
 
 __all__ = ["Adadelta"]
 
@@ -46,7 +46,7 @@ class Adadelta(Optimizer):
                     state["step"] = ea.tensor(0.0)
                     state["square_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                     state["acc_delta"] = ea.zeros_like(p, memory_format=ea.preserve_format)
-                state["step"].fill_(float(state["step"]) + 1)
+                _step_tensor(state).fill_(float(state["step"]) + 1)
                 adadelta_step(p, p.grad, state["square_avg"], state["acc_delta"], float(group["lr"]), group["rho"],
                               group["eps"], group["weight_decay"], group["maximize"])
         return loss

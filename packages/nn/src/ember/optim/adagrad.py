@@ -8,7 +8,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adagrad_step
 from ember.core.sparse import SparseTensor
-from ember.optim.optimizer import Optimizer, _check_fused, _check_tensor_lr
+from ember.optim.optimizer import Optimizer, _check_fused, _check_tensor_lr, _step_tensor
 from ember.optim.sparse_adam import _sparse_rows
 
 __all__ = ["Adagrad"]
@@ -68,7 +68,7 @@ class Adagrad(Optimizer):
                 if p.grad is None:
                     continue
                 state = self.state[p]
-                step = float(state["step"]) + 1
+                step = float(_step_tensor(state)) + 1
                 state["step"].fill_(step)
                 if type(p.grad) is SparseTensor:
                     _sparse_adagrad(p, p.grad, state["sum"], step, group)

@@ -8,7 +8,8 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adam_kernel, adam_scalars, adam_step
 from ember.optim.optimizer import (
-    _NO_BUFFER, Optimizer, _check_capturable, _check_fused, _check_tensor_lr, _flat, _FlatViews, _refuse_sparse)
+    _NO_BUFFER, Optimizer, _check_capturable, _check_fused, _check_tensor_lr, _flat, _FlatViews, _refuse_sparse,
+    _step_tensor)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -72,7 +73,7 @@ class Adam(Optimizer):
                     continue
                 _check_capturable(group, p)
                 state = self._init_state(p, amsgrad)
-                step = float(state["step"]) + 1
+                step = float(_step_tensor(state)) + 1
                 state["step"].fill_(step)
                 adam_step(p, p.grad, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq"), step,
                           float(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"], amsgrad,

@@ -8,13 +8,13 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adamax_step, nadam_scalars, nadam_step, radam_step
 from ember.optim.adam import _check_args
-from ember.optim.optimizer import Optimizer, _check_capturable, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _refuse_sparse, _step_tensor
 
 __all__ = ["Adamax", "NAdam", "RAdam"]
 
 
 def _next_step(state: dict) -> float:
-    step = float(state["step"]) + 1
+    step = float(_step_tensor(state)) + 1
     state["step"].fill_(step)
     return step
 

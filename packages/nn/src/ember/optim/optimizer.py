@@ -337,6 +337,15 @@ _REAL = (np.dtype(np.float32), np.dtype(np.float64))
 _NO_BUFFER = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}
 
 
+def _step_tensor(state: dict) -> Tensor:
+    """`state["step"]`, which PyTorch's update functions require to be a tensor: code written for older releases
+    (A3C's shared Adam) stores a Python int there and gets PyTorch's error."""
+    step = state["step"]
+    if not isinstance(step, Tensor):
+        raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
+    return step
+
+
 def _refuse_sparse(group: dict, message: str) -> None:
     """PyTorch's refusal of a sparse gradient by an optimizer without a sparse path, before its group changes."""
     for p in group["params"]:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import rmsprop_step
-from ember.optim.optimizer import Optimizer, _check_capturable, _check_tensor_lr, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _check_tensor_lr, _refuse_sparse, _step_tensor
 
 __all__ = ["RMSprop"]
 
@@ -53,7 +53,7 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                     if group["centered"]:
                         state["grad_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
-                state["step"].fill_(float(state["step"]) + 1)
+                _step_tensor(state).fill_(float(state["step"]) + 1)
                 rmsprop_step(p, p.grad, state["square_avg"], state.get("grad_avg"), state.get("momentum_buffer"),
                              float(group["lr"]), group["alpha"], group["eps"], group["weight_decay"],
                              group["momentum"], group["centered"], group["maximize"])

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.optim.optimizer import Optimizer, _check_capturable, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _refuse_sparse, _step_tensor
 
 __all__ = ["Rprop"]
 
@@ -56,7 +56,7 @@ class Rprop(Optimizer):
                     state["prev"] = ea.zeros_like(p)
                     lr = float(group["lr"])  # a complex element is two real ones: each starts at lr
                     state["step_size"] = ea.full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)
-                state["step"].add_(1)
+                _step_tensor(state).add_(1)
                 grad = -p.grad if group["maximize"] else p.grad
                 param, prev, step_size = p, state["prev"], state["step_size"]
                 if p.is_complex():  # as PyTorch: real and imaginary parts step as real numbers

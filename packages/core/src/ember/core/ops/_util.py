@@ -90,6 +90,8 @@ def scalar_as(dtype: dtypes.dtype, value):
     """`int_value` for a dtype: a Python number checked (and wrapped) as PyTorch's `Scalar.to<dtype>()`
     (a finite float beyond a float dtype's range overflows too, as `full((2,), 1e300)` does in PyTorch)."""
     name = dtype.name
+    if isinstance(value, np.integer) and name in _C_INT_NAMES:  # a numpy int is a Python int to PyTorch
+        value = int(value)
     if type(value) is float and (limit := _FLOAT_LIMITS.get(name)) is not None and limit[0] < abs(value) < _INF:
         raise RuntimeError(f"value cannot be converted to type {limit[1]} without overflow")
     if type(value) is float and name in _C_INT_NAMES:  # a float must fit the dtype's range (NaN never does)

@@ -886,6 +886,8 @@ def _as_operand(v, dt: dtypes.dtype):
         return v.astype(dt.np) if v.ndim == 0 and v.dtype != dt.np else v
     if type(v) is int and dt.np.kind in "iu" and not 0 <= v <= 127:
         return np.array(v).astype(dt.np)
+    if isinstance(v, np.integer) and dt.np.kind in "iu" and v.dtype != dt.np:  # a numpy int is a Python int
+        return np.array(v).astype(dt.np)  # to PyTorch (uint8 * np.int64(300) wraps), which numpy refuses to cast
     return v
 
 
@@ -901,8 +903,8 @@ for _row in BINARY:
 
 @get_op("pow").meta
 def _pow_meta(input, exponent, *, out=None) -> None:
-    """An integer tensor to a negative Python integer power raises, as in PyTorch, on every device."""
-    if (type(exponent) is int and exponent < 0 and isinstance(input, Tensor)
+    """An integer tensor to a negative Python (or numpy) integer power raises, as in PyTorch, on every device."""
+    if ((type(exponent) is int or isinstance(exponent, np.integer)) and exponent < 0 and isinstance(input, Tensor)
             and not (input._dtype.is_floating_point or input._dtype.is_complex)):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
@@ -927,7 +929,7 @@ def _where_meta(condition, input, other, *, out=None) -> None:
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)):  # a number converts to the result dtype
         dt = dtypes.result_type(input, other)
         for v in (input, other):
-            if type(v) in (int, float) and dt.name in _C_INT_NAMES:
+            if (type(v) in (int, float) or isinstance(v, np.integer)) and dt.name in _C_INT_NAMES:
                 scalar_as(dt, v)
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
         if condition._dtype is dtypes.uint8:

@@ -234,8 +234,8 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
     for k in key:
         if k is None or k is Ellipsis or isinstance(k, slice):
             items.append(k)
-        elif isinstance(k, bool | np.bool_):
-            items.append(_as_index_tensor(bool(k), x.device))
+        elif isinstance(k, bool):  # a numpy bool is refused below, as PyTorch
+            items.append(_as_index_tensor(k, x.device))
         elif isinstance(k, numbers.Integral):
             items.append(int(k))
         elif isinstance(k, Tensor | list | tuple | np.ndarray):
@@ -245,8 +245,10 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
         elif isinstance(k, str):  # PyTorch reads a string as a sequence of indices, and refuses its items
             raise TypeError("new(): invalid data type 'str'")
         else:
+            cls = type(k)  # numpy's C types print their module, as Python's tp_name does
+            name = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                             f"valid indices (got {type(k).__name__})")
+                             f"valid indices (got {name})")
     if sum(k is Ellipsis for k in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     consumed = sum(k.ndim if isinstance(k, Tensor) and k._dtype is dtypes.bool else
