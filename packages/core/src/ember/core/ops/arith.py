@@ -356,11 +356,14 @@ def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
     return node_name(r, "ClampBackward1", f"ClampMaxBackward{int(isinstance(max, Tensor))}")
 
 
+_NUMPY_NUMBERS = (np.integer, np.floating)  # for isinstance: an inline `|` builds a Union object per call
+
+
 def _bound(input, v):
     """A Python number bound as PyTorch converts it to the input's dtype: checked (a float beyond a float input's
     range overflows), and an int wrapped for unsigned dtypes (uint8's `clamp_min(-1)` is `clamp_min(255)`); a numpy
     int or float scalar is that Python number, as to PyTorch."""
-    if isinstance(v, np.integer | np.floating):
+    if isinstance(v, _NUMPY_NUMBERS):
         v = v.item()
     if isinstance(input, Tensor) and (type(v) is int or type(v) is float and input._dtype.is_floating_point):
         return int_value(input, v)
