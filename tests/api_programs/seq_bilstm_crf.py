@@ -5,7 +5,6 @@ a few training steps with gradient clipping, and the usual tagging mistakes."""
 import numpy as np
 import torch
 from torch import nn
-import torch.nn.functional as F
 
 rng = np.random.default_rng(7)
 TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
@@ -120,7 +119,8 @@ with torch.no_grad():
 loss = model.nll(words, tags, mask)
 loss.backward()
 print("nll", round(loss.item(), 4), loss.grad_fn.name())
-print("grad trans", r(model.transitions.grad[:5, :5], 8), "start row grad", model.transitions.grad[START].abs().sum().item() < 1e-4)
+start_grad = model.transitions.grad[START].abs().sum().item()
+print("grad trans", r(model.transitions.grad[:5, :5], 8), "start row grad", start_grad < 1e-4)
 print("pad emb grad", model.embed.weight.grad[0].abs().sum().item())
 total = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
 print("clip total", round(total.item(), 4), type(total).__name__, total.dim())
