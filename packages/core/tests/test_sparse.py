@@ -179,8 +179,13 @@ def test_mm_errors():
             product(_coo(), ec.ones(2, dtype=ec.float64))
         assert str(e.value) == "mv: expected self.size(-1) == vec.size(-1)"
     np.testing.assert_allclose(ec.mv(_coo(), ec.ones(3, dtype=ec.float64)).numpy(), _scipy() @ np.ones(3))
-    with pytest.raises(RuntimeError, match="same dtype"):
-        sparse_mm(_coo(), ec.ones(3, 2))
+    # the sparse kernels' dtype check: "expected scalar type <sparse> but found <dense>", mm and mv alike
+    for product, dense, name in ((sparse_mm, ec.ones(3, 2), "Float"), (ec.mv, ec.ones(3), "Float"),
+                                 (ec.matmul, ec.ones(3, 2, dtype=ec.int64), "Long"),
+                                 (ec.matmul, ec.ones(3, dtype=ec.int32), "Int")):
+        with pytest.raises(RuntimeError) as e:
+            product(_coo(), dense)
+        assert str(e.value) == f"expected scalar type Double but found {name}"
 
 
 def test_csr_against_scipy():
