@@ -351,3 +351,14 @@ def test_a_dense_op_on_a_sparse_tensor_prints_as_pytorchs_not_implemented_error(
         ec.exp(s)
     assert type(info.value).__name__ == "NotImplementedError"
     assert repr(info.value).startswith("NotImplementedError(\"Could not run 'aten::")
+
+
+def test_integer_and_bool_casts_of_a_coo_tensor_cast_each_stored_value_as_pytorch_does():
+    # duplicates stay uncoalesced: each value casts before to_dense sums them (-2.7 -> -2, + 0.5 -> 0: -2)
+    s = sparse_coo_tensor(ec.tensor([[0, 1, 1], [1, 0, 0]]), ec.tensor([1.5, -2.7, 0.5]), (2, 2))
+    want = {"long": [[0, 1], [-2, 0]], "int": [[0, 1], [-2, 0]], "short": [[0, 1], [-2, 0]],
+            "char": [[0, 1], [-2, 0]], "byte": [[0, 1], [254, 0]], "bool": [[False, True], [True, False]]}
+    for name, dense in want.items():
+        t = getattr(s, name)()
+        assert t.layout is ec.sparse_coo and not t.is_coalesced() and t.to_dense().tolist() == dense, name
+    assert s.long().dtype is ec.int64 and s.bfloat16().dtype is ec.bfloat16 and s.bool().dtype is ec.bool

@@ -472,6 +472,27 @@ class SparseTensor(Tensor):
     def half(self, memory_format=None) -> SparseTensor:
         return self.to(dtypes.float16)
 
+    def bfloat16(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.bfloat16)
+
+    def long(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int64)
+
+    def int(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int32)
+
+    def short(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int16)
+
+    def char(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.int8)
+
+    def byte(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.uint8)
+
+    def bool(self, memory_format=None) -> SparseTensor:
+        return self.to(dtypes.bool)
+
     def to_dense(self, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
         """The dense tensor (duplicates summed); differentiable in the values."""
         from ember.core.creation import zeros
