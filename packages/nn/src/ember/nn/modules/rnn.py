@@ -408,6 +408,8 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         if hx is not None:
             hx = self._states(hx, input.shape[1], not batched)
+        if input.shape[0] == 0:  # ATen's _rnn_impl refuses empty time (an empty batch runs)
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, finals = self._run(input, hx)
         if not batched:
             output = output.squeeze(1)
