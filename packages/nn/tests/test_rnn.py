@@ -330,3 +330,16 @@ def test_empty_batches_run_and_empty_sequences_raise_as_pytorch(make):
             m(empty)
     m.batch_first = True
     assert tuple(m(torch.zeros(0, 2, 3))[0].shape[:2]) == (0, 2)
+
+
+def test_packed_input_of_another_dtype_raises_the_lstm_gemm_error_and_the_rnn_value_error():
+    from ember.nn.utils.rnn import pack_sequence
+
+    seq = pack_sequence([torch.tensor([[1.0], [2.0]], dtype=torch.float64)])
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Double and Float$"):
+        nn.LSTM(1, 2)(seq)
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Long and Float$"):
+        nn.LSTM(1, 2, proj_size=1)(pack_sequence([torch.tensor([[1], [2]])]))
+    for m in (nn.GRU(1, 2), nn.RNN(1, 2)):
+        with pytest.raises(ValueError, match=r"RNN input dtype \(\w+.float64\) does not match weight dtype"):
+            m(seq)

@@ -377,6 +377,13 @@ class RNNBase(Module):
 
     def _forward_packed(self, packed: PackedSequence, hx):
         padded, lengths = _unpack_sorted(packed)
+        if self.mode == "LSTM" and padded.dtype != self.weight_ih_l0.dtype and not (
+                ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled("cuda")):
+            # PyTorch's LSTM checks the dtype of unpacked input only; packed data meets the first GEMM's check
+            from ember.core.dtypes import TORCH_NAMES
+
+            names = [TORCH_NAMES[t.dtype.name] for t in (padded, self.weight_ih_l0)]
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {names[0]} and {names[1]}")
         self._check_dtype(padded)
         if padded.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
