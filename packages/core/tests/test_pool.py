@@ -515,7 +515,7 @@ def test_integer_pools_match_pytorch(dtype):
 def test_pytorchs_order_for_integer_inputs_shape_errors_first_and_empty_results():
     # a bad window is a RuntimeError before the dtype's refusal; an empty input to adaptive average pooling
     # or unpooling returns an empty result of its dtype (PyTorch returns before dispatching on the dtype)
-    with pytest.raises(RuntimeError, match="Output size is too small"):
+    with pytest.raises(RuntimeError, match=r"max_pool1d\(\) Invalid computed output size: 0"):
         E.max_pool1d(E.zeros(1, 1, 1, dtype=E.int64), 2, 1, ceil_mode=True)
     with pytest.raises(RuntimeError, match="stride should be greater than zero"):
         E.max_pool3d(E.zeros(0, 3, 7, 4, 5, dtype=E.int64), (2, 2, 1), (3, 1, 0))
@@ -589,3 +589,17 @@ def test_a_max_pool_window_with_no_tap_inside_the_input_is_pytorchs_lowest():
 def test_adaptive_pools_reject_an_output_size_of_the_wrong_length(fn, nd, message):
     with pytest.raises(RuntimeError, match=message):
         getattr(E, fn)(E.zeros((1, 1) + (4,) * nd), (2,) * (nd + 1))
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((4,), {}), ((2,), {"padding": 2}), ((2,), {"stride": 0}), ((0,), {}), ((2,), {"dilation": 0}),
+    ((3,), {"padding": -1}), (((2, 2),), {}), ((2,), {"stride": (1, 1)}), ((2,), {"padding": (0, 0)}),
+    ((2,), {"dilation": (1, 1)}), (([],), {}),
+])
+def test_max_pool1d_without_indices_raises_check_max_pool1d_messages(args, kwargs):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as want:
+        torch.nn.functional.max_pool1d(torch.zeros(1, 2, 3), *args, **kwargs)
+    with pytest.raises(RuntimeError) as got:
+        E.max_pool1d(E.zeros(1, 2, 3), *args, **kwargs)
+    assert str(got.value) == str(want.value)

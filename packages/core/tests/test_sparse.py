@@ -193,8 +193,13 @@ def test_mm_errors():
             product(_coo(), ec.ones(2, dtype=ec.float64))
         assert str(e.value) == "mv: expected self.size(-1) == vec.size(-1)"
     np.testing.assert_allclose(ec.mv(_coo(), ec.ones(3, dtype=ec.float64)).numpy(), _scipy() @ np.ones(3))
-    with pytest.raises(RuntimeError, match="same dtype"):
-        sparse_mm(_coo(), ec.ones(3, 2))
+    # the sparse kernels' dtype check: "expected scalar type <sparse> but found <dense>", mm and mv alike
+    for product, dense, name in ((sparse_mm, ec.ones(3, 2), "Float"), (ec.mv, ec.ones(3), "Float"),
+                                 (ec.matmul, ec.ones(3, 2, dtype=ec.int64), "Long"),
+                                 (ec.matmul, ec.ones(3, dtype=ec.int32), "Int")):
+        with pytest.raises(RuntimeError) as e:
+            product(_coo(), dense)
+        assert str(e.value) == f"expected scalar type Double but found {name}"
 
 
 def test_csr_against_scipy():
@@ -441,3 +446,14 @@ def test_zero_preserving_unary_methods_coalesce_first():
     with pytest.raises(RuntimeError, match="^pow: cannot raise to zeroth power on sparse tensor; it would make"):
         s.pow(0)
     assert s.to_sparse_csr().abs().is_sparse_csr
+
+
+def test_integer_and_bool_casts_of_a_coo_tensor_cast_each_stored_value_as_pytorch_does():
+    # duplicates stay uncoalesced: each value casts before to_dense sums them (-2.7 -> -2, + 0.5 -> 0: -2)
+    s = sparse_coo_tensor(ec.tensor([[0, 1, 1], [1, 0, 0]]), ec.tensor([1.5, -2.7, 0.5]), (2, 2))
+    want = {"long": [[0, 1], [-2, 0]], "int": [[0, 1], [-2, 0]], "short": [[0, 1], [-2, 0]],
+            "char": [[0, 1], [-2, 0]], "byte": [[0, 1], [254, 0]], "bool": [[False, True], [True, False]]}
+    for name, dense in want.items():
+        t = getattr(s, name)()
+        assert t.layout is ec.sparse_coo and not t.is_coalesced() and t.to_dense().tolist() == dense, name
+    assert s.long().dtype is ec.int64 and s.bfloat16().dtype is ec.bfloat16 and s.bool().dtype is ec.bool

@@ -166,6 +166,18 @@ def test_module_matches_the_function():
     assert loss.item() == F.ctc_loss(E.tensor(lp), targets, [5, 5, 5], [2, 2, 2], reduction="sum").item()
 
 
+def test_float_int32_and_bool_targets_are_cast_to_int64_as_pytorch_does():
+    _, lp = _inputs(6)
+    targets = np.array([[1, 2, 2], [3, 1, 0], [2, 0, 0]])
+    il, tl = [5, 4, 3], [3, 2, 1]
+    want = F.ctc_loss(E.tensor(lp), E.tensor(targets), il, tl, reduction="none").numpy()
+    for t in (E.tensor(targets.astype(np.float32) + 0.7), E.tensor(targets.astype(np.int32))):
+        np.testing.assert_array_equal(F.ctc_loss(E.tensor(lp), t, il, tl, reduction="none").numpy(), want)
+    ones = F.ctc_loss(E.tensor(lp), E.tensor(np.ones((3, 1), bool)), il, [1, 1, 1], reduction="none").numpy()
+    np.testing.assert_array_equal(ones, F.ctc_loss(E.tensor(lp), E.tensor([[1], [1], [1]]), il, [1, 1, 1],
+                                                   reduction="none").numpy())
+
+
 def test_bad_lengths_targets_and_blank_raise_pytorchs_errors():
     _, lp = _inputs()
     lpt, tg = E.tensor(lp), E.tensor([[1, 2, 2], [1, 3, 0], [1, 1, 1]])

@@ -313,3 +313,33 @@ def test_flat_weights_lists_the_parameters_in_their_names_order():
     assert len(m._flat_weights) == len(m._flat_weights_names) == 16
     assert all(p is getattr(m, n) for p, n in zip(m._flat_weights, m._flat_weights_names, strict=True))
     assert [p.shape for p in nn.GRU(3, 2, bias=False)._flat_weights] == [(6, 3), (6, 2)]
+
+
+@pytest.mark.parametrize("make", [lambda: nn.LSTM(3, 2), lambda: nn.GRU(3, 2), lambda: nn.RNN(3, 2),
+                                  lambda: nn.LSTM(3, 2, num_layers=2, bidirectional=True, proj_size=1)])
+def test_empty_batches_run_and_empty_sequences_raise_as_pytorch(make):
+    m = make()
+    x = torch.zeros(4, 0, 3, requires_grad=True)
+    out, h = m(x)
+    h = h[0] if isinstance(h, tuple) else h
+    assert tuple(out.shape) == (4, 0, out.shape[2]) and h.shape[1] == 0
+    out.sum().backward()
+    assert tuple(x.grad.shape) == (4, 0, 3) and float(m.weight_ih_l0.grad.abs().sum()) == 0.0
+    for empty in (torch.zeros(0, 2, 3), torch.zeros(0, 3), torch.zeros(0, 0, 3)):
+        with pytest.raises(RuntimeError, match="^Expected sequence length to be larger than 0 in RNN$"):
+            m(empty)
+    m.batch_first = True
+    assert tuple(m(torch.zeros(0, 2, 3))[0].shape[:2]) == (0, 2)
+
+
+def test_packed_input_of_another_dtype_raises_the_lstm_gemm_error_and_the_rnn_value_error():
+    from ember.nn.utils.rnn import pack_sequence
+
+    seq = pack_sequence([torch.tensor([[1.0], [2.0]], dtype=torch.float64)])
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Double and Float$"):
+        nn.LSTM(1, 2)(seq)
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Long and Float$"):
+        nn.LSTM(1, 2, proj_size=1)(pack_sequence([torch.tensor([[1], [2]])]))
+    for m in (nn.GRU(1, 2), nn.RNN(1, 2)):
+        with pytest.raises(ValueError, match=r"RNN input dtype \(\w+.float64\) does not match weight dtype"):
+            m(seq)

@@ -106,8 +106,8 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
     if mat1._shape[1] != mat2._shape[0]:  # a COO product is PyTorch's addmm, which names the dense argument
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {mat1._shape[1]}, got {mat2._shape[0]}")
     if mat1._dtype is not mat2._dtype:
-        raise RuntimeError(f"expected mat1 and mat2 to have the same dtype, but got: "
-                           f"{dtypes.TORCH_NAMES[mat1._dtype.name]} != {dtypes.TORCH_NAMES[mat2._dtype.name]}")
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[mat1._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[mat2._dtype.name]}")  # PyTorch's sparse kernels' words
     if mat2._storage.device.type != "cpu":
         raise RuntimeError(f"mm: ember's sparse tensors live on the CPU; got mat2 on {mat2.device}")
     pattern, values = _pattern(mat1)

@@ -208,8 +208,9 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         log_probs = unsqueeze(log_probs, 1)
         targets = unsqueeze(targets, 0) if targets.ndim == 1 else targets
     il, tl = _lengths(input_lengths, "input_lengths"), _lengths(target_lengths, "target_lengths")
-    if targets.device != log_probs.device:  # PyTorch moves them, "as a service" (cuDNN wants CPU targets)
-        targets = targets.to(log_probs.device)
+    if targets.device != log_probs.device or targets.dtype is not dtypes.int64:
+        # PyTorch moves them "as a service" (cuDNN wants CPU targets) and casts them to int64, floats truncating
+        targets = targets.to(device=log_probs.device, dtype=dtypes.int64)
     nll, _ = ctc_loss_op(log_probs, targets, il, tl, int(blank), bool(zero_infinity))
     if zero_infinity:
         nll = where(nll == float("inf"), 0.0, nll)

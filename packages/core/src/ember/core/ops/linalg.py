@@ -385,6 +385,9 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     if input._shape[1] != vec._shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({input._shape[0]}x{input._shape[1]}),"
                            f" vec ({vec._shape[0]})")
+    if input._dtype is not vec._dtype and (input.is_sparse or input.is_sparse_csr):  # PyTorch's sparse kernels
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[input._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[vec._dtype.name]}")
     if input._dtype is not vec._dtype:  # the result takes the vector's dtype
         names = [dtypes.TORCH_NAMES[d.name] for d in (vec._dtype, input._dtype, vec._dtype)]
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and "

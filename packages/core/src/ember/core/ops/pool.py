@@ -368,6 +368,34 @@ def _one(v, default=None):
     return default if not v else int(v[0])
 
 
+def _check_max_pool1d(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool) -> None:
+    """PyTorch's `check_max_pool1d`: each argument of one int, then the values and the output length."""
+    def size(v):
+        return 1 if isinstance(v, int | np.integer) else len(tuple(v))
+
+    one = "an int, list of ints, or tuple of ints of size 1"
+    for name, v, kind in (("kernel_size", kernel_size, "an int, list of ints or tuple of ints of size 1"),
+                          ("stride", stride, "None, " + one), ("padding", padding, one),
+                          ("dilation", dilation, "an int, list of ints or tuple of ints of size 1")):
+        if not (v is None or (name == "stride" and size(v) == 0) or size(v) == 1):
+            raise RuntimeError(f"max_pool1d() {name} must be {kind} but got size {size(v)}")
+    k, p, d = _one(kernel_size), _one(padding), _one(dilation)
+    s = _one(stride, k)
+    for name, v in (("kernel_size", k), ("stride", s)):
+        if v <= 0:
+            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {v}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
+                           f"kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _pool_out(input.shape[-1], k, s, p, d, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
 def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0, dilation: Size2 = 1,
                ceil_mode: bool = False,
                return_indices: bool = False):
@@ -377,11 +405,8 @@ def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     """
     _check_input("max_pool1d", input, 1)
     k = _one(kernel_size)
-    if not return_indices:  # PyTorch's max_pool1d_impl (no indices): the window's checks, then floats only
-        from types import SimpleNamespace
-
-        _check_window("max_pool1d", SimpleNamespace(shape=(*input.shape[:-1], 1, input.shape[-1])), (1, k),
-                      (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)), ceil_mode)
+    if not return_indices:  # PyTorch's max_pool1d (no indices): check_max_pool1d's checks, then floats only
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
         _check_dtype(input, "max_pool1d_impl")
     return _via_2d(max_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)),
                    ceil_mode, return_indices)

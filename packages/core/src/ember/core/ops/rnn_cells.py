@@ -309,7 +309,7 @@ def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, rever
     for b in (bias_ih, bias_hh):
         if b is not None:
             bias += b._np()
-    gi = matmul(_c(input).reshape(steps * n, -1), weight_ih._np().T).reshape(steps, n, 4 * hid)
+    gi = matmul(_c(input).reshape(steps * n, x.shape[2]), weight_ih._np().T).reshape(steps, n, 4 * hid)
     hs = np.empty((steps + 1, n, hid), dt)
     cs = np.empty((steps, n, hid), dt)
     ws = np.empty((steps, n, 5 * hid), dt)
@@ -365,7 +365,7 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     if output_mask[1]:  # (4H, L*N) @ (L*N, .): row-major results, the layout .grad keeps
         h_prev = (hsa[1:] if reverse else hsa[:steps]).reshape(steps * n, hid)
         g_w_hh = wrap(matmul(g2.T, h_prev))
-        g_w_ih = wrap(matmul(g2.T, _c(input).reshape(steps * n, -1)))
+        g_w_ih = wrap(matmul(g2.T, _c(input).reshape(steps * n, x.shape[2])))
     if output_mask[2]:
         g_b = wrap(g2.sum(0))
     return g_x, g_w_ih, g_w_hh, g_b, wrap(gh), wrap(gc)

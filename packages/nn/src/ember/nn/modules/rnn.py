@@ -377,6 +377,13 @@ class RNNBase(Module):
 
     def _forward_packed(self, packed: PackedSequence, hx):
         padded, lengths = _unpack_sorted(packed)
+        if self.mode == "LSTM" and padded.dtype != self.weight_ih_l0.dtype and not (
+                ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled("cuda")):
+            # PyTorch's LSTM checks the dtype of unpacked input only; packed data meets the first GEMM's check
+            from ember.core.dtypes import TORCH_NAMES
+
+            names = [TORCH_NAMES[t.dtype.name] for t in (padded, self.weight_ih_l0)]
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {names[0]} and {names[1]}")
         self._check_dtype(padded)
         if padded.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
@@ -408,6 +415,8 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         if hx is not None:
             hx = self._states(hx, input.shape[1], not batched)
+        if input.shape[0] == 0:  # ATen's _rnn_impl refuses empty time (an empty batch runs)
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, finals = self._run(input, hx)
         if not batched:
             output = output.squeeze(1)
