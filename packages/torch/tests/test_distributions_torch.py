@@ -517,3 +517,12 @@ def test_reprs_of_distributions_holding_their_parameters_elsewhere_match_pytorch
                                                                                         probs=torch.tensor(p)))
     assert repr(LogitRelaxedBernoulli(et.tensor(0.5), probs=et.tensor(0.2))) == repr(TLogit(torch.tensor(0.5),
                                                                                          probs=torch.tensor(0.2)))
+
+
+@pytest.mark.parametrize("name", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_multivariate_normal_one_dimensional_matrix_message_matches_pytorch(name):
+    with pytest.raises(ValueError) as want:
+        td.MultivariateNormal(torch.zeros(2), **{name: torch.ones(2)})
+    with pytest.raises(ValueError) as got:
+        ed.MultivariateNormal(et.zeros(2), **{name: et.ones(2)})
+    assert str(got.value) == str(want.value)
