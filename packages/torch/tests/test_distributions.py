@@ -221,6 +221,14 @@ def test_categorical_and_dirichlet_sample_frequencies():
     np.testing.assert_allclose(np.cov(mv.T), cov, atol=0.08)
 
 
+def test_families_with_zero_dim_parameters_sample_zero_dim_values():
+    for d in (D.Gamma(T(2.0), T(1.0)), D.Gamma(2.0, 1.0), D.Chi2(T(3.0)), D.StudentT(T(3.0)), D.Poisson(T(3.0)),
+              D.FisherSnedecor(T(3.0), T(4.0)), D.InverseGamma(T(2.0), T(1.0)), D.NegativeBinomial(T(3.0), T(0.4))):
+        s = d.sample()
+        assert tuple(s.shape) == () and bool(d.support.check(s)), type(d).__name__
+    assert tuple(D.Gamma(T(2.0), T(1.0)).rsample().shape) == ()
+
+
 def test_sample_shapes_and_manual_seed_reproduces_samples():
     d = D.Gamma(T(np.full((2, 3), 2.0)), T(1.0))
     assert tuple(d.sample().shape) == (2, 3) and tuple(d.sample((4, 5)).shape) == (4, 5, 2, 3)
