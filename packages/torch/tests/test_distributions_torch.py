@@ -526,3 +526,13 @@ def test_multivariate_normal_one_dimensional_matrix_message_matches_pytorch(name
     with pytest.raises(ValueError) as got:
         ed.MultivariateNormal(et.zeros(2), **{name: et.ones(2)})
     assert str(got.value) == str(want.value)
+
+
+def test_geometric_zero_probability_message_matches_pytorch():
+    with pytest.raises(ValueError) as want:
+        td.Geometric(torch.tensor([0.5, 0.0]))
+    with pytest.raises(ValueError) as got:
+        ed.Geometric(et.tensor([0.5, 0.0]))
+    # ember.Size prints as torch.Size only under the finder
+    assert str(got.value).replace("ember.Size", "torch.Size") == str(want.value)
+    assert "to be positive but found invalid values:\ntensor([0.])" in str(got.value)
