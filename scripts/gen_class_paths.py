@@ -17,18 +17,24 @@ NAMESPACES = ["torch", "torch.nn", "torch.nn.parameter", "torch.nn.utils.rnn", "
               "torch.autograd", "torch.autograd.graph", "torch.autograd.function", "torch.distributions",
               "torch.amp", "torch.nn.parallel", "torch.utils.hooks", "torch.autograd.profiler",
               "torch.utils.checkpoint", "torch.nn.utils.prune", "torch.nn.utils.parametrizations", "torch.profiler",
-              "torch.utils.benchmark", "torch.library", "torch.autograd.forward_ad"]
+              "torch.utils.benchmark", "torch.library", "torch.autograd.forward_ad",
+              "torch.distributions.constraints", "torch.distributions.transforms"]
+INSTANCE_NAMESPACES = ["torch.distributions.constraints"]  # public objects of private classes (`constraints.real`)
 
 _PYTORCH_SIDE = """
 import importlib, inspect, json, sys
 out = {}
-for ns in json.loads(sys.argv[1]):
+namespaces, instance_namespaces = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+for ns in namespaces:
     mod = importlib.import_module(ns)
     for name in dir(mod):
         obj = getattr(mod, name, None)
-        if name.startswith("_") or not inspect.isclass(obj) or not obj.__module__.startswith("torch"):
+        if not name.startswith("_") and ns in instance_namespaces and not inspect.isclass(obj):
+            obj = type(obj)
+        elif name.startswith("_") or not inspect.isclass(obj):
             continue
-        out[f"{ns}.{name}"] = [obj.__module__, obj.__qualname__]
+        if obj.__module__.startswith("torch"):
+            out[f"{ns}.{name}"] = [obj.__module__, obj.__qualname__]
 print(json.dumps(out))
 """
 
@@ -36,8 +42,9 @@ OUT = Path(__file__).resolve().parents[1] / "packages/torch/src/ember/torch/_cla
 
 
 def main() -> None:
-    pytorch = json.loads(subprocess.run([sys.executable, "-c", _PYTORCH_SIDE, json.dumps(NAMESPACES)], check=True,
-                                        capture_output=True, text=True, cwd="/").stdout)
+    pytorch = json.loads(subprocess.run([sys.executable, "-c", _PYTORCH_SIDE, json.dumps(NAMESPACES),
+                                         json.dumps(INSTANCE_NAMESPACES)], check=True, capture_output=True, text=True,
+                                        cwd="/").stdout)
     from ember.core.class_paths import home_module
     from ember.torch import install
 
@@ -50,6 +57,8 @@ def main() -> None:
             home = importlib.import_module(module)
         except (ImportError, AttributeError):
             continue
+        if ns in INSTANCE_NAMESPACES and not isinstance(obj, type):
+            obj = type(obj)
         if not isinstance(obj, type) or not home_module(obj).startswith("ember.") or obj.__qualname__ != qualname:
             continue
         found = home

@@ -253,6 +253,11 @@ def test_poisson_mean_and_errors():
         E.poisson(E.tensor([-1.0]))
 
 
+def test_poisson_of_a_zero_dim_rate_is_a_zero_dim_tensor():
+    r = E.poisson(E.tensor(3.0))
+    assert r.shape == () and r.dtype is E.float32 and float(r) == round(float(r)) >= 0
+
+
 def test_argument_errors():
     with pytest.raises(TypeError, match="unexpected keyword argument 'shape'"):
         E.rand(shape=(2,))

@@ -48,6 +48,19 @@ def test_types_print_as_pytorchs(tmp_path):
     ]
 
 
+def test_constraint_classes_print_as_pytorchs(tmp_path):
+    """The constraints module's public objects are instances of private classes; those classes print as PyTorch's."""
+    r = run("""
+        import torch
+        from torch.distributions import constraints
+        print(type(constraints.real), constraints.dependent_property, type(constraints.interval(0.0, 1.0)))
+    """, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["<class", "'torch.distributions.constraints._Real'>", "<class",
+                                "'torch.distributions.constraints._DependentProperty'>", "<class",
+                                "'torch.distributions.constraints._Interval'>"]
+
+
 def test_pickles_by_pytorchs_paths_load_back_the_same_classes(tmp_path):
     r = run("""
         import io, pickle

@@ -182,11 +182,52 @@ def test_kl_uniform_to_matches_pytorch(q):
 def test_kl_to_uniform_matches_pytorch(p):
     _, kwargs, _ = FAMILIES[p]
     # PyTorch's ContinuousBernoulli-Uniform pair calls U(0, 1) itself an infinite divergence (it tests
-    # q.low >= 0 instead of q.low > 0); ours gives -H(p) there, so that case is left out of the comparison
-    low, high = np.array([-0.5, -1.0, 0.2]), np.array([1.5, 2.0, 1.0])
+    # q.low >= 0 instead of q.low > 0); ours follows it
+    low, high = np.array([-0.5, 0.0, 0.2]), np.array([1.5, 1.0, 1.0])
     e = ed.kl_divergence(getattr(ed, p)(**{k: _e(v[0]) for k, v in kwargs.items()}), ed.Uniform(_e(low), _e(high)))
     t = td.kl_divergence(getattr(td, p)(**{k: _t(v[0]) for k, v in kwargs.items()}), td.Uniform(_t(low), _t(high)))
     np.testing.assert_allclose(_np(e), _np(t), rtol=1e-9)
+
+
+def test_kl_uniform_to_continuous_bernoulli_on_the_unit_interval_is_infinite_as_in_pytorch():
+    low, high = np.array([0.0, 0.1, 0.2]), np.array([1.0, 1.0, 0.9])
+    probs = np.array([0.3, 0.6, 0.8])
+    e = ed.kl_divergence(ed.Uniform(_e(low), _e(high)), ed.ContinuousBernoulli(_e(probs)))
+    t = td.kl_divergence(td.Uniform(_t(low), _t(high)), td.ContinuousBernoulli(_t(probs)))
+    assert np.isinf(_np(e)[:2]).all()
+    np.testing.assert_allclose(_np(e), _np(t), rtol=1e-9)
+
+
+def test_sigmoid_transform_clamps_to_pytorchs_tiny_and_eps_bounds():
+    for dtype, tdtype in ((et.float32, torch.float32), (et.float64, torch.float64)):
+        x, y = [-200.0, -100.0, 0.0, 100.0], [0.0, 1e-40, 0.5, 1.0]
+        e, t = ed.SigmoidTransform(), td.SigmoidTransform()
+        np.testing.assert_allclose(_np(e(et.tensor(x, dtype=dtype))), t(torch.tensor(x, dtype=tdtype)).numpy(),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(_np(e.inv(et.tensor(y, dtype=dtype))), t.inv(torch.tensor(y, dtype=tdtype)).numpy(),
+                                   rtol=1e-6)
+
+
+def test_vec_to_tril_matrix_errors_match_pytorch():
+    from ember.torch.distributions.utils import vec_to_tril_matrix
+    from torch.distributions.utils import vec_to_tril_matrix as torch_vec_to_tril_matrix
+
+    for m in (4, 5):
+        with pytest.raises((ValueError, RuntimeError)) as want:
+            torch_vec_to_tril_matrix(torch.ones(m))
+        with pytest.raises(want.type) as got:
+            vec_to_tril_matrix(et.ones(m))
+        assert str(got.value) == str(want.value)
+
+
+def test_sample_n_and_broadcast_all_messages_match_pytorch():
+    with pytest.warns(FutureWarning, match=r"^`sample_n\(n\)` will be deprecated. Use `sample\(\(n,\)\)` instead.$"):
+        assert ed.Normal(0.0, 1.0).sample_n(3).shape == (3,)
+    with pytest.raises(ValueError) as want:
+        td.utils.broadcast_all(torch.ones(2), "a")
+    with pytest.raises(ValueError) as got:
+        ed.utils.broadcast_all(et.ones(2), "a")
+    assert str(got.value) == str(want.value)
 
 
 def test_independent_normal_matches_pytorch():
@@ -476,3 +517,22 @@ def test_reprs_of_distributions_holding_their_parameters_elsewhere_match_pytorch
                                                                                         probs=torch.tensor(p)))
     assert repr(LogitRelaxedBernoulli(et.tensor(0.5), probs=et.tensor(0.2))) == repr(TLogit(torch.tensor(0.5),
                                                                                          probs=torch.tensor(0.2)))
+
+
+@pytest.mark.parametrize("name", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_multivariate_normal_one_dimensional_matrix_message_matches_pytorch(name):
+    with pytest.raises(ValueError) as want:
+        td.MultivariateNormal(torch.zeros(2), **{name: torch.ones(2)})
+    with pytest.raises(ValueError) as got:
+        ed.MultivariateNormal(et.zeros(2), **{name: et.ones(2)})
+    assert str(got.value) == str(want.value)
+
+
+def test_geometric_zero_probability_message_matches_pytorch():
+    with pytest.raises(ValueError) as want:
+        td.Geometric(torch.tensor([0.5, 0.0]))
+    with pytest.raises(ValueError) as got:
+        ed.Geometric(et.tensor([0.5, 0.0]))
+    # ember.Size prints as torch.Size only under the finder
+    assert str(got.value).replace("ember.Size", "torch.Size") == str(want.value)
+    assert "to be positive but found invalid values:\ntensor([0.])" in str(got.value)

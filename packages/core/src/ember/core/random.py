@@ -620,7 +620,8 @@ _poisson = declare("poisson", differentiable=False)
 
 @_poisson.register("cpu")
 def _poisson_cpu(input, *, generator=None):
-    return Tensor._wrap(_stream(generator, input).poisson(input._np()).astype(input._dtype.np))
+    draws = np.asarray(_stream(generator, input).poisson(input._np()))  # numpy gives a 0-d input a scalar
+    return Tensor._wrap(draws.astype(input._dtype.np))
 
 
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:

@@ -214,7 +214,7 @@ class _StandardGamma(Function):
     def forward(ctx, concentration):
         a = _to_numpy(concentration).astype(np.float64)
         rng = _numpy_generator(a.size, concentration.device)
-        x = rng.standard_gamma(a)
+        x = np.asarray(rng.standard_gamma(a))  # numpy gives a 0-d concentration a Python float
         x = np.maximum(x.astype(concentration.dtype.np), np.finfo(concentration.dtype.np).tiny)
         out = _like(x, concentration)
         ctx.save_for_backward(concentration, out)

@@ -30,9 +30,10 @@ class Geometric(Distribution):
         batch_shape = Size() if isinstance(given, numbers.Number) else param.shape
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None and not bool((self.probs > 0).all()):
+            invalid = self.probs.detach()[~(self.probs > 0)]
             raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "
-                             f"{tuple(self.probs.shape)}) of distribution {self!r} to satisfy the constraint "
-                             f"Interval(lower_bound=0.0, upper_bound=1.0), but found invalid values:\n{self.probs}")
+                             f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but found invalid "
+                             f"values:\n{invalid}")
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Geometric, batch_shape, ("probs", "logits"), _instance)

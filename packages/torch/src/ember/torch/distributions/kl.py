@@ -448,7 +448,8 @@ def _kl_beta_continuous_bernoulli(p, q):
 @register_kl(Uniform, ContinuousBernoulli)
 def _kl_uniform_continuous_bernoulli(p, q):
     result = -p.entropy() - _expected_log_cb(p.mean, q)
-    return torch.where((p.low < 0) | (p.high > 1), _inf_like(result), result)
+    # PyTorch's test (inf unless [low, high] lies strictly inside (0, 1)), so the unit interval itself gives inf
+    return torch.where((p.high >= 1) | (p.low <= 0), _inf_like(result), result)
 
 
 @register_kl(ContinuousBernoulli, Exponential)
@@ -464,7 +465,8 @@ def _kl_continuous_bernoulli_normal(p, q):
 @register_kl(ContinuousBernoulli, Uniform)
 def _kl_continuous_bernoulli_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
-    return torch.where((q.low > 0) | (q.high < 1), _inf_like(result), result)
+    # PyTorch's test (inf when low >= 0 or high <= 1), so every Uniform within the unit interval gives inf
+    return torch.where((q.low >= 0) | (q.high <= 1), _inf_like(result), result)
 
 
 def _pareto_moments(p):

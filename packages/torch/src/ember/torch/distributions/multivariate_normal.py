@@ -60,8 +60,8 @@ class MultivariateNormal(Distribution):
         name = ("scale_tril" if scale_tril is not None else
                 "covariance_matrix" if covariance_matrix is not None else "precision_matrix")
         if matrix.dim() < 2:
-            raise ValueError(f"{name} matrix must be at least two-dimensional, with optional leading batch "
-                             "dimensions")
+            label = "scale_tril matrix" if name == "scale_tril" else name  # PyTorch's three wordings
+            raise ValueError(f"{label} must be at least two-dimensional, with optional leading batch dimensions")
         batch_shape = _infer_size(matrix.shape[:-2], loc.shape[:-1])
         setattr(self, name, matrix.expand(tuple(batch_shape) + (-1, -1)))
         self.loc = loc.expand(tuple(batch_shape) + (-1,))

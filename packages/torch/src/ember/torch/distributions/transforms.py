@@ -14,7 +14,7 @@ from ember.torch.distributions import constraints
 from ember.torch.distributions._transform import (CatTransform, ComposeTransform, CumulativeDistributionTransform,
                                                   IndependentTransform, ReshapeTransform, StackTransform, Transform,
                                                   identity_transform)
-from ember.torch.distributions.utils import clamp_probs, tril_matrix_to_vec, vec_to_tril_matrix
+from ember.torch.distributions.utils import _finfo, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
@@ -107,8 +107,14 @@ def _broadcast_shapes(a, b) -> tuple[int, ...]:
     return tuple(np.broadcast_shapes(tuple(a), tuple(b)))
 
 
+def _clip_unit(y: Tensor) -> Tensor:
+    """`y` clamped to [tiny, 1 - eps] of its dtype, the range SigmoidTransform maps to and from."""
+    finfo = _finfo(y.dtype)
+    return y.clamp(min=float(finfo.tiny), max=1.0 - float(finfo.eps))
+
+
 class SigmoidTransform(Transform):
-    """y = 1 / (1 + exp(-x)), clamped away from 0 and 1 so that the inverse stays finite."""
+    """y = 1 / (1 + exp(-x)), clamped to [tiny, 1 - eps] (PyTorch's bounds) so that the inverse stays finite."""
 
     domain = constraints.real
     codomain = constraints.unit_interval
@@ -121,10 +127,10 @@ class SigmoidTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x):
-        return clamp_probs(torch.sigmoid(x))
+        return _clip_unit(torch.sigmoid(x))
 
     def _inverse(self, y):
-        y = clamp_probs(y)
+        y = _clip_unit(y)
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x, y):

@@ -28,7 +28,7 @@ def broadcast_all(*values) -> tuple[Tensor, ...]:
         ValueError: when an argument is neither a number nor a Tensor.
     """
     if not all(isinstance(v, Tensor | numbers.Number) for v in values):
-        raise ValueError("Input arguments must all be instances of numbers.Number, torch.Tensor or objects "
+        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or objects "
                          "implementing __torch_function__.")
     if not all(isinstance(v, Tensor) for v in values):
         like = next((v for v in values if isinstance(v, Tensor)), None)
@@ -108,11 +108,15 @@ def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
 def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
     """The inverse of `tril_matrix_to_vec`: a lower-triangular matrix from its row-major entries."""
     m = vec.shape[-1]
-    n = int(round((-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2))
+    root = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(root) - root > float(_finfo(vec.dtype).eps):  # PyTorch's one-sided test: a size just above D fails later
+        raise ValueError(f"The size of last dimension is {m} which cannot be expressed as the lower triangular part "
+                         "of a square D x D matrix.")
+    n = round(root)
     rows, cols = np.tril_indices(n, k=diag)
     if len(rows) != m:
-        raise ValueError(f"vec_to_tril_matrix: {m} entries do not fill a triangle; got a vector of shape "
-                         f"{tuple(vec.shape)}")
+        raise RuntimeError(f"shape mismatch: value tensor of shape [{m}] cannot be broadcast to indexing result of "
+                           f"shape [{len(rows)}]")
     flat = np.ravel_multi_index((rows, cols), (n, n))
     out = vec.new_zeros(tuple(vec.shape[:-1]) + (n * n,))
     index = torch.as_tensor(flat).expand(tuple(vec.shape[:-1]) + (m,))
