@@ -63,7 +63,13 @@ and TTA, packed RNNs with focal loss, SWA, metric code, RLE segmentation, stacki
 PyTorch's exact words for them (`oops_*`: layer shapes, losses, autograd, tensor ops, indexing and devices,
 modules, training loops, functional calls, memory and numpy); and data, serialization and runtime utilities
 (`util_*`: DataLoader workers and failures, collate, samplers, save/load with weights_only, checkpointing, nn.utils,
-assert_close, runtime configuration, sharded loading, pytree, worker seeding)."""
+assert_close, runtime configuration, sharded loading, pytree, worker seeding); reinforcement learning (`rl_*`: DQN
+with target networks, PPO/GAE, SAC/TD3, distributional RL, IMPALA/A2C, replay buffers, A3C, TRPO/ES, a world
+model); graph neural networks without PyG (`graph_*`: sparse GCN, GAT's segment softmax, GIN readouts, link
+prediction, spectral filters, pooling, neighbour sampling, k-hop products); torch.distributions in depth (`dist_*`:
+30 families' moments, transforms and KL, reparameterized gradients, edge cases, custom distributions, flows, VI,
+sampling shapes, validation); and classic sequence NLP (`seq_*`: BiLSTM-CRF, BPE with beam search, pointer
+networks, adaptive softmax, CTC, TextCNN/QRNN, biaffine parsing, GloVe, NMT with BLEU, AWD-LSTM, HMMs)."""
 
 from __future__ import annotations
 
