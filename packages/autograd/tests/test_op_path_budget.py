@@ -166,7 +166,12 @@ FACTORIES = {  # measured 9/4 9/5 10/7 8/6 8/6, one call more after some other t
 
 
 @pytest.mark.parametrize("name", list(FACTORIES))
-def test_factory_stays_within_its_call_budget(name):
+def test_factory_stays_within_its_call_budget(name, monkeypatch):
+    # the budgets of a process that never saw a Tensor subclass or a mode: after one, a composite asks the
+    # `__torch_function__` check first (3-4 calls more), and earlier tests may have made one
+    from ember.core import dispatch
+
+    monkeypatch.setattr(dispatch, "_composite_protocol", None)
     a, _, _, _ = _inputs()
     fn, budget = FACTORIES[name]
     _check(name, _count(lambda: fn(a)), budget)
