@@ -128,8 +128,6 @@ def _flat_sizes(args: tuple, size) -> tuple:
     return tuple(given[0]) if len(given) == 1 and isinstance(given[0], _SEQ) else given
 
 
-
-
 def _plain_device(device) -> bool:
     """`device=` left out, or the CPU named (`x.device`, "cpu"): the factories' numpy path may apply."""
     return device is None or device is CPU or device.__class__ is str and device == "cpu"
