@@ -604,6 +604,8 @@ def test_a_finite_float_beyond_a_float_dtypes_range_overflows_as_pytorch():
     assert E.full((2,), float("-inf")).tolist() == [float("-inf")] * 2
     assert np.isnan(E.full((1,), float("nan")).item())
     assert E.full((2,), 1e300, dtype=E.float64).tolist() == [1e300, 1e300]
+    with pytest.raises(TypeError, match="^full\\(\\): argument 'size' failed to unpack"):  # the size first, as PyTorch
+        E.full((2, 2.5), 1e300)
     # an integer tensor clamped by a float is promoted, not checked
     assert E.arange(3).clamp(min=1e30).tolist() == [float(np.float32(1e30))] * 3
 

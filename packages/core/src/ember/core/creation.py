@@ -149,6 +149,8 @@ def _numpy_filled(shape, dt, value) -> Tensor | None:
             return None
     if shape.__class__ is not tuple:
         shape = tuple(shape)
+    if value.__class__ is float:  # checked as PyTorch converts it (a finite float beyond float32's range overflows)
+        value = scalar_as(dt, value)
     try:
         if value == 0:
             a = np.zeros(shape, dt.np)
@@ -651,7 +653,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
     if (_dispatch.bare and fill_value.__class__ is float and dtype is None and out is None and layout is None
             and _plain_device(device) and isinstance(size, _SEQ)
-            and (t := _numpy_filled(size, None, scalar_as(dtypes.get_default_dtype(), fill_value))) is not None):
+            and (t := _numpy_filled(size, None, fill_value)) is not None):
         return require_grad(t) if requires_grad else t
     if layout is not None and _sparse_layout(layout, "full"):
         raise RuntimeError("full(...) is not implemented for sparse layout")
