@@ -26,6 +26,7 @@ from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
 from ember.autograd.derivatives import TABLE
+from ember.autograd.derivatives._entry import _NUMBERS, _WRAPPED_NUMBERS
 from ember.autograd.graph import AutogradMeta, Node, SavedTensor, edge_of, meta
 from ember.autograd.grad_mode import _enabled, _inference, _state
 
@@ -170,11 +171,6 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
     return r
 
 
-# the parameters where PyTorch's overload takes a Tensor and ember a Python number (`x * 2`, not `2 - x`,
-# which is rsub's Scalar overload): PyTorch lists the wrapped number in `next_functions` as (None, 0)
-_WRAPPED_NUMBERS = {"add": ("other",), "sub": ("other",), "mul": ("other",), "div": ("other",),
-                    "where": ("input", "other")}
-_NUMBERS = frozenset((int, float, bool, complex))
 
 
 def _record(op, args: tuple, kwargs: dict, call_next):

@@ -162,6 +162,15 @@ def _wrapped(op_name: str, param: str, v):
     return v
 
 
+# the parameters where PyTorch's overload takes a Tensor and ember a Python number (`x * 2`, not `2 - x`,
+# which is rsub's Scalar overload): PyTorch lists the wrapped number in `next_functions` as (None, 0), and a
+# backward frees it as a saved tensor (`_record` saves it, `RuleNode.release` frees it)
+_WRAPPED_NUMBERS = {"add": ("other",), "sub": ("other",), "mul": ("other",), "div": ("other",),
+                    "where": ("input", "other")}
+_NUMBERS = frozenset((int, float, bool, complex))
+_SAVED_OR_NONE = (SavedTensor, type(None))  # for isinstance: an inline `|` builds a Union object per call
+
+
 class RuleNode(Node):
     """A node made from a derivative entry: evaluates the entry's rules on backward."""
 
@@ -180,8 +189,6 @@ class RuleNode(Node):
         # frees the saved tensors only, as PyTorch's: a node that saved none (x + 1, x * 2) runs again
         saved = self._saved
         if saved:
-            from ember.autograd.record import _NUMBERS, _WRAPPED_NUMBERS
-
             wrapped = _WRAPPED_NUMBERS.get(self.entry.op_name, ())
             for k, v in saved.items():
                 if type(v) is SavedTensor:
@@ -189,7 +196,7 @@ class RuleNode(Node):
                 elif k in wrapped and type(v) in _NUMBERS:  # PyTorch saved the number as a wrapped tensor
                     freed = saved[k] = SavedTensor.__new__(SavedTensor)
                     freed.tensor = None
-                elif type(v) is list and v and isinstance(v[0], SavedTensor | type(None)):
+                elif type(v) is list and v and isinstance(v[0], _SAVED_OR_NONE):
                     for s in v:
                         if s is not None:
                             s.tensor = None

@@ -473,6 +473,8 @@ Tensor.__eq__.__name__ = "__eq__"  # `x == 1` reaches `__torch_function__` as `T
 attach("__neg__", lambda self: ew.neg(self))
 attach("__pos__", lambda self: self)
 attach("__abs__", lambda self: ew.abs(self))
+
+
 def _invert(self: Tensor) -> Tensor:
     """`~t`: PyTorch's Python operator refuses floating and complex tensors itself, with a TypeError."""
     if self._dtype.is_floating_point or self._dtype.is_complex:
