@@ -932,3 +932,34 @@ def test_numpy_int_scalars_written_into_int_tensors_are_checked_as_python_ints(w
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
         write(u, np.int64(300))
     assert write(u, np.int64(-1)).tolist() == write(u, -1).tolist()  # wrapped to 255, as a Python -1
+
+
+def test_where_checks_a_float_number_against_a_float32_or_complex64_result_as_pytorch():
+    """PyTorch converts where's number operand to the result dtype with its overflow check (float32, complex64),
+    but not for float16/bfloat16 results, where 1e300 becomes inf; a float64 result holds it."""
+    c, x = E.tensor([True, False]), E.ones(2)
+    for call in (lambda: E.where(c, 1e300, x), lambda: E.where(c, x, -1e300), lambda: E.where(c, 1e300, 2.0),
+                 lambda: E.where(c, 3.5e38, x)):
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type float without overflow$"):
+            call()
+    with pytest.raises(RuntimeError, match=r"^value cannot be converted to type c10::complex<float> without overflow$"):
+        E.where(c, 1e300, x.to(E.complex64))
+    assert E.where(c, 1e300, x.to(E.float16)).tolist() == [math.inf, 1.0]
+    assert E.where(c, 1e300, x.to(E.float64)).tolist() == [1e300, 1.0]
+    assert E.where(c, math.inf, x).tolist() == [math.inf, 1.0]  # inf and nan convert
+    assert math.isnan(E.where(c, math.nan, x).tolist()[0])
+
+
+@pytest.mark.parametrize("value, message", [(1 << 64, "int too big to convert"), (1 << 200, "int too big to convert"),
+                                            (-(1 << 63) - 1, "can't convert negative int to unsigned")])
+def test_python_ints_no_pytorch_scalar_holds_raise_overflow_error(value, message):
+    """A PyTorch Scalar holds an int64 or a uint64: a Python int outside [-2**63, 2**64) is refused by its argument
+    parser (OverflowError) in arithmetic, comparisons, where, fills and clamps, instead of computing in float."""
+    x, c = E.ones(2), E.tensor([True, False])
+    for call in (lambda: x + value, lambda: value * x, lambda: x < value, lambda: E.where(c, value, x),
+                 lambda: x.masked_fill(c, value), lambda: E.full((2,), value), lambda: x.clamp(max=value),
+                 lambda: x.fill_(value), lambda: x.add(value)):
+        with pytest.raises(OverflowError, match=f"^{message}$"):
+            call()
+    assert (x + (1 << 63)).tolist() == [float(1 << 63) + 1] * 2  # the uint64 range still converts
+    assert (x * -(1 << 63)).tolist() == [float(-(1 << 63))] * 2

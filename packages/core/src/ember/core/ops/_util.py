@@ -81,6 +81,13 @@ def int_value(input: Tensor, value):
 
 
 _INF = float("inf")
+INT_SCALAR_LOW, INT_SCALAR_HIGH = -(1 << 63), 1 << 64  # the Python ints a PyTorch Scalar holds: int64 or uint64
+
+
+def int_scalar_overflow(value: int) -> OverflowError:
+    """PyTorch's error for a Python int outside [INT_SCALAR_LOW, INT_SCALAR_HIGH): its argument parser refuses it."""
+    return OverflowError("int too big to convert" if value > 0 else "can't convert negative int to unsigned")
+
 # the narrow floating dtypes' largest finite values and C++ names: a finite float beyond one does not convert
 _FLOAT_LIMITS = {"float32": (float(np.finfo(np.float32).max), "float"), "float16": (65504.0, "c10::Half"),
                  "bfloat16": (3.3895313892515355e38, "c10::BFloat16")}
@@ -90,6 +97,8 @@ def scalar_as(dtype: dtypes.dtype, value):
     """`int_value` for a dtype: a Python number checked (and wrapped) as PyTorch's `Scalar.to<dtype>()`
     (a finite float beyond a float dtype's range overflows too, as `full((2,), 1e300)` does in PyTorch)."""
     name = dtype.name
+    if type(value) is int and not INT_SCALAR_LOW <= value < INT_SCALAR_HIGH:
+        raise int_scalar_overflow(value)
     if isinstance(value, np.integer) and name in _C_INT_NAMES:  # a numpy int is a Python int to PyTorch
         value = int(value)
     if type(value) is float and (limit := _FLOAT_LIMITS.get(name)) is not None and limit[0] < abs(value) < _INF:

@@ -21,8 +21,9 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, FLOAT_DTYPES, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample,
                                binary_samples, unary_samples)
-from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, cast_error, named_as,
-                                  scalar_as, shape_error, warn_at_caller, wrap, write_out)
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, INT_SCALAR_HIGH, INT_SCALAR_LOW, _C_INT_NAMES, _CPP_TYPE_NAMES,
+                                  arr, cast_error, int_scalar_overflow, named_as, scalar_as, shape_error,
+                                  warn_at_caller, wrap, write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -790,6 +791,8 @@ def _make_binary(row: Row):
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = b
             u = v = a
+            if type(b) is int and not INT_SCALAR_LOW <= b < INT_SCALAR_HIGH:
+                raise int_scalar_overflow(b)
         elif (reflected and (type(a) is float or type(a) is int) and isinstance(b, Tensor)
               and b._dtype.is_floating_point and b._shape):
             dt = b._dtype  # a Python number and a float tensor (`1.0 - y` in sigmoid's and tanh's derivatives)
@@ -797,8 +800,13 @@ def _make_binary(row: Row):
             x = a
             y = c[1] if c is not None and c[0] is b._storage._raw else b._np()
             u = v = b
+            if type(a) is int and not INT_SCALAR_LOW <= a < INT_SCALAR_HIGH:
+                raise int_scalar_overflow(a)
         else:
             check_operands(row, a, b)
+            for s in (a, b):
+                if type(s) is int and not INT_SCALAR_LOW <= s < INT_SCALAR_HIGH:
+                    raise int_scalar_overflow(s)
             if rule == FLOAT and refused and (rt := dtypes.result_type(a, b)) in refused and not rt.is_complex:
                 raise dtype_not_supported(name, rt)  # refused before promotion: "hypot_cpu" ... for 'Long'
             dt = binary_dtype(rule, a, b)
@@ -913,6 +921,11 @@ def _pow_meta(input, exponent, *, out=None) -> None:
 where = declare("where", np.where, argnames=("condition", "input", "other"))
 
 
+# where's number operands that PyTorch checks against a complex result's range (its float16/bfloat16 ones it does not)
+_WHERE_COMPLEX_LIMITS = {"complex64": (float(np.finfo(np.float32).max), "c10::complex<float>")}
+_INF = float("inf")
+
+
 @where.meta
 def _where_meta(condition, input, other, *, out=None) -> None:
     """A bool condition, on every device (PyTorch's RuntimeError, also a TypeError); a uint8 one is
@@ -929,8 +942,14 @@ def _where_meta(condition, input, other, *, out=None) -> None:
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)):  # a number converts to the result dtype
         dt = dtypes.result_type(input, other)
         for v in (input, other):
-            if (type(v) in (int, float) or isinstance(v, np.integer)) and dt.name in _C_INT_NAMES:
-                scalar_as(dt, v)
+            if type(v) in (int, float) or isinstance(v, np.integer):
+                if dt.name in _C_INT_NAMES or dt is dtypes.float32:
+                    scalar_as(dt, v)
+                elif (type(v) is float and (limit := _WHERE_COMPLEX_LIMITS.get(dt.name))
+                      and limit[0] < (v if v > 0 else -v) < _INF):
+                    raise RuntimeError(f"value cannot be converted to type {limit[1]} without overflow")
+                elif type(v) is int and not INT_SCALAR_LOW <= v < INT_SCALAR_HIGH:
+                    raise int_scalar_overflow(v)
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
         if condition._dtype is dtypes.uint8:
             warn_at_caller("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
@@ -955,6 +974,9 @@ def _where_fill(condition, input, other, dt) -> np.ndarray | None:
     x, c = t._np(), condition._np()
     if x.size == 0 or not x.flags.c_contiguous or not c.flags.c_contiguous:
         return None
+    if t._dtype in _HALF_FLOATS and type(value) is float:
+        with np.errstate(over="ignore"):  # beyond the range: inf, PyTorch's unchecked conversion, without a warning
+            value = np.array(value, t._dtype.np)
     if c.shape == x.shape:
         r = x.copy()
         np.copyto(r, value, where=c if pick else ~c)
