@@ -296,6 +296,40 @@ def test_data_is_a_detached_alias_and_settable():
     assert x.tolist() == [5.0, 6.0] and x.requires_grad and x.is_leaf
 
 
+def test_data_has_its_own_version_counter_so_autograd_does_not_see_its_writes():
+    """PyTorch's documented difference between `.data` and `.detach()`: a write through `.data` is not seen by
+    autograd's checks (the backward silently uses the new values), one through `.detach()` raises."""
+    a = E.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    c = out.data
+    c.zero_()
+    assert (c._version, out._version) == (1, 0)
+    out.sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.0]  # sigmoid's derivative out * (1 - out) at the zeroed out
+    out2 = a.sigmoid()
+    out2.detach().zero_()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out2.sum().backward()
+    w = E.ones(3, requires_grad=True)
+    y = (w * w).sum()
+    w.data.mul_(2)  # a legacy optimizer's step between forward and backward
+    y.backward()
+    assert w.grad.tolist() == [4.0, 4.0, 4.0] and w._version == 0
+
+
+def test_data_counter_is_fresh_per_call_shared_by_its_views_and_memory_is_the_owners():
+    w = E.zeros(4)
+    d = w.data
+    d.add_(1)
+    d.add_(1)
+    v = d[1:]
+    v.add_(1)
+    assert (d._version, v._version, w.data._version, w._version) == (3, 3, 0, 0)
+    assert w.tolist() == [2.0, 3.0, 3.0, 3.0] and d.data_ptr() == w.data_ptr()
+    d.resize_(6)  # resizing through `.data` resizes the owner's memory
+    assert w._storage.nbytes == 24 and w.data.data._storage.root is w._storage
+
+
 def test_numpy_of_tensor_requiring_grad_raises():
     with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
         E.tensor([1.0], requires_grad=True).numpy()

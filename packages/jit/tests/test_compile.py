@@ -512,3 +512,32 @@ def test_compile_on_a_method_binds_like_the_function():
         np.testing.assert_allclose(a.apply(x).numpy(), x.numpy() * 2.0, rtol=1e-6)
         np.testing.assert_allclose(b.apply(x).numpy(), x.numpy() * 3.0, rtol=1e-6)
     assert isinstance(Scaler.__dict__["apply"], jit.CompiledFunction) and Scaler.apply is Scaler.__dict__["apply"]
+
+
+def test_a_step_writing_parameters_through_data_replays_as_eager():
+    """A legacy manual-SGD step (`p.data.add_(...)`): `.data` has its own version counter but names its owner's
+    memory, so the plan writes the parameters themselves and every replay matches eager bitwise."""
+    x = _t(8, 4, seed=1)
+
+    def make():
+        return _t(4, 1, seed=2, requires_grad=True), _t(1, seed=3, requires_grad=True)
+
+    def step(w, b):
+        loss = ((x @ w + b) ** 2).mean()
+        loss.backward()
+        with ea.no_grad():
+            for p in (w, b):
+                p.data.add_(p.grad, alpha=-0.1)
+                p.grad = None
+        return loss.detach()
+
+    we, be = make()
+    wc, bc = make()
+    c = jit.compile(step)
+    for i in range(4):
+        if i == 2:  # new memory for the weight: the plan names `w.data` by `w`, not by the captured alias
+            wc.data, we.data = wc.data * 1.0, we.data * 1.0
+        np.testing.assert_array_equal(_np(c(wc, bc)), _np(step(we, be)))
+    np.testing.assert_array_equal(_np(wc), _np(we))
+    np.testing.assert_array_equal(_np(bc), _np(be))
+    assert c.captures == 1

@@ -78,3 +78,22 @@ def test_classproperty_reads_from_the_class_and_instances():
     assert A.twice == A().twice == 6 and A.seven == 7
     A.n = 5
     assert A.twice == 10
+
+
+def test_data_tensors_have_their_owners_storage_when_seen_or_saved():
+    """`.data` carries its own version counter (NOTE [ .data's version counter ]) over its owner's memory: its
+    `untyped_storage()` is the owner's, and a checkpoint holding both keeps one storage, as PyTorch's."""
+    import io
+
+    p = torch.nn.Parameter(torch.arange(4.0))
+    st = p.data.untyped_storage()
+    assert type(st).__name__ == "UntypedStorage" and st.nbytes() == 16 and st.data_ptr() == p.data_ptr()
+    buf = io.BytesIO()
+    torch.save({"a": p, "b": p.data, "c": p.data[1:]}, buf)
+    buf.seek(0)
+    d = torch.load(buf)
+    d["b"][0] = 7.0
+    assert d["a"].tolist() == [7.0, 1.0, 2.0, 3.0] and d["c"].tolist() == [1.0, 2.0, 3.0]
+    q = p.data
+    q.share_memory_()
+    assert p.is_shared()

@@ -189,7 +189,7 @@ class _Encoder:
                 "requires_grad": bool(t.requires_grad), "parts": [self._tensor(p.detach()) for p in parts]}
 
     def _tensor(self, t: Tensor) -> dict:
-        st = t._storage
+        st = t._storage.root
         i = self.index.get(id(st))
         if i is None:
             i = self.index[id(st)] = len(self.storages)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ember.core.methods import attach
 from ember.core.ops._util import warn_at_caller
+from ember.core.storage import VersionAlias
 from ember.core.tensor import Tensor, describe
 
 from ember.autograd import engine
@@ -116,7 +117,9 @@ def _get_is_leaf(self: Tensor) -> bool:
 
 
 def _get_data(self: Tensor) -> Tensor:
-    t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+    """`Tensor.data`: the same memory, outside autograd, under a version counter of its own (NOTE [ .data's
+    version counter ] in ember.core.storage)."""
+    t = Tensor._make(VersionAlias(self._storage), self._offset, self._shape, self._strides, self._dtype)
     if self._conj:  # `.data` of a conjugate view reads conjugated too
         t._conj = True
     if self._neg:  # and a negative view's negated

@@ -400,7 +400,7 @@ class _ZipPickler(pickle._Pickler):
         return NotImplemented
 
     def _tensor(self, t: Tensor):
-        key, st, dt = self.storages[id(t._storage)]
+        key, st, dt = self.storages[id(t._storage.root)]
         parameter = _is_parameter(t)
         if st.device.type == "meta":  # PyTorch's record of a meta tensor: its geometry, no storage
             args = (t._dtype, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter)
@@ -442,7 +442,7 @@ def _collect(obj: Any, storages: dict, depth: int = 0) -> bool:
     if isinstance(obj, Tensor):
         if type(obj) is not Tensor and not _is_parameter(obj):
             return False
-        st = obj._storage
+        st = obj._storage.root  # `.data`'s alias: its owner's memory (NOTE [ .data's version counter ])
         seen = storages.get(id(st))
         if seen is None:
             storages[id(st)] = (str(len(storages)), st, obj._dtype)

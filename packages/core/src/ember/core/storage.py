@@ -12,7 +12,7 @@ import numpy as np
 
 from ember.core.device import CPU, device
 
-__all__ = ["Storage", "allocation_error"]
+__all__ = ["Storage", "VersionAlias", "allocation_error"]
 
 # numpy's own words when a size cannot be allocated at all (ValueError) rather than not now (MemoryError)
 _TOO_BIG = ("Maximum allowed dimension exceeded", "array is too big", "Maximum allowed size exceeded")
@@ -110,3 +110,42 @@ class Storage:
 
     def __repr__(self) -> str:
         return f"Storage(nbytes={self.nbytes}, device={self.device}, version={self.version})"
+
+    @property
+    def root(self) -> Storage:
+        """The storage that owns the memory: itself, or the one a `VersionAlias` shares."""
+        return self
+
+
+def _delegated(name: str) -> property:
+    slot = getattr(Storage, name)  # the owner's slot descriptor
+    return property(lambda self: slot.__get__(self._owner), lambda self, value: slot.__set__(self._owner, value))
+
+
+class VersionAlias(Storage):
+    """Another storage's memory under a version counter of its own, as PyTorch's `Tensor.data` has: in-place
+    writes through it are not seen by autograd's checks of the owner's tensors (NOTE [ .data's version counter ]).
+
+    NOTE [ .data's version counter ]
+    PyTorch's `.data` shares its tensor's memory but not its version counter, so `out.data.zero_()` then
+    `out.sum().backward()` runs with the new values where `out.detach().zero_()` raises. Every field but `version`
+    reads and writes the owner's, so a resize or a move to shared memory through the alias is the owner's too;
+    code that keys by storage (capture, serialization, `untyped_storage()`) keys by `root`.
+    """
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner: Storage) -> None:
+        self._owner = owner.root
+        self.version = 0
+
+    _raw = _delegated("_raw")
+    _bytes = _delegated("_bytes")
+    nbytes = _delegated("nbytes")
+    device = _delegated("device")
+    _block = _delegated("_block")
+    _shared = _delegated("_shared")
+
+    @property
+    def root(self) -> Storage:
+        return self._owner

@@ -221,7 +221,7 @@ class Recorder:
         g.buffers.append(Buffer(idx, kind, t._shape, t._strides, t._offset, t._dtype, t._storage.device,
                                 t if kind == "const" else None, producer))
         self._tensors[id(t)] = (weakref.ref(t), idx)
-        st = t._storage
+        st = t._storage.root  # `.data`'s alias names its owner's memory (NOTE [ .data's version counter ])
         known = self._storages.get(id(st))
         if known is None or known[0]() is not st:
             self._storages[id(st)] = (weakref.ref(st), idx)
@@ -232,7 +232,7 @@ class Recorder:
         hit = self._tensors.get(id(t))
         if hit is not None and hit[0]() is t:
             return Ref(hit[1])
-        st = t._storage
+        st = t._storage.root
         known = self._storages.get(id(st))
         if known is not None and known[0]() is st:
             b = self.graph.buffers[known[1]]
@@ -389,9 +389,9 @@ class Recorder:
         for i in op.mutates:
             if args[i] is not None:
                 bumps.append(targs[i])
-                self._written.add(id(args[i]._storage))
+                self._written.add(id(args[i]._storage.root))
         if kwargs and isinstance(kwargs.get("out"), Tensor):
-            self._written.add(id(kwargs["out"]._storage))
+            self._written.add(id(kwargs["out"]._storage.root))
         check = op.check
         if check is not None:  # wrapped for this call: a host read inside it is a validation
             def meta(*a, **k):
@@ -705,7 +705,7 @@ class Recorder:
         for m in self._modules.values():
             g.checks.append(("training", m, bool(m.training)))
         for idx, snap in self._pristine.items():
-            if id(g.buffers[idx].value._storage) in self._written:  # written in place, maybe through a view
+            if id(g.buffers[idx].value._storage.root) in self._written:  # written in place, maybe through a view
                 g.buffers[idx].pristine = snap
 
     def _guard_python(self, fn) -> None:

@@ -175,8 +175,8 @@ def _adopt(st: Storage) -> UntypedStorage:
 
 
 def _untyped_storage(self) -> UntypedStorage:
-    """`Tensor.untyped_storage()`: the tensor's own byte storage."""
-    return _adopt(self._storage)
+    """`Tensor.untyped_storage()`: the tensor's own byte storage (its owner's, for a `.data` tensor)."""
+    return _adopt(self._storage.root)
 
 
 attach("untyped_storage", _untyped_storage, replace=True)  # core's returns the plain Storage
