@@ -18,7 +18,7 @@ NAMESPACES = ["torch", "torch.nn", "torch.nn.parameter", "torch.nn.utils.rnn", "
               "torch.amp", "torch.nn.parallel", "torch.utils.hooks", "torch.autograd.profiler",
               "torch.utils.checkpoint", "torch.nn.utils.prune", "torch.nn.utils.parametrizations", "torch.profiler",
               "torch.utils.benchmark", "torch.library", "torch.autograd.forward_ad",
-              "torch.distributions.constraints", "torch.distributions.transforms"]
+              "torch.distributions.constraints", "torch.distributions.transforms", "torch.return_types"]
 INSTANCE_NAMESPACES = ["torch.distributions.constraints"]  # public objects of private classes (`constraints.real`)
 
 _PYTORCH_SIDE = """
@@ -59,6 +59,10 @@ def main() -> None:
             continue
         if ns in INSTANCE_NAMESPACES and not isinstance(obj, type):
             obj = type(obj)
+        if isinstance(obj, type) and obj.__qualname__ == f"{module.rpartition('.')[2]}.{qualname}":
+            # a class PyTorch defines in a module ember keeps as a namespace (`return_types.max` of module torch)
+            module, qualname = module.rpartition(".")[0], obj.__qualname__
+            home = importlib.import_module(module)
         if not isinstance(obj, type) or not home_module(obj).startswith("ember.") or obj.__qualname__ != qualname:
             continue
         found = home

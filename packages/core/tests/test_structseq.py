@@ -21,3 +21,25 @@ def test_linalg_results_carry_pytorchs_linalg_names():
     assert type(E.linalg.slogdet(a)).__name__ == "linalg_slogdet" and type(E.slogdet(a)).__name__ == "slogdet"
     assert type(a.slogdet()).__name__ == "slogdet" and E.linalg.slogdet(a).logabsdet.item() == E.slogdet(a)[1].item()
     assert repr(E.aminmax(a)) == "torch.return_types.aminmax(\nmin=tensor(1.),\nmax=tensor(3.))"
+
+
+def test_built_from_one_sequence_as_pytorchs_structseq_and_pickled_by_name():
+    """PyTorch's structseq takes its fields as one sequence and counts them in `n_fields`; every class is in the one
+    `return_types` namespace, so a result pickles by its name wherever its op is defined."""
+    import pickle
+
+    import pytest
+
+    from ember.core.ops.structseq import return_types
+
+    v, i = E.tensor([3.0, 2.0]), E.tensor([1, 0])
+    r = return_types.min((v, i))
+    assert r.values is v and r.indices is i and return_types.min(v, i) == r
+    rt = return_types.max
+    assert (rt.n_fields, rt.n_sequence_fields, rt.n_unnamed_fields) == (2, 2, 0)
+    with pytest.raises(TypeError, match=r"takes a 2-sequence \(3-sequence given\)"):
+        return_types.min((v, i, v))
+    for res in (E.tensor([[1.0, 2.0]]).max(1), E.linalg.qr(E.eye(2)), E.frexp(v), E.histogram(v, 2)):
+        back = pickle.loads(pickle.dumps(res))
+        assert type(back) is type(res) and getattr(return_types, type(res).__name__) is type(res)
+        assert [t.tolist() for t in back] == [t.tolist() for t in res]

@@ -48,6 +48,23 @@ def test_types_print_as_pytorchs(tmp_path):
     ]
 
 
+def test_return_types_is_a_module_whose_classes_print_and_pickle_as_pytorchs(tmp_path):
+    r = run("""
+        import pickle
+        import torch
+        from torch.return_types import topk
+        r = torch.max(torch.tensor([[1.0, 3.0]]), 1)
+        print(type(r), topk, type(torch.linalg.qr(torch.eye(2))), type(torch.frexp(torch.ones(1))))
+        print(pickle.loads(pickle.dumps(r)).indices.tolist(), b"return_types.max" in pickle.dumps(r))
+    """, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "<class 'torch.return_types.max'> <class 'torch.return_types.topk'> <class 'torch.return_types.linalg_qr'> "
+        "<class 'torch.return_types.frexp'>",
+        "[1] True",
+    ]
+
+
 def test_constraint_classes_print_as_pytorchs(tmp_path):
     """The constraints module's public objects are instances of private classes; those classes print as PyTorch's."""
     r = run("""

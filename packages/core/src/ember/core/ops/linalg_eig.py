@@ -15,7 +15,7 @@ from ember.core.tensor import Tensor, describe
 
 __all__: list[str] = []
 
-_Eig = return_type("linalg_eig", ["eigenvalues", "eigenvectors"], __name__)
+_Eig = return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
 
 _eig = declare("linalg_eig", np.linalg.eig, doc="linalg_eig(A) -> (eigenvalues, eigenvectors), complex")
 

@@ -36,7 +36,7 @@ _LinAlgError = LinAlgError  # what pickle looks the class up by
 
 
 def _rt(name: str, fields: list[str]):
-    return return_type(name, fields, __name__)
+    return return_type(name, fields)
 
 
 _Slogdet = _rt("slogdet", ["sign", "logabsdet"])

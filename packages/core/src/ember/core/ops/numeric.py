@@ -169,7 +169,7 @@ def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _into(out, ew.mul(x, ew.pow(2.0, e)), "ldexp", (input, other))
 
 
-_Frexp = return_type("frexp", ["mantissa", "exponent"], __name__)
+_Frexp = return_type("frexp", ["mantissa", "exponent"])
 
 
 @method

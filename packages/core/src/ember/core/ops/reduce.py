@@ -13,7 +13,6 @@ import builtins
 import contextvars
 import math
 import numbers
-import types
 
 import numpy as np
 from ember.core import dtypes
@@ -24,7 +23,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import index_arg, normalize_dims, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
-from ember.core.ops.structseq import return_type
+from ember.core.ops.structseq import return_type, return_types
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -35,17 +34,13 @@ __all__ = [
 ]
 
 
-def _values_indices(name: str):
-    return return_type(name, ["values", "indices"], __name__)
-
-
-# `ember.core.return_types.max(values=..., indices=...)`, like `torch.return_types`
-# (each with its `<name>_out` twin, the type PyTorch's `out=` calls return)
-return_types = types.SimpleNamespace(**{v: _values_indices(v) for n in (
-    "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")
-    for v in (n, n + "_out")})
-return_types.aminmax = return_type("aminmax", ["min", "max"], __name__)
-return_types.aminmax_out = return_type("aminmax_out", ["min", "max"], __name__)
+# `return_types.max(values, indices)` ... like `torch.return_types`, each with its `<name>_out` twin (the type
+# PyTorch's `out=` calls return)
+for _name in ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin"):
+    for _variant in (_name, _name + "_out"):
+        return_type(_variant, ["values", "indices"])
+return_type("aminmax", ["min", "max"])
+return_type("aminmax_out", ["min", "max"])
 
 
 

@@ -33,8 +33,8 @@ __all__ = ["renorm", "index_reduce", "hash_tensor", "segment_reduce", "gradient"
            "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
            "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads", "is_distributed", "from_file"]
 
-_Histogram = return_type("histogram", ["hist", "bin_edges"], __name__)
-_HistogramDD = return_type("histogramdd", ["hist", "bin_edges"], __name__)
+_Histogram = return_type("histogram", ["hist", "bin_edges"])
+_HistogramDD = return_type("histogramdd", ["hist", "bin_edges"])
 
 
 @method
