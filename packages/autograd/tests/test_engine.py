@@ -758,3 +758,21 @@ def test_grad_refuses_empty_inputs_before_looking_at_the_outputs():
     x = E.tensor([1.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty."):
         E.grad(x.sum().long(), [])
+
+
+def test_rounding_division_has_a_zero_gradient_and_floor_divide_refuses_as_pytorch():
+    """`div(rounding_mode="floor"/"trunc")` records DivBackward2 with zero gradients (zeros, not grad * 0), where
+    `//` and `floor_divide` record PyTorch's `NotImplemented` node, whose backward raises."""
+    x = E.tensor([1.5, -2.5, 3.0], requires_grad=True)
+    other = E.tensor([2.0, 2.0, 2.0], requires_grad=True)
+    for mode in ("floor", "trunc"):
+        y = x.div(other, rounding_mode=mode)
+        assert type(y.grad_fn).__name__ == "DivBackward2"
+        x.grad = other.grad = None
+        y.backward(E.tensor([float("nan"), 1.0, 1.0]))
+        assert x.grad.tolist() == [0.0, 0.0, 0.0] and other.grad.tolist() == [0.0, 0.0, 0.0]
+    assert x.div(2, rounding_mode="floor").tolist() == [0.0, -2.0, 1.0]
+    for y in (x // 2, E.floor_divide(x, other)):
+        assert type(y.grad_fn).__name__ == "NotImplemented" and y.requires_grad
+        with pytest.raises(RuntimeError, match=r"^derivative for aten::floor_divide is not implemented$"):
+            y.sum().backward()

@@ -622,15 +622,25 @@ def multi_view_output(result, made: str, name: str, index: int):
     return result
 
 
-def node_name(result, made: str, name: str):
+def node_name(result, made: str, name: str, refuse: str | None = None):
     """Give `result`'s grad_fn PyTorch's node name `name` when it is the `made` node this function's
     decomposition put on it (`linear`'s AddBackward0 is PyTorch's AddmmBackward0): the node's class
-    becomes a subclass so named, nothing else changes. A result returned as-is keeps its name."""
+    becomes a subclass so named, nothing else changes (but with `refuse`, its backward raises that
+    RuntimeError: a node PyTorch records without a derivative). A result returned as-is keeps its name."""
     fn = getattr(result, "_grad_fn", None)
     if fn is not None and type(fn).__name__ == made:
         cls = type(fn)
-        sub = _NAMED.get((cls, name))
+        sub = _NAMED.get((cls, name, refuse))
         if sub is None:
-            sub = _NAMED[(cls, name)] = type(name, (cls,), {"__slots__": (), "__module__": cls.__module__})
+            attrs = {"__slots__": (), "__module__": cls.__module__}
+            if refuse is not None:
+                attrs["apply"] = _refusing_apply(refuse)
+            sub = _NAMED[(cls, name, refuse)] = type(name, (cls,), attrs)
         fn.__class__ = sub
     return result
+
+
+def _refusing_apply(message: str):
+    def apply(self, grads):
+        raise RuntimeError(message)
+    return apply

@@ -11,7 +11,7 @@ from ember.core.ops.activation import threshold_backward as _threshold_backward
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import cj, where0
+from ember.autograd.derivatives._helpers import cj, where0, zeros_with
 
 __all__ = ["ENTRIES"]
 
@@ -128,6 +128,10 @@ ENTRIES = [
     d("mul(input, other)", input=lambda grad, other: grad * cj(other), other=lambda grad, input: grad * cj(input)),
     d("div(input, other)", input=lambda grad, other: grad / cj(other),
       other=lambda grad, input, other: -grad * cj((input / other) / other)),  # other * other underflows at 1e-30
+    # the rounding quotients are flat steps: zero gradients (PyTorch's zeros, not grad * 0: a NaN grad stays out),
+    # under `div(rounding_mode=)`'s node; `floor_divide` itself PyTorch does not differentiate (arith renames it)
+    *(d(f"{name}(input, other)", name="DivBackward2", input=lambda grad, input: zeros_with(input._shape, grad),
+        other=lambda grad, other: zeros_with(other._shape, grad)) for name in ("floor_divide", "trunc_divide")),
     d("remainder(input, other)", input=lambda grad: grad,
       other=lambda grad, input, other: -grad * ew.floor_divide(input, other)),
     d("fmod(input, other)", input=lambda grad: grad,

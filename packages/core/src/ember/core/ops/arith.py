@@ -233,8 +233,11 @@ attach("true_divide", div)
 
 @method
 def floor_divide(input, other, *, out=None) -> Tensor:
+    """`input // other`: PyTorch records a `NotImplemented` node whose backward raises (the zero gradient is
+    `div(rounding_mode="floor")`'s)."""
     input = _wrapped_number(input, other)
-    return ew.floor_divide(input, other, out=out)
+    return node_name(ew.floor_divide(input, other, out=out), "DivBackward2", "NotImplemented",
+                     refuse="derivative for aten::floor_divide is not implemented")
 
 
 @method

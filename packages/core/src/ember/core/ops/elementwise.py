@@ -672,8 +672,9 @@ def _binary_rows():
 # ops whose PyTorch signature also takes a Number as `input` (the others raise TypeError for one)
 _NUMBER_INPUT = {"add", "sub", "mul", "div", "floor_divide", "trunc_divide", "remainder", "pow", "xlogy",
                  "bitwise_and", "bitwise_or", "bitwise_xor"}
-# quotients and bit operations are not differentiable (PyTorch: "derivative not implemented")
-_STEPWISE = {"floor_divide", "trunc_divide", "bitwise_and", "bitwise_or", "bitwise_xor"}
+# bit operations are not differentiable (PyTorch: "derivative not implemented"); the rounding quotients are, with
+# a zero gradient (`div(rounding_mode=)`)
+_STEPWISE = {"bitwise_and", "bitwise_or", "bitwise_xor"}
 # Binary rows. Domains: one (low, high) per operand. int_ref: the exact result on int64 arrays.
 BINARY = _binary_rows()
 
