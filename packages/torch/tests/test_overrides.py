@@ -151,3 +151,21 @@ def test_a_function_mode_sees_each_factory_once_by_its_name():
                     "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
                     "randint_like", "tensor", "as_tensor", "scalar_tensor", "empty_strided"]
     assert zs[3].tolist() == [1.0, 1.0] and zs[8].tolist() == [0, 1, 2] and zs[11].tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_a_function_mode_sees_the_new_methods_as_themselves():
+    """`x.new_zeros(3)` reaches a mode as `Tensor.new_zeros` (PyTorch's), not as the `full` it calls."""
+    seen = []
+
+    class Funcs(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    x = torch.ones(2, dtype=torch.float64)
+    with Funcs():
+        made = [x.new_zeros(3), x.new_ones((2, 2)), x.new_full((2,), 7.0), x.new_empty(4), x.new_tensor([1, 2])]
+    names = ["new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"]
+    assert len(seen) == 5 and all(f is getattr(torch.Tensor, n) for f, n in zip(seen, names))
+    assert [m.dtype for m in made] == [torch.float64] * 5  # the tensor's dtype, new_tensor's too
+    assert made[0].tolist() == [0.0, 0.0, 0.0] and made[2].tolist() == [7.0, 7.0] and made[1].shape == (2, 2)

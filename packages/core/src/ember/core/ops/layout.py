@@ -12,7 +12,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.device import as_device, device
 from ember.core.device_backends import backend
-from ember.core.dispatch import declare, multi_view_output, node_name
+from ember.core.dispatch import composite, declare, multi_view_output, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
@@ -550,28 +550,38 @@ def cuda(input, device=None, non_blocking: bool = False, memory_format=None) -> 
                                                                f"cuda:{device}"), non_blocking=non_blocking)
 
 
+# the `new_*` methods are composites: a TorchFunctionMode sees `x.new_zeros(3)` as `new_zeros`, not the factory
 @method
+@composite("new_tensor")
 def new_tensor(input, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import tensor
 
     return tensor(data, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
-def _new_filled(fill):
-    def new(self, *size, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False):
-        from ember.core.creation import full
+def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -> Tensor:
+    from ember.core.creation import full
 
-        shape = _sizes(size, None, "new_zeros" if fill == 0 else "new_ones")
-        return full(shape, fill, dtype=dtype or self.dtype, layout=layout, device=device or self.device,
-                    requires_grad=requires_grad)
-    return new
-
-
-attach("new_zeros", _new_filled(0))
-attach("new_ones", _new_filled(1))
+    return full(_sizes(size, None, name), fill, dtype=dtype or input.dtype, layout=layout,
+                device=device or input.device, requires_grad=requires_grad)
 
 
 @method
+@composite("new_zeros")
+def new_zeros(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False,
+              pin_memory: bool = False) -> Tensor:
+    return _new_filled(input, size, 0, "new_zeros", dtype, layout, device, requires_grad)
+
+
+@method
+@composite("new_ones")
+def new_ones(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False,
+             pin_memory: bool = False) -> Tensor:
+    return _new_filled(input, size, 1, "new_ones", dtype, layout, device, requires_grad)
+
+
+@method
+@composite("new_empty")
 def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import empty
 
@@ -581,6 +591,7 @@ def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad:
 
 
 @method
+@composite("new_full")
 def new_full(input, size, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import full
 
