@@ -47,6 +47,17 @@ def test_device_strings_are_parsed_as_pytorchs(text, message):
     _raises(RuntimeError, message, lambda: E.device(text))
 
 
+def test_pytorchs_other_device_types_make_devices_but_no_memory():
+    """`torch.device("mps")` is a device in PyTorch's build without Metal too (device-agnostic code compares and
+    prints it); memory on it is refused with PyTorch's RuntimeError, before anything is allocated."""
+    mps, xpu = E.device("mps"), E.device("xpu", 1)
+    assert (repr(mps), str(xpu), mps == E.device("mps"), mps == "mps", xpu.index) == (
+        "device(type='mps')", "xpu:1", True, True, 1)
+    for kind, make in (("mps", lambda: E.ones(2, device="mps")), ("xpu", lambda: E.zeros(2).to("xpu")),
+                       ("xpu", lambda: E.empty(1, device=xpu)), ("hpu", lambda: E.tensor([1.0], device="hpu"))):
+        _raises(RuntimeError, f"PyTorch is not linked with support for {kind} devices", make)
+
+
 def test_device_index_errors():
     _raises(RuntimeError, "Device index must not be negative", lambda: E.device("cuda", -1))
     _raises(RuntimeError, "type (string) must not include an index because index was passed explicitly: cuda:0",

@@ -75,9 +75,11 @@ def test_against_pytorch():
 
 def test_to_dlpack_and_get_device_module():
     assert type(torch.to_dlpack(torch.ones(2))).__name__ == "PyCapsule"
-    assert torch.get_device_module("cpu") is torch.cpu
-    with pytest.raises(RuntimeError, match="does not have a corresponding module"):
-        torch.get_device_module("mps")
+    assert torch.get_device_module("cpu") is torch.cpu and torch.get_device_module("mps") is torch.mps
+    assert torch.get_device_module(torch.device("xpu", 0)) is torch.xpu
+    with pytest.raises(RuntimeError, match="^Device 'hpu' does not have a corresponding module registered as "
+                                          "'torch.hpu'.$"):
+        torch.get_device_module("hpu")
 
 
 def test_rnn_cells_match_the_modules():

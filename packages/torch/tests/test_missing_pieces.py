@@ -198,3 +198,20 @@ def test_against_pytorch():
     assert "2-D input to dropout2d" in str(w[0].message) and not (t == t[:, :1]).all()
     assert torch.get_float32_matmul_precision() in ("highest", "high", "medium")
     assert torch.multiprocessing.get_all_sharing_strategies() == et.multiprocessing.get_all_sharing_strategies()
+
+
+def test_mps_and_xpu_modules_answer_as_a_build_without_them():
+    """Device-agnostic programs probe `et.mps` / `et.xpu` before picking a device: they report nothing
+    available, and the calls needing a device raise PyTorch's errors for a build without it."""
+    assert et.backends.cpu.get_cpu_capability() in ("AVX512", "AVX2", "DEFAULT")
+    assert (et.mps.is_available(), et.mps.device_count(), et.xpu.is_available(), et.xpu.device_count(),
+            et.xpu.memory_allocated(), et.xpu.get_arch_list()) == (False, 0, False, 0, 0, [])
+    et.mps.manual_seed(0)
+    et.xpu.manual_seed_all(0)
+    et.xpu.empty_cache()
+    with pytest.raises(RuntimeError, match=r"^Cannot execute deviceSynchronize\(\) without MPS backend.$"):
+        et.mps.synchronize()
+    with pytest.raises(RuntimeError, match=r"^Cannot execute emptyCache\(\) without MPS backend.$"):
+        et.mps.empty_cache()
+    with pytest.raises(AssertionError, match="^Torch not compiled with XPU enabled$"):
+        et.xpu.current_device()

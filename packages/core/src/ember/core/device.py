@@ -13,6 +13,8 @@ _TYPES = ("cpu", "cuda", "meta")
 _DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
 _PYTORCH_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
                   "meta, hpu, mtia, privateuseone")  # the device types PyTorch's parser names when refusing one
+# PyTorch's other device types: a `device` of one is made (`torch.device("mps")`), memory on it is refused
+_OTHER_TYPES = frozenset(_PYTORCH_TYPES.split(", ")) - frozenset(_TYPES)
 
 
 class device:
@@ -35,7 +37,7 @@ class device:
         if parsed is None:  # PyTorch's parser: a type of letters and '_', then ':' and an index without leading zeros
             raise RuntimeError("Device string must not be empty" if not type else f"Invalid device string: '{type}'")
         kind, idx = parsed.groups()
-        if kind not in _TYPES:
+        if kind not in _TYPES and kind not in _OTHER_TYPES:
             raise RuntimeError(f"Expected one of {_PYTORCH_TYPES} device type at start of device string: {kind}")
         if idx is not None:
             if index is not None:

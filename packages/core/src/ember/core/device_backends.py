@@ -54,8 +54,8 @@ def backend(type: str) -> Backend:
     b = _backends.get(type)
     if b is None:
         module = _MODULES.get(type)
-        if module is None:
-            raise RuntimeError(f"no backend is registered for device type {type!r}")
+        if module is None:  # a PyTorch device type ember has no backend for (mps, xpu ...): PyTorch's refusal
+            raise RuntimeError(f"PyTorch is not linked with support for {type} devices")
         importlib.import_module(module)
         b = _backends[type]
     return b

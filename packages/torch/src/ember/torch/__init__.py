@@ -58,6 +58,8 @@ import ember.torch.types as types  # noqa: E402
 import ember.torch.accelerator as accelerator  # noqa: E402
 import ember.torch.hub as hub  # noqa: E402
 import ember.torch.return_types as return_types  # noqa: E402
+import ember.torch.mps as mps  # noqa: E402
+import ember.torch.xpu as xpu  # noqa: E402
 import ember.torch.quasirandom as quasirandom  # noqa: E402
 import ember.torch.random as random  # noqa: E402
 from ember.torch.amp import GradScaler  # noqa: E402

@@ -113,7 +113,7 @@ def get_device_module(device=None):
     else:
         kind = device if isinstance(device, str) else device.type
         kind = kind.split(":")[0]
-    if kind not in ("cpu", "cuda"):
+    if kind not in ("cpu", "cuda", "mps", "xpu"):
         raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'.")
     return getattr(torch, kind)
 
