@@ -10,6 +10,8 @@ import pytest
 
 import ember.autograd as ea
 from ember.autograd.checkpoint import checkpoint, checkpoint_sequential
+from ember.autograd.checkpoint_support import (CheckpointError, check_backward_validity, detach_variable,
+                                               get_device_states, set_checkpoint_early_stop)
 
 
 def _mlp_params(seed: int, width: int = 16, depth: int = 4, dtype=np.float64):
@@ -132,7 +134,7 @@ def test_a_recomputation_saving_other_tensors_raises():
 
     x = ea.ones(2, requires_grad=True)
     out = checkpoint(unstable, x, use_reentrant=False).sum()
-    with pytest.raises(RuntimeError, match="A different number of tensors was saved during the original forward"):
+    with pytest.raises(CheckpointError, match="A different number of tensors was saved during the original forward"):
         out.backward()
 
 
@@ -190,3 +192,21 @@ def test_checkpoint_sequential_without_use_reentrant_warns_its_own_message():
     with pytest.warns(UserWarning, match=r"^torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter "
                                          r"should be passed explicitly. In version 2.9 we will raise"):
         checkpoint_sequential(seq, 1, ea.ones(2, requires_grad=True))
+
+
+def test_checkpoint_helpers_behave_as_pytorchs():
+    """The helpers `torch.utils.checkpoint` exports: detach_variable keeps requires_grad and refuses a list,
+    check_backward_validity warns without a grad input, CPU tensors have no device states to save."""
+    a, b = ea.ones(2, requires_grad=True), ea.zeros(2)
+    d = detach_variable((a, b, 3))
+    assert d[0].requires_grad and d[0].grad_fn is None and d[0] is not a and not d[1].requires_grad and d[2] == 3
+    with pytest.raises(RuntimeError, match="^Only tuple of tensors is supported. Got Unsupported input type: list$"):
+        detach_variable([a])
+    with pytest.warns(UserWarning, match="^None of the inputs have requires_grad=True. Gradients will be None$"):
+        check_backward_validity((b, 1))
+    assert get_device_states(a, b) == ([], [])
+    with set_checkpoint_early_stop(False):
+        y = checkpoint(lambda x: (x * 2).sin(), a, use_reentrant=False)
+    y.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), 2 * np.cos(np.full(2, 2.0)), rtol=1e-6)
+    assert issubclass(CheckpointError, RuntimeError)

@@ -26,6 +26,7 @@ from ember.core.dispatch import register_dispatch_hook, remove_dispatch_hook
 from ember.core.tensor import Tensor
 
 from ember.autograd import amp
+from ember.autograd.checkpoint_support import CheckpointError
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ember.autograd.saved_hooks import saved_tensors_hooks
@@ -217,7 +218,7 @@ def _without_reentrant(function, args, kwargs, states, regions, forward_ctx, rec
             stack.enter_context(saved_tensors_hooks(keep, _never_unpacked))
             function(*call_args, **kwargs)
         if order != count:
-            raise RuntimeError(f"torch.utils.checkpoint: A different number of tensors was saved during the "
+            raise CheckpointError(f"torch.utils.checkpoint: A different number of tensors was saved during the "
                                f"original forward and recomputation.\nNumber of tensors saved during forward: "
                                f"{count}\nNumber of tensors saved during recomputation: {order}.")
 

@@ -9,6 +9,13 @@ PATHS = {
         'detect_anomaly': 'torch.autograd.anomaly_mode',
         'set_detect_anomaly': 'torch.autograd.anomaly_mode',
     },
+    'ember.autograd.checkpoint': {
+        'CheckpointFunction': 'torch.utils.checkpoint',
+    },
+    'ember.autograd.checkpoint_support': {
+        'CheckpointError': 'torch.utils.checkpoint',
+        'DefaultDeviceType': 'torch.utils.checkpoint',
+    },
     'ember.autograd.forward_ad': {
         'UnpackedDualTensor': 'torch.autograd.forward_ad',
         'dual_level': 'torch.autograd.forward_ad',
