@@ -3,8 +3,6 @@ Nesterov momentum (Sutskever et al. 2013), Adagrad (Duchi et al. 2011) with lr_d
 centered RMSprop (Graves 2013), Rprop (Riedmiller & Braun 1993), Adamax (Kingma & Ba 2015), ASGD's Polyak
 averaging, Adafactor (Shazeer & Stern 2018); then hypergradient descent (Baydin et al. 2018) on the learning rate."""
 
-import math
-
 import numpy as np
 import torch
 
@@ -147,11 +145,9 @@ g = torch.autograd.grad(loss_fn(w), w, create_graph=True)[0]
 w1 = w - lr_t * g
 val = loss_fn(w1)
 (dlr,) = torch.autograd.grad(val, lr_t)
-print(
-    "dloss_dlr",
-    round(dlr.item(), 4),
-    round(-(torch.autograd.grad(loss_fn(w1.detach().requires_grad_()), w1)[0] if False else 0) + dlr.item(), 4),
-)
+w1d = w1.detach().requires_grad_(True)
+(g1,) = torch.autograd.grad(loss_fn(w1d), w1d)
+print("dloss_dlr", round(dlr.item(), 4), round(-(g1 * g.detach()).sum().item(), 4), lr_t.grad)
 p = torch.nn.Parameter(torch.tensor(W0))
 sgd = torch.optim.SGD([p], lr=torch.tensor(0.01), momentum=0.5, differentiable=True)
 print("tensor_lr", type(sgd.param_groups[0]["lr"]).__name__, sgd.defaults["differentiable"])
@@ -169,4 +165,3 @@ for bad in (
         print("no error")
     except ValueError as e:
         print("ValueError", e)
-print("sqrt2", round(math.sqrt(2), 4))
