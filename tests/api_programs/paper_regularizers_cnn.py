@@ -34,6 +34,12 @@ print("renorm", r(torch.renorm(W, p=2, dim=0, maxnorm=3.0).norm(dim=1)), r(W.ren
 W2 = W.clone()
 W2.renorm_(2, 0, 3.0)
 print("renorm_", torch.equal(W2, torch.renorm(W, 2, 0, 3.0)), r(W.renorm(2, 1, 1.0).norm(dim=0), 6))
+print("renorm_grad_fn", torch.renorm(W.clone().requires_grad_(True), 2, 0, 3.0).grad_fn.name())
+for bad in (lambda: torch.renorm(W[0], 2, 0, 3.0), lambda: W.renorm(2, 0, -1.0), lambda: W.renorm(2, 2, 1.0)):
+    try:
+        bad()
+    except (RuntimeError, IndexError) as e:
+        print(type(e).__name__, e)
 print("clamp_norm", r(W * (3.0 / W.norm(dim=1, keepdim=True)).clamp(max=1.0), 6))
 drop = nn.Dropout(p=0.5)
 print(drop, drop.training, torch.equal(drop.eval()(W), W), F.dropout(W, 0.5, training=False).equal(W))

@@ -130,3 +130,9 @@ def test_module_load_copies_or_assigns_detached():
 def test_segment_reduce_gradient(reduce):
     d = _rand(5, 2, seed=13)
     assert gradcheck(lambda d: E.segment_reduce(d, reduce, lengths=E.tensor([2, 3])), (d,))
+
+
+def test_renorm_gradient_and_node_name():
+    x = _x(1.0, 2.0, 3.0, 4.0, 0.1, 0.2, shape=(3, 2))
+    assert gradcheck(lambda t: E.renorm(t, 2, 0, 2.5), (x,))
+    assert type(E.renorm(x, 2, 0, 2.5).grad_fn).__name__ == "RenormBackward0"
