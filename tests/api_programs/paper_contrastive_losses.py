@@ -117,6 +117,9 @@ print(
     round(F.soft_margin_loss(s_pos - s_neg, torch.ones(6)).item(), 4),
     round(F.softplus(-(s_pos - s_neg)).mean().item(), 4),
 )
+sm = F.soft_margin_loss(emb[:, 0] - emb[:, 1], torch.ones(8), reduction="none")
+mm = F.multi_margin_loss(emb[:, :4], labels % 4, margin=0.5)
+print("grad_fns", d.grad_fn.name(), sm.grad_fn.name(), mm.grad_fn.name(), round(mm.item(), 4), r(sm))
 print("lifted", round(torch.logsumexp(torch.stack([s_neg, -s_pos]), dim=0).clamp(min=0).pow(2).mean().item(), 4))
 
 for bad in (

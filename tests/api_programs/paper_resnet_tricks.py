@@ -161,6 +161,7 @@ print(
     torch.equal(F.pixel_shuffle(F.pixel_unshuffle(up, 2), 2), up),
     F.pixel_unshuffle(torch.arange(16.0).view(1, 1, 4, 4), 2)[0, :, 0, 0].tolist(),
 )
+print("icnr_grad_fns", up.grad_fn.name(), F.pixel_unshuffle(up, 3).grad_fn.name(), F.celu(up, 0.5).grad_fn.name())
 try:
     F.pixel_shuffle(torch.zeros(1, 3, 2, 2), 2)
 except RuntimeError as e:
