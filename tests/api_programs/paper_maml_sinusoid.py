@@ -152,6 +152,23 @@ for it in range(2):
         round(alphas[5].mean().item(), 6),
     )
 print("groups", [len(g["params"]) for g in opt.param_groups], [g["lr"] for g in opt.param_groups])
+# batch norm inside vmapped tasks: running stats must be dropped (or batched) first
+bn_net = nn.Sequential(nn.Linear(1, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 1))
+bn_params = {k: torch.linspace(-0.6, 0.8, v.numel()).view_as(v) for k, v in bn_net.named_parameters()}
+try:
+    vmap(lambda p, x: functional_call(bn_net, p, (x,)), in_dims=(None, 0))(bn_params, xs)
+except RuntimeError as e:
+    print("RuntimeError", str(e).split("\n")[0])
+print("bn_untouched", bn_net[1].running_mean.abs().sum().item(), bn_net[1].num_batches_tracked.item())
+torch.func.replace_all_batch_norm_modules_(bn_net)
+out = vmap(lambda p, x: functional_call(bn_net, p, (x,)), in_dims=(None, 0))(bn_params, xs)
+print(
+    "bn_patched",
+    out.shape,
+    bn_net[1].running_mean,
+    bn_net[1].track_running_stats,
+    round(out.mean(1).abs().sum().item(), 4),
+)
 try:
     grad(lambda p: functional_call(net, p, (xs[0],)))(params)
 except RuntimeError as e:
