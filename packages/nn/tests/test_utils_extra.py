@@ -290,8 +290,26 @@ def test_orthogonal_errors():
         orthogonal(nn.Linear(2, 2), orthogonal_map="qr")
     with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'"):
         orthogonal(nn.Linear(2, 2), "nope")
+    # registration treats a right_inverse that raises NotImplementedError as the identity (PyTorch's rule);
+    # assigning later refuses
+    fc = orthogonal(nn.Linear(2, 2), orthogonal_map="cayley", use_trivialization=False)
     with pytest.raises(NotImplementedError, match="not possible to assign to the matrix exponential or the Cayley"):
-        orthogonal(nn.Linear(2, 2), orthogonal_map="cayley", use_trivialization=False)
+        fc.weight = torch.eye(2)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3)])
+def test_orthogonal_householder_without_trivialization_starts_at_the_positive_qr(shape):
+    from ember.nn.utils.parametrizations import orthogonal
+
+    fc = nn.Linear(shape[1], shape[0]).double()
+    with torch.no_grad():
+        fc.weight.copy_(torch.tensor(np.sin(np.arange(float(np.prod(shape))).reshape(shape) ** 1.7)))
+    w0 = np_of(fc.weight)
+    orthogonal(fc, orthogonal_map="householder", use_trivialization=False)
+    assert "base" not in fc.parametrizations.weight[0]._buffers
+    tall = shape[0] >= shape[1]
+    expected = _positive_qr(w0) if tall else _positive_qr(w0.T).T
+    np.testing.assert_allclose(np_of(fc.weight), expected, atol=1e-10)
 
 
 @pytest.mark.torch
