@@ -93,6 +93,21 @@ for omap in ("matrix_exp", "cayley", "householder"):
         round(loss.item(), 4),
         sorted(n for n, _ in rnn.named_parameters())[:2],
     )
+for omap in ("cayley", "householder"):
+    plain = parametrizations.orthogonal(fill_(nn.Linear(3, 4), 6), orthogonal_map=omap, use_trivialization=False)
+    q = plain.weight
+    print(
+        "no_trivialization",
+        omap,
+        sorted(n for n, _ in plain.named_buffers()),
+        torch.allclose(q.T @ q, torch.eye(3), atol=1e-5),
+        r(plain.parametrizations.weight.original, 3),
+    )
+    try:
+        plain.weight = torch.eye(4, 3)
+        print("assigned", r(plain.weight.diagonal(), 3))
+    except NotImplementedError as e:
+        print("NotImplementedError", e)
 orth = parametrizations.orthogonal(nn.Linear(5, 3))
 w = orth.weight
 print("orth_rect", w.shape, torch.allclose(w @ w.T, torch.eye(3), atol=1e-5), parametrize.is_parametrized(orth))
