@@ -130,3 +130,35 @@ def test_module_load_copies_or_assigns_detached():
 def test_segment_reduce_gradient(reduce):
     d = _rand(5, 2, seed=13)
     assert gradcheck(lambda d: E.segment_reduce(d, reduce, lengths=E.tensor([2, 3])), (d,))
+
+
+def test_renorm_gradient_and_node_name():
+    x = _x(1.0, 2.0, 3.0, 4.0, 0.1, 0.2, shape=(3, 2))
+    assert gradcheck(lambda t: E.renorm(t, 2, 0, 2.5), (x,))
+    assert type(E.renorm(x, 2, 0, 2.5).grad_fn).__name__ == "RenormBackward0"
+
+
+@pytest.mark.parametrize("fn, name", [
+    (lambda x: E.addcdiv(x, x, x.exp(), value=0.5), "AddcdivBackward0"),
+    (lambda x: E.rad2deg(x), "Rad2DegBackward0"),
+    (lambda x: E.deg2rad(x), "Deg2RadBackward0"),
+    (lambda x: E.celu(x), "CeluBackward0"),
+    (lambda x: E.celu(x.clone(), inplace=True), "CeluBackward1"),
+    (lambda x: E.rrelu(x), "RreluWithNoiseBackward0"),
+    (lambda x: E.pixel_unshuffle(x.view(1, 1, 2, 2), 2), "PixelUnshuffleBackward0"),
+    (lambda x: E.pixel_shuffle(x.view(1, 4, 1, 1), 2), "PixelShuffleBackward0"),
+    (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord=2), "AmaxBackward0"),
+    (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord=-2, keepdim=True), "PermuteBackward0"),
+    (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord="nuc"), "SumBackward1"),
+    (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord=1), "AmaxBackward0"),
+    (lambda x: E.linalg.matrix_norm(x.view(1, 2, 2), ord=-math.inf, dim=(0, 2), keepdim=True), "AminBackward0"),
+])
+def test_composed_ops_carry_pytorchs_node_names(fn, name):
+    assert type(fn(_x(0.5, -1.0, 2.0, 0.25)).grad_fn).__name__ == name
+
+
+def test_matrix_norm_one_and_inf_reduce_the_right_dims_without_keepdim():
+    a = E.tensor([[[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]]], dtype=F64)  # (1, 2, 3)
+    assert E.linalg.matrix_norm(a, ord=1, dim=(2, 1)).tolist() == [15.0]  # abs sums over dim 2, max over dim 1
+    assert E.linalg.matrix_norm(a, ord=math.inf, dim=(0, 2)).tolist() == [6.0, 15.0]
+    assert E.linalg.matrix_norm(a, ord=-1, dim=(1, 2), keepdim=True).shape == (1, 1, 1)

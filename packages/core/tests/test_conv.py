@@ -233,6 +233,14 @@ def test_conv_errors_use_pytorchs_messages():
         E.conv2d(x, w)
     with pytest.raises(RuntimeError, match=r"expected weight to be divisible by 2 at dimension 0"):
         E.conv2d(E.zeros(1, 6, 5, 5), E.zeros(3, 3, 3, 3), groups=2)
+    # fewer filters than groups: PyTorch's "at least" check comes first (its list printed once, not nested)
+    for conv, x1, w1 in ((E.conv1d, E.zeros(1, 2, 5), E.zeros(2, 1, 3)),
+                         (E.conv2d, E.zeros(1, 2, 5, 5), E.zeros(2, 1, 3, 3)),
+                         (E.conv_transpose1d, E.zeros(1, 2, 5), E.zeros(2, 1, 3)),
+                         (E.conv_transpose2d, E.zeros(1, 2, 5, 5), E.zeros(2, 1, 3, 3))):
+        with pytest.raises(RuntimeError, match=rf"^Given groups=3, expected weight to be at least 3 at dimension 0, "
+                                               rf"but got weight of size \[{', '.join(map(str, w1.shape))}\] instead$"):
+            conv(x1, w1, groups=3)
     with pytest.raises(RuntimeError, match=r"expected bias to be 1-dimensional with 64 elements, but got bias of "
                                            r"size \[32\] instead"):
         E.conv2d(E.zeros(1, 3, 5, 5), w, E.zeros(32))

@@ -23,6 +23,13 @@ def test_renorm_scales_slices_above_maxnorm():
     assert y.renorm_(2, 0, 2.5) is y
     with pytest.raises(RuntimeError, match="non-positive-norm"):
         E.renorm(T(x), 0, 0, 1.0)
+    with pytest.raises(RuntimeError, match="^renorm: expected maxnorm to be >= 0 but got -1$"):
+        E.renorm(T(x), 2, 0, -1.0)
+    for bad in (T([1.0, 2.0]), T(1.0)):  # PyTorch checks the rank before the dim
+        with pytest.raises(RuntimeError, match=f"^renorm: input needs at least 2 dimensions, got {bad.ndim} dim"):
+            E.renorm(bad, 2, 5, 1.0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        E.renorm(T(x), 2, 2, 1.0)
 
 
 @pytest.mark.parametrize("edge_order", [1, 2])

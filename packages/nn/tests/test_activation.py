@@ -160,7 +160,7 @@ RESULT_BACKED = [  # PyTorch differentiates these in-place activations from thei
     ("LeakyReluBackward1", lambda y, inplace: F.leaky_relu(y, 0.0, inplace=inplace)),
     ("EluBackward1", lambda y, inplace: F.elu(y, 0.7, inplace=inplace)),
     ("EluBackward1", lambda y, inplace: F.selu(y, inplace=inplace)),
-    ("EluBackward1", lambda y, inplace: F.celu(y, 1.5, inplace=inplace)),
+    ("CeluBackward1", lambda y, inplace: F.celu(y, 1.5, inplace=inplace)),
 ]
 
 

@@ -155,3 +155,13 @@ def test_adaptive_log_softmax_matches_pytorch_from_the_same_weights():
     np.testing.assert_allclose(em.head.weight.grad.numpy(), tm.head.weight.grad.numpy(), rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(em.log_prob(E.tensor(x)).detach().numpy(), tm.log_prob(torch.tensor(x)).detach().numpy(),
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_fused_losses_and_pairwise_distance_carry_pytorchs_node_names(reduction):
+    x = E.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, -0.3]], requires_grad=True)
+    y = E.tensor([0, 2])
+    assert F.soft_margin_loss(x, -E.ones(2, 3), reduction=reduction).grad_fn.name() == "SoftMarginLossBackward0"
+    assert F.multi_margin_loss(x, y, reduction=reduction).grad_fn.name() == "MultiMarginLossBackward0"
+    assert F.multi_margin_loss(x[0], y[:1], reduction=reduction).grad_fn.name() == "MultiMarginLossBackward0"
+    assert F.pairwise_distance(x, x.flip(0), keepdim=reduction == "none").grad_fn.name() == "NormBackward1"

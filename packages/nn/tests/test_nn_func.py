@@ -78,3 +78,21 @@ def test_functional_call_names_every_repeated_key():
         functional_call(m, (params, dict(params)), (E.ones(1, 3),))
     with pytest.raises(ValueError, match="^Expected all elements of parameter_and_buffer_dicts to be dictionaries$"):
         functional_call(m, (params, [1]), (E.ones(1, 3),))
+
+
+def test_vmap_refuses_batch_norm_updating_unbatched_running_stats():
+    import ember.nn.functional as F
+
+    bn = BatchNorm1d(3)
+    x = E.tensor(np.arange(24.0, dtype=np.float32).reshape(2, 4, 3))
+    with pytest.raises(RuntimeError, match=r"^Batch norm got a batched tensor as input while the running_mean or "
+                                           r"running_var, which will be updated in place, were not batched\.\n"):
+        vmap(bn)(x)
+    assert bn.running_mean.tolist() == [0.0, 0.0, 0.0]  # refused before the update, as PyTorch
+    # fine: eval mode, no running stats, or running stats mapped along with the input
+    bn.eval()
+    assert vmap(bn)(x).shape == (2, 4, 3)
+    assert vmap(lambda t: F.batch_norm(t, None, None, training=True))(x).shape == (2, 4, 3)
+    rm, rv = E.zeros(2, 3), E.ones(2, 3)
+    vmap(lambda t, m, v: F.batch_norm(t, m, v, training=True))(x, rm, rv)
+    np.testing.assert_allclose(rm.numpy(), 0.1 * x.numpy().mean(1), rtol=1e-6)

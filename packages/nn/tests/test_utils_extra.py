@@ -194,6 +194,27 @@ def test_spectral_norm_divides_by_the_largest_singular_value():
         nn.utils.spectral_norm(nn.utils.spectral_norm(nn.Linear(2, 2)))
 
 
+def test_spectral_norm_state_dict_records_its_version_and_upgrades_old_checkpoints():
+    torch.manual_seed(0)
+    fc = nn.utils.spectral_norm(nn.Sequential(nn.Linear(5, 3).double())[0])
+    net = nn.Sequential(fc)
+    sd = net.state_dict()
+    assert sd._metadata["0"] == {"version": 1, "spectral_norm": {"weight.version": 1}}
+    for _ in range(5):
+        fc(torch.randn(2, 5, dtype=torch.float64))
+    fc.eval()
+    want = np_of(fc(torch.ones(1, 5, dtype=torch.float64)))
+    # a checkpoint from before versioning: the normalised weight stored, no weight_v, no metadata
+    old = {"0.weight_orig": fc.weight_orig.detach(), "0.weight": fc.weight.detach(), "0.weight_u": fc.weight_u,
+           "0.bias": fc.bias.detach()}
+    fresh = nn.Sequential(nn.utils.spectral_norm(nn.Linear(5, 3).double())).eval()
+    assert not fresh.load_state_dict(old).missing_keys
+    np.testing.assert_allclose(np_of(fresh(torch.ones(1, 5, dtype=torch.float64))), want, rtol=1e-8)
+    nn.utils.remove_spectral_norm(fc)
+    assert not fc._state_dict_hooks and not fc._load_state_dict_pre_hooks
+    assert net.state_dict()._metadata["0"] == {"version": 1}
+
+
 # --- clipping, sequences, skip_init --------------------------------------------------------------
 def test_clip_grads_with_norm_scales_by_the_given_total_and_clip_grad_norm_is_deprecated():
     a = nn.Parameter(torch.ones(3, dtype=torch.float64))
@@ -269,8 +290,26 @@ def test_orthogonal_errors():
         orthogonal(nn.Linear(2, 2), orthogonal_map="qr")
     with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'"):
         orthogonal(nn.Linear(2, 2), "nope")
+    # registration treats a right_inverse that raises NotImplementedError as the identity (PyTorch's rule);
+    # assigning later refuses
+    fc = orthogonal(nn.Linear(2, 2), orthogonal_map="cayley", use_trivialization=False)
     with pytest.raises(NotImplementedError, match="not possible to assign to the matrix exponential or the Cayley"):
-        orthogonal(nn.Linear(2, 2), orthogonal_map="cayley", use_trivialization=False)
+        fc.weight = torch.eye(2)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3)])
+def test_orthogonal_householder_without_trivialization_starts_at_the_positive_qr(shape):
+    from ember.nn.utils.parametrizations import orthogonal
+
+    fc = nn.Linear(shape[1], shape[0]).double()
+    with torch.no_grad():
+        fc.weight.copy_(torch.tensor(np.sin(np.arange(float(np.prod(shape))).reshape(shape) ** 1.7)))
+    w0 = np_of(fc.weight)
+    orthogonal(fc, orthogonal_map="householder", use_trivialization=False)
+    assert "base" not in fc.parametrizations.weight[0]._buffers
+    tall = shape[0] >= shape[1]
+    expected = _positive_qr(w0) if tall else _positive_qr(w0.T).T
+    np.testing.assert_allclose(np_of(fc.weight), expected, atol=1e-10)
 
 
 @pytest.mark.torch

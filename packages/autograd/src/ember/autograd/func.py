@@ -483,6 +483,12 @@ class _MappedValues:
             raise RuntimeError(_VALUE_READS[kind])
 
 
+def is_mapped(t) -> bool:
+    """Whether `t` is, or was computed from, a slice a running vmap maps (PyTorch's batched tensor)."""
+    active = _MappedValues.active
+    return active is not None and active.holds(t)
+
+
 def _spec_repr(tree, indent: int = 0) -> str:
     """The structure of a tuple/list/dict tree as PyTorch's `TreeSpec` prints it (leaves, None included, as `*`)."""
     if isinstance(tree, tuple | list) and type(tree) in (tuple, list):

@@ -313,7 +313,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """`max(0, x) + min(0, alpha * (exp(x / alpha) - 1))` (elu(input, alpha, 1, 1 / alpha))."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _call(elu_op, input, float(alpha), 1.0, 1.0 / alpha, inplace=inplace)
+    out = _call(elu_op, input, float(alpha), 1.0, 1.0 / alpha, inplace=inplace)
+    made, name = ("EluBackward1", "CeluBackward1") if inplace else ("EluBackward0", "CeluBackward0")
+    return node_name(out, made, name)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -428,7 +430,10 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
+        out = leaky_relu(input, (lower + upper) / 2, inplace)
+        if inplace:
+            return node_name(out, "LeakyReluBackward1", "RreluWithNoiseBackward1")
+        return node_name(out, "LeakyReluBackward0", "RreluWithNoiseBackward0")
     slopes = random.rand(*input.shape, dtype=input.dtype)._np() * (upper - lower) + lower
     factor = wrap(np.where(x >= 0, 1, slopes).astype(x.dtype))
     return ew.mul(input, factor, out=input) if inplace else ew.mul(input, factor)

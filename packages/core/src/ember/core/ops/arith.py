@@ -426,7 +426,8 @@ def addcdiv(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
     if out is not None:
         check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
     q = ew.div(tensor1, tensor2)
-    return ew.add(input, q if value == 1 else ew.mul(q, value), out=out)
+    return node_name(ew.add(input, q if value == 1 else ew.mul(q, value), out=out), "AddBackward0",
+                     "AddcdivBackward0")
 
 
 @method

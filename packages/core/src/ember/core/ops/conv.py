@@ -525,9 +525,16 @@ def _meta_geometry(op: str, n_c_hw, weight_shape, groups: int, stride, padding, 
                         tuple(dilation))
 
 
+def _at_least(groups: int, weight_shape: list) -> str:
+    return (f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got weight of size "
+            f"{weight_shape} instead")
+
+
 @lru_cache(maxsize=512)
 def _geometry_of(op: str, n_c_hw, weight_shape, groups: int, stride, padding, dilation) -> tuple[int, int]:
     o, cg, kh, kw = weight_shape
+    if o < groups:
+        raise RuntimeError(_at_least(groups, list(weight_shape)))
     if groups < 1 or o % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size [{list(weight_shape)}] instead")
@@ -752,6 +759,8 @@ def _conv_transpose2d_meta(input, weight, bias, stride, padding, output_padding,
                            f"and {describe(weight)}")
     _check_transpose_params(stride, padding, output_padding, dilation)
     c, og = weight._shape[:2]
+    if c < groups:
+        raise RuntimeError(_at_least(groups, list(weight._shape)))
     if groups < 1 or c % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size [{list(weight._shape)}] instead")
@@ -917,6 +926,8 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
         raise RuntimeError("non-positive groups is not supported")
     ws = list(weight.shape)
     shape = list(input.shape) if input.ndim == nd + 2 else [1, *input.shape]
+    if ws[0] < groups:  # PyTorch checks the weight against groups first
+        raise RuntimeError(_at_least(groups, ws))
     if transposed:
         if shape[1] != ws[0]:
             raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected input{shape} to have {ws[0]} "

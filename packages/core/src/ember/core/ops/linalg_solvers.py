@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -567,16 +567,22 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if ord in ("nuc", 2, -2):
         s = svdvals(S.permute(A, tuple(i for i in range(A.ndim) if i not in (d0, d1)) + (d0, d1)))
         last = (s.ndim - 1,)
-        r = _sum(s, last, False, None) if ord == "nuc" else (_amax if ord == 2 else _amin)(s, last, False)
-    elif ord in (1, -1, math.inf, -math.inf):
-        inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
-        sums = _sum(ew.abs(A), (inner,), True, None)
-        r = (_amax if ord > 0 else _amin)(sums, (outer,), True)
-    else:
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    from ember.core.ops.layout import reshape
+        if ord == "nuc":
+            r = node_name(_sum(s, last, False, None), "SumBackward0", "SumBackward1")
+        else:
+            r = (_amax if ord == 2 else _amin)(s, last, False)
+        if not keepdim:
+            return r  # PyTorch's node: the reduction's (AmaxBackward0 ...)
+        from ember.core.ops.layout import reshape
 
-    return reshape(r, kept if keepdim else tuple(n for i, n in enumerate(A._shape) if i not in (d0, d1)))
+        return node_name(reshape(r, kept), "ViewBackward0", "PermuteBackward0")
+    if ord in (1, -1, math.inf, -math.inf):
+        inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = _sum(ew.abs(A), (inner,), keepdim, None)
+        if not keepdim and inner < outer:
+            outer -= 1
+        return (_amax if ord > 0 else _amin)(sums, (outer,), keepdim)
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
 @numpy_aliases

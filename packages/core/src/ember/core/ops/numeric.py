@@ -11,6 +11,7 @@ import numbers
 
 from ember.core import dtypes
 from ember.core.creation import full
+from ember.core.dispatch import node_name
 from ember.core.methods import attach, inplace, method, operator
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -149,14 +150,16 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
 def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Degrees to radians; integers compute in the default float dtype."""
     _no_complex(input, "deg2rad is not supported for complex tensors.")
-    return _into(out, ew.mul(_float(input), math.pi / 180.0), "deg2rad")
+    r = node_name(ew.mul(_float(input), math.pi / 180.0), "MulBackward0", "Deg2RadBackward0")
+    return _into(out, r, "deg2rad")
 
 
 @method
 def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Radians to degrees; integers compute in the default float dtype."""
     _no_complex(input, "rad2deg is not supported for complex tensors.")
-    return _into(out, ew.mul(_float(input), 180.0 / math.pi), "rad2deg")
+    r = node_name(ew.mul(_float(input), 180.0 / math.pi), "MulBackward0", "Rad2DegBackward0")
+    return _into(out, r, "rad2deg")
 
 
 @method

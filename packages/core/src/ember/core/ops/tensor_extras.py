@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 from ember.core import dtypes
 from ember.core.creation import from_numpy, full, linspace
+from ember.core.dispatch import node_name
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import join as J
@@ -44,12 +45,14 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | N
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")  # C++'s stream format
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = input._wrap_dim(dim)
     others = tuple(i for i in range(input.ndim) if i != d)
     norm = linalg.vector_norm(input, p, others, True)
     factor = ew.where(ew.gt(norm, maxnorm), ew.div(maxnorm, ew.add(norm, 1e-7)), 1.0)
-    r = ew.mul(input, factor)
+    r = node_name(ew.mul(input, factor), "MulBackward0", "RenormBackward0")
     if out is not None:
         return S.copy_(out, r)
     return r

@@ -422,7 +422,9 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     k = len(lead)
     x = reshape(input, (*lead, c // (r * r), r, r, h, w))
     x = permute(x, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
-    out = node_name(reshape(x, (*lead, c // (r * r), h * r, w * r)), "UnsafeViewBackward0", "PixelShuffleBackward0")
+    out = reshape(x, (*lead, c // (r * r), h * r, w * r))
+    out = node_name(node_name(out, "UnsafeViewBackward0", "PixelShuffleBackward0"), "ViewBackward0",
+                    "PixelShuffleBackward0")
     return channels_last_as(out, input) if input.ndim == 4 else out
 
 
@@ -444,5 +446,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     k = len(lead)
     x = reshape(input, (*lead, c, h // r, r, w // r, r))
     x = permute(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
-    out = node_name(reshape(x, (*lead, c * r * r, h // r, w // r)), "UnsafeViewBackward0", "PixelUnshuffleBackward0")
+    out = reshape(x, (*lead, c * r * r, h // r, w // r))
+    out = node_name(node_name(out, "UnsafeViewBackward0", "PixelUnshuffleBackward0"), "ViewBackward0",
+                    "PixelUnshuffleBackward0")
     return channels_last_as(out, input) if input.ndim == 4 else out

@@ -96,7 +96,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p over the last dimension."""
-    return ea.vector_norm(x1 - x2 + eps, p, -1, keepdim)
+    return node_name(ea.vector_norm(x1 - x2 + eps, p, -1, keepdim), "LinalgVectorNormBackward0", "NormBackward1")
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:

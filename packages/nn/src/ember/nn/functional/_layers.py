@@ -10,6 +10,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor, dtypes
+from ember.autograd.func import is_mapped
 from ember.core.dispatch import composite, node_name
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
@@ -140,6 +141,13 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return ea.adaptive_avg_pool2d(input, output_size)
 
 
+_VMAP_RUNNING_STATS = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated in place, "
+    "were not batched.\nIf you are using a module and do not need eval mode, please set `track_running_stats` to be "
+    "False.If you are using a prebuilt module and do not need eval mode, please see the functorch website for "
+    "resources on how to patch your module to work with vmap")
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Tensor:
@@ -147,6 +155,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     statistics are used and the running ones updated in place."""
     if training and math.prod(input.shape[:1] + input.shape[2:]) == 1:  # an empty input is PyTorch's shortcut
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if (training and running_mean is not None and is_mapped(input)
+            and not (is_mapped(running_mean) and (running_var is None or is_mapped(running_var)))):
+        raise RuntimeError(_VMAP_RUNNING_STATS)
     return ea.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 

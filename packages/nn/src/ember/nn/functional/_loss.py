@@ -279,7 +279,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _reduce(ea.log1p(ea.exp(-input * target)), reduction)  # PyTorch's operand order, for its size errors
+    loss = _reduce(ea.log1p(ea.exp(-input * target)), reduction)  # PyTorch's operand order, for its size errors
+    return _named(loss, "SoftMarginLossBackward0")
 
 
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,
@@ -357,7 +358,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     loss = (margins * not_target.to(x.dtype)).sum(1) / x.shape[1]
     if input.dim() == 1:
         loss = loss.squeeze(0)
-    return _reduce(loss, reduction)
+    return _named(_reduce(loss, reduction), "MultiMarginLossBackward0")
 
 
 @composite("triplet_margin_loss")

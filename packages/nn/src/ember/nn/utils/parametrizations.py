@@ -169,8 +169,11 @@ class _Orthogonal(Module):
                 if self.orthogonal_map in ("cayley", "matrix_exp"):
                     raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
                                               "parametrizations when use_trivialization=False.")
-                raise NotImplementedError("orthogonal: assigning to the householder parametrization without "
-                                          "trivialization needs geqrf, which ember does not have")
+                a, tau = ea.geqrf(q)  # Householder reflectors of q, with diag(R) > 0 (tau == 0: no reflection)
+                diag = a.diagonal(dim1=-2, dim2=-1)
+                diag.sign_()
+                diag[tau == 0.0] *= -1
+                return a.mT if n != q_init.shape[-2] else a
             if n == k:
                 q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
             else:

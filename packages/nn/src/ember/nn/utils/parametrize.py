@@ -41,7 +41,10 @@ class ParametrizationList(ModuleList):
             new = original
             for module in reversed(list(self)):
                 if hasattr(module, "right_inverse"):
-                    new = module.right_inverse(new)
+                    try:
+                        new = module.right_inverse(new)
+                    except NotImplementedError:
+                        pass  # PyTorch's rule: at registration, a right_inverse that cannot invert is the identity
         if isinstance(new, Tensor):
             self.is_tensor = True
             if new is not original:

@@ -11,7 +11,8 @@ from ember.nn import functional as F
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
+__all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
+           "remove_spectral_norm"]
 
 
 class SpectralNorm:
@@ -49,6 +50,11 @@ class SpectralNorm:
         sigma = ea.dot(u, ea.mv(weight_mat, v))
         return weight / sigma
 
+    def _solve_v_and_rescale(self, weight_mat: Tensor, u: Tensor, target_sigma: Tensor) -> Tensor:
+        """A v with u = normalize(W v) and u^T W v = sigma (pinverse, in case W^T W is singular)."""
+        v = ea.mm(ea.mm(ea.pinverse(ea.mm(weight_mat.t(), weight_mat)), weight_mat.t()), u.unsqueeze(1)).squeeze(1)
+        return v.mul_(target_sigma / ea.dot(u, ea.mv(weight_mat, v)))
+
     def remove(self, module: Module) -> None:
         """Make `<name>` a plain parameter again, holding the current normalised weight."""
         with ea.no_grad():
@@ -84,7 +90,53 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_u", u)
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
+        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
+        module.register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
+
+
+class SpectralNormStateDictHook:
+    """Records `<name>.version` under the module's `spectral_norm` metadata, so later loads know the layout."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, module: Module, state_dict: dict, prefix: str, local_metadata: dict) -> None:
+        versions = local_metadata.setdefault("spectral_norm", {})
+        key = self.fn.name + ".version"
+        if key in versions:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        versions[key] = self.fn._version
+
+
+class SpectralNormLoadStateDictPreHook:
+    """Upgrades a checkpoint saved before versioning (`<name>` stored, no `<name>_v`): v is solved from u and
+    sigma = weight_orig / weight, as PyTorch does."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, module: Module, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                 missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+        fn = self.fn
+        version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
+        if version is not None and version >= 1:
+            return
+        weight_key = prefix + fn.name
+        if (version is None and weight_key not in state_dict
+                and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v"))):
+            return  # the current layout without its metadata (a hand-made state dict)
+        missing = [weight_key + s for s in ("_orig", "", "_u") if weight_key + s not in state_dict]
+        if missing:
+            if strict:
+                missing_keys.extend(missing)
+            return
+        with ea.no_grad():
+            weight_orig = state_dict[weight_key + "_orig"]
+            weight = state_dict.pop(weight_key)
+            sigma = (weight_orig / weight).mean()
+            weight_mat = fn.reshape_weight_to_matrix(weight_orig)
+            state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(weight_mat, state_dict[weight_key + "_u"], sigma)
 
 
 def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12,
@@ -103,5 +155,11 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
+            for hooks, kind in ((module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook),
+                                (module._state_dict_hooks, SpectralNormStateDictHook)):
+                for j, h in list(hooks.items()):
+                    if isinstance(h, kind) and h.fn.name == name:
+                        del hooks[j]
+                        break
             return module
     raise ValueError(f"spectral_norm of '{name}' not found in {module}")
