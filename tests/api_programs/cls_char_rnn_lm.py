@@ -115,7 +115,7 @@ for rnn_type in ("LSTM", "GRU"):
         val_in, val_t = get_batch(train_data, 0, 16)
         out, _ = model(val_in, model.init_hidden(4))
         val_loss = F.nll_loss(out, val_t, reduction="sum").item() / val_t.numel()
-        print(" eval loss %.4f ppl %.3f" % (val_loss, math.exp(val_loss)))
+        print(f" eval loss {val_loss:.4f} ppl {math.exp(val_loss):.3f}")
         prime = "the "
         hidden = model.init_hidden(1)
         inp = torch.tensor([[stoi[c]] for c in prime])

@@ -150,7 +150,8 @@ with torch.no_grad():
     before = net.features[0].weight.clone()
     sd_view = net.state_dict()
     sd_view["features.0.weight"].fill_(1.0)
-print("state_dict shares storage", bool((net.features[0].weight == 1).all()), not torch.equal(before, net.features[0].weight))
+print("state_dict shares storage", bool((net.features[0].weight == 1).all()),
+      not torch.equal(before, net.features[0].weight))
 half = {k: (v.half() if v.is_floating_point() else v) for k, v in sd.items()}
 n3 = SmallNet()
 n3.load_state_dict(half)

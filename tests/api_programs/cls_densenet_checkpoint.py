@@ -77,7 +77,7 @@ class _DenseBlock(nn.ModuleDict):
         for i in range(num_layers):
             layer = _DenseLayer(num_input_features + i * growth_rate, growth_rate=growth_rate, bn_size=bn_size,
                                 drop_rate=drop_rate, memory_efficient=memory_efficient, use_reentrant=use_reentrant)
-            self.add_module("denselayer%d" % (i + 1), layer)
+            self.add_module(f"denselayer{i + 1}", layer)
 
     def forward(self, init_features):
         features = [init_features]
@@ -111,11 +111,11 @@ class DenseNet(nn.Module):
             block = _DenseBlock(num_layers=num_layers, num_input_features=num_features, bn_size=bn_size,
                                 growth_rate=growth_rate, drop_rate=drop_rate, memory_efficient=memory_efficient,
                                 use_reentrant=use_reentrant)
-            self.features.add_module("denseblock%d" % (i + 1), block)
+            self.features.add_module(f"denseblock{i + 1}", block)
             num_features = num_features + num_layers * growth_rate
             if i != len(block_config) - 1:
                 trans = _Transition(num_input_features=num_features, num_output_features=num_features // 2)
-                self.features.add_module("transition%d" % (i + 1), trans)
+                self.features.add_module(f"transition{i + 1}", trans)
                 num_features = num_features // 2
         self.features.add_module("norm5", nn.BatchNorm2d(num_features))
         self.classifier = nn.Linear(num_features, num_classes)
@@ -158,7 +158,8 @@ for name, m in plain.features.named_children():
     h = m(h)
     shapes.append((name, tuple(h.shape)))
 print("shapes", shapes)
-print("growth", [getattr(plain.features, n).denselayer1.conv1.in_channels for n in ("denseblock1", "denseblock2", "denseblock3")])
+print("growth", [getattr(plain.features, n).denselayer1.conv1.in_channels
+                 for n in ("denseblock1", "denseblock2", "denseblock3")])
 
 results = {}
 for mode, kw in (("plain", {}), ("efficient", {"memory_efficient": True}),
@@ -180,7 +181,8 @@ for mode in ("efficient", "reentrant"):
     worst = max((grads[n] - p_grads[n]).abs().max().item() for n in p_grads)
     print(mode, "same out", same_out, "grads match", worst < 1e-4, "n grads", len(grads))
     rm = model.features.denseblock1.denselayer2.norm1.running_mean
-    print(mode, "running stats", r(rm, 3), "tracked", int(model.features.denseblock1.denselayer2.norm1.num_batches_tracked))
+    tracked = int(model.features.denseblock1.denselayer2.norm1.num_batches_tracked)
+    print(mode, "running stats", r(rm, 3), "tracked", tracked)
 print("plain running", r(p_model.features.denseblock1.denselayer2.norm1.running_mean, 3))
 print("conv0 grad norm", round(p_grads["features.conv0.weight"].norm().item(), 4))
 

@@ -4,7 +4,6 @@ eager_outputs, transform_input, the warning for aux_logits in scripting, and the
 
 import warnings
 from collections import namedtuple
-from typing import Optional
 
 import numpy as np
 import torch
@@ -14,7 +13,7 @@ from torch import Tensor
 
 rng = np.random.default_rng(7)
 GoogLeNetOutputs = namedtuple("GoogLeNetOutputs", ["logits", "aux_logits2", "aux_logits1"])
-GoogLeNetOutputs.__annotations__ = {"logits": Tensor, "aux_logits2": Optional[Tensor], "aux_logits1": Optional[Tensor]}
+GoogLeNetOutputs.__annotations__ = {"logits": Tensor, "aux_logits2": Tensor | None, "aux_logits1": Tensor | None}
 _GoogLeNetOutputs = GoogLeNetOutputs
 
 
@@ -111,11 +110,11 @@ class GoogLeNet(nn.Module):
         x = self.inception3b(self.inception3a(x))
         x = self.maxpool3(x)
         x = self.inception4a(x)
-        aux1: Optional[Tensor] = None
+        aux1: Tensor | None = None
         if self.aux1 is not None and self.training:
             aux1 = self.aux1(x)
         x = self.inception4b(x)
-        aux2: Optional[Tensor] = None
+        aux2: Tensor | None = None
         if self.aux2 is not None and self.training:
             aux2 = self.aux2(x)
         x = torch.flatten(self.avgpool(x), 1)

@@ -150,5 +150,6 @@ for step in range(3):
     loss.backward()
     opt.step()
     print("step", step, round(loss.item(), 4))
-print("features grad", alex.features[0].weight.grad, "head grad norm", round(alex.classifier[-1].weight.grad.norm().item(), 4))
+print("features grad", alex.features[0].weight.grad,
+      "head grad norm", round(alex.classifier[-1].weight.grad.norm().item(), 4))
 print("opt groups", len(opt.param_groups), len(opt.param_groups[0]["params"]), sorted(opt.param_groups[0].keys()))

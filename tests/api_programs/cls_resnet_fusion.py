@@ -135,7 +135,8 @@ r50 = ResNet(Bottleneck, [3, 4, 6, 3], width=4)
 print("zero-init bn2", [float(b.bn2.weight.abs().sum()) for b in r18.layer1])
 for name, model in (("resnet18", r18), ("resnet50", r50)):
     total = sum(p.numel() for p in model.parameters())
-    stages = {n: sum(p.numel() for p in getattr(model, n).parameters()) for n in ("layer1", "layer2", "layer3", "layer4")}
+    stages = {n: sum(p.numel() for p in getattr(model, n).parameters())
+              for n in ("layer1", "layer2", "layer3", "layer4")}
     print(name, total, stages, "fc", model.fc)
 print(r18.layer2[0].downsample)
 print(r50.layer1[0])

@@ -133,7 +133,7 @@ for bilinear in (False, True):
     onehot = F.one_hot(mask, net.n_classes).permute(0, 3, 1, 2).float()
     dice = multiclass_dice_coeff(probs, onehot, reduce_batch_first=True)
     ce = F.cross_entropy(logits, mask)
-    print(" dice %.4f ce %.4f loss %.4f" % (dice.item(), ce.item(), ce.item() + 1 - dice.item()))
+    print(f" dice {dice.item():.4f} ce {ce.item():.4f} loss {ce.item() + 1 - dice.item():.4f}")
     pred = logits.argmax(dim=1)
     print(" pred counts", torch.bincount(pred.flatten(), minlength=2).tolist(), pred.dtype)
 
@@ -158,7 +158,7 @@ print("checkpointed loss equal", abs(ck_loss.item() - plain_loss.item()) < 1e-5,
 print("checkpointed grads equal", torch.allclose(g_plain, ck.down2.maxpool_conv[1].double_conv[0].weight.grad,
                                                   atol=1e-5))
 sig = torch.sigmoid(net(x))
-print("mask >0.5 frac %.4f" % (sig > 0.5).float().mean().item(), "dice", round(dice_coeff(
+print(f"mask >0.5 frac {(sig > 0.5).float().mean().item():.4f}", "dice", round(dice_coeff(
     (sig > 0.5).float()[:, 0], target[:, 0], reduce_batch_first=True).item(), 4))
 
 buf = io.BytesIO()

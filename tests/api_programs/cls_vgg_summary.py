@@ -84,7 +84,7 @@ def summary(model, input_size, batch_size=-1):
         def hook(module, input, output):
             class_name = str(module.__class__).split(".")[-1].split("'")[0]
             module_idx = len(summary)
-            m_key = "%s-%i" % (class_name, module_idx + 1)
+            m_key = f"{class_name}-{module_idx + 1}"
             summary[m_key] = OrderedDict()
             summary[m_key]["input_shape"] = list(input[0].size())
             summary[m_key]["input_shape"][0] = batch_size
@@ -114,17 +114,17 @@ def summary(model, input_size, batch_size=-1):
     total_output = 0
     for layer in summary:
         line_new = "{:>20}  {:>25} {:>15}".format(
-            layer, str(summary[layer]["output_shape"]), "{0:,}".format(summary[layer]["nb_params"]))
+            layer, str(summary[layer]["output_shape"]), "{:,}".format(summary[layer]["nb_params"]))
         total_params += summary[layer]["nb_params"]
         total_output += np.prod(summary[layer]["output_shape"])
         if "trainable" in summary[layer] and summary[layer]["trainable"]:
             trainable_params += summary[layer]["nb_params"]
         print(line_new)
     print("=" * 64)
-    print("Total params: {0:,}".format(total_params))
-    print("Trainable params: {0:,}".format(trainable_params))
-    print("Non-trainable params: {0:,}".format(total_params - trainable_params))
-    print("Forward/backward pass size (MB): %0.4f" % abs(2. * total_output * 4. / (1024 ** 2.)))
+    print(f"Total params: {total_params:,}")
+    print(f"Trainable params: {trainable_params:,}")
+    print(f"Non-trainable params: {total_params - trainable_params:,}")
+    print(f"Forward/backward pass size (MB): {abs(2. * total_output * 4. / (1024 ** 2.)):0.4f}")
     print("types", type(total_params).__name__, total_params.dtype, type(summary["Conv2d-1"]["nb_params"]))
     return summary
 
@@ -180,4 +180,5 @@ sd = model.state_dict()
 print("sd size", len(sd), "num_batches_tracked", sd["features.1.num_batches_tracked"])
 model.train()
 model(torch.from_numpy(rng.standard_normal((2, 3, 32, 32)).astype(np.float32)))
-print("after train forward", model.features[1].num_batches_tracked, np.round(model.features[1].running_mean[:3].numpy().astype(np.float64), 4).tolist())
+rm = model.features[1].running_mean[:3].numpy().astype(np.float64)
+print("after train forward", model.features[1].num_batches_tracked, np.round(rm, 4).tolist())
