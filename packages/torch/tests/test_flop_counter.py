@@ -49,6 +49,8 @@ def test_counts_forward_and_backward_per_module():
     ("matmul", {"aten.mm": 720}),
     ("sdpa_flash", {}),
     ("sdpa_3d", {"aten.bmm": 864}),
+    ("keywords", {"aten.addmm": 168}),
+    ("bilinear", {}),
     ("mixed", {"aten.mm": 528, "aten.bmm": 480, "aten.addmm": 408, "aten.baddbmm": 240, "aten.convolution": 1944}),
 ])
 def test_ops_read_as_pytorchs(case, want):
@@ -71,6 +73,11 @@ def test_ops_read_as_pytorchs(case, want):
         "sdpa_flash": lambda: F.scaled_dot_product_attention(*(r(1, 2, 3, 4, grad=True) for _ in range(3))
                                                              ).sum().backward(),
         "sdpa_3d": lambda: F.scaled_dot_product_attention(*(r(2, 3, 4, grad=True) for _ in range(3))).sum().backward(),
+        "keywords": lambda: (F.linear(input=r(2, 3), weight=r(4, 3), bias=r(4)),
+                             torch.addmm(input=r(5), mat1=r(3, 4), mat2=r(4, 5)),
+                             F.scaled_dot_product_attention(query=r(1, 2, 3, 4), key=r(1, 2, 3, 4),
+                                                            value=r(1, 2, 3, 4))),
+        "bilinear": lambda: F.bilinear(r(2, 3, grad=True), r(2, 4, grad=True), r(5, 3, 4, grad=True)).sum().backward(),
         "mixed": lambda: (a @ r(4, 5), torch.matmul(a, r(2, 4, 5)), torch.einsum("bij,bjk->bik", a, r(2, 4, 5)),
                           F.linear(a, r(6, 4), r(6)), F.linear(a, r(6, 4)), torch.baddbmm(r(2, 3, 5), a, r(2, 4, 5)),
                           torch.addmm(r(3, 5), r(3, 4), r(4, 5)), F.conv_transpose2d(r(1, 3, 4, 4), r(3, 2, 3, 3)),

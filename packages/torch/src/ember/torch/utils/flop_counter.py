@@ -4,7 +4,8 @@ and backward, per ATen op and per module (`ModuleTracker`'s names), counted as P
 ember's dispatch hook sees its own primitives, so each is read as the ATen op PyTorch runs in its place: `F.linear`
 is one `addmm` (with a bias) or `mm`, a convolution's kernels in backward are `convolution_backward`, a two-operand
 `einsum` is PyTorch's `bmm`. An op run inside a counted one (a kernel calling another op) is not counted again.
-PyTorch's CPU flash attention has no formula: `scaled_dot_product_attention` on its path counts nothing."""
+PyTorch's CPU flash attention and `_trilinear` have no formula: `scaled_dot_product_attention` on that path and
+`bilinear` count nothing, forward or backward."""
 
 from __future__ import annotations
 
@@ -122,11 +123,20 @@ def _folds(x, w) -> bool:
                                                     for i in range(x.dim() - 2))
 
 
+_PARAMS = {"linear": ("input", "weight", "bias"), "addmm": ("input", "mat1", "mat2"),
+           "baddbmm": ("input", "batch1", "batch2"),
+           "scaled_dot_product_attention": ("query", "key", "value", "attn_mask", "dropout_p")}
+
+
 def _composite(name: str, args, kwargs):
     """(PyTorch's op name or None, flops) for a composite function counted whole; None to look inside."""
+    if name == "bilinear":  # PyTorch's _trilinear has no formula
+        return None, 0
+    if name not in _PARAMS:
+        return None
+    a = dict(zip(_PARAMS[name], args)) | kwargs
     if name == "linear":
-        x, w = args[0], args[1] if len(args) > 1 else kwargs["weight"]
-        bias = args[2] if len(args) > 2 else kwargs.get("bias")
+        x, w, bias = a["input"], a["weight"], a.get("bias")
         if w.dim() != 2 or x.dim() == 0:
             return None
         flops = 2 * math.prod(x.shape[:-1]) * w.shape[0] * w.shape[1]
@@ -136,16 +146,14 @@ def _composite(name: str, args, kwargs):
             return "addmm", flops
         return ("mm" if _folds(x, w) else "bmm"), flops
     if name == "addmm":
-        return "addmm", _mm(args[1].shape, args[2].shape)
+        return "addmm", _mm(a["mat1"].shape, a["mat2"].shape)
     if name == "baddbmm":
-        return "baddbmm", _bmm(args[1].shape, args[2].shape)
-    if name == "scaled_dot_product_attention":
-        from ember.nn.functional._attention import _takes_cpu_flash
+        return "baddbmm", _bmm(a["batch1"].shape, a["batch2"].shape)
+    from ember.nn.functional._attention import _takes_cpu_flash
 
-        q, k, v = args[:3]
-        dropout = args[4] if len(args) > 4 else kwargs.get("dropout_p", 0.0)
-        return (None, 0) if q.device.type == "cpu" and _takes_cpu_flash(q, k, v, dropout) else None
-    return None
+    q, k, v = a["query"], a["key"], a["value"]
+    flash = q.device.type == "cpu" and _takes_cpu_flash(q, k, v, a.get("dropout_p", 0.0))
+    return (None, 0) if flash else None
 
 
 def _suffix(number: int) -> str:
@@ -253,12 +261,12 @@ class FlopCounterMode:
         if found is not None and found[0] is not None:
             self._count(*found)
         elif found is not None and isinstance(out, Tensor) and out.requires_grad:
-            self._quiet_backward(out, args)
+            self._quiet_backward(out, [*args, *kwargs.values()])
         return out
 
     def _quiet_backward(self, out, args) -> None:
-        """An uncounted composite's backward (PyTorch's CPU flash attention's) counts nothing either: quiet from
-        its output's gradient until its inputs' are computed."""
+        """An uncounted composite's backward (PyTorch's CPU flash attention's, bilinear's) counts nothing either:
+        quiet from its output's gradient until its inputs' are computed."""
         inputs = [a for a in args if isinstance(a, Tensor) and a.requires_grad]
         if not inputs:
             return
