@@ -230,7 +230,6 @@ class FlopCounterMode:
         return tabulate.tabulate(values, headers=["Module", "FLOP", "% Total"], colalign=("left", "right", "right"))
 
     def _count(self, op: str, flops: int) -> None:
-        self.mod_tracker._sync()
         key = _packet(op)
         for parent in set(self.mod_tracker.parents):
             self.flop_counts[parent][key] += flops
