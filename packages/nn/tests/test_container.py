@@ -121,3 +121,24 @@ def test_module_tables_are_plain_dicts_and_hook_tables_ordered_as_pytorchs():
     assert type(lst._modules) is dict and list(lst._modules) == ["0", "1", "2"]
     del lst[0]  # PyTorch rebuilds an OrderedDict here
     assert type(lst._modules) is OrderedDict and list(lst._modules) == ["0", "1"]
+
+
+def test_sequential_repeats_and_extends_in_place_as_pytorch():
+    a, b = nn.Linear(2, 2), nn.ReLU()
+    seq = nn.Sequential(a, b)
+    twice = seq * 2
+    assert list(twice) == [a, b, a, b] and list(twice._modules) == ["0", "1", "2", "3"] and len(seq) == 2
+    assert list(3 * seq) == [a, b] * 3
+    same = seq
+    seq *= 2
+    assert seq is same and list(seq) == [a, b, a, b]
+    seq += nn.Sequential(nn.Tanh())
+    assert seq is same and len(seq) == 5 and isinstance(seq[4], nn.Tanh)
+    assert len(list(seq.parameters())) == 2  # the repeated Linear is one set of parameters
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*: <class '.*Sequential'> and "
+                                        r"<class 'float'>"):
+        seq * 2.0
+    with pytest.raises(ValueError, match=r"Non-positive multiplication factor 0 for <class '.*Sequential'>"):
+        seq *= 0
+    with pytest.raises(ValueError, match="add operator supports only objects of Sequential class"):
+        seq += [nn.ReLU()]

@@ -73,6 +73,33 @@ class Sequential(Module):
             raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
         return Sequential(*self, *other)
 
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        for module in list(other):
+            self.append(module)
+        return self
+
+    def _check_factor(self, other) -> None:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other: int) -> Sequential:
+        """The modules repeated `other` times (the same module objects, shared)."""
+        self._check_factor(other)
+        return Sequential(*(list(self) * other))
+
+    def __rmul__(self, other: int) -> Sequential:
+        return self.__mul__(other)
+
+    def __imul__(self, other: int) -> Sequential:
+        self._check_factor(other)
+        for module in list(self) * (other - 1):
+            self.append(module)
+        return self
+
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
