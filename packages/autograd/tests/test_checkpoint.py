@@ -190,3 +190,16 @@ def test_checkpoint_sequential_without_use_reentrant_warns_its_own_message():
     with pytest.warns(UserWarning, match=r"^torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter "
                                          r"should be passed explicitly. In version 2.9 we will raise"):
         checkpoint_sequential(seq, 1, ea.ones(2, requires_grad=True))
+
+
+def test_checkpoint_sequential_segment_errors_are_pytorchs():
+    seq = [lambda t: t * 2, lambda t: t + 1]
+    x = ea.ones(2, requires_grad=True)
+    with pytest.raises(ZeroDivisionError):
+        checkpoint_sequential(seq, 0, x, use_reentrant=False)
+    with pytest.raises(ValueError, match="^Unexpected keyword arguments: determinism_check,debug$"):
+        checkpoint_sequential(seq, 1, x, use_reentrant=False, determinism_check="none", debug=True)
+    # a negative count checkpoints nothing and runs every function, as PyTorch's range arithmetic does
+    np.testing.assert_array_equal(checkpoint_sequential(seq, -1, x, use_reentrant=False).detach().numpy(), [3.0, 3.0])
+    out = checkpoint_sequential(seq, 2, x, use_reentrant=False, preserve_rng_state=False)
+    np.testing.assert_array_equal(out.detach().numpy(), [3.0, 3.0])
