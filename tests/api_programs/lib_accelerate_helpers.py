@@ -45,8 +45,8 @@ def recursively_apply(func, data, *args, test_type=torch.is_tensor, error_on_oth
     if test_type(data):
         return func(data, *args, **kwargs)
     if error_on_other_type:
-        raise TypeError(f"Unsupported types ({type(data)}) passed to `{func.__name__}`. Only nested list/tuple/dicts of "
-                        f"objects that are valid for `{test_type.__name__}` should be passed.")
+        raise TypeError(f"Unsupported types ({type(data)}) passed to `{func.__name__}`. Only nested "
+                        f"list/tuple/dicts of objects that are valid for `{test_type.__name__}` should be passed.")
     return data
 
 
@@ -135,7 +135,8 @@ seqs = [torch.arange(1, 4), torch.arange(1, 6), torch.arange(1, 3)]
 width = max(s.shape[0] for s in seqs)
 print("pad last", torch.stack([pad_across_processes(s, 0, -100, max_size=width) for s in seqs]).tolist())
 print("pad first", torch.stack([pad_across_processes(s, 0, 0, True, max_size=width) for s in seqs]).tolist())
-print("pad dim", pad_across_processes(torch.ones(2, 2), dim=3).shape, pad_across_processes(ids, 1, 9, max_size=7)[0].tolist())
+print("pad dim", pad_across_processes(torch.ones(2, 2), dim=3).shape,
+      pad_across_processes(ids, 1, 9, max_size=7)[0].tolist())
 
 
 def concatenate(data, dim=0):
@@ -150,7 +151,8 @@ def concatenate(data, dim=0):
 
 outs = [{"logits": torch.ones(2, 3) * i, "aux": Pair(torch.full((2,), i), torch.zeros(2, 1))} for i in range(3)]
 cat = concatenate(outs)
-print("concatenate", tuple(cat["logits"].shape), cat["aux"].left.tolist(), type(cat["aux"]).__name__, cat["aux"].left.dtype)
+print("concatenate", tuple(cat["logits"].shape), cat["aux"].left.tolist(), type(cat["aux"]).__name__,
+      cat["aux"].left.dtype)
 
 
 def convert_to_fp32(tensor):

@@ -95,7 +95,8 @@ def _apply(x, pattern, reduction=None, **axes):
     gone = [i for i, a in enumerate(flat_l) if a not in flat_r]
     if any(sizes[flat_l[i]] != 1 for i in gone):
         if reduction is None:
-            raise EinopsError(f"Identifiers only on one side of expression (should be on both): {{{flat_l[gone[0]]!r}}}")
+            one_side = flat_l[gone[0]]
+            raise EinopsError(f"Identifiers only on one side of expression (should be on both): {{{one_side!r}}}")
         fn = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax, "min": torch.amin,
               "logsumexp": torch.logsumexp}.get(reduction)
         if fn is None:
@@ -164,7 +165,8 @@ print("patches", tuple(z.shape), r(z[1, 3]))
 back = rearrange(z, "b (h w) (p1 p2 c) -> b c (h p1) (w p2)", h=2, p1=2, p2=3)
 print("roundtrip", torch.equal(back, x), plan.cache_info().misses)
 print("ellipsis", tuple(rearrange(x, "b ... w -> (b w) ...").shape), tuple(rearrange(x, "... h w -> ... (h w)").shape))
-print("unit axes", tuple(rearrange(x[:, :1], "b 1 h w -> b h w").shape), tuple(rearrange(x, "b c h w -> b c 1 h w 1").shape))
+print("unit axes", tuple(rearrange(x[:, :1], "b 1 h w -> b h w").shape),
+      tuple(rearrange(x, "b c h w -> b c 1 h w 1").shape))
 rp = repeat(x[0, 0], "h w -> h (w k) c", k=2, c=3)
 print("repeat", tuple(rp.shape), rp.stride(), r(rp[1, :4, 0]))
 rb = repeat(torch.arange(3.0), "c -> b c", b=2)

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 rng = np.random.default_rng(3)
 
@@ -162,7 +161,8 @@ def adjust_gamma(image, gamma, gain=1.0):
 print("saturation", r(adjust_saturation(img, 0.5)[1, :, 0, 0]), r(adjust_saturation(img, 0.0)[1, :, 0, 0]))
 print("hue", r(adjust_hue(img, 0.5)[1, :, 0, 0]), r(adjust_hue(img, -math.pi)[1, :, 0, 0]))
 print("gamma", r(adjust_gamma(img, 2.2, 1.2)[0, 1, 0]))
-print("fmod vs remainder", torch.fmod(torch.tensor([-7.0, 7.0]), 3).tolist(), torch.remainder(torch.tensor([-7.0, 7.0]), 3).tolist(),
+print("fmod vs remainder", torch.fmod(torch.tensor([-7.0, 7.0]), 3).tolist(),
+      torch.remainder(torch.tensor([-7.0, 7.0]), 3).tolist(),
       torch.tensor([-7.0]).fmod(-3).tolist(), (torch.tensor([-7, 7]) % 3).tolist())
 
 x = img.clone().requires_grad_()

@@ -4,7 +4,6 @@ median blur through F.unfold and Tensor.unfold, Canny-style non-maximum suppress
 Gaussian pyramids (pyrdown/pyrup), dilation/erosion/opening/top-hat with structuring elements, F.fold round trips,
 integral images, gradients through the filters, and the errors of malformed kernels."""
 
-import math
 
 import numpy as np
 import torch
@@ -142,7 +141,8 @@ pyr = [img]
 for _ in range(2):
     pyr.append(pyrdown(pyr[-1]))
 lap_pyr = [a - F.interpolate(b, size=a.shape[-2:], mode="bilinear", align_corners=False) for a, b in zip(pyr, pyr[1:])]
-print("pyramid", [tuple(p.shape[-2:]) for p in pyr], r(pyr[2][0, 0, 0]), r(lap_pyr[0].abs().mean()), tuple(pyrup(pyr[1]).shape))
+print("pyramid", [tuple(p.shape[-2:]) for p in pyr], r(pyr[2][0, 0, 0]), r(lap_pyr[0].abs().mean()),
+      tuple(pyrup(pyr[1]).shape))
 
 se = torch.tensor([[0.0, 1, 0], [1, 1, 1], [0, 1, 0]])
 binary = (gray > 0.9).float()
@@ -158,7 +158,8 @@ print("fold", tuple(cols.shape), torch.equal(back, img), r((over / img)[0, 0, :2
 integral = img.cumsum(-1).cumsum(-2)
 ii = F.pad(integral, [1, 0, 1, 0])
 box_sum = ii[..., 3:, 3:] - ii[..., :-3, 3:] - ii[..., 3:, :-3] + ii[..., :-3, :-3]
-print("integral", torch.allclose(box_sum / 9, filter2d(img, box, padding="valid"), atol=1e-5), r(integral[0, 0, -1, -1]))
+print("integral", torch.allclose(box_sum / 9, filter2d(img, box, padding="valid"), atol=1e-5),
+      r(integral[0, 0, -1, -1]))
 
 x = img[:1].clone().requires_grad_()
 loss = spatial_gradient(gaussian_blur2d(x, (3, 3), (1.0, 1.0))).pow(2).mean() + median_blur(x, (3, 3)).mean()

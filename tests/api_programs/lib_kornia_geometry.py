@@ -3,7 +3,6 @@ get_rotation_matrix2d, a DLT homography by torch.linalg.svd and a least-squares 
 warp_perspective through normalized affine_grid/grid_sample (padding and align_corners modes), homogeneous points,
 pixel/normalized coordinate conversions, an epipolar check, batched gradients through the warp, and misuse errors."""
 
-import math
 
 import numpy as np
 import torch
@@ -75,7 +74,8 @@ print("quat->R", torch.allclose(quaternion_to_rotation_matrix(q), R, atol=1e-8))
 qq = quaternion_multiply(q[0], q[1])
 print("compose", torch.allclose(quaternion_to_rotation_matrix(qq), R[0] @ R[1], atol=1e-8))
 print("euler", r(euler_from_rotation(R)))
-ang, ax_ = torch.linalg.matrix_norm(R - R.mT, ord="fro"), torch.arccos(((R.diagonal(dim1=-2, dim2=-1).sum(-1) - 1) / 2).clamp(-1, 1))
+ang = torch.linalg.matrix_norm(R - R.mT, ord="fro")
+ax_ = torch.arccos(((R.diagonal(dim1=-2, dim2=-1).sum(-1) - 1) / 2).clamp(-1, 1))
 print("angle", r(ang), r(ang_ref := aa.norm(dim=-1)), torch.allclose(ax_, ang_ref))
 
 
@@ -97,7 +97,8 @@ def normal_transform_pixel(h, w, dtype=torch.float32):
 
 def warp_perspective(src, M, dsize, mode="bilinear", padding_mode="zeros", align_corners=True):
     b, _, h, w = src.shape
-    H = torch.cat([M, torch.tensor([[[0.0, 0.0, 1.0]]], dtype=M.dtype).expand(M.shape[0], 1, 3)], 1) if M.shape[-2] == 2 else M
+    last_row = torch.tensor([[[0.0, 0.0, 1.0]]], dtype=M.dtype).expand(M.shape[0], 1, 3)
+    H = torch.cat([M, last_row], 1) if M.shape[-2] == 2 else M
     n_src = normal_transform_pixel(h, w, src.dtype)
     n_dst = normal_transform_pixel(*dsize, src.dtype)
     theta = torch.linalg.inv(n_dst @ H @ torch.linalg.inv(n_src))

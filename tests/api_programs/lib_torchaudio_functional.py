@@ -172,7 +172,8 @@ dec = mu_law_decoding(enc, 256)
 print("mu-law", enc.dtype, enc[0, :6].tolist(), r((dec - wave).abs().max()), enc.min().item(), enc.max().item())
 down = resample(wave, sr, 6000)
 up = resample(down, 6000, sr)
-print("resample", tuple(down.shape), tuple(up.shape), r(down[0, 10:14]), r((up[:, 20:-20] - wave[:, 20:-20]).abs().max()))
+print("resample", tuple(down.shape), tuple(up.shape), r(down[0, 10:14]),
+      r((up[:, 20:-20] - wave[:, 20:-20]).abs().max()))
 fade_in = torch.linspace(0.0, 1.0, 64).pow(2)
 faded = wave.clone()
 faded[..., :64] *= fade_in
@@ -194,7 +195,8 @@ print("grad", r(x.grad[0, 100:104]), bool(torch.isfinite(x.grad).all()))
 for fn in [lambda: torch.stft(wave, 128, 32, return_complex=False), lambda: torch.stft(wave, 128, 32),
            lambda: torch.stft(wave, 1024, 32, window=torch.hann_window(1024), center=False, return_complex=True),
            lambda: torch.stft(wave, 128, 32, window=torch.hann_window(100), return_complex=True),
-           lambda: torch.istft(spec, 128, 32), lambda: torch.kaiser_window(-1), lambda: torch.kaiser_window(64, beta=8.0),
+           lambda: torch.istft(spec, 128, 32), lambda: torch.kaiser_window(-1),
+           lambda: torch.kaiser_window(64, beta=8.0),
            lambda: F.conv1d(wave, torch.ones(1, 1, 3)), lambda: mu_law_encoding(wave, 256).float().log2().dtype]:
     try:
         out = fn()

@@ -115,7 +115,8 @@ ml_tp = (ml_preds * ml_target).sum(0)
 ml_fp = (ml_preds * (1 - ml_target)).sum(0)
 ml_fn = ((1 - ml_preds) * ml_target).sum(0)
 print("multilabel", ml_tp.tolist(), ml_fp.tolist(), ml_fn.tolist(), r(fbeta(ml_tp, ml_fp, ml_fn, 1.0, "macro")))
-print("subset acc", r((ml_preds == ml_target).all(1).float().mean()), "hamming", r((ml_preds != ml_target).float().mean()))
+print("subset acc", r((ml_preds == ml_target).all(1).float().mean()),
+      "hamming", r((ml_preds != ml_target).float().mean()))
 
 
 def binary_clf_curve(preds, target):

@@ -120,8 +120,10 @@ target = F.avg_pool2d(F.pad(target, (1, 1, 1, 1), mode="replicate"), 3, stride=1
 noisy = (target + torch.from_numpy(rng.normal(0, 0.05, target.shape)).float()).clamp(0, 1)
 blurred = F.avg_pool2d(target, 3, stride=1, padding=1, count_include_pad=False)
 print("psnr", r(psnr(noisy, target, data_range=1.0)), r(psnr(blurred, target)), r(psnr(noisy, target, base=2.0)))
-print("psnr per image", r(psnr(noisy, target, 1.0, reduction="none", dim=(1, 2, 3))), r(psnr(noisy, target, 1.0, reduction="sum", dim=(1, 2, 3))))
-print("kernel", r(gaussian(7, 1.5, torch.float32)), r(gaussian_kernel_2d(3, (5, 5), (1.0, 2.0), torch.float64)[0, 0, 2]))
+print("psnr per image", r(psnr(noisy, target, 1.0, reduction="none", dim=(1, 2, 3))),
+      r(psnr(noisy, target, 1.0, reduction="sum", dim=(1, 2, 3))))
+print("kernel", r(gaussian(7, 1.5, torch.float32)),
+      r(gaussian_kernel_2d(3, (5, 5), (1.0, 2.0), torch.float64)[0, 0, 2]))
 s = ssim(noisy, target)
 sb, full = ssim(blurred, target, kernel_size=(11, 11), return_full_image=True)
 print("ssim", r(s), r(sb), tuple(full.shape), r(full[0, 0, 0, :4]), r(ssim(target, target)))

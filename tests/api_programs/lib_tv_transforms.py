@@ -110,7 +110,8 @@ def to_dtype(img, dtype, scale=True):
 
 img = torch.from_numpy(rng.random((3, 10, 14))).float()
 u8 = torch.from_numpy(rng.integers(0, 256, (3, 10, 14), dtype=np.uint8))
-for mode, aa in [("bilinear", True), ("bilinear", False), ("bicubic", True), ("nearest", False), ("nearest-exact", False)]:
+for mode, aa in [("bilinear", True), ("bilinear", False), ("bicubic", True), ("nearest", False),
+                 ("nearest-exact", False)]:
     o = resize(img, (5, 7), mode, aa)
     print("resize", mode, aa, tuple(o.shape), r(o[0, 0]))
 print("resize int", tuple(resize(img, 6).shape), tuple(resize(img.transpose(1, 2), 6).shape))
@@ -136,13 +137,15 @@ print("normalize", r(n.mean(dim=(1, 2))), r(n.std(dim=(1, 2))))
 c = img.clone()
 ret = normalize(c, mean, std, inplace=True)
 print("inplace", ret.data_ptr() == c.data_ptr(), torch.allclose(c, n))
-print("flips", torch.equal(img.flip(-1), img[..., torch.arange(13, -1, -1)]), torch.equal(torch.fliplr(img[0]), img[0].flip(1)),
+print("flips", torch.equal(img.flip(-1), img[..., torch.arange(13, -1, -1)]),
+      torch.equal(torch.fliplr(img[0]), img[0].flip(1)),
       torch.equal(torch.flipud(img[0]), img[0].flip(0)))
 rot = rotate(img, 90.0, fill=0.5)
 print("rotate 90", r(rot[0, 3]), r(rotate(img, 30.0, fill=1.0)[1, 0]))
 print("rot90", torch.rot90(small, 1, [1, 2])[0].tolist(), torch.rot90(small, -1, [1, 2]).shape)
 f8 = to_dtype(u8, torch.float32)
-print("to_dtype", f8.dtype, r(f8[0, 0, :4]), to_dtype(f8, torch.uint8)[0, 0, :4].tolist(), to_dtype(u8, torch.float16, False).dtype)
+print("to_dtype", f8.dtype, r(f8[0, 0, :4]), to_dtype(f8, torch.uint8)[0, 0, :4].tolist(),
+      to_dtype(u8, torch.float16, False).dtype)
 er = img.clone()
 er[:, 2:5, 3:7] = torch.from_numpy(rng.standard_normal((3, 3, 4))).float()
 print("erase", r(er[0, 3, 2:8]), r((er != img).float().mean()))

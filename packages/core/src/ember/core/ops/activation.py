@@ -236,10 +236,15 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
             # the thresholds in the input's dtype, as PyTorch's scalar_t and the forward compare (0.1 is not a float32)
             fused()(g.reshape(-1), x.reshape(-1), *[x.dtype.type(a) for a in args], out.reshape(-1))
             return wrap(out)
-        r = np.asarray(bwd(g, x, *args)).astype(x.dtype, copy=False)
+        r = np.asarray(bwd(*_opmath(g, x), *args)).astype(x.dtype, copy=False)
         return laid_out(wrap(r, True), r, (grad, input))
 
     return op, bop
+
+
+def _opmath(*arrays):
+    """16-bit floats as float32, so a backward rounds once, as PyTorch's reduced-float kernels do."""
+    return [a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a for a in arrays]
 
 
 _OPS = {row[0]: _make(*row) for row in ACTIVATIONS}
@@ -266,7 +271,7 @@ def _fused_backward(name: str, fn, doc: str):
     @op.register("cpu")
     def kernel(grad, saved):
         s = saved._np()
-        r = np.asarray(fn(grad._np(), s)).astype(s.dtype, copy=False)
+        r = np.asarray(fn(*_opmath(grad._np(), s))).astype(s.dtype, copy=False)
         return laid_out(wrap(r, True), r, (grad, saved))
 
     return op
