@@ -58,8 +58,8 @@ def _gelu_b(g, x, approximate):
     if approximate == "tanh":
         t = np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x))
-    cdf = 0.5 * (1.0 + numba_cpu.erf(x / math.sqrt(2.0), dtype=x.dtype))
-    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+    cdf = 0.5 * (1.0 + numba_cpu.erf(x * (1 / math.sqrt(2.0)), dtype=x.dtype))  # PyTorch's order of operations
+    return g * (cdf + x * (np.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))))
 
 
 def _hardswish_b(g, x):
@@ -284,7 +284,7 @@ tanh_backward = _fused_backward("tanh_backward", lambda g, y: g * (1 - y * y),
                                 "The gradient of tanh from its result.\n\nPositional signature: "
                                 "`tanh_backward(grad, output)` -> `grad * (1 - y^2)`.")
 silu_backward = _fused_backward("silu_backward",
-                                lambda g, x: g * _sigmoid(x) * (1 + x * (1 - _sigmoid(x))),
+                                lambda g, x: g * (s := 1 / (1 + np.exp(-x))) * (1 + x * (1 - s)),  # PyTorch's
                                 "The gradient of silu.\n\nPositional signature: `silu_backward(grad, input)` "
                                 "-> `grad * s * (1 + x (1 - s))`, s = sigmoid(x).")
 
