@@ -210,3 +210,16 @@ def test_checkpoint_helpers_behave_as_pytorchs():
     y.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), 2 * np.cos(np.full(2, 2.0)), rtol=1e-6)
     assert issubclass(CheckpointError, RuntimeError)
+
+
+def test_checkpoint_sequential_segment_errors_are_pytorchs():
+    seq = [lambda t: t * 2, lambda t: t + 1]
+    x = ea.ones(2, requires_grad=True)
+    with pytest.raises(ZeroDivisionError):
+        checkpoint_sequential(seq, 0, x, use_reentrant=False)
+    with pytest.raises(ValueError, match="^Unexpected keyword arguments: determinism_check,debug$"):
+        checkpoint_sequential(seq, 1, x, use_reentrant=False, determinism_check="none", debug=True)
+    # a negative count checkpoints nothing and runs every function, as PyTorch's range arithmetic does
+    np.testing.assert_array_equal(checkpoint_sequential(seq, -1, x, use_reentrant=False).detach().numpy(), [3.0, 3.0])
+    out = checkpoint_sequential(seq, 2, x, use_reentrant=False, preserve_rng_state=False)
+    np.testing.assert_array_equal(out.detach().numpy(), [3.0, 3.0])

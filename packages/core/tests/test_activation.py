@@ -231,3 +231,26 @@ def test_relu_of_a_0_dim_tensor(value):
         assert r.shape == () and r.dtype is dt
         np.testing.assert_array_equal(np.signbit(r.numpy()), np.signbit(want))
         np.testing.assert_array_equal(r.numpy(), want.astype(dt.np))
+
+
+@pytest.mark.parametrize("dtype", [E.bfloat16, E.float16])
+@pytest.mark.parametrize("name, args", [("gelu", ("none",)), ("gelu", ("tanh",)), ("elu", (1.0, 1.0, 1.0)),
+                                        ("mish", ()), ("softplus", (1.0, 20.0)), ("sigmoid", ()), ("tanh", ()),
+                                        ("silu", ())])
+def test_half_precision_backward_computes_in_float32_and_rounds_once(dtype, name, args):
+    # PyTorch's reduced-float backward kernels convert to float, compute, and round the gradient once
+    g = np.random.default_rng(0)
+    x = E.tensor(g.normal(size=64) * 2, dtype=dtype)
+    grad = E.tensor(g.normal(size=64), dtype=dtype)
+    saved = {"sigmoid": E.sigmoid, "tanh": E.tanh}.get(name, lambda t: t)
+    bwd = getattr(A, f"{name}_backward")
+    got = bwd(grad, saved(x), *args)
+    want = bwd(grad.float(), saved(x).float(), *args).to(dtype)
+    assert got.dtype is dtype
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+    torch = pytest.importorskip("torch")
+    if args == ("none",):  # (the tanh form's float32 rounding order differs from PyTorch's by an ulp near zero)
+        tdt = torch.bfloat16 if dtype is E.bfloat16 else torch.float16
+        tg = torch.ops.aten.gelu_backward(torch.tensor(grad.float().numpy()).to(tdt),
+                                          torch.tensor(x.float().numpy()).to(tdt))
+        np.testing.assert_array_equal(got.float().numpy(), tg.float().numpy())

@@ -209,3 +209,15 @@ def test_inplace_activation_gradients_match_torch():
             (out * out).sum().backward()
             grads.append(x.grad.numpy())
         np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-6, err_msg=fname)
+
+
+def test_softsign_and_tanhshrink_are_pytorchs_compositions():
+    # PyTorch's F.softsign / F.tanhshrink are Python: x / (|x| + 1) and x - tanh(x); their graphs end in
+    # DivBackward0 / SubBackward0, a 16-bit input rounds at each step, and an integer softsign divides to float
+    x = torch.tensor(np.linspace(-3, 3, 7), requires_grad=True)
+    assert F.softsign(x).grad_fn.name() == "DivBackward0"
+    assert F.tanhshrink(x).grad_fn.name() == "SubBackward0"
+    h = torch.tensor(np.linspace(-3, 3, 64)).to(torch.bfloat16)
+    np.testing.assert_array_equal(F.softsign(h).float().numpy(), (h / (h.abs() + 1)).float().numpy())
+    np.testing.assert_array_equal(F.tanhshrink(h).float().numpy(), (h - h.tanh()).float().numpy())
+    assert F.softsign(torch.tensor([-2, 0, 3])).tolist() == pytest.approx([-2 / 3, 0.0, 0.75])

@@ -134,10 +134,16 @@ def test_bad_arguments():
         E.autocast(0)
     with pytest.raises(RuntimeError, match="unsupported autocast device_type 'tpu'"):
         E.autocast("tpu")
-    with pytest.warns(UserWarning, match="target dtype is not supported"):
+    with pytest.warns(UserWarning, match=r"target dtype is not supported. Disabling autocast.\nCPU Autocast only "
+                                         r"supports dtypes of torch.bfloat16, torch.float16 currently.$"):
         ac = E.autocast("cpu", dtype=E.float64)
     with ac:
         assert not E.is_autocast_enabled("cpu")
+    from ember.autograd.amp import _cuda_available
+
+    if not _cuda_available():
+        with pytest.warns(UserWarning, match=r"^CUDA is not available or torch_xla is imported. Disabling autocast.$"):
+            E.autocast("cuda")
 
 
 def test_deprecated_spellings_warn_and_work():

@@ -345,13 +345,13 @@ class autocast:
         self._enabled = bool(enabled)
         self._cache_enabled = _tls.cache_enabled if cache_enabled is None else bool(cache_enabled)
         if self._enabled and self.device == "cuda" and not _cuda_available():
-            warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling", stacklevel=2)
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
             self._enabled = False
         if self._enabled and self.fast_dtype not in _SUPPORTED[self.device]:
             name = "CPU" if self.device == "cpu" else "CUDA"
+            supported = ", ".join(f"torch.{d.name}" for d in _SUPPORTED[self.device])
             warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
-                          f"{name} Autocast only supports dtype of torch.bfloat16, torch.float16 currently.",
-                          stacklevel=2)
+                          f"{name} Autocast only supports dtypes of {supported} currently.", stacklevel=2)
             self._enabled = False
         self._saved: list[tuple[bool, dtypes.dtype, bool]] = []
 

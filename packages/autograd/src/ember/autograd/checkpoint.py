@@ -244,9 +244,10 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
     if hasattr(functions, "children") and not isinstance(functions, list | tuple):
         functions = list(functions.children())
     functions = list(functions)
-    if segments < 1:
-        raise ValueError(f"checkpoint_sequential: segments should be a positive integer; got {segments}")
-    size = len(functions) // segments
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    size = len(functions) // segments  # segments=0 raises ZeroDivisionError, as in PyTorch
 
     def run_range(start: int, end: int) -> Callable:
         def forward(x):
@@ -258,5 +259,5 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
     end = -1
     for start in range(0, size * (segments - 1), size):
         end = start + size - 1
-        input = checkpoint(run_range(start, end), input, use_reentrant=use_reentrant, **kwargs)
+        input = checkpoint(run_range(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve)
     return run_range(end + 1, len(functions) - 1)(input)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
 from ember.core.ops.activation import threshold_backward as _threshold_backward
 from ember.core.tensor import Tensor
@@ -43,6 +44,31 @@ def _pow_exponent(grad, input, exponent, result):
 
         return grad * cj(result * cmath.log(input))
     return grad * result * (math.log(input) if input > 0 else math.nan)
+
+
+def _on_half_cpu(t) -> bool:
+    return t._dtype.itemsize == 2 and t._dtype.is_floating_point and t.device.type == "cpu"
+
+
+# On a float16/bfloat16 CPU tensor, PyTorch's fused backward kernels: they compute in float32 and round once,
+# where the composite rule would round at every step.
+def _tanh_grad(grad, result):
+    return get_op("tanh_backward")(grad, result) if _on_half_cpu(result) else grad * cj(1.0 - result * result)
+
+
+def _sigmoid_grad(grad, result):
+    if _on_half_cpu(result) and result._dtype.name == "bfloat16":  # PyTorch's float16 kernel rounds every step:
+        return get_op("sigmoid_backward")(grad, result)  # (grad * (1 - y)) * y
+    if _on_half_cpu(result):
+        return grad * (1.0 - result) * result
+    return grad * cj(result * (1.0 - result))
+
+
+def _silu_grad(grad, input):
+    if _on_half_cpu(input):
+        return get_op("silu_backward")(grad, input)
+    s = ew.sigmoid(input)
+    return grad * cj(s * (1.0 + input * (1.0 - s)))
 
 
 def _inv_or_zero(t):
@@ -114,13 +140,14 @@ ENTRIES = [
     _unary("atan", lambda grad, input: grad / cj(1.0 + input * input)),
     _unary("sinh", lambda grad, input: grad * cj(ew.cosh(input))),
     _unary("cosh", lambda grad, input: grad * cj(ew.sinh(input))),
-    _unary("tanh", lambda grad, result: grad * cj(1.0 - result * result)),
+    _unary("tanh", _tanh_grad),
     _unary("asinh", lambda grad, input: grad * cj(ew.rsqrt(input * input + 1.0))),
     _unary("acosh", lambda grad, input: grad * cj(ew.rsqrt(input * input - 1.0))),
     _unary("atanh", lambda grad, input: grad / cj(1.0 - input * input)),
-    _unary("sigmoid", lambda grad, result: grad * cj(result * (1.0 - result))),
-    _unary("silu", lambda grad, input: grad * cj(ew.sigmoid(input) * (1.0 + input * (1.0 - ew.sigmoid(input))))),
-    _unary("erf", lambda grad, input: grad * _TWO_OVER_SQRT_PI * ew.exp(-input * input)),
+    _unary("sigmoid", _sigmoid_grad),
+    _unary("silu", _silu_grad),
+    # PyTorch's order, `2 / sqrt(pi) * exp(-x^2) * grad`: in a 16-bit dtype each step rounds
+    _unary("erf", lambda grad, input: _TWO_OVER_SQRT_PI * ew.exp(-(input * input)) * grad),
     _unary("erfinv", lambda grad, result: grad * (0.5 * math.sqrt(math.pi)) * ew.exp(result * result)),
 
     d("add(input, other)", input=lambda grad: grad, other=lambda grad: grad),

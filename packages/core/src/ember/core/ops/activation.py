@@ -58,8 +58,8 @@ def _gelu_b(g, x, approximate):
     if approximate == "tanh":
         t = np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x))
-    cdf = 0.5 * (1.0 + numba_cpu.erf(x / math.sqrt(2.0), dtype=x.dtype))
-    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+    cdf = 0.5 * (1.0 + numba_cpu.erf(x * (1 / math.sqrt(2.0)), dtype=x.dtype))  # PyTorch's order of operations
+    return g * (cdf + x * (np.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))))
 
 
 def _hardswish_b(g, x):
@@ -236,10 +236,15 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
             # the thresholds in the input's dtype, as PyTorch's scalar_t and the forward compare (0.1 is not a float32)
             fused()(g.reshape(-1), x.reshape(-1), *[x.dtype.type(a) for a in args], out.reshape(-1))
             return wrap(out)
-        r = np.asarray(bwd(g, x, *args)).astype(x.dtype, copy=False)
+        r = np.asarray(bwd(*_opmath(g, x), *args)).astype(x.dtype, copy=False)
         return laid_out(wrap(r, True), r, (grad, input))
 
     return op, bop
+
+
+def _opmath(*arrays):
+    """16-bit floats as float32, so a backward rounds once, as PyTorch's reduced-float kernels do."""
+    return [a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a for a in arrays]
 
 
 _OPS = {row[0]: _make(*row) for row in ACTIVATIONS}
@@ -266,7 +271,7 @@ def _fused_backward(name: str, fn, doc: str):
     @op.register("cpu")
     def kernel(grad, saved):
         s = saved._np()
-        r = np.asarray(fn(grad._np(), s)).astype(s.dtype, copy=False)
+        r = np.asarray(fn(*_opmath(grad._np(), s))).astype(s.dtype, copy=False)
         return laid_out(wrap(r, True), r, (grad, saved))
 
     return op
@@ -279,7 +284,7 @@ tanh_backward = _fused_backward("tanh_backward", lambda g, y: g * (1 - y * y),
                                 "The gradient of tanh from its result.\n\nPositional signature: "
                                 "`tanh_backward(grad, output)` -> `grad * (1 - y^2)`.")
 silu_backward = _fused_backward("silu_backward",
-                                lambda g, x: g * _sigmoid(x) * (1 + x * (1 - _sigmoid(x))),
+                                lambda g, x: g * (s := 1 / (1 + np.exp(-x))) * (1 + x * (1 - s)),  # PyTorch's
                                 "The gradient of silu.\n\nPositional signature: `silu_backward(grad, input)` "
                                 "-> `grad * s * (1 + x (1 - s))`, s = sigmoid(x).")
 

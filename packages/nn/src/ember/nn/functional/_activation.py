@@ -118,7 +118,9 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 
 def softsign(input: Tensor) -> Tensor:
-    return ea.softsign(input)
+    """`x / (|x| + 1)` composed as PyTorch's Python function is: its graph ends in DivBackward0, and a 16-bit
+    input rounds at each step."""
+    return input / (input.abs() + 1)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -130,7 +132,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def tanhshrink(input: Tensor) -> Tensor:
-    return ea.tanhshrink(input)
+    """`x - tanh(x)` composed as PyTorch's Python function is (SubBackward0; 16-bit inputs round at each step)."""
+    return input - input.tanh()
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
