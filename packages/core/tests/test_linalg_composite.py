@@ -56,6 +56,32 @@ def test_cholesky_solve_and_inverse():
     assert_close(T(B).cholesky_solve(T(Lc)), T(ref))
 
 
+@pytest.mark.parametrize("b, u, msg", [
+    (B[0, :, 0], SPD[0], "b should have at least 2 dimensions, but has 1 dimensions instead"),
+    (B[0], SPD[0, 0], "u should have at least 2 dimensions, but has 1 dimensions instead"),
+    (B[0], SPD[0, :3, :3], "Incompatible matrix sizes for cholesky_solve: each A matrix is 3 by 3 but each b matrix "
+                           "is 4 by 3"),
+    (B[0], SPD[0, :, :3], "A must be batches of square matrices, but they are 4 by 3 matrices"),
+])
+def test_cholesky_solve_errors_are_pytorchs(b, u, msg):
+    with pytest.raises(RuntimeError) as e:
+        E.cholesky_solve(T(b), T(u))
+    assert str(e.value) == msg
+
+
+def test_cholesky_solve_and_inverse_name_the_operands():
+    with pytest.raises(RuntimeError) as e:
+        E.cholesky_solve(E.ones(4, 2), T(SPD[0]))
+    assert str(e.value) == ("Expected b and A to have the same dtype, but found b of type Float and A of type Double "
+                            "instead.")
+    with pytest.raises(RuntimeError) as e:
+        E.cholesky_inverse(E.ones(3))
+    assert str(e.value) == "cholesky_inverse: The input tensor A must have at least 2 dimensions."
+    with pytest.raises(RuntimeError) as e:
+        E.cholesky_inverse(E.ones(3, 2))
+    assert str(e.value) == "cholesky_inverse: A must be batches of square matrices, but they are 3 by 2 matrices"
+
+
 def test_cholesky_ex_reports_the_first_bad_minor():
     L, info = linalg.cholesky_ex(T(np.stack([SPD[0], -SPD[1]])))
     assert info.tolist() == [0, 1] and info.dtype is E.int32

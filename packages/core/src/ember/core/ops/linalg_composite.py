@@ -226,12 +226,28 @@ def _potri_lower(f: np.ndarray, nb: int = 32) -> np.ndarray:
     return np.tril(a) + np.tril(a, -1).conj().T
 
 
+def _cholesky_solve_checks(B: Tensor, A: Tensor) -> None:
+    """PyTorch's own words for cholesky_solve's operands (b, then the factor u), before any solve runs."""
+    for x, name in ((B, "b"), (A, "u")):
+        if x.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {x.ndim} dimensions instead")
+    if B._dtype != A._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{dtypes.TORCH_NAMES[B._dtype.name]} and A of type {dtypes.TORCH_NAMES[A._dtype.name]} "
+                           "instead.")
+    (m, n), (p, k) = A._shape[-2:], B._shape[-2:]
+    if m != n:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {m} by {n} matrices")
+    if p != n:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {m} by {n} but each b "
+                           f"matrix is {p} by {k}")
+
+
 @method
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """X with A X = B, given B (`input`, (*, n, k)) and the Cholesky factor of A (`input2`: L with
     A = L L^H, or U with A = U^H U when `upper`)."""
-    _at_least_2d("cholesky_solve", "B", input)
-    _at_least_2d("cholesky_solve", "A", input2)
+    _cholesky_solve_checks(input, input2)
     refuse_dtype(input, "cholesky_solve_cpu", True)
     r = _cholesky_solve(input, input2, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
@@ -240,7 +256,10 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
 @method
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor (L, or U when `upper`)."""
-    _at_least_2d("cholesky_inverse", "input", input)
+    _at_least_2d("cholesky_inverse", "A", input)
+    if input._shape[-1] != input._shape[-2]:
+        raise RuntimeError("cholesky_inverse: A must be batches of square matrices, but they are "
+                           f"{input._shape[-2]} by {input._shape[-1]} matrices")
     refuse_dtype(input, "cholesky_inverse_out_cpu", True)
     r = _cholesky_inverse(input, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
