@@ -734,6 +734,10 @@ def test_norm_string_orders_go_to_matrix_norm_and_vector_norm_refuses_them():
     (lambda: E.linalg.matrix_norm(E.ones(2, 2, 2), dim=(0, 1, 2)),
      "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
     (lambda: E.linalg.vander(E.ones(3), N=1), "N must be greater than 1."),
+    (lambda: E.linalg.vander(E.tensor(2.0)), "N must be greater than 1."),  # a number is a vector of one
+    (lambda: E.linalg.vander(E.tensor([True])),
+     "linalg.vander supports floating point, complex, and integer tensors, but got Bool"),
+    (lambda: E.linalg.lstsq(E.ones(4, 2), E.ones(3)), "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"),
 ])
 def test_linalg_misuse_errors_are_pytorchs(call, msg):
     with pytest.raises(RuntimeError) as info:

@@ -292,6 +292,7 @@ def test_cond_diagonal_tensorinv_tensorsolve_vander():
     x = np.array([1.0, 2.0, 3.0])
     assert_close(linalg.vander(T(x)), T(np.vander(x, increasing=True)))
     assert linalg.vander(E.tensor([1, 2, 3]), N=4).tolist() == np.vander([1, 2, 3], 4, increasing=True).tolist()
+    assert linalg.vander(E.tensor(2.0), N=3).tolist() == [[1.0, 2.0, 4.0]]
     with pytest.raises(RuntimeError, match="prod"):
         linalg.tensorinv(T(RNG.standard_normal((4, 2, 3))), ind=1)
 

@@ -581,8 +581,9 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of x (*, n): columns x^0, x^1, ..., x^(N-1) (N = n by default)."""
-    if x.ndim < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    if x._dtype is dtypes.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+    x = S.unsqueeze(x, -1) if x.ndim == 0 else x  # a number is a vector of one, as in PyTorch
     n = x._shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
@@ -640,7 +641,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     vector = B.ndim == A.ndim - 1
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
-        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")  # PyTorch's words
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
     m, n = A._shape[-2:]
     eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond
