@@ -738,6 +738,9 @@ def test_norm_string_orders_go_to_matrix_norm_and_vector_norm_refuses_them():
     (lambda: E.linalg.vander(E.tensor([True])),
      "linalg.vander supports floating point, complex, and integer tensors, but got Bool"),
     (lambda: E.linalg.lstsq(E.ones(4, 2), E.ones(3)), "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"),
+    (lambda: E.linalg.lstsq(E.ones(3, 2, dtype=E.int64), E.ones(3, 1)),  # the dtypes before the integer refusal
+     "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype Long and other's "
+     "dtype Float"),
 ])
 def test_linalg_misuse_errors_are_pytorchs(call, msg):
     with pytest.raises(RuntimeError) as info:

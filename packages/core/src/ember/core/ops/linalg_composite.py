@@ -632,9 +632,11 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     _at_least_2d("torch.linalg.lstsq", "A", A)
+    if A._dtype is not B._dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+                           f"{dtypes.TORCH_NAMES[A._dtype.name]} and other's dtype {dtypes.TORCH_NAMES[B._dtype.name]}")
     if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError("This function doesn't handle types other than float and double")
-    _check_float("torch.linalg.lstsq", A, B)
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1")
