@@ -156,6 +156,19 @@ def test_grad_fn_names_of_overloads_and_composites_match_torch():
         assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
 
 
+def test_cdist_matmul_path_is_euclidean_dist_with_its_zero_subgradient():
+    x = np.array([[1.0, 2.0, 3.0], [0.5, 0.25, 2.0], [1.0, 2.0, 3.0]])
+    grads = []
+    for m in (E, torch):
+        a = m.tensor(x, requires_grad=True)
+        d = m.cdist(a, a, compute_mode="use_mm_for_euclid_dist")
+        assert [type(f).__name__ for f, _ in d.grad_fn.next_functions] == ["EuclideanDistBackward0"]
+        assert d.diagonal().tolist() == [0.0, 0.0, 0.0]
+        (d * m.tensor(np.arange(9.0).reshape(3, 3))).sum().backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
+
+
 from hypothesis import given, settings  # noqa: E402 - after importorskip on purpose
 from hypothesis import strategies as st  # noqa: E402
 

@@ -392,6 +392,8 @@ SAMPLES.update({
     # through a triangular input, as PyTorch's gradcheck_wrapper_triangular_input does
     "cholesky_solve": [(lambda b, f, up=up: op("cholesky_solve")(b, f.triu() if up else f.tril(), up),
                         (make((3, 2)), _spd_base())) for up in (False, True)],
+    "_euclidean_dist": [(op("_euclidean_dist"), (make((3, 2)), make((4, 2), rng=np.random.default_rng(7)))),
+                        (op("_euclidean_dist"), (make((2, 3, 2)), make((2, 2, 2), rng=np.random.default_rng(8))))],
     "cholesky_inverse": [(lambda f, up=up: op("cholesky_inverse")(f.triu() if up else f.tril(), up), (_spd_base(),))
                          for up in (False, True)],
 })

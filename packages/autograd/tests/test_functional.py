@@ -70,6 +70,39 @@ def test_strategy_and_vector_errors_are_pytorchs():
         AF.vjp(lambda t: (t * 2, t * 3), x, (x,))
 
 
+@pytest.mark.parametrize("fn", ["hessian", "hvp", "vhp"])
+def test_second_order_functions_want_one_single_element_tensor(fn):
+    z = _t([1.0, 2.0])
+    call = (lambda f: AF.hessian(f, z)) if fn == "hessian" else (lambda f: getattr(AF, fn)(f, z, z))
+    with pytest.raises(RuntimeError) as e:
+        call(lambda v: v * 2)
+    assert str(e.value) == f"The Tensor returned by the function given to {fn} should contain a single element"
+    with pytest.raises(RuntimeError) as e:
+        call(lambda v: (v.sum(), v.sum()))
+    assert str(e.value) == f"The function given to {fn} should return a single Tensor"
+    with pytest.raises(TypeError) as e:
+        call(lambda v: 3.0)
+    assert str(e.value) == (f"The outputs of the user-provided function given to {fn} must be either a Tensor or a "
+                            "tuple of Tensors but the given outputs of the user-provided function has type "
+                            "<class 'float'>.")
+    assert np.allclose(call(lambda v: (v**2).sum().view(1, 1)) if fn == "hessian" else
+                       call(lambda v: (v**2).sum().view(1, 1))[1].numpy(), 2 * (np.eye(2) if fn == "hessian" else z))
+
+
+def test_inputs_and_outputs_must_be_tensors_or_tuples():
+    z = _t([1.0, 2.0])
+    with pytest.raises(TypeError) as e:
+        AF.jacobian(lambda a, b: a * b, [z, z])  # a list is not a tuple, as in PyTorch
+    assert str(e.value) == ("The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the given "
+                            "inputs has type <class 'list'>.")
+    with pytest.raises(TypeError) as e:
+        AF.vjp(lambda a: (a, 1.0), z, (z, z))
+    assert str(e.value) == ("The outputs of the user-provided function given to vjp must be either a Tensor or a "
+                            "tuple of Tensors but the value at index 1 has type <class 'float'>.")
+    with pytest.raises(TypeError, match="^The v given to jvp must be either a Tensor or a tuple of Tensors"):
+        AF.jvp(lambda a: a * 2, z, [z])
+
+
 def test_gradcheck_without_a_differentiable_input_says_so():
     import pytest
 

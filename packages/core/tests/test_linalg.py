@@ -404,6 +404,18 @@ def test_cdist_matches_brute_force(p, rows):
     assert_close(E.cdist(a, b, p), _minkowski(ref(a), ref(b), p), rtol=1e-9, atol=1e-6)
 
 
+def test_cdist_matmul_path_is_exactly_zero_on_equal_rows_and_broadcasts_batches():
+    # PyTorch's _euclidean_dist clamps the squared distance at 0, so a row against itself is 0, not 1e-15
+    a = E.tensor([[1.0, 2.0, 3.0, 4.0], [0.0, -1.0, 2.0, 5.0], [3.0, 3.0, 0.0, 1.0]], dtype=E.float64)
+    d = E.cdist(a, a, compute_mode="use_mm_for_euclid_dist")
+    assert d.diagonal().tolist() == [0.0, 0.0, 0.0]
+    b = make_tensor(2, 1, 30, 4, dtype=E.float64, seed=33)
+    c = make_tensor(3, 26, 4, dtype=E.float64, seed=34)
+    got = E.cdist(b, c)
+    assert got.shape == (2, 3, 30, 26)
+    assert_close(got, _minkowski(ref(b), ref(c), 2.0), rtol=1e-9, atol=1e-6)
+
+
 def test_cdist_errors_and_dist():
     with pytest.raises(RuntimeError, match="X1 and X2 must have the same number of columns. X1: 3 X2: 4"):
         E.cdist(E.ones(2, 3), E.ones(2, 4))
@@ -722,6 +734,13 @@ def test_norm_string_orders_go_to_matrix_norm_and_vector_norm_refuses_them():
     (lambda: E.linalg.matrix_norm(E.ones(2, 2, 2), dim=(0, 1, 2)),
      "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
     (lambda: E.linalg.vander(E.ones(3), N=1), "N must be greater than 1."),
+    (lambda: E.linalg.vander(E.tensor(2.0)), "N must be greater than 1."),  # a number is a vector of one
+    (lambda: E.linalg.vander(E.tensor([True])),
+     "linalg.vander supports floating point, complex, and integer tensors, but got Bool"),
+    (lambda: E.linalg.lstsq(E.ones(4, 2), E.ones(3)), "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"),
+    (lambda: E.linalg.lstsq(E.ones(3, 2, dtype=E.int64), E.ones(3, 1)),  # the dtypes before the integer refusal
+     "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype Long and other's "
+     "dtype Float"),
 ])
 def test_linalg_misuse_errors_are_pytorchs(call, msg):
     with pytest.raises(RuntimeError) as info:

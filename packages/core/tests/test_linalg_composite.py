@@ -56,6 +56,32 @@ def test_cholesky_solve_and_inverse():
     assert_close(T(B).cholesky_solve(T(Lc)), T(ref))
 
 
+@pytest.mark.parametrize("b, u, msg", [
+    (B[0, :, 0], SPD[0], "b should have at least 2 dimensions, but has 1 dimensions instead"),
+    (B[0], SPD[0, 0], "u should have at least 2 dimensions, but has 1 dimensions instead"),
+    (B[0], SPD[0, :3, :3], "Incompatible matrix sizes for cholesky_solve: each A matrix is 3 by 3 but each b matrix "
+                           "is 4 by 3"),
+    (B[0], SPD[0, :, :3], "A must be batches of square matrices, but they are 4 by 3 matrices"),
+])
+def test_cholesky_solve_errors_are_pytorchs(b, u, msg):
+    with pytest.raises(RuntimeError) as e:
+        E.cholesky_solve(T(b), T(u))
+    assert str(e.value) == msg
+
+
+def test_cholesky_solve_and_inverse_name_the_operands():
+    with pytest.raises(RuntimeError) as e:
+        E.cholesky_solve(E.ones(4, 2), T(SPD[0]))
+    assert str(e.value) == ("Expected b and A to have the same dtype, but found b of type Float and A of type Double "
+                            "instead.")
+    with pytest.raises(RuntimeError) as e:
+        E.cholesky_inverse(E.ones(3))
+    assert str(e.value) == "cholesky_inverse: The input tensor A must have at least 2 dimensions."
+    with pytest.raises(RuntimeError) as e:
+        E.cholesky_inverse(E.ones(3, 2))
+    assert str(e.value) == "cholesky_inverse: A must be batches of square matrices, but they are 3 by 2 matrices"
+
+
 def test_cholesky_ex_reports_the_first_bad_minor():
     L, info = linalg.cholesky_ex(T(np.stack([SPD[0], -SPD[1]])))
     assert info.tolist() == [0, 1] and info.dtype is E.int32
@@ -266,6 +292,7 @@ def test_cond_diagonal_tensorinv_tensorsolve_vander():
     x = np.array([1.0, 2.0, 3.0])
     assert_close(linalg.vander(T(x)), T(np.vander(x, increasing=True)))
     assert linalg.vander(E.tensor([1, 2, 3]), N=4).tolist() == np.vander([1, 2, 3], 4, increasing=True).tolist()
+    assert linalg.vander(E.tensor(2.0), N=3).tolist() == [[1.0, 2.0, 4.0]]
     with pytest.raises(RuntimeError, match="prod"):
         linalg.tensorinv(T(RNG.standard_normal((4, 2, 3))), ind=1)
 

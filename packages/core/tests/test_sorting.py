@@ -156,6 +156,10 @@ def test_quantile_nan_handling_and_errors():
         E.quantile(E.ones(3), E.tensor([0.5], dtype=E.float64))
     with pytest.raises(RuntimeError, match="interpolation must be one of .*nearest, but got cubic$"):
         E.quantile(E.ones(3), 0.5, interpolation="cubic")
+    with pytest.raises(RuntimeError, match="^quantile\\(\\) input tensor is too large$"):  # PyTorch's 2**24 limit
+        E.nanquantile(E.zeros(2**24 + 1), 0.5)
+    with pytest.raises(IndexError, match="^median\\(\\): Expected reduction dim 0 to have non-zero size.$"):
+        E.empty(0, 3).nanmedian(0)  # PyTorch's words for nanmedian too
 
 
 def test_empty_inputs():

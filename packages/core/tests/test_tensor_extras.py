@@ -217,6 +217,12 @@ def test_histogram_dtype_and_shape_refusals_are_pytorchs():
         E.histogramdd(x, bins=[2, 2, 2])
     with pytest.raises(RuntimeError, match="range should have 4 elements, but got 2$"):
         E.histogramdd(x, bins=[2, 2], range=[0.0, 1.0])
+    with pytest.raises(RuntimeError, match="^torch.histogramdd: min should not exceed max, but got min 5 max 1 for "
+                                           "dimension 0$"):
+        E.histogram(E.arange(10.0), bins=3, range=(5.0, 1.0))
+    with pytest.raises(RuntimeError, match="but got min 3 max 2.5 for dimension 1$"):
+        E.histogramdd(x, bins=2, range=[0.0, 1.0, 3.0, 2.5])
+    assert E.histogram(E.arange(10.0), bins=3, range=(1.0, 1.0)).hist.tolist() == [0.0, 1.0, 0.0]  # min == max
 
 
 def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():

@@ -38,8 +38,13 @@ def test_window_parameters_and_edge_lengths():
     assert_close(E.hamming_window(6, False, 0.5, 0.5, dtype=E.float64), E.tensor(_sym("hann", 6)))
     assert_close(E.kaiser_window(6, False, 5.0, dtype=E.float64), E.tensor(np.kaiser(6, 5.0)))
     assert E.hann_window(1).tolist() == [1.0] and E.hann_window(0).shape == (0,)
-    with pytest.raises(RuntimeError, match="hann_window expects floating point dtypes"):
-        E.hann_window(3, dtype=E.int64)
+    with pytest.raises(RuntimeError) as e:
+        E.hamming_window(3, dtype=E.int32)
+    assert str(e.value) == ("hamming_window expects floating point dtypes, got: TensorOptions(dtype=int, device=cpu, "
+                            "layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
+                            "memory_format=(nullopt))")  # PyTorch prints the options it was given
+    with pytest.raises(NotImplementedError, match="^\"arange_cpu\" not implemented for 'ComplexFloat'$"):
+        E.hann_window(3, dtype=E.complex64)
     with pytest.raises(RuntimeError, match="non-negative window_length"):
         E.blackman_window(-1)
 
@@ -72,6 +77,13 @@ def test_trapezoid_errors():
         E.trapezoid(E.ones(3), E.tensor([0.0, 1.0]))
     with pytest.raises(IndexError, match="Dimension out of range"):
         E.trapezoid(E.ones(3), dim=1)
+    # a 0-d y: PyTorch's first size lookup (or slice) names the problem
+    with pytest.raises(IndexError, match="^Dimension specified as -1 but tensor has no dimensions$"):
+        E.trapezoid(E.tensor(1.0))
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        E.trapezoid(E.tensor(1.0), E.tensor(2.0))
+    with pytest.raises(IndexError, match="^slice\\(\\) cannot be applied to a 0-dim tensor.$"):
+        E.cumulative_trapezoid(E.tensor(1.0))
     assert math.isclose(E.trapezoid(E.ones(5), dx=0.25).item(), 1.0)
 
 

@@ -17,8 +17,30 @@ from ember.autograd.grad_mode import enable_grad
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-def _tuple(x) -> tuple[bool, tuple]:
-    return (True, tuple(x)) if isinstance(x, tuple | list) else (False, (x,))
+def _tuple(x, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
+    """(whether `x` is a tuple, its tensors as a tuple); anything but a Tensor or a tuple of them (a list too)
+    raises PyTorch's TypeError."""
+    is_tuple = isinstance(x, tuple)
+    xs = x if is_tuple else (x,)
+    for i, el in enumerate(xs):
+        if not isinstance(el, Tensor):
+            which = f"the value at index {i}" if is_tuple else f"the given {arg_name}"
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
+                            f"{which} has type {type(el)}.")
+    return is_tuple, xs
+
+
+_OUTPUTS = "outputs of the user-provided function"
+
+
+def _single_output(out, fn_name: str) -> Tensor:
+    """The one-element Tensor a Hessian's function must return (PyTorch's checks, in its order)."""
+    is_tuple, outs = _tuple(out, _OUTPUTS, fn_name)
+    if is_tuple:
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
+    return outs[0]
 
 
 def _prepare(inputs, create_graph: bool) -> tuple:
@@ -73,13 +95,13 @@ def _finish(x: Tensor, create_graph: bool) -> Tensor:
     return x if create_graph else x.detach()
 
 
-def _check_v(v, other: tuple, other_tuple: bool, none_msg: str) -> tuple:
+def _check_v(v, other: tuple, other_tuple: bool, none_msg: str, fn_name: str) -> tuple:
     """`v` as a tuple matching `other` in count and shapes, with PyTorch's errors; `None` only for one element."""
     if v is None:
         if len(other) != 1 or other[0].numel() != 1:
             raise RuntimeError(f"The vector v can only be None if {none_msg}")
         return (None,) * len(other)
-    _, vs = _tuple(v)
+    _, vs = _tuple(v, "v", fn_name)
     if len(vs) != len(other):
         if other_tuple:
             raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(vs)}.")
@@ -97,11 +119,11 @@ _IN_ONE = "the input to the user-provided function is a single Tensor with a sin
 
 def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """`(func(inputs), v^T J)`: the vector-Jacobian product at `inputs`."""
-    in_tuple, ins = _tuple(inputs)
+    in_tuple, ins = _tuple(inputs, "inputs", "vjp")
     with enable_grad():
         ins = _prepare(ins, create_graph)
-        out_tuple, outs = _tuple(func(*ins))
-        vs = _check_v(v, outs, out_tuple, _OUT_ONE)
+        out_tuple, outs = _tuple(func(*ins), _OUTPUTS, "vjp")
+        vs = _check_v(v, outs, out_tuple, _OUT_ONE, "vjp")
         gs = _zeros_for_none(_grads(outs, ins, vs, create_graph, strict, "vjp"), ins)
     outs = tuple(_finish(o, create_graph) for o in outs)
     gs = tuple(_finish(g, create_graph) for g in gs)
@@ -112,11 +134,11 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     """`(func(inputs), J v)`: the Jacobian-vector product, by differentiating a vjp w.r.t. its vector."""
     from ember.core import zeros_like
 
-    in_tuple, ins = _tuple(inputs)
+    in_tuple, ins = _tuple(inputs, "inputs", "jvp")
     with enable_grad():
         ins = _prepare(ins, create_graph)
-        vs = _check_v(v, ins, in_tuple, _IN_ONE)
-        out_tuple, outs = _tuple(func(*ins))
+        vs = _check_v(v, ins, in_tuple, _IN_ONE, "jvp")
+        out_tuple, outs = _tuple(func(*ins), _OUTPUTS, "jvp")
         dummies = tuple(zeros_like(o).requires_grad_(True) for o in outs)
         gs = _zeros_for_none(_grads(outs, ins, dummies, True, strict, "jvp"), ins)
         diff = [(g, w) for g, w in zip(gs, vs) if g.requires_grad]
@@ -153,10 +175,10 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                       "only implemented for `vectorize=True`.")
 
-    in_tuple, ins = _tuple(inputs)
+    in_tuple, ins = _tuple(inputs, "inputs", "jacobian")
     with enable_grad():
         ins = _prepare(ins, create_graph)
-        out_tuple, outs = _tuple(func(*ins))
+        out_tuple, outs = _tuple(func(*ins), _OUTPUTS, "jacobian")
         _check_outputs(outs, strict)
         rows = []
         for j, o in enumerate(outs):
@@ -185,12 +207,12 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
 def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
             outer_jacobian_strategy: str = "reverse-mode"):
     """The Hessian of a scalar function: the Jacobian of its gradient."""
-    in_tuple, ins = _tuple(inputs)
+    in_tuple, ins = _tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def gradient(*xs):
-        out = func(*xs)
+        out = _single_output(func(*xs), "hessian")
         _check_outputs((out,), strict)
         gs = _zeros_for_none(_grads((out,), xs, (None,), True, False, "hessian"), xs)
         _check_jacobian(gs, strict)
@@ -202,11 +224,15 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
 
 def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """`(func(inputs), v^T H)` for a scalar function."""
-    in_tuple, ins = _tuple(inputs)
+    return _vhp(func, inputs, v, create_graph, strict, "vhp")
+
+
+def _vhp(func: Callable, inputs, v, create_graph: bool, strict: bool, _name: str):
+    in_tuple, ins = _tuple(inputs, "inputs", _name)
     with enable_grad():
         ins = _prepare(ins, create_graph)
-        vs = _check_v(v, ins, in_tuple, _IN_ONE)
-        out = func(*ins)
+        vs = _check_v(v, ins, in_tuple, _IN_ONE, _name)
+        out = _single_output(func(*ins), _name)
         _check_outputs((out,), strict)
         gs = _grads((out,), ins, (None,), True, False, "vhp")
         _check_jacobian(gs, strict)
@@ -221,4 +247,4 @@ def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 
 def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """`(func(inputs), H v)` for a scalar function (H is symmetric, so this equals `vhp`)."""
-    return vhp(func, inputs, v, create_graph, strict)
+    return _vhp(func, inputs, v, create_graph, strict, "hvp")

@@ -271,6 +271,13 @@ def _cholesky_inverse_backward(grad, input, upper, result):
     return -(input @ common) if upper else -(common @ input)
 
 
+def _euclidean_dist_grads(grad, x1, x2, result):
+    """PyTorch's _euclidean_dist_backward: grad / distance (0 where the distance is 0, a subgradient) pulled back
+    through |x1_i - x2_j|."""
+    ratio = (grad / result).masked_fill(result == 0, 0)
+    return x1 * ratio.sum(-1, keepdim=True) - ratio @ x2, x2 * ratio.sum(-2).unsqueeze(-1) - _mT(ratio) @ x1
+
+
 ENTRIES = [
     d("linalg_inv(A)", A=lambda grad, result: -(_mH(result) @ grad @ _mH(result))),
     d("linalg_det(A)", A=_det_backward),
@@ -284,4 +291,5 @@ ENTRIES = [
     d("linalg_pinv(A, atol=None, rtol=None, hermitian=False)", A=_pinv_backward, atol=None, rtol=None),
     d("cholesky_solve(input, input2, upper=False)", **{"input, input2": _cholesky_solve_grads}),
     d("cholesky_inverse(input, upper=False)", input=_cholesky_inverse_backward),
+    d("_euclidean_dist(x1, x2)", **{"x1, x2": _euclidean_dist_grads}),
 ]

@@ -841,6 +841,22 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 _C_NAME = {"float32": "float", "float64": "double"}
 
 
+_euclidean_dist = declare("_euclidean_dist", doc="_euclidean_dist(x1, x2) -> Tensor")
+
+
+@_euclidean_dist.register("any")
+def _euclidean_dist_any(x1: Tensor, x2: Tensor) -> Tensor:
+    """Euclidean distances of the rows of x1 (*, P, M) and x2 (*, R, M) by one matmul of [-2 x1, |x1|^2, 1] with
+    [x2, 1, |x2|^2], clamped at 0 (PyTorch's _euclidean_dist: the same rounding, an exact 0 for equal rows)."""
+    from ember.core.ops.join import cat
+
+    sq1 = _sum(ew.mul(x1, x1), (x1.ndim - 1,), True, None)
+    sq2 = _sum(ew.mul(x2, x2), (x2.ndim - 1,), True, None)
+    a = cat([ew.mul(x1, -2), sq1, ew.add(ew.mul(sq1, 0), 1)], -1)
+    b = cat([x2, ew.add(ew.mul(sq2, 0), 1), sq2], -1)
+    return ew.sqrt(ew.clamp(_matmul(a, S.transpose(b, -2, -1)), 0, None))
+
+
 @composite("cdist")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
@@ -873,12 +889,16 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         raise not_implemented_for("cdist", x1._dtype)
     if not mm and x1._dtype is not x2._dtype:  # the kernel takes X1's dtype
         raise RuntimeError(f"expected scalar type {names[x1._dtype.name]} but found {names[x2._dtype.name]}")
-    if mm:
-        sq1 = _sum(ew.mul(x1, x1), (x1.ndim - 1,), True, None)
-        sq2 = _sum(ew.mul(x2, x2), (x2.ndim - 1,), True, None)
-        cross = _matmul(x1, S.transpose(x2, -2, -1))
-        d2 = ew.add(ew.sub(sq1, ew.mul(cross, 2)), S.transpose(sq2, -2, -1))
-        return node_name(ew.sqrt(ew.clamp(d2, 1e-30, None)), "SqrtBackward0", "ViewBackward0")  # _euclidean_dist's
+    if mm:  # PyTorch's cdist_impl: one _euclidean_dist over the broadcast batch, viewed to the output's shape
+        batch = tuple(np.broadcast_shapes(x1._shape[:-2], x2._shape[:-2]))
+        (r1, c), r2 = x1._shape[-2:], x2._shape[-2]
+        a = S.expand(x1, batch + (r1, c)) if batch else x1
+        b = S.expand(x2, batch + (r2, c)) if batch else x2
+        if len(batch) > 1:
+            from ember.core.ops.layout import reshape
+
+            a, b = reshape(a, (-1, r1, c)), reshape(b, (-1, r2, c))
+        return S.view(_euclidean_dist(a, b), batch + (r1, r2))
     diff = ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
     return node_name(vector_norm(diff, p, -1), "LinalgVectorNormBackward0", "CdistBackward0")
 

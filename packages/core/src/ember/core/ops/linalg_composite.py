@@ -226,12 +226,28 @@ def _potri_lower(f: np.ndarray, nb: int = 32) -> np.ndarray:
     return np.tril(a) + np.tril(a, -1).conj().T
 
 
+def _cholesky_solve_checks(B: Tensor, A: Tensor) -> None:
+    """PyTorch's own words for cholesky_solve's operands (b, then the factor u), before any solve runs."""
+    for x, name in ((B, "b"), (A, "u")):
+        if x.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {x.ndim} dimensions instead")
+    if B._dtype != A._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{dtypes.TORCH_NAMES[B._dtype.name]} and A of type {dtypes.TORCH_NAMES[A._dtype.name]} "
+                           "instead.")
+    (m, n), (p, k) = A._shape[-2:], B._shape[-2:]
+    if m != n:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {m} by {n} matrices")
+    if p != n:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {m} by {n} but each b "
+                           f"matrix is {p} by {k}")
+
+
 @method
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """X with A X = B, given B (`input`, (*, n, k)) and the Cholesky factor of A (`input2`: L with
     A = L L^H, or U with A = U^H U when `upper`)."""
-    _at_least_2d("cholesky_solve", "B", input)
-    _at_least_2d("cholesky_solve", "A", input2)
+    _cholesky_solve_checks(input, input2)
     refuse_dtype(input, "cholesky_solve_cpu", True)
     r = _cholesky_solve(input, input2, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
@@ -240,7 +256,10 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
 @method
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor (L, or U when `upper`)."""
-    _at_least_2d("cholesky_inverse", "input", input)
+    _at_least_2d("cholesky_inverse", "A", input)
+    if input._shape[-1] != input._shape[-2]:
+        raise RuntimeError("cholesky_inverse: A must be batches of square matrices, but they are "
+                           f"{input._shape[-2]} by {input._shape[-1]} matrices")
     refuse_dtype(input, "cholesky_inverse_out_cpu", True)
     r = _cholesky_inverse(input, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
@@ -562,8 +581,9 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of x (*, n): columns x^0, x^1, ..., x^(N-1) (N = n by default)."""
-    if x.ndim < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    if x._dtype is dtypes.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+    x = S.unsqueeze(x, -1) if x.ndim == 0 else x  # a number is a vector of one, as in PyTorch
     n = x._shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
@@ -612,16 +632,18 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     _at_least_2d("torch.linalg.lstsq", "A", A)
+    if A._dtype is not B._dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+                           f"{dtypes.TORCH_NAMES[A._dtype.name]} and other's dtype {dtypes.TORCH_NAMES[B._dtype.name]}")
     if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError("This function doesn't handle types other than float and double")
-    _check_float("torch.linalg.lstsq", A, B)
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1")
     vector = B.ndim == A.ndim - 1
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
-        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")  # PyTorch's words
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
     m, n = A._shape[-2:]
     eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond

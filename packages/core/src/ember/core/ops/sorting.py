@@ -653,7 +653,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
 # --- nanmedian, quantile ---------------------------------------------------------------------------
 _nanmedian = declare("nanmedian", overlap=0, doc="nanmedian(x) -> Tensor")
 _nanmedian_dim = declare("nanmedian_dim", doc="nanmedian_dim(x, dim, keepdim) -> (values, indices)")
-_nanmedian_dim.meta(_nonempty_dim_meta("nanmedian"))
+_nanmedian_dim.meta(_nonempty_dim_meta("median"))  # PyTorch names median() for nanmedian too
 
 
 def _nanmedian_along(a: np.ndarray, dim: int):
@@ -725,6 +725,8 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         raise RuntimeError("quantile() input tensor must be non-empty")
     x = reshape(input, (-1,)) if dim is None else input
     d = 0 if dim is None else _one_dim(dim, input, op)
+    if input.numel() > 2**24:  # PyTorch's limit, whatever the memory
+        raise RuntimeError("quantile() input tensor is too large")
     x = reshape(x, (1,)) if x.ndim == 0 else x
     srt = _sort(x, d, False)[0]
     a = srt._host_array()

@@ -167,6 +167,19 @@ def _as_range(range_):
     return None if range_ is None else tuple(float(v) for v in range_)
 
 
+def _check_ranges(pairs) -> None:
+    """PyTorch's refusal of a (min, max) pair with min above max, naming its dimension."""
+    for i, (lo, hi) in enumerate(pairs):
+        if float(lo) > float(hi):
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_num(lo)} max {_num(hi)} "
+                               f"for dimension {i}")
+
+
+def _num(v) -> str:
+    v = float(v)
+    return str(int(v)) if v.is_integer() else repr(v)
+
+
 def _check_histogram_dtypes(input: Tensor, edges: list) -> None:
     """PyTorch's refusals: bin edges of another dtype than input's, then any input but float32/float64."""
     names = {"float32": "float", "float64": "double", **_util._CPP_TYPE_NAMES}
@@ -190,6 +203,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     """`(hist, bin_edges)`: counts (or weights, or a density) of input's elements in `bins` equal bins over
     `range` (input's min and max by default), or in the bins that the edges tensor `bins` bounds."""
     _check_histogram_dtypes(input, [bins] if isinstance(bins, Tensor) else [])
+    if range is not None:
+        _check_ranges([range])
     a = _host(input, "histogram").reshape(-1)
     b = _host(bins, "histogram") if isinstance(bins, Tensor) else \
         _uniform_edges(np.histogram_bin_edges(a, int(bins), _as_range(range)), input._dtype)
@@ -213,6 +228,8 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
     if range is not None and len(range) != 2 * d:
         raise RuntimeError(f"torch.histogramdd: for a {d}-dimensional histogram range should have {2 * d} elements, "
                            f"but got {len(range)}")
+    if range is not None:
+        _check_ranges([range[i:i + 2] for i in _builtins.range(0, len(range), 2)])
     a = _host(input, "histogramdd")
     pts = a.reshape(-1, a.shape[-1])
     rng = None if range is None else [tuple(range[i:i + 2]) for i in _builtins.range(0, len(range), 2)]

@@ -12,6 +12,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.creation import tensor
 from ember.core.methods import numpy_aliases
+from ember.core.ops._util import _CPP_TYPE_NAMES
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
@@ -25,8 +26,12 @@ def _window(name: str, window_length: int, periodic: bool, dtype, device, requir
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
-    if not dt.is_floating_point:
-        raise RuntimeError(f"{name} expects floating point dtypes, got: {dt.name}")
+    if not (dt.is_floating_point or dt.is_complex):  # PyTorch prints the TensorOptions it was given
+        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
+                           f"{_CPP_TYPE_NAMES.get(dt.name, dt.name)}, device={device or 'cpu'}, layout=Strided "
+                           "(default), requires_grad=false (default), pinned_memory=false, memory_format=(nullopt))")
+    if dt.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
     if window_length <= 1:
         w = np.ones(window_length)
     else:
@@ -132,6 +137,8 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     >>> trapezoid(tensor([1.0, 2.0, 3.0]))
     tensor(4.)
     """
+    if y.ndim == 0:  # PyTorch reads y's size along dim (wrapped to 0 where x is given) before anything else
+        raise IndexError(f"Dimension specified as {dim if x is None else 0} but tensor has no dimensions")
     dim = _dim(y, dim, "trapezoid")
     if y._shape[dim] == 0:
         return R.sum(y, dim)
@@ -148,6 +155,10 @@ def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
 @numpy_aliases
 def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The running trapezoidal integral along `dim` (one element shorter than y along it)."""
+    if y.ndim == 0:
+        if isinstance(x, Tensor) and x.ndim == 1:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     dim = _dim(y, dim, "cumulative_trapezoid")
     if y._shape[dim] == 0:
         return y
