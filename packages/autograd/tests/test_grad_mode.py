@@ -205,3 +205,27 @@ def test_inference_tensors_have_no_version_counter():
         with pytest.raises(RuntimeError, match="^Inference tensors do not track version counter.$"):
             t._version
     assert E.ones(2)._version == 0
+
+
+def test_view_made_in_no_grad_refuses_in_place_write_with_grad_on():
+    """PyTorch's CreationMeta.NO_GRAD_MODE: such a view is written in place only inside no_grad again."""
+    msg = "^A view was created in no_grad mode and is being modified inplace with grad mode enabled"
+    w = E.ones(3, 4, requires_grad=True)
+    with E.no_grad():
+        v = w[1]
+        vv = w.view(12)[2:]
+    for write in (lambda: v.mul_(2), lambda: vv[1:].zero_(), lambda: v.copy_(E.zeros(4))):
+        with pytest.raises(RuntimeError, match=msg):
+            write()
+    with E.no_grad():
+        v.mul_(2)
+    assert float(w.detach().sum()) == 16.0
+    y = E.ones(3)  # a base without grad: refused only when the other operand requires grad
+    with E.no_grad():
+        yv = y[1:]
+    yv.mul_(2)
+    with pytest.raises(RuntimeError, match=msg):
+        yv.mul_(E.ones(2, requires_grad=True))
+    z = E.ones(3) * 1
+    z[1:].add_(E.ones(2, requires_grad=True))  # a view made with grad on takes the write
+    assert z.requires_grad

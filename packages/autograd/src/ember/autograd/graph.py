@@ -65,6 +65,7 @@ class AutogradMeta:
     retains_grad = False
     acc = None            # the leaf's AccumulateGrad node
     custom_view = None    # "Output i of Fn": a custom Function returned an input (or a view of one) as this tensor
+    no_grad_view = False  # a view made in no_grad (PyTorch's CreationMeta.NO_GRAD_MODE): no in-place write with grad on
 
     def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
         self.base = base          # the tensor this is a view of (never itself a view)

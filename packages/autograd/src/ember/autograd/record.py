@@ -58,13 +58,26 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
         return r
     # outside inference mode here: no write into an inference tensor (inlined, no call: every op passes)
     if op.mutates:
-        if args[op.mutates[0]]._is_inference:
+        o = args[op.mutates[0]]
+        if o._is_inference:
             raise RuntimeError(_INFERENCE_INPLACE)
+        if o._ag is not None and o._ag.no_grad_view:
+            _check_no_grad_view(o)
     elif kwargs and "out" in kwargs:  # `x.add_(y)` is add(x, y, out=x)
         o = kwargs["out"]
-        if o is not None and o.__class__ not in _SEQ and o._is_inference:
-            raise RuntimeError(_INFERENCE_INPLACE)
+        if o is not None and o.__class__ not in _SEQ:
+            if o._is_inference:
+                raise RuntimeError(_INFERENCE_INPLACE)
+            if o._ag is not None and o._ag.no_grad_view:
+                _check_no_grad_view(o)
     return call_next(op, args, kwargs)
+
+
+def _check_no_grad_view(t: Tensor) -> None:
+    """PyTorch's refusal of an in-place write with grad mode on into a view made in no_grad of a tensor that
+    requires grad (PyTorch's view requires grad too; ember's does not, so the base's flag decides)."""
+    if _enabled.get() and t._ag.base._requires_grad:
+        raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
 
 
 # a fill of a new tensor neither records (nothing requires grad) nor writes an inference tensor (`Tensor._make`
@@ -74,6 +87,11 @@ dispatch_hook.ignores_fresh = True
 _INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
                       "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
                       "more details.")
+_NO_GRAD_VIEW_INPLACE = ("A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+                         "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                         "code by moving both the view and the inplace either both inside the no_grad block (if you "
+                         "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                         "tracked).")
 _INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
                     "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
                     "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
@@ -123,7 +141,9 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
     else:
         base, chain = src, step
     bm = base._ag
-    r._ag = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
+    r._ag = m = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
+    if not _enabled.get() or (sm is not None and sm.no_grad_view):  # made in no_grad, or a view of such a view
+        m.no_grad_view = True
     if base._is_inference:  # a view of an inference tensor is one
         r._is_inference = True
 
@@ -137,6 +157,8 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
         raise RuntimeError(f"a leaf Variable that requires grad {'has been' if dirtied else 'is being'} used in an "
                            f"in-place operation.")
     m = t._ag
+    if m is not None and m.no_grad_view and _state.enabled:
+        raise RuntimeError(_NO_GRAD_VIEW_INPLACE)
     if m is not None and m.base is not None and t._requires_grad:
         multi = _MULTI_VIEW_NODES.get(type(t._grad_fn).__name__)
         if multi is not None:
