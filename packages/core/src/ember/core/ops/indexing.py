@@ -495,7 +495,7 @@ _scatter = declare("scatter", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_
 @_scatter.meta
 def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
     if reduce not in _REDUCE_MODES:
-        raise RuntimeError(f"reduce argument must be either add or multiply.; got {reduce!r}")
+        raise RuntimeError("reduce argument must be either add or multiply.")
     _meta_scatter_any(input, dim, index, src)
 
 
