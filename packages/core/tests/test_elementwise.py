@@ -932,3 +932,15 @@ def test_numpy_int_scalars_written_into_int_tensors_are_checked_as_python_ints(w
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
         write(u, np.int64(300))
     assert write(u, np.int64(-1)).tolist() == write(u, -1).tolist()  # wrapped to 255, as a Python -1
+
+
+def test_lerp_takes_pytorchs_two_sided_form_at_infinities():
+    """PyTorch computes `end - (end - input) * (1 - weight)` for |weight| >= 0.5: lerp(-inf, 1, 0.75) is -inf."""
+    inf, nan = float("inf"), float("nan")
+    a = E.tensor([-inf, -inf, 1.0, 1.0, inf])
+    b = E.tensor([1.0, -inf, 2.0, inf, inf])
+    want = {0.25: [nan, nan, 1.25, inf, nan], 0.75: [-inf, nan, 1.75, nan, nan], 1.0: [nan, nan, 2.0, nan, nan]}
+    for w, expect in want.items():
+        for weight in (w, E.full((5,), w)):
+            np.testing.assert_array_equal(E.lerp(a, b, weight).numpy(), np.array(expect, dtype=np.float32))
+    assert E.lerp(E.tensor([1.0]), E.tensor([3.0]), 0.7).item() == np.float32(1.0) + np.float32(0.7) * np.float32(2.0)

@@ -740,7 +740,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
 
     results = []
     for v in qs:
-        rank = v * last
+        rank = np.asarray(v, a.dtype) * last.astype(a.dtype)  # in the input's dtype, as PyTorch's ranks
         if not ignore_nan:
             rank = np.where(has_nan, n - 1, rank)
         lo, hi = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
@@ -751,8 +751,8 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         elif interpolation == "higher":
             lo = hi
         vlo = gather(srt, d, on_device(lo))
-        if interpolation in ("linear", "midpoint") and not np.array_equal(lo, hi):
-            frac = rank - lo if interpolation == "linear" else np.where(lo == hi, 0.0, 0.5)
+        if interpolation in ("linear", "midpoint"):  # PyTorch lerps at an exact rank too: an infinite value is nan
+            frac = rank - lo if interpolation == "linear" else np.full(np.shape(rank), 0.5)
             vlo = ew.lerp(vlo, gather(srt, d, on_device(hi)), on_device(np.asarray(frac, a.dtype)))
         if not keepdim:
             vlo = reshape(vlo, tuple(s for i, s in enumerate(vlo._shape) if i != d))
