@@ -63,3 +63,22 @@ def test_backward_inputs_that_need_no_grad_or_none():
         (x * 2).sum().backward(inputs=[x, E.ones(2)])
     with pytest.raises(RuntimeError, match=_msg("`inputs` argument to `backward()` cannot be empty.")):
         (x * 2).sum().backward(inputs=[])
+
+
+def test_unique_records_a_node_whose_backward_is_not_implemented():
+    """PyTorch's unique results carry Unique2Backward0 / UniqueDimBackward0 / UniqueConsecutiveBackward0; backward
+    through one raises NotImplementedError naming the kernel."""
+    x = E.tensor([1.0, 1.0, 2.0], requires_grad=True)
+    cases = [(lambda: E.unique(x), "Unique2Backward0", "_unique2"),
+             (lambda: E.unique(x, sorted=False, return_counts=True)[0], "Unique2Backward0", "_unique2"),
+             (lambda: E.unique(x, dim=0), "UniqueDimBackward0", "unique_dim"),
+             (lambda: E.unique_consecutive(x), "UniqueConsecutiveBackward0", "unique_consecutive")]
+    for make, node, kernel in cases:
+        u = make()
+        assert u.requires_grad and type(u.grad_fn).__name__ == node
+        with pytest.raises(NotImplementedError, match=f"^the derivative for '{kernel}' is not implemented.$"):
+            u.sum().backward()
+    vals, counts = E.unique(x, return_counts=True)
+    assert not counts.requires_grad and counts.tolist() == [2, 1]
+    with E.no_grad():
+        assert not E.unique(x).requires_grad

@@ -377,7 +377,7 @@ def cummin(input: Tensor, dim: int, *, out=None):
 
 
 # --- unique ------------------------------------------------------------------------------------
-_unique = declare("unique", differentiable=False, doc="unique(x, dim) -> (values, inverse, counts)")
+_unique = declare("unique", doc="unique(x, dim) -> (values, inverse, counts)")
 
 
 @_unique.register("cpu")
@@ -408,6 +408,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if d is not None and input._dtype.is_complex:  # PyTorch's kernel with a dim is unique_dim
         raise ew.DtypeNotSupported(f"\"unique_dim\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     vals, inv, counts = _unique(input, d)
+    if d is not None:  # PyTorch's kernel with a dim is unique_dim
+        node_name(vals, "Unique2Backward0", "UniqueDimBackward0")
     if return_inverse and return_counts:
         return vals, inv, counts
     if return_inverse:
@@ -427,7 +429,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return (vals, *extra) if extra else vals
 
 
-_unique_consecutive = declare("unique_consecutive", differentiable=False,
+_unique_consecutive = declare("unique_consecutive",
                               doc="unique_consecutive(x, dim) -> (values, inverse, counts)")
 
 
