@@ -65,7 +65,7 @@ class AutogradMeta:
     retains_grad = False
     acc = None            # the leaf's AccumulateGrad node
     custom_view = None    # "Output i of Fn": a custom Function returned an input (or a view of one) as this tensor
-    no_grad_view = False  # a view made in no_grad (PyTorch's CreationMeta.NO_GRAD_MODE): no in-place write with grad on
+    made_in = None        # "no_grad" / "inference": a view made in that mode (PyTorch's CreationMeta), no grad edge
 
     def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
         self.base = base          # the tensor this is a view of (never itself a view)
@@ -408,7 +408,7 @@ def edge_of(t: Tensor) -> tuple:
     fn = t._grad_fn
     m = t._ag
     if fn is None:
-        if t._requires_grad:
+        if t._requires_grad and (m is None or m.made_in is None):  # a view made in no_grad has no edge
             return acc_node(t), 0
         return None, 0
     if m is None:
