@@ -82,3 +82,25 @@ def test_unique_records_a_node_whose_backward_is_not_implemented():
     assert not counts.requires_grad and counts.tolist() == [2, 1]
     with E.no_grad():
         assert not E.unique(x).requires_grad
+
+
+def test_a_tensor_hook_that_changes_the_gradients_size_type_or_kind_is_refused():
+    """PyTorch's check of a hook's returned gradient, on leaves and non-leaves alike."""
+    def named(g):
+        return g.double()
+
+    cases = [(lambda g: g.sum(), RuntimeError, "hook '<lambda>' has changed the size of value"),
+             (named, RuntimeError, "hook 'named' has changed the type of value (was torch.FloatTensor got "
+                                   "torch.DoubleTensor)"),
+             (lambda g: 3, TypeError, "expected Variable, but hook returned 'int'")]
+    for hook, exc, msg in cases:
+        for leaf in (True, False):
+            w = E.ones(2, requires_grad=True)
+            t = w if leaf else w * 1
+            t.register_hook(hook)
+            with pytest.raises(exc, match="^" + re.escape(msg) + "$"):
+                (t * 2).sum().backward()
+    w = E.ones(2, requires_grad=True)
+    w.register_hook(lambda g: g * 3)
+    (w * 2).sum().backward()
+    assert w.grad.tolist() == [6.0, 6.0]

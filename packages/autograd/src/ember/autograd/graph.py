@@ -390,8 +390,21 @@ def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
         for h in tuple(m.hooks.values()):
             r = h(g)
             if r is not None:
-                g = r
+                g = checked_hook_result(h, g, r)
     return g
+
+
+def checked_hook_result(hook, g: Tensor, r) -> Tensor:
+    """A tensor hook's replacement gradient, refused in PyTorch's words when it is no tensor or changes the
+    gradient's type, device or size."""
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    name = getattr(hook, "__name__", "<unknown>")
+    if r._dtype is not g._dtype or r._storage.device.type != g._storage.device.type:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.type()} got {r.type()})")
+    if r._shape != g._shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return r
 
 
 def acc_node(t: Tensor) -> AccumulateGrad:
