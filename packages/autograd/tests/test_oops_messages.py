@@ -104,3 +104,17 @@ def test_a_tensor_hook_that_changes_the_gradients_size_type_or_kind_is_refused()
     w.register_hook(lambda g: g * 3)
     (w * 2).sum().backward()
     assert w.grad.tolist() == [6.0, 6.0]
+
+
+def test_masked_fill_with_a_tensor_value_records_pytorchs_tensor_overload_node():
+    """masked_fill(mask, 0-dim tensor) is PyTorch's masked_fill.Tensor: MaskedFillBackward1, in place too."""
+    w = E.ones(4, requires_grad=True)
+    m = E.tensor([True, False, True, False])
+    assert type(w.masked_fill(m, E.tensor(2.0)).grad_fn).__name__ == "MaskedFillBackward1"
+    assert type(w.masked_fill(m, 2.0).grad_fn).__name__ == "MaskedFillBackward0"
+    q = w * 1
+    q.masked_fill_(m, E.tensor(5.0))
+    assert type(q.grad_fn).__name__ == "MaskedFillBackward1"
+    v = E.tensor(3.0, requires_grad=True)
+    E.ones(4).masked_fill(m, v).sum().backward()
+    assert v.grad.item() == 2.0
