@@ -74,7 +74,7 @@ def test_inference_mode():
     with E.inference_mode():
         assert E.is_inference_mode_enabled() and not (x * 2).requires_grad
         v = x[0:1]
-        assert v._base is None  # views are not tracked
+        assert v._base is x and v.requires_grad and v.is_leaf  # PyTorch's: a view as its base, with no edge
     with E.inference_mode(False):
         assert (x * 2).requires_grad
 
@@ -205,3 +205,49 @@ def test_inference_tensors_have_no_version_counter():
         with pytest.raises(RuntimeError, match="^Inference tensors do not track version counter.$"):
             t._version
     assert E.ones(2)._version == 0
+
+
+def test_view_made_in_no_grad_refuses_in_place_write_with_grad_on():
+    """PyTorch's CreationMeta.NO_GRAD_MODE: such a view is written in place only inside no_grad again."""
+    msg = "^A view was created in no_grad mode and is being modified inplace with grad mode enabled"
+    w = E.ones(3, 4, requires_grad=True)
+    with E.no_grad():
+        v = w[1]
+        vv = w.view(12)[2:]
+    for write in (lambda: v.mul_(2), lambda: vv[1:].zero_(), lambda: v.copy_(E.zeros(4))):
+        with pytest.raises(RuntimeError, match=msg):
+            write()
+    with E.no_grad():
+        v.mul_(2)
+    assert float(w.detach().sum()) == 16.0
+    y = E.ones(3)  # a base without grad: refused only when the other operand requires grad
+    with E.no_grad():
+        yv = y[1:]
+    yv.mul_(2)
+    with pytest.raises(RuntimeError, match=msg):
+        yv.mul_(E.ones(2, requires_grad=True))
+    z = E.ones(3) * 1
+    z[1:].add_(E.ones(2, requires_grad=True))  # a view made with grad on takes the write
+    assert z.requires_grad
+    with E.inference_mode():
+        iv = w[1:]
+    with pytest.raises(RuntimeError, match="^A view was created in inference mode and is being modified inplace in "
+                                           "normal mode"):
+        iv.mul_(2)
+
+
+def test_view_made_in_no_grad_requires_grad_as_its_base_but_has_no_edge():
+    """PyTorch's view made in no_grad requires grad (a leaf without grad_fn); what uses it gets a (None, 0) edge."""
+    w = E.ones(3, requires_grad=True)
+    with E.no_grad():
+        v = w[1:]
+        assert not E.ones(3)[1:].requires_grad
+    assert v.requires_grad and v.is_leaf and v.grad_fn is None and v._base is w
+    z = v * 3
+    assert z.requires_grad and z.grad_fn.next_functions == ((None, 0), (None, 0))
+    z.sum().backward()
+    assert v.grad is None and w.grad is None
+    v2 = v[:1]  # a view of it made with grad on records the view
+    assert v2.requires_grad and type(v2.grad_fn).__name__ == "SliceBackward0"
+    with pytest.raises(RuntimeError, match="^Can't call numpy\\(\\) on Tensor that requires grad"):
+        v.numpy()

@@ -71,6 +71,8 @@ def test_unary_matches_float64_reference(name, dtype):
 @pytest.mark.parametrize(("name", "error"), [pytest.param(n, e, id=f"{n}-{k}")
                                             for n, i in {**UNARY, **BINARY}.items()
                                             for k, e in enumerate(i.error_inputs())])
+
+
 def test_error_inputs_raise_pytorchs_exception(name, error):
     with pytest.raises(error.exc, match=error.match):
         getattr(E, name)(*error.sample.args, **error.sample.kwargs)
@@ -87,6 +89,8 @@ def test_unary_op_given_a_non_tensor_raises_pytorchs_type_error():
 @given(st.sampled_from(sorted(n for n, i in UNARY.items() if E.int8 in i.dtypes_for("cpu"))),
        st.sampled_from([E.float32, E.float64, E.int8, E.int16, E.int64]),
        st.lists(st.integers(0, 4), min_size=0, max_size=4).map(tuple), st.booleans(), st.integers(0, 2**16))
+
+
 def test_unary_random_shapes_dtypes_and_layouts(name, dtype, shape, noncontiguous, seed):
     lo, hi = UNARY[name].range_of(0, dtype) or ((-4, 4) if dtype.is_floating_point else (-4, 5))
     check_unary(name, make_tensor(shape, dtype=dtype, low=lo, high=hi, noncontiguous=noncontiguous, seed=seed))
@@ -153,6 +157,8 @@ def test_out_with_elements_and_the_wrong_shape_warns_and_resizes():
 
 
 # --- binary -----------------------------------------------------------------------------------
+
+
 def check_binary(name, a, b):
     info = BINARY[name]
     dt = result_dtype(info.rule, a, b)
@@ -185,6 +191,8 @@ def test_binary_matches_float64_reference(name, dtype):
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from(sorted(BINARY)), st.sampled_from([E.float32, E.float64, E.int32, E.uint8, E.int8, E.bool]),
        st.sampled_from([E.float32, E.float64, E.int32, E.uint8, E.int8, E.bool]), st.integers(0, 2**16))
+
+
 def test_binary_mixed_dtypes_promote_like_pytorch(name, da, db, seed):
     rt = E.promote_types(da, db)
     if name in INTEGER_ONLY and rt.is_floating_point:
@@ -218,8 +226,12 @@ def test_binary_with_python_scalars(name, scalar):
 
 
 # --- in-place and out= -------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow", "atan2", "remainder", "fmod", "hypot",
                                   "copysign", "xlogy", "lerp"])
+
+
 def test_binary_inplace_writes_through_views(name):
     a = make_tensor(4, 3, dtype=E.float64, low=0.5, high=3, seed=5)
     b = make_tensor(3, 4, dtype=E.float64, low=0.5, high=3, seed=6)
@@ -247,6 +259,8 @@ def test_inplace_broadcast_rules():
     lambda x, t: x.add_(t), lambda x, t: E.mul(x, t, out=x), lambda x, t: x.clamp_(t), lambda x, t: x.clamp_(max=t),
     lambda x, t: E.clamp(x, None, t, out=x), lambda x, t: x.lerp_(t, 0.5), lambda x, t: x.lerp_(t, t),
     lambda x, t: x.ldexp_(t.long()), lambda x, t: x.heaviside_(t), lambda x, t: x.nextafter_(t)])
+
+
 def test_inplace_refuses_to_grow(grow):
     """PyTorch's TensorIterator refuses to resize an output that is also an operand (no op-name prefix)."""
     x = E.ones(3)
@@ -274,6 +288,8 @@ def test_binary_out_argument():
 
 
 # --- operators --------------------------------------------------------------------------------
+
+
 def test_python_operators_and_reflected_operators():
     x = E.tensor([[1.0, -2.0], [3.0, 4.0]])
     a = x.numpy()
@@ -319,6 +335,8 @@ def test_inplace_operators_keep_identity():
 
 
 # --- errors -----------------------------------------------------------------------------------
+
+
 def test_broadcast_mismatch_says_pytorchs_words_and_class_name():
     with pytest.raises(ValueError) as info:
         E.ones(2, 3) + E.ones(4)
@@ -683,6 +701,8 @@ def _ext_bits(t):
     ("fmax", E.bfloat16, 0x8000, 0x0, 0x0), ("fmin", E.bfloat16, 0x0, 0x8000, 0x8000),
     ("fmax", E.bfloat16, 0x7fc1, 0xffc1, 0x7fc0), ("fmax", E.bfloat16, 0x3f80, 0x7f81, 0x7fc0),
 ])
+
+
 def test_extremum_bits_are_pytorchs(op, dt, a, b, want):
     f = getattr(E, op)
     assert _ext_bits(f(_ext_from_bits([a], dt), _ext_from_bits([b], dt))) == [want]
@@ -927,6 +947,8 @@ def test_clamp_takes_numpy_scalar_bounds_as_python_numbers():
 @pytest.mark.parametrize("write", [lambda u, v: u.clone().fill_(v), lambda u, v: u.masked_fill(u > 1, v),
                                    lambda u, v: E.full((2,), v, dtype=E.uint8), lambda u, v: E.where(u > 1, u, v)],
                          ids=["fill_", "masked_fill", "full", "where"])
+
+
 def test_numpy_int_scalars_written_into_int_tensors_are_checked_as_python_ints(write):
     u = E.tensor([1, 2, 250], dtype=E.uint8)
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
@@ -952,6 +974,8 @@ def test_where_checks_a_float_number_against_a_float32_or_complex64_result_as_py
 
 @pytest.mark.parametrize("value, message", [(1 << 64, "int too big to convert"), (1 << 200, "int too big to convert"),
                                             (-(1 << 63) - 1, "can't convert negative int to unsigned")])
+
+
 def test_python_ints_no_pytorch_scalar_holds_raise_overflow_error(value, message):
     """A PyTorch Scalar holds an int64 or a uint64: a Python int outside [-2**63, 2**64) is refused by its argument
     parser (OverflowError) in arithmetic, comparisons, where, fills and clamps, instead of computing in float."""
@@ -963,3 +987,15 @@ def test_python_ints_no_pytorch_scalar_holds_raise_overflow_error(value, message
             call()
     assert (x + (1 << 63)).tolist() == [float(1 << 63) + 1] * 2  # the uint64 range still converts
     assert (x * -(1 << 63)).tolist() == [float(-(1 << 63))] * 2
+
+
+def test_lerp_takes_pytorchs_two_sided_form_at_infinities():
+    """PyTorch computes `end - (end - input) * (1 - weight)` for |weight| >= 0.5: lerp(-inf, 1, 0.75) is -inf."""
+    inf, nan = float("inf"), float("nan")
+    a = E.tensor([-inf, -inf, 1.0, 1.0, inf])
+    b = E.tensor([1.0, -inf, 2.0, inf, inf])
+    want = {0.25: [nan, nan, 1.25, inf, nan], 0.75: [-inf, nan, 1.75, nan, nan], 1.0: [nan, nan, 2.0, nan, nan]}
+    for w, expect in want.items():
+        for weight in (w, E.full((5,), w)):
+            np.testing.assert_array_equal(E.lerp(a, b, weight).numpy(), np.array(expect, dtype=np.float32))
+    assert E.lerp(E.tensor([1.0]), E.tensor([3.0]), 0.7).item() == np.float32(1.0) + np.float32(0.7) * np.float32(2.0)

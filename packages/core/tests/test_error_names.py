@@ -157,3 +157,17 @@ def test_broadcast_tensors_of_mismatched_shapes_says_pytorchs_words():
     with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at "
                                            r"non-singleton dimension 1$"):
         E.broadcast_tensors(E.ones(2, 3), E.ones(3, 2))
+
+
+@pytest.mark.parametrize("size,msg", [
+    ((-1, 3, 2), "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"),
+    ((-2, -1, 3, 1), "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 1"),
+    ((2, -2, 3, 1), "numel: integer multiplication overflow"),
+    ((3, -2), "numel: integer multiplication overflow"),
+])
+def test_expand_refuses_negative_sizes_in_pytorchs_words(size, msg):
+    """-1 keeps an existing size only; in a new leading dim it is refused, a more negative size fails the numel check
+    (ember expanded (3, 1) to a shape with -2 in it)."""
+    with pytest.raises(RuntimeError) as info:
+        E.zeros(3, 1).expand(*size)
+    assert str(info.value) == msg

@@ -134,3 +134,11 @@ def test_legacy_constructors_still_build():
 
 def test_from_numpy_names_a_numpy_scalar_with_its_module():
     _raises(TypeError, "expected np.ndarray (got numpy.float32)", lambda: E.from_numpy(np.float32(3.0)))
+
+
+@pytest.mark.parametrize("reduce", ["max", "mean", "sum"])
+def test_scatter_refuses_a_reduce_other_than_add_or_multiply_in_pytorchs_words(reduce):
+    index = E.zeros((1, 3), dtype=E.int64)
+    for src in (E.ones(1, 3), 3.0):
+        with pytest.raises(RuntimeError, match=r"^reduce argument must be either add or multiply\.$"):
+            E.ones(2, 3).scatter_(0, index, src, reduce=reduce)

@@ -193,3 +193,18 @@ def test_bucketize_of_bools_and_unique_dim_of_complex_refused_as_pytorch():
         E.unique(E.tensor([1j, 2]), dim=0)
     with pytest.raises(NotImplementedError, match="\"unique\" not implemented for 'ComplexFloat'"):
         E.unique(E.tensor([1j, 2]))
+
+
+def test_quantile_interpolates_as_pytorch_at_infinities_and_float32_ranks():
+    """PyTorch lerps at an exact rank too (an infinite neighbour gives nan) and computes ranks in the input's
+    dtype (q = 2/3 over 4 float32 values is rank 2 exactly)."""
+    inf, nan = float("inf"), float("nan")
+    x = E.tensor([[-inf, 1.0, 2.0, inf], [1.0, 2.0, 3.0, 4.0]])
+    q = E.tensor([0.0, 0.3, 0.5, 2 / 3, 1.0])
+    want = {"linear": [[nan, -inf, 1.5, 2.0, nan], [1.0, 1.9, 2.5, 3.0, 4.0]],
+            "midpoint": [[nan, -inf, 1.5, 2.0, nan], [1.0, 1.5, 2.5, 3.0, 4.0]],
+            "higher": [[-inf, 1.0, 2.0, 2.0, inf], [1.0, 2.0, 3.0, 3.0, 4.0]]}
+    for interpolation, expect in want.items():
+        got = E.quantile(x, q, dim=1, interpolation=interpolation).numpy().T
+        np.testing.assert_allclose(got, np.array(expect, dtype=np.float32), rtol=1e-6)
+    assert np.isnan(E.nanquantile(E.tensor([1.0, nan, 3.0, -inf, 2.0]), 0.1).item())

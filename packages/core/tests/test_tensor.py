@@ -239,6 +239,24 @@ def test_repr_follows_precision_option_like_pytorch():
         torch.set_printoptions(profile="default")
 
 
+def test_repr_with_only_zeros_nan_inf_ignores_sci_mode_and_warns_nothing():
+    """PyTorch's formatter leaves integer mode when no value is nonzero and finite, whatever sci_mode says; extreme
+    ratios (1 / 5e-324) and float16 overflow in tensor() stay silent."""
+    import warnings
+
+    try:
+        E.set_printoptions(sci_mode=True)
+        assert repr(E.tensor([float("inf"), 0.0])) == "tensor([inf, 0.])"
+        assert repr(E.tensor([1.0, 2.5])) == "tensor([1.0000e+00, 2.5000e+00])"
+    finally:
+        E.set_printoptions(profile="default")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny = E.tensor([5e-324, 1.0], dtype=E.float64)
+        assert repr(tiny) == "tensor([4.9407e-324,  1.0000e+00], dtype=ember.float64)"
+        assert repr(E.tensor([70000.0], dtype=E.float16)) == "tensor([inf], dtype=ember.float16)"
+
+
 def test_dispatcher_bumps_every_argument_an_op_mutates():
     from ember.core.dispatch import Op
     from ember.core.ops.optim_kernels import adam_step

@@ -22,7 +22,7 @@ from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
 from ember.autograd.graph import (AccumulateGrad, GradientEdge, Node, _accumulate, _fresh, _leaf_hooks,
-                                  accumulate_into, edge_of)
+                                  accumulate_into, checked_hook_result, edge_of)
 from ember.autograd.grad_mode import _enabled, _state
 
 __all__ = ["backward", "grad", "reduce_grad", "accumulate_into"]
@@ -79,7 +79,7 @@ def _run_tensor_hooks(node: Node, grads: list) -> None:
             for h in tuple(hooks.values()):
                 r = h(grads[nr])
                 if r is not None:
-                    grads[nr] = r
+                    grads[nr] = checked_hook_result(h, grads[nr], r)
     ret = node._retained
     if ret:
         for nr, ref in ret.items():

@@ -65,6 +65,7 @@ class AutogradMeta:
     retains_grad = False
     acc = None            # the leaf's AccumulateGrad node
     custom_view = None    # "Output i of Fn": a custom Function returned an input (or a view of one) as this tensor
+    made_in = None        # "no_grad" / "inference": a view made in that mode (PyTorch's CreationMeta), no grad edge
 
     def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
         self.base = base          # the tensor this is a view of (never itself a view)
@@ -389,8 +390,21 @@ def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
         for h in tuple(m.hooks.values()):
             r = h(g)
             if r is not None:
-                g = r
+                g = checked_hook_result(h, g, r)
     return g
+
+
+def checked_hook_result(hook, g: Tensor, r) -> Tensor:
+    """A tensor hook's replacement gradient, refused in PyTorch's words when it is no tensor or changes the
+    gradient's type, device or size."""
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    name = getattr(hook, "__name__", "<unknown>")
+    if r._dtype is not g._dtype or r._storage.device.type != g._storage.device.type:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.type()} got {r.type()})")
+    if r._shape != g._shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return r
 
 
 def acc_node(t: Tensor) -> AccumulateGrad:
@@ -407,7 +421,7 @@ def edge_of(t: Tensor) -> tuple:
     fn = t._grad_fn
     m = t._ag
     if fn is None:
-        if t._requires_grad:
+        if t._requires_grad and (m is None or m.made_in is None):  # a view made in no_grad has no edge
             return acc_node(t), 0
         return None, 0
     if m is None:

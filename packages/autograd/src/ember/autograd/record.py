@@ -58,13 +58,26 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
         return r
     # outside inference mode here: no write into an inference tensor (inlined, no call: every op passes)
     if op.mutates:
-        if args[op.mutates[0]]._is_inference:
+        o = args[op.mutates[0]]
+        if o._is_inference:
             raise RuntimeError(_INFERENCE_INPLACE)
+        if o._ag is not None and o._ag.made_in is not None:
+            _check_made_in(o)
     elif kwargs and "out" in kwargs:  # `x.add_(y)` is add(x, y, out=x)
         o = kwargs["out"]
-        if o is not None and o.__class__ not in _SEQ and o._is_inference:
-            raise RuntimeError(_INFERENCE_INPLACE)
+        if o is not None and o.__class__ not in _SEQ:
+            if o._is_inference:
+                raise RuntimeError(_INFERENCE_INPLACE)
+            if o._ag is not None and o._ag.made_in is not None:
+                _check_made_in(o)
     return call_next(op, args, kwargs)
+
+
+def _check_made_in(t: Tensor) -> None:
+    """PyTorch's refusal of an in-place write with grad mode on into a view made in no_grad (or inference mode) of a
+    tensor that requires grad now (here nothing else does: the base's flag decides, as PyTorch's view's)."""
+    if _enabled.get() and t._ag.base._requires_grad:
+        raise RuntimeError(_MADE_IN_INPLACE[t._ag.made_in])
 
 
 # a fill of a new tensor neither records (nothing requires grad) nor writes an inference tensor (`Tensor._make`
@@ -74,6 +87,13 @@ dispatch_hook.ignores_fresh = True
 _INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
                       "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
                       "more details.")
+_MADE_IN_INPLACE = {
+    mode: (f"A view was created in {mode} mode and is being modified inplace with grad mode enabled. Given that "
+           "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+           f"view and the inplace either both inside the {block} block (if you don't want the inplace to be tracked) "
+           "or both outside (if you want the inplace to be tracked).")
+    for mode, block in (("no_grad", "no_grad"), ("inference", "inference_mode"))}
+_MADE_IN_INPLACE["inference"] = _MADE_IN_INPLACE["inference"].replace("with grad mode enabled", "in normal mode")
 _INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
                     "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
                     "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
@@ -87,6 +107,8 @@ def _inference_result(op, args: tuple, kwargs: dict, r):
         for t in ((r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ()):
             if isinstance(t, Tensor):
                 t._is_inference = False
+                if op.differentiable:
+                    _track_view(t, op, args, kwargs)
     return r
 
 
@@ -123,7 +145,13 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
     else:
         base, chain = src, step
     bm = base._ag
-    r._ag = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
+    r._ag = m = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
+    if sm is not None and sm.made_in is not None:  # a view of such a view keeps its mode
+        m.made_in = sm.made_in
+    elif not _enabled.get():  # made in no_grad (or inference mode): PyTorch's view requires grad as its base
+        m.made_in = "inference" if _inference.get() else "no_grad"
+        if base._requires_grad:
+            r._requires_grad = True
     if base._is_inference:  # a view of an inference tensor is one
         r._is_inference = True
 
@@ -133,10 +161,12 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
     inference tensor outside inference mode (a leaf a Function marked dirty: "has been used", its words)."""
     if t._is_inference and not _inference.get():
         raise RuntimeError(_INFERENCE_INPLACE)
+    m = t._ag
+    if m is not None and m.made_in is not None and _state.enabled:
+        raise RuntimeError(_MADE_IN_INPLACE[m.made_in])
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(f"a leaf Variable that requires grad {'has been' if dirtied else 'is being'} used in an "
                            f"in-place operation.")
-    m = t._ag
     if m is not None and m.base is not None and t._requires_grad:
         multi = _MULTI_VIEW_NODES.get(type(t._grad_fn).__name__)
         if multi is not None:

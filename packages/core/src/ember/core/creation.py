@@ -242,7 +242,8 @@ def _infer_np(data, dtype):
             from ember.core.ops.restricted_dtypes import cast_array
 
             return cast_array(a, dtype)
-        return a.astype(dtype.np)
+        with np.errstate(over="ignore"):  # 70000.0 as float16 is inf, silently as PyTorch's
+            return a.astype(dtype.np)
     if a.dtype.kind == "f":
         return a if from_numpy_data else a.astype(dtypes.get_default_dtype().np)
     if a.dtype.kind in "iu" and not from_numpy_data:

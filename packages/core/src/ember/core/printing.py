@@ -33,9 +33,12 @@ def _float_formatter(a: np.ndarray):
     p = _options["precision"]
     nz = np.abs(a[np.isfinite(a) & (a != 0)])
     ints = bool(np.all(nz == np.ceil(nz)))
+    if not nz.size:  # nothing but zeros, nan and inf: PyTorch's integer format whatever sci_mode says
+        return lambda v: _special(v) or f"{v:.0f}."
     sci = _options["sci_mode"]
     if sci is None:
-        sci = bool(nz.size) and bool(nz.max() / nz.min() > 1000 or nz.max() > 1e8 or nz.min() < 1e-4)
+        with np.errstate(over="ignore"):  # 1 / 5e-324 is inf, silently: past 1000 as PyTorch's ratio
+            sci = bool(nz.max() / nz.min() > 1000 or nz.max() > 1e8 or nz.min() < 1e-4)
     if sci:
         return lambda v: _special(v) or f"{v:.{p}e}"
     if ints:

@@ -211,6 +211,12 @@ def _trace_backward(grad, input_shape):
     return g
 
 
+def _unique_backward(dim, name: str | None = None):
+    """PyTorch records unique's nodes but implements no derivative: backward through one raises, naming its op."""
+    name = name or ("_unique2" if dim is None else "unique_dim")
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
 ENTRIES = [
     d("sum(input, dims, keepdim=False, dtype=None)",
       input=lambda grad, input_shape, dims, keepdim: unreduce(grad, input_shape, dims, keepdim)),
@@ -263,6 +269,8 @@ ENTRIES = [
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
     d("median_dim(input, dim, keepdim=False)", name="MedianBackward1",
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
+    d("unique(input, dim=None)", name="Unique2Backward0", input=lambda grad, dim: _unique_backward(dim)),
+    d("unique_consecutive(input, dim=None)", input=lambda grad, dim: _unique_backward(dim, "unique_consecutive")),
     d("mode(input, dim=-1, keepdim=False)",
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
     d("median(input)", input=lambda grad, input, result: _evenly(grad, input, result, tuple(range(input.ndim)),

@@ -1122,7 +1122,12 @@ def _lerp_meta(input, end, weight, *, out=None) -> None:
 def _lerp_cpu(input, end, weight, *, out=None):
     dt = dtypes.result_type(input, end)
     x, y, w = arr(input), arr(end), arr(weight)
-    r = np.add(x, np.multiply(w, np.subtract(y, x, dtype=dt.np), dtype=dt.np), dtype=dt.np)
+    # PyTorch's two-sided form: from `end` for |weight| >= 0.5, so lerp(-inf, 1, 0.75) is -inf, not nan
+    d = np.subtract(y, x, dtype=dt.np)
+    with np.errstate(invalid="ignore"):
+        r = np.where(np.abs(w) < 0.5, np.add(x, np.multiply(w, d, dtype=dt.np), dtype=dt.np),
+                     np.subtract(y, np.multiply(d, np.subtract(1, w, dtype=dt.np), dtype=dt.np), dtype=dt.np))
+    r = np.asarray(r, dtype=dt.np)
     operands = (input, end, weight)
     if out is not None:
         return write_out(out, r, "lerp", layout_of(operands, False))

@@ -495,7 +495,7 @@ _scatter = declare("scatter", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_
 @_scatter.meta
 def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
     if reduce not in _REDUCE_MODES:
-        raise RuntimeError(f"reduce argument must be either add or multiply.; got {reduce!r}")
+        raise RuntimeError("reduce argument must be either add or multiply.")
     _meta_scatter_any(input, dim, index, src)
 
 
@@ -918,7 +918,9 @@ def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
         value = value.item()  # a number, converted as PyTorch converts one
     if isinstance(value, complex):
         value = real_value(input, value)
-    return _masked_fill(input, mask, value if isinstance(value, Tensor) else int_value(input, value), out=out)
+    if isinstance(value, Tensor):  # PyTorch's masked_fill.Tensor overload: its node is MaskedFillBackward1
+        return node_name(_masked_fill(input, mask, value, out=out), "MaskedFillBackward0", "MaskedFillBackward1")
+    return _masked_fill(input, mask, int_value(input, value), out=out)
 
 
 _masked_select = declare("masked_select", lambda a, m: np.broadcast_arrays(a, m)[0][np.broadcast_arrays(a, m)[1]],

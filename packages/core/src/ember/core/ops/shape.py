@@ -226,8 +226,9 @@ def _expand(x, size):
     shape, strides = [], []
     for i, n in reversed(list(enumerate(size))):  # from the right, as PyTorch's checks
         if i < lead:
-            if n < 0:
-                raise RuntimeError(f"expand: the expanded size {n} is not allowed in a leading, non-existing dimension")
+            if n == -1:  # a more negative size fails PyTorch's numel check below
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                                   f"dimension {i}")
             shape.append(n)
             strides.append(0)
             continue
@@ -244,6 +245,8 @@ def _expand(x, size):
             raise RuntimeError(f"The expanded size of the tensor ({n}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                                f"{list(x._shape)}")
+    if any(n < 0 for n in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
     shape.reverse()
     strides.reverse()
     for i in reversed(range(lead)):  # a new size-1 dim gets PyTorch's stride: the next dim's extent

@@ -377,7 +377,7 @@ def cummin(input: Tensor, dim: int, *, out=None):
 
 
 # --- unique ------------------------------------------------------------------------------------
-_unique = declare("unique", differentiable=False, doc="unique(x, dim) -> (values, inverse, counts)")
+_unique = declare("unique", doc="unique(x, dim) -> (values, inverse, counts)")
 
 
 @_unique.register("cpu")
@@ -408,6 +408,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if d is not None and input._dtype.is_complex:  # PyTorch's kernel with a dim is unique_dim
         raise ew.DtypeNotSupported(f"\"unique_dim\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     vals, inv, counts = _unique(input, d)
+    if d is not None:  # PyTorch's kernel with a dim is unique_dim
+        node_name(vals, "Unique2Backward0", "UniqueDimBackward0")
     if return_inverse and return_counts:
         return vals, inv, counts
     if return_inverse:
@@ -427,7 +429,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return (vals, *extra) if extra else vals
 
 
-_unique_consecutive = declare("unique_consecutive", differentiable=False,
+_unique_consecutive = declare("unique_consecutive",
                               doc="unique_consecutive(x, dim) -> (values, inverse, counts)")
 
 
@@ -742,7 +744,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
 
     results = []
     for v in qs:
-        rank = v * last
+        rank = np.asarray(v, a.dtype) * last.astype(a.dtype)  # in the input's dtype, as PyTorch's ranks
         if not ignore_nan:
             rank = np.where(has_nan, n - 1, rank)
         lo, hi = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
@@ -753,8 +755,8 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         elif interpolation == "higher":
             lo = hi
         vlo = gather(srt, d, on_device(lo))
-        if interpolation in ("linear", "midpoint") and not np.array_equal(lo, hi):
-            frac = rank - lo if interpolation == "linear" else np.where(lo == hi, 0.0, 0.5)
+        if interpolation in ("linear", "midpoint"):  # PyTorch lerps at an exact rank too: an infinite value is nan
+            frac = rank - lo if interpolation == "linear" else np.full(np.shape(rank), 0.5)
             vlo = ew.lerp(vlo, gather(srt, d, on_device(hi)), on_device(np.asarray(frac, a.dtype)))
         if not keepdim:
             vlo = reshape(vlo, tuple(s for i, s in enumerate(vlo._shape) if i != d))

@@ -443,7 +443,9 @@ def _clamp_max_nan(x, hi):
 
 
 def _lerp(a, b, w):
-    return a + w * (b - a)
+    if abs(w) < 0.5:  # PyTorch's two-sided form: lerp(-inf, 1, 0.75) is -inf
+        return a + w * (b - a)
+    return b - (b - a) * (1 - w)
 
 
 def _identity(x):
