@@ -82,3 +82,8 @@ def test_fused_classes_print_under_pytorchs_path():
     from ember.torch._class_paths import PATHS
 
     assert PATHS["ember.torch.ao.nn.intrinsic.modules.fused"]["ConvReLU2d"] == "torch.ao.nn.intrinsic.modules.fused"
+
+
+def test_torch_quantization_is_the_older_spelling():
+    assert torch.quantization.fuse_modules is fuse_modules
+    assert torch.quantization.fuse_known_modules is fuse_known_modules
