@@ -18,7 +18,8 @@ NAMESPACES = ["torch", "torch.nn", "torch.nn.parameter", "torch.nn.utils.rnn", "
               "torch.amp", "torch.nn.parallel", "torch.utils.hooks", "torch.autograd.profiler",
               "torch.utils.checkpoint", "torch.nn.utils.prune", "torch.nn.utils.parametrizations", "torch.profiler",
               "torch.utils.benchmark", "torch.library", "torch.autograd.forward_ad",
-              "torch.distributions.constraints", "torch.distributions.transforms", "torch.return_types"]
+              "torch.distributions.constraints", "torch.distributions.transforms", "torch.return_types",
+              "torch.ao.nn.intrinsic"]
 INSTANCE_NAMESPACES = ["torch.distributions.constraints"]  # public objects of private classes (`constraints.real`)
 
 _PYTORCH_SIDE = """

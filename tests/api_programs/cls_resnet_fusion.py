@@ -198,6 +198,24 @@ n_bn_f = sum(isinstance(m, nn.BatchNorm2d) for m in f18.modules())
 print("bn count", n_bn, "->", n_bn_f, "params", sum(p.numel() for p in f18.parameters()))
 print(f18.layer2[0])
 
+q18 = copy.deepcopy(r18)
+torch.ao.quantization.fuse_modules(q18, ["conv1", "bn1", "relu"], inplace=True)
+for layer in (q18.layer1, q18.layer2, q18.layer3, q18.layer4):
+    for blk in layer:
+        torch.ao.quantization.fuse_modules(blk, [["conv1", "bn1"], ["conv2", "bn2"]], inplace=True)
+        if blk.downsample is not None:
+            torch.ao.quantization.fuse_modules(blk.downsample, ["0", "1"], inplace=True)
+print("fuse_modules stem", q18.conv1, type(q18.conv1).__module__, q18.bn1, q18.relu)
+with torch.no_grad():
+    print("fuse_modules close", torch.allclose(q18(x), ref, atol=1e-4), torch.allclose(q18(x), out_f, atol=1e-5))
+try:
+    torch.ao.quantization.fuse_modules(copy.deepcopy(r18).train(), ["conv1", "bn1"])
+except AssertionError as e:
+    print("train fuse_modules: AssertionError", e)
+try:
+    torch.ao.quantization.fuse_modules(r18, ["layer1", "layer2"])
+except AssertionError as e:
+    print("unknown pair: AssertionError", str(e)[:80])
 lin, bn1d = nn.Linear(6, 4), nn.BatchNorm1d(4)
 with torch.no_grad():
     lin.weight.copy_(torch.from_numpy(rng.standard_normal((4, 6)).astype(np.float32)))

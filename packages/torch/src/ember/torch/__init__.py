@@ -172,9 +172,9 @@ _NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "ops": "PyTorch's 
 
 
 def __getattr__(name: str):
-    """Ops ember.core gains lazily; `distributions`, `_dynamo`, `compiler`, `__config__`, `_tensor_str` (imported
-    on first use); clear errors for PyTorch internals."""
-    if name in ("distributions", "_dynamo", "compiler", "__config__", "_tensor_str"):
+    """Ops ember.core gains lazily; `distributions`, `_dynamo`, `compiler`, `__config__`, `_tensor_str`, `ao`,
+    `quantization` (imported on first use); clear errors for PyTorch internals."""
+    if name in ("distributions", "_dynamo", "compiler", "__config__", "_tensor_str", "ao", "quantization"):
         import importlib
 
         from ember.torch._importer import name_classes

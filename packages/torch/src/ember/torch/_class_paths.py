@@ -460,6 +460,14 @@ PATHS = {
     'ember.torch._untyped_storage': {
         'UntypedStorage': 'torch.storage',
     },
+    'ember.torch.ao.nn.intrinsic.modules.fused': {
+        'BNReLU2d': 'torch.ao.nn.intrinsic.modules.fused',
+        'BNReLU3d': 'torch.ao.nn.intrinsic.modules.fused',
+        'ConvReLU1d': 'torch.ao.nn.intrinsic.modules.fused',
+        'ConvReLU2d': 'torch.ao.nn.intrinsic.modules.fused',
+        'ConvReLU3d': 'torch.ao.nn.intrinsic.modules.fused',
+        'LinearReLU': 'torch.ao.nn.intrinsic.modules.fused',
+    },
     'ember.torch.distributions._transform': {
         'CatTransform': 'torch.distributions.transforms',
         'ComposeTransform': 'torch.distributions.transforms',
