@@ -261,10 +261,13 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                                f"dimension {dim}), but got split_sizes={sizes}")  # the dim as given
     out, start = [], 0
-    name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
-    for i, s in enumerate(sizes):
-        out.append(multi_view_output(S.narrow(tensor, d, start, s), "NarrowBackward0", name, i))
+    for s in sizes:
+        out.append(S.narrow(tensor, d, start, s))
         start += s
+    if out and out[0]._grad_fn is not None:  # recorded: PyTorch's node name on each
+        name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
+        for i, v in enumerate(out):
+            multi_view_output(v, "NarrowBackward0", name, i)
     return tuple(out)
 
 
