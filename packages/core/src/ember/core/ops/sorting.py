@@ -92,6 +92,16 @@ def _back(work: np.ndarray, dtype: np.dtype, dim: int, shape: tuple[int, ...]) -
     return work if dim == last else work.transpose((*range(dim), last, *range(dim, last)))
 
 
+def _take_along(a: np.ndarray, idx: np.ndarray, dim: int) -> np.ndarray:
+    """np.take_along_axis(a, idx, dim) for an `idx` of `a`'s shape; a vector or matrix by one fancy index
+    (numpy's function checks its arguments in Python: most of a small sort's cost)."""
+    if a.ndim == 1:
+        return a[idx]
+    if a.ndim == 2:
+        return a[np.arange(a.shape[0]).reshape(-1, 1), idx] if dim else a[idx, np.arange(a.shape[1])]
+    return np.take_along_axis(a, idx, dim)
+
+
 def _stable_sort_rule(x: Tensor, a: np.ndarray, dim: int, descending: bool, stable: bool) -> bool:
     """Whether PyTorch's CPU sort keeps equal elements in order: `stable=True`; a dim of stride 0 (it
     returns 0..n-1); a 1-D ascending integer sort of at least 32768 elements (fbgemm's radix sort)."""
@@ -110,7 +120,7 @@ def _sort_cpu(x, dim=-1, descending=False, stable=False, *, out=None):
     a = _as_1d(x._np())
     if _stable_sort_rule(x, a, dim, descending, stable):
         idx = _argsort(a, dim, descending)
-        vals = np.take_along_axis(a, idx, dim).reshape(x._shape)
+        vals = _take_along(a, idx, dim).reshape(x._shape)
         idx = idx.reshape(x._shape)
     else:
         work = _rows_last(a, dim)
