@@ -231,7 +231,7 @@ def _kthvalue_cpu(x, k, dim=-1, keepdim=False, *, out=None):
     shape = a.shape[:dim] + (1,) + a.shape[dim + 1:]
     vals, idx = _back(work[:, k - 1:k], a.dtype, dim, shape), _back(ix[:, k - 1:k], ix.dtype, dim, shape)
     if not keepdim or x.ndim == 0:
-        vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
     return _pair(vals, idx, out, "kthvalue")
 
 
@@ -287,7 +287,7 @@ def _median_dim_cpu(x, dim, keepdim=False, *, out=None):
     a = _as_1d(x._np())
     vals, idx = _median_along(a, dim)
     if not keepdim or x.ndim == 0:
-        vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
     return _pair(vals, idx, out, "median")
 
 
@@ -319,7 +319,7 @@ def _mode_cpu(x, dim=-1, keepdim=False, *, out=None):
     shape = a.shape[:dim] + (1,) + a.shape[dim + 1:]
     vals, idx = _back(vals, a.dtype, dim, shape), _back(idx, idx.dtype, dim, shape)
     if not keepdim or x.ndim == 0:
-        vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
     return _pair(vals, idx, out, "mode")
 
 
@@ -697,7 +697,7 @@ def _nanmedian_dim_cpu(x, dim, keepdim=False, *, out=None):
     a = _as_1d(x._np())
     vals, idx = _nanmedian_along(a, dim)
     if not keepdim or x.ndim == 0:
-        vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
     return _pair(vals, idx, out, "nanmedian")
 
 
