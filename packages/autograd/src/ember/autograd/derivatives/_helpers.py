@@ -63,6 +63,34 @@ def scatter_into(grad: Tensor, input_shape: tuple, dim: int, indices: Tensor) ->
     return scatter_add(zeros_with(input_shape, grad), dim, indices, grad)
 
 
+def put_into(grad: Tensor, input_shape: tuple, dim: int, indices: Tensor, keepdim: bool = True) -> Tensor:
+    """Zeros of `input_shape` with `grad` written at `indices` along `dim`, whose indices are distinct in each row
+    (sort, topk and the one-index selections: max_dim, kthvalue, median...); `keepdim=False`: `grad` and `indices`
+    lack `dim`. On the CPU outside create_graph one flat numpy store: the forward's indices need none of
+    scatter_add's checks."""
+    dt = grad._dtype
+    if dt in _NUMPY_ZEROS and input_shape and grad.__class__ is Tensor and grad._storage.device.type == "cpu" \
+            and not grad.requires_grad and _dispatch._top_next is _REDISPATCH:
+        pre = 1
+        for s in input_shape[:dim]:
+            pre *= s
+        n = input_shape[dim]
+        post = 1
+        for s in input_shape[dim + 1:]:
+            post *= s
+        k = indices._shape[dim] if keepdim else 1
+        g = np.zeros(input_shape, dt.np)
+        at = indices._np().reshape(pre, k, post) * post
+        at += np.arange(pre).reshape(pre, 1, 1) * (n * post)
+        if post > 1:
+            at += np.arange(post)
+        g.reshape(-1)[at] = grad._np().reshape(pre, k, post)
+        return Tensor._wrap(g)
+    if not keepdim and input_shape:
+        grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
+    return scatter_into(grad, input_shape, dim, indices)
+
+
 def not_implemented(what: str):
     """A rule that raises when it is needed: a derivative ember does not provide (yet)."""
     def rule():

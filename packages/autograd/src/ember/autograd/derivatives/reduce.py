@@ -12,7 +12,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import cj, keep, scatter_into, unreduce, where0, zeros_with
+from ember.autograd.derivatives._helpers import cj, keep, put_into, scatter_into, unreduce, where0, zeros_with
 
 __all__ = ["ENTRIES"]
 
@@ -140,14 +140,9 @@ def _cumprod_backward(grad, input, dim):
     return (left * inner).movedim(-1, dim)
 
 
-def _index_unkeep(indices, input_shape, dim, keepdim):
-    return indices if keepdim or not input_shape else indices.unsqueeze(dim)
-
-
 def _selected(grad, indices, input_shape, dim, keepdim):
     """Backward of ops returning values picked at `indices` along `dim` (max_dim, kthvalue ...)."""
-    return scatter_into(_index_unkeep(grad, input_shape, dim, keepdim), input_shape, dim,
-                        _index_unkeep(indices, input_shape, dim, keepdim))
+    return put_into(grad, input_shape, dim, indices, keepdim)
 
 
 def _logcumsumexp_backward(grad, input, result, dim):
@@ -262,9 +257,9 @@ ENTRIES = [
     d("cummin(input, dim)", input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim,
                                                                                          result1)),
     d("sort(input, dim=-1, descending=False, stable=False)",
-      input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim, result1)),
+      input=lambda grad, result1, input_shape, dim: put_into(grad, input_shape, dim, result1)),
     d("topk(input, k, dim=-1, largest=True, sorted=True)",
-      input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim, result1)),
+      input=lambda grad, result1, input_shape, dim: put_into(grad, input_shape, dim, result1)),
     d("kthvalue(input, k, dim=-1, keepdim=False)",
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
     d("median_dim(input, dim, keepdim=False)", name="MedianBackward1",

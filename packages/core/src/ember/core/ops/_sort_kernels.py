@@ -1,4 +1,4 @@
-"""Private Numba CPU kernels of sort, topk, kthvalue and mode, in the order PyTorch's CPU kernels
+"""Private Numba CPU kernels of sort, topk, kthvalue, median and mode, in the order PyTorch's CPU kernels
 leave equal elements.
 
 NOTE [ Order among equal elements ]
@@ -51,7 +51,7 @@ def _lg(n):
     return r
 
 
-@numba.njit(**_OPTS)
+@numba.njit(**_OPTS, inline="always")
 def _unguarded_linear_insert(v, ix, last, desc):
     val, vi = v[last], ix[last]
     nxt = last - 1
@@ -62,7 +62,7 @@ def _unguarded_linear_insert(v, ix, last, desc):
     v[last], ix[last] = val, vi
 
 
-@numba.njit(**_OPTS)
+@numba.njit(**_OPTS, inline="always")
 def _insertion_sort(v, ix, first, last, desc):
     if first == last:
         return
@@ -76,7 +76,7 @@ def _insertion_sort(v, ix, first, last, desc):
             _unguarded_linear_insert(v, ix, i, desc)
 
 
-@numba.njit(**_OPTS)
+@numba.njit(**_OPTS, inline="always")
 def _final_insertion_sort(v, ix, first, last, desc):
     if last - first > _THRESHOLD:
         _insertion_sort(v, ix, first, first + _THRESHOLD, desc)
@@ -177,7 +177,8 @@ def _sort_heap(v, ix, first, last, desc):
 @numba.njit(**_OPTS)
 def _introsort(v, ix, first, last, desc):
     # std::sort: the recursion on the right part is a stack (disjoint ranges: the order is immaterial)
-    if last - first < 2:
+    if last - first <= _THRESHOLD:  # no partition step: skip the stack's allocation (most of a short row's cost)
+        _final_insertion_sort(v, ix, first, last, desc)
         return
     stack = np.empty((2 * _lg(last - first) + 2, 3), np.int64)
     top = 0
@@ -294,6 +295,40 @@ def kth_rows(v, ix, k):
                 lo = i
             if j >= k:
                 hi = j - 1
+
+
+@numba.njit(**_OPTS)
+def median_rows(v, buf, ix, vals, idx):
+    """The lower median of each row of `v` (n >= 1) and its index where a stable sort puts it (the first
+    NaN where a row has one): nth_element on the scratch row `buf` finds the value, then the equal
+    elements are counted in input order. buf, ix: (n,) scratch."""
+    n = v.shape[1]
+    k = (n - 1) // 2
+    for r in range(v.shape[0]):
+        row = v[r]
+        at = -1
+        for i in range(n):
+            if row[i] != row[i]:
+                at = i
+                break
+        if at < 0:
+            for i in range(n):
+                buf[i] = row[i]
+                ix[i] = i
+            _nth_element(buf, ix, 0, k, n, False)
+            m = buf[k]
+            skip = k  # the median's rank among the elements equal to it: k less those below it
+            for i in range(n):
+                if row[i] < m:
+                    skip -= 1
+            for i in range(n):
+                if row[i] == m:
+                    if skip == 0:
+                        at = i
+                        break
+                    skip -= 1
+        vals[r] = row[at]
+        idx[r] = at
 
 
 @numba.njit(**_OPTS)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ember.core import dispatch as _dispatch
 from ember.core import dtypes, storage
 from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, multi_view_output, node_name
 from ember.core.opinfo_shape import info as _info
@@ -57,11 +58,23 @@ def _same_device(op: str, tensors: list[Tensor]) -> None:
 def _promoted(tensors) -> dtypes.dtype:
     dt = tensors[0]._dtype
     for t in tensors[1:]:
-        dt = dtypes.promote_types(dt, t._dtype)
+        if t._dtype is not dt:
+            dt = dtypes.promote_types(dt, t._dtype)
     return dt
 
 
 _cat = declare("cat", np.concatenate, overlap=OVERLAP_INTERNAL | OVERLAP_ANY, info=_info("cat"))
+
+
+def _unwatched(tensors, out) -> bool:
+    """Whether joining `tensors` may skip the dispatcher for numpy: no `out=`, nothing watching ops
+    (`dispatch.bare`) and plain CPU tensors with no conj or neg bit, none of which requires grad."""
+    if out is not None or not _dispatch.bare:
+        return False
+    for t in tensors:
+        if t.__class__ is not Tensor or t._requires_grad or t._conj or t._neg or t._storage.device.type != "cpu":
+            return False
+    return True
 
 
 @_cat.register("cpu")
@@ -119,6 +132,9 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
                                    f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the list.")
     parts = [t for _, t in kept]
     if len(parts) == len(ts):
+        if ref.ndim < 4 and _unwatched(parts, out):  # row-major whatever the inputs' layouts, as _cat_cpu's
+            return wrap(np.asarray(np.concatenate([t._np() for t in parts], axis=d, dtype=_promoted(parts).np,
+                                                  casting="unsafe"), order="C"))
         return _cat(tuple(parts), d, out=out)
     dt = _promoted(ts)  # the skipped tensors still take part in the type promotion
     if parts[0]._dtype is not dt:
@@ -160,6 +176,11 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
                                f"and {list(t._shape)} at entry {i}")
     d = dim % n
     _same_device("stack", ts)
+    if n < 4 and _unwatched(ts, out):  # one concatenate of size-1-dim views, no op per tensor (result row-major)
+        shape = ts[0]._shape
+        shape = (*shape[:d], 1, *shape[d:])
+        return wrap(np.asarray(np.concatenate([t._np().reshape(shape) for t in ts], axis=d,
+                                              dtype=_promoted(ts).np, casting="unsafe"), order="C"))
     if d < n - 1 and out is None:  # PyTorch's: cat along `d`, then split it (a channels_last result stays so)
         shape = ts[0]._shape
         return node_name(S.view(_cat(tuple(ts), d), (*shape[:d], len(ts), *shape[d:])), "ViewBackward0",
@@ -199,13 +220,13 @@ def _flatten_args(tensors) -> list[Tensor]:
 
 def hstack(tensors, *, out: Tensor | None = None) -> Tensor:
     """Concatenate column-wise (along dim 0 for 1-D tensors, else dim 1)."""
-    ts = [atleast_1d(t) for t in _tensor_list("hstack", tensors)]
+    ts = [t if t._shape else atleast_1d(t) for t in _tensor_list("hstack", tensors)]
     return cat(ts, 0 if ts and ts[0].ndim == 1 else 1, out=out)
 
 
 def vstack(tensors, *, out: Tensor | None = None) -> Tensor:
     """Concatenate row-wise after making every tensor at least 2-D."""
-    return cat([atleast_2d(t) for t in _tensor_list("vstack", tensors)], 0, out=out)
+    return cat([t if len(t._shape) > 1 else atleast_2d(t) for t in _tensor_list("vstack", tensors)], 0, out=out)
 
 
 row_stack = vstack
@@ -240,10 +261,13 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                                f"dimension {dim}), but got split_sizes={sizes}")  # the dim as given
     out, start = [], 0
-    name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
-    for i, s in enumerate(sizes):
-        out.append(multi_view_output(S.narrow(tensor, d, start, s), "NarrowBackward0", name, i))
+    for s in sizes:
+        out.append(S.narrow(tensor, d, start, s))
         start += s
+    if out and out[0]._grad_fn is not None:  # recorded: PyTorch's node name on each
+        name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
+        for i, v in enumerate(out):
+            multi_view_output(v, "NarrowBackward0", name, i)
     return tuple(out)
 
 

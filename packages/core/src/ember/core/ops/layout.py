@@ -319,8 +319,11 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
 @method
 def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:
     d = input._wrap_dim(dim)
-    return tuple(multi_view_output(S.select(input, d, i), "SelectBackward0", "UnbindBackward0", i)
-                 for i in range(input._shape[d]))
+    views = [S.select(input, d, i) for i in range(input._shape[d])]
+    if views and views[0]._grad_fn is not None:  # recorded: PyTorch's node name on each
+        for i, v in enumerate(views):
+            multi_view_output(v, "SelectBackward0", "UnbindBackward0", i)
+    return tuple(views)
 
 
 @method

@@ -388,10 +388,18 @@ def _make_dim_extreme(op, fn, name):
         extreme (or first NaN) along `dim`."""
         _check_nonempty(x, (dim,), name, full=False)
         a = x._np()
-        idx = _arg_extreme(a, dim, fn)
-        vals = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
-        if not keepdim and a.ndim:
-            idx, vals = np.squeeze(idx, dim), np.squeeze(vals, dim)
+        if a.ndim == 0:
+            idx, vals = np.zeros((), np.int64), a.copy()
+        else:  # the ndarray methods and, for a matrix, one fancy index: numpy's wrappers cost more on small inputs
+            idx = fn(a, dim, None, keepdims=True).astype(np.int64, copy=False)
+            if a.ndim != 2:
+                vals = np.take_along_axis(a, idx, dim)
+            elif dim:
+                vals = a[np.arange(a.shape[0]).reshape(-1, 1), idx]
+            else:
+                vals = a[idx, np.arange(a.shape[1])]
+            if not keepdim:
+                idx, vals = idx.squeeze(dim), vals.squeeze(dim)
         if out is not None:
             return write_out(out[0], vals, name), write_out(out[1], idx, name)
         # asarray(order='C'), not ascontiguousarray: that makes a 0-dim result (a 1-D input's max) 1-D
@@ -400,8 +408,8 @@ def _make_dim_extreme(op, fn, name):
     return kernel
 
 
-_make_dim_extreme(_max_dim, np.argmax, "max")
-_make_dim_extreme(_min_dim, np.argmin, "min")
+_make_dim_extreme(_max_dim, np.ndarray.argmax, "max")
+_make_dim_extreme(_min_dim, np.ndarray.argmin, "min")
 
 
 def _make_arg(op, fn, name):
