@@ -379,3 +379,23 @@ def test_split_with_sizes_names_the_dim_as_given_and_atleast_3d_unsqueezes():
         E.zeros(2, 3).split([1, 3], -1)
     col = E.arange(24).reshape(2, 3, 4)[0, :, 0]  # stride 4
     assert E.atleast_3d(col).stride() == (12, 4, 1)
+
+
+def test_float_and_bool_counts_and_dims_are_refused_as_pytorch():
+    """A float or bool where PyTorch's parser wants an int (topk's k, chunk's chunks and dim, flip's dims) is its
+    TypeError, not a silent truncation (`x.topk(1.0)` computed); numpy ints count as ints."""
+    import re
+
+    x = E.ones(2, 3)
+    for call, message in ((lambda: x.topk(1.0), "topk(): argument 'k' (position 1) must be int, not float"),
+                          (lambda: x.topk(True), "topk(): argument 'k' (position 1) must be int, not bool"),
+                          (lambda: x.chunk(2.0), "chunk(): argument 'chunks' (position 1) must be int, not float"),
+                          (lambda: x.chunk(2, 1.0), "chunk(): argument 'dim' (position 2) must be int, not float"),
+                          (lambda: x.flip(0.0), "flip(): argument 'dims' (position 1) must be tuple of ints, not "
+                                                "float"),
+                          (lambda: x.flip([0.0]), "flip(): argument 'dims' (position 1) must be tuple of ints, but "
+                                                  "found element of type float at pos 0")):
+        with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
+            call()
+    assert x.topk(np.int64(2)).values.shape == (2, 2) and len(x.chunk(np.int64(3), 1)) == 3
+    assert x.flip((np.int64(1), 0)).shape == (2, 3)

@@ -313,6 +313,32 @@ def index_arg(v, op: str, name: str) -> int:
 _INTEGERS = (int, np.integer)  # for isinstance: an inline `int | np.integer` builds a Union object per call
 
 
+def int_param(v, op: str, name: str, position: int) -> int:
+    """An int parameter as PyTorch's parser takes it from a method call (a numpy int too; a float or a bool is its
+    TypeError, `topk(): argument 'k' (position 1) must be int, not float`, not a silent truncation)."""
+    if v.__class__ is int:
+        return v
+    if isinstance(v, bool) or not isinstance(v, _INTEGERS):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be int, not {type(v).__name__}")
+    return int(v)
+
+
+def int_tuple_param(v, op: str, name: str, position: int) -> tuple[int, ...]:
+    """A tuple-of-ints parameter (one int stands for a tuple of one), refused as PyTorch's parser refuses it."""
+    if isinstance(v, _INTEGERS) and not isinstance(v, bool):
+        return (int(v),)
+    if not isinstance(v, tuple | list):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, not "
+                        f"{type(v).__name__}")
+    for i, e in enumerate(v):
+        if isinstance(e, bool) or not isinstance(e, _INTEGERS):
+            raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, but found "
+                            f"element of type {type(e).__name__} at pos {i}")
+    return tuple(int(e) for e in v)
+
+
+
+
 def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
     """`dim` (None, an int or a sequence of ints) as a sorted tuple of non-negative dims."""
     if dim is None:

@@ -22,7 +22,7 @@ from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops import memfmt
-from ember.core.ops._util import wrap, write_out
+from ember.core.ops._util import int_param, int_tuple_param, wrap, write_out
 from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
 
@@ -274,6 +274,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
 @method
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """At most `chunks` views of equal size (ceil(n / chunks)) along `dim`; the last may be smaller."""
+    chunks, dim = int_param(chunks, "chunk", "chunks", 1), int_param(dim, "chunk", "dim", 2)
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -350,8 +351,8 @@ def _flip_cpu(input, dims):
 
 
 def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
-    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
-    wrapped = tuple(input._wrap_dim(int(d)) % max(input.ndim, 1) for d in dims)
+    dims = int_tuple_param(dims, op, "dims", 1)
+    wrapped = tuple(input._wrap_dim(d) % max(input.ndim, 1) for d in dims)
     for i, d in enumerate(wrapped):
         if d in wrapped[:i]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")

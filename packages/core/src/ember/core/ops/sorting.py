@@ -20,7 +20,7 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
-from ember.core.ops._util import wrap, write_out
+from ember.core.ops._util import int_param, wrap, write_out
 from ember.core.ops.reduce import _one_dim, return_types
 from ember.core.tensor import Tensor
 
@@ -198,7 +198,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     """
     if input._dtype is dtypes.bool and input.device.type == "cpu":
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    r = _topk(input, int(k), _one_dim(dim, input, "topk"), largest, sorted, out=None if out is None else tuple(out))
+    k = int_param(k, "topk", "k", 1)
+    r = _topk(input, k, _one_dim(dim, input, "topk"), largest, sorted, out=None if out is None else tuple(out))
     return (return_types.topk if out is None else return_types.topk_out)(*r)
 
 
