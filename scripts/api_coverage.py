@@ -35,7 +35,6 @@ EXCLUDED: list[tuple[str, str, str]] = [
                         r"|choose_qparams_optimized|int_repr|empty_quantized", QUANT),
     ("torch classes", r"Q(U?Int\w*)Storage|qscheme", QUANT),
     ("torch constants", r"per_(tensor|channel)_\w+", QUANT),
-    ("torch submodules", r"ao|quantization", QUANT),
     ("dtypes", r"q(u?int\w+)", QUANT),
     ("Tensor", r"q_.*|int_repr|dequantize|qscheme", QUANT),
     ("torch.nn", r"intrinsic|qat|quantizable|quantized", QUANT),
@@ -63,7 +62,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
                         r"|is_autocast_(ipu|xla)_enabled|profiler_allow_cudagraph_cupti_lazy_reinit_cuda12"
                         r"|batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats\w*|stats|update_stats)",
      BACKEND),
-    ("torch submodules", r"mps|mtia|xpu", BACKEND),
+    ("torch submodules", r"mtia", BACKEND),
     ("Tensor", r"to_mkldnn|ipu|xpu|mtia|is_xla", BACKEND),
     ("Tensor", r"index", FIRST_CLASS_DIMS),
     ("torch functions", r"get_file_path|prepare_multiprocessing_environment", BUILD),
