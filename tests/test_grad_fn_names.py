@@ -124,6 +124,10 @@ CASES = [
     ("cumulative_trapezoid_x", "torch.cumulative_trapezoid(x, v.detach())"),
     ("rfft", "torch.fft.rfft(x)"), ("irfft", "torch.fft.irfft(torch.fft.rfft(x))"), ("fft2", "torch.fft.fft2(x)"),
     ("cdist_mm", "torch.cdist(b, b, compute_mode='use_mm_for_euclid_dist')"),
+    ("nanmean", "x.nanmean()"), ("nanmean_dim", "x.nanmean(1)"),
+    ("solve_triangular", "torch.linalg.solve_triangular(x[:, :3].tril() + 4 * torch.eye(3), y, upper=False)"),
+    ("matrix_exp", "torch.linalg.matrix_exp(x[:, :3])"),
+    ("matrix_exp_small", "torch.linalg.matrix_exp(x[:, :3] * 0.01)"),
 ]
 
 
@@ -243,6 +247,8 @@ PYTORCH = {
     "trapezoid": "MulBackward1", "trapezoid_dx": "MulBackward1", "trapezoid_x": "DivBackward1",
     "cumulative_trapezoid": "CumsumBackward0", "cumulative_trapezoid_x": "DivBackward1", "rfft": "FftR2CBackward0",
     "irfft": "FftC2RBackward0", "fft2": "FftC2CBackward0", "cdist_mm": "ViewBackward0",
+    "nanmean": "DivBackward0", "nanmean_dim": "DivBackward0", "solve_triangular": "LinalgSolveTriangularBackward0",
+    "matrix_exp": "LinalgMatrixExpBackward0", "matrix_exp_small": "LinalgMatrixExpBackward0",
 }
 
 # where ember's graph is built differently and the outer node is not PyTorch's (see the report of issue 20)
