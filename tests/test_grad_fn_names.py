@@ -128,6 +128,7 @@ CASES = [
     ("solve_triangular", "torch.linalg.solve_triangular(x[:, :3].tril() + 4 * torch.eye(3), y, upper=False)"),
     ("matrix_exp", "torch.linalg.matrix_exp(x[:, :3])"),
     ("matrix_exp_small", "torch.linalg.matrix_exp(x[:, :3] * 0.01)"),
+    ("kron", "torch.kron(x, v)"), ("block_diag", "torch.block_diag(x, v)"),
 ]
 
 
@@ -249,6 +250,7 @@ PYTORCH = {
     "irfft": "FftC2RBackward0", "fft2": "FftC2CBackward0", "cdist_mm": "ViewBackward0",
     "nanmean": "DivBackward0", "nanmean_dim": "DivBackward0", "solve_triangular": "LinalgSolveTriangularBackward0",
     "matrix_exp": "LinalgMatrixExpBackward0", "matrix_exp_small": "LinalgMatrixExpBackward0",
+    "kron": "UnsafeViewBackward0", "block_diag": "BlockDiagBackward0",
 }
 
 # where ember's graph is built differently and the outer node is not PyTorch's (see the report of issue 20)
