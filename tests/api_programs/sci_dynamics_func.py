@@ -57,7 +57,12 @@ for name, integ in (("euler", euler), ("leapfrog", leapfrog)):
     sT = integ(s0, 0.05, 200)
     print(name, "energy drift", f"{abs(H(sT) - H(s0)).item():.1e}", "state", r(sT, 4, 3))
 JM = jacfwd(lambda s: leapfrog(s, 0.05, 20))(s0)
-print("leapfrog map symplectic", torch.allclose(JM.T @ J @ JM, J, atol=1e-10), "det", round(torch.linalg.det(JM).item(), 8))
+print(
+    "leapfrog map symplectic",
+    torch.allclose(JM.T @ J @ JM, J, atol=1e-10),
+    "det",
+    round(torch.linalg.det(JM).item(), 8),
+)
 
 # Lorenz and its largest Lyapunov exponent
 sigma, rho, beta = 10.0, 28.0, 8.0 / 3.0
@@ -100,7 +105,12 @@ for i in range(200):
     Q, R = torch.linalg.qr(Jk @ Q)
     sums += torch.log(torch.abs(torch.diagonal(R)))
 spec = sums / (200 * 0.01)
-print("spectrum signs", [int(torch.sign(x).item()) if abs(x) > 0.3 else 0 for x in spec], "sum ~ -(sigma+1+beta)", round(spec.sum().item(), 1))
+print(
+    "spectrum signs",
+    [int(torch.sign(x).item()) if abs(x) > 0.3 else 0 for x in spec],
+    "sum ~ -(sigma+1+beta)",
+    round(spec.sum().item(), 1),
+)
 
 # fixed points and their stability
 c = math.sqrt(beta * (rho - 1))
@@ -110,7 +120,9 @@ Js = vmap(jacfwd(lorenz))(fps)
 print("jacobians", Js.shape, "jacrev agrees", torch.allclose(Js, vmap(jacrev(lorenz))(fps)))
 for k in range(3):
     ev = torch.linalg.eigvals(Js[k])
-    print("fixed point", k, "max Re", round(ev.real.max().item(), 4), "complex pair", bool((ev.imag.abs() > 1e-9).any()))
+    print(
+        "fixed point", k, "max Re", round(ev.real.max().item(), 4), "complex pair", bool((ev.imag.abs() > 1e-9).any())
+    )
 
 # linearize and vjp
 val, jvp_fn = linearize(lorenz, fps[1] + 0.5)
@@ -139,12 +151,22 @@ print("simulated period", round(crossings[1] - crossings[0], 2))
 
 # the graphs scientific ops leave behind
 w = torch.linspace(0, 1, 9, dtype=f64).requires_grad_(True)
-for label, y in (("trapezoid", torch.trapezoid(w**2)), ("trapezoid x", torch.trapezoid(w**2, w.detach())),
-                 ("cumulative_trapezoid", torch.cumulative_trapezoid(w)), ("rfft", torch.fft.rfft(w)),
-                 ("irfft", torch.fft.irfft(torch.fft.rfft(w), n=9)), ("nanmean", w.nanmean()),
-                 ("matrix_exp", torch.linalg.matrix_exp(w[:4].view(2, 2))),
-                 ("solve_triangular", torch.linalg.solve_triangular(torch.eye(3, dtype=f64) + w[:9].view(3, 3).triu(), torch.ones(3, 1, dtype=f64), upper=True)),
-                 ("cdist mm", torch.cdist(w[:8].view(4, 2), w[:8].view(4, 2), compute_mode="use_mm_for_euclid_dist"))):
+for label, y in (
+    ("trapezoid", torch.trapezoid(w**2)),
+    ("trapezoid x", torch.trapezoid(w**2, w.detach())),
+    ("cumulative_trapezoid", torch.cumulative_trapezoid(w)),
+    ("rfft", torch.fft.rfft(w)),
+    ("irfft", torch.fft.irfft(torch.fft.rfft(w), n=9)),
+    ("nanmean", w.nanmean()),
+    ("matrix_exp", torch.linalg.matrix_exp(w[:4].view(2, 2))),
+    (
+        "solve_triangular",
+        torch.linalg.solve_triangular(
+            torch.eye(3, dtype=f64) + w[:9].view(3, 3).triu(), torch.ones(3, 1, dtype=f64), upper=True
+        ),
+    ),
+    ("cdist mm", torch.cdist(w[:8].view(4, 2), w[:8].view(4, 2), compute_mode="use_mm_for_euclid_dist")),
+):
     if label.startswith("cdist"):  # PyTorch's _euclidean_dist under a view
         print("  next:", [type(f).__name__ for f, _ in y.grad_fn.next_functions])
     print(f"{label}: {y.grad_fn.name()}")
@@ -156,7 +178,12 @@ print("cdist mm grad finite", bool(torch.isfinite(gw).all()), r(gw, 8, 4))
 # monodromy of the harmonic oscillator over one period: identity
 A = torch.tensor([[0.0, 1.0], [-4.0, 0.0]], dtype=f64)
 Mono = torch.linalg.matrix_exp(A * math.pi)
-print("monodromy ~ I", torch.allclose(Mono, torch.eye(2, dtype=f64), atol=1e-12), "floquet", r(torch.linalg.eigvals(Mono).abs(), 2, 6))
+print(
+    "monodromy ~ I",
+    torch.allclose(Mono, torch.eye(2, dtype=f64), atol=1e-12),
+    "floquet",
+    r(torch.linalg.eigvals(Mono).abs(), 2, 6),
+)
 
 try:
     jvp(rk4_step, (u,), (v.float(),))

@@ -43,7 +43,14 @@ def assemble(x, kappa=lambda m: torch.ones_like(m), f=lambda m: torch.ones_like(
 x = mesh(8)
 K, M, b, conn = assemble(x)
 print("mesh", x.shape, "conn", conn.shape, conn[:3].tolist())
-print("K symmetric", torch.allclose(K, K.T), "row sums 0", bool(K.sum(1).abs().max() < 1e-12), "tridiagonal", torch.equal(K, K.triu(-1).tril(1)))
+print(
+    "K symmetric",
+    torch.allclose(K, K.T),
+    "row sums 0",
+    bool(K.sum(1).abs().max() < 1e-12),
+    "tridiagonal",
+    torch.equal(K, K.triu(-1).tril(1)),
+)
 print("K diag", r(K.diagonal(), 4, 2), "M total mass", round(M.sum().item(), 10), "b total", round(b.sum().item(), 10))
 Kc = torch.zeros_like(K)
 for e in range(conn.shape[0]):
@@ -54,8 +61,19 @@ for e in range(conn.shape[0]):
     Kc[i, j] -= 1 / h
     Kc[j, i] -= 1 / h
 print("index_put_ accumulate == loop", torch.allclose(K, Kc))
-Msp = torch.sparse_coo_tensor(torch.stack([conn[:, [0, 0, 1, 1]].reshape(-1), conn[:, [0, 1, 0, 1]].reshape(-1)]), torch.ones(32, dtype=f64), (9, 9))
-print("uncoalesced nnz", Msp._nnz(), "coalesced nnz", Msp.coalesce()._nnz(), "duplicates summed", Msp.coalesce().values().max().item())
+Msp = torch.sparse_coo_tensor(
+    torch.stack([conn[:, [0, 0, 1, 1]].reshape(-1), conn[:, [0, 1, 0, 1]].reshape(-1)]),
+    torch.ones(32, dtype=f64),
+    (9, 9),
+)
+print(
+    "uncoalesced nnz",
+    Msp._nnz(),
+    "coalesced nnz",
+    Msp.coalesce()._nnz(),
+    "duplicates summed",
+    Msp.coalesce().values().max().item(),
+)
 
 
 def solve_dirichlet(K, b, left=0.0, right=0.0):
@@ -70,7 +88,10 @@ def solve_dirichlet(K, b, left=0.0, right=0.0):
 
 u = solve_dirichlet(K, b)
 exact = lambda s: 0.5 * s * (1 - s)
-print("nodal error (exact at nodes in 1-D)", f"{(u - exact(x)).abs().max().item():.0e}" if (u - exact(x)).abs().max() > 1e-13 else "< 1e-13")
+print(
+    "nodal error (exact at nodes in 1-D)",
+    f"{(u - exact(x)).abs().max().item():.0e}" if (u - exact(x)).abs().max() > 1e-13 else "< 1e-13",
+)
 
 # a harder problem: kappa = 1 + x, f = pi^2 sin(pi x) ... errors by Gauss quadrature
 gp = torch.tensor([-math.sqrt(3 / 5), 0.0, math.sqrt(3 / 5)], dtype=f64)
@@ -109,7 +130,10 @@ Vm = torch.linalg.solve_triangular(L.T, Y, upper=True)
 freqs = lam[:4].sqrt() / math.pi
 print("mode frequencies / pi", r(freqs, 4, 3), "exact", [1, 2, 3, 4])
 print("M-orthonormal", torch.allclose(Vm.T @ Mi @ Vm, torch.eye(39, dtype=f64), atol=1e-10))
-print("eigvals via generalized == eigvals of M^-1 K", torch.allclose(torch.sort(torch.linalg.eigvals(torch.linalg.solve(Mi, Ki)).real).values[:4], lam[:4]))
+print(
+    "eigvals via generalized == eigvals of M^-1 K",
+    torch.allclose(torch.sort(torch.linalg.eigvals(torch.linalg.solve(Mi, Ki)).real).values[:4], lam[:4]),
+)
 mode1 = torch.cat([torch.zeros(1, dtype=f64), Vm[:, 0], torch.zeros(1, dtype=f64)])
 mode1 = mode1 * torch.sign(mode1[20])
 print("first mode shape ~ sin", round(torch.corrcoef(torch.stack([mode1, torch.sin(math.pi * x40)]))[0, 1].item(), 6))
