@@ -129,6 +129,9 @@ CASES = [
     ("matrix_exp", "torch.linalg.matrix_exp(x[:, :3])"),
     ("matrix_exp_small", "torch.linalg.matrix_exp(x[:, :3] * 0.01)"),
     ("kron", "torch.kron(x, v)"), ("block_diag", "torch.block_diag(x, v)"),
+    ("xlogy", "torch.xlogy(x, y.abs())"), ("xlogy_number_other", "torch.xlogy(x, 2.0)"),
+    ("xlogy_number_input", "torch.xlogy(2.0, x.abs())"), ("special_xlogy", "torch.special.xlogy(x, 2.0)"),
+    ("xlogy_", "x.clone().xlogy_(3.0)"),
 ]
 
 
@@ -250,7 +253,9 @@ PYTORCH = {
     "irfft": "FftC2RBackward0", "fft2": "FftC2CBackward0", "cdist_mm": "ViewBackward0",
     "nanmean": "DivBackward0", "nanmean_dim": "DivBackward0", "solve_triangular": "LinalgSolveTriangularBackward0",
     "matrix_exp": "LinalgMatrixExpBackward0", "matrix_exp_small": "LinalgMatrixExpBackward0",
-    "kron": "UnsafeViewBackward0", "block_diag": "BlockDiagBackward0",
+    "kron": "UnsafeViewBackward0", "block_diag": "BlockDiagBackward0", "xlogy": "XlogyBackward0",
+    "xlogy_number_other": "XlogyBackward2", "xlogy_number_input": "XlogyBackward1", "special_xlogy": "XlogyBackward2",
+    "xlogy_": "XlogyBackward2",
 }
 
 # where ember's graph is built differently and the outer node is not PyTorch's (see the report of issue 20)
