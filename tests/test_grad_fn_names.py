@@ -118,6 +118,20 @@ CASES = [
     ("cross_entropy_probs_sum", "F.cross_entropy(x, y.softmax(1), reduction='sum')"),
     ("InstanceNorm_affine", "nn.InstanceNorm2d(2, affine=True)(img)"),
     ("nll_1d_none", "F.nll_loss(b.transpose(1, 2), torch.zeros(2, 3, dtype=torch.long), reduction='none')"),
+    # scientific computing: integrals, spectra, cdist's matmul path
+    ("trapezoid", "torch.trapezoid(x)"), ("trapezoid_dx", "torch.trapezoid(v, dx=0.5)"),
+    ("trapezoid_x", "torch.trapezoid(x, v.detach())"), ("cumulative_trapezoid", "torch.cumulative_trapezoid(x)"),
+    ("cumulative_trapezoid_x", "torch.cumulative_trapezoid(x, v.detach())"),
+    ("rfft", "torch.fft.rfft(x)"), ("irfft", "torch.fft.irfft(torch.fft.rfft(x))"), ("fft2", "torch.fft.fft2(x)"),
+    ("cdist_mm", "torch.cdist(b, b, compute_mode='use_mm_for_euclid_dist')"),
+    ("nanmean", "x.nanmean()"), ("nanmean_dim", "x.nanmean(1)"),
+    ("solve_triangular", "torch.linalg.solve_triangular(x[:, :3].tril() + 4 * torch.eye(3), y, upper=False)"),
+    ("matrix_exp", "torch.linalg.matrix_exp(x[:, :3])"),
+    ("matrix_exp_small", "torch.linalg.matrix_exp(x[:, :3] * 0.01)"),
+    ("kron", "torch.kron(x, v)"), ("block_diag", "torch.block_diag(x, v)"),
+    ("xlogy", "torch.xlogy(x, y.abs())"), ("xlogy_number_other", "torch.xlogy(x, 2.0)"),
+    ("xlogy_number_input", "torch.xlogy(2.0, x.abs())"), ("special_xlogy", "torch.special.xlogy(x, 2.0)"),
+    ("xlogy_", "x.clone().xlogy_(3.0)"),
 ]
 
 
@@ -234,6 +248,14 @@ PYTORCH = {
     "grid_sample_5d": "GridSampler3DBackward0", "sort_stable": "SortBackward1",
     "cross_entropy_smoothed": "AddBackward0", "cross_entropy_probs_sum": "NegBackward0",
     "InstanceNorm_affine": "ViewBackward0",
+    "trapezoid": "MulBackward1", "trapezoid_dx": "MulBackward1", "trapezoid_x": "DivBackward1",
+    "cumulative_trapezoid": "CumsumBackward0", "cumulative_trapezoid_x": "DivBackward1", "rfft": "FftR2CBackward0",
+    "irfft": "FftC2RBackward0", "fft2": "FftC2CBackward0", "cdist_mm": "ViewBackward0",
+    "nanmean": "DivBackward0", "nanmean_dim": "DivBackward0", "solve_triangular": "LinalgSolveTriangularBackward0",
+    "matrix_exp": "LinalgMatrixExpBackward0", "matrix_exp_small": "LinalgMatrixExpBackward0",
+    "kron": "UnsafeViewBackward0", "block_diag": "BlockDiagBackward0", "xlogy": "XlogyBackward0",
+    "xlogy_number_other": "XlogyBackward2", "xlogy_number_input": "XlogyBackward1", "special_xlogy": "XlogyBackward2",
+    "xlogy_": "XlogyBackward2",
 }
 
 # where ember's graph is built differently and the outer node is not PyTorch's (see the report of issue 20)

@@ -23,7 +23,12 @@ w_true = torch.tensor([0.5, -1.0, 2.0, 0.7], dtype=f64)
 Phi = torch.linalg.vander(x, N=4)
 y = Phi @ w_true + torch.from_numpy(0.1 * rng.standard_normal(n))
 print("design", Phi.shape, Phi.dtype, "first row", r(Phi[0], 4))
-print("vander increasing", torch.allclose(Phi[:, 2], x**2), "torch.vander decreasing", torch.allclose(torch.vander(x, N=4)[:, 0], x**3))
+print(
+    "vander increasing",
+    torch.allclose(Phi[:, 2], x**2),
+    "torch.vander decreasing",
+    torch.allclose(torch.vander(x, N=4)[:, 0], x**3),
+)
 
 sol = torch.linalg.lstsq(Phi, y[:, None])
 print("lstsq fields", type(sol).__name__, sol.solution.shape, "rank", sol.rank, "sv", sol.singular_values)
@@ -56,7 +61,14 @@ print("t stats", r(tstat, nd=1), "R^2", round((1 - res.var() / y.var()).item(), 
 # hat matrix and leverage
 H = Phi @ torch.linalg.pinv(Phi)
 lev = H.diagonal()
-print("hat idempotent", torch.allclose(H @ H, H, atol=1e-10), "trace", round(H.trace().item(), 6), "max leverage at ends", bool(lev.argmax() in (0, n - 1)))
+print(
+    "hat idempotent",
+    torch.allclose(H @ H, H, atol=1e-10),
+    "trace",
+    round(H.trace().item(), 6),
+    "max leverage at ends",
+    bool(lev.argmax() in (0, n - 1)),
+)
 cooks = res**2 / (4 * sigma2) * lev / (1 - lev) ** 2
 print("cook's D top", torch.topk(cooks, 2).indices.sort().values.tolist())
 
@@ -66,7 +78,9 @@ A_aug = torch.cat([Phi, math.sqrt(lam) * torch.eye(4, dtype=f64)])
 y_aug = torch.cat([y, torch.zeros(4, dtype=f64)])
 w_ridge = torch.linalg.lstsq(A_aug, y_aug).solution
 w_ridge2 = torch.linalg.solve(Phi.T @ Phi + lam * torch.eye(4, dtype=f64), Phi.T @ y)
-print("ridge", r(w_ridge, nd=3), "agree", torch.allclose(w_ridge, w_ridge2), "shrinks", bool(w_ridge.norm() < w_ls.norm()))
+print(
+    "ridge", r(w_ridge, nd=3), "agree", torch.allclose(w_ridge, w_ridge2), "shrinks", bool(w_ridge.norm() < w_ls.norm())
+)
 
 # Bayesian linear regression with evidence maximisation
 alpha, beta = 1.0, 1.0
@@ -94,7 +108,14 @@ Pq = torch.linalg.vander(xq, N=4)
 pred_var = 1 / beta + (Pq @ S_N * Pq).sum(-1)
 print("predictive sd", r(pred_var.sqrt(), nd=3), "inv == cholesky_inverse", torch.allclose(torch.linalg.inv(A), S_N))
 mvn = torch.distributions.MultivariateNormal(m, precision_matrix=A)
-print("posterior MVN", mvn.event_shape, "entropy", round(mvn.entropy().item(), 3), "log_prob(m)", round(mvn.log_prob(m).item(), 3))
+print(
+    "posterior MVN",
+    mvn.event_shape,
+    "entropy",
+    round(mvn.entropy().item(), 3),
+    "log_prob(m)",
+    round(mvn.log_prob(m).item(), 3),
+)
 
 # evidence by model order
 for order in (2, 3, 4, 6):
@@ -102,7 +123,13 @@ for order in (2, 3, 4, 6):
     Ao = alpha * torch.eye(order, dtype=f64) + beta * P.T @ P
     mo = beta * torch.linalg.solve(Ao, P.T @ y)
     Eo = beta / 2 * ((y - P @ mo) ** 2).sum() + alpha / 2 * mo.dot(mo)
-    ev = order / 2 * math.log(alpha) + n / 2 * math.log(beta) - Eo - 0.5 * torch.logdet(Ao) - n / 2 * math.log(2 * math.pi)
+    ev = (
+        order / 2 * math.log(alpha)
+        + n / 2 * math.log(beta)
+        - Eo
+        - 0.5 * torch.logdet(Ao)
+        - n / 2 * math.log(2 * math.pi)
+    )
     print("order", order, "log evidence", round(ev.item(), 2))
 
 # weighted least squares with heteroscedastic noise
@@ -121,7 +148,9 @@ Wbb = torch.linalg.lstsq(Pb, torch.stack([y, y])[..., None]).solution
 print("batched designs", Wbb.shape, torch.allclose(Wbb[1, :, 0], w_ls / 2))
 
 # PCA of correlated data: eigh of the covariance vs svd vs svd_lowrank
-Z = torch.from_numpy(rng.standard_normal((200, 3))) @ torch.tensor([[3.0, 0, 0], [1.0, 1.0, 0], [0.5, 0.2, 0.3]], dtype=f64)
+Z = torch.from_numpy(rng.standard_normal((200, 3))) @ torch.tensor(
+    [[3.0, 0, 0], [1.0, 1.0, 0], [0.5, 0.2, 0.3]], dtype=f64
+)
 Zc = Z - Z.mean(0)
 evals, evecs = torch.linalg.eigh(torch.cov(Zc.T))
 _, Sz, Vz = torch.linalg.svd(Zc, full_matrices=False)

@@ -30,7 +30,12 @@ print("sgn", r(torch.sgn(z)), "exp(i pi)", r(torch.exp(1j * torch.tensor(math.pi
 print("angle of reals", torch.tensor([-2.0, 0.0, 3.0]).angle().tolist(), "abs dtype", z.abs().dtype)
 
 # promotion rules
-print("f32 * 1j", (torch.ones(2) * 1j).dtype, "f64 + c64", (torch.ones(2, dtype=f64) + torch.ones(2, dtype=torch.complex64)).dtype)
+print(
+    "f32 * 1j",
+    (torch.ones(2) * 1j).dtype,
+    "f64 + c64",
+    (torch.ones(2, dtype=f64) + torch.ones(2, dtype=torch.complex64)).dtype,
+)
 print("int + 1j", (torch.arange(3) + 1j).dtype, "result_type", torch.result_type(torch.ones(1), 2j))
 print("is_complex", z.is_complex(), torch.is_complex(mag), "is_floating_point", z.is_floating_point())
 
@@ -40,8 +45,9 @@ R1, Lh, C = 10.0, 0.05, 100e-6
 ZR = torch.tensor(R1, dtype=c128)
 ZL = torch.tensor(1j * w * Lh, dtype=c128)
 ZC = 1 / torch.tensor(1j * w * C, dtype=c128)
-Y = torch.tensor([[1 / R1 + 1 / (1j * w * Lh), -1 / (1j * w * Lh)],
-                  [-1 / (1j * w * Lh), 1 / (1j * w * Lh) + 1j * w * C]], dtype=c128)
+Y = torch.tensor(
+    [[1 / R1 + 1 / (1j * w * Lh), -1 / (1j * w * Lh)], [-1 / (1j * w * Lh), 1 / (1j * w * Lh) + 1j * w * C]], dtype=c128
+)
 I = torch.tensor([1.0 + 0j, 0.0], dtype=c128)
 V = torch.linalg.solve(Y, I)
 print("node voltages |V|", r(V.abs(), 2), "phase deg", r(torch.rad2deg(V.angle()), 2, 2))
@@ -60,7 +66,12 @@ H[idx + 1, idx] = -t_hop * phase.conj()
 print("hermitian", torch.allclose(H, H.mH), "H.adjoint()", torch.equal(H.adjoint(), H.conj().T))
 E, U = torch.linalg.eigh(H)
 print("energies", r(E, 6, 4), "exact", [round(-2 * math.cos(math.pi * k / (n + 1)), 4) for k in range(1, 4)])
-print("U unitary", torch.allclose(U.mH @ U, torch.eye(n, dtype=c128)), "eigvalsh", torch.allclose(torch.linalg.eigvalsh(H), E))
+print(
+    "U unitary",
+    torch.allclose(U.mH @ U, torch.eye(n, dtype=c128)),
+    "eigvalsh",
+    torch.allclose(torch.linalg.eigvalsh(H), E),
+)
 psi0 = torch.zeros(n, dtype=c128)
 psi0[0] = 1
 Ut = torch.linalg.matrix_exp(-1j * H * 1.5)
@@ -68,7 +79,13 @@ psi = Ut @ psi0
 print("norm kept", round(torch.linalg.vector_norm(psi).item(), 10), "probabilities", r(psi.abs() ** 2, 6, 4))
 psi_eig = U @ (torch.exp(-1j * E * 1.5) * (U.mH @ psi0))
 print("matrix_exp == spectral", torch.allclose(psi, psi_eig))
-print("expectation <H>", round(torch.vdot(psi, H @ psi).real.item(), 6), "conserved", round(torch.vdot(psi0, H @ psi0).real.item(), 6))
+print(
+    "expectation <H>",
+    round(torch.vdot(psi, H @ psi).real.item(), 6),
+    "conserved",
+    round(torch.vdot(psi0, H @ psi0).real.item(), 6),
+)
+
 
 # transfer matrix for a rectangular barrier (hbar = 2m = 1)
 def transmission(Ek, V0=1.0, a=1.0):
@@ -79,7 +96,9 @@ def transmission(Ek, V0=1.0, a=1.0):
         e = torch.exp(1j * kk * x)
         return torch.stack([torch.stack([e, 1 / e]), torch.stack([1j * kk * e, -1j * kk / e])])
 
-    T = torch.linalg.solve(M(k, a), M(q, a)) @ torch.linalg.solve(M(q, torch.tensor(0.0, dtype=c128)), M(k, torch.tensor(0.0, dtype=c128)))
+    T = torch.linalg.solve(M(k, a), M(q, a)) @ torch.linalg.solve(
+        M(q, torch.tensor(0.0, dtype=c128)), M(k, torch.tensor(0.0, dtype=c128))
+    )
     return (torch.linalg.det(T).abs() / T[0, 0].abs() ** 2).item()
 
 
@@ -90,9 +109,24 @@ N = 8
 k = torch.arange(N, dtype=f64)
 F = torch.exp(-2j * math.pi * torch.outer(k, k) / N) / math.sqrt(N)
 sig = torch.from_numpy(np.random.default_rng(1).standard_normal(N)).to(c128)
-print("DFT matrix unitary", torch.allclose(F @ F.mH, torch.eye(N, dtype=c128)), "== fft ortho", torch.allclose(F @ sig, torch.fft.fft(sig, norm="ortho")))
-print("F^4 = I", torch.allclose(torch.linalg.matrix_power(F, 4), torch.eye(N, dtype=c128)), "eigvals on circle", bool((torch.linalg.eigvals(F).abs() - 1).abs().max() < 1e-10))
-print("einsum complex", torch.allclose(torch.einsum("ij,j->i", F, sig), F @ sig), "bmm", torch.bmm(F[None], sig[None, :, None]).shape)
+print(
+    "DFT matrix unitary",
+    torch.allclose(F @ F.mH, torch.eye(N, dtype=c128)),
+    "== fft ortho",
+    torch.allclose(F @ sig, torch.fft.fft(sig, norm="ortho")),
+)
+print(
+    "F^4 = I",
+    torch.allclose(torch.linalg.matrix_power(F, 4), torch.eye(N, dtype=c128)),
+    "eigvals on circle",
+    bool((torch.linalg.eigvals(F).abs() - 1).abs().max() < 1e-10),
+)
+print(
+    "einsum complex",
+    torch.allclose(torch.einsum("ij,j->i", F, sig), F @ sig),
+    "bmm",
+    torch.bmm(F[None], sig[None, :, None]).shape,
+)
 
 # views and storage
 zr = torch.view_as_real(z)

@@ -136,7 +136,12 @@ Kzz = rbf(z, z, ls, var) + 1e-8 * torch.eye(6, dtype=f64)
 Kxz = rbf(x, z, ls, var)
 Lz = torch.linalg.cholesky(Kzz)
 Q = Kxz @ torch.cholesky_solve(Kxz.T, Lz)
-print("nystrom approx err", round(float((Q - rbf(x, x, ls, var)).abs().max()), 3), "rank", int(torch.linalg.matrix_rank(Q, hermitian=True)))
+print(
+    "nystrom approx err",
+    round(float((Q - rbf(x, x, ls, var)).abs().max()), 3),
+    "rank",
+    int(torch.linalg.matrix_rank(Q, hermitian=True)),
+)
 A = Kxz.T @ Kxz / noise + Kzz
 mu_sor = rbf(xs, z, ls, var) @ torch.linalg.solve(A, Kxz.T @ y) / noise
 print("SoR mean close to exact", round(float((mu_sor - mu).abs().max()), 2))

@@ -108,7 +108,12 @@ print("chains", chains.shape, chains.dtype)
 flat = chains.reshape(-1, d)
 print("posterior mean", np.round(flat.mean(0).numpy(), 2).tolist())
 print("posterior cov diag", np.round(torch.cov(flat.T).diagonal().numpy(), 2).tolist())
-print("corrcoef shape", torch.corrcoef(flat.T).shape, "unit diag", torch.allclose(torch.corrcoef(flat.T).diagonal(), torch.ones(d, dtype=f64)))
+print(
+    "corrcoef shape",
+    torch.corrcoef(flat.T).shape,
+    "unit diag",
+    torch.allclose(torch.corrcoef(flat.T).diagonal(), torch.ones(d, dtype=f64)),
+)
 qs = torch.quantile(flat, torch.tensor([0.05, 0.5, 0.95], dtype=f64), dim=0)
 print("quantiles", qs.shape, "ordered", bool((qs[0] <= qs[1]).all() and (qs[1] <= qs[2]).all()))
 

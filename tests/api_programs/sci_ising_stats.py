@@ -92,15 +92,24 @@ vals, idx = torch.mode(levels)
 print("mode", int(vals), "median", round(E_hot.median().item(), 4), "nanmedian", round(E_hot.nanmedian().item(), 4))
 kv = torch.kthvalue(E_hot, 5)
 print("kthvalue", round(kv.values.item(), 4), "index ok", bool(E_hot[kv.indices] == kv.values))
-print("quantiles", np.round(torch.quantile(E_hot, torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)).numpy(), 4).tolist())
-print("quantile nearest", round(torch.quantile(E_hot, 0.25, interpolation="nearest").item(), 4),
-      "midpoint", round(torch.quantile(E_hot, 0.25, interpolation="midpoint").item(), 4))
+print(
+    "quantiles", np.round(torch.quantile(E_hot, torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)).numpy(), 4).tolist()
+)
+print(
+    "quantile nearest",
+    round(torch.quantile(E_hot, 0.25, interpolation="nearest").item(), 4),
+    "midpoint",
+    round(torch.quantile(E_hot, 0.25, interpolation="midpoint").item(), 4),
+)
 E_nan = E_hot.clone()
 E_nan[::7] = float("nan")
-print("nanmean", round(E_nan.nanmean().item(), 4), "mean", E_nan.mean().item(), "nansum", round(E_nan.nansum().item(), 3))
+print(
+    "nanmean", round(E_nan.nanmean().item(), 4), "mean", E_nan.mean().item(), "nansum", round(E_nan.nansum().item(), 3)
+)
 print("nanquantile", round(torch.nanquantile(E_nan, 0.5).item(), 4))
 m_row, i_row = torch.median(results[0.44][2].float(), dim=1)
 print("median rows", m_row.tolist()[:6], i_row.dtype)
+
 
 # blocking analysis of the error bar
 def blocked_error(x, block):

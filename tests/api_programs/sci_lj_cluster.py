@@ -50,10 +50,18 @@ def lj_pdist(pos):
 d_c = torch.cdist(pos0, pos0)[iu[0], iu[1]]
 d_p = torch.pdist(pos0)
 print("pdist == cdist upper", torch.allclose(d_c, d_p), d_p.shape, "min", round(d_p.min().item(), 4))
-print("cdist euclid mm vs donot", torch.allclose(torch.cdist(pos0, pos0, compute_mode="use_mm_for_euclid_dist"),
-                                                 torch.cdist(pos0, pos0, compute_mode="donot_use_mm_for_euclid_dist"), atol=1e-6))
+print(
+    "cdist euclid mm vs donot",
+    torch.allclose(
+        torch.cdist(pos0, pos0, compute_mode="use_mm_for_euclid_dist"),
+        torch.cdist(pos0, pos0, compute_mode="donot_use_mm_for_euclid_dist"),
+        atol=1e-6,
+    ),
+)
 E0 = lj(pos0)
-print("E0", round(E0.item(), 4), "pdist energy", round(lj_pdist(pos0).item(), 4), "diff", round(lj_diff(pos0).item(), 4))
+print(
+    "E0", round(E0.item(), 4), "pdist energy", round(lj_pdist(pos0).item(), 4), "diff", round(lj_diff(pos0).item(), 4)
+)
 
 pos = pos0.clone().requires_grad_(True)
 E = lj(pos)
@@ -71,8 +79,9 @@ print("net torque ~0", bool(torque.abs().max() < 1e-10))
 
 # optimisation with LBFGS
 x = pos0.clone().requires_grad_(True)
-opt = torch.optim.LBFGS([x], lr=1.0, max_iter=200, tolerance_grad=1e-10, tolerance_change=1e-14,
-                        line_search_fn="strong_wolfe")
+opt = torch.optim.LBFGS(
+    [x], lr=1.0, max_iter=200, tolerance_grad=1e-10, tolerance_change=1e-14, line_search_fn="strong_wolfe"
+)
 
 
 def closure():
@@ -105,7 +114,14 @@ print("damped dynamics energy", round(lj(y).item(), 3), "close to LBFGS", abs(lj
 flat = xm.reshape(-1)
 Hf = hessian(lambda z: lj_diff(z.view(n, 3)))(flat)
 Ha = torch.autograd.functional.hessian(lambda z: lj_diff(z.view(n, 3)), flat)
-print("hessian", Hf.shape, "func == functional", torch.allclose(Hf, Ha, atol=1e-8), "symmetric", torch.allclose(Hf, Hf.T, atol=1e-8))
+print(
+    "hessian",
+    Hf.shape,
+    "func == functional",
+    torch.allclose(Hf, Ha, atol=1e-8),
+    "symmetric",
+    torch.allclose(Hf, Hf.T, atol=1e-8),
+)
 w, V = torch.linalg.eigh(Hf)
 print("zero modes", int((w.abs() < 1e-5).sum()), "positive modes", int((w > 1e-5).sum()))
 print("lowest nonzero freqs", np.round(w[6:9].clamp_min(0).sqrt().numpy(), 3).tolist())

@@ -22,7 +22,7 @@ c = torch.tensor([3.0, 5.0], dtype=f64)
 m, n = A.shape
 T = torch.zeros(m + 1, n + m + 1, dtype=f64)
 T[:m, :n] = A
-T[:m, n:n + m] = torch.eye(m, dtype=f64)
+T[:m, n : n + m] = torch.eye(m, dtype=f64)
 T[:m, -1] = b
 T[-1, :n] = -c
 basis = list(range(n, n + m))
@@ -40,7 +40,7 @@ while (T[-1, :-1] < -1e-12).any():
 xs = torch.zeros(n + m, dtype=f64)
 xs[basis] = T[:m, -1]
 print("simplex x", r(xs[:n]), "objective", T[-1, -1].item(), "pivots", pivots, "basis", sorted(basis))
-duals = T[-1, n:n + m]
+duals = T[-1, n : n + m]
 print("shadow prices", r(duals), "strong duality", torch.isclose(duals @ b, T[-1, -1]).item())
 
 # the same LP by a primal-dual interior point (standard form with slacks)
@@ -60,13 +60,13 @@ for it in range(30):
     K = torch.zeros(2 * (n + m) + m, 2 * (n + m) + m, dtype=f64)
     N = n + m
     K[:m, :N] = As
-    K[m:m + N, N:N + m] = As.T
-    K[m:m + N, N + m:] = torch.eye(N, dtype=f64)
-    K[m + N:, :N] = S
-    K[m + N:, N + m:] = X
+    K[m : m + N, N : N + m] = As.T
+    K[m : m + N, N + m :] = torch.eye(N, dtype=f64)
+    K[m + N :, :N] = S
+    K[m + N :, N + m :] = X
     rhs = -torch.cat([rp, rd, x * s - sigma * mu])
     d = torch.linalg.solve(K, rhs)
-    dx, dy, ds = d[:N], d[N:N + m], d[N + m:]
+    dx, dy, ds = d[:N], d[N : N + m], d[N + m :]
     alpha = 1.0
     for v, dv in ((x, dx), (s, ds)):
         neg = dv < 0
@@ -85,8 +85,24 @@ w = torch.zeros(5, dtype=f64)
 for _ in range(500):
     w = torch.clamp(w - (M.T @ (M @ w - t)) / L, min=0)
 w_ls = torch.linalg.lstsq(M, t).solution
-print("NNLS", r(w, nd=3), "active set", (w == 0).nonzero().flatten().tolist(), "unconstrained min", round(w_ls.min().item(), 3))
-print("spectral norm", round(L.sqrt().item(), 4), "== svdvals max", round(torch.linalg.svdvals(M)[0].item(), 4), "fro", round(torch.linalg.norm(M).item(), 4), "nuc", round(torch.linalg.matrix_norm(M, ord="nuc").item(), 4))
+print(
+    "NNLS",
+    r(w, nd=3),
+    "active set",
+    (w == 0).nonzero().flatten().tolist(),
+    "unconstrained min",
+    round(w_ls.min().item(), 3),
+)
+print(
+    "spectral norm",
+    round(L.sqrt().item(), 4),
+    "== svdvals max",
+    round(torch.linalg.svdvals(M)[0].item(), 4),
+    "fro",
+    round(torch.linalg.norm(M).item(), 4),
+    "nuc",
+    round(torch.linalg.matrix_norm(M, ord="nuc").item(), 4),
+)
 
 # equality-constrained QP: min 1/2 x'Qx - q'x s.t. Ex = f
 Q = torch.tensor([[4.0, 1.0, 0.0], [1.0, 3.0, 0.5], [0.0, 0.5, 2.0]], dtype=f64)
@@ -97,7 +113,9 @@ KKT = torch.cat([torch.cat([Q, E.T], 1), torch.cat([E, torch.zeros(1, 1, dtype=f
 sol = torch.linalg.solve(KKT, torch.cat([q, fv]))
 xq, lam = sol[:3], sol[3:]
 print("QP x", r(xq), "multiplier", r(lam), "feasible", torch.allclose(E @ xq, fv))
-print("KKT inertia (pos, neg)", int((torch.linalg.eigvalsh(KKT) > 0).sum()), int((torch.linalg.eigvalsh(KKT) < 0).sum()))
+print(
+    "KKT inertia (pos, neg)", int((torch.linalg.eigvalsh(KKT) > 0).sum()), int((torch.linalg.eigvalsh(KKT) < 0).sum())
+)
 print("ldl pivots", torch.linalg.ldl_factor(KKT).pivots.tolist())
 
 # Markov chain: weather model
@@ -133,14 +151,33 @@ print("expm(logm(S)) == S", torch.allclose(torch.linalg.matrix_exp(logS), Sg))
 A2 = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=f64)
 B2 = torch.tensor([[0.0, 1.0], [1.0, 0.0]], dtype=f64)
 K2 = torch.kron(A2, B2)
-print("kron", K2.shape, K2[1].tolist(), "mixed product", torch.allclose(torch.kron(A2, B2) @ torch.kron(B2, A2), torch.kron(A2 @ B2, B2 @ A2)))
-print("kron eigenvalues", r(torch.sort(torch.linalg.eigvals(K2).real).values, 4), "det", round(torch.linalg.det(K2).item(), 4))
+print(
+    "kron",
+    K2.shape,
+    K2[1].tolist(),
+    "mixed product",
+    torch.allclose(torch.kron(A2, B2) @ torch.kron(B2, A2), torch.kron(A2 @ B2, B2 @ A2)),
+)
+print(
+    "kron eigenvalues",
+    r(torch.sort(torch.linalg.eigvals(K2).real).values, 4),
+    "det",
+    round(torch.linalg.det(K2).item(), 4),
+)
 BD = torch.block_diag(A2, torch.tensor([[5.0]], dtype=f64), B2)
 print("block_diag", BD.shape, BD[2].tolist(), "trace", BD.trace().item())
 mats = [torch.from_numpy(rng.standard_normal(s)) for s in ((3, 10), (10, 2), (2, 8), (8, 1))]
-print("multi_dot", torch.linalg.multi_dot(mats).shape, torch.allclose(torch.linalg.multi_dot(mats), mats[0] @ mats[1] @ mats[2] @ mats[3]))
+print(
+    "multi_dot",
+    torch.linalg.multi_dot(mats).shape,
+    torch.allclose(torch.linalg.multi_dot(mats), mats[0] @ mats[1] @ mats[2] @ mats[3]),
+)
 T3 = torch.arange(24, dtype=f64).view(2, 3, 4)
-print("tensordot", torch.tensordot(T3, torch.ones(3, 4, dtype=f64), dims=([1, 2], [0, 1])).tolist(), torch.tensordot(A2, A2, dims=1).tolist())
+print(
+    "tensordot",
+    torch.tensordot(T3, torch.ones(3, 4, dtype=f64), dims=([1, 2], [0, 1])).tolist(),
+    torch.tensordot(A2, A2, dims=1).tolist(),
+)
 print("chain_matmul == multi_dot", torch.allclose(torch.linalg.multi_dot([A2, B2, A2]), A2 @ B2 @ A2))
 
 try:

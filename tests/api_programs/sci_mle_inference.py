@@ -33,7 +33,14 @@ for it in range(6):
     f = torch.log(k) - torch.digamma(k) - s
     fp = 1 / k - torch.polygamma(1, k)
     k = k - f / fp
-print("MLE shape", round(k.item(), 4), "scale", round((mean / k).item(), 4), "special.digamma == digamma", torch.equal(torch.special.digamma(k), torch.digamma(k)))
+print(
+    "MLE shape",
+    round(k.item(), 4),
+    "scale",
+    round((mean / k).item(), 4),
+    "special.digamma == digamma",
+    torch.equal(torch.special.digamma(k), torch.digamma(k)),
+)
 
 
 def gamma_nll(params, data):
@@ -47,6 +54,7 @@ g_hat = torch.autograd.functional.jacobian(lambda p: gamma_nll(p, x), p_hat)
 print("gradient at MLE ~0", bool(g_hat.abs().max() < 1e-8))
 dist = torch.distributions.Gamma(k, 1 / (mean / k))
 print("nll == -Gamma.log_prob", torch.allclose(gamma_nll(p_hat, x), -dist.log_prob(x).sum()))
+
 
 # observed information in (k, theta) and Wald intervals
 def nll_nat(kt):
@@ -81,8 +89,18 @@ F_emp_lo = torch.arange(0, n, dtype=f64) / n
 Fm = dist.cdf(xs)
 ks = torch.maximum((F_emp_hi - Fm).abs().max(), (Fm - F_emp_lo).abs().max())
 print("KS D", round(ks.item(), 4), "critical 5%", round(1.358 / math.sqrt(n), 4))
-print("erf/erfc/erfinv", round(torch.erf(torch.tensor(0.5, dtype=f64)).item(), 6), round(torch.special.erfc(torch.tensor(0.5, dtype=f64)).item(), 6), round(torch.erfinv(torch.tensor(0.5, dtype=f64)).item(), 6))
-print("log_ndtr tail", round(torch.special.log_ndtr(torch.tensor(-10.0, dtype=f64)).item(), 4), "gammaln", round(torch.special.gammaln(torch.tensor(10.5, dtype=f64)).item(), 6))
+print(
+    "erf/erfc/erfinv",
+    round(torch.erf(torch.tensor(0.5, dtype=f64)).item(), 6),
+    round(torch.special.erfc(torch.tensor(0.5, dtype=f64)).item(), 6),
+    round(torch.erfinv(torch.tensor(0.5, dtype=f64)).item(), 6),
+)
+print(
+    "log_ndtr tail",
+    round(torch.special.log_ndtr(torch.tensor(-10.0, dtype=f64)).item(), 4),
+    "gammaln",
+    round(torch.special.gammaln(torch.tensor(10.5, dtype=f64)).item(), 6),
+)
 print("gammainc", round(torch.special.gammainc(k, xs[200] / kt[1]).item(), 4), "== cdf", round(Fm[200].item(), 4))
 
 # bootstrap the shape parameter (moment estimator, vectorised)
@@ -90,7 +108,14 @@ B = 200
 idx = torch.from_numpy(rng.integers(0, n, (B, n)))
 boot = x[idx]
 k_mom = boot.mean(1) ** 2 / boot.var(1)
-print("bootstrap k", round(k_mom.mean().item(), 3), "se", round(k_mom.std().item(), 3), "CI", r(torch.quantile(k_mom, torch.tensor([0.025, 0.975], dtype=f64)), nd=2))
+print(
+    "bootstrap k",
+    round(k_mom.mean().item(), 3),
+    "se",
+    round(k_mom.std().item(), 3),
+    "CI",
+    r(torch.quantile(k_mom, torch.tensor([0.025, 0.975], dtype=f64)), nd=2),
+)
 
 # kernel density estimate with logsumexp
 grid = torch.linspace(0.5, 20, 6, dtype=f64)
@@ -98,6 +123,7 @@ h = 1.06 * x.std() * n ** (-0.2)
 logk = -0.5 * ((grid[:, None] - x[None, :]) / h) ** 2 - math.log(h * math.sqrt(2 * math.pi))
 kde = torch.exp(torch.logsumexp(logk, 1) - math.log(n))
 print("bandwidth", round(h.item(), 4), "kde", r(kde, nd=4), "pdf", r(dist.log_prob(grid).exp(), nd=4))
+
 
 # torch.func over the likelihood
 def nll_aux(params, data):
@@ -136,7 +162,12 @@ class GammaLik(nn.Module):
 
 model = GammaLik()
 params = {"log_k": p_hat[0], "log_theta": p_hat[1]}
-print("functional_call", round(functional_call(model, params, (x,)).item(), 4), "module params untouched", model.log_k.item())
+print(
+    "functional_call",
+    round(functional_call(model, params, (x,)).item(), 4),
+    "module params untouched",
+    model.log_k.item(),
+)
 g_mod = grad(lambda p: functional_call(model, p, (x,)))(params)
 print("grad wrt dict", sorted(g_mod), bool(max(abs(v.item()) for v in g_mod.values()) < 1e-8))
 opt = torch.optim.LBFGS(model.parameters(), lr=1, max_iter=100, line_search_fn="strong_wolfe")

@@ -3,8 +3,6 @@ nonlinear systems with torch.autograd.functional.jacobian (vectorize, strategy) 
 batched Newton with vmap, damped Newton minimisation with hessian and hvp/vhp, Broyden's method, the implicit
 function theorem for the derivative of a root w.r.t. a parameter, and continuation along a parameter."""
 
-import math
-
 import numpy as np
 import torch
 from torch.autograd.functional import hessian, hvp, jacobian, jvp, vhp, vjp

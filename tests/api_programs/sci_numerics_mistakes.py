@@ -3,8 +3,6 @@ data into mean/quantile/histograms, float32/float64 mixes in solvers, 0-d inputs
 counts, empty reductions, windows of an integer dtype, spacing and edge_order in torch.gradient, plus the fixes
 (explicit casts, keepdim, nan-aware reductions) with the values they then print."""
 
-import math
-
 import numpy as np
 import torch
 
@@ -20,7 +18,11 @@ def attempt(label, fn):
         print(f"{label}: {type(e).__name__}: {str(e).splitlines()[0]}")
         return None
     if isinstance(out, torch.Tensor):
-        shown = np.round(out.detach().double().flatten()[:6].numpy(), 4).tolist() if out.is_floating_point() else out.flatten()[:6].tolist()
+        shown = (
+            np.round(out.detach().double().flatten()[:6].numpy(), 4).tolist()
+            if out.is_floating_point()
+            else out.flatten()[:6].tolist()
+        )
         print(f"{label}: {out.dtype} {tuple(out.shape)} {shown}")
     else:
         print(f"{label}: {out}")
@@ -43,7 +45,9 @@ attempt("histc min > max", lambda: torch.histc(counts.float(), bins=4, min=10, m
 attempt("histogram of int64", lambda: torch.histogram(counts, bins=4))
 attempt("histogram range reversed", lambda: torch.histogram(counts.double(), bins=4, range=(12.0, 0.0)))
 attempt("histogram range equal", lambda: torch.histogram(counts.double(), bins=2, range=(4.0, 4.0)).hist)
-attempt("histogramdd ranges", lambda: torch.histogramdd(torch.rand(5, 2, dtype=f64), bins=2, range=[0.0, 1.0, 1.0, 0.5]))
+attempt(
+    "histogramdd ranges", lambda: torch.histogramdd(torch.rand(5, 2, dtype=f64), bins=2, range=[0.0, 1.0, 1.0, 0.5])
+)
 attempt("bincount", lambda: torch.bincount(counts))
 attempt("bincount of float", lambda: torch.bincount(counts.float()))
 attempt("bincount weights float32", lambda: torch.bincount(counts, weights=torch.ones(50)).dtype)
@@ -61,7 +65,9 @@ attempt("lstsq int64", lambda: torch.linalg.lstsq(A64.long(), b32[:, None].long(
 attempt("lstsq wrong length vector", lambda: torch.linalg.lstsq(A64, torch.ones(3, dtype=f64)))
 attempt("lstsq wrong rows", lambda: torch.linalg.lstsq(A64, torch.ones(3, 1, dtype=f64)))
 attempt("cholesky_solve 1-D rhs", lambda: torch.cholesky_solve(torch.ones(2, dtype=f64), torch.linalg.cholesky(A64)))
-attempt("cholesky_solve rhs (2,1)", lambda: torch.cholesky_solve(torch.ones(2, 1, dtype=f64), torch.linalg.cholesky(A64)))
+attempt(
+    "cholesky_solve rhs (2,1)", lambda: torch.cholesky_solve(torch.ones(2, 1, dtype=f64), torch.linalg.cholesky(A64))
+)
 attempt("cholesky_solve sizes", lambda: torch.cholesky_solve(torch.ones(3, 1, dtype=f64), torch.linalg.cholesky(A64)))
 attempt("cholesky_solve dtypes", lambda: torch.cholesky_solve(torch.ones(2, 1), torch.linalg.cholesky(A64)))
 attempt("cholesky_inverse non-square", lambda: torch.cholesky_inverse(torch.ones(3, 2, dtype=f64)))
@@ -124,7 +130,10 @@ attempt("nansum", lambda: nanv.nansum())
 attempt("nanquantile", lambda: torch.nanquantile(nanv, 0.5))
 attempt("max with nan", lambda: nanv.max())
 attempt("fmax", lambda: torch.fmax(nanv, torch.tensor(2.0, dtype=f64)))
-attempt("nan_to_num", lambda: torch.nan_to_num(torch.tensor([float("nan"), float("inf"), -float("inf")]), nan=0.0, posinf=1e6))
+attempt(
+    "nan_to_num",
+    lambda: torch.nan_to_num(torch.tensor([float("nan"), float("inf"), -float("inf")]), nan=0.0, posinf=1e6),
+)
 attempt("var of one element", lambda: torch.tensor([1.0]).var())
 attempt("var correction too big", lambda: torch.ones(3, dtype=f64).var(correction=5))
 attempt("std_mean of empty", lambda: torch.std_mean(torch.empty(0)))

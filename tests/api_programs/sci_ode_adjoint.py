@@ -63,10 +63,15 @@ orders = [math.log2(errs[i] / errs[i + 1]) for i in range(3)]
 print("rk4 orders", [round(o, 1) for o in orders])
 
 # Dormand-Prince 5(4) with step-size control
-A = [[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
-     [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-     [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-     [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]
+A = [
+    [],
+    [1 / 5],
+    [3 / 40, 9 / 40],
+    [44 / 45, -56 / 15, 32 / 9],
+    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+    [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
+]
 C = torch.tensor([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1], dtype=f64)
 B5 = torch.tensor([35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0], dtype=f64)
 B4 = torch.tensor([5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40], dtype=f64)
@@ -119,9 +124,10 @@ loss = (yT**2).sum()
 (g_bp,) = torch.autograd.grad(loss, th)
 print("backprop grad", r(g_bp, nd=3))
 
+
 # discrete adjoint: lambda_N = dL/dy_N, lambda_i = lambda_{i+1} d step/dy, dL/dtheta += lambda_{i+1} d step/dtheta
 def step(y, th_, i):
-    return rk4(lotka, y, tg[i:i + 2], th_)[-1]
+    return rk4(lotka, y, tg[i : i + 2], th_)[-1]
 
 
 with torch.no_grad():

@@ -38,7 +38,14 @@ def laplacian_slice(u):
 
 Lc = laplacian_conv(u_exact)
 Ls = laplacian_slice(u_exact)
-print("stencil", Lc.shape, "conv == slice", torch.allclose(Lc, Ls), "trunc err", round((Lc - f[1:-1, 1:-1]).abs().max().item(), 3))
+print(
+    "stencil",
+    Lc.shape,
+    "conv == slice",
+    torch.allclose(Lc, Ls),
+    "trunc err",
+    round((Lc - f[1:-1, 1:-1]).abs().max().item(), 3),
+)
 
 # padding modes for boundary conditions
 u = torch.arange(12, dtype=f64).view(3, 4)
@@ -49,13 +56,31 @@ print("pad value", F.pad(u, (0, 1), value=-1.0)[:, -1].tolist())
 
 # derivatives with torch.gradient and diff
 gx, gy = torch.gradient(u_exact, spacing=h)
-print("gradient", gx.shape, "max err dx", round((gx - math.pi * torch.cos(math.pi * X) * torch.sin(2 * math.pi * Y)).abs().max().item(), 3))
+print(
+    "gradient",
+    gx.shape,
+    "max err dx",
+    round((gx - math.pi * torch.cos(math.pi * X) * torch.sin(2 * math.pi * Y)).abs().max().item(), 3),
+)
 g2 = torch.gradient(u_exact, spacing=(xs, xs), edge_order=2)
-print("gradient coords edge2", round((g2[1] - 2 * math.pi * torch.sin(math.pi * X) * torch.cos(2 * math.pi * Y)).abs().max().item(), 3))
+print(
+    "gradient coords edge2",
+    round((g2[1] - 2 * math.pi * torch.sin(math.pi * X) * torch.cos(2 * math.pi * Y)).abs().max().item(), 3),
+)
 (gd,) = torch.gradient(xs**2, dim=0)
 print("gradient unit spacing", r(gd, 4), "dim tuple", torch.gradient(u, dim=(1,))[0][0].tolist())
-print("diff", torch.diff(u, dim=1)[0].tolist(), "n=2", torch.diff(xs**3, n=2)[:3].mul(1 / h**2).tolist()[:3] == torch.diff(xs**3, n=2)[:3].div(h**2).tolist()[:3])
-print("diff prepend", torch.diff(torch.tensor([1, 4, 9]), prepend=torch.tensor([0])).tolist(), "append", torch.diff(torch.tensor([1.0, 2.0]), append=torch.tensor([0.0, 5.0])).tolist())
+print(
+    "diff",
+    torch.diff(u, dim=1)[0].tolist(),
+    "n=2",
+    torch.diff(xs**3, n=2)[:3].mul(1 / h**2).tolist()[:3] == torch.diff(xs**3, n=2)[:3].div(h**2).tolist()[:3],
+)
+print(
+    "diff prepend",
+    torch.diff(torch.tensor([1, 4, 9]), prepend=torch.tensor([0])).tolist(),
+    "append",
+    torch.diff(torch.tensor([1.0, 2.0]), append=torch.tensor([0.0, 5.0])).tolist(),
+)
 
 # Poisson: lap u = f, u = 0 on the boundary
 interior = torch.zeros(N, N, dtype=torch.bool)
@@ -65,7 +90,11 @@ interior[1:-1, 1:-1] = True
 def jacobi(f, iters):
     u = torch.zeros_like(f)
     for _ in range(iters):
-        nb = F.conv2d(u[None, None], torch.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]], dtype=f64).view(1, 1, 3, 3), padding=1)[0, 0]
+        nb = F.conv2d(
+            u[None, None],
+            torch.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]], dtype=f64).view(1, 1, 3, 3),
+            padding=1,
+        )[0, 0]
         u = torch.where(interior, (nb - h**2 * f) / 4, u)
     return u
 
@@ -110,7 +139,14 @@ def cg(b, tol=1e-10, maxit=200):
 
 b = torch.where(interior, -f, torch.zeros_like(f))
 u_cg, its = cg(b)
-print("CG iterations", its, "err", round((u_cg - u_exact).abs().max().item(), 4), "residual", float(A(u_cg).sub(b).norm()) < 1e-8)
+print(
+    "CG iterations",
+    its,
+    "err",
+    round((u_cg - u_exact).abs().max().item(), 4),
+    "residual",
+    float(A(u_cg).sub(b).norm()) < 1e-8,
+)
 
 # discretisation error falls as h^2
 errs = []
@@ -126,7 +162,14 @@ print("stencil orders", [round(math.log2(errs[i] / errs[i + 1]), 2) for i in ran
 # restriction / prolongation
 coarse = F.avg_pool2d(u_exact[None, None, :16, :16], 2)
 fine = F.interpolate(coarse, scale_factor=2, mode="bilinear", align_corners=False)
-print("restrict", coarse.shape, "prolong", fine.shape, "err", round((fine[0, 0] - u_exact[:16, :16]).abs().max().item(), 3))
+print(
+    "restrict",
+    coarse.shape,
+    "prolong",
+    fine.shape,
+    "err",
+    round((fine[0, 0] - u_exact[:16, :16]).abs().max().item(), 3),
+)
 fine_ac = F.interpolate(u_exact[None, None], size=(33, 33), mode="bilinear", align_corners=True)
 print("align_corners keeps nodes", torch.allclose(fine_ac[0, 0, ::2, ::2], u_exact))
 up_nn = F.interpolate(coarse, scale_factor=2, mode="nearest")
@@ -159,7 +202,7 @@ steps = int(0.05 / dt)
 for _ in range(steps):
     uh = uh.clone()
     uh[1:-1] = uh[1:-1] + dt / dx**2 * F.conv1d(uh[None, None], k1)[0, 0]
-print("heat steps", steps, "decay", round(uh.max().item(), 4), "exact", round(math.exp(-math.pi**2 * steps * dt), 4))
+print("heat steps", steps, "decay", round(uh.max().item(), 4), "exact", round(math.exp(-(math.pi**2) * steps * dt), 4))
 
 try:
     F.pad(u, (1, 1), mode="reflect", value=1.0)

@@ -20,14 +20,21 @@ def r(x, k=6, nd=4):
 
 x = torch.linspace(0, math.pi, 33, dtype=f64)
 y = torch.sin(x)
-print("trapezoid", round(torch.trapezoid(y, x).item(), 6), "dx form", round(torch.trapezoid(y, dx=math.pi / 32).item(), 6))
+print(
+    "trapezoid", round(torch.trapezoid(y, x).item(), 6), "dx form", round(torch.trapezoid(y, dx=math.pi / 32).item(), 6)
+)
 print("trapz alias", torch.trapz(y, x).item() == torch.trapezoid(y, x).item())
 ct = torch.cumulative_trapezoid(y, x)
 print("cumulative", ct.shape, r(ct[[7, 15, 31]], 3, 5), "vs 1-cos", r(1 - torch.cos(x[[8, 16, 32]]), 3, 5))
 Y2 = torch.stack([torch.sin(x), torch.cos(x), x**2])
 print("batched trapezoid", r(torch.trapezoid(Y2, x, dim=-1), 3, 5), "dim0", torch.trapezoid(Y2, dim=0).shape)
 xu = torch.tensor([0.0, 0.1, 0.3, 0.7, 1.0], dtype=f64)
-print("uneven grid", round(torch.trapezoid(xu**2, xu).item(), 5), "int input", torch.trapezoid(torch.tensor([1, 2, 3])).item())
+print(
+    "uneven grid",
+    round(torch.trapezoid(xu**2, xu).item(), 5),
+    "int input",
+    torch.trapezoid(torch.tensor([1, 2, 3])).item(),
+)
 print("cumtrapz dx", torch.cumulative_trapezoid(torch.tensor([1.0, 2.0, 3.0]), dx=2.0).tolist())
 
 
@@ -36,6 +43,7 @@ def simpson(f_vals, h):
 
 
 print("simpson", round(simpson(y, math.pi / 32).item(), 10))
+
 
 # Gauss-Legendre via Golub-Welsch
 def gauss_legendre(n):
@@ -88,7 +96,13 @@ ecdf = torch.searchsorted(sd, qs, right=True).to(f64) / sd.numel()
 print("ECDF", r(ecdf, 3, 3), "searchsorted side=left", torch.searchsorted(sd, qs, side="left").tolist())
 edges = torch.tensor([0.0, 1.0, 2.0, 4.0, 8.0], dtype=f64)
 bins = torch.bucketize(data, edges)
-print("bucketize", bins.dtype, torch.bincount(bins, minlength=6).tolist(), "right", torch.bucketize(torch.tensor([1.0, 2.0], dtype=f64), edges, right=True).tolist())
+print(
+    "bucketize",
+    bins.dtype,
+    torch.bincount(bins, minlength=6).tolist(),
+    "right",
+    torch.bucketize(torch.tensor([1.0, 2.0], dtype=f64), edges, right=True).tolist(),
+)
 counts, be = torch.histogram(data, bins=edges, weight=torch.ones_like(data) / 500)
 print("weighted histogram", r(counts, 4, 3), be.tolist())
 
@@ -107,7 +121,14 @@ print("var unbiased kw", r(clean.var(1, unbiased=False), 2, 3), "std correction=
 print("cov", r(torch.cov(clean)[0], 4, 3), "corrcoef diag", r(torch.corrcoef(clean).diagonal(), 4, 3))
 fw = torch.from_numpy(rng.integers(1, 4, 30))
 aw = torch.from_numpy(rng.uniform(0.5, 1.5, 30))
-print("cov fweights", r(torch.cov(clean, fweights=fw)[0], 2, 3), "aweights", r(torch.cov(clean, aweights=aw)[0], 2, 3), "correction=0", r(torch.cov(clean, correction=0)[1], 2, 3))
+print(
+    "cov fweights",
+    r(torch.cov(clean, fweights=fw)[0], 2, 3),
+    "aweights",
+    r(torch.cov(clean, aweights=aw)[0], 2, 3),
+    "correction=0",
+    r(torch.cov(clean, correction=0)[1], 2, 3),
+)
 med, med_i = clean.median(dim=1)
 print("median even count (lower)", r(med, 4, 3), med_i.dtype, "keepdim", clean.median(dim=1, keepdim=True).values.shape)
 kv, ki = torch.kthvalue(clean, 3, dim=1)
@@ -117,14 +138,34 @@ mv, mi = torch.mode(ints, dim=1)
 print("mode", mv.tolist(), "counts", [int((ints[i] == mv[i]).sum()) for i in range(3)])
 mn, mx = torch.aminmax(clean, dim=1)
 print("aminmax", r(mn, 2, 3), r(mx, 2, 3), "global", [round(t.item(), 3) for t in torch.aminmax(clean)])
-print("logsumexp", r(torch.logsumexp(clean, dim=1), 2, 4), "stable", round(torch.logsumexp(torch.tensor([1000.0, 1000.0], dtype=f64), 0).item(), 4))
+print(
+    "logsumexp",
+    r(torch.logsumexp(clean, dim=1), 2, 4),
+    "stable",
+    round(torch.logsumexp(torch.tensor([1000.0, 1000.0], dtype=f64), 0).item(), 4),
+)
 cm, ci = torch.cummax(clean[0], 0)
 print("cummax", r(cm, 5, 3), ci[:5].tolist(), "cummin last", round(torch.cummin(clean[0], 0).values[-1].item(), 3))
-print("cumprod growth", round(torch.cumprod(1 + clean[0] / 1000, 0)[-1].item(), 4), "logcumsumexp", round(torch.logcumsumexp(clean[0], 0)[-1].item(), 4))
+print(
+    "cumprod growth",
+    round(torch.cumprod(1 + clean[0] / 1000, 0)[-1].item(), 4),
+    "logcumsumexp",
+    round(torch.logcumsumexp(clean[0], 0)[-1].item(), 4),
+)
 zs = (clean - clean.mean(1, keepdim=True)) / clean.std(1, keepdim=True)
 print("z-scores", r(zs.mean(1), 4, 10), r(zs.std(1), 4, 10))
-print("quantile dim", torch.quantile(clean, torch.tensor([0.25, 0.75], dtype=f64), dim=1).shape, "iqr", r(torch.quantile(clean, 0.75, dim=1) - torch.quantile(clean, 0.25, dim=1), 4, 3))
-print("count_nonzero", torch.count_nonzero(clean > 15, dim=1).tolist(), "unique_consecutive", torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 2, 3, 1])).tolist())
+print(
+    "quantile dim",
+    torch.quantile(clean, torch.tensor([0.25, 0.75], dtype=f64), dim=1).shape,
+    "iqr",
+    r(torch.quantile(clean, 0.75, dim=1) - torch.quantile(clean, 0.25, dim=1), 4, 3),
+)
+print(
+    "count_nonzero",
+    torch.count_nonzero(clean > 15, dim=1).tolist(),
+    "unique_consecutive",
+    torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 2, 3, 1])).tolist(),
+)
 
 try:
     torch.trapezoid(y, x[:-1])

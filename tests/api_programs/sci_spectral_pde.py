@@ -23,19 +23,32 @@ x = torch.arange(N, dtype=f64) * (L / N)
 k = torch.fft.fftfreq(N, d=L / N) * 2 * math.pi
 kr = torch.fft.rfftfreq(N, d=L / N) * 2 * math.pi
 print("fftfreq", k.dtype, r(k, 5), "rfftfreq", kr.shape, r(kr[-3:], 3))
-print("fftshift", r(torch.fft.fftshift(k), 4), "ifftshift roundtrip", torch.equal(torch.fft.ifftshift(torch.fft.fftshift(k)), k))
+print(
+    "fftshift",
+    r(torch.fft.fftshift(k), 4),
+    "ifftshift roundtrip",
+    torch.equal(torch.fft.ifftshift(torch.fft.fftshift(k)), k),
+)
 
 u = torch.exp(torch.sin(x))
 du_exact = torch.cos(x) * u
 U = torch.fft.rfft(u)
 print("rfft", U.shape, U.dtype, "U0", round(U[0].real.item(), 4))
 du = torch.fft.irfft(1j * kr * U, n=N)
-print("spectral d/dx err", f"{(du - du_exact).abs().max().item():.1e}" if (du - du_exact).abs().max() > 1e-12 else "< 1e-12")
+print(
+    "spectral d/dx err",
+    f"{(du - du_exact).abs().max().item():.1e}" if (du - du_exact).abs().max() > 1e-12 else "< 1e-12",
+)
 d2u = torch.fft.irfft(-(kr**2) * U, n=N)
 print("second derivative err small", bool((d2u - (torch.cos(x) ** 2 - torch.sin(x)) * u).abs().max() < 1e-10))
 Uc = torch.fft.fft(u)
 print("fft vs rfft", torch.allclose(Uc[: N // 2 + 1], U), "hermitian", torch.allclose(Uc[1:].flip(0), Uc[1:].conj()))
-print("ifft real", torch.allclose(torch.fft.ifft(Uc).real, u), "imag tiny", bool(torch.fft.ifft(Uc).imag.abs().max() < 1e-14))
+print(
+    "ifft real",
+    torch.allclose(torch.fft.ifft(Uc).real, u),
+    "imag tiny",
+    bool(torch.fft.ifft(Uc).imag.abs().max() < 1e-14),
+)
 
 # Parseval and normalisations
 for norm in ("backward", "ortho", "forward"):
@@ -56,10 +69,18 @@ K2[0, 0] = 1.0
 phi_hat = -torch.fft.fft2(rho) / K2
 phi_hat[0, 0] = 0
 phi = torch.fft.ifft2(phi_hat).real
-print("poisson fft2 err", f"{(phi - phi_exact).abs().max().item():.1e}" if (phi - phi_exact).abs().max() > 1e-12 else "< 1e-12")
+print(
+    "poisson fft2 err",
+    f"{(phi - phi_exact).abs().max().item():.1e}" if (phi - phi_exact).abs().max() > 1e-12 else "< 1e-12",
+)
 R2 = torch.fft.rfft2(rho)
 print("rfft2", R2.shape, "irfft2 roundtrip", torch.allclose(torch.fft.irfft2(R2, s=(M, M)), rho))
-print("fftn == fft2", torch.allclose(torch.fft.fftn(rho), torch.fft.fft2(rho)), "dims", torch.fft.fftn(rho, dim=(0,)).shape)
+print(
+    "fftn == fft2",
+    torch.allclose(torch.fft.fftn(rho), torch.fft.fft2(rho)),
+    "dims",
+    torch.fft.fftn(rho, dim=(0,)).shape,
+)
 spec = torch.fft.fftshift(torch.fft.fft2(phi_exact).abs(), dim=(-2, -1))
 peaks = (spec > 1).nonzero().tolist()
 print("centred peaks", peaks)
@@ -113,7 +134,10 @@ print("windows", r(torch.hamming_window(5, periodic=False), 5), r(torch.blackman
 S = torch.stft(sig, n_fft=64, hop_length=32, window=torch.hann_window(64, dtype=f64), return_complex=True)
 print("stft", S.shape, S.dtype, "peak bins", S.abs().mean(-1).topk(2).indices.sort().values.tolist())
 rec = torch.istft(S, n_fft=64, hop_length=32, window=torch.hann_window(64, dtype=f64), length=256)
-print("istft err", f"{(rec - sig)[32:-32].abs().max().item():.0e}" if (rec - sig)[32:-32].abs().max() > 1e-12 else "< 1e-12")
+print(
+    "istft err",
+    f"{(rec - sig)[32:-32].abs().max().item():.0e}" if (rec - sig)[32:-32].abs().max() > 1e-12 else "< 1e-12",
+)
 
 # Chebyshev differentiation matrix (Trefethen's cheb)
 n = 12
@@ -126,8 +150,14 @@ D = torch.outer(c, 1 / c) / (dX + torch.eye(n + 1, dtype=f64))
 D = D - torch.diag(D.sum(1))
 fc = torch.exp(xc) * torch.sin(5 * xc)
 dfc = D @ fc
-print("cheb D", D.shape, "row sums 0", bool(D.sum(1).abs().max() < 1e-10),
-      "deriv err", f"{(dfc - torch.exp(xc) * (torch.sin(5 * xc) + 5 * torch.cos(5 * xc))).abs().max().item():.0e}")
+print(
+    "cheb D",
+    D.shape,
+    "row sums 0",
+    bool(D.sum(1).abs().max() < 1e-10),
+    "deriv err",
+    f"{(dfc - torch.exp(xc) * (torch.sin(5 * xc) + 5 * torch.cos(5 * xc))).abs().max().item():.0e}",
+)
 D2 = (D @ D)[1:-1, 1:-1]
 ev = torch.linalg.eigvals(D2)
 lam = torch.sort(-ev.real).values[:3]

@@ -84,6 +84,13 @@ def test_trapezoid_errors():
         E.trapezoid(E.tensor(1.0), E.tensor(2.0))
     with pytest.raises(IndexError, match="^slice\\(\\) cannot be applied to a 0-dim tensor.$"):
         E.cumulative_trapezoid(E.tensor(1.0))
+    with pytest.raises(RuntimeError, match="^trapezoid: received a bool input for `y`, but bool is not supported$"):
+        E.trapezoid(E.tensor([True, False]))
+    with pytest.raises(RuntimeError, match="^cumulative_trapezoid: received a bool input for `x` or `y`"):
+        E.cumulative_trapezoid(E.ones(2), E.tensor([True, False]))
+    # PyTorch's constant-spacing form dx (sum(y) - (y_0 + y_n) / 2): integers give float32, as there
+    r = E.trapezoid(E.tensor([1, 2, 4]), dx=2)
+    assert r.dtype is E.float32 and r.item() == 9.0
     assert math.isclose(E.trapezoid(E.ones(5), dx=0.25).item(), 1.0)
 
 

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from ember.core.ops.arith import round
-from ember.core.ops.elementwise import erf, erfinv, exp2, expm1, log1p, xlogy
+from ember.core.ops.arith import xlogy
+from ember.core.ops.elementwise import erf, erfinv, exp2, expm1, log1p
 from ember.core.ops.elementwise import sigmoid as expit
 from ember.core.ops import reduce as _reduce
 from ember.core.ops import softmax as _softmax

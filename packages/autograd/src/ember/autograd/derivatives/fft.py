@@ -45,8 +45,8 @@ def _c2r_backward(grad, input_shape, dim, norm):
 
 
 ENTRIES = [
-    d("fft_c2c(input, dim, norm, forward)", input=lambda grad, dim, norm, forward: fft_c2c(grad, dim, _SWAP[norm],
-                                                                                          not forward)),
-    d("fft_r2c(input, dim, norm)", input=_r2c_backward),
-    d("fft_c2r(input, dim, norm, last_dim_size)", input=_c2r_backward),
+    d("fft_c2c(input, dim, norm, forward)", name="FftC2CBackward0",
+      input=lambda grad, dim, norm, forward: fft_c2c(grad, dim, _SWAP[norm], not forward)),
+    d("fft_r2c(input, dim, norm)", name="FftR2CBackward0", input=_r2c_backward),
+    d("fft_c2r(input, dim, norm, last_dim_size)", name="FftC2RBackward0", input=_c2r_backward),
 ]

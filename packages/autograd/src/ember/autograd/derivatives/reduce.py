@@ -221,7 +221,7 @@ ENTRIES = [
     d("mean(input, dims, keepdim=False, dtype=None)",
       input=lambda grad, input_shape, dims, keepdim: unreduce(grad, input_shape, dims, keepdim)
       / max(_count(input_shape, dims), 1)),
-    d("nanmean(input, dims, keepdim=False, dtype=None)",
+    d("nanmean(input, dims, keepdim=False, dtype=None)", name="DivBackward0",  # PyTorch's nansum / count
       input=lambda grad, input, dims, keepdim: where0(
           ew.logical_not(ew.isnan(input)), unreduce(grad, tuple(input.shape), dims, keepdim))
       / ew.logical_not(ew.isnan(input)).sum(dims, keepdim=True)),

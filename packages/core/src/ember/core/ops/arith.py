@@ -18,13 +18,14 @@ from ember.core.tensor import Tensor
 __all__ = [
     "greater", "greater_equal", "less", "less_equal", "not_equal", "negative", "absolute", "fix", "arcsin", "arccos",
     "arctan", "arctan2", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
-    "pow", "round", "float_power", "clamp", "clip", "clamp_min", "clamp_max", "addcmul", "addcdiv", "rsub", "lerp"
+    "pow", "round", "float_power", "clamp", "clip", "clamp_min", "clamp_max", "addcmul", "addcdiv", "rsub", "lerp",
+    "xlogy",
 ]
 
 # Every row of the op table is a method, and but for PyTorch's exceptions an in-place one (`x.exp_()`);
 # the rows whose public function takes more arguments (`alpha=`, `rounding_mode=`, `decimals=`) are
 # defined below, and attach themselves
-_DEFINED_HERE = ("add", "sub", "mul", "div", "floor_divide", "pow", "round")
+_DEFINED_HERE = ("add", "sub", "mul", "div", "floor_divide", "pow", "round", "xlogy")
 _NO_METHOD = ("trunc_divide",)  # PyTorch spells it `div(rounding_mode="trunc")`
 _NO_INPLACE = ("maximum", "minimum", "fmax", "fmin")  # nor predicates (`isnan`); comparisons have `eq_`
 for _row in ew.UNARY + ew.BINARY:
@@ -431,12 +432,23 @@ def addcdiv(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
 
 
 @method
+def xlogy(input, other, *, out=None) -> Tensor:
+    """`input * log(other)`, 0 where input is 0; PyTorch's overloads name the node: (Tensor, Tensor)
+    XlogyBackward0, (Scalar, Tensor) XlogyBackward1, (Tensor, Scalar) XlogyBackward2."""
+    r = ew.xlogy(input, other, out=out)
+    if not isinstance(input, Tensor):
+        return node_name(r, "XlogyBackward0", "XlogyBackward1")
+    return r if isinstance(other, Tensor) else node_name(r, "XlogyBackward0", "XlogyBackward2")
+
+
+@method
 def rsub(input, other, *, alpha=1) -> Tensor:
     r = sub(other, input, alpha=alpha)  # PyTorch's overloads: rsub(Tensor, Tensor), rsub(Tensor, Scalar)
     return node_name(r, "SubBackward0", "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
 
 
-for _fn in (add, sub, mul, div, pow, round, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power):
+for _fn in (add, sub, mul, div, pow, round, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power,
+            xlogy):
     inplace(_fn)
 inplace(sub, "subtract_")
 inplace(mul, "multiply_")

@@ -781,7 +781,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
                  zeros((r, ncols - left - c), dtype=dt, device=b.device)]
         rows.append(_cat(tuple(parts), 1))
         left += c
-    return _cat(tuple(rows), 0)
+    return node_name(_cat(tuple(rows), 0), "CatBackward0", "BlockDiagBackward0")
 
 
 def where(condition: Tensor, input=None, other=None, *, out: Tensor | None = None):

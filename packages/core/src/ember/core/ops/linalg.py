@@ -835,6 +835,7 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     a2 = reshape(a, tuple(x for s in a._shape for x in (s, 1)))
     b2 = reshape(b, tuple(x for s in b._shape for x in (1, s)))
     r = reshape(ew.mul(a2, b2), tuple(x * y for x, y in zip(a._shape, b._shape, strict=True)))
+    r = node_name(r, "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's kron ends in _unsafe_view
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
 

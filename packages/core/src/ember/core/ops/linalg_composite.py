@@ -13,7 +13,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as I
@@ -95,7 +95,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool | None = None, left: b
     if unitriangular:
         T = _unit_diagonal(T)
     try:
-        r = solve(T, B, left=left)
+        r = node_name(solve(T, B, left=left), "LinalgSolveBackward0", "LinalgSolveTriangularBackward0")
     except LinAlgError:  # a zero on the diagonal: PyTorch's trsm divides by it
         r = _substituted(T, B, upper, left)
     return r if out is None else S.copy_(_resized(out, r), r)
@@ -529,6 +529,8 @@ def matrix_exp(input: Tensor) -> Tensor:
         total = ew.add(total, term)
     for _ in range(s):
         total = _matmul(total, total)
+    for made in ("MmBackward0", "BmmBackward0", "UnsafeViewBackward0", "ViewBackward0", "AddBackward0"):
+        total = node_name(total, made, "LinalgMatrixExpBackward0")
     return total
 
 

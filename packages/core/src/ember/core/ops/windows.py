@@ -11,6 +11,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.creation import tensor
+from ember.core.dispatch import node_name
 from ember.core.methods import numpy_aliases
 from ember.core.ops._util import _CPP_TYPE_NAMES
 from ember.core.ops import elementwise as ew
@@ -105,6 +106,9 @@ def _pairs(y: Tensor, dim: int):
 
 def _spacing(y: Tensor, x, dx, dim: int, op: str):
     """The widths between neighbours along `dim`: a number, or a tensor broadcasting against y's pairs."""
+    if y._dtype is dtypes.bool or isinstance(x, Tensor) and x._dtype is dtypes.bool:
+        what = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"{op}: received a bool input for {what}, but bool is not supported")
     if x is not None and (dx is not None or not isinstance(x, Tensor)):  # PyTorch's binding: a Tensor x, or dx
         got = ", ".join(type(v).__name__ for v in (y, x)) + ("" if dx is None else f", dx={type(dx).__name__}")
         raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
@@ -142,8 +146,12 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     dim = _dim(y, dim, "trapezoid")
     if y._shape[dim] == 0:
         return R.sum(y, dim)
+    step = _spacing(y, x, dx, dim, "trapezoid")
+    if not isinstance(step, Tensor):  # PyTorch's constant-spacing form: dx (sum(y) - (y_first + y_last) / 2)
+        ends = ew.add(S.select(y, dim, 0), S.select(y, dim, -1))
+        return node_name(ew.mul(ew.sub(R.sum(y, dim), ew.mul(ends, 0.5)), step), "MulBackward0", "MulBackward1")
     lo, hi = _pairs(y, dim)
-    return R.sum(ew.mul(ew.div(ew.add(lo, hi), 2.0), _spacing(y, x, dx, dim, "trapezoid")), dim)
+    return node_name(ew.div(R.sum(ew.mul(ew.add(lo, hi), step), dim), 2.0), "DivBackward0", "DivBackward1")
 
 
 @numpy_aliases
@@ -162,5 +170,8 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
     dim = _dim(y, dim, "cumulative_trapezoid")
     if y._shape[dim] == 0:
         return y
+    step = _spacing(y, x, dx, dim, "cumulative_trapezoid")
     lo, hi = _pairs(y, dim)
-    return R.cumsum(ew.mul(ew.div(ew.add(lo, hi), 2.0), _spacing(y, x, dx, dim, "cumulative_trapezoid")), dim)
+    if not isinstance(step, Tensor):  # PyTorch's order of operations, so the roundings agree
+        return R.cumsum(ew.mul(ew.add(lo, hi), step / 2.0), dim)
+    return node_name(ew.div(R.cumsum(ew.mul(ew.add(lo, hi), step), dim), 2.0), "DivBackward0", "DivBackward1")
