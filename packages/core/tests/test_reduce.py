@@ -458,7 +458,7 @@ def test_every_primitive_here_has_a_cpu_kernel_and_documents_its_signature():
            if any(getattr(k, "__module__", None) in mine for k in op.kernels.values())]
     assert len(ops) >= 35
     for op in ops:
-        assert "cpu" in op.kernels, op.name
+        assert "cpu" in op.kernels or "any" in op.kernels, op.name  # "any": one kernel over ops, every device
         assert op.doc.startswith(op.name + "("), op.name
 
 
