@@ -3,6 +3,7 @@ ldexp, frexp, trapezoid, sum_to_size ...) against float64 central differences.""
 
 import math
 
+import numpy as np
 import pytest
 
 import ember.autograd as E
@@ -130,3 +131,20 @@ def test_module_load_copies_or_assigns_detached():
 def test_segment_reduce_gradient(reduce):
     d = _rand(5, 2, seed=13)
     assert gradcheck(lambda d: E.segment_reduce(d, reduce, lengths=E.tensor([2, 3])), (d,))
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_div_with_a_rounding_mode_sends_zero_gradients_as_pytorchs_divbackward2(mode):
+    """PyTorch records DivBackward2 for a rounded quotient, with a zero gradient for each operand requiring grad."""
+    w = E.tensor([1.5, 2.5, -3.0, -7.0], requires_grad=True)
+    o = E.tensor([1.0, 2.0, -2.0, 2.0], requires_grad=True)
+    r = E.div(w, o, rounding_mode=mode)
+    assert type(r.grad_fn).__name__ == "DivBackward2"
+    want = np.floor if mode == "floor" else np.trunc
+    np.testing.assert_array_equal(r.detach().numpy(), want(np.array([1.5, 1.25, 1.5, -3.5], dtype=np.float32)))
+    r.sum().backward()
+    assert w.grad.tolist() == [0.0] * 4 and o.grad.tolist() == [0.0] * 4
+    assert E.div(w, 2, rounding_mode=mode).requires_grad
+    assert not E.div(E.tensor([5, -5]), 2, rounding_mode=mode).requires_grad
+    with E.no_grad():
+        assert not E.div(w, 2, rounding_mode=mode).requires_grad

@@ -220,10 +220,24 @@ def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
         except NotImplementedError:
             return _sparse_form("div", input, other, 1, out)
     if rounding_mode == "floor":
-        return ew.floor_divide(input, other, out=out)
+        return _rounded_quotient(ew.floor_divide(input, other, out=out), input, other, out)
     if rounding_mode == "trunc":
-        return ew.trunc_divide(input, other, out=out)
+        return _rounded_quotient(ew.trunc_divide(input, other, out=out), input, other, out)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+def _rounded_quotient(q: Tensor, input, other, out) -> Tensor:
+    """PyTorch's DivBackward2 on a rounded quotient of operands that require grad: a zero gradient for each.
+    The quotient ops record nothing; selecting the quotient over each such operand gives it its zero."""
+    if out is not None or not q._dtype.is_floating_point:
+        return q
+    needs = [t for t in (other, input) if isinstance(t, Tensor) and t._requires_grad]
+    if not needs:
+        return q
+    keep = ew.ge(q, q) | ew.isnan(q)  # all True, q's shape
+    for t in needs:
+        q = ew.where(keep, q, t)
+    return node_name(q, "WhereBackward0", "DivBackward2")
 
 
 divide = true_divide = div
