@@ -497,8 +497,13 @@ def test_a_derivative_signature_that_drifts_from_its_op_raises():
         check_signature(fewer, get_op("sum"))
 
 
+# entries whose backward raises, as PyTorch's (test_oops_messages checks the words): nothing to gradcheck
+NOT_IMPLEMENTED = {"unique", "unique_consecutive"}
+
+
 def test_every_entry_has_samples():
-    assert sorted(n for n in TABLE if n not in SAMPLES and n not in NO_DOUBLE_BACKWARD) == []
+    covered = SAMPLES.keys() | NO_DOUBLE_BACKWARD.keys() | NOT_IMPLEMENTED
+    assert sorted(n for n in TABLE if n not in covered) == []
     # every sample is parametrized (none added after the parametrization was built)
     assert sum(len(v) for v in SAMPLES.values()) == len(_PARAMS)
 

@@ -3,6 +3,7 @@ ldexp, frexp, trapezoid, sum_to_size ...) against float64 central differences.""
 
 import math
 
+import numpy as np
 import pytest
 
 import ember.autograd as E
@@ -153,6 +154,8 @@ def test_renorm_gradient_and_node_name():
     (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord=1), "AmaxBackward0"),
     (lambda x: E.linalg.matrix_norm(x.view(1, 2, 2), ord=-math.inf, dim=(0, 2), keepdim=True), "AminBackward0"),
 ])
+
+
 def test_composed_ops_carry_pytorchs_node_names(fn, name):
     assert type(fn(_x(0.5, -1.0, 2.0, 0.25)).grad_fn).__name__ == name
 
@@ -162,3 +165,20 @@ def test_matrix_norm_one_and_inf_reduce_the_right_dims_without_keepdim():
     assert E.linalg.matrix_norm(a, ord=1, dim=(2, 1)).tolist() == [15.0]  # abs sums over dim 2, max over dim 1
     assert E.linalg.matrix_norm(a, ord=math.inf, dim=(0, 2)).tolist() == [6.0, 15.0]
     assert E.linalg.matrix_norm(a, ord=-1, dim=(1, 2), keepdim=True).shape == (1, 1, 1)
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_div_with_a_rounding_mode_sends_zero_gradients_as_pytorchs_divbackward2(mode):
+    """PyTorch records DivBackward2 for a rounded quotient, with a zero gradient for each operand requiring grad."""
+    w = E.tensor([1.5, 2.5, -3.0, -7.0], requires_grad=True)
+    o = E.tensor([1.0, 2.0, -2.0, 2.0], requires_grad=True)
+    r = E.div(w, o, rounding_mode=mode)
+    assert type(r.grad_fn).__name__ == "DivBackward2"
+    want = np.floor if mode == "floor" else np.trunc
+    np.testing.assert_array_equal(r.detach().numpy(), want(np.array([1.5, 1.25, 1.5, -3.5], dtype=np.float32)))
+    r.sum().backward()
+    assert w.grad.tolist() == [0.0] * 4 and o.grad.tolist() == [0.0] * 4
+    assert E.div(w, 2, rounding_mode=mode).requires_grad
+    assert not E.div(E.tensor([5, -5]), 2, rounding_mode=mode).requires_grad
+    with E.no_grad():
+        assert not E.div(w, 2, rounding_mode=mode).requires_grad

@@ -1124,9 +1124,15 @@ def _lerp_cpu(input, end, weight, *, out=None):
     x, y, w = arr(input), arr(end), arr(weight)
     # PyTorch's two-sided form: from `end` for |weight| >= 0.5, so lerp(-inf, 1, 0.75) is -inf, not nan
     d = np.subtract(y, x, dtype=dt.np)
-    with np.errstate(invalid="ignore"):
-        r = np.where(np.abs(w) < 0.5, np.add(x, np.multiply(w, d, dtype=dt.np), dtype=dt.np),
-                     np.subtract(y, np.multiply(d, np.subtract(1, w, dtype=dt.np), dtype=dt.np), dtype=dt.np))
+
+    def from_end():
+        return np.subtract(y, np.multiply(d, np.subtract(1, w, dtype=dt.np), dtype=dt.np), dtype=dt.np)
+
+    if np.ndim(w) == 0:  # one weight (a momentum, an optimizer's beta): one side only
+        r = from_end() if np.abs(w) >= 0.5 else np.add(x, np.multiply(w, d, dtype=dt.np), dtype=dt.np)
+    else:
+        with np.errstate(invalid="ignore"):
+            r = np.where(np.abs(w) < 0.5, np.add(x, np.multiply(w, d, dtype=dt.np), dtype=dt.np), from_end())
     r = np.asarray(r, dtype=dt.np)
     operands = (input, end, weight)
     if out is not None:
