@@ -18,8 +18,8 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops._util import arr, int_value, real_value, warn_at_caller, warn_once, wrap, write_out
 from ember.core.ops.scatter_cpu import (
-    ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
-    scatter_kernel,
+    ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, gather_dim, index_array,
+    scatter_apply, scatter_dim, scatter_kernel,
 )
 from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
@@ -400,6 +400,8 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
 # --- gather / scatter --------------------------------------------------------------------
 def _check_gather_shapes(index: Tensor, input: Tensor, dim: int) -> None:
     """PyTorch's gather rule: same rank, and index.size(d) <= input.size(d) for every d != dim."""
+    if index._shape == input._shape:
+        return
     if max(index.ndim, 1) != max(input.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for d in range(max(index.ndim, 1)):
@@ -411,6 +413,8 @@ def _check_gather_shapes(index: Tensor, input: Tensor, dim: int) -> None:
 def _check_scatter_shapes(index: Tensor, target: Tensor, dim: int, src) -> None:
     """PyTorch's scatter rule: same ranks; index.size(d) <= self.size(d) for d != dim and, for a tensor
     `src`, index.size(d) <= src.size(d) for every d: the kernel reads src over the index's extent."""
+    if index._shape == target._shape and (not isinstance(src, Tensor) or src._shape == index._shape):
+        return
     nd = max(target.ndim, 1)
     if max(index.ndim, 1) != nd:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
@@ -458,11 +462,11 @@ def _gather_cpu(input, dim, index, *, sparse_grad=False, out=None):
         r = np.zeros(index._shape, input._dtype.np)
         return write_out(out, r, "gather") if out is not None else wrap(r)
     size = input._shape[d] if input.ndim else 1
-    idx = index_array(index, size, d, allow_negative=False)
+    idx = index_array(index, size, d, allow_negative=False, copy=False)
     shape = index._shape
     if input.ndim == 0:
         r = np.broadcast_to(input._np(), shape).copy()
-    else:
+    elif len(shape) != input.ndim or (r := gather_dim(input._np(), d, idx)) is None:
         r = flat_storage(input)[dim_offsets(input, d, idx, shape)]
     return write_out(out, r, "gather") if out is not None else wrap(r)
 
@@ -499,11 +503,31 @@ def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
     _meta_scatter_any(input, dim, index, src)
 
 
+def _scatter_fast(t: Tensor, dim: int, index: Tensor, src, mode: int) -> bool:
+    """The scatter through (outer, dim, inner) views (NOTE [ Indexing through (outer, dim, inner) views ]);
+    False, having written nothing, where the offset path must run (0-dim, conjugate or negative views, complex
+    arithmetic, a target whose dims do not merge)."""
+    if t.ndim == 0 or index.ndim != t.ndim or t._conj or t._neg or not index.numel():
+        return False
+    if isinstance(src, Tensor):
+        if src.ndim != t.ndim:
+            return False
+        s = src._np()
+        if s.shape != index._shape:
+            s = s[tuple(slice(0, n) for n in index._shape)]
+    else:
+        s = np.broadcast_to(np.full((), arr(src), dtype=t._dtype.np), index._shape)
+    d = _wrap_dim(t, dim)
+    idx = index_array(index, t._shape[d], d, allow_negative=False, copy=False)
+    return scatter_dim(t._np(), d, idx, s, mode)
+
+
 @_scatter.register("cpu")
 def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
     t = _target(input, out)
-    offs, vals = _scatter_offsets("scatter", t, dim, index, src)
-    scatter_apply(t, offs, vals, _REDUCE_MODES[reduce])
+    if not _scatter_fast(t, dim, index, src, _REDUCE_MODES[reduce]):
+        offs, vals = _scatter_offsets("scatter", t, dim, index, src)
+        scatter_apply(t, offs, vals, _REDUCE_MODES[reduce])
     return _finish(t, out, "scatter")
 
 
@@ -518,8 +542,9 @@ def _meta_scatter_add(input, dim, index, src, *, out=None) -> None:
 @_scatter_add.register("cpu")
 def _scatter_add_cpu(input, dim, index, src, *, out=None):
     t = _target(input, out)
-    offs, vals = _scatter_offsets("scatter_add", t, dim, index, src)
-    scatter_apply(t, offs, vals, ADD)
+    if not _scatter_fast(t, dim, index, src, ADD):
+        offs, vals = _scatter_offsets("scatter_add", t, dim, index, src)
+        scatter_apply(t, offs, vals, ADD)
     return _finish(t, out, "scatter_add")
 
 
@@ -546,6 +571,8 @@ def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, o
 def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, out=None):
     reduce = REDUCE_ALIASES.get(reduce, reduce)
     t = _target(input, out)
+    if include_self and reduce != "mean" and _scatter_fast(t, dim, index, src, _REDUCTIONS[reduce]):
+        return _finish(t, out, "scatter_reduce")
     offs, vals = _scatter_offsets("scatter_reduce", t, dim, index, src)
     offs = np.ascontiguousarray(offs).reshape(-1)
     vals = np.ascontiguousarray(vals).reshape(-1)
@@ -769,13 +796,20 @@ def _index_select_cpu(input, dim, index, *, out=None):
     return write_out(out, r, "index_select") if out is not None else wrap(r)
 
 
-def _source_offsets(op: str, t: Tensor, dim: int, index: Tensor, source: Tensor) -> np.ndarray:
-    """Offsets into `t` of the slices at `index`; the meta step matched `source` to them."""
+def _index_apply(op: str, t: Tensor, dim: int, index: Tensor, vals: np.ndarray, mode: int) -> None:
+    """t's slices at the 1-D `index` along `dim` (mode)= `vals`, which the meta step matched to them (index_add_,
+    index_copy_): through (outer, dim, inner) views where they allow, else by storage offsets."""
     d, idx = _dim_index(op, t, dim, index)
+    vals = vals.astype(t._dtype.np, copy=False)
+    if t.ndim and vals.ndim == t.ndim and not (t._conj or t._neg):
+        if scatter_dim(t._np(), d, idx, vals, mode):
+            return
     want = t._shape[:d] + (idx.size,) + t._shape[d + 1:] if t.ndim else (idx.size,)
     if t.ndim == 0:
-        return np.full(idx.shape, t._offset, np.int64)
-    return dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
+        offs = np.full(idx.shape, t._offset, np.int64)
+    else:
+        offs = dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
+    scatter_apply(t, offs, np.broadcast_to(vals.reshape(offs.shape), offs.shape), mode)
 
 
 _index_add = declare("index_add", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("index_add"))
@@ -785,9 +819,8 @@ _index_add.meta(_meta_index_add)
 @_index_add.register("cpu")
 def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
     t = _target(input, out)
-    offs = _source_offsets("index_add", t, dim, index, source)
     vals = source._np() if alpha == 1 else source._np() * alpha
-    scatter_apply(t, offs, np.broadcast_to(np.asarray(vals).reshape(offs.shape), offs.shape), ADD)
+    _index_apply("index_add", t, dim, index, np.asarray(vals), ADD)
     return _finish(t, out, "index_add")
 
 
@@ -798,8 +831,7 @@ _index_copy.meta(_meta_index_copy)
 @_index_copy.register("cpu")
 def _index_copy_cpu(input, dim, index, source, *, out=None):
     t = _target(input, out)
-    offs = _source_offsets("index_copy", t, dim, index, source)
-    scatter_apply(t, offs, source._np().reshape(offs.shape), SET)
+    _index_apply("index_copy", t, dim, index, source._np(), SET)
     return _finish(t, out, "index_copy")
 
 
