@@ -109,15 +109,20 @@ def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
     first), checking the number, dtypes and broadcast of the index tensors on the way."""
     if len(indices) > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {len(indices)})")
+    adv = [d for d, t in enumerate(indices) if t is not None]
+    if len(adv) == 1:  # one index tensor: its dims replace the one it indexes
+        d = adv[0]
+        if indices[d]._dtype not in _INDEX_DTYPES:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return x._shape[:d] + indices[d]._shape + x._shape[d + 1:]
     entries = list(indices) + [None] * (x.ndim - len(indices))
-    adv = [d for d, t in enumerate(entries) if t is not None]
     if not adv:
         return tuple(x._shape)
     if any(entries[d]._dtype not in _INDEX_DTYPES for d in adv):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     shapes = [entries[d]._shape for d in adv]
     try:
-        b = tuple(np.broadcast_shapes(*shapes))
+        b = shapes[0] if len(shapes) == 1 else tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(str(list(sh)) for sh in shapes)) from None
@@ -145,19 +150,22 @@ def _meta_index(x, indices) -> None:
     _check_device_key(x, indices)
 
 
-def _checked_key(x: Tensor, indices) -> list:
-    """Host copies of the index tensors, their values checked against their dims (the meta step checked
-    their number and shapes)."""
+def _checked_key(x: Tensor, indices, copy: bool = True) -> list:
+    """Host copies (views for a reader, without `copy`) of the index tensors, their values checked against
+    their dims (the meta step checked their number and shapes)."""
     key = [None] * x.ndim
     for d, n, t in _advanced(indices):
-        key[d] = index_array(t, x._shape[d], n)
+        key[d] = index_array(t, x._shape[d], n, copy=copy)
     return key
 
 
 @_index.register("cpu")
 def _index_cpu(x, indices):
-    key = _checked_key(x, indices)
+    key = _checked_key(x, indices, copy=False)
     a = x._np()
+    adv = [d for d, k in enumerate(key) if k is not None]
+    if len(adv) == 1:  # one index tensor: numpy's take, row-major, without the fancy-indexing machinery
+        return wrap(a.take(key[adv[0]], axis=adv[0]))
     r = a[tuple(slice(None) if k is None else k for k in key)]
     return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
 
@@ -171,7 +179,7 @@ def _meta_index_put(x, indices, values, accumulate=False) -> None:
     shape = _index_result_shape(x, indices)
     v = values._shape if isinstance(values, Tensor) else np.shape(values)
     try:
-        ok = tuple(np.broadcast_shapes(v, shape)) == shape
+        ok = v == shape or tuple(np.broadcast_shapes(v, shape)) == shape
     except ValueError:
         ok = False
     if not ok:
@@ -308,25 +316,58 @@ def advanced_index(x: Tensor, key: tuple) -> Tensor:
     mask = _full_mask(x, key)
     if mask is not None:  # PyTorch's x[mask] is index(), not masked_select
         return node_name(_masked_select(x, mask), "MaskedSelectBackward0", "IndexBackward0")
+    entries = _plain_entries(x, key)
+    if entries is not None:
+        return _index(x, entries)
     v, entries = _parse_key(x, key)
     if not entries:
         return S.view(v, v._shape)
     return _index(v, tuple(entries))
 
 
+def _plain_entries(x: Tensor, key: tuple) -> tuple | None:
+    """The index entries of a key of only int64/int32 tensors on x's device and full slices (`x[idx]`,
+    `x[:, idx]`, `x[i, j]`), which need none of `_parse_key`'s views; None for any other key."""
+    if len(key) > x.ndim:
+        return None
+    dev = x._storage.device
+    entries = []
+    for k in key:
+        if k.__class__ is slice and k == _ALL:
+            entries.append(None)
+        elif isinstance(k, Tensor) and (k._dtype is dtypes.int64 or k._dtype is dtypes.int32) \
+                and k._storage.device == dev:
+            entries.append(k)
+        else:
+            return None
+    while entries and entries[-1] is None:
+        entries.pop()
+    return tuple(entries) if entries else None
+
+
+_ALL = slice(None)
+
+
 def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
     """x[key] = value for an advanced `key`; `value` broadcasts. A number is cast to x's dtype, a tensor
     must have x's dtype unless it fills a single mask (PyTorch's masked_fill path, which casts). Its
     leading size-1 dims are dropped first, as PyTorch's `__setitem__` does (`index_put_` keeps them)."""
-    if isinstance(value, Tensor) and not _fills_one_mask(_key_tensors(key), value, setitem=True):
+    tensors = _key_tensors(key)
+    if isinstance(value, Tensor) and not _fills_one_mask(tensors, value, setitem=True):
         _check_put_dtype(x, value)
+    if (value.__class__ is float or value.__class__ is int) and x._dtype.is_floating_point \
+            and x._storage.device.type == "cpu":  # setitem checked the number: numpy's cast is tensor()'s
+        value = wrap(np.array(value, x._dtype.np))
     value = _value_tensor(value, x)
-    _refuse_byte_fill(_key_tensors(key), value, setitem=True)
+    _refuse_byte_fill(tensors, value, setitem=True)
     while value.ndim and value._shape[0] == 1:
         value = S.select(value, 0, 0)
     mask = _full_mask(x, key)
     if mask is not None and value.numel() == 1:
-        return _masked_fill(x, mask, S.view(value, ()), out=x)
+        return _masked_fill(x, mask, value if not value._shape else S.view(value, ()), out=x)
+    entries = _plain_entries(x, key)
+    if entries is not None:
+        return _index_put(x, entries, value, False)
     v, entries = _parse_key(x, key)
     if not entries:
         return S.copy_(v, value)
@@ -335,8 +376,9 @@ def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
 
 def _key_tensors(key: tuple) -> list:
     """The entries of an indexing key that PyTorch turns into index tensors."""
-    return [k for k in key if not (k is None or k is Ellipsis or isinstance(k, slice)
-                                   or (isinstance(k, numbers.Integral) and not isinstance(k, bool | np.bool_)))]
+    return [k for k in key if isinstance(k, Tensor) or not (  # a tensor first: Integral is an ABC, slow to test
+        k is None or k is Ellipsis or isinstance(k, slice)
+        or (isinstance(k, numbers.Integral) and not isinstance(k, bool | np.bool_)))]
 
 
 def _fills_one_mask(indices, value: Tensor, setitem: bool = False) -> bool:
@@ -621,6 +663,8 @@ def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) 
     d = _wrap_dim(input, dim)
     a, b = list(input._shape), list(indices._shape)
     a[d] = b[d] = 1
+    if a == b:  # nothing to broadcast: gather itself
+        return _gather(input, d, indices, out=out)
     shape = np.broadcast_shapes(tuple(a), tuple(b))
     x_shape = shape[:d] + (input._shape[d],) + shape[d + 1:]
     i_shape = shape[:d] + (indices._shape[d],) + shape[d + 1:]
@@ -1041,11 +1085,12 @@ def argwhere(input) -> Tensor:
 def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
     _check_int64(op, index)
     n = input.numel()
-    a = np.asarray(index._host_array()).astype(np.int64)
-    bad = (a < -n) | (a >= n)
-    if bad.any():
-        raise IndexError(f"out of range: tried to access index {a[bad].flat[0]} on a tensor of {n} elements.")
-    return np.where(a < 0, a + n, a)
+    try:
+        return index_array(index, n, 0)
+    except IndexError:
+        a = np.asarray(index._host_array())
+        bad = (a < -n) | (a >= n)
+        raise IndexError(f"out of range: tried to access index {a[bad].flat[0]} on a tensor of {n} elements.") from None
 
 
 _take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"), overlap=OVERLAP_INTERNAL | OVERLAP_ANY)

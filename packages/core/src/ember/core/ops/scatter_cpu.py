@@ -81,10 +81,12 @@ def accumulate_rows(x: Tensor, idx: np.ndarray, v) -> bool:
             return False
         expected *= n
     row = expected
-    try:
-        vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), idx.shape + rest)
-    except ValueError:
-        return False
+    vals = np.asarray(v, dtype=x._dtype.np)
+    if vals.shape != idx.shape + rest:
+        try:
+            vals = np.broadcast_to(vals, idx.shape + rest)
+        except ValueError:
+            return False
     if vals.size == 0:  # nothing to add (an empty index, or rows of 0 elements)
         return True
     vals = np.ascontiguousarray(vals).reshape(-1, row)
