@@ -111,4 +111,29 @@ def scatter3():
                         j = io[k, i]
                         to[j, i] = apply(to[j, i], so[k, i], mode)
 
-    return scatter
+    # the same, counting the writes to each element in `count` (t's shape, zeros); without `include_self`
+    # the first write to an element replaces it (scatter_reduce's include_self=False, and its mean)
+    @numba.njit(cache=True, nogil=True)
+    def scatter_counted(t, idx, src, mode, include_self, count):
+        n_o, n_k, n_i = idx.shape
+        for o in range(n_o):
+            for k in range(n_k):
+                for i in range(n_i):
+                    j = idx[o, k, i]
+                    v = src[o, k, i]
+                    c = count[o, j, i]
+                    t[o, j, i] = v if c == 0 and not include_self else apply(t[o, j, i], v, mode)
+                    count[o, j, i] = c + 1
+
+    # scatter_reduce's mean: each element written to, over its count (+1 with include_self); `floor` for ints
+    @numba.njit(cache=True, nogil=True)
+    def mean_counted(t, count, extra, floor):
+        n_o, n, n_i = t.shape
+        for o in range(n_o):
+            for j in range(n):
+                for i in range(n_i):
+                    c = count[o, j, i]
+                    if c:
+                        t[o, j, i] = t[o, j, i] // (c + extra) if floor else t[o, j, i] / (c + extra)
+
+    return scatter, scatter_counted, mean_counted

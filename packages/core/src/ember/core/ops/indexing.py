@@ -545,7 +545,8 @@ def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
     _meta_scatter_any(input, dim, index, src)
 
 
-def _scatter_fast(t: Tensor, dim: int, index: Tensor, src, mode: int) -> bool:
+def _scatter_fast(t: Tensor, dim: int, index: Tensor, src, mode: int, include_self: bool = True,
+                  mean: bool = False) -> bool:
     """The scatter through (outer, dim, inner) views (NOTE [ Indexing through (outer, dim, inner) views ]);
     False, having written nothing, where the offset path must run (0-dim, conjugate or negative views, complex
     arithmetic, a target whose dims do not merge)."""
@@ -561,7 +562,7 @@ def _scatter_fast(t: Tensor, dim: int, index: Tensor, src, mode: int) -> bool:
         s = np.broadcast_to(np.full((), arr(src), dtype=t._dtype.np), index._shape)
     d = _wrap_dim(t, dim)
     idx = index_array(index, t._shape[d], d, allow_negative=False, copy=False)
-    return scatter_dim(t._np(), d, idx, s, mode)
+    return scatter_dim(t._np(), d, idx, s, mode, include_self, mean)
 
 
 @_scatter.register("cpu")
@@ -613,7 +614,7 @@ def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, o
 def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, out=None):
     reduce = REDUCE_ALIASES.get(reduce, reduce)
     t = _target(input, out)
-    if include_self and reduce != "mean" and _scatter_fast(t, dim, index, src, _REDUCTIONS[reduce]):
+    if _scatter_fast(t, dim, index, src, _REDUCTIONS[reduce], include_self, reduce == "mean"):
         return _finish(t, out, "scatter_reduce")
     offs, vals = _scatter_offsets("scatter_reduce", t, dim, index, src)
     offs = np.ascontiguousarray(offs).reshape(-1)

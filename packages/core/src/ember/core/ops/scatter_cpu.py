@@ -202,10 +202,12 @@ _ARITH = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int
                                          np.uint16, np.uint32, np.uint64, np.bool_))
 
 
-def scatter_dim(t: np.ndarray, d: int, idx: np.ndarray, src: np.ndarray, mode: int) -> bool:
+def scatter_dim(t: np.ndarray, d: int, idx: np.ndarray, src: np.ndarray, mode: int, include_self: bool = True,
+                mean: bool = False) -> bool:
     """`t` (mode)= `src` at the checked int64 `idx` along `d`, in place and in index order (`src`: t's dtype and
     rank, any strides; `idx`: src's shape, or 1-D along `d` for the same index in every slice, as index_add_'s);
-    False, having written nothing, where the dtype or t's strides need the offset path."""
+    False, having written nothing, where the dtype or t's strides need the offset path. `include_self` and
+    `mean` are scatter_reduce's (`mode` ADD for a mean)."""
     if mode == SET:
         t, src = bits_view(t), bits_view(src)
         if t is None:
@@ -223,7 +225,14 @@ def scatter_dim(t: np.ndarray, d: int, idx: np.ndarray, src: np.ndarray, mode: i
     k = shape[d]
     if idx.ndim != len(shape):  # the one index broadcast over the outer and inner dims, without a copy
         idx = np.ndarray((o, k, i), np.int64, np.ascontiguousarray(idx), 0, (0, 8, 0))
-    scatter3()(t3, idx.reshape(o, k, i), src.reshape(o, k, i), mode)
+    idx, src = idx.reshape(o, k, i), src.reshape(o, k, i)
+    if include_self and not mean:
+        scatter3()[0](t3, idx, src, mode)
+        return True
+    count = np.zeros(t3.shape, np.int64)
+    scatter3()[1](t3, idx, src, mode, include_self, count)
+    if mean:  # the sum over the count of values (the element itself one more with include_self), as PyTorch
+        scatter3()[2](t3, count, int(include_self), t.dtype.kind != "f")
     return True
 
 
