@@ -1,15 +1,16 @@
-"""Private Numba CPU kernels of the dim-wise indexing ops (gather, scatter*, index_select/add/copy) and the
-one-pass bounds check of their indices.
+"""Private Numba CPU kernels of the dim-wise indexing ops (gather, scatter*, index_add_, index_copy_) and the
+one-pass bounds check of every index.
 
 NOTE [ Indexing through (outer, dim, inner) views ]
 A dim-wise op reads or writes `x[o, idx[o, j, i], i]` where `o` runs over the dims before `dim` and
 `i` over those after it. The callers collapse the tensors to such 3-D numpy views (strided, no copy
 for a target that is written), so one loop serves every rank, layout and dim, without building the
 int64 storage offsets of NOTE [ Indexing by storage offsets ] (a grid of the index's size, then a
-fancy read of it: most of gather's and scatter's time). An index broadcast over `o` and `i` (index_select,
-index_add, index_copy) is a stride-0 view. A kernel does not bounds-check: its callers validate every
-index first (`index_bounds`), and write in index order, so repeated indices leave what the offset path
-leaves. Copies (gather, SET) move raw bits (`bits_view`), so one compilation serves every dtype of a size.
+fancy read of it: most of gather's and scatter's time). An index broadcast over `o` and `i`
+(index_add_, index_copy_) is a stride-0 view; scatter_reduce's include_self=False and mean count
+the writes per element. A kernel does not bounds-check: its callers validate every index first
+(`index_bounds`). Writes go in index order, so repeated indices leave what the offset path leaves.
+Copies (gather, SET) move raw bits (`bits_view`): one compilation serves every dtype of a size.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from functools import cache
 
 import numpy as np
 
-SET, ADD, MUL, MAX, MIN = 0, 1, 2, 3, 4  # scatter_cpu's modes
+SET, ADD, MUL, MAX, MIN = 0, 1, 2, 3, 4  # what a scatter does to an element (scatter_cpu's kernels too)
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 

@@ -122,7 +122,7 @@ def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     shapes = [entries[d]._shape for d in adv]
     try:
-        b = shapes[0] if len(shapes) == 1 else tuple(np.broadcast_shapes(*shapes))
+        b = shapes[0] if shapes.count(shapes[0]) == len(shapes) else tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(str(list(sh)) for sh in shapes)) from None
@@ -166,8 +166,10 @@ def _index_cpu(x, indices):
     adv = [d for d, k in enumerate(key) if k is not None]
     if len(adv) == 1:  # one index tensor: numpy's take, row-major, without the fancy-indexing machinery
         return wrap(a.take(key[adv[0]], axis=adv[0]))
-    r = a[tuple(slice(None) if k is None else k for k in key)]
-    return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
+    if not adv:
+        return wrap(a.copy())
+    r = a[tuple(slice(None) if k is None else k for k in key)]  # a copy: numpy's advanced indexing makes one
+    return wrap(np.ascontiguousarray(r) if r.ndim else r)
 
 
 _index_put = declare("index_put_", mutates=(0,), overlap=OVERLAP_SOURCES, mixed_devices=True, info=_info("index_put_"))
@@ -715,8 +717,9 @@ def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np
     (index_fill takes negative indices, as PyTorch)."""
     d = _wrap_dim(input, dim)
     try:
-        return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",
-                              prefix=_PREFIX.get(op, ""), message=_message(op, input)).reshape(-1)
+        return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",  # read only, but
+                              prefix=_PREFIX.get(op, ""), message=_message(op, input),  # index_fill_ checks no overlap
+                              copy=op == "index_fill").reshape(-1)
     except IndexError:
         _refuse_select_batch_gather(op, input, d, index)
         raise
@@ -837,7 +840,7 @@ _index_select.meta(_meta_index_select)
 @_index_select.register("cpu")
 def _index_select_cpu(input, dim, index, *, out=None):
     d, idx = _dim_index("index_select", input, dim, index)
-    r = np.take(input._np(), idx, axis=d) if input.ndim else input._np().reshape(1)[idx].reshape(())
+    r = input._np().take(idx, axis=d) if input.ndim else input._np().reshape(1)[idx].reshape(())
     return write_out(out, r, "index_select") if out is not None else wrap(r)
 
 

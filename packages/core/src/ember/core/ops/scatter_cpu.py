@@ -1,7 +1,9 @@
-"""CPU scatter machinery for the indexing ops: storage offsets of indexed elements and the Numba loops.
+"""CPU scatter machinery for the indexing ops: storage offsets or 3-D views of indexed elements, the Numba loops.
 
 NOTE [ Indexing by storage offsets ]
-Every scatter-like CPU kernel (accumulating `index_put_`, `scatter*`, `index_add_`, `put_`) first
+A scatter-like CPU kernel that the (outer, dim, inner) views of NOTE [ Indexing through (outer, dim,
+inner) views ] do not serve (accumulating `index_put_`, `put_`, and `scatter*`/`index_add_` on 0-dim,
+conjugate or negative views, half or complex arithmetic, or dims that do not merge) first
 turns its indices into the storage offsets (in elements) of the elements it writes, then one
 Numba loop applies `flat[offs[i]] (op)= vals[i]` in order. Working on offsets makes strided
 (non-contiguous) targets free and makes repeated indices accumulate correctly, which the
