@@ -897,3 +897,9 @@ def test_dim_indexing_through_views_matches_an_index_loop(d, dtype):
         t = fresh()
         t.index_copy_(d, E.tensor(rows[1:]), E.tensor(np.take(rsrc, [1, 2], axis=d).astype(dtype.np)))
         assert np.array_equal(t.double().numpy(), want), name
+
+
+def test_scatter_reduce_mean_of_complex_divides_as_pytorch():
+    """A complex mean divides (PyTorch: [[0.5, 0.5, 0]] here); only integers floor."""
+    z = E.zeros(2, 3, dtype=E.complex64).scatter_reduce(1, E.tensor([[0, 1]]), E.ones(1, 2, dtype=E.complex64), "mean")
+    assert np.array_equal(z.numpy(), np.array([[0.5, 0.5, 0], [0, 0, 0]], np.complex64))

@@ -634,7 +634,8 @@ def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, ou
         count = np.zeros(flat.size, np.int64)
         scatter_kernel()(count, offs, np.ones(offs.size, np.int64), ADD)
         c = count[touched] + (1 if include_self else 0)
-        q = flat[touched] / c if t._dtype.is_floating_point else np.floor_divide(flat[touched], c)
+        inexact = t._dtype.is_floating_point or t._dtype.is_complex
+        q = flat[touched] / c if inexact else np.floor_divide(flat[touched], c)
         flat[touched] = q.astype(flat.dtype)
     return _finish(t, out, "scatter_reduce")
 
