@@ -827,3 +827,79 @@ def test_numpy_bool_and_float_scalars_are_refused_as_indices_as_pytorch(key, nam
         x[key] = -1.0
     assert x.sum().item() == 15.0
     assert x[True].shape == (1, 2, 3) and x[[np.bool_(True), np.bool_(False)]].shape == (1, 3)
+
+
+
+def _layouts(a: np.ndarray, dtype) -> list:
+    """`a` as tensors of `dtype` laid out row-major, transposed, and as a view whose dims before the last do not
+    merge (the offset path's case for a scatter along the last dim)."""
+    b = a.astype(dtype.np)
+    stepped = E.zeros((a.shape[0], 2 * a.shape[1], a.shape[2]), dtype=dtype)[:, :a.shape[1], :]
+    stepped.copy_(E.tensor(b))
+    return [("row-major", E.tensor(b)), ("transposed", E.tensor(b.transpose(2, 1, 0).copy()).permute(2, 1, 0)),
+            ("unmergeable", stepped)]
+
+
+def _scatter_ref(a, d, idx, src, op, include_self=True):
+    """A loop over the index in order: what every scatter must leave (repeated indices included)."""
+    out, count = a.copy(), np.zeros(a.shape, np.int64)
+    for pos in np.ndindex(*idx.shape):
+        at = list(pos)
+        at[d] = idx[pos]
+        at = tuple(at)
+        first = count[at] == 0 and not include_self
+        v = src[pos]
+        out[at] = v if op == "set" or first else out[at] + v if op in ("add", "mean") else max(out[at], v)
+        count[at] += 1
+    if op == "mean":
+        hit = count > 0
+        out[hit] = out[hit] / (count[hit] + include_self)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.int64, E.float16])
+@pytest.mark.parametrize("d", [0, 1, 2])
+def test_dim_indexing_through_views_matches_an_index_loop(d, dtype):
+    """NOTE [ Indexing through (outer, dim, inner) views ]: gather, scatter_, scatter_add_, scatter_reduce_ (amax
+    without self, mean) and index_add_/index_copy_ on every layout, with repeated indices, against index loops."""
+    rng = np.random.default_rng(d)
+    a = rng.integers(-4, 5, (3, 4, 5)).astype(np.float64)
+    ishape = tuple(3 if k == d else n - 1 for k, n in enumerate(a.shape))
+    cut = tuple(slice(None) if k == d else slice(0, n) for k, n in enumerate(ishape))
+    rep = rng.integers(0, a.shape[d], ishape)  # repeats along d
+    uniq = np.take(np.argsort(rng.random(a[cut].shape), axis=d), range(3), axis=d)  # none: scatter_'s order is free
+    src = rng.integers(-4, 5, ishape).astype(np.float64)
+    rows = np.array([1, 0, 1])
+    rsrc = rng.integers(-4, 5, tuple(3 if k == d else n for k, n in enumerate(a.shape))).astype(np.float64)
+    ts, trs = E.tensor(src.astype(dtype.np)), E.tensor(rsrc.astype(dtype.np))
+    for n in range(3):  # a fresh view for each call, written in place: a clone would be row-major
+        def fresh():
+            return _layouts(a, dtype)[n][1]
+
+        name = _layouts(a, dtype)[n][0]
+        assert np.array_equal(E.gather(fresh(), d, E.tensor(rep)).double().numpy(), np.take_along_axis(a[cut], rep, d))
+        for op, idx, call in [
+                ("set", uniq, lambda x, i: x.scatter_(d, i, ts)), ("add", rep, lambda x, i: x.scatter_add_(d, i, ts)),
+                ("max", rep, lambda x, i: x.scatter_reduce_(d, i, ts, "amax", include_self=False)),
+                ("mean", rep, lambda x, i: x.scatter_reduce_(d, i, ts, "mean"))]:
+            want = _scatter_ref(a, d, idx, src, op, include_self=op != "max")
+            want = np.floor(want) if dtype is E.int64 else want  # an integer mean floors, as PyTorch's
+            t = fresh()
+            call(t, E.tensor(idx))
+            assert np.allclose(t.double().numpy(), want, atol=1e-2), (name, op)
+        want = a.copy()
+        np.add.at(want, (slice(None),) * d + (rows,), rsrc)
+        t = fresh()
+        t.index_add_(d, E.tensor(rows), trs)
+        assert np.array_equal(t.double().numpy(), want), name
+        want = a.copy()
+        want[(slice(None),) * d + (rows[1:],)] = np.take(rsrc, [1, 2], axis=d)
+        t = fresh()
+        t.index_copy_(d, E.tensor(rows[1:]), E.tensor(np.take(rsrc, [1, 2], axis=d).astype(dtype.np)))
+        assert np.array_equal(t.double().numpy(), want), name
+
+
+def test_scatter_reduce_mean_of_complex_divides_as_pytorch():
+    """A complex mean divides (PyTorch: [[0.5, 0.5, 0]] here); only integers floor."""
+    z = E.zeros(2, 3, dtype=E.complex64).scatter_reduce(1, E.tensor([[0, 1]]), E.ones(1, 2, dtype=E.complex64), "mean")
+    assert np.array_equal(z.numpy(), np.array([[0.5, 0.5, 0], [0, 0, 0]], np.complex64))

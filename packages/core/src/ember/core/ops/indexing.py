@@ -18,8 +18,8 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops._util import arr, int_value, real_value, warn_at_caller, warn_once, wrap, write_out
 from ember.core.ops.scatter_cpu import (
-    ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
-    scatter_kernel,
+    ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, gather_dim, index_array,
+    scatter_apply, scatter_dim, scatter_kernel,
 )
 from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
@@ -109,15 +109,20 @@ def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
     first), checking the number, dtypes and broadcast of the index tensors on the way."""
     if len(indices) > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {len(indices)})")
+    adv = [d for d, t in enumerate(indices) if t is not None]
+    if len(adv) == 1:  # one index tensor: its dims replace the one it indexes
+        d = adv[0]
+        if indices[d]._dtype not in _INDEX_DTYPES:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return x._shape[:d] + indices[d]._shape + x._shape[d + 1:]
     entries = list(indices) + [None] * (x.ndim - len(indices))
-    adv = [d for d, t in enumerate(entries) if t is not None]
     if not adv:
         return tuple(x._shape)
     if any(entries[d]._dtype not in _INDEX_DTYPES for d in adv):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     shapes = [entries[d]._shape for d in adv]
     try:
-        b = tuple(np.broadcast_shapes(*shapes))
+        b = shapes[0] if shapes.count(shapes[0]) == len(shapes) else tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(str(list(sh)) for sh in shapes)) from None
@@ -145,21 +150,26 @@ def _meta_index(x, indices) -> None:
     _check_device_key(x, indices)
 
 
-def _checked_key(x: Tensor, indices) -> list:
-    """Host copies of the index tensors, their values checked against their dims (the meta step checked
-    their number and shapes)."""
+def _checked_key(x: Tensor, indices, copy: bool = True) -> list:
+    """Host copies (views for a reader, without `copy`) of the index tensors, their values checked against
+    their dims (the meta step checked their number and shapes)."""
     key = [None] * x.ndim
     for d, n, t in _advanced(indices):
-        key[d] = index_array(t, x._shape[d], n)
+        key[d] = index_array(t, x._shape[d], n, copy=copy)
     return key
 
 
 @_index.register("cpu")
 def _index_cpu(x, indices):
-    key = _checked_key(x, indices)
+    key = _checked_key(x, indices, copy=False)
     a = x._np()
-    r = a[tuple(slice(None) if k is None else k for k in key)]
-    return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
+    adv = [d for d, k in enumerate(key) if k is not None]
+    if len(adv) == 1:  # one index tensor: numpy's take, row-major, without the fancy-indexing machinery
+        return wrap(a.take(key[adv[0]], axis=adv[0]))
+    if not adv:
+        return wrap(a.copy())
+    r = a[tuple(slice(None) if k is None else k for k in key)]  # a copy: numpy's advanced indexing makes one
+    return wrap(np.ascontiguousarray(r) if r.ndim else r)
 
 
 _index_put = declare("index_put_", mutates=(0,), overlap=OVERLAP_SOURCES, mixed_devices=True, info=_info("index_put_"))
@@ -171,7 +181,7 @@ def _meta_index_put(x, indices, values, accumulate=False) -> None:
     shape = _index_result_shape(x, indices)
     v = values._shape if isinstance(values, Tensor) else np.shape(values)
     try:
-        ok = tuple(np.broadcast_shapes(v, shape)) == shape
+        ok = v == shape or tuple(np.broadcast_shapes(v, shape)) == shape
     except ValueError:
         ok = False
     if not ok:
@@ -308,25 +318,58 @@ def advanced_index(x: Tensor, key: tuple) -> Tensor:
     mask = _full_mask(x, key)
     if mask is not None:  # PyTorch's x[mask] is index(), not masked_select
         return node_name(_masked_select(x, mask), "MaskedSelectBackward0", "IndexBackward0")
+    entries = _plain_entries(x, key)
+    if entries is not None:
+        return _index(x, entries)
     v, entries = _parse_key(x, key)
     if not entries:
         return S.view(v, v._shape)
     return _index(v, tuple(entries))
 
 
+def _plain_entries(x: Tensor, key: tuple) -> tuple | None:
+    """The index entries of a key of only int64/int32 tensors on x's device and full slices (`x[idx]`,
+    `x[:, idx]`, `x[i, j]`), which need none of `_parse_key`'s views; None for any other key."""
+    if len(key) > x.ndim:
+        return None
+    dev = x._storage.device
+    entries = []
+    for k in key:
+        if k.__class__ is slice and k == _ALL:
+            entries.append(None)
+        elif isinstance(k, Tensor) and (k._dtype is dtypes.int64 or k._dtype is dtypes.int32) \
+                and k._storage.device == dev:
+            entries.append(k)
+        else:
+            return None
+    while entries and entries[-1] is None:
+        entries.pop()
+    return tuple(entries) if entries else None
+
+
+_ALL = slice(None)
+
+
 def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
     """x[key] = value for an advanced `key`; `value` broadcasts. A number is cast to x's dtype, a tensor
     must have x's dtype unless it fills a single mask (PyTorch's masked_fill path, which casts). Its
     leading size-1 dims are dropped first, as PyTorch's `__setitem__` does (`index_put_` keeps them)."""
-    if isinstance(value, Tensor) and not _fills_one_mask(_key_tensors(key), value, setitem=True):
+    tensors = _key_tensors(key)
+    if isinstance(value, Tensor) and not _fills_one_mask(tensors, value, setitem=True):
         _check_put_dtype(x, value)
+    if (value.__class__ is float or value.__class__ is int) and x._dtype.is_floating_point \
+            and x._storage.device.type == "cpu":  # setitem checked the number: numpy's cast is tensor()'s
+        value = wrap(np.array(value, x._dtype.np))
     value = _value_tensor(value, x)
-    _refuse_byte_fill(_key_tensors(key), value, setitem=True)
+    _refuse_byte_fill(tensors, value, setitem=True)
     while value.ndim and value._shape[0] == 1:
         value = S.select(value, 0, 0)
     mask = _full_mask(x, key)
     if mask is not None and value.numel() == 1:
-        return _masked_fill(x, mask, S.view(value, ()), out=x)
+        return _masked_fill(x, mask, value if not value._shape else S.view(value, ()), out=x)
+    entries = _plain_entries(x, key)
+    if entries is not None:
+        return _index_put(x, entries, value, False)
     v, entries = _parse_key(x, key)
     if not entries:
         return S.copy_(v, value)
@@ -335,8 +378,9 @@ def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
 
 def _key_tensors(key: tuple) -> list:
     """The entries of an indexing key that PyTorch turns into index tensors."""
-    return [k for k in key if not (k is None or k is Ellipsis or isinstance(k, slice)
-                                   or (isinstance(k, numbers.Integral) and not isinstance(k, bool | np.bool_)))]
+    return [k for k in key if isinstance(k, Tensor) or not (  # a tensor first: Integral is an ABC, slow to test
+        k is None or k is Ellipsis or isinstance(k, slice)
+        or (isinstance(k, numbers.Integral) and not isinstance(k, bool | np.bool_)))]
 
 
 def _fills_one_mask(indices, value: Tensor, setitem: bool = False) -> bool:
@@ -400,6 +444,8 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
 # --- gather / scatter --------------------------------------------------------------------
 def _check_gather_shapes(index: Tensor, input: Tensor, dim: int) -> None:
     """PyTorch's gather rule: same rank, and index.size(d) <= input.size(d) for every d != dim."""
+    if index._shape == input._shape:
+        return
     if max(index.ndim, 1) != max(input.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for d in range(max(index.ndim, 1)):
@@ -411,6 +457,8 @@ def _check_gather_shapes(index: Tensor, input: Tensor, dim: int) -> None:
 def _check_scatter_shapes(index: Tensor, target: Tensor, dim: int, src) -> None:
     """PyTorch's scatter rule: same ranks; index.size(d) <= self.size(d) for d != dim and, for a tensor
     `src`, index.size(d) <= src.size(d) for every d: the kernel reads src over the index's extent."""
+    if index._shape == target._shape and (not isinstance(src, Tensor) or src._shape == index._shape):
+        return
     nd = max(target.ndim, 1)
     if max(index.ndim, 1) != nd:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
@@ -458,11 +506,11 @@ def _gather_cpu(input, dim, index, *, sparse_grad=False, out=None):
         r = np.zeros(index._shape, input._dtype.np)
         return write_out(out, r, "gather") if out is not None else wrap(r)
     size = input._shape[d] if input.ndim else 1
-    idx = index_array(index, size, d, allow_negative=False)
+    idx = index_array(index, size, d, allow_negative=False, copy=False)
     shape = index._shape
     if input.ndim == 0:
         r = np.broadcast_to(input._np(), shape).copy()
-    else:
+    elif len(shape) != input.ndim or (r := gather_dim(input._np(), d, idx)) is None:
         r = flat_storage(input)[dim_offsets(input, d, idx, shape)]
     return write_out(out, r, "gather") if out is not None else wrap(r)
 
@@ -499,11 +547,32 @@ def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
     _meta_scatter_any(input, dim, index, src)
 
 
+def _scatter_fast(t: Tensor, dim: int, index: Tensor, src, mode: int, include_self: bool = True,
+                  mean: bool = False) -> bool:
+    """The scatter through (outer, dim, inner) views (NOTE [ Indexing through (outer, dim, inner) views ]);
+    False, having written nothing, where the offset path must run (0-dim, conjugate or negative views, complex
+    arithmetic, a target whose dims do not merge)."""
+    if t.ndim == 0 or index.ndim != t.ndim or t._conj or t._neg or not index.numel():
+        return False
+    if isinstance(src, Tensor):
+        if src.ndim != t.ndim:
+            return False
+        s = src._np()
+        if s.shape != index._shape:
+            s = s[tuple(slice(0, n) for n in index._shape)]
+    else:
+        s = np.broadcast_to(np.full((), arr(src), dtype=t._dtype.np), index._shape)
+    d = _wrap_dim(t, dim)
+    idx = index_array(index, t._shape[d], d, allow_negative=False, copy=False)
+    return scatter_dim(t._np(), d, idx, s, mode, include_self, mean)
+
+
 @_scatter.register("cpu")
 def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
     t = _target(input, out)
-    offs, vals = _scatter_offsets("scatter", t, dim, index, src)
-    scatter_apply(t, offs, vals, _REDUCE_MODES[reduce])
+    if not _scatter_fast(t, dim, index, src, _REDUCE_MODES[reduce]):
+        offs, vals = _scatter_offsets("scatter", t, dim, index, src)
+        scatter_apply(t, offs, vals, _REDUCE_MODES[reduce])
     return _finish(t, out, "scatter")
 
 
@@ -518,8 +587,9 @@ def _meta_scatter_add(input, dim, index, src, *, out=None) -> None:
 @_scatter_add.register("cpu")
 def _scatter_add_cpu(input, dim, index, src, *, out=None):
     t = _target(input, out)
-    offs, vals = _scatter_offsets("scatter_add", t, dim, index, src)
-    scatter_apply(t, offs, vals, ADD)
+    if not _scatter_fast(t, dim, index, src, ADD):
+        offs, vals = _scatter_offsets("scatter_add", t, dim, index, src)
+        scatter_apply(t, offs, vals, ADD)
     return _finish(t, out, "scatter_add")
 
 
@@ -546,6 +616,8 @@ def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, o
 def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, out=None):
     reduce = REDUCE_ALIASES.get(reduce, reduce)
     t = _target(input, out)
+    if _scatter_fast(t, dim, index, src, _REDUCTIONS[reduce], include_self, reduce == "mean"):
+        return _finish(t, out, "scatter_reduce")
     offs, vals = _scatter_offsets("scatter_reduce", t, dim, index, src)
     offs = np.ascontiguousarray(offs).reshape(-1)
     vals = np.ascontiguousarray(vals).reshape(-1)
@@ -562,7 +634,8 @@ def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, ou
         count = np.zeros(flat.size, np.int64)
         scatter_kernel()(count, offs, np.ones(offs.size, np.int64), ADD)
         c = count[touched] + (1 if include_self else 0)
-        q = flat[touched] / c if t._dtype.is_floating_point else np.floor_divide(flat[touched], c)
+        inexact = t._dtype.is_floating_point or t._dtype.is_complex
+        q = flat[touched] / c if inexact else np.floor_divide(flat[touched], c)
         flat[touched] = q.astype(flat.dtype)
     return _finish(t, out, "scatter_reduce")
 
@@ -594,6 +667,8 @@ def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) 
     d = _wrap_dim(input, dim)
     a, b = list(input._shape), list(indices._shape)
     a[d] = b[d] = 1
+    if a == b:  # nothing to broadcast: gather itself
+        return _gather(input, d, indices, out=out)
     shape = np.broadcast_shapes(tuple(a), tuple(b))
     x_shape = shape[:d] + (input._shape[d],) + shape[d + 1:]
     i_shape = shape[:d] + (indices._shape[d],) + shape[d + 1:]
@@ -643,8 +718,9 @@ def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np
     (index_fill takes negative indices, as PyTorch)."""
     d = _wrap_dim(input, dim)
     try:
-        return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",
-                              prefix=_PREFIX.get(op, ""), message=_message(op, input)).reshape(-1)
+        return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",  # read only, but
+                              prefix=_PREFIX.get(op, ""), message=_message(op, input),  # index_fill_ checks no overlap
+                              copy=op == "index_fill").reshape(-1)
     except IndexError:
         _refuse_select_batch_gather(op, input, d, index)
         raise
@@ -765,17 +841,24 @@ _index_select.meta(_meta_index_select)
 @_index_select.register("cpu")
 def _index_select_cpu(input, dim, index, *, out=None):
     d, idx = _dim_index("index_select", input, dim, index)
-    r = np.take(input._np(), idx, axis=d) if input.ndim else input._np().reshape(1)[idx].reshape(())
+    r = input._np().take(idx, axis=d) if input.ndim else input._np().reshape(1)[idx].reshape(())
     return write_out(out, r, "index_select") if out is not None else wrap(r)
 
 
-def _source_offsets(op: str, t: Tensor, dim: int, index: Tensor, source: Tensor) -> np.ndarray:
-    """Offsets into `t` of the slices at `index`; the meta step matched `source` to them."""
+def _index_apply(op: str, t: Tensor, dim: int, index: Tensor, vals: np.ndarray, mode: int) -> None:
+    """t's slices at the 1-D `index` along `dim` (mode)= `vals`, which the meta step matched to them (index_add_,
+    index_copy_): through (outer, dim, inner) views where they allow, else by storage offsets."""
     d, idx = _dim_index(op, t, dim, index)
+    vals = vals.astype(t._dtype.np, copy=False)
+    if t.ndim and vals.ndim == t.ndim and not (t._conj or t._neg):
+        if scatter_dim(t._np(), d, idx, vals, mode):
+            return
     want = t._shape[:d] + (idx.size,) + t._shape[d + 1:] if t.ndim else (idx.size,)
     if t.ndim == 0:
-        return np.full(idx.shape, t._offset, np.int64)
-    return dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
+        offs = np.full(idx.shape, t._offset, np.int64)
+    else:
+        offs = dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
+    scatter_apply(t, offs, np.broadcast_to(vals.reshape(offs.shape), offs.shape), mode)
 
 
 _index_add = declare("index_add", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("index_add"))
@@ -785,9 +868,8 @@ _index_add.meta(_meta_index_add)
 @_index_add.register("cpu")
 def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
     t = _target(input, out)
-    offs = _source_offsets("index_add", t, dim, index, source)
     vals = source._np() if alpha == 1 else source._np() * alpha
-    scatter_apply(t, offs, np.broadcast_to(np.asarray(vals).reshape(offs.shape), offs.shape), ADD)
+    _index_apply("index_add", t, dim, index, np.asarray(vals), ADD)
     return _finish(t, out, "index_add")
 
 
@@ -798,8 +880,7 @@ _index_copy.meta(_meta_index_copy)
 @_index_copy.register("cpu")
 def _index_copy_cpu(input, dim, index, source, *, out=None):
     t = _target(input, out)
-    offs = _source_offsets("index_copy", t, dim, index, source)
-    scatter_apply(t, offs, source._np().reshape(offs.shape), SET)
+    _index_apply("index_copy", t, dim, index, source._np(), SET)
     return _finish(t, out, "index_copy")
 
 
@@ -1011,11 +1092,12 @@ def argwhere(input) -> Tensor:
 def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
     _check_int64(op, index)
     n = input.numel()
-    a = np.asarray(index._host_array()).astype(np.int64)
-    bad = (a < -n) | (a >= n)
-    if bad.any():
-        raise IndexError(f"out of range: tried to access index {a[bad].flat[0]} on a tensor of {n} elements.")
-    return np.where(a < 0, a + n, a)
+    try:
+        return index_array(index, n, 0)
+    except IndexError:
+        a = np.asarray(index._host_array())
+        bad = (a < -n) | (a >= n)
+        raise IndexError(f"out of range: tried to access index {a[bad].flat[0]} on a tensor of {n} elements.") from None
 
 
 _take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"), overlap=OVERLAP_INTERNAL | OVERLAP_ANY)

@@ -692,6 +692,10 @@ def getitem(self, key):
         if not -size <= key < size:
             raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
         return S.select(self, 0, key)
+    if key.__class__ is Tensor and key._shape:  # x[idx], x[mask]: a key with nothing to parse
+        from ember.core.ops.indexing import advanced_index
+
+        return advanced_index(self, (key,))
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         return basic_index(self, key)
@@ -737,6 +741,11 @@ def setitem(self, key, value) -> None:
         if not key:
             return
         key = None
+    if key.__class__ is Tensor and key._shape:  # x[idx] = v, x[mask] = v: a key with nothing to parse
+        from ember.core.ops.indexing import advanced_index_put_
+
+        advanced_index_put_(self, (key,), value)
+        return
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         dst = basic_index(self, key)

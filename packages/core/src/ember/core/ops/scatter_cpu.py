@@ -1,7 +1,9 @@
-"""CPU scatter machinery for the indexing ops: storage offsets of indexed elements and the Numba loops.
+"""CPU scatter machinery for the indexing ops: storage offsets or 3-D views of indexed elements, the Numba loops.
 
 NOTE [ Indexing by storage offsets ]
-Every scatter-like CPU kernel (accumulating `index_put_`, `scatter*`, `index_add_`, `put_`) first
+A scatter-like CPU kernel that the (outer, dim, inner) views of NOTE [ Indexing through (outer, dim,
+inner) views ] do not serve (accumulating `index_put_`, `put_`, and `scatter*`/`index_add_` on 0-dim,
+conjugate or negative views, half or complex arithmetic, or dims that do not merge) first
 turns its indices into the storage offsets (in elements) of the elements it writes, then one
 Numba loop applies `flat[offs[i]] (op)= vals[i]` in order. Working on offsets makes strided
 (non-contiguous) targets free and makes repeated indices accumulate correctly, which the
@@ -14,18 +16,18 @@ reads past them either.
 from __future__ import annotations
 
 from functools import cache
+from math import prod
 
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.ops._index_kernels import ADD, MAX, MIN, MUL, SET, bits_view, gather3, index_bounds, scatter3
 from ember.core.ops._util import arr, named_as
 from ember.core.tensor import Tensor
 
 __all__ = ["SET", "ADD", "MUL", "MAX", "MIN", "IndexOutOfRangeError", "scatter_kernel", "rows_add_kernel",
            "accumulate_rows", "flat_storage", "scatter_apply", "index_array", "grid_offsets", "dim_offsets",
-           "fancy_offsets"]
-
-SET, ADD, MUL, MAX, MIN = 0, 1, 2, 3, 4
+           "fancy_offsets", "gather_dim", "scatter_dim"]
 
 
 @cache
@@ -81,10 +83,12 @@ def accumulate_rows(x: Tensor, idx: np.ndarray, v) -> bool:
             return False
         expected *= n
     row = expected
-    try:
-        vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), idx.shape + rest)
-    except ValueError:
-        return False
+    vals = np.asarray(v, dtype=x._dtype.np)
+    if vals.shape != idx.shape + rest:
+        try:
+            vals = np.broadcast_to(vals, idx.shape + rest)
+        except ValueError:
+            return False
     if vals.size == 0:  # nothing to add (an empty index, or rows of 0 elements)
         return True
     vals = np.ascontiguousarray(vals).reshape(-1, row)
@@ -149,22 +153,89 @@ class _IndexOutOfRangeOfSelect(IndexOutOfRangeError):
 
 
 def index_array(t, size: int, dim: int, *, allow_negative: bool = True, prefix: str = "",
-                message: str | None = None) -> np.ndarray:
+                message: str | None = None, copy: bool = True) -> np.ndarray:
     """Host int64 copy of index tensor `t`, bounds-checked against `size` and wrapped (`message`: the
-    IndexError's whole text where PyTorch names no index, as index_select/index_add's).
+    IndexError's whole text where PyTorch names no index, as index_select/index_add's; without `copy`,
+    a view of `t`'s own int64 elements where no wrap is needed, for a caller that only reads it).
 
     Advanced indexing wraps negative indices (`allow_negative`) and raises a plain IndexError, as
     PyTorch; the dim ops (gather, scatter, index_*) reject negatives with `IndexOutOfRangeError`."""
-    a = np.asarray(arr(t) if t._storage.device.type == "cpu" else t._host_array()).astype(np.int64)
-    lo = -size if allow_negative else 0
-    bad = (a < lo) | (a >= size)
-    if bad.any():
-        if message is not None:
-            raise _IndexOutOfRangeOfSelect(message)
-        err = IndexError if allow_negative else _IndexOutOfRangeOfSelect if prefix else IndexOutOfRangeError
-        raise err(f"{prefix}index {a[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
-    return np.where(a < 0, a + size, a) if allow_negative else a
+    a = np.asarray(arr(t) if t._storage.device.type == "cpu" else t._host_array())
+    if copy or a.dtype != np.int64:
+        a = a.astype(np.int64)
+    if a.size == 0:
+        return a
+    lo, hi = index_bounds()(a.reshape(-1))  # one pass (a copy of a strided index's elements)
+    if lo >= (-size if allow_negative else 0) and hi < size:
+        return np.where(a < 0, a + size, a) if lo < 0 else a
+    bad = (a < (-size if allow_negative else 0)) | (a >= size)
+    if message is not None:
+        raise _IndexOutOfRangeOfSelect(message)
+    err = IndexError if allow_negative else _IndexOutOfRangeOfSelect if prefix else IndexOutOfRangeError
+    raise err(f"{prefix}index {a[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
 
+
+def _extent(a: np.ndarray, shape: tuple, d: int) -> np.ndarray:
+    """`a` cut to `shape` on every dim but `d` (a view): the part a gather or scatter of that index touches."""
+    if a.shape == shape or all(n == m or k == d for k, (n, m) in enumerate(zip(a.shape, shape, strict=True))):
+        return a
+    return a[tuple(slice(None) if k == d else slice(0, n) for k, n in enumerate(shape))]
+
+
+def _split(shape: tuple, d: int) -> tuple[int, int]:
+    """The (outer, inner) element counts around dim `d` (NOTE [ Indexing through (outer, dim, inner) views ])."""
+    return prod(shape[:d]), prod(shape[d + 1:])
+
+
+def gather_dim(x: np.ndarray, d: int, idx: np.ndarray) -> np.ndarray | None:
+    """`x` gathered along `d` at the checked int64 `idx` (of x's rank, no larger off `d`), as a new row-major
+    array; None for 16-byte items."""
+    out = np.empty(idx.shape, x.dtype)
+    xb, ob = bits_view(x), bits_view(out)
+    if xb is None:
+        return None
+    o, i = _split(idx.shape, d)
+    xb = _extent(xb, idx.shape, d)
+    gather3()(xb.reshape(o, xb.shape[d], i), idx.reshape(o, idx.shape[d], i), ob.reshape(o, idx.shape[d], i))
+    return out
+
+
+_ARITH = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                         np.uint16, np.uint32, np.uint64, np.bool_))
+
+
+def scatter_dim(t: np.ndarray, d: int, idx: np.ndarray, src: np.ndarray, mode: int, include_self: bool = True,
+                mean: bool = False) -> bool:
+    """`t` (mode)= `src` at the checked int64 `idx` along `d`, in place and in index order (`src`: t's dtype and
+    rank, any strides; `idx`: src's shape, or 1-D along `d` for the same index in every slice, as index_add_'s);
+    False, having written nothing, where the dtype or t's strides need the offset path. `include_self` and
+    `mean` are scatter_reduce's (`mode` ADD for a mean)."""
+    if mode == SET:
+        t, src = bits_view(t), bits_view(src)
+        if t is None:
+            return False
+    elif t.dtype not in _ARITH:
+        return False
+    elif t.dtype == np.bool_:
+        mode = {ADD: MAX, MUL: MIN}.get(mode, mode)
+    shape = src.shape
+    o, i = _split(shape, d)
+    try:
+        t3 = _extent(t, shape, d).reshape((o, t.shape[d], i), copy=False)
+    except ValueError:  # a view whose dims do not merge
+        return False
+    k = shape[d]
+    if idx.ndim != len(shape):  # the one index broadcast over the outer and inner dims, without a copy
+        idx = np.ndarray((o, k, i), np.int64, np.ascontiguousarray(idx), 0, (0, 8, 0))
+    idx, src = idx.reshape(o, k, i), src.reshape(o, k, i)
+    if include_self and not mean:
+        scatter3()[0](t3, idx, src, mode)
+        return True
+    count = np.zeros(t3.shape, np.int64)
+    scatter3()[1](t3, idx, src, mode, include_self, count)
+    if mean:  # the sum over the count of values (the element itself one more with include_self), as PyTorch
+        scatter3()[2](t3, count, int(include_self), t.dtype.kind != "f")
+    return True
 
 
 def grid_offsets(shape: tuple, strides: tuple, base: int, skip: int | None = None) -> np.ndarray:

@@ -1,0 +1,140 @@
+"""Private Numba CPU kernels of the dim-wise indexing ops (gather, scatter*, index_add_, index_copy_) and the
+one-pass bounds check of every index.
+
+NOTE [ Indexing through (outer, dim, inner) views ]
+A dim-wise op reads or writes `x[o, idx[o, j, i], i]` where `o` runs over the dims before `dim` and
+`i` over those after it. The callers collapse the tensors to such 3-D numpy views (strided, no copy
+for a target that is written), so one loop serves every rank, layout and dim, without building the
+int64 storage offsets of NOTE [ Indexing by storage offsets ] (a grid of the index's size, then a
+fancy read of it: most of gather's and scatter's time). An index broadcast over `o` and `i`
+(index_add_, index_copy_) is a stride-0 view; scatter_reduce's include_self=False and mean count
+the writes per element. A kernel does not bounds-check: its callers validate every index first
+(`index_bounds`). Writes go in index order, so repeated indices leave what the offset path leaves.
+Copies (gather, SET) move raw bits (`bits_view`): one compilation serves every dtype of a size.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+SET, ADD, MUL, MAX, MIN = 0, 1, 2, 3, 4  # what a scatter does to an element (scatter_cpu's kernels too)
+_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def bits_view(a: np.ndarray) -> np.ndarray | None:
+    """`a` viewed as unsigned ints of its item size (None for 16-byte items): what a copy kernel moves."""
+    t = _BITS.get(a.dtype.itemsize)
+    return None if t is None else a.view(t)
+
+
+@cache
+def index_bounds():
+    import numba
+
+    # a: 1-D int64, non-empty; returns its (min, max) in one pass
+    @numba.njit(cache=True, nogil=True)
+    def bounds(a):
+        lo = a[0]
+        hi = a[0]
+        for i in range(1, a.size):  # branch-free, so that it vectorizes
+            lo = min(lo, a[i])
+            hi = max(hi, a[i])
+        return lo, hi
+
+    return bounds
+
+
+@cache
+def gather3():
+    import numba
+
+    # x: (O, size, I), idx/out: (O, K, I), any strides; every idx in [0, size)
+    @numba.njit(cache=True, nogil=True)
+    def gather(x, idx, out):
+        n_o, n_k, n_i = idx.shape
+        for o in range(n_o):
+            if n_i == 1:  # the last dim: 1-D rows index faster than the 3-D arrays
+                xr, ir, orow = x[o, :, 0], idx[o, :, 0], out[o, :, 0]
+                for k in range(n_k):
+                    orow[k] = xr[ir[k]]
+            else:
+                xo, io, oo = x[o], idx[o], out[o]
+                for k in range(n_k):
+                    for i in range(n_i):
+                        oo[k, i] = xo[io[k, i], i]
+
+    return gather
+
+
+@cache
+def scatter3():
+    import numba
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def apply(old, v, mode):  # the new value of an element `old` receiving `v`
+        if mode == ADD:
+            return old + v
+        if mode == MUL:
+            return old * v
+        if mode == MAX:
+            return v if v > old or v != v else old
+        if mode == MIN:
+            return v if v < old or v != v else old
+        return v
+
+    # t: (O, size, I) written in place, in index order; idx/src: (O, K, I), any strides; every idx in [0, size)
+    @numba.njit(cache=True, nogil=True)
+    def scatter(t, idx, src, mode):
+        n_o, n_k, n_i = idx.shape
+        for o in range(n_o):
+            if n_i == 1:  # the last dim: 1-D rows index faster than the 3-D arrays
+                tr, ir, sr = t[o, :, 0], idx[o, :, 0], src[o, :, 0]
+                for k in range(n_k):
+                    j = ir[k]
+                    tr[j] = apply(tr[j], sr[k], mode)
+            elif idx.strides[2] == 0:  # one index per row (index_add_, index_copy_): whole rows, vectorized
+                for k in range(n_k):
+                    tr, sr = t[o, idx[o, k, 0]], src[o, k]
+                    if mode == ADD:
+                        for i in range(n_i):
+                            tr[i] += sr[i]
+                    elif mode == SET:
+                        tr[:] = sr
+                    else:
+                        for i in range(n_i):
+                            tr[i] = apply(tr[i], sr[i], mode)
+            else:
+                to, io, so = t[o], idx[o], src[o]
+                for k in range(n_k):
+                    for i in range(n_i):
+                        j = io[k, i]
+                        to[j, i] = apply(to[j, i], so[k, i], mode)
+
+    # the same, counting the writes to each element in `count` (t's shape, zeros); without `include_self`
+    # the first write to an element replaces it (scatter_reduce's include_self=False, and its mean)
+    @numba.njit(cache=True, nogil=True)
+    def scatter_counted(t, idx, src, mode, include_self, count):
+        n_o, n_k, n_i = idx.shape
+        for o in range(n_o):
+            for k in range(n_k):
+                for i in range(n_i):
+                    j = idx[o, k, i]
+                    v = src[o, k, i]
+                    c = count[o, j, i]
+                    t[o, j, i] = v if c == 0 and not include_self else apply(t[o, j, i], v, mode)
+                    count[o, j, i] = c + 1
+
+    # scatter_reduce's mean: each element written to, over its count (+1 with include_self); `floor` for ints
+    @numba.njit(cache=True, nogil=True)
+    def mean_counted(t, count, extra, floor):
+        n_o, n, n_i = t.shape
+        for o in range(n_o):
+            for j in range(n):
+                for i in range(n_i):
+                    c = count[o, j, i]
+                    if c:
+                        t[o, j, i] = t[o, j, i] // (c + extra) if floor else t[o, j, i] / (c + extra)
+
+    return scatter, scatter_counted, mean_counted
