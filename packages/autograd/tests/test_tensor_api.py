@@ -140,3 +140,10 @@ def test_scalar_of_grad_warning_is_silent_under_no_grad(monkeypatch):
         assert not caught
         float(g)
     assert len(caught) == 1 and "requires_grad=True to a scalar" in str(caught[0].message)
+
+
+def test_addcdiv_and_addcmul_graphs_end_in_their_own_nodes():
+    x = E.ones(3, requires_grad=True)
+    assert E.addcdiv(x, x, x + 1, value=0.5).grad_fn.name() == "AddcdivBackward0"
+    assert E.addcdiv(E.ones(3), x, x + 1).grad_fn.name() == "AddcdivBackward0"
+    assert E.addcmul(x, x, x, value=2).grad_fn.name() == "AddcmulBackward0"

@@ -95,3 +95,41 @@ def test_logsumexp_rounds_each_step_as_pytorchs_composite(dtype):
     got = E.tensor(a).to(getattr(E, dtype)).logsumexp(1).float().numpy()
     want = torch.tensor(a).to(getattr(torch, dtype)).logsumexp(1).float().numpy()
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("weight", [0.3, 0.7, -0.6, "tensor"])
+def test_lerp_is_pytorchs_two_sided_fma_in_float32(dtype, weight):
+    # PyTorch: |w| < 0.5 ? self + w (end - self) : end - (end - self) (1 - w), computed in float32 (16-bit
+    # inputs too) with one rounding after each multiply-add (its vector kernel's fma), then rounded to the dtype
+    np_dt = {"bfloat16": BF, "float16": np.dtype(np.float16), "float32": np.dtype(np.float32)}[dtype]
+    g = np.random.default_rng(9)
+    a, b = (g.standard_normal(2048).astype(np_dt).astype(np.float32) for _ in range(2))
+    w = g.random(2048).astype(np_dt).astype(np.float32) if weight == "tensor" else np.float32(weight)
+    d = (b - a).astype(np.float64)
+    want = np.where(np.abs(w) < 0.5, a + w.astype(np.float64) * d, b - d * (np.float32(1) - w).astype(np.float64))
+    want = want.astype(np.float32).astype(np_dt).astype(np.float32)
+    ew = E.tensor(w).to(getattr(E, dtype)) if weight == "tensor" else weight
+    got = E.lerp(E.tensor(a).to(getattr(E, dtype)), E.tensor(b).to(getattr(E, dtype)), ew)
+    np.testing.assert_array_equal(got.float().numpy(), want)
+    torch = pytest.importorskip("torch")
+    tw = torch.tensor(w).to(getattr(torch, dtype)) if weight == "tensor" else weight
+    t = torch.lerp(torch.tensor(a).to(getattr(torch, dtype)), torch.tensor(b).to(getattr(torch, dtype)), tw)
+    np.testing.assert_array_equal(got.float().numpy(), t.float().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+def test_addcdiv_is_value_times_t1_over_t2_rounded_as_pytorch(dtype):
+    # PyTorch: self + (value * t1) / t2, in float32 for every float dtype up to float32, rounded once
+    np_dt = {"bfloat16": BF, "float16": np.dtype(np.float16), "float32": np.dtype(np.float32)}[dtype]
+    g = np.random.default_rng(10)
+    x, t1 = (g.standard_normal(2048).astype(np_dt).astype(np.float32) for _ in range(2))
+    t2 = (np.abs(g.standard_normal(2048)) + 0.5).astype(np_dt).astype(np.float32)
+    want = (x + (np.float32(0.7) * t1) / t2).astype(np_dt).astype(np.float32)
+    dt = getattr(E, dtype)
+    got = E.addcdiv(E.tensor(x).to(dt), E.tensor(t1).to(dt), E.tensor(t2).to(dt), value=0.7)
+    np.testing.assert_array_equal(got.float().numpy(), want)
+    out = E.tensor(x).to(dt)
+    out.addcdiv_(E.tensor(t1).to(dt), E.tensor(t2).to(dt), value=0.7)
+    np.testing.assert_array_equal(out.float().numpy(), want)
+

@@ -400,9 +400,8 @@ def addcmul(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
         scaled = S.to_dtype(ew.mul(S.to_dtype(tensor1, f32), value), f64)
         r = S.to_dtype(ew.add(S.to_dtype(input, f64), ew.mul(scaled, S.to_dtype(tensor2, f64))), f32)
         return S.to_dtype(r, dt) if out is None else S.copy_(out, r)
-    prod = ew.mul(tensor1, tensor2)
-    return node_name(ew.add(input, prod if value == 1 else ew.mul(prod, value), out=out), "AddBackward0",
-                     "AddcmulBackward0")
+    prod = ew.mul(tensor1 if value == 1 else ew.mul(tensor1, value), tensor2)  # PyTorch's order: (value * t1) * t2
+    return node_name(ew.add(input, prod, out=out), "AddBackward0", "AddcmulBackward0")
 
 
 _ADDCDIV_INTEGER = (
@@ -426,9 +425,14 @@ def addcdiv(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
         raise RuntimeError(_ADDCDIV_INTEGER)
     if out is not None:
         check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
-    q = ew.div(tensor1, tensor2)
-    return node_name(ew.add(input, q if value == 1 else ew.mul(q, value), out=out), "AddBackward0",
-                     "AddcdivBackward0")
+    if (isinstance(input, Tensor) and (dt := input._dtype) in _REDUCED and getattr(tensor1, "_dtype", None) is dt
+            and getattr(tensor2, "_dtype", None) is dt and (out is None or out._dtype is dt)):
+        f32 = dtypes.float32  # PyTorch's reduced-float kernel: `self + value * t1 / t2` in float32, rounded once
+        q = ew.div(ew.mul(S.to_dtype(tensor1, f32), value), S.to_dtype(tensor2, f32))
+        r = ew.add(S.to_dtype(input, f32), q)
+        return S.to_dtype(r, dt) if out is None else S.copy_(out, r)
+    q = ew.div(tensor1 if value == 1 else ew.mul(tensor1, value), tensor2)  # PyTorch's order: (value * t1) / t2
+    return node_name(ew.add(input, q, out=out), "AddBackward0", "AddcdivBackward0")
 
 
 @method

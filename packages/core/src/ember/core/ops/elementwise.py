@@ -1122,18 +1122,20 @@ def _lerp_meta(input, end, weight, *, out=None) -> None:
 def _lerp_cpu(input, end, weight, *, out=None):
     dt = dtypes.result_type(input, end)
     x, y, w = arr(input), arr(end), arr(weight)
-    # PyTorch's two-sided form: from `end` for |weight| >= 0.5, so lerp(-inf, 1, 0.75) is -inf, not nan
-    d = np.subtract(y, x, dtype=dt.np)
-
-    def from_end():
-        return np.subtract(y, np.multiply(d, np.subtract(1, w, dtype=dt.np), dtype=dt.np), dtype=dt.np)
-
-    if np.ndim(w) == 0:  # one weight (a momentum, an optimizer's beta): one side only
-        r = from_end() if np.abs(w) >= 0.5 else np.add(x, np.multiply(w, d, dtype=dt.np), dtype=dt.np)
-    else:
-        with np.errstate(invalid="ignore"):
-            r = np.where(np.abs(w) < 0.5, np.add(x, np.multiply(w, d, dtype=dt.np), dtype=dt.np), from_end())
-    r = np.asarray(r, dtype=dt.np)
+    # PyTorch's lerp: from the nearer end (`weight` under 0.5 in magnitude: self + w (end - self), else end -
+    # (end - self) (1 - w)), in float32 for a 16-bit dtype and rounded once
+    op = np.dtype(np.float32) if dt.np.itemsize == 2 and dt.is_floating_point else dt.np
+    x, y = (np.asarray(v).astype(op, copy=False) if np.asarray(v).dtype.itemsize == 2 else v for v in (x, y))
+    w = np.asarray(w).astype(op, copy=False) if not np.iscomplexobj(w) or op.kind == "c" else w  # a scalar in op
+    diff = np.subtract(y, x, dtype=op)
+    small = np.abs(w) < 0.5
+    # float32 with one rounding after the multiply-add, as PyTorch's fused (fma) vector kernel: the float64
+    # product of two float32 values is exact
+    fma = np.float64 if op == np.float32 else op
+    with np.errstate(invalid="ignore", over="ignore"):  # the side not taken may be nan (lerp(-inf, 1, 0.75))
+        r = np.where(small, np.add(x, np.multiply(w, diff, dtype=fma), dtype=fma),
+                     np.subtract(y, np.multiply(diff, np.subtract(1, w, dtype=op), dtype=fma), dtype=fma))
+    r = r.astype(op).astype(dt.np)
     operands = (input, end, weight)
     if out is not None:
         return write_out(out, r, "lerp", layout_of(operands, False))
