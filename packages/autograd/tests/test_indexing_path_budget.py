@@ -8,46 +8,15 @@ only with a reason in the commit message.
 """
 
 import gc
-import sys
 import tracemalloc
 
 import numpy as np
 import pytest
 
 import ember.autograd as E
+from call_budget import count_calls as _count, cpu_only_process  # noqa: F401 - the fixture
 
-
-@pytest.fixture(autouse=True)
-def _cpu_only_process(monkeypatch):
-    """The budgets of a process whose tensors are all on the CPU (see test_op_path_budget)."""
-    from ember.core import storage
-
-    monkeypatch.setattr(storage, "only_cpu", True)
-
-
-def _count(fn) -> tuple[int, int]:
-    """(Python calls, C-function calls) of one `fn()`, after two warm-up calls fill every cache."""
-    fn()
-    fn()
-    calls = [0, 0]
-
-    def prof(frame, event, arg):
-        if event == "call":
-            calls[0] += 1
-        elif event == "c_call":
-            calls[1] += 1
-
-    gc.collect()
-    was_enabled = gc.isenabled()
-    gc.disable()
-    sys.setprofile(prof)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-        if was_enabled:
-            gc.enable()
-    return calls[0], calls[1] - 1  # the c_call of setprofile(None) itself
+pytestmark = pytest.mark.usefixtures("cpu_only_process")
 
 
 def _inputs():

@@ -1,12 +1,10 @@
 """Tensor subclasses under autograd: gradients flow through them, and the plain op path costs no more calls."""
 
-import gc
-import sys
-
 import numpy as np
 import pytest
 
 import ember.autograd as E
+from call_budget import count_calls as _count
 from ember.core import dispatch
 
 
@@ -52,28 +50,6 @@ def test_detach_and_no_grad_keep_the_subclass():
     assert type(x.detach()) is MyT and not x.detach().requires_grad
     with E.no_grad():
         assert type(x * 2) is MyT and not (x * 2).requires_grad
-
-
-def _count(fn):
-    fn()
-    fn()
-    calls = [0, 0]
-
-    def prof(frame, event, arg):
-        if event == "call":
-            calls[0] += 1
-        elif event == "c_call":
-            calls[1] += 1
-
-    gc.collect()
-    gc.disable()
-    sys.setprofile(prof)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-        gc.enable()
-    return tuple(calls)
 
 
 OPS = {"add": lambda x, y: x + y, "mul": lambda x, y: x * y, "relu": lambda x, y: x.relu(),
