@@ -69,7 +69,21 @@ model); graph neural networks without PyG (`graph_*`: sparse GCN, GAT's segment 
 prediction, spectral filters, pooling, neighbour sampling, k-hop products); torch.distributions in depth (`dist_*`:
 30 families' moments, transforms and KL, reparameterized gradients, edge cases, custom distributions, flows, VI,
 sampling shapes, validation); and classic sequence NLP (`seq_*`: BiLSTM-CRF, BPE with beam search, pointer
-networks, adaptive softmax, CTC, TextCNN/QRNN, biaffine parsing, GloVe, NMT with BLEU, AWD-LSTM, HMMs)."""
+networks, adaptive softmax, CTC, TextCNN/QRNN, biaffine parsing, GloVe, NMT with BLEU, AWD-LSTM, HMMs).
+
+Ecosystem pieces rewritten inline (`lib_*`: einops, kornia geometry/color/filters, torchvision transforms,
+torchaudio functional, torchmetrics, timm and accelerate utilities, a Lightning-style loop, mixed precision); the
+semantics questions of PyTorch's GitHub issues and forum (`gh_*`: in-place on views, duplicate indices, NaN
+propagation, unique and promotion, memory formats, grad modes, indexing order, reprs of special values, backward
+semantics, where/masked gradients, zero-size tensors, ties, broadcasting); classic papers' training code (`paper_*`:
+batch norm, the Adam family, norm layers, WGAN-GP, SGNS, the Transformer's schedule, MAML, regularizers, style
+transfer, seq2seq attention, classic optimizers, SN-GAN, contrastive losses, ResNet tricks, LSTM variants, GAN
+tricks, memory networks, NALU/Deep Sets/FiLM); scientific computing (`sci_*`: HMC, GP regression, Ising, molecular
+clusters, ODE adjoints, finite differences and elements, spectral PDEs, root finding, least squares, quadrature,
+complex waves, MLE, LP/Markov chains, porting mistakes, dynamics with torch.func); and classic architectures with
+the code that inspects them (`cls_*`: LeNet/AlexNet, VGG summaries, ResNet fusion, DenseNet checkpointing,
+GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, model registries, feature
+extraction, checkpoint surgery)."""
 
 from __future__ import annotations
 
