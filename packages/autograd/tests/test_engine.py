@@ -330,6 +330,12 @@ def test_data_counter_is_fresh_per_call_shared_by_its_views_and_memory_is_the_ow
     assert w._storage.nbytes == 24 and w.data.data._storage.root is w._storage
 
 
+def test_data_of_a_sparse_tensor_is_its_detached_sparse_self():
+    s = E.eye(3).to_sparse().requires_grad_()
+    d = s.data
+    assert d.layout == s.layout and not d.requires_grad and d.to_dense().tolist() == E.eye(3).tolist()
+
+
 def test_numpy_of_tensor_requiring_grad_raises():
     with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
         E.tensor([1.0], requires_grad=True).numpy()

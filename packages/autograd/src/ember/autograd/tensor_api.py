@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ember.core.methods import attach
 from ember.core.ops._util import warn_at_caller
-from ember.core.storage import VersionAlias
+from ember.core.storage import Storage, VersionAlias
 from ember.core.tensor import Tensor, describe
 
 from ember.autograd import engine
@@ -119,7 +119,10 @@ def _get_is_leaf(self: Tensor) -> bool:
 def _get_data(self: Tensor) -> Tensor:
     """`Tensor.data`: the same memory, outside autograd, under a version counter of its own (NOTE [ .data's
     version counter ] in ember.core.storage)."""
-    t = Tensor._make(VersionAlias(self._storage), self._offset, self._shape, self._strides, self._dtype)
+    st = self._storage
+    if not isinstance(st, Storage):  # a sparse tensor (no storage of its own): its detached self, sparse as PyTorch's
+        return self.detach()
+    t = Tensor._make(VersionAlias(st), self._offset, self._shape, self._strides, self._dtype)
     if self._conj:  # `.data` of a conjugate view reads conjugated too
         t._conj = True
     if self._neg:  # and a negative view's negated

@@ -79,6 +79,11 @@ class _NoStorage:
         self.version = 0
         self.layout = layout_name
 
+    @property
+    def root(self) -> _NoStorage:
+        """Itself, as `Storage.root` (capture and checkpoints key storages by it)."""
+        return self
+
     def __getattr__(self, name):
         raise _refusal(object.__getattribute__(self, "layout"))
 
