@@ -12,7 +12,8 @@ from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import cj, keep, put_into, scatter_into, unreduce, where0, zeros_with
+from ember.autograd.derivatives._helpers import (cj, keep, not_implemented, put_into, scatter_into, unreduce, where0,
+                                                zeros_with)
 
 __all__ = ["ENTRIES"]
 
@@ -208,8 +209,7 @@ def _trace_backward(grad, input_shape):
 
 def _unique_backward(dim, name: str | None = None):
     """PyTorch records unique's nodes but implements no derivative: backward through one raises, naming its op."""
-    name = name or ("_unique2" if dim is None else "unique_dim")
-    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    not_implemented(name or ("_unique2" if dim is None else "unique_dim"))()
 
 
 ENTRIES = [
