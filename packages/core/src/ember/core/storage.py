@@ -118,6 +118,7 @@ class Storage:
 
 
 def _delegated(name: str) -> property:
+    """A property reading and writing the owner's slot `name` (a `VersionAlias` holds no memory of its own)."""
     slot = getattr(Storage, name)  # the owner's slot descriptor
     return property(lambda self: slot.__get__(self._owner), lambda self, value: slot.__set__(self._owner, value))
 

@@ -21,9 +21,9 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, FLOAT_DTYPES, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample,
                                binary_samples, unary_samples)
-from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, INT_SCALAR_HIGH, INT_SCALAR_LOW, _C_INT_NAMES, _CPP_TYPE_NAMES,
-                                  arr, cast_error, int_scalar_overflow, named_as, scalar_as, shape_error,
-                                  warn_at_caller, wrap, write_out)
+from ember.core.ops._util import (_INF, ERRSTATE, IGNORE_ALL, INT_SCALAR_HIGH, INT_SCALAR_LOW, _C_INT_NAMES,
+                                  _CPP_TYPE_NAMES, arr, cast_error, int_scalar_overflow, named_as, scalar_as,
+                                  shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -924,7 +924,6 @@ where = declare("where", np.where, argnames=("condition", "input", "other"))
 
 # where's number operands that PyTorch checks against a complex result's range (its float16/bfloat16 ones it does not)
 _WHERE_COMPLEX_LIMITS = {"complex64": (float(np.finfo(np.float32).max), "c10::complex<float>")}
-_INF = float("inf")
 
 
 @where.meta
