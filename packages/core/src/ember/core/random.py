@@ -1,14 +1,16 @@
 """Random numbers: `Generator`, seeding, and the sampling ops (`rand`, `randn`, `normal_`, `multinomial`, ...).
 
+The CPU generator is PyTorch's Mersenne Twister and its samplers PyTorch's (NOTE [ PyTorch's CPU stream ] in
+`ember.core.mt19937`, `ember.core.cpu_sampling`): a seeded program draws PyTorch's numbers on the CPU.
+
 NOTE [ Philox streams ]
-A generator's whole state is (seed, offset). Each draw of `numel` values takes the pair through
+A GPU generator's whole state is (seed, offset). Each draw of `numel` values takes the pair through
 `philox_seed_offset(generator, numel)`, which returns it and advances `offset` by `numel` rounded
-up to a whole Philox block (4 values). The CPU kernels then read a numpy `Philox` stream keyed by
-`seed` whose counter starts at `offset * 2**64`, so every draw owns a disjoint subsequence
-whatever it consumes; a CUDA kernel keys its own Philox with the same (seed, offset). A given
-seed and sequence of draws therefore reproduces its numbers on each device (the CPU and CUDA
-streams differ from each other, as in PyTorch), and `manual_seed` resets the offset to 0, so
-the same seed gives the same numbers whatever was drawn before.
+up to a whole Philox block (4 values); a CUDA kernel keys its Philox with that (seed, offset), and the few
+host-side draws for a GPU generator read numpy's `Philox` at the same place (`philox_stream`), so every draw
+owns a disjoint subsequence whatever it consumes. A given seed and sequence of draws therefore reproduces its
+numbers (the CPU and CUDA streams differ from each other, as in PyTorch), and `manual_seed` resets the offset
+to 0, so the same seed gives the same numbers whatever was drawn before.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
 from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, require_grad, write_out
 from ember.core.ops.numeric import not_implemented_for
+from ember.core import cpu_sampling as cs
+from ember.core.mt19937 import MT19937, STATE_BYTES
 from ember.core.philox_stream import philox_stream
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, describe
@@ -52,7 +56,8 @@ def _check_seed(seed) -> int:
 
 
 class Generator:
-    """A Philox random-number generator for one device; its state is (seed, offset).
+    """A random-number generator for one device: on the CPU PyTorch's Mersenne Twister (NOTE [ PyTorch's CPU
+    stream ]), so seeded programs draw PyTorch's numbers; on a GPU a Philox stream whose state is (seed, offset).
 
     Example:
         >>> g = Generator().manual_seed(42)
@@ -65,11 +70,14 @@ class Generator:
         self.device = _device("cuda", 0) if d.type == "cuda" and d.index is None else d
         self._seed = _DEFAULT_SEED
         self._offset = 0
+        self._mt = MT19937(_DEFAULT_SEED) if self.device.type == "cpu" else None
 
     def manual_seed(self, seed: int) -> Generator:
         """Reset the stream to the start of `seed`'s sequence; returns self."""
         self._seed = _check_seed(seed)
         self._offset = 0
+        if self._mt is not None:
+            self._mt.reseed(self._seed)
         return self
 
     def seed(self) -> int:
@@ -81,8 +89,15 @@ class Generator:
     def initial_seed(self) -> int:
         return self._seed
 
+    def _position(self) -> tuple:
+        """Where the stream stands: any draw changes it."""
+        return (self._seed, self._offset) if self._mt is None else (self._mt.seed, self._mt.words)
+
     def get_state(self) -> Tensor:
-        """The state as a uint8 tensor of 16 bytes (seed and offset, little-endian uint64)."""
+        """The state as a uint8 tensor: PyTorch's 5056-byte layout on the CPU, (seed, offset) as two little-endian
+        uint64 on a GPU (PyTorch's 16 bytes)."""
+        if self._mt is not None:
+            return Tensor._wrap(np.frombuffer(self._mt.state_bytes(), dtype=np.uint8).copy())
         return Tensor._wrap(np.array([self._seed, self._offset], dtype="<u8").view(np.uint8))
 
     def set_state(self, new_state: Tensor) -> Generator:
@@ -90,14 +105,22 @@ class Generator:
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state._dtype is not dtypes.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        if new_state.numel() != 16:
-            raise RuntimeError(f"Expected a state of 16 bytes (seed, offset); got {describe(new_state)}")
-        s, o = np.ascontiguousarray(new_state._host_array()).reshape(-1).view("<u8")
+        raw = np.ascontiguousarray(new_state._host_array()).reshape(-1)
+        if self._mt is not None:
+            if raw.size != STATE_BYTES:
+                raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input RNG "
+                                   f"state size to be {raw.size}")
+            self._mt.load(raw.tobytes())
+            self._seed = self._mt.seed
+            return self
+        if raw.size != 16:
+            raise RuntimeError(f"RNG state is wrong size; expected 16 bytes (seed, offset), got {describe(new_state)}")
+        s, o = raw.view("<u8")
         self._seed, self._offset = int(s), int(o)
         return self
 
     def __repr__(self) -> str:
-        return f"<ember.Generator device={self.device} seed={self._seed} offset={self._offset}>"
+        return f"<ember.Generator device={self.device} seed={self._seed}>"
 
 
 _defaults: dict = {}
@@ -190,8 +213,26 @@ def philox_seed_offset(generator: Generator | None, numel: int, device="cpu") ->
     return out
 
 
-def _stream(generator: Generator | None, x: Tensor) -> np.random.Generator:
-    return philox_stream(*philox_seed_offset(generator, x.numel(), x.device))
+def _checked(generator: Generator | None, device) -> Generator:
+    """`generator`, or the device's default one; RuntimeError for a generator of another device type."""
+    if generator is None:
+        return default_generator if (device is CPU or device == "cpu") else default_generator_for(device)
+    if generator.device.type != _device(device).type:
+        raise RuntimeError(f"Expected a '{_device(device).type}' device type for generator but found "
+                           f"'{generator.device.type}'")
+    return generator
+
+
+def cpu_engine(generator: Generator | None) -> MT19937:
+    """The Mersenne Twister a CPU draw reads: `generator`'s, or the default CPU generator's."""
+    return _checked(generator, CPU)._mt
+
+
+def _fill_in_order(x: Tensor, values: np.ndarray) -> Tensor:
+    """Write `values` (drawn in PyTorch's order) into x: memory order for a strided tensor."""
+    view = cs.iteration_order(x._np())
+    view[...] = values.reshape(view.shape)
+    return x
 
 
 # PyTorch's refusals of an integer or bool tensor, per sampler: a kernel with no instance for the dtype, or a sentence
@@ -212,27 +253,14 @@ def _work_dtype(x: Tensor, op: str):
     return np.float64 if x._dtype is dtypes.float64 else np.float32
 
 
-def _fill(x: Tensor, values) -> Tensor:
-    np.copyto(x._np(), values, casting="unsafe")
-    return x
-
-
 # --- in-place sampling primitives -------------------------------------------------------------
 _uniform = declare("uniform_", mutates=(0,), differentiable=False)
 
 
 @_uniform.register("cpu")
 def _uniform_cpu(x, low=0.0, high=1.0, *, generator=None):
-    wd = _work_dtype(x, "uniform_")
-    td = x._dtype.np.type
-    if low == 0.0 and high == 1.0 and td is wd and (a := x._np()).flags.c_contiguous and a.flags.writeable:
-        _stream(generator, x).random(dtype=wd, out=a)  # `rand`: the draw itself, written in place (same bits)
-        return x
-    u = _stream(generator, x).random(x._shape, dtype=wd)
-    r = (low + (high - low) * u).astype(td)
-    if high > low:  # rounding to x's dtype may reach `high`; keep [low, high)
-        r = np.minimum(r, np.nextafter(td(high), td(low)))
-    return _fill(x, r)
+    _work_dtype(x, "uniform_")
+    return _fill_in_order(x, cs.uniform(cpu_engine(generator), x.numel(), x._dtype.np, low, high))
 
 
 _normal = declare("normal_", mutates=(0,), differentiable=False)
@@ -240,13 +268,13 @@ _normal = declare("normal_", mutates=(0,), differentiable=False)
 
 @_normal.register("cpu")
 def _normal_cpu(x, mean=0.0, std=1.0, *, generator=None):
-    wd = _work_dtype(x, "normal_")
-    if x._dtype.np.type is wd and (a := x._np()).flags.c_contiguous and a.flags.writeable:  # drawn in place
-        _stream(generator, x).standard_normal(dtype=wd, out=a)
-        a *= wd(std)
-        a += wd(mean)
+    _work_dtype(x, "normal_")
+    a = x._np()
+    g = cpu_engine(generator)
+    if a.dtype == np.float32 and a.flags.c_contiguous and a.flags.writeable and a.size >= 16:
+        cs.normal(g, a.size, a.dtype, True, mean, std, out=a.reshape(-1))  # written in place
         return x
-    return _fill(x, _stream(generator, x).standard_normal(x._shape, dtype=wd) * wd(std) + wd(mean))
+    return _fill_in_order(x, cs.normal(g, x.numel(), x._dtype.np, a.flags.c_contiguous, mean, std))
 
 
 _bernoulli = declare("bernoulli_", mutates=(0,), differentiable=False, mixed_devices=True)
@@ -266,8 +294,14 @@ def _bernoulli_meta(x, p=0.5, *, generator=None) -> None:
 
 @_bernoulli.register("cpu")
 def _bernoulli_cpu(x, p=0.5, *, generator=None):
-    prob = p._host_array() if isinstance(p, Tensor) else p
-    return _fill(x, _stream(generator, x).random(x._shape) < prob)
+    g = cpu_engine(generator)
+    if not isinstance(p, Tensor):
+        return _fill_in_order(x, cs.bernoulli_scalar(g, x.numel(), float(p)))
+    a = x._np()
+    probs = np.broadcast_to(np.asarray(p._host_array()), a.shape)
+    if not a.flags.c_contiguous and a.ndim > 1:  # p is read in x's memory order
+        probs = probs.transpose(sorted(range(a.ndim), key=lambda d: -abs(a.strides[d])))
+    return _fill_in_order(x, cs.bernoulli_tensor(g, np.ascontiguousarray(probs)))
 
 
 _exponential = declare("exponential_", mutates=(0,), differentiable=False)
@@ -275,16 +309,19 @@ _exponential = declare("exponential_", mutates=(0,), differentiable=False)
 
 @_exponential.register("cpu")
 def _exponential_cpu(x, lambd=1.0, *, generator=None):
-    wd = _work_dtype(x, "exponential_")
-    return _fill(x, _stream(generator, x).standard_exponential(x._shape, dtype=wd) / wd(lambd))
+    _work_dtype(x, "exponential_")
+    return _fill_in_order(x, cs.exponential(cpu_engine(generator), x.numel(), lambd))
 
 
 _random = declare("random_", mutates=(0,), differentiable=False)
+# the dtypes whose random_(from, to) reads a 64-bit draw when the range needs 32 bits or more
+_WIDE = ("int64", "float64", "float32", "bfloat16")
 
 
 @_random.register("cpu")
 def _random_cpu(x, low, high, *, generator=None):
-    return _fill(x, _stream(generator, x).integers(low, high, x._shape, dtype=np.int64))
+    values = cs.random_from_to(cpu_engine(generator), x.numel(), low, high, x._dtype.name in _WIDE)
+    return _fill_in_order(x, values)
 
 
 _cauchy = declare("cauchy_", mutates=(0,), differentiable=False)
@@ -292,9 +329,8 @@ _cauchy = declare("cauchy_", mutates=(0,), differentiable=False)
 
 @_cauchy.register("cpu")
 def _cauchy_cpu(x, median=0.0, sigma=1.0, *, generator=None):
-    wd = _work_dtype(x, "cauchy_")
-    u = _stream(generator, x).random(x._shape)
-    return _fill(x, (median + sigma * np.tan(np.pi * (u - 0.5))).astype(wd))
+    _work_dtype(x, "cauchy_")
+    return _fill_in_order(x, cs.cauchy(cpu_engine(generator), x.numel(), median, sigma))
 
 
 _log_normal = declare("log_normal_", mutates=(0,), differentiable=False)
@@ -302,8 +338,8 @@ _log_normal = declare("log_normal_", mutates=(0,), differentiable=False)
 
 @_log_normal.register("cpu")
 def _log_normal_cpu(x, mean=1.0, std=2.0, *, generator=None):
-    wd = _work_dtype(x, "log_normal_")
-    return _fill(x, np.exp(_stream(generator, x).standard_normal(x._shape) * std + mean).astype(wd))
+    _work_dtype(x, "log_normal_")
+    return _fill_in_order(x, cs.log_normal(cpu_engine(generator), x.numel(), mean, std))
 
 
 _geometric = declare("geometric_", mutates=(0,), differentiable=False)
@@ -311,7 +347,7 @@ _geometric = declare("geometric_", mutates=(0,), differentiable=False)
 
 @_geometric.register("cpu")
 def _geometric_cpu(x, p, *, generator=None):
-    return _fill(x, _stream(generator, x).geometric(p, x._shape))
+    return _fill_in_order(x, cs.geometric(cpu_engine(generator), x.numel(), p))
 
 
 # --- the public in-place methods --------------------------------------------------------------
@@ -558,9 +594,10 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
-    g = generator if generator is not None else default_generator
-    s, o = philox_seed_offset(g, n)
-    perm = philox_stream(s, o).permutation(n)
+    if generator is not None and generator._mt is None:  # a GPU generator: its Philox stream
+        perm = philox_stream(*philox_seed_offset(generator, n, generator.device)).permutation(n)
+    else:  # the CPU's stream, as PyTorch's CPU kernel draws it
+        perm = cs.randperm(cpu_engine(generator), n)
     t = tensor(perm, dtype=dt, device=device)
     if out is not None:
         return write_out(out, perm.astype(dt.np), "randperm")
@@ -620,8 +657,8 @@ _poisson = declare("poisson", differentiable=False)
 
 @_poisson.register("cpu")
 def _poisson_cpu(input, *, generator=None):
-    draws = np.asarray(_stream(generator, input).poisson(input._np()))  # numpy gives a 0-d input a scalar
-    return Tensor._wrap(draws.astype(input._dtype.np))
+    draws = cs.poisson(cpu_engine(generator), np.asarray(input._np()))  # row-major, as PyTorch's new result
+    return Tensor._wrap(draws.reshape(input._shape).astype(input._dtype.np))
 
 
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
@@ -665,9 +702,11 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
         raise RuntimeError("binomial: count must be finite and non-negative")
     if not np.all((p >= 0) & (p <= 1)):
         raise RuntimeError("binomial: prob must be in [0, 1]")
-    sd, o = philox_seed_offset(generator, n.size, count.device)
-    rng = philox_stream(sd, o)
-    draws = rng.binomial(n.astype(np.int64), p)
+    if count.device.type == "cpu":  # PyTorch's sampler on PyTorch's stream
+        draws = cs.binomial(cpu_engine(generator), n, p, count._dtype is dtypes.float32).reshape(shape)
+    else:
+        sd, o = philox_seed_offset(generator, n.size, count.device)
+        draws = philox_stream(sd, o).binomial(n.astype(np.int64), p)
     return Tensor._wrap(np.asarray(draws).astype(count._dtype.np)).to(count.device)
 
 
@@ -676,25 +715,20 @@ _multinomial = declare("multinomial", differentiable=False)
 
 @_multinomial.register("cpu")
 def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
-    p = np.asarray(input._np(), dtype=np.float64)
-    rows = p.reshape(-1, p.shape[-1])
-    g = generator if generator is not None else default_generator
-    s, o = philox_seed_offset(g, rows.shape[0] * (num_samples if replacement else rows.shape[1]))
-    rng = philox_stream(s, o)
-    n, c = rows.shape
-    if replacement:  # inverse CDF, all rows at once: row i's CDF is shifted into [i, i + 1]
-        cdf = np.cumsum(rows / rows.max(axis=1, keepdims=True), axis=1)  # scaled: huge weights do not overflow
-        cdf /= cdf[:, -1:]
-        shift = np.arange(n, dtype=np.float64)[:, None]
-        hits = np.searchsorted((cdf + shift).ravel(), (rng.random((n, num_samples)) + shift).ravel(), side="right")
-        last = c - 1 - np.argmax(rows[:, ::-1] > 0, axis=1)  # rounding must not pick a zero-weight tail
-        out = np.minimum(hits.reshape(n, num_samples) - np.arange(n)[:, None] * c, last[:, None])
-    else:  # exponential race: the k smallest E_j / p_j are a draw without replacement (zero-probability
-        # categories, inf, come last when there are fewer others than samples, as in PyTorch)
-        with np.errstate(divide="ignore"):
-            keys = rng.standard_exponential((n, c)) / rows
-        out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
-    return Tensor._wrap(out.reshape(p.shape[:-1] + (num_samples,)))
+    from ember.core.creation import empty_like
+    from ember.core.ops import reduce, sorting
+
+    if replacement and num_samples > 1:  # PyTorch's kernel: row by row, a float64 uniform searched in the CDF
+        p = np.asarray(input._np())
+        rows = p.reshape(-1, p.shape[-1])
+        out = cs.multinomial_with_replacement(cpu_engine(generator), rows, num_samples)
+        return Tensor._wrap(out.reshape(p.shape[:-1] + (num_samples,)))
+    # PyTorch's fast path otherwise: the largest p / q for q ~ Exp(1) (an exponential race)
+    q = _exponential(empty_like(input, memory_format=contiguous_format), 1.0, generator=generator)
+    keys = ew.div(input, q)
+    if num_samples == 1:
+        return reduce.argmax(keys, -1, keepdim=True)
+    return sorting.topk(keys, num_samples).indices
 
 
 @method

@@ -833,7 +833,7 @@ def _changed(before: dict, after: dict) -> str | None:
 
 def _rng_state() -> tuple:
     """The default generators' positions: a draw between two calls changes it."""
-    return tuple((id(g), g._seed, g._offset) for g in _random._defaults.values())
+    return tuple((id(g), *g._position()) for g in _random._defaults.values())
 
 
 def _python_value(v) -> bool:

@@ -439,8 +439,17 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         if inplace:
             return node_name(out, "LeakyReluBackward1", "RreluWithNoiseBackward1")
         return node_name(out, "LeakyReluBackward0", "RreluWithNoiseBackward0")
-    slopes = random.rand(*input.shape, dtype=input.dtype)._np() * (upper - lower) + lower
-    factor = wrap(np.where(x >= 0, 1, slopes).astype(x.dtype))
+    if input.device.type == "cpu":  # PyTorch's kernel: a float64 uniform per element <= 0, in row-major order
+        from ember.core import cpu_sampling
+
+        drawn = x <= 0
+        slopes = np.ones(x.shape, x.dtype)
+        u = cpu_sampling.uniform_float64(random.cpu_engine(None), int(drawn.sum()))
+        slopes[drawn] = u * (upper - lower) + lower
+        factor = wrap(slopes)
+    else:
+        slopes = random.rand(*input.shape, dtype=input.dtype)._np() * (upper - lower) + lower
+        factor = wrap(np.where(x >= 0, 1, slopes).astype(x.dtype))
     return ew.mul(input, factor, out=input) if inplace else ew.mul(input, factor)
 
 

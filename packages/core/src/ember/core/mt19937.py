@@ -1,0 +1,85 @@
+"""The CPU generator's engine: PyTorch's Mersenne Twister, word for word, with its state in PyTorch's byte layout.
+
+NOTE [ PyTorch's CPU stream ]
+PyTorch's CPU generator is an MT19937 seeded with `init_genrand(seed mod 2**32)` (the seed itself is kept
+whole, for `initial_seed()`), and every CPU sampler reads it through two draws: `random()`, one 32-bit word,
+and `random64()`, two words, the first the high half. A seeded program draws the same numbers on ember as on
+PyTorch when each sampler consumes the same words in the same order and transforms them the same way
+(`ember.core.cpu_sampling`). numpy's `MT19937` bit generator is the same engine (its `random_raw` yields the
+tempered words), so the words come from C; only the seeding goes through numpy's legacy `RandomState`, whose
+seeding is `init_genrand`. PyTorch also keeps one cached normal draw of each precision (Box-Muller makes two
+at a time); they are part of the state, and `get_state()` writes all of it in PyTorch's 5056-byte layout
+(`CPUGeneratorImplState`), so a state saved by either library restores in the other.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+__all__ = ["MT19937", "STATE_BYTES"]
+
+_N = 624
+# CPUGeneratorImplState: initial seed (u64), left, seeded (i32), next (u64), 624 u64 words, normal_x, normal_y,
+# normal_rho (f64), normal_is_valid (i32, padded to 8), the float normal cache (f32), its flag (bool, padded to 4)
+_HEAD = struct.Struct("<QiiQ")
+_TAIL = struct.Struct("<dddi4xf?3x")
+STATE_BYTES = _HEAD.size + 8 * _N + _TAIL.size  # 5056
+_WORDS_AT = _HEAD.size
+
+
+class MT19937:
+    """PyTorch's CPU engine: 32-bit words (`u32`), 64-bit draws (`u64`), and the normal caches."""
+
+    __slots__ = ("bits", "seed", "fresh", "next_double", "next_float", "words")
+
+    def __init__(self, seed: int) -> None:
+        self.bits = np.random.MT19937()
+        self.reseed(seed)
+
+    def reseed(self, seed: int) -> None:
+        """`init_genrand(seed mod 2**32)`; the caches are emptied, as `manual_seed` does in PyTorch."""
+        _, key, pos, *_ = np.random.RandomState(seed & 0xFFFFFFFF).get_state()
+        self.bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        self.seed = seed
+        self.fresh = True  # PyTorch's `next` is 0 until the first word is drawn, 624 at a block's end later
+        self.next_double = None
+        self.next_float = None
+        self.words = 0  # words drawn since seeding: a position that changes with every draw
+
+    def u32(self, n: int) -> np.ndarray:
+        """The next `n` words (uint64 holding 32-bit values)."""
+        self.fresh = False
+        self.words += n
+        return self.bits.random_raw(n)
+
+    def u64(self, n: int) -> np.ndarray:
+        """The next `n` 64-bit draws, each two words, the first the high half (PyTorch's `random64`)."""
+        w = self.u32(2 * n)
+        return (w[0::2] << np.uint64(32)) | w[1::2]
+
+    def state_bytes(self) -> bytes:
+        st = self.bits.state["state"]
+        pos = int(st["pos"])
+        nxt = 0 if self.fresh else pos
+        left = 1 if pos == _N else _N + 1 - pos
+        head = _HEAD.pack(self.seed, left, 1, nxt)
+        words = np.asarray(st["key"], dtype="<u8").tobytes()
+        d, f = self.next_double, self.next_float
+        tail = _TAIL.pack(0.0, 0.0 if d is None else d, 0.0, d is not None, 0.0 if f is None else f, f is not None)
+        return head + words + tail
+
+    def load(self, raw: bytes) -> None:
+        """Restore from PyTorch's layout; RuntimeError where the engine's part is not a valid state."""
+        seed, left, seeded, nxt = _HEAD.unpack_from(raw, 0)
+        if not (seeded and 0 < left <= _N and nxt <= _N):
+            raise RuntimeError("Invalid mt19937 state")
+        key = np.frombuffer(raw, dtype="<u8", count=_N, offset=_WORDS_AT).astype(np.uint32)
+        _, d, _, d_ok, f, f_ok = _TAIL.unpack_from(raw, _WORDS_AT + 8 * _N)
+        self.bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N if left == 1 else nxt}}
+        self.seed = seed
+        self.fresh = left == 1 and nxt == 0
+        self.next_double = d if d_ok else None
+        self.next_float = f if f_ok else None
+        self.words += 1  # a restored state is a new position for anyone comparing positions
