@@ -10,15 +10,16 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Iterator, Sequence, Sized
 
-from ember.core import Generator, as_tensor, float64, multinomial, randint, randperm
+from ember.core import Generator, as_tensor, empty, float64, int64, multinomial, randint, randperm
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
 
 
 def draw_seed(generator=None) -> int:
-    """A 63-bit seed drawn from `generator` (the default generator if None)."""
-    return int(randint(0, 2**62, (1,), generator=generator).item())
+    """A 63-bit seed drawn from `generator` (the default generator if None), as PyTorch draws its samplers' and
+    loaders' seeds: `torch.empty((), dtype=torch.int64).random_()`, so a seeded program shuffles as in PyTorch."""
+    return int(empty((), dtype=int64).random_(generator=generator).item())
 
 
 def seeded_generator(seed: int):

@@ -70,24 +70,39 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
-    """Fill with N(mean, std^2) truncated to [a, b] (inverse-CDF sampling, as PyTorch)."""
-    if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
-                      "may be incorrect.", stacklevel=2)
+    """Fill with N(mean, std^2) truncated to [a, b], drawn as PyTorch 2.13 draws it: normals redrawn where they fall
+    outside when [a, b] holds more than 30% of the mass, else uniform candidates accepted by the density."""
     if tensor.is_meta:
         return tensor  # nothing to write (NOTE [ The meta device ])
 
     def norm_cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
+                      "may be incorrect.", stacklevel=2)
     with ea.no_grad():
-        lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
-        return tensor
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = tensor.new_tensor(a, device="cpu").item(), tensor.new_tensor(b, device="cpu").item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while bool((mask := (result < lo) | (result > hi)).any()):
+                result = ea.where(mask, ea.empty_like(result).normal_(mean, std, generator=generator), result)
+            return tensor if result is tensor else tensor.copy_(result)
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        candidates, accept = ea.empty_like(tensor), ea.empty_like(tensor)
+
+        def rejected(c):  # the candidates whose log-density falls below a uniform's log
+            c.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            return accept.uniform_(generator=generator).log_().gt(c)
+
+        tensor.uniform_(a, b, generator=generator)
+        pending = rejected(candidates.copy_(tensor))
+        result = tensor
+        while bool(pending.any()):
+            candidates.uniform_(a, b, generator=generator)
+            result = ea.where(pending, candidates, result)
+            pending = ea.where(pending, rejected(candidates), pending)
+        return tensor if result is tensor else tensor.copy_(result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -185,8 +200,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = ea.empty(rows, cols, dtype=ea.float64).normal_(0, 1, generator=generator)
-    a = flat.numpy()
+    flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)  # PyTorch's draw, in its dtype
+    a = flat.detach().numpy()
     if rows < cols:
         a = a.T
     q, r = np.linalg.qr(a)
@@ -205,12 +220,10 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     normal_(tensor, 0, std, generator)
-    mask = np.ones((rows, cols))
-    for c in range(cols):
-        idx = ea.randperm(rows, generator=generator).numpy()[:num_zeros]
-        mask[idx, c] = 0
     with ea.no_grad():
-        return tensor.mul_(ea.from_numpy(mask).to(tensor.dtype))
+        for c in range(cols):
+            tensor[ea.randperm(rows, generator=generator)[:num_zeros], c] = 0
+    return tensor
 
 
 def _deprecated(fn):

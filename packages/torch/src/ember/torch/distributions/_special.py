@@ -23,6 +23,8 @@ import numpy as np
 import ember.autograd as torch
 from ember.autograd import Function, Tensor
 
+from ember.core import cpu_sampling
+from ember.core import random as cpu_random
 from ember.torch.distributions.utils import _like, _numpy_generator, _to_numpy
 
 __all__ = ["lgamma", "digamma", "polygamma", "gammainc", "standard_gamma"]
@@ -213,8 +215,11 @@ class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, concentration):
         a = _to_numpy(concentration).astype(np.float64)
-        rng = _numpy_generator(a.size, concentration.device)
-        x = np.asarray(rng.standard_gamma(a))  # numpy gives a 0-d concentration a Python float
+        if concentration.device.type == "cpu":  # PyTorch's sampler on PyTorch's stream
+            x = cpu_sampling.gamma(cpu_random.cpu_engine(None), a, concentration.dtype.np == np.float32)
+            x = x.reshape(a.shape)
+        else:
+            x = np.asarray(_numpy_generator(a.size, concentration.device).standard_gamma(a))  # 0-d: a float
         x = np.maximum(x.astype(concentration.dtype.np), np.finfo(concentration.dtype.np).tiny)
         out = _like(x, concentration)
         ctx.save_for_backward(concentration, out)

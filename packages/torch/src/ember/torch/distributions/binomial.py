@@ -80,6 +80,9 @@ class Binomial(Distribution):
     def sample(self, sample_shape=_EMPTY):
         shape = tuple(self._extended_shape(sample_shape))
         with torch.no_grad():
+            if self._param.device.type == "cpu":  # PyTorch's: torch.binomial on the expanded parameters
+                return torch.binomial(self.total_count.expand(shape).to(self._param.dtype),
+                                      self.probs.expand(shape).to(self._param.dtype))
             n = np.broadcast_to(_to_numpy(self.total_count), shape).astype(np.int64)
             p = np.clip(np.broadcast_to(_to_numpy(self.probs).astype(np.float64), shape), 0.0, 1.0)
             draws = _numpy_generator(int(np.prod(shape)), self._param.device).binomial(n, p)

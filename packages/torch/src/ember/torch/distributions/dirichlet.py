@@ -35,8 +35,9 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=_EMPTY):
         shape = tuple(self._extended_shape(sample_shape))
-        gammas = standard_gamma(self.concentration.expand(shape))
-        return gammas / gammas.sum(-1, keepdim=True)
+        c = self.concentration.expand(shape)
+        gammas = standard_gamma(c.double())  # in float64, normalised, then rounded: PyTorch's _sample_dirichlet
+        return (gammas / gammas.sum(-1, keepdim=True)).to(c.dtype)
 
     def log_prob(self, value):
         if self._validate_args:
