@@ -83,7 +83,10 @@ clusters, ODE adjoints, finite differences and elements, spectral PDEs, root fin
 complex waves, MLE, LP/Markov chains, porting mistakes, dynamics with torch.func); and classic architectures with
 the code that inspects them (`cls_*`: LeNet/AlexNet, VGG summaries, ResNet fusion, DenseNet checkpointing,
 GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, model registries, feature
-extraction, checkpoint surgery)."""
+extraction, checkpoint surgery).
+
+Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
+initialisation, shuffling and dropout are PyTorch's numbers)."""
 
 from __future__ import annotations
 
