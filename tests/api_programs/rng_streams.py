@@ -72,3 +72,4 @@ show("MultivariateNormal", D.MultivariateNormal(torch.zeros(2), torch.eye(2)).sa
 show("binomial", torch.binomial(torch.tensor([5.0, 40.0, 400.0, 30.0]), torch.tensor([0.3, 0.5, 0.02, 0.9])))
 show("Binomial", D.Binomial(20, torch.tensor([0.1, 0.6])).sample((2,)))
 show("after", torch.rand(3))
+show("VonMises", D.VonMises(torch.tensor([0.0, 1.0]), torch.tensor([0.5, 4.0])).sample((2,)))

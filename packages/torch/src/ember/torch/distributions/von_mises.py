@@ -11,7 +11,7 @@ from ember.autograd import Function
 
 from ember.torch.distributions import constraints
 from ember.torch.distributions.distribution import Distribution
-from ember.torch.distributions.utils import _EMPTY, _like, _numpy_generator, _to_numpy, broadcast_all
+from ember.torch.distributions.utils import _EMPTY, _like, _to_numpy, broadcast_all
 
 __all__ = ["VonMises"]
 
@@ -97,12 +97,26 @@ class VonMises(Distribution):
                 - _log_i0(self.concentration))
 
     def sample(self, sample_shape=_EMPTY):
+        """Best and Fisher's (1979) rejection sampler in float64, drawing PyTorch's uniforms in PyTorch's order:
+        three per element each round, until every element has been accepted once."""
         shape = tuple(self._extended_shape(sample_shape))
         with torch.no_grad():
-            kappa = np.broadcast_to(_to_numpy(self.concentration).astype(np.float64), shape)
-            loc = np.broadcast_to(_to_numpy(self.loc).astype(np.float64), shape)
-            draws = _numpy_generator(int(np.prod(shape)), self.loc.device).vonmises(0.0, kappa)
-            return _like(np.mod(draws + loc + np.pi, 2 * np.pi) - np.pi, self.loc)
+            loc, kappa = self.loc.to(torch.float64), self.concentration.to(torch.float64)
+            tau = 1 + (1 + 4 * kappa**2).sqrt()
+            rho = (tau - (2 * tau).sqrt()) / (2 * kappa)
+            r = torch.where(kappa < 1e-5, 1 / kappa + kappa, (1 + rho**2) / (2 * rho))
+            x = torch.empty(shape, dtype=torch.float64, device=self.loc.device)
+            done = torch.zeros(shape, dtype=torch.bool, device=self.loc.device)
+            while not bool(done.all()):
+                u1, u2, u3 = torch.rand((3,) + shape, dtype=torch.float64, device=self.loc.device).unbind()
+                z = torch.cos(math.pi * u1)
+                f = (1 + r * z) / (r + z)
+                c = kappa * (r - f)
+                accept = ((c * (2 - c) - u2) > 0) | ((c / u2).log() + 1 - c >= 0)
+                if bool(accept.any()):
+                    x = torch.where(accept, (u3 - 0.5).sign() * f.acos(), x)
+                    done = done | accept
+            return ((x + math.pi + loc) % (2 * math.pi) - math.pi).to(self.loc.dtype)
 
     @property
     def mean(self):
