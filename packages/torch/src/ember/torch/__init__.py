@@ -167,14 +167,13 @@ def _assert(condition, message) -> None:
 
 
 _NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "ops": "PyTorch's operator registry (torch.ops)",
-           "_inductor": "TorchInductor", "fx": "torch.fx graph capture",
-           "export": "torch.export graph capture"}
+           "_inductor": "TorchInductor", "export": "torch.export graph capture"}
 
 
 def __getattr__(name: str):
     """Ops ember.core gains lazily; `distributions`, `_dynamo`, `compiler`, `__config__`, `_tensor_str`, `ao`,
-    `quantization` (imported on first use); clear errors for PyTorch internals."""
-    if name in ("distributions", "_dynamo", "compiler", "__config__", "_tensor_str", "ao", "quantization"):
+    `quantization`, `fx` (imported on first use); clear errors for PyTorch internals."""
+    if name in ("distributions", "_dynamo", "compiler", "__config__", "_tensor_str", "ao", "quantization", "fx"):
         import importlib
 
         from ember.torch._importer import name_classes

@@ -1,0 +1,88 @@
+"""How fx names a call_function target: PyTorch's spelling of ember's functions (`torch.relu`,
+`torch.nn.functional.max_pool2d`, `operator.add`), for printed graphs and generated code."""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import types
+
+# torch.nn.functional's names that PyTorch implements in C++: a call records its arguments as written (the
+# others are Python functions that hand `__torch_function__` their required parameters positionally and the
+# rest by keyword). Those of `torch` print as `torch.X`; the `torch._C._nn` ones as `torch.nn.functional.X`,
+# since ember has no `torch._C`.
+F_BUILTINS_OF_TORCH = frozenset({
+    "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "celu_", "channel_shuffle", "conv1d", "conv2d", "conv3d",
+    "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity", "hardshrink",
+    "native_channel_shuffle", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_",
+    "rrelu_", "selu_", "threshold_"})
+F_BUILTINS_OF_C_NN = frozenset({
+    "avg_pool2d", "avg_pool3d", "elu_", "gelu", "hardtanh_", "leaky_relu_", "linear", "logsigmoid", "one_hot",
+    "scaled_dot_product_attention", "softplus", "softshrink"})
+
+_table: dict[int, tuple[object, str]] = {}
+
+
+def _names() -> dict[int, tuple[object, str]]:
+    """id -> (object, PyTorch's name) of the public functions of `torch` and `torch.nn.functional`."""
+    if not _table:
+        import ember.torch as torch
+        import ember.torch.nn.functional as F
+
+        for name in dir(F):
+            obj = getattr(F, name)
+            if not name.startswith("_") and callable(obj) and not isinstance(obj, type):
+                where = "torch" if name in F_BUILTINS_OF_TORCH else "torch.nn.functional"
+                _table[id(obj)] = (obj, f"{where}.{name}")
+        for name in dir(torch):
+            obj = getattr(torch, name, None)
+            if callable(obj) and not isinstance(obj, (type, types.ModuleType)) and (
+                    not name.startswith("_") or name == "_assert"):
+                _table[id(obj)] = (obj, f"torch.{name}")
+    return _table
+
+
+def qualified_name(func) -> str:
+    """PyTorch's qualified name of `func` (`torch.relu`, `_operator.add`, `getattr`, `torch.Tensor.add`)."""
+    name = getattr(func, "__name__", None) or type(func).__name__
+    if getattr(builtins, name, None) is func:
+        return name
+    hit = _names().get(id(func))
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    from ember.core.tensor import Tensor
+
+    if getattr(Tensor, name, None) is func:
+        return f"torch.Tensor.{name}"
+    module = getattr(func, "__module__", None) or ""
+    if module.startswith("ember.torch."):
+        module = "torch." + module[len("ember.torch."):]
+    return f"{module}.{getattr(func, '__qualname__', name)}" if module else name
+
+
+def pretty_target(target) -> str:
+    """A target as a printed node shows it: `builtins.getattr`, `operator.add`, else the qualified name."""
+    if isinstance(target, str):
+        return target
+    module = getattr(target, "__module__", None)
+    name = getattr(target, "__name__", None)
+    if name is not None:
+        if module == "builtins":
+            return f"builtins.{name}"
+        if module == "_operator":
+            return f"operator.{name}"
+    return qualified_name(target)
+
+
+def resolves(qualname: str, obj) -> bool:
+    """Whether `qualname` (`torch.nn.functional.relu`) names `obj` in ember (so generated code may spell it)."""
+    head, _, rest = qualname.partition(".")
+    if head != "torch" or not rest:
+        return False
+    cur = sys.modules["ember.torch"]
+    for part in rest.split("."):
+        try:
+            cur = getattr(cur, part)
+        except AttributeError:
+            return False
+    return cur is obj

@@ -1,0 +1,165 @@
+"""What a symbolic trace swaps in while it runs, and back after: the leaf functions (`torch.fx.wrap`,
+`autowrap_functions`, `math`'s), and the functions of `torch` and `torch.nn.functional`.
+
+NOTE [ fx's torch functions ]
+PyTorch's C++ and Python functions hand a call with a Proxy argument to `Proxy.__torch_function__`.
+ember's op entries do so too (NOTE [ Tensor subclasses ] in ember.core.overrides), but many of its
+functions read their tensor's shape or check its type before they reach an op, which a Proxy cannot
+answer. So while a trace runs, the `torch` and `torch.nn.functional` modules' public functions are
+wrapped: a call with a Proxy among its arguments records a call_function of the function itself; any
+other call runs it unchanged (tensors made during the trace, constants). Those of torch.nn.functional
+that PyTorch writes in Python pass their required parameters positionally and the rest by keyword,
+defaults filled in, as PyTorch's `handle_torch_function` calls do (`max_pool2d(x, 2, stride = None,
+...)`). Only the attribute on the module is swapped, for the trace's duration, as PyTorch swaps
+`Module.__call__`: a function imported by name (`from torch import relu`) reaches the Proxy through
+its op entry instead. Eager calls outside a trace never see any of it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import types
+
+from ember.torch.fx._names import F_BUILTINS_OF_C_NN, F_BUILTINS_OF_TORCH
+
+# `torch` functions that answer for any object, as PyTorch's Python functions do, rather than record
+_NOT_RECORDED = frozenset({"is_tensor", "is_storage", "typename", "manual_seed", "set_printoptions", "compile",
+                           "set_default_dtype", "get_default_dtype"})
+_wrapped_fns_to_patch: dict[tuple[int, str], dict] = {}
+
+
+def find_proxy(args, kwargs):
+    """The first Proxy among `args`/`kwargs` (looking into lists, tuples and dicts), or None."""
+    from ember.torch.fx.proxy import Proxy
+
+    stack = [args, kwargs]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, Proxy):
+            return a
+        if isinstance(a, (list, tuple)):
+            stack.extend(reversed(a))
+        elif isinstance(a, dict):
+            stack.extend(reversed(list(a.values())))
+    return None
+
+
+def wrapped_function(orig, *, mark_wrapped: bool = False, name: str | None = None, normalize: bool = False):
+    """`orig` recording itself as a call_function when a Proxy is among its arguments."""
+    sig = None
+    if normalize:
+        try:
+            sig = inspect.signature(orig)
+        except (TypeError, ValueError):
+            sig = None
+        if sig is not None and any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
+            sig = None
+
+    @functools.wraps(orig)
+    def wrapped(*args, **kwargs):
+        proxy = find_proxy(args, kwargs)
+        if proxy is None:
+            return orig(*args, **kwargs)
+        if sig is not None:
+            args, kwargs = _normalized(sig, args, kwargs)
+        node_name = None if name is None else proxy.tracer.graph._target_to_str(name)
+        out = proxy.tracer.create_proxy("call_function", orig, args, kwargs, name=node_name)
+        if mark_wrapped:
+            out.node.meta["is_wrapped"] = True
+        return out
+
+    return wrapped
+
+
+def _normalized(sig: inspect.Signature, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Required parameters positionally, the others by keyword with their defaults (PyTorch's Python
+    functionals' `handle_torch_function` calls)."""
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError:
+        return args, kwargs
+    bound.apply_defaults()
+    pos, kw = [], {}
+    for p in sig.parameters.values():
+        if p.default is p.empty and p.kind is not p.KEYWORD_ONLY:
+            pos.append(bound.arguments[p.name])
+        else:
+            kw[p.name] = bound.arguments[p.name]
+    return tuple(pos), kw
+
+
+class Patcher:
+    """Swaps attributes and globals in, and puts them back on exit (in reverse order)."""
+
+    def __init__(self) -> None:
+        self._undo: list = []
+        self._seen: set[int] = set()
+
+    def __enter__(self) -> Patcher:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+    def patch(self, frame_dict: dict, name: str, new_fn) -> None:
+        """Set `frame_dict[name]` (a module's globals) for the trace."""
+        if name in frame_dict:
+            orig = frame_dict[name]
+            self._undo.append(lambda: frame_dict.__setitem__(name, orig))
+        else:
+            self._undo.append(lambda: frame_dict.pop(name, None))
+        frame_dict[name] = new_fn
+
+    def patch_method(self, cls, name: str, new_fn) -> None:
+        """Set attribute `name` of `cls` (or a module) for the trace."""
+        orig = getattr(cls, name)
+        self._undo.append(lambda: setattr(cls, name, orig))
+        setattr(cls, name, new_fn)
+
+    def visit_once(self, thing) -> bool:
+        """True the first time `thing` is seen (a globals dict patched once)."""
+        if id(thing) in self._seen:
+            return False
+        self._seen.add(id(thing))
+        return True
+
+
+def patch_wrapped_functions(patcher: Patcher) -> None:
+    """Swap in the recording versions of the functions `torch.fx.wrap` registered."""
+    for (_, name), frame_dict in _wrapped_fns_to_patch.copy().items():
+        orig = frame_dict[name] if name in frame_dict or not hasattr(builtins, name) else getattr(builtins, name)
+        patcher.patch(frame_dict, name, wrapped_function(orig, mark_wrapped=True))
+
+
+def autowrap_check(patcher: Patcher, frame_dict: dict, function_ids: set[int]) -> None:
+    """Swap in recording versions of the globals of `frame_dict` that are autowrap functions (`math.sqrt`)."""
+    if patcher.visit_once(frame_dict):
+        for name, value in list(frame_dict.items()):
+            if not name.startswith("_") and callable(value) and id(value) in function_ids:
+                patcher.patch(frame_dict, name, wrapped_function(value, mark_wrapped=True))
+
+
+def patch_torch_namespaces(patcher: Patcher) -> None:
+    """NOTE [ fx's torch functions ]: swap in recording versions of `torch`'s and `torch.nn.functional`'s."""
+    import ember.torch as torch
+    import ember.torch.nn.functional as F
+
+    for name, value in list(vars(F).items()):
+        if _recordable(name, value):
+            python = name not in F_BUILTINS_OF_TORCH and name not in F_BUILTINS_OF_C_NN
+            patcher.patch_method(F, name, wrapped_function(value, name=name, normalize=python))
+    for name, value in list(vars(torch).items()):
+        if _recordable(name, value) and name not in _NOT_RECORDED:
+            patcher.patch_method(torch, name, wrapped_function(value, name=name))
+
+
+def _recordable(name: str, value) -> bool:
+    if name.startswith("_") and name != "_assert":
+        return False
+    from ember.core.dispatch import Op
+
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, Op)) or (
+        callable(value) and hasattr(value, "composite_name"))
