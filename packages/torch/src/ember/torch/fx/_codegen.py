@@ -171,8 +171,8 @@ def python_code(graph, root_module: str, *, verbose: bool = False) -> PythonCode
     if wrapped:
         from ember.torch.fx._symbolic_trace import wrap
 
-        globals_["wrap"] = wrap
-        wrap_stmts = "\n".join(f'wrap("{name}")' for name in wrapped)
+        wrap_name = add_global(qualified_name(wrap), wrap)
+        wrap_stmts = "\n".join(f'{wrap_name}("{name}")' for name in wrapped)
     else:
         wrap_stmts = ""
     if not free_vars or free_vars[0] != "self":

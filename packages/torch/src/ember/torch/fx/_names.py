@@ -24,21 +24,27 @@ _table: dict[int, tuple[object, str]] = {}
 
 
 def _names() -> dict[int, tuple[object, str]]:
-    """id -> (object, PyTorch's name) of the public functions of `torch` and `torch.nn.functional`."""
+    """id -> (object, PyTorch's name) of the public functions of `torch` and `torch.nn.functional`; an object
+    under several names takes `torch`'s over torch.nn.functional's and its own `__name__` over an alias's
+    (`torch.neg`, not `torch.negative`)."""
     if not _table:
         import ember.torch as torch
         import ember.torch.nn.functional as F
 
-        for name in dir(F):
-            obj = getattr(F, name)
-            if not name.startswith("_") and callable(obj) and not isinstance(obj, type):
-                where = "torch" if name in F_BUILTINS_OF_TORCH else "torch.nn.functional"
-                _table[id(obj)] = (obj, f"{where}.{name}")
-        for name in dir(torch):
-            obj = getattr(torch, name, None)
-            if callable(obj) and not isinstance(obj, (type, types.ModuleType)) and (
-                    not name.startswith("_") or name == "_assert"):
-                _table[id(obj)] = (obj, f"torch.{name}")
+        for space, prefix in ((torch, "torch"), (F, "torch.nn.functional")):
+            for name in dir(space):
+                obj = getattr(space, name, None)
+                if not callable(obj) or isinstance(obj, (type, types.ModuleType)) or (
+                        name.startswith("_") and name != "_assert"):
+                    continue
+                if space is F and name in F_BUILTINS_OF_TORCH:
+                    qualname = f"torch.{name}"
+                else:
+                    qualname = f"{prefix}.{name}"
+                old = _table.get(id(obj))
+                if old is None or (getattr(obj, "__name__", None) == name and
+                                   old[1].rpartition(".")[2] != name and space is torch):
+                    _table[id(obj)] = (obj, qualname)
     return _table
 
 

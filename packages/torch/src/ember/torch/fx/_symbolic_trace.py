@@ -9,13 +9,13 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ember.nn.modules.container import ModuleDict, ModuleList, Sequential
+from ember.nn.modules.container import Sequential
 from ember.nn.modules.module import Module
 from ember.torch.fx import _patch
 from ember.torch.fx.graph import Graph
 from ember.torch.fx.graph_module import GraphModule
 from ember.torch.fx.node import has_side_effect
-from ember.torch.fx.proxy import ParameterProxy, Proxy, TracerBase
+from ember.torch.fx.proxy import ParameterProxy, TracerBase
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "PHBase"]
 
@@ -89,10 +89,10 @@ class Tracer(TracerBase):
         return super().create_arg(a)
 
     def is_leaf_module(self, m: Module, module_qualified_name: str) -> bool:
-        """Whether a call of `m` is recorded as a call_module (True for torch.nn's own modules but containers)
+        """Whether a call of `m` is recorded as a call_module (True for torch.nn's own modules but Sequential)
         rather than traced into."""
         return (type(m).__module__.startswith(_LEAF_PACKAGES)
-                and not isinstance(m, (Sequential, ModuleList, ModuleDict)))
+                and not isinstance(m, Sequential))
 
     def path_of_module(self, mod: Module) -> str:
         """The qualified name of `mod` in the root (`layer1.0.conv1`).
@@ -193,7 +193,6 @@ class Tracer(TracerBase):
         """
         from ember.core import overrides
 
-        overrides._activate()  # op entries hand a Proxy argument to Proxy.__torch_function__
         if isinstance(root, Module):
             self.root = root
             fn = getattr(type(root), self.traced_func_name)
@@ -223,7 +222,8 @@ class Tracer(TracerBase):
             return self.call_module(mod, forward, args, kwargs)
 
         try:
-            with _patch.Patcher() as patcher:
+            # op entries hand a Proxy argument to Proxy.__torch_function__ (NOTE [ fx's torch functions ])
+            with overrides.checking(), _patch.Patcher() as patcher:
                 patcher.patch_method(Module, "__getattr__", module_getattr_wrapper)
                 patcher.patch_method(Module, "__call__", module_call_wrapper)
                 _patch.patch_wrapped_functions(patcher)

@@ -3,7 +3,6 @@ build, edit, check, print and compile it to Python source."""
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import re
 from collections.abc import Callable, Iterator

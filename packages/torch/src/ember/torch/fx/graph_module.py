@@ -75,6 +75,8 @@ class GraphModule(Module):
         class GraphModuleImpl(cls):  # type: ignore[valid-type, misc]
             pass
 
+        GraphModuleImpl.__module__ = cls.__module__  # (PyTorch's path, where `import torch` is ember's)
+
         return super().__new__(GraphModuleImpl)
 
     def __init__(self, root: Module | dict, graph: Graph, class_name: str = "GraphModule") -> None:

@@ -61,6 +61,8 @@ class Interpreter:
                     msg = f"While executing {node.format_node()}"
                     msg = f"{e.args[0]}\n\n{msg}" if e.args else msg
                     msg += "\nOriginal traceback:\nNone"
+                    msg += ("\nUse tlparse to see full graph. "
+                            "(https://github.com/pytorch/tlparse?tab=readme-ov-file#tlparse-parse-structured-pt2-logs)")
                     e.args = (msg, *e.args[1:])
                     if isinstance(e, KeyError):
                         raise RuntimeError(*e.args) from e
@@ -208,7 +210,11 @@ class Transformer(Interpreter):
 
     def transform(self) -> GraphModule:
         """Run the transformation; the GraphModule of the new graph over the same module."""
-        result = super().run()
+        from ember.core import overrides
+
+        # ops called on proxies record (the namespaces stay unpatched: overrides compare `target is torch.relu`)
+        with overrides.checking():
+            result = super().run()
         if result is not None:
             self.new_graph.output(map_aggregate(result, lambda a: a.node if isinstance(a, Proxy) else a))
         return GraphModule(self.module, self.new_graph)
