@@ -2,6 +2,7 @@
 PyTorch's output for the same programs); GraphModules compute what their modules do; Interpreter,
 Transformer, replace_pattern and ShapeProp; errors with PyTorch's types and messages."""
 
+import copy
 import math
 import operator
 
@@ -145,6 +146,16 @@ def test_graph_module_computes_the_module():
     assert gm.conv is net.conv and gm.scale is net.scale
     assert list(gm.state_dict()) == ["scale", "conv.weight", "conv.bias", "bn.weight", "bn.bias", "bn.running_mean",
                                      "bn.running_var", "bn.num_batches_tracked", "head.0.weight", "head.0.bias"]
+
+
+def test_deepcopy_copies_the_state_and_regenerates_forward():
+    net = _deterministic(Net()).eval()
+    gm = fx.symbolic_trace(net)
+    dup = copy.deepcopy(gm)
+    assert type(dup).__name__ == "GraphModule" and dup.code == gm.code and dup.graph.owning_module is dup
+    assert dup.conv is not gm.conv and torch.equal(dup.conv.weight, gm.conv.weight)
+    x = torch.linspace(-1, 1, 3 * 6 * 6).reshape(1, 3, 6, 6)
+    assert torch.equal(dup(x)["logits"], gm(x)["logits"])
 
 
 def test_buffers_and_tensor_constants_become_get_attrs():

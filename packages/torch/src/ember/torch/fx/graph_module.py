@@ -3,6 +3,7 @@ its `graph`, holding (the very objects of) the submodules and attributes the gra
 
 from __future__ import annotations
 
+import copy
 import itertools
 import linecache
 
@@ -188,6 +189,18 @@ class GraphModule(Module):
     def __str__(self) -> str:
         return "\n".join([super().__str__(), self._code,
                           "# To see more debug info, please use `graph_module.print_readable()`"])
+
+    def __deepcopy__(self, memo):
+        res = type(self).__new__(type(self))
+        memo[id(self)] = res  # the copied graph's owning_module is the copy
+        for node in self._graph.nodes:  # functions are shared, not copied (ember's ops are objects)
+            if callable(node.target):
+                memo[id(node.target)] = node.target
+        fake = Module()
+        fake.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        res.__init__(fake, fake.__dict__["_graph"])  # named GraphModule, as PyTorch's copy
+        res.meta = copy.deepcopy(getattr(self, "meta", {}), memo)
+        return res
 
     def __copy__(self):
         res = GraphModule(self, self.graph)
