@@ -5,6 +5,9 @@ Transformer, replace_pattern and ShapeProp; errors with PyTorch's types and mess
 import copy
 import math
 import operator
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -481,3 +484,17 @@ def test_custom_leaf_modules():
     tracer = fx.Tracer()
     assert [tracer.is_leaf_module(m, "") for m in (nn.Linear(1, 1), nn.Sequential(), nn.ModuleList())] == [
         True, False, True]
+
+
+def test_torch_fx_is_an_attribute_of_torch_under_the_runner(tmp_path):
+    """HuggingFace's `isinstance(x, torch.fx.Proxy)` works after a bare `import torch`; fx.experimental is absent."""
+    script = tmp_path / "prog.py"
+    script.write_text("import torch\nprint(torch.fx.Proxy, isinstance(torch.ones(1), torch.fx.Proxy))\n"
+                      "try:\n    import torch.fx.experimental\nexcept ImportError as e:\n    print('ImportError', e)\n")
+    r = subprocess.run([sys.executable, "-m", "ember.torch", str(script)], capture_output=True, text=True,
+                       timeout=300, env=os.environ.copy())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "<class 'torch.fx.proxy.Proxy'> False",
+        "ImportError torch.fx.experimental: torch.fx's experimental package is not provided by ember (`import torch` "
+        "resolves to ember.torch); see docs/porting.md"]
