@@ -498,3 +498,21 @@ def test_torch_fx_is_an_attribute_of_torch_under_the_runner(tmp_path):
         "<class 'torch.fx.proxy.Proxy'> False",
         "ImportError torch.fx.experimental: torch.fx's experimental package is not provided by ember (`import torch` "
         "resolves to ember.torch); see docs/porting.md"]
+
+
+def test_star_args_and_keyword_only_parameters_become_placeholders():
+    class M(nn.Module):
+        def forward(self, x, *xs, scale=2, **kw):
+            return (x + xs[0]) * scale
+
+    gm = fx.symbolic_trace(M())
+    assert str(gm.graph) == (
+        "graph():\n    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %scale : [num_users=1] = placeholder[target=scale](default=2)\n"
+        "    %_xs : [num_users=1] = placeholder[target=*xs]\n    %_kw : [num_users=0] = placeholder[target=**kw]\n"
+        "    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%_xs, 0), kwargs = {})\n"
+        "    %add : [num_users=1] = call_function[target=operator.add](args = (%x, %getitem), kwargs = {})\n"
+        "    %mul : [num_users=1] = call_function[target=operator.mul](args = (%add, %scale), kwargs = {})\n"
+        "    return mul")
+    assert gm.code.startswith("\n\n\ndef forward(self, x, scale = 2, *xs, **kw):\n    _xs = xs\n    _kw = kw\n")
+    assert gm(torch.ones(1), 3, torch.full((1,), 5.0)).tolist() == [18.0]  # (scale=3 lands before *xs, as PyTorch's)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import types
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -148,19 +149,24 @@ class Tracer(TracerBase):
                 raise RuntimeError(f"Tracing expected {len(params)} arguments but got {len(concrete_args)} "
                                    "concrete arguments")
             concrete_args = {p.name: v for p, v in zip(params, concrete_args)}
-        positional, keyword = [], {}
+        # in the code object's order (positional, keyword-only, *args, **kwargs), as PyTorch's placeholders
+        kinds = inspect.Parameter
+        order = {kinds.POSITIONAL_ONLY: 0, kinds.POSITIONAL_OR_KEYWORD: 0, kinds.KEYWORD_ONLY: 1,
+                 kinds.VAR_POSITIONAL: 2, kinds.VAR_KEYWORD: 3}
+        params.sort(key=lambda q: order[q.kind])
+        values = []
         for p in params:
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise NotImplementedError(f"symbolic_trace: ember cannot trace a forward taking {p}; "
-                                          "see docs/pytorch_compat.md")
-            value = self._proxy_placeholder(p, concrete_args, root_fn)
-            if p.kind is p.KEYWORD_ONLY:
-                keyword[p.name] = value
+            if p.kind is p.VAR_POSITIONAL:
+                values.append(self.create_proxy("placeholder", "*" + p.name, (), {}))
+            elif p.kind is p.VAR_KEYWORD:
+                values.append(self.create_proxy("placeholder", "**" + p.name, (), {}))
             else:
-                positional.append(value)
+                values.append(self._proxy_placeholder(p, concrete_args, root_fn))
         if is_module:
-            positional.insert(0, self.root)
-        return lambda: root_fn(*positional, **keyword)
+            values.insert(0, self.root)
+        if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+            root_fn = _all_positional(root_fn, len(values))
+        return lambda: root_fn(*values)
 
     def _proxy_placeholder(self, p: inspect.Parameter, concrete_args: dict | None, fn: Callable):
         default = () if p.default is p.empty else (p.default,)
@@ -237,6 +243,15 @@ class Tracer(TracerBase):
         finally:
             self.submodule_paths = None
         return self.graph
+
+
+def _all_positional(fn: Callable, nargs: int) -> Callable:
+    """`fn` with its keyword-only, `*args` and `**kwargs` parameters made plain positional ones, so that each
+    receives one Proxy (`*args` as a whole: `args[0]` records a getitem)."""
+    code = fn.__code__
+    flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    new_code = code.replace(co_argcount=nargs, co_kwonlyargcount=0, co_flags=flags)
+    return types.FunctionType(new_code, fn.__globals__, fn.__name__, None, fn.__closure__)
 
 
 def _is_tensor(v) -> bool:
