@@ -6,6 +6,7 @@ import copy
 import math
 import operator
 import os
+import pickle
 import subprocess
 import sys
 
@@ -516,3 +517,12 @@ def test_star_args_and_keyword_only_parameters_become_placeholders():
         "    return mul")
     assert gm.code.startswith("\n\n\ndef forward(self, x, scale = 2, *xs, **kw):\n    _xs = xs\n    _kw = kw\n")
     assert gm(torch.ones(1), 3, torch.full((1,), 5.0)).tolist() == [18.0]  # (scale=3 lands before *xs, as PyTorch's)
+
+
+def test_pickle_rebuilds_from_the_generated_code():
+    net = _deterministic(Net()).eval()
+    gm = fx.symbolic_trace(net)
+    back = pickle.loads(pickle.dumps(gm))
+    assert type(back).__name__ == "GraphModule" and back.code == gm.code and str(back.graph) == str(gm.graph)
+    x = torch.linspace(-1, 1, 3 * 6 * 6).reshape(1, 3, 6, 6)
+    assert torch.equal(back(x)["logits"], gm(x)["logits"]) and torch.equal(back.conv.weight, net.conv.weight)

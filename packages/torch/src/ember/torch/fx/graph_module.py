@@ -202,10 +202,61 @@ class GraphModule(Module):
         res.meta = copy.deepcopy(getattr(self, "meta", {}), memo)
         return res
 
+    def __reduce__(self):
+        # by its generated code, as PyTorch's: the graph is traced again from it at load (ember's ops pickle by
+        # their torch name, not as objects)
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
+        code = self._graph.python_code("self")
+        spec = {name: _global_spec(name, obj) for name, obj in code.globals.items()}
+        return (_rebuild, (state, code.src, spec))
+
     def __copy__(self):
         res = GraphModule(self, self.graph)
         res.__dict__.update({k: v for k, v in self.__dict__.items() if k not in res.__dict__})
         return res
+
+
+def _global_spec(name: str, obj):
+    from ember.torch.fx._names import qualified_name, resolves
+
+    if name == "torch":
+        return ("torch", "torch")
+    try:
+        qualname = qualified_name(obj)
+    except Exception:  # noqa: BLE001 - an object without a name pickles as itself
+        return ("obj", obj)
+    return ("torch", qualname) if resolves(qualname, obj) else ("obj", obj)
+
+
+def _rebuild(state: dict, src: str, spec: dict) -> GraphModule:
+    """A pickled GraphModule back (named GraphModule, as PyTorch's): its code run for `forward`, traced again with
+    every module a leaf."""
+    import sys
+
+    from ember.torch.fx._symbolic_trace import Tracer
+
+    scope = {}
+    for name, (kind, value) in spec.items():
+        if kind == "obj":
+            scope[name] = value
+        else:
+            obj = sys.modules["ember.torch"]
+            for part in value.split(".")[1:]:
+                obj = getattr(obj, part)
+            scope[name] = obj
+    exec(compile(src, "<graph_module_pickle>", "exec"), scope)  # noqa: S102 - the module's own generated source
+
+    class CodeOnlyModule(Module):
+        forward = scope["forward"]
+
+    body = CodeOnlyModule()
+    body.__dict__.update(state)
+
+    class KeepModules(Tracer):
+        def is_leaf_module(self, m: Module, qualname: str) -> bool:
+            return True
+
+    return GraphModule(body, KeepModules().trace(body))
 
 
 def _readable(module: GraphModule, name: str) -> str:
