@@ -526,3 +526,20 @@ def test_pickle_rebuilds_from_the_generated_code():
     assert type(back).__name__ == "GraphModule" and back.code == gm.code and str(back.graph) == str(gm.graph)
     x = torch.linspace(-1, 1, 3 * 6 * 6).reshape(1, 3, 6, 6)
     assert torch.equal(back(x)["logits"], gm(x)["logits"]) and torch.equal(back.conv.weight, net.conv.weight)
+
+
+def test_python_tensor_functions_and_submodule_functions_print_as_pytorchs():
+    def f(x, y):
+        return torch.cdist(x, y), torch.split(x, 1)[0], torch.linalg.norm(x, dim=-1), torch.fft.rfft(x).abs()
+
+    gm = fx.symbolic_trace(f)
+    assert torch.functional.einsum is torch.einsum
+    # PyTorch's, but for `torch._C._linalg.linalg_norm` and `torch._C._fft.fft_rfft` (ember has no torch._C)
+    assert gm.code == (
+        "\n\n\ndef forward(self, x, y):\n"
+        "    cdist = torch.functional.cdist(x, y, p = 2.0, compute_mode = 'use_mm_for_euclid_dist_if_necessary');  "
+        "y = None\n    split = torch.functional.split(x, 1, dim = 0)\n    getitem = split[0];  split = None\n"
+        "    linalg_norm = torch.linalg.norm(x, dim = -1)\n    fft_rfft = torch.fft.rfft(x);  x = None\n"
+        "    abs_1 = fft_rfft.abs();  fft_rfft = None\n    return (cdist, getitem, linalg_norm, abs_1)\n    ")
+    x = torch.linspace(-1, 1, 8).reshape(2, 4)
+    assert all(torch.allclose(a, b) for a, b in zip(gm(x, x), f(x, x)))

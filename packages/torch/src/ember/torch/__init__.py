@@ -88,6 +88,7 @@ from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  #
 from ember.torch._importer import install, uninstall  # noqa: E402
 from ember.torch._aten import *  # noqa: E402, F403 - ATen's top-level spellings of functional ops
 from ember.torch._sym import *  # noqa: E402, F403 - sym_int, sym_max, ..., has_lapack, compiled_with_cxx11_abi
+import ember.torch.functional as functional  # noqa: E402 - torch.functional (einsum ...), not autograd's
 
 inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
 newaxis = None

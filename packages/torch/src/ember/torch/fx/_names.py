@@ -20,7 +20,16 @@ F_BUILTINS_OF_C_NN = frozenset({
     "avg_pool2d", "avg_pool3d", "elu_", "gelu", "hardtanh_", "leaky_relu_", "linear", "logsigmoid", "one_hot",
     "scaled_dot_product_attention", "softplus", "softshrink"})
 
+# torch's functions PyTorch writes in Python, in torch.functional (`torch.functional.einsum`): a call passes its
+# required parameters positionally and the rest by keyword, as the Python functionals' (istft is C++ there)
+TORCH_FUNCTIONAL = frozenset({
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "cartesian_prod", "block_diag",
+    "cdist", "chain_matmul", "einsum", "lu", "norm", "meshgrid", "pca_lowrank", "split", "stft", "svd_lowrank",
+    "tensordot", "unique", "unique_consecutive", "unravel_index"})
+# torch's submodules whose functions PyTorch names `linalg_norm`, `special_erf`, `fft_rfft`
+SUBSPACES = ("linalg", "special", "fft")
 _table: dict[int, tuple[object, str]] = {}
+_node_names: dict[int, str] = {}
 
 
 def _names() -> dict[int, tuple[object, str]]:
@@ -39,13 +48,29 @@ def _names() -> dict[int, tuple[object, str]]:
                     continue
                 if space is F and name in F_BUILTINS_OF_TORCH:
                     qualname = f"torch.{name}"
+                elif space is torch and name in TORCH_FUNCTIONAL:
+                    qualname = f"torch.functional.{name}"
                 else:
                     qualname = f"{prefix}.{name}"
                 old = _table.get(id(obj))
                 if old is None or (getattr(obj, "__name__", None) == name and
                                    old[1].rpartition(".")[2] != name and space is torch):
                     _table[id(obj)] = (obj, qualname)
+        for space in SUBSPACES:
+            module = getattr(torch, space)
+            for name in getattr(module, "__all__", dir(module)):
+                obj = getattr(module, name, None)
+                if callable(obj) and not isinstance(obj, type) and id(obj) not in _table:
+                    _table[id(obj)] = (obj, f"torch.{space}.{name}")
+                    _node_names[id(obj)] = f"{space}_{name}"
     return _table
+
+
+def node_name(func) -> str:
+    """The name a call of `func` gives its node (`linalg_norm` for torch.linalg.norm, as PyTorch's C++
+    function is named; else the function's own name)."""
+    _names()
+    return _node_names.get(id(func)) or func.__name__
 
 
 def qualified_name(func) -> str:

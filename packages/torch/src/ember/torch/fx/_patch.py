@@ -22,7 +22,7 @@ import functools
 import inspect
 import types
 
-from ember.torch.fx._names import F_BUILTINS_OF_C_NN, F_BUILTINS_OF_TORCH
+from ember.torch.fx._names import F_BUILTINS_OF_C_NN, F_BUILTINS_OF_TORCH, SUBSPACES, TORCH_FUNCTIONAL
 
 # `torch` functions that answer for any object, as PyTorch's Python functions do, rather than record
 _NOT_RECORDED = frozenset({"is_tensor", "is_storage", "typename", "manual_seed", "set_printoptions", "compile",
@@ -153,7 +153,12 @@ def patch_torch_namespaces(patcher: Patcher) -> None:
             patcher.patch_method(F, name, wrapped_function(value, name=name, normalize=python))
     for name, value in list(vars(torch).items()):
         if _recordable(name, value) and name not in _NOT_RECORDED:
-            patcher.patch_method(torch, name, wrapped_function(value, name=name))
+            patcher.patch_method(torch, name, wrapped_function(value, name=name, normalize=name in TORCH_FUNCTIONAL))
+    for space in SUBSPACES:
+        module = getattr(torch, space)
+        for name, value in list(vars(module).items()):
+            if _recordable(name, value):
+                patcher.patch_method(module, name, wrapped_function(value, name=f"{space}_{name}"))
 
 
 def _recordable(name: str, value) -> bool:

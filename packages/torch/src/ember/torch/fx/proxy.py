@@ -214,8 +214,10 @@ class Proxy:
 
         if is_tensor_method_or_property(orig_method):
             return tracer.create_proxy("call_method", orig_method.__name__, args, kwargs)
+        from ember.torch.fx._names import node_name
+
         return tracer.create_proxy("call_function", orig_method, args, kwargs,
-                                   name=tracer.graph._target_to_str(orig_method.__name__))
+                                   name=tracer.graph._target_to_str(node_name(orig_method)))
 
 
 class Attribute(Proxy):
