@@ -543,3 +543,34 @@ def test_python_tensor_functions_and_submodule_functions_print_as_pytorchs():
         "    abs_1 = fft_rfft.abs();  fft_rfft = None\n    return (cdist, getitem, linalg_norm, abs_1)\n    ")
     x = torch.linspace(-1, 1, 8).reshape(2, 4)
     assert all(torch.allclose(a, b) for a, b in zip(gm(x, x), f(x, x)))
+
+
+def clamp01(x):
+    return x.clamp(0, 1)
+
+
+def test_autowrap_functions_graph_copy_and_node_copy():
+    class M(nn.Module):
+        def forward(self, x):
+            return clamp01(x) * 2
+
+    tracer = fx.Tracer(autowrap_functions=(clamp01,))
+    g = tracer.trace(M())
+    body = ("    %x : [num_users=1] = placeholder[target=x]\n"
+            f"    %clamp01 : [num_users=1] = call_function[target={__name__}.clamp01](args = (%x,), kwargs = {{}})\n"
+            "    %mul : [num_users=1] = call_function[target=operator.mul](args = (%clamp01, 2), kwargs = {})\n"
+            "    return mul")
+    assert str(g) == "graph():\n" + body
+    copy_ = fx.Graph()
+    val_map = {}
+    copy_.output(copy_.graph_copy(g, val_map))
+    assert str(copy_) == "graph():\n" + body and [n.name for n in val_map] == ["x", "clamp01", "mul"]
+    single = fx.Graph()
+    inp = single.placeholder("inp")
+    single.output(single.node_copy(list(g.nodes)[1], lambda a: inp))
+    assert str(single) == (
+        "graph():\n    %inp : [num_users=1] = placeholder[target=inp]\n"
+        f"    %clamp01 : [num_users=1] = call_function[target={__name__}.clamp01](args = (%inp,), kwargs = {{}})\n"
+        "    return clamp01")
+    gm = fx.GraphModule(tracer.root, g)
+    assert gm(torch.tensor([-1.0, 0.5, 3.0])).tolist() == [0.0, 1.0, 2.0]
