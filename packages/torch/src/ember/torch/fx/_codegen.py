@@ -70,7 +70,7 @@ class PythonCode:
     globals: dict[str, Any] = field(default_factory=dict)
 
 
-def python_code(graph, root_module: str, *, verbose: bool = False) -> PythonCode:
+def python_code(graph, root_module: str) -> PythonCode:
     """The source of `def forward(self, ...)` computing `graph`, with `root_module` naming the module."""
     import ember.torch as torch
 

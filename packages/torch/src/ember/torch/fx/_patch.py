@@ -151,9 +151,14 @@ def patch_torch_namespaces(patcher: Patcher) -> None:
         if _recordable(name, value):
             python = name not in F_BUILTINS_OF_TORCH and name not in F_BUILTINS_OF_C_NN
             patcher.patch_method(F, name, wrapped_function(value, name=name, normalize=python))
-    for name, value in list(vars(torch).items()):
-        if _recordable(name, value) and name not in _NOT_RECORDED:
-            patcher.patch_method(torch, name, wrapped_function(value, name=name, normalize=name in TORCH_FUNCTIONAL))
+    import ember.autograd as autograd
+
+    # ember.autograd too: the namespace of programs written `import ember.autograd as torch`
+    for space in (torch, autograd):
+        for name, value in list(vars(space).items()):
+            if _recordable(name, value) and name not in _NOT_RECORDED:
+                patcher.patch_method(space, name, wrapped_function(value, name=name,
+                                                                   normalize=name in TORCH_FUNCTIONAL))
     for space in SUBSPACES:
         module = getattr(torch, space)
         for name, value in list(vars(module).items()):

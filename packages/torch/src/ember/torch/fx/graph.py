@@ -278,4 +278,4 @@ class Graph:
 
     def python_code(self, root_module: str, *, verbose: bool = False, **kwargs) -> PythonCode:
         """The Python source of `forward(self, ...)` computing this graph, and its globals."""
-        return python_code(self, root_module, verbose=verbose)
+        return python_code(self, root_module)

@@ -194,7 +194,16 @@ class Node:
 
         self._update_args_kwargs(map_arg(self._args, swap), map_arg(self._kwargs, swap))
 
-    def is_impure(self) -> bool:
+    @property
+    def stack_trace(self) -> str | None:
+        """Where the node was recorded from (`meta['stack_trace']`; symbolic tracing does not record it)."""
+        return self.meta.get("stack_trace", None)
+
+    @stack_trace.setter
+    def stack_trace(self, trace: str | None) -> None:
+        self.meta["stack_trace"] = trace
+
+    def is_impure(self, impure_random: bool = True) -> bool:
         """Whether the node must stay though nothing reads it (inputs, the output, side-effectful calls,
         submodules marked `_is_impure`)."""
         if self.op in ("placeholder", "output"):
