@@ -5,8 +5,9 @@ NOTE [ fx's torch functions ]
 PyTorch's C++ and Python functions hand a call with a Proxy argument to `Proxy.__torch_function__`.
 ember's op entries do so too (NOTE [ Tensor subclasses ] in ember.core.overrides), but many of its
 functions read their tensor's shape or check its type before they reach an op, which a Proxy cannot
-answer. So while a trace runs, the `torch` and `torch.nn.functional` modules' public functions are
-wrapped: a call with a Proxy among its arguments records a call_function of the function itself; any
+answer. So while a trace runs, the public functions of the `torch` module (and of `torch.linalg`,
+`torch.fft`, `torch.special`, and ember.autograd, the same namespace under its own name) and of
+`torch.nn.functional` are wrapped: a call with a Proxy among its arguments records a call_function of the function itself; any
 other call runs it unchanged (tensors made during the trace, constants). Those of torch.nn.functional
 that PyTorch writes in Python pass their required parameters positionally and the rest by keyword,
 defaults filled in, as PyTorch's `handle_torch_function` calls do (`max_pool2d(x, 2, stride = None,
