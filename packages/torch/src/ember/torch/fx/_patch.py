@@ -7,13 +7,14 @@ ember's op entries do so too (NOTE [ Tensor subclasses ] in ember.core.overrides
 functions read their tensor's shape or check its type before they reach an op, which a Proxy cannot
 answer. So while a trace runs, the public functions of the `torch` module (and of `torch.linalg`,
 `torch.fft`, `torch.special`, and ember.autograd, the same namespace under its own name) and of
-`torch.nn.functional` are wrapped: a call with a Proxy among its arguments records a call_function of the function itself; any
-other call runs it unchanged (tensors made during the trace, constants). Those of torch.nn.functional
-that PyTorch writes in Python pass their required parameters positionally and the rest by keyword,
-defaults filled in, as PyTorch's `handle_torch_function` calls do (`max_pool2d(x, 2, stride = None,
-...)`). Only the attribute on the module is swapped, for the trace's duration, as PyTorch swaps
-`Module.__call__`: a function imported by name (`from torch import relu`) reaches the Proxy through
-its op entry instead. Eager calls outside a trace never see any of it.
+`torch.nn.functional` are wrapped: a call with a Proxy among its arguments records a call_function of
+the function itself; any other call runs it unchanged (tensors made during the trace, constants).
+Those of torch.nn.functional and torch.functional that PyTorch writes in Python pass their required
+parameters positionally and the rest by keyword, defaults filled in, as PyTorch's
+`handle_torch_function` calls do (`max_pool2d(x, 2, stride = None, ...)`). Only the attribute on the
+module is swapped, for the trace's duration, as PyTorch swaps `Module.__call__`: a function imported
+by name (`from torch import relu`) reaches the Proxy through its op entry instead. Eager calls outside
+a trace never see any of it.
 """
 
 from __future__ import annotations

@@ -18,9 +18,15 @@ from ember.torch.fx.graph_module import GraphModule
 from ember.torch.fx.node import has_side_effect
 from ember.torch.fx.proxy import ParameterProxy, TracerBase
 
-__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "PHBase"]
+__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "PHBase", "is_fx_tracing"]
 
 _LEAF_PACKAGES = ("ember.nn", "ember.torch.nn", "torch.nn", "torch.ao.nn")
+_is_fx_tracing_flag = False
+
+
+def is_fx_tracing() -> bool:
+    """Whether a symbolic trace is running (timm and torchvision skip checks that need real values)."""
+    return _is_fx_tracing_flag
 
 
 class PHBase:
@@ -197,6 +203,7 @@ class Tracer(TracerBase):
         Raises:
             TraceError: the program branches or loops on a traced value.
         """
+        global _is_fx_tracing_flag
         from ember.core import overrides
 
         if isinstance(root, Module):
@@ -227,6 +234,7 @@ class Tracer(TracerBase):
 
             return self.call_module(mod, forward, args, kwargs)
 
+        was_tracing, _is_fx_tracing_flag = _is_fx_tracing_flag, True
         try:
             # op entries hand a Proxy argument to Proxy.__torch_function__ (NOTE [ fx's torch functions ])
             with overrides.checking(), _patch.Patcher() as patcher:
@@ -242,6 +250,7 @@ class Tracer(TracerBase):
                                  type_expr=getattr(fn, "__annotations__", {}).get("return", None))
         finally:
             self.submodule_paths = None
+            _is_fx_tracing_flag = was_tracing
         return self.graph
 
 
