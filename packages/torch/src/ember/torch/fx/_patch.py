@@ -148,7 +148,9 @@ def patch_torch_namespaces(patcher: Patcher) -> None:
     """NOTE [ fx's torch functions ]: swap in recording versions of `torch`'s and `torch.nn.functional`'s."""
     import ember.torch as torch
     import ember.torch.nn.functional as F
+    from ember.torch.fx._names import _names
 
+    _names()  # PyTorch's names of the functions, read before they are swapped
     for name, value in list(vars(F).items()):
         if _recordable(name, value):
             python = name not in F_BUILTINS_OF_TORCH and name not in F_BUILTINS_OF_C_NN
