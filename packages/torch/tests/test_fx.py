@@ -575,3 +575,26 @@ def test_autowrap_functions_graph_copy_and_node_copy():
         "    return clamp01")
     gm = fx.GraphModule(tracer.root, g)
     assert gm(torch.tensor([-1.0, 0.5, 3.0])).tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_tensors_method_called_with_a_proxy_records_a_call_method():
+    class PE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("pe", torch.arange(12.0).reshape(1, 6, 2))
+
+        def forward(self, x):
+            x.size(1)
+            return x + self.pe[:, :3].to(x.dtype), torch.ones(1).sum() + x.new_zeros(1)
+
+    gm = fx.symbolic_trace(PE())
+    assert gm.code == (  # PyTorch's: the buffer's slice is a constant, its `.to(x.dtype)` recorded
+        "\n\n\ndef forward(self, x):\n    size = x.size(1);  size = None\n"
+        "    _tensor_constant0 = self._tensor_constant0\n    getattr_1 = x.dtype\n"
+        "    to = _tensor_constant0.to(getattr_1);  _tensor_constant0 = getattr_1 = None\n"
+        "    add = x + to;  to = None\n    new_zeros = x.new_zeros(1);  x = None\n"
+        "    _tensor_constant1 = self._tensor_constant1\n"
+        "    add_1 = _tensor_constant1.add(new_zeros);  _tensor_constant1 = new_zeros = None\n"
+        "    return (add, add_1)\n    ")
+    out, s = gm(torch.ones(2, 3, 2))
+    assert out[1, 2].tolist() == [5.0, 6.0] and s.tolist() == [1.0]

@@ -106,8 +106,11 @@ def python_code(graph, root_module: str) -> PythonCode:
             return f"slice({rep(arg.start)}, {rep(arg.stop)}, {rep(arg.step)})"
         if isinstance(arg, torch.Tensor):
             return f"torch.Tensor(size={list(arg.size())}, dtype={str(arg.dtype).split('.')[-1]})"
-        if isinstance(arg, (torch.dtype, torch.device)):
-            return f"torch.{str(arg).split('.')[-1]}" if isinstance(arg, torch.dtype) else f"device({str(arg)!r})"
+        if isinstance(arg, torch.dtype):
+            return f"torch.{str(arg).split('.')[-1]}"
+        if isinstance(arg, torch.device):  # PyTorch's repr, `device` being a global of the code
+            index = "" if arg.index is None else f", index={arg.index}"
+            return f"device(type={arg.type!r}{index})"
         return repr(arg)
 
     def fmt_args(args, kwargs) -> str:

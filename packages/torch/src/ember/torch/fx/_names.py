@@ -81,14 +81,21 @@ def qualified_name(func) -> str:
     hit = _names().get(id(func))
     if hit is not None and hit[0] is func:
         return hit[1]
-    from ember.core.tensor import Tensor
-
-    if getattr(Tensor, name, None) is func:
+    if is_tensor_method(func):
         return f"torch.Tensor.{name}"
     module = getattr(func, "__module__", None) or ""
     if module.startswith("ember.torch."):
         module = "torch." + module[len("ember.torch."):]
     return f"{module}.{getattr(func, '__qualname__', name)}" if module else name
+
+
+def is_tensor_method(func) -> bool:
+    """Whether `func` is a method of Tensor (also while a trace has swapped it for its recording version)."""
+    from ember.core.tensor import Tensor
+
+    name = getattr(func, "__name__", None)
+    attr = Tensor.__dict__.get(name) if isinstance(name, str) else None
+    return attr is not None and (attr is func or getattr(attr, "fx_original", None) is func)
 
 
 def pretty_target(target) -> str:

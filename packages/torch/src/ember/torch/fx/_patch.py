@@ -1,5 +1,5 @@
 """What a symbolic trace swaps in while it runs, and back after: the leaf functions (`torch.fx.wrap`,
-`autowrap_functions`, `math`'s), and the functions of `torch` and `torch.nn.functional`.
+`autowrap_functions`, `math`'s), the functions of `torch` and `torch.nn.functional`, and Tensor's methods.
 
 NOTE [ fx's torch functions ]
 PyTorch's C++ and Python functions hand a call with a Proxy argument to `Proxy.__torch_function__`.
@@ -14,7 +14,8 @@ parameters positionally and the rest by keyword, defaults filled in, as PyTorch'
 `handle_torch_function` calls do (`max_pool2d(x, 2, stride = None, ...)`). Only the attribute on the
 module is swapped, for the trace's duration, as PyTorch swaps `Module.__call__`: a function imported
 by name (`from torch import relu`) reaches the Proxy through its op entry instead. Eager calls outside
-a trace never see any of it.
+a trace never see any of it. Tensor's public methods are swapped too: a real tensor's method called with a
+Proxy argument (`self.buffer.to(x.dtype)`) records a call_method, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -168,6 +169,28 @@ def patch_torch_namespaces(patcher: Patcher) -> None:
         for name, value in list(vars(module).items()):
             if _recordable(name, value):
                 patcher.patch_method(module, name, wrapped_function(value, name=f"{space}_{name}"))
+
+
+def patch_tensor_methods(patcher: Patcher) -> None:
+    """A tensor's method called with a Proxy argument (`buffer.to(x.dtype)`) records a call_method, as PyTorch's
+    C++ methods hand it to `Proxy.__torch_function__`; other calls run unchanged."""
+    from ember.core.tensor import Tensor
+
+    for name, value in list(vars(Tensor).items()):
+        if not name.startswith("_") and isinstance(value, types.FunctionType):
+            patcher.patch_method(Tensor, name, _recording_method(name, value))
+
+
+def _recording_method(name: str, orig):
+    @functools.wraps(orig)
+    def method(self, *args, **kwargs):
+        proxy = find_proxy(args, kwargs)
+        if proxy is None:
+            return orig(self, *args, **kwargs)
+        return proxy.tracer.create_proxy("call_method", name, (self, *args), kwargs)
+
+    method.fx_original = orig  # what `is_tensor_method` compares a `__torch_function__` func with
+    return method
 
 
 def _recordable(name: str, value) -> bool:

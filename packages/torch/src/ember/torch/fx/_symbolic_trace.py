@@ -91,8 +91,6 @@ class Tracer(TracerBase):
                 self.tensor_attrs[id(a)] = qualname
                 setattr(self.root, qualname, a)
             return self.create_node("get_attr", qualname, (), {})
-        if isinstance(a, Module):
-            raise NotImplementedError(f"argument of type: {type(a)}")
         return super().create_arg(a)
 
     def is_leaf_module(self, m: Module, module_qualified_name: str) -> bool:
@@ -242,6 +240,7 @@ class Tracer(TracerBase):
                 patcher.patch_method(Module, "__call__", module_call_wrapper)
                 _patch.patch_wrapped_functions(patcher)
                 _patch.patch_torch_namespaces(patcher)
+                _patch.patch_tensor_methods(patcher)
                 _patch.autowrap_check(patcher, fn_globals, self._autowrap_function_ids)
                 for module in self._autowrap_modules:
                     _patch.autowrap_check(patcher, vars(module), self._autowrap_function_ids)

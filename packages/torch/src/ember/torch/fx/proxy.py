@@ -210,9 +210,9 @@ class Proxy:
             raise RuntimeError(f"Found multiple different tracers {list(tracers)} while trying to trace "
                                f"operations {orig_method}")
         tracer = next(iter(tracers))
-        from ember.core.overrides import is_tensor_method_or_property
+        from ember.torch.fx._names import is_tensor_method
 
-        if is_tensor_method_or_property(orig_method):
+        if is_tensor_method(orig_method):
             return tracer.create_proxy("call_method", orig_method.__name__, args, kwargs)
         from ember.torch.fx._names import node_name
 
