@@ -25,6 +25,7 @@ import functools
 import inspect
 import types
 
+from ember.core.dispatch import Op
 from ember.torch.fx._names import F_BUILTINS_OF_C_NN, F_BUILTINS_OF_TORCH, SUBSPACES, TORCH_FUNCTIONAL
 
 # `torch` functions that answer for any object, as PyTorch's Python functions do, rather than record
@@ -49,8 +50,21 @@ def find_proxy(args, kwargs):
     return None
 
 
+_made: dict[tuple, tuple] = {}  # the recording versions made so far (they hold no trace's state: made once)
+
+
 def wrapped_function(orig, *, mark_wrapped: bool = False, name: str | None = None, normalize: bool = False):
     """`orig` recording itself as a call_function when a Proxy is among its arguments."""
+    key = (id(orig), mark_wrapped, name, normalize)
+    hit = _made.get(key)
+    if hit is not None and hit[0] is orig:
+        return hit[1]
+    wrapper = _make_wrapped(orig, mark_wrapped, name, normalize)
+    _made[key] = (orig, wrapper)
+    return wrapper
+
+
+def _make_wrapped(orig, mark_wrapped: bool, name: str | None, normalize: bool):
     sig = None
     if normalize:
         try:
@@ -96,30 +110,34 @@ def _normalized(sig: inspect.Signature, args: tuple, kwargs: dict) -> tuple[tupl
 class Patcher:
     """Swaps attributes and globals in, and puts them back on exit (in reverse order)."""
 
+    _MISSING = object()
+
     def __init__(self) -> None:
-        self._undo: list = []
+        self._undo: list[tuple] = []  # (dict or class, name, original or _MISSING)
         self._seen: set[int] = set()
 
     def __enter__(self) -> Patcher:
         return self
 
     def __exit__(self, *exc) -> None:
-        while self._undo:
-            self._undo.pop()()
+        for where, name, orig in reversed(self._undo):
+            if isinstance(where, dict):
+                if orig is self._MISSING:
+                    where.pop(name, None)
+                else:
+                    where[name] = orig
+            else:
+                setattr(where, name, orig)
+        self._undo.clear()
 
     def patch(self, frame_dict: dict, name: str, new_fn) -> None:
         """Set `frame_dict[name]` (a module's globals) for the trace."""
-        if name in frame_dict:
-            orig = frame_dict[name]
-            self._undo.append(lambda: frame_dict.__setitem__(name, orig))
-        else:
-            self._undo.append(lambda: frame_dict.pop(name, None))
+        self._undo.append((frame_dict, name, frame_dict.get(name, self._MISSING)))
         frame_dict[name] = new_fn
 
     def patch_method(self, cls, name: str, new_fn) -> None:
-        """Set attribute `name` of `cls` (or a module) for the trace."""
-        orig = getattr(cls, name)
-        self._undo.append(lambda: setattr(cls, name, orig))
+        """Set attribute `name` of `cls` for the trace."""
+        self._undo.append((cls, name, getattr(cls, name)))
         setattr(cls, name, new_fn)
 
     def visit_once(self, thing) -> bool:
@@ -155,20 +173,19 @@ def patch_torch_namespaces(patcher: Patcher) -> None:
     for name, value in list(vars(F).items()):
         if _recordable(name, value):
             python = name not in F_BUILTINS_OF_TORCH and name not in F_BUILTINS_OF_C_NN
-            patcher.patch_method(F, name, wrapped_function(value, name=name, normalize=python))
+            patcher.patch(vars(F), name, wrapped_function(value, name=name, normalize=python))
     import ember.autograd as autograd
 
     # ember.autograd too: the namespace of programs written `import ember.autograd as torch`
     for space in (torch, autograd):
         for name, value in list(vars(space).items()):
             if _recordable(name, value) and name not in _NOT_RECORDED:
-                patcher.patch_method(space, name, wrapped_function(value, name=name,
-                                                                   normalize=name in TORCH_FUNCTIONAL))
+                patcher.patch(vars(space), name, wrapped_function(value, name=name, normalize=name in TORCH_FUNCTIONAL))
     for space in SUBSPACES:
         module = getattr(torch, space)
         for name, value in list(vars(module).items()):
             if _recordable(name, value):
-                patcher.patch_method(module, name, wrapped_function(value, name=f"{space}_{name}"))
+                patcher.patch(vars(module), name, wrapped_function(value, name=f"{space}_{name}"))
 
 
 def patch_tensor_methods(patcher: Patcher) -> None:
@@ -182,6 +199,11 @@ def patch_tensor_methods(patcher: Patcher) -> None:
 
 
 def _recording_method(name: str, orig):
+    key = (id(orig), "method", name)
+    hit = _made.get(key)
+    if hit is not None and hit[0] is orig:
+        return hit[1]
+
     @functools.wraps(orig)
     def method(self, *args, **kwargs):
         proxy = find_proxy(args, kwargs)
@@ -190,13 +212,11 @@ def _recording_method(name: str, orig):
         return proxy.tracer.create_proxy("call_method", name, (self, *args), kwargs)
 
     method.fx_original = orig  # what `is_tensor_method` compares a `__torch_function__` func with
+    _made[key] = (orig, method)
     return method
 
 
 def _recordable(name: str, value) -> bool:
     if name.startswith("_") and name != "_assert":
         return False
-    from ember.core.dispatch import Op
-
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, Op)) or (
-        callable(value) and hasattr(value, "composite_name"))
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, Op))
