@@ -598,3 +598,26 @@ def test_a_tensors_method_called_with_a_proxy_records_a_call_method():
         "    return (add, add_1)\n    ")
     out, s = gm(torch.ones(2, 3, 2))
     assert out[1, 2].tolist() == [5.0, 6.0] and s.tolist() == [1.0]
+
+
+def test_editing_the_graph_while_iterating_its_nodes():
+    gm = fx.symbolic_trace(lambda x: torch.relu(x) + torch.sigmoid(x) * 2)
+    g, visited = gm.graph, []
+    for n in g.nodes:
+        visited.append(n.name)
+        if n.op == "call_function" and n.target is torch.relu:
+            with g.inserting_after(n):
+                new = g.call_function(torch.neg, (n,))
+            n.replace_all_uses_with(new)
+            new.update_arg(0, n)
+        if n.op == "call_function" and n.target is torch.sigmoid:
+            with g.inserting_before(n):
+                t = g.call_function(torch.tanh, n.args)
+            n.replace_all_uses_with(t)
+            g.erase_node(n)
+    assert visited == ["x", "relu", "neg", "sigmoid", "mul", "add", "output"]  # inserted after: visited, as PyTorch's
+    gm.recompile()
+    assert gm.code == ("\n\n\ndef forward(self, x):\n    relu = torch.relu(x)\n"
+                       "    neg = torch.neg(relu);  relu = None\n    tanh = torch.tanh(x);  x = None\n"
+                       "    mul = tanh * 2;  tanh = None\n"
+                       "    add = neg + mul;  neg = mul = None\n    return add\n    ")

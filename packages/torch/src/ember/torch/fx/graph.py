@@ -31,13 +31,14 @@ class _node_list:
         return self.graph._len
 
     def __iter__(self) -> Iterator[Node]:
+        # the next node is read after the loop body ran, as PyTorch's: a node it inserted after `cur` is
+        # visited, and an erased `cur` still points into the list
         root = self.graph._root
         cur = getattr(root, self.direction)
         while cur is not root:
-            nxt = getattr(cur, self.direction)  # read first: the loop body may erase `cur`
             if not cur._erased:
                 yield cur
-            cur = nxt
+            cur = getattr(cur, self.direction)
 
     def __reversed__(self) -> Iterator[Node]:
         return iter(_node_list(self.graph, "_prev" if self.direction == "_next" else "_next"))

@@ -119,9 +119,9 @@ class Node:
         self._next.prepend(x)
 
     def _remove_from_list(self) -> None:
+        # its own links stay: a loop over the graph that erased it goes on from it
         p, n = self._prev, self._next
         p._next, n._prev = n, p
-        self._prev = self._next = self
 
     # --- arguments and uses ---
     @property
