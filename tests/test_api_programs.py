@@ -83,7 +83,8 @@ clusters, ODE adjoints, finite differences and elements, spectral PDEs, root fin
 complex waves, MLE, LP/Markov chains, porting mistakes, dynamics with torch.func); and classic architectures with
 the code that inspects them (`cls_*`: LeNet/AlexNet, VGG summaries, ResNet fusion, DenseNet checkpointing,
 GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, model registries, feature
-extraction, checkpoint surgery).
+extraction, checkpoint surgery); and torch.fx as libraries use it (`fx_*`: torchvision-style feature
+extraction, conv-bn fusion and graph surgery, quantization-prep observers).
 
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
 initialisation, shuffling and dropout are PyTorch's numbers)."""

@@ -271,3 +271,35 @@ def test_the_protocol_state_is_per_thread():
         ec.ones(1) + 1
     assert out == {"type": MyT, "plain": [2.0]}  # neither the mode nor the disabling reached the other thread
     assert seen and set(seen) == {threading.current_thread().name}
+
+
+def test_checking_turns_the_op_check_on_for_a_block_only():
+    """`overrides.checking()`: a tensor-like used only inside the block (fx's Proxy) reaches `__torch_function__`
+    at op entries; after it the entries are unchecked again, so eager ops cost what they did (a fresh process:
+    this module's subclasses keep the check on here)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import ember.core as ec
+        from ember.core import dispatch, overrides
+
+        class Like:
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return "seen " + func.__name__
+
+        assert dispatch._protocol is None
+        with overrides.checking():
+            print(ec.exp(Like()))
+        print(dispatch._protocol is None)
+        class Sub(ec.Tensor):
+            pass
+        with overrides.checking():
+            pass
+        print(dispatch._protocol is None)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["seen exp", "True", "False"]

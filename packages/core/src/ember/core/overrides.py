@@ -302,6 +302,21 @@ def _activate() -> None:
         _dispatch.set_protocol_check(_check, _check_composite)
 
 
+class checking:
+    """`with checking():` the op-level check is on for the block (as `_activate`), for tensor-likes used only
+    there (torch.fx's Proxy during a trace); off again after unless a subclass or a mode has needed it since,
+    so eager calls after the block cost what they did before it."""
+
+    def __enter__(self) -> None:
+        self._was = _active[0]
+        _activate()
+
+    def __exit__(self, *exc) -> None:
+        if not self._was and not _SUBCLASSES and not _entered[0]:
+            _active[0] = False
+            _dispatch.set_protocol_check(None, None)
+
+
 _SUBCLASSES: weakref.WeakSet = weakref.WeakSet()
 # dunders that are torch functions in PyTorch (the rest of Tensor's methods are unless private or ignored)
 _DUNDERS = frozenset({f"__{p}{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",

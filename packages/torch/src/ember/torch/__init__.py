@@ -88,6 +88,7 @@ from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  #
 from ember.torch._importer import install, uninstall  # noqa: E402
 from ember.torch._aten import *  # noqa: E402, F403 - ATen's top-level spellings of functional ops
 from ember.torch._sym import *  # noqa: E402, F403 - sym_int, sym_max, ..., has_lapack, compiled_with_cxx11_abi
+import ember.torch.functional as functional  # noqa: E402 - torch.functional (einsum ...), not autograd's
 
 inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
 newaxis = None
@@ -167,14 +168,13 @@ def _assert(condition, message) -> None:
 
 
 _NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "ops": "PyTorch's operator registry (torch.ops)",
-           "_inductor": "TorchInductor", "fx": "torch.fx graph capture",
-           "export": "torch.export graph capture"}
+           "_inductor": "TorchInductor", "export": "torch.export graph capture"}
 
 
 def __getattr__(name: str):
     """Ops ember.core gains lazily; `distributions`, `_dynamo`, `compiler`, `__config__`, `_tensor_str`, `ao`,
-    `quantization` (imported on first use); clear errors for PyTorch internals."""
-    if name in ("distributions", "_dynamo", "compiler", "__config__", "_tensor_str", "ao", "quantization"):
+    `quantization`, `fx` (imported on first use); clear errors for PyTorch internals."""
+    if name in ("distributions", "_dynamo", "compiler", "__config__", "_tensor_str", "ao", "quantization", "fx"):
         import importlib
 
         from ember.torch._importer import name_classes

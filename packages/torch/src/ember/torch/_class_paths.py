@@ -646,4 +646,39 @@ PATHS = {
     'ember.torch.distributions.wishart': {
         'Wishart': 'torch.distributions.wishart',
     },
+    'ember.torch.fx._symbolic_trace': {
+        'Tracer': 'torch.fx._symbolic_trace',
+    },
+    'ember.torch.fx.graph': {
+        'Graph': 'torch.fx.graph',
+    },
+    'ember.torch.fx.graph_module': {
+        'GraphModule': 'torch.fx.graph_module',
+    },
+    'ember.torch.fx.immutable_collections': {
+        'immutable_dict': 'torch.fx.immutable_collections',
+        'immutable_list': 'torch.fx.immutable_collections',
+    },
+    'ember.torch.fx.interpreter': {
+        'Interpreter': 'torch.fx.interpreter',
+        'Transformer': 'torch.fx.interpreter',
+    },
+    'ember.torch.fx.node': {
+        'Node': 'torch.fx.node',
+    },
+    'ember.torch.fx.passes.shape_prop': {
+        'ShapeProp': 'torch.fx.passes.shape_prop',
+        'TensorMetadata': 'torch.fx.passes.shape_prop',
+    },
+    'ember.torch.fx.proxy': {
+        'Attribute': 'torch.fx.proxy',
+        'GraphAppendingTracer': 'torch.fx.proxy',
+        'ParameterProxy': 'torch.fx.proxy',
+        'Proxy': 'torch.fx.proxy',
+        'TraceError': 'torch.fx.proxy',
+        'TracerBase': 'torch.fx.proxy',
+    },
+    'ember.torch.fx.subgraph_rewriter': {
+        'Match': 'torch.fx.subgraph_rewriter',
+    },
 }

@@ -39,7 +39,7 @@ _NOT_PROVIDED = {
     "torch.utils.cpp_extension": "building C++/CUDA extensions against PyTorch's C++ API",
     "torch._dynamo.": "TorchDynamo's internals (torch.compile's tracer; ember.jit is ember's)",
     "torch._inductor": "TorchInductor (torch.compile's code generator)",
-    "torch.fx": "torch.fx graph capture",
+    "torch.fx.experimental": "torch.fx's experimental package",
     "torch.export": "torch.export graph capture",
 }
 # the pieces of torch._dynamo that ember.torch has (torch.compile's module wrapper, config, errors)
