@@ -42,7 +42,7 @@ def uniform(g: MT19937, n: int, dtype: np.dtype, low: float = 0.0, high: float =
     """`n` draws from [low, high) in `dtype` (float16/bfloat16 computed in float32, as PyTorch's acc type)."""
     if np.dtype(dtype) == np.float64:
         x = uniform_float64(g, n)
-        return x if (low, high) == (0.0, 1.0) else x * (high - low) + low
+        return x if (low, high) == (0.0, 1.0) else _affine()(x, high - low, low)
     lo, hi = np.asarray(low, dtype), np.asarray(high, dtype)  # the bounds in the tensor's type
     x = _unit32()(g.u32(n), np.float32(lo), np.float32(hi - lo), (low, high) != (0.0, 1.0))
     if np.dtype(dtype) == np.float32:
@@ -68,7 +68,7 @@ def serial_normal(g: MT19937, n: int, mean: float = 0.0, std: float = 1.0) -> np
         out[i:] = both[:n - i]
         if (n - i) % 2:
             g.next_double = float(sin_[-1])
-    return out * std + mean if (mean, std) != (0.0, 1.0) else out
+    return _affine()(out, std, mean) if (mean, std) != (0.0, 1.0) else out
 
 
 def normal(g: MT19937, n: int, dtype: np.dtype, contiguous: bool, mean: float = 0.0, std: float = 1.0,
@@ -104,20 +104,17 @@ def _block64(b: np.ndarray, mean, std) -> np.ndarray:
     theta = (2.0 * math.pi * b[:, 8:]).ravel()
     c = _libm()(theta, _COS, 0.0).reshape(-1, 8)
     s = _libm()(theta, _SIN, 0.0).reshape(-1, 8)
-    return np.concatenate([radius * c * std + mean, radius * s * std + mean], axis=1)
+    if (mean, std) == (0.0, 1.0):
+        return np.concatenate([radius * c, radius * s], axis=1)
+    return np.concatenate([_affine()(radius * c, std, mean), _affine()(radius * s, std, mean)], axis=1)
 
 
 # NOTE [ The AVX2 normal fill ]
 # PyTorch's float32 `normal_fill` (AVX2; its AVX-512 build keeps this kernel) takes log, sine and cosine from
 # Cephes-style polynomials in float32 (the range reduction and coefficients of Cephes' logf/sinf/cosf), and its
-# compiler fuses each multiply feeding an add into one FMA. `fma` below is that FMA (the float32 product is exact
-# in float64; the sum is rounded once more, which differs from a true FMA with probability ~2**-29), and the
-# order of the steps is the one whose results equal PyTorch's bit for bit (checked on 320,000 draws).
-def _fma32(a, b, c) -> np.ndarray:
-    """The float32 FMA of NOTE [ The AVX2 normal fill ], over arrays."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
-
-
+# compiler fuses each multiply feeding an add into one FMA (`_fma`, LLVM's), and the order of the steps below is
+# the one whose results equal PyTorch's bit for bit (checked on 320,000 draws). The same fusion of `x * scale +
+# shift` is in its uniform's range, its normals' mean and std, and its Cauchy's median and sigma.
 _LOG_P = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
           -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1)
 
@@ -135,9 +132,7 @@ def _avx2_fill():
     s0, s1, s2 = f32(-1.9515295891e-4), f32(8.3321608736e-3), f32(-1.6666654611e-1)
     fopi, two_pi, one, half = f32(1.27323954473516), f32(2 * math.pi), f32(1.0), f32(0.5)
 
-    @numba.njit(inline="always")
-    def fma(a, b, c):  # float32 FMA: the product exact in float64, the sum rounded there, then to float32
-        return np.float32(np.float64(a) * np.float64(b) + np.float64(c))
+    fma = _fma()
 
     @numba.njit(inline="always")
     def log32(x, fbuf, ibuf):
@@ -226,6 +221,31 @@ def _avx2_fill():
     return fill
 
 
+@cache
+def _fma():
+    """LLVM's `fma` (one rounding, as the FMA instructions PyTorch's compiler emits for `a * b + c`), for float32 or
+    float64 operands, callable from Numba code."""
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def fma(typingctx, a, b, c):
+        t = types.float32 if a == b == c == types.float32 else types.float64
+        ll = ir.FloatType() if t == types.float32 else ir.DoubleType()
+
+        def codegen(context, builder, signature, args):
+            args = [context.cast(builder, v, ty, t) for v, ty in zip(args, signature.args)]
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ll, [ll] * 3),
+                                                f"llvm.fma.f{32 if t == types.float32 else 64}")
+            return builder.call(fn, args)
+
+        return t(a, b, c), codegen
+
+    return fma
+
+
 # --- the libm-exact float64 pieces (Numba's math calls glibc's, as PyTorch's std:: calls do) ----------------------
 @cache
 def _box_muller64():
@@ -279,8 +299,27 @@ def _libm():
 
 
 @cache
+def _affine():
+    fma = _fma()
+    import numba
+
+    @numba.njit(cache=True, nogil=True)
+    def affine(x, scale, shift):
+        """`x * scale + shift` fused, elementwise, over a float64 array of any shape."""
+        out = np.empty_like(x)
+        flat, res = x.reshape(-1), out.reshape(-1)
+        for i in range(flat.size):
+            res[i] = fma(flat[i], scale, shift)
+        return out
+
+    return affine
+
+
+@cache
 def _unit32():
     import numba
+
+    fma = _fma()
 
     @numba.njit(cache=True, nogil=True)
     def unit(words, low, span, ranged):
@@ -288,7 +327,7 @@ def _unit32():
         out = np.empty(words.size, np.float32)
         for i in range(words.size):
             x = np.float32(words[i] & np.uint64(0xFFFFFF)) * np.float32(5.9604644775390625e-08)
-            out[i] = np.float32(np.float64(x) * np.float64(span) + np.float64(low)) if ranged else x
+            out[i] = fma(x, span, low) if ranged else x
         return out
 
     return unit
@@ -364,7 +403,7 @@ def exponential(g: MT19937, n: int, lambd: float) -> np.ndarray:
 
 
 def cauchy(g: MT19937, n: int, median: float, sigma: float) -> np.ndarray:
-    return median + sigma * _libm()(uniform_float64(g, n), _CAUCHY, 0.0)
+    return _affine()(_libm()(uniform_float64(g, n), _CAUCHY, 0.0), sigma, median)
 
 
 def log_normal(g: MT19937, n: int, mean: float, std: float) -> np.ndarray:

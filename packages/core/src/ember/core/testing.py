@@ -187,11 +187,12 @@ def _tensor_message(a: np.ndarray, e: np.ndarray, matches: np.ndarray, rtol, ato
 def make_tensor(*shape, dtype=dtypes.float32, device="cpu", low: float | None = None, high: float | None = None,
                 requires_grad: bool = False, noncontiguous: bool = False, exclude_zero: bool = False,
                 memory_format=None, seed: int | None = None) -> Tensor:
-    """A random tensor of `shape` in [low, high) (PyTorch's defaults and checks: floats in [-9, 9), integers in
-    [-9, 10) clipped to the dtype, complex parts each in the range); `noncontiguous` gives a strided view of the
-    same values, `exclude_zero` replaces zeros by 1 (integers) or the dtype's smallest normal, `seed` (ember's)
-    makes it repeatable."""
-    from ember.core.creation import from_numpy
+    """A random tensor of `shape` in [low, high) drawn as PyTorch's (`randint`, or `uniform_` of the real parts:
+    the same numbers under the same seed), with its defaults and checks (floats in [-9, 9), integers in [-9, 10)
+    clipped to the dtype); `noncontiguous` gives a strided view, `exclude_zero` replaces zeros by 1 (integers) or
+    the dtype's smallest normal, `seed` (ember's) draws from a generator of that seed instead of the default one."""
+    from ember.core.creation import empty
+    from ember.core.ops.complex import view_as_real
 
     if len(shape) == 1 and isinstance(shape[0], Sequence):
         shape = shape[0]
@@ -204,30 +205,33 @@ def make_tensor(*shape, dtype=dtypes.float32, device="cpu", low: float | None = 
     if requires_grad and integral:
         raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got "
                          f"dtype={dtype}")
-    rng = np.random.default_rng(seed)
+    from ember.core import random
+
+    generator = None if seed is None else random.Generator().manual_seed(seed)
+    noncontiguous = noncontiguous and math.prod(shape) > 1
+    if noncontiguous:  # twice the last dim, then every second value from the second: PyTorch's draws and layout
+        shape = (*shape[:-1], 2 * shape[-1])
     if dtype is dtypes.bool:
-        a = rng.random(shape) < 0.5
+        lo, hi = _low_high(low, high, 0, 2, 0, 2, dtype, False)
+        t = random.randint(math.ceil(lo), math.ceil(hi), shape, dtype=dtype, generator=generator)
     elif integral:
         info = np.iinfo(dtype.np)
         lo, hi = _low_high(low, high, -9, 10, info.min, info.max + (dtype is not dtypes.int64), dtype, False)
-        a = rng.integers(math.ceil(lo), math.ceil(hi), shape, dtype=dtype.np)
+        t = random.randint(math.ceil(lo), math.ceil(hi), shape, dtype=dtype, generator=generator)
     else:
         real = dtypes.float32 if dtype is dtypes.complex64 else dtypes.float64 if dtype.is_complex else dtype
         info = np.finfo(np.float64 if real.np.kind != "f" else real.np)
         lo, hi = _low_high(low, high, -9.0, 9.0, float(info.min), float(info.max), dtype, True)
-        if dtype.is_complex:
-            a = rng.uniform(lo, hi, (*shape, 2)).astype(real.np).view(dtype.np)[..., 0]
+        t = empty(shape, dtype=dtype)
+        parts = view_as_real(t) if dtype.is_complex else t
+        if hi - lo >= float(info.max):  # uniform_ needs the range's width to be finite: draw half, then double
+            parts.uniform_(lo / 2, hi / 2, generator=generator).mul_(2)
         else:
-            a = rng.uniform(lo, hi, shape).astype(dtype.np)
-    a = np.array(a, dtype=dtype.np)  # a fresh array, 0-d stays 0-d
+            parts.uniform_(lo, hi, generator=generator)
+    if noncontiguous:
+        t = t[..., 1::2]
     if exclude_zero:
-        a[a == 0] = 1 if integral else float(np.finfo(real.np).tiny) if real.np.kind == "f" else 2.0 ** -126
-    if noncontiguous and a.size > 1:
-        spaced = np.empty(shape[:-1] + (shape[-1] * 2,) if shape else (2,), dtype=a.dtype)
-        spaced[..., ::2] = a
-        t = from_numpy(spaced)[..., ::2] if shape else from_numpy(spaced)[0]
-    else:
-        t = from_numpy(a)
+        t[t == 0] = 1 if integral else float(np.finfo(real.np).tiny) if real.np.kind == "f" else 2.0 ** -126
     t = t if str(device) == "cpu" else t.to(device)
     if memory_format is not None:
         t = t.clone(memory_format=memory_format)
