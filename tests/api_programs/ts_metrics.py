@@ -12,7 +12,8 @@ torch.set_printoptions(precision=4, sci_mode=False)
 
 T = 24
 t = torch.arange(T, dtype=torch.float32)
-y = torch.stack([10 + 3 * torch.sin(2 * math.pi * t / 12), 5 + 0.2 * t, torch.where(t % 5 == 0, 0.0, 2.0 + torch.cos(t))])
+y = torch.stack([10 + 3 * torch.sin(2 * math.pi * t / 12), 5 + 0.2 * t,
+                 torch.where(t % 5 == 0, 0.0, 2.0 + torch.cos(t))])
 yhat = y + 0.4 * torch.cos(1.3 * t) - 0.1
 sigma = torch.tensor([0.5, 1.0, 0.8]).unsqueeze(-1).expand_as(y)
 insample = torch.stack([10 + 3 * torch.sin(2 * math.pi * (t - T) / 12), 5 + 0.2 * (t - T), 2.0 + torch.cos(t - T)])

@@ -53,7 +53,8 @@ print("reflect", F.pad(series[:6].view(1, 1, -1), (2, 2), mode="reflect").view(-
 print("circular", F.pad(series[:6].view(1, 1, -1), (2, 1), mode="circular").view(-1))
 
 print("diff", torch.diff(series[:6]), torch.diff(series[:6], n=2))
-print("seasonal diff", (series[4:] - series[:-4])[:4], torch.diff(series[:6], prepend=series[:1], append=torch.tensor([0.0])))
+print("seasonal diff", (series[4:] - series[:-4])[:4],
+      torch.diff(series[:6], prepend=series[:1], append=torch.tensor([0.0])))
 c = F.pad(series.cumsum(0), (1, 0))
 roll_mean = (c[3:] - c[:-3]) / 3
 print("rolling mean", roll_mean[:5], torch.allclose(roll_mean, series.unfold(0, 3, 1).mean(-1)))
