@@ -83,7 +83,13 @@ clusters, ODE adjoints, finite differences and elements, spectral PDEs, root fin
 complex waves, MLE, LP/Markov chains, porting mistakes, dynamics with torch.func); and classic architectures with
 the code that inspects them (`cls_*`: LeNet/AlexNet, VGG summaries, ResNet fusion, DenseNet checkpointing,
 GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, model registries, feature
-extraction, checkpoint surgery)."""
+extraction, checkpoint surgery).
+
+Time-series forecasting and tabular deep learning (`ts_*`: N-BEATS, DeepAR likelihood heads, Autoformer/FEDformer
+decomposition and auto-correlation, Informer's ProbSparse attention, TFT variable selection, WaveNet/TCN causal
+convolutions, PatchTST/N-HiTS/LSTNet, TabNet, categorical and numerical embeddings, sliding windows, nan-aware and
+masked statistics, resampling, MAPE/sMAPE/CRPS metrics, low-rank multivariate heads, training loops with vmap
+ensembles, TorchScript metric functions)."""
 
 from __future__ import annotations
 
