@@ -89,7 +89,7 @@ Time-series forecasting and tabular deep learning (`ts_*`: N-BEATS, DeepAR likel
 decomposition and auto-correlation, Informer's ProbSparse attention, TFT variable selection, WaveNet/TCN causal
 convolutions, PatchTST/N-HiTS/LSTNet, TabNet, categorical and numerical embeddings, sliding windows, nan-aware and
 masked statistics, resampling, MAPE/sMAPE/CRPS metrics, low-rank multivariate heads, training loops with vmap
-ensembles, TorchScript metric functions)."""
+ensembles, TorchScript metric functions, Holt-Winters with conformal intervals, an entity-embedding MLP)."""
 
 from __future__ import annotations
 
