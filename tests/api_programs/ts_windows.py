@@ -51,6 +51,7 @@ padded = F.pad(series.view(1, 1, -1), (3, 0), mode="replicate").view(-1)
 print("pad replicate", padded[:6], F.pad(series, (2, 0), value=-1.0)[:4])
 print("reflect", F.pad(series[:6].view(1, 1, -1), (2, 2), mode="reflect").view(-1))
 print("circular", F.pad(series[:6].view(1, 1, -1), (2, 1), mode="circular").view(-1))
+print("circular crop", F.pad(series[:6].view(1, 1, -1), (-1, 2), mode="circular").view(-1))
 
 print("diff", torch.diff(series[:6]), torch.diff(series[:6], n=2))
 print("seasonal diff", (series[4:] - series[:-4])[:4],
