@@ -86,6 +86,12 @@ GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, mo
 extraction, checkpoint surgery); and torch.fx as libraries use it (`fx_*`: torchvision-style feature
 extraction, conv-bn fusion and graph surgery, quantization-prep observers).
 
+Time-series forecasting and tabular deep learning (`ts_*`: N-BEATS, DeepAR likelihood heads, Autoformer/FEDformer
+decomposition and auto-correlation, Informer's ProbSparse attention, TFT variable selection, WaveNet/TCN causal
+convolutions, PatchTST/N-HiTS/LSTNet, TabNet, categorical and numerical embeddings, sliding windows, nan-aware and
+masked statistics, resampling, MAPE/sMAPE/CRPS metrics, low-rank multivariate heads, training loops with vmap
+ensembles, TorchScript metric functions, Holt-Winters with conformal intervals, an entity-embedding MLP).
+
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
 initialisation, shuffling and dropout are PyTorch's numbers)."""
 

@@ -169,6 +169,45 @@ def test_vmap_refuses_reading_python_values_of_mapped_tensors_as_pytorch():
     assert vmap(lambda a: a.sum())(x).tolist() == [2.0, 2.0, 2.0]  # the record ends with the call
 
 
+def test_vmap_refuses_writing_mapped_values_into_an_unmapped_tensor_as_pytorch():
+    x = E.arange(6.0).reshape(2, 3)
+    advice = ("(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that has "
+              "more elements than `self`. This happened due to `other` being vmapped over but `self` not being "
+              "vmapped over {}. Please try to use out-of-place operators instead of {}. If said operator is being "
+              "called inside the PyTorch framework, please file a bug report instead.")
+
+    def into_zeros(write):
+        def f(r):
+            z = E.zeros(3)
+            write(z, r)
+            return z
+        return f
+
+    def setitem(z, r):
+        z[:] = r
+
+    def masked_setitem(z, r):
+        z[r > 2] = 5.0
+
+    arithmetic = "vmap: inplace arithmetic" + advice.format("in a vmap", "inplace arithmetic")
+    cases = [(lambda z, r: z.copy_(r), arithmetic), (setitem, arithmetic), (lambda z, r: z.mul_(r), arithmetic),
+             (lambda z, r: z.masked_fill_(r > 2, 1.0), arithmetic),
+             (masked_setitem, "vmap: index_put_" + advice.format("in a vmap", "index_put_")),
+             (lambda z, r: z.clamp_(min=r), "vmap: aten::clamp_" + advice.format("at level 1", "aten::clamp_")),
+             (lambda z, r: z.add_(r), "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+             (lambda z, r: E.add(z, r, out=z), "Batching rule not implemented for aten::add.out; the fallback "
+                                                "path doesn't work on out= or view ops.")]
+    for write, message in cases:
+        with pytest.raises(RuntimeError) as info:
+            vmap(into_zeros(write))(x)
+        assert str(info.value) == message
+    # writes into mapped tensors, and ember's own composites filling fresh buffers, are allowed
+    np.testing.assert_allclose(vmap(lambda r: r.clone().add_(E.ones(3)))(x).numpy(), x.numpy() + 1)
+    np.testing.assert_allclose(vmap(lambda r: E.cat([r, r]).sum())(x).numpy(), 2 * x.numpy().sum(1))
+    np.testing.assert_allclose(vmap(lambda r: E.pad(r, (1, 1)))(x).numpy(), np.pad(x.numpy(), ((0, 0), (1, 1))))
+    np.testing.assert_allclose(vmap(lambda r: E.diag_embed(r))(x).numpy(), [np.diag(row) for row in x.numpy()])
+
+
 def test_has_aux_and_output_errors_name_the_call_as_pytorch():
     x = E.ones(2)
     cases = [(lambda: grad(lambda t: t.sum(), has_aux=True)(x), "grad_and_value(f)(*args)"),

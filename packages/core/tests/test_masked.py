@@ -192,6 +192,27 @@ def test_masked_tensor_ops_keep_the_mask_and_reductions_mask_empty_results():
     np.testing.assert_allclose(masked.sum(mt, 1).numpy(), _kept(0)[0].sum(axis=1))   # torch.masked.* on one
 
 
+def test_torch_functions_on_a_masked_tensor_reach_its_masked_ops():
+    data, mask = ec.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), ec.tensor([[True, False, True], [False, False, True]])
+    mt = masked_tensor(data, mask)
+    r = ec.mean(mt, 1)   # PyTorch: MaskedTensor([2.0, 6.0])
+    assert isinstance(r, MaskedTensor)
+    np.testing.assert_allclose(r.get_data().numpy(), [2.0, 6.0])
+    np.testing.assert_allclose(ec.sum(mt, 1, keepdim=True).get_data().numpy(), [[4.0], [6.0]])
+    np.testing.assert_allclose(ec.exp(mt).to_tensor(0.0).numpy(), np.where(mask.numpy(), np.exp(data.numpy()), 0))
+    sm = ec.softmax(mt, 1)
+    np.testing.assert_allclose(sm.to_tensor(0.0).numpy(), [[1 / (1 + math.e ** 2), 0, 1 / (1 + math.e ** -2)],
+                                                           [0, 0, 1]], rtol=1e-6)
+    assert sm.get_mask() is mask or bool((sm.get_mask() == mask).all())
+    np.testing.assert_allclose(ec.argmax(mt, 1).get_data().numpy(), [2, 2])
+    w = ec.where(mask, mt, mt * 10)
+    np.testing.assert_allclose(w.to_tensor(0.0).numpy(), [[1.0, 0, 3.0], [0, 0, 6.0]])
+    a = ec.all(mt > 2)   # the present elements 1, 3, 6: not all above 2
+    assert a.get_data().item() is False and a.get_mask().item() is True
+    with pytest.raises(TypeError):
+        ec.nansum(mt)   # PyTorch's MaskedTensor has no nansum either
+
+
 @pytest.mark.torch
 def test_masked_tensor_matches_pytorchs_prints_and_reductions():
     torch = pytest.importorskip("torch")

@@ -97,6 +97,24 @@ def test_pad_matches_numpy_and_its_backward_is_the_adjoint(mode, pad):
     np.testing.assert_allclose((zero_fill * g).sum(), (x * back).sum(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("pad", [(-1, 2), (2, -1), (-2, -1), (-3, 5), (-1, 2, 1, -1), (0, 0, -1, 1)])
+def test_negative_circular_padding_crops_then_wraps_what_is_left(pad):
+    """PyTorch: `pad(arange(6), (-1, 2), "circular")` is `[1, 2, 3, 4, 5, 1, 2]` (np.pad "wrap" of the crop)."""
+    x = np.arange(24.0).reshape((1, 2, 12) if len(pad) == 2 else (1, 2, 3, 4))
+    crop, widths = [slice(None)] * x.ndim, [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        d, lo, hi = x.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        crop[d] = slice(max(0, -lo), x.shape[d] - max(0, -hi))
+        widths[d] = (max(0, lo), max(0, hi))
+    want = np.pad(x[tuple(crop)], widths, mode="wrap")
+    np.testing.assert_array_equal(E.pad(E.tensor(x), pad, "circular").numpy(), want)
+
+
+def test_negative_circular_padding_that_empties_a_dim_raises():
+    with pytest.raises(RuntimeError, match="circular padding of an empty dim"):
+        E.pad(E.zeros(1, 2, 4), (-3, -1), mode="circular")
+
+
 def test_a_value_with_a_non_constant_mode_is_a_runtime_error():
     with pytest.raises(RuntimeError, match="^Padding mode \"reflect\" doesn't take in value argument$"):
         E.pad(E.zeros(1, 2, 3), (1, 1), mode="reflect", value=1.0)

@@ -25,6 +25,7 @@ from ember.core.random import get_rng_state, set_rng_state
 from ember.core.class_paths import home_module
 from ember.core.tensor import Tensor, value_read_guard
 
+from ember.autograd._vmap_writes import refusal as _write_refusal
 from ember.autograd.engine import grad as _autograd_grad
 from ember.autograd.function import func_transform
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled
@@ -362,7 +363,8 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
     `in_dims` is an int, None (not mapped) or a nested structure matching the positional
     arguments; keyword arguments are passed unmapped. `randomness`: "error" (a random op inside
     raises), "different" (each element draws its own numbers) or "same" (every element draws the
-    same ones). See NOTE [ Transforms by the tape ] for how it runs.
+    same ones). See NOTE [ Transforms by the tape ] for how it runs. Writing a mapped value into a tensor
+    that is not mapped (`buf.copy_(x)`, `buf[i] = x`) raises PyTorch's RuntimeError (see `_vmap_writes`).
 
     >>> import ember.autograd as torch
     >>> vmap(torch.dot)(torch.ones(3, 2), torch.arange(6.0).reshape(3, 2))
@@ -406,15 +408,19 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
         state = get_rng_state() if randomness != "different" else None
         results = []
         with _MappedValues() as mapped:
-            for i in range(size):
-                if randomness == "same":
-                    set_rng_state(state)
-                call = build([mapped.add(x.select(d, i)) if d is not None else x for x, d in zip(leaves, dims)])
-                with func_transform("vmap"):
-                    results.append(func(*call, **kwargs))
-                if randomness == "error" and not get_rng_state().equal(state):
-                    set_rng_state(state)
-                    raise RuntimeError(_RANDOM_ERROR)
+            outer_size, mapped.size, mapped.level = mapped.size, size, mapped.level + 1
+            try:
+                for i in range(size):
+                    if randomness == "same":
+                        set_rng_state(state)
+                    call = build([mapped.add(x.select(d, i)) if d is not None else x for x, d in zip(leaves, dims)])
+                    with func_transform("vmap"):
+                        results.append(func(*call, **kwargs))
+                    if randomness == "error" and not get_rng_state().equal(state):
+                        set_rng_state(state)
+                        raise RuntimeError(_RANDOM_ERROR)
+            finally:
+                mapped.size, mapped.level = outer_size, mapped.level - 1
         return _stack_outputs(results, out_dims, name)
 
     return wrapper
@@ -445,6 +451,7 @@ class _MappedValues:
         if self.outer is not None:
             return self.outer
         self.refs: dict[int, weakref.ref] = {}
+        self.size, self.level = 0, 0  # the innermost running vmap's mapped size, and how many vmaps are nested
         _MappedValues.active = self
         dispatch.register_dispatch_hook(self._hook)
         value_read_guard[0] = self._guard
@@ -465,6 +472,10 @@ class _MappedValues:
         return ref is not None and ref() is t
 
     def _hook(self, op, args, kwargs, call_next):
+        if op.mutates or (kwargs and kwargs.get("out") is not None):
+            refused = _write_refusal(op, args, kwargs, self.holds, self.size, self.level)
+            if refused is not None:
+                raise RuntimeError(refused)
         out = call_next(op, args, kwargs)
         if any(self.holds(a) or (isinstance(a, tuple | list) and any(self.holds(b) for b in a))
                for a in (*args, *kwargs.values())):

@@ -3,7 +3,8 @@
 Elementwise ops apply to the data and keep the mask (two masked operands must have one mask);
 reductions ignore the masked-out elements and mask the results that had none. Unlike PyTorch's,
 ember's MaskedTensor is a wrapper, not a `Tensor` subclass: `isinstance(mt, Tensor)` is False,
-and only the methods below are defined on it (NOTE [ MaskedTensor is no Tensor subclass ]).
+and only the methods below are defined on it (NOTE [ MaskedTensor is no Tensor subclass ]); the
+`torch.<op>(mt, ...)` functions reach them through `__torch_function__`.
 Gradients flow to the data tensor (`mt.grad` is the data's gradient under the same mask).
 
 NOTE [ MaskedTensor is no Tensor subclass ]
@@ -171,6 +172,42 @@ class MaskedTensor:
 
     def __getitem__(self, index) -> MaskedTensor:
         return MaskedTensor._wrap(self._data[index], self._mask[index])
+
+    def _normalized(self, name: str, dim: int, dtype=None) -> MaskedTensor:
+        """`torch.masked.<name>` (softmax, log_softmax, softmin) along `dim`; the mask is kept."""
+        from ember.core import masked
+
+        return MaskedTensor._wrap(getattr(masked, name)(self._data, dim, dtype=dtype, mask=self._mask), self._mask)
+
+    def all(self, dim=None, keepdim: bool = False) -> MaskedTensor:  # noqa: A003 - PyTorch's name
+        """Whether every present element is true; results with no element are masked out."""
+        data, mask = self.to_tensor(True), self._mask
+        if dim is None:
+            return MaskedTensor._wrap(data.all(), mask.any())
+        return MaskedTensor._wrap(data.all(dim, keepdim=keepdim), mask.any(dim, keepdim=keepdim))
+
+    def softmax(self, dim: int, dtype=None) -> MaskedTensor:
+        return self._normalized("softmax", dim, dtype)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """`torch.<op>(mt, ...)` as `mt.<op>(...)`, and `torch.where(cond, a, b)` over same-mask operands: the
+        functions PyTorch's MaskedTensor answers; any other returns NotImplemented (a TypeError)."""
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if name == "where" and len(args) == 3:
+            cond, a, b = args
+            masked = [x for x in (a, b) if isinstance(x, MaskedTensor)]
+            if any(not bool((x._mask == masked[0]._mask).all()) for x in masked[1:]):
+                raise ValueError("Input masks must match. If you need support for this, please open an issue on "
+                                 "Github.")
+            a, b = (x._data if isinstance(x, MaskedTensor) else x for x in (a, b))
+            from ember.core import where
+
+            return MaskedTensor._wrap(where(cond, a, b), masked[0]._mask)
+        if args and isinstance(args[0], MaskedTensor) and callable(getattr(MaskedTensor, name, None)):
+            return getattr(args[0], name)(*args[1:], **kwargs)
+        return NotImplemented
 
 
 def _format(v) -> str:

@@ -1,5 +1,6 @@
 """`torch.jit`: `script` and `trace` of a module return a `ScriptModule` sharing the module's parameters,
-buffers and submodules, and of a function the function itself; both run eagerly with the same results and
+buffers and submodules; `script` of a function a `ScriptFunction` checking its arguments as TorchScript does,
+`trace` of one the function itself; all run eagerly with the same results and
 state_dict (ember has no TorchScript compiler); saving or loading a TorchScript archive raises. The
 decorators that only steer the compiler (`ignore`, `unused`, `export`) return their function, as they do in
 eager PyTorch; `fork` runs its function at once."""
@@ -13,6 +14,7 @@ from typing import Final
 
 from ember.core.futures import Future
 from ember.nn import Module
+from ember.torch._script_function import ScriptFunction, script_function
 from ember.torch._unsupported import unsupported
 
 _WHY = "TorchScript compiles Python into PyTorch's C++ interpreter, which ember does not have; run the module eagerly"
@@ -61,10 +63,6 @@ class TopLevelTracedModule(TracedModule):
         return _script_repr(self, lambda orig: orig)
 
 
-class ScriptFunction:
-    """The class of a scripted function in PyTorch (ember returns the function itself)."""
-
-
 def _as_script_module(mod, kind: type):
     """`mod`'s attributes (parameters, buffers, submodules: the same objects) under a subclass of its class
     and `kind`, named as PyTorch's, so `isinstance(m, ScriptModule)` holds and the original is unchanged."""
@@ -79,9 +77,13 @@ def _as_script_module(mod, kind: type):
 
 def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
     """A module comes back as a `RecursiveScriptModule` sharing its parameters, buffers and submodules; a
-    function as itself. Both run eagerly, with the results and `state_dict` a scripted one would have (no
-    TorchScript IR is built, so `jit.save` cannot write it)."""
-    return _as_script_module(obj, RecursiveScriptModule) if isinstance(obj, Module) else obj
+    function as a `ScriptFunction` checking each call against its schema. Both run eagerly, with the results
+    and `state_dict` a scripted one would have (no TorchScript IR is built, so `jit.save` cannot write it)."""
+    if isinstance(obj, Module):
+        return _as_script_module(obj, RecursiveScriptModule)
+    if isinstance(obj, types.FunctionType) and obj.__name__ != "<lambda>":
+        return script_function(obj)
+    return obj
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, check_inputs=None,

@@ -143,7 +143,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     r = ew.where(ew.isnan(input), nan, input)
     r = ew.where(ew.logical_and(ew.isinf(input), ew.gt(input, 0)), hi, r)
     r = ew.where(ew.logical_and(ew.isinf(input), ew.lt(input, 0)), lo, r)
-    return _into(out, r, "nan_to_num")
+    return _into(out, node_name(r, "WhereBackward0", "NanToNumBackward0"), "nan_to_num")
 
 
 @method

@@ -118,6 +118,27 @@ def _at(a: np.ndarray, d: int, index) -> np.ndarray:
     return a[tuple(sel)]
 
 
+def _circular_with_crops(input: Tensor, pad: tuple[int, ...]) -> Tensor:
+    """Circular padding where some pads are negative, as PyTorch: each dim is cropped first, then wrapped from what
+    is left (`pad(x, (-1, 2), mode="circular")` of `[0 .. 5]` is `[1, 2, 3, 4, 5, 1, 2]`)."""
+    from ember.core.creation import arange
+    from ember.core.ops.indexing import index_select
+
+    out = input
+    for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
+        dim = input.ndim - 1 - d
+        n = out.shape[dim]
+        kept = n - max(-lo, 0) - max(-hi, 0)
+        if max(lo, hi) > n:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if kept < 1:
+            raise RuntimeError(f"pad: circular padding of an empty dim; got {describe(input)} and pad={pad}")
+        if lo or hi:
+            idx = (arange(kept + max(lo, 0) + max(hi, 0)) - max(lo, 0)) % kept + max(-lo, 0)
+            out = index_select(out, dim, idx)
+    return out
+
+
 def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
         value: float | None = None) -> Tensor:
     """Pad `input` as `torch.nn.functional.pad`: `pad` lists (before, after) pairs, last dim first.
@@ -156,11 +177,11 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                 "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
         crops = []
+        if mode == "circular" and min(pad) < 0:
+            return _circular_with_crops(input, pad)
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
             if min(lo, hi) < 0:
-                if mode == "circular":
-                    raise RuntimeError(f"pad: negative padding is not supported in circular mode; got pad={pad}")
                 name = "WHD"[d]
                 if n + lo + hi < 1:
                     raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: {n + lo + hi}")
