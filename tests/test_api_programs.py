@@ -83,7 +83,10 @@ clusters, ODE adjoints, finite differences and elements, spectral PDEs, root fin
 complex waves, MLE, LP/Markov chains, porting mistakes, dynamics with torch.func); and classic architectures with
 the code that inspects them (`cls_*`: LeNet/AlexNet, VGG summaries, ResNet fusion, DenseNet checkpointing,
 GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, model registries, feature
-extraction, checkpoint surgery)."""
+extraction, checkpoint surgery). Generative-model research code (`gen_*`: noise schedules and parameterization
+conversions, DDPM/DDIM/Karras/DPM-Solver samplers, classifier-free guidance, EMA, score matching, consistency and
+rectified flow, RealNVP/Glow with LU, neural splines, flows from torch.distributions, VAE/IWAE and VQ variants, GAN
+losses with R1, autoregressive sampling and densities, a diffusion UNet, FID/IS/KID evaluation)."""
 
 from __future__ import annotations
 
