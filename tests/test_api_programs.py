@@ -86,7 +86,8 @@ GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, mo
 extraction, checkpoint surgery). Generative-model research code (`gen_*`: noise schedules and parameterization
 conversions, DDPM/DDIM/Karras/DPM-Solver samplers, classifier-free guidance, EMA, score matching, consistency and
 rectified flow, RealNVP/Glow with LU, neural splines, flows from torch.distributions, VAE/IWAE and VQ variants, GAN
-losses with R1, autoregressive sampling and densities, a diffusion UNet, FID/IS/KID evaluation)."""
+losses with R1, latent interpolation and DiffAugment, autoregressive sampling and densities, a diffusion UNet,
+FID/IS/KID evaluation)."""
 
 from __future__ import annotations
 
