@@ -92,6 +92,12 @@ convolutions, PatchTST/N-HiTS/LSTNet, TabNet, categorical and numerical embeddin
 masked statistics, resampling, MAPE/sMAPE/CRPS metrics, low-rank multivariate heads, training loops with vmap
 ensembles, TorchScript metric functions, Holt-Winters with conformal intervals, an entity-embedding MLP).
 
+Generative-model research code (`gen_*`: noise schedules and parameterization
+conversions, DDPM/DDIM/Karras/DPM-Solver samplers, classifier-free guidance, EMA, score matching, consistency and
+rectified flow, RealNVP/Glow with LU, neural splines, flows from torch.distributions, VAE/IWAE and VQ variants, GAN
+losses with R1, latent interpolation and DiffAugment, autoregressive sampling and densities, a diffusion UNet,
+FID/IS/KID evaluation).
+
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
 initialisation, shuffling and dropout are PyTorch's numbers)."""
 

@@ -782,3 +782,30 @@ def test_rounding_division_has_a_zero_gradient_and_floor_divide_refuses_as_pytor
         assert type(y.grad_fn).__name__ == "NotImplemented" and y.requires_grad
         with pytest.raises(RuntimeError, match=r"^derivative for aten::floor_divide is not implemented$"):
             y.sum().backward()
+
+
+def test_calling_a_node_checks_its_arity_and_returns_like_pytorchs():
+    x = E.tensor([1.0, -2.0], requires_grad=True)
+    y = x.pow(3)
+    assert y.grad_fn(E.ones(2)).tolist() == [3.0, 12.0]  # one gradient out: the tensor itself, no list
+    with pytest.raises(TypeError, match=r"^expected 1 arguments, got 0 instead$"):
+        y.grad_fn()
+    with pytest.raises(TypeError, match=r"^expected 1 arguments, got 2 instead$"):
+        y.grad_fn(E.ones(2), E.ones(2))
+    acc = (x * 2).grad_fn.next_functions[0][0]
+    assert acc(E.ones(2)) == () and x.grad.tolist() == [1.0, 1.0]
+
+
+def test_a_custom_functions_node_is_not_callable():
+    class Triple(E.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    z = Triple.apply(E.ones(2, requires_grad=True))
+    with pytest.raises(TypeError, match="'TripleBackward' object is not callable"):
+        z.grad_fn(E.ones(2))

@@ -467,3 +467,23 @@ def test_out_of_a_factorization_checks_dtypes_and_kind_as_pytorch():
         LC.inv_ex(A, out=E.empty(0))
     o = E.empty(0, dtype=E.float64)
     assert LC.cond(A, out=o) is o and o.item() == pytest.approx(np.linalg.cond(A.numpy().astype(np.float64)))
+
+
+def test_deprecated_lu_solve_and_triangular_solve_warn_once_a_process(monkeypatch):
+    import warnings
+
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    A, b = E.tensor([[2.0, 1.0], [0.0, 4.0]]), E.tensor([[1.0], [2.0]])
+    with pytest.warns(UserWarning, match=r"^torch.triangular_solve is deprecated in favor of "
+                                         r"torch.linalg.solve_triangularand will be removed"):
+        x = E.triangular_solve(b, A).solution
+    np.testing.assert_allclose(x.numpy(), [[0.25], [0.5]])
+    LU, piv = linalg.lu_factor(A)
+    with pytest.warns(UserWarning, match=r"(?s)^torch.lu_solve is deprecated.*torch.linalg.lu_solve\(LU, pivots, B\)$"):
+        E.lu_solve(b, LU, piv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PyTorch's TORCH_WARN_ONCE
+        E.triangular_solve(b, A)
+        E.lu_solve(b, LU, piv)

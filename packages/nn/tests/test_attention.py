@@ -1,5 +1,7 @@
 """scaled_dot_product_attention, MultiheadAttention and TransformerEncoderLayer against numpy."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -417,3 +419,23 @@ def test_sdpa_refuses_a_mask_neither_bool_float32_nor_the_querys_dtype_in_pytorc
         F.scaled_dot_product_attention(q.bfloat16(), q.bfloat16(), q.bfloat16(), attn_mask=torch.ones(3, 3).double())
     d = q.double()
     assert F.scaled_dot_product_attention(d, d, d, attn_mask=torch.zeros(3, 3)).dtype == torch.float64
+
+
+@pytest.mark.parametrize("dtypes, message", [
+    (("float32", "float64", "float32"), "Expected query, key, and value to have the same dtype, but got query.dtype: "
+                                        "float key.dtype: double and value.dtype: float instead."),
+    (("float32", "float32", "int64"), "Expected query, key, and value to have the same dtype, but got query.dtype: "
+                                      "float key.dtype: float and value.dtype: long int instead."),
+])
+def test_sdpa_refuses_mixed_dtypes_before_shape_checks(dtypes, message):
+    q, k, v = (torch.ones(2, 3, 4, dtype=getattr(torch, d)) for d in dtypes)
+    k = k[..., :3]  # a head-size mismatch too: PyTorch's dtype check comes first
+    with pytest.raises(RuntimeError, match=f"^{re.escape(message)}$"):
+        F.scaled_dot_product_attention(q, k, v)
+
+
+def test_sdpa_refuses_one_dimensional_inputs():
+    message = ("Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: 1 key.dim: 2 and "
+               "value.dim: 2 instead.")
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        F.scaled_dot_product_attention(torch.ones(4), torch.ones(5, 4), torch.ones(5, 4))

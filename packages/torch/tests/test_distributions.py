@@ -721,3 +721,24 @@ def test_lkj_cholesky_two_by_two_correlation_is_uniform_at_concentration_one():
     t = D.CorrCholeskyTransform()
     y = t(T([0.3, -1.0, 2.0]))
     assert tuple(y.shape) == (3, 3) and bool(constraints.corr_cholesky.check(y))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda st, ct: st(torch.ones(2, 3)), "x.size(1) = 3 must equal len(transforms) 2"),
+    (lambda st, ct: st(torch.ones(2)), "dim 1 out of range for tensor with 1 dimensions"),
+    (lambda st, ct: st.log_abs_det_jacobian(torch.ones(2), torch.ones(2, 2)),
+     "dim 1 out of range for x with 1 dimensions"),
+    (lambda st, ct: st.log_abs_det_jacobian(torch.ones(2, 2), torch.ones(2, 3)),
+     "y.size(1) = 3 must equal len(transforms) 2"),
+    (lambda st, ct: ct.inv(torch.ones(2, 4)), "y.size(1) = 4 must equal length 3"),
+    (lambda st, ct: ct.log_abs_det_jacobian(torch.ones(2), torch.ones(2, 3)),
+     "dim 1 out of range for x with 1 dimensions"),
+    (lambda st, ct: D.CatTransform([D.ExpTransform()], lengths=[1, 2]), "lengths (2) must match transforms (1)"),
+    (lambda st, ct: D.StackTransform([D.ExpTransform(), None]), "All elements of tseq must be Transform instances"),
+])
+def test_stack_and_cat_transforms_refuse_as_pytorch(call, message):
+    st = D.StackTransform([D.ExpTransform(), D.TanhTransform()], dim=1)
+    ct = D.CatTransform([D.ExpTransform(), D.AffineTransform(0.0, 2.0)], dim=1, lengths=[1, 2])
+    with pytest.raises(AssertionError) as e:
+        call(st, ct)
+    assert str(e.value) == message

@@ -72,6 +72,9 @@ class BackwardCFunction(Node, FunctionCtx):
         self._input_tensor_pos: list[int] = []
         self.needs_input_grad: tuple[bool, ...] = ()
 
+    def __call__(self, *grads):
+        raise TypeError(f"'{type(self).__name__}' object is not callable")  # as PyTorch's Python-defined nodes
+
     def __repr__(self) -> str:
         # a Python-defined node prints as a Python object, module-qualified (PyTorch's C++ nodes do not); every
         # node class lives in this module, which prints as torch.autograd.function under ember.torch

@@ -161,7 +161,12 @@ class Node:
         """Free what was saved for backward (after a backward without retain_graph)."""
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        """Run this node on one gradient per output, as PyTorch's C++ nodes are called: one gradient comes back
+        alone, several (or none) as a tuple."""
+        if len(grads) != self._n_out:
+            raise TypeError(f"expected {self._n_out} arguments, got {len(grads)} instead")
+        out = self.apply(list(grads))
+        return out[0] if len(out) == 1 else tuple(out)
 
     @property
     def metadata(self) -> dict:

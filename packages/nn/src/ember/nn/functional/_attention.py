@@ -55,12 +55,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q K^T * scale + mask) V; query (..., L, E), key (..., S, E), value (..., S, Ev).
     A boolean `attn_mask` marks the positions that take part (True), a float one is added."""
+    _validate_input(query, key, value, attn_mask)
     if query.shape[-1] != key.shape[-1]:  # PyTorch's math path refuses in its Q K^T product: the same message
         ea.matmul(query, key.transpose(-2, -1))
-    if attn_mask is not None and attn_mask.dtype not in (ea.bool, ea.float32, query.dtype):
-        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                           f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "
-                           f"{_cpp_name(query.dtype)} instead.")
     low = query.dtype if query.dtype in (ea.bfloat16, ea.float16) and query.device.type == "cpu" else None
     flash = _takes_cpu_flash(query, key, value, dropout_p)
     if low is not None:  # PyTorch's CPU kernels compute half and bfloat16 attention in float32, rounding once
@@ -97,6 +94,24 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         out = out.to(low)
     return node_name(out, "UnsafeViewBackward0" if low is None else "ToCopyBackward0",
                      "ScaledDotProductFlashAttentionForCpuBackward0") if flash else out
+
+
+def _validate_input(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) -> None:
+    """PyTorch's `validate_sdpa_input`, in its order: one dtype, one device, at least 2-D, a usable mask dtype."""
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_cpp_name(query.dtype)} key.dtype: {_cpp_name(key.dtype)} and value.dtype: "
+                           f"{_cpp_name(value.dtype)} instead.")
+    if not query.device == key.device == value.device:
+        raise RuntimeError(f"Expected query, key, and value to have the same device type, but got query.device: "
+                           f"{query.device} key.device: {key.device} and value.device: {value.device} instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (ea.bool, ea.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "
+                           f"{_cpp_name(query.dtype)} instead.")
 
 
 def _cpp_name(dtype) -> str:

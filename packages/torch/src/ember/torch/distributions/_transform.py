@@ -358,12 +358,18 @@ class ReshapeTransform(Transform):
         return self._swap(shape, self.out_shape, self.in_shape)
 
 
+def _check_dim(dim: int, z, what: str) -> None:
+    """Stack/CatTransform's range check of `dim` against `z` ("tensor", "x" or "y" in PyTorch's words)."""
+    if not -z.dim() <= dim < z.dim():
+        raise AssertionError(f"dim {dim} out of range for {what} with {z.dim()} dimensions")
+
+
 class StackTransform(Transform):
     """Applies `tseq[i]` to slice i of `dim`, as `torch.stack` would assemble them."""
 
     def __init__(self, tseq, dim: int = 0, cache_size: int = 0) -> None:
         if not all(isinstance(t, Transform) for t in tseq):
-            raise TypeError("StackTransform: every element of tseq must be a Transform")
+            raise AssertionError("All elements of tseq must be Transform instances")
         if cache_size:
             tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
@@ -373,24 +379,26 @@ class StackTransform(Transform):
     def with_cache(self, cache_size: int = 1):
         return self if self._cache_size == cache_size else StackTransform(self.transforms, self.dim, cache_size)
 
-    def _check(self, z, name: str) -> None:
+    def _check(self, z, name: str, what: str = "tensor") -> None:
+        """PyTorch's checks of a `name` (x or y) before slicing it; `what` names it in the range error."""
+        _check_dim(self.dim, z, what)
         if z.shape[self.dim] != len(self.transforms):
-            raise ValueError(f"StackTransform: {name}.size({self.dim}) = {z.shape[self.dim]} must equal "
-                             f"len(transforms) {len(self.transforms)}")
+            raise AssertionError(f"{name}.size({self.dim}) = {z.shape[self.dim]} must equal len(transforms) "
+                                 f"{len(self.transforms)}")
 
-    def _map(self, z, fn):
-        self._check(z, "input")
+    def _map(self, z, fn, name: str):
+        self._check(z, name)
         return torch.stack([fn(t, z.select(self.dim, i)) for i, t in enumerate(self.transforms)], self.dim)
 
     def _call(self, x):
-        return self._map(x, lambda t, xs: t(xs))
+        return self._map(x, lambda t, xs: t(xs), "x")
 
     def _inverse(self, y):
-        return self._map(y, lambda t, ys: t.inv(ys))
+        return self._map(y, lambda t, ys: t.inv(ys), "y")
 
     def log_abs_det_jacobian(self, x, y):
-        self._check(x, "x")
-        self._check(y, "y")
+        self._check(x, "x", "x")
+        self._check(y, "y", "y")
         return torch.stack([t.log_abs_det_jacobian(x.select(self.dim, i), y.select(self.dim, i))
                             for i, t in enumerate(self.transforms)], self.dim)
 
@@ -412,14 +420,14 @@ class CatTransform(Transform):
 
     def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
         if not all(isinstance(t, Transform) for t in tseq):
-            raise TypeError("CatTransform: every element of tseq must be a Transform")
+            raise AssertionError("All elements of tseq must be Transform instances")
         if cache_size:
             tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
         self.transforms = list(tseq)
         self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.transforms):
-            raise ValueError(f"CatTransform: {len(self.transforms)} transforms but {len(self.lengths)} lengths")
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
         self.dim = dim
 
     @property
@@ -435,10 +443,10 @@ class CatTransform(Transform):
             return self
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
 
-    def _pieces(self, z, name: str):
+    def _pieces(self, z, name: str, what: str = "tensor"):
+        _check_dim(self.dim, z, what)
         if z.shape[self.dim] != self.length:
-            raise ValueError(f"CatTransform: {name}.size({self.dim}) = {z.shape[self.dim]} must equal length "
-                             f"{self.length}")
+            raise AssertionError(f"{name}.size({self.dim}) = {z.shape[self.dim]} must equal length {self.length}")
         start = 0
         for t, length in zip(self.transforms, self.lengths):
             yield t, z.narrow(self.dim, start, length)
@@ -452,7 +460,8 @@ class CatTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         terms = []
-        for (t, xs), (_, ys) in zip(self._pieces(x, "x"), self._pieces(y, "y")):
+        xs_pieces, ys_pieces = list(self._pieces(x, "x", "x")), list(self._pieces(y, "y", "y"))
+        for (t, xs), (_, ys) in zip(xs_pieces, ys_pieces):
             terms.append(_sum_rightmost(t.log_abs_det_jacobian(xs, ys), self.event_dim - t.event_dim))
         # `dim` counted from the right, within the event: concatenate there; inside the batch, sum
         dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
