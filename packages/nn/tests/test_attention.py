@@ -417,3 +417,12 @@ def test_sdpa_refuses_a_mask_neither_bool_float32_nor_the_querys_dtype_in_pytorc
         F.scaled_dot_product_attention(q.bfloat16(), q.bfloat16(), q.bfloat16(), attn_mask=torch.ones(3, 3).double())
     d = q.double()
     assert F.scaled_dot_product_attention(d, d, d, attn_mask=torch.zeros(3, 3)).dtype == torch.float64
+
+
+def test_sdpa_refuses_query_key_value_of_different_dtypes_first_in_pytorchs_words():
+    q = torch.ones(1, 2, 3, 4)
+    with pytest.raises(RuntimeError, match=r"^Expected query, key, and value to have the same dtype, but got "
+                       r"query.dtype: float key.dtype: double and value.dtype: float instead\.$"):
+        F.scaled_dot_product_attention(q, q[..., :2].double(), q, attn_mask=torch.ones(3, 3, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match=r"key.dtype: c10::Half and value.dtype: c10::Half instead"):
+        F.scaled_dot_product_attention(q, q.half(), q.half())

@@ -55,6 +55,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q K^T * scale + mask) V; query (..., L, E), key (..., S, E), value (..., S, Ev).
     A boolean `attn_mask` marks the positions that take part (True), a float one is added."""
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_cpp_name(query.dtype)} key.dtype: {_cpp_name(key.dtype)} and value.dtype: "
+                           f"{_cpp_name(value.dtype)} instead.")
     if query.shape[-1] != key.shape[-1]:  # PyTorch's math path refuses in its Q K^T product: the same message
         ea.matmul(query, key.transpose(-2, -1))
     if attn_mask is not None and attn_mask.dtype not in (ea.bool, ea.float32, query.dtype):
