@@ -83,7 +83,12 @@ clusters, ODE adjoints, finite differences and elements, spectral PDEs, root fin
 complex waves, MLE, LP/Markov chains, porting mistakes, dynamics with torch.func); and classic architectures with
 the code that inspects them (`cls_*`: LeNet/AlexNet, VGG summaries, ResNet fusion, DenseNet checkpointing,
 GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, model registries, feature
-extraction, checkpoint surgery)."""
+extraction, checkpoint surgery).
+
+Modern LLM code (`llm_*`: RoPE variants and context-extension scaling, SDPA masks with GQA/sliding window/ALiBi,
+FlexAttention block masks, KV caches, MoE routing, int8/int4 packing, LoRA merging, sequence packing, nanoGPT
+training, AdamW groups with warmup-cosine, meta-device loading, DPO/PPO losses, speculative sampling, byte-level
+BPE, RMSNorm/SwiGLU, simulated tensor parallelism)."""
 
 from __future__ import annotations
 
