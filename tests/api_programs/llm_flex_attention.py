@@ -67,6 +67,10 @@ dbm = create_block_mask(doc_causal, 1, 1, S, S, device="cpu", BLOCK_SIZE=4)
 print(dbm)
 print(f"document sparsity {dbm.sparsity():.2f}  numel {dbm.numel()}")
 big = create_block_mask(sliding_window, 2, 1, 256, 256, device="cpu")
+per_batch = create_block_mask(doc_causal, 2, 2, S, S, device="cpu", BLOCK_SIZE=4)
+sliced = per_batch[1, -1]
+print("sliced:", tuple(sliced.kv_num_blocks.shape), sliced.shape, sliced.mask_mod.__name__,
+      tuple(per_batch[:, :, torch.tensor([0, 3])].kv_indices.shape))
 print("default block:", big.BLOCK_SIZE, big.shape, f"{big.sparsity():.2f}")
 
 # outputs against scaled_dot_product_attention with the same dense mask
@@ -157,6 +161,7 @@ for name, fn in [
     ("lse+aux", lambda: flex_attention(q, k, v, return_lse=True, return_aux=AuxRequest(lse=True))),
     ("score_mod to create_block_mask", lambda: create_block_mask(softcap, 1, 1, 4, 4, "cpu")),
     ("or_masks", lambda: or_masks(causal, 3)),
+    ("sliced mask_mod", lambda: flex_attention(q[:1, :1], k[:1, :1], v[:1, :1], block_mask=sliced)),
     ("max_scores on cpu", lambda: flex_attention(q, k, v, return_aux=AuxRequest(max_scores=True))),
 ]:
     try:

@@ -90,3 +90,19 @@ def test_refusals_in_pytorchs_words():
         create_block_mask(lambda s, b, h, m, n: s, 1, 1, 4, 4, "cpu")
     with pytest.raises(RuntimeError, match="All inputs should be callable mask_mods"):
         and_masks(causal, 1)
+
+
+def test_block_mask_slicing_keeps_dims_and_resets_mask_mod():
+    bm = create_block_mask(causal, 2, 2, 8, 8, "cpu", BLOCK_SIZE=4)
+    one = bm[1]
+    assert tuple(one.kv_num_blocks.shape) == (1, 2, 2) and one.shape == (1, 2, 8, 8)
+    assert tuple(bm[0, -1].kv_indices.shape) == (1, 1, 2, 2)
+    rows = bm[:, :, torch.tensor([1])]
+    assert tuple(rows.kv_num_blocks.shape) == (2, 2, 1) and rows.full_q_num_blocks[0, 0].tolist() == [1, 0]
+    q = torch.ones(1, 2, 8, 4)
+    with pytest.raises(RuntimeError, match="^Cannot use mask_mod from a sliced BlockMask$"):
+        flex_attention(q, q, q, block_mask=one)
+    with pytest.raises(RuntimeError, match="Use base_mask!"):
+        one.mask_mod(0, 0, 0, 0)
+    one.mask_mod = bm.mask_mod
+    assert flex_attention(q, q, q, block_mask=one).shape == (1, 2, 8, 4)

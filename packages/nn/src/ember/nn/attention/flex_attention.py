@@ -114,6 +114,17 @@ def create_mask(mod_fn: Callable, B: int | None, H: int | None, Q_LEN: int, KV_L
     return _as_full(mod_fn(b, h, m, n), shape, ea.bool, device).contiguous()
 
 
+def _sliced_mask_mod_error(batch: Tensor, head: Tensor, token_q: Tensor, token_kv: Tensor):
+    """The mask_mod of a sliced BlockMask: PyTorch's error saying to take the original's."""
+    raise RuntimeError(
+        "Cannot use mask_mod from a sliced BlockMask. When you slice a BlockMask using [], the mask_mod attribute is "
+        "reset. You must set it from the original BlockMask's mask_mod.\n\nIncorrect usage:\n  base_mask = "
+        "create_block_mask(my_mask_fn, ...)\n  sliced_mask = base_mask[:, :, block_idx]\n  sliced_mask.mask_mod = "
+        "apply_offset(sliced_mask.mask_mod, offset)  # WRONG!\n\nCorrect usage:\n  base_mask = "
+        "create_block_mask(my_mask_fn, ...)\n  sliced_mask = base_mask[:, :, block_idx]\n  sliced_mask.mask_mod = "
+        "apply_offset(base_mask.mask_mod, offset)  # Use base_mask!")
+
+
 def _dense_to_ordered(dense: Tensor) -> tuple[Tensor, Tensor]:
     """Per row of blocks: how many are set, and the column indices with the set ones first (stable)."""
     dense = dense.to(ea.int32)
@@ -164,6 +175,19 @@ class BlockMask:
             seq_lengths = (kv_num_blocks.shape[-1] * bs[0], kv_indices.shape[-1] * bs[1])
         return cls(seq_lengths, kv_num_blocks, kv_indices, full_kv_num_blocks, full_kv_indices, q_num, q_idx,
                    full_q_num, full_q_idx, bs, noop_mask if mask_mod is None else mask_mod)
+
+    def __getitem__(self, index) -> BlockMask:
+        """The BlockMask of some batches, heads or query-block rows (integers keep their dimension, as PyTorch's);
+        its mask_mod is reset to one that raises (take the original's)."""
+        index = index if isinstance(index, tuple) else (index,)
+        padded = (*index, slice(None), slice(None), slice(None))[:3]
+        index = tuple((slice(i + n, i + n + 1) if -n <= i < 0 else slice(i, i + 1)) if isinstance(i, int) else i
+                      for i, n in zip(padded, self.kv_num_blocks.shape[:3], strict=True))
+        full = self.full_kv_num_blocks is not None
+        return BlockMask.from_kv_blocks(self.kv_num_blocks[index], self.kv_indices[index],
+                                        self.full_kv_num_blocks[index] if full else None,
+                                        self.full_kv_indices[index] if full else None, BLOCK_SIZE=self.BLOCK_SIZE,
+                                        mask_mod=_sliced_mask_mod_error, seq_lengths=self.seq_lengths)
 
     def as_tuple(self) -> tuple:
         return (*self.seq_lengths, self.kv_num_blocks, self.kv_indices, self.full_kv_num_blocks,
@@ -323,6 +347,8 @@ def flex_attention(query: Tensor, key: Tensor, value: Tensor, score_mod: Callabl
                          f"block_mask=None, Bq={query.size(0)}, and Bkv={key.size(0)}.")
     if block_mask is None:
         block_mask = _empty_block_mask(query, key)
+    elif block_mask.mask_mod is _sliced_mask_mod_error:
+        raise RuntimeError("Cannot use mask_mod from a sliced BlockMask")
     elif block_mask.BLOCK_SIZE != (_LARGE_SPARSE_BLOCK_SIZE, _LARGE_SPARSE_BLOCK_SIZE):
         _check_lengths(query, key, block_mask)
     if return_lse and return_aux is not None:
