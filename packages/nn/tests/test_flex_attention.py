@@ -106,3 +106,14 @@ def test_block_mask_slicing_keeps_dims_and_resets_mask_mod():
         one.mask_mod(0, 0, 0, 0)
     one.mask_mod = bm.mask_mod
     assert flex_attention(q, q, q, block_mask=one).shape == (1, 2, 8, 4)
+
+
+def test_adjust_crops_block_lists_to_the_upper_left_corner_and_to_copies():
+    # PyTorch 2.13's lists for a 16 x 16 sliding-window mask in 4 x 4 blocks, cropped to 5 x 11 (3 key blocks)
+    bm = create_block_mask(lambda b, h, m, n: (m >= n) & (m - n < 6), 1, 2, 16, 16, "cpu", BLOCK_SIZE=4)
+    cut = bm._adjust(5, 11)
+    assert cut.shape == (1, 2, 5, 11) and tuple(cut.kv_indices.shape) == (1, 2, 2, 3)
+    assert cut.kv_num_blocks.tolist() == [[[1, 2], [1, 2]]] and cut.full_kv_num_blocks.tolist() == [[[0, 0], [0, 0]]]
+    assert cut.q_num_blocks.tolist() == [[[2, 1, 0], [2, 1, 0]]] and f"{cut.sparsity():.2f}" == "12.73"
+    moved = bm.to("cpu")
+    assert moved is not bm and moved.mask_mod is bm.mask_mod and moved.kv_indices.tolist() == bm.kv_indices.tolist()

@@ -189,6 +189,31 @@ class BlockMask:
                                         self.full_kv_indices[index] if full else None, BLOCK_SIZE=self.BLOCK_SIZE,
                                         mask_mod=_sliced_mask_mod_error, seq_lengths=self.seq_lengths)
 
+    def _adjust(self, new_q_len: int, new_kv_len: int) -> BlockMask:
+        """This mask cropped to its upper-left (new_q_len, new_kv_len) corner, block lists trimmed (for decoding
+        with a mask made for the longest sequence)."""
+        rows, cols = -(-new_q_len // self.BLOCK_SIZE[0]), -(-new_kv_len // self.BLOCK_SIZE[1])
+
+        def crop(num_blocks, indices):
+            indices = indices[..., :rows, :cols]
+            num_blocks = num_blocks[..., :rows].clamp(max=cols)
+            return (indices < num_blocks.unsqueeze(-1)).sum(-1).to(ea.int32), indices
+
+        kv_num, kv_idx = crop(self.kv_num_blocks, self.kv_indices)
+        full_num = full_idx = None
+        if self.full_kv_num_blocks is not None:
+            full_num, full_idx = crop(self.full_kv_num_blocks, self.full_kv_indices)
+        return BlockMask.from_kv_blocks(kv_num, kv_idx, full_num, full_idx, BLOCK_SIZE=self.BLOCK_SIZE,
+                                        mask_mod=self.mask_mod, seq_lengths=(new_q_len, new_kv_len))
+
+    def to(self, device) -> BlockMask:
+        """A copy with every block list on `device`."""
+        def move(t):
+            return None if t is None else t.to(device)
+        return BlockMask(self.seq_lengths, *(move(t) for t in (
+            self.kv_num_blocks, self.kv_indices, self.full_kv_num_blocks, self.full_kv_indices, self.q_num_blocks,
+            self.q_indices, self.full_q_num_blocks, self.full_q_indices)), self.BLOCK_SIZE, self.mask_mod)
+
     def as_tuple(self) -> tuple:
         return (*self.seq_lengths, self.kv_num_blocks, self.kv_indices, self.full_kv_num_blocks,
                 self.full_kv_indices, self.q_num_blocks, self.q_indices, self.full_q_num_blocks, self.full_q_indices,
