@@ -88,7 +88,7 @@ extraction, checkpoint surgery).
 Modern LLM code (`llm_*`: RoPE variants and context-extension scaling, SDPA masks with GQA/sliding window/ALiBi,
 FlexAttention block masks, KV caches, MoE routing, int8/int4 packing, LoRA merging, sequence packing, nanoGPT
 training, AdamW groups with warmup-cosine, meta-device loading, DPO/PPO losses, speculative sampling, byte-level
-BPE, RMSNorm/SwiGLU, simulated tensor parallelism, batched generation with beam search)."""
+BPE, RMSNorm/SwiGLU, simulated tensor parallelism, batched generation with beam search, KV-cache eviction)."""
 
 from __future__ import annotations
 
