@@ -98,6 +98,11 @@ rectified flow, RealNVP/Glow with LU, neural splines, flows from torch.distribut
 losses with R1, latent interpolation and DiffAugment, autoregressive sampling and densities, a diffusion UNet,
 FID/IS/KID evaluation).
 
+Modern LLM code (`llm_*`: RoPE variants and context-extension scaling, SDPA masks with GQA/sliding window/ALiBi,
+FlexAttention block masks, KV caches, MoE routing, int8/int4 packing, LoRA merging, sequence packing, nanoGPT
+training, AdamW groups with warmup-cosine, meta-device loading, DPO/PPO losses, speculative sampling, byte-level
+BPE, RMSNorm/SwiGLU, simulated tensor parallelism, batched generation with beam search, KV-cache eviction).
+
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
 initialisation, shuffling and dropout are PyTorch's numbers)."""
 

@@ -277,6 +277,8 @@ def test_encoder_fast_path_zeroes_padded_positions_in_inference():
 
 @pytest.mark.parametrize("kw, why", [({"norm_first": True}, "encoder_layer.norm_first was True"),
                                      ({"activation": F.silu}, "encoder_layer.activation_relu_or_gelu was not True")])
+
+
 def test_encoder_says_why_it_has_no_fast_path(kw, why):
     with pytest.warns(UserWarning, match=f"^enable_nested_tensor is True, but self.use_nested_tensor is False "
                                          f"because {why}$"):
@@ -427,6 +429,8 @@ def test_sdpa_refuses_a_mask_neither_bool_float32_nor_the_querys_dtype_in_pytorc
     (("float32", "float32", "int64"), "Expected query, key, and value to have the same dtype, but got query.dtype: "
                                       "float key.dtype: float and value.dtype: long int instead."),
 ])
+
+
 def test_sdpa_refuses_mixed_dtypes_before_shape_checks(dtypes, message):
     q, k, v = (torch.ones(2, 3, 4, dtype=getattr(torch, d)) for d in dtypes)
     k = k[..., :3]  # a head-size mismatch too: PyTorch's dtype check comes first
@@ -439,3 +443,12 @@ def test_sdpa_refuses_one_dimensional_inputs():
                "value.dim: 2 instead.")
     with pytest.raises(RuntimeError, match=re.escape(message)):
         F.scaled_dot_product_attention(torch.ones(4), torch.ones(5, 4), torch.ones(5, 4))
+
+
+def test_sdpa_refuses_query_key_value_of_different_dtypes_first_in_pytorchs_words():
+    q = torch.ones(1, 2, 3, 4)
+    with pytest.raises(RuntimeError, match=r"^Expected query, key, and value to have the same dtype, but got "
+                       r"query.dtype: float key.dtype: double and value.dtype: float instead\.$"):
+        F.scaled_dot_product_attention(q, q[..., :2].double(), q, attn_mask=torch.ones(3, 3, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match=r"key.dtype: c10::Half and value.dtype: c10::Half instead"):
+        F.scaled_dot_product_attention(q, q.half(), q.half())

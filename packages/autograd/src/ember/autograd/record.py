@@ -60,17 +60,28 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
     if op.mutates:
         o = args[op.mutates[0]]
         if o._is_inference:
-            raise RuntimeError(_INFERENCE_INPLACE)
+            _refuse_inference_write(op, args, kwargs, call_next)
         if o._ag is not None and o._ag.made_in is not None:
             _check_made_in(o)
     elif kwargs and "out" in kwargs:  # `x.add_(y)` is add(x, y, out=x)
         o = kwargs["out"]
         if o is not None and o.__class__ not in _SEQ:
             if o._is_inference:
-                raise RuntimeError(_INFERENCE_INPLACE)
+                _refuse_inference_write(op, args, kwargs, call_next)
             if o._ag is not None and o._ag.made_in is not None:
                 _check_made_in(o)
     return call_next(op, args, kwargs)
+
+
+def _refuse_inference_write(op, args: tuple, kwargs: dict, call_next) -> None:
+    """An in-place op on an inference tensor outside inference mode: PyTorch's kernel writes, and its version bump
+    then refuses (a program that catches the error sees the new values), so the op runs before the error."""
+    token = _enabled.set(False)
+    try:
+        call_next(op, args, kwargs)
+    finally:
+        _enabled.reset(token)
+    raise RuntimeError(_INFERENCE_INPLACE)
 
 
 def _check_made_in(t: Tensor) -> None:
@@ -217,6 +228,8 @@ def _record(op, args: tuple, kwargs: dict, call_next):
     if target is not None:
         if op.name == "resize_" and target._requires_grad:  # PyTorch's words, before its in-place checks
             raise RuntimeError("cannot resize variables that require grad")
+        if target._is_inference and not _inference.get():
+            _refuse_inference_write(op, args, kwargs, call_next)
         check_inplace(target)
     if not op.differentiable:
         r = _run_below(op, args, kwargs, call_next)

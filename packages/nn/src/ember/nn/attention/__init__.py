@@ -1,4 +1,5 @@
-"""`torch.nn.attention`: the `SDPBackend` names and the `sdpa_kernel` context manager.
+"""`torch.nn.attention`: the `SDPBackend` names and the `sdpa_kernel` context manager (and the
+`flex_attention` submodule).
 
 ember has one implementation of `scaled_dot_product_attention` (the math one, on every device), so
 selecting backends changes nothing about how attention is computed; the context manager checks its
@@ -57,3 +58,6 @@ def sdpa_kernel(backends: list[SDPBackend] | SDPBackend, set_priority: bool = Fa
         yield {}
     finally:
         _enabled = previous
+
+
+from ember.nn.attention import flex_attention  # noqa: E402 - the submodule, as torch.nn.attention's
