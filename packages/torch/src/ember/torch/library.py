@@ -1,6 +1,6 @@
 """`torch.library`'s Python custom operators: `custom_op` turns a function into an operator with optional
 per-device kernels, a fake (shape-only) implementation and an autograd formula, as PyTorch 2.4+ code writes
-them. ember has no operator registry (`torch.ops`): the operator is the object `custom_op` returns."""
+them. ember has no ATen registry: `torch.ops.<namespace>` holds only these operators (`ember.torch._ops`)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,15 @@ class CustomOpDef:
     def __repr__(self) -> str:
         return f"<CustomOpDef({self._name})>"
 
+    @property
+    def _opoverload(self):
+        """The op as `torch.ops.<ns>.<op>.default` (PyTorch's OpOverload), made once."""
+        if "_overload" not in self.__dict__:
+            from ember.torch._ops import OpOverload
+
+            self.__dict__["_overload"] = OpOverload(self)
+        return self.__dict__["_overload"]
+
     def register_kernel(self, device_types: str | Iterable[str] | None, fn: Callable | None = None):
         """Use `fn` for inputs on `device_types` ('cpu', 'cuda'); the decorated function stays the default."""
         def register(f: Callable) -> Callable:
@@ -54,21 +63,28 @@ class CustomOpDef:
         self._backward, self._setup_context = backward, setup_context
 
     def _kernel(self, args) -> Callable:
-        for a in args:
-            if isinstance(a, _ag.Tensor):
-                return self._kernels.get(a.device.type, self._kernels.get("None", self._init_fn))
+        tensors = _tensors(list(args))
+        if any(t.device.type == "meta" for t in tensors):  # meta inputs: shapes only, from the fake impl
+            if self._fake is None:
+                raise RuntimeError(f"There was no fake impl registered for {self!r}. This is necessary for "
+                                   f"torch.compile/export/fx tracing to work. Please use "
+                                   f"`{self._init_fn.__name__}.register_fake` to add an fake impl.")
+            return self._fake
+        if tensors:
+            return self._kernels.get(tensors[0].device.type, self._kernels.get("None", self._init_fn))
         return self._kernels.get("None", self._init_fn)
 
     def __call__(self, *args, **kwargs):
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
         args = tuple(bound.arguments.values())
-        needs_grad = _ag.is_grad_enabled() and any(
-            isinstance(a, _ag.Tensor) and a.requires_grad for a in args)
+        needs_grad = _ag.is_grad_enabled() and any(t.requires_grad for t in _tensors(list(args)))
         if not needs_grad:
             out = self._kernel(args)(*args)
-        else:
-            out = self._node.apply(*args)
+        else:  # a list-of-tensors argument travels flattened, so that autograd sees each tensor
+            lengths = tuple(len(a) if isinstance(a, list | tuple) else None for a in args)
+            flat = [x for a, n in zip(args, lengths) for x in (a if n is not None else (a,))]
+            out = self._node.apply(lengths, *flat)
         self._bump_mutated(bound.arguments)
         return out
 
@@ -105,8 +121,13 @@ class _CustomOpFunction(Function):
     _op: CustomOpDef
 
     @classmethod
-    def forward(cls, ctx, *args):
+    def forward(cls, ctx, lengths, *flat):
         op = cls._op
+        ctx.lengths, args, i = lengths, [], 0
+        for n in lengths:
+            args.append(flat[i] if n is None else list(flat[i:i + n]))
+            i += 1 if n is None else n
+        args = tuple(args)
         with _ag.no_grad():
             out = op._kernel(args)(*args)
         if op._setup_context is not None:
@@ -120,7 +141,11 @@ class _CustomOpFunction(Function):
             raise RuntimeError(f"Trying to backward through {op._opname} but no autograd formula was registered. "
                                f"Please use register_autograd to add one.")
         got = op._backward(ctx, *grads)
-        return got if isinstance(got, tuple) else (got,)
+        got = got if isinstance(got, tuple) else (got,)
+        flat = []
+        for g, n in zip(got, ctx.lengths):
+            flat.extend((g,) if n is None else (g if g is not None else (None,) * n))
+        return (None, *flat)
 
 
 def custom_op(name: str, fn: Callable | None = None, /, *, mutates_args, device_types=None, schema=None):
