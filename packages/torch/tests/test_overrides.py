@@ -196,3 +196,12 @@ def test_resolve_name_and_property_getters():
     assert r(torch.Tensor.view) == "torch.Tensor.view" and r(lambda t: t) is None
     assert torch.overrides.is_tensor_method_or_property(torch.Tensor.shape.__get__)
     assert not torch.overrides.is_tensor_method_or_property(torch.stack)
+
+
+def test_nn_parameter_module_offers_the_disabled_impl_for_subclasses():
+    class Fast(torch.Tensor):
+        __torch_function__ = torch.nn.parameter._disabled_torch_function_impl
+
+    f = torch.arange(3.0).as_subclass(Fast)
+    assert torch.nn.parameter._disabled_torch_function_impl is torch.overrides._disabled_torch_function_impl
+    assert type(f).__name__ == "Fast" and type(f + 1) is torch.Tensor and (f + 1).tolist() == [1.0, 2.0, 3.0]
