@@ -186,3 +186,58 @@ def test_check_tensor_all_wants_a_bool_tensor():
         torch._check_tensor_all(torch.tensor([True, False]), lambda: "all positive")
     with pytest.raises(TypeError, match=r"^cond tensor must have dtype torch.bool, but got \w+\.int64$"):
         torch._check_tensor_all(torch.tensor([1, 0]))
+
+
+def test_library_defines_ops_from_schemas_with_kernels_per_dispatch_key():
+    lib = torch.library.Library("testdef", "DEF")
+    assert repr(lib) == "Library(kind=DEF, ns=testdef, dispatch_key=)>"
+    assert lib.define("scale(Tensor x, float alpha=2., *, float shift=0.0) -> Tensor") == "scale"
+    lib.define("bump_(Tensor(a!) x, float by) -> ()")
+    lib.impl("scale", lambda x, alpha=2.0, *, shift=0.0: x * alpha + shift, "CPU")
+
+    def bump_(x, by):
+        x.add_(by)
+
+    lib.impl("bump_", bump_, "CompositeExplicitAutograd")
+    op = torch.ops.testdef.scale
+    assert op(torch.ones(2)).tolist() == [2.0, 2.0] and op(torch.ones(1), 3.0, shift=1.0).tolist() == [4.0]
+    buf = torch.zeros(2)
+    v = buf._version
+    assert torch.ops.testdef.bump_(buf, 1.5) is None and buf.tolist() == [1.5, 1.5] and buf._version > v
+    with pytest.raises(NotImplementedError, match=r"^testdef::scale: attempted to run this operator with Meta "
+                                                  r"tensors, but there was no fake impl or Meta kernel registered"):
+        op(torch.empty(2, device="meta"))
+    lib.impl("scale", lambda x, alpha=2.0, *, shift=0.0: torch.empty_like(x), "Meta")
+    assert op(torch.empty(3, device="meta")).shape == (3,)
+    with pytest.raises(RuntimeError, match=r"^Tried to register an operator \(testdef::scale\(Tensor x\) -> Tensor\) "
+                                           r"with the same name and overload name multiple times"):
+        lib.define("scale(Tensor x) -> Tensor")
+    lib.define("nokernel(Tensor x) -> Tensor")
+    with pytest.raises(NotImplementedError, match=r"^Could not run 'testdef::nokernel' with arguments from the 'CPU' "
+                                                  r"backend"):
+        torch.ops.testdef.nokernel(torch.ones(1))
+    with pytest.raises(ValueError, match="^Unsupported kind: BAD$"):
+        torch.library.Library("testdef", "BAD")
+
+
+def test_library_define_and_impl_functions_with_an_autograd_formula():
+    torch.library.define("testdef::mul", "(Tensor x, Tensor y) -> Tensor")
+
+    @torch.library.impl("testdef::mul", "cpu")
+    def mul(x, y):
+        return x * y
+
+    seen = []
+
+    def setup(ctx, inputs, output):
+        seen.append(ctx.needs_input_grad)
+        ctx.save_for_backward(*inputs)
+
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y, g * x
+
+    torch.library.register_autograd("testdef::mul", backward, setup_context=setup)
+    a, b = torch.tensor([2.0, 3.0], requires_grad=True), torch.tensor([5.0, 7.0])
+    torch.ops.testdef.mul(a, b).sum().backward()
+    assert a.grad.tolist() == [5.0, 7.0] and seen == [(True, False)]  # one entry per argument of the op
