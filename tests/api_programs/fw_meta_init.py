@@ -79,6 +79,14 @@ try:
 except (RuntimeError, NotImplementedError) as e:
     print(type(e).__name__ + ":", e)
 
+for fn in (lambda: torch.empty(2, 3, device="meta") + torch.ones(2, 3),
+           lambda: torch.cat([torch.ones(1, 3), torch.empty(1, 3, device="meta")])):
+    try:
+        fn()
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+print("meta + cpu scalar", (torch.empty(2, device="meta") + torch.tensor(1.0)).device)
+
 # materialize: to_empty, then deterministic re-init
 model.to_empty(device="cpu")
 print("after to_empty", next(model.parameters()).device, model.head.weight is model.emb.weight)

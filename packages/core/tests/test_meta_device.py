@@ -148,9 +148,14 @@ def test_views_share_the_meta_storage():
 def test_shape_and_device_errors():
     with pytest.raises(RuntimeError, match="^Attempting to broadcast a dimension of length 5 at -1!"):
         meta(3, 4) + meta(5)
-    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device, but found at least two "
-                                           "devices, meta and cpu"):
+    # PyTorch's meta kernels: the first tensor's device is the expected one; a 0-dim CPU tensor goes along
+    with pytest.raises(RuntimeError, match="^Tensor on device cpu is not on the expected device meta!$"):
         meta(3) + E.ones(3)
+    with pytest.raises(RuntimeError, match="^Tensor on device meta is not on the expected device cpu!$"):
+        E.ones(3) * meta(3)
+    with pytest.raises(RuntimeError, match="^Tensor on device meta is not on the expected device cpu!$"):
+        E.cat([E.ones(3), meta(3)])
+    assert (meta(3) + E.tensor(1.0)).is_meta and (E.tensor(1.0) + meta(3)).is_meta
 
 
 def test_reading_values_raises_pytorchs_errors():
