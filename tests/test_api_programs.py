@@ -83,7 +83,11 @@ clusters, ODE adjoints, finite differences and elements, spectral PDEs, root fin
 complex waves, MLE, LP/Markov chains, porting mistakes, dynamics with torch.func); and classic architectures with
 the code that inspects them (`cls_*`: LeNet/AlexNet, VGG summaries, ResNet fusion, DenseNet checkpointing,
 GoogLeNet/Inception aux heads, SqueezeNet, FLOP counting, U-Nets, a char-RNN, model registries, feature
-extraction, checkpoint surgery)."""
+extraction, checkpoint surgery); and code that extends the framework as library authors write it (`fw_*`: custom ops
+through torch.library's custom_op and Library/define/impl, autograd.Function's ctx API, meta-device init and shape
+inference, default dtypes and devices, module hooks, torch.func combinations and functional training, saved-tensor
+and grad hooks, torch.overrides and modes, parametrizations with functional_call, pytrees, Tensor subclasses, graph
+edges and lazy modules)."""
 
 from __future__ import annotations
 
