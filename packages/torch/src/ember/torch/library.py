@@ -1,9 +1,11 @@
 """`torch.library`'s Python custom operators: `custom_op` turns a function into an operator with optional
 per-device kernels, a fake (shape-only) implementation and an autograd formula, as PyTorch 2.4+ code writes
-them. ember has no ATen registry: `torch.ops.<namespace>` holds only these operators (`ember.torch._ops`)."""
+them, or the older way: `Library(ns, "DEF").define(schema)` with kernels per dispatch key (`impl`). ember has no
+ATen registry: `torch.ops.<namespace>` holds only these operators (`ember.torch._ops`)."""
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 from collections.abc import Callable, Iterable
@@ -255,20 +257,18 @@ def impl(qualname: str, types, func: Callable | None = None, *, lib: Library | N
     return register if func is None else register(func)
 
 
-_SCHEMA_TYPES = ("Tensor", "int", "float", "bool", "str", "Scalar", "SymInt", "ScalarType", "Device", "Layout")
-
-
 def _parse_schema(schema: str) -> tuple[str, inspect.Signature, tuple[str, ...]]:
     """(name, signature, mutated argument names) of a schema string "name(Tensor(a!) x, *, float k=1.) -> Tensor"."""
-    import ast
-
     head, arrow, _ = schema.partition("->")
     name, paren, rest = head.strip().partition("(")
     if not arrow or not paren or not rest.rstrip().endswith(")"):
         raise RuntimeError(f"Expected a schema of the form 'name(args) -> returns'; got {schema!r}")
     args, depth, cur = [], 0, ""
     for ch in rest.rstrip()[:-1]:
-        depth += ch in "([" and 1 or (ch in ")]" and -1 or 0)
+        if ch in "([":  # `Tensor(a!)`, `int[2]`: commas inside do not separate arguments
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
         if ch == "," and depth == 0:
             args.append(cur.strip())
             cur = ""
