@@ -128,6 +128,7 @@ def test_torch_ops_reaches_a_custom_op_by_name():
     x = torch.tensor([0.25, 1.5], dtype=torch.float64)
     np.testing.assert_allclose(packet(x).numpy(), np.sin([0.25, 1.5]), rtol=1e-12)
     assert packet.default is op._opoverload and packet.default.name() == "test::sin_ops"
+    assert torch.ops.test.sin_ops is packet and torch.ops.test is torch.ops.test  # made once, as PyTorch's
     assert str(packet) == "test.sin_ops" and str(packet.default) == "test.sin_ops.default"
     assert repr(packet) == "<OpOverloadPacket(op='test.sin_ops')>" and packet.overloads() == ["default"]
     with pytest.raises(AttributeError, match=r"^'_OpNamespace' 'test' object has no attribute 'nope'$"):

@@ -65,7 +65,10 @@ class _OpNamespace:
         found = _OPS.get(f"{self.name}::{op}")
         if found is None:
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op}'")
-        return OpOverloadPacket(found)
+        packet = found.__dict__.get("_packet")
+        if packet is None:  # one per op, as PyTorch's (`torch.ops.ns.op is torch.ops.ns.op`)
+            packet = found.__dict__["_packet"] = OpOverloadPacket(found)
+        return packet
 
     def __repr__(self) -> str:
         return f"<module 'torch.ops.{self.name}' from 'torch.ops'>"
@@ -80,7 +83,8 @@ class _Ops:
         if ns in ("aten", "prims", "quantized"):
             raise AttributeError(f"torch.ops.{ns}: PyTorch's C++ operator registry is not provided by ember; "
                                  "torch.ops holds only torch.library.custom_op operators (see docs/porting.md)")
-        return _OpNamespace(ns)
+        namespace = self.__dict__[ns] = _OpNamespace(ns)  # found as an attribute from now on
+        return namespace
 
     def __repr__(self) -> str:
         return "<module 'torch.ops' from 'torch.ops'>"
