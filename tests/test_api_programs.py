@@ -103,6 +103,12 @@ FlexAttention block masks, KV caches, MoE routing, int8/int4 packing, LoRA mergi
 training, AdamW groups with warmup-cosine, meta-device loading, DPO/PPO losses, speculative sampling, byte-level
 BPE, RMSNorm/SwiGLU, simulated tensor parallelism, batched generation with beam search, KV-cache eviction).
 
+And code that extends the framework as library authors write it (`fw_*`: custom ops
+through torch.library's custom_op and Library/define/impl, autograd.Function's ctx API, meta-device init and shape
+inference, default dtypes and devices, module hooks, torch.func combinations and functional training, saved-tensor
+and grad hooks, torch.overrides and modes, parametrizations with functional_call, pytrees, Tensor subclasses, graph
+edges and lazy modules).
+
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
 initialisation, shuffling and dropout are PyTorch's numbers)."""
 

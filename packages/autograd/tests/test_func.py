@@ -56,6 +56,37 @@ def test_grad_of_a_parameter_that_requires_grad_stays_differentiable_by_autograd
     assert w.grad.tolist() == [12.0]
 
 
+def test_results_stay_differentiable_in_closed_over_tensors_that_require_grad():
+    w = E.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=E.float64, requires_grad=True)
+    x = E.tensor([0.3, -0.7], dtype=E.float64)
+
+    def f(inp):
+        return E.tanh(w @ inp)
+
+    J = jacrev(f)(x)  # d tanh(Wx)/dx = diag(1 - tanh^2) W, a function of W
+    assert J.requires_grad
+    J.pow(2).sum().backward()
+    wn, xn = w.detach().numpy(), x.numpy()
+
+    def penalty(m):
+        t = np.tanh(m @ xn)
+        return (((1 - t ** 2)[:, None] * m) ** 2).sum()
+
+    eps, num = 1e-6, np.zeros((2, 2))
+    for i in range(2):
+        for j in range(2):
+            d = np.zeros((2, 2))
+            d[i, j] = eps
+            num[i, j] = (penalty(wn + d) - penalty(wn - d)) / (2 * eps)
+    np.testing.assert_allclose(w.grad.numpy(), num, rtol=1e-6)
+    g = grad(lambda inp: f(inp).sum())(x)
+    out, fn = vjp(f, x)
+    assert g.requires_grad and out.requires_grad and fn(E.ones(2, dtype=E.float64))[0].requires_grad
+    with E.no_grad():  # under no_grad nothing is kept
+        assert not jacrev(f)(x).requires_grad
+    assert not jacrev(lambda inp: E.tanh(inp * 2))(x).requires_grad  # no outer leaf: a plain result
+
+
 def test_vjp_jvp_linearize_and_jacobians_against_the_analytic_jacobian():
     a = np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 3.0]])
 

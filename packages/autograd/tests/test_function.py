@@ -218,7 +218,7 @@ def test_once_differentiable_blocks_double_backward():
     x = E.tensor([3.0], requires_grad=True)
     go = E.ones(1, requires_grad=True)
     (g,) = E.grad(Sq.apply(x), x, go, create_graph=True)
-    assert g.item() == 6.0
+    assert g.item() == 6.0 and g.grad_fn.name() == "Error" and repr(g).endswith("grad_fn=<Error>)")
     # As PyTorch's, the error node leads to fresh leaves: gradients asked of x or go are unused, not errors.
     assert E.grad(g, [x, go], allow_unused=True) == (None, None)
     with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was marked with "

@@ -157,3 +157,31 @@ def test_grad_refuses_empty_inputs():
     x = ea.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match=r"^`inputs` argument to `grad\(\)` cannot be empty.$"):
         ea.grad(x.sum(), [])
+
+
+def test_allow_mutation_on_saved_tensors_uses_the_values_at_save_time():
+    with graph.allow_mutation_on_saved_tensors() as ctx:
+        w = ea.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = w.clone()
+        z = (v * v).sum()
+        v.mul_(10)  # would raise at backward outside the block
+        z.backward()
+        x = ea.tensor([0.5, 1.5], requires_grad=True)
+        y = x.exp()
+        y.mul_(2)  # the saved output of exp, written in place
+        y.sum().backward()
+    assert w.grad.tolist() == [2.0, 4.0, 6.0] and v.tolist() == [10.0, 20.0, 30.0]
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([0.5, 1.5]), rtol=1e-6)
+    assert type(ctx).__name__ == "_AllowMutationOnSavedContext"
+
+
+def test_allow_mutation_on_saved_tensors_refuses_nesting_and_backward_outside():
+    with pytest.raises(RuntimeError, match="^allow_mutation_on_saved_tensors contexts cannot be nested$"):
+        with graph.allow_mutation_on_saved_tensors(), graph.allow_mutation_on_saved_tensors():
+            pass
+    with graph.allow_mutation_on_saved_tensors():
+        q = ea.tensor([0.5], requires_grad=True)
+        r = q.sin() * 1
+    with pytest.raises(AssertionError, match="^Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                                             "contextin which the graph was originally recorded.$"):
+        r.backward()

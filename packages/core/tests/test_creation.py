@@ -79,7 +79,23 @@ def test_default_dtype_governs_python_floats(float64_default):
 def test_set_default_dtype_rejects_integers():
     with pytest.raises(TypeError, match="floating-point"):
         E.set_default_dtype(E.int64)
+    for not_a_dtype in ("float64", float, None):  # PyTorch wants a dtype object, not a name or a Python type
+        with pytest.raises(TypeError, match="^invalid dtype object: only floating-point types are supported as the "
+                                            "default type$"):
+            E.set_default_dtype(not_a_dtype)
     assert E.get_default_dtype() is E.float32
+
+
+def test_python_complex_data_has_no_dtype_under_a_bfloat16_default():
+    E.set_default_dtype(E.bfloat16)
+    try:
+        with pytest.raises(RuntimeError, match="^invalid default scalar type for complex$"):
+            E.tensor([1j])
+        with pytest.raises(RuntimeError, match="^invalid default scalar type for complex$"):
+            E.tensor([1.0, 2j])
+        assert E.tensor([1.0]).dtype is E.bfloat16 and E.tensor([1j], dtype=E.complex64).dtype is E.complex64
+    finally:
+        E.set_default_dtype(E.float32)
 
 
 def test_as_tensor_shares_when_it_can():

@@ -92,8 +92,27 @@ def test_ops_on_meta_give_the_cpu_geometry(fn):
 @pytest.mark.parametrize("fn", [lambda x: x.nonzero(), lambda x: x[x > 0], lambda x: x.unique(),
                                 lambda x: E.argwhere(x), lambda x: x.long().flatten().bincount()])
 def test_ops_whose_shape_depends_on_values_refuse(fn):
-    with pytest.raises(NotImplementedError, match="attempted to run this operator with Meta tensors"):
+    with pytest.raises(NotImplementedError, match=r"^(aten::\w+: attempted to run this operator with Meta tensors, "
+                                                  r"but there was no fake impl|The register_meta function for "
+                                                  r"torch\.nonzero\(\) raises unimplemented by default)"):
         fn(meta(3, 4))
+
+
+def test_operands_that_do_not_broadcast_get_pytorchs_meta_message():
+    with pytest.raises(RuntimeError, match=r"^Attempting to broadcast a dimension of length 4 at -2! Mismatching "
+                                           r"argument at index 1 had .*Size\(\[4, 3\]\); but expected shape should "
+                                           r"be broadcastable to \[2, 3\]$"):
+        meta(2, 3) + meta(4, 3)
+    with pytest.raises(RuntimeError, match=r"at -1! Mismatching argument at index 1 had .*Size\(\[2, 1, 4\]\); "
+                                           r"but expected shape should be broadcastable to \[1, 1, 3\]$"):
+        E.mul(meta(3), meta(2, 1, 4))
+
+
+def test_advanced_indexing_with_a_meta_index_gives_the_shape():
+    idx = E.empty(4, dtype=E.int64, device="meta")
+    for got, want in ((meta(8, 3, 5)[:, idx], (8, 4, 5)), (meta(8, 3, 5)[idx], (4, 3, 5)),
+                      (meta(8, 3, 5)[:, idx, idx], (8, 4))):
+        assert got.is_meta and tuple(got.shape) == want
 
 
 def test_pickle_keeps_geometry_and_shared_storage():
@@ -126,12 +145,17 @@ def test_views_share_the_meta_storage():
     assert x[0].untyped_storage() is x.untyped_storage() and x[1].storage_offset() == 4
 
 
-def test_shape_errors_as_on_the_cpu():
-    with pytest.raises(RuntimeError, match="size of tensor a"):
+def test_shape_and_device_errors():
+    with pytest.raises(RuntimeError, match="^Attempting to broadcast a dimension of length 5 at -1!"):
         meta(3, 4) + meta(5)
-    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device, but found at least two "
-                                           "devices, meta and cpu"):
+    # PyTorch's meta kernels: the first tensor's device is the expected one; a 0-dim CPU tensor goes along
+    with pytest.raises(RuntimeError, match="^Tensor on device cpu is not on the expected device meta!$"):
         meta(3) + E.ones(3)
+    with pytest.raises(RuntimeError, match="^Tensor on device meta is not on the expected device cpu!$"):
+        E.ones(3) * meta(3)
+    with pytest.raises(RuntimeError, match="^Tensor on device meta is not on the expected device cpu!$"):
+        E.cat([E.ones(3), meta(3)])
+    assert (meta(3) + E.tensor(1.0)).is_meta and (E.tensor(1.0) + meta(3)).is_meta
 
 
 def test_reading_values_raises_pytorchs_errors():

@@ -91,6 +91,22 @@ def test_module_to_from_meta_points_to_to_empty():
     assert m.to("meta").weight.is_meta
 
 
+def test_crossing_the_meta_boundary_makes_new_parameters_and_unties_shared_ones():
+    def tied(device):
+        m = nn.Sequential(nn.Embedding(3, 2, device=device), nn.Linear(2, 3, bias=False, device=device))
+        m[1].weight = m[0].weight
+        return m, m[0].weight
+
+    for src, dst in (("meta", "cpu"), ("cpu", "meta")):  # as PyTorch: no shallow copy between meta and real
+        m, w = tied(src)
+        m.to_empty(device=dst)
+        assert m[0].weight is not w and m[1].weight is not m[0].weight
+        assert isinstance(m[0].weight, nn.Parameter) and m[0].weight.device.type == dst
+    m, w = tied("cpu")
+    m.to_empty(device="cpu")
+    assert m[0].weight is w and m[1].weight is w  # within real devices the Parameter keeps its identity
+
+
 def test_to_empty_recurse_false_moves_only_own_tensors():
     with torch.device("meta"):
         m = nn.Sequential(nn.Linear(2, 2))

@@ -66,6 +66,12 @@ def test_buffers_strict_keys_tied_weights_and_errors():
     assert out.tolist() == [[4.0, 4.0]]
     out = functional_call(tied, {"0.weight": E.eye(2) * 2}, (E.ones(1, 2),), tie_weights=False)
     assert out.tolist() != [[4.0, 4.0]]
+    # strict: a tied name counts as given with its twin, unless tie_weights=False
+    out = functional_call(tied, {"0.weight": E.eye(2) * 2}, (E.ones(1, 2),), strict=True)
+    assert out.tolist() == [[4.0, 4.0]]
+    with pytest.raises(RuntimeError, match=r"^Error\(s\) in reparametrizing for Sequential:\n\tMissing key\(s\): "
+                                           r"'1.weight'\.$"):
+        functional_call(tied, {"0.weight": E.eye(2)}, (E.ones(1, 2),), strict=True, tie_weights=False)
     with pytest.raises(RuntimeError, match="Expected at least one model"):
         stack_module_state([])
 

@@ -3,6 +3,7 @@
 import pytest
 
 import ember.torch as torch
+import ember.torch.nn.functional as F
 from ember.torch import overrides
 
 
@@ -169,3 +170,38 @@ def test_a_function_mode_sees_the_new_methods_as_themselves():
     assert len(seen) == 5 and all(f is getattr(torch.Tensor, n) for f, n in zip(seen, names))
     assert [m.dtype for m in made] == [torch.float64] * 5  # the tensor's dtype, new_tensor's too
     assert made[0].tolist() == [0.0, 0.0, 0.0] and made[2].tolist() == [7.0, 7.0] and made[1].shape == (2, 2)
+
+
+def test_ignored_functions_are_pytorchs_factories_and_global_state():
+    ignored = torch.overrides.get_ignored_functions()
+    for f in (torch.tensor, torch.zeros, torch.arange, torch.is_tensor, torch.manual_seed, torch.set_printoptions,
+              torch.Tensor.new_zeros, torch.Tensor.as_subclass, F.hardswish):
+        assert f in ignored, f
+    for f in (torch.add, torch.Tensor.view, torch.stack, F.relu, torch.linalg.norm):
+        assert f not in ignored, f
+
+
+def test_overridable_functions_by_namespace_as_pytorchs():
+    found = torch.overrides.get_overridable_functions()
+    assert F.relu in found[torch.nn.functional] and F.conv2d in found[torch.nn.functional]
+    assert torch.linalg.norm in found[torch.linalg] and torch.fft.rfft in found[torch.fft]
+    assert torch.special.expit in found[torch.special]
+    assert torch.tensor not in found[torch] and F.hardswish not in found[torch.nn.functional]
+
+
+def test_resolve_name_and_property_getters():
+    r = torch.overrides.resolve_name
+    assert r(F.relu) == "torch.nn.functional.relu" and r(torch.linalg.norm) == "torch.linalg.norm"
+    assert r(torch.fft.rfft) == "torch.fft.rfft" and r(torch.stack) == "torch.stack"
+    assert r(torch.Tensor.view) == "torch.Tensor.view" and r(lambda t: t) is None
+    assert torch.overrides.is_tensor_method_or_property(torch.Tensor.shape.__get__)
+    assert not torch.overrides.is_tensor_method_or_property(torch.stack)
+
+
+def test_nn_parameter_module_offers_the_disabled_impl_for_subclasses():
+    class Fast(torch.Tensor):
+        __torch_function__ = torch.nn.parameter._disabled_torch_function_impl
+
+    f = torch.arange(3.0).as_subclass(Fast)
+    assert torch.nn.parameter._disabled_torch_function_impl is torch.overrides._disabled_torch_function_impl
+    assert type(f).__name__ == "Fast" and type(f + 1) is torch.Tensor and (f + 1).tolist() == [1.0, 2.0, 3.0]

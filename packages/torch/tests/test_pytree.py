@@ -69,3 +69,27 @@ def test_specs_print_as_pytorchs():
     for tree in (sample(), [1, (2, [3, {"z": 4}])], P(1, (2,))):
         assert repr(pt.tree_structure(tree)) == repr(real.tree_structure(tree))
         assert pt.tree_leaves(tree) == real.tree_leaves(tree)
+
+
+def test_tree_map_matches_dicts_by_key_and_names_each_mismatch():
+    # dicts built in another order, or of another standard dict type, line up by key as PyTorch's
+    assert pt.tree_map(lambda a, b: (a, b), {"a": 1, "b": 2}, {"b": 3, "a": 4}) == {"a": (1, 4), "b": (2, 3)}
+    od = collections.OrderedDict([("b", 5), ("a", 6)])
+    assert pt.tree_map(lambda a, b: a + b, {"a": 1, "b": 2}, od) == {"a": 7, "b": 7}
+    assert pt.tree_map(lambda a, b: a + b, collections.deque([1, 2], maxlen=3), collections.deque([3, 4])) == \
+        collections.deque([4, 6], maxlen=3)
+    with pytest.raises(ValueError, match=r"^Node keys mismatch; missing key\(s\): \{'a'\}; extra key\(s\): "
+                                         r"\{'b'\}\.$"):
+        pt.tree_map(lambda a, b: a, {"a": 1}, {"b": 1})
+    with pytest.raises(ValueError, match=r"^Node type mismatch; expected <class 'list'>, but got <class 'tuple'>\.$"):
+        pt.tree_map(lambda a, b: a, [1], (1,))
+    with pytest.raises(ValueError, match=r"^Node arity mismatch; expected 2, but got 1\.$"):
+        pt.tree_map(lambda a, b: a, [1, 2], [1])
+
+    @dataclasses.dataclass
+    class Box:
+        v: int
+
+    pt.register_pytree_node(Box, lambda b: ([b.v], None), lambda xs, c: Box(xs[0]))
+    with pytest.raises(ValueError, match=r"^Type mismatch; expected <class '.*Box'>, but got <class 'dict'>\.$"):
+        pt.tree_map(lambda a, b: a, Box(1), {"v": 1})

@@ -5,7 +5,9 @@ NOTE [ Transforms by the tape ]
 The derivative transforms run the function under the define-by-run tape: each input leaf is a
 fresh tensor that requires grad (or, when an outer transform already tracks it, a view of it, so
 the outer one differentiates through the inner result), and the result is `autograd.grad` with
-`create_graph` whenever an outer level needs to go on differentiating. They therefore compose
+`create_graph` whenever an outer level needs to go on differentiating, or the function's graph reaches a
+leaf from outside that requires grad (a closed-over parameter: the result is then differentiable with respect
+to it, as PyTorch's). They therefore compose
 (`jacrev(jacrev(f))`, `grad(grad(f))`, `vmap(grad(f))`), and `jacfwd` gives the same values as
 `jacrev` (computed in reverse mode). `vmap` calls the function once per index of the mapped
 dimension and stacks the results: every function vmaps, with the values and gradients of the
@@ -83,6 +85,35 @@ def _outer_tracking(leaves) -> bool:
     return is_grad_enabled() and any(isinstance(x, Tensor) and x.requires_grad for x in leaves)
 
 
+def _reaches_outer(outputs: list, own: list, enabled: bool) -> bool:
+    """Whether the recorded graph of `outputs` reaches a leaf that requires grad other than the transform's own
+    (`own`): a closed-over parameter, say. Then the results stay differentiable with respect to it, as PyTorch's
+    (a Jacobian penalty trains the weights). `enabled`: grad mode outside the transform (no_grad keeps nothing)."""
+    from ember.autograd.graph import AccumulateGrad
+
+    if not enabled:
+        return False
+    mine = {id(x) for x in own}
+    stack, seen = [], set()
+    for o in outputs:
+        if isinstance(o, Tensor) and o.requires_grad:
+            if o.grad_fn is None and id(o) not in mine:
+                return True
+            stack.append(o.grad_fn)
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            v = node.variable
+            if v is not None and id(v) not in mine:
+                return True
+            continue
+        stack.extend(n for n, _ in node.next_functions)
+    return False
+
+
 def _grads(outputs: list, inputs: list, cotangents: list | None, create_graph: bool) -> list:
     """d outputs / d inputs (weighted by `cotangents`); zeros where an input does not reach them."""
     pairs = [(o, c) for o, c in zip(outputs, cotangents or [None] * len(outputs)) if o.requires_grad]
@@ -141,6 +172,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
     @wraps(func)
     def wrapper(*args, **kwargs):
         trees, keep = _selected(args, argnums, "grad_and_value")
+        enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
             with func_transform("grad"):
@@ -153,6 +185,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
                                    f"tensor with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs "
                                    "instead?")
             flat = [x for xs in tracked for x in xs]
+            keep = keep or _reaches_outer([out], flat, enabled)
             gs = _grads([out], flat, None, keep)
         grads, k = [], 0
         for (_, build), xs in zip(trees, tracked):
@@ -190,6 +223,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     (cotangents shaped as the output); with `has_aux`, `(output, vjp_fn, aux)`."""
     trees = [_flatten(p) for p in primals]
     keep = _outer_tracking([x for leaves, _ in trees for x in leaves])
+    enabled = is_grad_enabled()
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
         with func_transform("vjp"):
@@ -199,6 +233,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         if not isinstance(o, Tensor):
             raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors as outputs, "
                                f"got {type(o).__name__}")
+    keep = keep or _reaches_outer(out_leaves, [x for xs in tracked for x in xs], enabled)
 
     def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph: bool | None = None):
         cots, _ = _flatten(cotangents)
@@ -245,6 +280,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
                                f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
                                f"forward gradient is of size {list(t.shape)}.")
     keep = _outer_tracking(p_leaves + t_leaves)
+    enabled = is_grad_enabled()
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
         with func_transform("jvp"):
@@ -252,6 +288,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
         out_leaves, out_build = _flatten(out)
         dummies = [o.new_zeros(tuple(o.shape)).requires_grad_(True) for o in out_leaves]
         flat = [x for xs in tracked for x in xs]
+        keep = keep or _reaches_outer(out_leaves, flat, enabled)
         gs = _grads(out_leaves, flat, dummies, True)
         jv = _grads(gs, dummies, list(t_leaves), keep)
     output = out_build([_finish(o, keep) for o in out_leaves])
@@ -280,12 +317,14 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable
     @wraps(func)
     def wrapper(*args, **kwargs):
         trees, keep = _selected(args, argnums, "jacrev")
+        enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
             with func_transform("jacrev"):
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, aux_call)
             out_leaves, out_build = _flatten(out)
             flat = [x for xs in tracked for x in xs]
+            keep = keep or _reaches_outer(out_leaves, flat, enabled)
             jacs = []
             for o in out_leaves:
                 if not isinstance(o, Tensor):

@@ -364,6 +364,8 @@ class _DelayedError(Node):
         raise RuntimeError(self.msg)
 
 
+_DelayedError.__name__ = _DelayedError.__qualname__ = "Error"  # as PyTorch's node prints: grad_fn=<Error>
+
 def once_differentiable(fn: Callable) -> Callable:
     """Decorate a Function's `backward` that is not itself differentiable (runs under no_grad)."""
     @functools.wraps(fn)

@@ -35,11 +35,12 @@ from ember.core.tensor import Tensor, contiguous_strides
 
 from ember.autograd.grad_mode import _enabled
 from ember.autograd import saved_hooks as _saved_hooks
-from ember.autograd.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from ember.autograd.saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensors_hooks, save_on_cpu,
+                                       saved_tensors_hooks)
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "edge_of", "saved_tensors_hooks",
            "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "increment_version",
-           "register_multi_grad_hook"]
+           "register_multi_grad_hook", "allow_mutation_on_saved_tensors"]
 
 _sequence = itertools.count()
 

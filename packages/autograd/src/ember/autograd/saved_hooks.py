@@ -8,13 +8,15 @@ pairs nest (the innermost applies) and are per thread, as PyTorch's.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from ember.core.tensor import Tensor
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "current_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors",
+           "current_hooks"]
 
 _state = threading.local()
 active = 0  # pairs installed across all threads: SavedTensor looks further only when nonzero (the hot path)
@@ -91,3 +93,34 @@ class disable_saved_tensors_hooks:  # noqa: N801 - PyTorch's name
 
     def __exit__(self, *exc) -> None:
         _state.disabled = self._prev
+
+
+class _AllowMutationOnSavedContext:
+    """What `allow_mutation_on_saved_tensors` yields; closed when its block ends."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Inside it, tensors saved for backward may be modified in place: backward uses their values at save time.
+    ember keeps a copy of each tensor as it is saved (PyTorch copies lazily, on the first write); backward must run
+    inside the same block."""
+    if getattr(_state, "mutation_ctx", None) is not None:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSavedContext()
+
+    def unpack(saved: Tensor) -> Tensor:
+        if ctx.closed:  # PyTorch's assertion, its words (the missing space included)
+            raise AssertionError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                                 "in which the graph was originally recorded.")
+        return saved
+
+    _state.mutation_ctx = ctx
+    try:
+        with saved_tensors_hooks(lambda t: t.detach().clone(), unpack):
+            yield ctx
+    finally:
+        ctx.closed = True
+        _state.mutation_ctx = None

@@ -253,7 +253,7 @@ def _infer_np(data, dtype):
     if a.dtype.kind == "c":  # Python complex numbers give the default complex dtype, as in PyTorch
         if from_numpy_data:
             return a
-        dt = dtypes.get_default_complex_dtype()  # complex32 when the default is float16, as in PyTorch
+        dt = _inferred_complex_dtype()  # complex32 when the default is float16, as in PyTorch
         if dt is dtypes.complex32:
             from ember.core.ops.restricted_dtypes import cast_array
 
@@ -377,8 +377,15 @@ def _python_dtype(x) -> dtypes.dtype:
     if isinstance(x, numbers.Integral):
         return dtypes.int64
     if isinstance(x, complex):
-        return dtypes.get_default_complex_dtype()
+        return _inferred_complex_dtype()
     return dtypes.get_default_dtype()
+
+
+def _inferred_complex_dtype() -> dtypes.dtype:
+    """The dtype `tensor` infers for Python complex data: none exists for a bfloat16 default (PyTorch's error)."""
+    if dtypes.get_default_dtype() is dtypes.bfloat16:
+        raise RuntimeError("invalid default scalar type for complex")
+    return dtypes.get_default_complex_dtype()
 
 
 def _scalar_leaves(data, found: list, dtype):

@@ -508,11 +508,22 @@ def _check_same_device(args, dev) -> None:
             other = st.device
             if other.type == "cpu":
                 if t._shape:
+                    if dev.type == "meta":  # PyTorch's meta kernels check devices in their own words
+                        _meta_device_error(args)
                     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
                                        f"devices, {dev} and cpu!")
             elif other != dev:
                 raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                                    f"{dev} and {other}!")
+
+
+def _meta_device_error(args) -> None:
+    """PyTorch's error for meta and CPU operands: the first tensor's device is the one expected."""
+    tensors = [t for a in args for t in (a if isinstance(a, _SEQ) else (a,)) if isinstance(t, Tensor)]
+    expected = tensors[0]._storage.device
+    for t in tensors[1:]:
+        if t._storage.device != expected and (t._shape or t._storage.device.type != "cpu"):
+            raise RuntimeError(f"Tensor on device {t._storage.device} is not on the expected device {expected}!")
 
 
 def declare(name: str, ref: Callable | None = None, **flags) -> Op:

@@ -271,6 +271,8 @@ def get_default_complex_dtype() -> dtype:
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating dtype; only float16, float32 and float64 are allowed."""
     global _default_float
+    if not isinstance(d, dtype):  # PyTorch takes no names or Python types here
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     d = as_dtype(d)
     if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")

@@ -14,7 +14,8 @@ would; past `STAND_IN_LIMIT` bytes of operands it raises NotImplementedError rat
 in-place op through `out=`, `mul_`, returns its target unchecked instead).
 A linear-algebra kernel refusing the zeros (singular) runs again on identity matrices. An op whose
 output's shape depends on values (`DATA_DEPENDENT`: `nonzero`, `masked_select`, `unique`,
-`bincount`) raises NotImplementedError, as PyTorch's. Reading values raises PyTorch's errors.
+`bincount`) raises NotImplementedError, as PyTorch's. Reading values raises PyTorch's errors, and so do
+operands that do not broadcast (in the words of PyTorch's Python meta kernels, not its CPU ones').
 """
 
 from __future__ import annotations
@@ -73,11 +74,40 @@ def _meta_of(r: Tensor, storages: dict) -> Tensor:
     return Tensor._make(st, r._offset, r._shape, r._strides, r._dtype)
 
 
+_NONZERO = ("The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+            "data-independent implementation does not exist. This implementation returns a fake value, assuming all "
+            "elements of the tensor are non-zero. To enable this registration, please set "
+            "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+_ATEN_NAMES = {"unique": "_unique2"}
+
+
+def _raise_broadcast_error(args: tuple) -> None:
+    """PyTorch's error for meta operands that do not broadcast: the first argument (by position) that does not fit
+    the shape of those before it."""
+    shapes = [(i, a._shape) for i, a in enumerate(args) if isinstance(a, Tensor)]
+    common = [1] * max((len(sh) for _, sh in shapes), default=0)
+    for i, sh in shapes:
+        for d in range(-1, -len(sh) - 1, -1):
+            if common[d] == 1:
+                common[d] = sh[d]
+            elif sh[d] not in (1, common[d]):
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {sh[d]} at {d}! Mismatching "
+                                   f"argument at index {i} had {args[i].shape!r}; but expected shape should be "
+                                   f"broadcastable to {common}") from None
+
+
 def run_on_meta(op, args: tuple, kwargs: dict):
     """Run `op` (with no meta or composite kernel) on meta operands: NOTE [ The meta device ]."""
     if op.name in DATA_DEPENDENT:
-        raise NotImplementedError(f"{op.name}: attempted to run this operator with Meta tensors, but its output's "
-                                  "shape depends on the input's values, which a meta tensor does not have")
+        if op.name == "nonzero":
+            raise NotImplementedError(_NONZERO)
+        name = "unique_dim" if op.name == "unique" and len(args) > 1 and args[1] is not None else op.name
+        raise NotImplementedError(f"aten::{_ATEN_NAMES.get(name, name)}: attempted to run this operator with Meta "
+                                  "tensors, but there was no fake impl or Meta kernel registered. You may have run "
+                                  "into this message while using an operator with PT2 compilation APIs "
+                                  "(torch.compile/torch.export); in order to use this operator with those APIs "
+                                  "you'll need to add a fake impl. Please see the following for next steps:  "
+                                  "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
     written = kwargs.get("out") if kwargs else None
     outs = () if written is None else written if isinstance(written, _SEQ) else (written,)
     for o in outs:
@@ -108,7 +138,7 @@ def run_on_meta(op, args: tuple, kwargs: dict):
             originals[id(t)] = a
             made[id(a)] = t
             return t
-        if isinstance(a, _SEQ) and a and isinstance(a[0], Tensor):
+        if isinstance(a, _SEQ) and any(isinstance(x, Tensor) for x in a):  # `x[:, idx]`'s key is [None, idx]
             return type(a)(cpu(x) for x in a)
         return a
 
@@ -126,6 +156,8 @@ def run_on_meta(op, args: tuple, kwargs: dict):
     except RuntimeError as e:
         from ember.core.ops.linalg_solvers import LinAlgError
 
+        if str(e).startswith("The size of tensor a ("):  # PyTorch's meta kernels broadcast in Python, in their words
+            _raise_broadcast_error(args)
         if not isinstance(e, LinAlgError):
             raise
         # zeros are singular (inv, solve, cholesky refuse them): square matrices become identities instead

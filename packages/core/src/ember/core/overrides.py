@@ -413,7 +413,7 @@ def is_tensor_like(inp) -> bool:
 def is_tensor_method_or_property(func: Callable) -> bool:
     """Whether `func` is a method or property of Tensor (PyTorch passes these with `self` first)."""
     name = getattr(func, "__name__", None)
-    return name is not None and getattr(Tensor, name, None) is func
+    return name == "__get__" or (name is not None and getattr(Tensor, name, None) is func)  # a property's getter
 
 
 def wrap_torch_function(dispatcher: Callable) -> Callable:

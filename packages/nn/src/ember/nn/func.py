@@ -33,16 +33,6 @@ def _reparametrized(module: Module, tensors: dict[str, Tensor], tie_weights: boo
     """Within the block, `module`'s parameters and buffers named in `tensors` are those tensors."""
     named = dict(module.named_parameters(remove_duplicate=False))
     named.update(dict(module.named_buffers(remove_duplicate=False)))
-    if strict:
-        missing = sorted(set(named) - set(tensors))
-        unexpected = sorted(set(tensors) - set(named))
-        if missing or unexpected:
-            lines = [f"Error(s) in reparametrizing for {type(module).__name__}:"]
-            if unexpected:
-                lines.append("\tUnexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected) + ".")
-            if missing:
-                lines.append("\tMissing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
-            raise RuntimeError("\n".join(lines))
     plan = dict(tensors)
     if tie_weights:  # a tensor registered under several names follows whichever name was given
         by_id: dict[int, list[str]] = {}
@@ -57,6 +47,16 @@ def _reparametrized(module: Module, tensors: dict[str, Tensor], tie_weights: boo
             if given:
                 for n in names:
                     plan.setdefault(n, tensors[given[0]])
+    if strict:
+        missing = sorted(set(named) - set(plan))  # a tied name is given with its twin
+        unexpected = sorted(set(tensors) - set(named))
+        if missing or unexpected:
+            lines = [f"Error(s) in reparametrizing for {type(module).__name__}:"]
+            if unexpected:
+                lines.append("\tUnexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected) + ".")
+            if missing:
+                lines.append("\tMissing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
+            raise RuntimeError("\n".join(lines))
     saved = []
     try:
         for name, value in plan.items():

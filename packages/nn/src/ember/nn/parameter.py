@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ember.core import Tensor, empty
+from ember.core.overrides import _disabled_torch_function_impl  # noqa: F401 - where PyTorch's module has it too
 from ember.core.sparse import SparseTensor
 
 __all__ = ["Parameter", "Buffer", "UninitializedTensorMixin", "UninitializedParameter", "UninitializedBuffer",

@@ -81,6 +81,9 @@ class FatalError(Exception):
 import ember.torch.signal as signal  # noqa: E402
 import ember.torch.overrides as overrides  # noqa: E402
 import ember.torch.library as library  # noqa: E402
+from ember.torch._ops import ops  # noqa: E402 - torch.ops: the custom ops, by name
+from ember.torch._checks import (_check, _check_with, _check_index, _check_value, _check_type,  # noqa: E402, F401
+                                 _check_not_implemented, _check_tensor_all)
 from ember.torch.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
 from ember.torch._typed_storage import *  # noqa: E402, F403 - TypedStorage and the legacy typed storages
 from ember.torch._untyped_storage import *  # noqa: E402, F403 - UntypedStorage, StorageBase
@@ -167,8 +170,8 @@ def _assert(condition, message) -> None:
     assert condition, message
 
 
-_NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "ops": "PyTorch's operator registry (torch.ops)",
-           "_inductor": "TorchInductor", "export": "torch.export graph capture"}
+_NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "_inductor": "TorchInductor",
+           "export": "torch.export graph capture"}
 
 
 def __getattr__(name: str):

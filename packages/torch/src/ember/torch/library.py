@@ -1,9 +1,11 @@
 """`torch.library`'s Python custom operators: `custom_op` turns a function into an operator with optional
 per-device kernels, a fake (shape-only) implementation and an autograd formula, as PyTorch 2.4+ code writes
-them. ember has no operator registry (`torch.ops`): the operator is the object `custom_op` returns."""
+them, or the older way: `Library(ns, "DEF").define(schema)` with kernels per dispatch key (`impl`). ember has no
+ATen registry: `torch.ops.<namespace>` holds only these operators (`ember.torch._ops`)."""
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 from collections.abc import Callable, Iterable
@@ -11,7 +13,8 @@ from collections.abc import Callable, Iterable
 import ember.autograd as _ag
 from ember.autograd.function import Function
 
-__all__ = ["custom_op", "CustomOpDef", "register_fake", "register_autograd", "register_kernel", "opcheck"]
+__all__ = ["custom_op", "CustomOpDef", "register_fake", "register_autograd", "register_kernel", "opcheck", "Library",
+           "define", "impl"]
 
 _OPS: dict[str, CustomOpDef] = {}
 
@@ -19,8 +22,8 @@ _OPS: dict[str, CustomOpDef] = {}
 class CustomOpDef:
     """An operator made by `custom_op`: call it like the function it wraps."""
 
-    def __init__(self, name: str, fn: Callable, mutates_args) -> None:
-        self._signature = _infer_schema(fn)
+    def __init__(self, name: str, fn: Callable, mutates_args, signature: inspect.Signature | None = None) -> None:
+        self._signature = _infer_schema(fn) if signature is None else signature
         ns, op = name.split("::")  # PyTorch unpacks the same way (its ValueError for a name without "::")
         self._name, self._opname, self._init_fn = name, f"{ns}.{op}.default", fn
         self._mutates_args = mutates_args
@@ -33,6 +36,15 @@ class CustomOpDef:
 
     def __repr__(self) -> str:
         return f"<CustomOpDef({self._name})>"
+
+    @property
+    def _opoverload(self):
+        """The op as `torch.ops.<ns>.<op>.default` (PyTorch's OpOverload), made once."""
+        if "_overload" not in self.__dict__:
+            from ember.torch._ops import OpOverload
+
+            self.__dict__["_overload"] = OpOverload(self)
+        return self.__dict__["_overload"]
 
     def register_kernel(self, device_types: str | Iterable[str] | None, fn: Callable | None = None):
         """Use `fn` for inputs on `device_types` ('cpu', 'cuda'); the decorated function stays the default."""
@@ -54,23 +66,47 @@ class CustomOpDef:
         self._backward, self._setup_context = backward, setup_context
 
     def _kernel(self, args) -> Callable:
-        for a in args:
-            if isinstance(a, _ag.Tensor):
-                return self._kernels.get(a.device.type, self._kernels.get("None", self._init_fn))
+        tensors = _tensors(list(args))
+        if any(t.device.type == "meta" for t in tensors):  # meta inputs: shapes only, from the fake impl
+            if self._fake is None and "meta" in self._kernels:
+                return self._kernels["meta"]
+            if self._fake is None and getattr(self, "_schema", None) is not None:
+                raise NotImplementedError(f"{self._name}: attempted to run this operator with Meta tensors, but there "
+                                          "was no fake impl or Meta kernel registered. You may have run into this "
+                                          "message while using an operator with PT2 compilation APIs "
+                                          "(torch.compile/torch.export); in order to use this operator with those "
+                                          "APIs you'll need to add a fake impl. Please see the following for next "
+                                          "steps:  https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+            if self._fake is None:
+                raise RuntimeError(f"There was no fake impl registered for {self!r}. This is necessary for "
+                                   f"torch.compile/export/fx tracing to work. Please use "
+                                   f"`{self._init_fn.__name__}.register_fake` to add an fake impl.")
+            return self._fake
+        if tensors:
+            return self._kernels.get(tensors[0].device.type, self._kernels.get("None", self._init_fn))
         return self._kernels.get("None", self._init_fn)
 
     def __call__(self, *args, **kwargs):
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
         args = tuple(bound.arguments.values())
-        needs_grad = _ag.is_grad_enabled() and any(
-            isinstance(a, _ag.Tensor) and a.requires_grad for a in args)
+        needs_grad = _ag.is_grad_enabled() and any(t.requires_grad for t in _tensors(list(args)))
         if not needs_grad:
-            out = self._kernel(args)(*args)
-        else:
-            out = self._node.apply(*args)
+            out = self._run(self._kernel(args), args)
+        else:  # a list-of-tensors argument travels flattened, so that autograd sees each tensor
+            lengths = tuple(len(a) if isinstance(a, list | tuple) else None for a in args)
+            flat = [x for a, n in zip(args, lengths) for x in (a if n is not None else (a,))]
+            out = self._node.apply(lengths, *flat)
         self._bump_mutated(bound.arguments)
         return out
+
+    def _run(self, kernel: Callable, args: tuple):
+        """`kernel` on the bound arguments in schema order, the keyword-only ones by keyword."""
+        kw = [n for n, p in self._signature.parameters.items() if p.kind is p.KEYWORD_ONLY]
+        if not kw:
+            return kernel(*args)
+        n = len(args) - len(kw)
+        return kernel(*args[:n], **dict(zip(kw, args[n:])))
 
     def _bump_mutated(self, arguments: dict) -> None:
         """The arguments named in `mutates_args` were written (by numpy, say): PyTorch bumps their versions."""
@@ -105,10 +141,18 @@ class _CustomOpFunction(Function):
     _op: CustomOpDef
 
     @classmethod
-    def forward(cls, ctx, *args):
+    def forward(cls, ctx, lengths, *flat):
         op = cls._op
+        ctx.lengths, args, needs, i = lengths, [], [], 0
+        flat_needs = ctx.needs_input_grad[1:]
+        for n in lengths:
+            args.append(flat[i] if n is None else list(flat[i:i + n]))
+            needs.append(flat_needs[i] if n is None else any(flat_needs[i:i + n]))
+            i += 1 if n is None else n
+        args = tuple(args)
+        ctx.needs_input_grad = tuple(needs)  # one per argument of the op, as its setup_context expects
         with _ag.no_grad():
-            out = op._kernel(args)(*args)
+            out = op._run(op._kernel(args), args)
         if op._setup_context is not None:
             op._setup_context(ctx, args, out)
         return out
@@ -120,7 +164,11 @@ class _CustomOpFunction(Function):
             raise RuntimeError(f"Trying to backward through {op._opname} but no autograd formula was registered. "
                                f"Please use register_autograd to add one.")
         got = op._backward(ctx, *grads)
-        return got if isinstance(got, tuple) else (got,)
+        got = got if isinstance(got, tuple) else (got,)
+        flat = []
+        for g, n in zip(got, ctx.lengths):
+            flat.extend((g,) if n is None else (g if g is not None else (None,) * n))
+        return (None, *flat)
 
 
 def custom_op(name: str, fn: Callable | None = None, /, *, mutates_args, device_types=None, schema=None):
@@ -141,6 +189,108 @@ def custom_op(name: str, fn: Callable | None = None, /, *, mutates_args, device_
         _OPS[name] = op
         return op
     return make if fn is None else make(fn)
+
+
+class Library:
+    """`torch.library.Library(ns, kind)`: define operators from schema strings ("DEF", "FRAGMENT") and give them
+    kernels per dispatch key ("IMPL" too), the style of code written before `custom_op`."""
+
+    def __init__(self, ns: str, kind: str, dispatch_key: str = "") -> None:
+        if kind not in ("IMPL", "DEF", "FRAGMENT"):
+            raise ValueError(f"Unsupported kind: {kind}")
+        self.ns, self.kind, self.dispatch_key = ns, kind, dispatch_key
+
+    def __repr__(self) -> str:
+        return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"  # PyTorch's stray ">"
+
+    def define(self, schema: str, alias_analysis: str = "", *, tags=()) -> str:
+        """Declare the operator `schema` ("name(Tensor x, float alpha=1.0) -> Tensor") in this namespace."""
+        name, signature, mutated = _parse_schema(schema)
+        qualname = f"{self.ns}::{name}"
+        if qualname in _OPS:
+            raise RuntimeError(f"Tried to register an operator ({qualname}{schema[len(name):]}) with the same name and "
+                               "overload name multiple times. Each overload's schema should only be registered with "
+                               "a single call to def().")
+
+        def no_kernel(*args, **kwargs):
+            devices = [t.device.type for t in _tensors(list(args) + list(kwargs.values()))]
+            raise NotImplementedError(f"Could not run '{qualname}' with arguments from the "
+                                      f"'{(devices[0] if devices else 'cpu').upper()}' backend. This could be because "
+                                      "the operator doesn't exist for this backend.")
+
+        no_kernel.__name__ = no_kernel.__qualname__ = name
+        op = CustomOpDef(qualname, no_kernel, mutated, signature)
+        op._schema = f"{qualname}{schema[len(name):]}"
+        _OPS[qualname] = op
+        return name
+
+    def impl(self, op_name, fn: Callable, dispatch_key: str = "", *, with_keyset: bool = False) -> None:
+        """Register `fn` as the kernel of `op_name` for `dispatch_key` ("CPU", "CUDA", "Meta"; composite keys and ""
+        for every device)."""
+        name = op_name if isinstance(op_name, str) else str(op_name).split(".")[1]
+        _register_impl(_op(name if "::" in name else f"{self.ns}::{name}"), dispatch_key or self.dispatch_key, fn)
+
+
+_DEVICE_OF_KEY = {"cpu": "cpu", "cuda": "cuda", "meta": "meta"}
+
+
+def _register_impl(op: CustomOpDef, key: str, fn: Callable) -> None:
+    device = _DEVICE_OF_KEY.get(key.lower())
+    if device is None:  # CompositeExplicitAutograd, CompositeImplicitAutograd, "default", "": any device
+        op._init_fn = fn
+    else:
+        op._kernels[device] = fn
+
+
+def define(qualname: str, schema: str, *, lib: Library | None = None, tags=()) -> None:
+    """`torch.library.define("ns::name", "(Tensor x) -> Tensor")`: declare an operator from its schema."""
+    ns, name = qualname.split("::")
+    (lib or Library(ns, "FRAGMENT")).define(name + schema, tags=tags)
+
+
+def impl(qualname: str, types, func: Callable | None = None, *, lib: Library | None = None):
+    """`torch.library.impl("ns::name", "cpu")`: register a kernel (a decorator without `func`)."""
+    def register(f: Callable) -> Callable:
+        for t in [types] if isinstance(types, str) else types:
+            _register_impl(_op(qualname), t, f)
+        return f
+    return register if func is None else register(func)
+
+
+def _parse_schema(schema: str) -> tuple[str, inspect.Signature, tuple[str, ...]]:
+    """(name, signature, mutated argument names) of a schema string "name(Tensor(a!) x, *, float k=1.) -> Tensor"."""
+    head, arrow, _ = schema.partition("->")
+    name, paren, rest = head.strip().partition("(")
+    if not arrow or not paren or not rest.rstrip().endswith(")"):
+        raise RuntimeError(f"Expected a schema of the form 'name(args) -> returns'; got {schema!r}")
+    args, depth, cur = [], 0, ""
+    for ch in rest.rstrip()[:-1]:
+        if ch in "([":  # `Tensor(a!)`, `int[2]`: commas inside do not separate arguments
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        args.append(cur.strip())
+    params, mutated, kind = [], [], inspect.Parameter.POSITIONAL_OR_KEYWORD
+    for a in args:
+        if a == "*":
+            kind = inspect.Parameter.KEYWORD_ONLY
+            continue
+        decl, eq, default = a.partition("=")
+        typ, _, pname = decl.strip().rpartition(" ")
+        if "!" in typ:
+            mutated.append(pname)
+        value = inspect.Parameter.empty
+        if eq:
+            d = default.strip()
+            value = ast.literal_eval(d + "0" if d.endswith(".") else d)  # "2." is the schema's 2.0
+        params.append(inspect.Parameter(pname, kind, default=value))
+    return name.strip(), inspect.Signature(params), tuple(mutated)
 
 
 def _op(op: str | CustomOpDef) -> CustomOpDef:

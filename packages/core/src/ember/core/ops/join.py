@@ -49,6 +49,8 @@ def _same_device(op: str, tensors: list[Tensor]) -> None:
         return
     devs = {t.device for t in tensors}
     if len(devs) > 1:
+        if any(d.type == "meta" for d in devs):
+            _dispatch._meta_device_error([tensors])
         a, b = sorted(str(d) for d in devs)[:2]
         raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found at least two devices, "
                            f"{a} and {b}!")

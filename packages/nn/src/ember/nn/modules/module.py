@@ -512,7 +512,9 @@ class Module:
                 continue
             with ea.no_grad():
                 new = fn(p)
-            if new is not p and overwrite:  # PyTorch: a new Parameter object (and grad) replaces the old one
+            # PyTorch: a new Parameter object (and grad) replaces the old one under the overwrite flag, and
+            # across the meta boundary (no shallow copy between meta and real tensors), untying shared weights
+            if new is not p and (overwrite or (new.device.type == "meta") != (p.device.type == "meta")):
                 fresh = Parameter(new, p.requires_grad)
                 if p.grad is not None:
                     with ea.no_grad():

@@ -144,6 +144,10 @@ SUPPORTED_NODES[namedtuple] = NodeDef(namedtuple, lambda t: (list(t), type(t)), 
                                            lambda t: ([(GetAttrKey(f), v) for f, v in zip(t._fields, t)], type(t)))
 
 
+_DICT_TYPES = frozenset({dict, collections.OrderedDict, collections.defaultdict})
+_BUILTIN_TYPES = frozenset({tuple, list, namedtuple, collections.deque}) | _DICT_TYPES
+
+
 # --- specs ---------------------------------------------------------------------------------------
 class TreeSpec:
     """The structure of a pytree: a node type, its context (keys, a namedtuple class ...) and its children's
@@ -167,17 +171,37 @@ class TreeSpec:
         return self.children_specs[index]
 
     def flatten_up_to(self, tree: PyTree) -> list:
-        """The subtrees of `tree` at this spec's leaves (`tree` must have this structure down to them)."""
+        """The subtrees of `tree` at this spec's leaves (`tree` must have this structure down to them; the standard
+        dicts match one another by their keys, in any order)."""
         if self.is_leaf():
             return [tree]
-        kind = _kind(tree)
-        if kind is not self.type:
-            raise ValueError(f"Node type mismatch; expected {self.type}, but got {type(tree)}.")
-        children, context = SUPPORTED_NODES[kind].flatten_fn(tree)
-        if len(children) != self.num_children:
-            raise ValueError(f"Node arity mismatch; expected {self.num_children}, but got {len(children)}.")
-        if context != self.context:
-            raise ValueError(f"Node context mismatch for custom node type {self.type}.")
+        kind = namedtuple if is_namedtuple_instance(tree) else type(tree)
+        if self.type not in _BUILTIN_TYPES:  # a registered class must match exactly, context included
+            if kind is not self.type:
+                raise ValueError(f"Type mismatch; expected {self.type!r}, but got {kind!r}.")
+            children, context = SUPPORTED_NODES[kind].flatten_fn(tree)
+            if len(children) != self.num_children:
+                raise ValueError(f"Node arity mismatch; expected {self.num_children}, but got {len(children)}.")
+            if context != self.context:
+                raise ValueError(f"Node context mismatch for custom node type {self.type!r}.")
+        else:
+            both_dicts = self.type in _DICT_TYPES and kind in _DICT_TYPES
+            if not both_dicts and kind is not self.type:
+                raise ValueError(f"Node type mismatch; expected {self.type!r}, but got {kind!r}.")
+            if len(tree) != self.num_children:
+                raise ValueError(f"Node arity mismatch; expected {self.num_children}, but got {len(tree)}.")
+            if both_dicts:  # a defaultdict's factory may differ
+                keys = self.context[1] if self.type is collections.defaultdict else self.context
+                missing, extra = set(keys) - set(tree), set(tree) - set(keys)
+                if missing or extra:
+                    raise ValueError("Node keys mismatch" + (f"; missing key(s): {missing}" if missing else "")
+                                     + (f"; extra key(s): {extra}" if extra else "") + ".")
+                children = [tree[k] for k in keys]
+            else:
+                children, context = SUPPORTED_NODES[kind].flatten_fn(tree)
+                if kind is not collections.deque and context != self.context:  # a deque's maxlen may differ
+                    raise ValueError(f"Node context mismatch for node type {self.type!r}; expected "
+                                     f"{self.context!r}, but got {context!r}.")
         return [x for c, spec in zip(children, self.children_specs) for x in spec.flatten_up_to(c)]
 
     def unflatten(self, leaves: Iterable) -> PyTree:
