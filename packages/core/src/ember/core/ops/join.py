@@ -16,7 +16,7 @@ import numpy as np
 
 from ember.core import dispatch as _dispatch
 from ember.core import dtypes, storage
-from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, multi_view_output, node_name
+from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, node_name
 from ember.core.opinfo_shape import info as _info
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
@@ -246,29 +246,11 @@ def column_stack(tensors, *, out: Tensor | None = None) -> Tensor:
 # --- split / chunk (views) ------------------------------------------------------------------
 @method
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
-    """Views of `tensor` along `dim`: pieces of `split_size` (the last may be smaller) or of the given sizes."""
-    d = tensor._wrap_dim(dim)
-    n = tensor._shape[d]
+    """Views of `tensor` along `dim`: pieces of `split_size` (the last may be smaller) or of the given sizes, made
+    in one pass (one SplitBackward0 or SplitWithSizesBackward0 node for them all)."""
     if isinstance(split_size_or_sections, numbers.Integral):
-        size = int(split_size_or_sections)
-        if size < 0 or (size == 0 and n != 0):
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
-                               if size == 0 else f"split expects split_size be non-negative, but got split_size={size}")
-        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size and n else [0]
-    else:
-        sizes = [int(s) for s in split_size_or_sections]
-        if sum(sizes) != n or any(s < 0 for s in sizes):
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
-                               f"dimension {dim}), but got split_sizes={sizes}")  # the dim as given
-    out, start = [], 0
-    for s in sizes:
-        out.append(S.narrow(tensor, d, start, s))
-        start += s
-    if out and out[0]._grad_fn is not None:  # recorded: PyTorch's node name on each
-        name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
-        for i, v in enumerate(out):
-            multi_view_output(v, "NarrowBackward0", name, i)
-    return tuple(out)
+        return S.split(tensor, int(split_size_or_sections), dim)
+    return S.split_with_sizes(tensor, [int(s) for s in split_size_or_sections], dim)
 
 
 @method
