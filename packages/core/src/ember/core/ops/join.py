@@ -287,9 +287,12 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
             bounds.append(acc)
     else:
         bounds = [int(i) for i in indices_or_sections]
+    ends = [min(max(b if b >= 0 else b + n, 0), n) for b in bounds] + [n]
+    if not input._requires_grad and all(a <= b for a, b in zip(ends, ends[1:])):
+        # nothing records a node (PyTorch's would be a SliceBackward0 per piece): the pieces in one pass
+        return S.split_with_sizes(input, [b - a for a, b in zip([0, *ends], ends)], d)
     out, prev = [], 0
-    for b in bounds + [n]:
-        b = min(max(b if b >= 0 else b + n, 0), n)
+    for b in ends:
         out.append(node_name(S.narrow(input, d, prev, max(b - prev, 0)), "NarrowBackward0", "SliceBackward0"))
         prev = b
     return tuple(out)
