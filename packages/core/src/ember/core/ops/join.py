@@ -7,7 +7,6 @@ no derivative of their own.
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections.abc import Sequence
@@ -262,7 +261,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._shape[input._wrap_dim(dim)]
-    return split(input, max(math.ceil(n / chunks), 1) if n else 1, dim) if n else \
+    return S.split(input, -(-n // chunks), dim) if n else \
         tuple(S.narrow(input, input._wrap_dim(dim), 0, 0) for _ in range(chunks))
 
 
