@@ -106,6 +106,11 @@ SAMPLES.update({
     "slice": [(lambda x: x[1:, ::2], (make((3, 4)),))],
     "narrow": [(lambda x: x.narrow(1, 1, 2), (make((2, 4)),))],
     "unfold": [(lambda x: x.unfold(1, 3, 1), (make((2, 5)),))],
+    # every piece, and some only (the others' gradients are zeros)
+    "unbind": [(lambda x: x.unbind(1), (make((2, 3)),)), (lambda x: x.unbind(-2)[1] * 2, (make((3, 2)),))],
+    "split": [(lambda x: x.split(2, 1), (make((2, 5)),)), (lambda x: x.split(2)[2], (make((5, 2)),))],
+    "split_with_sizes": [(lambda x: x.split([1, 3], -1), (make((2, 4)),)),
+                         (lambda x: x.split([2, 0, 1])[0], (make((3, 2), noncontig=True),))],
     "diagonal": [(lambda x: x.diagonal(1), (make((3, 4)),))],
     "copy_": [(_fresh_zeros_copy, (make((2, 3)),)), (lambda x: E.zeros(2, 3, dtype=F64).copy_(x), (make((3,)),))],
     "clone": [(lambda x: x.clone(), (make((2, 3), noncontig=True),))],

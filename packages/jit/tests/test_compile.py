@@ -478,12 +478,12 @@ def test_a_constant_behind_a_viewed_result_repointed_captures_again():
 
 
 def test_a_slice_backward_gets_new_zeros_instead_of_a_copy_of_its_pristine_value():
-    # chunk's pieces each backpropagate through zeros with the piece written in: a replay makes those zeros
-    # as a new tensor that fill_ then writes, not a copy of their value at capture
+    # slices each backpropagate through zeros with the slice written in: a replay makes those zeros as a new
+    # tensor that fill_ then writes, not a copy of their value at capture
     w = _t(6, 4, requires_grad=True)
 
     def step(w):
-        a, b, c = w.chunk(3)
+        a, b, c = w.narrow(0, 0, 2), w.narrow(0, 2, 2), w.narrow(0, 4, 2)
         w.grad = None
         (a * 2.0 + b * 3.0 + c).sum().backward()
         return w.grad

@@ -14,6 +14,11 @@ An in-place op on a view rebases the *base*: its new node is a `CopySlices` that
 base's gradient through unchanged outside the view and through the op's node inside it. The
 base's `gen` counter is bumped, and every view whose `view_gen` lags behind regenerates its
 `grad_fn` by replaying its chain on the base (`regenerate_view`), as PyTorch's views do.
+
+A multi-view op (`unbind`, `split`: `op.pieces`) makes all its views in one call, and one node for them all;
+each view's chain ends in its own single-view step (`select`, `narrow`), so it is rebuilt alone. PyTorch
+refuses both an in-place write into such a view and, for one that requires grad, a replay after its base
+was written (`_MULTI_VIEW_NODES`).
 """
 
 from __future__ import annotations
@@ -118,8 +123,8 @@ def _inference_result(op, args: tuple, kwargs: dict, r):
         for t in ((r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ()):
             if isinstance(t, Tensor):
                 t._is_inference = False
-                if op.differentiable:
-                    _track_view(t, op, args, kwargs)
+        if op.differentiable:
+            _track_view(r, op, args, kwargs)
     return r
 
 
@@ -148,6 +153,9 @@ def is_inference(input: Tensor) -> bool:
 
 
 def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
+    if r.__class__ is tuple:  # the views of a multi-view op (unbind, split)
+        _track_pieces(r, op, args, kwargs)
+        return
     src = args[0]
     sm = src._ag
     step = ((op, args[1:], kwargs),)
@@ -167,6 +175,38 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
         r._is_inference = True
 
 
+def _track_pieces(pieces: tuple, op, args: tuple, kwargs: dict) -> None:
+    """`_track_view` for each view a multi-view op made (`op.pieces`), in one loop as the op made them: each
+    remembers the single-view step (select, narrow) that rebuilds it alone from the base."""
+    src = args[0]
+    sm = src._ag
+    if sm is not None and sm.base is not None:
+        base, prefix = sm.base, sm.chain
+    else:
+        base, prefix = src, ()
+    bm = base._ag
+    gen = bm.gen if bm is not None else 0
+    made_in, grads = None, False
+    if sm is not None and sm.made_in is not None:  # a view of such a view keeps its mode
+        made_in = sm.made_in
+    elif not _enabled.get():  # made in no_grad (or inference mode): PyTorch's view requires grad as its base
+        made_in = "inference" if _inference.get() else "no_grad"
+        grads = base._requires_grad
+    inference = base._is_inference
+    new = object.__new__
+    for t, (piece_op, a) in zip(pieces, op.pieces(*args, **kwargs)):
+        t._ag = m = new(AutogradMeta)
+        m.base = base
+        m.chain = (*prefix, (piece_op, a, None))
+        m.view_gen = gen
+        if made_in is not None:
+            m.made_in = made_in
+            if grads:
+                t._requires_grad = True
+        if inference:
+            t._is_inference = True
+
+
 def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
     """PyTorch's error for an in-place write into a leaf that requires grad, or a view of one, or into an
     inference tensor outside inference mode (a leaf a Function marked dirty: "has been used", its words)."""
@@ -181,7 +221,7 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
     if m is not None and m.base is not None and t._requires_grad:
         multi = _MULTI_VIEW_NODES.get(type(t._grad_fn).__name__)
         if multi is not None:
-            nr = getattr(t._grad_fn, "view_output_nr", 0)
+            nr = m.output_nr
             raise RuntimeError(f"Output {nr} of {multi} is a view and is being modified inplace. This view is "
                                "the output of a function that returns multiple views. Such functions do not allow the "
                                "output views to be modified inplace. You should replace the inplace operation by an "
@@ -390,6 +430,11 @@ def regenerate_view(t: Tensor) -> None:
     """Give view `t` a grad_fn that replays its view chain on its base's current history; the node is named
     `AsStridedBackward0`, as PyTorch's regenerated views (it replays them with as_strided)."""
     m = t._ag
+    if t._requires_grad and (multi := _MULTI_VIEW_NODES.get(type(t._grad_fn).__name__)) is not None:
+        raise RuntimeError(f"Output {m.output_nr} of {multi} is a view and its base or another view of its base has "
+                           "been modified inplace. This view is the output of a function that returns multiple views. "
+                           "Such functions do not allow the output views to be modified inplace. You should replace "
+                           "the inplace operation by an out-of-place one.")
     base = m.base
     bm = base._ag
     m.view_gen = bm.gen if bm is not None else 0

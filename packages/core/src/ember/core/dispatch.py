@@ -26,6 +26,9 @@ Flags the layers above read:
   and with the inputs, checked before the kernel (NOTE [ Writing into overlapping memory ]).
 - `view=True`: the result shares the storage of `args[0]` (and its conjugate bit: NOTE [ Complex
   storage and conj ] in `ember.core.ops.complex`, as is a write into a conjugate view).
+- `pieces=fn`: a view op returning a tuple of views made in one pass (unbind, split): `fn(*args)`
+  lists, per view, the single-view step `(op, args)` that makes it alone, which autograd keeps
+  to rebuild that view from its base (NOTE [ In-place ops and views ] in `ember.autograd.record`).
 - `differentiable=False`: the result never carries gradients (comparisons, argmax, ...).
 - `complex_error=(exception type, message)`: PyTorch refuses complex operands (`sort`, `digamma`,
   `nansum` ...); the meta step raises it on every device, before the op's own checks. A table
@@ -135,14 +138,15 @@ _PLAIN = frozenset({int, float, bool, complex, str, type(None)})  # argument cla
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
-    __slots__ = ("name", "kernels", "ref", "mutates", "several_mutated", "view", "differentiable", "doc", "argnames",
-                 "method", "mixed_devices", "check", "info", "overlap", "complex_error", "_meta", "_meta_refuses",
-                 "__weakref__")
+    __slots__ = ("name", "kernels", "ref", "mutates", "several_mutated", "view", "pieces", "differentiable", "doc",
+                 "argnames", "method", "mixed_devices", "check", "info", "overlap", "complex_error", "_meta",
+                 "_meta_refuses", "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: tuple[int, ...] = (),
                  view: bool = False, differentiable: bool = True, doc: str = "",
                  argnames: tuple[str, ...] = (), mixed_devices: bool = False, info=None,
-                 overlap: int = TENSOR_ITERATOR, complex_error: tuple[type, str] | None = None) -> None:
+                 overlap: int = TENSOR_ITERATOR, complex_error: tuple[type, str] | None = None,
+                 pieces: Callable | None = None) -> None:
         self.name = name
         self.kernels: dict[str, Callable] = {}
         self.ref = ref
@@ -151,6 +155,7 @@ class Op:
         self.mutates = mutates
         self.several_mutated = len(mutates) > 1  # read per call by the conjugate write path: worked out once
         self.view = view
+        self.pieces = pieces  # a multi-view op's steps making each view alone
         self.differentiable = differentiable
         self.doc = doc
         self.argnames = argnames  # PyTorch's names of the leading positional arguments (`input`, `other`)
@@ -621,16 +626,6 @@ def set_composite_hook(hook: Callable | None) -> Callable | None:
 
 
 _NAMED: dict = {}
-
-
-def multi_view_output(result, made: str, name: str, index: int):
-    """`node_name` for output `index` of a function returning several views (split, unbind), remembered on the node:
-    autograd refuses in-place writes into such outputs as PyTorch ("Output 1 of Split is a view ...")."""
-    node_name(result, made, name)
-    fn = getattr(result, "_grad_fn", None)
-    if fn is not None and type(fn).__name__ == name:
-        fn.view_output_nr = index
-    return result
 
 
 def node_name(result, made: str, name: str, refuse: str | None = None):

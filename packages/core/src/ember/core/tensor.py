@@ -133,6 +133,29 @@ class Tensor:
         return t
 
     @staticmethod
+    def _make_views(storage: Storage, dtype, shapes: list, strides: tuple, offsets) -> tuple:
+        """Views of `storage` sharing `strides`, one per (shape, offset) pair: `_make` inlined in one loop, for
+        the pieces of unbind and split."""
+        out = []
+        new = object.__new__
+        for shape, offset in zip(shapes, offsets):
+            t = new(Tensor)
+            t._storage = storage
+            t._offset = offset
+            t._shape = shape
+            t._strides = strides
+            t._dtype = dtype
+            t._npc = None
+            t._requires_grad = False
+            t._grad = None
+            t._grad_fn = None
+            t._ag = None
+            if _on_make is not None:
+                _on_make(t)
+            out.append(t)
+        return tuple(out)
+
+    @staticmethod
     def _wrap(arr, keep: bool = False) -> Tensor:
         """A tensor that takes ownership of the fresh numpy result `arr` (no copy when its layout allows);
         `keep`: a dense result in any dim order keeps it (an elementwise op's over a channels_last input)."""

@@ -64,6 +64,28 @@ def _unfold_backward(grad, input_shape, dimension, size, step):
     return g
 
 
+def _pieces_backward(grads: list, input_shape: tuple, dim: int, sizes: list[int] | None) -> Tensor:
+    """The gradient of a multi-view op's input: its pieces' gradients joined along `dim` (stacked for unbind's,
+    `sizes` None), zeros where a piece got none."""
+    from ember.core.ops.join import cat, stack
+
+    d = dim % len(input_shape)
+    if all(g is not None for g in grads):
+        return stack(grads, d) if sizes is None else cat(grads, d)
+    out = zeros_with(input_shape, next(g for g in grads if g is not None))
+    at = 0
+    for i, g in enumerate(grads):
+        if g is not None:
+            (S.select(out, d, i) if sizes is None else S.narrow(out, d, at, sizes[i])).copy_(g)
+        if sizes is not None:
+            at += sizes[i]
+    return out
+
+
+def _split_lengths(n: int, split_size: int, pieces: int) -> list[int]:
+    return [min(split_size, n - i * split_size) for i in range(pieces)] if n else [0]
+
+
 def _to_device(grad: Tensor, device) -> Tensor:
     return grad if grad.device == device else grad.to(device)
 
@@ -82,6 +104,11 @@ ENTRIES = [
         grad, input_shape, lambda z: S.slice(z, dim, start, stop, step))),
     d("narrow(input, dim, start, length)", input=lambda grad, input_shape, dim, start, length: scatter_view(
         grad, input_shape, lambda z: S.narrow(z, dim, start, length))),
+    d("unbind(input, dim=0)", input=lambda grads, input_shape, dim: _pieces_backward(grads, input_shape, dim, None)),
+    d("split(input, split_size, dim=0)", input=lambda grads, input_shape, split_size, dim: _pieces_backward(
+        grads, input_shape, dim, _split_lengths(input_shape[dim], split_size, len(grads)))),
+    d("split_with_sizes(input, split_sizes, dim=0)",
+      input=lambda grads, input_shape, split_sizes, dim: _pieces_backward(grads, input_shape, dim, list(split_sizes))),
     d("unfold(input, dimension, size, step)", input=_unfold_backward),
     d("diagonal(input, offset=0, dim1=0, dim2=1)", input=lambda grad, input_shape, offset, dim1, dim2: scatter_view(
         grad, input_shape, lambda z: S.diagonal(z, offset, dim1, dim2))),

@@ -296,10 +296,17 @@ def _as_float64(x):
     return complex(x) if isinstance(x, complex) else float(x)
 
 
+_NUMBER_BOUNDS = frozenset({int, float, type(None)})  # bounds a float tensor takes as they are, checked for range
+
+
 @method
 def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
     """Limit every element to [min, max] (either bound may be None, a number or a tensor, but not one of each:
     PyTorch's two signatures take two tensors or two numbers)."""
+    if (min.__class__ in _NUMBER_BOUNDS and max.__class__ in _NUMBER_BOUNDS and out is None
+            and input.__class__ is Tensor and input._dtype.is_floating_point):  # what `_bound` leaves: its checks
+        dt = input._dtype
+        return ew.clamp(input, min if min is None else scalar_as(dt, min), max if max is None else scalar_as(dt, max))
     if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and max is not None:
         got = ", ".join(type(v).__name__ for v in (input, min, max))
         raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"

@@ -1035,6 +1035,8 @@ def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
         for v in (min, max):
             if type(v) is int and not int(info.min) <= v <= int(info.max):
                 raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+    if out is None:
+        return
     _check_read_write_out(out, (input, min, max))
     if out is input and isinstance(input, Tensor) and not isinstance(min, Tensor) and not isinstance(max, Tensor):
         dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
@@ -1056,7 +1058,10 @@ _NUMBER_OR_NONE = frozenset({int, float, type(None)})
 def _clamp_cpu(input, min=None, max=None, *, out=None):
     if (min.__class__ in _NUMBER_OR_NONE and max.__class__ in _NUMBER_OR_NONE and isinstance(input, Tensor)
             and input._dtype.is_floating_point):  # a float tensor and number bounds: its dtype, no NaN to track
-        x = r = input._np()
+        x = input._np()
+        if (r := numba_cpu.clamp(x, min, max)) is not None:
+            return _clamp_result(x, r, (input, min, max), out)
+        r = x
         for bound, past in ((min, np.less), (max, np.greater)):
             if bound is not None:
                 b = x.dtype.type(bound)

@@ -7,7 +7,6 @@ no derivative of their own.
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections.abc import Sequence
@@ -16,7 +15,7 @@ import numpy as np
 
 from ember.core import dispatch as _dispatch
 from ember.core import dtypes, storage
-from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, multi_view_output, node_name
+from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, node_name
 from ember.core.opinfo_shape import info as _info
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
@@ -248,29 +247,11 @@ def column_stack(tensors, *, out: Tensor | None = None) -> Tensor:
 # --- split / chunk (views) ------------------------------------------------------------------
 @method
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
-    """Views of `tensor` along `dim`: pieces of `split_size` (the last may be smaller) or of the given sizes."""
-    d = tensor._wrap_dim(dim)
-    n = tensor._shape[d]
+    """Views of `tensor` along `dim`: pieces of `split_size` (the last may be smaller) or of the given sizes, made
+    in one pass (one SplitBackward0 or SplitWithSizesBackward0 node for them all)."""
     if isinstance(split_size_or_sections, numbers.Integral):
-        size = int(split_size_or_sections)
-        if size < 0 or (size == 0 and n != 0):
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
-                               if size == 0 else f"split expects split_size be non-negative, but got split_size={size}")
-        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size and n else [0]
-    else:
-        sizes = [int(s) for s in split_size_or_sections]
-        if sum(sizes) != n or any(s < 0 for s in sizes):
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
-                               f"dimension {dim}), but got split_sizes={sizes}")  # the dim as given
-    out, start = [], 0
-    for s in sizes:
-        out.append(S.narrow(tensor, d, start, s))
-        start += s
-    if out and out[0]._grad_fn is not None:  # recorded: PyTorch's node name on each
-        name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
-        for i, v in enumerate(out):
-            multi_view_output(v, "NarrowBackward0", name, i)
-    return tuple(out)
+        return S.split(tensor, int(split_size_or_sections), dim)
+    return S.split_with_sizes(tensor, [int(s) for s in split_size_or_sections], dim)
 
 
 @method
@@ -282,7 +263,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._shape[input._wrap_dim(dim)]
-    return split(input, max(math.ceil(n / chunks), 1) if n else 1, dim) if n else \
+    return S.split(input, -(-n // chunks), dim) if n else \
         tuple(S.narrow(input, input._wrap_dim(dim), 0, 0) for _ in range(chunks))
 
 
@@ -307,9 +288,12 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
             bounds.append(acc)
     else:
         bounds = [int(i) for i in indices_or_sections]
+    ends = [min(max(b if b >= 0 else b + n, 0), n) for b in bounds] + [n]
+    if not input._requires_grad and all(a <= b for a, b in zip(ends, ends[1:])):
+        # nothing records a node (PyTorch's would be a SliceBackward0 per piece): the pieces in one pass
+        return S.split_with_sizes(input, [b - a for a, b in zip([0, *ends], ends)], d)
     out, prev = [], 0
-    for b in bounds + [n]:
-        b = min(max(b if b >= 0 else b + n, 0), n)
+    for b in ends:
         out.append(node_name(S.narrow(input, d, prev, max(b - prev, 0)), "NarrowBackward0", "SliceBackward0"))
         prev = b
     return tuple(out)

@@ -12,7 +12,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.device import as_device, device
 from ember.core.device_backends import backend
-from ember.core.dispatch import composite, declare, multi_view_output, node_name
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
@@ -318,12 +318,8 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
 
 @method
 def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:
-    d = input._wrap_dim(dim)
-    views = [S.select(input, d, i) for i in range(input._shape[d])]
-    if views and views[0]._grad_fn is not None:  # recorded: PyTorch's node name on each
-        for i, v in enumerate(views):
-            multi_view_output(v, "SelectBackward0", "UnbindBackward0", i)
-    return tuple(views)
+    """The views of `input` indexed along `dim`, made in one pass (one UnbindBackward0 node for them all)."""
+    return S.unbind(input, dim)
 
 
 @method

@@ -416,8 +416,9 @@ def _make_arg(op, fn, name):
     @op.register("cpu")
     def kernel(x, dim=None, keepdim=False, *, out=None):
         """argmax/argmin(x, dim: int | None, keepdim): int64 indices; dim None indexes the flattened tensor."""
-        _check_nonempty_arg(x, dim, name)
         a = x._np()
+        if not a.size:
+            _check_nonempty_arg(x, dim, name)
         if dim is None:
             r = np.asarray(fn(a), np.int64)
             if keepdim:
@@ -431,8 +432,8 @@ def _make_arg(op, fn, name):
     return kernel
 
 
-_make_arg(_argmax, np.argmax, "argmax")
-_make_arg(_argmin, np.argmin, "argmin")
+_make_arg(_argmax, np.ndarray.argmax, "argmax")  # the methods: np.argmax's wrappers cost more on small inputs
+_make_arg(_argmin, np.ndarray.argmin, "argmin")
 
 
 @method
@@ -521,9 +522,12 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
             index_arg(dim, "argmax", "dim")  # the parser's TypeError for a tuple comes first
         raise RuntimeError("argmax(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmax")
-    _check_keepdim(keepdim, "argmax")
-    _check_index_out(out)
-    return _argmax(input, d, keepdim, out=out)
+    if keepdim is not False and keepdim is not True:
+        _check_keepdim(keepdim, "argmax")
+    if out is not None:
+        _check_index_out(out)
+        return _argmax(input, d, keepdim, out=out)
+    return _argmax(input, d, keepdim)
 
 
 @method
@@ -534,9 +538,12 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
             index_arg(dim, "argmin", "dim")  # the parser's TypeError for a tuple comes first
         raise RuntimeError("argmin(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmin")
-    _check_keepdim(keepdim, "argmin")
-    _check_index_out(out)
-    return _argmin(input, d, keepdim, out=out)
+    if keepdim is not False and keepdim is not True:
+        _check_keepdim(keepdim, "argmin")
+    if out is not None:
+        _check_index_out(out)
+        return _argmin(input, d, keepdim, out=out)
+    return _argmin(input, d, keepdim)
 
 
 # --- var, std --------------------------------------------------------------------------------

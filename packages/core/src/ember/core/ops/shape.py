@@ -23,8 +23,8 @@ from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, con
 
 __all__ = [
     "infer_shape", "view_strides", "view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze",
-    "unsqueeze", "select", "slice", "narrow", "unfold", "diagonal", "copy_", "clone", "to_dtype", "resize_", "set_",
-    "new_storage_like"
+    "unsqueeze", "select", "slice", "narrow", "unbind", "split", "split_with_sizes", "unfold", "diagonal", "copy_",
+    "clone", "to_dtype", "resize_", "set_", "new_storage_like"
 ]
 
 
@@ -333,6 +333,88 @@ def _narrow(x, dim, start, length):
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(x, d, start, start + length)
+
+
+# --- several views in one pass (PyTorch's multi-output view ops: one node, pieces made together) ----------------
+def _unbind_dim(x, dim) -> int:
+    if not x._shape:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return x._wrap_dim(dim)
+
+
+def _unbind_steps(x, dim=0) -> list:
+    d = _unbind_dim(x, dim)
+    return [(select, (d, i)) for i in range(x._shape[d])]
+
+
+unbind = declare("unbind", view=True, pieces=_unbind_steps)
+
+
+@unbind.register("any")
+def _unbind(x, dim=0):
+    d = _unbind_dim(x, dim)
+    n, s, o = x._shape[d], x._strides[d], x._offset
+    return Tensor._make_views(x._storage, x._dtype, [x._shape[:d] + x._shape[d + 1:]] * n,
+                              x._strides[:d] + x._strides[d + 1:], range(o, o + n * s, s) if s else [o] * n)
+
+
+def _split_sizes(x, split_size, dim) -> tuple[int, list[int]]:
+    """(the wrapped dim, the piece lengths) of `split(x, split_size, dim)`, with PyTorch's errors."""
+    if not x._shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = x._wrap_dim(dim)
+    n = x._shape[d]
+    if split_size < 0 or (split_size == 0 and n != 0):
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+                           if split_size == 0 else f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    if not (split_size and n):
+        return d, [0]
+    q, r = divmod(n, split_size)
+    return d, [split_size] * q + [r] if r else [split_size] * q
+
+
+def _checked_sizes(x, split_sizes, dim) -> tuple[int, list[int]]:
+    if not x._shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = x._wrap_dim(dim)
+    n = x._shape[d]
+    sizes = list(split_sizes)
+    for v in sizes:
+        if v < 0:
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                           f"dimension {dim}), but got split_sizes={sizes}")  # the dim as given
+    return d, sizes
+
+
+def _narrowed(x, d: int, sizes: list[int]) -> tuple:
+    """The views of `x` along `d` of the given lengths, one after the other."""
+    head, tail, strides, s = x._shape[:d], x._shape[d + 1:], x._strides, x._strides[d]
+    shapes, offsets, at = [], [], x._offset
+    for n in sizes:
+        shapes.append(head + (n,) + tail)
+        offsets.append(at)
+        at += n * s
+    return Tensor._make_views(x._storage, x._dtype, shapes, strides, offsets)
+
+
+def _narrow_steps(d: int, sizes: list[int]) -> list:
+    steps, at = [], 0
+    for n in sizes:
+        steps.append((narrow, (d, at, n)))
+        at += n
+    return steps
+
+
+split = declare("split", view=True, pieces=lambda x, split_size, dim=0: _narrow_steps(*_split_sizes(x, split_size,
+                                                                                                      dim)))
+split.register("any")(lambda x, split_size, dim=0: _narrowed(x, *_split_sizes(x, split_size, dim)))
+split_with_sizes = declare("split_with_sizes", view=True,
+                           pieces=lambda x, split_sizes, dim=0: _narrow_steps(*_checked_sizes(x, split_sizes, dim)))
+split_with_sizes.register("any")(lambda x, split_sizes, dim=0: _narrowed(x, *_checked_sizes(x, split_sizes, dim)))
 
 
 unfold = declare("unfold", view=True, info=_info("unfold"))

@@ -52,8 +52,13 @@ def _softmax_cpu(input, dim):
     x = _opmath(input._np())
     if x.ndim == 0:
         return wrap(np.ones((), input._dtype.np))
-    if dim == x.ndim - 1 and (out := _rows_pass.softmax_rows(x)) is not None:  # float32/64, row-major
-        return wrap(out.astype(input._dtype.np, copy=False))
+    if dim == x.ndim - 1:
+        if (out := _rows_pass.softmax_rows(x)) is not None:  # float32/64, row-major
+            return wrap(out.astype(input._dtype.np, copy=False))
+        if (z := _rows_pass.small_shifted(x)) is not None:  # NOTE [ Small rows: the shift in one call ]
+            np.exp(z, out=z)
+            z /= np.add.reduce(z, axis=dim, keepdims=True)
+            return wrap(z.astype(input._dtype.np, copy=False))
     m = np.maximum.reduce(x, axis=dim, keepdims=True) if x.size else 0  # np.max's ufunc, without its wrappers
     with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
         e = np.exp(x - m)
@@ -115,8 +120,13 @@ def _log_softmax_cpu(input, dim):
     x = _opmath(input._np())
     if x.ndim == 0:
         return wrap(np.zeros((), input._dtype.np))
-    if dim == x.ndim - 1 and (out := _rows_pass.log_softmax_rows(x)) is not None:
-        return wrap(out.astype(input._dtype.np, copy=False))
+    if dim == x.ndim - 1:
+        if (out := _rows_pass.log_softmax_rows(x)) is not None:
+            return wrap(out.astype(input._dtype.np, copy=False))
+        if (z := _rows_pass.small_shifted(x)) is not None:  # NOTE [ Small rows: the shift in one call ]
+            s = np.add.reduce(np.exp(z), axis=dim, keepdims=True)
+            z -= np.log(s, out=s)
+            return wrap(z.astype(input._dtype.np, copy=False))
     return wrap(_log_softmax_np(x, dim).astype(input._dtype.np, order="C", copy=False))
 
 
@@ -240,6 +250,14 @@ def _cross_entropy_cpu(input, target, weight, reduction, ignore_index, label_smo
     if not target._dtype.is_floating_point and not label_smoothing and x.size:
         # only the targets' log-probabilities are read: (x_t - shift) - log(sum(exp(x - shift)))
         r = _rows(x)
+        if weight is None and (small := _rows_pass.small_shifted_at(
+                r, target._np().reshape(-1).astype(np.int64, copy=False), ignore_index)) is not None:
+            z, xt, wt, n = small  # NOTE [ Small rows: the shift in one call ]
+            np.exp(z, out=z)
+            per_row = -(xt - np.log(np.add.reduce(z, axis=1))) * wt
+            if reduction == "mean" and n:  # finite terms over a count: no flag for `_reduce`'s errstate to silence
+                return wrap(np.asarray(np.add.reduce(per_row, axis=None) / dt.type(n), dtype=dt))
+            return wrap(_reduce(per_row, reduction, dt.type(n), target._shape, dt))
         tt, valid, w, wt = _class_terms(input, target, weight, ignore_index)
         with np.errstate(divide="ignore", invalid="ignore"):  # silently, as PyTorch
             shift, sums = _rows_pass.shifted_exp_sums(r) or _shifted_sums_np(r)
