@@ -92,20 +92,20 @@ convolutions, PatchTST/N-HiTS/LSTNet, TabNet, categorical and numerical embeddin
 masked statistics, resampling, MAPE/sMAPE/CRPS metrics, low-rank multivariate heads, training loops with vmap
 ensembles, TorchScript metric functions, Holt-Winters with conformal intervals, an entity-embedding MLP).
 
-Generative-model research code (`gen_*`: noise schedules and parameterization conversions, DDPM/DDIM/Karras/DPM-Solver samplers, classifier-free guidance, EMA, score matching, consistency and
-rectified flow, RealNVP/Glow with LU, neural splines, flows from torch.distributions, VAE/IWAE and VQ variants, GAN
-losses with R1, latent interpolation and DiffAugment, autoregressive sampling and densities, a diffusion UNet,
-FID/IS/KID evaluation).
+Generative-model research code (`gen_*`: noise schedules and parameterization conversions, DDPM/DDIM/Karras/DPM-
+Solver samplers, classifier-free guidance, EMA, score matching, consistency and rectified flow, RealNVP/Glow with
+LU, neural splines, flows from torch.distributions, VAE/IWAE and VQ variants, GAN losses with R1, latent
+interpolation and DiffAugment, autoregressive sampling and densities, a diffusion UNet, FID/IS/KID evaluation).
 
 Modern LLM code (`llm_*`: RoPE variants and context-extension scaling, SDPA masks with GQA/sliding window/ALiBi,
 FlexAttention block masks, KV caches, MoE routing, int8/int4 packing, LoRA merging, sequence packing, nanoGPT
 training, AdamW groups with warmup-cosine, meta-device loading, DPO/PPO losses, speculative sampling, byte-level
 BPE, RMSNorm/SwiGLU, simulated tensor parallelism, batched generation with beam search, KV-cache eviction).
 
-Code that extends the framework as library authors write it (`fw_*`: custom ops through torch.library's custom_op and Library/define/impl, autograd.Function's ctx API, meta-device init and shape
-inference, default dtypes and devices, module hooks, torch.func combinations and functional training, saved-tensor
-and grad hooks, torch.overrides and modes, parametrizations with functional_call, pytrees, Tensor subclasses, graph
-edges and lazy modules).
+Code that extends the framework as library authors write it (`fw_*`: custom ops through torch.library's custom_op
+and Library/define/impl, autograd.Function's ctx API, meta-device init and shape inference, default dtypes and
+devices, module hooks, torch.func combinations and functional training, saved-tensor and grad hooks, torch.overrides
+and modes, parametrizations with functional_call, pytrees, Tensor subclasses, graph edges and lazy modules).
 
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
 initialisation, shuffling and dropout are PyTorch's numbers)."""
