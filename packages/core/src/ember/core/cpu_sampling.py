@@ -300,8 +300,9 @@ def _libm():
 
 @cache
 def _affine():
-    fma = _fma()
     import numba
+
+    fma = _fma()
 
     @numba.njit(cache=True, nogil=True)
     def affine(x, scale, shift):
