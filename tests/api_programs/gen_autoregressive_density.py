@@ -71,7 +71,8 @@ order = torch.tensor([2, 0, 3, 1])
 masks = made_masks(4, [6, 6], order)
 print("made mask shapes", [tuple(m.shape) for m in masks], "output mask\n", masks[-1])
 conn = masks[-1] @ masks[1] @ masks[0]
-print("connectivity (out x in)\n", (conn > 0).int(), "\nautoregressive", bool(((conn > 0) & (order[:, None] <= order[None, :])).sum() == 0))
+print("connectivity (out x in)\n", (conn > 0).int(), "\nautoregressive",
+      bool(((conn > 0) & (order[:, None] <= order[None, :])).sum() == 0))
 
 
 def log_prob_from_logits(x):
@@ -116,7 +117,8 @@ x = torch.round((x + 1) * 127.5) / 127.5 - 1
 l = torch.sin(torch.arange(B * H * W * 3 * K, dtype=torch.float32).view(B, H, W, 3 * K) * 0.17)
 l.requires_grad_(True)
 nll = discretized_mix_logistic_loss_1d(x, l)
-print("nll per pixel", nll.shape, r(nll[0, 0], 4), "edges", round(nll[0, 0, 0].item(), 4), round(nll[1, 3, 3].item(), 4))
+print("nll per pixel", nll.shape, r(nll[0, 0], 4),
+      "edges", round(nll[0, 0, 0].item(), 4), round(nll[1, 3, 3].item(), 4))
 bpd = nll.sum() / (B * H * W * math.log(2))
 bpd.backward()
 print("bpd", round(bpd.item(), 4), "grad", r(l.grad[0, 0, 0], 9))

@@ -3,7 +3,6 @@ interpolate_fn (sort/gather/where over keypoints), marginal log-mean, std and ha
 time-uniform / logSNR-uniform / quadratic step spacings, first-, second- and third-order singlestep updates,
 multistep DPM-Solver++(2M, 3M) with data prediction, and convergence of all of them on an analytic denoiser."""
 
-import math
 
 import torch
 
@@ -44,7 +43,7 @@ class NoiseScheduleVP:
         self.log_alpha_array = log_alphas.reshape((1, -1)).float()
 
     def marginal_log_mean_coeff(self, t):
-        return interpolate_fn(t.reshape((-1, 1)), self.t_array, self.log_alpha_array).reshape((-1))
+        return interpolate_fn(t.reshape((-1, 1)), self.t_array, self.log_alpha_array).reshape(-1)
 
     def marginal_alpha(self, t):
         return torch.exp(self.marginal_log_mean_coeff(t))

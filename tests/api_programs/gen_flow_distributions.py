@@ -4,7 +4,6 @@ MixtureSameFamily base, ComposeTransform/StackTransform/CatTransform, orthogonal
 parametrizations.orthogonal, invertible linear layers solved with lu_factor/lu_solve, and the transform
 errors and reprs people meet."""
 
-import math
 
 import torch
 import torch.nn as nn

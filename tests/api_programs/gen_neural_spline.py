@@ -128,7 +128,8 @@ xr, lad_inv = unconstrained_rqs(y, uw, uh, ud, inverse=True)
 print("roundtrip", torch.allclose(xr, x, atol=1e-5), "lad sums to 0", torch.allclose(lad + lad_inv,
                                                                                     torch.zeros(N), atol=1e-5))
 ys, _ = unconstrained_rqs(x, uw[5].expand(N, K), uh[5].expand(N, K), ud[5].expand(N, K - 1).clone())
-print("one spline monotone", bool((torch.diff(ys) > 0).all()), r(ys, 12), "tails identity", torch.equal(y[[0, -1]], x[[0, -1]]))
+print("one spline monotone", bool((torch.diff(ys) > 0).all()), r(ys, 12),
+      "tails identity", torch.equal(y[[0, -1]], x[[0, -1]]))
 
 # the bin indices: torch.searchsorted agrees with the sum(x >= knots) idiom
 widths = F.softmax(uw, -1)

@@ -7,7 +7,6 @@ import math
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.func import jacrev, vmap
 
 torch.set_printoptions(precision=4, sci_mode=False)

@@ -60,9 +60,13 @@ class Graph:
     """The IR of torch.fx: nodes in execution order (see `ember.torch.fx.node` for the ops).
 
     Example:
+        >>> import operator
         >>> g = Graph()
         >>> x = g.placeholder("x")
         >>> g.output(g.call_function(operator.add, (x, 1)))
+        output
+        >>> [n.op for n in g.nodes]
+        ['placeholder', 'call_function', 'output']
     """
 
     def __init__(self, owning_module=None, tracer_cls=None, tracer_extras=None) -> None:
