@@ -34,11 +34,16 @@ def _kernels():
     return _sampling_kernels
 
 
+def memory_axes(a: np.ndarray) -> list[int]:
+    """`a`'s axes from the largest stride to the smallest: the transpose whose C order walks memory order."""
+    return sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
+
+
 def iteration_order(a: np.ndarray) -> np.ndarray:
     """`a` transposed so that C order walks memory order, the order PyTorch's serial kernels fill a tensor in."""
     if a.flags.c_contiguous or a.ndim < 2:
         return a
-    return a.transpose(sorted(range(a.ndim), key=lambda d: -abs(a.strides[d])))
+    return a.transpose(memory_axes(a))
 
 
 def uniform_float64(g: MT19937, n: int) -> np.ndarray:

@@ -300,7 +300,7 @@ def _bernoulli_cpu(x, p=0.5, *, generator=None):
     a = x._np()
     probs = np.broadcast_to(np.asarray(p._host_array()), a.shape)
     if not a.flags.c_contiguous and a.ndim > 1:  # p is read in x's memory order
-        probs = probs.transpose(sorted(range(a.ndim), key=lambda d: -abs(a.strides[d])))
+        probs = probs.transpose(cs.memory_axes(a))
     return _fill_in_order(x, cs.bernoulli_tensor(g, np.ascontiguousarray(probs)))
 
 
