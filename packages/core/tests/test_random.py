@@ -347,6 +347,43 @@ def test_draws_read_pytorchs_mersenne_twister():
     assert R.default_generator._mt.next_double == pytest.approx(r[1] * np.sin(2 * np.pi * u[2]), rel=1e-15)
 
 
+def test_compiled_engine_draws_numpys_words_across_twists():
+    # NOTE [ The engine in compiled code ]: the samplers twist and temper the engine themselves; their words must be
+    # numpy's MT19937's (PyTorch's) however the draws fall across the 624-word blocks
+    w = _mt_words(123, 3 * 624 + 3000 + 2500 + 40)
+    E.manual_seed(123)
+    got = np.concatenate([E.rand(k).numpy() for k in (700, 1, 623, 548)])
+    np.testing.assert_array_equal(got, (w[:1872] & 0xFFFFFF).astype(np.float32) * np.float32(2**-24))
+    d = ((w[1872:4872:2] << np.uint64(32)) | w[1873:4872:2]) & np.uint64(2**53 - 1)
+    np.testing.assert_array_equal(E.rand(1500, dtype=E.float64).numpy(), d.astype(np.float64) * 2.0**-53)
+    np.testing.assert_array_equal(E.randint(-5, 995, (2500,)).numpy(), (w[4872:7372] % 1000).astype(np.int64) - 5)
+    u = ((w[7372:7404:2] << np.uint64(32)) | w[7373:7404:2]) & np.uint64(2**53 - 1)
+    u = u.astype(np.float64) * 2.0**-53
+    r, theta = np.sqrt(-2 * np.log(1 - u[:8])), 2 * np.pi * u[8:]
+    want = np.concatenate([r * np.cos(theta), r * np.sin(theta)]) * 2.0 + 1.0
+    np.testing.assert_allclose(E.empty(16, dtype=E.float64).normal_(1.0, 2.0).numpy(), want, rtol=1e-14)
+    assert R.default_generator._mt.words == 7404
+
+
+def test_contiguous_draws_are_written_in_place(monkeypatch):
+    # a kernel writes a contiguous tensor of its own dtype directly; only a strided or other-dtype one is copied
+    copies = []
+    fill = R._fill_in_order
+    monkeypatch.setattr(R, "_fill_in_order", lambda x, v: copies.append(x.shape) or fill(x, v))
+    E.manual_seed(0)
+    a = E.rand(50, 40)
+    E.randn(50, 40)
+    E.randn(30, dtype=E.float64)
+    E.randint(0, 9, (40,))
+    E.empty(100).bernoulli_(0.3)
+    assert copies == []
+    E.manual_seed(0)
+    b = E.empty(40, 50).t()
+    b.uniform_()
+    assert copies == [(50, 40)]
+    np.testing.assert_array_equal(b.numpy().T, a.numpy().reshape(40, 50))  # memory order
+
+
 def test_state_is_pytorchs_layout_and_restores_the_normal_cache():
     E.manual_seed(7)
     raw = E.get_rng_state().numpy()
@@ -409,3 +446,14 @@ def test_multinomial_with_huge_weights_draws_only_the_positive_ones():
     # second category; never on the zero-weight one
     counts = np.bincount(E.multinomial(E.tensor([1e308, 1e308, 0.0], dtype=E.float64), 400, True).numpy(), minlength=3)
     assert counts.tolist() == [0, 400, 0]
+
+
+def test_factories_return_version_zero_and_in_place_draws_bump_it():
+    # PyTorch's factories draw into the tensor they make: it is at version 0; an in-place draw or out= counts one
+    p = E.full((3,), 0.5)
+    made = [E.rand(3), E.randn(2, dtype=E.complex64), E.randint(0, 5, (3,)), E.randn_like(p), E.randint_like(p, 4),
+            E.normal(0.0, 1.0, (3,)), E.bernoulli(p), E.randperm(4)]
+    assert [t._version for t in made] == [0] * len(made)
+    out = E.empty(3)
+    E.randn(3, out=out)
+    assert out._version == 1 and E.empty(3).uniform_()._version == 1

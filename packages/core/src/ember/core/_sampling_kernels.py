@@ -27,6 +27,158 @@ def fma(typingctx, a, b, c):
     return t(a, b, c), codegen
 
 
+@intrinsic
+def float_bits(typingctx, x):
+    """A float32's bits as an int32 (no conversion)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return types.int32(types.float32), codegen
+
+
+@intrinsic
+def bits_float(typingctx, i):
+    """An int32's bits as a float32."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(types.int32), codegen
+
+
+# NOTE [ The engine in compiled code ]
+# The Mersenne Twister itself (`key`, its 624 words, and `st[0]`, the index of the next word; 624 means a twist is
+# due, as in numpy's and PyTorch's engines) runs here, so that a sampler makes each word and turns it into a value
+# in one pass over an L1-sized chunk: a million float32 uniforms take one pass instead of a uint64 word array
+# written and read again.
+_N, _M = 624, 397
+UPPER, LOWER, MATRIX = np.uint64(0x80000000), np.uint64(0x7FFFFFFF), np.uint64(0x9908B0DF)
+B, C = np.uint64(0x9D2C5680), np.uint64(0xEFC60000)
+u1, u7, u11, u15, u18 = (np.uint64(k) for k in (1, 7, 11, 15, 18))
+CHUNK = 1024  # values converted per chunk: their words stay in L1
+
+
+@numba.njit(inline="always")
+def mix(a, b, c):
+    y = (np.uint64(a) & UPPER) | (np.uint64(b) & LOWER)
+    return np.uint32(np.uint64(c) ^ (y >> u1) ^ ((y & u1) * MATRIX))
+
+
+@numba.njit(inline="always")
+def twist(key):
+    for i in range(_N - _M):
+        key[i] = mix(key[i], key[i + 1], key[i + _M])
+    for i in range(_N - _M, _N - 1):
+        key[i] = mix(key[i], key[i + 1], key[i + _M - _N])
+    key[_N - 1] = mix(key[_N - 1], key[0], key[_M - 1])
+
+
+@numba.njit(inline="always")
+def temper(w):
+    y = np.uint64(w)
+    y ^= y >> u11
+    y ^= (y << u7) & B
+    y ^= (y << u15) & C
+    return y ^ (y >> u18)
+
+
+@numba.njit(inline="always")
+def draw(key, st, w):
+    """The next `w.size` tempered words into `w`."""
+    pos = st[0]
+    i = 0
+    n = w.size
+    while i < n:
+        if pos == _N:
+            twist(key)
+            pos = 0
+        m = min(_N - pos, n - i)
+        for j in range(m):
+            w[i + j] = temper(key[pos + j])
+        pos += m
+        i += m
+    st[0] = pos
+
+
+@numba.njit(cache=True, nogil=True)
+def words(key, st, n):
+    """`n` words (uint64 holding 32-bit values)."""
+    out = np.empty(n, np.uint64)
+    draw(key, st, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def words64(key, st, n):
+    """`n` 64-bit draws, each two words, the first the high half."""
+    out = np.empty(n, np.uint64)
+    w = np.empty(2 * CHUNK, np.uint64)
+    for start in range(0, n, CHUNK):
+        m = min(CHUNK, n - start)
+        draw(key, st, w[:2 * m])
+        for i in range(m):
+            out[start + i] = (w[2 * i] << np.uint64(32)) | w[2 * i + 1]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def uniform32(key, st, out, low, span, ranged):
+    """`out` (float32): 24 bits of each word times 2**-24, then `x * span + low` fused (NOTE [ The AVX2 normal
+    fill ])."""
+    n = out.size
+    w = np.empty(CHUNK, np.uint32)
+    scale = np.float32(5.9604644775390625e-08)
+    for start in range(0, n, CHUNK):
+        m = min(CHUNK, n - start)
+        draw(key, st, w[:m])
+        for i in range(m):
+            x = np.float32(w[i] & np.uint32(0xFFFFFF)) * scale
+            out[start + i] = fma(x, span, low) if ranged else x
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def uniform64(key, st, out, scale, shift, ranged):
+    """`out` (float64): 53 bits of each 64-bit draw times 2**-53, then `x * scale + shift` fused where `ranged`."""
+    n = out.size
+    w = np.empty(2 * CHUNK, np.uint64)
+    m53 = np.uint64((1 << 53) - 1)
+    for start in range(0, n, CHUNK):
+        m = min(CHUNK, n - start)
+        draw(key, st, w[:2 * m])
+        for i in range(m):
+            x = np.float64(((w[2 * i] << np.uint64(32)) | w[2 * i + 1]) & m53) * 1.1102230246251565e-16
+            out[start + i] = fma(x, scale, shift) if ranged else x
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def randint32(key, st, out, span, low):
+    """`out` (int64): `random_(low, low + span)` for a span below 2**32, a word mod the span."""
+    n = out.size
+    w = np.empty(CHUNK, np.uint32)
+    for start in range(0, n, CHUNK):
+        m = min(CHUNK, n - start)
+        draw(key, st, w[:m])
+        for i in range(m):
+            out[start + i] = np.int64(w[i] % span) + low
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def randperm(key, st, n):
+    """The forward Fisher-Yates shuffle of 0..n-1: element i swapped with i + word mod (n - i)."""
+    perm = np.arange(n)
+    w = np.empty(CHUNK, np.uint64)
+    for start in range(0, n - 1, CHUNK):
+        m = min(CHUNK, n - 1 - start)
+        draw(key, st, w[:m])
+        for j in range(m):
+            i = start + j
+            z = i + np.int64(w[j] % np.uint64(n - i))
+            perm[i], perm[z] = perm[z], perm[i]
+    return perm
+
+
 # NOTE [ The AVX2 normal fill ]
 # PyTorch's float32 `normal_fill` (AVX2; its AVX-512 build keeps this kernel) takes log, sine and cosine from
 # Cephes-style polynomials in float32 (the range reduction and coefficients of Cephes' logf/sinf/cosf), and its
@@ -47,13 +199,11 @@ fopi, two_pi, one, half = f32(1.27323954473516), f32(2 * math.pi), f32(1.0), f32
 
 
 @numba.njit(inline="always")
-def log32(x, fbuf, ibuf):
+def log32(x):
     x = max(x, tiny)
-    fbuf[0] = x
-    bits = ibuf[0]
+    bits = float_bits(x)
     e = np.float32((bits >> 23) - 0x7F) + one
-    ibuf[0] = (bits & ~0x7F800000) | 0x3F000000
-    m = fbuf[0]
+    m = bits_float(np.int32((bits & ~0x7F800000) | 0x3F000000))
     x = m - one
     if m < sqrthf:
         x = x + m
@@ -97,9 +247,9 @@ def sincos32(x):
     return (-sn if sin_negative else sn), (-cs if cos_negative else cs)
 
 @numba.njit(inline="always")
-def block(b, mean, std, plain, fbuf, ibuf):  # b: 16 uniforms, replaced by 16 normals
+def block(b, mean, std, plain):  # b: 16 uniforms, replaced by 16 normals
     for i in range(8):
-        radius = np.sqrt(np.float32(-2.0) * log32(one - b[i], fbuf, ibuf))
+        radius = np.sqrt(np.float32(-2.0) * log32(one - b[i]))
         sn, cs = sincos32(two_pi * b[i + 8])
         n1 = radius * cs
         n2 = radius * sn
@@ -111,23 +261,67 @@ def block(b, mean, std, plain, fbuf, ibuf):  # b: 16 uniforms, replaced by 16 no
             b[i + 8] = fma(n2, std, mean)
 
 @numba.njit(cache=True, nogil=True)
-def fill(words, out, whole, mean, std, plain):
-    """`out` (n values) from `words`: the first `whole` as blocks of uniforms; where 16 does not divide n, its
-    last 16 values again from the last 16 words."""
+def normal32(key, st, out, whole, mean, std, plain):
+    """`out` (n float32 values): the next `whole` words as uniforms, each whole block of 16 turned into normals;
+    where 16 does not divide n, its last 16 values from 16 more words."""
     n = out.size
-    fbuf = np.empty(1, np.float32)
-    ibuf = fbuf.view(np.int32)
+    w = np.empty(CHUNK, np.uint32)
     scale = np.float32(5.9604644775390625e-08)
-    for i in range(whole):
-        out[i] = np.float32(words[i] & np.uint64(0xFFFFFF)) * scale
-    for k in range(0, whole - 15, 16):
-        block(out[k:k + 16], mean, std, plain, fbuf, ibuf)
+    for start in range(0, whole, CHUNK):
+        m = min(CHUNK, whole - start)
+        draw(key, st, w[:m])
+        for i in range(m):
+            out[start + i] = np.float32(w[i] & np.uint32(0xFFFFFF)) * scale
+        for k in range(start, start + m - 15, 16):
+            block(out[k:k + 16], mean, std, plain)
     if n % 16:
         tail = np.empty(16, np.float32)
+        draw(key, st, w[:16])
         for i in range(16):
-            tail[i] = np.float32(words[words.size - 16 + i] & np.uint64(0xFFFFFF)) * scale
-        block(tail, mean, std, plain, fbuf, ibuf)
+            tail[i] = np.float32(w[i] & np.uint32(0xFFFFFF)) * scale
+        block(tail, mean, std, plain)
         out[n - 16:] = tail
+    return out
+
+
+@numba.njit(inline="always")
+def block64(b, out, mean, std, plain):
+    """PyTorch's float64 `normal_fill_16` of 16 uniforms `b` into `out`, its log, cosine and sine glibc's."""
+    for i in range(8):
+        radius = math.sqrt(-2.0 * math.log(1.0 - b[i]))
+        theta = 2.0 * math.pi * b[i + 8]
+        n1 = radius * math.cos(theta)
+        n2 = radius * math.sin(theta)
+        if plain:
+            out[i] = n1
+            out[i + 8] = n2
+        else:
+            out[i] = fma(n1, std, mean)
+            out[i + 8] = fma(n2, std, mean)
+
+
+@numba.njit(cache=True, nogil=True)
+def normal64(key, st, out, mean, std, plain):
+    """`normal_fill` in float64 over n >= 16 values into `out`: blocks of 16 float64 uniforms; where 16 does not
+    divide n, the uniforms past the last whole block are drawn and dropped and 16 more make the last 16 values."""
+    n = out.size
+    whole = n // 16 * 16
+    w = np.empty(2 * CHUNK, np.uint64)
+    u = np.empty(CHUNK)
+    m53 = np.uint64((1 << 53) - 1)
+    for start in range(0, whole, CHUNK):
+        m = min(CHUNK, whole - start)
+        draw(key, st, w[:2 * m])
+        for i in range(m):
+            u[i] = np.float64(((w[2 * i] << np.uint64(32)) | w[2 * i + 1]) & m53) * 1.1102230246251565e-16
+        for k in range(0, m, 16):
+            block64(u[k:k + 16], out[start + k:start + k + 16], mean, std, plain)
+    if n % 16:
+        draw(key, st, w[:2 * (n - whole)])
+        draw(key, st, w[:32])
+        for i in range(16):
+            u[i] = np.float64(((w[2 * i] << np.uint64(32)) | w[2 * i + 1]) & m53) * 1.1102230246251565e-16
+        block64(u[:16], out[n - 16:], mean, std, plain)
     return out
 
 
@@ -179,31 +373,11 @@ def affine(x, scale, shift):
 
 
 @numba.njit(cache=True, nogil=True)
-def unit(words, low, span, ranged):
-    """24 bits of each word times 2**-24, then `x * span + low` fused (NOTE [ The AVX2 normal fill ])."""
-    out = np.empty(words.size, np.float32)
-    for i in range(words.size):
-        x = np.float32(words[i] & np.uint64(0xFFFFFF)) * np.float32(5.9604644775390625e-08)
-        out[i] = fma(x, span, low) if ranged else x
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
 def mod_shift(draws, span, low):
     out = np.empty(draws.size, np.int64)
     for i in range(draws.size):
         out[i] = np.int64(draws[i] % span) + low
     return out
-
-
-@numba.njit(cache=True, nogil=True)
-def shuffle(words):
-    n = words.size + 1
-    perm = np.arange(n)
-    for i in range(n - 1):
-        z = i + np.int64(words[i] % np.uint64(n - i))
-        perm[i], perm[z] = perm[z], perm[i]
-    return perm
 
 
 @numba.njit(cache=True, nogil=True)

@@ -23,8 +23,6 @@ __all__ = ["iteration_order", "uniform", "uniform_float64", "normal", "serial_no
            "bernoulli_tensor", "random_from_to", "random_full", "randperm", "exponential", "cauchy", "log_normal",
            "geometric", "poisson", "gamma", "binomial", "multinomial_with_replacement"]
 
-_M53 = np.uint64((1 << 53) - 1)
-
 
 @cache
 def _kernels():
@@ -46,18 +44,27 @@ def iteration_order(a: np.ndarray) -> np.ndarray:
     return a.transpose(memory_axes(a))
 
 
-def uniform_float64(g: MT19937, n: int) -> np.ndarray:
-    """`n` float64 uniforms in [0, 1): 53 bits of a 64-bit draw each."""
-    return (g.u64(n) & _M53).astype(np.float64) * 2.0 ** -53
+def _target(n: int, dtype, out: np.ndarray | None) -> np.ndarray:
+    """Where a kernel writes `n` values of `dtype`: `out` (1-D, contiguous) when it has that dtype, else new."""
+    return out if out is not None and out.dtype == dtype else np.empty(n, dtype)
 
 
-def uniform(g: MT19937, n: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
-    """`n` draws from [low, high) in `dtype` (float16/bfloat16 computed in float32, as PyTorch's acc type)."""
+def uniform_float64(g: MT19937, n: int, scale: float = 1.0, shift: float = 0.0,
+                    out: np.ndarray | None = None) -> np.ndarray:
+    """`n` float64 uniforms in [0, 1): 53 bits of a 64-bit draw each; then `x * scale + shift`, fused."""
+    return _kernels().uniform64(*g.spend(2 * n), _target(n, np.float64, out), float(scale), float(shift),
+                                (scale, shift) != (1.0, 0.0))
+
+
+def uniform(g: MT19937, n: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0,
+            out: np.ndarray | None = None) -> np.ndarray:
+    """`n` draws from [low, high) in `dtype` (float16/bfloat16 computed in float32, as PyTorch's acc type),
+    written into `out` where it has the kernel's dtype."""
     if np.dtype(dtype) == np.float64:
-        x = uniform_float64(g, n)
-        return x if (low, high) == (0.0, 1.0) else _affine()(x, high - low, low)
+        return uniform_float64(g, n, high - low, low, out)
     lo, hi = np.asarray(low, dtype), np.asarray(high, dtype)  # the bounds in the tensor's type
-    x = _unit32()(g.u32(n), np.float32(lo), np.float32(hi - lo), (low, high) != (0.0, 1.0))
+    x = _kernels().uniform32(*g.spend(n), _target(n, np.float32, out), np.float32(lo), np.float32(hi - lo),
+                             (low, high) != (0.0, 1.0))
     if np.dtype(dtype) == np.float32:
         return x
     r = x.astype(dtype)
@@ -86,45 +93,19 @@ def serial_normal(g: MT19937, n: int, mean: float = 0.0, std: float = 1.0) -> np
 
 def normal(g: MT19937, n: int, dtype: np.dtype, contiguous: bool, mean: float = 0.0, std: float = 1.0,
            out: np.ndarray | None = None) -> np.ndarray:
-    """`normal_`'s values: `normal_fill` for a contiguous tensor of 16 or more, else the serial normal; a float32
-    `normal_fill` writes straight into `out` (1-D, contiguous) where given."""
+    """`normal_`'s values: `normal_fill` for a contiguous tensor of 16 or more, else the serial normal; a
+    `normal_fill` writes straight into `out` (1-D, contiguous) where it has the kernel's dtype."""
     if n < 16 or not contiguous:
         return serial_normal(g, n, mean, std).astype(dtype)
     if np.dtype(dtype) != np.float64:  # float32, and the 16-bit types rounded from it
         # float32 draws a uniform per value first; the 16-bit types draw only the whole blocks' (PyTorch 2.13)
         whole = n if np.dtype(dtype) == np.float32 else n // 16 * 16
-        words = g.u32(whole + (16 if n % 16 else 0))
-        out = np.empty(n, np.float32) if out is None else out
-        _avx2_fill()(words, out, whole, np.float32(mean), np.float32(std), (mean, std) == (0.0, 1.0))
+        out = _kernels().normal32(*g.spend(whole + (16 if n % 16 else 0)), _target(n, np.float32, out), whole,
+                                  np.float32(mean), np.float32(std), (mean, std) == (0.0, 1.0))
         return out.astype(dtype, copy=False)
-    u = uniform_float64(g, n + (16 if n % 16 else 0))
-    return _fill_blocks(u, n, _block64, mean, std)
-
-
-def _fill_blocks(u: np.ndarray, n: int, block, mean, std) -> np.ndarray:
-    """Box-Muller over the whole blocks of 16, then the last 16 values again from the last 16 uniforms drawn."""
-    whole = n // 16 * 16
-    out = np.empty(n, u.dtype)
-    out[:whole] = block(u[:whole].reshape(-1, 16), mean, std).reshape(-1)
-    if n % 16:
-        out[n - 16:] = block(u[-16:].reshape(1, 16), mean, std).reshape(-1)
-    return out
-
-
-def _block64(b: np.ndarray, mean, std) -> np.ndarray:
-    """PyTorch's float64 `normal_fill_16`, its log, cosine and sine glibc's."""
-    radius = np.sqrt(-2.0 * _libm()((1.0 - b[:, :8]).ravel(), _LOG, 0.0)).reshape(-1, 8)
-    theta = (2.0 * math.pi * b[:, 8:]).ravel()
-    c = _libm()(theta, _COS, 0.0).reshape(-1, 8)
-    s = _libm()(theta, _SIN, 0.0).reshape(-1, 8)
-    if (mean, std) == (0.0, 1.0):
-        return np.concatenate([radius * c, radius * s], axis=1)
-    return np.concatenate([_affine()(radius * c, std, mean), _affine()(radius * s, std, mean)], axis=1)
-
-
-def _avx2_fill():
-    return _kernels().fill
-
+    drawn = n + (16 if n % 16 else 0)  # uniforms, two words each
+    return _kernels().normal64(*g.spend(2 * drawn), _target(n, np.float64, out), float(mean), float(std),
+                               (mean, std) == (0.0, 1.0))
 
 
 # --- the libm-exact float64 pieces (Numba's math calls glibc's, as PyTorch's std:: calls do) ----------------------
@@ -143,16 +124,8 @@ def _affine():
     return _kernels().affine
 
 
-def _unit32():
-    return _kernels().unit
-
-
 def _mod_shift():
     return _kernels().mod_shift
-
-
-def _shuffle():
-    return _kernels().shuffle
 
 
 # --- the discrete and the other continuous samplers --------------------------------------------------------------
@@ -168,9 +141,13 @@ def bernoulli_tensor(g: MT19937, p: np.ndarray) -> np.ndarray:
     return uniform(g, p.size, np.float32) < p.reshape(-1).astype(np.float32)
 
 
-def random_from_to(g: MT19937, n: int, low: int, high: int, use64: bool) -> np.ndarray:
-    """`random_(low, high)`: a word (a 64-bit draw where the range needs it and the dtype allows) mod the range."""
+def random_from_to(g: MT19937, n: int, low: int, high: int, use64: bool,
+                   out: np.ndarray | None = None) -> np.ndarray:
+    """`random_(low, high)`: a word (a 64-bit draw where the range needs it and the dtype allows) mod the range;
+    written into `out` where it is int64."""
     span = high - low
+    if span < 1 << 32:
+        return _kernels().randint32(*g.spend(n), _target(n, np.int64, out), np.uint32(span), np.int64(low))
     draws = g.u64(n) if use64 and span >= 1 << 32 else g.u32(n)
     if span >= 1 << 63:
         return np.array([int(d) % span + low for d in draws], dtype=np.int64)
@@ -187,7 +164,7 @@ def randperm(g: MT19937, n: int) -> np.ndarray:
     """`randperm(n)`: the forward Fisher-Yates shuffle of 0..n-1, element i swapped with i + word mod (n - i)."""
     if n <= 1:
         return np.arange(n)
-    return _shuffle()(g.u32(n - 1))
+    return _kernels().randperm(*g.spend(n - 1), n)
 
 
 def exponential(g: MT19937, n: int, lambd: float) -> np.ndarray:
@@ -220,13 +197,13 @@ def _rewound(g: MT19937, kernel, *args):
     """Run `kernel(*args, uniforms, cache_valid, cache)` on uniforms drawn ahead, then wind the engine back and
     forward by exactly the number it used (a rejection sampler's count is not known beforehand); the kernel
     returns (out, used or -1 for more, cache_valid, cache), the float64 normal cache being part of the stream."""
-    saved = (g.bits.state, g.fresh, g.words)
+    saved = g.snapshot()
     ahead = 8 * args[0].size + 64
     while True:
         u = uniform_float64(g, ahead)
         cached = g.next_double is not None
         out, used, valid, value = kernel(*args, u, cached, g.next_double if cached else 0.0)
-        g.bits.state, g.fresh, g.words = saved
+        g.restore(saved)
         if used >= 0:
             uniform_float64(g, used)
             g.next_double = value if valid else None

@@ -9,12 +9,15 @@ PyTorch when each sampler consumes the same words in the same order and transfor
 tempered words), so the words come from C; only the seeding goes through numpy's legacy `RandomState`, whose
 seeding is `init_genrand`. PyTorch also keeps one cached normal draw of each precision (Box-Muller makes two
 at a time); they are part of the state, and `get_state()` writes all of it in PyTorch's 5056-byte layout
-(`CPUGeneratorImplState`), so a state saved by either library restores in the other.
+(`CPUGeneratorImplState`), so a state saved by either library restores in the other. The engine's twist and
+tempering run in compiled code (NOTE [ The engine in compiled code ]), in the samplers' own kernels.
 """
 
 from __future__ import annotations
 
 import struct
+
+from functools import cache
 
 import numpy as np
 
@@ -29,43 +32,64 @@ STATE_BYTES = _HEAD.size + 8 * _N + _TAIL.size  # 5056
 _WORDS_AT = _HEAD.size
 
 
-class MT19937:
-    """PyTorch's CPU engine: 32-bit words (`u32`), 64-bit draws (`u64`), and the normal caches."""
+@cache
+def _kernels():
+    """`ember.core._sampling_kernels` (Numba), imported on the first draw."""
+    from ember.core import _sampling_kernels
 
-    __slots__ = ("bits", "seed", "fresh", "next_double", "next_float", "words")
+    return _sampling_kernels
+
+
+class MT19937:
+    """PyTorch's CPU engine: 32-bit words (`u32`), 64-bit draws (`u64`), and the normal caches; `key` (624 words)
+    and `st[0]` (the next word's index, 624 when a twist is due) are what the compiled samplers draw from."""
+
+    __slots__ = ("key", "st", "seed", "fresh", "next_double", "next_float", "words")
 
     def __init__(self, seed: int) -> None:
-        self.bits = np.random.MT19937()
+        self.st = np.zeros(1, np.int64)
         self.reseed(seed)
 
     def reseed(self, seed: int) -> None:
         """`init_genrand(seed mod 2**32)`; the caches are emptied, as `manual_seed` does in PyTorch."""
         _, key, pos, *_ = np.random.RandomState(seed & 0xFFFFFFFF).get_state()
-        self.bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        self.key = key.astype(np.uint32)
+        self.st[0] = pos
         self.seed = seed
         self.fresh = True  # PyTorch's `next` is 0 until the first word is drawn, 624 at a block's end later
         self.next_double = None
         self.next_float = None
         self.words = 0  # words drawn since seeding: a position that changes with every draw
 
-    def u32(self, n: int) -> np.ndarray:
-        """The next `n` words (uint64 holding 32-bit values)."""
+    def spend(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The engine (`key`, `st`) for a kernel that draws the next `n` words."""
         self.fresh = False
         self.words += n
-        return self.bits.random_raw(n)
+        return self.key, self.st
+
+    def u32(self, n: int) -> np.ndarray:
+        """The next `n` words (uint64 holding 32-bit values)."""
+        return _kernels().words(*self.spend(n), n)
 
     def u64(self, n: int) -> np.ndarray:
         """The next `n` 64-bit draws, each two words, the first the high half (PyTorch's `random64`)."""
-        w = self.u32(2 * n)
-        return (w[0::2] << np.uint64(32)) | w[1::2]
+        return _kernels().words64(*self.spend(2 * n), n)
+
+    def snapshot(self) -> tuple:
+        """The engine's position, for `restore`: a sampler that draws ahead winds back to it."""
+        return self.key.copy(), int(self.st[0]), self.fresh, self.words
+
+    def restore(self, saved: tuple) -> None:
+        key, pos, self.fresh, self.words = saved
+        self.key[:] = key
+        self.st[0] = pos
 
     def state_bytes(self) -> bytes:
-        st = self.bits.state["state"]
-        pos = int(st["pos"])
+        pos = int(self.st[0])
         nxt = 0 if self.fresh else pos
         left = 1 if pos == _N else _N + 1 - pos
         head = _HEAD.pack(self.seed, left, 1, nxt)
-        words = np.asarray(st["key"], dtype="<u8").tobytes()
+        words = self.key.astype("<u8").tobytes()
         d, f = self.next_double, self.next_float
         tail = _TAIL.pack(0.0, 0.0 if d is None else d, 0.0, d is not None, 0.0 if f is None else f, f is not None)
         return head + words + tail
@@ -77,7 +101,8 @@ class MT19937:
             raise RuntimeError("Invalid mt19937 state")
         key = np.frombuffer(raw, dtype="<u8", count=_N, offset=_WORDS_AT).astype(np.uint32)
         _, d, _, d_ok, f, f_ok = _TAIL.unpack_from(raw, _WORDS_AT + 8 * _N)
-        self.bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N if left == 1 else nxt}}
+        self.key = key
+        self.st[0] = _N if left == 1 else nxt
         self.seed = seed
         self.fresh = left == 1 and nxt == 0
         self.next_double = d if d_ok else None

@@ -235,6 +235,19 @@ def _fill_in_order(x: Tensor, values: np.ndarray) -> Tensor:
     return x
 
 
+def _draw_into(x: Tensor, draw) -> Tensor:
+    """`draw(out)` into x: a kernel writes a contiguous x's memory itself (`out`, 1-D) where its dtype allows,
+    otherwise its values are written in PyTorch's order."""
+    a = x._np()
+    if not (a.flags.c_contiguous and a.flags.writeable):
+        return _fill_in_order(x, draw(None))
+    flat = a.reshape(-1)
+    values = draw(flat)
+    if values is not flat:
+        flat[...] = values
+    return x
+
+
 # PyTorch's refusals of an integer or bool tensor, per sampler: a kernel with no instance for the dtype, or a sentence
 _NOT_FOR_INTEGERS = {"uniform_": "check_uniform_bounds", "normal_": "normal_kernel_cpu",
                      "log_normal_": "log_normal_cpu", "exponential_": "Exponential", "cauchy_": "Cauchy"}
@@ -260,7 +273,8 @@ _uniform = declare("uniform_", mutates=(0,), differentiable=False)
 @_uniform.register("cpu")
 def _uniform_cpu(x, low=0.0, high=1.0, *, generator=None):
     _work_dtype(x, "uniform_")
-    return _fill_in_order(x, cs.uniform(cpu_engine(generator), x.numel(), x._dtype.np, low, high))
+    g = cpu_engine(generator)
+    return _draw_into(x, lambda out: cs.uniform(g, x.numel(), x._dtype.np, low, high, out))
 
 
 _normal = declare("normal_", mutates=(0,), differentiable=False)
@@ -269,12 +283,9 @@ _normal = declare("normal_", mutates=(0,), differentiable=False)
 @_normal.register("cpu")
 def _normal_cpu(x, mean=0.0, std=1.0, *, generator=None):
     _work_dtype(x, "normal_")
-    a = x._np()
     g = cpu_engine(generator)
-    if a.dtype == np.float32 and a.flags.c_contiguous and a.flags.writeable and a.size >= 16:
-        cs.normal(g, a.size, a.dtype, True, mean, std, out=a.reshape(-1))  # written in place
-        return x
-    return _fill_in_order(x, cs.normal(g, x.numel(), x._dtype.np, a.flags.c_contiguous, mean, std))
+    contiguous = x._np().flags.c_contiguous
+    return _draw_into(x, lambda out: cs.normal(g, x.numel(), x._dtype.np, contiguous, mean, std, out))
 
 
 _bernoulli = declare("bernoulli_", mutates=(0,), differentiable=False, mixed_devices=True)
@@ -296,7 +307,7 @@ def _bernoulli_meta(x, p=0.5, *, generator=None) -> None:
 def _bernoulli_cpu(x, p=0.5, *, generator=None):
     g = cpu_engine(generator)
     if not isinstance(p, Tensor):
-        return _fill_in_order(x, cs.bernoulli_scalar(g, x.numel(), float(p)))
+        return _draw_into(x, lambda out: cs.bernoulli_scalar(g, x.numel(), float(p)))
     a = x._np()
     probs = np.broadcast_to(np.asarray(p._host_array()), a.shape)
     if not a.flags.c_contiguous and a.ndim > 1:  # p is read in x's memory order
@@ -320,8 +331,8 @@ _WIDE = ("int64", "float64", "float32", "bfloat16")
 
 @_random.register("cpu")
 def _random_cpu(x, low, high, *, generator=None):
-    values = cs.random_from_to(cpu_engine(generator), x.numel(), low, high, x._dtype.name in _WIDE)
-    return _fill_in_order(x, values)
+    g = cpu_engine(generator)
+    return _draw_into(x, lambda out: cs.random_from_to(g, x.numel(), low, high, x._dtype.name in _WIDE, out))
 
 
 _cauchy = declare("cauchy_", mutates=(0,), differentiable=False)
@@ -489,7 +500,10 @@ def _new(shape, dtype, device, out: Tensor | None):
     return empty(shape, dtype=dtype, device=device)
 
 
-def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
+    """A factory's result: a tensor it made is at version 0, as PyTorch's (its draw wrote it in place)."""
+    if out is None:
+        t._storage.version = 0
     return require_grad(t) if requires_grad else t
 
 
@@ -504,7 +518,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
     """
     t = _new(_size(size, _size_kwarg("rand", kwargs), "rand"), dtype, device, out)
     _uniform(_pairs(t), 0.0, 1.0, generator=generator)
-    return _finish(t, requires_grad)
+    return _finish(t, requires_grad, out)
 
 
 @composite("randn")
@@ -513,7 +527,7 @@ def randn(*size, generator: Generator | None = None, out: Tensor | None = None, 
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
     t = _new(_size(size, _size_kwarg("randn", kwargs), "randn"), dtype, device, out)
     _normal(_pairs(t), 0.0, _pair_std(t, 1.0), generator=generator)
-    return _finish(t, requires_grad)
+    return _finish(t, requires_grad, out)
 
 
 def _like(input: Tensor, dtype, device, op: str = "rand_like"):
@@ -568,7 +582,7 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
     if int(low) >= int(high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     t = _new(_size((), size), dtypes.int64 if dtype is None else dtype, device, out)
-    return _finish(_random(t, int(low), int(high), generator=generator), requires_grad)
+    return _finish(_random(t, int(low), int(high), generator=generator), requires_grad, out)
 
 
 @composite("randint_like")
@@ -601,7 +615,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     t = tensor(perm, dtype=dt, device=device)
     if out is not None:
         return write_out(out, perm.astype(dt.np), "randperm")
-    return _finish(t, requires_grad)
+    return _finish(t, requires_grad, None)
 
 
 _NORMAL_OVERLOADS = (
@@ -624,7 +638,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         t = _new(_size((), size), dtype, device, out)
-        return _finish(_normal(t, float(mean), float(std), generator=generator), requires_grad)
+        return _finish(_normal(t, float(mean), float(std), generator=generator), requires_grad, out)
     if st and (np.asarray(std._host_array()) < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st and std < 0:
@@ -649,7 +663,7 @@ def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None, out:
     prob = input if p is None else p
     _check_p(prob)
     t = out if out is not None else empty_like(input, memory_format=contiguous_format)  # row-major, as PyTorch's
-    return _bernoulli(t, prob, generator=generator)
+    return _finish(_bernoulli(t, prob, generator=generator), False, out)
 
 
 _poisson = declare("poisson", differentiable=False)
