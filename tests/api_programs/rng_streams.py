@@ -73,3 +73,9 @@ show("binomial", torch.binomial(torch.tensor([5.0, 40.0, 400.0, 30.0]), torch.te
 show("Binomial", D.Binomial(20, torch.tensor([0.1, 0.6])).sample((2,)))
 show("after", torch.rand(3))
 show("VonMises", D.VonMises(torch.tensor([0.0, 1.0]), torch.tensor([0.5, 4.0])).sample((2,)))
+show("_standard_gamma", torch._standard_gamma(torch.tensor([0.3, 1.0, 7.5])))
+big = torch.randn(2000, 1000)  # a draw across many engine blocks, written in place
+print("big", f"{big.sum().item():.4f}", f"{big.std().item():.6f}", big[1999, 990:].tolist())
+made = [torch.randn(3), torch.rand(2), torch.randint(0, 5, (3,)), torch.rand_like(big[:2]),
+        torch.normal(0.0, 1.0, (3,)), torch.bernoulli(torch.full((3,), 0.5)), torch.randperm(3)]
+print("versions", [t._version for t in made], torch.empty(3).normal_()._version)
