@@ -365,6 +365,28 @@ def test_compiled_engine_draws_numpys_words_across_twists():
     assert R.default_generator._mt.words == 7404
 
 
+def test_rejection_samplers_draw_from_the_engine_across_a_block_boundary():
+    # poisson below rate 10 multiplies uniforms until the product falls to exp(-rate): each value takes (value + 1)
+    # uniforms, the first here made of the last word of one engine block and the first of the next
+    w = _mt_words(5, 624 + 2 * 400 + 1)
+    E.manual_seed(5)
+    E.rand(623)
+    got = E.poisson(E.full((40,), 3.0)).tolist()
+    u = ((w[623:-1:2] << np.uint64(32)) | w[624::2]) & np.uint64(2**53 - 1)
+    u, want, k = u.astype(np.float64) * 2.0**-53, [], 0
+    for _ in range(40):
+        prod, x = 1.0, 0
+        while True:
+            prod *= u[k]
+            k += 1
+            if prod <= math.exp(-3.0):
+                break
+            x += 1
+        want.append(float(x))
+    assert got == want
+    assert E.rand(1).item() == np.float32(w[623 + 2 * k] & 0xFFFFFF) * np.float32(2**-24)
+
+
 def test_contiguous_draws_are_written_in_place(monkeypatch):
     # a kernel writes a contiguous tensor of its own dtype directly; only a strided or other-dtype one is copied
     copies = []

@@ -99,6 +99,28 @@ def draw(key, st, w):
     st[0] = pos
 
 
+@numba.njit(inline="always")
+def next_double(key, st):
+    """One float64 uniform (53 bits of a 64-bit draw), for samplers that do not know how many they need."""
+    pos = st[0]
+    if pos >= _N - 1:
+        if pos == _N - 1:
+            hi = temper(key[pos])
+            twist(key)
+            lo = temper(key[0])
+            st[0] = 1
+        else:
+            twist(key)
+            hi = temper(key[0])
+            lo = temper(key[1])
+            st[0] = 2
+    else:
+        hi = temper(key[pos])
+        lo = temper(key[pos + 1])
+        st[0] = pos + 2
+    return np.float64(((hi << np.uint64(32)) | lo) & np.uint64((1 << 53) - 1)) * 1.1102230246251565e-16
+
+
 @numba.njit(cache=True, nogil=True)
 def words(key, st, n):
     """`n` words (uint64 holding 32-bit values)."""
@@ -381,7 +403,7 @@ def mod_shift(draws, span, low):
 
 
 @numba.njit(cache=True, nogil=True)
-def poisson(rates, u, cache_valid, cache):
+def poisson(rates, key, st, cache_valid, cache):
     out = np.empty(rates.size)
     k = 0
     for i in range(rates.size):
@@ -394,10 +416,8 @@ def poisson(rates, u, cache_valid, cache):
             invalpha = 1.1239 + 1.1328 / (b - 3.4)
             vr = 0.9277 - 3.6224 / (b - 2)
             while True:
-                if k + 2 > u.size:
-                    return out, -1, cache_valid, cache
-                uu = u[k] - 0.5
-                v = u[k + 1]
+                uu = next_double(key, st) - 0.5
+                v = next_double(key, st)
                 k += 2
                 us = 0.5 - abs(uu)
                 x = math.floor((2 * a / us + b) * uu + lam + 0.43)
@@ -416,9 +436,7 @@ def poisson(rates, u, cache_valid, cache):
             x = 0.0
             prod = 1.0
             while True:
-                if k >= u.size:
-                    return out, -1, cache_valid, cache
-                prod *= u[k]
+                prod *= next_double(key, st)
                 k += 1
                 if prod > enlam:
                     x += 1.0
@@ -432,7 +450,7 @@ third = float(np.float32(1.0) / np.float32(3.0))  # PyTorch's 1.0f / 3.0f
 c0331 = float(np.float32(0.0331))
 
 @numba.njit(cache=True, nogil=True)
-def gamma(alphas, float32, u, cache_valid, cache):
+def gamma(alphas, float32, key, st, cache_valid, cache):
     out = np.empty(alphas.size)
     k = 0
     for i in range(alphas.size):
@@ -442,10 +460,8 @@ def gamma(alphas, float32, u, cache_valid, cache):
             if alpha == 0.0:
                 out[i] = 0.0
                 continue
-            if k >= u.size:
-                return out, -1, cache_valid, cache
             inv = np.float32(1.0) / np.float32(alpha) if float32 else 1.0 / alpha
-            scale *= (1.0 - u[k]) ** inv
+            scale *= (1.0 - next_double(key, st)) ** inv
             k += 1
             alpha = np.float32(alpha) + np.float32(1.0) if float32 else alpha + 1.0
         d = np.float32(alpha) - np.float32(third) if float32 else alpha - third
@@ -456,10 +472,9 @@ def gamma(alphas, float32, u, cache_valid, cache):
                     x = cache
                     cache_valid = False
                 else:
-                    if k + 2 > u.size:
-                        return out, -1, cache_valid, cache
-                    r = math.sqrt(-2.0 * math.log1p(-u[k + 1]))
-                    theta = 2.0 * math.pi * u[k]
+                    u1 = next_double(key, st)
+                    r = math.sqrt(-2.0 * math.log1p(-next_double(key, st)))
+                    theta = 2.0 * math.pi * u1
                     k += 2
                     cache = r * math.sin(theta)
                     cache_valid = True
@@ -468,9 +483,7 @@ def gamma(alphas, float32, u, cache_valid, cache):
                 if y > 0:
                     break
             v = y * y * y
-            if k >= u.size:
-                return out, -1, cache_valid, cache
-            uu = 1.0 - u[k]
+            uu = 1.0 - next_double(key, st)
             k += 1
             xx = x * x
             if uu < 1.0 - c0331 * xx * xx or math.log(uu) < 0.5 * xx + d * (1.0 - v + math.log(v)):
@@ -491,7 +504,7 @@ def stirling_tail(k):
     return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
 @numba.njit(cache=True, nogil=True)
-def binomial(count, prob, float32, u, cache_valid, cache):
+def binomial(count, prob, float32, key, st, cache_valid, cache):
     out = np.empty(count.size)
     k_used = 0
     for i in range(count.size):
@@ -515,10 +528,8 @@ def binomial(count, prob, float32, u, cache_valid, cache):
             alpha = (2.83 + 5.1 / b) * stddev
             m = math.floor((n + 1) * q)
             while True:
-                if k_used + 2 > u.size:
-                    return out, -1, cache_valid, cache
-                uu = u[k_used] - 0.5
-                v = u[k_used + 1]
+                uu = next_double(key, st) - 0.5
+                v = next_double(key, st)
                 k_used += 2
                 us = 0.5 - abs(uu)
                 k = math.floor((2 * a / us + b) * uu + c)
@@ -541,9 +552,7 @@ def binomial(count, prob, float32, u, cache_valid, cache):
             geom_sum = 0.0
             got = 0.0
             while True:
-                if k_used >= u.size:
-                    return out, -1, cache_valid, cache
-                geom_sum += math.ceil(math.log(u[k_used]) / logq)
+                geom_sum += math.ceil(math.log(next_double(key, st)) / logq)
                 k_used += 1
                 if geom_sum > n:
                     break
@@ -551,3 +560,21 @@ def binomial(count, prob, float32, u, cache_valid, cache):
         out[i] = n - got if flip else got
     return out, k_used, cache_valid, cache
 
+
+@numba.njit(cache=True, nogil=True)
+def cdf_search(cdf, u, out):
+    """Per row, each uniform's first bucket whose cumulative probability is at least it (PyTorch's binary search),
+    clamped to the last bucket."""
+    rows, c = cdf.shape
+    for i in range(rows):
+        for j in range(u.shape[1]):
+            x = u[i, j]
+            lo, hi = 0, c
+            while hi > lo:
+                mid = lo + (hi - lo) // 2
+                if cdf[i, mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[i, j] = min(lo, c - 1)
+    return out

@@ -186,36 +186,30 @@ def geometric(g: MT19937, n: int, p: float) -> np.ndarray:
 def poisson(g: MT19937, rates: np.ndarray) -> np.ndarray:
     """PyTorch's `sample_poisson` per rate, in order: products of uniforms below 10, Hörmann's transformed
     rejection from 10 up."""
-    return _rewound(g, _poisson_kernel(), np.ascontiguousarray(rates, dtype=np.float64).reshape(-1))
+    return _drawing(g, _poisson_kernel(), np.ascontiguousarray(rates, dtype=np.float64).reshape(-1))
 
 
 def _poisson_kernel():
     return _kernels().poisson
 
 
-def _rewound(g: MT19937, kernel, *args):
-    """Run `kernel(*args, uniforms, cache_valid, cache)` on uniforms drawn ahead, then wind the engine back and
-    forward by exactly the number it used (a rejection sampler's count is not known beforehand); the kernel
-    returns (out, used or -1 for more, cache_valid, cache), the float64 normal cache being part of the stream."""
-    saved = g.snapshot()
-    ahead = 8 * args[0].size + 64
-    while True:
-        u = uniform_float64(g, ahead)
-        cached = g.next_double is not None
-        out, used, valid, value = kernel(*args, u, cached, g.next_double if cached else 0.0)
-        g.restore(saved)
-        if used >= 0:
-            uniform_float64(g, used)
-            g.next_double = value if valid else None
-            return out
-        ahead *= 4
+def _drawing(g: MT19937, kernel, *args):
+    """Run a rejection sampler `kernel(*args, key, st, cache_valid, cache)` on the engine itself (how many
+    uniforms it takes is not known beforehand); it returns (out, uniforms used, cache_valid, cache), the float64
+    normal cache being part of the stream."""
+    cached = g.next_double is not None
+    out, used, valid, value = kernel(*args, g.key, g.st, cached, g.next_double if cached else 0.0)
+    if used:
+        g.spend(2 * used)
+    g.next_double = value if valid else None
+    return out
 
 
 def gamma(g: MT19937, alphas: np.ndarray, float32: bool) -> np.ndarray:
     """PyTorch's `sample_gamma` per concentration, in order (Marsaglia and Tsang, boosted below 1): float64
     draws, the concentration's own arithmetic float32 where the tensor is (`float32`), as PyTorch's kernel."""
     a = np.ascontiguousarray(alphas, dtype=np.float64).reshape(-1)
-    return _rewound(g, _gamma_kernel(), a, float32)
+    return _drawing(g, _gamma_kernel(), a, float32)
 
 
 def _gamma_kernel():
@@ -227,7 +221,7 @@ def binomial(g: MT19937, count: np.ndarray, prob: np.ndarray, float32: bool) -> 
     BTRS transformed rejection above, on p or 1 - p, whichever is at most 0.5."""
     n = np.ascontiguousarray(count, dtype=np.float64).reshape(-1)
     p = np.ascontiguousarray(prob, dtype=np.float64).reshape(-1)
-    return _rewound(g, _binomial_kernel(), n, p, float32)
+    return _drawing(g, _binomial_kernel(), n, p, float32)
 
 
 def _binomial_kernel():
@@ -236,14 +230,11 @@ def _binomial_kernel():
 
 def multinomial_with_replacement(g: MT19937, rows: np.ndarray, num_samples: int) -> np.ndarray:
     """Each row's normalised cumulative sum searched for float64 uniforms, row after row (PyTorch's kernel)."""
-    n, c = rows.shape
+    n = rows.shape[0]
     acc = np.float64 if rows.dtype == np.float64 else np.float32
     cdf = np.cumsum(rows.astype(acc), axis=1, dtype=acc)
     with np.errstate(invalid="ignore"):  # an overflowed sum makes NaN entries, which PyTorch's search steps over
         cdf = cdf / cdf[:, -1:]
     cdf[:, -1] = 1.0
     u = uniform_float64(g, n * num_samples).reshape(n, num_samples)
-    out = np.empty((n, num_samples), np.int64)
-    for i in range(n):
-        out[i] = np.searchsorted(cdf[i], u[i], side="left")  # the first bucket >= u
-    return np.minimum(out, c - 1)
+    return _kernels().cdf_search(cdf, u, np.empty((n, num_samples), np.int64))

@@ -75,15 +75,6 @@ class MT19937:
         """The next `n` 64-bit draws, each two words, the first the high half (PyTorch's `random64`)."""
         return _kernels().words64(*self.spend(2 * n), n)
 
-    def snapshot(self) -> tuple:
-        """The engine's position, for `restore`: a sampler that draws ahead winds back to it."""
-        return self.key.copy(), int(self.st[0]), self.fresh, self.words
-
-    def restore(self, saved: tuple) -> None:
-        key, pos, self.fresh, self.words = saved
-        self.key[:] = key
-        self.st[0] = pos
-
     def state_bytes(self) -> bytes:
         pos = int(self.st[0])
         nxt = 0 if self.fresh else pos
