@@ -20,7 +20,7 @@ from ember.core.ops._util import (_C_INT_NAMES, broadcast_shapes, int_value, leg
                                   warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, value_read_guard
 
 __all__ = [
     "view", "view_as", "reshape", "reshape_as", "contiguous", "clone", "permute", "transpose", "swapaxes", "swapdims",
@@ -375,6 +375,8 @@ def _fill_cpu(self, value):
 def fill_(input, value) -> Tensor:
     """Set every element to `value` (a number or a 0-dim tensor)."""
     if isinstance(value, Tensor):
+        if value_read_guard[0] is not None:  # vmap refuses a mapped value filled into an unmapped tensor
+            value_read_guard[0](value, "fill_", input)
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
