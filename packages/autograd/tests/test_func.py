@@ -268,3 +268,15 @@ def test_vmap_in_dims_structure_mismatch_prints_pytorchs_treespecs():
         vmap(lambda a, b: a + b, in_dims=(0,))(x, x)
     out = vmap(lambda a, d: a + d["u"] * d["v"], in_dims=(0, {"u": 1, "v": None}))(x, {"u": x.t(), "v": 2.0})
     assert out.tolist() == [[3.0] * 3] * 2
+
+
+def test_vmap_refuses_filling_a_mapped_value_into_an_unmapped_tensor():
+    # PyTorch 2.13's words; a mapped tensor filled with its own mapped value, or any tensor with an unmapped one, works
+    with pytest.raises(RuntimeError, match=re.escape(
+            "vmap: fill_(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that "
+            "has more elements than `self`. This happened due to `other` being vmapped over but `self` not being "
+            "vmapped over in a vmap. Please try to use out-of-place operators instead of fill_.")):
+        vmap(lambda r: E.zeros(3).fill_(r[0]))(E.ones(2, 3))
+    x = E.arange(6.0).reshape(2, 3)
+    assert vmap(lambda r: r.clone().fill_(r[0]))(x).tolist() == [[0.0] * 3, [3.0] * 3]
+    assert vmap(lambda r: E.zeros(3).fill_(E.tensor(2.0)))(x).tolist() == [[2.0] * 3] * 2

@@ -185,3 +185,53 @@ def test_allow_mutation_on_saved_tensors_refuses_nesting_and_backward_outside():
     with pytest.raises(AssertionError, match="^Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
                                              "contextin which the graph was originally recorded.$"):
         r.backward()
+
+
+# what PyTorch 2.13's pack hook sees, in order (its generated nodes save by ATen's argument names; addmm and
+# the other one-node composites by argument order): "aI" the op's I-th argument, "out" its result
+_PACK_ORDER = {
+    "mul": (lambda x, y: x * y, [(3,), (3,)], ["a1", "a0"]),
+    "div": (lambda x, y: x / y, [(3,), (3,)], ["a1", "a0"]),
+    "matmul": (lambda x, y: x @ y, [(2, 3), (3, 4)], ["a1", "a0"]),
+    "mm": (ea.mm, [(2, 3), (3, 4)], ["a1", "a0"]),
+    "bmm": (ea.bmm, [(2, 2, 3), (2, 3, 4)], ["a1", "a0"]),
+    "atan2": (ea.atan2, [(3,), (3,)], ["a1", "a0"]),
+    "maximum": (ea.maximum, [(3,), (3,)], ["a1", "a0"]),
+    "minimum": (ea.minimum, [(3,), (3,)], ["a1", "a0"]),
+    "hypot": (ea.hypot, [(3,), (3,)], ["a1", "a0", "out"]),
+    "fmod": (ea.fmod, [(3,), (3,)], ["a1", "a0"]),
+    "clamp": (ea.clamp, [(3,), (3,), (3,)], ["a2", "a1", "a0"]),
+    "lerp": (ea.lerp, [(3,), (3,), (3,)], ["a1", "a0", "a2"]),
+    "pow": (lambda x, y: x ** y, [(3,), (3,)], ["a1", "a0", "out"]),
+    "dot": (ea.dot, [(3,), (3,)], ["a0", "a1"]),
+    "addmm": (ea.addmm, [(4,), (2, 3), (3, 4)], ["a1", "a2"]),
+    "baddbmm": (ea.baddbmm, [(2, 2, 4), (2, 2, 3), (2, 3, 4)], ["a1", "a2"]),
+    "addcmul": (ea.addcmul, [(3,), (3,), (3,)], ["a1", "a2"]),
+    "addcdiv": (ea.addcdiv, [(3,), (3,), (3,)], ["a1", "a2"]),
+    "exp": (ea.exp, [(3,)], ["out"]),
+    "log": (ea.log, [(3,)], ["a0"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PACK_ORDER))
+def test_pack_hooks_see_the_saved_tensors_in_pytorchs_order(name):
+    fn, shapes, expected = _PACK_ORDER[name]
+    ea.manual_seed(0)
+    args = [(ea.rand(*s) + 0.5).requires_grad_() for s in shapes]
+    packed, unpacked = [], []
+
+    def pack(t):
+        packed.append(t.detach().clone())
+        return len(packed) - 1
+
+    def unpack(i):
+        unpacked.append(i)
+        return packed[i]
+
+    with graph.saved_tensors_hooks(pack, unpack):
+        out = fn(*args)
+    known = {f"a{i}": a.detach() for i, a in enumerate(args)} | {"out": out.detach()}
+    seen = [next(k for k, v in known.items() if v.shape == t.shape and ea.equal(v, t)) for t in packed]
+    assert seen == expected
+    out.sum().backward()
+    assert unpacked == list(range(len(packed)))  # each unpacked once, in saved order

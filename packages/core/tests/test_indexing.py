@@ -903,3 +903,29 @@ def test_scatter_reduce_mean_of_complex_divides_as_pytorch():
     """A complex mean divides (PyTorch: [[0.5, 0.5, 0]] here); only integers floor."""
     z = E.zeros(2, 3, dtype=E.complex64).scatter_reduce(1, E.tensor([[0, 1]]), E.ones(1, 2, dtype=E.complex64), "mean")
     assert np.array_equal(z.numpy(), np.array([[0.5, 0.5, 0], [0, 0, 0]], np.complex64))
+
+
+@pytest.mark.parametrize("key, shape, first", [
+    ((Ellipsis, 0, Ellipsis), (2, 3), [0.0, 4.0, 8.0]), ((0, Ellipsis, Ellipsis), (3, 4), [0.0, 1.0, 2.0]),
+    ((Ellipsis, None, Ellipsis), (2, 3, 4, 1), [0.0, 1.0, 2.0]), ((1, Ellipsis, 0, Ellipsis), (3,), [12.0, 16.0, 20.0]),
+    ((Ellipsis, slice(1, None), Ellipsis), (2, 3, 3), [1.0, 2.0, 3.0]),
+    ((Ellipsis, E.tensor([0, 1]), Ellipsis), (2, 3, 2), [0.0, 1.0, 4.0])])
+def test_several_ellipses_index_as_pytorch_2_13(key, shape, first):
+    # PyTorch 2.13's answers: each ellipsis moves on by the dims the other items leave, so a second one ends past
+    # the last dim
+    x = E.arange(24.0).reshape(2, 3, 4)
+    r = x[key]
+    assert tuple(r.shape) == shape and r.flatten()[:3].tolist() == first
+    y = x.clone()
+    y[key] = -1
+    assert (y == -1).sum().item() == r.numel()
+
+
+@pytest.mark.parametrize("key, message", [
+    ((Ellipsis, 0, Ellipsis, 1), "index 1 is out of bounds for dimension 3 with size 0"),
+    ((Ellipsis, Ellipsis, 0), "index 0 is out of bounds for dimension 2 with size 0"),
+    ((Ellipsis, 0, Ellipsis, slice(1, None)),
+     re.escape("Dimension out of range (expected to be in range of [-2, 1], but got 2)"))])
+def test_an_index_past_the_last_dim_after_two_ellipses_raises_pytorchs_index_error(key, message):
+    with pytest.raises(IndexError, match=message):
+        E.arange(24.0).reshape(2, 3, 4)[key]

@@ -4,6 +4,8 @@ expected lists below were printed by PyTorch 2.13; the property test compares wi
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,18 @@ def test_indices_among_ties_match_pytorch(seed):
             same(getattr(e, name)(dim).indices, getattr(t, name)(dim).indices)
         if not np.isnan(a.astype(np.float64)).any():  # PyTorch's mode compares NaN with a plain `<`
             same(e.mode(dim).indices, t.mode(dim).indices)
+
+
+def test_sort_takes_stable_only_with_dim_and_descending_by_keyword():
+    # PyTorch's overloads: (dim, descending) positional, or (*, stable, dim, descending); its TypeError otherwise
+    x = E.tensor([3.0, 1.0, 2.0, 1.0])
+    assert x.sort(dim=0, stable=True).indices.tolist() == [1, 3, 2, 0]
+    assert E.sort(x, stable=True, descending=True).values.tolist() == [3.0, 2.0, 1.0, 1.0]
+    assert x.sort(0, True).values.tolist() == [3.0, 2.0, 1.0, 1.0]
+    with pytest.raises(TypeError, match=re.escape(
+            "sort() received an invalid combination of arguments - got (Tensor, int, stable=bool), but expected one "
+            "of:\n * (Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = "
+            "None)\n * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)\n")):
+        E.sort(x, 0, stable=True)
+    with pytest.raises(TypeError, match=re.escape("got (Tensor, int, bool, bool), but expected one of")):
+        x.sort(0, True, False)

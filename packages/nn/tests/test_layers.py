@@ -452,3 +452,18 @@ def test_bilinear_operand_errors_are_pytorchs(a, b, bias, msg):
     with pytest.raises(RuntimeError) as info:
         nn.functional.bilinear(torch.ones(*a), torch.ones(*b), w, None if bias is None else torch.ones(bias))
     assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("shape, bias, expected", [
+    ((2, 3), True, [(2, 3), (3, 4)]), ((2, 3), False, [(3, 4), (2, 3)]),
+    ((2, 5, 3), True, [(10, 3), (3, 4)]), ((2, 5, 3), False, [(3, 4), (10, 3)])])
+def test_linear_saves_its_tensors_in_pytorchs_order(shape, bias, expected):
+    # PyTorch 2.13's pack hook: an addmm (a bias) saves the input first, a matmul the weight first
+    from ember.autograd.graph import saved_tensors_hooks
+
+    x = torch.ones(*shape, requires_grad=True)
+    weight, b = torch.ones(4, 3, requires_grad=True), torch.ones(4, requires_grad=True)
+    seen = []
+    with saved_tensors_hooks(lambda t: seen.append(tuple(t.shape)) or t, lambda t: t):
+        nn.functional.linear(x, weight, b if bias else None)
+    assert seen == expected

@@ -57,15 +57,84 @@ def test_disable_returns_the_model_and_functions_compile():
     assert f.captures == 1
 
 
-def test_a_callable_backend_returns_the_model_with_one_warning():
-    def my_backend(gm, example_inputs):
+class _Recorder:
+    """A TorchDynamo backend that records the graphs and example inputs it is handed, and runs the graph."""
+
+    def __init__(self) -> None:
+        self.graphs, self.inputs = [], []
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        self.inputs.append([tuple(t.shape) for t in example_inputs])
         return gm.forward
 
-    def f(x):
-        return x + 1
 
-    with pytest.warns(UserWarning, match="my_backend' is a TorchDynamo FX-graph backend"):
-        assert torch.compile(f, backend=my_backend) is f
+def test_a_callable_backend_gets_the_fx_graph_once_per_input_signature():
+    backend = _Recorder()
+
+    def f(x, y, n, *, scale=2.0):
+        return (x * y).relu() * n + scale
+
+    cf = torch.compile(f, backend=backend)
+    assert cf.__name__ == "f" and cf.__wrapped__ is f
+    x, y = torch.tensor([1.0, -2.0]), torch.tensor([3.0, 4.0])
+    for _ in range(2):
+        np.testing.assert_array_equal(cf(x, y, 3, scale=1.0).numpy(), [10.0, 1.0])
+    assert backend.inputs == [[(2,), (2,)]]  # tensors only: `n` and `scale` are constants of the graph
+    gm = backend.graphs[0]
+    assert isinstance(gm, torch.fx.GraphModule) and type(gm).__name__ == "GraphModule"
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "placeholder", "call_function", "call_method",
+                                              "call_function", "call_function", "output"]
+    np.testing.assert_array_equal(cf(x, y, 2, scale=1.0).numpy(), [7.0, 1.0])  # another constant: a new graph
+    cf(torch.ones(3), torch.ones(3), 3, scale=1.0)  # another shape: a new graph
+    assert backend.inputs == [[(2,), (2,)], [(2,), (2,)], [(3,), (3,)]]
+    torch._dynamo.reset()
+    cf(x, y, 3, scale=1.0)
+    assert len(backend.graphs) == 4
+
+
+def test_a_callable_backends_callable_runs_the_module_with_gradients():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    ran = []
+
+    def backend(gm, example_inputs):
+        def run(*args):
+            ran.append(len(args))
+            return gm(*args)
+        return run
+
+    cm = torch.compile(model, backend=backend)
+    assert isinstance(cm, torch._dynamo.OptimizedModule) and list(cm.state_dict())[0] == "_orig_mod.0.weight"
+    x = torch.randn(5, 3)
+    cm(x).sum().backward()
+    got = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    model(x).sum().backward()
+    for g, p in zip(got, model.parameters()):
+        np.testing.assert_allclose(g.numpy(), p.grad.numpy(), rtol=1e-6)
+    assert ran == [1]
+
+
+def test_a_call_the_trace_cannot_follow_runs_eagerly_and_fullgraph_raises():
+    backend = _Recorder()
+
+    def g(x):
+        if x.sum() > 0:  # data-dependent control flow: a graph break in PyTorch
+            return x + 1
+        return x - 1
+
+    np.testing.assert_array_equal(torch.compile(g, backend=backend)(torch.ones(2)).numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(torch.compile(g, backend=backend)(-torch.ones(2)).numpy(), [-2.0, -2.0])
+    assert backend.graphs == []
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="g cannot be traced into one FX graph"):
+        torch.compile(g, backend=backend, fullgraph=True)(torch.ones(2))
+
+
+def test_a_backend_that_fails_raises_backend_compiler_failed():
+    with pytest.raises(torch._dynamo.exc.BackendCompilerFailed,
+                       match="backend='<lambda>' raised:\nAssertionError: compiler_fn did not return callable"):
+        torch.compile(lambda x: x + 1, backend=lambda gm, ex: None)(torch.ones(2))
 
 
 @pytest.mark.parametrize("backend", ["inductor", "eager", "aot_eager", "cudagraphs"])

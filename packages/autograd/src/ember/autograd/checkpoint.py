@@ -140,7 +140,7 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, con
     if use_reentrant and kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
     if use_reentrant and context_fn is not noop_context_fn:
-        raise ValueError("Passing context_fn or debug is only supported when use_reentrant=False.")
+        raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
     tensor_args = [a for a in args if isinstance(a, Tensor)]

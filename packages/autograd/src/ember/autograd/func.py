@@ -27,6 +27,7 @@ from ember.core.random import get_rng_state, set_rng_state
 from ember.core.class_paths import home_module
 from ember.core.tensor import Tensor, value_read_guard
 
+from ember.autograd._vmap_writes import _ADVICE as _WRITE_ADVICE
 from ember.autograd._vmap_writes import refusal as _write_refusal
 from ember.autograd.engine import grad as _autograd_grad
 from ember.autograd.function import func_transform
@@ -472,6 +473,7 @@ _VALUE_READS = {
     "bool": "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We don't "
             "support that yet, please file an issue at https://github.com/pytorch/pytorch/issues .",
     "tolist": "Cannot access data pointer of Tensor that doesn't have storage",
+    "fill_": "vmap: fill_" + _WRITE_ADVICE.format(where="in a vmap", name="fill_"),
 }
 
 
@@ -523,9 +525,9 @@ class _MappedValues:
                     self.add(t)
         return out
 
-    def _guard(self, t: Tensor, kind: str) -> None:
-        if not self.holds(t):
-            return
+    def _guard(self, t: Tensor, kind: str, written: Tensor | None = None) -> None:
+        if not self.holds(t) or (written is not None and self.holds(written)):
+            return  # a mapped value filled into a mapped tensor: one fill per sample, as PyTorch's batched fill_
         frame = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename == _TENSOR_FILE:
             frame = frame.f_back

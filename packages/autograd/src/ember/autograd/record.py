@@ -26,6 +26,7 @@ from __future__ import annotations
 import traceback
 import weakref
 
+from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
 from ember.core.dispatch import node_name
 from ember.core.tensor import Tensor
 
@@ -321,7 +322,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
 
     node = entry.node_cls(tuple(edges), tuple(slots), tuple(in_meta))
     saved = node._saved
-    need_t = tuple(need)
+    need_t = tuple(need) if not _ONE_NODE[0] else (*need, None)  # None: in argument order (`save_plan`)
     inputs_plan, results = entry._plans.get(need_t) or entry.save_plan(need_t)
     for n, p, suffix, i in inputs_plan:
         v = args[i] if 0 <= i < n_args else entry.value(p, args, kwargs)

@@ -90,6 +90,9 @@ autocast runs `linear`, `addmm` or `mse_loss` in one dtype, bias and all, as PyT
 name them. Such a function is declared `@composite("name")`; while a composite hook is set
 (`set_composite_hook(hook)`, one at a time), calling it runs `hook(name, fn, args, kwargs)`,
 which calls `fn(*args, **kwargs)` itself. Without a hook the cost is one global read.
+A composite PyTorch records as one node (`addmm`, `mv`) is declared `@composite("name", one_node=True)`: while
+it runs, `SAVES_IN_ARGUMENT_ORDER[0]` is nonzero, and autograd saves its primitives' tensors in argument order,
+which is that node's (PyTorch's `AddmmBackward0` saves mat1 before mat2, where `MmBackward0` saves mat2 first).
 """
 
 from __future__ import annotations
@@ -103,7 +106,8 @@ from ember.core.dtypes import TORCH_NAMES
 from ember.core.tensor import Tensor
 
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
-           "remove_dispatch_hook", "device_of", "composite", "set_composite_hook", "node_name", "OVERLAP_INTERNAL",
+           "remove_dispatch_hook", "device_of", "composite", "set_composite_hook", "node_name",
+           "SAVES_IN_ARGUMENT_ORDER", "OVERLAP_INTERNAL",
            "OVERLAP_PARTIAL", "OVERLAP_ANY", "OVERLAP_SOURCES", "TENSOR_ITERATOR", "check_overlap"]
 
 # what a written tensor may not share (NOTE [ Writing into overlapping memory ])
@@ -598,9 +602,13 @@ def _chain(hook: Callable, call_next: Callable) -> Callable:
     return lambda op, args, kwargs: hook(op, args, kwargs, call_next)
 
 
-def composite(name: str) -> Callable:
+SAVES_IN_ARGUMENT_ORDER = [0]  # nonzero inside a one-node composite (see the module's docstring)
+
+
+def composite(name: str, *, one_node: bool = False) -> Callable:
     """Decorator: the composite function `fn` is seen whole by the composite hook, under `name`
-    (PyTorch's op name: `linear`, `addmm`, `mse_loss`)."""
+    (PyTorch's op name: `linear`, `addmm`, `mse_loss`); `one_node`: PyTorch records it as one node, whose
+    saved tensors are in argument order."""
     def deco(fn: Callable) -> Callable:
         @wraps(fn)
         def call(*args, **kwargs):
@@ -608,6 +616,12 @@ def composite(name: str) -> Callable:
                 r = _composite_protocol(call, args, kwargs)
                 if r is not RUN:
                     return r
+            if one_node:
+                SAVES_IN_ARGUMENT_ORDER[0] += 1
+                try:
+                    return fn(*args, **kwargs) if _composite_hook is None else _composite_hook(name, fn, args, kwargs)
+                finally:
+                    SAVES_IN_ARGUMENT_ORDER[0] -= 1
             if _composite_hook is None:
                 return fn(*args, **kwargs)
             return _composite_hook(name, fn, args, kwargs)

@@ -58,8 +58,9 @@ _BY_NP = dtypes._BY_NP
 
 
 _scalar_of_grad_warned = False
-# `guard(tensor, kind)` before a Python value is read out of a tensor ("item", "bool", "tolist"): set by a
-# transform that must refuse such reads of the values it maps (torch.func.vmap), None otherwise
+# `guard(tensor, kind)` before a Python value is read out of a tensor ("item", "bool", "tolist"; "fill_" with the
+# filled tensor third): set by a transform that must refuse such reads of the values it maps (torch.func.vmap),
+# None otherwise
 value_read_guard: list = [None]
 
 

@@ -103,9 +103,9 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
 
     A module comes back as `torch._dynamo.eval_frame.OptimizedModule` (its `state_dict` keys get the
     `_orig_mod.` prefix), a function as an `ember.jit` compiled function. Every named backend ("inductor",
-    "eager", "aot_eager", "cudagraphs") runs ember.jit; a callable backend is a TorchDynamo FX-graph
-    backend, which ember cannot feed (it has no FX graphs): the model is returned unchanged, with a
-    warning. `disable=True` returns the model itself."""
+    "eager", "aot_eager", "cudagraphs") runs ember.jit; a callable backend gets, at the first call of each
+    input signature, the `torch.fx` GraphModule of the call and its example inputs, and its returned
+    callable runs the calls (ember.torch._dynamo.fx_backend). `disable=True` returns the model itself."""
     if model is None:
         def decorate(fn):
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
@@ -119,20 +119,19 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_COMPILE_MODES)}")
     if disable:
         return model
-    if callable(backend):
-        _warnings.warn(f"torch.compile: backend {getattr(backend, '__name__', backend)!r} is a TorchDynamo FX-graph "
-                       "backend, and ember makes no FX graphs: the model runs eagerly, uncompiled", UserWarning,
-                       stacklevel=2)
-        return model
     from ember.torch._dynamo import exc as _exc
     from ember.torch._dynamo.eval_frame import OptimizedModule
 
-    if backend not in ("inductor", "eager", "aot_eager", "cudagraphs"):
+    if not callable(backend) and backend not in ("inductor", "eager", "aot_eager", "cudagraphs"):
         raise _exc.InvalidBackend(backend)
     if isinstance(model, OptimizedModule):
         model = model._orig_mod
     if isinstance(model, _nn.Module):
-        return OptimizedModule(model, fullgraph=fullgraph, dynamic=dynamic, mode=mode)
+        return OptimizedModule(model, fullgraph=fullgraph, dynamic=dynamic, mode=mode, backend=backend)
+    if callable(backend):
+        from ember.torch._dynamo.fx_backend import FxCompiledFunction
+
+        return FxCompiledFunction(model, backend, fullgraph=fullgraph)
     return _jit.compile(model, fullgraph=fullgraph, dynamic=dynamic, mode=mode)
 
 

@@ -1,6 +1,6 @@
 """`torch.ops`: the operators that `torch.library.custom_op` registered, reached by name as PyTorch code calls
 them (`torch.ops.mylib.crop(x)`, `torch.ops.mylib.crop.default`). ember has no ATen registry, so a namespace
-holds only custom ops, and `torch.ops.aten` says it is not provided."""
+holds only custom ops; `torch.ops.aten` names ember's operators as ATen's overloads (ember.torch._aten_ops)."""
 
 from __future__ import annotations
 
@@ -80,7 +80,12 @@ class _Ops:
     def __getattr__(self, ns: str) -> _OpNamespace:
         if ns.startswith("__"):
             raise AttributeError(ns)
-        if ns in ("aten", "prims", "quantized"):
+        if ns == "aten":
+            from ember.torch._aten_ops import aten
+
+            self.__dict__["aten"] = aten
+            return aten
+        if ns in ("prims", "quantized"):
             raise AttributeError(f"torch.ops.{ns}: PyTorch's C++ operator registry is not provided by ember; "
                                  "torch.ops holds only torch.library.custom_op operators (see docs/porting.md)")
         namespace = self.__dict__[ns] = _OpNamespace(ns)  # found as an attribute from now on

@@ -8,6 +8,7 @@ return their function; `disable` gives back the uncompiled callable, which then 
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from collections.abc import Callable
 
@@ -37,6 +38,9 @@ def disable(fn: Callable | None = None, recursive: bool = True, *, reason: str |
     if isinstance(fn, CompiledModule):
         return fn._orig_mod
     if isinstance(fn, CompiledFunction):
+        return fn.__wrapped__
+    fx_backend = sys.modules.get("ember.torch._dynamo.fx_backend")
+    if fx_backend is not None and isinstance(fn, fx_backend.FxCompiledFunction):
         return fn.__wrapped__
     if not isinstance(fn, (types.FunctionType, types.MethodType)):
         return fn

@@ -40,6 +40,11 @@ _MISSING = object()
 _SUFFIXES = ("_shape", "_dtype", "_device", "_geometry")
 
 
+# ATen's names for an op's arguments where they are not ember's (ember's `input` is ATen's `self`): PyTorch's
+# generated nodes save their tensors in the order of these names, which its pack hooks see
+_ATEN_NAMES = {"dot": {"other": "tensor"}}
+
+
 def _parse(sig: str) -> tuple[str, list[tuple[str, object]], int, str | None]:
     """`"sum(input, dim=None, *, dtype=None)"` -> ("sum", [(name, default)...], n_positional, vararg)."""
     fn = ast.parse(f"def {sig}: pass").body[0]
@@ -100,10 +105,15 @@ class Derivative:
 
     def save_plan(self, need: tuple) -> tuple[list, list]:
         """What to save when the inputs `need` require grad:
-        ([(name, param, suffix, position)], [(name, output)])."""
+        ([(name, param, suffix, position)], [(name, output)]).
+
+        The tensors are saved in PyTorch's order, which its pack hooks see: by ATen's argument names, as its
+        generated nodes; with a trailing None in `need`, in argument order (inside a composite PyTorch
+        records as one node, NOTE in ember.core.dispatch)."""
         plan = self._plans.get(need)
         if plan is None:
-            names = sorted({n for p in need for n in self.group_of[p][2]})
+            key = self._aten_name if need[-1:] != (None,) else self._arg_order
+            names = sorted({n for p in need if p is not None for n in self.group_of[p][2]}, key=key)
             inputs, results = [], []
             for n in names:
                 if n in ("grad", "grads", "grad_input_mask"):
@@ -117,6 +127,16 @@ class Derivative:
                     inputs.append((n, n[: -len(suffix)], suffix, self._pos(n[: -len(suffix)])))
             plan = self._plans[need] = (inputs, results)
         return plan
+
+    def _aten_name(self, name: str) -> str:
+        """`name` as ATen's schema of the op spells it (`self` for the first input), for the save order."""
+        return _ATEN_NAMES.get(self.op_name, {}).get(name) or ("self" if name == "input" else name)
+
+    def _arg_order(self, name: str) -> tuple[int, str]:
+        """Where `name` (an argument, its metadata, or anything else, last) comes in the signature."""
+        base = next((name[:-len(s)] for s in _SUFFIXES if name.endswith(s) and name[:-len(s)] in self.defaults),
+                    name)
+        return (self.params.index(base) if base in self.defaults else len(self.params)), name
 
     def _pos(self, param: str) -> int:
         """The positional index of `param`, or -1 (keyword-only, or the *args of a variadic op)."""
@@ -259,6 +279,7 @@ class RuleNode(Node):
         else:
             need = {p for (p, _), (n, _) in zip(slots, nf) if n is not None}
         saved = self._saved
+        unpacked = None  # with unpack hooks: every saved tensor unpacked once, in saved order, as PyTorch's nodes
         for keys, fn, names in self.entry.groups:
             if len(keys) == 1:
                 if keys[0] not in need:
@@ -274,8 +295,12 @@ class RuleNode(Node):
                     args.append(grads[0])
                     continue
                 v = saved.get(n, _MISSING) if saved is not None else _MISSING
-                if type(v) is SavedTensor:
+                if type(v) is SavedTensor and v.unpack_hook is None:
                     v = v.unpack(self)
+                elif type(v) is SavedTensor or (unpacked is not None and type(v) is list):
+                    if unpacked is None:
+                        unpacked = {k: self._resolve(k, grads, mask) for k in saved}
+                    v = unpacked[n]
                 elif v is _MISSING or isinstance(v, list):
                     v = self._resolve(n, grads, mask)
                 args.append(v)

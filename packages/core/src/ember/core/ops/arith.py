@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, node_name
+from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, composite, node_name
 from ember.core.methods import attach, inplace, method, operator
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
@@ -392,6 +392,7 @@ def _scalar_value(value, *operands):
 
 
 @method
+@composite("addcmul", one_node=True)
 def addcmul(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
     """`input + value * tensor1 * tensor2` (bfloat16/float16 operands: in float32, rounded once, as PyTorch);
     `addcmul(input, value, tensor1, tensor2)` is PyTorch's deprecated overload."""
@@ -420,6 +421,7 @@ _ADDCDIV_INTEGER = (
 
 
 @method
+@composite("addcdiv", one_node=True)
 def addcdiv(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
     """`input + value * tensor1 / tensor2`; `addcdiv(input, value, tensor1, tensor2)` is PyTorch's deprecated
     overload."""

@@ -259,15 +259,13 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             name = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              f"valid indices (got {name})")
-    if sum(k is Ellipsis for k in items) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     consumed = sum(k.ndim if isinstance(k, Tensor) and k._dtype is dtypes.bool else
                    0 if k is None or k is Ellipsis else 1 for k in items)
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     v, entries, dim = x, [], 0
     for i, k in enumerate(items):
-        if k is Ellipsis:
+        if k is Ellipsis:  # NOTE [ Several ellipses ] in ember.core.ops.layout
             entries.extend([None] * (x.ndim - consumed))
             dim += x.ndim - consumed
         elif k is None:
@@ -283,7 +281,7 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             entries.append(None)
             dim += 1
         elif isinstance(k, int):
-            size = v._shape[dim]
+            size = v._shape[dim] if dim < v.ndim else 0  # past the last dim (NOTE [ Several ellipses ])
             if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
                 raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             v = S.select(v, dim, k)

@@ -20,7 +20,7 @@ from ember.core.ops._util import (_C_INT_NAMES, broadcast_shapes, int_value, leg
                                   warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, value_read_guard
 
 __all__ = [
     "view", "view_as", "reshape", "reshape_as", "contiguous", "clone", "permute", "transpose", "swapaxes", "swapdims",
@@ -375,6 +375,8 @@ def _fill_cpu(self, value):
 def fill_(input, value) -> Tensor:
     """Set every element to `value` (a number or a 0-dim tensor)."""
     if isinstance(value, Tensor):
+        if value_read_guard[0] is not None:  # vmap refuses a mapped value filled into an unmapped tensor
+            value_read_guard[0](value, "fill_", input)
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
@@ -611,21 +613,23 @@ def _is_basic(key) -> bool:
 
 
 def basic_index(x: Tensor, key: tuple) -> Tensor:
-    """x[key] for ints, slices (any positive step), None and Ellipsis: always a view."""
-    n_ell = consumed = 0
+    """x[key] for ints, slices (any positive step), None and Ellipsis: always a view.
+
+    NOTE [ Several ellipses ]
+    PyTorch 2.13 takes any number of ellipses in an index: each one moves the position on by the dims the
+    other items leave, so a second one moves past the last dim (`x[..., 0, ...]` is `x[..., 0]`), where a
+    full slice does nothing, an int finds a dim of size 0 and another slice a dim out of range (PyTorch reads the
+    size past its array there: its words for an int far past the end vary, ember's stay these)."""
+    consumed = 0
     for k in key:
-        if k is Ellipsis:
-            n_ell += 1
-        elif k is not None:
+        if k is not None and k is not Ellipsis:
             consumed += 1
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out = x
     dim = 0
     for i, k in enumerate(key):
-        if k is Ellipsis:
+        if k is Ellipsis:  # NOTE [ Several ellipses ]
             dim += x.ndim - consumed
         elif k is None:
             out = S.unsqueeze(out, dim)
@@ -636,7 +640,7 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
                 out = S.slice(out, dim, _int_or_none(k.start), _int_or_none(k.stop), step)
             dim += 1
         else:
-            size = out._shape[dim]
+            size = out._shape[dim] if dim < out.ndim else 0  # past the last dim (NOTE [ Several ellipses ])
             if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
                 raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             out = S.select(out, dim, int(k))

@@ -375,7 +375,7 @@ def _c32_refusal(kernel: str) -> Exception:
 
 
 @method
-@composite("mv")
+@composite("mv", one_node=True)
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix (n, m) times vector (m,): (n,)."""
     if input.ndim != 2 or vec.ndim != 1:  # PyTorch's addmv names its result (1-D), the matrix and the vector
@@ -578,7 +578,7 @@ def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
 
 
 @method
-@composite("addmm")
+@composite("addmm", one_node=True)
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
     for name, m in (("mat1", mat1), ("mat2", mat2)):  # addmm's own wording (mm says "self must be a matrix")
@@ -594,7 +594,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
 
 
 @method
-@composite("addmv")
+@composite("addmv", one_node=True)
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat @ vec)`."""
     if isinstance(input, Tensor):  # PyTorch's checks, in its order
@@ -616,7 +616,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 
 
 @method
-@composite("baddbmm")
+@composite("baddbmm", one_node=True)
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
     if out is not None:
@@ -641,7 +641,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
 
 
 @method
-@composite("addbmm")
+@composite("addbmm", one_node=True)
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`."""
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
@@ -668,7 +668,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
 
 
 @method
-@composite("addr")
+@composite("addr", one_node=True)
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * outer(vec1, vec2)`; of bools, `(beta and input) or (alpha and outer)`."""
     for name, v in (("vec1", vec1), ("vec2", vec2)):

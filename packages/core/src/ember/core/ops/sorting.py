@@ -133,10 +133,16 @@ def _sort_cpu(x, dim=-1, descending=False, stable=False, *, out=None):
     return _pair(vals, idx, out, "sort", lambda shape: memfmt.preserved_strides(x))  # a resized `out` too
 
 
+_SORT_ARGUMENTS = ("sort() received an invalid combination of arguments - got ({}), but expected one of:\n"
+                   " * (Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = "
+                   "None)\n * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)\n")
+
+
 @method
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
+def sort(input: Tensor, *args, stable: bool | None = None, dim: int = -1, descending: bool = False, out=None):
     """`(values, indices)` of `input` sorted along `dim`; equal elements as PyTorch's CPU sort orders them
-    (in their input order with `stable=True`).
+    (in their input order with `stable=True`). PyTorch's two overloads: `(dim=-1, descending=False)` positional,
+    or `stable` with `dim` and `descending` by keyword only.
 
     >>> from ember.core import tensor
     >>> tensor([3, 1, 2]).sort()
@@ -144,6 +150,14 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     values=tensor([1, 2, 3]),
     indices=tensor([1, 2, 0]))
     """
+    if args:
+        if stable is not None or len(args) > 2:
+            raise TypeError(_SORT_ARGUMENTS.format(", ".join(
+                ["Tensor", *(type(a).__name__ for a in args), *(f"{k}={type(v).__name__}" for k, v in
+                                                              (("stable", stable), ("out", out)) if v is not None)])))
+        dim = args[0]
+        if len(args) > 1:
+            descending = args[1]
     rt = return_types.sort if out is None else return_types.sort_out
     r = _sort(input, _one_dim(dim, input, "sort"), descending, bool(stable), out=None if out is None else tuple(out))
     return rt(node_name(r[0], "SortBackward0", "SortBackward1") if stable else r[0], r[1])  # PyTorch's sort.stable

@@ -11,7 +11,7 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.autograd.func import is_mapped
-from ember.core.dispatch import composite, node_name
+from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER, composite, node_name
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "embedding",
@@ -33,6 +33,16 @@ def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and {w})")
 
 
+def _addmm_product(input: Tensor, weight: Tensor) -> Tensor:
+    """`input @ weight.T` of a linear that PyTorch runs as one addmm: its saved tensors in addmm's order (input
+    first; NOTE in ember.core.dispatch on one-node composites)."""
+    SAVES_IN_ARGUMENT_ORDER[0] += 1
+    try:
+        return ea.matmul(input, weight.t())
+    finally:
+        SAVES_IN_ARGUMENT_ORDER[0] -= 1
+
+
 @composite("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias; input (*, in_features), weight (out_features, in_features)."""
@@ -42,7 +52,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if bias is None:
             return ea.matmul(input, weight.t())
         if isinstance(bias, Tensor) and bias._dtype is dt and bias._shape == (ws[0],):
-            return node_name(ea.matmul(input, weight.t()) + bias, "AddBackward0", "AddmmBackward0")
+            return node_name(_addmm_product(input, weight) + bias, "AddBackward0", "AddmmBackward0")
     if weight.dim() == 1 and bias is not None and (input.dim() == 2 or bias.dim() >= 1):
         raise RuntimeError("mat2 must be a matrix, got 1-D tensor")  # PyTorch's addmm path for a vector weight
     _check_linear_shapes(input, weight)
@@ -65,7 +75,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return ea.addmm(bias, input, weight.t())
         flat = ea.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return flat.reshape(*input.shape[:-1], weight.shape[0])
-    out = ea.matmul(input, weight.t()) if weight.dim() == 2 else ea.matmul(input, weight)
+    if bias is not None and input.dim() == 2 and bias.dim() == 1 and weight.dim() == 2:
+        out = _addmm_product(input, weight)
+    else:
+        out = ea.matmul(input, weight.t()) if weight.dim() == 2 else ea.matmul(input, weight)
     if bias is None:
         return out
     # a matrix input with a vector bias is one addmm in PyTorch

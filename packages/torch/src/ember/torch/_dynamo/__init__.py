@@ -7,6 +7,8 @@ The tracer itself is `ember.jit` (docs/compile.md); its other internals are not 
 
 from __future__ import annotations
 
+import sys
+
 import ember.jit as _jit
 from ember.torch._dynamo import config, exc
 from ember.torch._dynamo.eval_frame import OptimizedModule
@@ -18,8 +20,12 @@ _BACKENDS = ("aot_eager", "cudagraphs", "eager", "inductor")
 
 
 def reset() -> None:
-    """Forget every plan captured so far (each compiled function captures again on its next calls)."""
+    """Forget every plan captured so far (each compiled function captures again on its next calls), and
+    every graph handed to a callable backend (it is traced again)."""
     _jit.reset()
+    fx_backend = sys.modules.get("ember.torch._dynamo.fx_backend")
+    if fx_backend is not None:
+        fx_backend.reset()
 
 
 def explain(f, *extra_args, **extra_kwargs):

@@ -10,12 +10,19 @@ __all__ = ["OptimizedModule"]
 
 class OptimizedModule(Module):
     """Wraps `mod` as its submodule `_orig_mod` (so `state_dict` keys start with `_orig_mod.`, as in
-    PyTorch); a call runs `mod` through ember.jit's capture and replay, other attributes read through."""
+    PyTorch); a call runs `mod` through ember.jit's capture and replay (or a callable backend's compiled
+    FX graph), other attributes read through."""
 
-    def __init__(self, mod: Module, **options) -> None:
+    def __init__(self, mod: Module, *, backend="inductor", **options) -> None:
         super().__init__()
         self._orig_mod = mod
-        self.__dict__["_compiled"] = CompiledFunction(mod.__call__, module=mod, **options)
+        if callable(backend):  # a TorchDynamo FX-graph backend: fed torch.fx's graph of the module
+            from ember.torch._dynamo.fx_backend import FxCompiledFunction
+
+            compiled = FxCompiledFunction(mod, backend, fullgraph=options.get("fullgraph", False))
+        else:
+            compiled = CompiledFunction(mod.__call__, module=mod, **options)
+        self.__dict__["_compiled"] = compiled
         self.training = mod.training
 
     def forward(self, *args, **kwargs):
