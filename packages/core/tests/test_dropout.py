@@ -32,6 +32,19 @@ def test_dropout_follows_manual_seed_and_is_identity_when_not_training():
     assert E.dropout(x, 1.0).numpy().sum() == 0
 
 
+def test_dropout_with_p_one_multiplies_by_zero_without_drawing():
+    """PyTorch's p == 1 is `input * 0`: NaN and inf stay NaN, and the random stream does not move."""
+    x = E.tensor([1.0, float("nan"), float("inf"), -2.0])
+    for op in (lambda t: E.dropout(t, 1.0), lambda t: E.dropout1d(t.reshape(1, 4), 1.0),
+               lambda t: E.dropout2d(t.reshape(1, 1, 2, 2), 1.0), lambda t: E.dropout(t.clone(), 1.0, inplace=True)):
+        E.manual_seed(3)
+        out = op(x).numpy().ravel()
+        np.testing.assert_array_equal(out, [0.0, np.nan, np.nan, -0.0])
+        after = E.rand(1).item()
+        E.manual_seed(3)
+        assert after == E.rand(1).item()
+
+
 def test_inplace_dropout_writes_the_input():
     x = E.ones(100)
     v = x._version

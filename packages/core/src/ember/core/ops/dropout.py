@@ -81,6 +81,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     _check("dropout", input, p)
     if not training or p == 0:
         return input
+    if p == 1:  # PyTorch multiplies by zero without drawing, so the random stream does not move
+        from ember.core.ops import elementwise as ew
+
+        return ew.mul(input, 0.0, out=input if inplace else None)
     r = native_dropout(input, float(p), generator, out=input)[0] if inplace else native_dropout(input, float(p),
                                                                                                   generator)[0]
     # PyTorch's CPU dropout is `input * mask`; its CUDA one keeps native_dropout's node
@@ -97,6 +101,8 @@ def _feature(op: str, input: Tensor, p: float, training: bool, inplace: bool, ba
                            f"{input.ndim}D input")
     if not training or p == 0:
         return input
+    if p == 1:
+        return ew.mul(input, 0.0, out=input if inplace else None)
     lead = 1 if input.ndim == batched_ndim else 0
     shape = tuple(input.shape[:lead + 1]) + (1,) * (input.ndim - lead - 1)
     mask = random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device)
