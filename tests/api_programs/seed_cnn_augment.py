@@ -62,7 +62,7 @@ print("flipped", nflip, round(xb.sum().item(), 4))
 xc, offs = random_crop(images[:8])
 print("crop offsets", offs, tuple(xc.shape), round(xc.std().item(), 4))
 xo, frac = cutout(images[:8])
-print("cutout fraction", round(frac, 4), round(xo.abs().sum().item(), 4))
+print("cutout fraction", round(frac, 4), round(xo.abs().mean().item(), 4))
 
 
 class SmallCNN(nn.Module):
