@@ -69,3 +69,17 @@ def test_dropout_errors():
         E.dropout(E.tensor([1, 2]), 0.5)
     with pytest.raises(RuntimeError, match="Expected 3D or 4D input"):
         E.dropout2d(E.ones(3, 3), 0.5)
+
+
+def test_dropout_of_a_transposed_input_draws_its_mask_in_memory_order():
+    """PyTorch's mask is `empty_like(input).bernoulli_(1 - p)`: laid out as the input, so a transposed input's
+    mask is the contiguous draw, transposed (alpha dropout alike)."""
+    x = E.ones(3, 4)
+    E.manual_seed(5)
+    flat = E.dropout(x, 0.5).numpy()
+    E.manual_seed(5)
+    np.testing.assert_array_equal(E.dropout(x.t(), 0.5).numpy(), flat.T)
+    E.manual_seed(5)
+    alpha = E.alpha_dropout(x, 0.5, True).numpy()
+    E.manual_seed(5)
+    np.testing.assert_array_equal(E.alpha_dropout(x.t(), 0.5, True).numpy(), alpha.T)

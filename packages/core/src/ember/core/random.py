@@ -765,8 +765,12 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     return r if out is None else out.resize_(r._shape).copy_(r)
 
 
-def dropout_mask(shape, p: float, generator: Generator | None = None, *, dtype=None, device=None) -> Tensor:
+def dropout_mask(shape, p: float, generator: Generator | None = None, *, dtype=None, device=None,
+                 like: Tensor | None = None) -> Tensor:
     """Dropout's multiplier: 0 with probability `p`, else 1 / (1 - p), so `x * mask` is dropout(x).
+
+    With `like`, the mask is laid out as `like` (PyTorch's `empty_like(input).bernoulli_(1 - p)`), so the
+    mask of a transposed input is drawn in its memory order, as PyTorch draws it.
 
     Example:
         >>> sorted(set(dropout_mask((100,), 0.5).tolist())) == [0.0, 2.0]
@@ -774,7 +778,12 @@ def dropout_mask(shape, p: float, generator: Generator | None = None, *, dtype=N
     """
     if not isinstance(p, numbers.Real) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    m = _new(tuple(shape), dtype, device, None)
+    if like is not None:
+        from ember.core.creation import empty_like
+
+        m = empty_like(like, dtype=dtype)
+    else:
+        m = _new(tuple(shape), dtype, device, None)
     _bernoulli(m, 1.0 - p, generator=generator)
     if p < 1:
         ew.mul(m, 1.0 / (1.0 - p), out=m)
