@@ -409,3 +409,15 @@ def test_multinomial_with_huge_weights_draws_only_the_positive_ones():
     # second category; never on the zero-weight one
     counts = np.bincount(E.multinomial(E.tensor([1e308, 1e308, 0.0], dtype=E.float64), 400, True).numpy(), minlength=3)
     assert counts.tolist() == [0, 400, 0]
+
+
+def test_multinomial_of_a_transposed_input_races_exponentials_laid_out_as_the_input():
+    """PyTorch's draw without replacement is `empty_like(self).exponential_()`: laid out as the input, so a
+    transposed table's exponentials are the contiguous table's, transposed, and both pick the same columns."""
+    probs = E.tensor([[0.1, 0.5, 0.2, 0.9], [0.3, 0.3, 0.8, 0.05], [0.6, 0.2, 0.1, 0.4]])
+    E.manual_seed(3)
+    from_transposed = E.multinomial(probs.t().contiguous().t(), 2).numpy()
+    E.manual_seed(3)
+    q = E.empty(4, 3).exponential_().t()
+    keys = probs.numpy() / q.numpy()
+    np.testing.assert_array_equal(from_transposed, np.argsort(-keys, axis=1, kind="stable")[:, :2])

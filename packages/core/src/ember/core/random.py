@@ -724,7 +724,7 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
         out = cs.multinomial_with_replacement(cpu_engine(generator), rows, num_samples)
         return Tensor._wrap(out.reshape(p.shape[:-1] + (num_samples,)))
     # PyTorch's fast path otherwise: the largest p / q for q ~ Exp(1) (an exponential race)
-    q = _exponential(empty_like(input, memory_format=contiguous_format), 1.0, generator=generator)
+    q = _exponential(empty_like(input), 1.0, generator=generator)
     keys = ew.div(input, q)
     if num_samples == 1:
         return reduce.argmax(keys, -1, keepdim=True)
