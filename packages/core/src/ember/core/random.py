@@ -540,8 +540,12 @@ def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     perm = memfmt.dim_order(input, memory_format, "randn_like")
     if perm is None:
         return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
-    t = randn(memfmt.permuted_shape(shape, perm), dtype=dt, device=dev, generator=generator)
-    return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
+    # PyTorch's `empty_like(input).normal_()`: a tensor not contiguous (channels_last, transposed) takes the
+    # serial kernel in memory order, not the vectorised one of a contiguous draw
+    t = _new(memfmt.permuted_shape(shape, perm), dt, dev, None)
+    r = memfmt.laid_out(t, perm, False, memory_format, input)
+    _normal(r, 0.0, 1.0, generator=generator)
+    return _finish(r, requires_grad)
 
 
 @composite("randint")
