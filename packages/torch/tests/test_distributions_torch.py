@@ -536,3 +536,17 @@ def test_geometric_zero_probability_message_matches_pytorch():
     # ember.Size prints as torch.Size only under the finder
     assert str(got.value).replace("ember.Size", "torch.Size") == str(want.value)
     assert "to be positive but found invalid values:\ntensor([0.])" in str(got.value)
+
+
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_seeded_wishart_samples_are_pytorchs(batch):
+    """Bartlett's p (p - 1) / 2 normals in tril_indices order, and PyTorch 2.13's correction loop (a valid first
+    draw is flagged, warned about and redrawn once): the same seed gives PyTorch's matrices and warning."""
+    cov = np.broadcast_to(COV, batch + COV.shape).copy()
+    torch.manual_seed(4)
+    with pytest.warns(UserWarning, match="Singular sample detected."):
+        want = td.Wishart(torch.tensor(5.0, dtype=torch.float64), covariance_matrix=torch.tensor(cov)).sample((3,))
+    et.manual_seed(4)
+    with pytest.warns(UserWarning, match="Singular sample detected."):
+        got = ed.Wishart(_e(5.0), covariance_matrix=_e(cov)).sample((3,))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
