@@ -108,7 +108,11 @@ devices, module hooks, torch.func combinations and functional training, saved-te
 and modes, parametrizations with functional_call, pytrees, Tensor subclasses, graph edges and lazy modules).
 
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
-initialisation, shuffling and dropout are PyTorch's numbers)."""
+initialisation, shuffling and dropout are PyTorch's numbers); and seeded research scripts whose printed numbers are
+PyTorch's CPU stream (`seed_*`: default init of 19 layer types, nn.init, tensor draws in float32/float64 and on
+strided layouts, every dropout variant, samplers and random_split, 40 distribution families, generators and RNG
+states, LM sampling with top-k/top-p, augmentation, packed RNNs, MLM masking, VAEs, RL policies, Monte Carlo,
+vmap ensembles, and the rarer consumers: pruning, fractional pooling, RReLU, scrambled Sobol)."""
 
 from __future__ import annotations
 

@@ -254,3 +254,15 @@ def test_half_precision_backward_computes_in_float32_and_rounds_once(dtype, name
         tg = torch.ops.aten.gelu_backward(torch.tensor(grad.float().numpy()).to(tdt),
                                           torch.tensor(x.float().numpy()).to(tdt))
         np.testing.assert_array_equal(got.float().numpy(), tg.float().numpy())
+
+
+def test_rrelu_writes_a_row_major_output():
+    """PyTorch's rrelu_with_noise returns a row-major tensor for a transposed input (training or not); the slopes
+    are drawn in row-major order of the elements either way."""
+    x = E.tensor(np.arange(-6.0, 6.0).reshape(3, 4))
+    for training in (True, False):
+        assert E.rrelu(x.t(), 0.1, 0.3, training=training).stride() == (3, 1)
+    E.manual_seed(2)
+    a = E.rrelu(x.t(), 0.1, 0.3, training=True).numpy()
+    E.manual_seed(2)
+    np.testing.assert_array_equal(a, E.rrelu(x.t().contiguous(), 0.1, 0.3, training=True).numpy())

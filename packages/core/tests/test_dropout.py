@@ -32,6 +32,19 @@ def test_dropout_follows_manual_seed_and_is_identity_when_not_training():
     assert E.dropout(x, 1.0).numpy().sum() == 0
 
 
+def test_dropout_with_p_one_multiplies_by_zero_without_drawing():
+    """PyTorch's p == 1 is `input * 0`: NaN and inf stay NaN, and the random stream does not move."""
+    x = E.tensor([1.0, float("nan"), float("inf"), -2.0])
+    for op in (lambda t: E.dropout(t, 1.0), lambda t: E.dropout1d(t.reshape(1, 4), 1.0),
+               lambda t: E.dropout2d(t.reshape(1, 1, 2, 2), 1.0), lambda t: E.dropout(t.clone(), 1.0, inplace=True)):
+        E.manual_seed(3)
+        out = op(x).numpy().ravel()
+        np.testing.assert_array_equal(out, [0.0, np.nan, np.nan, -0.0])
+        after = E.rand(1).item()
+        E.manual_seed(3)
+        assert after == E.rand(1).item()
+
+
 def test_inplace_dropout_writes_the_input():
     x = E.ones(100)
     v = x._version
@@ -56,3 +69,17 @@ def test_dropout_errors():
         E.dropout(E.tensor([1, 2]), 0.5)
     with pytest.raises(RuntimeError, match="Expected 3D or 4D input"):
         E.dropout2d(E.ones(3, 3), 0.5)
+
+
+def test_dropout_of_a_transposed_input_draws_its_mask_in_memory_order():
+    """PyTorch's mask is `empty_like(input).bernoulli_(1 - p)`: laid out as the input, so a transposed input's
+    mask is the contiguous draw, transposed (alpha dropout alike)."""
+    x = E.ones(3, 4)
+    E.manual_seed(5)
+    flat = E.dropout(x, 0.5).numpy()
+    E.manual_seed(5)
+    np.testing.assert_array_equal(E.dropout(x.t(), 0.5).numpy(), flat.T)
+    E.manual_seed(5)
+    alpha = E.alpha_dropout(x, 0.5, True).numpy()
+    E.manual_seed(5)
+    np.testing.assert_array_equal(E.alpha_dropout(x.t(), 0.5, True).numpy(), alpha.T)

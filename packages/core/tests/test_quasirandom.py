@@ -89,3 +89,23 @@ def test_points_equal_pytorchs(dimension):
             e.reset(), t.reset()
     np.testing.assert_array_equal(e.draw(64).numpy(), t.draw(64).numpy())  # float32, the default dtype
     np.testing.assert_array_equal(e.sobolstate.numpy(), t.sobolstate.numpy())
+
+
+def test_seeded_scrambled_points_are_pytorchs():
+    """The scramble's random bits come from a generator seeded with `seed` (PyTorch's randint draws), the shift's
+    bits weighted least significant first, as PyTorch's: these are PyTorch 2.13's points for seed 7."""
+    pts = SobolEngine(3, scramble=True, seed=7).draw(3)
+    np.testing.assert_allclose(pts.numpy(), [[0.19947313, 0.1709322, 0.74935693], [0.69220829, 0.71149492, 0.48982981],
+                                             [0.8505491, 0.29627064, 0.78798062]], rtol=1e-6)
+
+
+def test_unseeded_scramble_draws_from_the_global_generator():
+    E.manual_seed(3)
+    a = SobolEngine(2, scramble=True).draw(4).tolist()
+    after = E.rand(1).item()
+    E.manual_seed(3)
+    assert SobolEngine(2, scramble=True).draw(4).tolist() == a and E.rand(1).item() == after
+    E.manual_seed(3)
+    E.randint(2, (2, 30))
+    E.randint(2, (2, 30, 30))
+    assert E.rand(1).item() == after

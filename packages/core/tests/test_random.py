@@ -479,3 +479,27 @@ def test_factories_return_version_zero_and_in_place_draws_bump_it():
     out = E.empty(3)
     E.randn(3, out=out)
     assert out._version == 1 and E.empty(3).uniform_()._version == 1
+def test_multinomial_of_a_transposed_input_races_exponentials_laid_out_as_the_input():
+    """PyTorch's draw without replacement is `empty_like(self).exponential_()`: laid out as the input, so a
+    transposed table's exponentials are the contiguous table's, transposed, and both pick the same columns."""
+    probs = E.tensor([[0.1, 0.5, 0.2, 0.9], [0.3, 0.3, 0.8, 0.05], [0.6, 0.2, 0.1, 0.4]])
+    E.manual_seed(3)
+    from_transposed = E.multinomial(probs.t().contiguous().t(), 2).numpy()
+    E.manual_seed(3)
+    q = E.empty(4, 3).exponential_().t()
+    keys = probs.numpy() / q.numpy()
+    np.testing.assert_array_equal(from_transposed, np.argsort(-keys, axis=1, kind="stable")[:, :2])
+
+
+def test_randn_like_of_a_channels_last_tensor_draws_as_normal_on_that_layout():
+    """PyTorch's randn_like is `empty_like(input).normal_()`: a channels_last tensor is not contiguous, so it takes
+    the serial normal kernel in memory order (not the vectorised draw of a contiguous tensor of the same size)."""
+    feat = E.zeros(2, 3, 4, 4).to(memory_format=E.channels_last)
+    E.manual_seed(0)
+    r = E.randn_like(feat)
+    E.manual_seed(0)
+    want = E.zeros(2, 3, 4, 4).to(memory_format=E.channels_last).normal_()
+    assert r.stride() == feat.stride()
+    np.testing.assert_array_equal(r.numpy(), want.numpy())
+    E.manual_seed(0)
+    assert not np.array_equal(r.numpy(), E.randn(2, 4, 4, 3).permute(0, 3, 1, 2).numpy())

@@ -225,3 +225,12 @@ def test_permute_errors_are_pytorchs():
 def test_expand_new_size_one_dim_takes_pytorchs_stride(make, size, strides):
     """A new leading dim of size 1 gets the next dim's extent as stride (PyTorch's inferExpandGeometry), not 0."""
     assert make().expand(size).stride() == strides
+
+
+def test_broadcast_tensors_returns_a_tensor_already_of_the_common_shape_itself():
+    """PyTorch's expand_outplace hands back an operand already of the broadcast shape (no ExpandBackward0
+    view), so a distribution's `loc` is the leaf it was given; the others are expanded views."""
+    a, b, c = E.ones(2, 3), E.zeros(3), E.ones(2, 3)
+    x, y, z = E.broadcast_tensors(a, b, c)
+    assert x is a and z is c and y is not b
+    assert y.shape == (2, 3) and y.stride() == (0, 1)

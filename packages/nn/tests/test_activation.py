@@ -221,3 +221,16 @@ def test_softsign_and_tanhshrink_are_pytorchs_compositions():
     np.testing.assert_array_equal(F.softsign(h).float().numpy(), (h / (h.abs() + 1)).float().numpy())
     np.testing.assert_array_equal(F.tanhshrink(h).float().numpy(), (h - h.tanh()).float().numpy())
     assert F.softsign(torch.tensor([-2, 0, 3])).tolist() == pytest.approx([-2 / 3, 0.0, 0.75])
+
+
+def test_rrelu_nodes_are_pytorchs():
+    """rrelu's output carries PyTorch's RreluWithNoiseBackward0 (RreluWithNoiseBackward1 in place), training or not,
+    and its gradient is the drawn slope below zero."""
+    x = torch.tensor([[-2.0, 1.0], [3.0, -4.0]], requires_grad=True)
+    for training in (True, False):
+        assert F.rrelu(x.t(), training=training).grad_fn.name() == "RreluWithNoiseBackward0"
+    out = F.rrelu(x, 0.1, 0.3, training=True)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), (out / x).detach().numpy(), rtol=1e-6)
+    z = x.clone()
+    assert F.rrelu_(z, training=True).grad_fn.name() == "RreluWithNoiseBackward1"

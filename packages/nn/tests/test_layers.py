@@ -89,6 +89,18 @@ def test_bilinear_identity_flatten_unflatten():
     assert nn.Unflatten(1, (3, 1))(x).shape == (2, 3, 1, 4)
 
 
+def test_bilinear_adds_its_bias_last_as_pytorch():
+    """PyTorch's bilinear adds the bias after the batch reshape: the output's node is AddBackward0 (ViewBackward0
+    without a bias), and a 3-D batch keeps its values."""
+    bl = nn.Bilinear(3, 4, 2).double()
+    x1, x2 = torch.randn(2, 5, 3, dtype=torch.float64), torch.randn(2, 5, 4, dtype=torch.float64)
+    out = bl(x1, x2)
+    assert out.grad_fn.name() == "AddBackward0" and out.shape == (2, 5, 2)
+    ref = np.einsum("bni,kij,bnj->bnk", w(x1), w(bl.weight), w(x2)) + w(bl.bias)
+    np.testing.assert_allclose(w(out), ref, rtol=1e-12)
+    assert nn.functional.bilinear(x1, x2, bl.weight).grad_fn.name() == "ViewBackward0"
+
+
 @settings(max_examples=10, deadline=None)
 @given(stride=st.integers(1, 2), padding=st.integers(0, 2), dilation=st.integers(1, 2), groups=st.sampled_from([1, 2]))
 def test_conv2d_matches_reference(stride, padding, dilation, groups):

@@ -343,3 +343,26 @@ def test_packed_input_of_another_dtype_raises_the_lstm_gemm_error_and_the_rnn_va
     for m in (nn.GRU(1, 2), nn.RNN(1, 2)):
         with pytest.raises(ValueError, match=r"RNN input dtype \(\w+.float64\) does not match weight dtype"):
             m(seq)
+
+
+def test_packed_inter_layer_dropout_draws_one_mask_over_the_packed_data():
+    """PyTorch drops the packed data between layers: equal lengths give the unpacked run's values, and unequal
+    lengths move the random stream by sum(lengths) * hidden draws, as dropout of that many elements does."""
+    from ember.nn.utils.rnn import pack_padded_sequence
+
+    torch.manual_seed(0)
+    lstm = nn.LSTM(2, 3, num_layers=2, dropout=0.5)
+    x = torch.randn(4, 2, 2)
+    torch.manual_seed(1)
+    plain = lstm(x)[0]
+    torch.manual_seed(1)
+    packed = lstm(pack_padded_sequence(x, [4, 4]))[0]
+    np.testing.assert_allclose(packed.data.detach().numpy(), plain.detach().numpy().reshape(8, 3), rtol=1e-5)
+    packed.data.sum().backward()
+    assert lstm.weight_ih_l0.grad is not None
+    torch.manual_seed(1)
+    lstm(pack_padded_sequence(x, [4, 2]))
+    after = torch.rand(1).item()
+    torch.manual_seed(1)
+    nn.functional.dropout(torch.ones(6, 3), 0.5)
+    assert after == torch.rand(1).item()

@@ -536,3 +536,34 @@ def test_geometric_zero_probability_message_matches_pytorch():
     # ember.Size prints as torch.Size only under the finder
     assert str(got.value).replace("ember.Size", "torch.Size") == str(want.value)
     assert "to be positive but found invalid values:\ntensor([0.])" in str(got.value)
+
+
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_seeded_wishart_samples_are_pytorchs(batch):
+    """Bartlett's p (p - 1) / 2 normals in tril_indices order, and PyTorch 2.13's correction loop (a valid first
+    draw is flagged, warned about and redrawn once): the same seed gives PyTorch's matrices and warning."""
+    cov = np.broadcast_to(COV, batch + COV.shape).copy()
+    torch.manual_seed(4)
+    with pytest.warns(UserWarning, match="Singular sample detected."):
+        want = td.Wishart(torch.tensor(5.0, dtype=torch.float64), covariance_matrix=torch.tensor(cov)).sample((3,))
+    et.manual_seed(4)
+    with pytest.warns(UserWarning, match="Singular sample detected."):
+        got = ed.Wishart(_e(5.0), covariance_matrix=_e(cov)).sample((3,))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_standard_gamma_and_sample_dirichlet_are_pytorchs_with_a_generator():
+    """`torch._standard_gamma` and `torch._sample_dirichlet` (the draws behind Gamma and Dirichlet) exist and
+    draw PyTorch's numbers from the global stream or a given generator."""
+    import ember.torch as etorch
+
+    conc = [[0.5, 1.0, 4.0], [2.0, 0.2, 9.0]]
+    tg, eg = torch.Generator().manual_seed(6), etorch.Generator().manual_seed(6)
+    for dt_t, dt_e in ((torch.float32, et.float32), (torch.float64, et.float64)):
+        want = torch._standard_gamma(torch.tensor(conc, dtype=dt_t), generator=tg)
+        got = etorch._standard_gamma(et.tensor(conc, dtype=dt_e), generator=eg)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+        want = torch._sample_dirichlet(torch.tensor(conc, dtype=dt_t), generator=tg)
+        got = etorch._sample_dirichlet(et.tensor(conc, dtype=dt_e), generator=eg)
+        assert got.dtype == dt_e
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)

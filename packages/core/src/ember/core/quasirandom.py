@@ -1,6 +1,6 @@
 """`torch.quasirandom.SobolEngine`: Sobol' low-discrepancy sequences with Joe and Kuo's direction
-numbers, the same unscrambled points as PyTorch's, optionally scrambled (Owen's linear matrix
-scramble and a digital shift).
+numbers, the same points as PyTorch's, optionally scrambled (Owen's linear matrix scramble and a
+digital shift, drawn from PyTorch's generator as PyTorch draws them).
 
 NOTE [ Sobol' points ]: dimension d has 30 direction numbers v[d, j] (30-bit integers, MSB first).
 Dimension 0's are 2^(29-j) (van der Corput); dimension d >= 1 starts from Joe and Kuo's m_1 ... m_s
@@ -119,8 +119,9 @@ class SobolEngine:
     Args:
         dimension: the points' dimension, 1 ... `MAXDIM`.
         scramble: scramble the points (a random lower-triangular binary matrix per dimension and a
-            random digital shift, from `seed`); unscrambled points equal PyTorch's.
-        seed: the scrambling's seed (ember's generator: scrambled points differ from PyTorch's).
+            random digital shift, from `seed`).
+        seed: the scrambling's seed (a generator of its own; without it the global one draws), so
+            seeded scrambled points are PyTorch's.
 
     Raises:
         ValueError: `dimension` outside [1, MAXDIM].
@@ -162,14 +163,13 @@ class SobolEngine:
         its bits k <= p chosen by a random unit lower-triangular matrix; then a random digital shift."""
         from ember.core.random import randint
 
-        g = Generator()
+        g = None  # PyTorch's: without a seed, the global generator draws the scramble
         if self.seed is not None:
+            g = Generator()
             g.manual_seed(self.seed)
-        else:
-            g.seed()
         d, b = self.dimension, self.MAXBIT
         weights = 1 << np.arange(b - 1, -1, -1, dtype=np.int64)  # MSB first
-        shift = randint(2, (d, b), generator=g)._np() @ weights
+        shift = randint(2, (d, b), generator=g)._np() @ (1 << np.arange(b, dtype=np.int64))  # shift bits: LSB first
         ltm = np.tril(randint(2, (d, b, b), generator=g)._np())
         ltm[:, np.arange(b), np.arange(b)] = 1
         bits = (v[:, :, None] >> np.arange(b - 1, -1, -1)) & 1  # (d, j, bit p), MSB first

@@ -554,8 +554,12 @@ def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     perm = memfmt.dim_order(input, memory_format, "randn_like")
     if perm is None:
         return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
-    t = randn(memfmt.permuted_shape(shape, perm), dtype=dt, device=dev, generator=generator)
-    return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
+    # PyTorch's `empty_like(input).normal_()`: a tensor not contiguous (channels_last, transposed) takes the
+    # serial kernel in memory order, not the vectorised one of a contiguous draw
+    t = _new(memfmt.permuted_shape(shape, perm), dt, dev, None)
+    r = memfmt.laid_out(t, perm, False, memory_format, input)
+    _normal(r, 0.0, 1.0, generator=generator)
+    return _finish(r, requires_grad)
 
 
 @composite("randint")
@@ -738,7 +742,7 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
         out = cs.multinomial_with_replacement(cpu_engine(generator), rows, num_samples)
         return Tensor._wrap(out.reshape(p.shape[:-1] + (num_samples,)))
     # PyTorch's fast path otherwise: the largest p / q for q ~ Exp(1) (an exponential race)
-    q = _exponential(empty_like(input, memory_format=contiguous_format), 1.0, generator=generator)
+    q = _exponential(empty_like(input), 1.0, generator=generator)
     keys = ew.div(input, q)
     if num_samples == 1:
         return reduce.argmax(keys, -1, keepdim=True)
@@ -779,8 +783,12 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     return r if out is None else out.resize_(r._shape).copy_(r)
 
 
-def dropout_mask(shape, p: float, generator: Generator | None = None, *, dtype=None, device=None) -> Tensor:
+def dropout_mask(shape, p: float, generator: Generator | None = None, *, dtype=None, device=None,
+                 like: Tensor | None = None) -> Tensor:
     """Dropout's multiplier: 0 with probability `p`, else 1 / (1 - p), so `x * mask` is dropout(x).
+
+    With `like`, the mask is laid out as `like` (PyTorch's `empty_like(input).bernoulli_(1 - p)`), so the
+    mask of a transposed input is drawn in its memory order, as PyTorch draws it.
 
     Example:
         >>> sorted(set(dropout_mask((100,), 0.5).tolist())) == [0.0, 2.0]
@@ -788,7 +796,12 @@ def dropout_mask(shape, p: float, generator: Generator | None = None, *, dtype=N
     """
     if not isinstance(p, numbers.Real) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    m = _new(tuple(shape), dtype, device, None)
+    if like is not None:
+        from ember.core.creation import empty_like
+
+        m = empty_like(like, dtype=dtype)
+    else:
+        m = _new(tuple(shape), dtype, device, None)
     _bernoulli(m, 1.0 - p, generator=generator)
     if p < 1:
         ew.mul(m, 1.0 / (1.0 - p), out=m)

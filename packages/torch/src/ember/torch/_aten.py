@@ -19,7 +19,8 @@ __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "ch
            "rnn_relu_cell", "to_dlpack", "get_device_module", "cond", "while_loop", "set_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
            "set_autocast_gpu_dtype", "autocast_increment_nesting", "autocast_decrement_nesting", "alpha_dropout",
-           "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "rrelu_"]
+           "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "rrelu_", "_standard_gamma",
+           "_sample_dirichlet"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -35,6 +36,24 @@ def _reduction(code) -> str:
     if code not in (0, 1, 2):
         raise ValueError(f"{code} is not a valid value for reduction")
     return _REDUCTIONS[code]
+
+
+def _standard_gamma(input, generator=None):
+    """`torch._standard_gamma`: Gamma(input, 1) samples, the draw behind `Gamma.rsample` (differentiable in
+    `input`), on PyTorch's stream or `generator`'s."""
+    from ember.torch.distributions._special import standard_gamma
+
+    return standard_gamma(input, generator)
+
+
+def _sample_dirichlet(input, generator=None):
+    """`torch._sample_dirichlet`: Dirichlet(input) samples along the last dim, PyTorch's way (gamma draws in
+    float64, normalised, then cast to `input`'s dtype)."""
+    from ember.torch.distributions._special import standard_gamma
+
+    with _ag.no_grad():
+        g = standard_gamma(input.double(), generator)
+        return (g / g.sum(-1, keepdim=True)).to(input.dtype)
 
 
 def dropout_(input, p: float, train: bool):

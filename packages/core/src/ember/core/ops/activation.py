@@ -431,9 +431,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     from ember.core import random
     from ember.core.ops import elementwise as ew
 
-    x = _float_input("rrelu", input)
+    _float_input("rrelu", input)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not inplace and not input.is_contiguous():  # PyTorch's rrelu_with_noise writes a row-major output
+        input = input.contiguous()
+    x = input._np()
     if not training:
         out = leaky_relu(input, (lower + upper) / 2, inplace)
         if inplace:
@@ -450,7 +453,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     else:
         slopes = random.rand(*input.shape, dtype=input.dtype)._np() * (upper - lower) + lower
         factor = wrap(np.where(x >= 0, 1, slopes).astype(x.dtype))
-    return ew.mul(input, factor, out=input) if inplace else ew.mul(input, factor)
+    if inplace:
+        return node_name(ew.mul(input, factor, out=input), "MulBackward0", "RreluWithNoiseBackward1")
+    return node_name(ew.mul(input, factor), "MulBackward0", "RreluWithNoiseBackward0")
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

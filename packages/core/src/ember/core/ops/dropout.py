@@ -32,7 +32,7 @@ def _native_dropout_cpu(input, p, generator=None, *, out=None):
 
     from ember.core.ops.elementwise import laid_out
 
-    m = random.dropout_mask(tuple(input._shape), p, generator, dtype=input._dtype, device=input.device)._np()
+    m = random.dropout_mask(None, p, generator, dtype=input._dtype, like=input)._np()  # in input's memory order
     r = input._np() * m
     k = m != 0
     keep = laid_out(wrap(k), k, (input,))  # both laid out as `input` (a channels_last one stays so)
@@ -81,6 +81,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     _check("dropout", input, p)
     if not training or p == 0:
         return input
+    if p == 1:  # PyTorch multiplies by zero without drawing, so the random stream does not move
+        from ember.core.ops import elementwise as ew
+
+        return ew.mul(input, 0.0, out=input if inplace else None)
     r = native_dropout(input, float(p), generator, out=input)[0] if inplace else native_dropout(input, float(p),
                                                                                                   generator)[0]
     # PyTorch's CPU dropout is `input * mask`; its CUDA one keeps native_dropout's node
@@ -97,6 +101,8 @@ def _feature(op: str, input: Tensor, p: float, training: bool, inplace: bool, ba
                            f"{input.ndim}D input")
     if not training or p == 0:
         return input
+    if p == 1:
+        return ew.mul(input, 0.0, out=input if inplace else None)
     lead = 1 if input.ndim == batched_ndim else 0
     shape = tuple(input.shape[:lead + 1]) + (1,) * (input.ndim - lead - 1)
     mask = random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device)
@@ -148,8 +154,9 @@ def _alpha(op: str, input: Tensor, p: float, training: bool, inplace: bool, feat
     if p == 1:
         return ew.mul(input, 0.0, out=out)
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
-    keep = ew.ne(random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device), 0).to(
-        input.dtype)
+    drawn = random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device,
+                                like=None if feature else input)
+    keep = ew.ne(drawn, 0).to(input.dtype)
     a = 1.0 / math.sqrt((_SELU_NEG ** 2 * p + 1) * (1 - p))
     shift = ew.add(ew.mul(keep, _SELU_NEG * a), _SELU_NEG * a * (p - 1))
     return ew.add(ew.mul(input, ew.mul(keep, a), out=out), shift, out=out)

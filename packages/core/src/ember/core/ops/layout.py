@@ -236,9 +236,10 @@ def broadcast_to(input, *size) -> Tensor:
 
 
 def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
-    """`tensors` expanded to their common shape; shapes that do not broadcast raise PyTorch's message."""
+    """`tensors` expanded to their common shape; shapes that do not broadcast raise PyTorch's message. A tensor
+    already of that shape comes back itself, as PyTorch's (so `Normal(loc, scale).loc is loc`)."""
     shape = broadcast_shapes(*(t._shape for t in tensors))
-    return tuple(S.expand(t, shape) for t in tensors)
+    return tuple(t if tuple(t._shape) == tuple(shape) else S.expand(t, shape) for t in tensors)
 
 
 @method

@@ -112,10 +112,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     x1 = input1.reshape(-1, in1)
     x2 = input2.reshape(-1, in2)
     tmp = ea.matmul(x1, weight.permute(1, 0, 2).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
-    out = (tmp * x2.unsqueeze(1)).sum(-1)
-    if bias is not None:
-        out = out + bias
-    return out.reshape(*lead, out_f)
+    out = (tmp * x2.unsqueeze(1)).sum(-1).reshape(*lead, out_f)
+    return out if bias is None else out + bias
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,

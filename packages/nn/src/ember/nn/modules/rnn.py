@@ -335,8 +335,19 @@ class RNNBase(Module):
                                    ea.zeros(0, batch, self.proj_size or self.hidden_size))
             layer_input = dir_outputs[0] if num_directions == 1 else ea.cat(dir_outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_input = F.dropout(layer_input, self.dropout, True)
+                layer_input = (F.dropout(layer_input, self.dropout, True) if lengths is None
+                               else self._packed_dropout(layer_input, lengths))
         return layer_input, tuple(ea.stack(f, 0) for f in finals)
+
+    def _packed_dropout(self, padded: Tensor, lengths: list[int]) -> Tensor:
+        """Dropout between the layers of a packed run, as PyTorch's: one mask drawn over the packed data
+        (the valid steps, time-major), so the random stream moves by sum(lengths) * H, not by the padding."""
+        valid = ea.tensor([[n > t for n in lengths] for t in range(padded.shape[0])], device=padded.device)
+        keep = F.dropout(ea.ones(int(valid.sum()), padded.shape[-1], dtype=padded.dtype, device=padded.device),
+                         self.dropout, True)
+        mask = ea.ones_like(padded)
+        mask[valid] = keep
+        return padded * mask
 
     def _states(self, hx, batch: int, unsqueeze: bool) -> tuple[Tensor, ...]:
         if self.mode == "LSTM":  # PyTorch reads hx[0] and hx[1]: a tensor or a 1-tuple fails as that indexing

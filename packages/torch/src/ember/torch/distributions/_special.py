@@ -213,10 +213,10 @@ class _Gammainc(Function):
 
 class _StandardGamma(Function):
     @staticmethod
-    def forward(ctx, concentration):
+    def forward(ctx, concentration, generator=None):
         a = _to_numpy(concentration).astype(np.float64)
         if concentration.device.type == "cpu":  # PyTorch's sampler on PyTorch's stream
-            x = cpu_sampling.gamma(cpu_random.cpu_engine(None), a, concentration.dtype.np == np.float32)
+            x = cpu_sampling.gamma(cpu_random.cpu_engine(generator), a, concentration.dtype.np == np.float32)
             x = x.reshape(a.shape)
         else:
             x = np.asarray(_numpy_generator(a.size, concentration.device).standard_gamma(a))  # 0-d: a float
@@ -228,7 +228,7 @@ class _StandardGamma(Function):
     @staticmethod
     def backward(ctx, grad):
         a, x = ctx.saved_tensors
-        return grad * _like(_standard_gamma_grad_np(_to_numpy(x), _to_numpy(a)), x)
+        return grad * _like(_standard_gamma_grad_np(_to_numpy(x), _to_numpy(a)), x), None
 
 
 def _tensor(x) -> Tensor:
@@ -258,6 +258,6 @@ def gammainc(input: Tensor, other: Tensor) -> Tensor:
     return _Gammainc.apply(a, x)
 
 
-def standard_gamma(concentration: Tensor) -> Tensor:
+def standard_gamma(concentration: Tensor, generator=None) -> Tensor:
     """Samples of Gamma(concentration, 1), differentiable in the concentration (NOTE [ Implicit ... ])."""
-    return _StandardGamma.apply(concentration)
+    return _StandardGamma.apply(concentration, generator)

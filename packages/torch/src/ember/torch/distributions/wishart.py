@@ -17,7 +17,7 @@ from ember.torch.distributions.chi2 import Chi2
 from ember.torch.distributions.distribution import Distribution
 from ember.torch.distributions.exp_family import ExponentialFamily
 from ember.torch.distributions.multivariate_normal import _precision_to_scale_tril, _solve_lower
-from ember.torch.distributions.utils import _EMPTY, _infer_size, _standard_normal, lazy_property
+from ember.torch.distributions.utils import _EMPTY, _infer_size, lazy_property
 
 __all__ = ["Wishart"]
 
@@ -142,17 +142,42 @@ class Wishart(ExponentialFamily):
         diag_V = V.diagonal(dim1=-2, dim2=-1)
         return self._df_matrix() * (V.pow(2) + diag_V.unsqueeze(-1) * diag_V.unsqueeze(-2))
 
-    def rsample(self, sample_shape=_EMPTY, max_try_correction=None):
-        """Bartlett samples; `max_try_correction` is accepted for PyTorch's signature, but no resampling is done
-        (the diagonal is clamped away from 0, so samples are nonsingular up to rounding)."""
-        sample_shape = Size(sample_shape)
+    def _bartlett_sampling(self, sample_shape) -> torch.Tensor:
+        """One Bartlett draw: sqrt(chi2) on A's diagonal, then p (p - 1) / 2 normals below it in tril_indices
+        order (PyTorch's draws, in its order)."""
         p = self._event_shape[-1]
         L = self._unbroadcasted_scale_tril
         eps = float(np.finfo(L.dtype.np).eps)
-        diag = self._dist_chi2.rsample(sample_shape).sqrt().clamp(min=eps)
-        below = _standard_normal(tuple(sample_shape) + tuple(self._batch_shape) + (p, p), L.dtype, L.device).tril(-1)
-        chol = torch.matmul(L, torch.diag_embed(diag) + below)
+        noise = torch.diag_embed(self._dist_chi2.rsample(sample_shape).sqrt().clamp(min=eps))
+        i, j = torch.tril_indices(p, p, offset=-1)
+        noise[..., i, j] = torch.randn(tuple(sample_shape) + tuple(self._batch_shape) + (p * (p - 1) // 2,),
+                                       dtype=noise.dtype, device=noise.device)
+        chol = torch.matmul(L, noise)
         return torch.matmul(chol, chol.transpose(-2, -1))
+
+    def rsample(self, sample_shape=_EMPTY, max_try_correction=None):
+        """Bartlett samples, then PyTorch 2.13's correction loop as it runs: its first test marks the samples that
+        pass `support.check` (not the failing ones), so a valid draw warns "Singular sample detected." and is
+        redrawn once; seeded programs see PyTorch's numbers."""
+        max_try_correction = 10 if max_try_correction is None else max_try_correction
+        sample_shape = Size(sample_shape)
+        sample = self._bartlett_sampling(sample_shape)
+        dims = [-(k + 1) for k in range(len(self._batch_shape))]
+        flagged = self.support.check(sample)
+        if dims:
+            flagged = flagged.amax(dims)
+        if flagged.any():
+            warnings.warn("Singular sample detected.", stacklevel=2)
+            for _ in range(max_try_correction):
+                fresh = self._bartlett_sampling(flagged[flagged].shape)
+                sample[flagged] = fresh
+                still = ~self.support.check(fresh)
+                if dims:
+                    still = still.amax(dims)
+                flagged[flagged.clone()] = still
+                if not flagged.any():
+                    break
+        return sample
 
     def _log_scale_term(self):
         p = self._event_shape[-1]
