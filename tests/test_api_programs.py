@@ -108,7 +108,11 @@ devices, module hooks, torch.func combinations and functional training, saved-te
 and modes, parametrizations with functional_call, pytrees, Tensor subclasses, graph edges and lazy modules).
 
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
-initialisation, shuffling and dropout are PyTorch's numbers)."""
+initialisation, shuffling and dropout are PyTorch's numbers).
+
+Model code as the popular libraries write it, re-implemented inline (`hub_*`: timm's ViT, ConvNeXt, EfficientNet
+and helpers; HuggingFace's BERT, GPT-2 generation, Llama, T5 and modeling utils; torchvision's ResNet, MobileNet
+and detection pieces; diffusers' schedulers, UNet and attention processors; Lightning-style trainers)."""
 
 from __future__ import annotations
 
