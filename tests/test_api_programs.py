@@ -111,8 +111,9 @@ Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a se
 initialisation, shuffling and dropout are PyTorch's numbers).
 
 Model code as the popular libraries write it, re-implemented inline (`hub_*`: timm's ViT, ConvNeXt, EfficientNet
-and helpers; HuggingFace's BERT, GPT-2 generation, Llama, T5 and modeling utils; torchvision's ResNet, MobileNet
-and detection pieces; diffusers' schedulers, UNet and attention processors; Lightning-style trainers)."""
+and helpers; HuggingFace's BERT, GPT-2 generation, Llama, T5, modeling and Trainer utils; torchvision's ResNet,
+MobileNet, detection pieces and v2 transforms; diffusers' schedulers, UNet and attention processors; Lightning-style
+trainers with callbacks, manual optimization and SWA)."""
 
 from __future__ import annotations
 
