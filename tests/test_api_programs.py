@@ -112,8 +112,8 @@ initialisation, shuffling and dropout are PyTorch's numbers).
 
 Model code as the popular libraries write it, re-implemented inline (`hub_*`: timm's ViT, ConvNeXt, EfficientNet
 and helpers; HuggingFace's BERT, GPT-2 generation, Llama, T5, modeling and Trainer utils; torchvision's ResNet,
-MobileNet, detection pieces and v2 transforms; diffusers' schedulers, UNet and attention processors; Lightning-style
-trainers with callbacks, manual optimization and SWA)."""
+MobileNet, detection pieces and v2 transforms; diffusers' schedulers, UNet, VAE and attention processors;
+Lightning-style trainers with callbacks, manual optimization and SWA)."""
 
 from __future__ import annotations
 
