@@ -112,7 +112,12 @@ initialisation, shuffling and dropout are PyTorch's numbers); and seeded researc
 PyTorch's CPU stream (`seed_*`: default init of 19 layer types, nn.init, tensor draws in float32/float64 and on
 strided layouts, every dropout variant, samplers and random_split, 40 distribution families, generators and RNG
 states, LM sampling with top-k/top-p, augmentation, packed RNNs, MLM masking, VAEs, RL policies, Monte Carlo,
-vmap ensembles, and the rarer consumers: pruning, fractional pooling, RReLU, scrambled Sobol)."""
+vmap ensembles, and the rarer consumers: pruning, fractional pooling, RReLU, scrambled Sobol).
+
+Model code as the popular libraries write it, re-implemented inline (`hub_*`: timm's ViT, ConvNeXt, EfficientNet
+and helpers; HuggingFace's BERT, GPT-2 generation, Llama, T5, modeling and Trainer utils; torchvision's ResNet,
+MobileNet, detection pieces and v2 transforms; diffusers' schedulers, UNet, VAE and attention processors;
+Lightning-style trainers with callbacks, manual optimization and SWA)."""
 
 from __future__ import annotations
 

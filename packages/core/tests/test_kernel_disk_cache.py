@@ -2,7 +2,8 @@
 
 A kernel that is a closure over another compiled function misses the cache in every new process (Numba keys a
 closure on its cells, and a compiled function pickles with a per-process id): these check the row passes
-of softmax and the eager transcendental loops, which were such closures or close to them.
+of softmax, the eager transcendental loops and the dim-wise scatter loops, which were such closures or close to
+them.
 """
 
 import os
@@ -11,10 +12,14 @@ import sys
 
 _RUN = """
 import numpy as np
-from ember.core.ops import softmax_rows, unary_kernels
+from ember.core.ops import scatter_cpu, softmax_rows, unary_kernels
 x = np.random.default_rng(0).standard_normal((256, 128)).astype(np.float32)
 assert softmax_rows.softmax_rows(x) is not None
 assert unary_kernels.unary("exp", x) is not None
+idx = np.array([[0, 2], [1, 1]], np.int64)
+for mode in (scatter_cpu.ADD, scatter_cpu.MAX):
+    assert scatter_cpu.scatter_dim(np.zeros((2, 3), np.float32), 1, idx, np.ones((2, 2), np.float32), mode)
+assert scatter_cpu.scatter_dim(np.zeros((2, 3)), 1, idx, np.ones((2, 2)), scatter_cpu.ADD, False, True)
 """
 
 
