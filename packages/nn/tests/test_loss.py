@@ -241,6 +241,9 @@ def test_bce_refuses_integer_labels_with_pytorchs_messages():
         F.binary_cross_entropy(x, labels.double())
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
         nn.BCEWithLogitsLoss()(x, labels)
+    with pytest.raises(RuntimeError, match=r"^Subtraction, the `-` operator, with two bool tensors is not supported\. "
+                                           r"Use the `\^` or `logical_xor\(\)` operator instead\.$"):
+        F.binary_cross_entropy_with_logits(x, labels.bool(), pos_weight=torch.ones(2))
     assert F.binary_cross_entropy_with_logits(x, labels.float()).item() == pytest.approx(
         float(np.mean(np.log1p(np.exp(-np.array([0.5, -0.2]))))), rel=1e-6)
 
