@@ -115,6 +115,23 @@ def test_getitem_errors():
         x[[0, 1], [0, 1, 2]]
 
 
+def test_bare_int_index_of_a_0dim_tensor_in_pytorchs_words():
+    s = E.tensor(3.0)
+    item = re.escape("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+                     "to convert a 0-dim tensor to a number")
+    with pytest.raises(IndexError, match=f"^{item}$"):
+        s[0]
+    with pytest.raises(IndexError, match=f"^{item}$"):
+        s[0] = 1.0
+    with pytest.raises(IndexError, match="^index -1 is out of bounds for dimension 0 with size 0$"):
+        s[-1]
+    with pytest.raises(IndexError, match="^index 2 is out of bounds for dimension 0 with size 0$"):
+        s[2] = 1.0
+    with pytest.raises(IndexError, match="^too many indices for tensor of dimension 0$"):
+        s[0,]  # a tuple key goes through PyTorch's general path
+    assert s.item() == 3.0
+
+
 # --- setitem ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("key", GET_KEYS[:9], ids=str)
 def test_setitem_broadcasts_value_like_numpy(key):

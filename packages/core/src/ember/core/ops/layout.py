@@ -680,10 +680,18 @@ def _unwrap_0d_int(key: tuple) -> tuple:
                  and k._dtype is not dtypes.bool else k for k in key)
 
 
+def _bare_int_on_0d(key: int) -> IndexError:
+    """PyTorch's words for `x[i]` (not `x[i,]`) on a 0-dim tensor: 0 points at `.item()`, others are out of bounds."""
+    if key == 0:
+        return IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                          "C++ to convert a 0-dim tensor to a number")
+    return IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
+
+
 def getitem(self, key):
     if key.__class__ is int:  # x[i], the most common index, without parsing a key (basic_index's checks)
         if not self._shape:
-            raise IndexError("too many indices for tensor of dimension 0")
+            raise _bare_int_on_0d(key)
         size = self._shape[0]
         if not -size <= key < size:
             raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
@@ -737,6 +745,8 @@ def setitem(self, key, value) -> None:
         if not key:
             return
         key = None
+    if key.__class__ is int and not self._shape:
+        raise _bare_int_on_0d(key)
     if key.__class__ is Tensor and key._shape:  # x[idx] = v, x[mask] = v: a key with nothing to parse
         from ember.core.ops.indexing import advanced_index_put_
 
