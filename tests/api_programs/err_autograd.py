@@ -24,7 +24,7 @@ def show(name, fn):
     return out
 
 
-# --- in-place on leaves ----------------------------------------------------------------------------------
+# --- in-place on leaves -------------------------------------------------------------------------------------
 w = torch.randn(3, requires_grad=True)
 show("leaf_add_", lambda: w.add_(1))
 show("leaf_mul_", lambda: w.mul_(0.5))
@@ -50,7 +50,7 @@ lin = nn.Linear(2, 2)
 show("param_fill_", lambda: lin.weight.fill_(0.1))
 show("param_init_ok", lambda: nn.init.constant_(lin.weight, 0.1).sum())
 
-# --- backward twice ----------------------------------------------------------------------------------------
+# --- backward twice -----------------------------------------------------------------------------------------
 
 
 def twice(fn):
@@ -90,7 +90,7 @@ def twice_grad():
 
 show("autograd_grad_twice", twice_grad)
 
-# --- non-scalar outputs --------------------------------------------------------------------------------------
+# --- non-scalar outputs -------------------------------------------------------------------------------------
 x = torch.randn(2, 3, requires_grad=True)
 show("backward_vector", lambda: (x * 2).backward())
 show("grad_vector", lambda: torch.autograd.grad(x * 2, x))
@@ -121,7 +121,7 @@ def detached_backward():
 
 show("detached_backward", detached_backward)
 
-# --- version counter -------------------------------------------------------------------------------------------
+# --- version counter ----------------------------------------------------------------------------------------
 
 
 def modified(op, after):
@@ -181,7 +181,7 @@ def unpack_version():
 
 show("exp_iadd", unpack_version)
 
-# --- numpy and integer tensors -------------------------------------------------------------------------------
+# --- numpy and integer tensors ------------------------------------------------------------------------------
 y = torch.randn(3, requires_grad=True)
 show("numpy_requires_grad", lambda: y.numpy())
 show("numpy_nonleaf", lambda: (y * 2).numpy())

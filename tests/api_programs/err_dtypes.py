@@ -48,7 +48,7 @@ show("lstm_double", lambda: nn.LSTM(2, 3)(torch.randn(4, 1, 2, dtype=torch.float
 show("layernorm_long", lambda: nn.LayerNorm(4)(counts))
 show("bn_long", lambda: nn.BatchNorm1d(4)(counts))
 
-# --- index tensors -----------------------------------------------------------------------------------------
+# --- index tensors ------------------------------------------------------------------------------------------
 data = torch.arange(10.0)
 show("float_index", lambda: data[torch.tensor([1.0, 2.0])])
 show("float_index_2d", lambda: data.view(2, 5)[torch.tensor([0.0]), 1])

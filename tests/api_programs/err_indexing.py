@@ -27,7 +27,7 @@ def show(name, fn):
 table = torch.randn(4, 5)
 tokens = torch.tensor([[3, 7, 1, 0], [2, 9, 4, 4]])
 
-# --- plain indexing ------------------------------------------------------------------------------------------
+# --- plain indexing -----------------------------------------------------------------------------------------
 show("row_4", lambda: table[4])
 show("row_neg5", lambda: table[-5])
 show("row_neg4_ok", lambda: table[-4])
@@ -50,7 +50,7 @@ show("setitem_float_idx", lambda: table.clone().__setitem__(torch.tensor([0.0]),
 show("none_index_ok", lambda: table[None, :, None, 0].shape)
 show("string_index", lambda: table["a"])
 
-# --- dims -----------------------------------------------------------------------------------------------------
+# --- dims ---------------------------------------------------------------------------------------------------
 show("sum_dim", lambda: table.sum(2))
 show("sum_dim_neg", lambda: table.sum(-3))
 show("sum_dims_repeat", lambda: table.sum((0, 0)))
@@ -97,7 +97,7 @@ show("len_scalar", lambda: len(torch.tensor(3.0)))
 show("iter_scalar", lambda: list(torch.tensor(3.0)))
 show("tolist_scalar_ok", lambda: torch.tensor(3.5).tolist())
 
-# --- embeddings ---------------------------------------------------------------------------------------------------
+# --- embeddings ---------------------------------------------------------------------------------------------
 emb = nn.Embedding(8, 3)
 show("embedding_past_vocab", lambda: emb(tokens))
 show("embedding_negative", lambda: emb(torch.tensor([-1])))
@@ -130,7 +130,7 @@ show("put_range", lambda: torch.zeros(3).put(torch.tensor([3]), torch.ones(1)))
 show("narrow_start", lambda: table.narrow(0, 5, 1))
 show("narrow_neg_ok", lambda: table.narrow(0, -2, 2).shape)
 
-# --- sizes ------------------------------------------------------------------------------------------------
+# --- sizes --------------------------------------------------------------------------------------------------
 show("topk_k", lambda: table.topk(6))
 show("topk_k_dim0", lambda: table.topk(5, dim=0))
 show("topk_ok", lambda: table.topk(2).indices)

@@ -22,7 +22,7 @@ def show(name, fn):
 
 model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
 
-# --- optimizers ------------------------------------------------------------------------------------------
+# --- optimizers ---------------------------------------------------------------------------------------------
 w = torch.randn(3, requires_grad=True)
 show("sgd_nonleaf", lambda: torch.optim.SGD([w * 2], lr=0.1))
 show("sgd_no_grad_tensor", lambda: torch.optim.SGD([torch.randn(3)], lr=0.1) and "built")
@@ -118,7 +118,7 @@ class NoForward(nn.Module):
 
 show("forgot_forward", lambda: NoForward()(torch.ones(1)))
 
-# --- registration clashes ---------------------------------------------------------------------------------------
+# --- registration clashes -----------------------------------------------------------------------------------
 m = Encoder()
 show("buffer_over_param", lambda: m.proj.register_buffer("weight", torch.ones(4, 4)))
 show("buffer_over_module", lambda: m.register_buffer("proj", torch.ones(1)))

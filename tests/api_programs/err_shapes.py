@@ -23,7 +23,7 @@ def show(name, fn):
     return out
 
 
-# --- attention with the wrong transpose -------------------------------------------------------------------
+# --- attention with the wrong transpose ---------------------------------------------------------------------
 B, H, L, D = 2, 4, 5, 8
 q = torch.randn(B, H, L, D)
 k = torch.randn(B, H, L, D)
@@ -42,7 +42,7 @@ show("view_two_minus_one", lambda: torch.randn(B, L, 32).view(B, -1, -1))
 show("mask_broadcast", lambda: scores.masked_fill(torch.ones(L, L + 1, dtype=torch.bool), 0.0))
 show("mask_ok", lambda: scores.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")))
 
-# --- products --------------------------------------------------------------------------------------------
+# --- products -----------------------------------------------------------------------------------------------
 a, b = torch.randn(3, 4), torch.randn(3, 4)
 show("mm", lambda: torch.mm(a, b))
 show("mm_vec", lambda: torch.mm(a, torch.randn(4)))
@@ -63,7 +63,7 @@ show("dot", lambda: torch.dot(torch.randn(3), torch.randn(4)))
 show("outer_2d", lambda: torch.outer(a, torch.randn(2)))
 show("kron_ok", lambda: torch.kron(torch.eye(2), torch.ones(2, 2)))
 
-# --- linear layers ---------------------------------------------------------------------------------------
+# --- linear layers ------------------------------------------------------------------------------------------
 head = nn.Sequential(nn.Flatten(), nn.Linear(16 * 4 * 4, 10))
 feats = torch.randn(2, 16, 5, 5)
 show("linear_flattened_wrong", lambda: head(feats))
@@ -109,7 +109,7 @@ show("narrow_range", lambda: img.narrow(2, 2, 3))
 show("split_sizes", lambda: torch.randn(5, 2).split([2, 2]))
 show("chunk_zero", lambda: torch.randn(5, 2).chunk(0))
 
-# --- broadcasting and arithmetic -------------------------------------------------------------------------
+# --- broadcasting and arithmetic ----------------------------------------------------------------------------
 show("add", lambda: torch.randn(3, 4) + torch.randn(4, 3))
 show("add_batch", lambda: torch.randn(8, 10) + torch.randn(10, 10))
 show("mul_leading", lambda: torch.randn(2, 3, 4) * torch.randn(3, 2, 4))

@@ -553,14 +553,16 @@ def cuda(input, device=None, non_blocking: bool = False, memory_format=None) -> 
 @method
 @composite("new_tensor")
 def new_tensor(input, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    from ember.core.creation import tensor
+    from ember.core.creation import dtype_arg, tensor
 
+    dtype_arg(dtype, "new_tensor")
     return tensor(data, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
 def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -> Tensor:
-    from ember.core.creation import full
+    from ember.core.creation import dtype_arg, full
 
+    dtype_arg(dtype, name)
     return full(_sizes(size, None, name), fill, dtype=dtype or input.dtype, layout=layout,
                 device=device or input.device, requires_grad=requires_grad)
 
@@ -582,8 +584,9 @@ def new_ones(input, *size, dtype=None, layout=None, device=None, requires_grad: 
 @method
 @composite("new_empty")
 def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    from ember.core.creation import empty
+    from ember.core.creation import dtype_arg, empty
 
+    dtype_arg(dtype, "new_empty")
     return empty(_sizes(size, None, "new_empty"), dtype=dtype or input.dtype, layout=layout,
                  device=device or input.device,
                  requires_grad=requires_grad)
@@ -592,8 +595,9 @@ def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad:
 @method
 @composite("new_full")
 def new_full(input, size, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    from ember.core.creation import full
+    from ember.core.creation import dtype_arg, full
 
+    dtype_arg(dtype, "new_full")
     if not isinstance(size, tuple | list):
         raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{size.__class__.__name__}")

@@ -1,0 +1,145 @@
+"""Tensor-construction and reduction mistakes, printed as type(e).__name__ and the whole message: torch.tensor of
+ragged or mixed lists, factories with negative or float sizes, dtype strings instead of dtypes, arange/linspace
+arguments that make no range, reductions over empty tensors (max, argmax, min of nothing), and view on
+non-contiguous tensors, next to what the working calls build."""
+
+import numpy as np
+import torch
+
+torch.manual_seed(6)
+torch.set_printoptions(precision=4)
+
+
+def show(name, fn):
+    try:
+        out = fn()
+    except Exception as e:
+        print(f"{name}: {type(e).__name__}: {e}")
+        return None
+    if isinstance(out, torch.Tensor):
+        print(f"{name}: ok {tuple(out.shape)} {out.dtype} {out}")
+    else:
+        print(f"{name}: ok {out}")
+    return out
+
+
+# --- torch.tensor from Python data --------------------------------------------------------------------------
+show("ragged", lambda: torch.tensor([[1, 2, 3], [4, 5]]))
+show("ragged_deeper", lambda: torch.tensor([[[1, 2]], [[3, 4], [5, 6]]]))
+show("ragged_scalar_list", lambda: torch.tensor([1, [2, 3]]))
+show("ragged_list_scalar", lambda: torch.tensor([[2, 3], 1]))
+show("strings", lambda: torch.tensor(["a", "b"]))
+show("none_inside", lambda: torch.tensor([1.0, None]))
+show("dict", lambda: torch.tensor({"a": 1}))
+show("list_of_tensors_ok", lambda: torch.tensor([torch.tensor(1.5), torch.tensor(2.5)]))
+show("list_of_vectors", lambda: torch.tensor([torch.ones(2), torch.zeros(2)]))
+show("stack_instead_ok", lambda: torch.stack([torch.ones(2), torch.zeros(2)]))
+show("mixed_bool_float", lambda: torch.tensor([True, 2.5]))
+show("mixed_int_complex", lambda: torch.tensor([1, 2j]))
+show("huge_int", lambda: torch.tensor([2 ** 64]))
+show("int_overflow_dtype", lambda: torch.tensor([300], dtype=torch.uint8))
+show("float_to_int_dtype", lambda: torch.tensor([1.7, -2.2], dtype=torch.int64))
+show("nested_tuple_ok", lambda: torch.tensor(((1, 2), (3, 4))))
+show("empty_nested", lambda: torch.tensor([[], []]))
+show("empty_then_full", lambda: torch.tensor([[], [1]]))
+show("numpy_object", lambda: torch.from_numpy(np.array([1, "a"], dtype=object)))
+show("numpy_ragged", lambda: torch.tensor(np.array([np.zeros(2), np.zeros(3)], dtype=object)))
+show("numpy_negative_stride", lambda: torch.from_numpy(np.arange(4.0)[::-1]))
+show("numpy_negative_stride_ok", lambda: torch.tensor(np.arange(4.0)[::-1].copy()))
+show("as_tensor_list_ok", lambda: torch.as_tensor([1, 2], dtype=torch.float16))
+
+# --- sizes and dtypes ---------------------------------------------------------------------------------------
+show("zeros_negative", lambda: torch.zeros(2, -1))
+show("ones_negative_tuple", lambda: torch.ones((3, -2)))
+show("empty_negative", lambda: torch.empty(-3))
+show("randn_negative", lambda: torch.randn(-1, 2))
+show("rand_float_size", lambda: torch.rand(2.5))
+show("zeros_float_size", lambda: torch.zeros(2, 3.0))
+show("zeros_tensor_size_ok", lambda: torch.zeros(torch.tensor(2), 1))
+show("full_no_size", lambda: torch.full(3, 1.0))
+show("full_ok", lambda: torch.full((2,), 7))
+show("full_bool_fill", lambda: torch.full((2,), True))
+show("eye_negative", lambda: torch.eye(-2))
+show("eye_m_negative", lambda: torch.eye(2, -1))
+show("dtype_string", lambda: torch.zeros(2, dtype="float32"))
+show("dtype_numpy", lambda: torch.zeros(2, dtype=np.float32))
+show("dtype_python_float_ok", lambda: torch.zeros(2, dtype=float))
+show("dtype_python_int_ok", lambda: torch.zeros(2, dtype=int))
+show("to_string", lambda: torch.zeros(2).to("float64"))
+show("to_bad_device", lambda: torch.zeros(2).to("gpu"))
+show("device_bad", lambda: torch.device("cuda:x"))
+show("type_string_ok", lambda: torch.zeros(2).type("torch.DoubleTensor"))
+show("type_string_bad", lambda: torch.zeros(2).type("float64"))
+show("getattr_dtype_bad", lambda: getattr(torch, "float128"))
+show("reshape_negative", lambda: torch.zeros(6).reshape(-2, 3))
+show("view_negative_ok", lambda: torch.zeros(6).view(-1, 3).shape)
+show("new_zeros_negative", lambda: torch.zeros(2).new_zeros((-1,)))
+show("randint_no_size", lambda: torch.randint(0, 5))
+show("randint_float_bounds", lambda: torch.randint(0.5, 5.5, (3,)))
+show("normal_std_negative", lambda: torch.normal(0.0, -1.0, size=(2,)))
+show("normal_std_tensor_negative", lambda: torch.normal(torch.zeros(2), torch.tensor([1.0, -1.0])))
+show("uniform_bad_range", lambda: torch.empty(2).uniform_(1.0, 0.0))
+show("bernoulli_p", lambda: torch.bernoulli(torch.tensor([0.5, 1.5])))
+show("dropout_p", lambda: torch.nn.functional.dropout(torch.ones(2), p=1.5))
+
+# --- ranges -------------------------------------------------------------------------------------------------
+show("arange_backwards", lambda: torch.arange(5, 0))
+show("arange_step_zero", lambda: torch.arange(0, 5, 0))
+show("arange_wrong_sign", lambda: torch.arange(0, 5, -1))
+show("arange_ok", lambda: torch.arange(5, 0, -2))
+show("arange_inf", lambda: torch.arange(0, float("inf")))
+show("arange_nan", lambda: torch.arange(0, float("nan")))
+show("arange_float_steps", lambda: torch.arange(0, 1, 0.3))
+show("linspace_negative", lambda: torch.linspace(0, 1, -1))
+show("linspace_no_steps", lambda: torch.linspace(0, 1))
+show("linspace_zero_ok", lambda: torch.linspace(0, 1, 0))
+show("logspace_one_ok", lambda: torch.logspace(0, 2, 1))
+show("range_deprecated_ok", lambda: torch.range(0, 2))
+
+# --- reductions over nothing --------------------------------------------------------------------------------
+empty = torch.empty(0)
+grid = torch.empty(3, 0)
+show("max_empty", lambda: empty.max())
+show("min_empty", lambda: torch.min(empty))
+show("argmax_empty", lambda: empty.argmax())
+show("argmin_empty", lambda: empty.argmin())
+show("amax_empty", lambda: empty.amax())
+show("aminmax_empty", lambda: torch.aminmax(empty))
+show("max_dim_empty", lambda: grid.max(dim=1))
+show("max_dim_nonempty_ok", lambda: grid.max(dim=0))
+show("argmax_dim_empty", lambda: grid.argmax(dim=1))
+show("sum_empty_ok", lambda: empty.sum())
+show("prod_empty_ok", lambda: empty.prod())
+show("mean_empty", lambda: empty.mean())
+show("std_one_element", lambda: torch.tensor([2.0]).std())
+show("median_empty", lambda: empty.median())
+show("mode_empty", lambda: empty.mode())
+show("kthvalue_empty", lambda: empty.kthvalue(1))
+show("topk_empty_ok", lambda: empty.topk(0))
+show("logsumexp_empty_ok", lambda: empty.logsumexp(0))
+show("quantile_empty", lambda: torch.quantile(empty, 0.5))
+show("quantile_q_range", lambda: torch.quantile(torch.ones(3), 1.5))
+show("cummax_empty_ok", lambda: empty.cummax(0).values)
+show("max_empty_keepdim", lambda: grid.amax(dim=1, keepdim=True))
+show("norm_empty_ok", lambda: empty.norm())
+show("var_empty", lambda: grid.var(dim=1))
+show("histc_empty_ok", lambda: torch.histc(empty, bins=3))
+show("unique_empty_ok", lambda: torch.unique(empty))
+
+# --- views of non-contiguous tensors ------------------------------------------------------------------------
+m = torch.arange(12.0).view(3, 4)
+show("view_t", lambda: m.t().view(12))
+show("view_t_contiguous_ok", lambda: m.t().contiguous().view(12))
+show("view_t_same_shape_ok", lambda: m.t().view(4, 3).shape)
+show("view_slice_cols", lambda: m[:, :2].view(6))
+show("view_slice_rows_ok", lambda: m[:2].view(8).shape)
+show("view_expand", lambda: torch.ones(3, 1).expand(3, 4).view(12))
+show("view_expand_split_ok", lambda: torch.ones(3, 1).expand(3, 4).view(3, 2, 2).stride())
+show("view_dtype_size", lambda: torch.zeros(3, dtype=torch.float32).view(torch.float64))
+show("view_dtype_ok", lambda: torch.zeros(4, dtype=torch.float32).view(torch.int16).shape)
+show("view_dtype_noncontig", lambda: m.t().view(torch.int64))
+show("is_contiguous", lambda: (m.is_contiguous(), m.t().is_contiguous(), m[:, ::2].is_contiguous()))
+show("set_requires_grad_int", lambda: torch.arange(3).requires_grad_(True))
+show("set_requires_grad_ok", lambda: torch.arange(3.0).requires_grad_(True).requires_grad)
+show("resize_noncontig_ok", lambda: m.clone().resize_(2, 2).shape)
+show("numpy_noncontig_ok", lambda: m.t().numpy().flags["C_CONTIGUOUS"])
