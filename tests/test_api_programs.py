@@ -108,7 +108,10 @@ devices, module hooks, torch.func combinations and functional training, saved-te
 and modes, parametrizations with functional_call, pytrees, Tensor subclasses, graph edges and lazy modules).
 
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
-initialisation, shuffling and dropout are PyTorch's numbers)."""
+initialisation, shuffling and dropout are PyTorch's numbers).
+
+User mistakes printed as PyTorch words them, whole (`err_*`: shapes, dtypes, autograd, indexing, factories, state
+dicts, modules and optimizers, data pipelines, layers, training loops, custom Functions, linalg, distributions)."""
 
 from __future__ import annotations
 
