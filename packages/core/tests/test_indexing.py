@@ -920,3 +920,12 @@ def test_scatter_reduce_mean_of_complex_divides_as_pytorch():
     """A complex mean divides (PyTorch: [[0.5, 0.5, 0]] here); only integers floor."""
     z = E.zeros(2, 3, dtype=E.complex64).scatter_reduce(1, E.tensor([[0, 1]]), E.ones(1, 2, dtype=E.complex64), "mean")
     assert np.array_equal(z.numpy(), np.array([[0.5, 0.5, 0], [0, 0, 0]], np.complex64))
+
+
+def test_scatter_kernels_are_module_level_so_numbas_disk_cache_serves_them():
+    # a kernel closing over another jitted function never matched Numba's cache index in a new process
+    from ember.core.ops._index_kernels import scatter3
+
+    for kernel in scatter3():
+        assert kernel.py_func.__closure__ is None
+        assert kernel.py_func.__module__ == "ember.core.ops._scatter_jit"
