@@ -691,3 +691,18 @@ def test_randint_and_linspace_argument_errors_are_pytorchs_parser_messages():
 def test_uniform_range_error_prints_bounds_as_cpp_does():
     with pytest.raises(RuntimeError, match=re.escape("found from=1.23457e+08 > to=1")):
         E.empty(2).uniform_(123456789.0, 1.0)
+
+
+def test_arange_and_eye_refuse_dtype_names_listing_their_overloads():
+    with pytest.raises(TypeError) as e:
+        E.arange(0, 3, dtype="float32")
+    lines = str(e.value).splitlines()
+    assert lines[0] == "arange() received an invalid combination of arguments - got (int, int, dtype=str), but " \
+                       "expected one of:"
+    assert lines[2] == (" * (Number start, Number end, *, torch.dtype dtype = None, torch.layout layout = None, "
+                        "torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+    assert len(lines) == 4 and lines[3].startswith(" * (Number start, Number end, Number step = 1, *, Tensor out")
+    with pytest.raises(TypeError, match=re.escape("eye() received an invalid combination of arguments - got (int, "
+                                                  "dtype=str), but expected one of:\n * (int n, *, Tensor out")):
+        E.eye(2, dtype="float32")
+    assert E.arange(3, dtype=float).dtype is E.float64 and E.eye(2, dtype=E.bfloat16).dtype is E.bfloat16

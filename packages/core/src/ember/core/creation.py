@@ -73,9 +73,23 @@ _PY_DTYPES = (float, int, bool, complex)
 def dtype_arg(dtype, op: str) -> None:
     """PyTorch's parser takes a torch.dtype or Python's float/int/bool/complex as `dtype=`; a dtype's name or a
     numpy type is refused in its words (ember's own `as_dtype` is more lenient)."""
-    if dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in _PY_DTYPES):
-        return
-    raise TypeError(f"{op}(): argument 'dtype' must be torch.dtype, not {_type_name(dtype)}")
+    if not _good_dtype(dtype):
+        raise TypeError(f"{op}(): argument 'dtype' must be torch.dtype, not {_type_name(dtype)}")
+
+
+def _good_dtype(dtype) -> bool:
+    return dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in _PY_DTYPES)
+
+
+def overloads_error(op: str, args: tuple, dtype, overloads: tuple[str, ...]) -> TypeError:
+    """PyTorch's parser error for a call that matches none of `op`'s `overloads` (their argument lists before the
+    factory keywords, or whole where they hold their own `*`): the positional arguments' types, then `dtype=`'s."""
+    from ember.core.random import _FACTORY_KW
+
+    got = ", ".join([_type_name(a) for a in args] + ([] if dtype is None else [f"dtype={_type_name(dtype)}"]))
+    sigs = "".join(f" * ({o})\n" if "*" in o else f" * ({o}, *, {_FACTORY_KW})\n" for o in overloads)
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f"{sigs}")
 
 
 def _int_like(v, first: bool) -> bool:
@@ -850,6 +864,13 @@ def _count(n: float) -> int:
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Values from `start` up to (not including) `end`, every `step`."""
+    if not _good_dtype(dtype):
+        from ember.core.random import _FACTORY_KW
+
+        given = (start,) if end is None else (start, end) if type(step) is int and step == 1 else (start, end, step)
+        no_out = _FACTORY_KW.removeprefix("Tensor out = None, ")  # PyTorch's (start, end) overload has no out=
+        raise overloads_error("arange", given, dtype, ("Number end", f"Number start, Number end, *, {no_out}",
+                                                       "Number start, Number end, Number step = 1"))
     if layout is not None:
         _dense_only(layout, "arange", "aten::arange.start_out")
     start, end, step = _num(start), _num(end), _num(step)
@@ -998,18 +1019,14 @@ _NO_STEPS = object()  # `steps` left out: PyTorch's parser lists the overloads r
 def _space_args(op: str, start, end, steps, base, dtype) -> None:
     """linspace/logspace's arguments as PyTorch's parser checks them: `steps` an int, `dtype` a torch.dtype; else
     its TypeError listing the four overloads (Tensor or Number ends)."""
-    from ember.core.random import _FACTORY_KW, _int_arg
+    from ember.core.random import _int_arg
 
-    if _int_arg(steps) and (dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in _PY_DTYPES)):
+    if _int_arg(steps) and _good_dtype(dtype):
         return
-    got = [_type_name(start), _type_name(end)] + ([] if steps is _NO_STEPS else [_type_name(steps)])
-    if dtype is not None:
-        got.append(f"dtype={_type_name(dtype)}")
-    extra = "float base = 10.0, " if base else ""
-    sigs = "".join(f" * ({a} start, {b} end, int steps, {extra}*, {_FACTORY_KW})\n"
-                   for b in ("Tensor", "Number") for a in ("Tensor", "Number"))
-    raise TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), but expected one "
-                    f"of:\n{sigs}")
+    extra = ", float base = 10.0" if base else ""
+    raise overloads_error(op, (start, end) if steps is _NO_STEPS else (start, end, steps), dtype,
+                          tuple(f"{a} start, {b} end, int steps{extra}" for b in ("Tensor", "Number")
+                                for a in ("Tensor", "Number")))
 
 
 @_dispatch.composite("linspace")
@@ -1086,6 +1103,8 @@ def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
         requires_grad: bool = False) -> Tensor:
+    if not _good_dtype(dtype):
+        raise overloads_error("eye", (n,) if m is None else (n, m), dtype, ("int n", "int n, int m"))
     if layout is not None:
         _dense_only(layout, "eye", "aten::eye.m_out")
     for i, (name, v) in enumerate((("n", n), ("m", m))):
