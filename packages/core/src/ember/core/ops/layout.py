@@ -183,7 +183,15 @@ def _matrices(x, name: str):
 
 
 attach("mT", property(lambda self: S.transpose(_matrices(self, "mT"), -2, -1)))
-attach("H", property(lambda self: _conj(S.permute(self, tuple(range(self.ndim - 1, -1, -1))))))
+def _adjoint_2d(x):
+    """`x.H`: the conjugate transpose of a matrix (a 0-dim tensor as it is); PyTorch refuses other ranks."""
+    if x.ndim == 1 or x.ndim > 2:
+        hint = ". For batches of matrices, consider using tensor.mH" if x.ndim > 2 else "."
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor{hint}")
+    return _conj(S.permute(x, tuple(range(x.ndim - 1, -1, -1))))
+
+
+attach("H", property(_adjoint_2d))
 attach("mH", property(lambda self: _conj(S.transpose(_matrices(self, "mH"), -2, -1))))
 
 
