@@ -111,7 +111,8 @@ Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a se
 initialisation, shuffling and dropout are PyTorch's numbers).
 
 User mistakes printed as PyTorch words them, whole (`err_*`: shapes, dtypes, autograd, indexing, factories, state
-dicts, modules and optimizers, data pipelines, layers, training loops, custom Functions, linalg, distributions)."""
+dicts, modules and optimizers, data pipelines, layers, training loops, custom Functions, linalg, distributions,
+Python/numpy protocols, nn.utils)."""
 
 from __future__ import annotations
 
