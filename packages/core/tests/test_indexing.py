@@ -929,3 +929,19 @@ def test_scatter_kernels_are_module_level_so_numbas_disk_cache_serves_them():
     for kernel in scatter3():
         assert kernel.py_func.__closure__ is None
         assert kernel.py_func.__module__ == "ember.core.ops._scatter_jit"
+
+
+def test_several_ellipses_each_skip_the_dims_the_rest_leave_as_pytorch():
+    a = _arr((2, 3, 4))
+    x = _t(a)
+    np.testing.assert_array_equal(x[..., 0, ...].numpy(), a[..., 0])  # the first Ellipsis takes every free dim
+    np.testing.assert_array_equal(x[0, ..., ...].numpy(), a[0])
+    assert x[None, ..., None, ...].shape == (1, 2, 3, 4, 1)
+    np.testing.assert_array_equal(x[..., 1:, ...].numpy(), a[..., 1:])
+    with pytest.raises(IndexError, match="^index 1 is out of bounds for dimension 3 with size 0$"):
+        x[..., 0, ..., 1]  # PyTorch's words: the second Ellipsis moved past the last dim
+    y = x.clone()
+    y[..., 0, ...] = -1.0
+    b = a.copy()
+    b[..., 0] = -1.0
+    np.testing.assert_array_equal(y.numpy(), b)

@@ -623,15 +623,12 @@ def _is_basic(key) -> bool:
 
 
 def basic_index(x: Tensor, key: tuple) -> Tensor:
-    """x[key] for ints, slices (any positive step), None and Ellipsis: always a view."""
-    n_ell = consumed = 0
+    """x[key] for ints, slices (any positive step), None and Ellipsis: always a view. As PyTorch's, each
+    Ellipsis skips the dims the other items leave (so `x[..., 0, ...]` is `x[..., 0]`)."""
+    consumed = 0
     for k in key:
-        if k is Ellipsis:
-            n_ell += 1
-        elif k is not None:
+        if k is not Ellipsis and k is not None:
             consumed += 1
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out = x
@@ -648,7 +645,7 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
                 out = S.slice(out, dim, _int_or_none(k.start), _int_or_none(k.stop), step)
             dim += 1
         else:
-            size = out._shape[dim]
+            size = out._shape[dim] if dim < out.ndim else 0  # past the last dim after a second Ellipsis: size 0
             if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
                 raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             out = S.select(out, dim, int(k))
