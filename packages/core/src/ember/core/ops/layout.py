@@ -411,6 +411,8 @@ def _parse_to(args, kwargs) -> tuple:
     (dtype, ...) and (tensor, ...), each followed by at most the bools non_blocking and copy."""
     dev = kwargs.get("device")
     dt = kwargs.get("dtype")
+    if dt is not None and not _is_to_dtype(dt):  # a dtype's name or a numpy type: no signature takes it
+        raise _to_refusal(args, kwargs)
     flags = [kwargs.get("non_blocking", False), kwargs.get("copy", False)]
     head = 0
     if args and isinstance(args[0], Tensor):
@@ -442,9 +444,13 @@ def _parser_type_name(v) -> str:
     return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
-def _to_refusal(args) -> TypeError:
-    """PyTorch's refusal of `to()` arguments that match none of its three signatures."""
+def _to_refusal(args, kwargs=None) -> TypeError:
+    """PyTorch's refusal of `to()` arguments that match none of its three signatures (keywords listed after the
+    positional arguments, with the parser's trailing ", " when they stand alone)."""
     got = ", ".join(_parser_type_name(a) for a in args)
+    if kwargs:
+        named = ", ".join(f"{k}={_parser_type_name(v)}" for k, v in kwargs.items())
+        got = f"{got}, {named}" if got else f"{named}, "
     return TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                      f" * (torch.device device = None, torch.dtype dtype = None, {_TO_TAIL}\n"
                      f" * (torch.dtype dtype, {_TO_TAIL}\n * (Tensor tensor, {_TO_TAIL}\n")
