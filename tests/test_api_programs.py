@@ -117,7 +117,11 @@ vmap ensembles, and the rarer consumers: pruning, fractional pooling, RReLU, scr
 Model code as the popular libraries write it, re-implemented inline (`hub_*`: timm's ViT, ConvNeXt, EfficientNet
 and helpers; HuggingFace's BERT, GPT-2 generation, Llama, T5, modeling and Trainer utils; torchvision's ResNet,
 MobileNet, detection pieces and v2 transforms; diffusers' schedulers, UNet, VAE and attention processors;
-Lightning-style trainers with callbacks, manual optimization and SWA)."""
+Lightning-style trainers with callbacks, manual optimization and SWA).
+
+User mistakes printed as PyTorch words them, whole (`err_*`: shapes, dtypes, autograd, indexing, factories, state
+dicts, modules and optimizers, data pipelines, layers, training loops, custom Functions, linalg, distributions,
+Python/numpy protocols, nn.utils)."""
 
 from __future__ import annotations
 

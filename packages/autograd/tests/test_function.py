@@ -434,3 +434,32 @@ def test_save_for_backward_of_a_non_tensor_names_its_position():
 
     with pytest.raises(TypeError, match="save_for_backward can only save variables, but argument 2 is of type int"):
         SaveInt.apply(E.ones(2, 3, requires_grad=True))
+
+
+def test_backward_returning_a_non_tensor_and_unreturned_dirty_inputs_in_pytorchs_words():
+    class ListGrad(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x + 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            return [grad]
+
+    class DirtyNotOutput(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    x = E.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^expected Variable or None \(got list\)$"):
+        ListGrad.apply(x).sum().backward()
+    with pytest.raises(RuntimeError, match="^Some elements marked as dirty during the forward method were not returned "
+                                           "as output. The inputs that are modified inplace must all be outputs of "
+                                           "the Function.$"):
+        DirtyNotOutput.apply(E.ones(2))

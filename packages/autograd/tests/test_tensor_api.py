@@ -147,3 +147,26 @@ def test_addcdiv_and_addcmul_graphs_end_in_their_own_nodes():
     assert E.addcdiv(x, x, x + 1, value=0.5).grad_fn.name() == "AddcdivBackward0"
     assert E.addcdiv(E.ones(3), x, x + 1).grad_fn.name() == "AddcdivBackward0"
     assert E.addcmul(x, x, x, value=2).grad_fn.name() == "AddcmulBackward0"
+
+
+@pytest.mark.parametrize("name", ["shape", "dtype", "device", "ndim", "is_leaf", "grad_fn", "T", "mT", "H", "layout",
+                                  "_version", "is_sparse", "is_quantized"])
+def test_read_only_attributes_refuse_assignment_in_pytorchs_words(name):
+    t = E.zeros(2, 3, requires_grad=True)
+    with pytest.raises(AttributeError, match=f"^attribute '{name}' of 'torch._C.TensorBase' objects is not writable$"):
+        setattr(t, name, 1)
+
+
+def test_data_and_H_refusals_in_pytorchs_words():
+    t = E.zeros(2, 3)
+    with pytest.raises(TypeError, match="^Variable data has to be a tensor, but got list$"):
+        t.data = [1.0]
+    with pytest.raises(RuntimeError, match=r"^tensor\.H is only supported on matrices \(2-D tensors\)\. Got 3-D "
+                                           r"tensor\. For batches of matrices, consider using tensor\.mH$"):
+        E.zeros(2, 3, 4).H
+    with pytest.raises(RuntimeError, match=r"^tensor\.H is only supported on matrices \(2-D tensors\)\. Got 1-D "
+                                           r"tensor\.$"):
+        E.zeros(3).H
+    assert t.H.shape == (3, 2) and E.tensor(2.0).H.item() == 2.0
+    t.requires_grad = True  # a property with a setter keeps it
+    assert t.requires_grad

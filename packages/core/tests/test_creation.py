@@ -638,3 +638,71 @@ def test_one_hot_and_factories_on_a_named_cpu_device():
     x = E.ones(2)
     for t in (E.zeros(2, 3, device="cpu"), E.zeros(2, 3, device=x.device), E.ones(2, 3, device=E.device("cpu"))):
         assert t.shape == (2, 3) and t.device == x.device and t.stride() == (3, 1)
+
+
+def test_factories_refuse_dtype_names_and_numpy_types_in_pytorchs_words():
+    with pytest.raises(TypeError, match="^zeros\\(\\): argument 'dtype' must be torch.dtype, not str$"):
+        E.zeros(2, dtype="float32")
+    with pytest.raises(TypeError, match="^ones\\(\\): argument 'dtype' must be torch.dtype, not type$"):
+        E.ones(2, dtype=np.float32)
+    with pytest.raises(TypeError, match="^tensor\\(\\): argument 'dtype' must be torch.dtype, not str$"):
+        E.tensor([1], dtype="float32")
+    with pytest.raises(TypeError, match="^zeros_like\\(\\): argument 'dtype' must be torch.dtype, not "
+                                        "numpy.dtypes.Float32DType$"):
+        E.zeros_like(E.ones(2), dtype=np.dtype("float32"))
+    with pytest.raises(TypeError, match="^new_zeros\\(\\): argument 'dtype' must be torch.dtype, not str$"):
+        E.ones(2).new_zeros(2, dtype="float64")
+    assert E.zeros(2, dtype=float).dtype is E.float64 and E.empty(2, dtype=bool).dtype is E.bool
+    assert E.full((2,), 1, dtype=E.bfloat16).dtype is E.bfloat16
+
+
+def test_full_takes_its_size_as_one_sequence():
+    msg = "full(): argument 'size' (position 1) must be tuple of ints, not int"
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        E.full(3, 1.0)
+    assert E.full([2], 1.0).shape == (2,)
+
+
+def test_randint_and_linspace_argument_errors_are_pytorchs_parser_messages():
+    with pytest.raises(TypeError, match="^randint\\(\\): argument 'size' \\(position 2\\) must be tuple of ints, "
+                                        "not int$"):
+        E.randint(0, 5)
+    with pytest.raises(TypeError, match="^randint\\(\\): argument 'high' \\(position 1\\) must be int, not float$"):
+        E.randint(5.0, (3,))
+    with pytest.raises(TypeError) as e:
+        E.randint(0.5, 5.5, (3,))
+    lines = str(e.value).splitlines()
+    assert lines[0] == ("randint() received an invalid combination of arguments - got (float, float, tuple), but "
+                        "expected one of:")
+    assert lines[1].startswith(" * (int high, tuple of ints size, *, torch.Generator generator, Tensor out = None")
+    assert len(lines) == 5 and lines[4].startswith(" * (int low, int high, tuple of ints size, *, Tensor out")
+    with pytest.raises(TypeError, match=re.escape("randn() received an invalid combination of arguments - got "
+                                                  "(int, dtype=str), but expected one of:\n * (tuple of ints size")):
+        E.randn(2, dtype="float64")
+    with pytest.raises(TypeError, match=re.escape("linspace() received an invalid combination of arguments - got "
+                                                  "(int, int), but expected one of:\n * (Tensor start, Tensor end")):
+        E.linspace(0, 1)
+    with pytest.raises(TypeError, match=re.escape("logspace() received an invalid combination of arguments - got "
+                                                  "(int, int, float), but expected one of:")):
+        E.logspace(0, 1, 2.5)
+    assert E.randint(E.tensor(5), (2,)).shape == (2,) and E.randint(np.int64(5), (2,)).shape == (2,)
+
+
+def test_uniform_range_error_prints_bounds_as_cpp_does():
+    with pytest.raises(RuntimeError, match=re.escape("found from=1.23457e+08 > to=1")):
+        E.empty(2).uniform_(123456789.0, 1.0)
+
+
+def test_arange_and_eye_refuse_dtype_names_listing_their_overloads():
+    with pytest.raises(TypeError) as e:
+        E.arange(0, 3, dtype="float32")
+    lines = str(e.value).splitlines()
+    assert lines[0] == "arange() received an invalid combination of arguments - got (int, int, dtype=str), but " \
+                       "expected one of:"
+    assert lines[2] == (" * (Number start, Number end, *, torch.dtype dtype = None, torch.layout layout = None, "
+                        "torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+    assert len(lines) == 4 and lines[3].startswith(" * (Number start, Number end, Number step = 1, *, Tensor out")
+    with pytest.raises(TypeError, match=re.escape("eye() received an invalid combination of arguments - got (int, "
+                                                  "dtype=str), but expected one of:\n * (int n, *, Tensor out")):
+        E.eye(2, dtype="float32")
+    assert E.arange(3, dtype=float).dtype is E.float64 and E.eye(2, dtype=E.bfloat16).dtype is E.bfloat16

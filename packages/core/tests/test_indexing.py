@@ -115,6 +115,23 @@ def test_getitem_errors():
         x[[0, 1], [0, 1, 2]]
 
 
+def test_bare_int_index_of_a_0dim_tensor_in_pytorchs_words():
+    s = E.tensor(3.0)
+    item = re.escape("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+                     "to convert a 0-dim tensor to a number")
+    with pytest.raises(IndexError, match=f"^{item}$"):
+        s[0]
+    with pytest.raises(IndexError, match=f"^{item}$"):
+        s[0] = 1.0
+    with pytest.raises(IndexError, match="^index -1 is out of bounds for dimension 0 with size 0$"):
+        s[-1]
+    with pytest.raises(IndexError, match="^index 2 is out of bounds for dimension 0 with size 0$"):
+        s[2] = 1.0
+    with pytest.raises(IndexError, match="^too many indices for tensor of dimension 0$"):
+        s[0,]  # a tuple key goes through PyTorch's general path
+    assert s.item() == 3.0
+
+
 # --- setitem ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("key", GET_KEYS[:9], ids=str)
 def test_setitem_broadcasts_value_like_numpy(key):
@@ -829,7 +846,6 @@ def test_numpy_bool_and_float_scalars_are_refused_as_indices_as_pytorch(key, nam
     assert x[True].shape == (1, 2, 3) and x[[np.bool_(True), np.bool_(False)]].shape == (1, 3)
 
 
-
 def _layouts(a: np.ndarray, dtype) -> list:
     """`a` as tensors of `dtype` laid out row-major, transposed, and as a view whose dims before the last do not
     merge (the offset path's case for a scatter along the last dim)."""
@@ -929,3 +945,28 @@ def test_several_ellipses_index_as_pytorch_2_13(key, shape, first):
 def test_an_index_past_the_last_dim_after_two_ellipses_raises_pytorchs_index_error(key, message):
     with pytest.raises(IndexError, match=message):
         E.arange(24.0).reshape(2, 3, 4)[key]
+
+
+def test_scatter_kernels_are_module_level_so_numbas_disk_cache_serves_them():
+    # a kernel closing over another jitted function never matched Numba's cache index in a new process
+    from ember.core.ops._index_kernels import scatter3
+
+    for kernel in scatter3():
+        assert kernel.py_func.__closure__ is None
+        assert kernel.py_func.__module__ == "ember.core.ops._scatter_kernels"
+
+
+def test_several_ellipses_each_skip_the_dims_the_rest_leave_as_pytorch():
+    a = _arr((2, 3, 4))
+    x = _t(a)
+    np.testing.assert_array_equal(x[..., 0, ...].numpy(), a[..., 0])  # the first Ellipsis takes every free dim
+    np.testing.assert_array_equal(x[0, ..., ...].numpy(), a[0])
+    assert x[None, ..., None, ...].shape == (1, 2, 3, 4, 1)
+    np.testing.assert_array_equal(x[..., 1:, ...].numpy(), a[..., 1:])
+    with pytest.raises(IndexError, match="^index 1 is out of bounds for dimension 3 with size 0$"):
+        x[..., 0, ..., 1]  # PyTorch's words: the second Ellipsis moved past the last dim
+    y = x.clone()
+    y[..., 0, ...] = -1.0
+    b = a.copy()
+    b[..., 0] = -1.0
+    np.testing.assert_array_equal(y.numpy(), b)

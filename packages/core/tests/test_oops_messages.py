@@ -103,6 +103,14 @@ def test_to_refuses_arguments_outside_its_signatures(args, got):
         E.ones(2).to(*args)
 
 
+@pytest.mark.parametrize("args, kwargs, got", [((), {"dtype": "float64"}, "dtype=str, "),
+                                               (("cpu",), {"dtype": np.float32}, "str, dtype=type")])
+def test_to_refuses_dtype_names_and_numpy_types_as_keywords(args, kwargs, got):
+    with pytest.raises(TypeError, match="^" + re.escape(_TO_REFUSAL.format(got))):
+        E.ones(2).to(*args, **kwargs)
+    assert E.ones(2).to(dtype=float).dtype is E.float64
+
+
 def test_to_takes_positional_non_blocking_and_copy():
     x = E.ones(2)
     assert x.to(E.float32, False, True) is not x

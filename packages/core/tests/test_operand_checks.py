@@ -107,7 +107,7 @@ CASES = [
                    "  Target sizes: [3, 4].  Tensor sizes: [3, 5]"),
     ("masked_scatter dtype",
      lambda m: m(_z(3, 4)).masked_scatter_(m(E.ones(3, 4, dtype=E.bool)), m(E.ones(12, dtype=E.float64))),
-     RuntimeError, "masked_scatter_: expected self and source to have same dtypes but got Float and Double"),
+     RuntimeError, "masked_scatter: expected self and source to have same dtypes but gotFloat and Double"),
     ("masked_fill mask does not broadcast", lambda m: E.masked_fill(m(_z(3, 4)), m(E.ones(3, 5, dtype=E.bool)), 1.0),
      RuntimeError, "The size of tensor a (5) must match the size of tensor b (4) at non-singleton dimension 1"),
     ("masked_fill_ mask larger than self",

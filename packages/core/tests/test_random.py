@@ -479,6 +479,8 @@ def test_factories_return_version_zero_and_in_place_draws_bump_it():
     out = E.empty(3)
     E.randn(3, out=out)
     assert out._version == 1 and E.empty(3).uniform_()._version == 1
+
+
 def test_multinomial_of_a_transposed_input_races_exponentials_laid_out_as_the_input():
     """PyTorch's draw without replacement is `empty_like(self).exponential_()`: laid out as the input, so a
     transposed table's exponentials are the contiguous table's, transposed, and both pick the same columns."""

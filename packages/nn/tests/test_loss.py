@@ -241,6 +241,9 @@ def test_bce_refuses_integer_labels_with_pytorchs_messages():
         F.binary_cross_entropy(x, labels.double())
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
         nn.BCEWithLogitsLoss()(x, labels)
+    with pytest.raises(RuntimeError, match=r"^Subtraction, the `-` operator, with two bool tensors is not supported\. "
+                                           r"Use the `\^` or `logical_xor\(\)` operator instead\.$"):
+        F.binary_cross_entropy_with_logits(x, labels.bool(), pos_weight=torch.ones(2))
     assert F.binary_cross_entropy_with_logits(x, labels.float()).item() == pytest.approx(
         float(np.mean(np.log1p(np.exp(-np.array([0.5, -0.2]))))), rel=1e-6)
 
@@ -351,3 +354,21 @@ def test_cosine_embedding_loss_target_rank_errors_and_soft_margin_operand_order(
         F.cosine_embedding_loss(x, y, torch.ones(()))
     with pytest.raises(RuntimeError, match=r"size of tensor a \(5\) must match the size of tensor b \(2\)"):
         F.soft_margin_loss(x, torch.ones(4, 2))
+
+
+def test_non_tensor_operands_are_refused_in_pytorchs_parser_words():
+    x = torch.ones(2, 3)
+    with pytest.raises(TypeError, match=r"^linear\(\): argument 'input' \(position 1\) must be Tensor, not list$"):
+        F.linear([[1.0, 2.0, 3.0]], x)
+    with pytest.raises(TypeError, match=r"^linear\(\): argument 'bias' \(position 3\) must be Tensor, not list$"):
+        F.linear(x, x, [1.0, 2.0])
+    with pytest.raises(TypeError, match=r"^cross_entropy_loss\(\): argument 'input' \(position 1\) must be Tensor, "
+                                        r"not numpy\.ndarray$"):
+        F.cross_entropy(np.ones((2, 3)), torch.tensor([0, 1]))
+    with pytest.raises(TypeError, match=r"^cross_entropy_loss\(\): argument 'target' \(position 2\) must be Tensor, "
+                                        r"not list$"):
+        F.cross_entropy(x, [0, 1])
+    with pytest.raises(TypeError, match=r"^nll_loss_nd\(\): argument 'input' \(position 1\) must be Tensor, "
+                                        r"not NoneType$"):
+        F.nll_loss(None, torch.tensor([0]))
+    assert F.linear(x, x).shape == (2, 2)

@@ -309,6 +309,8 @@ def test_state_dict_format_and_round_trip():
     np.testing.assert_allclose(twin.weight.detach().numpy(), model.weight.detach().numpy(), rtol=1e-14)
     with pytest.raises(ValueError, match="different number of parameter groups"):
         opt2.load_state_dict({"state": {}, "param_groups": []})
+    with pytest.raises(TypeError, match="^list indices must be integers or slices, not str$"):
+        opt2.load_state_dict([1, 2])
 
 
 def test_load_state_dict_shares_state_as_pytorch():

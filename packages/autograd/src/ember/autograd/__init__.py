@@ -76,6 +76,8 @@ __all__ = [_k for _k, _v in globals().items() if not _k.startswith("_") and _k n
     not isinstance(_v, _ModuleType) or _k in ("autograd", "amp", "backends", "cuda", "fft", "func", "functional",
                                               "special", "safetensors"))]
 
+_core.methods.seal_readonly()  # the properties this layer attached (grad_fn, is_leaf ...) refuse as PyTorch's
+
 
 def __getattr__(name: str):
     """Names that ember.core gains after this package was imported (lazily added ops)."""

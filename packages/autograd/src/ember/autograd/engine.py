@@ -52,9 +52,10 @@ def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
     """The gradient `g` for input `i` of `node`, summed to the input's shape, cast to its dtype and
     moved to its device (a CPU 0-dim input of a CUDA op gets a CPU gradient)."""
     shape, dtype, device = in_meta
-    if not isinstance(g, Tensor):
-        raise TypeError(f"Function {node.name()} returned an invalid gradient at index {i} - expected a Tensor "
-                        f"or None, but got {type(g).__name__}")
+    if not isinstance(g, Tensor):  # PyTorch's words for a backward that returns something else (a list, a number)
+        from ember.core.ops.layout import _type_name
+
+        raise RuntimeError(f"expected Variable or None (got {_type_name(g)})")
     if g._shape != shape:
         r = _sum_to(g, shape)
         if r is None:

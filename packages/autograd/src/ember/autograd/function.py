@@ -260,6 +260,11 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                 output = cls.forward(ctx, *args, **kwargs)
         finally:
             _state.enabled = prev
+        if ctx._dirty:
+            outs = output if isinstance(output, tuple) else (output,)
+            if not all(any(t is o for o in outs) for t in ctx._dirty):
+                raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
+                                   "output. The inputs that are modified inplace must all be outputs of the Function.")
         for t in ctx._dirty:  # PyTorch's mark_dirty bumps each dirty tensor's version once more
             t._storage.version += 1
         dual = _forward_mode(cls, ctx, args, output)

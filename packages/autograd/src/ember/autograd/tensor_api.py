@@ -132,7 +132,7 @@ def _get_data(self: Tensor) -> Tensor:
 
 def _set_data(self: Tensor, value: Tensor) -> None:
     if not isinstance(value, Tensor):
-        raise TypeError(f"data must be a Tensor; got {type(value).__name__}")
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
     if self._requires_grad and not (value._dtype.is_floating_point or value._dtype.is_complex):
         raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
     self._set_meta(value._storage, value._offset, value._shape, value._strides)

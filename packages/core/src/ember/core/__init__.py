@@ -57,6 +57,7 @@ from ember.core.ops.special import *  # noqa: F403
 from ember.core.ops.upsample import *  # noqa: F403
 from ember.core.ops.complex import *  # noqa: F403
 from ember.core.ops import complex as _complex_ops
+from ember.core import methods as _methods
 from ember.core import fft
 from ember.core.ops.sampling import *  # noqa: F403
 from ember.core.ops.unpool import *  # noqa: F403
@@ -87,3 +88,4 @@ __all__ = [_n for _n, _v in globals().items() if not _n.startswith("_")
            and (not isinstance(_v, _ModuleType) or _n in ("cuda", "fft", "special", "testing"))]
 
 _complex_ops._install_ordering_checks()  # after every op it checks is declared
+_methods.seal_readonly()  # after every property is attached

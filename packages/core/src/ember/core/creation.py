@@ -67,6 +67,31 @@ def _type_name(v) -> str:
         f"{t.__module__}.{t.__name__}"
 
 
+_PY_DTYPES = (float, int, bool, complex)
+
+
+def dtype_arg(dtype, op: str) -> None:
+    """PyTorch's parser takes a torch.dtype or Python's float/int/bool/complex as `dtype=`; a dtype's name or a
+    numpy type is refused in its words (ember's own `as_dtype` is more lenient)."""
+    if not _good_dtype(dtype):
+        raise TypeError(f"{op}(): argument 'dtype' must be torch.dtype, not {_type_name(dtype)}")
+
+
+def _good_dtype(dtype) -> bool:
+    return dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in _PY_DTYPES)
+
+
+def overloads_error(op: str, args: tuple, dtype, overloads: tuple[str, ...]) -> TypeError:
+    """PyTorch's parser error for a call that matches none of `op`'s `overloads` (their argument lists before the
+    factory keywords, or whole where they hold their own `*`): the positional arguments' types, then `dtype=`'s."""
+    from ember.core.random import _FACTORY_KW
+
+    got = ", ".join([_type_name(a) for a in args] + ([] if dtype is None else [f"dtype={_type_name(dtype)}"]))
+    sigs = "".join(f" * ({o})\n" if "*" in o else f" * ({o}, *, {_FACTORY_KW})\n" for o in overloads)
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f"{sigs}")
+
+
 def _int_like(v, first: bool) -> bool:
     """An element PyTorch's parser takes as an int (a bool only after the first, where the list is known)."""
     if isinstance(v, bool | np.bool_):
@@ -428,6 +453,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         >>> tensor([[1, 2], [3, 4]]).shape
         ember.Size([2, 2])
     """
+    dtype_arg(dtype, "tensor")
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(data, Tensor):
         warn_at_caller(_COPY_CONSTRUCT)
@@ -439,6 +465,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
 @_dispatch.composite("as_tensor")
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """`data` as a tensor, sharing memory with a tensor or numpy array when dtype and device allow."""
+    dtype_arg(dtype, "as_tensor")
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(data, Tensor):
         return data.to(device=device if device is not None else data.device, dtype=dtype or data.dtype)
@@ -597,6 +624,7 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
             and memory_format is None and not pin_memory
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, None)) is not None):
         return require_grad(t) if requires_grad else t
+    dtype_arg(dtype, "empty")
     shape = _size_of(args, size, "empty")
     if layout is not None and _sparse_layout(layout, "empty"):
         return _sparse_zeros(shape, dtype, device, requires_grad)
@@ -663,6 +691,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
             and _plain_device(device) and isinstance(size, _SEQ)
             and (t := _numpy_filled(size, None, fill_value)) is not None):
         return require_grad(t) if requires_grad else t
+    if not isinstance(size, tuple | list):  # unlike zeros(3), full(3, v) is refused: its size is one argument
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
+    dtype_arg(dtype, "full")
     if layout is not None and _sparse_layout(layout, "full"):
         raise RuntimeError("full(...) is not implemented for sparse layout")
     if isinstance(fill_value, Tensor) and not fill_value.ndim:
@@ -693,6 +724,7 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, 0)) is not None):
         return require_grad(t) if requires_grad else t
+    dtype_arg(dtype, "zeros")
     if layout is not None and _sparse_layout(layout, "zeros"):
         return _sparse_zeros(_size_of(args, size, "zeros"), dtype, device, requires_grad)
     sizes = _flat_sizes(args, size)
@@ -708,6 +740,7 @@ def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requi
     if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, 1)) is not None):
         return require_grad(t) if requires_grad else t
+    dtype_arg(dtype, "ones")
     return full(_size_of(args, size, "ones"), 1, out=out, dtype=_dtype_or_default(dtype), layout=layout, device=device,
                 requires_grad=requires_grad)
 
@@ -720,6 +753,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
 def _like(x: Tensor, dtype, device, op: str):
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    dtype_arg(dtype, op)
     return (x._shape, x._dtype if dtype is None else dtypes.as_dtype(dtype), x.device if device is None else device)
 
 
@@ -830,6 +864,13 @@ def _count(n: float) -> int:
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Values from `start` up to (not including) `end`, every `step`."""
+    if not _good_dtype(dtype):
+        from ember.core.random import _FACTORY_KW
+
+        given = (start,) if end is None else (start, end) if type(step) is int and step == 1 else (start, end, step)
+        no_out = _FACTORY_KW.removeprefix("Tensor out = None, ")  # PyTorch's (start, end) overload has no out=
+        raise overloads_error("arange", given, dtype, ("Number end", f"Number start, Number end, *, {no_out}",
+                                                       "Number start, Number end, Number step = 1"))
     if layout is not None:
         _dense_only(layout, "arange", "aten::arange.start_out")
     start, end, step = _num(start), _num(end), _num(step)
@@ -972,10 +1013,27 @@ def _linspace_integral(start, end, steps: int, dtype) -> np.ndarray:
     return np.trunc(v).astype(np.int64).astype(dtype.np)
 
 
+_NO_STEPS = object()  # `steps` left out: PyTorch's parser lists the overloads rather than Python's missing argument
+
+
+def _space_args(op: str, start, end, steps, base, dtype) -> None:
+    """linspace/logspace's arguments as PyTorch's parser checks them: `steps` an int, `dtype` a torch.dtype; else
+    its TypeError listing the four overloads (Tensor or Number ends)."""
+    from ember.core.random import _int_arg
+
+    if _int_arg(steps) and _good_dtype(dtype):
+        return
+    extra = ", float base = 10.0" if base else ""
+    raise overloads_error(op, (start, end) if steps is _NO_STEPS else (start, end, steps), dtype,
+                          tuple(f"{a} start, {b} end, int steps{extra}" for b in ("Tensor", "Number")
+                                for a in ("Tensor", "Number")))
+
+
 @_dispatch.composite("linspace")
 @_allocating
-def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
+def linspace(start, end, steps: int = _NO_STEPS, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
+    _space_args("linspace", start, end, steps, False, dtype)
     if layout is not None:
         _dense_only(layout, "linspace", "aten::linspace.out")
     if steps < 0:
@@ -1000,8 +1058,9 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
 
 @_dispatch.composite("logspace")
 @_allocating
-def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=None, device=None,
+def logspace(start, end, steps: int = _NO_STEPS, base: float = 10.0, *, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
+    _space_args("logspace", start, end, steps, True, dtype)
     if layout is not None:
         _dense_only(layout, "logspace", "aten::logspace.out")
     dtype = computable_dtype(_dtype_or_default(dtype), "logspace_cpu")
@@ -1044,6 +1103,8 @@ def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
         requires_grad: bool = False) -> Tensor:
+    if not _good_dtype(dtype):
+        raise overloads_error("eye", (n,) if m is None else (n, m), dtype, ("int n", "int n, int m"))
     if layout is not None:
         _dense_only(layout, "eye", "aten::eye.m_out")
     for i, (name, v) in enumerate((("n", n), ("m", m))):

@@ -136,3 +136,15 @@ def _refused(other, e: TypeError):
     if isinstance(other, Tensor) or isinstance(e, RuntimeError):
         raise e
     return NotImplemented
+
+
+def seal_readonly() -> None:
+    """Give each read-only Tensor property a setter that refuses in PyTorch's words ("attribute 'shape' of
+    'torch._C.TensorBase' objects is not writable") rather than Python's "property ... has no setter"; called once
+    each layer has attached its properties."""
+    for name, value in list(Tensor.__dict__.items()):
+        if type(value) is property and value.fset is None:
+            def refuse(self, _value, name=name):
+                raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+
+            setattr(Tensor, name, property(value.fget, refuse, value.fdel, value.__doc__))

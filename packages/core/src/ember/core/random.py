@@ -370,7 +370,7 @@ def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Genera
     if kwargs:
         raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
     if low > high:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low:g} > to={high:g}")
     _uniform(_pairs(input), float(low), float(high), generator=generator)
     return input
 
@@ -507,6 +507,17 @@ def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
     return require_grad(t) if requires_grad else t
 
 
+def _sized_dtype(op: str, size: tuple, kwargs: dict, dtype) -> None:
+    """rand/randn's `dtype` as PyTorch's parser takes it (a torch.dtype or a Python type); else its TypeError
+    listing both overloads."""
+    if dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (float, int, bool, complex)):
+        return
+    got = ", ".join([type(a).__name__ for a in size] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+                    + [f"dtype={type(dtype).__name__}"])
+    sigs = "".join(f" * (tuple of ints size, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", ""))
+    raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}")
+
+
 @composite("rand")
 def rand(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None, device=None,
          requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
@@ -516,6 +527,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
         >>> rand(2, 3).shape
         ember.Size([2, 3])
     """
+    _sized_dtype("rand", size, kwargs, dtype)
     t = _new(_size(size, _size_kwarg("rand", kwargs), "rand"), dtype, device, out)
     _uniform(_pairs(t), 0.0, 1.0, generator=generator)
     return _finish(t, requires_grad, out)
@@ -525,6 +537,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
 def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
+    _sized_dtype("randn", size, kwargs, dtype)
     t = _new(_size(size, _size_kwarg("randn", kwargs), "randn"), dtype, device, out)
     _normal(_pairs(t), 0.0, _pair_std(t, 1.0), generator=generator)
     return _finish(t, requires_grad, out)
@@ -562,27 +575,54 @@ def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return _finish(r, requires_grad)
 
 
+_FACTORY_KW = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+               "bool pin_memory = False, bool requires_grad = False")
+_RANDINT_OVERLOADS = "".join(
+    f" * ({sig}, *, {gen}{_FACTORY_KW})\n"
+    for sig in ("int high, tuple of ints size", "int low, int high, tuple of ints size")
+    for gen in ("torch.Generator generator, ", ""))
+
+
+def _int_arg(v) -> bool:
+    """A value PyTorch's parser reads as an int: Python's and numpy's integers, an integer 0-dim tensor."""
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and not (v._dtype.is_floating_point or v._dtype.is_complex or v._dtype is dtypes.bool)
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
 @composite("randint")
 def randint(*args, size=None, generator: Generator | None = None, out: Tensor | None = None, dtype=None,
             layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Integers drawn uniformly from [low, high): `randint(high, size)` or `randint(low, high, size)`.
 
+    Raises:
+        TypeError: arguments that match no overload, in the words of PyTorch's parser: the one overload that
+            fits the count of arguments names its bad argument, else every overload is listed.
+
     Example:
         >>> randint(3, 10, (2,)).dtype
         ember.int64
     """
-    args = list(args)
-    if size is None and args and isinstance(args[-1], tuple | list):
-        size = args.pop()
-    low = kwargs.pop("low", 0)
-    high = kwargs.pop("high", None)
-    if len(args) == 2:
-        low, high = args
-    elif len(args) == 1:
-        high = args[0]
-    if high is None or size is None or kwargs:
-        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
-        raise TypeError(f"randint() received an invalid combination of arguments - got ({got}), but expected one of:")
+    named = {"size": size, "generator": generator, "out": out, "dtype": dtype, "layout": layout, "device": device}
+    given = {k: v for k, v in named.items() if v is not None} | kwargs
+    pos = list(args)
+    if size is None and pos and isinstance(pos[-1], tuple | list):
+        size = pos.pop()
+    bounds = pos + [kwargs[k] for k in ("low", "high") if k in kwargs]
+    ok = (len(bounds) in (1, 2) and size is not None and set(kwargs) <= {"low", "high"}
+          and all(_int_arg(b) for b in bounds) and isinstance(size, tuple | list) and all(_int_arg(s) for s in size)
+          and (dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (int, float, bool))))
+    if not ok:
+        if len(args) == 2 and len(args) + len(given) == 2:  # the one plausible overload: (high, size, *, out...)
+            if not _int_arg(args[0]):
+                raise TypeError(f"randint(): argument 'high' (position 1) must be int, not {type(args[0]).__name__}")
+            if not isinstance(args[1], tuple | list):
+                raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not "
+                                f"{type(args[1]).__name__}")
+        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in given.items()])
+        raise TypeError(f"randint() received an invalid combination of arguments - got ({got}), but expected one "
+                        f"of:\n{_RANDINT_OVERLOADS}")
+    low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
     if int(low) >= int(high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     t = _new(_size((), size), dtypes.int64 if dtype is None else dtype, device, out)

@@ -228,7 +228,7 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore hyper-parameters and state saved by `state_dict`; as PyTorch's, state tensors are cast
         to each parameter's dtype and device and shared with the given dict where no cast is needed."""
-        state_dict = dict(state_dict)
+        state_dict = state_dict.copy()  # shallow and of the given type, as PyTorch's (a list fails on the key)
         for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
             out = hook(self, state_dict)
             if out is not None:

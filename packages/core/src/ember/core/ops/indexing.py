@@ -1028,7 +1028,7 @@ _masked_scatter = declare("masked_scatter", overlap=OVERLAP_INTERNAL, info=_info
 def _meta_masked_scatter(input, mask, source, *, out=None) -> None:
     """The mask covers exactly `input`'s shape (the kernel walks both together), dtypes agree."""
     if source._dtype is not input._dtype:
-        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"  # sic: no space
                            f"{_scalar_type(input)} and {_scalar_type(source)}")
     S.expand(mask, input._shape)
     if mask._storage.device.type != "cpu":  # the CPU kernel counts the mask itself; CUDA would read past source

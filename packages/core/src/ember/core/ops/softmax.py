@@ -530,8 +530,13 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
             and len(xs := input._shape) == 2 and target._shape == xs[:1] and target._dtype is dtypes.int64
             and input._dtype.is_floating_point and reduction in _REDUCTIONS):  # (N, C) scores, N class indices
         return
-    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
-        raise TypeError(f"{op}: expected input and target tensors; got {describe(input)} and {describe(target)}")
+    for position, (name, value) in enumerate((("input", input), ("target", target)), 1):
+        if not isinstance(value, Tensor):  # in the words of PyTorch's parser for the aten op it calls
+            from ember.core.ops.layout import _type_name
+
+            aten = "cross_entropy_loss" if op == "cross_entropy" else "nll_loss_nd"
+            raise TypeError(f"{aten}(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{_type_name(value)}")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     integral = not input._dtype.is_floating_point and not input._dtype.is_complex

@@ -12,6 +12,7 @@ from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.autograd.func import is_mapped
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER, composite, node_name
+from ember.core.ops.layout import _type_name
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "embedding",
@@ -53,6 +54,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return ea.matmul(input, weight.t())
         if isinstance(bias, Tensor) and bias._dtype is dt and bias._shape == (ws[0],):
             return node_name(_addmm_product(input, weight) + bias, "AddBackward0", "AddmmBackward0")
+    for position, (name, value) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
+        if not isinstance(value, Tensor) and (value is not None or name != "bias"):
+            raise TypeError(f"linear(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{_type_name(value)}")
     if weight.dim() == 1 and bias is not None and (input.dim() == 2 or bias.dim() >= 1):
         raise RuntimeError("mat2 must be a matrix, got 1-D tensor")  # PyTorch's addmm path for a vector weight
     _check_linear_shapes(input, weight)

@@ -157,6 +157,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         # PyTorch computes into the target's dtype: integer labels cannot hold the float loss
         raise RuntimeError(f"result type {dtypes.TORCH_NAMES[input.dtype.name]} can't be cast to the desired output "
                            f"type {dtypes.TORCH_NAMES[target.dtype.name]}")
+    if target.dtype is ea.bool:  # PyTorch's (1 - target) fills a bool tensor with 1 and subtracts the bool target
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
     def into(t: Tensor, like: Tensor) -> Tensor:  # PyTorch computes in place: each step rounds to `like`'s dtype
         return t if t.dtype is like.dtype or not like.dtype.is_floating_point else t.to(like.dtype)
 
