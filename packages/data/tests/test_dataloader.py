@@ -77,6 +77,13 @@ def test_iterable_dataset_batches_and_length():
     assert [b.tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]] and len(loader) == 2
 
 
+def test_iterators_carry_pytorchs_class_names():
+    assert type(iter(DataLoader(range(3)))).__name__ == "_SingleProcessDataLoaderIter"
+    it = iter(DataLoader(range(3), num_workers=1))
+    assert type(it).__name__ == "_MultiProcessingDataLoaderIter"
+    assert [int(b) for b in it] == [0, 1, 2]
+
+
 def test_worker_info_is_none_in_the_main_process():
     assert get_worker_info() is None
 

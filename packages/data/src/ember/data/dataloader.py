@@ -163,7 +163,7 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self.in_order = in_order
-        self._iterator: _BaseIter | None = None
+        self._iterator: _BaseDataLoaderIter | None = None
         self.__initialized = True
 
     @property
@@ -206,12 +206,12 @@ class DataLoader:
     def _index_sampler(self):
         return self.batch_sampler if self._auto_collation else self.sampler
 
-    def _get_iterator(self) -> _BaseIter:
+    def _get_iterator(self) -> _BaseDataLoaderIter:
         if self.num_workers == 0:
-            return _SingleProcessIter(self)
-        return _MultiProcessIter(self)
+            return _SingleProcessDataLoaderIter(self)
+        return _MultiProcessingDataLoaderIter(self)
 
-    def __iter__(self) -> _BaseIter:
+    def __iter__(self) -> _BaseDataLoaderIter:
         if self.persistent_workers and self.num_workers > 0:
             if self._iterator is None or self._iterator._workers.closed:
                 self._iterator = self._get_iterator()
@@ -229,7 +229,7 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-class _BaseIter:
+class _BaseDataLoaderIter:
     """One pass over a DataLoader. It keeps no reference to the loader (no cycle with a persistent
     loader, so dropping the loader frees the workers at once)."""
 
@@ -260,7 +260,7 @@ class _BaseIter:
     def _next_data(self):
         raise NotImplementedError
 
-    def __iter__(self) -> _BaseIter:
+    def __iter__(self) -> _BaseDataLoaderIter:
         return self
 
     def __next__(self):
@@ -280,7 +280,7 @@ class _BaseIter:
         return len(self._index_sampler)
 
 
-class _SingleProcessIter(_BaseIter):
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     """`num_workers=0`: fetch and collate in the calling thread."""
 
     def __init__(self, loader: DataLoader) -> None:
@@ -400,7 +400,7 @@ def _start_reaper(prefix: str) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-class _MultiProcessIter(_BaseIter):
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """`num_workers > 0`: NOTE [ DataLoader worker protocol ], main-process side."""
 
     def __init__(self, loader: DataLoader) -> None:
