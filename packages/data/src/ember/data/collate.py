@@ -60,8 +60,8 @@ def _stack(batch: list[Tensor]) -> Tensor:
     for i, t in enumerate(batch):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_c_type_name(t)}")
-    if any(t.device.type != "cpu" for t in batch):
-        return E.stack(batch)
+    if any(t.device.type != "cpu" or t.requires_grad or type(t) is not Tensor for t in batch):
+        return E.stack(batch)  # the dispatched op: autograd records it and subclasses keep their type
     return _stacked([t._np() for t in batch], functools.reduce(E.promote_types, {t.dtype for t in batch}))
 
 
