@@ -84,6 +84,14 @@ def test_iterators_carry_pytorchs_class_names():
     assert [int(b) for b in it] == [0, 1, 2]
 
 
+def test_loader_is_generic_and_iterators_check_their_arguments_as_pytorch():
+    assert DataLoader[int].__origin__ is DataLoader
+    with pytest.raises(AssertionError, match="_SingleProcessDataLoaderIter requires timeout == 0"):
+        iter(DataLoader(range(3), timeout=0.5))
+    with pytest.raises(AssertionError, match="prefetch_factor must be greater than 0"):
+        iter(DataLoader(range(3), num_workers=1, prefetch_factor=0))
+
+
 def test_worker_info_is_none_in_the_main_process():
     assert get_worker_info() is None
 

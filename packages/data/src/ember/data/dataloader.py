@@ -23,11 +23,11 @@ import time
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Generic
 
 from ember.core import sharing
 from ember.data.collate import default_collate, default_convert
-from ember.data.dataset import Dataset, IterableDataset
+from ember.data.dataset import _T_co, Dataset, IterableDataset
 from ember.data.fetch import make_fetcher
 from ember.data.pin_memory import NO_ACCELERATOR_WARNING, PinMemoryThread, cuda_available, pin_memory
 from ember.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, draw_seed
@@ -56,7 +56,7 @@ class _InfiniteConstantSampler(Sampler):
             yield None
 
 
-class DataLoader:
+class DataLoader(Generic[_T_co]):
     """Batches of `dataset`: sampling, collation, and optionally worker processes and pinned memory.
 
     Args:
@@ -285,6 +285,8 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
+        if loader.timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         self._fetcher = make_fetcher(self._dataset, self._is_iterable, self._auto_collation, self._collate_fn,
                                      self._drop_last)
 
@@ -405,6 +407,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
+        if loader.prefetch_factor <= 0:  # nothing would ever be requested: an empty epoch without this
+            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
         self._num_workers = loader.num_workers
         self._prefetch = loader.prefetch_factor * loader.num_workers
         self._timeout = loader.timeout
