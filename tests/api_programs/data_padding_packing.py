@@ -93,3 +93,6 @@ show_error("unsorted", lambda: pack_padded_sequence(padded, torch.tensor([3, 1, 
 show_error("zero_length", lambda: pack_padded_sequence(padded, torch.tensor([3, 0, 2]), batch_first=True,
                                                         enforce_sorted=False))
 show_error("short_total", lambda: pad_packed_sequence(ps, total_length=2))
+show_error("mixed_dtypes", lambda: pad_sequence([torch.tensor([1, 2]), torch.tensor([3.7])], padding_value=-1).tolist())
+show_error("not_tensors", lambda: pad_sequence([[1, 2], [3]]))
+show_error("one_dim_input", lambda: pack_padded_sequence(torch.ones(3), [3], batch_first=True))
