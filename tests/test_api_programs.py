@@ -108,7 +108,12 @@ devices, module hooks, torch.func combinations and functional training, saved-te
 and modes, parametrizations with functional_call, pytrees, Tensor subclasses, graph edges and lazy modules).
 
 Seeded randomness (`rng_*`: every CPU sampler's stream printed exactly, and a seeded training script whose data,
-initialisation, shuffling and dropout are PyTorch's numbers)."""
+initialisation, shuffling and dropout are PyTorch's numbers).
+
+torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
+nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
+dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed and
+augmentation pipelines, a seeded training loop)."""
 
 from __future__ import annotations
 
