@@ -165,6 +165,27 @@ class DataLoader(Generic[_T_co]):
         self.in_order = in_order
         self._iterator: _BaseDataLoaderIter | None = None
         self.__initialized = True
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self) -> None:
+        """Warn, as PyTorch does, when `num_workers` exceeds the CPUs this process may run on (its affinity
+        mask where the system has one): more workers than that only contend, and can stall loading."""
+        if not self.num_workers:
+            return
+        has_affinity = hasattr(os, "sched_getaffinity")
+        usable = len(os.sched_getaffinity(0)) if has_affinity else os.cpu_count()
+        if usable is not None and self.num_workers <= usable:
+            return
+        if usable is None:
+            suggestion = "DataLoader is not able to compute a suggested max number of worker in current system."
+        else:
+            unchecked = "" if has_affinity else " (`cpuset` is not taken into account)"
+            suggestion = (f"Our suggested max number of worker in current system is {usable}{unchecked}, which is "
+                          "smaller than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {suggestion} "
+                      "Please be aware that excessive worker creation might get DataLoader running slow or even "
+                      "freeze, lower the worker number to avoid potential slowness/freeze if necessary.",
+                      stacklevel=3)
 
     @property
     def multiprocessing_context(self):
@@ -209,6 +230,7 @@ class DataLoader(Generic[_T_co]):
     def _get_iterator(self) -> _BaseDataLoaderIter:
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
         return _MultiProcessingDataLoaderIter(self)
 
     def __iter__(self) -> _BaseDataLoaderIter:
