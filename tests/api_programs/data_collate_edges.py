@@ -45,6 +45,8 @@ show("np_f16", lambda: default_collate([np.float16(1.5), np.float16(2.5)]).dtype
 show("np_u16", lambda: default_collate([np.zeros(2, np.uint16), np.ones(2, np.uint16)]).dtype)
 show("np_complex", lambda: default_collate([np.complex64(1 + 2j), np.complex64(2)]))
 show("np_mixed_arrays", lambda: default_collate([np.zeros(2, np.int32), np.ones(2, np.float32)]))
+show("np_flipped", lambda: default_collate([np.flip(np.arange(3)), np.arange(3)]))
+show("np_flipped_copy", lambda: default_collate([np.flip(np.arange(3)).copy(), np.arange(3)]))
 show("mixed_tensor_dtypes", lambda: default_collate([torch.ones(2, dtype=torch.int32), torch.ones(2)]).dtype)
 show("half_and_float", lambda: default_collate([torch.ones(2, dtype=torch.float16), torch.ones(2)]).dtype)
 show("deque", lambda: default_collate([collections.deque([1, 2]), collections.deque([3, 4])]))

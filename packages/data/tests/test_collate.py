@@ -75,6 +75,13 @@ def test_numpy_string_arrays_raise_type_error():
         default_collate([np.array(["a"]), np.array(["b"])])
 
 
+def test_numpy_arrays_with_negative_strides_raise_as_pytorch():
+    with pytest.raises(ValueError, match=r"^At least one stride in the given numpy array is negative"):
+        default_collate([np.arange(3), np.arange(3)[::-1]])
+    flipped = [np.ascontiguousarray(np.arange(3)[::-1]), np.arange(3)]
+    assert default_collate(flipped).tolist() == [[2, 1, 0], [0, 1, 2]]
+
+
 def test_unknown_types_raise_type_error():
     with pytest.raises(TypeError, match="found <class 'object'>"):
         default_collate([object(), object()])

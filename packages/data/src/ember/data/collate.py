@@ -81,6 +81,9 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None) -> Tensor:
     elem = batch[0]
     if _NP_STRINGS.search(elem.dtype.str) is not None:
         raise TypeError(_ERR.format(elem.dtype))
+    for a in batch:
+        if min(a.strides, default=0) < 0:
+            E.as_tensor(a)  # PyTorch converts each array with as_tensor first: its negative-stride ValueError
     return _stack_numpy(batch) if elem.shape != () else E.as_tensor(np.asarray(batch))
 
 
