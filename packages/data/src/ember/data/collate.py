@@ -16,7 +16,7 @@ import numpy as np
 
 import ember.core as E
 from ember.core import Tensor
-from ember.core.dtypes import as_dtype
+from ember.core.dtypes import as_dtype, from_numpy_dtype
 from ember.data import worker as _worker
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "collate_tensor_fn",
@@ -82,8 +82,8 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None) -> Tensor:
     if _NP_STRINGS.search(elem.dtype.str) is not None:
         raise TypeError(_ERR.format(elem.dtype))
     for a in batch:
-        if min(a.strides, default=0) < 0:
-            E.as_tensor(a)  # PyTorch converts each array with as_tensor first: its negative-stride ValueError
+        if min(a.strides, default=0) < 0 or not a.dtype.isnative or from_numpy_dtype(a.dtype) is None:
+            E.as_tensor(a)  # PyTorch converts each array with as_tensor first: its ValueError or TypeError
     return _stack_numpy(batch) if elem.shape != () else E.as_tensor(np.asarray(batch))
 
 
