@@ -112,8 +112,8 @@ initialisation, shuffling and dropout are PyTorch's numbers).
 
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
-dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed and
-augmentation pipelines, a seeded training loop)."""
+dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed,
+sliding-window and augmentation pipelines, a seeded training loop)."""
 
 from __future__ import annotations
 
