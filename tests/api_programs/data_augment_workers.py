@@ -100,3 +100,14 @@ torch.manual_seed(1)
 print("beta_sample", mix.beta.sample((3,)).squeeze(-1))
 x, y = next(iter(DataLoader(det, batch_size=8)))
 print("stats", x.mean(dim=(0, 2, 3)), x.std(dim=(0, 2, 3)), x.amax().item() > 1.0)
+
+
+def channels_last_collate(batch):
+    nhwc = torch.stack([torch.full((64, 64, 3), float(i)) for _, i in batch])
+    return nhwc.permute(0, 3, 1, 2), torch.stack([b[1] for b in batch])
+
+
+for nw in (0, 2):
+    xb, yb = next(iter(DataLoader(det, batch_size=4, num_workers=nw, collate_fn=channels_last_collate)))
+    print("channels_last", nw, tuple(xb.shape), xb.stride(), xb.is_contiguous(),
+          xb.is_contiguous(memory_format=torch.channels_last), xb[:, :, 0, 0].tolist())
