@@ -3308,6 +3308,20 @@ def test_default_collate_of_numpy_scalars_and_arrays():
     assert d.dtype is ea.int32 and d.shape == (2, 3)
 
 
+def test_default_collate_records_autograd_and_keeps_subclasses():
+    w = nn.Parameter(ea.ones(2))
+    b = data.default_collate([w * 2, ea.zeros(2)])
+    assert type(b.grad_fn).__name__ == "StackBackward0"
+    b.sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0]
+
+    class Tagged(ea.Tensor):
+        pass
+
+    x = ea.ones(2).as_subclass(Tagged)
+    assert type(data.default_collate([x, x])) is Tagged
+
+
 def test_tensor_of_numpy_scalars_and_mixed_lists():
     assert ea.tensor(np.float64(1.0)).dtype is ea.float64
     assert ea.tensor([True, 2]).dtype is ea.int64

@@ -80,6 +80,14 @@ def test_make_tensor_refuses_unknown_dtypes_and_non_storages():
     assert t.storage_offset() == 1 and t.shape == (3,)
 
 
+def test_tensor_and_as_tensor_refuse_a_non_native_byte_order_as_pytorch():
+    for make in (C.tensor, C.as_tensor):
+        with pytest.raises(ValueError, match=r"^given numpy array has byte order different from the native byte "
+                                             r"order\. Conversion between byte orders is currently not supported\.$"):
+            make(np.zeros(3, ">f4"))
+    assert C.as_tensor(np.arange(3, dtype=">f4")[1]).item() == 1.0  # a numpy scalar converts (PyTorch too)
+
+
 def test_from_numpy_follows_pytorch_for_negative_strides_byte_order_and_alignment():
     with pytest.raises(ValueError, match="At least one stride in the given numpy array is negative"):
         C.from_numpy(np.arange(4.0)[::-1])

@@ -192,6 +192,12 @@ def large_collate(batch):
     return E.full((len(batch), 65536), float(batch[0][1]))
 
 
+def permuted_collate(batch):
+    """A custom collate_fn returning an ordinary 384 KiB NHWC batch permuted to NCHW (channels_last strides)."""
+    nhwc = E.arange(len(batch) * 64 * 64 * 12, dtype=E.float32).view(len(batch), 64, 64, 12)
+    return nhwc.permute(0, 3, 1, 2)
+
+
 class Rows(Dataset):
     """Row views of one 1000x1000 float32 tensor (4 MB): each sample's storage is the whole matrix."""
 

@@ -75,6 +75,20 @@ def test_numpy_string_arrays_raise_type_error():
         default_collate([np.array(["a"]), np.array(["b"])])
 
 
+def test_numpy_arrays_with_negative_strides_raise_as_pytorch():
+    with pytest.raises(ValueError, match=r"^At least one stride in the given numpy array is negative"):
+        default_collate([np.arange(3), np.arange(3)[::-1]])
+    flipped = [np.ascontiguousarray(np.arange(3)[::-1]), np.arange(3)]
+    assert default_collate(flipped).tolist() == [[2, 1, 0], [0, 1, 2]]
+
+
+def test_numpy_arrays_torch_cannot_convert_raise_as_tensors_errors():
+    with pytest.raises(ValueError, match=r"^given numpy array has byte order different from the native byte order"):
+        default_collate([np.zeros(2, ">f4"), np.zeros(2, ">f4")])
+    with pytest.raises(TypeError, match=r"^can't convert np\.ndarray of type numpy\.longdouble\."):
+        default_collate([np.zeros(2, np.longdouble)] * 2)
+
+
 def test_unknown_types_raise_type_error():
     with pytest.raises(TypeError, match="found <class 'object'>"):
         default_collate([object(), object()])

@@ -77,6 +77,35 @@ def test_iterable_dataset_batches_and_length():
     assert [b.tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]] and len(loader) == 2
 
 
+def test_iterators_carry_pytorchs_class_names():
+    assert type(iter(DataLoader(range(3)))).__name__ == "_SingleProcessDataLoaderIter"
+    it = iter(DataLoader(range(3), num_workers=1))
+    assert type(it).__name__ == "_MultiProcessingDataLoaderIter"
+    assert [int(b) for b in it] == [0, 1, 2]
+
+
+def test_loader_is_generic_and_iterators_check_their_arguments_as_pytorch():
+    assert DataLoader[int].__origin__ is DataLoader
+    with pytest.raises(AssertionError, match="_SingleProcessDataLoaderIter requires timeout == 0"):
+        iter(DataLoader(range(3), timeout=0.5))
+    with pytest.raises(AssertionError, match="prefetch_factor must be greater than 0"):
+        iter(DataLoader(range(3), num_workers=1, prefetch_factor=0))
+
+
+def test_more_workers_than_usable_cpus_warns_as_pytorch(monkeypatch):
+    import ember.data.dataloader as dl_module
+
+    monkeypatch.setattr(dl_module.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    with pytest.warns(UserWarning, match=re.escape(
+            "This DataLoader will create 2 worker processes in total. Our suggested max number of worker in current "
+            "system is 1, which is smaller than what this DataLoader is going to create. Please be aware")):
+        DataLoader(range(4), num_workers=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DataLoader(range(4), num_workers=1)
+        DataLoader(range(4))
+
+
 def test_worker_info_is_none_in_the_main_process():
     assert get_worker_info() is None
 

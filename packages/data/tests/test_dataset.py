@@ -55,6 +55,23 @@ def test_concat_dataset_indexing_and_sizes():
         flat[-7]
 
 
+def test_concat_dataset_cumsum_is_a_static_method():
+    assert ConcatDataset.cumsum([Listed("ab"), Listed(""), Listed("cde")]) == [2, 2, 5]
+
+
+def test_datasets_are_generic_in_their_samples():
+    class Words(Dataset[str]):
+        def __len__(self):
+            return 1
+
+        def __getitem__(self, i):
+            return "w"
+
+    assert Words()[0] == "w" and Dataset[int].__origin__ is Dataset
+    assert IterableDataset[int].__origin__ is IterableDataset and Subset[str].__origin__ is Subset
+    assert TensorDataset.__orig_bases__[0].__args__ == (tuple[E.Tensor, ...],)
+
+
 def test_concat_dataset_rejects_empty_and_iterable():
     with pytest.raises(AssertionError, match="datasets should not be an empty iterable"):
         ConcatDataset([])

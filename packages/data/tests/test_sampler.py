@@ -11,12 +11,33 @@ from hypothesis import strategies as st
 
 import ember.core as E
 from ember.data import (
-    BatchSampler, DistributedSampler, RandomSampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler,
+    BatchSampler, DistributedSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 
 def gen(seed: int):
     return E.Generator().manual_seed(seed)
+
+
+def test_samplers_are_generic_in_what_they_yield():
+    class Chunks(Sampler[list[int]]):
+        def __iter__(self):
+            return iter([[0, 1], [2]])
+
+    assert list(Chunks()) == [[0, 1], [2]]
+    assert Sampler[int].__origin__ is Sampler
+    assert RandomSampler.__orig_bases__[0].__args__ == (int,)
+    assert BatchSampler.__orig_bases__[0].__args__ == (list[int],)
+
+
+def test_sampler_has_no_init_taking_a_data_source():
+    class Legacy(Sampler):
+        def __init__(self, data_source):
+            super().__init__(data_source)
+
+    with pytest.raises(TypeError, match="takes exactly one argument"):
+        Legacy(range(3))
 
 
 def test_sequential_sampler():

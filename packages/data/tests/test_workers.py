@@ -14,8 +14,8 @@ from ember.data import DataLoader
 
 from ember.data.worker import dumps_batch
 from loader_datasets import (
-    InitProbe, Jittery, RandomDraws, Range, Rows, Squares, WorkerInfoProbe, large_collate, record_init,
-    scaled_collate, segments,
+    InitProbe, Jittery, RandomDraws, Range, Rows, Squares, WorkerInfoProbe, large_collate, permuted_collate,
+    record_init, scaled_collate, segments,
 )
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="counts segments in /dev/shm")
@@ -213,6 +213,15 @@ def test_large_tensors_from_a_custom_collate_cross_in_shared_memory(no_leaks):
     assert all(b.is_shared() and b.untyped_storage()._shared.name.startswith(it._workers.prefix) for b in batches)
     assert [float(b.numpy()[1, -1]) for b in batches] == [0.0, 2.0, 4.0, 6.0]
     del batches, it
+
+
+def test_a_permuted_batch_keeps_its_strides_across_processes(no_leaks):
+    """As PyTorch, which shares the storage: a channels_last batch stays channels_last."""
+    got = next(iter(DataLoader(Squares(2), batch_size=2, num_workers=1, collate_fn=permuted_collate)))
+    want = permuted_collate([None, None])
+    assert got.is_shared() and got.stride() == want.stride() == (49152, 1, 768, 12)
+    assert np.array_equal(got.numpy(), want.numpy())
+    del got
 
 
 def test_a_small_view_of_a_large_storage_sends_only_its_elements(no_leaks):

@@ -9,7 +9,7 @@ import pytest
 import ember.autograd as torch
 from ember import nn, optim
 from ember.nn.utils import prune, stateless
-from ember.nn.utils.rnn import pack_sequence, pad_sequence, unpack_sequence, unpad_sequence
+from ember.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_sequence, unpack_sequence, unpad_sequence
 
 
 def np_of(t):
@@ -363,3 +363,18 @@ def test_pad_sequence_broadcasts_size_one_trailing_dims_and_names_mismatch_as_py
     with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(4\) at "
                                            r"non-singleton dimension 1$"):
         pad_sequence([torch.ones(2, 3), torch.ones(2, 4)])
+
+
+def test_pad_sequence_takes_the_first_sequences_dtype_and_refuses_non_tensors():
+    out = pad_sequence([torch.tensor([1, 2]), torch.tensor([3.7])], batch_first=True, padding_value=-1)
+    assert out.dtype is torch.int64 and out.tolist() == [[1, 2], [3, -1]]
+    assert pad_sequence([torch.tensor([0.5]), torch.tensor([2])]).dtype is torch.float32
+    with pytest.raises(TypeError, match=r"^expected Tensor as element 1 in argument 0, but got list$"):
+        pad_sequence([torch.ones(2), [3.0]])
+
+
+def test_packing_a_one_dimensional_input_is_pytorchs_index_error():
+    for batch_first in (False, True):
+        with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], "
+                                             r"but got 1\)$"):
+            pack_padded_sequence(torch.ones(3), [3], batch_first=batch_first)

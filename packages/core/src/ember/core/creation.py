@@ -236,8 +236,10 @@ def _infer_np(data, dtype):
     if from_numpy_data:
         a = np.asarray(data)
         _check_strides(a)
-        if isinstance(data, np.ndarray) and dtypes.from_numpy_dtype(a.dtype) is None:
-            raise _numpy_type_error(a)
+        if isinstance(data, np.ndarray):
+            _check_byte_order(a)
+            if dtypes.from_numpy_dtype(a.dtype) is None:
+                raise _numpy_type_error(a)
     else:
         if isinstance(data, list | tuple) and not _leaf_types(data) <= _PY_NUMBERS:
             first = _first_leaf(data)
@@ -524,13 +526,18 @@ def _check_strides(ndarray: np.ndarray) -> None:
                          "copy of your array  with array.copy().) ")
 
 
+def _check_byte_order(ndarray: np.ndarray) -> None:
+    """PyTorch's refusal of a non-native (e.g. big-endian `>f4`) numpy array (from_numpy, tensor, as_tensor)."""
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
+
+
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with `ndarray` (writes show through both ways)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {_type_name(ndarray)})")
-    if not ndarray.dtype.isnative:
-        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
-                         "between byte orders is currently not supported.")
+    _check_byte_order(ndarray)
     dt = dtypes.from_numpy_dtype(ndarray.dtype)
     if dt is None:
         raise _numpy_type_error(ndarray)

@@ -16,7 +16,7 @@ import numpy as np
 
 import ember.core as E
 from ember.core import Tensor
-from ember.core.dtypes import as_dtype
+from ember.core.dtypes import as_dtype, from_numpy_dtype
 from ember.data import worker as _worker
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "collate_tensor_fn",
@@ -60,8 +60,8 @@ def _stack(batch: list[Tensor]) -> Tensor:
     for i, t in enumerate(batch):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_c_type_name(t)}")
-    if any(t.device.type != "cpu" for t in batch):
-        return E.stack(batch)
+    if any(t.device.type != "cpu" or t.requires_grad or type(t) is not Tensor for t in batch):
+        return E.stack(batch)  # the dispatched op: autograd records it and subclasses keep their type
     return _stacked([t._np() for t in batch], functools.reduce(E.promote_types, {t.dtype for t in batch}))
 
 
@@ -81,6 +81,9 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None) -> Tensor:
     elem = batch[0]
     if _NP_STRINGS.search(elem.dtype.str) is not None:
         raise TypeError(_ERR.format(elem.dtype))
+    for a in batch:
+        if min(a.strides, default=0) < 0 or not a.dtype.isnative or from_numpy_dtype(a.dtype) is None:
+            E.as_tensor(a)  # PyTorch converts each array with as_tensor first: its ValueError or TypeError
     return _stack_numpy(batch) if elem.shape != () else E.as_tensor(np.asarray(batch))
 
 

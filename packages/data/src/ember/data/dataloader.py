@@ -23,11 +23,11 @@ import time
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Generic
 
 from ember.core import sharing
 from ember.data.collate import default_collate, default_convert
-from ember.data.dataset import Dataset, IterableDataset
+from ember.data.dataset import _T_co, Dataset, IterableDataset
 from ember.data.fetch import make_fetcher
 from ember.data.pin_memory import NO_ACCELERATOR_WARNING, PinMemoryThread, cuda_available, pin_memory
 from ember.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, draw_seed
@@ -56,7 +56,7 @@ class _InfiniteConstantSampler(Sampler):
             yield None
 
 
-class DataLoader:
+class DataLoader(Generic[_T_co]):
     """Batches of `dataset`: sampling, collation, and optionally worker processes and pinned memory.
 
     Args:
@@ -163,8 +163,29 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self.in_order = in_order
-        self._iterator: _BaseIter | None = None
+        self._iterator: _BaseDataLoaderIter | None = None
         self.__initialized = True
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self) -> None:
+        """Warn, as PyTorch does, when `num_workers` exceeds the CPUs this process may run on (its affinity
+        mask where the system has one): more workers than that only contend, and can stall loading."""
+        if not self.num_workers:
+            return
+        has_affinity = hasattr(os, "sched_getaffinity")
+        usable = len(os.sched_getaffinity(0)) if has_affinity else os.cpu_count()
+        if usable is not None and self.num_workers <= usable:
+            return
+        if usable is None:
+            suggestion = "DataLoader is not able to compute a suggested max number of worker in current system."
+        else:
+            unchecked = "" if has_affinity else " (`cpuset` is not taken into account)"
+            suggestion = (f"Our suggested max number of worker in current system is {usable}{unchecked}, which is "
+                          "smaller than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {suggestion} "
+                      "Please be aware that excessive worker creation might get DataLoader running slow or even "
+                      "freeze, lower the worker number to avoid potential slowness/freeze if necessary.",
+                      stacklevel=3)
 
     @property
     def multiprocessing_context(self):
@@ -206,12 +227,13 @@ class DataLoader:
     def _index_sampler(self):
         return self.batch_sampler if self._auto_collation else self.sampler
 
-    def _get_iterator(self) -> _BaseIter:
+    def _get_iterator(self) -> _BaseDataLoaderIter:
         if self.num_workers == 0:
-            return _SingleProcessIter(self)
-        return _MultiProcessIter(self)
+            return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
+        return _MultiProcessingDataLoaderIter(self)
 
-    def __iter__(self) -> _BaseIter:
+    def __iter__(self) -> _BaseDataLoaderIter:
         if self.persistent_workers and self.num_workers > 0:
             if self._iterator is None or self._iterator._workers.closed:
                 self._iterator = self._get_iterator()
@@ -229,7 +251,7 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-class _BaseIter:
+class _BaseDataLoaderIter:
     """One pass over a DataLoader. It keeps no reference to the loader (no cycle with a persistent
     loader, so dropping the loader frees the workers at once)."""
 
@@ -260,7 +282,7 @@ class _BaseIter:
     def _next_data(self):
         raise NotImplementedError
 
-    def __iter__(self) -> _BaseIter:
+    def __iter__(self) -> _BaseDataLoaderIter:
         return self
 
     def __next__(self):
@@ -280,11 +302,13 @@ class _BaseIter:
         return len(self._index_sampler)
 
 
-class _SingleProcessIter(_BaseIter):
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     """`num_workers=0`: fetch and collate in the calling thread."""
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
+        if loader.timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         self._fetcher = make_fetcher(self._dataset, self._is_iterable, self._auto_collation, self._collate_fn,
                                      self._drop_last)
 
@@ -400,11 +424,13 @@ def _start_reaper(prefix: str) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-class _MultiProcessIter(_BaseIter):
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """`num_workers > 0`: NOTE [ DataLoader worker protocol ], main-process side."""
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
+        if loader.prefetch_factor <= 0:  # nothing would ever be requested: an empty epoch without this
+            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
         self._num_workers = loader.num_workers
         self._prefetch = loader.prefetch_factor * loader.num_workers
         self._timeout = loader.timeout

@@ -7,16 +7,20 @@ import itertools
 import math
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ember.core import Tensor, randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset",
            "StackDataset", "random_split"]
 
+_T_co = TypeVar("_T_co", covariant=True)
+_T_stack = TypeVar("_T_stack", tuple, dict)
 
-class Dataset:
-    """A map from keys (usually `0 .. len-1`) to samples; subclasses define `__getitem__` (and `__len__`)."""
+
+class Dataset(Generic[_T_co]):
+    """A map from keys (usually `0 .. len-1`) to samples; subclasses define `__getitem__` (and `__len__`).
+    Generic in the sample type, as PyTorch's (`Dataset[int]` in annotations and base classes)."""
 
     def __getitem__(self, index) -> Any:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -25,7 +29,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset, Iterable):
+class IterableDataset(Dataset[_T_co], Iterable):
     """A stream of samples (`__iter__`); in worker processes each worker iterates its own copy,
     so shard the stream with `get_worker_info()` to avoid duplicates. `__iter__` is abstract (an
     `Iterable`), so a subclass without one cannot be instantiated, as in PyTorch."""
@@ -34,7 +38,7 @@ class IterableDataset(Dataset, Iterable):
         return ChainDataset([self, other])
 
 
-class TensorDataset(Dataset):
+class TensorDataset(Dataset[tuple[Tensor, ...]]):
     """Samples are the `index`-th rows of tensors that share their first dimension.
 
     Examples:
@@ -56,7 +60,7 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[_T_stack]):
     """Samples are tuples (positional datasets) or dicts (keyword datasets) of the datasets' samples."""
 
     def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
@@ -98,7 +102,7 @@ class StackDataset(Dataset):
         return self._length
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[_T_co]):
     """The concatenation of map-style datasets; `cumulative_sizes` holds their running lengths."""
 
     def __init__(self, datasets: Iterable[Dataset]) -> None:
@@ -108,7 +112,12 @@ class ConcatDataset(Dataset):
         for d in self.datasets:
             if isinstance(d, IterableDataset):
                 raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+        self.cumulative_sizes = self.cumsum(self.datasets)
+
+    @staticmethod
+    def cumsum(sequence: Iterable) -> list[int]:
+        """The running totals of the lengths of `sequence`'s items."""
+        return list(itertools.accumulate(len(d) for d in sequence))
 
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]
@@ -123,7 +132,7 @@ class ConcatDataset(Dataset):
         return self.datasets[which][idx - start]
 
 
-class ChainDataset(IterableDataset):
+class ChainDataset(IterableDataset[_T_co]):
     """The chaining of iterable datasets, one after another, built lazily."""
 
     def __init__(self, datasets: Iterable[Dataset]) -> None:
@@ -144,7 +153,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class Subset(Dataset):
+class Subset(Dataset[_T_co]):
     """The samples of `dataset` at `indices`, in that order."""
 
     def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Iterator, Sized
 
 from ember.core import randperm
-from ember.data.sampler import Sampler, seeded_generator
+from ember.data.sampler import _T_co, Sampler, seeded_generator
 
 __all__ = ["DistributedSampler", "register_group_query"]
 
@@ -32,7 +32,7 @@ def _default_group() -> tuple[int, int]:
     return got
 
 
-class DistributedSampler(Sampler):
+class DistributedSampler(Sampler[_T_co]):
     """The keys of replica `rank`: every `num_replicas`-th key of one shared (shuffled) order.
 
     The order is `randperm(len(dataset))` from a generator seeded with `seed + epoch` (call

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Generic, TypeVar
 
 from ember.core import Generator, as_tensor, empty, float64, int64, multinomial, randint, randperm
 
@@ -29,17 +30,19 @@ def seeded_generator(seed: int):
     return g
 
 
-class Sampler:
-    """Base class: an iterable over dataset keys (or over lists of keys, for batch samplers)."""
+_T_co = TypeVar("_T_co", covariant=True)
 
-    def __init__(self, data_source: Sized | None = None) -> None:
-        self.data_source = data_source
+
+class Sampler(Generic[_T_co]):
+    """Base class: an iterable over dataset keys (or over lists of keys, for batch samplers), generic in
+    what it yields (`Sampler[int]`, `Sampler[list[int]]`). It has no `__init__` and no `__len__`, as
+    PyTorch 2.13's: `super().__init__(data_source)` is a TypeError there too."""
 
     def __iter__(self) -> Iterator:
         raise NotImplementedError
 
 
-class SequentialSampler(Sampler):
+class SequentialSampler(Sampler[int]):
     """`0, 1, ..., len(data_source) - 1`."""
 
     def __init__(self, data_source: Sized) -> None:
@@ -52,7 +55,7 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
-class RandomSampler(Sampler):
+class RandomSampler(Sampler[int]):
     """A random permutation of the keys (repeated to reach `num_samples`), or `num_samples` keys
     drawn with replacement.
 
@@ -93,7 +96,7 @@ class RandomSampler(Sampler):
         return self.num_samples
 
 
-class SubsetRandomSampler(Sampler):
+class SubsetRandomSampler(Sampler[int]):
     """The given `indices` in a random order."""
 
     def __init__(self, indices: Sequence[int], generator=None) -> None:
@@ -108,7 +111,7 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
-class WeightedRandomSampler(Sampler):
+class WeightedRandomSampler(Sampler[int]):
     """`num_samples` keys in `0 .. len(weights) - 1`, key `i` drawn with probability proportional
     to `weights[i]`."""
 
@@ -133,7 +136,7 @@ class WeightedRandomSampler(Sampler):
         return self.num_samples
 
 
-class BatchSampler(Sampler):
+class BatchSampler(Sampler[list[int]]):
     """Lists of `batch_size` keys from `sampler`; the last, shorter list is dropped if `drop_last`.
 
     >>> list(BatchSampler(SequentialSampler(range(7)), batch_size=3, drop_last=False))

@@ -271,10 +271,26 @@ class _BatchPickler(ForkingPickler):
             moved = Tensor._make(Storage.cpu(t.nbytes), 0, t._shape, contiguous_strides(t._shape), t._dtype)
         else:
             return NotImplemented
+        strides = _dense_strides(t)
+        if strides is not None and strides != moved._strides:  # a permuted layout (channels_last ...) stays one
+            moved = Tensor._make(moved._storage, 0, t._shape, strides, t._dtype)
         np.copyto(moved._np(), t._np())
         moved._requires_grad = t._requires_grad
         moved.__dict__.update(t.__dict__)
         return sharing.reduce_tensor(moved)
+
+
+def _dense_strides(t: Tensor) -> tuple[int, ...] | None:
+    """`t`'s strides if its elements tile `numel` consecutive slots in some order of its dimensions (a permuted
+    contiguous tensor, as `x.permute(0, 2, 3, 1)` or channels_last), else None."""
+    expected = 1
+    for d in sorted(range(len(t._shape)), key=lambda d: t._strides[d]):
+        if t._shape[d] == 1:
+            continue
+        if t._strides[d] != expected:
+            return None
+        expected *= t._shape[d]
+    return t._strides
 
 
 def dumps_batch(obj: Any, sent: set[str], pool: SegmentPool | None = None) -> bytes:

@@ -98,6 +98,10 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
         raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if len(sequences) == 0:
         raise RuntimeError("received an empty list of sequences")
+    for i, s in enumerate(sequences):
+        if not isinstance(s, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(s).__name__}")
+    dtype = sequences[0].dtype  # PyTorch copies every sequence into a tensor of the first one's dtype
     longest = max(s.shape[0] for s in sequences)
     trailing = tuple(sequences[0].shape[1:])
     padded = []
@@ -108,6 +112,8 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
                     raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
                                        f"non-singleton dimension {d}")
             s = s.expand(s.shape[0], *trailing)
+        if s.dtype != dtype:
+            s = s.to(dtype)
         extra = longest - s.shape[0]
         pads = [0, 0] * (s.dim() - 1) + ([0, extra] if padding_side == "right" else [extra, 0])
         padded.append(ea.pad(s, tuple(pads), value=padding_value) if extra else s)
@@ -130,8 +136,12 @@ def _packing_lengths(lengths) -> list[int]:
 
 
 def _check_batch(lens: list, input: Tensor, batch_first: bool) -> None:
-    """One length per sequence of the batch, as PyTorch's packing kernel checks first."""
-    batch = input.shape[0 if batch_first else 1] if input.dim() > 1 else 0
+    """One length per sequence of the batch, as PyTorch's packing kernel checks first (it reads dimension 1, or
+    transposes 0 and 1, before anything else)."""
+    if input.dim() < 2:
+        n = max(input.dim(), 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got 1)")
+    batch = input.shape[0 if batch_first else 1]
     if len(lens) != batch:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} "
                            f"(batch_size={batch})")
