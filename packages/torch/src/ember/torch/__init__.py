@@ -169,14 +169,6 @@ def _assert(condition, message) -> None:
     assert condition, message
 
 
-def _standard_gamma(input):
-    """`torch._standard_gamma`: Gamma(input, 1) draws, differentiable in `input` (the private op PyTorch's Gamma,
-    Beta and Dirichlet sample with, called directly by some research code)."""
-    from ember.torch.distributions._special import standard_gamma
-
-    return standard_gamma(input)
-
-
 _NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "_inductor": "TorchInductor",
            "export": "torch.export graph capture"}
 
