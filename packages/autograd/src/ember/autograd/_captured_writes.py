@@ -27,7 +27,7 @@ _MESSAGE = ("During a grad (vjp, jvp, grad, etc) transform, the function provide
 _NO_OVERLOAD = frozenset({"copy_", "index_put_"})  # ATen's in-place ops PyTorch names without an overload
 
 
-def _aten_name(name: str, args: tuple) -> str:
+def _aten_name(name: str) -> str:
     name = name if name.endswith("_") else name + "_"
     if name in _NO_OVERLOAD:
         return f"aten::{name}"
@@ -52,7 +52,7 @@ class _Refusal:
         if isinstance(written, Tensor) and id(written._storage) not in self.made:
             frame, name, _, _ = _caller(sys._getframe(1), op.name)
             if frame is not None and not frame.f_globals.get("__name__", "").startswith("ember.core"):
-                raise RuntimeError(_MESSAGE.format(_aten_name(name, args)))
+                raise RuntimeError(_MESSAGE.format(_aten_name(name)))
         return call_next(op, args, kwargs)
 
 
