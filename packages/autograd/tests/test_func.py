@@ -280,3 +280,38 @@ def test_vmap_refuses_filling_a_mapped_value_into_an_unmapped_tensor():
     x = E.arange(6.0).reshape(2, 3)
     assert vmap(lambda r: r.clone().fill_(r[0]))(x).tolist() == [[0.0] * 3, [3.0] * 3]
     assert vmap(lambda r: E.zeros(3).fill_(E.tensor(2.0)))(x).tolist() == [[2.0] * 3] * 2
+
+
+_CAPTURED = ("During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place "
+             "operation ({}) that would mutate a captured Tensor. This is not supported; please rewrite the function "
+             "being transformed to explicitly accept the mutated Tensor(s) as inputs.")
+
+
+@pytest.mark.parametrize("write, aten", [
+    (lambda buf, w: buf.add_(1), "aten::add_.Tensor"), (lambda buf, w: buf.mul_(2), "aten::mul_.Tensor"),
+    (lambda buf, w: buf.copy_(w), "aten::copy_"), (lambda buf, w: buf.fill_(1.0), "aten::fill_.Scalar"),
+    (lambda buf, w: buf[0:2].add_(1), "aten::add_.Tensor"), (lambda buf, w: buf.__setitem__(0, 1.0), "aten::copy_")])
+def test_grad_refuses_writing_into_a_captured_tensor(write, aten):
+    # PyTorch 2.13's words; the captured tensor is left as it was
+    buf, w = E.zeros(3), E.ones(3)
+    with pytest.raises(RuntimeError, match=re.escape(_CAPTURED.format(aten))):
+        grad(lambda w: (write(buf, w) or buf * w).sum())(w)
+    with pytest.raises(RuntimeError, match=re.escape(_CAPTURED.format(aten))):
+        vjp(lambda w: write(buf, w) or buf * w, w)
+    with pytest.raises(RuntimeError, match=re.escape(_CAPTURED.format(aten))):
+        jvp(lambda w: write(buf, w) or buf * w, (w,), (w,))
+    assert buf.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_grad_lets_the_function_write_into_what_it_makes():
+    def f(w):
+        t, e, a = E.zeros(3), E.empty(3), E.arange(3.0)
+        t.add_(w)
+        e.copy_(w)
+        e[0] = 5.0
+        a += w
+        w2 = w.clone()
+        w2.mul_(2)
+        return (t + e + a + w2).sum()
+
+    assert grad(f)(E.ones(3)).tolist() == [4.0, 5.0, 5.0]

@@ -479,3 +479,14 @@ def test_linear_saves_its_tensors_in_pytorchs_order(shape, bias, expected):
     with saved_tensors_hooks(lambda t: seen.append(tuple(t.shape)) or t, lambda t: t):
         nn.functional.linear(x, weight, b if bias else None)
     assert seen == expected
+
+
+def test_batch_norm_in_training_under_grad_refuses_to_update_its_captured_statistics():
+    # PyTorch 2.13: the running statistics are captured tensors; pass them in (paper_maml_sinusoid does) instead
+    from ember.autograd.func import grad
+
+    bn, x = nn.BatchNorm1d(3), torch.randn(4, 3)
+    with pytest.raises(RuntimeError, match=r"attempted to call in-place operation \(aten::add_.Tensor\) that would "
+                                           r"mutate a captured Tensor"):
+        grad(lambda w: nn.functional.linear(bn(x), w).sum())(torch.ones(1, 3))
+    assert bn.num_batches_tracked.item() == 0

@@ -255,3 +255,26 @@ def test_optimized_module_sets_new_attributes_on_the_original():
     assert not hasattr(m, "use_cache")
     cm.eval()
     assert cm.training is False and m.training is False and cm._orig_mod is m
+
+
+def test_module_compile_with_a_callable_backend_feeds_it_the_modules_graph():
+    backend = _Recorder()
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
+    x = torch.randn(4, 3)
+    expected = model(x)
+    hooked = []
+    model.register_forward_hook(lambda mod, args, out: hooked.append(tuple(out.shape)))
+    model.compile(backend=backend)
+    for _ in range(2):
+        np.testing.assert_array_equal(model(x).detach().numpy(), expected.detach().numpy())
+    assert backend.inputs == [[(4, 3)]] and hooked == [(4, 2), (4, 2)]
+
+    class Branchy(nn.Module):
+        def forward(self, x):
+            return x + 1 if x.sum() > 0 else x - 1  # a graph break: eager, through the class's forward
+
+    b = Branchy()
+    b.compile(backend=backend)
+    np.testing.assert_array_equal(b(-torch.ones(2)).numpy(), [-2.0, -2.0])
+    assert len(backend.graphs) == 1

@@ -27,6 +27,7 @@ from ember.core.random import get_rng_state, set_rng_state
 from ember.core.class_paths import home_module
 from ember.core.tensor import Tensor, value_read_guard
 
+from ember.autograd._captured_writes import refusing_captured_writes
 from ember.autograd._vmap_writes import _ADVICE as _WRITE_ADVICE
 from ember.autograd._vmap_writes import refusal as _write_refusal
 from ember.autograd.engine import grad as _autograd_grad
@@ -176,7 +177,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
         enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
-            with func_transform("grad"):
+            with func_transform("grad"), refusing_captured_writes([x for xs in tracked for x in xs]):
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -227,7 +228,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     enabled = is_grad_enabled()
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
-        with func_transform("vjp"):
+        with func_transform("vjp"), refusing_captured_writes([x for xs in tracked for x in xs]):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(trees, tracked)]), has_aux, "vjp")
     out_leaves, out_build = _flatten(out)
     for o in out_leaves:
@@ -284,7 +285,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     enabled = is_grad_enabled()
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
-        with func_transform("jvp"):
+        with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
         dummies = [o.new_zeros(tuple(o.shape)).requires_grad_(True) for o in out_leaves]

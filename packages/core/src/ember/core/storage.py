@@ -37,6 +37,9 @@ def allocation_error(e: BaseException) -> RuntimeError | None:
 # True until a storage is made on another device than the CPU: until then every tensor is a CPU
 # tensor, and the dispatcher need not look at an op's arguments to pick the kernel's device
 only_cpu = True
+# `hook(storage)` for every storage made while it is set (torch.func's grad transforms note what the function
+# they run makes: ember.autograd._captured_writes), None otherwise
+created_hook: list = [None]
 
 
 class Storage:
@@ -56,6 +59,8 @@ class Storage:
         self.version = 0
         self._block = block
         self._shared = None
+        if created_hook[0] is not None:
+            created_hook[0](self)
 
     @property
     def data(self):

@@ -17,6 +17,7 @@ from ember.core import dtypes
 from ember.core.device_backends import backend
 from ember.core.device import CPU, device
 from ember.core.storage import Storage
+from ember.core.storage import created_hook as _created_hook
 
 __all__ = ["Tensor", "contiguous_strides", "describe"]
 
@@ -187,6 +188,8 @@ class Tensor:
         st.nbytes = arr.nbytes
         st.device = CPU
         st.version = 0
+        if _created_hook[0] is not None:
+            _created_hook[0](st)
         t = _new(Tensor)
         t._storage = st
         t._offset = 0

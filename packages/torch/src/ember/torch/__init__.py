@@ -26,8 +26,16 @@ import ember.optim as optim
 _alias(__name__ + ".autograd", _autograd)
 autograd = _autograd
 _alias(__name__ + ".optim", optim)
-# `nn.Module.compile()` compiles through ember.jit (NOTE [ Module.compile's compiler ])
-_set_compiler(_jit.CompiledFunction)
+# `nn.Module.compile()` compiles through ember.jit, or a callable backend's (NOTE [ Module.compile's compiler ])
+
+
+def _backend_compiler(module, backend, *, fullgraph: bool = False):
+    from ember.torch._dynamo.fx_backend import FxCompiledFunction
+
+    return FxCompiledFunction(module, backend, fullgraph=fullgraph, eager=module.__class__.forward.__get__(module))
+
+
+_set_compiler(_jit.CompiledFunction, _backend_compiler)
 
 import ember.torch.nn as nn  # noqa: E402 - `import ... as`, not `from ember.torch import`: the star import
 import ember.torch.utils as utils  # noqa: E402   above bound some of these names to ember.autograd's modules,

@@ -36,14 +36,17 @@ __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pr
 # NOTE [ Module.compile's compiler ]: the compiler lives in a layer above nn (ember.jit); the layer
 # that holds both (ember.torch) installs it here, as device backends register with core. It is
 # called as `compiler(forward, module=..., fullgraph=..., dynamic=..., mode=...)` and returns the
-# callable that replaces `forward` on the instance.
+# callable that replaces `forward` on the instance. A callable (TorchDynamo) backend goes to
+# `backend_compiler(module, backend, fullgraph=...)` instead, which returns that callable too.
 _compiler: Callable | None = None
+_backend_compiler: Callable | None = None
 
 
-def set_compiler(compiler: Callable | None) -> None:
-    """Install the function (or class) `Module.compile` compiles a module's `forward` with; None removes it."""
-    global _compiler
-    _compiler = compiler
+def set_compiler(compiler: Callable | None, backend_compiler: Callable | None = None) -> None:
+    """Install the function (or class) `Module.compile` compiles a module's `forward` with, and the one for a
+    callable backend; None removes it."""
+    global _compiler, _backend_compiler
+    _compiler, _backend_compiler = compiler, backend_compiler
 
 class _IncompatibleKeys(NamedTuple):
     missing_keys: list[str]
@@ -602,14 +605,18 @@ class Module:
                 disable: bool = False) -> None:
         """Compile this module in place (PyTorch's `Module.compile`): its calls run `forward` through the
         installed compiler (ember.jit's capture and replay, installed by ember.torch; docs/compile.md);
-        hooks run around it eagerly. `disable=True`, a callable `backend` (a TorchDynamo FX-graph backend;
-        warned) or no installed compiler (warned) leaves the module eager."""
+        hooks run around it eagerly. A callable `backend` (a TorchDynamo FX-graph backend) gets the module's
+        FX graph (ember.torch installs that compiler). `disable=True` or no installed compiler (warned) leaves
+        the module eager."""
         if disable:
             return
         if callable(backend):
-            warnings.warn(f"Module.compile: backend {getattr(backend, '__name__', backend)!r} is a TorchDynamo "
-                          "FX-graph backend, and ember makes no FX graphs: the module stays eager", UserWarning,
-                          stacklevel=2)
+            if _backend_compiler is None:
+                warnings.warn(f"Module.compile: backend {getattr(backend, '__name__', backend)!r} is a TorchDynamo "
+                              "FX-graph backend, and no compiler for it is installed (importing ember.torch installs "
+                              "one): the module stays eager", UserWarning, stacklevel=2)
+                return
+            self.__dict__["forward"] = _backend_compiler(self, backend, fullgraph=fullgraph)
             return
         if _compiler is None:
             warnings.warn("Module.compile: no compiler is installed (importing ember.torch installs ember.jit's): "

@@ -41,8 +41,10 @@ class BackendCompilerFailed(TorchDynamoException):
 class FxCompiledFunction:
     """`fn` (a function, or a module's call) run through `backend(gm, example_inputs)`'s compiled callable."""
 
-    def __init__(self, fn: Callable, backend: Callable, *, fullgraph: bool = False) -> None:
+    def __init__(self, fn: Callable, backend: Callable, *, fullgraph: bool = False,
+                 eager: Callable | None = None) -> None:
         self._fn = fn
+        self._eager = fn if eager is None else eager  # `Module.compile`'s: the class's forward, not the module's call
         self._backend = backend
         self._fullgraph = fullgraph
         self._cache: dict = {}
@@ -51,13 +53,13 @@ class FxCompiledFunction:
 
     def __call__(self, *args, **kwargs):
         if _jit_compiler._force_eager:  # `torch.compiler.set_stance("force_eager")`
-            return self._fn(*args, **kwargs)
+            return self._eager(*args, **kwargs)
         key = _guard(self._fn, args, kwargs)
         entry = _EAGER if key is None else self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = self._compile(args, kwargs)
         if entry is _EAGER:
-            return self._fn(*args, **kwargs)
+            return self._eager(*args, **kwargs)
         return entry(*_tensors((args, kwargs)))
 
     def __get__(self, obj, objtype=None):
