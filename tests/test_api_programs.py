@@ -112,7 +112,7 @@ initialisation, shuffling and dropout are PyTorch's numbers).
 
 User mistakes printed as PyTorch words them, whole (`err_*`: shapes, dtypes, autograd, indexing, factories, state
 dicts, modules and optimizers, data pipelines, layers, training loops, custom Functions, linalg, distributions,
-Python/numpy protocols, nn.utils)."""
+Python/numpy protocols, nn.utils, in-place writes through views)."""
 
 from __future__ import annotations
 
