@@ -121,7 +121,7 @@ Lightning-style trainers with callbacks, manual optimization and SWA).
 
 User mistakes printed as PyTorch words them, whole (`err_*`: shapes, dtypes, autograd, indexing, factories, state
 dicts, modules and optimizers, data pipelines, layers, training loops, custom Functions, linalg, distributions,
-Python/numpy protocols, nn.utils).
+Python/numpy protocols, nn.utils, in-place writes through views).
 
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,

@@ -71,6 +71,18 @@ def test_a_piece_written_in_place_raises_pytorchs_error():
             make()[nr].mul_(2)
 
 
+def test_a_view_of_a_piece_written_in_place_raises_naming_its_own_node():
+    # PyTorch propagates the multi-output creation meta to views of a piece, and names the view's node
+    x = E.from_numpy(rng.standard_normal((4, 3))).requires_grad_(True).clone()
+    for write, fn in ((lambda: x.unbind(1)[0].__setitem__(0, 5.0), "Select"),
+                      (lambda: x.unbind(1)[0][1:].mul_(2), "Slice"),
+                      (lambda: x.split(2)[0].view(-1).add_(1), "View"),
+                      (lambda: x.chunk(2)[0].t().zero_(), "T")):
+        with pytest.raises(RuntimeError, match=f"^Output 0 of {fn} is a view and is being modified inplace"):
+            write()
+    assert x.unbind(0)[1].clone()[0].mul_(2).shape == ()  # a clone of a piece is free to write
+
+
 def test_pieces_gradients_join_with_zeros_where_none_flowed():
     w = E.from_numpy(np.arange(12.0).reshape(3, 4)).requires_grad_(True)
     a, _, c = (w * 1).unbind(0)

@@ -67,6 +67,7 @@ class AutogradMeta:
     acc = None            # the leaf's AccumulateGrad node
     custom_view = None    # "Output i of Fn": a custom Function returned an input (or a view of one) as this tensor
     made_in = None        # "no_grad" / "inference": a view made in that mode (PyTorch's CreationMeta), no grad edge
+    multi_view = False    # an output of a multi-view op (unbind, split) or a view of one: no in-place writes
 
     def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
         self.base = base          # the tensor this is a view of (never itself a view)

@@ -172,6 +172,8 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
         m.made_in = "inference" if _inference.get() else "no_grad"
         if base._requires_grad:
             r._requires_grad = True
+    elif sm is not None and sm.multi_view:  # PyTorch propagates the MULTI_OUTPUT_NODE creation meta to views
+        m.multi_view = True
     if base._is_inference:  # a view of an inference tensor is one
         r._is_inference = True
 
@@ -204,6 +206,8 @@ def _track_pieces(pieces: tuple, op, args: tuple, kwargs: dict) -> None:
             m.made_in = made_in
             if grads:
                 t._requires_grad = True
+        else:
+            m.multi_view = True
         if inference:
             t._is_inference = True
 
@@ -220,7 +224,10 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
         raise RuntimeError(f"a leaf Variable that requires grad {'has been' if dirtied else 'is being'} used in an "
                            f"in-place operation.")
     if m is not None and m.base is not None and t._requires_grad:
-        multi = _MULTI_VIEW_NODES.get(type(t._grad_fn).__name__)
+        name = type(t._grad_fn).__name__
+        multi = _MULTI_VIEW_NODES.get(name)
+        if multi is None and m.multi_view:  # a view of such an output: PyTorch names its own node ("Select")
+            multi = name.removesuffix("Backward0")
         if multi is not None:
             nr = m.output_nr
             raise RuntimeError(f"Output {nr} of {multi} is a view and is being modified inplace. This view is "
