@@ -75,7 +75,7 @@ def get_batch(bs=16):
     return x, y
 
 
-for step in range(40):
+for step in range(25):
     xb, yb = get_batch()
     logits = model(xb)
     loss = F.cross_entropy(logits.view(-1, vocab), yb.view(-1))
@@ -83,7 +83,7 @@ for step in range(40):
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
-    if step % 10 == 0 or step == 39:
+    if step % 8 == 0 or step == 24:
         print(f"step {step} loss {loss.item():.4f}")
 
 model.eval()
@@ -129,7 +129,7 @@ for name, kw in [("greedy", dict(greedy=True)), ("t=1.0", {}), ("t=0.7", dict(te
                  ("t=1.5", dict(temperature=1.5)), ("top_k=3", dict(top_k=3)), ("top_p=0.9", dict(top_p=0.9)),
                  ("k5 p0.8 t0.8", dict(top_k=5, top_p=0.8, temperature=0.8)), ("penalty", dict(penalty=1.3))]:
     torch.manual_seed(42)
-    out, avg = generate("the ", 20, **kw)
+    out, avg = generate("the ", 16, **kw)
     print(f"{name:<14} {out!r} avg_logp={avg:.4f}")
 
 torch.manual_seed(0)

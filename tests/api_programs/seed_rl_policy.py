@@ -24,7 +24,7 @@ def env_step(s, a):
 policy = nn.Sequential(nn.Linear(S, 16), nn.ReLU(), nn.Linear(16, A))
 opt = torch.optim.Adam(policy.parameters(), lr=0.02)
 baseline = 0.0
-for episode in range(30):
+for episode in range(20):
     s, logps, rewards, ents = 0, [], [], []
     for t in range(20):
         logits = policy(F.one_hot(torch.tensor(s), S).float())
@@ -46,7 +46,7 @@ for episode in range(30):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    if episode % 6 == 5:
+    if episode % 5 == 4:
         print(f"episode {episode} len {len(rewards)} return {returns[0].item():.4f} loss {loss.item():.4f}")
 with torch.no_grad():
     probs = policy(torch.eye(S)).softmax(-1)
@@ -65,8 +65,8 @@ buf_s2 = torch.zeros(cap, dtype=torch.long)
 buf_d = torch.zeros(cap)
 n, ptr, s = 0, 0, 0
 eps_hist = []
-for step in range(150):
-    eps = max(0.05, 1.0 - step / 100)
+for step in range(100):
+    eps = max(0.05, 1.0 - step / 70)
     if torch.rand(1).item() < eps:
         a = torch.randint(0, A, (1,)).item()
     else:

@@ -46,7 +46,7 @@ model = Tagger()
 print("lstm init", round(model.lstm.weight_hh_l1.sum().item(), 4), "emb row1", model.emb.weight[1, :4])
 targets = pad_sequence([s.roll(1) for s in seqs], batch_first=True)
 opt = torch.optim.Adam(model.parameters(), lr=0.01)
-for step in range(12):
+for step in range(9):
     model.train()
     logits, hn = model(padded, lengths)
     loss = F.cross_entropy(logits.reshape(-1, V), targets[:, :logits.size(1)].reshape(-1), ignore_index=0)
@@ -93,7 +93,7 @@ src = torch.randint(1, V, (5, 7))
 tgt = torch.cat([torch.zeros(5, 1, dtype=torch.long), src.flip(1)], 1)
 s2s = Seq2Seq()
 opt2 = torch.optim.RMSprop(s2s.parameters(), lr=0.005)
-for epoch in range(8):
+for epoch in range(6):
     ratio = max(0.2, 1.0 - 0.15 * epoch)
     out, used = s2s(src, tgt, ratio)
     loss = F.cross_entropy(out.reshape(-1, V), tgt[:, 1:].reshape(-1))

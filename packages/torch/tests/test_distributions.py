@@ -742,3 +742,15 @@ def test_stack_and_cat_transforms_refuse_as_pytorch(call, message):
     with pytest.raises(AssertionError) as e:
         call(st, ct)
     assert str(e.value) == message
+
+
+def test_normal_sample_is_row_major_for_a_transposed_loc():
+    """PyTorch's Normal.sample is torch.normal(loc.expand(shape), scale.expand(shape)): a row-major result holding
+    rsample's numbers for the same seed."""
+    loc = torch.zeros(3, 4).t()
+    torch.manual_seed(0)
+    s = D.Normal(loc, 1.0).sample()
+    torch.manual_seed(0)
+    r = D.Normal(loc, 1.0).rsample()
+    assert s.stride() == (3, 1)
+    np.testing.assert_array_equal(s.numpy(), r.numpy())

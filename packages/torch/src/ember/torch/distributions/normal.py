@@ -56,8 +56,9 @@ class Normal(ExponentialFamily):
         return self.stddev.pow(2)
 
     def sample(self, sample_shape=_EMPTY):
-        with torch.no_grad():
-            return self.rsample(sample_shape)
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():  # PyTorch's: torch.normal, whose output is row-major whatever loc's layout
+            return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
 
     def rsample(self, sample_shape=_EMPTY):
         shape = self._extended_shape(sample_shape)
