@@ -183,7 +183,15 @@ def _matrices(x, name: str):
 
 
 attach("mT", property(lambda self: S.transpose(_matrices(self, "mT"), -2, -1)))
-attach("H", property(lambda self: _conj(S.permute(self, tuple(range(self.ndim - 1, -1, -1))))))
+def _adjoint_2d(x):
+    """`x.H`: the conjugate transpose of a matrix (a 0-dim tensor as it is); PyTorch refuses other ranks."""
+    if x.ndim == 1 or x.ndim > 2:
+        hint = ". For batches of matrices, consider using tensor.mH" if x.ndim > 2 else "."
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor{hint}")
+    return _conj(S.permute(x, tuple(range(x.ndim - 1, -1, -1))))
+
+
+attach("H", property(_adjoint_2d))
 attach("mH", property(lambda self: _conj(S.transpose(_matrices(self, "mH"), -2, -1))))
 
 
@@ -406,6 +414,8 @@ def _parse_to(args, kwargs) -> tuple:
     (dtype, ...) and (tensor, ...), each followed by at most the bools non_blocking and copy."""
     dev = kwargs.get("device")
     dt = kwargs.get("dtype")
+    if dt is not None and not _is_to_dtype(dt):  # a dtype's name or a numpy type: no signature takes it
+        raise _to_refusal(args, kwargs)
     flags = [kwargs.get("non_blocking", False), kwargs.get("copy", False)]
     head = 0
     if args and isinstance(args[0], Tensor):
@@ -437,9 +447,13 @@ def _parser_type_name(v) -> str:
     return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
-def _to_refusal(args) -> TypeError:
-    """PyTorch's refusal of `to()` arguments that match none of its three signatures."""
+def _to_refusal(args, kwargs=None) -> TypeError:
+    """PyTorch's refusal of `to()` arguments that match none of its three signatures (keywords listed after the
+    positional arguments, with the parser's trailing ", " when they stand alone)."""
     got = ", ".join(_parser_type_name(a) for a in args)
+    if kwargs:
+        named = ", ".join(f"{k}={_parser_type_name(v)}" for k, v in kwargs.items())
+        got = f"{got}, {named}" if got else f"{named}, "
     return TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                      f" * (torch.device device = None, torch.dtype dtype = None, {_TO_TAIL}\n"
                      f" * (torch.dtype dtype, {_TO_TAIL}\n * (Tensor tensor, {_TO_TAIL}\n")
@@ -556,14 +570,16 @@ def cuda(input, device=None, non_blocking: bool = False, memory_format=None) -> 
 @method
 @composite("new_tensor")
 def new_tensor(input, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    from ember.core.creation import tensor
+    from ember.core.creation import dtype_arg, tensor
 
+    dtype_arg(dtype, "new_tensor")
     return tensor(data, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
 def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -> Tensor:
-    from ember.core.creation import full
+    from ember.core.creation import dtype_arg, full
 
+    dtype_arg(dtype, name)
     return full(_sizes(size, None, name), fill, dtype=dtype or input.dtype, layout=layout,
                 device=device or input.device, requires_grad=requires_grad)
 
@@ -585,8 +601,9 @@ def new_ones(input, *size, dtype=None, layout=None, device=None, requires_grad: 
 @method
 @composite("new_empty")
 def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    from ember.core.creation import empty
+    from ember.core.creation import dtype_arg, empty
 
+    dtype_arg(dtype, "new_empty")
     return empty(_sizes(size, None, "new_empty"), dtype=dtype or input.dtype, layout=layout,
                  device=device or input.device,
                  requires_grad=requires_grad)
@@ -595,8 +612,9 @@ def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad:
 @method
 @composite("new_full")
 def new_full(input, size, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    from ember.core.creation import full
+    from ember.core.creation import dtype_arg, full
 
+    dtype_arg(dtype, "new_full")
     if not isinstance(size, tuple | list):
         raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{size.__class__.__name__}")
@@ -685,10 +703,18 @@ def _unwrap_0d_int(key: tuple) -> tuple:
                  and k._dtype is not dtypes.bool else k for k in key)
 
 
+def _bare_int_on_0d(key: int) -> IndexError:
+    """PyTorch's words for `x[i]` (not `x[i,]`) on a 0-dim tensor: 0 points at `.item()`, others are out of bounds."""
+    if key == 0:
+        return IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                          "C++ to convert a 0-dim tensor to a number")
+    return IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
+
+
 def getitem(self, key):
     if key.__class__ is int:  # x[i], the most common index, without parsing a key (basic_index's checks)
         if not self._shape:
-            raise IndexError("too many indices for tensor of dimension 0")
+            raise _bare_int_on_0d(key)
         size = self._shape[0]
         if not -size <= key < size:
             raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
@@ -742,6 +768,8 @@ def setitem(self, key, value) -> None:
         if not key:
             return
         key = None
+    if key.__class__ is int and not self._shape:
+        raise _bare_int_on_0d(key)
     if key.__class__ is Tensor and key._shape:  # x[idx] = v, x[mask] = v: a key with nothing to parse
         from ember.core.ops.indexing import advanced_index_put_
 
