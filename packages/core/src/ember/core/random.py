@@ -572,7 +572,7 @@ def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     t = _new(memfmt.permuted_shape(shape, perm), dt, dev, None)
     r = memfmt.laid_out(t, perm, False, memory_format, input)
     _normal(r, 0.0, 1.0, generator=generator)
-    return _finish(r, requires_grad)
+    return _finish(r, requires_grad, None)
 
 
 _FACTORY_KW = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
