@@ -60,8 +60,8 @@ def test_rows_longer_than_shared_memory_sort_in_global_memory(descending):
     x = E.from_numpy(a)
     # the bitonic network orders ties by index: the CPU's stable sort (its default sort and topk order ties as
     # PyTorch's CPU introsort / nth_element do)
-    want, got = E.sort(x, 1, descending, stable=True), E.sort(x.cuda(), 1, descending)
+    want, got = E.sort(x, dim=1, descending=descending, stable=True), E.sort(x.cuda(), 1, descending)
     assert got.indices.tolist() == want.indices.tolist()
     assert_close(got.values.cpu(), want.values, equal_nan=True)
     top = E.topk(x.cuda().t(), 5, 0)
-    assert top.indices.tolist() == E.sort(x.t(), 0, True, stable=True).indices[:5].tolist()
+    assert top.indices.tolist() == E.sort(x.t(), dim=0, descending=True, stable=True).indices[:5].tolist()
