@@ -167,7 +167,11 @@ def _unsafe(fn, made: str, name: str):
     """PyTorch's unsafe_* twins of the splits: the same pieces, whose node is Unsafe*, so that autograd lets them be
     modified in place (it refuses that for the outputs of split)."""
     def unsafe(*args, **kwargs):
-        return tuple(node_name(t, made, name) for t in fn(*args, **kwargs))
+        pieces = tuple(node_name(t, made, name) for t in fn(*args, **kwargs))
+        for t in pieces:  # nor are their views outputs of a multi-view op (autograd's flag, when it recorded them)
+            if t._ag is not None and getattr(t._ag, "multi_view", False):
+                t._ag.multi_view = False
+        return pieces
     unsafe.__name__ = unsafe.__qualname__ = "unsafe_" + fn.__name__.removeprefix("_")
     return unsafe
 
