@@ -82,6 +82,12 @@ def temper(w):
 
 
 @numba.njit(inline="always")
+def double53(hi, lo):
+    """A float64 uniform in [0, 1) from a 64-bit draw's two words (the first the high half): 53 bits times 2**-53."""
+    return np.float64(((hi << np.uint64(32)) | lo) & np.uint64((1 << 53) - 1)) * 1.1102230246251565e-16
+
+
+@numba.njit(inline="always")
 def draw(key, st, w):
     """The next `w.size` tempered words into `w`."""
     pos = st[0]
@@ -118,7 +124,7 @@ def next_double(key, st):
         hi = temper(key[pos])
         lo = temper(key[pos + 1])
         st[0] = pos + 2
-    return np.float64(((hi << np.uint64(32)) | lo) & np.uint64((1 << 53) - 1)) * 1.1102230246251565e-16
+    return double53(hi, lo)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -163,12 +169,11 @@ def uniform64(key, st, out, scale, shift, ranged):
     """`out` (float64): 53 bits of each 64-bit draw times 2**-53, then `x * scale + shift` fused where `ranged`."""
     n = out.size
     w = np.empty(2 * CHUNK, np.uint64)
-    m53 = np.uint64((1 << 53) - 1)
     for start in range(0, n, CHUNK):
         m = min(CHUNK, n - start)
         draw(key, st, w[:2 * m])
         for i in range(m):
-            x = np.float64(((w[2 * i] << np.uint64(32)) | w[2 * i + 1]) & m53) * 1.1102230246251565e-16
+            x = double53(w[2 * i], w[2 * i + 1])
             out[start + i] = fma(x, scale, shift) if ranged else x
     return out
 
@@ -330,19 +335,18 @@ def normal64(key, st, out, mean, std, plain):
     whole = n // 16 * 16
     w = np.empty(2 * CHUNK, np.uint64)
     u = np.empty(CHUNK)
-    m53 = np.uint64((1 << 53) - 1)
     for start in range(0, whole, CHUNK):
         m = min(CHUNK, whole - start)
         draw(key, st, w[:2 * m])
         for i in range(m):
-            u[i] = np.float64(((w[2 * i] << np.uint64(32)) | w[2 * i + 1]) & m53) * 1.1102230246251565e-16
+            u[i] = double53(w[2 * i], w[2 * i + 1])
         for k in range(0, m, 16):
             block64(u[k:k + 16], out[start + k:start + k + 16], mean, std, plain)
     if n % 16:
         draw(key, st, w[:2 * (n - whole)])
         draw(key, st, w[:32])
         for i in range(16):
-            u[i] = np.float64(((w[2 * i] << np.uint64(32)) | w[2 * i + 1]) & m53) * 1.1102230246251565e-16
+            u[i] = double53(w[2 * i], w[2 * i + 1])
         block64(u[:16], out[n - 16:], mean, std, plain)
     return out
 

@@ -13,23 +13,14 @@ whose float32 form is PyTorch's AVX2 kernel (NOTE [ The AVX2 normal fill ]).
 from __future__ import annotations
 
 import math
-from functools import cache
 
 import numpy as np
 
-from ember.core.mt19937 import MT19937
+from ember.core.mt19937 import MT19937, _kernels
 
 __all__ = ["iteration_order", "uniform", "uniform_float64", "normal", "serial_normal", "bernoulli_scalar",
            "bernoulli_tensor", "random_from_to", "random_full", "randperm", "exponential", "cauchy", "log_normal",
            "geometric", "poisson", "gamma", "binomial", "multinomial_with_replacement"]
-
-
-@cache
-def _kernels():
-    """`ember.core._sampling_kernels`, imported (with Numba) on the first draw that needs a kernel."""
-    from ember.core import _sampling_kernels
-
-    return _sampling_kernels
 
 
 def memory_axes(a: np.ndarray) -> list[int]:

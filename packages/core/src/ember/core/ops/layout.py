@@ -183,6 +183,8 @@ def _matrices(x, name: str):
 
 
 attach("mT", property(lambda self: S.transpose(_matrices(self, "mT"), -2, -1)))
+
+
 def _adjoint_2d(x):
     """`x.H`: the conjugate transpose of a matrix (a 0-dim tensor as it is); PyTorch refuses other ranks."""
     if x.ndim == 1 or x.ndim > 2:
