@@ -1,6 +1,8 @@
 """CPU random draws, ember against PyTorch in one process: blocks of calls taking turns, process CPU time, the
-best of 5 blocks, one thread (docs/benchmarks.md, "The engine in compiled code"). Needs PyTorch installed."""
+best of 5 blocks, one thread (docs/benchmarks.md, "The engine in compiled code"). Needs PyTorch installed.
+Arguments: substrings of the rows to run (`python scripts/bench_sampling.py "10, 10" "(3)"`); none runs all."""
 
+import sys
 import time
 
 import torch as T
@@ -9,7 +11,7 @@ import ember.torch as E
 
 
 def _cases(t) -> dict:
-    x = t.ones(1000, 1000)
+    x, small = t.ones(1000, 1000), t.ones(10, 10)
     return {
         "rand(1000, 1000)": lambda: t.rand(1000, 1000),
         "randn(1000, 1000)": lambda: t.randn(1000, 1000),
@@ -22,6 +24,10 @@ def _cases(t) -> dict:
         "rand(1000)": lambda: t.rand(1000),
         "randn(1000)": lambda: t.randn(1000),
         "randn(10, 10)": lambda: t.randn(10, 10),
+        "rand(10, 10)": lambda: t.rand(10, 10),
+        "randn(3)": lambda: t.randn(3),
+        "randint(0, 10, (10, 10))": lambda: t.randint(0, 10, (10, 10)),
+        "F.dropout(x, 0.5), x 10×10": lambda: t.nn.functional.dropout(small, 0.5),
     }
 
 
@@ -32,13 +38,15 @@ def _block(f, calls: int) -> float:
     return (time.process_time() - start) / calls
 
 
-def main() -> None:
+def main(rows: list[str]) -> None:
     T.set_num_threads(1)
     E.set_num_threads(1)
     theirs, ours = _cases(T), _cases(E)
     print("| call | ember µs | PyTorch µs | ember vs PyTorch |\n|---|---|---|---|")
     for name in theirs:
-        calls = 2000 if name in ("rand(1000)", "randn(1000)", "randn(10, 10)") else 3
+        if rows and not any(r in name for r in rows):
+            continue
+        calls = 3 if "1000, 1000" in name or "1_000_000" in name or "1000×1000" in name else 2000
         theirs[name](), ours[name]()
         t, e = [], []
         for _ in range(5):
@@ -48,4 +56,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -1,6 +1,7 @@
 """Generators, seeding and the sampling ops: reproducibility, ranges, moments, errors."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -505,3 +506,50 @@ def test_randn_like_of_a_channels_last_tensor_draws_as_normal_on_that_layout():
     np.testing.assert_array_equal(r.numpy(), want.numpy())
     E.manual_seed(0)
     assert not np.array_equal(r.numpy(), E.randn(2, 4, 4, 3).permute(0, 3, 1, 2).numpy())
+
+
+def test_serial_normals_are_box_muller_pairs_of_the_streams_uniforms():
+    """Under 16 values, PyTorch's normal_distribution<double>: each pair of uniforms (u1, u2) gives r * cos(2πu1)
+    then r * sin(2πu1), r = sqrt(-2 log(1 - u2)); an odd count leaves the sine cached for the next draw."""
+    E.manual_seed(11)
+    u = R.cs.uniform_float64(R.cpu_engine(None), 4).tolist()
+    expected = []
+    for u1, u2 in ((u[0], u[1]), (u[2], u[3])):
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        expected += [r * math.cos(2.0 * math.pi * u1), r * math.sin(2.0 * math.pi * u1)]
+    E.manual_seed(11)
+    first = E.randn(3, dtype=E.float64).tolist()
+    assert first == expected[:3]
+    assert E.randn(1, dtype=E.float64).tolist() == expected[3:]  # the cached sine, no new draw
+    E.manual_seed(11)
+    assert E.normal(2.0, 3.0, (3,), dtype=E.float64).tolist() == [float(Fraction(v) * 3 + 2) for v in expected[:3]]
+
+
+@pytest.mark.parametrize("factory", ["rand", "randn"])
+def test_factories_skip_their_fill_op_only_while_no_hook_watches(factory):
+    """`rand`/`randn` fill a new tensor with the sampler's kernel directly while only hooks that ignore fresh
+    tensors are installed; any other hook (a capture) sees the in-place sampler. The values are the same."""
+    from ember.core import dispatch
+
+    seen = []
+
+    def hook(op, args, kwargs, call_next):
+        seen.append(op.name)
+        return call_next(op, args, kwargs)
+
+    shapes = [(3,), (5, 7), (40,)]
+    dts = [E.float32, E.float64, E.float16]
+    draw = getattr(E, factory)
+    results = []
+    for ignores in (True, False):
+        hook.ignores_fresh = ignores
+        dispatch.register_dispatch_hook(hook)
+        try:
+            E.manual_seed(4)
+            results.append([draw(*s, dtype=dt).tolist() for s in shapes for dt in dts])
+        finally:
+            dispatch.remove_dispatch_hook(hook)
+        sampler = {"rand": "uniform_", "randn": "normal_"}[factory]
+        assert seen.count(sampler) == (0 if ignores else len(shapes) * len(dts))
+        seen.clear()
+    assert results[0] == results[1]

@@ -352,15 +352,26 @@ def normal64(key, st, out, mean, std, plain):
 
 
 @numba.njit(cache=True, nogil=True)
-def box_muller(u1, u2):
-    c = np.empty(u1.size)
-    s = np.empty(u1.size)
-    for i in range(u1.size):
-        r = math.sqrt(-2.0 * math.log1p(-u2[i]))
-        theta = 2.0 * math.pi * u1[i]
-        c[i] = r * math.cos(theta)
-        s[i] = r * math.sin(theta)
-    return c, s
+def serial_normal64(key, st, out, start, scale, shift, ranged):
+    """`out[start:]` (float64) from Box-Muller pairs of uniforms drawn in turn (PyTorch's
+    `normal_distribution<double>`: the cosine served, the sine kept for the next draw), then `x * scale + shift`
+    fused over all of `out` where `ranged`; returns the last pair's unserved sine (NaN when none is left)."""
+    n = out.size
+    left = np.nan
+    for j in range(start, n, 2):
+        u1 = next_double(key, st)
+        u2 = next_double(key, st)
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        out[j] = r * math.cos(theta)
+        if j + 1 < n:
+            out[j + 1] = r * math.sin(theta)
+        else:
+            left = r * math.sin(theta)
+    if ranged:
+        for j in range(n):
+            out[j] = fma(out[j], scale, shift)
+    return left
 
 
 # One float64 transform per `kind` over a 1-D array, through glibc's functions as PyTorch's samplers call them

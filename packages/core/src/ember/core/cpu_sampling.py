@@ -18,6 +18,9 @@ import numpy as np
 
 from ember.core.mt19937 import MT19937, _kernels
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_ZERO32, _ONE32 = np.float32(0.0), np.float32(1.0)
+
 __all__ = ["iteration_order", "uniform", "uniform_float64", "normal", "serial_normal", "bernoulli_scalar",
            "bernoulli_tensor", "random_from_to", "random_full", "randperm", "exponential", "cauchy", "log_normal",
            "geometric", "poisson", "gamma", "binomial", "multinomial_with_replacement"]
@@ -51,12 +54,14 @@ def uniform(g: MT19937, n: int, dtype: np.dtype, low: float = 0.0, high: float =
             out: np.ndarray | None = None) -> np.ndarray:
     """`n` draws from [low, high) in `dtype` (float16/bfloat16 computed in float32, as PyTorch's acc type),
     written into `out` where it has the kernel's dtype."""
-    if np.dtype(dtype) == np.float64:
+    if dtype == _F64:
         return uniform_float64(g, n, high - low, low, out)
+    if dtype == _F32 and low == 0.0 and high == 1.0:  # `rand`'s draw: no bounds to convert
+        return _kernels().uniform32(*g.spend(n), _target(n, _F32, out), _ZERO32, _ONE32, False)
     lo, hi = np.asarray(low, dtype), np.asarray(high, dtype)  # the bounds in the tensor's type
     x = _kernels().uniform32(*g.spend(n), _target(n, np.float32, out), np.float32(lo), np.float32(hi - lo),
                              (low, high) != (0.0, 1.0))
-    if np.dtype(dtype) == np.float32:
+    if dtype == _F32:
         return x
     r = x.astype(dtype)
     r[r == hi] = lo  # a value rounded up to `high` in a 16-bit type becomes `low`, as in PyTorch
@@ -71,15 +76,11 @@ def serial_normal(g: MT19937, n: int, mean: float = 0.0, std: float = 1.0) -> np
     if n and g.next_double is not None:
         out[0], g.next_double, i = g.next_double, None, 1
     pairs = (n - i + 1) // 2
-    if pairs:
-        u = uniform_float64(g, 2 * pairs)
-        cos_, sin_ = _box_muller64()(u[0::2], u[1::2])
-        both = np.empty(2 * pairs)
-        both[0::2], both[1::2] = cos_, sin_
-        out[i:] = both[:n - i]
-        if (n - i) % 2:
-            g.next_double = float(sin_[-1])
-    return _affine()(out, std, mean) if (mean, std) != (0.0, 1.0) else out
+    left = _kernels().serial_normal64(*g.spend(4 * pairs), out, i, float(std), float(mean),
+                                      mean != 0.0 or std != 1.0)
+    if (n - i) % 2:
+        g.next_double = left
+    return out
 
 
 def normal(g: MT19937, n: int, dtype: np.dtype, contiguous: bool, mean: float = 0.0, std: float = 1.0,
@@ -88,22 +89,18 @@ def normal(g: MT19937, n: int, dtype: np.dtype, contiguous: bool, mean: float = 
     `normal_fill` writes straight into `out` (1-D, contiguous) where it has the kernel's dtype."""
     if n < 16 or not contiguous:
         return serial_normal(g, n, mean, std).astype(dtype)
-    if np.dtype(dtype) != np.float64:  # float32, and the 16-bit types rounded from it
+    plain = mean == 0.0 and std == 1.0
+    pad = 16 if n % 16 else 0
+    if dtype != _F64:  # float32, and the 16-bit types rounded from it
         # float32 draws a uniform per value first; the 16-bit types draw only the whole blocks' (PyTorch 2.13)
-        whole = n if np.dtype(dtype) == np.float32 else n // 16 * 16
-        out = _kernels().normal32(*g.spend(whole + (16 if n % 16 else 0)), _target(n, np.float32, out), whole,
-                                  np.float32(mean), np.float32(std), (mean, std) == (0.0, 1.0))
+        whole = n if dtype == _F32 else n // 16 * 16
+        out = _kernels().normal32(*g.spend(whole + pad), _target(n, _F32, out), whole, np.float32(mean),
+                                  np.float32(std), plain)
         return out.astype(dtype, copy=False)
-    drawn = n + (16 if n % 16 else 0)  # uniforms, two words each
-    return _kernels().normal64(*g.spend(2 * drawn), _target(n, np.float64, out), float(mean), float(std),
-                               (mean, std) == (0.0, 1.0))
+    return _kernels().normal64(*g.spend(2 * (n + pad)), _target(n, _F64, out), float(mean), float(std), plain)
 
 
 # --- the libm-exact float64 pieces (Numba's math calls glibc's, as PyTorch's std:: calls do) ----------------------
-def _box_muller64():
-    return _kernels().box_muller
-
-
 _LOG, _COS, _SIN, _EXPONENTIAL, _CAUCHY, _GEOMETRIC, _EXP = range(7)
 
 

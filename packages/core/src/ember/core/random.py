@@ -24,7 +24,9 @@ import math
 
 import numpy as np
 
+from ember.core import dispatch as _dispatch
 from ember.core import dtypes
+from ember.core.creation import _numpy_filled, _plain_device, _shape_arg
 from ember.core.device import CPU
 from ember.core.device import device as _device
 from ember.core.dispatch import composite, declare
@@ -459,14 +461,13 @@ def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -
 
 # --- creating random tensors -----------------------------------------------------------------
 def _size(args, size, op: str = "empty") -> tuple[int, ...]:
-    from ember.core.creation import _shape_arg
-
     if size is not None:
         args = (size,)
     flat = tuple(args[0]) if len(args) == 1 and isinstance(args[0], tuple | list) else args
-    if all(type(s) is int for s in flat):
-        return tuple(flat)
-    return _shape_arg(args, op)  # PyTorch's TypeError for a float size (ember truncated randn(2, 2.5))
+    for s in flat:
+        if s.__class__ is not int:
+            return _shape_arg(args, op)  # PyTorch's TypeError for a float size (ember truncated randn(2, 2.5))
+    return flat
 
 
 def _size_kwarg(op: str, kwargs: dict):
@@ -500,6 +501,26 @@ def _new(shape, dtype, device, out: Tensor | None):
     return empty(shape, dtype=dtype, device=device)
 
 
+def _fresh(shape: tuple, dtype, device, out, layout, pin_memory: bool) -> Tensor | None:
+    """A new row-major CPU tensor of a real floating dtype that a factory's sampler kernel fills straight, without
+    its in-place op, while nothing watches a fresh tensor's fill (`dispatch.bare`: only autograd's hook, which
+    ignores it); None where the factory's general path applies."""
+    if not (_dispatch.bare and out is None and layout is None and not pin_memory and _plain_device(device)):
+        return None
+    t = _numpy_filled(shape, dtype, None)
+    return t if t is not None and t._dtype in _SAMPLED_FRESH else None
+
+
+_SAMPLED_FRESH = frozenset((dtypes.float32, dtypes.float64, dtypes.float16))
+
+
+def _filled(t: Tensor, values: np.ndarray, flat: np.ndarray, requires_grad: bool) -> Tensor:
+    """A fresh tensor after its kernel wrote `flat` (its memory); `values` where a 16-bit draw made them apart."""
+    if values is not flat:
+        flat[...] = values
+    return require_grad(t) if requires_grad else t
+
+
 def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
     """A factory's result: a tensor it made is at version 0, as PyTorch's (its draw wrote it in place)."""
     if out is None:
@@ -528,7 +549,12 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
         ember.Size([2, 3])
     """
     _sized_dtype("rand", size, kwargs, dtype)
-    t = _new(_size(size, _size_kwarg("rand", kwargs), "rand"), dtype, device, out)
+    shape = _size(size, _size_kwarg("rand", kwargs), "rand")
+    if (t := _fresh(shape, dtype, device, out, layout, pin_memory)) is not None:
+        flat = t._storage._raw.reshape(-1)
+        return _filled(t, cs.uniform(cpu_engine(generator), flat.size, flat.dtype, 0.0, 1.0, flat), flat,
+                       requires_grad)
+    t = _new(shape, dtype, device, out)
     _uniform(_pairs(t), 0.0, 1.0, generator=generator)
     return _finish(t, requires_grad, out)
 
@@ -538,7 +564,12 @@ def randn(*size, generator: Generator | None = None, out: Tensor | None = None, 
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
     _sized_dtype("randn", size, kwargs, dtype)
-    t = _new(_size(size, _size_kwarg("randn", kwargs), "randn"), dtype, device, out)
+    shape = _size(size, _size_kwarg("randn", kwargs), "randn")
+    if (t := _fresh(shape, dtype, device, out, layout, pin_memory)) is not None:
+        flat = t._storage._raw.reshape(-1)
+        return _filled(t, cs.normal(cpu_engine(generator), flat.size, flat.dtype, True, 0.0, 1.0, flat), flat,
+                       requires_grad)
+    t = _new(shape, dtype, device, out)
     _normal(_pairs(t), 0.0, _pair_std(t, 1.0), generator=generator)
     return _finish(t, requires_grad, out)
 
