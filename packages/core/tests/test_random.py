@@ -553,3 +553,79 @@ def test_factories_skip_their_fill_op_only_while_no_hook_watches(factory):
         assert seen.count(sampler) == (0 if ignores else len(shapes) * len(dts))
         seen.clear()
     assert results[0] == results[1]
+
+
+def _words(seed: int, n: int) -> list[int]:
+    """The first `n` 32-bit words of PyTorch's engine seeded with `seed` (numpy's MT19937 seeds alike)."""
+    return np.random.RandomState(seed).randint(0, 2**32, size=n, dtype=np.uint64).tolist()
+
+
+@pytest.mark.parametrize("dtype", [E.int32, E.int64, E.float64])
+def test_random_from_to_takes_a_64_bit_draw_from_a_range_of_2_to_the_28(dtype):
+    """PyTorch 2.13 draws one word per value under a range of 2**28 and a 64-bit number (two words, the first the
+    high half) from 2**28 on, whatever the dtype."""
+    w = _words(3, 4)
+    for span, value in ((2**28 - 1, w[0] % (2**28 - 1)), (2**28, ((w[0] << 32) | w[1]) % 2**28),
+                        (2**31 - 1, ((w[0] << 32) | w[1]) % (2**31 - 1))):
+        E.manual_seed(3)
+        assert E.empty(1, dtype=dtype).random_(-5, span - 5).item() == value - 5
+        E.manual_seed(3)
+        assert E.randint(-5, span - 5, (1,), dtype=dtype).item() == value - 5
+
+
+@pytest.mark.parametrize("dtype, low, high, message", [
+    (E.uint8, 0, 257, "to - 1 is out of bounds for unsigned char"),
+    (E.uint8, -1, 3, "from is out of bounds for unsigned char"),
+    (E.int8, -200, 3, "from is out of bounds for signed char"),
+    (E.int16, 0, 2**15 + 1, "to - 1 is out of bounds for short int"),
+    (E.int32, 0, 2**31 + 1, "to - 1 is out of bounds for int"),
+    (E.bool, 0, 3, "to - 1 is out of bounds for bool"),
+    (E.float16, 0, 70000, "to - 1 is out of bounds for c10::Half"),
+    (E.float16, -2**31 - 1, 2, "from is out of bounds for c10::Half"),
+])
+def test_random_from_to_refuses_bounds_the_dtype_cannot_hold(dtype, low, high, message):
+    x = E.zeros(2, dtype=dtype)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        x.random_(low, high)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        E.randint(low, high, (2,), dtype=dtype)
+    assert x.tolist() == [0, 0]  # nothing drawn or written
+    with pytest.raises(ValueError, match="^Overflow when unpacking long long$"):
+        E.randint(0, 2**63, (2,))
+
+
+def test_random_from_to_on_floats_moves_bounds_the_dtype_rounds_and_warns_past_its_integers():
+    """A float32 `to - 1` that rounds up to `to` or beyond moves down to the float below it (PyTorch's
+    `update_to`): random_(0, 2**28 - 1) draws from [0, 2**28 - 16), one word a value; past 2**24 it warns."""
+    w = _words(0, 2)
+    E.manual_seed(0)
+    with pytest.warns(UserWarning, match=r"^to - 1 is out of bounds \[-\(2\^24\), 2\^24\]\. Due to precision "
+                                         r"limitations float can support discrete uniform distribution only"):
+        got = E.empty(1).random_(0, 2**28 - 1).item()
+    assert got == float(np.float32(w[0] % (2**28 - 16)))
+    with pytest.raises(RuntimeError, match="^random_ expects 'from' to be less than 'to', but got from=3 >= to=3$"):
+        E.empty(1).random_(3, 3)
+
+
+@pytest.mark.parametrize("dtype, bounded, exc, message", [
+    (E.complex64, True, RuntimeError, "check_random_bounds handles only integral, floating-point and boolean types"),
+    (E.complex64, False, NotImplementedError, "\"random_kernel_cpu\" not implemented for 'ComplexFloat'"),
+    (E.float8_e4m3fn, True, NotImplementedError, "\"random_update_from_to\" not implemented for 'Float8_e4m3fn'"),
+    (E.float8_e4m3fn, False, NotImplementedError, "\"random_kernel_cpu\" not implemented for 'Float8_e4m3fn'"),
+])
+def test_random_refuses_dtypes_without_a_kernel(dtype, bounded, exc, message):
+    x = E.empty(2, dtype=dtype)
+    with pytest.raises(exc) as e:
+        x.random_(0, 3) if bounded else x.random_()
+    assert str(e.value) == message
+
+
+def test_random_without_bounds_takes_64_bit_draws_for_int64_and_float64_only():
+    """`random_()` is PyTorch's other kernel: a word mod the dtype's range (2**31 for int32, 2**24 + 1 for float32),
+    a 64-bit draw for int64 and float64, whatever the range."""
+    w = _words(3, 2)
+    wide = (w[0] << 32) | w[1]
+    for dtype, expected in ((E.int32, w[0] % 2**31), (E.float32, w[0] % (2**24 + 1)), (E.int64, wide % 2**63),
+                            (E.float64, wide % (2**53 + 1)), (E.bool, w[0] % 2)):
+        E.manual_seed(3)
+        assert E.empty(1, dtype=dtype).random_().item() == expected

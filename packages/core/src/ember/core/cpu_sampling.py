@@ -129,14 +129,13 @@ def bernoulli_tensor(g: MT19937, p: np.ndarray) -> np.ndarray:
     return uniform(g, p.size, np.float32) < p.reshape(-1).astype(np.float32)
 
 
-def random_from_to(g: MT19937, n: int, low: int, high: int, use64: bool,
-                   out: np.ndarray | None = None) -> np.ndarray:
-    """`random_(low, high)`: a word (a 64-bit draw where the range needs it and the dtype allows) mod the range;
-    written into `out` where it is int64."""
+def random_from_to(g: MT19937, n: int, low: int, high: int, out: np.ndarray | None = None) -> np.ndarray:
+    """`random_(low, high)`: a word mod the range, or a 64-bit draw (two words, the first the high half) mod the
+    range from a range of 2**28 on, whatever the dtype (PyTorch 2.13's rule); written into `out` where it is int64."""
     span = high - low
-    if span < 1 << 32:
+    if span < 1 << 28:
         return _kernels().randint32(*g.spend(n), _target(n, np.int64, out), np.uint32(span), np.int64(low))
-    draws = g.u64(n) if use64 and span >= 1 << 32 else g.u32(n)
+    draws = g.u64(n)
     if span >= 1 << 63:
         return np.array([int(d) % span + low for d in draws], dtype=np.int64)
     return _mod_shift()(draws, np.uint64(span), np.int64(low))

@@ -33,12 +33,12 @@ from ember.core.dispatch import composite, declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
-from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, require_grad, write_out
+from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, require_grad, warn_at_caller, write_out
 from ember.core.ops.numeric import not_implemented_for
 from ember.core import cpu_sampling as cs
 from ember.core.mt19937 import MT19937, STATE_BYTES
 from ember.core.philox_stream import philox_stream
-from ember.core.settings import contiguous_format
+from ember.core.settings import contiguous_format, finfo
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["Generator", "default_generator", "default_generator_for", "manual_seed", "seed", "initial_seed",
@@ -327,14 +327,17 @@ def _exponential_cpu(x, lambd=1.0, *, generator=None):
 
 
 _random = declare("random_", mutates=(0,), differentiable=False)
-# the dtypes whose random_(from, to) reads a 64-bit draw when the range needs 32 bits or more
-_WIDE = ("int64", "float64", "float32", "bfloat16")
 
 
 @_random.register("cpu")
-def _random_cpu(x, low, high, *, generator=None):
+def _random_cpu(x, low, high, *, generator=None, full_range=False):
+    """`random_(low, high)`, or with `full_range` `random_()` (PyTorch's other kernel: high is the dtype's range, and
+    a value takes a 64-bit draw for int64 and float64 only)."""
     g = cpu_engine(generator)
-    return _draw_into(x, lambda out: cs.random_from_to(g, x.numel(), low, high, x._dtype.name in _WIDE, out))
+    if full_range:
+        wide = x._dtype is dtypes.int64 or x._dtype is dtypes.float64
+        return _draw_into(x, lambda out: cs.random_full(g, x.numel(), np.int64, high, wide))
+    return _draw_into(x, lambda out: cs.random_from_to(g, x.numel(), low, high, out))
 
 
 _cauchy = declare("cauchy_", mutates=(0,), differentiable=False)
@@ -431,10 +434,70 @@ def random_(input: Tensor, *args, generator: Generator | None = None, **kwargs) 
     low, high = kwargs.pop("from", low), kwargs.pop("to", high)
     if kwargs:
         raise TypeError(f"random_() got unexpected keyword arguments {sorted(kwargs)}")
-    high = _default_high(input._dtype) if high is None else int(high)
-    if int(low) >= high:
+    if high is None:
+        _random_dtype(input._dtype, "random_kernel_cpu")
+        return _random(input, 0, _default_high(input._dtype), generator=generator, full_range=True)
+    return _random(input, *_from_to(input._dtype, int(low), int(high)), generator=generator)
+
+
+def _random_dtype(dt, kernel: str) -> None:
+    """PyTorch's refusals of a dtype `random_` has no kernel for (complex, the 8-bit floats)."""
+    if dt.is_complex and kernel != "random_kernel_cpu":
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+    if dt.is_complex or (dt.is_floating_point and dt.name not in _FLOAT_BOUNDS):
+        raise not_implemented_for(kernel, dt)
+
+
+# PyTorch's C++ names of the floating types in random_'s bound checks, and their significands' bits
+_FLOAT_BOUNDS = {"float16": ("c10::Half", 11), "bfloat16": ("c10::BFloat16", 8), "float32": ("float", 24),
+                 "float64": ("double", 53)}
+
+
+def _as_float_int(dt, v: int) -> int:
+    """`v` converted to the floating dtype `dt` and back to an integer, as PyTorch's casts round it (to float32
+    first for the 16-bit types); a value the dtype cannot hold comes back as x86's answer, -2**63."""
+    f = float(np.float64(v) if dt is dtypes.float64 else np.float32(v))
+    if dt is not dtypes.float64 and dt is not dtypes.float32:
+        f = float(np.array(f, np.float32).astype(dt.np))
+    return int(f) if math.isfinite(f) else -(1 << 63)
+
+
+def _from_to(dt, low: int, high: int) -> tuple[int, int]:
+    """`random_(from, to)`'s bounds as PyTorch takes them: from < to; for a floating dtype, a bound that the
+    dtype rounds past itself moved inward to a value the dtype holds; both within the dtype's range (else its
+    RuntimeError), with PyTorch's warning where a float cannot hold every integer between them."""
+    if not (-(1 << 63) <= low < 1 << 63 and -(1 << 63) <= high < 1 << 63):
+        raise ValueError("Overflow when unpacking long long")  # PyTorch's parser reads both as C long longs
+    if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _random(input, int(low), high, generator=generator)
+    _random_dtype(dt, "random_update_from_to")
+    if dt.is_floating_point:
+        name, digits = _FLOAT_BOUNDS[dt.name]
+        if (up := _as_float_int(dt, low + 1)) < low:
+            low = up + (1 << ((abs(low + 1)).bit_length() - 1 - digits + 1))
+        if (down := _as_float_int(dt, high - 1)) >= high:
+            high = down - (1 << ((abs(high - 1)).bit_length() - 1 - digits + 1))
+        if low >= high:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                               f"from={low} >= to={high}")
+        info = finfo(dt)
+        lo, hi = info.min, info.max
+    else:
+        name = _CPP_TYPE_NAMES[dt.name]
+        info = np.iinfo(dt.np) if dt is not dtypes.bool else None
+        lo, hi = (0, 1) if info is None else (int(info.min), int(info.max))
+    for value, what in ((low, "from"), (high - 1, "to - 1")):
+        if not lo <= value <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if dt.is_floating_point:
+        for value, what, line in ((low, "from", 110), (high - 1, "to - 1", 111)):
+            if not -(1 << digits) <= value <= 1 << digits:
+                warn_at_caller(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                               f"{name} can support discrete uniform distribution only within this range. This "
+                               "warning will become an error in version 1.7 release, please fix the code in advance "
+                               f"(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                               f"DistributionTemplates.h:{line}.)")
+    return low, high
 
 
 @method
@@ -501,17 +564,18 @@ def _new(shape, dtype, device, out: Tensor | None):
     return empty(shape, dtype=dtype, device=device)
 
 
-def _fresh(shape: tuple, dtype, device, out, layout, pin_memory: bool) -> Tensor | None:
-    """A new row-major CPU tensor of a real floating dtype that a factory's sampler kernel fills straight, without
+def _fresh(shape: tuple, dtype, device, out, layout, pin_memory: bool, kinds: frozenset) -> Tensor | None:
+    """A new row-major CPU tensor of a dtype in `kinds` that a factory's sampler kernel fills straight, without
     its in-place op, while nothing watches a fresh tensor's fill (`dispatch.bare`: only autograd's hook, which
     ignores it); None where the factory's general path applies."""
     if not (_dispatch.bare and out is None and layout is None and not pin_memory and _plain_device(device)):
         return None
     t = _numpy_filled(shape, dtype, None)
-    return t if t is not None and t._dtype in _SAMPLED_FRESH else None
+    return t if t is not None and t._dtype in kinds else None
 
 
 _SAMPLED_FRESH = frozenset((dtypes.float32, dtypes.float64, dtypes.float16))
+_INT64 = frozenset((dtypes.int64,))
 
 
 def _filled(t: Tensor, values: np.ndarray, flat: np.ndarray, requires_grad: bool) -> Tensor:
@@ -550,7 +614,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
     """
     _sized_dtype("rand", size, kwargs, dtype)
     shape = _size(size, _size_kwarg("rand", kwargs), "rand")
-    if (t := _fresh(shape, dtype, device, out, layout, pin_memory)) is not None:
+    if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
         flat = t._storage._raw.reshape(-1)
         return _filled(t, cs.uniform(cpu_engine(generator), flat.size, flat.dtype, 0.0, 1.0, flat), flat,
                        requires_grad)
@@ -565,7 +629,7 @@ def randn(*size, generator: Generator | None = None, out: Tensor | None = None, 
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
     _sized_dtype("randn", size, kwargs, dtype)
     shape = _size(size, _size_kwarg("randn", kwargs), "randn")
-    if (t := _fresh(shape, dtype, device, out, layout, pin_memory)) is not None:
+    if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
         flat = t._storage._raw.reshape(-1)
         return _filled(t, cs.normal(cpu_engine(generator), flat.size, flat.dtype, True, 0.0, 1.0, flat), flat,
                        requires_grad)
@@ -634,6 +698,9 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
         >>> randint(3, 10, (2,)).dtype
         ember.int64
     """
+    if not kwargs and size is None and (2 <= len(args) <= 3) and (dtype is None or dtype is dtypes.int64) \
+            and (t := _fresh_randint(args, device, out, layout, pin_memory, generator)) is not None:
+        return require_grad(t) if requires_grad else t
     named = {"size": size, "generator": generator, "out": out, "dtype": dtype, "layout": layout, "device": device}
     given = {k: v for k, v in named.items() if v is not None} | kwargs
     pos = list(args)
@@ -654,10 +721,30 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
         raise TypeError(f"randint() received an invalid combination of arguments - got ({got}), but expected one "
                         f"of:\n{_RANDINT_OVERLOADS}")
     low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
-    if int(low) >= int(high):
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    t = _new(_size((), size), dtypes.int64 if dtype is None else dtype, device, out)
-    return _finish(_random(t, int(low), int(high), generator=generator), requires_grad, out)
+    dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
+    low, high = _from_to(out._dtype if out is not None else dt, int(low), int(high))
+    t = _new(_size((), size), dt, device, out)
+    return _finish(_random(t, low, high, generator=generator), requires_grad, out)
+
+
+def _fresh_randint(args: tuple, device, out, layout, pin_memory: bool, generator) -> Tensor | None:
+    """`randint(high, size)` or `randint(low, high, size)` of Python ints under 2**28 apart (one word a value),
+    drawn by the kernel into a new int64 tensor (`_fresh`); None for every other form, which the general path
+    parses and checks."""
+    *bounds, size = args
+    if not isinstance(size, tuple):
+        return None
+    for b in bounds:
+        if b.__class__ is not int:
+            return None
+    low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+    if not (0 < high - low < 1 << 28 and -(1 << 63) <= low and high < 1 << 63):  # else an error to raise
+        return None
+    t = _fresh(size, dtypes.int64, device, out, layout, pin_memory, _INT64)
+    if t is not None:
+        flat = t._storage._raw.reshape(-1)
+        cs.random_from_to(cpu_engine(generator), flat.size, low, high, flat)
+    return t
 
 
 @composite("randint_like")

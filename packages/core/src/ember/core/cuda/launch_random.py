@@ -76,7 +76,7 @@ def _exponential(x, lambd=1.0, *, generator=None):
     return _sample(x, KR.EXPONENTIAL, generator, lambd)
 
 
-def _random(x, low, high, *, generator=None):
+def _random(x, low, high, *, generator=None, full_range=False):
     return _sample(x, KR.RANDOM, generator, low, high)
 
 
