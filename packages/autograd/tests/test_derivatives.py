@@ -702,3 +702,16 @@ def test_max_pool_grad_stays_connected_to_the_input(dims):
     (tg,) = torch.autograd.grad((tpool(tx, 2) ** 2).sum(), tx, create_graph=True)
     np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(gg.numpy(), torch.autograd.grad(tg.pow(2).sum(), tx)[0].numpy(), rtol=1e-12)
+
+
+def test_dropout_gradient_is_the_forward_noise():
+    """PyTorch's CPU dropout is `x * noise`: its gradient is `grad * noise`, the noise 1 / (1 - p) computed in
+    float32 (for p = 0.15 one bit above 1 / 0.85 rounded from float64)."""
+    p = 0.15
+    x = E.tensor(np.random.default_rng(0).standard_normal(300).astype(np.float32), requires_grad=True)
+    g = np.random.default_rng(1).standard_normal(300).astype(np.float32)
+    y = E.dropout(x, p, True)
+    y.backward(E.tensor(g))
+    kept = y.detach().numpy() != 0
+    noise = np.where(kept, np.float32(1) / np.float32(1 - p), np.float32(0))
+    np.testing.assert_array_equal(x.grad.numpy(), g * noise)

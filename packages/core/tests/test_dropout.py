@@ -83,3 +83,35 @@ def test_dropout_of_a_transposed_input_draws_its_mask_in_memory_order():
     alpha = E.alpha_dropout(x, 0.5, True).numpy()
     E.manual_seed(5)
     np.testing.assert_array_equal(E.alpha_dropout(x.t(), 0.5, True).numpy(), alpha.T)
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.float64])
+@pytest.mark.parametrize("p", [0.04, 0.15, 0.42, 0.5, 0.87])
+def test_dropout_is_input_times_pytorchs_noise_from_the_same_draws(dtype, p):
+    """PyTorch's CPU dropout is `x * empty_like(x).bernoulli_(1 - p).div_(1 - p)`: the noise 1 / (1 - p) is computed
+    in the dtype (float32: one bit off the rounded float64 quotient for p = 0.04, 0.15, 0.42 ...), from the very
+    draws of `bernoulli_`; NaN and inf inputs give NaN where dropped, as x * 0."""
+    npdt = dtype.np
+    x = np.random.default_rng(3).standard_normal(2000).astype(npdt)
+    x[:4] = [np.nan, np.inf, -np.inf, -0.0]
+    E.manual_seed(5)
+    kept = E.empty(2000, dtype=dtype).bernoulli_(1 - p).numpy() == 1
+    noise = np.where(kept, npdt.type(1) / npdt.type(1 - p), npdt.type(0))
+    E.manual_seed(5)
+    out, mask = D.native_dropout(E.from_numpy(x), p, None)
+    np.testing.assert_array_equal(mask.numpy(), kept)
+    np.testing.assert_array_equal(out.numpy(), x * noise)
+    assert D.dropout_scale(dtype, p) == npdt.type(1) / npdt.type(1 - p)
+
+
+def test_alpha_dropout_rounds_pytorchs_steps_in_the_dtype():
+    """b = (noise - 1) * alpha a + alpha a p, then x * (noise a) + b, each step rounded in float32."""
+    p, alpha = 0.2, np.float64(1.7580993408473766)
+    a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
+    x = np.random.default_rng(4).standard_normal(500).astype(np.float32)
+    E.manual_seed(2)
+    noise = E.empty(500).bernoulli_(1 - p).numpy()
+    f = np.float32
+    b = (noise - f(1)) * f(alpha * a) + f(alpha * a * p)
+    E.manual_seed(2)
+    np.testing.assert_array_equal(D.alpha_dropout(E.from_numpy(x), p, True).numpy(), x * (noise * f(a)) + b)

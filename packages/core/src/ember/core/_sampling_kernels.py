@@ -179,6 +179,24 @@ def uniform64(key, st, out, scale, shift, ranged):
 
 
 @numba.njit(cache=True, nogil=True)
+def dropout(key, st, x, out, keep, q, scale):
+    """PyTorch's CPU dropout, `x * empty_like(x).bernoulli_(q).div_(q)`, in one pass over a contiguous 1-D `x`:
+    `keep` where a float64 uniform (53 bits of a 64-bit draw) is below `q`, and `out = x * noise`, the noise
+    `scale` there and 0 elsewhere (so NaN and inf stay NaN, as x * 0)."""
+    n = x.size
+    zero = scale * 0
+    w = np.empty(2 * CHUNK, np.uint64)
+    for start in range(0, n, CHUNK):
+        m = min(CHUNK, n - start)
+        draw(key, st, w[:2 * m])
+        for i in range(m):
+            k = double53(w[2 * i], w[2 * i + 1]) < q
+            keep[start + i] = k
+            out[start + i] = x[start + i] * (scale if k else zero)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def randint32(key, st, out, span, low):
     """`out` (int64): `random_(low, low + span)` for a span below 2**32, a word mod the span."""
     n = out.size

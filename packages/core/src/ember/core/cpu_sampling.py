@@ -22,8 +22,8 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _ZERO32, _ONE32 = np.float32(0.0), np.float32(1.0)
 
 __all__ = ["iteration_order", "uniform", "uniform_float64", "normal", "serial_normal", "bernoulli_scalar",
-           "bernoulli_tensor", "random_from_to", "random_full", "randperm", "exponential", "cauchy", "log_normal",
-           "geometric", "poisson", "gamma", "binomial", "multinomial_with_replacement"]
+           "bernoulli_tensor", "dropout", "random_from_to", "random_full", "randperm", "exponential", "cauchy",
+           "log_normal", "geometric", "poisson", "gamma", "binomial", "multinomial_with_replacement"]
 
 
 def memory_axes(a: np.ndarray) -> list[int]:
@@ -139,6 +139,16 @@ def random_from_to(g: MT19937, n: int, low: int, high: int, out: np.ndarray | No
     if span >= 1 << 63:
         return np.array([int(d) % span + low for d in draws], dtype=np.int64)
     return _mod_shift()(draws, np.uint64(span), np.int64(low))
+
+
+def dropout(g: MT19937, x: np.ndarray, q: float, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """Dropout of a C-contiguous float32/float64 array in one pass: `(x * noise, noise != 0)`, the noise `scale`
+    where a float64 uniform is below `q`, else 0 (PyTorch's CPU `input * empty_like(input).bernoulli_(q).div_(q)`,
+    the same draws)."""
+    flat = x.reshape(-1)
+    r, k = np.empty_like(flat), np.empty(flat.size, np.bool_)
+    _kernels().dropout(*g.spend(2 * flat.size), flat, r, k, q, flat.dtype.type(scale))
+    return r.reshape(x.shape), k.reshape(x.shape)
 
 
 def random_full(g: MT19937, n: int, dtype: np.dtype, modulus: int, use64: bool) -> np.ndarray:

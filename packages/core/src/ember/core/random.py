@@ -961,6 +961,6 @@ def dropout_mask(shape, p: float, generator: Generator | None = None, *, dtype=N
     else:
         m = _new(tuple(shape), dtype, device, None)
     _bernoulli(m, 1.0 - p, generator=generator)
-    if p < 1:
-        ew.mul(m, 1.0 / (1.0 - p), out=m)
+    if p < 1:  # PyTorch's `noise.div_(1 - p)`: 1 / (1 - p) computed in the mask's dtype
+        ew.div(m, 1.0 - p, out=m)
     return m

@@ -196,8 +196,9 @@ def native_dropout(input, p: float, train: bool | None):
     """ATen's `native_dropout`: `(output, mask)`; the kept elements scaled by 1 / (1 - p) when training."""
     if not train or p == 0:
         return input.clone(), _ag.ones_like(input, dtype=_ag.bool)
-    mask = _ag.rand_like(input) >= p if p < 1 else _ag.zeros_like(input, dtype=_ag.bool)
-    return input * mask / (1.0 - p) if p < 1 else input * 0, mask
+    # ATen's CPU kernel: a bool mask drawn by bernoulli_(1 - p), then `input.mul(mask).mul_(1 / (1 - p))`
+    mask = _ag.empty_like(input, dtype=_ag.bool).bernoulli_(1.0 - p)
+    return (input * mask).mul_(1.0 / (1.0 - p) if p < 1 else 0.0), mask
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed: bool, output_padding, groups: int):

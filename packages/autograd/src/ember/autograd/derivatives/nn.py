@@ -14,6 +14,7 @@ import math
 
 from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
+from ember.core.ops.dropout import dropout_scale
 
 from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
@@ -414,8 +415,8 @@ ENTRIES = [
       _bag_transpose(grad, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)),
 
     d("native_dropout(input, p, generator)",
-      input=lambda grad, result1, p: get_op("native_dropout_backward")(grad, result1,
-                                                                       1.0 / (1.0 - p) if p < 1 else 0.0)),
+      input=lambda grad, result1, p: get_op("native_dropout_backward")(
+          grad, result1, dropout_scale(grad.dtype, p) if p < 1 else 0.0)),
     d("native_dropout_backward(grad_output, mask, scale)", mask=None,
       grad_output=lambda grad, mask, scale: get_op("native_dropout_backward")(grad, mask, scale)),
 

@@ -11,6 +11,7 @@ import numbers
 
 import numpy as np
 
+from ember.core import cpu_sampling, dtypes
 from ember.core.dispatch import OVERLAP_INTERNAL, declare, node_name
 from ember.core.ops._util import wrap, write_out
 from ember.core.tensor import Tensor, describe
@@ -26,12 +27,26 @@ zeroed with probability p and the rest scaled by 1 / (1 - p); mask (bool, no gra
 kept elements. Backward: `native_dropout_backward(grad, mask, 1 / (1 - p))` -> grad_input.""")
 
 
+def dropout_scale(dt, p: float) -> float:
+    """PyTorch's CPU dropout multiplier as its `noise.div_(1 - p)` computes it in `dt`: `1 / (1 - p)` in float64
+    for float64, else in float32 (one bit off `1 / (1 - p)` rounded for p = 0.04, 0.09, 0.15, 0.42 ...), rounded
+    to a 16-bit `dt`."""
+    if dt is dtypes.float64:
+        return 1.0 / (1.0 - p)
+    s = np.float32(1.0) / np.float32(1.0 - p)
+    return float(s if dt is dtypes.float32 else np.asarray(s).astype(dt.np))
+
+
 @native_dropout.register("cpu")
 def _native_dropout_cpu(input, p, generator=None, *, out=None):
     from ember.core import random
 
     from ember.core.ops.elementwise import laid_out
 
+    a = input._np()
+    if (input._dtype is dtypes.float32 or input._dtype is dtypes.float64) and a.flags.c_contiguous:
+        r, k = cpu_sampling.dropout(random.cpu_engine(generator), a, 1.0 - p, dropout_scale(input._dtype, p))
+        return (write_out(out, r, "dropout") if out is not None else wrap(r)), wrap(k)
     m = random.dropout_mask(None, p, generator, dtype=input._dtype, like=input)._np()  # in input's memory order
     r = input._np() * m
     k = m != 0
@@ -157,8 +172,9 @@ def _alpha(op: str, input: Tensor, p: float, training: bool, inplace: bool, feat
     drawn = random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device,
                                 like=None if feature else input)
     keep = ew.ne(drawn, 0).to(input.dtype)
-    a = 1.0 / math.sqrt((_SELU_NEG ** 2 * p + 1) * (1 - p))
-    shift = ew.add(ew.mul(keep, _SELU_NEG * a), _SELU_NEG * a * (p - 1))
+    a = 1.0 / math.sqrt((_SELU_NEG * _SELU_NEG * p + 1) * (1 - p))
+    # PyTorch's steps, each rounded in the input's dtype: b = (noise - 1) * alpha a + alpha a p; x * (noise a) + b
+    shift = ew.add(ew.mul(ew.sub(keep, 1), _SELU_NEG * a), _SELU_NEG * a * p)
     return ew.add(ew.mul(input, ew.mul(keep, a), out=out), shift, out=out)
 
 
