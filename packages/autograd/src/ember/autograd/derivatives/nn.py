@@ -129,6 +129,14 @@ def _max_pool_gather(grad, indices):
     return flat.gather(-1, indices.flatten(-2)).reshape(tuple(indices.shape))
 
 
+def _dropout_scale(grad, p: float) -> float:
+    """The multiplier of dropout's gradient: the CPU forward's noise (PyTorch's `x * noise`, 1 / (1 - p) computed in
+    the dtype), the CUDA kernel's float64 `1 / (1 - p)`; 0 for p = 1."""
+    if p >= 1:
+        return 0.0
+    return dropout_scale(grad.dtype, p) if grad.device.type == "cpu" else 1.0 / (1.0 - p)
+
+
 def _bag_transpose(grad, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
     if mode == "max":
         return not_implemented("embedding_bag_backward w.r.t. grad_output (mode='max')")()
@@ -415,8 +423,7 @@ ENTRIES = [
       _bag_transpose(grad, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)),
 
     d("native_dropout(input, p, generator)",
-      input=lambda grad, result1, p: get_op("native_dropout_backward")(
-          grad, result1, dropout_scale(grad.dtype, p) if p < 1 else 0.0)),
+      input=lambda grad, result1, p: get_op("native_dropout_backward")(grad, result1, _dropout_scale(grad, p))),
     d("native_dropout_backward(grad_output, mask, scale)", mask=None,
       grad_output=lambda grad, mask, scale: get_op("native_dropout_backward")(grad, mask, scale)),
 
