@@ -629,3 +629,16 @@ def test_random_without_bounds_takes_64_bit_draws_for_int64_and_float64_only():
                             (E.float64, wide % (2**53 + 1)), (E.bool, w[0] % 2)):
         E.manual_seed(3)
         assert E.empty(1, dtype=dtype).random_().item() == expected
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.float64])
+def test_multinomial_of_one_sample_races_exponentials_in_the_dtype(dtype):
+    """One sample without replacement is PyTorch's exponential race: the first largest `p / q`, q the stream's
+    Exp(1) draws rounded to the dtype, laid out as `p`."""
+    p = E.tensor(np.random.default_rng(0).random((4, 6)) ** 3, dtype=dtype)
+    E.manual_seed(3)
+    q = E.empty(4, 6, dtype=dtype).exponential_().numpy()
+    E.manual_seed(3)
+    got = E.multinomial(p, 1)
+    assert got.dtype is E.int64 and got.shape == (4, 1)
+    np.testing.assert_array_equal(got.numpy(), np.argmax(p.numpy() / q, axis=-1, keepdims=True))

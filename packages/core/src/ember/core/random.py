@@ -900,6 +900,11 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
         out = cs.multinomial_with_replacement(cpu_engine(generator), rows, num_samples)
         return Tensor._wrap(out.reshape(p.shape[:-1] + (num_samples,)))
     # PyTorch's fast path otherwise: the largest p / q for q ~ Exp(1) (an exponential race)
+    p = input._np()
+    if num_samples == 1 and p.flags.c_contiguous and (input._dtype is dtypes.float32 or input._dtype is dtypes.float64):
+        # the draws, the quotient and the argmax below without their ops (a kernel's inner ops are not recorded)
+        q = cs.exponential(cpu_engine(generator), p.size, 1.0).astype(p.dtype, copy=False).reshape(p.shape)
+        return Tensor._wrap(np.argmax(p / q, axis=-1, keepdims=True))
     q = _exponential(empty_like(input), 1.0, generator=generator)
     keys = ew.div(input, q)
     if num_samples == 1:
