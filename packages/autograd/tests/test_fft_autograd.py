@@ -79,3 +79,23 @@ def test_float32_transforms_match_pytorch():
         np.testing.assert_allclose(y.numpy(), ty.numpy(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(F.fftfreq(7, 0.2).numpy(), torch.fft.fftfreq(7, 0.2).numpy())
     np.testing.assert_allclose(F.rfftfreq(8).numpy(), torch.fft.rfftfreq(8).numpy())
+
+
+def test_fft_of_a_real_signal_records_one_r2c_node_that_saves_its_input():
+    """As PyTorch: the 1-D fft (and ifft, through a conjugate) of a real tensor is FftR2CBackward0 straight onto the
+    leaf, and the node keeps its input, so a second backward through a freed graph raises."""
+    u = rin(6)
+    y = F.fft(u)
+    assert y.grad_fn.name() == "FftR2CBackward0"
+    assert y.grad_fn.next_functions[0][0].name().endswith("AccumulateGrad")
+    z = F.ifft(u)
+    assert z.is_conj() and z.grad_fn.name() == "ConjBackward0"
+    assert z.grad_fn.next_functions[0][0].name() == "FftR2CBackward0"
+    (g,) = E.autograd.grad(y.real.sum(), u)
+    np.testing.assert_allclose(g.numpy(), np.fft.fft(np.eye(6)).real.sum(0), atol=1e-12)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        E.autograd.grad((y * 2).abs().sum(), u)
+    spec = F.rfft(u)
+    E.autograd.grad(spec.real.sum(), u)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        E.autograd.grad(F.irfft(spec).sum(), u)

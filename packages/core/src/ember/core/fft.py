@@ -121,6 +121,13 @@ def _c2c(input: Tensor, s, dim, norm, forward: bool, out) -> Tensor:
     return _finish(fft_c2c(x, dims, _norm(norm), forward), out)
 
 
+def _real_1d(input: Tensor, n, dim: int, norm, out) -> Tensor:
+    """PyTorch's 1-D `fft` of a real signal: one two-sided r2c transform (`FftR2CBackward0`), no copy to complex."""
+    dims, sizes = _dims(input, _one(n), (dim,))
+    x = _resize(_as_real(input, "fft"), dims, sizes)
+    return _finish(fft_r2c(x, dims, norm, False), out)
+
+
 def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) -> Tensor:
     dims, sizes = _dims(input, s, dim)
     if not dims:
@@ -177,6 +184,8 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
     _check_1d("fft", n, dim)
+    if not input._dtype.is_complex:
+        return _real_1d(input, n, dim, _norm(norm), out)
     return _c2c(input, _one(n), (dim,), norm, True, out)
 
 
@@ -186,7 +195,7 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     """The 1-D inverse discrete Fourier transform over `dim` (see `fft`)."""
     _check_1d("ifft", n, dim)
     if out is None and not input._dtype.is_complex:  # PyTorch: the conjugate view of a real signal's forward
-        return _c2c(input, _one(n), (dim,), _SWAP[_norm(norm)], True, None).conj()  # transform, normed the other way
+        return _real_1d(input, n, dim, _SWAP[_norm(norm)], None).conj()  # transform, normed the other way
     return _c2c(input, _one(n), (dim,), norm, False, out)
 
 
