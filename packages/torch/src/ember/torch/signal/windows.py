@@ -4,22 +4,34 @@ with numpy and made a tensor of the requested floating dtype and device."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 
 import numpy as np
 
 from ember.autograd import dtypes as _dtypes
+from ember.autograd import strided as _strided
 from ember.autograd import tensor
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine", "general_hamming",
            "hamming", "hann", "kaiser", "nuttall"]
 
 
-def _make(name: str, M: int, sym: bool, dtype, device, requires_grad: bool, fn):
-    if not isinstance(M, int) or M < 0:
+def _checked_dtype(name: str, M: int, dtype, layout):
+    """PyTorch's checks of every window, in its order (length, layout, dtype); the dtype to build in."""
+    if isinstance(M, bool) or not isinstance(M, int):
+        raise TypeError(f"{name}(): argument 'M' must be int, not {type(M).__name__}")
+    if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
+    if layout is not None and layout is not _strided:
+        raise ValueError(f"{name} is implemented for strided tensors only, got: torch.{layout.name}")
     dt = _dtypes.get_default_dtype() if dtype is None else _dtypes.as_dtype(dtype)
-    if not dt.is_floating_point:
-        raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dt.name}")
+    if dt not in (_dtypes.float32, _dtypes.float64):
+        raise ValueError(f"{name} expects float32 or float64 dtypes, got: torch.{dt.name}")
+    return dt
+
+
+def _make(name: str, M: int, sym: bool, dtype, device, requires_grad: bool, fn, layout=None):
+    dt = _checked_dtype(name, M, dtype, layout)
     if M <= 1:
         w = np.ones(M)
     else:
@@ -30,47 +42,60 @@ def _make(name: str, M: int, sym: bool, dtype, device, requires_grad: bool, fn):
 
 def general_cosine(M: int, *, a, sym: bool = True, dtype=None, layout=None, device=None,
                    requires_grad: bool = False):
-    """`sum_k (-1)^k a[k] cos(2 pi k n / (M - 1))`."""
-    coeffs = [float(c) for c in a]
+    """`sum_k (-1)^k a[k] cos(2 pi k n / (M - 1))`; `a` is checked after the length (a window of length 0 or 1
+    takes any `a`, as PyTorch's)."""
+    _checked_dtype("general_cosine", M, dtype, layout)
+    if M > 1:
+        if not isinstance(a, Iterable):
+            raise TypeError("Coefficients must be a list/tuple")
+        if not a:
+            raise ValueError("Coefficients cannot be empty")
+    coeffs = [float(c) for c in a] if M > 1 else []
     return _make("general_cosine", M, sym, dtype, device, requires_grad,
-                 lambda k, n: sum((-1) ** i * c * np.cos(2 * np.pi * i * k / (n - 1)) for i, c in enumerate(coeffs)))
+                 lambda k, n: sum((-1) ** i * c * np.cos(2 * np.pi * i * k / (n - 1)) for i, c in enumerate(coeffs)),
+                 layout)
 
 
 def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype=None, layout=None, device=None,
                     requires_grad: bool = False):
     """`alpha - (1 - alpha) cos(2 pi n / (M - 1))`."""
-    return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, layout=layout, device=device,
+                          requires_grad=requires_grad)
 
 
 def hann(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The Hann window."""
-    return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, device=device,
+                           requires_grad=requires_grad)
 
 
 def hamming(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The Hamming window (alpha 0.54)."""
-    return general_hamming(M, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    return general_hamming(M, sym=sym, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad)
 
 
 def blackman(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The Blackman window (0.42, 0.5, 0.08)."""
-    return general_cosine(M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    _checked_dtype("blackman", M, dtype, layout)  # PyTorch names blackman in its errors, the other cosine sums not
+    return general_cosine(M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, layout=layout, device=device,
+                          requires_grad=requires_grad)
 
 
 def nuttall(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The minimum 4-term Blackman-Harris window of Nuttall."""
-    return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym, dtype=dtype, device=device,
-                          requires_grad=requires_grad)
+    return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym, dtype=dtype, layout=layout,
+                          device=device, requires_grad=requires_grad)
 
 
 def bartlett(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The triangular window that reaches 0 at both ends."""
-    return _make("bartlett", M, sym, dtype, device, requires_grad, lambda k, n: 1.0 - np.abs(2.0 * k / (n - 1) - 1.0))
+    return _make("bartlett", M, sym, dtype, device, requires_grad,
+                 lambda k, n: 1.0 - np.abs(2.0 * k / (n - 1) - 1.0), layout)
 
 
 def cosine(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """`sin(pi (n + 0.5) / M)`, the sine window."""
-    return _make("cosine", M, sym, dtype, device, requires_grad, lambda k, n: np.sin(np.pi * (k + 0.5) / n))
+    return _make("cosine", M, sym, dtype, device, requires_grad, lambda k, n: np.sin(np.pi * (k + 0.5) / n), layout)
 
 
 def exponential(M: int, *, center: float | None = None, tau: float = 1.0, sym: bool = True, dtype=None, layout=None,
@@ -84,7 +109,7 @@ def exponential(M: int, *, center: float | None = None, tau: float = 1.0, sym: b
     def fn(k, n):
         c = (n - 1) / 2 if center is None else center
         return np.exp(-np.abs(k - c) / tau)
-    return _make("exponential", M, sym, dtype, device, requires_grad, fn)
+    return _make("exponential", M, sym, dtype, device, requires_grad, fn, layout)
 
 
 def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype=None, layout=None, device=None,
@@ -93,7 +118,7 @@ def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype=None, layout=N
     if std <= 0:
         raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
     return _make("gaussian", M, sym, dtype, device, requires_grad,
-                 lambda k, n: np.exp(-0.5 * ((k - (n - 1) / 2) / std) ** 2))
+                 lambda k, n: np.exp(-0.5 * ((k - (n - 1) / 2) / std) ** 2), layout)
 
 
 def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype=None, layout=None, device=None,
@@ -102,6 +127,7 @@ def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype=None, layout=N
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
     return _make("kaiser", M, sym, dtype, device, requires_grad,
-                 lambda k, n: np.i0(beta * np.sqrt(np.clip(1 - (2.0 * k / (n - 1) - 1) ** 2, 0, None))) / np.i0(beta))
+                 lambda k, n: np.i0(beta * np.sqrt(np.clip(1 - (2.0 * k / (n - 1) - 1) ** 2, 0, None))) / np.i0(beta),
+                 layout)
 
 
