@@ -26,6 +26,11 @@ print("general_hamming", windows.general_hamming(M, alpha=0.6), windows.general_
 
 print("dtypes", windows.hann(4, dtype=torch.float64).dtype, windows.gaussian(4).dtype, windows.kaiser(4).dtype)
 print("requires_grad", windows.cosine(3, requires_grad=True).requires_grad, windows.hann(3).layout)
+print("differentiable windows", windows.hann(4, requires_grad=True),
+      windows.gaussian(3, requires_grad=True).grad_fn.name(), windows.bartlett(4, requires_grad=True).grad_fn.name(),
+      windows.kaiser(1, requires_grad=True).is_leaf)
+print("float32 rounding", f"{windows.blackman(5, sym=False)[0].item():.3e}",
+      [f"{v:.9f}" for v in windows.hamming(4, sym=False).tolist()])
 print("M=1", windows.hann(1), windows.gaussian(1), windows.kaiser(1), windows.bartlett(1))
 print("M=0", windows.hann(0), windows.nuttall(0).shape)
 print("M=2", windows.hann(2), windows.blackman(2), windows.exponential(2))

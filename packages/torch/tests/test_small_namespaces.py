@@ -86,3 +86,22 @@ def test_torch_random_is_pytorchs_module():
     with torch.random.fork_rng():
         assert torch.rand(3).tolist() == a
     assert torch.rand(3).tolist() == a
+
+
+def test_windows_compose_tensor_ops_in_their_dtype():
+    """As PyTorch's: float32 windows are computed in float32 (blackman's first point is -1.49e-08, hamming's
+    0.08000001), and requires_grad=True gives a non-leaf window whose grad_fn names the last op; lengths 0 and 1
+    of the cosine sums, kaiser and bartlett are leaves."""
+    W = torch.signal.windows
+    assert W.blackman(5, sym=False)[0].item() == np.float32(-1.4901161193847656e-08)
+    assert W.hamming(4, sym=False)[0].item() == np.float32(0.08000001311302185)
+    for name, node in [("hann", "SumBackward1"), ("nuttall", "SumBackward1"), ("bartlett", "RsubBackward1"),
+                       ("cosine", "SinBackward0"), ("gaussian", "ExpBackward0"), ("exponential", "ExpBackward0"),
+                       ("kaiser", "DivBackward0")]:
+        w = getattr(W, name)(4, requires_grad=True)
+        assert w.grad_fn.name() == node and not w.is_leaf
+        w.sum().backward()
+    for name in ["hann", "kaiser", "bartlett"]:
+        assert getattr(W, name)(1, requires_grad=True).is_leaf
+    assert W.cosine(1, requires_grad=True).grad_fn.name() == "SinBackward0"
+    assert np.allclose(W.hann(6, dtype=torch.float64).tolist(), sw.hann(6), rtol=0, atol=1e-15)
