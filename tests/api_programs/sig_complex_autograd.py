@@ -139,6 +139,9 @@ gh, = torch.autograd.grad(h.sum(), u)
 print("irfft lowpass grad", gh)
 print("fft of real grad_fn", torch.fft.fft(u).grad_fn.name(), torch.fft.ifft(u).grad_fn.name(),
       torch.fft.fft2(u.view(2, 4)).grad_fn.name())
+padded = torch.fft.rfft2(u.view(2, 4), s=(1, 12))
+print("n/s resize nodes", padded.grad_fn.next_functions[0][0].name(),
+      padded.grad_fn.next_functions[0][0].next_functions[0][0].name())
 print("grad of complex output needs grad_outputs:")
 try:
     torch.fft.fft(u).backward()

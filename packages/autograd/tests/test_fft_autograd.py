@@ -99,3 +99,27 @@ def test_fft_of_a_real_signal_records_one_r2c_node_that_saves_its_input():
     E.autograd.grad(spec.real.sum(), u)
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         E.autograd.grad(F.irfft(spec).sum(), u)
+
+
+def test_n_and_s_trim_by_slices_and_pad_with_one_constant_pad():
+    """PyTorch resizes a transform's input with a slice per trimmed dim and one constant_pad_nd over every padded
+    dim, and the gradient flows back through both."""
+    u = rin(2, 4)
+    y = F.fft2(u, s=(3, 6))
+    pad_node = y.grad_fn.next_functions[0][0]
+    assert pad_node.name() == "ConstantPadNdBackward0"
+    assert pad_node.next_functions[0][0].name() == "ToCopyBackward0"
+    assert F.rfftn(u, s=(1, 6)).grad_fn.next_functions[0][0].name() == "ConstantPadNdBackward0"
+    assert F.rfftn(u, s=(1, 6)).grad_fn.next_functions[0][0].next_functions[0][0].name() == "SliceBackward0"
+    assert F.fft(u, n=2).grad_fn.next_functions[0][0].name() == "SliceBackward0"
+    (g,) = E.autograd.grad(F.rfft(u, n=7).abs().sum(), u)
+    want = np.zeros((2, 7))
+    want[:, :4] = u.detach().numpy()
+    eps = 1e-6
+    num = np.zeros((2, 4))
+    for i in range(2):
+        for j in range(4):
+            d = want.copy()
+            d[i, j] += eps
+            num[i, j] = (np.abs(np.fft.rfft(d)).sum() - np.abs(np.fft.rfft(want)).sum()) / eps
+    np.testing.assert_allclose(g.numpy(), num, atol=1e-4)

@@ -91,20 +91,19 @@ def _dims(x: Tensor, s, dim) -> tuple[tuple[int, ...], list[int | None]]:
 
 
 def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int | None]) -> Tensor:
-    """`x` trimmed or zero-padded at the end of each of `dims` to the matching size."""
-    from ember.core.creation import zeros
-    from ember.core.ops.join import cat
+    """`x` trimmed or zero-padded at the end of each of `dims` to the matching size, as PyTorch records it: a
+    slice per trimmed dim, then one constant pad over all the padded ones (`ConstantPadNdBackward0`)."""
+    from ember.core.ops.padding import pad
 
+    widths = [0] * (2 * x.ndim)
     for d, n in zip(dims, sizes):
         if n is None or n == x._shape[d]:
             continue
         if n < x._shape[d]:
             x = x.narrow(d, 0, n)
         else:
-            shape = list(x._shape)
-            shape[d] = n - x._shape[d]
-            x = cat([x, zeros(tuple(shape), dtype=x._dtype, device=x.device)], d)
-    return x
+            widths[2 * (x.ndim - 1 - d) + 1] = n - x._shape[d]
+    return pad(x, tuple(widths)) if any(widths) else x
 
 
 def _finish(r: Tensor, out: Tensor | None) -> Tensor:
