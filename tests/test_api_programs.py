@@ -126,7 +126,11 @@ Python/numpy protocols, nn.utils, in-place writes through views).
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
 dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed,
-sliding-window and augmentation pipelines, a seeded training loop)."""
+sliding-window and augmentation pipelines, a seeded training loop).
+
+Signal processing as scientists write it (`sig_*`: torch.fft norms and padding, STFT/ISTFT windows and corners,
+torch.signal.windows, mel filterbanks and MFCCs, Griffin-Lim, FIR/IIR filters, resampling, correlation, Hilbert
+and Welch spectra, framing and discrete calculus, complex tensors and their autograd, a 1-d CNN on tones)."""
 
 from __future__ import annotations
 

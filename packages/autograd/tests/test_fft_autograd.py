@@ -79,3 +79,47 @@ def test_float32_transforms_match_pytorch():
         np.testing.assert_allclose(y.numpy(), ty.numpy(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(F.fftfreq(7, 0.2).numpy(), torch.fft.fftfreq(7, 0.2).numpy())
     np.testing.assert_allclose(F.rfftfreq(8).numpy(), torch.fft.rfftfreq(8).numpy())
+
+
+def test_fft_of_a_real_signal_records_one_r2c_node_that_saves_its_input():
+    """As PyTorch: the 1-D fft (and ifft, through a conjugate) of a real tensor is FftR2CBackward0 straight onto the
+    leaf, and the node keeps its input, so a second backward through a freed graph raises."""
+    u = rin(6)
+    y = F.fft(u)
+    assert y.grad_fn.name() == "FftR2CBackward0"
+    assert y.grad_fn.next_functions[0][0].name().endswith("AccumulateGrad")
+    z = F.ifft(u)
+    assert z.is_conj() and z.grad_fn.name() == "ConjBackward0"
+    assert z.grad_fn.next_functions[0][0].name() == "FftR2CBackward0"
+    (g,) = E.autograd.grad(y.real.sum(), u)
+    np.testing.assert_allclose(g.numpy(), np.fft.fft(np.eye(6)).real.sum(0), atol=1e-12)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        E.autograd.grad((y * 2).abs().sum(), u)
+    spec = F.rfft(u)
+    E.autograd.grad(spec.real.sum(), u)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        E.autograd.grad(F.irfft(spec).sum(), u)
+
+
+def test_n_and_s_trim_by_slices_and_pad_with_one_constant_pad():
+    """PyTorch resizes a transform's input with a slice per trimmed dim and one constant_pad_nd over every padded
+    dim, and the gradient flows back through both."""
+    u = rin(2, 4)
+    y = F.fft2(u, s=(3, 6))
+    pad_node = y.grad_fn.next_functions[0][0]
+    assert pad_node.name() == "ConstantPadNdBackward0"
+    assert pad_node.next_functions[0][0].name() == "ToCopyBackward0"
+    assert F.rfftn(u, s=(1, 6)).grad_fn.next_functions[0][0].name() == "ConstantPadNdBackward0"
+    assert F.rfftn(u, s=(1, 6)).grad_fn.next_functions[0][0].next_functions[0][0].name() == "SliceBackward0"
+    assert F.fft(u, n=2).grad_fn.next_functions[0][0].name() == "SliceBackward0"
+    (g,) = E.autograd.grad(F.rfft(u, n=7).abs().sum(), u)
+    want = np.zeros((2, 7))
+    want[:, :4] = u.detach().numpy()
+    eps = 1e-6
+    num = np.zeros((2, 4))
+    for i in range(2):
+        for j in range(4):
+            d = want.copy()
+            d[i, j] += eps
+            num[i, j] = (np.abs(np.fft.rfft(d)).sum() - np.abs(np.fft.rfft(want)).sum()) / eps
+    np.testing.assert_allclose(g.numpy(), num, atol=1e-4)

@@ -187,3 +187,18 @@ def test_frequencies_divide_as_ieee_and_refuse_negative_sizes():
     assert E.fft.rfftfreq(-2).shape == (0,) and E.fft.fftfreq(0).shape == (0,)
     with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[-1\]$"):
         E.fft.fftfreq(-1)
+
+
+def test_two_sided_r2c_fills_the_negative_frequencies_by_conjugate_symmetry():
+    """fft_r2c with onesided=False (PyTorch's 1-D fft of a real signal) is numpy's full transform, over one or
+    several dims, with the conjugate mirror's signed zeros."""
+    from ember.core.ops.fft import fft_r2c
+
+    x = np.random.default_rng(3).standard_normal((3, 5, 4))
+    for dims in [(2,), (1,), (0, 2), (1, 2)]:
+        got = fft_r2c(E.tensor(x), dims, "ortho", False).numpy()
+        np.testing.assert_allclose(got, np.fft.fftn(x, axes=dims, norm="ortho"), atol=1e-12)
+    full = fft.fft(E.tensor([3.0, 3.0, 3.0, 3.0])).numpy()
+    np.testing.assert_array_equal(full, [12, 0, 0, 0])
+    np.testing.assert_array_equal(np.signbit(full.imag), [False, False, False, True])  # conj of bin 1's +0
+    assert fft.fft(E.arange(4)).dtype == E.complex64

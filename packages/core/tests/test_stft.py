@@ -103,6 +103,41 @@ def test_errors_start_with_pytorchs_description_of_the_call():
     assert str(e.value) == (
         "stft(torch.DoubleTensor[2, 116], n_fft=16, hop_length=0, win_length=16, window=None, normalized=1, "
         "onesided=1, return_complex=0, align_to_window=None) : expected hop_length > 0, but got hop_length=0")
+    w = E.hann_window(64, dtype=E.float64)  # periodic: zero at sample 0, which center=False keeps
+    spec = E.stft(E.ones(200, dtype=E.float64), 64, 16, window=w, center=False, return_complex=True)
+    with pytest.raises(RuntimeError) as e:
+        E.istft(spec, 64, 16, window=w, center=False)
+    assert str(e.value) == (
+        "istft(CPUComplexDoubleType[33, 9], n_fft=64, hop_length=16, win_length=64, window=torch.DoubleTensor{[64]}, "
+        "center=0, normalized=0, onesided=None, length=None, return_complex=0) window overlap add min: 1\n"
+        "[ CPUBoolType{} ]")
+
+
+
+def test_istft_checks_its_arguments_as_pytorch():
+    spec = E.stft(E.ones(200, dtype=E.float64), 64, 16, window=E.hann_window(64, dtype=E.float64),
+                  return_complex=True)
+    call = ("istft(CPUComplexDoubleType[33, 13], n_fft=64, hop_length={hop}, win_length={win}, window={w}, center=1, "
+            "normalized=0, onesided=None, length=None, return_complex=0) : ")
+    for kwargs, w, message in [
+        ({"hop_length": 16, "window": E.ones(10, dtype=E.float64)}, "torch.DoubleTensor{[10]}",
+         "Invalid window shape. window has to be 1D and length of `win_length`"),
+        ({"hop_length": 0}, "None", "expected 0 < hop_length <= win_length"),
+        ({"hop_length": 40, "win_length": 32}, "None", "expected 0 < hop_length <= win_length"),
+        ({"hop_length": 16, "win_length": 80}, "None", "expected 0 < win_length <= n_fft"),
+    ]:
+        with pytest.raises(RuntimeError) as e:
+            E.istft(spec, 64, **kwargs)
+        hop, win = kwargs["hop_length"], kwargs.get("win_length", 64)
+        assert str(e.value) == call.format(hop=hop, win=win, w=w) + message
+    with pytest.raises(RuntimeError, match=r"CPUComplexDoubleType\[1, 1, 33, 13\].* : expected a tensor with 3 or 4 "
+                                           r"dimensions, but got 5$"):
+        E.istft(spec.reshape(1, 1, 33, 13), 64)
+    with pytest.raises(RuntimeError, match="^Cannot have onesided output if window or input is complex$"):
+        E.istft(spec, 64, return_complex=True)
+    with pytest.raises(RuntimeError, match="^Complex windows are incompatible with return_complex=False$"):
+        E.istft(E.stft(E.ones(200), 64, window=E.ones(64), onesided=False, return_complex=True), 64,
+                window=E.ones(64, dtype=E.complex64))
 
 
 @pytest.mark.torch

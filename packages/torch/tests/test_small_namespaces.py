@@ -37,6 +37,30 @@ def test_window_errors():
     assert W.hann(4, dtype=torch.float64).dtype is torch.float64
 
 
+@pytest.mark.parametrize("name, says", [("hann", "general_cosine"), ("nuttall", "general_cosine"),
+                                        ("blackman", "blackman"), ("kaiser", "kaiser"), ("bartlett", "bartlett")])
+def test_window_dtype_and_layout_errors_are_pytorchs(name, says):
+    """Only float32 and float64 windows, named as PyTorch names them (the cosine sums but blackman say
+    general_cosine); a sparse layout is refused; general_cosine checks its coefficients past length 1."""
+    W = getattr(torch.signal.windows, name)
+    for dt in ["int64", "float16", "complex64"]:
+        with pytest.raises(ValueError, match=f"^{says} expects float32 or float64 dtypes, got: torch.{dt}$"):
+            W(4, dtype=getattr(torch, dt))
+    with pytest.raises(ValueError, match=f"^{says} is implemented for strided tensors only, got: torch.sparse_coo$"):
+        W(4, layout=torch.sparse_coo)
+    with pytest.raises(ValueError, match=f"^{says} requires non-negative window length, got M=-3$"):
+        W(-3)
+    with pytest.raises(TypeError, match="must be int, not float"):
+        W(2.5)
+    assert W(3, layout=torch.strided).layout is torch.strided
+    gc = torch.signal.windows.general_cosine
+    with pytest.raises(TypeError, match="^Coefficients must be a list/tuple$"):
+        gc(3, a=0.5)
+    with pytest.raises(ValueError, match="^Coefficients cannot be empty$"):
+        gc(3, a=[])
+    assert gc(1, a=0.5).tolist() == [1.0] and gc(0, a=[]).shape == (0,)
+
+
 def test_accelerator_version_types():
     acc = torch.accelerator
     if not acc.is_available():
@@ -62,3 +86,22 @@ def test_torch_random_is_pytorchs_module():
     with torch.random.fork_rng():
         assert torch.rand(3).tolist() == a
     assert torch.rand(3).tolist() == a
+
+
+def test_windows_compose_tensor_ops_in_their_dtype():
+    """As PyTorch's: float32 windows are computed in float32 (blackman's first point is -1.49e-08, hamming's
+    0.08000001), and requires_grad=True gives a non-leaf window whose grad_fn names the last op; lengths 0 and 1
+    of the cosine sums, kaiser and bartlett are leaves."""
+    W = torch.signal.windows
+    assert W.blackman(5, sym=False)[0].item() == np.float32(-1.4901161193847656e-08)
+    assert W.hamming(4, sym=False)[0].item() == np.float32(0.08000001311302185)
+    for name, node in [("hann", "SumBackward1"), ("nuttall", "SumBackward1"), ("bartlett", "RsubBackward1"),
+                       ("cosine", "SinBackward0"), ("gaussian", "ExpBackward0"), ("exponential", "ExpBackward0"),
+                       ("kaiser", "DivBackward0")]:
+        w = getattr(W, name)(4, requires_grad=True)
+        assert w.grad_fn.name() == node and not w.is_leaf
+        w.sum().backward()
+    for name in ["hann", "kaiser", "bartlett"]:
+        assert getattr(W, name)(1, requires_grad=True).is_leaf
+    assert W.cosine(1, requires_grad=True).grad_fn.name() == "SinBackward0"
+    assert np.allclose(W.hann(6, dtype=torch.float64).tolist(), sw.hann(6), rtol=0, atol=1e-15)

@@ -91,20 +91,19 @@ def _dims(x: Tensor, s, dim) -> tuple[tuple[int, ...], list[int | None]]:
 
 
 def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int | None]) -> Tensor:
-    """`x` trimmed or zero-padded at the end of each of `dims` to the matching size."""
-    from ember.core.creation import zeros
-    from ember.core.ops.join import cat
+    """`x` trimmed or zero-padded at the end of each of `dims` to the matching size, as PyTorch records it: a
+    slice per trimmed dim, then one constant pad over all the padded ones (`ConstantPadNdBackward0`)."""
+    from ember.core.ops.padding import pad
 
+    widths = [0] * (2 * x.ndim)
     for d, n in zip(dims, sizes):
         if n is None or n == x._shape[d]:
             continue
         if n < x._shape[d]:
             x = x.narrow(d, 0, n)
         else:
-            shape = list(x._shape)
-            shape[d] = n - x._shape[d]
-            x = cat([x, zeros(tuple(shape), dtype=x._dtype, device=x.device)], d)
-    return x
+            widths[2 * (x.ndim - 1 - d) + 1] = n - x._shape[d]
+    return pad(x, tuple(widths)) if any(widths) else x
 
 
 def _finish(r: Tensor, out: Tensor | None) -> Tensor:
@@ -119,6 +118,13 @@ def _c2c(input: Tensor, s, dim, norm, forward: bool, out) -> Tensor:
     dims, sizes = _dims(input, s, dim)
     x = _resize(_as_complex(input), dims, sizes)
     return _finish(fft_c2c(x, dims, _norm(norm), forward), out)
+
+
+def _real_1d(input: Tensor, n, dim: int, norm, out) -> Tensor:
+    """PyTorch's 1-D `fft` of a real signal: one two-sided r2c transform (`FftR2CBackward0`), no copy to complex."""
+    dims, sizes = _dims(input, _one(n), (dim,))
+    x = _resize(_as_real(input, "fft"), dims, sizes)
+    return _finish(fft_r2c(x, dims, norm, False), out)
 
 
 def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) -> Tensor:
@@ -177,6 +183,8 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
     _check_1d("fft", n, dim)
+    if not input._dtype.is_complex:
+        return _real_1d(input, n, dim, _norm(norm), out)
     return _c2c(input, _one(n), (dim,), norm, True, out)
 
 
@@ -186,7 +194,7 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     """The 1-D inverse discrete Fourier transform over `dim` (see `fft`)."""
     _check_1d("ifft", n, dim)
     if out is None and not input._dtype.is_complex:  # PyTorch: the conjugate view of a real signal's forward
-        return _c2c(input, _one(n), (dim,), _SWAP[_norm(norm)], True, None).conj()  # transform, normed the other way
+        return _real_1d(input, n, dim, _SWAP[_norm(norm)], None).conj()  # transform, normed the other way
     return _c2c(input, _one(n), (dim,), norm, False, out)
 
 

@@ -13,12 +13,13 @@ __all__ = ["ENTRIES"]
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
-def _r2c_backward(grad, input_shape, dim, norm):
-    """Zero-fill the dropped negative frequencies, apply the complex adjoint, keep the real part."""
+def _r2c_backward(grad, input, dim, norm):
+    """Zero-fill the dropped negative frequencies, apply the complex adjoint, keep the real part.
+    PyTorch's node saves `input` itself (not only its shape), so a second backward through it raises."""
     from ember.core import cat, zeros
 
     last = dim[-1]
-    missing = input_shape[last] - grad.shape[last]
+    missing = input.shape[last] - grad.shape[last]
     if missing > 0:
         shape = list(grad.shape)
         shape[last] = missing
@@ -47,6 +48,6 @@ def _c2r_backward(grad, input_shape, dim, norm):
 ENTRIES = [
     d("fft_c2c(input, dim, norm, forward)", name="FftC2CBackward0",
       input=lambda grad, dim, norm, forward: fft_c2c(grad, dim, _SWAP[norm], not forward)),
-    d("fft_r2c(input, dim, norm)", name="FftR2CBackward0", input=_r2c_backward),
+    d("fft_r2c(input, dim, norm, onesided=True)", name="FftR2CBackward0", input=_r2c_backward),
     d("fft_c2r(input, dim, norm, last_dim_size)", name="FftC2RBackward0", input=_c2r_backward),
 ]

@@ -1,7 +1,8 @@
 """The three FFT primitives every `torch.fft` function is built from, as in PyTorch:
 
 - `fft_c2c(input, dim, norm, forward)`: complex to complex, over the dims `dim`,
-- `fft_r2c(input, dim, norm)`: real to the one-sided complex transform (last of `dim` halved),
+- `fft_r2c(input, dim, norm, onesided=True)`: real to complex, one-sided (last of `dim` halved) or
+  two-sided (PyTorch's 1-D `fft` of a real signal),
 - `fft_c2r(input, dim, norm, last_dim_size)`: one-sided complex to real (the inverse of r2c).
 
 `norm` is numpy's and PyTorch's mode ("backward", "ortho", "forward"), read in the direction of
@@ -65,10 +66,24 @@ def _c2c_cpu(x, dim, norm, forward, *, out=None):
     return write_out(out, r, "fft_c2c") if out is not None else wrap(r)
 
 
+def _two_sided(half: np.ndarray, dim, n: int) -> np.ndarray:
+    """The full spectrum of a real signal from its one-sided one, as PyTorch fills it: X[-k] = conj(X[k])
+    (so signed zeros come out as PyTorch's, where a complex transform of the signal would differ)."""
+    mirror = half
+    for d in dim[:-1]:
+        mirror = np.roll(np.flip(mirror, d), 1, d)
+    last = dim[-1]
+    tail = np.conj(np.take(mirror, n - np.arange(half.shape[last], n), axis=last))
+    return np.concatenate([half, tail], axis=last)
+
+
 @fft_r2c.register("cpu")
-def _r2c_cpu(x, dim, norm, *, out=None):
+def _r2c_cpu(x, dim, norm, onesided=True, *, out=None):
     lib, kw = _lib()
-    r = np.asarray(lib.rfftn(x._np(), axes=dim, norm=norm, **kw)).astype(x._dtype.to_complex().np, copy=False)
+    a = x._np()
+    r = np.asarray(lib.rfftn(a, axes=dim, norm=norm, **kw)).astype(x._dtype.to_complex().np, copy=False)
+    if not onesided:
+        r = _two_sided(r, dim, a.shape[dim[-1]])
     return write_out(out, r, "fft_r2c") if out is not None else wrap(r)
 
 

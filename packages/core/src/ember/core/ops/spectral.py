@@ -65,6 +65,19 @@ def _stft_call(input: Tensor, n_fft: int, hop_length, win_length, window, center
             f"align_to_window={opt(align_to_window)}) ")
 
 
+def _istft_call(input: Tensor, n_fft: int, hop: int, win: int, window, center: bool, normalized: bool, onesided,
+                length, return_complex: bool) -> str:
+    """PyTorch's istft errors start with the call, the input named by its C++ type (`CPUComplexDoubleType[33, 9]`)."""
+    from ember.core.dtypes import TORCH_NAMES
+
+    dev = "CUDA" if input.device.type == "cuda" else "CPU"
+    w = f"{window.type()}{{{list(window.shape)}}}" if isinstance(window, Tensor) else "None"
+    side = "None" if onesided is None else int(bool(onesided))
+    return (f"istft({dev}{TORCH_NAMES[input.dtype.name]}Type{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, "
+            f"win_length={win}, window={w}, center={int(bool(center))}, normalized={int(bool(normalized))}, "
+            f"onesided={side}, length={length}, return_complex={int(bool(return_complex))}) ")
+
+
 def _lengths(n_fft: int, hop_length: int | None, win_length: int | None, what: str) -> tuple[int, int]:
     hop = n_fft // 4 if hop_length is None else int(hop_length)
     win = n_fft if win_length is None else int(win_length)
@@ -146,21 +159,30 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     if not input.dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
                            "return_complex=True.")
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"istft: expected a tensor with 2 or 3 dimensions of complex dtype, but got "
-                           f"{input.dim()}D input")
-    hop, win = _lengths(n_fft, hop_length, win_length, "istft")
+    hop = n_fft // 4 if hop_length is None else int(hop_length)
+    win = n_fft if win_length is None else int(win_length)
+    call = _istft_call(input, n_fft, hop, win, window, center, normalized, onesided, length, return_complex)
+    if input.dim() not in (2, 3):  # PyTorch counts the dims of view_as_real(input)
+        raise RuntimeError(f"{call}: expected a tensor with 3 or 4 dimensions, but got {input.dim() + 1}")
     n_freq, n_frames = input.shape[-2], input.shape[-1]
     if onesided is None:
         onesided = n_freq != n_fft
     if onesided and n_freq != n_fft // 2 + 1:
-        raise RuntimeError(f"istft expected the frequency dimension (3rd to the last) of the input tensor to match "
+        raise RuntimeError(f"{call}: expected the frequency dimension (3rd to the last) of the input tensor to match "
                            f"n_fft / 2 + 1 when onesided=True, but got {n_freq}")
     if not onesided and n_freq != n_fft:
-        raise RuntimeError(f"istft expected the frequency dimension (3rd to the last) of the input tensor to match "
+        raise RuntimeError(f"{call}: expected the frequency dimension (3rd to the last) of the input tensor to match "
                            f"n_fft when onesided=False, but got {n_freq}")
+    if not 0 < hop <= win:
+        raise RuntimeError(f"{call}: expected 0 < hop_length <= win_length")
+    if not 0 < win <= n_fft:
+        raise RuntimeError(f"{call}: expected 0 < win_length <= n_fft")
+    if window is not None and (not isinstance(window, Tensor) or window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(f"{call}: Invalid window shape. window has to be 1D and length of `win_length`")
+    if window is not None and window.dtype.is_complex and not return_complex:
+        raise RuntimeError("Complex windows are incompatible with return_complex=False")
     if return_complex and onesided:
-        raise RuntimeError("cannot have onesided output if window or input is complex")
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
     w = _window(window, win, n_fft, input, "istft")
     spec = (input.unsqueeze(0) if input.dim() == 2 else input).transpose(-1, -2)  # (batch, frames, freq)
     norm = "ortho" if normalized else "backward"
@@ -186,8 +208,9 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     if envelope.numel():
         smallest = float(R.amin(ew.abs(envelope)).item())
         if smallest < 1e-11:
-            raise RuntimeError(f"istft: window overlap add min: {smallest:g}; the window and hop_length do not "
-                               "give an invertible transform (NOLA condition)")
+            # PyTorch's words: the call, then its failed check (a boolean tensor) printed where the minimum would be
+            dev = "CUDA" if input.device.type == "cuda" else "CPU"
+            raise RuntimeError(f"{call}window overlap add min: 1\n[ {dev}BoolType{{}} ]")
     y = ew.div(y, envelope)
     if end > total:
         y = pad(y, (0, end - total))

@@ -1,107 +1,161 @@
 """`torch.signal.windows`: scipy.signal's window family under PyTorch's signatures (`M`, `sym=True`
-for the symmetric window, False for the periodic one). Each window is a constant computed in float64
-with numpy and made a tensor of the requested floating dtype and device."""
+for the symmetric window, False for the periodic one).
+
+Each window is composed of tensor ops in the requested dtype, as PyTorch composes it: a `linspace`
+over the scaled argument, then the window's function of it. So float32 windows round as PyTorch's
+(`blackman(5, sym=False)[0]` is -1.49e-08, not 0), and `requires_grad=True` gives PyTorch's
+non-leaf result (`grad_fn=<SumBackward1>` for the cosine sums); lengths 0 and 1 (and kaiser's and
+bartlett's 1) are plain leaves.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 
-import numpy as np
-
+import ember.autograd as E
 from ember.autograd import dtypes as _dtypes
-from ember.autograd import tensor
+from ember.autograd import strided as _strided
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine", "general_hamming",
            "hamming", "hann", "kaiser", "nuttall"]
 
 
-def _make(name: str, M: int, sym: bool, dtype, device, requires_grad: bool, fn):
-    if not isinstance(M, int) or M < 0:
+def _checked_dtype(name: str, M: int, dtype, layout):
+    """PyTorch's checks of every window, in its order (length, layout, dtype); the dtype to build in."""
+    if isinstance(M, bool) or not isinstance(M, int):
+        raise TypeError(f"{name}(): argument 'M' must be int, not {type(M).__name__}")
+    if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
+    if layout is not None and layout is not _strided:
+        raise ValueError(f"{name} is implemented for strided tensors only, got: torch.{layout.name}")
     dt = _dtypes.get_default_dtype() if dtype is None else _dtypes.as_dtype(dtype)
-    if not dt.is_floating_point:
-        raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dt.name}")
-    if M <= 1:
-        w = np.ones(M)
-    else:
-        n = M if sym else M + 1  # periodic: the symmetric window one longer, its last point dropped
-        w = fn(np.arange(n, dtype=np.float64), n)[:M]
-    return tensor(w, dtype=dt, device=device, requires_grad=requires_grad)
+    if dt not in (_dtypes.float32, _dtypes.float64):
+        raise ValueError(f"{name} expects float32 or float64 dtypes, got: torch.{dt.name}")
+    return dt
+
+
+def _leaf(M: int, fill: float, dt, device, requires_grad: bool):
+    return E.full((M,), fill, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def _ramp(start, end, M: int, dt, device, requires_grad: bool):
+    """The window's argument: M points from `start` to `end`, a leaf that carries `requires_grad`."""
+    return E.linspace(start, end, M, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def _span(M: int, sym: bool) -> int:
+    """The denominator of a window's spacing: M - 1 symmetric, M periodic (a length-1 window is symmetric)."""
+    return M if not sym and M > 1 else M - 1
 
 
 def general_cosine(M: int, *, a, sym: bool = True, dtype=None, layout=None, device=None,
                    requires_grad: bool = False):
-    """`sum_k (-1)^k a[k] cos(2 pi k n / (M - 1))`."""
-    coeffs = [float(c) for c in a]
-    return _make("general_cosine", M, sym, dtype, device, requires_grad,
-                 lambda k, n: sum((-1) ** i * c * np.cos(2 * np.pi * i * k / (n - 1)) for i, c in enumerate(coeffs)))
+    """`sum_k (-1)^k a[k] cos(2 pi k n / (M - 1))`; `a` is checked after the length (a window of length 0 or 1
+    takes any `a`, as PyTorch's)."""
+    dt = _checked_dtype("general_cosine", M, dtype, layout)
+    if M <= 1:
+        return _leaf(M, 1.0, dt, device, requires_grad)
+    if not isinstance(a, Iterable):
+        raise TypeError("Coefficients must be a list/tuple")
+    if not a:
+        raise ValueError("Coefficients cannot be empty")
+    step = 2 * math.pi / (M if not sym else M - 1)
+    k = _ramp(0, (M - 1) * step, M, dt, device, requires_grad)
+    coeffs = E.tensor([(-1) ** i * c for i, c in enumerate(a)], dtype=dt, device=device, requires_grad=requires_grad)
+    order = E.arange(coeffs.shape[0], dtype=dt, device=device, requires_grad=requires_grad)
+    return (coeffs.unsqueeze(-1) * E.cos(order.unsqueeze(-1) * k)).sum(0)
 
 
 def general_hamming(M: int, *, alpha: float = 0.54, sym: bool = True, dtype=None, layout=None, device=None,
                     requires_grad: bool = False):
     """`alpha - (1 - alpha) cos(2 pi n / (M - 1))`."""
-    return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, layout=layout, device=device,
+                          requires_grad=requires_grad)
 
 
 def hann(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The Hann window."""
-    return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, device=device,
+                           requires_grad=requires_grad)
 
 
 def hamming(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The Hamming window (alpha 0.54)."""
-    return general_hamming(M, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    return general_hamming(M, sym=sym, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad)
 
 
 def blackman(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The Blackman window (0.42, 0.5, 0.08)."""
-    return general_cosine(M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    _checked_dtype("blackman", M, dtype, layout)  # PyTorch names blackman in its errors, the other cosine sums not
+    return general_cosine(M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, layout=layout, device=device,
+                          requires_grad=requires_grad)
 
 
 def nuttall(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """The minimum 4-term Blackman-Harris window of Nuttall."""
-    return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym, dtype=dtype, device=device,
-                          requires_grad=requires_grad)
+    return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym, dtype=dtype, layout=layout,
+                          device=device, requires_grad=requires_grad)
 
 
 def bartlett(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
-    """The triangular window that reaches 0 at both ends."""
-    return _make("bartlett", M, sym, dtype, device, requires_grad, lambda k, n: 1.0 - np.abs(2.0 * k / (n - 1) - 1.0))
+    """The triangular window that reaches 0 at both ends: `1 - |k|` for k from -1 in steps of 2 / (M - 1)."""
+    dt = _checked_dtype("bartlett", M, dtype, layout)
+    if M <= 1:
+        return _leaf(M, 1.0, dt, device, requires_grad)
+    step = 2 / (M if not sym else M - 1)
+    return 1 - E.abs(_ramp(-1, -1 + (M - 1) * step, M, dt, device, requires_grad))
 
 
 def cosine(M: int, *, sym: bool = True, dtype=None, layout=None, device=None, requires_grad: bool = False):
     """`sin(pi (n + 0.5) / M)`, the sine window."""
-    return _make("cosine", M, sym, dtype, device, requires_grad, lambda k, n: np.sin(np.pi * (k + 0.5) / n))
+    dt = _checked_dtype("cosine", M, dtype, layout)
+    if M == 0:
+        return _leaf(0, 1.0, dt, device, requires_grad)
+    step = math.pi / (M + 1 if not sym and M > 1 else M)
+    return E.sin(_ramp(0.5 * step, (0.5 + (M - 1)) * step, M, dt, device, requires_grad))
 
 
 def exponential(M: int, *, center: float | None = None, tau: float = 1.0, sym: bool = True, dtype=None, layout=None,
                 device=None, requires_grad: bool = False):
     """`exp(-|n - center| / tau)`; center defaults to the middle (and must be left so for a symmetric window)."""
-    if sym and center is not None:
-        raise ValueError("Center must be None for symmetric windows")
+    dt = _checked_dtype("exponential", M, dtype, layout)
     if tau <= 0:
         raise ValueError(f"Tau must be positive, got: {tau} instead.")
-
-    def fn(k, n):
-        c = (n - 1) / 2 if center is None else center
-        return np.exp(-np.abs(k - c) / tau)
-    return _make("exponential", M, sym, dtype, device, requires_grad, fn)
+    if sym and center is not None:
+        raise ValueError("Center must be None for symmetric windows")
+    if M == 0:
+        return _leaf(0, 1.0, dt, device, requires_grad)
+    if center is None:
+        center = _span(M, sym) / 2.0
+    k = _ramp(-center / tau, (-center + (M - 1)) / tau, M, dt, device, requires_grad)
+    return E.exp(-E.abs(k))
 
 
 def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype=None, layout=None, device=None,
              requires_grad: bool = False):
     """`exp(-((n - (M - 1) / 2) / std)^2 / 2)`."""
+    dt = _checked_dtype("gaussian", M, dtype, layout)
     if std <= 0:
         raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
-    return _make("gaussian", M, sym, dtype, device, requires_grad,
-                 lambda k, n: np.exp(-0.5 * ((k - (n - 1) / 2) / std) ** 2))
+    if M == 0:
+        return _leaf(0, 1.0, dt, device, requires_grad)
+    start = -_span(M, sym) / 2.0
+    scale = 1 / (std * math.sqrt(2))
+    k = _ramp(start * scale, (start + (M - 1)) * scale, M, dt, device, requires_grad)
+    return E.exp(-(k ** 2))
 
 
 def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype=None, layout=None, device=None,
            requires_grad: bool = False):
-    """`I0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) / I0(beta)`."""
+    """`I0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) / I0(beta)`, with the argument ramped from -beta to beta."""
+    dt = _checked_dtype("kaiser", M, dtype, layout)
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
-    return _make("kaiser", M, sym, dtype, device, requires_grad,
-                 lambda k, n: np.i0(beta * np.sqrt(np.clip(1 - (2.0 * k / (n - 1) - 1) ** 2, 0, None))) / np.i0(beta))
-
-
+    if M <= 1:
+        return _leaf(M, 1.0, dt, device, requires_grad)
+    b = E.tensor(beta, dtype=dt, device=device)
+    step = 2.0 * b / (M if not sym else M - 1)
+    end = E.minimum(b, -b + (M - 1) * step)
+    k = _ramp(-b, end, M, dt, device, requires_grad)
+    return E.i0(E.sqrt(b * b - E.pow(k, 2))) / E.i0(b)
