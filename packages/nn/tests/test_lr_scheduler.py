@@ -145,6 +145,13 @@ def test_reduce_lr_on_plateau_exact_sequence():
     assert out == [1.0, 1.0, 0.5, 0.5, 0.5, 0.25, 0.25]
 
 
+def test_reduce_lr_on_plateau_threshold_test_is_private_as_pytorchs():
+    # PyTorch 2.13 names it _is_better (a program calling is_better gets AttributeError there too)
+    sched = S.ReduceLROnPlateau(make_opt(), mode="max", threshold=0.01)
+    assert not hasattr(sched, "is_better")
+    assert sched._is_better(0.63, 0.62) and not sched._is_better(0.625, 0.62)
+
+
 def test_state_dict_round_trip_and_resume_errors():
     opt = make_opt()
     sched = S.StepLR(opt, step_size=2)

@@ -727,7 +727,7 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
-        if self.is_better(current, self.best):
+        if self._is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
         else:
@@ -752,7 +752,8 @@ class ReduceLROnPlateau(LRScheduler):
     def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
 
-    def is_better(self, a: float, best: float) -> bool:
+    def _is_better(self, a: float, best: float) -> bool:
+        """Whether metric `a` improves on `best` by the threshold (private in PyTorch 2.13, as here)."""
         if self.mode == "min" and self.threshold_mode == "rel":
             return a < best * (1.0 - self.threshold)
         if self.mode == "min":
