@@ -349,6 +349,15 @@ def test_step_hooks_see_self_in_args_and_may_replace_them():
     assert seen == [(True, 1, {}), (True, ["closure"])]
 
 
+def test_step_pre_hook_bad_return_names_the_step_as_pytorch():
+    # PyTorch's message names the optimizer's step function (SGD.step), not the hook that returned 42
+    opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)
+    opt.register_step_pre_hook(lambda o, a, k: 42)
+    with pytest.raises(RuntimeError, match=r"^<function SGD\.step at 0x[0-9a-f]+> must return None or a tuple of "
+                                           r"\(new_args, new_kwargs\), but got 42\.$"):
+        opt.step()
+
+
 @pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.AdamW, optim.Adagrad])
 def test_fused_refuses_differentiable_and_foreach(cls):
     p = [nn.Parameter(torch.ones(2))]

@@ -392,7 +392,8 @@ def _with_hooks(step: Callable) -> Callable:
             result = hook(self, args, kwargs)
             if result is not None:
                 if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
+                    # PyTorch's message names the wrapped step, not the hook
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
                                        f"{result}.")
                 args, kwargs = result
         differentiable = bool(self.defaults.get("differentiable"))
