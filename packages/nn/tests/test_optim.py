@@ -349,6 +349,15 @@ def test_step_hooks_see_self_in_args_and_may_replace_them():
     assert seen == [(True, 1, {}), (True, ["closure"])]
 
 
+def test_base_step_raises_a_bare_not_implemented_error():
+    class NoStep(optim.Optimizer):
+        pass
+
+    with pytest.raises(NotImplementedError) as info:
+        NoStep([nn.Parameter(torch.zeros(1))], {"lr": 0.1}).step()
+    assert info.value.args == ()  # PyTorch's repr: NotImplementedError()
+
+
 def test_step_pre_hook_bad_return_names_the_step_as_pytorch():
     # PyTorch's message names the optimizer's step function (SGD.step), not the hook that returned 42
     opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)

@@ -323,8 +323,9 @@ class Optimizer:
             return closure()
 
     def step(self, closure: Callable | None = None):
-        """One update of every parameter that has a gradient; `closure` re-evaluates the loss."""
-        raise NotImplementedError(f"{type(self).__name__}.step is not implemented")
+        """One update of every parameter that has a gradient; `closure` re-evaluates the loss. Subclasses
+        define it; the base raises a bare NotImplementedError, as PyTorch's."""
+        raise NotImplementedError
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
