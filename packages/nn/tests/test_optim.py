@@ -482,6 +482,19 @@ def test_named_parameters_keep_their_names():
         optim.SGD([("w", model.weight), model.bias], lr=0.1)
 
 
+def test_named_and_unnamed_groups_do_not_mix():
+    model = nn.Linear(2, 2)
+    with pytest.raises(ValueError, match=r"^all optimizer param groups should be with/without names\. cannot add "
+                                         r"param group without names to the optimizer$"):
+        optim.SGD([{"params": [("weight", model.weight)]}, {"params": [model.bias]}], lr=0.1)
+    opt = optim.SGD([model.weight], lr=0.1)
+    with pytest.raises(ValueError, match="cannot add param group with names to the optimizer$"):
+        opt.add_param_group({"params": [("bias", model.bias)]})
+    # the names follow the caller's keys in the group dict, as PyTorch's
+    opt = optim.SGD([{"params": model.named_parameters(), "lr": 0.5}], lr=0.1)
+    assert list(opt.param_groups[0])[:3] == ["params", "lr", "param_names"]
+
+
 def _sgd_float32_reference(p, g, buf, lr, momentum, damp_w, wd, nesterov, first):
     """PyTorch's single-tensor SGD on float32: `buf.mul_(momentum)` rounds, each `add_(y, alpha=a)` is a
     fused multiply-add (exact float32 product, one rounding), emulated here in float64."""

@@ -164,8 +164,7 @@ class Optimizer:
                 raise ValueError("all optimizer params should be with/without names. Some param names are missing")
             names, tensors = zip(*param_group["params"])
             param_group["params"] = list(tensors)
-            param_group = {"params": param_group["params"], "param_names": list(names),
-                           **{k: v for k, v in param_group.items() if k not in ("params", "param_names")}}
+            param_group["param_names"] = list(names)  # after the caller's keys, as PyTorch's dict has it
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
@@ -180,6 +179,11 @@ class Optimizer:
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
         existing = {id(p) for g in self.param_groups for p in g["params"]}
         if existing & set(ids):
             raise ValueError("some parameters appear in more than one parameter group")
