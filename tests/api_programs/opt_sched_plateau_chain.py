@@ -105,3 +105,12 @@ for bad in ({"factor": 1.0}, {"mode": "median"}, {"threshold_mode": "pct"}, {"mi
         S.ReduceLROnPlateau(opt2(), **bad)
     except ValueError as e:
         print("ValueError:", e)
+
+# composed schedulers refuse plateau members and members of another optimizer
+opt_a, opt_b = opt2(), opt2(0.3)
+for members in ([S.StepLR(opt_a, 2), S.ReduceLROnPlateau(opt_a)], [S.StepLR(opt_a, 2), S.ExponentialLR(opt_b, 0.9)]):
+    for make in (lambda ms: S.ChainedScheduler(ms), lambda ms: S.SequentialLR(opt_a, ms, milestones=[2])):
+        try:
+            make(members)
+        except ValueError as e:
+            print("ValueError:", str(e).replace("\n", " | "))

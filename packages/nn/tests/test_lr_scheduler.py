@@ -152,6 +152,20 @@ def test_reduce_lr_on_plateau_threshold_test_is_private_as_pytorchs():
     assert sched._is_better(0.63, 0.62) and not sched._is_better(0.625, 0.62)
 
 
+def test_chained_scheduler_checks_its_members_as_sequential_lr():
+    opt, other = make_opt(), make_opt()
+    want = (r"(?s)^ChainedScheduler expects all schedulers to belong to the same optimizer, but got scheduler StepLR "
+            r"at index 1 has SGD \(\n.*which is different from SGD\.$")
+    with pytest.raises(ValueError, match=want) as info:
+        S.ChainedScheduler([S.StepLR(opt, 1), S.StepLR(other, 1)])
+    assert "initial_lr: 0.05" in str(info.value)  # the other optimizer's repr, as PyTorch prints it
+    with pytest.raises(ValueError, match="^ChainedScheduler does not support `ReduceLROnPlateau` scheduler as it "
+                                         "requires additional kwargs"):
+        S.ChainedScheduler([S.StepLR(opt, 1), S.ReduceLROnPlateau(opt)])
+    with pytest.raises(TypeError, match="^ChainedScheduler at index 0 should have `optimizer` as its attribute.$"):
+        S.ChainedScheduler([object()], optimizer=opt)
+
+
 def test_state_dict_round_trip_and_resume_errors():
     opt = make_opt()
     sched = S.StepLR(opt, step_size=2)

@@ -392,6 +392,23 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
+def _check_composed(owner: LRScheduler, schedulers: Sequence[LRScheduler], optimizer: Optimizer) -> None:
+    """SequentialLR's and ChainedScheduler's checks, PyTorch's words: each member is an epoch scheduler (not
+    ReduceLROnPlateau) of the same optimizer."""
+    name = type(owner).__name__
+    for i, s in enumerate(schedulers):
+        if not hasattr(s, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(s, ReduceLROnPlateau):
+            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs "
+                             f"to be specified when calling `step`, but got one at index {i} in the given schedulers "
+                             "sequence.")
+        if s.optimizer is not optimizer:
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                             f"{type(s).__name__} at index {i} has {s.optimizer}, which is different from "
+                             f"{type(optimizer).__name__}.")
+
+
 class SequentialLR(LRScheduler):
     """Runs `schedulers` one after another, switching at each of `milestones`."""
 
@@ -400,17 +417,7 @@ class SequentialLR(LRScheduler):
         _check_optimizer(optimizer)
         if len(schedulers) < 1:
             raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no scheduler.")
-        for i, s in enumerate(schedulers):
-            if not hasattr(s, "optimizer"):
-                raise TypeError(f"{type(self).__name__} at index {i} should have `optimizer` as its attribute.")
-            if isinstance(s, ReduceLROnPlateau):
-                raise ValueError(f"{type(self).__name__} does not support `ReduceLROnPlateau` scheduler as it requires "
-                                 f"additional kwargs to be specified when calling `step`, but got one at index {i} in "
-                                 "the given schedulers sequence.")
-            if s.optimizer is not optimizer:
-                raise ValueError(f"{type(self).__name__} expects all schedulers to belong to the same optimizer, but "
-                                 f"got scheduler {type(s).__name__} at index {i} has {s.optimizer}, which is different "
-                                 f"from {type(optimizer).__name__}.")
+        _check_composed(self, schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
                              f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
@@ -460,6 +467,7 @@ class ChainedScheduler(LRScheduler):
             raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, but got no "
                              "scheduler.")
         self.optimizer = optimizer or schedulers[0].optimizer
+        _check_composed(self, schedulers, self.optimizer)
         self._schedulers = list(schedulers)
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
