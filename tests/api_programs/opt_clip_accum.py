@@ -117,3 +117,11 @@ nn.functional.cross_entropy(m2(X), y).backward()
 g1 = m2[4].bias.grad.clone()
 nn.functional.cross_entropy(m2(X), y).backward()
 print("accumulated twice:", torch.allclose(m2[4].bias.grad, 2 * g1))
+
+# complex parameters (a phase-retrieval model): the norm is the moduli's, real
+zc = nn.Parameter(torch.zeros(3, dtype=torch.complex64))
+zc.grad = torch.tensor([1 + 2j, 3 - 1j, -0.5j], dtype=torch.complex64)
+for norm_type in (2.0, math.inf):
+    zc.grad = torch.tensor([1 + 2j, 3 - 1j, -0.5j], dtype=torch.complex64)
+    n = clip_grad_norm_([zc], 1.0, norm_type=norm_type)
+    print("complex", norm_type, round(n.item(), 4), n.dtype, zc.grad)
