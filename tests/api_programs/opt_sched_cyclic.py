@@ -114,3 +114,17 @@ try:
     S.CosineAnnealingWarmRestarts(sgd(), T_0=2, T_mult=1.5)
 except ValueError as e:
     print("ValueError:", e)
+
+# a Tensor lr (what capturable/compiled steps use) is filled in place; get_last_lr holds clones
+for make in (lambda o: S.OneCycleLR(o, max_lr=0.1, total_steps=6),
+             lambda o: S.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2),
+             lambda o: S.CosineAnnealingWarmRestarts(o, T_0=2)):
+    lr = torch.tensor(0.05)
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    sched = make(opt)
+    for _ in range(3):
+        opt.step()
+        sched.step()
+    last = sched.get_last_lr()[0]
+    print(type(sched).__name__, "same tensor:", opt.param_groups[0]["lr"] is lr, "lr:", round(lr.item(), 5),
+          "last is a clone:", torch.is_tensor(last) and last is not lr)
