@@ -126,7 +126,10 @@ Python/numpy protocols, nn.utils, in-place writes through views).
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
 dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed,
-sliding-window and augmentation pipelines, a seeded training loop)."""
+sliding-window and augmentation pipelines, a seeded training loop).
+Training-loop machinery (`opt_*`: every optimizer's options, param groups, foreach and state dicts, LBFGS with
+strong Wolfe and SparseAdam, every LR scheduler per step, SWA/EMA, clipping with accumulation, BytesIO resume,
+hooks, custom optimizers and schedulers, named-parameter state, sparse and mixed-dtype parameters, LLRD)."""
 
 from __future__ import annotations
 
