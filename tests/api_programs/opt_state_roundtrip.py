@@ -96,3 +96,16 @@ try:
     opt4.load_state_dict({"state": {}})
 except KeyError as e:
     print("KeyError:", e)
+
+# a checkpoint written by an old PyTorch: no maximize/foreach/capturable keys, 'step' saved as a number
+fresh = torch.optim.Adam(net.parameters(), lr=0.01)
+step(net, fresh, 1)
+cur = fresh.state_dict()
+legacy = {"state": {i: dict(s, step=int(s["step"])) for i, s in cur["state"].items()},
+          "param_groups": [{k: v for k, v in g.items() if k in ("lr", "betas", "eps", "weight_decay", "amsgrad",
+                                                                 "params")} for g in cur["param_groups"]]}
+resumed = torch.optim.Adam(net.parameters(), lr=0.5)
+resumed.load_state_dict(legacy)
+print("legacy groups:", sorted(resumed.param_groups[0]))
+print("legacy step:", type(resumed.state[net[0].weight]["step"]).__name__, resumed.state[net[0].weight]["step"])
+print("legacy loss:", step(net, resumed, 2), resumed.state[net[0].weight]["step"])

@@ -660,3 +660,31 @@ def test_lbfgs_keeps_its_curvature_scalars_as_tensors_as_pytorch():
         assert all(isinstance(v, lib.Tensor) and v.dtype == lib.float32 for v in st["ro"] + st["al"] if v is not None)
         out.append(w.detach().numpy().copy())
     np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)  # the line search rounds otherwise
+
+
+@pytest.mark.parametrize("cls", [optim.Adam, optim.AdamW, optim.NAdam, optim.RAdam, optim.Adamax, optim.Adagrad,
+                                 optim.Adadelta, optim.RMSprop, optim.Rprop, optim.ASGD])
+def test_loading_a_pre_option_checkpoint_fills_defaults_and_tensor_steps(cls):
+    # a checkpoint from before maximize/foreach/capturable/... existed, with 'step' (and NAdam's mu_product,
+    # ASGD's eta/mu) saved as Python numbers: PyTorch's __setstate__ fills the options and makes the tensors
+    def fresh():
+        p = nn.Parameter(torch.tensor([1.0, -2.0]))
+        return p, cls([p], lr=0.01)
+
+    p, opt = fresh()
+    p.grad = torch.tensor([0.5, 0.25])
+    opt.step()
+    sd = opt.state_dict()
+    old = {"state": {0: {k: (float(v) if k in cls._tensor_scalars else v) for k, v in sd["state"][0].items()}},
+           "param_groups": [{k: v for k, v in sd["param_groups"][0].items()
+                             if k not in ("maximize", "foreach", "capturable", "differentiable", "fused")}]}
+    q, opt2 = fresh()
+    opt2.load_state_dict(old)
+    group = opt2.param_groups[0]
+    assert (group["maximize"], group["foreach"], group["differentiable"]) == (False, None, False)
+    for key in cls._tensor_scalars:
+        v = opt2.state[q][key]
+        assert torch.is_tensor(v) and v.dtype == torch.float32 and v.dim() == 0
+    q.grad = torch.tensor([0.5, 0.25])
+    opt2.step()
+    assert float(opt2.state[q]["step"]) == 2.0

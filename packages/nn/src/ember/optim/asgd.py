@@ -27,6 +27,8 @@ class ASGD(Optimizer):
         weight_decay: L2 penalty added to the gradient.
     """
 
+    _tensor_scalars = ("step", "eta", "mu")
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-2, lambd: float = 1e-4,
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None,
                  maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:

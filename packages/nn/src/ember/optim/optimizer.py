@@ -17,6 +17,7 @@ function (`_replay_step` returns None) are called as in eager.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
@@ -110,6 +111,9 @@ class Optimizer:
     `state` (a dict keyed by parameter)."""
 
     _differentiable_step = False  # whether `differentiable=True` steps are recorded by autograd (SGD's)
+    # per-parameter state scalars kept as 0-dim float32 tensors; a checkpoint holding them as numbers (saved before
+    # PyTorch 1.12) has them converted on load, as each PyTorch optimizer's `__setstate__` does
+    _tensor_scalars: tuple[str, ...] = ()
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -264,11 +268,19 @@ class Optimizer:
         for k, v in state_dict["state"].items():
             if k in id_map:
                 state[id_map[k]] = cast(id_map[k], v, exact[k])
+                for key in self._tensor_scalars:
+                    if key in state[id_map[k]] and not isinstance(state[id_map[k]][key], Tensor):
+                        state[id_map[k]][key] = ea.tensor(float(state[id_map[k]][key]), dtype=float32)
             else:
                 state[k] = v
         new_groups = []
+        missing_defaults = _constructor_defaults(type(self))
         for g, s in zip(groups, saved_groups):
             s["params"] = g["params"]
+            # a checkpoint from before an option existed (maximize, foreach, ...): the option's constructor
+            # default, as PyTorch's optimizers fill them in `__setstate__`
+            for key, default in self.defaults.items():
+                s.setdefault(key, missing_defaults.get(key, default))
             new_groups.append(s)
         self.state = state
         self.param_groups = new_groups
@@ -387,6 +399,12 @@ class _FlatViews:
         if a is not None:
             self._views[id(t)] = (t._npc, a)  # holding the view tuple keeps id(t) from naming another tensor
         return a
+
+
+def _constructor_defaults(cls: type) -> dict[str, Any]:
+    """The keyword defaults of an optimizer class's constructor (`maximize=False`, ...)."""
+    params = inspect.signature(cls.__init__).parameters.values()
+    return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
 
 
 def _with_hooks(step: Callable) -> Callable:
