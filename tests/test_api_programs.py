@@ -129,7 +129,7 @@ dataset combinators, loader options and errors, bucketing and custom typed sampl
 sliding-window and augmentation pipelines, a seeded training loop).
 Training-loop machinery (`opt_*`: every optimizer's options, param groups, foreach and state dicts, LBFGS with
 strong Wolfe and SparseAdam, every LR scheduler per step, SWA/EMA, clipping with accumulation, BytesIO resume,
-hooks, custom optimizers and schedulers, named-parameter state, sparse and mixed-dtype parameters, LLRD)."""
+hooks, custom optimizers and schedulers, named-parameter state, sparse and mixed-dtype parameters, LLRD, GradScaler)."""
 
 from __future__ import annotations
 
