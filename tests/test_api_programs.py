@@ -130,7 +130,10 @@ sliding-window and augmentation pipelines, a seeded training loop).
 
 Signal processing as scientists write it (`sig_*`: torch.fft norms and padding, STFT/ISTFT windows and corners,
 torch.signal.windows, mel filterbanks and MFCCs, Griffin-Lim, FIR/IIR filters, resampling, correlation, Hilbert
-and Welch spectra, framing and discrete calculus, complex tensors and their autograd, a 1-d CNN on tones)."""
+and Welch spectra, framing and discrete calculus, complex tensors and their autograd, a 1-d CNN on tones).
+
+strong Wolfe and SparseAdam, every LR scheduler per step, SWA/EMA, clipping with accumulation, BytesIO resume,
+hooks, custom optimizers and schedulers, named-parameter state, sparse and mixed-dtype parameters, LLRD, GradScaler)."""
 
 from __future__ import annotations
 

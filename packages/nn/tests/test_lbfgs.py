@@ -94,9 +94,6 @@ def test_lbfgs_argument_errors():
         optim.LBFGS([{"params": [p]}, {"params": [ea.zeros(1, requires_grad=True)]}])
     with pytest.raises(ValueError, match="Invalid learning rate"):
         optim.LBFGS([p], lr=-1)
-    opt = optim.LBFGS([p], line_search_fn="armijo")
-    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
-        opt.step(lambda: (p ** 2).sum())
 
 
 def test_lbfgs_state_holds_pytorchs_keys():
@@ -113,3 +110,43 @@ def test_lbfgs_state_holds_pytorchs_keys():
     assert sorted(opt.state_dict()["state"][0]) == ["H_diag", "al", "d", "func_evals", "n_iter", "old_dirs",
                                                     "old_stps", "prev_flat_grad", "prev_loss", "ro", "t"]
     assert len(opt.state[W]["al"]) == 4
+
+
+def test_strong_wolfe_stops_at_a_float32_minimum_as_pytorch():
+    # near the minimum f_new == f in float32; the Armijo bound f + c1*t*gtd must round in float32 too (the slope
+    # is a 0-dim tensor in PyTorch), or the search keeps shrinking its bracket: PyTorch 2.13 takes 14 evaluations
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((60, 3)).astype(np.float32)
+    ys = (xs @ np.array([2.0, -1.0, 0.5], np.float32) + 0.3 * rng.standard_normal(60).astype(np.float32) > 0)
+    x, y = ea.tensor(xs), ea.tensor(ys.astype(np.float32))
+    w = ea.tensor(np.full(3, 0.1, np.float32), requires_grad=True)
+    opt = optim.LBFGS([w], line_search_fn="strong_wolfe", history_size=5)
+
+    def closure():
+        opt.zero_grad()
+        z = x @ w
+        loss = (ea.logaddexp(z * 0, z) - y * z).mean() + 0.01 * (w * w).sum()
+        loss.backward()
+        return loss
+
+    for _ in range(3):
+        opt.step(closure)
+    assert (opt.state[w]["func_evals"], opt.state[w]["n_iter"]) == (14, 10)
+
+
+def test_unknown_line_search_is_refused_only_when_a_search_would_run():
+    # at a point whose gradient is within tolerance_grad, step returns before any line search, as PyTorch's
+    p = ea.ones(2, requires_grad=True)
+    opt = optim.LBFGS([p], line_search_fn="armijo")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 1) ** 2).sum()
+        loss.backward()
+        return loss
+
+    assert float(opt.step(closure)) == 0.0
+    with ea.no_grad():
+        p.fill_(0.0)
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(closure)

@@ -3,6 +3,7 @@
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 import ember.autograd as torch
@@ -143,6 +144,27 @@ def test_reduce_lr_on_plateau_exact_sequence():
         sched.step(m)
         out.append(opt.param_groups[0]["lr"])
     assert out == [1.0, 1.0, 0.5, 0.5, 0.5, 0.25, 0.25]
+
+
+def test_reduce_lr_on_plateau_threshold_test_is_private_as_pytorchs():
+    # PyTorch 2.13 names it _is_better (a program calling is_better gets AttributeError there too)
+    sched = S.ReduceLROnPlateau(make_opt(), mode="max", threshold=0.01)
+    assert not hasattr(sched, "is_better")
+    assert sched._is_better(0.63, 0.62) and not sched._is_better(0.625, 0.62)
+
+
+def test_chained_scheduler_checks_its_members_as_sequential_lr():
+    opt, other = make_opt(), make_opt()
+    want = (r"(?s)^ChainedScheduler expects all schedulers to belong to the same optimizer, but got scheduler StepLR "
+            r"at index 1 has SGD \(\n.*which is different from SGD\.$")
+    with pytest.raises(ValueError, match=want) as info:
+        S.ChainedScheduler([S.StepLR(opt, 1), S.StepLR(other, 1)])
+    assert "initial_lr: 0.05" in str(info.value)  # the other optimizer's repr, as PyTorch prints it
+    with pytest.raises(ValueError, match="^ChainedScheduler does not support `ReduceLROnPlateau` scheduler as it "
+                                         "requires additional kwargs"):
+        S.ChainedScheduler([S.StepLR(opt, 1), S.ReduceLROnPlateau(opt)])
+    with pytest.raises(TypeError, match="^ChainedScheduler at index 0 should have `optimizer` as its attribute.$"):
+        S.ChainedScheduler([object()], optimizer=opt)
 
 
 def test_state_dict_round_trip_and_resume_errors():
@@ -313,3 +335,31 @@ def test_multiplicative_lr_state_dict_saves_functions_as_none_and_pickles():
     fresh = optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=[lambda e: 1.0, other])
     fresh.load_state_dict(state)
     assert other.rate == 0.9 and fresh.last_epoch == 1
+
+
+@pytest.mark.parametrize("make", [lambda o: S.StepLR(o, 1, 0.5), lambda o: S.OneCycleLR(o, 0.1, total_steps=5),
+                                  lambda o: S.CyclicLR(o, 0.01, 0.1, step_size_up=2),
+                                  lambda o: S.CosineAnnealingWarmRestarts(o, T_0=2)],
+                         ids=["StepLR", "OneCycleLR", "CyclicLR", "WarmRestarts"])
+def test_a_tensor_lr_is_updated_in_place(make):
+    # PyTorch fills a Tensor lr (capturable/compiled steps keep reading it); the lists it keeps are clones
+    lr = torch.tensor(0.05)
+    opt = optim.SGD([nn.Parameter(torch.zeros(1))], lr=lr, momentum=0.9)
+    sched = make(opt)
+    for _ in range(3):
+        opt.step()
+        sched.step()
+    assert opt.param_groups[0]["lr"] is lr
+    last = sched.get_last_lr()[0]
+    assert isinstance(last, type(lr)) and last is not lr and float(last) == float(lr)
+    assert opt.param_groups[0]["initial_lr"] is not lr
+
+
+def test_plateau_fills_a_tensor_lr():
+    lr = torch.tensor(0.1)
+    opt = optim.SGD([nn.Parameter(torch.zeros(1))], lr=lr)
+    sched = S.ReduceLROnPlateau(opt, patience=0)
+    for m in (1.0, 1.0, 1.0):
+        sched.step(m)
+    assert opt.param_groups[0]["lr"] is lr
+    np.testing.assert_allclose(float(lr), 0.001, rtol=1e-6)

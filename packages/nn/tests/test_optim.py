@@ -349,6 +349,24 @@ def test_step_hooks_see_self_in_args_and_may_replace_them():
     assert seen == [(True, 1, {}), (True, ["closure"])]
 
 
+def test_base_step_raises_a_bare_not_implemented_error():
+    class NoStep(optim.Optimizer):
+        pass
+
+    with pytest.raises(NotImplementedError) as info:
+        NoStep([nn.Parameter(torch.zeros(1))], {"lr": 0.1}).step()
+    assert info.value.args == ()  # PyTorch's repr: NotImplementedError()
+
+
+def test_step_pre_hook_bad_return_names_the_step_as_pytorch():
+    # PyTorch's message names the optimizer's step function (SGD.step), not the hook that returned 42
+    opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)
+    opt.register_step_pre_hook(lambda o, a, k: 42)
+    with pytest.raises(RuntimeError, match=r"^<function SGD\.step at 0x[0-9a-f]+> must return None or a tuple of "
+                                           r"\(new_args, new_kwargs\), but got 42\.$"):
+        opt.step()
+
+
 @pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.AdamW, optim.Adagrad])
 def test_fused_refuses_differentiable_and_foreach(cls):
     p = [nn.Parameter(torch.ones(2))]
@@ -462,6 +480,19 @@ def test_named_parameters_keep_their_names():
     assert opt.state_dict()["param_groups"][1]["params"] == [2]
     with pytest.raises(ValueError, match="Some param names are missing"):
         optim.SGD([("w", model.weight), model.bias], lr=0.1)
+
+
+def test_named_and_unnamed_groups_do_not_mix():
+    model = nn.Linear(2, 2)
+    with pytest.raises(ValueError, match=r"^all optimizer param groups should be with/without names\. cannot add "
+                                         r"param group without names to the optimizer$"):
+        optim.SGD([{"params": [("weight", model.weight)]}, {"params": [model.bias]}], lr=0.1)
+    opt = optim.SGD([model.weight], lr=0.1)
+    with pytest.raises(ValueError, match="cannot add param group with names to the optimizer$"):
+        opt.add_param_group({"params": [("bias", model.bias)]})
+    # the names follow the caller's keys in the group dict, as PyTorch's
+    opt = optim.SGD([{"params": model.named_parameters(), "lr": 0.5}], lr=0.1)
+    assert list(opt.param_groups[0])[:3] == ["params", "lr", "param_names"]
 
 
 def _sgd_float32_reference(p, g, buf, lr, momentum, damp_w, wd, nesterov, first):
@@ -629,3 +660,31 @@ def test_lbfgs_keeps_its_curvature_scalars_as_tensors_as_pytorch():
         assert all(isinstance(v, lib.Tensor) and v.dtype == lib.float32 for v in st["ro"] + st["al"] if v is not None)
         out.append(w.detach().numpy().copy())
     np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)  # the line search rounds otherwise
+
+
+@pytest.mark.parametrize("cls", [optim.Adam, optim.AdamW, optim.NAdam, optim.RAdam, optim.Adamax, optim.Adagrad,
+                                 optim.Adadelta, optim.RMSprop, optim.Rprop, optim.ASGD])
+def test_loading_a_pre_option_checkpoint_fills_defaults_and_tensor_steps(cls):
+    # a checkpoint from before maximize/foreach/capturable/... existed, with 'step' (and NAdam's mu_product,
+    # ASGD's eta/mu) saved as Python numbers: PyTorch's __setstate__ fills the options and makes the tensors
+    def fresh():
+        p = nn.Parameter(torch.tensor([1.0, -2.0]))
+        return p, cls([p], lr=0.01)
+
+    p, opt = fresh()
+    p.grad = torch.tensor([0.5, 0.25])
+    opt.step()
+    sd = opt.state_dict()
+    old = {"state": {0: {k: (float(v) if k in cls._tensor_scalars else v) for k, v in sd["state"][0].items()}},
+           "param_groups": [{k: v for k, v in sd["param_groups"][0].items()
+                             if k not in ("maximize", "foreach", "capturable", "differentiable", "fused")}]}
+    q, opt2 = fresh()
+    opt2.load_state_dict(old)
+    group = opt2.param_groups[0]
+    assert (group["maximize"], group["foreach"], group["differentiable"]) == (False, None, False)
+    for key in cls._tensor_scalars:
+        v = opt2.state[q][key]
+        assert torch.is_tensor(v) and v.dtype == torch.float32 and v.dim() == 0
+    q.grad = torch.tensor([0.5, 0.25])
+    opt2.step()
+    assert float(opt2.state[q]["step"]) == 2.0

@@ -155,6 +155,30 @@ def test_asgd_trajectory_and_average(kw):
     np.testing.assert_allclose(ax, axs[-1], rtol=1e-6, atol=1e-7)
 
 
+def asgd_foreach_ref(p, lr, lambd, alpha, t0, weight_decay):
+    """PyTorch's multi-tensor ASGD: p -= eta (g + wd p + lambd p), ax += mu (p - ax), and the next eta evaluated
+    in float32 (the step counter is a float32 tensor there). PyTorch's float32 pow is a vectorized approximation
+    (within 1 ulp), so its eta can still differ from numpy's by an ulp: the tolerance allows that, not float64 eta."""
+    f32 = np.float32
+    eta, mu, ax = f32(lr), f32(1.0), np.zeros_like(p)
+    for t in range(1, STEPS + 1):
+        g = grad_of(p) + weight_decay * p
+        p = p - (g + lambd * p) * float(eta)
+        ax = ax + (p - ax) * float(mu)
+        eta = f32(lr) / (f32(1) + f32(lambd * lr) * f32(t)) ** f32(alpha)
+        mu = f32(1 / max(1, t - t0))
+    return p, ax
+
+
+def test_asgd_foreach_follows_pytorchs_multi_tensor_arithmetic():
+    kw = {"lr": 0.1, "lambd": 1e-2, "alpha": 0.5, "t0": 5, "weight_decay": 0.1}
+    traj, opt = run_ember(optim.ASGD, P0, foreach=True, **kw)
+    ref, ax_ref = asgd_foreach_ref(P0, **kw)
+    np.testing.assert_allclose(traj[-1], ref, rtol=1e-9, atol=1e-12)  # the float64 eta path is ~1e-8 away
+    np.testing.assert_allclose(opt.state[opt.param_groups[0]["params"][0]]["ax"].numpy(), ax_ref, rtol=1e-9,
+                               atol=1e-12)
+
+
 @pytest.mark.parametrize("shape", [(4, 3), (3,), (2, 4, 3)])
 @pytest.mark.parametrize("kw", [{}, {"lr": 0.3, "beta2_decay": -0.5, "eps": (1e-20, 1e-2), "d": 1.5,
                                      "weight_decay": 0.1}, {"maximize": True}])

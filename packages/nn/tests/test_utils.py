@@ -332,3 +332,18 @@ def test_linear_with_a_vector_weight_and_a_bias_is_refused_as_addmm():
     with pytest.raises(RuntimeError, match="mat2 must be a matrix, got 1-D tensor"):
         nn.functional.linear(torch.ones(1, 3), torch.ones(6), torch.ones(2))
     assert nn.functional.linear(torch.ones(2, 1, 3), torch.ones(3), torch.ones(())).shape == (2, 1)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, math.inf])
+def test_clip_grad_norm_of_complex_gradients_uses_their_moduli(norm_type):
+    # PyTorch: the norm of a complex gradient is real (float32 for complex64), the moduli's norm
+    z = np.array([1 + 2j, 3 - 1j], np.complex64)
+    w = np.array([0.5j, -2.0], np.complex64)
+    a, b = nn.Parameter(torch.zeros(2, dtype=torch.complex64)), nn.Parameter(torch.zeros(2, dtype=torch.complex64))
+    a.grad, b.grad = torch.tensor(z), torch.tensor(w)
+    total = clip_grad_norm_([a, b], 0.5, norm_type=norm_type)
+    moduli = np.abs(np.concatenate([z, w])).astype(np.float64)
+    want = moduli.max() if norm_type == math.inf else (moduli ** norm_type).sum() ** (1 / norm_type)
+    assert total.dtype == torch.float32
+    np.testing.assert_allclose(total.item(), want, rtol=1e-6)
+    np.testing.assert_allclose(a.grad.numpy(), z * (0.5 / (want + 1e-6)), rtol=1e-5)

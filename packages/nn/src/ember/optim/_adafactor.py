@@ -29,6 +29,8 @@ class Adafactor(Optimizer):
         weight_decay: decoupled weight decay (p *= 1 - lr * weight_decay).
     """
 
+    _tensor_scalars = ("step",)
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-2, beta2_decay: float = -0.8,
                  eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0, weight_decay: float = 0.0, *,
                  foreach: bool | None = None, maximize: bool = False) -> None:

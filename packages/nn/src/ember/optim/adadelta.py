@@ -16,6 +16,8 @@ class Adadelta(Optimizer):
     """v = rho v + (1 - rho) g^2; delta = sqrt(u + eps) / sqrt(v + eps) g; u = rho u + (1 - rho) delta^2;
     p -= lr delta."""
 
+    _tensor_scalars = ("step",)
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
                  maximize: bool = False, differentiable: bool = False) -> None:

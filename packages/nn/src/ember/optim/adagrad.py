@@ -34,6 +34,8 @@ def _sparse_adagrad(p: Tensor, grad: SparseTensor, state_sum: Tensor, step: floa
 class Adagrad(Optimizer):
     """s += g^2; p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)."""
 
+    _tensor_scalars = ("step",)
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False, differentiable: bool = False,

@@ -36,6 +36,8 @@ class Adam(Optimizer):
     multiplies p by 1 - lr * weight_decay instead.
     """
 
+    _tensor_scalars = ("step",)
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
                  amsgrad: bool = False, *, foreach: bool | None = None, maximize: bool = False,

@@ -22,6 +22,8 @@ def _next_step(state: dict) -> float:
 class Adamax(Optimizer):
     """Adam with the infinity norm: u = max(beta2 u, |g| + eps), p -= lr / (1 - beta1^t) * m / u."""
 
+    _tensor_scalars = ("step",)
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
                  foreach: bool | None = None, *, maximize: bool = False, differentiable: bool = False,
@@ -53,6 +55,8 @@ class Adamax(Optimizer):
 
 class NAdam(Optimizer):
     """Adam with Nesterov momentum and a momentum schedule mu_t = beta1 (1 - 0.96^(t psi) / 2)."""
+
+    _tensor_scalars = ("step", "mu_product")
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
@@ -99,6 +103,8 @@ class NAdam(Optimizer):
 class RAdam(Optimizer):
     """Rectified Adam: plain momentum SGD until the variance estimate is tractable, then Adam with a
     rectification factor."""
+
+    _tensor_scalars = ("step",)
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,

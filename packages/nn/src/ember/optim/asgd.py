@@ -1,4 +1,5 @@
-"""`ASGD`: averaged stochastic gradient descent, as PyTorch's single-tensor implementation."""
+"""`ASGD`: averaged stochastic gradient descent, as PyTorch's single-tensor implementation, and its
+multi-tensor (`foreach=True`) one, whose arithmetic rounds differently."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ class ASGD(Optimizer):
         t0: step at which averaging starts.
         weight_decay: L2 penalty added to the gradient.
     """
+
+    _tensor_scalars = ("step", "eta", "mu")
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-2, lambd: float = 1e-4,
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None,
@@ -65,13 +68,24 @@ class ASGD(Optimizer):
                 if group["weight_decay"] != 0:
                     grad = grad.add(param, alpha=group["weight_decay"])
                 eta = float(state["eta"])
-                param.mul_(1 - lambd * eta)
-                param.add_(grad, alpha=-eta)
-                if float(state["mu"]) != 1:
-                    ax.add_(param.sub(ax).mul_(float(state["mu"])))
+                if group["foreach"]:
+                    _foreach_update(param, grad, ax, eta, float(state["mu"]), lambd)
+                    # PyTorch's foreach path evaluates the new eta in the float32 step tensor's arithmetic
+                    state["eta"].copy_(lr / ((1 + lambd * lr * state["step"]) ** alpha))
                 else:
-                    ax.copy_(param)
-                step = float(state["step"])
-                state["eta"].fill_(lr / ((1 + lambd * lr * step) ** alpha))
-                state["mu"].fill_(1 / max(1, step - t0))
+                    param.mul_(1 - lambd * eta)
+                    param.add_(grad, alpha=-eta)
+                    if float(state["mu"]) != 1:
+                        ax.add_(param.sub(ax).mul_(float(state["mu"])))
+                    else:
+                        ax.copy_(param)
+                    state["eta"].fill_(lr / ((1 + lambd * lr * float(state["step"])) ** alpha))
+                state["mu"].fill_(1 / max(1, float(state["step"]) - t0))
         return loss
+
+
+def _foreach_update(param: Tensor, grad: Tensor, ax: Tensor, eta: float, mu: float, lambd: float) -> None:
+    """PyTorch's multi-tensor order of operations: p -= eta (g + lambd p) and ax += mu (p - ax), with no
+    copy shortcut at mu == 1 (the single-tensor path scales p first and copies ax)."""
+    param.sub_(grad.add(param, alpha=lambd).mul(eta))
+    ax.add_(param.sub(ax).mul_(mu))

@@ -21,7 +21,8 @@ __all__ = ["LBFGS"]
 def _cubic_interpolate(x1: float, f1: float, g1: float, x2: float, f2: float, g2: float,
                        bounds: tuple[float, float] | None = None) -> float:
     """The minimiser of the cubic through (x1, f1, g1) and (x2, f2, g2), clamped to `bounds` (default: the
-    interval between x1 and x2); the interval's midpoint where the cubic has no real minimiser."""
+    interval between x1 and x2); the interval's midpoint where the cubic has no real minimiser. The slopes may be
+    0-dim tensors (the line search's), so the arithmetic runs in their dtype as PyTorch's does."""
     lo, hi = bounds if bounds is not None else (min(x1, x2), max(x1, x2))
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1 * d1 - g1 * g2
@@ -39,11 +40,15 @@ def _strong_wolfe(obj_func: Callable, x: list[Tensor], t: float, d: Tensor, f: f
                   c1: float = 1e-4, c2: float = 0.9, tolerance_change: float = 1e-9,
                   max_ls: int = 25) -> tuple[float, Tensor, float, int]:
     """A step `t` along `d` satisfying the strong Wolfe conditions: bracket, then zoom by cubic
-    interpolation. Returns (loss, flat gradient, t, function evaluations)."""
-    d_norm = float(d.abs().max())
+    interpolation. Returns (loss, flat gradient, t, function evaluations).
+
+    The slopes `gtd` and `d_norm` stay 0-dim tensors of the parameters' dtype, as PyTorch's: near a minimum the
+    Armijo test `f_new > f + c1 * t * gtd` then rounds as PyTorch's does (in float32, `f + tiny` is `f`), so the
+    search stops where PyTorch's stops instead of shrinking the bracket on float64 noise."""
+    d_norm = d.abs().max()
     f_new, g_new = obj_func(x, t, d)
     evals, ls_iter = 1, 0
-    gtd_new = float(g_new.dot(d))
+    gtd_new = g_new.dot(d)
     t_prev, f_prev, g_prev, gtd_prev = 0.0, f, g.clone(), gtd
     done = False
     # bracketing: grow t until [t_prev, t] holds a point satisfying the conditions
@@ -63,7 +68,7 @@ def _strong_wolfe(obj_func: Callable, x: list[Tensor], t: float, d: Tensor, f: f
         t = t_next
         f_new, g_new = obj_func(x, t, d)
         evals += 1
-        gtd_new = float(g_new.dot(d))
+        gtd_new = g_new.dot(d)
         ls_iter += 1
     if ls_iter == max_ls:
         bracket, bracket_f, bracket_g, bracket_gtd = [0.0, t], [f, f_new], [g, g_new], [gtd, gtd_new]
@@ -88,7 +93,7 @@ def _strong_wolfe(obj_func: Callable, x: list[Tensor], t: float, d: Tensor, f: f
             insuf_progress = False
         f_new, g_new = obj_func(x, t, d)
         evals += 1
-        gtd_new = float(g_new.dot(d))
+        gtd_new = g_new.dot(d)
         ls_iter += 1
         if f_new > f + c1 * t * gtd or f_new >= bracket_f[low]:
             bracket[high], bracket_f[high], bracket_g[high], bracket_gtd[high] = t, f_new, g_new.clone(), gtd_new
@@ -170,8 +175,6 @@ class LBFGS(Optimizer):
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         history_size, line_search_fn = group["history_size"], group["line_search_fn"]
-        if line_search_fn not in (None, "strong_wolfe"):
-            raise RuntimeError("only 'strong_wolfe' is supported")
 
         # the whole run's state lives on the first parameter, as in PyTorch's state dicts
         state = self.state[self._params[0]]
@@ -226,11 +229,13 @@ class LBFGS(Optimizer):
             prev_flat_grad = flat_grad.clone()
             prev_loss = loss
             t = min(1.0, 1.0 / float(flat_grad.abs().sum())) * lr if state["n_iter"] == 1 else lr
-            gtd = float(flat_grad.dot(d))
+            gtd = flat_grad.dot(d)  # a 0-dim tensor, as PyTorch's (the line search computes in its dtype)
             if gtd > -tolerance_change:  # not a descent direction
                 break
 
             if line_search_fn is not None:
+                if line_search_fn != "strong_wolfe":  # checked where the search would run, as PyTorch's
+                    raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = [p.clone() for p in self._params]
 
                 def obj_func(x, t, d):

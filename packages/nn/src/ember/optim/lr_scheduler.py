@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ember.core import Tensor
 from ember.optim.optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR",
@@ -27,6 +28,20 @@ _EPOCH_DEPRECATION_WARNING = (
     "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose."
 )
 EPOCH_DEPRECATION_WARNING = _EPOCH_DEPRECATION_WARNING
+
+
+def _param_groups_val_list(optimizer: Optimizer, key: str) -> list[Any]:
+    """Each group's `key`, a Tensor value cloned (PyTorch's: a tensor lr is never aliased by the lists kept)."""
+    return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
+
+
+def _update_param_group_val(group: dict[str, Any], key: str, val: Any) -> None:
+    """Write `val` into the group: a Tensor lr is filled in place (a compiled or captured step keeps reading the
+    same tensor), as PyTorch's schedulers do; anything else is replaced."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(val.item() if isinstance(val, Tensor) else val)
+    else:
+        group[key] = val
 
 
 def _check_optimizer(optimizer) -> None:
@@ -55,7 +70,8 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                initial_lr = group["lr"]
+                group.setdefault("initial_lr", initial_lr.clone() if isinstance(initial_lr, Tensor) else initial_lr)
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -64,7 +80,7 @@ class LRScheduler:
                         "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from a "
                         "checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch >= 0 "
                         "for a fresh training run (not recommended)")
-        self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
+        self.base_lrs: list[float] = _param_groups_val_list(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._initial_step()
 
@@ -112,11 +128,11 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+            _update_param_group_val(group, "lr", lr)
+        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
     def _group_lrs(self) -> list[float]:
-        return [group["lr"] for group in self.optimizer.param_groups]
+        return _param_groups_val_list(self.optimizer, "lr")
 
 
 class LambdaLR(LRScheduler):
@@ -388,8 +404,25 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+            _update_param_group_val(group, "lr", lr)
+        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+
+
+def _check_composed(owner: LRScheduler, schedulers: Sequence[LRScheduler], optimizer: Optimizer) -> None:
+    """SequentialLR's and ChainedScheduler's checks, PyTorch's words: each member is an epoch scheduler (not
+    ReduceLROnPlateau) of the same optimizer."""
+    name = type(owner).__name__
+    for i, s in enumerate(schedulers):
+        if not hasattr(s, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(s, ReduceLROnPlateau):
+            raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs "
+                             f"to be specified when calling `step`, but got one at index {i} in the given schedulers "
+                             "sequence.")
+        if s.optimizer is not optimizer:
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                             f"{type(s).__name__} at index {i} has {s.optimizer}, which is different from "
+                             f"{type(optimizer).__name__}.")
 
 
 class SequentialLR(LRScheduler):
@@ -400,17 +433,7 @@ class SequentialLR(LRScheduler):
         _check_optimizer(optimizer)
         if len(schedulers) < 1:
             raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no scheduler.")
-        for i, s in enumerate(schedulers):
-            if not hasattr(s, "optimizer"):
-                raise TypeError(f"{type(self).__name__} at index {i} should have `optimizer` as its attribute.")
-            if isinstance(s, ReduceLROnPlateau):
-                raise ValueError(f"{type(self).__name__} does not support `ReduceLROnPlateau` scheduler as it requires "
-                                 f"additional kwargs to be specified when calling `step`, but got one at index {i} in "
-                                 "the given schedulers sequence.")
-            if s.optimizer is not optimizer:
-                raise ValueError(f"{type(self).__name__} expects all schedulers to belong to the same optimizer, but "
-                                 f"got scheduler {type(s).__name__} at index {i} has {s.optimizer}, which is different "
-                                 f"from {type(optimizer).__name__}.")
+        _check_composed(self, schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
                              f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
@@ -420,7 +443,7 @@ class SequentialLR(LRScheduler):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _update_param_group_val(group, "lr", group["initial_lr"])
         for s in schedulers:
             s.last_epoch -= 1
         schedulers[0]._initial_step()
@@ -460,13 +483,14 @@ class ChainedScheduler(LRScheduler):
             raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, but got no "
                              "scheduler.")
         self.optimizer = optimizer or schedulers[0].optimizer
+        _check_composed(self, schedulers, self.optimizer)
         self._schedulers = list(schedulers)
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
     def step(self) -> None:  # type: ignore[override]
         for s in self._schedulers:
             s.step()
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
     # the wrapped schedulers are saved as their state_dicts, not as objects bound to the old optimizer
     state_dict = SequentialLR.state_dict
@@ -605,7 +629,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group(optimizer, "base_lr", base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+                _update_param_group_val(group, "lr", lr)
         self.max_lrs = _per_group(optimizer, "max_lr", max_lr)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
@@ -708,7 +732,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown = cooldown
         self.eps = eps
         self.last_epoch = 0
-        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+        self._last_lr = _param_groups_val_list(optimizer, "lr")
         self.mode = mode
         self.threshold = threshold
         self.threshold_mode = threshold_mode
@@ -727,7 +751,7 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
-        if self.is_better(current, self.best):
+        if self._is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
         else:
@@ -739,20 +763,21 @@ class ReduceLROnPlateau(LRScheduler):
             self._reduce_lr()
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
     def _reduce_lr(self) -> None:
         for i, group in enumerate(self.optimizer.param_groups):
             old = float(group["lr"])
             new = max(old * self.factor, self.min_lrs[i])
             if old - new > self.eps:
-                group["lr"] = new
+                _update_param_group_val(group, "lr", new)
 
     @property
     def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
 
-    def is_better(self, a: float, best: float) -> bool:
+    def _is_better(self, a: float, best: float) -> bool:
+        """Whether metric `a` improves on `best` by the threshold (private in PyTorch 2.13, as here)."""
         if self.mode == "min" and self.threshold_mode == "rel":
             return a < best * (1.0 - self.threshold)
         if self.mode == "min":

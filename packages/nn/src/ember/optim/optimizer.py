@@ -17,6 +17,7 @@ function (`_replay_step` returns None) are called as in eager.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
@@ -110,6 +111,9 @@ class Optimizer:
     `state` (a dict keyed by parameter)."""
 
     _differentiable_step = False  # whether `differentiable=True` steps are recorded by autograd (SGD's)
+    # per-parameter state scalars kept as 0-dim float32 tensors; a checkpoint holding them as numbers (saved before
+    # PyTorch 1.12) has them converted on load, as each PyTorch optimizer's `__setstate__` does
+    _tensor_scalars: tuple[str, ...] = ()
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -164,8 +168,7 @@ class Optimizer:
                 raise ValueError("all optimizer params should be with/without names. Some param names are missing")
             names, tensors = zip(*param_group["params"])
             param_group["params"] = list(tensors)
-            param_group = {"params": param_group["params"], "param_names": list(names),
-                           **{k: v for k, v in param_group.items() if k not in ("params", "param_names")}}
+            param_group["param_names"] = list(names)  # after the caller's keys, as PyTorch's dict has it
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
@@ -180,6 +183,11 @@ class Optimizer:
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
         existing = {id(p) for g in self.param_groups for p in g["params"]}
         if existing & set(ids):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -260,11 +268,19 @@ class Optimizer:
         for k, v in state_dict["state"].items():
             if k in id_map:
                 state[id_map[k]] = cast(id_map[k], v, exact[k])
+                for key in self._tensor_scalars:
+                    if key in state[id_map[k]] and not isinstance(state[id_map[k]][key], Tensor):
+                        state[id_map[k]][key] = ea.tensor(float(state[id_map[k]][key]), dtype=float32)
             else:
                 state[k] = v
         new_groups = []
+        missing_defaults = _constructor_defaults(type(self))
         for g, s in zip(groups, saved_groups):
             s["params"] = g["params"]
+            # a checkpoint from before an option existed (maximize, foreach, ...): the option's constructor
+            # default, as PyTorch's optimizers fill them in `__setstate__`
+            for key, default in self.defaults.items():
+                s.setdefault(key, missing_defaults.get(key, default))
             new_groups.append(s)
         self.state = state
         self.param_groups = new_groups
@@ -323,8 +339,9 @@ class Optimizer:
             return closure()
 
     def step(self, closure: Callable | None = None):
-        """One update of every parameter that has a gradient; `closure` re-evaluates the loss."""
-        raise NotImplementedError(f"{type(self).__name__}.step is not implemented")
+        """One update of every parameter that has a gradient; `closure` re-evaluates the loss. Subclasses
+        define it; the base raises a bare NotImplementedError, as PyTorch's."""
+        raise NotImplementedError
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -384,6 +401,12 @@ class _FlatViews:
         return a
 
 
+def _constructor_defaults(cls: type) -> dict[str, Any]:
+    """The keyword defaults of an optimizer class's constructor (`maximize=False`, ...)."""
+    params = inspect.signature(cls.__init__).parameters.values()
+    return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+
+
 def _with_hooks(step: Callable) -> Callable:
     """Wrap a subclass's `step`: pre/post hooks around it, run under `no_grad` (unless `differentiable`)."""
     def wrapper(self, *args, **kwargs):
@@ -392,7 +415,8 @@ def _with_hooks(step: Callable) -> Callable:
             result = hook(self, args, kwargs)
             if result is not None:
                 if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
+                    # PyTorch's message names the wrapped step, not the hook
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
                                        f"{result}.")
                 args, kwargs = result
         differentiable = bool(self.defaults.get("differentiable"))

@@ -16,6 +16,8 @@ class RMSprop(Optimizer):
     """v = alpha v + (1 - alpha) g^2; p -= lr g / (sqrt(v - centered mean(g)^2) + eps) (through a
     momentum buffer when momentum > 0)."""
 
+    _tensor_scalars = ("step",)
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-2, alpha: float = 0.99,
                  eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach: bool | None = None, maximize: bool = False,

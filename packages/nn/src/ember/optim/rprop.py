@@ -25,6 +25,8 @@ class Rprop(Optimizer):
         step_sizes: (minimum, maximum) step size.
     """
 
+    _tensor_scalars = ("step",)
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-2,
                  etas: tuple[float, float] = (0.5, 1.2), step_sizes: tuple[float, float] = (1e-6, 50), *,
                  capturable: bool = False, foreach: bool | None = None, maximize: bool = False,

@@ -24,6 +24,8 @@ def get_total_norm(tensors: Iterable[Tensor], norm_type: float = 2.0, error_if_n
     if not tensors:
         return ea.tensor(0.0)
     with ea.no_grad():
+        # a complex gradient's norm is its moduli's, real (float32 for complex64), as PyTorch's vector_norm
+        tensors = [t.abs() if t.is_complex() else t for t in tensors]
         if norm_type == math.inf:
             total = ea.stack([t.abs().max().to(ea.float64) for t in tensors]).max().to(tensors[0].dtype)
         else:  # PyTorch's: each tensor's norm in its dtype, then the norm of their stack
