@@ -263,6 +263,13 @@ def test_bad_modes_and_thetas_raise_pytorchs_errors():
         F.affine_grid(E.zeros(2, 2, 3), (2, 3, 4), align_corners=False)
 
 
+def test_affine_grid_of_a_theta_with_another_batch_raises_pytorchs_bmm_error():
+    with pytest.raises(RuntimeError, match=r"batch2 tensor to be: \[2, 3\] but got: \[1, 3\]\.$"):
+        F.affine_grid(E.zeros(1, 2, 3), (2, 1, 4, 4), align_corners=False)
+    with pytest.raises(RuntimeError, match=r"batch2 tensor to be: \[2, 4\] but got: \[3, 4\]\.$"):
+        F.affine_grid(E.zeros(3, 3, 4), (2, 1, 2, 2, 2), align_corners=False)
+
+
 def test_missing_align_corners_warns_as_pytorch():
     with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
         F.grid_sample(E.zeros(1, 1, 2, 2), E.zeros(1, 1, 1, 2))
