@@ -185,8 +185,36 @@ def test_uint8_bilinear_is_pytorchs_fixed_point_resize():
     assert E.interpolate(x, scale_factor=1, mode="bilinear").tolist() == x.tolist()  # no pass: the input
 
 
+def test_uint8_bicubic_and_antialias_are_pytorchs_fixed_point_resizes():
+    # values from torch 2.13: plain bicubic clamps its four taps into the input (as the float kernel) and
+    # saturates; antialiasing stretches the filter over every covered pixel (float bicubic aa gives 94.6 -> 94)
+    x = E.tensor([[[[0, 255, 10], [200, 3, 77]]]], dtype=E.uint8)
+    assert E.interpolate(x, size=(3, 4), mode="bicubic").tolist() == \
+        [[[[0, 201, 211, 0], [107, 128, 102, 41], [233, 55, 0, 89]]]]
+    assert E.interpolate(x, size=(3, 4), mode="bicubic", align_corners=True).tolist() == \
+        [[[[0, 202, 206, 10], [100, 130, 105, 44], [200, 57, 4, 77]]]]
+    y = E.tensor([[[[0, 255, 10, 90, 30, 250], [200, 3, 77, 128, 64, 1], [9, 99, 199, 255, 0, 44],
+                    [5, 6, 7, 8, 9, 10]]]], dtype=E.uint8)
+    assert E.interpolate(y, size=(2, 3), mode="bilinear", antialias=True).tolist() == \
+        [[[[100, 94, 85], [49, 94, 34]]]]
+    got = E.interpolate(y, size=(3, 2), mode="bicubic", antialias=True)
+    assert got.dtype is E.uint8
+    assert got.tolist() == [[[[94, 93], [111, 86], [36, 35]]]]
+
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+def test_uint8_interpolation_of_channels_last_stays_channels_last(mode):
+    x = E.arange(90, dtype=E.uint8).reshape(1, 3, 5, 6).contiguous(memory_format=E.channels_last)
+    got = E.interpolate(x, size=(4, 8), mode=mode)
+    assert got.stride() == (96, 1, 24, 3)
+    assert got.tolist() == E.interpolate(x.contiguous(), size=(4, 8), mode=mode).tolist()
+
+
 @pytest.mark.torch
-def test_uint8_bilinear_matches_pytorch_to_the_byte():
+@pytest.mark.parametrize(("mode", "antialias"), [("bilinear", False), ("bilinear", True), ("bicubic", False),
+                                                 ("bicubic", True)])
+def test_uint8_resizes_match_pytorch_to_the_byte(mode, antialias):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(7)
     for _ in range(200):
@@ -196,10 +224,11 @@ def test_uint8_bilinear_matches_pytorch_to_the_byte():
         kw = {"size": tuple(int(v) for v in rng.integers(1, 20, size=2))} if rng.integers(2) else \
             {"scale_factor": tuple(float(v) for v in rng.choice([0.5, 0.75, 1.3, 2.0, 2.5], size=2))}
         try:
-            want = torch.nn.functional.interpolate(torch.tensor(x), mode="bilinear", align_corners=ac, **kw)
+            want = torch.nn.functional.interpolate(torch.tensor(x), mode=mode, align_corners=ac, antialias=antialias,
+                                                   **kw)
         except RuntimeError:  # PyTorch's own internal asserts on some downscales to one pixel
             continue
-        got = E.interpolate(E.tensor(x), mode="bilinear", align_corners=ac, **kw)
+        got = E.interpolate(E.tensor(x), mode=mode, align_corners=ac, antialias=antialias, **kw)
         np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
