@@ -14,6 +14,7 @@ import math
 
 from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
+from ember.core.ops.memfmt import channels_last_as
 
 from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
@@ -288,10 +289,10 @@ def _crop_to(g, input_shape):
 
 ENTRIES = [
     d("conv2d(input, weight, bias, stride, padding, dilation, groups)", name="ConvolutionBackward0",
-      input=lambda grad, weight, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
-          grad, weight, input_shape, stride, padding, dilation, groups),
-      weight=lambda grad, input, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
-          grad, input, weight_shape, stride, padding, dilation, groups),
+      input=lambda grad, input, weight, input_shape, stride, padding, dilation, groups: channels_last_as(
+          conv2d_backward_input(grad, weight, input_shape, stride, padding, dilation, groups), input, weight),
+      weight=lambda grad, input, weight, weight_shape, stride, padding, dilation, groups: channels_last_as(
+          conv2d_backward_weight(grad, input, weight_shape, stride, padding, dilation, groups), input, weight),
       bias=lambda grad: grad.sum((0, 2, 3))),
     d("conv2d_backward_input(grad_output, weight, input_shape, stride, padding, dilation, groups)",
       grad_output=lambda grad, weight, stride, padding, dilation, groups: conv2d(
