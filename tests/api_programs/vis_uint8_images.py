@@ -24,6 +24,9 @@ print("mul(255) + 0.5 clamp", (f.mul(255).add_(0.5).clamp_(0, 255).to(torch.uint
 vals = torch.tensor([-3.7, -0.5, 0.49, 0.5, 1.5, 2.5, 254.5, 255.4, 300.0])
 print("round half even", vals.round().tolist())
 print("clamp then cast", vals.clamp(0, 255).round().to(torch.uint8).tolist())
+lo_t, hi_t = torch.tensor(50), torch.tensor(200)
+print("clamp by 0-dim bounds", img[0, 0].clamp(lo_t, hi_t).tolist(), img.clamp(lo_t, hi_t).dtype,
+      img[0, 0].clamp(max=torch.tensor(300)).tolist(), img.clamp(torch.tensor([10] * 5)).dtype)
 print("trunc cast", vals.clamp(0, 255).to(torch.uint8).tolist())
 print("int cast of negatives", vals.to(torch.int32).tolist())
 
