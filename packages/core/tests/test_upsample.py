@@ -380,3 +380,10 @@ def test_source_indices_use_pytorchs_float32_step():
     # linear: float32 coordinates for a float32 input, bit for bit the value PyTorch 2.13 prints
     assert E.interpolate(E.arange(16.0).reshape(1, 1, 4, 4), scale_factor=1.5, mode="bilinear")[0, 0, 0, 2].item() \
         == 1.1666667461395264
+
+
+@pytest.mark.parametrize(("dtype", "name"), [(E.float16, "Half"), (E.bfloat16, "BFloat16")])
+def test_antialiased_interpolation_of_half_floats_is_refused_on_the_cpu_as_pytorch(dtype, name):
+    with pytest.raises(NotImplementedError, match=f"^\"compute_index_ranges_weights\" not implemented for '{name}'$"):
+        E.interpolate(E.ones(1, 2, 5, 6, dtype=dtype), size=(3, 4), mode="bilinear", antialias=True)
+    assert E.interpolate(E.ones(1, 2, 5, 6, dtype=dtype), size=(3, 4), mode="bilinear").dtype is dtype

@@ -277,6 +277,10 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         return (pool.adaptive_avg_pool1d, pool.adaptive_avg_pool2d, pool.adaptive_avg_pool3d)[nd - 1](input, out)
     if not input.dtype.is_floating_point:
         return _interpolate_integer(input, out, mode, align_corners, scales, nd, antialias)
+    if antialias and input.dtype.itemsize == 2 and input.device.type == "cpu":  # PyTorch's CPU aa: float, double
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("compute_index_ranges_weights", input.dtype)
     r = upsample_op(input, out, mode + "-aa" if antialias else mode, align_corners, scales)
     r = node_name(r, "UpsampleBackward0", _UPSAMPLE_NODES.get((mode, antialias), "UpsampleBackward0")
                   .replace("#", str(nd)))
