@@ -387,3 +387,25 @@ def test_antialiased_interpolation_of_half_floats_is_refused_on_the_cpu_as_pytor
     with pytest.raises(NotImplementedError, match=f"^\"compute_index_ranges_weights\" not implemented for '{name}'$"):
         E.interpolate(E.ones(1, 2, 5, 6, dtype=dtype), size=(3, 4), mode="bilinear", antialias=True)
     assert E.interpolate(E.ones(1, 2, 5, 6, dtype=dtype), size=(3, 4), mode="bilinear").dtype is dtype
+
+
+def test_half_float_bicubic_and_bilinear_round_once_as_pytorchs_cpu_kernels():
+    # values from torch 2.13: computed in float32 and rounded once (bicubic's weights stored in the input's
+    # dtype first, as PyTorch stores them); rounding every product moved bfloat16 bicubic by up to two ulps
+    x = E.arange(12.0).reshape(1, 1, 3, 4) * 0.37 - 1.3
+    want = {(E.float16, "bicubic"): [-1.3955078125, -0.88720703125, -0.378662109375, -0.7861328125, -0.27783203125,
+                                     0.23095703125, 0.2266845703125, 0.73486328125, 1.2431640625, 1.2392578125,
+                                     1.748046875, 2.255859375, 1.8486328125, 2.357421875, 2.865234375],
+            (E.bfloat16, "bicubic"): [-1.390625, -0.88671875, -0.37890625, -0.78125, -0.2734375, 0.232421875,
+                                      0.2265625, 0.73828125, 1.2421875, 1.234375, 1.75, 2.25, 1.84375, 2.359375,
+                                      2.859375],
+            (E.float16, "bilinear"): [-1.23828125, -0.7451171875, -0.251708984375, -0.646484375, -0.153076171875,
+                                      0.34033203125, 0.24169921875, 0.73486328125, 1.228515625, 1.1298828125,
+                                      1.623046875, 2.115234375, 1.7216796875, 2.21484375, 2.70703125],
+            (E.bfloat16, "bilinear"): [-1.234375, -0.7421875, -0.251953125, -0.64453125, -0.15234375, 0.33984375,
+                                       0.2412109375, 0.734375, 1.2265625, 1.125, 1.625, 2.109375, 1.71875, 2.21875,
+                                       2.703125]}
+    for (dtype, mode), values in want.items():
+        got = E.interpolate(x.to(dtype), size=(5, 3), mode=mode, align_corners=False)
+        assert got.dtype is dtype
+        assert got.to(E.float32).flatten().tolist() == values, (dtype, mode)

@@ -128,11 +128,16 @@ def _segment_sum(v: np.ndarray, idx: np.ndarray, n_in: int, d: int) -> np.ndarra
     return out
 
 
-def _resize(a: np.ndarray, taps, backward: bool, in_sizes) -> np.ndarray:
+def _resize(a: np.ndarray, taps, backward: bool, in_sizes, weight_dtype=None) -> np.ndarray:
+    """Resize `a` dim by dim through `taps`; `weight_dtype` rounds the weights first (PyTorch's forward kernels
+    store a reduced float input's weights in its own dtype)."""
+    def cast(w):
+        return (w if weight_dtype is None else w.astype(weight_dtype)).astype(a.dtype)
+
     for k, tap in enumerate(taps):
         d = a.ndim - len(taps) + k
         if isinstance(tap, _Taps):
-            ws = [_along(w.astype(a.dtype), d, a.ndim) for w in tap.w]
+            ws = [_along(cast(w), d, a.ndim) for w in tap.w]
             if backward:
                 a = sum(_segment_sum(a * w, i, in_sizes[k], d) for i, w in zip(tap.idx, ws))
             else:
@@ -149,8 +154,9 @@ def _resize(a: np.ndarray, taps, backward: bool, in_sizes) -> np.ndarray:
         elif lam is None:
             a = np.take(a, i0, axis=d)
         else:
-            w = _along(lam.astype(a.dtype), d, a.ndim)
-            a = np.take(a, i0, axis=d) * (1 - w) + np.take(a, i1, axis=d) * w
+            w = lam.astype(a.dtype)
+            w0, w1 = _along(1 - w, d, a.ndim), _along(w, d, a.ndim)
+            a = np.take(a, i0, axis=d) * w0 + np.take(a, i1, axis=d) * w1
     return np.ascontiguousarray(a)
 
 
@@ -185,11 +191,20 @@ def _upsample_meta(input, output_size, mode, align_corners, scales) -> None:
                            f"output ({shown[1]})")
 
 
+def _in_opmath(fn, a: np.ndarray) -> np.ndarray:
+    """`fn(a)` for float16/bfloat16 `a` computed in float32 and rounded once, as PyTorch's CPU kernels
+    accumulate reduced floats in their opmath type (rounding every product moved results by an ulp)."""
+    if a.dtype.itemsize != 2:
+        return fn(a)
+    return fn(a.astype(np.float32)).astype(a.dtype)
+
+
 @upsample_op.register("cpu")
 def _upsample_cpu(input, output_size, mode, align_corners, scales):
     x = input._np()
     taps = _all_taps(x.shape[2:], output_size, mode, align_corners, scales, x.dtype == np.float64)
-    return wrap(_resize(x, taps, False, x.shape[2:]))
+    wdt = x.dtype if x.dtype.itemsize == 2 else None
+    return wrap(_in_opmath(lambda a: _resize(a, taps, False, x.shape[2:], wdt), x))
 
 
 upsample_backward = declare("upsample_backward", doc="""The gradient of upsample wrt its input.
@@ -202,8 +217,8 @@ is `upsample(gg, grad.shape[2:], mode, align_corners, scales)`.""")
 @upsample_backward.register("cpu")
 def _upsample_backward_cpu(grad, input_shape, mode, align_corners, scales):
     g, sizes = grad._np(), tuple(input_shape[2:])
-    return wrap(_resize(g, _all_taps(sizes, g.shape[2:], mode, align_corners, scales, g.dtype == np.float64), True,
-                        sizes))
+    taps = _all_taps(sizes, g.shape[2:], mode, align_corners, scales, g.dtype == np.float64)
+    return wrap(_in_opmath(lambda a: _resize(a, taps, True, sizes), g))
 
 
 def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
