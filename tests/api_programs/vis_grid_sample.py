@@ -86,6 +86,8 @@ for fn in (
     lambda: F.grid_sample(img, torch.zeros(1, 2, 2, 2), padding_mode="wrap", align_corners=False),
     lambda: F.affine_grid(torch.zeros(1, 3, 3), (1, 1, 4, 4), align_corners=False),
     lambda: F.affine_grid(theta_id, (2, 1, 4, 4), align_corners=False),
+    lambda: F.grid_sample(img, torch.zeros(1, 2, 2, 2, dtype=torch.float64), align_corners=False),
+    lambda: F.grid_sample(img.double(), torch.zeros(1, 2, 2, 2), align_corners=True),
 ):
     try:
         fn()

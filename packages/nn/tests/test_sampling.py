@@ -243,8 +243,10 @@ def test_grid_of_the_wrong_shape_raises_pytorchs_errors():
     with pytest.raises(RuntimeError, match=r"expected 4D input and grid with same number of dimensions, but got input "
                                            r"with sizes \[2, 3, 4, 5\] and grid with sizes \[2, 2, 2, 2, 2\]"):
         F.grid_sample(x, E.zeros(2, 2, 2, 2, 2), align_corners=False)
-    with pytest.raises(RuntimeError, match="same dtype"):
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
         F.grid_sample(x, E.zeros(2, 6, 7, 2, dtype=E.float64), align_corners=False)
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Long$"):
+        F.grid_sample(x.double(), E.zeros(2, 6, 7, 2, dtype=E.int64), align_corners=False)
 
 
 def test_bad_modes_and_thetas_raise_pytorchs_errors():

@@ -66,9 +66,11 @@ def _check(input, grid, interpolation_mode) -> None:
 
         raise not_implemented_for("grid_sampler_2d_cpu_kernel_impl" if len(shape) == 4 else "grid_sampler3d_cpu",
                                   input._dtype)
-    if input._dtype is not grid._dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have the same dtype; got {describe(input)} "
-                           f"and {describe(grid)}")
+    if input._dtype is not grid._dtype:  # PyTorch's kernel reads the grid as the input's type
+        from ember.core.dtypes import TORCH_NAMES
+
+        raise RuntimeError(f"expected scalar type {TORCH_NAMES[input._dtype.name]} but found "
+                           f"{TORCH_NAMES[grid._dtype.name]}")
 
 
 @grid_sampler_op.meta
