@@ -79,3 +79,39 @@ def test_conv2d_gradients_are_channels_last_when_its_input_or_weight_is(k, x_cl,
                                       (1, 1), 1), (x0, w0), gy)
     np.testing.assert_allclose(gx.numpy(), wx.numpy(), atol=1e-12)
     np.testing.assert_allclose(gw.numpy(), ww.numpy(), atol=1e-12)
+
+
+_WT = RNG.standard_normal((3, 2, 3, 3))
+_LAYOUT_OPS = {
+    "max_pool2d": lambda x: E.max_pool2d(x, 2),
+    "adaptive_max_pool2d": lambda x: E.adaptive_max_pool2d(x, 3),
+    "avg_pool2d": lambda x: E.avg_pool2d(x, 2, 1, 1),
+    "adaptive_avg_pool2d": lambda x: E.adaptive_avg_pool2d(x, 2),
+    "bilinear": lambda x: E.interpolate(x, scale_factor=2, mode="bilinear"),
+    "nearest": lambda x: E.interpolate(x, size=(3, 7)),
+    "pad reflect": lambda x: E.pad(x, (1, 2, 1, 0), mode="reflect"),
+    "pad constant": lambda x: E.pad(x, (1, 1, 2, 2)),
+    "batch_norm": lambda x: E.batch_norm(x, None, None, training=True),
+    "group_norm": lambda x: E.group_norm(x, 3),
+    "conv_transpose2d": lambda x: E.conv_transpose2d(x, E.tensor(_WT), stride=2),
+}
+
+
+@pytest.mark.parametrize("name", list(_LAYOUT_OPS))
+def test_input_gradients_of_vision_kernels_keep_the_inputs_channels_last(name):
+    # as PyTorch's CPU kernels answer grad_input (seen through autograd.grad, hooks and retained grads)
+    x = E.tensor(A).contiguous(memory_format=E.channels_last).requires_grad_(True)
+    y = _LAYOUT_OPS[name](x)
+    gy = E.tensor(RNG.standard_normal(tuple(y.shape)))
+    (gx,) = E.autograd.grad(y, (x,), gy)
+    assert gx.stride() == (60, 1, 15, 3)
+    x0 = E.tensor(A).requires_grad_(True)
+    (want,) = E.autograd.grad(_LAYOUT_OPS[name](x0), (x0,), gy)
+    assert want.stride() == (60, 20, 5, 1)
+    np.testing.assert_allclose(gx.numpy(), want.numpy(), atol=1e-12)
+
+
+def test_circular_padding_answers_row_major_as_pytorch():
+    x = E.tensor(A).contiguous(memory_format=E.channels_last).requires_grad_(True)
+    y = E.pad(x, (1, 1, 1, 1), mode="circular")
+    assert E.autograd.grad(y, (x,), E.ones(tuple(y.shape), dtype=y.dtype))[0].stride() == (60, 20, 5, 1)
