@@ -75,6 +75,19 @@ xi = xc.clone().requires_grad_(True)
 (conv(xi) ** 2).mean().backward()
 print("input grad", fmt(xi.grad))
 
+xr = xc.clone().requires_grad_(True)
+for name, fn in (("max_pool2d", lambda t: F.max_pool2d(t, 2)), ("avg_pool2d", lambda t: F.avg_pool2d(t, 2)),
+                 ("adaptive", lambda t: F.adaptive_avg_pool2d(t, 1)),
+                 ("bilinear", lambda t: F.interpolate(t, scale_factor=2, mode="bilinear")),
+                 ("reflect pad", lambda t: F.pad(t, (1, 1, 1, 1), mode="reflect")),
+                 ("circular pad", lambda t: F.pad(t, (1, 1, 1, 1), mode="circular")),
+                 ("batch_norm", lambda t: bn(conv(t))), ("group_norm", lambda t: F.group_norm(t, 3)),
+                 ("conv1x1", lambda t: F.conv2d(t, torch.randn(2, 3, 1, 1))),
+                 ("conv_transpose", lambda t: F.conv_transpose2d(t, torch.randn(3, 2, 2, 2), stride=2))):
+    yo = fn(xr)
+    (gx,) = torch.autograd.grad(yo.pow(2).sum(), xr)
+    print("grad layout", name, yo.stride(), gx.stride())
+
 v = torch.randn(1, 2, 3, 4, 5)
 v3 = v.to(memory_format=torch.channels_last_3d)
 print("3d", v3.stride(), v3.is_contiguous(memory_format=torch.channels_last_3d),
