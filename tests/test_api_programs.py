@@ -126,7 +126,13 @@ Python/numpy protocols, nn.utils, in-place writes through views).
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
 dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed,
-sliding-window and augmentation pipelines, a seeded training loop)."""
+sliding-window and augmentation pipelines, a seeded training loop).
+
+Computer-vision building blocks in plain torch (`vis_*`: box IoU/GIoU/CIoU with NMS and batched NMS, anchors with
+a box coder, matcher and RoI pool/align by hand, grid_sample/affine_grid over every mode, interpolate's modes with
+antialias and uint8, unfold/fold im2col, channels_last strides and gradient layouts, conv variants, pooling with
+indices and unpooling, UNet/FPN training, focal/dice losses with confusion-matrix metrics, seeded augmentations
+with mixup/cutmix, uint8 image arithmetic, optical-flow warping and keypoint decoding)."""
 
 from __future__ import annotations
 
