@@ -132,7 +132,8 @@ Computer-vision building blocks in plain torch (`vis_*`: box IoU/GIoU/CIoU with 
 a box coder, matcher and RoI pool/align by hand, grid_sample/affine_grid over every mode, interpolate's modes with
 antialias and uint8, unfold/fold im2col, channels_last strides and gradient layouts, conv variants, pooling with
 indices and unpooling, UNet/FPN training, focal/dice losses with confusion-matrix metrics, seeded augmentations
-with mixup/cutmix, uint8 image arithmetic, optical-flow warping and keypoint decoding)."""
+with mixup/cutmix, uint8 image arithmetic, optical-flow warping and keypoint decoding, YOLO decoding with
+COCO-style mAP)."""
 
 from __future__ import annotations
 
