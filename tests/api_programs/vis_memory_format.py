@@ -111,8 +111,10 @@ print("unshuffle", fmt(down), torch.equal(down, ps))
 print("shuffle of cl", fmt(F.pixel_shuffle(ps.to(memory_format=CL), 2)))
 print("unshuffle of cl", fmt(F.pixel_unshuffle(up.to(memory_format=CL), 2)))
 print(nn.PixelShuffle(2), nn.PixelUnshuffle(3), nn.ChannelShuffle(2))
-print("channel_shuffle cl", fmt(F.channel_shuffle(xc.repeat(1, 2, 1, 1), 3)),
-      torch.equal(F.channel_shuffle(xc.repeat(1, 2, 1, 1), 3), F.channel_shuffle(x.repeat(1, 2, 1, 1), 3)))
+x6 = x.repeat(1, 2, 1, 1)
+print("repeat of cl", xc.repeat(1, 2, 1, 1).stride(), "| channel_shuffle cl",
+      fmt(F.channel_shuffle(x6.to(memory_format=CL), 3)),
+      torch.equal(F.channel_shuffle(x6.to(memory_format=CL), 3), F.channel_shuffle(x6, 3)))
 print("batched dims", F.pixel_shuffle(torch.randn(2, 3, 4, 2, 2), 2).shape)
 g = ps.clone().requires_grad_(True)
 (F.pixel_shuffle(g, 2) * torch.arange(2 * 2 * 4 * 6.0).view(2, 2, 4, 6)).sum().backward()
