@@ -1011,3 +1011,13 @@ def test_clamp_of_small_integers_by_zero_dim_tensor_bounds_casts_them_to_the_res
     assert E.clamp(E.tensor([-5, 7], dtype=E.int8), E.tensor(-200), E.tensor(3)).tolist() == [3, 3]
     wide = E.clamp(a, E.tensor([10, 10]))
     assert wide.dtype is E.int64 and wide.tolist() == [10, 200]
+
+
+def test_clamp_of_bool_by_two_bool_tensor_bounds_is_refused_as_pytorch():
+    t = E.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="^\"clamp_cpu\" not implemented for 'Bool'$"):
+        E.clamp(t, E.tensor(False), E.tensor(True))
+    assert E.clamp(t, E.tensor(False)).tolist() == [True, False]  # one bound: PyTorch's maximum, which has Bool
+    assert E.clamp(t, None, E.tensor(False)).tolist() == [False, False]
+    wide = E.clamp(t, E.tensor(0), E.tensor(1))
+    assert wide.dtype is E.int64 and wide.tolist() == [1, 0]
