@@ -133,7 +133,13 @@ torch.signal.windows, mel filterbanks and MFCCs, Griffin-Lim, FIR/IIR filters, r
 and Welch spectra, framing and discrete calculus, complex tensors and their autograd, a 1-d CNN on tones).
 
 strong Wolfe and SparseAdam, every LR scheduler per step, SWA/EMA, clipping with accumulation, BytesIO resume,
-hooks, custom optimizers and schedulers, named-parameter state, sparse and mixed-dtype parameters, LLRD, GradScaler)."""
+hooks, custom optimizers and schedulers, named-parameter state, sparse and mixed-dtype parameters, LLRD, GradScaler).
+
+a box coder, matcher and RoI pool/align by hand, grid_sample/affine_grid over every mode, interpolate's modes with
+antialias and uint8, unfold/fold im2col, channels_last strides and gradient layouts, conv variants, pooling with
+indices and unpooling, UNet/FPN training, focal/dice losses with confusion-matrix metrics, seeded augmentations
+with mixup/cutmix, uint8 image arithmetic, optical-flow warping and keypoint decoding, YOLO decoding with
+COCO-style mAP)."""
 
 from __future__ import annotations
 

@@ -59,3 +59,59 @@ def test_gradients_against_closed_forms():
     E.where(x > 0, x * x, y).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.where(A > 0, 2 * A, 0), rtol=1e-14)
     np.testing.assert_allclose(y.grad.numpy(), np.where(A > 0, 0, 1.0), rtol=1e-14)
+
+
+@pytest.mark.parametrize(("k", "x_cl", "w_cl"), [(1, True, False), (1, False, True), (3, True, True),
+                                                 (3, False, True), (3, False, False)])
+def test_conv2d_gradients_are_channels_last_when_its_input_or_weight_is(k, x_cl, w_cl):
+    # as PyTorch's CPU convolution: its backward answers in the layout its forward ran in, even where the
+    # shape is ambiguous (a 1x1 weight's gradient is (4, 1, 4, 4), not the row-major (4, 1, 1, 1))
+    x0, w0 = E.tensor(A[:, :, :, :4]), E.tensor(RNG.standard_normal((2, 3, k, k)))
+    x = (x0.contiguous(memory_format=E.channels_last) if x_cl else x0).requires_grad_(True)
+    w = (w0.to(memory_format=E.channels_last) if w_cl else w0).requires_grad_(True)
+    y = E.conv2d(x, w, None, (1, 1), (1, 1), (1, 1), 1)
+    gy = E.tensor(RNG.standard_normal(tuple(y.shape)))
+    gx, gw = E.autograd.grad(y, (x, w), gy)
+    cl = x_cl or w_cl
+    assert gx.stride() == ((48, 1, 12, 3) if cl else (48, 16, 4, 1))
+    assert gw.stride() == ({1: (3, 1, 3, 3), 3: (27, 1, 9, 3)}[k] if cl else {1: (3, 1, 1, 1), 3: (27, 9, 3, 1)}[k])
+    wx, ww = E.autograd.grad(E.conv2d(x0.requires_grad_(True), w0.requires_grad_(True), None, (1, 1), (1, 1),
+                                      (1, 1), 1), (x0, w0), gy)
+    np.testing.assert_allclose(gx.numpy(), wx.numpy(), atol=1e-12)
+    np.testing.assert_allclose(gw.numpy(), ww.numpy(), atol=1e-12)
+
+
+_WT = RNG.standard_normal((3, 2, 3, 3))
+_LAYOUT_OPS = {
+    "max_pool2d": lambda x: E.max_pool2d(x, 2),
+    "adaptive_max_pool2d": lambda x: E.adaptive_max_pool2d(x, 3),
+    "avg_pool2d": lambda x: E.avg_pool2d(x, 2, 1, 1),
+    "adaptive_avg_pool2d": lambda x: E.adaptive_avg_pool2d(x, 2),
+    "bilinear": lambda x: E.interpolate(x, scale_factor=2, mode="bilinear"),
+    "nearest": lambda x: E.interpolate(x, size=(3, 7)),
+    "pad reflect": lambda x: E.pad(x, (1, 2, 1, 0), mode="reflect"),
+    "pad constant": lambda x: E.pad(x, (1, 1, 2, 2)),
+    "batch_norm": lambda x: E.batch_norm(x, None, None, training=True),
+    "group_norm": lambda x: E.group_norm(x, 3),
+    "conv_transpose2d": lambda x: E.conv_transpose2d(x, E.tensor(_WT), stride=2),
+}
+
+
+@pytest.mark.parametrize("name", list(_LAYOUT_OPS))
+def test_input_gradients_of_vision_kernels_keep_the_inputs_channels_last(name):
+    # as PyTorch's CPU kernels answer grad_input (seen through autograd.grad, hooks and retained grads)
+    x = E.tensor(A).contiguous(memory_format=E.channels_last).requires_grad_(True)
+    y = _LAYOUT_OPS[name](x)
+    gy = E.tensor(RNG.standard_normal(tuple(y.shape)))
+    (gx,) = E.autograd.grad(y, (x,), gy)
+    assert gx.stride() == (60, 1, 15, 3)
+    x0 = E.tensor(A).requires_grad_(True)
+    (want,) = E.autograd.grad(_LAYOUT_OPS[name](x0), (x0,), gy)
+    assert want.stride() == (60, 20, 5, 1)
+    np.testing.assert_allclose(gx.numpy(), want.numpy(), atol=1e-12)
+
+
+def test_circular_padding_answers_row_major_as_pytorch():
+    x = E.tensor(A).contiguous(memory_format=E.channels_last).requires_grad_(True)
+    y = E.pad(x, (1, 1, 1, 1), mode="circular")
+    assert E.autograd.grad(y, (x,), E.ones(tuple(y.shape), dtype=y.dtype))[0].stride() == (60, 20, 5, 1)

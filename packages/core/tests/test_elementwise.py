@@ -999,3 +999,25 @@ def test_lerp_takes_pytorchs_two_sided_form_at_infinities():
         for weight in (w, E.full((5,), w)):
             np.testing.assert_array_equal(E.lerp(a, b, weight).numpy(), np.array(expect, dtype=np.float32))
     assert E.lerp(E.tensor([1.0]), E.tensor([3.0]), 0.7).item() == np.float32(1.0) + np.float32(0.7) * np.float32(2.0)
+
+
+def test_clamp_of_small_integers_by_zero_dim_tensor_bounds_casts_them_to_the_result_type():
+    # PyTorch: a 0-dim int64 bound does not promote a uint8 input; it is cast as C casts (-1 -> 255, 300 -> 44)
+    a = E.tensor([3, 200], dtype=E.uint8)
+    got = E.clamp(a, E.tensor(10), E.tensor(100))
+    assert got.dtype is E.uint8 and got.tolist() == [10, 100]
+    assert E.clamp(a, E.tensor(-1)).tolist() == [255, 255]
+    assert E.clamp(a, None, E.tensor(300)).tolist() == [3, 44]
+    assert E.clamp(E.tensor([-5, 7], dtype=E.int8), E.tensor(-200), E.tensor(3)).tolist() == [3, 3]
+    wide = E.clamp(a, E.tensor([10, 10]))
+    assert wide.dtype is E.int64 and wide.tolist() == [10, 200]
+
+
+def test_clamp_of_bool_by_two_bool_tensor_bounds_is_refused_as_pytorch():
+    t = E.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="^\"clamp_cpu\" not implemented for 'Bool'$"):
+        E.clamp(t, E.tensor(False), E.tensor(True))
+    assert E.clamp(t, E.tensor(False)).tolist() == [True, False]  # one bound: PyTorch's maximum, which has Bool
+    assert E.clamp(t, None, E.tensor(False)).tolist() == [False, False]
+    wide = E.clamp(t, E.tensor(0), E.tensor(1))
+    assert wide.dtype is E.int64 and wide.tolist() == [1, 0]

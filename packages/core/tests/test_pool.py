@@ -517,7 +517,7 @@ def test_pytorchs_order_for_integer_inputs_shape_errors_first_and_empty_results(
     # or unpooling returns an empty result of its dtype (PyTorch returns before dispatching on the dtype)
     with pytest.raises(RuntimeError, match=r"max_pool1d\(\) Invalid computed output size: 0"):
         E.max_pool1d(E.zeros(1, 1, 1, dtype=E.int64), 2, 1, ceil_mode=True)
-    with pytest.raises(RuntimeError, match="stride should be greater than zero"):
+    with pytest.raises(RuntimeError, match="^stride should not be zero$"):
         E.max_pool3d(E.zeros(0, 3, 7, 4, 5, dtype=E.int64), (2, 2, 1), (3, 1, 0))
     for fn, x, size, shape in [(E.adaptive_avg_pool2d, E.zeros(0, 2, 5, 4, dtype=E.int64), 2, (0, 2, 2, 2)),
                                (E.adaptive_avg_pool1d, E.zeros(0, 2, 5, dtype=E.int64), 2, (0, 2, 2)),
@@ -603,3 +603,23 @@ def test_max_pool1d_without_indices_raises_check_max_pool1d_messages(args, kwarg
     with pytest.raises(RuntimeError) as got:
         E.max_pool1d(E.zeros(1, 2, 3), *args, **kwargs)
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize(("call", "msg"), [
+    (lambda x: E.avg_pool2d(x, 0), "stride should not be zero"),  # the stride defaults to the kernel
+    (lambda x: E.max_pool2d(x, 0, stride=1), "kernel size should be greater than zero, but got kH: 0 kW: 0"),
+    (lambda x: E.max_pool2d(x, (2, 0), stride=1), "kernel size should be greater than zero, but got kH: 2 kW: 0"),
+    (lambda x: E.max_pool2d(x, 3, stride=(1, 0)), "stride should not be zero"),
+    (lambda x: E.avg_pool2d(x, 3, padding=-1), "pad must be non-negative, but got pad: -1"),
+    (lambda x: E.max_pool2d(x, 3, dilation=0), "dilation should be greater than zero, but got dilationH: 0 "
+                                               "dilationW: 0"),
+    (lambda x: E.avg_pool1d(x[0], 0, stride=1), "kernel size should be greater than zero, but got kH: 1 kW: 0"),
+    (lambda x: E.avg_pool3d(x[None], 2, stride=0), "stride should not be zero"),
+    (lambda x: E.max_pool3d(x[None], 2, padding=(0, -1, 3)), "pad must be non-negative, but got pad: -1"),
+    (lambda x: E.avg_pool3d(x[None], 3, padding=2), "pad should be at most half of effective kernel size, but "
+                                                    "got pad=2, kernel_size=3 and dilation=1"),
+])
+def test_bad_windows_raise_pytorchs_errors_in_its_order(call, msg):
+    # PyTorch computes each dim's output size (checking stride, then pad) before its shape checks
+    with pytest.raises(RuntimeError, match=f"^{re.escape(msg)}$"):
+        call(E.ones(1, 2, 7, 9))

@@ -185,8 +185,36 @@ def test_uint8_bilinear_is_pytorchs_fixed_point_resize():
     assert E.interpolate(x, scale_factor=1, mode="bilinear").tolist() == x.tolist()  # no pass: the input
 
 
+def test_uint8_bicubic_and_antialias_are_pytorchs_fixed_point_resizes():
+    # values from torch 2.13: plain bicubic clamps its four taps into the input (as the float kernel) and
+    # saturates; antialiasing stretches the filter over every covered pixel (float bicubic aa gives 94.6 -> 94)
+    x = E.tensor([[[[0, 255, 10], [200, 3, 77]]]], dtype=E.uint8)
+    assert E.interpolate(x, size=(3, 4), mode="bicubic").tolist() == \
+        [[[[0, 201, 211, 0], [107, 128, 102, 41], [233, 55, 0, 89]]]]
+    assert E.interpolate(x, size=(3, 4), mode="bicubic", align_corners=True).tolist() == \
+        [[[[0, 202, 206, 10], [100, 130, 105, 44], [200, 57, 4, 77]]]]
+    y = E.tensor([[[[0, 255, 10, 90, 30, 250], [200, 3, 77, 128, 64, 1], [9, 99, 199, 255, 0, 44],
+                    [5, 6, 7, 8, 9, 10]]]], dtype=E.uint8)
+    assert E.interpolate(y, size=(2, 3), mode="bilinear", antialias=True).tolist() == \
+        [[[[100, 94, 85], [49, 94, 34]]]]
+    got = E.interpolate(y, size=(3, 2), mode="bicubic", antialias=True)
+    assert got.dtype is E.uint8
+    assert got.tolist() == [[[[94, 93], [111, 86], [36, 35]]]]
+
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+def test_uint8_interpolation_of_channels_last_stays_channels_last(mode):
+    x = E.arange(90, dtype=E.uint8).reshape(1, 3, 5, 6).contiguous(memory_format=E.channels_last)
+    got = E.interpolate(x, size=(4, 8), mode=mode)
+    assert got.stride() == (96, 1, 24, 3)
+    assert got.tolist() == E.interpolate(x.contiguous(), size=(4, 8), mode=mode).tolist()
+
+
 @pytest.mark.torch
-def test_uint8_bilinear_matches_pytorch_to_the_byte():
+@pytest.mark.parametrize(("mode", "antialias"), [("bilinear", False), ("bilinear", True), ("bicubic", False),
+                                                 ("bicubic", True)])
+def test_uint8_resizes_match_pytorch_to_the_byte(mode, antialias):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(7)
     for _ in range(200):
@@ -196,10 +224,11 @@ def test_uint8_bilinear_matches_pytorch_to_the_byte():
         kw = {"size": tuple(int(v) for v in rng.integers(1, 20, size=2))} if rng.integers(2) else \
             {"scale_factor": tuple(float(v) for v in rng.choice([0.5, 0.75, 1.3, 2.0, 2.5], size=2))}
         try:
-            want = torch.nn.functional.interpolate(torch.tensor(x), mode="bilinear", align_corners=ac, **kw)
+            want = torch.nn.functional.interpolate(torch.tensor(x), mode=mode, align_corners=ac, antialias=antialias,
+                                                   **kw)
         except RuntimeError:  # PyTorch's own internal asserts on some downscales to one pixel
             continue
-        got = E.interpolate(E.tensor(x), mode="bilinear", align_corners=ac, **kw)
+        got = E.interpolate(E.tensor(x), mode=mode, align_corners=ac, antialias=antialias, **kw)
         np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
@@ -351,3 +380,32 @@ def test_source_indices_use_pytorchs_float32_step():
     # linear: float32 coordinates for a float32 input, bit for bit the value PyTorch 2.13 prints
     assert E.interpolate(E.arange(16.0).reshape(1, 1, 4, 4), scale_factor=1.5, mode="bilinear")[0, 0, 0, 2].item() \
         == 1.1666667461395264
+
+
+@pytest.mark.parametrize(("dtype", "name"), [(E.float16, "Half"), (E.bfloat16, "BFloat16")])
+def test_antialiased_interpolation_of_half_floats_is_refused_on_the_cpu_as_pytorch(dtype, name):
+    with pytest.raises(NotImplementedError, match=f"^\"compute_index_ranges_weights\" not implemented for '{name}'$"):
+        E.interpolate(E.ones(1, 2, 5, 6, dtype=dtype), size=(3, 4), mode="bilinear", antialias=True)
+    assert E.interpolate(E.ones(1, 2, 5, 6, dtype=dtype), size=(3, 4), mode="bilinear").dtype is dtype
+
+
+def test_half_float_bicubic_and_bilinear_round_once_as_pytorchs_cpu_kernels():
+    # values from torch 2.13: computed in float32 and rounded once (bicubic's weights stored in the input's
+    # dtype first, as PyTorch stores them); rounding every product moved bfloat16 bicubic by up to two ulps
+    x = E.arange(12.0).reshape(1, 1, 3, 4) * 0.37 - 1.3
+    want = {(E.float16, "bicubic"): [-1.3955078125, -0.88720703125, -0.378662109375, -0.7861328125, -0.27783203125,
+                                     0.23095703125, 0.2266845703125, 0.73486328125, 1.2431640625, 1.2392578125,
+                                     1.748046875, 2.255859375, 1.8486328125, 2.357421875, 2.865234375],
+            (E.bfloat16, "bicubic"): [-1.390625, -0.88671875, -0.37890625, -0.78125, -0.2734375, 0.232421875,
+                                      0.2265625, 0.73828125, 1.2421875, 1.234375, 1.75, 2.25, 1.84375, 2.359375,
+                                      2.859375],
+            (E.float16, "bilinear"): [-1.23828125, -0.7451171875, -0.251708984375, -0.646484375, -0.153076171875,
+                                      0.34033203125, 0.24169921875, 0.73486328125, 1.228515625, 1.1298828125,
+                                      1.623046875, 2.115234375, 1.7216796875, 2.21484375, 2.70703125],
+            (E.bfloat16, "bilinear"): [-1.234375, -0.7421875, -0.251953125, -0.64453125, -0.15234375, 0.33984375,
+                                       0.2412109375, 0.734375, 1.2265625, 1.125, 1.625, 2.109375, 1.71875, 2.21875,
+                                       2.703125]}
+    for (dtype, mode), values in want.items():
+        got = E.interpolate(x.to(dtype), size=(5, 3), mode=mode, align_corners=False)
+        assert got.dtype is dtype
+        assert got.to(E.float32).flatten().tolist() == values, (dtype, mode)

@@ -220,10 +220,12 @@ def test_adaptive_pool3d_matches_bin_reference(size):
 
 @pytest.mark.parametrize("call, msg", [
     (lambda: E.max_pool3d(E.ones(2, 3, 4), 2), r"^non-empty 4D or 5D \(batch mode\) tensor expected for input$"),
-    (lambda: E.max_pool3d(E.ones(1, 1, 4, 4, 4), 2, padding=2), r"pad should be smaller than or equal to half of "
-                                                                r"kernel size"),
+    (lambda: E.max_pool3d(E.ones(1, 1, 8, 8, 8), 2, padding=2, dilation=3),
+     r"pad should be smaller than or equal to half of kernel size, but got kT: 2 kW: 2 kH: 2 padT: 2"),
+    (lambda: E.max_pool3d(E.ones(1, 1, 4, 4, 4), 2, padding=2), r"pad should be at most half of effective kernel "
+                                                                r"size, but got pad=2, kernel_size=2 and dilation=1"),
     (lambda: E.max_pool3d(E.ones(1, 1, 1, 4, 4), (3, 2, 2)), r"Output size is too small"),
-    (lambda: E.avg_pool3d(E.ones(1, 1, 4, 4, 4), 2, stride=0), r"stride should be greater than zero"),
+    (lambda: E.avg_pool3d(E.ones(1, 1, 4, 4, 4), 2, stride=0), r"^stride should not be zero$"),
     (lambda: E.avg_pool3d(E.ones(1, 1, 4, 4, 4), 2, divisor_override=0), r"divisor must be not zero"),
     (lambda: E.max_pool3d(E.ones(1, 1, 4, 4, 4), (2, 2)), r"kernel_size must either be a single int, or a tuple "
                                                           r"of three ints"),

@@ -179,6 +179,16 @@ def test_lp_pool_and_channel_shuffle():
     assert nn.ChannelShuffle(2)(y).reshape(-1).tolist() == [0, 3, 1, 4, 2, 5]
 
 
+def test_channel_shuffle_keeps_a_channels_last_input_channels_last():
+    x = torch.arange(240.0).reshape(2, 6, 4, 5)
+    got = F.channel_shuffle(x.contiguous(memory_format=torch.channels_last), 3)
+    assert got.stride() == (120, 1, 30, 6)
+    assert got.tolist() == F.channel_shuffle(x, 3).tolist()
+    v = torch.arange(360.0).reshape(2, 6, 2, 5, 3).contiguous(memory_format=torch.channels_last_3d)
+    assert F.channel_shuffle(v, 2).stride() == (180, 1, 90, 18, 6)
+    assert F.channel_shuffle(torch.zeros(2, 6, 4), 3).stride() == (24, 4, 1)
+
+
 def test_integer_inputs_of_lp_pool_rms_norm_and_local_response_norm_as_pytorch():
     # lp_pool of int64: PyTorch's composition, whose int64 average truncates ((9 + 25) / 2 = 17 exactly,
     # (49 + 4) / 2 -> 26): values hard-coded from torch 2.13

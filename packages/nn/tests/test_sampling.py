@@ -243,8 +243,10 @@ def test_grid_of_the_wrong_shape_raises_pytorchs_errors():
     with pytest.raises(RuntimeError, match=r"expected 4D input and grid with same number of dimensions, but got input "
                                            r"with sizes \[2, 3, 4, 5\] and grid with sizes \[2, 2, 2, 2, 2\]"):
         F.grid_sample(x, E.zeros(2, 2, 2, 2, 2), align_corners=False)
-    with pytest.raises(RuntimeError, match="same dtype"):
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
         F.grid_sample(x, E.zeros(2, 6, 7, 2, dtype=E.float64), align_corners=False)
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Long$"):
+        F.grid_sample(x.double(), E.zeros(2, 6, 7, 2, dtype=E.int64), align_corners=False)
 
 
 def test_bad_modes_and_thetas_raise_pytorchs_errors():
@@ -261,6 +263,13 @@ def test_bad_modes_and_thetas_raise_pytorchs_errors():
         F.affine_grid(E.zeros(2, 2, 3, dtype=E.int32), (2, 3, 4, 5), align_corners=False)
     with pytest.raises(NotImplementedError, match="only supports 4D and 5D sizes"):
         F.affine_grid(E.zeros(2, 2, 3), (2, 3, 4), align_corners=False)
+
+
+def test_affine_grid_of_a_theta_with_another_batch_raises_pytorchs_bmm_error():
+    with pytest.raises(RuntimeError, match=r"batch2 tensor to be: \[2, 3\] but got: \[1, 3\]\.$"):
+        F.affine_grid(E.zeros(1, 2, 3), (2, 1, 4, 4), align_corners=False)
+    with pytest.raises(RuntimeError, match=r"batch2 tensor to be: \[2, 4\] but got: \[3, 4\]\.$"):
+        F.affine_grid(E.zeros(3, 3, 4), (2, 1, 2, 2, 2), align_corners=False)
 
 
 def test_missing_align_corners_warns_as_pytorch():

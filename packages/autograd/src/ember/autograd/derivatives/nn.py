@@ -11,10 +11,12 @@ second derivative is written out. Second derivatives ember does not have raise w
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
 from ember.core.ops.dropout import dropout_scale
+from ember.core.ops.memfmt import channels_last_as
 
 from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
@@ -286,6 +288,18 @@ def _ce_double(grad, grad_output, input, target, weight, reduction, ignore_index
     r = rc.second_order(fn, grad_output, [input, probs], [grad, None])
     return r[1], r[2]
 
+def _like_input(g, input_geometry):
+    """`g` laid out channels_last when the input it is the gradient of was: PyTorch's CPU pooling, resizing,
+    padding and norm kernels answer grad_input in the input's suggested memory format."""
+    if g is None:
+        return g
+    return channels_last_as(g, SimpleNamespace(_shape=tuple(input_geometry[0]), _strides=tuple(input_geometry[1])))
+
+
+def _first_like_input(grads, input_geometry):
+    return (_like_input(grads[0], input_geometry), *grads[1:])
+
+
 def _crop_to(g, input_shape):
     """`g` cut to the input's spatial size: with stride 1, an output_padding (allowed below the dilation)
     adds output rows that the convolution of the gradient maps past the input."""
@@ -297,10 +311,10 @@ def _crop_to(g, input_shape):
 
 ENTRIES = [
     d("conv2d(input, weight, bias, stride, padding, dilation, groups)", name="ConvolutionBackward0",
-      input=lambda grad, weight, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
-          grad, weight, input_shape, stride, padding, dilation, groups),
-      weight=lambda grad, input, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
-          grad, input, weight_shape, stride, padding, dilation, groups),
+      input=lambda grad, input, weight, input_shape, stride, padding, dilation, groups: channels_last_as(
+          conv2d_backward_input(grad, weight, input_shape, stride, padding, dilation, groups), input, weight),
+      weight=lambda grad, input, weight, weight_shape, stride, padding, dilation, groups: channels_last_as(
+          conv2d_backward_weight(grad, input, weight_shape, stride, padding, dilation, groups), input, weight),
       bias=lambda grad: grad.sum((0, 2, 3))),
     d("conv2d_backward_input(grad_output, weight, input_shape, stride, padding, dilation, groups)",
       grad_output=lambda grad, weight, stride, padding, dilation, groups: conv2d(
@@ -314,10 +328,10 @@ ENTRIES = [
           grad_output, grad, input_shape, stride, padding, dilation, groups)),
     d("conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)",
       name="ConvolutionBackward0",
-      input=lambda grad, weight, input_shape, stride, padding, dilation, groups: _crop_to(conv2d(
-          grad, weight, None, stride, padding, dilation, groups), input_shape),
-      weight=lambda grad, input, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
-          input, grad, weight_shape, stride, padding, dilation, groups),
+      input=lambda grad, input, weight, input_shape, stride, padding, dilation, groups: channels_last_as(_crop_to(
+          conv2d(grad, weight, None, stride, padding, dilation, groups), input_shape), input, weight),
+      weight=lambda grad, input, weight, weight_shape, stride, padding, dilation, groups: channels_last_as(
+          conv2d_backward_weight(input, grad, weight_shape, stride, padding, dilation, groups), input, weight),
       bias=lambda grad: grad.sum((0, 2, 3))),
 
     d("im2col(input, kernel_size, dilation, padding, stride)", name="Im2ColBackward0",
@@ -328,33 +342,39 @@ ENTRIES = [
           grad, kernel_size, dilation, padding, stride)),
     d("max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)",
       name="MaxPool2DWithIndicesBackward0",
-      input=lambda grad, result1, input: get_op("max_pool2d_backward")(grad, result1, input._shape, input)),
+      input=lambda grad, result1, input: channels_last_as(get_op("max_pool2d_backward")(grad, result1, input._shape,
+                                                                                       input), input)),
     d("max_pool2d_backward(grad_output, indices, input_shape, input=None)", indices=None,
       grad_output=lambda grad, indices: _max_pool_gather(grad, indices),
       input=lambda grad, input_shape: zeros_with(tuple(input_shape), grad)),
     d("adaptive_max_pool2d(input, output_size)", name="AdaptiveMaxPool2DBackward0",
-      input=lambda grad, result1, input: get_op("max_pool2d_backward")(grad, result1, input._shape, input)),
+      input=lambda grad, result1, input: channels_last_as(get_op("max_pool2d_backward")(grad, result1, input._shape,
+                                                                                       input), input)),
     d("avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)",
       name="AvgPool2DBackward0",
-      input=lambda grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-      get_op("avg_pool2d_backward")(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                    divisor_override)),
+      input=lambda grad, input_geometry, kernel_size, stride, padding, ceil_mode, count_include_pad,
+      divisor_override: _like_input(get_op("avg_pool2d_backward")(grad, input_geometry[0], kernel_size, stride,
+                                                                  padding, ceil_mode, count_include_pad,
+                                                                  divisor_override), input_geometry)),
     d("avg_pool2d_backward(grad_output, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, "
       "divisor_override)",
       grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
       get_op("avg_pool2d")(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)),
     d("adaptive_avg_pool2d(input, output_size)", name="AdaptiveAvgPool2DBackward0",
-      input=lambda grad, input_shape: get_op("adaptive_avg_pool2d_backward")(grad, input_shape)),
+      input=lambda grad, input_geometry: _like_input(get_op("adaptive_avg_pool2d_backward")(
+          grad, input_geometry[0]), input_geometry)),
     d("adaptive_avg_pool2d_backward(grad_output, input_shape)",
       grad_output=lambda grad, grad_output_shape: get_op("adaptive_avg_pool2d")(grad, tuple(grad_output_shape[-2:]))),
     d("upsample(input, output_size, mode, align_corners, scales)",
-      input=lambda grad, input_shape, mode, align_corners, scales: get_op("upsample_backward")(
-          grad, input_shape, mode, align_corners, scales)),
+      input=lambda grad, input_geometry, mode, align_corners, scales: _like_input(get_op("upsample_backward")(
+          grad, input_geometry[0], mode, align_corners, scales), input_geometry)),
     d("upsample_backward(grad_output, input_shape, mode, align_corners, scales)",
       grad_output=lambda grad, grad_output_shape, mode, align_corners, scales: get_op("upsample")(
           grad, tuple(grad_output_shape[2:]), mode, align_corners, scales)),
     d("pad_nd(input, pad, mode, value)", name="PadBackward0",
-      input=lambda grad, input_shape, pad, mode: get_op("pad_nd_backward")(grad, input_shape, pad, mode)),
+      input=lambda grad, input_geometry, pad, mode: _like_input(get_op("pad_nd_backward")(
+          grad, input_geometry[0], pad, mode), input_geometry) if mode != "circular" else get_op("pad_nd_backward")(
+          grad, input_geometry[0], pad, mode)),
     d("pad_nd_backward(grad_output, input_shape, pad, mode)",
       grad_output=lambda grad, pad, mode: get_op("pad_nd")(grad, pad, mode, 0.0)),
 
@@ -387,8 +407,8 @@ ENTRIES = [
 
     d("batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)",
       name="NativeBatchNormBackward0", running_mean=None, running_var=None,
-      **{"input, weight, bias": lambda grad, input, weight, result1, result2, training: get_op(
-          "batch_norm_backward")(grad, input, weight, result1, result2, training)}),
+      **{"input, weight, bias": lambda grad, input, weight, result1, result2, training: _first_like_input(get_op(
+          "batch_norm_backward")(grad, input, weight, result1, result2, training), (input._shape, input._strides))}),
     d("batch_norm_backward(grad_output, input, weight, save_mean, save_invstd, training)", save_mean=None,
       save_invstd=None, **{"grad_output, input, weight": _batch_norm_double}),
     d("layer_norm(input, normalized_shape, weight, bias, eps)", name="NativeLayerNormBackward0",
@@ -397,8 +417,8 @@ ENTRIES = [
     d("layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight)", mean=None, rstd=None,
       **{"grad_output, input, weight": _layer_norm_double}),
     d("group_norm(input, weight, bias, num_groups, eps)", name="NativeGroupNormBackward0",
-      **{"input, weight, bias": lambda grad, input, weight, num_groups, result1, result2: get_op(
-          "group_norm_backward")(grad, input, result1, result2, weight, num_groups)}),
+      **{"input, weight, bias": lambda grad, input, weight, num_groups, result1, result2: _first_like_input(get_op(
+          "group_norm_backward")(grad, input, result1, result2, weight, num_groups), (input._shape, input._strides))}),
     d("group_norm_backward(grad_output, input, mean, rstd, weight, num_groups)", mean=None, rstd=None,
       **{"grad_output, input, weight": _group_norm_double}),
 

@@ -332,6 +332,9 @@ def _clamp_bounds(fn: str, input, min, max, out):  # noqa: A002
             kernel = "maximum_cpu" if min is not None else "minimum_cpu"
             raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
     if tensors:
+        if len(tensors) == 2 and dtypes.result_type(input, *tensors) is dtypes.bool:  # one bound goes to max/min
+            device = "cuda" if input.device.type == "cuda" else "cpu"
+            raise ew.DtypeNotSupported(f"\"clamp_{device}\" not implemented for 'Bool'")
         return min, max
     bounds = []
     for v in (min, max):

@@ -1070,11 +1070,11 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
     dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
     x = arr(input).astype(dt.np, copy=False)
     r = x
-    if not dt.is_floating_point:
+    if not dt.is_floating_point:  # bounds cast to the result type as C casts (a 0-dim int64 bound of uint8 wraps)
         if min is not None:
-            r = np.maximum(r, arr(min), dtype=dt.np)
+            r = np.maximum(r, np.asarray(arr(min)).astype(dt.np, copy=False))
         if max is not None:
-            r = np.minimum(r, arr(max), dtype=dt.np)
+            r = np.minimum(r, np.asarray(arr(max)).astype(dt.np, copy=False))
     else:  # PyTorch's `x < lo ? lo : x` then `x > hi ? hi : x`, a NaN bound taken: -0.0 and NaN payloads pass
         nan = None
         for bound, past in ((min, np.less), (max, np.greater)):

@@ -298,18 +298,27 @@ def _avg_pool_int(input: Tensor, k, s, p, ceil_mode: bool, count_include_pad: bo
     return wrap(out.reshape(*lead, *o[3 - nd:]))
 
 
+def _check_output_shape_args(k, s, p, d) -> None:
+    """PyTorch's `pooling_output_shape` checks, dim by dim from the outermost, which run before its shape
+    checks: a zero stride, a negative pad, a pad over half the dilated kernel (C's truncating division)."""
+    for kk, ss, pp, dd in zip(k, s, p, d):
+        if ss == 0:
+            raise RuntimeError("stride should not be zero")
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > int(((kk - 1) * dd + 1) / 2):
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                               f"kernel_size={kk} and dilation={dd}")
+
+
 def _check_window(op: str, input, k, s, p, d, ceil_mode) -> tuple[int, int]:
+    _check_output_shape_args(k, s, p, d)
     if min(k) <= 0:
-        raise RuntimeError(f"{op}: kernel_size must be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
     if min(s) <= 0:
-        raise RuntimeError(f"{op}: stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
     if min(d) <= 0:
-        raise RuntimeError(f"{op}: dilation should be greater than zero, but got dilationH: {d[0]} "
-                           f"dilationW: {d[1]}")
-    for i in (1, 0):
-        if p[i] < 0 or p[i] > ((k[i] - 1) * d[i] + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
-                               f"kernel_size={k[i]} and dilation={d[i]}")
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
     if p[0] > k[0] // 2 or p[1] > k[1] // 2:
         raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
                            f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
@@ -561,6 +570,7 @@ def _triple(v, name: str, op: str) -> tuple[int, int, int]:
 def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode, check_input_size: bool = False) -> None:
     """PyTorch's 3-D window checks (the 2-D passes re-check only their own dims); average pooling's also
     wants the unpadded input at least the kernel's size (`check_input_size`)."""
+    _check_output_shape_args(k, s, p, d)
     if min(k) <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
     if min(s) <= 0:

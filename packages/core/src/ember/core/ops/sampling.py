@@ -66,9 +66,11 @@ def _check(input, grid, interpolation_mode) -> None:
 
         raise not_implemented_for("grid_sampler_2d_cpu_kernel_impl" if len(shape) == 4 else "grid_sampler3d_cpu",
                                   input._dtype)
-    if input._dtype is not grid._dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have the same dtype; got {describe(input)} "
-                           f"and {describe(grid)}")
+    if input._dtype is not grid._dtype:  # PyTorch's kernel reads the grid as the input's type
+        from ember.core.dtypes import TORCH_NAMES
+
+        raise RuntimeError(f"expected scalar type {TORCH_NAMES[input._dtype.name]} but found "
+                           f"{TORCH_NAMES[grid._dtype.name]}")
 
 
 @grid_sampler_op.meta
@@ -222,7 +224,9 @@ def affine_grid_generator(theta: Tensor, size: list[int], align_corners: bool) -
     if theta._storage.device.type != "cpu":
         base = base.to(theta._storage.device)
     if size[0] != theta._shape[0]:
-        raise RuntimeError(f"affine_grid: expected theta with batch size {size[0]} (size[0]); got {describe(theta)}")
+        # PyTorch's words are those of the bmm of its base grid with theta^T
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {nd + 1}] "
+                           f"but got: [{theta._shape[0]}, {nd + 1}].")
     # each coordinate summed in order, rounded after every term, as PyTorch's kernel (a BLAS product rounds otherwise
     # and moves points across nearest sampling's rounding boundaries)
     out = base[:, 0:1] * theta[:, :, 0].unsqueeze(1)

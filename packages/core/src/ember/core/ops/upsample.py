@@ -128,11 +128,16 @@ def _segment_sum(v: np.ndarray, idx: np.ndarray, n_in: int, d: int) -> np.ndarra
     return out
 
 
-def _resize(a: np.ndarray, taps, backward: bool, in_sizes) -> np.ndarray:
+def _resize(a: np.ndarray, taps, backward: bool, in_sizes, weight_dtype=None) -> np.ndarray:
+    """Resize `a` dim by dim through `taps`; `weight_dtype` rounds the weights first (PyTorch's forward kernels
+    store a reduced float input's weights in its own dtype)."""
+    def cast(w):
+        return (w if weight_dtype is None else w.astype(weight_dtype)).astype(a.dtype)
+
     for k, tap in enumerate(taps):
         d = a.ndim - len(taps) + k
         if isinstance(tap, _Taps):
-            ws = [_along(w.astype(a.dtype), d, a.ndim) for w in tap.w]
+            ws = [_along(cast(w), d, a.ndim) for w in tap.w]
             if backward:
                 a = sum(_segment_sum(a * w, i, in_sizes[k], d) for i, w in zip(tap.idx, ws))
             else:
@@ -149,8 +154,9 @@ def _resize(a: np.ndarray, taps, backward: bool, in_sizes) -> np.ndarray:
         elif lam is None:
             a = np.take(a, i0, axis=d)
         else:
-            w = _along(lam.astype(a.dtype), d, a.ndim)
-            a = np.take(a, i0, axis=d) * (1 - w) + np.take(a, i1, axis=d) * w
+            w = lam.astype(a.dtype)
+            w0, w1 = _along(1 - w, d, a.ndim), _along(w, d, a.ndim)
+            a = np.take(a, i0, axis=d) * w0 + np.take(a, i1, axis=d) * w1
     return np.ascontiguousarray(a)
 
 
@@ -185,11 +191,20 @@ def _upsample_meta(input, output_size, mode, align_corners, scales) -> None:
                            f"output ({shown[1]})")
 
 
+def _in_opmath(fn, a: np.ndarray) -> np.ndarray:
+    """`fn(a)` for float16/bfloat16 `a` computed in float32 and rounded once, as PyTorch's CPU kernels
+    accumulate reduced floats in their opmath type (rounding every product moved results by an ulp)."""
+    if a.dtype.itemsize != 2:
+        return fn(a)
+    return fn(a.astype(np.float32)).astype(a.dtype)
+
+
 @upsample_op.register("cpu")
 def _upsample_cpu(input, output_size, mode, align_corners, scales):
     x = input._np()
     taps = _all_taps(x.shape[2:], output_size, mode, align_corners, scales, x.dtype == np.float64)
-    return wrap(_resize(x, taps, False, x.shape[2:]))
+    wdt = x.dtype if x.dtype.itemsize == 2 else None
+    return wrap(_in_opmath(lambda a: _resize(a, taps, False, x.shape[2:], wdt), x))
 
 
 upsample_backward = declare("upsample_backward", doc="""The gradient of upsample wrt its input.
@@ -202,8 +217,8 @@ is `upsample(gg, grad.shape[2:], mode, align_corners, scales)`.""")
 @upsample_backward.register("cpu")
 def _upsample_backward_cpu(grad, input_shape, mode, align_corners, scales):
     g, sizes = grad._np(), tuple(input_shape[2:])
-    return wrap(_resize(g, _all_taps(sizes, g.shape[2:], mode, align_corners, scales, g.dtype == np.float64), True,
-                        sizes))
+    taps = _all_taps(sizes, g.shape[2:], mode, align_corners, scales, g.dtype == np.float64)
+    return wrap(_in_opmath(lambda a: _resize(a, taps, True, sizes), g))
 
 
 def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
@@ -277,6 +292,10 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         return (pool.adaptive_avg_pool1d, pool.adaptive_avg_pool2d, pool.adaptive_avg_pool3d)[nd - 1](input, out)
     if not input.dtype.is_floating_point:
         return _interpolate_integer(input, out, mode, align_corners, scales, nd, antialias)
+    if antialias and input.dtype.itemsize == 2 and input.device.type == "cpu":  # PyTorch's CPU aa: float, double
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("compute_index_ranges_weights", input.dtype)
     r = upsample_op(input, out, mode + "-aa" if antialias else mode, align_corners, scales)
     r = node_name(r, "UpsampleBackward0", _UPSAMPLE_NODES.get((mode, antialias), "UpsampleBackward0")
                   .replace("#", str(nd)))
@@ -297,26 +316,25 @@ _UPSAMPLE_NODES = {("nearest", False): "UpsampleNearest#DBackward0",
 def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, nd: int,
                          antialias: bool = False) -> Tensor:
     """PyTorch's CPU interpolation of a non-floating input: uint8 'nearest' copies values (so the float32
-    kernel, exact on bytes, serves), uint8 'bilinear' is PyTorch's fixed-point resize (NOTE [ uint8
-    bilinear ]); the rest raises its kernel's refusal."""
+    kernel, exact on bytes, serves), uint8 'bilinear' and 'bicubic' (antialiased or not) are PyTorch's
+    fixed-point resize (NOTE [ uint8 bilinear ]); the rest raises its kernel's refusal."""
     from ember.core import dtypes
     from ember.core.ops.layout import to
     from ember.core.ops.numeric import DtypeNotImplemented, not_implemented_for
 
     dt = input.dtype
-    if mode == "bicubic" or antialias:
-        if dt is dtypes.uint8:
-            raise DtypeNotImplemented(f"interpolate: ember has no uint8 {mode}{' antialias' if antialias else ''} "
-                                      "resize (PyTorch's fixed-point one); convert to float first")
-        raise not_implemented_for("compute_index_ranges_weights" if antialias else "compute_indices_weights_cubic",
-                                  dt)
     nearest = mode in ("nearest", "nearest-exact")
     if dt is dtypes.uint8 and nearest:
-        return to(upsample_op(to(input, dtypes.float32), out, mode, align_corners, scales), dtypes.uint8)
-    if dt is dtypes.uint8 and mode == "bilinear":
+        r = to(upsample_op(to(input, dtypes.float32), out, mode, align_corners, scales), dtypes.uint8)
+        return channels_last_as(r, input)
+    if dt is dtypes.uint8 and mode in ("bilinear", "bicubic"):
         if input.device.type != "cpu":
-            raise DtypeNotImplemented("interpolate: ember computes uint8 'bilinear' on the CPU only")
-        return wrap(_bilinear_uint8(input._np(), out, align_corners, scales))
+            raise DtypeNotImplemented(f"interpolate: ember computes uint8 '{mode}' on the CPU only")
+        r = wrap(_resize_uint8(input._np(), out, mode, antialias, align_corners, scales))
+        return channels_last_as(r, input)
+    if mode == "bicubic" or antialias:
+        raise not_implemented_for("compute_index_ranges_weights" if antialias else "compute_indices_weights_cubic",
+                                  dt)
     if nd == 2:
         raise not_implemented_for(f"upsample_{'nearest' if nearest else 'bilinear'}2d_channels_last", dt)
     raise not_implemented_for(f"compute_indices_weights_{'nearest' if nearest else 'linear'}", dt)
@@ -324,31 +342,67 @@ def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, n
 
 # NOTE [ uint8 bilinear ]
 # PyTorch's CPU resizes uint8 images in fixed point, one dim at a time (width, then height, each only if
-# its size changes), rounding to uint8 between the passes: each output is a two-tap sum of the input
-# bytes times int16 weights, plus half, shifted right by the weights' precision and clamped to 0..255.
-# The weights are the normalized triangle filter at PyTorch's centres (align_corners shifts them by a
-# half pixel), scaled by the largest power of two that keeps the largest weight's double under 2^15.
-# Computed here to the byte (checked against torch 2.13 over thousands of random sizes); not where
-# PyTorch's own generic path (more than 4 channels) resizes to width 1 and repeats its first row.
-def _uint8_linear_taps(n_in: int, n_out: int, align_corners: bool, scale) -> tuple:
-    """First tap, tap count, int16 weights (n_out, 2) and precision of one dim's uint8 bilinear resize."""
+# its size changes), rounding to uint8 between the passes: each output is a sum of the input bytes times
+# int16 weights, plus half, shifted right by the weights' precision and clamped to 0..255. The weights are
+# the normalized filter (triangle for bilinear; cubic with a = -0.75, or -0.5 when antialiased, for
+# bicubic) over the taps of `[centre - support, centre + support)` clipped to the input, at PyTorch's
+# centres (align_corners without antialias shifts them by a half pixel); antialiasing stretches the
+# support by the downscale factor. They are scaled by the largest power of two that keeps the largest
+# weight's double under 2^15. Computed here to the byte (checked against torch 2.13 over thousands of
+# random sizes); not where PyTorch's own generic path (more than 4 channels) resizes to width 1 and
+# repeats its first row.
+def _uint8_taps(n_in: int, n_out: int, mode: str, antialias: bool, align_corners: bool, scale) -> tuple:
+    """First tap, tap count, int16 weights (n_out, K) and precision of one dim's uint8 resize."""
     if align_corners:
         step = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
     else:
         step = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
-    delta = 0.5 if align_corners else 0.0
-    first, count, w = np.zeros(n_out, np.int64), np.zeros(n_out, np.int64), np.zeros((n_out, 2))
+    if mode == "bicubic" and not antialias:
+        return _int16_weights(*_uint8_cubic_taps(n_in, n_out, step, align_corners))
+    half = 1.0 if mode == "bilinear" else 2.0  # interp_size * 0.5
+    if antialias:
+        support = half * step if step >= 1.0 else half
+        k_max, inv = int(math.ceil(support)) * 2 + 1, (1.0 / step if step >= 1.0 else 1.0)
+    else:
+        support, k_max, inv = half, int(2 * half), 1.0
+    delta = 0.5 if align_corners and not antialias else 0.0
+    first, count, w = np.zeros(n_out, np.int64), np.zeros(n_out, np.int64), np.zeros((n_out, k_max))
     for i in range(n_out):
         centre = step * (i + 0.5 - delta)
-        lo = max(int(centre - 0.5 + delta), 0)  # C's truncation, as PyTorch's
-        k = min(max(min(int(centre + 1.5 + delta), n_in) - lo, 0), 2)
-        for j in range(k):
-            x = abs(j + lo - centre + 0.5 - delta)
-            w[i, j] = 1.0 - x if x < 1.0 else 0.0
+        lo = max(int(centre - support + 0.5 + delta), 0)  # C's truncation, as PyTorch's
+        k = min(max(min(int(centre + support + 0.5 + delta), n_in) - lo, 0), k_max)
+        x = (np.arange(k) + lo - centre + 0.5 - delta) * inv
+        w[i, :k] = np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else \
+            _cubic(x, -0.5 if antialias else _A)
         total = w[i, :k].sum()
         if total != 0.0:
             w[i, :k] /= total
         first[i], count[i] = lo, k
+    return _int16_weights(first, count, w)
+
+
+def _uint8_cubic_taps(n_in: int, n_out: int, step: float, align_corners: bool) -> tuple:
+    """Plain bicubic's float64 taps as its float kernel's (four around floor(src), clamped into the input), the
+    weights of taps clamped onto the same pixel summed: first tap, tap count and weights (n_out, 4)."""
+    src = np.arange(n_out, dtype=np.float64) * step
+    if not align_corners:
+        src = (np.arange(n_out, dtype=np.float64) + 0.5) * step - 0.5
+    i0 = np.floor(src)
+    t = src - i0
+    i0 = i0.astype(np.int64)
+    first = np.clip(i0 - 1, 0, n_in - 1)
+    w = np.zeros((n_out, 4))
+    rows = np.arange(n_out)
+    last = first.copy()
+    for k, wk in enumerate((_cubic(t + 1, _A), _cubic(t, _A), _cubic(1 - t, _A), _cubic(2 - t, _A))):
+        idx = np.clip(i0 - 1 + k, 0, n_in - 1)
+        w[rows, idx - first] += wk
+        last = np.maximum(last, idx)
+    return first, last - first + 1, w
+
+
+def _int16_weights(first: np.ndarray, count: np.ndarray, w: np.ndarray) -> tuple:
+    """The weights in int16 fixed point at the finest precision that keeps the largest under 2^15."""
     top = w.max() if w.size else 0.0
     precision = 0
     while precision < 22 and int(0.5 + top * (1 << (precision + 1))) < (1 << 15):
@@ -357,24 +411,25 @@ def _uint8_linear_taps(n_in: int, n_out: int, align_corners: bool, scale) -> tup
     return first, count, np.where(w < 0, scaled - 0.5, scaled + 0.5).astype(np.int64), precision
 
 
-def _uint8_resample(a: np.ndarray, axis: int, n_out: int, align_corners: bool, scale) -> np.ndarray:
-    first, count, w, precision = _uint8_linear_taps(a.shape[axis], n_out, align_corners, scale)
+def _uint8_resample(a: np.ndarray, axis: int, n_out: int, mode: str, antialias: bool, align_corners: bool,
+                    scale) -> np.ndarray:
+    first, count, w, precision = _uint8_taps(a.shape[axis], n_out, mode, antialias, align_corners, scale)
     shape = [1] * a.ndim
     shape[axis] = n_out
     acc = np.int64(1 << (precision - 1))
-    for j in range(2):
+    for j in range(w.shape[1]):
         taps = np.take(a, np.clip(first + j, 0, a.shape[axis] - 1), axis).astype(np.int64)
         acc = acc + taps * np.where(j < count, w[:, j], 0).reshape(shape)
     return np.clip(acc >> precision, 0, 255).astype(np.uint8)
 
 
-def _bilinear_uint8(a: np.ndarray, size, align_corners: bool, scales) -> np.ndarray:
-    """PyTorch's CPU uint8 bilinear resize of `(N, C, H, W)` (see NOTE [ uint8 bilinear ])."""
+def _resize_uint8(a: np.ndarray, size, mode: str, antialias: bool, align_corners: bool, scales) -> np.ndarray:
+    """PyTorch's CPU uint8 bilinear/bicubic resize of `(N, C, H, W)` (see NOTE [ uint8 bilinear ])."""
     sh, sw = (None, None) if scales is None else scales
     if a.shape[-1] != size[1]:
-        a = _uint8_resample(a, a.ndim - 1, size[1], align_corners, sw)
+        a = _uint8_resample(a, a.ndim - 1, size[1], mode, antialias, align_corners, sw)
     if a.shape[-2] != size[0]:
-        a = _uint8_resample(a, a.ndim - 2, size[0], align_corners, sh)
+        a = _uint8_resample(a, a.ndim - 2, size[0], mode, antialias, align_corners, sh)
     return np.ascontiguousarray(a)
 
 

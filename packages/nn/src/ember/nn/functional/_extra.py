@@ -9,6 +9,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
 from ember.core.ops import conv as _conv
+from ember.core.ops.memfmt import channels_last_as
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
            "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
@@ -178,4 +179,5 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     rest = tuple(input.shape[2:])
     out = input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
-    return node_name(out, type(out.grad_fn).__name__, "ChannelShuffleBackward0") if out.grad_fn is not None else out
+    out = node_name(out, type(out.grad_fn).__name__, "ChannelShuffleBackward0") if out.grad_fn is not None else out
+    return channels_last_as(out, input)  # PyTorch's kernel keeps a channels_last(_3d) input's layout
