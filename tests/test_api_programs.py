@@ -132,9 +132,11 @@ Signal processing as scientists write it (`sig_*`: torch.fft norms and padding, 
 torch.signal.windows, mel filterbanks and MFCCs, Griffin-Lim, FIR/IIR filters, resampling, correlation, Hilbert
 and Welch spectra, framing and discrete calculus, complex tensors and their autograd, a 1-d CNN on tones).
 
+Training-loop machinery (`opt_*`: every optimizer's options, param groups, foreach and state dicts, LBFGS with
 strong Wolfe and SparseAdam, every LR scheduler per step, SWA/EMA, clipping with accumulation, BytesIO resume,
 hooks, custom optimizers and schedulers, named-parameter state, sparse and mixed-dtype parameters, LLRD, GradScaler).
 
+Computer-vision building blocks in plain torch (`vis_*`: box IoU/GIoU/CIoU with NMS and batched NMS, anchors with
 a box coder, matcher and RoI pool/align by hand, grid_sample/affine_grid over every mode, interpolate's modes with
 antialias and uint8, unfold/fold im2col, channels_last strides and gradient layouts, conv variants, pooling with
 indices and unpooling, UNet/FPN training, focal/dice losses with confusion-matrix metrics, seeded augmentations
