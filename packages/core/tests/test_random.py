@@ -530,7 +530,10 @@ def test_factories_skip_their_fill_op_only_while_no_hook_watches(factory):
     """`rand`/`randn` fill a new tensor with the sampler's kernel directly while only hooks that ignore fresh
     tensors are installed; any other hook (a capture) sees the in-place sampler. The values are the same."""
     from ember.core import dispatch
+    from ember.core.ops import complex_half, restricted_dtypes
 
+    complex_half.uninstall()  # guards that earlier tests' dtypes leave installed: they watch every op
+    restricted_dtypes.uninstall()
     seen = []
 
     def hook(op, args, kwargs, call_next):
