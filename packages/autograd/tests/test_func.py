@@ -315,3 +315,17 @@ def test_grad_lets_the_function_write_into_what_it_makes():
         return (t + e + a + w2).sum()
 
     assert grad(f)(E.ones(3)).tolist() == [4.0, 5.0, 5.0]
+
+
+def test_argnums_checked_with_pytorchs_messages():
+    f = lambda x, y: (x * y).sum()  # noqa: E731
+    cases = [((), "argnums must be non-empty"),
+             (0.5, "argnums must be int or Tuple[int, ...], got: <class 'float'>"),
+             ((0.5,), "argnum must be int, got: <class 'float'>"),
+             ((0, 0), "argnums elements must be unique, got (0, 0)"),
+             (-3, "Got argnum=-3, but only 2 positional inputs")]
+    for argnums, msg in cases:
+        for transform in (grad, jacrev):
+            with pytest.raises(RuntimeError) as e:
+                transform(f, argnums=argnums)(E.ones(2), E.ones(2))
+            assert str(e.value) == msg

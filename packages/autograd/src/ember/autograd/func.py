@@ -62,13 +62,22 @@ def _flatten(tree) -> tuple[list, Callable]:
     return [tree], lambda xs: xs[0]
 
 
-def _argnums(argnums, n: int, what: str) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    if not nums:
-        raise RuntimeError(f"{what}: argnums must be non-empty")
+def _argnums(argnums, n: int) -> tuple[int, ...]:
+    """The positions `argnums` names among `n` positional arguments, checked with PyTorch's messages."""
+    if isinstance(argnums, tuple):
+        if not argnums:
+            raise RuntimeError("argnums must be non-empty")
+        for a in argnums:
+            if not isinstance(a, int):
+                raise RuntimeError(f"argnum must be int, got: {type(a)}")
+        if len(set(argnums)) != len(argnums):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        nums = argnums
+    elif isinstance(argnums, int):
+        nums = (argnums,)
+    else:
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     for a in nums:
-        if not isinstance(a, int):
-            raise RuntimeError(f"{what}: argnums must be int or Tuple[int, ...], got: {type(a).__name__}")
         if not -n <= a < n:
             raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
     return tuple(a % n for a in nums)
@@ -127,15 +136,15 @@ def _grads(outputs: list, inputs: list, cotangents: list | None, create_graph: b
     return [x.new_zeros(tuple(x.shape)) if g is None else g for g, x in zip(gs, inputs)]
 
 
-def _selected(args: tuple, argnums, what: str) -> tuple[list, bool]:
+def _selected(args: tuple, argnums) -> tuple[list, bool]:
     """The flattened arguments `argnums` selects, and whether an outer level tracks any of them."""
-    trees = [_flatten(args[a]) for a in _argnums(argnums, len(args), what)]
+    trees = [_flatten(args[a]) for a in _argnums(argnums, len(args))]
     return trees, _outer_tracking([x for leaves, _ in trees for x in leaves])
 
 
 def _tracked_call(args: tuple, argnums, trees: list) -> tuple[list, list]:
     """Fresh tracked leaves for the selected arguments, and the call's arguments holding them."""
-    nums = _argnums(argnums, len(args), "")
+    nums = _argnums(argnums, len(args))
     tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
     call = list(args)
     for a, (_, build), xs in zip(nums, trees, tracked):
@@ -173,7 +182,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
 
     @wraps(func)
     def wrapper(*args, **kwargs):
-        trees, keep = _selected(args, argnums, "grad_and_value")
+        trees, keep = _selected(args, argnums)
         enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
@@ -318,7 +327,7 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable
 
     @wraps(func)
     def wrapper(*args, **kwargs):
-        trees, keep = _selected(args, argnums, "jacrev")
+        trees, keep = _selected(args, argnums)
         enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
