@@ -329,3 +329,11 @@ def test_argnums_checked_with_pytorchs_messages():
             with pytest.raises(RuntimeError) as e:
                 transform(f, argnums=argnums)(E.ones(2), E.ones(2))
             assert str(e.value) == msg
+
+
+def test_vmap_out_dims_out_of_range_is_pytorchs_index_error():
+    for out_dims, msg in [(3, "[-2, 1], but got 3"), (-3, "[-2, 1], but got -3")]:
+        with pytest.raises(IndexError) as e:
+            vmap(lambda r: r, out_dims=out_dims)(E.ones(3, 2))
+        assert str(e.value) == f"Dimension out of range (expected to be in range of {msg})"
+    assert vmap(lambda r: r, out_dims=-2)(E.ones(3, 2)).shape == (3, 2)

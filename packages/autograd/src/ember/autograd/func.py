@@ -625,7 +625,6 @@ def _stack_outputs(results: list, out_dims, name: str):
             continue
         n = col[0].dim() + 1
         if not -n <= d < n:
-            raise ValueError(f"{what}: Got out_dim={d} for an output of dimensionality {col[0].dim()}; expected "
-                             f"-{n} <= out_dim < {n}")
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
         stacked.append(_stack(col).movedim(0, d % n) if d % n else _stack(col))
     return build(stacked)
