@@ -337,3 +337,25 @@ def test_vmap_out_dims_out_of_range_is_pytorchs_index_error():
             vmap(lambda r: r, out_dims=out_dims)(E.ones(3, 2))
         assert str(e.value) == f"Dimension out of range (expected to be in range of {msg})"
     assert vmap(lambda r: r, out_dims=-2)(E.ones(3, 2)).shape == (3, 2)
+
+
+def test_non_tensor_outputs_refused_with_pytorchs_messages():
+    vjp_msg = "vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type <class 'float'>"
+    jvp_msg = ("jvp(f, primals, tangents): expected f(*primals) to return only tensors, got unsupported type "
+               "<class 'int'>")
+    calls = [(lambda: vjp(lambda t: 3.0, E.ones(2)), vjp_msg),
+             (lambda: jacrev(lambda t: (t, 3.0))(E.ones(2)), vjp_msg),
+             (lambda: hessian(lambda t: 3.0)(E.ones(2)), vjp_msg),
+             (lambda: jvp(lambda t: 3, (E.ones(2),), (E.ones(2),)), jvp_msg),
+             (lambda: jacfwd(lambda t: [t, 3])(E.ones(2)), jvp_msg)]
+    for call, msg in calls:
+        with pytest.raises(RuntimeError) as e:
+            call()
+        assert str(e.value) == msg
+
+
+def test_jacrev_refuses_a_chunk_size_below_one():
+    for bad in (0, -2):
+        with pytest.raises(ValueError, match="jacrev: `chunk_size` should be greater than 0."):
+            jacrev(lambda t: t, chunk_size=bad)
+    assert jacrev(lambda t: t * 2, chunk_size=1)(E.ones(2)).tolist() == [[2.0, 0.0], [0.0, 2.0]]

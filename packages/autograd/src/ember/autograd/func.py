@@ -169,6 +169,14 @@ def _split_aux(out, has_aux: bool, what: str):
     return out[0], out[1]
 
 
+def _only_tensors(leaves: list, what: str) -> None:
+    """PyTorch's refusal of a transformed function's non-tensor output (`what`: "vjp" or "jvp", the call it names)."""
+    for o in leaves:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{_AUX_CALLS[what]}: expected f(*primals) to return only tensors, got unsupported "
+                               f"type {type(o)}")
+
+
 def _detach_tree(tree, keep: bool):
     leaves, build = _flatten(tree)
     return build([_finish(x, keep) for x in leaves])
@@ -240,10 +248,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         with func_transform("vjp"), refusing_captured_writes([x for xs in tracked for x in xs]):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(trees, tracked)]), has_aux, "vjp")
     out_leaves, out_build = _flatten(out)
-    for o in out_leaves:
-        if not isinstance(o, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors as outputs, "
-                               f"got {type(o).__name__}")
+    _only_tensors(out_leaves, "vjp")
     keep = keep or _reaches_outer(out_leaves, [x for xs in tracked for x in xs], enabled)
 
     def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph: bool | None = None):
@@ -297,6 +302,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
         with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
+        _only_tensors(out_leaves, "jvp")
         dummies = [o.new_zeros(tuple(o.shape)).requires_grad_(True) for o in out_leaves]
         flat = [x for xs in tracked for x in xs]
         keep = keep or _reaches_outer(out_leaves, flat, enabled)
@@ -319,6 +325,8 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
            chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable:
     """`f -> the Jacobian of f w.r.t. args[argnums]`, one backward per output element: for each
     output a tensor of shape `output.shape + input.shape` (a tuple over argnums when it is a tuple)."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
     return _jacobian(func, argnums, has_aux, "jacrev")
 
 
@@ -336,10 +344,9 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable
             out_leaves, out_build = _flatten(out)
             flat = [x for xs in tracked for x in xs]
             keep = keep or _reaches_outer(out_leaves, flat, enabled)
+            _only_tensors(out_leaves, aux_call)
             jacs = []
             for o in out_leaves:
-                if not isinstance(o, Tensor):
-                    raise RuntimeError(f"jacrev(f): Expected f to return Tensors, got {type(o).__name__}")
                 rows = [_grads([e], flat, None, keep) for e in o.reshape(-1)] if o.requires_grad else []
                 per_input = []
                 for i, x in enumerate(flat):
