@@ -359,3 +359,24 @@ def test_jacrev_refuses_a_chunk_size_below_one():
         with pytest.raises(ValueError, match="jacrev: `chunk_size` should be greater than 0."):
             jacrev(lambda t: t, chunk_size=bad)
     assert jacrev(lambda t: t * 2, chunk_size=1)(E.ones(2)).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+
+
+def test_jvp_and_vjp_structure_errors_are_pytorchs():
+    a = E.ones(3)
+    with pytest.raises(RuntimeError) as e:
+        jvp(E.mul, (a, a), (a,))
+    assert str(e.value) == ("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                            "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
+                            "primals with structure TreeSpec(tuple, None, [*,\n  *]) and tangents with structure "
+                            "TreeSpec(tuple, None, [*])")
+    with pytest.raises(RuntimeError, match=r"Got primals with structure TreeSpec\(tuple, None, \[\*\]\) and tangents "
+                                           r"with structure \*$"):
+        jvp(E.sin, (a,), a)
+    _, fn = vjp(lambda t: (t, t.sum()), a)
+    with pytest.raises(RuntimeError) as e:
+        fn((a,))
+    assert str(e.value) == ("Expected pytree structure of cotangents to be the same as pytree structure of outputs to "
+                            "the function. cotangents: (*,), primal output: (*, *)")
+    with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape of \w+\.Size\(\[4\]\) "
+                                           r"and output\[0\] has a shape of \w+\.Size\(\[3\]\)\.$"):
+        fn((E.ones(4), E.tensor(1.0)))

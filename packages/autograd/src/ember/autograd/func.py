@@ -253,13 +253,14 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
 
     def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph: bool | None = None):
         cots, _ = _flatten(cotangents)
-        if len(cots) != len(out_leaves):
+        if _spec_pprint(cotangents) != _spec_pprint(out):
             raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
-                               f"outputs to the function: {len(cots)} cotangents for {len(out_leaves)} outputs")
-        for c, o in zip(cots, out_leaves):
+                               f"outputs to the function. cotangents: {_spec_pprint(cotangents)}, primal output: "
+                               f"{_spec_pprint(out)}")
+        for i, (c, o) in enumerate(zip(cots, out_leaves)):
             if tuple(c.shape) != tuple(o.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output has a shape of {tuple(c.shape)} and output "
-                                   f"has a shape of {tuple(o.shape)}")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and output[{i}] "
+                                   f"has a shape of {o.shape}.")
         graph = keep if create_graph is None else create_graph
         flat = [x for xs in tracked for x in xs]
         with enable_grad():
@@ -282,11 +283,11 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
                            "call f(*primals).")
-    if not isinstance(tangents, tuple | list):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples")
-    if len(primals) != len(tangents):
-        raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same length, "
-                           f"got {len(primals)} and {len(tangents)}")
+    if _spec_repr(primals) != _spec_repr(tangents):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
+                           f"primals with structure {_spec_repr(primals)} and tangents with structure "
+                           f"{_spec_repr(tangents)}")
     p_trees = [_flatten(p) for p in primals]
     t_leaves = [x for t in tangents for x in _flatten(t)[0]]
     p_leaves = [x for leaves, _ in p_trees for x in leaves]
@@ -569,6 +570,18 @@ def _spec_repr(tree, indent: int = 0) -> str:
     indent += 2
     inner = ("," + "\n" + " " * indent).join(_spec_repr(c, indent) for c in children)
     return f"TreeSpec({kind}, {context}, [{inner}])"
+
+
+def _spec_pprint(tree) -> str:
+    """The structure of a tuple/list/dict tree as PyTorch's `treespec_pprint` writes it: `(*, [*, *])`."""
+    if type(tree) is tuple:
+        inner = ", ".join(_spec_pprint(c) for c in tree)
+        return f"({inner},)" if len(tree) == 1 else f"({inner})"
+    if type(tree) is list:
+        return "[" + ", ".join(_spec_pprint(c) for c in tree) + "]"
+    if type(tree) is dict:
+        return "{" + ", ".join(f"{k!r}: {_spec_pprint(v)}" for k, v in tree.items()) + "}"
+    return "*"
 
 
 def _match_in_dims(in_dims, args: tuple, what: str) -> list:
