@@ -380,3 +380,18 @@ def test_jvp_and_vjp_structure_errors_are_pytorchs():
     with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape of \w+\.Size\(\[4\]\) "
                                            r"and output\[0\] has a shape of \w+\.Size\(\[3\]\)\.$"):
         fn((E.ones(4), E.tensor(1.0)))
+
+
+def test_forward_over_reverse_hvp_through_recomputed_double_backwards():
+    # jvp(grad(f)) differentiates the double backward of cross_entropy/layer_norm once more (third order)
+    from ember.core.dispatch import get_op
+
+    x = E.tensor(np.random.default_rng(0).standard_normal(8), dtype=E.float64)
+    v = E.tensor(np.random.default_rng(1).standard_normal(8), dtype=E.float64)
+    w = E.tensor([0.5, -1.0, 2.0, 1.5], dtype=E.float64)
+    fs = [lambda t: E.cross_entropy(t.view(2, 4), E.tensor([0, 3])),
+          lambda t: E.cross_entropy(t.view(2, 4), E.full((2, 4), 0.25, dtype=E.float64), label_smoothing=0.1),
+          lambda t: (get_op("layer_norm")(t.view(2, 4), (4,), w, w, 1e-5)[0] ** 2 * w).sum()]
+    for f in fs:
+        hv = jvp(grad(f), (x,), (v,))[1]
+        np.testing.assert_allclose(hv.numpy(), (hessian(f)(x) @ v).numpy(), rtol=1e-9, atol=1e-12)
