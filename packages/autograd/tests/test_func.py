@@ -395,3 +395,32 @@ def test_forward_over_reverse_hvp_through_recomputed_double_backwards():
     for f in fs:
         hv = jvp(grad(f), (x,), (v,))[1]
         np.testing.assert_allclose(hv.numpy(), (hessian(f)(x) @ v).numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_jacfwd_runs_f_as_under_vmap():
+    # PyTorch's jacfwd vmaps f: a custom Function needs a vmap rule, a random op needs a randomness flag
+    from ember.autograd import Function
+
+    class Sq(Function):
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g * ctx.saved_tensors[0]
+
+    for transform in (jacfwd(Sq.apply), hessian(lambda t: Sq.apply(t).sum())):
+        with pytest.raises(RuntimeError, match="You tried to vmap over Sq, but it does not have vmap support"):
+            transform(E.ones(2))
+    assert jacrev(Sq.apply)(E.ones(2)).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    with pytest.raises(RuntimeError, match="vmap: called random operation while in randomness error mode"):
+        jacfwd(lambda t: t * E.rand(()))(E.ones(2))
+    assert jacfwd(lambda t: t * E.rand(()), randomness="same")(E.ones(2)).shape == (2, 2)
+    with pytest.raises(RuntimeError, match="Only allowed values for randomness are 'error', 'different', or 'same'. "
+                                           "Got x"):
+        jacfwd(lambda t: t, randomness="x")

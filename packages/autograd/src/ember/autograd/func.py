@@ -328,11 +328,13 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
     output a tensor of shape `output.shape + input.shape` (a tuple over argnums when it is a tuple)."""
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
-    return _jacobian(func, argnums, has_aux, "jacrev")
+    return _jacobian(func, argnums, has_aux, "jacrev", None)
 
 
-def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable:
-    """jacrev's transform; `aux_call` names the call in the has_aux error ("jvp" for jacfwd, as PyTorch)."""
+def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness: str | None) -> Callable:
+    """jacrev's transform; `aux_call` names the call in the has_aux error ("jvp" for jacfwd, as PyTorch).
+    jacfwd passes its `randomness`: PyTorch runs f under vmap there, so a custom Function in f needs a vmap rule
+    and, with "error", a random op in f raises vmap's error."""
 
     @wraps(func)
     def wrapper(*args, **kwargs):
@@ -340,8 +342,12 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable
         enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
-            with func_transform("jacrev"):
+            state = get_rng_state() if randomness == "error" else None
+            with func_transform("jacrev" if randomness is None else "vmap"):
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, aux_call)
+            if state is not None and not get_rng_state().equal(state):
+                set_rng_state(state)
+                raise RuntimeError(_RANDOM_ERROR)
             out_leaves, out_build = _flatten(out)
             flat = [x for xs in tracked for x in xs]
             keep = keep or _reaches_outer(out_leaves, flat, enabled)
@@ -373,7 +379,10 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable
 def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
     """The Jacobian, as `jacrev` gives it (ember computes it in reverse mode; values are the same)."""
-    return _jacobian(func, argnums, has_aux, "jvp")
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+    return _jacobian(func, argnums, has_aux, "jvp", randomness)
 
 
 def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
