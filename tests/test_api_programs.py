@@ -126,7 +126,12 @@ Python/numpy protocols, nn.utils, in-place writes through views).
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
 dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed,
-sliding-window and augmentation pipelines, a seeded training loop)."""
+sliding-window and augmentation pipelines, a seeded training loop).
+
+Functional autodiff as JAX-style PyTorch code writes it (`fn_*`: grad/grad_and_value with aux and argnums, nested
+vmap dims and chunking, jacrev/jacfwd/hessian, functional_call with per-sample gradients and ensembles, vjp/jvp/
+linearize, torch.autograd.functional, forward_ad through modules, custom Functions for torch.func, autograd.grad's
+options with hooks and gradcheck, MAML, implicit differentiation, curvature tricks, functional training loops)."""
 
 from __future__ import annotations
 
