@@ -141,7 +141,12 @@ a box coder, matcher and RoI pool/align by hand, grid_sample/affine_grid over ev
 antialias and uint8, unfold/fold im2col, channels_last strides and gradient layouts, conv variants, pooling with
 indices and unpooling, UNet/FPN training, focal/dice losses with confusion-matrix metrics, seeded augmentations
 with mixup/cutmix, uint8 image arithmetic, optical-flow warping and keypoint decoding, YOLO decoding with
-COCO-style mAP)."""
+COCO-style mAP).
+
+Functional autodiff as JAX-style PyTorch code writes it (`fn_*`: grad/grad_and_value with aux and argnums, nested
+vmap dims and chunking, jacrev/jacfwd/hessian, functional_call with per-sample gradients and ensembles, vjp/jvp/
+linearize, torch.autograd.functional, forward_ad through modules, custom Functions for torch.func, autograd.grad's
+options with hooks and gradcheck, MAML, implicit differentiation, curvature tricks, functional training loops)."""
 
 from __future__ import annotations
 

@@ -547,8 +547,15 @@ def test_grad_with_batched_grad_outputs_gives_the_jacobian_row_by_row():
     z = E.tensor([1.0], requires_grad=True)
     (jz,) = E.autograd.grad((z * 2).sum(), z, E.ones(0), is_grads_batched=True)
     assert jz.shape == (0, 1)
-    with pytest.raises(RuntimeError, match="same batch size"):
+    with pytest.raises(ValueError, match=r"^vmap: Expected all tensors to have the same size in the mapped "
+                                         r"dimension, got sizes \[2, 3\] for the mapped dimension$"):
         E.autograd.grad([y, y.sum()], x, [E.eye(2), E.ones(3)], is_grads_batched=True)
+    # PyTorch's message shows the grad_output's shape less its first two dims
+    with pytest.raises(RuntimeError, match=r"^If `is_grads_batched=True`, we interpret the first dimension of each "
+                                           r"grad_output as the batch dimension\. .* grad_output\[0\] has a shape of "
+                                           r"\w+\.Size\(\[\]\) and output\[0\] has a shape of \w+\.Size\(\[2\]\)\. If "
+                                           r"you only want some tensors in `grad_output` to be considered batched"):
+        E.autograd.grad(y, x, E.ones(4, 3), is_grads_batched=True)
 
 
 # --- a non-leaf's .grad under create_graph ------------------------------------------------------

@@ -91,6 +91,23 @@ def test_tangent_is_differentiable_when_it_requires_grad():
     np.testing.assert_allclose(t.grad.numpy(), 3 * x.numpy() ** 2)
 
 
+def test_tangent_and_primal_stay_differentiable_in_a_weight_that_requires_grad():
+    # y = w * d with d = (x, t): the tangent w * t depends on w, as PyTorch's through a module's parameter
+    w = torch.tensor([2.0, -3.0], dtype=torch.float64, requires_grad=True)
+    x = torch.tensor([1.0, 4.0], dtype=torch.float64)
+    t = torch.tensor([0.5, 1.0], dtype=torch.float64)
+    with fwAD.dual_level():
+        primal, tangent = fwAD.unpack_dual((w * fwAD.make_dual(x, t)).exp())
+        assert primal.requires_grad and tangent.requires_grad
+        tangent.sum().backward()
+    # the tangent is exp(w x) w t, so d/dw of its sum is exp(w x) (1 + w x) t
+    wx = w.detach().numpy() * x.numpy()
+    np.testing.assert_allclose(w.grad.numpy(), np.exp(wx) * (1 + wx) * t.numpy())
+    with fwAD.dual_level():
+        primal, tangent = fwAD.unpack_dual(fwAD.make_dual(x, t) * 2)
+    assert not primal.requires_grad and not tangent.requires_grad
+
+
 def test_reverse_mode_flows_through_a_dual_of_a_tracked_primal():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     with fwAD.dual_level():

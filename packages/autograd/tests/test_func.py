@@ -315,3 +315,112 @@ def test_grad_lets_the_function_write_into_what_it_makes():
         return (t + e + a + w2).sum()
 
     assert grad(f)(E.ones(3)).tolist() == [4.0, 5.0, 5.0]
+
+
+def test_argnums_checked_with_pytorchs_messages():
+    f = lambda x, y: (x * y).sum()  # noqa: E731
+    cases = [((), "argnums must be non-empty"),
+             (0.5, "argnums must be int or Tuple[int, ...], got: <class 'float'>"),
+             ((0.5,), "argnum must be int, got: <class 'float'>"),
+             ((0, 0), "argnums elements must be unique, got (0, 0)"),
+             (-3, "Got argnum=-3, but only 2 positional inputs")]
+    for argnums, msg in cases:
+        for transform in (grad, jacrev):
+            with pytest.raises(RuntimeError) as e:
+                transform(f, argnums=argnums)(E.ones(2), E.ones(2))
+            assert str(e.value) == msg
+
+
+def test_vmap_out_dims_out_of_range_is_pytorchs_index_error():
+    for out_dims, msg in [(3, "[-2, 1], but got 3"), (-3, "[-2, 1], but got -3")]:
+        with pytest.raises(IndexError) as e:
+            vmap(lambda r: r, out_dims=out_dims)(E.ones(3, 2))
+        assert str(e.value) == f"Dimension out of range (expected to be in range of {msg})"
+    assert vmap(lambda r: r, out_dims=-2)(E.ones(3, 2)).shape == (3, 2)
+
+
+def test_non_tensor_outputs_refused_with_pytorchs_messages():
+    vjp_msg = "vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type <class 'float'>"
+    jvp_msg = ("jvp(f, primals, tangents): expected f(*primals) to return only tensors, got unsupported type "
+               "<class 'int'>")
+    calls = [(lambda: vjp(lambda t: 3.0, E.ones(2)), vjp_msg),
+             (lambda: jacrev(lambda t: (t, 3.0))(E.ones(2)), vjp_msg),
+             (lambda: hessian(lambda t: 3.0)(E.ones(2)), vjp_msg),
+             (lambda: jvp(lambda t: 3, (E.ones(2),), (E.ones(2),)), jvp_msg),
+             (lambda: jacfwd(lambda t: [t, 3])(E.ones(2)), jvp_msg)]
+    for call, msg in calls:
+        with pytest.raises(RuntimeError) as e:
+            call()
+        assert str(e.value) == msg
+
+
+def test_jacrev_refuses_a_chunk_size_below_one():
+    for bad in (0, -2):
+        with pytest.raises(ValueError, match="jacrev: `chunk_size` should be greater than 0."):
+            jacrev(lambda t: t, chunk_size=bad)
+    assert jacrev(lambda t: t * 2, chunk_size=1)(E.ones(2)).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+
+
+def test_jvp_and_vjp_structure_errors_are_pytorchs():
+    a = E.ones(3)
+    with pytest.raises(RuntimeError) as e:
+        jvp(E.mul, (a, a), (a,))
+    assert str(e.value) == ("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                            "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
+                            "primals with structure TreeSpec(tuple, None, [*,\n  *]) and tangents with structure "
+                            "TreeSpec(tuple, None, [*])")
+    with pytest.raises(RuntimeError, match=r"Got primals with structure TreeSpec\(tuple, None, \[\*\]\) and tangents "
+                                           r"with structure \*$"):
+        jvp(E.sin, (a,), a)
+    _, fn = vjp(lambda t: (t, t.sum()), a)
+    with pytest.raises(RuntimeError) as e:
+        fn((a,))
+    assert str(e.value) == ("Expected pytree structure of cotangents to be the same as pytree structure of outputs to "
+                            "the function. cotangents: (*,), primal output: (*, *)")
+    with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape of \w+\.Size\(\[4\]\) "
+                                           r"and output\[0\] has a shape of \w+\.Size\(\[3\]\)\.$"):
+        fn((E.ones(4), E.tensor(1.0)))
+
+
+def test_forward_over_reverse_hvp_through_recomputed_double_backwards():
+    # jvp(grad(f)) differentiates the double backward of cross_entropy/layer_norm once more (third order)
+    from ember.core.dispatch import get_op
+
+    x = E.tensor(np.random.default_rng(0).standard_normal(8), dtype=E.float64)
+    v = E.tensor(np.random.default_rng(1).standard_normal(8), dtype=E.float64)
+    w = E.tensor([0.5, -1.0, 2.0, 1.5], dtype=E.float64)
+    fs = [lambda t: E.cross_entropy(t.view(2, 4), E.tensor([0, 3])),
+          lambda t: E.cross_entropy(t.view(2, 4), E.full((2, 4), 0.25, dtype=E.float64), label_smoothing=0.1),
+          lambda t: (get_op("layer_norm")(t.view(2, 4), (4,), w, w, 1e-5)[0] ** 2 * w).sum()]
+    for f in fs:
+        hv = jvp(grad(f), (x,), (v,))[1]
+        np.testing.assert_allclose(hv.numpy(), (hessian(f)(x) @ v).numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_jacfwd_runs_f_as_under_vmap():
+    # PyTorch's jacfwd vmaps f: a custom Function needs a vmap rule, a random op needs a randomness flag
+    from ember.autograd import Function
+
+    class Sq(Function):
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g * ctx.saved_tensors[0]
+
+    for transform in (jacfwd(Sq.apply), hessian(lambda t: Sq.apply(t).sum())):
+        with pytest.raises(RuntimeError, match="You tried to vmap over Sq, but it does not have vmap support"):
+            transform(E.ones(2))
+    assert jacrev(Sq.apply)(E.ones(2)).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    with pytest.raises(RuntimeError, match="vmap: called random operation while in randomness error mode"):
+        jacfwd(lambda t: t * E.rand(()))(E.ones(2))
+    assert jacfwd(lambda t: t * E.rand(()), randomness="same")(E.ones(2)).shape == (2, 2)
+    with pytest.raises(RuntimeError, match="Only allowed values for randomness are 'error', 'different', or 'same'. "
+                                           "Got x"):
+        jacfwd(lambda t: t, randomness="x")

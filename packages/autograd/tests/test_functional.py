@@ -133,3 +133,19 @@ def test_strict_mode_refuses_in_pytorchs_words():
     with pytest.raises(RuntimeError, match=linear):
         vhp(lambda a: (a * 2).sum(), x, E.ones(2), strict=True)
     assert jacobian(lambda a, b: a * 2, (x, y))[1].tolist() == [[0.0], [0.0]]  # not strict: zeros
+
+
+def test_strict_refused_with_vectorize_and_forward_mode():
+    x = _t([0.5, -1.0, 2.0])
+    with pytest.raises(RuntimeError) as e:
+        AF.jacobian(lambda t: t * 2, x, strict=True, vectorize=True)
+    assert str(e.value) == ("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
+                            "together. Please either set `strict=False` or `vectorize=False`.")
+    with pytest.raises(RuntimeError, match="`strict=True` and `vectorized=True`"):
+        AF.hessian(lambda t: (t ** 3).sum(), x, strict=True, vectorize=True)
+    for vectorize in (True, False):
+        with pytest.raises(RuntimeError) as e:
+            AF.jacobian(lambda t: t * 2, x, strict=True, vectorize=vectorize, strategy="forward-mode")
+        assert str(e.value) == ('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+                                'not supported together (yet). Please either set `strict=False` or '
+                                '`strategy="reverse-mode"`.')

@@ -508,9 +508,21 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     if not gos or any(g is None for g in gos):
         raise RuntimeError("grad: is_grads_batched=True requires a batched tensor in grad_outputs for every output")
     sizes = {g.shape[0] if g.ndim else None for g in gos}
-    if len(sizes) != 1 or None in sizes:
+    if None in sizes:
         raise RuntimeError(f"grad: with is_grads_batched=True, every grad_outputs entry needs the same batch size "
                            f"in its first dim; got shapes {[tuple(g.shape) for g in gos]}")
+    if len(sizes) != 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{[g.shape[0] for g in gos]} for the mapped dimension")
+    for i, (g, t) in enumerate(zip(gos, _as_list(outputs))):
+        if isinstance(t, Tensor) and g._shape[1:] != t._shape:
+            # PyTorch's message shows the grad_output's shape without its first two dims (its batched view's)
+            raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+                               "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+                               f"shape of corresponding output, but a mismatch was detected: grad_output[{i}] has a "
+                               f"shape of {Size(g._shape[2:])!r} and output[{i}] has a shape of {Size(t._shape)!r}. "
+                               "If you only want some tensors in `grad_output` to be considered batched, consider "
+                               "using vmap.")
     (n,) = sizes
     ins = _as_list(inputs)
     keep = create_graph if retain_graph is None else retain_graph

@@ -117,7 +117,12 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
         if d._version != version:
             raise RuntimeError("unpack_dual: a dual tensor was modified in place after make_dual; ember's forward "
                                "AD, emulated on the tape, cannot follow in-place writes into a dual (PyTorch's can)")
-    keep = any(tracked or t.requires_grad for _, t, tracked, _ in _duals)
+    from ember.autograd.func import _reaches_outer
+
+    # reverse mode follows the primal and tangent where a dual's primal or tangent, or another leaf (a module's
+    # parameter), requires grad: PyTorch's tangent of `conv(dual)` is differentiable w.r.t. the conv's weight
+    keep = (any(tracked or t.requires_grad for _, t, tracked, _ in _duals)
+            or _reaches_outer([tensor], [d for d, *_ in _duals], True))
     primal = tensor if keep else tensor.detach()
     for d, t, *_ in _duals:
         if d is tensor:

@@ -62,13 +62,22 @@ def _flatten(tree) -> tuple[list, Callable]:
     return [tree], lambda xs: xs[0]
 
 
-def _argnums(argnums, n: int, what: str) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    if not nums:
-        raise RuntimeError(f"{what}: argnums must be non-empty")
+def _argnums(argnums, n: int) -> tuple[int, ...]:
+    """The positions `argnums` names among `n` positional arguments, checked with PyTorch's messages."""
+    if isinstance(argnums, tuple):
+        if not argnums:
+            raise RuntimeError("argnums must be non-empty")
+        for a in argnums:
+            if not isinstance(a, int):
+                raise RuntimeError(f"argnum must be int, got: {type(a)}")
+        if len(set(argnums)) != len(argnums):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        nums = argnums
+    elif isinstance(argnums, int):
+        nums = (argnums,)
+    else:
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     for a in nums:
-        if not isinstance(a, int):
-            raise RuntimeError(f"{what}: argnums must be int or Tuple[int, ...], got: {type(a).__name__}")
         if not -n <= a < n:
             raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
     return tuple(a % n for a in nums)
@@ -127,15 +136,15 @@ def _grads(outputs: list, inputs: list, cotangents: list | None, create_graph: b
     return [x.new_zeros(tuple(x.shape)) if g is None else g for g, x in zip(gs, inputs)]
 
 
-def _selected(args: tuple, argnums, what: str) -> tuple[list, bool]:
+def _selected(args: tuple, argnums) -> tuple[list, bool]:
     """The flattened arguments `argnums` selects, and whether an outer level tracks any of them."""
-    trees = [_flatten(args[a]) for a in _argnums(argnums, len(args), what)]
+    trees = [_flatten(args[a]) for a in _argnums(argnums, len(args))]
     return trees, _outer_tracking([x for leaves, _ in trees for x in leaves])
 
 
 def _tracked_call(args: tuple, argnums, trees: list) -> tuple[list, list]:
     """Fresh tracked leaves for the selected arguments, and the call's arguments holding them."""
-    nums = _argnums(argnums, len(args), "")
+    nums = _argnums(argnums, len(args))
     tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
     call = list(args)
     for a, (_, build), xs in zip(nums, trees, tracked):
@@ -160,6 +169,14 @@ def _split_aux(out, has_aux: bool, what: str):
     return out[0], out[1]
 
 
+def _only_tensors(leaves: list, what: str) -> None:
+    """PyTorch's refusal of a transformed function's non-tensor output (`what`: "vjp" or "jvp", the call it names)."""
+    for o in leaves:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{_AUX_CALLS[what]}: expected f(*primals) to return only tensors, got unsupported "
+                               f"type {type(o)}")
+
+
 def _detach_tree(tree, keep: bool):
     leaves, build = _flatten(tree)
     return build([_finish(x, keep) for x in leaves])
@@ -173,7 +190,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
 
     @wraps(func)
     def wrapper(*args, **kwargs):
-        trees, keep = _selected(args, argnums, "grad_and_value")
+        trees, keep = _selected(args, argnums)
         enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
@@ -231,21 +248,19 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         with func_transform("vjp"), refusing_captured_writes([x for xs in tracked for x in xs]):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(trees, tracked)]), has_aux, "vjp")
     out_leaves, out_build = _flatten(out)
-    for o in out_leaves:
-        if not isinstance(o, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors as outputs, "
-                               f"got {type(o).__name__}")
+    _only_tensors(out_leaves, "vjp")
     keep = keep or _reaches_outer(out_leaves, [x for xs in tracked for x in xs], enabled)
 
     def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph: bool | None = None):
         cots, _ = _flatten(cotangents)
-        if len(cots) != len(out_leaves):
+        if _spec_pprint(cotangents) != _spec_pprint(out):
             raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
-                               f"outputs to the function: {len(cots)} cotangents for {len(out_leaves)} outputs")
-        for c, o in zip(cots, out_leaves):
+                               f"outputs to the function. cotangents: {_spec_pprint(cotangents)}, primal output: "
+                               f"{_spec_pprint(out)}")
+        for i, (c, o) in enumerate(zip(cots, out_leaves)):
             if tuple(c.shape) != tuple(o.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output has a shape of {tuple(c.shape)} and output "
-                                   f"has a shape of {tuple(o.shape)}")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and output[{i}] "
+                                   f"has a shape of {o.shape}.")
         graph = keep if create_graph is None else create_graph
         flat = [x for xs in tracked for x in xs]
         with enable_grad():
@@ -268,11 +283,11 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     if not isinstance(primals, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
                            "call f(*primals).")
-    if not isinstance(tangents, tuple | list):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples")
-    if len(primals) != len(tangents):
-        raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same length, "
-                           f"got {len(primals)} and {len(tangents)}")
+    if _spec_repr(primals) != _spec_repr(tangents):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
+                           f"primals with structure {_spec_repr(primals)} and tangents with structure "
+                           f"{_spec_repr(tangents)}")
     p_trees = [_flatten(p) for p in primals]
     t_leaves = [x for t in tangents for x in _flatten(t)[0]]
     p_leaves = [x for leaves, _ in p_trees for x in leaves]
@@ -288,6 +303,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
         with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
+        _only_tensors(out_leaves, "jvp")
         dummies = [o.new_zeros(tuple(o.shape)).requires_grad_(True) for o in out_leaves]
         flat = [x for xs in tracked for x in xs]
         keep = keep or _reaches_outer(out_leaves, flat, enabled)
@@ -310,27 +326,34 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
            chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable:
     """`f -> the Jacobian of f w.r.t. args[argnums]`, one backward per output element: for each
     output a tensor of shape `output.shape + input.shape` (a tuple over argnums when it is a tuple)."""
-    return _jacobian(func, argnums, has_aux, "jacrev")
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+    return _jacobian(func, argnums, has_aux, "jacrev", None)
 
 
-def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable:
-    """jacrev's transform; `aux_call` names the call in the has_aux error ("jvp" for jacfwd, as PyTorch)."""
+def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness: str | None) -> Callable:
+    """jacrev's transform; `aux_call` names the call in the has_aux error ("jvp" for jacfwd, as PyTorch).
+    jacfwd passes its `randomness`: PyTorch runs f under vmap there, so a custom Function in f needs a vmap rule
+    and, with "error", a random op in f raises vmap's error."""
 
     @wraps(func)
     def wrapper(*args, **kwargs):
-        trees, keep = _selected(args, argnums, "jacrev")
+        trees, keep = _selected(args, argnums)
         enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
-            with func_transform("jacrev"):
+            state = get_rng_state() if randomness == "error" else None
+            with func_transform("jacrev" if randomness is None else "vmap"):
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, aux_call)
+            if state is not None and not get_rng_state().equal(state):
+                set_rng_state(state)
+                raise RuntimeError(_RANDOM_ERROR)
             out_leaves, out_build = _flatten(out)
             flat = [x for xs in tracked for x in xs]
             keep = keep or _reaches_outer(out_leaves, flat, enabled)
+            _only_tensors(out_leaves, aux_call)
             jacs = []
             for o in out_leaves:
-                if not isinstance(o, Tensor):
-                    raise RuntimeError(f"jacrev(f): Expected f to return Tensors, got {type(o).__name__}")
                 rows = [_grads([e], flat, None, keep) for e in o.reshape(-1)] if o.requires_grad else []
                 per_input = []
                 for i, x in enumerate(flat):
@@ -356,7 +379,10 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable
 def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
     """The Jacobian, as `jacrev` gives it (ember computes it in reverse mode; values are the same)."""
-    return _jacobian(func, argnums, has_aux, "jvp")
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+    return _jacobian(func, argnums, has_aux, "jvp", randomness)
 
 
 def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
@@ -555,6 +581,18 @@ def _spec_repr(tree, indent: int = 0) -> str:
     return f"TreeSpec({kind}, {context}, [{inner}])"
 
 
+def _spec_pprint(tree) -> str:
+    """The structure of a tuple/list/dict tree as PyTorch's `treespec_pprint` writes it: `(*, [*, *])`."""
+    if type(tree) is tuple:
+        inner = ", ".join(_spec_pprint(c) for c in tree)
+        return f"({inner},)" if len(tree) == 1 else f"({inner})"
+    if type(tree) is list:
+        return "[" + ", ".join(_spec_pprint(c) for c in tree) + "]"
+    if type(tree) is dict:
+        return "{" + ", ".join(f"{k!r}: {_spec_pprint(v)}" for k, v in tree.items()) + "}"
+    return "*"
+
+
 def _match_in_dims(in_dims, args: tuple, what: str) -> list:
     """One mapped dimension (or None) per leaf of `args`."""
     if isinstance(in_dims, int):
@@ -616,7 +654,6 @@ def _stack_outputs(results: list, out_dims, name: str):
             continue
         n = col[0].dim() + 1
         if not -n <= d < n:
-            raise ValueError(f"{what}: Got out_dim={d} for an output of dimensionality {col[0].dim()}; expected "
-                             f"-{n} <= out_dim < {n}")
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
         stacked.append(_stack(col).movedim(0, d % n) if d % n else _stack(col))
     return build(stacked)

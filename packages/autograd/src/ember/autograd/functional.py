@@ -171,6 +171,10 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
             raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
                                       '`strategy="forward-mode"` are not supported together (yet). Please either '
                                       'set `create_graph=False` or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+                               'not supported together (yet). Please either set `strict=False` or '
+                               '`strategy="reverse-mode"`.')
         if not vectorize:
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                       "only implemented for `vectorize=True`.")
@@ -180,6 +184,9 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
         ins = _prepare(ins, create_graph)
         out_tuple, outs = _tuple(func(*ins), _OUTPUTS, "jacobian")
         _check_outputs(outs, strict)
+        if vectorize and strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                               "supported together. Please either set `strict=False` or `vectorize=False`.")
         rows = []
         for j, o in enumerate(outs):
             per_input = [[] for _ in ins]

@@ -3,9 +3,10 @@
 A fused backward op (`layer_norm_backward` ...) returns the gradients of `<grad_output, f(p)>`
 w.r.t. the primals `p` of a forward `f`. Its own derivative, for incoming gradients `gg`, is the
 gradient of `<gg, those gradients>` w.r.t. `grad_output` and `p`: here `f` is rebuilt from ember
-ops (means, rsqrt, log_softmax ...), differentiated once with `create_graph`, then again. The
-result is exact for second order; differentiating it a third time gives zero (it is computed
-on detached copies), which `gradgradcheck` does not need.
+ops (means, rsqrt, log_softmax ...), differentiated once with `create_graph`, then again. When the
+backward itself is recorded (`create_graph`, grad mode on), the recomputation stays attached to the
+primals, so third derivatives (forward-over-reverse `jvp(grad(f))` ...) are exact too; otherwise it
+runs on detached copies.
 """
 
 from __future__ import annotations
@@ -19,14 +20,21 @@ from ember.core.tensor import Tensor
 __all__ = ["second_order", "layer_norm_fn", "group_norm_fn", "batch_norm_fn", "eps_from"]
 
 
+def _input(t: Tensor, higher: bool) -> Tensor:
+    """`t` as an input the recomputation differentiates with respect to: attached to its history when the
+    backward is recorded (`higher`), else a detached copy."""
+    return t.view_as(t) if higher and t.requires_grad else t.detach().requires_grad_()
+
+
 def second_order(fn: Callable, grad_output: Tensor, primals: list, ggs: list) -> list:
     """d<ggs, d<grad_output, fn(*primals)>/d primals> / d(grad_output, *primals); None for a None primal."""
     from ember.autograd.engine import grad
-    from ember.autograd.grad_mode import enable_grad
+    from ember.autograd.grad_mode import enable_grad, is_grad_enabled
 
+    higher = is_grad_enabled()
     with enable_grad():
-        go = grad_output.detach().requires_grad_()
-        ps = [p.detach().requires_grad_() if isinstance(p, Tensor) else None for p in primals]
+        go = _input(grad_output, higher)
+        ps = [_input(p, higher) if isinstance(p, Tensor) else None for p in primals]
         live = [p for p in ps if p is not None]
         firsts = grad(fn(*ps), live, go, create_graph=True, allow_unused=True)
         gg_live = [g for p, g in zip(ps, ggs) if p is not None]
@@ -36,7 +44,7 @@ def second_order(fn: Callable, grad_output: Tensor, primals: list, ggs: list) ->
         total = terms[0]
         for t in terms[1:]:
             total = total + t
-        outs = iter(grad(total, [go] + live, allow_unused=True))
+        outs = iter(grad(total, [go] + live, allow_unused=True, create_graph=higher))
     go_grad = next(outs)
     return [go_grad] + [next(outs) if p is not None else None for p in ps]
 
@@ -121,16 +129,17 @@ def vjp_of(fn: Callable, primals: list, ggs: list) -> list:
     """The vector-Jacobian product of `fn(*primals)` (a tuple of outputs) with `ggs`: a fused
     backward op written out with ops, differentiated once (None for a None primal)."""
     from ember.autograd.engine import grad
-    from ember.autograd.grad_mode import enable_grad
+    from ember.autograd.grad_mode import enable_grad, is_grad_enabled
 
+    higher = is_grad_enabled()
     with enable_grad():
-        ps = [p.detach().requires_grad_() if isinstance(p, Tensor) else None for p in primals]
+        ps = [_input(p, higher) if isinstance(p, Tensor) else None for p in primals]
         outs = fn(*ps)
         pairs = [(o, g) for o, g in zip(outs, ggs) if g is not None and o.requires_grad]
         if not pairs:
             return [None] * len(primals)
         res = iter(grad([o for o, _ in pairs], [p for p in ps if p is not None], [g for _, g in pairs],
-                        allow_unused=True))
+                        allow_unused=True, create_graph=higher))
     return [next(res) if p is not None else None for p in ps]
 
 
