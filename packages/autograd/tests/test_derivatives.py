@@ -702,3 +702,23 @@ def test_max_pool_grad_stays_connected_to_the_input(dims):
     (tg,) = torch.autograd.grad((tpool(tx, 2) ** 2).sum(), tx, create_graph=True)
     np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(gg.numpy(), torch.autograd.grad(tg.pow(2).sum(), tx)[0].numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_add_and_sub_with_alpha_are_one_node_with_the_operands_edges(name):
+    # PyTorch's AddBackward0/SubBackward0 (not a MulBackward0 for `alpha * other`, nor a ToCopyBackward0 for
+    # 16-bit operands), saving alpha; other's gradient is grad * alpha (negated for sub)
+    x, y = make((2, 3)), make((3,))
+    assert E.gradcheck(lambda x, y: getattr(E, name)(x, y, alpha=-0.7), (x, y))
+    for dt in (F64, E.bfloat16):
+        a, b = E.ones(2, 3, dtype=dt, requires_grad=True), E.ones(3, dtype=dt, requires_grad=True)
+        r = getattr(E, name)(a, b, alpha=0.5)
+        assert type(r.grad_fn).__name__ == f"{name.capitalize()}Backward0" and r.grad_fn._saved_alpha == 0.5
+        assert [type(f).__name__ for f, _ in r.grad_fn.next_functions] == ["AccumulateGrad"] * 2
+        r.sum().backward()
+        np.testing.assert_array_equal(a.grad.float().numpy(), np.ones((2, 3)))
+        np.testing.assert_array_equal(b.grad.float().numpy(), np.full(3, 1.0 if name == "add" else -1.0))
+    p = E.ones(3, dtype=F64, requires_grad=True)
+    q = p * 1.0
+    q.add_(make((3,)), alpha=2.0)
+    assert type(q.grad_fn).__name__ == "AddBackward0"
