@@ -235,3 +235,16 @@ def test_pack_hooks_see_the_saved_tensors_in_pytorchs_order(name):
     assert seen == expected
     out.sum().backward()
     assert unpacked == list(range(len(packed)))  # each unpacked once, in saved order
+
+
+def test_layer_norm_packs_bias_input_weight_then_its_statistics():
+    # PyTorch 2.13's NativeLayerNormBackward0 saves the bias too, first (whether or not it requires grad)
+    x, w, b = ea.rand(4, 3).requires_grad_(), ea.rand(3), ea.rand(3)
+    for weight_grad in (True, False):
+        w.requires_grad_(weight_grad)
+        packed = []
+        with graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            y = ea.layer_norm(x, (3,), w, b)
+        assert [t is b for t in packed[:1]] == [True] and packed[1] is x and packed[2] is w
+        assert [tuple(t.shape) for t in packed[3:]] == [(4, 1), (4, 1)]
+        y.sum().backward()

@@ -382,8 +382,9 @@ ENTRIES = [
           "batch_norm_backward")(grad, input, weight, result1, result2, training)}),
     d("batch_norm_backward(grad_output, input, weight, save_mean, save_invstd, training)", save_mean=None,
       save_invstd=None, **{"grad_output, input, weight": _batch_norm_double}),
+    # `bias` is named though unused: PyTorch's node saves it (a pack hook sees bias, input, weight, mean, rstd)
     d("layer_norm(input, normalized_shape, weight, bias, eps)", name="NativeLayerNormBackward0",
-      **{"input, weight, bias": lambda grad, input, normalized_shape, weight, result1, result2: get_op(
+      **{"input, weight, bias": lambda grad, input, normalized_shape, weight, bias, result1, result2: get_op(
           "layer_norm_backward")(grad, input, normalized_shape, result1, result2, weight)}),
     d("layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight)", mean=None, rstd=None,
       **{"grad_output, input, weight": _layer_norm_double}),
