@@ -505,3 +505,15 @@ def test_randn_like_of_a_channels_last_tensor_draws_as_normal_on_that_layout():
     np.testing.assert_array_equal(r.numpy(), want.numpy())
     E.manual_seed(0)
     assert not np.array_equal(r.numpy(), E.randn(2, 4, 4, 3).permute(0, 3, 1, 2).numpy())
+
+
+def test_default_generator_is_seeded_per_process_and_a_new_generator_keeps_the_fixed_default():
+    # PyTorch 2.13: `initial_seed()` differs between two runs of a program that never seeds
+    import subprocess
+    import sys
+
+    code = "import ember.core as E; print(E.initial_seed())"
+    seeds = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+             for _ in range(2)}
+    assert len(seeds) == 2 and all(0 <= int(s) < 2 ** 64 for s in seeds)
+    assert R.Generator().initial_seed() == 67280421310721
