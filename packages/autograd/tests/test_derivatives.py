@@ -288,6 +288,9 @@ SAMPLES.update({
                                 (make((2,)),))],
     "nll_loss": [(lambda x: op("nll_loss")(x, _TARGET, None, "mean", -100)[0], (make((2, 3)),))],
     "binary_cross_entropy": [(op("binary_cross_entropy"), (make((2, 3), 0.1, 0.9), make((2, 3), 0.0, 1.0)))],
+    "mv": [(op("mv"), (make((2, 3)), make((3,))))],
+    "mse_loss": [(lambda x, t: op("mse_loss")(x, t, reduction), (make((2, 3)), make(shape)))
+                 for reduction, shape in (("mean", (2, 3)), ("sum", (3,)), ("none", (2, 3)))],
     "nll_loss_backward": [(lambda g: op("nll_loss_backward")(g, make((2, 3), requires_grad=False), _TARGET, None,
                                                              "none", -100, E.tensor(2.0, dtype=F64)),
                            (make((2,)),))],

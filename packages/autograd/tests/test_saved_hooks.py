@@ -9,6 +9,7 @@ import pytest
 import ember.autograd as ea
 from ember.autograd import graph
 from ember.autograd.function import Function
+from ember.core.dispatch import get_op
 
 
 def _grad_of_sin_x_exp_x(x):
@@ -208,6 +209,8 @@ _PACK_ORDER = {
     "baddbmm": (ea.baddbmm, [(2, 2, 4), (2, 2, 3), (2, 3, 4)], ["a1", "a2"]),
     "addcmul": (ea.addcmul, [(3,), (3,), (3,)], ["a1", "a2"]),
     "addcdiv": (ea.addcdiv, [(3,), (3,), (3,)], ["a1", "a2"]),
+    "mv": (ea.mv, [(2, 3), (3,)], ["a0", "a1"]),
+    "mse_loss": (lambda x, t: get_op("mse_loss")(x, t, "mean"), [(3,), (3,)], ["a0", "a1"]),
     "exp": (ea.exp, [(3,)], ["out"]),
     "log": (ea.log, [(3,)], ["a0"]),
 }
