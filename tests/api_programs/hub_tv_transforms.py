@@ -214,7 +214,7 @@ magnitudes = {"Brightness": torch.linspace(0.0, 0.99, num_bins), "Contrast": tor
               "Posterize": 8 - (torch.arange(num_bins) / ((num_bins - 1) / 6)).round().int(),
               "Solarize": torch.linspace(255.0, 0.0, num_bins)}
 torch.manual_seed(11)
-out = img_f  # float: a uint8 blend by an inexact ratio truncates add(alpha=)'s last bit (docs/pytorch_compat.md)
+out = img_u8  # uint8 blends: add(alpha=) rounds as PyTorch's fused multiply-add, or a pixel moves by one
 for _ in range(4):
     op = ops[int(torch.randint(len(ops), ()))]
     mag = 0.0

@@ -303,7 +303,7 @@ def corpus() -> list[Case]:
     add("torch-zip-bomb-undeclared", "torch", zeros, "its storage needs 16")
     bomb = torch_zip({"w": tt(numel=0xF0000000 // 4)}, {"0": b"\0" * 16}, compress=zipfile.ZIP_DEFLATED)
     add("torch-zip-bomb-declared", "torch", _declare_size(bomb, "archive/data/0", 0xF0000000), "zip bomb")
-    add("torch-not-a-zip", "torch", b"PK\x03\x04" + b"\0" * 100, "looks like a zip archive")
+    add("torch-not-a-zip", "torch", b"PK\x03\x04" + b"\0" * 100, "PytorchStreamReader failed reading zip archive")
     good_t = torch_state(tt(), struct.pack("<4f", 1, 2, 3, 4))
     for cut in (10, len(good_t) // 2, len(good_t) - 1):
         add(f"torch-truncated-{cut}", "torch", good_t[:cut], "")

@@ -288,6 +288,9 @@ SAMPLES.update({
                                 (make((2,)),))],
     "nll_loss": [(lambda x: op("nll_loss")(x, _TARGET, None, "mean", -100)[0], (make((2, 3)),))],
     "binary_cross_entropy": [(op("binary_cross_entropy"), (make((2, 3), 0.1, 0.9), make((2, 3), 0.0, 1.0)))],
+    "mv": [(op("mv"), (make((2, 3)), make((3,))))],
+    "mse_loss": [(lambda x, t: op("mse_loss")(x, t, reduction), (make((2, 3)), make(shape)))
+                 for reduction, shape in (("mean", (2, 3)), ("sum", (3,)), ("none", (2, 3)))],
     "nll_loss_backward": [(lambda g: op("nll_loss_backward")(g, make((2, 3), requires_grad=False), _TARGET, None,
                                                              "none", -100, E.tensor(2.0, dtype=F64)),
                            (make((2,)),))],
@@ -715,3 +718,21 @@ def test_dropout_gradient_is_the_forward_noise():
     kept = y.detach().numpy() != 0
     noise = np.where(kept, np.float32(1) / np.float32(1 - p), np.float32(0))
     np.testing.assert_array_equal(x.grad.numpy(), g * noise)
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_add_and_sub_with_alpha_are_one_node_with_the_operands_edges(name):
+    # PyTorch's AddBackward0/SubBackward0 (not a MulBackward0 for `alpha * other`, nor a ToCopyBackward0 for
+    # 16-bit operands), saving alpha; other's gradient is grad * alpha (negated for sub)
+    x, y = make((2, 3)), make((3,))
+    assert E.gradcheck(lambda x, y: getattr(E, name)(x, y, alpha=-0.7), (x, y))
+    for dt in (F64, E.bfloat16):
+        a, b = E.ones(2, 3, dtype=dt, requires_grad=True), E.ones(3, dtype=dt, requires_grad=True)
+        r = getattr(E, name)(a, b, alpha=0.5)
+        assert type(r.grad_fn).__name__ == f"{name.capitalize()}Backward0" and r.grad_fn._saved_alpha == 0.5
+        assert [type(f).__name__ for f, _ in r.grad_fn.next_functions] == ["AccumulateGrad"] * 2
+        r.sum().backward()
+        np.testing.assert_array_equal(a.grad.float().numpy(), np.ones((2, 3)))
+        np.testing.assert_array_equal(b.grad.float().numpy(), np.full(3, 1.0 if name == "add" else -1.0))
+    p = E.ones(3, dtype=F64, requires_grad=True)
+    q = p * 1.0
+    q.add_(make((3,)), alpha=2.0)
+    assert type(q.grad_fn).__name__ == "AddBackward0"

@@ -816,3 +816,6 @@ def test_a_custom_functions_node_is_not_callable():
     z = Triple.apply(E.ones(2, requires_grad=True))
     with pytest.raises(TypeError, match="'TripleBackward' object is not callable"):
         z.grad_fn(E.ones(2))
+    # PyTorch's Python-defined nodes have no __call__ at all; its C++ nodes (ember's others) do
+    assert not callable(z.grad_fn) and not hasattr(z.grad_fn, "__call__")
+    assert callable(z.grad_fn.next_functions[0][0]) and callable((z * 2).grad_fn)

@@ -240,6 +240,22 @@ def test_view_made_in_no_grad_refuses_in_place_write_with_grad_on():
         iv.mul_(2)
 
 
+def test_view_reads_requires_grad_from_its_base_each_time():
+    # PyTorch's: `requires_grad_()` on the base after the view was made shows through the view, and goes again
+    w = E.ones(3)
+    with E.no_grad():
+        v = w[1:]
+        u = v[:1]
+    later = w.view(3)
+    w.requires_grad_()
+    assert v.requires_grad and u.requires_grad and later.requires_grad and v.is_leaf and v.grad_fn is None
+    assert not w.detach().requires_grad and not w.detach()[1:].requires_grad
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode"):
+        v.mul_(2)
+    w.requires_grad_(False)
+    assert not v.requires_grad and not later.requires_grad
+
+
 def test_view_made_in_no_grad_requires_grad_as_its_base_but_has_no_edge():
     """PyTorch's view made in no_grad requires grad (a leaf without grad_fn); what uses it gets a (None, 0) edge."""
     w = E.ones(3, requires_grad=True)

@@ -9,6 +9,7 @@ import pytest
 import ember.autograd as ea
 from ember.autograd import graph
 from ember.autograd.function import Function
+from ember.core.dispatch import get_op
 
 
 def _grad_of_sin_x_exp_x(x):
@@ -208,6 +209,8 @@ _PACK_ORDER = {
     "baddbmm": (ea.baddbmm, [(2, 2, 4), (2, 2, 3), (2, 3, 4)], ["a1", "a2"]),
     "addcmul": (ea.addcmul, [(3,), (3,), (3,)], ["a1", "a2"]),
     "addcdiv": (ea.addcdiv, [(3,), (3,), (3,)], ["a1", "a2"]),
+    "mv": (ea.mv, [(2, 3), (3,)], ["a0", "a1"]),
+    "mse_loss": (lambda x, t: get_op("mse_loss")(x, t, "mean"), [(3,), (3,)], ["a0", "a1"]),
     "exp": (ea.exp, [(3,)], ["out"]),
     "log": (ea.log, [(3,)], ["a0"]),
 }
@@ -235,3 +238,16 @@ def test_pack_hooks_see_the_saved_tensors_in_pytorchs_order(name):
     assert seen == expected
     out.sum().backward()
     assert unpacked == list(range(len(packed)))  # each unpacked once, in saved order
+
+
+def test_layer_norm_packs_bias_input_weight_then_its_statistics():
+    # PyTorch 2.13's NativeLayerNormBackward0 saves the bias too, first (whether or not it requires grad)
+    x, w, b = ea.rand(4, 3).requires_grad_(), ea.rand(3), ea.rand(3)
+    for weight_grad in (True, False):
+        w.requires_grad_(weight_grad)
+        packed = []
+        with graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            y = ea.layer_norm(x, (3,), w, b)
+        assert [t is b for t in packed[:1]] == [True] and packed[1] is x and packed[2] is w
+        assert [tuple(t.shape) for t in packed[3:]] == [(4, 1), (4, 1)]
+        y.sum().backward()

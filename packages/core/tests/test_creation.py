@@ -706,3 +706,14 @@ def test_arange_and_eye_refuse_dtype_names_listing_their_overloads():
                                                   "dtype=str), but expected one of:\n * (int n, *, Tensor out")):
         E.eye(2, dtype="float32")
     assert E.arange(3, dtype=float).dtype is E.float64 and E.eye(2, dtype=E.bfloat16).dtype is E.bfloat16
+
+
+def test_full_without_fill_value_is_refused_in_pytorchs_words():
+    for call, name in ((lambda: E.full((2,)), "full"), (lambda: E.ones(2).new_full((2,)), "new_full")):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == f'{name}() missing 1 required positional arguments: "fill_value"'
+    with pytest.raises(TypeError, match=re.escape("new_full(): argument 'fill_value' (position 2) must be Number, "
+                                                  "not NoneType")):
+        E.ones(2).new_full((2,), None)
+    assert E.ones(2).new_full((3,), 2).tolist() == [2.0, 2.0, 2.0]

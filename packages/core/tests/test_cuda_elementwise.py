@@ -77,6 +77,24 @@ def test_binary_broadcast_matches_cpu(name, dtype, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [E.float32, E.int64, E.bfloat16])
+def test_add_and_sub_with_alpha_match_cpu(dtype, device):
+    a, b = _binary_inputs("add", E.float32 if dtype is E.bfloat16 else dtype)
+    a, b = a.to(dtype), b.to(dtype)
+    alpha = 3 if dtype is E.int64 else -0.37
+    for op in (E.add, E.sub):
+        expected = op(a, b, alpha=alpha)
+        actual = op(_on(a, device), _on(b, device), alpha=alpha)
+        assert actual.dtype is dtype
+        assert_close(actual.cpu().float(), expected.float(), rtol=1e-2 if dtype is E.bfloat16 else 1e-6, atol=1e-6)
+    base = a.expand(3, 2, 4).contiguous()
+    x = _on(base.clone(), device)
+    x.add_(_on(b, device), alpha=alpha)
+    assert_close(x.cpu().float(), E.add(base, b, alpha=alpha).float(), rtol=1e-2 if dtype is E.bfloat16 else 1e-6,
+                 atol=1e-6)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("scalar", [2, 0.5, True])
 def test_binary_with_python_scalar_follows_promotion(device, scalar):
     x = _on(make_tensor(4, dtype=E.int32, seed=4), device)

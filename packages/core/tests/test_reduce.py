@@ -649,3 +649,33 @@ def test_amax_of_an_empty_tensor_names_the_dim_as_given_in_order():
     with pytest.raises(IndexError, match="amin\\(\\): Expected reduction dim 0 to have non-zero size"):
         E.zeros(0).amin((0, 1))  # the empty dim 0 is checked before dim 1 is found out of range
     assert E.zeros(2, 0).amax(0).shape == (0,)
+
+
+def test_string_dim_and_dtype_name_are_refused_in_pytorchs_words():
+    # a named dim (ember has none) and a dtype's name, as PyTorch's parser words them for a method call
+    x = E.ones(2, 3)
+    sum_overloads = (" * (*, torch.dtype dtype = None)\n"
+                     " * (tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+    with pytest.raises(TypeError) as e:
+        x.sum("batch")
+    assert str(e.value) == ("sum() received an invalid combination of arguments - got (str), but expected one of:\n"
+                            + sum_overloads)
+    with pytest.raises(TypeError) as e:
+        x.mean(dtype="float64")
+    assert str(e.value) == ("mean() received an invalid combination of arguments - got (dtype=str, ), but expected "
+                            "one of:\n" + sum_overloads)
+    with pytest.raises(TypeError, match=re.escape("got (str), but expected one of:\n * (*, torch.dtype dtype = None)"
+                                                  "\n * (int dim, bool keepdim")):
+        x.prod("batch")
+    with pytest.raises(TypeError, match=re.escape("(!str!)")):
+        x.std("batch")
+    dtype_words = "(): argument 'dtype' must be torch.dtype, not "
+    for call, words in ((lambda: x.nansum("b"), "nansum(): argument 'dim' (position 1) must be tuple of ints, not str"),
+                        (lambda: x.argmax("b"), "argmax(): argument 'dim' (position 1) must be int, not str"),
+                        (lambda: x.sum(0, dtype="float64"), "sum" + dtype_words + "str"),
+                        (lambda: x.cumsum(0, dtype="float64"), "cumsum" + dtype_words + "str"),
+                        (lambda: x.nanmean(dtype=np.float64), "nanmean" + dtype_words + "type")):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == words
+    assert x.sum(dtype=float).dtype is E.float64 and x.cumsum(1, dtype=int).dtype is E.int64  # Python's types pass

@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from ember.core.ops._util import named_as
 
-__all__ = ["CheckpointError", "CallerError", "MAX_DEPTH", "check_depth", "atomic_write",
+__all__ = ["CheckpointError", "CorruptArchiveError", "CallerError", "MAX_DEPTH", "check_depth", "atomic_write",
            "remove_stale_temporaries"]
 
 MAX_DEPTH = 100
@@ -34,6 +34,12 @@ MAX_DEPTH = 100
 
 class CheckpointError(pickle.UnpicklingError, RuntimeError):
     """A checkpoint that cannot be loaded: the message names the file, the record and the problem."""
+
+
+@named_as("RuntimeError")
+class CorruptArchiveError(CheckpointError):
+    """A zip checkpoint whose archive cannot be read (truncated, corrupted): PyTorch's RuntimeError in print, with
+    the words of its reader (miniz's)."""
 
 
 @named_as("UnpicklingError", module="_pickle")

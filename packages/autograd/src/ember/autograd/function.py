@@ -59,6 +59,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _forward_cls: type
     _user_code = True
+    _python_defined = True  # no `__call__` (Node.__init_subclass__): PyTorch's Python-defined nodes have none
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -71,9 +72,6 @@ class BackwardCFunction(Node, FunctionCtx):
         self._n_inputs = 0
         self._input_tensor_pos: list[int] = []
         self.needs_input_grad: tuple[bool, ...] = ()
-
-    def __call__(self, *grads):
-        raise TypeError(f"'{type(self).__name__}' object is not callable")  # as PyTorch's Python-defined nodes
 
     def __repr__(self) -> str:
         # a Python-defined node prints as a Python object, module-qualified (PyTorch's C++ nodes do not); every

@@ -162,7 +162,14 @@ class Node:
     def release(self) -> None:
         """Free what was saved for backward (after a backward without retain_graph)."""
 
-    def __call__(self, *grads):
+    def __init_subclass__(cls, **kwargs) -> None:
+        """Each node class is callable (`_call`), as PyTorch's C++ nodes, but a Python-defined one (a custom
+        Function's, `_python_defined`): PyTorch's have no `__call__`, so `callable(node)` is False for them."""
+        super().__init_subclass__(**kwargs)
+        if Node in cls.__bases__ and not cls.__dict__.get("_python_defined", False):
+            cls.__call__ = Node._call
+
+    def _call(self, *grads):
         """Run this node on one gradient per output, as PyTorch's C++ nodes are called: one gradient comes back
         alone, several (or none) as a tuple."""
         if len(grads) != self._n_out:

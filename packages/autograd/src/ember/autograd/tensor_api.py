@@ -31,7 +31,13 @@ def _check_can_require_grad(t: Tensor, what: str = "floating point and complex")
 
 
 def _get_requires_grad(self: Tensor) -> bool:
-    return self._requires_grad
+    """PyTorch's: a view also requires grad while its base does, read from the base each time (a view made in
+    `no_grad` of a tensor that later calls `requires_grad_()`). Ops read `_requires_grad` itself: they record
+    nothing for such a view (PyTorch records a graph that reaches no leaf), so the op path costs nothing more."""
+    if self._requires_grad:
+        return True
+    m = self._ag
+    return m is not None and m.base is not None and m.base._requires_grad
 
 
 def _set_requires_grad(self: Tensor, value: bool, what: str = "floating point and complex") -> None:

@@ -50,7 +50,8 @@ from ember.core.meta import meta_storage
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 
-from ember.autograd.checkpoint_io import CheckpointError, UnsafeGlobalError, check_depth, reraise
+from ember.autograd.checkpoint_io import (CheckpointError, CorruptArchiveError, UnsafeGlobalError, check_depth,
+                                         reraise)
 
 __all__ = ["is_torch_zip", "load_torch_zip", "is_legacy_torch", "can_write", "write_torch_zip"]
 
@@ -278,15 +279,24 @@ def is_legacy_torch(data: bytes) -> bool:
     return data.startswith(_LEGACY_MAGIC)
 
 
+def corrupt_archive(nbytes: int) -> CorruptArchiveError:
+    """PyTorch's error for a zip checkpoint its reader cannot open: under 22 bytes (no room for the end record)
+    "not a ZIP archive", else "failed finding central directory" (a truncated or corrupted file)."""
+    problem = "not a ZIP archive" if nbytes < 22 else "failed finding central directory"
+    return CorruptArchiveError(f"PytorchStreamReader failed reading zip archive: {problem}. This is an internal miniz "
+                               "error. If you are seeing this error, there is a high likelihood that your checkpoint "
+                               "file is corrupted. This can happen if the checkpoint was not saved properly, was "
+                               "transferred incorrectly, or the file was modified after saving.")
+
+
 def load_torch_zip(data: bytes, name: str, map_location=None):
     """The object a PyTorch zip checkpoint holds, built from tensors and plain containers only."""
     record = "zip directory"
     try:
         try:
             archive = zipfile.ZipFile(io.BytesIO(data))
-        except zipfile.BadZipFile as e:
-            raise CheckpointError(f"load: {name}: {record}: is not an ember checkpoint (it looks like a zip "
-                                  f"archive, but it cannot be read: {e}; truncated or corrupted?)") from None
+        except zipfile.BadZipFile:
+            raise corrupt_archive(len(data)) from None
         pkls = [n for n in archive.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pkls) != 1:
             raise CheckpointError(f"load: {name}: {record}: is not an ember checkpoint (it looks like a zip archive, "

@@ -7,24 +7,9 @@ import numpy as np
 import numba
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
-
-# LLVM's `fma` (one rounding, as the FMA instructions PyTorch's compiler emits for `a * b + c`), for float32 or
-# float64 operands.
-@intrinsic
-def fma(typingctx, a, b, c):
-    t = types.float32 if a == b == c == types.float32 else types.float64
-    ll = ir.FloatType() if t == types.float32 else ir.DoubleType()
-
-    def codegen(context, builder, signature, args):
-        args = [context.cast(builder, v, ty, t) for v, ty in zip(args, signature.args)]
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ll, [ll] * 3),
-                                            f"llvm.fma.f{32 if t == types.float32 else 64}")
-        return builder.call(fn, args)
-
-    return t(a, b, c), codegen
+from ember.core._fma_kernels import fma
 
 
 @intrinsic

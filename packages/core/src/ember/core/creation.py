@@ -15,7 +15,7 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.ops._util import require_grad, scalar_as, warn_at_caller, warn_complex_to_real, warn_once
+from ember.core.ops._util import NO_FILL, require_grad, scalar_as, warn_at_caller, warn_complex_to_real, warn_once
 from ember.core.storage import Storage, allocation_error
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides
 
@@ -692,12 +692,15 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
 
 
 @_dispatch.composite("full")
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def full(size, fill_value=NO_FILL, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad: bool = False) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
     if (_dispatch.bare and fill_value.__class__ is float and dtype is None and out is None and layout is None
             and _plain_device(device) and isinstance(size, _SEQ)
             and (t := _numpy_filled(size, None, fill_value)) is not None):
         return require_grad(t) if requires_grad else t
+    if fill_value is NO_FILL:
+        raise TypeError('full() missing 1 required positional arguments: "fill_value"')
     if not isinstance(size, tuple | list):  # unlike zeros(3), full(3, v) is refused: its size is one argument
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
     dtype_arg(dtype, "full")

@@ -101,6 +101,13 @@ def _clamp_input(grad, input, min, max):
     return where0(mask, grad)
 
 
+def _times(grad, alpha):
+    """`grad * conj(alpha)`, or `grad` itself for alpha 1 (PyTorch's `maybe_multiply`)."""
+    if alpha == 1:
+        return grad
+    return grad * (alpha.conjugate() if type(alpha) is complex else alpha)
+
+
 def _clamp_min(grad, input, min, max):
     mask = input < min
     if max is not None:
@@ -150,8 +157,9 @@ ENTRIES = [
     _unary("erf", lambda grad, input: _TWO_OVER_SQRT_PI * ew.exp(-(input * input)) * grad),
     _unary("erfinv", lambda grad, result: grad * (0.5 * math.sqrt(math.pi)) * ew.exp(result * result)),
 
-    d("add(input, other)", input=lambda grad: grad, other=lambda grad: grad),
-    d("sub(input, other)", input=lambda grad: grad, other=lambda grad: -grad),
+    # PyTorch's AddBackward0/SubBackward0 save alpha: `other`'s gradient is `maybe_multiply(grad, alpha.conj())`
+    d("add(input, other, *, alpha=1)", input=lambda grad: grad, other=lambda grad, alpha: _times(grad, alpha)),
+    d("sub(input, other, *, alpha=1)", input=lambda grad: grad, other=lambda grad, alpha: _times(-grad, alpha)),
     d("mul(input, other)", input=lambda grad, other: grad * cj(other), other=lambda grad, input: grad * cj(input)),
     d("div(input, other)", input=lambda grad, other: grad / cj(other),
       other=lambda grad, input, other: -grad * cj((input / other) / other)),  # other * other underflows at 1e-30

@@ -260,6 +260,12 @@ def _bce_input(grad, input, target):
     return grad * (input - target) / ew.clamp((1.0 - input) * input, _BCE_EPS, None)
 
 
+def _mse_input(grad, input, target, reduction):
+    """PyTorch's mse_loss_backward: `norm * (input - target) * grad`, norm 2 (2 / numel for the mean)."""
+    norm = 2.0 / input.numel() if reduction == "mean" else 2.0
+    return norm * (input - target) * grad
+
+
 def _bce_target(grad, input):
     return grad * (ew.clamp(ew.log1p(-input), -100.0, None) - ew.clamp(ew.log(input), -100.0, None))
 
@@ -397,6 +403,8 @@ ENTRIES = [
     d("cross_entropy_backward(grad_output, input, target, weight, reduction, ignore_index, label_smoothing)",
       weight=None, grad_output=_ce_grad_output, **{"input, target": _ce_double}),
     d("binary_cross_entropy(input, target)", input=_bce_input, target=_bce_target),
+    d("mse_loss(input, target, reduction)", name="MseLossBackward0", input=_mse_input,
+      target=lambda grad, input, target, reduction: -_mse_input(grad, input, target, reduction)),
     d("nll_loss(input, target, weight, reduction, ignore_index)", name="NllLossBackward0", target=None, weight=None,
       input=lambda grad, input, target, weight, reduction, ignore_index, result1: get_op("nll_loss_backward")(
           grad, input, target, weight, reduction, ignore_index, result1)),
@@ -411,8 +419,9 @@ ENTRIES = [
           "batch_norm_backward")(grad, input, weight, result1, result2, training), (input._shape, input._strides))}),
     d("batch_norm_backward(grad_output, input, weight, save_mean, save_invstd, training)", save_mean=None,
       save_invstd=None, **{"grad_output, input, weight": _batch_norm_double}),
+    # `bias` is named though unused: PyTorch's node saves it (a pack hook sees bias, input, weight, mean, rstd)
     d("layer_norm(input, normalized_shape, weight, bias, eps)", name="NativeLayerNormBackward0",
-      **{"input, weight, bias": lambda grad, input, normalized_shape, weight, result1, result2: get_op(
+      **{"input, weight, bias": lambda grad, input, normalized_shape, weight, bias, result1, result2: get_op(
           "layer_norm_backward")(grad, input, normalized_shape, result1, result2, weight)}),
     d("layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight)", mean=None, rstd=None,
       **{"grad_output, input, weight": _layer_norm_double}),

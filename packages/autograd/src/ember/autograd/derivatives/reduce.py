@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
@@ -279,6 +280,8 @@ ENTRIES = [
       mat2=lambda grad, input, mat2_geometry: _mm_mat2_backward(grad, input, mat2_geometry)),
     d("bmm(input, mat2)", input=lambda grad, mat2: grad.bmm(cj(mat2.transpose(1, 2))),
       mat2=lambda grad, input: cj(input.transpose(1, 2)).bmm(grad)),
+    d("mv(input, vec)", input=lambda grad, vec: grad.unsqueeze(1).mm(cj(vec).unsqueeze(0)),  # PyTorch's ger
+      vec=lambda grad, input: get_op("mv")(cj(input.t()), grad)),
     d("dot(input, other)", input=lambda grad, other: grad * cj(other), other=lambda grad, input: grad * cj(input)),
     d("einsum(equation, *operands)", operands=lambda grads, equation, operands: _einsum_backward(
         grads, equation, operands)),

@@ -138,9 +138,16 @@ def _make_binary(row):
     f_float, f_int = K.BINARY[name]
     refused = ew.refused_dtypes(row)
 
-    def kernel(a, b, *, out=None):
+    def kernel(a, b, *, alpha=None, out=None):
         ew.check_operands(row, a, b)  # the CPU kernel's TypeError for `None`, a string, a list ...
         dt = ew.binary_dtype(rule, a, b)
+        if alpha is not None:  # add's and sub's: `b * alpha` first (two roundings, where the CPU's fma has one)
+            if name not in ("add", "sub"):
+                raise TypeError(f"{name}() got an unexpected keyword argument 'alpha'")
+            if isinstance(b, Tensor):
+                b = get_op("mul")(b if b._dtype is dt else get_op("to_dtype")(b, dt), alpha)
+            else:
+                b = b * alpha
         if refused and dt in refused:  # the CPU kernel's error, type and message
             raise ew.dtype_not_supported(name, dt, "cuda")
         if type(b) is int and dt.np.kind in "iu":  # PyTorch wraps it into the dtype (uint8 > -3 is uint8 > 253)

@@ -307,6 +307,8 @@ def index_arg(v, op: str, name: str) -> int:
     try:
         return operator.index(v)
     except TypeError:
+        if name == "dim" and (e := str_dim_error(op, v)) is not None:
+            raise e from None
         raise TypeError(f"{op}(): argument '{name}' must be int, not {type(v).__name__}") from None
 
 
@@ -339,6 +341,56 @@ def int_tuple_param(v, op: str, name: str, position: int) -> tuple[int, ...]:
 
 
 
+NO_FILL = object()  # `full`'s and `new_full`'s `fill_value` left out: PyTorch's parser words the missing argument
+
+
+_NO_STR = "\n      didn't match because some of the arguments have invalid types: (!str!)"
+_DTYPE_OVERLOADS = " * (*, torch.dtype dtype = None)\n * ({} dim, bool keepdim = False, *, torch.dtype dtype = None)"
+_VAR_OVERLOADS = (" * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+                  " * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
+                  f" * (bool unbiased = True){_NO_STR}")
+_ALL_OVERLOADS = (f" * (){_NO_STR}\n * (tuple of ints dim = None, bool keepdim = False)\n"
+                  " * (int dim, bool keepdim = False)")
+# PyTorch's parser on a string `dim` given to a reduction method (`x.sum("batch")`): the overloads it lists, or
+# (a one-overload method) the argument it names
+_STR_DIM = {
+    "sum": _DTYPE_OVERLOADS.format("tuple of ints"), "mean": _DTYPE_OVERLOADS.format("tuple of ints"),
+    "prod": _DTYPE_OVERLOADS.format("int"), "std": _VAR_OVERLOADS, "var": _VAR_OVERLOADS,
+    "max": f" * (){_NO_STR}\n * (Tensor other){_NO_STR}\n * (int dim, bool keepdim = False)",
+    "all": _ALL_OVERLOADS, "any": _ALL_OVERLOADS,
+    "count_nonzero": f" * (int dim = None){_NO_STR}\n * (tuple of ints dim){_NO_STR}",
+}
+_STR_DIM["min"] = _STR_DIM["max"]
+_STR_DIM_TUPLE = frozenset({"nansum", "nanmean", "amax", "amin", "logsumexp"})  # "must be tuple of ints"
+_STR_DIM_INT = frozenset({"argmax", "argmin"})  # "must be int"
+
+
+def str_dim_error(op: str, dim) -> TypeError | None:
+    """PyTorch's TypeError for a string `dim` (a named dim, which ember does not have) of the reduction `op`,
+    as its parser words it for a method call; None for another op or another type."""
+    if dim.__class__ is not str:
+        return None
+    if op in _STR_DIM:
+        return TypeError(f"{op}() received an invalid combination of arguments - got (str), but expected one of:\n"
+                         f"{_STR_DIM[op]}\n")
+    if op in _STR_DIM_TUPLE or op in _STR_DIM_INT:
+        kind = "int" if op in _STR_DIM_INT else "tuple of ints"
+        return TypeError(f"{op}(): argument 'dim' (position 1) must be {kind}, not str")
+    return None
+
+
+def check_dtype_arg(op: str, dim, dtype) -> None:
+    """PyTorch's TypeError for a reduction's `dtype=` that is not a torch.dtype (a name such as "float64"): the
+    overloads listed where no dim picked one (`x.sum(dtype="float64")`), else the argument named."""
+    if dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (float, int, bool, complex)):
+        return  # (Python's types PyTorch takes too; identity: a numpy dtype compares equal to them)
+    kind = type(dtype).__name__
+    if dim is None and op in ("sum", "mean", "prod"):
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (dtype={kind}, ), but expected "
+                        f"one of:\n{_STR_DIM[op]}\n")
+    raise TypeError(f"{op}(): argument 'dtype' must be torch.dtype, not {kind}")
+
+
 def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
     """`dim` (None, an int or a sequence of ints) as a sorted tuple of non-negative dims."""
     if dim is None:
@@ -356,6 +408,8 @@ def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
             d = operator.index(d)
         except TypeError:  # PyTorch's parser: a bad first element matches no overload, a later one fails to unpack
             if not out:
+                if (e := str_dim_error(op, dim)) is not None:
+                    raise e from None
                 raise TypeError(f"{op}() received an invalid combination of arguments - got (dim="
                                 f"{type(dim).__name__}, ), but expected one of:") from None
             raise TypeError(f"{op}(): argument 'dim' failed to unpack the object at pos {len(out) + 1} with error "

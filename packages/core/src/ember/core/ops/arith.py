@@ -68,22 +68,10 @@ arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, ew.atan2
 _REDUCED = (dtypes.bfloat16, dtypes.float16)
 
 
-def _reduced_axpy(input, other, alpha, out, op):
-    """`op(input, alpha * other)` of bfloat16/float16 tensors as PyTorch: alpha rounded to their dtype, the sum
-    taken in float32 and rounded once (None when the operands are not both of one such dtype)."""
-    dt = input._dtype
-    if dt not in _REDUCED or other._dtype is not dt or (out is not None and out._dtype is not dt):
-        return None
-    f32 = dtypes.float32
-    a = float(np.asarray(np.float32(alpha)).astype(dt.np))
-    r = op(S.to_dtype(input, f32), ew.mul(S.to_dtype(other, f32), a))
-    return S.to_dtype(r, dt) if out is None else S.copy_(out, r)
-
-
 def _alpha_operand(input, other, alpha, out, op):
-    """`op(input, alpha * other)` after PyTorch's checks of `alpha` against the result dtype
-    (`alpha_check`); for a bool result, `alpha * other` is `other` or False (a product by an
-    integer would promote it)."""
+    """`op(input, other, alpha=alpha)` after PyTorch's checks of `alpha` against the result dtype
+    (`alpha_check`): one kernel and one node, as PyTorch's (ember.core.ops.axpy); for a bool result,
+    `alpha * other` is `other` or False (a product by an integer would promote it)."""
     dt = dtypes.result_type(input, other)
     if isinstance(alpha, bool) and dt is not dtypes.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -91,16 +79,10 @@ def _alpha_operand(input, other, alpha, out, op):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if not dt.is_complex and isinstance(alpha, complex):
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
-    if isinstance(other, Tensor) and isinstance(input, Tensor) and (
-            r := _reduced_axpy(input, other, alpha, out, op)) is not None:
-        return r
     if dt is dtypes.bool:
         other = other if alpha else (ew.mul(other, False) if isinstance(other, Tensor) else False)
-    else:  # alpha * other in the result dtype: a bool or int8 `other` must not promote or wrap on its own
-        if isinstance(other, Tensor) and other._dtype is not dt:
-            other = S.to_dtype(other, dt)
-        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
-    return op(input, other, out=out)
+        return op(input, other, out=out)
+    return op(input, other, alpha=alpha) if out is None else op(input, other, alpha=alpha, out=out)
 
 
 def _sparse_form(name: str, input, other, alpha, out):

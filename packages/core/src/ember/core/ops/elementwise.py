@@ -24,7 +24,7 @@ from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, FLOAT_DTYPES, INT_DTYPES
 from ember.core.ops._util import (_INF, ERRSTATE, IGNORE_ALL, INT_SCALAR_HIGH, INT_SCALAR_LOW, _C_INT_NAMES,
                                   _CPP_TYPE_NAMES, arr, cast_error, int_scalar_overflow, named_as, scalar_as,
                                   shape_error, warn_at_caller, wrap, write_out)
-from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
+from ember.core.ops import axpy, memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
 from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
@@ -774,8 +774,8 @@ def _make_binary(row: Row):
     rows = scalar_op is not None  # add, sub, mul: a Numba pass for a matrix and a row vector (numba_rows)
 
     @op.register("cpu")
-    def kernel(a, b, *, out=None):
-        if out is a and out is not None and scalar_op is not None and not a._shape \
+    def kernel(a, b, *, alpha=None, out=None):  # alpha: add's and sub's (ember.core.ops.axpy), None for 1
+        if out is a and out is not None and scalar_op is not None and alpha is None and not a._shape \
                 and (type(b) is int or type(b) is float) and _scalar_inplace(scalar_op, a, b) is not None:
             return out
         if (isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype and a._shape and b._shape
@@ -814,6 +814,8 @@ def _make_binary(row: Row):
             if dt is dtypes.complex32:  # a float16 tensor and a complex number (ops/complex_half.py)
                 if out is not None and rule != BOOL and not dtypes.can_cast(dt, out._dtype):
                     raise cast_error(dt, out._dtype)
+                if alpha is not None:
+                    b = get_op("mul")(b, alpha) if isinstance(b, Tensor) else b * alpha
                 return half_complex_binary(op, a, b, out)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
@@ -842,23 +844,24 @@ def _make_binary(row: Row):
             raise dtype_not_supported(name, dt)
         if divides:
             _check_int_div(name, a, b, dt)
+        f = fn if alpha is None else axpy.scaled(name, alpha, dt)
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
         try:
             if rule == BOOL:
-                r = fn(x, y)
+                r = f(x, y)
             elif wide is not None:
-                r = fn(x, y, dtype=np.float32).astype(dt.np)
+                r = f(x, y, dtype=np.float32).astype(dt.np)
             else:
                 if out is not None and out._dtype is dt and out._shape == (
                         a._shape if isinstance(a, Tensor) and isinstance(b, Tensor) and a._shape == b._shape
                         else _shape_of(a, b)):
-                    fn(x, y, out=out._np(), dtype=dt.np)  # in place: x.add_(y), .grad += g
+                    f(x, y, out=out._np(), dtype=dt.np)  # in place: x.add_(y), .grad += g
                     return out
                 r = None
-                if rows and u is a and v is b and b._shape and len(b._shape) == 1:  # a bias add: a matrix, a row
+                if rows and f is fn and u is a and v is b and b._shape and len(b._shape) == 1:  # a bias add
                     r = numba_rows.row_broadcast(name, x, y)
                 if r is None:
-                    r = fn(x, y, dtype=dt.np)
+                    r = f(x, y, dtype=dt.np)
         except ValueError as e:
             if "broadcast" in str(e):
                 raise shape_error(name, a, b) from None

@@ -16,7 +16,7 @@ from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
-from ember.core.ops._util import (_C_INT_NAMES, broadcast_shapes, int_value, legacy_type_name, real_value,
+from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, legacy_type_name, real_value,
                                   warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
@@ -613,9 +613,15 @@ def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad:
 
 @method
 @composite("new_full")
-def new_full(input, size, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_full(input, size, fill_value=NO_FILL, *, dtype=None, layout=None, device=None,
+             requires_grad: bool = False) -> Tensor:
     from ember.core.creation import dtype_arg, full
 
+    if fill_value is NO_FILL:
+        raise TypeError('new_full() missing 1 required positional arguments: "fill_value"')
+    if not isinstance(fill_value, numbers.Number | np.bool_ | Tensor):
+        raise TypeError(f"new_full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{fill_value.__class__.__name__}")
     dtype_arg(dtype, "new_full")
     if not isinstance(size, tuple | list):
         raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, not "

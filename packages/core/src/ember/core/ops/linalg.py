@@ -199,6 +199,15 @@ def _bmm_cpu(a, b, *, out=None):
     return _finish(_product(a, b, a._dtype), out, "bmm")
 
 
+_mv = declare("mv", overlap=0, doc="mv(a, v) -> Tensor: (n, m) @ (m,), one op as PyTorch's (MvBackward0 saves v)")
+
+
+@_mv.register("any")
+def _mv_any(a, v):
+    # the matrix product of a column, on every device (kernels run below autograd's recording)
+    return S.squeeze(_mm(a, S.unsqueeze(v, 1)), 1)
+
+
 _dot = declare("dot", np.dot, overlap=0, doc="dot(a, b) -> Tensor")
 
 
@@ -400,10 +409,10 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
         raise _c32_refusal("addmv_impl_cpu")
     _refuse_bool("addmv_impl_cpu", input, bool(input.numel()))
     try:
-        r = S.squeeze(_mm(input, S.unsqueeze(vec, 1)), 1)
+        r = _mv(input, vec)
     except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
         return _sparse_reroute("mv", input, vec, out)
-    return S.copy_(_out_like(out, r), r) if out is not None else node_name(r, "SqueezeBackward0", "MvBackward0")
+    return S.copy_(_out_like(out, r), r) if out is not None else r
 
 
 def _out_like(out: Tensor, r: Tensor) -> Tensor:

@@ -147,3 +147,15 @@ def extremum_ufuncs():
     sigs = ["float32(float32, float32)", "float64(float64, float64)"]
     return {f.__name__: numba.vectorize(sigs, cache=True, nopython=True)(f)
             for f in (scalar_math.maximum, scalar_math.minimum, scalar_math.fmax, scalar_math.fmin)}
+
+
+@cache
+def axpy_ufunc():
+    """The float32/float64 ufunc `axpy(input, other, alpha)` (broadcasting, `out=`): PyTorch's CPU `add` with
+    `alpha`, one fused multiply-add rounding once (ember.core._fma_kernels)."""
+    import numba
+
+    from ember.core._fma_kernels import axpy
+
+    return numba.vectorize(["float32(float32, float32, float32)", "float64(float64, float64, float64)"],
+                           cache=True, nopython=True)(axpy)

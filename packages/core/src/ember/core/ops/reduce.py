@@ -21,7 +21,8 @@ from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
-from ember.core.ops._util import index_arg, normalize_dims, shape_error, warn_at_caller, wrap, write_out
+from ember.core.ops._util import (check_dtype_arg, index_arg, normalize_dims, shape_error, warn_at_caller, wrap,
+                                  write_out)
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type, return_types
 from ember.core.tensor import Tensor
@@ -293,6 +294,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     (tensor(10.), tensor([4., 6.]), tensor(2))
     """
     _check_keepdim(keepdim, "sum")
+    if dtype is not None:
+        check_dtype_arg("sum", dim, dtype)
     if out is None:
         try:
             dims = tuple(range(len(input._shape))) if dim is None else _dims(dim, input, "sum")
@@ -312,6 +315,7 @@ def _out_dtype(dtype, out):
 @method
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """The sum over `dim`, treating NaN as zero."""
+    check_dtype_arg("nansum", dim, dtype)
     return _nansum(input, _dims(dim, input, "nansum"), keepdim, dtype, out=out)
 
 
@@ -325,6 +329,8 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
             [3.5000]])
     """
     _check_keepdim(keepdim, "mean")
+    if dtype is not None:
+        check_dtype_arg("mean", dim, dtype)
     r = _mean(input, _dims(dim, input, "mean"), keepdim, dtype, out=out)
     return r if dim is None else node_name(r, "MeanBackward0", "MeanBackward1")  # PyTorch's dim overload
 
@@ -332,6 +338,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
 @method
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """The mean over `dim` of the elements that are not NaN."""
+    check_dtype_arg("nanmean", dim, dtype)
     return _nanmean(input, _dims(dim, input, "nanmean"), keepdim, dtype, out=out)
 
 
@@ -341,6 +348,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     if not isinstance(input, Tensor):
         raise _not_a_tensor("prod", input)
     _check_keepdim(keepdim, "prod")
+    check_dtype_arg("prod", dim, dtype)
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "prod"),)
     r = _prod(input, dims if input.ndim else (), keepdim, _out_dtype(dtype, out), out=out)
     return r if dim is None else node_name(r, "ProdBackward0", "ProdBackward1")  # PyTorch's dim overload
@@ -866,12 +874,14 @@ def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     >>> cumsum(tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
     """
+    check_dtype_arg("cumsum", dim, dtype)
     return _cumsum(input, _one_dim(dim, input, "cumsum"), _out_dtype(dtype, out), out=out)
 
 
 @method
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     """The running product along `dim`."""
+    check_dtype_arg("cumprod", dim, dtype)
     return _cumprod(input, _one_dim(dim, input, "cumprod"), _out_dtype(dtype, out), out=out)
 
 

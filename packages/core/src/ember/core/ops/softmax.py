@@ -22,7 +22,8 @@ from ember.core.ops._util import index_arg, normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["softmax", "_safe_softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward",
-           "cross_entropy", "nll_loss", "cross_entropy_backward", "nll_loss_backward", "binary_cross_entropy"]
+           "cross_entropy", "nll_loss", "cross_entropy_backward", "nll_loss_backward", "binary_cross_entropy",
+           "mse_loss_op"]
 
 
 def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
@@ -389,6 +390,19 @@ def _binary_cross_entropy_any(input, target):
     log_x = ew.clamp(ew.log(input), -100.0, None)
     log_1mx = ew.clamp(ew.log1p(ew.neg(input)), -100.0, None)
     return ew.neg(ew.add(ew.mul(target, log_x), ew.mul(ew.sub(1.0, target), log_1mx)))
+
+
+mse_loss_op = declare("mse_loss", doc="""The squared error of `input` against `target`, reduced.
+
+Positional signature: `mse_loss(input, target, reduction)`, reduction "mean", "sum" or "none": `(input - target) ** 2`
+and its mean or sum, one op as PyTorch's (one node, MseLossBackward0, saving input and target).""")
+
+
+@mse_loss_op.register("any")
+def _mse_loss_any(input, target, reduction):
+    # composed of primitives, so every device runs it (kernels run below autograd's recording)
+    loss = (input - target) ** 2
+    return loss if reduction == "none" else loss.mean() if reduction == "mean" else loss.sum()
 
 
 # --- validation and the public functions --------------------------------------------------

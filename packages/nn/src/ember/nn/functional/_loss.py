@@ -13,6 +13,7 @@ from ember.core.methods import numpy_aliases
 from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import ComplexNotSupported
 from ember.core.ops.softmax import legacy_reduction as _legacy_reduction
+from ember.core.ops.softmax import mse_loss_op
 from ember.core.tensor import describe
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -73,10 +74,11 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _floating_kernel("mse_cpu", input, target)
     _warn_broadcast("mse_loss", input, target)
-    loss = (input - target) ** 2
     if weight is not None:
-        return _reduce(loss * weight, reduction)
-    return _named(_reduce(loss, reduction), "MseLossBackward0")
+        return _reduce((input - target) ** 2 * weight, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return mse_loss_op(input, target, reduction)  # one node, as PyTorch's
 
 
 @composite("l1_loss")
