@@ -718,6 +718,8 @@ def test_dropout_gradient_is_the_forward_noise():
     kept = y.detach().numpy() != 0
     noise = np.where(kept, np.float32(1) / np.float32(1 - p), np.float32(0))
     np.testing.assert_array_equal(x.grad.numpy(), g * noise)
+
+
 @pytest.mark.parametrize("name", ["add", "sub"])
 def test_add_and_sub_with_alpha_are_one_node_with_the_operands_edges(name):
     # PyTorch's AddBackward0/SubBackward0 (not a MulBackward0 for `alpha * other`, nor a ToCopyBackward0 for

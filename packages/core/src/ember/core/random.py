@@ -127,9 +127,6 @@ class Generator:
 
 _defaults: dict = {}
 default_generator = Generator("cpu")
-# PyTorch 2.13 seeds its default CPU generator from the system's entropy, a new `initial_seed()` per process (a new
-# `Generator()` keeps the fixed default)
-default_generator.manual_seed(int.from_bytes(os.urandom(8), "little"))
 _defaults[default_generator.device] = default_generator
 
 
