@@ -590,7 +590,7 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     x, y = real(input), imag(input)
     re = ew.div(ew.add(x, ew.mul(y, 0.0)), den)
     im = ew.div(ew.sub(y, ew.mul(x, 0.0)), den)
-    r = complex(ew.where(zero, 0.0, re), ew.where(zero, 0.0, im))
+    r = node_name(complex(ew.where(zero, 0.0, re), ew.where(zero, 0.0, im)), "ComplexBackward0", "SgnBackward0")
     return _write(out, r, "sgn", input) if out is not None else r
 
 
