@@ -126,7 +126,11 @@ Python/numpy protocols, nn.utils, in-place writes through views).
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
 dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed,
-sliding-window and augmentation pipelines, a seeded training loop)."""
+sliding-window and augmentation pipelines, a seeded training loop).
+
+Dtype semantics as numerical code meets them (`dt_*`: promotion tables with scalars and 0-dim tensors, integer
+division and remainder modes, bitwise ops and wraparound, float-to-int casts and rounding, 16-bit precision,
+in-place and out= casting rules, inference with numpy interop, op result dtypes, index and label dtypes, complex)."""
 
 from __future__ import annotations
 
