@@ -146,7 +146,11 @@ COCO-style mAP).
 Functional autodiff as JAX-style PyTorch code writes it (`fn_*`: grad/grad_and_value with aux and argnums, nested
 vmap dims and chunking, jacrev/jacfwd/hessian, functional_call with per-sample gradients and ensembles, vjp/jvp/
 linearize, torch.autograd.functional, forward_ad through modules, custom Functions for torch.func, autograd.grad's
-options with hooks and gradcheck, MAML, implicit differentiation, curvature tricks, functional training loops)."""
+options with hooks and gradcheck, MAML, implicit differentiation, curvature tricks, functional training loops).
+
+Dtype semantics as numerical code meets them (`dt_*`: promotion tables with scalars and 0-dim tensors, integer
+division and remainder modes, bitwise ops and wraparound, float-to-int casts and rounding, 16-bit precision,
+in-place and out= casting rules, inference with numpy interop, op result dtypes, index and label dtypes, complex)."""
 
 from __future__ import annotations
 

@@ -29,6 +29,10 @@ def test_unary_gradients_by_finite_differences(name):
     assert E.gradcheck(getattr(E, name), (z,))
 
 
+def test_sgn_node_is_named_as_pytorchs():
+    assert type(crand(3).sgn().grad_fn).__name__ == "SgnBackward0"
+
+
 @pytest.mark.parametrize("fn", [
     lambda a, b: a * b, lambda a, b: a / b, lambda a, b: a + 2j * b, lambda a, b: a - b * 1.5,
     lambda a, b: a ** b, lambda a, b: a ** 2.5, lambda a, b: (2 + 1j) ** a, lambda a, b: a @ b.t(),

@@ -4,6 +4,7 @@ and PyTorch's errors where it refuses complex input."""
 from __future__ import annotations
 
 import cmath
+import math
 
 import numpy as np
 import pytest
@@ -169,6 +170,10 @@ def test_conj_is_a_lazy_view_and_conj_physical_computes():
     assert E.is_complex(z) and z.is_complex() and not E.is_complex(x)
     np.testing.assert_allclose(E.sgn(z).numpy(), a.conj() / np.abs(a))
     assert E.sgn(E.zeros(1, dtype=E.complex64)).tolist() == [0j]
+    # PyTorch's z / complex(|z|, 0) keeps -0.0 parts: sgn(-2j) is (-0-1j), and sgn(-0+0j) is +0
+    s = E.sgn(E.tensor([-2j, complex(-0.0, 3.0), complex(-0.0, -0.0), complex(3.0, -0.0)]))
+    assert [(math.copysign(1, v.real), math.copysign(1, v.imag)) for v in s.tolist()] == [
+        (-1, -1), (1, 1), (1, 1), (1, -1)]
     assert E.isreal(E.tensor([1 + 0j, 1j])).tolist() == [True, False]
 
 

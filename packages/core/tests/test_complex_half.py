@@ -55,8 +55,10 @@ def test_first_use_warns_as_pytorch(monkeypatch):
     from ember.core import dtypes
 
     monkeypatch.setattr(dtypes, "_c32_warned", False)
-    with pytest.warns(UserWarning, match="^ComplexHalf support is experimental and many operators don't support"):
+    msg = "^ComplexHalf support is experimental and many operators don't support"
+    with pytest.warns(UserWarning, match=msg) as rec:
         E.zeros(1, dtype=C32)
+    assert rec[0].filename == __file__  # the user's line, not ember's
 
 
 def test_default_float16_makes_python_complex_numbers_complex32():

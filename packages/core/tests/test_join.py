@@ -173,6 +173,18 @@ def test_repeat_tile_repeat_interleave_match_numpy():
         x.repeat_interleave(E.tensor([1, 2, 3]), dim=0)
 
 
+def test_repeat_interleave_counts_dtype():
+    # the indices form keeps the counts' dtype; counts must be int32 or int64, as PyTorch's kernel
+    r = E.repeat_interleave(E.tensor([2, 1], dtype=E.int32))
+    assert r.dtype == E.int32 and r.tolist() == [0, 0, 1]
+    for counts in (E.tensor([2, 1], dtype=E.uint8), E.tensor([2.0, 1.0]), E.tensor(2, dtype=E.int16)):
+        name = {E.uint8: "Byte", E.float32: "Float", E.int16: "Short"}[counts.dtype]
+        with pytest.raises(NotImplementedError, match=f'"repeat_interleave_cpu" not implemented for \'{name}\''):
+            E.repeat_interleave(E.tensor([5.0, 6.0]), counts)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        E.repeat_interleave(E.tensor([True, False]))
+
+
 # --- triangles, diagonals, grids --------------------------------------------------------------
 @pytest.mark.parametrize("k", [-1, 0, 2])
 def test_tril_triu(k):

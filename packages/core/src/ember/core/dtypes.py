@@ -226,10 +226,9 @@ def _use_complex32() -> dtype:
         importlib.import_module("ember.core.ops.complex_half").install()
     if not _c32_warned:
         _c32_warned = True
-        import warnings
+        from ember.core.ops._util import warn_at_caller
 
-        warnings.warn("ComplexHalf support is experimental and many operators don't support it yet.", UserWarning,
-                      stacklevel=3)
+        warn_at_caller("ComplexHalf support is experimental and many operators don't support it yet.")
     return complex32
 _TO_REAL = {"complex64": float32, "complex128": float64, "complex32": float16}
 

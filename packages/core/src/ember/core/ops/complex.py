@@ -582,9 +582,15 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     if input._dtype is dtypes.complex32:  # PyTorch divides in float and rounds once
         r = sgn(input.to(dtypes.complex64)).to(dtypes.complex32)
         return _write(out, r, "sgn", input) if out is not None else r
+    # PyTorch's z / complex(|z|, 0): ((x + y*0) + (y - x*0)i) / |z|, which keeps the signs of zero parts
+    # (sgn(-2j) is -0-1j; a complex product by 1/|z| gave +0); 0 at 0
     a = ew.abs(input)
     zero = ew.eq(a, 0)
-    r = ew.mul(input, ew.where(zero, 0.0, ew.reciprocal(ew.where(zero, 1.0, a))))  # a real scale: any device
+    den = ew.where(zero, 1.0, a)
+    x, y = real(input), imag(input)
+    re = ew.div(ew.add(x, ew.mul(y, 0.0)), den)
+    im = ew.div(ew.sub(y, ew.mul(x, 0.0)), den)
+    r = node_name(complex(ew.where(zero, 0.0, re), ew.where(zero, 0.0, im)), "ComplexBackward0", "SgnBackward0")
     return _write(out, r, "sgn", input) if out is not None else r
 
 

@@ -463,6 +463,15 @@ attach("tile", lambda self, *dims: tile(self, dims[0] if len(dims) == 1 and isin
                                          else dims))
 
 
+def _check_repeats(repeats: Tensor) -> None:
+    """PyTorch's repeat_interleave kernel counts in int32 or int64 only."""
+    if repeats._dtype not in (dtypes.int32, dtypes.int64):
+        from ember.core.ops.numeric import DtypeNotImplemented
+
+        raise DtypeNotImplemented(f"\"repeat_interleave_{repeats.device.type}\" not implemented for "
+                                  f"'{dtypes.TORCH_NAMES[repeats._dtype.name]}'")
+
+
 @numpy_aliases
 def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each element (or slice along `dim`) `repeats` times (an int or one count per element).
@@ -475,13 +484,14 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
     from ember.core.creation import tensor as make
     from ember.core.ops.indexing import index_select
 
-    if repeats is None:
-        counts = np.asarray(input._host_array()).astype(np.int64)
+    if repeats is None:  # the indices, in the counts' dtype
         if input.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        _check_repeats(input)
+        counts = np.asarray(input._host_array()).astype(np.int64)
         if (counts < 0).any():
             raise RuntimeError("repeats can not be negative")
-        return make(np.repeat(np.arange(counts.size), counts), device=input.device)
+        return make(np.repeat(np.arange(counts.size), counts), dtype=input.dtype, device=input.device)
     x = input
     if dim is None:
         x = S.view(x if x.is_contiguous() else S.clone(x), (x.numel(),))
@@ -489,6 +499,8 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
     d = x._wrap_dim(dim) if x.ndim else 0
     if x.ndim == 0:
         x = S.view(x, (1,))
+    if isinstance(repeats, Tensor):
+        _check_repeats(repeats)
     if isinstance(repeats, Tensor) and repeats.numel() == 1 and repeats.ndim <= 1:
         repeats = int(repeats.reshape(()).item())
     if isinstance(repeats, numbers.Integral):
