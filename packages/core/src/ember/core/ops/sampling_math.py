@@ -7,12 +7,15 @@ for CUDA (device functions, called by `cuda/kernels/sampling.py`) by rebinding t
 one outside the input (which reads nothing), its weight and the weight's derivative in each grid
 coordinate. Modes: 0 bilinear, 1 nearest, 2 bicubic; padding: 0 zeros, 1 border, 2 reflection.
 
-Non-finite coordinates never reach an index. A point whose coordinate is NaN after padding (a NaN
-grid value; an infinite one under reflection) or non-finite before a bicubic stencil is
-*undefined*: its output is NaN, its grid gradient NaN, and it adds nothing to the input's
-gradient (PyTorch's result for NaN with zeros padding; it crashes or reads an arbitrary pixel in
-the other modes). Other coordinates past int32 (inf under zeros padding) map to a point far
-outside every input (PyTorch's `safe_downgrade_to_int_range`): they read nothing, giving 0.
+Non-finite coordinates never reach an index. Under border or reflection padding a coordinate that is NaN
+after padding (a NaN grid value; an infinite one reflected) is clamped as PyTorch's CPU kernels clamp it: to 0 in
+2-D (its vectorized `maximum(c, 0)` answers 0), to the far edge in 3-D (its scalar `std::min(size - 1, NaN)` answers
+the bound), with a zero derivative. Under zeros padding a NaN point reads nothing (its index is out of range)
+with nearest interpolation or in 3-D. A non-finite point is *undefined* under 2-D bilinear with zeros padding
+(PyTorch's weights are NaN there) and before a bicubic stencil: its output is NaN, its grid gradient NaN, and it
+adds nothing to the input's gradient. PyTorch's backward of a NaN point crashes or reads an arbitrary pixel;
+ember's is the clamped forward's. Other coordinates past int32 (inf otherwise under zeros padding) map to a point
+far outside every input (PyTorch's `safe_downgrade_to_int_range`): they read nothing, giving 0.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ import types
 from collections.abc import Callable
 
 __all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source", "source_taps",
-           "unnormalize_taps", "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
+           "unnormalize_taps", "undefined_linear", "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps",
+           "compiled"]
 
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
 _INF = math.inf
@@ -61,8 +65,9 @@ def finite(v):
     return -100.0
 
 
-def pad(c, size, padding, align):
-    """The padding mode applied to an unnormalized coordinate; returns (value, d value / d c)."""
+def pad(c, size, padding, align, vectorized=True):
+    """The padding mode applied to an unnormalized coordinate; returns (value, d value / d c). NaN clamps to 0
+    for PyTorch's 2-D (`vectorized`) kernel, to the far edge for its 3-D one (module docstring)."""
     g = 1.0
     if padding == 2:
         if align:
@@ -74,6 +79,8 @@ def pad(c, size, padding, align):
             c, g = 0.0, 0.0
         elif c >= size - 1:
             c, g = size - 1.0, 0.0
+        elif c != c:
+            c, g = (0.0 if vectorized else size - 1.0), 0.0
     return finite(c), g
 
 
@@ -106,10 +113,10 @@ def unnormalize32(c, size, align, vectorized):
     return round32(round32(c1 * size) - 1.0) / 2.0, size / 2.0
 
 
-def source(c, size, padding, align):
-    """A grid coordinate's pixel coordinate after padding, and its derivative."""
+def source(c, size, padding, align, vectorized=True):
+    """A grid coordinate's pixel coordinate after padding, and its derivative (`vectorized`: the 2-D kernel)."""
     u, gu = unnormalize(c, size, align)
-    p, gp = pad(u, size, padding, align)
+    p, gp = pad(u, size, padding, align, vectorized)
     return p, gu * gp
 
 
@@ -190,9 +197,9 @@ def cubic_tap(ix, iy, k, w_, h_, padding, align):
 def source_taps(c, size, padding, align, single, vectorized):
     """`source`, with float32 coordinate math when `single` (see unnormalize32)."""
     if not single:
-        return source(c, size, padding, align)
+        return source(c, size, padding, align, vectorized)
     u, gu = unnormalize32(c, size, align, vectorized)
-    p, gp = pad(u, size, padding, align)
+    p, gp = pad(u, size, padding, align, vectorized)
     return p, gu * gp
 
 
@@ -201,6 +208,11 @@ def unnormalize_taps(c, size, align, single):
     if single:
         return unnormalize32(c, size, align, True)
     return unnormalize(c, size, align)
+
+
+def undefined_linear(gx, gy, gdim, mode, padding):
+    """Whether a (bi)linear point is undefined (module docstring): non-finite in 2-D under zeros padding."""
+    return gdim == 2 and mode == 0 and padding == 0 and not (abs(gx) < _INF and abs(gy) < _INF)
 
 
 def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
@@ -237,8 +249,10 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
         iz, mz = 0.0, 0.0
         if gdim == 3:
             iz, mz = source_taps(grid[n, p, 2], d_, padding, align, single, False)
-        if ix != ix or iy != iy or iz != iz:
+        if undefined_linear(grid[n, p, 0], grid[n, p, 1], gdim, mode, padding):
             idx[n, p, 0] = UNDEFINED
+            continue
+        if ix != ix or iy != iy or iz != iz:  # no tap finds a pixel
             continue
         if mode == 1:
             off = nearest_tap(ix, iy, iz, w_, h_, d_)
