@@ -157,6 +157,23 @@ def test_a_clamped_nan_coordinate_has_a_zero_grid_gradient():
     np.testing.assert_allclose(x.grad.numpy().ravel(), want, atol=1e-6)
 
 
+# PyTorch 2.13's CPU bilinear samples of the inputs below: its 2-D kernel rounds every operation to the half type
+_HALF_BILINEAR = {
+    "bfloat16": [0.0, -3.828125, -5.3125, -3.234375, -1.2109375, 0.859375, 2.859375, 4.875, 7.0, 5.375, 0.0, 0.0],
+    "float16": [0.0, -3.79296875, -5.31640625, -3.267578125, -1.2197265625, 0.82861328125, 2.880859375, 4.921875,
+                6.9765625, 5.34375, 0.0, 0.0],
+}
+
+
+@pytest.mark.parametrize("dtype", list(_HALF_BILINEAR))
+def test_half_bilinear_rounds_every_operation_as_pytorchs_kernel(dtype):
+    dt = getattr(E, dtype)
+    x = (E.arange(42.0) * 0.37 - 7).view(1, 1, 6, 7).to(dt)
+    g = (E.arange(24.0).view(1, 3, 4, 2) * 0.113 - 1.2).to(dt)
+    got = F.grid_sample(x, g, align_corners=False).float().flatten().tolist()
+    assert got == _HALF_BILINEAR[dtype]
+
+
 def test_identity_affine_grid_samples_the_input_back():
     x = np.random.default_rng(1).standard_normal((2, 3, 4, 5))
     theta = E.tensor(np.tile(np.array([[1.0, 0, 0], [0, 1, 0]]), (2, 1, 1)))

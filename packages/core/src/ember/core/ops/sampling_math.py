@@ -24,9 +24,9 @@ import math
 import types
 from collections.abc import Callable
 
-__all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source", "source_taps",
-           "unnormalize_taps", "undefined_linear", "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps",
-           "compiled"]
+__all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source",
+           "source_taps", "unnormalize_taps", "undefined_linear", "round_half", "unnormalize_half", "half_weight",
+           "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
 
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
 _INF = math.inf
@@ -97,6 +97,26 @@ def round32(v):
         return v
     m, e = math.frexp(v)
     return math.ldexp(nearbyint(m * 16777216.0) / 16777216.0, e)
+
+
+def round_half(v, bits):
+    """`v` rounded (half to even) to a float of `bits` significand bits: 11 float16 (subnormal below 2**-14),
+    8 bfloat16."""
+    if v == 0.0 or not abs(v) < _INF:
+        return v
+    if bits == 11 and abs(v) < 6.103515625e-05:
+        return nearbyint(v * 16777216.0) / 16777216.0
+    m, e = math.frexp(v)
+    q = 2.0 ** bits
+    return math.ldexp(nearbyint(m * q) / q, e)
+
+
+def unnormalize_half(c, size, align, bits):
+    """PyTorch's 2-D CPU `unnormalize` in float16/bfloat16, every operation rounded (see unnormalize32)."""
+    c1 = round_half(c + 1.0, bits)
+    if align:
+        return round_half(c1 * round_half((size - 1) / 2.0, bits), bits)
+    return round_half(round_half(c1 * round_half(size / 2.0, bits), bits) - 0.5, bits)
 
 
 def unnormalize32(c, size, align, vectorized):
@@ -215,7 +235,16 @@ def undefined_linear(gx, gy, gdim, mode, padding):
     return gdim == 2 and mode == 0 and padding == 0 and not (abs(gx) < _INF and abs(gy) < _INF)
 
 
-def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
+def half_weight(ix, iy, k, bits):
+    """Bilinear corner `k`'s weight as PyTorch's 2-D kernel computes it in a half type: each side and the
+    product rounded."""
+    x0, y0 = math.floor(ix) * 1.0, math.floor(iy) * 1.0
+    wx = round_half(ix - x0, bits) if k & 1 else round_half(x0 + 1.0 - ix, bits)
+    wy = round_half(iy - y0, bits) if k & 2 else round_half(y0 + 1.0 - iy, bits)
+    return round_half(wx * wy, bits)
+
+
+def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
     """The CPU kernels' tap table (host only: compiled with `numba.prange`, never for CUDA): grid
     (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim), the derivatives scaled
     by the unnormalization and padding factors. It lives here so that its disk cache follows this
@@ -246,6 +275,9 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
             continue
         ix, mx = source_taps(grid[n, p, 0], w_, padding, align, single, gdim == 2)
         iy, my = source_taps(grid[n, p, 1], h_, padding, align, single, gdim == 2)
+        if bits and gdim == 2:  # a half type's coordinates, rounded as PyTorch's 2-D kernel rounds them
+            ix = pad(unnormalize_half(grid[n, p, 0], w_, align, bits), w_, padding, align)[0]
+            iy = pad(unnormalize_half(grid[n, p, 1], h_, align, bits), h_, padding, align)[0]
         iz, mz = 0.0, 0.0
         if gdim == 3:
             iz, mz = source_taps(grid[n, p, 2], d_, padding, align, single, False)
@@ -264,7 +296,7 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
             off, wt, dx, dy, dz = linear_tap(ix, iy, iz, k, w_, h_, d_)
             if off >= 0:
                 idx[n, p, k] = off
-                wts[n, p, k] = wt
+                wts[n, p, k] = wt if not (bits and gdim == 2) else half_weight(ix, iy, k, bits)
                 dws[n, p, k, 0] = dx * mx
                 dws[n, p, k, 1] = dy * my
                 if gdim == 3:
