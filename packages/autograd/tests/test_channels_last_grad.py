@@ -87,8 +87,6 @@ _LAYOUT_OPS = {
     "adaptive_max_pool2d": lambda x: E.adaptive_max_pool2d(x, 3),
     "avg_pool2d": lambda x: E.avg_pool2d(x, 2, 1, 1),
     "adaptive_avg_pool2d": lambda x: E.adaptive_avg_pool2d(x, 2),
-    "bilinear": lambda x: E.interpolate(x, scale_factor=2, mode="bilinear"),
-    "nearest": lambda x: E.interpolate(x, size=(3, 7)),
     "pad reflect": lambda x: E.pad(x, (1, 2, 1, 0), mode="reflect"),
     "pad constant": lambda x: E.pad(x, (1, 1, 2, 2)),
     "batch_norm": lambda x: E.batch_norm(x, None, None, training=True),
@@ -115,3 +113,47 @@ def test_circular_padding_answers_row_major_as_pytorch():
     x = E.tensor(A).contiguous(memory_format=E.channels_last).requires_grad_(True)
     y = E.pad(x, (1, 1, 1, 1), mode="circular")
     assert E.autograd.grad(y, (x,), E.ones(tuple(y.shape), dtype=y.dtype))[0].stride() == (60, 20, 5, 1)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic", "trilinear", "nearest3d"])
+def test_resize_gradients_take_pytorchs_layouts(mode):
+    # PyTorch's CPU kernels: the incoming gradient's format, but bicubic and volumetric nearest answer row-major
+    nd = 3 if mode in ("trilinear", "nearest3d") else 2
+    fmt = E.channels_last_3d if nd == 3 else E.channels_last
+    w = RNG.standard_normal((2, 3, 4, 5, 2)[:nd + 2])
+    cl, rm = ((120, 1, 30, 6, 3), (120, 40, 10, 2, 1)) if nd == 3 else ((60, 1, 15, 3), (60, 20, 5, 1))
+    for x_cl, g_cl in ((True, False), (False, True), (True, True)):
+        x = E.tensor(w)
+        x = (x.contiguous(memory_format=fmt) if x_cl else x).requires_grad_()
+        y = E.interpolate(x, scale_factor=2, mode=mode.replace("3d", ""))
+        g = E.ones(tuple(y.shape), dtype=y.dtype)
+        (gx,) = E.autograd.grad(y, (x,), g.contiguous(memory_format=fmt) if g_cl else g)
+        assert gx.stride() == (cl if g_cl and mode not in ("bicubic", "nearest3d") else rm)
+
+
+def test_max_pool3d_gradient_keeps_a_channels_last_3d_input_layout():
+    w = RNG.standard_normal((2, 3, 4, 6, 2))
+    v = E.tensor(w).contiguous(memory_format=E.channels_last_3d).requires_grad_()
+    y = E.max_pool3d(v, 2)
+    gy = E.tensor(RNG.standard_normal(tuple(y.shape)))
+    (gx,) = E.autograd.grad(y, (v,), gy)
+    assert gx.stride() == (144, 1, 36, 6, 3)
+    v0 = E.tensor(w).requires_grad_()
+    np.testing.assert_array_equal(gx.numpy(), E.autograd.grad(E.max_pool3d(v0, 2), (v0,), gy)[0].numpy())
+
+
+@pytest.mark.parametrize("op", ["pixel_shuffle", "pixel_unshuffle"])
+def test_pixel_shuffle_gradients_follow_the_incoming_gradients_layout(op):
+    # PyTorch's backward is the inverse shuffle of the gradient, laid out as that gradient
+    f = getattr(E, op)
+    w = RNG.standard_normal((2, 8, 4, 6))
+    x = E.tensor(w).contiguous(memory_format=E.channels_last).requires_grad_(True)
+    y = f(x, 2)
+    g_cl = E.tensor(RNG.standard_normal(tuple(y.shape))).contiguous(memory_format=E.channels_last)
+    (gx,) = E.autograd.grad(y, (x,), g_cl)
+    assert gx.stride() == (192, 1, 48, 8)
+    (g_rm,) = E.autograd.grad(f(x, 2), (x,), g_cl.contiguous())
+    assert g_rm.stride() == (192, 24, 6, 1)
+    np.testing.assert_array_equal(gx.numpy(), g_rm.numpy())
+    np.testing.assert_array_equal(gx.numpy(), getattr(E, "pixel_unshuffle" if op == "pixel_shuffle" else
+                                                      "pixel_shuffle")(g_cl, 2).numpy())

@@ -240,7 +240,7 @@ def _embedding_bag_with_offsets(m):
 
 def _grid_sample_nan(m):
     grid = np.array([[[[math.nan, 0.25], [0.5, 0.25]]]])
-    out = E.grid_sample(m(E.ones(1, 1, 3, 3)), m(E.tensor(grid, dtype=E.float32)), padding_mode="border",
+    out = E.grid_sample(m(E.ones(1, 1, 3, 3)), m(E.tensor(grid, dtype=E.float32)), padding_mode="zeros",
                         align_corners=False)
     return out, np.array([[[[math.nan, 1.0]]]])
 
@@ -249,7 +249,7 @@ def _grid_sample_huge_reflection(m):
     grid = np.array([[[[1e30, 0.0], [-math.inf, 0.0]]]])
     out = E.grid_sample(m(E.ones(1, 1, 3, 3)), m(E.tensor(grid, dtype=E.float32)), padding_mode="reflection",
                         align_corners=True)
-    return out, np.array([[[[1.0, math.nan]]]])
+    return out, np.array([[[[1.0, 1.0]]]])
 
 
 def _reflect_and_replicate_with_negative_pads(m):
@@ -274,7 +274,7 @@ VALUES = [
     ("avg_pool3d with a negative divisor_override", _avg_pool3d_negative_divisor),
     ("embedding_bag of a 2-D input", _embedding_bag_of_rows),
     ("embedding_bag with offsets", _embedding_bag_with_offsets),
-    ("grid_sample of a NaN coordinate is NaN", _grid_sample_nan),
+    ("bilinear grid_sample of a NaN coordinate under zeros padding is NaN", _grid_sample_nan),
     ("grid_sample reflection of huge and infinite coordinates", _grid_sample_huge_reflection),
     ("adaptive_max_pool3d to size 0", _adaptive_max_pool3d_to_zero),
     ("reflect and replicate pads with negative entries crop", _reflect_and_replicate_with_negative_pads),

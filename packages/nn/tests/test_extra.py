@@ -189,6 +189,17 @@ def test_channel_shuffle_keeps_a_channels_last_input_channels_last():
     assert F.channel_shuffle(torch.zeros(2, 6, 4), 3).stride() == (24, 4, 1)
 
 
+def test_channel_shuffle_gradient_is_dense_in_its_incoming_gradients_format():
+    # PyTorch's backward is channel_shuffle(grad): dense (never a zero-stride expansion), laid out as grad
+    x = torch.arange(240.0).reshape(2, 6, 4, 5).requires_grad_()
+    g = torch.autograd.grad(F.channel_shuffle(x, 3).sum(), x)[0]
+    assert g.stride() == (120, 20, 5, 1) and g.tolist() == torch.ones(2, 6, 4, 5).tolist()
+    y = x.detach().contiguous(memory_format=torch.channels_last).requires_grad_()
+    assert torch.autograd.grad(F.channel_shuffle(y, 3).sum(), y)[0].stride() == (120, 20, 5, 1)
+    g = torch.autograd.grad(F.channel_shuffle(y, 3).pow(2).sum(), y)[0]
+    assert g.stride() == (120, 1, 30, 6) and g.tolist() == (2 * x).tolist()
+
+
 def test_integer_inputs_of_lp_pool_rms_norm_and_local_response_norm_as_pytorch():
     # lp_pool of int64: PyTorch's composition, whose int64 average truncates ((9 + 25) / 2 = 17 exactly,
     # (49 + 4) / 2 -> 26): values hard-coded from torch 2.13

@@ -124,6 +124,56 @@ def test_taps_outside_the_input_read_nothing_even_next_to_inf():
     np.testing.assert_array_equal(out, np.zeros((1, 1, 1, 2)))
 
 
+# PyTorch 2.13's CPU values at (NaN, -0.2) and (inf, -0.2) in 2-D, and (NaN, -0.2, 0.1) and (inf, -0.2, 0.1) in 3-D
+_NON_FINITE = {
+    ("bilinear", "zeros"): [math.nan, math.nan, 0.0, 0.0],
+    ("bilinear", "border"): [6.5, 10.5, 33.5, 33.5],
+    ("bilinear", "reflection"): [6.5, 6.5, 33.5, 33.5],
+    ("nearest", "zeros"): [0.0, 0.0, 0.0, 0.0],
+    ("nearest", "border"): [6.0, 10.0, 30.0, 30.0],
+    ("nearest", "reflection"): [6.0, 6.0, 30.0, 30.0],
+}
+
+
+@pytest.mark.parametrize("mode,pad", list(_NON_FINITE))
+def test_non_finite_coordinates_clamp_as_pytorchs_cpu_kernels(mode, pad):
+    # NaN after padding: 0 in 2-D, the far edge in 3-D; under zeros padding only 2-D bilinear gives NaN
+    x2, x3 = E.arange(1.0, 21.0).view(1, 1, 4, 5), E.arange(1.0, 61.0).view(1, 1, 3, 4, 5)
+    got = []
+    for x, rest in ((x2, [-0.2]), (x3, [-0.2, 0.1])):
+        for v in (math.nan, math.inf):
+            got.append(F.grid_sample(x, E.tensor([[[[v] + rest]]]).view(1, *([1] * (x.ndim - 2)), x.ndim - 2),
+                                     mode=mode, padding_mode=pad, align_corners=False).item())
+    np.testing.assert_allclose(got, _NON_FINITE[mode, pad], rtol=1e-6)
+
+
+def test_a_clamped_nan_coordinate_has_a_zero_grid_gradient():
+    x = E.arange(1.0, 21.0).view(1, 1, 4, 5).requires_grad_()
+    g = E.tensor([[[[math.nan, -0.2]]]], requires_grad=True)
+    F.grid_sample(x, g, padding_mode="border", align_corners=False).sum().backward()
+    assert g.grad.tolist()[0][0][0][0] == 0.0
+    want = np.zeros(20)
+    want[[5, 10]] = [0.9, 0.1]  # column 0, row 1.1: rows 1 and 2 (offsets 5 and 10)
+    np.testing.assert_allclose(x.grad.numpy().ravel(), want, atol=1e-6)
+
+
+# PyTorch 2.13's CPU bilinear samples of the inputs below: its 2-D kernel rounds every operation to the half type
+_HALF_BILINEAR = {
+    "bfloat16": [0.0, -3.828125, -5.3125, -3.234375, -1.2109375, 0.859375, 2.859375, 4.875, 7.0, 5.375, 0.0, 0.0],
+    "float16": [0.0, -3.79296875, -5.31640625, -3.267578125, -1.2197265625, 0.82861328125, 2.880859375, 4.921875,
+                6.9765625, 5.34375, 0.0, 0.0],
+}
+
+
+@pytest.mark.parametrize("dtype", list(_HALF_BILINEAR))
+def test_half_bilinear_rounds_every_operation_as_pytorchs_kernel(dtype):
+    dt = getattr(E, dtype)
+    x = (E.arange(42.0) * 0.37 - 7).view(1, 1, 6, 7).to(dt)
+    g = (E.arange(24.0).view(1, 3, 4, 2) * 0.113 - 1.2).to(dt)
+    got = F.grid_sample(x, g, align_corners=False).float().flatten().tolist()
+    assert got == _HALF_BILINEAR[dtype]
+
+
 def test_identity_affine_grid_samples_the_input_back():
     x = np.random.default_rng(1).standard_normal((2, 3, 4, 5))
     theta = E.tensor(np.tile(np.array([[1.0, 0, 0], [0, 1, 0]]), (2, 1, 1)))

@@ -302,6 +302,14 @@ def _like_input(g, input_geometry):
     return channels_last_as(g, SimpleNamespace(_shape=tuple(input_geometry[0]), _strides=tuple(input_geometry[1])))
 
 
+def _resized_like(g, grad, input_geometry, mode):
+    """An upsample's input gradient in PyTorch's CPU layout: its bicubic and volumetric nearest kernels answer
+    row-major, its area mode (adaptive pooling) the input's format, the others the incoming gradient's."""
+    if mode.startswith("bicubic") or (mode.startswith("nearest") and len(input_geometry[0]) == 5):
+        return g
+    return _like_input(g, input_geometry) if mode == "area" else channels_last_as(g, grad)
+
+
 def _first_like_input(grads, input_geometry):
     return (_like_input(grads[0], input_geometry), *grads[1:])
 
@@ -372,8 +380,8 @@ ENTRIES = [
     d("adaptive_avg_pool2d_backward(grad_output, input_shape)",
       grad_output=lambda grad, grad_output_shape: get_op("adaptive_avg_pool2d")(grad, tuple(grad_output_shape[-2:]))),
     d("upsample(input, output_size, mode, align_corners, scales)",
-      input=lambda grad, input_geometry, mode, align_corners, scales: _like_input(get_op("upsample_backward")(
-          grad, input_geometry[0], mode, align_corners, scales), input_geometry)),
+      input=lambda grad, input_geometry, mode, align_corners, scales: _resized_like(get_op(
+          "upsample_backward")(grad, input_geometry[0], mode, align_corners, scales), grad, input_geometry, mode)),
     d("upsample_backward(grad_output, input_shape, mode, align_corners, scales)",
       grad_output=lambda grad, grad_output_shape, mode, align_corners, scales: get_op("upsample")(
           grad, tuple(grad_output_shape[2:]), mode, align_corners, scales)),

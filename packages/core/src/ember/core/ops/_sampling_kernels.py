@@ -12,7 +12,8 @@ in each grid coordinate (the unnormalization and padding factors included); K is
 (forward), scattered into (input gradient) or contracted with the taps' derivatives (grid
 gradient) with contiguous loops over points: the coordinates are computed once per point, not
 once per channel. Layouts: input `(N, C, L)` with L = D*H*W (D = 1 in 2-D), grid `(N, P, gdim)`,
-contiguous. Coordinates are computed in float64. Modes: 0 bilinear, 1 nearest, 2 bicubic;
+contiguous. Coordinates are computed in float64 (a float16/bfloat16 2-D bilinear or nearest sample rounds
+every operation to its type, as PyTorch's vectorized kernel). Modes: 0 bilinear, 1 nearest, 2 bicubic;
 padding: 0 zeros, 1 border, 2 reflection.
 """
 
@@ -32,11 +33,13 @@ taps = numba.njit(**_OPTS, parallel=True)(_M["taps_py"])
 
 
 _UNDEFINED = sampling_math.UNDEFINED
+_round_half = _M["round_half"]
 
 
 @numba.njit(**_OPTS, parallel=True)
-def gather(x, idx, wts, out):
-    # x (N, C, L), out (N, C, P): one channel plane per thread
+def gather(x, idx, wts, bits, out):
+    # x (N, C, L), out (N, C, P): one channel plane per thread; bits: a half type's significand bits, each
+    # product and sum rounded to it (PyTorch's 2-D bilinear kernel), or 0
     n_, c_, p_ = out.shape
     k_ = idx.shape[2]
     for nc in prange(n_ * c_):
@@ -48,7 +51,10 @@ def gather(x, idx, wts, out):
             for k in range(k_):
                 i = idx[n, p, k]
                 if i >= 0:
-                    acc += wts[n, p, k] * x[n, c, i]
+                    if bits:
+                        acc = _round_half(acc + _round_half(wts[n, p, k] * x[n, c, i], bits), bits)
+                    else:
+                        acc += wts[n, p, k] * x[n, c, i]
             out[n, c, p] = acc
 
 

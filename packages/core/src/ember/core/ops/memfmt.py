@@ -11,7 +11,8 @@ from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
 __all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "preserved", "cat_order", "strides_in",
-           "preserved_strides", "elementwise_strides", "dense_strides", "suggested_format", "channels_last_as"]
+           "preserved_strides", "elementwise_strides", "dense_strides", "suggested_format", "channels_last_as",
+           "grad_laid_out", "grad_format_from"]
 
 _RANKS = {"channels_last": 4, "channels_last_3d": 5}
 
@@ -303,3 +304,62 @@ def _iterator_strides(shape: tuple, tensors: list, scalars: bool) -> tuple | Non
         out[d] = acc
         acc *= shape[d]
     return tuple(out)
+
+
+
+_SUBCLASSES: dict = {}
+
+
+def _renode(t: Tensor, key: str, apply) -> None:
+    """Give `t`'s grad_fn a subclass of its class (same name) whose `apply` is `apply(self, grads, base_apply)`."""
+    cls = type(t._grad_fn)
+    sub = _SUBCLASSES.get((cls, key))
+    if sub is None:
+        sub = _SUBCLASSES[(cls, key)] = type(cls.__name__, (cls,), {
+            "__slots__": (), "__module__": cls.__module__,
+            "apply": lambda self, grads: apply(self, grads, cls.apply)})
+    t._grad_fn.__class__ = sub
+
+
+def grad_laid_out(input: Tensor, fmt) -> Tensor:
+    """`input` through a view whose backward lays the gradient out in `fmt` ('channels_last',
+    'channels_last_3d' or 'contiguous_format', i.e. dense row-major), or in the format of the gradient that
+    `grad_format_from(out, fmt)` saw when `fmt` is a one-element list: for a composite whose view chain hands
+    back a gradient in another layout (row-major, or zero-stride expanded) than PyTorch's native kernel."""
+    from ember.core.ops.shape import view
+
+    v = view(input, tuple(input._shape))
+    if getattr(v, "_grad_fn", None) is not None:
+        v._grad_fn._ember_grad_format = fmt
+        _renode(v, "lay_out", _lay_out_apply)
+    return v
+
+
+def grad_format_from(out: Tensor, cell: list) -> Tensor:
+    """`out`, whose backward records its incoming gradient's suggested format in `cell` (for `grad_laid_out`)."""
+    if getattr(out, "_grad_fn", None) is not None:
+        out._grad_fn._ember_grad_cell = cell
+        _renode(out, "record", _record_apply)
+    return out
+
+
+def _record_apply(self, grads, base):
+    g = grads[0]
+    self._ember_grad_cell[0] = "contiguous_format" if g is None else suggested_format(g)
+    return base(self, grads)
+
+
+def _lay_out_apply(self, grads, base):
+    fmt = self._ember_grad_format
+    fmt = fmt if isinstance(fmt, str) else fmt[0] or "contiguous_format"
+    return [None if g is None else _lay_out(g, fmt) for g in base(self, grads)]
+
+
+def _lay_out(g: Tensor, fmt: str) -> Tensor:
+    from ember.core.ops.layout import clone
+
+    if fmt == "contiguous_format" or len(g._shape) != _RANKS[fmt]:
+        return g if g.is_contiguous() else clone(g, memory_format=settings.contiguous_format)
+    if suggested_format(g) == fmt and dense_strides(g._shape, g._strides):
+        return g
+    return clone(g, memory_format=getattr(settings, fmt))

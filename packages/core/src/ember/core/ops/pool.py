@@ -24,7 +24,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
-from ember.core.ops.memfmt import channels_last_as
+from ember.core.ops.memfmt import channels_last_as, grad_laid_out, suggested_format
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
@@ -705,8 +705,10 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     _check_window3d("max_pool3d", input, k, s, p, d, ceil_mode)
     _check_dtype(input, "max_pool3d", "all")
     ceil_mode = bool(ceil_mode)
+    # PyTorch's backward kernel answers a channels_last_3d input's gradient in its layout
+    like = grad_laid_out(input, "channels_last_3d") if suggested_format(input) == "channels_last_3d" else input
     out, idx = _two_passes(
-        _as_batched(input),
+        _as_batched(like),
         lambda x: max_pool2d_with_indices(x, k[1:], s[1:], p[1:], d[1:], ceil_mode),
         lambda x: max_pool2d_with_indices(x, (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode))
     idx = _empty_depth_windows(idx, tuple(input.shape[-3:]), k, s, p, d)

@@ -100,8 +100,16 @@ def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: in
     if idx.size:
         single = input._dtype is not dtypes.float64  # PyTorch computes coordinates in the input's precision
         K.taps(g.astype(x.dtype, copy=False), *spatial, interpolation_mode, padding_mode, bool(align_corners), single,
-               idx, wts, dws)
+               _half_bits(input, interpolation_mode), idx, wts, dws)
     return x.reshape(n, c, int(np.prod(spatial))), g, idx, wts, dws
+
+
+def _half_bits(input: Tensor, interpolation_mode: int) -> int:
+    """A float16/bfloat16 2-D bilinear or nearest sample's significand bits (PyTorch's 2-D CPU kernel rounds
+    every operation to the type), else 0 (computed in float32 and rounded once)."""
+    if input.ndim != 4 or interpolation_mode == 2:
+        return 0
+    return {dtypes.float16: 11, dtypes.bfloat16: 8}.get(input._dtype, 0)
 
 
 @grid_sampler_op.register("cpu")
@@ -109,7 +117,7 @@ def _grid_sampler_cpu(input, grid, interpolation_mode, padding_mode, align_corne
     x, g, idx, wts, _ = _taps(input, grid, interpolation_mode, padding_mode, align_corners)
     out = np.empty(x.shape[:2] + (g.shape[1],), x.dtype)
     if out.size:
-        _kernels().gather(x, idx, wts, out)
+        _kernels().gather(x, idx, wts, _half_bits(input, interpolation_mode), out)
     out = out.reshape(tuple(input._shape[:2]) + tuple(grid._shape[1:-1]))
     return wrap(out.astype(input._dtype.np, copy=False))
 

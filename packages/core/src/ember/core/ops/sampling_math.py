@@ -7,12 +7,15 @@ for CUDA (device functions, called by `cuda/kernels/sampling.py`) by rebinding t
 one outside the input (which reads nothing), its weight and the weight's derivative in each grid
 coordinate. Modes: 0 bilinear, 1 nearest, 2 bicubic; padding: 0 zeros, 1 border, 2 reflection.
 
-Non-finite coordinates never reach an index. A point whose coordinate is NaN after padding (a NaN
-grid value; an infinite one under reflection) or non-finite before a bicubic stencil is
-*undefined*: its output is NaN, its grid gradient NaN, and it adds nothing to the input's
-gradient (PyTorch's result for NaN with zeros padding; it crashes or reads an arbitrary pixel in
-the other modes). Other coordinates past int32 (inf under zeros padding) map to a point far
-outside every input (PyTorch's `safe_downgrade_to_int_range`): they read nothing, giving 0.
+Non-finite coordinates never reach an index. Under border or reflection padding a coordinate that is NaN
+after padding (a NaN grid value; an infinite one reflected) is clamped as PyTorch's CPU kernels clamp it: to 0 in
+2-D (its vectorized `maximum(c, 0)` answers 0), to the far edge in 3-D (its scalar `std::min(size - 1, NaN)` answers
+the bound), with a zero derivative. Under zeros padding a NaN point reads nothing (its index is out of range)
+with nearest interpolation or in 3-D. A non-finite point is *undefined* under 2-D bilinear with zeros padding
+(PyTorch's weights are NaN there) and before a bicubic stencil: its output is NaN, its grid gradient NaN, and it
+adds nothing to the input's gradient. PyTorch's backward of a NaN point crashes or reads an arbitrary pixel;
+ember's is the clamped forward's. Other coordinates past int32 (inf otherwise under zeros padding) map to a point
+far outside every input (PyTorch's `safe_downgrade_to_int_range`): they read nothing, giving 0.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ import math
 import types
 from collections.abc import Callable
 
-__all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source", "source_taps",
-           "unnormalize_taps", "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
+__all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source",
+           "source_taps", "unnormalize_taps", "undefined_linear", "round_half", "unnormalize_half", "half_weight",
+           "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
 
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
 _INF = math.inf
@@ -61,8 +65,9 @@ def finite(v):
     return -100.0
 
 
-def pad(c, size, padding, align):
-    """The padding mode applied to an unnormalized coordinate; returns (value, d value / d c)."""
+def pad(c, size, padding, align, vectorized=True):
+    """The padding mode applied to an unnormalized coordinate; returns (value, d value / d c). NaN clamps to 0
+    for PyTorch's 2-D (`vectorized`) kernel, to the far edge for its 3-D one (module docstring)."""
     g = 1.0
     if padding == 2:
         if align:
@@ -74,6 +79,8 @@ def pad(c, size, padding, align):
             c, g = 0.0, 0.0
         elif c >= size - 1:
             c, g = size - 1.0, 0.0
+        elif c != c:
+            c, g = (0.0 if vectorized else size - 1.0), 0.0
     return finite(c), g
 
 
@@ -92,6 +99,26 @@ def round32(v):
     return math.ldexp(nearbyint(m * 16777216.0) / 16777216.0, e)
 
 
+def round_half(v, bits):
+    """`v` rounded (half to even) to a float of `bits` significand bits: 11 float16 (subnormal below 2**-14),
+    8 bfloat16."""
+    if v == 0.0 or not abs(v) < _INF:
+        return v
+    if bits == 11 and abs(v) < 6.103515625e-05:
+        return nearbyint(v * 16777216.0) / 16777216.0
+    m, e = math.frexp(v)
+    q = 2.0 ** bits
+    return math.ldexp(nearbyint(m * q) / q, e)
+
+
+def unnormalize_half(c, size, align, bits):
+    """PyTorch's 2-D CPU `unnormalize` in float16/bfloat16, every operation rounded (see unnormalize32)."""
+    c1 = round_half(c + 1.0, bits)
+    if align:
+        return round_half(c1 * round_half((size - 1) / 2.0, bits), bits)
+    return round_half(round_half(c1 * round_half(size / 2.0, bits), bits) - 0.5, bits)
+
+
 def unnormalize32(c, size, align, vectorized):
     """`unnormalize` in float32, rounded after each operation as PyTorch's float kernels: its 2-D CPU kernel
     computes `(c + 1) * s` with s = (size - 1) / 2 (align) or `(c + 1) * (size / 2) - 0.5`, its 3-D one
@@ -106,10 +133,10 @@ def unnormalize32(c, size, align, vectorized):
     return round32(round32(c1 * size) - 1.0) / 2.0, size / 2.0
 
 
-def source(c, size, padding, align):
-    """A grid coordinate's pixel coordinate after padding, and its derivative."""
+def source(c, size, padding, align, vectorized=True):
+    """A grid coordinate's pixel coordinate after padding, and its derivative (`vectorized`: the 2-D kernel)."""
     u, gu = unnormalize(c, size, align)
-    p, gp = pad(u, size, padding, align)
+    p, gp = pad(u, size, padding, align, vectorized)
     return p, gu * gp
 
 
@@ -190,9 +217,9 @@ def cubic_tap(ix, iy, k, w_, h_, padding, align):
 def source_taps(c, size, padding, align, single, vectorized):
     """`source`, with float32 coordinate math when `single` (see unnormalize32)."""
     if not single:
-        return source(c, size, padding, align)
+        return source(c, size, padding, align, vectorized)
     u, gu = unnormalize32(c, size, align, vectorized)
-    p, gp = pad(u, size, padding, align)
+    p, gp = pad(u, size, padding, align, vectorized)
     return p, gu * gp
 
 
@@ -203,7 +230,21 @@ def unnormalize_taps(c, size, align, single):
     return unnormalize(c, size, align)
 
 
-def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
+def undefined_linear(gx, gy, gdim, mode, padding):
+    """Whether a (bi)linear point is undefined (module docstring): non-finite in 2-D under zeros padding."""
+    return gdim == 2 and mode == 0 and padding == 0 and not (abs(gx) < _INF and abs(gy) < _INF)
+
+
+def half_weight(ix, iy, k, bits):
+    """Bilinear corner `k`'s weight as PyTorch's 2-D kernel computes it in a half type: each side and the
+    product rounded."""
+    x0, y0 = math.floor(ix) * 1.0, math.floor(iy) * 1.0
+    wx = round_half(ix - x0, bits) if k & 1 else round_half(x0 + 1.0 - ix, bits)
+    wy = round_half(iy - y0, bits) if k & 2 else round_half(y0 + 1.0 - iy, bits)
+    return round_half(wx * wy, bits)
+
+
+def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
     """The CPU kernels' tap table (host only: compiled with `numba.prange`, never for CUDA): grid
     (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim), the derivatives scaled
     by the unnormalization and padding factors. It lives here so that its disk cache follows this
@@ -234,11 +275,16 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
             continue
         ix, mx = source_taps(grid[n, p, 0], w_, padding, align, single, gdim == 2)
         iy, my = source_taps(grid[n, p, 1], h_, padding, align, single, gdim == 2)
+        if bits and gdim == 2:  # a half type's coordinates, rounded as PyTorch's 2-D kernel rounds them
+            ix = pad(unnormalize_half(grid[n, p, 0], w_, align, bits), w_, padding, align)[0]
+            iy = pad(unnormalize_half(grid[n, p, 1], h_, align, bits), h_, padding, align)[0]
         iz, mz = 0.0, 0.0
         if gdim == 3:
             iz, mz = source_taps(grid[n, p, 2], d_, padding, align, single, False)
-        if ix != ix or iy != iy or iz != iz:
+        if undefined_linear(grid[n, p, 0], grid[n, p, 1], gdim, mode, padding):
             idx[n, p, 0] = UNDEFINED
+            continue
+        if ix != ix or iy != iy or iz != iz:  # no tap finds a pixel
             continue
         if mode == 1:
             off = nearest_tap(ix, iy, iz, w_, h_, d_)
@@ -250,7 +296,7 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
             off, wt, dx, dy, dz = linear_tap(ix, iy, iz, k, w_, h_, d_)
             if off >= 0:
                 idx[n, p, k] = off
-                wts[n, p, k] = wt
+                wts[n, p, k] = wt if not (bits and gdim == 2) else half_weight(ix, iy, k, bits)
                 dws[n, p, k, 0] = dx * mx
                 dws[n, p, k, 1] = dy * my
                 if gdim == 3:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
-from ember.core.ops.memfmt import channels_last_as
+from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
 from ember.core.tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward", "pixel_shuffle",
@@ -475,12 +475,13 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
     k = len(lead)
-    x = reshape(input, (*lead, c // (r * r), r, r, h, w))
+    fmt = [None]  # the input's gradient in its incoming gradient's format, as PyTorch's kernel answers
+    x = reshape(grad_laid_out(input, fmt), (*lead, c // (r * r), r, r, h, w))
     x = permute(x, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
     out = reshape(x, (*lead, c // (r * r), h * r, w * r))
     out = node_name(node_name(out, "UnsafeViewBackward0", "PixelShuffleBackward0"), "ViewBackward0",
                     "PixelShuffleBackward0")
-    return channels_last_as(out, input) if input.ndim == 4 else out
+    return grad_format_from(channels_last_as(out, input) if input.ndim == 4 else out, fmt)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -499,9 +500,10 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
             raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by downscale_factor, but "
                                f"input.size({d})={n} is not divisible by {r}")
     k = len(lead)
-    x = reshape(input, (*lead, c, h // r, r, w // r, r))
+    fmt = [None]  # the input's gradient in its incoming gradient's format, as PyTorch's kernel answers
+    x = reshape(grad_laid_out(input, fmt), (*lead, c, h // r, r, w // r, r))
     x = permute(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
     out = reshape(x, (*lead, c * r * r, h // r, w // r))
     out = node_name(node_name(out, "UnsafeViewBackward0", "PixelUnshuffleBackward0"), "ViewBackward0",
                     "PixelUnshuffleBackward0")
-    return channels_last_as(out, input) if input.ndim == 4 else out
+    return grad_format_from(channels_last_as(out, input) if input.ndim == 4 else out, fmt)

@@ -9,7 +9,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
 from ember.core.ops import conv as _conv
-from ember.core.ops.memfmt import channels_last_as
+from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
            "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
@@ -178,6 +178,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     rest = tuple(input.shape[2:])
-    out = input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    fmt = [None]  # the input's gradient is dense, in its incoming gradient's format, as PyTorch's kernel
+    x = grad_laid_out(input, fmt)
+    out = x.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
     out = node_name(out, type(out.grad_fn).__name__, "ChannelShuffleBackward0") if out.grad_fn is not None else out
-    return channels_last_as(out, input)  # PyTorch's kernel keeps a channels_last(_3d) input's layout
+    return grad_format_from(channels_last_as(out, input), fmt)  # (PyTorch's kernel keeps a channels_last input's)

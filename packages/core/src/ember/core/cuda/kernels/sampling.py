@@ -34,6 +34,7 @@ def _math() -> dict:
 def forward_function():
     m = _math()
     source, nearest_tap, linear_tap = m["source_taps"], m["nearest_tap"], m["linear_tap"]
+    undefined_linear = m["undefined_linear"]
 
     def kernel(total, geom, x, grid, out):
         c_, d_, h_, w_ = geom[1], geom[2], geom[3], geom[4]
@@ -52,7 +53,7 @@ def forward_function():
                 iz = source(1.0 * grid[g + 2], d_, padding, align, single, False)[0]
             base_out = n * c_ * plane_out + q
             base_in = n * c_ * plane_in
-            undefined = ix != ix or iy != iy or iz != iz
+            undefined = undefined_linear(grid[g], grid[g + 1], gdim, mode, padding)
             for c in range(c_):
                 out[base_out + c * plane_out] = math.nan if undefined else 0.0
             if undefined:
@@ -76,6 +77,7 @@ def forward_function():
 def backward_function(acc_t):
     m = _math()
     source, nearest_tap, linear_tap = m["source_taps"], m["nearest_tap"], m["linear_tap"]
+    undefined_linear = m["undefined_linear"]
 
     def kernel(total, geom, gout, x, grid, gin, ggrid):
         c_, d_, h_, w_ = geom[1], geom[2], geom[3], geom[4]
@@ -95,9 +97,10 @@ def backward_function(acc_t):
             base_out = n * c_ * plane_out + q
             base_in = n * c_ * plane_in
             gx = gy = gz = 0.0
-            if ix != ix or iy != iy or iz != iz:
-                if mode != 1:  # nearest has a zero grid gradient everywhere, as on the CPU
-                    gx = gy = gz = math.nan
+            if undefined_linear(grid[g], grid[g + 1], gdim, mode, padding):
+                gx = gy = gz = math.nan
+            elif ix != ix or iy != iy or iz != iz:  # no tap finds a pixel
+                pass
             elif mode == 1:
                 off = nearest_tap(ix, iy, iz, w_, h_, d_)
                 if off >= 0:
