@@ -142,3 +142,15 @@ def test_sequential_repeats_and_extends_in_place_as_pytorch():
         seq *= 0
     with pytest.raises(ValueError, match="add operator supports only objects of Sequential class"):
         seq += [nn.ReLU()]
+
+
+def test_parameter_dict_or_reversed():
+    a, b = nn.Parameter(torch.ones(1)), torch.zeros(1)
+    pd = nn.ParameterDict({"a": a})
+    merged = pd | {"b": b}  # a new ParameterDict, the tensor made a Parameter, pd untouched
+    assert type(merged) is nn.ParameterDict and list(merged) == ["a", "b"] and merged["a"] is a
+    assert isinstance(merged["b"], nn.Parameter) and list(pd) == ["a"]
+    left = {"b": b} | pd  # a plain dict on the left stays a plain dict (dict.copy, then update)
+    assert type(left) is dict and list(left) == ["b", "a"] and left["b"] is b and left["a"] is a
+    pd |= {"c": torch.zeros(2)}
+    assert list(pd) == ["a", "c"] and list(reversed(pd)) == ["c", "a"]

@@ -353,8 +353,27 @@ class ParameterDict(Module):
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
 
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(list(self._keys))
+
     def __contains__(self, key: str) -> bool:
         return key in self._keys
+
+    def __or__(self, other) -> ParameterDict:
+        """A copy of this dict updated with `other` (dict's `|`)."""
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other):
+        """`other`'s copy updated with this dict: a plain dict on the left stays a dict, as PyTorch's."""
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other) -> ParameterDict:
+        self.update(other)
+        return self
 
     def keys(self):
         return self._keys.keys()
