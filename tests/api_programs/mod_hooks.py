@@ -2,6 +2,8 @@
 with always_call, full backward hooks and backward pre hooks, the global module hooks, prepend ordering and handle
 removal, with the errors of bad hook returns."""
 
+import warnings
+
 import torch
 from torch import nn
 from torch.nn.modules import module as module_mod
@@ -159,5 +161,21 @@ t = nn.Tanh()
 t.register_full_backward_hook(bad_bw)
 try:
     t(torch.ones(2, requires_grad=True)).sum().backward()
+except RuntimeError as e:
+    print("RuntimeError", e)
+
+
+# the deprecated non-full backward hook still runs, with a FutureWarning where its grads are incomplete
+legacy = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+got = []
+legacy.register_backward_hook(lambda m, gi, go: got.append([None if g is None else tuple(g.shape) for g in gi]))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    legacy(torch.ones(1, 2)).sum().backward()
+print([(w.category.__name__, str(w.message)[:60]) for w in caught])
+print(got)
+try:
+    legacy.register_full_backward_hook(lambda m, gi, go: None)
+    legacy(torch.ones(1, 2)).sum().backward()
 except RuntimeError as e:
     print("RuntimeError", e)

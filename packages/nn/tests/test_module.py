@@ -605,7 +605,9 @@ def test_non_full_backward_hooks_warn_where_pytorch_does(make, x, warns):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         m(x()).sum().backward()
-    msgs = [str(w.message) for w in caught if "non-full backward hook" in str(w.message)]
+    hits = [w for w in caught if "non-full backward hook" in str(w.message)]
+    assert all(w.category is FutureWarning for w in hits)  # PyTorch's category for these deprecations
+    msgs = [str(w.message) for w in hits]
     if warns is None:
         assert msgs == []
     else:
@@ -641,3 +643,30 @@ def test_conversion_flags_choose_between_new_parameters_and_in_place_conversion(
         assert m.weight is w and w.dtype == torch.float64
     finally:
         CONVERSION_FLAGS[:] = [False, False]
+
+
+def test_non_full_backward_hook_sees_the_last_nodes_gradients():
+    """register_backward_hook hooks the grad_fn of the output (PyTorch's deprecated semantics): on
+    Sequential(Linear, ReLU) it sees ReLU's node, grad_input the gradient at the ReLU's input (not None for an
+    input without grad), and what it returns replaces that gradient."""
+    import warnings
+
+    seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+    seen = []
+
+    def hook(module, grad_input, grad_output):
+        seen.append((module, [g.numpy().copy() for g in grad_input], [g.numpy().copy() for g in grad_output]))
+        return (grad_input[0] * 3,)
+
+    seq.register_backward_hook(hook)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        out = seq(torch.tensor([[1.0, -2.0]]))
+    assert out.grad_fn.name() == "ReluBackward0"  # no BackwardHookFunction for the deprecated hooks
+    out.sum().backward()
+    pre = seq[0](torch.tensor([[1.0, -2.0]])).detach().numpy()
+    (module, gi, go), = seen
+    assert module is seq
+    np.testing.assert_array_equal(go[0], np.ones((1, 3), np.float32))
+    np.testing.assert_array_equal(gi[0], (pre > 0).astype(np.float32))
+    np.testing.assert_allclose(seq[0].bias.grad.numpy(), 3 * (pre[0] > 0))
