@@ -76,6 +76,7 @@ print(q.parametrizations.weight[0])
 tall = nn.Linear(3, 6, bias=False)
 PZ.orthogonal(tall, orthogonal_map="householder")
 Wt = tall.weight
+print("maps", q.parametrizations.weight[0].orthogonal_map, tall.parametrizations.weight[0].orthogonal_map)
 print("tall cols orthonormal", round((Wt.T @ Wt - torch.eye(3)).abs().max().item(), 4))
 opt = torch.optim.SGD(q.parameters(), lr=0.1)
 for _ in range(3):
