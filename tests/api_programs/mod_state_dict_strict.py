@@ -1,6 +1,8 @@
 """Checkpoint loading as libraries do it: strict=False with the missing/unexpected keys result, assign=True,
 non-persistent buffers, extra state, shape mismatches and the errors of strict loading."""
 
+import warnings
+
 import torch
 from torch import nn
 
@@ -106,6 +108,10 @@ print("running", blk.running)
 kv = net.head.state_dict(prefix="model.head.", keep_vars=True)
 print({k: (type(v).__name__, v.requires_grad) for k, v in kv.items()})
 print("detached:", net.head.state_dict()["weight"].requires_grad)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    legacy = net.head.state_dict(None, "old.", True)
+print(list(legacy), [(w.category.__name__, str(w.message)[:45]) for w in caught])
 
 # a dtype change on load: values are copied and cast into the parameter's dtype
 half = {k: (v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v) for k, v in sd.items()}

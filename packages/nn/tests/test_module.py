@@ -670,3 +670,17 @@ def test_non_full_backward_hook_sees_the_last_nodes_gradients():
     np.testing.assert_array_equal(go[0], np.ones((1, 3), np.float32))
     np.testing.assert_array_equal(gi[0], (pre > 0).astype(np.float32))
     np.testing.assert_allclose(seq[0].bias.grad.numpy(), 3 * (pre[0] > 0))
+
+
+def test_state_dict_positional_arguments_warn_as_deprecated():
+    """PyTorch still takes (destination, prefix, keep_vars) positionally, with a FutureWarning."""
+    import warnings
+
+    dest = OrderedDict()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = nn.Linear(1, 1).state_dict(dest, "pre.", True)
+    assert out is dest and list(dest) == ["pre.weight", "pre.bias"] and dest["pre.weight"].requires_grad
+    assert [w.category for w in caught] == [FutureWarning]
+    assert str(caught[0].message).startswith("Positional args are being deprecated, use kwargs instead.")
+    assert caught[0].filename == __file__
