@@ -39,6 +39,10 @@ except Exception as e:
 m2 = nn.Linear(3, 2, device="meta")
 print(m2.weight.device, m2.bias.shape)
 
+try:
+    big.to("cpu")
+except NotImplementedError as e:
+    print("NotImplementedError", e)
 big.to_empty(device="cpu")
 print("after to_empty", big.fc1.weight.device, big.fc1.weight.requires_grad, type(big.fc1.weight).__name__)
 torch.manual_seed(8)

@@ -585,7 +585,8 @@ class Module:
         def convert(t: Tensor) -> Tensor:
             if dev is not None and t.is_meta and _device(dev).type != "meta":
                 raise NotImplementedError("Cannot copy out of meta tensor; no data! Please use torch.nn.Module."
-                                          "to_empty() instead when moving module from meta to a different device.")
+                                          "to_empty() instead of torch.nn.Module.to() when moving module from meta "
+                                          "to a different device.")
             if fmt is not None and t.dim() in (4, 5):
                 return t.to(dev, dt if t.is_floating_point() or t.is_complex() else None, non_blocking=non_blocking,
                             memory_format=fmt)
