@@ -142,3 +142,11 @@ old = OrderedDict(gain=torch.tensor([1.5, 2.5]))
 old._metadata = OrderedDict({"": {"version": 1}})
 print(v.load_state_dict(old), v.scale.data)
 print(v.load_state_dict({"gain": torch.tensor([3.0, 4.0])}), v.scale.data)
+
+# a load post hook must edit the keys in place, not return them
+strict_lin = nn.Linear(2, 2)
+strict_lin.register_load_state_dict_post_hook(lambda module, keys: keys)
+try:
+    strict_lin.load_state_dict(nn.Linear(2, 2).state_dict())
+except AssertionError as e:
+    print("AssertionError", e)

@@ -684,3 +684,12 @@ def test_state_dict_positional_arguments_warn_as_deprecated():
     assert [w.category for w in caught] == [FutureWarning]
     assert str(caught[0].message).startswith("Positional args are being deprecated, use kwargs instead.")
     assert caught[0].filename == __file__
+
+
+def test_load_state_dict_post_hook_must_not_return_a_value():
+    lin = nn.Linear(2, 2)
+    lin.register_load_state_dict_post_hook(lambda m, keys: keys)
+    with pytest.raises(AssertionError, match="^Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                             "expected to return new values, if incompatible_keys need to be "
+                                             "modified, it should be done inplace.$"):
+        lin.load_state_dict(nn.Linear(2, 2).state_dict())

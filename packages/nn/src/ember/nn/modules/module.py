@@ -788,7 +788,10 @@ class Module:
         keys = _IncompatibleKeys(missing, unexpected)
         for module in self.modules():
             for hook in module._load_state_dict_post_hooks.values():
-                hook(module, keys)
+                if hook(module, keys) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be modified, "
+                                         "it should be done inplace.")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
