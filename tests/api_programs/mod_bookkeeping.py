@@ -102,6 +102,12 @@ try:
     nn.ModuleDict({"x": 3})
 except TypeError as e:
     print("TypeError", e)
+for bad in (3, [3], [("k",)]):
+    for cls in (nn.ModuleDict, nn.ParameterDict):
+        try:
+            cls().update(bad)
+        except (TypeError, ValueError) as e:
+            print(type(e).__name__, e)
 
 # ParameterDict / ParameterList
 pd = nn.ParameterDict({"alpha": nn.Parameter(torch.ones(2)), "beta": torch.zeros(3)})
