@@ -125,6 +125,17 @@ hg2.remove()
 print(glog)
 seq(torch.randn(1, 3))
 print(len(glog))
+hg3 = module_mod.register_module_forward_hook(lambda m, a, kw, o: glog.append(("gkw", sorted(kw))), with_kwargs=True)
+hg4 = module_mod.register_module_forward_hook(lambda m, a, o: glog.append(("galways", o)), always_call=True)
+glog.clear()
+g(x, scale=0.5)
+try:
+    Boom()(torch.ones(1))
+except ValueError:
+    pass
+hg3.remove()
+hg4.remove()
+print(glog)
 
 # hooks keyed by id, dicts visible
 hd = seq[1].register_forward_hook(lambda m, a, o: None)

@@ -693,3 +693,30 @@ def test_load_state_dict_post_hook_must_not_return_a_value():
                                              "expected to return new values, if incompatible_keys need to be "
                                              "modified, it should be done inplace.$"):
         lin.load_state_dict(nn.Linear(2, 2).state_dict())
+
+
+def test_global_forward_hook_with_kwargs_and_always_call():
+    from ember.nn.modules.module import register_module_forward_hook
+
+    class Scale(nn.Module):
+        def forward(self, x, *, k):
+            if k < 0:
+                raise ValueError("negative k")
+            return x * k
+
+    seen = []
+    h1 = register_module_forward_hook(lambda m, a, kw, out: seen.append(("kw", kw, out)), with_kwargs=True)
+    h2 = register_module_forward_hook(lambda m, a, out: seen.append(("always", out)), always_call=True)
+    try:
+        Scale()(torch.ones(1), k=2.0)
+        assert [s[0] for s in seen] == ["kw", "always"] and seen[0][1] == {"k": 2.0}
+        assert seen[0][2].tolist() == [2.0] and seen[1][1].tolist() == [2.0]
+        seen.clear()
+        with pytest.raises(ValueError, match="negative k"):
+            Scale()(torch.ones(1), k=-1.0)
+        assert seen == [("always", None)]
+    finally:
+        h1.remove()
+        h2.remove()
+    from ember.nn.modules import _hooks
+    assert not _hooks._global_forward_hooks_with_kwargs and not _hooks._global_forward_hooks_always_called

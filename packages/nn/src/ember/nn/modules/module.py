@@ -20,7 +20,8 @@ from ember.core import Tensor, dtypes
 from ember.core.device import device as _device
 from ember.nn.modules._hooks import (
     _EXTRA_STATE_KEY_SUFFIX, RemovableHandle, _global_backward_hooks, _global_backward_pre_hooks,
-    _global_buffer_registration_hooks, _global_forward_hooks, _global_forward_pre_hooks,
+    _global_buffer_registration_hooks, _global_forward_hooks, _global_forward_hooks_always_called,
+    _global_forward_hooks_with_kwargs, _global_forward_pre_hooks,
     _global_module_registration_hooks, _global_parameter_registration_hooks, _run_registration_hooks,
     register_module_backward_hook, register_module_buffer_registration_hook, register_module_forward_hook,
     register_module_forward_pre_hook, register_module_full_backward_hook, register_module_full_backward_pre_hook,
@@ -932,17 +933,17 @@ class Module:
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
-            # hooks registered with always_call=True still see the call (with no output)
-            for hid, hook in self._forward_hooks.items():
-                if hid in self._forward_hooks_always_called:
-                    if hid in self._forward_hooks_with_kwargs:
+            # hooks registered with always_call=True (global ones first) still see the call (with no output)
+            for hid, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
+                if hid in self._forward_hooks_always_called or hid in _global_forward_hooks_always_called:
+                    if hid in self._forward_hooks_with_kwargs or hid in _global_forward_hooks_with_kwargs:
                         hook(self, args, kwargs, None)
                     else:
                         hook(self, args, None)
             raise
         post = OrderedDict(itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()))
         for hid, hook in post.items():
-            if hid in self._forward_hooks_with_kwargs:
+            if hid in self._forward_hooks_with_kwargs or hid in _global_forward_hooks_with_kwargs:
                 hook_result = hook(self, args, kwargs, result)
             else:
                 hook_result = hook(self, args, result)
