@@ -126,7 +126,11 @@ Python/numpy protocols, nn.utils, in-place writes through views).
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
 dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed,
-sliding-window and augmentation pipelines, a seeded training loop)."""
+sliding-window and augmentation pipelines, a seeded training loop).
+Module infrastructure as library code uses it (`mod_*`: strict=False and assign=True loading with extra state,
+state-dict and load hooks, parametrize with right_inverse and cached(), weight/spectral/orthogonal norms, meta
+init with weights_only save/load and shared views, forward/backward and global hooks, containers, ties and
+deepcopy, pruning)."""
 
 from __future__ import annotations
 
