@@ -190,3 +190,21 @@ try:
     legacy(torch.ones(1, 2)).sum().backward()
 except RuntimeError as e:
     print("RuntimeError", e)
+
+
+# a module returning a dict: PyTorch warns and its full backward hook never runs
+class DictOut(nn.Module):
+    def forward(self, a):
+        return {"o": a * 2}
+
+
+dm = DictOut()
+dcalls = []
+dm.register_full_backward_hook(lambda m, gi, go: dcalls.append(gi))
+xd = torch.ones(2, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    res = dm(xd)
+print([(w.category.__name__, str(w.message)) for w in caught])
+res["o"].sum().backward()
+print("dict hook calls", dcalls, xd.grad)

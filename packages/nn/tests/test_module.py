@@ -720,3 +720,26 @@ def test_global_forward_hook_with_kwargs_and_always_call():
         h2.remove()
     from ember.nn.modules import _hooks
     assert not _hooks._global_forward_hooks_with_kwargs and not _hooks._global_forward_hooks_always_called
+
+
+def test_full_backward_hook_on_a_dict_output_warns_and_is_skipped():
+    """PyTorch hooks only a Tensor or tuple output; otherwise it warns and the hook never runs (the gradient
+    reaches the inputs without passing the outputs)."""
+    import warnings
+
+    class Dict(nn.Module):
+        def forward(self, a):
+            return {"o": a * 2}
+
+    calls = []
+    d = Dict()
+    d.register_full_backward_hook(lambda *a: calls.append(a))
+    x = torch.ones(2, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = d(x)
+    assert [str(w.message) for w in caught] == [
+        "For backward hooks to be called, module output should be a Tensor or a tuple of Tensors but received "
+        "<class 'dict'>"]
+    out["o"].sum().backward()
+    assert calls == [] and x.grad.tolist() == [2.0, 2.0]

@@ -950,6 +950,9 @@ class Module:
             if hook_result is not None:
                 result = hook_result
         if bw_hook is not None:
+            if not isinstance(result, Tensor | tuple):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                              f"Tensors but received {type(result)}", stacklevel=2)
             result = bw_hook.setup_output_hook(result)
         if legacy and self._backward_hooks:
             _register_non_full_backward_hooks(self, unwrapped if bw_hook is not None else args, args, result)
