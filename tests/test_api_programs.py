@@ -150,7 +150,12 @@ options with hooks and gradcheck, MAML, implicit differentiation, curvature tric
 
 Dtype semantics as numerical code meets them (`dt_*`: promotion tables with scalars and 0-dim tensors, integer
 division and remainder modes, bitwise ops and wraparound, float-to-int casts and rounding, 16-bit precision,
-in-place and out= casting rules, inference with numpy interop, op result dtypes, index and label dtypes, complex)."""
+in-place and out= casting rules, inference with numpy interop, op result dtypes, index and label dtypes, complex).
+
+Module infrastructure as library code uses it (`mod_*`: strict=False and assign=True loading with extra state,
+state-dict and load hooks, parametrize with right_inverse and cached(), weight/spectral/orthogonal norms, meta
+init with weights_only save/load and shared views, forward/backward and global hooks, containers, ties and
+deepcopy, pruning)."""
 
 from __future__ import annotations
 

@@ -142,3 +142,35 @@ def test_sequential_repeats_and_extends_in_place_as_pytorch():
         seq *= 0
     with pytest.raises(ValueError, match="add operator supports only objects of Sequential class"):
         seq += [nn.ReLU()]
+
+
+def test_parameter_dict_or_reversed():
+    a, b = nn.Parameter(torch.ones(1)), torch.zeros(1)
+    pd = nn.ParameterDict({"a": a})
+    merged = pd | {"b": b}  # a new ParameterDict, the tensor made a Parameter, pd untouched
+    assert type(merged) is nn.ParameterDict and list(merged) == ["a", "b"] and merged["a"] is a
+    assert isinstance(merged["b"], nn.Parameter) and list(pd) == ["a"]
+    left = {"b": b} | pd  # a plain dict on the left stays a plain dict (dict.copy, then update)
+    assert type(left) is dict and list(left) == ["b", "a"] and left["b"] is b and left["a"] is a
+    pd |= {"c": torch.zeros(2)}
+    assert list(pd) == ["a", "c"] and list(reversed(pd)) == ["c", "a"]
+
+
+@pytest.mark.parametrize("cls, caller", [(nn.ModuleDict, "ModuleDict"), (nn.ParameterDict, "ParametersDict")])
+def test_dict_update_errors_are_pytorchs(cls, caller):
+    kind = cls.__name__
+    with pytest.raises(TypeError, match=f"^{caller}.update should be called with an iterable of key/value pairs, "
+                                        "but got int$"):
+        cls().update(3)
+    with pytest.raises(TypeError, match=f"^{kind} update sequence element #0 should be Iterable; isint$"):
+        cls().update([3])
+    with pytest.raises(ValueError, match=f"^{kind} update sequence element #1 has length 1; 2 is required$"):
+        cls().update([("a", nn.ReLU() if cls is nn.ModuleDict else torch.zeros(1)), ("b",)])
+
+
+def test_dict_update_takes_two_character_strings_as_pairs():
+    pd = nn.ParameterDict()
+    pd.update(["ab"])  # PyTorch unpacks the string: key "a", value "b"
+    assert pd["a"] == "b"
+    with pytest.raises(TypeError, match="^str is not a Module subclass$"):
+        nn.ModuleDict().update(["ab"])

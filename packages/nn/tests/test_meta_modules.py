@@ -85,8 +85,9 @@ def test_init_of_a_huge_meta_weight_writes_nothing():
 def test_module_to_from_meta_points_to_to_empty():
     m = nn.Linear(2, 2, device="meta")
     with pytest.raises(NotImplementedError, match="^Cannot copy out of meta tensor; no data! Please use "
-                                                  "torch.nn.Module.to_empty\\(\\) instead when moving module from "
-                                                  "meta to a different device.$"):
+                                                  "torch.nn.Module.to_empty\\(\\) instead of "
+                                                  "torch.nn.Module.to\\(\\) when moving module from meta to a "
+                                                  "different device.$"):
         m.to("cpu")
     assert m.to("meta").weight.is_meta
 

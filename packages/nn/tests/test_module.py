@@ -605,7 +605,9 @@ def test_non_full_backward_hooks_warn_where_pytorch_does(make, x, warns):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         m(x()).sum().backward()
-    msgs = [str(w.message) for w in caught if "non-full backward hook" in str(w.message)]
+    hits = [w for w in caught if "non-full backward hook" in str(w.message)]
+    assert all(w.category is FutureWarning for w in hits)  # PyTorch's category for these deprecations
+    msgs = [str(w.message) for w in hits]
     if warns is None:
         assert msgs == []
     else:
@@ -641,3 +643,103 @@ def test_conversion_flags_choose_between_new_parameters_and_in_place_conversion(
         assert m.weight is w and w.dtype == torch.float64
     finally:
         CONVERSION_FLAGS[:] = [False, False]
+
+
+def test_non_full_backward_hook_sees_the_last_nodes_gradients():
+    """register_backward_hook hooks the grad_fn of the output (PyTorch's deprecated semantics): on
+    Sequential(Linear, ReLU) it sees ReLU's node, grad_input the gradient at the ReLU's input (not None for an
+    input without grad), and what it returns replaces that gradient."""
+    import warnings
+
+    seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+    seen = []
+
+    def hook(module, grad_input, grad_output):
+        seen.append((module, [g.numpy().copy() for g in grad_input], [g.numpy().copy() for g in grad_output]))
+        return (grad_input[0] * 3,)
+
+    seq.register_backward_hook(hook)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        out = seq(torch.tensor([[1.0, -2.0]]))
+    assert out.grad_fn.name() == "ReluBackward0"  # no BackwardHookFunction for the deprecated hooks
+    out.sum().backward()
+    pre = seq[0](torch.tensor([[1.0, -2.0]])).detach().numpy()
+    (module, gi, go), = seen
+    assert module is seq
+    np.testing.assert_array_equal(go[0], np.ones((1, 3), np.float32))
+    np.testing.assert_array_equal(gi[0], (pre > 0).astype(np.float32))
+    np.testing.assert_allclose(seq[0].bias.grad.numpy(), 3 * (pre[0] > 0))
+
+
+def test_state_dict_positional_arguments_warn_as_deprecated():
+    """PyTorch still takes (destination, prefix, keep_vars) positionally, with a FutureWarning."""
+    import warnings
+
+    dest = OrderedDict()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = nn.Linear(1, 1).state_dict(dest, "pre.", True)
+    assert out is dest and list(dest) == ["pre.weight", "pre.bias"] and dest["pre.weight"].requires_grad
+    assert [w.category for w in caught] == [FutureWarning]
+    assert str(caught[0].message).startswith("Positional args are being deprecated, use kwargs instead.")
+    assert caught[0].filename == __file__
+
+
+def test_load_state_dict_post_hook_must_not_return_a_value():
+    lin = nn.Linear(2, 2)
+    lin.register_load_state_dict_post_hook(lambda m, keys: keys)
+    with pytest.raises(AssertionError, match="^Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                             "expected to return new values, if incompatible_keys need to be "
+                                             "modified, it should be done inplace.$"):
+        lin.load_state_dict(nn.Linear(2, 2).state_dict())
+
+
+def test_global_forward_hook_with_kwargs_and_always_call():
+    from ember.nn.modules.module import register_module_forward_hook
+
+    class Scale(nn.Module):
+        def forward(self, x, *, k):
+            if k < 0:
+                raise ValueError("negative k")
+            return x * k
+
+    seen = []
+    h1 = register_module_forward_hook(lambda m, a, kw, out: seen.append(("kw", kw, out)), with_kwargs=True)
+    h2 = register_module_forward_hook(lambda m, a, out: seen.append(("always", out)), always_call=True)
+    try:
+        Scale()(torch.ones(1), k=2.0)
+        assert [s[0] for s in seen] == ["kw", "always"] and seen[0][1] == {"k": 2.0}
+        assert seen[0][2].tolist() == [2.0] and seen[1][1].tolist() == [2.0]
+        seen.clear()
+        with pytest.raises(ValueError, match="negative k"):
+            Scale()(torch.ones(1), k=-1.0)
+        assert seen == [("always", None)]
+    finally:
+        h1.remove()
+        h2.remove()
+    from ember.nn.modules import _hooks
+    assert not _hooks._global_forward_hooks_with_kwargs and not _hooks._global_forward_hooks_always_called
+
+
+def test_full_backward_hook_on_a_dict_output_warns_and_is_skipped():
+    """PyTorch hooks only a Tensor or tuple output; otherwise it warns and the hook never runs (the gradient
+    reaches the inputs without passing the outputs)."""
+    import warnings
+
+    class Dict(nn.Module):
+        def forward(self, a):
+            return {"o": a * 2}
+
+    calls = []
+    d = Dict()
+    d.register_full_backward_hook(lambda *a: calls.append(a))
+    x = torch.ones(2, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = d(x)
+    assert [str(w.message) for w in caught] == [
+        "For backward hooks to be called, module output should be a Tensor or a tuple of Tensors but received "
+        "<class 'dict'>"]
+    out["o"].sum().backward()
+    assert calls == [] and x.grad.tolist() == [2.0, 2.0]

@@ -290,6 +290,9 @@ def test_orthogonal_errors():
         orthogonal(nn.Linear(2, 2), orthogonal_map="qr")
     with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'"):
         orthogonal(nn.Linear(2, 2), "nope")
+    # the parametrization holds its map as PyTorch's `_OrthMaps` enum (square: matrix_exp, tall: householder)
+    maps = [orthogonal(nn.Linear(k, 3)).parametrizations.weight[0].orthogonal_map for k in (3, 2)]
+    assert [repr(m) for m in maps] == ["<_OrthMaps.matrix_exp: 1>", "<_OrthMaps.householder: 3>"]
     # registration treats a right_inverse that raises NotImplementedError as the identity (PyTorch's rule);
     # assigning later refuses
     fc = orthogonal(nn.Linear(2, 2), orthogonal_map="cayley", use_trivialization=False)

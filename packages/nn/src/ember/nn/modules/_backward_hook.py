@@ -44,6 +44,8 @@ class BackwardHook:
         self.inputs_hooked = False
 
     def _call_full_hooks(self, grad_input: tuple) -> tuple:
+        if self.grad_outputs is None:  # the gradient reached the inputs without passing the outputs: no hooks
+            return grad_input
         for hook in list(self.hooks.values()):
             result = hook(self.module, grad_input, self.grad_outputs)
             if result is None:
@@ -79,7 +81,7 @@ class BackwardHook:
 
     def setup_output_hook(self, result):
         single = isinstance(result, Tensor)
-        outs = [result] if single else list(result) if isinstance(result, tuple | list) else None
+        outs = [result] if single else list(result) if isinstance(result, tuple) else None
         if outs is None:
             return result
         pos = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]

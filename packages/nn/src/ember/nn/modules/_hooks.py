@@ -17,6 +17,8 @@ __all__ = ["RemovableHandle", "register_module_forward_hook", "register_module_f
 # the hooks every module runs, registered by the `register_module_*` functions below
 _global_forward_pre_hooks: dict[int, Callable] = OrderedDict()
 _global_forward_hooks: dict[int, Callable] = OrderedDict()
+_global_forward_hooks_with_kwargs: dict[int, bool] = OrderedDict()
+_global_forward_hooks_always_called: dict[int, bool] = OrderedDict()
 _global_backward_pre_hooks: dict[int, Callable] = OrderedDict()
 _global_backward_hooks: dict[int, Callable] = OrderedDict()
 _global_buffer_registration_hooks: dict[int, Callable] = OrderedDict()
@@ -38,10 +40,17 @@ def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
     return handle
 
 
-def register_module_forward_hook(hook: Callable) -> RemovableHandle:
-    """A forward hook run before every module's own ones."""
-    handle = RemovableHandle(_global_forward_hooks)
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """A forward hook run before every module's own ones (`with_kwargs`: `hook(module, args, kwargs, output)`;
+    `always_call`: also when forward raises, with output None)."""
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=[_global_forward_hooks_with_kwargs,
+                                                               _global_forward_hooks_always_called])
     _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
     return handle
 
 

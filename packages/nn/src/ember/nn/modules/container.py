@@ -212,6 +212,20 @@ class ModuleList(Module):
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
+def _update_pairs(target, pairs, kind: str, caller: str | None = None) -> None:
+    """`target[k] = v` for each (k, v) of an iterable of pairs, with PyTorch's checks and words (sic: "; is<type>",
+    and ParameterDict's "ParametersDict.update")."""
+    if not isinstance(pairs, Iterable):
+        raise TypeError(f"{caller or kind}.update should be called with an iterable of key/value pairs, but got "
+                        f"{type(pairs).__name__}")
+    for j, m in enumerate(pairs):
+        if not isinstance(m, Iterable):
+            raise TypeError(f"{kind} update sequence element #{j} should be Iterable; is{type(m).__name__}")
+        if len(m) != 2:
+            raise ValueError(f"{kind} update sequence element #{j} has length {len(m)}; 2 is required")
+        target[m[0]] = m[1]
+
+
 class ModuleDict(Module):
     """An ordered dict of modules: `d["enc"]`, `"enc" in d`, `keys()`, `items()`, `update()`."""
 
@@ -256,16 +270,11 @@ class ModuleDict(Module):
         return self._modules.values()
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
-        items = modules.items() if isinstance(modules, Mapping | ModuleDict) else modules
-        for j, m in enumerate(items):
-            if isinstance(modules, Mapping | ModuleDict):
-                self[m[0]] = m[1]
-                continue
-            if not isinstance(m, Iterable) or isinstance(m, str):
-                raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; is {type(m).__name__}")
-            if len(m) != 2:
-                raise ValueError(f"ModuleDict update sequence element #{j} has length {len(m)}; 2 is required")
-            self[m[0]] = m[1]
+        if isinstance(modules, Mapping | ModuleDict):
+            for k, m in modules.items():
+                self[k] = m
+            return
+        _update_pairs(self, modules, "ModuleDict")
 
 
 class ParameterList(Module):
@@ -353,8 +362,27 @@ class ParameterDict(Module):
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
 
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(list(self._keys))
+
     def __contains__(self, key: str) -> bool:
         return key in self._keys
+
+    def __or__(self, other) -> ParameterDict:
+        """A copy of this dict updated with `other` (dict's `|`)."""
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other):
+        """`other`'s copy updated with this dict: a plain dict on the left stays a dict, as PyTorch's."""
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other) -> ParameterDict:
+        self.update(other)
+        return self
 
     def keys(self):
         return self._keys.keys()
@@ -404,7 +432,8 @@ class ParameterDict(Module):
         elif isinstance(parameters, Mapping):  # a plain dict goes in key order, as PyTorch adds it
             items = sorted(parameters.items())
         else:
-            items = parameters
+            _update_pairs(self, parameters, "ParameterDict", "ParametersDict")
+            return
         for k, v in items:
             self[k] = v
 

@@ -4,6 +4,8 @@ on buffers `_u`, `_v`) and `parametrizations.orthogonal`, PyTorch's current API.
 
 from __future__ import annotations
 
+from enum import Enum, auto
+
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn import functional as F
@@ -113,7 +115,12 @@ def _make_orthogonal(a: Tensor) -> Tensor:
     return q * r.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
 
 
-_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+class _OrthMaps(Enum):
+    """The maps `orthogonal` can use; `_Orthogonal.orthogonal_map` holds one, as PyTorch's does."""
+
+    matrix_exp = auto()
+    cayley = auto()
+    householder = auto()
 
 
 class _Orthogonal(Module):
@@ -121,7 +128,7 @@ class _Orthogonal(Module):
     skew-symmetric part, or a product of Householder reflections); with trivialization the result is
     multiplied by a stored orthogonal `base`, so training starts from the assigned matrix."""
 
-    def __init__(self, weight: Tensor, orthogonal_map: str, *, use_trivialization: bool = True) -> None:
+    def __init__(self, weight: Tensor, orthogonal_map: _OrthMaps, *, use_trivialization: bool = True) -> None:
         super().__init__()
         self.shape = weight.shape
         self.orthogonal_map = orthogonal_map
@@ -134,12 +141,12 @@ class _Orthogonal(Module):
         if transposed:
             x = x.mT
             n, k = k, n
-        if self.orthogonal_map in ("matrix_exp", "cayley"):
+        if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
             x = x.tril()
             if n != k:
                 x = ea.cat([x, x.new_zeros((*x.shape[:-2], n, n - k))], dim=-1)
             a = x - x.mT
-            if self.orthogonal_map == "matrix_exp":
+            if self.orthogonal_map == _OrthMaps.matrix_exp:
                 q = ea.linalg.matrix_exp(a)
             else:
                 eye = ea.eye(n, dtype=a.dtype, device=a.device)
@@ -166,7 +173,7 @@ class _Orthogonal(Module):
                 q = q.mT
                 n, k = k, n
             if "base" not in self._buffers:
-                if self.orthogonal_map in ("cayley", "matrix_exp"):
+                if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
                     raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
                                               "parametrizations when use_trivialization=False.")
                 a, tau = ea.geqrf(q)  # Householder reflectors of q, with diag(R) > 0 (tau == 0: no reflection)
@@ -197,9 +204,9 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
     if orthogonal_map is None:
         orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] else "householder"
-    if orthogonal_map not in _ORTHOGONAL_MAPS:
+    if orthogonal_map not in _OrthMaps.__members__:
         raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
                          f"Got: {orthogonal_map}")
-    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    orth = _Orthogonal(weight, _OrthMaps[orthogonal_map], use_trivialization=use_trivialization)
     parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module
