@@ -297,6 +297,23 @@ def test_cond_diagonal_tensorinv_tensorsolve_vander():
         linalg.tensorinv(T(RNG.standard_normal((4, 2, 3))), ind=1)
 
 
+def test_cond_of_a_singular_matrix_is_inf_in_the_norms_that_invert():
+    s = np.array([[1.0, 2.0], [2.0, 4.0]])
+    for p in ("fro", "nuc", 1, -1, math.inf, -math.inf):
+        c = linalg.cond(T(np.stack([s, SPD[0][:2, :2]])), p)
+        assert math.isinf(c[0].item()), p  # PyTorch's inf, not inv's LinAlgError
+        assert_close(c[1], T(np.linalg.cond(SPD[0][:2, :2], p)))
+
+
+def test_tensorsolve_reshapes_b_whose_product_matches_and_solve_ex_names_itself():
+    a, b = RNG.standard_normal((2, 3, 6)), RNG.standard_normal((3, 2))
+    assert_close(linalg.tensorsolve(T(a), T(b)), T(np.linalg.solve(a.reshape(6, 6), b.reshape(6))))
+    with pytest.raises(RuntimeError, match=r"shape '\[6, 6\]' is invalid for input of size 24"):
+        linalg.tensorsolve(T(RNG.standard_normal((2, 2, 6))), T(b))
+    with pytest.raises(linalg.LinAlgError, match=r"^torch\.linalg\.solve_ex: The solver failed"):
+        linalg.solve_ex(T([[1.0, 2.0], [2.0, 4.0]]), T([[1.0], [1.0]]), check_errors=True)
+
+
 def test_householder_product_rebuilds_q_of_a_qr():
     a = RNG.standard_normal((5, 3))
     (qr, tau), _ = sla.qr(a, mode="raw")

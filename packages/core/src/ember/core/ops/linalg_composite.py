@@ -492,9 +492,9 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     """`(result, info)`: `linalg.solve` that reports a singular A in info (result NaN) instead of raising."""
     try:
         return _SolveEx(solve(A, B, left=left), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
-    except LinAlgError:
+    except LinAlgError as e:
         if check_errors:
-            raise
+            raise _renamed(e, "torch.linalg.solve_ex") from None
     _, _, info = _lu_packed(A)
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     safe = ew.where(ok, A, eye(A._shape[-1], dtype=A._dtype, device=A.device))
@@ -547,7 +547,8 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     if A._shape[-1] != A._shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A._shape[-2]} by {A._shape[-1]} matrices")
-    return ew.mul(matrix_norm(A, p), matrix_norm(inv(A), p))
+    inverse, info = inv_ex(A)  # a singular matrix's condition number is inf, not an error (as PyTorch)
+    return ew.where(ew.gt(info, 0), math.inf, ew.mul(matrix_norm(A, p), matrix_norm(inverse, p)))
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -575,7 +576,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
         A = S.permute(A, tuple(d for d in range(A.ndim) if d not in dims) + tuple(dims))
     rest = A._shape[B.ndim:]
     m, n = math.prod(B._shape), math.prod(rest)
-    if m != n or A._shape[:B.ndim] != B._shape:
+    if m != n:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {n} != {m}")
     return L.reshape(solve(L.reshape(A, (m, n)), L.reshape(B, (m,))), rest)
