@@ -162,3 +162,14 @@ def test_factor_gradients_match_pytorch(case):
         grads.append([g.detach().numpy() for g in M.autograd.grad(out, xs, G)])
     for a, b in zip(*grads, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+
+
+def test_cholesky_nodes_carry_pytorchs_names():
+    A = E.tensor(np.array([[4.0, 1.0], [1.0, 3.0]]), requires_grad=True)
+    assert type(E.linalg.cholesky(A).grad_fn).__name__ == "LinalgCholeskyExBackward0"  # linalg.cholesky is cholesky_ex
+    assert type(E.linalg.cholesky(A, upper=True).grad_fn).__name__ == "LinalgCholeskyExBackward0"
+    assert type(E.linalg.cholesky_ex(A).L.grad_fn).__name__ == "LinalgCholeskyExBackward0"
+    assert type(E.cholesky(A).grad_fn).__name__ == "CholeskyBackward0"
+    L = E.linalg.cholesky(A)
+    L.sum().backward()
+    assert np.allclose(A.grad.numpy(), A.grad.numpy().T)  # the renamed node still runs cholesky's backward
