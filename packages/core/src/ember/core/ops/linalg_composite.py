@@ -146,8 +146,8 @@ def writes_out(fn):
     """`fn(..., out=)` for a function that computes a new result: the result (one tensor, or a tuple of them) is
     written into `out` as PyTorch's out= variants write it (a tuple's dtypes must match; resized) and `out` is
     returned in its place."""
-    name = fn.__name__ if fn.__name__.startswith("linalg_") or fn.__name__ in _TORCH_NAMESPACE else \
-        f"linalg_{fn.__name__}"
+    base = fn.__name__.lstrip("_")  # `_linalg_slogdet` names itself linalg_slogdet
+    name = base if base.startswith("linalg_") or base in _TORCH_NAMESPACE else f"linalg_{base}"
 
     @functools.wraps(fn)
     def with_out(*args, out=None, **kwargs):
@@ -727,13 +727,32 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     return _matmul(Q, input3) if left else _matmul(input3, Q)
 
 
-def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None):
-    """`(U, S, V)` of rank q approximating A - M: ember computes the exact truncated SVD (PyTorch's
-    randomized one approximates it), so the singular triplets are the leading ones."""
-    B = A if M is None else ew.sub(A, M)
-    q = min(B._shape[-2:]) if q is None else q
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
+    """`(U, S, V)` of rank q approximating A - M by PyTorch's randomized range finder (Halko et al. 2009,
+    algorithm 5.1): its Gaussian test matrix comes from the global generator, as PyTorch's, so a seeded
+    program draws the same numbers before and after the call."""
+    from ember.core.random import randn
+
+    q, niter = 6 if q is None else q, 2 if niter is None else niter
+    m, n = A._shape[-2:]
+    M = None if M is None else L.expand(M, A._shape)
+    if m < n:  # work on the tall one
+        A, M = _mH(A), None if M is None else _mH(M)
+    real = (dtypes.float16, dtypes.float32, dtypes.float64)
+    dt = A._dtype if A._dtype.is_complex or A._dtype in real else dtypes.float32
+
+    def times(Y, adjoint=False):
+        """(A - M) @ Y, or (A - M)^H @ Y, formed as PyTorch forms it: A @ Y - M @ Y."""
+        r = _matmul(_mH(A) if adjoint else A, Y)
+        return r if M is None else ew.sub(r, _matmul(_mH(M) if adjoint else M, Y))
+
+    Q = linalg.qr(times(randn(A._shape[-1], q, dtype=dt, device=A.device))).Q
+    for _ in range(niter):
+        Q = linalg.qr(times(linalg.qr(times(Q, adjoint=True)).Q)).Q
+    B = ew.sub(_matmul(_mH(Q), A), _matmul(_mH(Q), M)) if M is not None else _matmul(_mH(Q), A)
     u, s, vh = linalg.svd(B, full_matrices=False)
-    return u[..., :, :q], s[..., :q], _mT(vh)[..., :, :q]
+    U, V = _matmul(Q, u), _mH(vh)
+    return (V, s, U) if m < n else (U, s, V)
 
 
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
@@ -821,6 +840,11 @@ for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", chole
                    ("diagonal", diagonal), ("tensorinv", tensorinv), ("tensorsolve", tensorsolve), ("vander", vander),
                    ("householder_product", householder_product), ("lstsq", lstsq)):
     setattr(linalg, _name, _fn)
+
+# linalg_solvers' torch.linalg functions take PyTorch's out= too (written here, where writes_out lives)
+for _name in ("inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv",
+              "matrix_rank", "matrix_power", "multi_dot", "cross", "matrix_norm", "norm"):
+    setattr(linalg, _name, writes_out(getattr(linalg, _name)))
 
 
 # --- norm, covariance: reductions that reach for matrix ops ------------------------------------
