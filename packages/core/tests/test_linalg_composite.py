@@ -407,6 +407,15 @@ def test_linalg_solvers_functions_take_out():
         linalg.slogdet(spd, out=(sign,))
 
 
+def test_lu_unpack_leaves_the_parts_not_unpacked_empty():
+    LU, piv = linalg.lu_factor(T(A))
+    P, Lm, U = E.lu_unpack(LU, piv, unpack_data=False)
+    assert P.shape == (2, 4, 4) and Lm.shape == (0,) and U.shape == (0,) and Lm.dtype is E.float64
+    P, Lm, U = E.lu_unpack(LU, piv, unpack_pivots=False)
+    assert P.shape == (0,) and P.dtype is E.float64
+    assert_close(Lm @ U, T(np.stack([sla.lu(a)[1] @ sla.lu(a)[2] for a in A])))
+
+
 def _same_specials(got, want):
     got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(got[~np.isnan(got)], want[~np.isnan(want)])

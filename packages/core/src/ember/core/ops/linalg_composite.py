@@ -377,14 +377,14 @@ def _permutation(pivots: Tensor, m: int) -> Tensor:
 
 @writes_out
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *, out=None):
-    """`(P, L, U)` with A = P L U from `lu_factor`'s packed result."""
+    """`(P, L, U)` with A = P L U from `lu_factor`'s packed result; a part not unpacked is an empty tensor of
+    LU_data's dtype, as PyTorch's."""
     m, n = LU_data._shape[-2:]
     k = min(m, n)
-    Lm = Um = None
+    Lm = Um = P = zeros((0,), dtype=LU_data._dtype, device=LU_data.device)
     if unpack_data:
         Lm = _unit_diagonal(J.tril(LU_data, -1)[..., :, :k])
         Um = J.triu(LU_data)[..., :k, :]
-    P = None
     if unpack_pivots:
         perm = _permutation(LU_pivots, m)
         # P A = LU with (P A)[i] = A[perm[i]]; PyTorch returns the P of A = P L U, its transpose
