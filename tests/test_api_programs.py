@@ -126,7 +126,11 @@ Python/numpy protocols, nn.utils, in-place writes through views).
 torch.utils.data pipelines (`data_*`: seeded sampler and loader orders printed exactly, DistributedSampler shares,
 nested and edge-case collation, padding and packing collates, IterableDataset sharding and seeding across workers,
 dataset combinators, loader options and errors, bucketing and custom typed samplers, text, file-backed,
-sliding-window and augmentation pipelines, a seeded training loop)."""
+sliding-window and augmentation pipelines, a seeded training loop).
+
+Numerical linear algebra (`la_*`: solvers and lstsq drivers, decompositions with normalised signs, norms and
+conditioning, matrix functions, complex128, gradients through factorizations, batched workflows, factor reuse, and
+LinAlgError handling)."""
 
 from __future__ import annotations
 
