@@ -173,3 +173,18 @@ def test_cholesky_nodes_carry_pytorchs_names():
     L = E.linalg.cholesky(A)
     L.sum().backward()
     assert np.allclose(A.grad.numpy(), A.grad.numpy().T)  # the renamed node still runs cholesky's backward
+
+
+@pytest.mark.parametrize("name, call", [
+    ("linalg_inv_ex", lambda A, o: E.linalg.inv(A, out=o)),
+    ("_linalg_solve_ex", lambda A, o: E.linalg.solve(A, A, out=o)),
+    ("linalg_cholesky_ex", lambda A, o: E.linalg.cholesky(A, out=o)),
+    ("mm", lambda A, o: E.linalg.multi_dot([A, A], out=o)),
+])
+def test_out_forms_refuse_inputs_that_require_grad_under_grad_mode(name, call):
+    A = E.tensor(np.array([[4.0, 1.0], [1.0, 3.0]]), requires_grad=True)
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): functions with out=\.\.\. arguments don't support"):
+        call(A, E.empty(0, dtype=E.float64))
+    out = E.empty(0, dtype=E.float64)
+    with E.no_grad():
+        assert call(A, out) is out and out.shape == (2, 2)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 
 import numpy as np
 
@@ -142,15 +143,26 @@ def _torch_dtype_name(dt) -> str:
 _TORCH_NAMESPACE = frozenset({"lu_unpack", "geqrf", "ormqr", "triangular_solve", "frobenius_norm", "nuclear_norm"})
 
 
-def writes_out(fn):
+def _needs_grad(values) -> bool:
+    """Whether grad mode is on and a tensor among `values` (or in a list among them) requires grad."""
+    tensor_module = sys.modules["ember.core.tensor"]  # autograd sets its grad mode there
+    flat = [x for v in values for x in (v if isinstance(v, list | tuple) else (v,))]
+    return tensor_module._grad_mode_enabled() and any(isinstance(x, Tensor) and x._requires_grad for x in flat)
+
+
+def writes_out(fn, kernel: str | None = None):
     """`fn(..., out=)` for a function that computes a new result: the result (one tensor, or a tuple of them) is
     written into `out` as PyTorch's out= variants write it (a tuple's dtypes must match; resized) and `out` is
-    returned in its place."""
+    returned in its place. With `kernel` (the ATen op PyTorch's out= form runs), an input that requires grad
+    is refused under grad mode with that op's RuntimeError, as PyTorch's."""
     base = fn.__name__.lstrip("_")  # `_linalg_slogdet` names itself linalg_slogdet
     name = base if base.startswith("linalg_") or base in _TORCH_NAMESPACE else f"linalg_{base}"
 
     @functools.wraps(fn)
     def with_out(*args, out=None, **kwargs):
+        if out is not None and kernel is not None and _needs_grad(args + tuple(kwargs.values())):
+            raise RuntimeError(f"{kernel}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
         r = fn(*args, **kwargs)
         if out is None:
             return r
@@ -841,10 +853,15 @@ for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", chole
                    ("householder_product", householder_product), ("lstsq", lstsq)):
     setattr(linalg, _name, _fn)
 
-# linalg_solvers' torch.linalg functions take PyTorch's out= too (written here, where writes_out lives)
-for _name in ("inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv",
-              "matrix_rank", "matrix_power", "multi_dot", "cross", "matrix_norm", "norm"):
-    setattr(linalg, _name, writes_out(getattr(linalg, _name)))
+# linalg_solvers' torch.linalg functions take PyTorch's out= too (written here, where writes_out lives), with the
+# ATen op whose out= form refuses inputs that require grad
+for _name, _kernel in (("inv", "linalg_inv_ex"), ("det", "_linalg_det"), ("slogdet", "_linalg_slogdet"),
+                       ("solve", "_linalg_solve_ex"), ("cholesky", "linalg_cholesky_ex"), ("qr", "linalg_qr"),
+                       ("svd", "_linalg_svd"), ("svdvals", "_linalg_svd"), ("eigh", "_linalg_eigh"),
+                       ("eigvalsh", "_linalg_eigh"), ("pinv", "linalg_pinv"), ("matrix_rank", None),
+                       ("matrix_power", None), ("multi_dot", "mm"), ("cross", "linalg_cross"),
+                       ("matrix_norm", None), ("norm", None)):
+    setattr(linalg, _name, writes_out(getattr(linalg, _name), _kernel))
 
 
 # --- norm, covariance: reductions that reach for matrix ops ------------------------------------
