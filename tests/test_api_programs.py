@@ -155,7 +155,11 @@ in-place and out= casting rules, inference with numpy interop, op result dtypes,
 Module infrastructure as library code uses it (`mod_*`: strict=False and assign=True loading with extra state,
 state-dict and load hooks, parametrize with right_inverse and cached(), weight/spectral/orthogonal norms, meta
 init with weights_only save/load and shared views, forward/backward and global hooks, containers, ties and
-deepcopy, pruning)."""
+deepcopy, pruning).
+
+Numerical linear algebra (`la_*`: solvers and lstsq drivers, decompositions with normalised signs, norms and
+conditioning, matrix functions, complex128, gradients through factorizations, batched workflows, factor reuse, and
+LinAlgError handling)."""
 
 from __future__ import annotations
 

@@ -162,3 +162,29 @@ def test_factor_gradients_match_pytorch(case):
         grads.append([g.detach().numpy() for g in M.autograd.grad(out, xs, G)])
     for a, b in zip(*grads, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+
+
+def test_cholesky_nodes_carry_pytorchs_names():
+    A = E.tensor(np.array([[4.0, 1.0], [1.0, 3.0]]), requires_grad=True)
+    assert type(E.linalg.cholesky(A).grad_fn).__name__ == "LinalgCholeskyExBackward0"  # linalg.cholesky is cholesky_ex
+    assert type(E.linalg.cholesky(A, upper=True).grad_fn).__name__ == "LinalgCholeskyExBackward0"
+    assert type(E.linalg.cholesky_ex(A).L.grad_fn).__name__ == "LinalgCholeskyExBackward0"
+    assert type(E.cholesky(A).grad_fn).__name__ == "CholeskyBackward0"
+    L = E.linalg.cholesky(A)
+    L.sum().backward()
+    assert np.allclose(A.grad.numpy(), A.grad.numpy().T)  # the renamed node still runs cholesky's backward
+
+
+@pytest.mark.parametrize("name, call", [
+    ("linalg_inv_ex", lambda A, o: E.linalg.inv(A, out=o)),
+    ("_linalg_solve_ex", lambda A, o: E.linalg.solve(A, A, out=o)),
+    ("linalg_cholesky_ex", lambda A, o: E.linalg.cholesky(A, out=o)),
+    ("mm", lambda A, o: E.linalg.multi_dot([A, A], out=o)),
+])
+def test_out_forms_refuse_inputs_that_require_grad_under_grad_mode(name, call):
+    A = E.tensor(np.array([[4.0, 1.0], [1.0, 3.0]]), requires_grad=True)
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): functions with out=\.\.\. arguments don't support"):
+        call(A, E.empty(0, dtype=E.float64))
+    out = E.empty(0, dtype=E.float64)
+    with E.no_grad():
+        assert call(A, out) is out and out.shape == (2, 2)

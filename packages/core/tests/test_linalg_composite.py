@@ -297,6 +297,23 @@ def test_cond_diagonal_tensorinv_tensorsolve_vander():
         linalg.tensorinv(T(RNG.standard_normal((4, 2, 3))), ind=1)
 
 
+def test_cond_of_a_singular_matrix_is_inf_in_the_norms_that_invert():
+    s = np.array([[1.0, 2.0], [2.0, 4.0]])
+    for p in ("fro", "nuc", 1, -1, math.inf, -math.inf):
+        c = linalg.cond(T(np.stack([s, SPD[0][:2, :2]])), p)
+        assert math.isinf(c[0].item()), p  # PyTorch's inf, not inv's LinAlgError
+        assert_close(c[1], T(np.linalg.cond(SPD[0][:2, :2], p)))
+
+
+def test_tensorsolve_reshapes_b_whose_product_matches_and_solve_ex_names_itself():
+    a, b = RNG.standard_normal((2, 3, 6)), RNG.standard_normal((3, 2))
+    assert_close(linalg.tensorsolve(T(a), T(b)), T(np.linalg.solve(a.reshape(6, 6), b.reshape(6))))
+    with pytest.raises(RuntimeError, match=r"shape '\[6, 6\]' is invalid for input of size 24"):
+        linalg.tensorsolve(T(RNG.standard_normal((2, 2, 6))), T(b))
+    with pytest.raises(linalg.LinAlgError, match=r"^torch\.linalg\.solve_ex: The solver failed"):
+        linalg.solve_ex(T([[1.0, 2.0], [2.0, 4.0]]), T([[1.0], [1.0]]), check_errors=True)
+
+
 def test_householder_product_rebuilds_q_of_a_qr():
     a = RNG.standard_normal((5, 3))
     (qr, tau), _ = sla.qr(a, mode="raw")
@@ -348,14 +365,55 @@ def test_geqrf_matches_lapack_and_ormqr_applies_q(shape):
 
 def test_low_rank_svds_and_norm_except_dim():
     a = RNG.standard_normal((6, 4))
-    u, s, v = E.svd_lowrank(T(a), q=2)
-    assert_close(s, T(np.linalg.svd(a, compute_uv=False)[:2]))
-    assert u.shape == (6, 2) and v.shape == (4, 2)
-    _, s, _ = E.pca_lowrank(T(a), q=3)
-    assert_close(s, T(np.linalg.svd(a - a.mean(0), compute_uv=False)[:3]))
+    u, s, v = E.svd_lowrank(T(a), q=4)  # randomized: exact when q is the rank
+    assert_close(s, T(np.linalg.svd(a, compute_uv=False)))
+    assert u.shape == (6, 4) and v.shape == (4, 4)
+    _, s, _ = E.pca_lowrank(T(a), q=4)
+    assert_close(s, T(np.linalg.svd(a - a.mean(0), compute_uv=False)))
+    _, s, _ = E.svd_lowrank(T(a), q=2, niter=6)  # and close to the leading values when q is below it
+    assert_close(s, T(np.linalg.svd(a, compute_uv=False)[:2]), rtol=1e-2, atol=1e-2)
     w = RNG.standard_normal((3, 4))
     assert_close(E.norm_except_dim(T(w), 2, 0), T(np.linalg.norm(w, axis=1, keepdims=True)))
     assert_close(E.norm_except_dim(T(w), 2, -1), T(np.linalg.norm(w)))
+
+
+def test_svd_lowrank_draws_pytorchs_test_matrix_from_the_global_generator():
+    a = RNG.standard_normal((5, 8))  # wide: the range finder works on a^H, whose 5 columns it sketches
+    E.manual_seed(3)
+    u, s, v = E.svd_lowrank(T(a), q=5, niter=1)
+    after = E.randn(3)
+    E.manual_seed(3)
+    E.randn(5, 5, dtype=E.float64)  # the Gaussian test matrix: (a.shape[-1] of the tall one, q)
+    assert after.tolist() == E.randn(3).tolist()
+    assert u.shape == (5, 5) and v.shape == (8, 5)
+    assert_close(s, T(np.linalg.svd(a, compute_uv=False)))  # q = rank: exact
+    assert_close(u @ E.diag(s) @ v.mT, T(a))
+
+
+def test_linalg_solvers_functions_take_out():
+    spd = T(SPD[0])
+    for name, args, ref in [("inv", (spd,), np.linalg.inv(SPD[0])), ("det", (spd,), np.linalg.det(SPD[0])),
+                            ("solve", (spd, T(B[0])), np.linalg.solve(SPD[0], B[0])),
+                            ("cholesky", (spd,), np.linalg.cholesky(SPD[0])),
+                            ("matrix_norm", (spd,), np.linalg.norm(SPD[0])),
+                            ("svdvals", (spd,), np.linalg.svd(SPD[0], compute_uv=False))]:
+        out = E.empty(0, dtype=E.float64)
+        assert getattr(linalg, name)(*args, out=out) is out, name
+        assert_close(out, T(ref))
+    sign, logabs = E.empty(0, dtype=E.float64), E.empty(0, dtype=E.float64)
+    linalg.slogdet(spd, out=(sign, logabs))
+    assert sign.item() == 1.0 and abs(logabs.item() - np.linalg.slogdet(SPD[0])[1]) < 1e-12
+    with pytest.raises(TypeError, match=r"^linalg_slogdet\(\): argument 'out' must be tuple of 2 Tensors, got 1"):
+        linalg.slogdet(spd, out=(sign,))
+
+
+def test_lu_unpack_leaves_the_parts_not_unpacked_empty():
+    LU, piv = linalg.lu_factor(T(A))
+    P, Lm, U = E.lu_unpack(LU, piv, unpack_data=False)
+    assert P.shape == (2, 4, 4) and Lm.shape == (0,) and U.shape == (0,) and Lm.dtype is E.float64
+    P, Lm, U = E.lu_unpack(LU, piv, unpack_pivots=False)
+    assert P.shape == (0,) and P.dtype is E.float64
+    assert_close(Lm @ U, T(np.stack([sla.lu(a)[1] @ sla.lu(a)[2] for a in A])))
 
 
 def _same_specials(got, want):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 
 import numpy as np
 
@@ -142,15 +143,26 @@ def _torch_dtype_name(dt) -> str:
 _TORCH_NAMESPACE = frozenset({"lu_unpack", "geqrf", "ormqr", "triangular_solve", "frobenius_norm", "nuclear_norm"})
 
 
-def writes_out(fn):
+def _needs_grad(values) -> bool:
+    """Whether grad mode is on and a tensor among `values` (or in a list among them) requires grad."""
+    tensor_module = sys.modules["ember.core.tensor"]  # autograd sets its grad mode there
+    flat = [x for v in values for x in (v if isinstance(v, list | tuple) else (v,))]
+    return tensor_module._grad_mode_enabled() and any(isinstance(x, Tensor) and x._requires_grad for x in flat)
+
+
+def writes_out(fn, kernel: str | None = None):
     """`fn(..., out=)` for a function that computes a new result: the result (one tensor, or a tuple of them) is
     written into `out` as PyTorch's out= variants write it (a tuple's dtypes must match; resized) and `out` is
-    returned in its place."""
-    name = fn.__name__ if fn.__name__.startswith("linalg_") or fn.__name__ in _TORCH_NAMESPACE else \
-        f"linalg_{fn.__name__}"
+    returned in its place. With `kernel` (the ATen op PyTorch's out= form runs), an input that requires grad
+    is refused under grad mode with that op's RuntimeError, as PyTorch's."""
+    base = fn.__name__.lstrip("_")  # `_linalg_slogdet` names itself linalg_slogdet
+    name = base if base.startswith("linalg_") or base in _TORCH_NAMESPACE else f"linalg_{base}"
 
     @functools.wraps(fn)
     def with_out(*args, out=None, **kwargs):
+        if out is not None and kernel is not None and _needs_grad(args + tuple(kwargs.values())):
+            raise RuntimeError(f"{kernel}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
         r = fn(*args, **kwargs)
         if out is None:
             return r
@@ -377,14 +389,14 @@ def _permutation(pivots: Tensor, m: int) -> Tensor:
 
 @writes_out
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *, out=None):
-    """`(P, L, U)` with A = P L U from `lu_factor`'s packed result."""
+    """`(P, L, U)` with A = P L U from `lu_factor`'s packed result; a part not unpacked is an empty tensor of
+    LU_data's dtype, as PyTorch's."""
     m, n = LU_data._shape[-2:]
     k = min(m, n)
-    Lm = Um = None
+    Lm = Um = P = zeros((0,), dtype=LU_data._dtype, device=LU_data.device)
     if unpack_data:
         Lm = _unit_diagonal(J.tril(LU_data, -1)[..., :, :k])
         Um = J.triu(LU_data)[..., :k, :]
-    P = None
     if unpack_pivots:
         perm = _permutation(LU_pivots, m)
         # P A = LU with (P A)[i] = A[perm[i]]; PyTorch returns the P of A = P L U, its transpose
@@ -492,9 +504,9 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     """`(result, info)`: `linalg.solve` that reports a singular A in info (result NaN) instead of raising."""
     try:
         return _SolveEx(solve(A, B, left=left), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
-    except LinAlgError:
+    except LinAlgError as e:
         if check_errors:
-            raise
+            raise _renamed(e, "torch.linalg.solve_ex") from None
     _, _, info = _lu_packed(A)
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     safe = ew.where(ok, A, eye(A._shape[-1], dtype=A._dtype, device=A.device))
@@ -547,7 +559,8 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     if A._shape[-1] != A._shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A._shape[-2]} by {A._shape[-1]} matrices")
-    return ew.mul(matrix_norm(A, p), matrix_norm(inv(A), p))
+    inverse, info = inv_ex(A)  # a singular matrix's condition number is inf, not an error (as PyTorch)
+    return ew.where(ew.gt(info, 0), math.inf, ew.mul(matrix_norm(A, p), matrix_norm(inverse, p)))
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -575,7 +588,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
         A = S.permute(A, tuple(d for d in range(A.ndim) if d not in dims) + tuple(dims))
     rest = A._shape[B.ndim:]
     m, n = math.prod(B._shape), math.prod(rest)
-    if m != n or A._shape[:B.ndim] != B._shape:
+    if m != n:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {n} != {m}")
     return L.reshape(solve(L.reshape(A, (m, n)), L.reshape(B, (m,))), rest)
@@ -726,13 +739,32 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     return _matmul(Q, input3) if left else _matmul(input3, Q)
 
 
-def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None):
-    """`(U, S, V)` of rank q approximating A - M: ember computes the exact truncated SVD (PyTorch's
-    randomized one approximates it), so the singular triplets are the leading ones."""
-    B = A if M is None else ew.sub(A, M)
-    q = min(B._shape[-2:]) if q is None else q
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
+    """`(U, S, V)` of rank q approximating A - M by PyTorch's randomized range finder (Halko et al. 2009,
+    algorithm 5.1): its Gaussian test matrix comes from the global generator, as PyTorch's, so a seeded
+    program draws the same numbers before and after the call."""
+    from ember.core.random import randn
+
+    q, niter = 6 if q is None else q, 2 if niter is None else niter
+    m, n = A._shape[-2:]
+    M = None if M is None else L.expand(M, A._shape)
+    if m < n:  # work on the tall one
+        A, M = _mH(A), None if M is None else _mH(M)
+    real = (dtypes.float16, dtypes.float32, dtypes.float64)
+    dt = A._dtype if A._dtype.is_complex or A._dtype in real else dtypes.float32
+
+    def times(Y, adjoint=False):
+        """(A - M) @ Y, or (A - M)^H @ Y, formed as PyTorch forms it: A @ Y - M @ Y."""
+        r = _matmul(_mH(A) if adjoint else A, Y)
+        return r if M is None else ew.sub(r, _matmul(_mH(M) if adjoint else M, Y))
+
+    Q = linalg.qr(times(randn(A._shape[-1], q, dtype=dt, device=A.device))).Q
+    for _ in range(niter):
+        Q = linalg.qr(times(linalg.qr(times(Q, adjoint=True)).Q)).Q
+    B = ew.sub(_matmul(_mH(Q), A), _matmul(_mH(Q), M)) if M is not None else _matmul(_mH(Q), A)
     u, s, vh = linalg.svd(B, full_matrices=False)
-    return u[..., :, :q], s[..., :q], _mT(vh)[..., :, :q]
+    U, V = _matmul(Q, u), _mH(vh)
+    return (V, s, U) if m < n else (U, s, V)
 
 
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
@@ -820,6 +852,16 @@ for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", chole
                    ("diagonal", diagonal), ("tensorinv", tensorinv), ("tensorsolve", tensorsolve), ("vander", vander),
                    ("householder_product", householder_product), ("lstsq", lstsq)):
     setattr(linalg, _name, _fn)
+
+# linalg_solvers' torch.linalg functions take PyTorch's out= too (written here, where writes_out lives), with the
+# ATen op whose out= form refuses inputs that require grad
+for _name, _kernel in (("inv", "linalg_inv_ex"), ("det", "_linalg_det"), ("slogdet", "_linalg_slogdet"),
+                       ("solve", "_linalg_solve_ex"), ("cholesky", "linalg_cholesky_ex"), ("qr", "linalg_qr"),
+                       ("svd", "_linalg_svd"), ("svdvals", "_linalg_svd"), ("eigh", "_linalg_eigh"),
+                       ("eigvalsh", "_linalg_eigh"), ("pinv", "linalg_pinv"), ("matrix_rank", None),
+                       ("matrix_power", None), ("multi_dot", "mm"), ("cross", "linalg_cross"),
+                       ("matrix_norm", None), ("norm", None)):
+    setattr(linalg, _name, writes_out(getattr(linalg, _name), _kernel))
 
 
 # --- norm, covariance: reductions that reach for matrix ops ------------------------------------

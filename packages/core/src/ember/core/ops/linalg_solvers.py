@@ -512,8 +512,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 
 def _linalg_cholesky(A: Tensor, upper: bool = False) -> Tensor:
-    """The Cholesky factor of each symmetric positive-definite matrix in A."""
-    return _cholesky(A, upper)
+    """The Cholesky factor of each symmetric positive-definite matrix in A (PyTorch's node: cholesky_ex's)."""
+    return node_name(_cholesky(A, upper), "LinalgCholeskyBackward0", "LinalgCholeskyExBackward0")
 
 
 def _linalg_qr(A: Tensor, mode: str = "reduced"):
@@ -803,8 +803,8 @@ def logdet(input: Tensor) -> Tensor:
 
 @method
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
-    """`torch.cholesky` (deprecated in PyTorch for `linalg.cholesky`)."""
-    return _cholesky(input, upper)
+    """`torch.cholesky` (deprecated in PyTorch for `linalg.cholesky`), with its own node name."""
+    return node_name(_cholesky(input, upper), "LinalgCholeskyBackward0", "CholeskyBackward0")
 
 
 @method
