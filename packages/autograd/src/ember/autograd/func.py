@@ -313,12 +313,15 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
     return _jacobian(func, argnums, has_aux, "jacrev")
 
 
-def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable:
-    """jacrev's transform; `aux_call` names the call in the has_aux error ("jvp" for jacfwd, as PyTorch)."""
+def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness: str | None = None) -> Callable:
+    """jacrev's transform; `aux_call` names the call in the has_aux error ("jvp" for jacfwd, as PyTorch);
+    jacfwd's `randomness` is checked when the Jacobian is called, where PyTorch's vmap over the basis checks it."""
 
     @wraps(func)
     def wrapper(*args, **kwargs):
         trees, keep = _selected(args, argnums, "jacrev")
+        if randomness is not None:
+            _check_randomness(randomness)
         enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
@@ -356,7 +359,7 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable
 def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
     """The Jacobian, as `jacrev` gives it (ember computes it in reverse mode; values are the same)."""
-    return _jacobian(func, argnums, has_aux, "jvp")
+    return _jacobian(func, argnums, has_aux, "jvp", randomness)
 
 
 def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
@@ -397,6 +400,12 @@ _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. 
                  "'different' randomness flags on vmap or perform the randomness operation out of vmap")
 
 
+def _check_randomness(randomness: str) -> None:
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+
+
 def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
          chunk_size: int | None = None) -> Callable:
     """`f -> f mapped over dimension in_dims of its inputs`, results stacked at `out_dims`.
@@ -411,9 +420,7 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
     >>> vmap(torch.dot)(torch.ones(3, 2), torch.arange(6.0).reshape(3, 2))
     tensor([1., 5., 9.])
     """
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-                           f"{randomness}")
+    _check_randomness(randomness)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 

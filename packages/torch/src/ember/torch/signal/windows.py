@@ -4,6 +4,7 @@ with numpy and made a tensor of the requested floating dtype and device."""
 
 from __future__ import annotations
 
+import re
 
 import numpy as np
 
@@ -26,6 +27,13 @@ def _make(name: str, M: int, sym: bool, dtype, device, requires_grad: bool, fn):
         n = M if sym else M + 1  # periodic: the symmetric window one longer, its last point dropped
         w = fn(np.arange(n, dtype=np.float64), n)[:M]
     return tensor(w, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def _parser_type(v) -> str:
+    """A value's type as PyTorch's argument parser names it in its TypeError."""
+    from ember.torch import dtype, layout
+
+    return "torch.dtype" if isinstance(v, dtype) else "torch.layout" if isinstance(v, layout) else type(v).__name__
 
 
 def general_cosine(M: int, *, a, sym: bool = True, dtype=None, layout=None, device=None,
@@ -98,10 +106,29 @@ def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype=None, layout=N
 
 def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype=None, layout=None, device=None,
            requires_grad: bool = False):
-    """`I0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) / I0(beta)`."""
+    """`I0(sqrt(beta^2 - k^2)) / I0(beta)` over `k = linspace(-beta, beta, M)`, composed of tensor ops as PyTorch's
+    (its float32 values, a graph where `requires_grad`, and linspace's TypeError for a non-int `M`)."""
+    import ember.torch as torch
+
+    if M < 0:
+        raise ValueError(f"kaiser requires non-negative window length, got M={M}")
+    dt = _dtypes.get_default_dtype() if dtype is None else _dtypes.as_dtype(dtype)
+    if dt not in (_dtypes.float32, _dtypes.float64):
+        raise ValueError(f"kaiser expects float32 or float64 dtypes, got: {dt.name}")
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
-    return _make("kaiser", M, sym, dtype, device, requires_grad,
-                 lambda k, n: np.i0(beta * np.sqrt(np.clip(1 - (2.0 * k / (n - 1) - 1) ** 2, 0, None))) / np.i0(beta))
+    if M in (0, 1):
+        return _make("kaiser", M, sym, dt, device, requires_grad, None)
+    b = torch.tensor(beta, dtype=dt, device=device)
+    start = -b
+    end = torch.minimum(b, start + (M - 1) * (2.0 * b / (M if not sym else M - 1)))
+    kw = {"start": start, "end": end, "steps": M, "dtype": dt, "layout": torch.strided if layout is None else layout,
+          "device": device, "requires_grad": requires_grad}
+    try:
+        k = torch.linspace(**kw)
+    except TypeError as e:  # PyTorch's parser lists the keyword arguments it was given, last first
+        got = "".join(f"{n}={_parser_type(v)}, " for n, v in reversed(kw.items()))
+        raise TypeError(re.sub(r"got \(.*?\), but", lambda _: f"got ({got}), but", str(e), count=1)) from None
+    return torch.i0(torch.sqrt(b * b - torch.pow(k, 2))) / torch.i0(b)
 
 
