@@ -217,3 +217,16 @@ def test_func_jvp_errors_are_pytorchs():
         func.jvp(lambda u: u.sum(), [x], (x,))
     with pytest.raises(RuntimeError, match=r"Tensor is of size \[3\] while the given forward gradient is of size"):
         func.jvp(lambda u: u.sum(), (x,), (from_numpy(np.ones(2)),))
+
+
+def test_a_wider_real_tangent_keeps_its_dtype_as_pytorchs():
+    # PyTorch: make_dual keeps the tangent's dtype, and an op's tangent promotes it with the primal's
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.ones(2), torch.ones(2, dtype=torch.float64))
+        assert fwAD.unpack_dual(d).tangent.dtype is torch.float64
+        t = fwAD.unpack_dual(d * 3).tangent
+        assert t.dtype is torch.float64 and t.tolist() == [3.0, 3.0]
+        assert fwAD.unpack_dual(d.sin()).tangent.dtype is torch.float64
+        h = fwAD.make_dual(torch.ones(2), torch.ones(2, dtype=torch.float16))
+        assert fwAD.unpack_dual(h).tangent.dtype is torch.float16
+        assert fwAD.unpack_dual(h.exp()).tangent.dtype is torch.float32

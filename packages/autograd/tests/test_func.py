@@ -162,6 +162,10 @@ def test_errors_match_pytorch():
         vmap(lambda x: x, in_dims=None)(E.ones(3, 2))
     with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
         vmap(lambda x: x, randomness="sometimes")
+    jac = jacfwd(E.sin, randomness="x")  # PyTorch's jacfwd checks it when called, in its vmap over the basis
+    with pytest.raises(RuntimeError, match="^Only allowed values for randomness are 'error', 'different', or "
+                                           "'same'. Got x$"):
+        jac(E.ones(2))
 
 
 @pytest.mark.torch

@@ -102,6 +102,15 @@ def test_kaiser_window_takes_beta_only_after_periodic_as_pytorchs_binding():
     assert E.kaiser_window(8).shape == (8,)
 
 
+def test_float32_kaiser_window_is_pytorchs_bit_for_bit():
+    # PyTorch's kernel computes a float32 window in float32 with its float32 I0 (values stored from PyTorch 2.13)
+    assert E.kaiser_window(7, False, 5.0).tolist() == [0.036710888147354126, 0.32820194959640503, 0.7753219604492188,
+                                                       1.0, 0.7753219604492188, 0.32820194959640503,
+                                                       0.036710888147354126]
+    assert E.kaiser_window(6).tolist() == [5.2773437346331775e-05, 0.05475931614637375, 0.5188445448875427, 1.0,
+                                           0.5188445448875427, 0.05475931614637375]
+
+
 def test_trapezoid_refuses_x_with_dx_as_pytorchs_binding():
     y = E.tensor([1.0, 2.0, 4.0])
     for fn in (E.trapezoid, E.cumulative_trapezoid):

@@ -35,6 +35,19 @@ def test_window_errors():
     with pytest.raises(ValueError, match="Standard deviation must be positive"):
         W.gaussian(5, std=0.0)
     assert W.hann(4, dtype=torch.float64).dtype is torch.float64
+    with pytest.raises(TypeError, match=r"^linspace\(\) received an invalid combination of arguments - got "
+                                        r"\(requires_grad=bool, device=NoneType, layout=torch.layout, "
+                                        r"dtype=torch.dtype, steps=float, end=Tensor, start=Tensor, \), but expected "
+                                        r"one of:\n \* \(Tensor start, Tensor end, int steps, \*, "):
+        W.kaiser(2.5)  # PyTorch's kaiser calls linspace with M as its steps
+
+
+def test_kaiser_is_pytorchs_composition():
+    # PyTorch's float32 values (stored from 2.13): I0(sqrt(beta^2 - k^2)) / I0(beta) over a float32 linspace
+    assert torch.signal.windows.kaiser(33, beta=3.0)[:3].tolist() == [0.20488473773002625, 0.2646273374557495,
+                                                                       0.3280363380908966]
+    w = torch.signal.windows.kaiser(5, requires_grad=True)
+    assert w.requires_grad and w.grad_fn is not None and not w.is_leaf
 
 
 @pytest.mark.parametrize("name, says", [("hann", "general_cosine"), ("nuttall", "general_cosine"),
@@ -50,8 +63,8 @@ def test_window_dtype_and_layout_errors_are_pytorchs(name, says):
         W(4, layout=torch.sparse_coo)
     with pytest.raises(ValueError, match=f"^{says} requires non-negative window length, got M=-3$"):
         W(-3)
-    with pytest.raises(TypeError, match="must be int, not float"):
-        W(2.5)
+    with pytest.raises(TypeError, match="^linspace\\(\\) received" if name == "kaiser" else "must be int, not float"):
+        W(2.5)  # kaiser's is PyTorch's (its linspace's parser); the others' still ember's words
     assert W(3, layout=torch.strided).layout is torch.strided
     gc = torch.signal.windows.general_cosine
     with pytest.raises(TypeError, match="^Coefficients must be a list/tuple$"):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ember.core import dtypes
 from ember.core.tensor import Tensor
 
 from ember.autograd.engine import grad as _grad
@@ -145,8 +146,21 @@ def _tangent(y: Tensor, keep: bool) -> Tensor | None:
             jv = _grad([g for g, _ in live], [u], [t for _, t in live], retain_graph=True, create_graph=keep,
                        allow_unused=True)[0]
     if jv is None:
-        return y.detach().new_zeros(tuple(y.shape))
+        jv = y.detach().new_zeros(tuple(y.shape))
+    dt = _tangent_dtype(y.dtype, [t.dtype for _, t in pairs])
+    if dt is not jv.dtype:
+        jv = jv.to(dt)
     return jv if keep else jv.detach()
+
+
+def _tangent_dtype(primal: dtypes.dtype, tangents: list[dtypes.dtype]) -> dtypes.dtype:
+    """The dtype of a computed tangent: PyTorch's formulas promote the primal's dtype with a real tangent's wider
+    one (`make_dual(float32, float64 tangent) * 3` has a float64 tangent); its values are still computed in the
+    primal's dtype here (the tape's backward runs in it). A complex tangent of a real primal keeps the primal's."""
+    for t in tangents:
+        if t.is_floating_point and primal.is_floating_point:
+            primal = dtypes.promote_types(primal, t)
+    return primal
 
 
 class dual_level(_DecoratorContextManager):

@@ -334,10 +334,13 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
 def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness: str | None) -> Callable:
     """jacrev's transform; `aux_call` names the call in the has_aux error ("jvp" for jacfwd, as PyTorch).
     jacfwd passes its `randomness`: PyTorch runs f under vmap there, so a custom Function in f needs a vmap rule
-    and, with "error", a random op in f raises vmap's error."""
+    and, with "error", a random op in f raises vmap's error; the flag itself is checked when the Jacobian is
+    called, where PyTorch's vmap over the basis checks it."""
 
     @wraps(func)
     def wrapper(*args, **kwargs):
+        if randomness is not None:
+            _check_randomness(randomness)
         trees, keep = _selected(args, argnums)
         enabled = is_grad_enabled()
         with enable_grad():
@@ -379,9 +382,6 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness:
 def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
     """The Jacobian, as `jacrev` gives it (ember computes it in reverse mode; values are the same)."""
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-                           f"{randomness}")
     return _jacobian(func, argnums, has_aux, "jvp", randomness)
 
 
@@ -423,6 +423,12 @@ _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. 
                  "'different' randomness flags on vmap or perform the randomness operation out of vmap")
 
 
+def _check_randomness(randomness: str) -> None:
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+
+
 def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
          chunk_size: int | None = None) -> Callable:
     """`f -> f mapped over dimension in_dims of its inputs`, results stacked at `out_dims`.
@@ -437,9 +443,7 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
     >>> vmap(torch.dot)(torch.ones(3, 2), torch.arange(6.0).reshape(3, 2))
     tensor([1., 5., 9.])
     """
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-                           f"{randomness}")
+    _check_randomness(randomness)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 

@@ -60,8 +60,13 @@ def _op_name() -> str:
     return "unknown"
 
 
+# PyTorch's operator names where ember declares an op under another (`linalg.vector_norm` is ember's vector_norm)
+_ATEN_NAMES = {"vector_norm": "linalg_vector_norm"}
+
+
 def _refusal(layout_name: str, op: str | None = None) -> SparseLayoutError:
     op = op or _op_name()
+    op = _ATEN_NAMES.get(op, op)
     return SparseLayoutError(f"Could not run 'aten::{op}' with arguments from the '{_BACKEND[layout_name]}' "
                              f"backend: ember's sparse tensors (layout torch.{layout_name}) do not support it; "
                              "see docs/sparse.md")

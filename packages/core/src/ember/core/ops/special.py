@@ -14,6 +14,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import attach, inplace
+from ember.core.ops import bessel_float32
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, cast_error, shape_error, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported
 from ember.core.ops.elementwise import binary_dtype, laid_out
@@ -107,6 +108,11 @@ def _run(fname: str, args: tuple, dt: dtypes.dtype, out: Tensor | None, name: st
         r = np.asarray(ufunc(fname, len(args))(*args)).astype(dt.np, copy=False)
     finally:
         ERRSTATE.reset(token)
+    return _result(r, out, name, operands)
+
+
+def _result(r: np.ndarray, out: Tensor | None, name: str, operands: tuple) -> Tensor:
+    """`r` as the op's result: into `out` when given, else laid out as the tensor `operands` are."""
     if out is not None:
         return write_out(out, r, name)
     return laid_out(wrap(r, True), r, operands) if operands else wrap(r)
@@ -129,6 +135,11 @@ def _no_complex(name: str) -> tuple[type, str] | None:
 _COMPLEX = {"sinc": np.sinc}
 
 
+# the Bessel functions PyTorch evaluates in float32 for float32 and 16-bit input (ops/bessel_float32.py)
+_IN_FLOAT32 = {"i0", "special_i0e", "special_i1", "special_i1e"}
+_FLOAT32_OPMATH = (dtypes.float32, dtypes.float16, dtypes.bfloat16)
+
+
 def _make_unary(name: str, fname: str, differentiable: bool):
     op = declare(name, None, differentiable=differentiable, argnames=("input",), complex_error=_no_complex(name))
 
@@ -142,7 +153,11 @@ def _make_unary(name: str, fname: str, differentiable: bool):
             xs = _f64(x)
             y = (xs.astype(np.float32) * np.float32(math.pi)).astype(np.float64)
             return _run("sinc_of_product", (xs, y), float_dtype(x), out, name, (x,))
-        return _run(fname, (_f64(x),), float_dtype(x), out, name, (x,))
+        dt = float_dtype(x)
+        if name in _IN_FLOAT32 and dt in _FLOAT32_OPMATH:  # Cephes' series in float32, as PyTorch
+            r = getattr(bessel_float32, fname)(np.asarray(arr(x), np.float32)).astype(dt.np, copy=False)
+            return _result(r, out, name, (x,))
+        return _run(fname, (_f64(x),), dt, out, name, (x,))
 
     return op
 

@@ -14,6 +14,7 @@ from ember.core.creation import tensor
 from ember.core.dispatch import node_name
 from ember.core.methods import numpy_aliases
 from ember.core.ops._util import _CPP_TYPE_NAMES
+from ember.core.ops import bessel_float32
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
@@ -93,9 +94,24 @@ def kaiser_window(window_length: int, periodic: bool | None = None, beta: float 
                         f" * (int window_length, bool periodic, float beta, *, {tail}\n")
     periodic = True if periodic is None else periodic
     beta = 12.0 if beta is None else beta
-    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda k, n: np.i0(beta * np.sqrt(np.clip(1.0 - (2.0 * k / (n - 1) - 1.0) ** 2, 0.0, None)))
-                   / np.i0(beta))
+    dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    fn = _kaiser_float32(beta) if dt in (dtypes.float32, dtypes.float16, dtypes.bfloat16) else (
+        lambda k, n: np.i0(beta * np.sqrt(np.clip(1.0 - (2.0 * k / (n - 1) - 1.0) ** 2, 0.0, None))) / np.i0(beta))
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, fn)
+
+
+def _kaiser_float32(beta: float):
+    """The Kaiser window as PyTorch's CPU kernel computes a float32 (or 16-bit) one: every step in float32,
+    `I0(beta sqrt|1 - ((n - alpha) / alpha)^2|) / I0(beta)` with alpha = (N - 1) / 2 and float32 I0."""
+    f = np.float32
+
+    def fn(k, n):
+        alpha = f((n - 1) / 2.0)
+        r = (k.astype(f) - alpha) / alpha
+        b = np.array(beta, f)
+        return bessel_float32.i0(b * np.sqrt(np.abs(f(1) - r * r))) / bessel_float32.i0(b)
+
+    return fn
 
 
 # --- trapezoidal rule ---------------------------------------------------------------------------

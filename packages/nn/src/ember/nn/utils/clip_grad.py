@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.sparse import _refusal
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
@@ -27,7 +28,8 @@ def get_total_norm(tensors: Iterable[Tensor], norm_type: float = 2.0, error_if_n
         # a complex gradient's norm is its moduli's, real (float32 for complex64), as PyTorch's vector_norm
         tensors = [t.abs() if t.is_complex() else t for t in tensors]
         if norm_type == math.inf:
-            total = ea.stack([t.abs().max().to(ea.float64) for t in tensors]).max().to(tensors[0].dtype)
+            total = ea.stack([ea.vector_norm(t, norm_type).to(ea.float64) for t in tensors]).max().to(
+                tensors[0].dtype)
         else:  # PyTorch's: each tensor's norm in its dtype, then the norm of their stack
             norms = ea.stack([ea.vector_norm(t.to(ea.float64), norm_type).to(t.dtype) for t in tensors])
             total = ea.vector_norm(norms.to(ea.float64), norm_type).to(norms.dtype)
@@ -56,6 +58,9 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, f
     if not grads:
         raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error "
                            "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    for g in grads:  # PyTorch's per-tensor fallback of its foreach path clamps below first
+        if g.layout is not ea.strided:
+            raise _refusal(g.layout.name, "clamp_" if foreach is False else "clamp_min_")
     with ea.no_grad():
         for g in grads:
             g.clamp_(min=-clip_value, max=clip_value)

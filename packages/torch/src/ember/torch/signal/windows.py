@@ -11,6 +11,7 @@ bartlett's 1) are plain leaves.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 
 import ember.autograd as E
@@ -21,9 +22,10 @@ __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general
            "hamming", "hann", "kaiser", "nuttall"]
 
 
-def _checked_dtype(name: str, M: int, dtype, layout):
-    """PyTorch's checks of every window, in its order (length, layout, dtype); the dtype to build in."""
-    if isinstance(M, bool) or not isinstance(M, int):
+def _checked_dtype(name: str, M: int, dtype, layout, ints: bool = True):
+    """PyTorch's checks of every window, in its order (length, layout, dtype); the dtype to build in. `ints`
+    False: a non-int length passes here (kaiser's reaches its linspace, whose parser refuses it)."""
+    if ints and (isinstance(M, bool) or not isinstance(M, int)):
         raise TypeError(f"{name}(): argument 'M' must be int, not {type(M).__name__}")
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
@@ -149,13 +151,26 @@ def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype=None, layout=N
 def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype=None, layout=None, device=None,
            requires_grad: bool = False):
     """`I0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) / I0(beta)`, with the argument ramped from -beta to beta."""
-    dt = _checked_dtype("kaiser", M, dtype, layout)
+    dt = _checked_dtype("kaiser", M, dtype, layout, ints=False)
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
-    if M <= 1:
+    if M in (0, 1):
         return _leaf(M, 1.0, dt, device, requires_grad)
     b = E.tensor(beta, dtype=dt, device=device)
     step = 2.0 * b / (M if not sym else M - 1)
     end = E.minimum(b, -b + (M - 1) * step)
-    k = _ramp(-b, end, M, dt, device, requires_grad)
+    try:
+        k = _ramp(-b, end, M, dt, device, requires_grad)
+    except TypeError as e:  # PyTorch's kaiser calls linspace by keyword: its parser lists them, the last first
+        kw = {"start": -b, "end": end, "steps": M, "dtype": dt, "layout": layout or _strided, "device": device,
+              "requires_grad": requires_grad}
+        got = "".join(f"{n}={_parser_type(v)}, " for n, v in reversed(kw.items()))
+        raise TypeError(re.sub(r"got \(.*?\), but", lambda _: f"got ({got}), but", str(e), count=1)) from None
     return E.i0(E.sqrt(b * b - E.pow(k, 2))) / E.i0(b)
+
+
+def _parser_type(v) -> str:
+    """A value's type as PyTorch's argument parser names it in its TypeError."""
+    from ember.torch import dtype, layout
+
+    return "torch.dtype" if isinstance(v, dtype) else "torch.layout" if isinstance(v, layout) else type(v).__name__
