@@ -427,4 +427,4 @@ def test_jacfwd_runs_f_as_under_vmap():
     assert jacfwd(lambda t: t * E.rand(()), randomness="same")(E.ones(2)).shape == (2, 2)
     with pytest.raises(RuntimeError, match="Only allowed values for randomness are 'error', 'different', or 'same'. "
                                            "Got x"):
-        jacfwd(lambda t: t, randomness="x")
+        jacfwd(lambda t: t, randomness="x")(E.ones(2))  # checked when called, as PyTorch's vmap over the basis

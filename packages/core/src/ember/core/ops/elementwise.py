@@ -400,19 +400,6 @@ def _neg_meta(x, *, out=None) -> None:
 
 
 # --- binary ---------------------------------------------------------------------------
-def _multiply(a, b, dtype=None, out=None):
-    """`np.multiply`, but a complex product as PyTorch's CPU kernel forms it: each component product rounded,
-    then `ac - bd` and `ad + bc` (numpy may fuse one product into an FMA, a last-digit difference)."""
-    if dtype is None or np.dtype(dtype).kind != "c":
-        return np.multiply(a, b, dtype=dtype, out=out)
-    a, b = np.asarray(a, dtype), np.asarray(b, dtype)
-    r = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype) if out is None else out
-    x, y, u, v = a.real, a.imag, b.real, b.imag
-    re, im = np.subtract(x * u, y * v), np.add(x * v, y * u)
-    r.real, r.imag = re, im
-    return r
-
-
 def _floor_divide(a, b, dtype=None, out=None):
     return np.floor_divide(a, b, out=out, dtype=dtype)
 
@@ -626,7 +613,7 @@ def _binary_rows():
     rows = [
         ("add", np.add, _b(ref=lambda a, b: a + b)),
         ("sub", np.subtract, _b(ref=lambda a, b: a - b, dtypes=_NO_BOOL, invalid=_bool_operand)),
-        ("mul", _multiply, _b(ref=lambda a, b: a * b)),
+        ("mul", np.multiply, _b(ref=lambda a, b: a * b)),
         ("div", np.true_divide, _b(FLOAT, ref=lambda a, b: a / b, samples=_nonzero_divisor,
                                    grad_domain=((-1, 1), (0.5, 2.0)))),
         ("floor_divide", _floor_divide, _b(ref=_floor_divide_ref, int_ref=np.floor_divide,
