@@ -107,19 +107,26 @@ _MIXED_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full backwa
 _NON_FULL = "Please use register_full_backward_hook to get the documented behavior."
 
 
+def _first_tensor(result) -> Tensor | None:
+    """The tensor PyTorch's non-full backward hooks attach to: `result`'s first, looking into the first item of a
+    list or tuple and the first tensor value of a dict; None when there is none."""
+    var = result
+    while not isinstance(var, Tensor):
+        if isinstance(var, dict):
+            var = next((v for v in var.values() if isinstance(v, Tensor)), None)
+        elif isinstance(var, list | tuple) and var:
+            var = var[0]
+        else:
+            return None
+    return var
+
+
 def _warn_non_full_backward_hook(inputs: tuple, wrapped: tuple, result) -> None:
     """PyTorch's deprecation warnings for a `register_backward_hook` hook on a module whose forward is not one
     autograd node from tensor inputs to tensor outputs (the hook then misses some gradients in PyTorch). `wrapped`:
     the inputs as forward saw them (through BackwardHookFunction, which PyTorch's non-full hooks do not add)."""
-    var = result
-    while not isinstance(var, Tensor):
-        if isinstance(var, dict):
-            var = next(v for v in var.values() if isinstance(v, Tensor))
-        elif isinstance(var, list | tuple) and var:
-            var = var[0]
-        else:
-            return
-    grad_fn = var.grad_fn
+    var = _first_tensor(result)
+    grad_fn = None if var is None else var.grad_fn
     if grad_fn is None:
         return
     outs = (result,) if isinstance(result, Tensor) else result
@@ -152,15 +159,8 @@ def _warn_non_full_backward_hook(inputs: tuple, wrapped: tuple, result) -> None:
 def _register_non_full_backward_hooks(module, inputs: tuple, wrapped: tuple, result) -> None:
     """PyTorch's deprecated `register_backward_hook`: each hook becomes a hook on the grad_fn of the output's first
     tensor, so it sees that one node's grad_inputs and grad_outputs (and may replace the grad_inputs)."""
-    var = result
-    while not isinstance(var, Tensor):
-        if isinstance(var, dict):
-            var = next(v for v in var.values() if isinstance(v, Tensor))
-        elif isinstance(var, list | tuple) and var:
-            var = var[0]
-        else:
-            return
-    if var.grad_fn is None:
+    var = _first_tensor(result)
+    if var is None or var.grad_fn is None:
         return
     for hook in module._backward_hooks.values():
         var.grad_fn.register_hook(functools.partial(hook, module))
