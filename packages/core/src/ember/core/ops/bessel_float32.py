@@ -11,6 +11,8 @@ from functools import cache
 
 import numpy as np
 
+__all__ = ["i0", "i0e", "i1", "i1e"]
+
 _F = np.float32
 
 _I0_LOW = np.array([
