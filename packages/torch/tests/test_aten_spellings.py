@@ -156,3 +156,15 @@ def test_sequence_functions_match_the_modules(kind):
         out, h = getattr(torch, kind)(x, h0, params, True, 2, 0.0, False, True, True)
         ref_out, ref_h = m(x, h0)
     assert torch.allclose(out, ref_out, atol=1e-5) and torch.allclose(h, ref_h, atol=1e-5)
+
+
+def test_native_dropout_draws_its_mask_as_atens_cpu_kernel():
+    """ATen's CPU `native_dropout`: a bool mask from `bernoulli_(1 - p)` (float64 uniforms, not `rand_like >= p`),
+    then `input.mul(mask).mul_(1 / (1 - p))`."""
+    x = torch.randn(500)
+    torch.manual_seed(4)
+    keep = torch.empty(500, dtype=torch.bool).bernoulli_(0.85)
+    torch.manual_seed(4)
+    o, mask = torch.ops.aten.native_dropout(x, 0.15, True)
+    assert torch.equal(mask, keep)
+    np.testing.assert_array_equal(o.numpy(), (x.numpy() * keep.numpy()) * np.float32(1 / 0.85))
