@@ -222,6 +222,14 @@ def test_csr_invariants():
         sparse_csr_tensor([0, 1, 3], [2, 0, 3], [3.0, 4.0, 5.0], (2, 3))
 
 
+def test_csr_division_refused_as_pytorch_multiplication_kept():
+    s = ec.tensor(np.eye(2)).to_sparse_csr()
+    for call in (lambda: s / 4, lambda: s.div(4), lambda: s.div_(2), lambda: ec.div(s, 2)):
+        with pytest.raises(RuntimeError, match="^unsupported tensor layout: SparseCsr$"):
+            call()
+    np.testing.assert_array_equal((s * 0.25).to_dense().numpy(), np.eye(2) / 4)
+
+
 def test_softmax_over_stored_elements():
     from ember.core.sparse_ops import sparse_log_softmax, sparse_softmax
 

@@ -672,6 +672,7 @@ class SparseTensor(Tensor):
         return self
 
     def div_(self, other) -> SparseTensor:
+        self._refuse_csr_div()
         if isinstance(other, Tensor) and other.ndim:
             raise RuntimeError("div_: ember divides a sparse tensor in place by a scalar or a 0-dim tensor only")
         self._sp_values.div_(other)
@@ -764,7 +765,13 @@ class SparseTensor(Tensor):
     __mul__ = mul
     __rmul__ = mul
 
+    def _refuse_csr_div(self) -> None:
+        """PyTorch 2.13 has no CSR division (its kernel refuses the layout; `csr * (1 / k)` works)."""
+        if self._sp_layout is sparse_csr:
+            raise RuntimeError("unsupported tensor layout: SparseCsr")
+
     def div(self, other) -> SparseTensor:
+        self._refuse_csr_div()
         if isinstance(other, Tensor) and other.ndim:
             raise RuntimeError("div: ember divides a sparse tensor by a scalar or a 0-dim tensor only")
         return self._with_values(self._sp_values / other)
