@@ -149,8 +149,59 @@ def test_add_sparse_dense_refused_like_pytorch():
     with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported. Use add\(dense, sparse\) "
                                            "instead."):
         _coo() + ec.ones(2, 3)
-    with pytest.raises(RuntimeError, match="expected 'self' and 'other' to have same size"):
+    with pytest.raises(RuntimeError, match=r"^add: expected sizes of 'self' and 'other' to match, but \[2, 3\] != "
+                                           r"\[3, 3\]$"):
         _coo() + sparse_coo_tensor([[0], [0]], [1.0], (3, 3))
+    with pytest.raises(RuntimeError, match=r"^add: expected 'self' and 'other' to have same size, but self has size "
+                                           r"\[3, 3\] while other has size \[2, 3\] \(FYI: dense-sparse addition does "
+                                           r"not currently support broadcasting\)$"):
+        ec.ones(3, 3).add_(_coo())
+
+
+def test_dense_inplace_and_out_with_sparse_operand():
+    d = _scipy().toarray()
+    np.testing.assert_array_equal(ec.ones(2, 3, dtype=ec.float64).add_(_coo()).numpy(), 1 + d)
+    np.testing.assert_array_equal(ec.ones(2, 3, dtype=ec.float64).sub_(_coo(), alpha=0.5).numpy(), 1 - d / 2)
+    np.testing.assert_array_equal(ec.full((2, 3), 2.0).add_(_coo()).numpy(), 2 + d)  # float64 into float32
+    np.testing.assert_array_equal(ec.full((2, 3), 3.0, dtype=ec.float64).mul_(_coo()).numpy(), 3 * d)
+    out = ec.empty(2, 3, dtype=ec.float64)
+    assert ec.add(ec.ones(2, 3, dtype=ec.float64), _coo(), out=out) is out
+    np.testing.assert_array_equal(out.numpy(), 1 + d)
+    with pytest.raises(RuntimeError, match="^Can't convert result type Double to output Long in add operation$"):
+        ec.ones(2, 3, dtype=ec.int64).add_(_coo())
+    with pytest.raises(RuntimeError, match=r"^add: expected 'self' and 'other' to have same size, but self has size "
+                                           r"\[3\] while other has size \[2, 3\]"):
+        ec.ones(3, dtype=ec.float64) + _coo()
+
+
+def _divisor_message(shape):
+    return rf"^Sparse division requires a scalar or zero-dim dense tensor divisor \(got shape \{shape} for divisor\)$"
+
+
+def test_sparse_division_takes_scalar_divisors_only_as_pytorch():
+    s, d = _coo(), ec.ones(2, 3, dtype=ec.float64)
+    for call, shape in ((lambda: s / ec.ones(3, dtype=ec.float64), [3]), (lambda: s / s, [2, 3]),
+                        (lambda: d / s, [2, 3]), (lambda: ec.div(d, s), [2, 3]), (lambda: s.div_(s), [2, 3])):
+        with pytest.raises(RuntimeError, match=_divisor_message(shape)):
+            call()
+    np.testing.assert_array_equal((s / ec.tensor(2.0, dtype=ec.float64)).to_dense().numpy(),
+                                  _scipy().toarray() / 2)
+
+
+def test_layout_errors_in_pytorch_words():
+    s = _coo()
+    hybrid = sparse_coo_tensor([[0]], ec.ones(1, 2), (2, 2))
+    with pytest.raises(RuntimeError, match=r"^t\(\) expects a tensor with <= 2 sparse and 0 dense dimensions, but "
+                                           "got 1 sparse and 1 dense dimensions$"):
+        hybrid.t()
+    with pytest.raises(RuntimeError, match="^sparse transpose: transposed dimensions must be sparse Got sparse_dim: 1, "
+                                           "d0: 0, d1: 1$"):
+        hybrid.transpose(0, -1)
+    with pytest.raises(RuntimeError, match=r"^sparse_binary_op_intersection_cpu\(\): expects sparse inputs with "
+                                           "equal dimensionality"):
+        s * sparse_coo_tensor([[0], [0]], [1.0], (3, 3))
+    with pytest.raises(RuntimeError, match="^col_indices expected sparse row compressed tensor layout but got Sparse$"):
+        s.col_indices()
 
 
 def test_sum():
@@ -230,6 +281,18 @@ def test_csr_division_refused_as_pytorch_multiplication_kept():
     np.testing.assert_array_equal((s * 0.25).to_dense().numpy(), np.eye(2) / 4)
 
 
+def test_softmax_of_dense_and_addmm_into_sparse_refused_as_pytorch():
+    from ember.core.sparse_ops import sparse_addmm, sparse_log_softmax, sparse_softmax
+
+    for fn, name in ((sparse_softmax, "softmax"), (sparse_log_softmax, "log_softmax")):
+        with pytest.raises(NotImplementedError, match=f"^Could not run 'aten::_sparse_{name}' with arguments from the "
+                                                      "'CPU' backend. "):
+            fn(ec.ones(2, 3), 1)
+    with pytest.raises(RuntimeError, match="^addmm_sparse_dense: expected strided result tensor, got tensor with "
+                                           "layout Sparse$"):
+        sparse_addmm(_coo(), _coo(), ec.ones(3, 3, dtype=ec.float64))
+
+
 def test_softmax_over_stored_elements():
     from ember.core.sparse_ops import sparse_log_softmax, sparse_softmax
 
@@ -243,7 +306,8 @@ def test_softmax_over_stored_elements():
 
 @pytest.mark.parametrize("call, op", [(lambda s: ec.exp(s), "exp"), (lambda s: ec.ones(2, 3).copy_(s), "copy_"),
                                       (lambda s: s.view(6), "view"), (lambda s: s[0], "index"),
-                                      (lambda s: ec.ones(2, 3).mul_(s), "mul"), (lambda s: s.item(), "item")])
+                                      (lambda s: ec.maximum(ec.ones(2, 3), s), "maximum"),
+                                      (lambda s: s.item(), "item")])
 def test_dense_ops_refuse_sparse_with_op_and_layout(call, op):
     with pytest.raises(NotImplementedError, match=f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' "
                                                   "backend.*sparse_coo"):

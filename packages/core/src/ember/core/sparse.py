@@ -354,7 +354,7 @@ class SparseTensor(Tensor):
 
     def col_indices(self) -> Tensor:
         if self._sp_layout is not sparse_csr:
-            raise RuntimeError(f"col_indices expected sparse row or block row compressed tensor layout but got "
+            raise RuntimeError(f"col_indices expected sparse row compressed tensor layout but got "
                                f"{self._sp_layout.name.capitalize().replace('_coo', '')}")
         return Tensor._wrap(self._sp_col.copy())
 
@@ -582,8 +582,8 @@ class SparseTensor(Tensor):
         if d0 == d1:
             return self
         if d0 >= sd or d1 >= sd:
-            raise RuntimeError("transpose: ember's sparse tensors swap sparse dims only; got dims "
-                               f"{dim0} and {dim1} with sparse_dim {sd}")
+            raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {sd}, "
+                               f"d0: {d0}, d1: {d1}")
         idx = self._sp_indices._np().copy()
         idx[[d0, d1]] = idx[[d1, d0]]
         shape = list(self._shape)
@@ -616,7 +616,7 @@ class SparseTensor(Tensor):
         return self.transpose(-2, -1)
 
     def t(self) -> SparseTensor:
-        if self.ndim > 2:
+        if self.sparse_dim() > 2 or self.dense_dim():
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
                                f"{self.sparse_dim()} sparse and {self.dense_dim()} dense dimensions")
         return self.transpose(0, 1) if self.ndim == 2 else self
@@ -630,9 +630,8 @@ class SparseTensor(Tensor):
         self._need_coo("add")
         other._need_coo("add")
         if self._shape != other._shape:
-            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
-                               f"{list(self._shape)} while other has size {list(other._shape)} (FYI: op2-sparse "
-                               "addition does not currently support broadcasting)")
+            raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(self._shape)} != "
+                               f"{list(other._shape)}")
         if self.sparse_dim() != other.sparse_dim():
             raise RuntimeError(f"add: expected same number of sparse dims, got {self.sparse_dim()} and "
                                f"{other.sparse_dim()}")
@@ -642,6 +641,7 @@ class SparseTensor(Tensor):
 
     def __radd__(self, other):
         if isinstance(other, Tensor) and not isinstance(other, SparseTensor):
+            _check_dense_size(other, self)
             return other + self.to_dense()
         return self.add(other)
 
@@ -652,6 +652,7 @@ class SparseTensor(Tensor):
 
     def __rsub__(self, other):
         if isinstance(other, Tensor):
+            _check_dense_size(other, self)
             return other - self.to_dense()
         raise RuntimeError("sub: ember subtracts a sparse tensor only from a tensor")
 
@@ -673,8 +674,7 @@ class SparseTensor(Tensor):
 
     def div_(self, other) -> SparseTensor:
         self._refuse_csr_div()
-        if isinstance(other, Tensor) and other.ndim:
-            raise RuntimeError("div_: ember divides a sparse tensor in place by a scalar or a 0-dim tensor only")
+        _check_divisor(other)
         self._sp_values.div_(other)
         return self
 
@@ -772,11 +772,14 @@ class SparseTensor(Tensor):
 
     def div(self, other) -> SparseTensor:
         self._refuse_csr_div()
-        if isinstance(other, Tensor) and other.ndim:
-            raise RuntimeError("div: ember divides a sparse tensor by a scalar or a 0-dim tensor only")
+        _check_divisor(other)
         return self._with_values(self._sp_values / other)
 
     __truediv__ = div
+
+    def __rtruediv__(self, other):
+        """`dense / sparse`: PyTorch divides only by a scalar or a 0-dim dense tensor."""
+        _check_divisor(self)
 
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         from ember.core.sparse_ops import sparse_sum
@@ -845,6 +848,13 @@ class SparseTensor(Tensor):
 
     def __deepcopy__(self, memo):
         return self.clone()
+
+
+def _check_divisor(other) -> None:
+    """PyTorch's sparse division takes a scalar or a 0-dim dense divisor only."""
+    if isinstance(other, Tensor) and (other.ndim or isinstance(other, SparseTensor)):
+        raise RuntimeError("Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                           f"{list(other._shape)} for divisor)")
 
 
 def _bare_repr(t: Tensor, indent: int) -> str:
@@ -916,8 +926,8 @@ def _mul_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
     a._need_coo("mul")
     b._need_coo("mul")
     if a._shape != b._shape:
-        raise RuntimeError(f"mul: expected 'self' and 'other' to have same sizes, but {list(a._shape)} != "
-                           f"{list(b._shape)}")
+        raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
+                           "number of sparse dimensions, and shape of sparse dimensions")
     ca, cb = a.coalesce(), b.coalesce()
     sd = ca.sparse_dim()
     la = _linear(ca._sp_indices._np(), a._shape[:sd])
@@ -963,14 +973,20 @@ def _merge_add(a: SparseTensor, b: SparseTensor, alpha) -> SparseTensor:
     return SparseTensor._coo(Tensor._wrap(idx), vals, a._shape, a._sp_coalesced and b._sp_coalesced)
 
 
+def _check_dense_size(dense: Tensor, s: SparseTensor) -> None:
+    """dense + sparse does not broadcast in PyTorch: the sizes must be equal."""
+    if tuple(dense._shape) != tuple(s._shape):
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                           f"{list(dense._shape)} while other has size {list(s._shape)} (FYI: dense-sparse "
+                           "addition does not currently support broadcasting)")
+
+
 def add_sparse_(dense: Tensor, s: SparseTensor, alpha=1) -> Tensor:
     """`dense += alpha * s` in place, as PyTorch's `dense.add_(sparse)`: each stored element (duplicates
     included, in order) added at its position; what optimizers and `.grad` accumulation do with a sparse
     gradient."""
     s._need_coo("add_")
-    if tuple(dense._shape) != tuple(s._shape):
-        raise RuntimeError(f"add_: expected 'self' and 'other' to have same size, but self has size "
-                           f"{list(dense._shape)} while other has size {list(s._shape)}")
+    _check_dense_size(dense, s)
     if not dense.is_contiguous():
         return dense.add_(s.to_dense(), alpha=alpha)
     sd = s.sparse_dim()

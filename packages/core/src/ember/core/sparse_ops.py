@@ -141,6 +141,8 @@ def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
 
 def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)` with a sparse `mat1` (torch.sparse.addmm, torch.addmm)."""
+    if isinstance(input, SparseTensor):  # PyTorch 2.13's kernel writes a strided result over `input`
+        raise RuntimeError("addmm_sparse_dense: expected strided result tensor, got tensor with layout Sparse")
     prod = sparse_mm(mat1, mat2)
     if alpha != 1:
         prod = prod * alpha
@@ -213,10 +215,15 @@ def _groups(s: SparseTensor, dim: int) -> np.ndarray:
     return _unique_columns(idx[others], tuple(s._shape[d] for d in others))[1]
 
 
-def _softmax_parts(input: SparseTensor, dim: int):
+def _softmax_parts(input: SparseTensor, dim: int, name: str):
     from ember.core.creation import zeros
 
-    if not isinstance(input, SparseTensor) or input._sp_layout is not sparse_coo:
+    if not isinstance(input, SparseTensor):
+        raise NotImplementedError(f"Could not run 'aten::_sparse_{name}' with arguments from the 'CPU' backend. This "
+                                  "could be because the operator doesn't exist for this backend, or was omitted "
+                                  "during the selective/custom build process (if using custom build). ember runs "
+                                  f"'aten::_sparse_{name}' on sparse COO tensors only")
+    if input._sp_layout is not sparse_coo:
         raise RuntimeError("softmax: expected a sparse COO tensor")
     d = input._wrap_dim(dim)
     if d >= input.sparse_dim() or input.dense_dim():
@@ -238,7 +245,7 @@ def sparse_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTensor:
     -inf, so they stay absent)."""
     if dtype is not None:
         input = input.to(dtype)
-    c, shifted, sums, g = _softmax_parts(input, dim)
+    c, shifted, sums, g = _softmax_parts(input, dim, "softmax")
     return c._with_values(node_name(shifted.exp() / sums.index_select(0, g), "DivBackward0", "SparseSoftmaxBackward0"))
 
 
@@ -246,7 +253,7 @@ def sparse_log_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTenso
     """`torch.sparse.log_softmax`: log of `sparse_softmax`, computed stably."""
     if dtype is not None:
         input = input.to(dtype)
-    c, shifted, sums, g = _softmax_parts(input, dim)
+    c, shifted, sums, g = _softmax_parts(input, dim, "log_softmax")
     out = shifted - sums.log().index_select(0, g)
     return c._with_values(node_name(out, "SubBackward0", "SparseLogSoftmaxBackward0"))
 

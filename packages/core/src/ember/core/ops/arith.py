@@ -92,14 +92,37 @@ def _sparse_form(name: str, input, other, alpha, out):
     block: anything else re-raises the refusal."""
     from ember.core.sparse import is_sparse_operand
 
-    if out is not None or not is_sparse_operand(input, other) or (name == "div" and type(input) is Tensor):
+    if not is_sparse_operand(input, other) or out is not None and type(input) is not Tensor:
         raise
+    if name == "div" and type(input) is Tensor:  # a sparse divisor: PyTorch's refusal
+        return other.__rtruediv__(input)
+    if out is not None:  # dense.add_(sparse), sub_, mul_, out=: a dense result written there
+        return _dense_out_sparse(name, input, other, alpha, out)
     if type(input) is not Tensor:  # the sparse one (add(sparse, dense) raises PyTorch's error there)
         return getattr(input, name)(other, alpha=alpha) if name in ("add", "sub") else getattr(input, name)(other)
     if name == "mul":
         return other * input
     scaled = other if alpha == 1 else other * alpha
     return input + scaled if name == "add" else input - scaled
+
+
+def _dense_out_sparse(name: str, input: Tensor, other, alpha, out: Tensor) -> Tensor:
+    """`dense.add_(sparse)` / `sub_` / `mul_` / `out=` as PyTorch's: the sum without broadcasting (a plain
+    in-place add writes only the stored elements), or the product with the dense form; PyTorch's error for a result
+    dtype that `out` cannot hold."""
+    from ember.core.sparse import _check_dense_size, add_sparse_
+
+    dt = dtypes.result_type(input, other)
+    if not dtypes.can_cast(dt, out._dtype):
+        raise RuntimeError(f"Can't convert result type {dtypes.TORCH_NAMES[dt.name]} to output "
+                           f"{dtypes.TORCH_NAMES[out._dtype.name]} in {name} operation")
+    if name == "mul":
+        return ew.mul(input, other.to_dense(), out=out)
+    _check_dense_size(input, other)
+    alpha = alpha if name == "add" else -alpha
+    if out is input and not input.requires_grad:
+        return add_sparse_(input, other, alpha=alpha)
+    return _alpha_operand(input, other.to_dense(), alpha, out, ew.add)
 
 
 _legacy_warned = [False]  # PyTorch warns of the deprecated overloads once per process, whichever comes first
