@@ -52,6 +52,19 @@ def test_csr_mm_grad():
     assert gradcheck(lambda vv, xx: torch.sparse_coo_tensor(IDX, vv, (3, 3)).to_sparse_csr() @ xx, (vals, X))
 
 
+def test_csc_mm_and_conversions_grad():
+    v, x = _pair(4)
+    vals = torch.tensor(v, requires_grad=True)
+    X = torch.tensor(x, requires_grad=True)
+    assert gradcheck(lambda vv, xx: torch.sparse_coo_tensor(IDX, vv, (3, 3)).to_sparse_csc() @ xx, (vals, X))
+    ccol, row = [0, 1, 3, 4], [1, 0, 2, 1]
+    assert gradcheck(lambda vv: torch.sparse_csc_tensor(ccol, row, vv, (3, 3)).to_sparse_csr().to_dense() ** 2,
+                     (torch.tensor(v[:4], requires_grad=True),))
+    ones = torch.ones(2, 3, dtype=torch.float64)
+    assert gradcheck(lambda vv: ones @ torch.sparse_csc_tensor(ccol, row, vv, (3, 3)),
+                     (torch.tensor(v[:4], requires_grad=True),))
+
+
 def test_to_dense_and_coalesce_backward_to_values():
     v, _ = _pair(3)
     vals = torch.tensor(v, requires_grad=True)

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import ember.core as ec
-from ember.core.sparse import SparseTensor, sparse_coo_tensor, sparse_csr_tensor
+from ember.core.sparse import SparseTensor, sparse_coo_tensor, sparse_csc_tensor, sparse_csr_tensor
 from ember.core.sparse_ops import sparse_mm, sparse_sum
 
 IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # (0, 2) twice: uncoalesced
@@ -264,6 +264,52 @@ def test_csr_against_scipy():
     back = ec.tensor(m.toarray()).to_sparse_csr()
     np.testing.assert_array_equal(back.col_indices().numpy(), m.indices)
     np.testing.assert_array_equal(s.to_sparse().to_dense().numpy(), m.toarray())
+
+
+def test_csc_against_scipy():
+    m = sp.random(5, 6, density=0.4, random_state=4, format="csc")
+    s = sparse_csc_tensor(m.indptr.astype(np.int64), m.indices.astype(np.int64), ec.tensor(m.data), m.shape)
+    assert s.layout is ec.sparse_csc and not s.is_sparse and not s.is_sparse_csr and s.sparse_dim() == 2
+    np.testing.assert_array_equal(s.to_dense().numpy(), m.toarray())
+    np.testing.assert_array_equal(s.ccol_indices().numpy(), m.indptr)
+    np.testing.assert_array_equal(s.row_indices().numpy(), m.indices)
+    x = np.arange(12.0).reshape(6, 2)
+    np.testing.assert_allclose((s @ ec.tensor(x)).numpy(), m @ x)
+    np.testing.assert_allclose((ec.tensor(x.T) @ s.t()).numpy(), x.T @ m.T.toarray())
+    back = ec.tensor(m.toarray()).to_sparse_csc()
+    np.testing.assert_array_equal(back.ccol_indices().numpy(), m.indptr)
+    np.testing.assert_array_equal(back.values().numpy(), m.data)
+    csr = s.to_sparse_csr()
+    assert csr.layout is ec.sparse_csr
+    np.testing.assert_array_equal(csr.crow_indices().numpy(), m.tocsr().indptr)
+    np.testing.assert_array_equal(csr.to_sparse_csc().row_indices().numpy(), m.indices)
+    t = csr.t()  # CSR^T is CSC over the same parts, as PyTorch's
+    assert t.layout is ec.sparse_csc and tuple(t.shape) == (6, 5)
+    np.testing.assert_array_equal(t.to_dense().numpy(), m.T.toarray())
+    coo = s.to_sparse()
+    assert coo.layout is ec.sparse_coo and not coo.is_coalesced()
+    np.testing.assert_array_equal(coo.to_dense().numpy(), m.toarray())
+
+
+def test_csc_invariants_and_layout_errors():
+    with pytest.raises(RuntimeError, match=r"^`ccol_indices\[..., -1\] == nnz` is not satisfied.$"):
+        sparse_csc_tensor([0, 1, 4], [0, 1, 2], [1.0, 2.0, 3.0], (3, 2))
+    with pytest.raises(RuntimeError, match="^`0 <= row_indices < nrows` is not satisfied.$"):
+        sparse_csc_tensor([0, 1, 3], [0, 1, 5], [1.0, 2.0, 3.0], (3, 2))
+    with pytest.raises(RuntimeError, match=r"^ccol_indices.shape\[-1\] must be equal to the number of columns \+ 1 "
+                                           r"\(=3\), but got 4$"):
+        sparse_csc_tensor([0, 1, 3, 3], [0, 1, 2], [1.0, 2.0, 3.0], (3, 2))
+    s = ec.tensor(np.eye(2)).to_sparse_csc()
+    for call, msg in ((s.crow_indices, "crow_indices expected sparse row compressed tensor layout but got SparseCsc"),
+                      (s.indices, "indices expected sparse coordinate tensor layout but got SparseCsc"),
+                      (s.stride, "Sparse CSC tensors do not have strides"),
+                      (lambda: s / 2, "unsupported tensor layout: SparseCsc"),
+                      (ec.ones(2).row_indices, "row_indices expected sparse column compressed tensor layout but "
+                                               "got Strided"),
+                      (ec.tensor(np.eye(2)).to_sparse().ccol_indices, "ccol_indices expected sparse column "
+                                                                       "compressed tensor layout but got Sparse")):
+        with pytest.raises(RuntimeError, match=f"^{msg}$"):
+            call()
 
 
 def test_csr_invariants():

@@ -1,8 +1,9 @@
-"""Sparse COO and CSR tensors (`torch.sparse_coo_tensor`, `Tensor.to_sparse`, `torch.sparse_csr_tensor`).
+"""Sparse COO, CSR and CSC tensors (`torch.sparse_coo_tensor`, `Tensor.to_sparse`, `torch.sparse_csr_tensor`).
 
 A sparse tensor keeps its indices and its values as two strided tensors: COO holds `indices` (sparse_dim, nnz)
 int64 and `values` (nnz, *dense_shape); CSR (2-D, no dense dims) holds `crow_indices` (rows + 1,),
-`col_indices` (nnz,) and `values` (nnz,). Every index is validated against the size when the tensor is made,
+`col_indices` (nnz,) and `values` (nnz,); CSC holds the same parts column by column (`ccol_indices`,
+`row_indices`), as the CSR form of its transpose. Every index is validated against the size when the tensor is made,
 so the kernels (`ember.core.sparse_kernels`) read in bounds.
 
 NOTE [ Sparse tensors beside the dense path ]
@@ -33,12 +34,15 @@ from ember.core.ops._util import named_as, warn_once
 from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
-__all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_coo_tensor", "sparse_csr_tensor", "to_sparse",
-           "to_sparse_csr", "is_sparse_operand", "add_sparse_", "SparseLayoutError"]
+__all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_coo_tensor", "sparse_csr_tensor",
+           "sparse_csc_tensor", "to_sparse", "to_sparse_csr", "to_sparse_csc", "is_sparse_operand", "add_sparse_",
+           "SparseLayoutError"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
-_BACKEND = {"sparse_coo": "SparseCPU", "sparse_csr": "SparseCsrCPU"}
+sparse_csc = layout("sparse_csc")
+_BACKEND = {"sparse_coo": "SparseCPU", "sparse_csr": "SparseCsrCPU", "sparse_csc": "SparseCsrCPU"}
+_LAYOUT_NAMES = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc"}  # PyTorch's words
 
 
 @named_as("NotImplementedError")
@@ -213,35 +217,58 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     Raises:
         RuntimeError: the row pointers or columns break CSR's invariants (PyTorch's messages).
     """
-    crow = np.array(_as_index(crow_indices, "crow_indices")._np(), dtype=np.int64, order="C")  # copies, as COO's
-    col = np.array(_as_index(col_indices, "col_indices")._np(), dtype=np.int64, order="C")
+    return _compressed(crow_indices, col_indices, values, size, dtype, requires_grad, by_column=False)
+
+
+def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None, device=None,
+                      pin_memory: bool = False, requires_grad: bool = False,
+                      check_invariants: bool | None = None) -> SparseTensor:
+    """A 2-D sparse CSC tensor: column `c` holds `values[ccol[c]:ccol[c+1]]` at rows `row_indices[...]`.
+
+    Raises:
+        RuntimeError: the column pointers or rows break CSC's invariants (PyTorch's messages).
+    """
+    return _compressed(ccol_indices, row_indices, values, size, dtype, requires_grad, by_column=True)
+
+
+def _compressed(ptr_indices, plain_indices, values, size, dtype, requires_grad: bool, by_column: bool) -> SparseTensor:
+    """A CSR tensor, or a CSC one (`by_column`), after CSR's invariants in the layout's own words."""
+    ptr_name, idx_name = ("ccol", "row") if by_column else ("crow", "col")
+    ptr = np.array(_as_index(ptr_indices, f"{ptr_name}_indices")._np(), dtype=np.int64, order="C")  # copies
+    idx = np.array(_as_index(plain_indices, f"{idx_name}_indices")._np(), dtype=np.int64, order="C")
     v = _as_values(values, dtype)
-    if crow.ndim != 1 or col.ndim != 1 or v.ndim != 1:
-        raise RuntimeError("sparse_csr_tensor: ember supports 2-D CSR tensors without batch or dense dims: "
-                           "crow_indices, col_indices and values must be 1-D")
-    if col.shape[0] != v._shape[0]:
-        raise RuntimeError("col_indices and values must have the same number of elements, but got "
-                           f"{col.shape[0]} and {v._shape[0]}")
-    if crow.shape[0] == 0:
-        raise RuntimeError("crow_indices must have at least one element")
+    layout_name = "sparse_csc" if by_column else "sparse_csr"
+    if ptr.ndim != 1 or idx.ndim != 1 or v.ndim != 1:
+        raise RuntimeError(f"{layout_name}_tensor: ember supports 2-D compressed tensors without batch or dense "
+                           f"dims: {ptr_name}_indices, {idx_name}_indices and values must be 1-D")
+    if idx.shape[0] != v._shape[0]:
+        raise RuntimeError(f"{idx_name}_indices and values must have the same number of elements, but got "
+                           f"{idx.shape[0]} and {v._shape[0]}")
+    if ptr.shape[0] == 0:
+        raise RuntimeError(f"{ptr_name}_indices must have at least one element")
     if size is None:
-        size = (crow.shape[0] - 1, int(col.max()) + 1 if col.size else 0)
-    size = tuple(int(s) for s in size)
+        inner = int(idx.max()) + 1 if idx.size else 0
+        size = (inner, ptr.shape[0] - 1) if by_column else (ptr.shape[0] - 1, inner)
+    size = tuple(int(n) for n in size)
     if len(size) != 2:
-        raise RuntimeError(f"sparse_csr_tensor: ember supports 2-D CSR tensors; got size {list(size)}")
-    if crow.shape[0] != size[0] + 1:
-        raise RuntimeError(f"crow_indices.size(-1) == nrows + 1 is not satisfied: got {crow.shape[0]} for "
-                           f"{size[0]} rows")
-    if crow[0] != 0:
-        raise RuntimeError("`crow_indices[..., 0] == 0` is not satisfied.")
-    if crow[-1] != col.shape[0]:
-        raise RuntimeError("`crow_indices[..., -1] == nnz` is not satisfied.")
-    step = np.diff(crow)
-    if step.size and (step.min() < 0 or step.max() > size[1]):
-        raise RuntimeError("`0 <= crow_indices[..., 1:] - crow_indices[..., :-1] <= ncols` is not satisfied.")
-    if col.size and (col.min() < 0 or col.max() >= size[1]):
-        raise RuntimeError("`0 <= col_indices < ncols` is not satisfied.")
-    return SparseTensor._csr(crow, col, _set_grad_leaf(v, requires_grad), size)
+        raise RuntimeError(f"{layout_name}_tensor: ember supports 2-D compressed tensors; got size {list(size)}")
+    outer, inner = (size[1], size[0]) if by_column else size
+    what, inner_name = ("columns", "nrows") if by_column else ("rows", "ncols")
+    if ptr.shape[0] != outer + 1:
+        raise RuntimeError(f"{ptr_name}_indices.shape[-1] must be equal to the number of {what} + 1 (={outer + 1}), "
+                           f"but got {ptr.shape[0]}")
+    if ptr[-1] != idx.shape[0]:
+        raise RuntimeError(f"`{ptr_name}_indices[..., -1] == nnz` is not satisfied.")
+    if ptr[0] != 0:
+        raise RuntimeError(f"`{ptr_name}_indices[..., 0] == 0` is not satisfied.")
+    step = np.diff(ptr)
+    if step.size and (step.min() < 0 or step.max() > inner):
+        raise RuntimeError(f"`0 <= {ptr_name}_indices[..., 1:] - {ptr_name}_indices[..., :-1] <= {inner_name}` is "
+                           "not satisfied.")
+    if idx.size and (idx.min() < 0 or idx.max() >= inner):
+        raise RuntimeError(f"`0 <= {idx_name}_indices < {inner_name}` is not satisfied.")
+    v = _set_grad_leaf(v, requires_grad)
+    return SparseTensor._csc(ptr, idx, v, size) if by_column else SparseTensor._csr(ptr, idx, v, size)
 
 
 # --- the tensor ------------------------------------------------------------------------------------
@@ -263,7 +290,7 @@ class SparseTensor(Tensor):
     def _blank(size: tuple, values: Tensor, layout_name: str) -> SparseTensor:
         t = Tensor._make(_NoStorage(values._storage.device, layout_name), 0, tuple(size),
                          contiguous_strides(tuple(size)), values._dtype, SparseTensor)
-        t._sp_layout = sparse_coo if layout_name == "sparse_coo" else sparse_csr
+        t._sp_layout = {"sparse_coo": sparse_coo, "sparse_csr": sparse_csr, "sparse_csc": sparse_csc}[layout_name]
         t._sp_values = values
         return t
 
@@ -282,18 +309,35 @@ class SparseTensor(Tensor):
         t._sp_crow, t._sp_col = crow, col
         return t
 
+    @classmethod
+    def _csc(cls, ccol: np.ndarray, row: np.ndarray, values: Tensor, size: tuple) -> SparseTensor:
+        t = cls._blank(size, values, "sparse_csc")
+        t._sp_ccol, t._sp_row = ccol, row
+        return t
+
     def _coo_parts(self) -> tuple[np.ndarray, Tensor]:
-        """(indices as an int64 array (sparse_dim, nnz), values) of either layout."""
+        """(indices as an int64 array (sparse_dim, nnz), values) of any layout (a CSC's in column order)."""
         if self._sp_layout is sparse_coo:
             return self._sp_indices._np(), self._sp_values
+        if self._sp_layout is sparse_csc:
+            cols = np.repeat(np.arange(self._shape[1], dtype=np.int64), np.diff(self._sp_ccol))
+            return np.stack([self._sp_row, cols]), self._sp_values
         rows = np.repeat(np.arange(self._shape[0], dtype=np.int64), np.diff(self._sp_crow))
         return np.stack([rows, self._sp_col]), self._sp_values
 
     def _need_coo(self, op: str) -> None:
         if self._sp_layout is not sparse_coo:
             if op in ("indices", "is_coalesced", "coalesce"):  # PyTorch's own layout checks, not a missing kernel
-                raise RuntimeError(f"{op} expected sparse coordinate tensor layout but got SparseCsr")
-            raise _refusal("sparse_csr", op)
+                raise RuntimeError(f"{op} expected sparse coordinate tensor layout but got "
+                                   f"{_LAYOUT_NAMES[self._sp_layout.name]}")
+            raise _refusal(self._sp_layout.name, op)
+
+    def _transposed_compressed(self) -> SparseTensor:
+        """The transpose of a CSR tensor as CSC or of a CSC one as CSR: the same parts, the size swapped."""
+        size = (self._shape[1], self._shape[0])
+        if self._sp_layout is sparse_csr:
+            return SparseTensor._csc(self._sp_crow, self._sp_col, self._sp_values, size)
+        return SparseTensor._csr(self._sp_ccol, self._sp_row, self._sp_values, size)
 
     # --- what PyTorch's sparse tensors answer ------------------------------------------------------
     @property
@@ -316,7 +360,7 @@ class SparseTensor(Tensor):
         raise _refusal(self._sp_layout.name)
 
     def sparse_dim(self) -> int:
-        return 2 if self._sp_layout is sparse_csr else self._sp_indices._shape[0]
+        return self._sp_indices._shape[0] if self._sp_layout is sparse_coo else 2
 
     def dense_dim(self) -> int:
         return self._sp_values.ndim - 1
@@ -346,17 +390,24 @@ class SparseTensor(Tensor):
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
         return self._sp_values
 
+    def _compressed_part(self, name: str, want, attr: str) -> Tensor:
+        if self._sp_layout is not want:
+            what = "row" if want is sparse_csr else "column"
+            raise RuntimeError(f"{name} expected sparse {what} compressed tensor layout but got "
+                               f"{_LAYOUT_NAMES[self._sp_layout.name]}")
+        return Tensor._wrap(getattr(self, attr).copy())
+
     def crow_indices(self) -> Tensor:
-        if self._sp_layout is not sparse_csr:
-            raise RuntimeError(f"crow_indices expected sparse row compressed tensor layout but got "
-                               f"{self._sp_layout.name.capitalize().replace('_coo', '')}")
-        return Tensor._wrap(self._sp_crow.copy())
+        return self._compressed_part("crow_indices", sparse_csr, "_sp_crow")
 
     def col_indices(self) -> Tensor:
-        if self._sp_layout is not sparse_csr:
-            raise RuntimeError(f"col_indices expected sparse row compressed tensor layout but got "
-                               f"{self._sp_layout.name.capitalize().replace('_coo', '')}")
-        return Tensor._wrap(self._sp_col.copy())
+        return self._compressed_part("col_indices", sparse_csr, "_sp_col")
+
+    def ccol_indices(self) -> Tensor:
+        return self._compressed_part("ccol_indices", sparse_csc, "_sp_ccol")
+
+    def row_indices(self) -> Tensor:
+        return self._compressed_part("row_indices", sparse_csc, "_sp_row")
 
     def is_contiguous(self, memory_format=None) -> bool:
         return False
@@ -365,9 +416,9 @@ class SparseTensor(Tensor):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
     def stride(self, dim: int | None = None):
-        """PyTorch's answer: zeros for COO (no strided memory), an error for CSR."""
-        if self._sp_layout is sparse_csr:
-            raise RuntimeError("Sparse CSR tensors do not have strides")
+        """PyTorch's answer: zeros for COO (no strided memory), an error for CSR and CSC."""
+        if self._sp_layout is not sparse_coo:
+            raise RuntimeError(f"Sparse {self._sp_layout.name[-3:].upper()} tensors do not have strides")
         return (0,) * self.ndim if dim is None else 0
 
     # views and element access share the (absent) storage: refused here rather than made over no data
@@ -438,8 +489,10 @@ class SparseTensor(Tensor):
         self._sp_values = values if not self._sp_values._requires_grad else values.requires_grad_()
         if self._sp_layout is sparse_coo:
             self._sp_indices, self._sp_coalesced = src._sp_indices.clone(), src._sp_coalesced
-        else:
+        elif self._sp_layout is sparse_csr:
             self._sp_crow, self._sp_col = src._sp_crow.copy(), src._sp_col.copy()
+        else:
+            self._sp_ccol, self._sp_row = src._sp_ccol.copy(), src._sp_row.copy()
         self.__dict__.pop("_sp_pattern", None)
         self.__dict__.pop("_sp_plan", None)
         return self
@@ -449,6 +502,9 @@ class SparseTensor(Tensor):
         if self._sp_layout is sparse_csr:
             crow, col = (self._sp_crow.copy(), self._sp_col.copy()) if copy_indices else (self._sp_crow, self._sp_col)
             return SparseTensor._csr(crow, col, values, self._shape)
+        if self._sp_layout is sparse_csc:
+            ccol, row = (self._sp_ccol.copy(), self._sp_row.copy()) if copy_indices else (self._sp_ccol, self._sp_row)
+            return SparseTensor._csc(ccol, row, values, self._shape)
         idx = self._sp_indices.clone() if copy_indices else self._sp_indices
         return SparseTensor._coo(idx, values, self._shape, self._sp_coalesced if coalesced is None else coalesced)
 
@@ -506,7 +562,7 @@ class SparseTensor(Tensor):
     def type(self, dtype=None, non_blocking: bool = False):
         """`torch.sparse.FloatTensor` and friends (PyTorch names no CSR type), or the tensor cast to `dtype`."""
         if dtype is None:
-            if self._sp_layout is sparse_csr:
+            if self._sp_layout is not sparse_coo:
                 raise RuntimeError("Unimplemented backend SparseCsrCPU")
             return "torch.sparse." + Tensor.type(self._sp_values).removeprefix("torch.")
         if isinstance(dtype, dtypes.dtype):
@@ -527,9 +583,11 @@ class SparseTensor(Tensor):
         return out if dtype is None else out.to(dtype)
 
     def to_sparse(self, *args, layout=None, **kwargs) -> SparseTensor:
-        if self._sp_layout is sparse_csr:
+        if layout is sparse_csr or layout is sparse_csc:
+            return self.to_sparse_csr() if layout is sparse_csr else self.to_sparse_csc()
+        if self._sp_layout is not sparse_coo:
             if args or kwargs.get("sparse_dim") not in (None, 2):
-                raise RuntimeError("to_sparse: ember converts CSR to COO with sparse_dim 2 only")
+                raise RuntimeError("to_sparse: ember converts CSR and CSC to COO with sparse_dim 2 only")
             return self.to_sparse_coo()
         sd = args[0] if args else kwargs.get("sparse_dim")
         if sd is not None and sd != self.sparse_dim():
@@ -540,13 +598,15 @@ class SparseTensor(Tensor):
     def to_sparse_coo(self) -> SparseTensor:
         if self._sp_layout is sparse_coo:
             return self
-        idx, v = self._coo_parts()
-        return SparseTensor._coo(Tensor._wrap(idx), v, self._shape, True)
+        idx, v = self._coo_parts()  # a CSC tensor's come column by column: not sorted, as PyTorch's says
+        return SparseTensor._coo(Tensor._wrap(idx), v, self._shape, self._sp_layout is sparse_csr)
 
     def to_sparse_csr(self, dense_dim: int | None = None) -> SparseTensor:
         """The CSR form of a 2-D COO tensor without dense dims (coalesced first)."""
         if self._sp_layout is sparse_csr:
             return self
+        if self._sp_layout is sparse_csc:
+            return self.to_sparse_coo().to_sparse_csr()
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csr: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
@@ -555,6 +615,17 @@ class SparseTensor(Tensor):
         crow = np.zeros(self._shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(idx[0], minlength=self._shape[0]), out=crow[1:])
         return SparseTensor._csr(crow, np.ascontiguousarray(idx[1]), c._sp_values, self._shape)
+
+    def to_sparse_csc(self, dense_dim: int | None = None) -> SparseTensor:
+        """The CSC form of a 2-D sparse tensor without dense dims: the CSR form of its transpose, transposed."""
+        if self._sp_layout is sparse_csc:
+            return self
+        if self._sp_layout is sparse_csr:
+            return self.to_sparse_coo().to_sparse_csc()
+        if self.ndim != 2 or self.dense_dim():
+            raise RuntimeError(f"to_sparse_csc: ember converts 2-D COO tensors without dense dims; got size "
+                               f"{list(self._shape)} with {self.dense_dim()} dense dims")
+        return self.transpose(0, 1).to_sparse_csr()._transposed_compressed()
 
     def coalesce(self) -> SparseTensor:
         """Indices sorted and unique, the values of duplicates summed (differentiable in the values)."""
@@ -576,8 +647,9 @@ class SparseTensor(Tensor):
 
     # --- shape -----------------------------------------------------------------------------------
     def transpose(self, dim0: int, dim1: int) -> SparseTensor:
-        self._need_coo("transpose")
         d0, d1 = self._wrap_dim(dim0), self._wrap_dim(dim1)
+        if self._sp_layout is not sparse_coo:  # CSR <-> CSC, as PyTorch's
+            return self if d0 == d1 else self._transposed_compressed()
         sd = self.sparse_dim()
         if d0 == d1:
             return self
@@ -766,9 +838,9 @@ class SparseTensor(Tensor):
     __rmul__ = mul
 
     def _refuse_csr_div(self) -> None:
-        """PyTorch 2.13 has no CSR division (its kernel refuses the layout; `csr * (1 / k)` works)."""
-        if self._sp_layout is sparse_csr:
-            raise RuntimeError("unsupported tensor layout: SparseCsr")
+        """PyTorch 2.13 has no CSR or CSC division (its kernel refuses the layout; `csr * (1 / k)` works)."""
+        if self._sp_layout is not sparse_coo:
+            raise RuntimeError(f"unsupported tensor layout: {_LAYOUT_NAMES[self._sp_layout.name]}")
 
     def div(self, other) -> SparseTensor:
         self._refuse_csr_div()
@@ -824,9 +896,12 @@ class SparseTensor(Tensor):
         pad = " " * 7
         if self._sp_layout is sparse_coo:
             head = "tensor(indices=" + _bare_repr(self._sp_indices, 22)
-        else:
+        elif self._sp_layout is sparse_csr:
             head = ("tensor(crow_indices=" + _bare_repr(Tensor._wrap(self._sp_crow), 27) + ",\n" + pad
                     + "col_indices=" + _bare_repr(Tensor._wrap(self._sp_col), 26))
+        else:
+            head = ("tensor(ccol_indices=" + _bare_repr(Tensor._wrap(self._sp_ccol), 27) + ",\n" + pad
+                    + "row_indices=" + _bare_repr(Tensor._wrap(self._sp_row), 26))
         vals = "values=" + _bare_repr(self._sp_values, 21)
         suffix = [f"size={tuple(self._shape)}", f"nnz={self._nnz()}"]
         meta = _dtype_grad_suffix(self._sp_values)
@@ -843,6 +918,8 @@ class SparseTensor(Tensor):
         if self._sp_layout is sparse_coo:
             return (_rebuild_coo, (self._sp_indices, _alias(self._sp_values), tuple(self._shape),
                                    self._sp_coalesced, self._sp_values._requires_grad))
+        if self._sp_layout is sparse_csc:
+            raise RuntimeError("ember does not save or pickle sparse CSC tensors; convert with to_sparse_csr()")
         return (_rebuild_csr, (Tensor._wrap(self._sp_crow.copy()), Tensor._wrap(self._sp_col.copy()),
                                _alias(self._sp_values), tuple(self._shape), self._sp_values._requires_grad))
 
@@ -1008,8 +1085,8 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None, block
     differentiable (the gradient is dense, as PyTorch's ToSparseBackward)."""
     if isinstance(self, SparseTensor):
         return self.to_sparse(sparse_dim) if sparse_dim is not None else self.to_sparse()
-    if layout is sparse_csr:
-        return to_sparse_csr(self)
+    if layout is sparse_csr or layout is sparse_csc:
+        return to_sparse_csr(self) if layout is sparse_csr else to_sparse_csc(self)
     sd = self.ndim if sparse_dim is None else int(sparse_dim)
     if not 0 <= sd <= self.ndim:
         raise RuntimeError(f"sparse_dim must be in [0, {self.ndim}], but got {sd}")
@@ -1032,6 +1109,15 @@ def to_sparse_csr(self: Tensor, dense_dim: int | None = None) -> SparseTensor:
     return to_sparse(self).to_sparse_csr()
 
 
+def to_sparse_csc(self: Tensor, dense_dim: int | None = None) -> SparseTensor:
+    """`Tensor.to_sparse_csc` of a 2-D dense (or sparse) tensor."""
+    if isinstance(self, SparseTensor):
+        return self.to_sparse_csc()
+    if self.ndim != 2:
+        raise RuntimeError(f"to_sparse_csc: ember converts 2-D tensors; got {self.ndim}-D")
+    return to_sparse(self).to_sparse_csc()
+
+
 def _strided_refusal(name: str, wants: str):
     """The method `name` of a strided tensor, which PyTorch refuses for its layout."""
     def refuse(self, *args, **kwargs):
@@ -1052,12 +1138,13 @@ def _attach() -> None:
     attach("to_sparse", to_sparse)
     attach("to_sparse_coo", lambda self: to_sparse(self))
     attach("to_sparse_csr", to_sparse_csr)
+    attach("to_sparse_csc", to_sparse_csc)
     attach("to_dense", _dense_to_dense)
     attach("sparse_dim", lambda self: 0)
     attach("dense_dim", lambda self: len(self._shape))
-    coo, csr = "sparse coordinate tensor", "sparse row compressed tensor"
+    coo, csr, csc = "sparse coordinate tensor", "sparse row compressed tensor", "sparse column compressed tensor"
     for name, wants in (("coalesce", coo), ("is_coalesced", coo), ("indices", coo), ("values", "sparse tensor"),
-                        ("crow_indices", csr), ("col_indices", csr)):
+                        ("crow_indices", csr), ("col_indices", csr), ("ccol_indices", csc), ("row_indices", csc)):
         attach(name, _strided_refusal(name, wants))
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import node_name
-from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csr
+from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csc, sparse_csr
 from ember.core.tensor import Tensor
 
 __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
@@ -43,7 +43,9 @@ class CsrPattern:
 
 def _pattern(a: SparseTensor) -> tuple[CsrPattern, Tensor]:
     """The CSR pattern of a 2-D sparse matrix without dense dims and its values in that order (differentiable;
-    an uncoalesced COO tensor is coalesced first, through its cached coalescing plan)."""
+    an uncoalesced COO tensor is coalesced first, through its cached coalescing plan; a CSC one goes through COO)."""
+    if a._sp_layout is sparse_csc:
+        a = a.to_sparse_coo()
     if a._sp_layout is sparse_coo and not a._sp_coalesced:
         a = a.coalesce()
     version = a._sp_indices._storage.version if a._sp_layout is sparse_coo else 0
@@ -100,7 +102,7 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(f"mm: expected a 2-D sparse matrix without dense dims; got size {list(mat1._shape)}")
     if not isinstance(mat2, Tensor) or mat2.ndim != 2:
         raise RuntimeError(f"mm: mat2 must be a matrix, got {getattr(mat2, 'ndim', '?')}-D tensor")
-    if mat1._shape[1] != mat2._shape[0] and mat1.is_sparse_csr:
+    if mat1._shape[1] != mat2._shape[0] and mat1._sp_layout is not sparse_coo:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1._shape[0]}x{mat1._shape[1]} and "
                            f"{mat2._shape[0]}x{mat2._shape[1]})")
     if mat1._shape[1] != mat2._shape[0]:  # a COO product is PyTorch's addmm, which names the dense argument
