@@ -65,6 +65,16 @@ def test_csc_mm_and_conversions_grad():
                      (torch.tensor(v[:4], requires_grad=True),))
 
 
+def test_sparse_mask_and_cat_backward():
+    v, _ = _pair(5)
+    mask = torch.sparse_coo_tensor(IDX, torch.ones(5, dtype=torch.float64), (3, 3))
+    x = torch.tensor(np.arange(9.0).reshape(3, 3), requires_grad=True)
+    assert gradcheck(lambda xx: xx.sparse_mask(mask).to_dense() ** 2, (x,))
+    vals = torch.tensor(v, requires_grad=True)
+    assert gradcheck(lambda vv: torch.cat([torch.sparse_coo_tensor(IDX, vv, (3, 3)),
+                                           torch.sparse_coo_tensor(IDX, 2 * vv, (3, 3))], 1).to_dense(), (vals,))
+
+
 def test_to_dense_and_coalesce_backward_to_values():
     v, _ = _pair(3)
     vals = torch.tensor(v, requires_grad=True)

@@ -339,6 +339,46 @@ def test_softmax_of_dense_and_addmm_into_sparse_refused_as_pytorch():
         sparse_addmm(_coo(), _coo(), ec.ones(3, 3, dtype=ec.float64))
 
 
+def test_function_forms_of_zero_preserving_ops_answer_sparse():
+    s = sparse_coo_tensor(IDX, ec.tensor([-3.0, 4.0, -5.0, 1.0], dtype=ec.float64), (2, 3))
+    d = sp.coo_matrix(([-3.0, 4.0, -5.0, 1.0], (IDX[0], IDX[1])), shape=(2, 3)).toarray()
+    for fn, ref in ((ec.abs, np.abs(d)), (ec.neg, -d), (ec.relu, np.maximum(d, 0)), (ec.sin, np.sin(d))):
+        r = fn(s)
+        assert isinstance(r, SparseTensor) and r.layout is ec.sparse_coo
+        np.testing.assert_allclose(r.to_dense().numpy(), ref)
+    with pytest.raises(NotImplementedError, match="Could not run 'aten::exp' with arguments from the 'SparseCPU'"):
+        ec.exp(s)  # not zero-preserving: still refused
+
+
+def test_cat_and_stack_of_coo_tensors():
+    a, b = _coo(), sparse_coo_tensor([[1], [0]], ec.tensor([7.0], dtype=ec.float64), (2, 3))
+    d = np.concatenate([_scipy().toarray(), [[0, 0, 0], [7, 0, 0]]])
+    r = ec.cat([a, b])
+    assert isinstance(r, SparseTensor) and tuple(r.shape) == (4, 3) and not r.is_coalesced()
+    np.testing.assert_array_equal(r.to_dense().numpy(), d)
+    np.testing.assert_array_equal(r._indices().numpy()[:, :4], np.array(IDX))  # the inputs' order, shifted after
+    np.testing.assert_array_equal(ec.cat([a, b], 1).to_dense().numpy(),
+                                  np.concatenate([_scipy().toarray(), d[2:]], 1))
+    np.testing.assert_array_equal(ec.stack([a, b], 1).to_dense().numpy(), np.stack([d[:2], d[2:]], 1))
+    with pytest.raises(RuntimeError, match="^Concatenating sparse tensors, but a dense tensor was found at position "
+                                           "1.$"):
+        ec.cat([a, ec.ones(2, 3, dtype=ec.float64)])
+    with pytest.raises(RuntimeError, match=r"^All tensors must have the same shape: \[2, 3\] \(except in the "
+                                           r"concatenating dimension\), but found shape: \[2, 4\] at position 1.$"):
+        ec.cat([a, sparse_coo_tensor([[0], [0]], [1.0], (2, 4))])
+
+
+def test_sparse_mask_keeps_the_masks_indices():
+    d = ec.tensor(np.arange(6.0).reshape(2, 3))
+    m = d.sparse_mask(_coo())  # uncoalesced: each index, duplicates included, reads the dense entry
+    np.testing.assert_array_equal(m._indices().numpy(), np.array(IDX))
+    np.testing.assert_array_equal(m._values().numpy(), np.arange(6.0).reshape(2, 3)[IDX[0], IDX[1]])
+    assert not m.is_coalesced() and d.sparse_mask(_coo().coalesce()).is_coalesced()
+    with pytest.raises(RuntimeError, match=r"^sparse_mask\(\): operands have incompatible sizes; self has size "
+                                           r"\[3, 3\] but mask has size \[2, 3\]$"):
+        ec.ones(3, 3).sparse_mask(_coo())
+
+
 def test_softmax_over_stored_elements():
     from ember.core.sparse_ops import sparse_log_softmax, sparse_softmax
 

@@ -127,6 +127,9 @@ _top: Callable | None = None  # the newest hook, which `Op.__call__` calls first
 _top_next: Callable | None = None  # the `call_next` it receives
 _composite_hook: Callable | None = None  # hook(name, fn, args, kwargs) around `@composite` functions
 _protocol: Callable | None = None  # the `__torch_function__` check, set once a Tensor subclass or a mode exists
+# `fallback(name, args, kwargs)`: a refused op's answer for a sparse operand (the function form of a method sparse
+# tensors have, `torch.abs(s)`), or NotImplemented; set by ember.core.sparse, asked only once the op has raised
+_sparse_fallback: Callable | None = None
 # nothing would see an op filling a new tensor: every hook installed leaves such calls alone (`ignores_fresh`) and
 # no `__torch_function__` mode is on (plain tensors are in `_SKIP`), so a factory may fill its result with numpy
 # directly (creation's fast path); `_rebuild` keeps it
@@ -230,9 +233,14 @@ class Op:
                                 return _protocol(self, args, kwargs)
                         continue
                     return _protocol(self, args, kwargs)
-        if _top is not None:
-            return _top(self, args, kwargs, _top_next)
-        return self.redispatch(args, kwargs)
+        try:  # free until it raises (NOTE [ Sparse tensors beside the dense path ] in ember.core.sparse)
+            if _top is not None:
+                return _top(self, args, kwargs, _top_next)
+            return self.redispatch(args, kwargs)
+        except NotImplementedError:
+            if _sparse_fallback is None or (out := _sparse_fallback(self.name, args, kwargs)) is NotImplemented:
+                raise
+            return out
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Move `input=`/`other=`-style keywords into their positions: hooks and kernels see
@@ -582,6 +590,12 @@ def _rebuild() -> None:
         fn = _chain(h, fn)
     _top, _top_next = (_hooks[-1], fn) if _hooks else (None, None)
     bare = Tensor in _SKIP and all(getattr(h, "ignores_fresh", False) for h in _hooks)
+
+
+def set_sparse_fallback(fallback: Callable) -> None:
+    """Install the answer of a refused op call with a sparse operand (`_sparse_fallback`)."""
+    global _sparse_fallback
+    _sparse_fallback = fallback
 
 
 def set_protocol_check(check: Callable, composite_check: Callable | None = None) -> None:

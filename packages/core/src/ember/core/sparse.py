@@ -28,6 +28,7 @@ import sys
 
 import numpy as np
 
+from ember.core import dispatch as _dispatch_mod
 from ember.core import dtypes
 from ember.core.dispatch import node_name
 from ember.core.ops._util import named_as, warn_once
@@ -958,11 +959,21 @@ def _zero_preserving_method(name: str):
     return method
 
 
-for _name in ("abs", "sqrt", "sin", "tan", "tanh", "sinh", "asin", "asinh", "atan", "atanh", "relu", "sign", "sgn",
-              "square", "floor", "ceil", "round", "trunc", "frac", "expm1", "log1p", "erf", "erfinv", "deg2rad",
-              "rad2deg", "isnan", "isinf", "signbit", "nan_to_num"):
+_ZERO_PRESERVING = ("abs", "sqrt", "sin", "tan", "tanh", "sinh", "asin", "asinh", "atan", "atanh", "relu", "sign",
+                    "sgn", "square", "floor", "ceil", "round", "trunc", "frac", "expm1", "log1p", "erf", "erfinv",
+                    "deg2rad", "rad2deg", "isnan", "isinf", "signbit", "nan_to_num")
+for _name in _ZERO_PRESERVING:
     setattr(SparseTensor, _name, _zero_preserving_method(_name))
 del _name
+_FUNCTION_FORMS = frozenset(_ZERO_PRESERVING) | {"neg", "pow"}
+
+
+def _function_form(name: str, args: tuple, kwargs: dict):
+    """`torch.abs(s)`, `F.relu(s)`, `torch.pow(s, 2)`: the sparse tensor's own method, as PyTorch's sparse kernels
+    answer the function forms; NotImplemented (the dense refusal stands) for anything else or an `out=`."""
+    if name not in _FUNCTION_FORMS or not args or args[0].__class__ is not SparseTensor or kwargs:
+        return NotImplemented
+    return getattr(args[0], name)(*args[1:])
 
 
 def _rebuild_coo(indices, values, size, coalesced, requires_grad):
@@ -1073,6 +1084,88 @@ def add_sparse_(dense: Tensor, s: SparseTensor, alpha=1) -> Tensor:
     return dense
 
 
+def _sparse_parts_of(tensors, what: str) -> list:
+    """COO tensors of one dimensionality and sparse dim to join, with PyTorch's refusal of a dense one."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, SparseTensor):
+            raise RuntimeError(f"{what} sparse tensors, but a dense tensor was found at position {i}.")
+        t._need_coo("cat")
+    sd = tensors[0].sparse_dim()
+    for t in tensors:
+        if t.sparse_dim() != sd or t.ndim != tensors[0].ndim:
+            raise RuntimeError(f"{what} sparse tensors of different sparse dims or dimensionality: ember joins "
+                               "COO tensors of one layout of dims only")
+    return list(tensors)
+
+
+def _join_values(tensors) -> Tensor:
+    from ember.core.ops.join import cat
+
+    return cat([t._sp_values for t in tensors], 0)
+
+
+def sparse_cat(tensors, dim: int) -> SparseTensor:
+    """`torch.cat` of COO tensors along a sparse dim: the indices shifted and joined (uncoalesced), as PyTorch's."""
+    ts = _sparse_parts_of(tensors, "Concatenating")
+    ref = ts[0]
+    d = ref._wrap_dim(dim)
+    if d >= ref.sparse_dim():
+        raise RuntimeError(f"cat: ember concatenates sparse COO tensors along a sparse dim only; got dim {d} with "
+                           f"sparse_dim {ref.sparse_dim()}")
+    for i, t in enumerate(ts):
+        if any(a != b for k, (a, b) in enumerate(zip(t._shape, ref._shape)) if k != d):
+            raise RuntimeError(f"All tensors must have the same shape: {list(ref._shape)} (except in the "
+                               f"concatenating dimension), but found shape: {list(t._shape)} at position {i}.")
+    parts, offset = [], 0
+    for t in ts:
+        idx = t._sp_indices._np().copy()
+        idx[d] += offset
+        offset += t._shape[d]
+        parts.append(idx)
+    shape = list(ref._shape)
+    shape[d] = offset
+    idx = np.concatenate(parts, axis=1) if parts else np.zeros((ref.sparse_dim(), 0), dtype=np.int64)
+    return SparseTensor._coo(Tensor._wrap(np.ascontiguousarray(idx)), _join_values(ts), tuple(shape), False)
+
+
+def sparse_stack(tensors, dim: int) -> SparseTensor:
+    """`torch.stack` of COO tensors: a new sparse dim at `dim` holding each tensor's position."""
+    ts = _sparse_parts_of(tensors, "Stacking")
+    ref = ts[0]
+    n = ref.ndim + 1
+    d = dim % n
+    for i, t in enumerate(ts):
+        if t._shape != ref._shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref._shape)} at entry 0 "
+                               f"and {list(t._shape)} at entry {i}")
+    if d > ref.sparse_dim():
+        raise RuntimeError(f"stack: ember stacks sparse COO tensors along a sparse dim only; got dim {d} with "
+                           f"sparse_dim {ref.sparse_dim()}")
+    parts = [np.insert(t._sp_indices._np(), d, i, axis=0) for i, t in enumerate(ts)]
+    shape = (*ref._shape[:d], len(ts), *ref._shape[d:])
+    idx = np.ascontiguousarray(np.concatenate(parts, axis=1).astype(np.int64))
+    return SparseTensor._coo(Tensor._wrap(idx), _join_values(ts), shape, False)
+
+
+def sparse_mask(self: Tensor, mask: SparseTensor) -> SparseTensor:
+    """`dense.sparse_mask(mask)`: this tensor's entries at the mask's indices (duplicates and order kept, values
+    differentiable), as PyTorch's."""
+    if not isinstance(mask, SparseTensor):
+        raise NotImplementedError("Could not run 'aten::sparse_mask' with arguments from the 'CPU' backend. "
+                                  "ember's sparse_mask takes a sparse COO mask")
+    if isinstance(self, SparseTensor):
+        raise _refusal(self._sp_layout.name, "sparse_mask")
+    mask._need_coo("sparse_mask")
+    if tuple(self._shape) != tuple(mask._shape):
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(self._shape)} but "
+                           f"mask has size {list(mask._shape)}")
+    sd = mask.sparse_dim()
+    lin = Tensor._wrap(_linear(mask._sp_indices._np(), mask._shape[:sd]))
+    flat = self.reshape((math.prod(self._shape[:sd]),) + tuple(self._shape[sd:]))
+    values = node_name(flat.index_select(0, lin), "IndexSelectBackward0", "SparseMaskBackward0")
+    return SparseTensor._coo(mask._sp_indices.clone(), values, tuple(self._shape), mask._sp_coalesced)
+
+
 def is_sparse_operand(*args) -> bool:
     """Whether any argument is a sparse tensor (the reroute of `mm`/`matmul`/`addmm`, error path only)."""
     return any(isinstance(a, SparseTensor) for a in args)
@@ -1139,6 +1232,7 @@ def _attach() -> None:
     attach("to_sparse_coo", lambda self: to_sparse(self))
     attach("to_sparse_csr", to_sparse_csr)
     attach("to_sparse_csc", to_sparse_csc)
+    attach("sparse_mask", sparse_mask)
     attach("to_dense", _dense_to_dense)
     attach("sparse_dim", lambda self: 0)
     attach("dense_dim", lambda self: len(self._shape))
@@ -1149,3 +1243,4 @@ def _attach() -> None:
 
 
 _attach()
+_dispatch_mod.set_sparse_fallback(_function_form)

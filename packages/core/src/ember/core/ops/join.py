@@ -104,6 +104,18 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
         [1, 2, 3]
     """
     ts = _tensor_list("cat", tensors)
+    try:
+        return _cat_dense(ts, dim, out)
+    except (NotImplementedError, RuntimeError):  # a sparse tensor's refusal, or sizes checked in dense words
+        # (NOTE [ Sparse tensors beside the dense path ]): the sparse join checks and words its own
+        from ember.core.sparse import is_sparse_operand, sparse_cat
+
+        if out is not None or not is_sparse_operand(*ts):
+            raise
+        return sparse_cat(ts, dim)
+
+
+def _cat_dense(ts: list, dim: int, out: Tensor | None) -> Tensor:
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     kept = []  # PyTorch's legacy rule: 1-D tensors of size 0 are skipped, whatever the others' shapes
@@ -168,6 +180,17 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     ts = _tensor_list("stack", tensors)
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
+    try:
+        return _stack_dense(ts, dim, out)
+    except NotImplementedError:  # as cat's
+        from ember.core.sparse import is_sparse_operand, sparse_stack
+
+        if out is not None or not is_sparse_operand(*ts):
+            raise
+        return sparse_stack(ts, dim)
+
+
+def _stack_dense(ts: list, dim: int, out: Tensor | None) -> Tensor:
     n = ts[0].ndim + 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
