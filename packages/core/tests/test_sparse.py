@@ -379,6 +379,29 @@ def test_sparse_mask_keeps_the_masks_indices():
         ec.ones(3, 3).sparse_mask(_coo())
 
 
+def test_select_narrow_copy_unsqueeze_and_inplace_unary():
+    s = _coo()  # (0, 2) twice
+    d = _scipy().toarray()
+    r = s.select(1, 2)
+    assert isinstance(r, SparseTensor) and not r.is_coalesced()
+    assert s.coalesce().narrow_copy(0, 0, 2).is_coalesced() and not s.coalesce().unsqueeze(0).is_coalesced()
+    np.testing.assert_array_equal(r.to_dense().numpy(), d[:, 2])
+    np.testing.assert_array_equal(s.narrow_copy(1, 1, 2).to_dense().numpy(), d[:, 1:3])
+    np.testing.assert_array_equal(s.unsqueeze(1).to_dense().numpy(), d[:, None, :])
+    hybrid = ec.tensor(np.arange(6.0).reshape(3, 2)).to_sparse(1)
+    np.testing.assert_array_equal(hybrid.unsqueeze(2).to_dense().numpy(), np.arange(6.0).reshape(3, 2, 1))
+    np.testing.assert_array_equal(hybrid.select(0, 1).numpy(), [2.0, 3.0])  # no sparse dim left: dense
+    with pytest.raises(RuntimeError, match=r"^Invalid range to narrow. range\(start, start\+length\) must be a "
+                                           r"subset of range\(0, 3\).$"):
+        s.narrow_copy(1, 2, 5)
+    np.testing.assert_array_equal(s.clone().neg_().to_dense().numpy(), -d)
+    with pytest.raises(RuntimeError, match="^abs_ requires coalesced input$"):
+        s.clone().abs_()
+    np.testing.assert_array_equal((-s).coalesce().abs_().to_dense().numpy(), d)
+    with pytest.raises(RuntimeError, match="^dtype argument is not supported by sparse_to_dense$"):
+        s.to_dense(ec.float32)
+
+
 def test_softmax_over_stored_elements():
     from ember.core.sparse_ops import sparse_log_softmax, sparse_softmax
 

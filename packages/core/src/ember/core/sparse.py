@@ -423,10 +423,71 @@ class SparseTensor(Tensor):
         return (0,) * self.ndim if dim is None else 0
 
     # views and element access share the (absent) storage: refused here rather than made over no data
-    view, expand, narrow, select, unsqueeze, squeeze, flatten, as_strided, contiguous, tolist, item, __getitem__, \
+    view, expand, narrow, squeeze, flatten, as_strided, contiguous, tolist, item, __getitem__, \
         __setitem__, unfold, diagonal = (_refusing(n) for n in (
-            "view", "expand", "narrow", "select", "unsqueeze", "squeeze", "flatten", "as_strided", "contiguous",
+            "view", "expand", "narrow", "squeeze", "flatten", "as_strided", "contiguous",
             "tolist", "item", "index", "index_put_", "unfold", "diagonal"))
+
+    def _kept(self, keep: np.ndarray, idx: np.ndarray, shape: tuple, coalesced: bool = False) -> SparseTensor:
+        """The stored elements `keep` (a mask over them) with indices `idx`: uncoalesced unless `coalesced` or
+        fewer than two, as PyTorch's select and narrow_copy say."""
+        at = Tensor._wrap(np.flatnonzero(keep).astype(np.int64))
+        return SparseTensor._coo(Tensor._wrap(np.ascontiguousarray(idx)), self._sp_values.index_select(0, at), shape,
+                                 coalesced or int(keep.sum()) < 2)
+
+    def select(self, dim: int, index: int) -> SparseTensor | Tensor:
+        """The slice at `index` of `dim`: the elements stored there, one sparse dim fewer (differentiable)."""
+        self._need_coo("select")
+        d, sd = self._wrap_dim(dim), self.sparse_dim()
+        n = self._shape[d]
+        if not -n <= index < n:
+            raise IndexError(f"select(): index {index} out of range for tensor of size {list(self._shape)} at "
+                             f"dimension {d}")
+        index %= n
+        shape = self._shape[:d] + self._shape[d + 1:]
+        if d >= sd:  # a dense dim: every element's values, sliced
+            return self._with_values(self._sp_values.select(d - sd + 1, index))._reshaped(shape)
+        idx = self._sp_indices._np()
+        keep = idx[d] == index
+        if sd == 1:  # no sparse dim left: the dense slice, duplicates summed
+            return self._sp_values.index_select(0, Tensor._wrap(np.flatnonzero(keep).astype(np.int64))).sum(0)
+        return self._kept(keep, np.delete(idx[:, keep], d, axis=0), shape)
+
+    def narrow_copy(self, dim: int, start: int, length: int) -> SparseTensor:
+        """The elements with `start <= index < start + length` along a sparse dim, shifted to start at 0."""
+        self._need_coo("narrow_copy")
+        d, sd = self._wrap_dim(dim), self.sparse_dim()
+        if d >= sd:
+            raise _refusal("sparse_coo", "narrow_copy")
+        start = start + self._shape[d] if start < 0 else start
+        if start < 0 or length < 0 or start + length > self._shape[d]:
+            raise RuntimeError("Invalid range to narrow. range(start, start+length) must be a subset of range(0, "
+                               f"{self._shape[d]}).")
+        idx = self._sp_indices._np()
+        keep = (idx[d] >= start) & (idx[d] < start + length)
+        out = idx[:, keep].copy()
+        out[d] -= start
+        shape = list(self._shape)
+        shape[d] = length
+        return self._kept(keep, out, tuple(shape), self._sp_coalesced)  # order kept: still sorted
+
+    def unsqueeze(self, dim: int) -> SparseTensor:
+        """A size-1 dim at `dim`: a sparse one (an index row of zeros) within the sparse dims, else a dense one."""
+        self._need_coo("unsqueeze")
+        n = self.ndim + 1
+        if not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        d, sd = dim % n, self.sparse_dim()
+        shape = self._shape[:d] + (1,) + self._shape[d:]
+        few = self._nnz() < 2  # PyTorch's result claims no order otherwise
+        if d > sd:
+            return SparseTensor._coo(self._sp_indices, self._sp_values.unsqueeze(d - sd + 1), shape, few)
+        idx = np.insert(self._sp_indices._np(), d, 0, axis=0)
+        return SparseTensor._coo(Tensor._wrap(np.ascontiguousarray(idx)), self._sp_values, shape, few)
+
+    def _reshaped(self, shape: tuple) -> SparseTensor:
+        """This tensor's parts under a size whose dense part the values now have (after slicing a dense dim)."""
+        return SparseTensor._coo(self._sp_indices, self._sp_values, tuple(shape), self._nnz() < 2)
 
     def reshape(self, *shape):
         raise RuntimeError("reshape is not implemented for sparse tensors")
@@ -573,6 +634,10 @@ class SparseTensor(Tensor):
     def to_dense(self, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
         """The dense tensor (duplicates summed); differentiable in the values."""
         from ember.core.creation import zeros
+
+        if dtype is not None:  # PyTorch 2.13's sparse kernels take no dtype
+            kernel = "sparse_to_dense" if self._sp_layout is sparse_coo else "sparse_csr_to_dense"
+            raise RuntimeError(f"dtype argument is not supported by {kernel}")
 
         idx, v = self._coo_parts()
         sparse_dim = idx.shape[0]
@@ -788,6 +853,12 @@ class SparseTensor(Tensor):
     def neg(self) -> SparseTensor:
         return self._with_values(-self._sp_values)
 
+    def neg_(self) -> SparseTensor:
+        """Negate the stored values in place (linear: duplicates may stay)."""
+        self._need_coo("neg_")
+        self._sp_values.neg_()
+        return self
+
     __neg__ = neg
 
     def pow(self, exponent) -> SparseTensor:
@@ -950,6 +1021,19 @@ def _bare_repr(t: Tensor, indent: int) -> str:
     return "tensor(" + printing._tensor_str(a, indent, a.size > printing._options["threshold"], fmt, width) + ")"
 
 
+def _zero_preserving_inplace(name: str):
+    def method(self):
+        self._need_coo(name + "_")
+        if not self._sp_coalesced:  # abs_(-1 + 5) is not abs_(-1) + abs_(5)
+            raise RuntimeError(f"{name}_ requires coalesced input")
+        getattr(self._sp_values, name + "_")()
+        return self
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"`{name}_` of the stored values in place (a coalesced tensor: it maps zero to zero)."
+    return method
+
+
 def _zero_preserving_method(name: str):
     def method(self):
         return self._zero_preserving(name)
@@ -964,13 +1048,15 @@ _ZERO_PRESERVING = ("abs", "sqrt", "sin", "tan", "tanh", "sinh", "asin", "asinh"
                     "deg2rad", "rad2deg", "isnan", "isinf", "signbit", "nan_to_num")
 for _name in _ZERO_PRESERVING:
     setattr(SparseTensor, _name, _zero_preserving_method(_name))
+    if _name not in ("isnan", "isinf", "signbit", "nan_to_num", "relu"):
+        setattr(SparseTensor, _name + "_", _zero_preserving_inplace(_name))
 del _name
 _FUNCTION_FORMS = frozenset(_ZERO_PRESERVING) | {"neg", "pow"}
 
 
 def _function_form(name: str, args: tuple, kwargs: dict):
-    """`torch.abs(s)`, `F.relu(s)`, `torch.pow(s, 2)`: the sparse tensor's own method, as PyTorch's sparse kernels
-    answer the function forms; NotImplemented (the dense refusal stands) for anything else or an `out=`."""
+    """`torch.abs(s)`, `F.relu(s)`, `torch.neg(s)`: the sparse tensor's own method, as PyTorch's sparse
+    kernels answer the function forms; NotImplemented (the dense refusal stands) for anything else or keywords."""
     if name not in _FUNCTION_FORMS or not args or args[0].__class__ is not SparseTensor or kwargs:
         return NotImplemented
     return getattr(args[0], name)(*args[1:])
