@@ -159,7 +159,11 @@ deepcopy, pruning).
 
 Numerical linear algebra (`la_*`: solvers and lstsq drivers, decompositions with normalised signs, norms and
 conditioning, matrix functions, complex128, gradients through factorizations, batched workflows, factor reuse, and
-LinAlgError handling)."""
+LinAlgError handling).
+
+Sparse tensors (`sp_*`: COO construction and coalescing, CSR and CSC parts and reprs, sparse-dense products with
+gradients to the values, sparse Embedding/EmbeddingBag with SparseAdam and SGD, a normalized-adjacency GCN, batched
+graphs with cat and sparse_mask, slicing, recommender and scientific operators, and PyTorch's sparse errors)."""
 
 from __future__ import annotations
 
