@@ -294,6 +294,8 @@ def test_csc_against_scipy():
 def test_csc_invariants_and_layout_errors():
     with pytest.raises(RuntimeError, match=r"^`ccol_indices\[..., -1\] == nnz` is not satisfied.$"):
         sparse_csc_tensor([0, 1, 4], [0, 1, 2], [1.0, 2.0, 3.0], (3, 2))
+    with pytest.raises(RuntimeError, match=r"^`crow_indices\[..., 0\] == 0` is not satisfied.$"):  # checked first
+        sparse_csr_tensor([1, 5], [0, 1], [1.0, 2.0], (1, 3))
     with pytest.raises(RuntimeError, match="^`0 <= row_indices < nrows` is not satisfied.$"):
         sparse_csc_tensor([0, 1, 3], [0, 1, 5], [1.0, 2.0, 3.0], (3, 2))
     with pytest.raises(RuntimeError, match=r"^ccol_indices.shape\[-1\] must be equal to the number of columns \+ 1 "

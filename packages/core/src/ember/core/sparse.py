@@ -258,10 +258,10 @@ def _compressed(ptr_indices, plain_indices, values, size, dtype, requires_grad: 
     if ptr.shape[0] != outer + 1:
         raise RuntimeError(f"{ptr_name}_indices.shape[-1] must be equal to the number of {what} + 1 (={outer + 1}), "
                            f"but got {ptr.shape[0]}")
-    if ptr[-1] != idx.shape[0]:
-        raise RuntimeError(f"`{ptr_name}_indices[..., -1] == nnz` is not satisfied.")
     if ptr[0] != 0:
         raise RuntimeError(f"`{ptr_name}_indices[..., 0] == 0` is not satisfied.")
+    if ptr[-1] != idx.shape[0]:
+        raise RuntimeError(f"`{ptr_name}_indices[..., -1] == nnz` is not satisfied.")
     step = np.diff(ptr)
     if step.size and (step.min() < 0 or step.max() > inner):
         raise RuntimeError(f"`0 <= {ptr_name}_indices[..., 1:] - {ptr_name}_indices[..., :-1] <= {inner_name}` is "
