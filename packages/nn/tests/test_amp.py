@@ -374,6 +374,39 @@ def test_custom_fwd_casts_inputs_and_turns_autocast_off():
     assert x.grad.dtype is E.bfloat16 and x.grad.float().tolist() == [[2.0, 2.0], [2.0, 2.0]]
 
 
+def test_custom_bwd_runs_backward_in_the_forwards_autocast_state():
+    # PyTorch's custom_fwd stores the autocast state on the ctx; custom_bwd re-enters it around backward
+    seen = []
+
+    class Mm(E.autograd.Function):
+        @staticmethod
+        @E.amp.custom_fwd(device_type="cpu")
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a @ b
+
+        @staticmethod
+        @E.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            seen.append((E.is_autocast_enabled("cpu"), E.get_autocast_dtype("cpu"), g.dtype))
+            return g @ b.t(), a.t() @ g  # float32 saved tensors with a bfloat16 grad: autocast casts them
+
+    w = _inputs()[1]
+    a, b = E.tensor(w[:, :4], requires_grad=True), E.tensor(w[:4], requires_grad=True)
+    with E.autocast("cpu", dtype=E.float16):
+        y = Mm.apply(a, b)
+    assert y.dtype is E.float16
+    y.float().sum().backward()
+    assert seen == [(True, E.float16, E.float16)]
+    assert a.grad.dtype is E.float32 and b.grad.dtype is E.float32
+    b16 = w[:4].astype(np.float16).astype(np.float32)
+    want = (np.ones((5, 8), np.float32) @ b16.T).astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(a.grad.numpy(), want)
+    Mm.apply(a, b).sum().backward()  # outside autocast the backward runs outside it too
+    assert seen[1] == (False, E.bfloat16, E.float32)
+
+
 @pytest.mark.torch
 def test_conv_norm_chain_matches_pytorch_dtypes_and_values():
     torch = pytest.importorskip("torch")

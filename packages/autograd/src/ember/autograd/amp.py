@@ -403,14 +403,18 @@ class cpu_autocast(autocast):
 
 def custom_fwd(fwd: Callable | None = None, *, device_type: str, cast_inputs=None) -> Callable:
     """For a `Function.forward`: with `cast_inputs`, run it with autocast off and its floating
-    inputs of `device_type` cast to `cast_inputs` (PyTorch's `torch.amp.custom_fwd`)."""
+    inputs of `device_type` cast to `cast_inputs` (PyTorch's `torch.amp.custom_fwd`). The ctx keeps
+    the autocast state the forward ran in, for `custom_bwd` to replay."""
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
     _check_device_type(device_type)
 
     @functools.wraps(fwd)
     def forward(*args, **kwargs):
-        if cast_inputs is None or not _tls.enabled[device_type]:
+        ctx, enabled = args[0], _tls.enabled[device_type]
+        ctx._dtype = get_autocast_dtype(device_type)
+        ctx._fwd_used_autocast = enabled and cast_inputs is None
+        if cast_inputs is None or not enabled:
             return fwd(*args, **kwargs)
         dt = dtypes.as_dtype(cast_inputs)
         args = tuple(_cast(a, dt, device_type) for a in args)
@@ -421,12 +425,18 @@ def custom_fwd(fwd: Callable | None = None, *, device_type: str, cast_inputs=Non
 
 
 def custom_bwd(bwd: Callable | None = None, *, device_type: str) -> Callable:
-    """For a `Function.backward`: PyTorch runs it in the forward's autocast state; ember's
-    backward runs outside autocast regions, so this only checks `device_type`."""
+    """For a `Function.backward`: run it in the autocast state its `custom_fwd` forward ran in
+    (PyTorch's `torch.amp.custom_bwd`)."""
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)
     _check_device_type(device_type)
-    return bwd
+
+    @functools.wraps(bwd)
+    def backward(*args, **kwargs):
+        ctx = args[0]
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+    return backward
 
 
 def cuda_custom_fwd(fwd: Callable | None = None, *, cast_inputs=None) -> Callable:
