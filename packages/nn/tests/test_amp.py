@@ -407,6 +407,28 @@ def test_custom_bwd_runs_backward_in_the_forwards_autocast_state():
     assert seen[1] == (False, E.bfloat16, E.float32)
 
 
+def test_cpu_autocast_runs_an_lstm_in_the_lower_dtype_and_a_gru_in_float32():
+    # PyTorch's CPU LSTM (no projections) is oneDNN's mkldnn_rnn_layer, on the lower-precision list: input,
+    # states and weights are cast; GRU's cells mix the float32 state back in
+    import ember.nn as nn
+
+    E.manual_seed(0)
+    lstm, gru = nn.LSTM(4, 5, num_layers=2, bidirectional=True), nn.GRU(4, 5)
+    x = E.randn(6, 2, 4, requires_grad=True)
+    ref, (rh, rc) = lstm(x)
+    with E.autocast("cpu", dtype=E.bfloat16):
+        out, (h, c) = lstm(x, (E.zeros(4, 2, 5), E.zeros(4, 2, 5)))
+        g_out, g_h = gru(x)
+        p_out, (p_h, p_c) = nn.LSTM(4, 5, proj_size=3)(x)  # PyTorch's default path: its linears' dtype
+    assert (out.dtype, h.dtype, c.dtype) == (E.bfloat16,) * 3
+    assert (g_out.dtype, g_h.dtype) == (E.float32, E.float32)
+    assert (p_out.dtype, p_c.dtype) == (E.bfloat16, E.float32)
+    assert float((out.detach().float() - ref.detach()).abs().max()) < 0.03
+    assert float((c.detach().float() - rc.detach()).abs().max()) < 0.03
+    out.float().sum().backward()
+    assert x.grad.dtype is E.float32 and lstm.weight_hh_l1_reverse.grad.dtype is E.float32
+
+
 @pytest.mark.torch
 def test_conv_norm_chain_matches_pytorch_dtypes_and_values():
     torch = pytest.importorskip("torch")
