@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ember.core as E
+from ember.core.ops.normalization import batch_norm_op
 
 BF = np.dtype(ml_dtypes.bfloat16)
 
@@ -189,3 +190,27 @@ def test_16bit_log_softmax_over_the_last_dim_rounds_the_sum_and_its_log(dtype):
                                   once.T)
     inf = E.tensor([[float("-inf")] * 3, [0.0, float("inf"), 1.0]]).to(getattr(E, dtype))
     assert np.isnan(E.log_softmax(inf, 1).float().numpy()).all()
+
+
+def test_float16_batch_norm_uses_its_stored_statistics_and_rounds_running_stats_once():
+    # PyTorch's float16 CPU batch norm stores mean and invstd in float16 and computes x * alpha + beta in float32
+    # (alpha = invstd * weight, beta = bias - mean * alpha); the running statistics are updated in a wide type
+    g = np.random.default_rng(18)
+    x = (g.standard_normal((6, 8, 5)) * 2 + 0.5).astype(np.float16)
+    w, b = (g.random(8) + 0.5).astype(np.float16), g.standard_normal(8).astype(np.float16)
+    rm, rv = (g.standard_normal(8) * 0.1).astype(np.float16), (g.random(8) + 0.5).astype(np.float16)
+    xd = x.astype(np.float64)
+    mean, var = xd.mean((0, 2)), xd.var((0, 2))
+    m16, inv16 = mean.astype(np.float16), (1 / np.sqrt(var + 1e-5)).astype(np.float16)
+    alpha = inv16.astype(np.float32) * w.astype(np.float32)
+    beta = b.astype(np.float32) - m16.astype(np.float32) * alpha
+    want = (x.astype(np.float32) * alpha[:, None] + beta[:, None]).astype(np.float16)
+    t_rm, t_rv = E.tensor(rm), E.tensor(rv)
+    out, save_mean, save_invstd = batch_norm_op(E.tensor(x), E.tensor(w), E.tensor(b), t_rm, t_rv, True, 0.1, 1e-5)
+    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(save_mean.numpy(), m16)
+    np.testing.assert_array_equal(save_invstd.numpy(), inv16)
+    np.testing.assert_array_equal(t_rm.numpy(), (0.9 * rm.astype(np.float64) + 0.1 * mean).astype(np.float16))
+    np.testing.assert_array_equal(t_rv.numpy(), (0.9 * rv.astype(np.float64) + 0.1 * var * 30 / 29).astype(np.float16))
+    plain = ((xd - mean[:, None]) / np.sqrt(var[:, None] + 1e-5) * w[:, None] + b[:, None]).astype(np.float16)
+    assert (plain != want).any()  # exact statistics would round otherwise
