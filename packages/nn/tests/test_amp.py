@@ -132,8 +132,8 @@ def test_region_state_is_restored_after_an_exception():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
         E.autocast(0)
-    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'tpu'"):
-        E.autocast("tpu")
+    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'meta'"):
+        E.autocast("meta")
     with pytest.warns(UserWarning, match=r"target dtype is not supported. Disabling autocast.\nCPU Autocast only "
                                          r"supports dtypes of torch.bfloat16, torch.float16 currently.$"):
         ac = E.autocast("cpu", dtype=E.float64)
@@ -427,6 +427,15 @@ def test_cpu_autocast_runs_an_lstm_in_the_lower_dtype_and_a_gru_in_float32():
     assert float((c.detach().float() - rc.detach()).abs().max()) < 0.03
     out.float().sum().backward()
     assert x.grad.dtype is E.float32 and lstm.weight_hh_l1_reverse.grad.dtype is E.float32
+
+
+def test_an_autocast_device_name_is_parsed_as_a_device_first():
+    # PyTorch's is_autocast_available parses the name: no device type at all is the parser's error
+    assert E.amp.is_autocast_available("cpu") and E.amp.is_autocast_available("cuda:0")
+    assert not E.amp.is_autocast_available("meta")
+    for call in (lambda: E.amp.is_autocast_available("tpu"), lambda: E.autocast("tpu")):
+        with pytest.raises(RuntimeError, match="device type at start of device string: tpu"):
+            call()
 
 
 @pytest.mark.torch

@@ -34,6 +34,7 @@ import warnings
 from collections.abc import Callable
 
 from ember.core import dispatch, dtypes
+from ember.core.device import device as _device
 from ember.core.ops.linalg import einsum_contracts
 from ember.core.tensor import Tensor
 
@@ -257,13 +258,15 @@ def _check_device_type(device_type) -> str:
     if not isinstance(device_type, str):
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if device_type not in _POLICIES:
+        _device(device_type)  # PyTorch parses it as a device first: a name of no device type fails there
         raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
     return device_type
 
 
 def is_autocast_available(device_type: str) -> bool:
-    """Whether autocast supports `device_type` ("cpu" and "cuda")."""
-    return device_type in _POLICIES
+    """Whether autocast supports `device_type` ("cpu" and "cuda"); a name of no device type raises PyTorch's
+    device-string error."""
+    return _device(device_type).type in _POLICIES
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
