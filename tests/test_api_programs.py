@@ -159,7 +159,11 @@ deepcopy, pruning).
 
 Numerical linear algebra (`la_*`: solvers and lstsq drivers, decompositions with normalised signs, norms and
 conditioning, matrix functions, complex128, gradients through factorizations, batched workflows, factor reuse, and
-LinAlgError handling)."""
+LinAlgError handling).
+
+Mixed and reduced precision on the CPU (`amp_*`: autocast op by op and over nn modules, its API and state, GradScaler
+loops, custom_fwd/custom_bwd, float32 master weights with hand-written loss scaling, promotion around float16/
+bfloat16, finfo/overflow/subnormals, model casting across precisions, and printing half tensors)."""
 
 from __future__ import annotations
 
