@@ -438,6 +438,28 @@ def test_an_autocast_device_name_is_parsed_as_a_device_first():
             call()
 
 
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_layer_inference_under_cpu_autocast_returns_the_autocast_dtype(norm_first):
+    # PyTorch's fused inference kernel adds the residual in place into the bfloat16 attention output; in training
+    # (or with grad-requiring weights) the module path promotes it back to float32
+    import ember.nn as nn
+
+    E.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, norm_first=norm_first).eval()
+    src = E.randn(2, 3, 8)
+    with E.no_grad():
+        want = layer(src)
+        with E.autocast("cpu", dtype=E.bfloat16):
+            fused = layer(src)
+    with E.autocast("cpu", dtype=E.bfloat16):
+        with_grad = layer(src)
+    assert fused.dtype is E.bfloat16 and with_grad.dtype is E.float32
+    assert float((fused.float() - want).abs().max()) < 0.1
+    layer.train()
+    with E.no_grad(), E.autocast("cpu", dtype=E.bfloat16):
+        assert layer(src).dtype is E.float32
+
+
 @pytest.mark.torch
 def test_conv_norm_chain_matches_pytorch_dtypes_and_values():
     torch = pytest.importorskip("torch")
