@@ -429,6 +429,30 @@ def test_cpu_autocast_runs_an_lstm_in_the_lower_dtype_and_a_gru_in_float32():
     assert x.grad.dtype is E.float32 and lstm.weight_hh_l1_reverse.grad.dtype is E.float32
 
 
+def test_custom_fwd_on_a_setup_context_forward_leaves_its_first_input_alone():
+    # there args[0] is the input: PyTorch's ctx attributes would land on it, and ember's Tensor._dtype is its dtype
+    class Sq(E.autograd.Function):
+        @staticmethod
+        @E.amp.custom_fwd(device_type="cpu")
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * ctx.saved_tensors[0] * g
+
+    x = E.tensor([1.5, 2.0], requires_grad=True)
+    with E.autocast("cpu", dtype=E.bfloat16):
+        y = Sq.apply(x)
+    assert x.dtype is E.float32 and y.dtype is E.float32 and y.tolist() == [2.25, 4.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0]
+
+
 def test_an_autocast_device_name_is_parsed_as_a_device_first():
     # PyTorch's is_autocast_available parses the name: no device type at all is the parser's error
     assert E.amp.is_autocast_available("cpu") and E.amp.is_autocast_available("cuda:0")

@@ -415,8 +415,9 @@ def custom_fwd(fwd: Callable | None = None, *, device_type: str, cast_inputs=Non
     @functools.wraps(fwd)
     def forward(*args, **kwargs):
         ctx, enabled = args[0], _tls.enabled[device_type]
-        ctx._dtype = get_autocast_dtype(device_type)
-        ctx._fwd_used_autocast = enabled and cast_inputs is None
+        if not isinstance(ctx, Tensor):  # (a setup_context forward's first input: PyTorch's attributes would
+            ctx._dtype = get_autocast_dtype(device_type)  # land on it; ember's Tensor._dtype is its dtype)
+            ctx._fwd_used_autocast = enabled and cast_inputs is None
         if cast_inputs is None or not enabled:
             return fwd(*args, **kwargs)
         dt = dtypes.as_dtype(cast_inputs)
