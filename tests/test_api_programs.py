@@ -163,7 +163,11 @@ LinAlgError handling).
 
 Sparse tensors (`sp_*`: COO construction and coalescing, CSR and CSC parts and reprs, sparse-dense products with
 gradients to the values, sparse Embedding/EmbeddingBag with SparseAdam and SGD, a normalized-adjacency GCN, batched
-graphs with cat and sparse_mask, slicing, recommender and scientific operators, and PyTorch's sparse errors)."""
+graphs with cat and sparse_mask, slicing, recommender and scientific operators, and PyTorch's sparse errors).
+
+Mixed and reduced precision on the CPU (`amp_*`: autocast op by op and over nn modules, its API and state, GradScaler
+loops, custom_fwd/custom_bwd, float32 master weights with hand-written loss scaling, promotion around float16/
+bfloat16, finfo/overflow/subnormals, model casting across precisions, and printing half tensors)."""
 
 from __future__ import annotations
 

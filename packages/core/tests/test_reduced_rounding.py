@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ember.core as E
+from ember.core.ops.normalization import batch_norm_op
 
 BF = np.dtype(ml_dtypes.bfloat16)
 
@@ -133,3 +134,83 @@ def test_addcdiv_is_value_times_t1_over_t2_rounded_as_pytorch(dtype):
     out.addcdiv_(E.tensor(t1).to(dt), E.tensor(t2).to(dt), value=0.7)
     np.testing.assert_array_equal(out.float().numpy(), want)
 
+
+
+def _eighths(shape, seed):
+    """Multiples of 1/8 up to 2: every product and partial sum is exact in float32, only the roundings differ."""
+    return np.random.default_rng(seed).integers(-16, 17, shape).astype(np.float32) / 8
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_addbmm_rounds_after_each_batch_as_pytorchs_addmm_loop(dtype):
+    # PyTorch's CPU addbmm is one addmm_ per batch into the result (beta on the first), each rounded to the dtype
+    np_dt = BF if dtype == "bfloat16" else np.dtype(np.float16)
+    a, b, c = _eighths((6, 5, 24), 11), _eighths((6, 24, 3), 12), _eighths((5, 3), 13) * 40
+    r = c.astype(np.float64)
+    for i in range(6):
+        r = ((0.5 if i == 0 else 1) * r + 1.5 * (a[i].astype(np.float64) @ b[i])).astype(np_dt).astype(np.float64)
+    once = (0.5 * c.astype(np.float64) + 1.5 * np.einsum("bij,bjk->ik", a, b)).astype(np_dt).astype(np.float64)
+    assert (r != once).any()
+    dt = getattr(E, dtype)
+    got = E.addbmm(E.tensor(c).to(dt), E.tensor(a).to(dt), E.tensor(b).to(dt), beta=0.5, alpha=1.5)
+    assert got.dtype is dt and got.shape == (5, 3)
+    np.testing.assert_array_equal(got.double().numpy(), r)
+    out = E.empty(5, 3, dtype=dt)
+    E.addbmm(E.tensor(c).to(dt), E.tensor(a).to(dt), E.tensor(b).to(dt), beta=0.5, alpha=1.5, out=out)
+    np.testing.assert_array_equal(out.double().numpy(), r)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_bfloat16_conv_transpose_adds_the_bias_before_rounding(nd):
+    # PyTorch's bfloat16 transposed convolutions add the bias to the float32 sums and round once
+    x, w = _eighths((2, 4, *[5] * nd), 14), _eighths((4, 3, *[3] * nd), 15)
+    bias = _eighths(6, 16) * 13
+    f = getattr(E, f"conv_transpose{nd}d")
+    ref = f(E.tensor(x), E.tensor(w), E.tensor(bias), stride=2, groups=2).numpy()
+    got = f(E.tensor(x).bfloat16(), E.tensor(w).bfloat16(), E.tensor(bias).bfloat16(), stride=2, groups=2)
+    assert got.dtype is E.bfloat16
+    np.testing.assert_array_equal(got.float().numpy(), bf(ref))
+    nobias = f(E.tensor(x), E.tensor(w), None, stride=2, groups=2).numpy()
+    assert (bf(ref) != bf(bf(nobias) + bias.reshape(-1, *[1] * nd))).any()  # rounding twice would differ
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_16bit_log_softmax_over_the_last_dim_rounds_the_sum_and_its_log(dtype):
+    # PyTorch's 16-bit last-dim kernel stores sum(exp(x - max)) and its log in the dtype; other dims round once
+    np_dt = BF if dtype == "bfloat16" else np.dtype(np.float16)
+    x = (np.random.default_rng(17).standard_normal((300, 6)) * 3).astype(np_dt).astype(np.float32)
+    z = x - x.max(1, keepdims=True)
+    s = np.exp(z).sum(1, keepdims=True).astype(np_dt).astype(np.float32)
+    want = (z - np.log(s).astype(np_dt).astype(np.float32)).astype(np_dt).astype(np.float32)
+    t = E.tensor(x).to(getattr(E, dtype))
+    np.testing.assert_array_equal(E.log_softmax(t, 1).float().numpy(), want)
+    once = (z - np.log(np.exp(z).sum(1, keepdims=True))).astype(np_dt).astype(np.float32)
+    assert (once != want).any()
+    np.testing.assert_array_equal(E.log_softmax(E.tensor(x.T.copy()).to(getattr(E, dtype)), 0).float().numpy(),
+                                  once.T)
+    inf = E.tensor([[float("-inf")] * 3, [0.0, float("inf"), 1.0]]).to(getattr(E, dtype))
+    assert np.isnan(E.log_softmax(inf, 1).float().numpy()).all()
+
+
+def test_float16_batch_norm_uses_its_stored_statistics_and_rounds_running_stats_once():
+    # PyTorch's float16 CPU batch norm stores mean and invstd in float16 and computes x * alpha + beta in float32
+    # (alpha = invstd * weight, beta = bias - mean * alpha); the running statistics are updated in a wide type
+    g = np.random.default_rng(18)
+    x = (g.standard_normal((6, 8, 5)) * 2 + 0.5).astype(np.float16)
+    w, b = (g.random(8) + 0.5).astype(np.float16), g.standard_normal(8).astype(np.float16)
+    rm, rv = (g.standard_normal(8) * 0.1).astype(np.float16), (g.random(8) + 0.5).astype(np.float16)
+    xd = x.astype(np.float64)
+    mean, var = xd.mean((0, 2)), xd.var((0, 2))
+    m16, inv16 = mean.astype(np.float16), (1 / np.sqrt(var + 1e-5)).astype(np.float16)
+    alpha = inv16.astype(np.float32) * w.astype(np.float32)
+    beta = b.astype(np.float32) - m16.astype(np.float32) * alpha
+    want = (x.astype(np.float32) * alpha[:, None] + beta[:, None]).astype(np.float16)
+    t_rm, t_rv = E.tensor(rm), E.tensor(rv)
+    out, save_mean, save_invstd = batch_norm_op(E.tensor(x), E.tensor(w), E.tensor(b), t_rm, t_rv, True, 0.1, 1e-5)
+    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(save_mean.numpy(), m16)
+    np.testing.assert_array_equal(save_invstd.numpy(), inv16)
+    np.testing.assert_array_equal(t_rm.numpy(), (0.9 * rm.astype(np.float64) + 0.1 * mean).astype(np.float16))
+    np.testing.assert_array_equal(t_rv.numpy(), (0.9 * rv.astype(np.float64) + 0.1 * var * 30 / 29).astype(np.float16))
+    plain = ((xd - mean[:, None]) / np.sqrt(var[:, None] + 1e-5) * w[:, None] + b[:, None]).astype(np.float16)
+    assert (plain != want).any()  # exact statistics would round otherwise

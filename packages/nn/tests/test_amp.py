@@ -132,8 +132,8 @@ def test_region_state_is_restored_after_an_exception():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
         E.autocast(0)
-    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'tpu'"):
-        E.autocast("tpu")
+    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'meta'"):
+        E.autocast("meta")
     with pytest.warns(UserWarning, match=r"target dtype is not supported. Disabling autocast.\nCPU Autocast only "
                                          r"supports dtypes of torch.bfloat16, torch.float16 currently.$"):
         ac = E.autocast("cpu", dtype=E.float64)
@@ -372,6 +372,116 @@ def test_custom_fwd_casts_inputs_and_turns_autocast_off():
     assert seen == [(E.float32, False, E.float32)] and y.dtype is E.float32
     y.sum().backward()
     assert x.grad.dtype is E.bfloat16 and x.grad.float().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_custom_bwd_runs_backward_in_the_forwards_autocast_state():
+    # PyTorch's custom_fwd stores the autocast state on the ctx; custom_bwd re-enters it around backward
+    seen = []
+
+    class Mm(E.autograd.Function):
+        @staticmethod
+        @E.amp.custom_fwd(device_type="cpu")
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a @ b
+
+        @staticmethod
+        @E.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            seen.append((E.is_autocast_enabled("cpu"), E.get_autocast_dtype("cpu"), g.dtype))
+            return g @ b.t(), a.t() @ g  # float32 saved tensors with a bfloat16 grad: autocast casts them
+
+    w = _inputs()[1]
+    a, b = E.tensor(w[:, :4], requires_grad=True), E.tensor(w[:4], requires_grad=True)
+    with E.autocast("cpu", dtype=E.float16):
+        y = Mm.apply(a, b)
+    assert y.dtype is E.float16
+    y.float().sum().backward()
+    assert seen == [(True, E.float16, E.float16)]
+    assert a.grad.dtype is E.float32 and b.grad.dtype is E.float32
+    b16 = w[:4].astype(np.float16).astype(np.float32)
+    want = (np.ones((5, 8), np.float32) @ b16.T).astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(a.grad.numpy(), want)
+    Mm.apply(a, b).sum().backward()  # outside autocast the backward runs outside it too
+    assert seen[1] == (False, E.bfloat16, E.float32)
+
+
+def test_cpu_autocast_runs_an_lstm_in_the_lower_dtype_and_a_gru_in_float32():
+    # PyTorch's CPU LSTM (no projections) is oneDNN's mkldnn_rnn_layer, on the lower-precision list: input,
+    # states and weights are cast; GRU's cells mix the float32 state back in
+    import ember.nn as nn
+
+    E.manual_seed(0)
+    lstm, gru = nn.LSTM(4, 5, num_layers=2, bidirectional=True), nn.GRU(4, 5)
+    x = E.randn(6, 2, 4, requires_grad=True)
+    ref, (rh, rc) = lstm(x)
+    with E.autocast("cpu", dtype=E.bfloat16):
+        out, (h, c) = lstm(x, (E.zeros(4, 2, 5), E.zeros(4, 2, 5)))
+        g_out, g_h = gru(x)
+        p_out, (p_h, p_c) = nn.LSTM(4, 5, proj_size=3)(x)  # PyTorch's default path: its linears' dtype
+    assert (out.dtype, h.dtype, c.dtype) == (E.bfloat16,) * 3
+    assert (g_out.dtype, g_h.dtype) == (E.float32, E.float32)
+    assert (p_out.dtype, p_c.dtype) == (E.bfloat16, E.float32)
+    assert float((out.detach().float() - ref.detach()).abs().max()) < 0.03
+    assert float((c.detach().float() - rc.detach()).abs().max()) < 0.03
+    out.float().sum().backward()
+    assert x.grad.dtype is E.float32 and lstm.weight_hh_l1_reverse.grad.dtype is E.float32
+
+
+def test_custom_fwd_on_a_setup_context_forward_leaves_its_first_input_alone():
+    # there args[0] is the input: PyTorch's ctx attributes would land on it, and ember's Tensor._dtype is its dtype
+    class Sq(E.autograd.Function):
+        @staticmethod
+        @E.amp.custom_fwd(device_type="cpu")
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * ctx.saved_tensors[0] * g
+
+    x = E.tensor([1.5, 2.0], requires_grad=True)
+    with E.autocast("cpu", dtype=E.bfloat16):
+        y = Sq.apply(x)
+    assert x.dtype is E.float32 and y.dtype is E.float32 and y.tolist() == [2.25, 4.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0]
+
+
+def test_an_autocast_device_name_is_parsed_as_a_device_first():
+    # PyTorch's is_autocast_available parses the name: no device type at all is the parser's error
+    assert E.amp.is_autocast_available("cpu") and E.amp.is_autocast_available("cuda:0")
+    assert not E.amp.is_autocast_available("meta")
+    for call in (lambda: E.amp.is_autocast_available("tpu"), lambda: E.autocast("tpu")):
+        with pytest.raises(RuntimeError, match="device type at start of device string: tpu"):
+            call()
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_layer_inference_under_cpu_autocast_returns_the_autocast_dtype(norm_first):
+    # PyTorch's fused inference kernel adds the residual in place into the bfloat16 attention output; in training
+    # (or with grad-requiring weights) the module path promotes it back to float32
+    import ember.nn as nn
+
+    E.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, norm_first=norm_first).eval()
+    src = E.randn(2, 3, 8)
+    with E.no_grad():
+        want = layer(src)
+        with E.autocast("cpu", dtype=E.bfloat16):
+            fused = layer(src)
+    with E.autocast("cpu", dtype=E.bfloat16):
+        with_grad = layer(src)
+    assert fused.dtype is E.bfloat16 and with_grad.dtype is E.float32
+    assert float((fused.float() - want).abs().max()) < 0.1
+    layer.train()
+    with E.no_grad(), E.autocast("cpu", dtype=E.bfloat16):
+        assert layer(src).dtype is E.float32
 
 
 @pytest.mark.torch

@@ -34,6 +34,7 @@ import warnings
 from collections.abc import Callable
 
 from ember.core import dispatch, dtypes
+from ember.core.device import device as _device
 from ember.core.ops.linalg import einsum_contracts
 from ember.core.tensor import Tensor
 
@@ -257,13 +258,15 @@ def _check_device_type(device_type) -> str:
     if not isinstance(device_type, str):
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if device_type not in _POLICIES:
+        _device(device_type)  # PyTorch parses it as a device first: a name of no device type fails there
         raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
     return device_type
 
 
 def is_autocast_available(device_type: str) -> bool:
-    """Whether autocast supports `device_type` ("cpu" and "cuda")."""
-    return device_type in _POLICIES
+    """Whether autocast supports `device_type` ("cpu" and "cuda"); a name of no device type raises PyTorch's
+    device-string error."""
+    return _device(device_type).type in _POLICIES
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
@@ -403,14 +406,19 @@ class cpu_autocast(autocast):
 
 def custom_fwd(fwd: Callable | None = None, *, device_type: str, cast_inputs=None) -> Callable:
     """For a `Function.forward`: with `cast_inputs`, run it with autocast off and its floating
-    inputs of `device_type` cast to `cast_inputs` (PyTorch's `torch.amp.custom_fwd`)."""
+    inputs of `device_type` cast to `cast_inputs` (PyTorch's `torch.amp.custom_fwd`). The ctx keeps
+    the autocast state the forward ran in, for `custom_bwd` to replay."""
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
     _check_device_type(device_type)
 
     @functools.wraps(fwd)
     def forward(*args, **kwargs):
-        if cast_inputs is None or not _tls.enabled[device_type]:
+        ctx, enabled = args[0], _tls.enabled[device_type]
+        if not isinstance(ctx, Tensor):  # (a setup_context forward's first input: PyTorch's attributes would
+            ctx._dtype = get_autocast_dtype(device_type)  # land on it; ember's Tensor._dtype is its dtype)
+            ctx._fwd_used_autocast = enabled and cast_inputs is None
+        if cast_inputs is None or not enabled:
             return fwd(*args, **kwargs)
         dt = dtypes.as_dtype(cast_inputs)
         args = tuple(_cast(a, dt, device_type) for a in args)
@@ -421,12 +429,18 @@ def custom_fwd(fwd: Callable | None = None, *, device_type: str, cast_inputs=Non
 
 
 def custom_bwd(bwd: Callable | None = None, *, device_type: str) -> Callable:
-    """For a `Function.backward`: PyTorch runs it in the forward's autocast state; ember's
-    backward runs outside autocast regions, so this only checks `device_type`."""
+    """For a `Function.backward`: run it in the autocast state its `custom_fwd` forward ran in
+    (PyTorch's `torch.amp.custom_bwd`)."""
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)
     _check_device_type(device_type)
-    return bwd
+
+    @functools.wraps(bwd)
+    def backward(*args, **kwargs):
+        ctx = args[0]
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+    return backward
 
 
 def cuda_custom_fwd(fwd: Callable | None = None, *, cast_inputs=None) -> Callable:

@@ -102,6 +102,7 @@ from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
 from ember.core.ops.elementwise import add
 from ember.core.ops.layout import squeeze, unsqueeze
 from ember.core.ops.memfmt import channels_last_as
+from ember.core.ops.shape import to_dtype
 from ember.core.tensor import Tensor, describe
 
 Size2 = int | tuple[int, ...]  # an int, or one int per spatial dim
@@ -780,6 +781,14 @@ def _conv_transpose2d_meta(input, weight, bias, stride, padding, output_padding,
 def _conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation):
     """conv2d's input gradient of `input`, plus the bias: one composite for every device."""
     shape = _transpose_out_shape(input._shape, weight._shape, stride, padding, output_padding, dilation, groups)
+    dt = input._dtype
+    if bias is not None and dt in (dtypes.bfloat16, dtypes.float16):
+        # PyTorch's 16-bit kernel adds the bias to the float32 sums and rounds once (not the rounded sums)
+        f32 = dtypes.float32
+        out = conv2d_backward_input(to_dtype(input, f32), to_dtype(weight, f32), shape, stride, padding, dilation,
+                                    groups)
+        add(out, to_dtype(bias, f32).view(1, -1, 1, 1), out=out)
+        return to_dtype(out, dt)
     out = conv2d_backward_input(input, weight, shape, stride, padding, dilation, groups)
     if bias is not None:
         add(out, bias.view(1, -1, 1, 1), out=out)
@@ -1262,6 +1271,13 @@ def _conv_transpose3d_by_depth_taps(input, weight, bias, stride, padding, output
     their depths (see NOTE [ 3-D convolution through the 2-D op ]); `depth` is the output's depth."""
     from ember.core.ops.layout import narrow, permute, reshape
 
+    dt = input._dtype
+    if dt in (dtypes.bfloat16, dtypes.float16):  # the taps' sums and the bias in float32, rounded once (PyTorch's)
+        f32 = dtypes.float32
+        out = _conv_transpose3d_by_depth_taps(to_dtype(input, f32), to_dtype(weight, f32),
+                                              None if bias is None else to_dtype(bias, f32), stride, padding,
+                                              output_padding, groups, dilation, depth)
+        return to_dtype(out, dt)
     n, c, d, h, w = input.shape
     _, og, kd, kh, kw = weight.shape
     o = og * groups

@@ -670,10 +670,22 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
             if a._dtype is not b._dtype:
                 raise RuntimeError(f"{names[0]} and {names[1]} must have the same dtype, but got "
                                    f"{dtypes.TORCH_NAMES[a._dtype.name]} and {dtypes.TORCH_NAMES[b._dtype.name]}")
+    if batch1._dtype in _REDUCED and batch1._dtype is batch2._dtype and batch1._shape[0] > 0:
+        return _op_node(_addbmm_by_batch(input, batch1, batch2, beta, alpha, out), "AddbmmBackward0")
     prod = _opmath(lambda a, b: _sum(_bmm(a, b), (0,), False, None), batch1, batch2)
     if batch1._dtype is dtypes.bool:  # an empty bool product (the others were refused): no int64 count
         prod = (S.to_dtype(prod[0], dtypes.bool), None)
     return _op_node(_scaled_sum(input, prod, beta, alpha, out, "addbmm"), "AddbmmBackward0")
+
+
+def _addbmm_by_batch(input, batch1: Tensor, batch2: Tensor, beta, alpha, out) -> Tensor:
+    """bfloat16/float16 addbmm as PyTorch's CPU kernel runs it: one addmm per batch into the result, each taken in
+    float32 and rounded to the dtype, beta applied at the first only."""
+    r, last = input, batch1._shape[0] - 1
+    for b in range(last + 1):
+        prod = _opmath(_mm, S.select(batch1, 0, b), S.select(batch2, 0, b))
+        r = _scaled_sum(r, prod, beta if b == 0 else 1, alpha, out if b == last else None, "addbmm")
+    return r
 
 
 @method

@@ -77,20 +77,36 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
         numba_nn.channel_stats()(x, mean, var)
         for t, v in ((running_mean, mean), (running_var, var * n / max(n - 1, 1))):
             if t is not None:
-                r = t._np()
-                r[...] = (1 - momentum) * r + momentum * v
+                r = t._np()  # in float64, rounded once (numpy would round a 16-bit one at every step)
+                r[...] = (1 - momentum) * r.astype(np.float64) + momentum * v
                 t._storage.bump()
     else:
         mean = running_mean._np().astype(np.float64)
         var = running_var._np().astype(np.float64)
     invstd = 1.0 / np.sqrt(var + eps)
+    sdt = _param_dtype(input, weight, bias, running_mean, running_var).np
+    if input._dtype in (dtypes.bfloat16, dtypes.float16):
+        return _batch_norm_16bit(input, x, weight, bias, mean, var, invstd, training, eps, sdt)
     scale = invstd * (weight._np().astype(np.float64) if weight is not None else np.ones(c))
     shift = bias._np().astype(np.float64) if bias is not None else np.zeros(c)
     out = np.empty_like(x)
     numba_nn.channel_affine()(x, mean, scale, shift, out)
-    sdt = _param_dtype(input, weight, bias, running_mean, running_var).np
     return wrap(out.reshape(input._shape).astype(input._dtype.np, copy=False)), wrap(mean.astype(sdt)), \
         wrap(invstd.astype(sdt))
+
+
+def _batch_norm_16bit(input, x, weight, bias, mean, var, invstd, training, eps, sdt) -> tuple:
+    """PyTorch's float16/bfloat16 CPU batch norm: the batch statistics are stored in the parameters' dtype
+    (rounded, when that is the 16-bit one) and used from there, the eval invstd is float32's; the output is
+    `x * alpha + beta` in float32 with `alpha = invstd * weight`, `beta = bias - mean * alpha`, rounded once."""
+    f32 = np.float32
+    save_mean, save_invstd = mean.astype(sdt), invstd.astype(sdt)
+    m = save_mean.astype(f32)
+    inv = save_invstd.astype(f32) if training else f32(1) / np.sqrt(var.astype(f32) + f32(eps))
+    alpha = inv * weight._np().astype(f32) if weight is not None else inv
+    beta = (bias._np().astype(f32) if bias is not None else f32(0)) - m * alpha
+    out = x * alpha[:, None] + beta[:, None]
+    return wrap(out.reshape(input._shape).astype(input._dtype.np, copy=False)), wrap(save_mean), wrap(save_invstd)
 
 
 def _param_dtype(input: Tensor, *params) -> dtypes.dtype:

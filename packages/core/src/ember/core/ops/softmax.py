@@ -36,6 +36,17 @@ def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
         return z - np.log(np.add.reduce(np.exp(z), axis=dim, keepdims=True))
 
 
+def _log_softmax_16bit_rows(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """log_softmax over the last dim of float32 `x` as PyTorch's 16-bit last-dim CPU kernel: it keeps the sum of the
+    exponentials, and then its log, in the 16-bit type `dt`, and rounds `x - max - log` once more."""
+    m = np.maximum.reduce(x, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # silently, as PyTorch
+        z = x - np.where(m == -np.inf, 0, m)
+        s = np.add.reduce(np.exp(z), axis=-1, keepdims=True).astype(dt).astype(np.float32)
+        z -= np.log(s).astype(dt).astype(np.float32)
+    return z.astype(dt)
+
+
 def _opmath(a: np.ndarray) -> np.ndarray:
     """`a` in the dtype PyTorch computes it in: float32 for half and bfloat16 (one rounding, on the result; their
     type codes, which need neither `dtype.name`'s Python nor ml_dtypes loaded)."""
@@ -121,6 +132,8 @@ def _log_softmax_cpu(input, dim):
     x = _opmath(input._np())
     if x.ndim == 0:
         return wrap(np.zeros((), input._dtype.np))
+    if dim == x.ndim - 1 and x.dtype != input._dtype.np and x.size:
+        return wrap(_log_softmax_16bit_rows(x, input._dtype.np))
     if dim == x.ndim - 1:
         if (out := _rows_pass.log_softmax_rows(x)) is not None:
             return wrap(out.astype(input._dtype.np, copy=False))

@@ -285,9 +285,22 @@ class RNNBase(Module):
             return tuple(h.index_select(1, permutation) for h in hx)
         return hx.index_select(1, permutation)
 
-    def _run(self, input: Tensor, hx: tuple[Tensor, ...] | None, lengths: list[int] | None = None):
+    def _autocast_lowp(self, input: Tensor):
+        """The dtype an LSTM runs in under CPU autocast: PyTorch sends a float32/bfloat16 LSTM without
+        projections to oneDNN's `mkldnn_rnn_layer`, on autocast's lower-precision list, so its input, states and
+        weights are cast and its outputs come back in the autocast dtype (GRU and RNN stay float32)."""
+        if (self.mode == "LSTM" and not self.proj_size and input.device.type == "cpu"
+                and input.dtype in (ea.float32, ea.bfloat16) and ea.is_autocast_enabled("cpu")):
+            return ea.get_autocast_dtype("cpu")
+        return None
+
+    def _run(self, input: Tensor, hx: tuple[Tensor, ...] | None, lengths: list[int] | None = None, lowp=None):
         """The time loop over (L, N, H_in) input; hx holds (layers * dirs, N, H) states. With
-        `lengths` (packed input), a sequence's state stops changing after its last step."""
+        `lengths` (packed input), a sequence's state stops changing after its last step. `lowp`: the dtype
+        input, states and weights are cast to first (`_autocast_lowp`)."""
+        if lowp is not None:
+            input = input.to(lowp)
+            hx = None if hx is None else tuple(s.to(lowp) for s in hx)
         seq_len, batch = input.shape[0], input.shape[1]
         num_directions = 2 if self.bidirectional else 1
         n_states = 2 if self.mode == "LSTM" else 1
@@ -304,6 +317,8 @@ class RNNBase(Module):
             dir_outputs = []
             for direction in range(num_directions):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, direction)
+                if lowp is not None:
+                    w_ih, w_hh, b_ih, b_hh = (None if w is None else w.to(lowp) for w in (w_ih, w_hh, b_ih, b_hh))
                 idx = layer * num_directions + direction
                 state = [s[idx] for s in hx]
                 if (self.mode == "LSTM" and w_hr is None and masks is None and seq_len
@@ -428,7 +443,7 @@ class RNNBase(Module):
             hx = self._states(hx, input.shape[1], not batched)
         if input.shape[0] == 0:  # ATen's _rnn_impl refuses empty time (an empty batch runs)
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        output, finals = self._run(input, hx)
+        output, finals = self._run(input, hx, lowp=self._autocast_lowp(input))
         if not batched:
             output = output.squeeze(1)
             finals = tuple(f.squeeze(1) for f in finals)

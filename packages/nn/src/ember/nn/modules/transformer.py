@@ -188,14 +188,36 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask",
                                                src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype)
+        fused = self._fused_under_cpu_autocast(src)
         x = src
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            x = x + self._ff_block(self.norm2(x))
+            x = _residual(x, self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal), fused)
+            x = _residual(x, self._ff_block(self.norm2(x)), fused)
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-            x = self.norm2(x + self._ff_block(x))
+            x = self.norm1(_residual(x, self._sa_block(x, src_mask, src_key_padding_mask, is_causal), fused))
+            x = self.norm2(_residual(x, self._ff_block(x), fused))
         return x
+
+    def _fused_under_cpu_autocast(self, src: Tensor) -> bool:
+        """Whether PyTorch would run this call through its fused inference kernel (`_transformer_encoder_layer_fwd`,
+        TransformerEncoderLayer.forward's conditions) inside a CPU autocast region: that kernel adds each residual
+        in place into the block's autocast-dtype output, so the layer returns the autocast dtype."""
+        attn = self.self_attn
+        if not ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled() or src.device.type != "cpu" or \
+                not ea.backends.mha.get_fastpath_enabled() or src.dim() != 3 or self.training or \
+                not attn.batch_first or attn.in_proj_bias is None or not attn._qkv_same_embed_dim or \
+                not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps or attn.num_heads % 2 or \
+                any(m._forward_hooks or m._forward_pre_hooks for m in self.modules()):
+            return False
+        params = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                  self.norm1.weight, self.norm1.bias, self.norm2.weight, self.norm2.bias, self.linear1.weight,
+                  self.linear1.bias, self.linear2.weight, self.linear2.bias)
+        return not (ea.is_grad_enabled() and any(p is not None and p.requires_grad for p in params))
+
+
+def _residual(x: Tensor, block: Tensor, in_place: bool) -> Tensor:
+    """`x + block`; with `in_place`, in the block's dtype, as the fused kernel's `block.add_(x)`."""
+    return (x + block).to(block.dtype) if in_place else x + block
 
 
 class TransformerEncoder(Module):
