@@ -153,6 +153,13 @@ def test_reduce_lr_on_plateau_threshold_test_is_private_as_pytorchs():
     assert sched._is_better(0.63, 0.62) and not sched._is_better(0.625, 0.62)
 
 
+def test_reduce_lr_on_plateau_state_dict_keys_in_pytorchs_order():
+    # printed state dicts show the keys in the order PyTorch 2.13's __init__ sets them
+    keys = list(S.ReduceLROnPlateau(make_opt(), mode="max").state_dict())
+    assert keys == ["factor", "default_min_lr", "min_lrs", "patience", "cooldown", "eps", "last_epoch", "_last_lr",
+                    "mode_worse", "mode", "threshold", "threshold_mode", "best", "cooldown_counter", "num_bad_epochs"]
+
+
 def test_chained_scheduler_checks_its_members_as_sequential_lr():
     opt, other = make_opt(), make_opt()
     want = (r"(?s)^ChainedScheduler expects all schedulers to belong to the same optimizer, but got scheduler StepLR "

@@ -733,10 +733,10 @@ class ReduceLROnPlateau(LRScheduler):
         self.eps = eps
         self.last_epoch = 0
         self._last_lr = _param_groups_val_list(optimizer, "lr")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
         self.mode = mode
         self.threshold = threshold
         self.threshold_mode = threshold_mode
-        self.mode_worse = math.inf if mode == "min" else -math.inf
         self._reset()
 
     def _reset(self) -> None:
