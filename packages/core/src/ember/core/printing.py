@@ -100,7 +100,12 @@ def _tensor_str(a: np.ndarray, indent: int, summarize: bool, fmt, width: int) ->
     elide = summarize and a.shape[0] > 2 * k
     if a.ndim == 1:
         per_line = max(1, (_options["linewidth"] - indent) // (width + 2))
-        items = [fmt(v) for v in a[:k]] + [" ..."] + [fmt(v) for v in a[-k:]] if elide else [fmt(v) for v in a]
+        if summarize and not k:  # edgeitems=0: nothing shown but the ellipsis
+            items = ["..."]
+        elif elide:
+            items = [fmt(v) for v in a[:k]] + [" ..."] + [fmt(v) for v in a[-k:]]
+        else:
+            items = [fmt(v) for v in a]
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     rows = [_tensor_str(a[i], indent + 1, summarize, fmt, width) for i in range(a.shape[0])] if not elide else (
@@ -135,6 +140,8 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
         if t.ndim != 1:
             suffix.append(f"size={tuple(t._shape)}")
     else:
+        if not _options["edgeitems"]:  # PyTorch names the shape that no element shows
+            suffix.append(f"size={tuple(t._shape)}")
         summarize = a.size > _options["threshold"]
         fmt, width = _element_formatter(_shown(a))
         body = _tensor_str(a, len(prefix) + 1, summarize, fmt, width)
