@@ -174,7 +174,8 @@ def _grad_suffix(t) -> list:
     suffix = []
     gf = t._grad_fn
     if gf is not None:
-        name = gf.name() if hasattr(gf, "name") else type(gf).__name__
+        # the node's class name, as PyTorch prints it: CopySlices, whose name() is torch::autograd::CopySlices
+        name = (gf.name() if hasattr(gf, "name") else type(gf).__name__).rsplit("::", 1)[-1]
         suffix.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffix.append("requires_grad=True")
