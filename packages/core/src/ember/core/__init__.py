@@ -67,7 +67,8 @@ from ember.core.ops.numeric import *  # noqa: F403
 from ember.core.ops.windows import *  # noqa: F403
 from ember.core.ops.spectral import *  # noqa: F403
 from ember.core.ops.tensor_utils import *  # noqa: F403
-from ember.core.sparse import sparse_coo, sparse_coo_tensor, sparse_csr, sparse_csr_tensor  # noqa: E402
+from ember.core.sparse import (sparse_bsc, sparse_bsr, sparse_coo, sparse_coo_tensor, sparse_csc,  # noqa: E402
+                               sparse_csr, sparse_csr_tensor)
 from ember.core.ops.tensor_extras import *  # noqa: F403
 from ember.core.ops import composite_kernels as _composite_kernels  # noqa: F401 - "any" kernels of composed ops
 from ember.core.ops import einsum_composite as _einsum_composite  # noqa: F401 - einsum's "any" kernel

@@ -33,11 +33,14 @@ from ember.core.ops._util import named_as, warn_once
 from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
-__all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_coo_tensor", "sparse_csr_tensor", "to_sparse",
+__all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "sparse_coo_tensor",
+           "sparse_csr_tensor", "to_sparse",
            "to_sparse_csr", "is_sparse_operand", "add_sparse_", "SparseLayoutError"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
+# PyTorch's other compressed layouts: named (code compares `t.layout` with them); no tensor has them
+sparse_csc, sparse_bsr, sparse_bsc = layout("sparse_csc"), layout("sparse_bsr"), layout("sparse_bsc")
 _BACKEND = {"sparse_coo": "SparseCPU", "sparse_csr": "SparseCsrCPU"}
 
 
