@@ -270,6 +270,17 @@ def test_repr_with_zero_edgeitems_shows_an_ellipsis_and_the_size():
         E.set_printoptions(profile="default")
 
 
+def test_repr_of_float8_e8m0fnu_follows_pytorchs_comparisons_in_that_dtype():
+    """e8m0's 0 is 2**-127 (PyTorch's `ne(0)` leaves it out) and its nan is finite to PyTorch's `isfinite`."""
+    def e8m0(values):
+        return E.tensor(values).to(E.float8_e8m0fnu)
+
+    assert repr(e8m0([0.0, 1024.0])) == "tensor([   0., 1024.], dtype=ember.float8_e8m0fnu)"
+    assert repr(e8m0([0.0, float("nan"), 1024.0])) == \
+        "tensor([   0.0000,       nan, 1024.0000], dtype=ember.float8_e8m0fnu)"
+    assert repr(e8m0([0.5, 2.0])) == "tensor([0.5000, 2.0000], dtype=ember.float8_e8m0fnu)"
+
+
 def test_dispatcher_bumps_every_argument_an_op_mutates():
     from ember.core.dispatch import Op
     from ember.core.ops.optim_kernels import adam_step
