@@ -69,3 +69,11 @@ print(torch.logspace(0, 3, 4), torch.logspace(0, 3.01, 4), torch.logspace(-4, -1
 print(torch.linspace(-1, 1, 5) * 1e-5, torch.linspace(0, 1, 5) ** 10)
 print(torch.exp(torch.tensor([-100.0, 0.0, 80.0])), torch.exp(torch.tensor([-100.0, 0.0, 100.0])))
 print(torch.finfo(torch.float32).tiny * torch.tensor([1.0, 0.5, 2**-23]))
+
+# float8 formats print through float32, each with its own zero and specials
+vals = torch.tensor([0.0, 0.3, 2.0, 448.0, float("nan"), -1.5])
+for dt in [torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz]:
+    print(dt, vals.to(dt), vals.to(dt).float().tolist())
+e8m0 = torch.float8_e8m0fnu
+print(torch.tensor([0.0, 1024.0]).to(e8m0), torch.tensor([0.0, float("nan"), 4.0]).to(e8m0))
+print(torch.tensor([0.5, 2.0, 3.0]).to(e8m0), torch.tensor([2.0**-127, 1.0]).to(e8m0))
