@@ -159,7 +159,12 @@ deepcopy, pruning).
 
 Numerical linear algebra (`la_*`: solvers and lstsq drivers, decompositions with normalised signs, norms and
 conditioning, matrix functions, complex128, gradients through factorizations, batched workflows, factor reuse, and
-LinAlgError handling)."""
+LinAlgError handling).
+
+Printing as every user sees it (`repr_*`: print options with their save/restore helpers, sci-notation boundaries
+per dtype, shapes from 0-dim to summarised 5-D, format specs and numpy printing, return types, module/optimizer/
+scheduler reprs, grad_fn and Parameter suffixes, dtypes/devices/finfo, distributions and PackedSequence, a training
+log)."""
 
 from __future__ import annotations
 
