@@ -12,7 +12,7 @@ x = torch.randn(3, 5)
 
 res = torch.max(x, dim=1)
 print(res)
-print(type(res), type(res).__name__)
+print(type(res), type(res).__name__, type(res).__module__, type(res).__qualname__)
 print(isinstance(res, tuple), len(res), res.n_fields, res.n_sequence_fields, res.n_unnamed_fields)
 vals, idx = res
 print(vals, idx, res[0] is res.values, res[-1] is res.indices)
