@@ -40,7 +40,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("torch.nn", r"intrinsic|qat|quantizable|quantized", QUANT),
     ("torch functions", r"sparse_(csc|bsr|bsc)_tensor|sparse_compressed_tensor|\w*indices_copy|values_copy|smm|dsmm"
                         r"|hsmm|hspmm|saddmm|sspaddmm|resize_as_sparse_|native_norm", SPARSE),
-    ("torch constants", r"sparse_(csc|bsr|bsc)|jagged", SPARSE),
+    ("torch constants", r"jagged", SPARSE),
     ("torch submodules", r"nested", SPARSE),
     ("torch.sparse", r"SparseSemiStructured\w*|semi_structured|to_sparse_semi_structured|spsolve", SPARSE),
     ("Tensor", r"to_sparse_(csc|bsr|bsc)|(ccol|row)_indices|sparse_mask|sparse_resize_\w*|resize_as_sparse_|smm"

@@ -167,7 +167,12 @@ graphs with cat and sparse_mask, slicing, recommender and scientific operators, 
 
 Mixed and reduced precision on the CPU (`amp_*`: autocast op by op and over nn modules, its API and state, GradScaler
 loops, custom_fwd/custom_bwd, float32 master weights with hand-written loss scaling, promotion around float16/
-bfloat16, finfo/overflow/subnormals, model casting across precisions, and printing half tensors)."""
+bfloat16, finfo/overflow/subnormals, model casting across precisions, and printing half tensors).
+
+Printing as every user sees it (`repr_*`: print options with their save/restore helpers, sci-notation boundaries
+per dtype, shapes from 0-dim to summarised 5-D, format specs and numpy printing, return types, module/optimizer/
+scheduler reprs, grad_fn and Parameter suffixes, dtypes/devices/finfo, distributions and PackedSequence, a training
+log)."""
 
 from __future__ import annotations
 

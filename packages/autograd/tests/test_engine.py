@@ -426,6 +426,7 @@ def test_inplace_on_view_of_non_leaf_rebases_base_with_copyslices():
     v = b[0]
     v.mul_(3)
     assert isinstance(b.grad_fn, CopySlices) and b.grad_fn.name() == "torch::autograd::CopySlices"
+    assert repr(b).endswith("grad_fn=<CopySlices>)")  # the class name, as PyTorch's repr shows it
     assert v.grad_fn.name() == "AsStridedBackward0"  # PyTorch regenerates the view as one as_strided
     b.backward(E.ones(2, 3, dtype=E.float64))
     assert a.grad.tolist() == [[6.0] * 3, [2.0] * 3]

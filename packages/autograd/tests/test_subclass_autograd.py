@@ -38,11 +38,24 @@ def test_gradients_flow_through_subclass_instances_with_the_same_values():
 def test_as_subclass_of_a_tensor_that_requires_grad_stays_on_the_graph():
     leaf = E.tensor([1.0, 2.0, 3.0], requires_grad=True)
     s = leaf.as_subclass(MyT)
-    assert type(s) is MyT and s.requires_grad and not s.is_leaf  # PyTorch: AliasBackward0
+    assert type(s) is MyT and s.requires_grad and not s.is_leaf and s.grad_fn.name() == "AliasBackward0"
     (s * s).sum().backward()
     assert leaf.grad.tolist() == [2.0, 4.0, 6.0]
     d = E.Tensor._make_subclass(MyT, leaf, True)  # detached, a leaf of its own
     assert d.is_leaf and d.requires_grad and d.data_ptr() == leaf.data_ptr()
+
+
+def test_op_results_on_the_graph_are_aliased_as_pytorchs_convert_does():
+    # Tensor.__torch_function__ turns each result into the subclass by as_subclass: AliasBackward0 over the op's
+    # node when it needs a gradient, the op's node alone when it does not
+    s = E.tensor([1.0, 2.0], requires_grad=True).as_subclass(MyT)
+    y = (s * 2).sin()
+    assert type(y) is MyT and y.grad_fn.name() == "AliasBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "SinBackward0" and repr(y).endswith("grad_fn=<AliasBackward0>)")
+    y.sum().backward()
+    assert type(E.ones(2).as_subclass(MyT) * 2) is MyT and (E.ones(2).as_subclass(MyT) * 2).grad_fn is None
+    with E.no_grad():
+        assert (s * 2).grad_fn is None
 
 
 def test_detach_and_no_grad_keep_the_subclass():

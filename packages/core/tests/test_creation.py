@@ -546,6 +546,16 @@ def test_python_ints_out_of_range_raise_as_pytorch():
     assert E.tensor([2**63 - 1, -(2**63)]).tolist() == [2**63 - 1, -(2**63)]
 
 
+def test_python_ints_past_int64_become_floats_for_a_floating_dtype():
+    # PyTorch reads each as a double when the dtype is floating or complex (no long long to unpack)
+    assert E.tensor([2**63], dtype=E.float64).tolist() == [2.0**63]
+    assert E.tensor([[2**70, -(2**63) - 1]], dtype=E.float32).tolist() == [[2.0**70, -(2.0**63)]]
+    assert E.tensor(2**64, dtype=E.complex64).item() == complex(2.0**64)
+    assert E.tensor([2**63], dtype=E.float16).isinf().all()
+    with pytest.raises(OverflowError, match="^int too large to convert to float$"):
+        E.tensor([10**400], dtype=E.float64)
+
+
 def test_fills_check_float_and_masked_values_but_wrap_a_tensors():
     # PyTorch: a Python float must fit an integer dtype; masked_fill checks as fill_; a tensor's value is copied (wraps)
     with pytest.raises(RuntimeError, match="^value cannot be converted to type int without overflow$"):

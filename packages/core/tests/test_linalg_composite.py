@@ -527,7 +527,7 @@ def test_out_of_a_factorization_checks_dtypes_and_kind_as_pytorch():
     assert LC.cond(A, out=o) is o and o.item() == pytest.approx(np.linalg.cond(A.numpy().astype(np.float64)))
 
 
-def test_deprecated_lu_solve_and_triangular_solve_warn_once_a_process(monkeypatch):
+def test_deprecated_lu_solve_triangular_solve_and_qr_warn_once_a_process(monkeypatch):
     import warnings
 
     from ember.core.ops import _util
@@ -545,3 +545,10 @@ def test_deprecated_lu_solve_and_triangular_solve_warn_once_a_process(monkeypatc
         warnings.simplefilter("error")  # PyTorch's TORCH_WARN_ONCE
         E.triangular_solve(b, A)
         E.lu_solve(b, LU, piv)
+    with pytest.warns(UserWarning, match=r"(?s)^torch.qr is deprecated in favor of torch.linalg.qr .*"
+                                         r"torch.linalg.qr\(A, 'reduced' if some else 'complete'\)$"):
+        q, r = E.qr(A)
+    np.testing.assert_allclose((q @ r).numpy(), A.numpy(), atol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        E.qr(A, some=False)

@@ -42,6 +42,14 @@ def test_metadata():
     assert tuple(s.shape) == (2, 3) and s.dtype is ec.float64 and str(s.device) == "cpu"
 
 
+def test_every_pytorch_layout_is_named_and_distinct():
+    # code compares t.layout with torch.sparse_csc/bsr/bsc even where no tensor has them
+    names = ["strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc"]
+    layouts = [getattr(ec, n) for n in names]
+    assert [repr(x) for x in layouts] == [f"ember.{n}" for n in names] and len(set(map(id, layouts))) == 6
+    assert _coo().to_sparse_csr().layout is ec.sparse_csr and ec.eye(2).layout not in layouts[1:]
+
+
 def test_size_inferred_from_indices_and_values():
     s = sparse_coo_tensor([[0, 3]], ec.ones(2, 5))
     assert tuple(s.shape) == (4, 5) and s.dense_dim() == 1

@@ -257,6 +257,30 @@ def test_repr_with_only_zeros_nan_inf_ignores_sci_mode_and_warns_nothing():
         assert repr(E.tensor([70000.0], dtype=E.float16)) == "tensor([inf], dtype=ember.float16)"
 
 
+def test_repr_with_zero_edgeitems_shows_an_ellipsis_and_the_size():
+    """PyTorch's edgeitems=0: a summarised tensor prints only `...`, and every non-empty one names its size."""
+    try:
+        E.set_printoptions(threshold=10, edgeitems=0)
+        assert repr(E.arange(30.0)) == "tensor([...], size=(30,))"
+        assert repr(E.ones(3, 4, dtype=E.float64)) == "tensor([...], size=(3, 4), dtype=ember.float64)"
+        assert repr(E.tensor([1, 22])) == "tensor([ 1, 22], size=(2,))"
+        assert repr(E.tensor(2.5)) == "tensor(2.5000, size=())"
+        assert repr(E.zeros(0, 2)) == "tensor([], size=(0, 2))"
+    finally:
+        E.set_printoptions(profile="default")
+
+
+def test_repr_of_float8_e8m0fnu_follows_pytorchs_comparisons_in_that_dtype():
+    """e8m0's 0 is 2**-127 (PyTorch's `ne(0)` leaves it out) and its nan is finite to PyTorch's `isfinite`."""
+    def e8m0(values):
+        return E.tensor(values).to(E.float8_e8m0fnu)
+
+    assert repr(e8m0([0.0, 1024.0])) == "tensor([   0., 1024.], dtype=ember.float8_e8m0fnu)"
+    assert repr(e8m0([0.0, float("nan"), 1024.0])) == \
+        "tensor([   0.0000,       nan, 1024.0000], dtype=ember.float8_e8m0fnu)"
+    assert repr(e8m0([0.5, 2.0])) == "tensor([0.5000, 2.0000], dtype=ember.float8_e8m0fnu)"
+
+
 def test_dispatcher_bumps_every_argument_an_op_mutates():
     from ember.core.dispatch import Op
     from ember.core.ops.optim_kernels import adam_step

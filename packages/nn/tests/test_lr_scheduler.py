@@ -153,6 +153,29 @@ def test_reduce_lr_on_plateau_threshold_test_is_private_as_pytorchs():
     assert sched._is_better(0.63, 0.62) and not sched._is_better(0.625, 0.62)
 
 
+def test_reduce_lr_on_plateau_state_dict_keys_in_pytorchs_order():
+    # printed state dicts show the keys in the order PyTorch 2.13's __init__ sets them
+    keys = list(S.ReduceLROnPlateau(make_opt(), mode="max").state_dict())
+    assert keys == ["factor", "default_min_lr", "min_lrs", "patience", "cooldown", "eps", "last_epoch", "_last_lr",
+                    "mode_worse", "mode", "threshold", "threshold_mode", "best", "cooldown_counter", "num_bad_epochs"]
+
+
+def test_step_counts_as_pytorchs():
+    # SequentialLR restarts the next scheduler at a milestone without counting a step; SGDR's step counts none
+    opt = make_opt(lr=0.1)
+    first, second = S.LinearLR(opt, 0.1, total_iters=2), S.ExponentialLR(opt, 0.5)
+    seq = S.SequentialLR(opt, [first, second], milestones=[2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "step before optimizer.step()" warning from the restart either
+        run(seq, opt, 4)
+    assert (first._step_count, second._step_count) == (2, 3) and second.last_epoch == 2
+    assert seq.get_last_lr() == [0.025]
+    sgdr = S.CosineAnnealingWarmRestarts(make_opt(), T_0=2)
+    sgdr.step()
+    sgdr.step(5)
+    assert sgdr._step_count == 0 and sgdr.last_epoch == 5
+
+
 def test_chained_scheduler_checks_its_members_as_sequential_lr():
     opt, other = make_opt(), make_opt()
     want = (r"(?s)^ChainedScheduler expects all schedulers to belong to the same optimizer, but got scheduler StepLR "

@@ -42,6 +42,12 @@ def test_parameter_is_a_tensor_sharing_storage():
     assert str(nn.Parameter(torch.tensor([1.0]))) == f"{nn.Parameter(torch.tensor([1.0]))}" == \
         "Parameter containing:\ntensor([1.], requires_grad=True)"
 
+    class MyParam(nn.Parameter):
+        pass
+
+    # a subclass prints under its own name, wrapped as PyTorch's `Parameter(...)`
+    assert repr(MyParam(torch.tensor([1.0]))) == "Parameter containing:\nParameter(MyParam([1.], requires_grad=True))"
+
 
 def test_integer_parameter_requiring_grad_is_refused():
     with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):

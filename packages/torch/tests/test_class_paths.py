@@ -55,13 +55,16 @@ def test_return_types_is_a_module_whose_classes_print_and_pickle_as_pytorchs(tmp
         from torch.return_types import topk
         r = torch.max(torch.tensor([[1.0, 3.0]]), 1)
         print(type(r), topk, type(torch.linalg.qr(torch.eye(2))), type(torch.frexp(torch.ones(1))))
-        print(pickle.loads(pickle.dumps(r)).indices.tolist(), b"return_types.max" in pickle.dumps(r))
+        pk = pickle.dumps(r)
+        print(pickle.loads(pk).indices.tolist(), b"torch.return_types" in pk and b"return_types.max" not in pk)
+        print(type(r).__module__, type(r).__qualname__, torch.return_types.max.__module__)
     """, tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
         "<class 'torch.return_types.max'> <class 'torch.return_types.topk'> <class 'torch.return_types.linalg_qr'> "
         "<class 'torch.return_types.frexp'>",
         "[1] True",
+        "torch.return_types max torch.return_types",  # PyTorch's module and name, pickled under them as PyTorch's
     ]
 
 

@@ -104,6 +104,16 @@ def test_print_opts_and_config_modules():
     assert "ATen/Parallel" in torch.__config__.parallel_info() and isinstance(torch.__config__.show(), str)
 
 
+def test_printoptions_context_restores_the_options_before_it():
+    assert torch._tensor_str.get_printoptions() == {"precision": 4, "threshold": 1000, "edgeitems": 3,
+                                                    "linewidth": 80, "sci_mode": None}
+    with torch._tensor_str.printoptions(precision=1, sci_mode=True):
+        assert repr(torch.tensor([2.25])) == "tensor([2.2e+00])"
+    assert repr(torch.tensor([2.25])) == "tensor([2.2500])"
+    assert repr(torch._tensor_str.PRINT_OPTS) == ("__PrinterOptions(precision=4, threshold=1000, edgeitems=3, "
+                                                  "linewidth=80, sci_mode=None)")
+
+
 def test_dataloader_module_names_and_unserializable_hook():
     import importlib
 

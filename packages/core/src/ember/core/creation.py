@@ -298,6 +298,8 @@ def _check_int_overflow(a: np.ndarray, dtype) -> None:
     """PyTorch's errors for Python numbers out of range: past int64 (ValueError, as unpacking a C long long), or
     past an integer `dtype` (RuntimeError; an unsigned one takes -max..max, negatives wrapping)."""
     if a.dtype.kind == "O" or (a.dtype.kind == "u" and a.size and a.max() > _INT64.max):
+        if dtype is not None and (dtype.is_floating_point or dtype.is_complex):
+            return  # PyTorch reads each one as a double: 2**63 is 9.2234e+18
         if a.dtype.kind == "u" or all(isinstance(x, numbers.Integral) for x in a.flat):
             raise ValueError("Overflow when unpacking long long")
         return

@@ -213,11 +213,12 @@ def default_torch_function(cls, func, types, args=(), kwargs=None):
 
 def _convert(ret, cls, inputs: set):
     """PyTorch's `torch._tensor._convert`: the tensors of `ret` (and of its tuples and lists) as `cls`. A fresh
-    result changes class in place (its graph and views stay its own); an input returned gets an alias."""
+    result that needs no gradient changes class in place (its views stay its own); one in the graph, or an input
+    returned, gets `as_subclass`'s alias (PyTorch's AliasBackward0 over the op's node)."""
     if isinstance(ret, Tensor):
         if isinstance(ret, cls):
             return ret
-        if ret.__class__ is Tensor and id(ret) not in inputs:
+        if ret.__class__ is Tensor and id(ret) not in inputs and not ret.requires_grad:
             return _reclass(ret, cls)
         return ret._as_subclass(cls)
     if isinstance(ret, (tuple, list)):
@@ -241,8 +242,10 @@ def _reclass(t: Tensor, cls) -> Tensor:
 
 
 def recorded_alias(t: Tensor, cls) -> Tensor:
-    """`t.as_subclass(cls)` of a tensor that requires grad: an alias the graph records, as PyTorch's."""
-    return _reclass(_dispatch.get_op("view")(t, t._shape), cls)
+    """`t.as_subclass(cls)` of a tensor that requires grad: an alias the graph records (AliasBackward0), as
+    PyTorch's."""
+    alias = _dispatch.node_name(_dispatch.get_op("view")(t, t._shape), "ViewBackward0", "AliasBackward0")
+    return _reclass(alias, cls)
 
 
 # --- the checks: at the op (torch.* functions), on subclass methods --------------------------------------------

@@ -27,18 +27,26 @@ def set_printoptions(precision: int | None = None, threshold: int | None = None,
     _options["sci_mode"] = sci_mode
 
 
-def _float_formatter(a: np.ndarray):
+def _sized(a: np.ndarray, e8m0: bool) -> np.ndarray:
+    """The values that choose the format and width, PyTorch's `isfinite(t) & t.ne(0)` in the tensor's dtype: for
+    float8_e8m0fnu, whose isfinite is always true and whose 0 is 2**-127, nan counts and 2**-127 does not."""
+    if e8m0:
+        return a[a != 2.0**-127]
+    return a[np.isfinite(a) & (a != 0)]
+
+
+def _float_formatter(a: np.ndarray, e8m0: bool = False):
     """PyTorch's choice among integer (`1.`), fixed (`1.5000`) and scientific (`1.5000e+00`) formats,
     made from the nonzero finite values shown."""
     p = _options["precision"]
-    nz = np.abs(a[np.isfinite(a) & (a != 0)])
+    nz = np.abs(_sized(a, e8m0))
     ints = bool(np.all(nz == np.ceil(nz)))
     if not nz.size:  # nothing but zeros, nan and inf: PyTorch's integer format whatever sci_mode says
         return lambda v: _special(v) or f"{v:.0f}."
     sci = _options["sci_mode"]
     if sci is None:
-        with np.errstate(over="ignore"):  # 1 / 5e-324 is inf, silently: past 1000 as PyTorch's ratio
-            sci = bool(nz.max() / nz.min() > 1000 or nz.max() > 1e8 or nz.min() < 1e-4)
+        with np.errstate(over="ignore", invalid="ignore"):  # 1 / 5e-324 is inf, silently: past 1000 as PyTorch's
+            sci = bool(nz.max() / nz.min() > 1000 or nz.max() > 1e8 or nz.min() < 1e-4)  # (a nan: all false)
     if sci:
         return lambda v: _special(v) or f"{v:.{p}e}"
     if ints:
@@ -65,13 +73,13 @@ def _shown(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _element_formatter(shown: np.ndarray):
+def _element_formatter(shown: np.ndarray, e8m0: bool = False):
     """`fmt(v)`: one element as PyTorch prints it, right-aligned to the width of the widest shown one."""
     if shown.dtype.kind == "c":
         return _complex_formatter(shown)
     if shown.dtype.kind == "f":
-        fmt = _float_formatter(shown.astype(np.float64))
-        sized = shown[np.isfinite(shown) & (shown != 0)]  # like PyTorch: zeros, nan and inf do not set the width
+        fmt = _float_formatter(shown.astype(np.float64), e8m0)
+        sized = _sized(shown, e8m0)  # like PyTorch: zeros, nan and inf do not set the width
     elif shown.dtype.kind == "b":
         fmt, sized = (lambda v: "True" if v else "False"), shown
     else:
@@ -100,7 +108,12 @@ def _tensor_str(a: np.ndarray, indent: int, summarize: bool, fmt, width: int) ->
     elide = summarize and a.shape[0] > 2 * k
     if a.ndim == 1:
         per_line = max(1, (_options["linewidth"] - indent) // (width + 2))
-        items = [fmt(v) for v in a[:k]] + [" ..."] + [fmt(v) for v in a[-k:]] if elide else [fmt(v) for v in a]
+        if summarize and not k:  # edgeitems=0: nothing shown but the ellipsis
+            items = ["..."]
+        elif elide:
+            items = [fmt(v) for v in a[:k]] + [" ..."] + [fmt(v) for v in a[-k:]]
+        else:
+            items = [fmt(v) for v in a]
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     rows = [_tensor_str(a[i], indent + 1, summarize, fmt, width) for i in range(a.shape[0])] if not elide else (
@@ -135,8 +148,10 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
         if t.ndim != 1:
             suffix.append(f"size={tuple(t._shape)}")
     else:
+        if not _options["edgeitems"]:  # PyTorch names the shape that no element shows
+            suffix.append(f"size={tuple(t._shape)}")
         summarize = a.size > _options["threshold"]
-        fmt, width = _element_formatter(_shown(a))
+        fmt, width = _element_formatter(_shown(a), t._dtype.name == "float8_e8m0fnu")
         body = _tensor_str(a, len(prefix) + 1, summarize, fmt, width)
     if t.device.type != "cpu":
         suffix.insert(0, f"device='{t.device}'")
@@ -167,7 +182,8 @@ def _grad_suffix(t) -> list:
     suffix = []
     gf = t._grad_fn
     if gf is not None:
-        name = gf.name() if hasattr(gf, "name") else type(gf).__name__
+        # the node's class name, as PyTorch prints it: CopySlices, whose name() is torch::autograd::CopySlices
+        name = (gf.name() if hasattr(gf, "name") else type(gf).__name__).rsplit("::", 1)[-1]
         suffix.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffix.append("requires_grad=True")

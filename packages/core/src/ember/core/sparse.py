@@ -35,13 +35,15 @@ from ember.core.ops._util import named_as, warn_once
 from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
-__all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_coo_tensor", "sparse_csr_tensor",
-           "sparse_csc_tensor", "to_sparse", "to_sparse_csr", "to_sparse_csc", "is_sparse_operand", "add_sparse_",
-           "SparseLayoutError"]
+__all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "sparse_coo_tensor",
+           "sparse_csr_tensor", "sparse_csc_tensor", "to_sparse", "to_sparse_csr", "to_sparse_csc", "is_sparse_operand",
+           "add_sparse_", "SparseLayoutError"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
 sparse_csc = layout("sparse_csc")
+# PyTorch's block-compressed layouts: named (code compares `t.layout` with them); no tensor has them
+sparse_bsr, sparse_bsc = layout("sparse_bsr"), layout("sparse_bsc")
 _BACKEND = {"sparse_coo": "SparseCPU", "sparse_csr": "SparseCsrCPU", "sparse_csc": "SparseCsrCPU"}
 _LAYOUT_NAMES = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc"}  # PyTorch's words
 

@@ -46,7 +46,10 @@ class Parameter(Tensor):
         return p
 
     def __repr__(self) -> str:
-        return "Parameter containing:\n" + super().__repr__()
+        body = super().__repr__()
+        if type(self) is not Parameter:  # a subclass: PyTorch wraps its `MyParam([...])` as `Parameter(...)`
+            body = f"Parameter({body})"
+        return "Parameter containing:\n" + body
 
     def __deepcopy__(self, memo):
         if id(self) in memo:

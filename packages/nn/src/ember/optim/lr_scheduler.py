@@ -116,13 +116,18 @@ class LRScheduler:
                           "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
                           stacklevel=2)
         self._step_count += 1
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """`step` without its count and warnings: the next epoch's lrs (or `epoch`'s) into the groups."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
                 self.last_epoch += 1
                 values = self.get_lr()
             else:
-                warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
                 self.last_epoch = epoch
                 values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
         finally:
@@ -374,8 +379,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 for base in self.base_lrs]
 
     def step(self, epoch: float | None = None) -> None:
-        """Advance one epoch, or jump to the (possibly fractional) `epoch`."""
-        self._step_count += 1
+        """Advance one epoch, or jump to the (possibly fractional) `epoch` (leaving `_step_count` at 0, as PyTorch's
+        override of `step` does)."""
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
@@ -454,9 +459,7 @@ class SequentialLR(LRScheduler):
         idx = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                scheduler.step(0)
+            scheduler._update_lr(0)  # restart it at epoch 0, uncounted (its _step_count as in PyTorch)
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
@@ -733,10 +736,10 @@ class ReduceLROnPlateau(LRScheduler):
         self.eps = eps
         self.last_epoch = 0
         self._last_lr = _param_groups_val_list(optimizer, "lr")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
         self.mode = mode
         self.threshold = threshold
         self.threshold_mode = threshold_mode
-        self.mode_worse = math.inf if mode == "min" else -math.inf
         self._reset()
 
     def _reset(self) -> None:

@@ -1,9 +1,12 @@
 """`torch._tensor_str`: `PRINT_OPTS`, the options `set_printoptions` set, which code reads (and sets) as attributes
-to save and restore them."""
+to save and restore them; `get_printoptions` and the `printoptions` context manager do the same as a dict."""
+
+import contextlib
 
 from ember.core import printing
+from ember.core.printing import set_printoptions
 
-__all__ = ["PRINT_OPTS"]
+__all__ = ["PRINT_OPTS", "get_printoptions", "printoptions", "set_printoptions"]
 
 _FIELDS = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
 
@@ -25,5 +28,24 @@ class _PrinterOptions:
     def __dict__(self) -> dict:
         return {k: printing._options[k] for k in _FIELDS}
 
+    def __repr__(self) -> str:  # PyTorch's is a dataclass named __PrinterOptions
+        return "__PrinterOptions(" + ", ".join(f"{k}={printing._options[k]!r}" for k in _FIELDS) + ")"
+
 
 PRINT_OPTS = _PrinterOptions()
+
+
+def get_printoptions() -> dict:
+    """The current print options, as keyword arguments `set_printoptions` takes back."""
+    return {k: printing._options[k] for k in _FIELDS}
+
+
+@contextlib.contextmanager
+def printoptions(**kwargs):
+    """Print with `set_printoptions(**kwargs)` inside the block, the options before it after."""
+    old = get_printoptions()
+    set_printoptions(**kwargs)
+    try:
+        yield
+    finally:
+        set_printoptions(**old)

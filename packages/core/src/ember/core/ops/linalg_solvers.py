@@ -809,7 +809,11 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 @method
 def qr(input: Tensor, some: bool = True):
-    """`torch.qr`: `(Q, R)`, reduced unless `some=False`."""
+    """`torch.qr` (deprecated for `linalg.qr`, with PyTorch's once-per-process warning): `(Q, R)`, reduced unless
+    `some=False`."""
+    warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+              "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, "
+              "some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
     return _QR_legacy(*_qr(input, "reduced" if some else "complete"))
 
 

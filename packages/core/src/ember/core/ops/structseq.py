@@ -32,10 +32,18 @@ def return_type(name: str, fields: list[str]):
     """A namedtuple class `return_types.<name>` (registered there), printing one field a line and built from one
     sequence as PyTorch's structseq is (with its `n_fields`, `n_sequence_fields`, `n_unnamed_fields`)."""
     cls = namedtuple(name, fields)
-    cls.__module__, cls.__qualname__, cls.__repr__ = __name__, f"return_types.{name}", _repr
+    cls.__module__, cls.__repr__ = __name__, _repr  # python -m ember.torch names the module torch.return_types
     cls._namedtuple_new = cls.__new__
     cls.__new__ = _new
     cls.n_fields = cls.n_sequence_fields = len(fields)
     cls.n_unnamed_fields = 0
     setattr(return_types, name, cls)
     return cls
+
+
+def __getattr__(name: str):
+    """Each class by its name here too (`ember.core.ops.structseq.max`), where pickle looks for it."""
+    try:
+        return getattr(return_types, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
