@@ -170,3 +170,39 @@ def test_finfo_iinfo_against_pytorch():
     for dt in [E.uint8, E.int8, E.int16, E.int32, E.int64] + UNSIGNED:
         mine, theirs = E.iinfo(dt), torch.iinfo(getattr(torch, dt.name))
         assert (mine.min, mine.max, mine.bits) == (theirs.min, theirs.max, theirs.bits)
+
+
+def _counting_fresh_hook(seen: list):
+    """A hook that records op names and, like autograd's, ignores fresh fills (so it keeps `dispatch.bare`)."""
+    def hook(op, args, kwargs, call_next):
+        seen.append(op.name)
+        return call_next(op, args, kwargs)
+
+    hook.ignores_fresh = True
+    return hook
+
+
+def test_factories_keep_their_fast_path_after_a_restricted_dtype_is_used():
+    """The guard ignores fresh tensors: once uint16 is used, `zeros`/`ones`/`empty`/`rand` (and theirs of uint16)
+    still fill with numpy, not the `fill_` op, while the guard's errors stay as PyTorch's."""
+    from ember.core import dispatch
+
+    E.tensor([1], dtype=E.uint16)  # installs the guard
+    assert restricted_dtypes._guard in dispatch._hooks and dispatch.bare
+    seen: list = []
+    hook = dispatch.register_dispatch_hook(_counting_fresh_hook(seen))
+    try:
+        made = [E.zeros(3), E.ones(2, 2), E.empty(4), E.rand(3), E.zeros(3, dtype=E.uint16), E.ones(2, dtype=E.uint64),
+                E.zeros_like(E.empty(2, dtype=E.uint32))]
+        assert seen == []  # no op at all: each took numpy's path
+        assert made[4].tolist() == [0, 0, 0] and made[5].tolist() == [1, 1] and made[6].dtype is E.uint32
+        with pytest.raises(RuntimeError, match="value cannot be converted to type uint16_t without overflow"):
+            E.full((2,), 70000, dtype=E.uint16)
+        with pytest.raises(NotImplementedError, match="\"add_stub\" not implemented for 'UInt16'"):
+            E.zeros(2, dtype=E.uint16) + 1
+        with pytest.raises(NotImplementedError, match="not implemented for 'UInt16'"):
+            E.rand(2, dtype=E.uint16)
+        with pytest.raises(RuntimeError, match="Promotion for uint16, uint32, uint64 types is not supported"):
+            E.cat([E.zeros(2, dtype=E.uint16), E.zeros(2, dtype=E.int64)])
+    finally:
+        dispatch.remove_dispatch_hook(hook)

@@ -71,6 +71,11 @@ def _guard(op, args, kwargs, call_next):
     return call_next(op, args, kwargs)
 
 
+# a factory's fresh tensor is filled (`fill_`) or drawn into (float dtypes only: `random._fresh`), both of which the
+# guard lets through for every restricted dtype, and a join of plain tensors (`cat`) too: the fast paths stay open
+# (`dispatch.bare`) once a restricted dtype is used
+_guard.ignores_fresh = True
+
 _installed = False
 
 
