@@ -127,7 +127,8 @@ ENTRIES = [
     _unary("abs", lambda grad, input: grad * (input.sgn() if input._dtype.is_complex else ew.sign(input))),
     _unary("square", lambda grad, input: grad * 2.0 * cj(input), "PowBackward0"),  # PyTorch: pow(x, 2)
     _unary("frac", lambda grad: grad),
-    *(_unary(name, lambda grad: grad * 0.0) for name in ("sign", "floor", "ceil", "trunc", "round")),  # flat steps
+    # flat steps: zeros, whatever the incoming gradient holds (a NaN or infinite one too), as PyTorch's
+    *(_unary(name, lambda grad: zeros_with(grad._shape, grad)) for name in ("sign", "floor", "ceil", "trunc", "round")),
     _unary("relu", lambda grad, result: _threshold_backward(grad, result, 0.0)),  # one pass; NaN passes, as PyTorch
     _unary("exp", lambda grad, result: grad * cj(result)),
     _unary("exp2", lambda grad, result: grad * cj(result) * _LN2),
