@@ -158,9 +158,11 @@ ENTRIES = [
     _unary("erf", lambda grad, input: _TWO_OVER_SQRT_PI * ew.exp(-(input * input)) * grad),
     _unary("erfinv", lambda grad, result: grad * (0.5 * math.sqrt(math.pi)) * ew.exp(result * result)),
 
-    # PyTorch's AddBackward0/SubBackward0 save alpha: `other`'s gradient is `maybe_multiply(grad, alpha.conj())`
-    d("add(input, other, *, alpha=1)", input=lambda grad: grad, other=lambda grad, alpha: _times(grad, alpha)),
-    d("sub(input, other, *, alpha=1)", input=lambda grad: grad, other=lambda grad, alpha: _times(-grad, alpha)),
+    # PyTorch's AddBackward0/SubBackward0 save alpha, whichever input needs a gradient (`_saved_alpha`): `other`'s
+    # gradient is `maybe_multiply(grad, alpha.conj())`
+    d("add(input, other, *, alpha=1)", input=lambda grad, alpha: grad, other=lambda grad, alpha: _times(grad, alpha)),
+    d("sub(input, other, *, alpha=1)", input=lambda grad, alpha: grad,
+      other=lambda grad, alpha: _times(-grad, alpha)),
     d("mul(input, other)", input=lambda grad, other: grad * cj(other), other=lambda grad, input: grad * cj(input)),
     d("div(input, other)", input=lambda grad, other: grad / cj(other),
       other=lambda grad, input, other: -grad * cj((input / other) / other)),  # other * other underflows at 1e-30
