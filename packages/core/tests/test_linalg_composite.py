@@ -545,3 +545,12 @@ def test_deprecated_lu_solve_and_triangular_solve_warn_once_a_process(monkeypatc
         warnings.simplefilter("error")  # PyTorch's TORCH_WARN_ONCE
         E.triangular_solve(b, A)
         E.lu_solve(b, LU, piv)
+
+
+def test_lu_solve_from_the_right_writes_its_out():
+    A = E.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=E.float64)
+    B = E.tensor([[1.0, 2.0]], dtype=E.float64)
+    LU, pivots = E.linalg.lu_factor(A)
+    out = E.empty(0, dtype=E.float64)
+    assert E.linalg.lu_solve(LU, pivots, B, left=False, out=out) is out
+    np.testing.assert_allclose(out.numpy(), np.linalg.solve(A.numpy().T, B.numpy().T).T, rtol=1e-12)
