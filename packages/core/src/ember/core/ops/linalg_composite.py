@@ -882,12 +882,14 @@ for _name, _kernel in (("inv", "linalg_inv_ex"), ("det", "_linalg_det"), ("slogd
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is the nuclear norm of the matrices
     over `dim` (the last two dims by default)."""
+    if input.is_sparse or input.is_sparse_csr:  # over all elements only, PyTorch's sparse kernel
+        return input.norm(p, dim, keepdim, out=out, dtype=dtype)
     if p == "nuc":
         return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     if p is None or p == "fro":
         p = 2
     elif isinstance(p, str):
-        raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro', 'nuc' or a number")
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")  # PyTorch's: it asks matrix_norm
     if input._dtype is dtypes.complex32 and dtype is None and out is None:  # as vector_norm: rounded once
         return norm(input.to(dtypes.complex64), p, dim, keepdim).to(dtypes.float16)
     if input._dtype.is_complex:
