@@ -25,6 +25,7 @@ x, A = E.ones(3), E.eye(2)
     (lambda: E.linalg.vector_norm(x, 2, 0, np.bool_(True)),
      "linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, not numpy.bool"),
     (lambda: E.linalg.vector_norm(x, dtype="a"), "linalg_vector_norm(): argument 'dtype' must be torch.dtype, not str"),
+    (lambda: E.linalg.vector_norm("a"), "linalg_vector_norm(): argument 'input' (position 1) must be Tensor, not str"),
     (lambda: E.linalg.solve(A, B=3), "linalg_solve(): argument 'B' must be Tensor, not int"),
     (lambda: E.linalg.solve(A, [1.0, 2.0]), "linalg_solve(): argument 'B' (position 2) must be Tensor, not list"),
     (lambda: E.linalg.solve(A, x[:2], left="a"), "linalg_solve(): argument 'left' must be bool, not str"),

@@ -778,7 +778,8 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
 
 
 @numpy_aliases
-@parsed("linalg_vector_norm", x="Tensor", ord="Number", dim="tuple of ints?", keepdim="bool", dtype="torch.dtype?")
+@parsed("linalg_vector_norm", x=("input", "Tensor"), ord="Number", dim="tuple of ints?", keepdim="bool",
+        dtype="torch.dtype?")
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,  # noqa: A002
                 out=None) -> Tensor:
     """The vector `ord`-norm of `x` over `dim` (all elements when None), as `torch.linalg.vector_norm`."""
