@@ -1044,6 +1044,7 @@ def _space_args(op: str, start, end, steps, base, dtype) -> None:
 def linspace(start, end, steps: int = _NO_STEPS, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     _space_args("linspace", start, end, steps, False, dtype)
+    steps = int(steps)  # an int, or what PyTorch's parser takes for one (a 0-d integer tensor, a numpy int)
     if layout is not None:
         _dense_only(layout, "linspace", "aten::linspace.out")
     if steps < 0:
