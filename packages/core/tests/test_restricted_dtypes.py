@@ -206,3 +206,51 @@ def test_factories_keep_their_fast_path_after_a_restricted_dtype_is_used():
             E.cat([E.zeros(2, dtype=E.uint16), E.zeros(2, dtype=E.int64)])
     finally:
         dispatch.remove_dispatch_hook(hook)
+
+
+@pytest.mark.parametrize("dt", UNSIGNED + [E.float8_e4m3fn, E.float8_e8m0fnu])
+def test_random_fills_are_pytorchs_kernels_and_refusals(dt):
+    """PyTorch 2.13's words for each sampler it has no kernel for; uint16/32/64 draw bounded integers (`randint`,
+    `random_(from, to)`) as int64 does, the same numbers."""
+    torch_name = dtypes.TORCH_NAMES[dt.name]
+    refusals = [(lambda: E.rand(2, dtype=dt), "check_uniform_bounds"),
+                (lambda: E.empty(2, dtype=dt).uniform_(), "check_uniform_bounds"),
+                (lambda: E.empty(2, dtype=dt).normal_(), "normal_kernel_cpu"),
+                (lambda: E.empty(2, dtype=dt).bernoulli_(), "bernoulli_scalar_cpu_"),
+                (lambda: E.empty(2, dtype=dt).bernoulli_(E.full((2,), 0.5)), "bernoulli_tensor_cpu_self_"),
+                (lambda: E.empty(2, dtype=dt).random_(), "random_kernel_cpu"),
+                (lambda: E.randperm(3, dtype=dt), "randperm")]
+    if dt in FLOAT8:
+        refusals += [(lambda: E.randint(3, (2,), dtype=dt), "random_update_from_to"),
+                     (lambda: E.empty(2, dtype=dt).exponential_(), "exponential_cpu")]
+    for call, kernel in refusals:
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{torch_name}'$"):
+            call()
+    if dt in FLOAT8:
+        return
+    with pytest.raises(RuntimeError, match="^Exponential distribution is a continuous probability distribution. dtype "
+                                           f"must be a floating point but you specified {torch_name}$"):
+        E.empty(2, dtype=dt).exponential_()
+    E.manual_seed(0)
+    want = E.randint(10, (5,)).tolist()
+    E.manual_seed(0)
+    got = E.randint(10, (5,), dtype=dt)
+    assert got.dtype is dt and got.tolist() == want
+    E.manual_seed(0)
+    want = E.empty(5, dtype=E.int64).random_(3, 10).tolist()
+    E.manual_seed(0)
+    assert E.empty(5, dtype=dt).random_(3, 10).tolist() == want
+    with pytest.raises(RuntimeError, match="^from is out of bounds for "):
+        E.randint(-1, 3, (2,), dtype=dt)
+
+
+@pytest.mark.parametrize("make", [lambda dt: E.zeros(2, dtype=dt), lambda dt: E.empty(2, dtype=dt),
+                                  lambda dt: E.ones(2, dtype=dt)])
+def test_a_factory_on_the_fast_path_is_a_first_use_that_installs_the_guard(make):
+    from ember.core import dispatch
+
+    restricted_dtypes.uninstall()
+    x = make(E.uint16)
+    assert restricted_dtypes._guard in dispatch._hooks and dispatch.bare
+    with pytest.raises(NotImplementedError, match="^\"add_stub\" not implemented for 'UInt16'$"):
+        x + 1

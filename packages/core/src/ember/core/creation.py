@@ -167,6 +167,8 @@ def _numpy_filled(shape, dt, value) -> Tensor | None:
         dt = dtypes.get_default_dtype()
     elif dt.__class__ is not dtypes.dtype or dt is dtypes.complex32:
         return None
+    elif not dtypes._guard_installed and dt in dtypes.RESTRICTED:  # its first use: the guard of its ops goes in
+        dtypes._restricted(dt)
     if _device._default is not None:
         return None
     for s in shape:

@@ -31,7 +31,8 @@ _UNSIGNED_OPS = _STORAGE_OPS | frozenset({
     "div", "sum", "prod", "cumsum", "sort", "unique", "any", "all", "bitwise_and", "bitwise_or", "bitwise_xor",
     "floor", "ceil", "trunc", "round", "isinf", "isfinite", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-    "sigmoid", "erf", "erfinv", "reciprocal", "einsum"})
+    "sigmoid", "erf", "erfinv", "reciprocal", "einsum", "random_", "exponential_"})  # random_: a bounded draw
+# (`randint`; the full-range one is refused by `random_` itself); exponential_: its kernel's own refusal of integers
 # float8: storage, abs and matrix products (float32 accumulation, one rounding on store)
 _FLOAT8_OPS = _STORAGE_OPS | frozenset({"abs", "mm", "bmm", "dot"})
 # the binary elementwise ops, which promote their operands (filled by `install`)
@@ -40,16 +41,21 @@ _PROMOTING: set[str] = set()
 _KERNEL_NAMES = {"add": "add_stub", "sub": "add_stub", "max": "max_all", "min": "min_all", "amax": "max_all",
                  "amin": "min_all", "pow": "pow", "index_put_": "index_put", "index_select": "index_select",
                  "gather": "scatter_gather_tensor_cpu", "scatter": "scatter_gather_tensor_cpu",
-                 "mm": "addmm_impl_cpu_", "clamp": "clamp_scalar_cpu", "flip": "flip_cpu", "sort": "sort"}
+                 "mm": "addmm_impl_cpu_", "clamp": "clamp_scalar_cpu", "flip": "flip_cpu", "sort": "sort",
+                 "uniform_": "check_uniform_bounds", "normal_": "normal_kernel_cpu", "exponential_": "exponential_cpu",
+                 "random_": "random_update_from_to"}
 
 
-def _refused(op, dt: dtypes.dtype) -> Exception:
+def _refused(op, dt: dtypes.dtype, args: tuple) -> Exception:
     from ember.core.ops.numeric import DtypeNotImplemented
 
     if op.name == "mean":
         return RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                             f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
-    name = _KERNEL_NAMES.get(op.name, op.name + "_cpu")
+    if op.name == "bernoulli_":  # PyTorch's kernel for a probability tensor, or for a number
+        name = "bernoulli_tensor_cpu_self_" if isinstance(args[1], Tensor) else "bernoulli_scalar_cpu_"
+    else:
+        name = _KERNEL_NAMES.get(op.name, op.name + "_cpu")
     return DtypeNotImplemented(f"\"{name}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
 
 
@@ -67,7 +73,7 @@ def _guard(op, args, kwargs, call_next):
             dtypes.promote_types(found, d)  # PyTorch refuses the promotion before looking for a kernel
         found = d if found is None or d in dtypes.RESTRICTED else found
     if found in dtypes.RESTRICTED and op.name not in (_FLOAT8_OPS if found in dtypes.FLOAT8 else _UNSIGNED_OPS):
-        raise _refused(op, found)
+        raise _refused(op, found, args)
     return call_next(op, args, kwargs)
 
 
