@@ -254,3 +254,35 @@ def test_a_factory_on_the_fast_path_is_a_first_use_that_installs_the_guard(make)
     assert restricted_dtypes._guard in dispatch._hooks and dispatch.bare
     with pytest.raises(NotImplementedError, match="^\"add_stub\" not implemented for 'UInt16'$"):
         x + 1
+
+
+def _bits(t) -> list:
+    return t.view(E.uint8).tolist()
+
+
+@pytest.mark.parametrize("dt, value, one, overflows", [
+    # PyTorch 2.13's bits for `full((1,), value)` (converted unchecked) and whether `full((2,), value)` overflows
+    (E.float8_e4m3fn, 449.0, 126, True), (E.float8_e4m3fn, 448.0, 126, False), (E.float8_e4m3fn, np.inf, 126, True),
+    (E.float8_e4m3fn, -np.inf, 254, True), (E.float8_e4m3fn, np.nan, 127, False), (E.float8_e4m3fn, -241.0, 247, False),
+    (E.float8_e5m2, 57345.0, 123, True), (E.float8_e5m2, np.inf, 124, False), (E.float8_e5m2, np.nan, 127, False),
+    (E.float8_e4m3fnuz, 241.0, 127, True), (E.float8_e4m3fnuz, np.nan, 128, False),
+    (E.float8_e5m2fnuz, np.inf, 128, True), (E.float8_e8m0fnu, 0.0, 0, True), (E.float8_e8m0fnu, -1.0, 127, True),
+    (E.float8_e8m0fnu, -3.0, 129, True), (E.float8_e8m0fnu, 2.0 ** 127, 254, False),
+    (E.float8_e8m0fnu, 2.0 ** -127, 0, False), (E.float8_e8m0fnu, 2.0 ** 128, 255, True),
+])
+def test_float8_fill_converts_and_checks_as_pytorch(dt, value, one, overflows):
+    assert _bits(E.full((1,), value, dtype=dt)) == [one]
+    if overflows:
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type c10::{dtypes.TORCH_NAMES[dt.name]} "
+                                               "without overflow$"):
+            E.full((2,), value, dtype=dt)
+        assert _bits(E.zeros(2, dtype=dt).fill_(E.tensor(value, dtype=E.float64))) == [one] * 2  # a tensor value: unchecked
+    else:
+        assert _bits(E.full((2,), value, dtype=dt)) == [one] * 2
+
+
+def test_float8_e8m0fnu_zeros_are_zero_bits_as_pytorchs_memset():
+    assert _bits(E.zeros(3, dtype=E.float8_e8m0fnu)) == [0] * 3  # 2**-127: the format has no zero
+    assert _bits(E.ones(2, dtype=E.float8_e8m0fnu).zero_()) == [0, 0]
+    x = E.ones(2, dtype=E.float8_e8m0fnu)
+    assert _bits(x.new_zeros(3)) == [0] * 3 and _bits(E.zeros_like(x)) == [0, 0]

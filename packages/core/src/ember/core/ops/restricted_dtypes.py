@@ -10,6 +10,7 @@ for 'UInt16'"). Casting into float8 follows PyTorch, not ml_dtypes: float8_e4m3f
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import numpy as np
@@ -18,7 +19,7 @@ from ember.core import dtypes
 from ember.core.dispatch import register_dispatch_hook
 from ember.core.tensor import Tensor
 
-__all__ = ["install", "uninstall", "cast_array", "nan_bits_as_pytorch", "casts_nan_bits"]
+__all__ = ["install", "uninstall", "cast_array", "float8_fill_value", "nan_bits_as_pytorch", "casts_nan_bits"]
 
 # views, copies and casts: every restricted dtype has them
 _STORAGE_OPS = frozenset({
@@ -127,6 +128,28 @@ def cast_array(a: np.ndarray, dt: dtypes.dtype) -> np.ndarray:
         a = np.abs(np.asarray(a, dtype=np.float32))  # PyTorch keeps the exponent of |x|; 0 is the smallest, 2^-127
         a = np.where(a == 0, np.float32(2.0 ** -127), a)
     return a.astype(dt.np)
+
+
+# per float8 format, what c10's checked conversion of a fill value knows of it: (lowest, max, has infinity) and the
+# bits of the NaN its conversion writes (ml_dtypes' NaN differs for e5m2)
+_FLOAT8_LIMITS = {"float8_e4m3fn": (-448.0, 448.0, False, 0x7F), "float8_e5m2": (-57344.0, 57344.0, True, 0x7F),
+                  "float8_e4m3fnuz": (-240.0, 240.0, False, 0x80), "float8_e5m2fnuz": (-57344.0, 57344.0, False, 0x80),
+                  "float8_e8m0fnu": (2.0 ** -127, 2.0 ** 127, False, 0xFF)}
+
+
+def float8_fill_value(dt: dtypes.dtype, value, checked: bool):
+    """A number as PyTorch's `fill_` writes it into a float8 tensor: converted by c10's rules (`cast_array`'s), a
+    numpy scalar of the format; `checked` (every fill but that of a one-element tensor, which PyTorch converts
+    unchecked) raises its overflow error for a value outside the format's range, or infinite where it has no
+    infinity."""
+    lowest, highest, has_inf, nan_bits = _FLOAT8_LIMITS[dt.name]
+    v = float(value)
+    if checked and not (math.isnan(v) or (has_inf and math.isinf(v))) and not lowest <= v <= highest:
+        raise RuntimeError(f"value cannot be converted to type c10::{dtypes.TORCH_NAMES[dt.name]} without overflow")
+    if math.isnan(v):
+        return np.array([nan_bits], np.uint8).view(dt.np)[0]
+    with np.errstate(over="ignore"):  # past float32's range: its infinity, the format's own answer to it
+        return cast_array(np.array([v]), dt)[0]
 
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
