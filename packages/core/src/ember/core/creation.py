@@ -274,7 +274,10 @@ def _infer_np(data, dtype):
         with np.errstate(over="ignore"):  # 70000.0 as float16 is inf, silently as PyTorch's
             return a.astype(dtype.np)
     if a.dtype.kind == "f":
-        return a if from_numpy_data else a.astype(dtypes.get_default_dtype().np)
+        if from_numpy_data:
+            return a
+        with np.errstate(over="ignore"):  # 1e39 in the default float32 is inf, silently as PyTorch's
+            return a.astype(dtypes.get_default_dtype().np)
     if a.dtype.kind in "iu" and not from_numpy_data:
         return a.astype(np.int64)
     if a.dtype.kind == "b":
