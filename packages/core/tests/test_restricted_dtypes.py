@@ -276,7 +276,8 @@ def test_float8_fill_converts_and_checks_as_pytorch(dt, value, one, overflows):
         with pytest.raises(RuntimeError, match=f"^value cannot be converted to type c10::{dtypes.TORCH_NAMES[dt.name]} "
                                                "without overflow$"):
             E.full((2,), value, dtype=dt)
-        assert _bits(E.zeros(2, dtype=dt).fill_(E.tensor(value, dtype=E.float64))) == [one] * 2  # a tensor value: unchecked
+        value_tensor = E.tensor(value, dtype=E.float64)  # a tensor value: converted unchecked
+        assert _bits(E.zeros(2, dtype=dt).fill_(value_tensor)) == [one] * 2
     else:
         assert _bits(E.full((2,), value, dtype=dt)) == [one] * 2
 
