@@ -721,6 +721,19 @@ def test_dropout_gradient_is_the_forward_noise():
 
 
 @pytest.mark.parametrize("name", ["add", "sub"])
+def test_add_and_sub_save_alpha_whichever_input_needs_a_gradient(name):
+    """PyTorch's AddBackward0/SubBackward0 save alpha always (1 when not given), also where only `input` requires
+    grad or `other` is a number."""
+    a, b = E.ones(2, requires_grad=True), E.ones(2)
+    fn = getattr(E, name)
+    assert fn(a, b, alpha=2).grad_fn._saved_alpha == 2 and fn(b, a, alpha=2).grad_fn._saved_alpha == 2
+    assert fn(a, 2.0, alpha=3).grad_fn._saved_alpha == 3 and fn(a, b).grad_fn._saved_alpha == 1
+    q = a * 1.0
+    getattr(q, name + "_")(b, alpha=4)
+    assert q.grad_fn._saved_alpha == 4
+
+
+@pytest.mark.parametrize("name", ["add", "sub"])
 def test_add_and_sub_with_alpha_are_one_node_with_the_operands_edges(name):
     # PyTorch's AddBackward0/SubBackward0 (not a MulBackward0 for `alpha * other`, nor a ToCopyBackward0 for
     # 16-bit operands), saving alpha; other's gradient is grad * alpha (negated for sub)

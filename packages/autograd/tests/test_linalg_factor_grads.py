@@ -188,3 +188,40 @@ def test_out_forms_refuse_inputs_that_require_grad_under_grad_mode(name, call):
     out = E.empty(0, dtype=E.float64)
     with E.no_grad():
         assert call(A, out) is out and out.shape == (2, 2)
+
+
+def _outs(*dts):
+    return lambda: tuple(E.empty(0, dtype=d) for d in dts) if len(dts) > 1 else E.empty(0, dtype=dts[0])
+
+
+_LU = E.linalg.lu_factor(E.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=E.float64))
+_F, _I, _C = E.float64, E.int32, E.complex128
+
+
+@pytest.mark.parametrize("name, call, make_out", [
+    ("linalg_vector_norm", lambda A, o: E.linalg.vector_norm(A, out=o), _outs(_F)),
+    ("linalg_lu_factor_ex", lambda A, o: E.linalg.lu_factor(A, out=o), _outs(_F, _I)),
+    ("linalg_lu_factor_ex", lambda A, o: E.linalg.lu_factor_ex(A, out=o), _outs(_F, _I, _I)),
+    ("linalg_lu", lambda A, o: E.linalg.lu(A, out=o), _outs(_F, _F, _F)),
+    ("linalg_lu_solve", lambda A, o: E.linalg.lu_solve(_LU.LU, _LU.pivots, A, out=o), _outs(_F)),
+    ("linalg_solve_triangular", lambda A, o: E.linalg.solve_triangular(A, A, upper=True, out=o), _outs(_F)),
+    ("linalg_inv_ex", lambda A, o: E.linalg.inv_ex(A, out=o), _outs(_F, _I)),
+    ("_linalg_solve_ex", lambda A, o: E.linalg.solve_ex(A, A, out=o), _outs(_F, _I)),
+    ("linalg_cholesky_ex", lambda A, o: E.linalg.cholesky_ex(A, out=o), _outs(_F, _I)),
+    ("linalg_eig", lambda A, o: E.linalg.eig(A, out=o), _outs(_C, _C)),
+    ("linalg_householder_product", lambda A, o: E.linalg.householder_product(A, A[:, 0], out=o), _outs(_F)),
+    ("matmul", lambda A, o: E.linalg.matrix_power(A, 2, out=o), _outs(_F)),
+    ("geqrf", lambda A, o: E.geqrf(A, out=o), _outs(_F, _F)),
+    ("triangular_solve", lambda A, o: E.triangular_solve(A, A, out=o), _outs(_F, _F)),
+    ("norm", lambda A, o: E.frobenius_norm(A, (0, 1), out=o), _outs(_F)),
+])
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_every_out_form_refuses_inputs_that_require_grad_naming_pytorchs_aten_op(name, call, make_out):
+    """PyTorch 2.13's words: the ATen op its out= form runs (`linalg_lu_factor_ex` for `lu_factor`)."""
+    A = E.tensor(np.array([[4.0, 1.0], [1.0, 3.0]]), requires_grad=True)
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): functions with out=\.\.\. arguments don't support"):
+        call(A, make_out())
+    out = make_out()
+    with E.no_grad():
+        r = call(A, out)
+    assert r is out if isinstance(out, E.Tensor) else all(a is b for a, b in zip(r, out))

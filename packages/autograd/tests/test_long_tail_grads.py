@@ -182,3 +182,26 @@ def test_div_with_a_rounding_mode_sends_zero_gradients_as_pytorchs_divbackward2(
     assert not E.div(E.tensor([5, -5]), 2, rounding_mode=mode).requires_grad
     with E.no_grad():
         assert not E.div(w, 2, rounding_mode=mode).requires_grad
+
+
+@pytest.mark.parametrize("decimals, want", [(0, [1.0, 2.0, -3.0]), (1, [1.3, 2.5, -3.0]), (-1, [0.0, 0.0, -0.0])])
+def test_round_with_decimals_is_pytorchs_roundbackward1_with_zero_gradients(decimals, want):
+    """`round(decimals=)` is PyTorch's `round.decimals` node, RoundBackward1, out of place and in place; its
+    gradient is zeros even where the incoming one is NaN or infinite (as every flat step's)."""
+    x = E.tensor([1.26, 2.5, -3.0], requires_grad=True)
+    for r in (x.round(decimals=decimals), E.round(x, decimals=decimals), (x * 1).round_(decimals=decimals)):
+        assert type(r.grad_fn).__name__ == "RoundBackward1"
+        np.testing.assert_allclose(r.detach().numpy(), want, rtol=1e-6)
+        r.backward(E.tensor([math.nan, math.inf, 1.0]))
+        assert x.grad.tolist() == [0.0] * 3
+        x.grad = None
+    assert type(x.round().grad_fn).__name__ == "RoundBackward0"
+    with pytest.raises(RuntimeError, match=r"^round\(\): functions with out=\.\.\. arguments don't support"):
+        E.round(x, decimals=decimals, out=E.empty(3))
+
+
+@pytest.mark.parametrize("name", ["sign", "floor", "ceil", "trunc", "round"])
+def test_flat_steps_send_zeros_whatever_the_incoming_gradient(name):
+    x = E.tensor([1.26, 2.5, -3.0], requires_grad=True)
+    getattr(x, name)().backward(E.tensor([math.nan, -math.inf, 1.0]))
+    assert x.grad.tolist() == [0.0] * 3  # PyTorch's zeros_like(grad), not grad * 0

@@ -170,3 +170,12 @@ def test_sparse_times_sparse_grads_match_dense_product():
     ((Ad @ Bd) * w).sum().backward()
     np.testing.assert_allclose(A.grad.to_dense().numpy(), Ad.grad.numpy() * (A.to_dense().detach().numpy() != 0))
     np.testing.assert_allclose(B.grad.to_dense().numpy(), Bd.grad.numpy() * (B.to_dense().detach().numpy() != 0))
+
+
+def test_norm_of_a_sparse_tensor_is_pytorchs_normbackward1_and_differentiates_its_values():
+    x = torch.tensor([[1.0, -2.0], [0.0, 3.0]]).to_sparse().requires_grad_()
+    y = torch.norm(x)
+    assert type(y.grad_fn).__name__ == "NormBackward1" and type(x.norm(1).grad_fn).__name__ == "NormBackward1"
+    y.backward()
+    np.testing.assert_allclose(x.grad.to_dense().numpy(), np.array([[1.0, -2.0], [0.0, 3.0]]) / np.sqrt(14.0),
+                               rtol=1e-6)

@@ -346,3 +346,31 @@ def test_on_cuda_storage_casts_and_computed_ops_match_the_cpu():
     np.testing.assert_array_equal(as_pairs(E.full((2,), 1j, dtype=C32, device="cuda").cpu()), pairs([1j, 1j]))
     with pytest.raises(NotImplementedError, match="exp_vml_cpu"):
         ga.exp()
+
+
+def test_factories_and_cat_keep_their_fast_path_after_complex32_is_used():
+    """The hook acts only on complex32 tensors, which the fast paths refuse: once complex32 is used, `zeros` still
+    fills with numpy (no `fill_` op), while complex32's own factories, joins and refusals go through the hook."""
+    from ember.core import dispatch
+
+    E.zeros(2, dtype=C32)
+    assert complex_half._hook in dispatch._hooks and dispatch.bare
+    seen: list = []
+
+    def hook(op, args, kwargs, call_next):
+        seen.append(op.name)
+        return call_next(op, args, kwargs)
+
+    hook.ignores_fresh = True
+    dispatch.register_dispatch_hook(hook)
+    try:
+        assert E.zeros(3).tolist() == [0.0] * 3 and E.ones(2, 2).tolist() == [[1.0] * 2] * 2 and E.rand(3).shape == (3,)
+        assert seen == []
+        z = E.ones(2, dtype=C32)
+        assert "fill_" in seen and as_pairs(z).tolist() == [[1.0, 0.0], [1.0, 0.0]]
+        j = E.cat([z, E.tensor([2.0, 3.0], dtype=E.float16)])
+        assert j.dtype is C32 and as_pairs(j).tolist() == [[1.0, 0.0], [1.0, 0.0], [2.0, 0.0], [3.0, 0.0]]
+        with pytest.raises(NotImplementedError, match="\"exp_vml_cpu\" not implemented for 'ComplexHalf'"):
+            z.exp()
+    finally:
+        dispatch.remove_dispatch_hook(hook)

@@ -1,5 +1,6 @@
 """Tensor creation: dtype inference of Python and numpy data, memory sharing, filled tensors and ranges."""
 
+import math
 import re
 import warnings
 
@@ -727,3 +728,15 @@ def test_full_without_fill_value_is_refused_in_pytorchs_words():
                                                   "not NoneType")):
         E.ones(2).new_full((2,), None)
     assert E.ones(2).new_full((3,), 2).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_linspace_takes_a_0d_integer_tensor_for_steps_as_pytorch():
+    assert E.linspace(0, 1, E.tensor(3)).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(TypeError, match=r"^linspace\(\) received an invalid combination of arguments"):
+        E.linspace(0, 1, E.tensor(3.0))
+
+
+def test_tensor_of_a_float_past_float32s_range_is_inf_silently_as_pytorch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert E.tensor([1e39, 1.0]).tolist() == [math.inf, 1.0] and E.tensor(2.0 ** 128).item() == math.inf

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 
 import pytest
 
@@ -27,3 +28,18 @@ def test_bare_cuda_device_asks_the_registered_backend_for_its_index(monkeypatch)
     fake = dataclasses.replace(backends.backend("cuda"), current_device=lambda: 3)
     monkeypatch.setitem(backends._backends, "cuda", fake)
     assert as_device("cuda") == device("cuda", 3)
+
+
+@pytest.mark.parametrize("available", [False, True])
+def test_an_int_device_is_the_accelerator_or_pytorchs_refusal_without_one(monkeypatch, available):
+    """PyTorch reads `device(3)` (and `x.to(3)`, `device=3`) as its current accelerator, CUDA here: without one,
+    its RuntimeError in its words."""
+    device_module = importlib.import_module("ember.core.device")  # `ember.core.device` is the class
+    fake = dataclasses.replace(backends.backend("cuda"), is_available=lambda: available)
+    monkeypatch.setitem(backends._backends, "cuda", fake)
+    monkeypatch.setattr(device_module, "_CACHE", {k: v for k, v in device_module._CACHE.items() if k[0] != 7})
+    if available:
+        assert device(7) == device("cuda", 7)
+    else:
+        with pytest.raises(RuntimeError, match=r"^Cannot access accelerator device when none is available\.$"):
+            device(7)

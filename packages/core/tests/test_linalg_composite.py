@@ -552,3 +552,17 @@ def test_deprecated_lu_solve_triangular_solve_and_qr_warn_once_a_process(monkeyp
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         E.qr(A, some=False)
+
+
+def test_lu_solve_from_the_right_writes_its_out():
+    A = E.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=E.float64)
+    B = E.tensor([[1.0, 2.0]], dtype=E.float64)
+    LU, pivots = E.linalg.lu_factor(A)
+    out = E.empty(0, dtype=E.float64)
+    assert E.linalg.lu_solve(LU, pivots, B, left=False, out=out) is out
+    np.testing.assert_allclose(out.numpy(), np.linalg.solve(A.numpy().T, B.numpy().T).T, rtol=1e-12)
+
+
+def test_norm_with_an_unknown_string_order_raises_pytorchs_matrix_norm_error():
+    with pytest.raises(RuntimeError, match=r"^linalg\.matrix_norm: Order abc not supported\.$"):
+        E.norm(E.ones(2), p="abc")

@@ -170,3 +170,120 @@ def test_finfo_iinfo_against_pytorch():
     for dt in [E.uint8, E.int8, E.int16, E.int32, E.int64] + UNSIGNED:
         mine, theirs = E.iinfo(dt), torch.iinfo(getattr(torch, dt.name))
         assert (mine.min, mine.max, mine.bits) == (theirs.min, theirs.max, theirs.bits)
+
+
+def _counting_fresh_hook(seen: list):
+    """A hook that records op names and, like autograd's, ignores fresh fills (so it keeps `dispatch.bare`)."""
+    def hook(op, args, kwargs, call_next):
+        seen.append(op.name)
+        return call_next(op, args, kwargs)
+
+    hook.ignores_fresh = True
+    return hook
+
+
+def test_factories_keep_their_fast_path_after_a_restricted_dtype_is_used():
+    """The guard ignores fresh tensors: once uint16 is used, `zeros`/`ones`/`empty`/`rand` (and theirs of uint16)
+    still fill with numpy, not the `fill_` op, while the guard's errors stay as PyTorch's."""
+    from ember.core import dispatch
+
+    E.tensor([1], dtype=E.uint16)  # installs the guard
+    assert restricted_dtypes._guard in dispatch._hooks and dispatch.bare
+    seen: list = []
+    hook = dispatch.register_dispatch_hook(_counting_fresh_hook(seen))
+    try:
+        made = [E.zeros(3), E.ones(2, 2), E.empty(4), E.rand(3), E.zeros(3, dtype=E.uint16), E.ones(2, dtype=E.uint64),
+                E.zeros_like(E.empty(2, dtype=E.uint32))]
+        assert seen == []  # no op at all: each took numpy's path
+        assert made[4].tolist() == [0, 0, 0] and made[5].tolist() == [1, 1] and made[6].dtype is E.uint32
+        with pytest.raises(RuntimeError, match="value cannot be converted to type uint16_t without overflow"):
+            E.full((2,), 70000, dtype=E.uint16)
+        with pytest.raises(NotImplementedError, match="\"add_stub\" not implemented for 'UInt16'"):
+            E.zeros(2, dtype=E.uint16) + 1
+        with pytest.raises(NotImplementedError, match="not implemented for 'UInt16'"):
+            E.rand(2, dtype=E.uint16)
+        with pytest.raises(RuntimeError, match="Promotion for uint16, uint32, uint64 types is not supported"):
+            E.cat([E.zeros(2, dtype=E.uint16), E.zeros(2, dtype=E.int64)])
+    finally:
+        dispatch.remove_dispatch_hook(hook)
+
+
+@pytest.mark.parametrize("dt", UNSIGNED + [E.float8_e4m3fn, E.float8_e8m0fnu])
+def test_random_fills_are_pytorchs_kernels_and_refusals(dt):
+    """PyTorch 2.13's words for each sampler it has no kernel for; uint16/32/64 draw bounded integers (`randint`,
+    `random_(from, to)`) as int64 does, the same numbers."""
+    torch_name = dtypes.TORCH_NAMES[dt.name]
+    refusals = [(lambda: E.rand(2, dtype=dt), "check_uniform_bounds"),
+                (lambda: E.empty(2, dtype=dt).uniform_(), "check_uniform_bounds"),
+                (lambda: E.empty(2, dtype=dt).normal_(), "normal_kernel_cpu"),
+                (lambda: E.empty(2, dtype=dt).bernoulli_(), "bernoulli_scalar_cpu_"),
+                (lambda: E.empty(2, dtype=dt).bernoulli_(E.full((2,), 0.5)), "bernoulli_tensor_cpu_self_"),
+                (lambda: E.empty(2, dtype=dt).random_(), "random_kernel_cpu"),
+                (lambda: E.randperm(3, dtype=dt), "randperm")]
+    if dt in FLOAT8:
+        refusals += [(lambda: E.randint(3, (2,), dtype=dt), "random_update_from_to"),
+                     (lambda: E.empty(2, dtype=dt).exponential_(), "exponential_cpu")]
+    for call, kernel in refusals:
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{torch_name}'$"):
+            call()
+    if dt in FLOAT8:
+        return
+    with pytest.raises(RuntimeError, match="^Exponential distribution is a continuous probability distribution. dtype "
+                                           f"must be a floating point but you specified {torch_name}$"):
+        E.empty(2, dtype=dt).exponential_()
+    E.manual_seed(0)
+    want = E.randint(10, (5,)).tolist()
+    E.manual_seed(0)
+    got = E.randint(10, (5,), dtype=dt)
+    assert got.dtype is dt and got.tolist() == want
+    E.manual_seed(0)
+    want = E.empty(5, dtype=E.int64).random_(3, 10).tolist()
+    E.manual_seed(0)
+    assert E.empty(5, dtype=dt).random_(3, 10).tolist() == want
+    with pytest.raises(RuntimeError, match="^from is out of bounds for "):
+        E.randint(-1, 3, (2,), dtype=dt)
+
+
+@pytest.mark.parametrize("make", [lambda dt: E.zeros(2, dtype=dt), lambda dt: E.empty(2, dtype=dt),
+                                  lambda dt: E.ones(2, dtype=dt)])
+def test_a_factory_on_the_fast_path_is_a_first_use_that_installs_the_guard(make):
+    from ember.core import dispatch
+
+    restricted_dtypes.uninstall()
+    x = make(E.uint16)
+    assert restricted_dtypes._guard in dispatch._hooks and dispatch.bare
+    with pytest.raises(NotImplementedError, match="^\"add_stub\" not implemented for 'UInt16'$"):
+        x + 1
+
+
+def _bits(t) -> list:
+    return t.view(E.uint8).tolist()
+
+
+@pytest.mark.parametrize("dt, value, one, overflows", [
+    # PyTorch 2.13's bits for `full((1,), value)` (converted unchecked) and whether `full((2,), value)` overflows
+    (E.float8_e4m3fn, 449.0, 126, True), (E.float8_e4m3fn, 448.0, 126, False), (E.float8_e4m3fn, np.inf, 126, True),
+    (E.float8_e4m3fn, -np.inf, 254, True), (E.float8_e4m3fn, np.nan, 127, False), (E.float8_e4m3fn, -241.0, 247, False),
+    (E.float8_e5m2, 57345.0, 123, True), (E.float8_e5m2, np.inf, 124, False), (E.float8_e5m2, np.nan, 127, False),
+    (E.float8_e4m3fnuz, 241.0, 127, True), (E.float8_e4m3fnuz, np.nan, 128, False),
+    (E.float8_e5m2fnuz, np.inf, 128, True), (E.float8_e8m0fnu, 0.0, 0, True), (E.float8_e8m0fnu, -1.0, 127, True),
+    (E.float8_e8m0fnu, -3.0, 129, True), (E.float8_e8m0fnu, 2.0 ** 127, 254, False),
+    (E.float8_e8m0fnu, 2.0 ** -127, 0, False), (E.float8_e8m0fnu, 2.0 ** 128, 255, True),
+])
+def test_float8_fill_converts_and_checks_as_pytorch(dt, value, one, overflows):
+    assert _bits(E.full((1,), value, dtype=dt)) == [one]
+    if overflows:
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type c10::{dtypes.TORCH_NAMES[dt.name]} "
+                                               "without overflow$"):
+            E.full((2,), value, dtype=dt)
+        value_tensor = E.tensor(value, dtype=E.float64)  # a tensor value: converted unchecked
+        assert _bits(E.zeros(2, dtype=dt).fill_(value_tensor)) == [one] * 2
+    else:
+        assert _bits(E.full((2,), value, dtype=dt)) == [one] * 2
+
+
+def test_float8_e8m0fnu_zeros_are_zero_bits_as_pytorchs_memset():
+    assert _bits(E.zeros(3, dtype=E.float8_e8m0fnu)) == [0] * 3  # 2**-127: the format has no zero
+    assert _bits(E.ones(2, dtype=E.float8_e8m0fnu).zero_()) == [0, 0]
+    x = E.ones(2, dtype=E.float8_e8m0fnu)
+    assert _bits(x.new_zeros(3)) == [0] * 3 and _bits(E.zeros_like(x)) == [0, 0]

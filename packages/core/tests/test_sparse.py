@@ -1,5 +1,7 @@
 """Sparse COO/CSR tensors of ember.core: values against scipy.sparse and numpy, PyTorch's errors."""
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -648,3 +650,35 @@ def test_integer_and_bool_casts_of_a_coo_tensor_cast_each_stored_value_as_pytorc
         t = getattr(s, name)()
         assert t.layout is ec.sparse_coo and not t.is_coalesced() and t.to_dense().tolist() == dense, name
     assert s.long().dtype is ec.int64 and s.bfloat16().dtype is ec.bfloat16 and s.bool().dtype is ec.bool
+
+
+@pytest.mark.parametrize("p, want", [(None, np.sqrt(14.0)), ("fro", np.sqrt(14.0)), (1, 6.0), (3, 36.0 ** (1 / 3)),
+                                     (np.inf, 3.0), (-np.inf, 1.0), (0, 3.0)])
+def test_torch_norm_of_a_sparse_tensor_is_the_norm_of_all_its_elements(p, want):
+    s = ec.tensor([[1.0, -2.0], [0.0, 3.0]]).to_sparse()
+    for r in (ec.norm(s, p=p), s.norm(p), ec.norm(s, p=p, dim=(1, 0))):
+        assert r.shape == () and r.item() == pytest.approx(want, rel=1e-6)
+    # duplicates are summed first, a dense dim counts too
+    assert ec.norm(sparse_coo_tensor([[0, 0]], [1.0, 2.0], (2,))).item() == 3.0
+    assert ec.norm(ec.ones(2, 2, 3).to_sparse(2)).item() == pytest.approx(12 ** 0.5)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda s: ec.norm(s, dim=0), RuntimeError, "norm_sparse currently only supports full reductions, so 'dim' must "
+                                                "either be empty or contain all dimensions of the input"),
+    (lambda s: ec.norm(s, p=1, dim=1, keepdim=True), RuntimeError, "norm_sparse currently only supports full"),
+    (lambda s: ec.norm(s, keepdim=True), RuntimeError, "norm_sparse currently does not support keepdim=True"),
+    (lambda s: ec.norm(s, p=2, dtype=ec.float64), RuntimeError, "norm_sparse currently does not support 'dtype'"),
+    (lambda s: ec.norm(s, dtype=ec.float64), ValueError, "dtype argument is not supported in frobenius norm"),
+    (lambda s: ec.norm(s, p="abc"), RuntimeError, "only valid string values are 'fro' and 'nuc', found abc"),
+    (lambda s: ec.norm(s, p="nuc"), NotImplementedError, "Could not run 'aten::_linalg_svd' with arguments from the "
+                                                         "'SparseCPU' backend"),
+    (lambda s: ec.norm(s, out=ec.empty(())), NotImplementedError, "Could not run 'aten::norm.out'"),
+    (lambda s: ec.norm(s.to_sparse_csr()), NotImplementedError, "Could not run 'aten::norm.out' with arguments from "
+                                                                "the 'SparseCsrCPU' backend"),
+    (lambda s: ec.norm(s.long()), RuntimeError, "norm(): input dtype should be either floating point or complex. "
+                                                "Got Long instead."),
+])
+def test_torch_norm_of_a_sparse_tensor_refuses_as_pytorchs_sparse_kernel(call, error, message):
+    with pytest.raises(error, match="^" + re.escape(message)):
+        call(ec.tensor([[1.0, -2.0], [0.0, 3.0]]).to_sparse())

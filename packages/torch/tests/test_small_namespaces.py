@@ -63,8 +63,10 @@ def test_window_dtype_and_layout_errors_are_pytorchs(name, says):
         W(4, layout=torch.sparse_coo)
     with pytest.raises(ValueError, match=f"^{says} requires non-negative window length, got M=-3$"):
         W(-3)
-    with pytest.raises(TypeError, match="^linspace\\(\\) received" if name == "kaiser" else "must be int, not float"):
-        W(2.5)  # kaiser's is PyTorch's (its linspace's parser); the others' still ember's words
+    with pytest.raises(TypeError, match="^linspace\\(\\) received an invalid combination of arguments - got "
+                                        "\\(requires_grad=bool, device=NoneType, layout=torch.layout, "
+                                        "dtype=torch.dtype, steps=float, "):
+        W(2.5)  # PyTorch's: its windows call linspace by keyword, whose parser lists them, the last first
     assert W(3, layout=torch.strided).layout is torch.strided
     gc = torch.signal.windows.general_cosine
     with pytest.raises(TypeError, match="^Coefficients must be a list/tuple$"):
@@ -72,6 +74,23 @@ def test_window_dtype_and_layout_errors_are_pytorchs(name, says):
     with pytest.raises(ValueError, match="^Coefficients cannot be empty$"):
         gc(3, a=[])
     assert gc(1, a=0.5).tolist() == [1.0] and gc(0, a=[]).shape == (0,)
+
+
+@pytest.mark.parametrize("name", ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_hamming",
+                                  "hamming", "hann", "kaiser", "nuttall"])
+def test_window_length_is_taken_as_pytorchs_windows_take_it(name):
+    """PyTorch's windows check no type: a 0-d integer tensor is a length, True is 1 where the window returns its
+    leaf for 1 (else linspace refuses steps=bool), a str or None fails at `M < 0` (Python's TypeError)."""
+    W = getattr(torch.signal.windows, name)
+    np.testing.assert_allclose(W(torch.tensor(4)).numpy(), W(4).numpy(), rtol=1e-6)  # cosine's pi / M: a tensor's
+    if name in ("cosine", "exponential", "gaussian"):
+        with pytest.raises(TypeError, match=r"steps=bool, end=float, start=float, \), but expected one of:"):
+            W(True)
+    else:
+        assert W(True).tolist() == [1.0]
+    for bad, kind in (("a", "str"), (None, "NoneType")):
+        with pytest.raises(TypeError, match=f"^'<' not supported between instances of '{kind}' and 'int'$"):
+            W(bad)
 
 
 def test_accelerator_version_types():

@@ -167,6 +167,8 @@ def _numpy_filled(shape, dt, value) -> Tensor | None:
         dt = dtypes.get_default_dtype()
     elif dt.__class__ is not dtypes.dtype or dt is dtypes.complex32:
         return None
+    elif not dtypes._guard_installed and dt in dtypes.RESTRICTED:  # its first use: the guard of its ops goes in
+        dtypes._restricted(dt)
     if _device._default is not None:
         return None
     for s in shape:
@@ -272,7 +274,10 @@ def _infer_np(data, dtype):
         with np.errstate(over="ignore"):  # 70000.0 as float16 is inf, silently as PyTorch's
             return a.astype(dtype.np)
     if a.dtype.kind == "f":
-        return a if from_numpy_data else a.astype(dtypes.get_default_dtype().np)
+        if from_numpy_data:
+            return a
+        with np.errstate(over="ignore"):  # 1e39 in the default float32 is inf, silently as PyTorch's
+            return a.astype(dtypes.get_default_dtype().np)
     if a.dtype.kind in "iu" and not from_numpy_data:
         return a.astype(np.int64)
     if a.dtype.kind == "b":
@@ -743,6 +748,8 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     if out is None and not all(type(s) is int and s >= 0 for s in sizes) and as_device(device).type != "meta" and any(
             isinstance(s, numbers.Integral) and s < 0 for s in sizes):
         raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
+    if out is None and dtype is dtypes.float8_e8m0fnu:  # PyTorch's zeros is zero_ (a fill of 0 would overflow)
+        return empty(_size_of(args, size, "zeros"), dtype=dtype, device=device, requires_grad=requires_grad).zero_()
     return full(_size_of(args, size, "zeros"), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
@@ -1046,6 +1053,7 @@ def _space_args(op: str, start, end, steps, base, dtype) -> None:
 def linspace(start, end, steps: int = _NO_STEPS, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     _space_args("linspace", start, end, steps, False, dtype)
+    steps = int(steps)  # an int, or what PyTorch's parser takes for one (a 0-d integer tensor, a numpy int)
     if layout is not None:
         _dense_only(layout, "linspace", "aten::linspace.out")
     if steps < 0:

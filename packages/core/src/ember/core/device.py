@@ -25,7 +25,9 @@ class device:
     def __new__(cls, type, index: int | None = None):
         if isinstance(type, device):
             return type
-        if isinstance(type, int) and not isinstance(type, bool):
+        if isinstance(type, int) and not isinstance(type, bool):  # PyTorch's current accelerator: CUDA, or none
+            if (type, None) not in _CACHE and not backend("cuda").is_available():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = "cuda", type
         if not isinstance(type, str):
             raise TypeError(f"device: expected a string, an int or a device; got {type!r}")

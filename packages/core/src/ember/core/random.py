@@ -441,10 +441,12 @@ def random_(input: Tensor, *args, generator: Generator | None = None, **kwargs) 
 
 
 def _random_dtype(dt, kernel: str) -> None:
-    """PyTorch's refusals of a dtype `random_` has no kernel for (complex, the 8-bit floats)."""
+    """PyTorch's refusals of a dtype `random_` has no kernel for (complex, the 8-bit floats; uint16/32/64 have only
+    the bounded one)."""
     if dt.is_complex and kernel != "random_kernel_cpu":
         raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
-    if dt.is_complex or (dt.is_floating_point and dt.name not in _FLOAT_BOUNDS):
+    if dt.is_complex or (dt.is_floating_point and dt.name not in _FLOAT_BOUNDS) or (
+            kernel == "random_kernel_cpu" and dt in dtypes.UNSIGNED_WIDE):
         raise not_implemented_for(kernel, dt)
 
 
@@ -770,6 +772,8 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
+    if (out._dtype if out is not None else dt) in dtypes.RESTRICTED:  # PyTorch's CPU kernel has none for them
+        raise not_implemented_for("randperm", out._dtype if out is not None else dt)
     if generator is not None and generator._mt is None:  # a GPU generator: its Philox stream
         perm = philox_stream(*philox_seed_offset(generator, n, generator.device)).permutation(n)
     else:  # the CPU's stream, as PyTorch's CPU kernel draws it

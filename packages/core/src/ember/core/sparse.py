@@ -846,11 +846,33 @@ class SparseTensor(Tensor):
         self.__dict__.pop("_sp_pattern", None)
         self.__dict__.pop("_sp_plan", None)
 
-    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-        """The norm of all elements (the stored ones, duplicates summed first)."""
-        if dim is not None:
-            raise RuntimeError("norm: ember computes the norm of a sparse tensor over all its elements only (dim=None)")
-        return self.coalesce()._sp_values.norm(2 if p == "fro" else p, dtype=dtype)
+    def norm(self, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
+        """`torch.norm` of a COO tensor: the `p`-norm of all its elements (the stored values, duplicates summed
+        first), PyTorch's NormBackward1; what PyTorch's sparse kernel refuses (a `dim` short of all of them,
+        `keepdim`, `dtype`, `out`, "nuc") is refused in its words."""
+        if isinstance(p, str) and p not in ("fro", "nuc"):
+            raise RuntimeError(f"only valid string values are 'fro' and 'nuc', found {p}")
+        if dtype is not None and isinstance(p, str):
+            raise ValueError(f"dtype argument is not supported in {'frobenius' if p == 'fro' else 'nuclear'} norm")
+        name = self._sp_layout.name
+        if p == "nuc":
+            raise _refusal(name, "_linalg_svd")
+        if out is not None or self._sp_layout is not sparse_coo:
+            raise _refusal(name, "norm.out")
+        if dtype is not None:
+            raise RuntimeError("norm_sparse currently does not support 'dtype' argument")
+        ndim = len(self._shape)
+        dims = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+        if dims and {d % max(ndim, 1) for d in dims} != set(range(ndim)):
+            raise RuntimeError("norm_sparse currently only supports full reductions, so 'dim' must either be empty or "
+                               "contain all dimensions of the input")
+        if keepdim:
+            raise RuntimeError("norm_sparse currently does not support keepdim=True")
+        if not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                               f"{dtypes.TORCH_NAMES[self._dtype.name]} instead.")
+        r = self.coalesce()._sp_values.norm(2 if p in ("fro", None) else p)
+        return node_name(r, "LinalgVectorNormBackward0", "NormBackward1")
 
     def neg(self) -> SparseTensor:
         return self._with_values(-self._sp_values)

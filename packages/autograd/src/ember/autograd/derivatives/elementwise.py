@@ -127,7 +127,8 @@ ENTRIES = [
     _unary("abs", lambda grad, input: grad * (input.sgn() if input._dtype.is_complex else ew.sign(input))),
     _unary("square", lambda grad, input: grad * 2.0 * cj(input), "PowBackward0"),  # PyTorch: pow(x, 2)
     _unary("frac", lambda grad: grad),
-    *(_unary(name, lambda grad: grad * 0.0) for name in ("sign", "floor", "ceil", "trunc", "round")),  # flat steps
+    # flat steps: zeros, whatever the incoming gradient holds (a NaN or infinite one too), as PyTorch's
+    *(_unary(name, lambda grad: zeros_with(grad._shape, grad)) for name in ("sign", "floor", "ceil", "trunc", "round")),
     _unary("relu", lambda grad, result: _threshold_backward(grad, result, 0.0)),  # one pass; NaN passes, as PyTorch
     _unary("exp", lambda grad, result: grad * cj(result)),
     _unary("exp2", lambda grad, result: grad * cj(result) * _LN2),
@@ -157,9 +158,11 @@ ENTRIES = [
     _unary("erf", lambda grad, input: _TWO_OVER_SQRT_PI * ew.exp(-(input * input)) * grad),
     _unary("erfinv", lambda grad, result: grad * (0.5 * math.sqrt(math.pi)) * ew.exp(result * result)),
 
-    # PyTorch's AddBackward0/SubBackward0 save alpha: `other`'s gradient is `maybe_multiply(grad, alpha.conj())`
-    d("add(input, other, *, alpha=1)", input=lambda grad: grad, other=lambda grad, alpha: _times(grad, alpha)),
-    d("sub(input, other, *, alpha=1)", input=lambda grad: grad, other=lambda grad, alpha: _times(-grad, alpha)),
+    # PyTorch's AddBackward0/SubBackward0 save alpha, whichever input needs a gradient (`_saved_alpha`): `other`'s
+    # gradient is `maybe_multiply(grad, alpha.conj())`
+    d("add(input, other, *, alpha=1)", input=lambda grad, alpha: grad, other=lambda grad, alpha: _times(grad, alpha)),
+    d("sub(input, other, *, alpha=1)", input=lambda grad, alpha: grad,
+      other=lambda grad, alpha: _times(-grad, alpha)),
     d("mul(input, other)", input=lambda grad, other: grad * cj(other), other=lambda grad, input: grad * cj(input)),
     d("div(input, other)", input=lambda grad, other: grad / cj(other),
       other=lambda grad, input, other: -grad * cj((input / other) / other)),  # other * other underflows at 1e-30

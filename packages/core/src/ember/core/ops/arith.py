@@ -3,6 +3,8 @@ Python operators, in-place twins, `addcmul`/`addcdiv`, and the unary ops as meth
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ember.core import dtypes
@@ -272,13 +274,24 @@ def round(input, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A
             input._dtype.is_complex and not decimals)):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
-    if not decimals:
+    if decimals is None:
         return ew.round(input, out=out)
+    # PyTorch's `round.decimals` is one node, RoundBackward1 (zero gradient): the outer step here takes its name;
+    # in place (`round_`), every step writes `input`
+    inner = input if out is input else None
+    if (out is not None and inner is None and isinstance(input, Tensor) and input._requires_grad
+            and sys.modules["ember.core.tensor"]._grad_mode_enabled()):  # autograd sets its grad mode there
+        raise RuntimeError("round(): functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+    if not decimals:
+        return node_name(ew.round(input, out=out), "RoundBackward0", "RoundBackward1")
     if decimals < 0:  # PyTorch divides by 10**-decimals (exact), not multiplies by its inexact inverse
         scale = 10.0 ** -decimals
-        return ew.mul(ew.round(ew.div(input, scale)), scale, out=out)
+        return node_name(ew.mul(ew.round(ew.div(input, scale, out=inner), out=inner), scale, out=out),
+                         "MulBackward0", "RoundBackward1")
     scale = 10.0 ** decimals
-    return ew.div(ew.round(ew.mul(input, scale)), scale, out=out)
+    return node_name(ew.div(ew.round(ew.mul(input, scale, out=inner), out=inner), scale, out=out),
+                     "DivBackward0", "RoundBackward1")
 
 
 @method

@@ -300,6 +300,10 @@ def _hook(op, args, kwargs, call_next):
     return _down(r) if down else r
 
 
+# the hook acts only where a tensor is complex32, which the factories' and `cat`'s fast paths (`dispatch.bare`)
+# refuse: they stay open once complex32 is used
+_hook.ignores_fresh = True
+
 _PRODUCTS = frozenset({"mm", "bmm", "dot"})
 # the storage ops with no complex32 path on CUDA yet
 _CPU_ONLY = frozenset({"index", "masked_select", "normal_", "uniform_"})

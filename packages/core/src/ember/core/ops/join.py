@@ -69,11 +69,13 @@ _cat = declare("cat", np.concatenate, overlap=OVERLAP_INTERNAL | OVERLAP_ANY, in
 
 def _unwatched(tensors, out) -> bool:
     """Whether joining `tensors` may skip the dispatcher for numpy: no `out=`, nothing watching ops
-    (`dispatch.bare`) and plain CPU tensors with no conj or neg bit, none of which requires grad."""
+    (`dispatch.bare`) and plain CPU tensors with no conj or neg bit, none of which requires grad or is complex32
+    (numpy cannot compute on its records: complex_half's hook joins them)."""
     if out is not None or not _dispatch.bare:
         return False
     for t in tensors:
-        if t.__class__ is not Tensor or t._requires_grad or t._conj or t._neg or t._storage.device.type != "cpu":
+        if (t.__class__ is not Tensor or t._requires_grad or t._conj or t._neg or t._storage.device.type != "cpu"
+                or t._dtype is dtypes.complex32):
             return False
     return True
 

@@ -19,6 +19,7 @@ from ember.core.ops import shape as S
 from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, legacy_type_name, real_value,
                                   warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
+from ember.core.ops.restricted_dtypes import float8_fill_value
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor, value_read_guard
 
@@ -398,11 +399,25 @@ def fill_(input, value) -> Tensor:
         value = value.item()
         if isinstance(value, int) and input._dtype.name in _C_INT_NAMES:  # a tensor's int wraps, copied as PyTorch
             return _fill(input, int(np.array(value).astype(input._dtype.np)))
-    return _fill(input, int_value(input, real_value(input, value)))
+        if input._dtype in dtypes.FLOAT8:  # copied as a tensor: converted, unchecked
+            return _fill(input, _float8_value(input, value, False))
+    value = int_value(input, real_value(input, value))
+    if input._dtype in dtypes.FLOAT8:  # PyTorch checks the value unless the tensor has one element
+        value = _float8_value(input, value, input.numel() != 1)
+    return _fill(input, value)
+
+
+def _float8_value(input: Tensor, value, checked: bool):
+    """`float8_fill_value` for `input`: the format's numpy scalar on the CPU, its value as a float elsewhere."""
+    v = float8_fill_value(input._dtype, value, checked)
+    return v if input._storage.device.type == "cpu" else float(v)
 
 
 @method
 def zero_(input) -> Tensor:
+    """Zero bits in every element, as PyTorch's memset (float8_e8m0fnu, which has no zero, gets its smallest)."""
+    if input._dtype is dtypes.float8_e8m0fnu:
+        return _fill(input, _float8_value(input, 0.0, False))
     return _fill(input, 0)
 
 
@@ -582,8 +597,12 @@ def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -
     from ember.core.creation import dtype_arg, full
 
     dtype_arg(dtype, name)
-    return full(_sizes(size, None, name), fill, dtype=dtype or input.dtype, layout=layout,
-                device=device or input.device, requires_grad=requires_grad)
+    shape, dt, dev = _sizes(size, None, name), dtype or input.dtype, device or input.device
+    if fill == 0 and dt is dtypes.float8_e8m0fnu:  # PyTorch's new_zeros is zero_ (a fill of 0 overflows e8m0fnu)
+        from ember.core.creation import zeros
+
+        return zeros(shape, dtype=dt, layout=layout, device=dev, requires_grad=requires_grad)
+    return full(shape, fill, dtype=dt, layout=layout, device=dev, requires_grad=requires_grad)
 
 
 @method

@@ -24,6 +24,7 @@ from ember.core.ops import numba_rows
 from ember.core.ops._util import _mismatch
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap, write_out
+from ember.core.ops.arguments import parsed
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _sum, vector_norm
 from ember.core.tensor import Tensor
@@ -969,6 +970,7 @@ attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(oth
 
 @numpy_aliases
 @composite("linalg_vecdot")
+@parsed("linalg_vecdot", x="Tensor", y="Tensor", dim="int")
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch);
     floating or complex operands of one dtype."""

@@ -23,6 +23,7 @@ from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
 from ember.core.ops._util import _CPP_TYPE_NAMES, warn_at_caller, warn_once
+from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
@@ -76,6 +77,7 @@ def _diag_mask(T: Tensor) -> Tensor:
 
 
 # --- triangular and Cholesky solves -------------------------------------------------------------
+@parsed("linalg_solve_triangular", A=("input", "Tensor"), B="Tensor", upper="bool", left="bool", unitriangular="bool")
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool | None = None, left: bool = True,
                      unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
     """X with A X = B (X A = B when `left=False`) for triangular A (*, n, n); only A's `upper` or lower
@@ -88,6 +90,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool | None = None, left: b
     """
     if upper is None:  # required, in the words of PyTorch's argument parser
         raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    if out is not None:
+        refuse_out_with_grad("linalg_solve_triangular", A, B)
     _at_least_2d("linalg.solve_triangular", "A", A)
     _at_least_2d("linalg.solve_triangular", "B", B)
     refuse_dtype(A, "triangular_solve_cpu", True)
@@ -150,11 +154,13 @@ def _needs_grad(values) -> bool:
     return tensor_module._grad_mode_enabled() and any(isinstance(x, Tensor) and x._requires_grad for x in flat)
 
 
-def writes_out(fn, kernel: str | None = None):
+def writes_out(fn=None, kernel: str | None = None):
     """`fn(..., out=)` for a function that computes a new result: the result (one tensor, or a tuple of them) is
     written into `out` as PyTorch's out= variants write it (a tuple's dtypes must match; resized) and `out` is
     returned in its place. With `kernel` (the ATen op PyTorch's out= form runs), an input that requires grad
-    is refused under grad mode with that op's RuntimeError, as PyTorch's."""
+    is refused under grad mode with that op's RuntimeError, as PyTorch's; `@writes_out(kernel=...)` decorates."""
+    if fn is None:
+        return functools.partial(writes_out, kernel=kernel)
     base = fn.__name__.lstrip("_")  # `_linalg_slogdet` names itself linalg_slogdet
     name = base if base.startswith("linalg_") or base in _TORCH_NAMESPACE else f"linalg_{base}"
 
@@ -277,7 +283,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
     return r if out is None else S.copy_(_resized(out, r), r)
 
 
-@writes_out
+@writes_out(kernel="linalg_cholesky_ex")
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
     """`(L, info)`: the Cholesky factor and, per matrix, 0 or the order of the first leading minor that is
     not positive-definite; such a matrix's L is LAPACK's partial factor, as PyTorch's (`cholesky_partial`);
@@ -348,7 +354,8 @@ def _check_lu_input(op: str, A: Tensor) -> None:
     _check_float(op, A)
 
 
-@writes_out
+@writes_out(kernel="linalg_lu_factor_ex")
+@parsed("linalg_lu_factor", A="Tensor", pivot="bool")
 def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     """`(LU, pivots)`: the packed LU factorisation with partial pivoting of A (*, m, n); pivots are
     LAPACK's 1-based row swaps. Raises `LinAlgError` for a singular A, as PyTorch."""
@@ -362,7 +369,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     return _LUFactor(LU, piv)
 
 
-@writes_out
+@writes_out(kernel="linalg_lu_factor_ex")
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out=None):
     """`(LU, pivots, info)`: `lu_factor` that reports a zero pivot in `info` (1-based) instead of raising."""
     _check_lu_input("linalg.lu_factor_ex", A)
@@ -387,7 +394,7 @@ def _permutation(pivots: Tensor, m: int) -> Tensor:
     return perm
 
 
-@writes_out
+@writes_out(kernel="lu_unpack")
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *, out=None):
     """`(P, L, U)` with A = P L U from `lu_factor`'s packed result; a part not unpacked is an empty tensor of
     LU_data's dtype, as PyTorch's."""
@@ -405,7 +412,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     return _LUUnpack(P, Lm, Um)
 
 
-@writes_out
+@writes_out(kernel="linalg_lu")
 def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     """`(P, L, U)` with A = P L U, L unit lower triangular, U upper triangular."""
     _check_lu_input("linalg.lu", A)
@@ -416,6 +423,8 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
                     out=None) -> Tensor:
     """X with A X = B (X A = B when not `left`; A^H in place of A when `adjoint`) from A's `lu_factor`."""
+    if out is not None:
+        refuse_out_with_grad("linalg_lu_solve", LU, B)
     _at_least_2d("linalg.lu_solve", "B", B)
     if not (LU._dtype.is_floating_point or LU._dtype.is_complex):
         raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
@@ -423,8 +432,8 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     refuse_dtype(LU, "linalg.lu_solve_cpu")
     P, Lm, Um = lu_unpack(LU, pivots)
     if not left:  # X A = B  <=>  A^H X^H = B^H
-        return _mH(linalg_lu_solve(LU, pivots, _mH(B), left=True, adjoint=not adjoint))
-    if adjoint:  # A^H X = B with A = P L U: U^H L^H P^T X = B
+        r = _mH(linalg_lu_solve(LU, pivots, _mH(B), left=True, adjoint=not adjoint))
+    elif adjoint:  # A^H X = B with A = P L U: U^H L^H P^T X = B
         y = solve_triangular(_mH(Um), B, upper=False)
         z = solve_triangular(_mH(Lm), y, upper=True, unitriangular=True)
         r = _matmul(P, z)
@@ -453,7 +462,7 @@ def _nan(A: Tensor):
     return complex(math.nan, math.nan) if A._dtype.is_complex else math.nan
 
 
-@writes_out
+@writes_out(kernel="linalg_inv_ex")
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     """`(inverse, info)`: info is 0, or the 1-based index of the first zero pivot of a singular matrix (whose
     inverse is then NaN); raises only when `check_errors`."""
@@ -499,7 +508,7 @@ def _singular_solutions(A: Tensor, info: Tensor, B: Tensor | None, left: bool = 
     return tensor(res[..., 0] if vector else res, dtype=A._dtype, device=A.device)
 
 
-@writes_out
+@writes_out(kernel="_linalg_solve_ex")
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
     """`(result, info)`: `linalg.solve` that reports a singular A in info (result NaN) instead of raising."""
     try:
@@ -563,6 +572,7 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     return ew.where(ew.gt(info, 0), math.inf, ew.mul(matrix_norm(A, p), matrix_norm(inverse, p)))
 
 
+@parsed("linalg_diagonal", A="Tensor", offset="int", dim1="int", dim2="int")
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """`torch.linalg.diagonal`: `A.diagonal` over the last two dims by default."""
     return L.diagonal(A, offset, dim1, dim2)
@@ -581,6 +591,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
 
 
 @writes_out
+@parsed("linalg_tensorsolve", A="Tensor", B="Tensor", dims="tuple of ints?")
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B; `dims` of A move to the end first."""
     if dims is not None:
@@ -616,7 +627,8 @@ def vandermonde(x: Tensor, n: int) -> Tensor:
     return J.cat([ones, powers], -1)
 
 
-@writes_out
+@writes_out(kernel="linalg_householder_product")
+@parsed("linalg_householder_product", A=("input", "Tensor"), tau="Tensor")
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i = (0, ..., 1, A[i+1:, i])."""
     _at_least_2d("linalg.householder_product", "A", A)
@@ -638,6 +650,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     return Q[..., :, :n]
 
 
+@parsed("linalg_lstsq", A=("self", "Tensor"), B=("b", "Tensor"), rcond="float?", driver="str?")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     """`(solution, residuals, rank, singular_values)` of min ||A X - B||, from the pseudo-inverse. Which of
     the last three are filled follows PyTorch's CPU drivers: 'gelsy' (the default) gives the rank,
@@ -683,7 +696,7 @@ _Geqrf = _rt("geqrf", ["a", "tau"])
 
 
 @method
-@writes_out
+@writes_out(kernel="geqrf")
 def geqrf(input: Tensor, *, out=None):
     """`(a, tau)`: LAPACK's packed Householder QR of input (*, m, n): R on and above the diagonal of `a`, the
     reflectors' vectors below it (their leading 1 implied), and their scales `tau`; composed so it
@@ -725,7 +738,7 @@ def _sum_sq(x: Tensor) -> Tensor:
 
 
 @method
-@writes_out
+@writes_out(kernel="ormqr")
 def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *,
           out=None) -> Tensor:
     """The product of Q (from `geqrf`'s `input`, `input2` = tau) with `input3`: Q C, Q^H C, C Q or C Q^H."""
@@ -811,7 +824,7 @@ def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> 
 
 
 @method
-@writes_out
+@writes_out(kernel="triangular_solve")
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out=None):
     """`torch.triangular_solve(b, A)` (deprecated for `linalg.solve_triangular`): `(solution, A's copy)`."""
@@ -831,7 +844,7 @@ def orgqr(input: Tensor, input2: Tensor) -> Tensor:
 
 
 @numpy_aliases
-@writes_out
+@writes_out(kernel="norm")
 def frobenius_norm(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """`torch.frobenius_norm` (deprecated): the 2-norm over `dim`."""
     return linalg.vector_norm(input, 2, dim, keepdim)
@@ -859,7 +872,7 @@ for _name, _kernel in (("inv", "linalg_inv_ex"), ("det", "_linalg_det"), ("slogd
                        ("solve", "_linalg_solve_ex"), ("cholesky", "linalg_cholesky_ex"), ("qr", "linalg_qr"),
                        ("svd", "_linalg_svd"), ("svdvals", "_linalg_svd"), ("eigh", "_linalg_eigh"),
                        ("eigvalsh", "_linalg_eigh"), ("pinv", "linalg_pinv"), ("matrix_rank", None),
-                       ("matrix_power", None), ("multi_dot", "mm"), ("cross", "linalg_cross"),
+                       ("matrix_power", "matmul"), ("multi_dot", "mm"), ("cross", "linalg_cross"),
                        ("matrix_norm", None), ("norm", None)):
     setattr(linalg, _name, writes_out(getattr(linalg, _name), _kernel))
 
@@ -869,12 +882,14 @@ for _name, _kernel in (("inv", "linalg_inv_ex"), ("det", "_linalg_det"), ("slogd
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is the nuclear norm of the matrices
     over `dim` (the last two dims by default)."""
+    if input.is_sparse or input.is_sparse_csr:  # over all elements only, PyTorch's sparse kernel
+        return input.norm(p, dim, keepdim, out=out, dtype=dtype)
     if p == "nuc":
         return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     if p is None or p == "fro":
         p = 2
     elif isinstance(p, str):
-        raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro', 'nuc' or a number")
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")  # PyTorch's: it asks matrix_norm
     if input._dtype is dtypes.complex32 and dtype is None and out is None:  # as vector_norm: rounded once
         return norm(input.to(dtypes.complex64), p, dim, keepdim).to(dtypes.float16)
     if input._dtype.is_complex:

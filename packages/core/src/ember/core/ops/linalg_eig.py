@@ -8,6 +8,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
+from ember.core.ops.arguments import refuse_out_with_grad
 from ember.core.ops.linalg import linalg
 from ember.core.ops.linalg_solvers import LinAlgError, refuse_dtype
 from ember.core.ops.structseq import return_type
@@ -53,6 +54,8 @@ def eig(A: Tensor, *, out=None):
     >>> linalg.eig(tensor([[2.0, 0.0], [0.0, 3.0]])).eigenvalues
     tensor([2.+0.j, 3.+0.j])
     """
+    if out is not None:
+        refuse_out_with_grad("linalg_eig", A)
     w, v = _eig(A)
     if out is not None:
         out[0].resize_(w.shape).copy_(w)

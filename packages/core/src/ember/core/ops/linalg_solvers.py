@@ -16,6 +16,7 @@ from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import normalize_dims, warn_once, wrap
+from ember.core.ops.arguments import parsed
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _c_name, _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
@@ -479,6 +480,7 @@ def _eigh_cpu(A, UPLO="L"):
 
 
 # --- torch.linalg -------------------------------------------------------------------------------
+@parsed("linalg_inv", A="Tensor")
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix in A (*, n, n); raises `LinAlgError` when one is singular."""
     return _inv(A)
@@ -489,16 +491,19 @@ def det(A: Tensor) -> Tensor:
     return _det(A)
 
 
+@parsed("slogdet", A=("input", "Tensor"))
 def slogdet(A: Tensor):
     """`(sign, logabsdet)` of the determinant of each square matrix in A."""
     return _Slogdet(*_slogdet(A))
 
 
+@parsed("linalg_slogdet", A="Tensor")
 def _linalg_slogdet(A: Tensor):
     """`linalg.slogdet`: slogdet's pair, named as PyTorch's `torch.return_types.linalg_slogdet`."""
     return _LinalgSlogdet(*_slogdet(A))
 
 
+@parsed("linalg_solve", A="Tensor", B="Tensor", left="bool")
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """X with A @ X = B (or X @ A = B when `left=False`); B may be a batch of vectors.
 
@@ -511,31 +516,37 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     return S.transpose(_solve(S.transpose(A, -2, -1), S.transpose(B, -2, -1)), -2, -1)
 
 
+@parsed("linalg_cholesky", A=("input", "Tensor"), upper="bool")
 def _linalg_cholesky(A: Tensor, upper: bool = False) -> Tensor:
     """The Cholesky factor of each symmetric positive-definite matrix in A (PyTorch's node: cholesky_ex's)."""
     return node_name(_cholesky(A, upper), "LinalgCholeskyBackward0", "LinalgCholeskyExBackward0")
 
 
+@parsed("linalg_qr", A="Tensor", mode="str")
 def _linalg_qr(A: Tensor, mode: str = "reduced"):
     """`(Q, R)` with A = Q @ R, Q orthonormal, R upper triangular."""
     return _QR(*_qr(A, mode))
 
 
+@parsed("linalg_svd", A="Tensor", full_matrices="bool")
 def _linalg_svd(A: Tensor, full_matrices: bool = True):
     """`(U, S, Vh)` with A = U @ diag(S) @ Vh."""
     return _SVD(*_svd(A, full_matrices))
 
 
+@parsed("linalg_svdvals", A="Tensor")
 def svdvals(A: Tensor) -> Tensor:
     """The singular values of A, descending."""
     return _svd(A, False)[1]
 
 
+@parsed("linalg_eigh", A="Tensor", UPLO="str")
 def eigh(A: Tensor, UPLO: str = "L"):
     """`(eigenvalues, eigenvectors)` of symmetric A, eigenvalues ascending."""
     return _Eigh(*_eigh(A, UPLO))
 
 
+@parsed("linalg_eigvalsh", A="Tensor", UPLO="str")
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues of symmetric A, ascending."""
     return _eigh(A, UPLO)[0]
@@ -766,6 +777,7 @@ def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
 
 
 @numpy_aliases
+@parsed("linalg_cross", input="Tensor", other="Tensor", dim="int")
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The 3-vector cross product along `dim`, broadcasting the other dims."""
     return _cross(input, other, dim)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import builtins
 import contextvars
 import math
-import numbers
 
 import numpy as np
 from ember.core import dtypes
@@ -23,6 +22,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import (check_dtype_arg, index_arg, normalize_dims, shape_error, warn_at_caller, wrap,
                                   write_out)
+from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type, return_types
 from ember.core.tensor import Tensor
@@ -778,11 +778,13 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
 
 
 @numpy_aliases
+@parsed("linalg_vector_norm", x=("input", "Tensor"), ord="Number", dim="tuple of ints?", keepdim="bool",
+        dtype="torch.dtype?")
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,  # noqa: A002
                 out=None) -> Tensor:
     """The vector `ord`-norm of `x` over `dim` (all elements when None), as `torch.linalg.vector_norm`."""
-    if not isinstance(ord, (numbers.Number, Tensor)):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    if out is not None:
+        refuse_out_with_grad("linalg_vector_norm", x)
     if x._dtype is dtypes.complex32 and dtype is None and out is None:  # moduli in float32, rounded once (PyTorch)
         return vector_norm(x.to(dtypes.complex64), ord, dim, keepdim).to(dtypes.float16)
     if x._dtype.is_complex:  # the norm of the moduli, a real tensor

@@ -10,6 +10,7 @@ for 'UInt16'"). Casting into float8 follows PyTorch, not ml_dtypes: float8_e4m3f
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import numpy as np
@@ -18,7 +19,7 @@ from ember.core import dtypes
 from ember.core.dispatch import register_dispatch_hook
 from ember.core.tensor import Tensor
 
-__all__ = ["install", "uninstall", "cast_array", "nan_bits_as_pytorch", "casts_nan_bits"]
+__all__ = ["install", "uninstall", "cast_array", "float8_fill_value", "nan_bits_as_pytorch", "casts_nan_bits"]
 
 # views, copies and casts: every restricted dtype has them
 _STORAGE_OPS = frozenset({
@@ -31,7 +32,8 @@ _UNSIGNED_OPS = _STORAGE_OPS | frozenset({
     "div", "sum", "prod", "cumsum", "sort", "unique", "any", "all", "bitwise_and", "bitwise_or", "bitwise_xor",
     "floor", "ceil", "trunc", "round", "isinf", "isfinite", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-    "sigmoid", "erf", "erfinv", "reciprocal", "einsum"})
+    "sigmoid", "erf", "erfinv", "reciprocal", "einsum", "random_", "exponential_"})  # random_: a bounded draw
+# (`randint`; the full-range one is refused by `random_` itself); exponential_: its kernel's own refusal of integers
 # float8: storage, abs and matrix products (float32 accumulation, one rounding on store)
 _FLOAT8_OPS = _STORAGE_OPS | frozenset({"abs", "mm", "bmm", "dot"})
 # the binary elementwise ops, which promote their operands (filled by `install`)
@@ -40,16 +42,21 @@ _PROMOTING: set[str] = set()
 _KERNEL_NAMES = {"add": "add_stub", "sub": "add_stub", "max": "max_all", "min": "min_all", "amax": "max_all",
                  "amin": "min_all", "pow": "pow", "index_put_": "index_put", "index_select": "index_select",
                  "gather": "scatter_gather_tensor_cpu", "scatter": "scatter_gather_tensor_cpu",
-                 "mm": "addmm_impl_cpu_", "clamp": "clamp_scalar_cpu", "flip": "flip_cpu", "sort": "sort"}
+                 "mm": "addmm_impl_cpu_", "clamp": "clamp_scalar_cpu", "flip": "flip_cpu", "sort": "sort",
+                 "uniform_": "check_uniform_bounds", "normal_": "normal_kernel_cpu", "exponential_": "exponential_cpu",
+                 "random_": "random_update_from_to"}
 
 
-def _refused(op, dt: dtypes.dtype) -> Exception:
+def _refused(op, dt: dtypes.dtype, args: tuple) -> Exception:
     from ember.core.ops.numeric import DtypeNotImplemented
 
     if op.name == "mean":
         return RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                             f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
-    name = _KERNEL_NAMES.get(op.name, op.name + "_cpu")
+    if op.name == "bernoulli_":  # PyTorch's kernel for a probability tensor, or for a number
+        name = "bernoulli_tensor_cpu_self_" if isinstance(args[1], Tensor) else "bernoulli_scalar_cpu_"
+    else:
+        name = _KERNEL_NAMES.get(op.name, op.name + "_cpu")
     return DtypeNotImplemented(f"\"{name}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
 
 
@@ -67,9 +74,14 @@ def _guard(op, args, kwargs, call_next):
             dtypes.promote_types(found, d)  # PyTorch refuses the promotion before looking for a kernel
         found = d if found is None or d in dtypes.RESTRICTED else found
     if found in dtypes.RESTRICTED and op.name not in (_FLOAT8_OPS if found in dtypes.FLOAT8 else _UNSIGNED_OPS):
-        raise _refused(op, found)
+        raise _refused(op, found, args)
     return call_next(op, args, kwargs)
 
+
+# a factory's fresh tensor is filled (`fill_`) or drawn into (float dtypes only: `random._fresh`), both of which the
+# guard lets through for every restricted dtype, and a join of plain tensors (`cat`) too: the fast paths stay open
+# (`dispatch.bare`) once a restricted dtype is used
+_guard.ignores_fresh = True
 
 _installed = False
 
@@ -116,6 +128,28 @@ def cast_array(a: np.ndarray, dt: dtypes.dtype) -> np.ndarray:
         a = np.abs(np.asarray(a, dtype=np.float32))  # PyTorch keeps the exponent of |x|; 0 is the smallest, 2^-127
         a = np.where(a == 0, np.float32(2.0 ** -127), a)
     return a.astype(dt.np)
+
+
+# per float8 format, what c10's checked conversion of a fill value knows of it: (lowest, max, has infinity) and the
+# bits of the NaN its conversion writes (ml_dtypes' NaN differs for e5m2)
+_FLOAT8_LIMITS = {"float8_e4m3fn": (-448.0, 448.0, False, 0x7F), "float8_e5m2": (-57344.0, 57344.0, True, 0x7F),
+                  "float8_e4m3fnuz": (-240.0, 240.0, False, 0x80), "float8_e5m2fnuz": (-57344.0, 57344.0, False, 0x80),
+                  "float8_e8m0fnu": (2.0 ** -127, 2.0 ** 127, False, 0xFF)}
+
+
+def float8_fill_value(dt: dtypes.dtype, value, checked: bool):
+    """A number as PyTorch's `fill_` writes it into a float8 tensor: converted by c10's rules (`cast_array`'s), a
+    numpy scalar of the format; `checked` (every fill but that of a one-element tensor, which PyTorch converts
+    unchecked) raises its overflow error for a value outside the format's range, or infinite where it has no
+    infinity."""
+    lowest, highest, has_inf, nan_bits = _FLOAT8_LIMITS[dt.name]
+    v = float(value)
+    if checked and not (math.isnan(v) or (has_inf and math.isinf(v))) and not lowest <= v <= highest:
+        raise RuntimeError(f"value cannot be converted to type c10::{dtypes.TORCH_NAMES[dt.name]} without overflow")
+    if math.isnan(v):
+        return np.array([nan_bits], np.uint8).view(dt.np)[0]
+    with np.errstate(over="ignore"):  # past float32's range: its infinity, the format's own answer to it
+        return cast_array(np.array([v]), dt)[0]
 
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)

@@ -22,11 +22,9 @@ __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general
            "hamming", "hann", "kaiser", "nuttall"]
 
 
-def _checked_dtype(name: str, M: int, dtype, layout, ints: bool = True):
-    """PyTorch's checks of every window, in its order (length, layout, dtype); the dtype to build in. `ints`
-    False: a non-int length passes here (kaiser's reaches its linspace, whose parser refuses it)."""
-    if ints and (isinstance(M, bool) or not isinstance(M, int)):
-        raise TypeError(f"{name}(): argument 'M' must be int, not {type(M).__name__}")
+def _checked_dtype(name: str, M: int, dtype, layout):
+    """PyTorch's checks of every window, in its order (length, layout, dtype); the dtype to build in. The length's
+    type is not checked: a non-int one fails as PyTorch's does, at `M < 0` (a str, None) or at its `linspace`."""
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
     if layout is not None and layout is not _strided:
@@ -38,12 +36,20 @@ def _checked_dtype(name: str, M: int, dtype, layout, ints: bool = True):
 
 
 def _leaf(M: int, fill: float, dt, device, requires_grad: bool):
-    return E.full((M,), fill, dtype=dt, device=device, requires_grad=requires_grad)
+    return E.full((int(M),), fill, dtype=dt, device=device, requires_grad=requires_grad)
 
 
 def _ramp(start, end, M: int, dt, device, requires_grad: bool):
-    """The window's argument: M points from `start` to `end`, a leaf that carries `requires_grad`."""
-    return E.linspace(start, end, M, dtype=dt, device=device, requires_grad=requires_grad)
+    """The window's argument: M points from `start` to `end`, a leaf that carries `requires_grad`. PyTorch's
+    windows call linspace by keyword: a length its parser refuses (2.5, True) gets its TypeError listing them, the
+    last first."""
+    try:
+        return E.linspace(start, end, M, dtype=dt, device=device, requires_grad=requires_grad)
+    except TypeError as e:
+        kw = {"start": start, "end": end, "steps": M, "dtype": dt, "layout": _strided, "device": device,
+              "requires_grad": requires_grad}
+        got = "".join(f"{n}={_parser_type(v)}, " for n, v in reversed(kw.items()))
+        raise TypeError(re.sub(r"got \(.*?\), but", lambda _: f"got ({got}), but", str(e), count=1)) from None
 
 
 def _span(M: int, sym: bool) -> int:
@@ -151,7 +157,7 @@ def gaussian(M: int, *, std: float = 1.0, sym: bool = True, dtype=None, layout=N
 def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype=None, layout=None, device=None,
            requires_grad: bool = False):
     """`I0(beta sqrt(1 - (2n / (M - 1) - 1)^2)) / I0(beta)`, with the argument ramped from -beta to beta."""
-    dt = _checked_dtype("kaiser", M, dtype, layout, ints=False)
+    dt = _checked_dtype("kaiser", M, dtype, layout)
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
     if M in (0, 1):
@@ -159,13 +165,7 @@ def kaiser(M: int, *, beta: float = 12.0, sym: bool = True, dtype=None, layout=N
     b = E.tensor(beta, dtype=dt, device=device)
     step = 2.0 * b / (M if not sym else M - 1)
     end = E.minimum(b, -b + (M - 1) * step)
-    try:
-        k = _ramp(-b, end, M, dt, device, requires_grad)
-    except TypeError as e:  # PyTorch's kaiser calls linspace by keyword: its parser lists them, the last first
-        kw = {"start": -b, "end": end, "steps": M, "dtype": dt, "layout": layout or _strided, "device": device,
-              "requires_grad": requires_grad}
-        got = "".join(f"{n}={_parser_type(v)}, " for n, v in reversed(kw.items()))
-        raise TypeError(re.sub(r"got \(.*?\), but", lambda _: f"got ({got}), but", str(e), count=1)) from None
+    k = _ramp(-b, end, M, dt, device, requires_grad)
     return E.i0(E.sqrt(b * b - E.pow(k, 2))) / E.i0(b)
 
 

@@ -1,0 +1,76 @@
+"""PyTorch's argument parser's TypeError for a wrongly typed argument of the linalg functions: "(position N)" only
+for an argument passed positionally (PyTorch 2.13's words, hard-coded)."""
+
+import re
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core.ops.arguments import parsed
+
+x, A = E.ones(3), E.eye(2)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: E.linalg.vector_norm(x, ord="fro"), "linalg_vector_norm(): argument 'ord' must be Number, not str"),
+    (lambda: E.linalg.vector_norm(x, "fro"),
+     "linalg_vector_norm(): argument 'ord' (position 2) must be Number, not str"),
+    (lambda: E.linalg.vector_norm(x, dim="a"), "linalg_vector_norm(): argument 'dim' must be tuple of ints, not str"),
+    (lambda: E.linalg.vector_norm(x, 2, [0.5]), "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of "
+                                                "ints, but found element of type float at pos 0"),
+    (lambda: E.linalg.vector_norm(x, 2, dim=[0.5]), "linalg_vector_norm(): argument 'dim' must be tuple of ints, not "
+                                                    "list"),
+    (lambda: E.linalg.vector_norm(x, keepdim="a"), "linalg_vector_norm(): argument 'keepdim' must be bool, not str"),
+    (lambda: E.linalg.vector_norm(x, 2, 0, np.bool_(True)),
+     "linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, not numpy.bool"),
+    (lambda: E.linalg.vector_norm(x, dtype="a"), "linalg_vector_norm(): argument 'dtype' must be torch.dtype, not str"),
+    (lambda: E.linalg.vector_norm("a"), "linalg_vector_norm(): argument 'input' (position 1) must be Tensor, not str"),
+    (lambda: E.linalg.solve(A, B=3), "linalg_solve(): argument 'B' must be Tensor, not int"),
+    (lambda: E.linalg.solve(A, [1.0, 2.0]), "linalg_solve(): argument 'B' (position 2) must be Tensor, not list"),
+    (lambda: E.linalg.solve(A, x[:2], left="a"), "linalg_solve(): argument 'left' must be bool, not str"),
+    (lambda: E.linalg.inv(A=3), "linalg_inv(): argument 'A' must be Tensor, not int"),
+    (lambda: E.linalg.inv([[1.0]]), "linalg_inv(): argument 'A' (position 1) must be Tensor, not list"),
+    (lambda: E.linalg.slogdet(3), "linalg_slogdet(): argument 'A' (position 1) must be Tensor, not int"),
+    (lambda: E.slogdet(3), "slogdet(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: E.linalg.cholesky(A, upper="a"), "linalg_cholesky(): argument 'upper' must be bool, not str"),
+    (lambda: E.linalg.svd(A, full_matrices="a"), "linalg_svd(): argument 'full_matrices' must be bool, not str"),
+    (lambda: E.linalg.svd(A, None), "linalg_svd(): argument 'full_matrices' (position 2) must be bool, not NoneType"),
+    (lambda: E.linalg.qr(A, mode=1), "linalg_qr(): argument 'mode' must be str, not int"),
+    (lambda: E.linalg.qr(3), "linalg_qr(): argument 'A' (position 1) must be Tensor, not int"),
+    (lambda: E.linalg.eigh(A, UPLO=1), "linalg_eigh(): argument 'UPLO' must be str, not int"),
+    (lambda: E.linalg.eigvalsh(A, 1), "linalg_eigvalsh(): argument 'UPLO' (position 2) must be str, not int"),
+    (lambda: E.linalg.svdvals(3), "linalg_svdvals(): argument 'A' (position 1) must be Tensor, not int"),
+    (lambda: E.linalg.cross(x, x, dim="a"), "linalg_cross(): argument 'dim' must be int, not str"),
+    (lambda: E.linalg.cross(x, x, dim=True), "linalg_cross(): argument 'dim' must be int, not bool"),
+    (lambda: E.linalg.vecdot(x, x, dim=None), "linalg_vecdot(): argument 'dim' must be int, not NoneType"),
+    (lambda: E.linalg.diagonal(A, dim1="a"), "linalg_diagonal(): argument 'dim1' must be int, not str"),
+    (lambda: E.linalg.lstsq(A, A, "a"), "linalg_lstsq(): argument 'rcond' (position 3) must be float, not str"),
+    (lambda: E.linalg.lstsq(A, A, driver=1), "linalg_lstsq(): argument 'driver' must be str, not int"),
+    (lambda: E.linalg.solve_triangular(A, A, upper="a"), "linalg_solve_triangular(): argument 'upper' must be bool, "
+                                                         "not str"),
+    (lambda: E.linalg.solve_triangular(A, A, upper=None), "linalg_solve_triangular(): argument 'upper' must be bool, "
+                                                          "not NoneType"),
+    (lambda: E.linalg.lu_factor(A, pivot="a"), "linalg_lu_factor(): argument 'pivot' must be bool, not str"),
+    (lambda: E.linalg.tensorsolve(A, x[:2], "a"), "linalg_tensorsolve(): argument 'dims' (position 3) must be tuple of "
+                                                  "ints, not str"),
+    (lambda: E.linalg.householder_product(A, 1), "linalg_householder_product(): argument 'tau' (position 2) must be "
+                                                 "Tensor, not int"),
+])
+def test_a_wrongly_typed_argument_names_its_position_only_when_passed_positionally(call, message):
+    with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
+        call()
+
+
+def test_what_the_parser_takes_passes_through():
+    assert E.linalg.vector_norm(x, True).item() == 3.0  # a bool is a Number
+    assert E.linalg.vector_norm(x, np.float64(2.0), E.tensor(0), dtype=E.float64).dtype is E.float64
+    assert E.linalg.vector_norm(x, 2, None, keepdim=False).shape == ()
+    assert E.linalg.lstsq(A, A, 1).solution.shape == (2, 2) and E.linalg.tensorsolve(A, x[:2], None).shape == (2,)
+
+
+def test_parsed_refuses_a_kind_or_name_it_does_not_know():
+    with pytest.raises(ValueError, match="'b' is not a parameter"):
+        parsed("f", b="int")(lambda a: a)
+    with pytest.raises(ValueError, match="unknown argument kind 'complex'"):
+        parsed("f", a="complex")(lambda a: a)
