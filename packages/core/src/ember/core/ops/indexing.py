@@ -16,7 +16,9 @@ from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, 
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
-from ember.core.ops._util import arr, int_value, real_value, warn_at_caller, warn_once, wrap, write_out
+from ember.core.ops._util import (
+    arr, broadcast_shapes, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
+)
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, gather_dim, index_array,
     scatter_apply, scatter_dim, scatter_kernel,
@@ -667,7 +669,7 @@ def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) 
     a[d] = b[d] = 1
     if a == b:  # nothing to broadcast: gather itself
         return _gather(input, d, indices, out=out)
-    shape = np.broadcast_shapes(tuple(a), tuple(b))
+    shape = broadcast_shapes(tuple(a), tuple(b))  # PyTorch's infer_size words when they do not broadcast
     x_shape = shape[:d] + (input._shape[d],) + shape[d + 1:]
     i_shape = shape[:d] + (indices._shape[d],) + shape[d + 1:]
     return _gather(S.expand(input, x_shape), d, S.expand(indices, i_shape), out=out)
