@@ -132,6 +132,38 @@ def test_bare_int_index_of_a_0dim_tensor_in_pytorchs_words():
     assert s.item() == 3.0
 
 
+def test_bare_slice_of_a_0dim_tensor_in_pytorchs_words():
+    s = E.tensor(3.0)
+    for key in (slice(None), slice(1, None), slice(None, None, 2)):
+        with pytest.raises(IndexError, match=r"^slice\(\) cannot be applied to a 0-dim tensor\.$"):
+            s[key]
+        with pytest.raises(IndexError, match=r"^slice\(\) cannot be applied to a 0-dim tensor\.$"):
+            s[key] = 1.0
+    with pytest.raises(IndexError, match="^too many indices for tensor of dimension 0$"):
+        s[:,]
+
+
+@pytest.mark.parametrize("key, want", [
+    ([1.5], [[3, 4, 5]]), ([-1.9], [[3, 4, 5]]), (([1.0], 0), [3]), ((0, [2.7, -1.2]), [2, 2]),
+    ([True, 1.0], [[3, 4, 5], [3, 4, 5]]), (np.array([1.5]), [[3, 4, 5]]), (np.array([1], dtype=np.int8), [[3, 4, 5]]),
+    ([np.uint64(1)], [[3, 4, 5]]), ([True, False], [[0, 1, 2]]),
+])
+def test_a_list_or_array_index_becomes_int64_as_pytorch_converts_it(key, want):
+    assert E.arange(6).reshape(2, 3)[key].tolist() == want  # want: PyTorch 2.13's results
+
+
+@pytest.mark.parametrize("key, err, msg", [
+    ([np.float32(1.0)], TypeError, "'numpy.float32' object cannot be interpreted as an integer"),
+    ([1j], TypeError, "'complex' object cannot be interpreted as an integer"),
+    ([1e30], RuntimeError, "value cannot be converted to type int64 without overflow"),
+    ([float("nan")], RuntimeError, "value cannot be converted to type int64 without overflow"),
+    ([2**63], ValueError, "Overflow when unpacking long long"),
+])
+def test_a_list_index_refuses_what_pytorch_cannot_read_as_int64(key, err, msg):
+    with pytest.raises(err, match=f"^{re.escape(msg)}$"):
+        E.arange(6)[key]
+
+
 # --- setitem ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("key", GET_KEYS[:9], ids=str)
 def test_setitem_broadcasts_value_like_numpy(key):

@@ -7,6 +7,7 @@ The CPU kernels write through storage offsets (NOTE [ Indexing by storage offset
 from __future__ import annotations
 
 import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -209,16 +210,41 @@ def _index_put_cpu(x, indices, values, accumulate=False):
 _INDEX_DTYPES = (dtypes.int64, dtypes.int32, dtypes.uint8, dtypes.bool)
 
 
+def _leaves(seq):
+    for v in seq:
+        if isinstance(v, list | tuple):
+            yield from _leaves(v)
+        else:
+            yield v
+
+
+def _index_array_of(k) -> np.ndarray:
+    """A list or array used as an index, as PyTorch converts it: bool (or uint8) stays a mask, anything else
+    becomes int64. A Python float in a list is truncated (PyTorch's unpackIntegral keeps that leniency, with an
+    overflow check), any other non-integer refused with Python's TypeError; an array is cast as numpy casts."""
+    a = np.asarray(k)
+    if a.dtype == np.bool_ or a.dtype == np.uint8 or a.dtype == np.int64:
+        return a
+    if not isinstance(k, np.ndarray) and a.dtype.kind != "i":
+        for v in _leaves(k):
+            if isinstance(v, float):
+                if not -2.0**63 <= v < 2.0**63:  # nan too
+                    raise RuntimeError("value cannot be converted to type int64 without overflow")
+            elif not isinstance(v, Tensor) and not -(1 << 63) <= operator.index(v) < 1 << 63:
+                raise ValueError("Overflow when unpacking long long")  # operator.index: Python's TypeError
+        if a.dtype == object:
+            return a
+    with np.errstate(invalid="ignore"):  # numpy's cast of a float array past int64, as PyTorch's
+        return a.astype(np.int64)
+
+
 def _as_index_tensor(k, dev) -> Tensor:
     from ember.core.creation import tensor
 
     if isinstance(k, Tensor):
         t = k
     else:
-        a = np.asarray(k)
-        if a.dtype == np.float64 and a.size == 0:
-            a = a.astype(np.int64)
-        t = tensor(a)
+        t = tensor(_index_array_of(k))
     if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if t._dtype is dtypes.uint8:

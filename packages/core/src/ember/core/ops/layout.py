@@ -719,6 +719,11 @@ def _bare_int_on_0d(key: int) -> IndexError:
     return IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
 
 
+def _bare_slice_on_0d() -> IndexError:
+    """PyTorch's words for `x[a:b]` (not `x[a:b,]`, which has too many indices) on a 0-dim tensor."""
+    return IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def getitem(self, key):
     if key.__class__ is int:  # x[i], the most common index, without parsing a key (basic_index's checks)
         if not self._shape:
@@ -727,6 +732,8 @@ def getitem(self, key):
         if not -size <= key < size:
             raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
         return S.select(self, 0, key)
+    if key.__class__ is slice and not self._shape:
+        raise _bare_slice_on_0d()
     if key.__class__ is Tensor and key._shape:  # x[idx], x[mask]: a key with nothing to parse
         from ember.core.ops.indexing import advanced_index
 
@@ -778,6 +785,8 @@ def setitem(self, key, value) -> None:
         key = None
     if key.__class__ is int and not self._shape:
         raise _bare_int_on_0d(key)
+    if key.__class__ is slice and not self._shape:
+        raise _bare_slice_on_0d()
     if key.__class__ is Tensor and key._shape:  # x[idx] = v, x[mask] = v: a key with nothing to parse
         from ember.core.ops.indexing import advanced_index_put_
 
