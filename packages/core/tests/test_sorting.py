@@ -114,6 +114,18 @@ def test_unique_consecutive():
     assert v.tolist() == [[1, 3, 1], [2, 4, 2]] and c.tolist() == [2, 1, 1]
 
 
+@pytest.mark.parametrize("fn", [E.unique, E.unique_consecutive])
+def test_unique_along_a_dim_of_an_empty_tensor_refused_as_pytorch(fn):
+    with pytest.raises(RuntimeError, match="^There are 0 sized dimensions, and they aren't selected, so unique "
+                                           "cannot be applied$"):
+        fn(E.zeros(2, 0), dim=0)
+    with pytest.raises(RuntimeError, match="^Number of zero sized dimensions is more than one, so unique cannot be "
+                                           "applied $"):
+        fn(E.zeros(0, 0), dim=1)
+    v, inv, c = fn(E.zeros(0, 2), dim=0, return_inverse=True, return_counts=True)  # the empty dim selected: fine
+    assert v.shape == (0, 2) and inv.shape == (0,) and c.shape == (0,)
+
+
 def test_nanmedian_ignores_nan():
     x = E.tensor([[3.0, NAN, 1.0, 2.0], [NAN, NAN, NAN, NAN], [4.0, 1.0, 2.0, 3.0]])
     r = x.nanmedian(1)

@@ -427,6 +427,17 @@ def _unique_cpu(x, dim=None):
     return wrap(vals), wrap(inv.astype(np.int64)), wrap(counts.astype(np.int64))
 
 
+def _check_unselected_zero_dims(x: Tensor, d: int | None) -> None:
+    """PyTorch's refusal of unique along a dim of an empty tensor whose emptiness lies in another dim (the slices
+    along `d` would all be empty, and equal), or with several empty dims."""
+    if d is None or x.numel():
+        return
+    if x._shape.count(0) > 1:  # PyTorch's words end in a space
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if x._shape[d] != 0:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+
+
 @method
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None):
@@ -439,6 +450,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     d = None if dim is None else _one_dim(dim, input, "unique")
     if d is not None and input._dtype.is_complex:  # PyTorch's kernel with a dim is unique_dim
         raise ew.DtypeNotSupported(f"\"unique_dim\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
+    _check_unselected_zero_dims(input, d)
     vals, inv, counts = _unique(input, d)
     if d is not None:  # PyTorch's kernel with a dim is unique_dim
         node_name(vals, "Unique2Backward0", "UniqueDimBackward0")
@@ -456,6 +468,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
                        dim: int | None = None):
     """Collapse runs of equal consecutive elements (or slices along `dim`); inverse and counts on request."""
     d = None if dim is None else _one_dim(dim, input, "unique_consecutive")
+    _check_unselected_zero_dims(input, d)
     vals, inv, counts = _unique_consecutive(input, d)
     extra = tuple(r for r, want in ((inv, return_inverse), (counts, return_counts)) if want)
     return (vals, *extra) if extra else vals
