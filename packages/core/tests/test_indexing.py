@@ -797,6 +797,16 @@ def test_scatter_reduce_argument_and_index_reduce_warn_once_as_pytorch(monkeypat
         (UserWarning, "index_reduce() is in beta and the API may change at any time.", __file__)]
 
 
+@pytest.mark.parametrize("dtype, name", [(E.bool, "Bool"), (E.complex64, "ComplexFloat"),
+                                         (E.complex128, "ComplexDouble")])
+@pytest.mark.parametrize("include_self, kernel", [(True, "index_func_"),
+                                                  (False, "index_reduce_func_exclude_input_init")])
+def test_index_reduce_refuses_bool_and_complex_as_pytorchs_cpu_kernels(dtype, name, include_self, kernel):
+    x = E.ones(3, dtype=dtype)
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+        x.index_reduce(0, E.tensor([0, 2]), E.ones(2, dtype=dtype), "prod", include_self=include_self)
+
+
 @pytest.mark.parametrize(("shape", "dim", "idx", "err", "msg"), [
     ((2, 3), 1, [0, 7, 5], RuntimeError, "INDICES element is out of DATA bounds, id=7 axis_dim=3"),
     ((2, 3), -1, [-4], RuntimeError, "INDICES element is out of DATA bounds, id=-4 axis_dim=3"),
