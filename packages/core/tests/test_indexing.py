@@ -1012,3 +1012,19 @@ def test_several_ellipses_each_skip_the_dims_the_rest_leave_as_pytorch():
     b = a.copy()
     b[..., 0] = -1.0
     np.testing.assert_array_equal(y.numpy(), b)
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda z: z.index_put_(E.tensor([0]), E.tensor(1.0)),
+     "index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not Tensor"),
+    (lambda z: z.index_put(None, E.tensor(1.0)),
+     "index_put(): argument 'indices' (position 1) must be tuple of Tensors, not NoneType"),
+    (lambda z: z.index_put_((0,), E.tensor(1.0)), "expected Tensor as element 0 in argument 0, but got int"),
+    (lambda z: z.index_put_(([0],), E.tensor(1.0)), "expected Tensor as element 0 in argument 0, but got list"),
+    (lambda z: z.index_put_((E.tensor([0]),), 1.0),
+     "index_put_(): argument 'values' (position 2) must be Tensor, not float"),
+])
+def test_index_put_refuses_what_pytorchs_argument_parser_refuses(call, msg):
+    with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
+        call(E.zeros(3))
+    assert E.zeros(3).index_put_([E.tensor([1])], E.tensor(2.0)).tolist() == [0.0, 2.0, 0.0]  # a list is fine

@@ -2,6 +2,7 @@
 unique_consecutive, nanmedian, quantile) against numpy; sort/topk/median live in test_reduce.py."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -58,6 +59,18 @@ def test_searchsorted_options_and_errors():
         E.searchsorted(E.ones(2, 3), 1.0)
     with pytest.raises(RuntimeError, match="first N-1 dimensions"):
         E.searchsorted(E.ones(2, 3), E.ones(3, 3))
+
+
+@pytest.mark.parametrize("seq, values, msg", [  # PyTorch 2.13's words
+    (E.ones(2, 3), 1.0, "input value can be a scalar only when boundaries tensor dimension is 1, but we got "
+                        "boundaries tensor dim(2) and input value's dim(0) numel(1)"),
+    (E.ones(2, 3), E.tensor(1.0), "input value can be a scalar only when boundaries tensor dimension is 1, but we "
+                                  "got boundaries tensor dim(2) and input value's dim(0) numel(1)"),
+    (E.tensor(1.0), E.ones(2), "boundaries tensor should have positive dimension, but got 0 dimension"),
+])
+def test_searchsorted_refuses_scalars_and_0dim_boundaries_in_pytorchs_words(seq, values, msg):
+    with pytest.raises(RuntimeError, match=f"^{re.escape('torch.searchsorted(): ' + msg)}$"):
+        E.searchsorted(seq, values)
 
 
 def test_bincount():

@@ -448,10 +448,24 @@ def _value_tensor(value, x: Tensor) -> Tensor:
     return value if value.device == x.device else value.to(x.device)
 
 
+def _check_put_args(op: str, indices, values) -> None:
+    """PyTorch's argument parser's refusals: `indices` a tuple (or list) of tensors or Nones, `values` a tensor
+    (positions as the method form counts them)."""
+    if not isinstance(indices, tuple | list):
+        raise TypeError(f"{op}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for i, t in enumerate(indices):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{op}(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+
+
 @method
 def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
     """input[indices] = values (or += with `accumulate`, correct for repeated indices). `values` has
     input's dtype, unless one element fills a single mask (cast, any shape, as PyTorch's masked_fill_)."""
+    _check_put_args("index_put_", indices, values)
     if isinstance(values, Tensor):
         if not accumulate and _fills_one_mask(indices, values):
             _refuse_byte_fill(indices, values)
@@ -464,6 +478,7 @@ def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
 @method
 def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     """Out-of-place `index_put_` on a copy of `input`."""
+    _check_put_args("index_put", indices, values)
     return index_put_(S.clone(input, memory_format=preserve_format), indices, values, accumulate)
 
 

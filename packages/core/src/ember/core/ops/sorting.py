@@ -577,9 +577,13 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
                                "while right was True")
         right = side == "right"
-    if not isinstance(input, Tensor) and sorted_sequence.ndim != 1:
+    if (not isinstance(input, Tensor) or input.ndim == 0) and sorted_sequence.ndim != 1:
         raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
-                           f"dimension is 1, but we got boundaries tensor dim({sorted_sequence.ndim})")
+                           f"dimension is 1, but we got boundaries tensor dim({sorted_sequence.ndim}) and input "
+                           "value's dim(0) numel(1)")
+    if sorted_sequence.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
     return _searchsorted(sorted_sequence, input, right, sorter, out_int32)
 
 

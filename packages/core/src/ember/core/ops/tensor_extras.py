@@ -260,7 +260,7 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     """`nonzero`'s (n, ndim) indices padded with `fill_value` or cut to exactly `size` rows."""
     if size < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")  # PyTorch 2.13's words
     idx = nonzero(input)
     n = idx._shape[0]
     if n >= size:
