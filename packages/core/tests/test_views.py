@@ -201,6 +201,12 @@ def test_unflatten_sizes_that_do_not_fit_in_pytorchs_words(shape, dim, sizes, n)
     assert E.ones(2, 0).unflatten(1, (-1, 3)).shape == (2, 0, 3)
 
 
+@pytest.mark.parametrize("dim", [1, 5])
+def test_unflatten_into_no_sizes_is_refused_before_the_dim_is_checked(dim):
+    with pytest.raises(RuntimeError, match="^unflatten: sizes must be non-empty$"):
+        E.ones(2, 3).unflatten(dim, ())
+
+
 def test_permute_errors_are_pytorchs():
     x = E.ones(2, 3)
     # the length is checked before the dims are wrapped: RuntimeError, not IndexError

@@ -282,8 +282,10 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 @method
 def unflatten(input, dim: int, sizes) -> Tensor:
-    d = input._wrap_dim(dim)
     sizes = tuple(sizes)
+    if not sizes:  # checked before the dim, as PyTorch's
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = input._wrap_dim(dim)
     n, known = input._shape[d], math.prod(s for s in sizes if s != -1)
     if sizes.count(-1) <= 1 and (known != n if -1 not in sizes else known == 0 or n % known):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
