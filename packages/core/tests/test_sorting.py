@@ -233,3 +233,23 @@ def test_quantile_interpolates_as_pytorch_at_infinities_and_float32_ranks():
         got = E.quantile(x, q, dim=1, interpolation=interpolation).numpy().T
         np.testing.assert_allclose(got, np.array(expect, dtype=np.float32), rtol=1e-6)
     assert np.isnan(E.nanquantile(E.tensor([1.0, nan, 3.0, -inf, 2.0]), 0.1).item())
+
+
+def test_searchsorted_and_bucketize_write_out_as_pytorch():
+    o = E.empty(0, dtype=E.int64)
+    r = E.searchsorted(E.tensor([1, 2, 3]), E.tensor([2, 5]), right=True, out=o)
+    assert r is o and o.tolist() == [2, 3]
+    o32 = E.empty(2, dtype=E.int32)
+    assert E.bucketize(E.tensor([2, 5]), E.tensor([1, 3]), out_int32=True, out=o32).tolist() == [1, 2]
+    msg = ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending "
+           "on whether out_int32 flag is True, but we got output tensor's dtype Int and out_int32 flag is False")
+    with pytest.raises(RuntimeError, match=f"^{re.escape(msg)}$"):
+        E.bucketize(E.tensor([2]), E.tensor([1, 3]), out=o32)
+
+
+@pytest.mark.parametrize("fn", [E.unique, E.unique_consecutive])
+@pytest.mark.parametrize("dim", [0, -1, 1])
+def test_unique_along_a_dim_of_a_0dim_tensor_is_an_index_error(fn, dim):
+    with pytest.raises(IndexError, match=f"^Dimension specified as {dim} but tensor has no dimensions$"):
+        fn(E.tensor(5), dim=dim)
+
