@@ -94,7 +94,19 @@ print("histc:", torch.histc(data, bins=4, min=-2, max=2))
 hv, he = torch.histogram(data, bins=3)
 print("histogram:", hv, he)
 
+# out= buffers reused across batches
+buf = torch.empty(0, dtype=torch.long)
+for chunk in data.split(5):
+    torch.bucketize(chunk, bounds, out=buf)
+    print("bucketize out=:", buf.tolist(), tuple(buf.shape))
+buf32 = torch.empty(6, dtype=torch.int32)
+print("searchsorted out_int32 out=:", torch.searchsorted(edges, q, out_int32=True, out=buf32) is buf32, buf32)
+
 # errors
+attempt("searchsorted out dtype", lambda: torch.searchsorted(edges, q, out=buf32))
+attempt("unique dim of 0-dim", lambda: torch.unique(torch.tensor(3), dim=0))
+attempt("unique rows of (3, 0)", lambda: torch.unique(torch.zeros(3, 0), dim=0))
+attempt("searchsorted 0-dim boundaries", lambda: torch.searchsorted(torch.tensor(1.0), q))
 attempt("searchsorted batch mismatch", lambda: torch.searchsorted(batch_seq, torch.tensor([[1], [2], [3]])))
 attempt("searchsorted side+right", lambda: torch.searchsorted(edges, q, side="left", right=True))
 attempt("searchsorted bad side", lambda: torch.searchsorted(edges, q, side="middle"))
