@@ -1028,3 +1028,13 @@ def test_index_put_refuses_what_pytorchs_argument_parser_refuses(call, msg):
     with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
         call(E.zeros(3))
     assert E.zeros(3).index_put_([E.tensor([1])], E.tensor(2.0)).tolist() == [0.0, 2.0, 0.0]  # a list is fine
+
+
+def test_a_0dim_uint8_index_is_a_mask_as_pytorch_reads_it():
+    x = E.arange(12.0).reshape(3, 4)
+    with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
+        assert x[E.tensor(1, dtype=E.uint8)].shape == (1, 3, 4)  # a 0-dim int8/int32 index selects instead
+        assert x[E.tensor(0, dtype=E.uint8)].shape == (0, 3, 4)
+        assert x[1, E.tensor(1, dtype=E.uint8)].shape == (1, 4)
+    assert x[E.tensor(1, dtype=E.int8)].shape == (4,)
+

@@ -710,7 +710,7 @@ def _unwrap_0d_int(key: tuple) -> tuple:
     else:  # no tensor in the key (`x[0, 1]`, `x[:, :2]`): as it is
         return key
     return tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and not k._dtype.is_floating_point
-                 and k._dtype is not dtypes.bool else k for k in key)
+                 and k._dtype is not dtypes.bool and k._dtype is not dtypes.uint8 else k for k in key)  # uint8: a mask
 
 
 def _bare_int_on_0d(key: int) -> IndexError:
