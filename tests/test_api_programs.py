@@ -159,7 +159,12 @@ deepcopy, pruning).
 
 Numerical linear algebra (`la_*`: solvers and lstsq drivers, decompositions with normalised signs, norms and
 conditioning, matrix functions, complex128, gradients through factorizations, batched workflows, factor reuse, and
-LinAlgError handling)."""
+LinAlgError handling).
+
+Indexing and memory layout (`idx_*`: basic and advanced keys mixed, setitem with broadcast and cast values, the
+index_*/scatter/gather families with duplicates, masks and nonzero, unique and searchsorted, views against copies
+with their strides and storage, in-place writes through views, index errors, ragged batches, a dtype sweep, stride
+tricks, and numpy idioms ported one for one)."""
 
 from __future__ import annotations
 
