@@ -318,8 +318,10 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     view = [1] * source.ndim
     view[d] = -1
     idx = L.expand(S.view(S.to_dtype(index, dtypes.int64), tuple(view)), source._shape)
-    r = scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
-    return r if out is None else S.copy_(out, r)
+    base = S.clone(input) if out is input else input  # in place: autograd keeps what the write overwrites
+    r = node_name(scatter_reduce(base, d, idx, source, reduce, include_self=include_self), "ScatterReduceBackward0",
+                  "IndexReduceBackward0")
+    return r if out is None else node_name(S.copy_(out, r), "CopyBackwards", "IndexReduceBackward0")
 
 
 inplace(index_reduce)
