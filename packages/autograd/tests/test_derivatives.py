@@ -763,3 +763,14 @@ def test_index_reduce_records_index_reduce_backward_in_place_too():
     x.sum().backward()  # the in-place write keeps what the backward reads
     assert b.grad.tolist() == [[4.0, 4.0], [1.0, 1.0], [1.0, 1.0]]
     assert b.index_reduce(0, E.tensor([1]), E.ones(1, 2), "amax").grad_fn.name() == "IndexReduceBackward0"
+
+
+def test_setitem_through_a_mask_and_an_ellipsis_key_record_pytorchs_nodes():
+    w = E.ones(2, 2, requires_grad=True)
+    assert w[...].grad_fn.name() == "AliasBackward0" and w[()].grad_fn.name() == "AliasBackward0"
+    c = w.clone()
+    v = E.tensor(3.0, requires_grad=True)
+    c[c > 0] = v  # PyTorch's setitem is an index_put_ (ember fills the mask)
+    assert c.grad_fn.name() == "IndexPutBackward0"
+    (c * E.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    assert v.grad.item() == 10.0 and w.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]

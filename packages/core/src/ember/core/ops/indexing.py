@@ -391,8 +391,9 @@ def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
     while value.ndim and value._shape[0] == 1:
         value = S.select(value, 0, 0)
     mask = _full_mask(x, key)
-    if mask is not None and value.numel() == 1:
-        return _masked_fill(x, mask, value if not value._shape else S.view(value, ()), out=x)
+    if mask is not None and value.numel() == 1:  # recorded as PyTorch's setitem records it, an index_put_
+        return node_name(_masked_fill(x, mask, value if not value._shape else S.view(value, ()), out=x),
+                         "MaskedFillBackward0", "IndexPutBackward0")
     entries = _plain_entries(x, key)
     if entries is not None:
         return _index_put(x, entries, value, False)

@@ -673,7 +673,7 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
             if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
                 raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             out = S.select(out, dim, int(k))
-    return out if out is not x else S.view(x, x._shape)
+    return out if out is not x else node_name(S.view(x, x._shape), "ViewBackward0", "AliasBackward0")  # x[...]
 
 
 _PLAIN = (int, builtins.type(None))
