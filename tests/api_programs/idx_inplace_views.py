@@ -110,6 +110,16 @@ q.t()[0].sigmoid_()
 q.sum().backward()
 print("p.grad:\n", p.grad)
 
+# the nodes each kind of write records
+n = torch.randn(3, 3, requires_grad=True).clone()
+names = []
+for key in (0, (slice(None), 1), torch.tensor([0, 2]), n > 0, (Ellipsis, -1)):
+    n[key] = 0.5
+    names.append(n.grad_fn.name())
+print("setitem nodes:", names)
+print("read nodes:", n[...].grad_fn.name(), n[()].grad_fn.name(), n[None].grad_fn.name(), n[[0]].grad_fn.name(),
+      n[n > 0].grad_fn.name(), n[1:].grad_fn.name(), n[1].grad_fn.name())
+
 # errors
 attempt("write to expanded", lambda: torch.zeros(3).expand(2, 3).add_(1))
 attempt("copy_ into expanded", lambda: torch.zeros(3, 1).expand(3, 3).copy_(torch.ones(3, 3)))
