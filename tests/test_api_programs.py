@@ -172,7 +172,12 @@ bfloat16, finfo/overflow/subnormals, model casting across precisions, and printi
 Printing as every user sees it (`repr_*`: print options with their save/restore helpers, sci-notation boundaries
 per dtype, shapes from 0-dim to summarised 5-D, format specs and numpy printing, return types, module/optimizer/
 scheduler reprs, grad_fn and Parameter suffixes, dtypes/devices/finfo, distributions and PackedSequence, a training
-log)."""
+log).
+
+Indexing and memory layout (`idx_*`: basic and advanced keys mixed, setitem with broadcast and cast values, the
+index_*/scatter/gather families with duplicates, masks and nonzero, unique and searchsorted, views against copies
+with their strides and storage, in-place writes through views, index errors, ragged batches, a dtype sweep, stride
+tricks, and numpy idioms ported one for one)."""
 
 from __future__ import annotations
 

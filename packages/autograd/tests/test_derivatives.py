@@ -751,3 +751,39 @@ def test_add_and_sub_with_alpha_are_one_node_with_the_operands_edges(name):
     q = p * 1.0
     q.add_(make((3,)), alpha=2.0)
     assert type(q.grad_fn).__name__ == "AddBackward0"
+
+
+@pytest.mark.parametrize("include_self, want_src, want_self", [  # PyTorch 2.13's gradients
+    (True, [1.0, 1.0, 0.0, 0.0, 0.0, 15.0], [1.0, 0.0, 9.0]),
+    (False, [1.0, 1.0, 0.0, 0.0, 0.0, 3.0], [0.0, 0.0, 0.0]),
+])
+def test_scatter_reduce_prod_gradient_through_zeros_is_pytorchs(include_self, want_src, want_self):
+    src = E.tensor([1.0, 1.0, 0.0, 2.0, 0.0, 3.0], requires_grad=True)  # two zeros in segment 1, whose base is 0
+    base = E.tensor([1.0, 0.0, 5.0], requires_grad=True)
+    out = base.scatter_reduce(0, E.tensor([0, 0, 1, 1, 1, 2]), src, "prod", include_self=include_self)
+    (out * E.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert src.grad.tolist() == want_src and base.grad.tolist() == want_self
+    s = E.tensor([2.0, 0.0, 4.0], requires_grad=True)  # a single zero takes the product of the rest
+    E.ones(1).scatter_reduce(0, E.tensor([0, 0, 0]), s, "prod").sum().backward()
+    assert s.grad.tolist() == [0.0, 8.0, 0.0]
+
+
+def test_index_reduce_records_index_reduce_backward_in_place_too():
+    b = E.ones(3, 2, requires_grad=True)
+    x = b.clone()
+    x.index_reduce_(0, E.tensor([0, 0]), E.full((2, 2), 2.0), "prod")
+    assert x.grad_fn.name() == "IndexReduceBackward0"
+    x.sum().backward()  # the in-place write keeps what the backward reads
+    assert b.grad.tolist() == [[4.0, 4.0], [1.0, 1.0], [1.0, 1.0]]
+    assert b.index_reduce(0, E.tensor([1]), E.ones(1, 2), "amax").grad_fn.name() == "IndexReduceBackward0"
+
+
+def test_setitem_through_a_mask_and_an_ellipsis_key_record_pytorchs_nodes():
+    w = E.ones(2, 2, requires_grad=True)
+    assert w[...].grad_fn.name() == "AliasBackward0" and w[()].grad_fn.name() == "AliasBackward0"
+    c = w.clone()
+    v = E.tensor(3.0, requires_grad=True)
+    c[c > 0] = v  # PyTorch's setitem is an index_put_ (ember fills the mask)
+    assert c.grad_fn.name() == "IndexPutBackward0"
+    (c * E.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    assert v.grad.item() == 10.0 and w.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]

@@ -132,6 +132,38 @@ def test_bare_int_index_of_a_0dim_tensor_in_pytorchs_words():
     assert s.item() == 3.0
 
 
+def test_bare_slice_of_a_0dim_tensor_in_pytorchs_words():
+    s = E.tensor(3.0)
+    for key in (slice(None), slice(1, None), slice(None, None, 2)):
+        with pytest.raises(IndexError, match=r"^slice\(\) cannot be applied to a 0-dim tensor\.$"):
+            s[key]
+        with pytest.raises(IndexError, match=r"^slice\(\) cannot be applied to a 0-dim tensor\.$"):
+            s[key] = 1.0
+    with pytest.raises(IndexError, match="^too many indices for tensor of dimension 0$"):
+        s[:,]
+
+
+@pytest.mark.parametrize("key, want", [
+    ([1.5], [[3, 4, 5]]), ([-1.9], [[3, 4, 5]]), (([1.0], 0), [3]), ((0, [2.7, -1.2]), [2, 2]),
+    ([True, 1.0], [[3, 4, 5], [3, 4, 5]]), (np.array([1.5]), [[3, 4, 5]]), (np.array([1], dtype=np.int8), [[3, 4, 5]]),
+    ([np.uint64(1)], [[3, 4, 5]]), ([True, False], [[0, 1, 2]]),
+])
+def test_a_list_or_array_index_becomes_int64_as_pytorch_converts_it(key, want):
+    assert E.arange(6).reshape(2, 3)[key].tolist() == want  # want: PyTorch 2.13's results
+
+
+@pytest.mark.parametrize("key, err, msg", [
+    ([np.float32(1.0)], TypeError, "'numpy.float32' object cannot be interpreted as an integer"),
+    ([1j], TypeError, "'complex' object cannot be interpreted as an integer"),
+    ([1e30], RuntimeError, "value cannot be converted to type int64 without overflow"),
+    ([float("nan")], RuntimeError, "value cannot be converted to type int64 without overflow"),
+    ([2**63], ValueError, "Overflow when unpacking long long"),
+])
+def test_a_list_index_refuses_what_pytorch_cannot_read_as_int64(key, err, msg):
+    with pytest.raises(err, match=f"^{re.escape(msg)}$"):
+        E.arange(6)[key]
+
+
 # --- setitem ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("key", GET_KEYS[:9], ids=str)
 def test_setitem_broadcasts_value_like_numpy(key):
@@ -765,6 +797,16 @@ def test_scatter_reduce_argument_and_index_reduce_warn_once_as_pytorch(monkeypat
         (UserWarning, "index_reduce() is in beta and the API may change at any time.", __file__)]
 
 
+@pytest.mark.parametrize("dtype, name", [(E.bool, "Bool"), (E.complex64, "ComplexFloat"),
+                                         (E.complex128, "ComplexDouble")])
+@pytest.mark.parametrize("include_self, kernel", [(True, "index_func_"),
+                                                  (False, "index_reduce_func_exclude_input_init")])
+def test_index_reduce_refuses_bool_and_complex_as_pytorchs_cpu_kernels(dtype, name, include_self, kernel):
+    x = E.ones(3, dtype=dtype)
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+        x.index_reduce(0, E.tensor([0, 2]), E.ones(2, dtype=dtype), "prod", include_self=include_self)
+
+
 @pytest.mark.parametrize(("shape", "dim", "idx", "err", "msg"), [
     ((2, 3), 1, [0, 7, 5], RuntimeError, "INDICES element is out of DATA bounds, id=7 axis_dim=3"),
     ((2, 3), -1, [-4], RuntimeError, "INDICES element is out of DATA bounds, id=-4 axis_dim=3"),
@@ -970,3 +1012,29 @@ def test_several_ellipses_each_skip_the_dims_the_rest_leave_as_pytorch():
     b = a.copy()
     b[..., 0] = -1.0
     np.testing.assert_array_equal(y.numpy(), b)
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda z: z.index_put_(E.tensor([0]), E.tensor(1.0)),
+     "index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not Tensor"),
+    (lambda z: z.index_put(None, E.tensor(1.0)),
+     "index_put(): argument 'indices' (position 1) must be tuple of Tensors, not NoneType"),
+    (lambda z: z.index_put_((0,), E.tensor(1.0)), "expected Tensor as element 0 in argument 0, but got int"),
+    (lambda z: z.index_put_(([0],), E.tensor(1.0)), "expected Tensor as element 0 in argument 0, but got list"),
+    (lambda z: z.index_put_((E.tensor([0]),), 1.0),
+     "index_put_(): argument 'values' (position 2) must be Tensor, not float"),
+])
+def test_index_put_refuses_what_pytorchs_argument_parser_refuses(call, msg):
+    with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
+        call(E.zeros(3))
+    assert E.zeros(3).index_put_([E.tensor([1])], E.tensor(2.0)).tolist() == [0.0, 2.0, 0.0]  # a list is fine
+
+
+def test_a_0dim_uint8_index_is_a_mask_as_pytorch_reads_it():
+    x = E.arange(12.0).reshape(3, 4)
+    with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
+        assert x[E.tensor(1, dtype=E.uint8)].shape == (1, 3, 4)  # a 0-dim int8/int32 index selects instead
+        assert x[E.tensor(0, dtype=E.uint8)].shape == (0, 3, 4)
+        assert x[1, E.tensor(1, dtype=E.uint8)].shape == (1, 4)
+    assert x[E.tensor(1, dtype=E.int8)].shape == (4,)
+

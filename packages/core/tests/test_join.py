@@ -318,6 +318,12 @@ def test_take_along_dim_broadcasts_and_flattens():
     assert r.tolist() == [a[1].tolist()]
 
 
+def test_take_along_dim_shapes_that_do_not_broadcast_raise_pytorchs_runtime_error():
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(4\) must match the size of tensor b \(2\) at "
+                                           r"non-singleton dimension 1$"):  # input (1, 4) against indices (1, 2)
+        E.take_along_dim(E.zeros(3, 4), E.tensor([[0, 1]]), dim=0)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_])
 @pytest.mark.parametrize("name,args", [("cat", (1,)), ("flip", ((0, 1),)), ("tril", (1,)), ("triu", (-1,)),
                                        ("trace", ())])

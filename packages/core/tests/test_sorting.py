@@ -2,6 +2,7 @@
 unique_consecutive, nanmedian, quantile) against numpy; sort/topk/median live in test_reduce.py."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -60,6 +61,18 @@ def test_searchsorted_options_and_errors():
         E.searchsorted(E.ones(2, 3), E.ones(3, 3))
 
 
+@pytest.mark.parametrize("seq, values, msg", [  # PyTorch 2.13's words
+    (E.ones(2, 3), 1.0, "input value can be a scalar only when boundaries tensor dimension is 1, but we got "
+                        "boundaries tensor dim(2) and input value's dim(0) numel(1)"),
+    (E.ones(2, 3), E.tensor(1.0), "input value can be a scalar only when boundaries tensor dimension is 1, but we "
+                                  "got boundaries tensor dim(2) and input value's dim(0) numel(1)"),
+    (E.tensor(1.0), E.ones(2), "boundaries tensor should have positive dimension, but got 0 dimension"),
+])
+def test_searchsorted_refuses_scalars_and_0dim_boundaries_in_pytorchs_words(seq, values, msg):
+    with pytest.raises(RuntimeError, match=f"^{re.escape('torch.searchsorted(): ' + msg)}$"):
+        E.searchsorted(seq, values)
+
+
 def test_bincount():
     x = E.tensor([4, 3, 6, 3, 4])
     assert x.bincount().tolist() == [0, 0, 0, 2, 2, 0, 1] and x.bincount().dtype is E.int64
@@ -112,6 +125,18 @@ def test_unique_consecutive():
     assert E.unique_consecutive(rows, dim=0).tolist() == [[1, 2], [3, 4], [1, 2]]
     v, c = E.unique_consecutive(rows.t(), return_counts=True, dim=1)
     assert v.tolist() == [[1, 3, 1], [2, 4, 2]] and c.tolist() == [2, 1, 1]
+
+
+@pytest.mark.parametrize("fn", [E.unique, E.unique_consecutive])
+def test_unique_along_a_dim_of_an_empty_tensor_refused_as_pytorch(fn):
+    with pytest.raises(RuntimeError, match="^There are 0 sized dimensions, and they aren't selected, so unique "
+                                           "cannot be applied$"):
+        fn(E.zeros(2, 0), dim=0)
+    with pytest.raises(RuntimeError, match="^Number of zero sized dimensions is more than one, so unique cannot be "
+                                           "applied $"):
+        fn(E.zeros(0, 0), dim=1)
+    v, inv, c = fn(E.zeros(0, 2), dim=0, return_inverse=True, return_counts=True)  # the empty dim selected: fine
+    assert v.shape == (0, 2) and inv.shape == (0,) and c.shape == (0,)
 
 
 def test_nanmedian_ignores_nan():
@@ -208,3 +233,23 @@ def test_quantile_interpolates_as_pytorch_at_infinities_and_float32_ranks():
         got = E.quantile(x, q, dim=1, interpolation=interpolation).numpy().T
         np.testing.assert_allclose(got, np.array(expect, dtype=np.float32), rtol=1e-6)
     assert np.isnan(E.nanquantile(E.tensor([1.0, nan, 3.0, -inf, 2.0]), 0.1).item())
+
+
+def test_searchsorted_and_bucketize_write_out_as_pytorch():
+    o = E.empty(0, dtype=E.int64)
+    r = E.searchsorted(E.tensor([1, 2, 3]), E.tensor([2, 5]), right=True, out=o)
+    assert r is o and o.tolist() == [2, 3]
+    o32 = E.empty(2, dtype=E.int32)
+    assert E.bucketize(E.tensor([2, 5]), E.tensor([1, 3]), out_int32=True, out=o32).tolist() == [1, 2]
+    msg = ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending "
+           "on whether out_int32 flag is True, but we got output tensor's dtype Int and out_int32 flag is False")
+    with pytest.raises(RuntimeError, match=f"^{re.escape(msg)}$"):
+        E.bucketize(E.tensor([2]), E.tensor([1, 3]), out=o32)
+
+
+@pytest.mark.parametrize("fn", [E.unique, E.unique_consecutive])
+@pytest.mark.parametrize("dim", [0, -1, 1])
+def test_unique_along_a_dim_of_a_0dim_tensor_is_an_index_error(fn, dim):
+    with pytest.raises(IndexError, match=f"^Dimension specified as {dim} but tensor has no dimensions$"):
+        fn(E.tensor(5), dim=dim)
+

@@ -91,6 +91,8 @@ def test_vander_nonzero_static_and_as_strided_scatter():
     assert E.vander(E.tensor([1, 2, 3])).tolist() == np.vander([1, 2, 3]).tolist()
     assert E.vander(T([1.0, 2.0]), N=3, increasing=True).tolist() == [[1.0, 1.0, 1.0], [1.0, 2.0, 4.0]]
     assert E.tensor([1, 0, 2]).nonzero_static(size=4).tolist() == [[0], [2], [-1], [-1]]
+    with pytest.raises(RuntimeError, match="^nonzero_static: 'size' must be an non-negative integer$"):
+        E.tensor([1]).nonzero_static(size=-1)
     assert E.nonzero_static(E.tensor([1, 0, 2]), size=1).tolist() == [[0]]
     assert E.as_strided_scatter(E.zeros(4), E.ones(2), (2,), (2,)).tolist() == [1.0, 0.0, 1.0, 0.0]
 

@@ -36,6 +36,15 @@ def test_in_place_view_ops_change_the_tensor_itself():
     assert E.as_strided_(z, (2, 2), (1, 2)).tolist() == [[0.0, 2.0], [1.0, 3.0]]
 
 
+@pytest.mark.parametrize("op", [lambda t: t.t_(), lambda t: t.transpose_(0, 1), lambda t: t.swapdims_(0, 1),
+                                lambda t: t.unsqueeze_(0), lambda t: t.squeeze_(), lambda t: t.as_strided_((2,), (1,))])
+def test_in_place_view_ops_bump_the_version_of_every_view(op):
+    x = E.zeros(2, 3)
+    row = x[0]
+    op(x)
+    assert x._version == 1 and row._version == 1  # PyTorch 2.13's counts
+
+
 def test_apply_and_map_run_python_functions_elementwise():
     x = E.arange(4.0)
     v = x.untyped_storage().version

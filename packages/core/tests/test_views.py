@@ -201,6 +201,12 @@ def test_unflatten_sizes_that_do_not_fit_in_pytorchs_words(shape, dim, sizes, n)
     assert E.ones(2, 0).unflatten(1, (-1, 3)).shape == (2, 0, 3)
 
 
+@pytest.mark.parametrize("dim", [1, 5])
+def test_unflatten_into_no_sizes_is_refused_before_the_dim_is_checked(dim):
+    with pytest.raises(RuntimeError, match="^unflatten: sizes must be non-empty$"):
+        E.ones(2, 3).unflatten(dim, ())
+
+
 def test_permute_errors_are_pytorchs():
     x = E.ones(2, 3)
     # the length is checked before the dims are wrapped: RuntimeError, not IndexError
@@ -234,3 +240,12 @@ def test_broadcast_tensors_returns_a_tensor_already_of_the_common_shape_itself()
     x, y, z = E.broadcast_tensors(a, b, c)
     assert x is a and z is c and y is not b
     assert y.shape == (2, 3) and y.stride() == (0, 1)
+
+
+@pytest.mark.parametrize("view, offset", [
+    (lambda x: x[:, :, 5:], 20), (lambda x: x[:, :, 4:2], 20), (lambda x: x[:, 10:], 60),
+    (lambda x: x[:, :, -10:0], 0), (lambda x: x[:, :, 3:1:2], 15), (lambda x: x.narrow(2, 4, 0), 20),
+])
+def test_an_empty_slice_keeps_its_clamped_start_as_offset(view, offset):
+    v = view(E.arange(120).reshape(2, 3, 4, 5))  # offsets are PyTorch 2.13's
+    assert v.numel() == 0 and v.storage_offset() == offset

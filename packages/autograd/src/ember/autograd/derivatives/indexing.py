@@ -10,6 +10,7 @@ from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as ix
 from ember.core.ops import shape as S
+from ember.core.ops.join import where
 
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
@@ -62,7 +63,7 @@ def _counts(input, dim, index, include_self):
 
 def _scatter_reduce_grads(grad, input, dim, index, src, reduce, include_self, result, grad_input_mask):
     """scatter_reduce's gradients: sum and mean spread the gradient; amax/amin share it evenly
-    among the values equal to the result; prod divides the result (inputs must be nonzero). The forward's
+    among the values equal to the result; prod divides the result (zeros as `_scatter_prod_grads`). The forward's
     'max'/'min' spellings have no derivative, as in PyTorch."""
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
@@ -80,9 +81,21 @@ def _scatter_reduce_grads(grad, input, dim, index, src, reduce, include_self, re
         g = grad / ew.maximum(n, 1.0)
         gi = where0(hit_self, g)
         return (gi if include_self else ix.scatter(gi, dim, index, 0.0)), where0(hit_src, ix.gather(g, dim, index))
-    gr = grad * result  # prod
-    gi = gr / input if include_self else ix.scatter(grad, dim, index, 0.0)
-    return gi, ix.gather(gr, dim, index) / src
+    return _scatter_prod_grads(grad, input, dim, index, src, include_self, result)
+
+
+def _scatter_prod_grads(grad, input, dim, index, src, include_self, result):
+    """prod's gradients, PyTorch's way around zeros: a zero input takes the product of its segment's sources,
+    a source that is its segment's only zero the product of the rest (`result / x` would be 0/0 there)."""
+    masked_self = ix.masked_fill(input, input == 0, 1)
+    gi = grad * ix.scatter_reduce(masked_self, dim, index, src, "prod", include_self=include_self) / masked_self
+    src_zero = src == 0
+    zeros = ix.gather(ix.scatter_add(input * 0, dim, index, src_zero.to(input.dtype)), dim, index)
+    single = src_zero & (zeros == 1)
+    rest = ix.scatter_reduce(input, dim, index, ix.masked_fill(src, single, 1), "prod", include_self=include_self)
+    gs = where(single, ix.gather(grad * rest, dim, index),
+                  ix.gather(grad * result, dim, index) / ix.masked_fill(src, src_zero, 1))
+    return (gi if include_self else ix.scatter(gi, dim, index, 0.0)), gs
 
 
 def _scatter_input(grad, reduce, dim, index):

@@ -7,6 +7,7 @@ The CPU kernels write through storage offsets (NOTE [ Indexing by storage offset
 from __future__ import annotations
 
 import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -16,7 +17,9 @@ from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, 
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
-from ember.core.ops._util import arr, int_value, real_value, warn_at_caller, warn_once, wrap, write_out
+from ember.core.ops._util import (
+    arr, broadcast_shapes, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
+)
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, gather_dim, index_array,
     scatter_apply, scatter_dim, scatter_kernel,
@@ -207,16 +210,41 @@ def _index_put_cpu(x, indices, values, accumulate=False):
 _INDEX_DTYPES = (dtypes.int64, dtypes.int32, dtypes.uint8, dtypes.bool)
 
 
+def _leaves(seq):
+    for v in seq:
+        if isinstance(v, list | tuple):
+            yield from _leaves(v)
+        else:
+            yield v
+
+
+def _index_array_of(k) -> np.ndarray:
+    """A list or array used as an index, as PyTorch converts it: bool (or uint8) stays a mask, anything else
+    becomes int64. A Python float in a list is truncated (PyTorch's unpackIntegral keeps that leniency, with an
+    overflow check), any other non-integer refused with Python's TypeError; an array is cast as numpy casts."""
+    a = np.asarray(k)
+    if a.dtype == np.bool_ or a.dtype == np.uint8 or a.dtype == np.int64:
+        return a
+    if not isinstance(k, np.ndarray) and a.dtype.kind != "i":
+        for v in _leaves(k):
+            if isinstance(v, float):
+                if not -2.0**63 <= v < 2.0**63:  # nan too
+                    raise RuntimeError("value cannot be converted to type int64 without overflow")
+            elif not isinstance(v, Tensor) and not -(1 << 63) <= operator.index(v) < 1 << 63:
+                raise ValueError("Overflow when unpacking long long")  # operator.index: Python's TypeError
+        if a.dtype == object:
+            return a
+    with np.errstate(invalid="ignore"):  # numpy's cast of a float array past int64, as PyTorch's
+        return a.astype(np.int64)
+
+
 def _as_index_tensor(k, dev) -> Tensor:
     from ember.core.creation import tensor
 
     if isinstance(k, Tensor):
         t = k
     else:
-        a = np.asarray(k)
-        if a.dtype == np.float64 and a.size == 0:
-            a = a.astype(np.int64)
-        t = tensor(a)
+        t = tensor(_index_array_of(k))
     if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if t._dtype is dtypes.uint8:
@@ -363,8 +391,9 @@ def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
     while value.ndim and value._shape[0] == 1:
         value = S.select(value, 0, 0)
     mask = _full_mask(x, key)
-    if mask is not None and value.numel() == 1:
-        return _masked_fill(x, mask, value if not value._shape else S.view(value, ()), out=x)
+    if mask is not None and value.numel() == 1:  # recorded as PyTorch's setitem records it, an index_put_
+        return node_name(_masked_fill(x, mask, value if not value._shape else S.view(value, ()), out=x),
+                         "MaskedFillBackward0", "IndexPutBackward0")
     entries = _plain_entries(x, key)
     if entries is not None:
         return _index_put(x, entries, value, False)
@@ -420,10 +449,24 @@ def _value_tensor(value, x: Tensor) -> Tensor:
     return value if value.device == x.device else value.to(x.device)
 
 
+def _check_put_args(op: str, indices, values) -> None:
+    """PyTorch's argument parser's refusals: `indices` a tuple (or list) of tensors or Nones, `values` a tensor
+    (positions as the method form counts them)."""
+    if not isinstance(indices, tuple | list):
+        raise TypeError(f"{op}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for i, t in enumerate(indices):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{op}(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+
+
 @method
 def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
     """input[indices] = values (or += with `accumulate`, correct for repeated indices). `values` has
     input's dtype, unless one element fills a single mask (cast, any shape, as PyTorch's masked_fill_)."""
+    _check_put_args("index_put_", indices, values)
     if isinstance(values, Tensor):
         if not accumulate and _fills_one_mask(indices, values):
             _refuse_byte_fill(indices, values)
@@ -436,6 +479,7 @@ def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
 @method
 def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     """Out-of-place `index_put_` on a copy of `input`."""
+    _check_put_args("index_put", indices, values)
     return index_put_(S.clone(input, memory_format=preserve_format), indices, values, accumulate)
 
 
@@ -667,7 +711,7 @@ def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) 
     a[d] = b[d] = 1
     if a == b:  # nothing to broadcast: gather itself
         return _gather(input, d, indices, out=out)
-    shape = np.broadcast_shapes(tuple(a), tuple(b))
+    shape = broadcast_shapes(tuple(a), tuple(b))  # PyTorch's infer_size words when they do not broadcast
     x_shape = shape[:d] + (input._shape[d],) + shape[d + 1:]
     i_shape = shape[:d] + (indices._shape[d],) + shape[d + 1:]
     return _gather(S.expand(input, x_shape), d, S.expand(indices, i_shape), out=out)

@@ -283,8 +283,10 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 @method
 def unflatten(input, dim: int, sizes) -> Tensor:
-    d = input._wrap_dim(dim)
     sizes = tuple(sizes)
+    if not sizes:  # checked before the dim, as PyTorch's
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = input._wrap_dim(dim)
     n, known = input._shape[d], math.prod(s for s in sizes if s != -1)
     if sizes.count(-1) <= 1 and (known != n if -1 not in sizes else known == 0 or n % known):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
@@ -690,7 +692,7 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
             if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
                 raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             out = S.select(out, dim, int(k))
-    return out if out is not x else S.view(x, x._shape)
+    return out if out is not x else node_name(S.view(x, x._shape), "ViewBackward0", "AliasBackward0")  # x[...]
 
 
 _PLAIN = (int, builtins.type(None))
@@ -727,7 +729,7 @@ def _unwrap_0d_int(key: tuple) -> tuple:
     else:  # no tensor in the key (`x[0, 1]`, `x[:, :2]`): as it is
         return key
     return tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and not k._dtype.is_floating_point
-                 and k._dtype is not dtypes.bool else k for k in key)
+                 and k._dtype is not dtypes.bool and k._dtype is not dtypes.uint8 else k for k in key)  # uint8: a mask
 
 
 def _bare_int_on_0d(key: int) -> IndexError:
@@ -738,6 +740,11 @@ def _bare_int_on_0d(key: int) -> IndexError:
     return IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
 
 
+def _bare_slice_on_0d() -> IndexError:
+    """PyTorch's words for `x[a:b]` (not `x[a:b,]`, which has too many indices) on a 0-dim tensor."""
+    return IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def getitem(self, key):
     if key.__class__ is int:  # x[i], the most common index, without parsing a key (basic_index's checks)
         if not self._shape:
@@ -746,6 +753,8 @@ def getitem(self, key):
         if not -size <= key < size:
             raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
         return S.select(self, 0, key)
+    if key.__class__ is slice and not self._shape:
+        raise _bare_slice_on_0d()
     if key.__class__ is Tensor and key._shape:  # x[idx], x[mask]: a key with nothing to parse
         from ember.core.ops.indexing import advanced_index
 
@@ -797,6 +806,8 @@ def setitem(self, key, value) -> None:
         key = None
     if key.__class__ is int and not self._shape:
         raise _bare_int_on_0d(key)
+    if key.__class__ is slice and not self._shape:
+        raise _bare_slice_on_0d()
     if key.__class__ is Tensor and key._shape:  # x[idx] = v, x[mask] = v: a key with nothing to parse
         from ember.core.ops.indexing import advanced_index_put_
 

@@ -313,7 +313,7 @@ def _slice(x, dim, start, stop, step=1):
     strides = list(x._strides)
     shape[d] = n
     strides[d] = x._strides[d] * step
-    offset = x._offset + (start * x._strides[d] if n else 0)
+    offset = x._offset + start * x._strides[d]  # PyTorch keeps an empty slice's offset at its clamped start
     return _view_of(x, offset, shape, strides)
 
 

@@ -20,7 +20,8 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
-from ember.core.ops._util import int_param, wrap, write_out
+from ember.core.ops import shape as S
+from ember.core.ops._util import int_param, prepare_out, wrap, write_out
 from ember.core.ops.reduce import _one_dim, return_types
 from ember.core.tensor import Tensor
 
@@ -427,6 +428,24 @@ def _unique_cpu(x, dim=None):
     return wrap(vals), wrap(inv.astype(np.int64)), wrap(counts.astype(np.int64))
 
 
+def _unique_dim(dim, x: Tensor, op: str) -> int:
+    """`dim` wrapped; a 0-dim tensor has none to take slices along (PyTorch's IndexError, not dim 0's leniency)."""
+    if isinstance(x, Tensor) and not x._shape and isinstance(dim, int):
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _one_dim(dim, x, op)
+
+
+def _check_unselected_zero_dims(x: Tensor, d: int | None) -> None:
+    """PyTorch's refusal of unique along a dim of an empty tensor whose emptiness lies in another dim (the slices
+    along `d` would all be empty, and equal), or with several empty dims."""
+    if d is None or x.numel():
+        return
+    if x._shape.count(0) > 1:  # PyTorch's words end in a space
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if x._shape[d] != 0:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+
+
 @method
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None):
@@ -436,9 +455,10 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     >>> unique(tensor([2, 1, 2]), return_counts=True)
     (tensor([1, 2]), tensor([1, 2]))
     """
-    d = None if dim is None else _one_dim(dim, input, "unique")
+    d = None if dim is None else _unique_dim(dim, input, "unique")
     if d is not None and input._dtype.is_complex:  # PyTorch's kernel with a dim is unique_dim
         raise ew.DtypeNotSupported(f"\"unique_dim\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
+    _check_unselected_zero_dims(input, d)
     vals, inv, counts = _unique(input, d)
     if d is not None:  # PyTorch's kernel with a dim is unique_dim
         node_name(vals, "Unique2Backward0", "UniqueDimBackward0")
@@ -455,7 +475,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None):
     """Collapse runs of equal consecutive elements (or slices along `dim`); inverse and counts on request."""
-    d = None if dim is None else _one_dim(dim, input, "unique_consecutive")
+    d = None if dim is None else _unique_dim(dim, input, "unique_consecutive")
+    _check_unselected_zero_dims(input, d)
     vals, inv, counts = _unique_consecutive(input, d)
     extra = tuple(r for r, want in ((inv, return_inverse), (counts, return_counts)) if want)
     return (vals, *extra) if extra else vals
@@ -553,8 +574,19 @@ def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
     return wrap(np.asarray(r, np.int32 if out_int32 else np.int64))
 
 
+def _search_out(r: Tensor, out: Tensor | None, out_int32: bool) -> Tensor:
+    """`r` written to `out` (resized as PyTorch resizes outputs), whose dtype must be the one `out_int32` names."""
+    if out is None:
+        return r
+    if out._dtype is not (dtypes.int32 if out_int32 else dtypes.int64):
+        raise RuntimeError("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                           "Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
+                           f"dtype {dtypes.TORCH_NAMES[out._dtype.name]} and out_int32 flag is {out_int32}")
+    return S.copy_(prepare_out(out, r._shape, r._dtype, r.device, "searchsorted"), r)
+
+
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False,
-                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+                 side: str | None = None, sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
     """Indices where `input` would be inserted into the innermost dim of `sorted_sequence` to keep it sorted."""
     _refuse_bool(sorted_sequence, "searchsorted_out_cpu")
     if side is not None:
@@ -564,21 +596,26 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
                                "while right was True")
         right = side == "right"
-    if not isinstance(input, Tensor) and sorted_sequence.ndim != 1:
+    if (not isinstance(input, Tensor) or input.ndim == 0) and sorted_sequence.ndim != 1:
         raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
-                           f"dimension is 1, but we got boundaries tensor dim({sorted_sequence.ndim})")
-    return _searchsorted(sorted_sequence, input, right, sorter, out_int32)
+                           f"dimension is 1, but we got boundaries tensor dim({sorted_sequence.ndim}) and input "
+                           "value's dim(0) numel(1)")
+    if sorted_sequence.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    return _search_out(_searchsorted(sorted_sequence, input, right, sorter, out_int32), out, out_int32)
 
 
 @method
-def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
+              out: Tensor | None = None) -> Tensor:
     """The index of the bucket of each element: boundaries[i-1] < x <= boundaries[i] (`right=True`: < and <=
     swap sides)."""
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     if boundaries._dtype is dtypes.bool and dtypes.result_type(input, boundaries) is dtypes.bool:
         _refuse_bool(boundaries, "searchsorted_out_cpu")  # the kernel runs in the common dtype
-    return _searchsorted(boundaries, input, right, None, out_int32)
+    return _search_out(_searchsorted(boundaries, input, right, None, out_int32), out, out_int32)
 
 
 _bincount = declare("bincount", np.bincount, differentiable=False, doc="bincount(x, weights, minlength) -> Tensor",

@@ -260,7 +260,7 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     """`nonzero`'s (n, ndim) indices padded with `fill_value` or cut to exactly `size` rows."""
     if size < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")  # PyTorch 2.13's words
     idx = nonzero(input)
     n = idx._shape[0]
     if n >= size:
@@ -308,6 +308,9 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         name = dtypes.TORCH_NAMES.get(index._dtype.name, index._dtype.name)
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {name}")
     _util.warn_once("index_reduce() is in beta and the API may change at any time.")
+    if input._dtype is dtypes.bool or input._dtype.is_complex:  # PyTorch's CPU kernels take neither
+        kernel = "index_func_" if include_self else "index_reduce_func_exclude_input_init"
+        raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     d = input._wrap_dim(dim)
     if index.numel():  # PyTorch wraps no negative index here
         if int(index.min()) < 0 or int(index.max()) >= (input._shape[d] if input.ndim else 1):
@@ -315,8 +318,10 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     view = [1] * source.ndim
     view[d] = -1
     idx = L.expand(S.view(S.to_dtype(index, dtypes.int64), tuple(view)), source._shape)
-    r = scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
-    return r if out is None else S.copy_(out, r)
+    base = S.clone(input) if out is input else input  # in place: autograd keeps what the write overwrites
+    r = node_name(scatter_reduce(base, d, idx, source, reduce, include_self=include_self), "ScatterReduceBackward0",
+                  "IndexReduceBackward0")
+    return r if out is None else node_name(S.copy_(out, r), "CopyBackwards", "IndexReduceBackward0")
 
 
 inplace(index_reduce)

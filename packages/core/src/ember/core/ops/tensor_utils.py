@@ -263,6 +263,7 @@ def _restride_(self: Tensor, view: Tensor, op: str) -> Tensor:
                            "that requires grad takes the out-of-place op (a leaf Variable that requires grad is "
                            "being used in an in-place operation)")
     self._shape, self._strides, self._offset, self._npc = view._shape, view._strides, view._offset, None
+    self._storage.bump()  # PyTorch counts an in-place view op as a write (`t_()` moves `_version` on)
     return self
 
 
