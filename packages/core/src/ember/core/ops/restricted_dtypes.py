@@ -71,6 +71,9 @@ def _guard(op, args, kwargs, call_next):
     return call_next(op, args, kwargs)
 
 
+# a call on float32/float64 tensors only passes straight down (`dispatch.untracked`)
+_guard.ignores_untracked = True
+
 _installed = False
 
 
