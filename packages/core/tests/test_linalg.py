@@ -788,3 +788,15 @@ def test_addmm_names_the_operand_that_is_not_a_matrix_and_cross_refuses_bool():
         E.mm(E.ones(3), m)
     with pytest.raises(NotImplementedError, match="\"cross\" not implemented for 'Bool'"):
         E.linalg.cross(E.tensor([True, False, True]), E.tensor([False, True, True]))
+
+
+@pytest.mark.parametrize("rows", [3, 257])  # numpy's call and the thread-limited one (blas_threads.matmul)
+def test_mm_overflow_is_inf_without_a_numpy_warning(rows):
+    import warnings
+
+    x = np.full((rows, 64), 1e308)
+    x[1:] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = E.mm(E.tensor(x), E.ones(64, 128, dtype=E.float64)).numpy()
+    assert np.isposinf(r[0]).all() and (r[1:] == 64.0).all()

@@ -100,6 +100,9 @@ def _check_made_in(t: Tensor) -> None:
 # a fill of a new tensor neither records (nothing requires grad) nor writes an inference tensor (`Tensor._make`
 # marks one made in inference mode): factories may skip it (`dispatch.bare`)
 dispatch_hook.ignores_fresh = True
+# a call of an op that is no view and writes nothing, none of whose tensors requires grad (or any, with grad mode off),
+# only runs its kernel here: a composite may compute such a call without dispatching (`dispatch.untracked`)
+dispatch_hook.ignores_untracked = True
 
 _INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
                       "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "

@@ -134,6 +134,11 @@ _sparse_fallback: Callable | None = None
 # no `__torch_function__` mode is on (plain tensors are in `_SKIP`), so a factory may fill its result with numpy
 # directly (creation's fast path); `_rebuild` keeps it
 bare = True
+# nothing would see a call of an op that is no view and writes nothing, whose tensors are float32/float64 CPU tensors
+# none of which requires grad (or grad mode is off): every hook installed only passes such a call down
+# (`ignores_untracked`: autograd's, the restricted-dtype guards), no `@composite` hook (autocast, the profiler), no
+# `__torch_function__` check and no mode is on; a composite (`F.linear`) may then compute with its kernels' functions
+untracked = True
 # classes whose instances never take part in `__torch_function__` (NOTE [ Tensor subclasses ]): the op entry tests
 # membership here, no call; ember.core.overrides adds each class it finds not taking part
 _SKIP: set = {Tensor, int, float, bool, complex, str, bytes, type(None), type(Ellipsis), slice, dict}
@@ -584,12 +589,14 @@ def remove_dispatch_hook(hook: Callable) -> None:
 
 
 def _rebuild() -> None:
-    global _top, _top_next, bare
+    global _top, _top_next, bare, untracked
     fn = Op.redispatch  # called as fn(op, args, kwargs)
     for h in _hooks[:-1]:
         fn = _chain(h, fn)
     _top, _top_next = (_hooks[-1], fn) if _hooks else (None, None)
     bare = Tensor in _SKIP and all(getattr(h, "ignores_fresh", False) for h in _hooks)
+    untracked = Tensor in _SKIP and _composite_hook is None and _protocol is None and \
+        all(getattr(h, "ignores_untracked", False) for h in _hooks)
 
 
 def set_sparse_fallback(fallback: Callable) -> None:
@@ -606,6 +613,7 @@ def set_protocol_check(check: Callable, composite_check: Callable | None = None)
     global _protocol, _composite_protocol
     _protocol = check
     _composite_protocol = composite_check
+    _rebuild()
 
 
 RUN = object()  # composite_check's answer: nothing took the call, run the function
@@ -650,6 +658,7 @@ def set_composite_hook(hook: Callable | None) -> Callable | None:
     returns the hook it replaces."""
     global _composite_hook
     old, _composite_hook = _composite_hook, hook
+    _rebuild()
     return old
 
 

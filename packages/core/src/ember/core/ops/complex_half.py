@@ -305,6 +305,8 @@ def _hook(op, args, kwargs, call_next):
 _hook.ignores_fresh = True
 
 _PRODUCTS = frozenset({"mm", "bmm", "dot"})
+# a call on float32/float64 tensors only that writes nothing passes straight down (`dispatch.untracked`)
+_hook.ignores_untracked = True
 # the storage ops with no complex32 path on CUDA yet
 _CPU_ONLY = frozenset({"index", "masked_select", "normal_", "uniform_"})
 

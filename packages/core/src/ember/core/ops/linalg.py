@@ -23,7 +23,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import _mismatch
 from ember.core.ops import shape as S
-from ember.core.ops._util import wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, wrap, write_out
 from ember.core.ops.arguments import parsed
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _sum, vector_norm
@@ -147,25 +147,51 @@ def _mm_cpu(a, b, *, out=None):
         c, d = a._npc, b._npc  # Tensor._np's cache, read inline
         xa = c[1] if c is not None and c[0] is a._storage._raw else a._np()
         xb = d[1] if d is not None and d[0] is b._storage._raw else b._np()
-        ta, tb = a._strides, b._strides
-        # _blas, inlined for the row-major common case (`n or 1` is max(n, 1) without the 0.3 us call)
-        if sa[1] == 1 and sa[0] > 1 and sb[1] > 1:
-            # an outer product: BLAS's gemm call costs ~4x numpy's broadcast multiply (1024x1 @ 1x64:
-            # 115 against 30 us), a Numba pass a fifth of it; each output is the one product a*b either way
-            # (a zero keeps its sign)
-            r = numba_rows.outer(xa[:, 0], xb[0])
-            if r is None:
-                r = np.multiply(xa, xb)
-        else:
-            if not (ta[1] == 1 and ta[0] >= (sa[1] or 1)):
-                xa = _blas(a)
-            if not (tb[1] == 1 and tb[0] >= (sb[1] or 1)):
-                xb = _blas(b)
-            w = sa[0] * sa[1] * sb[1]  # blas_threads.matmul's size rule, inlined
-            r = np.matmul(xa, xb) if w <= _SERIAL or w >= _THREADED else blas_threads.matmul(xa, xb)
+        r = _float_mm(xa, xb, sa, sb, a._strides, b._strides)
     else:
         r = _product(a, b, dt)
     return wrap(r) if out is None else write_out(out, r, "mm")
+
+
+def _float_mm(xa: np.ndarray, xb: np.ndarray, sa: tuple, sb: tuple, ta: tuple, tb: tuple) -> np.ndarray:
+    """The float32/float64 product of the (n, k) and (k, m) arrays `xa`, `xb`, whose element strides are `ta`, `tb`,
+    as `mm` computes it."""
+    if sa[1] == 1 and sa[0] > 1 and sb[1] > 1:
+        # an outer product: BLAS's gemm call costs ~4x numpy's broadcast multiply (1024x1 @ 1x64:
+        # 115 against 30 us), a Numba pass a fifth of it; each output is the one product a*b either way
+        # (a zero keeps its sign)
+        r = numba_rows.outer(xa[:, 0], xb[0])
+        return np.multiply(xa, xb) if r is None else r
+    # _blas on the tensors' strides, inlined (`n or 1` is max(n, 1) without the 0.3 us call): an operand that is
+    # neither row- nor column-major is copied row-major
+    if not (ta[1] == 1 and ta[0] >= (sa[1] or 1)) and not (ta[0] == 1 and ta[1] >= (sa[0] or 1)):
+        xa = np.ascontiguousarray(xa)
+    if not (tb[1] == 1 and tb[0] >= (sb[1] or 1)) and not (tb[0] == 1 and tb[1] >= (sb[0] or 1)):
+        xb = np.ascontiguousarray(xb)
+    w = sa[0] * sa[1] * sb[1]  # blas_threads.matmul's size rule, inlined
+    token = ERRSTATE.set(IGNORE_ALL)  # an overflow is inf without numpy's warning, as PyTorch's
+    try:
+        return np.matmul(xa, xb) if w <= _SERIAL or w >= _THREADED else blas_threads.matmul(xa, xb)
+    finally:
+        ERRSTATE.reset(token)
+
+
+def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    """`input @ weight.T (+ bias)` for an (n, k) input, (m, k) weight and (m,) bias (or None) of one float32/float64
+    dtype, all on the CPU: the bits of `linear`'s `mm` and bias `add`, without dispatching either (for a caller that
+    made sure no hook, mode or gradient would see those ops)."""
+    ws = weight._shape
+    r = _float_mm(input._np(), weight._np().T, input._shape, (ws[1], ws[0]), input._strides, weight._strides[::-1])
+    if bias is None:
+        return wrap(r)
+    b = bias._np()
+    token = ERRSTATE.set(IGNORE_ALL)  # as the add kernel: PyTorch makes inf and nan silently
+    try:
+        if numba_rows.row_broadcast("add", r, b, r) is None:
+            np.add(r, b, out=r)
+    finally:
+        ERRSTATE.reset(token)
+    return wrap(r)
 
 
 _bmm = declare("bmm", np.matmul, overlap=0, doc="bmm(a, b) -> Tensor")

@@ -82,6 +82,8 @@ def _guard(op, args, kwargs, call_next):
 # guard lets through for every restricted dtype, and a join of plain tensors (`cat`) too: the fast paths stay open
 # (`dispatch.bare`) once a restricted dtype is used
 _guard.ignores_fresh = True
+# a call on float32/float64 tensors only passes straight down (`dispatch.untracked`)
+_guard.ignores_untracked = True
 
 _installed = False
 

@@ -11,7 +11,10 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.autograd.func import is_mapped
+from ember.core import dispatch as _dispatch
+from ember.core import storage as _storage
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER, composite, node_name
+from ember.core.ops.linalg import linear_untracked
 from ember.core.ops.layout import _type_name
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
@@ -19,6 +22,16 @@ __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_po
            "embedding_bag", "pad", "interpolate", "one_hot", "flatten"]
 
 _REDUCED = (ea.bfloat16, ea.float16)
+_UNTRACKED = (ea.float32, ea.float64)  # the dtypes `linear_untracked` computes
+
+
+def _untracked(input: Tensor, weight: Tensor, bias: Tensor) -> bool:
+    """Whether nothing would see a 2-D `linear`'s ops (no hook, mode or gradient: `dispatch.untracked`), so that
+    `linear_untracked` may compute it (a third of the dispatched ops' time); the shapes and dtypes are checked."""
+    return _dispatch.untracked and input._dtype in _UNTRACKED and not (
+        (input._requires_grad or weight._requires_grad or bias._requires_grad) and ea.is_grad_enabled()) and (
+        _storage.only_cpu or all(t._storage.device.type == "cpu" for t in (input, weight, bias))) and all(
+        input._shape) and weight._shape[0] > 0
 
 
 def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
@@ -51,8 +64,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             and len(ws := weight._shape) == 2 and xs[1] == ws[1] and (dt := weight._dtype) is input._dtype
             and dt not in _REDUCED):  # a matrix by a matrix of its dtype: nothing to refuse, no addmm to mimic
         if bias is None:
+            if _untracked(input, weight, input):
+                return linear_untracked(input, weight, None)
             return ea.matmul(input, weight.t())
         if isinstance(bias, Tensor) and bias._dtype is dt and bias._shape == (ws[0],):
+            if _untracked(input, weight, bias):
+                return linear_untracked(input, weight, bias)
             return node_name(_addmm_product(input, weight) + bias, "AddBackward0", "AddmmBackward0")
     for position, (name, value) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
         if not isinstance(value, Tensor) and (value is not None or name != "bias"):

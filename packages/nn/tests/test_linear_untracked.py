@@ -1,0 +1,121 @@
+"""F.linear with nothing watching (no grad, no hook, no mode) computes without dispatching its mm and bias add
+(`linear_untracked`), with the same bits as the dispatched ops, and dispatches them whenever anything would see them."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+import ember.nn.functional as F
+from ember.core import dispatch
+from ember.nn.functional import _layers
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """How often `linear` took the untracked path."""
+    n = [0]
+    real = _layers.linear_untracked
+
+    def counted(*args):
+        n[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(_layers, "linear_untracked", counted)
+    return n
+
+
+def _t(a, requires_grad=False):
+    return ea.tensor(a, requires_grad=requires_grad)
+
+
+def _dispatched(x, w, b):
+    """The same linear through its ops: a weight requiring grad makes autograd record them."""
+    r = F.linear(x, w.detach().requires_grad_(True), b)
+    assert r.grad_fn is not None
+    return r.detach().numpy()
+
+
+CASES = [  # (rows, in, out, dtype): small (numpy's add), large (the Numba row pass), an outer product (k = 1)
+    (4, 3, 5, np.float32), (2, 7, 1, np.float64), (300, 40, 64, np.float32), (9, 1, 6, np.float32),
+    (1, 5, 3, np.float64), (257, 64, 128, np.float64)]
+
+
+@pytest.mark.parametrize("n,k,m,dt", CASES)
+def test_same_bits_as_the_dispatched_ops(calls, n, k, m, dt):
+    rng = np.random.default_rng(n * k * m)
+    x, w, b = (rng.standard_normal(s).astype(dt) for s in ((n, k), (m, k), (m,)))
+    x[0, 0], b[-1] = 1e38 if dt == np.float32 else 1e308, np.inf  # overflow and inf, silently (no warning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = F.linear(_t(x), _t(w), _t(b))
+        bare = F.linear(_t(x), _t(w))
+    assert calls[0] == 2
+    assert got.dtype == ea.float32 if dt == np.float32 else ea.float64
+    assert got.is_contiguous() and got.grad_fn is None and not got.requires_grad
+    want = _dispatched(_t(x), _t(w), _t(b))
+    assert np.array_equal(got.numpy().view(np.uint8), want.view(np.uint8))
+    assert np.array_equal(bare.numpy(), _dispatched(_t(x), _t(w), None), equal_nan=True)
+    with np.errstate(all="ignore"):
+        ref = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    np.testing.assert_allclose(got.numpy()[1:, :-1], ref[1:, :-1], rtol=1e-4 if dt == np.float32 else 1e-12, atol=1e-5)
+
+
+def test_strided_operands(calls):
+    rng = np.random.default_rng(3)
+    base_x = _t(rng.standard_normal((6, 10)).astype(np.float32))
+    base_w = _t(rng.standard_normal((8, 12)).astype(np.float32))
+    b = _t(rng.standard_normal(12).astype(np.float32))[::2]  # a strided bias
+    pairs = ((base_x[:, ::2], base_w[:6, :5]), (base_x.t()[:5], base_w.t()[:6, :6]), (base_x[::2, :5], base_w[:6, 1:6]))
+    for x, w in pairs:
+        got = F.linear(x, w, b)
+        want = x.numpy().astype(np.float64) @ w.numpy().T.astype(np.float64) + b.numpy()
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+        assert np.array_equal(got.numpy(), _dispatched(x, w, b))
+    assert calls[0] == 3
+
+
+def test_no_grad_and_inference_mode(calls):
+    x, w, b = ea.randn(3, 4), ea.randn(2, 4, requires_grad=True), ea.randn(2, requires_grad=True)
+    with ea.no_grad():
+        r = F.linear(x, w, b)
+    assert calls[0] == 1 and not r.requires_grad and r.grad_fn is None
+    with ea.inference_mode():
+        r = F.linear(x, w, b)
+    assert calls[0] == 2 and r.is_inference()
+    assert not F.linear(x, w.detach(), b.detach()).is_inference()
+
+
+def test_dispatched_when_something_watches(calls):
+    x, w, b = ea.randn(3, 4), ea.randn(2, 4), ea.randn(2)
+    r = F.linear(x, w.requires_grad_(), b)  # autograd records: AddmmBackward0
+    assert type(r.grad_fn).__name__ == "AddmmBackward0" and calls[0] == 0
+    w.requires_grad_(False)
+    seen = []
+
+    def hook(op, args, kwargs, call_next):
+        seen.append(op.name)
+        return call_next(op, args, kwargs)
+
+    dispatch.register_dispatch_hook(hook)
+    try:
+        assert not dispatch.untracked
+        F.linear(x, w, b)
+    finally:
+        dispatch.remove_dispatch_hook(hook)
+    assert seen == ["transpose", "mm", "add"] and calls[0] == 0 and dispatch.untracked
+    with ea.autocast("cpu", dtype=ea.bfloat16):  # autocast's composite hook casts linear to bfloat16
+        assert F.linear(x, w, b).dtype == ea.bfloat16
+    assert calls[0] == 0
+    F.linear(x, w, b)
+    assert calls[0] == 1
+
+
+def test_errors_unchanged(calls):
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 5x2\)"):
+        F.linear(ea.randn(3, 4), ea.randn(2, 5), ea.randn(2))
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype"):
+        F.linear(ea.randn(3, 4, dtype=ea.float64), ea.randn(2, 4), ea.randn(2))
+    assert F.linear(ea.randn(0, 4), ea.randn(2, 4), ea.randn(2)).shape == (0, 2)
+    assert calls[0] == 0
