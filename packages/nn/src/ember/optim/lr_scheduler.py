@@ -82,6 +82,11 @@ class LRScheduler:
                         "for a fresh training run (not recommended)")
         self.base_lrs: list[float] = _param_groups_val_list(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        if not getattr(optimizer, "_step_tracked_by_lr_sched", False):
+            # PyTorch starts tracking `optimizer.step()` calls when the first scheduler attaches: steps taken
+            # before it do not count for the step-order warning
+            optimizer._step_tracked_by_lr_sched = True
+            optimizer._opt_called = False
         self._initial_step()
 
     def _initial_step(self) -> None:
