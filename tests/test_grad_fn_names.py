@@ -46,6 +46,8 @@ CASES = [
     ("index0", "x[0]"), ("slice", "x[:, 1:]"), ("slice_rows", "x[1:]"), ("index_tensor", "x[idx]"),
     ("index_bool", "x[x > 0]"), ("index_none", "x[None]"), ("index_ellipsis", "x[..., 0]"),
     ("unbind", "x.unbind(0)[0]"), ("diagonal", "x.diagonal()"), ("diag_matrix", "x.diag(1)"),
+    ("weight_norm", "torch._weight_norm(x, x[:, :1].abs() + 1, 0)"),
+    ("norm_except_dim", "torch.norm_except_dim(x, 2, 1)"),
     ("unfold", "x.unfold(1, 2, 1)"),
     ("view_as", "x.view_as(y)"), ("movedim", "x.movedim(0, 1)"), ("as_strided", "x.as_strided((2, 2), (1, 1))"),
     # joining and splitting
@@ -203,7 +205,8 @@ PYTORCH = {
     "index0": "SelectBackward0", "slice": "SliceBackward0", "slice_rows": "SliceBackward0",
     "index_tensor": "IndexBackward0", "index_bool": "IndexBackward0", "index_none": "UnsqueezeBackward0",
     "index_ellipsis": "SelectBackward0", "unbind": "UnbindBackward0", "diagonal": "DiagonalBackward0",
-    "diag_matrix": "DiagonalBackward0_copy",
+    "diag_matrix": "DiagonalBackward0_copy", "weight_norm": "WeightNormInterfaceBackward0",
+    "norm_except_dim": "ViewBackward0",
     "unfold": "UnfoldBackward0", "view_as": "ViewBackward0", "movedim": "PermuteBackward0",
     "as_strided": "AsStridedBackward0", "cat": "CatBackward0", "cat_dim1": "CatBackward0", "stack": "StackBackward0",
     "hstack": "CatBackward0", "split": "SplitBackward0", "split_sizes": "SplitWithSizesBackward0",

@@ -151,6 +151,31 @@ def test_weight_norm_reparametrises_and_removes():
         nn.utils.remove_weight_norm(lin)
 
 
+def test_weight_norms_use_the_fused_node_for_the_first_and_last_dim():
+    # PyTorch's torch._weight_norm: WeightNormInterfaceBackward0 for dim 0 or the last, the composite otherwise
+    from ember.nn.utils import parametrizations
+
+    names = {}
+    for dim in (0, 1, 2, -1, None):
+        conv = parametrizations.weight_norm(nn.Conv1d(2, 3, 3).double(), dim=dim)
+        names[dim] = type(conv.weight.grad_fn).__name__
+        v = conv.parametrizations.weight.original1.detach().numpy()
+        g = conv.parametrizations.weight.original0.detach().numpy()
+        axes = tuple(range(3)) if dim in (-1, None) else tuple(i for i in range(3) if i != dim)
+        np.testing.assert_allclose(conv.weight.detach().numpy(),
+                                   v * g / np.sqrt((v * v).sum(axes, keepdims=True)), rtol=1e-12)
+    assert names == {0: "WeightNormInterfaceBackward0", 1: "MulBackward0", 2: "WeightNormInterfaceBackward0",
+                     -1: "MulBackward0", None: "MulBackward0"}
+    w, norms = torch._weight_norm_interface(torch.ones(2, 3, requires_grad=True), torch.full((2, 1), 2.0), 0)
+    np.testing.assert_allclose(w.detach().numpy(), np.full((2, 3), 2 / math.sqrt(3)), rtol=1e-6)
+    assert norms.grad_fn is None and norms.shape == (2, 1)
+    with pytest.raises(RuntimeError, match="fused kernels can only be applied for first or last dim"):
+        torch._weight_norm_interface(torch.ones(2, 3, 4), torch.ones(1, 3, 1), 1)
+    with pytest.warns(FutureWarning):
+        legacy = nn.utils.weight_norm(nn.Linear(3, 2))
+    assert type(legacy.weight.grad_fn).__name__ == "WeightNormInterfaceBackward0"
+
+
 def test_register_parametrization_property_right_inverse_and_removal():
     from ember.nn.utils import parametrize
 
