@@ -151,3 +151,15 @@ try:
     S.OneCycleLR(torch.optim.SGD(params(), lr=0.1), max_lr=0.1)
 except ValueError as e:
     print("ValueError", e)
+try:
+    S.CosineAnnealingWarmRestarts(torch.optim.SGD(params(), lr=0.1), T_0=2, eta_min=None)
+except ValueError as e:
+    print("ValueError", e)
+with warnings.catch_warnings(record=True) as rec:
+    warnings.simplefilter("always")
+    o = torch.optim.SGD(params(), lr=0.1)
+    s = S.ExponentialLR(o, gamma=0.5)
+    o.step = lambda closure=None: None  # e.g. a wrapper installed after the scheduler
+    o.step()
+    s.step()
+print("warned", [str(r.message)[:70] for r in rec])

@@ -255,6 +255,20 @@ def test_optimizer_steps_before_the_first_scheduler_do_not_count_for_the_warning
         later.step()
 
 
+def test_a_step_replaced_after_the_scheduler_attached_warns_pytorchs_words():
+    opt = make_opt()
+    sched = S.StepLR(opt, step_size=2)
+    opt.step = lambda closure=None: None
+    with pytest.warns(UserWarning, match=r"^Seems like `optimizer.step\(\)` has been overridden after learning rate "
+                                         r"scheduler initialization. Please, make sure"):
+        sched.step()
+
+
+def test_warm_restarts_refuses_a_non_number_eta_min():
+    with pytest.raises(ValueError, match=r"^Expected float or int eta_min, but got a of type <class 'str'>$"):
+        S.CosineAnnealingWarmRestarts(make_opt(), T_0=2, eta_min="a")
+
+
 def test_scheduler_flags_for_subclasses_ported_from_pytorch():
     # a subclass written against PyTorch's base reads _is_initial / _get_lr_called_within_step in get_lr
     seen = []
