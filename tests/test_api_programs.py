@@ -159,7 +159,12 @@ deepcopy, pruning).
 
 Numerical linear algebra (`la_*`: solvers and lstsq drivers, decompositions with normalised signs, norms and
 conditioning, matrix functions, complex128, gradients through factorizations, batched workflows, factor reuse, and
-LinAlgError handling)."""
+LinAlgError handling).
+
+Training-loop utilities (`loop_*`: hand-written and built-in parametrizations with transfer and LoRA merging,
+hook-based legacy norms, iterative pruning with lottery tickets, SWA/EMA variants, composed LR schedules and
+plateau-driven early stopping, accumulation with clipping, param groups with resume, optimizer and scheduler
+subclasses and hooks, activation checkpointing's recomputation checks, kwargs module hooks, CPU AMP with GradScaler)."""
 
 from __future__ import annotations
 
