@@ -177,3 +177,37 @@ try:
     parametrize.remove_parametrizations(fresh, "weight")
 except ValueError as e:
     print("ValueError", e)
+
+
+# the consistency checks on registration and on assignment
+class ToDouble(nn.Module):
+    def forward(self, X):
+        return X
+
+    def right_inverse(self, X):
+        return X.double()
+
+
+class FirstRow(nn.Module):
+    def forward(self, X):
+        return X
+
+    def right_inverse(self, X):
+        return X[:1]
+
+
+for bad in (ToDouble(), FirstRow()):
+    for stacked in (False, True):
+        m = nn.Linear(2, 2)
+        if stacked:
+            parametrize.register_parametrization(m, "weight", Symmetric())
+        try:
+            parametrize.register_parametrization(m, "weight", bad)
+        except ValueError as e:
+            print(type(bad).__name__, "stacked" if stacked else "first", "ValueError", e)
+lr_lin2 = nn.Linear(5, 4, bias=False)
+parametrize.register_parametrization(lr_lin2, "weight", LowRank(2))
+try:
+    lr_lin2.weight = torch.ones(4, 5, dtype=torch.float64)
+except ValueError as e:
+    print("ValueError", e)

@@ -176,6 +176,48 @@ def test_weight_norms_use_the_fused_node_for_the_first_and_last_dim():
     assert type(legacy.weight.grad_fn).__name__ == "WeightNormInterfaceBackward0"
 
 
+def test_parametrization_registration_and_assignment_errors_are_pytorchs():
+    from ember.nn.utils import parametrize
+
+    class Keep(nn.Module):
+        def __init__(self, inverse=None):
+            super().__init__()
+            if inverse is not None:
+                self.right_inverse = inverse
+
+        def forward(self, *xs):
+            return sum(xs)
+
+    with pytest.raises(ValueError, match=r"^When `right_inverse` outputs one tensor, it may not change the dtype.\n"
+                                         r"original.dtype: .*float32\nright_inverse\(original\).dtype: .*float64$"):
+        parametrize.register_parametrization(nn.Linear(2, 2), "weight", Keep(lambda x: x.double()))
+    with pytest.raises(ValueError, match=r"^'right_inverse' must return a Tensor or a Sequence of tensors "
+                                         r"\(list, tuple...\). Got int$"):
+        parametrize.register_parametrization(nn.Linear(2, 2), "weight", Keep(lambda x: 3))
+    stacked = parametrize.register_parametrization(nn.Linear(2, 2), "weight", Keep())
+    with pytest.raises(ValueError, match=r"^The tensor returned by parametrization.right_inverse must have the same "
+                                         r"shape as module.weight, unless the `unsafe` flag is enabled.\n"
+                                         r"module.weight.shape: .*\[2, 2\]\)\nreturned shape: .*\[1, 2\]\)$"):
+        parametrize.register_parametrization(stacked, "weight", Keep(lambda x: x[:1]))
+    with pytest.raises(ValueError, match=r"^Registering a parametrization may not change the shape of the tensor, "
+                                         r"unless the `unsafe` flag is enabled.\nmodule.weight.shape: .*\n"
+                                         r"parametrization\(module.weight\).shape: .*\[2, 3\]\)$"):
+        parametrize.register_parametrization(stacked, "weight", nn.Linear(2, 3))
+    unsafe = parametrize.register_parametrization(nn.Linear(2, 2), "weight", Keep(), unsafe=True)
+    with pytest.raises(RuntimeError, match="^parametrization Keep does not implement right_inverse.$"):
+        unsafe.weight = torch.ones(2, 2)
+    two = parametrize.register_parametrization(nn.Linear(2, 2), "weight",
+                                               Keep(lambda x: [x, x] if x.sum() != 4 else [x]))
+    with pytest.raises(ValueError, match=r"^'right_inverse' must return a sequence of tensors of length 2. Got a "
+                                         r"sequence of length 1.$"):
+        two.weight = torch.ones(2, 2)
+    ints = parametrize.register_parametrization(nn.Linear(2, 2), "weight",
+                                                Keep(lambda x: x if x.sum() != 4 else x.int()))
+    with pytest.raises(ValueError, match=r"^The tensor returned by `right_inverse` has dtype .*int32 while "
+                                         r"`original` has dtype .*float32$"):
+        ints.weight = torch.ones(2, 2)
+
+
 def test_register_parametrization_property_right_inverse_and_removal():
     from ember.nn.utils import parametrize
 
