@@ -37,6 +37,12 @@ def test_clip_grad_norm_nonfinite_error():
         clip_grad_norm_(ps, 1.0, error_if_nonfinite=True)
 
 
+def test_total_norm_refuses_integer_gradients_in_vector_norms_words():
+    with pytest.raises(RuntimeError, match="^linalg.vector_norm: Expected a floating point or complex tensor as "
+                                           "input. Got Long$"):
+        nn.utils.get_total_norm([torch.tensor([1.0]), torch.tensor([1, 2])])
+
+
 def test_clip_grad_value():
     ps = params_with_grads()
     clip_grad_value_(ps, 1.5)
