@@ -104,6 +104,10 @@ try:
     get_total_norm([torch.tensor([float("inf")])], error_if_nonfinite=True)
 except RuntimeError as e:
     print("RuntimeError", e)
+try:
+    get_total_norm([torch.tensor([1.0]), torch.tensor([3, 4])])
+except RuntimeError as e:
+    print("RuntimeError", e)
 
 # a loop that skips optimizer steps when the clipped norm is not finite
 m = make()
