@@ -135,6 +135,23 @@ print("input grad", [[round(v, 4) for v in row] for row in xi.grad.tolist()])
 hb1.remove()
 hb2.remove()
 
+
+# a non-tensor positional argument shows up as None in grad_input; a wrong-size pre-hook result is refused
+class Scaled(nn.Module):
+    def forward(self, x, scale):
+        return x * scale
+
+
+sc = Scaled()
+sc.register_full_backward_hook(lambda mod, gi, go: grads.append(("scaled", len(gi), gi[1])))
+sc(torch.ones(2, requires_grad=True), 3.0).sum().backward()
+print(grads[-1])
+lin.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
+try:
+    lin(xi).sum().backward()
+except RuntimeError as e:
+    print("RuntimeError", e)
+
 # activation statistics over a short training loop
 model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 1))
 stats = {}
