@@ -177,7 +177,12 @@ log).
 Indexing and memory layout (`idx_*`: basic and advanced keys mixed, setitem with broadcast and cast values, the
 index_*/scatter/gather families with duplicates, masks and nonzero, unique and searchsorted, views against copies
 with their strides and storage, in-place writes through views, index errors, ragged batches, a dtype sweep, stride
-tricks, and numpy idioms ported one for one)."""
+tricks, and numpy idioms ported one for one).
+
+Training-loop utilities (`loop_*`: hand-written and built-in parametrizations with transfer and LoRA merging,
+hook-based legacy norms, iterative pruning with lottery tickets, SWA/EMA variants, composed LR schedules and
+plateau-driven early stopping, accumulation with clipping, param groups with resume, optimizer and scheduler
+subclasses and hooks, activation checkpointing's recomputation checks, kwargs module hooks, CPU AMP with GradScaler)."""
 
 from __future__ import annotations
 

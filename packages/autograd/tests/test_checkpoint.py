@@ -138,6 +138,65 @@ def test_a_recomputation_saving_other_tensors_raises():
         out.backward()
 
 
+def test_a_recomputation_saving_tensors_of_other_shapes_raises_with_both_metadata():
+    calls = []
+
+    def unstable(t):
+        calls.append(1)
+        return (t * 2).sin() if len(calls) == 1 else (t.repeat(2) * 3).sin()
+
+    x = ea.ones(2, requires_grad=True)
+    with pytest.raises(CheckpointError) as err:
+        checkpoint(unstable, x, use_reentrant=False).sum().backward()
+    lines = str(err.value).replace("ember.", "torch.").splitlines()  # the reprs say torch. under ember.torch
+    assert lines[:4] == [
+        "torch.utils.checkpoint: Recomputed values for the following tensors have different metadata than during "
+        "the forward pass.", "tensor at position 0:",
+        "saved metadata: {'shape': torch.Size([2]), 'dtype': torch.float32, 'device': device(type='cpu')}",
+        "recomputed metadata: {'shape': torch.Size([4]), 'dtype': torch.float32, 'device': device(type='cpu')}"]
+    calls.clear()
+    y = ea.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="must match the size"):  # unchecked, the backward meets the shapes
+        checkpoint(unstable, y, use_reentrant=False, determinism_check="none").sum().backward()
+
+
+def test_the_recomputation_stops_once_every_saved_tensor_is_back():
+    def run(**kw):
+        trace = []
+
+        def f(t):
+            trace.append("a")
+            y = t.sin()
+            trace.append("b")
+            z = y.exp()
+            trace.append("c")
+            return z * 2
+
+        checkpoint(f, ea.ones(2, requires_grad=True), use_reentrant=False, **kw).sum().backward()
+        return trace
+
+    assert run() == ["a", "b", "c", "a", "b"]
+    assert run(early_stop=False) == ["a", "b", "c", "a", "b", "c"]
+    with set_checkpoint_early_stop(False):
+        assert run() == ["a", "b", "c", "a", "b", "c"]
+
+
+def test_a_recomputation_saving_more_tensors_passes_with_early_stop_and_raises_without():
+    def grows(calls):
+        def f(t):
+            calls.append(1)
+            y = t.sin()
+            return y.exp() if len(calls) > 1 else y * 2
+        return f
+
+    x = ea.ones(2, requires_grad=True)
+    checkpoint(grows([]), x, use_reentrant=False).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos(np.ones(2)), rtol=1e-6)
+    with pytest.raises(CheckpointError, match="^torch.utils.checkpoint: trying to save more tensors during "
+                                              "recomputation than during the original forward pass.\n"):
+        checkpoint(grows([]), x, use_reentrant=False, early_stop=False).sum().backward()
+
+
 def test_checkpoint_sequential_matches_the_plain_sequence():
     ws = _mlp_params(6, depth=6)
     layers = [lambda h, w=w: (h @ w).tanh() for w in ws]

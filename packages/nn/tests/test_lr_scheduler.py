@@ -264,6 +264,34 @@ def test_stepping_the_scheduler_before_the_optimizer_warns():
         sched2.step()
 
 
+def test_optimizer_steps_before_the_first_scheduler_do_not_count_for_the_warning():
+    # PyTorch tracks optimizer.step() from the first scheduler's construction on; a second scheduler does not reset it
+    opt = make_opt()
+    opt.step()
+    sched = S.StepLR(opt, step_size=2)
+    with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before `optimizer.step\(\)`"):
+        sched.step()
+    opt.step()
+    later = S.StepLR(opt, step_size=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        later.step()
+
+
+def test_a_step_replaced_after_the_scheduler_attached_warns_pytorchs_words():
+    opt = make_opt()
+    sched = S.StepLR(opt, step_size=2)
+    opt.step = lambda closure=None: None
+    with pytest.warns(UserWarning, match=r"^Seems like `optimizer.step\(\)` has been overridden after learning rate "
+                                         r"scheduler initialization. Please, make sure"):
+        sched.step()
+
+
+def test_warm_restarts_refuses_a_non_number_eta_min():
+    with pytest.raises(ValueError, match=r"^Expected float or int eta_min, but got a of type <class 'str'>$"):
+        S.CosineAnnealingWarmRestarts(make_opt(), T_0=2, eta_min="a")
+
+
 def test_scheduler_flags_for_subclasses_ported_from_pytorch():
     # a subclass written against PyTorch's base reads _is_initial / _get_lr_called_within_step in get_lr
     seen = []

@@ -582,6 +582,38 @@ def test_load_state_dict_assign_marks_the_state_dicts_metadata():
     assert fresh.weight.is_meta
 
 
+def test_full_backward_hooks_see_none_for_non_tensor_arguments_and_check_pre_hook_results():
+    class Scaled(nn.Module):
+        def forward(self, x, scale):
+            return x * scale
+
+    seen = []
+    m = Scaled()
+    m.register_full_backward_hook(lambda mod, gi, go: seen.append(gi))
+    m(torch.ones(2, requires_grad=True), 3.0).sum().backward()
+    assert len(seen[0]) == 2 and seen[0][1] is None
+    np.testing.assert_allclose(seen[0][0].numpy(), [3.0, 3.0])
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
+    with pytest.raises(RuntimeError, match="^Backward pre hook returned an invalid number of grad_output, got 2, but "
+                                           "expected 1$"):
+        lin(torch.ones(1, 2, requires_grad=True)).sum().backward()
+
+
+def test_full_backward_hooks_without_input_grads_warn_and_may_not_return_gradients():
+    lin = nn.Linear(2, 2)
+    seen = []
+    lin.register_full_backward_hook(lambda mod, gi, go: seen.append(gi))
+    with pytest.warns(UserWarning, match="^Full backward hook is firing when gradients are computed with respect to "
+                                         "module outputs since no inputs require gradients"):
+        lin(torch.ones(1, 2)).sum().backward()
+    assert seen == [(None,)]
+    lin.register_full_backward_hook(lambda mod, gi, go: (torch.ones(1, 2),))
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="^Backward hook for Modules where no input "
+                                                                      "requires gradient should always return None"):
+        lin(torch.ones(1, 2)).sum().backward()
+
+
 def test_full_backward_hook_on_an_inplace_relu_raises_pytorchs_view_error():
     """The hook wraps the module's inputs in BackwardHookFunction (returned as-is, so views): an in-place ReLU
     writing its input raises PyTorch's error, naming that Function."""

@@ -37,6 +37,12 @@ def test_clip_grad_norm_nonfinite_error():
         clip_grad_norm_(ps, 1.0, error_if_nonfinite=True)
 
 
+def test_total_norm_refuses_integer_gradients_in_vector_norms_words():
+    with pytest.raises(RuntimeError, match="^linalg.vector_norm: Expected a floating point or complex tensor as "
+                                           "input. Got Long$"):
+        nn.utils.get_total_norm([torch.tensor([1.0]), torch.tensor([1, 2])])
+
+
 def test_clip_grad_value():
     ps = params_with_grads()
     clip_grad_value_(ps, 1.5)
@@ -149,6 +155,73 @@ def test_weight_norm_reparametrises_and_removes():
     np.testing.assert_allclose(lin.weight.detach().numpy(), 2 * w0, rtol=1e-12)
     with pytest.raises(ValueError, match="weight_norm of 'weight' not found"):
         nn.utils.remove_weight_norm(lin)
+
+
+def test_weight_norms_use_the_fused_node_for_the_first_and_last_dim():
+    # PyTorch's torch._weight_norm: WeightNormInterfaceBackward0 for dim 0 or the last, the composite otherwise
+    from ember.nn.utils import parametrizations
+
+    names = {}
+    for dim in (0, 1, 2, -1, None):
+        conv = parametrizations.weight_norm(nn.Conv1d(2, 3, 3).double(), dim=dim)
+        names[dim] = type(conv.weight.grad_fn).__name__
+        v = conv.parametrizations.weight.original1.detach().numpy()
+        g = conv.parametrizations.weight.original0.detach().numpy()
+        axes = tuple(range(3)) if dim in (-1, None) else tuple(i for i in range(3) if i != dim)
+        np.testing.assert_allclose(conv.weight.detach().numpy(),
+                                   v * g / np.sqrt((v * v).sum(axes, keepdims=True)), rtol=1e-12)
+    assert names == {0: "WeightNormInterfaceBackward0", 1: "MulBackward0", 2: "WeightNormInterfaceBackward0",
+                     -1: "MulBackward0", None: "MulBackward0"}
+    w, norms = torch._weight_norm_interface(torch.ones(2, 3, requires_grad=True), torch.full((2, 1), 2.0), 0)
+    np.testing.assert_allclose(w.detach().numpy(), np.full((2, 3), 2 / math.sqrt(3)), rtol=1e-6)
+    assert norms.grad_fn is None and norms.shape == (2, 1)
+    with pytest.raises(RuntimeError, match="fused kernels can only be applied for first or last dim"):
+        torch._weight_norm_interface(torch.ones(2, 3, 4), torch.ones(1, 3, 1), 1)
+    with pytest.warns(FutureWarning):
+        legacy = nn.utils.weight_norm(nn.Linear(3, 2))
+    assert type(legacy.weight.grad_fn).__name__ == "WeightNormInterfaceBackward0"
+
+
+def test_parametrization_registration_and_assignment_errors_are_pytorchs():
+    from ember.nn.utils import parametrize
+
+    class Keep(nn.Module):
+        def __init__(self, inverse=None):
+            super().__init__()
+            if inverse is not None:
+                self.right_inverse = inverse
+
+        def forward(self, *xs):
+            return sum(xs)
+
+    with pytest.raises(ValueError, match=r"^When `right_inverse` outputs one tensor, it may not change the dtype.\n"
+                                         r"original.dtype: .*float32\nright_inverse\(original\).dtype: .*float64$"):
+        parametrize.register_parametrization(nn.Linear(2, 2), "weight", Keep(lambda x: x.double()))
+    with pytest.raises(ValueError, match=r"^'right_inverse' must return a Tensor or a Sequence of tensors "
+                                         r"\(list, tuple...\). Got int$"):
+        parametrize.register_parametrization(nn.Linear(2, 2), "weight", Keep(lambda x: 3))
+    stacked = parametrize.register_parametrization(nn.Linear(2, 2), "weight", Keep())
+    with pytest.raises(ValueError, match=r"^The tensor returned by parametrization.right_inverse must have the same "
+                                         r"shape as module.weight, unless the `unsafe` flag is enabled.\n"
+                                         r"module.weight.shape: .*\[2, 2\]\)\nreturned shape: .*\[1, 2\]\)$"):
+        parametrize.register_parametrization(stacked, "weight", Keep(lambda x: x[:1]))
+    with pytest.raises(ValueError, match=r"^Registering a parametrization may not change the shape of the tensor, "
+                                         r"unless the `unsafe` flag is enabled.\nmodule.weight.shape: .*\n"
+                                         r"parametrization\(module.weight\).shape: .*\[2, 3\]\)$"):
+        parametrize.register_parametrization(stacked, "weight", nn.Linear(2, 3))
+    unsafe = parametrize.register_parametrization(nn.Linear(2, 2), "weight", Keep(), unsafe=True)
+    with pytest.raises(RuntimeError, match="^parametrization Keep does not implement right_inverse.$"):
+        unsafe.weight = torch.ones(2, 2)
+    two = parametrize.register_parametrization(nn.Linear(2, 2), "weight",
+                                               Keep(lambda x: [x, x] if x.sum() != 4 else [x]))
+    with pytest.raises(ValueError, match=r"^'right_inverse' must return a sequence of tensors of length 2. Got a "
+                                         r"sequence of length 1.$"):
+        two.weight = torch.ones(2, 2)
+    ints = parametrize.register_parametrization(nn.Linear(2, 2), "weight",
+                                                Keep(lambda x: x if x.sum() != 4 else x.int()))
+    with pytest.raises(ValueError, match=r"^The tensor returned by `right_inverse` has dtype .*int32 while "
+                                         r"`original` has dtype .*float32$"):
+        ints.weight = torch.ones(2, 2)
 
 
 def test_register_parametrization_property_right_inverse_and_removal():

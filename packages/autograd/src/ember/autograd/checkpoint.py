@@ -26,7 +26,7 @@ from ember.core.dispatch import register_dispatch_hook, remove_dispatch_hook
 from ember.core.tensor import Tensor
 
 from ember.autograd import amp
-from ember.autograd.checkpoint_support import CheckpointError
+from ember.autograd.checkpoint_support import CheckpointError, _state as _switches
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ember.autograd.saved_hooks import saved_tensors_hooks
@@ -38,6 +38,24 @@ _REENTRANT_WARNING = (
     "calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is recommended, but if "
     "you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more "
     "details on the differences between the two variants.")
+_DEBUG_TIP = """
+Tip: To see a more detailed error message, either pass `debug=True` to
+`torch.utils.checkpoint.checkpoint(...)` or wrap the code block
+with `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to
+enable checkpoint\u2011debug mode globally.
+
+If this error occurs under torch.compile with automatic_dynamic_shapes enabled,
+it may be because the recomputation selected a different compiled graph than the
+forward pass (e.g., a dynamic graph instead of the original static graph).
+To fix this, either:
+  - Use torch._dynamo.mark_dynamic() to explicitly mark varying dimensions as
+    dynamic upfront, avoiding the static-to-dynamic transition.
+  - Call torch._C._dynamo.eval_frame._set_lru_cache(False) to disable LRU cache
+    reordering, which can change which graph is checked first between forward
+    and recompute.
+See https://github.com/pytorch/pytorch/issues/166926 for more details and
+workaround examples.
+"""  # PyTorch's words after every recomputation mismatch (ember has no compiled graphs to pick, but keeps them)
 _SEQUENTIAL_REENTRANT_WARNING = (
     "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed explicitly. In "
     "version 2.9 we will raise an exception if use_reentrant is not passed. use_reentrant=False is recommended, but "
@@ -128,7 +146,8 @@ class CheckpointFunction(Function):
 
 
 def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, context_fn: Callable = noop_context_fn,
-               determinism_check: str = "default", debug: bool = False, preserve_rng_state: bool = True, **kwargs):
+               determinism_check: str = "default", debug: bool = False, early_stop: bool = True,
+               preserve_rng_state: bool = True, **kwargs):
     """`function(*args, **kwargs)` without keeping its activations; they are recomputed in backward.
 
     As `torch.utils.checkpoint.checkpoint`: the result and every gradient equal those of a plain
@@ -154,7 +173,9 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, con
     regions = amp.current_regions()
     forward_ctx, recompute_ctx = context_fn()
     if not use_reentrant:
-        return _without_reentrant(function, args, kwargs, states, regions, forward_ctx, recompute_ctx)
+        stop = _switches["early_stop"] if _switches["early_stop"] is not None else early_stop
+        return _without_reentrant(function, args, kwargs, states, regions, forward_ctx, recompute_ctx,
+                                  determinism_check == "default", stop)
     capture = _Capture()
     capture.made.update(id(t) for t in tensor_args)  # the explicit inputs are routed separately
     register_dispatch_hook(capture)
@@ -193,13 +214,27 @@ def _enter_recompute(stack: contextlib.ExitStack, states, regions, recompute_ctx
     stack.enter_context(recompute_ctx)
 
 
-def _without_reentrant(function, args, kwargs, states, regions, forward_ctx, recompute_ctx):
-    """The segment's own graph, its saved tensors dropped in forward and recomputed at the first unpack."""
+class _StopRecomputation(Exception):
+    """Raised from the recomputation's pack hook once every tensor the forward saved is back (early stop)."""
+
+
+def _metadata(t: Tensor) -> dict:
+    """What the default determinism check compares between a forward's saved tensor and its recomputation."""
+    return {"shape": t.shape, "dtype": t.dtype, "device": t.device}
+
+
+def _without_reentrant(function, args, kwargs, states, regions, forward_ctx, recompute_ctx, check: bool,
+                       early_stop: bool):
+    """The segment's own graph, its saved tensors dropped in forward and recomputed at the first unpack (stopping
+    once all are back with `early_stop`); `check` compares each one's shape, dtype and device with the forward's."""
     count = 0
+    metadata: list[dict] = []
     recomputed: dict[int, Tensor] = {}
 
     def pack(t: Tensor) -> int:
         nonlocal count
+        if check:
+            metadata.append(_metadata(t))
         count += 1
         return count - 1
 
@@ -208,19 +243,33 @@ def _without_reentrant(function, args, kwargs, states, regions, forward_ctx, rec
 
         def keep(t: Tensor) -> None:
             nonlocal order
+            if order >= count:
+                raise CheckpointError("torch.utils.checkpoint: trying to save more tensors during recomputation "
+                                      f"than during the original forward pass.\n{_DEBUG_TIP}")
             recomputed[order] = t.detach()
             order += 1
+            if early_stop and order == count:
+                raise _StopRecomputation
 
         call_args = [a.detach().requires_grad_(a._requires_grad) if isinstance(a, Tensor) else a for a in args]
-        with contextlib.ExitStack() as stack:
-            _enter_recompute(stack, states, regions, recompute_ctx)
-            stack.enter_context(enable_grad())
-            stack.enter_context(saved_tensors_hooks(keep, _never_unpacked))
-            function(*call_args, **kwargs)
+        try:
+            with contextlib.ExitStack() as stack:
+                _enter_recompute(stack, states, regions, recompute_ctx)
+                stack.enter_context(enable_grad())
+                stack.enter_context(saved_tensors_hooks(keep, _never_unpacked))
+                function(*call_args, **kwargs)
+        except _StopRecomputation:
+            pass
         if order != count:
             raise CheckpointError(f"torch.utils.checkpoint: A different number of tensors was saved during the "
-                               f"original forward and recomputation.\nNumber of tensors saved during forward: "
-                               f"{count}\nNumber of tensors saved during recomputation: {order}.")
+                                  f"original forward and recomputation.\nNumber of tensors saved during forward: "
+                                  f"{count}\nNumber of tensors saved during recomputation: {order}.\n{_DEBUG_TIP}")
+        if check:
+            differ = "".join(f"tensor at position {i}:\nsaved metadata: {m}\nrecomputed metadata: {r}\n"
+                             for i, m in enumerate(metadata) if m != (r := _metadata(recomputed[i])))
+            if differ:
+                raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have "
+                                      f"different metadata than during the forward pass.\n{differ}.\n{_DEBUG_TIP}")
 
     def unpack(i: int) -> Tensor:
         if i not in recomputed:

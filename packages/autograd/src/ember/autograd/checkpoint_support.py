@@ -13,7 +13,7 @@ from ember.core.tensor import Tensor
 __all__ = ["CheckpointError", "DefaultDeviceType", "check_backward_validity", "detach_variable", "get_device_states",
            "set_device_states", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled"]
 
-_state = {"early_stop": True, "debug": None}
+_state = {"early_stop": None, "debug": None}  # None: each checkpoint call's own argument decides
 
 
 class CheckpointError(RuntimeError):
@@ -58,8 +58,8 @@ def set_device_states(devices: list[int], states: list[Tensor], *, device_type: 
 
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable: bool):
-    """PyTorch's switch for stopping a recomputation once every needed tensor is back; ember's recomputation
-    always runs the whole segment, so the flag is kept for code that sets it and changes nothing."""
+    """Within the block, whether a non-reentrant checkpoint's recomputation stops once every saved tensor is back
+    (overriding each call's `early_stop`)."""
     prev, _state["early_stop"] = _state["early_stop"], enable
     try:
         yield

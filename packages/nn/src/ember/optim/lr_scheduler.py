@@ -56,6 +56,22 @@ def _warn_get_lr_called_within_step(scheduler: LRScheduler) -> None:
                       UserWarning, stacklevel=3)
 
 
+def _track_step_calls(optimizer: Optimizer) -> None:
+    """Count `optimizer.step()` calls from the first scheduler's construction on (steps taken before do not count
+    for the step-order warning), as PyTorch's schedulers do; ember's optimizers mark their own steps. The `step`
+    seen then is kept, to tell one replaced later on the instance."""
+    if getattr(optimizer, "_step_tracked_by_lr_sched", False):
+        return
+    optimizer._step_tracked_by_lr_sched = True
+    optimizer._opt_called = False
+    optimizer._step_seen_by_lr_sched = optimizer.__dict__.get("step")
+
+
+def _step_overridden(optimizer: Optimizer) -> bool:
+    """Whether `optimizer.step` was replaced on the instance after the first scheduler attached."""
+    return optimizer.__dict__.get("step") is not optimizer.__dict__.get("_step_seen_by_lr_sched")
+
+
 class LRScheduler:
     """Base class: sets each group's `initial_lr`, keeps `last_epoch`, steps the group lrs."""
 
@@ -82,6 +98,7 @@ class LRScheduler:
                         "for a fresh training run (not recommended)")
         self.base_lrs: list[float] = _param_groups_val_list(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        _track_step_calls(optimizer)
         self._initial_step()
 
     def _initial_step(self) -> None:
@@ -108,7 +125,12 @@ class LRScheduler:
 
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to `epoch`, deprecated) and write the new lrs into the groups."""
-        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+        if self._step_count == 1 and _step_overridden(self.optimizer):
+            warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                          "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
+                          "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                          UserWarning, stacklevel=2)
+        elif self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
                           "later, you should call them in the opposite order: `optimizer.step()` before "
                           "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
@@ -366,6 +388,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, float | int):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
         self.T_0 = T_0
         self.T_i = T_0
         self.T_mult = T_mult

@@ -627,7 +627,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
     if input.ndim == 1:
         r = _diag_embed(input, diagonal, 0, 1)
     elif input.ndim == 2:
-        r = S.clone(S.diagonal(input, diagonal, 0, 1))
+        r = node_name(S.clone(S.diagonal(input, diagonal, 0, 1)), "CloneBackward0", "DiagonalBackward0_copy")
     else:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
     return r if out is None else out.resize_(r._shape).copy_(r)

@@ -35,7 +35,7 @@ from ember.core.tensor import Tensor
 
 __all__ = ["cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
            "orgqr", "frobenius_norm", "nuclear_norm", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "norm_except_dim",
-           "norm", "cov", "corrcoef"]
+           "norm", "cov", "corrcoef", "_weight_norm", "_weight_norm_interface"]
 
 _LUFactor = _rt("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -796,7 +796,26 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     if dim == -1:
         return linalg.vector_norm(v, pow)
     d = v._wrap_dim(dim)
-    return linalg.vector_norm(v, pow, tuple(i for i in range(v.ndim) if i != d), True)
+    out = linalg.vector_norm(v, pow, tuple(i for i in range(v.ndim) if i != d), True)
+    return node_name(out, "LinalgVectorNormBackward0", "ViewBackward0")  # PyTorch's norms of rows, viewed
+
+
+def _weight_norm_interface(v: Tensor, g: Tensor, dim: int = 0) -> tuple[Tensor, Tensor]:
+    """`(v * (g / ||v||), ||v||)`, norms over every dim but `dim` (the first or the last): PyTorch's fused
+    weight-norm kernel, whose output's node is WeightNormInterfaceBackward0 (the norms carry no gradient)."""
+    if dim not in (0, v.ndim - 1):
+        raise RuntimeError("fused kernels can only be applied for first or last dim")
+    norms = norm_except_dim(v, 2, dim)
+    w = node_name(ew.mul(v, ew.div(g, norms)), "MulBackward0", "WeightNormInterfaceBackward0")
+    return w, norms.detach()
+
+
+def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
+    """`v * (g / ||v||)` (weight normalization), norms over every dim but `dim` (all of them for -1): the fused
+    form for the first or last dim, as PyTorch's `torch._weight_norm`."""
+    if dim in (0, v.ndim - 1):
+        return _weight_norm_interface(v, g, dim)[0]
+    return ew.mul(v, ew.div(g, norm_except_dim(v, 2, dim)))
 
 
 # --- PyTorch's top-level names ------------------------------------------------------------------

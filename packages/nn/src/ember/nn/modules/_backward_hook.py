@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.ops._util import warn_at_caller
 
 __all__ = ["BackwardHook"]
 
@@ -41,11 +42,18 @@ class BackwardHook:
         self.pre_hooks = pre_hooks
         self.grad_outputs: tuple | None = None
         self.n_inputs = 0
+        self.tensor_positions: list[int] = []
         self.inputs_hooked = False
 
-    def _call_full_hooks(self, grad_input: tuple) -> tuple:
+    def _call_full_hooks(self, tensor_grads: tuple) -> tuple:
+        """The full hooks on the gradients of the tensor arguments, shown with a None for every other positional
+        argument, as PyTorch packs them."""
         if self.grad_outputs is None:  # the gradient reached the inputs without passing the outputs: no hooks
-            return grad_input
+            return tensor_grads
+        full = [None] * self.n_inputs
+        for i, g in zip(self.tensor_positions, tensor_grads):
+            full[i] = g
+        grad_input = tuple(full)
         for hook in list(self.hooks.values()):
             result = hook(self.module, grad_input, self.grad_outputs)
             if result is None:
@@ -55,21 +63,38 @@ class BackwardHook:
                 raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(result)}, but "
                                    f"expected {len(grad_input)}")
             grad_input = result
-        return grad_input
+        return tuple(grad_input[i] for i in self.tensor_positions)
 
     def _on_output_grads(self, grads: tuple) -> tuple:
         for hook in list(self.pre_hooks.values()):
             result = hook(self.module, grads)
             if result is not None:
-                grads = tuple(result) if isinstance(result, tuple | list) else (result,)
+                result = tuple(result) if isinstance(result, tuple | list) else (result,)
+                if len(result) != len(grads):
+                    raise RuntimeError("Backward pre hook returned an invalid number of grad_output, got "
+                                       f"{len(result)}, but expected {len(grads)}")
+                grads = result
         self.grad_outputs = grads
         if not self.inputs_hooked and self.hooks:
-            self._call_full_hooks((None,) * max(self.n_inputs, 1))
+            self._call_hooks_without_input_grads()
         return grads
+
+    def _call_hooks_without_input_grads(self) -> None:
+        """No input requires grad: the full hooks fire from the outputs, with a None per positional argument, and
+        may not return gradients (PyTorch's warning and error)."""
+        warn_at_caller("Full backward hook is firing when gradients are computed with respect to module outputs "
+                       "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                       "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
+        grad_inputs = (None,) * self.n_inputs
+        for hook in list(self.hooks.values()):
+            res = hook(self.module, grad_inputs, self.grad_outputs)
+            if res is not None and not (isinstance(res, tuple) and all(el is None for el in res)):
+                raise RuntimeError("Backward hook for Modules where no input requires gradient should always return "
+                                   "None or None for all gradients.")
 
     def setup_input_hook(self, args: tuple) -> tuple:
         pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        self.n_inputs = len(pos)
+        self.n_inputs, self.tensor_positions = len(args), pos
         if not (ea.is_grad_enabled() and any(args[i].requires_grad for i in pos)):
             return args
         self.inputs_hooked = True

@@ -27,6 +27,9 @@ def get_total_norm(tensors: Iterable[Tensor], norm_type: float = 2.0, error_if_n
     with ea.no_grad():
         # a complex gradient's norm is its moduli's, real (float32 for complex64), as PyTorch's vector_norm
         tensors = [t.abs() if t.is_complex() else t for t in tensors]
+        for t in tensors:
+            if not t.is_floating_point():
+                ea.vector_norm(t, norm_type)  # vector_norm's RuntimeError for an integer or bool gradient
         if norm_type == math.inf:
             total = ea.stack([ea.vector_norm(t, norm_type).to(ea.float64) for t in tensors]).max().to(
                 tensors[0].dtype)

@@ -23,7 +23,7 @@ class _WeightNorm(Module):
         self.dim = -1 if dim is None else dim
 
     def forward(self, weight_g: Tensor, weight_v: Tensor) -> Tensor:
-        return weight_v * (weight_g / norm_except_dim(weight_v, 2, self.dim))
+        return ea._weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight: Tensor) -> tuple[Tensor, Tensor]:
         return norm_except_dim(weight, 2, self.dim), weight

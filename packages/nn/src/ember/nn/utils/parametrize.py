@@ -11,6 +11,7 @@ parametrizing modules, applied in order. Assigning to the name calls `right_inve
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from contextlib import contextmanager
 
 from ember import autograd as ea
@@ -45,8 +46,16 @@ class ParametrizationList(ModuleList):
                         new = module.right_inverse(new)
                     except NotImplementedError:
                         pass  # PyTorch's rule: at registration, a right_inverse that cannot invert is the identity
+        if not isinstance(new, Tensor | Sequence):
+            raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                             f"Got {type(new).__name__}")
         if isinstance(new, Tensor):
             self.is_tensor = True
+            for what in ("dtype", "device"):
+                if getattr(new, what) != getattr(original, what):
+                    raise ValueError(f"When `right_inverse` outputs one tensor, it may not change the {what}.\n"
+                                     f"original.{what}: {getattr(original, what)}\n"
+                                     f"right_inverse(original).{what}: {getattr(new, what)}")
             if new is not original:
                 with ea.no_grad():
                     _set_data(original, _detached(new).clone())
@@ -66,13 +75,30 @@ class ParametrizationList(ModuleList):
             for module in reversed(list(self)):
                 if hasattr(module, "right_inverse"):
                     value = module.right_inverse(value)
-                elif not self.unsafe:
+                else:
                     raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
             if self.is_tensor:
+                if not isinstance(value, Tensor):
+                    raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
+                if value.dtype != self.original.dtype:
+                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} while `original` "
+                                     f"has dtype {self.original.dtype}")
                 self.original.copy_(value)
             else:
+                if not isinstance(value, Sequence):
+                    raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}.")
+                if len(value) != self.ntensors:
+                    raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
+                                     f"Got a sequence of length {len(value)}.")
                 for i, t in enumerate(value):
-                    getattr(self, f"original{i}").copy_(t)
+                    original_i = getattr(self, f"original{i}")
+                    if not isinstance(t, Tensor):
+                        raise ValueError("'right_inverse' must return a sequence of tensors or reference-type "
+                                         f"opaques. Got element {i} of type {type(t).__name__}.")
+                    if t.dtype != original_i.dtype:
+                        raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {t.dtype} while "
+                                         f"`original{i}` has dtype {original_i.dtype}")
+                    original_i.copy_(t)
 
     def forward(self) -> Tensor:
         if self.is_tensor:
@@ -127,14 +153,40 @@ def _check_same(z, shape, dtype, unless: str) -> None:
                          f"unparametrized shape: {shape}\nparametrized shape: {z.shape}")
 
 
+def _check_stacked(parametrization: Module, y: Tensor, name: str) -> None:
+    """PyTorch's checks of a parametrization added on top of others: its output and its right_inverse's (when it
+    has one that can invert) keep the current tensor's dtype and shape."""
+    x = parametrization(y)
+    if not isinstance(x, Tensor):
+        raise ValueError(f"A parametrization must return a tensor. Got {type(x).__name__}.")
+    unless = "unless the `unsafe` flag is enabled"
+    for what in ("dtype", "shape"):
+        if getattr(x, what) != getattr(y, what):
+            raise ValueError(f"Registering a parametrization may not change the {what} of the tensor, {unless}.\n"
+                             f"module.{name}.{what}: {getattr(y, what)}\n"
+                             f"parametrization(module.{name}).{what}: {getattr(x, what)}")
+    if not hasattr(parametrization, "right_inverse"):
+        return
+    try:
+        z = parametrization.right_inverse(x)
+    except NotImplementedError:
+        return
+    if not isinstance(z, Tensor):
+        raise ValueError(f"parametrization.right_inverse must return a tensor. Got: {type(z).__name__}")
+    for what in ("dtype", "shape"):
+        if getattr(z, what) != getattr(y, what):
+            raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same {what} as "
+                             f"module.{name}, {unless}.\nmodule.{name}.{what}: {getattr(y, what)}\n"
+                             f"returned {what}: {getattr(z, what)}")
+
+
 def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
                              unsafe: bool = False) -> Module:
     """Make `module.<tensor_name>` the output of `parametrization` applied to the original tensor."""
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
         if not unsafe:
-            y = getattr(module, tensor_name)
-            _check_same(parametrization(y), y.shape, y.dtype, "unless the `unsafe` flag is enabled")
+            _check_stacked(parametrization, getattr(module, tensor_name), tensor_name)
         module.parametrizations[tensor_name].append(parametrization)
         return module
     if tensor_name not in module._parameters and tensor_name not in module._buffers:

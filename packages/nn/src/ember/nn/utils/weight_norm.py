@@ -35,7 +35,7 @@ class WeightNorm:
     def compute_weight(self, module) -> Tensor:
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
-        return v * (g / norm_except_dim(v, 2, self.dim))
+        return ea._weight_norm(v, g, self.dim)
 
     @staticmethod
     def apply(module, name: str, dim: int | None) -> WeightNorm:
