@@ -970,3 +970,16 @@ def test_several_ellipses_each_skip_the_dims_the_rest_leave_as_pytorch():
     b = a.copy()
     b[..., 0] = -1.0
     np.testing.assert_array_equal(y.numpy(), b)
+
+
+def test_a_list_or_array_of_floats_indexes_as_int64_but_a_float_tensor_does_not():
+    """PyTorch turns index data other than bytes and bools into an int64 tensor (floats truncate)."""
+    x = E.arange(10) * 10
+    assert x[[1.0, 2.0]].tolist() == [10, 20]
+    assert x[np.array([1.5, 2.0], dtype=np.float32)].tolist() == [10, 20]
+    assert x.view(2, 5)[np.array([1.0]), np.array([2.0])].tolist() == [70]
+    y = E.zeros(4)
+    y[[0.0, 3.0]] = 1.0
+    assert y.tolist() == [1.0, 0.0, 0.0, 1.0]
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+        x[E.tensor([1.0])]

@@ -214,8 +214,8 @@ def _as_index_tensor(k, dev) -> Tensor:
         t = k
     else:
         a = np.asarray(k)
-        if a.dtype == np.float64 and a.size == 0:
-            a = a.astype(np.int64)
+        if a.dtype.kind in "iuf" and a.dtype != np.uint8:  # PyTorch makes a list or an array of numbers
+            a = a.astype(np.int64)  # other than bytes and bools an int64 index, truncating floats
         t = tensor(a)
     if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
