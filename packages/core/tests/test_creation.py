@@ -524,6 +524,10 @@ def test_tensor_of_a_sequence_matches_pytorch(case):
     (["a", None], ValueError, "too many dimensions 'str'"),
     ([1, "a"], TypeError, "new(): invalid data type 'str'"),
     ("a", TypeError, "new(): invalid data type 'str'"),
+    ([np.ones(2), np.ones(3)], ValueError, "expected sequence of length 2 at dim 1 (got 3)"),
+    ([np.ones((2, 2)), np.ones((2, 3))], ValueError, "expected sequence of length 2 at dim 2 (got 3)"),
+    ([[np.float32(1), 2], [3]], ValueError, "expected sequence of length 2 at dim 1 (got 1)"),
+    ([np.array(["a", "b"])], ValueError, "too many dimensions 'str'"),
 ])
 def test_tensor_of_bad_sequences_raises_pytorchs_error(data, kind, msg):
     """PyTorch 2.13's errors: the first non-number leaf decides (RuntimeError, a str's own errors), then the

@@ -338,6 +338,7 @@ def _empty_nesting(data) -> np.ndarray | None:
 def _sequence_error(data) -> Exception:
     """PyTorch's error for data it cannot make a tensor of: first the leaves' dtype (a non-number), then the
     nesting, checked against the sizes along the first elements (`expected sequence of length ...`)."""
+    data = _numpy_as_lists(data)
     leaf = _first_non_number(data)
     if leaf is not None:
         if not isinstance(leaf[0], str):
@@ -348,6 +349,16 @@ def _sequence_error(data) -> Exception:
     sizes = _first_sizes(data)
     x = _first_leaf(data)
     return _nesting_error(data, sizes, 0, x) or ValueError(f"could not convert {type(data).__name__} to a tensor")
+
+
+def _numpy_as_lists(data):
+    """Nested data with its numeric numpy arrays and scalars as the lists and numbers PyTorch reads them as
+    (ragged rows of arrays are a nesting error, not an unknown dtype)."""
+    if isinstance(data, list | tuple):
+        return [_numpy_as_lists(x) for x in data]
+    if isinstance(data, np.ndarray | np.generic) and data.dtype.kind in "biufcU":
+        return data.tolist()
+    return data
 
 
 def _first_non_number(data):
