@@ -721,3 +721,28 @@ def test_full_without_fill_value_is_refused_in_pytorchs_words():
                                                   "not NoneType")):
         E.ones(2).new_full((2,), None)
     assert E.ones(2).new_full((3,), 2).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_an_object_numpy_reads_by_array_protocol_only_is_refused_as_pytorch():
+    class ArrayLike:
+        def __array__(self, dtype=None, copy=None):
+            return np.array([1.5, 2.5])
+
+    for make in (E.tensor, E.as_tensor):
+        with pytest.raises(RuntimeError, match="^Could not infer dtype of ArrayLike$"):
+            make(ArrayLike())
+
+    assert E.tensor(np.asarray(ArrayLike())).tolist() == [1.5, 2.5]
+
+
+def test_asarray_reads_a_buffer_in_the_default_dtype_sharing_its_memory():
+    import array
+
+    a = array.array("d", [1.5, 2.5])
+    shared, copied = E.asarray(a, dtype=E.float64), E.asarray(a, dtype=E.float64, copy=True)
+    a[0] = 9.0
+    assert shared.tolist() == [9.0, 2.5] and copied.tolist() == [1.5, 2.5]
+    assert E.asarray(array.array("f", [1.0, 2.0])).dtype is E.float32
+    assert E.asarray(bytearray(b"\x01\x02"), dtype=E.uint8).tolist() == [1, 2]
+    with pytest.raises(ValueError, match=r"buffer length \(2 bytes\) after offset \(0 bytes\) must be a multiple "):
+        E.asarray(memoryview(bytearray(b"\x01\x02")))

@@ -75,3 +75,11 @@ def test_np_array_copies_and_np_asarray_shares():
     assert t.tolist() == [5.0, 2.0]
     assert np.shares_memory(shared, t.numpy()) and not np.shares_memory(copied, t.numpy())
     assert np.asarray(t, dtype=np.float64).dtype == np.float64
+
+
+def test_not_equal_to_an_array_is_pythons_identity_answer():
+    """PyTorch's `t == array` compares elements, but both sides refuse `!=`: Python falls back to `is not`."""
+    t, a = E.tensor([1.0, 2.0]), np.array([1.0, 3.0])
+    assert (t != a) is True and (a != t) is True
+    assert (t == a).tolist() == [True, False] and (a == t).tolist() == [True, False]
+    assert (t != np.float64(1.0)).tolist() == [False, True]

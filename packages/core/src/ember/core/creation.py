@@ -241,6 +241,8 @@ def _infer_np(data, dtype):
             if dtypes.from_numpy_dtype(a.dtype) is None:
                 raise _numpy_type_error(a)
     else:
+        if _array_like_only(data):
+            raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
         if isinstance(data, list | tuple) and not _leaf_types(data) <= _PY_NUMBERS:
             first = _first_leaf(data)
             if isinstance(first, np.ndarray) and first.ndim == 0:  # PyTorch reads the first one as a sequence
@@ -349,6 +351,15 @@ def _sequence_error(data) -> Exception:
     sizes = _first_sizes(data)
     x = _first_leaf(data)
     return _nesting_error(data, sizes, 0, x) or ValueError(f"could not convert {type(data).__name__} to a tensor")
+
+
+def _array_like_only(data) -> bool:
+    """An object numpy reads through `__array__` or `__array_interface__` that is no sequence: PyTorch takes
+    numpy arrays, CUDA array-likes and sequences only, so it cannot infer its dtype."""
+    cls = type(data)
+    return ((hasattr(cls, "__array__") or hasattr(data, "__array_interface__"))
+            and not hasattr(data, "__cuda_array_interface__")
+            and not (hasattr(cls, "__getitem__") and hasattr(cls, "__len__")))
 
 
 def _numpy_as_lists(data):
@@ -509,7 +520,13 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
         requires_grad = obj._requires_grad
         if requires_grad:
             warn_at_caller(_ASARRAY_GRAD)
-    if copy and isinstance(obj, np.ndarray):
+    if _is_buffer(obj):  # PyTorch reads a buffer's bytes in `dtype` (the default dtype), as frombuffer
+        from ember.core.ops.tensor_utils import frombuffer
+
+        t = frombuffer(obj, dtype=dtype or dtypes.get_default_dtype())
+        t = _shape_ops.clone(t) if copy else t
+        t = t if device is None else t.to(as_device(device))
+    elif copy and isinstance(obj, np.ndarray):
         t = tensor(obj, dtype=dtype, device=device)
     else:
         t = as_tensor(obj, dtype=dtype, device=device)
@@ -520,6 +537,17 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
     elif requires_grad and not t._requires_grad:
         require_grad(t)  # obj itself when aliased, as PyTorch: a later cast of obj is then no leaf
     return t
+
+
+def _is_buffer(obj) -> bool:
+    """Whether `obj` is a Python buffer (bytes, bytearray, memoryview, array.array, mmap), not an array or tensor."""
+    if isinstance(obj, Tensor | np.ndarray | np.generic | list | tuple | numbers.Number):
+        return False
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def _numpy_type_error(ndarray: np.ndarray) -> TypeError:
