@@ -159,7 +159,11 @@ deepcopy, pruning).
 
 Numerical linear algebra (`la_*`: solvers and lstsq drivers, decompositions with normalised signs, norms and
 conditioning, matrix functions, complex128, gradients through factorizations, batched workflows, factor reuse, and
-LinAlgError handling)."""
+LinAlgError handling).
+
+NumPy interop as data and science code uses it (`np_*`: numpy scalars as operands, sizes and fills, shared and
+copied memory, ndarrays and ufuncs meeting tensors, numpy datasets and collation, pickle and deepcopy, torch.tensor
+inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs)."""
 
 from __future__ import annotations
 
