@@ -746,3 +746,14 @@ def test_asarray_reads_a_buffer_in_the_default_dtype_sharing_its_memory():
     assert E.asarray(bytearray(b"\x01\x02"), dtype=E.uint8).tolist() == [1, 2]
     with pytest.raises(ValueError, match=r"buffer length \(2 bytes\) after offset \(0 bytes\) must be a multiple "):
         E.asarray(memoryview(bytearray(b"\x01\x02")))
+
+
+def test_numpy_bools_cannot_be_stored_in_an_integer_tensor():
+    """PyTorch stores integers through `__index__`, which np.bool_ lacks; floats and bools take it."""
+    for data, dtype in (([np.bool_(True), 1], None), ([np.bool_(True)], E.int64), (np.bool_(True), E.uint8),
+                        ([[np.bool_(True)], [2]], None)):
+        with pytest.raises(TypeError, match="^'numpy.bool' object cannot be interpreted as an integer$"):
+            E.tensor(data, dtype=dtype)
+    assert E.tensor([np.bool_(True), 1.5]).tolist() == [1.0, 1.5]
+    assert E.tensor([np.bool_(True), True]).dtype is E.bool
+    assert E.tensor([E.tensor(True), 1]).tolist() == [1, 1]

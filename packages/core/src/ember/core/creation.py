@@ -233,6 +233,8 @@ def _infer_np(data, dtype):
 
         return cast_array(a, dtype)
     from_numpy_data = isinstance(data, np.ndarray | np.generic)  # numpy data keeps its dtype
+    if isinstance(data, np.bool_) and _is_integral(dtype):
+        raise _numpy_bool_index_error()
     if from_numpy_data:
         a = np.asarray(data)
         _check_strides(a)
@@ -251,6 +253,8 @@ def _infer_np(data, dtype):
             data = _scalar_leaves(data, found, dtype)
             if dtype is None and any(d for d, _ in found):  # tensors or numpy scalars: PyTorch promotes every leaf
                 dtype = functools.reduce(dtypes.promote_types, [d or _python_dtype(x) for d, x in found])
+            if _is_integral(dtype) and any(isinstance(x, np.bool_) for _, x in found):
+                raise _numpy_bool_index_error()
         try:  # uint64 values past int64 would go through float64 and lose their low bits
             a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
         except ValueError:
@@ -537,6 +541,15 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
     elif requires_grad and not t._requires_grad:
         require_grad(t)  # obj itself when aliased, as PyTorch: a later cast of obj is then no leaf
     return t
+
+
+def _numpy_bool_index_error() -> TypeError:
+    """PyTorch stores each number of an integer tensor through `__index__`, which np.bool_ lacks."""
+    return TypeError("'numpy.bool' object cannot be interpreted as an integer")
+
+
+def _is_integral(dtype) -> bool:
+    return dtype is not None and dtype is not dtypes.bool and not (dtype.is_floating_point or dtype.is_complex)
 
 
 def _is_buffer(obj) -> bool:
