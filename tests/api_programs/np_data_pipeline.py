@@ -20,7 +20,8 @@ def describe(batch):
         return "{" + ", ".join(f"{k}: {describe(v)}" for k, v in batch.items()) + "}"
     if isinstance(batch, list | tuple):
         return type(batch).__name__ + "[" + ", ".join(describe(v) for v in batch) + "]"
-    return f"{type(batch).__name__}({batch!r})"
+    value = batch.tolist() if isinstance(batch, np.ndarray | np.generic) else batch
+    return f"{type(batch).__name__}({value!r})"
 
 
 def attempt(name, fn):

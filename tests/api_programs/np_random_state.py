@@ -35,7 +35,7 @@ attempt("manual_seed(np.float64)", lambda: torch.manual_seed(np.float64(3.0)).in
 attempt("manual_seed(-1)", lambda: torch.manual_seed(-1).initial_seed())
 attempt("manual_seed(str)", lambda: torch.manual_seed("3").initial_seed())
 for s in [np.uint32(3), True, 3.0, np.float64(2.0), 2**64, "3"]:
-    attempt(f"Generator seed {s!r}", lambda: torch.Generator().manual_seed(s).initial_seed())
+    attempt(f"Generator seed {type(s).__name__} {s}", lambda: torch.Generator().manual_seed(s).initial_seed())
 
 print("-- draws with numpy arguments")
 torch.manual_seed(0)

@@ -9,11 +9,17 @@ import torch
 torch.set_printoptions(precision=4)
 
 
+def rounded(v):
+    if isinstance(v, list):
+        return [rounded(e) for e in v]
+    return round(v, 4) if isinstance(v, float) else v
+
+
 def show(name, r):
     if isinstance(r, torch.Tensor):
-        print(f"{name:<22} Tensor  {str(r.dtype):<14} {r.tolist()}")
+        print(f"{name:<22} Tensor  {str(r.dtype):<14} {rounded(r.tolist())}")
     elif isinstance(r, np.ndarray | np.generic):
-        print(f"{name:<22} {type(r).__name__:<7} {str(r.dtype):<14} {r.tolist()}")
+        print(f"{name:<22} {type(r).__name__:<7} {str(r.dtype):<14} {rounded(r.tolist())}")
     else:
         print(f"{name:<22} {type(r).__name__:<7} {r}")
 
@@ -109,5 +115,6 @@ for t in [torch.tensor(2.5), torch.tensor(3), torch.tensor(True), torch.tensor(1
 lst = torch.tensor([[1.5, 2.0]]).tolist()
 print("nested tolist", lst, type(lst[0][0]).__name__)
 print("float(np.float32(x.sum()))", float(np.float32(torch.tensor([0.1, 0.2]).sum())))
-print("np.float32(tensor0)", repr(np.float32(torch.tensor(2.5))), repr(np.int64(torch.tensor(4))))
+f, i = np.float32(torch.tensor(2.5)), np.int64(torch.tensor(4))
+print("np.float32(tensor0)", type(f).__name__, float(f), "np.int64(tensor0)", type(i).__name__, int(i))
 print("round(np.float32)", round(np.float32(2.5)), type(round(np.float32(2.675), 2)).__name__)
