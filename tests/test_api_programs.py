@@ -182,7 +182,11 @@ tricks, and numpy idioms ported one for one).
 Training-loop utilities (`loop_*`: hand-written and built-in parametrizations with transfer and LoRA merging,
 hook-based legacy norms, iterative pruning with lottery tickets, SWA/EMA variants, composed LR schedules and
 plateau-driven early stopping, accumulation with clipping, param groups with resume, optimizer and scheduler
-subclasses and hooks, activation checkpointing's recomputation checks, kwargs module hooks, CPU AMP with GradScaler)."""
+subclasses and hooks, activation checkpointing's recomputation checks, kwargs module hooks, CPU AMP with GradScaler).
+
+NumPy interop as data and science code uses it (`np_*`: numpy scalars as operands, sizes and fills, shared and
+copied memory, ndarrays and ufuncs meeting tensors, numpy datasets and collation, pickle and deepcopy, torch.tensor
+inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs)."""
 
 from __future__ import annotations
 

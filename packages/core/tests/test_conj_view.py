@@ -218,3 +218,13 @@ def test_conj_views_among_several_written_tensors_are_written_through():
     get_op("sgd_step")(p.conj(), g, buf.conj(), 0.1, 0.9, 0.0, 0.0, False, False, True)  # buf = g; p -= 0.1 * buf
     np.testing.assert_allclose(p.numpy(), np.conj((1 - 1j) - 0.1 * (2 - 1j)) * np.ones(2), rtol=1e-6)
     np.testing.assert_allclose(buf.numpy(), [2 + 1j, 2 + 1j])
+
+
+def test_numpy_force_resolves_the_conj_and_neg_bits_into_a_copy():
+    x = E.tensor([1 + 2j, 3 - 1j])
+    c = x.conj()
+    a = c.numpy(force=True)
+    np.testing.assert_array_equal(a, [1 - 2j, 3 + 1j])
+    a[0] = 0  # a copy: neither the view nor its base sees the write
+    assert c.tolist() == [1 - 2j, 3 + 1j] and x.tolist() == [1 + 2j, 3 - 1j]
+    np.testing.assert_array_equal(c.imag.numpy(force=True), [-2.0, 1.0])

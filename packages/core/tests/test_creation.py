@@ -525,6 +525,10 @@ def test_tensor_of_a_sequence_matches_pytorch(case):
     (["a", None], ValueError, "too many dimensions 'str'"),
     ([1, "a"], TypeError, "new(): invalid data type 'str'"),
     ("a", TypeError, "new(): invalid data type 'str'"),
+    ([np.ones(2), np.ones(3)], ValueError, "expected sequence of length 2 at dim 1 (got 3)"),
+    ([np.ones((2, 2)), np.ones((2, 3))], ValueError, "expected sequence of length 2 at dim 2 (got 3)"),
+    ([[np.float32(1), 2], [3]], ValueError, "expected sequence of length 2 at dim 1 (got 1)"),
+    ([np.array(["a", "b"])], ValueError, "too many dimensions 'str'"),
 ])
 def test_tensor_of_bad_sequences_raises_pytorchs_error(data, kind, msg):
     """PyTorch 2.13's errors: the first non-number leaf decides (RuntimeError, a str's own errors), then the
@@ -740,3 +744,39 @@ def test_tensor_of_a_float_past_float32s_range_is_inf_silently_as_pytorch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert E.tensor([1e39, 1.0]).tolist() == [math.inf, 1.0] and E.tensor(2.0 ** 128).item() == math.inf
+
+
+def test_an_object_numpy_reads_by_array_protocol_only_is_refused_as_pytorch():
+    class ArrayLike:
+        def __array__(self, dtype=None, copy=None):
+            return np.array([1.5, 2.5])
+
+    for make in (E.tensor, E.as_tensor):
+        with pytest.raises(RuntimeError, match="^Could not infer dtype of ArrayLike$"):
+            make(ArrayLike())
+
+    assert E.tensor(np.asarray(ArrayLike())).tolist() == [1.5, 2.5]
+
+
+def test_asarray_reads_a_buffer_in_the_default_dtype_sharing_its_memory():
+    import array
+
+    a = array.array("d", [1.5, 2.5])
+    shared, copied = E.asarray(a, dtype=E.float64), E.asarray(a, dtype=E.float64, copy=True)
+    a[0] = 9.0
+    assert shared.tolist() == [9.0, 2.5] and copied.tolist() == [1.5, 2.5]
+    assert E.asarray(array.array("f", [1.0, 2.0])).dtype is E.float32
+    assert E.asarray(bytearray(b"\x01\x02"), dtype=E.uint8).tolist() == [1, 2]
+    with pytest.raises(ValueError, match=r"buffer length \(2 bytes\) after offset \(0 bytes\) must be a multiple "):
+        E.asarray(memoryview(bytearray(b"\x01\x02")))
+
+
+def test_numpy_bools_cannot_be_stored_in_an_integer_tensor():
+    """PyTorch stores integers through `__index__`, which np.bool_ lacks; floats and bools take it."""
+    for data, dtype in (([np.bool_(True), 1], None), ([np.bool_(True)], E.int64), (np.bool_(True), E.uint8),
+                        ([[np.bool_(True)], [2]], None)):
+        with pytest.raises(TypeError, match="^'numpy.bool' object cannot be interpreted as an integer$"):
+            E.tensor(data, dtype=dtype)
+    assert E.tensor([np.bool_(True), 1.5]).tolist() == [1.0, 1.5]
+    assert E.tensor([np.bool_(True), True]).dtype is E.bool
+    assert E.tensor([E.tensor(True), 1]).tolist() == [1, 1]

@@ -1038,3 +1038,15 @@ def test_a_0dim_uint8_index_is_a_mask_as_pytorch_reads_it():
         assert x[1, E.tensor(1, dtype=E.uint8)].shape == (1, 4)
     assert x[E.tensor(1, dtype=E.int8)].shape == (4,)
 
+
+def test_a_list_or_array_of_floats_indexes_as_int64_but_a_float_tensor_does_not():
+    """PyTorch turns index data other than bytes and bools into an int64 tensor (floats truncate)."""
+    x = E.arange(10) * 10
+    assert x[[1.0, 2.0]].tolist() == [10, 20]
+    assert x[np.array([1.5, 2.0], dtype=np.float32)].tolist() == [10, 20]
+    assert x.view(2, 5)[np.array([1.0]), np.array([2.0])].tolist() == [70]
+    y = E.zeros(4)
+    y[[0.0, 3.0]] = 1.0
+    assert y.tolist() == [1.0, 0.0, 0.0, 1.0]
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+        x[E.tensor([1.0])]

@@ -47,3 +47,39 @@ def test_numpy_integers_are_sizes_and_dims():
     with pytest.raises(TypeError, match=r"view\(\) received an invalid combination of arguments - got \(numpy.bool\)"):
         t.view(np.bool_(True))
     assert t.reshape(2, 3).movedim(np.int64(0), np.int64(1)).shape == (3, 2)
+
+
+def test_numpy_bools_and_complex64_scalars_are_parsed_as_floats():
+    """PyTorch's parser reads np.bool_ and np.complex64 (not Python bools or complexes) as floats."""
+    i, b = E.tensor([1, 2]), E.tensor([True, False])
+    for r in (i * np.bool_(True), np.bool_(True) * i, b + np.bool_(True)):
+        assert r.dtype is E.float32
+    assert (b + np.bool_(True)).tolist() == [2.0, 1.0]
+    assert E.result_type(i, np.bool_(True)) is E.float32
+    assert E.where(b, np.bool_(True), 0).dtype is E.float32
+    with pytest.raises(NotImplementedError, match="\"bitwise_and_cpu\" not implemented for 'Float'"):
+        b & np.bool_(True)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        i.clone().mul_(np.bool_(True))
+    with pytest.warns(np.exceptions.ComplexWarning):
+        r = i + np.complex64(1j)
+    assert r.dtype is E.float32 and r.tolist() == [1.0, 2.0]
+    assert (i + np.complex128(1j)).dtype is E.complex64
+    assert (b == np.bool_(True)).tolist() == [True, False]
+
+
+def test_np_array_copies_and_np_asarray_shares():
+    t = E.tensor([1.0, 2.0])
+    shared, copied, cast = np.asarray(t), np.array(t), np.array(t, dtype=np.float32)
+    shared[0], copied[1], cast[1] = 5.0, 6.0, 7.0
+    assert t.tolist() == [5.0, 2.0]
+    assert np.shares_memory(shared, t.numpy()) and not np.shares_memory(copied, t.numpy())
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+
+
+def test_not_equal_to_an_array_is_pythons_identity_answer():
+    """PyTorch's `t == array` compares elements, but both sides refuse `!=`: Python falls back to `is not`."""
+    t, a = E.tensor([1.0, 2.0]), np.array([1.0, 3.0])
+    assert (t != a) is True and (a != t) is True
+    assert (t == a).tolist() == [True, False] and (a == t).tolist() == [True, False]
+    assert (t != np.float64(1.0)).tolist() == [False, True]

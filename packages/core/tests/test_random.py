@@ -645,3 +645,16 @@ def test_multinomial_of_one_sample_races_exponentials_in_the_dtype(dtype):
     got = E.multinomial(p, 1)
     assert got.dtype is E.int64 and got.shape == (4, 1)
     np.testing.assert_array_equal(got.numpy(), np.argmax(p.numpy() / q, axis=-1, keepdims=True))
+
+
+def test_generator_manual_seed_takes_python_ints_and_the_module_takes_what_int_takes():
+    assert E.manual_seed(np.uint32(7)).initial_seed() == 7
+    assert E.manual_seed("3").initial_seed() == 3 and E.manual_seed(np.float64(2.0)).initial_seed() == 2
+    with pytest.raises(TypeError, match="^an integer is required$"):
+        E.Generator().manual_seed(np.int64(11))
+    for seed, name in ((True, "bool"), (3.0, "float"), (np.float64(2.0), "numpy.float64"), ("3", "str")):
+        with pytest.raises(RuntimeError, match=f"^manual_seed expected a long, but got {name}$"):
+            E.Generator().manual_seed(seed)
+    with pytest.raises(TypeError, match="^expected a torch.ByteTensor, but got numpy.ndarray$"):
+        E.set_rng_state(np.zeros(5056, np.uint8))
+    E.manual_seed(0)

@@ -101,3 +101,24 @@ def test_namespace_helpers():
     assert E.empty_permuted((2, 3, 4), (0, 2, 1)).stride() == (12, 1, 3)
     assert E.frombuffer(bytearray(b"\x01\x00\x02\x00"), dtype=E.int16).tolist() == [1, 2]
     assert E.is_storage(E.zeros(1).untyped_storage()) and not E.is_storage(1)
+
+
+def test_frombuffer_refuses_a_length_that_is_no_multiple_of_the_element_size():
+    with pytest.raises(ValueError, match=r"^buffer length \(7 bytes\) after offset \(0 bytes\) must be a multiple "
+                                         r"of element size \(4\)$"):
+        E.frombuffer(bytearray(range(7)), dtype=E.int32)
+    with pytest.raises(ValueError, match=r"buffer length \(5 bytes\) after offset \(2 bytes\)"):
+        E.frombuffer(bytearray(range(7)), dtype=E.int16, offset=2)
+    assert E.frombuffer(bytearray(range(7)), dtype=E.int16, count=2, offset=1).tolist() == [513, 1027]
+
+
+def test_frombuffer_checks_in_pytorchs_order_with_its_messages():
+    cases = [((bytearray(8),), {"count": 0}, "both buffer length (8) and count (0) must not be 0"),
+             ((bytearray(),), {}, "both buffer length (0) and count (-1) must not be 0"),
+             ((bytearray(4),), {"offset": 4}, "offset (4 bytes) must be non-negative and no greater than buffer "
+                                              "length (4 bytes) minus 1"),
+             (([1, 2],), {}, "object does not implement Python buffer protocol.")]
+    for args, kwargs, message in cases:
+        with pytest.raises(ValueError) as info:
+            E.frombuffer(*args, dtype=E.uint8, **kwargs)
+        assert str(info.value) == message

@@ -235,6 +235,8 @@ def _infer_np(data, dtype):
 
         return cast_array(a, dtype)
     from_numpy_data = isinstance(data, np.ndarray | np.generic)  # numpy data keeps its dtype
+    if isinstance(data, np.bool_) and _is_integral(dtype):
+        raise _numpy_bool_index_error()
     if from_numpy_data:
         a = np.asarray(data)
         _check_strides(a)
@@ -243,6 +245,8 @@ def _infer_np(data, dtype):
             if dtypes.from_numpy_dtype(a.dtype) is None:
                 raise _numpy_type_error(a)
     else:
+        if _array_like_only(data):
+            raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
         if isinstance(data, list | tuple) and not _leaf_types(data) <= _PY_NUMBERS:
             first = _first_leaf(data)
             if isinstance(first, np.ndarray) and first.ndim == 0:  # PyTorch reads the first one as a sequence
@@ -251,6 +255,8 @@ def _infer_np(data, dtype):
             data = _scalar_leaves(data, found, dtype)
             if dtype is None and any(d for d, _ in found):  # tensors or numpy scalars: PyTorch promotes every leaf
                 dtype = functools.reduce(dtypes.promote_types, [d or _python_dtype(x) for d, x in found])
+            if _is_integral(dtype) and any(isinstance(x, np.bool_) for _, x in found):
+                raise _numpy_bool_index_error()
         try:  # uint64 values past int64 would go through float64 and lose their low bits
             a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
         except ValueError:
@@ -345,6 +351,7 @@ def _empty_nesting(data) -> np.ndarray | None:
 def _sequence_error(data) -> Exception:
     """PyTorch's error for data it cannot make a tensor of: first the leaves' dtype (a non-number), then the
     nesting, checked against the sizes along the first elements (`expected sequence of length ...`)."""
+    data = _numpy_as_lists(data)
     leaf = _first_non_number(data)
     if leaf is not None:
         if not isinstance(leaf[0], str):
@@ -355,6 +362,25 @@ def _sequence_error(data) -> Exception:
     sizes = _first_sizes(data)
     x = _first_leaf(data)
     return _nesting_error(data, sizes, 0, x) or ValueError(f"could not convert {type(data).__name__} to a tensor")
+
+
+def _array_like_only(data) -> bool:
+    """An object numpy reads through `__array__` or `__array_interface__` that is no sequence: PyTorch takes
+    numpy arrays, CUDA array-likes and sequences only, so it cannot infer its dtype."""
+    cls = type(data)
+    return ((hasattr(cls, "__array__") or hasattr(data, "__array_interface__"))
+            and not hasattr(data, "__cuda_array_interface__")
+            and not (hasattr(cls, "__getitem__") and hasattr(cls, "__len__")))
+
+
+def _numpy_as_lists(data):
+    """Nested data with its numeric numpy arrays and scalars as the lists and numbers PyTorch reads them as
+    (ragged rows of arrays are a nesting error, not an unknown dtype)."""
+    if isinstance(data, list | tuple):
+        return [_numpy_as_lists(x) for x in data]
+    if isinstance(data, np.ndarray | np.generic) and data.dtype.kind in "biufcU":
+        return data.tolist()
+    return data
 
 
 def _first_non_number(data):
@@ -505,7 +531,13 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
         requires_grad = obj._requires_grad
         if requires_grad:
             warn_at_caller(_ASARRAY_GRAD)
-    if copy and isinstance(obj, np.ndarray):
+    if _is_buffer(obj):  # PyTorch reads a buffer's bytes in `dtype` (the default dtype), as frombuffer
+        from ember.core.ops.tensor_utils import frombuffer
+
+        t = frombuffer(obj, dtype=dtype or dtypes.get_default_dtype())
+        t = _shape_ops.clone(t) if copy else t
+        t = t if device is None else t.to(as_device(device))
+    elif copy and isinstance(obj, np.ndarray):
         t = tensor(obj, dtype=dtype, device=device)
     else:
         t = as_tensor(obj, dtype=dtype, device=device)
@@ -516,6 +548,26 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
     elif requires_grad and not t._requires_grad:
         require_grad(t)  # obj itself when aliased, as PyTorch: a later cast of obj is then no leaf
     return t
+
+
+def _numpy_bool_index_error() -> TypeError:
+    """PyTorch stores each number of an integer tensor through `__index__`, which np.bool_ lacks."""
+    return TypeError("'numpy.bool' object cannot be interpreted as an integer")
+
+
+def _is_integral(dtype) -> bool:
+    return dtype is not None and dtype is not dtypes.bool and not (dtype.is_floating_point or dtype.is_complex)
+
+
+def _is_buffer(obj) -> bool:
+    """Whether `obj` is a Python buffer (bytes, bytearray, memoryview, array.array, mmap), not an array or tensor."""
+    if isinstance(obj, Tensor | np.ndarray | np.generic | list | tuple | numbers.Number):
+        return False
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def _numpy_type_error(ndarray: np.ndarray) -> TypeError:

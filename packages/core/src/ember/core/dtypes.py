@@ -332,9 +332,11 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def _scalar_category(x) -> int:
-    if isinstance(x, complex | np.complexfloating):
+    """A number's category as PyTorch's argument parser reads it: np.bool_ and np.complex64, which are
+    neither Python bools nor complexes, are parsed as floats (np.complex128 subclasses complex)."""
+    if isinstance(x, complex):
         return _COMPLEX
-    if isinstance(x, _builtin_bool | np.bool_):
+    if isinstance(x, _builtin_bool):
         return _BOOL
     if isinstance(x, _builtin_int | np.integer):
         return _INT

@@ -75,7 +75,14 @@ class Generator:
         self._mt = MT19937(_DEFAULT_SEED) if self.device.type == "cpu" else None
 
     def manual_seed(self, seed: int) -> Generator:
-        """Reset the stream to the start of `seed`'s sequence; returns self."""
+        """Reset the stream to the start of `seed`'s sequence; returns self. A Python int only, as PyTorch's C
+        method (the module's `manual_seed` takes whatever `int()` takes)."""
+        if isinstance(seed, np.integer):
+            raise TypeError("an integer is required")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            cls = type(seed)
+            name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+            raise RuntimeError(f"manual_seed expected a long, but got {name}")
         self._seed = _check_seed(seed)
         self._offset = 0
         if self._mt is not None:
@@ -104,7 +111,9 @@ class Generator:
 
     def set_state(self, new_state: Tensor) -> Generator:
         if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+            cls = type(new_state)
+            name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+            raise TypeError(f"expected a torch.ByteTensor, but got {name}")
         if new_state._dtype is not dtypes.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         raw = np.ascontiguousarray(new_state._host_array()).reshape(-1)
@@ -143,6 +152,7 @@ def default_generator_for(device) -> Generator:
 
 def manual_seed(seed: int) -> Generator:
     """Seed the default generators of every device; returns the CPU one."""
+    seed = int(seed)  # PyTorch's Python wrapper: numpy ints, floats and numeric strings are seeds
     for g in _defaults.values():
         g.manual_seed(seed)
     return default_generator

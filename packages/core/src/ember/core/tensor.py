@@ -426,9 +426,10 @@ class Tensor:
         return id(self)
 
     def __array__(self, dtype=None, copy=None):
+        """numpy's view of the tensor: shared by `np.asarray(t)`, a copy for `np.array(t)` (numpy passes copy=True)."""
         a = self.numpy()
-        if dtype is not None:
-            a = a.astype(dtype, copy=False)
+        if dtype is not None or copy:
+            a = a.astype(a.dtype if dtype is None else dtype, copy=bool(copy))
         return a
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
@@ -536,6 +537,8 @@ class Tensor:
                                "Use tensor.detach().numpy() instead.")
         if self._dtype is dtypes.complex32 or self._dtype is dtypes.bfloat16 or self._dtype in dtypes.FLOAT8:
             raise TypeError(f"Got unsupported ScalarType {dtypes.TORCH_NAMES[self._dtype.name]}")  # numpy has none
+        if force and (self._conj or self._neg):  # PyTorch's force=True resolves the bits into a copy
+            return self.resolve_conj().resolve_neg().numpy(force=True)
         if self._conj:
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
                                "Use tensor.resolve_conj().numpy() instead.")

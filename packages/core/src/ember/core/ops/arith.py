@@ -518,7 +518,8 @@ for _name, _fn in _OPERATORS.items():
     attach(f"__r{_name}__", operator(_REFLECTED[_name]) if _name in _REFLECTED else operator(_fwd, "reflected"))
     attach(f"__i{_name}__", operator(_fn, "inplace"))
 for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):
-    attach(f"__{_name}__", operator(_fn, arrays=_name in ("eq", "ne")))
+    # only `==` takes an array: `t != array` is refused by both sides, so Python answers True, as with PyTorch
+    attach(f"__{_name}__", operator(_fn, arrays=_name == "eq"))
 Tensor.__eq__.__name__ = "__eq__"  # `x == 1` reaches `__torch_function__` as `Tensor.__eq__`, the rest as `ne`, `lt`...
 attach("__neg__", lambda self: ew.neg(self))
 attach("__pos__", lambda self: self)

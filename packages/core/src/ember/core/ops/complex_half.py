@@ -176,7 +176,7 @@ def half_complex_binary(op, a, b, out):
         raise _refusal(op)
 
     def c64(v):
-        return v.to(dtypes.complex64) if isinstance(v, Tensor) else np.complex64(v)
+        return v.to(dtypes.complex64) if isinstance(v, Tensor) else complex(v)
 
     r = op(c64(a), c64(b))
     if r._dtype is dtypes.complex64:

@@ -900,6 +900,8 @@ def _as_operand(v, dt: dtypes.dtype):
         return np.array(v).astype(dt.np)
     if isinstance(v, np.integer) and dt.np.kind in "iu" and v.dtype != dt.np:  # a numpy int is a Python int
         return np.array(v).astype(dt.np)  # to PyTorch (uint8 * np.int64(300) wraps), which numpy refuses to cast
+    if isinstance(v, np.bool_ | np.complex64):  # parsed as floats (dtypes._scalar_category): numpy warns
+        return float(v)  # ComplexWarning where PyTorch's parser does
     return v
 
 

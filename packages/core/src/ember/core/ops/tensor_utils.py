@@ -21,7 +21,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import broadcast_shapes as _broadcast_shapes, require_grad
+from ember.core.ops._util import broadcast_shapes as _broadcast_shapes, require_grad, warn_once
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor
 
@@ -200,22 +200,30 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
     """A 1-D tensor sharing the memory of a Python buffer (`bytes` give a read-only copy's view)."""
     dt = dtypes.as_dtype(dtype)
-    mv = memoryview(buffer)
-    if offset < 0 or offset > mv.nbytes:
+    try:
+        size = memoryview(buffer).nbytes
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    if size == 0 or count == 0:  # PyTorch's checks, in its order
+        raise ValueError(f"both buffer length ({size}) and count ({count}) must not be 0")
+    if not 0 <= offset < size:
         raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
-                         f"({mv.nbytes} bytes) minus 1")
-    avail = (mv.nbytes - offset) // dt.itemsize
-    if count == 0 or (count < 0 and avail == 0):
-        raise ValueError("both buffer length and count must be greater than 0" if count == 0 else
-                         f"buffer length ({mv.nbytes - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                         f"({size} bytes) minus 1")
+    if count < 0 and (size - offset) % dt.itemsize:
+        raise ValueError(f"buffer length ({size - offset} bytes) after offset ({offset} bytes) must be a multiple "
                          f"of element size ({dt.itemsize})")
-    n = avail if count < 0 else count
-    if n > avail:
+    n = (size - offset) // dt.itemsize if count < 0 else count
+    if offset + n * dt.itemsize > size:
         raise ValueError(f"requested buffer length ({n} * {dt.itemsize} bytes) after offset ({offset} bytes) must "
-                         f"not be greater than actual buffer length ({mv.nbytes} bytes)")
+                         f"not be greater than actual buffer length ({size} bytes)")
     a = np.frombuffer(buffer, dtype=dt.np, count=n, offset=offset)
     from ember.core.creation import from_numpy
 
+    if not a.flags.writeable:
+        warn_once("The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you "
+                  "can write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy "
+                  "the buffer to protect its data or make it writable before converting it to a tensor. This type of "
+                  "warning will be suppressed for the rest of this program.")
     t = from_numpy(a if a.flags.writeable else a.copy())
     return require_grad(t) if requires_grad else t
 
