@@ -62,6 +62,22 @@ def test_same_bits_as_the_dispatched_ops(calls, n, k, m, dt):
     np.testing.assert_allclose(got.numpy()[1:, :-1], ref[1:, :-1], rtol=1e-4 if dt == np.float32 else 1e-12, atol=1e-5)
 
 
+@pytest.mark.parametrize("shape,dt", [((2, 3, 5), np.float32), ((4, 64, 96), np.float32), ((2, 2, 3, 7), np.float64),
+                                      ((5, 2, 4), np.float32)])
+def test_batched_input_same_bits_as_pytorchs_flattened_addmm(calls, shape, dt):
+    rng = np.random.default_rng(len(shape))
+    x = rng.standard_normal(shape).astype(dt)
+    w, b = rng.standard_normal((6, shape[-1])).astype(dt), rng.standard_normal(6).astype(dt)
+    got = F.linear(_t(x), _t(w), _t(b))
+    assert calls[0] == 1 and got.shape == (*shape[:-1], 6) and got.is_contiguous() and got.grad_fn is None
+    assert np.array_equal(got.numpy(), _dispatched(_t(x), _t(w), _t(b)))
+    np.testing.assert_allclose(got.numpy(), x.astype(np.float64) @ w.T.astype(np.float64) + b,
+                               rtol=1e-4 if dt == np.float32 else 1e-12, atol=1e-5)
+    F.linear(_t(x).transpose(0, 1), _t(w), _t(b))  # not contiguous: dispatched (PyTorch's matmul, then the add)
+    F.linear(_t(x), _t(w))  # no bias: dispatched
+    assert calls[0] == 1
+
+
 def test_strided_operands(calls):
     rng = np.random.default_rng(3)
     base_x = _t(rng.standard_normal((6, 10)).astype(np.float32))

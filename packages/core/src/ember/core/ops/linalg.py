@@ -177,11 +177,18 @@ def _float_mm(xa: np.ndarray, xb: np.ndarray, sa: tuple, sb: tuple, ta: tuple, t
 
 
 def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    """`input @ weight.T (+ bias)` for an (n, k) input, (m, k) weight and (m,) bias (or None) of one float32/float64
-    dtype, all on the CPU: the bits of `linear`'s `mm` and bias `add`, without dispatching either (for a caller that
-    made sure no hook, mode or gradient would see those ops)."""
-    ws = weight._shape
-    r = _float_mm(input._np(), weight._np().T, input._shape, (ws[1], ws[0]), input._strides, weight._strides[::-1])
+    """`input @ weight.T (+ bias)` for an (n, k) input (or a contiguous (..., k) one, flattened to rows as `linear`
+    does), (m, k) weight and (m,) bias (or None) of one float32/float64 dtype, all on the CPU: the bits of `linear`'s
+    `mm` (`addmm`) and bias `add`, without dispatching either (for a caller that made sure no hook, mode or gradient
+    would see those ops)."""
+    ws, xs = weight._shape, input._shape
+    x, sa, ta = input._np(), xs, input._strides
+    if len(xs) != 2:
+        x = x.reshape(-1, xs[-1])
+        sa, ta = x.shape, (xs[-1], 1)
+    r = _float_mm(x, weight._np().T, sa, (ws[1], ws[0]), ta, weight._strides[::-1])
+    if len(xs) != 2:
+        r = r.reshape(*xs[:-1], ws[0])
     if bias is None:
         return wrap(r)
     b = bias._np()

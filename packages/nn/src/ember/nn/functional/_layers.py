@@ -71,6 +71,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             if _untracked(input, weight, bias):
                 return linear_untracked(input, weight, bias)
             return node_name(_addmm_product(input, weight) + bias, "AddBackward0", "AddmmBackward0")
+    elif (isinstance(input, Tensor) and isinstance(weight, Tensor) and isinstance(bias, Tensor)
+          and len(input._shape) > 2 and len(ws := weight._shape) == 2 and input._shape[-1] == ws[1]
+          and (dt := weight._dtype) is input._dtype and bias._dtype is dt and bias._shape == (ws[0],)
+          and input.is_contiguous() and _untracked(input, weight, bias)):
+        return linear_untracked(input, weight, bias)  # PyTorch's flattened addmm (below), computed at once
     for position, (name, value) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
         if not isinstance(value, Tensor) and (value is not None or name != "bias"):
             raise TypeError(f"linear(): argument '{name}' (position {position}) must be Tensor, not "
