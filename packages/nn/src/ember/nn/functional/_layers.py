@@ -26,8 +26,8 @@ _UNTRACKED = (ea.float32, ea.float64)  # the dtypes `linear_untracked` computes
 
 
 def _untracked(input: Tensor, weight: Tensor, bias: Tensor) -> bool:
-    """Whether nothing would see a 2-D `linear`'s ops (no hook, mode or gradient: `dispatch.untracked`), so that
-    `linear_untracked` may compute it (a third of the dispatched ops' time); the shapes and dtypes are checked."""
+    """Whether nothing would see a `linear`'s ops (no hook, mode or gradient: `dispatch.untracked`), so that
+    `linear_untracked` may compute it (a third of the dispatched ops' time); the caller checked shapes and dtypes."""
     return _dispatch.untracked and input._dtype in _UNTRACKED and not (
         (input._requires_grad or weight._requires_grad or bias._requires_grad) and ea.is_grad_enabled()) and (
         _storage.only_cpu or all(t._storage.device.type == "cpu" for t in (input, weight, bias))) and all(
