@@ -1,6 +1,8 @@
-"""F.linear with nothing watching (no grad, no hook, no mode) computes without dispatching its mm and bias add
-(`linear_untracked`), with the same bits as the dispatched ops, and dispatches them whenever anything would see them."""
+"""F.linear with nothing but autograd watching (no other hook, no mode) computes without dispatching its mm and bias
+add (`linear_untracked`), with the same bits as the dispatched ops, and dispatches them whenever anything else would
+see them."""
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -30,11 +32,27 @@ def _t(a, requires_grad=False):
     return ea.tensor(a, requires_grad=requires_grad)
 
 
+@contextlib.contextmanager
+def _watched(seen=None):
+    """A dispatch hook that sees every op (and passes it down): `linear` must dispatch its ops."""
+    def hook(op, args, kwargs, call_next):
+        if seen is not None:
+            seen.append(op.name)
+        return call_next(op, args, kwargs)
+
+    dispatch.register_dispatch_hook(hook)
+    try:
+        assert not dispatch.untracked
+        yield
+    finally:
+        dispatch.remove_dispatch_hook(hook)
+    assert dispatch.untracked
+
+
 def _dispatched(x, w, b):
-    """The same linear through its ops: a weight requiring grad makes autograd record them."""
-    r = F.linear(x, w.detach().requires_grad_(True), b)
-    assert r.grad_fn is not None
-    return r.detach().numpy()
+    """The same linear through its ops."""
+    with _watched():
+        return F.linear(x, w, b).numpy()
 
 
 CASES = [  # (rows, in, out, dtype): small (numpy's add), large (the Numba row pass), an outer product (k = 1)
@@ -105,27 +123,22 @@ def test_no_grad_and_inference_mode(calls):
 
 def test_dispatched_when_something_watches(calls):
     x, w, b = ea.randn(3, 4), ea.randn(2, 4), ea.randn(2)
-    r = F.linear(x, w.requires_grad_(), b)  # autograd records: AddmmBackward0
-    assert type(r.grad_fn).__name__ == "AddmmBackward0" and calls[0] == 0
-    w.requires_grad_(False)
+    r = F.linear(x, w.requires_grad_(), b)  # autograd alone watches: computed at once, recorded as AddmmBackward0
+    assert type(r.grad_fn).__name__ == "AddmmBackward0" and calls[0] == 1
     seen = []
-
-    def hook(op, args, kwargs, call_next):
-        seen.append(op.name)
-        return call_next(op, args, kwargs)
-
-    dispatch.register_dispatch_hook(hook)
-    try:
-        assert not dispatch.untracked
+    with _watched(seen):
+        r = F.linear(x, w, b)
+    assert seen == ["transpose", "mm", "add"] and calls[0] == 1
+    assert type(r.grad_fn).__name__ == "AddmmBackward0"
+    w.requires_grad_(False)
+    with _watched(seen):
         F.linear(x, w, b)
-    finally:
-        dispatch.remove_dispatch_hook(hook)
-    assert seen == ["transpose", "mm", "add"] and calls[0] == 0 and dispatch.untracked
+    assert seen == ["transpose", "mm", "add"] * 2 and calls[0] == 1
     with ea.autocast("cpu", dtype=ea.bfloat16):  # autocast's composite hook casts linear to bfloat16
         assert F.linear(x, w, b).dtype == ea.bfloat16
-    assert calls[0] == 0
-    F.linear(x, w, b)
     assert calls[0] == 1
+    F.linear(x, w, b)
+    assert calls[0] == 2
 
 
 def test_errors_unchanged(calls):
@@ -135,3 +148,21 @@ def test_errors_unchanged(calls):
         F.linear(ea.randn(3, 4, dtype=ea.float64), ea.randn(2, 4), ea.randn(2))
     assert F.linear(ea.randn(0, 4), ea.randn(2, 4), ea.randn(2)).shape == (0, 2)
     assert calls[0] == 0
+
+
+def test_a_subclass_is_handed_the_call_and_plain_tensors_stay_untracked_after_it(calls):
+    class Logged(ea.Tensor):
+        seen = []
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.seen.append(getattr(func, "__name__", func))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    x, w, b = ea.randn(3, 4), ea.randn(2, 4), ea.randn(2)
+    r = F.linear(x.as_subclass(Logged), w, b)
+    assert type(r) is Logged and Logged.seen[0] == "linear" and calls[0] == 0
+    np.testing.assert_allclose(r.as_subclass(ea.Tensor).numpy(), x.numpy() @ w.numpy().T + b.numpy(), rtol=1e-6)
+    assert dispatch.untracked  # the subclass turned the protocol on; plain tensors still compute at once
+    F.linear(x, w, b)
+    assert calls[0] == 1

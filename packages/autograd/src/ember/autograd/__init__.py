@@ -31,7 +31,7 @@ from ember.autograd import safetensors
 from ember.autograd.safetensors import load_file as load_safetensors, save_file as save_safetensors
 from ember.autograd import tensor_api as _tensor_api
 from ember.autograd.tensor_api import Variable, detach, is_floating_point, is_nonzero, is_tensor, numel
-from ember.autograd.record import dispatch_hook as _dispatch_hook
+from ember.autograd.record import computed as _computed, dispatch_hook as _dispatch_hook
 from ember.autograd.record import is_inference
 from ember.autograd import amp, backends, cuda, forward_ad, functional
 from ember.core import fft  # `torch.fft`: the transforms are core ops, their derivatives are here
@@ -57,6 +57,7 @@ def variable(*args, **kwargs):
 _tensor_api.install()
 if _dispatch_hook not in _dispatch._hooks:
     _dispatch.register_dispatch_hook(_dispatch_hook)
+_dispatch.set_recorder(_computed)
 
 __version__ = "0.3.0"
 

@@ -19,6 +19,14 @@ A multi-view op (`unbind`, `split`: `op.pieces`) makes all its views in one call
 each view's chain ends in its own single-view step (`select`, `narrow`), so it is rebuilt alone. PyTorch
 refuses both an in-place write into such a view and, for one that requires grad, a replay after its base
 was written (`_MULTI_VIEW_NODES`).
+
+NOTE [ One node computed outside dispatch ]
+PyTorch records some composites as one node (`F.linear`: AddmmBackward0 over the weight's TBackward0), where
+ember's composite dispatches several ops. Where autograd's hook is the only one that would see those ops
+(`dispatch.untracked`: the other hooks pass float32/float64 calls down whether or not they require grad), the
+composite may compute its result at once and hand it to `computed`, which records it as a call of the op PyTorch's
+node is named for (`derivatives.COMPOSITES`, or a primitive's entry in `TABLE`): the same edges, saved tensors and
+rules as a dispatched op's, one node instead of several.
 """
 
 from __future__ import annotations
@@ -31,12 +39,12 @@ from ember.core.dispatch import node_name
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
-from ember.autograd.derivatives import TABLE
+from ember.autograd.derivatives import COMPOSITES, TABLE
 from ember.autograd.derivatives._entry import _NUMBERS, _WRAPPED_NUMBERS
 from ember.autograd.graph import AutogradMeta, Node, SavedTensor, edge_of, meta
 from ember.autograd.grad_mode import _enabled, _inference, _state
 
-__all__ = ["dispatch_hook", "regenerate_view", "check_inplace", "is_inference"]
+__all__ = ["dispatch_hook", "regenerate_view", "check_inplace", "is_inference", "computed"]
 
 _SEQ = (list, tuple)  # for isinstance: an inline `list | tuple` builds a Union object per call
 
@@ -287,7 +295,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         if target is not None and target._requires_grad:
             _rebase(target, _NonDifferentiable(op.name), 0)
         return r
-    entry = TABLE.get(op.name)
+    entry = TABLE.get(op.name) or COMPOSITES.get(op.name)
     if entry is None:
         raise NotImplementedError(f"the derivative for '{op.name}' is not implemented.")
     if target is not None and entry.inplace is not None:
@@ -385,6 +393,31 @@ def _record(op, args: tuple, kwargs: dict, call_next):
             if i:
                 meta(o).output_nr = i
     return r
+
+
+class _Computed:
+    """A composite's one-node call as `_record` takes an op (NOTE [ One node computed outside dispatch ])."""
+
+    __slots__ = ("name",)
+    mutates = ()
+    differentiable = True
+    view = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_COMPUTED = {name: _Computed(name) for name in (*COMPOSITES, "mm")}
+
+
+def computed(name: str, args: tuple, result: Tensor) -> Tensor:
+    """`result`, which a composite computed outside dispatch from `args`, recorded as a call of op `name` where one of
+    `args` requires grad with grad mode on (NOTE [ One node computed outside dispatch ]); core's `dispatch.record`."""
+    if _enabled.get():
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                return _record(_COMPUTED[name], args, {}, lambda op, args, kwargs: result)
+    return result
 
 
 def _meta_of(v, suffix: str):

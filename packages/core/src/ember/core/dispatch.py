@@ -135,10 +135,18 @@ _sparse_fallback: Callable | None = None
 # directly (creation's fast path); `_rebuild` keeps it
 bare = True
 # nothing would see a call of an op that is no view and writes nothing, whose tensors are float32/float64 CPU tensors
-# none of which requires grad (or grad mode is off): every hook installed only passes such a call down
-# (`ignores_untracked`: autograd's, the restricted-dtype guards), no `@composite` hook (autocast, the profiler), no
-# `__torch_function__` check and no mode is on; a composite (`F.linear`) may then compute with its kernels' functions
+# of classes in `_SKIP` none of which requires grad (or grad mode is off): every hook installed only passes such a
+# call down (`ignores_untracked`: autograd's, the restricted-dtype guards), no `@composite` hook (autocast, the
+# profiler) and no mode is on; a composite (`F.linear`) may then compute with its kernels' functions, once it checked
+# its operands' classes (a Tensor subclass seen before leaves plain tensors' calls untracked).
+# Those hooks other than autograd's pass float32/float64 calls down whether or not they require grad: with
+# `untracked`, autograd's hook alone sees such a call, so a composite may record its node itself (NOTE [ One node
+# computed outside dispatch ] in ember.autograd.record)
 untracked = True
+# `record(name, args, result)`: `result`, computed outside dispatch by a composite while `untracked` holds, as op
+# `name`'s call of `args` would have made it: autograd (`set_recorder`) records it where an operand requires grad
+# (NOTE [ One node computed outside dispatch ] in ember.autograd.record); without autograd, the result itself
+record: Callable = lambda name, args, result: result
 # classes whose instances never take part in `__torch_function__` (NOTE [ Tensor subclasses ]): the op entry tests
 # membership here, no call; ember.core.overrides adds each class it finds not taking part
 _SKIP: set = {Tensor, int, float, bool, complex, str, bytes, type(None), type(Ellipsis), slice, dict}
@@ -595,8 +603,8 @@ def _rebuild() -> None:
         fn = _chain(h, fn)
     _top, _top_next = (_hooks[-1], fn) if _hooks else (None, None)
     bare = Tensor in _SKIP and all(getattr(h, "ignores_fresh", False) for h in _hooks)
-    untracked = Tensor in _SKIP and _composite_hook is None and _protocol is None and \
-        all(getattr(h, "ignores_untracked", False) for h in _hooks)
+    untracked = Tensor in _SKIP and _composite_hook is None and all(getattr(h, "ignores_untracked", False)
+                                                                   for h in _hooks)
 
 
 def set_sparse_fallback(fallback: Callable) -> None:
@@ -651,6 +659,12 @@ def composite(name: str, *, one_node: bool = False) -> Callable:
         call.composite_name = name
         return call
     return deco
+
+
+def set_recorder(recorder: Callable) -> None:
+    """Install autograd's `record(name, args, result)` (see `record`)."""
+    global record
+    record = recorder
 
 
 def set_composite_hook(hook: Callable | None) -> Callable | None:

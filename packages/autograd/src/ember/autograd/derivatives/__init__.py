@@ -17,7 +17,7 @@ from ember.core.dispatch import get_op
 from ember.autograd.derivatives import complex, elementwise, fft, indexing, linalg, nn, nn_extra, reduce, shape, special
 from ember.autograd.derivatives._entry import Derivative
 
-__all__ = ["TABLE", "Derivative", "check_signature"]
+__all__ = ["TABLE", "COMPOSITES", "Derivative", "check_signature"]
 
 TABLE: dict[str, Derivative] = {}
 for _module in (elementwise, shape, reduce, indexing, linalg, nn, nn_extra, complex, fft, special):
@@ -25,6 +25,8 @@ for _module in (elementwise, shape, reduce, indexing, linalg, nn, nn_extra, comp
         if _entry.op_name in TABLE:
             raise RuntimeError(f"two derivative entries for op '{_entry.op_name}'")
         TABLE[_entry.op_name] = _entry
+# the one-node composites' entries, by name (`record.computed`)
+COMPOSITES: dict[str, Derivative] = {e.op_name: e for e in reduce.COMPOSITE_ENTRIES}
 
 
 def check_signature(entry: Derivative, op) -> None:

@@ -16,7 +16,7 @@ from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import (cj, keep, not_implemented, put_into, scatter_into, unreduce, where0,
                                                 zeros_with)
 
-__all__ = ["ENTRIES"]
+__all__ = ["ENTRIES", "COMPOSITE_ENTRIES"]
 
 
 def _column_major(shape: tuple, strides: tuple) -> bool:
@@ -286,4 +286,18 @@ ENTRIES = [
     d("einsum(equation, *operands)", operands=lambda grads, equation, operands: _einsum_backward(
         grads, equation, operands)),
     d("trace(input)", input=lambda grad, input_shape: _trace_backward(grad, input_shape)),
+]
+
+
+def _scaled(grad, factor):
+    """PyTorch's `maybe_multiply`: `grad * conj(factor)`, or `grad` itself for a factor of 1."""
+    return grad if factor == 1 else grad * (factor.conjugate() if isinstance(factor, complex) else factor)
+
+
+# composites PyTorch records as one node, whose node `record.computed` makes where a composite computes the result
+# outside dispatch (NOTE [ One node computed outside dispatch ]); not in TABLE, which holds the dispatched ops'
+COMPOSITE_ENTRIES = [
+    d("addmm(input, mat1, mat2, *, beta=1, alpha=1)", input=lambda grad, beta: _scaled(grad, beta),
+      mat1=lambda grad, mat2, alpha: _scaled(grad.mm(cj(mat2.t())), alpha),
+      mat2=lambda grad, mat1, mat2_geometry, alpha: _scaled(_mm_mat2_backward(grad, mat1, mat2_geometry), alpha)),
 ]

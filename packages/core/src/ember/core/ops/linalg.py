@@ -16,6 +16,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core import dispatch as _dispatch
+from ember.core import storage as _storage
 from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare, node_name
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import aliased_products, blas_threads
@@ -24,7 +25,7 @@ from ember.core.ops import numba_rows
 from ember.core.ops._util import _mismatch
 from ember.core.ops import shape as S
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, wrap, write_out
-from ember.core.ops.arguments import parsed
+from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _sum, vector_norm
 from ember.core.tensor import Tensor
@@ -189,16 +190,37 @@ def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tens
     r = _float_mm(x, weight._np().T, sa, (ws[1], ws[0]), ta, weight._strides[::-1])
     if len(xs) != 2:
         r = r.reshape(*xs[:-1], ws[0])
-    if bias is None:
-        return wrap(r)
-    b = bias._np()
+    return wrap(r) if bias is None else _plus(r, bias)
+
+
+def _plus(r: np.ndarray, input: Tensor) -> Tensor:
+    """The product `r` plus `input` (its shape, or a row broadcast along it) in place, as the add kernel sums."""
+    b = input._np()
     token = ERRSTATE.set(IGNORE_ALL)  # as the add kernel: PyTorch makes inf and nan silently
     try:
-        if numba_rows.row_broadcast("add", r, b, r) is None:
+        if b.ndim != 1 or numba_rows.row_broadcast("add", r, b, r) is None:
             np.add(r, b, out=r)
     finally:
         ERRSTATE.reset(token)
     return wrap(r)
+
+
+def _addmm_direct(input, mat1, mat2) -> Tensor | None:
+    """`input + mat1 @ mat2` computed at once where nothing but autograd would see `addmm`'s ops
+    (`dispatch.untracked`, operands of no `__torch_function__`), recorded as PyTorch's one node (`dispatch.record`):
+    float32/float64 CPU operands of one dtype, an (n, k) by (k, m) product none of whose sizes is 0, an (m,) or
+    (n, m) input; None otherwise."""
+    skip = _dispatch._SKIP
+    if not (_dispatch.untracked and input.__class__ in skip and mat1.__class__ in skip and mat2.__class__ in skip
+            and isinstance(input, Tensor) and isinstance(mat1, Tensor) and isinstance(mat2, Tensor)):
+        return None
+    dt, sa, sb, si = mat1._dtype, mat1._shape, mat2._shape, input._shape
+    if not (dt in _DIRECT and mat2._dtype is dt and input._dtype is dt and len(sa) == 2 and len(sb) == 2
+            and sa[1] == sb[0] and sa[0] and sa[1] and sb[1] and (si == (sb[1],) or si == (sa[0], sb[1]))
+            and (_storage.only_cpu or all(t._storage.device.type == "cpu" for t in (input, mat1, mat2)))):
+        return None
+    r = _float_mm(mat1._np(), mat2._np(), sa, sb, mat1._strides, mat2._strides)
+    return _dispatch.record("addmm", (input, mat1, mat2), _plus(r, input))
 
 
 _bmm = declare("bmm", np.matmul, overlap=0, doc="bmm(a, b) -> Tensor")
@@ -543,6 +565,8 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
 
 
 _REDUCED = (dtypes.bfloat16, dtypes.float16)
+_DIRECT = (dtypes.float32, dtypes.float64)  # the dtypes `_addmm_direct` computes
+_UNIT = (int, float)  # the classes of a `beta` or `alpha` of 1 that `_addmm_direct` takes (not True)
 
 
 def _opmath(fn, *mats) -> tuple:
@@ -627,7 +651,11 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
     for name, m in (("mat1", mat1), ("mat2", mat2)):  # addmm's own wording (mm says "self must be a matrix")
         if isinstance(m, Tensor) and m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if out is None and beta.__class__ in _UNIT and beta == 1 and alpha.__class__ in _UNIT and alpha == 1 and (
+            r := _addmm_direct(input, mat1, mat2)) is not None:
+        return r
     if out is not None:
+        refuse_out_with_grad("addmm", input, mat1, mat2)
         _check_out_dtype(out, mat1)
     try:
         prod = _opmath(_mm, mat1, mat2)

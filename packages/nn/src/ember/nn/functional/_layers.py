@@ -11,6 +11,7 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.autograd.func import is_mapped
+from ember.autograd.record import computed
 from ember.core import dispatch as _dispatch
 from ember.core import storage as _storage
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER, composite, node_name
@@ -25,13 +26,23 @@ _REDUCED = (ea.bfloat16, ea.float16)
 _UNTRACKED = (ea.float32, ea.float64)  # the dtypes `linear_untracked` computes
 
 
-def _untracked(input: Tensor, weight: Tensor, bias: Tensor) -> bool:
-    """Whether nothing would see a `linear`'s ops (no hook, mode or gradient: `dispatch.untracked`), so that
-    `linear_untracked` may compute it (a third of the dispatched ops' time); the caller checked shapes and dtypes."""
-    return _dispatch.untracked and input._dtype in _UNTRACKED and not (
-        (input._requires_grad or weight._requires_grad or bias._requires_grad) and ea.is_grad_enabled()) and (
-        _storage.only_cpu or all(t._storage.device.type == "cpu" for t in (input, weight, bias))) and all(
-        input._shape) and weight._shape[0] > 0
+def _direct(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor | None:
+    """`linear` computed without dispatching its ops, where nothing but autograd would see them (no other hook or mode:
+    `dispatch.untracked`; operands of no `__torch_function__`) and the CPU's float32/float64 kernels compute it: at once
+    (`linear_untracked`, a third of the dispatched ops' time), recorded as PyTorch's one node where an operand
+    requires grad (NOTE [ One node computed outside dispatch ]); None otherwise. The caller checked shapes and
+    dtypes."""
+    skip = _dispatch._SKIP
+    if not (_dispatch.untracked and input._dtype in _UNTRACKED and all(input._shape) and weight._shape[0] > 0
+            and input.__class__ in skip and weight.__class__ in skip and bias.__class__ in skip and (
+                _storage.only_cpu or all(t is None or t._storage.device.type == "cpu" for t in (input, weight, bias)))):
+        return None
+    if not ((input._requires_grad or weight._requires_grad or bias is not None and bias._requires_grad)
+            and ea.is_grad_enabled()):
+        return linear_untracked(input, weight, bias)
+    wt = weight.t()  # TBackward0, as PyTorch's
+    r = linear_untracked(input, weight, bias)
+    return computed("mm", (input, wt), r) if bias is None else computed("addmm", (bias, input, wt), r)
 
 
 def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
@@ -64,18 +75,23 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             and len(ws := weight._shape) == 2 and xs[1] == ws[1] and (dt := weight._dtype) is input._dtype
             and dt not in _REDUCED):  # a matrix by a matrix of its dtype: nothing to refuse, no addmm to mimic
         if bias is None:
-            if _untracked(input, weight, input):
-                return linear_untracked(input, weight, None)
-            return ea.matmul(input, weight.t())
+            r = _direct(input, weight, None)
+            return ea.matmul(input, weight.t()) if r is None else r
         if isinstance(bias, Tensor) and bias._dtype is dt and bias._shape == (ws[0],):
-            if _untracked(input, weight, bias):
-                return linear_untracked(input, weight, bias)
+            r = _direct(input, weight, bias)
+            if r is not None:
+                return r
             return node_name(_addmm_product(input, weight) + bias, "AddBackward0", "AddmmBackward0")
     elif (isinstance(input, Tensor) and isinstance(weight, Tensor) and isinstance(bias, Tensor)
-          and len(input._shape) > 2 and len(ws := weight._shape) == 2 and input._shape[-1] == ws[1]
+          and len(xs := input._shape) > 2 and len(ws := weight._shape) == 2 and xs[-1] == ws[1]
           and (dt := weight._dtype) is input._dtype and bias._dtype is dt and bias._shape == (ws[0],)
-          and input.is_contiguous() and _untracked(input, weight, bias)):
-        return linear_untracked(input, weight, bias)  # PyTorch's flattened addmm (below), computed at once
+          and input.is_contiguous()):
+        # PyTorch's flattened addmm (below): at once, or one AddmmBackward0 between the views
+        if not ((input._requires_grad or weight._requires_grad or bias._requires_grad) and ea.is_grad_enabled()):
+            if (r := _direct(input, weight, bias)) is not None:
+                return r
+        elif (r := _direct(input.reshape(-1, xs[-1]), weight, bias)) is not None:
+            return r.reshape(*xs[:-1], ws[0])
     for position, (name, value) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
         if not isinstance(value, Tensor) and (value is not None or name != "bias"):
             raise TypeError(f"linear(): argument '{name}' (position {position}) must be Tensor, not "
