@@ -366,6 +366,45 @@ def test_compiled_engine_draws_numpys_words_across_twists():
     assert R.default_generator._mt.words == 7404
 
 
+def test_few_words_before_the_kernels_load_are_numpys_engine(monkeypatch):
+    # a few words drawn before any compiled sampler ran come from numpy's engine (`MT19937._numpy_words`), across a
+    # twist too, and the compiled kernels go on from the same state
+    from ember.core import mt19937
+
+    w = _mt_words(77, 624 + 200)
+    real = mt19937._kernels
+    calls = []
+    monkeypatch.setattr(mt19937.MT19937, "_numpy_words", lambda self, n, numpy_words=mt19937.MT19937._numpy_words:
+                        calls.append(n) or numpy_words(self, n))
+    monkeypatch.setattr(mt19937, "_kernels", _unloaded(real))
+    g = mt19937.MT19937(77)
+    g.u32(600), g.u64(5), g.u32(3)  # 600 words: too many, the kernels, loaded from then on
+    assert calls == []
+    monkeypatch.setattr(mt19937, "_kernels", _unloaded(real))
+    g = mt19937.MT19937(77)
+    got = [g.u32(60), g.u64(10), g.u32(64), g.u64(30), g.u32(20)]  # numpy's: 60 + 20 + 64 + 60 + 20 words
+    assert calls == [60, 20, 64, 60, 20] and g.words == 224
+    got.append(g.u32(400))  # 400 words: the kernels, from numpy's state (a twist at word 624)
+    pairs = lambda a: (a[0::2] << np.uint64(32)) | a[1::2]  # noqa: E731
+    want = [w[:60], pairs(w[60:80]), w[80:144], pairs(w[144:204]), w[204:224], w[224:624]]
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    assert calls == [60, 20, 64, 60, 20]
+    np.testing.assert_array_equal(g.u32(200), w[624:824])
+
+
+def _unloaded(load):
+    """A `_kernels` that says nothing is loaded until it is called, as a fresh process's."""
+    loaded = []
+
+    def kernels():
+        loaded.append(True)
+        return load()
+
+    kernels.cache_info = lambda: type("Info", (), {"currsize": len(loaded)})()
+    return kernels
+
+
 def test_rejection_samplers_draw_from_the_engine_across_a_block_boundary():
     # poisson below rate 10 multiplies uniforms until the product falls to exp(-rate): each value takes (value + 1)
     # uniforms, the first here made of the last word of one engine block and the first of the next

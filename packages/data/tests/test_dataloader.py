@@ -185,3 +185,19 @@ def test_iterable_dataset_yielding_more_than_its_len_warns_as_pytorch():
     assert len(loader) == 2
     with pytest.warns(UserWarning, match=r"was reported to be 2\(when accessing len\(dataloader\)\), but 3 samples"):
         assert list(loader) == [0, 1, 2, 3]
+
+
+def test_a_loader_over_numpy_data_loads_no_compiled_kernels():
+    # the iterator's seed is a few words of the generator, drawn through numpy's engine before any compiled sampler
+    # ran (`MT19937._numpy_words`): a fresh process iterating numpy data never imports Numba (seconds of start-up)
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys\nimport numpy as np\nfrom ember.data import DataLoader\n"
+              "batches = list(DataLoader([np.full(2, i, np.float32) for i in range(6)], batch_size=4))\n"
+              "print([b.shape[0] for b in batches], float(batches[1].sum()), 'numba' in sys.modules)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["[4,", "2]", "18.0", "False"]

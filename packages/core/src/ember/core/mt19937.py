@@ -10,7 +10,8 @@ tempered words), so the words come from C; only the seeding goes through numpy's
 seeding is `init_genrand`. PyTorch also keeps one cached normal draw of each precision (Box-Muller makes two
 at a time); they are part of the state, and `get_state()` writes all of it in PyTorch's 5056-byte layout
 (`CPUGeneratorImplState`), so a state saved by either library restores in the other. The engine's twist and
-tempering run in compiled code (NOTE [ The engine in compiled code ]), in the samplers' own kernels.
+tempering run in compiled code (NOTE [ The engine in compiled code ]), in the samplers' own kernels; a few words
+drawn before those are loaded come from numpy's engine (`MT19937._numpy_words`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,16 @@ _HEAD = struct.Struct("<QiiQ")
 _TAIL = struct.Struct("<dddi4xf?3x")
 STATE_BYTES = _HEAD.size + 8 * _N + _TAIL.size  # 5056
 _WORDS_AT = _HEAD.size
+
+
+# at most this many words are drawn through numpy's engine while the compiled kernels are not loaded yet
+_FEW = 64
+
+
+@cache
+def _numpy_engine() -> np.random.MT19937:
+    """numpy's MT19937 bit generator, whose state `MT19937._numpy_words` sets before each draw."""
+    return np.random.MT19937(0)
 
 
 @cache
@@ -69,11 +80,29 @@ class MT19937:
 
     def u32(self, n: int) -> np.ndarray:
         """The next `n` words (uint64 holding 32-bit values)."""
+        if n <= _FEW and not _kernels.cache_info().currsize:
+            return self._numpy_words(n)
         return _kernels().words(*self.spend(n), n)
 
     def u64(self, n: int) -> np.ndarray:
         """The next `n` 64-bit draws, each two words, the first the high half (PyTorch's `random64`)."""
+        if 2 * n <= _FEW and not _kernels.cache_info().currsize:
+            w = self._numpy_words(2 * n)
+            return (w[0::2] << np.uint64(32)) | w[1::2]
         return _kernels().words64(*self.spend(2 * n), n)
+
+    def _numpy_words(self, n: int) -> np.ndarray:
+        """The next `n` words from numpy's MT19937, the same engine in C (its `random_raw`): a few words drawn before
+        any compiled sampler ran (a DataLoader's seed) skip loading the compiled kernels, seconds in a fresh
+        process (Numba's import and first cache load), for about 0.2 ms of state copies."""
+        key, st = self.spend(n)
+        engine = _numpy_engine()
+        engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(st[0])}}
+        w = engine.random_raw(n)
+        after = engine.state["state"]
+        key[:] = after["key"]
+        st[0] = after["pos"]
+        return w
 
     def state_bytes(self) -> bytes:
         pos = int(self.st[0])

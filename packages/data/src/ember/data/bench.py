@@ -69,6 +69,7 @@ def _measure(make: Any, dataset: Dataset, batch_size: int, workers: int, epochs:
         kwargs = {"persistent_workers": True} if workers else {}
         return make(dataset, batch_size=batch_size, num_workers=workers, **kwargs)
 
+    next(iter(make_loader()))  # untimed: each library's one-time costs (imports, kernel loads) before the clock
     result: dict[str, float | None] = {"batches_per_s": _throughput(make_loader, epochs), "receive_ms": None}
     if workers:
         result["receive_ms"] = _receive_ms(make_loader, batches=min(10, len(dataset) // batch_size - 1), pause_s=0.05)
