@@ -452,3 +452,41 @@ def test_sdpa_refuses_query_key_value_of_different_dtypes_first_in_pytorchs_word
         F.scaled_dot_product_attention(q, q[..., :2].double(), q, attn_mask=torch.ones(3, 3, dtype=torch.int64))
     with pytest.raises(RuntimeError, match=r"key.dtype: c10::Half and value.dtype: c10::Half instead"):
         F.scaled_dot_product_attention(q, q.half(), q.half())
+
+
+def test_causal_mask_is_reused_while_nothing_watches_and_gives_the_same_bits():
+    from ember.core import dispatch
+    from ember.nn.functional import _attention
+
+    _attention._CAUSAL.clear()
+    q = torch.randn(2, 3, 5, 4, requires_grad=True)
+    k, v = torch.randn(2, 3, 7, 4), torch.randn(2, 3, 7, 4)
+    seen = []
+
+    def hook(op, args, kwargs, call_next):
+        seen.append(op.name)
+        return call_next(op, args, kwargs)
+
+    outs, grads = [], []
+    for watched in (False, False, True):
+        if watched:
+            dispatch.register_dispatch_hook(hook)
+        try:
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            (g,) = torch.autograd.grad(out.pow(2).sum(), q)
+        finally:
+            if watched:
+                dispatch.remove_dispatch_hook(hook)
+        outs.append(out.detach().numpy())
+        grads.append(g.numpy())
+    assert list(_attention._CAUSAL) == [(5, 7, torch.float32, q.device)]
+    mask = _attention._CAUSAL[(5, 7, torch.float32, q.device)]
+    assert not mask.requires_grad and mask._version == 0
+    np.testing.assert_array_equal(mask.numpy(), np.where(np.tril(np.ones((5, 7), bool)), 0.0, -np.inf))
+    assert "tril" in seen  # watched: the mask is made by its ops, as PyTorch's math path
+    for o, g in zip(outs[1:], grads[1:]):
+        assert np.array_equal(o, outs[0]) and np.array_equal(g, grads[0])
+    for n in range(9):  # at most eight sizes kept
+        kv = torch.randn(1, 1, 3 + n, 4)
+        F.scaled_dot_product_attention(torch.randn(1, 1, 2, 4), kv, kv, is_causal=True)
+    assert len(_attention._CAUSAL) <= 8

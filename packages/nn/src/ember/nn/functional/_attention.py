@@ -7,6 +7,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core import dispatch as _dispatch
 from ember.core.dispatch import composite, node_name
 from ember.core.ops._util import _CPP_TYPE_NAMES
 
@@ -21,6 +22,27 @@ def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
         return mask
     neg_inf = ea.full(tuple(mask.shape), float("-inf"), dtype=dtype, device=mask.device)
     return ea.where(mask, ea.zeros_like(neg_inf), neg_inf)
+
+
+_CAUSAL: dict = {}  # (L, S, dtype, device) -> the additive causal mask, for the few sizes a model uses
+_CAUSAL_CACHED = 1 << 20  # elements: larger masks are made per call
+
+
+def _causal_mask(L: int, S: int, dtype, device) -> Tensor:
+    """The additive mask of `is_causal` (0 on and below the diagonal, -inf above), as PyTorch's math path makes it
+    (`ones(L, S).tril()`, then a bool mask's additive form). While nothing watches its ops (`dispatch.untracked`:
+    no capture, mode or hook) a mask of up to `_CAUSAL_CACHED` elements is kept and reused, five ops per call saved;
+    it never requires grad and nothing writes it."""
+    if not (_dispatch.untracked and L * S <= _CAUSAL_CACHED):
+        return _additive_mask(ea.ones(L, S, dtype=ea.bool, device=device).tril(), dtype)
+    key = (L, S, dtype, device)
+    mask = _CAUSAL.get(key)
+    if mask is None:
+        if len(_CAUSAL) >= 8:
+            _CAUSAL.clear()
+        with ea.no_grad():
+            mask = _CAUSAL[key] = _additive_mask(ea.ones(L, S, dtype=ea.bool, device=device).tril(), dtype)
+    return mask
 
 
 def _canonical_mask(mask: Tensor | None, mask_name: str, other: Tensor | None, other_name: str,
@@ -70,7 +92,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = ea.matmul(query, key.transpose(-2, -1)) * scale_factor
     if is_causal:
-        causal = _additive_mask(ea.ones(L, S, dtype=ea.bool, device=query.device).tril(), scores.dtype)
+        causal = _causal_mask(L, S, scores.dtype, query.device)
         if attn_mask is None:
             scores, safe = scores + causal, False
         elif query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0:
