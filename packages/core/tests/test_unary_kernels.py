@@ -28,7 +28,7 @@ def _loop(name: str, x: np.ndarray) -> np.ndarray:
     serial, _ = unary_kernels._loops(name)
     c = np.ascontiguousarray(x)
     r = np.empty_like(c)
-    serial(c, r)
+    serial(c.ravel(), r.ravel())
     return r
 
 
@@ -53,6 +53,32 @@ def test_eager_op_is_the_shared_loop_in_every_layout(name, dtype):
                                                                else ec.float64))
         np.testing.assert_array_equal(_bits(got.numpy()), _bits(ref))
     assert op(ec.tensor(base[:0])).shape == (0, 10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_ndim_and_layout_runs_the_one_loop_compiled_for_its_dtype(dtype):
+    """NOTE [ One compile per dtype ]: after a 1-D call, other ndims, layouts, `out=` and in place compile nothing
+    more, and each gives the 1-D call's bits, within 1 ulp of float64 numpy."""
+    serial, parallel = unary_kernels._loops("sin")
+    flat = _input("sin", 120, dtype)
+    want = ec.sin(ec.tensor(flat)).numpy()
+    ulp = np.spacing(np.abs(want)).astype(np.float64)
+    assert (np.abs(want - np.sin(flat.astype(np.float64))) <= ulp).all()
+    compiled = {"serial": set(serial.signatures), "parallel": set(parallel.signatures)}
+    assert all(a.ndim == 1 for sig in compiled["serial"] for a in sig)
+    for shape in [(120,), (12, 10), (2, 6, 10), (2, 3, 2, 10)]:
+        x, ref = flat.reshape(shape), want.reshape(shape)
+        for view, expect in ((x, ref), (x.T, ref.T), (x[..., ::2], ref[..., ::2])):
+            got = ec.sin(ec.tensor(view)).numpy()
+            np.testing.assert_array_equal(_bits(got), _bits(expect))
+        out = ec.empty(*shape, dtype=ec.float32 if dtype == np.float32 else ec.float64)
+        ec.sin(ec.tensor(x), out=out)
+        t = ec.tensor(x)
+        t.sin_()
+        np.testing.assert_array_equal(_bits(out.numpy()), _bits(ref))
+        np.testing.assert_array_equal(_bits(t.numpy()), _bits(ref))
+    np.testing.assert_array_equal(_bits(ec.sin(ec.tensor(flat[:1]).reshape(())).numpy()), _bits(want[0]))
+    assert {"serial": set(serial.signatures), "parallel": set(parallel.signatures)} == compiled
 
 
 @pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "sin", "log", "atan"])

@@ -2,11 +2,12 @@
 `ember.core.ops.vector_math.SCALAR`, the ones ember.jit's fused kernels inline, so eager and fused give the
 same bits (NOTE [ Eager and fused transcendentals share one implementation ]).
 
-Each op gets two Numba loops over C-contiguous arrays (compiled per dtype and ndim on first use, cached on
-disk): a serial one, which LLVM vectorizes for the float32 forms and float64 exp, tanh, sigmoid and silu,
-and a `prange` one from `PARALLEL_MIN` elements (each element is computed alone, so the bits do not depend
-on the thread count). Any layout: an
-F-order array runs as its transpose, any other view is copied row-major first (numpy's result layout).
+Each op gets two Numba loops over 1-D C-contiguous arrays (compiled once per dtype on first use, cached on
+disk; an array of any ndim runs as its flat view, NOTE [ One compile per dtype ]): a serial one, which LLVM
+vectorizes for the float32 forms and float64 exp, tanh, sigmoid and silu, and a `prange` one from
+`PARALLEL_MIN` elements (each element is computed alone, so the bits do not depend on the thread count). Any
+layout: an F-order array runs as its transpose, any other view is copied row-major first (numpy's result
+layout).
 """
 
 from __future__ import annotations
@@ -22,15 +23,22 @@ NAMES = ("exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "
 # as ember.jit's `config.fuse_parallel_min`: below it a thread pool's start-up costs more than it saves (2 cores)
 PARALLEL_MIN = 1 << 20
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
-# name -> dtype -> ndim -> the serial loop's compiled entry for writable C-contiguous arrays: a small tensor's
+# name -> dtype -> the serial loop's compiled entry for writable 1-D C-contiguous arrays: a small tensor's
 # call skips the dispatcher's typing of its arguments (NOTE [ The cost of a small call ] in `quick`)
 _ENTRY: dict = {}
 
 
 @cache
 def _loops(name: str) -> tuple:
-    """(serial, parallel) Numba loops `o = f(x)` elementwise over C-contiguous arrays of one dtype and shape (any
-    ndim, flattened inside: no Python-side reshape), `f` the op's float32 or float64 function."""
+    """(serial, parallel) Numba loops `o = f(x)` elementwise over 1-D C-contiguous arrays of one dtype and size,
+    `f` the op's float32 or float64 function.
+
+    NOTE [ One compile per dtype ]
+    Numba compiles a function once per argument type, and an array's ndim is part of its type: loops taking
+    the arrays as they come compiled every transcendental again for each ndim a program used (0.3-0.7 s of CPU
+    each, on top of the first's 0.6-1.0 s). They take the flat views of C-contiguous operands (`ravel()`, no
+    copy) instead, so a dtype compiles once whatever the shapes; the same loop over the same values in the same
+    order, so the same bits."""
     import numba
 
     from ember.core.ops.vector_math import GENERIC
@@ -41,15 +49,13 @@ def _loops(name: str) -> tuple:
 
     @numba.njit(**opts)
     def serial(x, o):
-        xf, of = x.reshape(-1), o.reshape(-1)
-        for i in range(xf.shape[0]):
-            of[i] = f(xf[i])
+        for i in range(x.shape[0]):
+            o[i] = f(x[i])
 
     @numba.njit(**opts, parallel=True)
     def parallel(x, o):
-        xf, of = x.reshape(-1), o.reshape(-1)
-        for i in numba.prange(xf.shape[0]):
-            of[i] = f(xf[i])
+        for i in numba.prange(x.shape[0]):
+            o[i] = f(x[i])
 
     return serial, parallel
 
@@ -71,23 +77,22 @@ def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -
         if out is None:
             r = np.empty(x.shape, dt)
             if kernel is serial and x.flags.writeable:
-                kernel(x, r)
-                _ENTRY.setdefault(name, {}).setdefault(dt, {})[x.ndim] = _entry(kernel, x, r)
+                xf, rf = x.ravel(), r.ravel()
+                kernel(xf, rf)
+                _ENTRY.setdefault(name, {})[dt] = _entry(kernel, xf, rf)
                 return r
         elif out.flags.c_contiguous:
-            kernel(x, out)
+            kernel(x.ravel(), out.ravel())
             return out
         else:
             r = np.empty(x.shape, dt)
-        kernel(x, r)
+        kernel(x.ravel(), r.ravel())
     else:
         if not x.flags.f_contiguous:
             x = np.ascontiguousarray(x)  # a view with gaps: copied row-major, as numpy lays out its result
         r = np.empty_like(x)  # x's order
-        if x.flags.c_contiguous:
-            kernel(x, r)
-        else:  # an F-order pair runs as its C-order transposes
-            kernel(x.T, r.T)
+        xc, rc = (x, r) if x.flags.c_contiguous else (x.T, r.T)  # an F-order pair runs as its C-order transposes
+        kernel(xc.ravel(), rc.ravel())
     if out is None:
         return r
     np.copyto(out, r)
@@ -96,27 +101,27 @@ def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -
 
 def quick(name: str):
     """`run(x)`: op `name` of `x` into a new array through the serial loop's compiled entry, or None where that
-    does not apply (an input of another dtype, ndim or layout, or the first call with it: `unary` finds the entry).
+    does not apply (an input of another dtype or layout, or the first call with it: `unary` finds the entry).
 
     NOTE [ The cost of a small call ]
     On a 10x10 tensor numpy's ufunc call takes about 0.9 us, a Numba dispatcher's call 0.6 us before the
     result's allocation (0.5 us). A fresh row-major result of a writable row-major input below `PARALLEL_MIN`
-    calls the serial loop's compiled entry directly (0.4 us), found by the input's dtype and ndim, which fix
-    the argument types it was compiled for; and the elementwise kernel calls `run` before it switches numpy's
-    floating-point warnings off (0.3 us), which these loops never raise."""
+    calls the serial loop's compiled entry directly (0.4 us) on the flat views of both (NOTE [ One compile per
+    dtype ]), found by the input's dtype, which fixes the argument types it was compiled for; and the
+    elementwise kernel calls `run` before it switches numpy's floating-point warnings off (0.3 us), which these
+    loops never raise."""
     fast = _ENTRY.setdefault(name, {})
     empty = np.empty
 
     def run(x):
-        by_ndim = fast.get(x.dtype)
-        entry = None if by_ndim is None else by_ndim.get(x.ndim)
+        entry = fast.get(x.dtype)
         if entry is None:
             return None
         fl = x.flags
         if not (fl.c_contiguous and fl.writeable and x.size < PARALLEL_MIN):
             return None
         r = empty(x.shape, x.dtype)
-        entry(x, r)
+        entry(x.ravel(), r.ravel())
         return r
 
     return run
