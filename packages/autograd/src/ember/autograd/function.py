@@ -277,7 +277,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output):
     """Under an open forward-AD level, the outputs of a Function defining only `jvp` (no backward) as duals whose
     tangents its `jvp` computes from the inputs' tangents; None where the tape's emulation applies instead."""
-    from ember.autograd import forward_ad
+    from ember.autograd import forward_ad, record
 
     if (forward_ad._current_level < 0 or cls.jvp is Function.jvp or cls.backward is not Function.backward
             or cls.vjp is not Function.vjp):
@@ -288,12 +288,12 @@ def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output):
         return None
     tangents = [a.detach().new_zeros(tuple(a.shape)) if t is None and isinstance(a, Tensor) else t
                 for a, t in zip(args, tangents)]
-    prev = _state.enabled
-    _state.enabled = False
+    prev, level = _state.enabled, record._level
+    _state.enabled, record._level = False, -1  # PyTorch runs `jvp` with grad and forward grad off
     try:
         res = cls.jvp(ctx, *tangents)
     finally:
-        _state.enabled = prev
+        _state.enabled, record._level = prev, level
     single = not isinstance(output, tuple)
     outs, res = ([output], [res]) if single else (list(output), list(res if isinstance(res, tuple) else (res,)))
     if len(res) != len(outs):
