@@ -20,7 +20,7 @@ import numpy as np
 
 from ember.core import overrides as _overrides
 from ember.core.dispatch import Op
-from ember.core.ops.arguments import INT_ARGS, bool_for_int
+from ember.core.ops.arguments import INT_ARGS, NUMPY_REDUCTIONS, bool_for_int, method_out_error
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
 
@@ -29,10 +29,11 @@ __all__ = ["method", "inplace", "attach", "numpy_aliases", "operator"]
 _NDARRAY = np.ndarray
 
 
-def numpy_aliases(fn: Callable, name: str | None = None) -> Callable:
+def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = False) -> Callable:
     """`fn` also accepting numpy's `axis=`/`keepdims=` for `dim=`/`keepdim=`, as PyTorch does, and refusing a bool
     for an int argument of the method `name` as PyTorch's parser (`arguments.INT_ARGS`); `fn` itself when it has
-    neither to do."""
+    neither to do. `as_method`: the method form of a reduction numpy calls with its keywords (`np.sum(t)` calls
+    `t.sum(axis=None, dtype=None, out=None)`), whose `out=` PyTorch's method refuses (`arguments.NUMPY_REDUCTIONS`)."""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
@@ -51,6 +52,8 @@ def numpy_aliases(fn: Callable, name: str | None = None) -> Callable:
         if args and args[0].__class__ is not Tensor and args[0].__class__ not in _SKIP and has_torch_function(args):
             return handle_torch_function(aliased, _relevant(args, kwargs), *args, **kwargs)
         if kwargs:
+            if as_method and "out" in kwargs:
+                raise method_out_error(op, kwargs)
             if "axis" in kwargs:
                 kwargs["dim"] = kwargs.pop("axis")
             if "keepdims" in kwargs:
@@ -101,10 +104,12 @@ def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[s
     """Decorator: make the public function `fn(input, ...)` also the method `Tensor.<name>`
     (accepting numpy's `axis=`/`keepdims=` spellings where it takes `dim`/`keepdim`)."""
     def deco(f):
-        f = numpy_aliases(f, name or f.__name__)
-        for n in (name or f.__name__, *also):
-            attach(n, f)
-        return f
+        first = name or f.__name__
+        g = numpy_aliases(f, first)
+        m = numpy_aliases(f, first, as_method=True) if first in NUMPY_REDUCTIONS else g
+        for n in (first, *also):
+            attach(n, m)
+        return g
     return deco(fn) if fn is not None else deco
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.tensor import Tensor
 
-__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int"]
+__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error"]
 
 _INTS = (int, np.integer, Tensor)  # a 0-d tensor is an int to PyTorch's parser; the function checks it further
 
@@ -147,6 +147,28 @@ def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs
         return TypeError(f"{op}() received an invalid combination of arguments - got ({got}{', ' if kwargs else ''}"
                          "), but expected one of:")
     return _error(op, name, kind, v, i)
+
+
+# the methods numpy's reductions call with its keywords (`np.sum(t)`: `t.sum(axis=None, dtype=None, out=None)`), which
+# PyTorch's methods refuse: they take no `out=` (their function forms do)
+NUMPY_REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "std", "var", "any", "all"})
+
+
+def method_out_error(op: str, kwargs: dict) -> TypeError:
+    """PyTorch's TypeError for the method `op` of `NUMPY_REDUCTIONS` given `out=` (numpy's reductions pass it): an
+    unexpected `axis` where numpy gave one (sum, mean; max, min, prod for a number), `dim` None where max, min, prod
+    take an int, else the overloads matched none (the keywords as PyTorch's parser lists them, `axis` last)."""
+    axis = kwargs.get("axis", 0)
+    if "axis" in kwargs and (op in ("sum", "mean") or op in ("max", "min", "prod") and kwargs.keys() <= {
+            "axis", "dtype", "out"}):
+        if op in ("sum", "mean") or axis is not None:
+            return TypeError(f"{op}() got an unexpected keyword argument 'axis'")
+        return TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
+    got = [f"{k}={_type_name(v)}" for k, v in sorted(kwargs.items()) if k != "axis"]
+    if "axis" in kwargs:
+        got.append(f"axis={_type_name(axis)}")
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}, ), but expected "
+                     "one of:")
 
 
 def refuse_out_with_grad(kernel: str, *inputs) -> None:
