@@ -28,6 +28,7 @@ import weakref
 
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
 from ember.core.dispatch import node_name
+from ember.core.ops import tensor_utils
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
@@ -321,6 +322,29 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
                            "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning "
                            "the output of the custom Function.")
 
+
+
+def _restride_in_graph(self: Tensor, view: Tensor, op: str) -> None:
+    """An in-place view op (`t_`, `unsqueeze_`, `as_strided_` ...) of a tensor that requires grad, as PyTorch's: its
+    in-place checks with grad mode on, then `self` takes the recorded view's node, renamed as PyTorch's in-place view
+    nodes (`TBackward1`, `SqueezeBackward3`), and, for a view, its place in the view family (the op ends its chain)."""
+    if not _state.enabled:  # PyTorch's no_grad: the geometry changes, the history stays
+        return
+    check_inplace(self)
+    fn = view._grad_fn
+    if fn is not None:
+        made = type(fn).__name__
+        stem, _, k = made.rpartition("Backward")
+        node_name(view, made, f"{stem}Backward{int(k) + (3 if stem == 'Squeeze' else 1)}")
+    self._grad_fn, self._requires_grad = view._grad_fn, view._requires_grad
+    m = self._ag
+    if m is not None and m.base is not None:
+        self._ag = view._ag
+    elif m is not None:
+        m.output_nr = 0
+
+
+tensor_utils.restride_in_graph = _restride_in_graph
 
 # the nodes of PyTorch's functions returning several views, whose outputs it refuses to modify in place
 _MULTI_VIEW_NODES = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes",
