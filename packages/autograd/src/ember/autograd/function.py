@@ -325,12 +325,13 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
         if not isinstance(o, Tensor):
             ctx._out_meta.append(None)
             continue
+        nd = id(o) in non_diff  # before an input returned as-is becomes a new tensor
         if id(o) in dirty:
             check_inplace(o, dirtied=True)
         elif id(o) in inputs:
             o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
         ctx._out_meta.append((o._shape, o._dtype, o.device))
-        if id(o) in non_diff or not (o._dtype.is_floating_point or o._dtype.is_complex):
+        if nd or not (o._dtype.is_floating_point or o._dtype.is_complex):
             continue
         o._grad_fn = ctx
         o._requires_grad = True
