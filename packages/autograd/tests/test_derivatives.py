@@ -404,6 +404,9 @@ SAMPLES.update({
                         (op("_euclidean_dist"), (make((2, 3, 2)), make((2, 2, 2), rng=np.random.default_rng(8))))],
     "cholesky_inverse": [(lambda f, up=up: op("cholesky_inverse")(f.triu() if up else f.tril(), up), (_spd_base(),))
                          for up in (False, True)],
+    "_weight_norm_interface": [(lambda v, g: op("_weight_norm_interface")(v, g, 0)[0], (make((3, 2)), make((3, 1)))),
+                               (lambda v, g: op("_weight_norm_interface")(v, g, 2)[0],
+                                (make((2, 3, 4)), make((1, 1, 4), rng=np.random.default_rng(9))))],
 })
 
 # sampling, CTC and pooling kernels of the functional layer (grids inside [-1, 1) keep taps off the pixel edges)

@@ -230,3 +230,62 @@ def test_a_wider_real_tangent_keeps_its_dtype_as_pytorchs():
         h = fwAD.make_dual(torch.ones(2), torch.ones(2, dtype=torch.float16))
         assert fwAD.unpack_dual(h).tangent.dtype is torch.float16
         assert fwAD.unpack_dual(h.exp()).tangent.dtype is torch.float32
+
+
+def _tangents_of_ops(mode):
+    """The tangents of a few ops on a dual (x = linspace, t = arange), the ops run inside `mode`."""
+    x = from_numpy(np.linspace(-1.0, 1.0, 6).reshape(2, 3))
+    w = from_numpy(np.ones((4, 3))).requires_grad_()
+    with fwAD.dual_level():
+        with mode():
+            d = fwAD.make_dual(x, from_numpy(np.arange(6.0).reshape(2, 3)))
+            c = d.clone()
+            c.mul_(3)
+            e = torch.zeros(2, 3)
+            e.add_(d)
+            f = torch.zeros(2, 3)
+            f[0].add_(d[0])
+            outs = {"dual": d, "mul": d * 2, "exp": d.exp(), "view": d.view(3, 2), "t": d.t(), "mul_": c,
+                    "add_ into a plain tensor": e, "add_ into a view": f, "mm": d @ w.t()}
+            tangents = {k: fwAD.unpack_dual(y).tangent for k, y in outs.items()}
+            plain = w * 2  # no tangent: recorded neither by forward AD nor (no_grad) by reverse mode
+            assert fwAD.unpack_dual(plain).tangent is None and plain.requires_grad is (mode is torch.enable_grad)
+    return tangents
+
+
+def test_tangents_flow_under_no_grad_as_pytorchs():
+    # PyTorch's forward AD does not depend on grad mode; its no_grad tangents do not require grad
+    x, t = np.linspace(-1.0, 1.0, 6).reshape(2, 3), np.arange(6.0).reshape(2, 3)
+    want = {"dual": t, "mul": 2 * t, "exp": np.exp(x) * t, "view": t.reshape(3, 2), "t": t.T, "mul_": 3 * t,
+            "add_ into a plain tensor": t, "add_ into a view": np.vstack([t[0], np.zeros(3)]),
+            "mm": t @ np.ones((3, 4))}
+    got = _tangents_of_ops(torch.no_grad)
+    assert set(got) == set(want)
+    for k, v in want.items():
+        np.testing.assert_allclose(got[k].detach().numpy(), v, err_msg=k)
+    assert not got["mm"].requires_grad
+    for k, v in _tangents_of_ops(torch.enable_grad).items():
+        np.testing.assert_allclose(v.detach().numpy(), want[k], err_msg=k)
+
+
+def test_inference_mode_drops_tangents_as_pytorchs():
+    assert all(t is None for t in _tangents_of_ops(torch.inference_mode).values())
+
+
+def test_an_open_level_turns_off_the_untracked_shortcut_only_while_open():
+    # a composite computing without dispatching (`dispatch.untracked`) would drop a dual's tangent
+    from ember.core import dispatch
+
+    assert dispatch.untracked
+    with fwAD.dual_level():
+        assert not dispatch.untracked
+    assert dispatch.untracked
+
+
+def test_a_tensor_of_an_earlier_level_carries_no_tangent_in_a_later_one():
+    x = from_numpy(np.ones(2))
+    with fwAD.dual_level():
+        y = fwAD.make_dual(x, from_numpy(np.ones(2))) * 2
+    with fwAD.dual_level(), torch.no_grad():
+        z = y.detach() * 3
+        assert fwAD.unpack_dual(y * 3).tangent is None and fwAD.unpack_dual(z).tangent is None

@@ -463,3 +463,22 @@ def test_backward_returning_a_non_tensor_and_unreturned_dirty_inputs_in_pytorchs
                                            "as output. The inputs that are modified inplace must all be outputs of "
                                            "the Function.$"):
         DirtyNotOutput.apply(E.ones(2))
+
+
+def test_an_input_returned_as_is_and_marked_non_differentiable_requires_no_grad():
+    class _Pass(Function):  # PyTorch: y is a new tensor without grad_fn; its backward slot gets zeros
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.mark_non_differentiable(y)
+            return x, y
+
+        @staticmethod
+        def backward(ctx, gx, gy):
+            assert gy.tolist() == [0.0, 0.0]
+            return gx, None
+
+    a, b = E.ones(2, requires_grad=True), E.ones(2, requires_grad=True)
+    x, y = _Pass.apply(a, b)
+    assert x.requires_grad and not y.requires_grad and y is not b and y.grad_fn is None
+    x.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad is None

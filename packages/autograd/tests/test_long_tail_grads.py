@@ -60,8 +60,46 @@ def test_sum_to_size_gradient_expands_back():
 
 
 def test_in_place_view_op_on_a_leaf_that_requires_grad_raises():
-    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place"):
         E.zeros(2, 3, requires_grad=True).t_()
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used in an in-pl"):
+        E.zeros(6, requires_grad=True).reshape(2, 3).t_()
+    w = E.zeros(2, 3, requires_grad=True)
+    with E.no_grad():  # PyTorch's no_grad: the leaf changes its geometry in place
+        assert w.t_().shape == (3, 2) and w.grad_fn is None and w.requires_grad
+
+
+W = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+@pytest.mark.parametrize("op, node, weight, grad", [  # PyTorch 2.13's nodes and gradients of x = arange(6)
+    (lambda y: y.reshape(2, 3).t_(), "TBackward1", E.tensor(W).t(), [1, 2, 3, 4, 5, 6]),
+    (lambda y: y.t_(), "TBackward1", E.arange(6.0), [0, 1, 2, 3, 4, 5]),
+    (lambda y: y.reshape(2, 3).transpose_(0, 1), "TransposeBackward1", E.tensor(W).t(), [1, 2, 3, 4, 5, 6]),
+    (lambda y: y.reshape(2, 3).swapdims_(0, 1), "TransposeBackward1", E.tensor(W).t(), [1, 2, 3, 4, 5, 6]),
+    (lambda y: y.unsqueeze_(0), "UnsqueezeBackward1", E.arange(6.0).unsqueeze(0), [0, 1, 2, 3, 4, 5]),
+    (lambda y: y.reshape(1, 6).squeeze_(), "SqueezeBackward3", E.arange(6.0), [0, 1, 2, 3, 4, 5]),
+    (lambda y: y.reshape(1, 6).squeeze_(0), "SqueezeBackward4", E.arange(6.0), [0, 1, 2, 3, 4, 5]),
+    (lambda y: y.reshape(1, 6, 1).squeeze_((0, 2)), "SqueezeBackward5", E.arange(6.0), [0, 1, 2, 3, 4, 5]),
+    (lambda y: y.as_strided_((2, 2), (1, 2)), "AsStridedBackward1", E.tensor([[1.0, 2.0], [3.0, 4.0]]),
+     [1, 3, 2, 4, 0, 0]),
+])
+def test_in_place_view_ops_in_the_graph_re_record_as_pytorchs(op, node, weight, grad):
+    x = E.arange(6.0, requires_grad=True)
+    y = x.clone()
+    r = op(y)
+    assert type(r.grad_fn).__name__ == node and r._version == 1 and tuple(r.shape) == tuple(weight.shape)
+    (r * weight).sum().backward()
+    assert x.grad.tolist() == grad
+
+
+def test_an_in_place_view_op_of_a_view_extends_its_view_chain():
+    x = E.arange(6.0, requires_grad=True)
+    v = x.clone().reshape(2, 3)[0:2].t_()  # as PyTorch: TBackward1 over the slice's node
+    assert type(v.grad_fn).__name__ == "TBackward1"
+    assert type(v.grad_fn.next_functions[0][0]).__name__ == "SliceBackward0"
+    (v * E.tensor(W).t()).sum().backward()
+    assert x.grad.tolist() == [1, 2, 3, 4, 5, 6]
 
 
 def _rand(*shape, seed=0):

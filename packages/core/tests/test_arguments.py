@@ -74,3 +74,45 @@ def test_parsed_refuses_a_kind_or_name_it_does_not_know():
         parsed("f", b="int")(lambda a: a)
     with pytest.raises(ValueError, match="unknown argument kind 'complex'"):
         parsed("f", a="complex")(lambda a: a)
+
+
+t = E.ones(3, 2)
+_INVALID = "received an invalid combination of arguments - got "
+
+
+@pytest.mark.parametrize("call, message", [  # PyTorch 2.13's words (its parser takes no bool for an int)
+    (lambda: t.unsqueeze(True), "unsqueeze(): argument 'dim' (position 1) must be int, not bool"),
+    (lambda: t.unsqueeze(dim=True), "unsqueeze(): argument 'dim' must be int, not bool"),
+    (lambda: t.kthvalue(True), "kthvalue(): argument 'k' (position 1) must be int, not bool"),
+    (lambda: t.kthvalue(1, True), "kthvalue(): argument 'dim' (position 2) must be int, not bool"),
+    (lambda: t.flatten(True), "flatten(): argument 'start_dim' (position 1) must be int, not bool"),
+    (lambda: t.roll(True), "roll(): argument 'shifts' (position 1) must be tuple of ints, not bool"),
+    (lambda: t.roll(1, [True]), "roll(): argument 'dims' (position 2) must be tuple of ints, but found element of "
+                                "type bool at pos 0"),
+    (lambda: t.chunk(True), "chunk(): argument 'chunks' (position 1) must be int, not bool"),
+    (lambda: t.chunk(2, dim=True), "chunk(): argument 'dim' must be int, not bool"),
+    (lambda: t.topk(True), "topk(): argument 'k' (position 1) must be int, not bool"),
+    (lambda: E.topk(t, k=True), "topk(): argument 'k' must be int, not bool"),
+    (lambda: t.select(0, True), "select(): argument 'index' (position 2) must be int, not bool"),
+    (lambda: t.softmax(True), "softmax(): argument 'dim' (position 1) must be int, not bool"),
+    (lambda: t.logsumexp([True]), "logsumexp(): argument 'dim' (position 1) must be tuple of ints, but found element "
+                                  "of type bool at pos 0"),
+    (lambda: t.sum(True), f"sum() {_INVALID}(bool), but expected one of:"),
+    (lambda: t.sum(dim=True), f"sum() {_INVALID}(dim=bool, ), but expected one of:"),
+    (lambda: t.sum([True]), f"sum() {_INVALID}(list), but expected one of:"),
+    (lambda: t.narrow(0, True, 1), f"narrow() {_INVALID}(int, bool, int), but expected one of:"),
+    (lambda: t.repeat_interleave(True), f"repeat_interleave() {_INVALID}(bool), but expected one of:"),
+    (lambda: t.repeat_interleave(2, True), f"repeat_interleave() {_INVALID}(int, bool), but expected one of:"),
+    (lambda: t.split(True), f"split() {_INVALID}(Tensor, bool, int), but expected one of:"),
+    (lambda: t.split(1, True), f"split() {_INVALID}(Tensor, int, bool), but expected one of:"),
+])
+def test_a_bool_for_an_int_argument_is_pytorchs_type_error(call, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        call()
+
+
+def test_bools_where_pytorch_takes_them_and_ints_unchanged():
+    assert t.sum(0, True).shape == (1, 2) and t.max(0, True).values.shape == (1, 2)  # keepdim is a bool
+    assert t.topk(1, 0, True, True).values.shape == (1, 2) and t.sort(0, True).values.shape == (3, 2)
+    assert t.unsqueeze(E.tensor(1)).shape == (3, 1, 2) and t.unsqueeze(np.int64(-1)).shape == (3, 2, 1)
+    assert [p.shape for p in t.split([1, 2], 0)] == [(1, 2), (2, 2)] and t.roll([1], [0]).shape == (3, 2)

@@ -2,6 +2,8 @@
 operators (numpy computes `t * a` and wraps the result back: float64 for a float64 array), numpy's ufuncs of a
 tensor give tensors (booleans as uint8), and a numpy integer is a size or a dim wherever an int is."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,42 @@ def test_not_equal_to_an_array_is_pythons_identity_answer():
     assert (t != a) is True and (a != t) is True
     assert (t == a).tolist() == [True, False] and (a == t).tolist() == [True, False]
     assert (t != np.float64(1.0)).tolist() == [False, True]
+
+
+_COMBINATION = "received an invalid combination of arguments - got "
+
+
+@pytest.mark.parametrize("call, message", [  # PyTorch 2.13's words: its methods take no `out=`, numpy passes one
+    (lambda t: np.sum(t), "sum() got an unexpected keyword argument 'axis'"),
+    (lambda t: np.sum(t, axis=0, keepdims=True), "sum() got an unexpected keyword argument 'axis'"),
+    (lambda t: np.mean(t), "mean() got an unexpected keyword argument 'axis'"),
+    (lambda t: np.max(t), "max(): argument 'dim' must be int, not NoneType"),
+    (lambda t: np.amin(t), "min(): argument 'dim' must be int, not NoneType"),
+    (lambda t: np.prod(t, axis=0), "prod() got an unexpected keyword argument 'axis'"),
+    (lambda t: np.max(t, keepdims=True), f"max() {_COMBINATION}(keepdims=bool, out=NoneType, axis=NoneType, )"),
+    (lambda t: np.std(t), f"std() {_COMBINATION}(ddof=int, dtype=NoneType, out=NoneType, axis=NoneType, )"),
+    (lambda t: np.var(t, axis=0), f"var() {_COMBINATION}(ddof=int, dtype=NoneType, out=NoneType, axis=int, )"),
+    (lambda t: np.any(t), f"any() {_COMBINATION}(out=NoneType, axis=NoneType, )"),
+    (lambda t: np.all(t), f"all() {_COMBINATION}(out=NoneType, axis=NoneType, )"),
+    (lambda t: t.sum(out=None), f"sum() {_COMBINATION}(out=NoneType, )"),
+])
+def test_numpys_reductions_of_a_tensor_are_pytorchs_type_errors(call, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        call(E.ones(2, 2))
+
+
+def test_the_function_forms_take_numpys_keywords():
+    t, o = E.ones(2, 2), E.empty(2)
+    assert E.sum(t, axis=0, out=o) is o and o.tolist() == [2.0, 2.0]
+    assert t.sum(axis=0, dtype=E.float64).tolist() == [2.0, 2.0] and t.max(axis=0).values.tolist() == [1.0, 1.0]
+
+
+def test_a_numpy_alpha_is_checked_as_pytorchs():
+    i = E.ones(2, dtype=E.int64)
+    for alpha in (np.bool_(True), np.float64(1.0)):
+        for op in (E.add, E.sub):
+            with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating "
+                                                   "point number."):
+                op(i, i, alpha=alpha)
+    assert E.add(i, i, alpha=np.int64(2)).tolist() == [3, 3]
+    assert E.add(E.ones(2), E.ones(2), alpha=np.bool_(True)).tolist() == [2.0, 2.0]

@@ -287,6 +287,22 @@ def test_a_step_replaced_after_the_scheduler_attached_warns_pytorchs_words():
         sched.step()
 
 
+def test_a_step_function_put_on_the_optimizer_is_pytorchs_attribute_error():
+    # PyTorch's schedulers wrap `optimizer.step.__func__`: a plain function (or a partial) has none
+    opt = make_opt()
+    opt.step = lambda closure=None: None
+    with pytest.raises(AttributeError, match=r"^'function' object has no attribute '__func__'$"):
+        S.StepLR(opt, step_size=2)
+    opt = make_opt()
+    S.StepLR(opt, step_size=2)
+    opt.step = lambda closure=None: None  # after the first scheduler: the next one wraps it again
+    with pytest.raises(AttributeError, match="__func__"):
+        S.StepLR(opt, step_size=2)
+    opt = make_opt()
+    opt.step = opt.step  # a bound method on the instance: taken
+    assert S.StepLR(opt, step_size=2).last_epoch == 0
+
+
 def test_warm_restarts_refuses_a_non_number_eta_min():
     with pytest.raises(ValueError, match=r"^Expected float or int eta_min, but got a of type <class 'str'>$"):
         S.CosineAnnealingWarmRestarts(make_opt(), T_0=2, eta_min="a")

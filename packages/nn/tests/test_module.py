@@ -600,6 +600,25 @@ def test_full_backward_hooks_see_none_for_non_tensor_arguments_and_check_pre_hoo
         lin(torch.ones(1, 2, requires_grad=True)).sum().backward()
 
 
+class _ProductAndSum(nn.Module):
+    def forward(self, a, b):
+        return a * b, a + b
+
+
+@pytest.mark.parametrize("grads, want_gi", [  # PyTorch 2.13's grad_input: zeros for an input without grad
+    ((True, False), [[3.0, 3.0], [0.0, 0.0]]), ((False, True), [[0.0, 0.0], [1.0, 1.0]]),
+    ((True, True), [[3.0, 3.0], [1.0, 1.0]])])
+def test_full_backward_hook_sees_none_for_an_unused_output_and_zeros_for_an_input_without_grad(grads, want_gi):
+    m, seen = _ProductAndSum(), []
+    m.register_full_backward_hook(lambda mod, gi, go: seen.append((gi, go)))
+    a = torch.ones(2, requires_grad=grads[0])
+    b = torch.full((2,), 3.0, requires_grad=grads[1])
+    m(a, b)[0].sum().backward()
+    (gi, go), = seen
+    assert [g.tolist() for g in gi] == want_gi
+    assert go[0].tolist() == [1.0, 1.0] and go[1] is None
+
+
 def test_full_backward_hooks_without_input_grads_warn_and_may_not_return_gradients():
     lin = nn.Linear(2, 2)
     seen = []

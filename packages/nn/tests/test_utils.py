@@ -172,6 +172,10 @@ def test_weight_norms_use_the_fused_node_for_the_first_and_last_dim():
                                    v * g / np.sqrt((v * v).sum(axes, keepdims=True)), rtol=1e-12)
     assert names == {0: "WeightNormInterfaceBackward0", 1: "MulBackward0", 2: "WeightNormInterfaceBackward0",
                      -1: "MulBackward0", None: "MulBackward0"}
+    conv = parametrizations.weight_norm(nn.Conv1d(2, 3, 3), dim=0)  # one node over v and g, as PyTorch's
+    v, g = conv.parametrizations.weight.original1, conv.parametrizations.weight.original0
+    nodes = conv.weight.grad_fn.next_functions
+    assert len(nodes) == 2 and nodes[0][0].variable is v and nodes[1][0].variable is g
     w, norms = torch._weight_norm_interface(torch.ones(2, 3, requires_grad=True), torch.full((2, 1), 2.0), 0)
     np.testing.assert_allclose(w.detach().numpy(), np.full((2, 3), 2 / math.sqrt(3)), rtol=1e-6)
     assert norms.grad_fn is None and norms.shape == (2, 1)

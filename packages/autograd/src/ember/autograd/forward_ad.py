@@ -9,9 +9,11 @@ records history on the tape (it requires grad), and the level remembers the pair
 gradient of <g(u), t> with respect to u. What this costs and where it differs from PyTorch:
 - each `unpack_dual` of a computed tensor runs two backward passes over y's graph (PyTorch
   carries tangents along the forward pass at about the cost of one more forward);
-- tangents flow only through ops recorded on the tape: work under `no_grad()` or `.detach()`ed
-  has no tangent (PyTorch's forward AD ignores `no_grad`), and an op whose backward is not
-  itself differentiable contributes a zero tangent;
+- tangents flow only through ops recorded on the tape: each tensor carrying a tangent is marked with
+  the level's serial (`record.set_forward_level`), and an op on one records under `no_grad()` too,
+  as PyTorch's forward AD ignores grad mode (its result then requires grad, PyTorch's does not;
+  inference mode drops tangents, as PyTorch's); `.detach()`ed work has no tangent, and an op whose
+  backward is not itself differentiable contributes a zero tangent;
 - a custom Function defining `jvp` and no backward gives duals of its outputs with the tangents its `jvp`
   computes (no reverse mode through them); one that defines both has its tangents through its backward;
 - duals require grad (PyTorch's do not unless their primal does), so writing into one in place
@@ -27,22 +29,26 @@ from typing import NamedTuple
 from ember.core import dtypes
 from ember.core.tensor import Tensor
 
+from ember.autograd import record
 from ember.autograd.engine import grad as _grad
-from ember.autograd.grad_mode import _DecoratorContextManager, enable_grad
+from ember.autograd.grad_mode import _DecoratorContextManager, _state, enable_grad
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
 
 _current_level = -1
+_serial = 0  # the open level's serial (`record._level`): tensors marked in an earlier level carry no tangent now
 # the duals of the open level: (dual tensor, its tangent, whether its primal was tracked by reverse mode, its version)
 _duals: list[tuple[Tensor, Tensor, bool, int]] = []
 
 
 def enter_dual_level() -> int:
     """Open the forward-AD level (0) and return it; only one may be open (PyTorch's rule)."""
-    global _current_level
+    global _current_level, _serial
     if _current_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _current_level = 0
+    _serial += 1
+    record.set_forward_level(_serial)
     return _current_level
 
 
@@ -57,6 +63,8 @@ def exit_dual_level(*, level: int | None = None) -> None:
                            "not supported.")
     _duals.clear()
     _current_level = -1
+    record.set_forward_level(0)
+_serial = 0  # the open level's serial (`record._level`): tensors marked in an earlier level carry no tangent now
 
 
 def _check_level(level: int, what: str) -> None:
@@ -83,18 +91,24 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
                            f"forward gradient is of size {list(tangent.shape)}.")
+    if _state.inference:  # PyTorch's inference mode makes no dual: the tensor has no tangent
+        return tensor.view_as(tensor)
     tracked = tensor.requires_grad
     with enable_grad():
         dual = tensor.view_as(tensor) if tracked else tensor.detach().requires_grad_(True)
+    return _add(dual, tangent, tracked)
+
+
+def _add(dual: Tensor, tangent: Tensor, tracked: bool) -> Tensor:
+    """Make `dual` one of the open level's, carrying `tangent`."""
+    dual._dual = _serial
     _duals.append((dual, tangent, tracked, dual._version))
     return dual
 
 
 def _register(tensor: Tensor, tangent: Tensor) -> Tensor:
     """A dual of the open level for an output whose tangent a custom Function's `jvp` computed."""
-    dual = tensor.detach().requires_grad_(True)
-    _duals.append((dual, tangent, False, dual._version))
-    return dual
+    return _add(tensor.detach().requires_grad_(True), tangent, False)
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -121,9 +135,10 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     from ember.autograd.func import _reaches_outer
 
     # reverse mode follows the primal and tangent where a dual's primal or tangent, or another leaf (a module's
-    # parameter), requires grad: PyTorch's tangent of `conv(dual)` is differentiable w.r.t. the conv's weight
-    keep = (any(tracked or t.requires_grad for _, t, tracked, _ in _duals)
-            or _reaches_outer([tensor], [d for d, *_ in _duals], True))
+    # parameter), requires grad: PyTorch's tangent of `conv(dual)` is differentiable w.r.t. the conv's weight (in
+    # grad mode: no_grad's forward AD records no graph)
+    keep = _state.enabled and (any(tracked or t.requires_grad for _, t, tracked, _ in _duals)
+                               or _reaches_outer([tensor], [d for d, *_ in _duals], True))
     primal = tensor if keep else tensor.detach()
     for d, t, *_ in _duals:
         if d is tensor:

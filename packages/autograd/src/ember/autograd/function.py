@@ -277,7 +277,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output):
     """Under an open forward-AD level, the outputs of a Function defining only `jvp` (no backward) as duals whose
     tangents its `jvp` computes from the inputs' tangents; None where the tape's emulation applies instead."""
-    from ember.autograd import forward_ad
+    from ember.autograd import forward_ad, record
 
     if (forward_ad._current_level < 0 or cls.jvp is Function.jvp or cls.backward is not Function.backward
             or cls.vjp is not Function.vjp):
@@ -288,12 +288,12 @@ def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output):
         return None
     tangents = [a.detach().new_zeros(tuple(a.shape)) if t is None and isinstance(a, Tensor) else t
                 for a, t in zip(args, tangents)]
-    prev = _state.enabled
-    _state.enabled = False
+    prev, level = _state.enabled, record._level
+    _state.enabled, record._level = False, -1  # PyTorch runs `jvp` with grad and forward grad off
     try:
         res = cls.jvp(ctx, *tangents)
     finally:
-        _state.enabled = prev
+        _state.enabled, record._level = prev, level
     single = not isinstance(output, tuple)
     outs, res = ([output], [res]) if single else (list(output), list(res if isinstance(res, tuple) else (res,)))
     if len(res) != len(outs):
@@ -325,12 +325,13 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
         if not isinstance(o, Tensor):
             ctx._out_meta.append(None)
             continue
+        nd = id(o) in non_diff  # before an input returned as-is becomes a new tensor
         if id(o) in dirty:
             check_inplace(o, dirtied=True)
         elif id(o) in inputs:
             o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
         ctx._out_meta.append((o._shape, o._dtype, o.device))
-        if id(o) in non_diff or not (o._dtype.is_floating_point or o._dtype.is_complex):
+        if nd or not (o._dtype.is_floating_point or o._dtype.is_complex):
             continue
         o._grad_fn = ctx
         o._requires_grad = True

@@ -36,6 +36,7 @@ import weakref
 
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
 from ember.core.dispatch import node_name
+from ember.core.ops import tensor_utils
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
@@ -55,17 +56,19 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
         for a in args:
             if isinstance(a, Tensor):
                 if a._requires_grad:
-                    return _record(op, args, kwargs, call_next)
+                    return _recorder(op, args, kwargs, call_next)
             elif isinstance(a, _SEQ) and a and type(a[0]) is not int:  # not a shape or dims
                 for b in a:
                     if isinstance(b, Tensor) and b._requires_grad:
-                        return _record(op, args, kwargs, call_next)
+                        return _recorder(op, args, kwargs, call_next)
         if kwargs:
             for v in kwargs.values():
                 if isinstance(v, Tensor) and v._requires_grad:
-                    return _record(op, args, kwargs, call_next)
+                    return _recorder(op, args, kwargs, call_next)
     elif _inference.get():
         return _inference_result(op, args, kwargs, call_next(op, args, kwargs))
+    elif _level and _carries_tangent(args, kwargs) and _records_in_no_grad(op, args, kwargs):
+        return _record_tangents(op, args, kwargs, call_next)  # grad mode stays off: views are no_grad's views
     if op.view and op.differentiable and not _inference.get():  # view(dtype) is no view to autograd, as PyTorch's
         r = call_next(op, args, kwargs)
         _track_view(r, op, args, kwargs)
@@ -85,6 +88,79 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
             if o._ag is not None and o._ag.made_in is not None:
                 _check_made_in(o)
     return call_next(op, args, kwargs)
+
+
+# NOTE [ Dual tensors on the tape ] (ember.autograd.forward_ad): the serial of the open forward-AD level (0: none).
+# A tensor carrying a tangent of it (a dual, or what an op made of one) has `_dual` set to the serial; while a level is
+# open, ops record through `_record_tangents`, and an op on such a tensor records in no_grad too (PyTorch's forward
+# AD does not depend on grad mode; inference mode drops tangents, as PyTorch's). -1 inside a custom Function's `jvp`,
+# which PyTorch runs with forward grad off: no tensor carries a tangent then
+_level = 0
+Tensor._dual = 0  # the default of every tensor; a dual and its results set it on the instance
+
+
+def set_forward_level(serial: int) -> None:
+    """Open (a new serial) or close (0) the forward-AD level: while one is open, autograd's hook sees every call (no
+    `dispatch.untracked` shortcut of a composite, which would drop a dual's tangent) and ops mark their results."""
+    global _level, _recorder
+    from ember.core import dispatch
+
+    _level = serial
+    _recorder = _record_tangents if serial else _record
+    dispatch_hook.ignores_untracked = not serial
+    dispatch._rebuild()
+
+
+def _has_tangent(t: Tensor) -> bool:
+    """Whether `t` carries a tangent of the open level: marked, or a view of a base marked (written through a view)."""
+    if t._dual == _level:
+        return True
+    m = t._ag
+    return m is not None and m.base is not None and m.base._dual == _level
+
+
+def _carries_tangent(args: tuple, kwargs: dict) -> bool:
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(a, Tensor):
+            if _has_tangent(a):
+                return True
+        elif isinstance(a, _SEQ):
+            for b in a:
+                if isinstance(b, Tensor) and _has_tangent(b):
+                    return True
+    return False
+
+
+def _records_in_no_grad(op, args: tuple, kwargs: dict) -> bool:
+    """Whether an op on a tensor carrying a tangent records in no_grad: not a write into a leaf that requires grad (a
+    dual itself, a parameter: `unpack_dual` refuses a written dual) or a view of one, nor into an out= other than its
+    input."""
+    target = args[op.mutates[0]] if op.mutates else kwargs.get("out") if kwargs else None
+    if target is None:
+        return True
+    if not isinstance(target, Tensor) or (target is not args[0] and not op.mutates):
+        return False
+    m = target._ag
+    if m is not None and m.base is not None:
+        target = m.base
+    return not (target._grad_fn is None and target._requires_grad)
+
+
+def _record_tangents(op, args: tuple, kwargs: dict, call_next):
+    """`_record` while a forward-AD level is open: what an op makes of a tensor carrying a tangent carries one (a
+    write through a view, its base too)."""
+    r = _record(op, args, kwargs, call_next)
+    if _carries_tangent(args, kwargs):
+        target = args[op.mutates[0]] if op.mutates else kwargs.get("out") if kwargs else None
+        if isinstance(target, Tensor):
+            target._dual = _level
+            m = target._ag
+            if m is not None and m.base is not None:
+                m.base._dual = _level
+        for o in (r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ():
+            if isinstance(o, Tensor) and o._requires_grad:
+                o._dual = _level
+    return r
 
 
 def _refuse_inference_write(op, args: tuple, kwargs: dict, call_next) -> None:
@@ -255,6 +331,29 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
                            "the output of the custom Function.")
 
 
+
+def _restride_in_graph(self: Tensor, view: Tensor, op: str) -> None:
+    """An in-place view op (`t_`, `unsqueeze_`, `as_strided_` ...) of a tensor that requires grad, as PyTorch's: its
+    in-place checks with grad mode on, then `self` takes the recorded view's node, renamed as PyTorch's in-place view
+    nodes (`TBackward1`, `SqueezeBackward3`), and, for a view, its place in the view family (the op ends its chain)."""
+    if not _state.enabled:  # PyTorch's no_grad: the geometry changes, the history stays
+        return
+    check_inplace(self)
+    fn = view._grad_fn
+    if fn is not None:
+        made = type(fn).__name__
+        stem, _, k = made.rpartition("Backward")
+        node_name(view, made, f"{stem}Backward{int(k) + (3 if stem == 'Squeeze' else 1)}")
+    self._grad_fn, self._requires_grad = view._grad_fn, view._requires_grad
+    m = self._ag
+    if m is not None and m.base is not None:
+        self._ag = view._ag
+    elif m is not None:
+        m.output_nr = 0
+
+
+tensor_utils.restride_in_graph = _restride_in_graph
+
 # the nodes of PyTorch's functions returning several views, whose outputs it refuses to modify in place
 _MULTI_VIEW_NODES = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes",
                      "UnbindBackward0": "Unbind"}
@@ -420,6 +519,9 @@ def computed(name: str, args: tuple, result: Tensor) -> Tensor:
     return result
 
 
+_recorder = _record  # the hook's recorder: `_record_tangents` while a forward-AD level is open
+
+
 def _meta_of(v, suffix: str):
     if isinstance(v, Tensor):
         if suffix == "_geometry":
@@ -433,11 +535,11 @@ def _meta_of(v, suffix: str):
 def _save(v, target: Tensor | None):
     if isinstance(v, Tensor):
         if target is not None and v._storage is target._storage:
-            _state.enabled = False
+            token = _enabled.set(False)
             try:
                 v = v.clone()
             finally:
-                _state.enabled = True
+                _enabled.reset(token)
         return SavedTensor(v)
     if isinstance(v, _SEQ) and any(isinstance(t, Tensor) for t in v):
         return [_save(t, target) if isinstance(t, Tensor) else None for t in v]
@@ -565,3 +667,4 @@ class CopySlices(Node):
             region.copy_(own)
         rest = [g for i, g in enumerate(inner) if i != self.target_slot]
         return [result, *rest]
+

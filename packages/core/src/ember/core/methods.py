@@ -20,6 +20,7 @@ import numpy as np
 
 from ember.core import overrides as _overrides
 from ember.core.dispatch import Op
+from ember.core.ops.arguments import INT_ARGS, NUMPY_REDUCTIONS, bool_for_int, method_out_error
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
 
@@ -28,15 +29,22 @@ __all__ = ["method", "inplace", "attach", "numpy_aliases", "operator"]
 _NDARRAY = np.ndarray
 
 
-def numpy_aliases(fn: Callable) -> Callable:
-    """`fn` also accepting numpy's `axis=`/`keepdims=` for `dim=`/`keepdim=`, as PyTorch does;
-    `fn` itself when it has neither parameter."""
+def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = False) -> Callable:
+    """`fn` also accepting numpy's `axis=`/`keepdims=` for `dim=`/`keepdim=`, as PyTorch does, and refusing a bool
+    for an int argument of the method `name` as PyTorch's parser (`arguments.INT_ARGS`); `fn` itself when it has
+    neither to do. `as_method`: the method form of a reduction numpy calls with its keywords (`np.sum(t)` calls
+    `t.sum(axis=None, dtype=None, out=None)`), whose `out=` PyTorch's method refuses (`arguments.NUMPY_REDUCTIONS`)."""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return fn
-    if "dim" not in params and "keepdim" not in params:
+    ints = INT_ARGS.get(name or "")
+    if "dim" not in params and "keepdim" not in params and ints is None:
         return fn
+    op = name
+    positions = tuple(range(1, len(ints) + 1)) if ints is not None else ()
+    # the classes that may hide a bool: lists too where a kind is "tuple of ints" (their items are checked then)
+    suspect = (_BOOL_OR_SEQ if any(kind != "int" for _, kind in ints) else _BOOL) if ints is not None else None
 
     @functools.wraps(fn)
     def aliased(*args, **kwargs):
@@ -44,12 +52,32 @@ def numpy_aliases(fn: Callable) -> Callable:
         if args and args[0].__class__ is not Tensor and args[0].__class__ not in _SKIP and has_torch_function(args):
             return handle_torch_function(aliased, _relevant(args, kwargs), *args, **kwargs)
         if kwargs:
+            if as_method and "out" in kwargs:
+                raise method_out_error(op, kwargs)
             if "axis" in kwargs:
                 kwargs["dim"] = kwargs.pop("axis")
             if "keepdims" in kwargs:
                 kwargs["keepdim"] = kwargs.pop("keepdims")
+        if ints is not None:  # an int argument that may be a bool (`bool_for_int` says): one class test each
+            n = len(args)
+            for i in positions:
+                if i < n and args[i].__class__ in suspect:
+                    _refuse_bool(op, ints, args, kwargs)
+            if kwargs:
+                for v in kwargs.values():
+                    if v.__class__ in suspect:
+                        _refuse_bool(op, ints, args, kwargs)
         return fn(*args, **kwargs)
+    aliased._int_args = ints  # `attach` wraps a method of INT_ARGS attached without `@method` (`bool_for_int`)
     return aliased
+
+
+_BOOL, _BOOL_OR_SEQ = frozenset({bool}), frozenset({bool, list, tuple})
+
+
+def _refuse_bool(op: str, ints: tuple, args: tuple, kwargs: dict) -> None:
+    if (e := bool_for_int(op, ints, args, kwargs)) is not None:
+        raise e
 
 
 def attach(name: str, fn, *, replace: bool = False) -> None:
@@ -60,6 +88,8 @@ def attach(name: str, fn, *, replace: bool = False) -> None:
         RuntimeError: `name` is already attached to another value and `replace` is False.
     """
     value = fn.method if isinstance(fn, Op) else fn
+    if name in INT_ARGS and inspect.isfunction(value) and getattr(value, "_int_args", None) is None:
+        value = numpy_aliases(value, name)
     old = Tensor.__dict__.get(name)
     if old is not None and old is not value and not replace:
         raise RuntimeError(f"Tensor.{name} is attached twice (was {old!r}, now {value!r}); attach each name once, "
@@ -74,10 +104,12 @@ def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[s
     """Decorator: make the public function `fn(input, ...)` also the method `Tensor.<name>`
     (accepting numpy's `axis=`/`keepdims=` spellings where it takes `dim`/`keepdim`)."""
     def deco(f):
-        f = numpy_aliases(f)
-        for n in (name or f.__name__, *also):
-            attach(n, f)
-        return f
+        first = name or f.__name__
+        g = numpy_aliases(f, first)
+        m = numpy_aliases(f, first, as_method=True) if first in NUMPY_REDUCTIONS else g
+        for n in (first, *also):
+            attach(n, m)
+        return g
     return deco(fn) if fn is not None else deco
 
 

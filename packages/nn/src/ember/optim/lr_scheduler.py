@@ -59,9 +59,11 @@ def _warn_get_lr_called_within_step(scheduler: LRScheduler) -> None:
 def _track_step_calls(optimizer: Optimizer) -> None:
     """Count `optimizer.step()` calls from the first scheduler's construction on (steps taken before do not count
     for the step-order warning), as PyTorch's schedulers do; ember's optimizers mark their own steps. The `step`
-    seen then is kept, to tell one replaced later on the instance."""
-    if getattr(optimizer, "_step_tracked_by_lr_sched", False):
+    seen then is kept, to tell one replaced later on the instance; a `step` that is no method (a function put on the
+    instance) is PyTorch's AttributeError ("'function' object has no attribute '__func__'")."""
+    if getattr(optimizer, "_step_tracked_by_lr_sched", False) and not _step_overridden(optimizer):
         return
+    optimizer.step.__func__  # noqa: B018 - PyTorch wraps the method: a plain function put on the instance raises
     optimizer._step_tracked_by_lr_sched = True
     optimizer._opt_called = False
     optimizer._step_seen_by_lr_sched = optimizer.__dict__.get("step")

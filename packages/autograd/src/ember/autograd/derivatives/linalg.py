@@ -278,6 +278,16 @@ def _euclidean_dist_grads(grad, x1, x2, result):
     return x1 * ratio.sum(-1, keepdim=True) - ratio @ x2, x2 * ratio.sum(-2).unsqueeze(-1) - _mT(ratio) @ x1
 
 
+def _weight_norm_grads(grad, v, g, dim):
+    """w = v * g / n with n = ||v|| over every dim but `dim`: through v directly and through n (dn/dv = v / n),
+    the norms recomputed from v so the rule differentiates again, as PyTorch's differentiable backward."""
+    from ember.core.ops.linalg_composite import norm_except_dim
+
+    n = norm_except_dim(v, 2, dim)
+    grad_n = (grad * v * g / (n * n)).sum_to_size(tuple(n.shape))
+    return (grad * g / n).sum_to_size(tuple(v.shape)) - v / n * grad_n, (grad * v / n).sum_to_size(tuple(g.shape))
+
+
 ENTRIES = [
     d("linalg_inv(A)", A=lambda grad, result: -(_mH(result) @ grad @ _mH(result))),
     d("linalg_det(A)", A=_det_backward),
@@ -292,4 +302,5 @@ ENTRIES = [
     d("cholesky_solve(input, input2, upper=False)", **{"input, input2": _cholesky_solve_grads}),
     d("cholesky_inverse(input, upper=False)", input=_cholesky_inverse_backward),
     d("_euclidean_dist(x1, x2)", **{"x1, x2": _euclidean_dist_grads}),
+    d("_weight_norm_interface(v, g, dim)", name="WeightNormInterfaceBackward0", **{"v, g": _weight_norm_grads}),
 ]

@@ -20,7 +20,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.tensor import Tensor
 
-__all__ = ["parsed", "refuse_out_with_grad"]
+__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error"]
 
 _INTS = (int, np.integer, Tensor)  # a 0-d tensor is an int to PyTorch's parser; the function checks it further
 
@@ -97,6 +97,78 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
 
         return call
     return deco
+
+
+# PyTorch's int arguments (its schema's names and kinds, in order after `self`) of the methods whose parser takes no
+# bool for them, where ember's ints would take True as 1: `methods.numpy_aliases` asks `bool_for_int` on each call of
+# a method named here that is given more than `self`. A name PyTorch overloads (`_OVERLOADED`) words its refusal
+# "received an invalid combination of arguments".
+_I, _T = "int", "tuple of ints"
+INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
+    "unsqueeze": (("dim", _I),), "flatten": (("start_dim", _I), ("end_dim", _I)), "unflatten": (("dim", _I),),
+    "unbind": (("dim", _I),), "select": (("dim", _I), ("index", _I)), "transpose": (("dim0", _I), ("dim1", _I)),
+    "diagonal": (("offset", _I), ("dim1", _I), ("dim2", _I)), "tril": (("diagonal", _I),),
+    "triu": (("diagonal", _I),), "chunk": (("chunks", _I), ("dim", _I)), "roll": (("shifts", _T), ("dims", _T)),
+    "kthvalue": (("k", _I), ("dim", _I)), "topk": (("k", _I), ("dim", _I)), "softmax": (("dim", _I),),
+    "log_softmax": (("dim", _I),), "cumsum": (("dim", _I),), "cumprod": (("dim", _I),), "cummax": (("dim", _I),),
+    "cummin": (("dim", _I),), "argmax": (("dim", _I),), "argmin": (("dim", _I),), "gather": (("dim", _I),),
+    "index_select": (("dim", _I),), "logsumexp": (("dim", _T),), "amax": (("dim", _T),), "amin": (("dim", _T),),
+    "nansum": (("dim", _T),),
+    # overloaded: the arguments a bool may not take
+    "sum": (("dim", _T),), "mean": (("dim", _T),), "prod": (("dim", _I),), "max": (("dim", _I),),
+    "min": (("dim", _I),), "all": (("dim", _T),), "any": (("dim", _T),), "squeeze": (("dim", _T),),
+    "narrow": (("dim", _I), ("start", _I), ("length", _I)), "split": (("split_size", _T), ("dim", _I)),
+    "repeat_interleave": (("repeats", _I), ("dim", _I)), "tensor_split": (("indices_or_sections", _T), ("dim", _I)),
+    "movedim": (("source", _T), ("destination", _T)), "sort": (("dim", _I),), "argsort": (("dim", _I),),
+}
+_OVERLOADED = frozenset({"sum", "mean", "prod", "max", "min", "all", "any", "squeeze", "narrow", "split",
+                         "repeat_interleave", "tensor_split", "movedim", "sort", "argsort"})
+
+
+def _is_bool(v, kind: str) -> bool:
+    return v.__class__ is bool or kind == _T and v.__class__ in (list, tuple) and any(e.__class__ is bool for e in v)
+
+
+def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: dict) -> TypeError | None:
+    """PyTorch's TypeError for a bool given to one of `op`'s int arguments (`spec`, from `INT_ARGS`) in a method call
+    `args` (`self` first) and `kwargs`, or None; positions count from the first argument after `self`."""
+    for i, (name, kind) in enumerate(spec, 1):
+        if i < len(args) and _is_bool(v := args[i], kind):
+            break
+        if kwargs and name in kwargs and _is_bool(v := kwargs[name], kind):
+            i = None
+            break
+    else:
+        return None
+    if op in _OVERLOADED:
+        if op == "split":  # Tensor.split calls split(self, split_size, dim): PyTorch's parser sees all three
+            args = (None, args[0], *args[1:], *(0,) * (3 - len(args)))
+        got = ", ".join([_type_name(a) for a in args[1:]] + [f"{k}={_type_name(a)}" for k, a in kwargs.items()])
+        return TypeError(f"{op}() received an invalid combination of arguments - got ({got}{', ' if kwargs else ''}"
+                         "), but expected one of:")
+    return _error(op, name, kind, v, i)
+
+
+# the methods numpy's reductions call with its keywords (`np.sum(t)`: `t.sum(axis=None, dtype=None, out=None)`), which
+# PyTorch's methods refuse: they take no `out=` (their function forms do)
+NUMPY_REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "std", "var", "any", "all"})
+
+
+def method_out_error(op: str, kwargs: dict) -> TypeError:
+    """PyTorch's TypeError for the method `op` of `NUMPY_REDUCTIONS` given `out=` (numpy's reductions pass it): an
+    unexpected `axis` where numpy gave one (sum, mean; max, min, prod for a number), `dim` None where max, min, prod
+    take an int, else the overloads matched none (the keywords as PyTorch's parser lists them, `axis` last)."""
+    axis = kwargs.get("axis", 0)
+    if "axis" in kwargs and (op in ("sum", "mean") or op in ("max", "min", "prod") and kwargs.keys() <= {
+            "axis", "dtype", "out"}):
+        if op in ("sum", "mean") or axis is not None:
+            return TypeError(f"{op}() got an unexpected keyword argument 'axis'")
+        return TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
+    got = [f"{k}={_type_name(v)}" for k, v in sorted(kwargs.items()) if k != "axis"]
+    if "axis" in kwargs:
+        got.append(f"axis={_type_name(axis)}")
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}, ), but expected "
+                     "one of:")
 
 
 def refuse_out_with_grad(kernel: str, *inputs) -> None:

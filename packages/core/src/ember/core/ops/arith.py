@@ -170,7 +170,7 @@ def add(input, other, *legacy, alpha=1, out=None) -> Tensor:
         other, alpha = _legacy_scalar("add", "alpha", input, other, legacy, alpha, out)
     input = _wrapped_number(input, other)
     try:
-        if alpha != 1 or alpha is True:
+        if alpha != 1 or alpha.__class__ is not int:  # PyTorch checks any other alpha (a numpy bool too)
             return _alpha_operand(input, other, alpha, out, ew.add)
         return ew.add(input, other) if out is None else ew.add(input, other, out=out)
     except NotImplementedError:
@@ -194,7 +194,7 @@ def sub(input, other, *legacy, alpha=1, out=None) -> Tensor:
                                    "instead.")
     input = _wrapped_number(input, other)
     try:
-        if alpha != 1 or alpha is True:
+        if alpha != 1 or alpha.__class__ is not int:  # PyTorch checks any other alpha (a numpy bool too)
             return _alpha_operand(input, other, alpha, out, ew.sub)
         return ew.sub(input, other, out=out)
     except NotImplementedError:

@@ -800,13 +800,22 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     return node_name(out, "LinalgVectorNormBackward0", "ViewBackward0")  # PyTorch's norms of rows, viewed
 
 
+_weight_norm_op = declare("_weight_norm_interface", doc="_weight_norm_interface(v, g, dim) -> (Tensor, Tensor)")
+
+
+@_weight_norm_op.register("any")
+def _weight_norm_any(v: Tensor, g: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+    norms = norm_except_dim(v, 2, dim)
+    return ew.mul(v, ew.div(g, norms)), norms
+
+
 def _weight_norm_interface(v: Tensor, g: Tensor, dim: int = 0) -> tuple[Tensor, Tensor]:
     """`(v * (g / ||v||), ||v||)`, norms over every dim but `dim` (the first or the last): PyTorch's fused
-    weight-norm kernel, whose output's node is WeightNormInterfaceBackward0 (the norms carry no gradient)."""
+    weight-norm kernel, one op whose node (WeightNormInterfaceBackward0) leads to v and g (the norms carry no
+    gradient)."""
     if dim not in (0, v.ndim - 1):
         raise RuntimeError("fused kernels can only be applied for first or last dim")
-    norms = norm_except_dim(v, 2, dim)
-    w = node_name(ew.mul(v, ew.div(g, norms)), "MulBackward0", "WeightNormInterfaceBackward0")
+    w, norms = _weight_norm_op(v, g, dim)
     return w, norms.detach()
 
 

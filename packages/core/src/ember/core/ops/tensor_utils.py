@@ -9,6 +9,7 @@ import builtins as _builtins
 import math
 import numbers
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -265,11 +266,16 @@ attach("narrow_copy", narrow_copy)
 
 
 # --- in-place view ops: new geometry, same tensor object -------------------------------------------
+# autograd's `restride_in_graph(self, view, op)`: the checks and history of an in-place view op of a tensor that
+# requires grad (self takes the recorded view's node, renamed as PyTorch's in-place view nodes)
+restride_in_graph: Callable | None = None
+
+
 def _restride_(self: Tensor, view: Tensor, op: str) -> Tensor:
     if self._requires_grad or self._grad_fn is not None:
-        raise RuntimeError(f"{op}: ember changes the shape of a tensor in place only outside autograd; a tensor "
-                           "that requires grad takes the out-of-place op (a leaf Variable that requires grad is "
-                           "being used in an in-place operation)")
+        if restride_in_graph is None:
+            raise RuntimeError(f"{op}: a tensor that requires grad changes its shape in place only with autograd")
+        restride_in_graph(self, view, op)
     self._shape, self._strides, self._offset, self._npc = view._shape, view._strides, view._offset, None
     self._storage.bump()  # PyTorch counts an in-place view op as a write (`t_()` moves `_version` on)
     return self

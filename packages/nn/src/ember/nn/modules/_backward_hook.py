@@ -17,20 +17,24 @@ __all__ = ["BackwardHook"]
 
 
 class BackwardHookFunction(ea.Function):
-    """Returns its tensors unchanged; its backward hands the incoming gradients to `callback`."""
+    """Returns its tensors unchanged; its backward hands the incoming gradients to `callback`. As PyTorch's, a tensor
+    that requires no grad comes back non-differentiable (its gradient: zeros), and on the outputs (`materialize`
+    False) an output no gradient reached has None."""
 
     @staticmethod
-    def forward(ctx, callback, *tensors):
+    def forward(ctx, callback, materialize, *tensors):
         ctx.callback = callback
+        ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
+        ctx.set_materialize_grads(materialize)
         return tensors
 
     @staticmethod
     def backward(ctx, *grads):
-        return (None, *ctx.callback(grads))
+        return (None, None, *ctx.callback(grads))
 
 
-def _wrap(tensors: list[Tensor], callback: Callable) -> list[Tensor]:
-    return list(BackwardHookFunction.apply(callback, *tensors))
+def _wrap(tensors: list[Tensor], callback: Callable, materialize: bool = True) -> list[Tensor]:
+    return list(BackwardHookFunction.apply(callback, materialize, *tensors))
 
 
 class BackwardHook:
@@ -112,7 +116,7 @@ class BackwardHook:
         pos = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
         if not pos or not ea.is_grad_enabled():
             return result
-        new = _wrap([outs[i] for i in pos], self._on_output_grads)
+        new = _wrap([outs[i] for i in pos], self._on_output_grads, False)
         for k, i in enumerate(pos):
             outs[i] = new[k]
         return outs[0] if single else type(result)(outs)

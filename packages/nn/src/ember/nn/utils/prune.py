@@ -195,7 +195,7 @@ def _n_to_prune(amount, size: int) -> int:
     n = amount if isinstance(amount, numbers.Integral) else round(amount * size)
     if isinstance(amount, numbers.Integral) and amount > size:
         raise ValueError(f"amount={amount} should be smaller than the number of parameters to prune={size}")
-    return int(n)
+    return n  # an int amount as given, as PyTorch's (a bool reaches topk, whose parser refuses it)
 
 
 def _check_structured(t: Tensor, dim: int) -> None:
