@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -48,8 +49,24 @@ def numpy_aliases(fn: Callable) -> Callable:
                 kwargs["dim"] = kwargs.pop("axis")
             if "keepdims" in kwargs:
                 kwargs["keepdim"] = kwargs.pop("keepdims")
+            if len(kwargs) == 1 and kwargs.get("dim").__class__ is str:  # a named dim (ember has none): PyTorch's words
+                try:
+                    return fn(*args, **kwargs)
+                except TypeError as e:
+                    raise _keyword_dim_words(e) from None
         return fn(*args, **kwargs)
     return aliased
+
+
+def _keyword_dim_words(e: TypeError) -> TypeError:
+    """A reduction's TypeError for a string `dim` (worded for a positional one) as PyTorch's parser words a
+    keyword `dim="b"`: `got (dim=str, )`, the keyword named where an overload takes no dim, no position."""
+    msg = str(e).replace(" - got (str), but", " - got (dim=str, ), but")
+    msg = msg.replace("some of the arguments have invalid types: (!str!)", "some of the keywords were incorrect: dim")
+    msg = msg.replace(" * (tuple of ints dim)\n      didn't match because some of the keywords were incorrect: dim",
+                      " * (tuple of ints dim)\n      didn't match because some of the arguments have invalid types: "
+                      "(!dim=str!, )")  # count_nonzero's overload that takes no default
+    return TypeError(re.sub(r"^(\w+\(\): argument 'dim') \(position \d+\)", r"\1", msg))
 
 
 def attach(name: str, fn, *, replace: bool = False) -> None:
