@@ -794,3 +794,22 @@ def test_smm_hspmm_sspaddmm_as_pytorch():
         ec.ones(2, 3).smm(d)
     with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
         smm(u.float(), d.double())
+
+
+def test_csc_beta_warning_names_csc():
+    """PyTorch 2.13 warns "Sparse CSC tensor support is in beta state" for a CSC tensor (not CSR's words)."""
+    import warnings
+
+    from ember.core.ops import _util
+
+    _util._warned_once.discard("Sparse CSR tensor support is in beta state. If you miss a functionality in the "
+                               "sparse tensor support, please submit a feature request to "
+                               "https://github.com/pytorch/pytorch/issues.")
+    _util._warned_once.discard("Sparse CSC tensor support is in beta state. If you miss a functionality in the "
+                               "sparse tensor support, please submit a feature request to "
+                               "https://github.com/pytorch/pytorch/issues.")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        c = ec.eye(3).to_sparse_csc()
+    assert [str(x.message)[:40] for x in w] == ["Sparse CSC tensor support is in beta sta"]
+    np.testing.assert_array_equal(c.to_dense().numpy(), np.eye(3))

@@ -314,6 +314,8 @@ class SparseTensor(Tensor):
 
     @classmethod
     def _csc(cls, ccol: np.ndarray, row: np.ndarray, values: Tensor, size: tuple) -> SparseTensor:
+        warn_once("Sparse CSC tensor support is in beta state. If you miss a functionality in the sparse tensor "
+                  "support, please submit a feature request to https://github.com/pytorch/pytorch/issues.")
         t = cls._blank(size, values, "sparse_csc")
         t._sp_ccol, t._sp_row = ccol, row
         return t
@@ -696,11 +698,15 @@ class SparseTensor(Tensor):
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csr: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
+        return SparseTensor._csr(*self._row_compressed(), self._shape)
+
+    def _row_compressed(self) -> tuple[np.ndarray, np.ndarray, Tensor]:
+        """(row pointers, columns, values) of this 2-D COO tensor, coalesced first."""
         c = self.coalesce()
         idx = c._sp_indices._np()
         crow = np.zeros(self._shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(idx[0], minlength=self._shape[0]), out=crow[1:])
-        return SparseTensor._csr(crow, np.ascontiguousarray(idx[1]), c._sp_values, self._shape)
+        return crow, np.ascontiguousarray(idx[1]), c._sp_values
 
     def to_sparse_csc(self, dense_dim: int | None = None) -> SparseTensor:
         """The CSC form of a 2-D sparse tensor without dense dims: the CSR form of its transpose, transposed."""
@@ -711,7 +717,7 @@ class SparseTensor(Tensor):
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csc: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
-        return self.transpose(0, 1).to_sparse_csr()._transposed_compressed()
+        return SparseTensor._csc(*self.transpose(0, 1)._row_compressed(), self._shape)  # no CSR made: no CSR warning
 
     def coalesce(self) -> SparseTensor:
         """Indices sorted and unique, the values of duplicates summed (differentiable in the values)."""
