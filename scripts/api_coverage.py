@@ -38,13 +38,13 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("dtypes", r"q(u?int\w+)", QUANT),
     ("Tensor", r"q_.*|int_repr|dequantize|qscheme", QUANT),
     ("torch.nn", r"intrinsic|qat|quantizable|quantized", QUANT),
-    ("torch functions", r"sparse_(csc|bsr|bsc)_tensor|sparse_compressed_tensor|\w*indices_copy|values_copy|smm|dsmm"
-                        r"|hsmm|hspmm|saddmm|sspaddmm|resize_as_sparse_|native_norm", SPARSE),
+    ("torch functions", r"sparse_(csc|bsr|bsc)_tensor|sparse_compressed_tensor|\w*indices_copy|values_copy|dsmm"
+                        r"|hsmm|saddmm|resize_as_sparse_|native_norm", SPARSE),
     ("torch constants", r"jagged", SPARSE),
     ("torch submodules", r"nested", SPARSE),
     ("torch.sparse", r"SparseSemiStructured\w*|semi_structured|to_sparse_semi_structured|spsolve", SPARSE),
-    ("Tensor", r"to_sparse_(csc|bsr|bsc)|(ccol|row)_indices|sparse_mask|sparse_resize_\w*|resize_as_sparse_|smm"
-               r"|sspaddmm|to_padded_tensor", SPARSE),
+    ("Tensor", r"to_sparse_(csc|bsr|bsc)|(ccol|row)_indices|sparse_mask|sparse_resize_\w*|resize_as_sparse_"
+               r"|to_padded_tensor", SPARSE),
     ("torch classes", r"AliasDb|\w*Type|Argument(Spec)?|CompleteArgumentSpec|Block|CallStack|Capsule|Code"
                       r"|CompilationUnit|ConcreteModuleType(Builder)?|DeepCopyMemoTable|ErrorReport|ExecutionPlan"
                       r"|FileCheck|FunctionSchema|Gradient|Graph|GraphExecutorState|IODescriptor|InferredType"

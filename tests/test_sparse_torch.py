@@ -80,6 +80,8 @@ def test_namespace():
     np.testing.assert_array_equal(etorch.sparse.addmm(etorch.ones(2, 1), s, etorch.ones(2, 1), beta=2).numpy(),
                                   [[3.0], [4.0]])
     np.testing.assert_array_equal(etorch.addmm(etorch.ones(2, 1), s, etorch.ones(2, 1)).numpy(), [[2.0], [3.0]])
+    assert etorch.smm(s, etorch.ones(2, 1)).is_sparse and etorch.hspmm(s, etorch.ones(2, 1)).sparse_dim() == 1
+    assert etorch.sspaddmm(s, s, etorch.eye(2)).to_dense().tolist() == [[0.0, 2.0], [4.0, 0.0]]
     with etorch.sparse.check_sparse_tensor_invariants():
         assert etorch.sparse.check_sparse_tensor_invariants.is_enabled()
 
@@ -90,10 +92,13 @@ def test_save_load_round_trip(coalesced):
     s = s.coalesce() if coalesced else s
     c = s.to_sparse_csr()
     buf = io.BytesIO()
-    etorch.save({"coo": s, "csr": [c]}, buf)
+    etorch.save({"coo": s, "csr": [c], "csc": s.to_sparse_csc()}, buf)
     buf.seek(0)
     back = etorch.load(buf)
     assert back["coo"].is_coalesced() is coalesced and back["csr"][0].layout is etorch.sparse_csr
+    assert back["csc"].layout is etorch.sparse_csc
+    np.testing.assert_array_equal(back["csc"].ccol_indices().numpy(), s.to_sparse_csc().ccol_indices().numpy())
+    np.testing.assert_array_equal(back["csc"].to_dense().numpy(), s.to_dense().numpy())
     np.testing.assert_array_equal(back["coo"]._indices().numpy(), s._indices().numpy())
     np.testing.assert_array_equal(back["coo"].to_dense().numpy(), s.to_dense().numpy())
     np.testing.assert_array_equal(back["csr"][0].to_dense().numpy(), s.to_dense().numpy())

@@ -57,6 +57,28 @@ def test_alpha_fma_in_place_out_broadcast_and_a_number():
     assert _correctly_rounded(E.add(E.tensor(x), 3.3, alpha=0.7).numpy().reshape(-1), exact).all()
 
 
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_alpha_fuses_in_short_tails_and_strided_views(dtype):
+    # PyTorch 2.13 fuses in its scalar tail (under one vector) and strided loop too (compared bit for bit)
+    rng = np.random.default_rng(3)
+    x, y = (rng.standard_normal(400) * 3).astype(dtype), rng.standard_normal(400).astype(dtype)
+    a = Fraction(float(np.asarray(-0.0997013, dtype)))
+
+    def check(xs, ys, got):
+        exact = [Fraction(float(p)) + a * Fraction(float(q)) for p, q in zip(xs.tolist(), ys.tolist())]
+        assert _correctly_rounded(got.reshape(-1), exact).all()
+
+    for n in (1, 3, 7, 15, 17, 33):
+        check(x[:n], y[:n], E.add(E.tensor(x[:n]), E.tensor(y[:n]), alpha=-0.0997013).numpy())
+        p = E.tensor(x[:n])
+        p.add_(E.tensor(y[:n]), alpha=-0.0997013)
+        check(x[:n], y[:n], p.numpy())
+    got = E.add(E.tensor(x)[::2], E.tensor(y)[1::2], alpha=-0.0997013).numpy()
+    check(x[::2], y[1::2], got)
+    got = E.add(E.tensor(x).view(20, 20).t(), E.tensor(y).view(20, 20).t(), alpha=-0.0997013).numpy()
+    check(x.reshape(20, 20).T.reshape(-1), y.reshape(20, 20).T.reshape(-1), got)
+
 @pytest.mark.parametrize("dt", [E.bfloat16, E.float16])
 def test_alpha_of_16_bit_operands_sums_in_float32_once(dt):
     npdt = np.dtype(ml_dtypes.bfloat16) if dt is E.bfloat16 else np.dtype(np.float16)

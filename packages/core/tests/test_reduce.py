@@ -679,3 +679,28 @@ def test_string_dim_and_dtype_name_are_refused_in_pytorchs_words():
             call()
         assert str(e.value) == words
     assert x.sum(dtype=float).dtype is E.float64 and x.cumsum(1, dtype=int).dtype is E.int64  # Python's types pass
+
+
+def test_keyword_string_dim_is_refused_in_pytorchs_keyword_words():
+    """`x.sum(dim="b")`: PyTorch 2.13's parser says `got (dim=str, )` and names the keyword, not a position."""
+    x = E.ones(2, 3)
+    kw = "\n      didn't match because some of the keywords were incorrect: dim"
+    for call, words in (
+            (lambda: x.sum(dim="b"),
+             "sum() received an invalid combination of arguments - got (dim=str, ), but expected one of:\n * (*, "
+             "torch.dtype dtype = None)\n * (tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)\n"),
+            (lambda: x.max(dim="b"),
+             "max() received an invalid combination of arguments - got (dim=str, ), but expected one of:\n"
+             f" * (){kw}\n * (Tensor other){kw}\n * (int dim, bool keepdim = False)\n"),
+            (lambda: x.count_nonzero(dim="b"),
+             "count_nonzero() received an invalid combination of arguments - got (dim=str, ), but expected one of:\n"
+             f" * (int dim = None){kw}\n * (tuple of ints dim)\n      didn't match because some of the arguments "
+             "have invalid types: (!dim=str!, )\n"),
+            (lambda: x.std(dim="b"), "std() received an invalid combination of arguments - got (dim=str, ), "
+             "but expected one of:\n * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n * (tuple of "
+             f"ints dim = None, *, Number correction = None, bool keepdim = False)\n * (bool unbiased = True){kw}\n"),
+            (lambda: x.nansum(dim="b"), "nansum(): argument 'dim' must be tuple of ints, not str"),
+            (lambda: x.argmin(dim="b"), "argmin(): argument 'dim' must be int, not str")):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == words

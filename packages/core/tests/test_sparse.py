@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 import ember.core as ec
 from ember.core.sparse import SparseTensor, sparse_coo_tensor, sparse_csc_tensor, sparse_csr_tensor
-from ember.core.sparse_ops import sparse_mm, sparse_sum
+from ember.core.sparse_ops import hspmm, smm, sparse_mm, sparse_sum, sspaddmm
 
 IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # (0, 2) twice: uncoalesced
 VAL = [3.0, 4.0, 5.0, 1.0]
@@ -426,7 +426,7 @@ def test_softmax_over_stored_elements():
 
 
 @pytest.mark.parametrize("call, op", [(lambda s: ec.exp(s), "exp"), (lambda s: ec.ones(2, 3).copy_(s), "copy_"),
-                                      (lambda s: s.view(6), "view"), (lambda s: s[0], "index"),
+                                      (lambda s: s.view(6), "view"), (lambda s: s[0:], "index"),
                                       (lambda s: ec.maximum(ec.ones(2, 3), s), "maximum"),
                                       (lambda s: s.item(), "item")])
 def test_dense_ops_refuse_sparse_with_op_and_layout(call, op):
@@ -682,3 +682,134 @@ def test_torch_norm_of_a_sparse_tensor_is_the_norm_of_all_its_elements(p, want):
 def test_torch_norm_of_a_sparse_tensor_refuses_as_pytorchs_sparse_kernel(call, error, message):
     with pytest.raises(error, match="^" + re.escape(message)):
         call(ec.tensor([[1.0, -2.0], [0.0, 3.0]]).to_sparse())
+
+
+def test_function_forms_of_select_narrow_copy_unsqueeze_pow_and_sum():
+    """`torch.select(s, ...)` & co answer as the methods (PyTorch's sparse kernels); values as PyTorch 2.13's."""
+    s = ec.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0]]).to_sparse()
+    r = ec.select(s, 0, 1)
+    assert isinstance(r, SparseTensor) and r.shape == (3,)
+    np.testing.assert_array_equal(r._indices().numpy(), [[0, 2]])
+    np.testing.assert_array_equal(r._values().numpy(), [3.0, 4.0])
+    n = ec.narrow_copy(s, 1, 0, 2)
+    np.testing.assert_array_equal(n.to_dense().numpy(), [[0.0, 2.0], [3.0, 0.0]])
+    u = ec.unsqueeze(s, 0)
+    assert u.shape == (1, 2, 3) and u.sparse_dim() == 3
+    np.testing.assert_array_equal(u._indices().numpy(), [[0, 0, 0], [0, 1, 1], [1, 0, 2]])
+    p = ec.pow(s, 2)
+    assert isinstance(p, SparseTensor)
+    np.testing.assert_array_equal(p._values().numpy(), [4.0, 9.0, 16.0])
+    assert ec.sum(s).item() == 9.0
+    np.testing.assert_array_equal(ec.sum(s, 1).to_dense().numpy(), [2.0, 7.0])
+    with pytest.raises(IndexError, match=r"select\(\): index 2 out of range"):
+        ec.select(s, 0, 2)
+
+
+def test_sum_keepdim_as_pytorch():
+    s = ec.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0], [1.0, 0.0, 0.0]]).to_sparse()
+    k = s.sum(1, keepdim=True)
+    assert isinstance(k, SparseTensor) and k.shape == (3, 1) and k.sparse_dim() == 2 and not k.is_coalesced()
+    np.testing.assert_array_equal(k._indices().numpy(), [[0, 1, 2], [0, 0, 0]])
+    np.testing.assert_array_equal(k._values().numpy(), [2.0, 7.0, 1.0])
+    k0 = ec.sum(s, 0, keepdim=True)
+    np.testing.assert_array_equal(k0.to_dense().numpy(), [[4.0, 2.0, 4.0]])
+    assert k0._indices().numpy().tolist() == [[0, 0, 0], [0, 1, 2]]
+    whole = s.sum((0, 1), keepdim=True)  # every sparse dim summed: dense, as PyTorch's
+    assert type(whole) is ec.Tensor and whole.numpy().tolist() == [[10.0]]
+    h = ec.arange(12.0).view(3, 2, 2).to_sparse(1)
+    hd = h.sum(2, keepdim=True)
+    assert hd.shape == (3, 2, 1) and hd.sparse_dim() == 1 and hd._values().shape == (3, 2, 1)
+    np.testing.assert_array_equal(hd.to_dense().numpy(), np.arange(12.0).reshape(3, 2, 2).sum(2, keepdims=True))
+    np.testing.assert_array_equal(h.sum(0, keepdim=True).numpy(), [[[12.0, 15.0], [18.0, 21.0]]])
+
+
+def test_int_index_of_a_coo_tensor():
+    s = ec.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0]]).to_sparse()
+    for i in (1, -1, np.int64(1), ec.tensor(1)):
+        r = s[i]
+        assert isinstance(r, SparseTensor) and r.shape == (3,) and not r.is_coalesced()
+        np.testing.assert_array_equal(r._values().numpy(), [3.0, 4.0])
+    assert s[1, 2].item() == 4.0 and s[0][1].item() == 2.0 and s[0, 0].item() == 0.0
+    one = sparse_coo_tensor([[1, 1]], [1.0, 2.0], (2,))  # duplicates summed, as PyTorch's
+    assert type(one[1]) is ec.Tensor and one[1].item() == 3.0 and one[0].item() == 0.0
+    with pytest.raises(IndexError, match="^index 5 is out of bounds for dimension 0 with size 2$"):
+        s[5]
+    with pytest.raises(IndexError, match="^index 3 is out of bounds for dimension 1 with size 3$"):
+        s[1, 3]
+    with pytest.raises(NotImplementedError, match="aten::index"):
+        s[1:]
+
+
+def test_compressed_add_and_csc_pickling():
+    import pickle
+
+    a = ec.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0]])
+    b = ec.tensor([[1.0, 0.0, 0.0], [-3.0, 0.0, 1.0]])
+    r = a.to_sparse_csr() + b.to_sparse_csr()  # PyTorch 2.13's: the merged pattern, the explicit zero kept
+    assert r.layout is ec.sparse_csr
+    np.testing.assert_array_equal(r.crow_indices().numpy(), [0, 2, 4])
+    np.testing.assert_array_equal(r.col_indices().numpy(), [0, 1, 0, 2])
+    np.testing.assert_array_equal(r.values().numpy(), [1.0, 2.0, 0.0, 5.0])
+    c = a.to_sparse_csc()
+    cc = c + c
+    assert cc.layout is ec.sparse_csc
+    np.testing.assert_array_equal(cc.ccol_indices().numpy(), [0, 1, 2, 3])
+    np.testing.assert_array_equal(cc.values().numpy(), [6.0, 4.0, 8.0])
+    np.testing.assert_array_equal(c.sub(b.to_sparse_csc(), alpha=2).to_dense().numpy(), (a - 2 * b).numpy())
+    for dense_sum in (c + b, a.to_sparse_csr() + b, b + c):
+        assert type(dense_sum) is ec.Tensor
+        np.testing.assert_array_equal(dense_sum.numpy(), (a + b).numpy())
+    with pytest.raises(NotImplementedError, match="aten::add"):
+        c + b.to_sparse()
+    back = pickle.loads(pickle.dumps(c))
+    assert back.layout is ec.sparse_csc
+    np.testing.assert_array_equal(back.row_indices().numpy(), [1, 0, 1])
+    np.testing.assert_array_equal(back.to_dense().numpy(), a.numpy())
+
+
+def test_smm_hspmm_sspaddmm_as_pytorch():
+    """PyTorch 2.13's results (indices, values, uncoalesced) for a duplicate-holding COO matrix."""
+    u = sparse_coo_tensor([[2, 0, 2], [0, 1, 0]], [1.0, 2.0, 3.0], (3, 3))
+    d = ec.arange(6.0).view(3, 2)
+    h = hspmm(u, d)
+    assert h.shape == (3, 2) and h.sparse_dim() == 1 and not h.is_coalesced()
+    np.testing.assert_array_equal(h._indices().numpy(), [[0, 2]])
+    np.testing.assert_array_equal(h._values().numpy(), [[4.0, 6.0], [0.0, 4.0]])
+    m = smm(u, d)
+    np.testing.assert_array_equal(m._indices().numpy(), [[0, 0, 2, 2], [0, 1, 0, 1]])
+    np.testing.assert_array_equal(m._values().numpy(), [4.0, 6.0, 0.0, 4.0])
+    np.testing.assert_array_equal(u.smm(d)._values().numpy(), [4.0, 6.0, 0.0, 4.0])
+    e = ec.eye(3, 2).to_sparse()
+    a = sspaddmm(e, u, d, beta=2, alpha=0.5)
+    np.testing.assert_array_equal(a._indices().numpy(), [[0, 1, 0, 0, 2, 2], [0, 1, 0, 1, 0, 1]])
+    np.testing.assert_array_equal(a._values().numpy(), [2.0, 2.0, 2.0, 3.0, 0.0, 2.0])
+    np.testing.assert_array_equal(e.sspaddmm(u, d).to_dense().numpy(), (ec.eye(3, 2) + u.to_dense() @ d).numpy())
+    with pytest.raises(RuntimeError, match=r"^sspaddmm: Argument #3: Expected dim 0 size 3, got 2$"):
+        smm(u, ec.ones(2, 2))
+    with pytest.raises(RuntimeError, match=r"^hspmm: Argument #3: Expected dim 0 size 3, got 2$"):
+        hspmm(u, ec.ones(2, 2))
+    with pytest.raises(RuntimeError, match=r"^sspaddmm: Argument #1: Expected dim 0 size 3, got 2$"):
+        sspaddmm(ec.eye(2).to_sparse(), u, d)
+    with pytest.raises(RuntimeError, match=r"^tensor.sspaddmm\(\.\.\.\) can only be called on sparse tensors$"):
+        ec.ones(2, 3).smm(d)
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        smm(u.float(), d.double())
+
+
+def test_csc_beta_warning_names_csc():
+    """PyTorch 2.13 warns "Sparse CSC tensor support is in beta state" for a CSC tensor (not CSR's words)."""
+    import warnings
+
+    from ember.core.ops import _util
+
+    _util._warned_once.discard("Sparse CSR tensor support is in beta state. If you miss a functionality in the "
+                               "sparse tensor support, please submit a feature request to "
+                               "https://github.com/pytorch/pytorch/issues.")
+    _util._warned_once.discard("Sparse CSC tensor support is in beta state. If you miss a functionality in the "
+                               "sparse tensor support, please submit a feature request to "
+                               "https://github.com/pytorch/pytorch/issues.")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        c = ec.eye(3).to_sparse_csc()
+    assert [str(x.message)[:40] for x in w] == ["Sparse CSC tensor support is in beta sta"]
+    np.testing.assert_array_equal(c.to_dense().numpy(), np.eye(3))

@@ -43,3 +43,19 @@ def test_built_from_one_sequence_as_pytorchs_structseq_and_pickled_by_name():
         back = pickle.loads(pickle.dumps(res))
         assert type(back) is type(res) and getattr(return_types, type(res).__name__) is type(res)
         assert [t.tolist() for t in back] == [t.tolist() for t in res]
+
+
+def test_no_namedtuple_extras_as_pytorchs_structseq():
+    """PyTorch's result classes are structseqs, not namedtuples: no `_fields`, `_asdict`, `_replace`, `_make`
+    (generic `hasattr(x, "_fields")` code takes its tuple branch), and `__match_args__` names the fields."""
+    import copy
+
+    r = E.tensor([[1.0, 3.0], [2.0, 0.0]]).max(0)
+    assert not any(hasattr(r, a) for a in ("_fields", "_asdict", "_replace", "_make"))
+    assert [a for a in dir(r) if not a.startswith("__")] == ["count", "index", "indices", "n_fields",
+                                                             "n_sequence_fields", "n_unnamed_fields", "values"]
+    assert type(r).__match_args__ == ("values", "indices") and isinstance(r, tuple) and len(r) == 2
+    assert r[0] is r.values and r[-1] is r.indices and type(r[:1]) is tuple
+    assert type(r)(((1, 2), {})[0], {}) == (1, 2) and type(copy.deepcopy(r)) is type(r)
+    out = (E.empty(0), E.empty(0, dtype=E.int64))
+    assert type(E.max(E.ones(2, 2), 1, out=out)).__name__ == "max_out"  # PyTorch 2.13's, rebuilt over `out`

@@ -49,6 +49,26 @@ def test_parameter_is_a_tensor_sharing_storage():
     assert repr(MyParam(torch.tensor([1.0]))) == "Parameter containing:\nParameter(MyParam([1.], requires_grad=True))"
 
 
+
+def test_parameter_of_a_tensor_subclass_is_that_instance_flagged():
+    """PyTorch 2.13: `nn.Parameter(t)` of a user's Tensor subclass returns `t` detached, of its own class, flagged
+    `_is_param`; `isinstance(p, nn.Parameter)` holds and the repr wraps it in `Parameter(...)`."""
+
+    class Sub(Tensor):
+        pass
+
+    t = torch.ones(2).as_subclass(Sub)
+    p = nn.Parameter(t)
+    assert type(p) is Sub and p is not t and p.data_ptr() == t.data_ptr() and p.requires_grad and p._is_param
+    assert isinstance(p, nn.Parameter) and not isinstance(t, nn.Parameter) and not isinstance(p * 2, nn.Parameter)
+    assert repr(p) == "Parameter(Sub([1., 1.], requires_grad=True))"
+    q = nn.Parameter(t, requires_grad=False)
+    assert not q.requires_grad and repr(q) == "Parameter(Sub([1., 1.]))"
+    m = nn.Linear(2, 2)
+    m.extra = p
+    assert [n for n, _ in m.named_parameters()] == ["weight", "bias", "extra"]
+    assert not isinstance(torch.ones(1), nn.Parameter) and type(nn.Parameter(torch.ones(1))) is nn.Parameter
+
 def test_integer_parameter_requiring_grad_is_refused():
     with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
         nn.Parameter(torch.ones(2, dtype=torch.int64))

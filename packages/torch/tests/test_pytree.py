@@ -93,3 +93,15 @@ def test_tree_map_matches_dicts_by_key_and_names_each_mismatch():
     pt.register_pytree_node(Box, lambda b: ([b.v], None), lambda xs, c: Box(xs[0]))
     with pytest.raises(ValueError, match=r"^Type mismatch; expected <class '.*Box'>, but got <class 'dict'>\.$"):
         pt.tree_map(lambda a, b: a, Box(1), {"v": 1})
+
+
+def test_return_types_are_registered_structseqs():
+    """PyTorch registers each `torch.return_types` class: children its fields, no context, position keys."""
+    r = torch.max(torch.tensor([[1.0, 3.0], [2.0, 0.0]]), 0)
+    leaves, spec = pt.tree_flatten(r)
+    assert [t.tolist() for t in leaves] == [[2.0, 3.0], [1, 0]]
+    assert repr(spec) == "TreeSpec(max, None, [*,\n  *])"
+    assert type(pt.tree_map(lambda t: t * 2, r)) is type(r) and pt.tree_unflatten(leaves, spec).indices is leaves[1]
+    assert [k for k, _ in pt.tree_flatten_with_path(r)[0]] == [(pt.SequenceKey(0),), (pt.SequenceKey(1),)]
+    assert pt.is_structseq(r) and pt.is_structseq_class(type(r)) and pt.is_structseq_instance(r)
+    assert not pt.is_structseq((1, 2)) and not pt.is_structseq(P(1, 2))

@@ -67,7 +67,8 @@ from ember.core.device import device as Device
 from ember.core.geometry import make_tensor
 from ember.core.meta import meta_storage
 from ember.core.storage import Storage
-from ember.core.sparse import SparseTensor, _rebuild_coo, _rebuild_csr, sparse_coo_tensor, sparse_csr_tensor
+from ember.core.sparse import (SparseTensor, _rebuild_coo, _rebuild_csc, _rebuild_csr, sparse_coo_tensor,
+                               sparse_csc_tensor, sparse_csr_tensor)
 from ember.core.tensor import Size, Tensor
 
 from ember.autograd import legacy_magic, torch_checkpoint
@@ -84,7 +85,8 @@ _BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("collections", "C
                  ("ember.core.dtypes", "as_dtype"): dtypes.as_dtype, ("ember.core.device", "device"): Device,
                  # a pickled sparse tensor: rebuilt through the validating constructors
                  ("ember.core.sparse", "_rebuild_coo"): _rebuild_coo,
-                 ("ember.core.sparse", "_rebuild_csr"): _rebuild_csr}
+                 ("ember.core.sparse", "_rebuild_csr"): _rebuild_csr,
+                 ("ember.core.sparse", "_rebuild_csc"): _rebuild_csc}
 _safe_globals: list = []
 
 
@@ -184,7 +186,8 @@ class _Encoder:
     def _sparse(self, t: SparseTensor) -> dict:
         """A sparse tensor as its index and value tensors; loading rebuilds it through the validating constructor."""
         coo = t.layout.name == "sparse_coo"
-        parts = [t._indices(), t._values()] if coo else [t.crow_indices(), t.col_indices(), t._values()]
+        parts = [t._indices(), t._values()] if coo else [t.crow_indices(), t.col_indices(), t._values()] \
+            if t.layout.name == "sparse_csr" else [t.ccol_indices(), t.row_indices(), t._values()]
         return {"layout": t.layout.name, "size": list(t._shape), "coalesced": bool(coo and t.is_coalesced()),
                 "requires_grad": bool(t.requires_grad), "parts": [self._tensor(p.detach()) for p in parts]}
 
@@ -470,7 +473,7 @@ class _Decoder:
 
     def _sparse(self, body: Any) -> SparseTensor:
         """A sparse tensor rebuilt by its constructor, which checks every index against the size."""
-        if not (isinstance(body, dict) and body.get("layout") in ("sparse_coo", "sparse_csr")
+        if not (isinstance(body, dict) and body.get("layout") in ("sparse_coo", "sparse_csr", "sparse_csc")
                 and isinstance(body.get("parts"), list) and isinstance(body.get("size"), list)
                 and all(_is_int(n) and n >= 0 for n in body["size"])):
             raise self.fail("corrupted sparse tensor entry")
@@ -482,7 +485,8 @@ class _Decoder:
             if coo:
                 return sparse_coo_tensor(*parts, tuple(body["size"]), is_coalesced=bool(body.get("coalesced")),
                                          requires_grad=bool(body.get("requires_grad")))
-            return sparse_csr_tensor(*parts, tuple(body["size"]), requires_grad=bool(body.get("requires_grad")))
+            make = sparse_csr_tensor if body["layout"] == "sparse_csr" else sparse_csc_tensor
+            return make(*parts, tuple(body["size"]), requires_grad=bool(body.get("requires_grad")))
         except (RuntimeError, TypeError) as e:
             raise self.fail(f"invalid sparse tensor: {e}") from None
 

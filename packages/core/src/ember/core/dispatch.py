@@ -499,7 +499,7 @@ def _write_through_conjs(op: Op, kernel, args: tuple, kwargs: dict, out):
     if not isinstance(result, _SEQ):
         return back(result)
     items = [back(r) for r in result]
-    return type(result)(items) if result.__class__ in _SEQ else result._make(items)  # a named tuple's fields
+    return type(result)(items) if result.__class__ in _SEQ else tuple.__new__(result.__class__, items)  # named fields
 
 
 def _bump(out) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -58,6 +59,11 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
                 kwargs["dim"] = kwargs.pop("axis")
             if "keepdims" in kwargs:
                 kwargs["keepdim"] = kwargs.pop("keepdims")
+            if len(kwargs) == 1 and kwargs.get("dim").__class__ is str:  # a named dim (ember has none): PyTorch's words
+                try:
+                    return fn(*args, **kwargs)
+                except TypeError as e:
+                    raise _keyword_dim_words(e) from None
         if ints is not None:  # an int argument that may be a bool (`bool_for_int` says): one class test each
             n = len(args)
             for i in positions:
@@ -78,6 +84,17 @@ _BOOL, _BOOL_OR_SEQ = frozenset({bool}), frozenset({bool, list, tuple})
 def _refuse_bool(op: str, ints: tuple, args: tuple, kwargs: dict) -> None:
     if (e := bool_for_int(op, ints, args, kwargs)) is not None:
         raise e
+
+
+def _keyword_dim_words(e: TypeError) -> TypeError:
+    """A reduction's TypeError for a string `dim` (worded for a positional one) as PyTorch's parser words a
+    keyword `dim="b"`: `got (dim=str, )`, the keyword named where an overload takes no dim, no position."""
+    msg = str(e).replace(" - got (str), but", " - got (dim=str, ), but")
+    msg = msg.replace("some of the arguments have invalid types: (!str!)", "some of the keywords were incorrect: dim")
+    msg = msg.replace(" * (tuple of ints dim)\n      didn't match because some of the keywords were incorrect: dim",
+                      " * (tuple of ints dim)\n      didn't match because some of the arguments have invalid types: "
+                      "(!dim=str!, )")  # count_nonzero's overload that takes no default
+    return TypeError(re.sub(r"^(\w+\(\): argument 'dim') \(position \d+\)", r"\1", msg))
 
 
 def attach(name: str, fn, *, replace: bool = False) -> None:

@@ -223,7 +223,9 @@ def _convert(ret, cls, inputs: set):
         return ret._as_subclass(cls)
     if isinstance(ret, (tuple, list)):
         items = [_convert(r, cls, inputs) for r in ret]
-        return type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)
+        from ember.core.ops.structseq import rebuilt
+
+        return rebuilt(ret, items)
     return ret
 
 

@@ -314,6 +314,8 @@ class SparseTensor(Tensor):
 
     @classmethod
     def _csc(cls, ccol: np.ndarray, row: np.ndarray, values: Tensor, size: tuple) -> SparseTensor:
+        warn_once("Sparse CSC tensor support is in beta state. If you miss a functionality in the sparse tensor "
+                  "support, please submit a feature request to https://github.com/pytorch/pytorch/issues.")
         t = cls._blank(size, values, "sparse_csc")
         t._sp_ccol, t._sp_row = ccol, row
         return t
@@ -425,10 +427,28 @@ class SparseTensor(Tensor):
         return (0,) * self.ndim if dim is None else 0
 
     # views and element access share the (absent) storage: refused here rather than made over no data
-    view, expand, narrow, squeeze, flatten, as_strided, contiguous, tolist, item, __getitem__, \
+    view, expand, narrow, squeeze, flatten, as_strided, contiguous, tolist, item, \
         __setitem__, unfold, diagonal = (_refusing(n) for n in (
             "view", "expand", "narrow", "squeeze", "flatten", "as_strided", "contiguous",
-            "tolist", "item", "index", "index_put_", "unfold", "diagonal"))
+            "tolist", "item", "index_put_", "unfold", "diagonal"))
+
+    def __getitem__(self, index):
+        """`s[i]`, `s[i, j]`: integer indices select along the leading dims, as PyTorch's (a COO result while
+        sparse dims remain, else dense); slices, masks and tensors of indices are refused."""
+        items = index if isinstance(index, tuple) else (index,)
+        if self._sp_layout is not sparse_coo or not items or len(items) > self.ndim or not all(
+                isinstance(i, int | np.integer) and not isinstance(i, bool | np.bool_)
+                or isinstance(i, Tensor) and i.__class__ is Tensor and i.ndim == 0
+                and i._dtype in (dtypes.int64, dtypes.int32, dtypes.int16, dtypes.int8, dtypes.uint8)
+                for i in items):
+            raise _refusal(self._sp_layout.name, "index")
+        out = self
+        for d, i in enumerate(items):
+            i, n = int(i), self._shape[d]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+            out = out.select(0, i)
+        return out
 
     def _kept(self, keep: np.ndarray, idx: np.ndarray, shape: tuple, coalesced: bool = False) -> SparseTensor:
         """The stored elements `keep` (a mask over them) with indices `idx`: uncoalesced unless `coalesced` or
@@ -678,11 +698,15 @@ class SparseTensor(Tensor):
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csr: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
+        return SparseTensor._csr(*self._row_compressed(), self._shape)
+
+    def _row_compressed(self) -> tuple[np.ndarray, np.ndarray, Tensor]:
+        """(row pointers, columns, values) of this 2-D COO tensor, coalesced first."""
         c = self.coalesce()
         idx = c._sp_indices._np()
         crow = np.zeros(self._shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(idx[0], minlength=self._shape[0]), out=crow[1:])
-        return SparseTensor._csr(crow, np.ascontiguousarray(idx[1]), c._sp_values, self._shape)
+        return crow, np.ascontiguousarray(idx[1]), c._sp_values
 
     def to_sparse_csc(self, dense_dim: int | None = None) -> SparseTensor:
         """The CSC form of a 2-D sparse tensor without dense dims: the CSR form of its transpose, transposed."""
@@ -693,7 +717,7 @@ class SparseTensor(Tensor):
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csc: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
-        return self.transpose(0, 1).to_sparse_csr()._transposed_compressed()
+        return SparseTensor._csc(*self.transpose(0, 1)._row_compressed(), self._shape)  # no CSR made: no CSR warning
 
     def coalesce(self) -> SparseTensor:
         """Indices sorted and unique, the values of duplicates summed (differentiable in the values)."""
@@ -763,6 +787,8 @@ class SparseTensor(Tensor):
 
     # --- arithmetic --------------------------------------------------------------------------------
     def add(self, other, *, alpha=1) -> SparseTensor:
+        if self._sp_layout is not sparse_coo:
+            return self._add_compressed(other, alpha)
         if not isinstance(other, SparseTensor):
             if isinstance(other, Tensor):
                 raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
@@ -778,6 +804,20 @@ class SparseTensor(Tensor):
         return _merge_add(self, other, alpha)
 
     __add__ = add
+
+    def _add_compressed(self, other, alpha) -> SparseTensor | Tensor:
+        """CSR or CSC plus a tensor, as PyTorch's: a dense one gives a dense sum, one of the same layout and size
+        the merged pattern (explicit zeros kept) in that layout; a COO one is refused."""
+        if isinstance(other, Tensor) and not isinstance(other, SparseTensor):
+            _check_dense_size(other, self)
+            return self.to_dense().add(other, alpha=alpha)
+        if not isinstance(other, SparseTensor) or other._sp_layout is not self._sp_layout:
+            raise _refusal(self._sp_layout.name, "add")
+        if self._shape != other._shape:
+            raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(self._shape)} != "
+                               f"{list(other._shape)}")
+        total = _merge_add(self.to_sparse_coo().coalesce(), other.to_sparse_coo().coalesce(), alpha)
+        return total.to_sparse_csr() if self._sp_layout is sparse_csr else total.to_sparse_csc()
 
     def __radd__(self, other):
         if isinstance(other, Tensor) and not isinstance(other, SparseTensor):
@@ -952,7 +992,14 @@ class SparseTensor(Tensor):
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         from ember.core.sparse_ops import sparse_sum
 
-        return sparse_sum(self, dim, dtype=dtype) if not keepdim else _refuse_keepdim()
+        if not keepdim:
+            return sparse_sum(self, dim, dtype=dtype)
+        if dim is None:
+            _refuse_keepdim()
+        out = sparse_sum(self, dim, dtype=dtype)
+        for d in sorted({self._wrap_dim(d) for d in ((dim,) if isinstance(dim, int) else dim)}):
+            out = out.unsqueeze(d)  # the summed dims back, size 1: sparse ones among the sparse dims, as PyTorch's
+        return out
 
     def index_select(self, dim: int, index: Tensor) -> SparseTensor:
         from ember.core.sparse_ops import sparse_index_select
@@ -1015,7 +1062,8 @@ class SparseTensor(Tensor):
             return (_rebuild_coo, (self._sp_indices, _alias(self._sp_values), tuple(self._shape),
                                    self._sp_coalesced, self._sp_values._requires_grad))
         if self._sp_layout is sparse_csc:
-            raise RuntimeError("ember does not save or pickle sparse CSC tensors; convert with to_sparse_csr()")
+            return (_rebuild_csc, (Tensor._wrap(self._sp_ccol.copy()), Tensor._wrap(self._sp_row.copy()),
+                                   _alias(self._sp_values), tuple(self._shape), self._sp_values._requires_grad))
         return (_rebuild_csr, (Tensor._wrap(self._sp_crow.copy()), Tensor._wrap(self._sp_col.copy()),
                                _alias(self._sp_values), tuple(self._shape), self._sp_values._requires_grad))
 
@@ -1081,7 +1129,11 @@ _FUNCTION_FORMS = frozenset(_ZERO_PRESERVING) | {"neg", "pow"}
 def _function_form(name: str, args: tuple, kwargs: dict):
     """`torch.abs(s)`, `F.relu(s)`, `torch.neg(s)`: the sparse tensor's own method, as PyTorch's sparse
     kernels answer the function forms; NotImplemented (the dense refusal stands) for anything else or keywords."""
-    if name not in _FUNCTION_FORMS or not args or args[0].__class__ is not SparseTensor or kwargs:
+    if not args or args[0].__class__ is not SparseTensor or any(v is not None for v in kwargs.values()):
+        return NotImplemented  # (`out=None` as `torch.pow` passes it is no keyword)
+    if name == "sum" and len(args) == 4:  # `torch.sum(s, dim, keepdim, dtype=)`: the op's (input, dims, keepdim, dtype)
+        return args[0].sum(*args[1:])
+    if name not in _FUNCTION_FORMS:
         return NotImplemented
     return getattr(args[0], name)(*args[1:])
 
@@ -1093,6 +1145,10 @@ def _rebuild_coo(indices, values, size, coalesced, requires_grad):
 
 def _rebuild_csr(crow, col, values, size, requires_grad):
     return sparse_csr_tensor(crow, col, values, size, requires_grad=requires_grad)
+
+
+def _rebuild_csc(ccol, row, values, size, requires_grad):
+    return sparse_csc_tensor(ccol, row, values, size, requires_grad=requires_grad)
 
 
 def _refuse_keepdim():
@@ -1335,6 +1391,20 @@ def _dense_to_dense(self: Tensor, dtype=None, *, masked_grad: bool | None = None
     return self if dtype is None else self.to(dtype)
 
 
+def _smm(self: Tensor, mat: Tensor) -> SparseTensor:
+    """`Tensor.smm`: `torch.smm(self, mat)` (a sparse `self` only, as PyTorch's)."""
+    from ember.core.sparse_ops import smm
+
+    return smm(self, mat)
+
+
+def _sspaddmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> SparseTensor:
+    """`Tensor.sspaddmm`: `torch.sspaddmm(self, mat1, mat2, beta=, alpha=)`."""
+    from ember.core.sparse_ops import sspaddmm
+
+    return sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+
 def _attach() -> None:
     from ember.core.methods import attach
 
@@ -1344,6 +1414,8 @@ def _attach() -> None:
     attach("to_sparse_csc", to_sparse_csc)
     attach("sparse_mask", sparse_mask)
     attach("to_dense", _dense_to_dense)
+    attach("smm", _smm)
+    attach("sspaddmm", _sspaddmm)
     attach("sparse_dim", lambda self: 0)
     attach("dense_dim", lambda self: len(self._shape))
     coo, csr, csc = "sparse coordinate tensor", "sparse row compressed tensor", "sparse column compressed tensor"

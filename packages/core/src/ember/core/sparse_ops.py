@@ -16,7 +16,7 @@ from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, 
 from ember.core.tensor import Tensor
 
 __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
-           "spdiags", "sampled_addmm", "sparse_index_select"]
+           "spdiags", "sampled_addmm", "sparse_index_select", "hspmm", "smm", "sspaddmm"]
 
 
 class CsrPattern:
@@ -151,6 +151,63 @@ def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alp
     if beta == 0:  # PyTorch ignores `input` (NaN included) when beta is 0
         return prod
     return prod + (input if beta == 1 else input * beta)
+
+
+def _row_products(op: str, mat1: SparseTensor, mat2: Tensor) -> tuple[np.ndarray, Tensor]:
+    """The rows of `mat1 @ mat2` where `mat1` (COO, 2-D) stores an element: their indices, sorted, and their
+    values (rows, m), after PyTorch's checks in its words (`torch.hspmm`, `torch.sspaddmm`)."""
+    if not isinstance(mat1, SparseTensor) or mat1._sp_layout is not sparse_coo:  # PyTorch has no such kernel
+        raise NotImplementedError(f"Could not run 'aten::{op}' with arguments from the "
+                                  f"'{'CPU' if not isinstance(mat1, SparseTensor) else 'SparseCsrCPU'}' backend.")
+    if mat1.sparse_dim() != 2 or mat1.dense_dim():
+        raise RuntimeError(f"{op}: Argument #2: matrices expected, got {mat1.sparse_dim()}D tensor")
+    if not isinstance(mat2, Tensor) or isinstance(mat2, SparseTensor) or mat2.ndim != 2:
+        raise RuntimeError(f"{op}: Argument #3: matrices expected, got {getattr(mat2, 'ndim', '?')}D tensor")
+    if mat1._shape[1] != mat2._shape[0]:
+        raise RuntimeError(f"{op}: Argument #3: Expected dim 0 size {mat1._shape[1]}, got {mat2._shape[0]}")
+    if mat1._dtype is not mat2._dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[mat1._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[mat2._dtype.name]}")
+    c = mat1.coalesce()
+    rows = np.unique(c._sp_indices._np()[0])
+    return rows, sparse_mm(c, mat2).index_select(0, Tensor._wrap(rows.astype(np.int64)))
+
+
+def hspmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
+    """`torch.hspmm`: sparse (n, k) @ dense (k, m) as a hybrid COO tensor, one sparse dim: the rows where
+    `mat1` stores an element, each a dense row of m values."""
+    rows, vals = _row_products("hspmm", mat1, mat2)
+    return SparseTensor._coo(Tensor._wrap(rows.reshape(1, -1)), vals, (mat1._shape[0], mat2._shape[1]), False)
+
+
+def sspaddmm(input: SparseTensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> SparseTensor:
+    """`torch.sspaddmm`: `beta * input + alpha * (mat1 @ mat2)`, all sparse: input's elements, then every
+    element of the product's rows where `mat1` stores one, uncoalesced (as PyTorch's)."""
+    if not isinstance(input, SparseTensor) or input._sp_layout is not sparse_coo:
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+    rows, vals = _row_products("sspaddmm", mat1, mat2)
+    n, m = mat1._shape[0], mat2._shape[1]
+    for d, want in enumerate((n, m)):
+        if input.ndim != 2 or input._shape[d] != want:
+            raise RuntimeError(f"sspaddmm: Argument #1: Expected dim {d} size {want}, got "
+                               f"{input._shape[d] if d < input.ndim else 1}")
+    idx = np.stack([np.repeat(rows, m), np.tile(np.arange(m, dtype=np.int64), rows.size)])
+    mine, theirs = input._sp_values, vals.reshape(-1)
+    from ember.core.ops.join import cat
+
+    values = cat([mine if beta == 1 else mine * beta, theirs if alpha == 1 else theirs * alpha])
+    idx = np.concatenate([input._sp_indices._np(), idx], axis=1).astype(np.int64)
+    return SparseTensor._coo(Tensor._wrap(idx), values, (n, m), False)
+
+
+def smm(input: SparseTensor, mat2: Tensor) -> SparseTensor:
+    """`torch.smm`: sparse @ dense as a sparse COO tensor (`sspaddmm` of an empty one)."""
+    if not isinstance(input, SparseTensor):
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
+    shape = (input._shape[0], mat2._shape[1] if isinstance(mat2, Tensor) and mat2.ndim == 2 else 0)
+    empty = SparseTensor._coo(Tensor._wrap(np.zeros((2, 0), np.int64)),
+                              Tensor._wrap(np.zeros(0, input._dtype.np)), shape, True)
+    return sspaddmm(empty, input, mat2)
 
 
 def sparse_sum(input: SparseTensor, dim=None, dtype=None):

@@ -553,7 +553,8 @@ class Tensor:
         cls = self.__class__
         if cls is Tensor or cls.__dict__.get("_repr_as_tensor"):
             return tensor_repr(self)
-        return tensor_repr(self, cls.__name__)  # PyTorch's `MyT([1., 2.])` for a subclass
+        r = tensor_repr(self, cls.__name__)  # PyTorch's `MyT([1., 2.])` for a subclass
+        return f"Parameter({r})" if self.__dict__.get("_is_param") else r  # one `nn.Parameter(t)` flagged
 
     def share_memory_(self) -> Tensor:
         """Move the storage into shared memory in place (a no-op if already shared); returns self."""

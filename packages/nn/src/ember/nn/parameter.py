@@ -22,10 +22,23 @@ def _detached(t: Tensor) -> Tensor:
     return Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    """`isinstance(t, Parameter)` also holds for the tensor-subclass instance `Parameter(t)` returned flagged
+    `_is_param`, as PyTorch's metaclass says."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        c = instance.__class__
+        if c is Tensor or not issubclass(c, Tensor):  # the common answers first: Module.__setattr__ asks each value
+            return False
+        return issubclass(c, cls) or cls is Parameter and instance.__dict__.get("_is_param", False)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A tensor that, assigned as a `Module` attribute, joins the module's `parameters()`.
 
-    It shares the storage of `data` (no copy) and is a leaf with `requires_grad=True` by default.
+    It shares the storage of `data` (no copy) and is a leaf with `requires_grad=True` by default. Of an
+    instance of a user's Tensor subclass it is, as PyTorch's, that instance detached, flagged `_is_param`
+    (so it keeps its class, and `isinstance(p, Parameter)` holds).
 
     >>> import ember.core as ec
     >>> p = Parameter(ec.zeros(2))
@@ -39,6 +52,16 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):  # PyTorch calls data.detach(): Python's AttributeError names the type
             data.detach  # noqa: B018
             raise TypeError(f"Parameter: data must be a Tensor; got {type(data).__name__}")
+        if type(data) is not Tensor and type(data) is not Parameter and not isinstance(data, SparseTensor):
+            t = data.detach().requires_grad_(requires_grad)
+            if type(t) is not type(data):
+                raise RuntimeError(f"Creating a Parameter from an instance of type {type(data).__name__} requires that "
+                                   f"detach() returns an instance of the same type, but return type "
+                                   f"{type(t).__name__} was found instead. To use the type as a Parameter, please "
+                                   "correct the detach() semantics defined by its __torch_dispatch__() "
+                                   "implementation.")
+            t._is_param = True
+            return t
         if requires_grad and not (data._dtype.is_floating_point or data._dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         p = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)

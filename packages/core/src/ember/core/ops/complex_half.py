@@ -22,6 +22,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import get_op, register_dispatch_hook, remove_dispatch_hook
 from ember.core.ops._util import warn_complex_to_real
+from ember.core.ops.structseq import rebuilt
 from ember.core.tensor import Tensor
 
 __all__ = ["install", "uninstall", "to_complex64", "from_array", "to_c64", "to_c32", "half_complex_binary"]
@@ -144,7 +145,7 @@ def _down(r):
                 _rd("to_dtype", r, dtypes.float16)
         return r
     if isinstance(r, tuple):
-        return type(r)(_down(x) for x in r) if not hasattr(r, "_fields") else type(r)(*(_down(x) for x in r))
+        return rebuilt(r, [_down(x) for x in r])
     return r
 
 

@@ -262,6 +262,8 @@ def squeeze(input, dim=None) -> Tensor:
 
 @method
 def unsqueeze(input, dim: int) -> Tensor:
+    if not input._dense_like and input.__class__.unsqueeze is not unsqueeze:  # a sparse tensor's own (PyTorch's kernel)
+        return input.unsqueeze(dim)
     return S.unsqueeze(input, dim)
 
 
@@ -311,6 +313,8 @@ def narrow(input, dim: int, start, length: int) -> Tensor:
 
 @method
 def select(input, dim: int, index: int) -> Tensor:
+    if not input._dense_like and input.__class__.select is not select:  # a sparse tensor's own (PyTorch's kernel)
+        return input.select(dim, index)
     return S.select(input, dim, int(index))
 
 

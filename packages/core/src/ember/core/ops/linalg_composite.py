@@ -30,6 +30,7 @@ from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve,
     solve_is_vector, svdvals,
 )
+from ember.core.ops.structseq import rebuilt
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
 
@@ -183,7 +184,7 @@ def writes_out(fn=None, kernel: str | None = None):
                 raise RuntimeError(f"Expected out tensor to have dtype {_torch_dtype_name(x._dtype)}, but got "
                                    f"{_torch_dtype_name(o._dtype)} instead")
         written = [S.copy_(_resized(o, x), x) for o, x in zip(out, r)]
-        return type(r)(*written) if hasattr(r, "_fields") else tuple(written)
+        return rebuilt(r, written) if isinstance(r, tuple) else tuple(written)
 
     return with_out
 

@@ -232,6 +232,8 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
 # --- the *_copy twins of view ops ---------------------------------------------------------------
 def _copy_of(view_name: str):
     def fn(input: Tensor, *args, out: Tensor | None = None, **kwargs):
+        if not input._dense_like and out is None and getattr(type(input), fn.__name__, fn) is not fn:
+            return getattr(input, fn.__name__)(*args, **kwargs)  # a sparse tensor's own (`s.narrow_copy`)
         if view_name == "alias":
             r = L.view(input, input._shape)
         elif view_name == "slice":

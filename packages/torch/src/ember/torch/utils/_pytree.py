@@ -107,6 +107,22 @@ def is_namedtuple(obj) -> bool:
     return is_namedtuple_class(obj if isinstance(obj, type) else type(obj))
 
 
+def is_structseq_class(cls) -> bool:
+    """Whether `cls` is a result class of `torch.return_types` (PyTorch's structseqs)."""
+    from ember.core.ops.structseq import is_structseq_class as _is
+
+    return _is(cls)
+
+
+def is_structseq_instance(obj) -> bool:
+    return is_structseq_class(type(obj))
+
+
+def is_structseq(obj) -> bool:
+    """Whether `obj` is a `torch.return_types` class or instance."""
+    return is_structseq_class(obj if isinstance(obj, type) else type(obj))
+
+
 class namedtuple:  # noqa: N801 - the name PyTorch's specs print
     """The node kind of every namedtuple class (its context is the class)."""
 
