@@ -754,3 +754,19 @@ def test_normal_sample_is_row_major_for_a_transposed_loc():
     r = D.Normal(loc, 1.0).rsample()
     assert s.stride() == (3, 1)
     np.testing.assert_array_equal(s.numpy(), r.numpy())
+
+
+def test_transform_shapes_keep_the_container_and_independent_delegates():
+    """forward_shape/inverse_shape return the container they are given (PyTorch's tuple stays a tuple), and
+    IndependentTransform maps shapes through its base transform."""
+    sb = D.transforms.StickBreakingTransform()
+    assert sb.forward_shape((4, 6)) == (4, 7) and type(sb.forward_shape((4, 6))) is tuple
+    assert type(sb.forward_shape(torch.Size([4, 6]))) is torch.Size
+    assert type(D.transforms.ExpTransform().inverse_shape((2, 3))) is tuple
+    assert D.transforms.IndependentTransform(sb, 1).forward_shape((4, 6)) == (4, 7)
+    assert D.transforms.IndependentTransform(sb, 1).inverse_shape((4, 6)) == (4, 5)
+    assert D.transforms.CorrCholeskyTransform().inverse_shape((2, 3, 3)) == (2, 3)
+    with pytest.raises(ValueError, match=r"Shape mismatch: expected \(3, 3\) but got \w+.Size\(\[2, 3\]\)"):
+        D.transforms.ReshapeTransform((2, 3), (6,)).forward_shape((3, 3))
+    with pytest.raises(RuntimeError, match="Attempting to broadcast a dimension of length 3 at -1"):
+        D.transforms.AffineTransform(torch.zeros(3), 1.0).forward_shape((4, 6))
