@@ -792,3 +792,15 @@ def test_namespace_is_pytorchs_without_the_base_relaxed_families():
     assert D.relaxed_bernoulli.LogitRelaxedBernoulli.__name__ == "LogitRelaxedBernoulli"
     assert "constraints" not in D.__all__ and "transforms" not in D.__all__
     assert {"RelaxedBernoulli", "kl_divergence", "StickBreakingTransform"} <= set(D.__all__)
+
+
+def test_gamma_rsample_clamps_unrecorded_and_keeps_div_backward():
+    """PyTorch clamps a gamma sample to the dtype's tiny in place on its detached data: the sample's grad_fn stays
+    DivBackward0 and the gradient flows as if unclamped."""
+    c = torch.tensor([1e-3, 2.5], requires_grad=True)
+    torch.manual_seed(3)
+    s = D.Gamma(c, torch.tensor(2.0)).rsample((6,))
+    assert s.grad_fn.name() == "DivBackward0"
+    assert float(s.detach().min()) >= float(np.finfo(np.float32).tiny)
+    s.sum().backward()
+    assert np.isfinite(c.grad.numpy()).all() and float(c.grad[1]) > 0
