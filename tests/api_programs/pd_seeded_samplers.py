@@ -90,3 +90,14 @@ b = D.Normal(loc, scale).sample((2,))
 print("reproducible", torch.equal(a, b))
 print("has_rsample", [d.has_rsample for d in (D.Normal(0., 1.), D.Gamma(1., 1.), D.Poisson(1.),
                                              D.Categorical(logits=torch.zeros(2)), mix)])
+
+# the graph an rsample leaves behind
+p = torch.tensor([0.7, 2.5], requires_grad=True)
+for name, dist in (("Normal", D.Normal(p, 1.0)), ("Gamma", D.Gamma(p, 2.0)), ("Chi2", D.Chi2(p)),
+                   ("Exponential", D.Exponential(p)), ("Laplace", D.Laplace(p, 1.0)), ("StudentT", D.StudentT(p)),
+                   ("Uniform", D.Uniform(-p, p)), ("LogNormal", D.LogNormal(p, 1.0)),
+                   ("MVN", D.MultivariateNormal(p, torch.eye(2)))):
+    torch.manual_seed(19)
+    s = dist.rsample()
+    (g,) = torch.autograd.grad(s.sum(), p)
+    print(f"{name:12s} grad_fn={s.grad_fn.name():16s} grad={r(g)}")
