@@ -186,7 +186,11 @@ subclasses and hooks, activation checkpointing's recomputation checks, kwargs mo
 
 NumPy interop as data and science code uses it (`np_*`: numpy scalars as operands, sizes and fills, shared and
 copied memory, ndarrays and ufuncs meeting tensors, numpy datasets and collation, pickle and deepcopy, torch.tensor
-inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs)."""
+inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs).
+
+Probabilistic modelling with torch.distributions (`pd_*`: seeded samplers, validation errors, transforms and
+bijectors, the KL registry, a VAE ELBO, REINFORCE, Gumbel-softmax, GMM fits, Bayesian regression, structured
+Gaussians, moments and cdf/icdf, GLM likelihoods, custom families and discrete details)."""
 
 from __future__ import annotations
 

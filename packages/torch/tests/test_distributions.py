@@ -754,3 +754,53 @@ def test_normal_sample_is_row_major_for_a_transposed_loc():
     r = D.Normal(loc, 1.0).rsample()
     assert s.stride() == (3, 1)
     np.testing.assert_array_equal(s.numpy(), r.numpy())
+
+
+def test_transform_shapes_keep_the_container_and_independent_delegates():
+    """forward_shape/inverse_shape return the container they are given (PyTorch's tuple stays a tuple), and
+    IndependentTransform maps shapes through its base transform."""
+    sb = D.transforms.StickBreakingTransform()
+    assert sb.forward_shape((4, 6)) == (4, 7) and type(sb.forward_shape((4, 6))) is tuple
+    assert type(sb.forward_shape(torch.Size([4, 6]))) is torch.Size
+    assert type(D.transforms.ExpTransform().inverse_shape((2, 3))) is tuple
+    assert D.transforms.IndependentTransform(sb, 1).forward_shape((4, 6)) == (4, 7)
+    assert D.transforms.IndependentTransform(sb, 1).inverse_shape((4, 6)) == (4, 5)
+    assert D.transforms.CorrCholeskyTransform().inverse_shape((2, 3, 3)) == (2, 3)
+    with pytest.raises(ValueError, match=r"Shape mismatch: expected \(3, 3\) but got \w+.Size\(\[2, 3\]\)"):
+        D.transforms.ReshapeTransform((2, 3), (6,)).forward_shape((3, 3))
+    with pytest.raises(RuntimeError, match="Attempting to broadcast a dimension of length 3 at -1"):
+        D.transforms.AffineTransform(torch.zeros(3), 1.0).forward_shape((4, 6))
+
+
+def test_bernoulli_entropy_and_log_prob_are_binary_cross_entropy_with_logits():
+    """PyTorch's Bernoulli computes both through F.binary_cross_entropy_with_logits: its grad_fn, and its
+    values at the clamped ends of probs (entropy 0 at probs=0, log(1 + eps)-sized at probs=1)."""
+    logits = torch.tensor([0.3, -1.2, 2.0], requires_grad=True)
+    ent = D.Bernoulli(logits=logits).entropy()
+    assert ent.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    p = torch.sigmoid(logits.detach()).numpy().astype(np.float64)
+    np.testing.assert_allclose(ent.detach().numpy(), -(p * np.log(p) + (1 - p) * np.log1p(-p)), rtol=1e-6)
+    ends = D.Bernoulli(probs=torch.tensor([0.0, 1.0]))
+    assert ends.entropy().tolist() == [0.0, float(np.float32(1.192093321833454e-07))]
+    assert ends.log_prob(torch.tensor([0.0, 1.0])).tolist()[0] == 0.0
+
+
+def test_namespace_is_pytorchs_without_the_base_relaxed_families():
+    """torch.distributions does not export LogitRelaxedBernoulli/ExpRelaxedCategorical (their modules do), and its
+    __all__ lists classes and functions, not the constraints/transforms modules."""
+    assert not hasattr(D, "LogitRelaxedBernoulli") and not hasattr(D, "ExpRelaxedCategorical")
+    assert D.relaxed_bernoulli.LogitRelaxedBernoulli.__name__ == "LogitRelaxedBernoulli"
+    assert "constraints" not in D.__all__ and "transforms" not in D.__all__
+    assert {"RelaxedBernoulli", "kl_divergence", "StickBreakingTransform"} <= set(D.__all__)
+
+
+def test_gamma_rsample_clamps_unrecorded_and_keeps_div_backward():
+    """PyTorch clamps a gamma sample to the dtype's tiny in place on its detached data: the sample's grad_fn stays
+    DivBackward0 and the gradient flows as if unclamped."""
+    c = torch.tensor([1e-3, 2.5], requires_grad=True)
+    torch.manual_seed(3)
+    s = D.Gamma(c, torch.tensor(2.0)).rsample((6,))
+    assert s.grad_fn.name() == "DivBackward0"
+    assert float(s.detach().min()) >= float(np.finfo(np.float32).tiny)
+    s.sum().backward()
+    assert np.isfinite(c.grad.numpy()).all() and float(c.grad[1]) > 0

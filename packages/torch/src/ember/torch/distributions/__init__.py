@@ -48,8 +48,8 @@ from ember.torch.distributions.normal import Normal
 from ember.torch.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from ember.torch.distributions.pareto import Pareto
 from ember.torch.distributions.poisson import Poisson
-from ember.torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
-from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from ember.torch.distributions.relaxed_bernoulli import RelaxedBernoulli
+from ember.torch.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from ember.torch.distributions.studentT import StudentT
 from ember.torch.distributions.transformed_distribution import TransformedDistribution
 from ember.torch.distributions.transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
@@ -66,14 +66,14 @@ from ember.torch.distributions.wishart import Wishart
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
            "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform",
-           "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical", "ExpTransform",
+           "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform",
            "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel",
            "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
-           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
            "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "constraints",
-           "identity_transform", "kl_divergence", "register_kl", "transform_to", "transforms"]
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "identity_transform",
+           "kl_divergence", "register_kl", "transform_to"]

@@ -107,11 +107,12 @@ class Transform:
         """log |dy/dx|, summed over the transform's event dims."""
         raise NotImplementedError
 
-    def forward_shape(self, shape) -> Size:
-        return Size(shape)
+    def forward_shape(self, shape):
+        """The shape of the output for an input of `shape` (the same container: a tuple stays a tuple)."""
+        return shape
 
-    def inverse_shape(self, shape) -> Size:
-        return Size(shape)
+    def inverse_shape(self, shape):
+        return shape
 
     def __repr__(self) -> str:
         return self.__class__.__name__ + "()"
@@ -255,12 +256,12 @@ class ComposeTransform(Transform):
     def forward_shape(self, shape):
         for part in self.parts:
             shape = part.forward_shape(shape)
-        return Size(shape)
+        return shape
 
     def inverse_shape(self, shape):
         for part in reversed(self.parts):
             shape = part.inverse_shape(shape)
-        return Size(shape)
+        return shape
 
     def __repr__(self) -> str:
         return self.__class__.__name__ + "(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
@@ -307,6 +308,12 @@ class IndependentTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
 
+    def forward_shape(self, shape):
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self.base_transform.inverse_shape(shape)
+
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
 
@@ -343,13 +350,13 @@ class ReshapeTransform(Transform):
         return torch.zeros(tuple(x.shape[:x.dim() - len(self.in_shape)]), dtype=x.dtype, device=x.device)
 
     @staticmethod
-    def _swap(shape, old: Size, new: Size) -> Size:
+    def _swap(shape, old: Size, new: Size):
         if len(shape) < len(old):
             raise ValueError("Too few dimensions on input")
         cut = len(shape) - len(old)
-        if Size(shape[cut:]) != old:
-            raise ValueError(f"Shape mismatch: expected {Size(shape[cut:])} but got {old}")
-        return Size(tuple(shape[:cut]) + tuple(new))
+        if tuple(shape[cut:]) != old:
+            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {old}")
+        return shape[:cut] + new
 
     def forward_shape(self, shape):
         return self._swap(shape, self.in_shape, self.out_shape)

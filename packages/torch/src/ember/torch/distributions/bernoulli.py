@@ -6,6 +6,7 @@ import numbers
 
 import ember.autograd as torch
 from ember.autograd import Size
+from ember.nn import functional as F
 
 from ember.torch.distributions import constraints
 from ember.torch.distributions._binary import _binary_param
@@ -16,9 +17,10 @@ __all__ = ["Bernoulli"]
 
 
 def _bce_with_logits(logits, target):
-    """Binary cross-entropy from logits: softplus keeps it finite for large |logits| and its gradient,
-    sigmoid(logits) - target, exact at logits = 0 (where a max(x, 0) + log1p(exp(-|x|)) form is not)."""
-    return torch.softplus(logits) - logits * target
+    """Elementwise binary cross-entropy from logits, through `F.binary_cross_entropy_with_logits` as PyTorch's
+    distributions compute it: (1 - target) * logits - log_sigmoid(logits), finite for any |logits|, with its
+    grad_fn (`Bernoulli.entropy()` prints `BinaryCrossEntropyWithLogitsBackward0`)."""
+    return F.binary_cross_entropy_with_logits(logits, target, reduction="none")
 
 
 class Bernoulli(ExponentialFamily):

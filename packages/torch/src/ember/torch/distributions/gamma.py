@@ -58,8 +58,9 @@ class Gamma(ExponentialFamily):
     def rsample(self, sample_shape=_EMPTY):
         shape = tuple(self._extended_shape(sample_shape))
         value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        tiny = float(np.finfo(value.dtype.np).tiny)
-        return torch.where(value.detach() < tiny, value + (tiny - value.detach()), value)
+        # clamp the data in place, unrecorded (PyTorch's way): the sample keeps its DivBackward0 grad_fn
+        value.detach().clamp_(min=float(np.finfo(value.dtype.np).tiny))
+        return value
 
     def log_prob(self, value):
         value = torch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)

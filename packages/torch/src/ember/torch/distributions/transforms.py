@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 import ember.autograd as torch
-from ember.autograd import Size, Tensor
+from ember.autograd import Tensor
 
 from ember.torch.distributions import constraints
 from ember.torch.distributions._transform import (CatTransform, ComposeTransform, CumulativeDistributionTransform,
@@ -97,14 +97,10 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return Size(_broadcast_shapes(shape, self.exponent.shape))
+        return torch.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
     def inverse_shape(self, shape):
         return self.forward_shape(shape)
-
-
-def _broadcast_shapes(a, b) -> tuple[int, ...]:
-    return tuple(np.broadcast_shapes(tuple(a), tuple(b)))
 
 
 def _clip_unit(y: Tensor) -> Tensor:
@@ -238,12 +234,12 @@ class StickBreakingTransform(Transform):
     def forward_shape(self, shape):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return Size(tuple(shape[:-1]) + (shape[-1] + 1,))
+        return shape[:-1] + (shape[-1] + 1,)
 
     def inverse_shape(self, shape):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+        return shape[:-1] + (shape[-1] - 1,)
 
 
 class CorrCholeskyTransform(Transform):
@@ -288,7 +284,7 @@ class CorrCholeskyTransform(Transform):
         d = round((0.25 + 2 * n) ** 0.5 + 0.5)
         if d * (d - 1) // 2 != n:
             raise ValueError("Input is not a flattened lower-diagonal number")
-        return Size(tuple(shape[:-1]) + (d, d))
+        return shape[:-1] + (d, d)
 
     def inverse_shape(self, shape):
         if len(shape) < 2:
@@ -296,7 +292,7 @@ class CorrCholeskyTransform(Transform):
         if shape[-2] != shape[-1]:
             raise ValueError("Input is not square")
         d = shape[-1]
-        return Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
+        return shape[:-2] + (d * (d - 1) // 2,)
 
 
 class LowerCholeskyTransform(Transform):
@@ -404,8 +400,7 @@ class AffineTransform(Transform):
         return result.expand(shape)
 
     def forward_shape(self, shape):
-        return Size(_broadcast_shapes(_broadcast_shapes(shape, getattr(self.loc, "shape", ())),
-                                      getattr(self.scale, "shape", ())))
+        return torch.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
 
     def inverse_shape(self, shape):
         return self.forward_shape(shape)
