@@ -42,7 +42,9 @@ def _sum_to(g: Tensor, shape: tuple) -> Tensor | None:
             return None
         dims.append(lead + i)
     if dims:
-        if len(dims) == lead:  # only leading dims (a bias's batch): summed away, no view after
+        # a bias's batch: one sum, no view after; a recorded gradient (a double backward's) keeps PyTorch's
+        # sum(keepdim=True) and view, whose nodes its graph shows
+        if len(dims) == lead and not g.requires_grad:
             return g.sum(tuple(dims))
         g = g.sum(tuple(dims), keepdim=True)
     return g.view(shape) if g._shape != tuple(shape) else g
