@@ -820,3 +820,16 @@ def test_a_custom_functions_node_is_not_callable():
     # PyTorch's Python-defined nodes have no __call__ at all; its C++ nodes (ember's others) do
     assert not callable(z.grad_fn) and not hasattr(z.grad_fn, "__call__")
     assert callable(z.grad_fn.next_functions[0][0]) and callable((z * 2).grad_fn)
+
+
+def test_saved_shape_attributes_by_atens_names():
+    """PyTorch's `_saved_self_sym_sizes`/`_sym_strides`/`_sym_numel` and `_saved_dim` (ember's `dims`)."""
+    p = E.randn(2, 3, requires_grad=True)
+    s = p.sum(1)
+    assert s.grad_fn._saved_self_sym_sizes == (2, 3) and s.grad_fn._saved_dim == (1,)
+    m = p.t().mm(p)  # mat2 saved with its geometry
+    assert m.grad_fn._saved_mat2_sym_sizes == (2, 3) and m.grad_fn._saved_mat2_sym_strides == (3, 1)
+    assert p[:, 1:].grad_fn._saved_start == 1 and p.view(6).grad_fn._saved_self_sym_sizes == (2, 3)
+    with pytest.raises(AttributeError, match="_saved_self_sym_numel"):
+        p.exp().grad_fn._saved_self_sym_numel
+
