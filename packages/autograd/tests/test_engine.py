@@ -833,3 +833,10 @@ def test_saved_shape_attributes_by_atens_names():
     with pytest.raises(AttributeError, match="_saved_self_sym_numel"):
         p.exp().grad_fn._saved_self_sym_numel
 
+
+def test_fewer_grad_outputs_than_outputs_is_pytorchs_error_and_extra_ones_are_ignored():
+    x = E.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^got 2 tensors and 1 gradients$"):
+        E.autograd.grad([x * 2, x * 3], x, grad_outputs=[E.ones(3)])
+    (g,) = E.autograd.grad([x * 2], x, grad_outputs=[E.ones(3), E.ones(3)])
+    assert g.tolist() == [2.0, 2.0, 2.0]

@@ -341,8 +341,8 @@ def _as_list(x) -> list:
 
 
 def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
-    if len(grad_outputs) not in (0, len(outputs)):
-        raise RuntimeError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
+    if 0 < len(grad_outputs) < len(outputs):  # PyTorch pairs them with zip: extra gradients are ignored
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     res = []
     for i, t in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
