@@ -186,7 +186,12 @@ subclasses and hooks, activation checkpointing's recomputation checks, kwargs mo
 
 NumPy interop as data and science code uses it (`np_*`: numpy scalars as operands, sizes and fills, shared and
 copied memory, ndarrays and ufuncs meeting tensors, numpy datasets and collation, pickle and deepcopy, torch.tensor
-inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs)."""
+inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs).
+
+Higher-order autograd as research code uses it (`ho_*`: double backward through activations, layers and losses,
+WGAN-GP/R1/path-length penalties, Hessian-vector products with Newton-CG, torch.autograd.functional's strategies
+and errors, custom Functions' ctx API, tensor/node/saved-tensor hooks with graph walks, autograd's errors,
+MAML/Meta-SGD, gradcheck suites, and divergence/curl/Laplacian operators of neural fields)."""
 
 from __future__ import annotations
 
