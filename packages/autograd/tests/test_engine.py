@@ -830,6 +830,11 @@ def test_saved_shape_attributes_by_atens_names():
     m = p.t().mm(p)  # mat2 saved with its geometry
     assert m.grad_fn._saved_mat2_sym_sizes == (2, 3) and m.grad_fn._saved_mat2_sym_strides == (3, 1)
     assert p[:, 1:].grad_fn._saved_start == 1 and p.view(6).grad_fn._saved_self_sym_sizes == (2, 3)
+    # slice's bounds as ATen saves them: open ends filled in, negative ones read as unsigned 64-bit
+    q = E.randn(5, requires_grad=True)
+    assert (q[:2].grad_fn._saved_start, q[1:].grad_fn._saved_end) == (0, 2 ** 63 - 1)
+    assert (q[-3:-1].grad_fn._saved_start, q[-3:-1].grad_fn._saved_end) == (2 ** 64 - 3, 2 ** 64 - 1)
+    assert (q.narrow(0, 1, 3).grad_fn._saved_end, q.narrow(0, 1, 3).grad_fn._saved_step) == (4, 1)
     with pytest.raises(AttributeError, match="_saved_self_sym_numel"):
         p.exp().grad_fn._saved_self_sym_numel
 

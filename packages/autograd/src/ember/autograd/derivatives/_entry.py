@@ -48,6 +48,20 @@ _ATEN_NAMES = {"dot": {"other": "tensor"}}
 _OWN_NAMES = {"dim": "dims", "end": "stop"}
 
 
+def _symint(v: int) -> int:
+    """A saved SymInt as PyTorch's node hands it back: a negative one read as unsigned 64-bit."""
+    return v + (1 << 64) if v < 0 else v
+
+
+_INT64_MAX = (1 << 63) - 1
+# slice's bounds as ATen's slice.Tensor saves them (an open end is INT64_MAX); narrow is ATen's slice
+_ATEN_ATTRS = {
+    "slice": {"start": lambda s: _symint(0 if s["start"] is None else s["start"]),
+              "end": lambda s: _symint(_INT64_MAX if s["stop"] is None else s["stop"])},
+    "narrow": {"end": lambda s: _symint(s["start"] + s["length"]), "step": lambda s: 1},
+}
+
+
 def _parse(sig: str) -> tuple[str, list[tuple[str, object]], int, str | None]:
     """`"sum(input, dim=None, *, dtype=None)"` -> ("sum", [(name, default)...], n_positional, vararg)."""
     fn = ast.parse(f"def {sig}: pass").body[0]
@@ -233,6 +247,9 @@ class RuleNode(Node):
                 key = "input"
             if saved is None:
                 raise RuntimeError(FREED)
+            aten = _ATEN_ATTRS.get(self.entry.op_name, {}).get(key)
+            if aten is not None:
+                return aten(saved)
             if key in saved:
                 v = saved[key]
                 if isinstance(v, SavedTensor):
