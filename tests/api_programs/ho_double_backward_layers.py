@@ -66,7 +66,7 @@ print("gw[0,0]:\n", gw[0, 0])
 p = torch.randn(5, dtype=torch.float64, requires_grad=True)
 t = torch.randn(5, dtype=torch.float64)
 (gp,) = torch.autograd.grad(F.mse_loss(p, t), p, create_graph=True)
-print("mse grad == 2(p-t)/N:", torch.allclose(gp, 2 * (p - t) / 5), gp.requires_grad)
+print("mse grad == 2(p-t)/N:", torch.allclose(gp, 2 * (p - t) / 5), type(gp.grad_fn).__name__)
 hess_rows = [torch.autograd.grad(gp[i], p, retain_graph=True)[0] for i in range(5)]
 print("mse hessian diag:", torch.stack(hess_rows).diagonal())
 for red in ["sum", "none"]:

@@ -291,6 +291,9 @@ SAMPLES.update({
     "mv": [(op("mv"), (make((2, 3)), make((3,))))],
     "mse_loss": [(lambda x, t: op("mse_loss")(x, t, reduction), (make((2, 3)), make(shape)))
                  for reduction, shape in (("mean", (2, 3)), ("sum", (3,)), ("none", (2, 3)))],
+    "mse_loss_backward": [(lambda g, x, t: op("mse_loss_backward")(g, x, t, reduction), (make(gshape), make((2, 3)),
+                                                                                      make((2, 3))))
+                          for reduction, gshape in (("mean", ()), ("sum", ()), ("none", (2, 3)))],
     "nll_loss_backward": [(lambda g: op("nll_loss_backward")(g, make((2, 3), requires_grad=False), _TARGET, None,
                                                              "none", -100, E.tensor(2.0, dtype=F64)),
                            (make((2,)),))],
@@ -811,6 +814,7 @@ def _chain(fn) -> list[str]:
     (lambda x: x.log_softmax(2), ["LogSoftmaxBackwardDataBackward0"]),
     (lambda x: op("layer_norm")(x, (3,), None, None, 1e-5)[0], ["NativeLayerNormBackwardBackward0"]),
     (lambda x: x.abs(), ["MulBackward0"]),
+    (lambda x: op("mse_loss")(x, E.zeros(2, 1, 3, dtype=F64), "sum"), ["MseLossBackwardBackward0"]),
 ])
 def test_double_backward_graph_has_pytorchs_nodes(make_y, chain):
     x = E.randn(2, 1, 3, dtype=F64, requires_grad=True)

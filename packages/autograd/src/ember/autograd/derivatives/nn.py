@@ -260,10 +260,14 @@ def _bce_input(grad, input, target):
     return grad * (input - target) / ew.clamp((1.0 - input) * input, _BCE_EPS, None)
 
 
+def _mse_norm(input, reduction) -> float:
+    return 2.0 / input.numel() if reduction == "mean" else 2.0
+
+
 def _mse_input(grad, input, target, reduction):
-    """PyTorch's mse_loss_backward: `norm * (input - target) * grad`, norm 2 (2 / numel for the mean)."""
-    norm = 2.0 / input.numel() if reduction == "mean" else 2.0
-    return norm * (input - target) * grad
+    """`norm * (input - target) * grad`, norm 2 (2 / numel for the mean): mse_loss_backward's gradient w.r.t. its
+    grad_output (the engine sums it to grad_output's shape)."""
+    return _mse_norm(input, reduction) * (input - target) * grad
 
 
 def _bce_target(grad, input):
@@ -414,8 +418,13 @@ ENTRIES = [
     d("cross_entropy_backward(grad_output, input, target, weight, reduction, ignore_index, label_smoothing)",
       weight=None, grad_output=_ce_grad_output, **{"input, target": _ce_double}),
     d("binary_cross_entropy(input, target)", input=_bce_input, target=_bce_target),
-    d("mse_loss(input, target, reduction)", name="MseLossBackward0", input=_mse_input,
-      target=lambda grad, input, target, reduction: -_mse_input(grad, input, target, reduction)),
+    # PyTorch's rules: the target's gradient is mse_loss_backward with input and target swapped
+    d("mse_loss(input, target, reduction)", name="MseLossBackward0",
+      input=lambda grad, input, target, reduction: get_op("mse_loss_backward")(grad, input, target, reduction),
+      target=lambda grad, input, target, reduction: get_op("mse_loss_backward")(grad, target, input, reduction)),
+    d("mse_loss_backward(grad_output, input, target, reduction)", grad_output=_mse_input,
+      input=lambda grad, grad_output, input, reduction: _mse_norm(input, reduction) * grad * grad_output,
+      target=lambda grad, grad_output, input, reduction: -_mse_norm(input, reduction) * grad * grad_output),
     d("nll_loss(input, target, weight, reduction, ignore_index)", name="NllLossBackward0", target=None, weight=None,
       input=lambda grad, input, target, weight, reduction, ignore_index, result1: get_op("nll_loss_backward")(
           grad, input, target, weight, reduction, ignore_index, result1)),
