@@ -190,7 +190,12 @@ inference from numpy data, asarray/frombuffer and array protocols, an sklearn-st
 
 Probabilistic modelling with torch.distributions (`pd_*`: seeded samplers, validation errors, transforms and
 bijectors, the KL registry, a VAE ELBO, REINFORCE, Gumbel-softmax, GMM fits, Bayesian regression, structured
-Gaussians, moments and cdf/icdf, GLM likelihoods, custom families and discrete details)."""
+Gaussians, moments and cdf/icdf, GLM likelihoods, custom families and discrete details).
+
+Higher-order autograd as research code uses it (`ho_*`: double backward through activations, layers and losses,
+WGAN-GP/R1/path-length penalties, Hessian-vector products with Newton-CG, torch.autograd.functional's strategies
+and errors, custom Functions' ctx API, tensor/node/saved-tensor hooks with graph walks, autograd's errors,
+MAML/Meta-SGD, gradcheck suites, and divergence/curl/Laplacian operators of neural fields)."""
 
 from __future__ import annotations
 

@@ -291,6 +291,9 @@ SAMPLES.update({
     "mv": [(op("mv"), (make((2, 3)), make((3,))))],
     "mse_loss": [(lambda x, t: op("mse_loss")(x, t, reduction), (make((2, 3)), make(shape)))
                  for reduction, shape in (("mean", (2, 3)), ("sum", (3,)), ("none", (2, 3)))],
+    "mse_loss_backward": [(lambda g, x, t: op("mse_loss_backward")(g, x, t, reduction), (make(gshape), make((2, 3)),
+                                                                                      make((2, 3))))
+                          for reduction, gshape in (("mean", ()), ("sum", ()), ("none", (2, 3)))],
     "nll_loss_backward": [(lambda g: op("nll_loss_backward")(g, make((2, 3), requires_grad=False), _TARGET, None,
                                                              "none", -100, E.tensor(2.0, dtype=F64)),
                            (make((2,)),))],
@@ -790,3 +793,62 @@ def test_setitem_through_a_mask_and_an_ellipsis_key_record_pytorchs_nodes():
     assert c.grad_fn.name() == "IndexPutBackward0"
     (c * E.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
     assert v.grad.item() == 10.0 and w.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+def _chain(fn) -> list[str]:
+    names = []
+    while fn is not None and fn.name() != "torch::autograd::AccumulateGrad":
+        names.append(fn.name())
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    return names
+
+
+@pytest.mark.parametrize("make_y, chain", [
+    (lambda x: x.squeeze(), ["UnsqueezeBackward0"]),
+    (lambda x: x.squeeze(1), ["UnsqueezeBackward0"]),
+    (lambda x: x.squeeze((1,)), ["UnsqueezeBackward0"]),
+    (lambda x: x.squeeze(0), []),  # nothing squeezed: the gradient itself
+    (lambda x: x.unsqueeze(-1), ["SqueezeBackward1"]),
+    (lambda x: x.expand(4, 2, 1, 3), ["ViewBackward0", "SumBackward1"]),  # PyTorch's sum_to: keepdim, then view
+    (lambda x: x.expand(2, 5, 3), ["SumBackward1"]),
+    (lambda x: x.tanh(), ["TanhBackwardBackward0"]),
+    (lambda x: x.sigmoid(), ["SigmoidBackwardBackward0"]),
+    (lambda x: x.softmax(2), ["SoftmaxBackwardDataBackward0"]),
+    (lambda x: x.log_softmax(2), ["LogSoftmaxBackwardDataBackward0"]),
+    (lambda x: op("layer_norm")(x, (3,), None, None, 1e-5)[0], ["NativeLayerNormBackwardBackward0"]),
+    (lambda x: x.abs(), ["MulBackward0"]),
+    (lambda x: op("mse_loss")(x, E.zeros(2, 1, 3, dtype=F64), "sum"), ["MseLossBackwardBackward0"]),
+])
+def test_double_backward_graph_has_pytorchs_nodes(make_y, chain):
+    x = E.randn(2, 1, 3, dtype=F64, requires_grad=True)
+    y = make_y(x)
+    v = E.ones_like(y).requires_grad_()
+    (g,) = E.autograd.grad(y, x, v, create_graph=True)
+    assert _chain(g.grad_fn) == chain and g.shape == x.shape
+
+
+def test_abs_double_backward_goes_through_sgn():
+    x = E.tensor([-2.0, 3.0], dtype=F64, requires_grad=True)
+    (g,) = E.autograd.grad(x.abs().sum(), x, create_graph=True)
+    assert [n.name() for n, _ in g.grad_fn.next_functions if n is not None] == ["SgnBackward0"]
+    assert x.sgn().grad_fn.name() == "SgnBackward0" and g.tolist() == [-1.0, 1.0]
+
+
+def test_conv2d_double_backward_node_is_convolution_backwards():
+    w = E.randn(2, 1, 3, 3, dtype=F64, requires_grad=True)
+    x = E.randn(1, 1, 4, 4, dtype=F64, requires_grad=True)
+    (gx, gw) = E.autograd.grad(op("conv2d")(x, w, None, (1, 1), (1, 1), (1, 1), 1).pow(2).sum(), (x, w),
+                               create_graph=True)
+    assert gx.grad_fn.name() == gw.grad_fn.name() == "ConvolutionBackwardBackward0"
+
+
+def test_fused_tanh_sigmoid_backward_values_and_second_derivative():
+    x = E.tensor([-1.5, 0.0, 0.7], dtype=F64, requires_grad=True)
+    for f, d1, d2 in [(E.tanh, lambda t: 1 - np.tanh(t) ** 2, lambda t: -2 * np.tanh(t) * (1 - np.tanh(t) ** 2)),
+                      (E.sigmoid, lambda t: (s := 1 / (1 + np.exp(-t))) * (1 - s),
+                       lambda t: (s := 1 / (1 + np.exp(-t))) * (1 - s) * (1 - 2 * s))]:
+        (g,) = E.autograd.grad(f(x).sum(), x, create_graph=True)
+        (h,) = E.autograd.grad(g.sum(), x)
+        t = np.array([-1.5, 0.0, 0.7])
+        np.testing.assert_allclose(g.detach().numpy(), d1(t), rtol=1e-12)
+        np.testing.assert_allclose(h.numpy(), d2(t), rtol=1e-12, atol=1e-15)

@@ -820,3 +820,28 @@ def test_a_custom_functions_node_is_not_callable():
     # PyTorch's Python-defined nodes have no __call__ at all; its C++ nodes (ember's others) do
     assert not callable(z.grad_fn) and not hasattr(z.grad_fn, "__call__")
     assert callable(z.grad_fn.next_functions[0][0]) and callable((z * 2).grad_fn)
+
+
+def test_saved_shape_attributes_by_atens_names():
+    """PyTorch's `_saved_self_sym_sizes`/`_sym_strides`/`_sym_numel` and `_saved_dim` (ember's `dims`)."""
+    p = E.randn(2, 3, requires_grad=True)
+    s = p.sum(1)
+    assert s.grad_fn._saved_self_sym_sizes == (2, 3) and s.grad_fn._saved_dim == (1,)
+    m = p.t().mm(p)  # mat2 saved with its geometry
+    assert m.grad_fn._saved_mat2_sym_sizes == (2, 3) and m.grad_fn._saved_mat2_sym_strides == (3, 1)
+    assert p[:, 1:].grad_fn._saved_start == 1 and p.view(6).grad_fn._saved_self_sym_sizes == (2, 3)
+    # slice's bounds as ATen saves them: open ends filled in, negative ones read as unsigned 64-bit
+    q = E.randn(5, requires_grad=True)
+    assert (q[:2].grad_fn._saved_start, q[1:].grad_fn._saved_end) == (0, 2 ** 63 - 1)
+    assert (q[-3:-1].grad_fn._saved_start, q[-3:-1].grad_fn._saved_end) == (2 ** 64 - 3, 2 ** 64 - 1)
+    assert (q.narrow(0, 1, 3).grad_fn._saved_end, q.narrow(0, 1, 3).grad_fn._saved_step) == (4, 1)
+    with pytest.raises(AttributeError, match="_saved_self_sym_numel"):
+        p.exp().grad_fn._saved_self_sym_numel
+
+
+def test_fewer_grad_outputs_than_outputs_is_pytorchs_error_and_extra_ones_are_ignored():
+    x = E.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^got 2 tensors and 1 gradients$"):
+        E.autograd.grad([x * 2, x * 3], x, grad_outputs=[E.ones(3)])
+    (g,) = E.autograd.grad([x * 2], x, grad_outputs=[E.ones(3), E.ones(3)])
+    assert g.tolist() == [2.0, 2.0, 2.0]

@@ -66,3 +66,15 @@ def test_mismatch_message_shows_jacobians_as_pytorch_does():
         "numerical:tensor([[0.5000, 1.0000],\n        [0.5000, 1.0000],\n        [0.5000, 1.0000]], "
         "dtype=torch.float64)\n"
         "analytical:tensor([[2., 2.],\n        [2., 2.],\n        [2., 2.]])\n")
+
+
+def test_gradgradcheck_draws_grad_outputs_from_the_global_generator():
+    """PyTorch's make_tensor(low=-1, high=1): one uniform_ per output, so a seeded program's later draws agree."""
+    x = E.tensor([0.3, -0.7, 1.1], dtype=E.float64, requires_grad=True)
+    E.manual_seed(0)
+    assert E.autograd.gradgradcheck(lambda t: (t.sin(), t * t), (x,))
+    after = E.rand(4)
+    E.manual_seed(0)
+    E.empty(3, dtype=E.float64).uniform_(-1, 1)
+    E.empty(3, dtype=E.float64).uniform_(-1, 1)
+    np.testing.assert_array_equal(after.numpy(), E.rand(4).numpy())

@@ -42,7 +42,9 @@ def _sum_to(g: Tensor, shape: tuple) -> Tensor | None:
             return None
         dims.append(lead + i)
     if dims:
-        if len(dims) == lead:  # only leading dims (a bias's batch): summed away, no view after
+        # a bias's batch: one sum, no view after; a recorded gradient (a double backward's) keeps PyTorch's
+        # sum(keepdim=True) and view, whose nodes its graph shows
+        if len(dims) == lead and not g.requires_grad:
             return g.sum(tuple(dims))
         g = g.sum(tuple(dims), keepdim=True)
     return g.view(shape) if g._shape != tuple(shape) else g
@@ -339,8 +341,8 @@ def _as_list(x) -> list:
 
 
 def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
-    if len(grad_outputs) not in (0, len(outputs)):
-        raise RuntimeError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
+    if 0 < len(grad_outputs) < len(outputs):  # PyTorch pairs them with zip: extra gradients are ignored
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     res = []
     for i, t in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None

@@ -224,6 +224,17 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     return True
 
 
+def _random_grad_output(out: Tensor) -> Tensor:
+    from ember.core import dtypes, empty
+    from ember.core.ops.complex import view_as_real
+
+    dtype = out.dtype if out.dtype.is_floating_point or out.dtype.is_complex else dtypes.float64
+    g = empty(tuple(out.shape), dtype=dtype, device=out.device)
+    with no_grad():
+        (view_as_real(g) if dtype.is_complex else g).uniform_(-1.0, 1.0)
+    return g.requires_grad_()
+
+
 def gradgradcheck(func: Callable, inputs, grad_outputs: Sequence | None = None, *, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
@@ -232,17 +243,15 @@ def gradgradcheck(func: Callable, inputs, grad_outputs: Sequence | None = None, 
                   masked: bool = False) -> bool:
     """Check second derivatives: `gradcheck` of the function (inputs, grad_outputs) -> input gradients.
 
-    Random float64 `grad_outputs` (fixed seed) are made when none are given.
+    Random `grad_outputs` are made when none are given: uniform in [-1, 1) from the global generator, as
+    PyTorch's `make_tensor` draws them (a seeded program sees the same draws afterwards).
     """
-    from ember.core import tensor
 
     tupled = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(tupled) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
-        rng = np.random.default_rng(0)
         outs = _diff_outputs(_as_tuple(func(*tupled)))
-        grad_outputs = [tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype, device=o.device,
-                               requires_grad=True) for o in outs]
+        grad_outputs = [_random_grad_output(o) for o in outs]
     grad_outputs = list(_as_tuple(grad_outputs))
     n = len(tupled)
 

@@ -28,6 +28,7 @@ input, where a rule that needs the input gets a clone (NOTE [ In-place ops and v
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable
 
 from ember.autograd.engine import reduce_grad
@@ -43,6 +44,22 @@ _SUFFIXES = ("_shape", "_dtype", "_device", "_geometry")
 # ATen's names for an op's arguments where they are not ember's (ember's `input` is ATen's `self`): PyTorch's
 # generated nodes save their tensors in the order of these names, which its pack hooks see
 _ATEN_NAMES = {"dot": {"other": "tensor"}}
+# ATen's attribute names where ember's signatures say otherwise, for `_saved_<name>`
+_OWN_NAMES = {"dim": "dims", "end": "stop"}
+
+
+def _symint(v: int) -> int:
+    """A saved SymInt as PyTorch's node hands it back: a negative one read as unsigned 64-bit."""
+    return v + (1 << 64) if v < 0 else v
+
+
+_INT64_MAX = (1 << 63) - 1
+# slice's bounds as ATen's slice.Tensor saves them (an open end is INT64_MAX); narrow is ATen's slice
+_ATEN_ATTRS = {
+    "slice": {"start": lambda s: _symint(0 if s["start"] is None else s["start"]),
+              "end": lambda s: _symint(_INT64_MAX if s["stop"] is None else s["stop"])},
+    "narrow": {"end": lambda s: _symint(s["start"] + s["length"]), "step": lambda s: 1},
+}
 
 
 def _parse(sig: str) -> tuple[str, list[tuple[str, object]], int, str | None]:
@@ -230,6 +247,9 @@ class RuleNode(Node):
                 key = "input"
             if saved is None:
                 raise RuntimeError(FREED)
+            aten = _ATEN_ATTRS.get(self.entry.op_name, {}).get(key)
+            if aten is not None:
+                return aten(saved)
             if key in saved:
                 v = saved[key]
                 if isinstance(v, SavedTensor):
@@ -239,6 +259,12 @@ class RuleNode(Node):
                 return _wrapped(self.entry.op_name, key, v)
             if any(key in names for _, _, names in self.entry.groups):
                 return None  # a value the rule saves only when the gradient it feeds is needed, as PyTorch's
+            meta = self._metadata_of(key, saved)
+            if meta is not _MISSING:
+                return meta
+            own = _OWN_NAMES.get(key)
+            if own in saved:  # ember's name for ATen's (`dims` for sum's `dim`)
+                return self.__getattr__("_saved_" + own)
         if name.startswith("_raw_saved_"):  # the SavedTensor itself (its register_hooks); freed after backward
             key = name[len("_raw_saved_"):]
             key = "input" if key == "self" else key
@@ -250,6 +276,21 @@ class RuleNode(Node):
             if saved is not None and isinstance(saved.get(key), SavedTensor):
                 return saved[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _metadata_of(self, key: str, saved: dict):
+        """PyTorch's `<name>_sym_sizes`/`_sym_strides`/`_sym_numel` from the shape or geometry the rule saved."""
+        for suffix in ("_sym_sizes", "_sym_strides", "_sym_numel"):
+            if key.endswith(suffix):
+                base = key[:-len(suffix)]
+                base = "input" if base == "self" else base
+                geometry = saved.get(base + "_geometry")
+                shape = saved.get(base + "_shape", geometry[0] if geometry is not None else None)
+                if suffix == "_sym_strides":
+                    return _MISSING if geometry is None else tuple(geometry[1])
+                if shape is None:
+                    return _MISSING
+                return tuple(shape) if suffix == "_sym_sizes" else math.prod(shape)
+        return _MISSING
 
     def _resolve(self, n: str, grads: list, mask: tuple):
         if n == "grad":

@@ -50,10 +50,15 @@ def _on_half_cpu(t) -> bool:
     return t._dtype.itemsize == 2 and t._dtype.is_floating_point and t.device.type == "cpu"
 
 
-# On a float16/bfloat16 CPU tensor, PyTorch's fused backward kernels: they compute in float32 and round once,
-# where the composite rule would round at every step.
+def _fused_cpu(t) -> bool:
+    """Whether PyTorch's fused backward op (`tanh_backward`, `sigmoid_backward`) serves `t`: a real CPU tensor. A
+    double backward then records TanhBackwardBackward0 as PyTorch's does; on a float16/bfloat16 tensor it computes
+    in float32 and rounds once, where the composite rule would round at every step."""
+    return t.device.type == "cpu" and not t._dtype.is_complex
+
+
 def _tanh_grad(grad, result):
-    return get_op("tanh_backward")(grad, result) if _on_half_cpu(result) else grad * cj(1.0 - result * result)
+    return get_op("tanh_backward")(grad, result) if _fused_cpu(result) else grad * cj(1.0 - result * result)
 
 
 def _sigmoid_grad(grad, result):
@@ -61,6 +66,8 @@ def _sigmoid_grad(grad, result):
         return get_op("sigmoid_backward")(grad, result)  # (grad * (1 - y)) * y
     if _on_half_cpu(result):
         return grad * (1.0 - result) * result
+    if _fused_cpu(result):
+        return get_op("sigmoid_backward")(grad, result)
     return grad * cj(result * (1.0 - result))
 
 
@@ -124,7 +131,7 @@ def _clamp_max(grad, input, min, max):
 
 ENTRIES = [
     _unary("neg", lambda grad: -grad),
-    _unary("abs", lambda grad, input: grad * (input.sgn() if input._dtype.is_complex else ew.sign(input))),
+    _unary("abs", lambda grad, input: grad * input.sgn()),
     _unary("square", lambda grad, input: grad * 2.0 * cj(input), "PowBackward0"),  # PyTorch: pow(x, 2)
     _unary("frac", lambda grad: grad),
     # flat steps: zeros, whatever the incoming gradient holds (a NaN or infinite one too), as PyTorch's

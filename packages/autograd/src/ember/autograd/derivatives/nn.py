@@ -260,10 +260,14 @@ def _bce_input(grad, input, target):
     return grad * (input - target) / ew.clamp((1.0 - input) * input, _BCE_EPS, None)
 
 
+def _mse_norm(input, reduction) -> float:
+    return 2.0 / input.numel() if reduction == "mean" else 2.0
+
+
 def _mse_input(grad, input, target, reduction):
-    """PyTorch's mse_loss_backward: `norm * (input - target) * grad`, norm 2 (2 / numel for the mean)."""
-    norm = 2.0 / input.numel() if reduction == "mean" else 2.0
-    return norm * (input - target) * grad
+    """`norm * (input - target) * grad`, norm 2 (2 / numel for the mean): mse_loss_backward's gradient w.r.t. its
+    grad_output (the engine sums it to grad_output's shape)."""
+    return _mse_norm(input, reduction) * (input - target) * grad
 
 
 def _bce_target(grad, input):
@@ -330,12 +334,15 @@ ENTRIES = [
       weight=lambda grad, input, weight, weight_shape, stride, padding, dilation, groups: channels_last_as(
           conv2d_backward_weight(grad, input, weight_shape, stride, padding, dilation, groups), input, weight),
       bias=lambda grad: grad.sum((0, 2, 3))),
+    # PyTorch's one convolution_backward op, here one op per gradient; both carry its node's name
     d("conv2d_backward_input(grad_output, weight, input_shape, stride, padding, dilation, groups)",
+      name="ConvolutionBackwardBackward0",
       grad_output=lambda grad, weight, stride, padding, dilation, groups: conv2d(
           grad, weight, None, stride, padding, dilation, groups),
       weight=lambda grad, grad_output, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
           grad_output, grad, weight_shape, stride, padding, dilation, groups)),
     d("conv2d_backward_weight(grad_output, input, weight_shape, stride, padding, dilation, groups)",
+      name="ConvolutionBackwardBackward0",
       grad_output=lambda grad, input, stride, padding, dilation, groups: conv2d(
           input, grad, None, stride, padding, dilation, groups),
       input=lambda grad, grad_output, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
@@ -395,13 +402,13 @@ ENTRIES = [
     d("softmax(input, dim)", input=lambda grad, result, dim: get_op("softmax_backward")(grad, result, dim)),
     d("_safe_softmax(input, dim)", name="SafeSoftmaxBackward0",
       input=lambda grad, result, dim: get_op("softmax_backward")(grad, result, dim)),
-    d("softmax_backward(grad_output, output, dim)",
+    d("softmax_backward(grad_output, output, dim)", name="SoftmaxBackwardDataBackward0",
       grad_output=lambda grad, output, dim: get_op("softmax_backward")(grad, output, dim),
       output=lambda grad, grad_output, output, dim: grad * (grad_output - (grad_output * output).sum(dim, True))
       - grad_output * (grad * output).sum(dim, True)),
     d("log_softmax(input, dim)",
       input=lambda grad, result, dim: get_op("log_softmax_backward")(grad, result, dim)),
-    d("log_softmax_backward(grad_output, output, dim)",
+    d("log_softmax_backward(grad_output, output, dim)", name="LogSoftmaxBackwardDataBackward0",
       grad_output=lambda grad, output, dim: grad - (grad * ew.exp(output)).sum(dim, True),
       output=lambda grad, grad_output, output, dim: -grad * ew.exp(output) * grad_output.sum(dim, True)),
     d("cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)", weight=None,
@@ -411,8 +418,13 @@ ENTRIES = [
     d("cross_entropy_backward(grad_output, input, target, weight, reduction, ignore_index, label_smoothing)",
       weight=None, grad_output=_ce_grad_output, **{"input, target": _ce_double}),
     d("binary_cross_entropy(input, target)", input=_bce_input, target=_bce_target),
-    d("mse_loss(input, target, reduction)", name="MseLossBackward0", input=_mse_input,
-      target=lambda grad, input, target, reduction: -_mse_input(grad, input, target, reduction)),
+    # PyTorch's rules: the target's gradient is mse_loss_backward with input and target swapped
+    d("mse_loss(input, target, reduction)", name="MseLossBackward0",
+      input=lambda grad, input, target, reduction: get_op("mse_loss_backward")(grad, input, target, reduction),
+      target=lambda grad, input, target, reduction: get_op("mse_loss_backward")(grad, target, input, reduction)),
+    d("mse_loss_backward(grad_output, input, target, reduction)", grad_output=_mse_input,
+      input=lambda grad, grad_output, input, reduction: _mse_norm(input, reduction) * grad * grad_output,
+      target=lambda grad, grad_output, input, reduction: -_mse_norm(input, reduction) * grad * grad_output),
     d("nll_loss(input, target, weight, reduction, ignore_index)", name="NllLossBackward0", target=None, weight=None,
       input=lambda grad, input, target, weight, reduction, ignore_index, result1: get_op("nll_loss_backward")(
           grad, input, target, weight, reduction, ignore_index, result1)),
@@ -426,17 +438,20 @@ ENTRIES = [
       **{"input, weight, bias": lambda grad, input, weight, result1, result2, training: _first_like_input(get_op(
           "batch_norm_backward")(grad, input, weight, result1, result2, training), (input._shape, input._strides))}),
     d("batch_norm_backward(grad_output, input, weight, save_mean, save_invstd, training)", save_mean=None,
+      name="NativeBatchNormBackwardBackward0",
       save_invstd=None, **{"grad_output, input, weight": _batch_norm_double}),
     # `bias` is named though unused: PyTorch's node saves it (a pack hook sees bias, input, weight, mean, rstd)
     d("layer_norm(input, normalized_shape, weight, bias, eps)", name="NativeLayerNormBackward0",
       **{"input, weight, bias": lambda grad, input, normalized_shape, weight, bias, result1, result2: get_op(
           "layer_norm_backward")(grad, input, normalized_shape, result1, result2, weight)}),
     d("layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight)", mean=None, rstd=None,
+      name="NativeLayerNormBackwardBackward0",
       **{"grad_output, input, weight": _layer_norm_double}),
     d("group_norm(input, weight, bias, num_groups, eps)", name="NativeGroupNormBackward0",
       **{"input, weight, bias": lambda grad, input, weight, num_groups, result1, result2: _first_like_input(get_op(
           "group_norm_backward")(grad, input, result1, result2, weight, num_groups), (input._shape, input._strides))}),
     d("group_norm_backward(grad_output, input, mean, rstd, weight, num_groups)", mean=None, rstd=None,
+      name="NativeGroupNormBackwardBackward0",
       **{"grad_output, input, weight": _group_norm_double}),
 
     d("embedding(weight, indices, padding_idx, scale_grad_by_freq)", indices=None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core.creation import tensor
+from ember.core.ops import layout as L
 from ember.core.ops import shape as S
 from ember.core.tensor import Tensor
 
@@ -86,6 +87,18 @@ def _split_lengths(n: int, split_size: int, pieces: int) -> list[int]:
     return [min(split_size, n - i * split_size) for i in range(pieces)] if n else [0]
 
 
+def _squeeze_backward(grad, input_shape, dim):
+    """PyTorch's `unsqueeze_to`: one unsqueeze per squeezed dim (the gradient itself where none was), so a
+    double backward's graph holds UnsqueezeBackward0 nodes, not a view."""
+    if grad.ndim == len(input_shape):
+        return grad
+    dims = None if dim is None else {d_ % len(input_shape) for d_ in ((dim,) if isinstance(dim, int) else dim)}
+    for i, n in enumerate(input_shape):
+        if n == 1 and (dims is None or i in dims):
+            grad = S.unsqueeze(grad, i)
+    return grad
+
+
 def _to_device(grad: Tensor, device) -> Tensor:
     return grad if grad.device == device else grad.to(device)
 
@@ -96,8 +109,8 @@ ENTRIES = [
     d("permute(input, dims)", input=lambda grad, dims: _permute_back(grad, dims)),
     d("transpose(input, dim0, dim1)", input=lambda grad, dim0, dim1: S.transpose(grad, dim0, dim1)),
     d("expand(input, size)", input=lambda grad: grad),  # the engine sums over the expanded dims
-    d("squeeze(input, dim=None)", input=lambda grad, input_shape: grad.reshape(input_shape)),
-    d("unsqueeze(input, dim)", input=lambda grad, input_shape: grad.reshape(input_shape)),
+    d("squeeze(input, dim=None)", input=_squeeze_backward),
+    d("unsqueeze(input, dim)", input=lambda grad, dim: L.squeeze(grad, dim)),
     d("select(input, dim, index)", input=lambda grad, input_shape, dim, index: scatter_view(
         grad, input_shape, lambda z: S.select(z, dim, index))),
     d("slice(input, dim, start, stop, step=1)", input=lambda grad, input_shape, dim, start, stop, step: scatter_view(

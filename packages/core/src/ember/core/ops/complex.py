@@ -577,8 +577,9 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`z / |z|` for complex elements (0 at 0); `sign` for real tensors."""
     from ember.core.ops import elementwise as ew
 
-    if not input._dtype.is_complex:
-        return ew.sign(input, out=out) if out is not None else ew.sign(input)
+    if not input._dtype.is_complex:  # PyTorch's own node all the same: SgnBackward0
+        return ew.sign(input, out=out) if out is not None else node_name(ew.sign(input), "SignBackward0",
+                                                                          "SgnBackward0")
     if input._dtype is dtypes.complex32:  # PyTorch divides in float and rounds once
         r = sgn(input.to(dtypes.complex64)).to(dtypes.complex32)
         return _write(out, r, "sgn", input) if out is not None else r

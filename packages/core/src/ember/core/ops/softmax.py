@@ -23,7 +23,7 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["softmax", "_safe_softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward",
            "cross_entropy", "nll_loss", "cross_entropy_backward", "nll_loss_backward", "binary_cross_entropy",
-           "mse_loss_op"]
+           "mse_loss_op", "mse_loss_backward"]
 
 
 def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
@@ -416,6 +416,19 @@ def _mse_loss_any(input, target, reduction):
     # composed of primitives, so every device runs it (kernels run below autograd's recording)
     loss = (input - target) ** 2
     return loss if reduction == "none" else loss.mean() if reduction == "mean" else loss.sum()
+
+
+mse_loss_backward = declare("mse_loss_backward", doc="""The gradient of mse_loss w.r.t. its input.
+
+Positional signature: `mse_loss_backward(grad_output, input, target, reduction)` -> `norm * (input - target) *
+grad_output`, norm 2 (2 / numel for the mean), PyTorch's op (a double backward records MseLossBackwardBackward0).""")
+
+
+@mse_loss_backward.register("any")
+def _mse_loss_backward_any(grad_output, input, target, reduction):
+    # composed of primitives, so every device runs it (kernels run below autograd's recording)
+    norm = 2.0 / input.numel() if reduction == "mean" else 2.0
+    return norm * (input - target) * grad_output
 
 
 # --- validation and the public functions --------------------------------------------------
