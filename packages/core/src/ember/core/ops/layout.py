@@ -101,7 +101,7 @@ def reshape(input, *args, shape=None) -> Tensor:
             return S.view(input, shape)
         # PyTorch's reshape views a non-contiguous tensor through `_reshape_alias`, naming its node so
         return node_name(S.view(input, shape), "ViewBackward0", "ReshapeAliasBackward0")
-    return node_name(S.view(S.clone(input), shape), "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's copy
+    return S._unsafe_view(S.clone(input), shape)  # PyTorch's copy: a new tensor, no view of the clone
 
 
 @method
