@@ -186,7 +186,12 @@ subclasses and hooks, activation checkpointing's recomputation checks, kwargs mo
 
 NumPy interop as data and science code uses it (`np_*`: numpy scalars as operands, sizes and fills, shared and
 copied memory, ndarrays and ufuncs meeting tensors, numpy datasets and collation, pickle and deepcopy, torch.tensor
-inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs)."""
+inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs).
+
+Detection and segmentation utilities in plain torch (`det_*`: box formats over dtypes, IoU-family losses with
+gradients, greedy/batched/matrix/soft NMS, anchors with FCOS/ATSS/SimOTA assignment, BoxCoder clamps, segmentation
+cross-entropy with OHEM/Dice/Lovasz, mask ops with RLE, COCO/VOC mAP, panoptic quality, torchvision's RoIAlign
+reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorators, and printed postprocessed detections)."""
 
 from __future__ import annotations
 
