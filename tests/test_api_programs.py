@@ -190,8 +190,8 @@ inference from numpy data, asarray/frombuffer and array protocols, an sklearn-st
 
 Detection and segmentation utilities in plain torch (`det_*`: box formats over dtypes, IoU-family losses with
 gradients, greedy/batched/matrix/soft NMS, anchors with FCOS/ATSS/SimOTA assignment, BoxCoder clamps, segmentation
-cross-entropy with OHEM/Dice/Lovasz, mask ops with RLE, COCO/VOC mAP, panoptic quality, torchvision's RoIAlign
-reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorators, and printed postprocessed detections)."""
+targets and cross-entropy with OHEM/Dice/Lovasz, mask ops with RLE, COCO/VOC mAP, panoptic quality, torchvision's
+RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorators, printed detections)."""
 
 from __future__ import annotations
 
