@@ -137,8 +137,9 @@ def _view(x, shape):
 
 
 # PyTorch's `_unsafe_view`: a view of a tensor the caller has just made (reshape's copy, a batched matmul's
-# result), which autograd must not track as a view: in-place ops on it record as on any tensor
-_unsafe_view = declare("_unsafe_view", np.reshape)
+# result), sharing its memory (`view`, for the compiler's memory planner) but no view to autograd: in-place ops
+# on it record as on any tensor
+_unsafe_view = declare("_unsafe_view", np.reshape, view=True, untracked_view=True)
 
 
 @_unsafe_view.register("any")
