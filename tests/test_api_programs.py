@@ -195,7 +195,12 @@ Gaussians, moments and cdf/icdf, GLM likelihoods, custom families and discrete d
 Higher-order autograd as research code uses it (`ho_*`: double backward through activations, layers and losses,
 WGAN-GP/R1/path-length penalties, Hessian-vector products with Newton-CG, torch.autograd.functional's strategies
 and errors, custom Functions' ctx API, tensor/node/saved-tensor hooks with graph walks, autograd's errors,
-MAML/Meta-SGD, gradcheck suites, and divergence/curl/Laplacian operators of neural fields)."""
+MAML/Meta-SGD, gradcheck suites, and divergence/curl/Laplacian operators of neural fields).
+
+Detection and segmentation utilities in plain torch (`det_*`: box formats over dtypes, IoU-family losses with
+gradients, greedy/batched/matrix/soft NMS, anchors with FCOS/ATSS/SimOTA assignment, BoxCoder clamps, segmentation
+targets and cross-entropy with OHEM/Dice/Lovasz, mask ops with RLE, COCO/VOC mAP, panoptic quality, torchvision's
+RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorators, printed detections)."""
 
 from __future__ import annotations
 

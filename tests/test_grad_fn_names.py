@@ -39,6 +39,9 @@ CASES = [
     # views
     ("view", "x.view(12)"), ("view_m1", "x.view(-1)"), ("reshape", "x.reshape(4, 3)"),
     ("reshape_t", "x.t().reshape(12)"), ("flatten", "x.flatten()"), ("permute", "x.permute(1, 0)"),
+    ("reshape_copy_inplace", "x.t().reshape(12).add_(1)"),
+    ("matmul_folded_inplace", "(x.unsqueeze(0).expand(2, 3, 4) @ x.t()).mul_(2)"),
+    ("reshape_strided", "x[::2].reshape(2, 2, 2)"), ("flatten_expanded", "x.unsqueeze(0).expand(2, 3, 4).flatten(1)"),
     ("transpose", "x.transpose(0, 1)"), ("t", "x.t()"), ("T", "x.T"), ("mT", "x.mT"),
     ("squeeze", "x.unsqueeze(0).squeeze()"), ("squeeze_dim", "x.unsqueeze(0).squeeze(0)"),
     ("unsqueeze", "x.unsqueeze(0)"), ("expand", "x.unsqueeze(0).expand(2, 3, 4)"),
@@ -198,6 +201,8 @@ PYTORCH = {
     "cumprod": "CumprodBackward0", "sort": "SortBackward0", "topk": "TopkBackward0", "median": "MedianBackward0",
     "kthvalue": "KthvalueBackward0", "argmax_gather": "GatherBackward0", "view": "ViewBackward0",
     "view_m1": "ViewBackward0", "reshape": "ViewBackward0", "reshape_t": "UnsafeViewBackward0",
+    "reshape_strided": "ReshapeAliasBackward0", "reshape_copy_inplace": "AddBackward0",
+    "matmul_folded_inplace": "MulBackward0", "flatten_expanded": "ReshapeAliasBackward0",
     "flatten": "ViewBackward0", "permute": "PermuteBackward0", "transpose": "TransposeBackward0", "t": "TBackward0",
     "T": "PermuteBackward0", "mT": "TransposeBackward0", "squeeze": "SqueezeBackward0",
     "squeeze_dim": "SqueezeBackward1", "unsqueeze": "UnsqueezeBackward0", "expand": "ExpandBackward0",

@@ -93,6 +93,9 @@ SAMPLES.update({
     "lerp": [(op("lerp"), (make((2, 3)), make((2, 3)), make((3,))))],
     # views and copies
     "view": [(lambda x: x.view(3, 2), (make((2, 3)),))],
+    # reshape's copy of a non-viewable input, and a batched matmul's result
+    "_unsafe_view": [(lambda x: x.t().reshape(6), (make((2, 3)),)),
+                     (lambda a, b: a @ b, (make((2, 2, 3)), make((3, 2))))],
     "as_strided": [(lambda x: x.as_strided((2, 2), (1, 2), 1), (make((6,)),)),
                    (lambda x: x.as_strided((3, 2), (0, 1)), (make((2,)),)),
                    # overlapping windows (stride 1 over both dims): their gradients add up

@@ -170,3 +170,22 @@ def test_data_and_H_refusals_in_pytorchs_words():
     assert t.H.shape == (3, 2) and E.tensor(2.0).H.item() == 2.0
     t.requires_grad = True  # a property with a setter keeps it
     assert t.requires_grad
+
+
+def test_reshape_copy_and_folded_matmul_are_no_views():
+    """PyTorch's `_unsafe_view`: reshape's copy of a non-viewable input and a batched matmul's result are new
+    tensors to autograd (no `_base`), so an in-place op on them records as on any tensor (AddBackward0, not a
+    rebase through AsStridedBackward0), and the gradient flows back through the reshape."""
+    x = E.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x.t().reshape(6)
+    assert (y._is_view(), y._base, type(y.grad_fn).__name__) == (False, None, "UnsafeViewBackward0")
+    y.mul_(E.arange(6.0))
+    assert type(y.grad_fn).__name__ == "MulBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+    m = E.ones(2, 2, 3, requires_grad=True) @ E.ones(3, 2)
+    assert (m._is_view(), type(m.grad_fn).__name__) == (False, "UnsafeViewBackward0")
+    m += 1
+    assert type(m.grad_fn).__name__ == "AddBackward0" and m.tolist() == [[[4.0, 4.0]] * 2] * 2
+    v = x.reshape(3, 2)  # a viewable reshape stays a view
+    assert v._is_view() and v._base is x

@@ -132,6 +132,29 @@ def test_jit_decorators_and_record_function_pass_through():
     assert y == 2 and et.profiler.record_function("g")(f)(2) == 3
 
 
+def test_jit_script_if_tracing_attribute_overload_and_fuser_flags_run_eagerly():
+    def box_area(b):
+        """Area."""
+        return (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+
+    wrapped = et.jit.script_if_tracing(box_area)
+    assert wrapped.__name__ == "box_area" and wrapped.__doc__ == "Area." and wrapped.__original_fn is box_area
+    np.testing.assert_array_equal(wrapped(ea.tensor([[0.0, 0.0, 2.0, 3.0]])).numpy(), [6.0])
+    attr = et.jit.Attribute([1], list[int])
+    assert attr.value == [1] and attr.type == list[int] and repr(attr) == "Attribute(value=[1], type=list[int])"
+    assert et.jit._overload(box_area) is box_area and et.jit._overload_method(box_area) is box_area
+    assert et.jit.set_fusion_strategy([("DYNAMIC", 3)]) == [("STATIC", 2), ("DYNAMIC", 10)]
+    assert et.jit.set_fusion_strategy([("STATIC", 2), ("DYNAMIC", 10)]) == [("DYNAMIC", 3)]
+    et.jit.enable_onednn_fusion(True)
+    assert et.jit.onednn_fusion_enabled() is True
+    et.jit.enable_onednn_fusion(False)
+    with et.jit.fuser("fuser1"):
+        pass
+    with pytest.raises(Exception, match=r"^unrecognized fuser option \(name: bad\)$"):
+        with et.jit.fuser("bad"):
+            pass
+
+
 def test_attribute_errors_for_pytorch_internals():
     with pytest.raises(AttributeError, match=r"torch._C\) is not provided"):
         et._C  # noqa: B018

@@ -69,7 +69,7 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
         return _inference_result(op, args, kwargs, call_next(op, args, kwargs))
     elif _level and _carries_tangent(args, kwargs) and _records_in_no_grad(op, args, kwargs):
         return _record_tangents(op, args, kwargs, call_next)  # grad mode stays off: views are no_grad's views
-    if op.view and op.differentiable and not _inference.get():  # view(dtype) is no view to autograd, as PyTorch's
+    if op.tracked_view and op.differentiable and not _inference.get():  # view(dtype): no view to autograd (PyTorch)
         r = call_next(op, args, kwargs)
         _track_view(r, op, args, kwargs)
         return r
@@ -207,7 +207,7 @@ _INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do n
 def _inference_result(op, args: tuple, kwargs: dict, r):
     """What an op makes in inference mode is an inference tensor (`Tensor.is_inference`; `_mark_new` marked
     each new tensor), as PyTorch's: but for a view of a normal tensor."""
-    if op.view and not op.mutates and not is_inference(args[0]):
+    if op.tracked_view and not op.mutates and not is_inference(args[0]):
         for t in ((r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ()):
             if isinstance(t, Tensor):
                 t._is_inference = False
@@ -365,7 +365,7 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
         r = call_next(op, args, kwargs)
     finally:
         _enabled.reset(token)
-    if op.view and op.differentiable and not _inference.get():  # view(dtype) is no view to autograd, as PyTorch's
+    if op.tracked_view and op.differentiable and not _inference.get():  # view(dtype): no view to autograd (PyTorch)
         _track_view(r, op, args, kwargs)
     return r
 
@@ -460,7 +460,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         r = call_next(op, args, kwargs)
     finally:
         _enabled.reset(token)
-    if op.view and not _inference.get():
+    if op.tracked_view and not _inference.get():
         _track_view(r, op, args, kwargs)
 
     if anomaly._enabled:
@@ -500,7 +500,7 @@ class _Computed:
     __slots__ = ("name",)
     mutates = ()
     differentiable = True
-    view = False
+    tracked_view = False
 
     def __init__(self, name: str) -> None:
         self.name = name

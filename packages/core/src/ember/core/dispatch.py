@@ -158,7 +158,8 @@ _PLAIN = frozenset({int, float, bool, complex, str, type(None)})  # argument cla
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
-    __slots__ = ("name", "kernels", "ref", "mutates", "several_mutated", "view", "pieces", "differentiable", "doc",
+    __slots__ = ("name", "kernels", "ref", "mutates", "several_mutated", "view", "tracked_view", "pieces",
+                 "differentiable", "doc",
                  "argnames", "method", "mixed_devices", "check", "info", "overlap", "complex_error", "_meta",
                  "_meta_refuses", "__weakref__")
 
@@ -166,7 +167,7 @@ class Op:
                  view: bool = False, differentiable: bool = True, doc: str = "",
                  argnames: tuple[str, ...] = (), mixed_devices: bool = False, info=None,
                  overlap: int = TENSOR_ITERATOR, complex_error: tuple[type, str] | None = None,
-                 pieces: Callable | None = None) -> None:
+                 pieces: Callable | None = None, untracked_view: bool = False) -> None:
         self.name = name
         self.kernels: dict[str, Callable] = {}
         self.ref = ref
@@ -175,6 +176,9 @@ class Op:
         self.mutates = mutates
         self.several_mutated = len(mutates) > 1  # read per call by the conjugate write path: worked out once
         self.view = view
+        # a view autograd tracks (`_base`, in-place rebasing); `untracked_view`: one sharing its input's memory that
+        # autograd records as a new tensor (PyTorch's `_unsafe_view` of a result the caller just made)
+        self.tracked_view = view and not untracked_view
         self.pieces = pieces  # a multi-view op's steps making each view alone
         self.differentiable = differentiable
         self.doc = doc

@@ -8,9 +8,11 @@ eager PyTorch; `fork` runs its function at once."""
 from __future__ import annotations
 
 import builtins
+import contextlib
+import functools
 import types
 import typing
-from typing import Final
+from typing import Final, NamedTuple
 
 from ember.core.futures import Future
 from ember.nn import Module
@@ -173,7 +175,72 @@ def annotate(the_type, the_value):
     return the_value
 
 
+def script_if_tracing(fn):
+    """`fn` wrapped to be scripted the first time it runs under tracing; ember never traces, so the wrapper calls
+    `fn` (torchvision's `batched_nms` is decorated with it)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    wrapper.__original_fn = fn  # type: ignore[attr-defined]
+    wrapper.__script_if_tracing_wrapper = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+class Attribute(NamedTuple):
+    """A module attribute's value with its TorchScript type (`self.names = torch.jit.Attribute([], List[str])`)."""
+
+    value: typing.Any
+    type: typing.Any
+
+
+_overloads: dict[str, list] = {}
+
+
+def _overload(func):
+    """Record `func` as one typed signature of the function defined after it (for the compiler), and return it."""
+    _overloads.setdefault(getattr(func, "__qualname__", repr(func)), []).append(func)
+    return func
+
+
+def _overload_method(func):
+    """`_overload` for methods."""
+    return _overload(func)
+
+
+_fusion_strategy = [("STATIC", 2), ("DYNAMIC", 10)]
+_onednn_fusion = False
+_FUSERS = ("fuser0", "fuser1", "fuser2", "fuser3", "none")
+
+
+def set_fusion_strategy(strategy: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Set the TorchScript fuser's specialisation strategy (kept, unused: ember has no fuser); returns the old one."""
+    global _fusion_strategy
+    old, _fusion_strategy = _fusion_strategy, list(strategy)
+    return old
+
+
+def enable_onednn_fusion(enabled: bool) -> None:
+    """Turn the oneDNN graph fuser's flag on or off (a flag only: ember has no fuser)."""
+    global _onednn_fusion
+    _onednn_fusion = bool(enabled)
+
+
+def onednn_fusion_enabled() -> bool:
+    """The flag `enable_onednn_fusion` sets."""
+    return _onednn_fusion
+
+
+@contextlib.contextmanager
+def fuser(name: str):
+    """Select a TorchScript fuser inside the block (a no-op in ember, which has none); the name is checked."""
+    if name not in _FUSERS:
+        raise Exception(f"unrecognized fuser option (name: {name})")  # noqa: TRY002 - PyTorch raises Exception
+    yield
+
+
 __all__ = ["TracerWarning", "ScriptWarning", "Error", "ScriptModule", "RecursiveScriptModule", "TracedModule",
            "TopLevelTracedModule", "ScriptFunction", "fork", "wait", "isinstance", "script", "trace", "trace_module",
            "load", "save", "freeze", "optimize_for_inference", "ignore", "unused", "export", "is_scripting",
-           "is_tracing", "annotate", "Final"]
+           "is_tracing", "annotate", "Final", "script_if_tracing", "Attribute", "set_fusion_strategy",
+           "enable_onednn_fusion", "onednn_fusion_enabled", "fuser"]

@@ -105,6 +105,7 @@ def _to_device(grad: Tensor, device) -> Tensor:
 
 ENTRIES = [
     d("view(input, shape)", input=lambda grad, input_shape: grad.reshape(input_shape)),
+    d("_unsafe_view(input, shape)", input=lambda grad, input_shape: grad.reshape(input_shape)),
     d("as_strided(input, size, stride, storage_offset=None)", input=_as_strided_backward),
     d("permute(input, dims)", input=lambda grad, dims: _permute_back(grad, dims)),
     d("transpose(input, dim0, dim1)", input=lambda grad, dim0, dim1: S.transpose(grad, dim0, dim1)),

@@ -97,8 +97,11 @@ def reshape(input, *args, shape=None) -> Tensor:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = S.infer_shape(_sizes(args, shape, "reshape", "shape"), input.numel(), "reshape")
     if S.view_strides(input._shape, input._strides, shape) is not None:
-        return S.view(input, shape)
-    return node_name(S.view(S.clone(input), shape), "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's copy
+        if input.is_contiguous():
+            return S.view(input, shape)
+        # PyTorch's reshape views a non-contiguous tensor through `_reshape_alias`, naming its node so
+        return node_name(S.view(input, shape), "ViewBackward0", "ReshapeAliasBackward0")
+    return S._unsafe_view(S.clone(input), shape)  # PyTorch's copy: a new tensor, no view of the clone
 
 
 @method

@@ -538,8 +538,17 @@ def _matmul(a: Tensor, b: Tensor, *, _hooked: bool = False) -> Tensor:
         a2 = reshape(a, (rows, a._shape[-1]))
         r = mv(a2, b) if db == 1 else _mm(a2, b)  # a vector: one mv, as PyTorch folds it
         shape = a._shape[:-1] + (() if db == 1 else (b._shape[-1],))
-        return node_name(reshape(r, shape), "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's _unsafe_view
+        return _unsafe_reshape(r, shape)
     return _batched(a, b)
+
+
+def _unsafe_reshape(r: Tensor, shape) -> Tensor:
+    """`r` (a result this module just made) in `shape` as PyTorch's `_unsafe_view`: no view to autograd."""
+    if S.view_strides(r._shape, r._strides, shape) is not None:
+        return S._unsafe_view(r, shape)
+    from ember.core.ops.layout import reshape
+
+    return reshape(r, shape)
 
 
 def _batched(a: Tensor, b: Tensor) -> Tensor:
@@ -556,7 +565,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     nb = int(np.prod(batch, dtype=np.int64))
     a3 = reshape(S.expand(a2, batch + (n, k)), (nb, n, k))
     b3 = reshape(S.expand(b2, batch + (k2, m)), (nb, k2, m))
-    r = node_name(reshape(_bmm(a3, b3), batch + (n, m)), "ViewBackward0", "UnsafeViewBackward0")
+    r = _unsafe_reshape(_bmm(a3, b3), batch + (n, m))
     if a.ndim == 1:
         r = S.squeeze(r, -2)
     if b.ndim == 1:
@@ -917,8 +926,7 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     # interleave: a's dims at even positions, b's at odd, then merge each pair
     a2 = reshape(a, tuple(x for s in a._shape for x in (s, 1)))
     b2 = reshape(b, tuple(x for s in b._shape for x in (1, s)))
-    r = reshape(ew.mul(a2, b2), tuple(x * y for x, y in zip(a._shape, b._shape, strict=True)))
-    r = node_name(r, "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's kron ends in _unsafe_view
+    r = _unsafe_reshape(ew.mul(a2, b2), tuple(x * y for x, y in zip(a._shape, b._shape, strict=True)))
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
 

@@ -136,6 +136,17 @@ def _view(x, shape):
     return _view_of(x, x._offset, shape, strides)
 
 
+# PyTorch's `_unsafe_view`: a view of a tensor the caller has just made (reshape's copy, a batched matmul's
+# result), sharing its memory (`view`, for the compiler's memory planner) but no view to autograd: in-place ops
+# on it record as on any tensor
+_unsafe_view = declare("_unsafe_view", np.reshape, view=True, untracked_view=True)
+
+
+@_unsafe_view.register("any")
+def _unsafe_view_kernel(x, shape):
+    return _view(x, shape)
+
+
 view_dtype = declare("view_dtype", view=True, differentiable=False)
 
 
