@@ -143,6 +143,13 @@ def test_frequencies_and_shifts():
     (lambda x: fft.irfft(x[0, :1] + 0j), RuntimeError, "Invalid number of data points \\(0\\) specified"),
     (lambda x: fft.fft(x.half()), RuntimeError, "Unsupported dtype Half"),
     (lambda x: fft.fft(x[0, 0]), IndexError, "Dimension specified as -1 but tensor has no dimensions"),
+    # a transformed dim left empty has no data points; shifting over no dims has no shifts
+    (lambda x: fft.fft(x[:, :0]), RuntimeError, "^Invalid number of data points \\(0\\) specified$"),
+    (lambda x: fft.rfft(x[0, :0]), RuntimeError, "^Invalid number of data points \\(0\\) specified$"),
+    (lambda x: fft.fft2(x[:, :0]), RuntimeError, "^Invalid number of data points \\(0\\) specified$"),
+    (lambda x: fft.irfft(x[0, :0] + 0j), RuntimeError, "^Invalid number of data points \\(-2\\) specified$"),
+    (lambda x: fft.fftshift(x[0, 0]), RuntimeError, "^`shifts` required$"),
+    (lambda x: fft.ifftshift(x, dim=()), RuntimeError, "^`shifts` required$"),
 ])
 def test_bad_input_raises_pytorchs_error(call, exc, message):
     with pytest.raises(exc, match=message):
