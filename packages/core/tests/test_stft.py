@@ -175,3 +175,15 @@ def test_against_pytorch():
     ai = torch.istft(a, 32, hop_length=7, win_length=20, window=w, length=77)
     bi = E.istft(b, 32, hop_length=7, win_length=20, window=E.tensor(w.numpy()), length=77)
     np.testing.assert_allclose(bi.numpy(), ai.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_legacy_real_output_is_a_view_of_the_complex_result():
+    """return_complex=False is view_as_real of the (frequency, frame)-transposed result: PyTorch 2.13's strides."""
+    x, w = E.randn(2, 100), E.hann_window(16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert E.stft(x, 16, 4, window=w, return_complex=False).stride() == (468, 2, 18, 1)
+        assert E.stft(x[0], 16, 4, window=w, return_complex=False).stride() == (2, 18, 1)
+        legacy = E.stft(x[0], 16, 4, window=w, return_complex=False)
+    spec = E.stft(x[0], 16, 4, window=w, return_complex=True)
+    assert E.equal(legacy[..., 0], spec.real) and E.equal(legacy[..., 1], spec.imag)

@@ -147,7 +147,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     spec = spec.transpose(-1, -2)
     if input.dim() == 1:
         spec = spec.squeeze(0)
-    return spec if return_complex else view_as_real(spec.contiguous())
+    return spec if return_complex else view_as_real(spec)  # a view of the complex result, its strides doubled
 
 
 @method
