@@ -186,7 +186,12 @@ subclasses and hooks, activation checkpointing's recomputation checks, kwargs mo
 
 NumPy interop as data and science code uses it (`np_*`: numpy scalars as operands, sizes and fills, shared and
 copied memory, ndarrays and ufuncs meeting tensors, numpy datasets and collation, pickle and deepcopy, torch.tensor
-inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs)."""
+inference from numpy data, asarray/frombuffer and array protocols, an sklearn-style wrapper, numpy/torch RNGs).
+
+Audio and speech code without torchaudio (`au_*`: stft/istft options and round trips, hand-built log-mel and MFCC
+front ends, CTCLoss with greedy decoding, WaveNet causal convolutions, torch.fft spectra, packed-RNN acoustic models,
+resampling with SpecAugment, a HiFi-GAN vocoder, VAD features, speaker embeddings, streaming chunks, front-end
+pitfalls)."""
 
 from __future__ import annotations
 
