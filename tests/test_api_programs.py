@@ -200,7 +200,12 @@ MAML/Meta-SGD, gradcheck suites, and divergence/curl/Laplacian operators of neur
 Detection and segmentation utilities in plain torch (`det_*`: box formats over dtypes, IoU-family losses with
 gradients, greedy/batched/matrix/soft NMS, anchors with FCOS/ATSS/SimOTA assignment, BoxCoder clamps, segmentation
 targets and cross-entropy with OHEM/Dice/Lovasz, mask ops with RLE, COCO/VOC mAP, panoptic quality, torchvision's
-RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorators, printed detections)."""
+RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorators, printed detections).
+
+Audio and speech code without torchaudio (`au_*`: stft/istft options and round trips, hand-built log-mel and MFCC
+front ends, CTCLoss with greedy decoding, WaveNet causal convolutions, torch.fft spectra, packed-RNN acoustic models,
+resampling with SpecAugment, a HiFi-GAN vocoder, VAD features, speaker embeddings, streaming chunks, front-end
+pitfalls)."""
 
 from __future__ import annotations
 

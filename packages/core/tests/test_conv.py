@@ -269,6 +269,10 @@ def test_conv_errors_use_pytorchs_messages():
     (lambda x, w: E.conv2d(x, w, dilation=(1, 0)), RuntimeError,
      "dilation should be greater than zero, but got [1, 0]"),
     (lambda x, w: E.conv2d(x, w, dilation=(2, -1)), RuntimeError, "dilation should be greater than zero"),
+    (lambda x, w: E.conv1d(E.ones(1, 2, 5), E.ones(3, 2, 3), dilation=0), RuntimeError,  # run as 2-d: a unit height
+     "dilation should be greater than zero, but got [1, 0]"),
+    (lambda x, w: E.conv_transpose1d(E.ones(1, 2, 5), E.ones(2, 3, 3), dilation=0), RuntimeError,
+     "dilation should be greater than zero, but got dilation_height: 1, dilation_width: 0"),
     (lambda x, w: E.conv1d(E.ones(1, 2, 5), E.ones(3, 2, 3), dilation=0, padding="same"), RuntimeError,
      "dilation should be greater than zero, but got [1, 0]"),
     (lambda x, w: E.conv2d(x, w, stride=(1, 1, 1)), RuntimeError, "expected stride to be a single integer value or "

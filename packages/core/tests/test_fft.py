@@ -143,6 +143,13 @@ def test_frequencies_and_shifts():
     (lambda x: fft.irfft(x[0, :1] + 0j), RuntimeError, "Invalid number of data points \\(0\\) specified"),
     (lambda x: fft.fft(x.half()), RuntimeError, "Unsupported dtype Half"),
     (lambda x: fft.fft(x[0, 0]), IndexError, "Dimension specified as -1 but tensor has no dimensions"),
+    # a transformed dim left empty has no data points; shifting over no dims has no shifts
+    (lambda x: fft.fft(x[:, :0]), RuntimeError, "^Invalid number of data points \\(0\\) specified$"),
+    (lambda x: fft.rfft(x[0, :0]), RuntimeError, "^Invalid number of data points \\(0\\) specified$"),
+    (lambda x: fft.fft2(x[:, :0]), RuntimeError, "^Invalid number of data points \\(0\\) specified$"),
+    (lambda x: fft.irfft(x[0, :0] + 0j), RuntimeError, "^Invalid number of data points \\(-2\\) specified$"),
+    (lambda x: fft.fftshift(x[0, 0]), RuntimeError, "^`shifts` required$"),
+    (lambda x: fft.ifftshift(x, dim=()), RuntimeError, "^`shifts` required$"),
 ])
 def test_bad_input_raises_pytorchs_error(call, exc, message):
     with pytest.raises(exc, match=message):
@@ -202,3 +209,25 @@ def test_two_sided_r2c_fills_the_negative_frequencies_by_conjugate_symmetry():
     np.testing.assert_array_equal(full, [12, 0, 0, 0])
     np.testing.assert_array_equal(np.signbit(full.imag), [False, False, False, True])  # conj of bin 1's +0
     assert fft.fft(E.arange(4)).dtype == E.complex64
+
+
+def test_results_are_laid_out_as_pytorchs_cpu_fft():
+    """PyTorch 2.13's CPU FFT puts the transformed dims innermost (a real transform's halved dim last), each group
+    ordered by the input's strides: its strides, its non-contiguity (a `.view(-1)` then fails), its values."""
+    a = E.randn(8, 3, 4)
+    b = a.transpose(0, 2)
+    c = E.randn(3, 4, 5).permute(1, 2, 0)
+    cases = [
+        (fft.rfft(a, dim=0), (1, 20, 5)), (fft.rfft(a, dim=1), (8, 1, 2)), (fft.rfft(a), (9, 3, 1)),
+        (fft.fft(a, dim=0), (1, 32, 8)), (fft.fft(a + 0j, dim=1), (12, 1, 3)), (fft.irfft(a + 0j, dim=0), (1, 56, 14)),
+        (fft.rfft2(a, dim=(0, 1)), (2, 1, 16)), (fft.fftn(a, dim=(2, 0)), (4, 32, 1)), (fft.fftn(b, dim=(0, 2)),
+                                                                                        (1, 32, 4)),
+        (fft.rfftn(a, dim=(2, 0)), (1, 20, 5)), (fft.irfftn(a + 0j, dim=(1, 0)), (1, 14, 42)),
+        (fft.fft2(c), (15, 1, 5)), (fft.fftn(c), (5, 1, 20)), (fft.fft(a, n=10, dim=0), (1, 40, 10)),
+    ]
+    for got, strides in cases:
+        assert got.stride() == strides
+    r = fft.rfft(a, dim=0)
+    check(r, np.fft.rfft(a.numpy(), axis=0), 1e-5)
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+        r.view(-1)

@@ -114,6 +114,30 @@ def test_errors_start_with_pytorchs_description_of_the_call():
 
 
 
+def test_stft_refuses_integer_scalar_and_16_bit_signals_in_pytorchs_words():
+    """PyTorch 2.13's messages: the call description for an integer signal; a 0-d signal is padded as (1, 1, 1)
+    first (center=True); 16-bit windowed frames reach the CPU FFT backend, which refuses them."""
+    with pytest.raises(RuntimeError) as e:
+        E.stft(E.arange(64), 16, return_complex=True, window=E.hann_window(16))
+    assert str(e.value) == (
+        "stft(torch.LongTensor[80], n_fft=16, hop_length=4, win_length=16, window=torch.FloatTensor{[16]}, "
+        "normalized=0, onesided=None, return_complex=1, align_to_window=None) : expected a tensor of floating point "
+        "or complex values")
+    with pytest.raises(RuntimeError, match=r"^Argument #4: Padding size should be less than the corresponding "
+                                           r"input dimension, but got: padding \(8, 8\) at dimension 2 of input "
+                                           r"\[1, 1, 1\]$"):
+        E.stft(E.tensor(1.0), 16, window=E.ones(16), return_complex=True)
+    with pytest.raises(RuntimeError) as e:
+        E.stft(E.tensor(1.0), 16, window=E.ones(16), center=False, return_complex=True)
+    assert str(e.value).startswith("stft(torch.FloatTensor[], n_fft=16,")
+    assert str(e.value).endswith(") : expected a 1D or 2D tensor")
+    with pytest.raises(RuntimeError, match="^MKL FFT doesn't support tensors of type: BFloat16$"):
+        E.stft(E.ones(64, dtype=E.bfloat16), 16, window=E.ones(16, dtype=E.bfloat16), return_complex=True)
+    with pytest.raises(RuntimeError, match="^MKL FFT doesn't support tensors of type: Half$"):
+        E.stft(E.ones(64, dtype=E.float16), 16, window=E.ones(16, dtype=E.float16), return_complex=True)
+    mixed = E.stft(E.ones(64, dtype=E.float16), 16, window=E.ones(16), return_complex=True)  # promoted frames
+    assert mixed.dtype is E.complex64 and mixed.shape == (9, 17)
+
 def test_istft_checks_its_arguments_as_pytorch():
     spec = E.stft(E.ones(200, dtype=E.float64), 64, 16, window=E.hann_window(64, dtype=E.float64),
                   return_complex=True)
@@ -151,3 +175,15 @@ def test_against_pytorch():
     ai = torch.istft(a, 32, hop_length=7, win_length=20, window=w, length=77)
     bi = E.istft(b, 32, hop_length=7, win_length=20, window=E.tensor(w.numpy()), length=77)
     np.testing.assert_allclose(bi.numpy(), ai.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_legacy_real_output_is_a_view_of_the_complex_result():
+    """return_complex=False is view_as_real of the (frequency, frame)-transposed result: PyTorch 2.13's strides."""
+    x, w = E.randn(2, 100), E.hann_window(16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert E.stft(x, 16, 4, window=w, return_complex=False).stride() == (468, 2, 18, 1)
+        assert E.stft(x[0], 16, 4, window=w, return_complex=False).stride() == (2, 18, 1)
+        legacy = E.stft(x[0], 16, 4, window=w, return_complex=False)
+    spec = E.stft(x[0], 16, 4, window=w, return_complex=True)
+    assert E.equal(legacy[..., 0], spec.real) and E.equal(legacy[..., 1], spec.imag)

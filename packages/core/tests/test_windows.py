@@ -117,3 +117,17 @@ def test_trapezoid_refuses_x_with_dx_as_pytorchs_binding():
         with pytest.raises(TypeError, match=rf"^{fn.__name__}\(\) received an invalid combination of arguments - got "
                                             r"\(Tensor, Tensor, dx=float\), but expected one of:"):
             fn(y, y, dx=0.5)
+
+
+def test_windows_follow_pytorchs_steps():
+    """PyTorch builds a window by steps rounded to its dtype (blackman: `cos(4x) 0.08 - cos(2x) 0.5 + 0.42`), so
+    blackman's ends are exactly 0 and no tiny negative turns its repr scientific; values are PyTorch 2.13's."""
+    b = E.blackman_window(4, dtype=E.float64)
+    assert b.tolist() == [0.0, 0.33999999999999997, 1.0, 0.3400000000000001]
+    assert repr(b).startswith("tensor([0.0000, 0.3400, 1.0000, 0.3400], dtype=")
+    assert E.blackman_window(5, False, dtype=E.float64).tolist() == [0.0, 0.33999999999999997, 1.0,
+                                                                     0.3400000000000001, 0.0]
+    assert E.bartlett_window(5, dtype=E.float64).tolist() == [0.0, 0.4, 0.8, 0.7999999999999998, 0.3999999999999999]
+    assert E.hann_window(16, False, dtype=E.float64).tolist()[:3] == [0.0, 0.04322727117869957, 0.16543469682057088]
+    assert E.hamming_window(2).tolist() == [0.08000001311302185, 1.0]
+    assert E.blackman_window(2).tolist() == [-2.9802322387695312e-08, 1.0]

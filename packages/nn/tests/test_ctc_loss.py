@@ -200,6 +200,9 @@ def test_bad_lengths_targets_and_blank_raise_pytorchs_errors():
         F.ctc_loss(lpt, E.tensor([[1, 2, 2], [1, 7, 0], [1, 1, 1]]), [5, 5, 5], [3, 2, 1])
     with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
         F.ctc_loss(lpt, tg, [5, 5, 5], [3, 2, 1], reduction="foo")
+    for dt, name in [(E.float16, "Half"), (E.bfloat16, "BFloat16"), (E.int64, "Long"), (E.complex64, "ComplexFloat")]:
+        with pytest.raises(NotImplementedError, match=f"^\"ctc_loss_cpu\" not implemented for '{name}'$"):
+            F.ctc_loss(lpt.to(dt), tg, [5, 5, 5], [3, 2, 1])  # PyTorch's kernels: float32 and float64 only
 
 
 @pytest.mark.torch

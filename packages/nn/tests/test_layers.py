@@ -135,6 +135,9 @@ def test_conv_wrong_channels_names_expected_and_got():
         nn.Conv2d(1, 6, 5)(torch.zeros(2, 32, 32))
     with pytest.raises(RuntimeError, match=r"expected input\[1, 2, 10, 10\] to have 1 channels"):
         nn.Conv2d(1, 2, 3, padding=1, padding_mode="reflect")(torch.zeros(2, 8, 8))
+    with pytest.raises(ValueError, match=r"^padding_mode must be one of \{'zeros', 'reflect', 'replicate', "
+                                         r"'circular'\}, but got padding_mode='foo'$"):  # PyTorch prints a set
+        nn.Conv1d(1, 1, 3, padding_mode="foo")
     with pytest.raises(RuntimeError, match=r"^Given transposed=1, weight of size \[1, 2, 3, 3\], expected "
                                            r"input\[1, 2, 8, 8\]"):
         nn.ConvTranspose2d(1, 2, 3)(torch.zeros(2, 8, 8))

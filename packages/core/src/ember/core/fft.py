@@ -90,6 +90,13 @@ def _dims(x: Tensor, s, dim) -> tuple[tuple[int, ...], list[int | None]]:
     return tuple(dims), sizes
 
 
+def _check_points(x: Tensor, dims: Sequence[int], sizes: Sequence[int | None]) -> None:
+    """A transformed dim left at its size must have a point (PyTorch: "Invalid number of data points (0)")."""
+    for d, n in zip(dims, sizes):
+        if n is None and x._shape[d] == 0:
+            raise RuntimeError("Invalid number of data points (0) specified")
+
+
 def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int | None]) -> Tensor:
     """`x` trimmed or zero-padded at the end of each of `dims` to the matching size, as PyTorch records it: a
     slice per trimmed dim, then one constant pad over all the padded ones (`ConstantPadNdBackward0`)."""
@@ -116,6 +123,7 @@ def _finish(r: Tensor, out: Tensor | None) -> Tensor:
 
 def _c2c(input: Tensor, s, dim, norm, forward: bool, out) -> Tensor:
     dims, sizes = _dims(input, s, dim)
+    _check_points(input, dims, sizes)
     x = _resize(_as_complex(input), dims, sizes)
     return _finish(fft_c2c(x, dims, _norm(norm), forward), out)
 
@@ -123,6 +131,7 @@ def _c2c(input: Tensor, s, dim, norm, forward: bool, out) -> Tensor:
 def _real_1d(input: Tensor, n, dim: int, norm, out) -> Tensor:
     """PyTorch's 1-D `fft` of a real signal: one two-sided r2c transform (`FftR2CBackward0`), no copy to complex."""
     dims, sizes = _dims(input, _one(n), (dim,))
+    _check_points(input, dims, sizes)
     x = _resize(_as_real(input, "fft"), dims, sizes)
     return _finish(fft_r2c(x, dims, norm, False), out)
 
@@ -131,6 +140,7 @@ def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) 
     dims, sizes = _dims(input, s, dim)
     if not dims:
         raise RuntimeError(f"{fname} must transform at least one axis")
+    _check_points(input, dims, sizes)
     x = _resize(_as_real(input, fname), dims, sizes)
     if hermitian:  # ihfft: the conjugate of rfft, normalized the other way
         r = fft_r2c(x, dims, _SWAP[_norm(norm)])  # PyTorch's 1-D ihfft returns a lazy conjugate view
@@ -145,6 +155,7 @@ def _c2r(input: Tensor, s, dim, norm, out, hermitian: bool = False) -> Tensor:
     last = sizes[-1] if sizes[-1] is not None else 2 * (input._shape[dims[-1]] - 1)
     if last < 1:
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
+    _check_points(input, dims[:-1], sizes[:-1])
     x = _as_complex(input)
     x = _resize(x.conj() if hermitian else x, dims, sizes[:-1] + [last // 2 + 1])
     return _finish(fft_c2r(x, dims, _SWAP[_norm(norm)] if hermitian else _norm(norm), last), out)
@@ -377,8 +388,8 @@ def _shift(input: Tensor, dim, sign: int) -> Tensor:
 
     dims = tuple(range(input.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
     dims = tuple(input._wrap_dim(d) for d in dims)
-    if not dims:
-        return input.clone()
+    if not dims:  # roll without dims needs shifts, which an empty dim list leaves empty
+        raise RuntimeError("`shifts` required")
     shifts = tuple(sign * (input._shape[d] // 2) for d in dims)
     return roll(input, shifts, dims)
 

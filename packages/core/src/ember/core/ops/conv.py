@@ -747,6 +747,7 @@ def _check_transpose_params(stride, padding, output_padding, dilation) -> None:
     if min(dilation) < 0:
         raise RuntimeError("dilation should be greater than zero")
     if min(dilation) < 1:
+        dilation = (1, *dilation) if len(dilation) == 1 else dilation  # PyTorch runs a 1-d one as 2-d
         names = ("depth", "height", "width")[3 - len(dilation):]
         got = ", ".join(f"dilation_{n}: {d}" for n, d in zip(names, dilation))
         raise RuntimeError(f"dilation should be greater than zero, but got {got}")
@@ -1056,7 +1057,8 @@ def _integer_conv(op: str, input: Tensor, weight: Tensor, bias, stride, padding,
 
 
 def _check_window_args(stride, padding, dilation) -> None:
-    """PyTorch's checks of a convolution's arguments, in its order and words (a zero dilation lists them all)."""
+    """PyTorch's checks of a convolution's arguments, in its order and words (a zero dilation lists them all, a
+    1-d convolution's after the unit height PyTorch runs it with)."""
     if min(padding) < 0:
         raise RuntimeError("negative padding is not supported")
     if min(stride) < 1:
@@ -1064,7 +1066,8 @@ def _check_window_args(stride, padding, dilation) -> None:
     if min(dilation) < 0:
         raise RuntimeError("dilation should be greater than zero")
     if min(dilation) < 1:
-        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+        got = [1, *dilation] if len(dilation) == 1 else list(dilation)
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
 
 
 def _check_sizes(op: str, hw, k, padding, dilation) -> None:

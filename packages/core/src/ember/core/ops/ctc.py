@@ -45,8 +45,10 @@ def _check(log_probs, targets, input_lengths, target_lengths, blank) -> None:
     if log_probs.ndim != 3:
         raise RuntimeError(f"ctc_loss: expected log_probs of shape (T, N, C); got {describe(log_probs)}")
     n_t, n_b, n_c = log_probs._shape
-    if not log_probs._dtype.is_floating_point:
-        raise TypeError(f"ctc_loss: expected floating point log_probs; got {describe(log_probs)}")
+    if log_probs._dtype not in (dtypes.float32, dtypes.float64):  # PyTorch's kernels have no 16-bit version
+        where = "cuda" if log_probs.device.type == "cuda" else "cpu"
+        raise NotImplementedError(f"\"ctc_loss_{where}\" not implemented for "
+                                  f"'{dtypes.TORCH_NAMES[log_probs._dtype.name]}'")
     if targets._dtype.is_floating_point or targets._dtype is dtypes.bool:
         raise TypeError(f"ctc_loss: expected integer targets; got {describe(targets)}")
     if not 0 <= blank < n_c:

@@ -15,8 +15,9 @@ scipy's build is vectorised, keeps float32 as float32 and runs `workers` threads
 transforms (an FNO layer's rfft2 of 16x32x64x64 float32) it measured 2-3x faster than numpy's.
 scipy is a large package, so ember-core does not require it: `pip install ember-core[fft]` (or
 any scipy) enables it. Results are cast to PyTorch's dtypes either way (numpy < 2 computes in
-float64). CUDA: cuFFT would come through nvmath-python, which ember does not depend on; a CUDA
-tensor is copied to the host, transformed there and copied back, with a one-time warning.
+float64) and take PyTorch's memory layout (`_result`). CUDA: cuFFT would come through
+nvmath-python, which ember does not depend on; a CUDA tensor is copied to the host, transformed
+there and copied back, with a one-time warning.
 """
 
 from __future__ import annotations
@@ -57,13 +58,30 @@ fft_r2c = declare("fft_r2c", argnames=("input",), overlap=OVERLAP_INTERNAL)
 fft_c2r = declare("fft_c2r", argnames=("input",), overlap=OVERLAP_INTERNAL)
 
 
+def _result(r: np.ndarray, x, dim, out, op: str, keep_last: bool = False):
+    """`r` as PyTorch's CPU FFT lays a result out: the transformed dims innermost, the others outside them, each
+    group ordered by the input's strides (largest outermost) but for a real transform's halved dim (`keep_last`),
+    which stays innermost; so `rfft(x, dim=0)` is not contiguous."""
+    if out is not None:
+        return write_out(out, r, op)
+    strides = x.stride()
+
+    def by_stride(ds):
+        return sorted(ds, key=lambda d: -strides[d])
+
+    dims = by_stride(dim[:-1]) + [dim[-1]] if keep_last else by_stride(dim)
+    perm = by_stride([d for d in range(r.ndim) if d not in dims]) + dims
+    if perm == list(range(r.ndim)):
+        return wrap(r)
+    return wrap(np.ascontiguousarray(r.transpose(perm)).transpose(np.argsort(perm)), keep=True)
+
+
 @fft_c2c.register("cpu")
 def _c2c_cpu(x, dim, norm, forward, *, out=None):
     lib, kw = _lib()
     a = x._np()
     r = (lib.fftn if forward else lib.ifftn)(a, axes=dim, norm=norm, **kw) if dim else a.copy()
-    r = np.asarray(r).astype(x._dtype.np, copy=False)
-    return write_out(out, r, "fft_c2c") if out is not None else wrap(r)
+    return _result(np.asarray(r).astype(x._dtype.np, copy=False), x, dim, out, "fft_c2c")
 
 
 def _two_sided(half: np.ndarray, dim, n: int) -> np.ndarray:
@@ -84,7 +102,7 @@ def _r2c_cpu(x, dim, norm, onesided=True, *, out=None):
     r = np.asarray(lib.rfftn(a, axes=dim, norm=norm, **kw)).astype(x._dtype.to_complex().np, copy=False)
     if not onesided:
         r = _two_sided(r, dim, a.shape[dim[-1]])
-    return write_out(out, r, "fft_r2c") if out is not None else wrap(r)
+    return _result(r, x, dim, out, "fft_r2c", keep_last=True)
 
 
 @fft_c2r.register("cpu")
@@ -93,7 +111,7 @@ def _c2r_cpu(x, dim, norm, last_dim_size, *, out=None):
     a = x._np()
     s = [a.shape[d] for d in dim[:-1]] + [last_dim_size]
     r = np.asarray(lib.irfftn(a, s=s, axes=dim, norm=norm, **kw)).astype(x._dtype.to_real().np, copy=False)
-    return write_out(out, r, "fft_c2r") if out is not None else wrap(r)
+    return _result(r, x, dim, out, "fft_c2r", keep_last=True)
 
 
 _warned_host = False

@@ -55,7 +55,8 @@ def _stft_call(input: Tensor, n_fft: int, hop_length, win_length, window, center
         return "None" if b is None else int(bool(b))
 
     shape = list(input.shape)
-    if center:
+    if center:  # PyTorch pads a view of at least 3 dims, then views back the last input.dim() of them
+        shape = [1] * (3 - len(shape)) + shape if not shape else shape
         shape[-1] += 2 * (n_fft // 2)
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
@@ -115,6 +116,8 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
                       UserWarning, stacklevel=2)
     where = _stft_call(input, n_fft, hop_length, win_length, window, center, normalized, onesided, return_complex,
                        align_to_window)
+    if input.dim() == 0 and center:  # PyTorch pads it as (1, 1, 1) first: the pad's own error, if any
+        pad(input.view(1, 1, 1), (n_fft // 2, n_fft // 2), mode=pad_mode)
     if input.dim() not in (1, 2):
         raise RuntimeError(f"{where}: expected a 1D or 2D tensor")
     if align_to_window is not None and center:
@@ -123,7 +126,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
         raise NotImplementedError("stft: align_to_window=True is not supported by ember")
     hop, win = _lengths(n_fft, hop_length, win_length, where)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:
-        raise RuntimeError(f"stft: expected a floating point or complex input, got {input.dtype}")
+        raise RuntimeError(f"{where}: expected a tensor of floating point or complex values")
     x = input.unsqueeze(0) if input.dim() == 1 else input
     if center:
         x = pad(x.unsqueeze(1), (n_fft // 2, n_fft // 2), mode=pad_mode).squeeze(1)
@@ -135,12 +138,16 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     elif onesided and complex_in:
         raise RuntimeError("Cannot have onesided output if window or input is complex")
     frames = ew.mul(x.unfold(-1, n_fft, hop), _window(window, win, n_fft, input, "stft", where))
+    if frames.dtype.itemsize == 2 and frames.device.type == "cpu":  # the windowed frames meet the CPU FFT backend
+        from ember.core.dtypes import TORCH_NAMES
+
+        raise RuntimeError(f"MKL FFT doesn't support tensors of type: {TORCH_NAMES[frames.dtype.name]}")
     norm = "ortho" if normalized else "backward"
     spec = _fft.rfft(frames, dim=-1, norm=norm) if onesided else _fft.fft(frames, dim=-1, norm=norm)
     spec = spec.transpose(-1, -2)
     if input.dim() == 1:
         spec = spec.squeeze(0)
-    return spec if return_complex else view_as_real(spec.contiguous())
+    return spec if return_complex else view_as_real(spec)  # a view of the complex result, its strides doubled
 
 
 @method

@@ -1,7 +1,8 @@
 """Window functions (`torch.hann_window` ...) and trapezoidal integration (`torch.trapezoid` ...).
 
-A window is a constant: it is computed once in float64 with numpy and made a tensor of the
-requested floating dtype and device. The integrals are composed of views and elementwise ops, so
+A window is a constant: it is computed once with numpy by PyTorch's own sequence of steps, each rounded
+to the requested dtype (float32 for the 16-bit ones), so its values are PyTorch's to the last bit or
+so, and made a tensor of that dtype and device. The integrals are composed of views and elementwise ops, so
 they differentiate and run on every device.
 """
 
@@ -38,14 +39,33 @@ def _window(name: str, window_length: int, periodic: bool, dtype, device, requir
         w = np.ones(window_length)
     else:
         n = window_length + 1 if periodic else window_length  # periodic: the symmetric window one longer, cut
-        w = fn(np.arange(n, dtype=np.float64), n)[:window_length]
+        w = fn(np.arange(n, dtype=np.float64 if dt is dtypes.float64 else np.float32), n)[:window_length]
     return tensor(w, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def _cosines(*coeffs: float):
+def _hamming(alpha: float, beta: float):
+    """`alpha - beta cos(2 pi k / (n - 1))` as PyTorch computes it: `cos(k * step) * -beta + alpha`, each step
+    rounded to `k`'s dtype."""
     def fn(k, n):
-        return sum((-1) ** i * c * np.cos(2.0 * np.pi * i * k / (n - 1)) for i, c in enumerate(coeffs))
+        f = k.dtype.type
+        return np.cos(k * f(2.0 * np.pi / (n - 1))) * f(-beta) + f(alpha)
     return fn
+
+
+def _blackman(k, n):
+    """PyTorch's `cos(4x) * 0.08 - cos(2x) * 0.5 + 0.42` with `x = k * pi / (n - 1)`: its ends are exactly 0."""
+    f = k.dtype.type
+    x = k * f(np.pi / (n - 1))
+    return np.cos(x * f(4)) * f(0.08) - np.cos(x * f(2)) * f(0.5) + f(0.42)
+
+
+def _bartlett(k, n):
+    """PyTorch's `k * 2 / (n - 1)` rising half, `2 - k * 2 / (n - 1)` falling half."""
+    f = k.dtype.type
+    w = k * f(2.0 / (n - 1))
+    half = (n - 1) // 2 + 1
+    w[half:] = w[half:] * f(-1) + f(2)
+    return w
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
@@ -56,27 +76,25 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout
     >>> hann_window(4)
     tensor([0.0000, 0.5000, 1.0000, 0.5000])
     """
-    return _window("hann_window", window_length, periodic, dtype, device, requires_grad, _cosines(0.5, 0.5))
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad, _hamming(0.5, 0.5))
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
                    dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """The Hamming window, `alpha - beta cos(2 pi n / (N - 1))`."""
-    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad, _cosines(alpha, beta))
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad, _hamming(alpha, beta))
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                     requires_grad: bool = False) -> Tensor:
     """The Blackman window, `0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))`."""
-    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
-                   _cosines(0.42, 0.5, 0.08))
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, _blackman)
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                     requires_grad: bool = False) -> Tensor:
     """The Bartlett (triangular) window, `1 - |2n / (N - 1) - 1|`."""
-    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda k, n: 1.0 - np.abs(2.0 * k / (n - 1) - 1.0))
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad, _bartlett)
 
 
 def kaiser_window(window_length: int, periodic: bool | None = None, beta: float | None = None, *, dtype=None,

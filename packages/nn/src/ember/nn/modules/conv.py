@@ -43,7 +43,8 @@ class _ConvNd(Module):
             if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'")
+            modes = ", ".join(repr(m) for m in _PADDING_MODES)  # PyTorch prints a set
+            raise ValueError(f"padding_mode must be one of {{{modes}}}, but got padding_mode='{padding_mode}'")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, nd)
