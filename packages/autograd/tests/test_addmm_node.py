@@ -129,3 +129,18 @@ def test_double_backward():
     b, x, w = (ea.randn(*s, dtype=ea.float64, requires_grad=True) for s in ((2,), (3, 4), (4, 2)))
     assert ea.autograd.gradcheck(ea.addmm, (b, x, w))
     assert ea.autograd.gradgradcheck(ea.addmm, (b, x, w))
+
+
+@pytest.mark.parametrize("name,shapes", [("addmm", ((3, 5), (3, 4), (4, 5))), ("addmv", ((3,), (3, 4), (4,))),
+                                         ("baddbmm", ((2, 3, 5), (2, 3, 4), (2, 4, 5))),
+                                         ("addbmm", ((3, 5), (2, 3, 4), (2, 4, 5))), ("addr", ((3, 5), (3,), (5,)))])
+def test_out_refused_with_grad_in_the_ops_words_and_in_place_recorded(name, shapes):
+    a, b, c = (ea.randn(*s) for s in shapes)
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): functions with out=\.\.\. arguments don't support "
+                       "automatic differentiation, but one of the arguments requires grad."):
+        getattr(ea, name)(a.requires_grad_(), b, c, out=ea.empty(*shapes[0]))
+    y = a.clone()  # in place (`out` is `input`): recorded, as PyTorch
+    getattr(y, name + "_")(b, c)
+    assert type(y.grad_fn).__name__ == name.capitalize() + "Backward0"
+    (g,) = ea.autograd.grad(y.sum(), a)
+    np.testing.assert_array_equal(g.numpy(), np.ones(shapes[0], np.float32))

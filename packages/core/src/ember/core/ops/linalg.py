@@ -618,6 +618,13 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
                            f"the product's shape {tuple(prod._shape)}") from None
 
 
+def _refuse_out_with_grad(op: str, out, *operands) -> None:
+    """PyTorch's refusal of an add*-product's `out=` (not the in-place form, whose `out` is `input`) while an
+    operand requires grad, naming the op (its composite's `add` would name itself)."""
+    if out is not None and out is not operands[0]:
+        refuse_out_with_grad(op, *operands)
+
+
 def _op_node(result, name: str):
     """The fresh result of an add*-product op named as PyTorch's one node, whichever step made it last (the sum,
     the product when beta is 0, the scaling by alpha)."""
@@ -664,7 +671,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
             r := _addmm_direct(input, mat1, mat2)) is not None:
         return r
     if out is not None:
-        refuse_out_with_grad("addmm", input, mat1, mat2)
+        _refuse_out_with_grad("addmm", out, input, mat1, mat2)
         _check_out_dtype(out, mat1)
     try:
         prod = _opmath(_mm, mat1, mat2)
@@ -687,6 +694,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
             names = [dtypes.TORCH_NAMES[t._dtype.name] for t in (input, mat, vec)]
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and "
                                f"{names[2]}")
+    _refuse_out_with_grad("addmv", out, input, mat, vec)
     prod = _opmath(mv, mat, vec)
     if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
         done = aliased_products.addmv_expanded(out, prod[0], mat, vec, beta, alpha)
@@ -700,6 +708,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
     if out is not None:
+        _refuse_out_with_grad("baddbmm", out, input, batch1, batch2)
         _check_out_dtype(out, batch1)
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
@@ -724,6 +733,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
 @composite("addbmm", one_node=True)
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`."""
+    _refuse_out_with_grad("addbmm", out, input, batch1, batch2)
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("addmm_impl_cpu_", batch1, bool(batch1.numel() and batch2._shape[2]))
     if isinstance(input, Tensor):  # PyTorch's checks, in its order
@@ -763,6 +773,7 @@ def _addbmm_by_batch(input, batch1: Tensor, batch2: Tensor, beta, alpha, out) ->
 @composite("addr", one_node=True)
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * outer(vec1, vec2)`; of bools, `(beta and input) or (alpha and outer)`."""
+    _refuse_out_with_grad("addr", out, input, vec1, vec2)
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
