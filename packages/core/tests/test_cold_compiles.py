@@ -39,3 +39,13 @@ def test_randn_compiles_its_sampler_once_and_no_error_message_machinery(tmp_path
     ours = {k: v for k, v in seen.items() if k.startswith("ember.")}
     assert ours == {"ember.core._sampling_kernels.normal32": 1, "ember.core._sampling_kernels.block": 1}
     assert not [k for k in seen if "unicode" in k or "shape_context" in k]
+
+
+def test_sort_topk_and_median_compile_each_routine_once_per_order(tmp_path):
+    """NOTE [ No literal arguments ]: the introsort's and introselect's routines compile one signature for sort and
+    topk (a runtime `desc`), plus one for median's literal `desc=False`; none per constant position."""
+    seen = compiled(tmp_path, "x = E.randn(4, 40); x.sort(-1); x.argsort(-1); x.topk(3); x.topk(39); x.median(-1)")
+    ours = {k.rsplit(".", 1)[1]: v for k, v in seen.items() if k.startswith("ember.core.ops._sort_kernels")}
+    assert ours == {"sort_rows": 1, "topk_rows": 1, "median_rows": 1, "_introsort": 1, "_lg": 1, "_sort_heap": 1,
+                    "_nth_element": 2, "_heap_select": 2, "_adjust_heap": 2, "_push_heap": 2,
+                    "_partition_pivot": 2, "_move_median_to_first": 2}
