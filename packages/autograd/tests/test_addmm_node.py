@@ -2,13 +2,11 @@
 recorded as PyTorch's one AddmmBackward0 (NOTE [ One node computed outside dispatch ]): the same values and gradients
 as the dispatched composite's, PyTorch's graph, and the composite whenever anything else is asked for."""
 
-import contextlib
-
 import numpy as np
 import pytest
 
 import ember.autograd as ea
-from ember.core import dispatch
+from ember.core.testing import watching
 from ember.core.ops import linalg
 
 
@@ -25,19 +23,6 @@ def direct(monkeypatch):
 
     monkeypatch.setattr(linalg, "_addmm_direct", counted)
     return n
-
-
-@contextlib.contextmanager
-def _watched():
-    """A pass-through dispatch hook: `addmm` dispatches its mm and add."""
-    def hook(op, args, kwargs, call_next):
-        return call_next(op, args, kwargs)
-
-    dispatch.register_dispatch_hook(hook)
-    try:
-        yield
-    finally:
-        dispatch.remove_dispatch_hook(hook)
 
 
 def _names(node) -> list:
@@ -67,7 +52,7 @@ def test_values_and_gradients_match_the_dispatched_composite(direct, dt, input_s
     gy = ea.tensor(rng.standard_normal((n, m)).astype(dt))
     y, got = _grads(inputs, gy, transpose_mat2)
     assert direct[0] == 1
-    with _watched():
+    with watching():
         y_ref, want = _grads(inputs, gy, transpose_mat2)
     assert direct[0] == 1
     assert np.array_equal(y, y_ref)

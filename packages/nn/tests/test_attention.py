@@ -1,5 +1,6 @@
 """scaled_dot_product_attention, MultiheadAttention and TransformerEncoderLayer against numpy."""
 
+import contextlib
 import re
 
 import numpy as np
@@ -455,28 +456,18 @@ def test_sdpa_refuses_query_key_value_of_different_dtypes_first_in_pytorchs_word
 
 
 def test_causal_mask_is_reused_while_nothing_watches_and_gives_the_same_bits():
-    from ember.core import dispatch
+    from ember.core.testing import watching
     from ember.nn.functional import _attention
 
     _attention._CAUSAL.clear()
     q = torch.randn(2, 3, 5, 4, requires_grad=True)
     k, v = torch.randn(2, 3, 7, 4), torch.randn(2, 3, 7, 4)
     seen = []
-
-    def hook(op, args, kwargs, call_next):
-        seen.append(op.name)
-        return call_next(op, args, kwargs)
-
     outs, grads = [], []
     for watched in (False, False, True):
-        if watched:
-            dispatch.register_dispatch_hook(hook)
-        try:
+        with watching(seen) if watched else contextlib.nullcontext():
             out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
             (g,) = torch.autograd.grad(out.pow(2).sum(), q)
-        finally:
-            if watched:
-                dispatch.remove_dispatch_hook(hook)
         outs.append(out.detach().numpy())
         grads.append(g.numpy())
     assert list(_attention._CAUSAL) == [(5, 7, torch.float32, q.device)]

@@ -2,28 +2,13 @@
 nodes (AddmmBackward0, or MmBackward0 without a bias, over the weight's TBackward0; NOTE [ One node computed outside
 dispatch ]): the same values, gradients, saved tensors and graph as the dispatched ops', and PyTorch's graph shape."""
 
-import contextlib
-
 import numpy as np
 import pytest
 
 import ember.autograd as ea
 import ember.nn.functional as F
 from ember.autograd import forward_ad as fwAD
-from ember.core import dispatch
-
-
-@contextlib.contextmanager
-def _watched():
-    """A pass-through dispatch hook: `linear` dispatches its transpose, mm and add."""
-    def hook(op, args, kwargs, call_next):
-        return call_next(op, args, kwargs)
-
-    dispatch.register_dispatch_hook(hook)
-    try:
-        yield
-    finally:
-        dispatch.remove_dispatch_hook(hook)
+from ember.core.testing import watching
 
 
 def _names(node) -> list:
@@ -55,7 +40,7 @@ def test_values_and_gradients_match_the_dispatched_ops(shape, dt, grads):
     x, w, b = _operands(shape, 6, dt, grads, seed=len(shape) * 7 + shape[-1])
     gy = ea.tensor(np.random.default_rng(1).standard_normal((*shape[:-1], 6)).astype(dt))
     y, got = _run(x, w, b, gy)
-    with _watched():
+    with watching():
         y_ref, want = _run(x, w, b, gy)
     assert np.array_equal(y.detach().numpy(), y_ref.detach().numpy())
     for g, r in zip(got, want):

@@ -11,21 +11,7 @@ import pytest
 import ember.autograd as ea
 import ember.nn.functional as F
 from ember.core import dispatch
-from ember.nn.functional import _layers
-
-
-@pytest.fixture
-def calls(monkeypatch):
-    """How often `linear` took the untracked path."""
-    n = [0]
-    real = _layers.linear_untracked
-
-    def counted(*args):
-        n[0] += 1
-        return real(*args)
-
-    monkeypatch.setattr(_layers, "linear_untracked", counted)
-    return n
+from ember.core.testing import watching
 
 
 def _t(a, requires_grad=False):
@@ -34,18 +20,10 @@ def _t(a, requires_grad=False):
 
 @contextlib.contextmanager
 def _watched(seen=None):
-    """A dispatch hook that sees every op (and passes it down): `linear` must dispatch its ops."""
-    def hook(op, args, kwargs, call_next):
-        if seen is not None:
-            seen.append(op.name)
-        return call_next(op, args, kwargs)
-
-    dispatch.register_dispatch_hook(hook)
-    try:
+    """`watching`, checking that it turns `dispatch.untracked` off and back on."""
+    with watching(seen):
         assert not dispatch.untracked
         yield
-    finally:
-        dispatch.remove_dispatch_hook(hook)
     assert dispatch.untracked
 
 
@@ -61,7 +39,7 @@ CASES = [  # (rows, in, out, dtype): small (numpy's add), large (the Numba row p
 
 
 @pytest.mark.parametrize("n,k,m,dt", CASES)
-def test_same_bits_as_the_dispatched_ops(calls, n, k, m, dt):
+def test_same_bits_as_the_dispatched_ops(untracked_calls, n, k, m, dt):
     rng = np.random.default_rng(n * k * m)
     x, w, b = (rng.standard_normal(s).astype(dt) for s in ((n, k), (m, k), (m,)))
     x[0, 0], b[-1] = 1e38 if dt == np.float32 else 1e308, np.inf  # overflow and inf, silently (no warning)
@@ -69,7 +47,7 @@ def test_same_bits_as_the_dispatched_ops(calls, n, k, m, dt):
         warnings.simplefilter("error")
         got = F.linear(_t(x), _t(w), _t(b))
         bare = F.linear(_t(x), _t(w))
-    assert calls[0] == 2
+    assert untracked_calls[0] == 2
     assert got.dtype == ea.float32 if dt == np.float32 else ea.float64
     assert got.is_contiguous() and got.grad_fn is None and not got.requires_grad
     want = _dispatched(_t(x), _t(w), _t(b))
@@ -82,21 +60,21 @@ def test_same_bits_as_the_dispatched_ops(calls, n, k, m, dt):
 
 @pytest.mark.parametrize("shape,dt", [((2, 3, 5), np.float32), ((4, 64, 96), np.float32), ((2, 2, 3, 7), np.float64),
                                       ((5, 2, 4), np.float32)])
-def test_batched_input_same_bits_as_pytorchs_flattened_addmm(calls, shape, dt):
+def test_batched_input_same_bits_as_pytorchs_flattened_addmm(untracked_calls, shape, dt):
     rng = np.random.default_rng(len(shape))
     x = rng.standard_normal(shape).astype(dt)
     w, b = rng.standard_normal((6, shape[-1])).astype(dt), rng.standard_normal(6).astype(dt)
     got = F.linear(_t(x), _t(w), _t(b))
-    assert calls[0] == 1 and got.shape == (*shape[:-1], 6) and got.is_contiguous() and got.grad_fn is None
+    assert untracked_calls[0] == 1 and got.shape == (*shape[:-1], 6) and got.is_contiguous() and got.grad_fn is None
     assert np.array_equal(got.numpy(), _dispatched(_t(x), _t(w), _t(b)))
     np.testing.assert_allclose(got.numpy(), x.astype(np.float64) @ w.T.astype(np.float64) + b,
                                rtol=1e-4 if dt == np.float32 else 1e-12, atol=1e-5)
     F.linear(_t(x).transpose(0, 1), _t(w), _t(b))  # not contiguous: dispatched (PyTorch's matmul, then the add)
     F.linear(_t(x), _t(w))  # no bias: dispatched
-    assert calls[0] == 1
+    assert untracked_calls[0] == 1
 
 
-def test_strided_operands(calls):
+def test_strided_operands(untracked_calls):
     rng = np.random.default_rng(3)
     base_x = _t(rng.standard_normal((6, 10)).astype(np.float32))
     base_w = _t(rng.standard_normal((8, 12)).astype(np.float32))
@@ -107,50 +85,50 @@ def test_strided_operands(calls):
         want = x.numpy().astype(np.float64) @ w.numpy().T.astype(np.float64) + b.numpy()
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
         assert np.array_equal(got.numpy(), _dispatched(x, w, b))
-    assert calls[0] == 3
+    assert untracked_calls[0] == 3
 
 
-def test_no_grad_and_inference_mode(calls):
+def test_no_grad_and_inference_mode(untracked_calls):
     x, w, b = ea.randn(3, 4), ea.randn(2, 4, requires_grad=True), ea.randn(2, requires_grad=True)
     with ea.no_grad():
         r = F.linear(x, w, b)
-    assert calls[0] == 1 and not r.requires_grad and r.grad_fn is None
+    assert untracked_calls[0] == 1 and not r.requires_grad and r.grad_fn is None
     with ea.inference_mode():
         r = F.linear(x, w, b)
-    assert calls[0] == 2 and r.is_inference()
+    assert untracked_calls[0] == 2 and r.is_inference()
     assert not F.linear(x, w.detach(), b.detach()).is_inference()
 
 
-def test_dispatched_when_something_watches(calls):
+def test_dispatched_when_something_watches(untracked_calls):
     x, w, b = ea.randn(3, 4), ea.randn(2, 4), ea.randn(2)
     r = F.linear(x, w.requires_grad_(), b)  # autograd alone watches: computed at once, recorded as AddmmBackward0
-    assert type(r.grad_fn).__name__ == "AddmmBackward0" and calls[0] == 1
+    assert type(r.grad_fn).__name__ == "AddmmBackward0" and untracked_calls[0] == 1
     seen = []
     with _watched(seen):
         r = F.linear(x, w, b)
-    assert seen == ["transpose", "mm", "add"] and calls[0] == 1
+    assert seen == ["transpose", "mm", "add"] and untracked_calls[0] == 1
     assert type(r.grad_fn).__name__ == "AddmmBackward0"
     w.requires_grad_(False)
     with _watched(seen):
         F.linear(x, w, b)
-    assert seen == ["transpose", "mm", "add"] * 2 and calls[0] == 1
+    assert seen == ["transpose", "mm", "add"] * 2 and untracked_calls[0] == 1
     with ea.autocast("cpu", dtype=ea.bfloat16):  # autocast's composite hook casts linear to bfloat16
         assert F.linear(x, w, b).dtype == ea.bfloat16
-    assert calls[0] == 1
+    assert untracked_calls[0] == 1
     F.linear(x, w, b)
-    assert calls[0] == 2
+    assert untracked_calls[0] == 2
 
 
-def test_errors_unchanged(calls):
+def test_errors_unchanged(untracked_calls):
     with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 5x2\)"):
         F.linear(ea.randn(3, 4), ea.randn(2, 5), ea.randn(2))
     with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype"):
         F.linear(ea.randn(3, 4, dtype=ea.float64), ea.randn(2, 4), ea.randn(2))
     assert F.linear(ea.randn(0, 4), ea.randn(2, 4), ea.randn(2)).shape == (0, 2)
-    assert calls[0] == 0
+    assert untracked_calls[0] == 0
 
 
-def test_a_subclass_is_handed_the_call_and_plain_tensors_stay_untracked_after_it(calls):
+def test_a_subclass_is_handed_the_call_and_plain_tensors_stay_untracked_after_it(untracked_calls):
     class Logged(ea.Tensor):
         seen = []
 
@@ -161,8 +139,8 @@ def test_a_subclass_is_handed_the_call_and_plain_tensors_stay_untracked_after_it
 
     x, w, b = ea.randn(3, 4), ea.randn(2, 4), ea.randn(2)
     r = F.linear(x.as_subclass(Logged), w, b)
-    assert type(r) is Logged and Logged.seen[0] == "linear" and calls[0] == 0
+    assert type(r) is Logged and Logged.seen[0] == "linear" and untracked_calls[0] == 0
     np.testing.assert_allclose(r.as_subclass(ea.Tensor).numpy(), x.numpy() @ w.numpy().T + b.numpy(), rtol=1e-6)
     assert dispatch.untracked  # the subclass turned the protocol on; plain tensors still compute at once
     F.linear(x, w, b)
-    assert calls[0] == 1
+    assert untracked_calls[0] == 1

@@ -1,8 +1,9 @@
-"""Test helpers shared by every layer: `assert_close` (PyTorch's), `make_tensor`, finite differences."""
+"""Test helpers shared by every layer: `assert_close` (PyTorch's), `make_tensor`, finite differences, `watching`."""
 
 from __future__ import annotations
 
 import cmath
+import contextlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 
@@ -11,7 +12,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.tensor import Tensor
 
-__all__ = ["assert_close", "make_tensor", "numerical_jacobian", "to_numpy"]
+__all__ = ["assert_close", "make_tensor", "numerical_jacobian", "to_numpy", "watching"]
 
 # PyTorch's default tolerances by dtype: (rtol, atol)
 _TOLERANCES = {
@@ -19,6 +20,24 @@ _TOLERANCES = {
     dtypes.float32: (1.3e-6, 1e-5), dtypes.float64: (1e-7, 1e-7),
     dtypes.complex64: (1.3e-6, 1e-5), dtypes.complex128: (1e-7, 1e-7),
 }
+
+
+@contextlib.contextmanager
+def watching(seen: list | None = None):
+    """A dispatch hook that sees every op call (appending its name to `seen`) and passes it down: while it is
+    installed `dispatch.untracked` is off, so composites dispatch their ops (the reference for a direct path)."""
+    from ember.core import dispatch
+
+    def hook(op, args, kwargs, call_next):
+        if seen is not None:
+            seen.append(op.name)
+        return call_next(op, args, kwargs)
+
+    dispatch.register_dispatch_hook(hook)
+    try:
+        yield
+    finally:
+        dispatch.remove_dispatch_hook(hook)
 
 
 def to_numpy(x) -> np.ndarray:
