@@ -43,6 +43,8 @@ def test_unsigned_storage_casts_and_info(dt):
     assert x.sum().dtype is E.int64 and (x == 1).tolist() == [False, True, False]
     assert (x ^ E.tensor([1, 1, 0], dtype=dt)).tolist() == [1, 0, int(info.max)]
     assert x.cumsum(0).dtype is E.int64
+    m = E.tensor([[0, 1, 2], [3, 4, int(info.max)]], dtype=dt)  # a copying reshape is `_unsafe_view`, as PyTorch's
+    assert m.t().reshape(-1).tolist() == [0, 3, 1, 4, 2, int(info.max)] and m.t().flatten().dtype is dt
 
 
 def test_unsigned_promotion_follows_pytorch():
@@ -111,6 +113,7 @@ def test_float8_matmul_accumulates_in_float32_and_rounds_once():
 def test_float8_storage_ops_work_and_arithmetic_raises():
     a = E.tensor([[1.0, 2.0], [3.0, -4.5]]).to(E.float8_e4m3fn)
     assert a.t().contiguous().float().tolist() == [[1.0, 3.0], [2.0, -4.5]]
+    assert a.t().reshape(-1).float().tolist() == [1.0, 3.0, 2.0, -4.5]  # a copying reshape (`_unsafe_view`)
     assert E.cat([a, a]).shape == (4, 2) and a.abs().float().tolist() == [[1.0, 2.0], [3.0, 4.5]]
     assert a.view(E.uint8).tolist() == [[56, 64], [68, 201]]
     assert (a == a).all().item() and "dtype=ember.float8_e4m3fn" in repr(a)

@@ -31,9 +31,9 @@ C32 = dtypes.complex32
 
 # ops whose kernels handle complex32 records themselves (views, copies, casts, moves of elements)
 _NATIVE = frozenset({
-    "view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze", "select", "slice",
-    "narrow", "unfold", "diagonal", "real", "imag", "view_as_real", "conj", "clone", "copy_", "to_dtype", "fill_",
-    "index", "masked_select", "resize_", "normal_", "uniform_", "set_",
+    "view", "_unsafe_view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze",
+    "select", "slice", "narrow", "unfold", "diagonal", "real", "imag", "view_as_real", "conj", "clone", "copy_",
+    "to_dtype", "fill_", "index", "masked_select", "resize_", "normal_", "uniform_", "set_",
     "mv"})  # mv: its kernel is mm's, which this hook checks (the public mv refuses a non-empty complex32 first)
 # ops PyTorch computes for complex32 on the CPU: run in complex64 here, rounded back once
 _COMPUTED = frozenset({

@@ -23,9 +23,9 @@ __all__ = ["install", "uninstall", "cast_array", "float8_fill_value", "nan_bits_
 
 # views, copies and casts: every restricted dtype has them
 _STORAGE_OPS = frozenset({
-    "view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze", "select", "slice",
-    "narrow", "unfold", "diagonal", "index", "clone", "copy_", "to_dtype", "cat", "fill_", "where", "eq", "ne",
-    "isnan", "resize_", "mul"})
+    "view", "_unsafe_view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze",
+    "select", "slice", "narrow", "unfold", "diagonal", "index", "clone", "copy_", "to_dtype", "cat", "fill_", "where",
+    "eq", "ne", "isnan", "resize_", "mul"})
 # PyTorch's CPU kernels for uint16/32/64 beyond those: reductions it can accumulate, bitwise logic, sort, and
 # the float math that computes in a float dtype
 _UNSIGNED_OPS = _STORAGE_OPS | frozenset({
