@@ -49,3 +49,12 @@ def test_sort_topk_and_median_compile_each_routine_once_per_order(tmp_path):
     assert ours == {"sort_rows": 1, "topk_rows": 1, "median_rows": 1, "_introsort": 1, "_lg": 1, "_sort_heap": 1,
                     "_nth_element": 2, "_heap_select": 2, "_adjust_heap": 2, "_push_heap": 2,
                     "_partition_pivot": 2, "_move_median_to_first": 2}
+
+
+def test_index_copy_compiles_no_error_message_machinery(tmp_path):
+    """The scatter loop's whole-row copy (`index_copy_`) is a loop, not a slice assignment, whose shape-mismatch
+    message Numba would compile (more than half of the first scatter's compile)."""
+    seen = compiled(tmp_path, "x = E.zeros(4, 5); x.index_copy_(0, E.tensor([2, 0]), E.ones(2, 5)); "
+                              "x.index_add_(0, E.tensor([1]), E.ones(1, 5))")
+    assert "ember.core.ops._scatter_kernels.scatter" in seen
+    assert not [k for k in seen if "unicode" in k or "shape_context" in k]

@@ -37,8 +37,9 @@ def scatter(t, idx, src, mode):
                 if mode == ADD:
                     for i in range(n_i):
                         tr[i] += sr[i]
-                elif mode == SET:
-                    tr[:] = sr
+                elif mode == SET:  # a loop: `tr[:] = sr` compiles numba's shape-mismatch message (seconds, cold)
+                    for i in range(n_i):
+                        tr[i] = sr[i]
                 else:
                     for i in range(n_i):
                         tr[i] = apply(tr[i], sr[i], mode)
