@@ -43,7 +43,7 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
     if "dim" not in params and "keepdim" not in params and ints is None:
         return fn
     op = name
-    positions = tuple(range(1, len(ints) + 1)) if ints is not None else ()
+    stop = len(ints) + 1 if ints is not None else 1  # the int arguments' positions end here (`self` is 0)
     # the classes that may hide a bool: lists too where a kind is "tuple of ints" (their items are checked then)
     suspect = (_BOOL_OR_SEQ if any(kind != "int" for _, kind in ints) else _BOOL) if ints is not None else None
 
@@ -64,14 +64,13 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
                     return fn(*args, **kwargs)
                 except TypeError as e:
                     raise _keyword_dim_words(e) from None
-        if ints is not None:  # an int argument that may be a bool (`bool_for_int` says): one class test each
-            n = len(args)
-            for i in positions:
-                if i < n and args[i].__class__ in suspect:
+        if ints is not None:  # an int argument that may be a bool (`bool_for_int` says): one class test each, and a
+            for v in args[1:stop]:  # sequence's items' classes in C (`split([3, 7])` makes no Python call here)
+                if (c := v.__class__) in suspect and (c is bool or bool in map(type, v)):
                     _refuse_bool(op, ints, args, kwargs)
             if kwargs:
                 for v in kwargs.values():
-                    if v.__class__ in suspect:
+                    if (c := v.__class__) in suspect and (c is bool or bool in map(type, v)):
                         _refuse_bool(op, ints, args, kwargs)
         return fn(*args, **kwargs)
     aliased._int_args = ints  # `attach` wraps a method of INT_ARGS attached without `@method` (`bool_for_int`)
