@@ -129,3 +129,10 @@ def test_out_refused_with_grad_in_the_ops_words_and_in_place_recorded(name, shap
     assert type(y.grad_fn).__name__ == name.capitalize() + "Backward0"
     (g,) = ea.autograd.grad(y.sum(), a)
     np.testing.assert_array_equal(g.numpy(), np.ones(shapes[0], np.float32))
+
+
+def test_sparse_operand_takes_the_composite(direct):
+    s = ea.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+    for bias in (ea.ones(2, 1), ea.ones(2, 1, requires_grad=True)):
+        np.testing.assert_array_equal(ea.addmm(bias, s, ea.ones(2, 1)).detach().numpy(), [[2.0], [3.0]])
+    assert direct[0] == 0

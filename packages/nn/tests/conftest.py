@@ -12,8 +12,9 @@ def untracked_calls(monkeypatch):
     real = _layers.linear_untracked
 
     def counted(*args):
+        r = real(*args)
         n[0] += 1
-        return real(*args)
+        return r
 
     monkeypatch.setattr(_layers, "linear_untracked", counted)
     return n

@@ -144,3 +144,11 @@ def test_a_subclass_is_handed_the_call_and_plain_tensors_stay_untracked_after_it
     assert dispatch.untracked  # the subclass turned the protocol on; plain tensors still compute at once
     F.linear(x, w, b)
     assert untracked_calls[0] == 1
+
+
+def test_sparse_input_takes_the_dispatched_ops(untracked_calls):
+    s = ea.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+    w = ea.ones(3, 2, requires_grad=True)
+    for weight in (w, w.detach()):  # a sparse operand has no dense array: the ops (PyTorch's sparse addmm) compute it
+        np.testing.assert_array_equal(F.linear(s, weight, ea.ones(3)).detach().numpy(), [[2.0] * 3, [3.0] * 3])
+    assert untracked_calls[0] == 0

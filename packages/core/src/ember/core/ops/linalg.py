@@ -219,7 +219,12 @@ def _addmm_direct(input, mat1, mat2) -> Tensor | None:
             and sa[1] == sb[0] and sa[0] and sa[1] and sb[1] and (si == (sb[1],) or si == (sa[0], sb[1]))
             and (_storage.only_cpu or all(t._storage.device.type == "cpu" for t in (input, mat1, mat2)))):
         return None
-    r = _float_mm(mat1._np(), mat2._np(), sa, sb, mat1._strides, mat2._strides)
+    try:
+        xa, xb = mat1._np(), mat2._np()
+        input._np()
+    except NotImplementedError:  # a sparse operand has no dense array: the composite reroutes it
+        return None
+    r = _float_mm(xa, xb, sa, sb, mat1._strides, mat2._strides)
     return _dispatch.record("addmm", (input, mat1, mat2), _plus(r, input))
 
 

@@ -37,11 +37,14 @@ def _direct(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor | None
             and input.__class__ in skip and weight.__class__ in skip and bias.__class__ in skip and (
                 _storage.only_cpu or all(t is None or t._storage.device.type == "cpu" for t in (input, weight, bias)))):
         return None
+    try:
+        r = linear_untracked(input, weight, bias)
+    except NotImplementedError:  # a sparse operand has no dense array: the dispatched ops
+        return None
     if not ((input._requires_grad or weight._requires_grad or bias is not None and bias._requires_grad)
             and ea.is_grad_enabled()):
-        return linear_untracked(input, weight, bias)
+        return r
     wt = weight.t()  # TBackward0, as PyTorch's
-    r = linear_untracked(input, weight, bias)
     return computed("mm", (input, wt), r) if bias is None else computed("addmm", (bias, input, wt), r)
 
 
