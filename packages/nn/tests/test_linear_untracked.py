@@ -152,3 +152,22 @@ def test_sparse_input_takes_the_dispatched_ops(untracked_calls):
     for weight in (w, w.detach()):  # a sparse operand has no dense array: the ops (PyTorch's sparse addmm) compute it
         np.testing.assert_array_equal(F.linear(s, weight, ea.ones(3)).detach().numpy(), [[2.0] * 3, [3.0] * 3])
     assert untracked_calls[0] == 0
+
+
+def test_parameters_compute_at_once(untracked_calls):
+    """A Parameter (and any subclass that opts out of `__torch_function__`, as PyTorch's Parameter does) is a plain
+    tensor to the direct path from its class's definition on, not only once an op's scan has met it."""
+    from ember.nn import Linear, LSTMCell, Parameter
+
+    class Tied(Parameter):  # defined here: no op has seen the class yet
+        pass
+
+    lin = Linear(4, 3)
+    lin.weight = Tied(lin.weight.detach().clone())
+    x = ea.randn(2, 4)
+    r = lin(x)
+    assert untracked_calls[0] == 1 and type(r.grad_fn).__name__ == "AddmmBackward0"
+    r.sum().backward()
+    np.testing.assert_allclose(lin.weight.grad.numpy(), np.tile(x.numpy().sum(0), (3, 1)), rtol=1e-6)
+    LSTMCell(4, 5)(ea.randn(2, 4))  # both of the cell's products
+    assert untracked_calls[0] == 3

@@ -394,6 +394,7 @@ def register_subclass(cls) -> None:
         cls.__torch_function__ = _disabled_torch_function_impl
         cls._repr_as_tensor = True
     if getattr(cls, "__torch_function__", None) is _disabled_torch_function_impl:
+        _SKIP.add(cls)  # no calls to hand it: the op entries' scans and the direct paths pass it at once
         return
     _SUBCLASSES.add(cls)
     for name, value in list(Tensor.__dict__.items()):
