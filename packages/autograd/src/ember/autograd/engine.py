@@ -16,6 +16,7 @@ import numpy as np
 from ember.core import dispatch as _dispatch
 from ember.core import overrides as _overrides
 from ember.core.creation import ones_like, zeros_like
+from ember.core.ops.reduce import sum_untracked
 from ember.core.settings import contiguous_format
 from ember.core.sparse import SparseTensor
 from ember.core.tensor import Size, Tensor, describe
@@ -24,6 +25,7 @@ from ember.autograd import anomaly
 from ember.autograd.graph import (AccumulateGrad, GradientEdge, Node, _accumulate, _fresh, _leaf_hooks,
                                   accumulate_into, checked_hook_result, edge_of)
 from ember.autograd.grad_mode import _enabled, _state
+from ember.autograd.untracked import plain
 
 __all__ = ["backward", "grad", "reduce_grad", "accumulate_into"]
 
@@ -45,7 +47,7 @@ def _sum_to(g: Tensor, shape: tuple) -> Tensor | None:
         # a bias's batch: one sum, no view after; a recorded gradient (a double backward's) keeps PyTorch's
         # sum(keepdim=True) and view, whose nodes its graph shows
         if len(dims) == lead and not g.requires_grad:
-            return g.sum(tuple(dims))
+            return sum_untracked(g, tuple(dims)) if plain(g) else g.sum(tuple(dims))
         g = g.sum(tuple(dims), keepdim=True)
     return g.view(shape) if g._shape != tuple(shape) else g
 

@@ -13,8 +13,11 @@ from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
+from ember.core.ops.linalg import mm_untracked
+
 from ember.autograd.derivatives._helpers import (cj, keep, not_implemented, put_into, scatter_into, unreduce, where0,
                                                 zeros_with)
+from ember.autograd.untracked import plain, transposed
 
 __all__ = ["ENTRIES", "COMPOSITE_ENTRIES"]
 
@@ -24,12 +27,23 @@ def _column_major(shape: tuple, strides: tuple) -> bool:
     return strides[0] == 1 and strides[1] == max(shape[0], 1) and strides[1] != 1
 
 
+def _mm_input_backward(grad, mat2):
+    """grad @ mat2^H: at once where `plain` (NOTE [ Backward products computed at once ])."""
+    if plain(grad, mat2):
+        return mm_untracked(grad, mat2, tb=True)
+    return grad.mm(cj(mat2.t()))
+
+
 def _mm_mat2_backward(grad, input, mat2_geometry):
     """input^H @ grad, in mat2's layout when mat2 is column-major (PyTorch's rule): linear's `x @ w.t()`
     then hands `w` a contiguous gradient through `t`'s backward, which `.grad` takes without a copy."""
     shape, strides = mat2_geometry[0], mat2_geometry[1]
     if _column_major(shape, strides):
+        if plain(grad, input):
+            return transposed(mm_untracked(grad, input, ta=True))
         return grad.t().mm(cj(input)).t()
+    if plain(grad, input):
+        return mm_untracked(input, grad, ta=True)
     return cj(input.t()).mm(grad)
 
 
@@ -276,7 +290,7 @@ ENTRIES = [
     d("nanmedian_dim(input, dim, keepdim=False)", name="NanmedianBackward1",
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
 
-    d("mm(input, mat2)", input=lambda grad, mat2: grad.mm(cj(mat2.t())),
+    d("mm(input, mat2)", input=lambda grad, mat2: _mm_input_backward(grad, mat2),
       mat2=lambda grad, input, mat2_geometry: _mm_mat2_backward(grad, input, mat2_geometry)),
     d("bmm(input, mat2)", input=lambda grad, mat2: grad.bmm(cj(mat2.transpose(1, 2))),
       mat2=lambda grad, input: cj(input.transpose(1, 2)).bmm(grad)),
@@ -298,6 +312,6 @@ def _scaled(grad, factor):
 # outside dispatch (NOTE [ One node computed outside dispatch ]); not in TABLE, which holds the dispatched ops'
 COMPOSITE_ENTRIES = [
     d("addmm(input, mat1, mat2, *, beta=1, alpha=1)", input=lambda grad, beta: _scaled(grad, beta),
-      mat1=lambda grad, mat2, alpha: _scaled(grad.mm(cj(mat2.t())), alpha),
+      mat1=lambda grad, mat2, alpha: _scaled(_mm_input_backward(grad, mat2), alpha),
       mat2=lambda grad, mat1, mat2_geometry, alpha: _scaled(_mm_mat2_backward(grad, mat1, mat2_geometry), alpha)),
 ]

@@ -11,6 +11,7 @@ from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import scatter_view, zeros_with
+from ember.autograd.untracked import plain, transposed
 
 __all__ = ["ENTRIES"]
 
@@ -108,7 +109,8 @@ ENTRIES = [
     d("_unsafe_view(input, shape)", input=lambda grad, input_shape: grad.reshape(input_shape)),
     d("as_strided(input, size, stride, storage_offset=None)", input=_as_strided_backward),
     d("permute(input, dims)", input=lambda grad, dims: _permute_back(grad, dims)),
-    d("transpose(input, dim0, dim1)", input=lambda grad, dim0, dim1: S.transpose(grad, dim0, dim1)),
+    d("transpose(input, dim0, dim1)", input=lambda grad, dim0, dim1: transposed(grad, dim0, dim1) if grad._shape and
+      plain(grad) else S.transpose(grad, dim0, dim1)),
     d("expand(input, size)", input=lambda grad: grad),  # the engine sums over the expanded dims
     d("squeeze(input, dim=None)", input=_squeeze_backward),
     d("unsqueeze(input, dim)", input=lambda grad, dim: L.squeeze(grad, dim)),

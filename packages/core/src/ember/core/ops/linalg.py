@@ -177,6 +177,19 @@ def _float_mm(xa: np.ndarray, xb: np.ndarray, sa: tuple, sb: tuple, ta: tuple, t
         ERRSTATE.reset(token)
 
 
+def mm_untracked(a: Tensor, b: Tensor, ta: bool = False, tb: bool = False) -> Tensor:
+    """`a @ b` of 2-D float32/float64 CPU tensors of one dtype, `a.t()` for `a` where `ta` (`b.t()` where `tb`): the
+    bits of `mm`, without dispatching it (for a backward formula that made sure no hook, mode or gradient would see
+    the op: NOTE [ Backward products computed at once ] in ember.autograd.untracked)."""
+    xa, sa, sta = a._np(), a._shape, a._strides
+    xb, sb, stb = b._np(), b._shape, b._strides
+    if ta:
+        xa, sa, sta = xa.T, (sa[1], sa[0]), (sta[1], sta[0])
+    if tb:
+        xb, sb, stb = xb.T, (sb[1], sb[0]), (stb[1], stb[0])
+    return wrap(_float_mm(xa, xb, sa, sb, sta, stb))
+
+
 def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     """`input @ weight.T (+ bias)` for an (n, k) input (or a contiguous (..., k) one, flattened to rows as `linear`
     does), (m, k) weight and (m,) bias (or None) of one float32/float64 dtype, all on the CPU: the bits of `linear`'s

@@ -221,6 +221,13 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     return _finish(np.add.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")
 
 
+def sum_untracked(x: Tensor, dims: tuple) -> Tensor:
+    """`x.sum(dims)` of a float32/float64 CPU tensor: the bits of `sum`, without dispatching it (for a backward that
+    made sure nothing would see the op: NOTE [ Backward products computed at once ] in
+    ember.autograd.untracked)."""
+    return _sum_cpu(x, dims)
+
+
 _nansum = declare("nansum", lambda a, dims, keepdim=False, dtype=None: np.nansum(a, dims, keepdims=keepdim),
                   doc="nansum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.nansum, INT64), overlap=0)
 
