@@ -111,7 +111,7 @@ def test_lstm_records_one_node_per_layer_direction_and_float32_matches_reference
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        layers += type(node).__name__ == "_LSTMLayerBackward"
+        layers += type(node).__name__ == "MkldnnRnnLayerBackward0"
         stack.extend(n for n, _ in node.next_functions)
     assert layers == 4
     states = [np.zeros((4, 2, 4)), np.zeros((4, 2, 4))]
@@ -275,6 +275,18 @@ def test_batch_first_output_node_is_pytorchs(cls, name):
     """PyTorch's RNN and GRU transpose a batch_first output in place (TransposeBackward1), its LSTM does not."""
     out, _ = cls(2, 3, batch_first=True)(torch.ones(4, 5, 2))
     assert type(out.grad_fn).__name__ == name and out.shape == (4, 5, 3)
+
+
+def test_lstm_layer_node_is_pytorchs():
+    """PyTorch's CPU LSTM records one MkldnnRnnLayerBackward0 (a C++ node: callable, printed without a module) per
+    layer direction, with the input and the four weights as its first edges."""
+    mod = nn.LSTM(2, 3)
+    out, _ = mod(torch.ones(4, 1, 2, requires_grad=True))
+    node = out.grad_fn
+    assert node.name() == "MkldnnRnnLayerBackward0" and repr(node).startswith("<MkldnnRnnLayerBackward0 object at 0x")
+    assert callable(node) and type(node).__module__ == "builtins"
+    assert [type(n).__name__ if n is not None else None for n, _ in node.next_functions] == \
+        ["AccumulateGrad"] * 5 + [None, None]
 
 
 def test_lstm_repr_puts_proj_size_second_as_pytorch():

@@ -17,6 +17,7 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import get_op, node_name
+from ember.autograd.graph import Node
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -82,6 +83,22 @@ class _LSTMLayer(ea.Function):
         g_bhh = (g_b.clone() if need[3] else g_b) if need[4] else None  # each bias its own gradient tensor
         return (g_x, g_wih if need[1] else None, g_whh if need[2] else None, g_b if need[3] else None, g_bhh,
                 g_h0, g_c0, None)
+
+
+
+class MkldnnRnnLayerBackward0(_LSTMLayer._backward_cls):
+    """The node of one LSTM layer direction under PyTorch's name: its CPU LSTM records `mkldnn_rnn_layer`, a C++ node
+    (callable, printed without a module, its formulas run with `__torch_function__` off)."""
+
+    __module__ = "builtins"  # as every ember node named for one of PyTorch's C++ nodes
+    _user_code = False
+    __call__ = Node._call
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__qualname__} object at {id(self):#x}>"
+
+
+_LSTMLayer._backward_cls = MkldnnRnnLayerBackward0
 
 
 def _lstm_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
