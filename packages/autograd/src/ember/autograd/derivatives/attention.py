@@ -81,9 +81,9 @@ def attention_untracked(query: Tensor, key: Tensor, value: Tensor, mask: Tensor 
 
 def _weights(query: Tensor, key: Tensor, mask: Tensor | None, scale: float | None, safe: bool) -> Tensor:
     """The attention weights (*, L, S) of the math path, by its ops' CPU kernels."""
-    if not _KERNELS:
-        _KERNELS.extend(get_op(n).kernels["cpu"] for n in ("bmm", "mul", "add", "softmax", "_safe_softmax",
-                                                           "softmax_backward"))
+    if not _KERNELS:  # filled whole at once: a second thread's first call sees it empty or complete
+        _KERNELS[:] = [get_op(n).kernels["cpu"] for n in ("bmm", "mul", "add", "softmax", "_safe_softmax",
+                                                          "softmax_backward")]
     bmm, mul, add, softmax, safe_softmax, _ = _KERNELS
     qs = query._shape
     batch, L, E, S = qs[:-2], qs[-2], qs[-1], key._shape[-2]
