@@ -14,7 +14,8 @@ import inspect
 
 from ember.core.dispatch import get_op
 
-from ember.autograd.derivatives import complex, elementwise, fft, indexing, linalg, nn, nn_extra, reduce, shape, special
+from ember.autograd.derivatives import (attention, complex, elementwise, fft, indexing, linalg, nn, nn_extra, reduce,
+                                       shape, special)
 from ember.autograd.derivatives._entry import Derivative
 
 __all__ = ["TABLE", "COMPOSITES", "Derivative", "check_signature"]
@@ -26,7 +27,7 @@ for _module in (elementwise, shape, reduce, indexing, linalg, nn, nn_extra, comp
             raise RuntimeError(f"two derivative entries for op '{_entry.op_name}'")
         TABLE[_entry.op_name] = _entry
 # the one-node composites' entries, by name (`record.computed`)
-COMPOSITES: dict[str, Derivative] = {e.op_name: e for e in reduce.COMPOSITE_ENTRIES}
+COMPOSITES: dict[str, Derivative] = {e.op_name: e for e in (*reduce.COMPOSITE_ENTRIES, *attention.COMPOSITE_ENTRIES)}
 
 
 def check_signature(entry: Derivative, op) -> None:

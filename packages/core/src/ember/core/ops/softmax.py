@@ -418,6 +418,44 @@ def _mse_loss_any(input, target, reduction):
     return loss if reduction == "none" else loss.mean() if reduction == "mean" else loss.sum()
 
 
+_KERNELS: dict = {}  # name -> the CPU kernel of sub, pow, mul, mean and sum, looked up on first use
+
+
+def _cpu_kernels():
+    """The CPU kernels that the composed loss kernels' ops run, by name."""
+    if not _KERNELS:
+        from ember.core.dispatch import get_op
+
+        _KERNELS.update((n, get_op(n).kernels["cpu"]) for n in ("sub", "pow", "mul", "mean", "sum"))
+    return _KERNELS
+
+
+def _untracked(*tensors) -> bool:
+    """Whether a composed loss kernel may run its ops' CPU kernels at once: nothing but autograd's hook, which passes
+    its kernels' calls down, would see those ops (`dispatch.untracked`), on plain float32/float64 tensors of one
+    dtype and shape (no broadcast, promotion or refusal on the way)."""
+    from ember.core import dispatch
+
+    a = tensors[0]
+    return dispatch.untracked and a._dtype in _FLOAT_KERNELS and all(
+        t.__class__ is Tensor and t._dtype is a._dtype and t._shape == a._shape for t in tensors)
+
+
+_FLOAT_KERNELS = (dtypes.float32, dtypes.float64)
+
+
+@mse_loss_op.register("cpu")
+def _mse_loss_cpu(input, target, reduction):
+    """`_mse_loss_any`'s ops as their CPU kernels, without dispatching them where nothing would see them: its bits."""
+    if not _untracked(input, target):
+        return _mse_loss_any(input, target, reduction)
+    k = _cpu_kernels()
+    loss = k["pow"](k["sub"](input, target), 2)
+    if reduction == "none":
+        return loss
+    return k["mean" if reduction == "mean" else "sum"](loss, tuple(range(len(loss._shape))), False, None)
+
+
 mse_loss_backward = declare("mse_loss_backward", doc="""The gradient of mse_loss w.r.t. its input.
 
 Positional signature: `mse_loss_backward(grad_output, input, target, reduction)` -> `norm * (input - target) *
@@ -427,8 +465,20 @@ grad_output`, norm 2 (2 / numel for the mean), PyTorch's op (a double backward r
 @mse_loss_backward.register("any")
 def _mse_loss_backward_any(grad_output, input, target, reduction):
     # composed of primitives, so every device runs it (kernels run below autograd's recording)
-    norm = 2.0 / input.numel() if reduction == "mean" else 2.0
+    norm = 2.0 / input.numel() if reduction == "mean" and input.numel() else 2.0  # an empty mean's: any (no 1/0)
     return norm * (input - target) * grad_output
+
+
+@mse_loss_backward.register("cpu")
+def _mse_loss_backward_cpu(grad_output, input, target, reduction):
+    """`_mse_loss_backward_any`'s ops as their CPU kernels where nothing would see them: its bits."""
+    if not (_untracked(input, target) and grad_output.__class__ is Tensor and grad_output._dtype is input._dtype
+            and (grad_output._shape == input._shape or not grad_output._shape)):
+        return _mse_loss_backward_any(grad_output, input, target, reduction)
+    k = _cpu_kernels()
+    mul = k["mul"]
+    norm = 2.0 / input.numel() if reduction == "mean" and input.numel() else 2.0
+    return mul(mul(norm, k["sub"](input, target)), grad_output)
 
 
 # --- validation and the public functions --------------------------------------------------

@@ -6,8 +6,11 @@ import math
 import warnings
 
 from ember import autograd as ea
+from ember.autograd.derivatives.attention import attention_untracked
+from ember.autograd.record import computed
 from ember.core import Tensor
 from ember.core import dispatch as _dispatch
+from ember.core import storage as _storage
 from ember.core.dispatch import composite, node_name
 from ember.core.ops._util import _CPP_TYPE_NAMES
 
@@ -78,6 +81,17 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     """softmax(Q K^T * scale + mask) V; query (..., L, E), key (..., S, E), value (..., S, Ev).
     A boolean `attn_mask` marks the positions that take part (True), a float one is added."""
     _validate_input(query, key, value, attn_mask)
+    if _dispatch.untracked and dropout_p == 0.0 and not enable_gqa and query._dtype in _UNTRACKED:
+        if not ((query._requires_grad or key._requires_grad or value._requires_grad
+                 or attn_mask is not None and attn_mask._requires_grad) and ea.is_grad_enabled()):
+            out = _direct(query, key, value, attn_mask, is_causal, scale)
+            if out is not None:
+                return out
+        elif attn_mask is None and _takes_cpu_flash(query, key, value, dropout_p):
+            out = _direct(query, key, value, None, is_causal, scale)
+            if out is not None:  # PyTorch's one node (NOTE [ One node computed outside dispatch ])
+                return computed("_scaled_dot_product_flash_attention_for_cpu",
+                                (query, key, value, 0.0, is_causal, None, scale), out)
     if query.shape[-1] != key.shape[-1]:  # PyTorch's math path refuses in its Q K^T product: the same message
         ea.matmul(query, key.transpose(-2, -1))
     low = query.dtype if query.dtype in (ea.bfloat16, ea.float16) and query.device.type == "cpu" else None
@@ -116,6 +130,43 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         out = out.to(low)
     return node_name(out, "UnsafeViewBackward0" if low is None else "ToCopyBackward0",
                      "ScaledDotProductFlashAttentionForCpuBackward0") if flash else out
+
+
+_UNTRACKED = (ea.float32, ea.float64)  # the dtypes `_direct` computes
+
+
+def _direct(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, is_causal: bool,
+            scale: float | None) -> Tensor | None:
+    """The math path's result computed by its ops' CPU kernels without dispatching them, where only autograd would
+    see those ops (`dispatch.untracked`; operands of no `__torch_function__`) and query, key and value have equal batch
+    dims (each product is one `bmm`); None otherwise. The same kernels on the same operands as the dispatched ops'
+    (a view where `matmul`'s reshape views, a row-major copy where it copies): the same bits, without the composite's
+    16 dispatches. The caller records the result where an operand requires grad."""
+    skip = _dispatch._SKIP
+    if not (query.__class__ in skip and key.__class__ in skip and value.__class__ in skip
+            and attn_mask.__class__ in skip and (_storage.only_cpu or all(
+                t._storage.device.type == "cpu" for t in (query, key, value)))):
+        return None
+    qs, ks, vs = query._shape, key._shape, value._shape
+    n = len(qs)
+    batch = qs[:-2]
+    if not (n >= 3 and len(ks) == n and len(vs) == n and ks[:-2] == batch and vs[:-2] == batch
+            and qs[-1] == ks[-1] and ks[-2] == vs[-2] and all(qs) and all(ks) and all(vs)):
+        return None
+    L, S = qs[-2], ks[-2]
+    mask = None
+    if is_causal:
+        if attn_mask is not None:
+            return None
+        mask = _causal_mask(L, S, query._dtype, query.device)
+    elif attn_mask is not None:
+        ms = attn_mask._shape
+        if not ((attn_mask._dtype is query._dtype or attn_mask._dtype is ea.bool) and len(ms) <= n
+                and attn_mask.device == query.device
+                and all(m == 1 or m == s for m, s in zip(ms[::-1], (S, L, *batch[::-1])))):
+            return None  # a mask that broadcasts the scores to a larger shape: the dispatched ops
+        mask = _additive_mask(attn_mask, query._dtype)
+    return attention_untracked(query, key, value, mask, scale, attn_mask is not None)
 
 
 def _validate_input(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) -> None:
