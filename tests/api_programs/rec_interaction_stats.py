@@ -51,7 +51,8 @@ ui = torch.zeros(n_users, n_items).index_put_((user, item), decay, accumulate=Tr
 print("decayed matrix row0", ui[0])
 print("index_put_ accumulate == sparse sum", torch.allclose(
     ui, torch.sparse_coo_tensor(torch.stack([user, item]), decay, (n_users, n_items)).to_dense()))
-print("without accumulate keeps one", torch.zeros(n_users, n_items).index_put_((user, item), decay).count_nonzero().item())
+last_write = torch.zeros(n_users, n_items).index_put_((user, item), decay)
+print("without accumulate keeps one", last_write.count_nonzero().item())
 
 # co-occurrence from one-hot baskets
 oh = F.one_hot(item, n_items).float()
