@@ -210,7 +210,8 @@ pitfalls).
 Recommender-system and ranking code (`rec_*`: biased MF from a seeded DataLoader, factorization machines' O(kn)
 trick, sparse embedding gradients with SparseAdam, EmbeddingBag multi-hot features, id hashing, popularity negative
 sampling, two-tower in-batch softmax with logQ, BPR/hinge/WARP losses, hand-written HR/NDCG/MRR/AUC, bucketized
-features, NeuMF, DLRM interactions, SASRec/GRU4Rec, LightGCN, interaction-log aggregates, and their errors)."""
+features, NeuMF, DLRM interactions, Wide&Deep with DCN-v2, SASRec/GRU4Rec, LightGCN, CTR calibration,
+interaction-log aggregates, and their errors)."""
 
 from __future__ import annotations
 
