@@ -205,7 +205,13 @@ RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorato
 Audio and speech code without torchaudio (`au_*`: stft/istft options and round trips, hand-built log-mel and MFCC
 front ends, CTCLoss with greedy decoding, WaveNet causal convolutions, torch.fft spectra, packed-RNN acoustic models,
 resampling with SpecAugment, a HiFi-GAN vocoder, VAD features, speaker embeddings, streaming chunks, front-end
-pitfalls)."""
+pitfalls).
+
+Recommender-system and ranking code (`rec_*`: biased MF from a seeded DataLoader, factorization machines' O(kn)
+trick, sparse embedding gradients with SparseAdam, EmbeddingBag multi-hot features, id hashing, popularity negative
+sampling, two-tower in-batch softmax with logQ, BPR/hinge/WARP losses, hand-written HR/NDCG/MRR/AUC, bucketized
+features, NeuMF, DLRM interactions, Wide&Deep with DCN-v2, SASRec/GRU4Rec, LightGCN, CTR calibration,
+interaction-log aggregates, and their errors)."""
 
 from __future__ import annotations
 

@@ -117,8 +117,8 @@ def test_embedding_errors_use_pytorchs_messages():
         E.embedding_bag(E.tensor([[1, 2]]), w, E.tensor([0]))
     with pytest.raises(NotImplementedError, match="per_sample_weights is only supported for mode='sum'"):
         E.embedding_bag(E.tensor([[1, 2]]), w, per_sample_weights=E.ones(1, 2))
-    with pytest.raises(RuntimeError, match=r"Index 2 of input takes value 7 which is not in the valid range \[0, 4\)"):
-        E.embedding_bag(E.tensor([0, 1, 7]), w, E.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match=r"Index 0 of input takes value 7 which is not in the valid range \[0, 4\)"):
+        E.embedding_bag(E.tensor([7, 1, 0]), w, E.tensor([0, 1]))
 
 
 def test_embedding_bag_checks_in_pytorchs_order_with_its_type_names():
@@ -219,3 +219,51 @@ def test_embedding_backward_reads_a_narrowed_gradient_in_place(dtype):
     bad = E.from_numpy(np.array([1, 6, 0]))
     with pytest.raises(IndexError, match="index out of range in self"):
         M.embedding_backward(E.from_numpy(full[:3]).narrow(1, 0, 4), bad, 6, -1)
+
+
+@pytest.mark.parametrize("threads, message", [
+    (1, "^Index 2 of input takes value 7 which is not in the valid range \\[0, 4\\)$"),
+    (2, "^Index 1 of input takes value 7 which is not in the valid range \\[0, 4\\)$"),  # bag 1's chunk, shifted
+])
+def test_embedding_bag_bad_index_is_reported_as_pytorchs_fbgemm_chunks_do(monkeypatch, threads, message):
+    """PyTorch 2.13's words for [0, 1, 7] in bags [0] and [1, 7] of a float32 table: its FBGEMM path reports per
+    parallel chunk of bags, reading the chunk's indices at absolute positions from the chunk's start."""
+    from ember.core import parallel
+
+    monkeypatch.setattr(parallel, "get_num_threads", lambda: threads)
+    w = E.zeros(4, 2)
+    with pytest.raises(RuntimeError, match=message):
+        E.embedding_bag(E.tensor([0, 1, 7]), w, E.tensor([0, 1]), mode="sum")
+    if threads == 2:  # bag 1 starts at 2 in a chunk of 1 index: its `i < index_size` check fails first
+        with pytest.raises(RuntimeError, match="^Expected i < index_size to be true, but got false.  \\(Could this"):
+            E.embedding_bag(E.tensor([0, 1, 7]), w, E.tensor([0, 2]), mode="mean")
+
+
+def test_embedding_bag_bad_index_off_the_fast_path_names_the_value():
+    """max mode, float64 rows, a padding_idx or a strided table take ATen's plain loop and its message."""
+    msg = "^embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {}$"
+    w = E.zeros(4, 2)
+    with pytest.raises(RuntimeError, match=msg.format(-3)):
+        E.embedding_bag(E.tensor([0, -3, 7]), w, E.tensor([0, 2]), mode="max")
+    with pytest.raises(RuntimeError, match=msg.format(7)):
+        E.embedding_bag(E.tensor([0, 1, 7]), w.double(), E.tensor([0, 2]), mode="sum")
+    with pytest.raises(RuntimeError, match=msg.format(7)):
+        E.embedding_bag(E.tensor([0, 1, 7]), w, E.tensor([0, 2]), mode="sum", padding_idx=1)
+    with pytest.raises(RuntimeError, match=msg.format(7)):
+        E.embedding_bag(E.tensor([0, 1, 7]), E.zeros(2, 4).t(), E.tensor([0, 2]), mode="sum")
+
+
+def test_embedding_bag_ignores_indices_past_the_last_bag():
+    """include_last_offset bags may end before the indices do; PyTorch's fast path never reads the rest."""
+    out = E.embedding_bag(E.tensor([0, 1, 7]), E.ones(4, 2), E.tensor([0, 1, 2]), mode="sum", include_last_offset=True)
+    assert out.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_embedding_bag_non_tensor_operands_fail_as_pytorchs_python_function():
+    w = E.zeros(4, 2)
+    with pytest.raises(AttributeError, match="^'list' object has no attribute 'dtype'$"):
+        E.embedding_bag(E.tensor([1]), [[1.0]], E.tensor([0]))
+    with pytest.raises(AttributeError, match="^'list' object has no attribute 'dim'$"):
+        E.embedding_bag([1, 2], w, E.tensor([0]))
+    with pytest.raises(TypeError, match=r"^embedding\(\): argument 'indices' \(position 2\) must be Tensor, not list$"):
+        E.embedding(w, [1])  # torch.embedding(weight, indices)

@@ -353,3 +353,14 @@ def test_deterministic_and_thread_count_refusals_are_pytorchs():
     with pytest.raises(RuntimeError, match=r"^set_num_threads expects a positive integer$"):
         E.set_num_threads(0)
     assert not E.are_deterministic_algorithms_enabled()
+
+
+def test_histogram_density_divides_in_inputs_dtype_as_pytorch_does():
+    """hist / hist.sum() / widths in float32: 21 of 200 in a 60-wide bin is 0.0017499999 (numpy's float64 quotient
+    rounds to 0.0017500001)."""
+    x = E.tensor([1.0] * 21 + [100.0] * 86 + [400.0] * 93)
+    h = E.histogram(x, bins=E.tensor([0.0, 60.0, 300.0, 600.0]), density=True).hist
+    assert h.tolist() == [0.0017499999376013875, 0.0017916667275130749, 0.001550000044517219]  # PyTorch 2.13's
+    pts = E.tensor([[0.5, 1.5], [2.5, 0.2], [1.1, 2.9], [0.3, 0.3]])
+    hd = E.histogramdd(pts, bins=[E.tensor([0.0, 1.0, 3.0]), E.tensor([0.0, 0.7, 3.0])], density=True).hist
+    assert hd.tolist() == [[0.3571428656578064, 0.10869565606117249], [0.1785714328289032, 0.05434782803058624]]

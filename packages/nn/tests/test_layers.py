@@ -309,6 +309,19 @@ def test_embedding_padding_idx_edges_are_pytorchs():
         nn.functional.embedding_bag(torch.tensor([1]), torch.zeros(4, 3), torch.tensor([0]), padding_idx=4)
 
 
+def test_embedding_non_tensor_arguments_are_pytorchs_parser_errors():
+    """F.embedding calls torch.embedding(weight, input): its parser names the weight first, as position 1."""
+    w = torch.zeros(4, 3)
+    for args, message in ((([1, 2], w), "argument 'indices' (position 2) must be Tensor, not list"),
+                          ((torch.tensor([1]), [[1.0]]), "argument 'weight' (position 1) must be Tensor, not list"),
+                          ((None, w), "argument 'indices' (position 2) must be Tensor, not NoneType")):
+        with pytest.raises(TypeError) as e:
+            nn.functional.embedding(*args)
+        assert str(e.value) == "embedding(): " + message
+    with pytest.raises(TypeError, match=r"^embedding\(\): argument 'indices' \(position 2\) must be Tensor, not list$"):
+        nn.Embedding(4, 3)([1, 2])
+
+
 PADDING_OUT_OF_RANGE = {
     "Embedding 3": lambda M, N: N.Embedding(3, 2, padding_idx=3),
     "Embedding -4": lambda M, N: N.Embedding(3, 2, padding_idx=-4),

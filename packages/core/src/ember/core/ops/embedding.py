@@ -58,6 +58,42 @@ def _check_values(i: np.ndarray, rows: int, bag: bool) -> None:
         raise IndexError("index out of range in self")
 
 
+_FBGEMM_CHECK = ("Expected i < index_size to be true, but got false.  (Could this error message be improved?  If "
+                 "so, please report an enhancement request to PyTorch.)")
+
+
+def _check_bag_values(idx: np.ndarray, offsets: np.ndarray, rows: int, fast: bool, include_last_offset: bool) -> None:
+    """A bag's indices in [0, rows), else PyTorch's CPU error, which its kernel words. The plain loop names the
+    first bad value. FBGEMM's fast path (float32 or 16-bit rows of unit stride, sum or mean, no padding_idx)
+    reports per parallel chunk of bags, reading a chunk's indices at their absolute positions from the chunk's
+    start: past the first chunk it names a shifted value, or fails its `i < index_size` check."""
+    bad = (idx < 0) | (idx >= rows)
+    if not bad.any():
+        return
+    if not fast:
+        raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be "
+                           f"{int(idx[np.argmax(bad)])}")
+    from ember.core.parallel import get_num_threads
+
+    o = [int(v) for v in (offsets if include_last_offset else np.append(offsets, idx.size))]
+    n_bags = len(o) - 1
+    chunk = -(-n_bags // max(1, min(get_num_threads(), n_bags))) if n_bags > 0 else 1
+    for start in range(0, n_bags, chunk):  # at::parallel_for's chunks; the first failing one reported
+        end = min(start + chunk, n_bags)
+        base, size = o[start], o[end] - o[start]
+        if not bad[base:base + size].any():  # the kernel succeeded on this chunk
+            continue
+        for m in range(start, end):
+            for i in range(o[m], o[m + 1]):
+                if not i < size:
+                    raise RuntimeError(_FBGEMM_CHECK)
+                if not 0 <= idx[base + i] < rows:
+                    raise RuntimeError(f"Index {i} of input takes value {int(idx[base + i])} which is not in the "
+                                       f"valid range [0, {rows})")
+        raise RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
+                           "indices tensor, but it seems not to be the case.")
+
+
 def _check_device_values(indices: Tensor, rows: int, bag: bool = False) -> None:
     """The meta step's check of device indices (read to the host: a synchronization, as PyTorch's
     device-side assert), so CUDA raises the CPU's error instead of its kernels skipping the index."""
@@ -209,8 +245,9 @@ def _embedding_bag_meta(weight, indices, offsets, mode, per_sample_weights, incl
 def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
                        scale_grad_by_freq=False):
     w = np.ascontiguousarray(numba_nn.kernel_array(weight._np()))
-    idx = _flat_indices(indices, w.shape[0], bag=True)
+    idx = _flat_indices(indices)
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
+    _check_values(idx[:ends[:starts.size].max(initial=0)], w.shape[0], True)  # the kernel reads the bags' indices only
     psw = per_sample_weights._np().astype(w.dtype) if per_sample_weights is not None else np.ones(idx.size, w.dtype)
     out = np.zeros((starts.size, w.shape[1]), dtype=w.dtype)
     argmax = np.full(out.shape, -1, dtype=np.int64)
@@ -244,8 +281,9 @@ def _embedding_bag_backward_meta(grad, indices, offsets, bag_size, max_indices, 
 def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, num_weights, mode,
                                 per_sample_weights, include_last_offset, padding_idx):
     g = np.ascontiguousarray(numba_nn.kernel_array(grad._np()))
-    idx = _flat_indices(indices, num_weights)
+    idx = _flat_indices(indices)
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
+    _check_values(idx[:ends[:starts.size].max(initial=0)], num_weights, False)  # the bags' indices only, as the forward
     psw = per_sample_weights._np().astype(g.dtype) if per_sample_weights is not None else np.ones(idx.size, g.dtype)
     out = np.zeros((num_weights, g.shape[1]), dtype=g.dtype)
     numba_nn.embedding_bag_backward()(g, idx, starts, ends, np.ascontiguousarray(psw),
@@ -262,9 +300,11 @@ def _check_indices(op: str, t: Tensor) -> None:
 
 
 def _check(op: str, input, weight, *, bag: bool = False) -> None:
-    """ATen's checks, in its order: embedding's weight rank, the indices' dtype; a bag's weight dtype and values."""
-    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
-        raise TypeError(f"{op}: expected input and weight tensors; got {describe(input)} and {describe(weight)}")
+    """ATen's checks, in its order: embedding's weight rank, the indices' dtype; a bag's weight dtype (its values
+    after the offsets, `_check_bag_values`; embedding's in its op's meta step)."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):  # torch.embedding(weight, indices)'s order
+        name, pos, bad = ("weight", 1, input) if not isinstance(input, Tensor) else ("indices", 2, weight)
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(bad).__name__}")
     if not bag and weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(op, input)
@@ -272,8 +312,6 @@ def _check(op: str, input, weight, *, bag: bool = False) -> None:
         raise RuntimeError(f"Expected tensor for argument #1 'weight' to have one of the following scalar types: "
                            f"Half, BFloat16, Float, Double; but got {legacy_type_name(weight)} instead (while checking "
                            f"arguments for {op})")
-    if bag and input._storage.device.type == "cpu":  # embedding's values: its op's meta step checks them
-        _check_values(input._np(), weight.shape[0], bag)
 
 
 def _int_arg(op: str, value, position: str) -> int:
@@ -368,9 +406,12 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     from ember.core.ops.layout import reshape
 
     # checked in PyTorch's order: its Python function's checks, then ATen's (dtypes, index and offset values)
-    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
-        raise TypeError(f"embedding_bag: expected input and weight tensors; got {describe(input)} and "
-                        f"{describe(weight)}")
+    if not isinstance(weight, Tensor):  # PyTorch's Python function reads weight.dtype first, then input's methods
+        raise AttributeError(f"'{type(weight).__name__}' object has no attribute 'dtype'")
+    if not isinstance(input, Tensor):
+        attr = "is_floating_point" if weight.dtype == dtypes.int64 else "size" if per_sample_weights is not None \
+            else "dim"
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute '{attr}'")
     if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
                          f"must have the same shape as the input ({input.shape})")
@@ -430,11 +471,16 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                                f"offsets[-1] of {o[-1]}")
         if o.size and (np.diff(o) < 0).any():
             raise RuntimeError(f"embedding_bag: offsets must be non-decreasing; got {describe(offsets)}")
+    padding = _bag_padding(padding_idx, weight.shape[0])
+    if input.device.type == "cpu":
+        fast = (weight.dtype in (dtypes.float32, dtypes.float16, dtypes.bfloat16) and weight.stride()[1] == 1
+                and mode != "max" and padding < 0)
+        _check_bag_values(input._np().reshape(-1), offsets._np(), weight.shape[0], fast, bool(include_last_offset))
     if max_norm is not None:
         embedding_renorm_(weight, input, float(max_norm), float(norm_type))
     lookup = _sparse_lookup("embedding_bag", weight) if sparse else None
     if lookup is not None:
-        return lookup(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset),
-                      _bag_padding(padding_idx, weight.shape[0]), bool(scale_grad_by_freq))
-    return embedding_bag_op(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset),
-                            _bag_padding(padding_idx, weight.shape[0]), bool(scale_grad_by_freq))[0]
+        return lookup(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset), padding,
+                      bool(scale_grad_by_freq))
+    return embedding_bag_op(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset), padding,
+                            bool(scale_grad_by_freq))[0]

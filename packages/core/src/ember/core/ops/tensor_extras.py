@@ -197,6 +197,17 @@ def _uniform_edges(edges: np.ndarray, dtype) -> np.ndarray:
     return linspace(float(edges[0]), float(edges[-1]), len(edges), dtype=dtype)._np()
 
 
+def _density(hist: np.ndarray, edges: list) -> np.ndarray:
+    """A histogram normalised as PyTorch does it, in its own dtype: divided by its sum, then by each dimension's
+    bin widths in turn (numpy's float64 quotient can round the other way)."""
+    hist = hist / hist.dtype.type(hist.sum())
+    for dim, e in enumerate(edges):
+        shape = [1] * hist.ndim
+        shape[dim] = e.size - 1
+        hist = hist / np.diff(e).reshape(shape)
+    return hist
+
+
 @method
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,  # noqa: A002
               density: bool = False, out=None):
@@ -209,8 +220,11 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     b = _host(bins, "histogram") if isinstance(bins, Tensor) else \
         _uniform_edges(np.histogram_bin_edges(a, int(bins), _as_range(range)), input._dtype)
     w = None if weight is None else _host(weight, "histogram").reshape(-1)
-    hist, edges = np.histogram(a, bins=b, range=_as_range(range), weights=w, density=density)
-    return _Histogram(from_numpy(hist.astype(input._dtype.np)), from_numpy(edges.astype(input._dtype.np)))
+    hist, edges = np.histogram(a, bins=b, range=_as_range(range), weights=w)
+    hist, edges = hist.astype(input._dtype.np), edges.astype(input._dtype.np)
+    if density:
+        hist = _density(hist, [edges])
+    return _Histogram(from_numpy(hist), from_numpy(edges))
 
 
 def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,  # noqa: A002
@@ -238,9 +252,11 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
         [_uniform_edges(np.histogram_bin_edges(pts[:, i], int(counts[i]), None if rng is None else rng[i]),
                         input._dtype) for i in _builtins.range(d)]
     w = None if weight is None else _host(weight, "histogramdd").reshape(-1)
-    hist, edges = np.histogramdd(pts, bins=b, range=rng, weights=w, density=density)
-    return _HistogramDD(from_numpy(hist.astype(input._dtype.np)),
-                        tuple(from_numpy(e.astype(input._dtype.np)) for e in edges))
+    hist, edges = np.histogramdd(pts, bins=b, range=rng, weights=w)
+    hist, edges = hist.astype(input._dtype.np), [e.astype(input._dtype.np) for e in edges]
+    if density:
+        hist = _density(hist, edges)
+    return _HistogramDD(from_numpy(hist), tuple(from_numpy(e) for e in edges))
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:

@@ -274,6 +274,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     `sparse=True` gives `weight` a sparse COO gradient, as PyTorch's: the looked-up ids in order (uncoalesced,
     `padding_idx` left out) with the rows of the incoming gradient (`ember.autograd.sparse`).
     """
+    for name, pos, arg in (("weight", 1, weight), ("indices", 2, input)):  # as torch.embedding(weight, input)'s parser
+        if not isinstance(arg, Tensor):
+            raise TypeError(f"embedding(): argument '{name}' (position {pos}) must be Tensor, not {type(arg).__name__}")
     if padding_idx is not None:  # PyTorch's checks: 0 is never out of range (an empty table takes it)
         if padding_idx > 0 and padding_idx >= weight.shape[0] or padding_idx < 0 and padding_idx < -weight.shape[0]:
             raise AssertionError("Padding_idx must be within num_embeddings")
