@@ -110,6 +110,9 @@ def test_pack_padded_sequence_checks_lengths_like_pytorch():
     assert pack_padded_sequence(x, [3.0, 2.0]).batch_sizes.tolist() == [2, 2, 1]
     # unsorted: the batch is index-selected by the lengths' order first, so fewer lengths pack that many sequences
     assert pack_padded_sequence(x, [3], enforce_sorted=False).batch_sizes.tolist() == [1, 1, 1]
+    # unsorted 2-D lengths: PyTorch's sort-then-index_select fails before the rank check
+    with pytest.raises(IndexError, match=r"index_select\(\): Index is supposed to be a vector"):
+        pack_padded_sequence(x, torch.tensor([[3, 2]]), enforce_sorted=False)
 
 
 def test_pack_round_trip_and_packed_lstm_equals_per_sequence_runs():

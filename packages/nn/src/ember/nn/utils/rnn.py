@@ -150,6 +150,9 @@ def _check_batch(lens: list, input: Tensor, batch_first: bool) -> None:
 def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch (T, B, *) ((B, T, *) with `batch_first`) of sequences of `lengths`."""
+    if not enforce_sorted and isinstance(lengths, Tensor) and lengths.dim() > 1:
+        # PyTorch sorts first and selects the batch with the sort's indices, before checking the lengths' rank
+        raise IndexError("index_select(): Index is supposed to be a vector")
     lens = _packing_lengths(lengths)
     if enforce_sorted:
         _check_batch(lens, input, batch_first)
