@@ -176,6 +176,21 @@ def test_transformer_encoder_layer_matches_reference(norm_first):
     assert enc(x).shape == (2, 5, 8)
 
 
+def test_layer_blocks_take_is_causal_as_an_optional_argument():
+    """Subclasses and user code call `_sa_block(x, mask, kpm)` without is_causal, as PyTorch's default allows."""
+    enc = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, norm_first=True, batch_first=True).double().eval()
+    dec = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, norm_first=True, batch_first=True).double().eval()
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    mem = torch.randn(2, 3, 8, dtype=torch.float64)
+    h = x + enc._sa_block(enc.norm1(x), None, None)
+    np.testing.assert_allclose(enc(x).detach().numpy(), (h + enc._ff_block(enc.norm2(h))).detach().numpy(),
+                               rtol=1e-12)
+    h = x + dec._sa_block(dec.norm1(x), None, None)
+    h = h + dec._mha_block(dec.norm2(h), mem, None, None)
+    np.testing.assert_allclose(dec(x, mem).detach().numpy(), (h + dec._ff_block(dec.norm3(h))).detach().numpy(),
+                               rtol=1e-12)
+
+
 def test_transformer_causal_mask_hides_the_future():
     torch.manual_seed(0)
     model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True).double()
