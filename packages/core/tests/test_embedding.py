@@ -219,3 +219,10 @@ def test_embedding_backward_reads_a_narrowed_gradient_in_place(dtype):
     bad = E.from_numpy(np.array([1, 6, 0]))
     with pytest.raises(IndexError, match="index out of range in self"):
         M.embedding_backward(E.from_numpy(full[:3]).narrow(1, 0, 4), bad, 6, -1)
+
+
+def test_embedding_bag_of_zero_length_rows_raises_pytorchs_arange_error():
+    w = E.tensor([[1.0, 2.0], [3.0, 4.0]])
+    for mode in ("sum", "mean", "max"):
+        with pytest.raises(RuntimeError, match="^step must be nonzero$"):
+            M.embedding_bag(E.zeros((2, 0), dtype=E.int64), w, mode=mode)

@@ -191,6 +191,18 @@ def test_layer_blocks_take_is_causal_as_an_optional_argument():
                                rtol=1e-12)
 
 
+def test_separate_projections_check_key_and_value_widths_in_pytorchs_words():
+    m = nn.MultiheadAttention(4, 2, kdim=3, vdim=5)
+    q = torch.ones(2, 1, 4)
+    # the Size prints as torch.Size under ember.torch
+    with pytest.raises(AssertionError, match=r"expecting key weights shape of \(4, 4\), but got \w+\.Size\(\[4, 3\]\)"):
+        m(q, torch.ones(2, 1, 4), torch.ones(2, 1, 5))
+    with pytest.raises(AssertionError,
+                       match=r"expecting value weights shape of \(4, 4\), but got \w+\.Size\(\[4, 5\]\)"):
+        m(q, torch.ones(2, 1, 3), torch.ones(2, 1, 4))
+    assert m(q, torch.ones(2, 1, 3), torch.ones(2, 1, 5))[0].shape == (2, 1, 4)
+
+
 def test_transformer_causal_mask_hides_the_future():
     torch.manual_seed(0)
     model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True).double()
