@@ -43,7 +43,8 @@ def mask_tokens(ids, prob=0.15):
 
 masked, labels, chosen, replace, rand = mask_tokens(input_ids, prob=0.3)
 print("chosen", chosen.int().tolist())
-print("replaced by [MASK]", int(replace.sum()), "random", int(rand.sum()), "kept", int((chosen & ~replace & ~rand).sum()))
+kept = chosen & ~replace & ~rand
+print("replaced by [MASK]", int(replace.sum()), "random", int(rand.sum()), "kept", int(kept.sum()))
 print(masked)
 print(labels)
 
