@@ -203,6 +203,25 @@ def test_separate_projections_check_key_and_value_widths_in_pytorchs_words():
     assert m(q, torch.ones(2, 1, 3), torch.ones(2, 1, 5))[0].shape == (2, 1, 4)
 
 
+def test_transformer_module_helpers_behave_as_pytorchs():
+    from ember.nn.modules import transformer as T
+
+    m = T._generate_square_subsequent_mask(3)
+    assert m.tolist() == nn.Transformer.generate_square_subsequent_mask(3).tolist()
+    assert T._detect_is_causal_mask(m) and not T._detect_is_causal_mask(m, size=4)
+    assert T._detect_is_causal_mask(torch.ones(3, 3, dtype=torch.bool).triu(1))
+    assert not T._detect_is_causal_mask(torch.zeros(3, 3)) and not T._detect_is_causal_mask(m.expand(2, 3, 3))
+    assert T._detect_is_causal_mask(None, True) and not T._detect_is_causal_mask(m, False)
+    assert (T._get_seq_len(torch.ones(5, 2, 3), False), T._get_seq_len(torch.ones(5, 2, 3), True),
+            T._get_seq_len(torch.ones(5, 3), True)) == (5, 2, 5)
+    clones = T._get_clones(nn.Linear(2, 2), 2)
+    assert len(clones) == 2 and clones[0].weight is not clones[1].weight
+    assert np.array_equal(clones[0].weight.detach().numpy(), clones[1].weight.detach().numpy())
+    assert T._get_activation_fn("gelu") is F.gelu
+    with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+        T._get_activation_fn("tanh")
+
+
 def test_transformer_causal_mask_hides_the_future():
     torch.manual_seed(0)
     model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True).double()

@@ -424,3 +424,40 @@ class Transformer(Module):
     def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
         """An additive (sz, sz) mask: 0 on and below the diagonal, -inf above it."""
         return ea.triu(ea.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
+
+
+# PyTorch's module-level helpers, imported by code that builds its own layers from torch.nn.modules.transformer
+
+def _generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
+    """The additive causal mask of `Transformer.generate_square_subsequent_mask`, as a function."""
+    return Transformer.generate_square_subsequent_mask(sz, device=device, dtype=dtype)
+
+
+def _detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None, size: int | None = None) -> bool:
+    """Whether `mask` equals the causal mask of `size` (else of its own rows) in its dtype; a given hint wins."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    causal = _generate_square_subsequent_mask(size if size is not None else mask.shape[-2], device=mask.device,
+                                              dtype=mask.dtype)
+    return tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
+
+
+def _get_seq_len(src: Tensor, batch_first: bool) -> int | None:
+    """The sequence length of a (S, E), (S, N, E) or batch-first (N, S, E) input; None for a nested one."""
+    if getattr(src, "is_nested", False):
+        return None
+    if src.dim() == 2:
+        return src.shape[0]
+    return src.shape[1 if batch_first else 0]
+
+
+def _get_clones(module: Module, N: int) -> ModuleList:
+    """`N` independent deep copies of `module`, as the encoder and decoder stacks make their layers."""
+    return ModuleList([copy.deepcopy(module) for _ in range(N)])
+
+
+def _get_activation_fn(activation: str) -> Callable:
+    """F.relu or F.gelu by name (no callables, unlike the layers' `activation` argument)."""
+    if activation in ("relu", "gelu"):
+        return _activation_fn(activation)
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
