@@ -322,6 +322,19 @@ def test_encoder_fast_path_zeroes_padded_positions_in_inference():
     np.testing.assert_allclose(enc(x, src_key_padding_mask=pad).detach().numpy(), slow.detach().numpy(), atol=1e-6)
 
 
+def test_encoder_fast_path_refuses_a_batch_with_every_position_padded():
+    enc = _encoder()
+    enc.eval()
+    x = torch.ones(2, 5, 8)
+    with torch.no_grad():
+        with pytest.raises(RuntimeError, match="^to_padded_tensor: at least one constituent tensor should have "
+                                               "non-zero numel$"):
+            enc(x, src_key_padding_mask=torch.ones(2, 5, dtype=torch.bool))
+        one_row = torch.tensor([[True] * 5, [False] * 5])  # a fully padded row alone comes back as zeros
+        assert np.abs(enc(x, src_key_padding_mask=one_row).numpy()[0]).sum() == 0
+    assert enc(x, src_key_padding_mask=torch.ones(2, 5, dtype=torch.bool)).shape == (2, 5, 8)  # no fast path
+
+
 @pytest.mark.parametrize("kw, why", [({"norm_first": True}, "encoder_layer.norm_first was True"),
                                      ({"activation": F.silu}, "encoder_layer.activation_relu_or_gelu was not True")])
 

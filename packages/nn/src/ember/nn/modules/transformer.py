@@ -244,6 +244,8 @@ class TransformerEncoder(Module):
                                                src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype)
         nested = self._takes_fast_path(src, mask, src_key_padding_mask)
+        if nested and bool((src_key_padding_mask != 0).all()):  # the nested tensor holds no token to pad back
+            raise RuntimeError("to_padded_tensor: at least one constituent tensor should have non-zero numel")
         out = src
         for mod in self.layers:
             out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
