@@ -205,7 +205,12 @@ RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorato
 Audio and speech code without torchaudio (`au_*`: stft/istft options and round trips, hand-built log-mel and MFCC
 front ends, CTCLoss with greedy decoding, WaveNet causal convolutions, torch.fft spectra, packed-RNN acoustic models,
 resampling with SpecAugment, a HiFi-GAN vocoder, VAD features, speaker embeddings, streaming chunks, front-end
-pitfalls)."""
+pitfalls).
+
+NLP pipelines in plain PyTorch (`tok_*`: hand-written tokenizers and vocabularies, Embedding and EmbeddingBag
+options with sparse optimizers, skip-gram with negative sampling, hashed n-gram classifiers, packed GRU/LSTM
+encoders with printed padding reprs, MultiheadAttention masks, label-smoothed losses with perplexity, BERT
+masking, attention decoders, a char-CNN, Transformer beam search, custom stacks and the encoder fast path)."""
 
 from __future__ import annotations
 
