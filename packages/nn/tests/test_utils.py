@@ -453,3 +453,19 @@ def test_padding_and_packing_record_pytorchs_nodes():
     with pytest.raises(RuntimeError, match="size of tensor a \\(3\\) must match the size of tensor b \\(2\\) at "
                                            "non-singleton dimension 1"):
         pad_sequence([torch.ones(2, 3), torch.ones(2)])
+
+
+def test_packed_sequence_constructor_fills_unsorted_indices_and_takes_a_pair():
+    from ember.nn.utils.rnn import PackedSequence, PackedSequence_, pad_packed_sequence
+
+    p = PackedSequence(torch.arange(3.0), torch.tensor([2, 1]), torch.tensor([1, 0]))
+    assert p.unsorted_indices.tolist() == [1, 0] and isinstance(p, PackedSequence_)
+    padded, lengths = pad_packed_sequence(p)
+    assert padded.tolist() == [[1.0, 0.0], [0.0, 2.0]] and lengths.tolist() == [1, 2]
+    pair = PackedSequence((torch.arange(3.0), torch.tensor([2, 1])))
+    assert pair.batch_sizes.tolist() == [2, 1] and pair.sorted_indices is None and pair.unsorted_indices is None
+    assert pair._replace(data=pair.data * 2).data.tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'device'"):
+        PackedSequence(torch.ones(3), [2, 1])
+    with pytest.raises(AssertionError, match="Expected data to be a list or tuple of length 2"):
+        PackedSequence(torch.ones(3))

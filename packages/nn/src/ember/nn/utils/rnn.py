@@ -18,11 +18,35 @@ __all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed
            "invert_permutation", "unpad_sequence", "unpack_sequence"]
 
 
-class PackedSequence(NamedTuple):
+class PackedSequence_(NamedTuple):
+    """PackedSequence's fields (PyTorch's base class of that name)."""
+
     data: Tensor
     batch_sizes: Tensor
-    sorted_indices: Tensor | None = None
-    unsorted_indices: Tensor | None = None
+    sorted_indices: Tensor | None
+    unsorted_indices: Tensor | None
+
+
+class PackedSequence(PackedSequence_):
+    """Sequences packed time step by time step: `data` (sum of lengths, *), `batch_sizes` per step, and the
+    permutations that sorted the batch by length and undo that sort."""
+
+    __slots__ = ()
+
+    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+        # as PyTorch: unsorted_indices defaults to the inverse of sorted_indices; `PackedSequence((data, sizes))`
+        if unsorted_indices is None:
+            unsorted_indices = invert_permutation(sorted_indices)
+        if batch_sizes is not None:
+            if batch_sizes.device.type != "cpu":  # a list fails here with AttributeError, as in PyTorch
+                raise ValueError("batch_sizes should always be on CPU. Instances of PackedSequence should never be "
+                                 "created manually. They should be instantiated by functions like pack_sequence and "
+                                 "pack_padded_sequences in nn.utils.rnn. "
+                                 "https://pytorch.org/docs/stable/nn.html#torch.nn.utils.rnn.pack_sequence")
+            return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
+        if not (isinstance(data, list | tuple) and len(data) == 2):
+            raise AssertionError("Expected data to be a list or tuple of length 2")
+        return super().__new__(cls, data[0], data[1], sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs) -> PackedSequence:
         """`data` moved/cast as `Tensor.to`; the index permutations follow its device; `batch_sizes` stays."""
