@@ -5,7 +5,7 @@ gradient reaching only real tokens, and integer id tensors filled in place from 
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence, pad_sequence
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pack_sequence, pad_packed_sequence, pad_sequence
 
 torch.manual_seed(0)
 torch.set_printoptions(precision=4)
@@ -69,3 +69,14 @@ print(scores[0], scores.requires_grad, scores.grad_fn)
 buf = torch.zeros(3, 4)
 buf[0] = logits[0, :, 0]
 print(buf[0], buf.grad_fn.name())
+
+# rebuilding a PackedSequence by hand around new data, as wrappers that apply a layer to .data do
+proj = nn.Linear(3, 2)
+rebuilt = PackedSequence(proj(out.data), out.batch_sizes, out.sorted_indices)
+print(rebuilt.sorted_indices, rebuilt.unsorted_indices)
+pk_u_out, _ = gru(pk_u)
+wrapped = PackedSequence(proj(pk_u_out.data), pk_u_out.batch_sizes, pk_u_out.sorted_indices)
+print("unsorted filled", wrapped.unsorted_indices.tolist())
+print(pad_packed_sequence(wrapped, batch_first=True)[0][0])
+pair = PackedSequence((packed.data.detach(), packed.batch_sizes))
+print(type(pair).__name__, pair.sorted_indices, pair.data.shape, isinstance(pair, tuple))
