@@ -110,3 +110,9 @@ try:
     F.cross_entropy(torch.randn(2, V), torch.tensor([1, 2]), weight=torch.ones(3))
 except Exception as err:
     print(type(err).__name__, str(err)[:100])
+
+# half-precision logits, as a model cast with .bfloat16()/.half() hands them to the loss
+for dt in (torch.bfloat16, torch.float16):
+    lo = logits.detach().view(-1, V).to(dt)
+    ce16 = F.cross_entropy(lo, targets.view(-1), ignore_index=PAD, reduction="none")
+    print(dt, ce16.dtype, ce16[:4].tolist(), "ignored", ce16[4:6].tolist())
