@@ -211,7 +211,12 @@ Recommender-system and ranking code (`rec_*`: biased MF from a seeded DataLoader
 trick, sparse embedding gradients with SparseAdam, EmbeddingBag multi-hot features, id hashing, popularity negative
 sampling, two-tower in-batch softmax with logQ, BPR/hinge/WARP losses, hand-written HR/NDCG/MRR/AUC, bucketized
 features, NeuMF, DLRM interactions, Wide&Deep with DCN-v2, SASRec/GRU4Rec, LightGCN, CTR calibration,
-interaction-log aggregates, and their errors)."""
+interaction-log aggregates, and their errors).
+
+NLP pipelines in plain PyTorch (`tok_*`: hand-written tokenizers and vocabularies, Embedding and EmbeddingBag
+options with sparse optimizers, skip-gram with negative sampling, hashed n-gram classifiers, packed GRU/LSTM
+encoders with printed padding reprs, MultiheadAttention masks, label-smoothed losses with perplexity, BERT
+masking, attention decoders, a char-CNN, Transformer beam search, custom stacks and the encoder fast path)."""
 
 from __future__ import annotations
 

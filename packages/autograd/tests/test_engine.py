@@ -845,3 +845,20 @@ def test_fewer_grad_outputs_than_outputs_is_pytorchs_error_and_extra_ones_are_ig
         E.autograd.grad([x * 2, x * 3], x, grad_outputs=[E.ones(3)])
     (g,) = E.autograd.grad([x * 2], x, grad_outputs=[E.ones(3), E.ones(3)])
     assert g.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_inplace_copy_into_an_integer_tensor_records_nothing():
+    # PyTorch: an integer destination is not differentiable, so copying a float that requires grad into it (whole,
+    # through a slice or one element) leaves it without history; a float destination takes the copy's node
+    src = E.tensor([1.5, 2.5], requires_grad=True)
+    whole = E.zeros(2, dtype=E.int64)
+    whole.copy_(src)
+    part = E.zeros(3, dtype=E.int64)
+    part[:2] = src
+    one = E.zeros(2, dtype=E.int32)
+    one[0] = src[1]
+    for t, want in ((whole, [1, 2]), (part, [1, 2, 0]), (one, [2, 0])):
+        assert t.tolist() == want and not t.requires_grad and t.grad_fn is None
+    floats = E.zeros(3)
+    floats[:2] = src
+    assert floats.requires_grad and floats.grad_fn.name() == "torch::autograd::CopySlices"

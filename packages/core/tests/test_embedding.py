@@ -267,3 +267,10 @@ def test_embedding_bag_non_tensor_operands_fail_as_pytorchs_python_function():
         E.embedding_bag([1, 2], w, E.tensor([0]))
     with pytest.raises(TypeError, match=r"^embedding\(\): argument 'indices' \(position 2\) must be Tensor, not list$"):
         E.embedding(w, [1])  # torch.embedding(weight, indices)
+
+
+def test_embedding_bag_of_zero_length_rows_raises_pytorchs_arange_error():
+    w = E.tensor([[1.0, 2.0], [3.0, 4.0]])
+    for mode in ("sum", "mean", "max"):
+        with pytest.raises(RuntimeError, match="^step must be nonzero$"):
+            M.embedding_bag(E.zeros((2, 0), dtype=E.int64), w, mode=mode)

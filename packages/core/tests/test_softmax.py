@@ -324,3 +324,16 @@ def test_cross_entropy_smooths_only_positive_amounts_and_refuses_ignore_index_fo
     assert E.cross_entropy(x, p, ignore_index=-1).item() == E.cross_entropy(x, p).item()
     with pytest.raises(RuntimeError, match="^ignore_index is not supported for floating point target$"):
         E.cross_entropy(x, p, ignore_index=1)
+
+
+def test_16bit_cross_entropy_reads_log_probabilities_rounded_to_its_dtype():
+    # PyTorch's composite: nll_loss(log_softmax(x)) with the log-probabilities rounded to bfloat16/float16 first
+    # (its 2.13 outputs; a float32 log-softmax inside gives 2.34375 for the first row in bfloat16)
+    logits = [[1.5410, -0.2934, -2.1788, 0.5684, -1.0845, -1.3986], [0.4033, 0.8380, -0.7193, -0.4033, -0.5966, 0.1820]]
+    t = E.tensor([1, 2])
+    x = E.tensor(logits, dtype=E.bfloat16)
+    assert E.cross_entropy(x, t, reduction="none").tolist() == [2.359375, 2.625]
+    assert E.cross_entropy(x, t).item() == 2.5
+    h = x.to(E.float16)  # the bfloat16 values, in float16
+    assert E.cross_entropy(h, t, reduction="none").tolist() == [2.35546875, 2.623046875]
+    assert E.cross_entropy(h, t).item() == 2.48828125

@@ -176,6 +176,52 @@ def test_transformer_encoder_layer_matches_reference(norm_first):
     assert enc(x).shape == (2, 5, 8)
 
 
+def test_layer_blocks_take_is_causal_as_an_optional_argument():
+    """Subclasses and user code call `_sa_block(x, mask, kpm)` without is_causal, as PyTorch's default allows."""
+    enc = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, norm_first=True, batch_first=True).double().eval()
+    dec = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, norm_first=True, batch_first=True).double().eval()
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    mem = torch.randn(2, 3, 8, dtype=torch.float64)
+    h = x + enc._sa_block(enc.norm1(x), None, None)
+    np.testing.assert_allclose(enc(x).detach().numpy(), (h + enc._ff_block(enc.norm2(h))).detach().numpy(),
+                               rtol=1e-12)
+    h = x + dec._sa_block(dec.norm1(x), None, None)
+    h = h + dec._mha_block(dec.norm2(h), mem, None, None)
+    np.testing.assert_allclose(dec(x, mem).detach().numpy(), (h + dec._ff_block(dec.norm3(h))).detach().numpy(),
+                               rtol=1e-12)
+
+
+def test_separate_projections_check_key_and_value_widths_in_pytorchs_words():
+    m = nn.MultiheadAttention(4, 2, kdim=3, vdim=5)
+    q = torch.ones(2, 1, 4)
+    # the Size prints as torch.Size under ember.torch
+    with pytest.raises(AssertionError, match=r"expecting key weights shape of \(4, 4\), but got \w+\.Size\(\[4, 3\]\)"):
+        m(q, torch.ones(2, 1, 4), torch.ones(2, 1, 5))
+    with pytest.raises(AssertionError,
+                       match=r"expecting value weights shape of \(4, 4\), but got \w+\.Size\(\[4, 5\]\)"):
+        m(q, torch.ones(2, 1, 3), torch.ones(2, 1, 4))
+    assert m(q, torch.ones(2, 1, 3), torch.ones(2, 1, 5))[0].shape == (2, 1, 4)
+
+
+def test_transformer_module_helpers_behave_as_pytorchs():
+    from ember.nn.modules import transformer as T
+
+    m = T._generate_square_subsequent_mask(3)
+    assert m.tolist() == nn.Transformer.generate_square_subsequent_mask(3).tolist()
+    assert T._detect_is_causal_mask(m) and not T._detect_is_causal_mask(m, size=4)
+    assert T._detect_is_causal_mask(torch.ones(3, 3, dtype=torch.bool).triu(1))
+    assert not T._detect_is_causal_mask(torch.zeros(3, 3)) and not T._detect_is_causal_mask(m.expand(2, 3, 3))
+    assert T._detect_is_causal_mask(None, True) and not T._detect_is_causal_mask(m, False)
+    assert (T._get_seq_len(torch.ones(5, 2, 3), False), T._get_seq_len(torch.ones(5, 2, 3), True),
+            T._get_seq_len(torch.ones(5, 3), True)) == (5, 2, 5)
+    clones = T._get_clones(nn.Linear(2, 2), 2)
+    assert len(clones) == 2 and clones[0].weight is not clones[1].weight
+    assert np.array_equal(clones[0].weight.detach().numpy(), clones[1].weight.detach().numpy())
+    assert T._get_activation_fn("gelu") is F.gelu
+    with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+        T._get_activation_fn("tanh")
+
+
 def test_transformer_causal_mask_hides_the_future():
     torch.manual_seed(0)
     model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True).double()
@@ -274,6 +320,19 @@ def test_encoder_fast_path_zeroes_padded_positions_in_inference():
     assert np.abs(left.numpy()[1, :2]).sum() > 1 and np.abs(with_mask.numpy()[1, 3:]).sum() > 1
     np.testing.assert_allclose(off.numpy(), slow.detach().numpy(), atol=1e-6)
     np.testing.assert_allclose(enc(x, src_key_padding_mask=pad).detach().numpy(), slow.detach().numpy(), atol=1e-6)
+
+
+def test_encoder_fast_path_refuses_a_batch_with_every_position_padded():
+    enc = _encoder()
+    enc.eval()
+    x = torch.ones(2, 5, 8)
+    with torch.no_grad():
+        with pytest.raises(RuntimeError, match="^to_padded_tensor: at least one constituent tensor should have "
+                                               "non-zero numel$"):
+            enc(x, src_key_padding_mask=torch.ones(2, 5, dtype=torch.bool))
+        one_row = torch.tensor([[True] * 5, [False] * 5])  # a fully padded row alone comes back as zeros
+        assert np.abs(enc(x, src_key_padding_mask=one_row).numpy()[0]).sum() == 0
+    assert enc(x, src_key_padding_mask=torch.ones(2, 5, dtype=torch.bool)).shape == (2, 5, 8)  # no fast path
 
 
 @pytest.mark.parametrize("kw, why", [({"norm_first": True}, "encoder_layer.norm_first was True"),

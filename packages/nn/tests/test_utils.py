@@ -110,6 +110,9 @@ def test_pack_padded_sequence_checks_lengths_like_pytorch():
     assert pack_padded_sequence(x, [3.0, 2.0]).batch_sizes.tolist() == [2, 2, 1]
     # unsorted: the batch is index-selected by the lengths' order first, so fewer lengths pack that many sequences
     assert pack_padded_sequence(x, [3], enforce_sorted=False).batch_sizes.tolist() == [1, 1, 1]
+    # unsorted 2-D lengths: PyTorch's sort-then-index_select fails before the rank check
+    with pytest.raises(IndexError, match=r"index_select\(\): Index is supposed to be a vector"):
+        pack_padded_sequence(x, torch.tensor([[3, 2]]), enforce_sorted=False)
 
 
 def test_pack_round_trip_and_packed_lstm_equals_per_sequence_runs():
@@ -424,3 +427,45 @@ def test_clip_grad_norm_of_complex_gradients_uses_their_moduli(norm_type):
     assert total.dtype == torch.float32
     np.testing.assert_allclose(total.item(), want, rtol=1e-6)
     np.testing.assert_allclose(a.grad.numpy(), z * (0.5 / (want + 1e-6)), rtol=1e-5)
+
+
+def test_padding_and_packing_record_pytorchs_nodes():
+    from ember.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence, pad_sequence
+
+    a = torch.arange(6.0).reshape(3, 2).requires_grad_()
+    b = torch.ones(1, 2)
+    assert pad_sequence([a, b]).grad_fn.name() == "torch::autograd::CopySlices"
+    assert pad_sequence([a, b], batch_first=True, padding_side="left").grad_fn.name() == "torch::autograd::CopySlices"
+    packed = pack_sequence([a, b])
+    assert type(packed.data.grad_fn).__name__ == "PackPaddedSequenceBackward0"
+    padded, _ = pad_packed_sequence(packed, padding_value=-1.0, total_length=4)
+    assert padded.grad_fn.name() == "torch::autograd::CopySlices"
+    assert padded.detach().numpy()[:, 1, 0].tolist() == [1.0, -1.0, -1.0, -1.0]
+    (padded * torch.arange(8.0).reshape(4, 2, 1)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [[0.0, 0.0], [2.0, 2.0], [4.0, 4.0]])
+    unsorted = pack_sequence([b, a], enforce_sorted=False)
+    assert type(pad_packed_sequence(unsorted, batch_first=True)[0].grad_fn).__name__ == "IndexSelectBackward0"
+    assert pack_padded_sequence(torch.zeros(3, 2, 1), [3, 1]).data.grad_fn is None
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        pad_sequence([torch.ones(2), torch.ones(())])
+    with pytest.raises(RuntimeError, match="^ArrayRef: invalid slice, N = 1; size = 0$"):
+        pad_sequence([torch.ones(())])
+    with pytest.raises(RuntimeError, match="size of tensor a \\(3\\) must match the size of tensor b \\(2\\) at "
+                                           "non-singleton dimension 1"):
+        pad_sequence([torch.ones(2, 3), torch.ones(2)])
+
+
+def test_packed_sequence_constructor_fills_unsorted_indices_and_takes_a_pair():
+    from ember.nn.utils.rnn import PackedSequence, PackedSequence_, pad_packed_sequence
+
+    p = PackedSequence(torch.arange(3.0), torch.tensor([2, 1]), torch.tensor([1, 0]))
+    assert p.unsorted_indices.tolist() == [1, 0] and isinstance(p, PackedSequence_)
+    padded, lengths = pad_packed_sequence(p)
+    assert padded.tolist() == [[1.0, 0.0], [0.0, 2.0]] and lengths.tolist() == [1, 2]
+    pair = PackedSequence((torch.arange(3.0), torch.tensor([2, 1])))
+    assert pair.batch_sizes.tolist() == [2, 1] and pair.sorted_indices is None and pair.unsorted_indices is None
+    assert pair._replace(data=pair.data * 2).data.tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'device'"):
+        PackedSequence(torch.ones(3), [2, 1])
+    with pytest.raises(AssertionError, match="Expected data to be a list or tuple of length 2"):
+        PackedSequence(torch.ones(3))

@@ -168,3 +168,33 @@ def test_native_dropout_draws_its_mask_as_atens_cpu_kernel():
     o, mask = torch.ops.aten.native_dropout(x, 0.15, True)
     assert torch.equal(mask, keep)
     np.testing.assert_array_equal(o.numpy(), (x.numpy() * keep.numpy()) * np.float32(1 / 0.85))
+
+
+def test_embedding_takes_atens_order_and_negative_padding_pads_nothing():
+    w = torch.tensor([[1.0, 2.0], [1.0, 5.0], [0.0, 5.0]], requires_grad=True)
+    out = torch.embedding(w, torch.tensor([[2, 1]]), -1)
+    assert out.tolist() == [[[0.0, 5.0], [1.0, 5.0]]]
+    out.sum().backward()
+    assert w.grad.tolist() == [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]
+    w.grad = None
+    torch.embedding(w, torch.tensor([2, 1, 1]), 1, True).sum().backward()
+    assert w.grad.tolist() == [[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]]
+
+
+def test_embedding_bag_returns_the_cpu_kernels_four_tensors():
+    # PyTorch 2.13's values for each mode: offset2bag, bag_size, max_indices (ties keep the first row)
+    w = torch.tensor([[1.0, 2.0], [1.0, 5.0], [0.0, 5.0]])
+    i, o = torch.tensor([2, 0, 1, 1]), torch.tensor([0, 3, 3])
+    out, o2b, size, arg = torch.embedding_bag(w, i, o, False, 0)
+    assert out.tolist() == [[2.0, 12.0], [0.0, 0.0], [1.0, 5.0]]
+    assert (o2b.tolist(), size.tolist(), arg.tolist()) == ([], [0, 0, 0], [0, 0, 0])
+    _, o2b, size, arg = torch.embedding_bag(w.double(), i, o, False, 0)
+    assert o2b.tolist() == [0, 0, 0, 2]
+    out, o2b, size, arg = torch.embedding_bag(w, i, o, False, 1)
+    assert (o2b.tolist(), size.tolist(), arg.tolist()) == ([0, 0, 0, 2], [3, 0, 1], [3, 0, 1])
+    out, _, size, arg = torch.embedding_bag(w, i.int(), o.int(), False, 2, False, None, False, -3)
+    assert out.tolist() == [[1.0, 5.0], [0.0, 0.0], [1.0, 5.0]] and size.tolist() == [2, 0, 1]
+    assert arg.dtype == torch.int32 and arg.tolist() == [[1, 2], [0, 0], [1, 1]]
+    with pytest.raises(RuntimeError, match="padding_idx must be within the number of embeddings, -3 through 2, but "
+                                           "got 3"):
+        torch.embedding_bag(w, i, o, False, 0, False, None, False, 3)

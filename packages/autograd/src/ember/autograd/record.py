@@ -476,7 +476,8 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         saved[n] = SavedTensor(outs[i], True, i)  # an output: is_output, output_nr
 
     if target is not None:
-        _rebase_inplace(target, node, target_slot)
+        if target._dtype.is_floating_point or target._dtype.is_complex:  # an integer target takes no history
+            _rebase_inplace(target, node, target_slot)
         return r
     if not need:
         return r

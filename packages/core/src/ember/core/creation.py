@@ -137,8 +137,8 @@ def legacy_new_error(args: tuple) -> TypeError | None:
     `torch.LongTensor(2, 2.5)`): one value that is no sequence, or sizes that are not all ints; else None."""
     if len(args) == 1:
         v = args[0]
-        if isinstance(v, str):
-            return TypeError("new(): invalid data type 'str'")
+        if isinstance(v, str | bytes):
+            return TypeError(f"new(): invalid data type '{type(v).__name__}'")
         if v is None or isinstance(v, bool | numbers.Number | np.generic | dict | set):
             return None if _int_like(v, True) else TypeError(f"new(): data must be a sequence (got {_type_name(v)})")
         return None
@@ -245,6 +245,8 @@ def _infer_np(data, dtype):
             if dtypes.from_numpy_dtype(a.dtype) is None:
                 raise _numpy_type_error(a)
     else:
+        if isinstance(data, bytes):  # PyTorch reads bytes as a value, not as a sequence of ints
+            raise TypeError("new(): invalid data type 'bytes'")
         if _array_like_only(data):
             raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
         if isinstance(data, list | tuple) and not _leaf_types(data) <= _PY_NUMBERS:
@@ -354,6 +356,8 @@ def _sequence_error(data) -> Exception:
     data = _numpy_as_lists(data)
     leaf = _first_non_number(data)
     if leaf is not None:
+        if isinstance(leaf[0], bytes):
+            return TypeError("new(): invalid data type 'bytes'")
         if not isinstance(leaf[0], str):
             return RuntimeError(f"Could not infer dtype of {type(leaf[0]).__name__}")
         if not isinstance(data, str) and isinstance(_first_leaf(data), str):

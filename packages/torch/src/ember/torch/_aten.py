@@ -6,6 +6,8 @@ meaning of `torch.cond`/`torch.while_loop` and a few autograd switches under the
 
 from __future__ import annotations
 
+import numpy as np
+
 import ember.autograd as _ag
 import ember.nn.functional as F
 from ember.autograd.anomaly import is_anomaly_check_nan_enabled
@@ -20,7 +22,7 @@ __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "ch
            "is_anomaly_check_nan_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
            "set_autocast_gpu_dtype", "autocast_increment_nesting", "autocast_decrement_nesting", "alpha_dropout",
            "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "rrelu_", "_standard_gamma",
-           "_sample_dirichlet"]
+           "_sample_dirichlet", "embedding", "embedding_bag"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -36,6 +38,66 @@ def _reduction(code) -> str:
     if code not in (0, 1, 2):
         raise ValueError(f"{code} is not a valid value for reduction")
     return _REDUCTIONS[code]
+
+
+def embedding(weight, indices, padding_idx: int = -1, scale_grad_by_freq: bool = False, sparse: bool = False):
+    """`torch.embedding`: ATen's order (weight first); a negative or out-of-range `padding_idx` pads nothing."""
+    pad = padding_idx if 0 <= padding_idx < weight.shape[0] else None
+    return F.embedding(indices, weight, padding_idx=pad, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+                  per_sample_weights=None, include_last_offset: bool = False, padding_idx: int | None = None):
+    """`torch.embedding_bag`: ATen's op, `(output, offset2bag, bag_size, max_indices)` with an integer `mode`.
+
+    The three index tensors are the CPU kernel's bookkeeping: offset2bag is empty on its float32 sum fast path
+    (no padding); sum mode reports zeros of the offsets' length; mean the bag sizes twice; max the argmax ids."""
+    if mode not in (0, 1, 2):
+        raise ValueError("mode has to be one of sum, mean or max")
+    pad = padding_idx
+    if pad is not None:
+        n = weight.shape[0]
+        if not -n <= pad < n:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, {-n} through {n - 1}, but got "
+                               f"{pad}")
+        pad = pad % n
+    out = F.embedding_bag(indices, weight, offsets, scale_grad_by_freq=scale_grad_by_freq, mode=_BAG_MODES[mode],
+                          sparse=sparse, per_sample_weights=per_sample_weights,
+                          include_last_offset=include_last_offset, padding_idx=pad)
+    idx = indices.cpu().numpy().astype(np.int64)
+    offs = offsets.cpu().numpy().astype(np.int64)
+    itype = indices.dtype if indices.dtype == offsets.dtype else _ag.int64
+    nbags = len(offs) - 1 if include_last_offset else len(offs)
+    # the last bag runs to the end of the indices, as the CPU kernel's offset2bag does
+    bag_of = np.zeros(len(idx), dtype=np.int64)
+    np.add.at(bag_of, offs[1:nbags][offs[1:nbags] < len(idx)], 1)
+    bag_of = np.cumsum(bag_of)
+    live = idx != pad if pad is not None else np.ones(len(idx), dtype=bool)
+
+    def tensor(a, shape=None):
+        return _ag.tensor(np.asarray(a, dtype=np.int64).reshape(shape if shape else (-1,)), dtype=itype,
+                          device=weight.device)
+
+    if mode == 0:
+        fast = weight.dtype == _ag.float32 and pad is None
+        zeros = tensor(np.zeros(len(offs)))
+        return out, tensor([] if fast else bag_of), zeros, zeros.clone()
+    sizes = np.bincount(bag_of[live], minlength=nbags)[:nbags]
+    if mode == 1:
+        return out, tensor(bag_of), tensor(sizes), tensor(sizes)
+    w = weight.detach().cpu().numpy()
+    arg = np.zeros((nbags, w.shape[1]), dtype=np.int64)
+    best = np.full((nbags, w.shape[1]), -np.inf)
+    for k in np.flatnonzero(live):
+        b = bag_of[k]
+        row = w[idx[k]]
+        better = row > best[b]
+        best[b] = np.where(better, row, best[b])
+        arg[b] = np.where(better, idx[k], arg[b])
+    return out, tensor(bag_of), tensor(sizes), tensor(arg, (nbags, w.shape[1]))
 
 
 def _standard_gamma(input, generator=None):

@@ -454,6 +454,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                            f"{legacy_type_name(per_sample_weights)} (while checking arguments for embedding_bag)")
     if input.ndim == 2:
         b, length = input.shape
+        if length == 0:  # PyTorch builds the offsets with arange(0, numel, length)
+            raise RuntimeError("step must be nonzero")
         offsets = creation.from_numpy(np.arange(b, dtype=np.int64) * length).to(input.device)
         input = reshape(input, (-1,))
         include_last_offset = False

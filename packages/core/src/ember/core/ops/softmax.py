@@ -772,6 +772,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         dt = dtypes.promote_types(input._dtype, target._dtype)  # PyTorch's composite promotes both
         input, target = input.to(dt), target.to(dt)
     target = _unbatched_target(input, target)
+    if (label_smoothing == 0 and isinstance(input, Tensor) and input._dtype.name in ("float16", "bfloat16")
+            and isinstance(target, Tensor) and not target._dtype.is_floating_point and input.ndim >= 1):
+        # PyTorch's composite rounds the log-probabilities to the 16-bit dtype before nll_loss reads them
+        return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, None, ignore_index, None,
+                        reduction)
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
         return node_name(r, "CrossEntropyBackward0", _nll_node(input, reduction))

@@ -307,6 +307,10 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         bq = bk = bv = None
         if in_proj_bias is not None:
             bq, bk, bv = in_proj_bias.chunk(3)
+        for name, w, x in (("query", q_proj_weight, query), ("key", k_proj_weight, key),
+                           ("value", v_proj_weight, value)):  # PyTorch's _in_projection asserts, in its words
+            if tuple(w.shape) != (E, x.shape[-1]):
+                raise AssertionError(f"expecting {name} weights shape of {(E, x.shape[-1])}, but got {w.shape}")
         q = linear(query, q_proj_weight, bq)
         k = linear(key, k_proj_weight, bk)
         v = linear(value, v_proj_weight, bv)

@@ -175,7 +175,7 @@ class TransformerEncoderLayer(Module):
         self.activation_relu_or_gelu = 1 if act is F.relu or isinstance(act, ReLU) else \
             2 if act is F.gelu or isinstance(act, GELU) else 0
 
-    def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+    def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
                            is_causal=is_causal)[0]
         return self.dropout1(x)
@@ -244,6 +244,8 @@ class TransformerEncoder(Module):
                                                src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype)
         nested = self._takes_fast_path(src, mask, src_key_padding_mask)
+        if nested and bool((src_key_padding_mask != 0).all()):  # the nested tensor holds no token to pad back
+            raise RuntimeError("to_padded_tensor: at least one constituent tensor should have non-zero numel")
         out = src
         for mod in self.layers:
             out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
@@ -321,12 +323,12 @@ class TransformerDecoderLayer(Module):
         self.dropout3 = Dropout(dropout)
         self.activation = _activation_fn(activation)
 
-    def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+    def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
                            is_causal=is_causal)[0]
         return self.dropout1(x)
 
-    def _mha_block(self, x: Tensor, mem: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+    def _mha_block(self, x: Tensor, mem: Tensor, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                                 need_weights=False, is_causal=is_causal)[0]
         return self.dropout2(x)
@@ -424,3 +426,40 @@ class Transformer(Module):
     def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
         """An additive (sz, sz) mask: 0 on and below the diagonal, -inf above it."""
         return ea.triu(ea.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
+
+
+# PyTorch's module-level helpers, imported by code that builds its own layers from torch.nn.modules.transformer
+
+def _generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
+    """The additive causal mask of `Transformer.generate_square_subsequent_mask`, as a function."""
+    return Transformer.generate_square_subsequent_mask(sz, device=device, dtype=dtype)
+
+
+def _detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None, size: int | None = None) -> bool:
+    """Whether `mask` equals the causal mask of `size` (else of its own rows) in its dtype; a given hint wins."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    causal = _generate_square_subsequent_mask(size if size is not None else mask.shape[-2], device=mask.device,
+                                              dtype=mask.dtype)
+    return tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
+
+
+def _get_seq_len(src: Tensor, batch_first: bool) -> int | None:
+    """The sequence length of a (S, E), (S, N, E) or batch-first (N, S, E) input; None for a nested one."""
+    if getattr(src, "is_nested", False):
+        return None
+    if src.dim() == 2:
+        return src.shape[0]
+    return src.shape[1 if batch_first else 0]
+
+
+def _get_clones(module: Module, N: int) -> ModuleList:
+    """`N` independent deep copies of `module`, as the encoder and decoder stacks make their layers."""
+    return ModuleList([copy.deepcopy(module) for _ in range(N)])
+
+
+def _get_activation_fn(activation: str) -> Callable:
+    """F.relu or F.gelu by name (no callables, unlike the layers' `activation` argument)."""
+    if activation in ("relu", "gelu"):
+        return _activation_fn(activation)
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")

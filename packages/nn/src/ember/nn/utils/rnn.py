@@ -12,16 +12,41 @@ from typing import NamedTuple
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import node_name
 
 __all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence",
            "invert_permutation", "unpad_sequence", "unpack_sequence"]
 
 
-class PackedSequence(NamedTuple):
+class PackedSequence_(NamedTuple):
+    """PackedSequence's fields (PyTorch's base class of that name)."""
+
     data: Tensor
     batch_sizes: Tensor
-    sorted_indices: Tensor | None = None
-    unsorted_indices: Tensor | None = None
+    sorted_indices: Tensor | None
+    unsorted_indices: Tensor | None
+
+
+class PackedSequence(PackedSequence_):
+    """Sequences packed time step by time step: `data` (sum of lengths, *), `batch_sizes` per step, and the
+    permutations that sorted the batch by length and undo that sort."""
+
+    __slots__ = ()
+
+    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+        # as PyTorch: unsorted_indices defaults to the inverse of sorted_indices; `PackedSequence((data, sizes))`
+        if unsorted_indices is None:
+            unsorted_indices = invert_permutation(sorted_indices)
+        if batch_sizes is not None:
+            if batch_sizes.device.type != "cpu":  # a list fails here with AttributeError, as in PyTorch
+                raise ValueError("batch_sizes should always be on CPU. Instances of PackedSequence should never be "
+                                 "created manually. They should be instantiated by functions like pack_sequence and "
+                                 "pack_padded_sequences in nn.utils.rnn. "
+                                 "https://pytorch.org/docs/stable/nn.html#torch.nn.utils.rnn.pack_sequence")
+            return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
+        if not (isinstance(data, list | tuple) and len(data) == 2):
+            raise AssertionError("Expected data to be a list or tuple of length 2")
+        return super().__new__(cls, data[0], data[1], sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs) -> PackedSequence:
         """`data` moved/cast as `Tensor.to`; the index permutations follow its device; `batch_sizes` stays."""
@@ -101,24 +126,34 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
     for i, s in enumerate(sequences):
         if not isinstance(s, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(s).__name__}")
-    dtype = sequences[0].dtype  # PyTorch copies every sequence into a tensor of the first one's dtype
+    if sequences[0].dim() == 0:
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
+    if any(s.dim() == 0 for s in sequences):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     longest = max(s.shape[0] for s in sequences)
     trailing = tuple(sequences[0].shape[1:])
-    padded = []
-    for s in sequences:
-        if tuple(s.shape[1:]) != trailing and s.dim() == len(trailing) + 1:
-            for d, (a, b) in enumerate(zip(trailing, s.shape[1:]), 1):  # PyTorch copies each into a slice
-                if b not in (a, 1):
-                    raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
-                                       f"non-singleton dimension {d}")
-            s = s.expand(s.shape[0], *trailing)
-        if s.dtype != dtype:
-            s = s.to(dtype)
-        extra = longest - s.shape[0]
-        pads = [0, 0] * (s.dim() - 1) + ([0, extra] if padding_side == "right" else [extra, 0])
-        padded.append(ea.pad(s, tuple(pads), value=padding_value) if extra else s)
-    out = ea.stack(padded, 0)
-    return out if batch_first else out.transpose(0, 1)
+    batch = len(sequences)
+    # as PyTorch: one tensor of the first sequence's dtype, filled, and each sequence copied into its slice (so a
+    # result that requires grad hangs from CopySlices)
+    out = ea.full((batch, longest, *trailing) if batch_first else (longest, batch, *trailing), padding_value,
+                  dtype=sequences[0].dtype, device=sequences[0].device)
+    for i, s in enumerate(sequences):
+        n = s.shape[0]
+        _check_copy_shape((n, *trailing), tuple(s.shape))
+        rows = slice(0, n) if padding_side == "right" else slice(longest - n, longest)
+        out[(i, rows) if batch_first else (rows, i)] = s
+    return out
+
+
+def _check_copy_shape(target: tuple, source: tuple) -> None:
+    """copy_'s broadcast check of `source` into a slice of shape `target`, in PyTorch's words."""
+    ndim = max(len(target), len(source))
+    for d in range(ndim - 1, -1, -1):
+        a = target[d - ndim + len(target)] if d >= ndim - len(target) else 1
+        b = source[d - ndim + len(source)] if d >= ndim - len(source) else 1
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
+                               f"dimension {d}")
 
 
 def _lengths_list(lengths) -> list[int]:
@@ -150,6 +185,9 @@ def _check_batch(lens: list, input: Tensor, batch_first: bool) -> None:
 def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch (T, B, *) ((B, T, *) with `batch_first`) of sequences of `lengths`."""
+    if not enforce_sorted and isinstance(lengths, Tensor) and lengths.dim() > 1:
+        # PyTorch sorts first and selects the batch with the sort's indices, before checking the lengths' rank
+        raise IndexError("index_select(): Index is supposed to be a vector")
     lens = _packing_lengths(lengths)
     if enforce_sorted:
         _check_batch(lens, input, batch_first)
@@ -170,31 +208,27 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_f
     if batch_first:
         input = input.transpose(0, 1)
     batch_sizes = [sum(1 for n in lens if n > t) for t in range(lens[0] if lens else 0)]
-    data = ea.cat([input[t, :b] for t, b in enumerate(batch_sizes)], 0)
+    data = node_name(ea.cat([input[t, :b] for t, b in enumerate(batch_sizes)], 0), "CatBackward0",
+                     "PackPaddedSequenceBackward0")
     return PackedSequence(data, ea.tensor(batch_sizes, dtype=ea.int64), sorted_indices,
                           invert_permutation(sorted_indices))
 
 
 def _unpack_sorted(sequence: PackedSequence, padding_value: float = 0.0,
                    total_length: int | None = None) -> tuple[Tensor, list[int]]:
-    """The padded (T, B, *) batch in sorted order, and the sorted lengths."""
+    """The padded (T, B, *) batch in sorted order, and the sorted lengths: a filled tensor with each time step's
+    rows copied in, as PyTorch's kernel (a result that requires grad hangs from CopySlices)."""
     sizes = _lengths_list(sequence.batch_sizes)
     batch = sizes[0] if sizes else 0
     steps = max(len(sizes), total_length or 0)
-    rows = []
+    data = sequence.data
+    out = ea.full((steps, batch, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
     offset = 0
-    feature = tuple(sequence.data.shape[1:])
-    for t in range(steps):
-        b = sizes[t] if t < len(sizes) else 0
-        row = sequence.data[offset:offset + b]
+    for t, b in enumerate(sizes):
+        out[t, :b] = data[offset:offset + b]
         offset += b
-        if b < batch:
-            pad = ea.full((batch - b, *feature), padding_value, dtype=sequence.data.dtype,
-                          device=sequence.data.device)
-            row = ea.cat([row, pad], 0) if b else pad
-        rows.append(row)
     lengths = [sum(1 for s in sizes if s > i) for i in range(batch)]
-    return ea.stack(rows, 0), lengths
+    return out, lengths
 
 
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
@@ -205,10 +239,12 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
                          f"total_length={total_length} and max sequence length being {len(sequence.batch_sizes)}")
     padded, lengths = _unpack_sorted(sequence, padding_value, total_length)
     lengths_t = ea.tensor(lengths, dtype=ea.int64)
+    if batch_first:
+        padded = padded.transpose(0, 1)
     if sequence.unsorted_indices is not None:
-        padded = padded.index_select(1, sequence.unsorted_indices)
+        padded = padded.index_select(0 if batch_first else 1, sequence.unsorted_indices)
         lengths_t = lengths_t[sequence.unsorted_indices.cpu()]
-    return (padded.transpose(0, 1) if batch_first else padded), lengths_t
+    return padded, lengths_t
 
 
 def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
