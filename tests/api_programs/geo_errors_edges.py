@@ -4,6 +4,7 @@ grid_sample/affine_grid shape errors in 3-D, unique(dim=...) on empty and 1-row 
 names, cdist's p and shapes, and 2-D rotations as complex numbers."""
 
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -27,8 +28,14 @@ attempt("cross size 2", lambda: torch.linalg.cross(torch.ones(2, 2), torch.ones(
 attempt("cross bad bcast", lambda: torch.linalg.cross(torch.ones(2, 3), torch.ones(4, 3)))
 attempt("cross int", lambda: torch.linalg.cross(torch.tensor([1, 0, 0]), torch.tensor([0, 1, 0])))
 attempt("cross dtype mix", lambda: torch.linalg.cross(torch.ones(3), torch.ones(3, dtype=torch.float64)))
-attempt("torch.cross default dim", lambda: torch.cross(torch.eye(3), torch.ones(3, 3), dim=1))
-attempt("Tensor.cross", lambda: torch.eye(3)[0].cross(torch.eye(3)[1]))
+attempt("torch.cross dim=1", lambda: torch.cross(torch.eye(3), torch.ones(3, 3), dim=1))
+attempt("Tensor.cross", lambda: torch.eye(3)[0].cross(torch.eye(3)[1], dim=0))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print("cross first size-3 dim", torch.cross(torch.ones(3, 2), torch.arange(6.0).view(3, 2)))
+    torch.eye(3).cross(torch.ones(3, 3))
+print("deprecation warnings", len(caught), caught[0].category.__name__, str(caught[0].message).splitlines()[0])
+attempt("cross no size-3 dim", lambda: torch.cross(torch.ones(2, 4), torch.ones(2, 4)))
 
 # inverse trig at the edges
 x = torch.tensor([-1.0, -0.5, 0.0, 0.5, 1.0, 1.0000001], requires_grad=True)
