@@ -140,3 +140,9 @@ for step in range(40):
     loss.backward()
     opt.step()
 print("focal", round(f.item(), 2), "loss", round(loss.item(), 4))
+Kq = torch.diag(torch.stack([f, f * 1.1, torch.ones(())])) + torch.tensor([[0, 0, 32.0], [0, 0, 24.0], [0, 0, 0]])
+f.grad = None
+Kinv = torch.linalg.inv(Kq)
+print("K^-1 node", type(Kinv.grad_fn).__name__, "ray node", type((Kinv @ torch.ones(3)).grad_fn).__name__)
+torch.linalg.cross(Kinv[0], Kinv[1], dim=0).sum().backward()
+print("d cross / d f", round(f.grad.item(), 6))

@@ -134,6 +134,8 @@ for it in range(40):
     l_edge = (e.norm(dim=1) - e.norm(dim=1).mean().detach()).pow(2).mean()
     l_lap = torch.sparse.mm(L, v).norm(dim=1).mean()
     n = face_normals(v, faces)
+    if it == 0:
+        print("normal nodes", type(n.grad_fn).__name__, type(n.norm(dim=1).grad_fn).__name__)
     n = n / n.norm(dim=1, keepdim=True)
     l_radius = (v.norm(dim=1) - target_r).pow(2).mean()
     loss = l_radius + 0.1 * l_edge + 0.01 * l_lap
