@@ -116,3 +116,9 @@ z = torch.complex(torch.tensor([1.0, 0.0]), torch.tensor([0.0, 2.0]))
 rot = torch.polar(torch.ones(()), torch.tensor(math.pi / 2))
 print("rotated", (z * rot).real.round(decimals=4) + 0.0, (z * rot).imag.round(decimals=4))
 print("angle", torch.angle(z), torch.view_as_real(z))
+
+# reduced-precision products (e.g. scale factors in half) round after every multiply on the CPU
+torch.manual_seed(0)
+h = torch.randn(4, 3)
+print("half prod", h.half().prod(1), "bfloat16 prod", h.bfloat16().prod(1))
+print("float32 prod rounded", h.prod(1).half())
