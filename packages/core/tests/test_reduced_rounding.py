@@ -234,5 +234,6 @@ def test_short_half_prod_rounds_after_every_multiply(np_dtype, dtype):
     np.testing.assert_array_equal(x.prod(1).float().numpy(), want)
     np.testing.assert_array_equal(x.t().prod(0, keepdim=True).float().numpy(), want[None])
     assert x[0, :20].prod().float().item() == _prod_each_step(a[0, :20], np_dtype)
+    assert x[:2, :3].prod().shape == () and x[0, 0].prod().shape == () and x.prod(1, keepdim=True).shape == (3, 1)
     once = a.astype(np.float32).prod(1).astype(np_dtype).astype(np.float32)
     assert (once != want).any()  # rounding once, as before, gives other values here

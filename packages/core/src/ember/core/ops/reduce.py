@@ -296,7 +296,7 @@ def _prod_rounding_each_step(a: np.ndarray, dims: tuple[int, ...], keepdim: bool
     for j in range(1, rows.shape[1]):
         acc = (acc.astype(np.float32) * rows[:, j].astype(np.float32)).astype(a.dtype)
     shape = [1 if d in dims else n for d, n in enumerate(a.shape)] if keepdim else [a.shape[d] for d in kept]
-    return np.ascontiguousarray(acc.reshape(shape))
+    return np.array(acc.reshape(shape), order="C")
 
 
 @method
