@@ -205,7 +205,12 @@ RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorato
 Audio and speech code without torchaudio (`au_*`: stft/istft options and round trips, hand-built log-mel and MFCC
 front ends, CTCLoss with greedy decoding, WaveNet causal convolutions, torch.fft spectra, packed-RNN acoustic models,
 resampling with SpecAugment, a HiFi-GAN vocoder, VAD features, speaker embeddings, streaming chunks, front-end
-pitfalls)."""
+pitfalls).
+
+3-D geometry and graphics code (`geo_*`: quaternions and Euler angles, SO(3)/SE(3) exp/log with pose fitting, pinhole
+cameras with triangulation, homographies by DLT with RANSAC, kNN/FPS/Chamfer/voxel point ops, meshes with sparse
+Laplacians, Kabsch/Umeyama/ICP, volume rendering, soft rasterization, 3-D boxes, voxel CNNs, 3-D spatial
+transformers, torch.func Jacobians for Gauss-Newton, and the corners and errors of cross/atan2/unique/cdist)."""
 
 from __future__ import annotations
 
