@@ -120,3 +120,13 @@ def proj_aux(X, scale):
 
 (jx, js), aux = jacrev(proj_aux, argnums=(0, 1), has_aux=True)(X, torch.tensor(2.0))
 print("argnums", jx.shape, js.abs().max().item() < 1e-4, "aux", aux)
+
+# per-point voxel ids are fine under vmap; unique voxels per cloud are not (dynamic shapes)
+clouds = torch.rand(3, 16, 3)
+print("voxel ids", vmap(lambda c: (c * 2).floor().long() @ torch.tensor([4, 2, 1]))(clouds)[:, :6])
+for label, fn in [("unique", lambda c: torch.unique((c * 2).floor(), dim=0)),
+                  ("nonzero", lambda c: torch.nonzero(c[:, 0] > 0.5)), ("argwhere", lambda c: torch.argwhere(c > 2))]:
+    try:
+        print(label, vmap(fn)(clouds).shape)
+    except RuntimeError as e:
+        print(label, "!!", str(e).split(". Please")[0])

@@ -204,6 +204,23 @@ def test_vmap_refuses_reading_python_values_of_mapped_tensors_as_pytorch():
     assert vmap(lambda a: a.sum())(x).tolist() == [2.0, 2.0, 2.0]  # the record ends with the call
 
 
+def test_vmap_refuses_dynamic_shape_ops_as_pytorch_even_when_shapes_agree():
+    x = E.tensor([[1.0, 0.0, 2.0], [0.0, 3.0, 4.0]])
+    msg = r"^vmap: We do not support batching operators that can output dynamic shape\. Attempted to vmap over " \
+          r"aten::{}\."
+    for fn, aten in [(E.unique, "_unique2"), (lambda a: a.unique(return_counts=True)[1], "_unique2"),
+                     (lambda a: E.unique(a[None], dim=1), "unique_dim"), (E.unique_consecutive, "unique_consecutive"),
+                     (E.nonzero, "nonzero"), (lambda a: a.nonzero(), "nonzero"),
+                     (lambda a: E.where(a > 0)[0], "where")]:
+        with pytest.raises(RuntimeError, match=msg.format(aten)):
+            vmap(fn)(x)
+    with pytest.raises(RuntimeError, match=r"^Batching rule not implemented for aten::nonzero_numpy\."):
+        vmap(lambda a: E.nonzero(a, as_tuple=True)[0])(x)
+    assert vmap(E.argwhere)(x).tolist() == [[[0], [2]], [[1], [2]]]  # PyTorch batches argwhere
+    mask = E.tensor([1.0, 0.0, 1.0])
+    assert vmap(lambda a: a + E.nonzero(mask).sum())(x).tolist() == [[3.0, 2.0, 4.0], [2.0, 5.0, 6.0]]  # unmapped
+
+
 def test_vmap_refuses_writing_mapped_values_into_an_unmapped_tensor_as_pytorch():
     x = E.arange(6.0).reshape(2, 3)
     advice = ("(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that has "
