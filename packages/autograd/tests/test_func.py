@@ -217,6 +217,12 @@ def test_vmap_refuses_dynamic_shape_ops_as_pytorch_even_when_shapes_agree():
     with pytest.raises(RuntimeError, match=r"^Batching rule not implemented for aten::nonzero_numpy\."):
         vmap(lambda a: E.nonzero(a, as_tuple=True)[0])(x)
     assert vmap(E.argwhere)(x).tolist() == [[[0], [2]], [[1], [2]]]  # PyTorch batches argwhere
+    for fn in (lambda a: a.masked_select(a > 0), lambda a: E.masked_select(E.ones(3), a > 0)):
+        with pytest.raises(RuntimeError, match=r"^vmap: Attempted to vmap over `mask` in torch\.masked_select\(self, "
+                                               r"mask\) We cannot support this"):
+            vmap(fn)(x)
+    keep = E.tensor([True, False, True])
+    assert vmap(lambda a: E.masked_select(a, keep))(x).tolist() == [[1.0, 2.0], [0.0, 4.0]]  # an unmapped mask
     mask = E.tensor([1.0, 0.0, 1.0])
     assert vmap(lambda a: a + E.nonzero(mask).sum())(x).tolist() == [[3.0, 2.0, 4.0], [2.0, 5.0, 6.0]]  # unmapped
 

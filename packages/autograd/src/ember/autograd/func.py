@@ -552,6 +552,8 @@ class _MappedValues:
             refused = _dynamic_shape_refusal(sys._getframe(1))
             if refused is not None:
                 raise RuntimeError(refused)
+        if op.name == "masked_select" and len(args) > 1 and self.holds(args[1]) and _called_by_user(sys._getframe(1)):
+            raise RuntimeError(_MASKED_SELECT_REFUSAL)
         out = call_next(op, args, kwargs)
         if any(self.holds(a) or (isinstance(a, tuple | list) and any(self.holds(b) for b in a))
                for a in (*args, *kwargs.values())):
@@ -571,6 +573,22 @@ class _MappedValues:
 
 
 _DYNAMIC_OPS = frozenset({"unique", "unique_consecutive", "nonzero"})
+
+
+_MASKED_SELECT_REFUSAL = ("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support "
+                          "this because for each batch this would return a differently shaped Tensor. Please file an "
+                          "issue at https://github.com/pytorch/pytorch/issues if you need this feature.")
+
+
+def _called_by_user(frame) -> bool:
+    """Whether the ember functions running under `frame` were called by user code, not by another ember function
+    (a composite selecting with its own mapped mask) or torch's Python."""
+    names = []
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
+        if frame.f_globals["__name__"].startswith("ember.core.ops"):
+            names.append(frame.f_code.co_name)
+        frame = frame.f_back
+    return frame is not None and bool(names) and names[-1] == "masked_select"
 
 
 def _dynamic_shape_refusal(frame) -> str | None:
