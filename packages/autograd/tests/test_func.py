@@ -221,8 +221,14 @@ def test_vmap_refuses_dynamic_shape_ops_as_pytorch_even_when_shapes_agree():
         with pytest.raises(RuntimeError, match=r"^vmap: Attempted to vmap over `mask` in torch\.masked_select\(self, "
                                                r"mask\) We cannot support this"):
             vmap(fn)(x)
+    with pytest.raises(RuntimeError, match=r"^vmap: We do not support batching operators that can support dynamic "
+                                           r"shape\. Attempting to batch over indexing with a boolean mask\.$"):
+        vmap(lambda a: a[a > 0])(x)
+    with pytest.raises(RuntimeError, match="Attempting to batch over indexing with a boolean mask"):
+        vmap(lambda a: a[a[:, 0] > 0])(E.ones(2, 3, 4))  # a mask over some of the dims (through nonzero)
     keep = E.tensor([True, False, True])
     assert vmap(lambda a: E.masked_select(a, keep))(x).tolist() == [[1.0, 2.0], [0.0, 4.0]]  # an unmapped mask
+    assert vmap(lambda a: a[keep])(x).tolist() == [[1.0, 2.0], [0.0, 4.0]]
     mask = E.tensor([1.0, 0.0, 1.0])
     assert vmap(lambda a: a + E.nonzero(mask).sum())(x).tolist() == [[3.0, 2.0, 4.0], [2.0, 5.0, 6.0]]  # unmapped
 

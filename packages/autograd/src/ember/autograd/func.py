@@ -552,8 +552,10 @@ class _MappedValues:
             refused = _dynamic_shape_refusal(sys._getframe(1))
             if refused is not None:
                 raise RuntimeError(refused)
-        if op.name == "masked_select" and len(args) > 1 and self.holds(args[1]) and _called_by_user(sys._getframe(1)):
-            raise RuntimeError(_MASKED_SELECT_REFUSAL)
+        if op.name == "masked_select" and len(args) > 1 and self.holds(args[1]):
+            refused = _MASK_REFUSALS.get(_public_op(sys._getframe(1)))
+            if refused is not None:
+                raise RuntimeError(refused)
         out = call_next(op, args, kwargs)
         if any(self.holds(a) or (isinstance(a, tuple | list) and any(self.holds(b) for b in a))
                for a in (*args, *kwargs.values())):
@@ -575,20 +577,24 @@ class _MappedValues:
 _DYNAMIC_OPS = frozenset({"unique", "unique_consecutive", "nonzero"})
 
 
-_MASKED_SELECT_REFUSAL = ("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support "
-                          "this because for each batch this would return a differently shaped Tensor. Please file an "
-                          "issue at https://github.com/pytorch/pytorch/issues if you need this feature.")
+_MASK_REFUSALS = {  # a mapped mask: PyTorch's words by the public function the user called
+    "masked_select": "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support this "
+                     "because for each batch this would return a differently shaped Tensor. Please file an issue at "
+                     "https://github.com/pytorch/pytorch/issues if you need this feature.",
+    "getitem": "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch over "
+               "indexing with a boolean mask.",
+}
 
 
-def _called_by_user(frame) -> bool:
-    """Whether the ember functions running under `frame` were called by user code, not by another ember function
-    (a composite selecting with its own mapped mask) or torch's Python."""
-    names = []
+def _public_op(frame) -> str | None:
+    """The name of the ember.core.ops function user code called, with the op now running under `frame`; None when
+    no user code called it (ember's own composites, torch's Python)."""
+    name = None
     while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
         if frame.f_globals["__name__"].startswith("ember.core.ops"):
-            names.append(frame.f_code.co_name)
+            name = frame.f_code.co_name
         frame = frame.f_back
-    return frame is not None and bool(names) and names[-1] == "masked_select"
+    return name if frame is not None else None
 
 
 def _dynamic_shape_refusal(frame) -> str | None:
@@ -603,6 +609,8 @@ def _dynamic_shape_refusal(frame) -> str | None:
     if public is None or frame is None:
         return None
     name, local = public.f_code.co_name, public.f_locals
+    if name == "getitem":  # a mapped boolean mask that indexes some of the dims
+        return _MASK_REFUSALS["getitem"]
     if name == "nonzero" and local.get("as_tuple"):
         return "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback."
     aten = {"unique": "unique_dim" if local.get("dim") is not None else "_unique2",
