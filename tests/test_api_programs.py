@@ -216,7 +216,12 @@ interaction-log aggregates, and their errors).
 NLP pipelines in plain PyTorch (`tok_*`: hand-written tokenizers and vocabularies, Embedding and EmbeddingBag
 options with sparse optimizers, skip-gram with negative sampling, hashed n-gram classifiers, packed GRU/LSTM
 encoders with printed padding reprs, MultiheadAttention masks, label-smoothed losses with perplexity, BERT
-masking, attention decoders, a char-CNN, Transformer beam search, custom stacks and the encoder fast path)."""
+masking, attention decoders, a char-CNN, Transformer beam search, custom stacks and the encoder fast path).
+
+3-D geometry and graphics code (`geo_*`: quaternions and Euler angles, SO(3)/SE(3) exp/log with pose fitting, pinhole
+cameras with triangulation, homographies by DLT with RANSAC, kNN/FPS/Chamfer/voxel point ops, meshes with sparse
+Laplacians, Kabsch/Umeyama/ICP, volume rendering, soft rasterization, 3-D boxes, voxel CNNs, 3-D spatial
+transformers, torch.func Jacobians for Gauss-Newton, and the corners and errors of cross/atan2/unique/cdist)."""
 
 from __future__ import annotations
 

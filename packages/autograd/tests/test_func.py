@@ -204,6 +204,35 @@ def test_vmap_refuses_reading_python_values_of_mapped_tensors_as_pytorch():
     assert vmap(lambda a: a.sum())(x).tolist() == [2.0, 2.0, 2.0]  # the record ends with the call
 
 
+def test_vmap_refuses_dynamic_shape_ops_as_pytorch_even_when_shapes_agree():
+    x = E.tensor([[1.0, 0.0, 2.0], [0.0, 3.0, 4.0]])
+    msg = r"^vmap: We do not support batching operators that can output dynamic shape\. Attempted to vmap over " \
+          r"aten::{}\."
+    for fn, aten in [(E.unique, "_unique2"), (lambda a: a.unique(return_counts=True)[1], "_unique2"),
+                     (lambda a: E.unique(a[None], dim=1), "unique_dim"), (E.unique_consecutive, "unique_consecutive"),
+                     (E.nonzero, "nonzero"), (lambda a: a.nonzero(), "nonzero"),
+                     (lambda a: E.where(a > 0)[0], "where")]:
+        with pytest.raises(RuntimeError, match=msg.format(aten)):
+            vmap(fn)(x)
+    with pytest.raises(RuntimeError, match=r"^Batching rule not implemented for aten::nonzero_numpy\."):
+        vmap(lambda a: E.nonzero(a, as_tuple=True)[0])(x)
+    assert vmap(E.argwhere)(x).tolist() == [[[0], [2]], [[1], [2]]]  # PyTorch batches argwhere
+    for fn in (lambda a: a.masked_select(a > 0), lambda a: E.masked_select(E.ones(3), a > 0)):
+        with pytest.raises(RuntimeError, match=r"^vmap: Attempted to vmap over `mask` in torch\.masked_select\(self, "
+                                               r"mask\) We cannot support this"):
+            vmap(fn)(x)
+    with pytest.raises(RuntimeError, match=r"^vmap: We do not support batching operators that can support dynamic "
+                                           r"shape\. Attempting to batch over indexing with a boolean mask\.$"):
+        vmap(lambda a: a[a > 0])(x)
+    with pytest.raises(RuntimeError, match="Attempting to batch over indexing with a boolean mask"):
+        vmap(lambda a: a[a[:, 0] > 0])(E.ones(2, 3, 4))  # a mask over some of the dims (through nonzero)
+    keep = E.tensor([True, False, True])
+    assert vmap(lambda a: E.masked_select(a, keep))(x).tolist() == [[1.0, 2.0], [0.0, 4.0]]  # an unmapped mask
+    assert vmap(lambda a: a[keep])(x).tolist() == [[1.0, 2.0], [0.0, 4.0]]
+    mask = E.tensor([1.0, 0.0, 1.0])
+    assert vmap(lambda a: a + E.nonzero(mask).sum())(x).tolist() == [[3.0, 2.0, 4.0], [2.0, 5.0, 6.0]]  # unmapped
+
+
 def test_vmap_refuses_writing_mapped_values_into_an_unmapped_tensor_as_pytorch():
     x = E.arange(6.0).reshape(2, 3)
     advice = ("(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that has "

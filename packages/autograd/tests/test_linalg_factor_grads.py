@@ -175,6 +175,20 @@ def test_cholesky_nodes_carry_pytorchs_names():
     assert np.allclose(A.grad.numpy(), A.grad.numpy().T)  # the renamed node still runs cholesky's backward
 
 
+def test_inv_and_cross_nodes_carry_pytorchs_names():
+    rng = _rng(3)
+    A = E.tensor(rng.standard_normal((3, 3)) + 3 * np.eye(3), requires_grad=True)
+    B = E.tensor(rng.standard_normal((3, 3)), requires_grad=True)
+    for out in (E.linalg.inv(A), E.inverse(A), A.inverse(), E.linalg.inv_ex(A).inverse):
+        assert type(out.grad_fn).__name__ == "LinalgInvExBackward0"  # PyTorch's linalg.inv is inv_ex
+    for out in (E.linalg.cross(A, B), E.cross(A, B, dim=0), A.cross(B, dim=1)):
+        assert type(out.grad_fn).__name__ == "LinalgCrossBackward0"
+    gA, gB = E.autograd.grad(E.linalg.cross(A, B).sum(), (A, B))  # the renamed node runs the composite's backward
+    ones = np.ones((3, 3))
+    assert np.allclose(gA.numpy(), np.cross(B.detach().numpy(), ones)) and np.allclose(
+        gB.numpy(), np.cross(ones, A.detach().numpy()))
+
+
 @pytest.mark.parametrize("name, call", [
     ("linalg_inv_ex", lambda A, o: E.linalg.inv(A, out=o)),
     ("_linalg_solve_ex", lambda A, o: E.linalg.solve(A, A, out=o)),

@@ -96,6 +96,7 @@ def test_eigh_and_eigvalsh():
     assert_close(L.eigvalsh(up, UPLO="U"), w, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim arg")
 def test_pinv_matrix_rank_matrix_power_multi_dot_cross():
     A = rand(4, 3, seed=8)
     assert_close(L.pinv(A), E.from_numpy(np.linalg.pinv(A.numpy())), rtol=1e-9, atol=1e-9)
@@ -114,6 +115,20 @@ def test_pinv_matrix_rank_matrix_power_multi_dot_cross():
     assert_close(L.cross(u, v), E.from_numpy(np.cross(u.numpy(), v.numpy())))
     assert_close(E.cross(u.t(), v.t(), dim=0), E.from_numpy(np.cross(u.numpy(), v.numpy()).T.copy()))
     assert_close(u.cross(v), E.from_numpy(np.cross(u.numpy(), v.numpy())))
+
+
+def test_cross_without_dim_warns_once_and_needs_a_size_3_dim(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    u, v = rand(3, 4, seed=12), rand(3, 4, seed=13)
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated") as rec:
+        out = E.cross(u, v)
+        u.cross(v)
+    assert len(rec) == 1
+    assert_close(out, E.from_numpy(np.cross(u.numpy(), v.numpy(), axis=0)))
+    with pytest.raises(RuntimeError, match="^no dimension of size 3 in input$"):
+        E.cross(E.ones(2, 4), E.ones(2, 4))
 
 
 def test_logdet_of_negative_and_singular_matrices():

@@ -1,5 +1,6 @@
 """bfloat16 `addmm`/`add(alpha=)`/`addcmul`: the sum taken in float32 (alpha rounded to bfloat16 for add) and
-rounded once, as PyTorch's CPU kernels; values against float64 references rounded once."""
+rounded once, as PyTorch's CPU kernels; values against float64 references rounded once. A short float16/bfloat16
+`prod` rounds after every multiply, as PyTorch's."""
 
 import ml_dtypes
 import numpy as np
@@ -214,3 +215,25 @@ def test_float16_batch_norm_uses_its_stored_statistics_and_rounds_running_stats_
     np.testing.assert_array_equal(t_rv.numpy(), (0.9 * rv.astype(np.float64) + 0.1 * var * 30 / 29).astype(np.float16))
     plain = ((xd - mean[:, None]) / np.sqrt(var[:, None] + 1e-5) * w[:, None] + b[:, None]).astype(np.float16)
     assert (plain != want).any()  # exact statistics would round otherwise
+
+
+
+def _prod_each_step(row, np_dtype):
+    """The product of `row` in order, rounded to `np_dtype` after every multiply."""
+    acc = np.float32(1.0)
+    for v in row.astype(np.float32):
+        acc = np.float32(np.asarray(acc * v, np.float32).astype(np_dtype))
+    return acc
+
+
+@pytest.mark.parametrize("np_dtype, dtype", [(np.float16, E.float16), (BF, E.bfloat16)])
+def test_short_half_prod_rounds_after_every_multiply(np_dtype, dtype):
+    a = (1 + 0.1 * np.random.default_rng(4).standard_normal((3, 40))).astype(np_dtype)
+    want = np.array([_prod_each_step(row, np_dtype) for row in a])
+    x = E.tensor(a.astype(np.float32)).to(dtype)
+    np.testing.assert_array_equal(x.prod(1).float().numpy(), want)
+    np.testing.assert_array_equal(x.t().prod(0, keepdim=True).float().numpy(), want[None])
+    assert x[0, :20].prod().float().item() == _prod_each_step(a[0, :20], np_dtype)
+    assert x[:2, :3].prod().shape == () and x[0, 0].prod().shape == () and x.prod(1, keepdim=True).shape == (3, 1)
+    once = a.astype(np.float32).prod(1).astype(np_dtype).astype(np.float32)
+    assert (once != want).any()  # rounding once, as before, gives other values here

@@ -548,6 +548,14 @@ class _MappedValues:
             refused = _write_refusal(op, args, kwargs, self.holds, self.size, self.level)
             if refused is not None:
                 raise RuntimeError(refused)
+        if op.name in _DYNAMIC_OPS and any(self.holds(a) for a in args):
+            refused = _dynamic_shape_refusal(sys._getframe(1))
+            if refused is not None:
+                raise RuntimeError(refused)
+        if op.name == "masked_select" and len(args) > 1 and self.holds(args[1]):
+            refused = _MASK_REFUSALS.get(_public_op(sys._getframe(1)))
+            if refused is not None:
+                raise RuntimeError(refused)
         out = call_next(op, args, kwargs)
         if any(self.holds(a) or (isinstance(a, tuple | list) and any(self.holds(b) for b in a))
                for a in (*args, *kwargs.values())):
@@ -564,6 +572,54 @@ class _MappedValues:
             frame = frame.f_back
         if frame is None or not frame.f_globals.get("__name__", "").startswith(("ember.", "torch.")):
             raise RuntimeError(_VALUE_READS[kind])
+
+
+_DYNAMIC_OPS = frozenset({"unique", "unique_consecutive", "nonzero"})
+
+
+_MASK_REFUSALS = {  # a mapped mask: PyTorch's words by the public function the user called
+    "masked_select": "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot support this "
+                     "because for each batch this would return a differently shaped Tensor. Please file an issue at "
+                     "https://github.com/pytorch/pytorch/issues if you need this feature.",
+    "getitem": "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch over "
+               "indexing with a boolean mask.",
+}
+
+
+def _public_op(frame) -> str | None:
+    """The name of the ember.core.ops function user code called, with the op now running under `frame`; None when
+    no user code called it (ember's own composites, torch's Python)."""
+    name = None
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
+        if frame.f_globals["__name__"].startswith("ember.core.ops"):
+            name = frame.f_code.co_name
+        frame = frame.f_back
+    return name if frame is not None else None
+
+
+def _dynamic_shape_refusal(frame) -> str | None:
+    """PyTorch's refusal when user code calls `unique`, `unique_consecutive`, `nonzero` or one-argument `where` on a
+    mapped value (each sample's result could have its own shape); None when the op runs under another public function
+    (`argwhere`, which PyTorch batches, or ember's own composites)."""
+    public = None
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
+        if frame.f_globals["__name__"].startswith("ember.core.ops"):
+            public = frame
+        frame = frame.f_back
+    if public is None or frame is None:
+        return None
+    name, local = public.f_code.co_name, public.f_locals
+    if name == "getitem":  # a mapped boolean mask that indexes some of the dims
+        return _MASK_REFUSALS["getitem"]
+    if name == "nonzero" and local.get("as_tuple"):
+        return "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback."
+    aten = {"unique": "unique_dim" if local.get("dim") is not None else "_unique2",
+            "unique_consecutive": "unique_consecutive", "nonzero": "nonzero", "where": "where"}.get(name)
+    if aten is None:
+        return None
+    return (f"vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap over "
+            f"aten::{aten}. Please file an issue at https://github.com/pytorch/pytorch/issues if you need this "
+            "feature.")
 
 
 def is_mapped(t) -> bool:

@@ -483,7 +483,7 @@ def _eigh_cpu(A, UPLO="L"):
 @parsed("linalg_inv", A="Tensor")
 def inv(A: Tensor) -> Tensor:
     """The inverse of each square matrix in A (*, n, n); raises `LinAlgError` when one is singular."""
-    return _inv(A)
+    return node_name(_inv(A), "LinalgInvBackward0", "LinalgInvExBackward0")  # PyTorch's inv is its inv_ex
 
 
 def det(A: Tensor) -> Tensor:
@@ -772,8 +772,9 @@ def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     if input._shape[dim] != 3 or other._shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[dim]} and "
                            f"{other._shape[dim]}")
-    return ew.sub(ew.mul(roll(input, -1, dim), roll(other, -2, dim)),
-                  ew.mul(roll(input, -2, dim), roll(other, -1, dim)))
+    out = ew.sub(ew.mul(roll(input, -1, dim), roll(other, -2, dim)),
+                 ew.mul(roll(input, -2, dim), roll(other, -1, dim)))
+    return node_name(out, "SubBackward0", "LinalgCrossBackward0")  # PyTorch's one node
 
 
 @numpy_aliases
@@ -785,9 +786,15 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 @method
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
-    """The cross product along `dim` (None: the first dim of size 3, as PyTorch's deprecated default)."""
+    """The cross product along `dim` (None: the first dim of size 3, PyTorch's deprecated default, which warns
+    once as PyTorch's does)."""
     if dim is None:
-        dim = next((i for i, n in enumerate(input._shape) if n == 3), -1)
+        warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                  "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
+                  "that of linalg.cross in a future release.")
+        dim = next((i for i, n in enumerate(input._shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return _cross(input, other, dim)
 
 
@@ -795,7 +802,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
 @method
 def inverse(input: Tensor) -> Tensor:
     """The inverse of each square matrix (`torch.inverse`)."""
-    return _inv(input)
+    return node_name(_inv(input), "LinalgInvBackward0", "LinalgInvExBackward0")
 
 
 method(det)

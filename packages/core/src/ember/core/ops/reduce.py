@@ -288,7 +288,22 @@ _prod = declare("prod", lambda a, dims, keepdim=False, dtype=None: np.prod(a, di
 def _prod_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """prod(x, dims, keepdim, dtype): dtype rule as sum."""
     dt = _int_to_long(x, dtype)
-    return _finish(np.multiply.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "prod")
+    a = x._np()
+    if (dt is dtypes.float16 or dt is dtypes.bfloat16) and a.dtype == dt.np and 0 < _numel_over(x, dims) < 64:
+        return _finish(_prod_rounding_each_step(a, dims, keepdim), dt, out, "prod")
+    return _finish(np.multiply.reduce(a, dims, _accumulate_np(dt), None, keepdim), dt, out, "prod")
+
+
+def _prod_rounding_each_step(a: np.ndarray, dims: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    """A float16/bfloat16 product in order, rounded to the dtype after every multiply: PyTorch's CPU prod
+    accumulates in the tensor's own dtype (its vectorized lanes only start at 64 elements per output)."""
+    kept = [d for d in range(a.ndim) if d not in dims]
+    rows = np.transpose(a, kept + list(dims)).reshape(-1, math.prod(a.shape[d] for d in dims))
+    acc = rows[:, 0]
+    for j in range(1, rows.shape[1]):
+        acc = (acc.astype(np.float32) * rows[:, j].astype(np.float32)).astype(a.dtype)
+    shape = [1 if d in dims else n for d, n in enumerate(a.shape)] if keepdim else [a.shape[d] for d in kept]
+    return np.array(acc.reshape(shape), order="C")
 
 
 @method
