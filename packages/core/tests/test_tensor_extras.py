@@ -227,6 +227,19 @@ def test_histogram_dtype_and_shape_refusals_are_pytorchs():
     assert E.histogram(E.arange(10.0), bins=3, range=(1.0, 1.0)).hist.tolist() == [0.0, 1.0, 0.0]  # min == max
 
 
+def test_histogram_weight_refusals_are_pytorchs():
+    shape_msg = "^torch.histogramdd: if weight tensor is provided it should have the same shape as the input tensor " \
+                r"excluding its innermost dimension, but got input with shape \[{}\] and weight with shape \[{}\]$"
+    with pytest.raises(RuntimeError, match=shape_msg.format("3, 1", "4")):
+        E.histogram(E.ones(3), bins=3, weight=E.ones(2, 2))  # both flattened
+    with pytest.raises(RuntimeError, match=shape_msg.format("2, 2, 2", "4")):
+        E.histogramdd(E.ones(2, 2, 2), bins=3, weight=E.ones(4))
+    with pytest.raises(RuntimeError, match=r"the same dtype, but got input\(float\), and weight\(double\)$"):
+        E.histogram(E.ones(4), bins=3, weight=T([1.0, 1.0, 1.0, 1.0]))
+    assert E.histogram(E.ones(2, 2), bins=3, weight=E.full((4,), 0.5)).hist.tolist() == [0.0, 2.0, 0.0]
+    assert E.histogramdd(E.ones(2, 2, 2), bins=1, weight=E.full((2, 2), 0.5)).hist.tolist() == [[2.0]]
+
+
 def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():
     x = E.tensor([0.1, 2.7, 1.3])
     edges = E.histogram(x, bins=7).bin_edges.tolist()

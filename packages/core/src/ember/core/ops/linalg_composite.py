@@ -783,9 +783,14 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
 
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
     """`(U, S, V)` of the principal components of the rows of A (centered unless `center=False`), rank q
-    (min(6, m, n) by default)."""
+    (min(6, m, n) by default); PyTorch's ValueError for a q above min(m, n) or a negative niter, before any draw."""
     m, n = A._shape[-2:]
-    q = min(6, m, n) if q is None else q
+    if q is None:
+        q = min(6, m, n)
+    elif not 0 <= q <= min(m, n):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not niter >= 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
     B = ew.sub(A, R.mean(A, -2, keepdim=True)) if center else A
     return svd_lowrank(B, q, niter)
 

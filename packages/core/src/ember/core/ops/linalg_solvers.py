@@ -815,7 +815,12 @@ def logdet(input: Tensor) -> Tensor:
 
 @method
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
-    """`torch.cholesky` (deprecated in PyTorch for `linalg.cholesky`), with its own node name."""
+    """`torch.cholesky` (deprecated for `linalg.cholesky`, with PyTorch's once-per-process warning), with its own
+    node name."""
+    warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+              "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+              "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
+              "transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
     return node_name(_cholesky(input, upper), "LinalgCholeskyBackward0", "CholeskyBackward0")
 
 

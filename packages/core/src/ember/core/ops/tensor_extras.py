@@ -192,6 +192,22 @@ def _check_histogram_dtypes(input: Tensor, edges: list) -> None:
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
 
 
+def _check_weight(input: Tensor, weight: Tensor | None, points: tuple, weight_shape: tuple) -> None:
+    """PyTorch's refusals of a weight: another dtype than input's, or a shape other than the points' (input's
+    shape but its innermost dim; `points` and `weight_shape` are the shapes its message names)."""
+    if weight is None:
+        return
+    if weight._dtype != input._dtype:
+        names = {"float32": "float", "float64": "double", **_util._CPP_TYPE_NAMES}
+        i, w = (names.get(t._dtype.name, t._dtype.name) for t in (input, weight))
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                           f"have the same dtype, but got input({i}), and weight({w})")
+    if tuple(weight_shape) != tuple(points[:-1]):
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
+                           "tensor excluding its innermost dimension, but got input with shape "
+                           f"{list(points)} and weight with shape {list(weight_shape)}")
+
+
 def _uniform_edges(edges: np.ndarray, dtype) -> np.ndarray:
     """Equal bins' edges as PyTorch computes them: its `linspace` in input's dtype (numpy's are float64)."""
     return linspace(float(edges[0]), float(edges[-1]), len(edges), dtype=dtype)._np()
@@ -205,6 +221,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     _check_histogram_dtypes(input, [bins] if isinstance(bins, Tensor) else [])
     if range is not None:
         _check_ranges([range])
+    if weight is not None:  # PyTorch flattens both: the points are (numel, 1), the weight (numel,)
+        _check_weight(input, weight, (input.numel(), 1), (weight.numel(),))
     a = _host(input, "histogram").reshape(-1)
     b = _host(bins, "histogram") if isinstance(bins, Tensor) else \
         _uniform_edges(np.histogram_bin_edges(a, int(bins), _as_range(range)), input._dtype)
@@ -230,6 +248,7 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
                            f"but got {len(range)}")
     if range is not None:
         _check_ranges([range[i:i + 2] for i in _builtins.range(0, len(range), 2)])
+    _check_weight(input, weight, input._shape, None if weight is None else weight._shape)
     a = _host(input, "histogramdd")
     pts = a.reshape(-1, a.shape[-1])
     rng = None if range is None else [tuple(range[i:i + 2]) for i in _builtins.range(0, len(range), 2)]
