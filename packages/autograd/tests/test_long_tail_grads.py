@@ -191,6 +191,8 @@ def test_renorm_gradient_and_node_name():
     (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord="nuc"), "SumBackward1"),
     (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord=1), "AmaxBackward0"),
     (lambda x: E.linalg.matrix_norm(x.view(1, 2, 2), ord=-math.inf, dim=(0, 2), keepdim=True), "AminBackward0"),
+    (lambda x: E.cov(x.view(2, 2)), "SqueezeBackward0"),  # PyTorch's cov ends in squeeze() for any shape
+    (lambda x: E.cov(x), "SqueezeBackward0"),
 ])
 
 

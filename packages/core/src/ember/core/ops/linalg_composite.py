@@ -982,7 +982,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     xm = ew.sub(x, avg)
     xt = xm.t().conj() if xm._dtype.is_complex else xm.t()  # the conjugate transpose, as PyTorch
     c = ew.div(mm(xm if w is None else ew.mul(xm, w), xt), norm_factor)
-    return L.reshape(c, ()) if x._shape[0] == 1 else c  # one variable: a 0-dim variance, as PyTorch
+    return L.squeeze(c)  # PyTorch's last step, whatever the shape: one variable's variance is 0-dim
 
 
 @method
