@@ -101,7 +101,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool | None = None, left: b
     if unitriangular:
         T = _unit_diagonal(T)
     try:
-        r = node_name(solve(T, B, left=left), "LinalgSolveBackward0", "LinalgSolveTriangularBackward0")
+        r = node_name(solve(T, B, left=left), "LinalgSolveExBackward0", "LinalgSolveTriangularBackward0")
     except LinAlgError:  # a zero on the diagonal: PyTorch's trsm divides by it
         r = _substituted(T, B, upper, left)
     return r if out is None else S.copy_(_resized(out, r), r)

@@ -511,9 +511,10 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     >>> linalg.solve(tensor([[2.0, 0.0], [0.0, 4.0]]), tensor([2.0, 2.0]))
     tensor([1.0000, 0.5000])
     """
-    if left:
-        return _solve(A, B)
-    return S.transpose(_solve(S.transpose(A, -2, -1), S.transpose(B, -2, -1)), -2, -1)
+    if left:  # PyTorch's linalg.solve is solve_ex's result: its node
+        return node_name(_solve(A, B), "LinalgSolveBackward0", "LinalgSolveExBackward0")
+    return node_name(S.transpose(_solve(S.transpose(A, -2, -1), S.transpose(B, -2, -1)), -2, -1),
+                     "TransposeBackward0", "LinalgSolveExBackward0")
 
 
 @parsed("linalg_cholesky", A=("input", "Tensor"), upper="bool")
