@@ -205,7 +205,12 @@ RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorato
 Audio and speech code without torchaudio (`au_*`: stft/istft options and round trips, hand-built log-mel and MFCC
 front ends, CTCLoss with greedy decoding, WaveNet causal convolutions, torch.fft spectra, packed-RNN acoustic models,
 resampling with SpecAugment, a HiFi-GAN vocoder, VAD features, speaker embeddings, streaming chunks, front-end
-pitfalls)."""
+pitfalls).
+
+Classical machine learning in torch (`ml_*`: k-means++ with index_add_ updates, PCA by svd/pca_lowrank/eigh,
+LBFGS logistic and softmax regression, ridge and kernel ridge over lstsq drivers, GP marginal likelihoods, GMM EM,
+naive Bayes, k-NN votes, stumps with AdaBoost, hinge-loss SVMs, t-SNE/UMAP-like embeddings, preprocessing with
+quantiles and histograms, cross-validated metrics, LDA/QDA with whitening)."""
 
 from __future__ import annotations
 
