@@ -657,10 +657,10 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     the last three are filled follows PyTorch's CPU drivers: 'gelsy' (the default) gives the rank,
     'gels' the residuals, 'gelsd'/'gelss' all three; the others are empty. Residuals and singular values
     are real for a complex A."""
-    driver = driver or "gelsy"
-    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    _at_least_2d("torch.linalg.lstsq", "A", A)
+    if A.ndim < 2:  # PyTorch's checks in its order: dims, dtypes, shapes, then the driver
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     if A._dtype is not B._dtype:
         raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
                            f"{dtypes.TORCH_NAMES[A._dtype.name]} and other's dtype {dtypes.TORCH_NAMES[B._dtype.name]}")
@@ -673,6 +673,9 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     m, n = A._shape[-2:]
     eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond
