@@ -240,6 +240,19 @@ def test_histogram_weight_refusals_are_pytorchs():
     assert E.histogramdd(E.ones(2, 2, 2), bins=1, weight=E.full((2, 2), 0.5)).hist.tolist() == [[2.0]]
 
 
+@pytest.mark.parametrize("call, msg", [
+    (lambda: E.histogram(E.tensor([1.0, float("inf")]), bins=2), "dimension 0's range [1, inf] is not finite"),
+    (lambda: E.histogram(E.tensor([1.0, float("nan")]), bins=2), "dimension 0's range [nan, nan] is not finite"),
+    (lambda: E.histogram(E.ones(2), bins=2, range=(0.0, float("inf"))), "dimension 0's range [0, inf] is not finite"),
+    (lambda: E.histogramdd(E.tensor([[1.0, float("nan")], [2.0, 3.0]]), bins=2),
+     "dimension 1's range [nan, nan] is not finite"),
+])
+def test_histogram_refuses_an_infinite_range_as_pytorch(call, msg):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == "torch.histogramdd: " + msg
+
+
 def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():
     x = E.tensor([0.1, 2.7, 1.3])
     edges = E.histogram(x, bins=7).bin_edges.tolist()
