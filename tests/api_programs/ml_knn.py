@@ -92,3 +92,9 @@ sq = (qry.unsqueeze(1) - ref[:5].unsqueeze(0)).pow(2).sum(-1).sqrt()
 print("manual distance equals cdist", torch.allclose(sq, torch.cdist(qry, ref[:5]), atol=1e-5))
 cos = torch.nn.functional.cosine_similarity(qry.unsqueeze(1), ref[:5].unsqueeze(0), dim=-1)
 print("cosine neighbours", cos.argmax(1)[:6].tolist())
+
+# Chebyshev (p=inf) distances with ties: every tied coordinate gets the whole gradient
+pts = torch.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, -1.0]], requires_grad=True)
+d_inf = torch.cdist(pts, pts.detach() + 0.5, p=float("inf"))
+g_inf, = torch.autograd.grad(d_inf.sum() + torch.pdist(pts, p=float("inf")).sum(), pts)
+print("chebyshev", d_inf.detach(), type(d_inf.grad_fn).__name__, "\ngrad", g_inf)

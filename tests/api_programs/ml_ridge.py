@@ -102,3 +102,14 @@ try:
     torch.linalg.lstsq(Xc, yc.unsqueeze(1), driver="gelsx")
 except RuntimeError as e:
     print("RuntimeError:", e)
+for name, fn in [("1-D design", lambda: torch.linalg.lstsq(Xc[:, 0], yc)),
+                 ("0-dim target", lambda: torch.linalg.lstsq(Xc, yc[0])),
+                 ("rows before driver", lambda: torch.linalg.lstsq(Xc, yc[:10].unsqueeze(1), driver="qr"))]:
+    try:
+        fn()
+    except RuntimeError as e:
+        print(f"{name}: {e}")
+W_sol = torch.eye(d, dtype=torch.float64).requires_grad_()
+print("solve grad_fn", type(torch.linalg.solve(A + W_sol, Xc.T @ yc).grad_fn).__name__,
+      type(torch.linalg.solve(A + W_sol, (Xc.T @ yc).unsqueeze(0), left=False).grad_fn).__name__,
+      "cov grad_fn", type(torch.cov((Xc + W_sol[0]).T).grad_fn).__name__)

@@ -110,3 +110,13 @@ print("kernel svm train acc", ((f_train.sign() == yr).double().mean()).item())
 grid = torch.tensor([[0.0, 0.0], [1.5, 1.5], [0.5, -0.5], [-1.9, 0.1]], dtype=dt)
 f_grid = torch.exp(-gamma * torch.cdist(grid, Xr[sv]).pow(2)) @ (alpha[sv] * yr[sv])
 print("decision values", f_grid, "classes", f_grid.sign().tolist())
+
+for name, fn in [("3-D scores", lambda: F.multi_margin_loss(torch.zeros(2, 3, 4), torch.tensor([0, 1]))),
+                 ("no classes", lambda: F.multi_margin_loss(torch.zeros(3, 0), torch.tensor([0, 0, 0]))),
+                 ("p=3", lambda: F.multi_margin_loss(out, yk[:4], p=3))]:
+    try:
+        fn()
+    except (RuntimeError, ValueError) as e:
+        print(f"{name}: {type(e).__name__}: {e}")
+one = F.multi_margin_loss(torch.tensor([0.5, 0.75, 0.125]), torch.tensor([1]), reduction="none")
+print("one sample, reduction='none'", one, one.shape)
