@@ -221,7 +221,12 @@ masking, attention decoders, a char-CNN, Transformer beam search, custom stacks 
 3-D geometry and graphics code (`geo_*`: quaternions and Euler angles, SO(3)/SE(3) exp/log with pose fitting, pinhole
 cameras with triangulation, homographies by DLT with RANSAC, kNN/FPS/Chamfer/voxel point ops, meshes with sparse
 Laplacians, Kabsch/Umeyama/ICP, volume rendering, soft rasterization, 3-D boxes, voxel CNNs, 3-D spatial
-transformers, torch.func Jacobians for Gauss-Newton, and the corners and errors of cross/atan2/unique/cdist)."""
+transformers, torch.func Jacobians for Gauss-Newton, and the corners and errors of cross/atan2/unique/cdist).
+
+Classical machine learning in torch (`ml_*`: k-means++ with index_add_ updates, PCA by svd/pca_lowrank/eigh,
+LBFGS logistic and softmax regression, ridge and kernel ridge over lstsq drivers, GP marginal likelihoods, GMM EM,
+naive Bayes, k-NN votes, stumps with AdaBoost, hinge-loss SVMs, t-SNE/UMAP-like embeddings, preprocessing with
+quantiles and histograms, cross-validated metrics, LDA/QDA with whitening)."""
 
 from __future__ import annotations
 

@@ -169,6 +169,21 @@ def test_cdist_matmul_path_is_euclidean_dist_with_its_zero_subgradient():
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
 
 
+def test_inf_norm_distances_pass_the_gradient_to_every_tied_coordinate_whole():
+    x = np.array([[0.0, 0.0, 3.0], [1.0, 1.0, 1.0], [1.0, -1.0, 1.0], [1.0, 1.0, 1.0]])
+    grads = []
+    for m in (E, torch):
+        a = m.tensor(x, requires_grad=True)
+        d = m.cdist(a, a * 2 + 1, p=float("inf"))
+        pd = m.pdist(a, p=float("inf"))
+        assert (type(d.grad_fn).__name__, type(pd.grad_fn).__name__) == ("CdistBackward0", "PdistBackward0")
+        (d * m.tensor(np.arange(16.0).reshape(4, 4))).sum().backward()
+        pd.sum().backward()
+        grads.append((d.detach().numpy(), pd.detach().numpy(), a.grad.numpy()))
+    for e, t in zip(*grads):
+        np.testing.assert_array_equal(e, t)
+
+
 from hypothesis import given, settings  # noqa: E402 - after importorskip on purpose
 from hypothesis import strategies as st  # noqa: E402
 

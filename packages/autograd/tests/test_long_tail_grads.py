@@ -191,6 +191,12 @@ def test_renorm_gradient_and_node_name():
     (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord="nuc"), "SumBackward1"),
     (lambda x: E.linalg.matrix_norm(x.view(2, 2), ord=1), "AmaxBackward0"),
     (lambda x: E.linalg.matrix_norm(x.view(1, 2, 2), ord=-math.inf, dim=(0, 2), keepdim=True), "AminBackward0"),
+    (lambda x: E.cov(x.view(2, 2)), "SqueezeBackward0"),  # PyTorch's cov ends in squeeze() for any shape
+    (lambda x: E.cov(x), "SqueezeBackward0"),
+    (lambda x: E.linalg.solve(x.view(2, 2), E.ones(2, dtype=x.dtype)), "LinalgSolveExBackward0"),  # solve_ex's node
+    (lambda x: E.linalg.solve(x.view(2, 2), E.ones(3, 2, dtype=x.dtype), left=False), "LinalgSolveExBackward0"),
+    (lambda x: E.linalg.solve_triangular(x.view(2, 2), E.ones(3, 2, dtype=x.dtype), upper=True, left=False),
+     "LinalgSolveTriangularBackward0"),
 ])
 
 

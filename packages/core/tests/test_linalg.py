@@ -741,6 +741,11 @@ def test_norm_string_orders_go_to_matrix_norm_and_vector_norm_refuses_them():
     (lambda: E.linalg.lstsq(E.ones(3, 2, dtype=E.int64), E.ones(3, 1)),  # the dtypes before the integer refusal
      "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype Long and other's "
      "dtype Float"),
+    (lambda: E.linalg.lstsq(E.ones(3), E.ones(3), driver="bad"), "torch.linalg.lstsq: input must have at least 2 "
+     "dimensions."),
+    (lambda: E.linalg.lstsq(E.ones(3, 2), E.tensor(1.0)), "torch.linalg.lstsq: other must have at least 1 dimension."),
+    (lambda: E.linalg.lstsq(E.ones(3, 2), E.ones(4, 1), driver="bad"),  # the shapes before the driver
+     "torch.linalg.lstsq: input.size(-2) should match other.size(-2)"),
 ])
 def test_linalg_misuse_errors_are_pytorchs(call, msg):
     with pytest.raises(RuntimeError) as info:

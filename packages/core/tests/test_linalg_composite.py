@@ -2,6 +2,7 @@
 lstsq, cond, tensorinv/tensorsolve, vander, householder_product) against numpy/scipy float64."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -375,6 +376,32 @@ def test_low_rank_svds_and_norm_except_dim():
     w = RNG.standard_normal((3, 4))
     assert_close(E.norm_except_dim(T(w), 2, 0), T(np.linalg.norm(w, axis=1, keepdims=True)))
     assert_close(E.norm_except_dim(T(w), 2, -1), T(np.linalg.norm(w)))
+
+
+@pytest.mark.parametrize("kw, msg", [({"q": 5}, "q(=5) must be non-negative integer and not greater than min(m, n)=4"),
+                                     ({"q": -1}, "q(=-1) must be non-negative integer"),
+                                     ({"niter": -1}, "niter(=-1) must be non-negative integer")])
+def test_pca_lowrank_rejects_a_rank_above_the_matrix_before_drawing(kw, msg):
+    E.manual_seed(0)
+    with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+        E.pca_lowrank(T(RNG.standard_normal((6, 4))), **kw)
+    drawn = E.randn(2)
+    E.manual_seed(0)
+    assert_close(drawn, E.randn(2))  # the generator untouched
+
+
+def test_deprecated_cholesky_warns_once_as_pytorch(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    with pytest.warns(UserWarning, match=r"(?s)^torch.cholesky is deprecated in favor of torch.linalg.cholesky .*"
+                                         r"U = torch.linalg.cholesky\(A\).mH\nThis transform will produce "
+                                         r"equivalent results .* inputs.$"):
+        u = E.cholesky(T(SPD[0]), upper=True)
+    assert_close(u, T(np.linalg.cholesky(SPD[0]).T))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per process, the Tensor method included
+        T(SPD[0]).cholesky()
 
 
 def test_svd_lowrank_draws_pytorchs_test_matrix_from_the_global_generator():

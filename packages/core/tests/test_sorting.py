@@ -162,6 +162,21 @@ def test_quantile_matches_numpy(interpolation, dim, keepdim):
     assert_close(x.quantile(qs, dim, keepdim, interpolation=interpolation), E.from_numpy(np.asarray(expected)))
 
 
+def test_quantile_and_nanquantile_write_out_as_pytorch():
+    x = E.tensor([[4.0, 1.0], [NAN, 3.0]])
+    out = E.empty(0)
+    assert E.quantile(x, 0.5, dim=0, out=out) is out and out.shape == (2,)
+    assert math.isnan(out[0].item()) and out[1].item() == 2.0
+    res = E.empty(3)  # resized, with PyTorch's warning
+    with pytest.warns(UserWarning, match=r"had shape \[3\], which does not match the required output shape \[2\]"):
+        E.nanquantile(x, E.tensor([0.0, 1.0]), out=res)
+    assert res.tolist() == [1.0, 4.0]
+    with pytest.raises(RuntimeError, match=r"^quantile\(\) out tensor must be same dtype as the input tensor$"):
+        E.nanquantile(x, 0.5, out=E.empty((), dtype=E.float64))
+    with pytest.raises(RuntimeError, match=r"q must be in the range \[0, 1\] but got 2$"):  # checked before out
+        E.quantile(x, 2.0, out=E.empty((), dtype=E.float64))
+
+
 def test_quantile_nan_handling_and_errors():
     x = E.tensor([[3.0, NAN, 1.0, 2.0], [NAN] * 4, [4.0, 1.0, 2.0, 3.0]])
     q = E.quantile(x, 0.5, dim=1)

@@ -227,6 +227,32 @@ def test_histogram_dtype_and_shape_refusals_are_pytorchs():
     assert E.histogram(E.arange(10.0), bins=3, range=(1.0, 1.0)).hist.tolist() == [0.0, 1.0, 0.0]  # min == max
 
 
+def test_histogram_weight_refusals_are_pytorchs():
+    shape_msg = "^torch.histogramdd: if weight tensor is provided it should have the same shape as the input tensor " \
+                r"excluding its innermost dimension, but got input with shape \[{}\] and weight with shape \[{}\]$"
+    with pytest.raises(RuntimeError, match=shape_msg.format("3, 1", "4")):
+        E.histogram(E.ones(3), bins=3, weight=E.ones(2, 2))  # both flattened
+    with pytest.raises(RuntimeError, match=shape_msg.format("2, 2, 2", "4")):
+        E.histogramdd(E.ones(2, 2, 2), bins=3, weight=E.ones(4))
+    with pytest.raises(RuntimeError, match=r"the same dtype, but got input\(float\), and weight\(double\)$"):
+        E.histogram(E.ones(4), bins=3, weight=T([1.0, 1.0, 1.0, 1.0]))
+    assert E.histogram(E.ones(2, 2), bins=3, weight=E.full((4,), 0.5)).hist.tolist() == [0.0, 2.0, 0.0]
+    assert E.histogramdd(E.ones(2, 2, 2), bins=1, weight=E.full((2, 2), 0.5)).hist.tolist() == [[2.0]]
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda: E.histogram(E.tensor([1.0, float("inf")]), bins=2), "dimension 0's range [1, inf] is not finite"),
+    (lambda: E.histogram(E.tensor([1.0, float("nan")]), bins=2), "dimension 0's range [nan, nan] is not finite"),
+    (lambda: E.histogram(E.ones(2), bins=2, range=(0.0, float("inf"))), "dimension 0's range [0, inf] is not finite"),
+    (lambda: E.histogramdd(E.tensor([[1.0, float("nan")], [2.0, 3.0]]), bins=2),
+     "dimension 1's range [nan, nan] is not finite"),
+])
+def test_histogram_refuses_an_infinite_range_as_pytorch(call, msg):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == "torch.histogramdd: " + msg
+
+
 def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():
     x = E.tensor([0.1, 2.7, 1.3])
     edges = E.histogram(x, bins=7).bin_edges.tolist()

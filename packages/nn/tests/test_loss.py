@@ -207,6 +207,23 @@ def test_multi_margin_loss_checks_target_range_and_weight_size():
         F.multi_margin_loss(x, torch.tensor([0, 1, 1]), weight=torch.ones(3))
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 4), (3, 0), (0,)])
+def test_multi_margin_loss_refuses_other_than_a_non_empty_vector_or_matrix(shape):
+    with pytest.raises(RuntimeError) as info:
+        F.multi_margin_loss(torch.zeros(*shape), torch.tensor([0, 1]))
+    assert str(info.value) == ("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                               f"{list(shape)}")
+
+
+def test_multi_margin_loss_of_one_sample_takes_the_targets_shape():
+    x = torch.tensor([0.5, 0.75, 0.125])
+    want = (0.75 + 0.375) / 3  # max(0, 1 - x[1] + x[i]) over i != 1, over C
+    for target in (torch.tensor(1), torch.tensor([1])):
+        loss = F.multi_margin_loss(x, target, reduction="none")
+        assert loss.shape == target.shape and abs(loss.sum().item() - want) < 1e-7
+    assert F.multi_margin_loss(torch.tensor(0.5), torch.tensor(0)).item() == 0.0  # a number: one class, no margin
+
+
 def test_gaussian_nll_loss_of_an_infinite_variance_is_inf_not_nan():
     E = torch
     # found by the fuzz campaign's loss family: the value-only clamp (clamp(var) - var) was inf - inf

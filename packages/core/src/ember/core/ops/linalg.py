@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import sys
 import types
 
 import numpy as np
@@ -1021,7 +1022,20 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
             a, b = reshape(a, (-1, r1, c)), reshape(b, (-1, r2, c))
         return S.view(_euclidean_dist(a, b), batch + (r1, r2))
     diff = ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
-    return node_name(vector_norm(diff, p, -1), "LinalgVectorNormBackward0", "CdistBackward0")
+    return _distances(diff, p, "CdistBackward0")
+
+
+def _distances(diff: Tensor, p: float, name: str) -> Tensor:
+    """The p-norms of `diff`'s rows, their node named `name`. For p = inf the gradient reaches every tied
+    coordinate whole, as PyTorch's cdist/pdist backwards give it (vector_norm's splits it among the ties):
+    r + (r - r') (c - 1), r' r detached and c the tie count, adds nothing to the value and multiplies the
+    gradient by c."""
+    r = vector_norm(diff, p, -1)
+    if not (p == float("inf") and sys.modules["ember.core.tensor"]._grad_mode_enabled() and r._requires_grad):
+        return node_name(r, "LinalgVectorNormBackward0", name)
+    plain = r.detach()
+    ties = _sum(ew.eq(ew.abs(diff.detach()), S.unsqueeze(plain, -1)), (diff.ndim - 1,), False, r._dtype)
+    return node_name(ew.add(r, ew.mul(ew.sub(r, plain), ew.sub(ties, 1))), "AddBackward0", name)
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
@@ -1048,8 +1062,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     n = input._shape[0]
     ij = triu_indices(n, n, 1, device=input.device)
     rows = S.select(ij, 0, 0), S.select(ij, 0, 1)
-    r = vector_norm(ew.sub(index_select(input, 0, rows[0]), index_select(input, 0, rows[1])), p, -1)
-    return node_name(r, "LinalgVectorNormBackward0", "PdistBackward0")
+    return _distances(ew.sub(index_select(input, 0, rows[0]), index_select(input, 0, rows[1])), p, "PdistBackward0")
 
 
 @method

@@ -101,7 +101,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool | None = None, left: b
     if unitriangular:
         T = _unit_diagonal(T)
     try:
-        r = node_name(solve(T, B, left=left), "LinalgSolveBackward0", "LinalgSolveTriangularBackward0")
+        r = node_name(solve(T, B, left=left), "LinalgSolveExBackward0", "LinalgSolveTriangularBackward0")
     except LinAlgError:  # a zero on the diagonal: PyTorch's trsm divides by it
         r = _substituted(T, B, upper, left)
     return r if out is None else S.copy_(_resized(out, r), r)
@@ -657,10 +657,10 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     the last three are filled follows PyTorch's CPU drivers: 'gelsy' (the default) gives the rank,
     'gels' the residuals, 'gelsd'/'gelss' all three; the others are empty. Residuals and singular values
     are real for a complex A."""
-    driver = driver or "gelsy"
-    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    _at_least_2d("torch.linalg.lstsq", "A", A)
+    if A.ndim < 2:  # PyTorch's checks in its order: dims, dtypes, shapes, then the driver
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     if A._dtype is not B._dtype:
         raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
                            f"{dtypes.TORCH_NAMES[A._dtype.name]} and other's dtype {dtypes.TORCH_NAMES[B._dtype.name]}")
@@ -673,6 +673,9 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     m, n = A._shape[-2:]
     eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond
@@ -783,9 +786,14 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
 
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
     """`(U, S, V)` of the principal components of the rows of A (centered unless `center=False`), rank q
-    (min(6, m, n) by default)."""
+    (min(6, m, n) by default); PyTorch's ValueError for a q above min(m, n) or a negative niter, before any draw."""
     m, n = A._shape[-2:]
-    q = min(6, m, n) if q is None else q
+    if q is None:
+        q = min(6, m, n)
+    elif not 0 <= q <= min(m, n):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not niter >= 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
     B = ew.sub(A, R.mean(A, -2, keepdim=True)) if center else A
     return svd_lowrank(B, q, niter)
 
@@ -977,7 +985,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     xm = ew.sub(x, avg)
     xt = xm.t().conj() if xm._dtype.is_complex else xm.t()  # the conjugate transpose, as PyTorch
     c = ew.div(mm(xm if w is None else ew.mul(xm, w), xt), norm_factor)
-    return L.reshape(c, ()) if x._shape[0] == 1 else c  # one variable: a 0-dim variance, as PyTorch
+    return L.squeeze(c)  # PyTorch's last step, whatever the shape: one variable's variance is 0-dim
 
 
 @method

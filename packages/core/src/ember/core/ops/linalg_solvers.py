@@ -511,9 +511,10 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     >>> linalg.solve(tensor([[2.0, 0.0], [0.0, 4.0]]), tensor([2.0, 2.0]))
     tensor([1.0000, 0.5000])
     """
-    if left:
-        return _solve(A, B)
-    return S.transpose(_solve(S.transpose(A, -2, -1), S.transpose(B, -2, -1)), -2, -1)
+    if left:  # PyTorch's linalg.solve is solve_ex's result: its node
+        return node_name(_solve(A, B), "LinalgSolveBackward0", "LinalgSolveExBackward0")
+    return node_name(S.transpose(_solve(S.transpose(A, -2, -1), S.transpose(B, -2, -1)), -2, -1),
+                     "TransposeBackward0", "LinalgSolveExBackward0")
 
 
 @parsed("linalg_cholesky", A=("input", "Tensor"), upper="bool")
@@ -822,7 +823,12 @@ def logdet(input: Tensor) -> Tensor:
 
 @method
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
-    """`torch.cholesky` (deprecated in PyTorch for `linalg.cholesky`), with its own node name."""
+    """`torch.cholesky` (deprecated for `linalg.cholesky`, with PyTorch's once-per-process warning), with its own
+    node name."""
+    warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+              "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+              "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
+              "transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
     return node_name(_cholesky(input, upper), "LinalgCholeskyBackward0", "CholeskyBackward0")
 
 

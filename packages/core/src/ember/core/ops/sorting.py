@@ -21,7 +21,7 @@ from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
-from ember.core.ops._util import int_param, prepare_out, wrap, write_out
+from ember.core.ops._util import _resize_out, int_param, prepare_out, wrap, write_out
 from ember.core.ops.reduce import _one_dim, return_types
 from ember.core.tensor import Tensor
 
@@ -838,22 +838,34 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     return node_name(r, type(fn).__name__, "SqueezeBackward4") if fn is not None else r
 
 
+def _quantile_out(r: Tensor, out: Tensor | None) -> Tensor:
+    """`r` written into `out=` as PyTorch's quantile writes it: its dtype must be input's; resized (with
+    the warning) when its shape differs; a copy, so an input that requires grad gives `out` a CopyBackwards."""
+    if out is None:
+        return r
+    if out._dtype is not r._dtype:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+    if out._shape != r._shape:
+        _resize_out(out, r._shape, None)
+    return S.copy_(out, r)
+
+
 @method
 @composite("quantile")
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
-             interpolation: str = "linear") -> Tensor:
+             interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The `q`-th quantiles (a float or a 1-D tensor in [0, 1]) over `dim` or everything; NaN propagates.
 
     >>> from ember.core import quantile, tensor
     >>> quantile(tensor([1.0, 2.0, 3.0, 4.0]), 0.5)
     tensor(2.5000)
     """
-    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+    return _quantile_out(_quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out)
 
 
 @method
 @composite("nanquantile")
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
-                interpolation: str = "linear") -> Tensor:
+                interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """Like `quantile`, ignoring NaN (NaN only where a slice is all NaN)."""
-    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+    return _quantile_out(_quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"), out)

@@ -9,6 +9,7 @@ histograms are counts, computed on the host with numpy, as PyTorch's CPU-only ke
 from __future__ import annotations
 
 import builtins as _builtins
+import math
 import numbers
 import warnings
 
@@ -175,6 +176,21 @@ def _check_ranges(pairs) -> None:
                                f"for dimension {i}")
 
 
+def _check_finite_ranges(pts: np.ndarray, ranges) -> None:
+    """PyTorch's refusal of a dimension whose range (given, or its data's min and max, NaN when one is NaN) is
+    not finite; `pts` is (N, D), `ranges` None or one (min, max) pair per dimension."""
+    for i in _builtins.range(pts.shape[1]):
+        if ranges is not None:
+            lo, hi = (float(v) for v in ranges[i])
+        elif pts.shape[0]:
+            col = pts[:, i]
+            lo, hi = (float("nan"),) * 2 if np.isnan(col).any() else (float(col.min()), float(col.max()))
+        else:
+            continue
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension {i}'s range [{_num(lo)}, {_num(hi)}] is not finite")
+
+
 def _num(v) -> str:
     v = float(v)
     return str(int(v)) if v.is_integer() else repr(v)
@@ -190,6 +206,22 @@ def _check_histogram_dtypes(input: Tensor, edges: list) -> None:
                                f"dimension {i} with dtype {names.get(e._dtype.name, e._dtype.name)}")
     if input._dtype not in (dtypes.float32, dtypes.float64):
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
+
+
+def _check_weight(input: Tensor, weight: Tensor | None, points: tuple, weight_shape: tuple) -> None:
+    """PyTorch's refusals of a weight: another dtype than input's, or a shape other than the points' (input's
+    shape but its innermost dim; `points` and `weight_shape` are the shapes its message names)."""
+    if weight is None:
+        return
+    if weight._dtype != input._dtype:
+        names = {"float32": "float", "float64": "double", **_util._CPP_TYPE_NAMES}
+        i, w = (names.get(t._dtype.name, t._dtype.name) for t in (input, weight))
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                           f"have the same dtype, but got input({i}), and weight({w})")
+    if tuple(weight_shape) != tuple(points[:-1]):
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
+                           "tensor excluding its innermost dimension, but got input with shape "
+                           f"{list(points)} and weight with shape {list(weight_shape)}")
 
 
 def _uniform_edges(edges: np.ndarray, dtype) -> np.ndarray:
@@ -216,7 +248,11 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     _check_histogram_dtypes(input, [bins] if isinstance(bins, Tensor) else [])
     if range is not None:
         _check_ranges([range])
+    if weight is not None:  # PyTorch flattens both: the points are (numel, 1), the weight (numel,)
+        _check_weight(input, weight, (input.numel(), 1), (weight.numel(),))
     a = _host(input, "histogram").reshape(-1)
+    if not isinstance(bins, Tensor):
+        _check_finite_ranges(a.reshape(-1, 1), None if range is None else [range])
     b = _host(bins, "histogram") if isinstance(bins, Tensor) else \
         _uniform_edges(np.histogram_bin_edges(a, int(bins), _as_range(range)), input._dtype)
     w = None if weight is None else _host(weight, "histogram").reshape(-1)
@@ -244,10 +280,13 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
                            f"but got {len(range)}")
     if range is not None:
         _check_ranges([range[i:i + 2] for i in _builtins.range(0, len(range), 2)])
+    _check_weight(input, weight, input._shape, None if weight is None else weight._shape)
     a = _host(input, "histogramdd")
     pts = a.reshape(-1, a.shape[-1])
     rng = None if range is None else [tuple(range[i:i + 2]) for i in _builtins.range(0, len(range), 2)]
     counts = bins if isinstance(bins, list | tuple) else [bins] * d
+    if not edges:
+        _check_finite_ranges(pts, rng)
     b = [_host(e, "histogramdd") for e in edges] if edges else \
         [_uniform_edges(np.histogram_bin_edges(pts[:, i], int(counts[i]), None if rng is None else rng[i]),
                         input._dtype) for i in _builtins.range(d)]

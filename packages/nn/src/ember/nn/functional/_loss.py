@@ -340,7 +340,11 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    x = input if input.dim() == 2 else input.unsqueeze(0)
+    nd = input.dim()
+    if not (nd == 2 and input.shape[1] or nd == 1 and input.shape[0] or nd == 0):  # PyTorch's shape check
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    x = input if nd == 2 else input.reshape(1, -1)  # a vector or a number: one sample
     if target.dim() > 1 or target.numel() != x.shape[0]:
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{x.shape[0]}], but got "
@@ -361,8 +365,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         margins = margins * weight[y].unsqueeze(1)
     not_target = ea.arange(x.shape[1], device=x.device).unsqueeze(0) != y.unsqueeze(1)
     loss = (margins * not_target.to(x.dtype)).sum(1) / x.shape[1]
-    if input.dim() == 1:
-        loss = loss.squeeze(0)
+    if nd < 2:  # one sample's loss takes the target's shape, () or (1,)
+        loss = loss.reshape(target.shape)
     return _named(_reduce(loss, reduction), "MultiMarginLossBackward0")
 
 
