@@ -515,8 +515,13 @@ def computed(name: str, args: tuple, result: Tensor) -> Tensor:
     `args` requires grad with grad mode on (NOTE [ One node computed outside dispatch ]); core's `dispatch.record`."""
     if _enabled.get():
         for a in args:
-            if isinstance(a, Tensor) and a._requires_grad:
-                return _record(_COMPUTED[name], args, {}, lambda op, args, kwargs: result)
+            if isinstance(a, Tensor):
+                if a._requires_grad:
+                    return _record(_COMPUTED[name], args, {}, lambda op, args, kwargs: result)
+            elif isinstance(a, _SEQ):  # a list of tensors (stack's)
+                for b in a:
+                    if isinstance(b, Tensor) and b._requires_grad:
+                        return _record(_COMPUTED[name], args, {}, lambda op, args, kwargs: result)
     return result
 
 

@@ -15,9 +15,9 @@ __all__ = ["plain", "transposed"]
 # A backward without `create_graph` runs its formulas with grad mode off; where nothing but autograd watches ops
 # (`dispatch.untracked`: no other hook, no mode) no one sees the ops a formula dispatches, so the products of `mm`'s,
 # `addmm`'s and linear layers' gradients compute at once (`mm_untracked`, the bits of the dispatched `mm`) and a
-# transpose of a gradient is a bare view (`transposed`): no view tracking, since nothing can differentiate through
-# it or write into it through its base; the engine sums a bias's gradient at once too (`sum_untracked`). `plain` says
-# when; anything else takes the dispatched ops.
+# transpose of a gradient (`transposed`) and stack's slices of one are bare views: no view tracking, since nothing
+# can differentiate through them or write into them through their base; the engine sums a bias's gradient at once
+# too (`sum_untracked`). `plain` says when; anything else takes the dispatched ops.
 _PLAIN_DTYPES = (dtypes.float32, dtypes.float64)
 
 

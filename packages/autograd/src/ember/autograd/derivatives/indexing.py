@@ -11,11 +11,13 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as ix
 from ember.core.ops import shape as S
 from ember.core.ops.join import where
+from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
+from ember.autograd.untracked import plain
 
-__all__ = ["ENTRIES"]
+__all__ = ["ENTRIES", "COMPOSITE_ENTRIES"]
 
 
 def _index_backward(grad, input_shape, indices):
@@ -51,6 +53,24 @@ def _cat_backward(grad, tensors_shape, dim):
         res.append(S.narrow(grad, d_, off, shape[d_]))
         off += shape[d_]
     return res
+
+
+def _stack_backward(grad, tensors_shape, dim):
+    """Each input's slice of `grad` along the new dim (PyTorch's `unbind`): bare views in a plain backward (NOTE
+    [ Backward products computed at once ])."""
+    d_ = dim % grad.ndim
+    if plain(grad):
+        shape, strides = grad._shape[:d_] + grad._shape[d_ + 1:], grad._strides[:d_] + grad._strides[d_ + 1:]
+        step, make, st, dt, off = grad._strides[d_], Tensor._make, grad._storage, grad._dtype, grad._offset
+        return [None if s is None else make(st, off + i * step, shape, strides, dt)
+                for i, s in enumerate(tensors_shape)]
+    return [None if shape is None else S.select(grad, d_, i) for i, shape in enumerate(tensors_shape)]
+
+
+# composites PyTorch records as one node (`record.computed`; see reduce.COMPOSITE_ENTRIES)
+COMPOSITE_ENTRIES = [
+    d("stack(tensors, dim=0)", tensors=_stack_backward),
+]
 
 
 def _counts(input, dim, index, include_self):

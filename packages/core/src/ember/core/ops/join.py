@@ -80,6 +80,20 @@ def _unwatched(tensors, out) -> bool:
     return True
 
 
+def _recordable(tensors, out) -> bool:
+    """Whether `stack` may compute at once and record PyTorch's one node: as `_unwatched`, but with autograd's hook
+    the only one that would see the ops (`dispatch.untracked`) and tensors of classes that never take part in
+    `__torch_function__` (Parameters) that may require grad."""
+    if out is not None or not _dispatch.untracked:
+        return False
+    skip = _dispatch._SKIP
+    for t in tensors:
+        if (t.__class__ not in skip or t._conj or t._neg or t._storage.device.type != "cpu"
+                or t._dtype is dtypes.complex32):  # a sparse tensor's `_np` raises: `stack` takes it to sparse_stack
+            return False
+    return True
+
+
 @_cat.register("cpu")
 def _cat_cpu(tensors, dim, *, out=None):
     arrays = [t._np() for t in tensors]
@@ -202,11 +216,14 @@ def _stack_dense(ts: list, dim: int, out: Tensor | None) -> Tensor:
                                f"and {list(t._shape)} at entry {i}")
     d = dim % n
     _same_device("stack", ts)
-    if n < 4 and _unwatched(ts, out):  # one concatenate of size-1-dim views, no op per tensor (result row-major)
+    if n < 4 and ((unwatched := _unwatched(ts, out)) or _recordable(ts, out)):
+        # one concatenate of size-1-dim views, no op per tensor (result row-major); with grad, PyTorch's one
+        # StackBackward0 (NOTE [ One node computed outside dispatch ] in ember.autograd.record)
         shape = ts[0]._shape
         shape = (*shape[:d], 1, *shape[d:])
-        return wrap(np.asarray(np.concatenate([t._np().reshape(shape) for t in ts], axis=d,
-                                              dtype=_promoted(ts).np, casting="unsafe"), order="C"))
+        r = wrap(np.asarray(np.concatenate([t._np().reshape(shape) for t in ts], axis=d,
+                                           dtype=_promoted(ts).np, casting="unsafe"), order="C"))
+        return r if unwatched else _dispatch.record("stack", (ts, dim), r)
     if d < n - 1 and out is None:  # PyTorch's: cat along `d`, then split it (a channels_last result stays so)
         shape = ts[0]._shape
         return node_name(S.view(_cat(tuple(ts), d), (*shape[:d], len(ts), *shape[d:])), "ViewBackward0",
