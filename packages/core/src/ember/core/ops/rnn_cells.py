@@ -88,11 +88,12 @@ lstm_cell.meta(_gates_meta("lstm_cell", 4))
 def _lstm_cell_cpu(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
     ops = _cell_operands(input_gates, hidden_gates, cx, input_bias, hidden_bias)
     if ops is not None:
-        ig, hg, bi, bh, c = ops
-        hy, cy, ws = np.empty_like(c), np.empty_like(c), np.empty_like(ig)
-        with _quiet_compile("lstm_cell", c.dtype):
-            _cell_kernels()[0](ig, hg, bi, bh, c, hy, cy, ws)
-        return wrap(hy), wrap(cy), wrap(ws)
+        ig, hg, bi, bh, c = ops  # one step of lstm_layer's kernel, whose workspace also holds tanh(c_t)
+        n, h = c.shape
+        hy, cy, ws = np.empty((1, n, h), c.dtype), np.empty((1, n, h), c.dtype), np.empty((1, n, 5 * h), c.dtype)
+        with _quiet_compile("forward", c.dtype):
+            _layer_kernels()[0](0, -1, 0, hg, ig.reshape(1, n, 4 * h), bi + bh, hy, cy, c, ws)
+        return wrap(hy[0]), wrap(cy[0]), wrap(np.ascontiguousarray(ws[0, :, :4 * h]))
     ig, hg, c, h = _pre(input_gates, hidden_gates, cx, None, None)
     ws = np.add(ig, hg)  # the gates, activated in place: one buffer, a few passes over it
     for bias in (input_bias, hidden_bias):
@@ -144,7 +145,7 @@ def _lstm_cell_backward_cpu(grad_hy, grad_cy, cx, cy, workspace):
         ghy, gcy = (_rows(g) if g is not None else c for g in (grad_hy, grad_cy))
         gg, gcx = np.empty_like(ws), np.empty_like(c)
         with _quiet_compile("lstm_cell_backward", c.dtype):
-            _cell_kernels()[1](ghy, grad_hy is not None, gcy, grad_cy is not None, c, _rows(cy), ws, gg, gcx)
+            _cell_kernels()[0](ghy, grad_hy is not None, gcy, grad_cy is not None, c, _rows(cy), ws, gg, gcx)
         return wrap(gg), wrap(gcx)
     ws, c, cn = workspace._np(), cx._np(), cy._np()
     h = c.shape[-1]
@@ -179,7 +180,7 @@ def _gru_cell_cpu(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=No
         ig, hg, bi, bh, x = ops
         hy, ws = np.empty_like(x), np.empty((x.shape[0], 5 * x.shape[1]), x.dtype)
         with _quiet_compile("gru_cell", x.dtype):
-            _cell_kernels()[2](ig, hg, bi, bh, x, hy, ws)
+            _cell_kernels()[1](ig, hg, bi, bh, x, hy, ws)
         return wrap(hy), wrap(ws)
     ig, hg, hxa, h = _pre(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     r = _sigmoid(ig[..., :h] + hg[..., :h])
@@ -207,7 +208,7 @@ def _gru_cell_backward_cpu(grad_hy, workspace):
         gi, gh = np.empty((g.shape[0], 3 * g.shape[1]), g.dtype), np.empty((g.shape[0], 3 * g.shape[1]), g.dtype)
         ghx = np.empty_like(g)
         with _quiet_compile("gru_cell_backward", g.dtype):
-            _cell_kernels()[3](g, ws, gi, gh, ghx)
+            _cell_kernels()[2](g, ws, gi, gh, ghx)
         return wrap(gi), wrap(gh), wrap(ghx)
     ws, g = workspace._np(), grad_hy._np()
     h = ws.shape[-1] // 5
@@ -313,32 +314,10 @@ def _layer_kernels():
 
 @cache
 def _cell_kernels():
-    """One pass each for `lstm_cell`, `gru_cell` and their backwards over C-contiguous float32/float64 rows, compiled on
-    first use: the numpy forms make a dozen passes and temporaries per call (a (32, 512) LSTM step 50 -> 12 us)."""
+    """One pass each for `lstm_cell`'s backward, `gru_cell` and its backward over C-contiguous float32/float64 rows,
+    compiled on first use (`lstm_cell` runs `lstm_layer`'s step): the numpy forms make a dozen passes and temporaries
+    per call."""
     exp, jit = _gate_exp()
-
-    @jit
-    def lstm_forward(ig, hg, bi, bh, cx, hy, cy, ws):
-        """ws (N, 4H) = the activated gates i, f, g, o of ig + hg + bi + bh; cy = f cx + i g; hy = o tanh(cy)."""
-        n_rows, h4 = ig.shape
-        h = h4 // 4
-        one, two = ws.dtype.type(1), ws.dtype.type(2)
-        for n in range(n_rows):
-            w, a, b, c, hn, cn = ws[n], ig[n], hg[n], cx[n], hy[n], cy[n]
-            for j in range(h4):
-                w[j] = a[j] + b[j] + bi[j] + bh[j]
-            s_if, s_g, s_o = w[:2 * h], w[2 * h:3 * h], w[3 * h:h4]
-            for j in range(2 * h):
-                s_if[j] = one / (one + exp(-s_if[j]))
-            for j in range(h):
-                s_g[j] = two / (one + exp(-two * s_g[j])) - one
-            for j in range(h):
-                s_o[j] = one / (one + exp(-s_o[j]))
-            s_i, s_f = w[:h], w[h:2 * h]
-            for j in range(h):
-                cn[j] = s_f[j] * c[j] + s_i[j] * s_g[j]
-            for j in range(h):
-                hn[j] = s_o[j] * (two / (one + exp(-two * cn[j])) - one)
 
     @jit
     def lstm_backward(ghy, has_ghy, gcy, has_gcy, cx, cy, ws, gg, gcx):
@@ -406,7 +385,7 @@ def _cell_kernels():
             for j in range(h):
                 dx[j] = w[j] * z[j]
 
-    return lstm_forward, lstm_backward, gru_forward, gru_backward
+    return lstm_backward, gru_forward, gru_backward
 
 
 _CELL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
