@@ -243,3 +243,17 @@ def test_flat_steps_send_zeros_whatever_the_incoming_gradient(name):
     x = E.tensor([1.26, 2.5, -3.0], requires_grad=True)
     getattr(x, name)().backward(E.tensor([math.nan, -math.inf, 1.0]))
     assert x.grad.tolist() == [0.0] * 3  # PyTorch's zeros_like(grad), not grad * 0
+
+
+def test_linalg_cross_is_one_node_whose_gradients_are_cross_products():
+    # PyTorch records LinalgCrossBackward0: d/da = other x grad, d/db = grad x input (broadcast dims summed back)
+    rng = np.random.default_rng(7)
+    a = E.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    b = E.tensor(rng.standard_normal((1, 3)), requires_grad=True)
+    assert type(E.linalg.cross(a, b).grad_fn).__name__ == "LinalgCrossBackward0"
+    assert gradcheck(lambda x, y: E.linalg.cross(x, y), (a, b))
+    assert gradcheck(lambda x, y: E.cross(x.T, y.T.expand(3, 4), dim=0), (a, b))
+    g = rng.standard_normal((4, 3))
+    E.linalg.cross(a, b).backward(E.tensor(g))
+    np.testing.assert_allclose(a.grad.numpy(), np.cross(b.detach().numpy(), g))
+    np.testing.assert_allclose(b.grad.numpy(), np.cross(g, a.detach().numpy()).sum(0, keepdims=True))
