@@ -437,7 +437,7 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     if input._dtype is dtypes.complex32 or other._dtype is dtypes.complex32:  # PyTorch checks, then names vdot
         _dot_meta(input, other)
         raise _c32_refusal("vdot")
-    return _dot(conj(input), other, out=out)
+    return node_name(_dot(conj(input), other, out=out), "DotBackward0", "VdotBackward0")  # PyTorch's one node
 
 
 def _c32_refusal(kernel: str) -> Exception:
@@ -615,6 +615,10 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     if alpha != 1:
         prod = ew.mul(prod, alpha)
     if beta == 0:
+        if isinstance(input, Tensor) and input.requires_grad:  # PyTorch's node still gives input `grad * 0`
+            from ember.core.ops.numeric import nan_to_num
+
+            prod = ew.add(prod, ew.mul(nan_to_num(input, 0.0, 0.0, 0.0), 0))  # its NaN and inf are still ignored
         return S.copy_(_out_like(out, prod), prod) if out is not None else prod
     if beta != 1:
         input = ew.mul(input, beta)
