@@ -205,7 +205,12 @@ RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorato
 Audio and speech code without torchaudio (`au_*`: stft/istft options and round trips, hand-built log-mel and MFCC
 front ends, CTCLoss with greedy decoding, WaveNet causal convolutions, torch.fft spectra, packed-RNN acoustic models,
 resampling with SpecAugment, a HiFi-GAN vocoder, VAD features, speaker embeddings, streaming chunks, front-end
-pitfalls)."""
+pitfalls).
+
+Tensor algebra as numerical and ML code writes it (`ein_*`: einsum in every form with gradients, tensordot/kron/
+index helpers, the addmm family with beta/alpha, cumulative ops with their gradients, broadcasting and layout with
+strides, the diagonal family and cross, shape errors, attention, mechanics tensors, tensor networks, per-sample
+gradients and curvature, kernel methods, numpy ports)."""
 
 from __future__ import annotations
 
