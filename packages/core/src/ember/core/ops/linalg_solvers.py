@@ -797,6 +797,9 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product along `dim` (None: the first dim of size 3, as PyTorch's deprecated default)."""
     if dim is None:
+        warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                  "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
+                  "that of linalg.cross in a future release.")
         dim = next((i for i, n in enumerate(input._shape) if n == 3), -1)
     return _cross(input, other, dim)
 
