@@ -787,3 +787,14 @@ def test_factories_without_a_size_raise_pytorchs_typeerror(name):
     with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "size"$'):
         getattr(E, name)()
     assert getattr(E, name)(()).shape == () and getattr(E, name)(size=()).shape == ()  # an empty size is 0-dim
+
+
+@pytest.mark.parametrize("name", ["rand", "randn"])
+def test_samplers_without_a_size_raise_pytorchs_typeerrors(name):
+    fn = getattr(E, name)
+    with pytest.raises(TypeError, match=rf"^{name}\(\) received an invalid combination of arguments - got \(\), but "
+                                        r"expected one of:\n \* \(tuple of ints size, \*, torch.Generator generator, "):
+        fn()
+    with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "size"$'):
+        fn(dtype=E.float64)
+    assert fn(()).shape == () and fn(size=()).shape == ()
