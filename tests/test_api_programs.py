@@ -226,7 +226,12 @@ transformers, torch.func Jacobians for Gauss-Newton, and the corners and errors 
 Classical machine learning in torch (`ml_*`: k-means++ with index_add_ updates, PCA by svd/pca_lowrank/eigh,
 LBFGS logistic and softmax regression, ridge and kernel ridge over lstsq drivers, GP marginal likelihoods, GMM EM,
 naive Bayes, k-NN votes, stumps with AdaBoost, hinge-loss SVMs, t-SNE/UMAP-like embeddings, preprocessing with
-quantiles and histograms, cross-validated metrics, LDA/QDA with whitening)."""
+quantiles and histograms, cross-validated metrics, LDA/QDA with whitening).
+
+Tensor algebra as numerical and ML code writes it (`ein_*`: einsum in every form with gradients, tensordot/kron/
+index helpers, the addmm family with beta/alpha, cumulative ops with their gradients, broadcasting and layout with
+strides, the diagonal family and cross, shape errors, attention, mechanics tensors, tensor networks, per-sample
+gradients and curvature, kernel methods, numpy ports)."""
 
 from __future__ import annotations
 

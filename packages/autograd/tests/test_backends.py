@@ -39,3 +39,19 @@ def test_flag_defaults_are_pytorchs():
     assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (True, False, False, True)
     assert (matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction,
             matmul.allow_bf16_reduced_precision_reduction) == (False, True, True)
+
+
+def test_opt_einsum_is_unavailable_and_refuses_to_be_enabled():
+    import pytest
+
+    oe = ea.backends.opt_einsum
+    assert (oe.is_available(), oe.enabled, oe.strategy, oe.get_opt_einsum()) == (False, False, None, None)
+    with pytest.raises(ValueError, match="^opt_einsum is not available, so setting `enabled` to True will not"):
+        oe.set_flags(True)
+    with pytest.raises(ValueError, match="^opt_einsum is not available, so setting `strategy` to auto will not"):
+        with oe.flags(strategy="auto"):
+            pass
+    assert oe.set_flags(False) == (False, None)
+    with oe.flags(enabled=False):
+        assert oe.enabled is False
+    assert oe.enabled is False

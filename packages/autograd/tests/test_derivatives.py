@@ -384,6 +384,8 @@ def _spd_base():
 
 
 SAMPLES.update({
+    "linalg_cross": [(lambda a, b: op("linalg_cross")(a, b, -1), (make((2, 3)), make((1, 3)))),
+                     (lambda a, b: op("linalg_cross")(a, b, 0), (make((3, 2)), make((3, 2))))],
     "linalg_inv": [(op("linalg_inv"), (_spd_base(),))],
     "linalg_det": [(op("linalg_det"), (_spd_base(),))],
     "linalg_slogdet": [(lambda a: op("linalg_slogdet")(a)[1], (_spd_base(),))],

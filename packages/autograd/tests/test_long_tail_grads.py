@@ -249,3 +249,46 @@ def test_flat_steps_send_zeros_whatever_the_incoming_gradient(name):
     x = E.tensor([1.26, 2.5, -3.0], requires_grad=True)
     getattr(x, name)().backward(E.tensor([math.nan, -math.inf, 1.0]))
     assert x.grad.tolist() == [0.0] * 3  # PyTorch's zeros_like(grad), not grad * 0
+
+
+def test_linalg_cross_is_one_node_whose_gradients_are_cross_products():
+    # PyTorch records LinalgCrossBackward0: d/da = other x grad, d/db = grad x input (broadcast dims summed back)
+    rng = np.random.default_rng(7)
+    a = E.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    b = E.tensor(rng.standard_normal((1, 3)), requires_grad=True)
+    assert type(E.linalg.cross(a, b).grad_fn).__name__ == "LinalgCrossBackward0"
+    assert gradcheck(lambda x, y: E.linalg.cross(x, y), (a, b))
+    assert gradcheck(lambda x, y: E.cross(x.T, y.T.expand(3, 4), dim=0), (a, b))
+    g = rng.standard_normal((4, 3))
+    E.linalg.cross(a, b).backward(E.tensor(g))
+    np.testing.assert_allclose(a.grad.numpy(), np.cross(b.detach().numpy(), g))
+    np.testing.assert_allclose(b.grad.numpy(), np.cross(g, a.detach().numpy()).sum(0, keepdims=True))
+
+
+@pytest.mark.parametrize("name, shapes", [
+    ("addmm", ((2, 4), (2, 3), (3, 4))), ("addmm", ((4,), (2, 3), (3, 4))), ("addmv", ((2,), (2, 3), (3,))),
+    ("addr", ((2, 3), (2,), (3,))), ("baddbmm", ((3, 2, 4), (3, 2, 3), (3, 3, 4))),
+    ("addbmm", ((2, 4), (3, 2, 3), (3, 3, 4))),
+])
+def test_beta_zero_ignores_the_input_but_still_gives_it_a_zero_gradient(name, shapes):
+    # PyTorch: the input's NaN never reaches the result, and its gradient is grad * beta (zeros), not None
+    rng = np.random.default_rng(11)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    arrays[0][..., 0] = np.nan
+    xs = [E.tensor(a, requires_grad=True) for a in arrays]
+    out = getattr(E, name)(*xs, beta=0, alpha=2)
+    assert type(out.grad_fn).__name__ == name.capitalize() + "Backward0"
+    assert not out.isnan().any()
+    expected = getattr(E, name)(*(E.tensor(a) for a in [np.zeros(shapes[0])] + arrays[1:]), alpha=2)
+    np.testing.assert_allclose(out.detach().numpy(), expected.numpy(), rtol=1e-12)
+    out.sum().backward()
+    assert xs[0].grad is not None and xs[0].grad.shape == shapes[0] and not xs[0].grad.abs().sum()
+
+
+def test_vdot_is_one_vdot_node_with_conjugated_gradients():
+    z = E.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+    w = E.tensor([2 - 1j, 1j], requires_grad=True)
+    r = E.vdot(z, w)
+    assert type(r.grad_fn).__name__ == "VdotBackward0" and r.item() == -1 - 2j
+    r.real.backward()
+    assert z.grad.tolist() == [2 - 1j, 1j] and w.grad.tolist() == [1 + 2j, 3 - 1j]  # PyTorch 2.13's

@@ -783,3 +783,21 @@ def test_numpy_bools_cannot_be_stored_in_an_integer_tensor():
     assert E.tensor([np.bool_(True), 1.5]).tolist() == [1.0, 1.5]
     assert E.tensor([np.bool_(True), True]).dtype is E.bool
     assert E.tensor([E.tensor(True), 1]).tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_factories_without_a_size_raise_pytorchs_typeerror(name):
+    with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "size"$'):
+        getattr(E, name)()
+    assert getattr(E, name)(()).shape == () and getattr(E, name)(size=()).shape == ()  # an empty size is 0-dim
+
+
+@pytest.mark.parametrize("name", ["rand", "randn"])
+def test_samplers_without_a_size_raise_pytorchs_typeerrors(name):
+    fn = getattr(E, name)
+    with pytest.raises(TypeError, match=rf"^{name}\(\) received an invalid combination of arguments - got \(\), but "
+                                        r"expected one of:\n \* \(tuple of ints size, \*, torch.Generator generator, "):
+        fn()
+    with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "size"$'):
+        fn(dtype=E.float64)
+    assert fn(()).shape == () and fn(size=()).shape == ()

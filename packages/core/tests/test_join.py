@@ -417,3 +417,18 @@ def test_float_and_bool_counts_and_dims_are_refused_as_pytorch():
             call()
     assert x.topk(np.int64(2)).values.shape == (2, 2) and len(x.chunk(np.int64(3), 1)) == 3
     assert x.flip((np.int64(1), 0)).shape == (2, 3)
+
+
+@pytest.mark.parametrize("shifts, dims, message", [
+    ([], [], "`shifts` required"), ((), None, "`shifts` required"), ([], [0], "`shifts` required"),
+    ([1, 2], None, "shifts and dimensions must align. shifts: 2, dims:0"),
+    ([1, 2], [], "shifts and dimensions must align. shifts: 2, dims:0"),
+])
+def test_roll_refuses_as_pytorch(shifts, dims, message):
+    with pytest.raises(RuntimeError, match=f"^{message.replace('.', '[.]')}$"):
+        E.roll(E.ones(2, 2), shifts, dims)
+
+
+def test_roll_with_empty_dims_rolls_the_flat_tensor():
+    x = E.tensor(_a(2, 3))
+    assert E.roll(x, [1], []).tolist() == np.roll(_a(2, 3), 1).tolist()  # PyTorch 2.13: as dims=None

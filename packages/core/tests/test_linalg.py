@@ -202,6 +202,24 @@ def test_einsum_ellipsis_of_two_operands_dropped():
     assert E.einsum("...->", E.arange(6.0).reshape(2, 3)).item() == 15.0  # PyTorch 2.13: tensor(15.)
 
 
+# (equation, operand shape, PyTorch 2.13's result shape and strides): one operand that sums nothing out is a view
+# (diagonals, then a permutation); one that sums is a contiguous result
+@pytest.mark.parametrize("eq, shape, size, stride, view", [
+    ("ij->ji", (3, 4), (4, 3), (1, 4), True), ("ij", (3, 4), (3, 4), (4, 1), True),
+    ("ii->i", (3, 3), (3,), (4,), True), ("jii->ij", (2, 3, 3), (3, 2), (4, 9), True),
+    ("iji->ij", (3, 2, 3), (3, 2), (7, 3), True), ("i...->...i", (2, 3, 4), (3, 4, 2), (4, 1, 12), True),
+    ("bea->ae", (3, 6, 2), (2, 6), (6, 1), False), ("ijk->ki", (2, 3, 4), (4, 2), (2, 1), False),
+    ("ii", (3, 3), (), (), False),
+])
+def test_einsum_of_one_operand_is_pytorchs_view_or_contiguous_sum(eq, shape, size, stride, view):
+    x = E.tensor(np.random.default_rng(6).standard_normal(shape))
+    r = E.einsum(eq, x)
+    assert (tuple(r.shape), r.stride(), np.shares_memory(r.numpy(), x.numpy())) == (size, stride, view)
+    if view:
+        r.mul_(0)  # a write through the view reaches the operand
+        assert E.einsum(eq, x).abs().sum().item() == 0.0
+
+
 # (equation, operand dtypes, PyTorch 2.13's result dtype or its error message): PyTorch contracts left to right;
 # a pair with a letter left to contract goes through bmm, which wants one dtype; a pair without one multiplies
 @pytest.mark.parametrize("eq, shapes, dts, expected", [
@@ -805,3 +823,46 @@ def test_mm_overflow_is_inf_without_a_numpy_warning(rows):
         warnings.simplefilter("error")
         r = E.mm(E.tensor(x), E.ones(64, 128, dtype=E.float64)).numpy()
     assert np.isposinf(r[0]).all() and (r[1:] == 64.0).all()
+
+
+@pytest.mark.parametrize("dts, message", [
+    (("float64", "float32", "float32"), "self and mat2 must have the same dtype, but got Double and Float"),
+    (("float32", "float64", "float32"), "mat1 and mat2 must have the same dtype, but got Double and Float"),
+    (("float32", "float32", "float64"), "self and mat2 must have the same dtype, but got Float and Double"),
+    (("int64", "float32", "float32"), "self and mat2 must have the same dtype, but got Long and Float"),
+])
+def test_addmm_wants_one_dtype_before_the_shapes(dts, message):
+    shapes = ((3, 3), (2, 3), (3, 2))  # a bad shape too: PyTorch names the dtypes first
+    args = [E.ones(*s, dtype=getattr(E, d)) for s, d in zip(shapes, dts, strict=True)]
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        E.addmm(*args, beta=0)
+
+
+def test_chain_matmul_of_one_matrix_is_a_copy_and_its_refusals():
+    x = E.tensor([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
+        r = E.chain_matmul(x)
+    assert r.tolist() == x.tolist() and not np.shares_memory(r.numpy(), x.numpy())
+    with pytest.raises(RuntimeError, match=r"^chain_matmul\(\): Expected one or more matrices$"):
+        E.chain_matmul()
+    with pytest.raises(RuntimeError, match="^Tensor dimension is 1, expected 2 instead.$"):
+        E.chain_matmul(x, E.ones(2))
+
+
+@pytest.mark.parametrize("dims, kind, message", [
+    (3, RuntimeError, r"tensordot expects dims < ndim_a or ndim_b, but got dims=3"),
+    ((1, 0), TypeError, r"tensordot\(\): argument 'dims_self' \(position 3\) must be tuple of ints, not int"),
+    (([1], 0), TypeError, r"tensordot\(\): argument 'dims_other' \(position 4\) must be tuple of ints, not int"),
+    ([[0, 0], [0, 1]], RuntimeError, r"dim 0 appears multiple times in the list of dims"),
+    (([2], [0]), IndexError, r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"),
+    (1.5, RuntimeError, r"tensordot expects dims to be int or tuple\[list\[int\], list\[int\]\] or list\[list\[int\]\] "
+                        r"containing two lists, but got dims=1.5"),
+])
+def test_tensordot_dims_refused_as_pytorch(dims, kind, message):
+    with pytest.raises(kind, match=f"^{message}$"):
+        E.tensordot(E.ones(2, 2), E.ones(2, 2), dims=dims)
+
+
+def test_tensordot_dims_as_a_one_element_tensor():
+    a, b = make_tensor(2, 3, dtype=E.float64, seed=8), make_tensor(3, 4, dtype=E.float64, seed=9)
+    assert_close(E.tensordot(a, b, dims=E.tensor(1)), ref(a) @ ref(b), **TOL)

@@ -260,8 +260,10 @@ def test_poisson_of_a_zero_dim_rate_is_a_zero_dim_tensor():
 
 
 def test_argument_errors():
+    with pytest.raises(TypeError, match='^rand\\(\\) missing 1 required positional arguments: "size"$'):
+        E.rand(shape=(2,))  # PyTorch 2.13's words: no size given (its `shape` is no keyword of rand)
     with pytest.raises(TypeError, match="unexpected keyword argument 'shape'"):
-        E.rand(shape=(2,))
+        E.rand(2, shape=(2,))
     with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
         R.philox_seed_offset(R.Generator("cuda"), 4, "cpu")
     assert R.Generator("cuda").device == E.device("cuda", 0)

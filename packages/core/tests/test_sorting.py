@@ -268,3 +268,23 @@ def test_unique_along_a_dim_of_a_0dim_tensor_is_an_index_error(fn, dim):
     with pytest.raises(IndexError, match=f"^Dimension specified as {dim} but tensor has no dimensions$"):
         fn(E.tensor(5), dim=dim)
 
+
+
+@pytest.mark.parametrize("fn, out, message", [
+    (lambda x, out: E.logcumsumexp(x, 0, out=out), E.empty(2, dtype=E.float64), "Float but found Double"),
+    (lambda x, out: E.logcumsumexp(x, 0, out=out), E.empty(2, dtype=E.int64), "Float but found Long"),
+    (lambda x, out: E.cummax(x, 0, out=out), (E.empty(2), E.empty(2, dtype=E.int32)), "Long but found Int"),
+    (lambda x, out: E.cummin(x, 0, out=out), (E.empty(2, dtype=E.float64), E.empty(2, dtype=E.int32)),
+     "Float but found Double"),  # the values first
+])
+def test_scans_refuse_an_out_of_another_dtype(fn, out, message):
+    with pytest.raises(RuntimeError, match=f"^expected scalar_type {message}$"):
+        fn(E.tensor([1.0, 2.0]), out)
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "logcumsumexp", "cummax", "cummin"])
+def test_scans_without_dim_raise_pytorchs_typeerror(name):
+    x = E.tensor([1.0, 2.0])
+    for call in (lambda: getattr(E, name)(x), lambda: getattr(x, name)()):
+        with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "dim"$'):
+            call()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-__all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha"]
+__all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum"]
 
 
 class _Cudnn:
@@ -119,6 +119,49 @@ class _OpenMP:
         return True
 
 
+class _OptEinsum:
+    """`torch.backends.opt_einsum`: ember's einsum contracts its operands left to right, as PyTorch's does
+    without the opt-einsum package, so the path optimizer is reported unavailable. As in PyTorch then, `enabled`
+    and `strategy` are plain attributes (an assignment is kept, unchecked); `set_flags`/`flags` check, refuse
+    to enable it, and write the module's value (the class's here), which an assignment to the object shadows."""
+
+    enabled = False
+    strategy = None
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def get_opt_einsum() -> None:
+        return None
+
+    def set_flags(self, _enabled=None, _strategy=None) -> tuple:
+        """Set `enabled` and `strategy` (None: leave it); returns the flags before, as PyTorch's."""
+        before = (type(self).enabled, None)
+        if _enabled is not None:
+            if _enabled:
+                raise ValueError(f"opt_einsum is not available, so setting `enabled` to {_enabled} will not reap "
+                                 "the benefits of calculating an optimal path for einsum. torch.einsum will fall "
+                                 "back to contracting from left to right. To enable this optimal path "
+                                 "calculation, please install opt-einsum.")
+            type(self).enabled = _enabled
+        if _strategy is not None:
+            raise ValueError(f"opt_einsum is not available, so setting `strategy` to {_strategy} will not be "
+                             "meaningful. torch.einsum will bypass path calculation and simply contract from left "
+                             "to right. Please install opt_einsum or unset `strategy`.")
+        return before
+
+    @contextlib.contextmanager
+    def flags(self, enabled=None, strategy=None):
+        """The flags set inside the block, restored after."""
+        before = self.set_flags(enabled, strategy)
+        try:
+            yield
+        finally:
+            self.set_flags(*before)
+
+
 cudnn = _Cudnn()
 cuda = _Cuda()
 mps = _Unavailable()
@@ -126,3 +169,4 @@ mkldnn = _Unavailable()
 mkl = _Unavailable()
 openmp = _OpenMP()
 mha = _Mha()
+opt_einsum = _OptEinsum()

@@ -60,6 +60,11 @@ def _size_of(args: tuple, size, op: str = "empty") -> tuple[int, ...]:
     return _shape_arg(args, op)
 
 
+def _no_size(op: str) -> None:
+    """PyTorch's parser's TypeError for a factory called with no size at all (`torch.zeros()`)."""
+    raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+
+
 def _type_name(v) -> str:
     """The type name PyTorch's argument parser prints (numpy's scalars with their module)."""
     t = type(v)
@@ -690,6 +695,8 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
         RuntimeError: `memory_format` of the wrong rank, `preserve_format`, or given with `out=`; a `dtype`
             other than `out`'s.
     """
+    if not args and size is None:
+        _no_size("empty")
     if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and memory_format is None and not pin_memory
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, None)) is not None):
@@ -794,6 +801,8 @@ def full(size, fill_value=NO_FILL, *, out=None, dtype=None, layout=None, device=
 
 @_dispatch.composite("zeros")
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    if not args and size is None:
+        _no_size("zeros")
     if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, 0)) is not None):
         return require_grad(t) if requires_grad else t
@@ -812,6 +821,8 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
 
 @_dispatch.composite("ones")
 def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    if not args and size is None:
+        _no_size("ones")
     if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, 1)) is not None):
         return require_grad(t) if requires_grad else t

@@ -615,6 +615,15 @@ def _sized_dtype(op: str, size: tuple, kwargs: dict, dtype) -> None:
     raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}")
 
 
+def _no_size(op: str, other_arguments: bool) -> None:
+    """PyTorch's parser's TypeError for `rand()`/`randn()` without a size: with nothing at all, no signature
+    matches; with keyword arguments, the size is missing."""
+    if other_arguments:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+    sigs = "".join(f" * (tuple of ints size, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", ""))
+    raise TypeError(f"{op}() received an invalid combination of arguments - got (), but expected one of:\n{sigs}")
+
+
 @composite("rand")
 def rand(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None, device=None,
          requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
@@ -624,6 +633,9 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
         >>> rand(2, 3).shape
         ember.Size([2, 3])
     """
+    if not size and "size" not in kwargs:
+        _no_size("rand", kwargs or generator is not None or out is not None or dtype is not None or layout is not None
+                 or device is not None or requires_grad or pin_memory)
     _sized_dtype("rand", size, kwargs, dtype)
     shape = _size(size, _size_kwarg("rand", kwargs), "rand")
     if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
@@ -639,6 +651,9 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
 def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
+    if not size and "size" not in kwargs:
+        _no_size("randn", kwargs or generator is not None or out is not None or dtype is not None
+                 or layout is not None or device is not None or requires_grad or pin_memory)
     _sized_dtype("randn", size, kwargs, dtype)
     shape = _size(size, _size_kwarg("randn", kwargs), "randn")
     if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:

@@ -15,6 +15,7 @@ from ember.core.dispatch import get_op
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import cj
 
 __all__ = ["ENTRIES"]
 
@@ -289,6 +290,8 @@ def _weight_norm_grads(grad, v, g, dim):
 
 
 ENTRIES = [
+    d("linalg_cross(input, other, dim)", input=lambda grad, other, dim: get_op("linalg_cross")(cj(other), grad, dim),
+      other=lambda grad, input, dim: get_op("linalg_cross")(grad, cj(input), dim)),
     d("linalg_inv(A)", A=lambda grad, result: -(_mH(result) @ grad @ _mH(result))),
     d("linalg_det(A)", A=_det_backward),
     d("linalg_slogdet(A)", A=_slogdet_backward),

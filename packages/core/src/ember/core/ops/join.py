@@ -420,9 +420,11 @@ def flipud(input: Tensor) -> Tensor:
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Rotate elements by `shifts` along `dims` (the flattened tensor when `dims` is None)."""
     shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
-    if dims is None:
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims is None or (not isinstance(dims, numbers.Integral) and not len(dims)):  # no dims: the flat tensor
         if len(shifts) != 1:
-            raise RuntimeError(f"roll: shifts and dims must align; got shifts={list(shifts)} and dims=None")
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         flat = S.clone(input) if not input.is_contiguous() else input
         r = S.view(roll(S.view(flat, (input.numel(),)), shifts, 0), input._shape)
         return node_name(r, "ViewBackward0", "RollBackward0")

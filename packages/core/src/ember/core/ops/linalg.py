@@ -407,6 +407,8 @@ def _einsum_cpu(equation, *operands, out=None):
                                                 else o._np()).astype(work.np) for o in operands]
     r = np.einsum(normalize(equation, operands), *arrays, optimize=len(arrays) > 1)
     r = np.asarray(r).astype(dt.np, copy=False)
+    if len(arrays) == 1:
+        r = np.require(r, requirements="C")  # PyTorch sums a single operand into a contiguous result
     if builtins.any(np.may_share_memory(r, a) for a in arrays):
         r = r.copy()  # numpy returns views for "ii->i" and "ij->ji"; a result owns its storage
     return _finish(r, out, "einsum")
@@ -449,7 +451,7 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     if input._dtype is dtypes.complex32 or other._dtype is dtypes.complex32:  # PyTorch checks, then names vdot
         _dot_meta(input, other)
         raise _c32_refusal("vdot")
-    return _dot(conj(input), other, out=out)
+    return node_name(_dot(conj(input), other, out=out), "DotBackward0", "VdotBackward0")  # PyTorch's one node
 
 
 def _c32_refusal(kernel: str) -> Exception:
@@ -627,6 +629,10 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     if alpha != 1:
         prod = ew.mul(prod, alpha)
     if beta == 0:
+        if isinstance(input, Tensor) and input.requires_grad:  # PyTorch's node still gives input `grad * 0`
+            from ember.core.ops.numeric import nan_to_num
+
+            prod = ew.add(prod, ew.mul(nan_to_num(input, 0.0, 0.0, 0.0), 0))  # its NaN and inf are still ignored
         return S.copy_(_out_like(out, prod), prod) if out is not None else prod
     if beta != 1:
         input = ew.mul(input, beta)
@@ -683,9 +689,16 @@ def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
 @composite("addmm", one_node=True)
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
+    from ember.core.ops.tensor_utils import strided
+
     for name, m in (("mat1", mat1), ("mat2", mat2)):  # addmm's own wording (mm says "self must be a matrix")
         if isinstance(m, Tensor) and m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if all(isinstance(t, Tensor) and t.layout is strided for t in (input, mat1, mat2)):
+        for names, (a, b) in ((("self", "mat2"), (input, mat2)), (("mat1", "mat2"), (mat1, mat2))):
+            if a._dtype is not b._dtype:  # PyTorch's checks, before the shapes and out=
+                raise RuntimeError(f"{names[0]} and {names[1]} must have the same dtype, but got "
+                                   f"{dtypes.TORCH_NAMES[a._dtype.name]} and {dtypes.TORCH_NAMES[b._dtype.name]}")
     if out is None and beta.__class__ in _UNIT and beta == 1 and alpha.__class__ in _UNIT and alpha == 1 and (
             r := _addmm_direct(input, mat1, mat2)) is not None:
         return r
@@ -844,24 +857,38 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Contract `dims` (a count of trailing/leading dims, or two lists of dims) of `a` and `b`."""
     from ember.core.ops.layout import reshape
 
-    if a._dtype is not b._dtype:
-        raise RuntimeError("both inputs should have same dtype")
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
+    if not isinstance(dims, tuple | list | Tensor | int):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
+    if isinstance(dims, Tensor) and dims.numel() <= 1:
+        dims = int(dims.item())
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > builtins.min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:
-        da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+        da, db = dims.tolist() if isinstance(dims, Tensor) else dims
+        for k, (name, d) in enumerate((("dims_self", da), ("dims_other", db))):
+            if not isinstance(d, tuple | list | Tensor):  # PyTorch's parser for its int lists
+                raise TypeError(f"tensordot(): argument '{name}' (position {k + 3}) must be tuple of ints, not "
+                                f"{type(d).__name__}")
+        da, db = list(da), list(db)
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
-    da = [d % a.ndim for d in da]
-    db = [d % b.ndim for d in db]
+    if a._dtype is not b._dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da = [a._wrap_dim(d) for d in da]
+    db = [b._wrap_dim(d) for d in db]
     for x, y in zip(da, db, strict=True):
         if a._shape[x] != b._shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a._shape[x]} in dim {x} "
                                f"and second has size {b._shape[y]} in dim {y}")
+    for ds in (da, db):
+        for d in ds:
+            if ds.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
     k = int(np.prod([a._shape[d] for d in da], dtype=np.int64))
@@ -905,6 +932,10 @@ def einsum(*args) -> Tensor:
             kind = type(o)
             name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {name}")
+    if len(operands) == 1:
+        view = _einsum_view(equation, operands[0])
+        if view is not None:
+            return view
     r = _einsum(equation, *operands)
     if len(operands) > 1:
         name = "ViewBackward0" if einsum_contracts(args) else "MulBackward0"
@@ -913,6 +944,18 @@ def einsum(*args) -> Tensor:
         out = out if arrow else [v for v in lhs if lhs.count(v) == 1]
         name = "SumBackward1" if any(v not in out for v in lhs) else "PermuteBackward0"
     return node_name(r, "EinsumBackward0", name)  # the last node of PyTorch's decomposition
+
+
+def _einsum_view(equation: str, x: Tensor) -> Tensor | None:
+    """One operand that sums nothing out ("ij->ji", "ii->i", "...ij->...ji"): PyTorch returns a view of it,
+    its repeated letters taken as diagonals and the rest permuted into the output's order (None: a sum)."""
+    from ember.core.ops.einsum_composite import _diagonals, _parse
+
+    (term,), out = _parse(equation, (x,))
+    if set(term) != set(out):
+        return None
+    x, term = _diagonals(x, term)
+    return S.permute(x, tuple(term.index(c) for c in out))
 
 
 def einsum_contracts(args: tuple) -> bool:

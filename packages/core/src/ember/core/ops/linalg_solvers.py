@@ -760,8 +760,6 @@ def _check_chain(tensors: list) -> None:
 
 
 def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
-    from ember.core.ops.join import roll
-
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input._dtype is not other._dtype:
@@ -773,9 +771,20 @@ def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     if input._shape[dim] != 3 or other._shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[dim]} and "
                            f"{other._shape[dim]}")
-    out = ew.sub(ew.mul(roll(input, -1, dim), roll(other, -2, dim)),
-                 ew.mul(roll(input, -2, dim), roll(other, -1, dim)))
-    return node_name(out, "SubBackward0", "LinalgCrossBackward0")  # PyTorch's one node
+    return _linalg_cross(input, other, dim)
+
+
+_linalg_cross = declare("linalg_cross", overlap=0,
+                        doc="linalg_cross(input, other, dim) -> Tensor: one op as PyTorch's (LinalgCrossBackward0)")
+
+
+@_linalg_cross.register("any")
+def _linalg_cross_any(input, other, dim):
+    # the components by rolling along `dim`, on every device (kernels run below autograd's recording)
+    from ember.core.ops.join import roll
+
+    return ew.sub(ew.mul(roll(input, -1, dim), roll(other, -2, dim)),
+                  ew.mul(roll(input, -2, dim), roll(other, -1, dim)))
 
 
 @numpy_aliases
@@ -860,7 +869,12 @@ def chain_matmul(*matrices) -> Tensor:
     warn_once("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
               "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
               "parameters.")
-    return multi_dot(matrices)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for t in matrices:
+        if t.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {t.ndim}, expected 2 instead.")
+    return S.clone(matrices[0]) if len(matrices) == 1 else multi_dot(matrices)
 
 
 for _name, _fn in (("inv", inv), ("det", det), ("slogdet", _linalg_slogdet), ("solve", solve),

@@ -890,21 +890,32 @@ _make_cumulative(_cumsum, np.cumsum, "cumsum")
 _make_cumulative(_cumprod, np.cumprod, "cumprod")
 
 
+NO_DIM = object()  # a scan's `dim` left out: PyTorch's parser names it missing
+
+
+def required_dim(op: str, dim) -> None:
+    """PyTorch's TypeError for a scan (cumsum, cummax ...) called without its `dim`."""
+    if dim is NO_DIM:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+
+
 @method
-def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+def cumsum(input: Tensor, dim: int = NO_DIM, *, dtype=None, out=None) -> Tensor:
     """The running sum along `dim`.
 
     >>> from ember.core import cumsum, tensor
     >>> cumsum(tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
     """
+    required_dim("cumsum", dim)
     check_dtype_arg("cumsum", dim, dtype)
     return _cumsum(input, _one_dim(dim, input, "cumsum"), _out_dtype(dtype, out), out=out)
 
 
 @method
-def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+def cumprod(input: Tensor, dim: int = NO_DIM, *, dtype=None, out=None) -> Tensor:
     """The running product along `dim`."""
+    required_dim("cumprod", dim)
     check_dtype_arg("cumprod", dim, dtype)
     return _cumprod(input, _one_dim(dim, input, "cumprod"), _out_dtype(dtype, out), out=out)
 
@@ -965,8 +976,13 @@ def _logcumsumexp_complex(a: np.ndarray, dim: int) -> np.ndarray:
 
 
 @method
-def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int = NO_DIM, *, out=None) -> Tensor:
     """`log(cumsum(exp(input), dim))`, computed without overflow."""
+    required_dim("logcumsumexp", dim)
+    if out is not None:
+        from ember.core.ops.sorting import scan_out_dtypes
+
+        scan_out_dtypes(input, (out,))
     return _logcumsumexp(input, _one_dim(dim, input, "logcumsumexp"), out=out)
 
 

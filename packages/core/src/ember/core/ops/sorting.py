@@ -22,7 +22,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, int_param, prepare_out, wrap, write_out
-from ember.core.ops.reduce import _one_dim, return_types
+from ember.core.ops.reduce import NO_DIM, _one_dim, required_dim, return_types
 from ember.core.tensor import Tensor
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "unique",
@@ -395,16 +395,31 @@ _cummax = _make_cum_extreme("cummax", True)
 _cummin = _make_cum_extreme("cummin", False)
 
 
+def scan_out_dtypes(input: Tensor, out) -> None:
+    """PyTorch's scans (cummax, cummin, logcumsumexp) write only into `out=` of the input's dtype (and int64
+    indices): its words for another."""
+    for o, want in zip(out, (input._dtype, dtypes.int64)):
+        if o._dtype is not want:
+            raise RuntimeError(f"expected scalar_type {dtypes.TORCH_NAMES[want.name]} but found "
+                               f"{dtypes.TORCH_NAMES[o._dtype.name]}")
+
+
 @method
-def cummax(input: Tensor, dim: int, *, out=None):
+def cummax(input: Tensor, dim: int = NO_DIM, *, out=None):
     """`(values, indices)` of the running maximum along `dim`."""
+    required_dim("cummax", dim)
+    if out is not None:
+        scan_out_dtypes(input, out)
     r = _cummax(input, _one_dim(dim, input, "cummax"), out=None if out is None else tuple(out))
     return (return_types.cummax if out is None else return_types.cummax_out)(*r)
 
 
 @method
-def cummin(input: Tensor, dim: int, *, out=None):
+def cummin(input: Tensor, dim: int = NO_DIM, *, out=None):
     """`(values, indices)` of the running minimum along `dim`."""
+    required_dim("cummin", dim)
+    if out is not None:
+        scan_out_dtypes(input, out)
     r = _cummin(input, _one_dim(dim, input, "cummin"), out=None if out is None else tuple(out))
     return (return_types.cummin if out is None else return_types.cummin_out)(*r)
 

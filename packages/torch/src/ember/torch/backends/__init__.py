@@ -2,7 +2,7 @@
 `import torch.backends.cudnn as cudnn` works and `cudnn.benchmark = True` sets the one shared flag."""
 
 from ember.autograd import backends as _backends
-from ember.autograd.backends import cuda, cudnn, mha, mkl, mkldnn, mps, openmp
+from ember.autograd.backends import cuda, cudnn, mha, mkl, mkldnn, mps, openmp, opt_einsum
 
 import sys as _sys
 import types as _types
@@ -25,8 +25,8 @@ cpu = _types.ModuleType(f"{__name__}.cpu", "`torch.backends.cpu`: what the CPU's
 cpu.get_cpu_capability = _get_cpu_capability
 
 # each switch object stands as its own submodule, as PyTorch's do
-for _name in ("cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha"):
+for _name in ("cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(_backends, _name)
 _sys.modules[cpu.__name__] = cpu
 
-__all__ = ["cpu", "cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha"]
+__all__ = ["cpu", "cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum"]
