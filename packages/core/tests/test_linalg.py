@@ -838,7 +838,10 @@ def test_addmm_wants_one_dtype_before_the_shapes(dts, message):
         E.addmm(*args, beta=0)
 
 
-def test_chain_matmul_of_one_matrix_is_a_copy_and_its_refusals():
+def test_chain_matmul_of_one_matrix_is_a_copy_and_its_refusals(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())  # the warning comes once per process
     x = E.tensor([[1.0, 2.0], [3.0, 4.0]])
     with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
         r = E.chain_matmul(x)

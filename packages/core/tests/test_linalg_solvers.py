@@ -408,20 +408,3 @@ def test_det_is_the_lu_diagonal_product_exact_for_integer_matrices():
     X = np.random.default_rng(0).standard_normal((6, 5, 5))
     np.testing.assert_allclose(L.det(E.tensor(X)).numpy(), np.linalg.det(X), rtol=1e-12)
     assert L.det(E.tensor([[1 + 1j, 2], [3, 4j]])).item() == -10 + 4j
-
-
-def test_cross_without_dim_warns_once_that_the_default_is_deprecated(monkeypatch):
-    import warnings
-
-    from ember.core.ops import _util
-
-    monkeypatch.setattr(_util, "_warned_once", set())
-    a = E.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        r = E.cross(a, a.roll(1, 0))
-        E.cross(a, a)
-        E.cross(a, a, dim=1)
-    assert [str(w.message).split("\n")[0] for w in caught] == [
-        "Using torch.cross without specifying the dim arg is deprecated."]
-    assert r.tolist() == np.cross(a.numpy(), a.roll(1, 0).numpy(), axis=0).tolist()  # the first dim of size 3
