@@ -845,3 +845,13 @@ def test_fewer_grad_outputs_than_outputs_is_pytorchs_error_and_extra_ones_are_ig
         E.autograd.grad([x * 2, x * 3], x, grad_outputs=[E.ones(3)])
     (g,) = E.autograd.grad([x * 2], x, grad_outputs=[E.ones(3), E.ones(3)])
     assert g.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_resize_of_a_tensor_that_requires_grad_is_refused_under_no_grad_too():
+    x = E.ones(2, requires_grad=True)
+    with E.no_grad():
+        with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+            x.resize_(3)
+        with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+            x.resize_as_(E.ones(2))
+    assert x.shape == (2,)

@@ -18,6 +18,7 @@ from ember.core.ops import memfmt
 from ember.core.ops._util import _mismatch, legacy_type_name, normalize_dims, warn_complex_to_real, wrap
 from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array, casts_nan_bits, nan_bits_as_pytorch
+from ember.core.settings import preserve_format
 from ember.core.storage import Storage
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, describe
 
@@ -559,23 +560,33 @@ def _resize_shape(size: tuple) -> tuple:
 
 
 @resize_.meta
-def _resize_meta(x, *size) -> None:
+def _resize_meta(x, *size, memory_format=None) -> None:
     """Sizes are non-negative integers: a negative one would make a negative numel and extent."""
     shape = _resize_shape(size)
     for n in shape:
         if isinstance(n, bool) or not isinstance(n, int | np.integer):
-            raise TypeError(f"resize_(): argument 'size' must be tuple of ints, not {type(n).__name__}")
+            raise TypeError(f"resize_(): argument 'size' (position 1) must be tuple of ints, not {type(n).__name__}")
     if any(n < 0 for n in shape):
-        raise RuntimeError(f"numel: integer multiplication overflow; resize_() got negative sizes {list(shape)}")
+        raise RuntimeError("numel: integer multiplication overflow")
+
+
+def resize_strides(shape: tuple, memory_format) -> tuple:
+    """The dense strides `resize_` gives `shape`: row-major, or in the order `memory_format` names
+    (PyTorch refuses preserve_format there)."""
+    if memory_format is preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")
+    return memfmt.strides_in(shape, memfmt.dim_order(None, memory_format, "resize_", shape)) or contiguous_strides(
+        shape)
 
 
 @resize_.register("any")
-def _resize(x, *size):
-    """Give `x` the contiguous shape `size`, keeping its storage when it is large enough."""
+def _resize(x, *size, memory_format=None):
+    """Give `x` the dense shape `size` (row-major, or `memory_format`'s order), keeping its storage when it is
+    large enough."""
     shape = _resize_shape(size)
+    strides = resize_strides(shape, memory_format)
     # NOTE [ The geometry gate ]: the new sizes are checked before any memory is grown
-    shape, _, _ = check_geometry(INT64_MAX, x._dtype.itemsize, shape, contiguous_strides(shape), x._offset,
-                                 op="resize_")
+    shape, _, _ = check_geometry(INT64_MAX, x._dtype.itemsize, shape, strides, x._offset, op="resize_")
     nbytes = (x._offset + _numel(shape)) * x._dtype.itemsize
     st = x._storage
     if nbytes > st.nbytes:
@@ -586,7 +597,7 @@ def _resize(x, *size):
             st.nbytes = nbytes
         else:
             backend(st.device.type).grow_storage(st, nbytes)
-    x._set_meta(st, x._offset, shape, contiguous_strides(shape))
+    x._set_meta(st, x._offset, shape, strides)
     return x
 
 
