@@ -257,3 +257,18 @@ def test_resize_as_takes_the_format_its_template_suggests_under_preserve_format(
     assert ec.empty(0).resize_as_(cl).stride() == (60, 20, 5, 1)
     assert ec.empty(0).resize_as_(cl, memory_format=ec.preserve_format).stride() == (60, 1, 15, 3)
     assert ec.empty(0).resize_as_(_x(3, 4).t(), memory_format=ec.preserve_format).stride() == (3, 1)
+
+
+def test_channels_last_tensors_without_elements_take_pytorchs_strides_and_flags():
+    """PyTorch 2.13: channels_last strides multiply the sizes as they are (a 0 included); is_contiguous(channels_last)
+    reads an empty tensor's strides, and an empty tensor suggests no channels_last (`to` copies)."""
+    e = ec.empty(2, 0, 4, 5, memory_format=ec.channels_last)
+    assert e.stride() == (0, 1, 0, 0) and e.is_contiguous(memory_format=ec.channels_last)
+    assert ec.empty_like(e).stride() == (0, 1, 0, 0) and clone(e).stride() == (0, 1, 0, 0)
+    n = ec.empty(0, 3, 4, 5)
+    assert n.is_contiguous() and not n.is_contiguous(memory_format=ec.channels_last)
+    c = contiguous(n, memory_format=ec.channels_last)
+    assert c.stride() == (60, 1, 15, 3) and c.is_contiguous(memory_format=ec.channels_last)
+    assert c.to(memory_format=ec.channels_last) is not c
+    h = contiguous(ec.empty(2, 3, 0, 5), memory_format=ec.channels_last)
+    assert h.stride() == (0, 1, 15, 3)

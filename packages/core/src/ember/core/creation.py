@@ -695,9 +695,9 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     order = _memory_order(memory_format, len(shape))
     if order is not None:
         strides, acc = [0] * len(shape), 1
-        for d in reversed(order):
+        for d in reversed(order):  # the sizes as they are, a 0 included (PyTorch's channels_last strides)
             strides[d] = acc
-            acc *= max(shape[d], 1)
+            acc *= shape[d]
         return empty_strided(shape, tuple(strides), dtype=dtype, device=device, requires_grad=requires_grad,
                              pin_memory=pin_memory)
     dev = as_device(device)
