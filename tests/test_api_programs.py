@@ -205,7 +205,12 @@ RoIAlign reference, a YOLOv5 loss, torchvision.ops with its TorchScript decorato
 Audio and speech code without torchaudio (`au_*`: stft/istft options and round trips, hand-built log-mel and MFCC
 front ends, CTCLoss with greedy decoding, WaveNet causal convolutions, torch.fft spectra, packed-RNN acoustic models,
 resampling with SpecAugment, a HiFi-GAN vocoder, VAD features, speaker embeddings, streaming chunks, front-end
-pitfalls)."""
+pitfalls).
+
+Tensor memory layout as library authors reason about it (`mem_*`: channels_last and channels_last_3d through conv,
+norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
+TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
+as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic)."""
 
 from __future__ import annotations
 

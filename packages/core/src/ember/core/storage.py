@@ -119,7 +119,7 @@ class Storage:
         return self._shared is None and not isinstance(getattr(self._raw, "base", None), BorrowedBytes)
 
     def data_ptr(self) -> int:
-        if self._raw is None:  # a meta storage: no memory (PyTorch's 0)
+        if self._raw is None or self.nbytes == 0:  # a meta storage or no bytes: no memory (PyTorch's 0)
             return 0
         if self.device.type == "cpu":
             return self.data.ctypes.data

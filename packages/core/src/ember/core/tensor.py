@@ -384,6 +384,9 @@ class Tensor:
         return True
 
     def data_ptr(self) -> int:
+        """The address of the first element; 0 for a tensor without elements (PyTorch's null data pointer)."""
+        if 0 in self._shape:
+            return 0
         return self._storage.data_ptr() + self._offset * self._dtype.itemsize
 
     def _version_get(self) -> int:
