@@ -231,7 +231,13 @@ quantiles and histograms, cross-validated metrics, LDA/QDA with whitening).
 Tensor algebra as numerical and ML code writes it (`ein_*`: einsum in every form with gradients, tensordot/kron/
 index helpers, the addmm family with beta/alpha, cumulative ops with their gradients, broadcasting and layout with
 strides, the diagonal family and cross, shape errors, attention, mechanics tensors, tensor networks, per-sample
-gradients and curvature, kernel methods, numpy ports)."""
+gradients and curvature, kernel methods, numpy ports).
+
+Tensor memory layout as library authors reason about it (`mem_*`: channels_last and channels_last_3d through conv,
+norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
+TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
+as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic,
+state_dict aliasing with tied weights, and views kept through save/load)."""
 
 from __future__ import annotations
 

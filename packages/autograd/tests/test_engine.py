@@ -862,3 +862,13 @@ def test_inplace_copy_into_an_integer_tensor_records_nothing():
     floats = E.zeros(3)
     floats[:2] = src
     assert floats.requires_grad and floats.grad_fn.name() == "torch::autograd::CopySlices"
+
+
+def test_resize_of_a_tensor_that_requires_grad_is_refused_under_no_grad_too():
+    x = E.ones(2, requires_grad=True)
+    with E.no_grad():
+        with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+            x.resize_(3)
+        with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+            x.resize_as_(E.ones(2))
+    assert x.shape == (2,)

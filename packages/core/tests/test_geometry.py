@@ -163,13 +163,33 @@ def test_set_points_a_tensor_at_a_storage_through_the_gate():
     assert x.tolist() == [1.0, 9.0, 3.0, 4.0, 5.0] and x.storage_offset() == 1
     assert x.set_().shape == (0,)
     st = C.zeros(4).untyped_storage()
-    for args, message in [((st, 1, (4,), (1,)), "requiring a storage size of 20 are out of bounds for storage of "
-                                                "size 16"),
+    borrowed = C.from_numpy(np.zeros(4, np.float32)).untyped_storage()
+    for args, message in [((borrowed, 1, (4,), (1,)), "Trying to resize storage that is not resizable"),
                           ((st, -1, (2,), (1,)), "invalid storage offset -1"),
                           ((st, 0, (2,), (-1,)), "set_: Negative strides are not supported")]:
         with pytest.raises(RuntimeError, match=_literal(message)):
             C.zeros(1).set_(*args)
-    with pytest.raises(RuntimeError, match="Could not set tensor of type float64 to a tensor of type float32"):
+    with pytest.raises(RuntimeError, match="^Could not set tensor of type double to a tensor of type float$"):
         C.zeros(1).set_(C.zeros(2, dtype=dtypes.float64))
     with pytest.raises(TypeError, match="source must be a Tensor or a Storage, not list"):
         C.zeros(1).set_([1.0])
+
+
+def test_set_and_resize_grow_a_resizable_storage_but_not_a_numpy_arrays():
+    """PyTorch's: set_ past the end of an owned storage grows it (for every tensor on it); memory borrowed from
+    numpy or moved to shared memory is not resizable."""
+    base = C.arange(4.0)
+    st = base.untyped_storage()
+    t = C.zeros(1).set_(st, 2, (3,), (1,))
+    assert st.nbytes == 20 and t.tolist()[:2] == [2.0, 3.0] and base.tolist() == [0.0, 1.0, 2.0, 3.0]
+    a = np.zeros(3, np.float32)
+    borrowed = C.from_numpy(a)
+    assert not borrowed.untyped_storage().resizable() and st.resizable()
+    with pytest.raises(RuntimeError, match="^Trying to resize storage that is not resizable$"):
+        borrowed.resize_(10)
+    borrowed.resize_(2)  # shrinking needs no new memory
+    borrowed[0] = 5.0
+    assert a[0] == 5.0
+    shared = sharing.share_memory_(C.zeros(2))
+    with pytest.raises(RuntimeError, match="^Trying to resize storage that is not resizable$"):
+        shared.resize_(4)

@@ -233,3 +233,42 @@ def test_channels_last_3d_inputs_answer_in_pytorchs_layouts(op, want):
     out = op(x)
     assert out.stride() == want  # PyTorch's CPU kernels' strides
     np.testing.assert_allclose(out.numpy(), op(_x(1, 4, 2, 4, 4)).numpy(), rtol=1e-6)
+
+
+def test_resize_lays_the_new_sizes_out_in_the_memory_format_asked_for():
+    """PyTorch's strides and version counts (torch 2.13): the same sizes only restride, bumping nothing."""
+    x = ec.zeros(2, 3, 4, 5)
+    x.resize_(2, 3, 4, 5, memory_format=ec.channels_last)
+    assert x.stride() == (60, 1, 15, 3) and x._version == 0
+    x.resize_(1, 3, 4, 5, memory_format=ec.channels_last)
+    assert x.stride() == (60, 1, 15, 3) and x._version == 1
+    x.resize_(1, 3, 4, 6)
+    assert x.stride() == (72, 24, 6, 1) and x._version == 2
+    v = ec.zeros(1, 2, 3, 4, 5).resize_(1, 2, 3, 4, 6, memory_format=ec.channels_last_3d)
+    assert v.stride() == (144, 1, 48, 12, 2) and v._storage.nbytes == 576
+    with pytest.raises(RuntimeError, match="^required rank 4 tensor to use channels_last format$"):
+        ec.zeros(3).resize_(1, 2, 3, memory_format=ec.channels_last)
+    with pytest.raises(RuntimeError, match="^Unsupported memory formatPreserve$"):
+        ec.zeros(3).resize_(3, memory_format=ec.preserve_format)
+
+
+def test_resize_as_takes_the_format_its_template_suggests_under_preserve_format():
+    cl = contiguous(_x(2, 3, 4, 5), memory_format=ec.channels_last)
+    assert ec.empty(0).resize_as_(cl).stride() == (60, 20, 5, 1)
+    assert ec.empty(0).resize_as_(cl, memory_format=ec.preserve_format).stride() == (60, 1, 15, 3)
+    assert ec.empty(0).resize_as_(_x(3, 4).t(), memory_format=ec.preserve_format).stride() == (3, 1)
+
+
+def test_channels_last_tensors_without_elements_take_pytorchs_strides_and_flags():
+    """PyTorch 2.13: channels_last strides multiply the sizes as they are (a 0 included); is_contiguous(channels_last)
+    reads an empty tensor's strides, and an empty tensor suggests no channels_last (`to` copies)."""
+    e = ec.empty(2, 0, 4, 5, memory_format=ec.channels_last)
+    assert e.stride() == (0, 1, 0, 0) and e.is_contiguous(memory_format=ec.channels_last)
+    assert ec.empty_like(e).stride() == (0, 1, 0, 0) and clone(e).stride() == (0, 1, 0, 0)
+    n = ec.empty(0, 3, 4, 5)
+    assert n.is_contiguous() and not n.is_contiguous(memory_format=ec.channels_last)
+    c = contiguous(n, memory_format=ec.channels_last)
+    assert c.stride() == (60, 1, 15, 3) and c.is_contiguous(memory_format=ec.channels_last)
+    assert c.to(memory_format=ec.channels_last) is not c
+    h = contiguous(ec.empty(2, 3, 0, 5), memory_format=ec.channels_last)
+    assert h.stride() == (0, 1, 15, 3)

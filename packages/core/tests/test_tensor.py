@@ -323,3 +323,12 @@ def test_type_takes_tensor_types_only():
         x.type(np.float32)
     with pytest.raises(TypeError, match=r"^dtype must be a type, str, or dtype object$"):
         x.type(np.dtype("float32"))
+
+
+def test_data_ptr_of_a_tensor_without_elements_is_null_as_pytorchs():
+    import ember.core as core
+
+    x = core.arange(3.0)
+    assert core.zeros(0).data_ptr() == 0 and x[:0].data_ptr() == 0 and x[3:].data_ptr() == 0
+    assert core.zeros(0).untyped_storage().data_ptr() == 0
+    assert x[1:].data_ptr() == x.data_ptr() + 4

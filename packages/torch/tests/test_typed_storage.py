@@ -69,3 +69,57 @@ def test_set_default_tensor_type_warns_once():
     assert [str(i.message) for i in w] == [
         "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() and "
         "torch.set_default_device() as alternatives."]
+
+
+def test_a_typed_storage_is_a_typedstorage_that_isinstance_matches_by_dtype():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s, legacy = torch.arange(4.0).storage(), torch.FloatStorage([1, 2])
+    for st in (s, legacy):
+        assert type(st) is torch.TypedStorage
+        assert isinstance(st, torch.FloatStorage) and not isinstance(st, torch.DoubleStorage)
+    assert repr(legacy) == f" 1.0\n 2.0\n[torch.storage.TypedStorage(dtype={torch.float32}, device=cpu) of size 2]"
+    assert torch.FloatStorage.dtype is torch.float32 and issubclass(torch.FloatStorage, torch.TypedStorage)
+
+
+def test_typed_storage_casts_copy_and_name_their_legacy_class():
+    x = torch.arange(4.0)
+    s = x.storage()
+    assert s.type() == "torch.FloatStorage" and torch.tensor([1]).storage().type() == "torch.LongStorage"
+    assert s.pickle_storage_type() == "FloatStorage"
+    d = s.double()
+    assert d.dtype is torch.float64 and d.tolist() == [0.0, 1.0, 2.0, 3.0] and d.data_ptr() != s.data_ptr()
+    f = s.float()
+    assert f is not s and f.data_ptr() != s.data_ptr() and f.tolist() == s.tolist()
+    assert s.bool().tolist() == [False, True, True, True] and s.complex_double().dtype is torch.complex128
+    assert s.type("torch.ByteStorage").tolist()[4:8] == [0, 0, 128, 63]  # PyTorch's: one element per byte
+    with pytest.raises(RuntimeError, match="^size does not match, self was 64 bytes but src was 16 bytes$"):
+        s.type(torch.IntStorage)
+
+
+def test_typed_storage_writes_reach_the_tensor_and_copy_checks_bytes():
+    x = torch.arange(4.0)
+    s = x.storage()
+    assert s.fill_(2.0) is s and x.tolist() == [2.0] * 4
+    s[0] = 5
+    s.copy_(torch.FloatStorage([5, 6, 7, 8]))
+    assert x.tolist() == [5.0, 6.0, 7.0, 8.0]
+    with pytest.raises(RuntimeError, match="^size does not match, self was 16 bytes but src was 8 bytes$"):
+        s.copy_(torch.FloatStorage([1, 2]))
+    with pytest.raises(RuntimeError, match="^slices are only supported in UntypedStorage.__getitem__$"):
+        s[0:2]
+    c = s.clone()
+    assert c.data_ptr() != s.data_ptr() and c.tolist() == s.tolist()
+    assert s._untyped_storage is x.untyped_storage() and s.cpu().data_ptr() == s.data_ptr()
+    assert not s.is_shared() and s.share_memory_() is s and x.is_shared()
+    assert s.get_device() is None and not s.is_cuda and not s.is_pinned()
+
+
+def test_set_onto_a_typed_storage_and_storage_identity():
+    src = torch.FloatStorage([1, 2, 3, 4])
+    assert torch.empty(0).set_(src).tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert torch.empty(0).set_(src, 1, (2,), (2,)).tolist() == [2.0, 4.0]
+    x = torch.arange(3.0)
+    assert x.untyped_storage()._cdata == x[1:].untyped_storage()._cdata
+    assert x.untyped_storage()._cdata != x.clone().untyped_storage()._cdata
+    assert torch.FloatStorage.from_buffer(b"\x00\x00\x80\x3f", "little").tolist() == [1.0]

@@ -25,7 +25,7 @@ def test_tensor_storage_is_an_untyped_storage_with_callable_nbytes():
 
 def test_allocate_read_write_copy_and_resize():
     u = torch.UntypedStorage(4)
-    assert u.nbytes() == 4 and u.device == torch.device("cpu") and not u.is_cuda and u.get_device() == -1
+    assert u.nbytes() == 4 and u.device == torch.device("cpu") and not u.is_cuda and u.get_device() is None
     assert u.fill_(3).tolist() == [3, 3, 3, 3]
     u[1] = 9
     assert u[1] == 9 and u[1:3].tolist() == [9, 3] and list(u) == [3, 9, 3, 3]
@@ -34,12 +34,26 @@ def test_allocate_read_write_copy_and_resize():
     w = u.clone()
     w[0] = 0
     assert u[0] == 1 and w.untyped() is w
-    with pytest.raises(RuntimeError, match="size mismatch"):
+    with pytest.raises(RuntimeError, match="^size does not match, self was 4 bytes but src was 2 bytes$"):
         u.copy_(torch.UntypedStorage(2))
     assert u.resize_(6).tolist() == [1, 2, 3, 4, 0, 0] and u.nbytes() == 6
     t = torch.empty(0, dtype=torch.uint8).set_(u)
     assert t.tolist() == [1, 2, 3, 4, 0, 0]
-    assert torch.UntypedStorage.from_buffer(b"\x05\x06", byte_order="native").tolist() == [5, 6]
+    assert torch.UntypedStorage.from_buffer(b"\x05\x06", byte_order="native", dtype=torch.uint8).tolist() == [5, 6]
+    assert torch.UntypedStorage.from_buffer(b"\x01\x02\x03\x04", "big", dtype=torch.int16).tolist() == [2, 1, 4, 3]
+    with pytest.raises(RuntimeError, match="^argument 'dtype' cannot be None$"):
+        torch.UntypedStorage.from_buffer(b"\x05\x06")
+
+
+def test_a_slice_of_a_storage_aliases_its_bytes():
+    x = torch.zeros(2)
+    u = x.untyped_storage()
+    w = u[4:8]
+    assert w.nbytes() == 4 and w.data_ptr() == u.data_ptr() + 4
+    w[3] = 64
+    assert x.tolist() == [0.0, 2.0] and u[6:100].nbytes() == 2
+    with pytest.raises(RuntimeError, match="^Trying to slice with a step of 2, but only a step of 1 is supported$"):
+        u[::2]
 
 
 def test_share_memory_moves_the_bytes_in_place():

@@ -16,7 +16,7 @@ from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
 from ember.core.ops._util import NO_FILL, require_grad, scalar_as, warn_at_caller, warn_complex_to_real, warn_once
-from ember.core.storage import Storage, allocation_error
+from ember.core.storage import BorrowedBytes, Storage, allocation_error
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides
 
 _device = importlib.import_module("ember.core.device")  # the module (`ember.core.device` is the class)
@@ -628,17 +628,8 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return make_tensor(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt, op="from_numpy")
 
 
-class _ByteSpan:
-    """Exposes `span` bytes from an array's first element; keeps the array (the owner) alive."""
-
-    def __init__(self, owner: np.ndarray, span: int) -> None:
-        self.owner = owner
-        self.__array_interface__ = {"data": (owner.__array_interface__["data"][0], False), "shape": (span,),
-                                    "typestr": "|u1", "version": 3}
-
-
 def _byte_span(a: np.ndarray, span: int) -> np.ndarray:
-    return np.asarray(_ByteSpan(a, span))
+    return np.asarray(BorrowedBytes(a, span))
 
 
 def _sparse_layout(layout, op: str) -> bool:
@@ -715,9 +706,9 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     order = _memory_order(memory_format, len(shape))
     if order is not None:
         strides, acc = [0] * len(shape), 1
-        for d in reversed(order):
+        for d in reversed(order):  # the sizes as they are, a 0 included (PyTorch's channels_last strides)
             strides[d] = acc
-            acc *= max(shape[d], 1)
+            acc *= shape[d]
         return empty_strided(shape, tuple(strides), dtype=dtype, device=device, requires_grad=requires_grad,
                              pin_memory=pin_memory)
     dev = as_device(device)

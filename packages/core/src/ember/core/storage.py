@@ -42,6 +42,16 @@ only_cpu = True
 created_hook: list = [None]
 
 
+class BorrowedBytes:
+    """Exposes `span` bytes from an array's first element; keeps the array (the owner) alive. A storage over
+    them (`from_numpy`'s) is not resizable: its memory is the array's."""
+
+    def __init__(self, owner: np.ndarray, span: int) -> None:
+        self.owner = owner
+        self.__array_interface__ = {"data": (owner.__array_interface__["data"][0], False), "shape": (span,),
+                                    "typestr": "|u1", "version": 3}
+
+
 class Storage:
     """A flat buffer of `nbytes` bytes on `device`, with a version counter."""
 
@@ -101,8 +111,15 @@ class Storage:
         counter); an op's writes are bumped by the dispatcher (its `mutates=` and `out=`)."""
         self.version += 1
 
+    def resizable(self) -> bool:
+        """Whether the buffer may be replaced by a larger one (PyTorch's `resizable()`): not a numpy array's
+        memory (`from_numpy`), nor shared memory."""
+        if self.device.type != "cpu":
+            return True
+        return self._shared is None and not isinstance(getattr(self._raw, "base", None), BorrowedBytes)
+
     def data_ptr(self) -> int:
-        if self._raw is None:  # a meta storage: no memory (PyTorch's 0)
+        if self._raw is None or self.nbytes == 0:  # a meta storage or no bytes: no memory (PyTorch's 0)
             return 0
         if self.device.type == "cpu":
             return self.data.ctypes.data

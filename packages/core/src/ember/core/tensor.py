@@ -368,14 +368,14 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None) -> bool:
         """Dense in row-major order, or in the order `memory_format` names (`channels_last`: NHWC)."""
-        if 0 in self._shape:
-            return True  # PyTorch: a tensor without elements is contiguous whatever its strides
         order = list(range(len(self._shape)))
         name = getattr(memory_format, "name", None)
         if name in ("channels_last", "channels_last_3d"):
             if len(self._shape) != (4 if name == "channels_last" else 5):
                 return False
-            order = [0, *order[2:], 1]  # N, spatial dims, C: C varies fastest
+            order = [0, *order[2:], 1]  # N, spatial dims, C: C varies fastest; PyTorch checks an empty one's strides
+        elif 0 in self._shape:
+            return True  # PyTorch: a tensor without elements is contiguous whatever its strides
         expected = 1
         for d in reversed(order):
             if self._shape[d] != 1 and self._strides[d] != expected:
@@ -384,6 +384,9 @@ class Tensor:
         return True
 
     def data_ptr(self) -> int:
+        """The address of the first element; 0 for a tensor without elements (PyTorch's null data pointer)."""
+        if 0 in self._shape:
+            return 0
         return self._storage.data_ptr() + self._offset * self._dtype.itemsize
 
     def _version_get(self) -> int:

@@ -77,8 +77,15 @@ class UntypedStorage(Storage):
         return self._bytes_tensor().tolist()
 
     def __getitem__(self, i):
+        """A byte, or for a slice (step 1) a storage over the same bytes (a copy on CUDA)."""
         if isinstance(i, slice):
-            return _adopt(self._bytes_tensor()[i].clone()._storage)
+            start, stop, step = i.indices(_NBYTES.__get__(self))
+            if step != 1:
+                raise RuntimeError(f"Trying to slice with a step of {step}, but only a step of 1 is supported")
+            if self.device.type != "cpu":
+                return _adopt(self._bytes_tensor()[i].clone()._storage)
+            stop = max(start, stop)
+            return _adopt(Storage.wrap_cpu(self.root.data[start:stop]))
         return int(self._bytes_tensor()[i].item())
 
     def __setitem__(self, i, value) -> None:
@@ -93,8 +100,8 @@ class UntypedStorage(Storage):
 
     def copy_(self, source: Storage, non_blocking: bool = False) -> UntypedStorage:
         if _NBYTES.__get__(source) != _NBYTES.__get__(self):
-            raise RuntimeError(f"size mismatch: copying a storage of {_NBYTES.__get__(source)} bytes into one of "
-                               f"{_NBYTES.__get__(self)}")
+            raise RuntimeError(f"size does not match, self was {_NBYTES.__get__(self)} bytes but src was "
+                               f"{_NBYTES.__get__(source)} bytes")
         self._bytes_tensor().copy_(_adopt(source)._bytes_tensor())
         return self
 
@@ -113,11 +120,17 @@ class UntypedStorage(Storage):
                        if isinstance(device, int) else device)
 
     @property
+    def _cdata(self) -> int:
+        """An integer naming this storage: equal for every tensor viewing it (PyTorch's C pointer)."""
+        return id(self)
+
+    @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
 
-    def get_device(self) -> int:
-        return self.device.index if self.device.type == "cuda" else -1
+    def get_device(self) -> int | None:
+        """The CUDA device's index; None on the CPU (PyTorch 2.13's)."""
+        return self.device.index if self.device.type == "cuda" else None
 
     def untyped(self) -> UntypedStorage:
         return self
@@ -139,13 +152,12 @@ class UntypedStorage(Storage):
     def pin_memory(self, device="cuda") -> UntypedStorage:
         return self
 
-    def resizable(self) -> bool:
-        return self._shared is None and self.device.type == "cpu"
-
     def resize_(self, size: int) -> UntypedStorage:
         """Keep the first `size` bytes (new ones are zero); CPU only."""
         if self.device.type != "cpu":
             raise RuntimeError("UntypedStorage.resize_: resizing a CUDA storage is not supported")
+        if not self.resizable():
+            raise RuntimeError("Trying to resize storage that is not resizable")
         data = np.zeros(size, np.uint8)
         n = min(size, _NBYTES.__get__(self))
         data[:n] = self.data[:n]
@@ -158,9 +170,14 @@ class UntypedStorage(Storage):
 
     @classmethod
     def from_buffer(cls, buffer, byte_order: str = "native", count: int = -1, offset: int = 0, dtype=None):
-        """A CPU storage holding a copy of `buffer`'s bytes (from `offset`, `count` bytes or all)."""
-        raw = np.frombuffer(buffer, dtype=np.uint8, count=count, offset=offset)
-        return UntypedStorage(raw.tolist())
+        """A CPU storage holding a copy of `buffer`'s elements of `dtype` (from byte `offset`, `count` elements or
+        all), in native byte order."""
+        if dtype is None:
+            raise RuntimeError("argument 'dtype' cannot be None")
+        dt = _ag.dtypes.as_dtype(dtype)
+        order = {"native": "=", "little": "<", "big": ">"}[byte_order]
+        raw = np.frombuffer(buffer, dtype=np.dtype(dt.np).newbyteorder(order), count=count, offset=offset)
+        return _adopt(Storage.wrap_cpu(raw.astype(dt.np).view(np.uint8)))
 
     def __repr__(self) -> str:
         body = "\n".join(f" {v}" for v in self.tolist())

@@ -71,6 +71,13 @@ _C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32
 _CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
                    "int32": "int", "int64": "long int", "uint16": "short unsigned int", "uint32": "unsigned int",
                    "uint64": "long unsigned int"}
+_FLOAT_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def cpp_type_name(dt) -> str:
+    """A dtype as PyTorch's messages name it by its C++ type (`float`, `long int`, `c10::complex<double>`)."""
+    return _FLOAT_CPP_NAMES.get(dt.name) or _CPP_TYPE_NAMES.get(dt.name, dt.name)
 
 
 def int_value(input: Tensor, value):

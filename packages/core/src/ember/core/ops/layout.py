@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from ember.core import dtypes
+from ember.core import dtypes, settings
 from ember.core.device import as_device, device
 from ember.core.device_backends import backend
 from ember.core.dispatch import composite, declare, node_name
@@ -351,7 +351,17 @@ def copy_(input, src, non_blocking: bool = False) -> Tensor:
 
 @method
 def resize_(input, *sizes, memory_format=None) -> Tensor:
-    return S.resize_(input, *sizes)
+    """Give `input` the shape `sizes`, dense in `memory_format`'s order (row-major by default), growing its
+    storage when it is too small. As PyTorch's: a tensor that requires grad is refused in any grad mode, and the
+    same sizes only restride it, which writes nothing (no version bump)."""
+    if input._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = S._resize_shape(sizes)
+    if shape == input._shape and all(n.__class__ is int for n in shape):
+        if memory_format is not None:
+            input._set_meta(input._storage, input._offset, shape, S.resize_strides(shape, memory_format))
+        return input
+    return S.resize_(input, *sizes, memory_format=memory_format)
 
 
 @method
@@ -375,7 +385,10 @@ def set_(input, source=None, storage_offset: int = 0, size=None, stride=None) ->
 
 @method
 def resize_as_(input, other, memory_format=None) -> Tensor:
-    return S.resize_(input, other._shape)
+    """`resize_` to `other`'s sizes; preserve_format takes the format `other`'s strides suggest."""
+    if memory_format is preserve_format:
+        memory_format = getattr(settings, memfmt.suggested_format(other))
+    return resize_(input, other._shape, memory_format=memory_format)
 
 
 # --- filling -------------------------------------------------------------------------------

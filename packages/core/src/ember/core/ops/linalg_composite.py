@@ -22,7 +22,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import _CPP_TYPE_NAMES, warn_at_caller, warn_once
+from ember.core.ops._util import cpp_type_name, warn_at_caller, warn_once
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
@@ -135,13 +135,6 @@ def _resized(out: Tensor, r: Tensor) -> Tensor:
     return out
 
 
-_FLOAT_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
-def _torch_dtype_name(dt) -> str:
-    """A dtype as PyTorch's out= messages name it, its C++ type (`float`, `long int`, `c10::complex<double>`)."""
-    return _FLOAT_CPP_NAMES.get(dt.name) or _CPP_TYPE_NAMES.get(dt.name, dt.name)
 
 
 # the functions of `torch.*` (not `torch.linalg.*`) among those `writes_out` wraps: PyTorch's messages name them
@@ -181,8 +174,8 @@ def writes_out(fn=None, kernel: str | None = None):
             raise TypeError(f"{name}(): argument 'out' must be tuple of {len(r)} Tensors, got {len(out)}")
         for o, x in zip(out, r):
             if o._dtype is not x._dtype:
-                raise RuntimeError(f"Expected out tensor to have dtype {_torch_dtype_name(x._dtype)}, but got "
-                                   f"{_torch_dtype_name(o._dtype)} instead")
+                raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(x._dtype)}, but got "
+                                   f"{cpp_type_name(o._dtype)} instead")
         written = [S.copy_(_resized(o, x), x) for o, x in zip(out, r)]
         return rebuilt(r, written) if isinstance(r, tuple) else tuple(written)
 

@@ -65,13 +65,13 @@ def dim_order(x: Tensor | None, memory_format, op: str = "memory_format", shape:
 
 def _channels_last_like(shape: tuple, strides: tuple) -> bool:
     """PyTorch's `is_channels_last_strides_2d`/`_3d`: the strides order the channel dim innermost, the
-    ambiguous N111-like cases counting as row-major."""
+    ambiguous N111-like cases and tensors without elements counting as row-major."""
     order = (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0)
     if strides[1] == 0:
         return False
     low = 0
     for d in order:
-        if strides[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
+        if shape[d] == 0 or strides[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
             return False
         low = strides[d] * (shape[d] if shape[d] > 1 else 1)
     return True
@@ -140,6 +140,8 @@ def permuted_shape(shape: tuple, perm: tuple) -> tuple:
 
 
 def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> bool:
+    if 0 in shape:
+        return True  # PyTorch's: a tensor without elements is contiguous, so dense whatever its strides
     expected = 1
     for stride, n in sorted((s, n) for n, s in zip(shape, strides, strict=True) if n != 1):
         if stride != expected:
@@ -156,8 +158,10 @@ def restride(t: Tensor, perm: tuple, memory_format=None, like: Tensor | None = N
     for i, d in enumerate(perm):
         strides[d] = t._strides[i]
         shape[d] = t._shape[i]
-    if (like is not None and (memory_format is None or memory_format is settings.preserve_format)
-            and _non_overlapping_and_dense(like._shape, like._strides)):
+    preserve = memory_format is None or memory_format is settings.preserve_format
+    if not preserve and 0 in shape:  # PyTorch's channels_last strides multiply the sizes as they are, a 0 included
+        strides = strides_in(shape, perm)
+    if like is not None and preserve and _non_overlapping_and_dense(like._shape, like._strides):
         strides = like._strides
     return Tensor._make(t._storage, t._offset, tuple(shape), tuple(strides), t._dtype)
 

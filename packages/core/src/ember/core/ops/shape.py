@@ -15,9 +15,10 @@ from ember.core.device_backends import backend
 from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
-from ember.core.ops._util import _mismatch, legacy_type_name, normalize_dims, warn_complex_to_real, wrap
+from ember.core.ops._util import _mismatch, cpp_type_name, legacy_type_name, normalize_dims, warn_complex_to_real, wrap
 from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array, casts_nan_bits, nan_bits_as_pytorch
+from ember.core.settings import preserve_format
 from ember.core.storage import Storage
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, describe
 
@@ -559,35 +560,53 @@ def _resize_shape(size: tuple) -> tuple:
 
 
 @resize_.meta
-def _resize_meta(x, *size) -> None:
+def _resize_meta(x, *size, memory_format=None) -> None:
     """Sizes are non-negative integers: a negative one would make a negative numel and extent."""
     shape = _resize_shape(size)
     for n in shape:
         if isinstance(n, bool) or not isinstance(n, int | np.integer):
-            raise TypeError(f"resize_(): argument 'size' must be tuple of ints, not {type(n).__name__}")
+            raise TypeError(f"resize_(): argument 'size' (position 1) must be tuple of ints, not {type(n).__name__}")
     if any(n < 0 for n in shape):
-        raise RuntimeError(f"numel: integer multiplication overflow; resize_() got negative sizes {list(shape)}")
+        raise RuntimeError("numel: integer multiplication overflow")
+
+
+def resize_strides(shape: tuple, memory_format) -> tuple:
+    """The dense strides `resize_` gives `shape`: row-major, or in the order `memory_format` names
+    (PyTorch refuses preserve_format there)."""
+    if memory_format is preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")
+    return memfmt.strides_in(shape, memfmt.dim_order(None, memory_format, "resize_", shape)) or contiguous_strides(
+        shape)
 
 
 @resize_.register("any")
-def _resize(x, *size):
-    """Give `x` the contiguous shape `size`, keeping its storage when it is large enough."""
+def _resize(x, *size, memory_format=None):
+    """Give `x` the dense shape `size` (row-major, or `memory_format`'s order), keeping its storage when it is
+    large enough."""
     shape = _resize_shape(size)
+    strides = resize_strides(shape, memory_format)
     # NOTE [ The geometry gate ]: the new sizes are checked before any memory is grown
-    shape, _, _ = check_geometry(INT64_MAX, x._dtype.itemsize, shape, contiguous_strides(shape), x._offset,
-                                 op="resize_")
-    nbytes = (x._offset + _numel(shape)) * x._dtype.itemsize
+    shape, _, _ = check_geometry(INT64_MAX, x._dtype.itemsize, shape, strides, x._offset, op="resize_")
     st = x._storage
-    if nbytes > st.nbytes:
-        if st.device.type == "cpu":
-            data = np.zeros(nbytes, np.uint8)
-            data[: st.nbytes] = st.data
-            st.data = data
-            st.nbytes = nbytes
-        else:
-            backend(st.device.type).grow_storage(st, nbytes)
-    x._set_meta(st, x._offset, shape, contiguous_strides(shape))
+    _grow(st, (x._offset + _numel(shape)) * x._dtype.itemsize)
+    x._set_meta(st, x._offset, shape, strides)
     return x
+
+
+def _grow(st: Storage, nbytes: int) -> None:
+    """Give `st` at least `nbytes` bytes, its old ones first, as PyTorch's storage resize (which `resize_` and
+    `set_` do): memory it does not own (a numpy array's, shared memory) is refused."""
+    if nbytes <= st.nbytes:
+        return
+    if not st.resizable():
+        raise RuntimeError("Trying to resize storage that is not resizable")
+    if st.device.type == "cpu":
+        data = np.zeros(nbytes, np.uint8)
+        data[: st.nbytes] = st.data
+        st.data = data
+        st.nbytes = nbytes
+    else:
+        backend(st.device.type).grow_storage(st, nbytes)
 
 
 set_ = declare("set_", mutates=(0,), overlap=0, differentiable=False)
@@ -595,14 +614,14 @@ set_ = declare("set_", mutates=(0,), overlap=0, differentiable=False)
 
 @set_.register("any")
 def _set(x, source=None, storage_offset=0, size=None, stride=None):
-    """Point `x` at `source`'s memory: a tensor's (its view), or a Storage's with the given geometry.
-    The storage is never grown: a geometry outside it raises (NOTE [ The geometry gate ])."""
+    """Point `x` at `source`'s memory: a tensor's (its view), or a Storage's with the given geometry, growing a
+    resizable storage the geometry reaches past as PyTorch's (NOTE [ The geometry gate ]: checked first)."""
     if source is None:
         storage, storage_offset, size, stride = new_storage_like(0, x.device), 0, (0,), (1,)
     elif isinstance(source, Tensor):
         if source._dtype != x._dtype:
-            raise RuntimeError(f"Could not set tensor of type {source._dtype.name} to a tensor of type "
-                               f"{x._dtype.name}")
+            raise RuntimeError(f"Could not set tensor of type {cpp_type_name(source._dtype)} to a tensor of type "
+                               f"{cpp_type_name(x._dtype)}")
         storage, storage_offset, size, stride = source._storage, source._offset, source._shape, source._strides
     elif isinstance(source, Storage):
         storage = source
@@ -616,6 +635,11 @@ def _set(x, source=None, storage_offset=0, size=None, stride=None):
         raise RuntimeError(f'Attempted to set the storage of a tensor on device "{x.device}" to a storage on '
                            f'different device "{storage.device}". This is no longer allowed; the devices must '
                            "match.")
+    if isinstance(source, Storage):
+        size, stride, storage_offset = check_geometry(INT64_MAX, x._dtype.itemsize, size, stride, storage_offset,
+                                                      op="set_")
+        if 0 not in size:
+            _grow(storage, (storage_offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1) * x._dtype.itemsize)
     t = make_tensor(storage, storage_offset, size, stride, x._dtype, op="set_")
     x._set_meta(storage, t._offset, t._shape, t._strides)
     return x
