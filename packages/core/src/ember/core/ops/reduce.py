@@ -56,6 +56,14 @@ def _dims(dim, x: Tensor, op: str) -> tuple[int, ...]:
     return d if d else tuple(range(x.ndim))
 
 
+_NO_DIM = object()  # a required dim left out: PyTorch's parser's TypeError, not Python's
+
+
+def _require_dim(op: str, dim) -> None:
+    if dim is _NO_DIM:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+
+
 def _one_dim(dim, x: Tensor, op: str) -> int:
     """A single dim (0 for 0-dim tensors, which accept dim 0 and -1)."""
     if not isinstance(x, Tensor):
@@ -869,33 +877,37 @@ _make_cumulative(_cumprod, np.cumprod, "cumprod")
 
 
 @method
-def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+def cumsum(input: Tensor, dim: int = _NO_DIM, *, dtype=None, out=None) -> Tensor:
     """The running sum along `dim`.
 
     >>> from ember.core import cumsum, tensor
     >>> cumsum(tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
     """
+    _require_dim("cumsum", dim)
     check_dtype_arg("cumsum", dim, dtype)
     return _cumsum(input, _one_dim(dim, input, "cumsum"), _out_dtype(dtype, out), out=out)
 
 
 @method
-def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+def cumprod(input: Tensor, dim: int = _NO_DIM, *, dtype=None, out=None) -> Tensor:
     """The running product along `dim`."""
+    _require_dim("cumprod", dim)
     check_dtype_arg("cumprod", dim, dtype)
     return _cumprod(input, _one_dim(dim, input, "cumprod"), _out_dtype(dtype, out), out=out)
 
 
 @method
-def cumsum_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+def cumsum_(input: Tensor, dim: int = _NO_DIM, *, dtype=None) -> Tensor:
     """In-place running sum along `dim`."""
+    _require_dim("cumsum_", dim)
     return _cumsum(input, _one_dim(dim, input, "cumsum_"), dtype, out=input)
 
 
 @method
-def cumprod_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+def cumprod_(input: Tensor, dim: int = _NO_DIM, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
+    _require_dim("cumprod_", dim)
     return _cumprod(input, _one_dim(dim, input, "cumprod_"), dtype, out=input)
 
 
@@ -943,8 +955,9 @@ def _logcumsumexp_complex(a: np.ndarray, dim: int) -> np.ndarray:
 
 
 @method
-def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int = _NO_DIM, *, out=None) -> Tensor:
     """`log(cumsum(exp(input), dim))`, computed without overflow."""
+    _require_dim("logcumsumexp", dim)
     return _logcumsumexp(input, _one_dim(dim, input, "logcumsumexp"), out=out)
 
 

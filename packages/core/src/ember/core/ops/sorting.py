@@ -22,7 +22,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import int_param, prepare_out, wrap, write_out
-from ember.core.ops.reduce import _one_dim, return_types
+from ember.core.ops.reduce import _NO_DIM, _one_dim, _require_dim, return_types
 from ember.core.tensor import Tensor
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "unique",
@@ -396,15 +396,17 @@ _cummin = _make_cum_extreme("cummin", False)
 
 
 @method
-def cummax(input: Tensor, dim: int, *, out=None):
+def cummax(input: Tensor, dim: int = _NO_DIM, *, out=None):
     """`(values, indices)` of the running maximum along `dim`."""
+    _require_dim("cummax", dim)
     r = _cummax(input, _one_dim(dim, input, "cummax"), out=None if out is None else tuple(out))
     return (return_types.cummax if out is None else return_types.cummax_out)(*r)
 
 
 @method
-def cummin(input: Tensor, dim: int, *, out=None):
+def cummin(input: Tensor, dim: int = _NO_DIM, *, out=None):
     """`(values, indices)` of the running minimum along `dim`."""
+    _require_dim("cummin", dim)
     r = _cummin(input, _one_dim(dim, input, "cummin"), out=None if out is None else tuple(out))
     return (return_types.cummin if out is None else return_types.cummin_out)(*r)
 

@@ -101,6 +101,10 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
     for i, s in enumerate(sequences):
         if not isinstance(s, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(s).__name__}")
+    if sequences[0].dim() == 0:  # PyTorch slices the first one's sizes past its (missing) length
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
+    if any(s.dim() == 0 for s in sequences):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dtype = sequences[0].dtype  # PyTorch copies every sequence into a tensor of the first one's dtype
     longest = max(s.shape[0] for s in sequences)
     trailing = tuple(sequences[0].shape[1:])
