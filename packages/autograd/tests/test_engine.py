@@ -845,3 +845,22 @@ def test_fewer_grad_outputs_than_outputs_is_pytorchs_error_and_extra_ones_are_ig
         E.autograd.grad([x * 2, x * 3], x, grad_outputs=[E.ones(3)])
     (g,) = E.autograd.grad([x * 2], x, grad_outputs=[E.ones(3), E.ones(3)])
     assert g.tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("build, names", [
+    (lambda x: x * x, ["_saved_other", "_saved_self"]),  # PyTorch 2.13's dir(), recorded
+    (lambda x: x.exp(), ["_saved_result"]),
+    (lambda x: x.view(3, 2), ["_saved_self_sym_sizes"]),
+    (lambda x: x.sum(1, keepdim=True), ["_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes"]),
+    (lambda x: x.clamp(-0.5, 0.5), ["_saved_max", "_saved_min", "_saved_self"]),
+    (lambda x: x.neg(), []),
+])
+def test_dir_of_a_node_lists_pytorchs_saved_attributes_and_each_resolves(build, names):
+    """torchviz's show_attrs walks dir(fn) and reads every `_saved_*` it finds."""
+    x = E.randn(2, 3, requires_grad=True)
+    fn = build(x).grad_fn
+    listed = [n for n in dir(fn) if n.startswith("_saved_")]
+    assert listed == names
+    for n in listed:
+        getattr(fn, n)
+    assert ("_raw_saved_self" in dir(fn)) == ("_saved_self" in names)
