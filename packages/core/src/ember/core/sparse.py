@@ -1058,7 +1058,7 @@ class SparseTensor(Tensor):
         if isinstance(other, Tensor) and other.ndim == 1:
             if self.ndim == 2 and self._shape[1] != other._shape[0]:
                 raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
-            return self.mm(other.unsqueeze(1)).squeeze(1)
+            return node_name(self.mm(other.unsqueeze(1)).squeeze(1), "SqueezeBackward1", "MvBackward0")
         return self.mm(other)
 
     __matmul__ = matmul
@@ -1069,7 +1069,7 @@ class SparseTensor(Tensor):
 
         if other.ndim == 1:
             return sparse_mm(self.t(), other.unsqueeze(1), dense_grad=True).squeeze(1)
-        return sparse_mm(self.t(), other.t(), dense_grad=True).t()
+        return node_name(sparse_mm(self.t(), other.t(), dense_grad=True).t(), "TBackward0", "MmBackward0")
 
     # --- printing and saving ---------------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -172,7 +172,8 @@ def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alp
         prod = prod * alpha
     if beta == 0:  # PyTorch ignores `input` (NaN included) when beta is 0
         return prod
-    return prod + (input if beta == 1 else input * beta)
+    return node_name(prod + (input if beta == 1 else input * beta), "AddBackward0",
+                     "AddmmBackward0" if dense_grad else "SparseAddmmBackward0")  # PyTorch's one node
 
 
 def _row_products(op: str, mat1: SparseTensor, mat2: Tensor) -> tuple[np.ndarray, Tensor]:
