@@ -208,6 +208,11 @@ _NUMBERS = frozenset((int, float, bool, complex))
 _SAVED_OR_NONE = (SavedTensor, type(None))  # for isinstance: an inline `|` builds a Union object per call
 
 
+# what a rule shared by several of PyTorch's nodes declares for some of them only: PowBackward0 (a number exponent)
+# saves no result, PowBackward1/2 (a tensor exponent) do
+_NOT_PYTORCHS = {"PowBackward0": ("result",)}
+
+
 def _resolves(node, name: str) -> bool:
     try:
         getattr(node, name)
@@ -250,7 +255,7 @@ class RuleNode(Node):
 
     def __getattr__(self, name: str):
         """PyTorch's `_saved_<name>` attributes: what the rule saved, unpacked; a wrapped number as a 0-d tensor."""
-        if name.startswith("_saved_"):
+        if name.startswith("_saved_") and name[7:] not in _NOT_PYTORCHS.get(type(self).__name__, ()):
             saved = self._saved
             key = name[len("_saved_"):]
             if key == "self":  # PyTorch's derivatives name the first input `self`, ember's op table `input`
