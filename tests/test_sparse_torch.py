@@ -207,3 +207,45 @@ def test_as_sparse_gradcheck_checks_through_the_values():
     check = etorch.sparse.as_sparse_gradcheck(etorch.autograd.gradcheck)
     assert check(lambda s, d: etorch.sparse.mm(s, d), (a, x))
     assert check(lambda s: s * 3, (a,))
+
+
+@pytest.mark.parametrize("call", ["mm", "matmul", "@", "addmm", "mv", "dense @ sparse", "csr @"])
+def test_mm_of_a_sparse_operand_gives_the_dense_gradient(call):
+    """torch.mm/matmul/@/addmm differentiate a sparse operand as the dense product (PyTorch's grad @ X^T), reaching
+    the dense tensor it came from whole; torch.sparse.mm samples it at the pattern."""
+    w0 = np.array([[0.0, 2.0], [3.0, 0.0]])
+    x = np.array([[1.0, -2.0, 0.5], [4.0, 3.0, -1.0]])
+    w = etorch.tensor(w0, requires_grad=True)
+    s, X = w.to_sparse(), etorch.tensor(x)
+    out = {"mm": lambda: etorch.mm(s, X), "matmul": lambda: etorch.matmul(s, X), "@": lambda: s @ X,
+           "addmm": lambda: etorch.addmm(etorch.zeros(2, 3, dtype=etorch.float64), s, X),
+           "mv": lambda: etorch.matmul(s, X[:, 0]), "dense @ sparse": lambda: X.t() @ s,
+           "csr @": lambda: w.to_sparse_csr() @ X}[call]()
+    weights = np.arange(out.numel(), dtype=np.float64).reshape(out.shape) + 1
+    (out * etorch.tensor(weights)).sum().backward()
+    if call == "mv":
+        expected, value = np.outer(weights, x[:, 0]), w0 @ x[:, 0]
+    elif call == "dense @ sparse":
+        expected, value = x @ weights, x.T @ w0
+    else:
+        expected, value = weights @ x.T, w0 @ x
+    np.testing.assert_allclose(w.grad.numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(out.detach().numpy(), value, rtol=1e-12)
+    node = {"addmm": "AddmmBackward0", "mv": "MvBackward0"}.get(call, "MmBackward0")  # PyTorch 2.13's
+    assert type(out.grad_fn).__name__ == node
+
+
+def test_sparse_leaf_grad_is_dense_after_mm_and_sparse_after_sparse_mm():
+    s = etorch.tensor([[0.0, 2.0], [3.0, 0.0]]).to_sparse().requires_grad_()
+    etorch.sparse.mm(s, etorch.ones(2, 3)).sum().backward()
+    assert s.grad.layout is etorch.sparse_coo
+    np.testing.assert_allclose(s.grad.to_dense().numpy(), [[0.0, 3.0], [3.0, 0.0]])
+    etorch.mm(s, etorch.ones(2, 3)).sum().backward()  # PyTorch's sum of the two: dense
+    assert s.grad.layout is etorch.strided
+    np.testing.assert_allclose(s.grad.numpy(), [[3.0, 6.0], [6.0, 3.0]])
+    assert type(etorch.mm(s, etorch.ones(2, 3)).grad_fn).__name__ == "MmBackward0"
+    s.grad = None
+    assert s.grad is None
+    w = etorch.tensor([[0.0, 2.0], [3.0, 0.0]], requires_grad=True)
+    etorch.sparse.mm(w.to_sparse(), etorch.ones(2, 2)).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [[0.0, 2.0], [2.0, 0.0]])

@@ -872,3 +872,30 @@ def test_resize_of_a_tensor_that_requires_grad_is_refused_under_no_grad_too():
         with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
             x.resize_as_(E.ones(2))
     assert x.shape == (2,)
+
+
+@pytest.mark.parametrize("build, names", [
+    (lambda x: x * x, ["_saved_other", "_saved_self"]),  # PyTorch 2.13's dir(), recorded
+    (lambda x: x.exp(), ["_saved_result"]),
+    (lambda x: x.view(3, 2), ["_saved_self_sym_sizes"]),
+    (lambda x: x.sum(1, keepdim=True), ["_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes"]),
+    (lambda x: x.clamp(-0.5, 0.5), ["_saved_max", "_saved_min", "_saved_self"]),
+    (lambda x: x.neg(), []),
+    (lambda x: x ** 2, ["_saved_exponent", "_saved_self"]),  # a number exponent: no result saved
+    (lambda x: x.abs() ** x, ["_saved_exponent", "_saved_result", "_saved_self"]),
+])
+def test_dir_of_a_node_lists_pytorchs_saved_attributes_and_each_resolves(build, names):
+    """torchviz's show_attrs walks dir(fn) and reads every `_saved_*` it finds."""
+    x = E.randn(2, 3, requires_grad=True)
+    fn = build(x).grad_fn
+    listed = [n for n in dir(fn) if n.startswith("_saved_")]
+    assert listed == names
+    for n in listed:
+        getattr(fn, n)
+    assert ("_raw_saved_self" in dir(fn)) == ("_saved_self" in names)
+
+
+def test_pow_of_a_number_exponent_has_no_saved_result():
+    x = E.randn(3, requires_grad=True)
+    with pytest.raises(AttributeError, match="'PowBackward0' object has no attribute '_saved_result'"):
+        (x ** 2).grad_fn._saved_result

@@ -105,6 +105,14 @@ _INVALID = "received an invalid combination of arguments - got "
     (lambda: t.repeat_interleave(2, True), f"repeat_interleave() {_INVALID}(int, bool), but expected one of:"),
     (lambda: t.split(True), f"split() {_INVALID}(Tensor, bool, int), but expected one of:"),
     (lambda: t.split(1, True), f"split() {_INVALID}(Tensor, int, bool), but expected one of:"),
+    (lambda: t.size(True), "size(): argument 'dim' (position 1) must be int, not bool"),
+    (lambda: t.stride(True), "stride(): argument 'dim' (position 1) must be int, not bool"),
+    (lambda: E.cat([t, t], True), "cat(): argument 'dim' (position 2) must be int, not bool"),
+    (lambda: E.stack([t, t], True), "stack(): argument 'dim' (position 2) must be int, not bool"),
+    (lambda: t.norm(dim=True), "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but found "
+                               "element of type bool at pos 0"),
+    (lambda: t.view(True, 6), f"view() {_INVALID}(bool, int), but expected one of:\n * (torch.dtype dtype)\n * "
+                              "(tuple of ints size)\n"),
 ])
 def test_a_bool_for_an_int_argument_is_pytorchs_type_error(call, message):
     with pytest.raises(TypeError, match=re.escape(message)):

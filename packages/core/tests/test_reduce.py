@@ -704,3 +704,12 @@ def test_keyword_string_dim_is_refused_in_pytorchs_keyword_words():
         with pytest.raises(TypeError) as e:
             call()
         assert str(e.value) == words
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod", "cumsum_", "cumprod_", "logcumsumexp", "cummax", "cummin"])
+def test_cumulative_op_without_dim_is_pytorchs_type_error(op):
+    with pytest.raises(TypeError, match=f'^{op}\\(\\) missing 1 required positional arguments: "dim"$'):
+        getattr(E.ones(3), op)()
+    if not op.endswith("_"):
+        with pytest.raises(TypeError, match=f'^{op}\\(\\) missing 1 required positional arguments: "dim"$'):
+            getattr(E, op)(E.ones(3))

@@ -187,3 +187,12 @@ def test_legacy_real_output_is_a_view_of_the_complex_result():
         legacy = E.stft(x[0], 16, 4, window=w, return_complex=False)
     spec = E.stft(x[0], 16, 4, window=w, return_complex=True)
     assert E.equal(legacy[..., 0], spec.real) and E.equal(legacy[..., 1], spec.imag)
+
+
+@pytest.mark.parametrize("frames, kw", [(1, {}), (17, {"length": 0})])
+def test_istft_with_nothing_to_return_is_pytorchs_empty_minimum_error(frames, kw):
+    """One centred frame (or length=0) leaves an empty envelope, whose minimum PyTorch takes and refuses."""
+    w = E.hann_window(16)
+    spec = E.stft(E.randn(64), 16, 4, window=w, return_complex=True)[:, :frames]
+    with pytest.raises(RuntimeError, match=r"^min\(\): Expected reduction dim to be specified for input.numel"):
+        E.istft(spec, 16, 4, window=w, **kw)

@@ -61,7 +61,7 @@ def test_concatenated_targets_unbatched_input_and_other_blank_agree():
     a = F.ctc_loss(E.tensor(lp), E.tensor(padded), E.tensor([5, 5]), E.tensor([2, 3]), reduction="none")
     b = F.ctc_loss(E.tensor(lp), E.tensor(concat), (5, 5), (2, 3), reduction="none")
     np.testing.assert_array_equal(a.numpy(), b.numpy())
-    single = F.ctc_loss(E.tensor(lp[:, 1]), E.tensor([3, 3, 1]), 5, 3, reduction="none")
+    single = F.ctc_loss(E.tensor(lp[:, 1]), E.tensor([3, 3, 1]), [5], [3], reduction="none")
     np.testing.assert_allclose(single.item(), a.numpy()[1], rtol=1e-12)
     other_blank = F.ctc_loss(E.tensor(lp[:, :1]), E.tensor([[0, 1]]), [5], [2], blank=3, reduction="none")
     np.testing.assert_allclose(other_blank.item(), brute_nll(lp[:, 0], [0, 1], blank=3), rtol=1e-12)
@@ -195,7 +195,7 @@ def test_bad_lengths_targets_and_blank_raise_pytorchs_errors():
     with pytest.raises(RuntimeError, match="Expected tensor to have size 6 at dimension 0, but got size 5"):
         F.ctc_loss(lpt, E.tensor([1, 2, 2, 1, 3]), [5, 5, 5], [3, 2, 1])
     with pytest.raises(RuntimeError, match="input_lengths must be integral"):
-        F.ctc_loss(lpt, tg, E.tensor([5.0, 5.0, 5.0]), [3, 2, 1])
+        F.ctc_loss(lpt, tg, E.tensor([5.0, 5.0, 5.0]), E.tensor([3, 2, 1]))
     with pytest.raises(RuntimeError, match=r"target values must be class indices in \[0, 4\); got 7"):
         F.ctc_loss(lpt, E.tensor([[1, 2, 2], [1, 7, 0], [1, 1, 1]]), [5, 5, 5], [3, 2, 1])
     with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
@@ -294,3 +294,19 @@ def test_a_ctc_model_trains_with_pytorchs_loss_trajectory():
     ours, theirs = run(E, nn, eoptim), run(torch, torch.nn, torch.optim)
     np.testing.assert_allclose(ours, theirs, rtol=1e-10)
     assert ours[-1] < ours[0]
+
+
+@pytest.mark.parametrize("lengths,got", [((5, 2), "int, int"), (([5, 5], 2), "list, int"),
+                                         (((5, 5), E.tensor([2, 2])), "tuple, Tensor")])
+def test_lengths_of_mixed_kinds_are_pytorchs_type_error(lengths, got):
+    """Lengths must be both tensors or both sequences of ints (a plain int is neither): PyTorch's parser's words."""
+    lp = E.randn(5, 2, 4).log_softmax(-1)
+    with pytest.raises(TypeError) as info:
+        F.ctc_loss(lp, E.tensor([[1, 2], [1, 3]]), *lengths)
+    msg = str(info.value)
+    assert msg.startswith(f"ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, {got}, "
+                          "int, int, bool), but expected one of:\n * (Tensor log_probs, Tensor targets, tuple of ints "
+                          "input_lengths, tuple of ints target_lengths, int blank = 0, int reduction = "
+                          "at::Reduction::Mean, bool zero_infinity = False)\n")
+    if got == "tuple, Tensor":
+        assert msg.endswith("invalid types: (Tensor, Tensor, !tuple of (int, int)!, Tensor, !int!, !int!, !bool!)\n")

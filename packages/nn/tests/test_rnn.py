@@ -378,3 +378,12 @@ def test_packed_inter_layer_dropout_draws_one_mask_over_the_packed_data():
     torch.manual_seed(1)
     nn.functional.dropout(torch.ones(6, 3), 0.5)
     assert after == torch.rand(1).item()
+
+
+def test_pad_sequence_of_0d_tensors_raises_pytorchs_errors():
+    from ember.nn.utils.rnn import pad_sequence
+
+    with pytest.raises(RuntimeError, match=r"^ArrayRef: invalid slice, N = 1; size = 0$"):
+        pad_sequence([torch.tensor(1.0)])
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        pad_sequence([torch.ones(2), torch.tensor(1.0)])

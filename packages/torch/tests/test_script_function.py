@@ -71,3 +71,41 @@ def test_functions_without_a_schema_come_back_unchanged():
 
     lam = lambda x: x  # noqa: E731 - what scripting a lambda gets
     assert et.jit.script(star) is star and et.jit.script(lam) is lam
+
+
+def test_compilation_unit_compiles_torchscript_source_into_script_functions():
+    scale = 10  # noqa: F841 - a caller's local, which PyTorch's resolution callback sees too
+    cu = et.jit.CompilationUnit('''
+        def foo(x: Tensor, n: int) -> Tensor:
+            return x * n + bar(x) + scale
+
+        def bar(x):
+            return torch.relu(x)
+    ''')
+    np.testing.assert_array_equal(cu.foo(ea.tensor([-1.0, 2.0]), 3).numpy(), [7.0, 18.0])
+    assert type(cu.foo).__name__ == "ScriptFunction" and cu.find_function("nope") is None
+    cu.define("def count(xs: List[int]) -> int:\n    return len(xs) + len(bar(torch.ones(2)))\n")
+    assert cu.count([1, 2]) == 4 and {f.name for f in cu.get_functions()} >= {"foo", "bar", "count"}
+    with pytest.raises(RuntimeError, match="^foo\\(\\) Expected a value of type 'int' for argument 'n' but instead "
+                                           "found type 'float'.\nPosition: 1\nValue: 2.5\nDeclaration: foo\\(Tensor x, "
+                                           "int n\\) -> Tensor"):
+        cu.foo(ea.ones(2), 2.5)
+    with pytest.raises(AttributeError, match="^'CompilationUnit' has no attribute 'nope'$"):
+        cu.nope
+
+
+def test_interface_strict_fusion_and_export_opnames():
+    @et.jit.interface
+    class Interface(et.nn.Module):
+        def forward(self, x: ea.Tensor) -> ea.Tensor:
+            pass
+
+    assert isinstance(Interface, type)
+    with pytest.raises(RuntimeError, match="^interface must be applied to a class$"):
+        et.jit.interface(lambda x: x)
+    with pytest.warns(UserWarning, match="^Only works in script mode$"):
+        with et.jit.strict_fusion():
+            y = ea.ones(2) + 1
+    np.testing.assert_array_equal(y.numpy(), [2.0, 2.0])
+    with pytest.raises(NotImplementedError, match="torch.jit.export_opnames is not supported by ember"):
+        et.jit.export_opnames(et.jit.script(et.nn.Linear(2, 2)))

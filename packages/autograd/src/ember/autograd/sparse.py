@@ -22,7 +22,7 @@ from ember.core.tensor import Tensor, describe
 from ember.autograd.function import Function, once_differentiable
 from ember.autograd.grad_mode import _enabled
 
-__all__ = ["SparseMm", "EmbeddingSparse", "EmbeddingBagSparse"]
+__all__ = ["SparseMm", "DenseGradMm", "EmbeddingSparse", "EmbeddingBagSparse"]
 
 
 class SparseMm(Function):
@@ -50,11 +50,39 @@ class SparseMm(Function):
         return grad_values, grad_x, None
 
 
+class DenseGradMm(Function):
+    """`torch.mm`'s out = A @ X for A's CSR `pattern` and `values`, differentiated as a dense product: A's dense
+    stand-in `anchor` gets grad @ X^T (NOTE [ Dense gradients of sparse operands ] in `ember.core.sparse_ops`),
+    X gets A^T @ grad."""
+
+    @staticmethod
+    def forward(ctx, anchor: Tensor, x: Tensor, pattern, values: Tensor):
+        ctx.save_for_backward(values, x)
+        ctx.pattern = pattern
+        return Tensor._wrap(_kernels.run_csr_mm(pattern.crow, pattern.col, values._np(), x._np()))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad: Tensor):
+        values, x = ctx.saved_tensors
+        grad_anchor = grad_x = None
+        if ctx.needs_input_grad[0]:
+            grad_anchor = grad.mm(x.t())
+        if ctx.needs_input_grad[1]:
+            tcrow, tcol, order = ctx.pattern.transposed()
+            grad_x = Tensor._wrap(_kernels.run_csr_mm(tcrow, tcol, values._np()[order], grad._np()))
+        return grad_anchor, grad_x, None, None
+
+
 def _mm(pattern, values, x):
     return SparseMm.apply(values, x, pattern)
 
 
-_sparse_ops.set_mm(_mm)
+def _dense_grad_mm(anchor, pattern, values, x):
+    return DenseGradMm.apply(anchor, x, pattern, values.detach())
+
+
+_sparse_ops.set_mm(_mm, _dense_grad_mm)
 
 
 def _rows_grad(rows: Tensor, ids: np.ndarray, num_weights: int, padding_idx: int) -> SparseTensor:

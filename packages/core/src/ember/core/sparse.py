@@ -145,7 +145,15 @@ def _set_grad_leaf(values: Tensor, requires_grad: bool) -> Tensor:
         return values
     if not (values._dtype.is_floating_point or values._dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    return values.detach().requires_grad_()
+    return _own_leaf(values)
+
+
+def _own_leaf(values: Tensor) -> Tensor:
+    """A detached copy of `values` as a leaf that belongs to a sparse leaf (not a tensor the caller passed in,
+    whose gradient is its own): such a leaf gets a dense gradient anchor (`SparseTensor._grad_anchor`)."""
+    leaf = values.detach().requires_grad_()
+    leaf.__dict__["_sp_own_leaf"] = True
+    return leaf
 
 
 def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, device=None, pin_memory: bool = False,
@@ -533,19 +541,48 @@ class SparseTensor(Tensor):
             return self
         if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self._sp_values = self._sp_values.detach().requires_grad_(requires_grad)
+        self._sp_values = _own_leaf(self._sp_values) if requires_grad else self._sp_values.detach()
         return self
 
     @property
-    def grad(self) -> SparseTensor | None:
+    def grad(self) -> Tensor | None:
+        """Sparse (the values' gradient, `torch.sparse.mm`'s) or dense (`torch.mm`'s, its `_grad_anchor`'s)."""
         g = self._sp_values._grad
-        return None if g is None else self._with_values(g)
+        sparse = None if g is None else self._with_values(g)
+        leaf = self.__dict__.get("_sp_grad_leaf")
+        if leaf is None or leaf._grad is None:
+            return sparse
+        return leaf._grad if sparse is None else leaf._grad + sparse.to_dense()
 
     @grad.setter
     def grad(self, value) -> None:
         if value is not None:
             raise RuntimeError("ember: only None can be assigned to a sparse tensor's grad")
         self._sp_values._grad = None
+        if (leaf := self.__dict__.get("_sp_grad_leaf")) is not None:
+            leaf._grad = None
+
+    def _grad_anchor(self) -> Tensor | None:
+        """The dense tensor that takes this matrix's dense gradient through `torch.mm` (NOTE [ Dense gradients of
+        sparse operands ]): the dense tensor it was converted from, or for a leaf a hidden dense leaf whose
+        gradient `grad` reports; None when it needs no gradient or came from other sparse ops."""
+        if not self._sp_values._requires_grad:
+            return None
+        anchor = self.__dict__.get("_sp_anchor")
+        if anchor is None and self._sp_values.__dict__.get("_sp_own_leaf"):
+            from ember.core.creation import zeros
+
+            # an expanded zero: never read, so a large matrix costs no dense memory until a gradient arrives
+            anchor = self.__dict__["_sp_grad_leaf"] = self.__dict__["_sp_anchor"] = zeros(
+                (), dtype=self._dtype).expand(self._shape).requires_grad_()
+        return anchor
+
+    def _anchored(self, source: SparseTensor | Tensor, transposed: bool = False) -> SparseTensor:
+        """This tensor with `source`'s gradient anchor (the same matrix in another layout or order)."""
+        anchor = source if not isinstance(source, SparseTensor) else source._grad_anchor()
+        if anchor is not None and self is not source:
+            self.__dict__["_sp_anchor"] = anchor.t() if transposed else anchor
+        return self
 
     @property
     def grad_fn(self):
@@ -570,7 +607,7 @@ class SparseTensor(Tensor):
             raise RuntimeError(f"copy_(): sizes of the sparse tensors differ: {list(self._shape)} and "
                                f"{list(src._shape)}")
         values = src._sp_values.to(self._dtype).clone()
-        self._sp_values = values if not self._sp_values._requires_grad else values.requires_grad_()
+        self._sp_values = values if not self._sp_values._requires_grad else _own_leaf(values)
         if self._sp_layout is sparse_coo:
             self._sp_indices, self._sp_coalesced = src._sp_indices.clone(), src._sp_coalesced
         elif self._sp_layout is sparse_csr:
@@ -687,7 +724,7 @@ class SparseTensor(Tensor):
         if self._sp_layout is sparse_coo:
             return self
         idx, v = self._coo_parts()  # a CSC tensor's come column by column: not sorted, as PyTorch's says
-        return SparseTensor._coo(Tensor._wrap(idx), v, self._shape, self._sp_layout is sparse_csr)
+        return SparseTensor._coo(Tensor._wrap(idx), v, self._shape, self._sp_layout is sparse_csr)._anchored(self)
 
     def to_sparse_csr(self, dense_dim: int | None = None) -> SparseTensor:
         """The CSR form of a 2-D COO tensor without dense dims (coalesced first)."""
@@ -698,7 +735,7 @@ class SparseTensor(Tensor):
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csr: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
-        return SparseTensor._csr(*self._row_compressed(), self._shape)
+        return SparseTensor._csr(*self._row_compressed(), self._shape)._anchored(self)
 
     def _row_compressed(self) -> tuple[np.ndarray, np.ndarray, Tensor]:
         """(row pointers, columns, values) of this 2-D COO tensor, coalesced first."""
@@ -717,7 +754,8 @@ class SparseTensor(Tensor):
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csc: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
-        return SparseTensor._csc(*self.transpose(0, 1)._row_compressed(), self._shape)  # no CSR made: no CSR warning
+        out = SparseTensor._csc(*self.transpose(0, 1)._row_compressed(), self._shape)  # no CSR made: no CSR warning
+        return out._anchored(self)
 
     def coalesce(self) -> SparseTensor:
         """Indices sorted and unique, the values of duplicates summed (differentiable in the values)."""
@@ -735,7 +773,7 @@ class SparseTensor(Tensor):
         _, uniq, inverse = plan
         summed = zeros((uniq.shape[1],) + tuple(v._shape[1:]), dtype=v._dtype).index_add(0, Tensor._wrap(inverse), v)
         summed = node_name(summed, "IndexAddBackward0", "CoalesceBackward0")
-        return SparseTensor._coo(Tensor._wrap(uniq), summed, self._shape, True)
+        return SparseTensor._coo(Tensor._wrap(uniq), summed, self._shape, True)._anchored(self)
 
     # --- shape -----------------------------------------------------------------------------------
     def transpose(self, dim0: int, dim1: int) -> SparseTensor:
@@ -752,7 +790,8 @@ class SparseTensor(Tensor):
         idx[[d0, d1]] = idx[[d1, d0]]
         shape = list(self._shape)
         shape[d0], shape[d1] = shape[d1], shape[d0]
-        return SparseTensor._coo(Tensor._wrap(idx), self._sp_values, tuple(shape), False)
+        out = SparseTensor._coo(Tensor._wrap(idx), self._sp_values, tuple(shape), False)
+        return out._anchored(self, transposed=True) if self.ndim == 2 else out
 
     def permute(self, *dims) -> SparseTensor:
         """The sparse dims reordered (the dense dims stay in place, as PyTorch requires)."""
@@ -1009,7 +1048,7 @@ class SparseTensor(Tensor):
     def mm(self, mat2: Tensor) -> Tensor:
         from ember.core.sparse_ops import sparse_mm
 
-        out = sparse_mm(self, mat2)
+        out = sparse_mm(self, mat2, dense_grad=True)
         if isinstance(out, SparseTensor):  # sparse @ sparse
             node_name(out._sp_values, "SparseSparseMatmulBackward0", "MmBackward0")
             return out
@@ -1019,7 +1058,7 @@ class SparseTensor(Tensor):
         if isinstance(other, Tensor) and other.ndim == 1:
             if self.ndim == 2 and self._shape[1] != other._shape[0]:
                 raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
-            return self.mm(other.unsqueeze(1)).squeeze(1)
+            return node_name(self.mm(other.unsqueeze(1)).squeeze(1), "SqueezeBackward1", "MvBackward0")
         return self.mm(other)
 
     __matmul__ = matmul
@@ -1029,8 +1068,8 @@ class SparseTensor(Tensor):
         from ember.core.sparse_ops import sparse_mm
 
         if other.ndim == 1:
-            return sparse_mm(self.t(), other.unsqueeze(1)).squeeze(1)
-        return sparse_mm(self.t(), other.t()).t()
+            return sparse_mm(self.t(), other.unsqueeze(1), dense_grad=True).squeeze(1)
+        return node_name(sparse_mm(self.t(), other.t(), dense_grad=True).t(), "TBackward0", "MmBackward0")
 
     # --- printing and saving ---------------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -1356,7 +1395,8 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None, block
     idx = np.stack(np.nonzero(nz)).astype(np.int64).reshape(sd, -1) if sd else np.zeros((0, 1), dtype=np.int64)
     lin = Tensor._wrap(_linear(idx, self._shape[:sd]))
     vals = self.reshape((math.prod(self._shape[:sd]),) + tuple(self._shape[sd:])).index_select(0, lin)
-    return SparseTensor._coo(Tensor._wrap(idx), vals, tuple(self._shape), True)
+    out = SparseTensor._coo(Tensor._wrap(idx), vals, tuple(self._shape), True)
+    return out._anchored(self) if self._requires_grad and sd == self.ndim == 2 else out
 
 
 def to_sparse_csr(self: Tensor, dense_dim: int | None = None) -> SparseTensor:

@@ -69,12 +69,20 @@ def _mm_plain(pattern: CsrPattern, values: Tensor, x: Tensor) -> Tensor:
     return Tensor._wrap(_kernels().run_csr_mm(pattern.crow, pattern.col, values._np(), x._np()))
 
 
-_MM = [_mm_plain]
+def _dense_grad_mm_plain(anchor: Tensor, pattern: CsrPattern, values: Tensor, x: Tensor) -> Tensor:
+    return _mm_plain(pattern, values, x)
 
 
-def set_mm(fn) -> None:
-    """The autograd layer installs its differentiable sparse @ dense here (`fn(pattern, values, x)`)."""
+_MM = [_mm_plain, _dense_grad_mm_plain]
+
+
+def set_mm(fn, dense_grad_fn=None) -> None:
+    """The autograd layer installs its differentiable sparse @ dense here: `fn(pattern, values, x)` gives the
+    values a sparse gradient (`torch.sparse.mm`), `dense_grad_fn(anchor, pattern, values, x)` gives `anchor` the
+    matrix's dense one (`torch.mm`; NOTE [ Dense gradients of sparse operands ])."""
     _MM[0] = fn
+    if dense_grad_fn is not None:
+        _MM[1] = dense_grad_fn
 
 
 def _kernels():
@@ -83,9 +91,19 @@ def _kernels():
     return sparse_kernels
 
 
-def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
+def sparse_mm(mat1: SparseTensor, mat2: Tensor, *, dense_grad: bool = False) -> Tensor:
     """`torch.sparse.mm`: sparse (n, k) @ dense (k, m) -> dense (n, m), the sparse operand's gradient sparse
-    with its own pattern; sparse @ sparse -> sparse (`_sparse_sparse_mm`).
+    with its own pattern (dense with `dense_grad`, as `torch.mm`'s); sparse @ sparse -> sparse
+    (`_sparse_sparse_mm`).
+
+    NOTE [ Dense gradients of sparse operands ]
+    PyTorch's `torch.mm`/`matmul`/`@`/`addmm` give a sparse operand the whole dense gradient `grad @ X^T`, which
+    reaches the dense tensor it was converted from (`to_sparse`'s backward is `grad.to_dense()`) or a sparse
+    leaf's `.grad`; only `torch.sparse.mm`/`sparse.addmm` sample it at the operand's pattern. ember's sparse
+    tensors take their gradients through their values (NOTE [ Sparse tensors beside the dense path ]), which
+    cannot hold a dense one, so a matrix carries a dense "anchor" (`SparseTensor._grad_anchor`): the dense tensor
+    of `to_sparse` (kept through coalesce, layout changes and transposes) or, for a leaf, a hidden dense leaf
+    that `.grad` reports. The torch.mm product takes the anchor as its input in the values' place.
 
     Raises:
         RuntimeError: not a 2-D sparse matrix and a 2-D dense one of matching size and dtype.
@@ -113,6 +131,8 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
     if mat2._storage.device.type != "cpu":
         raise RuntimeError(f"mm: ember's sparse tensors live on the CPU; got mat2 on {mat2.device}")
     pattern, values = _pattern(mat1)
+    if dense_grad and (anchor := mat1._grad_anchor()) is not None:
+        return node_name(_MM[1](anchor, pattern, values, mat2), "DenseGradMmBackward", "MmBackward0")
     return node_name(_MM[0](pattern, values, mat2), "SparseMmBackward", "SparseAddmmBackward0")  # PyTorch's node
 
 
@@ -141,16 +161,19 @@ def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
     return out
 
 
-def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
-    """`beta * input + alpha * (mat1 @ mat2)` with a sparse `mat1` (torch.sparse.addmm, torch.addmm)."""
+def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1,
+                 dense_grad: bool = False) -> Tensor:
+    """`beta * input + alpha * (mat1 @ mat2)` with a sparse `mat1` (torch.sparse.addmm; torch.addmm's with
+    `dense_grad`, NOTE [ Dense gradients of sparse operands ])."""
     if isinstance(input, SparseTensor):  # PyTorch 2.13's kernel writes a strided result over `input`
         raise RuntimeError("addmm_sparse_dense: expected strided result tensor, got tensor with layout Sparse")
-    prod = sparse_mm(mat1, mat2)
+    prod = sparse_mm(mat1, mat2, dense_grad=dense_grad)
     if alpha != 1:
         prod = prod * alpha
     if beta == 0:  # PyTorch ignores `input` (NaN included) when beta is 0
         return prod
-    return prod + (input if beta == 1 else input * beta)
+    return node_name(prod + (input if beta == 1 else input * beta), "AddBackward0",
+                     "AddmmBackward0" if dense_grad else "SparseAddmmBackward0")  # PyTorch's one node
 
 
 def _row_products(op: str, mat1: SparseTensor, mat2: Tensor) -> tuple[np.ndarray, Tensor]:

@@ -291,11 +291,15 @@ class Tensor:
     def size(self, dim: int | None = None):
         if dim is None:
             return _NEW_SIZE(Size, self._shape)
+        if dim.__class__ is bool:  # PyTorch's parser takes no bool for an int
+            raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
         return self._shape[self._wrap_dim(dim)]
 
     def stride(self, dim: int | None = None):
         if dim is None:
             return self._strides
+        if dim.__class__ is bool:
+            raise TypeError("stride(): argument 'dim' (position 1) must be int, not bool")
         return self._strides[self._wrap_dim(dim)]
 
     def storage_offset(self) -> int:

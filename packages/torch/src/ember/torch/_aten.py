@@ -22,7 +22,7 @@ __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "ch
            "is_anomaly_check_nan_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
            "set_autocast_gpu_dtype", "autocast_increment_nesting", "autocast_decrement_nesting", "alpha_dropout",
            "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "rrelu_", "_standard_gamma",
-           "_sample_dirichlet", "embedding", "embedding_bag"]
+           "_sample_dirichlet", "embedding", "embedding_bag", "_standard_gamma_grad", "_dirichlet_grad"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -116,6 +116,21 @@ def _sample_dirichlet(input, generator=None):
     with _ag.no_grad():
         g = standard_gamma(input.double(), generator)
         return (g / g.sum(-1, keepdim=True)).to(input.dtype)
+
+
+def _standard_gamma_grad(input, output):
+    """`torch._standard_gamma_grad(self, output)`: d output / d input of `_standard_gamma` samples `output`."""
+    from ember.torch.distributions._special import standard_gamma_grad
+
+    return standard_gamma_grad(input, output)
+
+
+def _dirichlet_grad(x, alpha, total):
+    """`torch._dirichlet_grad(x, alpha, total)`: the derivative of Dirichlet components `x` in their concentrations
+    `alpha` with their sum `total` held fixed (the backward of `Dirichlet.rsample`)."""
+    from ember.torch.distributions._special import dirichlet_grad
+
+    return dirichlet_grad(x, alpha, total)
 
 
 def dropout_(input, p: float, train: bool):

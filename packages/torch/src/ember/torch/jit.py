@@ -10,8 +10,12 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
+import inspect
+import sys
+import textwrap
 import types
 import typing
+import warnings
 from typing import Final, NamedTuple
 
 from ember.core.futures import Future
@@ -102,7 +106,72 @@ def trace_module(mod, inputs, **kwargs):
     return mod
 
 
+def interface(obj):
+    """Mark a class (a module or a plain class) as a TorchScript interface type, which only the compiler reads:
+    the class itself. Raises RuntimeError for anything but a class, as PyTorch's."""
+    if not inspect.isclass(obj):
+        raise RuntimeError("interface must be applied to a class")
+    return obj
+
+
+class CompilationUnit:
+    """TorchScript source (`CompilationUnit(src)`, `cu.define(src)`) compiled into functions reached as attributes
+    (`cu.foo(x)`). TorchScript is a subset of Python, so ember runs the source as Python: each function is a
+    `ScriptFunction` checking its calls against its schema, and sees `torch`, `Tensor`, `math`, the typing names and
+    the caller's globals and locals, as PyTorch's resolution callback does."""
+
+    def __init__(self, lang: str | None = None, _frames_up: int = 0) -> None:
+        self._functions: dict = {}
+        if lang is not None:
+            self.define(lang, _frames_up=_frames_up + 1)
+
+    def define(self, src: str, rcb=None, _frames_up: int = 0) -> None:
+        """Compile the functions of `src` into this unit (later definitions replace earlier ones)."""
+        import math
+
+        import ember.torch as torch
+
+        caller = sys._getframe(_frames_up + 1)
+        scope = {**caller.f_globals, **caller.f_locals, "torch": torch, "Tensor": torch.Tensor, "math": math,
+                 "List": list, "Dict": dict, "Tuple": tuple, "Optional": typing.Optional, **self._functions}
+        code = compile(textwrap.dedent(src), "<torch.jit.CompilationUnit>", "exec")
+        exec(code, scope)  # noqa: S102 - the user's TorchScript source, run as the Python it is
+        for name, fn in scope.items():
+            if isinstance(fn, types.FunctionType) and fn.__code__.co_filename == code.co_filename:
+                self._functions[name] = script_function(fn)
+
+    def find_function(self, name: str):
+        """The function `name`, or None."""
+        return self._functions.get(name)
+
+    def get_functions(self) -> list:
+        return list(self._functions.values())
+
+    def __getattr__(self, name: str):
+        functions = self.__dict__.get("_functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"'CompilationUnit' has no attribute '{name}'")
+
+
+class strict_fusion:  # noqa: N801 - PyTorch's name
+    """A block the TorchScript fuser must fuse whole; outside scripted code (always, in ember) PyTorch warns "Only
+    works in script mode" and runs the block as it is."""
+
+    def __init__(self) -> None:
+        if not is_scripting():
+            warnings.warn("Only works in script mode", UserWarning, stacklevel=2)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
 load = unsupported("torch.jit.load", _WHY)
+export_opnames = unsupported("torch.jit.export_opnames", "it lists the operators of a TorchScript graph, which ember "
+                             "does not build")
 save = unsupported("torch.jit.save", _WHY)
 freeze = unsupported("torch.jit.freeze", _WHY)
 optimize_for_inference = unsupported("torch.jit.optimize_for_inference", _WHY)
@@ -243,4 +312,5 @@ __all__ = ["TracerWarning", "ScriptWarning", "Error", "ScriptModule", "Recursive
            "TopLevelTracedModule", "ScriptFunction", "fork", "wait", "isinstance", "script", "trace", "trace_module",
            "load", "save", "freeze", "optimize_for_inference", "ignore", "unused", "export", "is_scripting",
            "is_tracing", "annotate", "Final", "script_if_tracing", "Attribute", "set_fusion_strategy",
-           "enable_onednn_fusion", "onednn_fusion_enabled", "fuser"]
+           "enable_onednn_fusion", "onednn_fusion_enabled", "fuser", "interface", "CompilationUnit", "export_opnames",
+           "strict_fusion"]

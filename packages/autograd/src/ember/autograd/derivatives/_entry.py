@@ -208,6 +208,21 @@ _NUMBERS = frozenset((int, float, bool, complex))
 _SAVED_OR_NONE = (SavedTensor, type(None))  # for isinstance: an inline `|` builds a Union object per call
 
 
+# what a rule shared by several of PyTorch's nodes declares for some of them only: PowBackward0 (a number exponent)
+# saves no result, PowBackward1/2 (a tensor exponent) do
+_NOT_PYTORCHS = {"PowBackward0": ("result",)}
+
+
+def _resolves(node, name: str) -> bool:
+    try:
+        getattr(node, name)
+    except AttributeError:
+        return False
+    except RuntimeError:  # freed by a backward: still PyTorch's attribute
+        return True
+    return True
+
+
 class RuleNode(Node):
     """A node made from a derivative entry: evaluates the entry's rules on backward."""
 
@@ -240,7 +255,7 @@ class RuleNode(Node):
 
     def __getattr__(self, name: str):
         """PyTorch's `_saved_<name>` attributes: what the rule saved, unpacked; a wrapped number as a 0-d tensor."""
-        if name.startswith("_saved_"):
+        if name.startswith("_saved_") and name[7:] not in _NOT_PYTORCHS.get(type(self).__name__, ()):
             saved = self._saved
             key = name[len("_saved_"):]
             if key == "self":  # PyTorch's derivatives name the first input `self`, ember's op table `input`
@@ -276,6 +291,28 @@ class RuleNode(Node):
             if saved is not None and isinstance(saved.get(key), SavedTensor):
                 return saved[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        """The attributes, with PyTorch's `_saved_<name>` (and `_raw_saved_<name>` for a saved tensor) of what the
+        rule saves or declares, under ATen's names where ember's differ (torchviz's `show_attrs` walks `dir(fn)`)."""
+        names = set(super().__dir__())
+        saved = self._saved or {}
+        keys = set(saved) | {n for _, _, group in self.entry.groups for n in group}
+        own_to_aten = {v: k for k, v in _OWN_NAMES.items()}
+        for key in keys - {"grad", "grads", "grad_input_mask"}:
+            for suffix, aten in (("_geometry", ("_sym_sizes", "_sym_strides")), ("_shape", ("_sym_sizes",))):
+                if key.endswith(suffix):
+                    base = key[:-len(suffix)]
+                    base = "self" if base == "input" else base
+                    names.update(f"_saved_{base}{a}" for a in aten)
+                    break
+            else:
+                name = "self" if key == "input" else own_to_aten.get(key, key)
+                names.add("_saved_" + name)
+                if isinstance(saved.get(key), SavedTensor):
+                    names.add("_raw_saved_" + name)
+        names.update("_saved_" + k for k in _ATEN_ATTRS.get(self.entry.op_name, {}))
+        return sorted(n for n in names if not n.startswith("_saved_") or _resolves(self, n))
 
     def _metadata_of(self, key: str, saved: dict):
         """PyTorch's `<name>_sym_sizes`/`_sym_strides`/`_sym_numel` from the shape or geometry the rule saved."""

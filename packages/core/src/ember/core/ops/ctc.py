@@ -172,6 +172,41 @@ def _lengths(v, name: str) -> tuple[int, ...]:
     return tuple(int(a) for a in v)
 
 
+def _check_length_kinds(input_lengths, target_lengths, blank, reduction, zero_infinity) -> None:
+    """Both lengths sequences of ints or both tensors, or PyTorch's parser's TypeError (a plain int is neither),
+    which marks the trailing arguments too, as PyTorch's does for `F.ctc_loss`'s positional call."""
+    from ember.core.ops.layout import _type_name
+
+    def seq(v):
+        return isinstance(v, list | tuple) and all(isinstance(e, int) and not isinstance(e, bool) for e in v)
+
+    if (seq(input_lengths) and seq(target_lengths)) or (isinstance(input_lengths, Tensor)
+                                                       and isinstance(target_lengths, Tensor)):
+        return
+
+    def name(v, detail=False):
+        if isinstance(v, Tensor):
+            return "Tensor"
+        if detail and isinstance(v, list | tuple):
+            inner = ", ".join(_type_name(e) for e in v)
+            return f"list of [{inner}]" if isinstance(v, list) else f"tuple of ({inner})"
+        return _type_name(v)
+
+    tail = ", ".join(name(v) for v in (blank, reduction, zero_infinity))
+    marked_tail = ", ".join(f"!{name(v)}!" for v in (blank, reduction, zero_infinity))
+    lengths = (input_lengths, target_lengths)
+    got = ", ".join(name(v) for v in lengths)
+    as_ints = ", ".join(f"!{name(v, True)}!" for v in lengths)
+    as_tensors = ", ".join(name(v) if isinstance(v, Tensor) else f"!{name(v, True)}!" for v in lengths)
+    sig = ("(Tensor log_probs, Tensor targets, {0} input_lengths, {0} target_lengths, int blank = 0, int reduction = "
+           "at::Reduction::Mean, bool zero_infinity = False)")
+    raise TypeError(f"ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, {got}, {tail}), "
+                    f"but expected one of:\n * {sig.format('tuple of ints')}\n      didn't match because some of the "
+                    f"arguments have invalid types: (Tensor, Tensor, {as_ints}, {marked_tail})\n * "
+                    f"{sig.format('Tensor')}\n      didn't match because some of the arguments have invalid types: "
+                    f"(Tensor, Tensor, {as_tensors}, {marked_tail})\n")
+
+
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str | int = "mean", zero_infinity: bool = False) -> Tensor:
     """The CTC loss, as `torch.nn.functional.ctc_loss`.
@@ -180,7 +215,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         log_probs: `(T, N, C)` or unbatched `(T, C)` log-probabilities (log_softmax outputs).
         targets: `(N, S)` padded or `(sum(target_lengths),)` concatenated class indices (never `blank`);
             `(S,)` when unbatched.
-        input_lengths, target_lengths: `(N,)` tensors or sequences of ints (ints when unbatched).
+        input_lengths, target_lengths: `(N,)` tensors, or both sequences of ints.
         blank: the blank class. reduction: 'none' | 'mean' (each loss divided by its target length,
             then averaged) | 'sum' (or 0, 1, 2, as `torch.ctc_loss` takes them).
         zero_infinity: impossible alignments give 0 and a zero gradient.
@@ -189,6 +224,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     Raises:
         RuntimeError: lengths out of range or of the wrong count, targets too short, a blank outside
             the classes, or target values outside the classes.
+        TypeError: lengths neither both tensors nor both sequences of ints (a plain int, a mix).
 
     >>> import ember.core as ec
     >>> lp = ec.log_softmax(ec.zeros(2, 1, 2), 2)
@@ -205,6 +241,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     if not isinstance(log_probs, Tensor) or not isinstance(targets, Tensor):
         raise TypeError(f"ctc_loss(): log_probs and targets must be Tensors; got {describe(log_probs)} and "
                         f"{describe(targets)}")
+    _check_length_kinds(input_lengths, target_lengths, blank, ("none", "mean", "sum").index(reduction), zero_infinity)
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = unsqueeze(log_probs, 1)

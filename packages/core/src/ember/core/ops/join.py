@@ -120,6 +120,8 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
         [1, 2, 3]
     """
     ts = _tensor_list("cat", tensors)
+    if dim.__class__ is bool:  # PyTorch's parser takes no bool for an int
+        raise TypeError("cat(): argument 'dim' (position 2) must be int, not bool")
     try:
         return _cat_dense(ts, dim, out)
     except (NotImplementedError, RuntimeError):  # a sparse tensor's refusal, or sizes checked in dense words
@@ -194,6 +196,8 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
         [[1, 3], [2, 4]]
     """
     ts = _tensor_list("stack", tensors)
+    if dim.__class__ is bool:
+        raise TypeError("stack(): argument 'dim' (position 2) must be int, not bool")
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
     try:

@@ -82,6 +82,10 @@ def view(input, *shape, size=None, dtype=None) -> Tensor:
     if not shape and size is None:  # PyTorch's parser: neither overload matches no argument
         raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
                         " * (torch.dtype dtype)\n * (tuple of ints size)\n")
+    if len(shape) > 1 and not _all_ints(shape) and any(s.__class__ is bool for s in shape):  # view(True, 6)
+        got = ", ".join(map(_type_name, shape))
+        raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     return S.view(input, _sizes(shape, size, "view"))
 
 

@@ -529,7 +529,7 @@ def _sparse_reroute(name: str, a, b, out, input=None, beta=1, alpha=1) -> Tensor
     if out is not None:
         raise RuntimeError(f"{name}: out= is not supported with a sparse operand")
     if name == "addmm":
-        return sparse_addmm(input, a, b, beta=beta, alpha=alpha)
+        return sparse_addmm(input, a, b, beta=beta, alpha=alpha, dense_grad=True)
     return a.matmul(b) if a.is_sparse or a.is_sparse_csr else a @ b
 
 

@@ -914,6 +914,9 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     over `dim` (the last two dims by default)."""
     if input.is_sparse or input.is_sparse_csr:  # over all elements only, PyTorch's sparse kernel
         return input.norm(p, dim, keepdim, out=out, dtype=dtype)
+    if dim.__class__ is bool:  # PyTorch's parser of the vector norm it calls takes no bool for a dim
+        raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but found element "
+                        "of type bool at pos 0")
     if p == "nuc":
         return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     if p is None or p == "fro":

@@ -921,14 +921,16 @@ def cumprod(input: Tensor, dim: int = NO_DIM, *, dtype=None, out=None) -> Tensor
 
 
 @method
-def cumsum_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+def cumsum_(input: Tensor, dim: int = NO_DIM, *, dtype=None) -> Tensor:
     """In-place running sum along `dim`."""
+    required_dim("cumsum_", dim)
     return _cumsum(input, _one_dim(dim, input, "cumsum_"), dtype, out=input)
 
 
 @method
-def cumprod_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+def cumprod_(input: Tensor, dim: int = NO_DIM, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
+    required_dim("cumprod_", dim)
     return _cumprod(input, _one_dim(dim, input, "cumprod_"), dtype, out=input)
 
 

@@ -12,6 +12,7 @@ import warnings
 
 from ember.core import fft as _fft
 from ember.core.creation import ones
+from ember.core.dispatch import node_name
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
@@ -144,9 +145,9 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
         raise RuntimeError(f"MKL FFT doesn't support tensors of type: {TORCH_NAMES[frames.dtype.name]}")
     norm = "ortho" if normalized else "backward"
     spec = _fft.rfft(frames, dim=-1, norm=norm) if onesided else _fft.fft(frames, dim=-1, norm=norm)
-    spec = spec.transpose(-1, -2)
+    spec = node_name(spec.transpose(-1, -2), "TransposeBackward0", "TransposeBackward1")  # PyTorch's transpose_
     if input.dim() == 1:
-        spec = spec.squeeze(0)
+        spec = node_name(spec.squeeze(0), "SqueezeBackward1", "SqueezeBackward4")  # and squeeze_(0)
     return spec if return_complex else view_as_real(spec)  # a view of the complex result, its strides doubled
 
 
@@ -218,6 +219,9 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
             # PyTorch's words: the call, then its failed check (a boolean tensor) printed where the minimum would be
             dev = "CUDA" if input.device.type == "cuda" else "CPU"
             raise RuntimeError(f"{call}window overlap add min: 1\n[ {dev}BoolType{{}} ]")
+    else:  # PyTorch takes the minimum of the empty envelope (one frame, centred, or length=0)
+        raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
     y = ew.div(y, envelope)
     if end > total:
         y = pad(y, (0, end - total))

@@ -6,7 +6,7 @@ import ember.autograd as torch
 
 from ember.torch.distributions.utils import _EMPTY
 from ember.torch.distributions import constraints
-from ember.torch.distributions._special import digamma, lgamma, standard_gamma
+from ember.torch.distributions._special import digamma, lgamma, sample_dirichlet
 from ember.torch.distributions.exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
@@ -35,9 +35,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=_EMPTY):
         shape = tuple(self._extended_shape(sample_shape))
-        c = self.concentration.expand(shape)
-        gammas = standard_gamma(c.double())  # in float64, normalised, then rounded: PyTorch's _sample_dirichlet
-        return (gammas / gammas.sum(-1, keepdim=True)).to(c.dtype)
+        return sample_dirichlet(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
