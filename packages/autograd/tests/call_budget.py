@@ -3,10 +3,9 @@ so a slower path fails whatever the machine's load."""
 
 from __future__ import annotations
 
-import gc
-import sys
-
 import pytest
+
+from ember.core.testing import count_calls  # noqa: F401 - the budget tests import it from here
 
 
 @pytest.fixture
@@ -17,30 +16,3 @@ def cpu_only_process(monkeypatch):
     from ember.core import storage
 
     monkeypatch.setattr(storage, "only_cpu", True)
-
-
-def count_calls(fn) -> tuple[int, int]:
-    """(Python calls, C-function calls) of one `fn()`, after two warm-up calls fill every cache."""
-    fn()
-    fn()
-    calls = [0, 0]
-
-    def prof(frame, event, arg):
-        if event == "call":
-            calls[0] += 1
-        elif event == "c_call":
-            calls[1] += 1
-
-    # a garbage collection inside the counted call could run other objects' __del__ or weakref
-    # callbacks, whose frames would count: collect first, and keep the collector off meanwhile
-    gc.collect()
-    was_enabled = gc.isenabled()
-    gc.disable()
-    sys.setprofile(prof)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-        if was_enabled:
-            gc.enable()
-    return calls[0], calls[1] - 1  # the c_call of setprofile(None) itself

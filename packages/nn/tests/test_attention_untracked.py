@@ -2,16 +2,13 @@
 kernels without dispatching them, with the dispatched composite's bits; with operands requiring grad, 4-D attention
 records PyTorch's one flash node, whose gradients are those of the composite's chain of nodes."""
 
-import gc
-import sys
-
 import numpy as np
 import pytest
 
 import ember.autograd as ea
 import ember.nn.functional as F
 from ember.core import storage
-from ember.core.testing import watching
+from ember.core.testing import count_calls, watching
 
 FLASH = "ScaledDotProductFlashAttentionForCpuBackward0"
 
@@ -22,23 +19,7 @@ def _bits(t) -> np.ndarray:
 
 def _count_calls(fn) -> int:
     """The Python calls of one `fn()` (after two warm-up calls), as the call budgets of ember.autograd's tests."""
-    fn()
-    fn()
-    calls = [0]
-
-    def prof(frame, event, arg):
-        if event == "call":
-            calls[0] += 1
-
-    gc.collect()
-    gc.disable()
-    sys.setprofile(prof)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-        gc.enable()
-    return calls[0]
+    return count_calls(fn)[0]
 
 
 SHAPES = [  # (query, key, value, dtype): 3-D and 4-D, L != S, Ev != E, a single query, a row of 33 keys

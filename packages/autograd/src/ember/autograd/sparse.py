@@ -25,15 +25,20 @@ from ember.autograd.grad_mode import _enabled
 __all__ = ["SparseMm", "DenseGradMm", "EmbeddingSparse", "EmbeddingBagSparse"]
 
 
+def _csr_product(ctx, values: Tensor, x: Tensor, pattern) -> Tensor:
+    """A @ X for A's CSR `pattern` and `values`, saving what both products' backwards read."""
+    ctx.save_for_backward(values, x)
+    ctx.pattern = pattern
+    return Tensor._wrap(_kernels.run_csr_mm(pattern.crow, pattern.col, values._np(), x._np()))
+
+
 class SparseMm(Function):
     """out = A @ X for A's CSR `pattern` and `values`: grad_values[p] = grad[rows[p]] . X[col[p]] (the product
     sampled at the pattern), grad_X = A^T @ grad (the kernel again, over the transposed pattern)."""
 
     @staticmethod
     def forward(ctx, values: Tensor, x: Tensor, pattern):
-        ctx.save_for_backward(values, x)
-        ctx.pattern = pattern
-        return Tensor._wrap(_kernels.run_csr_mm(pattern.crow, pattern.col, values._np(), x._np()))
+        return _csr_product(ctx, values, x, pattern)
 
     @staticmethod
     @once_differentiable
@@ -57,9 +62,7 @@ class DenseGradMm(Function):
 
     @staticmethod
     def forward(ctx, anchor: Tensor, x: Tensor, pattern, values: Tensor):
-        ctx.save_for_backward(values, x)
-        ctx.pattern = pattern
-        return Tensor._wrap(_kernels.run_csr_mm(pattern.crow, pattern.col, values._np(), x._np()))
+        return _csr_product(ctx, values, x, pattern)
 
     @staticmethod
     @once_differentiable

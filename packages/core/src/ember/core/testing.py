@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import cmath
 import contextlib
+import gc
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -12,7 +14,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.tensor import Tensor
 
-__all__ = ["assert_close", "make_tensor", "numerical_jacobian", "to_numpy", "watching"]
+__all__ = ["assert_close", "count_calls", "make_tensor", "numerical_jacobian", "to_numpy", "watching"]
 
 # PyTorch's default tolerances by dtype: (rtol, atol)
 _TOLERANCES = {
@@ -38,6 +40,34 @@ def watching(seen: list | None = None):
         yield
     finally:
         dispatch.remove_dispatch_hook(hook)
+
+
+def count_calls(fn) -> tuple[int, int]:
+    """(Python calls, C-function calls) of one `fn()`, after two warm-up calls fill every cache: the measure of the
+    call-budget tests, which count work instead of timing it, so a slower path fails whatever the machine's load."""
+    fn()
+    fn()
+    calls = [0, 0]
+
+    def prof(frame, event, arg):
+        if event == "call":
+            calls[0] += 1
+        elif event == "c_call":
+            calls[1] += 1
+
+    # a garbage collection inside the counted call could run other objects' __del__ or weakref
+    # callbacks, whose frames would count: collect first, and keep the collector off meanwhile
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    sys.setprofile(prof)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+        if was_enabled:
+            gc.enable()
+    return calls[0], calls[1] - 1  # the c_call of setprofile(None) itself
 
 
 def to_numpy(x) -> np.ndarray:
