@@ -10,7 +10,7 @@ NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 
 def meta(*shape, dtype=None):
-    return E.empty(*shape, dtype=dtype, device="meta")
+    return E.empty(shape, dtype=dtype, device="meta")  # a tuple: `empty()` without a size is a TypeError
 
 
 def test_meta_tensor_has_geometry_and_no_data():

@@ -243,7 +243,7 @@ def test_pools_accept_an_empty_batch():
 ])
 def test_pool_rank_errors_are_pytorchs_per_function(fn, shape, exc, msg):
     with pytest.raises(exc) as info:
-        fn(E.ones(*shape), 1)
+        fn(E.ones(shape), 1)
     assert str(info.value) == msg
 
 
