@@ -801,3 +801,15 @@ def test_samplers_without_a_size_raise_pytorchs_typeerrors(name):
     with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "size"$'):
         fn(dtype=E.float64)
     assert fn(()).shape == () and fn(size=()).shape == ()
+
+
+def test_empty_sizes_inside_ember_make_0d_tensors():
+    """A factory called with no size is PyTorch's TypeError, so ember's own callers pass an empty size as a tuple:
+    `new(Size([]))`, `FloatTensor(Size([]))` and rrelu's slopes of a 0-d input are 0-d, as PyTorch's."""
+    assert E.ones(2).new(E.Size([])).shape == () and E.ones(2).new(3).shape == (3,)
+    assert E.FloatTensor(E.Size([])).shape == ()
+    E.manual_seed(0)
+    r = E.rrelu(E.tensor(-1.0), training=True)
+    assert r.shape == () and -1 / 3 <= r.item() <= -1 / 8
+    with pytest.raises(TypeError, match='^zeros\\(\\) missing 1 required positional arguments: "size"$'):
+        E.zeros()

@@ -57,7 +57,7 @@ class tensortype(type):
         if builtins.all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
             return creation.empty(*(int(a) for a in args), dtype=cls.dtype, device=dev)
         if len(args) == 1 and isinstance(args[0], Size):
-            return creation.empty(*args[0], dtype=cls.dtype, device=dev)
+            return creation.empty(tuple(args[0]), dtype=cls.dtype, device=dev)
         if len(args) == 1 and isinstance(args[0], Tensor):
             src = args[0]
             if src._dtype is not cls.dtype:

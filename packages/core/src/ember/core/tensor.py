@@ -111,7 +111,7 @@ class Tensor:
             t = creation.tensor(src, dtype=dtypes.get_default_dtype())
         else:
             shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args or (0,)  # Tensor(): (0,)
-            t = creation.empty(*shape, device=kwargs.get("device"))
+            t = creation.empty(tuple(shape), device=kwargs.get("device"))
         if cls is not Tensor:
             t = t._as_subclass(cls)
         return t

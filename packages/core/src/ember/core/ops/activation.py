@@ -451,7 +451,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         slopes[drawn] = u * (upper - lower) + lower
         factor = wrap(slopes)
     else:
-        slopes = random.rand(*input.shape, dtype=input.dtype)._np() * (upper - lower) + lower
+        slopes = random.rand(input.shape, dtype=input.dtype)._np() * (upper - lower) + lower
         factor = wrap(np.where(x >= 0, 1, slopes).astype(x.dtype))
     if inplace:
         return node_name(ew.mul(input, factor, out=input), "MulBackward0", "RreluWithNoiseBackward1")

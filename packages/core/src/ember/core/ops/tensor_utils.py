@@ -370,8 +370,10 @@ def _new(self: Tensor, *args, dtype=None, device=None) -> Tensor:
         return empty(0, dtype=dt, device=dev)
     if len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
-    if all(isinstance(a, numbers.Integral) for a in args) or (len(args) == 1 and type(args[0]).__name__ == "Size"):
-        return empty(*args, dtype=dt, device=dev)
+    if all(isinstance(a, numbers.Integral) for a in args):
+        return empty(args, dtype=dt, device=dev)
+    if len(args) == 1 and type(args[0]).__name__ == "Size":
+        return empty(tuple(args[0]), dtype=dt, device=dev)  # a tuple: Size([]) is 0-d
     return tensor(args[0], dtype=dt, device=dev)
 
 
