@@ -899,3 +899,19 @@ def test_pow_of_a_number_exponent_has_no_saved_result():
     x = E.randn(3, requires_grad=True)
     with pytest.raises(AttributeError, match="'PowBackward0' object has no attribute '_saved_result'"):
         (x ** 2).grad_fn._saved_result
+
+
+def test_a_root_gradient_takes_its_outputs_dtype():
+    """PyTorch's engine casts a root's gradient to the root's dtype (a float32 `grad_outputs` of a float64 output);
+    between real and complex it refuses in its `_make_grads` words."""
+    x = E.tensor([1.0, 2.0], dtype=E.float64, requires_grad=True)
+    (g,) = E.autograd.grad(x * 3, x, E.ones(2))
+    assert g.dtype == E.float64 and g.tolist() == [3.0, 3.0]
+    w = E.ones(2, 2, dtype=E.float64, requires_grad=True)
+    E.addmm(E.zeros(2, dtype=E.float64), E.ones(1, 2, dtype=E.float64), w.t()).backward(E.ones(1, 2))
+    assert w.grad.dtype == E.float64 and w.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    z = E.ones(2, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match=r"^For complex Tensors, both grad_output and output are required to have "
+                                           r"the same dtype\. Mismatch in dtype: grad_output\[0\] has a dtype of "
+                                           r"\S+complex64 and output\[0\] has a dtype of \S+float32\.$"):
+        E.autograd.grad(z, z, E.ones(2, dtype=E.complex64))
