@@ -364,7 +364,7 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
             if g._shape != t._shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._shape)!r} and "
                                    f"output[{i}] has a shape of {Size(t._shape)!r}.")
-            if g._dtype is not t._dtype and isinstance(t, Tensor):
+            if g._dtype is not t._dtype:
                 if g._dtype.is_complex or t._dtype.is_complex:
                     raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same "
                                        f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g._dtype!r} and "
