@@ -158,17 +158,21 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
     else:
         for (n, nr), g in zip(root_edges, root_grads):
             _deliver(buffers, n, nr, g)
-    ready = []  # a heap of (-sequence number, node): the newest ready node runs first
+    # a heap of (-sequence number, arrival, node): the newest ready node runs first; leaves' sinks
+    # share PyTorch's top sequence number and run first, in the order they became ready
+    ready = []
+    arrival = 0  # counted inline: no call per node
     for n in (roots if len(roots) == 1 else set(roots)):
         if n not in deps:
-            ready.append((-n._seq, n))
+            arrival += 1
+            ready.append((-n._seq, arrival, n))
     heapq.heapify(ready)
     heappush, heappop, heappushpop = heapq.heappush, heapq.heappop, heapq.heappushpop
 
     token = _enabled.set(create_graph)
     _tasks.append((next(_task_ids), seen, needed))
     try:
-        node = heappop(ready)[1] if ready else None
+        node = heappop(ready)[2] if ready else None
         while node is not None:
             grads = buffers.pop(node, None) or [None] * (node._n_out or 1)
             if node._hooked or needed is not None or anomaly._enabled:
@@ -196,9 +200,11 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                         d = deps[child]
                         if d == 1:
                             if nxt is None:
-                                nxt = child
+                                arrival += 1
+                                nxt, nxt_at = child, arrival
                             else:
-                                heappush(ready, (-child._seq, child))
+                                arrival += 1
+                                heappush(ready, (-child._seq, arrival, child))
                         else:
                             deps[child] = d - 1
             else:
@@ -224,18 +230,20 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                     d = deps[child]
                     if d == 1:
                         if nxt is None:
-                            nxt = child
+                            arrival += 1
+                            nxt, nxt_at = child, arrival
                         else:
-                            heappush(ready, (-child._seq, child))
+                            arrival += 1
+                            heappush(ready, (-child._seq, arrival, child))
                     else:
                         deps[child] = d - 1
                 # no reference to a gradient stays here while the next node runs (AccumulateGrad
                 # steals a gradient nothing else holds)
                 outs = g = None
             if nxt is not None:
-                node = heappushpop(ready, (-nxt._seq, nxt))[1] if ready else nxt
+                node = heappushpop(ready, (-nxt._seq, nxt_at, nxt))[2] if ready else nxt
             else:
-                node = heappop(ready)[1] if ready else None
+                node = heappop(ready)[2] if ready else None
     finally:
         _tasks.pop()
         _enabled.reset(token)

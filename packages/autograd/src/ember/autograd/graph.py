@@ -43,6 +43,7 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "
            "register_multi_grad_hook", "allow_mutation_on_saved_tensors"]
 
 _sequence = itertools.count()
+_UINT64_MAX = 2**64 - 1  # PyTorch's sequence number of an AccumulateGrad
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
          "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
@@ -217,6 +218,10 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
+        # PyTorch's priority: a leaf's sink runs as soon as its gradient is complete, before every
+        # other ready node, so `.grad` and post-accumulate hooks (DDP's bucket launches) come as
+        # early in backward as they can (the engine takes ready sinks first in, first out)
+        self._seq = _UINT64_MAX
         self._variable = weakref.ref(variable)
 
     @property
