@@ -137,3 +137,34 @@ def test_tensor_collectives_old_names_warn_as_pytorch(old, new):
                                            f"`torch.distributed.{new}` instead.$"):
         with pytest.raises(ValueError, match="Default process group has not been initialized"):
             getattr(dist, old)(torch.zeros(2), torch.zeros(2))
+
+
+@pytest.mark.parametrize("tick, yields, sleeps", [(0.0, 136, 0), (1e-4, 20, 116)])
+def test_a_wait_yields_the_core_for_2ms_then_sleeps_between_polls(monkeypatch, tick, yields, sleeps):
+    # 200 polls: 64 tight ones, then sched_yield (0.5 µs) while the wait is under 2 ms old and a
+    # sleep(0) (50-70 µs of timer slack) after; a clock that advances 0.1 ms per reading crosses 2 ms
+    import datetime
+    import types
+
+    from ember.distributed import c10d
+
+    polls = [0]
+
+    def testall(reqs, statuses=None):
+        polls[0] += 1
+        return polls[0] > 200
+
+    now = [100.0]
+
+    def monotonic():
+        now[0] += tick
+        return now[0]
+
+    seen = {"yield": 0, "sleep": 0}
+    monkeypatch.setattr(c10d, "_mpi", lambda: types.SimpleNamespace(Request=types.SimpleNamespace(Testall=testall)))
+    monkeypatch.setattr(c10d.time, "monotonic", monotonic)
+    monkeypatch.setattr(c10d.os, "sched_yield", lambda: seen.__setitem__("yield", seen["yield"] + 1))
+    monkeypatch.setattr(c10d.time, "sleep", lambda s: seen.__setitem__("sleep", seen["sleep"] + 1))
+    pg = types.SimpleNamespace(timeout=datetime.timedelta(seconds=60))
+    assert c10d.Work([object()], None, pg, "all_reduce").wait() and polls[0] == 201
+    assert (seen["yield"], seen["sleep"]) == (yields, sleeps)
