@@ -24,7 +24,7 @@ def test_nproc_must_be_positive():
 @pytest.mark.parametrize("mode, says", [
     ("kill", "rank 1"),                                   # mpirun: "process rank 1 ... exited on signal 9"
     ("raise", "rank 1 raised ValueError: bad batch on purpose"),
-    ("stall", "rank 0: DDP all_reduce of gradient bucket 0 timed out after 3.0s"),
+    ("stall", "rank 0: DDP all_reduce of gradient bucket 0 in shared memory timed out after 3.0s"),
 ])
 def test_a_failing_rank_ends_the_job_with_an_error(run_job, mode, says):
     t0 = time.monotonic()

@@ -12,9 +12,9 @@ died or stalls fails instead of hanging. After 64 tight polls it yields the core
 (`sched_yield`, half a microsecond) for 2 ms, then sleeps 0 s between polls: a sleep costs 50-70 µs
 of timer slack, which on a quiet machine doubled a 1 MB all-reduce, while on a loaded or
 oversubscribed machine a wait that lasts past 2 ms means the peer is not running, and a rank that
-spins on, even yielding, starves it. A blocking call (`async_op=False`) is the same request waited on at once (MPI never matches
-a blocking collective with a nonblocking one, and a peer may issue the same call with
-`async_op=True`), without a `Work` when it completes at once.
+spins on, even yielding, starves it. A blocking call (`async_op=False`) is the same request waited
+on at once (MPI never matches a blocking collective with a nonblocking one, and a peer may issue
+the same call with `async_op=True`), without a `Work` when it completes at once.
 """
 
 from __future__ import annotations
@@ -74,7 +74,9 @@ class ReduceOp(enum.Enum):
 # Open MPI's nonblocking all-reduce (libnbc) picks, by default, algorithms up to 2x slower than its
 # blocking one from 1 MB; Rabenseifner's (reduce-scatter, then all-gather) matches the blocking
 # Allreduce at every size measured. Read at MPI's initialization; a value set by the user wins.
-_MPI_ENV = {"OMPI_MCA_coll_libnbc_iallreduce_algorithm": "3"}
+# DDP's shared-memory buckets are MPI windows: Open MPI's UCX one-sided component, tried first, prints an error
+# where no UCX device exists (its shared-memory component serves them).
+_MPI_ENV = {"OMPI_MCA_coll_libnbc_iallreduce_algorithm": "3", "OMPI_MCA_osc": "^ucx"}
 
 # How long `Work.wait` polls with `sched_yield` before it sleeps between polls (NOTE above).
 _YIELD_SECONDS = 0.002

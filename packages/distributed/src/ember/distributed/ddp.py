@@ -49,6 +49,7 @@ from ember.nn import Module
 from ember.distributed import c10d
 from ember.distributed.comm_hooks import bucket_of
 from ember.distributed.join import Join, Joinable, JoinHook, _all_reduce_scalar, _JoinConfig
+from ember.distributed.node_buckets import NodeBuckets, node_buckets
 
 __all__ = ["DistributedDataParallel"]
 
@@ -59,9 +60,10 @@ class _Bucket:
     """A flat buffer of gradients of one dtype (`flat`, the tensor whose slices `views` may become
     the parameters' `.grad`; `buf`, its numpy array that MPI reduces), and this backward's state."""
 
-    __slots__ = ("index", "params", "offsets", "flat", "buf", "views", "pending", "ready", "req", "used", "kept")
+    __slots__ = ("index", "params", "offsets", "flat", "buf", "parts", "what", "views", "pending", "ready", "req",
+                 "used", "kept")
 
-    def __init__(self, index: int, params: list, dtype) -> None:
+    def __init__(self, index: int, params: list, dtype, node: NodeBuckets | None) -> None:
         self.index = index
         self.params = params  # (param index, param)
         self.offsets = []
@@ -69,7 +71,10 @@ class _Bucket:
         for _, p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.flat = Tensor._wrap(np.zeros(n, dtype))
+        # every rank's bucket in the node's shared memory (NOTE [ Reducing buckets in shared memory ]), or a private one
+        self.parts = node.allocate(n, dtype) if node is not None else None
+        self.what = f"DDP all_reduce of gradient bucket {index}"
+        self.flat = Tensor._wrap(self.parts[node.rank] if self.parts is not None else np.zeros(n, dtype))
         self.buf = self.flat._np()
         self.views = [self.flat[o:o + p.numel()].view(p.shape) for o, (_, p) in zip(self.offsets, params)]
         self.kept: dict[int, np.ndarray] = {}  # unused parameters' bucket-view gradients, kept through the sum
@@ -127,6 +132,7 @@ class DistributedDataParallel(Module, Joinable):
                 self._params.append(p)
         if init_sync:
             self._sync_module_states()
+        self._node = node_buckets(self.process_group) if self.process_group.rank() >= 0 else None
         self._buckets = self._make_buckets()
         self._slot = {}
         for b in self._buckets:
@@ -194,12 +200,12 @@ class DistributedDataParallel(Module, Joinable):
             nbytes += p.numel() * p.element_size()
             cap = min(_FIRST_BUCKET_BYTES, self.bucket_bytes_cap) if not buckets else self.bucket_bytes_cap
             if nbytes >= cap:
-                buckets.append(_Bucket(len(buckets), cur, key))
+                buckets.append(_Bucket(len(buckets), cur, key, self._node))
                 cur, nbytes = [], 0
             open_[key] = (cur, nbytes)
         for key, (cur, _) in open_.items():
             if cur:
-                buckets.append(_Bucket(len(buckets), cur, key))
+                buckets.append(_Bucket(len(buckets), cur, key, self._node))
         return buckets
 
     def register_comm_hook(self, state, hook) -> None:
@@ -346,14 +352,16 @@ class DistributedDataParallel(Module, Joinable):
             b = buckets[self._next]
             self._next += 1
             self._timeline.append(("launch", b.index, time.perf_counter()))
-            what = f"DDP all_reduce of gradient bucket {b.index}"
             if self._comm_hook is not None:
                 bucket = bucket_of(b.index, b.buf, [p for _, p in b.params], b.offsets, self._next == len(buckets))
                 b.req = self._comm_hook(self._comm_state, bucket)
                 if not isinstance(b.req, Future):
                     raise TypeError(f"DDP communication hook must return a Future; got {type(b.req).__name__}")
             else:
-                b.req = c10d.Work([pg._comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None, pg, what)
+                if b.parts is not None:
+                    b.req = self._node.launch(b.what)
+                else:
+                    b.req = c10d.Work([pg._comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None, pg, b.what)
                 self._inflight.append(b.req._reqs[0])
         # MPI progresses a nonblocking collective only inside MPI calls (Open MPI has no progress
         # thread): test the buckets in flight at every gradient, so they advance during backward
@@ -375,6 +383,8 @@ class DistributedDataParallel(Module, Joinable):
             MPI = c10d._mpi()
             c10d.Work([pg._comm.Iallreduce(MPI.IN_PLACE, used, MPI.MAX)], None, pg,
                       "DDP all_reduce of the used-parameter mask").wait()
+        if self._comm_hook is None and self._node is not None:
+            self._node.finish([b for b in self._buckets if b.parts is not None])
         pos = 0
         for b in self._buckets:
             flat = self._reduced(b)
@@ -417,10 +427,15 @@ class DistributedDataParallel(Module, Joinable):
         MPI = c10d._mpi()
         pg = self.process_group
         pending = []
+        shared = [b for b in self._buckets if b.parts is not None] if self._comm_hook is None else []
+        kept = [b.buf.copy() for b in shared]  # the bucket may be the parameters' .grad (bucket views)
         for b in self._buckets:
             zeros = np.zeros_like(b.buf)  # not the bucket: it may be the parameters' .grad (bucket views)
             what = f"DDP join: all_reduce of gradient bucket {b.index}"
-            if self._comm_hook is not None:
+            if b in shared:
+                b.buf[...] = 0
+                b.req = self._node.launch(what)
+            elif self._comm_hook is not None:
                 last = b.index == len(self._buckets) - 1
                 pending.append(self._comm_hook(self._comm_state,
                                                bucket_of(b.index, zeros, [p for _, p in b.params], b.offsets, last)))
@@ -432,6 +447,10 @@ class DistributedDataParallel(Module, Joinable):
                                      "DDP join: all_reduce of the used-parameter mask"))
         for w in pending:
             w.wait()
+        if shared:
+            self._node.finish(shared)
+            for b, k in zip(shared, kept):
+                b.buf[...] = k
 
     def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
              throw_on_early_termination: bool = False) -> Join:
