@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import time
@@ -152,18 +153,22 @@ def _torch_ddp_worker(steps: int, batch: int) -> None:
     tdist.destroy_process_group()
 
 
-def _launch(nproc: int, *args: str) -> None:
+def _launch(nproc: int, *args: str) -> float | None:
+    """Run a worker job on `nproc` ranks, echoing its output; the samples/s it reports, if any."""
     env = {**os.environ, "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(nproc), "-m",
            "ember.distributed.bench", "--worker", *args]
-    subprocess.run(cmd, check=True, env=env)
+    out = subprocess.run(cmd, check=True, env=env, stdout=subprocess.PIPE, text=True).stdout
+    print(out, end="", flush=True)
+    rate = re.search(r": ([0-9,]+) samples/s", out)
+    return float(rate.group(1).replace(",", "")) if rate else None
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m ember.distributed.bench", description=__doc__.splitlines()[0])
     ap.add_argument("--worker", choices=["allreduce", "ddp", "torch-ddp"], help=argparse.SUPPRESS)
     ap.add_argument("--reps", type=int, default=10, help="repetitions per message size")
-    ap.add_argument("--steps", type=int, default=30, help="timed DDP steps")
+    ap.add_argument("--steps", type=int, default=200, help="timed DDP steps")
     ap.add_argument("--batch", type=int, default=64, help="DDP batch per rank (the ResNet gets a quarter)")
     ap.add_argument("--model", choices=["mlp", "resnet"], default="mlp", help=argparse.SUPPRESS)
     ap.add_argument("--plain", action="store_true", help=argparse.SUPPRESS)
@@ -176,16 +181,24 @@ def main(argv: list[str] | None = None) -> None:
         _torch_ddp_worker(a.steps, a.batch)
     else:
         _launch(2, "allreduce", "--reps", str(a.reps))
+        rates = {}
         for model in ("mlp", "resnet"):
+            batch = str(a.batch if model == "mlp" else a.batch // 4)
             for n in (1, 2):
-                _launch(n, "ddp", "--model", model, "--steps", str(a.steps),
-                        "--batch", str(a.batch if model == "mlp" else a.batch // 4))
-            _launch(2, "ddp", "--plain", "--model", model, "--steps", str(a.steps),
-                    "--batch", str(a.batch if model == "mlp" else a.batch // 4))
+                rates[model, n] = _launch(n, "ddp", "--model", model, "--steps", str(a.steps), "--batch", batch)
+            rates[model, "plain"] = _launch(2, "ddp", "--plain", "--model", model, "--steps", str(a.steps),
+                                            "--batch", batch)
         if importlib.util.find_spec("torch") is not None:
-            _launch(2, "torch-ddp", "--steps", str(a.steps), "--batch", str(a.batch))
+            rates["torch"] = _launch(2, "torch-ddp", "--steps", str(a.steps), "--batch", str(a.batch))
         else:
             print("PyTorch is not installed: no gloo DDP comparison (pip install torch==2.13.0)")
+        for model in ("mlp", "resnet"):
+            one, two, plain = rates[model, 1], rates[model, 2], rates[model, "plain"]
+            if one and two and plain:
+                print(f"{model}: 2 ranks {two / one:.2f}x one rank's throughput (the issue's target: 1.7x; "
+                      f"2 ranks without communication: {plain / one:.2f}x)")
+        if rates.get("torch") and rates.get(("mlp", 2)):
+            print(f"mlp: ember's 2-rank DDP step takes {rates['torch'] / rates['mlp', 2]:.2f}x the time of PyTorch's (gloo)")
 
 
 if __name__ == "__main__":
