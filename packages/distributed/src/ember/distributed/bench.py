@@ -198,7 +198,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{model}: 2 ranks {two / one:.2f}x one rank's throughput (the issue's target: 1.7x; "
                       f"2 ranks without communication: {plain / one:.2f}x)")
         if rates.get("torch") and rates.get(("mlp", 2)):
-            print(f"mlp: ember's 2-rank DDP step takes {rates['torch'] / rates['mlp', 2]:.2f}x the time of PyTorch's (gloo)")
+            print(f"mlp: ember's 2-rank DDP step takes {rates['torch'] / rates['mlp', 2]:.2f}x the time of "
+                  "PyTorch's (gloo)")
 
 
 if __name__ == "__main__":
