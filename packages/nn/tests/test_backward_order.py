@@ -28,7 +28,8 @@ def test_leaf_sinks_run_as_soon_as_their_gradient_is_complete():
 
     order.clear()
     c, b = nn.Conv2d(2, 2, 3, padding=1), nn.BatchNorm2d(2)
-    for n, p in [*(("conv." + k, v) for k, v in c.named_parameters()), *(("bn." + k, v) for k, v in b.named_parameters())]:
+    named = [*(("conv." + k, v) for k, v in c.named_parameters()), *(("bn." + k, v) for k, v in b.named_parameters())]
+    for n, p in named:
         p.register_post_accumulate_grad_hook(lambda p, n=n: order.append(n))
     z = torch.randn(2, 2, 4, 4)
     (b(c(z)) + z).relu().sum().backward()
