@@ -237,7 +237,11 @@ Tensor memory layout as library authors reason about it (`mem_*`: channels_last 
 norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
 TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
 as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic,
-state_dict aliasing with tied weights, and views kept through save/load)."""
+state_dict aliasing with tied weights, and views kept through save/load).
+
+torch.distributed's helpers around process groups (`c10d_*`: HashStore/FileStore/TCPStore/PrefixStore semantics and
+errors, subgroups, the deprecated coalesced collectives, debug levels, default backends, the distributed_c10d module).
+"""
 
 from __future__ import annotations
 

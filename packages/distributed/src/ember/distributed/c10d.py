@@ -35,6 +35,8 @@ from ember.core.futures import Future
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["ReduceOp", "ProcessGroup", "Work", "DistError", "DistBackendError", "Backend", "is_gloo_available",
+           "is_ucc_available", "is_xccl_available", "supports_complex", "get_default_backend_for_device",
+           "get_pg_count", "default_pg_timeout",
            "is_nccl_available", "is_backend_available", "is_torchelastic_launched", "get_node_local_rank",
            "init_process_group",
            "destroy_process_group", "is_initialized", "is_available", "is_mpi_available", "get_rank",
@@ -118,6 +120,40 @@ def is_nccl_available() -> bool:
     from ember.core import cuda
 
     return is_available() and cuda.is_available()
+
+
+def is_ucc_available() -> bool:
+    """Whether PyTorch's UCC backend is built: never in ember (MPI serves every backend name it knows)."""
+    return False
+
+
+def is_xccl_available() -> bool:
+    """Whether PyTorch's XCCL (Intel GPU) backend is built: never in ember."""
+    return False
+
+
+def supports_complex(reduceOp: ReduceOp) -> bool:
+    """Whether `reduceOp` is defined on complex tensors (MAX, MIN and PRODUCT are not)."""
+    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT)
+
+
+def get_default_backend_for_device(device) -> str:
+    """The backend PyTorch picks for a device type: "gloo" for the CPU, "nccl" for CUDA (both MPI here).
+
+    Raises:
+        ValueError: a device type with no default backend.
+    """
+    from ember.core.device import device as _device
+
+    kind = _device(device).type
+    if kind not in ("cpu", "cuda"):
+        raise ValueError(f"Default backend not registered for device : {kind}")
+    return "gloo" if kind == "cpu" else "nccl"
+
+
+def get_pg_count() -> int:
+    """How many process groups exist (the default group included)."""
+    return len(_groups)
 
 
 def is_backend_available(backend: str) -> bool:
