@@ -41,9 +41,9 @@ def _recording(monkeypatch, blas):
     """blas_threads' np.matmul, recording the BLAS's thread count at each call."""
     seen = []
 
-    def matmul(a, b):
+    def matmul(a, b, out=None):
         seen.append(blas.get())
-        return np.matmul(a, b)
+        return np.matmul(a, b, out=out)
 
     monkeypatch.setattr(blas_threads, "np", types.SimpleNamespace(matmul=matmul))
     return seen
@@ -75,7 +75,9 @@ def test_the_size_rule_brackets_the_shapes_used_here():
 @pytest.mark.parametrize("shape", [(10, 10, 10), (64, 64, 64), SMALL, (192, 128, 512), (192, 512, 128), (512, 192, 128),
                                    BIG, (512, 512, 512)])
 @pytest.mark.parametrize("transposed", [False, True])
-def test_one_thread_and_all_threads_give_the_same_bits(blas, shape, dtype, transposed):
+def test_mm_has_the_bits_of_the_thread_count_its_size_rule_picks(blas, shape, dtype, transposed):
+    # OpenBLAS up to 0.3.30 gave one thread's bits at any count; 0.3.31 (numpy 2.4's) gives float32 GEMMs other
+    # bits at one thread, so ember's mm must equal numpy's at the count blas_threads picks for the size
     m, k, n = shape
     rng = np.random.default_rng(sum(shape))
     a = rng.standard_normal((m, k)).astype(dtype)
@@ -85,18 +87,20 @@ def test_one_thread_and_all_threads_give_the_same_bits(blas, shape, dtype, trans
     blas.set(1)
     one = np.matmul(a, b)
     blas.set(2)
-    assert one.tobytes() == threaded.tobytes()
-    assert ec.mm(ec.from_numpy(a), ec.from_numpy(np.ascontiguousarray(b))).numpy().tobytes() == threaded.tobytes()
+    np.testing.assert_allclose(one, threaded, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                               atol=1e-4 if dtype == np.float32 else 1e-12)
+    picked = one if blas_threads.OPENBLAS_SERIAL < m * k * n < blas_threads.THREADED_WORK else threaded
+    assert ec.mm(ec.from_numpy(a), ec.from_numpy(np.ascontiguousarray(b))).numpy().tobytes() == picked.tobytes()
 
 
-def test_a_batch_gives_the_same_bits(blas):
+def test_a_batch_of_small_gemms_has_one_threads_bits(blas):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((8, 96, 128)).astype(np.float32), rng.standard_normal((8, 128, 256)).astype(np.float32)
-    blas.set(2)
-    threaded = np.matmul(a, b)
-    assert ec.bmm(ec.from_numpy(a), ec.from_numpy(b)).numpy().tobytes() == threaded.tobytes()
     blas.set(1)
-    assert np.matmul(a, b).tobytes() == threaded.tobytes()
+    one = np.matmul(a, b)
+    blas.set(2)
+    assert ec.bmm(ec.from_numpy(a), ec.from_numpy(b)).numpy().tobytes() == one.tobytes()
+    assert blas.get() == 2
 
 
 @pytest.mark.parametrize("user", [1, 2, 3])
@@ -153,11 +157,12 @@ def test_a_small_pointwise_conv_calls_no_threaded_gemm_and_keeps_its_bits(monkey
     """A ResNet-style 1x1 convolution (one GEMM of 2**21 multiply-adds an image), forward and both gradients."""
     from ember.core.ops import conv
 
-    blas.set(2)
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((8, 64, 16, 16), np.float32), rng.standard_normal((128, 64, 1, 1), np.float32)
     g = rng.standard_normal((8, 128, 16, 16), np.float32)
-    threaded = np.matmul(w.reshape(128, 64), x.reshape(8, 64, 256)).reshape(g.shape)
+    blas.set(1)  # the batch's GEMMs at one thread, as the convolution runs them
+    batched = np.matmul(w.reshape(128, 64), x.reshape(8, 64, 256)).reshape(g.shape)
+    blas.set(2)
     seen = []
     matmul = np.matmul
 
@@ -171,7 +176,7 @@ def test_a_small_pointwise_conv_calls_no_threaded_gemm_and_keeps_its_bits(monkey
     conv.conv2d_backward_input(ec.from_numpy(g), ec.from_numpy(w), x.shape, *args)
     conv.conv2d_backward_weight(ec.from_numpy(g), ec.from_numpy(x), w.shape, *args)
     assert seen == [1, 1, 1]
-    assert y.numpy().tobytes() == threaded.tobytes()
+    assert y.numpy().tobytes() == batched.tobytes()
 
 
 def test_the_count_is_restored_after_an_error(blas):

@@ -277,6 +277,7 @@ def gemm_into(kernel):
     It is the kernel's own numpy call with `out=o` (`np.matmul` of the BLAS-addressable operands; mm's outer
     product `np.multiply`), so the same bits; any other case (a dtype other than the slot's, another shape)
     calls the kernel, which allocates."""
+    from ember.core.ops import blas_threads
     from ember.core.ops.linalg import _gemm_operands
 
     def into(a, b, o):
@@ -288,7 +289,7 @@ def gemm_into(kernel):
                 if o.ndim == 2 and sa[1] == 1 and sa[0] > 1 and sb[1] > 1:
                     np.multiply(a._np(), b._np(), out=o)
                 else:
-                    np.matmul(*_gemm_operands(a, b), out=o)
+                    blas_threads.matmul(*_gemm_operands(a, b), out=o)  # eager's thread count: eager's bits
                 return Tensor._wrap(o)
         return kernel(a, b)
 

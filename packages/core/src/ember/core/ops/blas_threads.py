@@ -118,17 +118,19 @@ def single_threaded():
         _release()
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """np.matmul(a, b), at one BLAS thread when each of its GEMMs is small (numpy issues one per matrix of a
-    batch, and each meets the threads at its own barrier, so the batch does not count)."""
+def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """np.matmul(a, b) (into `out`), at one BLAS thread when each of its GEMMs is small (numpy issues one per
+    matrix of a batch, and each meets the threads at its own barrier, so the batch does not count). Every GEMM of
+    one shape runs at one thread count, so its bits do not depend on the caller (OpenBLAS 0.3.31, numpy 2.4's,
+    gives float32 other bits at one thread than at two)."""
     sa, sb = a.shape, b.shape
     if len(sa) < 2 or len(sb) < 2:
-        return np.matmul(a, b)
+        return np.matmul(a, b, out=out)
     work = sa[-2] * sa[-1] * sb[-1]
     if work <= OPENBLAS_SERIAL or work >= THREADED_WORK or not (_STATE[0] or _found()).per_call:
-        return np.matmul(a, b)
+        return np.matmul(a, b, out=out)
     _hold()
     try:
-        return np.matmul(a, b)
+        return np.matmul(a, b, out=out)
     finally:
         _release()
