@@ -567,6 +567,8 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """The matrix norm over the two dims `dim`: 'fro', 'nuc', 2/-2 (largest/smallest singular value),
     1/-1 (max/min column abs sum), inf/-inf (max/min row abs sum)."""
+    if isinstance(ord, str) and ord not in ("fro", "nuc"):  # PyTorch checks a string order before anything else
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
