@@ -237,7 +237,13 @@ Tensor memory layout as library authors reason about it (`mem_*`: channels_last 
 norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
 TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
 as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic,
-state_dict aliasing with tied weights, and views kept through save/load)."""
+state_dict aliasing with tied weights, and views kept through save/load).
+
+Architecture search, pruning and efficiency (`nas_*`: DARTS mixed ops with first- and second-order bilevel steps,
+GDAS/SNAS Gumbel sampling, once-for-all sliced supernets, ProxylessNAS binary gates with latency tables, SPOS
+evolution with BN recalibration, zero-cost proxies, custom and structured pruning methods with lottery-ticket
+rewinding, network slimming, N:M sparsity, SVD factorisation, distillation with temperature, LSQ fake quantization
+and mixed-precision bit allocation, FLOP-counting hooks, model soups)."""
 
 from __future__ import annotations
 
