@@ -36,8 +36,8 @@ x = torch.linspace(-2, 2, 9, requires_grad=True)
 y = torch.fake_quantize_per_tensor_affine(x, 0.25, 2, -4, 3)
 y.backward(torch.ones(9))
 print("ste", y.tolist(), x.grad.tolist())
-print("float zp per channel", torch.fake_quantize_per_channel_affine(
-    torch.tensor([[0.31, -0.42], [1.1, 0.05]]), torch.tensor([0.1, 0.2]), torch.tensor([0.5, -1.25]), 0, -8, 7).tolist())
+xf, sf, zf = torch.tensor([[0.31, -0.42], [1.1, 0.05]]), torch.tensor([0.1, 0.2]), torch.tensor([0.5, -1.25])
+print("float zp per channel", torch.fake_quantize_per_channel_affine(xf, sf, zf, 0, -8, 7).tolist())
 print("uint8", torch.fake_quantize_per_tensor_affine(torch.tensor([-0.3, 0.0, 0.7, 3.0]), 0.01, 30, 0, 255).tolist())
 print("double", torch.fake_quantize_per_tensor_affine(x.detach().double(), 0.3, 0, -4, 4).dtype)
 

@@ -20,9 +20,11 @@ print("hard", y.tolist(), type(y.grad_fn).__name__)
 print("rows sum", y.sum(-1).tolist(), y.dtype)
 torch.manual_seed(1)
 soft = F.gumbel_softmax(logits, tau=1.0, hard=False)
-print("soft rows sum", soft.sum(-1).round(decimals=4).tolist(), "argmax agree", torch.equal(soft.argmax(-1), y.argmax(-1)))
+print("soft rows sum", soft.sum(-1).round(decimals=4).tolist(),
+      "argmax agree", torch.equal(soft.argmax(-1), y.argmax(-1)))
 (y * torch.arange(4.0)).sum().backward()
-print("grad nonzero everywhere", bool((logits.grad != 0).all()), "grad rowsum", logits.grad.sum(-1).abs().max().item() < 1e-6)
+print("grad nonzero everywhere", bool((logits.grad != 0).all()),
+      "grad rowsum", logits.grad.sum(-1).abs().max().item() < 1e-6)
 logits.grad = None
 torch.manual_seed(2)
 yd = F.gumbel_softmax(logits, tau=0.5, hard=True, dim=0)

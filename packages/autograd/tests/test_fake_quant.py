@@ -96,12 +96,14 @@ def test_qparams_requiring_grad_and_argument_errors():
         E.fake_quantize_per_channel_affine(x, E.ones(2), E.zeros(1), 0, -4, 3)
     with pytest.raises(RuntimeError, match="^`axis` must be between 0 and number of dimensions of input$"):
         E.fake_quantize_per_channel_affine(x, E.ones(2), E.zeros(2), -2, -4, 3)
-    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)$"):
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], "
+                                         r"but got 2\)$"):
         E.fake_quantize_per_channel_affine(x, E.ones(2), E.zeros(2), 2, -4, 3)
     want = ("fake_quantize_per_tensor_affine() received an invalid combination of arguments - got (Tensor, float, "
             "float, int, int), but expected one of:\n"
             " * (Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max)\n"
-            "      didn't match because some of the arguments have invalid types: (Tensor, !float!, !float!, int, int)\n"
+            "      didn't match because some of the arguments have invalid types: "
+            "(Tensor, !float!, !float!, int, int)\n"
             " * (Tensor input, float scale, int zero_point, int quant_min, int quant_max)\n"
             "      didn't match because some of the arguments have invalid types: (Tensor, float, !float!, int, int)\n")
     with pytest.raises(TypeError) as info:
