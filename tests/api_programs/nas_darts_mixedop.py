@@ -132,3 +132,16 @@ try:
     F.softmax(net.alphas_normal, dim=2)
 except Exception as e:
     print(type(e).__name__, e)
+
+# PC-DARTS: only 1/k of the channels go through the mixed op, then channels are shuffled back together
+k = 2
+feat = torch.randn(2, 4, 5, 5)
+xa, xb = torch.split(feat, [4 // k, 4 - 4 // k], dim=1)
+mixed = MixedOp(4 // k)(xa, F.softmax(torch.zeros(len(PRIMITIVES)), 0))
+pc = F.channel_shuffle(torch.cat([mixed, xb], dim=1), k)
+print("pc-darts", tuple(pc.shape), torch.equal(pc[:, 1::2], xb), nn.ChannelShuffle(k))
+for bad in [(torch.ones(3), 0), (torch.ones(1, 6, 2), -2), (torch.ones(1, 6, 2), 4)]:
+    try:
+        F.channel_shuffle(*bad)
+    except Exception as e:
+        print(type(e).__name__, e)
