@@ -63,3 +63,79 @@ def test_matches_pytorch():
             ours = (y.detach().numpy(), x.grad.numpy())
     np.testing.assert_allclose(ours[0], y.detach().numpy(), atol=1e-6)
     np.testing.assert_allclose(ours[1], x.grad.numpy(), atol=1e-6)
+
+
+def test_per_channel_float_zero_point_joins_before_rounding():
+    # PyTorch: (clamp(nearbyint(x / s + zp)) - zp) * s for a float zero_point, with no range check on it
+    x = E.tensor([[-1.3, -0.26, 0.04, 0.55, 2.49], [0.151, -0.049, 0.3, 0.35, 0.45]], requires_grad=True)
+    y = E.fake_quantize_per_channel_affine(x, E.tensor([0.1, 0.2]), E.tensor([0.4, -1.6]), 0, -5, 5)
+    want = [[-0.54, -0.24, 0.06, 0.46, 0.46], [0.12, -0.08, 0.32, 0.32, 0.52]]  # PyTorch 2.13's values
+    np.testing.assert_allclose(y.detach().numpy(), want, atol=1e-6)
+    y.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 1.0, 0.0, 0.0], [1.0] * 5]
+    far = E.fake_quantize_per_channel_affine(x.detach(), E.tensor([0.1, 0.2]), E.tensor([9.7, 0.0]), 0, -5, 5)
+    np.testing.assert_allclose(far[0].numpy(), [-1.27, -0.47, -0.47, -0.47, -0.47], atol=1e-6)
+
+
+def test_qparams_requiring_grad_and_argument_errors():
+    x = E.ones(2, 3)
+    s = E.tensor([0.1, 0.2], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^The function 'fake_quantize_per_channel_affine_cachemask' is not "
+                                           "differentiable with respect to argument 'scale'. This input cannot have "
+                                           "requires_grad True.$"):
+        E.fake_quantize_per_channel_affine(x, s, E.zeros(2, dtype=E.int32), 0, -4, 3)
+    with E.no_grad():
+        E.fake_quantize_per_channel_affine(x, s, E.zeros(2, dtype=E.int32), 0, -4, 3)
+    with pytest.raises(RuntimeError, match="argument 'zero_point'"):
+        E.fake_quantize_per_tensor_affine(x, E.tensor(0.1), E.tensor(0.0, requires_grad=True), -4, 3)
+    with pytest.raises(RuntimeError, match="^Scale must be Float or BFloat16, found Double$"):
+        E.fake_quantize_per_channel_affine(x, E.tensor([0.1, 0.2], dtype=E.float64), E.zeros(2), 0, -4, 3)
+    with pytest.raises(RuntimeError, match="^scale should be a 1-D tensor$"):
+        E.fake_quantize_per_channel_affine(x, E.ones(2, 1), E.zeros(2), 0, -4, 3)
+    with pytest.raises(RuntimeError, match="^scale and zero-point need to have the same dimensions$"):
+        E.fake_quantize_per_channel_affine(x, E.ones(2), E.zeros(1), 0, -4, 3)
+    with pytest.raises(RuntimeError, match="^`axis` must be between 0 and number of dimensions of input$"):
+        E.fake_quantize_per_channel_affine(x, E.ones(2), E.zeros(2), -2, -4, 3)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], "
+                                         r"but got 2\)$"):
+        E.fake_quantize_per_channel_affine(x, E.ones(2), E.zeros(2), 2, -4, 3)
+    want = ("fake_quantize_per_tensor_affine() received an invalid combination of arguments - got (Tensor, float, "
+            "float, int, int), but expected one of:\n"
+            " * (Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max)\n"
+            "      didn't match because some of the arguments have invalid types: "
+            "(Tensor, !float!, !float!, int, int)\n"
+            " * (Tensor input, float scale, int zero_point, int quant_min, int quant_max)\n"
+            "      didn't match because some of the arguments have invalid types: (Tensor, float, !float!, int, int)\n")
+    with pytest.raises(TypeError) as info:
+        E.fake_quantize_per_tensor_affine(x, 0.1, 0.0, -4, 3)
+    assert str(info.value) == want
+
+
+def test_learnable_per_tensor_gradients_are_pytorchs():
+    # PyTorch 2.13's numbers: forward rounds zp half-to-even, backward truncates zp + 0.5
+    x = [-1.3, -0.26, 0.04, 0.55, 2.49]
+    cases = {0.0: ([-0.5, -0.3, 0.0, 0.5, 0.5], 15.24, -0.1), 0.5: ([-0.5, -0.3, 0.0, 0.5, 0.5], 14.24, -0.1),
+             1.5: ([-0.7, -0.3, 0.0, 0.3, 0.3], 13.64, 0.02), -2.6: ([-0.2, -0.2, 0.0, 0.6, 0.8], 13.16, -0.12)}
+    for zp, (y_want, ds, dz) in cases.items():
+        xt = E.tensor(x, requires_grad=True)
+        s, z = E.tensor([0.1], requires_grad=True), E.tensor([zp], requires_grad=True)
+        y = E._fake_quantize_learnable_per_tensor_affine(xt, s, z, -5, 5, 1.0)
+        assert repr(y.grad_fn).startswith("<FakeQuantizeLearnablePerTensorAffineBackward0 object at")
+        y.pow(2).sum().backward()
+        np.testing.assert_allclose(y.detach().numpy(), y_want, atol=1e-6)
+        np.testing.assert_allclose([s.grad.item(), z.grad.item()], [ds, dz], atol=1e-5)
+        assert s.grad.shape == (1,)
+    with pytest.raises(IndexError, match="^select\\(\\) cannot be applied to a 0-dim tensor.$"):
+        E._fake_quantize_learnable_per_tensor_affine(xt, E.tensor(0.1), E.tensor(0.0), -5, 5)
+
+
+def test_learnable_per_channel_reduces_qparam_gradients_per_channel():
+    x = E.tensor([[-1.3, -0.26, 0.04, 0.55, 2.49], [0.151, -0.049, 0.3, 0.35, 0.45]], requires_grad=True)
+    s, z = E.tensor([0.1, 0.2], requires_grad=True), E.tensor([0.4, -1.6], requires_grad=True)
+    y = E._fake_quantize_learnable_per_channel_affine(x, s, z, 0, -5, 5, 0.5)
+    y.pow(2).sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), [[-0.5, -0.3, 0, 0.5, 0.5], [0.2, 0, 0.4, 0.4, 0.4]], atol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), [[0, -0.6, 0, 0, 0], [0.4, 0, 0.8, 0.8, 0.8]], atol=1e-6)
+    np.testing.assert_allclose(s.grad.numpy(), [7.62, 0.249], atol=1e-5)
+    np.testing.assert_allclose(z.grad.numpy(), [-0.05, 0.0], atol=1e-6)
+    assert y.grad_fn.name() == "FakeQuantizeLearnablePerChannelAffineBackward0"

@@ -594,3 +594,19 @@ def test_lu_solve_from_the_right_writes_its_out():
 def test_norm_with_an_unknown_string_order_raises_pytorchs_matrix_norm_error():
     with pytest.raises(RuntimeError, match=r"^linalg\.matrix_norm: Order abc not supported\.$"):
         E.norm(E.ones(2), p="abc")
+
+
+def test_norm_string_orders_over_more_than_two_dims_go_to_matrix_norm():
+    # PyTorch: "fro" is a 2-norm over at most two dims; over three (or "nuc" anywhere) matrix_norm speaks
+    w = E.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_allclose(E.norm(w, p="fro").item(), np.linalg.norm(np.arange(24.0)), rtol=1e-6)
+    np.testing.assert_allclose(E.norm(w, p="fro", dim=1).numpy(), np.linalg.norm(w.numpy(), axis=1), rtol=1e-6)
+    for kw in ({"p": "fro", "dim": (0, 1, 2)}, {"p": "nuc"}, {"p": "fro", "dim": [0, 1, 2]}):
+        with pytest.raises(RuntimeError, match=r"^linalg\.matrix_norm: dim must be a 2-tuple\. Got 0 1 2$"):
+            E.norm(w, **kw)
+    with pytest.raises(RuntimeError, match=r"^linalg\.matrix_norm: dim must be a 2-tuple\. Got 1$"):
+        E.norm(w, p="nuc", dim=1)
+    with pytest.raises(RuntimeError, match=r"^linalg\.matrix_norm: Order abc not supported\.$"):
+        E.norm(w, p="abc", dim=1)
+    with pytest.raises(RuntimeError, match=r"^linalg\.matrix_norm: Order abc not supported\.$"):
+        E.linalg.matrix_norm(E.ones(3), "abc")

@@ -408,3 +408,14 @@ def test_det_is_the_lu_diagonal_product_exact_for_integer_matrices():
     X = np.random.default_rng(0).standard_normal((6, 5, 5))
     np.testing.assert_allclose(L.det(E.tensor(X)).numpy(), np.linalg.det(X), rtol=1e-12)
     assert L.det(E.tensor([[1 + 1j, 2], [3, 4j]])).item() == -10 + 4j
+
+
+def test_svd_driver_keyword_is_refused_off_cuda():
+    A = E.tensor([[3.0, 1.0], [1.0, 2.0]])
+    U, S, Vh = L.svd(A, driver=None)
+    np.testing.assert_allclose(S.numpy(), np.linalg.svd(A.numpy(), compute_uv=False), rtol=1e-6)
+    msg = r"^torch\.linalg\.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend\.$"
+    for call in (lambda: L.svd(A, driver="gesvd"), lambda: L.svd(A, False, driver="gesvdj"),
+                 lambda: L.svdvals(A, driver="gesvda")):
+        with pytest.raises(RuntimeError, match=msg):
+            call()

@@ -699,3 +699,16 @@ def test_generator_manual_seed_takes_python_ints_and_the_module_takes_what_int_t
     with pytest.raises(TypeError, match="^expected a torch.ByteTensor, but got numpy.ndarray$"):
         E.set_rng_state(np.zeros(5056, np.uint8))
     E.manual_seed(0)
+
+
+def test_generator_refuses_device_types_without_a_generator():
+    # PyTorch 2.13's words; a meta tensor still draws (nothing) through its device's default generator
+    for device, msg in [("meta", "META device type not an accelerator."),
+                        ("lazy", "LAZY device type not an accelerator."),
+                        ("xpu", "Cannot get XPU generator without ATen_xpu library."),
+                        ("mps", "Cannot execute getNewGenerator() without MPS backend.")]:
+        with pytest.raises(RuntimeError) as info:
+            R.Generator(device)
+        assert str(info.value) == msg
+    assert E.randn(3, device="meta").shape == (3,)
+    assert str(R.Generator(E.device("cpu", 0)).device) == "cpu"

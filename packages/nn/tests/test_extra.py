@@ -189,6 +189,22 @@ def test_channel_shuffle_keeps_a_channels_last_input_channels_last():
     assert F.channel_shuffle(torch.zeros(2, 6, 4), 3).stride() == (24, 4, 1)
 
 
+def test_channel_shuffle_errors_are_pytorchs():
+    # the rank is checked before the group count, which is checked before divisibility
+    with pytest.raises(RuntimeError, match=r"^channel_shuffle expects input with > 2 dims, but got input with sizes "
+                                           r"\[3\]$"):
+        F.channel_shuffle(torch.ones(3), 0)
+    with pytest.raises(RuntimeError, match="^Number of groups to divide channels in must be positive. Value of "
+                                           "groups:-2$"):
+        F.channel_shuffle(torch.ones(1, 6, 2), -2)
+    with pytest.raises(RuntimeError, match="^Number of groups to divide channels in must be positive. Value of "
+                                           "groups:0$"):
+        nn.ChannelShuffle(0)(torch.ones(1, 4, 2))
+    with pytest.raises(TypeError, match=r"^channel_shuffle\(\): argument 'groups' \(position 2\) must be int, "
+                                        "not float$"):
+        F.channel_shuffle(torch.ones(1, 4, 2), 2.0)
+
+
 def test_channel_shuffle_gradient_is_dense_in_its_incoming_gradients_format():
     # PyTorch's backward is channel_shuffle(grad): dense (never a zero-stride expansion), laid out as grad
     x = torch.arange(240.0).reshape(2, 6, 4, 5).requires_grad_()

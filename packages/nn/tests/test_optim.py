@@ -259,6 +259,11 @@ def test_optimizer_argument_errors():
         optim.Adam(p, lr=-1)
     with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1.0"):
         optim.Adam(p, betas=(0.9, 1.0))
+    # Adam and AdamW refuse an int beta; NAdam (same range checks) takes it
+    for cls in (optim.Adam, optim.AdamW):
+        with pytest.raises(ValueError, match="^betas must be either both floats or both Tensors$"):
+            cls(p, betas=(0, 0.999))
+    assert optim.NAdam(p, betas=(0, 0.999)).defaults["betas"] == (0, 0.999)
     with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero dampening"):
         optim.SGD(p, lr=0.1, nesterov=True)
     with pytest.raises(TypeError, match="ordering of tensors in sets"):

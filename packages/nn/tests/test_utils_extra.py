@@ -88,6 +88,17 @@ def test_random_and_custom_pruning_and_errors():
         prune.remove(nn.Linear(2, 2), "weight")
 
 
+def test_a_method_never_applied_has_no_tensor_name():
+    # PyTorch's methods get `_tensor_name` from `apply`; before, using one raises AttributeError
+    method = prune.L1Unstructured(1)
+    for call in (lambda: method.apply_mask(nn.Linear(2, 2)), lambda: method(nn.Linear(2, 2), None),
+                 lambda: prune.PruningContainer(prune.L1Unstructured(1))):
+        with pytest.raises(AttributeError, match="^'L1Unstructured' object has no attribute '_tensor_name'$"):
+            call()
+    with pytest.raises(AttributeError, match="^'PruningContainer' object has no attribute '_tensor_name'$"):
+        prune.PruningContainer().add_pruning_method(method)
+
+
 @pytest.mark.torch
 def test_deterministic_pruning_gives_pytorchs_masks():
     pt = pytest.importorskip("torch")

@@ -1,6 +1,7 @@
 """`torch.fake_quantize_per_tensor_affine` and `torch.fake_quantize_per_channel_affine`: quantize then dequantize
 in the input's dtype, for quantization-aware training. The gradient is PyTorch's straight-through one: the
-incoming gradient where the rounded value lies in [quant_min, quant_max], zero where it was clamped."""
+incoming gradient where the rounded value lies in [quant_min, quant_max], zero where it was clamped; scale and
+zero_point are not differentiable (the `_fake_quantize_learnable_*` ops of fake_quant_learnable.py are)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import numpy as np
 
 import ember.core as E
 from ember.autograd.function import Function, once_differentiable
+from ember.autograd.grad_mode import is_grad_enabled
+from ember.autograd.graph import Node
 from ember.core import Tensor, dtypes
 
 __all__ = ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"]
@@ -23,6 +26,45 @@ def _check_input(input: Tensor) -> None:
         name = dtypes.TORCH_NAMES.get(input.dtype.name, input.dtype.name)
         raise NotImplementedError(
             f"\"fake_quantize_tensor_cachemask_kernel_type_handling\" not implemented for '{name}'")
+
+
+def _refuse_grad(fn: str, **qparams) -> None:
+    """PyTorch's words for a scale or zero_point tensor that requires grad while grad mode is on."""
+    for name, t in qparams.items():
+        if isinstance(t, Tensor) and t.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. "
+                               "This input cannot have requires_grad True.")
+
+
+def _kind(v) -> str:
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def _check_overloads(input, scale, zero_point, quant_min, quant_max) -> None:
+    """The TypeError of PyTorch's argument parser when neither (Tensor, Tensor, Tensor, int, int) nor
+    (Tensor, float, int, int, int) fits, e.g. a Python float zero_point."""
+    args = (input, scale, zero_point, quant_min, quant_max)
+
+    def is_int(v):
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+    def is_float(v):
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+    overloads = [("(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max)",
+                  (Tensor, Tensor, Tensor, is_int, is_int)),
+                 ("(Tensor input, float scale, int zero_point, int quant_min, int quant_max)",
+                  (Tensor, is_float, is_int, is_int, is_int))]
+    lines = []
+    for sig, checks in overloads:
+        ok = [isinstance(a, c) if isinstance(c, type) else c(a) for a, c in zip(args, checks)]
+        if all(ok):
+            return
+        marked = ", ".join(_kind(a) if good else f"!{_kind(a)}!" for a, good in zip(args, ok))
+        lines.append(f" * {sig}\n      didn't match because some of the arguments have invalid types: ({marked})\n")
+    got = ", ".join(_kind(a) for a in args)
+    raise TypeError(f"fake_quantize_per_tensor_affine() received an invalid combination of arguments - got ({got}),"
+                    " but expected one of:\n" + "".join(lines))
 
 
 def _quantize(x: Tensor, inv_scale, zero_point, quant_min: int, quant_max: int, scale):
@@ -54,10 +96,36 @@ class _FakeQuantizePerChannel(_FakeQuantize):
     pass
 
 
-# PyTorch's node names
-_FakeQuantize._backward_cls.__name__ = "FakeQuantizePerTensorAffineCachemaskBackward0"
-_FakeQuantizeTensorQparams._backward_cls.__name__ = "FakeQuantizePerTensorAffineCachemaskTensorQparamsBackward0"
-_FakeQuantizePerChannel._backward_cls.__name__ = "FakeQuantizePerChannelAffineCachemaskBackward0"
+class _FakeQuantizePerChannelFloatZp(_FakeQuantize):
+    """A float zero_point joins before rounding: (clamp(nearbyint(x * (1 / scale) + zp)) - zp) * scale in
+    float32 (float64 for double input), cast to the input's dtype."""
+
+    @staticmethod
+    def forward(ctx, input, scale, zero_point, quant_min, quant_max):
+        x = input if input.dtype == dtypes.float64 else input.float()
+        q = E.round(x * (1.0 / scale) + zero_point)
+        mask = (q >= quant_min) & (q <= quant_max)
+        ctx.save_for_backward(mask)
+        return ((E.clamp(q, quant_min, quant_max) - zero_point) * scale).to(input.dtype)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        return grad * mask, None, None, None, None
+
+
+def _cpp_node(fn: type, name: str) -> None:
+    """Give `fn`'s backward node PyTorch's C++ node name: printed `<Name object at ...>`, without a module."""
+    fn._backward_cls = type(name, (fn._backward_cls,), {
+        "__module__": "builtins", "__qualname__": name, "_user_code": False, "__call__": Node._call,
+        "__repr__": lambda self: f"<{type(self).__qualname__} object at {id(self):#x}>"})
+
+
+_cpp_node(_FakeQuantize, "FakeQuantizePerTensorAffineCachemaskBackward0")
+_cpp_node(_FakeQuantizeTensorQparams, "FakeQuantizePerTensorAffineCachemaskTensorQparamsBackward0")
+_cpp_node(_FakeQuantizePerChannel, "FakeQuantizePerChannelAffineCachemaskBackward0")
+_cpp_node(_FakeQuantizePerChannelFloatZp, "FakeQuantizePerChannelAffineCachemaskBackward0")
 
 
 def fake_quantize_per_tensor_affine(input: Tensor, scale, zero_point, quant_min: int, quant_max: int) -> Tensor:
@@ -76,6 +144,8 @@ def fake_quantize_per_tensor_affine(input: Tensor, scale, zero_point, quant_min:
     >>> torch.fake_quantize_per_tensor_affine(torch.tensor([0.26, -1.0]), 0.1, 0, -5, 5).tolist()
     [0.30000001192092896, -0.5]
     """
+    _check_overloads(input, scale, zero_point, quant_min, quant_max)
+    _refuse_grad("_fake_quantize_per_tensor_affine_cachemask_tensor_qparams", scale=scale, zero_point=zero_point)
     _check_input(input)
     _check_range(quant_min, quant_max)
     fn = _FakeQuantizeTensorQparams if isinstance(scale, Tensor) else _FakeQuantize
@@ -91,26 +161,43 @@ def fake_quantize_per_channel_affine(input: Tensor, scale: Tensor, zero_point: T
                                      quant_max: int) -> Tensor:
     """Per-channel `fake_quantize_per_tensor_affine`: channel i along `axis` uses scale[i] and zero_point[i].
 
+    An int32 zero_point adds to the rounded value (and must lie in the range); a float or half one is added before
+    rounding, clamp(nearbyint(x / scale + zero_point)) - zero_point, and may lie anywhere, as in PyTorch.
+
     Args:
-        input: a floating tensor; scale: (C,) float; zero_point: (C,) int32, float or half; axis: the channel dim.
+        input: a floating tensor; scale: (C,) float32 or bfloat16; zero_point: (C,) int32, float or half;
+        axis: the channel dim, in [0, input.dim()).
     Raises:
-        RuntimeError: a zero_point of another dtype, sizes that differ from the channel count, a bad range.
+        RuntimeError: qparams of another dtype or shape, sizes that differ from the channel count, a bad range or
+        axis, or qparams that require grad.
+        IndexError: an axis outside the input's dims.
     """
+    _refuse_grad("fake_quantize_per_channel_affine_cachemask", scale=scale, zero_point=zero_point)
     _check_input(input)
+    if scale.dtype not in (dtypes.float32, dtypes.bfloat16):
+        raise RuntimeError(f"Scale must be Float or BFloat16, found {dtypes.TORCH_NAMES[scale.dtype.name]}")
     if zero_point.dtype not in (dtypes.int32, dtypes.float32, dtypes.float16):
         name = dtypes.TORCH_NAMES.get(zero_point.dtype.name, zero_point.dtype.name)
         raise RuntimeError(f"Zero-point must be Int32, Float or Half, found {name}")
-    _check_range(quant_min, quant_max)
-    axis = axis + input.dim() if axis < 0 else axis
-    if scale.dim() != 1 or zero_point.dim() != 1 or scale.numel() != zero_point.numel():
-        raise RuntimeError("scale and zero_point need to have the same dimensions")
-    if scale.numel() != input.shape[axis]:
+    if scale.dim() != 1:
+        raise RuntimeError("scale should be a 1-D tensor")
+    if zero_point.dim() != 1:
+        raise RuntimeError("zero point should be a 1-D tensor")
+    if scale.numel() != zero_point.numel():
+        raise RuntimeError("scale and zero-point need to have the same dimensions")
+    if scale.numel() != input.shape[input._wrap_dim(axis)]:
         raise RuntimeError("dimensions of scale and zero-point are not consistent with input tensor")
-    zps = zero_point.tolist()
-    if any(not quant_min <= z <= quant_max for z in zps):
+    _check_range(quant_min, quant_max)
+    float_zp = zero_point.dtype.is_floating_point
+    if not float_zp and any(not quant_min <= z <= quant_max for z in zero_point.tolist()):
         raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
+    if not 0 <= axis <= input.dim():
+        raise RuntimeError("`axis` must be between 0 and number of dimensions of input")
     shape = [1] * input.dim()
     shape[axis] = -1
+    if float_zp:
+        return _FakeQuantizePerChannelFloatZp.apply(input, scale.detach().float().reshape(shape),
+                                                     zero_point.detach().float().reshape(shape), quant_min, quant_max)
     scale = scale.detach().to(input.dtype).reshape(shape)
     zero_point = zero_point.detach().to(input.dtype).reshape(shape)
     return _FakeQuantizePerChannel.apply(input, 1.0 / scale, zero_point, quant_min, quant_max, scale)

@@ -69,7 +69,17 @@ class Generator:
 
     def __init__(self, device="cpu") -> None:
         d = _device(device)
-        self.device = _device("cuda", 0) if d.type == "cuda" and d.index is None else d
+        if d.type not in ("cpu", "cuda"):
+            raise RuntimeError(_NO_GENERATOR.get(d.type, f"{d.type.upper()} device type not an accelerator."))
+        self._setup(d)
+
+    def _setup(self, d) -> None:
+        """The state of a fresh generator of device `d` (a meta one only as a device's default generator)."""
+        if d.type == "cuda" and d.index is None:
+            d = _device("cuda", 0)
+        elif d.type == "cpu":
+            d = _device("cpu")  # PyTorch's CPU generator has no index: Generator("cpu:0").device is cpu
+        self.device = d
         self._seed = _DEFAULT_SEED
         self._offset = 0
         self._mt = MT19937(_DEFAULT_SEED) if self.device.type == "cpu" else None
@@ -135,6 +145,16 @@ class Generator:
 
 
 _defaults: dict = {}
+# PyTorch's words for a generator of a device type it has no backend for (the rest are "not an accelerator")
+_NO_GENERATOR = {
+    "xpu": "Cannot get XPU generator without ATen_xpu library.",
+    "mps": "Cannot execute getNewGenerator() without MPS backend.",
+    "mtia": "Cannot execute getNewGenerator() without MTIA backend.",
+    "hpu": "Backend doesn`t support getNewGenerator()", "hip": "Backend doesn`t support getNewGenerator()",
+    "privateuseone": "Please register PrivateUse1HooksInterface by `RegisterPrivateUse1HooksInterface` first.",
+    "xla": "Cannot get XLA generator without torch_xla library. This error has occurred because you are trying to "
+           "use some XLA functionality, but the XLA library has not been loaded by the dynamic linker. You must load "
+           "xla libraries by `import torch_xla`"}
 default_generator = Generator("cpu")
 _defaults[default_generator.device] = default_generator
 
@@ -146,7 +166,9 @@ def default_generator_for(device) -> Generator:
         d = _device("cuda", 0)
     g = _defaults.get(d)
     if g is None:
-        g = _defaults[d] = Generator(d).manual_seed(default_generator.initial_seed())
+        g = Generator.__new__(Generator)
+        g._setup(d)
+        g = _defaults[d] = g.manual_seed(default_generator.initial_seed())
     return g
 
 

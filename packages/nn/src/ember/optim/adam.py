@@ -46,6 +46,9 @@ class Adam(Optimizer):
         if isinstance(lr, Tensor) and foreach and not capturable:
             raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         _check_args(lr, betas, eps, weight_decay)
+        # PyTorch's Adam alone insists on one kind: an int beta such as (0, 0.999) is refused.
+        if not all(isinstance(b, float) for b in betas[:2]) and not all(isinstance(b, Tensor) for b in betas[:2]):
+            raise ValueError("betas must be either both floats or both Tensors")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable, "fused": fused,

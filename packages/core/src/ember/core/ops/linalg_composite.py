@@ -910,19 +910,20 @@ for _name, _kernel in (("inv", "linalg_inv_ex"), ("det", "_linalg_det"), ("slogd
 # --- norm, covariance: reductions that reach for matrix ops ------------------------------------
 @method
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
-    """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is the nuclear norm of the matrices
-    over `dim` (the last two dims by default)."""
+    """The `p`-norm over `dim` ("fro" over at most two dims and None mean 2); "nuc" is the nuclear norm of the
+    matrices over `dim`, which must be two dims (as "fro" over more)."""
     if input.is_sparse or input.is_sparse_csr:  # over all elements only, PyTorch's sparse kernel
         return input.norm(p, dim, keepdim, out=out, dtype=dtype)
     if dim.__class__ is bool:  # PyTorch's parser of the vector norm it calls takes no bool for a dim
         raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but found element "
                         "of type bool at pos 0")
-    if p == "nuc":
-        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2)):
+        # PyTorch hands "nuc", "fro" over 3+ dims and unknown orders to matrix_norm over `dim` (all dims by
+        # default), whose errors then speak
+        dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else dim
+        return matrix_norm(input, p, dims, keepdim, dtype=dtype)
     if p is None or p == "fro":
         p = 2
-    elif isinstance(p, str):
-        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")  # PyTorch's: it asks matrix_norm
     if input._dtype is dtypes.complex32 and dtype is None and out is None:  # as vector_norm: rounded once
         return norm(input.to(dtypes.complex64), p, dim, keepdim).to(dtypes.float16)
     if input._dtype.is_complex:

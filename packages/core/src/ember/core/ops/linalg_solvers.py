@@ -529,15 +529,25 @@ def _linalg_qr(A: Tensor, mode: str = "reduced"):
     return _QR(*_qr(A, mode))
 
 
-@parsed("linalg_svd", A="Tensor", full_matrices="bool")
-def _linalg_svd(A: Tensor, full_matrices: bool = True):
+def _check_driver(A: Tensor, driver: str | None) -> None:
+    """`driver=` picks a cuSOLVER routine; PyTorch refuses it for any other input (on CUDA every driver gives
+    the same decomposition here)."""
+    if driver is not None and A.device.type != "cuda":
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+
+
+@parsed("linalg_svd", A="Tensor", full_matrices="bool", driver="str?")
+def _linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None):
     """`(U, S, Vh)` with A = U @ diag(S) @ Vh."""
+    _check_driver(A, driver)
     return _SVD(*_svd(A, full_matrices))
 
 
-@parsed("linalg_svdvals", A="Tensor")
-def svdvals(A: Tensor) -> Tensor:
+@parsed("linalg_svdvals", A="Tensor", driver="str?")
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of A, descending."""
+    _check_driver(A, driver)
     return _svd(A, False)[1]
 
 
@@ -557,6 +567,8 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """The matrix norm over the two dims `dim`: 'fro', 'nuc', 2/-2 (largest/smallest singular value),
     1/-1 (max/min column abs sum), inf/-inf (max/min row abs sum)."""
+    if isinstance(ord, str) and ord not in ("fro", "nuc"):  # PyTorch checks a string order before anything else
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if not (A.dtype.is_floating_point or A.dtype.is_complex):

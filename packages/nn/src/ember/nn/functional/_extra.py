@@ -174,6 +174,12 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mo
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Interleave the channels of `groups` groups: (N, g * k, *) -> channels ordered k-major."""
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not {type(groups).__name__}")
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
     n, c = input.shape[0], input.shape[1]
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")

@@ -23,7 +23,7 @@ class BasePruningMethod(ABC):
     """A pruning method: `compute_mask(t, default_mask)` says which entries stay (1) or go (0); an
     instance is the forward pre-hook that writes `name = name_orig * name_mask` before each forward."""
 
-    _tensor_name: str | None = None
+    _tensor_name: str  # set by `apply`; unset on a method never applied, whose use raises AttributeError (PyTorch)
     PRUNING_TYPE: str = "unstructured"
 
     def __call__(self, module: Module, inputs) -> None:
