@@ -25,7 +25,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import _mismatch
 from ember.core.ops import shape as S
-from ember.core.ops._util import ERRSTATE, IGNORE_ALL, wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, real_value, wrap, write_out
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _sum, vector_norm
@@ -622,6 +622,7 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     if prod._dtype is dtypes.bool and op in ("addmm", "baddbmm", "addbmm") and isinstance(input, Tensor) \
             and input._dtype is dtypes.bool:
         return _bool_empty_product(input, prod, beta, out)
+    beta, alpha = real_value(prod, beta), real_value(prod, alpha)  # a complex scalar of a real product: its real part
     if isinstance(input, Tensor) and _integral(input._dtype) and _integral(prod._dtype):
         beta, alpha = _truncated(beta), _truncated(alpha)  # PyTorch casts them to the integral dtype
     if isinstance(input, Tensor):
@@ -812,7 +813,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None
     if isinstance(input, Tensor):
         if not (input._dtype.is_floating_point or input._dtype.is_complex):
             for name, v in (("beta", beta), ("alpha", alpha)):
-                if isinstance(v, float):
+                if isinstance(v, (float, complex)):
                     raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point "
                                        "number.")
         _expand_self(input, (vec1._shape[0], vec2._shape[0]), "addr")
