@@ -278,12 +278,13 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
 
 
 @writes_out(kernel="linalg_cholesky_ex")
+@parsed("linalg_cholesky_ex", A=("input", "Tensor"), upper="bool", check_errors="bool")
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
     """`(L, info)`: the Cholesky factor and, per matrix, 0 or the order of the first leading minor that is
     not positive-definite; such a matrix's L is LAPACK's partial factor, as PyTorch's (`cholesky_partial`);
     raises only when `check_errors`."""
     try:
-        return _CholeskyEx(_linalg_cholesky(A, upper), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
+        return _CholeskyEx(_linalg_cholesky(A, upper=upper), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
     except LinAlgError as e:
         if check_errors:
             raise _renamed(e, "linalg.cholesky_ex") from None
@@ -293,7 +294,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     factors, infos = [], []
     for a in L.unbind(flat, 0):
         try:
-            factors.append(_linalg_cholesky(a, upper))
+            factors.append(_linalg_cholesky(a, upper=upper))
             infos.append(0)
         except LinAlgError:
             h = a._host_array()
@@ -523,6 +524,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 
 # --- matrix functions ---------------------------------------------------------------------------
 @method
+@parsed("matrix_exp", input="Tensor")
 def matrix_exp(input: Tensor) -> Tensor:
     """e^A of each square matrix: scaling and squaring over a degree-18 Taylor series (float64-accurate)."""
     A = input
@@ -891,7 +893,7 @@ def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False, *, out=None
 
 for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", cholesky_ex), ("lu_factor", lu_factor),
                    ("lu_factor_ex", lu_factor_ex), ("lu", linalg_lu), ("lu_solve", linalg_lu_solve),
-                   ("inv_ex", inv_ex), ("solve_ex", solve_ex), ("matrix_exp", matrix_exp), ("cond", cond),
+                   ("inv_ex", inv_ex), ("solve_ex", solve_ex), ("matrix_exp", parsed("linalg_matrix_exp", input="Tensor")(matrix_exp)), ("cond", cond),
                    ("diagonal", diagonal), ("tensorinv", tensorinv), ("tensorsolve", tensorsolve), ("vander", vander),
                    ("householder_product", householder_product), ("lstsq", lstsq)):
     setattr(linalg, _name, _fn)
