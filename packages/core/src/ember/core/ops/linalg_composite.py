@@ -22,7 +22,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import cpp_type_name, warn_at_caller, warn_once
+from ember.core.ops._util import _resize_out, cpp_type_name, warn_at_caller, warn_once
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
@@ -30,7 +30,7 @@ from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve,
     solve_is_vector, svdvals,
 )
-from ember.core.ops.structseq import rebuilt
+from ember.core.ops.structseq import is_structseq, out_type, rebuilt
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
 
@@ -131,7 +131,7 @@ def _substituted(T: Tensor, B: Tensor, upper: bool, left: bool) -> Tensor:
 
 def _resized(out: Tensor, r: Tensor) -> Tensor:
     if out._shape != r._shape:
-        S.resize_(out, r._shape)
+        _resize_out(out, r._shape, None)
     return out
 
 
@@ -177,6 +177,8 @@ def writes_out(fn=None, kernel: str | None = None):
                 raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(x._dtype)}, but got "
                                    f"{cpp_type_name(o._dtype)} instead")
         written = [S.copy_(_resized(o, x), x) for o, x in zip(out, r)]
+        if is_structseq(r):
+            return tuple.__new__(out_type(type(r)), written)
         return rebuilt(r, written) if isinstance(r, tuple) else tuple(written)
 
     return with_out
@@ -646,6 +648,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     return Q[..., :, :n]
 
 
+@writes_out(kernel="linalg_lstsq")
 @parsed("linalg_lstsq", A=("self", "Tensor"), B=("b", "Tensor"), rcond="float?", driver="str?")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     """`(solution, residuals, rank, singular_values)` of min ||A X - B||, from the pseudo-inverse. Which of

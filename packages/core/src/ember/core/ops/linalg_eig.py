@@ -11,7 +11,7 @@ from ember.core.ops._util import wrap
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.linalg import linalg
 from ember.core.ops.linalg_solvers import LinAlgError, refuse_dtype
-from ember.core.ops.structseq import return_type
+from ember.core.ops.structseq import out_type, return_type
 from ember.core.tensor import Tensor
 
 __all__: list[str] = []
@@ -59,7 +59,7 @@ def eig(A: Tensor, *, out=None):
     if out is not None:
         out[0].resize_(w.shape).copy_(w)
         out[1].resize_(v.shape).copy_(v)
-        return _Eig(*out)
+        return out_type(_Eig)(*out)
     return _Eig(w, v)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import operator
 import types
 
-__all__ = ["return_type", "return_types", "is_structseq", "is_structseq_class", "rebuilt"]
+__all__ = ["return_type", "return_types", "is_structseq", "is_structseq_class", "rebuilt", "out_type"]
 
 # every class `return_type` made, by name: PyTorch's `torch.return_types` (whose paths the classes print under)
 return_types = types.SimpleNamespace()
@@ -56,6 +56,13 @@ def return_type(name: str, fields: list[str]):
     cls = type(name, (_StructSeq,), body)
     setattr(return_types, name, cls)
     return cls
+
+
+def out_type(cls):
+    """The class of `cls`'s results written through `out=` (`torch.return_types.linalg_eigh_out` for
+    `linalg_eigh`): PyTorch's out= overloads return their own structseq, with the same fields."""
+    name = f"{cls.__name__}_out"
+    return getattr(return_types, name, None) or return_type(name, list(cls.__match_args__))
 
 
 def is_structseq(obj) -> bool:
