@@ -144,3 +144,23 @@ def test_a_0d_integer_tensor_is_an_int_to_matrix_power():
     a = E.tensor([[2.0, 0.0], [0.0, 4.0]])
     assert E.linalg.matrix_power(a, E.tensor(2)).tolist() == [[4.0, 0.0], [0.0, 16.0]]
     assert a.matrix_power(n=E.tensor(-1, dtype=E.int8)).tolist() == [[0.5, 0.0], [0.0, 0.25]]
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "prod"])
+def test_keepdim_without_dim_matches_no_overload_as_pytorch(op):
+    x = E.ones(2, 2)
+    head = f"{op}() received an invalid combination of arguments - got "
+    with pytest.raises(TypeError, match=re.escape(f"{head}(keepdim=bool, ), but expected one of:")):
+        getattr(x, op)(keepdim=True)
+    with pytest.raises(TypeError, match=re.escape(f"{head}(Tensor, keepdim=bool), but expected one of:")):
+        getattr(E, op)(x, keepdim=True)
+    assert getattr(x, op)(0, keepdim=True).shape == (1, 2) and getattr(E, op)(x).shape == ()
+    if op != "prod":  # an explicit None dim matches sum's and mean's dim overload
+        assert getattr(x, op)(None, keepdim=True).shape == (1, 1) == getattr(E, op)(x, dim=None, keepdim=True).shape
+
+
+def test_sparse_sum_keepdim_without_dim_is_the_same_type_error():
+    s = E.eye(2).to_sparse()
+    with pytest.raises(TypeError, match=re.escape("sum() received an invalid combination of arguments - got "
+                                                  "(keepdim=bool, ), but expected one of:")):
+        s.sum(keepdim=True)

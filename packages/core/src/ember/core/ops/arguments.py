@@ -20,7 +20,8 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.tensor import Tensor
 
-__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error"]
+__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error",
+           "KEEPDIM_NEEDS_DIM", "keepdim_without_dim_error"]
 
 _INTS = (int, np.integer, Tensor)  # a 0-d tensor is an int to PyTorch's parser; the function checks it further
 
@@ -173,6 +174,19 @@ def method_out_error(op: str, kwargs: dict) -> TypeError:
         got.append(f"axis={_type_name(axis)}")
     return TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}, ), but expected "
                      "one of:")
+
+
+# the reductions whose overloads take `keepdim` only beside a `dim` (`x.sum(keepdim=True)` matches none of them;
+# `x.sum(None, keepdim=True)` does)
+KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod"})
+
+
+def keepdim_without_dim_error(op: str, kwargs: dict, method: bool) -> TypeError:
+    """PyTorch's TypeError for `keepdim=True` given to `op` (of `KEEPDIM_NEEDS_DIM`) without a `dim`, the
+    keywords as its parser lists them (a method's after no positional argument, a function's after `Tensor`)."""
+    kws = [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    got = f"{', '.join(kws)}, " if method else ", ".join(["Tensor", *kws])
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:")
 
 
 def refuse_out_with_grad(kernel: str, *inputs) -> None:
