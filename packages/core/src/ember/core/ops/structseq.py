@@ -4,6 +4,7 @@ a property per field, `n_fields`, `__match_args__`, its repr and pickling, and n
 
 from __future__ import annotations
 
+import numbers
 import operator
 import types
 
@@ -31,6 +32,8 @@ def _new(cls, *args, **kwargs):
     ember's own calls pass them one by one (every class has two fields or more, so the two never mix)."""
     names = cls.__match_args__
     if kwargs or len(args) != 1 and not (len(args) == 2 and isinstance(args[1], dict)):
+        if args and isinstance(args[0], numbers.Number):  # ember's fields are tensors: PyTorch's refusal of a number
+            raise TypeError("constructor requires a sequence")
         values = args + tuple(kwargs.pop(n) for n in names[len(args):] if n in kwargs)
         if kwargs or len(values) != cls.n_fields:
             raise TypeError(f"torch.return_types.{cls.__name__}() takes {cls.n_fields} fields ({len(values)} given)")
