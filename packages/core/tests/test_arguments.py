@@ -164,3 +164,16 @@ def test_sparse_sum_keepdim_without_dim_is_the_same_type_error():
     with pytest.raises(TypeError, match=re.escape("sum() received an invalid combination of arguments - got "
                                                   "(keepdim=bool, ), but expected one of:")):
         s.sum(keepdim=True)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: E.unsqueeze(t, True), "unsqueeze(): argument 'dim' (position 2) must be int, not bool"),
+    (lambda: E.transpose(t, True, 0), "transpose(): argument 'dim0' (position 2) must be int, not bool"),
+    (lambda: E.unsqueeze(t, dim=True), "unsqueeze(): argument 'dim' must be int, not bool"),
+    (lambda: E.squeeze(t, True), f"squeeze() {_INVALID}(Tensor, bool), but expected one of:"),
+    (lambda: E.narrow(t, 0, True, 1), f"narrow() {_INVALID}(Tensor, int, bool, int), but expected one of:"),
+])
+def test_a_function_form_counts_positions_from_input(call, message):
+    """PyTorch's parser counts a function's arguments from `input`, a method's after `self`."""
+    with pytest.raises(TypeError, match=re.escape(message)):
+        call()

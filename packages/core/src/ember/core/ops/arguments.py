@@ -134,9 +134,11 @@ def _is_bool(v, kind: str) -> bool:
     return v.__class__ is bool or kind == _T and v.__class__ in (list, tuple) and any(e.__class__ is bool for e in v)
 
 
-def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: dict) -> TypeError | None:
+def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: dict,
+                 function: bool = False) -> TypeError | None:
     """PyTorch's TypeError for a bool given to one of `op`'s int arguments (`spec`, from `INT_ARGS`) in a method call
-    `args` (`self` first) and `kwargs`, or None; positions count from the first argument after `self`."""
+    `args` (`self` first) and `kwargs`, or None; positions count from the first argument after `self` (from `input`
+    in a `function` call, whose overloaded refusal lists `Tensor` first)."""
     for i, (name, kind) in enumerate(spec, 1):
         if i < len(args) and _is_bool(v := args[i], kind):
             break
@@ -148,10 +150,11 @@ def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs
     if op in _OVERLOADED:
         if op == "split":  # Tensor.split calls split(self, split_size, dim): PyTorch's parser sees all three
             args = (None, args[0], *args[1:], *(0,) * (3 - len(args)))
-        got = ", ".join([_type_name(a) for a in args[1:]] + [f"{k}={_type_name(a)}" for k, a in kwargs.items()])
-        return TypeError(f"{op}() received an invalid combination of arguments - got ({got}{', ' if kwargs else ''}"
-                         "), but expected one of:")
-    return _error(op, name, kind, v, i)
+        got = ", ".join([_type_name(a) for a in args[0 if function else 1:]]
+                        + [f"{k}={_type_name(a)}" for k, a in kwargs.items()])
+        return TypeError(f"{op}() received an invalid combination of arguments - got ({got}"
+                         f"{', ' if kwargs and not function else ''}), but expected one of:")
+    return _error(op, name, kind, v, i + function if i is not None else None)
 
 
 # the methods numpy's reductions call with its keywords (`np.sum(t)`: `t.sum(axis=None, dtype=None, out=None)`), which
