@@ -607,6 +607,12 @@ def test_out_forms_return_pytorchs_out_structseqs_and_lstsq_takes_out():
     eigh = E.linalg.eigh(E.eye(2), out=(E.empty(0), E.empty(0)))
     assert type(eigh).__name__ == "linalg_eigh_out" and eigh.eigenvalues.tolist() == [1.0, 1.0]
     assert type(E.frexp(E.ones(2), out=(E.empty(0), E.empty(0, dtype=E.int32)))).__name__ == "frexp_out"
+    sign, logabs = E.empty(0), E.empty(0)
+    r = E.slogdet(E.eye(2) * 2, out=(sign, logabs))  # torch.slogdet's out= too
+    assert type(r).__name__ == "slogdet_out" and r.sign is sign and sign.item() == 1.0
+    assert math.isclose(logabs.item(), math.log(4.0), rel_tol=1e-6)
+    with pytest.raises(TypeError, match="^slogdet\\(\\): argument 'out' must be tuple of Tensors, not Tensor$"):
+        E.slogdet(E.eye(2), out=E.empty(0))
 
 
 def test_vecdot_writes_out_with_pytorchs_checks():

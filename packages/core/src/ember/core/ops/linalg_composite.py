@@ -26,6 +26,7 @@ from ember.core.ops._util import _resize_out, cpp_type_name, warn_at_caller, war
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
+from ember.core.ops import linalg_solvers as _solvers
 from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve,
     solve_is_vector, svdvals,
@@ -36,7 +37,7 @@ from ember.core.tensor import Tensor
 
 __all__ = ["cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
            "orgqr", "frobenius_norm", "nuclear_norm", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "norm_except_dim",
-           "norm", "cov", "corrcoef", "_weight_norm", "_weight_norm_interface"]
+           "norm", "cov", "corrcoef", "_weight_norm", "_weight_norm_interface", "slogdet"]
 
 _LUFactor = _rt("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -138,7 +139,8 @@ def _resized(out: Tensor, r: Tensor) -> Tensor:
 
 
 # the functions of `torch.*` (not `torch.linalg.*`) among those `writes_out` wraps: PyTorch's messages name them
-_TORCH_NAMESPACE = frozenset({"lu_unpack", "geqrf", "ormqr", "triangular_solve", "frobenius_norm", "nuclear_norm"})
+_TORCH_NAMESPACE = frozenset({"lu_unpack", "geqrf", "ormqr", "triangular_solve", "frobenius_norm", "nuclear_norm",
+                              "slogdet"})
 
 
 def _needs_grad(values) -> bool:
@@ -900,6 +902,9 @@ for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", chole
                    ("diagonal", diagonal), ("tensorinv", tensorinv), ("tensorsolve", tensorsolve), ("vander", vander),
                    ("householder_product", householder_product), ("lstsq", lstsq)):
     setattr(linalg, _name, _fn)
+
+# `torch.slogdet` takes out= as PyTorch's (its ATen kernel is linalg's): it replaces linalg_solvers' in `ember.core`
+slogdet = writes_out(_solvers.slogdet, "_linalg_slogdet")
 
 # linalg_solvers' torch.linalg functions take PyTorch's out= too (written here, where writes_out lives), with the
 # ATen op whose out= form refuses inputs that require grad
