@@ -898,7 +898,8 @@ def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False, *, out=None
 
 for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", cholesky_ex), ("lu_factor", lu_factor),
                    ("lu_factor_ex", lu_factor_ex), ("lu", linalg_lu), ("lu_solve", linalg_lu_solve),
-                   ("inv_ex", inv_ex), ("solve_ex", solve_ex), ("matrix_exp", parsed("linalg_matrix_exp", input="Tensor")(matrix_exp)), ("cond", cond),
+                   ("inv_ex", inv_ex), ("solve_ex", solve_ex),
+                   ("matrix_exp", parsed("linalg_matrix_exp", input="Tensor")(matrix_exp)), ("cond", cond),
                    ("diagonal", diagonal), ("tensorinv", tensorinv), ("tensorsolve", tensorsolve), ("vander", vander),
                    ("householder_product", householder_product), ("lstsq", lstsq)):
     setattr(linalg, _name, _fn)
