@@ -146,7 +146,7 @@ def test_a_0d_integer_tensor_is_an_int_to_matrix_power():
     assert a.matrix_power(n=E.tensor(-1, dtype=E.int8)).tolist() == [[0.5, 0.0], [0.0, 0.25]]
 
 
-@pytest.mark.parametrize("op", ["sum", "mean", "prod"])
+@pytest.mark.parametrize("op", ["sum", "mean", "prod", "max", "min"])
 def test_keepdim_without_dim_matches_no_overload_as_pytorch(op):
     x = E.ones(2, 2)
     head = f"{op}() received an invalid combination of arguments - got "
@@ -154,8 +154,9 @@ def test_keepdim_without_dim_matches_no_overload_as_pytorch(op):
         getattr(x, op)(keepdim=True)
     with pytest.raises(TypeError, match=re.escape(f"{head}(Tensor, keepdim=bool), but expected one of:")):
         getattr(E, op)(x, keepdim=True)
-    assert getattr(x, op)(0, keepdim=True).shape == (1, 2) and getattr(E, op)(x).shape == ()
-    if op != "prod":  # an explicit None dim matches sum's and mean's dim overload
+    kept = getattr(x, op)(0, keepdim=True)
+    assert (kept[0] if op in ("max", "min") else kept).shape == (1, 2) and getattr(E, op)(x).shape == ()
+    if op in ("sum", "mean"):  # an explicit None dim matches sum's and mean's dim overload
         assert getattr(x, op)(None, keepdim=True).shape == (1, 1) == getattr(E, op)(x, dim=None, keepdim=True).shape
 
 

@@ -181,7 +181,7 @@ def method_out_error(op: str, kwargs: dict) -> TypeError:
 
 # the reductions whose overloads take `keepdim` only beside a `dim` (`x.sum(keepdim=True)` matches none of them;
 # `x.sum(None, keepdim=True)` does)
-KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod"})
+KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod", "max", "min"})
 
 
 def keepdim_without_dim_error(op: str, kwargs: dict, method: bool) -> TypeError:
