@@ -827,6 +827,9 @@ def test_saved_shape_attributes_by_atens_names():
     p = E.randn(2, 3, requires_grad=True)
     s = p.sum(1)
     assert s.grad_fn._saved_self_sym_sizes == (2, 3) and s.grad_fn._saved_dim == (1,)
+    u, t = p.unsqueeze(-1), p.transpose(-1, 0)  # a negative dim as PyTorch's SymInt reads it: unsigned 64-bit
+    assert u.grad_fn._saved_dim == (1 << 64) - 1
+    assert (t.grad_fn._saved_dim0, t.grad_fn._saved_dim1) == ((1 << 64) - 1, 0)
     m = p.t().mm(p)  # mat2 saved with its geometry
     assert m.grad_fn._saved_mat2_sym_sizes == (2, 3) and m.grad_fn._saved_mat2_sym_strides == (3, 1)
     assert p[:, 1:].grad_fn._saved_start == 1 and p.view(6).grad_fn._saved_self_sym_sizes == (2, 3)

@@ -289,3 +289,19 @@ def test_a_tensor_of_an_earlier_level_carries_no_tangent_in_a_later_one():
     with fwAD.dual_level(), torch.no_grad():
         z = y.detach() * 3
         assert fwAD.unpack_dual(y * 3).tangent is None and fwAD.unpack_dual(z).tangent is None
+
+
+
+def test_grid_sampler_refuses_forward_ad_as_pytorchs_missing_formula():
+    """PyTorch 2.13 has no forward derivative for grid_sampler_2d/3d: an op on a dual raises when called."""
+    from ember.core.ops.sampling import grid_sampler_op
+
+    cases = ((torch.ones(1, 1, 3, 3), torch.zeros(1, 2, 2, 2), "grid_sampler_2d"),
+             (torch.ones(1, 1, 2, 2, 2), torch.zeros(1, 1, 1, 2, 3), "grid_sampler_3d"))
+    with fwAD.dual_level():
+        for x, g, aten in cases:
+            with pytest.raises(NotImplementedError, match=f"^Trying to use forward AD with {aten} that does not "
+                                                          "support it because it has not been implemented yet."):
+                grid_sampler_op(fwAD.make_dual(x, torch.ones_like(x)), g, 0, 0, True)
+        assert fwAD.unpack_dual(grid_sampler_op(torch.ones(1, 1, 3, 3), torch.zeros(1, 2, 2, 2), 0, 0, True)).tangent \
+            is None

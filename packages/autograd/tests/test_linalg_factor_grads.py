@@ -228,6 +228,10 @@ _F, _I, _C = E.float64, E.int32, E.complex128
     ("geqrf", lambda A, o: E.geqrf(A, out=o), _outs(_F, _F)),
     ("triangular_solve", lambda A, o: E.triangular_solve(A, A, out=o), _outs(_F, _F)),
     ("norm", lambda A, o: E.frobenius_norm(A, (0, 1), out=o), _outs(_F)),
+    ("linalg_lstsq", lambda A, o: E.linalg.lstsq(A, A, out=o), _outs(_F, _F, E.int64, _F)),
+    ("sum", lambda A, o: E.linalg.vecdot(A, A, out=o), _outs(_F)),
+    ("vdot", lambda A, o: E.linalg.vecdot(A[0], A[0], out=o), _outs(_F)),
+    ("_linalg_slogdet", lambda A, o: E.slogdet(A, out=o), _outs(_F, _F)),
 ])
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_every_out_form_refuses_inputs_that_require_grad_naming_pytorchs_aten_op(name, call, make_out):

@@ -84,6 +84,19 @@ def test_unique_records_a_node_whose_backward_is_not_implemented():
         assert not E.unique(x).requires_grad
 
 
+def test_bincount_of_weights_requiring_grad_records_a_refusing_node():
+    """PyTorch records bincount of weights requiring grad as a `NotImplemented` node whose backward raises."""
+    w = E.ones(3, requires_grad=True)
+    r = E.bincount(E.tensor([0, 1, 1]), weights=w)
+    assert r.requires_grad and type(r.grad_fn).__name__ == "NotImplemented" and r.tolist() == [1.0, 2.0]
+    assert r.grad_fn.next_functions[0][0].variable is w
+    with pytest.raises(RuntimeError, match="^derivative for aten::bincount is not implemented$"):
+        r.sum().backward()
+    with E.no_grad():
+        assert not E.bincount(E.tensor([0, 1, 1]), weights=w).requires_grad
+    assert not E.bincount(E.tensor([0, 1, 1])).requires_grad
+
+
 def test_a_tensor_hook_that_changes_the_gradients_size_type_or_kind_is_refused():
     """PyTorch's check of a hook's returned gradient, on leaves and non-leaves alike."""
     def named(g):

@@ -78,6 +78,20 @@ def test_arbitrary_objects_need_weights_only_false():
     assert out["box"].view._storage is out["box"].w._storage
 
 
+def test_unsafe_globals_in_checkpoint_lists_what_a_weights_only_load_refuses():
+    buf = io.BytesIO()
+    E.save([{"box": Box(E.arange(4.0))}, Box(E.ones(1)), OrderedDict(t=E.ones(2))], buf)
+    buf.seek(0)
+    assert serialization.get_unsafe_globals_in_checkpoint(buf) == [f"{Box.__module__}.Box"]
+    with serialization.safe_globals([Box]):
+        buf.seek(0)
+        assert serialization.get_unsafe_globals_in_checkpoint(buf) == []
+    plain = io.BytesIO()
+    E.save({"w": E.ones(2), "n": 3}, plain)  # PyTorch's zip format: nothing but allowed globals
+    plain.seek(0)
+    assert serialization.get_unsafe_globals_in_checkpoint(plain) == []
+
+
 def test_tensor_subclasses_come_back_as_their_class_when_allowed():
     class Marked(E.Tensor):
         pass

@@ -56,6 +56,20 @@ x, A = E.ones(3), E.eye(2)
                                                   "ints, not str"),
     (lambda: E.linalg.householder_product(A, 1), "linalg_householder_product(): argument 'tau' (position 2) must be "
                                                  "Tensor, not int"),
+    (lambda: E.linalg.matrix_power(A, n=2.0), "linalg_matrix_power(): argument 'n' must be int, not float"),
+    (lambda: E.linalg.matrix_power(A, E.tensor(2.0)), "linalg_matrix_power(): argument 'n' (position 2) must be int, "
+                                                      "not Tensor"),
+    (lambda: E.linalg.cholesky(A, True), "linalg_cholesky() takes 1 positional argument but 2 were given"),
+    (lambda: E.linalg.cholesky_ex(A, True), "linalg_cholesky_ex() takes 1 positional argument but 2 were given"),
+    (lambda: E.linalg.solve(A, A, True), "linalg_solve() takes 2 positional arguments but 3 were given"),
+    (lambda: E.linalg.slogdet(A, A), "linalg_slogdet() takes 1 positional argument but 2 were given"),
+    (lambda: E.linalg.det(A=3), "linalg_det(): argument 'A' must be Tensor, not int"),
+    (lambda: E.det(input=3), "det(): argument 'input' must be Tensor, not int"),
+    (lambda: E.det(3), "det(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: E.linalg.matrix_exp(3), "linalg_matrix_exp(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: E.matrix_exp(3), "matrix_exp(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: E.linalg.eigvals(3), "linalg_eigvals(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: E.linalg.eig(3), "linalg_eig(): argument 'input' (position 1) must be Tensor, not int"),
 ])
 def test_a_wrongly_typed_argument_names_its_position_only_when_passed_positionally(call, message):
     with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
@@ -124,3 +138,43 @@ def test_bools_where_pytorch_takes_them_and_ints_unchanged():
     assert t.topk(1, 0, True, True).values.shape == (1, 2) and t.sort(0, True).values.shape == (3, 2)
     assert t.unsqueeze(E.tensor(1)).shape == (3, 1, 2) and t.unsqueeze(np.int64(-1)).shape == (3, 2, 1)
     assert [p.shape for p in t.split([1, 2], 0)] == [(1, 2), (2, 2)] and t.roll([1], [0]).shape == (3, 2)
+
+
+def test_a_0d_integer_tensor_is_an_int_to_matrix_power():
+    a = E.tensor([[2.0, 0.0], [0.0, 4.0]])
+    assert E.linalg.matrix_power(a, E.tensor(2)).tolist() == [[4.0, 0.0], [0.0, 16.0]]
+    assert a.matrix_power(n=E.tensor(-1, dtype=E.int8)).tolist() == [[0.5, 0.0], [0.0, 0.25]]
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "prod", "max", "min"])
+def test_keepdim_without_dim_matches_no_overload_as_pytorch(op):
+    x = E.ones(2, 2)
+    head = f"{op}() received an invalid combination of arguments - got "
+    with pytest.raises(TypeError, match=re.escape(f"{head}(keepdim=bool, ), but expected one of:")):
+        getattr(x, op)(keepdim=True)
+    with pytest.raises(TypeError, match=re.escape(f"{head}(Tensor, keepdim=bool), but expected one of:")):
+        getattr(E, op)(x, keepdim=True)
+    kept = getattr(x, op)(0, keepdim=True)
+    assert (kept[0] if op in ("max", "min") else kept).shape == (1, 2) and getattr(E, op)(x).shape == ()
+    if op in ("sum", "mean"):  # an explicit None dim matches sum's and mean's dim overload
+        assert getattr(x, op)(None, keepdim=True).shape == (1, 1) == getattr(E, op)(x, dim=None, keepdim=True).shape
+
+
+def test_sparse_sum_keepdim_without_dim_is_the_same_type_error():
+    s = E.eye(2).to_sparse()
+    with pytest.raises(TypeError, match=re.escape("sum() received an invalid combination of arguments - got "
+                                                  "(keepdim=bool, ), but expected one of:")):
+        s.sum(keepdim=True)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: E.unsqueeze(t, True), "unsqueeze(): argument 'dim' (position 2) must be int, not bool"),
+    (lambda: E.transpose(t, True, 0), "transpose(): argument 'dim0' (position 2) must be int, not bool"),
+    (lambda: E.unsqueeze(t, dim=True), "unsqueeze(): argument 'dim' must be int, not bool"),
+    (lambda: E.squeeze(t, True), f"squeeze() {_INVALID}(Tensor, bool), but expected one of:"),
+    (lambda: E.narrow(t, 0, True, 1), f"narrow() {_INVALID}(Tensor, int, bool, int), but expected one of:"),
+])
+def test_a_function_form_counts_positions_from_input(call, message):
+    """PyTorch's parser counts a function's arguments from `input`, a method's after `self`."""
+    with pytest.raises(TypeError, match=re.escape(message)):
+        call()

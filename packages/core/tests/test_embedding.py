@@ -274,3 +274,15 @@ def test_embedding_bag_of_zero_length_rows_raises_pytorchs_arange_error():
     for mode in ("sum", "mean", "max"):
         with pytest.raises(RuntimeError, match="^step must be nonzero$"):
             M.embedding_bag(E.zeros((2, 0), dtype=E.int64), w, mode=mode)
+
+
+def test_decreasing_offsets_are_refused_in_the_words_of_pytorchs_kernel():
+    """FBGEMM's path (float32 rows, sum or mean, no padding_idx) fails its `i < index_size` check (or, with
+    include_last_offset, the last-offset check first); ember's own words on the other paths."""
+    w, idx, off = E.ones(6, 3), E.tensor([1, 2, 3]), E.tensor([0, 2, 1])
+    with pytest.raises(RuntimeError, match=r"^Expected i < index_size to be true, but got false\."):
+        E.embedding_bag(idx, w, off, mode="mean")
+    with pytest.raises(RuntimeError, match="^Your input appears to be incorrect: the last offset value should be"):
+        E.embedding_bag(idx, w, off, include_last_offset=True)
+    with pytest.raises(RuntimeError, match="offsets must be non-decreasing"):
+        E.embedding_bag(idx, w.double(), off)

@@ -35,6 +35,8 @@ def test_renamed_exceptions_still_pickle():
     (lambda: E.ones(6).reshape(-1, -1), "only one dimension can be inferred"),
     (lambda: E.ones(6).view(-2, 3), "invalid shape dimension -2 at index 0 of shape [-2, 3]"),
     (lambda: E.ones(6).reshape(3, -5), "invalid shape dimension -5 at index 1 of shape [3, -5]"),
+    (lambda: E.zeros(2, 3).unflatten(1, (-1, -1)), "unflatten got an unexpected error:\nonly one dimension can be "
+                                                  "inferred"),
 ])
 def test_view_shape_messages_are_pytorchs(fn, msg):
     with pytest.raises(RuntimeError) as info:

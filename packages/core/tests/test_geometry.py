@@ -166,9 +166,11 @@ def test_set_points_a_tensor_at_a_storage_through_the_gate():
     borrowed = C.from_numpy(np.zeros(4, np.float32)).untyped_storage()
     for args, message in [((borrowed, 1, (4,), (1,)), "Trying to resize storage that is not resizable"),
                           ((st, -1, (2,), (1,)), "invalid storage offset -1"),
-                          ((st, 0, (2,), (-1,)), "set_: Negative strides are not supported")]:
+                          ((st, 0, (2,), (-1,)), "Storage size calculation overflowed with sizes=[2] and "
+                                                 "strides=[-1]")]:
         with pytest.raises(RuntimeError, match=_literal(message)):
             C.zeros(1).set_(*args)
+    assert C.zeros(1).set_(st, 0, (0,), (-1,)).shape == (0,)  # an empty tensor has no extent to overflow
     with pytest.raises(RuntimeError, match="^Could not set tensor of type double to a tensor of type float$"):
         C.zeros(1).set_(C.zeros(2, dtype=dtypes.float64))
     with pytest.raises(TypeError, match="source must be a Tensor or a Storage, not list"):

@@ -1023,6 +1023,11 @@ def test_several_ellipses_each_skip_the_dims_the_rest_leave_as_pytorch():
     (lambda z: z.index_put_(([0],), E.tensor(1.0)), "expected Tensor as element 0 in argument 0, but got list"),
     (lambda z: z.index_put_((E.tensor([0]),), 1.0),
      "index_put_(): argument 'values' (position 2) must be Tensor, not float"),
+    (lambda z: E.index_put(z, E.tensor([0]), E.tensor(1.0)),  # the function forms count `input` too
+     "index_put(): argument 'indices' (position 2) must be tuple of Tensors, not Tensor"),
+    (lambda z: E.index_put_(z, (E.tensor([0]),), 1), "index_put_(): argument 'values' (position 3) must be Tensor, "
+                                                     "not int"),
+    (lambda z: E.index_put(z, [1], E.tensor(1.0)), "expected Tensor as element 0 in argument 1, but got int"),
 ])
 def test_index_put_refuses_what_pytorchs_argument_parser_refuses(call, msg):
     with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):

@@ -133,6 +133,19 @@ def test_addmm_family(beta, alpha):
                  beta * ref(i34) + alpha * np.outer(ref(i3), ref(inp)), **TOL)
 
 
+def test_addmm_family_takes_a_complex_scalar_as_its_real_part():
+    o = E.ones(2, 2)
+    r = E.addmm(o, o, o, beta=0.5 + 0j, alpha=2 + 0j)
+    assert r.dtype is E.float32 and r.tolist() == [[4.5, 4.5]] * 2
+    assert E.baddbmm(o[None].long(), o[None].long(), o[None].long(), beta=0.5 + 0j).tolist() == [[[2, 2]] * 2]
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type float without overflow$"):
+        E.addmv(E.ones(2).half(), o.half(), E.ones(2).half(), beta=0.5 + 1j)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+        E.addmm(o.long(), o.long(), o.long(), alpha=1j)
+    with pytest.raises(RuntimeError, match="argument beta must not be a floating point number"):
+        E.addr(o.long(), E.ones(2).long(), E.ones(2).long(), beta=1 + 0j)
+
+
 def test_addmm_with_beta_zero_ignores_nan_input():
     inp = E.full((2, 2), float("nan"))
     r = E.addmm(inp, E.eye(2), E.ones(2, 2), beta=0)

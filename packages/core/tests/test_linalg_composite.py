@@ -524,7 +524,8 @@ def test_lu_factor_of_non_finite_matrices_matches_pytorch():
 
 @pytest.mark.parametrize("name", ["cholesky_ex", "inv_ex", "lu_factor", "lu_factor_ex", "solve_ex"])
 def test_out_tuples_are_written_and_returned(name):
-    """The factorizations' out= tuples receive the results (they were ignored) and come back as the results."""
+    """The factorizations' out= tuples receive the results (they were ignored) and come back as the results, in
+    PyTorch's out= structseq (`linalg_inv_ex_out`)."""
     import ember.core.ops.linalg_composite as LC
 
     A = E.tensor([[4.0, 1.0], [1.0, 3.0]])
@@ -533,7 +534,7 @@ def test_out_tuples_are_written_and_returned(name):
     expected = call()
     outs = tuple(E.empty(0, dtype=x.dtype) for x in expected)
     got = call(out=outs)
-    assert type(got) is type(expected) and all(g is o for g, o in zip(got, outs))
+    assert type(got).__name__ == f"{type(expected).__name__}_out" and all(g is o for g, o in zip(got, outs))
     for o, x in zip(outs, expected):
         np.testing.assert_array_equal(o.numpy(), x.numpy())
 
@@ -610,3 +611,32 @@ def test_norm_string_orders_over_more_than_two_dims_go_to_matrix_norm():
         E.norm(w, p="abc", dim=1)
     with pytest.raises(RuntimeError, match=r"^linalg\.matrix_norm: Order abc not supported\.$"):
         E.linalg.matrix_norm(E.ones(3), "abc")
+
+
+def test_out_forms_return_pytorchs_out_structseqs_and_lstsq_takes_out():
+    A, B = E.tensor([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), E.tensor([[1.0], [2.0], [3.0]])
+    out = (E.empty(0), E.empty(0), E.empty(0, dtype=E.int64), E.empty(0))
+    r = E.linalg.lstsq(A, B, driver="gelsd", out=out)
+    assert type(r).__name__ == "linalg_lstsq_out" and r.solution is out[0] and r.rank is out[2]
+    expected = np.linalg.lstsq(A.numpy().astype(np.float64), B.numpy().astype(np.float64), rcond=None)
+    assert_close(r.solution, expected[0], rtol=1e-5, atol=1e-6)
+    assert_close(r.residuals, expected[1], rtol=1e-5, atol=1e-5) and int(r.rank) == 2
+    eigh = E.linalg.eigh(E.eye(2), out=(E.empty(0), E.empty(0)))
+    assert type(eigh).__name__ == "linalg_eigh_out" and eigh.eigenvalues.tolist() == [1.0, 1.0]
+    assert type(E.frexp(E.ones(2), out=(E.empty(0), E.empty(0, dtype=E.int32)))).__name__ == "frexp_out"
+    sign, logabs = E.empty(0), E.empty(0)
+    r = E.slogdet(E.eye(2) * 2, out=(sign, logabs))  # torch.slogdet's out= too
+    assert type(r).__name__ == "slogdet_out" and r.sign is sign and sign.item() == 1.0
+    assert math.isclose(logabs.item(), math.log(4.0), rel_tol=1e-6)
+    with pytest.raises(TypeError, match="^slogdet\\(\\): argument 'out' must be tuple of Tensors, not Tensor$"):
+        E.slogdet(E.eye(2), out=E.empty(0))
+
+
+def test_vecdot_writes_out_with_pytorchs_checks():
+    x = E.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    o = E.empty(0)
+    assert E.linalg.vecdot(x, x, out=o) is o and o.tolist() == [14.0, 77.0]
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        E.linalg.vecdot(x[0], x[0], out=E.empty(2))
+    with pytest.raises(RuntimeError, match="^linalg.vecdot: Expected out of dtypeFloat but found Long$"):
+        E.linalg.vecdot(x, x, out=E.empty(2, dtype=E.int64))

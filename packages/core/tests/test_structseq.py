@@ -39,6 +39,8 @@ def test_built_from_one_sequence_as_pytorchs_structseq_and_pickled_by_name():
     assert (rt.n_fields, rt.n_sequence_fields, rt.n_unnamed_fields) == (2, 2, 0)
     with pytest.raises(TypeError, match=r"takes a 2-sequence \(3-sequence given\)"):
         return_types.min((v, i, v))
+    with pytest.raises(TypeError, match="^constructor requires a sequence$"):
+        return_types.max(1, 2)
     for res in (E.tensor([[1.0, 2.0]]).max(1), E.linalg.qr(E.eye(2)), E.frexp(v), E.histogram(v, 2)):
         back = pickle.loads(pickle.dumps(res))
         assert type(back) is type(res) and getattr(return_types, type(res).__name__) is type(res)

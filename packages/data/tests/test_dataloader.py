@@ -84,6 +84,14 @@ def test_iterators_carry_pytorchs_class_names():
     assert [int(b) for b in it] == [0, 1, 2]
 
 
+def test_dataset_kind_is_exported_at_the_top_as_pytorchs():
+    import ember.data as D
+    from ember.data import dataloader
+
+    assert D._DatasetKind is dataloader._DatasetKind and (D._DatasetKind.Map, D._DatasetKind.Iterable) == (0, 1)
+    assert DataLoader(Range(0, 3))._dataset_kind == D._DatasetKind.Iterable
+
+
 def test_loader_is_generic_and_iterators_check_their_arguments_as_pytorch():
     assert DataLoader[int].__origin__ is DataLoader
     with pytest.raises(AssertionError, match="_SingleProcessDataLoaderIter requires timeout == 0"):

@@ -123,3 +123,17 @@ def test_set_onto_a_typed_storage_and_storage_identity():
     assert x.untyped_storage()._cdata == x[1:].untyped_storage()._cdata
     assert x.untyped_storage()._cdata != x.clone().untyped_storage()._cdata
     assert torch.FloatStorage.from_buffer(b"\x00\x00\x80\x3f", "little").tolist() == [1.0]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_constructors_take_a_typed_storage_sharing_its_memory():
+    s = torch.FloatStorage([1, 2])
+    t, u = torch.FloatTensor(s), torch.tensor(s)
+    t[0], u[1] = 9, 7
+    assert s.tolist() == [9.0, 7.0] and t.tolist() == u.tolist() == [9.0, 7.0] and t.dtype is torch.float32
+    with pytest.raises(RuntimeError, match=r"^Expected a Storage of type Float or an UntypedStorage, but got type "
+                                           r"Double for argument 1 'storage'$"):
+        torch.FloatTensor(torch.DoubleStorage([1.0]))
+    with pytest.raises(RuntimeError, match="^Expected a Storage of type Double or an UntypedStorage, but got Float$"):
+        torch.tensor(s, dtype=torch.float64)
+    assert torch.tensor(s, requires_grad=True).requires_grad

@@ -146,9 +146,19 @@ def _records_in_no_grad(op, args: tuple, kwargs: dict) -> bool:
     return not (target._grad_fn is None and target._requires_grad)
 
 
+# the ops PyTorch 2.13 has no forward derivative for, by ember's name: ATen's name its refusal gives
+_NO_FORWARD_AD = {"grid_sampler": lambda args: f"grid_sampler_{args[0].ndim - 2}d"}
+
+
 def _record_tangents(op, args: tuple, kwargs: dict, call_next):
     """`_record` while a forward-AD level is open: what an op makes of a tensor carrying a tangent carries one (a
     write through a view, its base too)."""
+    if (aten := _NO_FORWARD_AD.get(op.name)) is not None and _carries_tangent(args, kwargs):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {aten(args)} that does not support it because it has not been implemented "
+            "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
+            "request.yml so that we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml")
     r = _record(op, args, kwargs, call_next)
     if _carries_tangent(args, kwargs):
         target = args[op.mutates[0]] if op.mutates else kwargs.get("out") if kwargs else None

@@ -54,6 +54,7 @@ import json
 import math
 import os
 import pickle
+import pickletools
 import struct
 import sys
 from collections import Counter, OrderedDict
@@ -118,6 +119,55 @@ class safe_globals:
 
     def __exit__(self, *exc) -> None:
         _safe_globals[:] = self._saved
+
+
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The globals (`"module.name"`, in order of first use) that the pickles of checkpoint `f` (a path or a binary
+    file) name and a weights-only `load` would refuse: neither allowed by default nor by `add_safe_globals` /
+    `safe_globals`. Nothing is unpickled, so no code runs."""
+    data, name = _read_all(f)
+    data = bytes(data) if not isinstance(data, bytes) else data
+    if torch_checkpoint.is_torch_zip(data):
+        pickles, allowed = torch_checkpoint.pickles_and_allowed(data, name)
+    else:
+        pickles, allowed = _pickled_entries(_check(data, name)["object"]), {}
+    found = dict.fromkeys(g for pkl in pickles for g in _pickle_globals(pkl))
+    return [f"{m}.{n}" for m, n in found if (m, n) not in allowed and _allowed_global(
+        "builtins" if m == "__builtin__" else m, n) is None]  # protocol 2's name of builtins
+
+
+def _pickled_entries(v) -> list[bytes]:
+    """The pickles of an ember checkpoint's `__pickle__` entries, anywhere in its tagged JSON object."""
+    if isinstance(v, dict):
+        if isinstance(v.get("__pickle__"), str):
+            return [base64.b64decode(v["__pickle__"])]
+        v = list(v.values())
+    return [p for e in v for p in _pickled_entries(e)] if isinstance(v, list) else []
+
+
+def _pickle_globals(pkl: bytes) -> list[tuple[str, str]]:
+    """The (module, name) of each GLOBAL / STACK_GLOBAL of a pickle, read from its opcodes (the two strings a
+    STACK_GLOBAL pops may come from the memo)."""
+    out, strings, memo, last = [], [], {}, None
+    for op, arg, _ in pickletools.genops(pkl):
+        if op.name == "GLOBAL":
+            out.append(tuple(arg.split(" ", 1)))
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            out.append((strings[-2], strings[-1]))
+        if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE"):
+            strings.append(last := arg)
+            continue
+        if op.name in ("BINGET", "LONG_BINGET", "GET") and isinstance(memo.get(arg), str):
+            strings.append(last := memo[arg])
+            continue
+        if op.name == "MEMOIZE" and last is not None:
+            memo[len(memo)] = last
+        elif op.name in ("BINPUT", "LONG_BINPUT", "PUT") and last is not None:
+            memo[arg] = last
+        elif op.name == "MEMOIZE":
+            memo[len(memo)] = None
+        last = None
+    return out
 
 
 def _allowed_global(module: str, name: str):

@@ -289,6 +289,18 @@ def corrupt_archive(nbytes: int) -> CorruptArchiveError:
                                "transferred incorrectly, or the file was modified after saving.")
 
 
+def pickles_and_allowed(data: bytes, name: str) -> tuple[list[bytes], dict]:
+    """The data.pkl of a PyTorch zip checkpoint and the globals its loader builds (for
+    `get_unsafe_globals_in_checkpoint`)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise corrupt_archive(len(data)) from None
+    pkls = [n for n in archive.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
+    prefix = pkls[0].split("/")[0] if pkls else ""
+    return [archive.read(n) for n in pkls], _Unpickler(b"", archive, prefix, None, name).allowed
+
+
 def load_torch_zip(data: bytes, name: str, map_location=None):
     """The object a PyTorch zip checkpoint holds, built from tensors and plain containers only."""
     record = "zip directory"

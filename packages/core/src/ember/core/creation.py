@@ -501,9 +501,25 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(data, Tensor):
         warn_at_caller(_COPY_CONSTRUCT)
+    if (shared := storage_view(data, dtype or dtypes.get_default_dtype(), "")) is not None:
+        return _finish(shared, requires_grad, as_device(device), pin_memory)
     a = np.array(_infer_np(data, dtype), copy=True)
     t = Tensor._wrap(a)
     return _finish(t, requires_grad, as_device(device), pin_memory)
+
+
+def storage_view(data, dtype: dtypes.dtype, where: str) -> Tensor | None:
+    """A typed storage (`torch.FloatStorage([1, 2])`: an object with a `dtype` and its `_untyped_storage`) as
+    PyTorch's constructors take one: the 1-D tensor over its memory (PyTorch shares it), of `dtype` only; None for
+    anything else. `where` ends PyTorch's refusal (" for argument 1 'storage'" in a legacy constructor)."""
+    st = getattr(data, "_untyped_storage", None)
+    if not isinstance(st, Storage) or not isinstance(getattr(data, "dtype", None), dtypes.dtype):
+        return None
+    if data.dtype is not dtype:
+        names = dtypes.TORCH_NAMES
+        raise RuntimeError(f"Expected a Storage of type {names[dtype.name]} or an UntypedStorage, but got "
+                           f"{'type ' if where else ''}{names[data.dtype.name]}{where}")
+    return Tensor._make(st, 0, (st.nbytes // dtype.itemsize,), (1,), dtype)
 
 
 @_dispatch.composite("as_tensor")

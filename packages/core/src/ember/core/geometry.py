@@ -89,6 +89,11 @@ def check_geometry(storage_nbytes: int, itemsize: int, size, stride, offset, *,
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
     if any(s < 0 for s in stride):
+        if op == "set_":  # PyTorch's setStorage computes the extent first, which a negative stride overflows
+            if 0 in size:
+                return size, stride, offset
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                               f"strides={list(stride)}")
         raise RuntimeError(f"{op}: Negative strides are not supported at the moment, got strides: {list(stride)}")
     if offset > INT64_MAX or any(s > INT64_MAX for s in stride) or any(n > INT64_MAX for n in size):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")

@@ -66,6 +66,9 @@ class tensortype(type):
                 raise TypeError(f"{cls.__module__}.{cls.__name__}: expected a {cls.dtype.name} tensor to alias; got "
                                 f"{describe(src)}")
             return src
+        if len(args) == 1 and (shared := creation.storage_view(args[0], cls.dtype,
+                                                                " for argument 1 'storage'")) is not None:
+            return shared
         if len(args) == 1 and isinstance(args[0], list | tuple | np.ndarray):
             return creation.tensor(args[0], dtype=cls.dtype, device=dev)
         err = creation.legacy_new_error(args)

@@ -21,7 +21,9 @@ import numpy as np
 
 from ember.core import overrides as _overrides
 from ember.core.dispatch import Op
-from ember.core.ops.arguments import INT_ARGS, NUMPY_REDUCTIONS, bool_for_int, method_out_error
+from ember.core.ops.arguments import (
+    INT_ARGS, KEEPDIM_NEEDS_DIM, NUMPY_REDUCTIONS, bool_for_int, keepdim_without_dim_error, method_out_error,
+)
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
 
@@ -30,7 +32,8 @@ __all__ = ["method", "inplace", "attach", "numpy_aliases", "operator"]
 _NDARRAY = np.ndarray
 
 
-def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = False) -> Callable:
+def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = False,
+                  function: bool = False) -> Callable:
     """`fn` also accepting numpy's `axis=`/`keepdims=` for `dim=`/`keepdim=`, as PyTorch does, and refusing a bool
     for an int argument of the method `name` as PyTorch's parser (`arguments.INT_ARGS`); `fn` itself when it has
     neither to do. `as_method`: the method form of a reduction numpy calls with its keywords (`np.sum(t)` calls
@@ -59,6 +62,8 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
                 kwargs["dim"] = kwargs.pop("axis")
             if "keepdims" in kwargs:
                 kwargs["keepdim"] = kwargs.pop("keepdims")
+            if kwargs.get("keepdim") is True and len(args) == 1 and "dim" not in kwargs and op in KEEPDIM_NEEDS_DIM:
+                raise keepdim_without_dim_error(op, kwargs, method=as_method)  # no overload takes keepdim alone
             if len(kwargs) == 1 and kwargs.get("dim").__class__ is str:  # a named dim (ember has none): PyTorch's words
                 try:
                     return fn(*args, **kwargs)
@@ -67,11 +72,11 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
         if ints is not None:  # an int argument that may be a bool (`bool_for_int` says): one class test each, and a
             for v in args[1:stop]:  # sequence's items' classes in C (`split([3, 7])` makes no Python call here)
                 if (c := v.__class__) in suspect and (c is bool or bool in map(type, v)):
-                    _refuse_bool(op, ints, args, kwargs)
+                    _refuse_bool(op, ints, args, kwargs, function)
             if kwargs:
                 for v in kwargs.values():
                     if (c := v.__class__) in suspect and (c is bool or bool in map(type, v)):
-                        _refuse_bool(op, ints, args, kwargs)
+                        _refuse_bool(op, ints, args, kwargs, function)
         return fn(*args, **kwargs)
     aliased._int_args = ints  # `attach` wraps a method of INT_ARGS attached without `@method` (`bool_for_int`)
     return aliased
@@ -80,8 +85,8 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
 _BOOL, _BOOL_OR_SEQ = frozenset({bool}), frozenset({bool, list, tuple})
 
 
-def _refuse_bool(op: str, ints: tuple, args: tuple, kwargs: dict) -> None:
-    if (e := bool_for_int(op, ints, args, kwargs)) is not None:
+def _refuse_bool(op: str, ints: tuple, args: tuple, kwargs: dict, function: bool = False) -> None:
+    if (e := bool_for_int(op, ints, args, kwargs, function)) is not None:
         raise e
 
 
@@ -121,8 +126,9 @@ def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[s
     (accepting numpy's `axis=`/`keepdims=` spellings where it takes `dim`/`keepdim`)."""
     def deco(f):
         first = name or f.__name__
-        g = numpy_aliases(f, first)
-        m = numpy_aliases(f, first, as_method=True) if first in NUMPY_REDUCTIONS else g
+        g = numpy_aliases(f, first, function=first != "split")  # torch.split is PyTorch's Python function
+        m = numpy_aliases(f, first, as_method=True) if first in NUMPY_REDUCTIONS else \
+            numpy_aliases(f, first) if first in INT_ARGS else g
         for n in (first, *also):
             attach(n, m)
         return g

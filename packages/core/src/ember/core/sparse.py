@@ -1033,8 +1033,10 @@ class SparseTensor(Tensor):
 
         if not keepdim:
             return sparse_sum(self, dim, dtype=dtype)
-        if dim is None:
-            _refuse_keepdim()
+        if dim is None:  # PyTorch's overloads take keepdim beside a dim only
+            from ember.core.ops.arguments import keepdim_without_dim_error
+
+            raise keepdim_without_dim_error("sum", {"keepdim": True}, method=True)
         out = sparse_sum(self, dim, dtype=dtype)
         for d in sorted({self._wrap_dim(d) for d in ((dim,) if isinstance(dim, int) else dim)}):
             out = out.unsqueeze(d)  # the summed dims back, size 1: sparse ones among the sparse dims, as PyTorch's
@@ -1188,10 +1190,6 @@ def _rebuild_csr(crow, col, values, size, requires_grad):
 
 def _rebuild_csc(ccol, row, values, size, requires_grad):
     return sparse_csc_tensor(ccol, row, values, size, requires_grad=requires_grad)
-
-
-def _refuse_keepdim():
-    raise RuntimeError("sum: keepdim=True is not supported for sparse tensors")
 
 
 def _linear(idx: np.ndarray, shape: tuple) -> np.ndarray:

@@ -13,7 +13,7 @@ from ember.data.sampler import (
 from ember.data.distributed import DistributedSampler
 from ember.data.collate import default_collate, default_convert
 from ember.data.worker import WorkerInfo, get_worker_info
-from ember.data.dataloader import DataLoader
+from ember.data.dataloader import DataLoader, _DatasetKind  # noqa: F401  (PyTorch exports it too)
 from ember.data import _utils  # noqa: E402, F401  (registers PyTorch's private _utils paths)
 
 __all__ = [

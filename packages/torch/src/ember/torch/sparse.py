@@ -21,15 +21,48 @@ __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spmm", "spdiags", "s
            "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor"]
 
 
+_REDUCES = {"sum": "sum", "mean": "mean", "amax": "amax", "max": "amax", "amin": "amin", "min": "amin"}
+
+
 def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
     """sparse (n, k) @ dense (k, m) -> dense (n, m); the sparse operand's gradient is sparse, with its pattern.
+    `reduce` other than "sum" ("mean", "amax"/"max", "amin"/"min": over each row's stored products, 0 for an
+    empty row) takes a CSR `mat1`, as PyTorch's.
 
     Raises:
-        RuntimeError: shapes or dtypes that do not multiply, or a `reduce` other than "sum".
+        RuntimeError: shapes or dtypes that do not multiply, or an unknown `reduce` (and "prod", which PyTorch
+            has not enabled).
+        NotImplementedError: a reduction other than "sum" of a COO `mat1` (PyTorch's missing kernel).
     """
-    if reduce != "sum":
-        raise RuntimeError(f"torch.sparse.mm: ember supports reduce='sum' only; got {reduce!r}")
-    return sparse_mm(mat1, mat2)
+    if reduce == "sum":
+        return sparse_mm(mat1, mat2)
+    if reduce == "prod":
+        raise RuntimeError("sparse_mm_reduce: reduce type of prod has not been enabled.")
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if not getattr(mat1, "is_sparse_csr", False):
+        raise NotImplementedError(
+            "Could not run 'aten::_sparse_mm_reduce_impl' with arguments from the 'SparseCPU' backend. This could be "
+            "because the operator doesn't exist for this backend, or was omitted during the selective/custom build "
+            "process (if using custom build).")
+    return _csr_mm_reduce(mat1, mat2, _REDUCES[reduce])
+
+
+def _csr_mm_reduce(csr, dense: Tensor, reduce: str) -> Tensor:
+    """Each row of `csr @ dense` reduced over the row's stored products by `reduce` (mean/amax/amin), composed of
+    dense ops so autograd differentiates it."""
+    import ember.autograd as _ag
+
+    crow, col, values = csr.crow_indices(), csr.col_indices(), csr.values()
+    n, m = csr.shape[0], dense.shape[1]
+    rows = _ag.repeat_interleave(_ag.arange(n), crow[1:] - crow[:-1])
+    products = values.unsqueeze(1) * dense.index_select(0, col)
+    counts = _ag.bincount(rows, minlength=n).to(products.dtype).unsqueeze(1)
+    zeros = _ag.zeros((n, m), dtype=products.dtype)
+    if reduce == "mean":
+        return zeros.index_add(0, rows, products) / counts.clamp(min=1)
+    index = rows.unsqueeze(1).expand(-1, m)
+    return zeros.scatter_reduce(0, index, products, reduce, include_self=False)
 
 
 def spmm(input: Tensor, mat2: Tensor) -> Tensor:

@@ -53,6 +53,19 @@ def _symint(v: int) -> int:
     return v + (1 << 64) if v < 0 else v
 
 
+# the attributes PyTorch saves as (lists of) SymInt dims: a negative dim reads back unsigned (`stack(ts, -1)`'s
+# `_saved_dim` is 18446744073709551615)
+_DIM_NAMES = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "dimension"})
+
+
+def _symint_dims(v):
+    if type(v) is int:
+        return _symint(v)
+    if type(v) in (tuple, list) and all(type(d) is int for d in v):
+        return type(v)(_symint(d) for d in v)
+    return v
+
+
 _INT64_MAX = (1 << 63) - 1
 # slice's bounds as ATen's slice.Tensor saves them (an open end is INT64_MAX); narrow is ATen's slice
 _ATEN_ATTRS = {
@@ -271,6 +284,8 @@ class RuleNode(Node):
                     return v.unpack(self)
                 if isinstance(v, list) and v and isinstance(v[0], SavedTensor | type(None)):
                     return [s.unpack(self) if s is not None else None for s in v]
+                if key in _DIM_NAMES:
+                    return _symint_dims(v)
                 return _wrapped(self.entry.op_name, key, v)
             if any(key in names for _, _, names in self.entry.groups):
                 return None  # a value the rule saves only when the gradient it feeds is needed, as PyTorch's

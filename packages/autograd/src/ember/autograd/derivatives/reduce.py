@@ -227,6 +227,11 @@ def _unique_backward(dim, name: str | None = None):
     not_implemented(name or ("_unique2" if dim is None else "unique_dim"))()
 
 
+def _bincount_backward():
+    """PyTorch records bincount of weights requiring grad as its `NotImplemented` node, which refuses."""
+    raise RuntimeError("derivative for aten::bincount is not implemented")
+
+
 ENTRIES = [
     d("sum(input, dims, keepdim=False, dtype=None)",
       input=lambda grad, input_shape, dims, keepdim: unreduce(grad, input_shape, dims, keepdim)),
@@ -281,6 +286,7 @@ ENTRIES = [
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
     d("unique(input, dim=None)", name="Unique2Backward0", input=lambda grad, dim: _unique_backward(dim)),
     d("unique_consecutive(input, dim=None)", input=lambda grad, dim: _unique_backward(dim, "unique_consecutive")),
+    d("bincount(input, weights=None, minlength=0)", name="NotImplemented", weights=_bincount_backward),
     d("mode(input, dim=-1, keepdim=False)",
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
     d("median(input)", input=lambda grad, input, result: _evenly(grad, input, result, tuple(range(input.ndim)),

@@ -20,7 +20,8 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.tensor import Tensor
 
-__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error"]
+__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error",
+           "KEEPDIM_NEEDS_DIM", "keepdim_without_dim_error"]
 
 _INTS = (int, np.integer, Tensor)  # a 0-d tensor is an int to PyTorch's parser; the function checks it further
 
@@ -81,10 +82,14 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
                 raise ValueError(f"{op}: unknown argument kind {kind!r}")
             spec[p] = (name, kind.rstrip("?"), kind.endswith("?"))
         checked = [(i, *spec[p]) for i, p in enumerate(positional) if p in spec]
+        most = None if any(v.kind is v.VAR_POSITIONAL for v in params.values()) else len(positional)
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
             n = len(args)
+            if most is not None and n > most:  # Python's words, under ATen's name of the op
+                raise TypeError(f"{op}() takes {most} positional argument{'' if most == 1 else 's'} but {n} were "
+                                "given")
             for i, name, kind, optional in checked:
                 if i < n and not (optional and args[i] is None) and not _fits(kind, v := args[i]):
                     raise _error(op, name, kind, v, i + 1)
@@ -129,9 +134,11 @@ def _is_bool(v, kind: str) -> bool:
     return v.__class__ is bool or kind == _T and v.__class__ in (list, tuple) and any(e.__class__ is bool for e in v)
 
 
-def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: dict) -> TypeError | None:
+def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: dict,
+                 function: bool = False) -> TypeError | None:
     """PyTorch's TypeError for a bool given to one of `op`'s int arguments (`spec`, from `INT_ARGS`) in a method call
-    `args` (`self` first) and `kwargs`, or None; positions count from the first argument after `self`."""
+    `args` (`self` first) and `kwargs`, or None; positions count from the first argument after `self` (from `input`
+    in a `function` call, whose overloaded refusal lists `Tensor` first)."""
     for i, (name, kind) in enumerate(spec, 1):
         if i < len(args) and _is_bool(v := args[i], kind):
             break
@@ -143,10 +150,11 @@ def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs
     if op in _OVERLOADED:
         if op == "split":  # Tensor.split calls split(self, split_size, dim): PyTorch's parser sees all three
             args = (None, args[0], *args[1:], *(0,) * (3 - len(args)))
-        got = ", ".join([_type_name(a) for a in args[1:]] + [f"{k}={_type_name(a)}" for k, a in kwargs.items()])
-        return TypeError(f"{op}() received an invalid combination of arguments - got ({got}{', ' if kwargs else ''}"
-                         "), but expected one of:")
-    return _error(op, name, kind, v, i)
+        got = ", ".join([_type_name(a) for a in args[0 if function else 1:]]
+                        + [f"{k}={_type_name(a)}" for k, a in kwargs.items()])
+        return TypeError(f"{op}() received an invalid combination of arguments - got ({got}"
+                         f"{', ' if kwargs and not function else ''}), but expected one of:")
+    return _error(op, name, kind, v, i + function if i is not None else None)
 
 
 # the methods numpy's reductions call with its keywords (`np.sum(t)`: `t.sum(axis=None, dtype=None, out=None)`), which
@@ -169,6 +177,19 @@ def method_out_error(op: str, kwargs: dict) -> TypeError:
         got.append(f"axis={_type_name(axis)}")
     return TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}, ), but expected "
                      "one of:")
+
+
+# the reductions whose overloads take `keepdim` only beside a `dim` (`x.sum(keepdim=True)` matches none of them;
+# `x.sum(None, keepdim=True)` does)
+KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod", "max", "min"})
+
+
+def keepdim_without_dim_error(op: str, kwargs: dict, method: bool) -> TypeError:
+    """PyTorch's TypeError for `keepdim=True` given to `op` (of `KEEPDIM_NEEDS_DIM`) without a `dim`, the
+    keywords as its parser lists them (a method's after no positional argument, a function's after `Tensor`)."""
+    kws = [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    got = f"{', '.join(kws)}, " if method else ", ".join(["Tensor", *kws])
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:")
 
 
 def refuse_out_with_grad(kernel: str, *inputs) -> None:

@@ -208,8 +208,9 @@ def _check_length_kinds(input_lengths, target_lengths, blank, reduction, zero_in
 
 
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
-             reduction: str | int = "mean", zero_infinity: bool = False) -> Tensor:
-    """The CTC loss, as `torch.nn.functional.ctc_loss`.
+             reduction: str | int = 0, zero_infinity: bool = False) -> Tensor:
+    """The CTC loss, as `torch.nn.functional.ctc_loss` (`torch.ctc_loss`, ATen's form: without a `reduction`, each
+    sample's loss, as PyTorch's binding reads its `at::Reduction::Mean` default as 0).
 
     Args:
         log_probs: `(T, N, C)` or unbatched `(T, C)` log-probabilities (log_softmax outputs).

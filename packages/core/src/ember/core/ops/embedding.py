@@ -90,8 +90,20 @@ def _check_bag_values(idx: np.ndarray, offsets: np.ndarray, rows: int, fast: boo
                 if not 0 <= idx[base + i] < rows:
                     raise RuntimeError(f"Index {i} of input takes value {int(idx[base + i])} which is not in the "
                                        f"valid range [0, {rows})")
-        raise RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
-                           "indices tensor, but it seems not to be the case.")
+        raise RuntimeError(_LAST_OFFSET)
+
+
+_LAST_OFFSET = ("Your input appears to be incorrect: the last offset value should be the size of the indices tensor, "
+                "but it seems not to be the case.")
+
+
+def _refuse_decreasing(offsets: Tensor, o: np.ndarray, n: int, weight, mode, padding_idx, include_last: bool):
+    """Decreasing offsets: FBGEMM's fast path (float32 or 16-bit rows, sum or mean, no padding_idx) fails them with
+    its own words, as PyTorch's CPU kernel reports; ember refuses them on every path (PyTorch's other paths read
+    bags out of order)."""
+    if weight.dtype in (dtypes.float32, dtypes.float16, dtypes.bfloat16) and mode != "max" and padding_idx is None:
+        raise RuntimeError(_LAST_OFFSET if include_last and o[-1] != n else _FBGEMM_CHECK)
+    raise RuntimeError(f"embedding_bag: offsets must be non-decreasing; got {describe(offsets)}")
 
 
 def _check_device_values(indices: Tensor, rows: int, bag: bool = False) -> None:
@@ -472,7 +484,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             raise RuntimeError(f"offsets[-1] can not be greater than input's length {input.shape[0]} but got "
                                f"offsets[-1] of {o[-1]}")
         if o.size and (np.diff(o) < 0).any():
-            raise RuntimeError(f"embedding_bag: offsets must be non-decreasing; got {describe(offsets)}")
+            _refuse_decreasing(offsets, o, input.shape[0], weight, mode, padding_idx, include_last_offset)
     padding = _bag_padding(padding_idx, weight.shape[0])
     if input.device.type == "cpu":
         fast = (weight.dtype in (dtypes.float32, dtypes.float16, dtypes.bfloat16) and weight.stride()[1] == 1

@@ -14,7 +14,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, declare, node_name
-from ember.core.methods import inplace, method
+from ember.core.methods import attach, inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops._util import (
@@ -449,24 +449,23 @@ def _value_tensor(value, x: Tensor) -> Tensor:
     return value if value.device == x.device else value.to(x.device)
 
 
-def _check_put_args(op: str, indices, values) -> None:
+def _check_put_args(op: str, indices, values, shift: int) -> None:
     """PyTorch's argument parser's refusals: `indices` a tuple (or list) of tensors or Nones, `values` a tensor
-    (positions as the method form counts them)."""
+    (`shift`: 0 counts positions as the method form does, 1 as the function form, which counts `input`)."""
     if not isinstance(indices, tuple | list):
-        raise TypeError(f"{op}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+        raise TypeError(f"{op}(): argument 'indices' (position {1 + shift}) must be tuple of Tensors, not "
                         f"{type(indices).__name__}")
     for i, t in enumerate(indices):
         if t is not None and not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument {shift}, but got {type(t).__name__}")
     if not isinstance(values, Tensor):
-        raise TypeError(f"{op}(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+        raise TypeError(f"{op}(): argument 'values' (position {2 + shift}) must be Tensor, not "
+                        f"{type(values).__name__}")
 
 
-@method
-def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
-    """input[indices] = values (or += with `accumulate`, correct for repeated indices). `values` has
-    input's dtype, unless one element fills a single mask (cast, any shape, as PyTorch's masked_fill_)."""
-    _check_put_args("index_put_", indices, values)
+def _put_(input, indices, values, accumulate: bool, shift: int) -> Tensor:
+    """`index_put_`, its arguments' refusals counting positions from `shift` (see `_check_put_args`)."""
+    _check_put_args("index_put_", indices, values, shift)
     if isinstance(values, Tensor):
         if not accumulate and _fills_one_mask(indices, values):
             _refuse_byte_fill(indices, values)
@@ -476,11 +475,31 @@ def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
     return _index_put(input, tuple(_expand_masks(input, indices)), _value_tensor(values, input), accumulate)
 
 
-@method
+def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
+    """input[indices] = values (or += with `accumulate`, correct for repeated indices). `values` has
+    input's dtype, unless one element fills a single mask (cast, any shape, as PyTorch's masked_fill_)."""
+    return _put_(input, indices, values, accumulate, 1)
+
+
 def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     """Out-of-place `index_put_` on a copy of `input`."""
-    _check_put_args("index_put", indices, values)
-    return index_put_(S.clone(input, memory_format=preserve_format), indices, values, accumulate)
+    _check_put_args("index_put", indices, values, 1)
+    return _put_(S.clone(input, memory_format=preserve_format), indices, values, accumulate, 1)
+
+
+def _index_put_method(self, indices, values, accumulate: bool = False) -> Tensor:
+    _check_put_args("index_put", indices, values, 0)
+    return _put_(S.clone(self, memory_format=preserve_format), indices, values, accumulate, 0)
+
+
+def _index_put__method(self, indices, values, accumulate: bool = False) -> Tensor:
+    return _put_(self, indices, values, accumulate, 0)
+
+
+# the methods count argument positions after `self`, the functions from `input` (PyTorch's parser)
+_index_put_method.__name__, _index_put__method.__name__ = "index_put", "index_put_"
+attach("index_put", _index_put_method)
+attach("index_put_", _index_put__method)
 
 
 # --- gather / scatter --------------------------------------------------------------------

@@ -25,7 +25,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import _mismatch
 from ember.core.ops import shape as S
-from ember.core.ops._util import ERRSTATE, IGNORE_ALL, wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, _resize_out, real_value, wrap, write_out
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _sum, vector_norm
@@ -494,7 +494,7 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
 
 def _out_like(out: Tensor, r: Tensor) -> Tensor:
     if out._shape != r._shape:
-        S.resize_(out, r._shape)
+        _resize_out(out, r._shape, None)
     return out
 
 
@@ -622,6 +622,7 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     if prod._dtype is dtypes.bool and op in ("addmm", "baddbmm", "addbmm") and isinstance(input, Tensor) \
             and input._dtype is dtypes.bool:
         return _bool_empty_product(input, prod, beta, out)
+    beta, alpha = real_value(prod, beta), real_value(prod, alpha)  # a complex scalar of a real product: its real part
     if isinstance(input, Tensor) and _integral(input._dtype) and _integral(prod._dtype):
         beta, alpha = _truncated(beta), _truncated(alpha)  # PyTorch casts them to the integral dtype
     if isinstance(input, Tensor):
@@ -812,7 +813,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None
     if isinstance(input, Tensor):
         if not (input._dtype.is_floating_point or input._dtype.is_complex):
             for name, v in (("beta", beta), ("alpha", alpha)):
-                if isinstance(v, float):
+                if isinstance(v, (float, complex)):
                     raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point "
                                        "number.")
         _expand_self(input, (vec1._shape[0], vec2._shape[0]), "addr")
@@ -1125,9 +1126,17 @@ attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(oth
 @numpy_aliases
 @composite("linalg_vecdot")
 @parsed("linalg_vecdot", x="Tensor", y="Tensor", dim="int")
-def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch);
-    floating or complex operands of one dtype."""
+    floating or complex operands of one dtype. `out=` is checked as PyTorch's: its dtype first, then grad (named
+    after the kernel PyTorch's out= form runs: `vdot` for two vectors, `sum` otherwise)."""
+    if out is not None:
+        if isinstance(x, Tensor) and out._dtype is not x._dtype:
+            raise RuntimeError(f"linalg.vecdot: Expected out of dtype{dtypes.TORCH_NAMES[x._dtype.name]} but found "
+                               f"{dtypes.TORCH_NAMES[out._dtype.name]}")
+        refuse_out_with_grad("vdot" if x.ndim == y.ndim == 1 else "sum", x, y)
+        r = _vecdot(x, y, dim=dim)
+        return S.copy_(_out_like(out, r), r)
     if not (x._dtype.is_floating_point or x._dtype.is_complex):
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.TORCH_NAMES[x._dtype.name]}")

@@ -22,21 +22,22 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import cpp_type_name, warn_at_caller, warn_once
+from ember.core.ops._util import _resize_out, cpp_type_name, warn_at_caller, warn_once
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
+from ember.core.ops import linalg_solvers as _solvers
 from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve,
     solve_is_vector, svdvals,
 )
-from ember.core.ops.structseq import rebuilt
+from ember.core.ops.structseq import is_structseq, out_type, rebuilt
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
 
 __all__ = ["cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
            "orgqr", "frobenius_norm", "nuclear_norm", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "norm_except_dim",
-           "norm", "cov", "corrcoef", "_weight_norm", "_weight_norm_interface"]
+           "norm", "cov", "corrcoef", "_weight_norm", "_weight_norm_interface", "slogdet"]
 
 _LUFactor = _rt("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -131,14 +132,15 @@ def _substituted(T: Tensor, B: Tensor, upper: bool, left: bool) -> Tensor:
 
 def _resized(out: Tensor, r: Tensor) -> Tensor:
     if out._shape != r._shape:
-        S.resize_(out, r._shape)
+        _resize_out(out, r._shape, None)
     return out
 
 
 
 
 # the functions of `torch.*` (not `torch.linalg.*`) among those `writes_out` wraps: PyTorch's messages name them
-_TORCH_NAMESPACE = frozenset({"lu_unpack", "geqrf", "ormqr", "triangular_solve", "frobenius_norm", "nuclear_norm"})
+_TORCH_NAMESPACE = frozenset({"lu_unpack", "geqrf", "ormqr", "triangular_solve", "frobenius_norm", "nuclear_norm",
+                              "slogdet"})
 
 
 def _needs_grad(values) -> bool:
@@ -177,6 +179,8 @@ def writes_out(fn=None, kernel: str | None = None):
                 raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(x._dtype)}, but got "
                                    f"{cpp_type_name(o._dtype)} instead")
         written = [S.copy_(_resized(o, x), x) for o, x in zip(out, r)]
+        if is_structseq(r):
+            return tuple.__new__(out_type(type(r)), written)
         return rebuilt(r, written) if isinstance(r, tuple) else tuple(written)
 
     return with_out
@@ -278,12 +282,13 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
 
 
 @writes_out(kernel="linalg_cholesky_ex")
+@parsed("linalg_cholesky_ex", A=("input", "Tensor"), upper="bool", check_errors="bool")
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
     """`(L, info)`: the Cholesky factor and, per matrix, 0 or the order of the first leading minor that is
     not positive-definite; such a matrix's L is LAPACK's partial factor, as PyTorch's (`cholesky_partial`);
     raises only when `check_errors`."""
     try:
-        return _CholeskyEx(_linalg_cholesky(A, upper), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
+        return _CholeskyEx(_linalg_cholesky(A, upper=upper), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
     except LinAlgError as e:
         if check_errors:
             raise _renamed(e, "linalg.cholesky_ex") from None
@@ -293,7 +298,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     factors, infos = [], []
     for a in L.unbind(flat, 0):
         try:
-            factors.append(_linalg_cholesky(a, upper))
+            factors.append(_linalg_cholesky(a, upper=upper))
             infos.append(0)
         except LinAlgError:
             h = a._host_array()
@@ -523,6 +528,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 
 # --- matrix functions ---------------------------------------------------------------------------
 @method
+@parsed("matrix_exp", input="Tensor")
 def matrix_exp(input: Tensor) -> Tensor:
     """e^A of each square matrix: scaling and squaring over a degree-18 Taylor series (float64-accurate)."""
     A = input
@@ -644,6 +650,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     return Q[..., :, :n]
 
 
+@writes_out(kernel="linalg_lstsq")
 @parsed("linalg_lstsq", A=("self", "Tensor"), B=("b", "Tensor"), rcond="float?", driver="str?")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     """`(solution, residuals, rank, singular_values)` of min ||A X - B||, from the pseudo-inverse. Which of
@@ -891,10 +898,14 @@ def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False, *, out=None
 
 for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", cholesky_ex), ("lu_factor", lu_factor),
                    ("lu_factor_ex", lu_factor_ex), ("lu", linalg_lu), ("lu_solve", linalg_lu_solve),
-                   ("inv_ex", inv_ex), ("solve_ex", solve_ex), ("matrix_exp", matrix_exp), ("cond", cond),
+                   ("inv_ex", inv_ex), ("solve_ex", solve_ex),
+                   ("matrix_exp", parsed("linalg_matrix_exp", input="Tensor")(matrix_exp)), ("cond", cond),
                    ("diagonal", diagonal), ("tensorinv", tensorinv), ("tensorsolve", tensorsolve), ("vander", vander),
                    ("householder_product", householder_product), ("lstsq", lstsq)):
     setattr(linalg, _name, _fn)
+
+# `torch.slogdet` takes out= as PyTorch's (its ATen kernel is linalg's): it replaces linalg_solvers' in `ember.core`
+slogdet = writes_out(_solvers.slogdet, "_linalg_slogdet")
 
 # linalg_solvers' torch.linalg functions take PyTorch's out= too (written here, where writes_out lives), with the
 # ATen op whose out= form refuses inputs that require grad

@@ -8,11 +8,11 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
-from ember.core.ops.arguments import refuse_out_with_grad
+from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.linalg import linalg
 from ember.core.ops.linalg_solvers import LinAlgError, refuse_dtype
-from ember.core.ops.structseq import return_type
-from ember.core.tensor import Tensor, describe
+from ember.core.ops.structseq import out_type, return_type
+from ember.core.tensor import Tensor
 
 __all__: list[str] = []
 
@@ -24,8 +24,6 @@ _eig = declare("linalg_eig", np.linalg.eig, doc="linalg_eig(A) -> (eigenvalues, 
 @_eig.register("cpu")
 def _eig_cpu(A):
     """linalg_eig(A): each square matrix's eigenvalues and unit-norm eigenvectors (columns), complex."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"linalg.eig(): argument 'input' (position 1) must be Tensor, not {describe(A)}")
     if A.ndim < 2:
         raise RuntimeError("linalg.eig: The input tensor A must have at least 2 dimensions.")
     if A._shape[-1] != A._shape[-2]:
@@ -46,6 +44,7 @@ def _eig_cpu(A):
     return wrap(np.asarray(w, dtype=out.np)), wrap(np.ascontiguousarray(v, dtype=out.np))
 
 
+@parsed("linalg_eig", A=("input", "Tensor"))
 def eig(A: Tensor, *, out=None):
     """`(eigenvalues, eigenvectors)` of each square matrix in A, complex; eigenvectors have norm 1,
     defined up to a phase (a loss that depends on the phase has no gradient, as in PyTorch).
@@ -60,10 +59,11 @@ def eig(A: Tensor, *, out=None):
     if out is not None:
         out[0].resize_(w.shape).copy_(w)
         out[1].resize_(v.shape).copy_(v)
-        return _Eig(*out)
+        return out_type(_Eig)(*out)
     return _Eig(w, v)
 
 
+@parsed("linalg_eigvals", A=("input", "Tensor"))
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     """The complex eigenvalues of each square matrix in A."""
     if isinstance(A, Tensor) and A.ndim >= 2 and A._shape[-1] != A._shape[-2]:

@@ -20,6 +20,7 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import broadcast_shapes, wrap
 from ember.core.ops.linalg import linalg
 from ember.core.ops.linalg_solvers import LinAlgError, _rt, refuse_dtype
+from ember.core.ops.structseq import out_type
 from ember.core.tensor import Tensor, describe
 
 __all__: list[str] = []
@@ -286,7 +287,7 @@ def _write(out, results):
         return results
     for o, r in zip(out, results):
         o.resize_(r.shape).copy_(r)
-    return type(results)(*out)
+    return out_type(type(results))(*out)
 
 
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out=None):

@@ -486,8 +486,15 @@ def inv(A: Tensor) -> Tensor:
     return node_name(_inv(A), "LinalgInvBackward0", "LinalgInvExBackward0")  # PyTorch's inv is its inv_ex
 
 
-def det(A: Tensor) -> Tensor:
-    """The determinant of each square matrix in A (*, n, n)."""
+@parsed("det", input="Tensor")
+def det(input: Tensor) -> Tensor:
+    """The determinant of each square matrix in `input` (*, n, n)."""
+    return _det(input)
+
+
+@parsed("linalg_det", A="Tensor")
+def _linalg_det(A: Tensor) -> Tensor:
+    """`linalg.det`: `det` under ATen's name and argument name for its argument checks."""
     return _det(A)
 
 
@@ -518,7 +525,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 
 @parsed("linalg_cholesky", A=("input", "Tensor"), upper="bool")
-def _linalg_cholesky(A: Tensor, upper: bool = False) -> Tensor:
+def _linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The Cholesky factor of each symmetric positive-definite matrix in A (PyTorch's node: cholesky_ex's)."""
     return node_name(_cholesky(A, upper), "LinalgCholeskyBackward0", "LinalgCholeskyExBackward0")
 
@@ -689,8 +696,13 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
 
 
 @method
+@parsed("linalg_matrix_power", n="int")
 def matrix_power(input: Tensor, n: int) -> Tensor:
-    """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
+    """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse (`n` may be a
+    0-d integer tensor, as PyTorch's parser takes one for an int)."""
+    if isinstance(n, Tensor) and n.ndim == 0 and not (n._dtype.is_floating_point or n._dtype.is_complex
+                                                       or n._dtype is dtypes.bool):
+        n = int(n.item())
     if not isinstance(n, numbers.Integral) or isinstance(n, bool):
         raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
     if input.ndim < 2:
@@ -889,7 +901,7 @@ def chain_matmul(*matrices) -> Tensor:
     return S.clone(matrices[0]) if len(matrices) == 1 else multi_dot(matrices)
 
 
-for _name, _fn in (("inv", inv), ("det", det), ("slogdet", _linalg_slogdet), ("solve", solve),
+for _name, _fn in (("inv", inv), ("det", _linalg_det), ("slogdet", _linalg_slogdet), ("solve", solve),
                    ("cholesky", _linalg_cholesky), ("qr", _linalg_qr), ("svd", _linalg_svd), ("svdvals", svdvals),
                    ("eigh", eigh), ("eigvalsh", eigvalsh), ("pinv", pinv), ("matrix_rank", matrix_rank),
                    ("matrix_power", matrix_power), ("multi_dot", multi_dot), ("cross", linalg_cross),

@@ -16,7 +16,7 @@ from ember.core.methods import attach, inplace, method, operator
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, cast_error, named_as
-from ember.core.ops.structseq import return_type
+from ember.core.ops.structseq import out_type, return_type
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
 
@@ -202,7 +202,7 @@ def frexp(input: Tensor, *, out=None):
     mantissa = S.to_dtype(ew.where(special, x, ew.mul(ew.sign(x), m)), input._dtype)
     exponent = S.to_dtype(ew.where(special, 0.0, e), dtypes.int32)
     if out is not None:
-        return _Frexp(_into(out[0], mantissa, "frexp"), _into(out[1], exponent, "frexp"))
+        return out_type(_Frexp)(_into(out[0], mantissa, "frexp"), _into(out[1], exponent, "frexp"))
     return _Frexp(mantissa, exponent)
 
 

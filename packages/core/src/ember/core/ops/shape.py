@@ -71,8 +71,9 @@ def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     shape = [int(s) for s in shape]
     neg = [i for i, s in enumerate(shape) if s == -1]
     where = "" if op in ("view", "reshape") else f"{op}: "  # PyTorch's view/reshape name no op
-    if len(neg) > 1:
-        raise RuntimeError(f"{where}only one dimension can be inferred")
+    if len(neg) > 1:  # unflatten wraps infer_size's error (PyTorch adds the C++ trace after it)
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred" if op == "unflatten"
+                           else f"{where}only one dimension can be inferred")
     if shape and min(shape) < -1:
         i = next(i for i, s in enumerate(shape) if s < -1)
         raise RuntimeError(f"{where}invalid shape dimension {shape[i]} at index {i} of shape {shape}")

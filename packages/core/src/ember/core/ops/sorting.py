@@ -633,7 +633,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
     return _search_out(_searchsorted(boundaries, input, right, None, out_int32), out, out_int32)
 
 
-_bincount = declare("bincount", np.bincount, differentiable=False, doc="bincount(x, weights, minlength) -> Tensor",
+_bincount = declare("bincount", np.bincount, doc="bincount(x, weights, minlength) -> Tensor",
                     info=_info("bincount"))
 
 

@@ -4,10 +4,11 @@ a property per field, `n_fields`, `__match_args__`, its repr and pickling, and n
 
 from __future__ import annotations
 
+import numbers
 import operator
 import types
 
-__all__ = ["return_type", "return_types", "is_structseq", "is_structseq_class", "rebuilt"]
+__all__ = ["return_type", "return_types", "is_structseq", "is_structseq_class", "rebuilt", "out_type"]
 
 # every class `return_type` made, by name: PyTorch's `torch.return_types` (whose paths the classes print under)
 return_types = types.SimpleNamespace()
@@ -31,6 +32,8 @@ def _new(cls, *args, **kwargs):
     ember's own calls pass them one by one (every class has two fields or more, so the two never mix)."""
     names = cls.__match_args__
     if kwargs or len(args) != 1 and not (len(args) == 2 and isinstance(args[1], dict)):
+        if args and isinstance(args[0], numbers.Number):  # ember's fields are tensors: PyTorch's refusal of a number
+            raise TypeError("constructor requires a sequence")
         values = args + tuple(kwargs.pop(n) for n in names[len(args):] if n in kwargs)
         if kwargs or len(values) != cls.n_fields:
             raise TypeError(f"torch.return_types.{cls.__name__}() takes {cls.n_fields} fields ({len(values)} given)")
@@ -56,6 +59,13 @@ def return_type(name: str, fields: list[str]):
     cls = type(name, (_StructSeq,), body)
     setattr(return_types, name, cls)
     return cls
+
+
+def out_type(cls):
+    """The class of `cls`'s results written through `out=` (`torch.return_types.linalg_eigh_out` for
+    `linalg_eigh`): PyTorch's out= overloads return their own structseq, with the same fields."""
+    name = f"{cls.__name__}_out"
+    return getattr(return_types, name, None) or return_type(name, list(cls.__match_args__))
 
 
 def is_structseq(obj) -> bool:

@@ -1,0 +1,31 @@
+"""`torch.ctc_loss` (ATen's form, ember.core's `ctc_loss`): each sample's loss against a numpy float64 reference."""
+
+import itertools
+
+import numpy as np
+
+import ember.core as E
+
+
+def _reference(lp: np.ndarray, target: list[int], blank: int = 0) -> float:
+    """-log of the summed probability of every alignment of length T that collapses to `target`."""
+    T, C = lp.shape
+    total = 0.0
+    for path in itertools.product(range(C), repeat=T):
+        collapsed = [c for i, c in enumerate(path) if c != blank and (i == 0 or c != path[i - 1])]
+        if collapsed == target:
+            total += np.exp(sum(lp[t, c] for t, c in enumerate(path)))
+    return -np.log(total)
+
+
+def test_without_a_reduction_each_samples_loss_as_pytorchs_binding():
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((4, 2, 3))
+    lp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    targets, tl = [[1, 2], [2, 2]], [2, 2]
+    got = E.ctc_loss(E.tensor(lp), E.tensor(targets), E.tensor([4, 4]), E.tensor(tl))
+    want = [_reference(lp[:, n], targets[n]) for n in range(2)]
+    assert got.shape == (2,)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10)
+    np.testing.assert_allclose(E.ctc_loss(E.tensor(lp), E.tensor(targets), [4, 4], tl, 0, 1).item(),
+                               np.mean(np.array(want) / tl), rtol=1e-10)
