@@ -10,7 +10,7 @@ import torch
 
 torch.manual_seed(0)
 dtype = torch.float64
-T = 600
+T = 300
 omega0, alpha0, beta0 = 0.05, 0.08, 0.9
 eps = torch.randn(T, dtype=dtype)
 r = torch.empty(T, dtype=dtype)
