@@ -237,7 +237,14 @@ Tensor memory layout as library authors reason about it (`mem_*`: channels_last 
 norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
 TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
 as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic,
-state_dict aliasing with tied weights, and views kept through save/load)."""
+state_dict aliasing with tied weights, and views kept through save/load).
+
+Quantitative finance and econometrics (`fin_*`: returns, rolling windows and cummax drawdowns, Black-Scholes with
+torch.special's normal functions and autograd greeks, Monte Carlo with antithetic and control variates, GARCH by
+LBFGS, mean-variance and risk-parity portfolios, covariance shrinkage and eigenportfolios, VaR/CVaR backtests,
+Heston/SABR/CIR schemes, yield curves with searchsorted and splines, credit scorecards, deep hedging with an LSTM,
+quantile regression, limit-order-book aggregation, factor models, rating migration with matrix_exp, pairs trading
+with histograms, integer money arithmetic, and risk-model linear algebra)."""
 
 from __future__ import annotations
 
