@@ -149,6 +149,16 @@ def test_nanmedian_ignores_nan():
     assert E.tensor([5, 1, 3]).nanmedian().item() == 3
 
 
+def test_nanmedian_of_an_all_nan_row_names_the_index_pytorchs_nth_element_leaves():
+    # PyTorch 2.13's indices for all-NaN rows of 1..20 elements (its introselect over elements that all compare equal)
+    want = [0, 0, 0, 2, 2, 3, 5, 6, 7, 8, 8, 9, 8, 9, 9, 10, 10, 11, 11, 12]
+    assert [E.full((n,), NAN).nanmedian(0).indices.item() for n in range(1, 21)] == want
+    x = E.full((3, 7, 5), NAN)
+    x[1, 2, 3] = 1.0
+    r = x.nanmedian(1)
+    assert r.indices[1].tolist() == [5, 5, 5, 2, 5] and r.values[1, 3].item() == 1.0
+
+
 @pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
 @pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (0, False), (1, True), (-1, False)])
 def test_quantile_matches_numpy(interpolation, dim, keepdim):

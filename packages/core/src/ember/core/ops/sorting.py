@@ -743,12 +743,16 @@ _nanmedian_dim.meta(_nonempty_dim_meta("median"))  # PyTorch names median() for 
 
 
 def _nanmedian_along(a: np.ndarray, dim: int):
-    """Lower median of the non-NaN values along `dim` and its index (keepdims); NaN when all are NaN."""
+    """Lower median of the non-NaN values along `dim` and its index (keepdims); NaN when all are NaN, at the index
+    PyTorch's nth_element leaves first (not the first: its comparator orders no NaN before another)."""
     order = _argsort(a, dim, False)
     nan_count = np.isnan(a).sum(axis=dim, keepdims=True) if a.dtype.kind == "f" else \
         np.zeros(np.take(a, [0], axis=dim).shape, np.int64)
     pos = np.maximum(a.shape[dim] - nan_count - 1, 0) // 2
     idx = np.take_along_axis(order, pos, dim)
+    all_nan = nan_count == a.shape[dim]
+    if a.shape[dim] > 3 and all_nan.any():
+        idx = np.where(all_nan, _kernels().first_of_equal(a.shape[dim]), idx)
     return np.take_along_axis(a, idx, dim), idx
 
 
