@@ -298,3 +298,37 @@ def test_scans_without_dim_raise_pytorchs_typeerror(name):
     for call in (lambda: getattr(E, name)(x), lambda: getattr(x, name)()):
         with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "dim"$'):
             call()
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda x, v, i: E.kthvalue(x, 3, out=(v, i)), "output values must be of same type as input"),
+    (lambda x, v, i: E.median(x, 0, out=(v, i)),
+     r"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+     r"torch.FloatTensor does not equal torch.DoubleTensor \(while checking arguments for median\)"),
+    (lambda x, v, i: E.nanmedian(x, 0, out=(v, i)), r".* \(while checking arguments for median\)"),
+    (lambda x, v, i: E.mode(x, 0, out=(v, i)), "expected scalar type 'Double' but got 'Float' for values output"),
+    (lambda x, v, i: E.sort(x, out=(v.expand(10), i.expand(10))),
+     "Expected out tensor to have dtype double, but got float instead"),
+    (lambda x, v, i: E.topk(x, 1, out=(v.view(1), i.view(1))),
+     "Expected out tensor to have dtype double, but got float instead"),
+    (lambda x, v, i: E.max(x, 0, out=(v, i)), "Expected out tensor to have dtype double, but got float instead"),
+    (lambda x, v, i: E.aminmax(x, out=(v, v)), "Expected out tensor to have dtype double, but got float instead"),
+])
+def test_values_and_indices_out_of_another_dtype_raise_pytorchs_words(call, message):
+    x = E.arange(10, dtype=E.float64)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        call(x, E.empty(()), E.empty((), dtype=E.int64))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda x, v, i: E.kthvalue(x, 3, out=(v, i)), "output indices must be of scalar type Long"),
+    (lambda x, v, i: E.median(x, 0, out=(v, i)),
+     r"Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.IntTensor instead "
+     r"\(while checking arguments for median\)"),
+    (lambda x, v, i: E.mode(x, 0, out=(v, i)), "expected scalar type 'Long' but got 'Int' for indices output"),
+    (lambda x, v, i: E.min(x, 0, out=(v, i)), "Expected out tensor to have dtype long int, but got int instead"),
+])
+def test_indices_out_must_be_int64_in_pytorchs_words(call, message):
+    x = E.arange(10, dtype=E.float64)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        call(x, E.empty((), dtype=E.float64), E.empty((), dtype=E.int32))
