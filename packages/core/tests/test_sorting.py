@@ -332,3 +332,12 @@ def test_indices_out_must_be_int64_in_pytorchs_words(call, message):
     x = E.arange(10, dtype=E.float64)
     with pytest.raises(RuntimeError, match=f"^{message}$"):
         call(x, E.empty((), dtype=E.float64), E.empty((), dtype=E.int32))
+
+
+@pytest.mark.parametrize(("fn", "q", "got"), [("quantile", [0.5], "list"), ("nanquantile", (0.5,), "tuple"),
+                                              ("quantile", "a", "str")])
+def test_quantile_of_a_q_neither_float_nor_tensor_is_pytorchs_type_error(fn, q, got):
+    with pytest.raises(TypeError, match=rf"^{fn}\(\) received an invalid combination of arguments - got \(Tensor, "
+                                        rf"{got}\), but expected one of:\n \* \(Tensor input, Tensor q, "):
+        getattr(E, fn)(E.arange(4.0), q)
+    assert E.quantile(E.arange(5.0), 1).item() == 4.0 and E.quantile(E.arange(5.0), np.float64(0.5)).item() == 2.0

@@ -10,6 +10,7 @@ and mode do not). Each primitive returns `(values, indices)` with int64 indices 
 from __future__ import annotations
 
 import math
+import numbers
 from functools import cache
 
 import numpy as np
@@ -840,8 +841,13 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         if q._dtype is not input._dtype:
             raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
         qs, scalar_q = [float(v) for v in q._host_array().reshape(-1)], q.ndim == 0
-    else:
+    elif isinstance(q, numbers.Real):
         qs, scalar_q = [float(q)], True
+    else:  # PyTorch's parser takes a float or a Tensor only (a list of quantiles too is refused)
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, {type(q).__name__}), but "
+                        f"expected one of:\n * (Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str "
+                        f"interpolation = \"linear\", Tensor out = None)\n * (Tensor input, float q, int dim = None, "
+                        f"bool keepdim = False, *, str interpolation = \"linear\", Tensor out = None)\n")
     if any(not 0 <= v <= 1 for v in qs):  # PyTorch names a scalar q (as C++ prints a double), not a tensor's
         raise RuntimeError("quantile() q values must be in the range [0, 1]" if isinstance(q, Tensor) else
                            f"quantile() q must be in the range [0, 1] but got {qs[0]:g}")
