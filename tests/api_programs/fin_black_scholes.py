@@ -14,7 +14,7 @@ special = torch.special
 
 def bs_price(S, K, T, r, sigma, call=True):
     sq = sigma * torch.sqrt(T)
-    d1 = (torch.log(S / K) + (r + 0.5 * sigma ** 2) * T) / sq
+    d1 = (torch.log(S / K) + (r + 0.5 * sigma**2) * T) / sq
     d2 = d1 - sq
     disc = torch.exp(-r * T)
     if call:
@@ -36,11 +36,11 @@ print("parity", torch.allclose(call - put, S - K * torch.exp(-r * T)))
 print("grad_fn", call.grad_fn.name(), call.dtype)
 
 atm = call[2]
-delta, = torch.autograd.grad(atm, S, create_graph=True)
-gamma, = torch.autograd.grad(delta, S, retain_graph=True)
+(delta,) = torch.autograd.grad(atm, S, create_graph=True)
+(gamma,) = torch.autograd.grad(delta, S, retain_graph=True)
 vega, theta, rho = torch.autograd.grad(atm, (sigma, T, r), retain_graph=True)
 sq = 0.25 * math.sqrt(0.5)
-d1 = (math.log(1.0) + (0.03 + 0.5 * 0.25 ** 2) * 0.5) / sq
+d1 = (math.log(1.0) + (0.03 + 0.5 * 0.25**2) * 0.5) / sq
 pdf = math.exp(-d1 * d1 / 2) / math.sqrt(2 * math.pi)
 print("delta", round(delta.item(), 6), round(special.ndtr(torch.tensor(d1)).item(), 6))
 print("gamma", round(gamma.item(), 6), round(pdf / (100 * sq), 6))
@@ -74,7 +74,7 @@ for it in range(8):
     vol = vol.detach().requires_grad_(True)
     price = bs_price(torch.tensor(100.0), K, torch.tensor(0.5), torch.tensor(0.03), vol)
     diff = price - market
-    v, = torch.autograd.grad(diff.sum(), vol)
+    (v,) = torch.autograd.grad(diff.sum(), vol)
     vol = (vol - diff / v).clamp(1e-4, 5.0)
 print("newton iv", vol.detach().round(decimals=6).tolist())
 
@@ -87,7 +87,7 @@ for _ in range(60):
 print("bisection iv", ((lo + hi) / 2).round(decimals=6).tolist())
 
 m = torch.log(K / 100.0)
-A = torch.stack([torch.ones_like(m), m, m ** 2], dim=1)
+A = torch.stack([torch.ones_like(m), m, m**2], dim=1)
 coef = torch.linalg.lstsq(A, vol.detach().unsqueeze(1)).solution.squeeze(1)
 print("smile coef", coef.round(decimals=4).tolist())
 print("smile fit", (A @ coef).round(decimals=4).tolist())

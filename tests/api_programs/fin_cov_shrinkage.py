@@ -34,7 +34,7 @@ def ledoit_wolf(Xc):
     Sm = Xc.T @ Xc / n
     mu_ = torch.trace(Sm) / p
     d2 = torch.linalg.matrix_norm(Sm - mu_ * torch.eye(p, dtype=Xc.dtype)) ** 2
-    b2 = sum(torch.linalg.matrix_norm(torch.outer(x, x) - Sm) ** 2 for x in Xc) / n ** 2
+    b2 = sum(torch.linalg.matrix_norm(torch.outer(x, x) - Sm) ** 2 for x in Xc) / n**2
     b2 = torch.minimum(b2, d2)
     delta = b2 / d2
     return delta * mu_ * torch.eye(p, dtype=Xc.dtype) + (1 - delta) * Sm, delta
@@ -64,7 +64,9 @@ print("ewma recursion", rec.diag().mul(1e4).round(decimals=4).tolist())
 
 evals, evecs = torch.linalg.eigh(S)
 evecs = evecs * torch.sign(evecs.sum(0, keepdim=True))
-print("eigvals ascending", bool((evals.diff() >= 0).all()), (evals / evals.sum()).flip(0).round(decimals=4).tolist()[:3])
+print(
+    "eigvals ascending", bool((evals.diff() >= 0).all()), (evals / evals.sum()).flip(0).round(decimals=4).tolist()[:3]
+)
 pc1 = evecs[:, -1] / evecs[:, -1].sum()
 print("eigenportfolio 1", pc1.round(decimals=4).tolist())
 print("evecs orthonormal", torch.allclose(evecs.T @ evecs, torch.eye(N, dtype=dtype)))
@@ -73,8 +75,8 @@ print("eigvalsh upper", torch.allclose(torch.linalg.eigvalsh(S, UPLO="U"), evals
 Xc = X - X.mean(0)
 U, s, Vh = torch.linalg.svd(Xc, full_matrices=False)
 print("svd shapes", tuple(U.shape), tuple(s.shape), tuple(Vh.shape))
-print("svd vs eigh", torch.allclose((s ** 2 / (T - 1)).flip(0), evals))
-expl = s ** 2 / (s ** 2).sum()
+print("svd vs eigh", torch.allclose((s**2 / (T - 1)).flip(0), evals))
+expl = s**2 / (s**2).sum()
 print("explained", expl.cumsum(0).round(decimals=4).tolist())
 U2, s2, V2 = torch.pca_lowrank(X, q=2, center=True, niter=4)
 print("pca_lowrank", tuple(V2.shape), torch.allclose(s2, s[:2], rtol=1e-2))
@@ -87,9 +89,18 @@ print("min eig before", round(ev.min().item(), 4))
 fixed = Q @ torch.diag(ev.clamp(min=1e-6)) @ Q.T
 dinv = torch.rsqrt(fixed.diag())
 fixed = fixed * dinv[:, None] * dinv[None, :]
-print("min eig after", torch.linalg.eigvalsh(fixed).min().item() > 0, torch.allclose(fixed.diag(), torch.ones(N, dtype=dtype)))
+print(
+    "min eig after",
+    torch.linalg.eigvalsh(fixed).min().item() > 0,
+    torch.allclose(fixed.diag(), torch.ones(N, dtype=dtype)),
+)
 
-for kw in [dict(correction=-1), dict(fweights=torch.ones(T)), dict(aweights=-torch.ones(T, dtype=dtype)), dict(fweights=torch.ones(3, dtype=torch.long))]:
+for kw in [
+    dict(correction=-1),
+    dict(fweights=torch.ones(T)),
+    dict(aweights=-torch.ones(T, dtype=dtype)),
+    dict(fweights=torch.ones(3, dtype=torch.long)),
+]:
     try:
         torch.cov(X.T, **kw)
         print("ok", list(kw))

@@ -9,10 +9,10 @@ import math
 import torch
 
 dtype = torch.float64
-P = torch.tensor([[0.90, 0.08, 0.015, 0.005],
-                  [0.05, 0.85, 0.07, 0.03],
-                  [0.01, 0.09, 0.80, 0.10],
-                  [0.00, 0.00, 0.00, 1.00]], dtype=dtype)
+P = torch.tensor(
+    [[0.90, 0.08, 0.015, 0.005], [0.05, 0.85, 0.07, 0.03], [0.01, 0.09, 0.80, 0.10], [0.00, 0.00, 0.00, 1.00]],
+    dtype=dtype,
+)
 print("row sums", P.sum(1).tolist(), P.dtype)
 P5 = torch.linalg.matrix_power(P, 5)
 print("5y default", P5[:3, -1].round(decimals=4).tolist())
@@ -27,7 +27,12 @@ term = torch.eye(4, dtype=dtype)
 for k in range(1, 30):
     term = term @ A
     G = G + (-1) ** (k + 1) * term / k
-print("generator rows ~0", G.sum(1).abs().max().item() < 1e-10, "negative off-diag", int((G - torch.diag(torch.diag(G)) < -1e-12).sum()))
+print(
+    "generator rows ~0",
+    G.sum(1).abs().max().item() < 1e-10,
+    "negative off-diag",
+    int((G - torch.diag(torch.diag(G)) < -1e-12).sum()),
+)
 back = torch.linalg.matrix_exp(G)
 print("expm(log P) == P", torch.allclose(back, P, atol=1e-10))
 half = torch.linalg.matrix_exp(0.5 * G)
@@ -53,7 +58,9 @@ surv = torch.exp(-cum_h)
 print("survival", surv.round(decimals=5).tolist())
 logs = torch.logcumsumexp(torch.log(fwd_h), dim=0)
 print("logcumsumexp", logs.round(decimals=4).tolist())
-print("logcumsumexp -inf", torch.logcumsumexp(torch.tensor([float("-inf"), 0.0, float("-inf")], dtype=dtype), 0).tolist())
+print(
+    "logcumsumexp -inf", torch.logcumsumexp(torch.tensor([float("-inf"), 0.0, float("-inf")], dtype=dtype), 0).tolist()
+)
 
 t = torch.linspace(0, 5, 21, dtype=dtype)
 h5 = lam_avg[3]
@@ -64,18 +71,29 @@ prot = (1 - R) * torch.trapezoid(h5 * S_t * D_t, t)
 print("par spread bp", round((prot / prem * 1e4).item(), 2))
 cpl = torch.cumulative_trapezoid(S_t * D_t, t)
 print("cumulative_trapezoid", tuple(cpl.shape), round(cpl[-1].item(), 6), torch.allclose(cpl[-1], prem))
-print("trapezoid dx", round(torch.trapezoid(S_t * D_t, dx=0.25).item(), 6), round(torch.cumulative_trapezoid(S_t, dx=0.25)[3].item(), 6))
+print(
+    "trapezoid dx",
+    round(torch.trapezoid(S_t * D_t, dx=0.25).item(), 6),
+    round(torch.cumulative_trapezoid(S_t, dx=0.25)[3].item(), 6),
+)
 print("trapz alias", torch.allclose(torch.trapz(S_t, t), torch.trapezoid(S_t, t)))
 
 pd_, rho_ = 0.02, 0.15
 for q in (0.99, 0.999):
     z = torch.special.ndtri(torch.tensor(q, dtype=dtype))
-    wcdr = torch.special.ndtr((torch.special.ndtri(torch.tensor(pd_, dtype=dtype)) + math.sqrt(rho_) * z) / math.sqrt(1 - rho_))
+    wcdr = torch.special.ndtr(
+        (torch.special.ndtri(torch.tensor(pd_, dtype=dtype)) + math.sqrt(rho_) * z) / math.sqrt(1 - rho_)
+    )
     print("vasicek", q, round(wcdr.item(), 5))
 
-for bad in [lambda: torch.linalg.matrix_power(P[:3], 2), lambda: torch.linalg.matrix_power(P, 1.5),
-            lambda: torch.linalg.matrix_exp(torch.ones(2, 3, dtype=dtype)), lambda: torch.trapezoid(S_t, t[:5]),
-            lambda: torch.linalg.matrix_power(torch.zeros(2, 2, dtype=dtype), -1), lambda: torch.logcumsumexp(torch.tensor([1, 2]), 0)]:
+for bad in [
+    lambda: torch.linalg.matrix_power(P[:3], 2),
+    lambda: torch.linalg.matrix_power(P, 1.5),
+    lambda: torch.linalg.matrix_exp(torch.ones(2, 3, dtype=dtype)),
+    lambda: torch.trapezoid(S_t, t[:5]),
+    lambda: torch.linalg.matrix_power(torch.zeros(2, 2, dtype=dtype), -1),
+    lambda: torch.logcumsumexp(torch.tensor([1, 2]), 0),
+]:
     try:
         r = bad()
         print("ok", r)

@@ -36,12 +36,22 @@ for name, x in feats.items():
     b, woe, iv, tot = woe_table(x, default)
     cols.append(woe[b])
     ivs[name] = iv.item() > 0.02
-    print(name, "bin counts", tot.long().tolist(), "monotone woe", bool((woe.diff() > 0).all() or (woe.diff() < 0).all()))
+    print(
+        name, "bin counts", tot.long().tolist(), "monotone woe", bool((woe.diff() > 0).all() or (woe.diff() < 0).all())
+    )
 print("informative", ivs)
 X = torch.stack(cols, dim=1)
 
-sums = torch.zeros(5).scatter_add_(0, torch.bucketize(util, torch.quantile(util, torch.linspace(0, 1, 6)[1:-1])), default)
-print("scatter_add bads", sums.tolist() == torch.bincount(torch.bucketize(util, torch.quantile(util, torch.linspace(0, 1, 6)[1:-1])), weights=default).tolist())
+sums = torch.zeros(5).scatter_add_(
+    0, torch.bucketize(util, torch.quantile(util, torch.linspace(0, 1, 6)[1:-1])), default
+)
+print(
+    "scatter_add bads",
+    sums.tolist()
+    == torch.bincount(
+        torch.bucketize(util, torch.quantile(util, torch.linspace(0, 1, 6)[1:-1])), weights=default
+    ).tolist(),
+)
 
 model = torch.nn.Linear(3, 1)
 torch.nn.init.zeros_(model.weight)
@@ -79,7 +89,9 @@ ranks = torch.empty(n)
 ranks[torch.argsort(score)] = torch.arange(1, n + 1).float()
 npos = default.sum()
 auc_rank = (ranks[default == 1].sum() - npos * (npos + 1) / 2) / (npos * (n - npos))
-print("ks", round(ks.item(), 2), "auc", round(auc.item(), 2), "rank auc agrees", abs(auc.item() - auc_rank.item()) < 1e-3)
+print(
+    "ks", round(ks.item(), 2), "auc", round(auc.item(), 2), "rank auc agrees", abs(auc.item() - auc_rank.item()) < 1e-3
+)
 print("gini", round(2 * auc.item() - 1, 2))
 
 pdo, base_score, base_odds = 20.0, 600.0, 50.0
@@ -101,9 +113,14 @@ pred = (torch.sigmoid(score) > 0.5).long()
 cm = torch.bincount(default.long() * 2 + pred, minlength=4).reshape(2, 2)
 print("confusion sums", cm.sum().item(), cm.dtype, cm.shape)
 
-for bad in [lambda: torch.bincount(torch.tensor([-1, 2])), lambda: torch.bincount(torch.tensor([[1, 2]])),
-            lambda: torch.bincount(torch.tensor([0, 1]), weights=torch.ones(3)), lambda: torch.bincount(torch.tensor([0.5])),
-            lambda: crit(score, default.long()), lambda: torch.nn.BCEWithLogitsLoss()(score, default[:10])]:
+for bad in [
+    lambda: torch.bincount(torch.tensor([-1, 2])),
+    lambda: torch.bincount(torch.tensor([[1, 2]])),
+    lambda: torch.bincount(torch.tensor([0, 1]), weights=torch.ones(3)),
+    lambda: torch.bincount(torch.tensor([0.5])),
+    lambda: crit(score, default.long()),
+    lambda: torch.nn.BCEWithLogitsLoss()(score, default[:10]),
+]:
     try:
         print("ok", bad())
     except Exception as e:

@@ -12,7 +12,7 @@ torch.manual_seed(0)
 n_paths, n_steps, T, sigma, K = 256, 12, 0.25, 0.2, 1.0
 dt = T / n_steps
 z = torch.randn(n_paths, n_steps)
-logS = torch.cumsum(-0.5 * sigma ** 2 * dt + sigma * math.sqrt(dt) * z, dim=1)
+logS = torch.cumsum(-0.5 * sigma**2 * dt + sigma * math.sqrt(dt) * z, dim=1)
 S = torch.cat([torch.ones(n_paths, 1), logS.exp()], dim=1)
 payoff = torch.relu(S[:, -1] - K)
 print("paths", tuple(S.shape), round(payoff.mean().item(), 2))
@@ -63,7 +63,7 @@ print("deltas in (0,1)", bool(((deltas > 0) & (deltas < 1)).all()), tuple(deltas
 
 with torch.no_grad():
     ttm = torch.linspace(T, dt, n_steps)
-    d1 = (torch.log(S[:, :-1] / K) + 0.5 * sigma ** 2 * ttm) / (sigma * ttm.sqrt())
+    d1 = (torch.log(S[:, :-1] / K) + 0.5 * sigma**2 * ttm) / (sigma * ttm.sqrt())
     bs_delta = torch.special.ndtr(d1)
     bs_gain = (bs_delta * S.diff(dim=1)).sum(1)
     bs_price = S[0, 0] * torch.special.ndtr(d1[0, 0]) - K * torch.special.ndtr(d1[0, 0] - sigma * math.sqrt(T))

@@ -43,7 +43,7 @@ def newey_west(x, lags):
 
 se = newey_west(gam, 3)
 print("nw t-stats", (gbar / se).round(decimals=1).tolist())
-print("naive t", (gbar / (gam.std(0) / M ** 0.5)).round(decimals=1).tolist())
+print("naive t", (gbar / (gam.std(0) / M**0.5)).round(decimals=1).tolist())
 
 mkt = ret.mean(1)
 Xt = torch.stack([torch.ones(M, dtype=dtype), mkt], 1)
@@ -52,7 +52,11 @@ Lc = torch.linalg.cholesky(XtX)
 betas = torch.cholesky_solve(Xt.T @ ret, Lc)
 print("ts betas", tuple(betas.shape), round(betas[1].mean().item(), 4))
 print("vs lstsq", torch.allclose(betas, torch.linalg.lstsq(Xt, ret).solution))
-print("pinv", torch.allclose(torch.linalg.pinv(Xt) @ ret, betas), torch.allclose(torch.linalg.pinv(XtX, hermitian=True), torch.linalg.inv(XtX)))
+print(
+    "pinv",
+    torch.allclose(torch.linalg.pinv(Xt) @ ret, betas),
+    torch.allclose(torch.linalg.pinv(XtX, hermitian=True), torch.linalg.inv(XtX)),
+)
 
 sig = z[..., 0]
 q = torch.div(sig.argsort(1).argsort(1) * 5, N, rounding_mode="floor")
@@ -79,9 +83,13 @@ print("ic hit rate", round((ic > 0).double().mean().item(), 2))
 ic_mat = torch.corrcoef(torch.stack([ic, spearman(chars[..., 1], ret), spearman(chars[..., 2], ret)]))
 print("ic corr shape", tuple(ic_mat.shape), torch.allclose(ic_mat, ic_mat.T))
 
-for bad in [lambda: torch.linalg.lstsq(X, ret), lambda: torch.linalg.lstsq(X.float(), ret.unsqueeze(-1)),
-            lambda: torch.linalg.lstsq(X, ret.unsqueeze(-1), driver="gelsy"),
-            lambda: torch.cholesky_solve(ret[:2], Lc), lambda: torch.nanquantile(chars, 0.5, dim=5)]:
+for bad in [
+    lambda: torch.linalg.lstsq(X, ret),
+    lambda: torch.linalg.lstsq(X.float(), ret.unsqueeze(-1)),
+    lambda: torch.linalg.lstsq(X, ret.unsqueeze(-1), driver="gelsy"),
+    lambda: torch.cholesky_solve(ret[:2], Lc),
+    lambda: torch.nanquantile(chars, 0.5, dim=5),
+]:
     try:
         r = bad()
         print("ok", type(r).__name__)

@@ -38,7 +38,7 @@ def variances(theta, x):
 
 def nll(theta, x):
     h = variances(theta, x)
-    return 0.5 * (math.log(2 * math.pi) + h.log() + x ** 2 / h).sum()
+    return 0.5 * (math.log(2 * math.pi) + h.log() + x**2 / h).sum()
 
 
 theta = torch.tensor([-2.0, 2.0, -1.0], dtype=dtype, requires_grad=True)
@@ -83,7 +83,7 @@ print("standardised", abs(round(std.mean().item(), 1)), round(std.var().item(), 
 
 def t_nll(nu, x, h):
     c = torch.lgamma((nu + 1) / 2) - torch.lgamma(nu / 2) - 0.5 * torch.log(math.pi * (nu - 2) * h)
-    return -(c - (nu + 1) / 2 * torch.log1p(x ** 2 / ((nu - 2) * h))).sum()
+    return -(c - (nu + 1) / 2 * torch.log1p(x**2 / ((nu - 2) * h))).sum()
 
 
 nus = torch.tensor([4.0, 6.0, 10.0, 30.0, 100.0], dtype=dtype)

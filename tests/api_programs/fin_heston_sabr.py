@@ -12,10 +12,10 @@ dtype = torch.float64
 n_paths, n_steps, T = 4000, 50, 1.0
 dt = T / n_steps
 kappa, theta, xi, rho, v0, S0, r = 2.0, 0.04, 0.3, -0.7, 0.04, 100.0, 0.02
-print("feller", 2 * kappa * theta > xi ** 2)
+print("feller", 2 * kappa * theta > xi**2)
 
 z1 = torch.randn(n_steps, n_paths, dtype=dtype)
-z2 = rho * z1 + math.sqrt(1 - rho ** 2) * torch.randn(n_steps, n_paths, dtype=dtype)
+z2 = rho * z1 + math.sqrt(1 - rho**2) * torch.randn(n_steps, n_paths, dtype=dtype)
 logS = torch.full((n_paths,), math.log(S0), dtype=dtype)
 v = torch.full((n_paths,), v0, dtype=dtype)
 neg_hits = 0
@@ -37,17 +37,22 @@ def sabr_vol(F, K, Tm, alpha, beta, rho, nu):
     logFK = torch.log(F / K)
     fk = (F * K) ** ((1 - beta) / 2)
     zz = nu / alpha * fk * logFK
-    x = torch.log((torch.sqrt(1 - 2 * rho * zz + zz ** 2) + zz - rho) / (1 - rho))
+    x = torch.log((torch.sqrt(1 - 2 * rho * zz + zz**2) + zz - rho) / (1 - rho))
     ratio = torch.where(zz.abs() < 1e-7, torch.ones_like(zz), zz / torch.where(zz.abs() < 1e-7, torch.ones_like(x), x))
-    denom = fk * (1 + (1 - beta) ** 2 / 24 * logFK ** 2 + (1 - beta) ** 4 / 1920 * logFK ** 4)
-    corr = 1 + ((1 - beta) ** 2 / 24 * alpha ** 2 / fk ** 2 + rho * beta * nu * alpha / (4 * fk)
-                + (2 - 3 * rho ** 2) / 24 * nu ** 2) * Tm
+    denom = fk * (1 + (1 - beta) ** 2 / 24 * logFK**2 + (1 - beta) ** 4 / 1920 * logFK**4)
+    corr = (
+        1
+        + ((1 - beta) ** 2 / 24 * alpha**2 / fk**2 + rho * beta * nu * alpha / (4 * fk) + (2 - 3 * rho**2) / 24 * nu**2)
+        * Tm
+    )
     return alpha / denom * ratio * corr
 
 
 F = torch.tensor(100.0, dtype=dtype)
 Ks = torch.linspace(70, 130, 7, dtype=dtype)
-vols = sabr_vol(F, Ks, 1.0, torch.tensor(2.5, dtype=dtype), 0.5, torch.tensor(-0.3, dtype=dtype), torch.tensor(0.4, dtype=dtype))
+vols = sabr_vol(
+    F, Ks, 1.0, torch.tensor(2.5, dtype=dtype), 0.5, torch.tensor(-0.3, dtype=dtype), torch.tensor(0.4, dtype=dtype)
+)
 print("sabr smile", vols.round(decimals=4).tolist())
 print("atm finite", torch.isfinite(vols).all().item(), vols.argmin().item())
 
@@ -68,12 +73,16 @@ for i in range(n_steps):
     integral += rates * dt
     rates = (rates + kr * (thr - rates) * dt + sr * torch.sqrt(rates.clamp(min=0) * dt) * zr[i]).abs()
 mc_zcb = torch.exp(-integral).mean()
-gamma = math.sqrt(kr ** 2 + 2 * sr ** 2)
+gamma = math.sqrt(kr**2 + 2 * sr**2)
 Bf = 2 * (math.exp(gamma * T) - 1) / ((gamma + kr) * (math.exp(gamma * T) - 1) + 2 * gamma)
-Af = (2 * gamma * math.exp((kr + gamma) * T / 2) / ((gamma + kr) * (math.exp(gamma * T) - 1) + 2 * gamma)) ** (2 * kr * thr / sr ** 2)
+Af = (2 * gamma * math.exp((kr + gamma) * T / 2) / ((gamma + kr) * (math.exp(gamma * T) - 1) + 2 * gamma)) ** (
+    2 * kr * thr / sr**2
+)
 print("cir zcb", round(mc_zcb.item(), 3), round(Af * math.exp(-Bf * r0), 3))
 
-market = sabr_vol(F, Ks, 1.0, torch.tensor(2.2, dtype=dtype), 0.5, torch.tensor(-0.25, dtype=dtype), torch.tensor(0.5, dtype=dtype))
+market = sabr_vol(
+    F, Ks, 1.0, torch.tensor(2.2, dtype=dtype), 0.5, torch.tensor(-0.25, dtype=dtype), torch.tensor(0.5, dtype=dtype)
+)
 raw = torch.tensor([math.log(2.0), 0.0, math.log(0.3)], dtype=dtype, requires_grad=True)
 opt = torch.optim.Adam([raw], lr=0.05)
 for it in range(300):
@@ -82,7 +91,13 @@ for it in range(300):
     opt.zero_grad()
     loss.backward()
     opt.step()
-print("calibrated", round(raw[0].exp().item(), 2), round(torch.tanh(raw[1]).item(), 2), round(raw[2].exp().item(), 2), loss.item() < 1e-3)
+print(
+    "calibrated",
+    round(raw[0].exp().item(), 2),
+    round(torch.tanh(raw[1]).item(), 2),
+    round(raw[2].exp().item(), 2),
+    loss.item() < 1e-3,
+)
 try:
     torch.sqrt(torch.tensor([-0.01], dtype=dtype)).item() == 0
     print("sqrt of negative", torch.sqrt(torch.tensor([-0.01], dtype=dtype)).isnan().item())

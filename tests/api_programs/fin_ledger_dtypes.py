@@ -18,7 +18,11 @@ print("cash", cash.tolist())
 
 tick = 5
 print("floor ticks", torch.div(px_cents, tick, rounding_mode="floor").tolist())
-print("trunc negative", torch.div(-px_cents, tick, rounding_mode="trunc").tolist()[:2], torch.div(-px_cents, tick, rounding_mode="floor").tolist()[:2])
+print(
+    "trunc negative",
+    torch.div(-px_cents, tick, rounding_mode="trunc").tolist()[:2],
+    torch.div(-px_cents, tick, rounding_mode="floor").tolist()[:2],
+)
 print("true div", torch.div(px_cents, tick).dtype, (px_cents / tick)[:2].tolist())
 print("remainder", torch.remainder(-px_cents, tick).tolist(), torch.fmod(-px_cents, tick).tolist())
 snapped = px_cents - torch.remainder(px_cents, tick)
@@ -61,8 +65,13 @@ print(torch.tensor([1e-5, 1.0]))
 torch.set_printoptions(profile="default")
 print(torch.tensor([1e-5, 1.0]))
 print(torch.tensor([10012, -5], dtype=torch.int64))
-for bad in [lambda: torch.div(px_cents, tick, rounding_mode="round"), lambda: px_cents // 0,
-            lambda: torch.remainder(px_cents, 0), lambda: qty.add_(1.5), lambda: torch.cumsum(qty, 0, dtype=torch.float32).dtype]:
+for bad in [
+    lambda: torch.div(px_cents, tick, rounding_mode="round"),
+    lambda: px_cents // 0,
+    lambda: torch.remainder(px_cents, 0),
+    lambda: qty.add_(1.5),
+    lambda: torch.cumsum(qty, 0, dtype=torch.float32).dtype,
+]:
     try:
         print("ok", bad())
     except Exception as e:

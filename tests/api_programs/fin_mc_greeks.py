@@ -17,10 +17,10 @@ n = 20000
 z = torch.randn(n // 2, dtype=dtype)
 z = torch.cat([z, -z])
 print("antithetic mean", abs(round(z.mean().item(), 6)), z.shape)
-ST = S0 * torch.exp((r - 0.5 * sigma ** 2) * T + sigma * math.sqrt(T) * z)
+ST = S0 * torch.exp((r - 0.5 * sigma**2) * T + sigma * math.sqrt(T) * z)
 payoff = torch.relu(ST - K) * math.exp(-r * T)
 price = payoff.mean()
-pairs = 0.5 * (payoff[: n // 2] + payoff[n // 2:])
+pairs = 0.5 * (payoff[: n // 2] + payoff[n // 2 :])
 stderr = pairs.std() / math.sqrt(n // 2)
 print("mc price", round(price.item(), 2), "stderr", round(stderr.item(), 3), price.grad_fn.name())
 delta, vega = torch.autograd.grad(price, (S0, sigma), retain_graph=True)
@@ -30,8 +30,8 @@ bs = 100 * 0.5 * math.erfc(-d1 / math.sqrt(2)) - K * math.exp(-r * T) * 0.5 * ma
 print("bs price", round(bs, 4), "within 3 se", abs(price.item() - bs) < 3 * stderr.item())
 
 smooth = torch.nn.functional.softplus(ST - K, beta=2.0) * math.exp(-r * T)
-d_s, = torch.autograd.grad(smooth.mean(), S0, create_graph=True)
-g_s, = torch.autograd.grad(d_s, S0)
+(d_s,) = torch.autograd.grad(smooth.mean(), S0, create_graph=True)
+(g_s,) = torch.autograd.grad(d_s, S0)
 print("smoothed delta/gamma", round(d_s.item(), 2), round(g_s.item(), 3))
 
 with torch.no_grad():
@@ -52,20 +52,30 @@ geo = torch.clamp(torch.exp(log_paths.mean(1)) - 100.0, min=0) * math.exp(-r * T
 cov = torch.cov(torch.stack([arith, geo]))
 beta = cov[0, 1] / cov[1, 1]
 sig_g = 0.2 * math.sqrt((steps + 1) * (2 * steps + 1) / (6 * steps * steps))
-mu_g = (r - 0.02) * (steps + 1) / (2 * steps) + 0.5 * sig_g ** 2
-dg = (math.log(100 / 100) + mu_g + 0.5 * sig_g ** 2) / sig_g
-geo_exact = math.exp(-r * T) * (100 * math.exp(mu_g) * 0.5 * math.erfc(-dg / math.sqrt(2))
-                                - 100 * 0.5 * math.erfc(-(dg - sig_g) / math.sqrt(2)))
+mu_g = (r - 0.02) * (steps + 1) / (2 * steps) + 0.5 * sig_g**2
+dg = (math.log(100 / 100) + mu_g + 0.5 * sig_g**2) / sig_g
+geo_exact = math.exp(-r * T) * (
+    100 * math.exp(mu_g) * 0.5 * math.erfc(-dg / math.sqrt(2)) - 100 * 0.5 * math.erfc(-(dg - sig_g) / math.sqrt(2))
+)
 cv = arith - beta * (geo - geo_exact)
 print("asian plain", round(arith.mean().item(), 1), "cv", round(cv.mean().item(), 1))
-print("variance reduction", (cv.var() < arith.var() / 10).item(), round(torch.corrcoef(torch.stack([arith, geo]))[0, 1].item(), 2))
+print(
+    "variance reduction",
+    (cv.var() < arith.var() / 10).item(),
+    round(torch.corrcoef(torch.stack([arith, geo]))[0, 1].item(), 2),
+)
 
 barrier = 85.0
 running_min = torch.cummin(paths, dim=1).values[:, -1]
 alive = running_min > barrier
 knocked = (~alive).sum()
 dao = torch.where(alive, torch.clamp(paths[:, -1] - 100.0, min=0), torch.zeros(()).to(dtype)) * math.exp(-r * T)
-print("knocked out share", round(knocked.item() / paths.shape[0], 2), "dao <= vanilla", dao.mean().item() <= (torch.clamp(paths[:, -1] - 100, min=0) * math.exp(-r * T)).mean().item())
+print(
+    "knocked out share",
+    round(knocked.item() / paths.shape[0], 2),
+    "dao <= vanilla",
+    dao.mean().item() <= (torch.clamp(paths[:, -1] - 100, min=0) * math.exp(-r * T)).mean().item(),
+)
 print("any/all", alive.any().item(), alive.all().item(), alive.dtype)
 
 corr = torch.tensor([[1.0, 0.6, 0.3], [0.6, 1.0, 0.5], [0.3, 0.5, 1.0]], dtype=dtype)
@@ -74,7 +84,7 @@ print("cholesky lower", torch.allclose(L, torch.tril(L)), torch.allclose(L @ L.m
 eps = torch.randn(50000, 3, dtype=dtype) @ L.mT
 print("sample corr", torch.corrcoef(eps.T).round(decimals=1).tolist())
 vols = torch.tensor([0.2, 0.25, 0.3], dtype=dtype)
-ST3 = 100 * torch.exp((r - 0.5 * vols ** 2) * T + vols * eps)
+ST3 = 100 * torch.exp((r - 0.5 * vols**2) * T + vols * eps)
 basket = torch.clamp(ST3.mean(1) - 100, min=0).mean() * math.exp(-r * T)
 print("basket call ~", round(basket.item(), 0))
 L_up = torch.linalg.cholesky(corr, upper=True)

@@ -17,7 +17,7 @@ book = torch.stack([torch.stack([bid_px, bid_sz], -1), torch.stack([ask_px, ask_
 print("book", tuple(book.shape), book.dtype, book.stride())
 
 best_bid, best_ask = book[:, 0, 0, 0], book[:, 1, 0, 0]
-spread = (best_ask - best_bid)
+spread = best_ask - best_bid
 print("spread ticks", spread.tolist(), torch.unique(spread).tolist())
 mid = (best_bid + best_ask).double() * tick / 2
 qb, qa = book[:, 0, 0, 1].double(), book[:, 1, 0, 1].double()
@@ -29,8 +29,12 @@ print("cum depth t0", depth[0].tolist(), depth.dtype)
 imb = (depth[:, 0, 2] - depth[:, 1, 2]).double() / (depth[:, 0, 2] + depth[:, 1, 2])
 print("imbalance", imb.round(decimals=4).tolist())
 
-db = torch.where(best_bid[1:] >= best_bid[:-1], qb[1:], torch.zeros(1, dtype=torch.float64)) - torch.where(best_bid[1:] <= best_bid[:-1], qb[:-1], torch.zeros(1, dtype=torch.float64))
-da = torch.where(best_ask[1:] <= best_ask[:-1], qa[1:], torch.zeros(1, dtype=torch.float64)) - torch.where(best_ask[1:] >= best_ask[:-1], qa[:-1], torch.zeros(1, dtype=torch.float64))
+db = torch.where(best_bid[1:] >= best_bid[:-1], qb[1:], torch.zeros(1, dtype=torch.float64)) - torch.where(
+    best_bid[1:] <= best_bid[:-1], qb[:-1], torch.zeros(1, dtype=torch.float64)
+)
+da = torch.where(best_ask[1:] <= best_ask[:-1], qa[1:], torch.zeros(1, dtype=torch.float64)) - torch.where(
+    best_ask[1:] >= best_ask[:-1], qa[:-1], torch.zeros(1, dtype=torch.float64)
+)
 print("ofi", (db - da).tolist())
 
 qty = torch.tensor([30, 60, 120, 500])
@@ -46,7 +50,9 @@ for q_, l_ in zip(qty.tolist(), lvl.clamp(max=L - 1).tolist()):
 print("vwap fills", [round(v, 4) for v in fill_cost])
 
 trade_t = torch.tensor([0, 0, 1, 1, 1, 3, 3, 6, 7, 7])
-trade_px = torch.tensor([100.01, 100.02, 100.00, 100.03, 99.99, 100.05, 100.04, 99.98, 100.00, 100.02], dtype=torch.float64)
+trade_px = torch.tensor(
+    [100.01, 100.02, 100.00, 100.03, 99.99, 100.05, 100.04, 99.98, 100.00, 100.02], dtype=torch.float64
+)
 trade_sz = torch.tensor([5, 3, 10, 2, 4, 7, 1, 9, 6, 2])
 bars, counts = torch.unique_consecutive(trade_t, return_counts=True)
 print("bars", bars.tolist(), counts.tolist())
@@ -54,7 +60,9 @@ inv = torch.unique_consecutive(trade_t, return_inverse=True)[1]
 vol = torch.zeros(len(bars), dtype=torch.int64).index_add_(0, inv, trade_sz)
 notional = torch.zeros(len(bars), dtype=torch.float64).index_add_(0, inv, trade_px * trade_sz)
 print("volume", vol.tolist(), "vwap", (notional / vol).round(decimals=4).tolist())
-hi = torch.full((T,), float("-inf"), dtype=torch.float64).scatter_reduce(0, trade_t, trade_px, reduce="amax", include_self=False)
+hi = torch.full((T,), float("-inf"), dtype=torch.float64).scatter_reduce(
+    0, trade_t, trade_px, reduce="amax", include_self=False
+)
 lo = torch.zeros(T, dtype=torch.float64).scatter_reduce(0, trade_t, trade_px, reduce="amin", include_self=False)
 print("high", hi.tolist())
 print("low", lo.tolist())
@@ -77,14 +85,19 @@ s, m2 = torch.std_mean(trade_px.view(2, 5), dim=1, unbiased=True)
 print("var_mean", round(v.item(), 8), round(m.item(), 4), s.round(decimals=4).tolist())
 parts = torch.tensor_split(trade_px, torch.tensor([2, 5, 7]))
 print("tensor_split", [p.numel() for p in parts])
-print("take_along_dim", torch.take_along_dim(book[:, 0, :, 1], book[:, 0, :, 1].argmax(-1, keepdim=True), dim=-1).flatten().tolist())
+print(
+    "take_along_dim",
+    torch.take_along_dim(book[:, 0, :, 1], book[:, 0, :, 1].argmax(-1, keepdim=True), dim=-1).flatten().tolist(),
+)
 
-for bad in [lambda: torch.zeros(3).scatter_reduce(0, torch.tensor([0, 5]), torch.ones(2), reduce="sum"),
-            lambda: torch.zeros(3).scatter_reduce(0, torch.tensor([0, 1]), torch.ones(2), reduce="max"),
-            lambda: torch.zeros(3, dtype=torch.long).index_add_(0, torch.tensor([0]), torch.ones(1)),
-            lambda: torch.repeat_interleave(torch.arange(4), torch.tensor([1, -1, 1, 1])),
-            lambda: torch.repeat_interleave(torch.arange(4), orders, output_size=5),
-            lambda: torch.zeros(3).index_reduce_(0, torch.tensor([0]), torch.ones(1), "median")]:
+for bad in [
+    lambda: torch.zeros(3).scatter_reduce(0, torch.tensor([0, 5]), torch.ones(2), reduce="sum"),
+    lambda: torch.zeros(3).scatter_reduce(0, torch.tensor([0, 1]), torch.ones(2), reduce="max"),
+    lambda: torch.zeros(3, dtype=torch.long).index_add_(0, torch.tensor([0]), torch.ones(1)),
+    lambda: torch.repeat_interleave(torch.arange(4), torch.tensor([1, -1, 1, 1])),
+    lambda: torch.repeat_interleave(torch.arange(4), orders, output_size=5),
+    lambda: torch.zeros(3).index_reduce_(0, torch.tensor([0]), torch.ones(1), "median"),
+]:
     try:
         print("ok", bad())
     except Exception as e:

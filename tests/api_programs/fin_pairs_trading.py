@@ -52,7 +52,7 @@ win = 30
 roll = resid.unfold(0, win, 1)
 mu, sd = roll.mean(1), roll.std(1)
 z = torch.full((T,), float("nan"), dtype=dtype)
-z[win - 1:] = (resid[win - 1:] - mu) / sd
+z[win - 1 :] = (resid[win - 1 :] - mu) / sd
 print("z nan count", int(torch.isnan(z).sum()), round(torch.nanmean(z).item(), 2))
 pos = torch.zeros(T, dtype=dtype)
 for t in range(1, T):
@@ -91,9 +91,13 @@ for _ in range(200):
     nll.backward()
     opt.step()
 print("t fit nu > 2", log_nu.exp().item() > 2, "scale", round(log_s.exp().item(), 3))
-for bad in [lambda: torch.histogram(rets.long(), bins=3), lambda: torch.histogram(rets, bins=0),
-            lambda: torch.histogram(rets, bins=torch.tensor([0.1, 0.0], dtype=dtype)),
-            lambda: torch.linalg.lstsq(X, b.unsqueeze(1), driver="qr"), lambda: torch.histogram(rets, bins=3, range=(1.0, 0.0))]:
+for bad in [
+    lambda: torch.histogram(rets.long(), bins=3),
+    lambda: torch.histogram(rets, bins=0),
+    lambda: torch.histogram(rets, bins=torch.tensor([0.1, 0.0], dtype=dtype)),
+    lambda: torch.linalg.lstsq(X, b.unsqueeze(1), driver="qr"),
+    lambda: torch.histogram(rets, bins=3, range=(1.0, 0.0)),
+]:
     try:
         r = bad()
         print("ok", type(r).__name__)

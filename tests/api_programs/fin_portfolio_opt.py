@@ -25,12 +25,17 @@ w_tan = w_tan / w_tan.sum()
 print("gmv", w_gmv.round(decimals=4).tolist(), round(torch.sqrt(w_gmv @ Sigma @ w_gmv).item(), 4))
 print("tangency", w_tan.round(decimals=4).tolist())
 print("sharpe tan", round(((w_tan @ mu - rf) / torch.sqrt(w_tan @ Sigma @ w_tan)).item(), 4))
-print("solve left", torch.allclose(torch.linalg.solve(Sigma, ones.unsqueeze(0), left=False), torch.linalg.solve(Sigma, ones).unsqueeze(0)))
+print(
+    "solve left",
+    torch.allclose(
+        torch.linalg.solve(Sigma, ones.unsqueeze(0), left=False), torch.linalg.solve(Sigma, ones).unsqueeze(0)
+    ),
+)
 
 A, B, Cc = ones @ x[:, 0], ones @ x[:, 1], mu @ x[:, 1]
 targets = torch.linspace(0.08, 0.14, 4, dtype=dtype)
-D = A * Cc - B ** 2
-frontier = torch.sqrt((A * targets ** 2 - 2 * B * targets + Cc) / D)
+D = A * Cc - B**2
+frontier = torch.sqrt((A * targets**2 - 2 * B * targets + Cc) / D)
 print("frontier vols", frontier.round(decimals=4).tolist())
 
 
@@ -67,7 +72,7 @@ print("softmax weights", torch.softmax(logits, 0).detach().round(decimals=2).tol
 
 wv = w_gmv.clone().requires_grad_(True)
 sigma_p = torch.sqrt(wv @ Sigma @ wv)
-mrc, = torch.autograd.grad(sigma_p, wv)
+(mrc,) = torch.autograd.grad(sigma_p, wv)
 rc = wv.detach() * mrc
 print("risk contrib sum ok", torch.allclose(rc.sum(), sigma_p.detach()), sigma_p.grad_fn.name())
 

@@ -80,10 +80,19 @@ def quantile_huber(pred, target, taus, kappa=1.0):
 
 
 print("quantile huber", round(quantile_huber(pred, y, taus).item(), 1))
-print("smooth_l1 vs huber", torch.allclose(F.smooth_l1_loss(pred, y.unsqueeze(-1).expand_as(pred), beta=0.5) * 0.5,
-                                           F.huber_loss(pred, y.unsqueeze(-1).expand_as(pred), delta=0.5)))
-for bad in [lambda: F.huber_loss(pred, y), lambda: F.huber_loss(pred, pred, delta=-1.0),
-            lambda: F.smooth_l1_loss(pred, pred, beta=-0.5), lambda: torch.quantile(y, taus.double())]:
+print(
+    "smooth_l1 vs huber",
+    torch.allclose(
+        F.smooth_l1_loss(pred, y.unsqueeze(-1).expand_as(pred), beta=0.5) * 0.5,
+        F.huber_loss(pred, y.unsqueeze(-1).expand_as(pred), delta=0.5),
+    ),
+)
+for bad in [
+    lambda: F.huber_loss(pred, y),
+    lambda: F.huber_loss(pred, pred, delta=-1.0),
+    lambda: F.smooth_l1_loss(pred, pred, beta=-0.5),
+    lambda: torch.quantile(y, taus.double()),
+]:
     try:
         r = bad()
         print("ok", tuple(r.shape))

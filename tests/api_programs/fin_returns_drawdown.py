@@ -28,7 +28,9 @@ roll_vol = win.std(dim=-1) * math.sqrt(252)
 roll_mu = win.mean(dim=-1) * 252
 roll_sharpe = roll_mu / roll_vol
 print("rolling vol last", roll_vol[-1].round(decimals=4).tolist())
-print("rolling sharpe max", roll_sharpe.max(dim=0).values.round(decimals=4).tolist(), roll_sharpe.argmax(dim=0).tolist())
+print(
+    "rolling sharpe max", roll_sharpe.max(dim=0).values.round(decimals=4).tolist(), roll_sharpe.argmax(dim=0).tolist()
+)
 step_win = logret.unfold(0, 10, 5)
 print("monthly-ish blocks", tuple(step_win.shape), step_win.sum(-1)[:, 0].round(decimals=4).tolist())
 
@@ -43,7 +45,7 @@ wts = wts / wts.sum()
 ewma_kernel = (logret[-30:] ** 2 * wts.unsqueeze(1)).sum(0).sqrt()
 var = logret[0] ** 2
 for r in logret[1:]:
-    var = lam * var + (1 - lam) * r ** 2
+    var = lam * var + (1 - lam) * r**2
 print("ewma kernel", ewma_kernel.round(decimals=5).tolist())
 print("ewma recursion", var.sqrt().round(decimals=5).tolist())
 

@@ -54,7 +54,7 @@ b = (par[1:] - par[:-1]) / h - h * (2 * c[:-1] + c[1:]) / 3
 d = (c[1:] - c[:-1]) / (3 * h)
 seg = (torch.bucketize(q, tenors) - 1).clamp(0, n - 2)
 dx = q - tenors[seg]
-spline = par[seg] + b[seg] * dx + c[seg] * dx ** 2 + d[seg] * dx ** 3
+spline = par[seg] + b[seg] * dx + c[seg] * dx**2 + d[seg] * dx**3
 print("spline", spline.mul(100).round(decimals=4).tolist())
 print("tridiagonal", torch.count_nonzero(A).item(), torch.linalg.matrix_rank(A).item())
 
@@ -90,21 +90,26 @@ print("ns refined rmse bp", round(closure().sqrt().item(), 1))
 
 tt = torch.linspace(1.0, 10.0, 4, dtype=dtype, requires_grad=True)
 lndf = -(ns_basis(tt, params[3].detach()) @ params[:3].detach()) * tt
-fwd, = torch.autograd.grad(lndf.sum(), tt)
+(fwd,) = torch.autograd.grad(lndf.sum(), tt)
 print("instantaneous fwd %", (-fwd * 100).round(decimals=3).tolist())
 
 y = zero[[1, 3, 9, 19]].clone().requires_grad_(True)
 times = torch.tensor([1.0, 2.0, 5.0, 10.0], dtype=dtype)
 cfs = torch.tensor([4.0, 4.0, 4.0, 104.0], dtype=dtype)
 price = (cfs * torch.exp(-y * times)).sum()
-krd, = torch.autograd.grad(price, y, create_graph=True)
+(krd,) = torch.autograd.grad(price, y, create_graph=True)
 conv = torch.autograd.grad(krd.sum(), y)[0]
 print("bond price", round(price.item(), 4), "krd", (-krd / price).detach().round(decimals=4).tolist())
 print("convexity", (conv / price.detach()).round(decimals=4).tolist())
 
-for bad in [lambda: torch.searchsorted(grid, q, side="middle"), lambda: torch.searchsorted(grid, q, right=False, side="right"),
-            lambda: torch.searchsorted(grid.view(2, -1), q), lambda: torch.searchsorted(grid, q, sorter=order[:3]),
-            lambda: torch.bucketize(q, grid.view(2, -1)), lambda: torch.searchsorted(grid, q.long())]:
+for bad in [
+    lambda: torch.searchsorted(grid, q, side="middle"),
+    lambda: torch.searchsorted(grid, q, right=False, side="right"),
+    lambda: torch.searchsorted(grid.view(2, -1), q),
+    lambda: torch.searchsorted(grid, q, sorter=order[:3]),
+    lambda: torch.bucketize(q, grid.view(2, -1)),
+    lambda: torch.searchsorted(grid, q.long()),
+]:
     try:
         print("ok", bad())
     except Exception as e:
