@@ -247,6 +247,12 @@ GDAS/SNAS Gumbel sampling, once-for-all sliced supernets, ProxylessNAS binary ga
 evolution with BN recalibration, zero-cost proxies, custom and structured pruning methods with lottery-ticket
 rewinding, network slimming, N:M sparsity, SVD factorisation, distillation with temperature, LSQ fake quantization
 and mixed-precision bit allocation, FLOP-counting hooks, model soups)."""
+Quantitative finance and econometrics (`fin_*`: returns, rolling windows and cummax drawdowns, Black-Scholes with
+torch.special's normal functions and autograd greeks, Monte Carlo with antithetic and control variates, GARCH by
+LBFGS, mean-variance and risk-parity portfolios, covariance shrinkage and eigenportfolios, VaR/CVaR backtests,
+Heston/SABR/CIR schemes, yield curves with searchsorted and splines, credit scorecards, deep hedging with an LSTM,
+quantile regression, limit-order-book aggregation, factor models, rating migration with matrix_exp, pairs trading
+with histograms, integer money arithmetic, and risk-model linear algebra)."""
 
 from __future__ import annotations
 

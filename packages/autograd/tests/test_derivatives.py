@@ -464,7 +464,7 @@ SAMPLES.update({
 SPECIAL_DOMAIN = {
     "lgamma": (0.5, 3.0), "digamma": (0.5, 3.0), "erfc": (-1.0, 1.0), "special_erfcx": (-1.0, 2.0),
     "i0": (-2.0, 2.0), "special_i0e": (-2.0, 2.0), "special_i1": (-2.0, 2.0), "special_i1e": (-2.0, 2.0),
-    "special_ndtr": (-2.0, 2.0), "special_ndtri": (0.1, 0.9), "special_log_ndtr": (-3.0, 2.0),
+    "special_ndtri": (0.1, 0.9), "special_log_ndtr": (-3.0, 2.0),
     "special_entr": (0.2, 2.0), "sinc": (-2.0, 2.0),
 }
 for _name, (_lo, _hi) in SPECIAL_DOMAIN.items():

@@ -66,6 +66,19 @@ def test_grad_fn_names_are_pytorchs():
         assert y.grad_fn.name() == name
 
 
+def test_ndtr_records_pytorchs_composite_nodes():
+    # PyTorch composes ndtr of Scalar-overload mul and add around erf: its graph is those nodes, not one ndtr node
+    x = E.tensor([-2.0, 0.5, 3.0], dtype=F64, requires_grad=True)
+    node, names = S.ndtr(x).grad_fn, []
+    while node is not None and node.next_functions:
+        names.append(node.name())
+        node = node.next_functions[0][0]
+    assert names == ["MulBackward1", "AddBackward1", "ErfBackward0", "MulBackward1"]
+    pdf = np.exp(-0.5 * np.array([-2.0, 0.5, 3.0]) ** 2) / math.sqrt(2 * math.pi)
+    np.testing.assert_allclose(_grad(S.ndtr, x), pdf, rtol=1e-14)
+    assert E.autograd.gradgradcheck(S.ndtr, (make((4,), -3.0, 2.0),))
+
+
 def test_second_order():
     x = make((4,), 0.5, 3.0)
     assert E.autograd.gradgradcheck(E.lgamma, (x,))

@@ -1021,3 +1021,14 @@ def test_clamp_of_bool_by_two_bool_tensor_bounds_is_refused_as_pytorch():
     assert E.clamp(t, None, E.tensor(False)).tolist() == [False, False]
     wide = E.clamp(t, E.tensor(0), E.tensor(1))
     assert wide.dtype is E.int64 and wide.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: E.clamp(v, min=E.zeros(2)), lambda v: E.clamp(v, max=E.zeros(3)), lambda v: E.clamp(v, E.zeros(3), v),
+    lambda v: E.clamp_min(v, E.zeros(2)), lambda v: E.clamp_max(v, E.zeros(4)),
+])
+def test_clamp_with_tensor_bounds_that_do_not_broadcast_raises_pytorchs_runtime_error(call):
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(5\) must match the size of tensor b \([234]\) at "
+                                           r"non-singleton dimension 0$"):
+        call(E.zeros(5, dtype=E.float64))
+    assert E.clamp(E.zeros(5, 1), E.zeros(3), E.zeros(2, 1, 1)).shape == (2, 5, 3)  # bounds broadcast the result

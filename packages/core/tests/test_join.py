@@ -185,6 +185,22 @@ def test_repeat_interleave_counts_dtype():
         E.repeat_interleave(E.tensor([True, False]))
 
 
+def test_repeat_interleave_checks_output_size_as_pytorch():
+    a, counts = E.arange(4), E.tensor([3, 0, 2, 1])
+    assert E.repeat_interleave(a, counts, output_size=6).tolist() == [0, 0, 0, 2, 2, 3]
+    for call in (lambda: E.repeat_interleave(a, counts, output_size=5),
+                 lambda: a.repeat_interleave(counts, output_size=7),
+                 lambda: E.repeat_interleave(counts, output_size=5),
+                 lambda: E.repeat_interleave(a, E.tensor(2), output_size=3),
+                 lambda: E.repeat_interleave(a.view(2, 2), E.tensor([1, 2]), dim=0, output_size=4)):
+        with pytest.raises(RuntimeError, match="^allocated size does not match required size$"):
+            call()
+    with pytest.raises(RuntimeError, match=r"^repeat_interleave: Invalid output_size, expected 8 but got 5$"):
+        E.repeat_interleave(a, 2, output_size=5)
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[-1\]$"):
+        E.repeat_interleave(a, counts, output_size=-1)
+
+
 # --- triangles, diagonals, grids --------------------------------------------------------------
 @pytest.mark.parametrize("k", [-1, 0, 2])
 def test_tril_triu(k):

@@ -255,6 +255,30 @@ def test_lu_solve(left, adjoint):
     assert_close(E.lu_solve(T(B), LU, piv), T(np.linalg.solve(A, B)))
 
 
+@pytest.mark.parametrize(("args", "kwargs", "message"), [
+    (lambda LU, piv: (LU, piv, E.ones(3, 1, dtype=E.float64)), {},
+     r"linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B \(4x4 and 3x1\)"),
+    (lambda LU, piv: (LU, piv, E.ones(1, 3, dtype=E.float64)), {"left": False},
+     r"linalg.lu_solve: Incompatible shapes of A and B for the equation XA = B \(4x4 and 1x3\)"),
+    (lambda LU, piv: (LU, piv, E.ones(4, 1)), {},
+     "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type Double and B of type Float "
+     "instead"),
+    (lambda LU, piv: (LU, piv[:3], E.ones(4, 1, dtype=E.float64)), {},
+     "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix"),
+    (lambda LU, piv: (LU, piv.long(), E.ones(4, 1, dtype=E.float64)), {},
+     "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32"),
+    (lambda LU, piv: (LU[:3], piv, E.ones(4, 1, dtype=E.float64)), {},
+     "torch.linalg.lu_solve: A must be batches of square matrices, but they are 3 by 4 matrices"),
+    (lambda LU, piv: (LU.expand(2, 4, 4), piv.expand(3, 4), E.ones(4, 1, dtype=E.float64)), {},
+     r"linalg.lu_solve: Expected LU.shape\[:-1\] and pivots.shape to be the same, but got pivots with shape "
+     r"\[3, 4\] instead"),
+])
+def test_lu_solve_checks_its_operands_in_pytorchs_words(args, kwargs, message):
+    LU, piv = linalg.lu_factor(T(A[0, :4, :4] + 4 * np.eye(4)))
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        linalg.lu_solve(*args(LU, piv), **kwargs)
+
+
 def test_singular_matrices_in_lu_inv_ex_and_solve_ex():
     s = T([[1.0, 2.0], [2.0, 4.0]])
     with pytest.raises(RuntimeError, match=r"U\[2,2\] is zero") as e:  # a plain RuntimeError in PyTorch

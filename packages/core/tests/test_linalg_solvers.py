@@ -97,6 +97,19 @@ def test_eigh_and_eigvalsh():
 
 
 @pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim arg")
+def test_pinv_takes_pytorchs_rcond_overload_as_a_relative_cutoff():
+    A = E.tensor([[1.0, 2.0], [2.0, 4.0001], [0.0, 1e-3]], dtype=E.float64)
+    u, s, vh = np.linalg.svd(A.numpy(), full_matrices=False)
+    keep = s > 0.1 * s[0]
+    ref = (vh.T[:, keep] / s[keep]) @ u[:, keep].T
+    assert_close(L.pinv(A, 0.1), E.from_numpy(ref), rtol=1e-12, atol=1e-12)
+    assert_close(L.pinv(A, rcond=0.1), E.from_numpy(ref), rtol=1e-12, atol=1e-12)
+    assert_close(L.pinv(A.mT @ A, 0.1, True), L.pinv(A.mT @ A, rtol=0.1, hermitian=True))
+    with pytest.raises(TypeError, match=r"^linalg_pinv\(\) received an invalid combination of arguments - got "
+                                        r"\(Tensor, float, atol=float\), but expected one of:\n"):
+        L.pinv(A, 0.1, atol=0.2)
+
+
 def test_pinv_matrix_rank_matrix_power_multi_dot_cross():
     A = rand(4, 3, seed=8)
     assert_close(L.pinv(A), E.from_numpy(np.linalg.pinv(A.numpy())), rtol=1e-9, atol=1e-9)

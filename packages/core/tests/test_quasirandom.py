@@ -58,8 +58,10 @@ def test_scrambling_is_reproducible_from_the_seed():
 
 
 def test_errors():
-    for bad in (0, SobolEngine.MAXDIM + 1):
-        with pytest.raises(ValueError, match=r"Supported range of dimensionality for SobolEngine is \[1, 1111\]"):
+    with pytest.raises(ValueError, match=r"Supported range of dimensionality for SobolEngine is \[1, 1111\]; got 1112"):
+        SobolEngine(SobolEngine.MAXDIM + 1)
+    for bad in (0, -3, 21202):  # outside PyTorch's own table: its words, whole
+        with pytest.raises(ValueError, match=r"^Supported range of dimensionality for SobolEngine is \[1, 21201\]$"):
             SobolEngine(bad)
     e = SobolEngine(2)
     e.draw(3)

@@ -149,6 +149,16 @@ def test_nanmedian_ignores_nan():
     assert E.tensor([5, 1, 3]).nanmedian().item() == 3
 
 
+def test_nanmedian_of_an_all_nan_row_names_the_index_pytorchs_nth_element_leaves():
+    # PyTorch 2.13's indices for all-NaN rows of 1..20 elements (its introselect over elements that all compare equal)
+    want = [0, 0, 0, 2, 2, 3, 5, 6, 7, 8, 8, 9, 8, 9, 9, 10, 10, 11, 11, 12]
+    assert [E.full((n,), NAN).nanmedian(0).indices.item() for n in range(1, 21)] == want
+    x = E.full((3, 7, 5), NAN)
+    x[1, 2, 3] = 1.0
+    r = x.nanmedian(1)
+    assert r.indices[1].tolist() == [5, 5, 5, 2, 5] and r.values[1, 3].item() == 1.0
+
+
 @pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
 @pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (0, False), (1, True), (-1, False)])
 def test_quantile_matches_numpy(interpolation, dim, keepdim):
@@ -288,3 +298,46 @@ def test_scans_without_dim_raise_pytorchs_typeerror(name):
     for call in (lambda: getattr(E, name)(x), lambda: getattr(x, name)()):
         with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "dim"$'):
             call()
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda x, v, i: E.kthvalue(x, 3, out=(v, i)), "output values must be of same type as input"),
+    (lambda x, v, i: E.median(x, 0, out=(v, i)),
+     r"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+     r"torch.FloatTensor does not equal torch.DoubleTensor \(while checking arguments for median\)"),
+    (lambda x, v, i: E.nanmedian(x, 0, out=(v, i)), r".* \(while checking arguments for median\)"),
+    (lambda x, v, i: E.mode(x, 0, out=(v, i)), "expected scalar type 'Double' but got 'Float' for values output"),
+    (lambda x, v, i: E.sort(x, out=(v.expand(10), i.expand(10))),
+     "Expected out tensor to have dtype double, but got float instead"),
+    (lambda x, v, i: E.topk(x, 1, out=(v.view(1), i.view(1))),
+     "Expected out tensor to have dtype double, but got float instead"),
+    (lambda x, v, i: E.max(x, 0, out=(v, i)), "Expected out tensor to have dtype double, but got float instead"),
+    (lambda x, v, i: E.aminmax(x, out=(v, v)), "Expected out tensor to have dtype double, but got float instead"),
+])
+def test_values_and_indices_out_of_another_dtype_raise_pytorchs_words(call, message):
+    x = E.arange(10, dtype=E.float64)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        call(x, E.empty(()), E.empty((), dtype=E.int64))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda x, v, i: E.kthvalue(x, 3, out=(v, i)), "output indices must be of scalar type Long"),
+    (lambda x, v, i: E.median(x, 0, out=(v, i)),
+     r"Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.IntTensor instead "
+     r"\(while checking arguments for median\)"),
+    (lambda x, v, i: E.mode(x, 0, out=(v, i)), "expected scalar type 'Long' but got 'Int' for indices output"),
+    (lambda x, v, i: E.min(x, 0, out=(v, i)), "Expected out tensor to have dtype long int, but got int instead"),
+])
+def test_indices_out_must_be_int64_in_pytorchs_words(call, message):
+    x = E.arange(10, dtype=E.float64)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        call(x, E.empty((), dtype=E.float64), E.empty((), dtype=E.int32))
+
+
+@pytest.mark.parametrize(("fn", "q", "got"), [("quantile", [0.5], "list"), ("nanquantile", (0.5,), "tuple"),
+                                              ("quantile", "a", "str")])
+def test_quantile_of_a_q_neither_float_nor_tensor_is_pytorchs_type_error(fn, q, got):
+    with pytest.raises(TypeError, match=rf"^{fn}\(\) received an invalid combination of arguments - got \(Tensor, "
+                                        rf"{got}\), but expected one of:\n \* \(Tensor input, Tensor q, "):
+        getattr(E, fn)(E.arange(4.0), q)
+    assert E.quantile(E.arange(5.0), 1).item() == 4.0 and E.quantile(E.arange(5.0), np.float64(0.5)).item() == 2.0

@@ -264,6 +264,23 @@ def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():
     assert h.hist.sum().item() == 2.0 and E.histogram(x, bins=7).hist.tolist() == [1.0, 0, 0, 1.0, 0, 0, 1.0]
 
 
+def test_histogram_given_edges_bin_by_pytorchs_binary_search():
+    # PyTorch bins by std::upper_bound and checks no order: edges that fall or repeat bin as its search lands
+    x = E.tensor([-0.05, 0.0, 0.02, 0.05, 0.08, 0.1, 0.2, float("nan")], dtype=E.float64)
+    edges = E.tensor([0.0, 0.1, 0.05, 0.2], dtype=E.float64)
+    assert E.histogram(x, bins=edges).hist.tolist() == [2.0, 0.0, 4.0]  # PyTorch 2.13's
+    assert E.histogram(x, bins=E.tensor([0.0, 0.1, 0.1, 0.2], dtype=E.float64)).hist.tolist() == [4.0, 0.0, 2.0]
+    assert E.histogram(x, bins=E.tensor([0.1, 0.0], dtype=E.float64)).hist.tolist() == [0.0]
+    w = E.arange(8, dtype=E.float64)
+    assert E.histogram(x, bins=E.tensor([0.0, 0.05, 0.2], dtype=E.float64), weight=w).hist.tolist() == [3.0, 18.0]
+    dd = E.histogramdd(E.stack([x, x], 1), bins=[edges, E.tensor([0.0, 0.2], dtype=E.float64)])
+    assert dd.hist.tolist() == [[2.0], [0.0], [4.0]]
+    for call in (lambda: E.histogram(x, bins=0), lambda: E.histogram(x, bins=E.tensor([0.0], dtype=E.float64)),
+                 lambda: E.histogramdd(x.view(-1, 1), bins=[0])):
+        with pytest.raises(RuntimeError, match=r"^torch.histogram\(\): bins must be > 0, but got 0 for dimension 0$"):
+            call()
+
+
 def test_numpy_port_refusals_are_pytorchs():
     """diff's 0-dim prepend, isin of bools, cov's zero weight sum, trace of bools and trapezoid's number x."""
     with pytest.raises(RuntimeError, match="^diff expects prepend or append to be the same dimension as input$"):

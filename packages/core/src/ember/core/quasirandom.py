@@ -25,6 +25,7 @@ from ember.core.tensor import Tensor
 __all__ = ["SobolEngine"]
 
 _MAXBIT = 30
+_TORCH_MAXDIM = 21201  # PyTorch's table's dimensions: beyond them, its own refusal
 
 
 def _mulmod(a: np.ndarray, b: int, p: np.ndarray, s: int) -> np.ndarray:
@@ -140,6 +141,8 @@ class SobolEngine:
     MAXDIM = 1111  # the dimensions whose direction numbers ember ships (PyTorch's table goes to 21201)
 
     def __init__(self, dimension: int, scramble: bool = False, seed: int | None = None) -> None:
+        if isinstance(dimension, int | np.integer) and not 1 <= dimension <= _TORCH_MAXDIM:  # PyTorch's refusal
+            raise ValueError(f"Supported range of dimensionality for SobolEngine is [1, {_TORCH_MAXDIM}]")
         if not isinstance(dimension, int | np.integer) or isinstance(dimension, bool) \
                 or not 1 <= dimension <= self.MAXDIM:
             raise ValueError(f"Supported range of dimensionality for SobolEngine is [1, {self.MAXDIM}]; got "

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from ember.core.ops.arith import round
+from ember.core.dispatch import node_name
+from ember.core.ops.arith import mul, round
 from ember.core.ops.arith import xlogy
 from ember.core.ops.elementwise import erf, erfinv, exp2, expm1, log1p
 from ember.core.ops.elementwise import sigmoid as expit
@@ -23,10 +24,12 @@ __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digam
            "polygamma", "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sinc",
            "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta", *_POLYNOMIALS]
 
+_SQRT1_2 = 0.70710678118654752440
+
 gammaln = lgamma
 psi = digamma
 gammainc, gammaincc = _OPS["igamma"], _OPS["igammac"]
-erfcx, entr, ndtr, ndtri, log_ndtr = (_OPS[f"special_{n}"] for n in ("erfcx", "entr", "ndtr", "ndtri", "log_ndtr"))
+erfcx, entr, ndtri, log_ndtr = (_OPS[f"special_{n}"] for n in ("erfcx", "entr", "ndtri", "log_ndtr"))
 i0e, i1, i1e = _OPS["special_i0e"], _OPS["special_i1"], _OPS["special_i1e"]
 xlog1py, zeta = _OPS["special_xlog1py"], _OPS["special_zeta"]
 airy_ai, spherical_bessel_j0 = _OPS["special_airy_ai"], _OPS["special_spherical_bessel_j0"]
@@ -36,6 +39,23 @@ modified_bessel_i0, modified_bessel_i1, modified_bessel_k0, modified_bessel_k1 =
 scaled_modified_bessel_k0 = _OPS["special_scaled_modified_bessel_k0"]
 scaled_modified_bessel_k1 = _OPS["special_scaled_modified_bessel_k1"]
 globals().update({_p: _OPS[f"special_{_p}"] for _p in _POLYNOMIALS})
+
+def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`torch.special.ndtr`: the standard normal CDF, composed as PyTorch composes it, `(1 + erf(x / sqrt(2))) * 0.5`,
+    so its left tail underflows where PyTorch's does (0 below about -8.3 in float64) and autograd records its nodes.
+
+    Example:
+        >>> import ember.core as E
+        >>> E.special.ndtr(E.tensor([-1.0, 0.0, 2.0]))
+        tensor([0.1587, 0.5000, 0.9772])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"special_ndtr(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    # PyTorch's C++ composite calls the Scalar overloads, whose nodes are MulBackward1 and AddBackward1
+    scaled = node_name(input * _SQRT1_2, "MulBackward0", "MulBackward1")
+    cdf = node_name(1 + erf(scaled), "AddBackward0", "AddBackward1")
+    return node_name(cdf * 0.5, "MulBackward0", "MulBackward1") if out is None else mul(cdf, 0.5, out=out)
+
 
 def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """`torch.special.logsumexp`: `torch.logsumexp` under the name PyTorch's errors give it."""

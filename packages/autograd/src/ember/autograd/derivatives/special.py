@@ -67,7 +67,6 @@ ENTRIES = [
       input=lambda grad, input, result: grad * (_OPS["special_i1e"](input) - ew.sign(input) * result)),
     d("special_i1(input)", input=_i1_input),
     d("special_i1e(input)", name="SpecialI1EBackward0", input=_i1e_input),
-    d("special_ndtr(input)", input=lambda grad, input: grad * ew.exp(-0.5 * input * input) / _SQRT_2PI),
     d("special_ndtri(input)", input=lambda grad, result: grad * _SQRT_2PI * ew.exp(0.5 * result * result)),
     d("special_log_ndtr(input)", input=_log_ndtr_input),
     d("special_entr(input)", input=lambda grad, input: grad * -(1.0 + ew.log(input))),

@@ -306,6 +306,15 @@ def kth_rows(v, ix, k):
                 hi = j - 1
 
 
+def first_of_equal(n: int) -> int:
+    """The index nth_element(k = 0) leaves first among `n` elements that all compare equal: which of an all-NaN row's
+    elements PyTorch's nanmedian names (its comparator finds no NaN below another)."""
+    buf = np.full(n, np.nan)
+    ix = np.arange(n, dtype=np.int64)
+    _nth_element(buf, ix, _i64(0), _i64(0), _i64(n), False)
+    return int(ix[0])
+
+
 @numba.njit(**_OPTS)
 def median_rows(v, buf, ix, vals, idx):
     """The lower median of each row of `v` (n >= 1) and its index where a stable sort puts it (the first

@@ -520,6 +520,16 @@ def _check_repeats(repeats: Tensor) -> None:
                                   f"'{dtypes.TORCH_NAMES[repeats._dtype.name]}'")
 
 
+def _check_output_size(output_size: int | None, total: int) -> None:
+    """PyTorch's check of a given `output_size` against the counts' sum: the index it allocates is that long."""
+    if output_size is None:
+        return
+    if output_size < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {output_size}: [{output_size}]")
+    if output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+
+
 @numpy_aliases
 def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each element (or slice along `dim`) `repeats` times (an int or one count per element).
@@ -539,6 +549,7 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
         counts = np.asarray(input._host_array()).astype(np.int64)
         if (counts < 0).any():
             raise RuntimeError("repeats can not be negative")
+        _check_output_size(output_size, int(counts.sum()))
         return make(np.repeat(np.arange(counts.size), counts), dtype=input.dtype, device=input.device)
     x = input
     if dim is None:
@@ -547,7 +558,8 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
     d = x._wrap_dim(dim) if x.ndim else 0
     if x.ndim == 0:
         x = S.view(x, (1,))
-    if isinstance(repeats, Tensor):
+    counted = isinstance(repeats, Tensor)  # a tensor of counts, even of one, takes output_size as an allocation
+    if counted:
         _check_repeats(repeats)
     if isinstance(repeats, Tensor) and repeats.numel() == 1 and repeats.ndim <= 1:
         repeats = int(repeats.reshape(()).item())
@@ -555,6 +567,11 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
         r = int(repeats)
         if r < 0:
             raise RuntimeError("repeats can not be negative")
+        if counted:
+            _check_output_size(output_size, x._shape[d] * r)
+        elif output_size is not None and output_size != x._shape[d] * r:
+            raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {x._shape[d] * r} but got "
+                               f"{output_size}")
         u = S.unsqueeze(x, d + 1)
         shape = list(u._shape)
         shape[d + 1] = r
@@ -568,6 +585,7 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
                            f"{counts.size} and input.size({d}) = {x._shape[d]}")
     if (counts < 0).any():
         raise RuntimeError("repeats can not be negative")
+    _check_output_size(output_size, int(counts.sum()))
     idx = make(np.repeat(np.arange(counts.size), counts), device=x.device)
     return index_select(x, d, idx)
 

@@ -419,15 +419,39 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     return _PLU(*lu_unpack(LU, piv))
 
 
+def _check_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool) -> None:
+    """PyTorch's checks of lu_solve's operands, in its order: dtypes, LU square, B's shape against LU's, pivots'."""
+    if not (LU._dtype.is_floating_point or LU._dtype.is_complex):
+        raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
+                           f"{dtypes.TORCH_NAMES[LU._dtype.name]}")
+    if LU._dtype is not B._dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+                           f"{dtypes.TORCH_NAMES[LU._dtype.name]} and B of type {dtypes.TORCH_NAMES[B._dtype.name]} "
+                           f"instead")
+    if pivots._dtype is not dtypes.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    _at_least_2d("torch.linalg.lu_solve", "A", LU)
+    if LU._shape[-1] != LU._shape[-2]:
+        raise RuntimeError(f"torch.linalg.lu_solve: A must be batches of square matrices, but they are "
+                           f"{LU._shape[-2]} by {LU._shape[-1]} matrices")
+    _at_least_2d("linalg.lu_solve", "B", B)
+    if (LU._shape[-2] != B._shape[-2]) if left else (LU._shape[-1] != B._shape[-1]):
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({LU._shape[-2]}x{LU._shape[-1]} and "
+                           f"{B._shape[-2]}x{B._shape[-1]})")
+    if pivots.ndim == 0 or LU._shape[-1] != pivots._shape[-1]:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix")
+    if LU._shape[:-1] != pivots._shape:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
+                           f"with shape {list(pivots._shape)} instead")
+
+
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
                     out=None) -> Tensor:
     """X with A X = B (X A = B when not `left`; A^H in place of A when `adjoint`) from A's `lu_factor`."""
     if out is not None:
         refuse_out_with_grad("linalg_lu_solve", LU, B)
-    _at_least_2d("linalg.lu_solve", "B", B)
-    if not (LU._dtype.is_floating_point or LU._dtype.is_complex):
-        raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
-                           f"{dtypes.TORCH_NAMES[LU._dtype.name]}")
+    _check_lu_solve(LU, pivots, B, left)
     refuse_dtype(LU, "linalg.lu_solve_cpu")
     P, Lm, Um = lu_unpack(LU, pivots)
     if not left:  # X A = B  <=>  A^H X^H = B^H

@@ -137,7 +137,7 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
     n = (k if n is None else n) if X is None else X._shape[-1]
     m = A._shape[-1]
     if m < 3 * n:
-        raise ValueError(f"LPBPCG algorithm is not applicable when the number of A rows (={m}) is smaller than 3 x "
+        raise ValueError(f"LOBPCG algorithm is not applicable when the number of A rows (={m}) is smaller than 3 x "
                          f"the number of requested eigenpairs (={n})")
     if n < k:
         raise ValueError(f"lobpcg: the search block (n={n}) must hold the k={k} requested eigenpairs")

@@ -668,10 +668,27 @@ def _pinv_any(A, atol=None, rtol=None, hermitian=False):
     return _matmul(ew.mul(_mH(vh), S.unsqueeze(sinv, -2)), _mH(u))
 
 
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+_PINV_SIGNATURES = (
+    " * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)\n"
+    " * (Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)\n"
+    " * (Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)\n"
+    " * (Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)\n")
+
+
+def pinv(A: Tensor, *args, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Tensor:
     """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
     with `hermitian`, from the eigendecomposition of A's lower triangle (|eigenvalues| against the cutoff),
-    as PyTorch."""
+    as PyTorch. PyTorch's older overload `pinv(A, rcond, hermitian=False)` takes `rcond` as `rtol` with `atol=0`."""
+    given = rcond is not None or bool(args)
+    if given and (atol is not None or rtol is not None) or len(args) > 2 or args and rcond is not None:
+        got = ", ".join(["Tensor", *(type(v).__name__ for v in args),
+                         *(f"{k}={type(v).__name__}" for k, v in (("atol", atol), ("rtol", rtol), ("rcond", rcond))
+                           if v is not None)])
+        raise TypeError(f"linalg_pinv() received an invalid combination of arguments - got ({got}), but expected one "
+                        f"of:\n{_PINV_SIGNATURES}")
+    if given:
+        rcond, hermitian = (*args, hermitian)[:2] if args else (rcond, hermitian)
+        atol, rtol = 0.0, rcond
     dt = A._dtype
     if A.ndim < 2 or not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError(f"linalg.pinv({dtypes.TORCH_NAMES.get(dt.name, dt.name)}{{{list(A._shape)}}}): expected "

@@ -74,6 +74,17 @@ def _check_index_out(out) -> None:
         raise RuntimeError(f"Expected out tensor to have dtype long int, but got {_c_name(out)} instead")
 
 
+def check_out_dtypes(out, wants) -> None:
+    """Each `out=` tensor must have its dtype already (max/min's values and int64 indices, sort's, aminmax's):
+    PyTorch names the C++ types of the first that does not."""
+    from ember.core.ops._util import cpp_type_name
+
+    for o, want in zip(out, wants):
+        if o._dtype is not want:
+            raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(want)}, but got "
+                               f"{cpp_type_name(o._dtype)} instead")
+
+
 def _check_keepdim(keepdim, op: str) -> None:
     """PyTorch's parser takes a bool keepdim only: `x.sum(0, 1)` is its TypeError, not keepdim=True."""
     if keepdim is not False and keepdim is not True:
@@ -500,6 +511,8 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
     d = _one_dim(dim, input, name)
     _check_keepdim(keepdim, name)
     rt = getattr(return_types, name if out is None else name + "_out")
+    if out is not None:
+        check_out_dtypes(out, (input._dtype, dtypes.int64))
     return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))
 
 
@@ -540,6 +553,7 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
     dims = dims if input.ndim else ()  # a 0-d tensor's dim 0 (or -1) is itself
     if out is not None:
         mn, mx = out
+        check_out_dtypes(out, (input._dtype, input._dtype))
         return return_types.aminmax_out(_amin(input, dims, keepdim, out=mn), _amax(input, dims, keepdim, out=mx))
     return return_types.aminmax(_amin(input, dims, keepdim), _amax(input, dims, keepdim))
 

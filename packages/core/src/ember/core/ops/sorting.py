@@ -10,6 +10,7 @@ and mode do not). Each primitive returns `(values, indices)` with int64 indices 
 from __future__ import annotations
 
 import math
+import numbers
 from functools import cache
 
 import numpy as np
@@ -22,7 +23,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, int_param, prepare_out, wrap, write_out
-from ember.core.ops.reduce import NO_DIM, _one_dim, required_dim, return_types
+from ember.core.ops.reduce import NO_DIM, _one_dim, check_out_dtypes, required_dim, return_types
 from ember.core.tensor import Tensor
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "unique",
@@ -44,6 +45,28 @@ def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str, layout=None):
         return write_out(out[0], vals, name, layout), write_out(out[1], idx, name, layout)
     # asarray(order='C'), not ascontiguousarray: that makes a 0-dim result (a 1-D input's max) 1-D
     return wrap(np.asarray(vals, order="C")), wrap(np.asarray(idx, order="C"))
+
+
+def _pair_out_dtypes(input: Tensor, out, op: str) -> None:
+    """PyTorch's refusal of `(values, indices)` out= tensors of another dtype than input's and int64, in each op's
+    own words (its kernels check them separately; ember's would cast)."""
+    for o, want, what in zip(out, (input._dtype, dtypes.int64), ("values", "indices")):
+        if o._dtype is want:
+            continue
+        got, name = dtypes.TORCH_NAMES[o._dtype.name], dtypes.TORCH_NAMES[want.name]
+        if op in ("sort", "topk"):
+            check_out_dtypes((o,), (want,))
+        if op == "kthvalue":
+            raise RuntimeError("output values must be of same type as input" if what == "values" else
+                               "output indices must be of scalar type Long")
+        if op == "mode":
+            raise RuntimeError(f"expected scalar type '{name}' but got '{got}' for {what} output")
+        if what == "values":  # median and nanmedian
+            raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
+                               f"but type torch.{got}Tensor does not equal torch.{name}Tensor (while checking "
+                               f"arguments for median)")
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+                           f"torch.{got}Tensor instead (while checking arguments for median)")
 
 
 def _rows(shape: tuple[int, ...]) -> int:
@@ -160,6 +183,8 @@ def sort(input: Tensor, *args, stable: bool | None = None, dim: int = -1, descen
         if len(args) > 1:
             descending = args[1]
     rt = return_types.sort if out is None else return_types.sort_out
+    if out is not None:
+        _pair_out_dtypes(input, out, "sort")
     r = _sort(input, _one_dim(dim, input, "sort"), descending, bool(stable), out=None if out is None else tuple(out))
     return rt(node_name(r[0], "SortBackward0", "SortBackward1") if stable else r[0], r[1])  # PyTorch's sort.stable
 
@@ -214,6 +239,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if input._dtype is dtypes.bool and input.device.type == "cpu":
         raise RuntimeError("topk does not support bool dtypes on CPU")
     k = int_param(k, "topk", "k", 1)
+    if out is not None:
+        _pair_out_dtypes(input, out, "topk")
     r = _topk(input, k, _one_dim(dim, input, "topk"), largest, sorted, out=None if out is None else tuple(out))
     return (return_types.topk if out is None else return_types.topk_out)(*r)
 
@@ -255,6 +282,8 @@ def _kthvalue_cpu(x, k, dim=-1, keepdim=False, *, out=None):
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """`(values, indices)` of the `k`-th smallest element along `dim` (k counts from 1)."""
     _refuse_bool(input, "kthvalue_cpu")
+    if out is not None:
+        _pair_out_dtypes(input, out, "kthvalue")
     r = _kthvalue(input, int(k), _one_dim(dim, input, "kthvalue"), keepdim, out=None if out is None else tuple(out))
     return (return_types.kthvalue if out is None else return_types.kthvalue_out)(*r)
 
@@ -313,6 +342,8 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
     _refuse_bool(input, "median_cpu" if dim is None else "median_out")
     if dim is None:
         return _median(input, out=out)
+    if out is not None:
+        _pair_out_dtypes(input, out, "median")
     r = _median_dim(input, _one_dim(dim, input, "median"), keepdim, out=None if out is None else tuple(out))
     return (return_types.median if out is None else return_types.median_out)(*r)
 
@@ -342,6 +373,8 @@ def _mode_cpu(x, dim=-1, keepdim=False, *, out=None):
 @method
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """`(values, indices)` of the most frequent value along `dim`."""
+    if out is not None:
+        _pair_out_dtypes(input, out, "mode")
     r = _mode(input, _one_dim(dim, input, "mode"), keepdim, out=None if out is None else tuple(out))
     return (return_types.mode if out is None else return_types.mode_out)(*r)
 
@@ -743,12 +776,16 @@ _nanmedian_dim.meta(_nonempty_dim_meta("median"))  # PyTorch names median() for 
 
 
 def _nanmedian_along(a: np.ndarray, dim: int):
-    """Lower median of the non-NaN values along `dim` and its index (keepdims); NaN when all are NaN."""
+    """Lower median of the non-NaN values along `dim` and its index (keepdims); NaN when all are NaN, at the index
+    PyTorch's nth_element leaves first (not the first: its comparator orders no NaN before another)."""
     order = _argsort(a, dim, False)
     nan_count = np.isnan(a).sum(axis=dim, keepdims=True) if a.dtype.kind == "f" else \
         np.zeros(np.take(a, [0], axis=dim).shape, np.int64)
     pos = np.maximum(a.shape[dim] - nan_count - 1, 0) // 2
     idx = np.take_along_axis(order, pos, dim)
+    all_nan = nan_count == a.shape[dim]
+    if a.shape[dim] > 3 and all_nan.any():
+        idx = np.where(all_nan, _kernels().first_of_equal(a.shape[dim]), idx)
     return np.take_along_axis(a, idx, dim), idx
 
 
@@ -776,6 +813,8 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, o
     _refuse_bool(input, "median_cpu" if dim is None else "median_out")
     if dim is None:
         return _nanmedian(input, out=out)
+    if out is not None:
+        _pair_out_dtypes(input, out, "nanmedian")
     r = _nanmedian_dim(input, _one_dim(dim, input, "nanmedian"), keepdim, out=None if out is None else tuple(out))
     return (return_types.nanmedian if out is None else return_types.nanmedian_out)(*r)
 
@@ -802,8 +841,13 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         if q._dtype is not input._dtype:
             raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
         qs, scalar_q = [float(v) for v in q._host_array().reshape(-1)], q.ndim == 0
-    else:
+    elif isinstance(q, numbers.Real):
         qs, scalar_q = [float(q)], True
+    else:  # PyTorch's parser takes a float or a Tensor only (a list of quantiles too is refused)
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, {type(q).__name__}), but "
+                        f"expected one of:\n * (Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str "
+                        f"interpolation = \"linear\", Tensor out = None)\n * (Tensor input, float q, int dim = None, "
+                        f"bool keepdim = False, *, str interpolation = \"linear\", Tensor out = None)\n")
     if any(not 0 <= v <= 1 for v in qs):  # PyTorch names a scalar q (as C++ prints a double), not a tensor's
         raise RuntimeError("quantile() q values must be in the range [0, 1]" if isinstance(q, Tensor) else
                            f"quantile() q must be in the range [0, 1] but got {qs[0]:g}")

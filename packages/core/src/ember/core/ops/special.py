@@ -33,7 +33,6 @@ UNARY = [
     ("special_i0e", "i0e", True),
     ("special_i1", "i1", True),
     ("special_i1e", "i1e", True),
-    ("special_ndtr", "ndtr", True),
     ("special_ndtri", "ndtri", True),
     ("special_log_ndtr", "log_ndtr", True),
     ("special_entr", "entr", True),
@@ -119,7 +118,7 @@ def _result(r: np.ndarray, out: Tensor | None, name: str, operands: tuple) -> Te
 
 
 # PyTorch's CPU kernel names where they are not `<name>_cpu` (in its complex refusal's message)
-_KERNEL_NAMES = {"special_ndtr": "erf_vml_cpu", "digamma": "digamma", "erfc": "erfc_vml_cpu", "i0": "i0_vml_cpu",
+_KERNEL_NAMES = {"digamma": "digamma", "erfc": "erfc_vml_cpu", "i0": "i0_vml_cpu",
                  "lgamma": "lgamma_vml_cpu"}
 
 

@@ -17,7 +17,7 @@ import types
 from collections.abc import Callable
 
 __all__ = [
-    "lgamma", "digamma", "zeta", "polygamma", "gammainc", "gammaincc", "erfc", "erfcx", "ndtr", "log_ndtr", "ndtri",
+    "lgamma", "digamma", "zeta", "polygamma", "gammainc", "gammaincc", "erfc", "erfcx", "log_ndtr", "ndtri",
     "entr", "sinc", "sinc_of_product", "logit", "xlog1py", "compiled"
 ]
 
@@ -280,10 +280,6 @@ def erfcx(x):
     if x < -26.7:
         return _INF
     return 2.0 * _exp_square(x) - _erfcx_pos(-x)
-
-
-def ndtr(x):
-    return 0.5 * math.erfc(-x * _SQRT1_2)
 
 
 def log_ndtr(x):

@@ -224,6 +224,45 @@ def _check_weight(input: Tensor, weight: Tensor | None, points: tuple, weight_sh
                            f"{list(points)} and weight with shape {list(weight_shape)}")
 
 
+def _check_bin_counts(counts: list) -> None:
+    """PyTorch's refusal of an empty dimension: a count below 1, or an edges tensor of fewer than 2 elements."""
+    for i, n in enumerate(counts):
+        if n <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {n} for dimension {i}")
+
+
+def _upper_bound(edges: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """`std::upper_bound`'s halving search of each value in `edges`, step for step as PyTorch's kernel runs it, so
+    edges that do not increase bin as PyTorch's do (numpy refuses them); on increasing edges, searchsorted's right."""
+    first = np.zeros(vals.shape, np.int64)
+    length = np.full(vals.shape, edges.size, np.int64)
+    while (length > 0).any():
+        half = length >> 1
+        middle = first + half
+        left = vals < edges[np.minimum(middle, edges.size - 1)]
+        active = length > 0
+        first = np.where(active & ~left, middle + 1, first)
+        length = np.where(active, np.where(left, half, length - half - 1), 0)
+    return first
+
+
+def _search_histogram(pts: np.ndarray, edges: list, weight: np.ndarray | None) -> np.ndarray:
+    """The counts (or summed weights) of the points (N, D) in the bins that given edges bound, as PyTorch's
+    binary-search kernel counts them: a point outside [first edge, last edge] in any dimension is dropped, and the
+    last bin holds its right edge."""
+    keep = np.ones(pts.shape[0], bool)
+    pos = []
+    for i, e in enumerate(edges):
+        col = pts[:, i]
+        keep &= (col >= e[0]) & (col <= e[-1])
+        p = _upper_bound(e, col) - 1
+        pos.append(np.where(p == e.size - 1, p - 1, p))
+    shape = tuple(e.size - 1 for e in edges)
+    flat = np.ravel_multi_index(tuple(p[keep] for p in pos), shape) if keep.any() else np.zeros(0, np.int64)
+    w = None if weight is None else weight[keep]
+    return np.bincount(flat, weights=w, minlength=math.prod(shape)).astype(np.float64).reshape(shape)
+
+
 def _uniform_edges(edges: np.ndarray, dtype) -> np.ndarray:
     """Equal bins' edges as PyTorch computes them: its `linspace` in input's dtype (numpy's are float64)."""
     return linspace(float(edges[0]), float(edges[-1]), len(edges), dtype=dtype)._np()
@@ -246,6 +285,7 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     """`(hist, bin_edges)`: counts (or weights, or a density) of input's elements in `bins` equal bins over
     `range` (input's min and max by default), or in the bins that the edges tensor `bins` bounds."""
     _check_histogram_dtypes(input, [bins] if isinstance(bins, Tensor) else [])
+    _check_bin_counts([bins.numel() - 1 if isinstance(bins, Tensor) else int(bins)])
     if range is not None:
         _check_ranges([range])
     if weight is not None:  # PyTorch flattens both: the points are (numel, 1), the weight (numel,)
@@ -256,7 +296,10 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     b = _host(bins, "histogram") if isinstance(bins, Tensor) else \
         _uniform_edges(np.histogram_bin_edges(a, int(bins), _as_range(range)), input._dtype)
     w = None if weight is None else _host(weight, "histogram").reshape(-1)
-    hist, edges = np.histogram(a, bins=b, range=_as_range(range), weights=w)
+    if isinstance(bins, Tensor):
+        hist, edges = _search_histogram(a.reshape(-1, 1), [b], w), b
+    else:
+        hist, edges = np.histogram(a, bins=b, range=_as_range(range), weights=w)
     hist, edges = hist.astype(input._dtype.np), edges.astype(input._dtype.np)
     if density:
         hist = _density(hist, [edges])
@@ -275,6 +318,8 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
                            f"but got {len(edges)}")
     if isinstance(bins, list | tuple) and not edges and len(bins) != d:
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    _check_bin_counts([e.numel() - 1 for e in edges] if edges else
+                      [int(n) for n in bins] if isinstance(bins, list | tuple) else [int(bins)] * d)
     if range is not None and len(range) != 2 * d:
         raise RuntimeError(f"torch.histogramdd: for a {d}-dimensional histogram range should have {2 * d} elements, "
                            f"but got {len(range)}")
@@ -291,7 +336,7 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
         [_uniform_edges(np.histogram_bin_edges(pts[:, i], int(counts[i]), None if rng is None else rng[i]),
                         input._dtype) for i in _builtins.range(d)]
     w = None if weight is None else _host(weight, "histogramdd").reshape(-1)
-    hist, edges = np.histogramdd(pts, bins=b, range=rng, weights=w)
+    hist, edges = (_search_histogram(pts, b, w), b) if edges else np.histogramdd(pts, bins=b, range=rng, weights=w)
     hist, edges = hist.astype(input._dtype.np), [e.astype(input._dtype.np) for e in edges]
     if density:
         hist = _density(hist, edges)
