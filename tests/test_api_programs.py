@@ -241,12 +241,13 @@ state_dict aliasing with tied weights, and views kept through save/load).
 
 torch.distributed's helpers around process groups (`c10d_*`: HashStore/FileStore/TCPStore/PrefixStore semantics and
 errors, subgroups, the deprecated coalesced collectives, debug levels, default backends, the distributed_c10d module).
-"""
+
 Architecture search, pruning and efficiency (`nas_*`: DARTS mixed ops with first- and second-order bilevel steps,
 GDAS/SNAS Gumbel sampling, once-for-all sliced supernets, ProxylessNAS binary gates with latency tables, SPOS
 evolution with BN recalibration, zero-cost proxies, custom and structured pruning methods with lottery-ticket
 rewinding, network slimming, N:M sparsity, SVD factorisation, distillation with temperature, LSQ fake quantization
-and mixed-precision bit allocation, FLOP-counting hooks, model soups)."""
+and mixed-precision bit allocation, FLOP-counting hooks, model soups).
+
 Quantitative finance and econometrics (`fin_*`: returns, rolling windows and cummax drawdowns, Black-Scholes with
 torch.special's normal functions and autograd greeks, Monte Carlo with antithetic and control variates, GARCH by
 LBFGS, mean-variance and risk-parity portfolios, covariance shrinkage and eigenportfolios, VaR/CVaR backtests,
