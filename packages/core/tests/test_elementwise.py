@@ -5,6 +5,7 @@ operators (reflected too) and PyTorch's errors."""
 
 import math
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -1021,3 +1022,17 @@ def test_clamp_of_bool_by_two_bool_tensor_bounds_is_refused_as_pytorch():
     assert E.clamp(t, None, E.tensor(False)).tolist() == [False, False]
     wide = E.clamp(t, E.tensor(0), E.tensor(1))
     assert wide.dtype is E.int64 and wide.tolist() == [1, 0]
+
+
+
+@pytest.mark.parametrize("shapes, sizes", [
+    (((4,), (3,), (4,)), (4, 3, 0)),
+    (((4,), (4,), (3,)), (4, 3, 0)),
+    (((4,), None, (2, 3)), (4, 3, 1)),
+])
+def test_clamp_with_tensor_bounds_that_do_not_broadcast_is_pytorchs_runtime_error(shapes, sizes):
+    x, lo, hi = (None if s is None else E.zeros(s) for s in shapes)
+    a, b, dim = sizes
+    words = f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {dim}"
+    with pytest.raises(RuntimeError, match=f"^{re.escape(words)}$"):
+        E.clamp(x, lo, hi)
