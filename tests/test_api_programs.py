@@ -237,7 +237,13 @@ Tensor memory layout as library authors reason about it (`mem_*`: channels_last 
 norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
 TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
 as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic,
-state_dict aliasing with tied weights, and views kept through save/load)."""
+state_dict aliasing with tied weights, and views kept through save/load).
+
+Robotics and control (`robot_*`: the 6-D rotation representation with SVD orthogonalisation, Euler angles at gimbal
+lock, DH forward kinematics with autograd Jacobians, damped-least-squares IK with joint limits, LQR by Riccati
+iteration, iLQR, a batched RK4 cart-pole, tanh-squashed Gaussian behaviour cloning, particle filters with
+searchsorted resampling, log-odds occupancy grids, EKF/UKF with triangular and LU solves, cubic and B-splines,
+LBFGS trajectory optimisation, Lagrangian dynamics by torch.func, CEM/MPPI/gradient MPC, point-to-plane ICP)."""
 
 from __future__ import annotations
 
