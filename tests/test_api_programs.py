@@ -243,7 +243,8 @@ Robotics and control (`robot_*`: the 6-D rotation representation with SVD orthog
 lock, DH forward kinematics with autograd Jacobians, damped-least-squares IK with joint limits, LQR by Riccati
 iteration, iLQR, a batched RK4 cart-pole, tanh-squashed Gaussian behaviour cloning, particle filters with
 searchsorted resampling, log-odds occupancy grids, EKF/UKF with triangular and LU solves, cubic and B-splines,
-LBFGS trajectory optimisation, Lagrangian dynamics by torch.func, CEM/MPPI/gradient MPC, point-to-plane ICP)."""
+LBFGS trajectory optimisation, Lagrangian dynamics by torch.func, CEM/MPPI/gradient MPC, point-to-plane ICP,
+pose-graph SLAM with sparse normal equations)."""
 
 from __future__ import annotations
 
