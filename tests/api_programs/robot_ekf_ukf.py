@@ -121,7 +121,8 @@ mvn_p = MultivariateNormal(x_e, precision_matrix=torch.linalg.inv(P_e))
 mvn_c = MultivariateNormal(x_e, covariance_matrix=P_e)
 print("log_prob truth", round(mvn_t.log_prob(truth).item(), 3), round(mvn_p.log_prob(truth).item(), 3),
       round(mvn_c.log_prob(truth).item(), 3))
-print("entropy", round(mvn_c.entropy().item(), 4), "mahalanobis^2", round(((truth - x_e) @ mvn_p.precision_matrix @ (truth - x_e)).item(), 3))
+print("entropy", round(mvn_c.entropy().item(), 4), "mahalanobis^2",
+      round(((truth - x_e) @ mvn_p.precision_matrix @ (truth - x_e)).item(), 3))
 
 A = torch.tensor([[4.0, 2.0, 0.6], [2.0, 3.0, 0.4], [0.6, 0.4, 2.0]], dtype=f64)
 B = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=f64)

@@ -14,7 +14,8 @@ f64 = torch.float64
 
 def skew(v):
     z = torch.zeros_like(v[..., 0])
-    return torch.stack([z, -v[..., 2], v[..., 1], v[..., 2], z, -v[..., 0], -v[..., 1], v[..., 0], z], -1).unflatten(-1, (3, 3))
+    rows = [z, -v[..., 2], v[..., 1], v[..., 2], z, -v[..., 0], -v[..., 1], v[..., 0], z]
+    return torch.stack(rows, -1).unflatten(-1, (3, 3))
 
 
 def se3(R, t):
@@ -119,7 +120,8 @@ Jd = torch.cat([torch.linalg.cross(floor, fn, dim=-1), fn], -1)
 Ad = Jd.T @ Jd
 print("degenerate floor: eig", torch.linalg.eigvalsh(Ad).round(decimals=4).tolist()[:3], "cond inf",
       torch.linalg.cond(Ad).item() > 1e12)
-print("lstsq min-norm step", torch.linalg.lstsq(Ad, Jd.T @ torch.full((len(floor),), 0.01, dtype=f64), driver="gelsd").solution.round(decimals=4).tolist())
+print("lstsq min-norm step", torch.linalg.lstsq(Ad, Jd.T @ torch.full((len(floor),), 0.01, dtype=f64),
+                                                driver="gelsd").solution.round(decimals=4).tolist())
 try:
     torch.cdist(src, tgt[:, :2])
 except Exception as e:

@@ -80,7 +80,8 @@ dx = torch.tensor([0.05, -0.02], dtype=f64)
 q_s = torch.zeros(4, dtype=f64)
 J_s = planar_jac(q_s)
 print("singular J", J_s.tolist(), torch.linalg.svdvals(J_s).round(decimals=4).tolist())
-print("dls at singularity", dls_step(J_s, torch.tensor([0.1, 0.0], dtype=f64), lam).squeeze(-1).round(decimals=4).tolist())
+step_s = dls_step(J_s, torch.tensor([0.1, 0.0], dtype=f64), lam).squeeze(-1)
+print("dls at singularity", step_s.round(decimals=4).tolist())
 try:
     torch.linalg.solve(J_s @ J_s.T, torch.tensor([0.1, 0.0], dtype=f64))
 except Exception as e:

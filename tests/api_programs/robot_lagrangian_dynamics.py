@@ -50,7 +50,8 @@ def forward_dynamics(q, qd, tau):
 q = torch.tensor([0.4, -0.9], dtype=f64)
 qd = torch.tensor([1.2, -0.5], dtype=f64)
 M = mass_matrix(q)
-print("M", M.round(decimals=5).tolist(), "symmetric", torch.allclose(M, M.T), "PD", bool(torch.linalg.eigvalsh(M).min() > 0))
+print("M", M.round(decimals=5).tolist(), "symmetric", torch.allclose(M, M.T), "PD",
+      bool(torch.linalg.eigvalsh(M).min() > 0))
 c2, s2 = math.cos(q[1].item()), math.sin(q[1].item())
 h = -m2 * l1 * lc2 * s2
 C_closed = torch.tensor([[h * qd[1], h * (qd[0] + qd[1])], [-h * qd[0], 0.0]], dtype=f64)
@@ -100,7 +101,8 @@ for k in range(200):
     qq, vv = step(qq, vv, tau, 0.005)
     errs.append((qr - qq).norm())
 errs = torch.stack(errs)
-print("tracking err start/end", round(errs[0].item(), 4), round(errs[-1].item(), 4), "max tau", round(tau.abs().max().item(), 2))
+print("tracking err start/end", round(errs[0].item(), 4), round(errs[-1].item(), 4), "max tau",
+      round(tau.abs().max().item(), 2))
 print("hessian of L wrt qd == M", torch.allclose(hessian(lagrangian, argnums=1)(q, qd), M))
 H_full = torch.autograd.functional.hessian(lagrangian, (q, qd))
 print("autograd hessian blocks", [[tuple(b.shape) for b in row] for row in H_full], torch.allclose(H_full[1][1], M))

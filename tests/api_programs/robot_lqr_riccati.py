@@ -99,7 +99,8 @@ Bc = torch.tensor([[0], [1 / mc], [0], [-1 / (mc * l)]], dtype=f64)
 Acd, Bcd = c2d(Ac, Bc, 0.02)
 open_loop = torch.linalg.eigvals(Acd)
 print("open-loop unstable", bool((open_loop.abs() > 1).any()), open_loop.abs().max().round(decimals=4).item())
-Pc, Kc, _ = dare(Acd, Bcd, torch.diag(torch.tensor([1.0, 1.0, 10.0, 1.0], dtype=f64)), torch.eye(1, dtype=f64) * 0.1, iters=5000)
+Pc, Kc, _ = dare(Acd, Bcd, torch.diag(torch.tensor([1.0, 1.0, 10.0, 1.0], dtype=f64)), torch.eye(1, dtype=f64) * 0.1,
+                 iters=5000)
 print("cart-pole K", Kc.round(decimals=3).tolist())
 print("closed-loop spectral radius", torch.linalg.eigvals(Acd - Bcd @ Kc).abs().max().round(decimals=4).item())
 try:

@@ -59,7 +59,8 @@ for k in range(25):
     mean = torch.roll(mean, -1, 0)
     mean[-1] = 0.0
     if k % 8 == 0:
-        print(f"cem step {k} best cost finite {torch.isfinite(best).item()} dist {round((x[:2] - GOAL).norm().item(), 1)}")
+        dist = round((x[:2] - GOAL).norm().item(), 1)
+        print(f"cem step {k} best cost finite {torch.isfinite(best).item()} dist {dist}")
 print("cem final near goal", bool((x[:2] - GOAL).norm() < 0.6), "cleared obstacle", bool((x[:2] - OBST).norm() > R_OBS))
 
 mean, w = mppi(torch.tensor([0.0, 0.0, 0.0]), torch.zeros(H, 2))

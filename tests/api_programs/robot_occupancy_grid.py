@@ -52,7 +52,8 @@ for pose in poses:
     logodds.view(-1).index_add_(0, occ_u, torch.full(occ_u.shape, L_OCC) - L_FREE * 0)
     hits_count.scatter_add_(0, occ_lin, torch.ones_like(occ_lin))
     logodds.clamp_(L_MIN, L_MAX)
-    print("scan", pose, "unique free cells", free_cells.shape[0], "hit cells", occ_u.numel(), "max hits/cell", occ_n.max().item())
+    print("scan", pose, "unique free cells", free_cells.shape[0], "hit cells", occ_u.numel(), "max hits/cell",
+          occ_n.max().item())
 
 prob = torch.sigmoid(logodds)
 occupied = prob > 0.65

@@ -79,10 +79,12 @@ for it in range(6):
     x[:, 2] = wrap(x[:, 2])
     if it in (0, 5):
         print(f"gn it {it} chi2 {chi2(x).item():.3f} |dx| {dx.norm().item():.5f} nnz {Hs._nnz()}")
-print("H symmetric", torch.allclose(H, H.T), "sparse.mm", torch.allclose(torch.sparse.mm(Hs, b.unsqueeze(-1)).squeeze(-1), Hs.to_dense() @ b))
+Hb = torch.sparse.mm(Hs, b.unsqueeze(-1)).squeeze(-1)
+print("H symmetric", torch.allclose(H, H.T), "sparse.mm", torch.allclose(Hb, Hs.to_dense() @ b))
 print("coalesced", Hs.is_coalesced(), Hs.indices().shape, Hs.values().dtype)
 err = (x[:, :2] - truth[:, :2]).norm(dim=-1)
-print("position error max", round(err.max().item(), 3), "heading err", wrap(x[:, 2] - truth[:, 2]).abs().max().item() < 0.05)
+heading_ok = wrap(x[:, 2] - truth[:, 2]).abs().max().item() < 0.05
+print("position error max", round(err.max().item(), 3), "heading err", heading_ok)
 cov = torch.cholesky_inverse(L)
 sig = cov.diagonal().view(N, 3).sqrt()
 print("marginal std grows away from anchor", bool(sig[4, 0] > sig[1, 0]), sig[:, 0].round(decimals=4).tolist()[:3])

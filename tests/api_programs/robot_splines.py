@@ -79,7 +79,8 @@ def cox_de_boor(x, knots, k, degree):
     if degree == 0:
         return ((knots[k] <= x) & (x < knots[k + 1])).to(x.dtype)
     left = (x - knots[k]) / (knots[k + degree] - knots[k]) * cox_de_boor(x, knots, k, degree - 1)
-    right = (knots[k + degree + 1] - x) / (knots[k + degree + 1] - knots[k + 1]) * cox_de_boor(x, knots, k + 1, degree - 1)
+    right = (knots[k + degree + 1] - x) / (knots[k + degree + 1] - knots[k + 1])
+    right = right * cox_de_boor(x, knots, k + 1, degree - 1)
     return left + right
 
 
@@ -112,7 +113,8 @@ q = torch.linalg.vander(tau, N=6) @ coef
 print("min-jerk", q.round(decimals=4).tolist())
 ref = 10 * (tau / T) ** 3 - 15 * (tau / T) ** 4 + 6 * (tau / T) ** 5
 print("closed form", torch.allclose(q[:, 0], ref))
-print("lerp resample", torch.lerp(way[:-1], way[1:], torch.tensor([[0.25], [0.5], [0.75], [1.0], [0.0]], dtype=f64)).round(decimals=3).tolist())
+weights = torch.tensor([[0.25], [0.5], [0.75], [1.0], [0.0]], dtype=f64)
+print("lerp resample", torch.lerp(way[:-1], way[1:], weights).round(decimals=3).tolist())
 try:
     torch.gradient(dense[:, 0], spacing=(dense_t[:5],))
 except Exception as e:

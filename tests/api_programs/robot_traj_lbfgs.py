@@ -59,7 +59,8 @@ for outer in range(3):
     loss = opt.step(closure)
     print(f"outer {outer} start cost {loss.item():.3f}")
 total, s, o = cost(traj.detach())
-print("final smooth", round(s.item(), 3), "obstacle", round(o.item(), 4), "min sdf", round(sdf(traj.detach()).min().item(), 2))
+print("final smooth", round(s.item(), 3), "obstacle", round(o.item(), 4), "min sdf",
+      round(sdf(traj.detach()).min().item(), 2))
 print("endpoints", traj.detach()[[0, -1]].tolist())
 st = opt.state_dict()
 print("lbfgs state keys", sorted(st["state"][0].keys()))
