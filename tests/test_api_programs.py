@@ -253,7 +253,14 @@ torch.special's normal functions and autograd greeks, Monte Carlo with antitheti
 LBFGS, mean-variance and risk-parity portfolios, covariance shrinkage and eigenportfolios, VaR/CVaR backtests,
 Heston/SABR/CIR schemes, yield curves with searchsorted and splines, credit scorecards, deep hedging with an LSTM,
 quantile regression, limit-order-book aggregation, factor models, rating migration with matrix_exp, pairs trading
-with histograms, integer money arithmetic, and risk-model linear algebra)."""
+with histograms, integer money arithmetic, and risk-model linear algebra).
+
+Robotics and control (`robot_*`: the 6-D rotation representation with SVD orthogonalisation, Euler angles at gimbal
+lock, DH forward kinematics with autograd Jacobians, damped-least-squares IK with joint limits, LQR by Riccati
+iteration, iLQR, a batched RK4 cart-pole, tanh-squashed Gaussian behaviour cloning, particle filters with
+searchsorted resampling, log-odds occupancy grids, EKF/UKF with triangular and LU solves, cubic and B-splines,
+LBFGS trajectory optimisation, Lagrangian dynamics by torch.func, CEM/MPPI/gradient MPC, point-to-plane ICP,
+pose-graph SLAM with sparse normal equations)."""
 
 from __future__ import annotations
 

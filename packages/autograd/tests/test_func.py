@@ -457,3 +457,26 @@ def test_jacfwd_runs_f_as_under_vmap():
     with pytest.raises(RuntimeError, match="Only allowed values for randomness are 'error', 'different', or 'same'. "
                                            "Got x"):
         jacfwd(lambda t: t, randomness="x")(E.ones(2))  # checked when called, as PyTorch's vmap over the basis
+
+
+def test_jvp_of_a_jacrev_returns_plain_tensors_unless_a_parameter_is_reached():
+    """An inner jacrev keeps its graph to its own fresh leaf; that leaf is no outside parameter, so jvp's results
+    do not require grad (a loop of computed-torque steps must not grow a graph), as PyTorch's."""
+    x = E.tensor([0.5, -1.0], dtype=E.float64)
+    t = E.tensor([1.0, 2.0], dtype=E.float64)
+    out, tangent = jvp(lambda q: jacrev(lambda v: (v * v * q.cos()).sum())(t), (x,), (t,))
+    assert not out.requires_grad and not tangent.requires_grad
+    np.testing.assert_allclose(tangent.numpy(), (-2 * t * x.sin() * t).numpy())
+    w = E.tensor([2.0, 3.0], dtype=E.float64, requires_grad=True)
+    _, tangent = jvp(lambda q: jacrev(lambda v: (v * v * q.cos() * w).sum())(t), (x,), (t,))
+    tangent.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), (-2 * t * x.sin() * t).numpy())
+
+
+def test_an_inner_transform_still_differentiates_through_the_enclosing_transforms_input():
+    x0 = E.tensor([0.5, -1.0], dtype=E.float64)
+    t = E.tensor([1.0, 2.0], dtype=E.float64)
+    g = grad(lambda x: jvp(lambda y: (y * x).sin(), (x0,), (t,))[1].sum())(x0)
+    # d/dx sum(cos(x0 * x) * x * t) at x = x0
+    ref = (-(x0 * x0).sin() * x0 * x0 * t + (x0 * x0).cos() * t).numpy()
+    np.testing.assert_allclose(g.numpy(), ref)

@@ -2,6 +2,7 @@
 lstsq, cond, tensorinv/tensorsolve, vander, householder_product) against numpy/scipy float64."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -664,3 +665,89 @@ def test_vecdot_writes_out_with_pytorchs_checks():
         E.linalg.vecdot(x[0], x[0], out=E.empty(2))
     with pytest.raises(RuntimeError, match="^linalg.vecdot: Expected out of dtypeFloat but found Long$"):
         E.linalg.vecdot(x, x, out=E.empty(2, dtype=E.int64))
+
+
+def _lu_of_spd():
+    A = E.tensor([[4.0, 2.0, 0.6], [2.0, 3.0, 0.4], [0.6, 0.4, 2.0]], dtype=E.float64)
+    return (A, *linalg.lu_factor(A))
+
+
+@pytest.mark.parametrize("case, words", [
+    ("int64 pivots", "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32"),
+    ("float B", "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type Double and B of type "
+                "Float instead"),
+    ("short B", "linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x1)"),
+    ("right B", "linalg.lu_solve: Incompatible shapes of A and B for the equation XA = B (3x3 and 3x1)"),
+    ("few pivots", "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix"),
+    ("batched pivots", "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
+                       "with shape [2, 3] instead"),
+    ("pivot 5", "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the "
+                "result of lu_factor?"),
+    ("pivot 0", "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the result of "
+                "lu_factor?"),
+    ("batched B", "The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0"),
+])
+def test_lu_solve_refuses_mismatched_operands_in_pytorchs_words(case, words):
+    A, LU, piv = _lu_of_spd()
+    B, left = E.ones((3, 1), dtype=E.float64), True
+    if case == "int64 pivots":
+        piv = piv.to(E.int64)
+    elif case == "float B":
+        B = B.float()
+    elif case == "short B":
+        B = E.ones((2, 1), dtype=E.float64)
+    elif case == "right B":
+        left = False
+    elif case == "few pivots":
+        piv = piv[:2]
+    elif case == "batched pivots":
+        piv = piv.expand(2, 3)
+    elif case in ("pivot 5", "pivot 0"):
+        piv = E.tensor([1, 2, 5 if case == "pivot 5" else 0], dtype=E.int32)
+    else:
+        LU, piv = linalg.lu_factor(A.expand(2, 3, 3))
+        B = E.ones((4, 3, 1), dtype=E.float64)
+    with pytest.raises(RuntimeError, match=f"^{re.escape(words)}$"):
+        linalg.lu_solve(LU, piv, B, left=left)
+
+
+def test_lu_unpack_wants_int32_pivots_in_range():
+    A, LU, piv = _lu_of_spd()
+    with pytest.raises(RuntimeError, match=r"^torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                                           r"torch.int32 dtype.\nNote: this function is intended"):
+        E.lu_unpack(LU, piv.to(E.int64))
+    with pytest.raises(RuntimeError, match=r"^pivots passed to lu_unpack must be between 1 and LU.size\(-2\) "
+                                           r"inclusive.Did you properly pass the result of lu_factor\?$"):
+        E.lu_unpack(LU, E.tensor([1, 2, 4], dtype=E.int32))
+    P, Lm, U = E.lu_unpack(LU, piv)
+    assert_close(P @ Lm @ U, A)
+
+
+def test_solve_triangular_names_itself_and_casts_b_to_a_dtype():
+    U = E.tensor([[2.0, 1.0], [0.0, 4.0]], dtype=E.float64)
+    with pytest.raises(RuntimeError, match=r"^linalg.solve_triangular: Incompatible shapes of A and B for the "
+                                           r"equation AX = B \(2x2 and 3x2\)$"):
+        linalg.solve_triangular(U, E.ones((3, 2), dtype=E.float64), upper=True)
+    with pytest.raises(RuntimeError, match=r"^linalg.solve_triangular: Incompatible shapes of A and B for the "
+                                           r"equation XA = B \(2x2 and 2x3\)$"):
+        linalg.solve_triangular(U, E.ones((2, 3), dtype=E.float64), upper=True, left=False)
+    with pytest.raises(RuntimeError, match=r"^linalg.solve_triangular: A must be batches of square matrices, but "
+                                           r"they are 2 by 3 matrices$"):
+        linalg.solve_triangular(E.ones((2, 3)), E.ones((2, 1)), upper=True)
+    x32 = linalg.solve_triangular(U.float(), E.tensor([[3.0], [4.0]], dtype=E.float64), upper=True)
+    x64 = linalg.solve_triangular(U, E.tensor([[3], [4]]), upper=True)
+    assert x32.dtype is E.float32 and x64.dtype is E.float64
+    assert x32.tolist() == [[1.0], [1.0]] and x64.tolist() == [[1.0], [1.0]]
+
+
+def test_triangular_solve_checks_its_operands_as_pytorch():
+    A = E.eye(3, dtype=E.float64)
+    with pytest.raises(RuntimeError, match=r"^Incompatible matrix sizes for triangular_solve: each A matrix is 3 by 3 "
+                                           r"but each b matrix is 2 by 3$"):
+        E.triangular_solve(E.ones((2, 3), dtype=E.float64), A)
+    with pytest.raises(RuntimeError, match=r"^torch.triangular_solve: Expected b to have at least 2 dimensions, but "
+                                           r"it has 1 dimensions instead$"):
+        E.triangular_solve(E.ones(3, dtype=E.float64), A)
+    with pytest.raises(RuntimeError, match=r"^Expected b and A to have the same dtype, but found b of type Float and "
+                                           r"A of type Double instead.$"):
+        E.triangular_solve(E.ones((3, 2)), A)

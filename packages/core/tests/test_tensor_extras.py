@@ -70,6 +70,17 @@ def test_gradient_error_messages_are_pytorchs():
         E.gradient(E.tensor([1, 2, 3], dtype=E.uint8))
 
 
+
+def test_gradient_coordinates_of_another_length_fail_where_pytorchs_weights_fail_to_broadcast():
+    y = T(np.arange(20.0).reshape(4, 5) ** 2)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(5\) must match the size of tensor b \(3\) at "
+                                           r"non-singleton dimension 1$"):
+        E.gradient(y, spacing=(T([0.0, 1, 3, 4, 5, 6, 7]),), dim=1)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(0\) must match the size of tensor b \(2\)"):
+        E.gradient(y, spacing=(T([0.0, 1.0]),), dim=0)
+    (g,) = E.gradient(y, spacing=(T([0.0, 1.0, 3.0]),), dim=1)  # one interior weight broadcasts, as PyTorch's
+    assert_close(g[0], T([1.0, 7 / 6, 17 / 6, 4.5, 3.5]))
+
 def test_histograms_match_numpy():
     a = np.array([1.0, 2.0, 1.0, 7.0, 3.5])
     h, e = E.histogram(T(a), bins=4)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 import weakref
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from functools import wraps
 
 from ember.core import dispatch
@@ -83,6 +84,22 @@ def _argnums(argnums, n: int) -> tuple[int, ...]:
     return tuple(a % n for a in nums)
 
 
+# The leaves of transforms whose function has returned (by id): a graph that reaches one reaches no outside
+# parameter (an inner jacrev keeps its graph to its own leaf when the outer jvp's input reaches it).
+_RETIRED_LEAVES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+@contextmanager
+def _calling(tracked: list):
+    """Runs a transform's function over its `tracked` leaves (lists of them), retiring the leaves after."""
+    try:
+        yield
+    finally:
+        for xs in tracked:
+            for x in xs:
+                _RETIRED_LEAVES[id(x)] = x
+
+
 def _track(x):
     """A leaf the tape differentiates with respect to (see NOTE [ Transforms by the tape ])."""
     if not isinstance(x, Tensor):
@@ -90,6 +107,12 @@ def _track(x):
     if x.requires_grad and is_grad_enabled():
         return x.view_as(x)
     return x.detach().requires_grad_(True)
+
+
+def _outside(leaf: Tensor, mine: set) -> bool:
+    """Whether `leaf` is neither this transform's own (`mine`, by id) nor a finished inner transform's: the
+    leaves of enclosing transforms, still running, and the user's parameters are outside."""
+    return id(leaf) not in mine and _RETIRED_LEAVES.get(id(leaf)) is not leaf
 
 
 def _outer_tracking(leaves) -> bool:
@@ -108,7 +131,7 @@ def _reaches_outer(outputs: list, own: list, enabled: bool) -> bool:
     stack, seen = [], set()
     for o in outputs:
         if isinstance(o, Tensor) and o.requires_grad:
-            if o.grad_fn is None and id(o) not in mine:
+            if o.grad_fn is None and _outside(o, mine):
                 return True
             stack.append(o.grad_fn)
     while stack:
@@ -118,7 +141,7 @@ def _reaches_outer(outputs: list, own: list, enabled: bool) -> bool:
         seen.add(id(node))
         if isinstance(node, AccumulateGrad):
             v = node.variable
-            if v is not None and id(v) not in mine:
+            if v is not None and _outside(v, mine):
                 return True
             continue
         stack.extend(n for n, _ in node.next_functions)
@@ -194,7 +217,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
         enabled = is_grad_enabled()
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
-            with func_transform("grad"), refusing_captured_writes([x for xs in tracked for x in xs]):
+            with func_transform("grad"), refusing_captured_writes([x for xs in tracked for x in xs]), _calling(tracked):
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -245,7 +268,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     enabled = is_grad_enabled()
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
-        with func_transform("vjp"), refusing_captured_writes([x for xs in tracked for x in xs]):
+        with func_transform("vjp"), refusing_captured_writes([x for xs in tracked for x in xs]), _calling(tracked):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(trees, tracked)]), has_aux, "vjp")
     out_leaves, out_build = _flatten(out)
     _only_tensors(out_leaves, "vjp")
@@ -300,7 +323,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     enabled = is_grad_enabled()
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
-        with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]):
+        with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]), _calling(tracked):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
         _only_tensors(out_leaves, "jvp")
@@ -346,7 +369,7 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness:
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
             state = get_rng_state() if randomness == "error" else None
-            with func_transform("jacrev" if randomness is None else "vmap"):
+            with func_transform("jacrev" if randomness is None else "vmap"), _calling(tracked):
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, aux_call)
             if state is not None and not get_rng_state().equal(state):
                 set_rng_state(state)

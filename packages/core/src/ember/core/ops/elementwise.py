@@ -1032,7 +1032,8 @@ clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
 def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
     """At least one bound, on every device. With `out` (not the in-place form, `out=input`, which casts as
     usual) and number bounds, PyTorch's `clamp.out` takes exactly the result dtype: `clamp(int64_t, 1.5, 4,
-    out=int64_t)` raises "Found dtype Long but expected Float" (tensor bounds cast as other ops' `out`)."""
+    out=int64_t)` raises "Found dtype Long but expected Float" (tensor bounds cast as other ops' `out`).
+    Tensor bounds must broadcast with the input (a RuntimeError naming the sizes, not numpy's ValueError)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(input, Tensor) and (name := input._dtype.name) in _C_INT_NAMES:

@@ -25,6 +25,8 @@ from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, cpp_type_name, warn_at_caller, warn_once
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
+from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
+                                         check_solver_shapes)
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops import linalg_solvers as _solvers
 from ember.core.ops.linalg_solvers import (
@@ -97,7 +99,10 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool | None = None, left: b
     _at_least_2d("linalg.solve_triangular", "A", A)
     _at_least_2d("linalg.solve_triangular", "B", B)
     refuse_dtype(A, "triangular_solve_cpu", True)
-    _check_float("linalg.solve_triangular", A, B)
+    _check_float("linalg.solve_triangular", A)
+    check_solver_shapes("linalg.solve_triangular", A, B, left)
+    if B._dtype is not A._dtype:  # PyTorch casts B to A's dtype (A float32, B float64: a float32 result)
+        B = S.to_dtype(B, A._dtype)
     T = J.triu(A) if upper else J.tril(A)
     if unitriangular:
         T = _unit_diagonal(T)
@@ -247,16 +252,7 @@ def _cholesky_solve_checks(B: Tensor, A: Tensor) -> None:
     for x, name in ((B, "b"), (A, "u")):
         if x.ndim < 2:
             raise RuntimeError(f"{name} should have at least 2 dimensions, but has {x.ndim} dimensions instead")
-    if B._dtype != A._dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{dtypes.TORCH_NAMES[B._dtype.name]} and A of type {dtypes.TORCH_NAMES[A._dtype.name]} "
-                           "instead.")
-    (m, n), (p, k) = A._shape[-2:], B._shape[-2:]
-    if m != n:
-        raise RuntimeError(f"A must be batches of square matrices, but they are {m} by {n} matrices")
-    if p != n:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {m} by {n} but each b "
-                           f"matrix is {p} by {k}")
+    check_linear_solve("cholesky_solve", B, A)
 
 
 @method
@@ -397,6 +393,7 @@ def _permutation(pivots: Tensor, m: int) -> Tensor:
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *, out=None):
     """`(P, L, U)` with A = P L U from `lu_factor`'s packed result; a part not unpacked is an empty tensor of
     LU_data's dtype, as PyTorch's."""
+    check_lu_unpack_pivots(LU_data, LU_pivots)
     m, n = LU_data._shape[-2:]
     k = min(m, n)
     Lm = Um = P = zeros((0,), dtype=LU_data._dtype, device=LU_data.device)
@@ -419,39 +416,12 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     return _PLU(*lu_unpack(LU, piv))
 
 
-def _check_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool) -> None:
-    """PyTorch's checks of lu_solve's operands, in its order: dtypes, LU square, B's shape against LU's, pivots'."""
-    if not (LU._dtype.is_floating_point or LU._dtype.is_complex):
-        raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
-                           f"{dtypes.TORCH_NAMES[LU._dtype.name]}")
-    if LU._dtype is not B._dtype:
-        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
-                           f"{dtypes.TORCH_NAMES[LU._dtype.name]} and B of type {dtypes.TORCH_NAMES[B._dtype.name]} "
-                           f"instead")
-    if pivots._dtype is not dtypes.int32:
-        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
-    _at_least_2d("torch.linalg.lu_solve", "A", LU)
-    if LU._shape[-1] != LU._shape[-2]:
-        raise RuntimeError(f"torch.linalg.lu_solve: A must be batches of square matrices, but they are "
-                           f"{LU._shape[-2]} by {LU._shape[-1]} matrices")
-    _at_least_2d("linalg.lu_solve", "B", B)
-    if (LU._shape[-2] != B._shape[-2]) if left else (LU._shape[-1] != B._shape[-1]):
-        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({LU._shape[-2]}x{LU._shape[-1]} and "
-                           f"{B._shape[-2]}x{B._shape[-1]})")
-    if pivots.ndim == 0 or LU._shape[-1] != pivots._shape[-1]:
-        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix")
-    if LU._shape[:-1] != pivots._shape:
-        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
-                           f"with shape {list(pivots._shape)} instead")
-
-
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
                     out=None) -> Tensor:
     """X with A X = B (X A = B when not `left`; A^H in place of A when `adjoint`) from A's `lu_factor`."""
     if out is not None:
         refuse_out_with_grad("linalg_lu_solve", LU, B)
-    _check_lu_solve(LU, pivots, B, left)
+    check_lu_solve(LU, pivots, B, left)
     refuse_dtype(LU, "linalg.lu_solve_cpu")
     P, Lm, Um = lu_unpack(LU, pivots)
     if not left:  # X A = B  <=>  A^H X^H = B^H
@@ -893,6 +863,11 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
               "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
               "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
               "torch.linalg.solve_triangular(A, B).")
+    for x, name in ((input, "b"), (A, "A")):
+        if x.ndim < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
+                               f"{x.ndim} dimensions instead")
+    check_linear_solve("triangular_solve", input, A)
     T = _mT(A) if transpose else A
     return _TriangularSolve(solve_triangular(T, input, upper=upper != transpose, unitriangular=unitriangular),
                             L.clone(A))

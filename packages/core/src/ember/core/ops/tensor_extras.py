@@ -62,14 +62,12 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | N
 inplace(renorm)
 
 
-def _check_coordinates(spacing: Tensor, n: int) -> Tensor:
-    """One dim's sample coordinates: a 1-D tensor of that dim's size."""
+def _check_coordinates(spacing: Tensor) -> Tensor:
+    """One dim's sample coordinates: a 1-D tensor. PyTorch does not check its length against the dim's size:
+    the weights' broadcast with the samples raises (or, for three coordinates, broadcasts), and so here."""
     if spacing.ndim != 1:
         raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
                            f"element with {spacing.ndim} dimensions!")
-    if spacing._shape[0] != n:
-        raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and of size {n} "
-                           f"along its dim; got coordinates of shape {tuple(spacing._shape)}")
     return spacing
 
 
@@ -153,7 +151,7 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
         S.to_dtype(input, dtypes.get_default_dtype())
     out = []
     for d, sp in zip(dims, spacings, strict=True):
-        sp = _check_coordinates(sp, y._shape[d]) if isinstance(sp, Tensor) else sp
+        sp = _check_coordinates(sp) if isinstance(sp, Tensor) else sp
         out.append(_diff_along(y, sp, d, edge_order))
     return tuple(out)
 
