@@ -237,7 +237,11 @@ Tensor memory layout as library authors reason about it (`mem_*`: channels_last 
 norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
 TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
 as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic,
-state_dict aliasing with tied weights, and views kept through save/load)."""
+state_dict aliasing with tied weights, and views kept through save/load).
+
+Games and search (`game_*`: Connect-4 win detection by conv2d and unfold, dihedral augmentation of Go planes and
+policy targets, MCTS with PUCT over tensors with Dirichlet noise and temperature sampling, MuZero's value transform
+and two-hot supports, sudoku propagation on bool tensors, an AlphaZero residual network, chess planes and bitboards)."""
 
 from __future__ import annotations
 
