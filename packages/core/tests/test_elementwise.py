@@ -1021,3 +1021,16 @@ def test_clamp_of_bool_by_two_bool_tensor_bounds_is_refused_as_pytorch():
     assert E.clamp(t, None, E.tensor(False)).tolist() == [False, False]
     wide = E.clamp(t, E.tensor(0), E.tensor(1))
     assert wide.dtype is E.int64 and wide.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, b: E.clamp(x, min=b), lambda x, b: x.clone().clamp_(min=b), lambda x, b: x.clamp(max=b),
+    lambda x, b: x.clone().clamp_min_(b), lambda x, b: x.clamp_max(b), lambda x, b: x.clamp(E.zeros(2), b),
+    lambda x, b: E.clamp(x, min=b, out=E.empty(2)),
+])
+def test_clamp_with_unbroadcastable_tensor_bounds_is_pytorchs_runtime_error(call):
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size of tensor b \(3\) at "
+                                           r"non-singleton dimension 0$"):
+        call(E.tensor([1.0, 2.0]), E.zeros(3))
+    with pytest.raises(RuntimeError, match=r"dimension 1$"):
+        E.tensor([1.0, 2.0]).clamp(min=E.zeros(2, 1), max=E.ones(3))
