@@ -242,7 +242,8 @@ state_dict aliasing with tied weights, and views kept through save/load).
 Games and search (`game_*`: Connect-4 win detection by conv2d and unfold, dihedral augmentation of Go planes and
 policy targets, MCTS with PUCT over tensors with Dirichlet noise and temperature sampling, MuZero's value transform
 and two-hot supports, sudoku propagation on bool tensors, an AlphaZero residual network, chess planes and bitboards, UCB/Thompson/EXP3 bandits with Beta and Gamma
-posteriors, Elo and Bradley-Terry ratings by LBFGS, regret matching and CFR on Kuhn poker)."""
+posteriors, Elo and Bradley-Terry ratings by LBFGS, regret matching and CFR on Kuhn poker,
+Life-like and elementary automata by conv, Go captures, liberties, ko and area scoring)."""
 
 from __future__ import annotations
 

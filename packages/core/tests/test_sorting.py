@@ -116,6 +116,18 @@ def test_isin():
     assert E.isin(e, E.tensor([2, 3]), invert=True).tolist() == [[True, False], [False, True]]
 
 
+@pytest.mark.parametrize("args, got", [((1, 2), "int, int"), ((1.5, [1]), "float, list"),
+                                       ((E.ones(1), [1]), "Tensor, list"), ((None, E.ones(1)), "NoneType, Tensor")])
+def test_isin_without_a_tensor_or_with_a_list_is_pytorchs_type_error(args, got):
+    with pytest.raises(TypeError) as err:
+        E.isin(*args)
+    kw = "*, bool assume_unique = False, bool invert = False, Tensor out = None"
+    assert str(err.value) == (f"isin() received an invalid combination of arguments - got ({got}), but expected one "
+                              f"of:\n * (Tensor elements, Tensor test_elements, {kw})\n * (Number element, Tensor "
+                              f"test_elements, {kw})\n * (Tensor elements, Number test_element, {kw})\n")
+    assert E.isin(2, E.tensor([1, 2])).tolist() is True
+
+
 def test_unique_consecutive():
     x = E.tensor([1, 1, 2, 2, 3, 1, 1, 2])
     v, inv, c = E.unique_consecutive(x, return_inverse=True, return_counts=True)

@@ -10,6 +10,7 @@ and mode do not). Each primitive returns `(values, indices)` with int64 indices 
 from __future__ import annotations
 
 import math
+import numbers
 from functools import cache
 
 import numpy as np
@@ -22,6 +23,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, int_param, prepare_out, wrap, write_out
+from ember.core.ops.arguments import _type_name
 from ember.core.ops.reduce import NO_DIM, _one_dim, required_dim, return_types
 from ember.core.tensor import Tensor
 
@@ -728,8 +730,21 @@ def _isin_cpu(elements, test_elements, invert=False):
     return wrap(np.asarray(np.isin(e, t, invert=invert)))
 
 
+def _isin_signature_error(*args) -> TypeError:
+    """PyTorch's parser refusal of `isin` operands matching none of its overloads (two numbers, a list ...)."""
+    got = ", ".join(_type_name(v) for v in args)
+    kw = "*, bool assume_unique = False, bool invert = False, Tensor out = None"
+    return TypeError(f"isin() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f" * (Tensor elements, Tensor test_elements, {kw})\n"
+                     f" * (Number element, Tensor test_elements, {kw})\n"
+                     f" * (Tensor elements, Number test_element, {kw})\n")
+
+
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Elementwise membership of `elements` in `test_elements` (either may be a scalar)."""
+    if not (isinstance(elements, (Tensor, numbers.Number)) and isinstance(test_elements, (Tensor, numbers.Number))
+            and (isinstance(elements, Tensor) or isinstance(test_elements, Tensor))):
+        raise _isin_signature_error(elements, test_elements)
     if any(v._dtype is dtypes.bool if isinstance(v, Tensor) else isinstance(v, bool)
            for v in (elements, test_elements)):
         raise RuntimeError("Unsupported input type encountered for isin(): Bool")
