@@ -380,4 +380,5 @@ def check_sampler_dtype(x: Tensor, kernel: str) -> None:
 def standard_gamma(concentration: Tensor, generator=None) -> Tensor:
     """Samples of Gamma(concentration, 1), differentiable in the concentration (NOTE [ Implicit ... ])."""
     check_sampler_dtype(concentration, "gamma_cpu")
+    cpu_random.guard_batched_draw(concentration)
     return _StandardGamma.apply(concentration, generator)
