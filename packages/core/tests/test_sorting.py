@@ -300,3 +300,27 @@ def test_scans_without_dim_raise_pytorchs_typeerror(name):
     for call in (lambda: getattr(E, name)(x), lambda: getattr(x, name)()):
         with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "dim"$'):
             call()
+
+
+def test_stable_beside_positional_arguments_is_refused_in_pytorchs_words_for_methods_and_functions():
+    x = E.tensor([3, 1, 2])
+    overloads = (" * (*, bool stable, int dim = -1, bool descending = False)\n * (int dim = -1, bool descending = "
+                 "False)\n      didn't match because some of the keywords were incorrect: stable\n")
+    for name in ("sort", "argsort"):
+        with pytest.raises(TypeError) as err:
+            getattr(x, name)(0, stable=True)
+        assert str(err.value) == (f"{name}() received an invalid combination of arguments - got (int, stable=bool), "
+                                  f"but expected one of:\n{overloads}")
+        with pytest.raises(TypeError, match=f"^{name}\\(\\) takes from 1 to 0 positional arguments but 2 were given$"):
+            getattr(x, name)(0, True, stable=True)
+    with pytest.raises(TypeError) as err:
+        E.argsort(x, 0, stable=True)
+    assert str(err.value) == (
+        "argsort() received an invalid combination of arguments - got (Tensor, int, stable=bool), but expected one "
+        "of:\n * (Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)\n"
+        " * (Tensor input, int dim = -1, bool descending = False)\n"
+        "      didn't match because some of the keywords were incorrect: stable\n")
+    with pytest.raises(TypeError, match=r"^argsort\(\) takes from 2 to 1 positional arguments but 4 were given$"):
+        E.argsort(x, 0, True, True)
+    assert E.argsort(x, 0, True).tolist() == [0, 2, 1] and x.argsort(stable=True, descending=True).tolist() == [0, 2, 1]
+    assert x.sort(0, True).indices.tolist() == [0, 2, 1] and x.sort(stable=True).values.tolist() == [1, 2, 3]
