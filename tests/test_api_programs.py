@@ -245,7 +245,8 @@ and two-hot supports, sudoku propagation on bool tensors, an AlphaZero residual 
 posteriors, Elo and Bradley-Terry ratings by LBFGS, regret matching and CFR on Kuhn poker,
 Life-like and elementary automata by conv, Go captures, liberties, ko and area scoring, a
 retrograde-solved tic-tac-toe table with alpha-beta, a self-play ring buffer with augmenting collation, vmapped
-win detection with per-sample policy gradients and vmap's randomness modes)."""
+win detection with per-sample policy gradients and vmap's randomness modes, move ordering
+with stable argsort, top-k/nucleus/Gumbel sampling and policy distillation by KL)."""
 
 from __future__ import annotations
 
