@@ -133,6 +133,23 @@ def test_vmap_matches_a_loop_with_in_dims_out_dims_and_nested_outputs():
     assert tuple(vmap(lambda x: x.sum(0, keepdim=True))(E.ones(0, 3)).shape) == (0, 1)
 
 
+@pytest.mark.parametrize("draw", [
+    lambda p, q: E.multinomial(p, 2), lambda p, q: E.bernoulli(p), lambda p, q: E.bernoulli(p, 0.3),
+    lambda p, q: E.normal(p, 1.0), lambda p, q: E.poisson(p), lambda p, q: E.binomial(E.ones(4), p),
+])
+def test_vmap_same_randomness_refuses_draws_from_a_mapped_tensor(draw):
+    x = E.full((3, 4), 0.5)
+    with pytest.raises(RuntimeError, match="^Vmap does not currently support same randomness with a batched tensor "
+                                           "input. Please file an issue with functorch$"):
+        vmap(draw, in_dims=(0, None), randomness="same")(x, E.ones(4))
+    assert vmap(draw, in_dims=(0, None), randomness="different")(x, E.ones(4)).shape[0] == 3
+    # an unmapped input and in-place draws into mapped tensors are PyTorch's "same" draws
+    same = vmap(lambda p, q: draw(q.clone().fill_(0.5), q) + 0 * p[0], in_dims=(0, None), randomness="same")(
+        x, E.ones(4))
+    assert (same == same[0]).all()
+    assert vmap(lambda p: p.clone().bernoulli_(0.3), randomness="same")(x).shape == (3, 4)
+
+
 def test_vmap_randomness_modes():
     x = E.zeros(4, 2)
     with pytest.raises(RuntimeError, match="called random operation while in randomness error mode"):

@@ -1035,7 +1035,6 @@ def test_clamp_with_tensor_bounds_that_do_not_broadcast_raises_pytorchs_runtime_
     assert E.clamp(E.zeros(5, 1), E.zeros(3), E.zeros(2, 1, 1)).shape == (2, 5, 3)  # bounds broadcast the result
 
 
-
 @pytest.mark.parametrize("shapes, sizes", [
     (((4,), (3,), (4,)), (4, 3, 0)),
     (((4,), (4,), (3,)), (4, 3, 0)),
@@ -1047,3 +1046,16 @@ def test_clamp_with_tensor_bounds_that_do_not_broadcast_is_pytorchs_runtime_erro
     words = f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {dim}"
     with pytest.raises(RuntimeError, match=f"^{re.escape(words)}$"):
         E.clamp(x, lo, hi)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, b: E.clamp(x, min=b), lambda x, b: x.clone().clamp_(min=b), lambda x, b: x.clamp(max=b),
+    lambda x, b: x.clone().clamp_min_(b), lambda x, b: x.clamp_max(b), lambda x, b: x.clamp(E.zeros(2), b),
+    lambda x, b: E.clamp(x, min=b, out=E.empty(2)),
+])
+def test_clamp_with_unbroadcastable_tensor_bounds_is_pytorchs_runtime_error(call):
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size of tensor b \(3\) at "
+                                           r"non-singleton dimension 0$"):
+        call(E.tensor([1.0, 2.0]), E.zeros(3))
+    with pytest.raises(RuntimeError, match=r"dimension 1$"):
+        E.tensor([1.0, 2.0]).clamp(min=E.zeros(2, 1), max=E.ones(3))

@@ -333,6 +333,28 @@ def test_cumsum_inplace_and_dtype():
     assert E.tensor([1, 2]).cumsum(0, dtype=E.float64).dtype is E.float64
 
 
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scan_refuses_bool_results_and_mismatched_dtypes(name):
+    b = E.tensor([[True, False]])
+    with pytest.raises(NotImplementedError, match=f'^"{name}_out_cpu" not implemented for \'Bool\'$'):
+        getattr(E, name)(b, 1, dtype=E.bool)
+    with pytest.raises(NotImplementedError, match=f'^"{name}_out_cpu" not implemented for \'Bool\'$'):
+        getattr(b, name + "_")(0)  # in place: the scan runs in self's dtype
+    # a 0-dim or empty input is only copied
+    assert getattr(E, name)(E.tensor(2.5), 0, dtype=E.bool).tolist() is True
+    assert getattr(E, name)(E.ones(0, 2, dtype=E.bool), 1, dtype=E.bool).shape == (0, 2)
+    assert getattr(E.tensor(True), name + "_")(0).tolist() is True
+    x = E.tensor([100, 100], dtype=E.int8)
+    assert getattr(x, name + "_")(0).dtype is E.int8 and x.tolist()[0] == 100
+    with pytest.raises(RuntimeError, match="^Bad in-place call: input tensor dtype float and output tensor dtype "
+                                           "double should match$"):
+        getattr(E.tensor(1.0), name + "_")(0, dtype=E.float64)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+        getattr(E, name)(E.tensor([2.5]), 0, dtype=E.float64, out=E.empty(1))
+    assert getattr(E, name)(E.tensor([2.5, 1.5]), 0, out=E.empty(2, dtype=E.int64)).tolist() == (
+        [2, 3] if name == "cumsum" else [2, 2])
+
+
 # --- sorting and selection --------------------------------------------------------------------
 @settings(max_examples=25, deadline=None)
 @given(shapes, st.integers(0, 2**16), st.booleans(), st.booleans())

@@ -229,3 +229,17 @@ def test_short_rows(monkeypatch, c):
     t = np.arange(5) % c
     np.testing.assert_allclose(E.cross_entropy(T(x), T(t), reduction="none").numpy(), -lref[np.arange(5), t],
                                rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernels", [False, True])
+def test_softmax_backward_gives_a_zero_output_pytorchs_signed_zero(monkeypatch, kernels):
+    """PyTorch's `(g - sum(g y)) * y`: where y is 0 (a masked logit) the entry is -0.0 when g < sum(g y)."""
+    if kernels:
+        monkeypatch.setattr(softmax_rows, "_MIN_NUMEL", 0)
+    y = np.array([[0.6, 0.0, 0.4], [0.0, 0.5, 0.5]], np.float32)
+    g = np.array([[0.5, 0.0, 0.5], [1.0, 0.0, 0.0]], np.float32)
+    got = S.softmax_backward(T(g), T(y), 1).numpy()
+    assert np.signbit(got[0, 1]) and got[0, 1] == 0  # 0 - 0.5 < 0
+    assert not np.signbit(got[1, 0]) and got[1, 0] == 0  # 1 - 0 > 0
+    want = (g - (g * y).sum(1, keepdims=True)) * y
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)

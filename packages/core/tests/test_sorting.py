@@ -116,6 +116,18 @@ def test_isin():
     assert E.isin(e, E.tensor([2, 3]), invert=True).tolist() == [[True, False], [False, True]]
 
 
+@pytest.mark.parametrize("args, got", [((1, 2), "int, int"), ((1.5, [1]), "float, list"),
+                                       ((E.ones(1), [1]), "Tensor, list"), ((None, E.ones(1)), "NoneType, Tensor")])
+def test_isin_without_a_tensor_or_with_a_list_is_pytorchs_type_error(args, got):
+    with pytest.raises(TypeError) as err:
+        E.isin(*args)
+    kw = "*, bool assume_unique = False, bool invert = False, Tensor out = None"
+    assert str(err.value) == (f"isin() received an invalid combination of arguments - got ({got}), but expected one "
+                              f"of:\n * (Tensor elements, Tensor test_elements, {kw})\n * (Number element, Tensor "
+                              f"test_elements, {kw})\n * (Tensor elements, Number test_element, {kw})\n")
+    assert E.isin(2, E.tensor([1, 2])).tolist() is True
+
+
 def test_unique_consecutive():
     x = E.tensor([1, 1, 2, 2, 3, 1, 1, 2])
     v, inv, c = E.unique_consecutive(x, return_inverse=True, return_counts=True)
@@ -341,3 +353,27 @@ def test_quantile_of_a_q_neither_float_nor_tensor_is_pytorchs_type_error(fn, q, 
                                         rf"{got}\), but expected one of:\n \* \(Tensor input, Tensor q, "):
         getattr(E, fn)(E.arange(4.0), q)
     assert E.quantile(E.arange(5.0), 1).item() == 4.0 and E.quantile(E.arange(5.0), np.float64(0.5)).item() == 2.0
+
+
+def test_stable_beside_positional_arguments_is_refused_in_pytorchs_words_for_methods_and_functions():
+    x = E.tensor([3, 1, 2])
+    overloads = (" * (*, bool stable, int dim = -1, bool descending = False)\n * (int dim = -1, bool descending = "
+                 "False)\n      didn't match because some of the keywords were incorrect: stable\n")
+    for name in ("sort", "argsort"):
+        with pytest.raises(TypeError) as err:
+            getattr(x, name)(0, stable=True)
+        assert str(err.value) == (f"{name}() received an invalid combination of arguments - got (int, stable=bool), "
+                                  f"but expected one of:\n{overloads}")
+        with pytest.raises(TypeError, match=f"^{name}\\(\\) takes from 1 to 0 positional arguments but 2 were given$"):
+            getattr(x, name)(0, True, stable=True)
+    with pytest.raises(TypeError) as err:
+        E.argsort(x, 0, stable=True)
+    assert str(err.value) == (
+        "argsort() received an invalid combination of arguments - got (Tensor, int, stable=bool), but expected one "
+        "of:\n * (Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)\n"
+        " * (Tensor input, int dim = -1, bool descending = False)\n"
+        "      didn't match because some of the keywords were incorrect: stable\n")
+    with pytest.raises(TypeError, match=r"^argsort\(\) takes from 2 to 1 positional arguments but 4 were given$"):
+        E.argsort(x, 0, True, True)
+    assert E.argsort(x, 0, True).tolist() == [0, 2, 1] and x.argsort(stable=True, descending=True).tolist() == [0, 2, 1]
+    assert x.sort(0, True).indices.tolist() == [0, 2, 1] and x.sort(stable=True).values.tolist() == [1, 2, 3]

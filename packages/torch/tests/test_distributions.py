@@ -804,3 +804,35 @@ def test_gamma_rsample_clamps_unrecorded_and_keeps_div_backward():
     assert float(s.detach().min()) >= float(np.finfo(np.float32).tiny)
     s.sum().backward()
     assert np.isfinite(c.grad.numpy()).all() and float(c.grad[1]) > 0
+
+
+def test_standard_gamma_of_a_nonpositive_or_nan_concentration_is_the_smallest_normal():
+    """PyTorch's sampler ends its normal-draw loop on a NaN `1 + c x` (alpha <= 0 makes c NaN) and clamps the
+    NaN sample to the smallest normal; the draws it took keep the stream in step (PyTorch's stored numbers)."""
+    import ember.torch as etorch
+
+    g = etorch.Generator().manual_seed(3)
+    got = etorch._standard_gamma(torch.tensor([-1.0, float("nan"), 0.0, 2.0]), generator=g)
+    tiny = float(np.finfo(np.float32).tiny)
+    assert got.tolist()[:3] == [tiny] * 3
+    np.testing.assert_allclose(got.tolist()[3], 1.0838357210159302, rtol=1e-6)
+    got = etorch._standard_gamma(torch.tensor([-1.0, float("nan"), 2.0], dtype=torch.float64), generator=g)
+    assert got.tolist()[:2] == [float(np.finfo(np.float64).tiny)] * 2
+    np.testing.assert_allclose(got.tolist()[2], 3.830046274424137, rtol=1e-12)
+
+
+def test_sample_dirichlet_clamps_components_below_one_and_refuses_other_dtypes():
+    import ember.torch as etorch
+
+    g = etorch.Generator().manual_seed(3)
+    got = etorch._sample_dirichlet(torch.tensor([[-1.0, 2.0], [1.0, 1.0]]), generator=g)
+    below_one = float(np.nextafter(np.float32(1), np.float32(0)))
+    assert got.tolist()[0] == [float(np.finfo(np.float32).tiny), below_one]
+    np.testing.assert_allclose(got.tolist()[1], [0.4626306891441345, 0.5373693108558655], rtol=1e-6)
+    assert etorch._sample_dirichlet(torch.tensor([[4.0]]), generator=g).tolist() == [[below_one]]
+    with pytest.raises(NotImplementedError, match="^\"dirichlet\" not implemented for 'Half'$"):
+        etorch._sample_dirichlet(torch.tensor([1.0, 2.0], dtype=torch.float16))
+    with pytest.raises(NotImplementedError, match="^\"gamma_cpu\" not implemented for 'Long'$"):
+        etorch._standard_gamma(torch.tensor([1, 2]))
+    with pytest.raises(NotImplementedError, match="^\"gamma_cpu\" not implemented for 'BFloat16'$"):
+        D.Gamma(torch.tensor([1.0], dtype=torch.bfloat16), torch.tensor([1.0], dtype=torch.bfloat16)).sample()

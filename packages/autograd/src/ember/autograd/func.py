@@ -24,7 +24,7 @@ from functools import wraps
 
 from ember.core import dispatch
 from ember.core import stack as _stack
-from ember.core.random import get_rng_state, set_rng_state
+from ember.core.random import batched_draw_guard, get_rng_state, set_rng_state
 from ember.core.class_paths import home_module
 from ember.core.tensor import Tensor, value_read_guard
 
@@ -503,6 +503,8 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
         results = []
         with _MappedValues() as mapped:
             outer_size, mapped.size, mapped.level = mapped.size, size, mapped.level + 1
+            outer_guard = batched_draw_guard[0]
+            batched_draw_guard[0] = mapped.refuse_same_draw if randomness == "same" else None
             try:
                 for i in range(size):
                     if randomness == "same":
@@ -515,6 +517,7 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
                         raise RuntimeError(_RANDOM_ERROR)
             finally:
                 mapped.size, mapped.level = outer_size, mapped.level - 1
+                batched_draw_guard[0] = outer_guard
         return _stack_outputs(results, out_dims, name)
 
     return wrapper
@@ -565,6 +568,12 @@ class _MappedValues:
     def holds(self, t) -> bool:
         ref = self.refs.get(id(t)) if isinstance(t, Tensor) else None
         return ref is not None and ref() is t
+
+    def refuse_same_draw(self, *operands) -> None:
+        """Under randomness="same", a sampler whose draws depend on a mapped tensor (PyTorch's batched input)."""
+        if any(self.holds(t) for t in operands):
+            raise RuntimeError("Vmap does not currently support same randomness with a batched tensor input. Please "
+                               "file an issue with functorch")
 
     def _hook(self, op, args, kwargs, call_next):
         if op.mutates or (kwargs and kwargs.get("out") is not None):

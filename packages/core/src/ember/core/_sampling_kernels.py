@@ -499,7 +499,7 @@ def gamma(alphas, float32, key, st, cache_valid, cache):
                     cache_valid = True
                     x = r * math.cos(theta)
                 y = 1.0 + c * x
-                if y > 0:
+                if not y <= 0:  # PyTorch's `while (y <= 0)`: a NaN y (alpha <= 0 or NaN) ends the loop too
                     break
             v = y * y * y
             uu = 1.0 - next_double(key, st)

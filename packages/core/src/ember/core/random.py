@@ -47,6 +47,17 @@ __all__ = ["Generator", "default_generator", "default_generator_for", "manual_se
            "multinomial", "dropout_mask", "thread_safe_generator"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
+
+# The check a running `vmap(randomness="same")` installs (ember.autograd.func): the samplers whose draws depend on a
+# tensor input (`bernoulli(p)`, `multinomial`, `poisson`, tensor `normal`, `binomial`, gamma) pass it their tensor
+# operands, and it raises PyTorch's refusal when one of them is mapped.
+batched_draw_guard: list = [None]
+
+
+def guard_batched_draw(*operands) -> None:
+    """Hand a sampler's tensor operands to the running vmap's check, if any."""
+    if batched_draw_guard[0] is not None:
+        batched_draw_guard[0](*(t for t in operands if isinstance(t, Tensor)))
 _U64 = 1 << 64
 
 
@@ -852,6 +863,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         t = _new(_size((), size), dtype, device, out)
         return _finish(_normal(t, float(mean), float(std), generator=generator), requires_grad, out)
+    guard_batched_draw(mean, std)
     if st and (np.asarray(std._host_array()) < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st and std < 0:
@@ -873,6 +885,7 @@ def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None, out:
         from ember.core.ops.numeric import DtypeNotImplemented
 
         raise DtypeNotImplemented("\"bernoulli_tensor_cpu_self_\" not implemented for 'ComplexHalf'")
+    guard_batched_draw(input, p)
     prob = input if p is None else p
     _check_p(prob)
     t = out if out is not None else empty_like(input, memory_format=contiguous_format)  # row-major, as PyTorch's
@@ -892,6 +905,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Counts drawn from Poisson distributions with the rates in `input` (same shape and dtype)."""
     if not input._dtype.is_floating_point:
         raise TypeError(f'"poisson" not implemented for \'{input._dtype.name}\'; got {describe(input)}')
+    guard_batched_draw(input)
     if (np.asarray(input._host_array()) < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return _poisson(input, generator=generator)
@@ -922,6 +936,7 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
     if prob.device != count.device:
         raise RuntimeError(f"binomial: count and prob must be on the same device; got {describe(count)} and "
                            f"{describe(prob)}")
+    guard_batched_draw(count, prob)
     shape = broadcast_shapes(count._shape, prob._shape)
     n = np.broadcast_to(np.asarray(count._host_array(), dtype=np.float64), shape)
     p = np.broadcast_to(np.asarray(prob._host_array(), dtype=np.float64), shape)
@@ -967,6 +982,7 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None,
                 out: Tensor | None = None) -> Tensor:
     """Category indices drawn from each row of the (unnormalised) probabilities in `input`."""
+    guard_batched_draw(input)
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input._dtype.is_floating_point:

@@ -111,11 +111,15 @@ def _standard_gamma(input, generator=None):
 def _sample_dirichlet(input, generator=None):
     """`torch._sample_dirichlet`: Dirichlet(input) samples along the last dim, PyTorch's way (gamma draws in
     float64, normalised, then cast to `input`'s dtype)."""
-    from ember.torch.distributions._special import standard_gamma
+    from ember.torch.distributions._special import check_sampler_dtype, standard_gamma
 
+    check_sampler_dtype(input, "dirichlet")
     with _ag.no_grad():
         g = standard_gamma(input.double(), generator)
-        return (g / g.sum(-1, keepdim=True)).to(input.dtype)
+        r = (g / g.sum(-1, keepdim=True)).to(input.dtype)
+        # PyTorch clamps each component into [smallest normal, the float just below 1] (NaN to the former)
+        tiny = float(np.finfo(input.dtype.np).tiny)
+        return r.nan_to_num(nan=tiny).clamp(tiny, float(np.nextafter(input.dtype.np.type(1), 0)))
 
 
 def _standard_gamma_grad(input, output):

@@ -155,8 +155,8 @@ def softmax_backward(g, y, o):
         for j in range(oi.shape[0]):
             oi[j] = gi[j] * yi[j]
         s = row_sum(oi)
-        for j in range(oi.shape[0]):
-            oi[j] = oi[j] - yi[j] * s
+        for j in range(oi.shape[0]):  # PyTorch's `(g - s) * y`: a zero y gives -0.0 where g < s, as there
+            oi[j] = (gi[j] - s) * yi[j]
 
 
 @jit

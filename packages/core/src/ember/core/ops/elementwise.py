@@ -1036,6 +1036,12 @@ def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
     Tensor bounds must broadcast with the input (a RuntimeError naming the sizes, not numpy's ValueError)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds broadcast with the input first
+        bounded = [v for v in (input, min, max) if isinstance(v, Tensor)]
+        try:
+            np.broadcast_shapes(*(v._shape for v in bounded))
+        except ValueError:
+            raise shape_error("clamp", *bounded) from None
     if isinstance(input, Tensor) and (name := input._dtype.name) in _C_INT_NAMES:
         info = np.iinfo(name)  # an int bound converts to an integer input's dtype, checked (uint8: -1 raises)
         for v in (min, max):

@@ -20,8 +20,8 @@ from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
-from ember.core.ops._util import (check_dtype_arg, index_arg, normalize_dims, shape_error, warn_at_caller, wrap,
-                                  write_out)
+from ember.core.ops._util import (check_dtype_arg, cpp_type_name, index_arg, normalize_dims, shape_error,
+                                  warn_at_caller, wrap, write_out)
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type, return_types
@@ -886,6 +886,21 @@ _cumprod = declare("cumprod", lambda a, dim, dtype=None: np.cumprod(a, dim), doc
 
 
 def _make_cumulative(op, fn, name):
+    @op.meta
+    def check(x, dim, dtype=None, *, out=None) -> None:
+        """PyTorch's refusals of a scan's result dtype, once for every device: a `dtype=` that differs from
+        the in-place self or from `out=`, and Bool (there is no Bool scan kernel; a 0-dim or empty input is
+        only copied, so it passes)."""
+        dt = _int_to_long(x, dtype) if dtype is not None or out is None else out._dtype
+        if out is not None and out._dtype is not dt:
+            if out is x:
+                raise RuntimeError(f"Bad in-place call: input tensor dtype {cpp_type_name(x._dtype)} and output "
+                                   f"tensor dtype {cpp_type_name(dt)} should match")
+            raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(dt)}, but got "
+                               f"{cpp_type_name(out._dtype)} instead")
+        if dt is dtypes.bool and x._shape and 0 not in x._shape:
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+
     @op.register("cpu")
     def kernel(x, dim, dtype=None, *, out=None):
         """cumsum/cumprod(x, dim: int, dtype): ints and bools accumulate in int64, float32 and complex64 in double
@@ -938,14 +953,16 @@ def cumprod(input: Tensor, dim: int = NO_DIM, *, dtype=None, out=None) -> Tensor
 def cumsum_(input: Tensor, dim: int = NO_DIM, *, dtype=None) -> Tensor:
     """In-place running sum along `dim`."""
     required_dim("cumsum_", dim)
-    return _cumsum(input, _one_dim(dim, input, "cumsum_"), dtype, out=input)
+    # an in-place scan computes in self's dtype; a different `dtype=` is refused
+    return _cumsum(input, _one_dim(dim, input, "cumsum_"), input._dtype if dtype is None else dtype, out=input)
 
 
 @method
 def cumprod_(input: Tensor, dim: int = NO_DIM, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
     required_dim("cumprod_", dim)
-    return _cumprod(input, _one_dim(dim, input, "cumprod_"), dtype, out=input)
+    # an in-place scan computes in self's dtype; a different `dtype=` is refused
+    return _cumprod(input, _one_dim(dim, input, "cumprod_"), input._dtype if dtype is None else dtype, out=input)
 
 
 _logcumsumexp = declare("logcumsumexp", lambda a, dim: np.logaddexp.accumulate(a, dim),

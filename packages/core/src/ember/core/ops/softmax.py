@@ -156,8 +156,7 @@ def _softmax_backward_cpu(grad, output, dim):
         return wrap(np.zeros((), output._dtype.np))
     if dim == y.ndim - 1 and (out := _rows_pass.softmax_backward_rows(g, y)) is not None:
         return wrap(out.astype(output._dtype.np, copy=False))
-    gy = g * y
-    gx = gy - y * np.add.reduce(gy, axis=dim, keepdims=True)
+    gx = (g - np.add.reduce(g * y, axis=dim, keepdims=True)) * y  # PyTorch's order (the sign of a zero y's entry)
     return wrap(gx.astype(output._dtype.np, order="C", copy=False))
 
 

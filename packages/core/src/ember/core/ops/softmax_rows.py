@@ -5,7 +5,7 @@ here (1.7 ns a value; four such passes a step made 1.8 ms of the bench's GPT); f
 numpy's here, and pays by the passes it saves.
 
 The max and the sums run in eight lanes added pairwise at the end (a fixed order, so a call gives the
-same bits every time); a multiply and an add may fuse (exp32's polynomial, `g y - y s`). Results are
+same bits every time); a multiply and an add may fuse (exp32's polynomial). Results are
 within a few ulp of numpy's (float32 softmax: 8 ulp of float64; exp32 is within 2), not its bits. A NaN
 reaches the row's sum and makes the row NaN, a row with +inf or all -inf is NaN too: PyTorch's results
 (but `safe_softmax_rows`, whose all -inf rows are zeros).
@@ -112,7 +112,7 @@ def log_softmax_rows(x: np.ndarray) -> np.ndarray | None:
 
 
 def softmax_backward_rows(g: np.ndarray, y: np.ndarray) -> np.ndarray | None:
-    """`g y - y sum(g y)` over the last dim (softmax's gradient, y its result); None where it does not apply."""
+    """`(g - sum(g y)) y` over the last dim (softmax's gradient, y its result); None where it does not apply."""
     return _run(2, g, y) if _applies(g, y) else None
 
 

@@ -18,11 +18,12 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.opinfo_indexing import info as _info
-from ember.core.methods import method
+from ember.core.methods import attach, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, int_param, prepare_out, wrap, write_out
+from ember.core.ops.arguments import _type_name
 from ember.core.ops.reduce import NO_DIM, _one_dim, check_out_dtypes, required_dim, return_types
 from ember.core.tensor import Tensor
 
@@ -162,7 +163,23 @@ _SORT_ARGUMENTS = ("sort() received an invalid combination of arguments - got ({
                    "None)\n * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)\n")
 
 
-@method
+def _stable_with_positionals(name: str, args: tuple, *, as_method: bool) -> TypeError:
+    """PyTorch's parser refusal of `stable=` beside positional `dim`/`descending` (its overloads take `stable`
+    with keywords only), worded as the method's or, for argsort, the function's: one positional names the keyword
+    that failed, more trip the parser's positional count."""
+    if len(args) > 1:
+        low = 0 if as_method else 1
+        return TypeError(f"{name}() takes from {low + 1} to {low} positional arguments but {len(args) + low} were "
+                         "given")
+    got = f"{'' if as_method else 'Tensor, '}{type(args[0]).__name__}, stable=bool"
+    first, second = (("", "") if as_method else ("Tensor input, ", "Tensor input, "))
+    out = "" if as_method else ", Tensor out = None"
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f" * ({first}*, bool stable, int dim = -1, bool descending = False{out})\n"
+                     f" * ({second}int dim = -1, bool descending = False)\n"
+                     "      didn't match because some of the keywords were incorrect: stable\n")
+
+
 def sort(input: Tensor, *args, stable: bool | None = None, dim: int = -1, descending: bool = False, out=None):
     """`(values, indices)` of `input` sorted along `dim`; equal elements as PyTorch's CPU sort orders them
     (in their input order with `stable=True`). PyTorch's two overloads: `(dim=-1, descending=False)` positional,
@@ -189,10 +206,35 @@ def sort(input: Tensor, *args, stable: bool | None = None, dim: int = -1, descen
     return rt(node_name(r[0], "SortBackward0", "SortBackward1") if stable else r[0], r[1])  # PyTorch's sort.stable
 
 
-@method
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-    """The indices that sort `input` along `dim` (ties as `sort`'s)."""
+def _sort_method(self, *args, stable: bool | None = None, dim: int = -1, descending: bool = False):
+    """`Tensor.sort`: `sort`, with the method's words for `stable=` beside positional arguments."""
+    if args and (stable is not None or len(args) > 2):
+        raise _stable_with_positionals("sort", args, as_method=True)
+    return sort(self, *args, stable=stable, dim=dim, descending=descending)
+
+
+def argsort(input: Tensor, *args, stable: bool | None = None, dim: int = -1, descending: bool = False) -> Tensor:
+    """The indices that sort `input` along `dim` (ties as `sort`'s); PyTorch's overloads as `sort`'s."""
+    if args and (stable is not None or len(args) > 2):
+        raise _stable_with_positionals("argsort", args, as_method=False)
+    if args:
+        dim = args[0]
+        if len(args) > 1:
+            descending = args[1]
     return _sort(input, _one_dim(dim, input, "argsort"), descending, bool(stable))[1]
+
+
+def _argsort_method(self, *args, stable: bool | None = None, dim: int = -1, descending: bool = False):
+    """`Tensor.argsort`: `argsort`, with the method's words for `stable=` beside positional arguments."""
+    if args and (stable is not None or len(args) > 2):
+        raise _stable_with_positionals("argsort", args, as_method=True)
+    return argsort(self, *args, stable=stable, dim=dim, descending=descending)
+
+
+sort, argsort = numpy_aliases(sort, "sort"), numpy_aliases(argsort, "argsort")
+for _name, _fn in (("sort", _sort_method), ("argsort", _argsort_method)):
+    _fn.__name__, _fn.__qualname__ = _name, f"Tensor.{_name}"
+    attach(_name, _fn)
 
 
 @method
@@ -761,8 +803,21 @@ def _isin_cpu(elements, test_elements, invert=False):
     return wrap(np.asarray(np.isin(e, t, invert=invert)))
 
 
+def _isin_signature_error(*args) -> TypeError:
+    """PyTorch's parser refusal of `isin` operands matching none of its overloads (two numbers, a list ...)."""
+    got = ", ".join(_type_name(v) for v in args)
+    kw = "*, bool assume_unique = False, bool invert = False, Tensor out = None"
+    return TypeError(f"isin() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f" * (Tensor elements, Tensor test_elements, {kw})\n"
+                     f" * (Number element, Tensor test_elements, {kw})\n"
+                     f" * (Tensor elements, Number test_element, {kw})\n")
+
+
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Elementwise membership of `elements` in `test_elements` (either may be a scalar)."""
+    if not (isinstance(elements, (Tensor, numbers.Number)) and isinstance(test_elements, (Tensor, numbers.Number))
+            and (isinstance(elements, Tensor) or isinstance(test_elements, Tensor))):
+        raise _isin_signature_error(elements, test_elements)
     if any(v._dtype is dtypes.bool if isinstance(v, Tensor) else isinstance(v, bool)
            for v in (elements, test_elements)):
         raise RuntimeError("Unsupported input type encountered for isin(): Bool")

@@ -25,12 +25,12 @@ import numpy as np
 import ember.autograd as torch
 from ember.autograd import Function, Tensor
 
-from ember.core import cpu_sampling
+from ember.core import cpu_sampling, dtypes
 from ember.core import random as cpu_random
 from ember.torch.distributions.utils import _like, _numpy_generator, _to_numpy
 
 __all__ = ["lgamma", "digamma", "polygamma", "gammainc", "standard_gamma", "standard_gamma_grad", "dirichlet_grad",
-           "sample_dirichlet"]
+           "sample_dirichlet", "check_sampler_dtype"]
 
 
 @cache
@@ -293,7 +293,8 @@ class _StandardGamma(Function):
             x = x.reshape(a.shape)
         else:
             x = np.asarray(_numpy_generator(a.size, concentration.device).standard_gamma(a))  # 0-d: a float
-        x = np.maximum(x.astype(concentration.dtype.np), np.finfo(concentration.dtype.np).tiny)
+        # PyTorch's std::max(min, sample): a NaN sample (alpha < 0 or NaN) becomes the smallest normal too
+        x = np.fmax(x.astype(concentration.dtype.np), np.finfo(concentration.dtype.np).tiny)
         out = _like(x, concentration)
         ctx.save_for_backward(concentration, out)
         return out
@@ -369,6 +370,15 @@ def gammainc(input: Tensor, other: Tensor) -> Tensor:
     return _Gammainc.apply(a, x)
 
 
+def check_sampler_dtype(x: Tensor, kernel: str) -> None:
+    """PyTorch's CPU gamma and Dirichlet samplers take float and double only (`"gamma_cpu" not implemented
+    for 'Half'`)."""
+    if x.device.type == "cpu" and x.dtype not in (torch.float32, torch.float64):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[x.dtype.name]}'")
+
+
 def standard_gamma(concentration: Tensor, generator=None) -> Tensor:
     """Samples of Gamma(concentration, 1), differentiable in the concentration (NOTE [ Implicit ... ])."""
+    check_sampler_dtype(concentration, "gamma_cpu")
+    cpu_random.guard_batched_draw(concentration)
     return _StandardGamma.apply(concentration, generator)
