@@ -264,12 +264,12 @@ pose-graph SLAM with sparse normal equations).
 
 Games and search (`game_*`: Connect-4 win detection by conv2d and unfold, dihedral augmentation of Go planes and
 policy targets, MCTS with PUCT over tensors with Dirichlet noise and temperature sampling, MuZero's value transform
-and two-hot supports, sudoku propagation on bool tensors, an AlphaZero residual network, chess planes and bitboards, UCB/Thompson/EXP3 bandits with Beta and Gamma
-posteriors, Elo and Bradley-Terry ratings by LBFGS, regret matching and CFR on Kuhn poker,
-Life-like and elementary automata by conv, Go captures, liberties, ko and area scoring, a
-retrograde-solved tic-tac-toe table with alpha-beta, a self-play ring buffer with augmenting collation, vmapped
-win detection with per-sample policy gradients and vmap's randomness modes, move ordering
-with stable argsort, top-k/nucleus/Gumbel sampling and policy distillation by KL)."""
+and two-hot supports, sudoku propagation on bool tensors, an AlphaZero residual network, chess planes and bitboards,
+UCB/Thompson/EXP3 bandits with Beta and Gamma posteriors, Elo and Bradley-Terry ratings by LBFGS, regret matching
+and CFR on Kuhn poker, Life-like and elementary automata by conv, Go captures, liberties, ko and area scoring, a
+retrograde-solved tic-tac-toe table with alpha-beta, a self-play ring buffer with augmenting collation, vmapped win
+detection with per-sample policy gradients and vmap's randomness modes, move ordering with stable argsort,
+top-k/nucleus/Gumbel sampling and policy distillation by KL)."""
 
 from __future__ import annotations
 

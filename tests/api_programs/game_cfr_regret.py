@@ -89,10 +89,12 @@ for plus in (False, True):
     game_value = total / (120 * len(deals))
     print("cfr+" if plus else "cfr", "value~-1/18", abs(game_value + 1 / 18) < 0.02)
     # structural facts of the equilibrium: K always bets when facing a bet, J folds to a bet
-    print("  K calls", round(avg[INFOSETS[(2, "b")], 1].item(), 2), "J folds", round(avg[INFOSETS[(0, "b")], 0].item(), 2),
+    print("  K calls", round(avg[INFOSETS[(2, "b")], 1].item(), 2),
+          "J folds", round(avg[INFOSETS[(0, "b")], 0].item(), 2),
           "Q checks as P1 first", avg[INFOSETS[(1, "")], 0].item() > 0.9)
     print("  strategy rows sum", torch.allclose(avg.sum(-1), torch.ones(len(INFOSETS))),
-          "regret finite", bool(torch.isfinite(regret).all()), "nonneg" if plus else "", bool((regret >= 0).all()) if plus else "")
+          "regret finite", bool(torch.isfinite(regret).all()), "nonneg" if plus else "",
+          bool((regret >= 0).all()) if plus else "")
 
 print("rm uniform", regret_matching(torch.tensor([[-1.0, -2.0, -3.0]])).tolist())
 print("rm", regret_matching(torch.tensor([[3.0, -1.0, 1.0]])).tolist(), torch.get_default_dtype())

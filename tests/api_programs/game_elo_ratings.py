@@ -78,7 +78,8 @@ E_g = 1 / (1 + 10 ** (-g_rd[None, :] * (r[:, None] - r[None, :]) / 400))
 info = (played.float() * g_rd[None, :] ** 2 * E_g * (1 - E_g)).sum(1) * q ** 2
 rd_new = torch.rsqrt(1 / rd ** 2 + info)
 print("glicko rd", rd_new.round(decimals=2).tolist())
-print("logit check", torch.allclose(torch.special.logit(E_g.clamp(1e-6, 1 - 1e-6)), torch.log(E_g / (1 - E_g)), atol=1e-4))
+print("logit check",
+      torch.allclose(torch.special.logit(E_g.clamp(1e-6, 1 - 1e-6)), torch.log(E_g / (1 - E_g)), atol=1e-4))
 print("expit", torch.special.expit(torch.tensor([0.0, 2.0])).round(decimals=4).tolist())
 
 for bad in [

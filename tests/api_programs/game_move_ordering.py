@@ -42,7 +42,8 @@ for T in [0.5, 1.0, 2.0]:
           "illegal log_prob", d.log_prob(torch.tensor(3)).item())
 masked = Categorical(logits=logits.masked_fill(~nucleus, float("-inf")))
 draws = masked.sample((500,))
-print("nucleus draws legal", nucleus[draws].all().item(), "support", torch.bincount(draws, minlength=A).gt(0).sum().item())
+print("nucleus draws legal", nucleus[draws].all().item(),
+      "support", torch.bincount(draws, minlength=A).gt(0).sum().item())
 
 # Gumbel-max: argmax(logits + g) is a sample; top-k of the perturbed logits samples without replacement
 g = -torch.empty(2000, A).exponential_().log()
