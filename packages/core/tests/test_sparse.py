@@ -130,6 +130,37 @@ def test_transpose_swaps_sparse_dims():
     assert not _coo().coalesce().t().is_coalesced()
 
 
+def test_conjugate_transposes_keep_the_sparse_layout():
+    z = np.array([[0, 2j, 0], [3, 0, 1 - 1j]])
+    coo = ec.tensor(z).to_sparse()
+    for t in (coo.mH, coo.H, coo.adjoint(), ec.adjoint(coo)):
+        assert isinstance(t, SparseTensor) and t.layout is ec.sparse_coo
+        np.testing.assert_array_equal(t.to_dense().numpy(), z.conj().T)
+    for t in (coo.conj(), ec.conj(coo), coo.conj_physical(), ec.conj_physical(coo)):
+        assert t.layout is ec.sparse_coo and not t.is_conj()
+        np.testing.assert_array_equal(t.to_dense().numpy(), z.conj())
+    csr = ec.tensor(z).to_sparse_csr()
+    assert csr.mH.layout is ec.sparse_csc and ec.conj(csr).layout is ec.sparse_csr  # as PyTorch's
+    np.testing.assert_array_equal(csr.mH.to_dense().numpy(), z.conj().T)
+    real = _coo()
+    assert real.conj() is real and real.mH.layout is ec.sparse_coo
+    with pytest.raises(RuntimeError, match=r"^tensor.H is only supported on matrices \(2-D tensors\). Got 3-D tensor. "
+                                           r"For batches of matrices, consider using tensor.mH$"):
+        ec.zeros(2, 2, 2).to_sparse().H
+    with pytest.raises(RuntimeError, match=r"^tensor.mH is only supported on matrices or batches of matrices. Got "
+                                           r"1-D tensor.$"):
+        ec.zeros(3).to_sparse().mH
+
+
+def test_function_forms_of_transposes_run_the_sparse_tensors_own():
+    d = _scipy().toarray()
+    s = _coo()
+    for t in (ec.transpose(s, 0, 1), ec.t(s), ec.permute(s, (1, 0)), ec.swapaxes(s, 0, 1), s.swapdims(0, 1)):
+        assert isinstance(t, SparseTensor) and t.layout is ec.sparse_coo
+        np.testing.assert_array_equal(t.to_dense().numpy(), d.T)
+    assert ec.transpose(s.to_sparse_csr(), 0, 1).layout is ec.sparse_csc
+
+
 def test_arithmetic_against_dense():
     d = _scipy().toarray()
     s = _coo()

@@ -818,6 +818,37 @@ class SparseTensor(Tensor):
     def mT(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
         return self.transpose(-2, -1)
 
+    @property
+    def mH(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                               "tensor.")
+        return self.adjoint()
+
+    @property
+    def H(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
+        if self.ndim != 2:
+            hint = ". For batches of matrices, consider using tensor.mH" if self.ndim > 2 else "."
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D "
+                               f"tensor{hint}")
+        return self.adjoint()
+
+    def adjoint(self) -> SparseTensor:
+        """The conjugate transpose of the last two dims (a CSR's as CSC, as PyTorch's)."""
+        return self.transpose(-2, -1).conj()
+
+    def conj(self) -> SparseTensor:
+        """The complex conjugate, stored at once (PyTorch's sparse conj is physical); a real tensor itself."""
+        return self._with_values(self._sp_values.conj_physical()) if self._dtype.is_complex else self
+
+    conj_physical = conj
+
+    def resolve_conj(self) -> SparseTensor:
+        return self
+
+    def is_conj(self) -> bool:
+        return False
+
     def t(self) -> SparseTensor:
         if self.sparse_dim() > 2 or self.dense_dim():
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
@@ -1162,7 +1193,7 @@ for _name in _ZERO_PRESERVING:
     if _name not in ("isnan", "isinf", "signbit", "nan_to_num", "relu"):
         setattr(SparseTensor, _name + "_", _zero_preserving_inplace(_name))
 del _name
-_FUNCTION_FORMS = frozenset(_ZERO_PRESERVING) | {"neg", "pow"}
+_FUNCTION_FORMS = frozenset(_ZERO_PRESERVING) | {"neg", "pow", "conj_physical"}
 
 
 def _function_form(name: str, args: tuple, kwargs: dict):
