@@ -161,6 +161,30 @@ def test_function_forms_of_transposes_run_the_sparse_tensors_own():
     assert ec.transpose(s.to_sparse_csr(), 0, 1).layout is ec.sparse_csc
 
 
+def test_compressed_sums_over_dims_follow_pytorchs_csr_reduction():
+    d = np.array([[0.0, 2, 0, 0], [0, 0, 0, 0], [0, 4, 5, 0]])
+    csr = ec.tensor(d).to_sparse_csr()
+    rows = csr.sum(1, keepdim=True)  # one entry per row that stores any: the empty row stays empty
+    assert rows.layout is ec.sparse_csr and rows.shape == (3, 1)
+    assert rows.crow_indices().tolist() == [0, 1, 1, 2] and rows.values().tolist() == [2.0, 9.0]
+    cols = csr.sum(0, keepdim=True)
+    assert cols.col_indices().tolist() == [1, 2] and cols.values().tolist() == [6.0, 5.0]
+    total = ec.tensor([[1.0, -1.0]]).to_sparse_csr().sum((), keepdim=True)  # a zero total is still stored
+    assert total.shape == (1, 1) and total.crow_indices().tolist() == [0, 1] and total.values().tolist() == [0.0]
+    assert csr.to(ec.int32).sum(0, keepdim=True).dtype is ec.int64
+    assert csr.sum().item() == 11.0 and csr.sum(dtype=ec.float64).dtype is ec.float64
+    with pytest.raises(RuntimeError, match="^reduction operations on CSR tensors with keepdim=False is unsupported$"):
+        csr.sum(0)
+    with pytest.raises(RuntimeError, match="^Currently the only compressed sparse format supported for "
+                                           "sum.dim_IntList is CSR, but got layout SparseCsc$"):
+        ec.tensor(d).to_sparse_csc().sum(0, keepdim=True)
+    with pytest.raises(RuntimeError, match="^coalesce expected sparse coordinate tensor layout but got SparseCsr$"):
+        sparse_sum(csr)
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::_indices' with arguments from the "
+                                                  "'SparseCsrCPU' backend"):
+        sparse_sum(csr, 0)
+
+
 def test_arithmetic_against_dense():
     d = _scipy().toarray()
     s = _coo()

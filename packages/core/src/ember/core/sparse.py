@@ -1062,6 +1062,11 @@ class SparseTensor(Tensor):
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         from ember.core.sparse_ops import sparse_sum
 
+        if self._sp_layout is not sparse_coo:
+            if dim is not None:
+                return self._sum_compressed(dim, keepdim, dtype)
+            if not keepdim:  # everything: the stored values' total
+                return (self._sp_values if dtype is None else self._sp_values.to(dtype)).sum()
         if not keepdim:
             return sparse_sum(self, dim, dtype=dtype)
         if dim is None:
@@ -1070,6 +1075,24 @@ class SparseTensor(Tensor):
         for d in sorted({self._wrap_dim(d) for d in ((dim,) if isinstance(dim, int) else dim)}):
             out = out.unsqueeze(d)  # the summed dims back, size 1: sparse ones among the sparse dims, as PyTorch's
         return out
+
+    def _sum_compressed(self, dim, keepdim: bool, dtype) -> SparseTensor:
+        """PyTorch's sum over dims of a compressed tensor: CSR only, keepdim=True only, a CSR result with one entry
+        per row/column that stores any (its sum kept even when zero); integers sum as int64."""
+        if self._sp_layout is sparse_csc:
+            raise RuntimeError("Currently the only compressed sparse format supported for sum.dim_IntList is CSR, but "
+                               "got layout SparseCsc")
+        if not keepdim:
+            raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
+        dims = ((dim,) if isinstance(dim, int) else tuple(dim)) or (0, 1)
+        if dtype is None and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            dtype = dtypes.int64
+        out = self.to_sparse_coo().sum(dims, keepdim=True, dtype=dtype)
+        if isinstance(out, SparseTensor):
+            return out.to_sparse_csr()
+        k = 1 if self._nnz() else 0  # every dim summed: one stored total unless nothing is stored
+        return SparseTensor._csr(np.array([0, k], dtype=np.int64), np.zeros(k, dtype=np.int64), out.reshape(1)[:k],
+                                 (1, 1))
 
     def index_select(self, dim: int, index: Tensor) -> SparseTensor:
         from ember.core.sparse_ops import sparse_index_select
