@@ -258,3 +258,14 @@ def test_16_bit_entr_logit_and_nanmean_round_their_steps_as_pytorch(name):
     rows = E.tensor([[0.5, 1.5, 3.0, float("nan")], [2.0, 0.1, 7.0, 0.3]]).to(dt)
     assert E.nanmean(rows, 1).float().tolist() == _NANMEAN[name][0]  # nansum rounded, then divided
     assert E.nanmean(x).item() == _NANMEAN[name][1]
+
+
+@pytest.mark.parametrize("name, cov, corr", [
+    ("float16", [[1.140625, 1.9287109375], [1.9287109375, 10.328125]],
+     [[0.9990234375, 0.56201171875], [0.5615234375, 1.0]]),
+    ("bfloat16", [[1.140625, 1.9296875], [1.9296875, 10.3125]], [[0.9921875, 0.5625], [0.55859375, 0.99609375]]),
+])
+def test_16_bit_cov_takes_the_mean_as_a_rounded_sum_over_the_count(name, cov, corr):
+    x = E.tensor([[0.5, 1.5, 3.0, 2.25], [2.0, 0.1, 7.0, 0.3]]).to(getattr(E, name))  # PyTorch 2.13's bits
+    assert E.cov(x).float().tolist() == cov
+    assert E.corrcoef(x).float().tolist() == corr

@@ -972,8 +972,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     w = fweights
     if aweights is not None:
         w = aweights if w is None else ew.mul(w, aweights)
-    if w is None:
-        avg = R.mean(x, 1, True)
+    if w is None:  # PyTorch's sum / count (a 16-bit sum rounds before the division)
+        avg = ew.div(R.sum(x, 1, True), x._shape[1])
         norm_factor = x._shape[1] - correction
     else:
         w_sum = R.sum(w)
