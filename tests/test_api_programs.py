@@ -237,7 +237,15 @@ Tensor memory layout as library authors reason about it (`mem_*`: channels_last 
 norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
 TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
 as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic,
-state_dict aliasing with tied weights, and views kept through save/load)."""
+state_dict aliasing with tied weights, and views kept through save/load).
+
+Computational biology and chemistry code (`bio_*`: DNA one-hot/k-mer/PWM scanners, an Enformer-style dilated tower
+with Poisson losses, ESM rotary attention with APC contact maps, AlphaFold triangle updates, invariant point attention
+and structure geometry (frames, torsions, Kabsch, distograms, FAPE), MSA weighting with DCA couplings, SMILES graphs
+with scatter_reduce message passing, bit-vector fingerprints with Tanimoto search, dense and sparse single-cell
+preprocessing with sparse PCA and kNN graphs, NB/ZINB likelihoods in an scVI model, Felsenstein pruning with
+matrix_exp, alignment dynamic programs and pair HMMs, a FASTA-to-BiLSTM tagging pipeline, bfloat16 variant scoring,
+and the pipeline errors)."""
 
 from __future__ import annotations
 
