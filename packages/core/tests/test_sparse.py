@@ -185,6 +185,24 @@ def test_compressed_sums_over_dims_follow_pytorchs_csr_reduction():
         sparse_sum(csr, 0)
 
 
+def test_csr_times_dense_or_sparse_keeps_the_csr_pattern():
+    d = np.array([[0.0, 2, 0, 1], [3, 0, 0, 0], [0, 4, 5, 0]])
+    csr = ec.tensor(d).to_sparse_csr()
+    w = np.arange(12.0).reshape(3, 4)
+    for got in (csr * ec.tensor(w), ec.tensor(w) * csr, csr.mul(ec.tensor(w))):
+        assert got.layout is ec.sparse_csr and got.col_indices().tolist() == csr.col_indices().tolist()
+        np.testing.assert_array_equal(got.to_dense().numpy(), d * w)
+    for other in (csr, csr.to_sparse_coo(), ec.tensor(d).to_sparse_csc()):
+        got = csr * other
+        assert got.layout is ec.sparse_csr
+        np.testing.assert_array_equal(got.to_dense().numpy(), d * d)
+    with pytest.raises(RuntimeError, match=r"^sparse_mask\(\): operands have incompatible sizes; self has size "
+                                           r"\[3, 1\] but mask has size \[3, 4\]$"):
+        csr * ec.ones(3, 1)
+    with pytest.raises(RuntimeError, match="^Expected result Tensor to be of format CSR$"):
+        ec.tensor(d).to_sparse_csc() * ec.tensor(w)
+
+
 def test_arithmetic_against_dense():
     d = _scipy().toarray()
     s = _coo()

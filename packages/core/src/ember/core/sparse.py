@@ -1013,6 +1013,8 @@ class SparseTensor(Tensor):
 
     def mul(self, other) -> SparseTensor:
         """Elementwise product with a scalar, a dense tensor broadcast to this size, or a sparse tensor."""
+        if self._sp_layout is not sparse_coo and isinstance(other, Tensor) and other.ndim:
+            return self._mul_compressed(other)
         if isinstance(other, SparseTensor):
             return _mul_sparse(self, other)
         if isinstance(other, Tensor) and other.ndim:
@@ -1042,6 +1044,21 @@ class SparseTensor(Tensor):
 
     __mul__ = mul
     __rmul__ = mul
+
+    def _mul_compressed(self, other: Tensor) -> SparseTensor:
+        """A CSR tensor times a dense tensor of its size (its pattern kept, as PyTorch's sparse_mask; no
+        broadcasting) or times a sparse tensor of any layout (the product where both store, as CSR); PyTorch's
+        kernel writes CSR only, so it refuses a CSC tensor."""
+        if self._sp_layout is sparse_csc:
+            raise RuntimeError("Expected result Tensor to be of format CSR")
+        if isinstance(other, SparseTensor):
+            return _mul_sparse(self.to_sparse_coo(), other.to_sparse_coo()).to_sparse_csr()
+        if other._shape != self._shape:
+            raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(other._shape)} "
+                               f"but mask has size {list(self._shape)}")
+        idx, values = self._coo_parts()
+        lin = Tensor._wrap(_linear(idx, self._shape))
+        return self._with_values(values * other.reshape(-1).index_select(0, lin))
 
     def _refuse_csr_div(self) -> None:
         """PyTorch 2.13 has no CSR or CSC division (its kernel refuses the layout; `csr * (1 / k)` works)."""
