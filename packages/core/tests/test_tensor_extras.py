@@ -191,6 +191,23 @@ def test_segment_reduce_matches_pytorchs_values():
         E.segment_reduce(d, "sum", lengths=E.tensor([1, 1]))
 
 
+def test_segment_reduce_names_dtypes_and_node_as_pytorch():
+    d = T([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    lengths = E.tensor([3, 3])
+    assert E.segment_reduce(d, "amax", lengths=lengths).tolist() == [3.0, 6.0]  # amax/amin name max/min
+    assert E.segment_reduce(d, "amin", lengths=lengths).tolist() == [1.0, 4.0]
+    with pytest.raises(RuntimeError, match="^reduce argument must be either sum, prod, mean, amax or amin, got median$"):
+        E.segment_reduce(d, "median", lengths=lengths)
+    with pytest.raises(NotImplementedError, match="^\"_segment_reduce_cpu\" not implemented for 'Long'$"):
+        E.segment_reduce(E.arange(6), "sum", lengths=lengths)
+    with pytest.raises(NotImplementedError, match="^\"_segment_reduce_lengths_cpu_kernel1\" not implemented for "
+                                                  "'Float'$"):
+        E.segment_reduce(d, "sum", lengths=E.tensor([3.0, 3.0]))
+    with pytest.raises(RuntimeError, match="Expected all rows of lengths"):  # the sizes are checked before the dtype
+        E.segment_reduce(E.arange(6), "sum", lengths=E.tensor([2, 2]))
+    assert E.segment_reduce(d.half(), "sum", lengths=lengths).dtype is E.float16
+
+
 def test_slice_inverse_views_input_storage_with_src_geometry():
     x = E.arange(12.0).view(3, 4)
     r = E.slice_inverse(x[:, 1:3], x, 1, 1, 3)

@@ -405,8 +405,9 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
     """Reduce consecutive segments of `data` along `axis` (sizes from 1-D `lengths`, or bounds from
     `offsets`) with sum, mean, max, min or prod; `initial` joins every segment (mean divides by the
     segment's length only); an empty segment without it gives the reduction's identity (NaN for mean)."""
-    if reduce not in _SEGMENT_EMPTY:
-        raise RuntimeError(f"segment_reduce(): reduce must be one of sum, mean, max, min, prod; got {reduce}")
+    reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)
+    if reduce not in _SEGMENT_EMPTY:  # PyTorch's words (it takes max/min and amax/amin alike)
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if indices is not None:
         raise NotImplementedError("segment_reduce(): indices is not supported (as in PyTorch)")
     if (lengths is None) == (offsets is None):
@@ -414,6 +415,11 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
     bounds = (lengths if lengths is not None else offsets)
     if bounds.ndim != 1:
         raise NotImplementedError("segment_reduce(): ember supports 1-D lengths or offsets")
+    if bounds._dtype not in (dtypes.int32, dtypes.int64):
+        from ember.core.ops.numeric import not_implemented_for
+
+        kind = "lengths" if lengths is not None else "offsets"
+        raise not_implemented_for(f"_segment_reduce_{kind}_cpu_kernel1", bounds._dtype)
     cuts = bounds.tolist()
     if lengths is not None:
         starts = [sum(cuts[:i]) for i in range(len(cuts))]
@@ -424,6 +430,10 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
     if not unsafe and starts and starts[-1] + sizes[-1] != data._shape[ax]:
         raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
                            "data.size(lengths.dim()-1) when !unsafe.")
+    if data._dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64):
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("_segment_reduce_cpu", data._dtype)
     pieces = []
     for a, n in zip(starts, sizes, strict=True):
         seg = S.narrow(data, ax, a, n)
@@ -444,7 +454,7 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
             r = {"sum": lambda t: t.sum(ax), "prod": lambda t: t.prod(ax), "max": lambda t: t.amax(ax),
                  "min": lambda t: t.amin(ax)}[reduce](seg)
         pieces.append(r)
-    return J.stack(pieces, ax)
+    return node_name(J.stack(pieces, ax), "StackBackward0", "SegmentReduceBackward0")  # PyTorch's one node
 
 
 # --- Tensor methods -------------------------------------------------------------------------------
