@@ -119,6 +119,13 @@ for step in range(4):
     loss.backward()
     opt.step()
     print(step, round(loss.item(), 4), pred.shape)
+sizes = torch.bincount(batch)
+xr = x.clone().requires_grad_(True)
+for reduce in ["sum", "mean", "amax", "min"]:
+    seg = torch.segment_reduce(xr, reduce, lengths=sizes, axis=0)
+    print("segment", reduce, seg.shape, seg[:, :3].round(decimals=4).tolist(), seg.grad_fn.name())
+print("segment offsets", torch.segment_reduce(x[:, 5], "max", offsets=torch.cat([torch.zeros(1, dtype=torch.long), sizes.cumsum(0)])).tolist())
+print("segment == index_add", torch.allclose(torch.segment_reduce(x, "sum", lengths=sizes), torch.zeros(4, x.shape[1]).index_add(0, batch, x)))
 print("att sums", torch.zeros(4).index_add(0, batch, att.detach()).round(decimals=4).tolist())
 print("edge emb grad", model.edge.weight.grad.shape, model.edge.weight.grad[0].abs().sum().item() == 0)
 print("grad_fn", pred.grad_fn.name(), att.grad_fn.name())
@@ -136,6 +143,19 @@ except Exception as e:
     print(type(e).__name__, e)
 try:
     torch.zeros(3, dtype=torch.long).index_add_(0, torch.tensor([0]), torch.ones(1))
+except Exception as e:
+    print(type(e).__name__, e)
+try:
+    torch.segment_reduce(atom_type, "sum", lengths=sizes)
+except Exception as e:
+    print(type(e).__name__, e)
+try:
+    torch.segment_reduce(x, "median", lengths=sizes)
+except Exception as e:
+    print(type(e).__name__, e)
+try:
+    torch.zeros(3, dtype=torch.long).index_add(0, torch.tensor([0, 0]), torch.tensor([1, 2]), alpha=1.5)
+    print("int index_add alpha", torch.zeros(3, dtype=torch.long).index_add(0, torch.tensor([0, 0]), torch.tensor([1, 2]), alpha=1.5).tolist())
 except Exception as e:
     print(type(e).__name__, e)
 try:
