@@ -22,6 +22,20 @@ X = dense.to_sparse()
 print("coo", X.layout, X.shape, X._nnz(), X.is_coalesced(), X.indices().dtype, X.values().dtype)
 csr = dense.to_sparse_csr()
 print("csr", csr.crow_indices()[:6].tolist(), csr.col_indices()[:6].tolist(), csr.values().sum().item())
+csr_lib = csr.sum(1, keepdim=True)
+print("csr row sums", csr_lib.layout, csr_lib.shape, csr_lib.crow_indices()[:5].tolist(), csr_lib.values()[:5].tolist())
+gene_w = torch.linspace(0.5, 1.5, n_genes).expand(n_cells, n_genes)
+weighted = csr * gene_w
+print("csr * dense", weighted.layout, weighted._nnz(), round(weighted.values().sum().item(), 4), torch.equal(weighted.col_indices(), csr.col_indices()))
+print("csr * coo", (csr * X).layout, round((csr * X).values().sum().item(), 4))
+try:
+    csr.sum(0)
+except Exception as e:
+    print(type(e).__name__, e)
+try:
+    csr * torch.ones(n_cells, 1)
+except Exception as e:
+    print(type(e).__name__, e)
 lib = torch.sparse.sum(X, dim=1).to_dense()
 print("library size", lib[:6].tolist(), lib.dtype)
 size_factor = lib / lib.median()
