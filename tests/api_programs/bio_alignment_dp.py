@@ -77,14 +77,23 @@ score = torch.logsumexp(Hs.flatten(), 0)
 (P,) = torch.autograd.grad(score, S_req)
 print("soft SW", round(score.item(), 4), "expected alignment mass", round(P.sum().item(), 4), P.shape)
 print("top posterior pairs", P.flatten().topk(3).indices.tolist(), P.max().round(decimals=4).item())
-print("diagonal view", torch.diagonal(Hsw, offset=1)[:4].tolist(), Hsw.diagonal(-2).shape, torch.diagonal(Hsw, 0, 1, 0)[:3].tolist())
+print(
+    "diagonal view",
+    torch.diagonal(Hsw, offset=1)[:4].tolist(),
+    Hsw.diagonal(-2).shape,
+    torch.diagonal(Hsw, 0, 1, 0)[:3].tolist(),
+)
 print("antidiagonal via flip", Hsw.flip(1).diagonal(offset=2)[:3].tolist())
 print("cummax row", torch.cummax(Hsw[5], 0).values.tolist(), torch.cummax(Hsw[5], 0).indices.tolist())
 
 emit_match = F.log_softmax(B.double(), -1)
 log_bg = torch.full((20,), -torch.log(torch.tensor(20.0, dtype=torch.float64)).item(), dtype=torch.float64)
 delta, eps, tau = 0.2, 0.1, 0.05
-logT = torch.log(torch.tensor([[1 - 2 * delta - tau, delta, delta], [1 - eps - tau, eps, 0.0], [1 - eps - tau, 0.0, eps]], dtype=torch.float64))
+logT = torch.log(
+    torch.tensor(
+        [[1 - 2 * delta - tau, delta, delta], [1 - eps - tau, eps, 0.0], [1 - eps - tau, 0.0, eps]], dtype=torch.float64
+    )
+)
 print("log transitions", logT.isinf().sum().item(), logT.exp().sum(1).round(decimals=4).tolist())
 n, m = len(a), len(b)
 fM = torch.full((n + 1, m + 1), float("-inf"), dtype=torch.float64)
@@ -101,7 +110,9 @@ for i in range(n + 1):
         if j > 0:
             prev = torch.stack([fM[i, j - 1], fX[i, j - 1], fY[i, j - 1]])
             fY[i, j] = log_bg[b[j - 1]] + torch.logsumexp(prev + logT[:, 2], 0)
-total = torch.logsumexp(torch.stack([fM[n, m], fX[n, m], fY[n, m]]), 0) + torch.log(torch.tensor(tau, dtype=torch.float64))
+total = torch.logsumexp(torch.stack([fM[n, m], fX[n, m], fY[n, m]]), 0) + torch.log(
+    torch.tensor(tau, dtype=torch.float64)
+)
 print("pair-HMM log P", round(total.item(), 4), fM.isinf().sum().item())
 try:
     B[a[:, None], encode("PAW")[None, :, None]].shape

@@ -23,7 +23,11 @@ print("channels-first", x.shape, x.stride(), x.is_contiguous())
 comp = torch.tensor([3, 2, 1, 0, 4])
 rc_codes = comp[codes].flip(-1)
 rc_onehot = x.flip(1).flip(2)
-print("revcomp", "".join("ACGTN"[i] for i in rc_codes[0].tolist()), torch.equal(F.one_hot(rc_codes, 5)[..., :4].permute(0, 2, 1).float(), rc_onehot))
+print(
+    "revcomp",
+    "".join("ACGTN"[i] for i in rc_codes[0].tolist()),
+    torch.equal(F.one_hot(rc_codes, 5)[..., :4].permute(0, 2, 1).float(), rc_onehot),
+)
 
 k = 3
 windows = codes.unfold(1, k, 1)

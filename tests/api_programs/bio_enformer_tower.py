@@ -77,7 +77,9 @@ for step in range(5):
 model.eval()
 with torch.no_grad():
     pred = model(x)
-print("bn running", model.blocks[0].bn.running_mean.round(decimals=4).tolist()[:4], model.blocks[0].bn.num_batches_tracked)
+print(
+    "bn running", model.blocks[0].bn.running_mean.round(decimals=4).tolist()[:4], model.blocks[0].bn.num_batches_tracked
+)
 
 
 def pearson(a, b, dim=-1):
@@ -89,9 +91,12 @@ def pearson(a, b, dim=-1):
 print("pearson", pearson(pred, target).round(decimals=4).tolist())
 print("corrcoef", torch.corrcoef(torch.stack([pred[0, 0], target[0, 0]])).round(decimals=4).tolist())
 logits = torch.log(pred)
-print("log-input loss", round(F.poisson_nll_loss(logits, target, log_input=True).item(), 4),
-      round(F.poisson_nll_loss(logits, target, reduction="sum").item(), 4),
-      F.poisson_nll_loss(logits, target, reduction="none").shape)
+print(
+    "log-input loss",
+    round(F.poisson_nll_loss(logits, target, log_input=True).item(), 4),
+    round(F.poisson_nll_loss(logits, target, reduction="sum").item(), 4),
+    F.poisson_nll_loss(logits, target, reduction="none").shape,
+)
 
 xg = x.clone().requires_grad_(True)
 out = model(xg)[:, 0].sum()

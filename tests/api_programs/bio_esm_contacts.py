@@ -76,8 +76,12 @@ attn = torch.stack(maps, 1)
 print("attn", attn.shape, attn.sum(-1)[0, 0, 0].round(decimals=4).tolist(), attn[1, 0, 0, 0, -2:].tolist())
 q = torch.randn(1, 1, 5, 4)
 qr, kr = layers[0].rot(q, q)
-print("rotary keeps norms", torch.allclose(qr.norm(dim=-1), q.norm(dim=-1), atol=1e-6),
-      "relative", round(((qr[0, 0, 1] * kr[0, 0, 3]).sum() - (qr[0, 0, 0] * kr[0, 0, 2]).sum()).item(), 3))
+print(
+    "rotary keeps norms",
+    torch.allclose(qr.norm(dim=-1), q.norm(dim=-1), atol=1e-6),
+    "relative",
+    round(((qr[0, 0, 1] * kr[0, 0, 3]).sum() - (qr[0, 0, 0] * kr[0, 0, 2]).sum()).item(), 3),
+)
 
 
 def apc(x):

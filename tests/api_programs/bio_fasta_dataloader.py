@@ -29,8 +29,14 @@ PEPTIDESEQWENCEACDEFGHIK
 >p6
 KKRRAA
 """
-SS = {"p1": "CHHHHHHHHHCCEEEEECCCHH", "p2": "CCHHHC", "p3": "HHHHHHHHHHHHC", "p4": "CCCCC",
-      "p5": "CCEEEECCCHHHHHHHCCCEEEEC", "p6": "CHHHHC"}
+SS = {
+    "p1": "CHHHHHHHHHCCEEEEECCCHH",
+    "p2": "CCHHHC",
+    "p3": "HHHHHHHHHHHHC",
+    "p4": "CCCCC",
+    "p5": "CCEEEECCCHHHHHHHCCCEEEEC",
+    "p6": "CHHHHC",
+}
 AA = "ACDEFGHIKLMNPQRSTVWY"
 LABELS = "HEC"
 
@@ -55,8 +61,10 @@ print("records", [(n, len(s)) for n, s in records])
 
 class SSDataset(Dataset):
     def __init__(self, records):
-        self.items = [(torch.tensor([AA.index(c) + 1 for c in s]), torch.tensor([LABELS.index(c) for c in SS[n]]))
-                      for n, s in records]
+        self.items = [
+            (torch.tensor([AA.index(c) + 1 for c in s]), torch.tensor([LABELS.index(c) for c in SS[n]]))
+            for n, s in records
+        ]
 
     def __len__(self):
         return len(self.items)
@@ -72,7 +80,7 @@ class BucketSampler(torch.utils.data.Sampler):
 
     def __iter__(self):
         for k in range(0, len(self.order), self.batch_size):
-            yield self.order[k:k + self.batch_size]
+            yield self.order[k : k + self.batch_size]
 
     def __len__(self):
         return (len(self.order) + self.batch_size - 1) // self.batch_size

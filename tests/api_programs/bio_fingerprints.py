@@ -83,24 +83,58 @@ f = fps.float()
 inter_mm = f @ f.T
 cnt = f.sum(1)
 tan_mm = inter_mm / (cnt[:, None] + cnt[None] - inter_mm)
-print("tanimoto matmul equal", torch.allclose(tan_mm.double(), tan), "dice", (2 * inter_mm / (cnt[:, None] + cnt[None]))[0].round(decimals=4).tolist())
+print(
+    "tanimoto matmul equal",
+    torch.allclose(tan_mm.double(), tan),
+    "dice",
+    (2 * inter_mm / (cnt[:, None] + cnt[None]))[0].round(decimals=4).tolist(),
+)
 tan_mm.fill_diagonal_(-1)
 val, idx = tan_mm.topk(2, dim=1)
 print("nn", idx.tolist(), val.round(decimals=4).tolist())
-print("bool ops", (fps[0] & fps[4]).sum().item(), (fps[0] ^ fps[4]).sum().item(), (~fps[0]).sum().item(), torch.logical_xor(fps[0], fps[4]).sum().item())
+print(
+    "bool ops",
+    (fps[0] & fps[4]).sum().item(),
+    (fps[0] ^ fps[4]).sum().item(),
+    (~fps[0]).sum().item(),
+    torch.logical_xor(fps[0], fps[4]).sum().item(),
+)
 
 u8 = torch.tensor([0b10110000, 255, 1], dtype=torch.uint8)
 print("uint8 shifts", (u8 << 1).tolist(), (u8 >> 4).tolist(), torch.bitwise_left_shift(u8, 3).tolist(), (~u8).tolist())
 print("uint8 sums", u8.sum().dtype, u8.sum().item(), (u8 + 1).tolist(), (u8 * 2).dtype)
 i64 = torch.tensor([1, -1, 2**62])
-print("int64 shifts", (i64 << 1).tolist(), (i64 >> 1).tolist(), (i64 >> 63).tolist(), torch.bitwise_right_shift(i64, torch.tensor([0, 2, 70])).tolist())
+print(
+    "int64 shifts",
+    (i64 << 1).tolist(),
+    (i64 >> 1).tolist(),
+    (i64 >> 63).tolist(),
+    torch.bitwise_right_shift(i64, torch.tensor([0, 2, 70])).tolist(),
+)
 print("int64 overflow", (torch.tensor([2**62]) * 4).tolist(), (torch.tensor([2**63 - 1]) + 1).tolist())
-print("remainder sign", torch.remainder(torch.tensor([-7, 7]), 5).tolist(), torch.fmod(torch.tensor([-7, 7]), 5).tolist(), (torch.tensor([-7]) // 5).tolist())
+print(
+    "remainder sign",
+    torch.remainder(torch.tensor([-7, 7]), 5).tolist(),
+    torch.fmod(torch.tensor([-7, 7]), 5).tolist(),
+    (torch.tensor([-7]) // 5).tolist(),
+)
 u16 = torch.tensor([1, 65535], dtype=torch.uint16)
-print("uint16", u16.dtype, u16.tolist(), u16.to(torch.int32).tolist(), torch.iinfo(torch.uint16).max, torch.iinfo(torch.uint32).bits)
+print(
+    "uint16",
+    u16.dtype,
+    u16.tolist(),
+    u16.to(torch.int32).tolist(),
+    torch.iinfo(torch.uint16).max,
+    torch.iinfo(torch.uint32).bits,
+)
 raw = torch.frombuffer(bytearray(b"ACGTN"), dtype=torch.uint8)
 print("frombuffer", raw.tolist(), raw.dtype, (raw - 65).tolist())
-for fn in (lambda: fps.float() & fps.float(), lambda: packed << 1.5, lambda: u16 + u16, lambda: torch.tensor([1.0]).bitwise_not()):
+for fn in (
+    lambda: fps.float() & fps.float(),
+    lambda: packed << 1.5,
+    lambda: u16 + u16,
+    lambda: torch.tensor([1.0]).bitwise_not(),
+):
     try:
         r = fn()
         print("ok", r.dtype, r.tolist())

@@ -18,9 +18,20 @@ f64 = torch.float64
 def quat_to_rot(q):
     q = q / q.norm(dim=-1, keepdim=True)
     a, b, c, d = q.unbind(-1)
-    return torch.stack([a * a + b * b - c * c - d * d, 2 * (b * c - a * d), 2 * (b * d + a * c),
-                        2 * (b * c + a * d), a * a - b * b + c * c - d * d, 2 * (c * d - a * b),
-                        2 * (b * d - a * c), 2 * (c * d + a * b), a * a - b * b - c * c + d * d], -1).unflatten(-1, (3, 3))
+    return torch.stack(
+        [
+            a * a + b * b - c * c - d * d,
+            2 * (b * c - a * d),
+            2 * (b * d + a * c),
+            2 * (b * c + a * d),
+            a * a - b * b + c * c - d * d,
+            2 * (c * d - a * b),
+            2 * (b * d - a * c),
+            2 * (c * d + a * b),
+            a * a - b * b - c * c + d * d,
+        ],
+        -1,
+    ).unflatten(-1, (3, 3))
 
 
 class IPA(nn.Module):
@@ -89,7 +100,12 @@ y1 = checkpoint(ipa, s_req, z, R, t, mask, use_reentrant=False)
 y2 = ipa(s_req, z, R, t, mask)
 (g2,) = torch.autograd.grad(y2.pow(2).sum(), s_req)
 print("checkpoint grads equal", torch.allclose(g1, g2), round(g1.norm().item(), 6), y1.grad_fn is not None)
-print("masked residue grad", g2[-1].abs().sum().item() > 0, "head weights", F.softplus(ipa.head_w).round(decimals=4).tolist())
+print(
+    "masked residue grad",
+    g2[-1].abs().sum().item() > 0,
+    "head weights",
+    F.softplus(ipa.head_w).round(decimals=4).tolist(),
+)
 
 ipa32 = IPA()
 opt = torch.optim.Adam(ipa32.parameters(), lr=1e-3)

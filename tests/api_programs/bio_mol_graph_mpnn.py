@@ -22,11 +22,17 @@ def parse(smiles):
         elif ch in "CNOS":
             sym, i = ch, i + 1
         elif ch == "(":
-            stack.append(prev); i += 1; continue
+            stack.append(prev)
+            i += 1
+            continue
         elif ch == ")":
-            prev = stack.pop(); i += 1; continue
+            prev = stack.pop()
+            i += 1
+            continue
         elif ch == "=":
-            order = 2; i += 1; continue
+            order = 2
+            i += 1
+            continue
         elif ch.isdigit():
             if ch in rings:
                 bonds.append((rings.pop(ch), prev, 1))
@@ -66,7 +72,9 @@ deg = torch.bincount(edge_index[0], minlength=N)
 print("degree", deg.tolist(), torch.bincount(batch).tolist())
 A = torch.zeros(N, N, dtype=torch.long)
 A.index_put_((edge_index[0], edge_index[1]), bond_order)
-print("adjacency sym", torch.equal(A, A.T), "ring cycle", torch.linalg.matrix_power(A[3:9, 3:9].float(), 6).trace().item())
+print(
+    "adjacency sym", torch.equal(A, A.T), "ring cycle", torch.linalg.matrix_power(A[3:9, 3:9].float(), 6).trace().item()
+)
 A2 = torch.sparse_coo_tensor(edge_index, bond_order.float(), (N, N)).coalesce()
 print("sparse", A2.indices().shape, torch.equal(A2.to_dense().long(), A))
 
@@ -74,7 +82,9 @@ x = torch.cat([F.one_hot(atom_type, len(ATOMS)).float(), deg[:, None].float() / 
 src, dst = edge_index
 msg = x[src] * bond_order[:, None]
 for reduce in ["sum", "mean", "amax", "amin", "prod"]:
-    out = torch.zeros(N, x.shape[1]).scatter_reduce(0, dst[:, None].expand_as(msg), msg, reduce=reduce, include_self=False)
+    out = torch.zeros(N, x.shape[1]).scatter_reduce(
+        0, dst[:, None].expand_as(msg), msg, reduce=reduce, include_self=False
+    )
     print(reduce, out[:3, :2].tolist(), round(out.sum().item(), 4))
 inc = torch.ones(N, 2).scatter_reduce(0, dst[:, None].expand(-1, 2), msg[:, :2], reduce="mean", include_self=True)
 print("mean include_self", inc[:4].round(decimals=4).tolist())
@@ -124,8 +134,16 @@ xr = x.clone().requires_grad_(True)
 for reduce in ["sum", "mean", "amax", "min"]:
     seg = torch.segment_reduce(xr, reduce, lengths=sizes, axis=0)
     print("segment", reduce, seg.shape, seg[:, :3].round(decimals=4).tolist(), seg.grad_fn.name())
-print("segment offsets", torch.segment_reduce(x[:, 5], "max", offsets=torch.cat([torch.zeros(1, dtype=torch.long), sizes.cumsum(0)])).tolist())
-print("segment == index_add", torch.allclose(torch.segment_reduce(x, "sum", lengths=sizes), torch.zeros(4, x.shape[1]).index_add(0, batch, x)))
+print(
+    "segment offsets",
+    torch.segment_reduce(
+        x[:, 5], "max", offsets=torch.cat([torch.zeros(1, dtype=torch.long), sizes.cumsum(0)])
+    ).tolist(),
+)
+print(
+    "segment == index_add",
+    torch.allclose(torch.segment_reduce(x, "sum", lengths=sizes), torch.zeros(4, x.shape[1]).index_add(0, batch, x)),
+)
 print("att sums", torch.zeros(4).index_add(0, batch, att.detach()).round(decimals=4).tolist())
 print("edge emb grad", model.edge.weight.grad.shape, model.edge.weight.grad[0].abs().sum().item() == 0)
 print("grad_fn", pred.grad_fn.name(), att.grad_fn.name())
@@ -155,7 +173,10 @@ except Exception as e:
     print(type(e).__name__, e)
 try:
     torch.zeros(3, dtype=torch.long).index_add(0, torch.tensor([0, 0]), torch.tensor([1, 2]), alpha=1.5)
-    print("int index_add alpha", torch.zeros(3, dtype=torch.long).index_add(0, torch.tensor([0, 0]), torch.tensor([1, 2]), alpha=1.5).tolist())
+    print(
+        "int index_add alpha",
+        torch.zeros(3, dtype=torch.long).index_add(0, torch.tensor([0, 0]), torch.tensor([1, 2]), alpha=1.5).tolist(),
+    )
 except Exception as e:
     print(type(e).__name__, e)
 try:

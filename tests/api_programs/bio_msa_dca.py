@@ -15,7 +15,15 @@ msa = torch.tensor([[aa.index(c) for c in s] for s in msa_txt])
 N, L = msa.shape
 q = len(aa)
 gap = msa.eq(q - 1)
-print("msa", msa.shape, msa.dtype, "gaps per col", gap.sum(0).tolist(), "per seq", gap.float().mean(1).round(decimals=4).tolist())
+print(
+    "msa",
+    msa.shape,
+    msa.dtype,
+    "gaps per col",
+    gap.sum(0).tolist(),
+    "per seq",
+    gap.float().mean(1).round(decimals=4).tolist(),
+)
 keep = gap.float().mean(0) <= 0.5
 print("kept cols", keep.nonzero().squeeze(1).tolist(), msa[:, keep].shape)
 
@@ -48,10 +56,14 @@ iu = torch.triu_indices(L, L, 1)
 scores = apc[iu[0], iu[1]]
 order = scores.argsort(descending=True, stable=True)[:4]
 print("top pairs", iu[:, order].T.tolist(), scores[order].round(decimals=4).tolist())
-sol, info = torch.linalg.solve_ex(C + 1e-2 * torch.eye(C.shape[0], dtype=torch.float64), torch.ones(C.shape[0], 1, dtype=torch.float64))
+sol, info = torch.linalg.solve_ex(
+    C + 1e-2 * torch.eye(C.shape[0], dtype=torch.float64), torch.ones(C.shape[0], 1, dtype=torch.float64)
+)
 print("solve_ex info", info.item(), sol.shape)
 L_ch, info = torch.linalg.cholesky_ex(C[:20, :20] + 1e-2 * torch.eye(20, dtype=torch.float64))
-print("cholesky_ex", info.item(), torch.allclose(L_ch @ L_ch.T, C[:20, :20] + 1e-2 * torch.eye(20, dtype=torch.float64)))
+print(
+    "cholesky_ex", info.item(), torch.allclose(L_ch @ L_ch.T, C[:20, :20] + 1e-2 * torch.eye(20, dtype=torch.float64))
+)
 
 feat = oh[:, :, :4].reshape(N, -1).T
 fw = torch.tensor([1, 2, 1, 1, 3, 1, 1])
@@ -63,7 +75,11 @@ ent = -torch.special.xlogy(fi, fi).sum(-1)
 raw = (w[:, None, None] * oh).sum(0) / neff
 ent_raw = -torch.xlogy(raw, raw).sum(-1)
 print("entropy", ent.round(decimals=4).tolist())
-print("entropy raw", ent_raw.round(decimals=4).tolist(), torch.special.entr(raw).sum(-1).round(decimals=4).tolist() == ent_raw.round(decimals=4).tolist())
+print(
+    "entropy raw",
+    ent_raw.round(decimals=4).tolist(),
+    torch.special.entr(raw).sum(-1).round(decimals=4).tolist() == ent_raw.round(decimals=4).tolist(),
+)
 cons = msa.mode(0)
 print("consensus", "".join(aa[i] for i in cons.values.tolist()), cons.indices.tolist())
 hamming = torch.cdist(oh.flatten(1), oh.flatten(1), p=0) / 2

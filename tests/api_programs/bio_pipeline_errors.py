@@ -45,7 +45,9 @@ attempt("maxpool too small", lambda: F.max_pool1d(torch.zeros(1, 3, 2), 3))
 d = torch.tensor([[3.0, 7.5], [12.0, 25.0]])
 attempt("bucketize unsorted", lambda: torch.bucketize(d, torch.tensor([8.0, 2.0, 16.0])))
 attempt("bucketize int boundaries", lambda: torch.bucketize(d, torch.tensor([2, 8, 16])))
-attempt("searchsorted sorter wrong", lambda: torch.searchsorted(torch.tensor([8.0, 2.0]), d, sorter=torch.tensor([0, 5])))
+attempt(
+    "searchsorted sorter wrong", lambda: torch.searchsorted(torch.tensor([8.0, 2.0]), d, sorter=torch.tensor([0, 5]))
+)
 attempt("searchsorted 2d mismatch", lambda: torch.searchsorted(torch.tensor([[1.0, 2.0]]), d))
 
 counts = torch.tensor([[0.0, 3.0, 1.0], [2.0, 0.0, 0.0]]).to_sparse_csr()
@@ -58,7 +60,10 @@ try:
 except NotImplementedError as e:
     print("sparse.sum of csr", str(e)[:77])
 coo = counts.to_sparse_coo()
-attempt("coo values uncoalesced", lambda: torch.sparse_coo_tensor(torch.tensor([[0, 0], [1, 1]]), torch.ones(2), (2, 3)).values())
+attempt(
+    "coo values uncoalesced",
+    lambda: torch.sparse_coo_tensor(torch.tensor([[0, 0], [1, 1]]), torch.ones(2), (2, 3)).values(),
+)
 attempt("coo + dense", lambda: coo + torch.ones(2, 3))
 attempt("dense + coo", lambda: torch.ones(2, 3) + coo)
 attempt("coo mH", lambda: coo.mH)
@@ -69,7 +74,10 @@ h = torch.randn(4, 2)
 edge = torch.tensor([[0, 1, 2], [1, 2, 3]])
 attempt("index_add float index", lambda: torch.zeros(4, 2).index_add_(0, edge[1].float(), h[edge[0]]))
 attempt("index_add shape", lambda: torch.zeros(4, 2).index_add_(0, edge[1], h))
-attempt("scatter_reduce bad reduce", lambda: torch.zeros(4, 2).scatter_reduce(0, edge[1][:, None].expand(3, 2), h[:3], "median"))
+attempt(
+    "scatter_reduce bad reduce",
+    lambda: torch.zeros(4, 2).scatter_reduce(0, edge[1][:, None].expand(3, 2), h[:3], "median"),
+)
 attempt("scatter index too big", lambda: torch.zeros(4, 2).scatter_(0, torch.tensor([[4, 0]]), 1.0))
 attempt("index_select int32", lambda: h.index_select(0, edge[1].int()))
 attempt("gather dims", lambda: h.gather(0, edge))

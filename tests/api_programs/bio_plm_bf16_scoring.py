@@ -38,7 +38,9 @@ model_bf = model_bf.to(torch.bfloat16)
 print("param dtypes", {p.dtype for p in model_bf.parameters()}, model_bf.pos.dtype)
 with torch.no_grad():
     logits_bf, h_bf = model_bf(tokens[None])
-print("bf16 logits", logits_bf.dtype, logits_bf.shape, round((logits_bf.float() - logits32).abs().max().item(), 1) < 1.0)
+print(
+    "bf16 logits", logits_bf.dtype, logits_bf.shape, round((logits_bf.float() - logits32).abs().max().item(), 1) < 1.0
+)
 with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
     logits_ac, _ = model(tokens[None])
 print("autocast", logits_ac.dtype, torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))
@@ -63,7 +65,11 @@ print("entr f16 sample", torch.special.entr(p_h)[1, :6].float().tolist())
 print("entropy f32", ent32[:4].round(decimals=4).tolist(), "bf16 total", ent_bf.float().sum(-1)[:4].tolist())
 prob = torch.sigmoid(-scores)
 print("logit bf16", torch.logit(prob.to(torch.bfloat16), eps=1e-3).float().tolist())
-print("logit f16", torch.logit(prob.half()).float().tolist(), torch.special.logit(torch.tensor([0.0, 1.0, 0.25]).half()).tolist())
+print(
+    "logit f16",
+    torch.logit(prob.half()).float().tolist(),
+    torch.special.logit(torch.tensor([0.0, 1.0, 0.25]).half()).tolist(),
+)
 
 site = torch.full((3, len(wt)), float("nan"))
 site[0, ::2] = logp.max(-1).values[::2]
@@ -71,7 +77,11 @@ site[1, 1::3] = logp.min(-1).values[1::3]
 site[2, :5] = ent32[:5]
 print("nanmean f32", torch.nanmean(site, 1).round(decimals=4).tolist())
 print("nanmean bf16", torch.nanmean(site.to(torch.bfloat16), 1).float().tolist(), torch.nanmean(site.half()).item())
-print("nansum/nanmedian", torch.nansum(site, 1).round(decimals=3).tolist(), torch.nanmedian(site, 1).values.round(decimals=3).tolist())
+print(
+    "nansum/nanmedian",
+    torch.nansum(site, 1).round(decimals=3).tolist(),
+    torch.nanmedian(site, 1).values.round(decimals=3).tolist(),
+)
 
 emb = h32[0, :, :6].T.contiguous()
 print("cov f32", torch.cov(emb)[0, :3].round(decimals=4).tolist())

@@ -56,7 +56,11 @@ torch.manual_seed(1)
 U2, S2, V2 = torch.pca_lowrank(X, q=5, center=False, niter=4)
 print("pca_lowrank", U2.shape, S2.shape, V2.shape, torch.allclose(S2, S[:5], rtol=1e-3))
 U3, S3, V3 = torch.svd_lowrank(X, q=5, niter=4)
-print("svd_lowrank", torch.allclose(S3, S[:5], rtol=1e-3), torch.allclose((U3 * S3) @ V3.T, (U[:, :5] * S[:5]) @ Vh[:5], atol=1e-2))
+print(
+    "svd_lowrank",
+    torch.allclose(S3, S[:5], rtol=1e-3),
+    torch.allclose((U3 * S3) @ V3.T, (U[:, :5] * S[:5]) @ Vh[:5], atol=1e-2),
+)
 evals = torch.linalg.eigvalsh(X.T @ X / (n_cells - 1)).flip(0)
 print("eigvalsh", torch.allclose(evals[:5], S[:5] ** 2 / (n_cells - 1), rtol=1e-4))
 
@@ -71,7 +75,7 @@ print("edges", int(Adj.sum().item()), "sym", torch.equal(Adj, Adj.T))
 same = (labels[nbr] == labels[:, None]).float().mean()
 print("knn purity", round(same.item(), 4))
 sigma = dist[:, -1:].clamp_min(1e-6)
-W = torch.zeros(n_cells, n_cells).scatter_(1, nbr, torch.exp(-(dist / sigma) ** 2))
+W = torch.zeros(n_cells, n_cells).scatter_(1, nbr, torch.exp(-((dist / sigma) ** 2)))
 print("gaussian kernel row sums", W.sum(1)[:3].round(decimals=4).tolist())
 
 lab = torch.arange(n_cells)
@@ -83,15 +87,21 @@ for it in range(10):
     lab = new
 clusters, lab_ids = torch.unique(lab, return_inverse=True)
 print("clusters", clusters.numel(), torch.bincount(lab_ids).tolist(), it)
-ari_like = (F.one_hot(lab_ids).T.float() @ F.one_hot(labels).float())
+ari_like = F.one_hot(lab_ids).T.float() @ F.one_hot(labels).float()
 print("contingency", ari_like.tolist())
 
 ranks = logx.argsort(0).argsort(0).float()
 for c in range(3):
     r1 = ranks[labels == c].mean(0)
     print("markers", c, r1.topk(3).indices.tolist())
-print("median, nanmedian", logx.median(0).values[:3].round(decimals=4).tolist(), logx.nanmedian().round(decimals=4).item())
-print("sparse csr", counts.to_sparse_csr().values().numel() == counts.count_nonzero().item(), counts.count_nonzero(dim=0)[:5].tolist())
+print(
+    "median, nanmedian", logx.median(0).values[:3].round(decimals=4).tolist(), logx.nanmedian().round(decimals=4).item()
+)
+print(
+    "sparse csr",
+    counts.to_sparse_csr().values().numel() == counts.count_nonzero().item(),
+    counts.count_nonzero(dim=0)[:5].tolist(),
+)
 try:
     torch.pca_lowrank(X, q=50)
 except Exception as e:

@@ -17,7 +17,9 @@ g = torch.Generator().manual_seed(7)
 dense = torch.poisson(torch.rand(n_cells, n_genes, generator=g) ** 2 * 6, generator=g)
 dense[:, 7:] = 0
 dense[::3, 7] = torch.arange(8, dtype=torch.float32) + 1
-dense = torch.tensor([[float((i * 5 + j * 3) % 7 if (i + 2 * j) % 3 else 0) for j in range(n_genes)] for i in range(n_cells)])
+dense = torch.tensor(
+    [[float((i * 5 + j * 3) % 7 if (i + 2 * j) % 3 else 0) for j in range(n_genes)] for i in range(n_cells)]
+)
 X = dense.to_sparse()
 print("coo", X.layout, X.shape, X._nnz(), X.is_coalesced(), X.indices().dtype, X.values().dtype)
 csr = dense.to_sparse_csr()
@@ -26,7 +28,13 @@ csr_lib = csr.sum(1, keepdim=True)
 print("csr row sums", csr_lib.layout, csr_lib.shape, csr_lib.crow_indices()[:5].tolist(), csr_lib.values()[:5].tolist())
 gene_w = torch.linspace(0.5, 1.5, n_genes).expand(n_cells, n_genes)
 weighted = csr * gene_w
-print("csr * dense", weighted.layout, weighted._nnz(), round(weighted.values().sum().item(), 4), torch.equal(weighted.col_indices(), csr.col_indices()))
+print(
+    "csr * dense",
+    weighted.layout,
+    weighted._nnz(),
+    round(weighted.values().sum().item(), 4),
+    torch.equal(weighted.col_indices(), csr.col_indices()),
+)
 print("csr * coo", (csr * X).layout, round((csr * X).values().sum().item(), 4))
 try:
     csr.sum(0)
@@ -55,7 +63,12 @@ print("pca_lowrank sparse", U.shape, V.shape, S.round(decimals=3).tolist(), dens
 torch.manual_seed(0)
 U2, S2, V2 = torch.svd_lowrank(Xl, q=4, niter=3)
 recon = U2 @ torch.diag(S2) @ V2.mT
-print("svd_lowrank sparse", S2.round(decimals=3).tolist(), "recon err", round((recon - Xl.to_dense()).norm().item() / Xl.to_dense().norm().item(), 3))
+print(
+    "svd_lowrank sparse",
+    S2.round(decimals=3).tolist(),
+    "recon err",
+    round((recon - Xl.to_dense()).norm().item() / Xl.to_dense().norm().item(), 3),
+)
 torch.manual_seed(0)
 S3 = torch.svd_lowrank(Xl.to_sparse_csr(), q=4, niter=3)[1]
 print("csr svd_lowrank", torch.allclose(S3, S2, atol=1e-3))
@@ -80,8 +93,9 @@ Y = Xl.to_dense()
 for t in range(3):
     Y = torch.sparse.mm(P, Y)
 print("diffused", Y.shape, Y[:2, :4].round(decimals=4).tolist(), round(Y.sum().item(), 3))
-Lap = torch.sparse_coo_tensor(torch.cat([A_sym.indices(), torch.arange(n_cells).repeat(2, 1)], 1),
-                              torch.cat([-A_sym.values(), deg]), A_sym.shape).coalesce()
+Lap = torch.sparse_coo_tensor(
+    torch.cat([A_sym.indices(), torch.arange(n_cells).repeat(2, 1)], 1), torch.cat([-A_sym.values(), deg]), A_sym.shape
+).coalesce()
 z = torch.zeros(n_cells, 2, requires_grad=True)
 opt = torch.optim.SGD([z], lr=0.05)
 target = emb[:, :2].detach()

@@ -29,8 +29,11 @@ def frames(n, ca, c):
 
 
 R, T = frames(n_at, ca, c_at)
-print("frames orthonormal", torch.allclose(R.transpose(-1, -2) @ R, torch.eye(3, dtype=f64).expand(n_res, 3, 3)),
-      torch.linalg.det(R).round(decimals=6).unique().tolist())
+print(
+    "frames orthonormal",
+    torch.allclose(R.transpose(-1, -2) @ R, torch.eye(3, dtype=f64).expand(n_res, 3, 3)),
+    torch.linalg.det(R).round(decimals=6).unique().tolist(),
+)
 
 
 def compose(r1, t1, r2, t2):
@@ -52,9 +55,20 @@ print("ca[3] in local frames", local[:3].round(decimals=4).tolist())
 def quat_to_rot(q):
     q = F.normalize(q, dim=-1)
     w, x, y, z = q.unbind(-1)
-    return torch.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-                        2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                        2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1).unflatten(-1, (3, 3))
+    return torch.stack(
+        [
+            1 - 2 * (y * y + z * z),
+            2 * (x * y - w * z),
+            2 * (x * z + w * y),
+            2 * (x * y + w * z),
+            1 - 2 * (x * x + z * z),
+            2 * (y * z - w * x),
+            2 * (x * z - w * y),
+            2 * (y * z + w * x),
+            1 - 2 * (x * x + y * y),
+        ],
+        -1,
+    ).unflatten(-1, (3, 3))
 
 
 upd = torch.cat([torch.ones(n_res, 1, dtype=f64), 0.1 * torch.randn(n_res, 3, dtype=f64)], -1)
@@ -97,21 +111,39 @@ Rk, tk = kabsch(ca, moved)
 print("kabsch recovers", torch.allclose(Rk, rot), (ca @ Rk.T + tk - moved).abs().max().item() < 1e-10)
 mirror = moved * torch.tensor([-1.0, 1.0, 1.0], dtype=f64)
 Rm, _ = kabsch(ca, mirror)
-print("mirror det", round(torch.linalg.det(Rm).item(), 6), torch.linalg.svdvals(ca - ca.mean(0)).round(decimals=4).tolist())
+print(
+    "mirror det",
+    round(torch.linalg.det(Rm).item(), 6),
+    torch.linalg.svdvals(ca - ca.mean(0)).round(decimals=4).tolist(),
+)
 
 pred = (moved + 0.3 * torch.randn(n_res, 3, dtype=f64)).requires_grad_(True)
 Rk, tk = kabsch(pred, ca)
 aligned = pred @ Rk.T + tk
 rmsd = ((aligned - ca) ** 2).sum(-1).mean().sqrt()
 rmsd.backward()
-print("rmsd", round(rmsd.item(), 4), "grad", pred.grad.shape, round(pred.grad.norm().item(), 4), type(rmsd.grad_fn).__name__)
+print(
+    "rmsd",
+    round(rmsd.item(), 4),
+    "grad",
+    pred.grad.shape,
+    round(pred.grad.norm().item(), 4),
+    type(rmsd.grad_fn).__name__,
+)
 
 d = torch.cdist(ca, ca)
 edges = torch.linspace(2.0, 22.0, 15, dtype=f64)
 bins = torch.bucketize(d, edges)
-print("bucketize", bins[0].tolist(), torch.bucketize(torch.tensor([2.0, 3.0]), torch.tensor([2.0, 3.0]), right=True).tolist())
-print("searchsorted", torch.searchsorted(edges, d[0].contiguous(), side="left").tolist() == bins[0].tolist(),
-      torch.bucketize(d, edges, out_int32=True).dtype)
+print(
+    "bucketize",
+    bins[0].tolist(),
+    torch.bucketize(torch.tensor([2.0, 3.0]), torch.tensor([2.0, 3.0]), right=True).tolist(),
+)
+print(
+    "searchsorted",
+    torch.searchsorted(edges, d[0].contiguous(), side="left").tolist() == bins[0].tolist(),
+    torch.bucketize(d, edges, out_int32=True).dtype,
+)
 logits = torch.randn(n_res, n_res, 16, dtype=f64)
 ce = F.cross_entropy(logits.permute(2, 0, 1).unsqueeze(0), bins.unsqueeze(0))
 centers = torch.cat([edges[:1] - 0.5, (edges[1:] + edges[:-1]) / 2, edges[-1:] + 0.5])

@@ -79,9 +79,17 @@ print("tri in (transposed)", u_in.shape, round(u_in.sum().item(), 4))
 a = torch.randn(n, n, 3)
 b = torch.randn(n, n, 3)
 ref = (a[:, None, :, :] * b[None, :, :, :]).sum(2)
-print("einsum == broadcast", torch.allclose(torch.einsum("ikc,jkc->ijc", a, b), ref, atol=1e-6),
-      torch.allclose(torch.einsum("ikc,jkc->ijc", a, b), (a.permute(2, 0, 1) @ b.permute(2, 1, 0)).permute(1, 2, 0), atol=1e-6))
-print("einsum path", torch.einsum("bij,bjk,bkl->bil", torch.ones(2, 3, 4), torch.ones(2, 4, 5), torch.ones(2, 5, 2))[0].tolist())
+print(
+    "einsum == broadcast",
+    torch.allclose(torch.einsum("ikc,jkc->ijc", a, b), ref, atol=1e-6),
+    torch.allclose(
+        torch.einsum("ikc,jkc->ijc", a, b), (a.permute(2, 0, 1) @ b.permute(2, 1, 0)).permute(1, 2, 0), atol=1e-6
+    ),
+)
+print(
+    "einsum path",
+    torch.einsum("bij,bjk,bkl->bil", torch.ones(2, 3, 4), torch.ones(2, 4, 5), torch.ones(2, 5, 2))[0].tolist(),
+)
 t = att(z, mask)
 print("tri att", t.shape, round(t.sum().item(), 4), torch.isfinite(t).all().item())
 
@@ -95,7 +103,12 @@ print("opm", opm.shape, round(opm.sum().item(), 4), round(opm[0, 0, 1, 0].item()
 transition = nn.Sequential(nn.LayerNorm(c_z), nn.Linear(c_z, 4 * c_z), nn.ReLU(), nn.Linear(4 * c_z, c_z))
 drop = nn.Dropout(0.25)
 shared = drop(torch.ones(2, 1, n, c_z))
-print("row dropout shared", shared.shape, bool((shared[0, 0] == 0).any()) or True, shared.expand(2, n, n, c_z).is_contiguous())
+print(
+    "row dropout shared",
+    shared.shape,
+    bool((shared[0, 0] == 0).any()) or True,
+    shared.expand(2, n, n, c_z).is_contiguous(),
+)
 
 params = list(tri_out.parameters()) + list(att.parameters()) + list(transition.parameters())
 opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01)

@@ -17,8 +17,13 @@ f64 = torch.float64
 
 def log_nb_positive(x, mu, theta, eps=1e-8):
     log_theta_mu_eps = torch.log(theta + mu + eps)
-    return (theta * (torch.log(theta + eps) - log_theta_mu_eps) + x * (torch.log(mu + eps) - log_theta_mu_eps)
-            + torch.lgamma(x + theta) - torch.lgamma(theta) - torch.lgamma(x + 1))
+    return (
+        theta * (torch.log(theta + eps) - log_theta_mu_eps)
+        + x * (torch.log(mu + eps) - log_theta_mu_eps)
+        + torch.lgamma(x + theta)
+        - torch.lgamma(theta)
+        - torch.lgamma(x + 1)
+    )
 
 
 def log_zinb_positive(x, mu, theta, pi_logits, eps=1e-8):
@@ -28,8 +33,14 @@ def log_zinb_positive(x, mu, theta, pi_logits, eps=1e-8):
     pi_theta_log = -pi_logits + theta * (log_theta_eps - log_theta_mu_eps)
     case_zero = F.softplus(pi_theta_log) - softplus_pi
     mul_case_zero = torch.mul((x < eps).type(torch.float32), case_zero)
-    case_non_zero = (-softplus_pi + pi_theta_log + x * (torch.log(mu + eps) - log_theta_mu_eps)
-                     + torch.lgamma(x + theta) - torch.lgamma(theta) - torch.lgamma(x + 1.0))
+    case_non_zero = (
+        -softplus_pi
+        + pi_theta_log
+        + x * (torch.log(mu + eps) - log_theta_mu_eps)
+        + torch.lgamma(x + theta)
+        - torch.lgamma(theta)
+        - torch.lgamma(x + 1.0)
+    )
     mul_case_non_zero = torch.mul((x > eps).type(torch.float32), case_non_zero)
     return mul_case_zero + mul_case_non_zero
 
@@ -49,13 +60,19 @@ print("zinb ll", zinb.round(decimals=4).tolist())
 p_zero = torch.sigmoid(torch.tensor(-1.0)) + torch.sigmoid(torch.tensor(1.0)) * (2.0 / 2.5) ** 2
 print("zinb zero check", round(math.log(p_zero.item()), 4))
 pois = D.Poisson(mu)
-print("poisson", pois.log_prob(x).round(decimals=4).tolist()[0], torch.allclose(-F.poisson_nll_loss(torch.log(mu), x, full=True, reduction="none"), pois.log_prob(x), atol=1e-3))
+print(
+    "poisson",
+    pois.log_prob(x).round(decimals=4).tolist()[0],
+    torch.allclose(-F.poisson_nll_loss(torch.log(mu), x, full=True, reduction="none"), pois.log_prob(x), atol=1e-3),
+)
 
 
 class SCVI(nn.Module):
     def __init__(self, n_genes, n_latent=3, n_hidden=16):
         super().__init__()
-        self.enc = nn.Sequential(nn.Linear(n_genes, n_hidden), nn.BatchNorm1d(n_hidden, eps=1e-3, momentum=0.01), nn.ReLU())
+        self.enc = nn.Sequential(
+            nn.Linear(n_genes, n_hidden), nn.BatchNorm1d(n_hidden, eps=1e-3, momentum=0.01), nn.ReLU()
+        )
         self.mean, self.logvar = nn.Linear(n_hidden, n_latent), nn.Linear(n_hidden, n_latent)
         self.dec = nn.Sequential(nn.Linear(n_latent, n_hidden), nn.ReLU())
         self.scale = nn.Linear(n_hidden, n_genes)
@@ -85,7 +102,9 @@ for epoch in range(6):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    print(epoch, "recon", recon.shape, "kl", round(kl.mean().item(), 1) >= 0, "warm", round(warm, 4), recon.grad_fn.name())
+    print(
+        epoch, "recon", recon.shape, "kl", round(kl.mean().item(), 1) >= 0, "warm", round(warm, 4), recon.grad_fn.name()
+    )
 print("latent", z.shape, model.enc[1].running_var.shape, model.enc[1])
 
 t = torch.tensor([0.5, 1.0, 3.0, 10.0], dtype=f64, requires_grad=True)
@@ -94,12 +113,28 @@ y = torch.lgamma(t).sum()
 (h,) = torch.autograd.grad(g.sum(), t)
 print("lgamma'", g.round(decimals=6).tolist(), "digamma", torch.digamma(t).detach().round(decimals=6).tolist())
 print("lgamma''", h.round(decimals=6).tolist(), torch.polygamma(1, t).detach().round(decimals=6).tolist())
-print("polygamma 2,3", torch.special.polygamma(2, t.detach()).round(decimals=5).tolist(), torch.polygamma(3, torch.tensor([1.0])).round(decimals=4).tolist())
-print("lgamma poles", torch.lgamma(torch.tensor([0.0, -1.0, -2.5, -0.0])).tolist(), torch.digamma(torch.tensor([0.0, -1.0, -0.0])).tolist())
-print("multigammaln", torch.special.multigammaln(torch.tensor([2.0, 3.5], dtype=f64), 2).round(decimals=6).tolist(), torch.mvlgamma(torch.tensor([3.0]), p=3).round(decimals=4).tolist())
+print(
+    "polygamma 2,3",
+    torch.special.polygamma(2, t.detach()).round(decimals=5).tolist(),
+    torch.polygamma(3, torch.tensor([1.0])).round(decimals=4).tolist(),
+)
+print(
+    "lgamma poles",
+    torch.lgamma(torch.tensor([0.0, -1.0, -2.5, -0.0])).tolist(),
+    torch.digamma(torch.tensor([0.0, -1.0, -0.0])).tolist(),
+)
+print(
+    "multigammaln",
+    torch.special.multigammaln(torch.tensor([2.0, 3.5], dtype=f64), 2).round(decimals=6).tolist(),
+    torch.mvlgamma(torch.tensor([3.0]), p=3).round(decimals=4).tolist(),
+)
 print("gammaln", torch.special.gammaln(torch.tensor([1e-3, 171.0, 1e6])).round(decimals=2).tolist())
 print("xlog1py", torch.special.xlog1py(torch.tensor([0.0, 2.0, 0.0]), torch.tensor([-1.0, 1.0, float("nan")])).tolist())
-print("gammainc", torch.special.gammainc(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0])).round(decimals=4).tolist(), torch.special.gammaincc(torch.tensor([2.0]), torch.tensor([3.0])).round(decimals=4).tolist())
+print(
+    "gammainc",
+    torch.special.gammainc(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0])).round(decimals=4).tolist(),
+    torch.special.gammaincc(torch.tensor([2.0]), torch.tensor([3.0])).round(decimals=4).tolist(),
+)
 try:
     torch.mvlgamma(torch.tensor([0.5]), p=2)
 except Exception as e:

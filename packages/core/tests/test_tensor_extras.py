@@ -196,7 +196,8 @@ def test_segment_reduce_names_dtypes_and_node_as_pytorch():
     lengths = E.tensor([3, 3])
     assert E.segment_reduce(d, "amax", lengths=lengths).tolist() == [3.0, 6.0]  # amax/amin name max/min
     assert E.segment_reduce(d, "amin", lengths=lengths).tolist() == [1.0, 4.0]
-    with pytest.raises(RuntimeError, match="^reduce argument must be either sum, prod, mean, amax or amin, got median$"):
+    with pytest.raises(RuntimeError, match="^reduce argument must be either sum, prod, mean, amax or amin, got "
+                                           "median$"):
         E.segment_reduce(d, "median", lengths=lengths)
     with pytest.raises(NotImplementedError, match="^\"_segment_reduce_cpu\" not implemented for 'Long'$"):
         E.segment_reduce(E.arange(6), "sum", lengths=lengths)
