@@ -269,7 +269,15 @@ UCB/Thompson/EXP3 bandits with Beta and Gamma posteriors, Elo and Bradley-Terry 
 and CFR on Kuhn poker, Life-like and elementary automata by conv, Go captures, liberties, ko and area scoring, a
 retrograde-solved tic-tac-toe table with alpha-beta, a self-play ring buffer with augmenting collation, vmapped win
 detection with per-sample policy gradients and vmap's randomness modes, move ordering with stable argsort,
-top-k/nucleus/Gumbel sampling and policy distillation by KL)."""
+top-k/nucleus/Gumbel sampling and policy distillation by KL).
+
+Computational biology and chemistry code (`bio_*`: DNA one-hot/k-mer/PWM scanners, an Enformer-style dilated tower
+with Poisson losses, ESM rotary attention with APC contact maps, AlphaFold triangle updates, invariant point attention
+and structure geometry (frames, torsions, Kabsch, distograms, FAPE), MSA weighting with DCA couplings, SMILES graphs
+with scatter_reduce message passing, bit-vector fingerprints with Tanimoto search, dense and sparse single-cell
+preprocessing with sparse PCA and kNN graphs, NB/ZINB likelihoods in an scVI model, Felsenstein pruning with
+matrix_exp, alignment dynamic programs and pair HMMs, a FASTA-to-BiLSTM tagging pipeline, bfloat16 variant scoring,
+and the pipeline errors)."""
 
 from __future__ import annotations
 

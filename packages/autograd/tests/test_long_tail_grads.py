@@ -169,6 +169,9 @@ def test_module_load_copies_or_assigns_detached():
 def test_segment_reduce_gradient(reduce):
     d = _rand(5, 2, seed=13)
     assert gradcheck(lambda d: E.segment_reduce(d, reduce, lengths=E.tensor([2, 3])), (d,))
+    assert type(E.segment_reduce(d, reduce, lengths=E.tensor([2, 3])).grad_fn).__name__ == "SegmentReduceBackward0"
+    rows = E.tensor([[2, 1], [1, 2]])
+    assert gradcheck(lambda d: E.segment_reduce(d.view(2, 3), reduce, lengths=rows, axis=1), (_rand(6, seed=14),))
 
 
 def test_renorm_gradient_and_node_name():

@@ -170,6 +170,20 @@ def test_same_padding_with_an_even_kernel_warns_once_a_process(monkeypatch):
         E.conv2d(x, E.zeros(2, 2, 3, 3), padding="same")  # an odd kernel pads symmetrically: no copy, no warning
 
 
+@pytest.mark.parametrize("shape,w,kw,named", [
+    ((1, 3, 5, 5), (2, 4, 2, 3), {}, "[1, 3, 6, 5]"),
+    ((1, 3, 5, 5), (2, 4, 2, 2), {"dilation": 2}, "[1, 3, 5, 5]"),
+    ((3, 5, 5), (2, 4, 2, 2), {}, "[1, 3, 6, 6]"),
+    ((1, 3, 5), (2, 4, 2), {"groups": 2}, "[1, 3, 6]"),
+])
+def test_same_padding_channel_error_names_the_padded_input(shape, w, kw, named):
+    conv = E.conv1d if len(w) == 3 else E.conv2d
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match=re.escape(f"expected input{named} to have")):
+            conv(E.zeros(*shape), E.zeros(*w), padding="same", **kw)
+
+
 def test_conv1d_matches_reference_and_same_padding():
     rng = np.random.default_rng(6)
     x, w, b = rng.standard_normal((2, 4, 11)), rng.standard_normal((6, 2, 3)), rng.standard_normal(6)

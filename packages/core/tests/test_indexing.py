@@ -1055,3 +1055,11 @@ def test_a_list_or_array_of_floats_indexes_as_int64_but_a_float_tensor_does_not(
     assert y.tolist() == [1.0, 0.0, 0.0, 1.0]
     with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
         x[E.tensor([1.0])]
+
+
+def test_index_add_truncates_a_float_alpha_for_an_integer_tensor():
+    idx = E.tensor([0, 0])
+    for alpha, want in [(1.9, 3), (-1.5, -3), (0.5, 0), (2, 6)]:  # PyTorch's alpha.to<int64_t>()
+        got = E.zeros(3, dtype=E.int64).index_add(0, idx, E.tensor([1, 2]), alpha=alpha)
+        assert got.tolist() == [want, 0, 0], alpha
+    assert E.zeros(2).index_add(0, idx, E.tensor([1.0, 2.0]), alpha=1.5).tolist() == [4.5, 0.0]

@@ -443,6 +443,27 @@ def test_svd_lowrank_draws_pytorchs_test_matrix_from_the_global_generator():
     assert_close(u @ E.diag(s) @ v.mT, T(a))
 
 
+def test_low_rank_svd_and_pca_take_a_sparse_matrix():
+    from ember.core.sparse import sparse_coo_tensor
+
+    idx = np.array([[0, 1, 2, 3, 4, 4], [0, 2, 1, 3, 0, 4]])
+    vals = np.array([3.0, 1, 2, 5, 1, 1])
+    a = np.zeros((5, 6))
+    a[idx[0], idx[1]] = vals
+    s = sparse_coo_tensor(T(idx), T(vals), (5, 6))
+    for A in (s, s.t(), s.to_sparse_csr()):  # tall, wide and compressed: q = rank is exact
+        E.manual_seed(0)
+        u, sv, v = E.svd_lowrank(A, q=5, niter=2)
+        assert_close(sv, T(np.linalg.svd(a, compute_uv=False)))
+        dense = a if A.shape == (5, 6) else a.T
+        assert_close(u @ E.diag(sv) @ v.mT, T(dense))
+    E.manual_seed(0)
+    _, sv, _ = E.pca_lowrank(s, q=5)  # centered through M = the column means, the input left sparse
+    assert_close(sv, T(np.linalg.svd(a - a.mean(0), compute_uv=False)))
+    with pytest.raises(ValueError, match="^pca_lowrank input is expected to be 2-dimensional tensor$"):
+        E.pca_lowrank(sparse_coo_tensor(T(np.array([[0], [0], [0]])), T(np.array([1.0])), (2, 3, 2)), q=1)
+
+
 def test_linalg_solvers_functions_take_out():
     spd = T(SPD[0])
     for name, args, ref in [("inv", (spd,), np.linalg.inv(SPD[0])), ("det", (spd,), np.linalg.det(SPD[0])),

@@ -237,3 +237,35 @@ def test_short_half_prod_rounds_after_every_multiply(np_dtype, dtype):
     assert x[:2, :3].prod().shape == () and x[0, 0].prod().shape == () and x.prod(1, keepdim=True).shape == (3, 1)
     once = a.astype(np.float32).prod(1).astype(np_dtype).astype(np.float32)
     assert (once != want).any()  # rounding once, as before, gives other values here
+
+
+# PyTorch 2.13's float16/bfloat16 results on these inputs
+_X = [0.5, 1.5, 3.0, 2.0, 0.1, 7.0, 0.0, -1.0]
+_ENTR = {"float16": [0.3466796875, -0.6083984375, -3.296875, -1.38671875, 0.230224609375, -13.625, 0.0, -np.inf],
+         "bfloat16": [0.345703125, -0.609375, -3.3125, -1.3828125, 0.2294921875, -13.625, 0.0, -np.inf]}
+_LOGIT = {"float16": [-2.708984375, -1.466796875, -0.5107421875, -1.0986328125, -4.37109375, 1.9462890625],
+          "bfloat16": [-2.703125, -1.46875, -0.5078125, -1.09375, -4.375, 1.9453125]}
+_NANMEAN = {"float16": ([1.6669921875, 2.349609375], 1.6376953125), "bfloat16": ([1.6640625, 2.34375], 1.640625)}
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_16_bit_entr_logit_and_nanmean_round_their_steps_as_pytorch(name):
+    dt = getattr(E, name)
+    x = E.tensor(_X).to(dt)
+    assert E.special.entr(x).float().tolist() == _ENTR[name]  # -x * log(x), the log rounded to the dtype first
+    logit = E.logit(x / 8, eps=1e-3).float().tolist()  # 1 - x, the quotient and the log each rounded
+    assert logit[:6] == _LOGIT[name] and logit[6:] == [-6.90625, -6.90625]
+    rows = E.tensor([[0.5, 1.5, 3.0, float("nan")], [2.0, 0.1, 7.0, 0.3]]).to(dt)
+    assert E.nanmean(rows, 1).float().tolist() == _NANMEAN[name][0]  # nansum rounded, then divided
+    assert E.nanmean(x).item() == _NANMEAN[name][1]
+
+
+@pytest.mark.parametrize("name, cov, corr", [
+    ("float16", [[1.140625, 1.9287109375], [1.9287109375, 10.328125]],
+     [[0.9990234375, 0.56201171875], [0.5615234375, 1.0]]),
+    ("bfloat16", [[1.140625, 1.9296875], [1.9296875, 10.3125]], [[0.9921875, 0.5625], [0.55859375, 0.99609375]]),
+])
+def test_16_bit_cov_takes_the_mean_as_a_rounded_sum_over_the_count(name, cov, corr):
+    x = E.tensor([[0.5, 1.5, 3.0, 2.25], [2.0, 0.1, 7.0, 0.3]]).to(getattr(E, name))  # PyTorch 2.13's bits
+    assert E.cov(x).float().tolist() == cov
+    assert E.corrcoef(x).float().tolist() == corr

@@ -130,6 +130,79 @@ def test_transpose_swaps_sparse_dims():
     assert not _coo().coalesce().t().is_coalesced()
 
 
+def test_conjugate_transposes_keep_the_sparse_layout():
+    z = np.array([[0, 2j, 0], [3, 0, 1 - 1j]])
+    coo = ec.tensor(z).to_sparse()
+    for t in (coo.mH, coo.H, coo.adjoint(), ec.adjoint(coo)):
+        assert isinstance(t, SparseTensor) and t.layout is ec.sparse_coo
+        np.testing.assert_array_equal(t.to_dense().numpy(), z.conj().T)
+    for t in (coo.conj(), ec.conj(coo), coo.conj_physical(), ec.conj_physical(coo)):
+        assert t.layout is ec.sparse_coo and not t.is_conj()
+        np.testing.assert_array_equal(t.to_dense().numpy(), z.conj())
+    csr = ec.tensor(z).to_sparse_csr()
+    assert csr.mH.layout is ec.sparse_csc and ec.conj(csr).layout is ec.sparse_csr  # as PyTorch's
+    np.testing.assert_array_equal(csr.mH.to_dense().numpy(), z.conj().T)
+    real = _coo()
+    assert real.conj() is real and real.mH.layout is ec.sparse_coo
+    with pytest.raises(RuntimeError, match=r"^tensor.H is only supported on matrices \(2-D tensors\). Got 3-D tensor. "
+                                           r"For batches of matrices, consider using tensor.mH$"):
+        ec.zeros(2, 2, 2).to_sparse().H
+    with pytest.raises(RuntimeError, match=r"^tensor.mH is only supported on matrices or batches of matrices. Got "
+                                           r"1-D tensor.$"):
+        ec.zeros(3).to_sparse().mH
+
+
+def test_function_forms_of_transposes_run_the_sparse_tensors_own():
+    d = _scipy().toarray()
+    s = _coo()
+    for t in (ec.transpose(s, 0, 1), ec.t(s), ec.permute(s, (1, 0)), ec.swapaxes(s, 0, 1), s.swapdims(0, 1)):
+        assert isinstance(t, SparseTensor) and t.layout is ec.sparse_coo
+        np.testing.assert_array_equal(t.to_dense().numpy(), d.T)
+    assert ec.transpose(s.to_sparse_csr(), 0, 1).layout is ec.sparse_csc
+
+
+def test_compressed_sums_over_dims_follow_pytorchs_csr_reduction():
+    d = np.array([[0.0, 2, 0, 0], [0, 0, 0, 0], [0, 4, 5, 0]])
+    csr = ec.tensor(d).to_sparse_csr()
+    rows = csr.sum(1, keepdim=True)  # one entry per row that stores any: the empty row stays empty
+    assert rows.layout is ec.sparse_csr and rows.shape == (3, 1)
+    assert rows.crow_indices().tolist() == [0, 1, 1, 2] and rows.values().tolist() == [2.0, 9.0]
+    cols = csr.sum(0, keepdim=True)
+    assert cols.col_indices().tolist() == [1, 2] and cols.values().tolist() == [6.0, 5.0]
+    total = ec.tensor([[1.0, -1.0]]).to_sparse_csr().sum((), keepdim=True)  # a zero total is still stored
+    assert total.shape == (1, 1) and total.crow_indices().tolist() == [0, 1] and total.values().tolist() == [0.0]
+    assert csr.to(ec.int32).sum(0, keepdim=True).dtype is ec.int64
+    assert csr.sum().item() == 11.0 and csr.sum(dtype=ec.float64).dtype is ec.float64
+    with pytest.raises(RuntimeError, match="^reduction operations on CSR tensors with keepdim=False is unsupported$"):
+        csr.sum(0)
+    with pytest.raises(RuntimeError, match="^Currently the only compressed sparse format supported for "
+                                           "sum.dim_IntList is CSR, but got layout SparseCsc$"):
+        ec.tensor(d).to_sparse_csc().sum(0, keepdim=True)
+    with pytest.raises(RuntimeError, match="^coalesce expected sparse coordinate tensor layout but got SparseCsr$"):
+        sparse_sum(csr)
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::_indices' with arguments from the "
+                                                  "'SparseCsrCPU' backend"):
+        sparse_sum(csr, 0)
+
+
+def test_csr_times_dense_or_sparse_keeps_the_csr_pattern():
+    d = np.array([[0.0, 2, 0, 1], [3, 0, 0, 0], [0, 4, 5, 0]])
+    csr = ec.tensor(d).to_sparse_csr()
+    w = np.arange(12.0).reshape(3, 4)
+    for got in (csr * ec.tensor(w), ec.tensor(w) * csr, csr.mul(ec.tensor(w))):
+        assert got.layout is ec.sparse_csr and got.col_indices().tolist() == csr.col_indices().tolist()
+        np.testing.assert_array_equal(got.to_dense().numpy(), d * w)
+    for other in (csr, csr.to_sparse_coo(), ec.tensor(d).to_sparse_csc()):
+        got = csr * other
+        assert got.layout is ec.sparse_csr
+        np.testing.assert_array_equal(got.to_dense().numpy(), d * d)
+    with pytest.raises(RuntimeError, match=r"^sparse_mask\(\): operands have incompatible sizes; self has size "
+                                           r"\[3, 1\] but mask has size \[3, 4\]$"):
+        csr * ec.ones(3, 1)
+    with pytest.raises(RuntimeError, match="^Expected result Tensor to be of format CSR$"):
+        ec.tensor(d).to_sparse_csc() * ec.tensor(w)
+
+
 def test_arithmetic_against_dense():
     d = _scipy().toarray()
     s = _coo()

@@ -202,6 +202,39 @@ def test_segment_reduce_matches_pytorchs_values():
         E.segment_reduce(d, "sum", lengths=E.tensor([1, 1]))
 
 
+def test_segment_reduce_names_dtypes_and_node_as_pytorch():
+    d = T([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    lengths = E.tensor([3, 3])
+    assert E.segment_reduce(d, "amax", lengths=lengths).tolist() == [3.0, 6.0]  # amax/amin name max/min
+    assert E.segment_reduce(d, "amin", lengths=lengths).tolist() == [1.0, 4.0]
+    with pytest.raises(RuntimeError, match="^reduce argument must be either sum, prod, mean, amax or amin, got "
+                                           "median$"):
+        E.segment_reduce(d, "median", lengths=lengths)
+    with pytest.raises(NotImplementedError, match="^\"_segment_reduce_cpu\" not implemented for 'Long'$"):
+        E.segment_reduce(E.arange(6), "sum", lengths=lengths)
+    with pytest.raises(NotImplementedError, match="^\"_segment_reduce_lengths_cpu_kernel1\" not implemented for "
+                                                  "'Float'$"):
+        E.segment_reduce(d, "sum", lengths=E.tensor([3.0, 3.0]))
+    with pytest.raises(RuntimeError, match="Expected all rows of lengths"):  # the sizes are checked before the dtype
+        E.segment_reduce(E.arange(6), "sum", lengths=E.tensor([2, 2]))
+    assert E.segment_reduce(d.half(), "sum", lengths=lengths).dtype is E.float16
+
+
+def test_segment_reduce_rows_of_lengths_reduce_rows_of_data():
+    x = E.arange(12.0).view(2, 6)
+    assert E.segment_reduce(x, "sum", lengths=E.tensor([[3, 3], [1, 5]]), axis=1).tolist() == [[3.0, 12.0],
+                                                                                              [6.0, 45.0]]
+    assert E.segment_reduce(x, "max", offsets=E.tensor([[0, 3, 6], [0, 1, 6]]), axis=1).tolist() == [[2.0, 5.0],
+                                                                                                    [6.0, 11.0]]
+    m = E.segment_reduce(x.view(2, 6, 1), "mean", lengths=E.tensor([[3, 3], [0, 6]]), axis=1)  # PyTorch 2.13's
+    assert m.shape == (2, 2, 1) and m[0].flatten().tolist() == [1.0, 4.0] and np.isnan(m[1, 0, 0].item())
+    with pytest.raises(RuntimeError, match=r"^segment_reduce\(\): Expected axis to be the last dimension of lengths "
+                                           r"but got 1.$"):
+        E.segment_reduce(x, "sum", lengths=E.tensor([3, 3]), axis=1)
+    with pytest.raises(RuntimeError, match="Expected all rows of lengths along axis to sum"):
+        E.segment_reduce(x, "sum", lengths=E.tensor([[3, 3], [1, 4]]), axis=1)
+
+
 def test_slice_inverse_views_input_storage_with_src_geometry():
     x = E.arange(12.0).view(3, 4)
     r = E.slice_inverse(x[:, 1:3], x, 1, 1, 3)

@@ -135,6 +135,13 @@ def test_conv_wrong_channels_names_expected_and_got():
         nn.Conv2d(1, 6, 5)(torch.zeros(2, 32, 32))
     with pytest.raises(RuntimeError, match=r"expected input\[1, 2, 10, 10\] to have 1 channels"):
         nn.Conv2d(1, 2, 3, padding=1, padding_mode="reflect")(torch.zeros(2, 8, 8))
+    # zero padding='same' with an odd total pads one trailing element before the check; reflect pads both sides
+    with pytest.raises(RuntimeError, match=r"expected input\[3, 12, 5\] to have 4 channels, but got 12"):
+        nn.Conv1d(4, 2, 4, padding="same")(torch.zeros(3, 12, 4))
+    with pytest.raises(RuntimeError, match=r"expected input\[1, 3, 7, 6\] to have 2 channels"):
+        nn.Conv2d(2, 2, (2, 3), padding="same", dilation=(1, 2))(torch.zeros(1, 3, 6, 6))
+    with pytest.raises(RuntimeError, match=r"expected input\[3, 12, 7\] to have 4 channels"):
+        nn.Conv1d(4, 2, 4, padding="same", padding_mode="reflect")(torch.zeros(3, 12, 4))
     with pytest.raises(ValueError, match=r"^padding_mode must be one of \{'zeros', 'reflect', 'replicate', "
                                          r"'circular'\}, but got padding_mode='foo'$"):  # PyTorch prints a set
         nn.Conv1d(1, 1, 3, padding_mode="foo")

@@ -818,6 +818,37 @@ class SparseTensor(Tensor):
     def mT(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
         return self.transpose(-2, -1)
 
+    @property
+    def mH(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                               "tensor.")
+        return self.adjoint()
+
+    @property
+    def H(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
+        if self.ndim != 2:
+            hint = ". For batches of matrices, consider using tensor.mH" if self.ndim > 2 else "."
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D "
+                               f"tensor{hint}")
+        return self.adjoint()
+
+    def adjoint(self) -> SparseTensor:
+        """The conjugate transpose of the last two dims (a CSR's as CSC, as PyTorch's)."""
+        return self.transpose(-2, -1).conj()
+
+    def conj(self) -> SparseTensor:
+        """The complex conjugate, stored at once (PyTorch's sparse conj is physical); a real tensor itself."""
+        return self._with_values(self._sp_values.conj_physical()) if self._dtype.is_complex else self
+
+    conj_physical = conj
+
+    def resolve_conj(self) -> SparseTensor:
+        return self
+
+    def is_conj(self) -> bool:
+        return False
+
     def t(self) -> SparseTensor:
         if self.sparse_dim() > 2 or self.dense_dim():
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
@@ -982,6 +1013,8 @@ class SparseTensor(Tensor):
 
     def mul(self, other) -> SparseTensor:
         """Elementwise product with a scalar, a dense tensor broadcast to this size, or a sparse tensor."""
+        if self._sp_layout is not sparse_coo and isinstance(other, Tensor) and other.ndim:
+            return self._mul_compressed(other)
         if isinstance(other, SparseTensor):
             return _mul_sparse(self, other)
         if isinstance(other, Tensor) and other.ndim:
@@ -1012,6 +1045,21 @@ class SparseTensor(Tensor):
     __mul__ = mul
     __rmul__ = mul
 
+    def _mul_compressed(self, other: Tensor) -> SparseTensor:
+        """A CSR tensor times a dense tensor of its size (its pattern kept, as PyTorch's sparse_mask; no
+        broadcasting) or times a sparse tensor of any layout (the product where both store, as CSR); PyTorch's
+        kernel writes CSR only, so it refuses a CSC tensor."""
+        if self._sp_layout is sparse_csc:
+            raise RuntimeError("Expected result Tensor to be of format CSR")
+        if isinstance(other, SparseTensor):
+            return _mul_sparse(self.to_sparse_coo(), other.to_sparse_coo()).to_sparse_csr()
+        if other._shape != self._shape:
+            raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(other._shape)} "
+                               f"but mask has size {list(self._shape)}")
+        idx, values = self._coo_parts()
+        lin = Tensor._wrap(_linear(idx, self._shape))
+        return self._with_values(values * other.reshape(-1).index_select(0, lin))
+
     def _refuse_csr_div(self) -> None:
         """PyTorch 2.13 has no CSR or CSC division (its kernel refuses the layout; `csr * (1 / k)` works)."""
         if self._sp_layout is not sparse_coo:
@@ -1031,6 +1079,11 @@ class SparseTensor(Tensor):
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         from ember.core.sparse_ops import sparse_sum
 
+        if self._sp_layout is not sparse_coo:
+            if dim is not None:
+                return self._sum_compressed(dim, keepdim, dtype)
+            if not keepdim:  # everything: the stored values' total
+                return (self._sp_values if dtype is None else self._sp_values.to(dtype)).sum()
         if not keepdim:
             return sparse_sum(self, dim, dtype=dtype)
         if dim is None:  # PyTorch's overloads take keepdim beside a dim only
@@ -1041,6 +1094,24 @@ class SparseTensor(Tensor):
         for d in sorted({self._wrap_dim(d) for d in ((dim,) if isinstance(dim, int) else dim)}):
             out = out.unsqueeze(d)  # the summed dims back, size 1: sparse ones among the sparse dims, as PyTorch's
         return out
+
+    def _sum_compressed(self, dim, keepdim: bool, dtype) -> SparseTensor:
+        """PyTorch's sum over dims of a compressed tensor: CSR only, keepdim=True only, a CSR result with one entry
+        per row/column that stores any (its sum kept even when zero); integers sum as int64."""
+        if self._sp_layout is sparse_csc:
+            raise RuntimeError("Currently the only compressed sparse format supported for sum.dim_IntList is CSR, but "
+                               "got layout SparseCsc")
+        if not keepdim:
+            raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
+        dims = ((dim,) if isinstance(dim, int) else tuple(dim)) or (0, 1)
+        if dtype is None and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            dtype = dtypes.int64
+        out = self.to_sparse_coo().sum(dims, keepdim=True, dtype=dtype)
+        if isinstance(out, SparseTensor):
+            return out.to_sparse_csr()
+        k = 1 if self._nnz() else 0  # every dim summed: one stored total unless nothing is stored
+        return SparseTensor._csr(np.array([0, k], dtype=np.int64), np.zeros(k, dtype=np.int64), out.reshape(1)[:k],
+                                 (1, 1))
 
     def index_select(self, dim: int, index: Tensor) -> SparseTensor:
         from ember.core.sparse_ops import sparse_index_select
@@ -1164,7 +1235,7 @@ for _name in _ZERO_PRESERVING:
     if _name not in ("isnan", "isinf", "signbit", "nan_to_num", "relu"):
         setattr(SparseTensor, _name + "_", _zero_preserving_inplace(_name))
 del _name
-_FUNCTION_FORMS = frozenset(_ZERO_PRESERVING) | {"neg", "pow"}
+_FUNCTION_FORMS = frozenset(_ZERO_PRESERVING) | {"neg", "pow", "conj_physical"}
 
 
 def _function_form(name: str, args: tuple, kwargs: dict):

@@ -237,7 +237,7 @@ def sparse_sum(input: SparseTensor, dim=None, dtype=None):
     """`torch.sparse.sum`: over everything (a dense 0-dim), or over `dim`s (sparse while sparse dims remain)."""
     if not isinstance(input, SparseTensor):
         return input.sum() if dim is None else input.sum(dim)
-    input = input.to_sparse_coo()
+    input._need_coo("coalesce" if dim is None else "_indices")  # PyTorch's sparse.sum coalesces a COO input first
     v = input._sp_values if dtype is None else input._sp_values.to(dtype)
     if dim is None:
         return v.sum()

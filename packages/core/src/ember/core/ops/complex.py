@@ -440,8 +440,8 @@ def conj(input: Tensor) -> Tensor:
     """
     if not input._dtype.is_complex:
         return input
-    if input.is_sparse:  # PyTorch's sparse conj computes (a view of its values' storage would lose the layout)
-        return conj_physical(input)
+    if not input._dense_like:  # PyTorch's sparse conj computes (a view of its values' storage would lose the layout)
+        return input.conj()
     return _conj(input)
 
 

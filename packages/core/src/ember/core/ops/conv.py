@@ -936,6 +936,8 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
         raise RuntimeError("non-positive groups is not supported")
     ws = list(weight.shape)
     shape = list(input.shape) if input.ndim == nd + 2 else [1, *input.shape]
+    if params is not None and isinstance(params[1], str) and params[1] == "same":
+        shape = _same_padded_shape(shape, ws, params[2], nd)
     if ws[0] < groups:  # PyTorch checks the weight against groups first
         raise RuntimeError(_at_least(groups, ws))
     if transposed:
@@ -1079,6 +1081,13 @@ def _check_sizes(op: str, hw, k, padding, dilation) -> None:
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
                            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            f"actual input size")
+
+
+def _same_padded_shape(shape: list[int], ws: list[int], dilation, nd: int) -> list[int]:
+    """The input's shape after padding='same' adds its extra trailing row/col (odd total padding): PyTorch pads
+    before it checks the channels, so its messages name this shape."""
+    dil = (dilation,) * nd if isinstance(dilation, int) else tuple(dilation) * (nd if len(dilation) == 1 else 1)
+    return shape[:2] + [n + (d * (kk - 1)) % 2 for n, kk, d in zip(shape[2:], ws[2:], dil)]
 
 
 def _same_padding(op: str, input: Tensor, k, stride, dilation):

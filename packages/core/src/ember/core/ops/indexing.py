@@ -929,6 +929,8 @@ _index_add.meta(_meta_index_add)
 @_index_add.register("cpu")
 def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
     t = _target(input, out)
+    if not (t._dtype.is_floating_point or t._dtype.is_complex or t._dtype is dtypes.bool):
+        alpha = int(alpha.real if isinstance(alpha, complex) else alpha)  # PyTorch's alpha.to<int>(): truncated
     vals = source._np() if alpha == 1 else source._np() * alpha
     _index_apply("index_add", t, dim, index, np.asarray(vals), ADD)
     return _finish(t, out, "index_add")

@@ -137,11 +137,15 @@ def clone(input, *, memory_format=None) -> Tensor:
 
 @method
 def permute(input, *args, dims=None) -> Tensor:
+    if not input._dense_like and input.__class__.permute is not permute:  # a sparse tensor's own (PyTorch's kernel)
+        return input.permute(_sizes(args, dims, "permute", "dims"))
     return S.permute(input, _sizes(args, dims, "permute", "dims"))
 
 
 @method
 def transpose(input, dim0: int, dim1: int) -> Tensor:
+    if not input._dense_like and input.__class__.transpose is not transpose:  # a sparse tensor's own
+        return input.transpose(dim0, dim1)
     if input.ndim == 0:  # its dims are -1 and 0 only
         input._wrap_dim(dim0), input._wrap_dim(dim1)
     return S.transpose(input, dim0, dim1)
@@ -155,6 +159,8 @@ attach("swapdims", transpose)
 @method
 def t(input) -> Tensor:
     """Transpose a tensor of at most 2 dims."""
+    if not input._dense_like and input.__class__.t is not t:  # a sparse tensor's own (PyTorch's kernel)
+        return input.t()
     ndim = len(input._shape)
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
@@ -165,6 +171,8 @@ def t(input) -> Tensor:
 @method
 def adjoint(input) -> Tensor:
     """The conjugate transpose of the last two dims (the transpose of a real tensor)."""
+    if not input._dense_like and input.__class__.adjoint is not adjoint:  # a sparse tensor's own
+        return input.adjoint()
     return _conj(S.transpose(input, -2, -1))
 
 

@@ -27,7 +27,7 @@ from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
                                          check_solver_shapes)
-from ember.core.ops.linalg import _matmul, linalg, mm
+from ember.core.ops.linalg import _matmul, linalg, matmul, mm
 from ember.core.ops import linalg_solvers as _solvers
 from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve,
@@ -760,19 +760,20 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
     m, n = A._shape[-2:]
     M = None if M is None else L.expand(M, A._shape)
     if m < n:  # work on the tall one
-        A, M = _mH(A), None if M is None else _mH(M)
+        A, M = A.mH, None if M is None else _mH(M)  # (a sparse A's own mH)
     real = (dtypes.float16, dtypes.float32, dtypes.float64)
     dt = A._dtype if A._dtype.is_complex or A._dtype in real else dtypes.float32
 
     def times(Y, adjoint=False):
-        """(A - M) @ Y, or (A - M)^H @ Y, formed as PyTorch forms it: A @ Y - M @ Y."""
-        r = _matmul(_mH(A) if adjoint else A, Y)
+        """(A - M) @ Y, or (A - M)^H @ Y, formed as PyTorch forms it: A @ Y - M @ Y (`matmul` takes a sparse A)."""
+        r = matmul(A.mH if adjoint else A, Y)
         return r if M is None else ew.sub(r, _matmul(_mH(M) if adjoint else M, Y))
 
     Q = linalg.qr(times(randn(A._shape[-1], q, dtype=dt, device=A.device))).Q
     for _ in range(niter):
         Q = linalg.qr(times(linalg.qr(times(Q, adjoint=True)).Q)).Q
-    B = ew.sub(_matmul(_mH(Q), A), _matmul(_mH(Q), M)) if M is not None else _matmul(_mH(Q), A)
+    B = matmul(_mH(Q), A)
+    B = ew.sub(B, _matmul(_mH(Q), M)) if M is not None else B
     u, s, vh = linalg.svd(B, full_matrices=False)
     U, V = _matmul(Q, u), _mH(vh)
     return (V, s, U) if m < n else (U, s, V)
@@ -788,8 +789,15 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
         raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
     if not niter >= 0:
         raise ValueError(f"niter(={niter}) must be non-negative integer")
-    B = ew.sub(A, R.mean(A, -2, keepdim=True)) if center else A
-    return svd_lowrank(B, q, niter)
+    if not center:
+        return svd_lowrank(A, q, niter)
+    if not A._dense_like:  # a sparse A stays sparse: its column means go in as M, as PyTorch's
+        if A.ndim != 2:
+            raise ValueError("pca_lowrank input is expected to be 2-dimensional tensor")
+        dt = A._dtype if A._dtype.is_floating_point or A._dtype.is_complex else dtypes.float32
+        means = ew.div(matmul(full((1, m), 1, dtype=dt, device=A.device), A), m)
+        return svd_lowrank(A, q, niter, M=means)
+    return svd_lowrank(ew.sub(A, R.mean(A, -2, keepdim=True)), q, niter)
 
 
 @numpy_aliases
@@ -975,8 +983,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     w = fweights
     if aweights is not None:
         w = aweights if w is None else ew.mul(w, aweights)
-    if w is None:
-        avg = R.mean(x, 1, True)
+    if w is None:  # PyTorch's sum / count (a 16-bit sum rounds before the division)
+        avg = ew.div(R.sum(x, 1, True), x._shape[1])
         norm_factor = x._shape[1] - correction
     else:
         w_sum = R.sum(w)

@@ -284,6 +284,8 @@ def _nanmean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     dt = _float_only(x, dtype, "nanmean")
     a = _nan_visible(x._np())
     s = np.nansum(a, axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt))
+    if dt is dtypes.float16 or dt is dtypes.bfloat16:  # PyTorch's nansum(x) / count: the sum rounds first
+        s = np.asarray(s).astype(dt.np).astype(_accumulate_np(dt))
     n = np.sum(~np.isnan(a), axis=dims, keepdims=keepdim)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.true_divide(s, n, dtype=_accumulate_np(dt))

@@ -137,6 +137,7 @@ _COMPLEX = {"sinc": np.sinc}
 # the Bessel functions PyTorch evaluates in float32 for float32 and 16-bit input (ops/bessel_float32.py)
 _IN_FLOAT32 = {"i0", "special_i0e", "special_i1", "special_i1e"}
 _FLOAT32_OPMATH = (dtypes.float32, dtypes.float16, dtypes.bfloat16)
+_REDUCED = (dtypes.float16, dtypes.bfloat16)
 
 
 def _make_unary(name: str, fname: str, differentiable: bool):
@@ -156,6 +157,12 @@ def _make_unary(name: str, fname: str, differentiable: bool):
         if name in _IN_FLOAT32 and dt in _FLOAT32_OPMATH:  # Cephes' series in float32, as PyTorch
             r = getattr(bessel_float32, fname)(np.asarray(arr(x), np.float32)).astype(dt.np, copy=False)
             return _result(r, out, name, (x,))
+        if name == "special_entr" and dt in _REDUCED:  # PyTorch's 16-bit kernel: -x * log(x), log(x) rounded first
+            xs = np.asarray(arr(x), np.float32)
+            with np.errstate(all="ignore"):
+                logs = np.log(xs).astype(dt.np).astype(np.float32)
+                r = np.where(xs > 0, -xs * logs, np.where(xs == 0, np.float32(0), np.where(np.isnan(xs), xs, -np.inf)))
+            return _result(r.astype(dt.np), out, name, (x,))
         return _run(fname, (_f64(x),), dt, out, name, (x,))
 
     return op
@@ -234,10 +241,19 @@ _logit = declare("logit", None, argnames=("input",), complex_error=_no_complex("
 def _logit_cpu(x, eps=None, *, out=None):
     _check_tensor("logit", x)
     x64 = _f64(x)
+    dt = float_dtype(x)
     if eps is not None and float(eps) >= 0.0:  # clamp to [eps, 1 - eps] as PyTorch, in x's dtype (1 - 1e-6 rounds)
-        lo = np.asarray(float(eps), dtype=float_dtype(x).np)
+        lo = np.asarray(float(eps), dtype=dt.np)
         x64 = np.clip(x64, np.float64(lo), np.float64(np.asarray(1.0, dtype=lo.dtype) - lo))
-    return _run("logit", (x64, np.float64(-1.0)), float_dtype(x), out, "logit", (x,))
+    if dt in _REDUCED:  # PyTorch's 16-bit kernel rounds 1 - x, the quotient and its log, each to the dtype
+        def rnd(v):
+            return v.astype(dt.np).astype(np.float32)
+
+        xs = rnd(x64)
+        with np.errstate(all="ignore"):
+            r = np.where(xs == 1, np.float32(np.inf), np.log(rnd(xs / rnd(np.float32(1) - xs))))
+        return _result(np.asarray(r).astype(dt.np), out, "logit", (x,))
+    return _run("logit", (x64, np.float64(-1.0)), dt, out, "logit", (x,))
 
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:

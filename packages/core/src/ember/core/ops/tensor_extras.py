@@ -445,49 +445,70 @@ _SEGMENT_EMPTY = {"sum": 0.0, "mean": float("nan"), "max": float("-inf"), "min":
 
 def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, indices=None,
                    offsets: Tensor | None = None, axis: int = 0, unsafe: bool = False, initial=None) -> Tensor:
-    """Reduce consecutive segments of `data` along `axis` (sizes from 1-D `lengths`, or bounds from
-    `offsets`) with sum, mean, max, min or prod; `initial` joins every segment (mean divides by the
-    segment's length only); an empty segment without it gives the reduction's identity (NaN for mean)."""
-    if reduce not in _SEGMENT_EMPTY:
-        raise RuntimeError(f"segment_reduce(): reduce must be one of sum, mean, max, min, prod; got {reduce}")
+    """Reduce consecutive segments of `data` along `axis` (sizes from `lengths`, or bounds from `offsets`, whose
+    last dim is `axis` and whose leading dims index data's) with sum, mean, max, min or prod; `initial` joins every
+    segment (mean divides by the segment's length only); an empty segment without it gives the reduction's
+    identity (NaN for mean)."""
+    reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)
+    if reduce not in _SEGMENT_EMPTY:  # PyTorch's words (it takes max/min and amax/amin alike)
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if indices is not None:
         raise NotImplementedError("segment_reduce(): indices is not supported (as in PyTorch)")
     if (lengths is None) == (offsets is None):
         raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
     bounds = (lengths if lengths is not None else offsets)
-    if bounds.ndim != 1:
-        raise NotImplementedError("segment_reduce(): ember supports 1-D lengths or offsets")
-    cuts = bounds.tolist()
-    if lengths is not None:
-        starts = [sum(cuts[:i]) for i in range(len(cuts))]
-        sizes = cuts
-    else:
-        starts, sizes = cuts[:-1], [b - a for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
     ax = data._wrap_dim(axis)
-    if not unsafe and starts and starts[-1] + sizes[-1] != data._shape[ax]:
+    if ax != bounds.ndim - 1:
+        raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of lengths but got {ax}.")
+    if bounds._dtype not in (dtypes.int32, dtypes.int64):
+        from ember.core.ops.numeric import not_implemented_for
+
+        kind = "lengths" if lengths is not None else "offsets"
+        raise not_implemented_for(f"_segment_reduce_{kind}_cpu_kernel1", bounds._dtype)
+    rows = np.asarray(bounds.tolist(), dtype=np.int64).reshape(-1, bounds._shape[-1])
+    if lengths is not None:
+        starts = np.cumsum(rows, 1) - rows
+        sizes = rows
+    else:
+        starts, sizes = rows[:, :-1], np.diff(rows, axis=1)
+    if not unsafe and starts.shape[1] and (starts[:, -1] + sizes[:, -1] != data._shape[ax]).any():
         raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
                            "data.size(lengths.dim()-1) when !unsafe.")
+    if data._dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64):
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("_segment_reduce_cpu", data._dtype)
+    if ax == 0:
+        out = _segments(data, starts[0].tolist(), sizes[0].tolist(), reduce, initial)
+        return node_name(out, "StackBackward0", "SegmentReduceBackward0")  # PyTorch's one node
+    flat = L.reshape(data, (-1,) + data._shape[ax:])  # one row of data per row of bounds
+    out = J.stack([_segments(flat[r], starts[r].tolist(), sizes[r].tolist(), reduce, initial)
+                   for r in range(rows.shape[0])])
+    out = L.reshape(out, data._shape[:ax] + out._shape[1:])
+    for made in ("ViewBackward0", "UnsafeViewBackward0"):
+        out = node_name(out, made, "SegmentReduceBackward0")
+    return out
+
+
+def _segments(data: Tensor, starts: list, sizes: list, reduce: str, initial) -> Tensor:
+    """segment_reduce of one row: `reduce` over data[a:a + n] for each start a and size n, stacked on dim 0."""
     pieces = []
     for a, n in zip(starts, sizes, strict=True):
-        seg = S.narrow(data, ax, a, n)
-        if initial is not None:
-            one = list(data._shape)
-            one[ax] = 1
-            seg = J.cat([seg, full(tuple(one), initial, dtype=data._dtype, device=data.device)], ax) \
-                if reduce != "mean" else seg
-        if seg._shape[ax] == 0:
-            shape = data._shape[:ax] + data._shape[ax + 1:]
+        seg = S.narrow(data, 0, a, n)
+        if initial is not None and reduce != "mean":
+            seg = J.cat([seg, full((1,) + data._shape[1:], initial, dtype=data._dtype, device=data.device)], 0)
+        if seg._shape[0] == 0:
             fill = _SEGMENT_EMPTY[reduce] if initial is None else initial
-            pieces.append(full(shape, fill, dtype=data._dtype, device=data.device))
+            pieces.append(full(data._shape[1:], fill, dtype=data._dtype, device=data.device))
             continue
         if reduce == "mean":
-            total = seg.sum(ax)
+            total = seg.sum(0)
             r = ew.div(total if initial is None else ew.add(total, initial), n)
         else:
-            r = {"sum": lambda t: t.sum(ax), "prod": lambda t: t.prod(ax), "max": lambda t: t.amax(ax),
-                 "min": lambda t: t.amin(ax)}[reduce](seg)
+            r = {"sum": lambda t: t.sum(0), "prod": lambda t: t.prod(0), "max": lambda t: t.amax(0),
+                 "min": lambda t: t.amin(0)}[reduce](seg)
         pieces.append(r)
-    return J.stack(pieces, ax)
+    return J.stack(pieces, 0)
 
 
 # --- Tensor methods -------------------------------------------------------------------------------

@@ -81,10 +81,13 @@ class _ConvNd(Module):
                                f"but got input of size: {list(input.shape)}")
 
     def _check_channels(self, x: Tensor) -> None:
-        """PyTorch's channel error names the input as its kernel sees it: batched, padded by a padding mode."""
+        """PyTorch's channel error names the input as its kernel sees it: batched, padded by a padding mode (or,
+        for zero padding='same', by the extra trailing element of an odd total)."""
         got = x.shape[-self._nd - 1]
         if got != self.in_channels:
             shape = list(x.shape) if x.dim() == self._nd + 2 else [1, *x.shape]
+            if self.padding == "same" and self.padding_mode == "zeros":
+                shape[2:] = [n + d * (k - 1) % 2 for n, k, d in zip(shape[2:], self.kernel_size, self.dilation)]
             raise RuntimeError(f"Given groups={self.groups}, weight of size {list(self.weight.shape)}, expected "
                                f"input{shape} to have {self.in_channels} channels, but got {got} channels instead")
 
