@@ -98,7 +98,22 @@ try:
 except Exception as e:
     print(type(e).__name__, "Unsupported global" in str(e), "__main__.Registry" in str(e))
 bad.seek(0)
+print("scan upload", torch.serialization.get_unsafe_globals_in_checkpoint(bad))
+buf.seek(0)
+print("scan clean", torch.serialization.get_unsafe_globals_in_checkpoint(buf))
+bad.seek(0)
+with torch.serialization.safe_globals([Registry]):
+    print("allowlisted", torch.load(bad, weights_only=True)["registry"].ids,
+          Registry in torch.serialization.get_safe_globals())
+print("after block", Registry in torch.serialization.get_safe_globals())
+bad.seek(0)
 print("unsafe ok", torch.load(bad, weights_only=False)["registry"].ids)
+g3 = gen2.clone_state()
+print("clone_state", torch.equal(torch.rand(3, generator=g3), torch.rand(3, generator=gen2)), g3.initial_seed())
+try:
+    torch.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(b"not a checkpoint"))
+except Exception as e:
+    print(type(e).__name__, e)
 try:
     opt2.load_state_dict({"state": {}, "param_groups": []})
 except Exception as e:

@@ -2,10 +2,11 @@
 constants code reads from it."""
 
 from ember.autograd.serialization import (
-    add_safe_globals, clear_safe_globals, get_safe_globals, load, safe_globals, save,
+    add_safe_globals, clear_safe_globals, get_safe_globals, get_unsafe_globals_in_checkpoint, load, safe_globals, save,
 )
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
+           "get_unsafe_globals_in_checkpoint",
            "DEFAULT_PROTOCOL", "SourceChangeWarning"]
 
 DEFAULT_PROTOCOL = 2  # the pickle protocol `save` writes, as PyTorch's
