@@ -237,7 +237,14 @@ Tensor memory layout as library authors reason about it (`mem_*`: channels_last 
 norms, pooling, interpolate and cat, gradient and optimizer-state layouts, storage sharing and the UntypedStorage/
 TypedStorage API, resize_/set_/as_strided_ with versions, view against reshape with the expanded-write errors,
 as_strided windows and im2col, the *_like factories over odd layouts, numpy sharing, view-op stride arithmetic,
-state_dict aliasing with tied weights, and views kept through save/load)."""
+state_dict aliasing with tied weights, and views kept through save/load).
+
+Federated learning and differential privacy (`fed_*`: FedAvg over deepcopied clients with size-weighted state_dict
+averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggregation masks from seeded generators,
+DP-SGD by vmap(grad) and by hooks with ghost norms, RDP accounting, local-DP mechanisms, top-k/QSGD/sign-SGD
+compression, personalised heads and Ditto, Dirichlet and shard splits, robust aggregation with cdist Krum, split
+learning across detach(), foreach and asynchronous aggregation, vmap-simulated clients, per-client loaders, and
+round state through BytesIO with weights_only and unsafe-global scans)."""
 
 from __future__ import annotations
 
