@@ -241,7 +241,7 @@ state_dict aliasing with tied weights, and views kept through save/load).
 
 Federated learning and differential privacy (`fed_*`: FedAvg over deepcopied clients with size-weighted state_dict
 averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggregation masks from seeded generators,
-DP-SGD by vmap(grad) and by hooks with ghost norms, RDP accounting, local-DP mechanisms, top-k/QSGD/sign-SGD
+DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP mechanisms, top-k/QSGD/sign-SGD
 compression, personalised heads and Ditto, Dirichlet and shard splits, robust aggregation with cdist Krum, split
 learning across detach(), foreach and asynchronous aggregation, vmap-simulated clients, per-client loaders, and
 round state through BytesIO with weights_only and unsafe-global scans)."""
