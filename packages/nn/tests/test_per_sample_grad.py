@@ -52,3 +52,12 @@ def test_frozen_parameters_get_no_grad_sample_and_errors_are_pytorchs():
     with pytest.raises(RuntimeError, match="^When computing batch size, found at least one input with batch size 3 "
                                            "and one with batch size 4"):
         call_for_per_sample_grads(nn.Bilinear(2, 2, 1))(E.ones(3, 2), E.ones(4, 2))
+
+
+def test_a_trainable_batch_norm_is_refused_as_pytorch_refuses_it():
+    model = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
+    with pytest.raises(RuntimeError, match="^Expanded Weights encountered but cannot handle function batch_norm$"):
+        call_for_per_sample_grads(model)(E.randn(4, 3))
+    frozen = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3, affine=False)).eval()
+    call_for_per_sample_grads(frozen)(E.randn(4, 3)).sum().backward()
+    assert frozen[0].weight.grad_sample.shape == (4, 3, 3)

@@ -3,7 +3,8 @@ gradients in `grad_sample` and its `.grad` untouched (PyTorch's Expanded Weights
 
 PyTorch swaps each parameter for an ExpandedWeight that every supported layer differentiates per sample; ember
 runs the whole module as one custom Function whose backward takes torch.func's vmap over grad of
-`<module(sample), grad_output slice>`, so any module whose samples do not interact gets per-sample gradients."""
+`<module(sample), grad_output slice>`, so any module whose samples do not interact gets per-sample gradients; a
+trainable BatchNorm, whose samples do, is refused as in PyTorch."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ember.autograd.func import grad, vmap
 from ember.core import Tensor
 from ember.nn.func import functional_call
 from ember.nn.modules.module import Module
+from ember.nn.modules.normalization import _BatchNorm
 
 __all__ = ["call_for_per_sample_grads"]
 
@@ -45,6 +47,9 @@ def call_for_per_sample_grads(module: Module, *, batch_size: int | None = None, 
 
     @functools.wraps(module.forward)
     def wrapper(*args, **kwargs):
+        if any(isinstance(m, _BatchNorm) and any(p.requires_grad for p in m.parameters()) for m in module.modules()):
+            # a batch's statistics mix its samples: PyTorch has no per-sample rule for it
+            raise RuntimeError("Expanded Weights encountered but cannot handle function batch_norm")
         batched = [v for v in (*args, *kwargs.values()) if isinstance(v, Tensor)]
         n = batch_size if batch_size is not None else _batch_size(batched, bdim)
         params = {name: p for name, p in module.named_parameters() if p.requires_grad}
