@@ -88,3 +88,19 @@ def test_inplace_methods_refuse_a_non_tensor_operand_in_their_own_words(call, ms
 
 def test_copy_still_takes_a_number():
     assert E.ones(2).copy_(2.5).tolist() == [2.5, 2.5] and E.zeros(2).copy_(np.float64(3)).tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("call, got", [
+    (lambda x: E.lerp(x, None, 0.5), "Tensor, NoneType, float"),
+    (lambda x: E.lerp(x, x, None), "Tensor, Tensor, NoneType"),
+    (lambda x: x.lerp_([1.0, 2.0], 0.5), "Tensor, list, float"),
+])
+def test_lerp_refuses_a_non_tensor_end_or_weight_with_pytorchs_overload_list(call, got):
+    msg = (f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+           " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+           " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
+    x = E.ones(2)
+    with pytest.raises(TypeError) as info:  # numpy's UFuncTypeError before
+        call(x)
+    assert str(info.value) == msg and type(info.value) is TypeError and x.tolist() == [1.0, 1.0]
+    assert E.lerp(x, E.zeros(2), np.float32(0.25)).tolist() == [0.75, 0.75]

@@ -3,6 +3,7 @@ Python operators, in-place twins, `addcmul`/`addcdiv`, and the unary ops as meth
 
 from __future__ import annotations
 
+import numbers
 import sys
 
 import numpy as np
@@ -52,6 +53,11 @@ attach("abs_", _abs_)
 @method
 def lerp(input, end, weight, *, out=None) -> Tensor:
     """`input + weight * (end - input)`; a tensor weight is PyTorch's second overload (LerpBackward1)."""
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor) and isinstance(weight, Tensor | numbers.Number)):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, end, weight))
+        raise TypeError(f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+                        " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
     r = ew.lerp(input, end, weight, out=out)
     return node_name(r, "LerpBackward0", "LerpBackward1") if isinstance(weight, Tensor) else r
 
