@@ -277,7 +277,14 @@ and structure geometry (frames, torsions, Kabsch, distograms, FAPE), MSA weighti
 with scatter_reduce message passing, bit-vector fingerprints with Tanimoto search, dense and sparse single-cell
 preprocessing with sparse PCA and kNN graphs, NB/ZINB likelihoods in an scVI model, Felsenstein pruning with
 matrix_exp, alignment dynamic programs and pair HMMs, a FASTA-to-BiLSTM tagging pipeline, bfloat16 variant scoring,
-and the pipeline errors)."""
+and the pipeline errors).
+
+Federated learning and differential privacy (`fed_*`: FedAvg over deepcopied clients with size-weighted state_dict
+averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggregation masks from seeded generators,
+DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP mechanisms, top-k/QSGD/sign-SGD
+compression, personalised heads and Ditto, Dirichlet and shard splits, robust aggregation with cdist Krum, split
+learning across detach(), foreach and asynchronous aggregation, vmap-simulated clients, per-client loaders, and
+round state through BytesIO with weights_only and unsafe-global scans)."""
 
 from __future__ import annotations
 

@@ -918,3 +918,16 @@ def test_a_root_gradient_takes_its_outputs_dtype():
                                            r"the same dtype\. Mismatch in dtype: grad_output\[0\] has a dtype of "
                                            r"\S+complex64 and output\[0\] has a dtype of \S+float32\.$"):
         E.autograd.grad(z, z, E.ones(2, dtype=E.complex64))
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda p: p.sub_(p.grad, alpha=0.1), "sub_(): argument 'other' (position 1) must be Tensor, not NoneType"),
+    (lambda p: p.mul_("a"), "mul_(): argument 'other' (position 1) must be Tensor, not str"),
+])
+def test_a_non_tensor_operand_is_refused_before_the_leaf_in_place_check(call, msg):
+    """PyTorch parses the arguments first: `p.sub_(p.grad)` before any backward is its TypeError, grad mode or not."""
+    p = E.ones(2).requires_grad_()
+    with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
+        call(p)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place"):
+        p.sub_(E.ones(2))

@@ -411,3 +411,29 @@ def test_corrupt_zip_raises_pytorchs_runtime_error(data, problem):
     assert str(e.value).startswith(f"PytorchStreamReader failed reading zip archive: {problem}. This is an internal "
                                    "miniz error. If you are seeing this error, there is a high likelihood that your "
                                    "checkpoint file is corrupted.")
+
+
+def test_unsafe_globals_are_read_from_the_pickles_without_running_them():
+    import functools
+    import zipfile
+
+    def scan(obj):
+        buf = io.BytesIO()
+        E.save(obj, buf)
+        buf.seek(0)
+        return serialization.get_unsafe_globals_in_checkpoint(buf)
+
+    assert scan({"w": E.ones(2), "od": OrderedDict(a=1), "sz": E.Size([2])}) == []
+    box = f"{Box.__module__}.Box"
+    # protocol 4: STACK_GLOBAL's strings, the second time "math" fetched from the memo
+    obj = {"box": Box(E.arange(3.0)), "fns": [math.sqrt, math.floor], "c": collections.Counter("ab")}
+    assert scan(obj) == sorted([box, "math.floor", "math.sqrt"])
+    with serialization.safe_globals([Box, math.floor]):
+        assert scan(obj) == ["math.sqrt"]
+    raw = io.BytesIO()  # a PyTorch zip whose protocol-2 pickle names globals with GLOBAL
+    with zipfile.ZipFile(raw, "w") as z:
+        z.writestr("archive/data.pkl", pickle.dumps(OrderedDict(p=functools.partial(int, base=2)), protocol=2))
+    raw.seek(0)
+    assert serialization.get_unsafe_globals_in_checkpoint(raw) == ["builtins.int", "functools.partial"]
+    with pytest.raises(ValueError, match="^Expected input to be a checkpoint returned by torch.save$"):
+        serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(b"junk"))

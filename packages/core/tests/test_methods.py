@@ -63,3 +63,44 @@ def test_operators_leave_non_tensor_operands_to_python():
     # ember's own dtype errors (RuntimeErrors in PyTorch) still propagate from the operators
     with pytest.raises(RuntimeError):
         E.ones(2, dtype=E.complex64) < E.ones(2, dtype=E.complex64)
+
+
+# PyTorch 2.13's words for a non-tensor operand of an in-place method: the method's name, positions after `self`
+@pytest.mark.parametrize("call, msg", [
+    (lambda x: x.sub_(None, alpha=0.1), "sub_(): argument 'other' (position 1) must be Tensor, not NoneType"),
+    (lambda x: x.add_(None), "add_(): argument 'other' (position 1) must be Tensor, not NoneType"),
+    (lambda x: x.mul_("a"), "mul_(): argument 'other' (position 1) must be Tensor, not str"),
+    (lambda x: x.sub_([1.0, 2.0]), "sub_(): argument 'other' (position 1) must be Tensor, not list"),
+    (lambda x: x.addcmul_(None, x), "addcmul_(): argument 'tensor1' (position 1) must be Tensor, not NoneType"),
+    (lambda x: x.addcdiv_(x, None, value=2),
+     "addcdiv_(): argument 'tensor2' (position 2) must be Tensor, not NoneType"),
+    (lambda x: E.addcmul(x, x, None), "addcmul(): argument 'tensor2' (position 3) must be Tensor, not NoneType"),
+    (lambda x: x.copy_(None), "copy_(): argument 'other' (position 1) must be Tensor, not NoneType"),
+    (lambda x: x.copy_([1.0, 2.0]), "copy_(): argument 'other' (position 1) must be Tensor, not list"),
+    (lambda x: x.copy_(np.ones(2)), "copy_(): argument 'other' (position 1) must be Tensor, not numpy.ndarray"),
+])
+def test_inplace_methods_refuse_a_non_tensor_operand_in_their_own_words(call, msg):
+    x = E.ones(2)
+    with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
+        call(x)
+    assert x.tolist() == [1.0, 1.0]  # nothing written (copy_(None) used to fill NaN)
+
+
+def test_copy_still_takes_a_number():
+    assert E.ones(2).copy_(2.5).tolist() == [2.5, 2.5] and E.zeros(2).copy_(np.float64(3)).tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("call, got", [
+    (lambda x: E.lerp(x, None, 0.5), "Tensor, NoneType, float"),
+    (lambda x: E.lerp(x, x, None), "Tensor, Tensor, NoneType"),
+    (lambda x: x.lerp_([1.0, 2.0], 0.5), "Tensor, list, float"),
+])
+def test_lerp_refuses_a_non_tensor_end_or_weight_with_pytorchs_overload_list(call, got):
+    msg = (f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+           " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+           " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
+    x = E.ones(2)
+    with pytest.raises(TypeError) as info:  # numpy's UFuncTypeError before
+        call(x)
+    assert str(info.value) == msg and type(info.value) is TypeError and x.tolist() == [1.0, 1.0]
+    assert E.lerp(x, E.zeros(2), np.float32(0.25)).tolist() == [0.75, 0.75]

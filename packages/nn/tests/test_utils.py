@@ -469,3 +469,11 @@ def test_packed_sequence_constructor_fills_unsorted_indices_and_takes_a_pair():
         PackedSequence(torch.ones(3), [2, 1])
     with pytest.raises(AssertionError, match="Expected data to be a list or tuple of length 2"):
         PackedSequence(torch.ones(3))
+
+
+def test_parameters_to_vector_views_each_parameter_as_pytorch_does():
+    w = torch.arange(6.0).view(2, 3).requires_grad_()
+    vec = parameters_to_vector([w, torch.ones(2)])
+    assert vec.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 1.0, 1.0] and type(vec.grad_fn).__name__ == "CatBackward0"
+    with pytest.raises(RuntimeError, match="^view size is not compatible with input tensor's size and stride"):
+        parameters_to_vector([w.detach().t()])

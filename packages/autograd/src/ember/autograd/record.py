@@ -36,7 +36,7 @@ import weakref
 
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
 from ember.core.dispatch import node_name
-from ember.core.ops import tensor_utils
+from ember.core.ops import elementwise, tensor_utils
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
@@ -369,6 +369,13 @@ _MULTI_VIEW_NODES = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "Spli
                      "UnbindBackward0": "Unbind"}
 
 
+def _check_binary_operands(op, args: tuple) -> None:
+    """A binary elementwise op's TypeError for a non-tensor, non-number operand, if it has one."""
+    info = op.info
+    if info is not None and getattr(info, "n_inputs", 0) == 2 and len(args) >= 2 and len(op.argnames) >= 2:
+        elementwise.check_operands(op, args[0], args[1])
+
+
 def _run_below(op, args: tuple, kwargs: dict, call_next):
     token = _enabled.set(False)
     try:
@@ -398,7 +405,11 @@ def _record(op, args: tuple, kwargs: dict, call_next):
             raise RuntimeError("cannot resize variables that require grad")
         if target._is_inference and not _inference.get():
             _refuse_inference_write(op, args, kwargs, call_next)
-        check_inplace(target)
+        try:
+            check_inplace(target)
+        except RuntimeError:
+            _check_binary_operands(op, args)  # PyTorch's parser refuses `p.sub_(None)` before its in-place checks
+            raise
     if not op.differentiable:
         r = _run_below(op, args, kwargs, call_next)
         if target is not None and target._requires_grad:

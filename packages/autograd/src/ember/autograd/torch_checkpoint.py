@@ -202,6 +202,11 @@ class _Unpickler(pickle._Unpickler):
         return t
 
 
+def safe_global_names() -> frozenset[str]:
+    """The "module.name" globals the restricted unpickler resolves: a weights-only load's defaults for PyTorch files."""
+    return frozenset(f"{module}.{name}" for module, name in _Unpickler(b"", None, "", None, "").allowed)
+
+
 def _encoded_bytes(text, encoding: str = "utf-8") -> bytes:
     """`_codecs.encode`, as protocol 2 pickles write `bytes`: text to bytes, nothing else."""
     if not isinstance(text, str) or encoding not in ("latin1", "latin-1", "utf-8", "ascii"):

@@ -136,15 +136,34 @@ def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[s
 
 
 def inplace(fn: Callable, name: str | None = None) -> Callable:
-    """The in-place method `x.<fn>_(...)`: `fn(x, ..., out=x)`, which bumps x's version."""
+    """The in-place method `x.<fn>_(...)`: `fn(x, ..., out=x)`, which bumps x's version. `fn`'s "must be Tensor"
+    error names the method and counts positions after `self`, as PyTorch's parser does (`p.add_(p.grad)` with no
+    grad: "add_(): argument 'other' (position 1)")."""
     def method_(self, *args, **kwargs):
-        return fn(self, *args, **kwargs, out=self)
+        try:
+            return fn(self, *args, **kwargs, out=self)
+        except TypeError as e:
+            renamed = _as_method_error(e, base, method_.__name__)
+            if renamed is None:
+                raise
+            raise renamed from None
 
     base = getattr(fn, "__name__", None) or fn.name
     method_.__name__ = name or base + "_"
     method_.__doc__ = f"In-place version of `{base}`."
     attach(method_.__name__, method_)
     return method_
+
+
+_NOT_A_TENSOR = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\) (must be Tensor, not .*)", re.S)
+
+
+def _as_method_error(e: TypeError, function: str, method_name: str) -> TypeError | None:
+    """The function's "argument 'other' (position 2) must be Tensor" as its method words it, or None."""
+    m = _NOT_A_TENSOR.fullmatch(str(e)) if type(e) is TypeError else None
+    if m is None or m[1] != function or int(m[3]) < 2:
+        return None
+    return TypeError(f"{method_name}(): argument '{m[2]}' (position {int(m[3]) - 1}) {m[4]}")
 
 
 def operator(fn: Callable, form: str = "plain", *, arrays: bool = False) -> Callable:

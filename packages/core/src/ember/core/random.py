@@ -151,6 +151,10 @@ class Generator:
         self._seed, self._offset = int(s), int(o)
         return self
 
+    def clone_state(self) -> Generator:
+        """A new generator on the same device at this one's state: the two then draw the same numbers apart."""
+        return Generator(self.device).set_state(self.get_state())
+
     def __repr__(self) -> str:
         return f"<ember.Generator device={self.device} seed={self._seed}>"
 

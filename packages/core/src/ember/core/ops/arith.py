@@ -3,6 +3,7 @@ Python operators, in-place twins, `addcmul`/`addcdiv`, and the unary ops as meth
 
 from __future__ import annotations
 
+import numbers
 import sys
 
 import numpy as np
@@ -52,6 +53,11 @@ attach("abs_", _abs_)
 @method
 def lerp(input, end, weight, *, out=None) -> Tensor:
     """`input + weight * (end - input)`; a tensor weight is PyTorch's second overload (LerpBackward1)."""
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor) and isinstance(weight, Tensor | numbers.Number)):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, end, weight))
+        raise TypeError(f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+                        " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
     r = ew.lerp(input, end, weight, out=out)
     return node_name(r, "LerpBackward0", "LerpBackward1") if isinstance(weight, Tensor) else r
 
@@ -412,6 +418,13 @@ def _scalar_value(value, *operands):
     return value
 
 
+def _check_tensors(op: str, *operands) -> None:
+    """PyTorch's TypeError for a non-tensor among addcmul/addcdiv's (input, tensor1, tensor2)."""
+    for pos, (arg, v) in enumerate(zip(("input", "tensor1", "tensor2"), operands), 1):
+        if not isinstance(v, Tensor):
+            raise ew.not_a_tensor(op, arg, pos, v)
+
+
 @method
 @composite("addcmul", one_node=True)
 def addcmul(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
@@ -420,6 +433,7 @@ def addcmul(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
     if legacy:
         tensor1, tensor2, value = _legacy_scalar("addcmul", "value", input, tensor1, (tensor2, *legacy), value, out,
                                                  ("tensor1", "tensor2"))
+    _check_tensors("addcmul", input, tensor1, tensor2)
     value = _scalar_value(value, input, tensor1, tensor2)
     if out is not None:  # the product is a fresh tensor: `add` below cannot see tensor1 and tensor2 overlap `out`
         check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
@@ -449,6 +463,7 @@ def addcdiv(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
     if legacy:
         tensor1, tensor2, value = _legacy_scalar("addcdiv", "value", input, tensor1, (tensor2, *legacy), value, out,
                                                  ("tensor1", "tensor2"))
+    _check_tensors("addcdiv", input, tensor1, tensor2)
     value = _scalar_value(value, input, tensor1, tensor2)
     if all(isinstance(t, Tensor) and not (t._dtype.is_floating_point or t._dtype.is_complex)
            for t in (tensor1, tensor2)):

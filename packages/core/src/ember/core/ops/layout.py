@@ -357,7 +357,10 @@ def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:
 
 @method
 def copy_(input, src, non_blocking: bool = False) -> Tensor:
-    """Copy `src` (broadcast, cast, possibly from another device) into `input`."""
+    """Copy `src` (broadcast, cast, possibly from another device) into `input`; `src` is a tensor or a number,
+    as PyTorch's parser takes it (a None, list or ndarray is a TypeError, not a NaN or element-wise fill)."""
+    if not isinstance(src, Tensor | numbers.Number):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {_type_name(src)}")
     return S.copy_(input, src, non_blocking)
 
 

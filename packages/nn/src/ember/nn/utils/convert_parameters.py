@@ -20,7 +20,7 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
             raise TypeError(f"Found two parameters on different devices, this is currently not supported; got "
                             f"{describe(p)} after a parameter on {device}")
         device = p.device
-        vec.append(p.reshape(-1))
+        vec.append(p.view(-1))  # PyTorch views: a non-contiguous parameter is an error, never a silent copy
     return ea.cat(vec)
 
 
