@@ -47,6 +47,7 @@ the temporary of a save killed outright is removed by the next save into that di
 
 from __future__ import annotations
 
+import _compat_pickle
 import base64
 import hashlib
 import io
@@ -57,8 +58,6 @@ import pickle
 import pickletools
 import struct
 import sys
-import zipfile
-from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
 from collections import Counter, OrderedDict
 from typing import Any, BinaryIO
 
@@ -124,18 +123,26 @@ class safe_globals:
 
 
 def get_unsafe_globals_in_checkpoint(f) -> list[str]:
-    """The globals (`"module.name"`, in order of first use) that the pickles of checkpoint `f` (a path or a binary
-    file) name and a weights-only `load` would refuse: neither allowed by default nor by `add_safe_globals` /
-    `safe_globals`. Nothing is unpickled, so no code runs."""
+    """The globals (`"module.name"`, sorted: PyTorch's list comes from a set) that the pickles of checkpoint `f` (a
+    path or a binary file) name and a weights-only `load` would refuse: neither allowed by default nor by
+    `add_safe_globals` / `safe_globals`. Nothing is unpickled, so no code runs.
+
+    Raises:
+        ValueError: `f` is neither a PyTorch zip checkpoint nor an ember one (PyTorch's words).
+    """
     data, name = _read_all(f)
     data = bytes(data) if not isinstance(data, bytes) else data
     if torch_checkpoint.is_torch_zip(data):
         pickles, allowed = torch_checkpoint.pickles_and_allowed(data, name)
-    else:
+    elif data[:len(MAGIC)] == MAGIC:
         pickles, allowed = _pickled_entries(_check(data, name)["object"]), {}
-    found = dict.fromkeys(g for pkl in pickles for g in _pickle_globals(pkl))
-    return [f"{m}.{n}" for m, n in found if (m, n) not in allowed and _allowed_global(
-        "builtins" if m == "__builtin__" else m, n) is None]  # protocol 2's name of builtins
+    else:
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    # protocol 2's Python 2 names mapped back, as unpickling maps them
+    found = {_compat_pickle.NAME_MAPPING.get(g, (_compat_pickle.IMPORT_MAPPING.get(g[0], g[0]), g[1])): g
+             for pkl in pickles for g in _pickle_globals(pkl)}
+    return sorted(f"{m}.{n}" for (m, n), raw in found.items()
+                  if raw not in allowed and (m, n) not in allowed and _allowed_global(m, n) is None)
 
 
 def _pickled_entries(v) -> list[bytes]:
@@ -186,71 +193,6 @@ def _allowed_global(module: str, name: str):
         if full == f"{module}.{name}":
             return obj
     return None
-
-def get_unsafe_globals_in_checkpoint(f) -> list[str]:
-    """The globals ("module.name") the pickles in checkpoint `f` name that a weights-only `load` would refuse, read
-    from the pickles' opcodes without running them (PyTorch's list, sorted here: PyTorch's comes from a set).
-
-    Raises:
-        ValueError: `f` is neither a PyTorch zip checkpoint nor an ember one.
-    """
-    data, name = _read_all(f)
-    data = bytes(data)
-    if torch_checkpoint.is_torch_zip(data):
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        pickles = [archive.read(n) for n in archive.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
-        safe = torch_checkpoint.safe_global_names()
-        unsafe = {g for p in pickles for g in _pickle_globals(p)
-                  if g not in safe and _allowed_global(*g.rsplit(".", 1)) is None}
-    elif data[:len(MAGIC)] == MAGIC:
-        header = _check(data, name)
-        unsafe = {g for p in _pickled_entries(header["object"]) for g in _pickle_globals(base64.b64decode(p))
-                  if _allowed_global(*g.rsplit(".", 1)) is None}
-    else:
-        raise ValueError("Expected input to be a checkpoint returned by torch.save")
-    return sorted(unsafe)
-
-
-def _pickled_entries(v: Any):
-    """The base64 pickles (`{"__pickle__": ...}`) anywhere in an ember header's object."""
-    stack = [v]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, dict):
-            if isinstance(v.get("__pickle__"), str):
-                yield v["__pickle__"]
-            else:
-                stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-
-
-def _pickle_globals(data: bytes) -> set[str]:
-    """Every global a pickle names: GLOBAL/INST's argument, or STACK_GLOBAL's two strings (pushed, or fetched from
-    the memo)."""
-    found, pushed, memo = set(), [], {}
-    last = None  # the string the previous opcode put on the stack, if any
-    for op, arg, _ in pickletools.genops(data):
-        kind = op.name
-        if kind in ("GLOBAL", "INST"):  # protocol 2's Python 2 names mapped back, as unpickling maps them
-            module, name = arg.split(" ", 1)
-            module, name = NAME_MAPPING.get((module, name), (IMPORT_MAPPING.get(module, module), name))
-            found.add(f"{module}.{name}")
-        elif kind == "STACK_GLOBAL" and len(pushed) >= 2:
-            found.add(f"{pushed[-2]}.{pushed[-1]}")
-        if kind in ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE"):
-            last = arg
-        elif kind in ("BINGET", "LONG_BINGET", "GET"):
-            last = memo.get(int(arg))
-        elif kind in ("MEMOIZE", "BINPUT", "LONG_BINPUT", "PUT"):
-            memo[len(memo) if kind == "MEMOIZE" else int(arg)] = last
-            continue  # the memo copies the top of the stack, which stays
-        else:
-            last = None
-        if last is not None:
-            pushed.append(last)
-    return found
-
 
 MAGIC = b"EMBERCKP"
 VERSION = 1
