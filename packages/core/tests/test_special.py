@@ -295,6 +295,29 @@ def test_logit_eps_bounds_round_in_the_input_dtype():
     np.testing.assert_allclose(E.logit(x.double(), eps=1e-6).numpy(), sp.logit([1e-6, 1 - 1e-6]), rtol=1e-12)
 
 
+_NDTR_X = [-50.0, -8.3, -6.0, -5.0, -4.0, -3.0, -1.0, -0.2, 0.0, 0.3, 2.0, 5.0, 9.0]
+# PyTorch 2.13's values: its composite (1 + erf(x * M_SQRT1_2)) * 0.5 rounds each step, so its cancellation shows
+_PYTORCH_NDTR = {
+    E.float32: [0.0, 0.0, 0.0, 2.980232238769531e-07, 3.167986869812012e-05, 0.0013498961925506592,
+                0.15865525603294373, 0.4207402765750885, 0.5, 0.6179113984107971, 0.9772498607635498,
+                0.9999997019767761, 1.0],
+    E.float16: [0.0, 0.0, 0.0, 0.0, 0.0, 0.00146484375, 0.15869140625, 0.4208984375, 0.5, 0.6181640625,
+                0.9775390625, 1.0, 1.0],
+    E.bfloat16: [0.0, 0.0, 0.0, 0.0, 0.0, 0.001953125, 0.158203125, 0.419921875, 0.5, 0.6171875, 0.9765625, 1.0,
+                 1.0],
+}
+
+
+@pytest.mark.parametrize("dtype", list(_PYTORCH_NDTR))
+def test_reduced_precision_ndtr_rounds_as_pytorchs_composite(dtype):
+    got = S.ndtr(E.tensor(_NDTR_X, dtype=dtype))
+    assert got.dtype is dtype
+    if dtype is E.float32:  # float32 erf is one ulp off PyTorch's at -0.2 / sqrt(2) (docs/pytorch_compat.md)
+        np.testing.assert_array_max_ulp(got.numpy(), np.array(_PYTORCH_NDTR[dtype], np.float32), maxulp=1)
+    else:
+        assert got.float().tolist() == _PYTORCH_NDTR[dtype]
+
+
 @pytest.mark.parametrize("name", ["gammaln", "digamma", "erfc", "erfcx", "i0", "i1e", "ndtri", "log_ndtr",
                                   "bessel_j0", "modified_bessel_k1", "airy_ai"])
 def test_float32_is_float64_rounded(name):
