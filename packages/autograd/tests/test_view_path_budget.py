@@ -97,3 +97,14 @@ def test_view_made_in_no_grad_keeps_its_mode():
     assert v.requires_grad and v.grad_fn is None and v._ag.made_in == "no_grad"
     w = v[1:]  # a view of it, with grad mode on: PyTorch's view keeps the no_grad creation meta
     assert w._ag.made_in == "no_grad"
+
+
+def test_a_hook_below_autograd_still_sees_a_recorded_view():
+    """`_record_view` runs the kernel at once only where autograd's hook is the only one: a watching hook sees the op
+    and the view is recorded as before."""
+    from ember.core.testing import watching
+
+    seen = []
+    with watching(seen):
+        v = W.t()
+    assert seen == ["transpose"] and type(v.grad_fn).__name__ == "TBackward0" and v._base is W

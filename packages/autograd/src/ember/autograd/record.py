@@ -35,7 +35,8 @@ import traceback
 import weakref
 
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
-from ember.core.dispatch import node_name
+from ember.core import storage as _storage
+from ember.core.dispatch import Op, node_name
 from ember.core.ops import tensor_utils
 from ember.core.tensor import Tensor
 
@@ -510,6 +511,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
 # chain), without the general path's questions, whose answers a single view op fixes: it writes nothing, its only
 # differentiable input is its first argument (which requires grad), it saves no output, it makes one tensor.
 _VIEWS: dict = {}  # op -> its derivative entry where `_record_view` records it, else None
+_REDISPATCH = Op.redispatch  # the dispatcher's `call_next` below autograd's hook when that hook is the only one
 _UNSEEN = object()
 _INPUT_SLOT = (("input", -1),)
 
@@ -559,7 +561,12 @@ def _record_view(op, entry, args: tuple, kwargs: dict, call_next):
 
     token = _enabled.set(False)
     try:
-        r = call_next(op, args, kwargs)
+        if call_next is _REDISPATCH and _storage.only_cpu and op.check is None and not (src._conj or src._neg):
+            # redispatch's path for this call, inline: no hook below, a CPU tensor, no meta step, no conj bit
+            kernel = op.kernels.get("cpu") or op.kernels["any"]
+            r = kernel(*args, **kwargs) if kwargs else kernel(*args)
+        else:
+            r = call_next(op, args, kwargs)
     finally:
         _enabled.reset(token)
     if not _inference.get():  # _track_view, inlined
