@@ -93,6 +93,29 @@ def test_each_backward_node_of_a_chain_stays_within_its_call_budget():
     _check("one recorded op and its backward node", per_node, PER_NODE)
 
 
+# stop 43, one input per node (measured 25/53 and 17/41; 24/55 and 23/49 before a one-input node ran its rule
+# alone, `RuleNode.apply`'s first branch, and a view recorded through `_record_view`)
+SINGLE_INPUT_NODE = {"exp": (lambda y: y.exp(), (29, 61)), "t": (lambda y: y.t(), (20, 48))}
+
+
+@pytest.mark.parametrize("name", list(SINGLE_INPUT_NODE))
+def test_each_single_input_node_of_a_chain_stays_within_its_call_budget(name):
+    _, _, ag, _ = _inputs()
+    op, budget = SINGLE_INPUT_NODE[name]
+
+    def chain(n):
+        def run():
+            y = ag
+            for _ in range(n):
+                y = op(y)
+            y.sum().backward()
+        return run
+
+    short, long = _count(chain(10)), _count(chain(20))
+    per_node = ((long[0] - short[0]) // 10, (long[1] - short[1]) // 10)
+    _check(f"one recorded {name} and its backward node", per_node, budget)
+
+
 def test_zero_dim_inplace_arithmetic_stays_within_its_call_budget():
     """BatchNorm's `num_batches_tracked.add_(1)` runs 20 times a ResNet step: numpy scalar arithmetic, no
     ufunc call and no dtype resolution (18/40 before that fast path, 9/13 after)."""
