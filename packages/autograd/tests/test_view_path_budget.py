@@ -108,3 +108,17 @@ def test_a_hook_below_autograd_still_sees_a_recorded_view():
     with watching(seen):
         v = W.t()
     assert seen == ["transpose"] and type(v.grad_fn).__name__ == "TBackward0" and v._base is W
+
+
+def test_anomaly_trace_of_a_recorded_view_ends_where_the_general_paths_does(monkeypatch):
+    """Under detect_anomaly a view's node keeps the forward stack up to the caller of the op, as `_record`'s."""
+    def make():
+        with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"), E.autograd.detect_anomaly():
+            return W.t()
+
+    fast = make()
+    monkeypatch.setattr(record, "_VIEWS", {op: None for op in record._VIEWS})
+    slow = make()
+    assert [(f.name, f.lineno) for f in fast.grad_fn._trace[-2:]] == \
+        [(f.name, f.lineno) for f in slow.grad_fn._trace[-2:]]
+    assert fast.grad_fn._trace[-2].name == "make"

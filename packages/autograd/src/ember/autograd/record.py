@@ -34,8 +34,8 @@ from __future__ import annotations
 import traceback
 import weakref
 
-from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
 from ember.core import storage as _storage
+from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
 from ember.core.dispatch import Op, node_name
 from ember.core.ops import tensor_utils
 from ember.core.tensor import Tensor
@@ -590,7 +590,7 @@ def _record_view(op, entry, args: tuple, kwargs: dict, call_next):
         if base._is_inference:
             r._is_inference = True
     if anomaly._enabled:
-        node._trace = traceback.extract_stack()[:-3]
+        node._trace = traceback.extract_stack()[:-4]  # as `_record`'s, less this frame too
         node._hooked = True
     if r._dtype.is_floating_point or r._dtype.is_complex:
         r._grad_fn = node
