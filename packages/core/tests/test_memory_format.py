@@ -272,3 +272,22 @@ def test_channels_last_tensors_without_elements_take_pytorchs_strides_and_flags(
     assert c.to(memory_format=ec.channels_last) is not c
     h = contiguous(ec.empty(2, 3, 0, 5), memory_format=ec.channels_last)
     assert h.stride() == (0, 1, 15, 3)
+
+
+def test_dense_strides_of_a_matrix_is_pytorchs_non_overlapping_and_dense():
+    """`dense_strides`' matrix shortcut (no sort) answers as the general rule: some order of the dims of size 2 or
+    more is row-major."""
+    from itertools import product
+
+    from ember.core.ops.memfmt import dense_strides
+
+    def reference(shape, strides):
+        expected = 1
+        for d in sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d]):
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+        return True
+
+    for a, b, sa, sb in product(range(5), range(5), range(9), range(9)):
+        assert dense_strides((a, b), (sa, sb)) == reference((a, b), (sa, sb)), ((a, b), (sa, sb))

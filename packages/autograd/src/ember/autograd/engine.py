@@ -32,7 +32,7 @@ __all__ = ["backward", "grad", "reduce_grad", "accumulate_into"]
 
 def _sum_to(g: Tensor, shape: tuple) -> Tensor | None:
     """`g` summed over the dims it was broadcast along to reach its shape from `shape`, or None."""
-    lead = g.ndim - len(shape)
+    lead = len(g._shape) - len(shape)
     if lead < 0:
         return None
     dims = list(range(lead))
@@ -70,7 +70,7 @@ def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
         if g._dtype.is_complex and not dtype.is_complex:
             g = g.real  # a real input of a complex op: PyTorch's gradient is the real part
         g = g.to(dtype)
-    if g._storage.device != device:
+    if g._storage.device is not device and g._storage.device != device:
         g = g.to(device)
     return g
 

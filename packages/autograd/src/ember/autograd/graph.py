@@ -386,10 +386,12 @@ def _stealable(g: Tensor, t: Tensor) -> bool:
         b = m.base
         if b is None or type(b) is not Tensor or b._ag is not None or b._requires_grad \
                 or sys.getrefcount(b) > _SOLE_BASE_REFS or b._storage is not st \
-                or sys.getrefcount(st) > _SOLE_STORAGE_REFS + 1 or st.device != t._storage.device:
+                or sys.getrefcount(st) > _SOLE_STORAGE_REFS + 1 \
+                or st.device is not t._storage.device and st.device != t._storage.device:  # `is` first: no __eq__
             return False
         return _covers(g, st) and _obeys_layout(g, t)
-    if sys.getrefcount(st) > _SOLE_STORAGE_REFS or st.device != t._storage.device:
+    if sys.getrefcount(st) > _SOLE_STORAGE_REFS or (st.device is not t._storage.device
+                                                     and st.device != t._storage.device):
         return False
     c = g._npc  # on the CPU: `g` views its storage's whole C-contiguous array exactly
     if c is not None and c[1] is st._raw:
@@ -399,8 +401,10 @@ def _stealable(g: Tensor, t: Tensor) -> bool:
 
 def _covers(g: Tensor, st) -> bool:
     """`g` is dense from the start of `st` and covers all of it: no other element lies in the storage."""
-    return (g._offset == 0 and st.nbytes == g.numel() * g._dtype.itemsize
-            and dense_strides(g._shape, g._strides))
+    n = g._dtype.itemsize
+    for s in g._shape:  # g.numel(), inlined
+        n *= s
+    return g._offset == 0 and st.nbytes == n and dense_strides(g._shape, g._strides)
 
 
 def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:

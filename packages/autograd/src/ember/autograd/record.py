@@ -34,19 +34,21 @@ from __future__ import annotations
 import traceback
 import weakref
 
+from ember.core import storage as _storage
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
-from ember.core.dispatch import node_name
+from ember.core.dispatch import Op, node_name
 from ember.core.ops import elementwise, tensor_utils
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
 from ember.autograd.derivatives import COMPOSITES, TABLE
-from ember.autograd.derivatives._entry import _NUMBERS, _WRAPPED_NUMBERS
-from ember.autograd.graph import AutogradMeta, Node, SavedTensor, edge_of, meta
+from ember.autograd.derivatives._entry import _NUMBERS, _WRAPPED_NUMBERS, RuleNode
+from ember.autograd.graph import AutogradMeta, Node, SavedTensor, _sequence, edge_of, meta
 from ember.autograd.grad_mode import _enabled, _inference, _state
 
 __all__ = ["dispatch_hook", "regenerate_view", "check_inplace", "is_inference", "computed"]
 
+_new = object.__new__
 _SEQ = (list, tuple)  # for isinstance: an inline `list | tuple` builds a Union object per call
 
 
@@ -262,7 +264,8 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
     else:
         base, chain = src, step
     bm = base._ag
-    r._ag = m = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
+    r._ag = m = _new(AutogradMeta)  # AutogradMeta(base, chain, gen) without its __init__ frame
+    m.base, m.chain, m.view_gen = base, chain, bm.gen if bm is not None else 0
     if sm is not None and sm.made_in is not None:  # a view of such a view keeps its mode
         m.made_in = sm.made_in
     elif not _enabled.get():  # made in no_grad (or inference mode): PyTorch's view requires grad as its base
@@ -390,6 +393,13 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
 
 
 def _record(op, args: tuple, kwargs: dict, call_next):
+    if op.tracked_view:
+        entry = _VIEWS.get(op, _UNSEEN)
+        if entry is _UNSEEN:
+            entry = _VIEWS[op] = _view_entry(op)
+        if entry is not None and args and isinstance(src := args[0], Tensor) and src._requires_grad \
+                and (not kwargs or kwargs.get("out") is None):
+            return _record_view(op, entry, args, kwargs, call_next)
     target = None  # the tensor an in-place op writes
     if op.mutates:  # the first written argument is the in-place result (`self`); the rest are side outputs
         target = args[op.mutates[0]]
@@ -513,6 +523,99 @@ def _record(op, args: tuple, kwargs: dict, call_next):
             o._requires_grad = True
             if i:
                 meta(o).output_nr = i
+    return r
+
+
+# NOTE [ Recording a view ]
+# A view op (`w.t()` in every linear layer, `x.view`, slicing) on a tensor that requires grad is the most common
+# recorded call: `_record_view` records it as `_record` would (the same node, edge, saved metadata, `_base` and view
+# chain), without the general path's questions, whose answers a single view op fixes: it writes nothing, its only
+# differentiable input is its first argument (which requires grad), it saves no output, it makes one tensor.
+_VIEWS: dict = {}  # op -> its derivative entry where `_record_view` records it, else None
+_REDISPATCH = Op.redispatch  # the dispatcher's `call_next` below autograd's hook when that hook is the only one
+_UNSEEN = object()
+_INPUT_SLOT = (("input", -1),)
+
+
+def _view_entry(op):
+    """The derivative entry of a single view op that `_record_view` may record (NOTE [ Recording a view ]), or None."""
+    entry = TABLE.get(op.name)
+    if (entry is None or not op.differentiable or op.mutates or op.pieces is not None
+            or list(entry.diff_index) != [("input", 0)] or entry.node_cls.__init__ is not RuleNode.__init__
+            or entry.save_plan(("input",))[1] or entry.save_plan(("input", None))[1]):
+        return None
+    return entry
+
+
+def _record_view(op, entry, args: tuple, kwargs: dict, call_next):
+    """`_record` of a single view op whose input requires grad (NOTE [ Recording a view ]), with the node's
+    `__init__` and `_track_view` inlined."""
+    src = args[0]
+    fn, sm = src._grad_fn, src._ag
+    if sm is None and fn is not None:
+        edge = (fn, 0)
+    elif fn is None and sm is not None and sm.acc is not None:
+        edge = (sm.acc, 0)  # a leaf's AccumulateGrad
+    else:
+        edge = edge_of(src)
+    node = _new(entry.node_cls)
+    node.next_functions = (edge,)
+    node._seq = next(_sequence)
+    node._saved = saved = {}
+    node._slots = _INPUT_SLOT
+    node._in_meta = ((src._shape, src._dtype, src._storage.device),)
+    need_t = ("input",) if not _ONE_NODE[0] else ("input", None)
+    inputs_plan = (entry._plans.get(need_t) or entry.save_plan(need_t))[0]
+    n_args = len(args)
+    for n, p, suffix, i in inputs_plan:
+        v = args[i] if 0 <= i < n_args else entry.value(p, args, kwargs)
+        if suffix is not None:
+            saved[n] = v._shape if suffix == "_shape" and isinstance(v, Tensor) else _meta_of(v, suffix)
+        elif isinstance(v, Tensor):
+            if v._is_inference:
+                raise RuntimeError(_INFERENCE_SAVED)
+            saved[n] = SavedTensor(v)
+        elif type(v) in _SEQ and v and type(v[0]) is not int and any(isinstance(t, Tensor) for t in v):
+            saved[n] = _save(v, None)
+        else:
+            saved[n] = v
+
+    token = _enabled.set(False)
+    try:
+        if call_next is _REDISPATCH and _storage.only_cpu and op.check is None and not (src._conj or src._neg):
+            # redispatch's path for this call, inline: no hook below, a CPU tensor, no meta step, no conj bit
+            kernel = op.kernels.get("cpu") or op.kernels["any"]
+            r = kernel(*args, **kwargs) if kwargs else kernel(*args)
+        else:
+            r = call_next(op, args, kwargs)
+    finally:
+        _enabled.reset(token)
+    if not _inference.get():  # _track_view, inlined
+        sm = src._ag
+        step = ((op, args[1:], kwargs),)
+        if sm is not None and sm.base is not None:
+            base, chain = sm.base, sm.chain + step
+        else:
+            base, chain = src, step
+        bm = base._ag
+        r._ag = m = _new(AutogradMeta)
+        m.base, m.chain, m.view_gen = base, chain, bm.gen if bm is not None else 0
+        if sm is not None and sm.made_in is not None:  # a view of such a view keeps its mode
+            m.made_in = sm.made_in
+        elif not _enabled.get():  # made in no_grad (a dual's op, recorded there): requires grad as its base
+            m.made_in = "inference" if _inference.get() else "no_grad"
+            if base._requires_grad:
+                r._requires_grad = True
+        elif sm is not None and sm.multi_view:
+            m.multi_view = True
+        if base._is_inference:
+            r._is_inference = True
+    if anomaly._enabled:
+        node._trace = traceback.extract_stack()[:-4]  # as `_record`'s, less this frame too
+        node._hooked = True
+    if r._dtype.is_floating_point or r._dtype.is_complex:
+        r._grad_fn = node
+        r._requires_grad = True
     return r
 
 

@@ -120,6 +120,9 @@ class Derivative:
         order = {p: i for i, p in enumerate(self.params)}
         self.diff_params = sorted((k for keys, _, _ in self.groups for k in keys), key=order.__getitem__)
         self.group_of = {k: g for g in self.groups for k in g[0]}
+        # the input whose gradient one rule computes alone: (rule, its names), for a node with that one edge
+        self.alone = {keys[0]: (fn, names) for keys, fn, names in self.groups
+                      if len(keys) == 1 and self.diff_params.count(keys[0]) == 1}
         self.diff_index = [(p, self._pos(p)) for p in self.diff_params]
         self._plans: dict[tuple, tuple] = {}
         self.inplace: Derivative | None = None
@@ -218,6 +221,7 @@ def _wrapped(op_name: str, param: str, v):
 _WRAPPED_NUMBERS = {"add": ("other",), "sub": ("other",), "mul": ("other",), "div": ("other",),
                     "where": ("input", "other")}
 _NUMBERS = frozenset((int, float, bool, complex))
+_ONE = (True,)  # the mask of a rule computing one gradient
 _SAVED_OR_NONE = (SavedTensor, type(None))  # for isinstance: an inline `|` builds a Union object per call
 
 
@@ -361,13 +365,47 @@ class RuleNode(Node):
             return [s.unpack(self) if s is not None else None for s in v]
         return v
 
+    def _arguments(self, names: tuple, grads: list, mask: tuple, unpacked: dict | None) -> tuple[list, dict | None]:
+        """A rule's arguments (`_resolve`, inlined for grad, saved tensors and saved plain values), and the saved
+        values unpacked once, in saved order, where unpack hooks are set (as PyTorch's nodes unpack them)."""
+        saved = self._saved
+        args = []
+        for n in names:
+            if n == "grad":
+                args.append(grads[0])
+                continue
+            v = saved.get(n, _MISSING) if saved is not None else _MISSING
+            if type(v) is SavedTensor and v.unpack_hook is None:
+                v = v.unpack(self)
+            elif type(v) is SavedTensor or (unpacked is not None and type(v) is list):
+                if unpacked is None:
+                    unpacked = {k: self._resolve(k, grads, mask) for k in saved}
+                v = unpacked[n]
+            elif v is _MISSING or isinstance(v, list):
+                v = self._resolve(n, grads, mask)
+            args.append(v)
+        return args, unpacked
+
     def apply(self, grads: list) -> list:
         slots = self._slots
         nf = self.next_functions
-        out: list = [None] * len(nf)
-        if len(nf) == 1:
+        n_in = len(nf)
+        if n_in == 1 and slots[0][1] < 0:  # one input (most nodes): its rule alone, its gradient checked inline
+            if nf[0][0] is None:
+                return [None]
+            group = self.entry.alone.get(slots[0][0])
+            if group is not None:
+                fn, names = group
+                g = fn(*self._arguments(names, grads, _ONE, None)[0])
+                if g is not None:
+                    shape, dtype, device = self._in_meta[0]
+                    if g._shape != shape or g._dtype is not dtype or g._storage.device is not device:
+                        g = reduce_grad(self, 0, g, self._in_meta[0])
+                return [g]
+        out: list = [None] * n_in
+        if n_in == 1:
             need = (slots[0][0],) if nf[0][0] is not None else ()
-        elif len(nf) == 2:  # the names of the inputs with an edge (None stands for none)
+        elif n_in == 2:  # the names of the inputs with an edge (None stands for none)
             need = (slots[0][0] if nf[0][0] is not None else None, slots[1][0] if nf[1][0] is not None else None)
         else:
             need = {p for (p, _), (n, _) in zip(slots, nf) if n is not None}
@@ -377,13 +415,13 @@ class RuleNode(Node):
             if len(keys) == 1:
                 if keys[0] not in need:
                     continue
-                mask = (True,)
+                mask = _ONE
             else:
                 mask = tuple(k in need for k in keys)
                 if not any(mask):
                     continue
             args = []
-            for n in names:  # _resolve, inlined for grad, saved tensors and saved plain values
+            for n in names:  # _arguments, inlined: a node of several inputs runs several rules
                 if n == "grad":
                     args.append(grads[0])
                     continue

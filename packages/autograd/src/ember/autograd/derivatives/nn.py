@@ -17,11 +17,13 @@ from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
 from ember.core.ops.dropout import dropout_scale
 from ember.core.ops.memfmt import channels_last_as
+from ember.core.ops.reduce import sum_untracked
 
 from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._entry import inplace
 from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
+from ember.autograd.untracked import plain
 
 __all__ = ["op", "conv2d", "conv2d_backward_input", "conv2d_backward_weight", "ENTRIES"]
 
@@ -197,7 +199,13 @@ def _lstm(grads, cx, result1, result2):
     gates, gcx = get_op("lstm_cell_backward")(grads[0], grads[1], cx, result1, result2)
     if len(grads) > 2 and grads[2] is not None:  # the workspace is used (double backward)
         gates = gates + grads[2] * _lstm_activation_slopes(result2)
-    return gates, gates, gcx, gates.sum(0), gates.sum(0)
+    bias = _batch_sum(gates)  # one sum for both biases, as PyTorch's fused cell returns one grad_bias twice
+    return gates, gates, gcx, bias, bias
+
+
+def _batch_sum(g):
+    """`g.sum(0)`: at once in a plain backward (NOTE [ Backward products computed at once ])."""
+    return sum_untracked(g, (0,)) if plain(g) else g.sum(0)
 
 
 def _lstm_activation_slopes(ws):
@@ -213,7 +221,7 @@ def _gru(grads, result1):
     if len(grads) > 1 and grads[1] is not None:  # the workspace is used (double backward)
         wi, wh, whx = _gru_workspace_grads(grads[1], result1)
         gi, gh, ghx = (w if a is None else a + w for a, w in ((gi, wi), (gh, wh), (ghx, whx)))
-    return gi, gh, ghx, gi.sum(0), gh.sum(0)
+    return gi, gh, ghx, _batch_sum(gi), _batch_sum(gh)
 
 
 def _gru_workspace_grads(gw, ws):

@@ -21,7 +21,7 @@ from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_v
 from ember.core.ops.complex import conj as _conj
 from ember.core.ops.restricted_dtypes import float8_fill_value
 from ember.core.settings import contiguous_format, preserve_format
-from ember.core.tensor import Tensor, value_read_guard
+from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, value_read_guard
 
 __all__ = [
     "view", "view_as", "reshape", "reshape_as", "contiguous", "clone", "permute", "transpose", "swapaxes", "swapdims",
@@ -47,6 +47,13 @@ def _all_ints(seq) -> bool:
 def _sizes(args, keyword=None, op: str | None = None, name: str = "size") -> tuple:
     """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention); with `op`,
     elements that are not ints raise PyTorch's argument-parser TypeError."""
+    if keyword is None:  # the common call: ints, or one tuple or list of ints (every view and reshape)
+        given = args[0] if len(args) == 1 and isinstance(args[0], _SEQ) else args
+        for s in given:
+            if s.__class__ is not int:
+                break
+        else:
+            return given if given.__class__ is tuple else tuple(given)
     if op is not None:
         given = keyword if keyword is not None else args[0] if len(args) == 1 and isinstance(args[0], _SEQ) else args
         if not (isinstance(given, _SEQ) and _all_ints(given)):
@@ -99,8 +106,14 @@ def reshape(input, *args, shape=None) -> Tensor:
     """`input` with `shape`: a view when the strides allow, else a copy."""
     if not args and shape is None:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = S.infer_shape(_sizes(args, shape, "reshape", "shape"), input.numel(), "reshape")
-    if S.view_strides(input._shape, input._strides, shape) is not None:
+    old = input._shape
+    n = 1
+    for s in old:  # input.numel(), inlined
+        n *= s
+    shape = S.infer_shape(_sizes(args, shape, "reshape", "shape"), n, "reshape")
+    if (_CSTRIDES.get(old) or _contiguous_strides_cached(old)) == input._strides:  # dense row-major: a view
+        return S.view(input, shape)
+    if S.view_strides(old, input._strides, shape) is not None:
         if input.is_contiguous():
             return S.view(input, shape)
         # PyTorch's reshape views a non-contiguous tensor through `_reshape_alias`, naming its node so
@@ -707,15 +720,20 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
     for k in key:
         if k is not None and k is not Ellipsis:
             consumed += 1
-    if consumed > x.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    ndim = len(x._shape)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out = x
     dim = 0
     for i, k in enumerate(key):
         if k is Ellipsis:  # NOTE [ Several ellipses ]
-            dim += x.ndim - consumed
+            dim += ndim - consumed
         elif k is None:
             out = S.unsqueeze(out, dim)
+            dim += 1
+        elif k.__class__ is slice and k.step is None and k.start.__class__ in _PLAIN and k.stop.__class__ in _PLAIN:
+            if not (k.start is None and k.stop is None):  # `a:b` of ints: slice_step's answer is 1, no call
+                out = S.slice(out, dim, k.start, k.stop, 1)
             dim += 1
         elif isinstance(k, slice):
             step = slice_step(k)

@@ -199,6 +199,8 @@ def preserved(r, x: Tensor) -> Tensor:
 
 def dense_strides(shape: tuple, strides: tuple) -> bool:
     """PyTorch's `is_non_overlapping_and_dense`: some permutation of the dims is row-major."""
+    if len(shape) == 2 and shape[0] >= 2 and shape[1] >= 2:  # a matrix (a weight's gradient): no sort
+        return (strides[1] == 1 and strides[0] == shape[1]) or (strides[0] == 1 and strides[1] == shape[0])
     dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
     expected = 1
     for d in dims:

@@ -36,6 +36,9 @@ def _view_of(x: Tensor, offset: int, shape, strides) -> Tensor:
     return Tensor._make(x._storage, offset, tuple(shape), tuple(strides), x._dtype)
 
 
+_make = Tensor._make  # the hot view kernels build their tuples themselves and call it at once
+
+
 def _numel(shape) -> int:
     n = 1
     for s in shape:
@@ -130,12 +133,16 @@ view = declare("view", np.reshape, view=True, info=_info("view"))
 
 @view.register("any")
 def _view(x, shape):
-    shape = infer_shape(shape, x.numel())
-    strides = view_strides(x._shape, x._strides, shape)
+    old = x._shape
+    n = 1
+    for s in old:
+        n *= s
+    shape = infer_shape(shape, n)
+    strides = view_strides(old, x._strides, shape)
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _view_of(x, x._offset, shape, strides)
+    return _make(x._storage, x._offset, shape, strides if strides.__class__ is tuple else tuple(strides), x._dtype)
 
 
 # PyTorch's `_unsafe_view`: a view of a tensor the caller has just made (reshape's copy, a batched matmul's
@@ -200,14 +207,22 @@ permute = declare("permute", np.transpose, view=True, info=_info("permute"))
 
 @permute.register("any")
 def _permute(x, dims):
-    if len(dims) != x.ndim:  # checked before the dims are wrapped, as PyTorch: a RuntimeError, not an IndexError
+    old, old_strides = x._shape, x._strides
+    n = len(old)
+    if len(dims) != n:  # checked before the dims are wrapped, as PyTorch: a RuntimeError, not an IndexError
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
-                           f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not equal "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
                            f"to len(dims) = {len(dims)}")
-    dims = tuple(x._wrap_dim(d) for d in dims) if x.ndim else tuple(dims)
-    if sorted(dims) != list(range(x.ndim)):
+    shape, strides, seen = [], [], set()
+    for d in dims:  # a loop, not comprehensions: each is a frame, and this runs for every permute
+        if not 0 <= d < n:
+            d = x._wrap_dim(d)
+        seen.add(d)
+        shape.append(old[d])
+        strides.append(old_strides[d])
+    if len(seen) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _view_of(x, x._offset, [x._shape[d] for d in dims], [x._strides[d] for d in dims])
+    return _make(x._storage, x._offset, tuple(shape), tuple(strides), x._dtype)
 
 
 transpose = declare("transpose", view=True, info=_info("transpose"))
@@ -215,13 +230,15 @@ transpose = declare("transpose", view=True, info=_info("transpose"))
 
 @transpose.register("any")
 def _transpose(x, dim0, dim1):
-    if x.ndim == 0:
-        return _view_of(x, x._offset, (), ())
-    d0, d1 = x._wrap_dim(dim0), x._wrap_dim(dim1)
+    n = len(x._shape)
+    if n == 0:
+        return _make(x._storage, x._offset, (), (), x._dtype)
+    d0 = dim0 if 0 <= dim0 < n else x._wrap_dim(dim0)  # _wrap_dim's answer for a dim in range, without its call
+    d1 = dim1 if 0 <= dim1 < n else x._wrap_dim(dim1)
     shape, strides = list(x._shape), list(x._strides)
     shape[d0], shape[d1] = shape[d1], shape[d0]
     strides[d0], strides[d1] = strides[d1], strides[d0]
-    return _view_of(x, x._offset, shape, strides)
+    return _make(x._storage, x._offset, tuple(shape), tuple(strides), x._dtype)
 
 
 expand = declare("expand", np.broadcast_to, view=True, info=_info("expand"))
@@ -258,14 +275,14 @@ def _expand(x, size):
             raise RuntimeError(f"The expanded size of the tensor ({n}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                                f"{list(x._shape)}")
-    if any(n < 0 for n in shape):
+    if min(shape, default=0) < 0:
         raise RuntimeError("numel: integer multiplication overflow")
     shape.reverse()
     strides.reverse()
     for i in reversed(range(lead)):  # a new size-1 dim gets PyTorch's stride: the next dim's extent
         if shape[i] == 1:
             strides[i] = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
-    return _view_of(x, x._offset, shape, strides)
+    return _make(x._storage, x._offset, tuple(shape), tuple(strides), x._dtype)
 
 
 squeeze = declare("squeeze", np.squeeze, view=True, info=_info("squeeze"))
@@ -273,6 +290,12 @@ squeeze = declare("squeeze", np.squeeze, view=True, info=_info("squeeze"))
 
 @squeeze.register("any")
 def _squeeze(x, dim=None):
+    old = x._shape
+    if dim.__class__ is int and 0 <= dim < len(old):  # one dim in range, the common call
+        if old[dim] != 1:
+            return _make(x._storage, x._offset, old, x._strides, x._dtype)
+        return _make(x._storage, x._offset, old[:dim] + old[dim + 1:], x._strides[:dim] + x._strides[dim + 1:],
+                     x._dtype)
     dims = normalize_dims(dim, x.ndim, "squeeze")
     keep = [i for i in range(x.ndim) if not (x._shape[i] == 1 and (dims is None or i in dims))]
     return _view_of(x, x._offset, [x._shape[i] for i in keep], [x._strides[i] for i in keep])
@@ -283,15 +306,15 @@ unsqueeze = declare("unsqueeze", np.expand_dims, view=True, info=_info("unsqueez
 
 @unsqueeze.register("any")
 def _unsqueeze(x, dim):
-    n = x.ndim + 1
+    n = len(x._shape) + 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     dim %= n
     shape, strides = list(x._shape), list(x._strides)
-    st = shape[dim] * strides[dim] if dim < x.ndim else 1
+    st = shape[dim] * strides[dim] if dim < n - 1 else 1
     shape.insert(dim, 1)
     strides.insert(dim, st)
-    return _view_of(x, x._offset, shape, strides)
+    return _make(x._storage, x._offset, tuple(shape), tuple(strides), x._dtype)
 
 
 select = declare("select", view=True, info=_info("select"))
@@ -299,16 +322,16 @@ select = declare("select", view=True, info=_info("select"))
 
 @select.register("any")
 def _select(x, dim, index):
-    if x.ndim == 0:
+    if not x._shape:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = x._wrap_dim(dim)
+    d = dim if 0 <= dim < len(x._shape) else x._wrap_dim(dim)
     n = x._shape[d]
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(x._shape)} at dimension {d}")
     index %= n
     shape = x._shape[:d] + x._shape[d + 1:]
     strides = x._strides[:d] + x._strides[d + 1:]
-    return _view_of(x, x._offset + index * x._strides[d], shape, strides)
+    return _make(x._storage, x._offset + index * x._strides[d], shape, strides, x._dtype)
 
 
 slice = declare("slice", view=True)  # noqa: A001 - the op is named like PyTorch's
@@ -319,7 +342,7 @@ def _slice(x, dim, start, stop, step=1):
     """x[..., start:stop:step, ...] along `dim` (Python slice semantics, step > 0)."""
     if step <= 0:
         raise ValueError("slice step must be positive")
-    d = x._wrap_dim(dim)
+    d = dim if 0 <= dim < len(x._shape) else x._wrap_dim(dim)
     start, stop, step = builtins.slice(start, stop, step).indices(x._shape[d])
     n = max(0, (stop - start + step - 1) // step)
     shape = list(x._shape)
@@ -327,7 +350,7 @@ def _slice(x, dim, start, stop, step=1):
     shape[d] = n
     strides[d] = x._strides[d] * step
     offset = x._offset + start * x._strides[d]  # PyTorch keeps an empty slice's offset at its clamped start
-    return _view_of(x, offset, shape, strides)
+    return _make(x._storage, offset, tuple(shape), tuple(strides), x._dtype)
 
 
 narrow = declare("narrow", view=True, info=_info("narrow"))
@@ -335,7 +358,7 @@ narrow = declare("narrow", view=True, info=_info("narrow"))
 
 @narrow.register("any")
 def _narrow(x, dim, start, length):
-    d = x._wrap_dim(dim)
+    d = dim if 0 <= dim < len(x._shape) else x._wrap_dim(dim)
     size = x._shape[d]
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
