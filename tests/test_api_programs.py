@@ -281,10 +281,10 @@ and the pipeline errors).
 
 Federated learning and differential privacy (`fed_*`: FedAvg over deepcopied clients with size-weighted state_dict
 averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggregation masks from seeded generators,
-DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP mechanisms, top-k/QSGD/sign-SGD
-compression, personalised heads and Ditto, Dirichlet and shard splits, robust aggregation with cdist Krum, split
-learning across detach(), foreach and asynchronous aggregation, vmap-simulated clients, per-client loaders, and
-round state through BytesIO with weights_only and unsafe-global scans)."""
+DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP
+mechanisms, top-k/QSGD/sign-SGD compression, personalised heads and Ditto, Dirichlet and shard splits, robust
+aggregation with cdist Krum, split learning across detach(), foreach and asynchronous aggregation, vmap-simulated
+clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans)."""
 
 from __future__ import annotations
 

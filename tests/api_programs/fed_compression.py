@@ -24,13 +24,21 @@ residual = [torch.zeros(dim) for _ in range(workers)]
 for rnd in range(3):
     agg = torch.zeros(dim)
     for w in range(workers):
-        corrected = grads[w] * (0.9 ** rnd) + residual[w]
+        corrected = grads[w] * (0.9**rnd) + residual[w]
         idx, vals = topk_compress(corrected, k=5)
         sparse = topk_decompress(idx, vals, dim)
         residual[w] = corrected - sparse
         agg += sparse / workers
-    print("topk round", rnd, "nnz", int(agg.count_nonzero()), "agg norm", round(agg.norm().item(), 4),
-          "residual", round(torch.stack(residual).norm().item(), 4))
+    print(
+        "topk round",
+        rnd,
+        "nnz",
+        int(agg.count_nonzero()),
+        "agg norm",
+        round(agg.norm().item(), 4),
+        "residual",
+        round(torch.stack(residual).norm().item(), 4),
+    )
 idx, vals = topk_compress(grads[0], 5)
 print("topk idx", idx.tolist(), vals.round(decimals=4).tolist(), idx.dtype)
 st = torch.sparse_coo_tensor(idx.unsqueeze(0), vals, (dim,)).coalesce()
@@ -50,18 +58,29 @@ def qsgd(v, s, gen):
 gen = torch.Generator().manual_seed(3)
 q, levels, norm = qsgd(grads[1], 4, gen)
 print("qsgd levels", torch.bincount(levels.long(), minlength=5).tolist(), levels.dtype, round(norm.item(), 4))
-print("qsgd err", round((q - grads[1]).norm().item(), 4), "variance bound",
-      round(min(dim / 16, dim ** 0.5 / 4) * norm.item() ** 2, 4))
+print(
+    "qsgd err",
+    round((q - grads[1]).norm().item(), 4),
+    "variance bound",
+    round(min(dim / 16, dim**0.5 / 4) * norm.item() ** 2, 4),
+)
 mean_q = torch.stack([qsgd(grads[1], 4, gen)[0] for _ in range(400)]).mean(0)
 print("unbiased", bool(torch.allclose(mean_q, grads[1], atol=0.35)), round((mean_q - grads[1]).abs().max().item(), 1))
 bits = torch.sign(grads[1]) >= 0
-packed = torch.tensor([int("".join("1" if b else "0" for b in bits[i:i + 8].tolist()).ljust(8, "0"), 2)
-                       for i in range(0, dim, 8)], dtype=torch.uint8)
+packed = torch.tensor(
+    [int("".join("1" if b else "0" for b in bits[i : i + 8].tolist()).ljust(8, "0"), 2) for i in range(0, dim, 8)],
+    dtype=torch.uint8,
+)
 print("packed signs", packed.tolist(), packed.numel())
 
 signs = torch.stack([torch.sign(g) for g in grads])
 vote = torch.sign(signs.sum(0))
-print("vote zeros", int((vote == 0).sum()), "agree with mean", round((vote == torch.sign(torch.stack(grads).mean(0))).float().mean().item(), 4))
+print(
+    "vote zeros",
+    int((vote == 0).sum()),
+    "agree with mean",
+    round((vote == torch.sign(torch.stack(grads).mean(0))).float().mean().item(), 4),
+)
 votes_i8 = signs.to(torch.int8)
 print("int8 vote", votes_i8.sum(0)[:10].tolist(), votes_i8.sum(0).dtype, votes_i8.sum(0, dtype=torch.int8).dtype)
 mode = torch.mode(signs, dim=0)
@@ -72,7 +91,9 @@ for step in range(5):
     w -= 0.01 * vote
 print("signsgd w", round(w.abs().sum().item(), 4))
 print("bytes", {"dense": dim * 4, "topk": 5 * (4 + 8), "qsgd": 4 + dim, "sign": (dim + 7) // 8})
-print("tensor bytes", grads[0].element_size() * grads[0].nelement(), idx.element_size(), levels.untyped_storage().nbytes())
+print(
+    "tensor bytes", grads[0].element_size() * grads[0].nelement(), idx.element_size(), levels.untyped_storage().nbytes()
+)
 
 try:
     torch.topk(grads[0], 60)

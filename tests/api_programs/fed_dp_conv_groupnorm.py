@@ -9,8 +9,9 @@ nn = torch.nn
 F = torch.nn.functional
 
 torch.manual_seed(0)
-model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(),
-                      nn.Linear(16, 3))
+model = nn.Sequential(
+    nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(16, 3)
+)
 
 
 def replace_bn(module, groups=2):
@@ -30,8 +31,10 @@ Y = torch.tensor([0, 1, 2, 1, 0])
 
 conv = model[0]
 acts, gouts = {}, {}
-hooks = [conv.register_forward_hook(lambda m, i, o: acts.__setitem__("a", i[0].detach())),
-         conv.register_full_backward_hook(lambda m, gi, go: gouts.__setitem__("g", go[0].detach()))]
+hooks = [
+    conv.register_forward_hook(lambda m, i, o: acts.__setitem__("a", i[0].detach())),
+    conv.register_full_backward_hook(lambda m, gi, go: gouts.__setitem__("g", go[0].detach())),
+]
 loss = F.cross_entropy(model(X), Y, reduction="sum")
 loss.backward()
 a, g = acts["a"], gouts["g"]
@@ -39,7 +42,11 @@ cols = F.unfold(a, kernel_size=3)
 print("unfold", tuple(cols.shape), "grad_out", tuple(g.shape))
 gw = torch.einsum("nol,nkl->nok", g.flatten(2), cols).view(5, *conv.weight.shape)
 gb = g.sum(dim=(2, 3))
-print("sum matches", torch.allclose(gw.sum(0), conv.weight.grad, atol=1e-5), torch.allclose(gb.sum(0), conv.bias.grad, atol=1e-5))
+print(
+    "sum matches",
+    torch.allclose(gw.sum(0), conv.weight.grad, atol=1e-5),
+    torch.allclose(gb.sum(0), conv.bias.grad, atol=1e-5),
+)
 
 for h in hooks:
     h.remove()  # full backward hooks are autograd.Functions without setup_context: no torch.func through them
@@ -64,7 +71,7 @@ h1 = model[5].register_forward_hook(lambda m, i, o: lin_a.append(i[0].detach()))
 h2 = model[5].register_full_backward_hook(lambda m, gi, go: lin_g.append(go[0].detach()))
 model.zero_grad()
 F.cross_entropy(model(X), Y, reduction="sum").backward()
-lin_norm = (lin_a[0].norm(dim=1) * lin_g[0].norm(dim=1))
+lin_norm = lin_a[0].norm(dim=1) * lin_g[0].norm(dim=1)
 print("linear ghost", torch.allclose(lin_norm, ps["5.weight"].flatten(1).norm(dim=1), rtol=1e-4))
 h1.remove()
 h2.remove()
@@ -78,7 +85,10 @@ gn = nn.GroupNorm(2, 4, affine=False)
 z = gn(torch.arange(32.0).view(1, 4, 2, 4))
 print("groupnorm", z[0, :, 0, 0].round(decimals=4).tolist(), gn, list(gn.parameters()))
 print("per-sample independent", torch.allclose(model[1](model[0](X))[:2], model[1](model[0](X[:2]))))
-print("fold back", torch.allclose(F.fold(F.unfold(a, 3), (6, 6), 3) / F.fold(F.unfold(torch.ones_like(a), 3), (6, 6), 3), a))
+print(
+    "fold back",
+    torch.allclose(F.fold(F.unfold(a, 3), (6, 6), 3) / F.fold(F.unfold(torch.ones_like(a), 3), (6, 6), 3), a),
+)
 
 try:
     nn.GroupNorm(3, 4)

@@ -78,7 +78,9 @@ print("hooks removed", len(acts), len(model[0]._forward_hooks), len(model[0]._ba
 model.zero_grad()
 F.cross_entropy(model(X), Y).backward()
 total = nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5)
-print("total norm", round(total.item(), 4), round(nn.utils.get_total_norm([p.grad for p in model.parameters()]).item(), 4))
+print(
+    "total norm", round(total.item(), 4), round(nn.utils.get_total_norm([p.grad for p in model.parameters()]).item(), 4)
+)
 v = nn.utils.clip_grad_value_(model.parameters(), 0.05)
 print("clip value", v, round(max(p.grad.abs().max().item() for p in model.parameters()), 4))
 

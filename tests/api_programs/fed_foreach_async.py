@@ -30,7 +30,11 @@ print("delta norms", [round(n.item(), 4) for n in torch._foreach_norm(deltas)])
 print("norm ord1", [round(n.item(), 4) for n in torch._foreach_norm(deltas, 1)])
 
 # FedAvgM: server momentum over pseudo-gradients
-buf = torch._foreach_zeros_like(params) if hasattr(torch, "_foreach_zeros_like") else [torch.zeros_like(p) for p in params]
+buf = (
+    torch._foreach_zeros_like(params)
+    if hasattr(torch, "_foreach_zeros_like")
+    else [torch.zeros_like(p) for p in params]
+)
 beta, server_lr = 0.9, 1.0
 work = [p.clone() for p in params]
 for rnd in range(3):
@@ -62,7 +66,11 @@ for cid, base_version in arrivals:
     print("async", cid, "staleness", staleness, "alpha", round(alpha, 4), round(server[0].sum().item(), 4))
 w_t = torch.tensor(0.25)
 mixed = torch.lerp(params[0], server[0], w_t)
-print("lerp tensor weight", round(mixed.sum().item(), 4), torch.lerp(torch.zeros(2), torch.ones(2), torch.tensor([0.0, 0.5])).tolist())
+print(
+    "lerp tensor weight",
+    round(mixed.sum().item(), 4),
+    torch.lerp(torch.zeros(2), torch.ones(2), torch.tensor([0.0, 0.5])).tolist(),
+)
 torch._foreach_lerp_(server, params, 0.5)
 print("foreach lerp", round(server[2].sum().item(), 4))
 
@@ -75,8 +83,11 @@ for cid in (0, 1, 2, 0):
         torch._foreach_add_(params, mean)
         print("fedbuff flush", round(sum(m.abs().sum() for m in mean).item(), 4))
         buffer.clear()
-print("foreach misc", [round(t.sum().item(), 4) for t in torch._foreach_sqrt(torch._foreach_abs(deltas))][:2],
-      [round(t.max().item(), 4) for t in torch._foreach_maximum(deltas, 0.0)][:2])
+print(
+    "foreach misc",
+    [round(t.sum().item(), 4) for t in torch._foreach_sqrt(torch._foreach_abs(deltas))][:2],
+    [round(t.max().item(), 4) for t in torch._foreach_maximum(deltas, 0.0)][:2],
+)
 print("addcmul", round(torch._foreach_addcmul(deltas, deltas, deltas, value=0.5)[1].sum().item(), 4))
 
 try:

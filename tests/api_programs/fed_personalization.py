@@ -40,8 +40,9 @@ for rnd in range(4):
         local = copy.deepcopy(server)
         local.head.load_state_dict(heads[k].state_dict())
         local.body.requires_grad_(False)
-        opt = torch.optim.SGD([{"params": local.head.parameters(), "lr": 0.2},
-                               {"params": local.body.parameters(), "lr": 0.05}])
+        opt = torch.optim.SGD(
+            [{"params": local.head.parameters(), "lr": 0.2}, {"params": local.body.parameters(), "lr": 0.05}]
+        )
         for _ in range(3):
             opt.zero_grad()
             F.cross_entropy(local(x), y).backward()
@@ -81,14 +82,20 @@ for rnd in range(3):
         for _ in range(2):
             popt.zero_grad()
             loss = F.cross_entropy(personal[k](x), y)
-            reg = sum((v - w.detach()).pow(2).sum() for v, w in zip(personal[k].parameters(), global_model.parameters()))
+            reg = sum(
+                (v - w.detach()).pow(2).sum() for v, w in zip(personal[k].parameters(), global_model.parameters())
+            )
             (loss + lam / 2 * reg).backward()
             popt.step()
     with torch.no_grad():
         for i, p in enumerate(global_model.parameters()):
             p.add_(torch.stack([u[i] for u in updates]).mean(0))
-    dist = [round(torch.sqrt(sum(((v - w) ** 2).sum() for v, w in zip(pm.parameters(), global_model.parameters()))).item(), 4)
-            for pm in personal]
+    dist = [
+        round(
+            torch.sqrt(sum(((v - w) ** 2).sum() for v, w in zip(pm.parameters(), global_model.parameters()))).item(), 4
+        )
+        for pm in personal
+    ]
     print("ditto round", rnd, "dist", dist, "reg", round(reg.item(), 4))
 
 with torch.no_grad():

@@ -38,9 +38,18 @@ for step in range(4):
     ref_loss = F.cross_entropy(ref_server(ref_client(X)), Y)
     ref_loss.backward()
     r_opt.step()
-    print("step", step, round(loss.item(), 4), round(ref_loss.item(), 4), "cut grad norm", round(cut_grad.norm().item(), 4))
-print("same as end-to-end", all(torch.allclose(a, b, atol=1e-6) for a, b in
-                                zip(client_net.parameters(), ref_client.parameters())))
+    print(
+        "step",
+        step,
+        round(loss.item(), 4),
+        round(ref_loss.item(), 4),
+        "cut grad norm",
+        round(cut_grad.norm().item(), 4),
+    )
+print(
+    "same as end-to-end",
+    all(torch.allclose(a, b, atol=1e-6) for a, b in zip(client_net.parameters(), ref_client.parameters())),
+)
 
 # U-shaped: client holds the head and the labels
 head = nn.Linear(3, 3)
@@ -59,13 +68,20 @@ for step in range(3):
     b_opt.zero_grad()
     torch.autograd.backward(z, grad_tensors=z_cli.grad)
     b_opt.step()
-    print("u-shape", step, round(loss.item(), 4), "a_srv grad", tuple(a_srv.grad.shape), round(a_srv.grad.abs().sum().item(), 4))
+    print(
+        "u-shape",
+        step,
+        round(loss.item(), 4),
+        "a_srv grad",
+        tuple(a_srv.grad.shape),
+        round(a_srv.grad.abs().sum().item(), 4),
+    )
 
 g = torch.autograd.grad(body(a_srv).sum(), a_srv)[0]
 print("autograd.grad at cut", g.shape, round(g[0, :3].sum().item(), 4))
 t = torch.ones(3, requires_grad=True) * 2
 t.retain_grad()
-(t ** 2).sum().backward()
+(t**2).sum().backward()
 print("retain_grad", t.grad.tolist(), t.is_leaf)
 x = torch.randn(3)
 x.requires_grad_()
