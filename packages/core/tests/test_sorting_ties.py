@@ -115,4 +115,6 @@ def test_sort_takes_stable_only_with_dim_and_descending_by_keyword():
             "None)\n * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)\n")):
         E.sort(x, 0, stable=True)
     with pytest.raises(TypeError, match=re.escape("got (Tensor, int, bool, bool), but expected one of")):
-        x.sort(0, True, False)
+        E.sort(x, 0, True, False)
+    with pytest.raises(TypeError, match=r"^sort\(\) takes from 1 to 0 positional arguments but 3 were given$"):
+        x.sort(0, True, False)  # PyTorch 2.13's method parser, word for word
