@@ -83,6 +83,12 @@ def _nan_lower_median(x: Tensor, dim: int, keepdim: bool, out, name: str):
     order = _sort(xx, dim, False, True)[1]
     nan_count = _sum(_isnan(xx), (dim,), True, dtypes.int64)
     idx = _gather(order, dim, _floor_divide(_clamp(_sub(xx._shape[dim] - 1, nan_count), 0, None), 2))
+    n = xx._shape[dim]
+    if n > 3:  # an all-NaN row: the index PyTorch's nth_element leaves first, as the CPU kernel names it
+        from ember.core.ops._sort_kernels import first_of_equal
+
+        first = tensor(first_of_equal(n), dtype=dtypes.int64, device=xx._storage.device)
+        idx = _where(_ne(nan_count, n), idx, first)
     return _finish(x, dim, _gather(xx, dim, idx), idx, keepdim, out, name)
 
 
