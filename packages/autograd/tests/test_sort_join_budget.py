@@ -35,8 +35,10 @@ CALLS = {
     "stack([ag, b])": lambda: E.stack([AG, B]),
     "stack([ag, b]).sum().backward()": lambda: E.stack([AG, B]).sum().backward(),
 }
+# kthvalue/median: one C call more since stop 43 (the function forms check a bool given for `dim`, PyTorch's
+# TypeError) and six Python calls fewer (the recorded-view and dispatch paths)
 BUDGETS = {
-    "topk(a, 3)": (28, 51), "sort(a)": (31, 55), "kthvalue(a, 3)": (32, 48), "median(a, 1)": (33, 48),
+    "topk(a, 3)": (28, 51), "sort(a)": (31, 55), "kthvalue(a, 3)": (27, 49), "median(a, 1)": (28, 49),
     "stack([a, b])": (17, 12), "stack([v, v, v], 1)": (18, 14), "cat([a, b], 1)": (20, 20),
     "topk(ag, 3).values.sum().backward()": (80, 206), "ag.max(1)[0].sum().backward()": (90, 213),
     "stack([ag, b])": (32, 45), "stack([ag, b]).sum().backward()": (84, 190),

@@ -1047,12 +1047,6 @@ def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
         for v in (min, max):
             if type(v) is int and not int(info.min) <= v <= int(info.max):
                 raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
-    tensors = [t for t in (input, min, max) if isinstance(t, Tensor)]
-    if len(tensors) > 1:  # tensor bounds broadcast with the input (numpy would raise its own ValueError)
-        try:
-            np.broadcast_shapes(*(t._shape for t in tensors))
-        except ValueError:
-            raise shape_error("clamp", *tensors) from None
     if out is None:
         return
     _check_read_write_out(out, (input, min, max))
