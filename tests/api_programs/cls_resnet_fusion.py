@@ -240,6 +240,7 @@ r50.eval()
 loss = nn.functional.cross_entropy(r50(x), torch.tensor([1, 3]))
 loss.backward()
 print("r50 eval loss", round(loss.item(), 4))
-grads = {n: round(p.grad.norm().item(), 4) for n, p in r50.named_parameters() if n.startswith("layer4.2")}
+# two decimals: a ResNet-50's deep gradients carry float32 GEMM rounding (BLAS builds differ in the fourth)
+grads = {n: round(p.grad.norm().item(), 2) for n, p in r50.named_parameters() if n.startswith("layer4.2")}
 print("r50 layer4.2 grad norms", list(grads.items())[:4])
 print("num_batches_tracked", int(r50.bn1.num_batches_tracked), r(r50.bn1.running_mean, 3))
