@@ -17,6 +17,8 @@ dtype Numba compares (bool as uint8, half precision as float32, both exact).
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 
@@ -306,6 +308,7 @@ def kth_rows(v, ix, k):
                 hi = j - 1
 
 
+@functools.cache  # one answer per row length: nanmedian of every all-NaN row asks it
 def first_of_equal(n: int) -> int:
     """The index nth_element(k = 0) leaves first among `n` elements that all compare equal: which of an all-NaN row's
     elements PyTorch's nanmedian names (its comparator finds no NaN below another)."""
