@@ -167,6 +167,7 @@ jit.config.fuse = True
 c = jit.compile(lambda x: ((x * 3.0).cos() - x).exp())
 for _ in range(3):
     r = c(ea.ones(8))
+jit.wait_for_compiles()
 print(json.dumps(codegen.stats()))
 """
 

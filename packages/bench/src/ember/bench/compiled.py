@@ -180,8 +180,9 @@ def _rel_diff(a, b) -> float:
 
 
 def _first_steps(fn: Callable, args: tuple, calls: int) -> float:
-    """Wall seconds for the first `calls` calls of a compiled fn, up to and including the captured one
-    (wall, whatever `--clock`: torch.compile compiles in worker processes that CPU time would miss)."""
+    """Wall seconds for the first `calls` calls of a compiled fn, up to and including the first that runs compiled
+    code (ember's first replay; wall, whatever `--clock`: torch.compile compiles in worker processes that CPU time
+    would miss)."""
     t0 = time.perf_counter()
     for _ in range(calls):
         fn(*args)
@@ -200,7 +201,7 @@ def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool 
                      small: bool = False, clock: str = "wall", loss_steps: int = 100) -> list[dict]:
     """Each row's µs per step, ember eager / compiled (and torch eager / torch.compile), interleaved.
 
-    Also the first compiled step, cold and warm (seconds, up to and including the captured call), and
+    Also the first compiled step, cold and warm (seconds, up to and including the first replay), and
     the relative difference of ember compiled's output from eager's after `loss_steps` steps."""
     import ember.jit as jit
 
@@ -217,14 +218,16 @@ def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool 
             eager_fn, eager_args = make_step(ember, key, small)
             comp_fn, comp_args = make_step(ember, key, small)
             compiled = jit.compile(comp_fn)
-            row["first_cold_s"] = _first_steps(compiled, comp_args, jit.config.capture_call)
+            first = jit.config.capture_call + 1  # the eager calls, the capture, the first replay
+            row["first_cold_s"] = _first_steps(compiled, comp_args, first)
             warm_fn, warm_args = make_step(ember, key, small)
-            row["first_warm_s"] = _first_steps(jit.compile(warm_fn), warm_args, jit.config.capture_call)
-            for _ in range(jit.config.capture_call):
+            row["first_warm_s"] = _first_steps(jit.compile(warm_fn), warm_args, first)
+            for _ in range(first):
                 eager_fn(*eager_args)
-            for _ in range(max(loss_steps - jit.config.capture_call - 1, 0)):
+            for _ in range(max(loss_steps - first - 1, 0)):
                 eager_fn(*eager_args)
                 compiled(*comp_args)
+            jit.wait_for_compiles()  # the steady state: fused kernels compiled in the background are in place
             row["rel_diff"] = _rel_diff(eager_fn(*eager_args), compiled(*comp_args))
             ex = compiled.explain()  # a step that broke runs eagerly: say so beside its figures
             row["plans"], row["nodes"] = ex.graph_count, sum(len(ops) for ops in ex.ops_per_graph)

@@ -9,9 +9,10 @@ guards, the graph breaks and what is not done yet.
 from __future__ import annotations
 
 from ember.jit import config
+from ember.jit.background import wait as wait_for_compiles
 from ember.jit.capture import TorchDynamoException, Unsupported
 from ember.jit.compiler import (CompiledFunction, CompiledModule, ExplainOutput, compile, explain, graph_break,
                                 is_compiling, reset)
 
 __all__ = ["compile", "explain", "reset", "is_compiling", "graph_break", "config", "Unsupported",
-           "TorchDynamoException", "CompiledFunction", "CompiledModule", "ExplainOutput"]
+           "TorchDynamoException", "CompiledFunction", "CompiledModule", "ExplainOutput", "wait_for_compiles"]

@@ -80,7 +80,7 @@ from ember.core import dtypes as _dtypes
 from ember.core.tensor import Tensor
 
 from ember.jit import config
-from ember.jit import capture
+from ember.jit import background, capture
 from ember.jit import segments
 from ember.jit.capture import Recorder
 from ember.jit.graph import DIVERGED, MISS
@@ -303,6 +303,11 @@ class _Entry:
         self.plans = plans
         self.replay = None if not plans else plans[0][1] if len(plans) == 1 else self._replay_paths
 
+    def swap(self, plain, fused) -> None:
+        """Put the fused replay in place of its unfused one, if that plan is still this entry's (called from the
+        thread that compiled its kernels: NOTE [ Fused kernels compiled in the background ])."""
+        self.set_plans([(g, fused if fn is plain else fn) for g, fn in self.plans])
+
     def _replay_paths(self, *tensors):
         """Each plan in turn: the first that does not diverge answers (MISS where its checks failed);
         DIVERGED where every plan took another path."""
@@ -458,7 +463,11 @@ class CompiledFunction:
             else:
                 entry.broken = f"{rec.broken} (the call runs eagerly: no segments, {split})"
         else:
-            entry.set_plans(entry.plans + [(rec.graph, rec.graph.compile())])
+            replay = rec.graph.compile(tiered=True)
+            entry.set_plans(entry.plans + [(rec.graph, replay)])
+            if rec.graph.deferred is not None:
+                todo, fused = rec.graph.deferred
+                background.start(todo, lambda: entry.swap(replay, fused))
         return result
 
     def _evict_shape_variant(self, key: tuple) -> bool:

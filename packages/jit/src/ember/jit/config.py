@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-__all__ = ["cache_size_limit", "capture_call", "fuse", "fuse_parallel_min", "fuse_cache_dir", "fuse_libm_max",
+__all__ = ["background_compile", "cache_size_limit", "capture_call", "fuse", "fuse_parallel_min", "fuse_cache_dir", "fuse_libm_max",
            "optimizer_pass", "optimizer_reciprocal", "plan_memory", "retain_memory", "segment_depth_limit",
            "whole_plan"]
 
 # plans kept per compiled function (one per set of guards); past it, new guards run eagerly, with one warning
 cache_size_limit: int = 8
+# a plan whose fused kernels must still compile replays unfused (eager's kernels, already compiled) while a thread
+# compiles them, then swaps them in (NOTE [ Fused kernels compiled in the background ] in ember.jit.background): the
+# first compiled step on an empty Numba cache no longer waits for them; the same bits either way
+background_compile: bool = True
 # which call with the same guards is captured: the first runs eagerly, so lazily made state (an
 # optimizer's momentum buffers, Adam's moments) exists before the capture, as tinygrad's TinyJit does
 capture_call: int = 2

@@ -348,6 +348,8 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
             kern(*dims, *res, *arrays, sv, *strides, acc)
             return (*[Tensor._wrap(r.reshape(shape)) for r in res], Tensor._wrap(acc.reshape(red_shape)))
 
+    # its result is the unfused ops' bits (NOTE [ Fused kernels compiled in the background ] in ember.jit.background)
+    run.exact = reduce is None or reduce[0] == "rows" and not reduce[2]
     if nest:
         run.takes_out = True
         run.whole = ("nest", kern, dims, dt, shape, prep, sv, size, red_len if reduce is not None else None)

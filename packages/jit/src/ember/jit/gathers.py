@@ -141,6 +141,7 @@ def _scatter_runner(grad, backward: OpNode, mul: OpNode):
             _check_values(idx, num_weights, False)
         return (Tensor._wrap(out),)
 
+    run.exact, run.dispatchers = True, (scatter,)  # eager's bits; its kernel (ember.jit.background)
     return run
 
 
@@ -285,4 +286,5 @@ def _runner(res, parts: list, cat: OpNode):
             return eager(ts)
         return (Tensor._wrap(out), *made)
 
+    run.exact, run.dispatchers = True, (gather, product)  # copies and eager's products; its kernels
     return run, outs

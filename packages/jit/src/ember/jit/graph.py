@@ -315,6 +315,8 @@ class Graph:
     unguarded: set = field(default_factory=set)
     # where the replay's intermediates lie (NOTE [ The replay's arena ] in ember.jit.arena); None: not planned
     arena: Any = None
+    # (kernels, fused replay) a tiered `compile` left for the background thread, else None
+    deferred: Any = None
 
     def eliminate_dead_code(self) -> int:
         """Drop op nodes whose results nothing reads and that write nothing; returns how many went.
@@ -765,16 +767,32 @@ class Graph:
                 and n.args and isinstance(n.args[0], Ref) and n.args[0].index in fixed
                 and self.buffers[n.outs[0]].dtype is self.buffers[n.args[0].index].dtype]
 
-    def compile(self):
+    def compile(self, tiered: bool = False):
         """The replay function (Python source made by `codegen`, compiled once), after fusing its
-        elementwise groups where `config.fuse` is set."""
-        from ember.jit import config, fusion, memory
+        elementwise groups where `config.fuse` is set. `tiered` (and `config.background_compile`): a plan whose
+        fused kernels must still compile returns its unfused replay and leaves `self.deferred` = (kernels to
+        compile, fused replay) for `background.start` (NOTE [ Fused kernels compiled in the background ])."""
+        from ember.jit import background, config, fusion, memory
 
         if config.retain_memory:
             memory.retain_freed_memory()
+        self.plan_optimizer_steps()
+        self.deferred = None
+        plain = copy.copy(self) if tiered and config.fuse and config.background_compile and not config.whole_plan \
+            else None
         if config.fuse:
             fusion.fuse(self)
-        self.plan_optimizer_steps()
+        fused = self._replay()
+        todo = background.kernels_to_compile(self) if plain is not None else None
+        if not todo:
+            return fused
+        self.deferred = (todo, fused)
+        return plain._replay()
+
+    def _replay(self):
+        """The replay function of this graph as it stands (its arena planned first)."""
+        from ember.jit import config
+
         self.arena = arena.plan(self) if config.plan_memory else None
         src, g = self.codegen()
         exec(compile(src, "<ember.jit plan>", "exec"), g)
