@@ -1,6 +1,8 @@
 """`ember-bench compile`: the table has its rows and numbers, the output check is computed, PyTorch
 is optional, and bad rows are refused (no timing is asserted)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -101,3 +103,28 @@ def test_compare_torch_adds_torch_eager_and_ratio():
     (row,) = run_compile_rows(["chain10-fwd"], compare=True, repeats=1, small=True, loss_steps=3)
     assert row["torch"]["median"] > 0
     assert row["ratio"] == pytest.approx(row["torch"]["median"] / row["ember.jit"]["median"])
+
+
+def test_empty_caches_times_the_first_step_in_a_child_on_new_caches(tmp_path, capsys, monkeypatch):
+    import subprocess
+
+    seen = []
+    real_run = subprocess.run
+
+    def run(argv, env, **kw):  # the child's caches: new folders, not the parent's
+        seen.append((env["NUMBA_CACHE_DIR"], env["EMBER_JIT_CACHE_DIR"]))
+        return real_run(argv, env=env, **kw)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setattr(cli.frameworks, "available", lambda name: name == "ember")
+    argv = ["compile", "--size", "small", "--repeats", "1", "--rows", "chain10-fwd", "--loss-steps", "4",
+            "--threads", "1", "--empty-caches", "--results", str(tmp_path)]
+    assert cli.main(argv) == 0
+    ((numba_dir, jit_dir),) = seen
+    assert os.path.dirname(numba_dir) == os.path.dirname(jit_dir) and not os.path.exists(numba_dir)  # removed after
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("|")]
+    i = next(k for k, ln in enumerate(lines) if "empty Numba and ember.jit caches" in ln)
+    row = _cells(lines[i + 2])
+    assert row[0] == COMPILE_ROWS["chain10-fwd"].name + " (small sizes)"
+    wall, cpu = (float(v) for v in row[1].removesuffix(" s").split(" / "))
+    assert wall > 0 and cpu > 0

@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="rows of `ember-bench train`, or of `ember-bench compile` (default: all of its rows)")
     p.add_argument("--torch-compile", action="store_true",
                    help="compile: also time torch.compile (its first step takes 10-30 s)")
+    p.add_argument("--empty-caches", action="store_true",
+                   help="compile: also time each first compiled step in a child on empty Numba and ember.jit caches")
     p.add_argument("--loss-steps", type=int, default=100,
                    help="compile: steps before comparing ember.jit's output with eager's")
     p.add_argument("--threads", type=int, default=None,
@@ -169,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
 
         compare = _compare(args)
         rows = run_compile_rows(args.rows, compare, args.torch_compile and compare, args.repeats,
-                                small=args.size != "paper", clock=args.clock, loss_steps=args.loss_steps)
+                                small=args.size != "paper", clock=args.clock, loss_steps=args.loss_steps,
+                                empty_caches=args.empty_caches, threads=args.threads)
         text = compile_markdown(rows)
         print(text)
         out.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,12 @@ eagerly (and why), so a ratio near 1 is never mistaken for a replay.
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -189,6 +195,33 @@ def _first_steps(fn: Callable, args: tuple, calls: int) -> float:
     return time.perf_counter() - t0
 
 
+def first_step_on_empty_caches(key: str, small: bool, threads: int | None) -> dict:
+    """`{"wall_s", "cpu_s"}` of row `key`'s first compiled step (its calls up to the first replay) in a child process
+    whose Numba and ember.jit caches are new empty folders: the issue's cold start, every kernel compiled."""
+    folder = tempfile.mkdtemp(prefix="ember-bench-cold-")
+    try:
+        env = {**os.environ, "NUMBA_CACHE_DIR": os.path.join(folder, "numba"),
+               "EMBER_JIT_CACHE_DIR": os.path.join(folder, "jit")}
+        argv = [sys.executable, "-m", "ember.bench.compiled", key, "small" if small else "paper", str(threads or 0)]
+        out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # the temporary folder made above, nothing else
+
+
+def _child(key: str, size: str, threads: int) -> dict:
+    import ember.jit as jit
+
+    ember = frameworks.load("ember")
+    if threads:
+        ember.lib.set_num_threads(threads)
+    fn, args = make_step(ember, key, size == "small")
+    compiled = jit.compile(fn)
+    c0 = time.process_time()
+    wall = _first_steps(compiled, args, jit.config.capture_call + 1)
+    return {"wall_s": wall, "cpu_s": time.process_time() - c0}
+
+
 def _block(fn: Callable, args: tuple, calls: int) -> Callable[[], None]:
     def run() -> None:
         for _ in range(calls):
@@ -198,11 +231,13 @@ def _block(fn: Callable, args: tuple, calls: int) -> Callable[[], None]:
 
 
 def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool = False, repeats: int = 5,
-                     small: bool = False, clock: str = "wall", loss_steps: int = 100) -> list[dict]:
+                     small: bool = False, clock: str = "wall", loss_steps: int = 100,
+                     empty_caches: bool = False, threads: int | None = None) -> list[dict]:
     """Each row's µs per step, ember eager / compiled (and torch eager / torch.compile), interleaved.
 
-    Also the first compiled step, cold and warm (seconds, up to and including the first replay), and
-    the relative difference of ember compiled's output from eager's after `loss_steps` steps."""
+    Also the first compiled step, cold and warm (seconds, up to and including the first replay; with
+    `empty_caches`, also in a child process on empty Numba and ember.jit caches), and the relative
+    difference of ember compiled's output from eager's after `loss_steps` steps."""
     import ember.jit as jit
 
     tick = time.process_time if clock == "cpu" else time.perf_counter
@@ -214,6 +249,8 @@ def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool 
             spec = COMPILE_ROWS[key]
             calls = spec.small_calls if small else spec.calls
             row: dict = {"key": key, "workload": spec.name + (" (small sizes)" if small else ""), "calls": calls}
+            if empty_caches:
+                row["empty_cache"] = first_step_on_empty_caches(key, small, threads)
             # same seed, same parameters: the output after loss_steps steps must agree
             eager_fn, eager_args = make_step(ember, key, small)
             comp_fn, comp_args = make_step(ember, key, small)
@@ -278,4 +315,14 @@ def markdown(rows: list[dict]) -> str:
                      f"{r['ember']['median'] / r['ember.jit']['median']:.2f}× | {_us(r.get('torch'))} | "
                      f"{_us(r.get('torch.compile'))} | {ratio} | {r['first_cold_s']:.2f} / "
                      f"{r['first_warm_s']:.2f} s | {tc} | {r['rel_diff']:.1e} | {_captured(r)} |")
+    empty = [r for r in rows if "empty_cache" in r]
+    if empty:
+        lines += ["", "| workload | first jit step, empty Numba and ember.jit caches: wall / process CPU |",
+                  "|---|---|"]
+        lines += [f"| {r['workload']} | {r['empty_cache']['wall_s']:.2f} / {r['empty_cache']['cpu_s']:.2f} s |"
+                  for r in empty]
     return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # the child of `first_step_on_empty_caches`
+    print(json.dumps(_child(sys.argv[1], sys.argv[2], int(sys.argv[3]))))
