@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import time
 
+from ember.jit import background
+
 __all__ = ["replay_profile"]
 
 _COMMENT = re.compile(r"#\s*(.*)$")
@@ -90,6 +92,7 @@ def replay_profile(fn, *args, steps: int = 100) -> list[tuple[str, float, int]]:
     Raises:
         ValueError: `fn` has no single captured plan to profile.
     """
+    background.wait()  # the fused plan, not the unfused one its first replays ran
     compiled = getattr(fn, "_compiled", fn)
     plans = [(e, p) for e in getattr(compiled, "_cache", {}).values() for p in e.plans]
     if len(plans) != 1:
