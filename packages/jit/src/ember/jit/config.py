@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 __all__ = ["background_compile", "cache_size_limit", "capture_call", "fuse", "fuse_parallel_min", "fuse_cache_dir",
-           "fuse_libm_max", "optimizer_pass", "optimizer_reciprocal", "plan_memory", "retain_memory", "segment_depth_limit",
-           "whole_plan"]
+           "fuse_libm_max", "optimizer_pass", "optimizer_reciprocal", "plan_memory", "retain_memory",
+           "segment_depth_limit", "whole_plan"]
 
 # plans kept per compiled function (one per set of guards); past it, new guards run eagerly, with one warning
 cache_size_limit: int = 8
