@@ -58,3 +58,14 @@ def test_index_copy_compiles_no_error_message_machinery(tmp_path):
                               "x.index_add_(0, E.tensor([1]), E.ones(1, 5))")
     assert "ember.core.ops._scatter_kernels.scatter" in seen
     assert not [k for k in seen if "unicode" in k or "shape_context" in k]
+
+
+def test_adam_compiles_only_the_loop_it_runs(tmp_path):
+    """Adam's common step, its general one (amsgrad) and a plan's reciprocal one are three kernels: a first step
+    compiles the one it runs (one kernel with all three loops cost 1.1-1.8 s on a cold cache)."""
+    code = ("import numpy as np; from ember.core.ops.optim_kernels import adam_update; "
+            "a = lambda: np.ones(8, np.float32); "
+            "adam_update(a(), a(), a(), a(), np.zeros(0, np.float32), 1, 1e-3, 0.9, 0.999, 1e-8, 0.0, False, False, "
+            "False)")
+    seen = compiled(tmp_path, code)
+    assert {k.rsplit(".", 1)[1]: v for k, v in seen.items() if ".optim_kernels." in k} == {"adam_common": 1}

@@ -59,44 +59,51 @@ def _kernels():
                 d = t(np.float64(d) + np.float64(momentum) * np.float64(b)) if nesterov else b
             p[i] = t(np.float64(p[i]) - np.float64(lr) * np.float64(d))
 
+    # Adam's three loops are three kernels, chosen in Python (`adam` below), so that a first call compiles only
+    # the loop it runs: one kernel with all three took 1.1-1.8 s to compile on a cold cache. The scalars come in
+    # one array of p's dtype (`adam_scalars`): Numba types an array argument fast, numpy scalars slowly (a call
+    # on a small parameter 1.09 us with eight float32 scalars, 0.72 us with the array): lr_decay_factor, w1, w2,
+    # beta2, eps, wd, step_size, bc2_sqrt. w1 = 1 - beta1 and w2 = 1 - beta2 come cast from Python's doubles, as
+    # PyTorch casts its scalars; `one` and np.sqrt keep every step in p's dtype (an int literal or math.sqrt
+    # would promote a float32 update to float64, which PyTorch's float32 kernel does not, and cost 25% more
+    # time); each element is loaded once and stored once (locals, not re-reads), so the loops vectorize
+
     @jit
-    def adam(p, g, m, v, vmax, sv, amsgrad, maximize, decoupled, reciprocal):
-        # the scalars come in one array of p's dtype (`adam_scalars`): Numba types an array argument fast, numpy
-        # scalars slowly (a call on a small parameter 1.09 us with eight float32 scalars, 0.72 us with the array)
+    def adam_reciprocal(p, g, m, v, sv):
+        # (only ever with the common step's conditions, `adam_scalars` sees to it): sv[7] is 1 / sqrt(bc2),
+        # multiplied instead of sqrt(bc2) divided (an ulp from PyTorch's bits on some elements, 24% faster: two
+        # divisions and a sqrt bound the loop); a compiled plan's choice
+        lr_decay_factor, w1, w2, beta2, eps, step_size, bc2_sqrt = sv[0], sv[1], sv[2], sv[3], sv[4], sv[6], sv[7]
+        for i in range(p.size):
+            pi = p[i] * lr_decay_factor
+            d = g[i]
+            mi = m[i]
+            mi = mi + w1 * (d - mi)
+            m[i] = mi
+            vi = v[i] * beta2 + w2 * (d * d)
+            v[i] = vi
+            p[i] = pi + (-step_size) * (mi / (np.sqrt(vi) * bc2_sqrt + eps))
+
+    @jit
+    def adam_common(p, g, m, v, sv):
+        # the common step with no branch in the loop (17% faster than the general one): the same operations
+        # (with wd == 0, lr_decay_factor is exactly 1, so p * 1 is p, NaN and -0.0 included)
+        lr_decay_factor, w1, w2, beta2, eps, step_size, bc2_sqrt = sv[0], sv[1], sv[2], sv[3], sv[4], sv[6], sv[7]
+        for i in range(p.size):
+            pi = p[i] * lr_decay_factor
+            d = g[i]
+            mi = m[i]
+            mi = mi + w1 * (d - mi)
+            m[i] = mi
+            vi = v[i] * beta2 + w2 * (d * d)
+            v[i] = vi
+            p[i] = pi + (-step_size) * (mi / (np.sqrt(vi) / bc2_sqrt + eps))
+
+    @jit
+    def adam_general(p, g, m, v, vmax, sv, amsgrad, maximize, decoupled):
         lr_decay_factor, w1, w2, beta2, eps, wd, step_size, bc2_sqrt = (sv[0], sv[1], sv[2], sv[3], sv[4], sv[5],
                                                                           sv[6], sv[7])
-        # w1 = 1 - beta1 and w2 = 1 - beta2 come cast from Python's doubles, as PyTorch casts its scalars;
-        # `one` and np.sqrt keep every step in p's dtype (an int literal or math.sqrt would promote a
-        # float32 update to float64, which PyTorch's float32 kernel does not, and cost 25% more time)
-        # each element is loaded once and stored once (locals, not re-reads), so the loop vectorizes
         one = p.dtype.type(1)
-        # `reciprocal` (only ever with the common step's conditions, `adam_scalars` sees to it): sv[7] is
-        # 1 / sqrt(bc2), multiplied instead of sqrt(bc2) divided (an ulp from PyTorch's bits on some elements,
-        # 24% faster: two divisions and a sqrt bound the loop); a compiled plan's choice
-        if reciprocal:
-            for i in range(p.size):
-                pi = p[i] * lr_decay_factor
-                d = g[i]
-                mi = m[i]
-                mi = mi + w1 * (d - mi)
-                m[i] = mi
-                vi = v[i] * beta2 + w2 * (d * d)
-                v[i] = vi
-                p[i] = pi + (-step_size) * (mi / (np.sqrt(vi) * bc2_sqrt + eps))
-            return
-        if not (maximize or amsgrad) and w1 < 0.5 and (decoupled or wd == 0):
-            # the common step with no branch in the loop (17% faster): the same operations (with wd == 0,
-            # lr_decay_factor is exactly 1, so p * 1 is p, NaN and -0.0 included)
-            for i in range(p.size):
-                pi = p[i] * lr_decay_factor
-                d = g[i]
-                mi = m[i]
-                mi = mi + w1 * (d - mi)
-                m[i] = mi
-                vi = v[i] * beta2 + w2 * (d * d)
-                v[i] = vi
-                p[i] = pi + (-step_size) * (mi / (np.sqrt(vi) / bc2_sqrt + eps))
-            return
         for i in range(p.size):
             pi = p[i]
             d = -g[i] if maximize else g[i]
@@ -123,6 +130,15 @@ def _kernels():
             else:
                 denom = np.sqrt(vi) / bc2_sqrt + eps
             p[i] = pi + (-step_size) * (mi / denom)
+
+    def adam(p, g, m, v, vmax, sv, amsgrad, maximize, decoupled, reciprocal):
+        """Adam's update of flat arrays: the loop its flags and scalars call for."""
+        if reciprocal:
+            adam_reciprocal(p, g, m, v, sv)
+        elif not (maximize or amsgrad) and sv[1] < 0.5 and (decoupled or sv[5] == 0):
+            adam_common(p, g, m, v, sv)
+        else:
+            adam_general(p, g, m, v, vmax, sv, amsgrad, maximize, decoupled)
 
     @jit
     def rmsprop(p, g, sq, gavg, buf, lr, alpha, w, eps, wd, momentum, centered, maximize):
