@@ -95,6 +95,24 @@ def test_training_step_backward_chain_fuses():
     assert any("cos" in o for o in fused), ops  # sin's derivative: a backward op fused
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_and_tanh_backward_fuse_with_eager_bits(dtype):
+    """`sigmoid_backward` and `tanh_backward` (grad, result) join the backward's group: one fused node for the whole
+    chain's gradient, bit for bit eager's (they split it into six nodes when they did not fuse)."""
+    def step(x):
+        x.grad = None
+        ((x * 1.5).sigmoid().tanh() * x).sum().backward()
+        return x.grad
+
+    xe, xc = _t(8, 16, seed=3, dtype=dtype, requires_grad=True), _t(8, 16, seed=3, dtype=dtype, requires_grad=True)
+    c = jit.compile(step)
+    for _ in range(4):
+        assert np.array_equal(_np(c(xc)), _np(step(xe)))
+    ops = c.explain().ops_per_graph[0]
+    assert not [o for o in ops if o in ("sigmoid_backward", "tanh_backward")], ops
+    assert any("sigmoid_backward" in o and "tanh_backward" in o for o in ops if o.startswith("fused[")), ops
+
+
 def test_escaping_intermediate_is_written_out():
     def f(x):
         a = x * 2.0

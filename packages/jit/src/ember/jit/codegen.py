@@ -55,6 +55,8 @@ EXPR = {
     "minimum": "NAN if x != x or y != y else (y if x > y else x)",
     # relu's backward (grad, input, threshold): +0.0 where input <= threshold, else grad (a NaN input passes grad)
     "threshold_backward": "ZERO if y <= z else x",
+    # sigmoid's and tanh's backward from their results (grad, y), in eager's (core's activation.py) order
+    "sigmoid_backward": "x * y * (ONE - y)", "tanh_backward": "x * (ONE - y * y)",
     # min(x, 0) - log1p(exp(-|x|)) and its backward (grad, input) grad * sigmoid(-input), as eager's (and CUDA's)
     "log_sigmoid": "(x if x < ZERO else ZERO) - math.log1p(math.exp(-abs(x)))",
     "log_sigmoid_backward": "x * (ONE / (ONE + math.exp(y)))",
@@ -62,7 +64,7 @@ EXPR = {
 
 # ops whose expression LLVM vectorizes (no libm call); the others call libm per value
 ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "add", "sub", "mul", "div",
-                   "maximum", "minimum", "threshold_backward"})
+                   "maximum", "minimum", "threshold_backward", "sigmoid_backward", "tanh_backward"})
 
 # float32 groups: exp, sin, cos, the logs and the functions written from them use ember.jit.vmath's branch-free
 # forms, which vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
