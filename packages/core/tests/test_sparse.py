@@ -115,6 +115,14 @@ def test_repr_wraps_parts_to_the_width_left_after_their_prefix():
         f"       size=(16, 1), nnz=16, layout={ec.sparse_coo!r})")
 
 
+def test_repr_suffix_line_may_fill_the_width_exactly():
+    """The line that starts with `size=` counts from its indent, as PyTorch's: 80 columns still fit."""
+    s = sparse_coo_tensor([[1], [2], [3]], ec.tensor([1.5], dtype=ec.float64), (1000, 100, 10))
+    last = repr(s).splitlines()[-1]
+    assert last == f"       size=(1000, 100, 10), nnz=1, dtype={ec.float64!r}, layout={ec.sparse_coo!r})"
+    assert len(last) == 81
+
+
 def test_dense_to_sparse_round_trip():
     a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
     s = ec.tensor(a).to_sparse()

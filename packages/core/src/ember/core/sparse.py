@@ -1187,7 +1187,7 @@ class SparseTensor(Tensor):
         grad = [s for s in meta if not s.startswith("dtype=")]
         suffix += dt + [f"layout={self._sp_layout!r}"] + grad
         if self._sp_layout is sparse_coo:
-            return _add_suffixes(head + ",\n" + pad + vals + ",\n" + pad + suffix[0], suffix[1:], 7)
+            return _add_suffixes(head + ",\n" + pad + vals, suffix, 7, force_newline=True)
         return _add_suffixes(head + ",\n" + pad + vals, suffix, 7)
 
     __str__ = __repr__
