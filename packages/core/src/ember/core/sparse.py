@@ -611,7 +611,13 @@ class SparseTensor(Tensor):
         return self._with_values(self._sp_values.clone(), copy_indices=True)
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> SparseTensor:
-        """Take `src`'s indices and values (cast to this dtype), as `load_state_dict` does for a sparse buffer."""
+        """Take `src`'s indices and values (cast to this dtype), as `load_state_dict` does for a sparse buffer; a
+        compressed tensor only from one of its layout, size and nnz, as PyTorch's."""
+        if self._sp_layout is not sparse_coo:
+            self._check_compressed_copy(src)
+        elif not isinstance(src, SparseTensor):
+            raise RuntimeError(f"copy_() between dense and sparse Tensors is not implemented! Found self type = "
+                               f"{self.type()} and src type = {Tensor.type(src)}")
         if not isinstance(src, SparseTensor) or src._sp_layout is not self._sp_layout:
             raise RuntimeError(f"copy_(): ember copies into a {self._sp_layout.name} tensor only from one of the "
                                "same layout")
@@ -629,6 +635,22 @@ class SparseTensor(Tensor):
         self.__dict__.pop("_sp_pattern", None)
         self.__dict__.pop("_sp_plan", None)
         return self
+
+    def _check_compressed_copy(self, src) -> None:
+        """PyTorch's refusals of `copy_` into a CSR/CSC tensor: another layout, nnz or size."""
+        mine = _LAYOUT_NAMES[self._sp_layout.name]
+        theirs = _LAYOUT_NAMES[src._sp_layout.name] if isinstance(src, SparseTensor) else "Strided"
+        if theirs != mine:
+            raise RuntimeError(f"torch.copy_: copy of sparse compressed tensors having different layouts is not "
+                               f"supported. self layout is {mine} and src layout is {theirs}")
+        if src._nnz() != self._nnz():
+            raise RuntimeError("torch.copy_: only sparse compressed tensors with the same number of specified "
+                               "elements are supported.")
+        for d, (a, b) in enumerate(zip(self._shape, src._shape)):
+            if a != b:
+                raise RuntimeError(f"torch.copy_: expected shapes of self and src to match along dimension {d} for "
+                                   f"{mine} layout but the corresponding dimensions of self and src are {a} and {b}, "
+                                   "respectively.")
 
     def _with_values(self, values: Tensor, copy_indices: bool = False, coalesced: bool | None = None) -> SparseTensor:
         """A sparse tensor of this one's layout, size and indices over `values`."""
