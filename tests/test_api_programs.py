@@ -284,7 +284,15 @@ averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggre
 DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP
 mechanisms, top-k/QSGD/sign-SGD compression, personalised heads and Ditto, Dirichlet and shard splits, robust
 aggregation with cdist Krum, split learning across detach(), foreach and asynchronous aggregation, vmap-simulated
-clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans)."""
+clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans).
+
+Molecular machine learning and hand-written graph networks (`chem_*`: every scatter_reduce mode with include_self
+both ways and its gradients, index_reduce, segment pooling by bincount/repeat_interleave/segment_reduce offsets,
+radius and kNN graphs from cdist's compute modes with canonical edges, a SchNet potential trained on forces, EGNN
+equivariance checks, Set2Set and sort pooling with segment softmax, Morgan-style fingerprints packed into uint8 and
+int64 words, sparse adjacency with grad_fn reprs and CSR reducing products as module buffers, featurisation with a
+graph collate, DimeNet triplets with torch.special bases, a vibrational Hessian with normal modes, QEq charges by
+constrained solves, and the pipeline errors)."""
 
 from __future__ import annotations
 

@@ -183,3 +183,32 @@ def test_norm_of_a_sparse_tensor_is_pytorchs_normbackward1_and_differentiates_it
     y.backward()
     np.testing.assert_allclose(x.grad.to_dense().numpy(), np.array([[1.0, -2.0], [0.0, 3.0]]) / np.sqrt(14.0),
                                rtol=1e-6)
+
+
+def test_index_and_layout_ops_record_pytorchs_nodes():
+    """Ops that move only indices or layout record one node each, named as PyTorch's, and still differentiate."""
+    v = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    s = torch.sparse_coo_tensor([[0, 1, 2], [1, 0, 2]], v, (3, 3))
+    d = torch.tensor([[0.0, 2.0], [3.0, 0.0]], requires_grad=True)
+    csr = torch.sparse_csr_tensor([0, 1, 2], [1, 0], v[:2], (2, 2))
+    names = [type(t.grad_fn).__name__ for t in (
+        s, s.t(), s.transpose(0, 1), s.T, s.permute(1, 0), s.coalesce().values(), s + s, s - s,
+        s.coalesce().to_sparse_csr(), s.coalesce().to_sparse_csc(), csr, csr.t(), csr.to_sparse_coo(),
+        d.to_sparse(), d.to_sparse(1))]
+    assert names == ["SparseCooTensorWithDimsAndTensorsBackward0", "TBackward0", "TransposeBackward0",
+                     "PermuteBackward0", "PermuteBackward0", "ValuesBackward0", "AddBackward0", "SubBackward0",
+                     "ToSparseCsrBackward0", "ToSparseCscBackward0", "SparseCompressedTensorBackward0", "TBackward0",
+                     "ToSparseBackward1", "ToSparseBackward1", "ToSparseBackward0"]
+    assert not s.is_leaf and s.t().requires_grad
+    (s.t().to_dense() * torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])).sum().backward()
+    assert v.grad.tolist() == [4.0, 2.0, 9.0]
+
+
+def test_private_values_are_outside_the_graph():
+    """`_values()` aliases the values without a node (PyTorch's): no grad, the same memory."""
+    v = torch.tensor([1.0, 2.0], requires_grad=True)
+    raw = torch.sparse_coo_tensor([[0, 1]], v, (2,))._values()
+    assert not raw.requires_grad and raw.grad_fn is None
+    with torch.no_grad():
+        v[0] = 5.0
+    assert raw.tolist() == [5.0, 2.0]

@@ -55,6 +55,19 @@ def test_embedding_max_norm_renormalizes_referenced_rows_in_place():
     assert wt._version > v
 
 
+def test_embedding_renorm_selects_rows_as_pytorch_negative_from_the_end():
+    """PyTorch picks the rows with select(): -1 is the last row, and an index outside [-rows, rows) raises
+    select()'s IndexError (the smallest bad one) before embedding's own "index out of range in self"."""
+    w = T([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]])
+    M.embedding_renorm_(w, E.tensor([-1]), 1.0, 2.0)
+    np.testing.assert_allclose(np.linalg.norm(w.numpy(), axis=1), [5.0, 0.5, 1.0], rtol=1e-6)
+    with pytest.raises(IndexError, match=r"^select\(\): index -5 out of range for tensor of size \[3, 2\] at "
+                                         r"dimension 0$"):
+        E.embedding(E.tensor([7, -5, 1]), w, max_norm=1.0)
+    with pytest.raises(IndexError, match=r"^index out of range in self$"):
+        E.embedding(E.tensor([-1]), w, max_norm=1.0)
+
+
 def ref_bag(w, idx, offsets, mode, psw=None, padding_idx=None, include_last=False):
     ends = list(offsets[1:]) + ([] if include_last else [len(idx)])
     starts = offsets[:-1] if include_last else offsets

@@ -62,13 +62,21 @@ def test_unsigned_promotion_follows_pytorch():
 @pytest.mark.parametrize(("fn", "kernel"), [
     (lambda x, y: x + y, "add_stub"), (lambda x, y: x < y, "lt_cpu"), (lambda x, y: -x, "neg_cpu"),
     (lambda x, y: x.max(), "max_all"), (lambda x, y: x.view(1, 3) @ y.view(3, 1), "addmm_impl_cpu_"),
-    (lambda x, y: x.flip(0), "flip_cpu"), (lambda x, y: x.gather(0, E.tensor([0])), "scatter_gather_tensor_cpu")])
+    (lambda x, y: x.flip(0), "flip_cpu"), (lambda x, y: x.gather(0, E.tensor([0])), "scatter_gather_tensor_cpu"),
+    (lambda x, y: x << 1, "lshift_cpu"), (lambda x, y: x >> y, "rshift_cpu"), (lambda x, y: ~x, "bitwise_not_cpu"),
+    (lambda x, y: E.bitwise_not(x), "bitwise_not_cpu"), (lambda x, y: E.gcd(x, y), "gcd_cpu"),
+    (lambda x, y: E.lcm(x, y), "lcm_cpu")])
 def test_unsigned_ops_pytorch_lacks_raise_its_error(fn, kernel):
     x, y = E.tensor([1, 2, 3], dtype=E.uint32), E.tensor([3, 4, 5], dtype=E.uint32)
     with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'UInt32'"):
         fn(x, y)
     with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
         x.mean()
+
+
+def test_unsigned_bitwise_and_or_xor_work_as_in_pytorch():
+    x = E.tensor([6, 2**32 - 1], dtype=E.uint32)
+    assert (x & 3).tolist() == [2, 3] and (x | 1).tolist() == [7, 2**32 - 1] and (x ^ x).tolist() == [0, 0]
 
 
 def test_float8_casts_follow_pytorch_not_ml_dtypes():

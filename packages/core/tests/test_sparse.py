@@ -115,6 +115,14 @@ def test_repr_wraps_parts_to_the_width_left_after_their_prefix():
         f"       size=(16, 1), nnz=16, layout={ec.sparse_coo!r})")
 
 
+def test_repr_suffix_line_may_fill_the_width_exactly():
+    """The line that starts with `size=` counts from its indent, as PyTorch's: 80 columns still fit."""
+    s = sparse_coo_tensor([[1], [2], [3]], ec.tensor([1.5], dtype=ec.float64), (1000, 100, 10))
+    last = repr(s).splitlines()[-1]
+    assert last == f"       size=(1000, 100, 10), nnz=1, dtype={ec.float64!r}, layout={ec.sparse_coo!r})"
+    assert len(last) == 81
+
+
 def test_dense_to_sparse_round_trip():
     a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
     s = ec.tensor(a).to_sparse()
@@ -886,3 +894,45 @@ def test_csc_beta_warning_names_csc():
         c = ec.eye(3).to_sparse_csc()
     assert [str(x.message)[:40] for x in w] == ["Sparse CSC tensor support is in beta sta"]
     np.testing.assert_array_equal(c.to_dense().numpy(), np.eye(3))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_copy_into_a_compressed_tensor_needs_its_layout_nnz_and_size():
+    eye = sparse_csr_tensor([0, 1, 2, 3], [0, 1, 2], ec.ones(3), (3, 3))
+    other = sparse_csr_tensor([0, 1, 2, 3], [1, 0, 2], ec.tensor([4.0, 5.0, 6.0]), (3, 3))
+    assert eye.copy_(other).col_indices().tolist() == [1, 0, 2] and eye.values().tolist() == [4.0, 5.0, 6.0]
+    with pytest.raises(RuntimeError, match=r"^torch\.copy_: only sparse compressed tensors with the same number of "
+                                           r"specified elements are supported\.$"):
+        eye.copy_(sparse_csr_tensor([0, 1, 1, 1], [0], ec.ones(1), (3, 3)))
+    with pytest.raises(RuntimeError, match=r"^torch\.copy_: expected shapes of self and src to match along dimension "
+                                           r"0 for SparseCsr layout but the corresponding dimensions of self and src "
+                                           r"are 3 and 4, respectively\.$"):
+        eye.copy_(sparse_csr_tensor([0, 1, 2, 3, 3], [0, 1, 2], ec.ones(3), (4, 3)))
+    for src, name in ((_coo(ec.float32), "Sparse"), (ec.ones(3, 3), "Strided")):
+        with pytest.raises(RuntimeError, match=r"^torch\.copy_: copy of sparse compressed tensors having different "
+                                               f"layouts is not supported. self layout is SparseCsr and src layout "
+                                               f"is {name}$"):
+            eye.copy_(src)
+
+
+def test_copy_into_coo_from_a_dense_tensor_names_both_types():
+    with pytest.raises(RuntimeError, match=r"^copy_\(\) between dense and sparse Tensors is not implemented! Found "
+                                           r"self type = torch\.sparse\.DoubleTensor and src type = "
+                                           r"torch\.FloatTensor$"):
+        _coo().copy_(ec.ones(2, 3))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_sampled_addmm_takes_csr_input_only_with_pytorchs_errors():
+    from ember.core.sparse_ops import sampled_addmm
+
+    q = ec.ones(2, 2)
+    csr = sparse_csr_tensor([0, 1, 2], [1, 0], ec.tensor([1.0, 2.0]), (2, 2))
+    assert sampled_addmm(csr, q, q, beta=0.5).values().tolist() == [2.5, 3.0]
+    for bad, backend in ((csr.to_sparse_coo(), "SparseCPU"), (ec.eye(2), "CPU")):
+        with pytest.raises(NotImplementedError, match=f"^Could not run 'aten::sparse_sampled_addmm' with arguments "
+                                                      f"from the '{backend}' backend. This could be"):
+            sampled_addmm(bad, q, q)
+    with pytest.raises(RuntimeError, match="^sampled_addmm: Expected result to have sparse csr layout, but got "
+                                           "SparseCsc$"):
+        sampled_addmm(csr.to_sparse_csc(), q, q)

@@ -202,6 +202,16 @@ def test_segment_reduce_matches_pytorchs_values():
         E.segment_reduce(d, "sum", lengths=E.tensor([1, 1]))
 
 
+def test_segment_reduce_arguments_as_pytorch():
+    """Offsets win over lengths when both are given; no bounds, or indices, raise PyTorch's RuntimeErrors."""
+    d = T([1.0, 2.0, 3.0, 4.0])
+    assert E.segment_reduce(d, "sum", lengths=E.tensor([1, 3]), offsets=E.tensor([0, 2, 4])).tolist() == [3.0, 7.0]
+    with pytest.raises(RuntimeError, match=r"^segment_reduce\(\): Either lengths or offsets must be defined\.$"):
+        E.segment_reduce(d, "sum")
+    with pytest.raises(RuntimeError, match=r"^segment_reduce\(\): indices based reduction is not supported yet\.$"):
+        E.segment_reduce(d, "median", indices=E.tensor([0, 0, 1, 1]))
+
+
 def test_segment_reduce_names_dtypes_and_node_as_pytorch():
     d = T([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
     lengths = E.tensor([3, 3])

@@ -191,6 +191,26 @@ def test_load_state_dict_strict_reports_missing_and_unexpected():
     assert missing == ["fc.bias"] and unexpected == ["fc.extra"]
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_load_state_dict_copy_failure_prints_sizes_as_size_objects():
+    """PyTorch formats `param.size()` into the message: `torch.Size([3, 3])`, not a list."""
+    from ember.core.sparse import sparse_csr_tensor
+
+    class Holder(nn.Module):
+        def __init__(self, nnz):
+            super().__init__()
+            self.register_buffer("adj", sparse_csr_tensor([0, nnz, nnz, nnz], list(range(nnz)), torch.ones(nnz),
+                                                          (3, 3)))
+
+    with pytest.raises(RuntimeError) as err:
+        Holder(1).load_state_dict(Holder(2).state_dict())
+    size = torch.ones(3, 3).shape
+    assert (f'While copying the parameter named "adj", whose dimensions in the model are {size} and whose dimensions '
+            f"in the checkpoint are {size}, an exception occurred : ('torch.copy_: only sparse compressed tensors "
+            "with the same number of specified elements are supported.',).") in str(err.value)
+    assert "Size([3, 3])" in str(size)
+
+
 def test_load_state_dict_shape_mismatch_names_key_and_shapes():
     net = nn.Sequential(OrderedDict(fc=nn.Linear(4, 10)))
     sd = nn.Sequential(OrderedDict(fc=nn.Linear(5, 10))).state_dict()

@@ -45,3 +45,18 @@ def test_reductions_pytorch_refuses():
     with pytest.raises(NotImplementedError, match="^Could not run 'aten::_sparse_mm_reduce_impl' with arguments "
                                                   "from the 'SparseCPU' backend"):
         torch.sparse.mm(torch.eye(2).to_sparse(), w, "mean")
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::_sparse_mm_reduce_impl'"):
+        torch.sparse.mm(torch.eye(2).to_sparse(), w, "sum")  # an explicit reduce, even "sum", is the other overload
+    assert torch.sparse.mm(torch.eye(2).to_sparse(), w).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "min"])
+def test_every_reduction_records_pytorchs_one_node(reduce):
+    v = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    csr = torch.sparse_csr_tensor([0, 2, 3], [0, 1, 1], v, (2, 2))
+    w = torch.tensor([[1.0, 2.0], [3.0, -1.0]], requires_grad=True)
+    out = torch.sparse.mm(csr, w, reduce)
+    assert type(out.grad_fn).__name__ == "SparseMmReduceImplBackward0"
+    out.sum().backward()
+    assert v.grad is not None and w.grad is not None

@@ -122,14 +122,16 @@ def _tensor_str(a: np.ndarray, indent: int, summarize: bool, fmt, width: int) ->
     return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
 
 
-def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
-    """Append `, dtype=...` and friends, starting a new line where the current one would pass the width."""
+def _add_suffixes(text: str, suffixes: list[str], indent: int, force_newline: bool = False) -> str:
+    """Append `, dtype=...` and friends, starting a new line where the current one would pass the width (and
+    for the first suffix with `force_newline`, as PyTorch's COO reprs put `size=` on a line of its own)."""
     parts = [text]
     last = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last + len(suffix) + 2 > _options["linewidth"]:
+        if force_newline or last + len(suffix) + 2 > _options["linewidth"]:
             parts.append(",\n" + " " * indent + suffix)
             last = indent + len(suffix)
+            force_newline = False
         else:
             parts.append(", " + suffix)
             last += len(suffix) + 2

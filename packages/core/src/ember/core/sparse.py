@@ -148,6 +148,15 @@ def _set_grad_leaf(values: Tensor, requires_grad: bool) -> Tensor:
     return _own_leaf(values)
 
 
+def _node(values: Tensor, name: str) -> Tensor:
+    """`values` behind one identity node named as PyTorch's node `name` for an op that moves only indices or
+    layout (the constructors, transposes, conversions): the graph then reads as PyTorch's; `values` itself when
+    it records no graph."""
+    if not values._requires_grad:
+        return values
+    return node_name(values.view(values._shape), "ViewBackward0", name)
+
+
 def _own_leaf(values: Tensor) -> Tensor:
     """A detached copy of `values` as a leaf that belongs to a sparse leaf (not a tensor the caller passed in,
     whose gradient is its own): such a leaf gets a dense gradient anchor (`SparseTensor._grad_anchor`)."""
@@ -217,7 +226,8 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
         # the products read a coalesced tensor's indices as sorted rows: a false claim would give wrong sums
         raise RuntimeError("cannot set is_coalesced to true if indices correspond to uncoalesced COO tensor")
     coalesced = bool(is_coalesced) or nnz < 2
-    return SparseTensor._coo(Tensor._wrap(idx), _set_grad_leaf(v, requires_grad), size, coalesced)
+    v = _set_grad_leaf(v, True) if requires_grad else _node(v, "SparseCooTensorWithDimsAndTensorsBackward0")
+    return SparseTensor._coo(Tensor._wrap(idx), v, size, coalesced)
 
 
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None,
@@ -278,7 +288,7 @@ def _compressed(ptr_indices, plain_indices, values, size, dtype, requires_grad: 
                            "not satisfied.")
     if idx.size and (idx.min() < 0 or idx.max() >= inner):
         raise RuntimeError(f"`0 <= {idx_name}_indices < {inner_name}` is not satisfied.")
-    v = _set_grad_leaf(v, requires_grad)
+    v = _set_grad_leaf(v, True) if requires_grad else _node(v, "SparseCompressedTensorBackward0")
     return SparseTensor._csc(ptr, idx, v, size) if by_column else SparseTensor._csr(ptr, idx, v, size)
 
 
@@ -348,9 +358,10 @@ class SparseTensor(Tensor):
     def _transposed_compressed(self) -> SparseTensor:
         """The transpose of a CSR tensor as CSC or of a CSC one as CSR: the same parts, the size swapped."""
         size = (self._shape[1], self._shape[0])
+        values = _node(self._sp_values, "TransposeBackward0")
         if self._sp_layout is sparse_csr:
-            return SparseTensor._csc(self._sp_crow, self._sp_col, self._sp_values, size)
-        return SparseTensor._csr(self._sp_ccol, self._sp_row, self._sp_values, size)
+            return SparseTensor._csc(self._sp_crow, self._sp_col, values, size)
+        return SparseTensor._csr(self._sp_ccol, self._sp_row, values, size)
 
     # --- what PyTorch's sparse tensors answer ------------------------------------------------------
     @property
@@ -390,7 +401,8 @@ class SparseTensor(Tensor):
         return self._sp_indices
 
     def _values(self) -> Tensor:
-        return self._sp_values
+        """The values' memory outside the graph, as PyTorch's `_values()` (which records no node)."""
+        return _alias(self._sp_values)
 
     def indices(self) -> Tensor:
         self._need_coo("indices")
@@ -401,7 +413,7 @@ class SparseTensor(Tensor):
     def values(self) -> Tensor:
         if self._sp_layout is sparse_coo and not self._sp_coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
-        return self._sp_values
+        return _node(self._sp_values, "ValuesBackward0")
 
     def _compressed_part(self, name: str, want, attr: str) -> Tensor:
         if self._sp_layout is not want:
@@ -599,7 +611,13 @@ class SparseTensor(Tensor):
         return self._with_values(self._sp_values.clone(), copy_indices=True)
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> SparseTensor:
-        """Take `src`'s indices and values (cast to this dtype), as `load_state_dict` does for a sparse buffer."""
+        """Take `src`'s indices and values (cast to this dtype), as `load_state_dict` does for a sparse buffer; a
+        compressed tensor only from one of its layout, size and nnz, as PyTorch's."""
+        if self._sp_layout is not sparse_coo:
+            self._check_compressed_copy(src)
+        elif not isinstance(src, SparseTensor):
+            raise RuntimeError(f"copy_() between dense and sparse Tensors is not implemented! Found self type = "
+                               f"{self.type()} and src type = {Tensor.type(src)}")
         if not isinstance(src, SparseTensor) or src._sp_layout is not self._sp_layout:
             raise RuntimeError(f"copy_(): ember copies into a {self._sp_layout.name} tensor only from one of the "
                                "same layout")
@@ -617,6 +635,22 @@ class SparseTensor(Tensor):
         self.__dict__.pop("_sp_pattern", None)
         self.__dict__.pop("_sp_plan", None)
         return self
+
+    def _check_compressed_copy(self, src) -> None:
+        """PyTorch's refusals of `copy_` into a CSR/CSC tensor: another layout, nnz or size."""
+        mine = _LAYOUT_NAMES[self._sp_layout.name]
+        theirs = _LAYOUT_NAMES[src._sp_layout.name] if isinstance(src, SparseTensor) else "Strided"
+        if theirs != mine:
+            raise RuntimeError(f"torch.copy_: copy of sparse compressed tensors having different layouts is not "
+                               f"supported. self layout is {mine} and src layout is {theirs}")
+        if src._nnz() != self._nnz():
+            raise RuntimeError("torch.copy_: only sparse compressed tensors with the same number of specified "
+                               "elements are supported.")
+        for d, (a, b) in enumerate(zip(self._shape, src._shape)):
+            if a != b:
+                raise RuntimeError(f"torch.copy_: expected shapes of self and src to match along dimension {d} for "
+                                   f"{mine} layout but the corresponding dimensions of self and src are {a} and {b}, "
+                                   "respectively.")
 
     def _with_values(self, values: Tensor, copy_indices: bool = False, coalesced: bool | None = None) -> SparseTensor:
         """A sparse tensor of this one's layout, size and indices over `values`."""
@@ -724,6 +758,7 @@ class SparseTensor(Tensor):
         if self._sp_layout is sparse_coo:
             return self
         idx, v = self._coo_parts()  # a CSC tensor's come column by column: not sorted, as PyTorch's says
+        v = _node(v, "ToSparseBackward1")
         return SparseTensor._coo(Tensor._wrap(idx), v, self._shape, self._sp_layout is sparse_csr)._anchored(self)
 
     def to_sparse_csr(self, dense_dim: int | None = None) -> SparseTensor:
@@ -735,7 +770,8 @@ class SparseTensor(Tensor):
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csr: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
-        return SparseTensor._csr(*self._row_compressed(), self._shape)._anchored(self)
+        crow, col, values = self._row_compressed()
+        return SparseTensor._csr(crow, col, _node(values, "ToSparseCsrBackward0"), self._shape)._anchored(self)
 
     def _row_compressed(self) -> tuple[np.ndarray, np.ndarray, Tensor]:
         """(row pointers, columns, values) of this 2-D COO tensor, coalesced first."""
@@ -754,7 +790,8 @@ class SparseTensor(Tensor):
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csc: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
-        out = SparseTensor._csc(*self.transpose(0, 1)._row_compressed(), self._shape)  # no CSR made: no CSR warning
+        ccol, row, values = self.transpose(0, 1)._row_compressed()  # no CSR made: no CSR warning
+        out = SparseTensor._csc(ccol, row, _node(values, "ToSparseCscBackward0"), self._shape)
         return out._anchored(self)
 
     def coalesce(self) -> SparseTensor:
@@ -790,7 +827,7 @@ class SparseTensor(Tensor):
         idx[[d0, d1]] = idx[[d1, d0]]
         shape = list(self._shape)
         shape[d0], shape[d1] = shape[d1], shape[d0]
-        out = SparseTensor._coo(Tensor._wrap(idx), self._sp_values, tuple(shape), False)
+        out = SparseTensor._coo(Tensor._wrap(idx), _node(self._sp_values, "TransposeBackward0"), tuple(shape), False)
         return out._anchored(self, transposed=True) if self.ndim == 2 else out
 
     def permute(self, *dims) -> SparseTensor:
@@ -807,8 +844,8 @@ class SparseTensor(Tensor):
                                "allowed. Only transpositions within sparse and within dense dimensions are allowed.")
         idx = np.ascontiguousarray(self._sp_indices._np()[order[:sd]])
         shape = tuple(self._shape[d] for d in order)
-        return SparseTensor._coo(Tensor._wrap(idx), self._sp_values, shape, order[:sd] == list(range(sd))
-                                 and self._sp_coalesced)
+        return SparseTensor._coo(Tensor._wrap(idx), _node(self._sp_values, "PermuteBackward0"), shape,
+                                 order[:sd] == list(range(sd)) and self._sp_coalesced)
 
     @property
     def T(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
@@ -853,7 +890,11 @@ class SparseTensor(Tensor):
         if self.sparse_dim() > 2 or self.dense_dim():
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
                                f"{self.sparse_dim()} sparse and {self.dense_dim()} dense dimensions")
-        return self.transpose(0, 1) if self.ndim == 2 else self
+        if self.ndim != 2:
+            return self
+        out = self.transpose(0, 1)
+        node_name(out._sp_values, "TransposeBackward0", "TBackward0")
+        return out
 
     # --- arithmetic --------------------------------------------------------------------------------
     def add(self, other, *, alpha=1) -> SparseTensor:
@@ -871,7 +912,9 @@ class SparseTensor(Tensor):
         if self.sparse_dim() != other.sparse_dim():
             raise RuntimeError(f"add: expected same number of sparse dims, got {self.sparse_dim()} and "
                                f"{other.sparse_dim()}")
-        return _merge_add(self, other, alpha)
+        out = _merge_add(self, other, alpha)
+        node_name(out._sp_values, "IndexAddBackward0", "AddBackward0")
+        return out
 
     __add__ = add
 
@@ -896,7 +939,9 @@ class SparseTensor(Tensor):
         return self.add(other)
 
     def sub(self, other, *, alpha=1) -> SparseTensor:
-        return self.add(other, alpha=-alpha)
+        out = self.add(other, alpha=-alpha)
+        node_name(out._sp_values, "AddBackward0", "SubBackward0")
+        return out
 
     __sub__ = sub
 
@@ -1164,7 +1209,7 @@ class SparseTensor(Tensor):
         grad = [s for s in meta if not s.startswith("dtype=")]
         suffix += dt + [f"layout={self._sp_layout!r}"] + grad
         if self._sp_layout is sparse_coo:
-            return _add_suffixes(head + ",\n" + pad + vals + ",\n" + pad + suffix[0], suffix[1:], 7)
+            return _add_suffixes(head + ",\n" + pad + vals, suffix, 7, force_newline=True)
         return _add_suffixes(head + ",\n" + pad + vals, suffix, 7)
 
     __str__ = __repr__
@@ -1464,6 +1509,7 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None, block
     idx = np.stack(np.nonzero(nz)).astype(np.int64).reshape(sd, -1) if sd else np.zeros((0, 1), dtype=np.int64)
     lin = Tensor._wrap(_linear(idx, self._shape[:sd]))
     vals = self.reshape((math.prod(self._shape[:sd]),) + tuple(self._shape[sd:])).index_select(0, lin)
+    node_name(vals, "IndexSelectBackward0", "ToSparseBackward1" if sparse_dim is None else "ToSparseBackward0")
     out = SparseTensor._coo(Tensor._wrap(idx), vals, tuple(self._shape), True)
     return out._anchored(self) if self._requires_grad and sd == self.ndim == 2 else out
 

@@ -10,6 +10,7 @@ import contextlib
 import warnings
 
 from ember.core import dtypes
+from ember.core.dispatch import node_name
 from ember.core.sparse import SparseTensor, sparse_coo_tensor
 from ember.core.sparse_ops import (
     sampled_addmm, sparse_addmm, sparse_log_softmax, sparse_mm, sparse_softmax, sparse_sum, spdiags,
@@ -24,17 +25,17 @@ __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spmm", "spdiags", "s
 _REDUCES = {"sum": "sum", "mean": "mean", "amax": "amax", "max": "amax", "amin": "amin", "min": "amin"}
 
 
-def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
+def mm(mat1: Tensor, mat2: Tensor, reduce: str | None = None) -> Tensor:
     """sparse (n, k) @ dense (k, m) -> dense (n, m); the sparse operand's gradient is sparse, with its pattern.
-    `reduce` other than "sum" ("mean", "amax"/"max", "amin"/"min": over each row's stored products, 0 for an
-    empty row) takes a CSR `mat1`, as PyTorch's.
+    A `reduce` given, even "sum" ("mean", "amax"/"max", "amin"/"min": over each row's stored products, 0 for an
+    empty row), is PyTorch's other overload: it takes a CSR `mat1` and records SparseMmReduceImplBackward0.
 
     Raises:
         RuntimeError: shapes or dtypes that do not multiply, or an unknown `reduce` (and "prod", which PyTorch
             has not enabled).
-        NotImplementedError: a reduction other than "sum" of a COO `mat1` (PyTorch's missing kernel).
+        NotImplementedError: a `reduce` with a COO `mat1` (PyTorch's missing kernel).
     """
-    if reduce == "sum":
+    if reduce is None:
         return sparse_mm(mat1, mat2)
     if reduce == "prod":
         raise RuntimeError("sparse_mm_reduce: reduce type of prod has not been enabled.")
@@ -49,9 +50,12 @@ def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
 
 
 def _csr_mm_reduce(csr, dense: Tensor, reduce: str) -> Tensor:
-    """Each row of `csr @ dense` reduced over the row's stored products by `reduce` (mean/amax/amin), composed of
-    dense ops so autograd differentiates it."""
+    """Each row of `csr @ dense` reduced over the row's stored products by `reduce` (sum/mean/amax/amin), composed
+    of dense ops so autograd differentiates it; its last node named as PyTorch's one."""
     import ember.autograd as _ag
+
+    if reduce == "sum":
+        return node_name(sparse_mm(csr, dense), "SparseAddmmBackward0", "SparseMmReduceImplBackward0")
 
     crow, col, values = csr.crow_indices(), csr.col_indices(), csr.values()
     n, m = csr.shape[0], dense.shape[1]
@@ -60,9 +64,11 @@ def _csr_mm_reduce(csr, dense: Tensor, reduce: str) -> Tensor:
     counts = _ag.bincount(rows, minlength=n).to(products.dtype).unsqueeze(1)
     zeros = _ag.zeros((n, m), dtype=products.dtype)
     if reduce == "mean":
-        return zeros.index_add(0, rows, products) / counts.clamp(min=1)
+        return node_name(zeros.index_add(0, rows, products) / counts.clamp(min=1), "DivBackward0",
+                         "SparseMmReduceImplBackward0")
     index = rows.unsqueeze(1).expand(-1, m)
-    return zeros.scatter_reduce(0, index, products, reduce, include_self=False)
+    return node_name(zeros.scatter_reduce(0, index, products, reduce, include_self=False), "ScatterReduceBackward0",
+                     "SparseMmReduceImplBackward0")
 
 
 def spmm(input: Tensor, mat2: Tensor) -> Tensor:

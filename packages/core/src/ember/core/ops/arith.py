@@ -545,6 +545,8 @@ def _invert(self: Tensor) -> Tensor:
     """`~t`: PyTorch's Python operator refuses floating and complex tensors itself, with a TypeError."""
     if self._dtype.is_floating_point or self._dtype.is_complex:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    if self._dtype in dtypes.UNSIGNED_WIDE:  # PyTorch's CPU kernel has no uint16/32/64 instance
+        raise ew.DtypeNotSupported(f"\"bitwise_not_cpu\" not implemented for '{dtypes.TORCH_NAMES[self._dtype.name]}'")
     return ew.logical_not(self) if self._dtype is dtypes.bool else ew.bitwise_xor(self, -1)
 
 

@@ -270,7 +270,7 @@ def _masked_scatter(input, mask, source, *, out=None):
 
 
 def _embedding_renorm(weight, indices, max_norm, norm_type):
-    idx = indices.reshape(-1)
+    idx = _op("remainder")(indices.reshape(-1), weight._shape[0])  # the meta step kept [-rows, rows): wrap
     rows = _op("index_select")(weight, 0, idx)
     norms = _op("vector_norm")(rows, float(norm_type), (1,), False, None)
     big = _op("gt")(norms, max_norm)

@@ -193,18 +193,24 @@ embedding_renorm_ = declare("embedding_renorm_", mutates=(0,), overlap=0, differ
                             doc="""Rescale referenced rows in place.
 
 Positional signature: `embedding_renorm_(weight, indices, max_norm, norm_type)`: every row of
-`weight` named in `indices` whose `norm_type`-norm exceeds max_norm is scaled down to it.""")
+`weight` named in `indices` whose `norm_type`-norm exceeds max_norm is scaled down to it. PyTorch picks the rows
+with `select`, so a negative index counts from the end and one out of [-rows, rows) raises select()'s IndexError.""")
 
 
 @embedding_renorm_.meta
 def _embedding_renorm_meta(weight, indices, max_norm, norm_type):
-    _check_all_values(indices, weight._shape[0])
+    idx = np.unique(np.asarray(indices._host_array()).reshape(-1))  # sorted: PyTorch names the smallest bad one
+    rows = weight._shape[0]
+    bad = idx[(idx < -rows) | (idx >= rows)]
+    if bad.size:
+        raise IndexError(f"select(): index {int(bad[0])} out of range for tensor of size {list(weight._shape)} at "
+                         "dimension 0")
 
 
 @embedding_renorm_.register("cpu")
 def _embedding_renorm_cpu(weight, indices, max_norm, norm_type):
     w = weight._np()
-    rows = np.unique(_flat_indices(indices))
+    rows = np.unique(_flat_indices(indices) % w.shape[0])
     norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
     big = norms > max_norm
     w[rows[big]] *= (max_norm / (norms[big] + 1e-7)).astype(w.dtype)[:, None]

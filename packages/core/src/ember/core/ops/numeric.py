@@ -276,8 +276,9 @@ def _int_operands(op: str, input, other, out: Tensor | None = None):
     dt = dtypes.result_type(input, other)
     if out is not None and not dtypes.can_cast(dt, out._dtype):
         raise cast_error(dt, out._dtype)
-    if dt.is_floating_point or dt.is_complex or (dt is dtypes.bool and op in ("gcd", "lcm", "lshift", "rshift")):
-        _refuse(op, input if isinstance(input, Tensor) and input._dtype is dt else other)
+    if dt.is_floating_point or dt.is_complex or (
+            (dt is dtypes.bool or dt in dtypes.UNSIGNED_WIDE) and op in ("gcd", "lcm", "lshift", "rshift")):
+        _refuse(op, input if isinstance(input, Tensor) and input._dtype is dt else other)  # uint16+: only &, |, ^
     return dt
 
 
@@ -329,7 +330,7 @@ def _two(dt, input, other):
 @method
 def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`~input`: logical not of a bool tensor, the bit complement of an integer one."""
-    if input._dtype.is_floating_point or input._dtype.is_complex:
+    if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype in dtypes.UNSIGNED_WIDE:
         _refuse("bitwise_not", input)
     r = ew.logical_not(input) if input._dtype is dtypes.bool else ew.bitwise_xor(input, -1)
     return _into(out, r, "bitwise_not")

@@ -449,13 +449,15 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
     last dim is `axis` and whose leading dims index data's) with sum, mean, max, min or prod; `initial` joins every
     segment (mean divides by the segment's length only); an empty segment without it gives the reduction's
     identity (NaN for mean)."""
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
     reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)
     if reduce not in _SEGMENT_EMPTY:  # PyTorch's words (it takes max/min and amax/amin alike)
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    if indices is not None:
-        raise NotImplementedError("segment_reduce(): indices is not supported (as in PyTorch)")
-    if (lengths is None) == (offsets is None):
-        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    if offsets is not None:  # PyTorch reads the offsets when given both
+        lengths = None
     bounds = (lengths if lengths is not None else offsets)
     ax = data._wrap_dim(axis)
     if ax != bounds.ndim - 1:

@@ -741,8 +741,8 @@ class Module:
                     param.copy_(input_param)
             except Exception as ex:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
-                                  f"{list(param.shape)} and whose dimensions in the checkpoint are "
-                                  f"{list(input_param.shape)}, an exception occurred : {ex.args}.")
+                                  f"{param.size()} and whose dimensions in the checkpoint are "
+                                  f"{input_param.size()}, an exception occurred : {ex.args}.")
         extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         has_extra = type(self).set_extra_state is not Module.set_extra_state
         if has_extra:
