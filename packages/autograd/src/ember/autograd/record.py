@@ -218,13 +218,12 @@ _INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do n
 
 def _inference_result(op, args: tuple, kwargs: dict, r):
     """What an op makes in inference mode is an inference tensor (`Tensor.is_inference`; `_mark_new` marked
-    each new tensor), as PyTorch's: but for a view of a normal tensor."""
-    if op.tracked_view and not op.mutates and not is_inference(args[0]):
+    each new tensor), as PyTorch's: but for a view of a normal tensor (`view(dtype)` is none there)."""
+    if op.tracked_view and op.differentiable and not op.mutates and not is_inference(args[0]):
         for t in ((r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ()):
             if isinstance(t, Tensor):
                 t._is_inference = False
-        if op.differentiable:
-            _track_view(r, op, args, kwargs)
+        _track_view(r, op, args, kwargs)
     return r
 
 
