@@ -114,6 +114,12 @@ try:
     frozen.add_(1)
 except RuntimeError as e:
     print("RuntimeError", str(e).split(".")[0])
+try:
+    nn.Parameter(frozen)
+except RuntimeError as e:
+    print("RuntimeError", e)
+with torch.inference_mode():
+    print("detach inside:", x.detach().is_inference(), frozen.detach().is_inference(), x.view(torch.int32).is_inference())
 cloned = frozen.clone()
 cloned.add_(1)
 print("clone is normal:", cloned.is_inference(), r(cloned - frozen, 3))
