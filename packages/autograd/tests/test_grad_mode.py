@@ -169,6 +169,21 @@ def test_detach_and_view_dtype_in_inference_mode_are_pytorchs():
     assert a.detach().is_inference() and a[1:].detach().is_inference() and not x.detach().is_inference()
 
 
+def test_views_copies_and_aliases_of_inference_tensors_are_pytorchs():
+    """Outside the mode a view of an inference tensor is an inference tensor that autograd does not track as a
+    view (no `_base`); deepcopy and pickle make normal tensors; as_subclass keeps the mark."""
+    import copy
+    import pickle
+
+    with E.inference_mode():
+        a = E.ones(3)
+    v = a[1:]
+    assert v.is_inference() and v._base is None and not v._is_view()
+    assert all(p.is_inference() for p in a.unbind(0))
+    assert not copy.deepcopy(a).is_inference() and not pickle.loads(pickle.dumps(a)).is_inference()
+    assert a.as_subclass(E.Tensor).is_inference()
+
+
 _INPLACE = "Inplace update to inference tensor outside InferenceMode is not allowed"
 
 
