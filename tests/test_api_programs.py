@@ -284,7 +284,18 @@ averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggre
 DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP
 mechanisms, top-k/QSGD/sign-SGD compression, personalised heads and Ditto, Dirichlet and shard splits, robust
 aggregation with cdist Krum, split learning across detach(), foreach and asynchronous aggregation, vmap-simulated
-clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans)."""
+clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans).
+
+Diffusion and score-based models (`diff_*`: sigmoid/zero-terminal-SNR/shifted schedules with float64 cumprod,
+timestep, Fourier and EDM embeddings, UNet resampling with ConvTranspose2d output_size, nearest-exact and pixel
+shuffles, spatial and cross attention with bool/float masks and kdim/vdim MultiheadAttention, CFG label dropout
+with bernoulli generators and CFG-rescale, torch._foreach EMA with store/restore, eps/x0/v objectives with min-SNR
+and pseudo-Huber, DDIM spacings with dynamic thresholding and inversion, sliced score matching with
+is_grads_batched, AdamW no-decay groups with SequentialLR and get_total_norm clipping, checkpointed blocks, DiT
+adaLN-Zero with unfold patchify, D3PM transition matrices, discretized-Gaussian VLBs, classifier guidance under
+inference_mode, per-sample generator latents, bfloat16 autocast around a VAE posterior, compiled samplers,
+RePaint inpainting, and bit-exact training resumes).
+"""
 
 from __future__ import annotations
 
