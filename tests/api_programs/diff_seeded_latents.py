@@ -99,6 +99,11 @@ try:
     torch.Generator().set_state(saved.float())
 except Exception as e:
     print(type(e).__name__, e)
+for call in (lambda: g.get_offset(), lambda: g.set_offset(4), lambda: g.graphsafe_get_state()):
+    try:
+        call()
+    except Exception as e:
+        print(type(e).__name__, e)
 try:
     torch.Generator("meta")
 except Exception as e:

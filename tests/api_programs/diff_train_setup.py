@@ -10,6 +10,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 torch.manual_seed(0)
+torch.backends.cuda.matmul.allow_tf32 = True  # DiT's train.py: both TF32 switches on
+torch.backends.cudnn.allow_tf32 = True
+print("matmul precision:", torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32)
+torch.set_float32_matmul_precision("highest")
+print("after highest:", torch.backends.cuda.matmul.allow_tf32)
 
 
 class Block(nn.Module):
