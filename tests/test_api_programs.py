@@ -292,7 +292,17 @@ radius and kNN graphs from cdist's compute modes with canonical edges, a SchNet 
 equivariance checks, Set2Set and sort pooling with segment softmax, Morgan-style fingerprints packed into uint8 and
 int64 words, sparse adjacency with grad_fn reprs and CSR reducing products as module buffers, featurisation with a
 graph collate, DimeNet triplets with torch.special bases, a vibrational Hessian with normal modes, QEq charges by
-constrained solves, and the pipeline errors)."""
+constrained solves, and the pipeline errors).
+
+Diffusion and score-based models (`diff_*`: sigmoid/zero-terminal-SNR/shifted schedules with float64 cumprod,
+timestep, Fourier and EDM embeddings, UNet resampling with ConvTranspose2d output_size, nearest-exact and pixel
+shuffles, spatial and cross attention with bool/float masks and kdim/vdim MultiheadAttention, CFG label dropout
+with bernoulli generators and CFG-rescale, torch._foreach EMA with store/restore, eps/x0/v objectives with min-SNR
+and pseudo-Huber, DDIM spacings with dynamic thresholding and inversion, sliced score matching with
+is_grads_batched, AdamW no-decay groups with SequentialLR and get_total_norm clipping, checkpointed blocks, DiT
+adaLN-Zero with unfold patchify, D3PM transition matrices, discretized-Gaussian VLBs, classifier guidance under
+inference_mode, per-sample generator latents, bfloat16 autocast around a VAE posterior, compiled samplers,
+RePaint inpainting, and bit-exact training resumes)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,23 @@ def test_mps_and_tf32_switches():
     assert ea.backends.cuda.matmul.allow_tf32 is False
 
 
+def test_matmul_allow_tf32_follows_and_sets_the_float32_matmul_precision():
+    """PyTorch keeps one state: precision "high"/"medium" reads as allow_tf32 True, and setting allow_tf32
+    writes "high" (True) or "highest" (False)."""
+    matmul = ea.backends.cuda.matmul
+    try:
+        ea.set_float32_matmul_precision("medium")
+        assert matmul.allow_tf32 is True
+        ea.set_float32_matmul_precision("highest")
+        assert matmul.allow_tf32 is False
+        matmul.allow_tf32 = True
+        assert ea.get_float32_matmul_precision() == "high"
+        matmul.allow_tf32 = False
+        assert ea.get_float32_matmul_precision() == "highest"
+    finally:
+        ea.set_float32_matmul_precision("highest")
+
+
 def test_sdp_backend_switches_default_on_and_sdp_kernel_sets_and_restores_them():
     import pytest
 
@@ -37,7 +54,7 @@ def test_flag_defaults_are_pytorchs():
     the reduced-precision matmul reductions allowed, matmul TF32 off."""
     cudnn, matmul = type(ea.backends.cudnn), type(ea.backends.cuda.matmul)
     assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (True, False, False, True)
-    assert (matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction,
+    assert (ea.backends.cuda.matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction,
             matmul.allow_bf16_reduced_precision_reduction) == (False, True, True)
 
 

@@ -135,6 +135,55 @@ def test_factories_in_inference_mode_make_inference_tensors():
     assert not E.ones(2).is_inference() and not (made[0] * 2).is_inference()
 
 
+def test_enable_grad_inside_inference_mode_reports_grad_mode_but_records_nothing():
+    """PyTorch's inference mode leaves out autograd whatever grad mode says: enable_grad inside it makes
+    is_grad_enabled() True, yet ops on a tensor that requires grad make inference tensors without a grad_fn
+    (classifier guidance inside an inference_mode sampler meets this)."""
+    w = E.ones(3, requires_grad=True)
+    x = E.ones(3)
+    with E.inference_mode():
+        with E.enable_grad():
+            assert E.is_grad_enabled() and E.is_inference_mode_enabled()
+            y = w * x
+            assert y.is_inference() and not y.requires_grad and y.grad_fn is None
+            with E.no_grad():
+                assert not E.is_grad_enabled()
+            assert E.is_grad_enabled()
+            with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have"):
+                E.autograd.grad(y.sum(), w)
+        with E.set_grad_enabled(True):
+            assert E.is_grad_enabled() and (w * 2).grad_fn is None
+        assert not E.is_grad_enabled()
+    assert E.is_grad_enabled() and (w * x).grad_fn is not None
+
+
+def test_detach_and_view_dtype_in_inference_mode_are_pytorchs():
+    """detach() of a normal tensor inside inference mode is a normal tensor, of an inference one an inference
+    tensor (inside the mode or out); view(dtype) of a normal tensor inside the mode is an inference tensor."""
+    x = E.ones(2)
+    with E.inference_mode():
+        assert not x.detach().is_inference()
+        assert x.view(E.int32).is_inference()
+        a = E.ones(3)
+        assert a.detach().is_inference()
+    assert a.detach().is_inference() and a[1:].detach().is_inference() and not x.detach().is_inference()
+
+
+def test_views_copies_and_aliases_of_inference_tensors_are_pytorchs():
+    """Outside the mode a view of an inference tensor is an inference tensor that autograd does not track as a
+    view (no `_base`); deepcopy and pickle make normal tensors; as_subclass keeps the mark."""
+    import copy
+    import pickle
+
+    with E.inference_mode():
+        a = E.ones(3)
+    v = a[1:]
+    assert v.is_inference() and v._base is None and not v._is_view()
+    assert all(p.is_inference() for p in a.unbind(0))
+    assert not copy.deepcopy(a).is_inference() and not pickle.loads(pickle.dumps(a)).is_inference()
+    assert a.as_subclass(E.Tensor).is_inference()
+
+
 _INPLACE = "Inplace update to inference tensor outside InferenceMode is not allowed"
 
 

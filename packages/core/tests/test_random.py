@@ -722,3 +722,19 @@ def test_clone_state_gives_an_independent_generator_at_the_same_point():
     assert E.randn(5, generator=h).tolist() == E.randn(5, generator=g).tolist()
     E.rand(2, generator=h)
     assert not E.equal(h.get_state(), g.get_state())
+
+
+def test_cpu_generator_refuses_offsets_and_graphsafe_state_with_pytorchs_words():
+    g = E.Generator()
+    with pytest.raises(RuntimeError, match="^CPU Generator does not use offset$"):
+        g.get_offset()
+    with pytest.raises(RuntimeError, match="^CPU Generator does not use offset$"):
+        g.set_offset(5)
+    with pytest.raises(RuntimeError, match="^manual_offset expected a long, but got str$"):
+        g.set_offset("a")
+    with pytest.raises(NotImplementedError, match="^graphsafe_get_state is not supported in this Generator$"):
+        g.graphsafe_get_state()
+    with pytest.raises(NotImplementedError, match="^graphsafe_set_state is not supported in this Generator$"):
+        g.graphsafe_set_state(E.Generator())
+    with pytest.raises(TypeError, match="^expected a Generator, but got int$"):
+        g.graphsafe_set_state(1)

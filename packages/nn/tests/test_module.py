@@ -76,6 +76,17 @@ def test_integer_parameter_requiring_grad_is_refused():
     assert p.dtype == torch.int64 and not p.requires_grad
 
 
+def test_parameter_of_an_inference_tensor_is_one_and_requires_grad_only_inside_inference_mode():
+    with torch.inference_mode():
+        a = torch.ones(2)
+        assert nn.Parameter(a).is_inference() and nn.Parameter(a).requires_grad
+    p = nn.Parameter(a, requires_grad=False)
+    assert p.is_inference() and not p.requires_grad and not nn.Parameter(torch.ones(2)).is_inference()
+    with pytest.raises(RuntimeError, match=r"^Setting requires_grad=True on inference tensor outside InferenceMode is "
+                                           r"not allowed\.$"):
+        nn.Parameter(a)
+
+
 def test_parameter_deepcopy_and_pickle():
     p = nn.Parameter(torch.tensor([1.0, 2.0]))
     q = copy.deepcopy(p)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import warnings
 
+from ember.core import settings
+
 __all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum"]
 
 
@@ -30,9 +32,19 @@ class _Cudnn:
 
 
 class _Matmul:
-    allow_tf32 = False
+    """`torch.backends.cuda.matmul`. `allow_tf32` is a view of `torch.get_float32_matmul_precision()`, as in
+    PyTorch: True for "high"/"medium"; setting it picks "high" or "highest"."""
+
     allow_fp16_reduced_precision_reduction = True  # PyTorch's defaults
     allow_bf16_reduced_precision_reduction = True
+
+    @property
+    def allow_tf32(self) -> bool:
+        return settings.get_float32_matmul_precision() != "highest"
+
+    @allow_tf32.setter
+    def allow_tf32(self, value: bool) -> None:
+        settings.set_float32_matmul_precision("high" if value else "highest")
 
 
 class _Cuda:

@@ -25,6 +25,9 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_g
 
 _enabled: ContextVar[bool] = ContextVar("ember_grad_enabled", default=True)      # record the graph
 _inference: ContextVar[bool] = ContextVar("ember_inference_mode", default=False)  # no view tracking either
+# Grad mode set inside inference_mode (enable_grad there): PyTorch reports it, but records nothing while inference
+# mode is on, so `_enabled` stays False and this holds what `is_grad_enabled()` says
+_grad_in_inference: ContextVar[bool] = ContextVar("ember_grad_in_inference", default=False)
 
 
 class _GradState:
@@ -34,11 +37,14 @@ class _GradState:
 
     @property
     def enabled(self) -> bool:
-        return _enabled.get()
+        return _enabled.get() or _grad_in_inference.get()
 
     @enabled.setter
     def enabled(self, value: bool) -> None:
-        _enabled.set(value)
+        if _inference.get():
+            _grad_in_inference.set(value)
+        else:
+            _enabled.set(value)
 
     @property
     def inference(self) -> bool:
@@ -53,8 +59,8 @@ _state = _GradState()
 
 
 def is_grad_enabled() -> bool:
-    """Whether ops called now record the autograd graph (per thread)."""
-    return _enabled.get()
+    """Whether grad mode is on (per thread): ops record the autograd graph then, but inside `inference_mode()`."""
+    return _state.enabled
 
 
 def is_inference_mode_enabled() -> bool:
@@ -63,8 +69,10 @@ def is_inference_mode_enabled() -> bool:
 
 
 def _set(enabled: bool, inference: bool) -> None:
-    _enabled.set(enabled)
+    """Set grad mode and inference mode (what `_state` reads back)."""
     _inference.set(inference)
+    _enabled.set(enabled and not inference)
+    _grad_in_inference.set(enabled and inference)
 
 
 class _DecoratorContextManager:

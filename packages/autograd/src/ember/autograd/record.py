@@ -73,7 +73,10 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
         return _record_tangents(op, args, kwargs, call_next)  # grad mode stays off: views are no_grad's views
     if op.tracked_view and op.differentiable and not _inference.get():  # view(dtype): no view to autograd (PyTorch)
         r = call_next(op, args, kwargs)
-        _track_view(r, op, args, kwargs)
+        if args[0]._is_inference:  # a view of an inference tensor is one, untracked (no `_base`), as PyTorch's
+            _mark_inference(r)
+        else:
+            _track_view(r, op, args, kwargs)
         return r
     # outside inference mode here: no write into an inference tensor (inlined, no call: every op passes)
     if op.mutates:
@@ -218,14 +221,18 @@ _INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do n
 
 def _inference_result(op, args: tuple, kwargs: dict, r):
     """What an op makes in inference mode is an inference tensor (`Tensor.is_inference`; `_mark_new` marked
-    each new tensor), as PyTorch's: but for a view of a normal tensor."""
-    if op.tracked_view and not op.mutates and not is_inference(args[0]):
+    each new tensor), as PyTorch's: but for a view of a normal tensor (`view(dtype)` is none there)."""
+    if op.tracked_view and op.differentiable and not op.mutates and not is_inference(args[0]):
         for t in ((r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ()):
             if isinstance(t, Tensor):
                 t._is_inference = False
-        if op.differentiable:
-            _track_view(r, op, args, kwargs)
+        _track_view(r, op, args, kwargs)
     return r
+
+
+def _mark_inference(r) -> None:
+    for t in ((r,) if isinstance(r, Tensor) else r):
+        t._is_inference = True
 
 
 def _mark_new(t: Tensor) -> None:

@@ -183,8 +183,12 @@ def backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | 
 
 
 def detach(self: Tensor) -> Tensor:
-    """A new tensor sharing this one's memory (and version counter), outside the graph."""
+    """A new tensor sharing this one's memory (and version counter), outside the graph; an inference tensor
+    exactly when this one is (made inside inference mode too, as PyTorch's)."""
     t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+    inference = self._is_inference or is_inference(self)
+    if t._is_inference is not inference:
+        t._is_inference = inference
     if self._conj:  # a conjugate view's detached alias reads conjugated too
         t._conj = True
     if self._neg:  # and a negative view's negated

@@ -40,5 +40,7 @@ def deepcopy_tensor(t: Tensor, memo: dict) -> Tensor:
     if t._grad is not None:
         new._grad = copy.deepcopy(t._grad, memo)
     if t.__dict__:
-        new.__dict__.update(copy.deepcopy(t.__dict__, memo))
+        attrs = copy.deepcopy(t.__dict__, memo)
+        attrs.pop("_is_inference", None)  # autograd's mark of a tensor made in inference mode: the copy is made now
+        new.__dict__.update(attrs)
     return new

@@ -155,6 +155,34 @@ class Generator:
         """A new generator on the same device at this one's state: the two then draw the same numbers apart."""
         return Generator(self.device).set_state(self.get_state())
 
+    def get_offset(self) -> int:
+        """A GPU generator's Philox offset; PyTorch's CPU generator has none and says so."""
+        if self._mt is not None:
+            raise RuntimeError("CPU Generator does not use offset")
+        return self._offset
+
+    def set_offset(self, offset: int) -> Generator:
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            raise RuntimeError(f"manual_offset expected a long, but got {type(offset).__name__}")
+        if self._mt is not None:
+            raise RuntimeError("CPU Generator does not use offset")
+        self._offset = offset
+        return self
+
+    def graphsafe_get_state(self) -> Generator:
+        """A GPU generator at this one's state (ember has no CUDA graphs to capture); a CPU generator refuses,
+        as PyTorch's."""
+        if self._mt is not None:
+            raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+        return self.clone_state()
+
+    def graphsafe_set_state(self, state: Generator) -> Generator:
+        if not isinstance(state, Generator):
+            raise TypeError(f"expected a Generator, but got {type(state).__name__}")
+        if self._mt is not None:
+            raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+        return self.set_state(state.get_state())
+
     def __repr__(self) -> str:
         return f"<ember.Generator device={self.device} seed={self._seed}>"
 

@@ -242,6 +242,8 @@ def reduce_tensor(tensor: Tensor):
     if tensor._storage.device.type not in ("cpu", "meta"):
         raise RuntimeError(f"pickling {describe(tensor)} is not supported (CUDA tensors cannot be sent to "
                            "another process); move it to the CPU with .cpu() first")
+    state = dict(tensor.__dict__)
+    state.pop("_is_inference", None)  # autograd's mark of a tensor made in inference mode: an unpickled one is normal
     return _rebuild_tensor, (tensor._storage, tensor._offset, tensor._shape, tensor._strides, tensor._dtype,
-                             type(tensor), bool(tensor._requires_grad), dict(tensor.__dict__))
+                             type(tensor), bool(tensor._requires_grad), state)
 

@@ -217,6 +217,8 @@ class Tensor:
             t._conj = True
         if self._neg:
             t._neg = True
+        if "_is_inference" in self.__dict__:  # autograd's inference-tensor mark: the alias is one too, as PyTorch's
+            t._is_inference = self._is_inference
         return t
 
     @staticmethod

@@ -6,6 +6,7 @@ from collections import OrderedDict
 
 from typing import Any
 
+from ember.autograd import is_inference
 from ember.core import Tensor, empty
 from ember.core.overrides import _disabled_torch_function_impl  # noqa: F401 - where PyTorch's module has it too
 from ember.core.sparse import SparseTensor
@@ -65,7 +66,10 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         if requires_grad and not (data._dtype.is_floating_point or data._dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         p = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)
-        p._requires_grad = bool(requires_grad)
+        if not p._is_inference and is_inference(data):  # PyTorch detaches `data`: an inference tensor stays one
+            p._is_inference = True
+        if requires_grad:
+            p.requires_grad_()  # which refuses an inference tensor outside inference mode, in PyTorch's words
         return p
 
     def __repr__(self) -> str:
@@ -238,7 +242,10 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         if requires_grad and not (data._dtype.is_floating_point or data._dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         p = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)
-        p._requires_grad = bool(requires_grad)
+        if not p._is_inference and is_inference(data):  # PyTorch detaches `data`: an inference tensor stays one
+            p._is_inference = True
+        if requires_grad:
+            p.requires_grad_()  # which refuses an inference tensor outside inference mode, in PyTorch's words
         return p
 
     def __deepcopy__(self, memo):
