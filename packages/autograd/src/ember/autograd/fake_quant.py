@@ -97,16 +97,18 @@ class _FakeQuantizePerChannel(_FakeQuantize):
 
 
 class _FakeQuantizePerChannelFloatZp(_FakeQuantize):
-    """A float zero_point joins before rounding: (clamp(nearbyint(x * (1 / scale) + zp)) - zp) * scale in
-    float32 (float64 for double input), cast to the input's dtype."""
+    """A float zero_point joins before rounding: q = lrintf(zp + x * (1 / scale)), the sum rounded to float32;
+    then (clamp(q) - zp) * scale in float64 (PyTorch's fmin/fmax of an int64 promote to double), cast to the input's
+    dtype, so the result is the correctly rounded value of the float32 qparams' product."""
 
     @staticmethod
     def forward(ctx, input, scale, zero_point, quant_min, quant_max):
         x = input if input.dtype == dtypes.float64 else input.float()
-        q = E.round(x * (1.0 / scale) + zero_point)
+        q = E.round((x * (1.0 / scale) + zero_point).float())
         mask = (q >= quant_min) & (q <= quant_max)
         ctx.save_for_backward(mask)
-        return ((E.clamp(q, quant_min, quant_max) - zero_point) * scale).to(input.dtype)
+        q = E.clamp(q, quant_min, quant_max).double()
+        return ((q - zero_point.double()) * scale.double()).to(input.dtype)
 
     @staticmethod
     @once_differentiable
