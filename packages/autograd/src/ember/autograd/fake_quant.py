@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 import ember.core as E
-from ember.autograd.function import Function, once_differentiable
+from ember.autograd.function import Function, cpp_node as _cpp_node, once_differentiable
 from ember.autograd.grad_mode import is_grad_enabled
-from ember.autograd.graph import Node
 from ember.core import Tensor, dtypes
 
 __all__ = ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"]
@@ -115,13 +114,6 @@ class _FakeQuantizePerChannelFloatZp(_FakeQuantize):
     def backward(ctx, grad):
         (mask,) = ctx.saved_tensors
         return grad * mask, None, None, None, None
-
-
-def _cpp_node(fn: type, name: str) -> None:
-    """Give `fn`'s backward node PyTorch's C++ node name: printed `<Name object at ...>`, without a module."""
-    fn._backward_cls = type(name, (fn._backward_cls,), {
-        "__module__": "builtins", "__qualname__": name, "_user_code": False, "__call__": Node._call,
-        "__repr__": lambda self: f"<{type(self).__qualname__} object at {id(self):#x}>"})
 
 
 _cpp_node(_FakeQuantize, "FakeQuantizePerTensorAffineCachemaskBackward0")
