@@ -150,14 +150,24 @@ def test_a_0d_integer_tensor_is_an_int_to_matrix_power():
 def test_keepdim_without_dim_matches_no_overload_as_pytorch(op):
     x = E.ones(2, 2)
     head = f"{op}() received an invalid combination of arguments - got "
-    with pytest.raises(TypeError, match=re.escape(f"{head}(keepdim=bool, ), but expected one of:")):
-        getattr(x, op)(keepdim=True)
-    with pytest.raises(TypeError, match=re.escape(f"{head}(Tensor, keepdim=bool), but expected one of:")):
-        getattr(E, op)(x, keepdim=True)
+    for keepdim in (True, False):  # an explicit False too: PyTorch's parser sees the keyword, not its value
+        with pytest.raises(TypeError, match=re.escape(f"{head}(keepdim=bool, ), but expected one of:")):
+            getattr(x, op)(keepdim=keepdim)
+        with pytest.raises(TypeError, match=re.escape(f"{head}(Tensor, keepdim=bool), but expected one of:")):
+            getattr(E, op)(x, keepdim=keepdim)
     kept = getattr(x, op)(0, keepdim=True)
     assert (kept[0] if op in ("max", "min") else kept).shape == (1, 2) and getattr(E, op)(x).shape == ()
     if op in ("sum", "mean"):  # an explicit None dim matches sum's and mean's dim overload
         assert getattr(x, op)(None, keepdim=True).shape == (1, 1) == getattr(E, op)(x, dim=None, keepdim=True).shape
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+def test_median_keepdim_without_dim_misses_its_dim_as_pytorch(op):
+    x = E.ones(2, 3)
+    for call in (lambda: getattr(x, op)(keepdim=True), lambda: getattr(E, op)(x, keepdim=False)):
+        with pytest.raises(TypeError, match=f'^{op}\\(\\) missing 1 required positional arguments: "dim"$'):
+            call()
+    assert getattr(x, op)().item() == 1.0 and getattr(x, op)(1, keepdim=True).values.shape == (2, 1)
 
 
 def test_sparse_sum_keepdim_without_dim_is_the_same_type_error():

@@ -62,7 +62,7 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
                 kwargs["dim"] = kwargs.pop("axis")
             if "keepdims" in kwargs:
                 kwargs["keepdim"] = kwargs.pop("keepdims")
-            if kwargs.get("keepdim") is True and len(args) == 1 and "dim" not in kwargs and op in KEEPDIM_NEEDS_DIM:
+            if "keepdim" in kwargs and len(args) == 1 and "dim" not in kwargs and op in KEEPDIM_NEEDS_DIM:
                 raise keepdim_without_dim_error(op, kwargs, method=as_method)  # no overload takes keepdim alone
             if len(kwargs) == 1 and kwargs.get("dim").__class__ is str:  # a named dim (ember has none): PyTorch's words
                 try:

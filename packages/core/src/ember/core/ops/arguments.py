@@ -179,14 +179,16 @@ def method_out_error(op: str, kwargs: dict) -> TypeError:
                      "one of:")
 
 
-# the reductions whose overloads take `keepdim` only beside a `dim` (`x.sum(keepdim=True)` matches none of them;
-# `x.sum(None, keepdim=True)` does)
-KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod", "max", "min"})
+# the reductions whose overloads take `keepdim` (True or False) only beside a `dim` (`x.sum(keepdim=True)` matches
+# none of them; `x.sum(None, keepdim=True)` does); median's and nanmedian's one overload with keepdim needs its dim
+KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod", "max", "min", "median", "nanmedian"})
 
 
 def keepdim_without_dim_error(op: str, kwargs: dict, method: bool) -> TypeError:
-    """PyTorch's TypeError for `keepdim=True` given to `op` (of `KEEPDIM_NEEDS_DIM`) without a `dim`, the
+    """PyTorch's TypeError for `keepdim=` given to `op` (of `KEEPDIM_NEEDS_DIM`) without a `dim`, the
     keywords as its parser lists them (a method's after no positional argument, a function's after `Tensor`)."""
+    if op in ("median", "nanmedian"):
+        return TypeError(f'{op}() missing 1 required positional arguments: "dim"')
     kws = [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     got = f"{', '.join(kws)}, " if method else ", ".join(["Tensor", *kws])
     return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:")
