@@ -22,7 +22,8 @@ import numpy as np
 from ember.core import overrides as _overrides
 from ember.core.dispatch import Op
 from ember.core.ops.arguments import (
-    INT_ARGS, KEEPDIM_NEEDS_DIM, NUMPY_REDUCTIONS, bool_for_int, keepdim_without_dim_error, method_out_error,
+    INT_ARGS, KEEPDIM_NEEDS_DIM, MOMENTS, NUMPY_REDUCTIONS, bool_for_int, both_unbiased_and_correction,
+    keepdim_without_dim_error, method_out_error,
 )
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
@@ -64,6 +65,8 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
                 kwargs["keepdim"] = kwargs.pop("keepdims")
             if "keepdim" in kwargs and len(args) == 1 and "dim" not in kwargs and op in KEEPDIM_NEEDS_DIM:
                 raise keepdim_without_dim_error(op, kwargs, method=as_method)  # no overload takes keepdim alone
+            if op in MOMENTS and (e := both_unbiased_and_correction(op, args, kwargs, as_method)) is not None:
+                raise e
             if len(kwargs) == 1 and kwargs.get("dim").__class__ is str:  # a named dim (ember has none): PyTorch's words
                 try:
                     return fn(*args, **kwargs)

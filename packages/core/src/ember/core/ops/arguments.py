@@ -18,10 +18,11 @@ from collections.abc import Callable
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.ops.parser_errors import invalid_arguments
 from ember.core.tensor import Tensor
 
 __all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error",
-           "KEEPDIM_NEEDS_DIM", "keepdim_without_dim_error"]
+           "KEEPDIM_NEEDS_DIM", "keepdim_without_dim_error", "MOMENTS", "both_unbiased_and_correction"]
 
 _INTS = (int, np.integer, Tensor)  # a 0-d tensor is an int to PyTorch's parser; the function checks it further
 
@@ -192,6 +193,27 @@ def keepdim_without_dim_error(op: str, kwargs: dict, method: bool) -> TypeError:
     kws = [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     got = f"{', '.join(kws)}, " if method else ", ".join(["Tensor", *kws])
     return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:")
+
+
+# var, std, var_mean, std_mean: PyTorch's overloads take `unbiased` or `correction`, never both
+MOMENTS = frozenset({"var", "std", "var_mean", "std_mean"})
+_MOMENT_OVERLOADS = ["(tuple of ints dim, bool unbiased = True, bool keepdim = False{})",
+                     "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False{})",
+                     "(bool unbiased = True)"]
+
+
+def both_unbiased_and_correction(op: str, args: tuple, kwargs: dict, method: bool) -> TypeError | None:
+    """PyTorch's TypeError for `op` (of `MOMENTS`) given `correction=` and an `unbiased` (by keyword, after `dim`, or
+    a bool in dim's place) in the call `args` (`self`/`input` first) and `kwargs`, or None; its parser lists the
+    three overloads, a function's with `Tensor input` first (and std's and var's with `out`)."""
+    if "correction" not in kwargs or not ("unbiased" in kwargs or len(args) >= 3
+                                          or len(args) == 2 and args[1].__class__ is bool):
+        return None
+    out = ", *, Tensor out = None" if not method and op in ("var", "std") else ""
+    options = [o.format(out.replace(", *", "") if "*" in o else out) for o in _MOMENT_OVERLOADS]
+    if not method:
+        options = ["(Tensor input, " + o[1:] for o in options]
+    return invalid_arguments(op, args[1:] if method else args, kwargs, options)
 
 
 def refuse_out_with_grad(kernel: str, *inputs) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import contextvars
+import functools
 import math
 
 import numpy as np
@@ -717,7 +718,7 @@ def _complex_moment_mean(input: Tensor, dim, keepdim: bool) -> Tensor:
     return view_as_complex(_mean(pairs, _dims(dim, input, "mean"), keepdim, None))
 
 
-@numpy_aliases
+@functools.partial(numpy_aliases, name="var_mean")
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(var, mean)` over `dim` in one pass over the data."""
@@ -727,7 +728,7 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     return _var_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var_mean"))
 
 
-@numpy_aliases
+@functools.partial(numpy_aliases, name="std_mean")
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(std, mean)` over `dim` in one pass over the data."""
