@@ -13,8 +13,9 @@ as in PyTorch.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
-__all__ = ["kwargs_order", "invalid_arguments"]
+__all__ = ["kwargs_order", "invalid_arguments", "overloads"]
 
 _MUL = 0xC6A4A7935BD1E995
 _MASK = (1 << 64) - 1
@@ -105,3 +106,16 @@ def invalid_arguments(op: str, args: tuple, kwargs: dict, options: list[str]) ->
         desc = "(" + (", ".join(marked) if args else "".join(m + ", " for m in marked)) + ")"
         lines.append(f"      didn't match because some of the arguments have invalid types: {desc}")
     return TypeError("\n".join(lines) + "\n")
+
+
+def overloads(op: str, options: list[str], invalid: Callable[[tuple, dict], bool]) -> Callable:
+    """Decorator: raise `invalid_arguments` for a call that `invalid(args, kwargs)` says matches none of `options`
+    (read before Python binds the arguments, so the keywords keep the order they were given in)."""
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if invalid(args, kwargs):
+                raise invalid_arguments(op, args, kwargs, options)
+            return fn(*args, **kwargs)
+        return call
+    return deco
