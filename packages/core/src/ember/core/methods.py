@@ -124,14 +124,20 @@ def attach(name: str, fn, *, replace: bool = False) -> None:
     _overrides.on_attach(name)  # subclasses defined before wrap it for `__torch_function__`
 
 
-def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[str, ...] = ()):
+def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[str, ...] = (),
+           function_form: Callable | None = None, method_form: Callable | None = None):
     """Decorator: make the public function `fn(input, ...)` also the method `Tensor.<name>`
-    (accepting numpy's `axis=`/`keepdims=` spellings where it takes `dim`/`keepdim`)."""
+    (accepting numpy's `axis=`/`keepdims=` spellings where it takes `dim`/`keepdim`). `function_form` and
+    `method_form` wrap one form only (a parser error worded for that form, as PyTorch's)."""
     def deco(f):
         first = name or f.__name__
         g = numpy_aliases(f, first, function=first != "split")  # torch.split is PyTorch's Python function
         m = numpy_aliases(f, first, as_method=True) if first in NUMPY_REDUCTIONS else \
             numpy_aliases(f, first) if first in INT_ARGS else g
+        if method_form is not None:
+            m = method_form(m)
+        if function_form is not None:
+            g = function_form(g)
         for n in (first, *also):
             attach(n, m)
         return g

@@ -108,14 +108,15 @@ def invalid_arguments(op: str, args: tuple, kwargs: dict, options: list[str]) ->
     return TypeError("\n".join(lines) + "\n")
 
 
-def overloads(op: str, options: list[str], invalid: Callable[[tuple, dict], bool]) -> Callable:
+def overloads(op: str, options: list[str], invalid: Callable[[tuple, dict], bool], method: bool = False) -> Callable:
     """Decorator: raise `invalid_arguments` for a call that `invalid(args, kwargs)` says matches none of `options`
-    (read before Python binds the arguments, so the keywords keep the order they were given in)."""
+    (read before Python binds the arguments, so the keywords keep the order they were given in); a `method`'s
+    message leaves out `self`."""
     def deco(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def call(*args, **kwargs):
             if invalid(args, kwargs):
-                raise invalid_arguments(op, args, kwargs, options)
+                raise invalid_arguments(op, args[1:] if method else args, kwargs, options)
             return fn(*args, **kwargs)
         return call
     return deco

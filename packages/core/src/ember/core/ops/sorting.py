@@ -24,6 +24,7 @@ from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, int_param, prepare_out, wrap, write_out
 from ember.core.ops.arguments import _type_name
+from ember.core.ops.parser_errors import overloads
 from ember.core.ops.reduce import NO_DIM, _one_dim, check_out_dtypes, required_dim, return_types
 from ember.core.tensor import Tensor
 
@@ -964,7 +965,19 @@ def _quantile_out(r: Tensor, out: Tensor | None) -> Tensor:
     return S.copy_(out, r)
 
 
-@method
+def _q_overloads(op: str, as_method: bool):
+    """PyTorch's parser refusal of a q that is neither a float nor a tensor, worded for the function or the method."""
+    head, tail = ("", "") if as_method else ("Tensor input, ", ", Tensor out = None")
+    options = [f"({head}{k} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\"{tail})"
+               for k in ("Tensor", "float")]
+
+    def invalid(args: tuple, kwargs: dict) -> bool:
+        q = args[1] if len(args) > 1 else kwargs.get("q", 0.0)
+        return not isinstance(q, Tensor | numbers.Real)
+    return overloads(op, options, invalid, method=as_method)
+
+
+@method(function_form=_q_overloads("quantile", False), method_form=_q_overloads("quantile", True))
 @composite("quantile")
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
@@ -977,7 +990,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
     return _quantile_out(_quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out)
 
 
-@method
+@method(function_form=_q_overloads("nanquantile", False), method_form=_q_overloads("nanquantile", True))
 @composite("nanquantile")
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
