@@ -188,3 +188,37 @@ def test_a_function_form_counts_positions_from_input(call, message):
     """PyTorch's parser counts a function's arguments from `input`, a method's after `self`."""
     with pytest.raises(TypeError, match=re.escape(message)):
         call()
+
+
+def test_a_bool_for_an_overloaded_int_lists_pytorchs_overloads():
+    # PyTorch 2.13's messages, whole: overload lines, "didn't match" lines where the count fits, the function's forms
+    x = E.ones(2, 4)
+    with pytest.raises(TypeError) as e:
+        x.argsort(descending=True, dim=True)
+    assert str(e.value) == (
+        "argsort() received an invalid combination of arguments - got (dim=bool, descending=bool, ), but expected one "
+        "of:\n * (*, bool stable, int dim = -1, bool descending = False)\n * (int dim = -1, bool descending = False)\n"
+        "      didn't match because some of the keywords were incorrect: dim, descending\n")
+    with pytest.raises(TypeError) as e:
+        E.sort(x, True)
+    assert str(e.value) == (
+        "sort() received an invalid combination of arguments - got (Tensor, bool), but expected one of:\n"
+        " * (Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)\n"
+        " * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)\n")
+    with pytest.raises(TypeError) as e:
+        x.squeeze(True)
+    assert str(e.value) == (
+        "squeeze() received an invalid combination of arguments - got (bool), but expected one of:\n"
+        " * ()\n      didn't match because some of the arguments have invalid types: (!bool!)\n"
+        " * (int dim)\n      didn't match because some of the arguments have invalid types: (!bool!)\n"
+        " * (tuple of ints dim)\n      didn't match because some of the arguments have invalid types: (!bool!)\n")
+    with pytest.raises(TypeError, match=r"^split\(\) received an invalid combination of arguments - got \(Tensor, int, "
+                                        r"bool\), but expected one of:\n \* \(Tensor input, int split_size, int dim = 0\)"
+                                        r"\n      didn't match because some of the arguments have invalid types: "
+                                        r"\(Tensor, int, !bool!\)\n"):
+        x.split(2, True)
+    # one overload only fits the count: its own words
+    with pytest.raises(TypeError, match=r"^max\(\): argument 'dim' \(position 1\) must be int, not bool$"):
+        x.max(True, True)
+    with pytest.raises(TypeError, match=r"^prod\(\): argument 'dim' must be int, not bool$"):
+        E.prod(x, dim=True, keepdim=True)

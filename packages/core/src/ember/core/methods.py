@@ -64,7 +64,7 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
             if "keepdims" in kwargs:
                 kwargs["keepdim"] = kwargs.pop("keepdims")
             if "keepdim" in kwargs and len(args) == 1 and "dim" not in kwargs and op in KEEPDIM_NEEDS_DIM:
-                raise keepdim_without_dim_error(op, kwargs, method=as_method)  # no overload takes keepdim alone
+                raise keepdim_without_dim_error(op, kwargs, as_method, args)  # no overload takes keepdim alone
             if op in MOMENTS and (e := both_unbiased_and_correction(op, args, kwargs, as_method)) is not None:
                 raise e
             if len(kwargs) == 1 and kwargs.get("dim").__class__ is str:  # a named dim (ember has none): PyTorch's words

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.ops.parser_errors import invalid_arguments
+from ember.core.ops.parser_errors import invalid_arguments, plausible
 from ember.core.tensor import Tensor
 
 __all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error",
@@ -107,8 +107,9 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
 
 # PyTorch's int arguments (its schema's names and kinds, in order after `self`) of the methods whose parser takes no
 # bool for them, where ember's ints would take True as 1: `methods.numpy_aliases` asks `bool_for_int` on each call of
-# a method named here that is given more than `self`. A name PyTorch overloads (`_OVERLOADED`) words its refusal
-# "received an invalid combination of arguments".
+# a method named here that is given more than `self`. A name PyTorch overloads (`_METHOD_OVERLOADS`, and split) words
+# its refusal "received an invalid combination of arguments" and lists the overloads (one only plausible overload by
+# argument count: that overload's own words).
 _I, _T = "int", "tuple of ints"
 INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "unsqueeze": (("dim", _I),), "flatten": (("start_dim", _I), ("end_dim", _I)), "unflatten": (("dim", _I),),
@@ -127,8 +128,48 @@ INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "repeat_interleave": (("repeats", _I), ("dim", _I)), "tensor_split": (("indices_or_sections", _T), ("dim", _I)),
     "movedim": (("source", _T), ("destination", _T)), "sort": (("dim", _I),), "argsort": (("dim", _I),),
 }
-_OVERLOADED = frozenset({"sum", "mean", "prod", "max", "min", "all", "any", "squeeze", "narrow", "split",
-                         "repeat_interleave", "tensor_split", "movedim", "sort", "argsort"})
+# PyTorch's overloads of the overloaded ones, as its parser prints them for the method (`self` left out); the
+# function's are the method's after "Tensor input, " with the `out=` of `_OUT` (torch.split is Python: none)
+_SORT = ["(*, bool stable, int dim = -1, bool descending = False)", "(int dim = -1, bool descending = False)"]
+_METHOD_OVERLOADS = {
+    "sum": ["(*, torch.dtype dtype = None)", "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "mean": ["(*, torch.dtype dtype = None)", "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "prod": ["(*, torch.dtype dtype = None)", "(int dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "max": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "all": ["()", "(tuple of ints dim = None, bool keepdim = False)", "(int dim, bool keepdim = False)"],
+    "any": ["()", "(tuple of ints dim = None, bool keepdim = False)", "(int dim, bool keepdim = False)"],
+    "squeeze": ["()", "(int dim)", "(tuple of ints dim)"],
+    "narrow": ["(int dim, Tensor start, int length)", "(int dim, int start, int length)"],
+    "repeat_interleave": ["(Tensor repeats, int dim = None, *, int output_size = None)",
+                          "(int repeats, int dim = None, *, int output_size = None)"],
+    "tensor_split": ["(tuple of ints indices, int dim = 0)", "(Tensor tensor_indices_or_sections, int dim = 0)",
+                     "(int sections, int dim = 0)"],
+    "movedim": ["(int source, int destination)", "(tuple of ints source, tuple of ints destination)"],
+    "sort": _SORT, "argsort": _SORT,
+}
+_T_OUT, _TS_OUT = "Tensor out = None", "tuple of Tensors out = None"
+_OUT = {"sum": [None, _T_OUT], "mean": [_T_OUT, _T_OUT], "prod": [None, _T_OUT], "max": [_T_OUT, _T_OUT, _TS_OUT],
+        "min": [_T_OUT, _T_OUT, _TS_OUT], "all": [_T_OUT] * 3, "any": [_T_OUT] * 3, "sort": [_TS_OUT, _TS_OUT],
+        "argsort": [_T_OUT, None]}
+
+
+def _function_overload(sig: str, out: str | None) -> str:
+    body = sig[1:-1]
+    if out is not None:
+        body = f"{body}, {out}" if "*" in body else f"{body}, *, {out}" if body else f"*, {out}"
+    return f"(Tensor input{', ' + body if body else ''})"
+
+
+def overload_options(op: str, function: bool) -> list[str] | None:
+    """PyTorch's printed overloads of the method or function `op`, or None where not overloaded or unknown."""
+    sigs = _METHOD_OVERLOADS.get(op)
+    if sigs is None or not function:
+        return sigs
+    sigs = [_function_overload(s, o) for s, o in zip(sigs, _OUT.get(op, [None] * len(sigs)))]
+    if op == "repeat_interleave":  # the function's own overload, without input
+        sigs.insert(1, "(Tensor repeats, *, int output_size = None)")
+    return sigs
 
 
 def _is_bool(v, kind: str) -> bool:
@@ -148,13 +189,16 @@ def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs
             break
     else:
         return None
-    if op in _OVERLOADED:
-        if op == "split":  # Tensor.split calls split(self, split_size, dim): PyTorch's parser sees all three
-            args = (None, args[0], *args[1:], *(0,) * (3 - len(args)))
-        got = ", ".join([_type_name(a) for a in args[0 if function else 1:]]
-                        + [f"{k}={_type_name(a)}" for k, a in kwargs.items()])
-        return TypeError(f"{op}() received an invalid combination of arguments - got ({got}"
-                         f"{', ' if kwargs and not function else ''}), but expected one of:")
+    if (options := overload_options(op, function)) is not None:
+        given = args[0 if function else 1:]
+        if len(plausible(options, len(given) + len(kwargs))) != 1:
+            return invalid_arguments(op, given, kwargs, options)
+        return _error(op, name, kind, v, i + function if i is not None else None)  # that overload's own words
+    if op == "split":  # Tensor.split calls split(self, split_size, dim): PyTorch's parser sees all three, by position
+        given = (args[0], *(args[1:] if len(args) > 1 else (kwargs.get("split_size"),)))
+        given = given + (kwargs.get("dim", 0),) * (3 - len(given))
+        return invalid_arguments(op, given, {}, ["(Tensor input, int split_size, int dim = 0)",
+                                                 "(Tensor input, tuple of ints split_size, int dim = 0)"])
     return _error(op, name, kind, v, i + function if i is not None else None)
 
 
@@ -185,14 +229,12 @@ def method_out_error(op: str, kwargs: dict) -> TypeError:
 KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod", "max", "min", "median", "nanmedian"})
 
 
-def keepdim_without_dim_error(op: str, kwargs: dict, method: bool) -> TypeError:
+def keepdim_without_dim_error(op: str, kwargs: dict, method: bool, args: tuple = ()) -> TypeError:
     """PyTorch's TypeError for `keepdim=` given to `op` (of `KEEPDIM_NEEDS_DIM`) without a `dim`, the
     keywords as its parser lists them (a method's after no positional argument, a function's after `Tensor`)."""
     if op in ("median", "nanmedian"):
         return TypeError(f'{op}() missing 1 required positional arguments: "dim"')
-    kws = [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
-    got = f"{', '.join(kws)}, " if method else ", ".join(["Tensor", *kws])
-    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:")
+    return invalid_arguments(op, () if method else args, kwargs, overload_options(op, not method))
 
 
 # var, std, var_mean, std_mean: PyTorch's overloads take `unbiased` or `correction`, never both

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-__all__ = ["kwargs_order", "invalid_arguments", "overloads"]
+__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible"]
 
 _MUL = 0xC6A4A7935BD1E995
 _MASK = (1 << 64) - 1
@@ -81,6 +81,16 @@ def _arguments(option: str) -> list[tuple[str, str]]:
     """(type, name) of each comma-separated part of `option`, its name the part's last word."""
     parts = option[1:-1].split(", ") if option != "()" else [""]
     return [(p[:p.rfind(" ")] if " " in p else p, p[p.rfind(" ") + 1:]) for p in parts]
+
+
+def plausible(options: list[str], n: int) -> list[str]:
+    """The overloads whose argument counts admit `n` given arguments (all but the defaulted ones at least, all at
+    most): where there is only one, PyTorch's parser raises that overload's own error ("argument 'dim' (position 1)
+    must be int, not bool") instead of listing them."""
+    def admits(option: str) -> bool:
+        parts = [p for p in option[1:-1].split(", ") if p and p != "*"]
+        return sum(" = " not in p for p in parts) <= n <= len(parts)
+    return [o for o in options if admits(o)]
 
 
 def invalid_arguments(op: str, args: tuple, kwargs: dict, options: list[str]) -> TypeError:

@@ -232,7 +232,7 @@ def _argsort_method(self, *args, stable: bool | None = None, dim: int = -1, desc
     return argsort(self, *args, stable=stable, dim=dim, descending=descending)
 
 
-sort, argsort = numpy_aliases(sort, "sort"), numpy_aliases(argsort, "argsort")
+sort, argsort = numpy_aliases(sort, "sort", function=True), numpy_aliases(argsort, "argsort", function=True)
 for _name, _fn in (("sort", _sort_method), ("argsort", _argsort_method)):
     _fn.__name__, _fn.__qualname__ = _name, f"Tensor.{_name}"
     attach(_name, _fn)
