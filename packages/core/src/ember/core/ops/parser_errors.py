@@ -71,9 +71,19 @@ def _type_name(v) -> str:
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
+def _detailed_name(v) -> str:
+    """The type name the "didn't match" lines print: a list's or tuple's element types too (`list of [float]`,
+    `tuple of (int,)`), which no declared kind equals."""
+    if type(v) is list:
+        return f"list of [{', '.join(_type_name(e) for e in v)}]"
+    if type(v) is tuple:
+        return f"tuple of ({', '.join(_type_name(e) for e in v)}{',' if len(v) == 1 else ''})"
+    return _type_name(v)
+
+
 def _matches(kind: str, v) -> bool:
     """PyTorch's formatter's type test: the Python type's name equals the declared one (float also takes int)."""
-    name = _type_name(v)
+    name = _detailed_name(v)
     return name in {"float": ("float", "int"), "int": ("int",)}.get(kind, (kind,))
 
 
@@ -111,7 +121,7 @@ def invalid_arguments(op: str, args: tuple, kwargs: dict, options: list[str]) ->
             lines.append(f"      didn't match because some of the keywords were incorrect: {', '.join(unmatched)}")
             continue
         given = list(args) + [kwargs[params[i][1]] for i in range(len(args), len(params))]
-        marked = [(f"{params[i][1]}=" if i >= len(args) else "") + _type_name(v) for i, v in enumerate(given)]
+        marked = [(f"{params[i][1]}=" if i >= len(args) else "") + _detailed_name(v) for i, v in enumerate(given)]
         marked = [m if _matches(params[i][0], v) else f"!{m}!" for i, (m, v) in enumerate(zip(marked, given))]
         desc = "(" + (", ".join(marked) if args else "".join(m + ", " for m in marked)) + ")"
         lines.append(f"      didn't match because some of the arguments have invalid types: {desc}")
