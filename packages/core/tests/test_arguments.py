@@ -222,3 +222,17 @@ def test_a_bool_for_an_overloaded_int_lists_pytorchs_overloads():
         x.max(True, True)
     with pytest.raises(TypeError, match=r"^prod\(\): argument 'dim' must be int, not bool$"):
         E.prod(x, dim=True, keepdim=True)
+
+
+def test_count_nonzero_refuses_keepdim_listing_its_overloads():
+    x = E.ones(2, 3)
+    with pytest.raises(TypeError) as e:
+        x.count_nonzero(keepdim=True)
+    assert str(e.value) == (  # PyTorch 2.13's words
+        "count_nonzero() received an invalid combination of arguments - got (keepdim=bool, ), but expected one of:\n"
+        " * (int dim = None)\n      didn't match because some of the keywords were incorrect: keepdim\n"
+        " * (tuple of ints dim)\n      didn't match because some of the keywords were incorrect: keepdim\n")
+    with pytest.raises(TypeError, match=r"got \(Tensor, keepdim=bool\), but expected one of:\n \* \(Tensor input, "
+                                        r"int dim = None\)\n      didn't match"):
+        E.count_nonzero(x, keepdim=False)
+    assert x.count_nonzero(dim=1).tolist() == [3, 3] and E.count_nonzero(x).item() == 6

@@ -24,6 +24,7 @@ from ember.core.ops import numba_rows
 from ember.core.ops._util import (check_dtype_arg, cpp_type_name, index_arg, normalize_dims, shape_error,
                                   warn_at_caller, wrap, write_out)
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
+from ember.core.ops.parser_errors import overloads
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type, return_types
 from ember.core.tensor import Tensor
@@ -877,7 +878,14 @@ def _count_nonzero_cpu(x, dims):
     return wrap(np.asarray(np.count_nonzero(x._np(), axis=dims), np.int64))
 
 
-@method
+def _count_nonzero_overloads(as_method: bool):
+    """PyTorch's parser refusal of a keyword other than `dim` (`keepdim=`), worded for the method or the function."""
+    options = ["(int dim = None)", "(tuple of ints dim)"]
+    return overloads("count_nonzero", options if as_method else ["(Tensor input, " + o[1:] for o in options],
+                     lambda args, kwargs: bool(kwargs.keys() - {"dim", "input"}), method=as_method)
+
+
+@method(function_form=_count_nonzero_overloads(False), method_form=_count_nonzero_overloads(True))
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """The number of nonzero elements over `dim` (int, tuple or None)."""
     return _count_nonzero(input, _dims(dim, input, "count_nonzero"))
