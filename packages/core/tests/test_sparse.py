@@ -886,3 +886,30 @@ def test_csc_beta_warning_names_csc():
         c = ec.eye(3).to_sparse_csc()
     assert [str(x.message)[:40] for x in w] == ["Sparse CSC tensor support is in beta sta"]
     np.testing.assert_array_equal(c.to_dense().numpy(), np.eye(3))
+
+
+def test_sparse_resize_grows_a_non_empty_coo_tensor_and_refuses_shrinking():
+    s = ec.eye(3).to_sparse()
+    t = s.clone()
+    assert t.sparse_resize_((4, 5), 2, 0) is t and t.shape == (4, 5) and t._nnz() == 3
+    np.testing.assert_array_equal(t.to_dense().numpy(), np.eye(4, 5) * (np.arange(4) < 3)[:, None])
+    with pytest.raises(RuntimeError, match=r"^shrinking the size of sparse dimensions \(from \[3, 3\] to \[2, 4\]\) on a "
+                                           r"non-empty sparse tensor is not supported\.\nYou could try the following "
+                                           r"options:\n1\. If you need an empty sparse tensor of this size"):
+        s.clone().sparse_resize_((2, 4), 2, 0)
+    with pytest.raises(RuntimeError, match=r"^changing the number of dense dimensions \(from 0 to 1\) on a non-empty"):
+        s.clone().sparse_resize_((3, 3, 2), 2, 1)
+    with pytest.raises(RuntimeError, match=r"^'len\(size\) == sparse_dim \+ dense_dim' is not satisfied: len\(size\) "
+                                           r"= 2, sparse_dim = 1, dense_dim = 0$"):
+        s.clone().sparse_resize_((3, 3), 1, 0)
+
+
+def test_sparse_resize_of_an_empty_tensor_takes_any_layout_of_dims():
+    t = ec.eye(3).to_sparse().sparse_resize_and_clear_((2, 5), 2, 0)
+    assert t.shape == (2, 5) and t._nnz() == 0 and tuple(t._indices().shape) == (2, 0)
+    t.sparse_resize_((3, 3, 2), 2, 1)
+    assert t.sparse_dim() == 2 and t.dense_dim() == 1 and tuple(t._values().shape) == (0, 2)
+    assert t.to_dense().shape == (3, 3, 2)
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::sparse_resize_' with arguments from the "
+                                                  "'CPU' backend"):
+        ec.eye(2).sparse_resize_((3, 3), 2, 0)

@@ -292,6 +292,14 @@ def _refusing(op: str):
     return refuse
 
 
+_RESIZE_OPTIONS = (
+    "You could try the following options:\n1. If you need an empty sparse tensor of this size, call "
+    "`x = torch.sparse_coo_tensor(size)`.\n2. If you need to resize this tensor, you have the following options:\n"
+    "    1. For both sparse and dense dimensions, keep the number of them constant and the size of them "
+    "non-shrinking, and then try the same call again.\n    2. Or, create a new sparse tensor with the correct "
+    "indices and values from this sparse tensor.")
+
+
 class SparseTensor(Tensor):
     """A sparse COO or CSR tensor: indices and values (NOTE [ Sparse tensors beside the dense path ])."""
 
@@ -950,6 +958,42 @@ class SparseTensor(Tensor):
     def __itruediv__(self, other) -> SparseTensor:
         return self.div_(other)
 
+    def sparse_resize_(self, size, sparse_dim: int, dense_dim: int) -> SparseTensor:
+        """Give this COO tensor the size `size` with `sparse_dim` sparse and `dense_dim` dense dims, as PyTorch: an
+        empty one takes any; a non-empty one keeps both counts and grows (never shrinks) its sizes."""
+        from ember.core.creation import zeros
+
+        self._need_coo("sparse_resize_")
+        size = tuple(int(n) for n in size)
+        if sparse_dim + dense_dim != len(size):
+            raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+                               f"sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
+        v = self._sp_values
+        if self._nnz():
+            for what, old, new in (("sparse", self.sparse_dim(), sparse_dim), ("dense", self.dense_dim(), dense_dim)):
+                if old != new:
+                    raise RuntimeError(f"changing the number of {what} dimensions (from {old} to {new}) on a "
+                                       f"non-empty sparse tensor is not supported.\n{_RESIZE_OPTIONS}")
+            for what, old, new in (("sparse", self._shape[:sparse_dim], size[:sparse_dim]),
+                                   ("dense", self._shape[sparse_dim:], size[sparse_dim:])):
+                if any(b < a for a, b in zip(old, new)):
+                    raise RuntimeError(f"shrinking the size of {what} dimensions (from {list(old)} to {list(new)}) "
+                                       f"on a non-empty sparse tensor is not supported.\n{_RESIZE_OPTIONS}")
+            if size[sparse_dim:] != tuple(v._shape[1:]):  # values.resize_: the flat data kept, the rest zero
+                grown = zeros((v._shape[0],) + size[sparse_dim:], dtype=v._dtype, device=v.device)
+                grown.view(-1)[:v.numel()] = v.reshape(-1)
+                self._set_parts(self._sp_indices, grown, self._sp_coalesced)
+        else:
+            self._set_parts(zeros((sparse_dim, 0), dtype=dtypes.int64, device=v.device),
+                            zeros((0,) + size[sparse_dim:], dtype=v._dtype, device=v.device), True)
+        self._shape, self._strides = size, contiguous_strides(size)
+        return self
+
+    def sparse_resize_and_clear_(self, size, sparse_dim: int, dense_dim: int) -> SparseTensor:
+        """Empty this COO tensor (nnz 0), then `sparse_resize_` it to `size`."""
+        self.zero_()
+        return self.sparse_resize_(size, sparse_dim, dense_dim)
+
     def _set_parts(self, indices: Tensor, values: Tensor, coalesced: bool) -> None:
         """Replace the indices and values in place (the cached coalescing plan and CSR pattern go with them)."""
         self._sp_indices, self._sp_values, self._sp_coalesced = indices, values, coalesced
@@ -1514,6 +1558,16 @@ def _sspaddmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> S
     return sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
+def _dense_resize_refusal(name: str):
+    def refuse(self: Tensor, size, sparse_dim: int, dense_dim: int):
+        """A strided tensor has no sparse resize: PyTorch's dispatcher refusal."""
+        raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'CPU' backend. This could be "
+                                  "because the operator doesn't exist for this backend, or was omitted during the "
+                                  "selective/custom build process (if using custom build).")
+    refuse.__name__ = name
+    return refuse
+
+
 def _attach() -> None:
     from ember.core.methods import attach
 
@@ -1527,6 +1581,8 @@ def _attach() -> None:
     attach("sspaddmm", _sspaddmm)
     attach("sparse_dim", lambda self: 0)
     attach("dense_dim", lambda self: len(self._shape))
+    for name in ("sparse_resize_", "sparse_resize_and_clear_"):
+        attach(name, _dense_resize_refusal(name))
     coo, csr, csc = "sparse coordinate tensor", "sparse row compressed tensor", "sparse column compressed tensor"
     for name, wants in (("coalesce", coo), ("is_coalesced", coo), ("indices", coo), ("values", "sparse tensor"),
                         ("crow_indices", csr), ("col_indices", csr), ("ccol_indices", csc), ("row_indices", csc)):
