@@ -499,7 +499,7 @@ def test_softmax_over_stored_elements():
 
 
 @pytest.mark.parametrize("call, op", [(lambda s: ec.exp(s), "exp"), (lambda s: ec.ones(2, 3).copy_(s), "copy_"),
-                                      (lambda s: s.view(6), "view"), (lambda s: s[0:], "index"),
+                                      (lambda s: s.view(6), "view"), (lambda s: s[0:], "as_strided"),
                                       (lambda s: ec.maximum(ec.ones(2, 3), s), "maximum"),
                                       (lambda s: s.item(), "item")])
 def test_dense_ops_refuse_sparse_with_op_and_layout(call, op):
@@ -809,7 +809,7 @@ def test_int_index_of_a_coo_tensor():
         s[5]
     with pytest.raises(IndexError, match="^index 3 is out of bounds for dimension 1 with size 3$"):
         s[1, 3]
-    with pytest.raises(NotImplementedError, match="aten::index"):
+    with pytest.raises(NotImplementedError, match="aten::as_strided"):
         s[1:]
 
 
@@ -913,3 +913,20 @@ def test_sparse_resize_of_an_empty_tensor_takes_any_layout_of_dims():
     with pytest.raises(NotImplementedError, match="^Could not run 'aten::sparse_resize_' with arguments from the "
                                                   "'CPU' backend"):
         ec.eye(2).sparse_resize_((3, 3), 2, 0)
+
+
+def test_sparse_indexing_follows_pytorch_for_none_ellipsis_csr_and_refusals():
+    s, c = ec.eye(3).to_sparse(), ec.eye(3).to_sparse_csr()
+    assert s[None].shape == (1, 3, 3) and s[None].layout is ec.sparse_coo
+    assert s[..., 1].to_dense().tolist() == [0.0, 1.0, 0.0]
+    assert c[1].layout is ec.sparse_coo and c[1].to_dense().tolist() == [0.0, 1.0, 0.0] and c[2, 2].item() == 1.0
+    for call in (lambda: s[0:2], lambda: s.narrow(0, 0, 2)):  # a strided view: PyTorch's as_strided refusal
+        with pytest.raises(NotImplementedError, match="^Could not run 'aten::as_strided' with arguments from the "
+                                                      "'SparseCPU' backend"):
+            call()
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::index.Tensor' with arguments from the "
+                                                  "'SparseCPU' backend"):
+        s[[0, 1]]
+    for call in (lambda: c[0:2], lambda: c.narrow(0, 0, 2), lambda: c[None]):
+        with pytest.raises(RuntimeError, match="^Sparse CSR tensors do not have strides$"):
+            call()

@@ -300,6 +300,21 @@ _RESIZE_OPTIONS = (
     "indices and values from this sparse tensor.")
 
 
+def _index_kind(i) -> str:
+    """What an index item does: "int" (a Python or 0-d integer tensor), "none", "ellipsis", "slice", "advanced"."""
+    if i is None:
+        return "none"
+    if i is Ellipsis:
+        return "ellipsis"
+    if isinstance(i, slice):
+        return "slice"
+    if isinstance(i, int | np.integer) and not isinstance(i, bool | np.bool_) or (
+            isinstance(i, Tensor) and i.__class__ is Tensor and i.ndim == 0
+            and i._dtype in (dtypes.int64, dtypes.int32, dtypes.int16, dtypes.int8, dtypes.uint8)):
+        return "int"
+    return "advanced"
+
+
 class SparseTensor(Tensor):
     """A sparse COO or CSR tensor: indices and values (NOTE [ Sparse tensors beside the dense path ])."""
 
@@ -443,27 +458,43 @@ class SparseTensor(Tensor):
         return (0,) * self.ndim if dim is None else 0
 
     # views and element access share the (absent) storage: refused here rather than made over no data
-    view, expand, narrow, squeeze, flatten, as_strided, contiguous, tolist, item, \
+    view, expand, squeeze, flatten, as_strided, contiguous, tolist, item, \
         __setitem__, unfold, diagonal = (_refusing(n) for n in (
-            "view", "expand", "narrow", "squeeze", "flatten", "as_strided", "contiguous",
+            "view", "expand", "squeeze", "flatten", "as_strided", "contiguous",
             "tolist", "item", "index_put_", "unfold", "diagonal"))
 
+    def narrow(self, dim: int, start: int, length: int):
+        """A strided view in PyTorch, so refused as there (`narrow_copy` copies the stored elements instead)."""
+        if self._sp_layout is not sparse_coo:
+            raise RuntimeError(f"Sparse {self._sp_layout.name[-3:].upper()} tensors do not have strides")
+        raise _refusal(self._sp_layout.name, "as_strided")
+
     def __getitem__(self, index):
-        """`s[i]`, `s[i, j]`: integer indices select along the leading dims, as PyTorch's (a COO result while
-        sparse dims remain, else dense); slices, masks and tensors of indices are refused."""
+        """`s[i]`, `s[i, j]`, `s[None]`, `s[..., i]`: integers select (a COO result while sparse dims remain, else
+        dense; a CSR/CSC tensor's as COO), None adds a dim, as PyTorch's. Slices need strides, which sparse tensors
+        lack (PyTorch: `aten::as_strided` for COO, "do not have strides" for CSR/CSC); masks and index tensors are
+        PyTorch's `aten::index.Tensor`, which has no sparse kernel."""
         items = index if isinstance(index, tuple) else (index,)
-        if self._sp_layout is not sparse_coo or not items or len(items) > self.ndim or not all(
-                isinstance(i, int | np.integer) and not isinstance(i, bool | np.bool_)
-                or isinstance(i, Tensor) and i.__class__ is Tensor and i.ndim == 0
-                and i._dtype in (dtypes.int64, dtypes.int32, dtypes.int16, dtypes.int8, dtypes.uint8)
-                for i in items):
-            raise _refusal(self._sp_layout.name, "index")
-        out = self
-        for d, i in enumerate(items):
-            i, n = int(i), self._shape[d]
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
-            out = out.select(0, i)
+        kinds = [_index_kind(i) for i in items]
+        if self._sp_layout is not sparse_coo and any(k in ("slice", "advanced", "none") for k in kinds):
+            raise RuntimeError(f"Sparse {self._sp_layout.name[-3:].upper()} tensors do not have strides")
+        if "slice" in kinds:
+            raise _refusal(self._sp_layout.name, "as_strided")
+        if "advanced" in kinds or kinds.count("ellipsis") > 1 or kinds.count("int") > self.ndim:
+            raise _refusal(self._sp_layout.name, "index.Tensor")
+        out = self if self._sp_layout is sparse_coo else self.to_sparse_coo()
+        d = src = 0  # the dim of `out` the next item indexes, and of `self`
+        for pos, (i, kind) in enumerate(zip(items, kinds)):
+            if kind == "none":
+                out, d = out.unsqueeze(d), d + 1
+            elif kind == "ellipsis":
+                skip = out.ndim - kinds[pos + 1:].count("int") - d
+                d, src = d + skip, src + skip
+            else:
+                i, n = int(i), out._shape[d]
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for dimension {src} with size {n}")
+                out, src = out.select(d, i), src + 1
         return out
 
     def _kept(self, keep: np.ndarray, idx: np.ndarray, shape: tuple, coalesced: bool = False) -> SparseTensor:
