@@ -888,6 +888,23 @@ def test_csc_beta_warning_names_csc():
     np.testing.assert_array_equal(c.to_dense().numpy(), np.eye(3))
 
 
+def test_one_beta_warning_for_both_compressed_layouts():
+    """PyTorch 2.13 warns once for CSR and CSC together: a CSR tensor's transpose (a CSC one) adds no warning."""
+    import warnings
+
+    from ember.core.ops import _util
+
+    for k in ("CSR", "CSC"):
+        _util._warned_once.discard(f"Sparse {k} tensor support is in beta state. If you miss a functionality in the "
+                                   "sparse tensor support, please submit a feature request to "
+                                   "https://github.com/pytorch/pytorch/issues.")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        c = ec.eye(3).to_sparse_csr()
+        assert c.t().layout is ec.sparse_csc and ec.eye(2).to_sparse_csc().layout is ec.sparse_csc
+    assert [str(x.message)[:40] for x in w] == ["Sparse CSR tensor support is in beta sta"]
+
+
 def test_sparse_resize_grows_a_non_empty_coo_tensor_and_refuses_shrinking():
     s = ec.eye(3).to_sparse()
     t = s.clone()

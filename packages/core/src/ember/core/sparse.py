@@ -31,6 +31,7 @@ import numpy as np
 from ember.core import dispatch as _dispatch_mod
 from ember.core import dtypes
 from ember.core.dispatch import node_name
+from ember.core.ops import _util
 from ember.core.ops._util import named_as, warn_once
 from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
@@ -300,6 +301,17 @@ _RESIZE_OPTIONS = (
     "indices and values from this sparse tensor.")
 
 
+_BETA = ("Sparse {} tensor support is in beta state. If you miss a functionality in the sparse tensor support, please "
+         "submit a feature request to https://github.com/pytorch/pytorch/issues.")
+
+
+def _beta_warning(kind: str) -> None:
+    """PyTorch's one TORCH_WARN_ONCE for both compressed layouts: the first CSR or CSC tensor made names its layout,
+    none after it warns (a CSR tensor's transpose, a CSC one, does not), unless warnings are always on."""
+    if _util.warn_always[0] or not any(_BETA.format(k) in _util._warned_once for k in ("CSR", "CSC")):
+        warn_once(_BETA.format(kind))
+
+
 def _index_kind(i) -> str:
     """What an index item does: "int" (a Python or 0-d integer tensor), "none", "ellipsis", "slice", "advanced"."""
     if i is None:
@@ -337,16 +349,14 @@ class SparseTensor(Tensor):
 
     @classmethod
     def _csr(cls, crow: np.ndarray, col: np.ndarray, values: Tensor, size: tuple) -> SparseTensor:
-        warn_once("Sparse CSR tensor support is in beta state. If you miss a functionality in the sparse tensor "
-                  "support, please submit a feature request to https://github.com/pytorch/pytorch/issues.")
+        _beta_warning("CSR")
         t = cls._blank(size, values, "sparse_csr")
         t._sp_crow, t._sp_col = crow, col
         return t
 
     @classmethod
     def _csc(cls, ccol: np.ndarray, row: np.ndarray, values: Tensor, size: tuple) -> SparseTensor:
-        warn_once("Sparse CSC tensor support is in beta state. If you miss a functionality in the sparse tensor "
-                  "support, please submit a feature request to https://github.com/pytorch/pytorch/issues.")
+        _beta_warning("CSC")
         t = cls._blank(size, values, "sparse_csc")
         t._sp_ccol, t._sp_row = ccol, row
         return t
