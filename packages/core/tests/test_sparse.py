@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import ember.core as ec
-from ember.core.sparse import SparseTensor, sparse_coo_tensor, sparse_csc_tensor, sparse_csr_tensor
+from ember.core.sparse import SparseTensor, _beta_message, sparse_coo_tensor, sparse_csc_tensor, sparse_csr_tensor
 from ember.core.sparse_ops import hspmm, smm, sparse_mm, sparse_sum, sspaddmm
 
 IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # (0, 2) twice: uncoalesced
@@ -875,12 +875,8 @@ def test_csc_beta_warning_names_csc():
 
     from ember.core.ops import _util
 
-    _util._warned_once.discard("Sparse CSR tensor support is in beta state. If you miss a functionality in the "
-                               "sparse tensor support, please submit a feature request to "
-                               "https://github.com/pytorch/pytorch/issues.")
-    _util._warned_once.discard("Sparse CSC tensor support is in beta state. If you miss a functionality in the "
-                               "sparse tensor support, please submit a feature request to "
-                               "https://github.com/pytorch/pytorch/issues.")
+    for k in ("CSR", "CSC"):
+        _util._warned_once.discard(_beta_message(k))
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         c = ec.eye(3).to_sparse_csc()
@@ -895,14 +891,14 @@ def test_one_beta_warning_for_both_compressed_layouts():
     from ember.core.ops import _util
 
     for k in ("CSR", "CSC"):
-        _util._warned_once.discard(f"Sparse {k} tensor support is in beta state. If you miss a functionality in the "
-                                   "sparse tensor support, please submit a feature request to "
-                                   "https://github.com/pytorch/pytorch/issues.")
+        _util._warned_once.discard(_beta_message(k))
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         c = ec.eye(3).to_sparse_csr()
         assert c.t().layout is ec.sparse_csc and ec.eye(2).to_sparse_csc().layout is ec.sparse_csc
     assert [str(x.message)[:40] for x in w] == ["Sparse CSR tensor support is in beta sta"]
+    assert str(w[0].message).endswith(" (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                                      "SparseCsrTensorImpl.cpp:49.)")  # PyTorch's C++ warning, as it prints
 
 
 def test_sparse_resize_grows_a_non_empty_coo_tensor_and_refuses_shrinking():

@@ -305,11 +305,15 @@ _BETA = ("Sparse {} tensor support is in beta state. If you miss a functionality
          "submit a feature request to https://github.com/pytorch/pytorch/issues.")
 
 
+def _beta_message(kind: str) -> str:
+    return _util.internally(_BETA.format(kind), "aten/src/ATen/SparseCsrTensorImpl.cpp:49")
+
+
 def _beta_warning(kind: str) -> None:
     """PyTorch's one TORCH_WARN_ONCE for both compressed layouts: the first CSR or CSC tensor made names its layout,
     none after it warns (a CSR tensor's transpose, a CSC one, does not), unless warnings are always on."""
-    if _util.warn_always[0] or not any(_BETA.format(k) in _util._warned_once for k in ("CSR", "CSC")):
-        warn_once(_BETA.format(kind))
+    if _util.warn_always[0] or not any(_beta_message(k) in _util._warned_once for k in ("CSR", "CSC")):
+        warn_once(_beta_message(kind))
 
 
 def _index_kind(i) -> str:

@@ -16,7 +16,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import normalize_dims, warn_once, wrap
+from ember.core.ops._util import internally, normalize_dims, warn_once, wrap
 from ember.core.ops.arguments import parsed
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops.complex import conj
@@ -845,9 +845,10 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product along `dim` (None: the first dim of size 3, PyTorch's deprecated default, which warns
     once as PyTorch's does)."""
     if dim is None:
-        warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
-                  "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
-                  "that of linalg.cross in a future release.")
+        warn_once(internally("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
+                             "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+                             "change to agree with that of linalg.cross in a future release.",
+                             "aten/src/ATen/native/Cross.cpp:63"))
         dim = next((i for i, n in enumerate(input._shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
