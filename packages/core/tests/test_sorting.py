@@ -346,6 +346,17 @@ def test_indices_out_must_be_int64_in_pytorchs_words(call, message):
         call(x, E.empty((), dtype=E.float64), E.empty((), dtype=E.int32))
 
 
+def test_both_out_dtypes_wrong_names_the_one_pytorch_checks_first():
+    # PyTorch 2.13: median's and nanmedian's kernels check the indices first, the others the values
+    x = E.arange(10, dtype=E.float64)
+    v, i = E.empty((), dtype=E.int32), E.empty((), dtype=E.int32)
+    for fn in (E.median, E.nanmedian):
+        with pytest.raises(RuntimeError, match="^Expected tensor for argument #1 'indices' to have scalar type Long"):
+            fn(x, 0, out=(v, i))
+    with pytest.raises(RuntimeError, match="^output values must be of same type as input$"):
+        E.kthvalue(x, 3, out=(v, i))
+
+
 @pytest.mark.parametrize(("fn", "q", "got"), [("quantile", [0.5], "list"), ("nanquantile", (0.5,), "tuple"),
                                               ("quantile", "a", "str")])
 def test_quantile_of_a_q_neither_float_nor_tensor_is_pytorchs_type_error(fn, q, got):

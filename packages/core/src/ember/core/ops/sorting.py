@@ -51,8 +51,10 @@ def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str, layout=None):
 
 def _pair_out_dtypes(input: Tensor, out, op: str) -> None:
     """PyTorch's refusal of `(values, indices)` out= tensors of another dtype than input's and int64, in each op's
-    own words (its kernels check them separately; ember's would cast)."""
-    for o, want, what in zip(out, (input._dtype, dtypes.int64), ("values", "indices")):
+    own words (its kernels check them separately; ember's would cast). Values are checked first, but median's and
+    nanmedian's kernels check the indices first."""
+    checks = list(zip(out, (input._dtype, dtypes.int64), ("values", "indices")))
+    for o, want, what in checks[::-1] if op in ("median", "nanmedian") else checks:
         if o._dtype is want:
             continue
         got, name = dtypes.TORCH_NAMES[o._dtype.name], dtypes.TORCH_NAMES[want.name]
