@@ -943,3 +943,34 @@ def test_sparse_indexing_follows_pytorch_for_none_ellipsis_csr_and_refusals():
     for call in (lambda: c[0:2], lambda: c.narrow(0, 0, 2), lambda: c[None]):
         with pytest.raises(RuntimeError, match="^Sparse CSR tensors do not have strides$"):
             call()
+
+
+def test_constructors_warn_once_that_invariant_checks_are_implicit():
+    """PyTorch 2.13 warns on the first sparse_coo/csr/csc_tensor made without `check_invariants`, until the program
+    chooses (torch.sparse.check_sparse_tensor_invariants); conversions and unpickling do not warn."""
+    import pickle
+    import warnings
+
+    from ember.core import sparse
+    from ember.core.ops import _util
+
+    _util._warned_once.difference_update({m for m in _util._warned_once if m.startswith("Sparse invariant")})
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ec.eye(2).to_sparse()
+        pickle.loads(pickle.dumps(ec.eye(2).to_sparse()))
+        sparse_coo_tensor([[0]], [1.0], (2,), check_invariants=False)
+        sparse_coo_tensor([[0]], [1.0], (2,))
+        sparse_coo_tensor([[0]], [1.0], (2,))
+    assert [str(x.message)[:40] for x in w] == ["Sparse invariant checks are implicitly d"]
+    assert str(w[0].message).endswith("for guidance.  (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                                      "Context.cpp:816.)")
+    _util._warned_once.discard(str(w[0].message))
+    chosen, sparse.invariants_chosen[0] = sparse.invariants_chosen[0], True
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            sparse_csr_tensor([0, 1], [0], [1.0], (1, 2))
+        assert not [x for x in w if str(x.message).startswith("Sparse invariant")]
+    finally:
+        sparse.invariants_chosen[0] = chosen

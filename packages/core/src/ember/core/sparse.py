@@ -157,6 +157,20 @@ def _own_leaf(values: Tensor) -> Tensor:
     return leaf
 
 
+# whether the program chose to check sparse invariants or not (`torch.sparse.check_sparse_tensor_invariants`): until
+# it does, PyTorch's constructors warn once that the checks are implicitly off (ember always checks)
+invariants_chosen = [False]
+
+
+def _warn_unchecked(check_invariants: bool | None) -> None:
+    if check_invariants is None and not invariants_chosen[0]:
+        warn_once(_util.internally(
+            "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when operating "
+            "on a sparse tensor which violates the invariants, but checks incur performance overhead. To silence this "
+            "warning, explicitly opt in or out. See `torch.sparse.check_sparse_tensor_invariants.__doc__` for "
+            "guidance. ", "aten/src/ATen/Context.cpp:816"))
+
+
 def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, device=None, pin_memory: bool = False,
                       requires_grad: bool = False, check_invariants: bool | None = None,
                       is_coalesced: bool | None = None) -> SparseTensor:
@@ -173,6 +187,7 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     Raises:
         RuntimeError: indices out of range, nnz or size inconsistent with the values (PyTorch's messages).
     """
+    _warn_unchecked(check_invariants)  # PyTorch's warning, once a process
     if values is None and size is None and isinstance(indices, tuple | list) and all(
             isinstance(n, int) for n in indices):
         indices, size = None, indices  # PyTorch's sparse_coo_tensor(size) overload
@@ -229,6 +244,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     Raises:
         RuntimeError: the row pointers or columns break CSR's invariants (PyTorch's messages).
     """
+    _warn_unchecked(check_invariants)
     return _compressed(crow_indices, col_indices, values, size, dtype, requires_grad, by_column=False)
 
 
@@ -240,6 +256,7 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     Raises:
         RuntimeError: the column pointers or rows break CSC's invariants (PyTorch's messages).
     """
+    _warn_unchecked(check_invariants)
     return _compressed(ccol_indices, row_indices, values, size, dtype, requires_grad, by_column=True)
 
 
@@ -1341,15 +1358,16 @@ def _function_form(name: str, args: tuple, kwargs: dict):
 
 def _rebuild_coo(indices, values, size, coalesced, requires_grad):
     """Unpickle a COO tensor, validating its indices as the constructor does."""
-    return sparse_coo_tensor(indices, values, size, requires_grad=requires_grad, is_coalesced=coalesced)
+    return sparse_coo_tensor(indices, values, size, requires_grad=requires_grad, is_coalesced=coalesced,
+                             check_invariants=True)
 
 
 def _rebuild_csr(crow, col, values, size, requires_grad):
-    return sparse_csr_tensor(crow, col, values, size, requires_grad=requires_grad)
+    return sparse_csr_tensor(crow, col, values, size, requires_grad=requires_grad, check_invariants=True)
 
 
 def _rebuild_csc(ccol, row, values, size, requires_grad):
-    return sparse_csc_tensor(ccol, row, values, size, requires_grad=requires_grad)
+    return sparse_csc_tensor(ccol, row, values, size, requires_grad=requires_grad, check_invariants=True)
 
 
 def _linear(idx: np.ndarray, shape: tuple) -> np.ndarray:
