@@ -974,3 +974,15 @@ def test_constructors_warn_once_that_invariant_checks_are_implicit():
         assert not [x for x in w if str(x.message).startswith("Sparse invariant")]
     finally:
         sparse.invariants_chosen[0] = chosen
+
+
+def test_coalesced_flag_set_in_place():
+    s = sparse_coo_tensor([[1, 0, 1]], [1.0, 2.0, 4.0], (3,))
+    assert not s.is_coalesced() and s._coalesced_(False) is s
+    assert s._coalesced_(True) is s and s.is_coalesced()  # ember coalesces what it is told is coalesced
+    assert s._indices().tolist() == [[0, 1]] and s._values().tolist() == [2.0, 5.0]
+    assert not s._coalesced_(False).is_coalesced() and s.to_dense().tolist() == [2.0, 5.0, 0.0]
+    with pytest.raises(TypeError, match=r"^_coalesced_\(\): argument 'coalesced' \(position 1\) must be bool, not int$"):
+        s._coalesced_(1)
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::_coalesced_' with arguments from the 'CPU'"):
+        ec.eye(2)._coalesced_(True)

@@ -1020,6 +1020,19 @@ class SparseTensor(Tensor):
     def __itruediv__(self, other) -> SparseTensor:
         return self.div_(other)
 
+    def _coalesced_(self, coalesced: bool) -> SparseTensor:
+        """Set the coalesced flag in place, as PyTorch's. ember's kernels trust the flag (they read sorted unique
+        indices), so marking an uncoalesced tensor coalesced coalesces it: duplicates summed, indices sorted."""
+        self._need_coo("_coalesced_")
+        if coalesced.__class__ is not bool:
+            raise TypeError(f"_coalesced_(): argument 'coalesced' (position 1) must be bool, not "
+                            f"{type(coalesced).__name__}")
+        if coalesced and not self._sp_coalesced:
+            done = self.coalesce()
+            self._set_parts(done._sp_indices, done._sp_values, True)
+        self._sp_coalesced = coalesced
+        return self
+
     def sparse_resize_(self, size, sparse_dim: int, dense_dim: int) -> SparseTensor:
         """Give this COO tensor the size `size` with `sparse_dim` sparse and `dense_dim` dense dims, as PyTorch: an
         empty one takes any; a non-empty one keeps both counts and grows (never shrinks) its sizes."""
@@ -1621,9 +1634,9 @@ def _sspaddmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> S
     return sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
-def _dense_resize_refusal(name: str):
-    def refuse(self: Tensor, size, sparse_dim: int, dense_dim: int):
-        """A strided tensor has no sparse resize: PyTorch's dispatcher refusal."""
+def _strided_dispatch_refusal(name: str):
+    def refuse(self: Tensor, *args):
+        """A strided tensor has no sparse resize or coalesced flag: PyTorch's dispatcher refusal."""
         raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'CPU' backend. This could be "
                                   "because the operator doesn't exist for this backend, or was omitted during the "
                                   "selective/custom build process (if using custom build).")
@@ -1644,8 +1657,8 @@ def _attach() -> None:
     attach("sspaddmm", _sspaddmm)
     attach("sparse_dim", lambda self: 0)
     attach("dense_dim", lambda self: len(self._shape))
-    for name in ("sparse_resize_", "sparse_resize_and_clear_"):
-        attach(name, _dense_resize_refusal(name))
+    for name in ("sparse_resize_", "sparse_resize_and_clear_", "_coalesced_"):
+        attach(name, _strided_dispatch_refusal(name))
     coo, csr, csc = "sparse coordinate tensor", "sparse row compressed tensor", "sparse column compressed tensor"
     for name, wants in (("coalesce", coo), ("is_coalesced", coo), ("indices", coo), ("values", "sparse tensor"),
                         ("crow_indices", csr), ("col_indices", csr), ("ccol_indices", csc), ("row_indices", csc)):
