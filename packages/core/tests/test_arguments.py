@@ -236,3 +236,22 @@ def test_count_nonzero_refuses_keepdim_listing_its_overloads():
                                         r"int dim = None\)\n      didn't match"):
         E.count_nonzero(x, keepdim=False)
     assert x.count_nonzero(dim=1).tolist() == [3, 3] and E.count_nonzero(x).item() == 6
+
+
+def test_function_forms_refuse_a_bool_dim_as_pytorch():
+    # PyTorch 2.13: positions counted from `input`; repeat_interleave's function lists its own three overloads
+    x = E.ones(2, 3)
+    for fn in ("softmax", "log_softmax"):
+        with pytest.raises(TypeError, match=f"^{fn}\\(\\): argument 'dim' \\(position 2\\) must be int, not bool$"):
+            getattr(E, fn)(x, True)
+        with pytest.raises(TypeError, match=f"^{fn}\\(\\): argument 'dim' \\(position 1\\) must be int, not bool$"):
+            getattr(x, fn)(True)
+    with pytest.raises(TypeError) as e:
+        E.repeat_interleave(x, 2, True)
+    assert str(e.value) == (
+        "repeat_interleave() received an invalid combination of arguments - got (Tensor, int, bool), but expected one "
+        "of:\n * (Tensor input, Tensor repeats, int dim = None, *, int output_size = None)\n"
+        " * (Tensor repeats, *, int output_size = None)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !int!, !bool!)\n"
+        " * (Tensor input, int repeats, int dim = None, *, int output_size = None)\n")
+    assert E.softmax(x, 1).shape == (2, 3) and E.repeat_interleave(x, 2, 0).shape == (4, 3)
