@@ -210,18 +210,19 @@ NUMPY_REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "std", "var",
 def method_out_error(op: str, kwargs: dict) -> TypeError:
     """PyTorch's TypeError for the method `op` of `NUMPY_REDUCTIONS` given `out=` (numpy's reductions pass it): an
     unexpected `axis` where numpy gave one (sum, mean; max, min, prod for a number), `dim` None where max, min, prod
-    take an int, else the overloads matched none (the keywords as PyTorch's parser lists them, `axis` last)."""
+    take an int, else the overloads matched none (PyTorch's parser's words: `parser_errors`)."""
     axis = kwargs.get("axis", 0)
     if "axis" in kwargs and (op in ("sum", "mean") or op in ("max", "min", "prod") and kwargs.keys() <= {
             "axis", "dtype", "out"}):
         if op in ("sum", "mean") or axis is not None:
             return TypeError(f"{op}() got an unexpected keyword argument 'axis'")
         return TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
-    got = [f"{k}={_type_name(v)}" for k, v in sorted(kwargs.items()) if k != "axis"]
-    if "axis" in kwargs:
-        got.append(f"axis={_type_name(axis)}")
-    return TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}, ), but expected "
-                     "one of:")
+    options = overload_options(op, False) or [o.format("") for o in _MOMENT_OVERLOADS]
+    fits = plausible(options, len(kwargs))
+    if len(fits) == 1:  # that overload's own words: the first keyword it does not take
+        names = {p.split(" = ")[0].rsplit(" ", 1)[-1] for p in fits[0][1:-1].split(", ")}
+        return TypeError(f"{op}() got an unexpected keyword argument '{next(k for k in kwargs if k not in names)}'")
+    return invalid_arguments(op, (), kwargs, options)
 
 
 # the reductions whose overloads take `keepdim` (True or False) only beside a `dim` (`x.sum(keepdim=True)` matches
