@@ -77,6 +77,17 @@ def test_per_channel_float_zero_point_joins_before_rounding():
     np.testing.assert_allclose(far[0].numpy(), [-1.27, -0.47, -0.47, -0.47, -0.47], atol=1e-6)
 
 
+def test_per_channel_float_zero_point_scales_back_in_float64():
+    # PyTorch 2.13's bits: (q - zp) * scale is computed in double, then rounded once to float32
+    x = E.tensor([[0.04, 0.17, -0.33, 0.5]])
+    y = E.fake_quantize_per_channel_affine(x, E.tensor([0.1]), E.tensor([0.4]), 0, -128, 127)
+    assert [f"{v:.11f}" for v in y[0].tolist()] == ["0.05999999866", "0.15999999642", "-0.34000000358",
+                                                     "0.46000000834"]
+    q = np.rint(x.numpy().astype(np.float32) * (np.float32(1) / np.float32(0.1)) + np.float32(0.4))
+    want = ((q.astype(np.float64) - np.float64(np.float32(0.4))) * np.float64(np.float32(0.1))).astype(np.float32)
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
 def test_qparams_requiring_grad_and_argument_errors():
     x = E.ones(2, 3)
     s = E.tensor([0.1, 0.2], requires_grad=True)

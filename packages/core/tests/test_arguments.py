@@ -150,14 +150,24 @@ def test_a_0d_integer_tensor_is_an_int_to_matrix_power():
 def test_keepdim_without_dim_matches_no_overload_as_pytorch(op):
     x = E.ones(2, 2)
     head = f"{op}() received an invalid combination of arguments - got "
-    with pytest.raises(TypeError, match=re.escape(f"{head}(keepdim=bool, ), but expected one of:")):
-        getattr(x, op)(keepdim=True)
-    with pytest.raises(TypeError, match=re.escape(f"{head}(Tensor, keepdim=bool), but expected one of:")):
-        getattr(E, op)(x, keepdim=True)
+    for keepdim in (True, False):  # an explicit False too: PyTorch's parser sees the keyword, not its value
+        with pytest.raises(TypeError, match=re.escape(f"{head}(keepdim=bool, ), but expected one of:")):
+            getattr(x, op)(keepdim=keepdim)
+        with pytest.raises(TypeError, match=re.escape(f"{head}(Tensor, keepdim=bool), but expected one of:")):
+            getattr(E, op)(x, keepdim=keepdim)
     kept = getattr(x, op)(0, keepdim=True)
     assert (kept[0] if op in ("max", "min") else kept).shape == (1, 2) and getattr(E, op)(x).shape == ()
     if op in ("sum", "mean"):  # an explicit None dim matches sum's and mean's dim overload
         assert getattr(x, op)(None, keepdim=True).shape == (1, 1) == getattr(E, op)(x, dim=None, keepdim=True).shape
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+def test_median_keepdim_without_dim_misses_its_dim_as_pytorch(op):
+    x = E.ones(2, 3)
+    for call in (lambda: getattr(x, op)(keepdim=True), lambda: getattr(E, op)(x, keepdim=False)):
+        with pytest.raises(TypeError, match=f'^{op}\\(\\) missing 1 required positional arguments: "dim"$'):
+            call()
+    assert getattr(x, op)().item() == 1.0 and getattr(x, op)(1, keepdim=True).values.shape == (2, 1)
 
 
 def test_sparse_sum_keepdim_without_dim_is_the_same_type_error():
@@ -178,3 +188,70 @@ def test_a_function_form_counts_positions_from_input(call, message):
     """PyTorch's parser counts a function's arguments from `input`, a method's after `self`."""
     with pytest.raises(TypeError, match=re.escape(message)):
         call()
+
+
+def test_a_bool_for_an_overloaded_int_lists_pytorchs_overloads():
+    # PyTorch 2.13's messages, whole: overload lines, "didn't match" lines where the count fits, the function's forms
+    x = E.ones(2, 4)
+    with pytest.raises(TypeError) as e:
+        x.argsort(descending=True, dim=True)
+    assert str(e.value) == (
+        "argsort() received an invalid combination of arguments - got (dim=bool, descending=bool, ), but expected one "
+        "of:\n * (*, bool stable, int dim = -1, bool descending = False)\n * (int dim = -1, bool descending = False)\n"
+        "      didn't match because some of the keywords were incorrect: dim, descending\n")
+    with pytest.raises(TypeError) as e:
+        E.sort(x, True)
+    assert str(e.value) == (
+        "sort() received an invalid combination of arguments - got (Tensor, bool), but expected one of:\n"
+        " * (Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)\n"
+        " * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)\n")
+    with pytest.raises(TypeError) as e:
+        x.squeeze(True)
+    assert str(e.value) == (
+        "squeeze() received an invalid combination of arguments - got (bool), but expected one of:\n"
+        " * ()\n      didn't match because some of the arguments have invalid types: (!bool!)\n"
+        " * (int dim)\n      didn't match because some of the arguments have invalid types: (!bool!)\n"
+        " * (tuple of ints dim)\n      didn't match because some of the arguments have invalid types: (!bool!)\n")
+    with pytest.raises(TypeError, match=r"^split\(\) received an invalid combination of arguments - got \(Tensor, int, "
+                                        r"bool\), but expected one of:\n \* \(Tensor input, int split_size, int dim = 0\)"
+                                        r"\n      didn't match because some of the arguments have invalid types: "
+                                        r"\(Tensor, int, !bool!\)\n"):
+        x.split(2, True)
+    # one overload only fits the count: its own words
+    with pytest.raises(TypeError, match=r"^max\(\): argument 'dim' \(position 1\) must be int, not bool$"):
+        x.max(True, True)
+    with pytest.raises(TypeError, match=r"^prod\(\): argument 'dim' must be int, not bool$"):
+        E.prod(x, dim=True, keepdim=True)
+
+
+def test_count_nonzero_refuses_keepdim_listing_its_overloads():
+    x = E.ones(2, 3)
+    with pytest.raises(TypeError) as e:
+        x.count_nonzero(keepdim=True)
+    assert str(e.value) == (  # PyTorch 2.13's words
+        "count_nonzero() received an invalid combination of arguments - got (keepdim=bool, ), but expected one of:\n"
+        " * (int dim = None)\n      didn't match because some of the keywords were incorrect: keepdim\n"
+        " * (tuple of ints dim)\n      didn't match because some of the keywords were incorrect: keepdim\n")
+    with pytest.raises(TypeError, match=r"got \(Tensor, keepdim=bool\), but expected one of:\n \* \(Tensor input, "
+                                        r"int dim = None\)\n      didn't match"):
+        E.count_nonzero(x, keepdim=False)
+    assert x.count_nonzero(dim=1).tolist() == [3, 3] and E.count_nonzero(x).item() == 6
+
+
+def test_function_forms_refuse_a_bool_dim_as_pytorch():
+    # PyTorch 2.13: positions counted from `input`; repeat_interleave's function lists its own three overloads
+    x = E.ones(2, 3)
+    for fn in ("softmax", "log_softmax"):
+        with pytest.raises(TypeError, match=f"^{fn}\\(\\): argument 'dim' \\(position 2\\) must be int, not bool$"):
+            getattr(E, fn)(x, True)
+        with pytest.raises(TypeError, match=f"^{fn}\\(\\): argument 'dim' \\(position 1\\) must be int, not bool$"):
+            getattr(x, fn)(True)
+    with pytest.raises(TypeError) as e:
+        E.repeat_interleave(x, 2, True)
+    assert str(e.value) == (
+        "repeat_interleave() received an invalid combination of arguments - got (Tensor, int, bool), but expected one "
+        "of:\n * (Tensor input, Tensor repeats, int dim = None, *, int output_size = None)\n"
+        " * (Tensor repeats, *, int output_size = None)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !int!, !bool!)\n"
+        " * (Tensor input, int repeats, int dim = None, *, int output_size = None)\n")
+    assert E.softmax(x, 1).shape == (2, 3) and E.repeat_interleave(x, 2, 0).shape == (4, 3)

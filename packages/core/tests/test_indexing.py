@@ -794,7 +794,8 @@ def test_scatter_reduce_argument_and_index_reduce_warn_once_as_pytorch(monkeypat
     assert [(w.category, str(w.message), w.filename) for w in caught] == [
         (UserWarning, "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                       "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", __file__),
-        (UserWarning, "index_reduce() is in beta and the API may change at any time.", __file__)]
+        (UserWarning, "index_reduce() is in beta and the API may change at any time. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523.)", __file__)]
 
 
 @pytest.mark.parametrize("dtype, name", [(E.bool, "Bool"), (E.complex64, "ComplexFloat"),

@@ -432,3 +432,26 @@ def test_svd_driver_keyword_is_refused_off_cuda():
                  lambda: L.svdvals(A, driver="gesvda")):
         with pytest.raises(RuntimeError, match=msg):
             call()
+
+
+def test_tolerance_overload_refusals_list_keywords_in_pytorchs_order():
+    # PyTorch 2.13's messages: the keywords in its C++ map's order (the last given first here), four overloads
+    A = E.eye(3)
+    rank = (" * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)\n"
+            " * (Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)\n"
+            " * (Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)\n"
+            " * (Tensor input, float tol, bool hermitian = False, *, Tensor out = None)\n")
+    head = "linalg_matrix_rank() received an invalid combination of arguments - got "
+    for call, got in ((lambda: E.linalg.matrix_rank(A, tol=0.1, atol=0.2), "(Tensor, atol=float, tol=float)"),
+                      (lambda: E.linalg.matrix_rank(A, atol=0.2, tol=0.1), "(Tensor, tol=float, atol=float)"),
+                      (lambda: E.linalg.matrix_rank(A, tol=0.1, rtol=0.2, hermitian=True),
+                       "(Tensor, hermitian=bool, rtol=float, tol=float)")):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == f"{head}{got}, but expected one of:\n{rank}"
+    with pytest.raises(TypeError) as e:
+        E.linalg.pinv(A, atol=0.2, rcond=0.1, hermitian=False)
+    assert str(e.value).startswith("linalg_pinv() received an invalid combination of arguments - got (Tensor, "
+                                   "hermitian=bool, rcond=float, atol=float), but expected one of:\n * (Tensor input, "
+                                   "*, Tensor atol = None")
+    assert str(e.value).endswith(" * (Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)\n")

@@ -124,3 +124,21 @@ def test_a_numpy_alpha_is_checked_as_pytorchs():
                 op(i, i, alpha=alpha)
     assert E.add(i, i, alpha=np.int64(2)).tolist() == [3, 3]
     assert E.add(E.ones(2), E.ones(2), alpha=np.bool_(True)).tolist() == [2.0, 2.0]
+
+
+def test_numpys_reductions_list_pytorchs_overloads_in_full():
+    # PyTorch 2.13's whole message; a method given `out=` beside a `dim` names the keyword its one overload lacks
+    with pytest.raises(TypeError) as e:
+        np.any(E.ones(2, 2))
+    assert str(e.value) == (
+        f"any() {_COMBINATION}(out=NoneType, axis=NoneType, ), but expected one of:\n * ()\n"
+        " * (tuple of ints dim = None, bool keepdim = False)\n"
+        "      didn't match because some of the keywords were incorrect: out, axis\n"
+        " * (int dim, bool keepdim = False)\n      didn't match because some of the keywords were incorrect: out, axis\n")
+    with pytest.raises(TypeError) as e:
+        np.std(E.ones(2, 2))
+    assert "\n * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n      didn't match " \
+           "because some of the keywords were incorrect: ddof, dtype, out, axis\n * (bool unbiased = True)\n" in \
+           str(e.value)
+    with pytest.raises(TypeError, match=r"^sum\(\) got an unexpected keyword argument 'out'$"):
+        E.ones(2, 3).sum(dim=0, out=E.empty(3))

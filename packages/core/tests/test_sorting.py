@@ -346,6 +346,17 @@ def test_indices_out_must_be_int64_in_pytorchs_words(call, message):
         call(x, E.empty((), dtype=E.float64), E.empty((), dtype=E.int32))
 
 
+def test_both_out_dtypes_wrong_names_the_one_pytorch_checks_first():
+    # PyTorch 2.13: median's and nanmedian's kernels check the indices first, the others the values
+    x = E.arange(10, dtype=E.float64)
+    v, i = E.empty((), dtype=E.int32), E.empty((), dtype=E.int32)
+    for fn in (E.median, E.nanmedian):
+        with pytest.raises(RuntimeError, match="^Expected tensor for argument #1 'indices' to have scalar type Long"):
+            fn(x, 0, out=(v, i))
+    with pytest.raises(RuntimeError, match="^output values must be of same type as input$"):
+        E.kthvalue(x, 3, out=(v, i))
+
+
 @pytest.mark.parametrize(("fn", "q", "got"), [("quantile", [0.5], "list"), ("nanquantile", (0.5,), "tuple"),
                                               ("quantile", "a", "str")])
 def test_quantile_of_a_q_neither_float_nor_tensor_is_pytorchs_type_error(fn, q, got):
@@ -377,3 +388,25 @@ def test_stable_beside_positional_arguments_is_refused_in_pytorchs_words_for_met
         E.argsort(x, 0, True, True)
     assert E.argsort(x, 0, True).tolist() == [0, 2, 1] and x.argsort(stable=True, descending=True).tolist() == [0, 2, 1]
     assert x.sort(0, True).indices.tolist() == [0, 2, 1] and x.sort(stable=True).values.tolist() == [1, 2, 3]
+
+
+def test_quantile_refuses_a_q_of_another_type_in_pytorchs_words():
+    # PyTorch 2.13's messages: the other arguments listed (keywords in its C++ map's order); the method's overloads
+    x = E.arange(6.0).reshape(2, 3)
+    fn = (" * (Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\", Tensor "
+          "out = None)\n * (Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = "
+          "\"linear\", Tensor out = None)\n")
+    meth = (" * (Tensor q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\")\n"
+            " * (float q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\")\n")
+    for call, want in ((lambda: E.quantile(x, "a", dim=1, keepdim=True), "quantile() received an invalid combination "
+                        "of arguments - got (Tensor, str, keepdim=bool, dim=int), but expected one of:\n" + fn),
+                       (lambda: E.nanquantile(x, "a", 0, True), "nanquantile() received an invalid combination of "
+                        "arguments - got (Tensor, str, int, bool), but expected one of:\n" + fn),
+                       (lambda: x.quantile([0.5], 1), "quantile() received an invalid combination of arguments - got "
+                        "(list, int), but expected one of:\n" + meth),
+                       (lambda: x.nanquantile("a", interpolation="lower"), "nanquantile() received an invalid "
+                        "combination of arguments - got (str, interpolation=str), but expected one of:\n" + meth)):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == want
+    assert x.quantile(0.5, 1).tolist() == [1.0, 4.0] and E.quantile(x, E.tensor([0.0, 1.0])).tolist() == [0.0, 5.0]

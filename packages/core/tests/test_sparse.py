@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import ember.core as ec
-from ember.core.sparse import SparseTensor, sparse_coo_tensor, sparse_csc_tensor, sparse_csr_tensor
+from ember.core.sparse import SparseTensor, _beta_message, sparse_coo_tensor, sparse_csc_tensor, sparse_csr_tensor
 from ember.core.sparse_ops import hspmm, smm, sparse_mm, sparse_sum, sspaddmm
 
 IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # (0, 2) twice: uncoalesced
@@ -507,7 +507,7 @@ def test_softmax_over_stored_elements():
 
 
 @pytest.mark.parametrize("call, op", [(lambda s: ec.exp(s), "exp"), (lambda s: ec.ones(2, 3).copy_(s), "copy_"),
-                                      (lambda s: s.view(6), "view"), (lambda s: s[0:], "index"),
+                                      (lambda s: s.view(6), "view"), (lambda s: s[0:], "as_strided"),
                                       (lambda s: ec.maximum(ec.ones(2, 3), s), "maximum"),
                                       (lambda s: s.item(), "item")])
 def test_dense_ops_refuse_sparse_with_op_and_layout(call, op):
@@ -817,7 +817,7 @@ def test_int_index_of_a_coo_tensor():
         s[5]
     with pytest.raises(IndexError, match="^index 3 is out of bounds for dimension 1 with size 3$"):
         s[1, 3]
-    with pytest.raises(NotImplementedError, match="aten::index"):
+    with pytest.raises(NotImplementedError, match="aten::as_strided"):
         s[1:]
 
 
@@ -883,12 +883,8 @@ def test_csc_beta_warning_names_csc():
 
     from ember.core.ops import _util
 
-    _util._warned_once.discard("Sparse CSR tensor support is in beta state. If you miss a functionality in the "
-                               "sparse tensor support, please submit a feature request to "
-                               "https://github.com/pytorch/pytorch/issues.")
-    _util._warned_once.discard("Sparse CSC tensor support is in beta state. If you miss a functionality in the "
-                               "sparse tensor support, please submit a feature request to "
-                               "https://github.com/pytorch/pytorch/issues.")
+    for k in ("CSR", "CSC"):
+        _util._warned_once.discard(_beta_message(k))
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         c = ec.eye(3).to_sparse_csc()
@@ -936,3 +932,107 @@ def test_sampled_addmm_takes_csr_input_only_with_pytorchs_errors():
     with pytest.raises(RuntimeError, match="^sampled_addmm: Expected result to have sparse csr layout, but got "
                                            "SparseCsc$"):
         sampled_addmm(csr.to_sparse_csc(), q, q)
+
+
+def test_one_beta_warning_for_both_compressed_layouts():
+    """PyTorch 2.13 warns once for CSR and CSC together: a CSR tensor's transpose (a CSC one) adds no warning."""
+    import warnings
+
+    from ember.core.ops import _util
+
+    for k in ("CSR", "CSC"):
+        _util._warned_once.discard(_beta_message(k))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        c = ec.eye(3).to_sparse_csr()
+        assert c.t().layout is ec.sparse_csc and ec.eye(2).to_sparse_csc().layout is ec.sparse_csc
+    assert [str(x.message)[:40] for x in w] == ["Sparse CSR tensor support is in beta sta"]
+    assert str(w[0].message).endswith(" (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                                      "SparseCsrTensorImpl.cpp:49.)")  # PyTorch's C++ warning, as it prints
+
+
+def test_sparse_resize_grows_a_non_empty_coo_tensor_and_refuses_shrinking():
+    s = ec.eye(3).to_sparse()
+    t = s.clone()
+    assert t.sparse_resize_((4, 5), 2, 0) is t and t.shape == (4, 5) and t._nnz() == 3
+    np.testing.assert_array_equal(t.to_dense().numpy(), np.eye(4, 5) * (np.arange(4) < 3)[:, None])
+    with pytest.raises(RuntimeError, match=r"^shrinking the size of sparse dimensions \(from \[3, 3\] to \[2, 4\]\) on a "
+                                           r"non-empty sparse tensor is not supported\.\nYou could try the following "
+                                           r"options:\n1\. If you need an empty sparse tensor of this size"):
+        s.clone().sparse_resize_((2, 4), 2, 0)
+    with pytest.raises(RuntimeError, match=r"^changing the number of dense dimensions \(from 0 to 1\) on a non-empty"):
+        s.clone().sparse_resize_((3, 3, 2), 2, 1)
+    with pytest.raises(RuntimeError, match=r"^'len\(size\) == sparse_dim \+ dense_dim' is not satisfied: len\(size\) "
+                                           r"= 2, sparse_dim = 1, dense_dim = 0$"):
+        s.clone().sparse_resize_((3, 3), 1, 0)
+
+
+def test_sparse_resize_of_an_empty_tensor_takes_any_layout_of_dims():
+    t = ec.eye(3).to_sparse().sparse_resize_and_clear_((2, 5), 2, 0)
+    assert t.shape == (2, 5) and t._nnz() == 0 and tuple(t._indices().shape) == (2, 0)
+    t.sparse_resize_((3, 3, 2), 2, 1)
+    assert t.sparse_dim() == 2 and t.dense_dim() == 1 and tuple(t._values().shape) == (0, 2)
+    assert t.to_dense().shape == (3, 3, 2)
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::sparse_resize_' with arguments from the "
+                                                  "'CPU' backend"):
+        ec.eye(2).sparse_resize_((3, 3), 2, 0)
+
+
+def test_sparse_indexing_follows_pytorch_for_none_ellipsis_csr_and_refusals():
+    s, c = ec.eye(3).to_sparse(), ec.eye(3).to_sparse_csr()
+    assert s[None].shape == (1, 3, 3) and s[None].layout is ec.sparse_coo
+    assert s[..., 1].to_dense().tolist() == [0.0, 1.0, 0.0]
+    assert c[1].layout is ec.sparse_coo and c[1].to_dense().tolist() == [0.0, 1.0, 0.0] and c[2, 2].item() == 1.0
+    for call in (lambda: s[0:2], lambda: s.narrow(0, 0, 2)):  # a strided view: PyTorch's as_strided refusal
+        with pytest.raises(NotImplementedError, match="^Could not run 'aten::as_strided' with arguments from the "
+                                                      "'SparseCPU' backend"):
+            call()
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::index.Tensor' with arguments from the "
+                                                  "'SparseCPU' backend"):
+        s[[0, 1]]
+    for call in (lambda: c[0:2], lambda: c.narrow(0, 0, 2), lambda: c[None]):
+        with pytest.raises(RuntimeError, match="^Sparse CSR tensors do not have strides$"):
+            call()
+
+
+def test_constructors_warn_once_that_invariant_checks_are_implicit():
+    """PyTorch 2.13 warns on the first sparse_coo/csr/csc_tensor made without `check_invariants`, until the program
+    chooses (torch.sparse.check_sparse_tensor_invariants); conversions and unpickling do not warn."""
+    import pickle
+    import warnings
+
+    from ember.core import sparse
+    from ember.core.ops import _util
+
+    _util._warned_once.difference_update({m for m in _util._warned_once if m.startswith("Sparse invariant")})
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ec.eye(2).to_sparse()
+        pickle.loads(pickle.dumps(ec.eye(2).to_sparse()))
+        sparse_coo_tensor([[0]], [1.0], (2,), check_invariants=False)
+        sparse_coo_tensor([[0]], [1.0], (2,))
+        sparse_coo_tensor([[0]], [1.0], (2,))
+    assert [str(x.message)[:40] for x in w] == ["Sparse invariant checks are implicitly d"]
+    assert str(w[0].message).endswith("for guidance.  (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                                      "Context.cpp:816.)")
+    _util._warned_once.discard(str(w[0].message))
+    chosen, sparse.invariants_chosen[0] = sparse.invariants_chosen[0], True
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            sparse_csr_tensor([0, 1], [0], [1.0], (1, 2))
+        assert not [x for x in w if str(x.message).startswith("Sparse invariant")]
+    finally:
+        sparse.invariants_chosen[0] = chosen
+
+
+def test_coalesced_flag_set_in_place():
+    s = sparse_coo_tensor([[1, 0, 1]], [1.0, 2.0, 4.0], (3,))
+    assert not s.is_coalesced() and s._coalesced_(False) is s
+    assert s._coalesced_(True) is s and s.is_coalesced()  # ember coalesces what it is told is coalesced
+    assert s._indices().tolist() == [[0, 1]] and s._values().tolist() == [2.0, 5.0]
+    assert not s._coalesced_(False).is_coalesced() and s.to_dense().tolist() == [2.0, 5.0, 0.0]
+    with pytest.raises(TypeError, match=r"^_coalesced_\(\): argument 'coalesced' \(position 1\) must be bool, not int$"):
+        s._coalesced_(1)
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::_coalesced_' with arguments from the 'CPU'"):
+        ec.eye(2)._coalesced_(True)

@@ -31,7 +31,7 @@ def test_a_file_store_is_shared_with_another_process(tmp_path):
     assert s.get("pong") == b"from child"
     out, _ = p.communicate(timeout=60)
     assert out.split() == ["from", "parent", "11"] and s.get("count") == b"11"
-    assert s.num_keys() == 4  # refcount/, ping, pong, count
+    assert s.num_keys() == 5  # refcount/, ping, pong, count, and cleanup/ from the child's exit (as PyTorch's)
     with open(path, "rb") as f:  # PyTorch's records: a 4-byte little-endian length, then the bytes
         assert f.read(13) == b"\x09\x00\x00\x00refcount/"
 
@@ -58,3 +58,23 @@ def test_a_tcp_store_master_times_out_waiting_for_missing_workers():
 def test_store_values_must_be_str_or_bytes():
     with pytest.raises(TypeError, match="a store value must be str or bytes; got float"):
         dist.HashStore().set("k", 1.5)
+
+
+def test_a_file_store_file_goes_with_its_last_handle_once_world_size_closed(tmp_path):
+    # PyTorch's destructor: count the closed handles, drop the refcount, remove at refcount 0 and world_size closed
+    path = tmp_path / "f"
+    a, b = dist.FileStore(str(path), 1), dist.FileStore(str(path), 1)
+    del a
+    assert path.exists()  # another handle is still open
+    del b
+    assert not path.exists()
+    c = dist.FileStore(str(tmp_path / "g"), 2)
+    c.set("k", "v")
+    del c  # one of two workers closed: the file stays for the second
+    d = dist.FileStore(str(tmp_path / "g"), 2)
+    assert d.get("k") == b"v" and d.num_keys() == 3  # refcount/, cleanup/, k
+    del d
+    assert not (tmp_path / "g").exists()
+    e = dist.FileStore(str(tmp_path / "h"))  # world_size -1: never removed
+    del e
+    assert (tmp_path / "h").exists()

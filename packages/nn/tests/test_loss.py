@@ -300,6 +300,22 @@ def test_kl_div_refuses_integral_inputs():
             F.kl_div(a, b, reduction="batchmean")
 
 
+def test_kl_div_warns_about_mean_before_checking_inputs():
+    import warnings
+
+    x = torch.ones(3, 5)
+    with pytest.warns(UserWarning, match=r"^reduction: 'mean' divides the total loss by both the batch size and the "
+                                         r"support size\.'batchmean'"):
+        with pytest.raises(RuntimeError, match="Integral inputs not supported"):
+            F.kl_div(x, x.long())
+    with pytest.raises(ValueError, match="^bad is not a valid value for reduction$"):
+        F.kl_div(x, x.long(), reduction="bad")  # the reduction first, as PyTorch's Python wrapper
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        F.kl_div(x, x, size_average=True)  # legacy arguments: only their own deprecation warning
+    assert [str(w.message)[:12] for w in ws] == ["size_average"]
+
+
 def test_legacy_reduction_args_warn_as_pytorch():
     x = torch.ones(3)
     with pytest.warns(UserWarning, match=r"^size_average and reduce args will be deprecated, please use "

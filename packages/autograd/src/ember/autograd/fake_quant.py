@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 import ember.core as E
-from ember.autograd.function import Function, once_differentiable
+from ember.autograd.function import Function, cpp_node as _cpp_node, once_differentiable
 from ember.autograd.grad_mode import is_grad_enabled
-from ember.autograd.graph import Node
 from ember.core import Tensor, dtypes
 
 __all__ = ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"]
@@ -97,29 +96,24 @@ class _FakeQuantizePerChannel(_FakeQuantize):
 
 
 class _FakeQuantizePerChannelFloatZp(_FakeQuantize):
-    """A float zero_point joins before rounding: (clamp(nearbyint(x * (1 / scale) + zp)) - zp) * scale in
-    float32 (float64 for double input), cast to the input's dtype."""
+    """A float zero_point joins before rounding: q = lrintf(zp + x * (1 / scale)), the sum rounded to float32;
+    then (clamp(q) - zp) * scale in float64 (PyTorch's fmin/fmax of an int64 promote to double), cast to the input's
+    dtype, so the result is the correctly rounded value of the float32 qparams' product."""
 
     @staticmethod
     def forward(ctx, input, scale, zero_point, quant_min, quant_max):
         x = input if input.dtype == dtypes.float64 else input.float()
-        q = E.round(x * (1.0 / scale) + zero_point)
+        q = E.round((x * (1.0 / scale) + zero_point).float())
         mask = (q >= quant_min) & (q <= quant_max)
         ctx.save_for_backward(mask)
-        return ((E.clamp(q, quant_min, quant_max) - zero_point) * scale).to(input.dtype)
+        q = E.clamp(q, quant_min, quant_max).double()
+        return ((q - zero_point.double()) * scale.double()).to(input.dtype)
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
         (mask,) = ctx.saved_tensors
         return grad * mask, None, None, None, None
-
-
-def _cpp_node(fn: type, name: str) -> None:
-    """Give `fn`'s backward node PyTorch's C++ node name: printed `<Name object at ...>`, without a module."""
-    fn._backward_cls = type(name, (fn._backward_cls,), {
-        "__module__": "builtins", "__qualname__": name, "_user_code": False, "__call__": Node._call,
-        "__repr__": lambda self: f"<{type(self).__qualname__} object at {id(self):#x}>"})
 
 
 _cpp_node(_FakeQuantize, "FakeQuantizePerTensorAffineCachemaskBackward0")

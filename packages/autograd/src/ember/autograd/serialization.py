@@ -543,9 +543,10 @@ class _Decoder:
         try:
             if coo:
                 return sparse_coo_tensor(*parts, tuple(body["size"]), is_coalesced=bool(body.get("coalesced")),
-                                         requires_grad=bool(body.get("requires_grad")))
+                                         requires_grad=bool(body.get("requires_grad")), check_invariants=True)
             make = sparse_csr_tensor if body["layout"] == "sparse_csr" else sparse_csc_tensor
-            return make(*parts, tuple(body["size"]), requires_grad=bool(body.get("requires_grad")))
+            return make(*parts, tuple(body["size"]), requires_grad=bool(body.get("requires_grad")),
+                        check_invariants=True)
         except (RuntimeError, TypeError) as e:
             raise self.fail(f"invalid sparse tensor: {e}") from None
 

@@ -685,7 +685,7 @@ def _sparse_zeros(shape, dtype, device, requires_grad: bool) -> Tensor:
     """An all-zero sparse COO tensor of `shape` (no stored elements), as `zeros(..., layout=torch.sparse_coo)`."""
     from ember.core.sparse import sparse_coo_tensor
 
-    return sparse_coo_tensor(size=shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return sparse_coo_tensor(size=shape, dtype=dtype, device=device, requires_grad=requires_grad, check_invariants=True)
 
 
 def _dtype_or_default(dtype):

@@ -22,7 +22,8 @@ import numpy as np
 from ember.core import overrides as _overrides
 from ember.core.dispatch import Op
 from ember.core.ops.arguments import (
-    INT_ARGS, KEEPDIM_NEEDS_DIM, NUMPY_REDUCTIONS, bool_for_int, keepdim_without_dim_error, method_out_error,
+    INT_ARGS, KEEPDIM_NEEDS_DIM, MOMENTS, NUMPY_REDUCTIONS, bool_for_int, both_unbiased_and_correction,
+    keepdim_without_dim_error, method_out_error,
 )
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
@@ -62,8 +63,10 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
                 kwargs["dim"] = kwargs.pop("axis")
             if "keepdims" in kwargs:
                 kwargs["keepdim"] = kwargs.pop("keepdims")
-            if kwargs.get("keepdim") is True and len(args) == 1 and "dim" not in kwargs and op in KEEPDIM_NEEDS_DIM:
-                raise keepdim_without_dim_error(op, kwargs, method=as_method)  # no overload takes keepdim alone
+            if "keepdim" in kwargs and len(args) == 1 and "dim" not in kwargs and op in KEEPDIM_NEEDS_DIM:
+                raise keepdim_without_dim_error(op, kwargs, as_method, args)  # no overload takes keepdim alone
+            if op in MOMENTS and (e := both_unbiased_and_correction(op, args, kwargs, as_method)) is not None:
+                raise e
             if len(kwargs) == 1 and kwargs.get("dim").__class__ is str:  # a named dim (ember has none): PyTorch's words
                 try:
                     return fn(*args, **kwargs)
@@ -121,14 +124,20 @@ def attach(name: str, fn, *, replace: bool = False) -> None:
     _overrides.on_attach(name)  # subclasses defined before wrap it for `__torch_function__`
 
 
-def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[str, ...] = ()):
+def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[str, ...] = (),
+           function_form: Callable | None = None, method_form: Callable | None = None):
     """Decorator: make the public function `fn(input, ...)` also the method `Tensor.<name>`
-    (accepting numpy's `axis=`/`keepdims=` spellings where it takes `dim`/`keepdim`)."""
+    (accepting numpy's `axis=`/`keepdims=` spellings where it takes `dim`/`keepdim`). `function_form` and
+    `method_form` wrap one form only (a parser error worded for that form, as PyTorch's)."""
     def deco(f):
         first = name or f.__name__
         g = numpy_aliases(f, first, function=first != "split")  # torch.split is PyTorch's Python function
         m = numpy_aliases(f, first, as_method=True) if first in NUMPY_REDUCTIONS else \
             numpy_aliases(f, first) if first in INT_ARGS else g
+        if method_form is not None:
+            m = method_form(m)
+        if function_form is not None:
+            g = function_form(g)
         for n in (first, *also):
             attach(n, m)
         return g

@@ -31,6 +31,7 @@ import numpy as np
 from ember.core import dispatch as _dispatch_mod
 from ember.core import dtypes
 from ember.core.dispatch import node_name
+from ember.core.ops import _util
 from ember.core.ops._util import named_as, warn_once
 from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
@@ -165,6 +166,20 @@ def _own_leaf(values: Tensor) -> Tensor:
     return leaf
 
 
+# whether the program chose to check sparse invariants or not (`torch.sparse.check_sparse_tensor_invariants`): until
+# it does, PyTorch's constructors warn once that the checks are implicitly off (ember always checks)
+invariants_chosen = [False]
+
+
+def _warn_unchecked(check_invariants: bool | None) -> None:
+    if check_invariants is None and not invariants_chosen[0]:
+        warn_once(_util.internally(
+            "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when operating "
+            "on a sparse tensor which violates the invariants, but checks incur performance overhead. To silence this "
+            "warning, explicitly opt in or out. See `torch.sparse.check_sparse_tensor_invariants.__doc__` for "
+            "guidance. ", "aten/src/ATen/Context.cpp:816"))
+
+
 def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, device=None, pin_memory: bool = False,
                       requires_grad: bool = False, check_invariants: bool | None = None,
                       is_coalesced: bool | None = None) -> SparseTensor:
@@ -181,6 +196,7 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     Raises:
         RuntimeError: indices out of range, nnz or size inconsistent with the values (PyTorch's messages).
     """
+    _warn_unchecked(check_invariants)  # PyTorch's warning, once a process
     if values is None and size is None and isinstance(indices, tuple | list) and all(
             isinstance(n, int) for n in indices):
         indices, size = None, indices  # PyTorch's sparse_coo_tensor(size) overload
@@ -238,6 +254,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     Raises:
         RuntimeError: the row pointers or columns break CSR's invariants (PyTorch's messages).
     """
+    _warn_unchecked(check_invariants)
     return _compressed(crow_indices, col_indices, values, size, dtype, requires_grad, by_column=False)
 
 
@@ -249,6 +266,7 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     Raises:
         RuntimeError: the column pointers or rows break CSC's invariants (PyTorch's messages).
     """
+    _warn_unchecked(check_invariants)
     return _compressed(ccol_indices, row_indices, values, size, dtype, requires_grad, by_column=True)
 
 
@@ -302,6 +320,44 @@ def _refusing(op: str):
     return refuse
 
 
+_RESIZE_OPTIONS = (
+    "You could try the following options:\n1. If you need an empty sparse tensor of this size, call "
+    "`x = torch.sparse_coo_tensor(size)`.\n2. If you need to resize this tensor, you have the following options:\n"
+    "    1. For both sparse and dense dimensions, keep the number of them constant and the size of them "
+    "non-shrinking, and then try the same call again.\n    2. Or, create a new sparse tensor with the correct "
+    "indices and values from this sparse tensor.")
+
+
+_BETA = ("Sparse {} tensor support is in beta state. If you miss a functionality in the sparse tensor support, please "
+         "submit a feature request to https://github.com/pytorch/pytorch/issues.")
+
+
+def _beta_message(kind: str) -> str:
+    return _util.internally(_BETA.format(kind), "aten/src/ATen/SparseCsrTensorImpl.cpp:49")
+
+
+def _beta_warning(kind: str) -> None:
+    """PyTorch's one TORCH_WARN_ONCE for both compressed layouts: the first CSR or CSC tensor made names its layout,
+    none after it warns (a CSR tensor's transpose, a CSC one, does not), unless warnings are always on."""
+    if _util.warn_always[0] or not any(_beta_message(k) in _util._warned_once for k in ("CSR", "CSC")):
+        warn_once(_beta_message(kind))
+
+
+def _index_kind(i) -> str:
+    """What an index item does: "int" (a Python or 0-d integer tensor), "none", "ellipsis", "slice", "advanced"."""
+    if i is None:
+        return "none"
+    if i is Ellipsis:
+        return "ellipsis"
+    if isinstance(i, slice):
+        return "slice"
+    if isinstance(i, int | np.integer) and not isinstance(i, bool | np.bool_) or (
+            isinstance(i, Tensor) and i.__class__ is Tensor and i.ndim == 0
+            and i._dtype in (dtypes.int64, dtypes.int32, dtypes.int16, dtypes.int8, dtypes.uint8)):
+        return "int"
+    return "advanced"
+
+
 class SparseTensor(Tensor):
     """A sparse COO or CSR tensor: indices and values (NOTE [ Sparse tensors beside the dense path ])."""
 
@@ -324,16 +380,14 @@ class SparseTensor(Tensor):
 
     @classmethod
     def _csr(cls, crow: np.ndarray, col: np.ndarray, values: Tensor, size: tuple) -> SparseTensor:
-        warn_once("Sparse CSR tensor support is in beta state. If you miss a functionality in the sparse tensor "
-                  "support, please submit a feature request to https://github.com/pytorch/pytorch/issues.")
+        _beta_warning("CSR")
         t = cls._blank(size, values, "sparse_csr")
         t._sp_crow, t._sp_col = crow, col
         return t
 
     @classmethod
     def _csc(cls, ccol: np.ndarray, row: np.ndarray, values: Tensor, size: tuple) -> SparseTensor:
-        warn_once("Sparse CSC tensor support is in beta state. If you miss a functionality in the sparse tensor "
-                  "support, please submit a feature request to https://github.com/pytorch/pytorch/issues.")
+        _beta_warning("CSC")
         t = cls._blank(size, values, "sparse_csc")
         t._sp_ccol, t._sp_row = ccol, row
         return t
@@ -447,27 +501,43 @@ class SparseTensor(Tensor):
         return (0,) * self.ndim if dim is None else 0
 
     # views and element access share the (absent) storage: refused here rather than made over no data
-    view, expand, narrow, squeeze, flatten, as_strided, contiguous, tolist, item, \
+    view, expand, squeeze, flatten, as_strided, contiguous, tolist, item, \
         __setitem__, unfold, diagonal = (_refusing(n) for n in (
-            "view", "expand", "narrow", "squeeze", "flatten", "as_strided", "contiguous",
+            "view", "expand", "squeeze", "flatten", "as_strided", "contiguous",
             "tolist", "item", "index_put_", "unfold", "diagonal"))
 
+    def narrow(self, dim: int, start: int, length: int):
+        """A strided view in PyTorch, so refused as there (`narrow_copy` copies the stored elements instead)."""
+        if self._sp_layout is not sparse_coo:
+            raise RuntimeError(f"Sparse {self._sp_layout.name[-3:].upper()} tensors do not have strides")
+        raise _refusal(self._sp_layout.name, "as_strided")
+
     def __getitem__(self, index):
-        """`s[i]`, `s[i, j]`: integer indices select along the leading dims, as PyTorch's (a COO result while
-        sparse dims remain, else dense); slices, masks and tensors of indices are refused."""
+        """`s[i]`, `s[i, j]`, `s[None]`, `s[..., i]`: integers select (a COO result while sparse dims remain, else
+        dense; a CSR/CSC tensor's as COO), None adds a dim, as PyTorch's. Slices need strides, which sparse tensors
+        lack (PyTorch: `aten::as_strided` for COO, "do not have strides" for CSR/CSC); masks and index tensors are
+        PyTorch's `aten::index.Tensor`, which has no sparse kernel."""
         items = index if isinstance(index, tuple) else (index,)
-        if self._sp_layout is not sparse_coo or not items or len(items) > self.ndim or not all(
-                isinstance(i, int | np.integer) and not isinstance(i, bool | np.bool_)
-                or isinstance(i, Tensor) and i.__class__ is Tensor and i.ndim == 0
-                and i._dtype in (dtypes.int64, dtypes.int32, dtypes.int16, dtypes.int8, dtypes.uint8)
-                for i in items):
-            raise _refusal(self._sp_layout.name, "index")
-        out = self
-        for d, i in enumerate(items):
-            i, n = int(i), self._shape[d]
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
-            out = out.select(0, i)
+        kinds = [_index_kind(i) for i in items]
+        if self._sp_layout is not sparse_coo and any(k in ("slice", "advanced", "none") for k in kinds):
+            raise RuntimeError(f"Sparse {self._sp_layout.name[-3:].upper()} tensors do not have strides")
+        if "slice" in kinds:
+            raise _refusal(self._sp_layout.name, "as_strided")
+        if "advanced" in kinds or kinds.count("ellipsis") > 1 or kinds.count("int") > self.ndim:
+            raise _refusal(self._sp_layout.name, "index.Tensor")
+        out = self if self._sp_layout is sparse_coo else self.to_sparse_coo()
+        d = src = 0  # the dim of `out` the next item indexes, and of `self`
+        for pos, (i, kind) in enumerate(zip(items, kinds)):
+            if kind == "none":
+                out, d = out.unsqueeze(d), d + 1
+            elif kind == "ellipsis":
+                skip = out.ndim - kinds[pos + 1:].count("int") - d
+                d, src = d + skip, src + skip
+            else:
+                i, n = int(i), out._shape[d]
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for dimension {src} with size {n}")
+                out, src = out.select(d, i), src + 1
         return out
 
     def _kept(self, keep: np.ndarray, idx: np.ndarray, shape: tuple, coalesced: bool = False) -> SparseTensor:
@@ -995,6 +1065,55 @@ class SparseTensor(Tensor):
     def __itruediv__(self, other) -> SparseTensor:
         return self.div_(other)
 
+    def _coalesced_(self, coalesced: bool) -> SparseTensor:
+        """Set the coalesced flag in place, as PyTorch's. ember's kernels trust the flag (they read sorted unique
+        indices), so marking an uncoalesced tensor coalesced coalesces it: duplicates summed, indices sorted."""
+        self._need_coo("_coalesced_")
+        if coalesced.__class__ is not bool:
+            raise TypeError(f"_coalesced_(): argument 'coalesced' (position 1) must be bool, not "
+                            f"{type(coalesced).__name__}")
+        if coalesced and not self._sp_coalesced:
+            done = self.coalesce()
+            self._set_parts(done._sp_indices, done._sp_values, True)
+        self._sp_coalesced = coalesced
+        return self
+
+    def sparse_resize_(self, size, sparse_dim: int, dense_dim: int) -> SparseTensor:
+        """Give this COO tensor the size `size` with `sparse_dim` sparse and `dense_dim` dense dims, as PyTorch: an
+        empty one takes any; a non-empty one keeps both counts and grows (never shrinks) its sizes."""
+        from ember.core.creation import zeros
+
+        self._need_coo("sparse_resize_")
+        size = tuple(int(n) for n in size)
+        if sparse_dim + dense_dim != len(size):
+            raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+                               f"sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
+        v = self._sp_values
+        if self._nnz():
+            for what, old, new in (("sparse", self.sparse_dim(), sparse_dim), ("dense", self.dense_dim(), dense_dim)):
+                if old != new:
+                    raise RuntimeError(f"changing the number of {what} dimensions (from {old} to {new}) on a "
+                                       f"non-empty sparse tensor is not supported.\n{_RESIZE_OPTIONS}")
+            for what, old, new in (("sparse", self._shape[:sparse_dim], size[:sparse_dim]),
+                                   ("dense", self._shape[sparse_dim:], size[sparse_dim:])):
+                if any(b < a for a, b in zip(old, new)):
+                    raise RuntimeError(f"shrinking the size of {what} dimensions (from {list(old)} to {list(new)}) "
+                                       f"on a non-empty sparse tensor is not supported.\n{_RESIZE_OPTIONS}")
+            if size[sparse_dim:] != tuple(v._shape[1:]):  # values.resize_: the flat data kept, the rest zero
+                grown = zeros((v._shape[0],) + size[sparse_dim:], dtype=v._dtype, device=v.device)
+                grown.view(-1)[:v.numel()] = v.reshape(-1)
+                self._set_parts(self._sp_indices, grown, self._sp_coalesced)
+        else:
+            self._set_parts(zeros((sparse_dim, 0), dtype=dtypes.int64, device=v.device),
+                            zeros((0,) + size[sparse_dim:], dtype=v._dtype, device=v.device), True)
+        self._shape, self._strides = size, contiguous_strides(size)
+        return self
+
+    def sparse_resize_and_clear_(self, size, sparse_dim: int, dense_dim: int) -> SparseTensor:
+        """Empty this COO tensor (nnz 0), then `sparse_resize_` it to `size`."""
+        self.zero_()
+        return self.sparse_resize_(size, sparse_dim, dense_dim)
+
     def _set_parts(self, indices: Tensor, values: Tensor, coalesced: bool) -> None:
         """Replace the indices and values in place (the cached coalescing plan and CSR pattern go with them)."""
         self._sp_indices, self._sp_values, self._sp_coalesced = indices, values, coalesced
@@ -1297,15 +1416,16 @@ def _function_form(name: str, args: tuple, kwargs: dict):
 
 def _rebuild_coo(indices, values, size, coalesced, requires_grad):
     """Unpickle a COO tensor, validating its indices as the constructor does."""
-    return sparse_coo_tensor(indices, values, size, requires_grad=requires_grad, is_coalesced=coalesced)
+    return sparse_coo_tensor(indices, values, size, requires_grad=requires_grad, is_coalesced=coalesced,
+                             check_invariants=True)
 
 
 def _rebuild_csr(crow, col, values, size, requires_grad):
-    return sparse_csr_tensor(crow, col, values, size, requires_grad=requires_grad)
+    return sparse_csr_tensor(crow, col, values, size, requires_grad=requires_grad, check_invariants=True)
 
 
 def _rebuild_csc(ccol, row, values, size, requires_grad):
-    return sparse_csc_tensor(ccol, row, values, size, requires_grad=requires_grad)
+    return sparse_csc_tensor(ccol, row, values, size, requires_grad=requires_grad, check_invariants=True)
 
 
 def _linear(idx: np.ndarray, shape: tuple) -> np.ndarray:
@@ -1560,6 +1680,16 @@ def _sspaddmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> S
     return sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
+def _strided_dispatch_refusal(name: str):
+    def refuse(self: Tensor, *args):
+        """A strided tensor has no sparse resize or coalesced flag: PyTorch's dispatcher refusal."""
+        raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'CPU' backend. This could be "
+                                  "because the operator doesn't exist for this backend, or was omitted during the "
+                                  "selective/custom build process (if using custom build).")
+    refuse.__name__ = name
+    return refuse
+
+
 def _attach() -> None:
     from ember.core.methods import attach
 
@@ -1573,6 +1703,8 @@ def _attach() -> None:
     attach("sspaddmm", _sspaddmm)
     attach("sparse_dim", lambda self: 0)
     attach("dense_dim", lambda self: len(self._shape))
+    for name in ("sparse_resize_", "sparse_resize_and_clear_", "_coalesced_"):
+        attach(name, _strided_dispatch_refusal(name))
     coo, csr, csc = "sparse coordinate tensor", "sparse row compressed tensor", "sparse column compressed tensor"
     for name, wants in (("coalesce", coo), ("is_coalesced", coo), ("indices", coo), ("values", "sparse tensor"),
                         ("crow_indices", csr), ("col_indices", csr), ("ccol_indices", csc), ("row_indices", csc)):

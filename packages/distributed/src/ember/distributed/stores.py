@@ -200,14 +200,30 @@ class FileStore(Store):
         super().__init__()
         self.path = os.fspath(file_name)
         self.world_size = world_size
-        self._op("add", "refcount/", 1)  # PyTorch's own key: counted by num_keys, as there
+        self._file_op("add", "refcount/", 1)  # PyTorch's own key: counted by num_keys, as there
+
+    def __del__(self) -> None:
+        """PyTorch's cleanup: the handle that leaves no other open, once `world_size` (>= 0) handles have
+        closed, removes the file (best effort: one already gone, or removed by someone else, is left be)."""
+        if not os.path.exists(getattr(self, "path", "")):
+            return
+        try:
+            closed = self._file_op("add", "cleanup/", 1)
+            if self._file_op("add", "refcount/", -1) == 0 and 0 <= self.world_size <= closed:
+                os.remove(self.path)
+        except Exception:  # noqa: BLE001 - best effort, as PyTorch's; late at interpreter exit even `open` is gone
+            pass
 
     def _op(self, op: str, *args) -> object:
         user = {"set", "get", "add", "compare_set", "append", "delete_key"}
-        if op in user and args and args[0] != "refcount/":
+        if op in user and args:
             args = ("/" + args[0], *args[1:])
         elif op == "check":
             args = tuple("/" + k for k in args)
+        return self._file_op(op, *args)
+
+    def _file_op(self, op: str, *args) -> object:
+        """`op` on the file's table, under an exclusive lock; keys as stored (user keys already under "/")."""
         with open(self.path, "a+b") as f:
             fcntl.flock(f, fcntl.LOCK_EX)
             f.seek(0)

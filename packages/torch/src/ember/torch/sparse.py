@@ -10,6 +10,7 @@ import contextlib
 import warnings
 
 from ember.core import dtypes
+from ember.core import sparse as _sparse
 from ember.core.dispatch import node_name
 from ember.core.sparse import SparseTensor, sparse_coo_tensor
 from ember.core.sparse_ops import (
@@ -98,7 +99,8 @@ def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 class check_sparse_tensor_invariants(contextlib.ContextDecorator):
     """PyTorch's switch for checking sparse indices when a tensor is made: ember always checks them (its
-    kernels do not bounds-check), so this context and its `enable`/`disable` change nothing."""
+    kernels do not bounds-check), so this context and its `enable`/`disable` only record that the program chose,
+    which silences the constructors' "implicitly disabled" warning, as in PyTorch."""
 
     def __init__(self, enable: bool = True) -> None:
         self.enable = enable
@@ -110,12 +112,15 @@ class check_sparse_tensor_invariants(contextlib.ContextDecorator):
     @staticmethod
     def enable() -> None:
         """Checks are always on in ember."""
+        _sparse.invariants_chosen[0] = True
 
     @staticmethod
     def disable() -> None:
         """Checks stay on in ember: its kernels rely on them."""
+        _sparse.invariants_chosen[0] = True
 
     def __enter__(self):
+        _sparse.invariants_chosen[0] = True
         return self
 
     def __exit__(self, *exc) -> None:
@@ -153,13 +158,15 @@ class _LegacySparseType(type):
                           "torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).", UserWarning,
                           stacklevel=2)
             indices, values, *size = args
-            return sparse_coo_tensor(indices, values, tuple(size[0]) if size else None, dtype=cls.dtype, device=device)
+            return sparse_coo_tensor(indices, values, tuple(size[0]) if size else None, dtype=cls.dtype, device=device,
+                                     check_invariants=True)  # the legacy path gives only its own warning
         warnings.warn("torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
                       "torch.sparse_coo_tensor(shape, dtype=, device=).", UserWarning, stacklevel=2)
         from ember.core.creation import zeros
 
         size = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else tuple(args)
-        return sparse_coo_tensor(zeros((len(size), 0), dtype=dtypes.int64), zeros((0,), dtype=cls.dtype), size)
+        return sparse_coo_tensor(zeros((len(size), 0), dtype=dtypes.int64), zeros((0,), dtype=cls.dtype), size,
+                                 check_invariants=True)
 
     def __instancecheck__(cls, obj) -> bool:
         return isinstance(obj, SparseTensor) and obj.is_sparse and obj.dtype is cls.dtype

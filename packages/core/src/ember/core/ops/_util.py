@@ -37,6 +37,12 @@ def warn_once(message: str, category: type[Warning] = UserWarning) -> None:
         warn_at_caller(message, category)
 
 
+def internally(message: str, where: str) -> str:
+    """A warning PyTorch raises from C++ as it prints: its source location appended ("aten/src/ATen/native/
+    Cross.cpp:63": the file and line of PyTorch 2.13's own build)."""
+    return f"{message} (Triggered internally at /__w/pytorch/pytorch/{where}.)"
+
+
 _complex_to_real_warned = False
 
 
@@ -47,7 +53,8 @@ def warn_complex_to_real(src: dtypes.dtype, dst: dtypes.dtype) -> None:
     global _complex_to_real_warned
     if not _complex_to_real_warned and src.is_complex and not dst.is_complex and dst is not dtypes.bool:
         _complex_to_real_warned = True
-        warn_at_caller("Casting complex values to real discards the imaginary part")
+        warn_at_caller(internally("Casting complex values to real discards the imaginary part",
+                                  "aten/src/ATen/native/Copy.cpp:307"))
 
 
 def real_value(input: Tensor, value):

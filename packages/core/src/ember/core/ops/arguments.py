@@ -18,10 +18,11 @@ from collections.abc import Callable
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.ops.parser_errors import invalid_arguments, plausible
 from ember.core.tensor import Tensor
 
 __all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error",
-           "KEEPDIM_NEEDS_DIM", "keepdim_without_dim_error"]
+           "KEEPDIM_NEEDS_DIM", "keepdim_without_dim_error", "MOMENTS", "both_unbiased_and_correction"]
 
 _INTS = (int, np.integer, Tensor)  # a 0-d tensor is an int to PyTorch's parser; the function checks it further
 
@@ -106,8 +107,9 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
 
 # PyTorch's int arguments (its schema's names and kinds, in order after `self`) of the methods whose parser takes no
 # bool for them, where ember's ints would take True as 1: `methods.numpy_aliases` asks `bool_for_int` on each call of
-# a method named here that is given more than `self`. A name PyTorch overloads (`_OVERLOADED`) words its refusal
-# "received an invalid combination of arguments".
+# a method named here that is given more than `self`. A name PyTorch overloads (`_METHOD_OVERLOADS`, and split) words
+# its refusal "received an invalid combination of arguments" and lists the overloads (one only plausible overload by
+# argument count: that overload's own words).
 _I, _T = "int", "tuple of ints"
 INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "unsqueeze": (("dim", _I),), "flatten": (("start_dim", _I), ("end_dim", _I)), "unflatten": (("dim", _I),),
@@ -126,8 +128,48 @@ INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "repeat_interleave": (("repeats", _I), ("dim", _I)), "tensor_split": (("indices_or_sections", _T), ("dim", _I)),
     "movedim": (("source", _T), ("destination", _T)), "sort": (("dim", _I),), "argsort": (("dim", _I),),
 }
-_OVERLOADED = frozenset({"sum", "mean", "prod", "max", "min", "all", "any", "squeeze", "narrow", "split",
-                         "repeat_interleave", "tensor_split", "movedim", "sort", "argsort"})
+# PyTorch's overloads of the overloaded ones, as its parser prints them for the method (`self` left out); the
+# function's are the method's after "Tensor input, " with the `out=` of `_OUT` (torch.split is Python: none)
+_SORT = ["(*, bool stable, int dim = -1, bool descending = False)", "(int dim = -1, bool descending = False)"]
+_METHOD_OVERLOADS = {
+    "sum": ["(*, torch.dtype dtype = None)", "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "mean": ["(*, torch.dtype dtype = None)", "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "prod": ["(*, torch.dtype dtype = None)", "(int dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "max": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "all": ["()", "(tuple of ints dim = None, bool keepdim = False)", "(int dim, bool keepdim = False)"],
+    "any": ["()", "(tuple of ints dim = None, bool keepdim = False)", "(int dim, bool keepdim = False)"],
+    "squeeze": ["()", "(int dim)", "(tuple of ints dim)"],
+    "narrow": ["(int dim, Tensor start, int length)", "(int dim, int start, int length)"],
+    "repeat_interleave": ["(Tensor repeats, int dim = None, *, int output_size = None)",
+                          "(int repeats, int dim = None, *, int output_size = None)"],
+    "tensor_split": ["(tuple of ints indices, int dim = 0)", "(Tensor tensor_indices_or_sections, int dim = 0)",
+                     "(int sections, int dim = 0)"],
+    "movedim": ["(int source, int destination)", "(tuple of ints source, tuple of ints destination)"],
+    "sort": _SORT, "argsort": _SORT,
+}
+_T_OUT, _TS_OUT = "Tensor out = None", "tuple of Tensors out = None"
+_OUT = {"sum": [None, _T_OUT], "mean": [_T_OUT, _T_OUT], "prod": [None, _T_OUT], "max": [_T_OUT, _T_OUT, _TS_OUT],
+        "min": [_T_OUT, _T_OUT, _TS_OUT], "all": [_T_OUT] * 3, "any": [_T_OUT] * 3, "sort": [_TS_OUT, _TS_OUT],
+        "argsort": [_T_OUT, None]}
+
+
+def _function_overload(sig: str, out: str | None) -> str:
+    body = sig[1:-1]
+    if out is not None:
+        body = f"{body}, {out}" if "*" in body else f"{body}, *, {out}" if body else f"*, {out}"
+    return f"(Tensor input{', ' + body if body else ''})"
+
+
+def overload_options(op: str, function: bool) -> list[str] | None:
+    """PyTorch's printed overloads of the method or function `op`, or None where not overloaded or unknown."""
+    sigs = _METHOD_OVERLOADS.get(op)
+    if sigs is None or not function:
+        return sigs
+    sigs = [_function_overload(s, o) for s, o in zip(sigs, _OUT.get(op, [None] * len(sigs)))]
+    if op == "repeat_interleave":  # the function's own overload, without input
+        sigs.insert(1, "(Tensor repeats, *, int output_size = None)")
+    return sigs
 
 
 def _is_bool(v, kind: str) -> bool:
@@ -147,13 +189,16 @@ def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs
             break
     else:
         return None
-    if op in _OVERLOADED:
-        if op == "split":  # Tensor.split calls split(self, split_size, dim): PyTorch's parser sees all three
-            args = (None, args[0], *args[1:], *(0,) * (3 - len(args)))
-        got = ", ".join([_type_name(a) for a in args[0 if function else 1:]]
-                        + [f"{k}={_type_name(a)}" for k, a in kwargs.items()])
-        return TypeError(f"{op}() received an invalid combination of arguments - got ({got}"
-                         f"{', ' if kwargs and not function else ''}), but expected one of:")
+    if (options := overload_options(op, function)) is not None:
+        given = args[0 if function else 1:]
+        if len(plausible(options, len(given) + len(kwargs))) != 1:
+            return invalid_arguments(op, given, kwargs, options)
+        return _error(op, name, kind, v, i + function if i is not None else None)  # that overload's own words
+    if op == "split":  # Tensor.split calls split(self, split_size, dim): PyTorch's parser sees all three, by position
+        given = (args[0], *(args[1:] if len(args) > 1 else (kwargs.get("split_size"),)))
+        given = given + (kwargs.get("dim", 0),) * (3 - len(given))
+        return invalid_arguments(op, given, {}, ["(Tensor input, int split_size, int dim = 0)",
+                                                 "(Tensor input, tuple of ints split_size, int dim = 0)"])
     return _error(op, name, kind, v, i + function if i is not None else None)
 
 
@@ -165,31 +210,53 @@ NUMPY_REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "std", "var",
 def method_out_error(op: str, kwargs: dict) -> TypeError:
     """PyTorch's TypeError for the method `op` of `NUMPY_REDUCTIONS` given `out=` (numpy's reductions pass it): an
     unexpected `axis` where numpy gave one (sum, mean; max, min, prod for a number), `dim` None where max, min, prod
-    take an int, else the overloads matched none (the keywords as PyTorch's parser lists them, `axis` last)."""
+    take an int, else the overloads matched none (PyTorch's parser's words: `parser_errors`)."""
     axis = kwargs.get("axis", 0)
     if "axis" in kwargs and (op in ("sum", "mean") or op in ("max", "min", "prod") and kwargs.keys() <= {
             "axis", "dtype", "out"}):
         if op in ("sum", "mean") or axis is not None:
             return TypeError(f"{op}() got an unexpected keyword argument 'axis'")
         return TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
-    got = [f"{k}={_type_name(v)}" for k, v in sorted(kwargs.items()) if k != "axis"]
-    if "axis" in kwargs:
-        got.append(f"axis={_type_name(axis)}")
-    return TypeError(f"{op}() received an invalid combination of arguments - got ({', '.join(got)}, ), but expected "
-                     "one of:")
+    options = overload_options(op, False) or [o.format("") for o in _MOMENT_OVERLOADS]
+    fits = plausible(options, len(kwargs))
+    if len(fits) == 1:  # that overload's own words: the first keyword it does not take
+        names = {p.split(" = ")[0].rsplit(" ", 1)[-1] for p in fits[0][1:-1].split(", ")}
+        return TypeError(f"{op}() got an unexpected keyword argument '{next(k for k in kwargs if k not in names)}'")
+    return invalid_arguments(op, (), kwargs, options)
 
 
-# the reductions whose overloads take `keepdim` only beside a `dim` (`x.sum(keepdim=True)` matches none of them;
-# `x.sum(None, keepdim=True)` does)
-KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod", "max", "min"})
+# the reductions whose overloads take `keepdim` (True or False) only beside a `dim` (`x.sum(keepdim=True)` matches
+# none of them; `x.sum(None, keepdim=True)` does); median's and nanmedian's one overload with keepdim needs its dim
+KEEPDIM_NEEDS_DIM = frozenset({"sum", "mean", "prod", "max", "min", "median", "nanmedian"})
 
 
-def keepdim_without_dim_error(op: str, kwargs: dict, method: bool) -> TypeError:
-    """PyTorch's TypeError for `keepdim=True` given to `op` (of `KEEPDIM_NEEDS_DIM`) without a `dim`, the
+def keepdim_without_dim_error(op: str, kwargs: dict, method: bool, args: tuple = ()) -> TypeError:
+    """PyTorch's TypeError for `keepdim=` given to `op` (of `KEEPDIM_NEEDS_DIM`) without a `dim`, the
     keywords as its parser lists them (a method's after no positional argument, a function's after `Tensor`)."""
-    kws = [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
-    got = f"{', '.join(kws)}, " if method else ", ".join(["Tensor", *kws])
-    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:")
+    if op in ("median", "nanmedian"):
+        return TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+    return invalid_arguments(op, () if method else args, kwargs, overload_options(op, not method))
+
+
+# var, std, var_mean, std_mean: PyTorch's overloads take `unbiased` or `correction`, never both
+MOMENTS = frozenset({"var", "std", "var_mean", "std_mean"})
+_MOMENT_OVERLOADS = ["(tuple of ints dim, bool unbiased = True, bool keepdim = False{})",
+                     "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False{})",
+                     "(bool unbiased = True)"]
+
+
+def both_unbiased_and_correction(op: str, args: tuple, kwargs: dict, method: bool) -> TypeError | None:
+    """PyTorch's TypeError for `op` (of `MOMENTS`) given `correction=` and an `unbiased` (by keyword, after `dim`, or
+    a bool in dim's place) in the call `args` (`self`/`input` first) and `kwargs`, or None; its parser lists the
+    three overloads, a function's with `Tensor input` first (and std's and var's with `out`)."""
+    if "correction" not in kwargs or not ("unbiased" in kwargs or len(args) >= 3
+                                          or len(args) == 2 and args[1].__class__ is bool):
+        return None
+    out = ", *, Tensor out = None" if not method and op in ("var", "std") else ""
+    options = [o.format(out.replace(", *", "") if "*" in o else out) for o in _MOMENT_OVERLOADS]
+    if not method:
+        options = ["(Tensor input, " + o[1:] for o in options]
+    return invalid_arguments(op, args[1:] if method else args, kwargs, options)
 
 
 def refuse_out_with_grad(kernel: str, *inputs) -> None:

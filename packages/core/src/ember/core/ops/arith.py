@@ -16,6 +16,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import cast_error, int_value, scalar_as, warn_at_caller, warn_always
 from ember.core.ops.complex import ComplexNotSupported
+from ember.core.ops.parser_errors import invalid_arguments, overloads
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -50,19 +51,35 @@ _abs_.__name__ = _abs_.__qualname__ = "abs_"
 attach("abs_", _abs_)
 
 
-@method
+_LERP_METHOD = ["(Tensor end, Tensor weight)", "(Tensor end, Number weight)"]
+_LERP_FUNCTION = ["(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)",
+                  "(Tensor input, Tensor end, Number weight, *, Tensor out = None)"]
+
+
+def _lerp_invalid(args: tuple, kwargs: dict) -> bool:
+    """Whether (input, end, weight), given by position or keyword, match neither of PyTorch's lerp overloads."""
+    end = args[1] if len(args) > 1 else kwargs.get("end")
+    weight = args[2] if len(args) > 2 else kwargs.get("weight")
+    return not (isinstance(args[0] if args else kwargs.get("input"), Tensor) and isinstance(end, Tensor)
+                and isinstance(weight, Tensor | numbers.Number))
+
+
+@method(function_form=overloads("lerp", _LERP_FUNCTION, _lerp_invalid),
+        method_form=overloads("lerp", _LERP_METHOD, _lerp_invalid, method=True))
 def lerp(input, end, weight, *, out=None) -> Tensor:
     """`input + weight * (end - input)`; a tensor weight is PyTorch's second overload (LerpBackward1)."""
-    if not (isinstance(input, Tensor) and isinstance(end, Tensor) and isinstance(weight, Tensor | numbers.Number)):
-        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (input, end, weight))
-        raise TypeError(f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                        " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
-                        " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
     r = ew.lerp(input, end, weight, out=out)
     return node_name(r, "LerpBackward0", "LerpBackward1") if isinstance(weight, Tensor) else r
 
 
-inplace(lerp, "lerp_")
+def lerp_(self: Tensor, *args, **kwargs) -> Tensor:
+    """`x.lerp_(end, weight)`: `lerp(x, end, weight, out=x)`; refusals name the method, as PyTorch's."""
+    if _lerp_invalid((self, *args), kwargs):
+        raise invalid_arguments("lerp_", args, kwargs, _LERP_METHOD)
+    return lerp(self, *args, **kwargs, out=self)
+
+
+attach("lerp_", lerp_)
 
 greater, greater_equal, less, less_equal, not_equal = ew.gt, ew.ge, ew.lt, ew.le, ew.ne
 for _alias, _op in (("greater", ew.gt), ("greater_equal", ew.ge), ("less", ew.lt), ("less_equal", ew.le),

@@ -530,7 +530,6 @@ def _check_output_size(output_size: int | None, total: int) -> None:
         raise RuntimeError("allocated size does not match required size")
 
 
-@numpy_aliases
 def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each element (or slice along `dim`) `repeats` times (an int or one count per element).
 
@@ -590,7 +589,8 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
     return index_select(x, d, idx)
 
 
-attach("repeat_interleave", repeat_interleave)
+attach("repeat_interleave", repeat_interleave)  # the method; the function's refusal lists its own overloads
+repeat_interleave = numpy_aliases(repeat_interleave, "repeat_interleave", function=True)
 
 
 # --- triangles and diagonals ----------------------------------------------------------------

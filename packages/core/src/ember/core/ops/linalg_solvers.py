@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 
 import numpy as np
 from ember.core import dtypes
@@ -15,8 +16,9 @@ from ember.core.dispatch import declare, node_name
 from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import normalize_dims, warn_once, wrap
+from ember.core.ops._util import internally, normalize_dims, warn_once, wrap
 from ember.core.ops.arguments import parsed
+from ember.core.ops.parser_errors import overloads
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _c_name, _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
@@ -668,24 +670,29 @@ def _pinv_any(A, atol=None, rtol=None, hermitian=False):
     return _matmul(ew.mul(_mH(vh), S.unsqueeze(sinv, -2)), _mH(u))
 
 
-_PINV_SIGNATURES = (
-    " * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)\n"
-    " * (Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)\n"
-    " * (Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)\n"
-    " * (Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)\n")
+def _tolerance_overloads(old: str) -> list[str]:
+    """PyTorch's four overloads of pinv / matrix_rank: atol and rtol (tensors or floats), or the older `old`."""
+    return [f"(Tensor input, *, {k} atol = None, {k} rtol = None, bool hermitian = False, Tensor out = None)"
+            for k in ("Tensor", "float")] + [f"(Tensor input, {k} {old}, bool hermitian = False, *, Tensor out = None)"
+                                             for k in ("Tensor", "float")]
 
 
+def _old_with_new(old: str) -> Callable[[tuple, dict], bool]:
+    """Whether a call mixes the older tolerance `old` (positional or keyword) with atol/rtol, or passes too many
+    positional arguments: no overload of PyTorch's takes it."""
+    def invalid(args: tuple, kwargs: dict) -> bool:
+        with_old = len(args) > 1 or old in kwargs
+        return (with_old and ("atol" in kwargs or "rtol" in kwargs) or len(args) > 3
+                or len(args) > 1 and old in kwargs)
+    return invalid
+
+
+@overloads("linalg_pinv", _tolerance_overloads("rcond"), _old_with_new("rcond"))
 def pinv(A: Tensor, *args, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Tensor:
     """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
     with `hermitian`, from the eigendecomposition of A's lower triangle (|eigenvalues| against the cutoff),
     as PyTorch. PyTorch's older overload `pinv(A, rcond, hermitian=False)` takes `rcond` as `rtol` with `atol=0`."""
     given = rcond is not None or bool(args)
-    if given and (atol is not None or rtol is not None) or len(args) > 2 or args and rcond is not None:
-        got = ", ".join(["Tensor", *(type(v).__name__ for v in args),
-                         *(f"{k}={type(v).__name__}" for k, v in (("atol", atol), ("rtol", rtol), ("rcond", rcond))
-                           if v is not None)])
-        raise TypeError(f"linalg_pinv() received an invalid combination of arguments - got ({got}), but expected one "
-                        f"of:\n{_PINV_SIGNATURES}")
     if given:
         rcond, hermitian = (*args, hermitian)[:2] if args else (rcond, hermitian)
         atol, rtol = 0.0, rcond
@@ -696,13 +703,11 @@ def pinv(A: Tensor, *args, atol=None, rtol=None, hermitian: bool = False, rcond=
     return _pinv(A, atol, rtol, hermitian)
 
 
+@overloads("linalg_matrix_rank", _tolerance_overloads("tol"), _old_with_new("tol"))
 def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The number of singular values (|eigenvalues| of A's lower triangle with `hermitian`) above the
     cutoff, per matrix (int64); PyTorch's older overload's `tol` is `atol` with `rtol=0`."""
     if tol is not None:
-        if atol is not None or rtol is not None:
-            raise TypeError("linalg_matrix_rank() received an invalid combination of arguments - got tol with "
-                            "atol or rtol; tol is the absolute tolerance (atol=tol, rtol=0)")
         atol, rtol = tol, 0.0
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
@@ -840,9 +845,10 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product along `dim` (None: the first dim of size 3, PyTorch's deprecated default, which warns
     once as PyTorch's does)."""
     if dim is None:
-        warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
-                  "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
-                  "that of linalg.cross in a future release.")
+        warn_once(internally("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
+                             "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+                             "change to agree with that of linalg.cross in a future release.",
+                             "aten/src/ATen/native/Cross.cpp:63"))
         dim = next((i for i, n in enumerate(input._shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")

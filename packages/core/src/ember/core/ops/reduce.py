@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import contextvars
+import functools
 import math
 
 import numpy as np
@@ -23,6 +24,7 @@ from ember.core.ops import numba_rows
 from ember.core.ops._util import (check_dtype_arg, cpp_type_name, index_arg, normalize_dims, shape_error,
                                   warn_at_caller, wrap, write_out)
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
+from ember.core.ops.parser_errors import overloads
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type, return_types
 from ember.core.tensor import Tensor
@@ -717,7 +719,7 @@ def _complex_moment_mean(input: Tensor, dim, keepdim: bool) -> Tensor:
     return view_as_complex(_mean(pairs, _dims(dim, input, "mean"), keepdim, None))
 
 
-@numpy_aliases
+@functools.partial(numpy_aliases, name="var_mean")
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(var, mean)` over `dim` in one pass over the data."""
@@ -727,7 +729,7 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     return _var_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var_mean"))
 
 
-@numpy_aliases
+@functools.partial(numpy_aliases, name="std_mean")
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(std, mean)` over `dim` in one pass over the data."""
@@ -876,7 +878,14 @@ def _count_nonzero_cpu(x, dims):
     return wrap(np.asarray(np.count_nonzero(x._np(), axis=dims), np.int64))
 
 
-@method
+def _count_nonzero_overloads(as_method: bool):
+    """PyTorch's parser refusal of a keyword other than `dim` (`keepdim=`), worded for the method or the function."""
+    options = ["(int dim = None)", "(tuple of ints dim)"]
+    return overloads("count_nonzero", options if as_method else ["(Tensor input, " + o[1:] for o in options],
+                     lambda args, kwargs: bool(kwargs.keys() - {"dim", "input"}), method=as_method)
+
+
+@method(function_form=_count_nonzero_overloads(False), method_form=_count_nonzero_overloads(True))
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """The number of nonzero elements over `dim` (int, tuple or None)."""
     return _count_nonzero(input, _dims(dim, input, "count_nonzero"))

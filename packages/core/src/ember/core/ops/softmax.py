@@ -541,7 +541,6 @@ def _empty_like(x: Tensor) -> Tensor:
     return empty(x.shape, dtype=x.dtype, device=x.device)
 
 
-@numpy_aliases
 def softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`exp(x) / sum(exp(x), dim)`, computed stably, as `torch.softmax` (`dim` required; the implicit dim is
     `torch.nn.functional.softmax`'s).
@@ -572,7 +571,6 @@ def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return safe_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
-@numpy_aliases
 def log_softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`x - logsumexp(x, dim)`, as `torch.log_softmax` (`dim` required; the implicit dim is
     `torch.nn.functional.log_softmax`'s).
@@ -597,8 +595,12 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
+# the methods (attach adds numpy's aliases and the bool-for-dim refusal), then the functions, whose refusal counts
+# positions from `input`
 attach("softmax", softmax)
 attach("log_softmax", log_softmax)
+softmax = numpy_aliases(softmax, "softmax", function=True)
+log_softmax = numpy_aliases(log_softmax, "log_softmax", function=True)
 
 _REDUCTIONS = ("none", "mean", "sum")
 

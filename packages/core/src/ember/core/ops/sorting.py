@@ -24,6 +24,7 @@ from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, int_param, prepare_out, wrap, write_out
 from ember.core.ops.arguments import _type_name
+from ember.core.ops.parser_errors import overloads
 from ember.core.ops.reduce import NO_DIM, _one_dim, check_out_dtypes, required_dim, return_types
 from ember.core.tensor import Tensor
 
@@ -50,8 +51,10 @@ def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str, layout=None):
 
 def _pair_out_dtypes(input: Tensor, out, op: str) -> None:
     """PyTorch's refusal of `(values, indices)` out= tensors of another dtype than input's and int64, in each op's
-    own words (its kernels check them separately; ember's would cast)."""
-    for o, want, what in zip(out, (input._dtype, dtypes.int64), ("values", "indices")):
+    own words (its kernels check them separately; ember's would cast). Values are checked first, but median's and
+    nanmedian's kernels check the indices first."""
+    checks = list(zip(out, (input._dtype, dtypes.int64), ("values", "indices")))
+    for o, want, what in checks[::-1] if op in ("median", "nanmedian") else checks:
         if o._dtype is want:
             continue
         got, name = dtypes.TORCH_NAMES[o._dtype.name], dtypes.TORCH_NAMES[want.name]
@@ -231,7 +234,7 @@ def _argsort_method(self, *args, stable: bool | None = None, dim: int = -1, desc
     return argsort(self, *args, stable=stable, dim=dim, descending=descending)
 
 
-sort, argsort = numpy_aliases(sort, "sort"), numpy_aliases(argsort, "argsort")
+sort, argsort = numpy_aliases(sort, "sort", function=True), numpy_aliases(argsort, "argsort", function=True)
 for _name, _fn in (("sort", _sort_method), ("argsort", _argsort_method)):
     _fn.__name__, _fn.__qualname__ = _name, f"Tensor.{_name}"
     attach(_name, _fn)
@@ -964,7 +967,19 @@ def _quantile_out(r: Tensor, out: Tensor | None) -> Tensor:
     return S.copy_(out, r)
 
 
-@method
+def _q_overloads(op: str, as_method: bool):
+    """PyTorch's parser refusal of a q that is neither a float nor a tensor, worded for the function or the method."""
+    head, tail = ("", "") if as_method else ("Tensor input, ", ", Tensor out = None")
+    options = [f"({head}{k} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\"{tail})"
+               for k in ("Tensor", "float")]
+
+    def invalid(args: tuple, kwargs: dict) -> bool:
+        q = args[1] if len(args) > 1 else kwargs.get("q", 0.0)
+        return not isinstance(q, Tensor | numbers.Real)
+    return overloads(op, options, invalid, method=as_method)
+
+
+@method(function_form=_q_overloads("quantile", False), method_form=_q_overloads("quantile", True))
 @composite("quantile")
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
@@ -977,7 +992,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
     return _quantile_out(_quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out)
 
 
-@method
+@method(function_form=_q_overloads("nanquantile", False), method_form=_q_overloads("nanquantile", True))
 @composite("nanquantile")
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:

@@ -405,7 +405,8 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     if index._dtype not in (dtypes.int64, dtypes.int32):  # a float index would be truncated silently
         name = dtypes.TORCH_NAMES.get(index._dtype.name, index._dtype.name)
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {name}")
-    _util.warn_once("index_reduce() is in beta and the API may change at any time.")
+    _util.warn_once(_util.internally("index_reduce() is in beta and the API may change at any time.",
+                                     "aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523"))
     if input._dtype is dtypes.bool or input._dtype.is_complex:  # PyTorch's CPU kernels take neither
         kernel = "index_func_" if include_self else "index_reduce_func_exclude_input_init"
         raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")

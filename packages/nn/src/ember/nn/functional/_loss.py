@@ -195,7 +195,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """target * (log target - input) with `input` log-probabilities; `reduction="batchmean"` divides
-    the sum by the batch size (the mathematically correct KL)."""
+    the sum by the batch size (the mathematically correct KL). As PyTorch's, an explicit 'mean' warns before the
+    inputs are checked and an unknown reduction raises first; the legacy arguments do neither."""
+    if size_average is None and reduce is None:
+        if reduction == "mean":
+            warn_at_caller("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                           "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                           "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+        if reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError(f"{reduction} is not a valid value for reduction")
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.is_complex() or target.is_complex():
         raise RuntimeError("kl_div: Complex inputs not supported.")
@@ -207,10 +215,6 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
         loss = ea.xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() else loss.sum()
-    if reduction == "mean":
-        warn_at_caller("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
     return _reduce(loss, reduction)
 
 

@@ -1,0 +1,55 @@
+"""PyTorch's "invalid combination of arguments" TypeError: the keyword order of its C++ map (checked against
+libstdc++'s own iteration order, recorded) and the overload lines, against PyTorch 2.13's messages."""
+
+import pytest
+
+import ember.core as E
+from ember.core.ops.parser_errors import kwargs_order
+
+
+def test_keywords_follow_libstdcxx_unordered_map_order():
+    # orders printed by a g++ 13 program iterating std::unordered_map<std::string, int> after these insertions
+    assert kwargs_order(["correction", "unbiased"]) == ["unbiased", "correction"]
+    assert kwargs_order(["unbiased", "correction"]) == ["correction", "unbiased"]
+    assert kwargs_order(["dim", "correction", "unbiased"]) == ["unbiased", "correction", "dim"]
+    assert kwargs_order(list("abcdefghijklmno")) == list("oabhndkcifgejlm")  # past 13 keys: rehashed to 29
+    keys = ["dim", "keepdim", "dtype", "out", "correction", "unbiased", "tol", "atol", "rtol", "rcond", "hermitian",
+            "interpolation"]
+    assert kwargs_order(keys) == ["hermitian", "rcond", "rtol", "atol", "tol", "unbiased", "correction",
+                                  "interpolation", "out", "dtype", "keepdim", "dim"]  # shared buckets keep together
+
+
+def test_unbiased_with_correction_lists_the_overloads_as_pytorch():
+    x = E.zeros(3, 2)
+    method = (" * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n{}"
+              " * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
+              " * (bool unbiased = True)\n")
+    with pytest.raises(TypeError) as e:
+        x.std(0, correction=0, unbiased=True)
+    assert str(e.value) == (
+        "std() received an invalid combination of arguments - got (int, unbiased=bool, correction=int), but expected "
+        "one of:\n" + method.format("      didn't match because some of the keywords were incorrect: unbiased, "
+                                    "correction\n"))
+    with pytest.raises(TypeError) as e:
+        x.var(unbiased=True, correction=0)
+    assert str(e.value) == ("var() received an invalid combination of arguments - got (correction=int, unbiased=bool, "
+                            "), but expected one of:\n" + method.format(""))
+    with pytest.raises(TypeError) as e:
+        E.std(x, (0,), True, correction=0, keepdim=True)
+    assert str(e.value) == (
+        "std() received an invalid combination of arguments - got (Tensor, tuple, bool, keepdim=bool, correction=int), "
+        "but expected one of:\n"
+        " * (Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)\n"
+        " * (Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, "
+        "Tensor out = None)\n"
+        " * (Tensor input, bool unbiased = True)\n")
+    with pytest.raises(TypeError) as e:
+        E.var_mean(x, dim=0, correction=1, unbiased=True)
+    assert str(e.value) == (
+        "var_mean() received an invalid combination of arguments - got (Tensor, unbiased=bool, correction=int, "
+        "dim=int), but expected one of:\n"
+        " * (Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+        "      didn't match because some of the keywords were incorrect: unbiased, correction\n"
+        " * (Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n"
+        " * (Tensor input, bool unbiased = True)\n")
+    assert x.var(0, correction=0).tolist() == [0.0, 0.0] and x.std(True).item() == 0.0  # one of the two computes
