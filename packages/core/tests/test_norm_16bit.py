@@ -35,3 +35,16 @@ def test_16bit_instance_norm_applies_its_affine_inside_the_batch_norm():
                                     [0.95263671875, -1.1083984375, -1.8623046875],
                                     [-2.255859375, -0.7255859375, 2.41796875]]
 
+
+
+def test_16bit_group_norm_applies_scale_and_shift_in_float32_once():
+    x = (E.sin(E.arange(2 * 4 * 30, dtype=E.float32) * 1.3) * 3 + 1.5).reshape(2, 4, 30)
+    w, b = E.tensor([0.7, 1.2, 1.9, -0.4]), E.tensor([0.1, -0.2, 0.3, 0.05])
+    bf = E.group_norm(x.bfloat16(), 2, w.bfloat16(), b.bfloat16())
+    assert bf.dtype is E.bfloat16
+    assert bf.float().sum().item() == 18.818408966064453
+    assert bf[1, :, :3].tolist() == [[-0.765625, 0.328125, 1.1015625], [0.19140625, 1.5234375, 0.3515625],
+                                     [2.921875, 1.078125, -1.984375], [-0.1142578125, 0.53125, 0.490234375]]
+    h = E.group_norm(x.half(), 2, w.half(), b.half())
+    assert h.float().sum().item() == 18.814043045043945
+    assert h[1, 0, :3].tolist() == [-0.76513671875, 0.328369140625, 1.1025390625]

@@ -381,8 +381,22 @@ def _group_norm_cpu(input, weight, bias, num_groups, eps):
     x = input._np()
     xg = _grouped(x, num_groups)
     mean, rstd = _rows_norm(xg, 1, eps)
-    out = ((xg - mean) * rstd).astype(x.dtype).reshape(x.shape)
     bs = _bshape(x)
+    if x.dtype.char in "eE" and (weight is not None or bias is not None):
+        # PyTorch's 16-bit kernel: x * scale + shift in float32 per channel, rounded once
+        f32, n, c = np.float32, x.shape[0], x.shape[1]
+        per_ch = (n, num_groups, c // num_groups)
+        scale = np.broadcast_to(rstd.reshape(n, num_groups, 1).astype(f32), per_ch)
+        if weight is not None:
+            scale = scale * weight._np().astype(f32).reshape(1, num_groups, -1)
+        shift = -scale * mean.reshape(n, num_groups, 1).astype(f32)
+        if bias is not None:
+            shift = shift + bias._np().astype(f32).reshape(1, num_groups, -1)
+        xc = x.reshape(n, c, -1).astype(f32)
+        out = (xc * scale.reshape(n, c, 1) + shift.reshape(n, c, 1)).astype(x.dtype).reshape(x.shape)
+        return wrap(out), wrap(mean.reshape(n, num_groups).astype(x.dtype)), \
+            wrap(rstd.reshape(n, num_groups).astype(x.dtype))
+    out = ((xg - mean) * rstd).astype(x.dtype).reshape(x.shape)
     if weight is not None:
         out *= weight._np().reshape(bs)
     if bias is not None:
