@@ -284,7 +284,15 @@ averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggre
 DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP
 mechanisms, top-k/QSGD/sign-SGD compression, personalised heads and Ditto, Dirichlet and shard splits, robust
 aggregation with cdist Krum, split learning across detach(), foreach and asynchronous aggregation, vmap-simulated
-clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans)."""
+clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans).
+
+Medical imaging (`med_*`: a 3-D U-Net with InstanceNorm3d and ConvTranspose3d, soft/generalized Dice, Tversky and
+focal losses over one_hot + permute, class-weighted voxel cross entropy with ignore_index and label smoothing in
+float32/bfloat16/float16, CT windowing with amin/amax and quantile, 3-D crops, flips and rot90, sliding-window
+inference with Gaussian weighting and 3-D padding, trilinear/nearest-exact resampling with registration by
+grid_sample, max_pool3d morphology and connected components, Hausdorff/HD95 via cdist with sensitivity and
+specificity, CPU autocast and bf16 models, 3-D norm layers at 16 bits, deep supervision with PolynomialLR, patch
+loaders, MRI reconstruction with centred FFTs, and test-time augmentation with tracing)."""
 
 from __future__ import annotations
 
