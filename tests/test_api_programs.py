@@ -302,7 +302,15 @@ and pseudo-Huber, DDIM spacings with dynamic thresholding and inversion, sliced 
 is_grads_batched, AdamW no-decay groups with SequentialLR and get_total_norm clipping, checkpointed blocks, DiT
 adaLN-Zero with unfold patchify, D3PM transition matrices, discretized-Gaussian VLBs, classifier guidance under
 inference_mode, per-sample generator latents, bfloat16 autocast around a VAE posterior, compiled samplers,
-RePaint inpainting, and bit-exact training resumes)."""
+RePaint inpainting, and bit-exact training resumes).
+
+Medical imaging (`med_*`: a 3-D U-Net with InstanceNorm3d and ConvTranspose3d, soft/generalized Dice, Tversky and
+focal losses over one_hot + permute, class-weighted voxel cross entropy with ignore_index and label smoothing in
+float32/bfloat16/float16, CT windowing with amin/amax and quantile, 3-D crops, flips and rot90, sliding-window
+inference with Gaussian weighting and 3-D padding, trilinear/nearest-exact resampling with registration by
+grid_sample, max_pool3d morphology and connected components, Hausdorff/HD95 via cdist with sensitivity and
+specificity, CPU autocast and bf16 models, 3-D norm layers at 16 bits, deep supervision with PolynomialLR, patch
+loaders, MRI reconstruction with centred FFTs, and test-time augmentation with tracing)."""
 
 from __future__ import annotations
 

@@ -268,6 +268,17 @@ def test_conv_errors_use_pytorchs_messages():
         E.conv2d(E.zeros(1, 3, 5, 5), w, E.zeros(64, dtype=E.float64))
     with pytest.raises(RuntimeError, match=r"^expected scalar type Long but found Float$"):
         E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.int64), w)
+    # a bfloat16 CPU input is oneDNN's (PyTorch 2.13 on AVX-512), which names the legacy types; its bias check first
+    for conv, weight in ((E.conv2d, w), (E.conv3d, E.zeros(2, 3, 1, 1, 1)), (E.conv_transpose3d, E.zeros(3, 2, 1, 1, 1))):
+        x = E.zeros((1, 3) + (5,) * (weight.ndim - 2), dtype=E.bfloat16)
+        with pytest.raises(RuntimeError, match=r"^Input type \(CPUBFloat16Type\) and weight type \(torch\.FloatTensor\) "
+                                               r"should be the same or input should be a MKLDNN tensor and weight is a "
+                                               r"dense tensor$"):
+            conv(x, weight)
+    with pytest.raises(RuntimeError, match=r"^Input type \(c10::BFloat16\) and bias type \(float\) should be the same$"):
+        E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.bfloat16), w.bfloat16(), E.zeros(64))
+    with pytest.raises(RuntimeError, match=r"^expected scalar type Half but found Float$"):
+        E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.float16), w)
     with pytest.raises(RuntimeError, match="padding='same' is not supported for strided convolutions"):
         E.conv2d(E.zeros(1, 3, 5, 5), w, padding="same", stride=2)
     with pytest.raises(RuntimeError, match="Invalid padding string: 'full'"):

@@ -538,3 +538,25 @@ def test_cpu_lists_cover_attention_contractions_distances_and_samplers_as_pytorc
             assert got[k].dtype.name == str(want[k].dtype)[6:], (k, low)
         for k in ("sdpa", "sdpa3"):  # float32 inside, rounded once
             np.testing.assert_allclose(got[k].float().numpy(), want[k].float().numpy(), atol=2 ** -7)
+
+
+def test_cpu_autocast_runs_3d_pools_and_pads_in_pytorchs_dtypes():
+    # PyTorch 2.13's CPU list: the 3-D pools (and fractional max pools, lp_pool3d through avg_pool3d), max_unpool,
+    # replication pads and the 1-D/2-D reflection pads in float32; reflection_pad3d, 2-D pools and upsampling as given
+    x = E.tensor(np.random.default_rng(0).standard_normal((2, 2, 4, 4, 4)).astype(np.float32)).bfloat16()
+    want = {"avg_pool3d": "float32", "max_pool3d": "float32", "adaptive_avg_pool3d": "float32",
+            "adaptive_max_pool3d": "float32", "lp_pool3d": "float32", "fractional_max_pool3d": "float32",
+            "fractional_max_pool2d": "float32", "replicate3d": "float32", "reflect2d": "float32",
+            "reflect3d": "bfloat16", "max_pool2d": "bfloat16", "trilinear": "bfloat16"}
+    with E.autocast("cpu"):
+        got = {"avg_pool3d": F.avg_pool3d(x, 2), "max_pool3d": F.max_pool3d(x, 2),
+               "adaptive_avg_pool3d": F.adaptive_avg_pool3d(x, 2), "adaptive_max_pool3d": F.adaptive_max_pool3d(x, 2),
+               "lp_pool3d": F.lp_pool3d(x, 2, 2), "fractional_max_pool3d": F.fractional_max_pool3d(x, 2, output_size=2),
+               "fractional_max_pool2d": F.fractional_max_pool2d(x[0], 2, output_size=2),
+               "replicate3d": F.pad(x, (1,) * 6, mode="replicate"), "reflect2d": F.pad(x[0], (1,) * 4, mode="reflect"),
+               "reflect3d": F.pad(x, (1,) * 6, mode="reflect"), "max_pool2d": F.max_pool2d(x[0], 2),
+               "trilinear": F.interpolate(x, scale_factor=2, mode="trilinear")}
+    assert {k: v.dtype.name for k, v in got.items()} == want
+    assert E.equal(got["max_pool3d"], F.max_pool3d(x.float(), 2))
+    with pytest.raises(NotImplementedError, match="\"avg_pool3d_out_frame\" not implemented for 'BFloat16'"):
+        F.avg_pool3d(x, 2)  # outside the region PyTorch's CPU kernel has no bfloat16

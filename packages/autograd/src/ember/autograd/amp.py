@@ -67,7 +67,9 @@ _POLICIES: dict[str, dict[str, str]] = {
                                  "linalg_vecdot", "scaled_dot_product_attention"), _LOWER),
         "mv": _AS_IS, "einsum": _EINSUM_CPU,
         **dict.fromkeys(_LOSSES + _LINALG + ("binary_cross_entropy", "prod", "trace", "cdist", "grid_sampler", "polar",
-                                             "quantile", "nanquantile", "max_unpool", "pad_nd"), _FP32),
+                                             "quantile", "nanquantile", "max_unpool", "pad_nd", "max_pool3d",
+                                             "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+                                             "fractional_max_pool"), _FP32),
         **dict.fromkeys(("layer_norm", "group_norm", "batch_norm"), _FP32_KEEP),
         **dict.fromkeys(("cat", "index_copy"), _PROMOTE),
     },
@@ -203,14 +205,17 @@ def _restore_dtype(kind: str, first, dev: str, result):
 
 def _cpu_kind(name: str, kind: str | None, args: tuple) -> str | None:
     """The CPU list's entries that depend on the call: PyTorch casts einsum only where it contracts through bmm (an
-    index shared by operands and summed), and pads to float32 only in the reflect and replicate modes."""
+    index shared by operands and summed), and pads to float32 only in the replicate mode and the reflect mode
+    of one or two dims (it lists no reflection_pad3d)."""
     if name == "einsum" and args and isinstance(args[0], str):
         ins, _, out = args[0].replace(" ", "").partition("->")
         terms = [set(t) - {"."} for t in ins.split(",")]
         shared = {c for i, t in enumerate(terms) for c in t if any(c in u for u in terms[i + 1:])}
         return kind if shared - set(out) else None
     if name == "pad_nd":
-        return kind if len(args) > 2 and args[2] in ("reflect", "replicate") else None
+        if len(args) > 2 and (args[2] == "replicate" or args[2] == "reflect" and len(args[1]) <= 4):
+            return kind
+        return None
     return kind
 
 

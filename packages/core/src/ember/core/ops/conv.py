@@ -991,7 +991,7 @@ def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias, nd: int, dilatio
             raise NotImplementedError(f"\"slow_conv_transpose{3 if nd == 3 else 2}d_out_cpu\" not implemented for "
                                       f"'{names[x.name]}'")
         if weight._dtype is not x:
-            raise ConvDtypeError(f"expected scalar type {names[x.name]} but found {names[weight._dtype.name]}")
+            _refuse_weight_dtype(input, weight)
         if bias is not None and bias._dtype is not x:
             if nd == 3:
                 raise ConvDtypeError(f"expected scalar type {names[x.name]} but found {names[bias._dtype.name]}")
@@ -1009,7 +1009,19 @@ def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias, nd: int, dilatio
             kernel = "slow_conv_dilated<>" if dilated else "compute_columns3d" if nd == 3 else "slow_conv2d_cpu"
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{names[x.name]}'")
     if weight._dtype is not x:
-        raise ConvDtypeError(f"expected scalar type {names[x.name]} but found {names[weight._dtype.name]}")
+        _refuse_weight_dtype(input, weight)
+
+
+def _refuse_weight_dtype(input: Tensor, weight: Tensor) -> None:
+    """A weight of another dtype than the input, in PyTorch's words: a bfloat16 CPU input goes to oneDNN (on the
+    AVX-512 CPUs PyTorch's stored outputs come from), whose check names the legacy tensor types."""
+    names = dtypes.TORCH_NAMES
+    if input._dtype is dtypes.bfloat16 and input.device.type == "cpu":
+        from ember.core.ops.layout import type as _type_name
+
+        raise ConvDtypeError(f"Input type (CPUBFloat16Type) and weight type ({_type_name(weight)}) should be the "
+                             f"same or input should be a MKLDNN tensor and weight is a dense tensor")
+    raise ConvDtypeError(f"expected scalar type {names[input._dtype.name]} but found {names[weight._dtype.name]}")
 
 
 def _integer_conv(op: str, input: Tensor, weight: Tensor, bias, stride, padding, dilation, groups: int,

@@ -75,10 +75,13 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
         n = x.shape[0] * x.shape[2]
         mean, var = np.empty(c), np.empty(c)
         numba_nn.channel_stats()(x, mean, var)
+        bf16 = input._dtype is dtypes.bfloat16 and _param_dtype(input, weight, bias, running_mean, running_var) \
+            is dtypes.bfloat16
         for t, v in ((running_mean, mean), (running_var, var * n / max(n - 1, 1))):
             if t is not None:
                 r = t._np()  # in float64, rounded once (numpy would round a 16-bit one at every step)
-                r[...] = (1 - momentum) * r.astype(np.float64) + momentum * v
+                r[...] = _bf16_running(r, mean, var, n, momentum, t is running_var) if bf16 else \
+                    (1 - momentum) * r.astype(np.float64) + momentum * v
                 t._storage.bump()
     else:
         mean = running_mean._np().astype(np.float64)
@@ -95,12 +98,29 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
         wrap(invstd.astype(sdt))
 
 
+def _bf16_running(r: np.ndarray, mean: np.ndarray, var: np.ndarray, n: int, momentum: float, is_var: bool):
+    """A bfloat16 running statistic updated as PyTorch's all-bfloat16 CPU kernel does: momentum, the batch mean
+    and the variance sum in bfloat16, each product and sum rounded to it but the variance's momentum term float's."""
+    bt, f32 = r.dtype.type, np.float32
+    mom = bt(momentum)
+    keep = (bt(1) - mom) * r  # bfloat16 * bfloat16, rounded
+    if not is_var:
+        return mom * mean.astype(r.dtype) + keep
+    unbiased = ((var * n).astype(r.dtype) / bt(n - 1)).astype(f32)
+    return f32(mom) * unbiased + keep.astype(f32)
+
+
 def _batch_norm_16bit(input, x, weight, bias, mean, var, invstd, training, eps, sdt) -> tuple:
     """PyTorch's float16/bfloat16 CPU batch norm: the batch statistics are stored in the parameters' dtype
     (rounded, when that is the 16-bit one) and used from there, the eval invstd is float32's; the output is
     `x * alpha + beta` in float32 with `alpha = invstd * weight`, `beta = bias - mean * alpha`, rounded once."""
     f32 = np.float32
     save_mean, save_invstd = mean.astype(sdt), invstd.astype(sdt)
+    low = sdt == input._dtype.np == np.dtype(dtypes.bfloat16.np)  # no float32 parameter: the statistics live in the 16-bit dtype
+    if training and low:  # PyTorch's var_sum / n in the 16-bit type (n rounded to it too), then float32's invstd
+        n = x.shape[0] * x.shape[2]
+        biased = ((var * n).astype(sdt) / sdt.type(n)).astype(sdt)
+        save_invstd = (f32(1) / np.sqrt(biased.astype(f32) + f32(eps))).astype(sdt)
     m = save_mean.astype(f32)
     inv = save_invstd.astype(f32) if training else f32(1) / np.sqrt(var.astype(f32) + f32(eps))
     alpha = inv * weight._np().astype(f32) if weight is not None else inv
@@ -361,8 +381,22 @@ def _group_norm_cpu(input, weight, bias, num_groups, eps):
     x = input._np()
     xg = _grouped(x, num_groups)
     mean, rstd = _rows_norm(xg, 1, eps)
-    out = ((xg - mean) * rstd).astype(x.dtype).reshape(x.shape)
     bs = _bshape(x)
+    if x.dtype.char in "eE" and (weight is not None or bias is not None):
+        # PyTorch's 16-bit kernel: x * scale + shift in float32 per channel, rounded once
+        f32, n, c = np.float32, x.shape[0], x.shape[1]
+        per_ch = (n, num_groups, c // num_groups)
+        scale = np.broadcast_to(rstd.reshape(n, num_groups, 1).astype(f32), per_ch)
+        if weight is not None:
+            scale = scale * weight._np().astype(f32).reshape(1, num_groups, -1)
+        shift = -scale * mean.reshape(n, num_groups, 1).astype(f32)
+        if bias is not None:
+            shift = shift + bias._np().astype(f32).reshape(1, num_groups, -1)
+        xc = x.reshape(n, c, -1).astype(f32)
+        out = (xc * scale.reshape(n, c, 1) + shift.reshape(n, c, 1)).astype(x.dtype).reshape(x.shape)
+        return wrap(out), wrap(mean.reshape(n, num_groups).astype(x.dtype)), \
+            wrap(rstd.reshape(n, num_groups).astype(x.dtype))
+    out = ((xg - mean) * rstd).astype(x.dtype).reshape(x.shape)
     if weight is not None:
         out *= weight._np().reshape(bs)
     if bias is not None:
@@ -597,7 +631,10 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     if input.numel() // (n * c) <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     planes = reshape(input, (1, n * c, *input.shape[2:]))
-    out, mean, invstd = batch_norm_op(planes, None, None, None, None, True, 0.0, float(eps))
+    # PyTorch's batch_norm of the planes with the parameters repeated per sample: one rounding at 16 bits
+    fused = input._dtype in (dtypes.float16, dtypes.bfloat16)
+    w_, b_ = ((t.repeat(n) if fused and t is not None else None) for t in (weight, bias))
+    out, mean, invstd = batch_norm_op(planes, w_, b_, None, None, True, 0.0, float(eps))
     out = reshape(out, tuple(input.shape))
     if running_mean is not None or running_var is not None:
         m = input.numel() // (n * c)
@@ -609,9 +646,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
                 r[...] = (1 - momentum) * r + momentum * stats[name]
                 t._storage.bump()
     bs = (1, c) + (1,) * (input.ndim - 2)
-    if weight is not None:
+    if weight is not None and not fused:
         out = ew.mul(out, reshape(weight, bs))
-    if bias is not None:
+    if bias is not None and not fused:
         out = ew.add(out, reshape(bias, bs))
     if (weight is not None or bias is not None) and out._grad_fn is not None:  # PyTorch's ends in batch_norm's view
         out = node_name(out, type(out._grad_fn).__name__, "ViewBackward0")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare, node_name
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
@@ -684,6 +684,7 @@ def _empty_depth_windows(idx: Tensor, size, k, s, p, d) -> Tensor:
     return where(tensor(empty[:, None, None], device=idx.device), tensor(fix, device=idx.device), idx)
 
 
+@composite("max_pool3d")  # seen whole, as PyTorch's op (CPU autocast runs it in float32)
 def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0, dilation: Size2 = 1,
                ceil_mode: bool = False, return_indices: bool = False):
     """3-D max pooling, as `torch.nn.functional.max_pool3d` (see NOTE [ 3-D pooling as two 2-D passes ]).
@@ -722,6 +723,7 @@ def _named3d(out: Tensor, name: str) -> Tensor:
     return node_name(out, type(out._grad_fn).__name__, name) if getattr(out, "_grad_fn", None) is not None else out
 
 
+@composite("avg_pool3d")  # seen whole, as PyTorch's op (CPU autocast runs it in float32)
 def avg_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """3-D average pooling, as `torch.nn.functional.avg_pool3d` (see NOTE [ 3-D pooling as two 2-D passes ]).
@@ -759,6 +761,7 @@ def avg_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     return _named3d(back(_unbatch(out, input)), "AvgPool3DBackward0")
 
 
+@composite("adaptive_avg_pool3d")  # seen whole, as PyTorch's op (CPU autocast runs it in float32)
 def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
     """Adaptive 3-D average pooling to `output_size` (an int, a triple, None keeps a dim).
 
@@ -780,6 +783,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     return _named3d(back(_unbatch(out, input)), "AdaptiveAvgPool3DBackward0")
 
 
+@composite("adaptive_max_pool3d")  # seen whole, as PyTorch's op (CPU autocast runs it in float32)
 def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 3-D max pooling to `output_size`, optionally returning the flat `d * H * W + h * W + w` indices."""
     _check_adaptive("adaptive_max_pool3d", input, 3)

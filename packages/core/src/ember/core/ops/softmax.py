@@ -18,6 +18,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach, numpy_aliases
 from ember.core.ops import softmax_rows as _rows_pass
+from ember.core.ops.cascade_sum import cascade_sum
 from ember.core.ops._util import index_arg, normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
 
@@ -223,7 +224,7 @@ def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
     if weight is None:  # every class weighs 1: a row's weight is whether it counts (the bits of ones[tt] * valid)
         w = np.ones(c, x._dtype.np)
         return tt, valid, w, valid.astype(w.dtype)
-    w = weight._np()
+    w = weight._np().reshape(-1)  # a spatial loss takes any weight of C elements
     return tt, valid, w, w[tt] * valid
 
 
@@ -352,6 +353,11 @@ def _nll_loss_cpu(input, target, weight, reduction, ignore_index):
     r = _rows(x)
     tt, valid, _, wt = _class_terms(input, target, weight, ignore_index)
     per_row = np.where(valid, -r[np.arange(r.shape[0]), tt] * wt, 0).astype(x.dtype, copy=False)
+    if reduction != "none" and x.dtype.char in "eE":  # 16-bit: PyTorch's sums round at every addition
+        index = np.flatnonzero(valid)
+        s = cascade_sum(per_row[index], index, per_row.size)
+        total = np.asarray(valid.sum(), x.dtype) if weight is None else cascade_sum(wt[index], index, per_row.size)
+        return wrap(np.asarray(s / total if reduction == "mean" else s, x.dtype)), wrap(total)
     total = np.asarray(wt.sum(), dtype=x.dtype)
     return wrap(_reduce(per_row, reduction, total, target._shape, x.dtype)), wrap(total)
 
@@ -640,9 +646,13 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
     if input.ndim == 0:
         raise ValueError(f"{op}: input must have a class dim; got {describe(input)}")
     c = input.shape[1] if input.ndim > 1 else input.shape[0]
-    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
-        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
-                           f"weight tensor of shape: {list(weight.shape)}")
+    if weight is not None and input.ndim > 2 and not probabilities:
+        if weight.numel() != c:  # PyTorch's spatial (nll_loss2d) check: the count only, in its shorter words
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+    elif weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
+        prefix = "cross_entropy: " if probabilities else ""
+        raise RuntimeError(f"{prefix}weight tensor should be defined either for all {c} classes or no classes but "
+                           f"got weight tensor of shape: {list(weight.shape)}")
     if probabilities:
         if target._dtype is not input._dtype:
             raise TypeError(f"{op}: expected class-probability targets of the input's dtype; got "
@@ -778,6 +788,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         # PyTorch's composite rounds the log-probabilities to the 16-bit dtype before nll_loss reads them
         return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight, None, ignore_index, None,
                         reduction)
+    if (label_smoothing > 0 and isinstance(input, Tensor) and input._dtype.name in ("float16", "bfloat16")
+            and isinstance(target, Tensor) and not target._dtype.is_floating_point and input.ndim >= 1):
+        return _smoothed_16bit(input, target, weight, reduction, int(ignore_index), label_smoothing)
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
         return node_name(r, "CrossEntropyBackward0", _nll_node(input, reduction))
@@ -786,6 +799,28 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     last = "AddBackward0" if not target._dtype.is_floating_point else \
         "DivBackward1" if reduction == "mean" else "NegBackward0"
     return node_name(r, "CrossEntropyBackward0", last)
+
+
+def _smoothed_16bit(input, target, weight, reduction: str, ignore_index: int, label_smoothing: float) -> Tensor:
+    """Label-smoothed cross entropy of a float16/bfloat16 input as PyTorch's composite computes it, each step
+    rounded to the 16-bit dtype: nll_loss of the log-probabilities mixed with their (weighted) sum over classes."""
+    dim = 1 if input.ndim > 1 else 0
+    c = input.shape[dim]
+    lp = log_softmax(input, dim)
+    nll = nll_loss(lp, target, weight, None, ignore_index, None, reduction)
+    ignored = target == ignore_index
+    if weight is not None:
+        smooth = -(lp * weight.reshape([c] + [1] * (input.ndim - 1 - dim))).sum(dim)
+    else:
+        smooth = -lp.sum(dim)
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        kept = ~ignored
+        denom = weight.reshape(-1)[target[kept]].sum() if weight is not None else kept.sum()
+        smooth = smooth.sum() / denom
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / c)
 
 
 def _nll_node(input, reduction) -> str:
