@@ -284,7 +284,16 @@ averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggre
 DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP
 mechanisms, top-k/QSGD/sign-SGD compression, personalised heads and Ditto, Dirichlet and shard splits, robust
 aggregation with cdist Krum, split learning across detach(), foreach and asynchronous aggregation, vmap-simulated
-clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans)."""
+clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans).
+
+Meta-learning and functional training (`meta_*`: ProtoNets on a Conv-4 with cdist's norms and modes, matching
+networks with full-context embeddings, episodic samplers over seeded Generators, MAML++ with per-step batch norm and
+learned step sizes, ANIL/CAVIA, Reptile through flat parameter vectors and _foreach ops, an LSTM learned optimizer,
+task-conditioned hypernetworks through grouped convolutions and vmap, iMAML's conjugate gradient with
+Hessian-vector products, torch.func task batching with stack_module_state, hyperparameter hypergradients through
+unrolled training, R2D2 ridge heads through linalg solvers, example reweighting, LEO's latent codes, and second
+derivatives through layers checked by gradgradcheck).
+"""
 
 from __future__ import annotations
 
