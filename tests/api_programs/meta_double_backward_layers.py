@@ -81,6 +81,19 @@ out = heads["conv+groupnorm"](xi).logsumexp(1).sum()
 (gxx,) = torch.autograd.grad(gx.pow(2).sum(), xi)
 print("input grad", tuple(gx.shape), round(gx.norm().item(), 4), "second", round(gxx.norm().item(), 4))
 
+# the nodes a create_graph gradient is recorded under
+xp = torch.randn(1, 2, 4, 4, requires_grad=True)
+emb_w = torch.randn(5, 3, requires_grad=True)
+node_cases = [("max_pool2d", lambda: F.max_pool2d(xp, 2), xp),
+              ("adaptive_max", lambda: F.adaptive_max_pool2d(xp, 2), xp),
+              ("avg_pool2d", lambda: F.avg_pool2d(xp, 2), xp),
+              ("adaptive_avg", lambda: F.adaptive_avg_pool2d(xp, 3), xp),
+              ("embedding", lambda: F.embedding(torch.tensor([0, 3, 3]), emb_w), emb_w),
+              ("linear weight", lambda: F.linear(xp.flatten(1)[:, :3], emb_w), emb_w)]
+for name, f, t in node_cases:
+    (gg,) = torch.autograd.grad(f().pow(2).sum(), t, create_graph=True)
+    print(f"{name:14s} grad node {gg.grad_fn.name()}")
+
 # misuse: a second backward through a freed graph, grad of a non-scalar, and an unused input
 loss = F.cross_entropy(model(x), y)
 gs = torch.autograd.grad(loss, params)
