@@ -1,6 +1,7 @@
 """Second derivatives of the ops meta-learners differentiate twice, verified the way library authors do it:
 torch.autograd.gradcheck and gradgradcheck in float64 over activations, normalizations, pooling, padding, gathers and
-interpolation (not cdist: PyTorch's _cdist_backward has no derivative), plus the second derivative's values for closed-form cases and gradgradcheck's refusals."""
+interpolation (not cdist: PyTorch's _cdist_backward has no derivative), plus the second derivative's values for
+closed-form cases and gradgradcheck's refusals."""
 
 import torch
 

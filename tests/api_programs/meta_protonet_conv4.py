@@ -11,7 +11,8 @@ torch.manual_seed(0)
 
 
 def conv_block(cin, cout):
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2))
+    conv = nn.Conv2d(cin, cout, 3, padding=1, bias=False)
+    return nn.Sequential(conv, nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2))
 
 
 class Conv4(nn.Module):
