@@ -310,7 +310,15 @@ float32/bfloat16/float16, CT windowing with amin/amax and quantile, 3-D crops, f
 inference with Gaussian weighting and 3-D padding, trilinear/nearest-exact resampling with registration by
 grid_sample, max_pool3d morphology and connected components, Hausdorff/HD95 via cdist with sensitivity and
 specificity, CPU autocast and bf16 models, 3-D norm layers at 16 bits, deep supervision with PolynomialLR, patch
-loaders, MRI reconstruction with centred FFTs, and test-time augmentation with tracing)."""
+loaders, MRI reconstruction with centred FFTs, and test-time augmentation with tracing).
+
+Meta-learning and functional training (`meta_*`: ProtoNets on a Conv-4 with cdist's norms and modes, matching
+networks with full-context embeddings, episodic samplers over seeded Generators, MAML++ with per-step batch norm and
+learned step sizes, ANIL/CAVIA, Reptile through flat parameter vectors and _foreach ops, an LSTM learned optimizer,
+task-conditioned hypernetworks through grouped convolutions and vmap, iMAML's conjugate gradient with
+Hessian-vector products, torch.func task batching with stack_module_state, hyperparameter hypergradients through
+unrolled training, R2D2 ridge heads through linalg solvers, example reweighting, LEO's latent codes, and second
+derivatives through layers checked by gradgradcheck)."""
 
 from __future__ import annotations
 

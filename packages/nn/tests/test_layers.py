@@ -58,6 +58,14 @@ def test_linear_formula_and_default_init_bounds():
     assert nn.Linear(3, 2, bias=False).bias is None
 
 
+def test_linear_of_a_scalar_under_vmap_speaks_as_matmul():
+    """vmap's batching rule decomposes linear into matmul, whose words PyTorch then raises."""
+    with pytest.raises(RuntimeError, match="^both arguments to matmul need to be at least 1D, but they are 0D and 2D$"):
+        torch.func.vmap(lambda x: nn.functional.linear(x, torch.zeros(2, 3)))(torch.ones(3))
+    with pytest.raises(RuntimeError, match="^both arguments to matmul need to be at least 1D, but they are 1D and 0D$"):
+        torch.func.vmap(lambda w: nn.functional.linear(torch.ones(3), w))(torch.ones(4))
+
+
 def test_linear_wrong_features_in_pytorchs_words():
     with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x2\)$"):
         nn.Linear(4, 2)(torch.zeros(2, 3))

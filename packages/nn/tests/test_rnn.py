@@ -387,3 +387,20 @@ def test_pad_sequence_of_0d_tensors_raises_pytorchs_errors():
         pad_sequence([torch.tensor(1.0)])
     with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
         pad_sequence([torch.ones(2), torch.tensor(1.0)])
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_lstm_cell_refuses_other_than_two_batched_states(count):
+    cell = nn.LSTMCell(2, 4)
+    with pytest.raises(RuntimeError, match=r"^lstm_cell expects two hidden states$"):
+        cell(torch.ones(3, 2), (torch.zeros(3, 4),) * count)
+
+
+def test_lstm_cell_unbatched_step_reads_the_first_two_states():
+    cell = nn.LSTMCell(2, 4)
+    with pytest.raises(IndexError):
+        cell(torch.ones(2), (torch.zeros(4),))
+    h, c = cell(torch.ones(2), (torch.zeros(4), torch.zeros(4), torch.ones(4)))
+    h0, c0 = cell(torch.ones(2), (torch.zeros(4), torch.zeros(4)))
+    np.testing.assert_array_equal(h.detach().numpy(), h0.detach().numpy())
+    np.testing.assert_array_equal(c.detach().numpy(), c0.detach().numpy())

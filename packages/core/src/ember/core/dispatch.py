@@ -683,22 +683,35 @@ def set_composite_hook(hook: Callable | None) -> Callable | None:
 _NAMED: dict = {}
 
 
-def node_name(result, made: str, name: str, refuse: str | None = None):
+def node_name(result, made: str, name: str, refuse: str | None = None, twin: bool = False):
     """Give `result`'s grad_fn PyTorch's node name `name` when it is the `made` node this function's
     decomposition put on it (`linear`'s AddBackward0 is PyTorch's AddmmBackward0): the node's class
     becomes a subclass so named, nothing else changes (but with `refuse`, its backward raises that
-    RuntimeError: a node PyTorch records without a derivative). A result returned as-is keeps its name."""
+    RuntimeError: a node PyTorch records without a derivative; with `twin`, the op is its own derivative,
+    as `t`, so a recorded gradient's `made` node takes the name too). A result returned as-is keeps its name."""
     fn = getattr(result, "_grad_fn", None)
     if fn is not None and type(fn).__name__ == made:
         cls = type(fn)
-        sub = _NAMED.get((cls, name, refuse))
+        sub = _NAMED.get((cls, name, refuse, twin))
         if sub is None:
             attrs = {"__slots__": (), "__module__": cls.__module__}
             if refuse is not None:
                 attrs["apply"] = _refusing_apply(refuse)
-            sub = _NAMED[(cls, name, refuse)] = type(name, (cls,), attrs)
+            elif twin:
+                attrs["apply"] = _twin_apply(cls.apply, made, name)
+            sub = _NAMED[(cls, name, refuse, twin)] = type(name, (cls,), attrs)
         fn.__class__ = sub
     return result
+
+
+def _twin_apply(apply: Callable, made: str, name: str):
+    def twin(self, grads):
+        out = apply(self, grads)
+        for g in out:
+            if g is not None and g._grad_fn is not None:
+                node_name(g, made, name, twin=True)
+        return out
+    return twin
 
 
 def _refusing_apply(message: str):

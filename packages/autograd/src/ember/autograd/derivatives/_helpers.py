@@ -88,7 +88,12 @@ def put_into(grad: Tensor, input_shape: tuple, dim: int, indices: Tensor, keepdi
         return Tensor._wrap(g)
     if not keepdim and input_shape:
         grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
-    return scatter_into(grad, input_shape, dim, indices)
+    if not input_shape:
+        return grad.reshape(())
+    from ember.core.ops.indexing import scatter
+
+    # distinct indices: a write, not an add (ScatterBackward0 under create_graph, as PyTorch's)
+    return scatter(zeros_with(input_shape, grad), dim, indices, grad)
 
 
 def not_implemented(what: str):

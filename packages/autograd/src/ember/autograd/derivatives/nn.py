@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
-from ember.core.dispatch import get_op
+from ember.core.dispatch import get_op, node_name
 from ember.core.ops import elementwise as ew
 from ember.core.ops.dropout import dropout_scale
 from ember.core.ops.memfmt import channels_last_as
@@ -374,11 +374,13 @@ ENTRIES = [
       input=lambda grad, result1, input: channels_last_as(get_op("max_pool2d_backward")(grad, result1, input._shape,
                                                                                        input), input)),
     d("max_pool2d_backward(grad_output, indices, input_shape, input=None)", indices=None,
+      name="MaxPool2DWithIndicesBackwardBackward0",
       grad_output=lambda grad, indices: _max_pool_gather(grad, indices),
       input=lambda grad, input_shape: zeros_with(tuple(input_shape), grad)),
     d("adaptive_max_pool2d(input, output_size)", name="AdaptiveMaxPool2DBackward0",
-      input=lambda grad, result1, input: channels_last_as(get_op("max_pool2d_backward")(grad, result1, input._shape,
-                                                                                       input), input)),
+      input=lambda grad, result1, input: node_name(channels_last_as(get_op("max_pool2d_backward")(
+          grad, result1, input._shape, input), input), "MaxPool2DWithIndicesBackwardBackward0",
+          "AdaptiveMaxPool2DBackwardBackward0")),
     d("avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)",
       name="AvgPool2DBackward0",
       input=lambda grad, input_geometry, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -386,13 +388,13 @@ ENTRIES = [
                                                                   padding, ceil_mode, count_include_pad,
                                                                   divisor_override), input_geometry)),
     d("avg_pool2d_backward(grad_output, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, "
-      "divisor_override)",
+      "divisor_override)", name="AvgPool2DBackwardBackward0",
       grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
       get_op("avg_pool2d")(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)),
     d("adaptive_avg_pool2d(input, output_size)", name="AdaptiveAvgPool2DBackward0",
       input=lambda grad, input_geometry: _like_input(get_op("adaptive_avg_pool2d_backward")(
           grad, input_geometry[0]), input_geometry)),
-    d("adaptive_avg_pool2d_backward(grad_output, input_shape)",
+    d("adaptive_avg_pool2d_backward(grad_output, input_shape)", name="AdaptiveAvgPool2DBackwardBackward0",
       grad_output=lambda grad, grad_output_shape: get_op("adaptive_avg_pool2d")(grad, tuple(grad_output_shape[-2:]))),
     d("upsample(input, output_size, mode, align_corners, scales)",
       input=lambda grad, input_geometry, mode, align_corners, scales: _resized_like(get_op(
@@ -466,6 +468,7 @@ ENTRIES = [
       weight=lambda grad, indices, weight_shape, padding_idx, scale_grad_by_freq: get_op("embedding_backward")(
           grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)),
     d("embedding_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq=False)", indices=None,
+      name="EmbeddingDenseBackwardBackward0",
       grad_output=_embedding_transpose),
     d("embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, "
       "scale_grad_by_freq=False)",

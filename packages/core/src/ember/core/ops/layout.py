@@ -178,7 +178,7 @@ def t(input) -> Tensor:
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     r = S.transpose(input, 0, 1) if ndim == 2 else S.view(input, input._shape)
-    return node_name(r, "TransposeBackward0" if ndim == 2 else "ViewBackward0", "TBackward0")
+    return node_name(r, "TransposeBackward0" if ndim == 2 else "ViewBackward0", "TBackward0", twin=True)
 
 
 @method
@@ -219,7 +219,7 @@ def _adjoint_2d(x):
     if x.ndim == 1 or x.ndim > 2:
         hint = ". For batches of matrices, consider using tensor.mH" if x.ndim > 2 else "."
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor{hint}")
-    return _conj(S.permute(x, tuple(range(x.ndim - 1, -1, -1))))
+    return _conj(S.transpose(x, 0, 1) if x.ndim == 2 else x)
 
 
 attach("H", property(_adjoint_2d))

@@ -51,7 +51,8 @@ def _direct(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor | None
 def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
     """PyTorch's words for a matmul of input (*, in) by weight.T that does not fit."""
     if input.dim() == 0 or weight.dim() == 0:
-        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+        op = "matmul" if is_mapped(input) or is_mapped(weight) else "linear"  # vmap's rule decomposes linear
+        raise RuntimeError(f"both arguments to {op} need to be at least 1D, but they are {input.dim()}D and "
                            f"{weight.dim()}D")
     if weight.dim() > 2:  # PyTorch transposes the weight before any shape check
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.dim()}D")

@@ -628,6 +628,8 @@ class LSTMCell(RNNCellBase):
                     raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not "
                                     f"{type(hx).__name__}")
                 hx = (hx[0], hx[1])  # an unbatched step indexes a bare tensor's rows
+            elif input.dim() == 2 and len(hx) != 2:  # an unbatched step indexes hx[0] and hx[1] only
+                raise RuntimeError("lstm_cell expects two hidden states")
         x, batched = self._prepare(input, None if hx is None else hx[0])
         h = self._hidden(x, None if hx is None else hx[0], batched, 0)
         c = self._hidden(x, None if hx is None else hx[1], batched, 1)
