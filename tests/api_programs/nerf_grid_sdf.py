@@ -59,7 +59,8 @@ for ac, pad in ((False, "zeros"), (False, "reflection"), (True, "reflection")):
     s = model(q, align_corners=ac, padding_mode=pad)
     (g,) = torch.autograd.grad(s.sum(), q, create_graph=True)
     g.pow(2).sum().backward()
-    print("second", ac, pad, [round(v, 2) for v in q.grad[3].tolist()], round(model.volume.grad.abs().sum().item(), 2))
+    vol_l1 = round(model.volume.grad.abs().sum().item(), 2)
+    print("second", ac, pad, [round(v, 2) for v in q.grad[3].tolist()], vol_l1)
 
 opt = torch.optim.Adam(model.parameters(), lr=1e-2)
 train = torch.rand(256, 3) * 1.6 - 0.8
