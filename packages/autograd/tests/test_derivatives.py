@@ -885,3 +885,21 @@ def test_fused_tanh_sigmoid_backward_values_and_second_derivative():
         t = np.array([-1.5, 0.0, 0.7])
         np.testing.assert_allclose(g.detach().numpy(), d1(t), rtol=1e-12)
         np.testing.assert_allclose(h.numpy(), d2(t), rtol=1e-12, atol=1e-15)
+
+
+def test_cumprod_saves_its_result_so_writing_into_it_raises_at_backward():
+    x = make((2, 4), 0.5, 2.0)
+    y = x.cumprod(1)
+    y.mul_(2.0)
+    with pytest.raises(RuntimeError, match="which is output 0 of Cumprod, is at version 1; expected version 0"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("values", [[0.5, -2.0, 1.5, 3.0], [0.5, 0.0, 1.5, 0.0]])
+def test_cumprod_gradient_with_and_without_zeros_is_the_float64_reference(values):
+    x = E.tensor(values, dtype=F64, requires_grad=True)
+    g = np.array([1.0, -2.0, 0.5, 3.0])
+    x.cumprod(0).backward(E.tensor(g, dtype=F64))
+    v = np.array(values)
+    want = [sum(g[i] * np.prod(np.delete(v[:i + 1], k)) for i in range(k, 4)) for k in range(4)]
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)

@@ -136,12 +136,16 @@ def _norm_backward(grad, input, ord, dims, keepdim, result):
     return g * ew.where(r == 0, 0.0, scaled / r ** (ord - 1))
 
 
-def _cumprod_backward(grad, input, dim):
-    """Exact with zeros: dx_k = left_k * sum_{i >= k} g_i * prod_{k < j <= i} x_j, via an (L, L) table."""
+def _cumprod_backward(grad, input, dim, result):
+    """PyTorch's rule, which saves the result (so writing into it raises at backward): where no input is zero and no
+    second derivative is recorded, dx_k = sum_{i >= k} g_i r_i / x_k by a reversed cumsum; otherwise exact with
+    zeros, dx_k = left_k * sum_{i >= k} g_i * prod_{k < j <= i} x_j, via an (L, L) table."""
     from ember.core import arange, cat, ones
 
     if input.ndim == 0:
         return grad
+    if not is_grad_enabled() and not input.is_complex() and not bool((input == 0).any()):
+        return (grad * result).flip((dim,)).cumsum(dim).flip((dim,)) / input
     x = input.movedim(dim, -1)
     g = grad.movedim(dim, -1)
     n = x.shape[-1]
