@@ -284,7 +284,14 @@ averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggre
 DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP
 mechanisms, top-k/QSGD/sign-SGD compression, personalised heads and Ditto, Dirichlet and shard splits, robust
 aggregation with cdist Krum, split learning across detach(), foreach and asynchronous aggregation, vmap-simulated
-clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans)."""
+clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans).
+
+Neural fields and differentiable rendering (`nerf_*`: mip-NeRF integrated encodings with erf and random Fourier
+features, ray-AABB slabs with stratified and searchsorted inverse-CDF sampling, Instant-NGP hash grids with int64
+primes and xor, Morton-coded occupancy bitfields, 3-D grid_sample over voxel grids and tri-planes in every padding
+mode, grid-based SDFs whose eikonal term differentiates grid_sample twice, IGR/NeuS/VolSDF surfaces, SIREN's
+initialisation with seeded generators, TensoRF factors, quaternion and se(3) camera math with LLFF/NDC rays,
+Gaussian splatting, spherical harmonics, mip-NeRF 360 losses, a coarse-to-fine training loop, and their errors)."""
 
 from __future__ import annotations
 
