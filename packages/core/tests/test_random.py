@@ -722,3 +722,22 @@ def test_clone_state_gives_an_independent_generator_at_the_same_point():
     assert E.randn(5, generator=h).tolist() == E.randn(5, generator=g).tolist()
     E.rand(2, generator=h)
     assert not E.equal(h.get_state(), g.get_state())
+
+
+_OVERLOADS = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+              "bool pin_memory = False, bool requires_grad = False)\n")
+
+
+@pytest.mark.parametrize(("call", "got", "lead"), [
+    (lambda: E.rand(2, generator=0), "int, generator=int", "tuple of ints size"),
+    (lambda: E.randn(2, 3, generator="a"), "int, int, generator=str", "tuple of ints size"),
+    (lambda: E.rand(2, generator=1, dtype=3), "int, dtype=int, generator=int", "tuple of ints size"),
+    (lambda: E.randperm(3, generator=1), "int, generator=int", "int n"),
+])
+def test_a_generator_that_is_not_a_generator_is_the_parsers_type_error(call, got, lead):
+    name = "randperm" if lead == "int n" else "randn" if "str" in got else "rand"
+    want = (f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            f" * ({lead}, *, torch.Generator generator, {_OVERLOADS} * ({lead}, *, {_OVERLOADS}")
+    with pytest.raises(TypeError) as err:
+        call()
+    assert str(err.value) == want

@@ -641,13 +641,15 @@ def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
     return require_grad(t) if requires_grad else t
 
 
-def _sized_dtype(op: str, size: tuple, kwargs: dict, dtype) -> None:
-    """rand/randn's `dtype` as PyTorch's parser takes it (a torch.dtype or a Python type); else its TypeError
-    listing both overloads."""
-    if dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (float, int, bool, complex)):
+def _sized_dtype(op: str, size: tuple, kwargs: dict, dtype, generator=None) -> None:
+    """rand/randn's `dtype` and `generator` as PyTorch's parser takes them (a torch.dtype or a Python type; a
+    Generator); else its TypeError listing both overloads."""
+    dtype_ok = dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (float, int, bool, complex))
+    if dtype_ok and (generator is None or isinstance(generator, Generator)):
         return
     got = ", ".join([type(a).__name__ for a in size] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
-                    + [f"dtype={type(dtype).__name__}"])
+                    + ([] if dtype is None else [f"dtype={type(dtype).__name__}"])
+                    + ([] if generator is None else [f"generator={type(generator).__name__}"]))
     sigs = "".join(f" * (tuple of ints size, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", ""))
     raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}")
 
@@ -673,7 +675,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
     if not size and "size" not in kwargs:
         _no_size("rand", kwargs or generator is not None or out is not None or dtype is not None or layout is not None
                  or device is not None or requires_grad or pin_memory)
-    _sized_dtype("rand", size, kwargs, dtype)
+    _sized_dtype("rand", size, kwargs, dtype, generator)
     shape = _size(size, _size_kwarg("rand", kwargs), "rand")
     if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
         flat = t._storage._raw.reshape(-1)
@@ -691,7 +693,7 @@ def randn(*size, generator: Generator | None = None, out: Tensor | None = None, 
     if not size and "size" not in kwargs:
         _no_size("randn", kwargs or generator is not None or out is not None or dtype is not None
                  or layout is not None or device is not None or requires_grad or pin_memory)
-    _sized_dtype("randn", size, kwargs, dtype)
+    _sized_dtype("randn", size, kwargs, dtype, generator)
     shape = _size(size, _size_kwarg("randn", kwargs), "randn")
     if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
         flat = t._storage._raw.reshape(-1)
@@ -831,6 +833,10 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     """A random permutation of 0..n-1 (int64 unless `dtype` says otherwise)."""
     from ember.core.creation import tensor
 
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"randperm() received an invalid combination of arguments - got ({type(n).__name__}, "
+                        f"generator={type(generator).__name__}), but expected one of:\n"
+                        + "".join(f" * (int n, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", "")))
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
