@@ -88,6 +88,8 @@ attempt("cross_bcast_mismatch", lambda: torch.linalg.cross(torch.ones(4, 3), tor
 attempt("normalize_int", lambda: F.normalize(torch.tensor([[3, 4]]), dim=-1))
 attempt("quat_unbind", lambda: torch.tensor([1.0, 0.0, 0.0]).unbind(-1)[3])
 attempt("rand_int", lambda: torch.rand(2, dtype=torch.int64))
+attempt("rand_generator_type", lambda: torch.rand(2, generator=0))
+attempt("randperm_generator_type", lambda: torch.randperm(4, generator=torch.manual_seed))
 attempt("uniform_from_gt_to", lambda: torch.empty(3).uniform_(1.0, 0.0))
 attempt("linspace_steps", lambda: torch.linspace(0, 1, steps=-1))
 attempt("arange_bad_step", lambda: torch.arange(0, 1, -0.1))
