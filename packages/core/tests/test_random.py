@@ -741,3 +741,15 @@ def test_a_generator_that_is_not_a_generator_is_the_parsers_type_error(call, got
     with pytest.raises(TypeError) as err:
         call()
     assert str(err.value) == want
+
+
+@pytest.mark.parametrize(("call", "op", "kind"), [
+    (lambda: E.empty(2).uniform_(0, 1, generator=1.5), "uniform_", "float"),
+    (lambda: E.empty(2).normal_(generator=1), "normal_", "int"),
+    (lambda: E.empty(2).exponential_(generator="g"), "exponential_", "str"),
+    (lambda: E.multinomial(E.ones(2), 1, generator=2), "multinomial", "int"),
+])
+def test_a_method_given_a_non_generator_names_the_argument(call, op, kind):
+    with pytest.raises(TypeError) as err:
+        call()
+    assert str(err.value) == f"{op}(): argument 'generator' must be torch.Generator, not {kind}"

@@ -414,6 +414,12 @@ def _geometric_cpu(x, p, *, generator=None):
 
 
 # --- the public in-place methods --------------------------------------------------------------
+def _generator_arg(op: str, generator) -> None:
+    """PyTorch's parser TypeError for a `generator=` that is not a Generator."""
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"{op}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
+
+
 @method
 def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Generator | None = None,
              **kwargs) -> Tensor:
@@ -421,6 +427,7 @@ def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Genera
     low, high = kwargs.pop("from", a), kwargs.pop("to", b)
     if kwargs:
         raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
+    _generator_arg("uniform_", generator)
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low:g} > to={high:g}")
     _uniform(_pairs(input), float(low), float(high), generator=generator)
@@ -430,6 +437,7 @@ def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Genera
 @method
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from N(mean, std**2)."""
+    _generator_arg("normal_", generator)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     _normal(_pairs(input), float(mean), _pair_std(input, float(std)), generator=generator)
@@ -455,6 +463,7 @@ def bernoulli_(input: Tensor, p=0.5, *, generator: Generator | None = None) -> T
 @method
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from the exponential distribution of rate `lambd`."""
+    _generator_arg("exponential_", generator)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={float(lambd):g}")
     return _exponential(input, float(lambd), generator=generator)
@@ -992,6 +1001,7 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None,
                 out: Tensor | None = None) -> Tensor:
     """Category indices drawn from each row of the (unnormalised) probabilities in `input`."""
+    _generator_arg("multinomial", generator)
     guard_batched_draw(input)
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
