@@ -318,7 +318,14 @@ learned step sizes, ANIL/CAVIA, Reptile through flat parameter vectors and _fore
 task-conditioned hypernetworks through grouped convolutions and vmap, iMAML's conjugate gradient with
 Hessian-vector products, torch.func task batching with stack_module_state, hyperparameter hypergradients through
 unrolled training, R2D2 ridge heads through linalg solvers, example reweighting, LEO's latent codes, and second
-derivatives through layers checked by gradgradcheck)."""
+derivatives through layers checked by gradgradcheck).
+
+Neural fields and differentiable rendering (`nerf_*`: mip-NeRF integrated encodings with erf and random Fourier
+features, ray-AABB slabs with stratified and searchsorted inverse-CDF sampling, Instant-NGP hash grids with int64
+primes and xor, Morton-coded occupancy bitfields, 3-D grid_sample over voxel grids and tri-planes in every padding
+mode, grid-based SDFs whose eikonal term differentiates grid_sample twice, IGR/NeuS/VolSDF surfaces, SIREN's
+initialisation with seeded generators, TensoRF factors, quaternion and se(3) camera math with LLFF/NDC rays,
+Gaussian splatting, spherical harmonics, mip-NeRF 360 losses, a coarse-to-fine training loop, and their errors)."""
 
 from __future__ import annotations
 

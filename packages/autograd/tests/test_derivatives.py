@@ -481,6 +481,10 @@ SAMPLES.update({
                      (lambda q: op("special_zeta")(3.0, q), (make((3,), 0.5, 3.0),))],
     "igamma": [(lambda x: E.igamma(E.tensor([0.5, 2.0, 3.5], dtype=F64), x), (make((2, 3), 0.5, 4.0),))],
     "igammac": [(lambda x: E.igammac(2.5, x), (make((3,), 0.5, 4.0),))],
+    "grid_sampler_backward": [(lambda go, x, g: op("grid_sampler_backward")(go, x, g, 0, 2, False),
+                               (make((1, 2, 2, 3)), make((1, 2, 3, 4)), make((1, 2, 3, 2), -1.4, 1.4))),
+                              (lambda go, x, g: op("grid_sampler_backward")(go, x, g, 2, 1, True),
+                               (make((1, 1, 2, 2)), make((1, 1, 3, 4)), make((1, 2, 2, 2), -1.2, 1.2)))],
 })
 
 # derivatives ember does not provide: differentiating them raises
@@ -488,8 +492,6 @@ NO_DOUBLE_BACKWARD = {
     "ctc_loss_backward": lambda x, g: op("ctc_loss_backward")(
         g[0, :1], x.reshape(2, 1, 3), idx([[1]]), (2,), (1,), *op("ctc_loss")(x.detach().reshape(2, 1, 3), idx([[1]]),
                                                                               (2,), (1,), 0, False), 0, False),
-    "grid_sampler_backward": lambda x, g: op("grid_sampler_backward")(
-        g.reshape(1, 1, 2, 3), x.reshape(1, 1, 2, 3), E.zeros(1, 2, 3, 2, dtype=F64), 0, 0, False)[0],
 }
 
 
@@ -614,6 +616,32 @@ FUSED_SECOND_ORDER = {
     "mish": (lambda x: op("mish")(x), (make((2, 3), -2.0, 2.0),)),
     "gelu_tanh": (lambda x: op("gelu")(x, "tanh"), (make((2, 3), -2.0, 2.0),)),
 }
+# grid_sampler (mode, padding, align_corners), 2-D and 3-D, with points outside the input too
+_GRID_CASES = [(0, 0, False, 2), (0, 1, True, 2), (0, 2, False, 2), (0, 2, True, 3), (1, 2, False, 2),
+               (2, 0, False, 2), (2, 2, True, 2), (2, 1, False, 2), (0, 0, True, 3)]
+for _mode, _pad, _align, _nd in _GRID_CASES:
+    FUSED_SECOND_ORDER[f"grid_sampler_{_mode}_{_pad}_{int(_align)}_{_nd}d"] = (
+        lambda x, g, m=_mode, p=_pad, a=_align: op("grid_sampler")(x, g, m, p, a),
+        (make((1, 2) + (3, 4, 3)[3 - _nd:], rng=np.random.default_rng(5)),
+         make((1, 2, 3, _nd) if _nd == 2 else (1, 2, 1, 2, 3), -1.4, 1.4, rng=np.random.default_rng(6))))
+
+
+@pytest.mark.parametrize("mode, pad, align, nd", _GRID_CASES)
+def test_grid_sampler_recomputed_with_ops_is_the_kernel(mode, pad, align, nd):
+    from ember.autograd.derivatives._recompute import grid_sampler_fn
+
+    x = make((2, 3) + (4, 5, 3)[3 - nd:], rng=np.random.default_rng(1))
+    g = make((2, 4, 3, nd) if nd == 2 else (2, 4, 3, 2, 3), -1.6, 1.6, rng=np.random.default_rng(2))
+    np.testing.assert_allclose(grid_sampler_fn(mode, pad, align)(x, g).detach().numpy(),
+                               op("grid_sampler")(x, g, mode, pad, align).detach().numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+def test_grid_sampler_double_backward_node_is_pytorchs(nd):
+    x = make((1, 1) + (3, 4, 3)[3 - nd:])
+    g = make((1, 2, 2, nd) if nd == 2 else (1, 2, 1, 2, 3), -0.9, 0.9)
+    (gg,) = E.autograd.grad(op("grid_sampler")(x, g, 0, 0, False).sum(), g, create_graph=True)
+    assert type(gg.grad_fn).__name__ == f"GridSampler{nd}DBackwardBackward0"
 
 
 @pytest.mark.parametrize("name", sorted(FUSED_SECOND_ORDER))
@@ -857,3 +885,21 @@ def test_fused_tanh_sigmoid_backward_values_and_second_derivative():
         t = np.array([-1.5, 0.0, 0.7])
         np.testing.assert_allclose(g.detach().numpy(), d1(t), rtol=1e-12)
         np.testing.assert_allclose(h.numpy(), d2(t), rtol=1e-12, atol=1e-15)
+
+
+def test_cumprod_saves_its_result_so_writing_into_it_raises_at_backward():
+    x = make((2, 4), 0.5, 2.0)
+    y = x.cumprod(1)
+    y.mul_(2.0)
+    with pytest.raises(RuntimeError, match="which is output 0 of Cumprod, is at version 1; expected version 0"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("values", [[0.5, -2.0, 1.5, 3.0], [0.5, 0.0, 1.5, 0.0]])
+def test_cumprod_gradient_with_and_without_zeros_is_the_float64_reference(values):
+    x = E.tensor(values, dtype=F64, requires_grad=True)
+    g = np.array([1.0, -2.0, 0.5, 3.0])
+    x.cumprod(0).backward(E.tensor(g, dtype=F64))
+    v = np.array(values)
+    want = [sum(g[i] * np.prod(np.delete(v[:i + 1], k)) for i in range(k, 4)) for k in range(4)]
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)

@@ -305,3 +305,13 @@ def test_grid_sampler_refuses_forward_ad_as_pytorchs_missing_formula():
                 grid_sampler_op(fwAD.make_dual(x, torch.ones_like(x)), g, 0, 0, True)
         assert fwAD.unpack_dual(grid_sampler_op(torch.ones(1, 1, 3, 3), torch.zeros(1, 2, 2, 2), 0, 0, True)).tangent \
             is None
+
+
+def test_logcumsumexp_tangent_is_the_running_softmax_average_of_the_tangent():
+    # d r_i = sum_{j <= i} softmax(x_{<=i})_j t_j; the backward's log|cotangent| made it NaN at a zero cotangent
+    x = np.array([[0.5, -1.0], [0.0, 3.0], [2.0, 0.25], [-40.0, 1.0]])
+    t = np.array([[1.0, 0.5], [2.0, -1.0], [1.0, 0.0], [3.0, 2.0]])
+    want = np.stack([(np.exp(x[:i + 1]) * t[:i + 1]).sum(0) / np.exp(x[:i + 1]).sum(0) for i in range(4)])
+    with fwAD.dual_level():
+        y = fwAD.make_dual(torch.tensor(x), torch.tensor(t)).logcumsumexp(0)
+        np.testing.assert_allclose(fwAD.unpack_dual(y).tangent.numpy(), want, rtol=1e-12)

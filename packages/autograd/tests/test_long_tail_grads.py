@@ -295,3 +295,11 @@ def test_vdot_is_one_vdot_node_with_conjugated_gradients():
     assert type(r.grad_fn).__name__ == "VdotBackward0" and r.item() == -1 - 2j
     r.real.backward()
     assert z.grad.tolist() == [2 - 1j, 1j] and w.grad.tolist() == [1 + 2j, 3 - 1j]  # PyTorch 2.13's
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.5, math.inf])
+def test_dist_is_one_distbackward_node_with_the_norms_gradient(p):
+    a, b = _x(0.3, -2.0, 5.0, 1.0, shape=(2, 2)), _x(-0.7, 4.0)
+    d = E.dist(a, b, p)
+    assert type(d.grad_fn).__name__ == "DistBackward0"
+    assert gradcheck(lambda u, v: E.dist(u, v, p), (a, b))

@@ -738,3 +738,34 @@ def test_cpu_generator_refuses_offsets_and_graphsafe_state_with_pytorchs_words()
         g.graphsafe_set_state(E.Generator())
     with pytest.raises(TypeError, match="^expected a Generator, but got int$"):
         g.graphsafe_set_state(1)
+
+
+_OVERLOADS = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+              "bool pin_memory = False, bool requires_grad = False)\n")
+
+
+@pytest.mark.parametrize(("call", "got", "lead"), [
+    (lambda: E.rand(2, generator=0), "int, generator=int", "tuple of ints size"),
+    (lambda: E.randn(2, 3, generator="a"), "int, int, generator=str", "tuple of ints size"),
+    (lambda: E.rand(2, generator=1, dtype=3), "int, dtype=int, generator=int", "tuple of ints size"),
+    (lambda: E.randperm(3, generator=1), "int, generator=int", "int n"),
+])
+def test_a_generator_that_is_not_a_generator_is_the_parsers_type_error(call, got, lead):
+    name = "randperm" if lead == "int n" else "randn" if "str" in got else "rand"
+    want = (f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            f" * ({lead}, *, torch.Generator generator, {_OVERLOADS} * ({lead}, *, {_OVERLOADS}")
+    with pytest.raises(TypeError) as err:
+        call()
+    assert str(err.value) == want
+
+
+@pytest.mark.parametrize(("call", "op", "kind"), [
+    (lambda: E.empty(2).uniform_(0, 1, generator=1.5), "uniform_", "float"),
+    (lambda: E.empty(2).normal_(generator=1), "normal_", "int"),
+    (lambda: E.empty(2).exponential_(generator="g"), "exponential_", "str"),
+    (lambda: E.multinomial(E.ones(2), 1, generator=2), "multinomial", "int"),
+])
+def test_a_method_given_a_non_generator_names_the_argument(call, op, kind):
+    with pytest.raises(TypeError) as err:
+        call()
+    assert str(err.value) == f"{op}(): argument 'generator' must be torch.Generator, not {kind}"

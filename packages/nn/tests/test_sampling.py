@@ -205,12 +205,27 @@ def test_grid_sample_nearest_has_a_zero_grid_gradient():
     assert not g.grad.numpy().any()
 
 
-def test_grid_sample_second_derivative_raises():
+def test_grid_sample_eikonal_term_reaches_input_and_grid():
+    # a penalty on the grid gradient of a sampled field (an eikonal term) is differentiable again: its
+    # gradients are its float64 central differences
     x, grid = _case(2)
-    xt = E.tensor(x, requires_grad=True)
-    (g,) = E.autograd.grad(F.grid_sample(xt, E.tensor(grid), align_corners=False).sum(), xt, create_graph=True)
-    with pytest.raises(NotImplementedError, match="grid_sampler_backward"):
-        g.sum().backward()
+
+    def penalty(xa, ga):
+        gt = E.tensor(ga, requires_grad=True)
+        (gg,) = E.autograd.grad(F.grid_sample(E.tensor(xa, requires_grad=True), gt, align_corners=False).sum(), gt,
+                                create_graph=True)
+        return (gg * gg).sum()
+
+    xt, gt = E.tensor(x, requires_grad=True), E.tensor(grid, requires_grad=True)
+    (gg,) = E.autograd.grad(F.grid_sample(xt, gt, align_corners=False).sum(), gt, create_graph=True)
+    (gg * gg).sum().backward()
+    for k, arr, got in ((0, x, xt.grad.numpy()), (1, grid, gt.grad.numpy())):
+        for i in np.ndindex(arr.shape):
+            hi, lo = arr.copy(), arr.copy()
+            hi[i] += 1e-6
+            lo[i] -= 1e-6
+            fd = ((penalty(hi, grid) - penalty(lo, grid)) if k == 0 else (penalty(x, hi) - penalty(x, lo))).item()
+            assert abs(fd / 2e-6 - got[i]) < 1e-5 * max(1.0, abs(got[i]))
 
 
 def test_affine_grid_values():

@@ -442,6 +442,12 @@ def _geometric_cpu(x, p, *, generator=None):
 
 
 # --- the public in-place methods --------------------------------------------------------------
+def _generator_arg(op: str, generator) -> None:
+    """PyTorch's parser TypeError for a `generator=` that is not a Generator."""
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"{op}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
+
+
 @method
 def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Generator | None = None,
              **kwargs) -> Tensor:
@@ -449,6 +455,7 @@ def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Genera
     low, high = kwargs.pop("from", a), kwargs.pop("to", b)
     if kwargs:
         raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
+    _generator_arg("uniform_", generator)
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low:g} > to={high:g}")
     _uniform(_pairs(input), float(low), float(high), generator=generator)
@@ -458,6 +465,7 @@ def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Genera
 @method
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from N(mean, std**2)."""
+    _generator_arg("normal_", generator)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     _normal(_pairs(input), float(mean), _pair_std(input, float(std)), generator=generator)
@@ -483,6 +491,7 @@ def bernoulli_(input: Tensor, p=0.5, *, generator: Generator | None = None) -> T
 @method
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from the exponential distribution of rate `lambd`."""
+    _generator_arg("exponential_", generator)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={float(lambd):g}")
     return _exponential(input, float(lambd), generator=generator)
@@ -669,13 +678,15 @@ def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
     return require_grad(t) if requires_grad else t
 
 
-def _sized_dtype(op: str, size: tuple, kwargs: dict, dtype) -> None:
-    """rand/randn's `dtype` as PyTorch's parser takes it (a torch.dtype or a Python type); else its TypeError
-    listing both overloads."""
-    if dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (float, int, bool, complex)):
+def _sized_dtype(op: str, size: tuple, kwargs: dict, dtype, generator=None) -> None:
+    """rand/randn's `dtype` and `generator` as PyTorch's parser takes them (a torch.dtype or a Python type; a
+    Generator); else its TypeError listing both overloads."""
+    dtype_ok = dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (float, int, bool, complex))
+    if dtype_ok and (generator is None or isinstance(generator, Generator)):
         return
     got = ", ".join([type(a).__name__ for a in size] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
-                    + [f"dtype={type(dtype).__name__}"])
+                    + ([] if dtype is None else [f"dtype={type(dtype).__name__}"])
+                    + ([] if generator is None else [f"generator={type(generator).__name__}"]))
     sigs = "".join(f" * (tuple of ints size, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", ""))
     raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}")
 
@@ -701,7 +712,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
     if not size and "size" not in kwargs:
         _no_size("rand", kwargs or generator is not None or out is not None or dtype is not None or layout is not None
                  or device is not None or requires_grad or pin_memory)
-    _sized_dtype("rand", size, kwargs, dtype)
+    _sized_dtype("rand", size, kwargs, dtype, generator)
     shape = _size(size, _size_kwarg("rand", kwargs), "rand")
     if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
         flat = t._storage._raw.reshape(-1)
@@ -719,7 +730,7 @@ def randn(*size, generator: Generator | None = None, out: Tensor | None = None, 
     if not size and "size" not in kwargs:
         _no_size("randn", kwargs or generator is not None or out is not None or dtype is not None
                  or layout is not None or device is not None or requires_grad or pin_memory)
-    _sized_dtype("randn", size, kwargs, dtype)
+    _sized_dtype("randn", size, kwargs, dtype, generator)
     shape = _size(size, _size_kwarg("randn", kwargs), "randn")
     if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
         flat = t._storage._raw.reshape(-1)
@@ -859,6 +870,10 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     """A random permutation of 0..n-1 (int64 unless `dtype` says otherwise)."""
     from ember.core.creation import tensor
 
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"randperm() received an invalid combination of arguments - got ({type(n).__name__}, "
+                        f"generator={type(generator).__name__}), but expected one of:\n"
+                        + "".join(f" * (int n, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", "")))
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
@@ -1014,6 +1029,7 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None,
                 out: Tensor | None = None) -> Tensor:
     """Category indices drawn from each row of the (unnormalised) probabilities in `input`."""
+    _generator_arg("multinomial", generator)
     guard_batched_draw(input)
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

@@ -17,7 +17,7 @@ from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
-__all__ = ["second_order", "layer_norm_fn", "group_norm_fn", "batch_norm_fn", "eps_from"]
+__all__ = ["second_order", "layer_norm_fn", "group_norm_fn", "batch_norm_fn", "eps_from", "grid_sampler_fn"]
 
 
 def _input(t: Tensor, higher: bool) -> Tensor:
@@ -93,6 +93,97 @@ def batch_norm_fn(training: bool, eps: float, mean: Tensor, invstd: Tensor) -> C
         else:
             y = (x - mean.detach().reshape(shape)) * invstd.detach().reshape(shape)
         return _affine(y, w, b, shape)
+    return f
+
+
+def _unnormalize(c: Tensor, size: int, align: bool) -> Tensor:
+    return (c + 1.0) * ((size - 1) / 2.0) if align else ((c + 1.0) * size - 1.0) / 2.0
+
+
+def _clip(c: Tensor, size: int) -> Tensor:
+    """`c` clipped to [0, size - 1], with a zero gradient on and beyond the bounds (PyTorch's rule)."""
+    inside = (c > 0) & (c < size - 1)
+    return ew.where(inside, c, c.detach().clamp(0, size - 1))
+
+
+def _reflect(c: Tensor, twice_low: int, twice_high: int) -> Tensor:
+    if twice_low == twice_high:
+        return c * 0.0
+    lo, span = twice_low / 2.0, (twice_high - twice_low) / 2.0
+    a = ew.abs(c - lo)
+    extra = ew.fmod(a, span)
+    even = ew.fmod(ew.floor(a.detach() / span), 2.0) == 0
+    return ew.where(even, extra + lo, (span - extra) + lo)
+
+
+def _pad(c: Tensor, size: int, padding: int, align: bool) -> Tensor:
+    if padding == 1:
+        return _clip(c, size)
+    if padding == 2:
+        return _clip(_reflect(c, 0, 2 * (size - 1)) if align else _reflect(c, -1, 2 * size - 1), size)
+    return c
+
+
+def _read(flat: Tensor, idx: list, sizes: tuple) -> Tensor:
+    """flat `(N, C, L)` read at the integer-valued coordinates `idx` (each `(N, P)`, x first); 0 outside."""
+    valid, lin, stride = None, None, 1
+    for i, size in zip(idx, sizes):
+        ok = (i >= 0) & (i <= size - 1)
+        valid = ok if valid is None else valid & ok
+        term = i * stride
+        lin = term if lin is None else lin + term
+        stride *= size
+    lin = ew.where(valid, lin, 0.0).long().unsqueeze(1).expand(flat.shape[0], flat.shape[1], lin.shape[1])
+    return ew.where(valid.unsqueeze(1), flat.gather(2, lin), 0.0)
+
+
+def _cubic(t: Tensor) -> list:
+    """PyTorch's cubic convolution coefficients (A = -0.75) of the 4 taps around fraction `t`."""
+    a = -0.75
+
+    def near(x):
+        return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0
+
+    def far(x):
+        return ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a
+
+    return [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)]
+
+
+def grid_sampler_fn(interpolation_mode: int, padding_mode: int, align_corners: bool) -> Callable:
+    """grid_sampler written with ops, by PyTorch's CPU math: each point's taps gathered from the flattened input
+    planes, their weights differentiable in the grid (the taps' positions are not)."""
+    import itertools
+
+    def f(input, grid):
+        n, c = input.shape[0], input.shape[1]
+        sizes = tuple(input.shape[2:])[::-1]  # x (width) first, as the grid's last dimension
+        g = grid.reshape(n, -1, len(sizes))
+        flat = input.reshape(n, c, -1)
+        cs = [_unnormalize(g[..., k], s, align_corners) for k, s in enumerate(sizes)]
+        out = None
+        if interpolation_mode == 2:
+            lo = [ew.floor(x.detach()) for x in cs]
+            coef = [_cubic(x - l) for x, l in zip(cs, lo)]
+            for i, j in itertools.product(range(4), repeat=2):
+                taps = [_pad(lo[0] + (i - 1.0), sizes[0], padding_mode, align_corners).trunc(),
+                        _pad(lo[1] + (j - 1.0), sizes[1], padding_mode, align_corners).trunc()]
+                term = (coef[0][i] * coef[1][j]).unsqueeze(1) * _read(flat, taps, sizes)
+                out = term if out is None else out + term
+        else:
+            cs = [_pad(x, s, padding_mode, align_corners) for x, s in zip(cs, sizes)]
+            if interpolation_mode == 1:
+                out = _read(flat, [ew.round(x.detach()) for x in cs], sizes)
+            else:
+                lo = [ew.floor(x.detach()) for x in cs]
+                for corner in itertools.product((0, 1), repeat=len(sizes)):
+                    w = None
+                    for x, l, b in zip(cs, lo, corner):
+                        wk = x - l if b else (l + 1.0) - x
+                        w = wk if w is None else w * wk
+                    term = w.unsqueeze(1) * _read(flat, [l + b for l, b in zip(lo, corner)], sizes)
+                    out = term if out is None else out + term
+        return out.reshape((n, c) + tuple(grid.shape[1:-1]))
     return f
 
 

@@ -1,15 +1,17 @@
 """Derivatives of the sampling, CTC and unpooling kernels (grid_sampler, ctc_loss, ...).
 
-Their backward ops are not differentiable again, as PyTorch's are not: the rules of those
-backward ops raise when a second derivative is asked for.
+grid_sampler's backward is differentiable again, as PyTorch's (an eikonal loss on a grid-sampled field), through
+its forward recomputed with ops; ctc_loss's is not, as PyTorch's is not: its rule raises when a second
+derivative is asked for.
 """
 
 from __future__ import annotations
 
 import math
 
-from ember.core.dispatch import get_op
+from ember.core.dispatch import get_op, node_name
 
+from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented
 from ember.autograd.grad_mode import is_grad_enabled
@@ -18,7 +20,15 @@ __all__ = ["ENTRIES"]
 
 
 def _grid_sampler(grad, input, grid, interpolation_mode, padding_mode, align_corners):
-    return get_op("grid_sampler_backward")(grad, input, grid, interpolation_mode, padding_mode, align_corners)
+    r = get_op("grid_sampler_backward")(grad, input, grid, interpolation_mode, padding_mode, align_corners)
+    if input.ndim == 5:  # recorded under create_graph: PyTorch's 3-D node name (one op serves both ranks)
+        node_name(r[0], "GridSampler2DBackwardBackward0", "GridSampler3DBackwardBackward0")
+    return r
+
+
+def _grid_sampler_double(grads, grad_output, input, grid, interpolation_mode, padding_mode, align_corners):
+    fn = rc.grid_sampler_fn(interpolation_mode, padding_mode, align_corners)
+    return tuple(rc.second_order(fn, grad_output, [input, grid], list(grads)))
 
 
 def _max_unpool(grad, indices, input_shape, output_size):
@@ -50,7 +60,8 @@ ENTRIES = [
     d("grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)",
       name="GridSampler2DBackward0", **{"input, grid": _grid_sampler}),
     d("grid_sampler_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners)",
-      **{"grad_output, input, grid": not_implemented("grid_sampler_backward")}),
+      name="GridSampler2DBackwardBackward0",
+      **{"grad_output, input, grid": _grid_sampler_double}),
     d("ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)", name="CtcLossBackward0",
       targets=None, log_probs=_ctc_loss),
     d("ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, "

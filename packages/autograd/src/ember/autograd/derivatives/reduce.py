@@ -17,6 +17,7 @@ from ember.core.ops.linalg import mm_untracked
 
 from ember.autograd.derivatives._helpers import (cj, keep, not_implemented, put_into, scatter_into, unreduce, where0,
                                                 zeros_with)
+from ember.autograd.grad_mode import is_grad_enabled
 from ember.autograd.untracked import plain, transposed
 
 __all__ = ["ENTRIES", "COMPOSITE_ENTRIES"]
@@ -135,12 +136,16 @@ def _norm_backward(grad, input, ord, dims, keepdim, result):
     return g * ew.where(r == 0, 0.0, scaled / r ** (ord - 1))
 
 
-def _cumprod_backward(grad, input, dim):
-    """Exact with zeros: dx_k = left_k * sum_{i >= k} g_i * prod_{k < j <= i} x_j, via an (L, L) table."""
+def _cumprod_backward(grad, input, dim, result):
+    """PyTorch's rule, which saves the result (so writing into it raises at backward): where no input is zero and no
+    second derivative is recorded, dx_k = sum_{i >= k} g_i r_i / x_k by a reversed cumsum; otherwise exact with
+    zeros, dx_k = left_k * sum_{i >= k} g_i * prod_{k < j <= i} x_j, via an (L, L) table."""
     from ember.core import arange, cat, ones
 
     if input.ndim == 0:
         return grad
+    if not is_grad_enabled() and not input.is_complex() and not bool((input == 0).any()):
+        return (grad * result).flip((dim,)).cumsum(dim).flip((dim,)) / input
     x = input.movedim(dim, -1)
     g = grad.movedim(dim, -1)
     n = x.shape[-1]
@@ -161,6 +166,19 @@ def _selected(grad, indices, input_shape, dim, keepdim):
     return put_into(grad, input_shape, dim, indices, keepdim)
 
 
+def _logcumsumexp_backward_linear(grad, input, result, dim):
+    """dx_j = sum_{i >= j} g_i exp(x_j - r_i) through an (L, L) table, each exponent <= 0: linear in grad, so its
+    derivative in grad is finite where grad is zero (forward AD differentiates the backward at a zero cotangent,
+    where log|grad| is -inf)."""
+    from ember.core import arange
+
+    x, r, g = input.movedim(dim, -1), result.movedim(dim, -1), grad.movedim(dim, -1)
+    idx = arange(x.shape[-1], device=x.device)
+    upto = idx.unsqueeze(0) <= idx.unsqueeze(1)  # [i, j]: j <= i
+    table = ew.exp(ew.where(upto, x.unsqueeze(-2) - r.unsqueeze(-1), -math.inf))
+    return (g.unsqueeze(-1) * table).sum(-2).movedim(-1, dim)
+
+
 def _logcumsumexp_backward(grad, input, result, dim):
     """Stable: positive and negative parts of grad through a reversed logcumsumexp (as PyTorch); complex:
     conj(exp(rev(log(conj(grad)) - result) + input)), no split needed."""
@@ -169,6 +187,8 @@ def _logcumsumexp_backward(grad, input, result, dim):
 
     if input.is_complex():
         return ew.exp(rev(ew.log(grad.conj()) - result) + input).conj()
+    if is_grad_enabled() and input.ndim > 0:
+        return _logcumsumexp_backward_linear(grad, input, result, dim)
 
     lowest = float(np.finfo(input.dtype.np).min)
     log_abs = ew.log(ew.abs(grad))
