@@ -152,7 +152,8 @@ def test_grad_fn_names_of_overloads_and_composites_match_torch():
     for f in (lambda m, a: m.lerp(a, a * 2, a), lambda m, a: m.lerp(a, a * 2, 0.5), lambda m, a: a.lerp(a * 2, a[0]),
               lambda m, a: a.clamp_min(0.5), lambda m, a: a.clamp_max(a[0]), lambda m, a: m.clamp_min(a, a[1]),
               lambda m, a: m.clamp_max(a, 0.1), lambda m, a: m.pdist(a[:4]), lambda m, a: m.polar(a.abs(), a),
-              lambda m, a: m.cdist(a, a[:2]), lambda m, a: m.cdist(a[:3], a[:2])):
+              lambda m, a: m.cdist(a, a[:2]), lambda m, a: m.cdist(a[:3], a[:2]), lambda m, a: m.dist(a, a * 2),
+              lambda m, a: a.dist(a[0], p=3)):
         assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
 
 

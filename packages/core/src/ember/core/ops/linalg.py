@@ -1111,9 +1111,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
 @method
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    """The p-norm of `input - other` (broadcast), as one number."""
+    """The p-norm of `input - other` (broadcast), as one number; its node is PyTorch's DistBackward0."""
     ew.check_tensors("dist", input, other)
-    return vector_norm(ew.sub(input, other), p)
+    return node_name(vector_norm(ew.sub(input, other), p), "LinalgVectorNormBackward0", "DistBackward0")
 
 
 # a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do. No
