@@ -284,7 +284,15 @@ averaging of int64 BatchNorm counters, FedProx and SCAFFOLD, FedBN, secure-aggre
 DP-SGD by vmap(grad), by hooks with ghost norms and by Expanded Weights' grad_sample, RDP accounting, local-DP
 mechanisms, top-k/QSGD/sign-SGD compression, personalised heads and Ditto, Dirichlet and shard splits, robust
 aggregation with cdist Krum, split learning across detach(), foreach and asynchronous aggregation, vmap-simulated
-clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans)."""
+clients, per-client loaders, and round state through BytesIO with weights_only and unsafe-global scans).
+
+Point clouds and 3-D geometry learning (`pc_*`: PointNet++ multi-scale grouping with FPS and ball query, DGCNN edge
+features, voxelisation with floor_divide, unique(dim=0) and every scatter_reduce, QR-based random rotations with
+householder_product, normals and covariance features with cov weights and histograms, Conv3d/pool/interpolate
+options on occupancy grids, Chamfer/Sinkhorn-EMD/F-score, quaternion and dual-quaternion math, hashed sparse voxel
+convolution against a dense Conv3d with sparse COO tensors, lidar range images, Point Transformer over packed
+batches with segment_reduce and tensor_split, part-segmentation metrics with weighted spatial losses,
+FoldingNet/PCN decoders, KPConv with overload-named grad_fns, and the mistakes point-cloud code makes)."""
 
 from __future__ import annotations
 
