@@ -259,6 +259,11 @@ def test_class_weight_checks_follow_pytorchs_order_and_wording_per_input_rank():
     assert got.item() == pytest.approx(want, rel=1e-12)
     with pytest.raises(RuntimeError, match=r"^shape '\[1, 2, 1\]' is invalid for input of size 6$"):
         E.cross_entropy(T(logits), T(t), weight=T(w.reshape(2, 3)), label_smoothing=0.1)
+    with pytest.raises(RuntimeError, match="^Index tensor must have the same number of dimensions as input tensor$"):
+        E.cross_entropy(T(logits), T(t), weight=T(w.reshape(6, 1)), label_smoothing=0.1)
+    summed = E.cross_entropy(T(logits), T(t), weight=T(w.reshape(6, 1)), label_smoothing=0.1, reduction="sum")
+    assert summed.item() == pytest.approx(
+        ref_cross_entropy(logits, t, weight=w, label_smoothing=0.1, reduction="sum"), rel=1e-12)
     with pytest.raises(RuntimeError, match="^weight tensor should be defined either for all or no classes$"):
         S.cross_entropy_op(T(logits), T(t), T(w.reshape(2, 3)), "mean", -100, 0.0)
 

@@ -779,11 +779,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         input, target = input.to(dt), target.to(dt)
     target = _unbatched_target(input, target)
     if (label_smoothing > 0 and isinstance(weight, Tensor) and weight.ndim > 1 and isinstance(input, Tensor)
-            and input.ndim > 2 and weight.shape[0] != input.shape[1] and not _is_probabilities(target)):
-        # PyTorch's smoothing term views the weight as [1, weight.size(0), 1, ...] after nll_loss took it whole
+            and input.ndim > 2 and not _is_probabilities(target)):
+        # after nll_loss took the weight whole, PyTorch's smoothing term views it as [1, weight.size(0), 1, ...],
+        # and its mean gathers the weight at the targets, which needs a 1-D weight
         _check_loss("cross_entropy", input, target, _spatial_weight(input, target, weight), reduction, False)
-        shape = [weight.shape[0] if d == 1 else 1 for d in range(input.ndim)]
-        raise RuntimeError(f"shape '{shape}' is invalid for input of size {weight.numel()}")
+        if weight.shape[0] != input.shape[1]:
+            shape = [weight.shape[0] if d == 1 else 1 for d in range(input.ndim)]
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {weight.numel()}")
+        if reduction == "mean":
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     weight = _spatial_weight(input, target, weight)
     if (label_smoothing == 0 and isinstance(input, Tensor) and input._dtype.name in ("float16", "bfloat16")
             and isinstance(target, Tensor) and not target._dtype.is_floating_point and input.ndim >= 1):
