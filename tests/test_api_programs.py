@@ -325,7 +325,15 @@ features, ray-AABB slabs with stratified and searchsorted inverse-CDF sampling, 
 primes and xor, Morton-coded occupancy bitfields, 3-D grid_sample over voxel grids and tri-planes in every padding
 mode, grid-based SDFs whose eikonal term differentiates grid_sample twice, IGR/NeuS/VolSDF surfaces, SIREN's
 initialisation with seeded generators, TensoRF factors, quaternion and se(3) camera math with LLFF/NDC rays,
-Gaussian splatting, spherical harmonics, mip-NeRF 360 losses, a coarse-to-fine training loop, and their errors)."""
+Gaussian splatting, spherical harmonics, mip-NeRF 360 losses, a coarse-to-fine training loop, and their errors).
+
+Point clouds and 3-D geometry learning (`pc_*`: PointNet++ multi-scale grouping with FPS and ball query, DGCNN edge
+features, voxelisation with floor_divide, unique(dim=0) and every scatter_reduce, QR-based random rotations with
+householder_product, normals and covariance features with cov weights and histograms, Conv3d/pool/interpolate
+options on occupancy grids, Chamfer/Sinkhorn-EMD/F-score, quaternion and dual-quaternion math, hashed sparse voxel
+convolution against a dense Conv3d with sparse COO tensors, lidar range images, Point Transformer over packed
+batches with segment_reduce and tensor_split, part-segmentation metrics with weighted spatial losses,
+FoldingNet/PCN decoders, KPConv with overload-named grad_fns, and the mistakes point-cloud code makes)."""
 
 from __future__ import annotations
 

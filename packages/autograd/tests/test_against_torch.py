@@ -152,7 +152,11 @@ def test_grad_fn_names_of_overloads_and_composites_match_torch():
     for f in (lambda m, a: m.lerp(a, a * 2, a), lambda m, a: m.lerp(a, a * 2, 0.5), lambda m, a: a.lerp(a * 2, a[0]),
               lambda m, a: a.clamp_min(0.5), lambda m, a: a.clamp_max(a[0]), lambda m, a: m.clamp_min(a, a[1]),
               lambda m, a: m.clamp_max(a, 0.1), lambda m, a: m.pdist(a[:4]), lambda m, a: m.polar(a.abs(), a),
-              lambda m, a: m.cdist(a, a[:2]), lambda m, a: m.cdist(a[:3], a[:2])):
+              lambda m, a: m.cdist(a, a[:2]), lambda m, a: m.cdist(a[:3], a[:2]), lambda m, a: m.dist(a, a * 2),
+              lambda m, a: a.dist(a[0], p=3), lambda m, a: m.copysign(a, -1.0), lambda m, a: a.copysign(a[0]),
+              lambda m, a: m.fmod(a, 0.3), lambda m, a: m.fmod(a, a[0]), lambda m, a: a % 0.3, lambda m, a: a % a[1],
+              lambda m, a: m.remainder(0.3, a), lambda m, a: m.float_power(a, a[0]), lambda m, a: m.float_power(2, a),
+              lambda m, a: (a * 1).remainder_(a[0]), lambda m, a: m.floor_divide(a, 2)):
         assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
 
 

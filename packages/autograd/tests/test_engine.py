@@ -790,6 +790,24 @@ def test_rounding_division_has_a_zero_gradient_and_floor_divide_refuses_as_pytor
         assert type(y.grad_fn).__name__ == "NotImplemented" and y.requires_grad
         with pytest.raises(RuntimeError, match=r"^derivative for aten::floor_divide is not implemented$"):
             y.sum().backward()
+    # the C++ node keeps its namespace in name(), as CopySlices; remainder(Scalar, Tensor) records it too
+    assert (x // 2).grad_fn.name() == "torch::autograd::NotImplemented"
+    y = E.remainder(5.0, x)
+    assert y.grad_fn.name() == "torch::autograd::NotImplemented" and y.tolist() == [0.5, -0.0, 2.0]
+    with pytest.raises(RuntimeError, match=r"^derivative for aten::remainder is not implemented$"):
+        y.sum().backward()
+
+
+def test_binary_overloads_name_their_nodes_as_pytorchs():
+    x = E.tensor([1.5, -2.5], requires_grad=True)
+    t = E.tensor(2.0)
+    names = [r.grad_fn.name() for r in (E.copysign(x, t), E.copysign(x, -1.0), E.fmod(x, 2.0), E.fmod(x, t),
+                                        x % 2, x % t, E.float_power(x, t), E.float_power(2.0, x))]
+    assert names == ["CopysignBackward0", "CopysignBackward1", "FmodBackward0", "FmodBackward1",
+                     "RemainderBackward0", "RemainderBackward1", "PowBackward1", "PowBackward2"]
+    y = x * 1
+    y.fmod_(t)
+    assert y.grad_fn.name() == "FmodBackward1"
 
 
 def test_calling_a_node_checks_its_arity_and_returns_like_pytorchs():

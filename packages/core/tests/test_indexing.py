@@ -358,6 +358,14 @@ def test_index_select_and_index_add_out_of_range_raise_pytorch_text():
             E.zeros(3).index_add_(0, E.tensor([bad]), E.ones(1))
     with pytest.raises(RuntimeError, match="^index 5 is out of bounds for dimension 1 with size 2$"):
         E.zeros(3, 2).index_add_(1, E.tensor([5]), E.ones(3, 1))
+    # only the scatter_add path (2-D or more, an int64 index, alpha 1) names the index; an int32 index or another
+    # alpha takes the slice loop's IndexError
+    with pytest.raises(IndexError, match="^index out of range in self$"):
+        E.zeros(3, 2).index_add_(1, E.tensor([5], dtype=E.int32), E.ones(3, 1))
+    with pytest.raises(IndexError, match="^index out of range in self$"):
+        E.zeros(3, 2).index_add_(0, E.tensor([-4]), E.ones(1, 2), alpha=2)
+    assert E.zeros(3, 2).index_add_(0, E.tensor([2], dtype=E.int32), E.ones(1, 2), alpha=2).tolist() == \
+        [[0, 0], [0, 0], [2, 2]]
 
 
 # --- masks / nonzero / take / put / one_hot -------------------------------------------------------

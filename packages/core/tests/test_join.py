@@ -110,6 +110,31 @@ def test_chunk_errors_and_tensor_split():
     assert [t.numel() for t in E.tensor_split(E.arange(3), [2, 1])] == [2, 0, 2]
 
 
+
+def test_tensor_split_refuses_arguments_as_pytorchs_parser():
+    overloads = (" * ({0}tuple of ints indices, int dim = 0)\n * ({0}Tensor tensor_indices_or_sections, int dim = 0)\n"
+                 " * ({0}int sections, int dim = 0)\n")
+    head = "tensor_split() received an invalid combination of arguments - got ({}), but expected one of:\n"
+    x = E.arange(6.0)
+    for arg, got in [(2.5, "float"), (True, "bool"), ([1.5], "list"), (None, "NoneType")]:
+        with pytest.raises(TypeError) as info:
+            E.tensor_split(x, arg)
+        assert str(info.value) == head.format(f"Tensor, {got}") + overloads.format("Tensor input, ")
+    with pytest.raises(TypeError) as info:
+        x.tensor_split(2.5)
+    assert str(info.value) == head.format("float") + overloads.format("")
+    with pytest.raises(TypeError, match=r"argument 'indices' failed to unpack the object at pos 2 with error "
+                                        r"\"type must be tuple of ints,but got float\"$"):
+        E.tensor_split(x, (1, 2.0))
+    with pytest.raises(RuntimeError, match="^tensor_split expected tensor_indices_or_sections to have dtype of long, "
+                                           "but got Float$"):
+        E.tensor_split(x, E.tensor(2.0))
+    with pytest.raises(RuntimeError, match="to be a zero-dimensional or one-dimensional tensor, but got a tensor "
+                                           "with 2 dims$"):
+        E.tensor_split(x, E.tensor([[1]]))
+    assert [t.numel() for t in E.tensor_split(x, [E.tensor(2), 4])] == [2, 2, 2]
+    assert [t.numel() for t in E.tensor_split(x, [])] == [6]
+
 # --- flip / roll / repeat -----------------------------------------------------------------------
 def test_flip_roll_match_numpy():
     a = _a(2, 3, 4)

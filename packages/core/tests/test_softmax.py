@@ -232,6 +232,41 @@ def test_loss_errors_use_pytorchs_messages():
     assert E.cross_entropy(x, E.full((2, 5), 0.2), ignore_index=-1).item() == pytest.approx(np.log(5))
 
 
+def test_class_weight_checks_follow_pytorchs_order_and_wording_per_input_rank():
+    x2, x3, x4 = E.zeros(2, 5), E.zeros(2, 5, 3), E.zeros(2, 5, 3, 2)
+    long = E.int64
+    # the target's batch size, dims and dtype are checked before the weight
+    with pytest.raises(ValueError, match="Expected input batch_size"):
+        E.nll_loss(x2, E.zeros(3, dtype=long), weight=E.ones(4))
+    with pytest.raises(RuntimeError, match="^expected target dtype to be Long or Byte, but got Float$"):
+        E.nll_loss(x2, E.zeros(2), weight=E.ones(4))
+    with pytest.raises(RuntimeError, match=r"^Expected target size \[2, 3\], got \[2, 4\]$"):
+        E.cross_entropy(x3, E.zeros(2, 4, dtype=long), weight=E.ones(4))
+    # the 2-D kernel's words for inputs of 3 dims and more; its size check comes after the weight's
+    for x, t in [(x3, E.zeros(2, 3, dtype=long)), (x4, E.zeros(2, 3, 3, dtype=long))]:
+        with pytest.raises(RuntimeError, match="^weight tensor should be defined either for all or no classes$"):
+            E.nll_loss(x, t, weight=E.ones(4))
+    with pytest.raises(RuntimeError, match="^cross_entropy: weight tensor should be defined either for all 5 "
+                                           r"classes or no classes but got weight tensor of shape: \[4\]$"):
+        E.cross_entropy(x2, E.full((2, 5), 0.2), weight=E.ones(4))
+    # a weight of C elements in any shape weighs the classes of a spatial input, except in the smoothing term
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((2, 6, 3))
+    t = np.array([[0, 5, 2], [1, 1, 4]])
+    w = np.arange(1.0, 7.0)
+    want = ref_cross_entropy(logits.transpose(0, 2, 1).reshape(-1, 6), t.reshape(-1), weight=w)
+    got = E.cross_entropy(T(logits), T(t), weight=T(w.reshape(2, 3)))
+    assert got.item() == pytest.approx(want, rel=1e-12)
+    with pytest.raises(RuntimeError, match=r"^shape '\[1, 2, 1\]' is invalid for input of size 6$"):
+        E.cross_entropy(T(logits), T(t), weight=T(w.reshape(2, 3)), label_smoothing=0.1)
+    with pytest.raises(RuntimeError, match="^Index tensor must have the same number of dimensions as input tensor$"):
+        E.cross_entropy(T(logits), T(t), weight=T(w.reshape(6, 1)), label_smoothing=0.1)
+    summed = E.cross_entropy(T(logits), T(t), weight=T(w.reshape(6, 1)), label_smoothing=0.1, reduction="sum")
+    assert summed.item() == pytest.approx(
+        ref_cross_entropy(logits, t, weight=w, label_smoothing=0.1, reduction="sum"), rel=1e-12)
+    with pytest.raises(RuntimeError, match="^weight tensor should be defined either for all or no classes$"):
+        S.cross_entropy_op(T(logits), T(t), T(w.reshape(2, 3)), "mean", -100, 0.0)
+
 def test_loss_primitives_validate_targets_themselves():
     with pytest.raises(IndexError, match=r"^Target -2 is out of bounds\.$"):
         S.cross_entropy_op(E.zeros(2, 3), E.tensor([0, -2]), None, "mean", -100, 0.0)

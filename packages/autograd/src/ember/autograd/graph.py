@@ -154,7 +154,8 @@ class Node:
         self._seq = next(_sequence)
 
     def name(self) -> str:
-        return type(self).__name__
+        n = type(self).__name__
+        return "torch::autograd::NotImplemented" if n == "NotImplemented" else n  # a C++ node, as CopySlices
 
     def apply(self, grads: list) -> list:
         """Gradients w.r.t. the inputs (one per `next_functions` entry, None for none)."""

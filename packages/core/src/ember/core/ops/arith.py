@@ -23,13 +23,13 @@ __all__ = [
     "greater", "greater_equal", "less", "less_equal", "not_equal", "negative", "absolute", "fix", "arcsin", "arccos",
     "arctan", "arctan2", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
     "pow", "round", "float_power", "clamp", "clip", "clamp_min", "clamp_max", "addcmul", "addcdiv", "rsub", "lerp",
-    "xlogy",
+    "xlogy", "copysign", "fmod", "remainder",
 ]
 
 # Every row of the op table is a method, and but for PyTorch's exceptions an in-place one (`x.exp_()`);
 # the rows whose public function takes more arguments (`alpha=`, `rounding_mode=`, `decimals=`) are
 # defined below, and attach themselves
-_DEFINED_HERE = ("add", "sub", "mul", "div", "floor_divide", "pow", "round", "xlogy")
+_DEFINED_HERE = ("add", "sub", "mul", "div", "floor_divide", "pow", "round", "xlogy", "copysign", "fmod", "remainder")
 _NO_METHOD = ("trunc_divide",)  # PyTorch spells it `div(rounding_mode="trunc")`
 _NO_INPLACE = ("maximum", "minimum", "fmax", "fmin")  # nor predicates (`isnan`); comparisons have `eq_`
 for _row in ew.UNARY + ew.BINARY:
@@ -327,7 +327,10 @@ def float_power(input, exponent, *, out=None) -> Tensor:
             raise RuntimeError(f"the {what} has dtype {dtypes.TORCH_NAMES[out._dtype.name]} but the operation's "
                                f"result requires dtype {dtypes.TORCH_NAMES[want.name]}")
         ew._check_read_write_out(out, (input, exponent))
-    return ew.pow(_as_float64(input), _as_float64(exponent), out=out)
+    r = ew.pow(_as_float64(input), _as_float64(exponent), out=out)
+    if not isinstance(input, Tensor):  # pow's overloads name the node, as in `pow`
+        return node_name(r, "PowBackward0", "PowBackward2")
+    return node_name(r, "PowBackward0", "PowBackward1") if isinstance(exponent, Tensor) else r
 
 
 def _as_float64(x):
@@ -508,13 +511,39 @@ def xlogy(input, other, *, out=None) -> Tensor:
 
 
 @method
+def copysign(input, other, *, out=None) -> Tensor:
+    """|input| with the sign of other; PyTorch's overloads name the node: (Tensor, Tensor) CopysignBackward0,
+    (Tensor, Scalar) CopysignBackward1."""
+    r = ew.copysign(input, other, out=out)
+    return r if isinstance(other, Tensor) else node_name(r, "CopysignBackward0", "CopysignBackward1")
+
+
+@method
+def fmod(input, other, *, out=None) -> Tensor:
+    """C's fmod (the sign of input); (Tensor, Scalar) is PyTorch's FmodBackward0, (Tensor, Tensor) FmodBackward1."""
+    r = ew.fmod(input, other, out=out)
+    return node_name(r, "FmodBackward0", "FmodBackward1") if isinstance(other, Tensor) else r
+
+
+@method
+def remainder(input, other, *, out=None) -> Tensor:
+    """Python's modulus (the sign of other); (Tensor, Scalar) is PyTorch's RemainderBackward0, (Tensor, Tensor)
+    RemainderBackward1, and (Scalar, Tensor) has no derivative: its `NotImplemented` node refuses backward."""
+    r = ew.remainder(input, other, out=out)
+    if not isinstance(input, Tensor):
+        return node_name(r, "RemainderBackward0", "NotImplemented",
+                         refuse="derivative for aten::remainder is not implemented")
+    return node_name(r, "RemainderBackward0", "RemainderBackward1") if isinstance(other, Tensor) else r
+
+
+@method
 def rsub(input, other, *, alpha=1) -> Tensor:
     r = sub(other, input, alpha=alpha)  # PyTorch's overloads: rsub(Tensor, Tensor), rsub(Tensor, Scalar)
     return node_name(r, "SubBackward0", "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
 
 
 for _fn in (add, sub, mul, div, pow, round, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power,
-            xlogy):
+            xlogy, copysign, fmod, remainder):
     inplace(_fn)
 inplace(sub, "subtract_")
 inplace(mul, "multiply_")
@@ -524,7 +553,7 @@ inplace(clamp, "clip_")
 
 
 _OPERATORS = {
-    "add": add, "sub": sub, "mul": mul, "truediv": div, "floordiv": floor_divide, "mod": ew.remainder,
+    "add": add, "sub": sub, "mul": mul, "truediv": div, "floordiv": floor_divide, "mod": remainder,
     "pow": pow, "and": ew.bitwise_and, "or": ew.bitwise_or, "xor": ew.bitwise_xor,
 }
 # `a + b` calls the primitive itself where the public function only adds defaults (alpha=1, out=None)

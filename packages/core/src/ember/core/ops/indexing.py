@@ -766,32 +766,36 @@ def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, 
 
 # --- index_select / index_add / index_copy / index_fill ---------------------------------------
 _PREFIX = {"index_copy": "index_copy_(): "}
-_MESSAGE = {"index_select": "index out of range in self", "index_add": "index out of range in self"}  # index_add: 0/1-D
+_MESSAGE = {"index_select": "index out of range in self", "index_add": "index out of range in self"}
 
 
-def _message(op: str, input: Tensor) -> str | None:
-    """PyTorch's index-free IndexError text: index_select's always, index_add's only on its 0/1-D path."""
-    return _MESSAGE.get(op) if op != "index_add" or input.ndim <= 1 else None
+def _message(op: str, input: Tensor, index: Tensor, alpha=1) -> str | None:
+    """PyTorch's index-free IndexError text: index_select's always; index_add's but on its scatter_add path (a
+    self of 2 dims or more, an int64 index and alpha 1), whose RuntimeError names the index."""
+    if op == "index_add" and input.ndim > 1 and index._dtype is dtypes.int64 and alpha == 1:
+        return None
+    return _MESSAGE.get(op)
 
 
-def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np.ndarray]:
+def _dim_index(op: str, input: Tensor, dim: int, index: Tensor, alpha=1) -> tuple[int, np.ndarray]:
     """The wrapped dim and the host copy of a 1-D `index`, its values checked against that dim
     (index_fill takes negative indices, as PyTorch)."""
     d = _wrap_dim(input, dim)
     try:
-        return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",  # read only, but
-                              prefix=_PREFIX.get(op, ""), message=_message(op, input),  # index_fill_ checks no overlap
+        # read only, but index_fill_ checks no overlap
+        return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",
+                              prefix=_PREFIX.get(op, ""), message=_message(op, input, index, alpha),
                               copy=op == "index_fill").reshape(-1)
     except IndexError:
         _refuse_select_batch_gather(op, input, d, index)
         raise
 
 
-def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> None:
+def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor, alpha=1) -> None:
     d = _wrap_dim(input, dim)
     try:
         _check_device_values(index, _size(input, d), d, allow_negative=op == "index_fill",
-                             prefix=_PREFIX.get(op, ""), message=_message(op, input))
+                             prefix=_PREFIX.get(op, ""), message=_message(op, input, index, alpha))
     except IndexError:
         _refuse_select_batch_gather(op, input, d, index)
         raise
@@ -851,7 +855,7 @@ def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     if a != b:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {_sizes(input)} source.shape = {_sizes(source)}")
-    _check_device_dim_index("index_add", input, dim, index)
+    _check_device_dim_index("index_add", input, dim, index, alpha)
 
 
 def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
@@ -906,10 +910,10 @@ def _index_select_cpu(input, dim, index, *, out=None):
     return write_out(out, r, "index_select") if out is not None else wrap(r)
 
 
-def _index_apply(op: str, t: Tensor, dim: int, index: Tensor, vals: np.ndarray, mode: int) -> None:
+def _index_apply(op: str, t: Tensor, dim: int, index: Tensor, vals: np.ndarray, mode: int, alpha=1) -> None:
     """t's slices at the 1-D `index` along `dim` (mode)= `vals`, which the meta step matched to them (index_add_,
     index_copy_): through (outer, dim, inner) views where they allow, else by storage offsets."""
-    d, idx = _dim_index(op, t, dim, index)
+    d, idx = _dim_index(op, t, dim, index, alpha)
     vals = vals.astype(t._dtype.np, copy=False)
     if t.ndim and vals.ndim == t.ndim and not (t._conj or t._neg):
         if scatter_dim(t._np(), d, idx, vals, mode):
@@ -932,7 +936,7 @@ def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
     if not (t._dtype.is_floating_point or t._dtype.is_complex or t._dtype is dtypes.bool):
         alpha = int(alpha.real if isinstance(alpha, complex) else alpha)  # PyTorch's alpha.to<int>(): truncated
     vals = source._np() if alpha == 1 else source._np() * alpha
-    _index_apply("index_add", t, dim, index, np.asarray(vals), ADD)
+    _index_apply("index_add", t, dim, index, np.asarray(vals), ADD, alpha)
     return _finish(t, out, "index_add")
 
 

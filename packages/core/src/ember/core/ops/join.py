@@ -313,18 +313,51 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         tuple(S.narrow(input, input._wrap_dim(dim), 0, 0) for _ in range(chunks))
 
 
-@method
+def _sections_arg(indices_or_sections, as_method: bool) -> int | list[int]:
+    """`tensor_split`'s second argument as a section count or a list of indices, refused as PyTorch's parser
+    refuses it: a type no overload takes (a float, a bool, a list whose first element is no int) lists the
+    overloads, a later non-int element fails to unpack, an index tensor must be long and at most 1-D."""
+    v = indices_or_sections
+    if isinstance(v, Tensor):
+        if v._dtype != dtypes.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{dtypes.TORCH_NAMES.get(v._dtype.name, v._dtype.name)}")
+        if v.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {v.ndim} dims")
+        return int(v) if v.ndim == 0 else v.tolist()
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (list, tuple)):
+        out = []
+        for i, e in enumerate(v):
+            if isinstance(e, Tensor) and e.ndim == 0 and not e._dtype.is_floating_point:
+                e = int(e)
+            if not isinstance(e, numbers.Integral) or isinstance(e, bool):
+                if i:
+                    raise TypeError(f"tensor_split(): argument 'indices' failed to unpack the object at pos {i + 1} "
+                                    f"with error \"type must be tuple of ints,but got {type(e).__name__}\"")
+                break
+            out.append(int(e))
+        else:
+            return out
+    first = "" if as_method else "Tensor input, "
+    got = type(v).__name__ if as_method else f"Tensor, {type(v).__name__}"
+    raise TypeError(f"tensor_split() received an invalid combination of arguments - got ({got}), but expected one "
+                    f"of:\n * ({first}tuple of ints indices, int dim = 0)\n * ({first}Tensor tensor_indices_or_sections,"
+                    f" int dim = 0)\n * ({first}int sections, int dim = 0)\n")
+
+
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
     """Views split into `sections` near-equal parts, or at the given indices along `dim`."""
+    return _tensor_split(input, _sections_arg(indices_or_sections, False), dim)
+
+
+def _tensor_split(input: Tensor, sections: int | list[int], dim: int) -> tuple[Tensor, ...]:
     d = input._wrap_dim(dim)
     n = input._shape[d]
-    if isinstance(indices_or_sections, Tensor):
-        if indices_or_sections.ndim == 0:
-            indices_or_sections = int(indices_or_sections)
-        else:
-            indices_or_sections = indices_or_sections.tolist()
-    if isinstance(indices_or_sections, numbers.Integral):
-        k = int(indices_or_sections)
+    if isinstance(sections, int):
+        k = sections
         if k <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         q, r = divmod(n, k)
@@ -333,7 +366,7 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
             acc += q + (1 if i < r else 0)
             bounds.append(acc)
     else:
-        bounds = [int(i) for i in indices_or_sections]
+        bounds = sections
     ends = [min(max(b if b >= 0 else b + n, 0), n) for b in bounds] + [n]
     if not input._requires_grad and all(a <= b for a, b in zip(ends, ends[1:])):
         # nothing records a node (PyTorch's would be a SliceBackward0 per piece): the pieces in one pass
@@ -343,6 +376,10 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
         out.append(node_name(S.narrow(input, d, prev, max(b - prev, 0)), "NarrowBackward0", "SliceBackward0"))
         prev = b
     return tuple(out)
+
+
+attach("tensor_split", lambda self, indices_or_sections, dim=0: _tensor_split(
+    self, _sections_arg(indices_or_sections, True), dim))
 
 
 def _split_dim(op: str, input: Tensor, sections, dim: int, min_dims: int) -> tuple[Tensor, ...]:

@@ -646,14 +646,10 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
     if input.ndim == 0:
         raise ValueError(f"{op}: input must have a class dim; got {describe(input)}")
     c = input.shape[1] if input.ndim > 1 else input.shape[0]
-    if weight is not None and input.ndim > 2 and not probabilities:
-        if weight.numel() != c:  # PyTorch's spatial (nll_loss2d) check: the count only, in its shorter words
-            raise RuntimeError("weight tensor should be defined either for all or no classes")
-    elif weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
-        prefix = "cross_entropy: " if probabilities else ""
-        raise RuntimeError(f"{prefix}weight tensor should be defined either for all {c} classes or no classes but "
-                           f"got weight tensor of shape: {list(weight.shape)}")
     if probabilities:
+        if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
+                               f"classes but got weight tensor of shape: {list(weight.shape)}")
         if target._dtype is not input._dtype:
             raise TypeError(f"{op}: expected class-probability targets of the input's dtype; got "
                             f"{describe(input)} and {describe(target)}")
@@ -671,14 +667,21 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
         if input.ndim == 4 and target.ndim != 3:  # PyTorch's nll_loss2d checks, in its words
             raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
                                f"dimension: {target.ndim}")
-        if input.ndim == 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
-            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
-        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        if input.ndim != 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
             expected = [input.shape[0], *input.shape[2:]]
             raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
     if target._dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{dtypes.TORCH_NAMES[target._dtype.name]}")
+    # PyTorch's nll_loss takes a (C,) weight; its 2-D kernel, which inputs of 3 dims and more reach, any of C elements
+    # (the public functions view such a weight as (C,) before the kernels read it)
+    if weight is not None and input.ndim > 2 and (weight.numel() != c or weight.ndim != 1):
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if weight is not None and input.ndim <= 2 and (weight.ndim != 1 or weight.shape[0] != c):
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    if input.ndim == 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
     if weight is not None and weight.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[input._dtype.name]} but found "
                            f"{dtypes.TORCH_NAMES[weight._dtype.name]}")
@@ -783,6 +786,17 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         dt = dtypes.promote_types(input._dtype, target._dtype)  # PyTorch's composite promotes both
         input, target = input.to(dt), target.to(dt)
     target = _unbatched_target(input, target)
+    if (label_smoothing > 0 and isinstance(weight, Tensor) and weight.ndim > 1 and isinstance(input, Tensor)
+            and input.ndim > 2 and not _is_probabilities(target)):
+        # after nll_loss took the weight whole, PyTorch's smoothing term views it as [1, weight.size(0), 1, ...],
+        # and its mean gathers the weight at the targets, which needs a 1-D weight
+        _check_loss("cross_entropy", input, target, _spatial_weight(input, target, weight), reduction, False)
+        if weight.shape[0] != input.shape[1]:
+            shape = [weight.shape[0] if d == 1 else 1 for d in range(input.ndim)]
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {weight.numel()}")
+        if reduction == "mean":
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    weight = _spatial_weight(input, target, weight)
     if (label_smoothing == 0 and isinstance(input, Tensor) and input._dtype.name in ("float16", "bfloat16")
             and isinstance(target, Tensor) and not target._dtype.is_floating_point and input.ndim >= 1):
         # PyTorch's composite rounds the log-probabilities to the 16-bit dtype before nll_loss reads them
@@ -831,6 +845,17 @@ def _nll_node(input, reduction) -> str:
     return "ViewBackward0" if reduction == "none" and input.ndim != 4 else "NllLoss2DBackward0"
 
 
+def _spatial_weight(input, target, weight):
+    """The weight as (C,) where PyTorch's 2-D nll_loss kernel reads it (class indices, inputs of 3 dims and more):
+    that kernel takes any weight of C elements."""
+    if (isinstance(weight, Tensor) and weight.ndim != 1 and isinstance(input, Tensor) and input.ndim > 2
+            and weight.numel() == input.shape[1] and not _is_probabilities(target)):
+        from ember.core.ops.layout import reshape
+
+        return reshape(weight, (-1,))
+    return weight
+
+
 def _unbatched_target(input, target):
     """PyTorch's rule for an unbatched `(C,)` input: a class-index target of one element is its 0-dim
     target; a longer one is refused."""
@@ -853,6 +878,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     2.0
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
+    weight = _spatial_weight(input, target, weight)
     r = nll_loss_op(input, _unbatched_target(input, target), weight, reduction, int(ignore_index))[0]
     return node_name(r, "NllLossBackward0", _nll_node(input, reduction))
 
