@@ -16,7 +16,9 @@ for a large block (mmap at 32 MiB, its dynamic maximum on 64-bit, and trim at tw
 from the heap, and up to 64 MiB free at its top stay mapped for the next step. The cost: that much freed memory
 may stay resident, and a block below 32 MiB freed inside the heap is not given back. Setting either threshold
 turns glibc's moving rule off, so both are set. `EMBER_MALLOC_TUNING=0` in the environment leaves glibc's defaults;
-other C libraries are left alone.
+other C libraries are left alone. ember.jit raises the trim threshold further before its first replay (NOTE [ A
+replay's memory ] in `ember.jit.memory`), for the same reason; PyTorch's advice for CPU training is the same kind
+of process-wide change (jemalloc or tcmalloc).
 """
 
 from __future__ import annotations
