@@ -16,6 +16,7 @@ from ember.core.dtypes import cdouble, cfloat, chalf, complex32, complex64, comp
 from ember.core.dtypes import (  # noqa: E402 - NOTE [ Restricted dtypes ]
     float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, uint16, uint32, uint64,
 )
+from ember.core import host_heap as _host_heap  # noqa: F401 - glibc's heap thresholds, set at import
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 from ember.core.creation import (

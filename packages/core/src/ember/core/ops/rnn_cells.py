@@ -46,6 +46,18 @@ def _quiet_compile(kernel: str, dt):
         warnings.filterwarnings("ignore", message=_EXP32_SCOPE)
         yield
     _compiled.add((kernel, dt))
+
+
+def _quiet(kernel: str, dt, fn):
+    """`fn`, or, until its first call for `dt` has compiled it, `fn` under `_quiet_compile`: a cell op runs once per
+    time step, where the context manager's five frames were a tenth of the op's Python calls."""
+    if (kernel, dt) in _compiled:
+        return fn
+
+    def first(*args):
+        with _quiet_compile(kernel, dt):
+            return fn(*args)
+    return first
 __all__ = ["_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell_backward", "gru_cell_backward"]
 
 
@@ -91,8 +103,7 @@ def _lstm_cell_cpu(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=N
         ig, hg, bi, bh, c = ops  # one step of lstm_layer's kernel, whose workspace also holds tanh(c_t)
         n, h = c.shape
         hy, cy, ws = np.empty((1, n, h), c.dtype), np.empty((1, n, h), c.dtype), np.empty((1, n, 5 * h), c.dtype)
-        with _quiet_compile("forward", c.dtype):
-            _layer_kernels()[0](0, -1, 0, hg, ig.reshape(1, n, 4 * h), bi + bh, hy, cy, c, ws)
+        _quiet("forward", c.dtype, _layer_kernels()[0])(0, -1, 0, hg, ig.reshape(1, n, 4 * h), bi + bh, hy, cy, c, ws)
         return wrap(hy[0]), wrap(cy[0]), wrap(np.ascontiguousarray(ws[0, :, :4 * h]))
     ig, hg, c, h = _pre(input_gates, hidden_gates, cx, None, None)
     ws = np.add(ig, hg)  # the gates, activated in place: one buffer, a few passes over it
@@ -138,14 +149,18 @@ may be None, meaning zeros) -> `(grad_gates (N, 4H), grad_cx (N, H))`.""")
 @lstm_cell_backward.register("cpu")
 def _lstm_cell_backward_cpu(grad_hy, grad_cy, cx, cy, workspace):
     c = cx._np()
-    if (c.dtype in _CELL_DTYPES and c.ndim == 2 and c.size and all(
-            t is None or t._dtype is cx._dtype and t._shape == cx._shape for t in (grad_hy, grad_cy, cy))
-            and workspace._dtype is cx._dtype and workspace._shape == (c.shape[0], 4 * c.shape[1])):
+    dt, shape = cx._dtype, cx._shape
+    if (c.dtype in _CELL_DTYPES and c.ndim == 2 and c.size
+            and (grad_hy is None or grad_hy._dtype is dt and grad_hy._shape == shape)
+            and (grad_cy is None or grad_cy._dtype is dt and grad_cy._shape == shape)
+            and (cy is None or cy._dtype is dt and cy._shape == shape)
+            and workspace._dtype is dt and workspace._shape == (c.shape[0], 4 * c.shape[1])):
         ws, c = _rows(workspace), _rows(cx)
-        ghy, gcy = (_rows(g) if g is not None else c for g in (grad_hy, grad_cy))
+        ghy = _rows(grad_hy) if grad_hy is not None else c
+        gcy = _rows(grad_cy) if grad_cy is not None else c
         gg, gcx = np.empty_like(ws), np.empty_like(c)
-        with _quiet_compile("lstm_cell_backward", c.dtype):
-            _cell_kernels()[0](ghy, grad_hy is not None, gcy, grad_cy is not None, c, _rows(cy), ws, gg, gcx)
+        _quiet("lstm_cell_backward", c.dtype, _cell_kernels()[0])(
+            ghy, grad_hy is not None, gcy, grad_cy is not None, c, _rows(cy), ws, gg, gcx)
         return wrap(gg), wrap(gcx)
     ws, c, cn = workspace._np(), cx._np(), cy._np()
     h = c.shape[-1]
@@ -179,8 +194,7 @@ def _gru_cell_cpu(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=No
     if ops is not None:
         ig, hg, bi, bh, x = ops
         hy, ws = np.empty_like(x), np.empty((x.shape[0], 5 * x.shape[1]), x.dtype)
-        with _quiet_compile("gru_cell", x.dtype):
-            _cell_kernels()[1](ig, hg, bi, bh, x, hy, ws)
+        _quiet("gru_cell", x.dtype, _cell_kernels()[1])(ig, hg, bi, bh, x, hy, ws)
         return wrap(hy), wrap(ws)
     ig, hg, hxa, h = _pre(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     r = _sigmoid(ig[..., :h] + hg[..., :h])
@@ -207,8 +221,7 @@ def _gru_cell_backward_cpu(grad_hy, workspace):
         g, ws = _rows(grad_hy), _rows(workspace)
         gi, gh = np.empty((g.shape[0], 3 * g.shape[1]), g.dtype), np.empty((g.shape[0], 3 * g.shape[1]), g.dtype)
         ghx = np.empty_like(g)
-        with _quiet_compile("gru_cell_backward", g.dtype):
-            _cell_kernels()[2](g, ws, gi, gh, ghx)
+        _quiet("gru_cell_backward", g.dtype, _cell_kernels()[2])(g, ws, gi, gh, ghx)
         return wrap(gi), wrap(gh), wrap(ghx)
     ws, g = workspace._np(), grad_hy._np()
     h = ws.shape[-1] // 5

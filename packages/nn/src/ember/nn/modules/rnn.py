@@ -30,9 +30,10 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _LAYER_DTYPES = (ea.float32, ea.float64)  # those the CPU lstm_layer compiles for
 
 
-def _fused(name: str, t: Tensor) -> bool:
-    """Whether ember-core's fused op `name` has a kernel for `t`'s device (else compose)."""
-    return t.device.type in get_op(name).kernels
+def _fused(name: str, t: Tensor):
+    """ember-core's fused op `name` where it has a kernel for `t`'s device, else None (compose)."""
+    op = get_op(name)
+    return op if t._storage.device.type in op.kernels else None
 
 
 class _TimeSteps(ea.Function):
@@ -124,8 +125,9 @@ def _lstm_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
 
 def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
     hg = F.linear(h, w_hh)
-    if _fused("lstm_cell", h):
-        hy, cy, _ = ea._thnn_fused_lstm_cell(gi, hg, c, None, b_hh)
+    cell = _fused("lstm_cell", h)
+    if cell is not None:
+        hy, cy, _ = cell(gi, hg, c, None, b_hh)
         return hy, cy
     gates = gi + hg if b_hh is None else gi + hg + b_hh
     i, f, g, o = gates.chunk(4, -1)
@@ -134,8 +136,9 @@ def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | No
 
 
 def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    if _fused("gru_cell", h):
-        return ea._thnn_fused_gru_cell(gi, F.linear(h, w_hh), h, None, b_hh)[0]
+    cell = _fused("gru_cell", h)
+    if cell is not None:
+        return cell(gi, F.linear(h, w_hh), h, None, b_hh)[0]
     gh = F.linear(h, w_hh, b_hh)
     i_r, i_z, i_n = gi.chunk(3, -1)
     h_r, h_z, h_n = gh.chunk(3, -1)
@@ -339,7 +342,7 @@ class RNNBase(Module):
                 idx = layer * num_directions + direction
                 state = [s[idx] for s in hx]
                 if (self.mode == "LSTM" and w_hr is None and masks is None and seq_len
-                        and _fused("lstm_layer", layer_input) and w_ih.dtype == layer_input.dtype
+                        and _fused("lstm_layer", layer_input) is not None and w_ih.dtype == layer_input.dtype
                         and (layer_input.dtype in _LAYER_DTYPES or layer_input.device.type != "cpu")):
                     out, h_n, c_n = _LSTMLayer.apply(layer_input, w_ih, w_hh, b_ih, b_hh, state[0], state[1],
                                                      direction == 1)
@@ -557,25 +560,26 @@ class RNNCellBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def _prepare(self, input: Tensor, hx: Tensor | None) -> tuple[Tensor, bool]:
-        if input.dim() not in (1, 2):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        nd = input.dim()  # then the sizes as tuples: a cell runs once per time step
+        if nd not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {nd}D instead")
         if hx is not None and hx.dim() not in (1, 2):  # PyTorch's module checks; its kernel then the sizes
             raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected "
-                               f"{self.input_size}")
-        batched = input.dim() == 2
-        return (input if batched else input.unsqueeze(0)), batched
+        size = input._shape[-1]
+        if size != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {size} expected {self.input_size}")
+        return (input if nd == 2 else input.unsqueeze(0)), nd == 2
 
     def _hidden(self, x: Tensor, hx: Tensor | None, batched: bool, k: int = 0) -> Tensor:
         """The state for the batched input `x`: zeros, or `hx` checked against it as PyTorch does."""
         if hx is None:
             return self._zeros(x)
         h = hx if batched else hx.unsqueeze(0)
-        if h.shape[0] != x.shape[0]:
-            raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{k} batch size {h.shape[0]}")
-        if h.dim() != 2 or h.shape[1] != self.hidden_size:
-            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {h.shape[1] if h.dim() > 1 else 1}, "
+        hs, n = h._shape, x._shape[0]
+        if hs[0] != n:
+            raise RuntimeError(f"Input batch size {n} doesn't match hidden{k} batch size {hs[0]}")
+        if len(hs) != 2 or hs[1] != self.hidden_size:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {hs[1] if len(hs) > 1 else 1}, "
                                f"expected {self.hidden_size}")
         return h
 
