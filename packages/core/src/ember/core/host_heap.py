@@ -27,7 +27,7 @@ import ctypes
 import os
 import sys
 
-__all__ = ["MMAP_THRESHOLD", "TRIM_THRESHOLD", "TUNED", "tune"]
+__all__ = ["MMAP_THRESHOLD", "TRIM_THRESHOLD", "TUNED", "set_thresholds", "tune"]
 
 MMAP_THRESHOLD = 32 << 20  # glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: where its dynamic rule stops
 TRIM_THRESHOLD = 2 * MMAP_THRESHOLD  # the dynamic rule's trim threshold for that mmap threshold
@@ -41,8 +41,9 @@ def _glibc() -> bool:
         return False
 
 
-def tune() -> bool:
-    """Set glibc's mmap and trim thresholds (NOTE [ Host buffers and glibc's heap ]); whether they were set."""
+def set_thresholds(mmap: int, trim: int) -> bool:
+    """Set glibc's mmap and trim thresholds (NOTE [ Host buffers and glibc's heap ]); whether they were set (not with
+    `EMBER_MALLOC_TUNING=0`, nor outside glibc)."""
     if os.environ.get("EMBER_MALLOC_TUNING", "1") == "0" or not sys.platform.startswith("linux") or not _glibc():
         return False
     try:
@@ -50,7 +51,12 @@ def tune() -> bool:
     except (OSError, AttributeError):
         return False
     mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) & bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+    return bool(mallopt(_M_MMAP_THRESHOLD, mmap)) & bool(mallopt(_M_TRIM_THRESHOLD, trim))
+
+
+def tune() -> bool:
+    """Set the thresholds ember.core starts with; whether they were set."""
+    return set_thresholds(MMAP_THRESHOLD, TRIM_THRESHOLD)
 
 
 TUNED = tune()

@@ -6,8 +6,10 @@ frees them by the end of it. glibc's malloc returns the freed top of its heap to
 more than its trim threshold (a few MB after its dynamic adjustment) is free, and serves blocks
 above its mmap threshold with fresh mappings, so the next replay faults its pages in again, each
 zeroed by the kernel: 5,800 page faults per step of the GPT workload (about 23 MB, 5 ms of a 70 ms
-step on this machine). Before its first plan runs, ember.jit raises both thresholds once
-(`mallopt`, `config.retain_memory`), so freed memory stays in the heap and later replays reuse it:
+step on this machine). ember.core sets both thresholds at import (NOTE [ Host buffers and glibc's
+heap ] in `ember.core.host_heap`); before its first plan runs, ember.jit raises the trim threshold
+further once (`host_heap.set_thresholds`, `config.retain_memory`), so freed memory stays in the heap
+and later replays reuse it:
 a replayed step then faults in (almost) nothing. This is process-wide, as setting
 `MALLOC_TRIM_THRESHOLD_`/`MALLOC_MMAP_THRESHOLD_` or loading jemalloc/tcmalloc (PyTorch's advice
 for CPU training) would be; it changes no values. The intermediates that fused kernels and GEMMs
@@ -17,33 +19,18 @@ this keeps the memory of what still allocates (outputs, gradients, the other ops
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import sys
+from ember.core import host_heap
 
 __all__ = ["retain_freed_memory"]
 
-_M_TRIM_THRESHOLD = -1
-_M_MMAP_THRESHOLD = -3
-_TRIM = 1 << 28  # keep up to 256 MiB of freed heap at its top
-_MMAP = 1 << 25  # blocks below 32 MiB come from the heap (glibc's own dynamic ceiling)
+_TRIM = 1 << 28  # keep up to 256 MiB of freed heap at its top (ember.core keeps 64 MiB)
 _done: bool | None = None
 
 
 def retain_freed_memory() -> bool:
-    """Raise glibc's trim and mmap thresholds once per process; True where they were set (glibc only)."""
+    """Raise glibc's trim threshold above ember.core's once per process (`host_heap.set_thresholds`, which also
+    honours `EMBER_MALLOC_TUNING=0`); True where the thresholds were set (glibc only)."""
     global _done
-    if _done is not None:
-        return _done
-    _done = False
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # musl and others: no mallopt
-        return False
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
-    _done = bool(mallopt(_M_TRIM_THRESHOLD, _TRIM)) and bool(mallopt(_M_MMAP_THRESHOLD, _MMAP))
+    if _done is None:
+        _done = host_heap.set_thresholds(host_heap.MMAP_THRESHOLD, _TRIM)
     return _done
