@@ -738,7 +738,7 @@ def _bincount_cpu(x, weights=None, minlength=0):
     if weights is None:
         return wrap(np.bincount(a, minlength=minlength).astype(np.int64))
     dt = np.float32 if weights._dtype is dtypes.float32 else np.float64
-    return wrap(np.bincount(a, weights._np().astype(np.float64), minlength).astype(dt))
+    return wrap(np.bincount(a, weights._np().real.astype(np.float64), minlength).astype(dt))
 
 
 @method
