@@ -53,7 +53,8 @@ Xr = X.clone().requires_grad_(True)
 h = layer(Xr)
 print("h", tuple(h.shape), h.norm(dim=-1).round(decimals=4).tolist()[:3])
 h.pow(3).sum().backward()
-print("x grad", Xr.grad.abs().sum().round(decimals=4).item(), layer.lin_nb.weight.grad.abs().sum().round(decimals=4).item())
+print("x grad", Xr.grad.abs().sum().round(decimals=4).item(),
+      layer.lin_nb.weight.grad.abs().sum().round(decimals=4).item())
 
 # learnable edge weights through the CSR values
 wv = torch.rand(src.numel(), requires_grad=True)

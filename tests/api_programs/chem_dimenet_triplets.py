@@ -53,7 +53,9 @@ env = 1 - (p + 1) * (p + 2) / 2 * x ** p + p * (p + 2) * x ** (p + 1) - p * (p +
 freq = torch.arange(1, 7, dtype=dt) * math.pi
 rbf = env[:, None] * math.sqrt(2 / cutoff) * torch.sin(freq * x[:, None]) / dist[:, None]
 print("rbf", tuple(rbf.shape), rbf[0].round(decimals=4).tolist())
-print("sinc form", torch.allclose(torch.sin(freq * x[:, None]) / (freq * x[:, None]), torch.special.sinc(freq * x[:, None] / math.pi)))
+print("sinc form",
+      torch.allclose(torch.sin(freq * x[:, None]) / (freq * x[:, None]),
+                     torch.special.sinc(freq * x[:, None] / math.pi)))
 print("j0", torch.special.spherical_bessel_j0(freq * x[0]).round(decimals=4).tolist())
 
 # angular basis: Legendre P_l(cos theta) for l = 0..3

@@ -61,7 +61,8 @@ print("dx", (xo - x).norm(dim=-1).round(decimals=4).tolist())
 
 Q, _ = torch.linalg.qr(torch.randn(3, 3, dtype=dt))
 print("det Q", round(abs(torch.linalg.det(Q).item()), 4))
-for name, Qi in [("rotation", Q * torch.sign(torch.linalg.det(Q))), ("reflection", torch.diag(torch.tensor([-1.0, 1.0, 1.0], dtype=dt)))]:
+for name, Qi in [("rotation", Q * torch.sign(torch.linalg.det(Q))),
+                 ("reflection", torch.diag(torch.tensor([-1.0, 1.0, 1.0], dtype=dt)))]:
     t = torch.tensor([[0.5, -2.0, 3.0]], dtype=dt)
     E2, h2, x2 = model(z, x @ Qi.T + t, row, col, edge_attr)
     print(name, torch.allclose(E, E2), torch.allclose(h, h2, atol=1e-10), torch.allclose(xo @ Qi.T + t, x2, atol=1e-10))
@@ -71,7 +72,8 @@ inv = torch.empty_like(perm)
 inv[perm] = torch.arange(n)
 rp, cp = inv[row], inv[col]
 E3, h3, x3 = model(z[perm], x[perm], rp, cp, edge_attr)
-print("permutation", torch.allclose(E, E3), torch.allclose(h[perm], h3, atol=1e-10), torch.allclose(xo[perm], x3, atol=1e-10))
+print("permutation", torch.allclose(E, E3), torch.allclose(h[perm], h3, atol=1e-10),
+      torch.allclose(xo[perm], x3, atol=1e-10))
 print("argsort(perm) == inv", torch.equal(torch.argsort(perm), inv))
 
 # training the coordinates to a target geometry; norm gradient at coincident points is finite thanks to clamp_min

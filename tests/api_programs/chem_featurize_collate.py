@@ -4,9 +4,9 @@ charges and ring sizes, Embedding with padding_idx and max_norm, EmbeddingBag ov
 a collate function that shifts edge indices by cumulative atom counts, and the one_hot errors."""
 
 import torch
+from torch.utils.data import DataLoader, Dataset
 nn = torch.nn
 F = torch.nn.functional
-from torch.utils.data import DataLoader, Dataset
 
 torch.manual_seed(0)
 ELEMENTS = {"H": 1, "C": 2, "N": 3, "O": 4, "F": 5}
@@ -16,7 +16,8 @@ MOLS = [
     ("HCN", ["H", "C", "N"], [(0, 1), (1, 2)], [0, 0, 0], 1.2),
     ("NH4+", ["N", "H", "H", "H", "H"], [(0, 1), (0, 2), (0, 3), (0, 4)], [1, 0, 0, 0, 0], -0.7),
     ("CF2O", ["C", "F", "F", "O"], [(0, 1), (0, 2), (0, 3)], [0, 0, 0, 0], 0.9),
-    ("C3H3+", ["C", "C", "C", "H", "H", "H"], [(0, 1), (1, 2), (2, 0), (0, 3), (1, 4), (2, 5)], [1, 0, 0, 0, 0, 0], 2.1),
+    ("C3H3+", ["C", "C", "C", "H", "H", "H"], [(0, 1), (1, 2), (2, 0), (0, 3), (1, 4), (2, 5)], [1, 0, 0, 0, 0, 0],
+     2.1),
 ]
 
 
@@ -66,7 +67,8 @@ for b in loader:
 print("one_hot inferred", F.one_hot(torch.tensor([0, 3, 1])).shape, F.one_hot(torch.tensor([[2], [0]])).shape)
 print("bucketize", torch.bucketize(torch.tensor([-2, -1, 0, 1, 2]), torch.tensor([-1, 0, 1])).tolist(),
       torch.bucketize(torch.tensor([-2, -1, 0, 1, 2]), torch.tensor([-1, 0, 1]), right=True).tolist())
-print("bucketize float", torch.bucketize(torch.tensor([1.5, 3.0, 5.5]), torch.tensor([3.0, 5.0, 7.0]), out_int32=True).tolist(),
+print("bucketize float",
+      torch.bucketize(torch.tensor([1.5, 3.0, 5.5]), torch.tensor([3.0, 5.0, 7.0]), out_int32=True).tolist(),
       torch.bucketize(torch.tensor([1.5]), torch.tensor([3.0]), out_int32=True).dtype)
 
 # learned atom-type embedding with a padding row and max_norm
@@ -93,7 +95,8 @@ wts = torch.tensor([0.5, 1.0, 1.0, 1.0, 2.0, 1.0, 0.25])
 print("weighted", rings(ring_ids, offsets, per_sample_weights=wts).sum(1).round(decimals=4).tolist())
 bag2 = nn.EmbeddingBag.from_pretrained(torch.arange(12.0).reshape(4, 3), mode="max")
 print("max bags", bag2(torch.tensor([[1, 3], [2, 0]])).tolist())
-print("mean 2d", F.embedding_bag(torch.tensor([[1, 3], [2, 0]]), torch.arange(12.0).reshape(4, 3), mode="mean").tolist())
+print("mean 2d",
+      F.embedding_bag(torch.tensor([[1, 3], [2, 0]]), torch.arange(12.0).reshape(4, 3), mode="mean").tolist())
 
 for name, fn in {
     "one_hot negative": lambda: F.one_hot(torch.tensor([-1, 2]), 3),

@@ -78,7 +78,8 @@ def logical_rshift(w, k):
 pc_lut = lut[packed.long()].sum(-1)
 pc_swar = (popcount_words(words) & 0xFF).sum(-1)
 print("popcount", pc_lut.tolist(), pc_swar.tolist(), fp.sum(-1).tolist(), pc_lut.dtype)
-print("logical shift", logical_rshift(torch.tensor([-1, -8, 5]), 60).tolist(), (torch.tensor([-1, -8, 5]) >> 60).tolist())
+print("logical shift", logical_rshift(torch.tensor([-1, -8, 5]), 60).tolist(),
+      (torch.tensor([-1, -8, 5]) >> 60).tolist())
 
 # similarities from byte-wise and/or
 both = lut[(packed[:, None, :] & packed[None, :, :]).long()].sum(-1).double()
@@ -95,10 +96,12 @@ print("xor distance", (fp[0] ^ fp[1]).sum().item(), torch.logical_xor(fp[0], fp[
 
 # dtype rules around uint8
 u = torch.cat([packed[0][packed[0] > 0][:3], torch.tensor([255], dtype=torch.uint8)])
-print("u8 + 1", (u + 1).dtype, "u8 + int64 tensor", (u + torch.tensor([1])).dtype, "u8 & 0-dim", (u & torch.tensor(3)).dtype)
+print("u8 + 1", (u + 1).dtype, "u8 + int64 tensor", (u + torch.tensor([1])).dtype, "u8 & 0-dim",
+      (u & torch.tensor(3)).dtype)
 print("u8 overflow", (u + 250).tolist(), (u - 10).tolist(), (u * 3).tolist())
 print("~u8", (~u).tolist(), "neg i64 not", (~torch.tensor([0, 5])).tolist())
-print("bitwise ops", torch.bitwise_and(u, 0x0F).tolist(), torch.bitwise_or(u, 1).tolist(), torch.bitwise_xor(u, u).tolist())
+print("bitwise ops", torch.bitwise_and(u, 0x0F).tolist(), torch.bitwise_or(u, 1).tolist(),
+      torch.bitwise_xor(u, u).tolist())
 print("shift u8", (u << 4).tolist(), torch.bitwise_right_shift(u, 2).tolist())
 print("bool arith", (fp[0].sum()).dtype, fp[0].to(torch.uint8).sum().dtype, fp.any(1).tolist(), fp.all(1).tolist())
 print("count_nonzero", torch.count_nonzero(packed, dim=1).tolist())

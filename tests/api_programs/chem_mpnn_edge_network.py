@@ -4,9 +4,9 @@ Set2Set-free sum/max readout with per-target standardisation, an EMA of the weig
 ReduceLROnPlateau on a validation loss."""
 
 import torch
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 nn = torch.nn
 F = torch.nn.functional
-from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 torch.manual_seed(0)
 

@@ -57,8 +57,11 @@ attempt("grad unrelated", lambda: torch.autograd.grad(energy, pos))
 e2 = (pos ** 2).sum()
 attempt("grad ok", lambda: torch.autograd.grad(e2, pos, retain_graph=False)[0])
 attempt("grad twice", lambda: torch.autograd.grad(e2, pos))
-attempt("allow_unused", lambda: torch.autograd.grad((pos ** 2).sum(), [pos, torch.ones(1, requires_grad=True)], allow_unused=True)[1])
-attempt("materialize", lambda: torch.autograd.grad((pos ** 2).sum(), [pos, torch.ones(1, requires_grad=True)], allow_unused=True, materialize_grads=True)[1])
+attempt("allow_unused",
+        lambda: torch.autograd.grad((pos ** 2).sum(), [pos, torch.ones(1, requires_grad=True)], allow_unused=True)[1])
+attempt("materialize",
+        lambda: torch.autograd.grad((pos ** 2).sum(), [pos, torch.ones(1, requires_grad=True)], allow_unused=True,
+                                    materialize_grads=True)[1])
 attempt("non-scalar", lambda: torch.autograd.grad(pos * 2, pos))
 attempt("int requires_grad", lambda: torch.tensor([1, 2]).requires_grad_())
 attempt("leaf in-place", lambda: pos.add_(1.0))
@@ -79,7 +82,8 @@ attempt("sparse + dense", lambda: A + torch.ones(5, 5))
 attempt("sparse mm dims", lambda: torch.sparse.mm(A, torch.ones(4, 2)))
 attempt("sparse reshape", lambda: A.reshape(25))
 attempt("sparse numpy", lambda: A.numpy())
-attempt("sparse int grad", lambda: torch.sparse_coo_tensor(edge_index, torch.ones(4, dtype=torch.long), (5, 5)).requires_grad_())
+attempt("sparse int grad",
+        lambda: torch.sparse_coo_tensor(edge_index, torch.ones(4, dtype=torch.long), (5, 5)).requires_grad_())
 
 # fingerprints stored as floats
 fp = (torch.rand(2, 16) > 0.5).float()

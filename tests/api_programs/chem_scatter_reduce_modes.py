@@ -50,7 +50,8 @@ for reduce in ["prod", "mean", "amax", "amin"]:
         print("index_reduce", reduce, include_self, acc.round(decimals=4).tolist())
 acc = torch.zeros(3, 3, dtype=torch.float64).index_add_(0, seg, h, alpha=-0.5)
 print("index_add alpha", acc.round(decimals=4).tolist())
-print("index_add fn", torch.index_add(torch.zeros(3, 3), 1, torch.tensor([2, 0, 2]), torch.ones(3, 3), alpha=2).tolist())
+print("index_add fn",
+      torch.index_add(torch.zeros(3, 3), 1, torch.tensor([2, 0, 2]), torch.ones(3, 3), alpha=2).tolist())
 
 # scatter_add_ in place on a node buffer and scatter with reduce=
 agg = torch.zeros(num_nodes, 2)

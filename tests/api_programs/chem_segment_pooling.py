@@ -22,7 +22,8 @@ mass = torch.tensor([12.011, 1.008, 1.008, 12.011, 15.999, 1.008, 1.008, 1.008, 
 mw = torch.bincount(batch, weights=mass)
 print("mol weights", mw.round(decimals=4).tolist(), mw.dtype)
 print("bincount w f32", torch.bincount(batch, weights=mass.float(), minlength=5).dtype)
-print("empty bincount", torch.bincount(torch.tensor([], dtype=torch.int64)).tolist(), torch.bincount(torch.tensor([], dtype=torch.int64), minlength=3).tolist())
+print("empty bincount", torch.bincount(torch.tensor([], dtype=torch.int64)).tolist(),
+      torch.bincount(torch.tensor([], dtype=torch.int64), minlength=3).tolist())
 
 ptr = torch.cat([torch.zeros(1, dtype=torch.long), torch.cumsum(n_atoms, 0)])
 print("ptr", ptr.tolist(), ptr.dtype)
@@ -37,10 +38,13 @@ s3 = torch.segment_reduce(x, "sum", offsets=ptr)
 print("segment sum agree", torch.allclose(s1, s2, atol=1e-6), torch.allclose(s2, s3, atol=1e-6))
 for reduce in ["mean", "max", "min", "prod"]:
     print("segment", reduce, torch.segment_reduce(x, reduce, lengths=n_atoms).round(decimals=4)[:, :2].tolist())
-print("segment axis1", torch.segment_reduce(x[:3], "sum", lengths=torch.tensor([[1, 3], [4, 0], [2, 2]]), axis=1).round(decimals=4).tolist())
+print("segment axis1",
+      torch.segment_reduce(x[:3], "sum", lengths=torch.tensor([[1, 3], [4, 0], [2, 2]]),
+                           axis=1).round(decimals=4).tolist())
 zl = torch.segment_reduce(x[:3], "max", lengths=torch.tensor([2, 0, 1]), unsafe=False, initial=-5.0)
 print("segment empty initial", zl.round(decimals=4)[:, 0].tolist())
-print("segment empty mean", torch.segment_reduce(x[:3], "mean", lengths=torch.tensor([3, 0]))[:, 0].round(decimals=4).tolist())
+print("segment empty mean",
+      torch.segment_reduce(x[:3], "mean", lengths=torch.tensor([3, 0]))[:, 0].round(decimals=4).tolist())
 
 xs = x.clone().requires_grad_(True)
 out = torch.segment_reduce(xs, "mean", lengths=n_atoms)
@@ -58,7 +62,8 @@ print("uc unsorted", torch.unique_consecutive(torch.tensor([2, 2, 1, 1, 2, 3, 3]
 mean_pool = torch.zeros(4, 4).index_add_(0, batch, x) / counts.unsqueeze(-1)
 print("mean pool", mean_pool.round(decimals=4)[:, 0].tolist())
 xm = x.clone().requires_grad_(True)
-max_pool = torch.full((4, 4), float("-inf")).scatter_reduce(0, batch[:, None].expand(-1, 4), xm, "amax", include_self=False)
+max_pool = torch.full((4, 4), float("-inf")).scatter_reduce(0, batch[:, None].expand(-1, 4), xm, "amax",
+                                                            include_self=False)
 max_pool.sum().backward()
 print("max pool", max_pool.round(decimals=4)[:, 0].tolist(), "grad nnz", int(xm.grad.count_nonzero()))
 

@@ -81,7 +81,8 @@ for name, fn in {
     "len size": lambda: torch.sparse_coo_tensor(torch.stack([src, dst]), torch.ones(src.numel()), (n,)),
     "negative index": lambda: torch.sparse_coo_tensor(torch.tensor([[0, -1]]), torch.ones(2), (3,),
                                                       check_invariants=True),
-    "int requires_grad": lambda: torch.sparse_coo_tensor(torch.tensor([[0]]), torch.tensor([1]), (3,), requires_grad=True),
+    "int requires_grad": lambda: torch.sparse_coo_tensor(torch.tensor([[0]]), torch.tensor([1]), (3,),
+                                                         requires_grad=True),
 }.items():
     try:
         fn()

@@ -79,4 +79,5 @@ disp = x + amps[:, None, None] * modes[None]
 Eb = vmap(vmap(energy))(disp)
 print("scan", tuple(Eb.shape), (Eb - energy(x)).round(decimals=6)[:, 0].tolist())
 quad = 0.5 * amps ** 2 * internal[0] * 1.0
-print("harmonic", torch.allclose((Eb - energy(x))[:, 0], quad * (modes[0] * m3.sqrt()).norm() ** 2, rtol=5e-2, atol=1e-6))
+print("harmonic",
+      torch.allclose((Eb - energy(x))[:, 0], quad * (modes[0] * m3.sqrt()).norm() ** 2, rtol=5e-2, atol=1e-6))

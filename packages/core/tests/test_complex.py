@@ -368,9 +368,9 @@ def fresh_complex_cast_warning(monkeypatch):
     lambda c: E.zeros(2, dtype=E.int64).copy_(c), lambda c: c.to(E.bfloat16), lambda c: c.to(E.float8_e4m3fn),
     lambda c: c.to(E.uint16), lambda c: E.zeros(2).__setitem__(slice(None), c), lambda c: c.type_as(E.zeros(1)),
     lambda c: E.tensor(c, dtype=E.float64), lambda c: E.tensor(c.numpy(), dtype=E.float16),
-    lambda c: c.to(E.complex32).to(E.float16),
+    lambda c: c.to(E.complex32).to(E.float16), lambda c: E.bincount(E.tensor([0, 1]), weights=c),
 ], ids=["copy_", "to", "float", "copy_int", "bfloat16", "float8", "uint16", "setitem", "type_as", "tensor",
-        "tensor_numpy", "complex32"])
+        "tensor_numpy", "complex32", "bincount_weights"])
 @pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 def test_complex_to_real_casts_warn_once_per_process_as_pytorch(cast, fresh_complex_cast_warning):
     import warnings

@@ -374,11 +374,11 @@ def sampled_addmm(input: SparseTensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, 
     """`torch.sparse.sampled_addmm`: `beta * input + alpha * (mat1 @ mat2)` at `input`'s stored elements only (a CSR
     result with `input`'s pattern), differentiable in the values and both dense operands."""
     if not isinstance(input, SparseTensor) or input._sp_layout is sparse_coo:  # PyTorch has no kernel for these
+        backend = "SparseCPU" if isinstance(input, SparseTensor) else "CPU"
         raise NotImplementedError(
-            f"Could not run 'aten::sparse_sampled_addmm' with arguments from the "
-            f"'{'SparseCPU' if isinstance(input, SparseTensor) else 'CPU'}' backend. This could be because the operator "
-            "doesn't exist for this backend, or was omitted during the selective/custom build process (if using "
-            "custom build).")
+            f"Could not run 'aten::sparse_sampled_addmm' with arguments from the '{backend}' backend. This could be "
+            "because the operator doesn't exist for this backend, or was omitted during the selective/custom build "
+            "process (if using custom build).")
     if input._sp_layout is not sparse_csr:
         raise RuntimeError("sampled_addmm: Expected result to have sparse csr layout, but got SparseCsc")
     if mat1.ndim != 2 or mat2.ndim != 2 or mat1._shape[1] != mat2._shape[0] \

@@ -727,6 +727,10 @@ def _bincount_meta(x, weights=None, minlength=0):
         raise RuntimeError("minlength should be >= 0")
     if weights is not None and weights._shape != x._shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
+    if weights is not None:  # PyTorch casts the weights to double: a complex weight loses its imaginary part
+        from ember.core.ops._util import warn_complex_to_real
+
+        warn_complex_to_real(weights._dtype, dtypes.float64)
 
 
 @_bincount.register("cpu")
@@ -737,7 +741,7 @@ def _bincount_cpu(x, weights=None, minlength=0):
     if weights is None:
         return wrap(np.bincount(a, minlength=minlength).astype(np.int64))
     dt = np.float32 if weights._dtype is dtypes.float32 else np.float64
-    return wrap(np.bincount(a, weights._np().astype(np.float64), minlength).astype(dt))
+    return wrap(np.bincount(a, weights._np().real.astype(np.float64), minlength).astype(dt))
 
 
 @method
