@@ -236,6 +236,7 @@ def test_count_nonzero_refuses_keepdim_listing_its_overloads():
                                         r"int dim = None\)\n      didn't match"):
         E.count_nonzero(x, keepdim=False)
     assert x.count_nonzero(dim=1).tolist() == [3, 3] and E.count_nonzero(x).item() == 6
+    assert E.count_nonzero(x, axis=1).tolist() == [3, 3] and x.count_nonzero(axis=0).tolist() == [2, 2, 2]
 
 
 def test_function_forms_refuse_a_bool_dim_as_pytorch():

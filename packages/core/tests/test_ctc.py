@@ -29,3 +29,18 @@ def test_without_a_reduction_each_samples_loss_as_pytorchs_binding():
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-10)
     np.testing.assert_allclose(E.ctc_loss(E.tensor(lp), E.tensor(targets), [4, 4], tl, 0, 1).item(),
                                np.mean(np.array(want) / tl), rtol=1e-10)
+
+
+def test_aten_form_with_int_lengths_lists_only_the_arguments_given():
+    # PyTorch 2.13: `torch.ctc_loss(lp, t, 5, 2)` lists four arguments and no "didn't match" line (seven expected)
+    import pytest
+
+    lp, t = E.log_softmax(E.zeros(6, 2, 4), 2), E.tensor([[1, 2], [3, 1]])
+    with pytest.raises(TypeError) as e:
+        E.ctc_loss(lp, t, 5, 2)
+    assert str(e.value) == (
+        "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, int, int), but expected one "
+        "of:\n * (Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int "
+        "blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)\n * (Tensor log_probs, Tensor "
+        "targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = at::Reduction::Mean, "
+        "bool zero_infinity = False)\n")

@@ -455,3 +455,20 @@ def test_tolerance_overload_refusals_list_keywords_in_pytorchs_order():
                                    "hermitian=bool, rcond=float, atol=float), but expected one of:\n * (Tensor input, "
                                    "*, Tensor atol = None")
     assert str(e.value).endswith(" * (Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)\n")
+
+
+def test_tolerance_of_another_type_lists_the_four_overloads():
+    # PyTorch 2.13: a str/list tolerance or an int hermitian matches no overload (ember multiplied or compared it)
+    A = E.eye(3)
+    for call, got in ((lambda: E.linalg.pinv(A, atol="a"), "linalg_pinv() received an invalid combination of "
+                       "arguments - got (Tensor, atol=str), but expected one of:\n"),
+                      (lambda: E.linalg.pinv(A, rtol=[1.0]), "linalg_pinv() received an invalid combination of "
+                       "arguments - got (Tensor, rtol=list), but expected one of:\n"),
+                      (lambda: E.linalg.matrix_rank(A, "a"), "linalg_matrix_rank() received an invalid combination of "
+                       "arguments - got (Tensor, str), but expected one of:\n"),
+                      (lambda: E.linalg.matrix_rank(A, hermitian=1), "linalg_matrix_rank() received an invalid "
+                       "combination of arguments - got (Tensor, hermitian=int), but expected one of:\n")):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value).startswith(got) and str(e.value).count("\n * ") == 4
+    assert int(E.linalg.matrix_rank(A, atol=0.1, rtol=E.tensor(0.1))) == 3

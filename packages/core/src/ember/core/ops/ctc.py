@@ -12,6 +12,7 @@ zero_infinity around the primitive.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
+from ember.core.ops.parser_errors import invalid_arguments
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["ctc_loss"]
@@ -172,41 +174,31 @@ def _lengths(v, name: str) -> tuple[int, ...]:
     return tuple(int(a) for a in v)
 
 
-def _check_length_kinds(input_lengths, target_lengths, blank, reduction, zero_infinity) -> None:
-    """Both lengths sequences of ints or both tensors, or PyTorch's parser's TypeError (a plain int is neither),
-    which marks the trailing arguments too, as PyTorch's does for `F.ctc_loss`'s positional call."""
-    from ember.core.ops.layout import _type_name
+_REDUCTIONS = ("none", "mean", "sum")
+_CTC_OVERLOADS = [f"(Tensor log_probs, Tensor targets, {k} input_lengths, {k} target_lengths, int blank = 0, int "
+                  "reduction = at::Reduction::Mean, bool zero_infinity = False)" for k in ("tuple of ints", "Tensor")]
 
+
+def _length_kinds(fn):
+    """`fn` refusing lengths that are neither both sequences of ints nor both tensors (a plain int is neither) with
+    PyTorch's parser's TypeError over the arguments as given (`F.ctc_loss` gives all seven, its reduction as
+    at::Reduction's int; `torch.ctc_loss(lp, t, 5, 2)` four)."""
     def seq(v):
         return isinstance(v, list | tuple) and all(isinstance(e, int) and not isinstance(e, bool) for e in v)
 
-    if (seq(input_lengths) and seq(target_lengths)) or (isinstance(input_lengths, Tensor)
-                                                       and isinstance(target_lengths, Tensor)):
-        return
-
-    def name(v, detail=False):
-        if isinstance(v, Tensor):
-            return "Tensor"
-        if detail and isinstance(v, list | tuple):
-            inner = ", ".join(_type_name(e) for e in v)
-            return f"list of [{inner}]" if isinstance(v, list) else f"tuple of ({inner})"
-        return _type_name(v)
-
-    tail = ", ".join(name(v) for v in (blank, reduction, zero_infinity))
-    marked_tail = ", ".join(f"!{name(v)}!" for v in (blank, reduction, zero_infinity))
-    lengths = (input_lengths, target_lengths)
-    got = ", ".join(name(v) for v in lengths)
-    as_ints = ", ".join(f"!{name(v, True)}!" for v in lengths)
-    as_tensors = ", ".join(name(v) if isinstance(v, Tensor) else f"!{name(v, True)}!" for v in lengths)
-    sig = ("(Tensor log_probs, Tensor targets, {0} input_lengths, {0} target_lengths, int blank = 0, int reduction = "
-           "at::Reduction::Mean, bool zero_infinity = False)")
-    raise TypeError(f"ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, {got}, {tail}), "
-                    f"but expected one of:\n * {sig.format('tuple of ints')}\n      didn't match because some of the "
-                    f"arguments have invalid types: (Tensor, Tensor, {as_ints}, {marked_tail})\n * "
-                    f"{sig.format('Tensor')}\n      didn't match because some of the arguments have invalid types: "
-                    f"(Tensor, Tensor, {as_tensors}, {marked_tail})\n")
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        il = args[2] if len(args) > 2 else kwargs.get("input_lengths")
+        tl = args[3] if len(args) > 3 else kwargs.get("target_lengths")
+        if not (seq(il) and seq(tl) or isinstance(il, Tensor) and isinstance(tl, Tensor)) and not (
+                len(args) > 5 and isinstance(args[5], str) and args[5] not in _REDUCTIONS):
+            given = tuple(_REDUCTIONS.index(a) if i == 5 and isinstance(a, str) else a for i, a in enumerate(args))
+            raise invalid_arguments("ctc_loss", given, kwargs, _CTC_OVERLOADS)
+        return fn(*args, **kwargs)
+    return call
 
 
+@_length_kinds
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str | int = 0, zero_infinity: bool = False) -> Tensor:
     """The CTC loss, as `torch.nn.functional.ctc_loss` (`torch.ctc_loss`, ATen's form: without a `reduction`, each
@@ -242,7 +234,6 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     if not isinstance(log_probs, Tensor) or not isinstance(targets, Tensor):
         raise TypeError(f"ctc_loss(): log_probs and targets must be Tensors; got {describe(log_probs)} and "
                         f"{describe(targets)}")
-    _check_length_kinds(input_lengths, target_lengths, blank, ("none", "mean", "sum").index(reduction), zero_infinity)
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = unsqueeze(log_probs, 1)

@@ -678,12 +678,21 @@ def _tolerance_overloads(old: str) -> list[str]:
 
 
 def _old_with_new(old: str) -> Callable[[tuple, dict], bool]:
-    """Whether a call mixes the older tolerance `old` (positional or keyword) with atol/rtol, or passes too many
-    positional arguments: no overload of PyTorch's takes it."""
+    """Whether a call matches none of PyTorch's tolerance overloads: the older tolerance `old` (positional or keyword)
+    with atol/rtol, too many positional arguments, a tolerance neither a tensor nor a number (atol/rtol may be
+    None), or a `hermitian` that is not a bool."""
+    def tolerance(v, nullable: bool) -> bool:
+        return isinstance(v, Tensor | numbers.Real) and v.__class__ is not bool or nullable and v is None
+
     def invalid(args: tuple, kwargs: dict) -> bool:
         with_old = len(args) > 1 or old in kwargs
-        return (with_old and ("atol" in kwargs or "rtol" in kwargs) or len(args) > 3
-                or len(args) > 1 and old in kwargs)
+        if (with_old and ("atol" in kwargs or "rtol" in kwargs) or len(args) > 3
+                or len(args) > 1 and old in kwargs):
+            return True
+        hermitian = args[2] if len(args) > 2 else kwargs.get("hermitian", False)
+        return (hermitian.__class__ is not bool or with_old and not tolerance(args[1] if len(args) > 1 else
+                                                                               kwargs[old], False)
+                or not all(tolerance(kwargs[k], True) for k in ("atol", "rtol") if k in kwargs))
     return invalid
 
 

@@ -879,10 +879,11 @@ def _count_nonzero_cpu(x, dims):
 
 
 def _count_nonzero_overloads(as_method: bool):
-    """PyTorch's parser refusal of a keyword other than `dim` (`keepdim=`), worded for the method or the function."""
+    """PyTorch's parser refusal of a keyword other than `dim` (or numpy's `axis`), e.g. `keepdim=`, worded for the
+    method or the function."""
     options = ["(int dim = None)", "(tuple of ints dim)"]
     return overloads("count_nonzero", options if as_method else ["(Tensor input, " + o[1:] for o in options],
-                     lambda args, kwargs: bool(kwargs.keys() - {"dim", "input"}), method=as_method)
+                     lambda args, kwargs: bool(kwargs.keys() - {"dim", "axis", "input"}), method=as_method)
 
 
 @method(function_form=_count_nonzero_overloads(False), method_form=_count_nonzero_overloads(True))
