@@ -44,6 +44,15 @@ def test_cascade_sum_is_pytorchs_loop(dt, n):
     assert float(got) == float(_pytorch_loop(values, counted, dt))
 
 
+@pytest.mark.parametrize("dt", [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)])
+def test_cascade_sum_with_every_flush_position_ignored_runs_in_order(dt):
+    n = 3000
+    values = (np.random.default_rng(1).standard_normal(n) * 4).astype(dt)
+    counted = np.arange(n) % 16 != 0  # no run ever closes: one long left-to-right sum per level
+    index = np.flatnonzero(counted)
+    assert float(cascade_sum(values[index], index, n)) == float(_pytorch_loop(values, counted, dt))
+
+
 def _inputs():
     x = (E.sin(E.arange(2 * 3 * 40, dtype=E.float32) * 0.7) * 3).reshape(2, 3, 40)
     t = (E.arange(80) * 7 % 3).reshape(2, 40)
