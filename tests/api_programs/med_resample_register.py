@@ -116,6 +116,7 @@ for bad in [lambda: F.affine_grid(theta, [1, 1, D, H], align_corners=False),
             lambda: F.grid_sample(moving, torch.zeros(1, D, H, W, 3), mode="bicubic", align_corners=False),
             lambda: F.interpolate(fixed, scale_factor=factors[:2], mode="trilinear"),
             lambda: F.interpolate(fixed, size=new_size, scale_factor=2.0),
+            lambda: F.interpolate(fixed, size=[s * 1.0 for s in new_size], mode="trilinear"),
             lambda: F.interpolate(fixed, scale_factor=2.0, mode="bilinear"),
             lambda: F.interpolate(fixed, scale_factor=2.0, mode="nearest", align_corners=False)]:
     try:
