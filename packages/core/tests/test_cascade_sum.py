@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ember.core as E
-from ember.core.ops.cascade_sum import cascade_sum
+from ember.core.ops._cascade_sum import cascade_sum
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
