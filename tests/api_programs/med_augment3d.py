@@ -33,7 +33,16 @@ def rand_crop(x, y, size, gen):
 
 for size in [(4, 4, 4), (6, 8, 7)]:
     xc, yc, st = rand_crop(img, lab, size, g)
-    print("crop", size, tuple(xc.shape), tuple(yc.shape), st, round(xc.sum().item(), 4), yc.sum().item(), (xc == -1).sum().item())
+    print(
+        "crop",
+        size,
+        tuple(xc.shape),
+        tuple(yc.shape),
+        st,
+        round(xc.sum().item(), 4),
+        yc.sum().item(),
+        (xc == -1).sum().item(),
+    )
 for mode in ("reflect", "replicate", "circular"):
     p = pad_to(img, (7, 8, 9), mode)
     print("pad", mode, tuple(p.shape), round(p.sum().item(), 2), p[0, 0, 0, :3].tolist())
@@ -76,10 +85,16 @@ contrast = (x - x.mean(dim=(1, 2, 3), keepdim=True)) * 1.2 + x.mean(dim=(1, 2, 3
 print("contrast clip", round(contrast.clamp(x.amin().item(), x.amax().item()).sum().item(), 3))
 print("roll", torch.roll(v, shifts=(1, -1), dims=(2, 3))[0, 0].tolist(), torch.roll(v, 2)[0, 0, 0].tolist())
 
-for bad in [lambda: torch.flip(v, (1, 1)), lambda: torch.flip(v, (4,)), lambda: torch.rot90(v, 1, (1,)),
-            lambda: torch.rot90(v, 1, (2, 2)), lambda: torch.rot90(v, 1, (1, 5)), lambda: torch.roll(v, (1, 2), (1,)),
-            lambda: F.pad(img.unsqueeze(0), (7, 7, 0, 0, 0, 0), mode="reflect"),
-            lambda: F.pad(img, (1, 1, 1, 1, 1, 1, 1, 1), mode="replicate")]:
+for bad in [
+    lambda: torch.flip(v, (1, 1)),
+    lambda: torch.flip(v, (4,)),
+    lambda: torch.rot90(v, 1, (1,)),
+    lambda: torch.rot90(v, 1, (2, 2)),
+    lambda: torch.rot90(v, 1, (1, 5)),
+    lambda: torch.roll(v, (1, 2), (1,)),
+    lambda: F.pad(img.unsqueeze(0), (7, 7, 0, 0, 0, 0), mode="reflect"),
+    lambda: F.pad(img, (1, 1, 1, 1, 1, 1, 1, 1), mode="replicate"),
+]:
     try:
         bad()
     except Exception as e:

@@ -49,10 +49,17 @@ print("scalar quantile", round(hu.quantile(0.25).item(), 3), round(torch.median(
 
 with_nan = hu.clone()
 with_nan[0, 0, :2] = float("nan")
-print("quantile nan", torch.quantile(with_nan[0].flatten(), 0.5).item(),
-      round(torch.nanquantile(with_nan[0].flatten(), 0.5).item(), 3))
-print("nanmean", round(torch.nanmean(with_nan[0]).item(), 3), round(with_nan[0].nansum().item(), 1),
-      round(torch.nanmedian(with_nan[0]).item(), 1))
+print(
+    "quantile nan",
+    torch.quantile(with_nan[0].flatten(), 0.5).item(),
+    round(torch.nanquantile(with_nan[0].flatten(), 0.5).item(), 3),
+)
+print(
+    "nanmean",
+    round(torch.nanmean(with_nan[0]).item(), 3),
+    round(with_nan[0].nansum().item(), 1),
+    round(torch.nanmedian(with_nan[0]).item(), 1),
+)
 
 mask = hu > -500
 fg = hu[mask]
@@ -61,9 +68,16 @@ cnt = mask.sum(dim=(1, 2, 3, 4), keepdim=True).clamp_min(1)
 mean = (hu * mask).sum(dim=(1, 2, 3, 4), keepdim=True) / cnt
 var = (((hu - mean) * mask) ** 2).sum(dim=(1, 2, 3, 4), keepdim=True) / (cnt - 1)
 z = torch.where(mask, (hu - mean) / var.sqrt(), torch.zeros(()))
-print("zscore", mean.flatten().round(decimals=2).tolist(), round(z[mask].mean().item(), 4), round(z[mask].std().item(), 4))
+print(
+    "zscore", mean.flatten().round(decimals=2).tolist(), round(z[mask].mean().item(), 4), round(z[mask].std().item(), 4)
+)
 sd, mu = torch.std_mean(fg, correction=0)
-print("std_mean", round(sd.item(), 2), round(mu.item(), 2), torch.var_mean(hu, dim=(2, 3, 4), unbiased=False)[0].flatten().round(decimals=0).tolist())
+print(
+    "std_mean",
+    round(sd.item(), 2),
+    round(mu.item(), 2),
+    torch.var_mean(hu, dim=(2, 3, 4), unbiased=False)[0].flatten().round(decimals=0).tolist(),
+)
 
 hist = torch.histc(hu[0], bins=8, min=-1024, max=3072)
 print("histc", hist.tolist(), hist.dtype)

@@ -16,7 +16,9 @@ class DSNet(nn.Module):
     def __init__(self, c=4, ncls=3):
         super().__init__()
         self.e1 = nn.Sequential(nn.Conv3d(1, c, 3, padding=1), nn.InstanceNorm3d(c, affine=True), nn.LeakyReLU(0.01))
-        self.e2 = nn.Sequential(nn.Conv3d(c, 2 * c, 3, stride=2, padding=1), nn.InstanceNorm3d(2 * c, affine=True), nn.LeakyReLU(0.01))
+        self.e2 = nn.Sequential(
+            nn.Conv3d(c, 2 * c, 3, stride=2, padding=1), nn.InstanceNorm3d(2 * c, affine=True), nn.LeakyReLU(0.01)
+        )
         self.e3 = nn.Sequential(nn.Conv3d(2 * c, 4 * c, 3, stride=2, padding=1), nn.LeakyReLU(0.01))
         self.u2 = nn.ConvTranspose3d(4 * c, 2 * c, 2, stride=2)
         self.u1 = nn.ConvTranspose3d(2 * c, c, 2, stride=2)
@@ -44,7 +46,7 @@ print("targets", [tuple(t.shape) for t in targets], [t.sum().item() for t in tar
 oh = F.one_hot(y, 3).permute(0, 4, 1, 2, 3).float()
 pooled = [F.max_pool3d(oh, k) if k > 1 else oh for k in (1, 2, 4)]
 print("pooled one-hot", [p.sum().item() for p in pooled], pooled[2][0, :, 0, 0, 0].tolist())
-weights = np.array([1 / (2 ** i) for i in range(3)])
+weights = np.array([1 / (2**i) for i in range(3)])
 weights[-1] = 0
 weights = weights / weights.sum()
 print("ds weights", weights.round(4).tolist())
@@ -62,8 +64,12 @@ def ds_loss(outs, targets):
 decay, no_decay = [], []
 for n, p in net.named_parameters():
     (no_decay if p.ndim <= 1 else decay).append(p)
-opt = torch.optim.SGD([{"params": decay, "weight_decay": 3e-5}, {"params": no_decay, "weight_decay": 0.0}],
-                      lr=0.01, momentum=0.99, nesterov=True)
+opt = torch.optim.SGD(
+    [{"params": decay, "weight_decay": 3e-5}, {"params": no_decay, "weight_decay": 0.0}],
+    lr=0.01,
+    momentum=0.99,
+    nesterov=True,
+)
 sched = torch.optim.lr_scheduler.PolynomialLR(opt, total_iters=6, power=0.9)
 lrs, losses = [], []
 for step in range(6):
@@ -87,17 +93,25 @@ buf.seek(0)
 ck = torch.load(buf, weights_only=True)
 net2 = DSNet()
 print(net2.load_state_dict(ck["model"]))
-opt2 = torch.optim.SGD([{"params": [p for p in net2.parameters() if p.ndim > 1], "weight_decay": 3e-5},
-                        {"params": [p for p in net2.parameters() if p.ndim <= 1], "weight_decay": 0.0}],
-                       lr=0.01, momentum=0.99, nesterov=True)
+opt2 = torch.optim.SGD(
+    [
+        {"params": [p for p in net2.parameters() if p.ndim > 1], "weight_decay": 3e-5},
+        {"params": [p for p in net2.parameters() if p.ndim <= 1], "weight_decay": 0.0},
+    ],
+    lr=0.01,
+    momentum=0.99,
+    nesterov=True,
+)
 opt2.load_state_dict(ck["opt"])
 sched2 = torch.optim.lr_scheduler.PolynomialLR(opt2, total_iters=6, power=0.9)
 sched2.load_state_dict(ck["sched"])
 print("resumed", ck["epoch"], sched2.last_epoch, opt2.param_groups[0]["lr"], len(opt2.state))
 print("same forward", all(torch.equal(a, b) for a, b in zip(net(x), net2(x))))
 print("momentum buffers", sorted({k for s in opt2.state.values() for k in s}))
-for bad in [lambda: torch.optim.SGD(net.parameters(), lr=0.1, nesterov=True),
-            lambda: nn.utils.clip_grad_norm_([torch.tensor([float("inf")], requires_grad=True)], 1.0, error_if_nonfinite=True)]:
+for bad in [
+    lambda: torch.optim.SGD(net.parameters(), lr=0.1, nesterov=True),
+    lambda: nn.utils.clip_grad_norm_([torch.tensor([float("inf")], requires_grad=True)], 1.0, error_if_nonfinite=True),
+]:
     try:
         r = bad()
         if isinstance(r, torch.Tensor):

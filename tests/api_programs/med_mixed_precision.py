@@ -11,14 +11,30 @@ hu = torch.tensor([-1024.0, -1000.5, 0.1, 40.0, 1000.25, 3071.0, 70000.0])
 for dt in (torch.float16, torch.bfloat16):
     rt = hu.to(dt).float()
     fi = torch.finfo(dt)
-    print(dt, rt.tolist(), "max err", round((rt - hu)[:-1].abs().max().item(), 4), "inf", torch.isinf(hu.to(dt)).tolist()[-1])
+    print(
+        dt,
+        rt.tolist(),
+        "max err",
+        round((rt - hu)[:-1].abs().max().item(), 4),
+        "inf",
+        torch.isinf(hu.to(dt)).tolist()[-1],
+    )
     print("  finfo", fi.max, fi.eps, fi.tiny, fi.resolution, fi.bits)
-print("half spacing at 2048", (torch.tensor(2049.0).half() - torch.tensor(2048.0).half()).item(),
-      "bf16 at 256", (torch.tensor(257.0).bfloat16() - 256).item())
+print(
+    "half spacing at 2048",
+    (torch.tensor(2049.0).half() - torch.tensor(2048.0).half()).item(),
+    "bf16 at 256",
+    (torch.tensor(257.0).bfloat16() - 256).item(),
+)
 norm = ((hu[:-1] + 1024) / 4095).clamp(0, 1)
 print("normalized bf16", norm.bfloat16().tolist(), norm.half().float().sub(norm).abs().max().item() < 1e-3)
-print("promotion", (hu.half() + hu.bfloat16()).dtype, (hu.half() * 2.5).dtype, (hu.bfloat16() + torch.tensor(1.0)).dtype,
-      (torch.ones(2, dtype=torch.int16) * torch.tensor(1.5).half()).dtype)
+print(
+    "promotion",
+    (hu.half() + hu.bfloat16()).dtype,
+    (hu.half() * 2.5).dtype,
+    (hu.bfloat16() + torch.tensor(1.0)).dtype,
+    (torch.ones(2, dtype=torch.int16) * torch.tensor(1.5).half()).dtype,
+)
 
 
 class Block(nn.Module):
@@ -53,8 +69,14 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
 print("autocast dtypes", [t.dtype for t in (c, n, p, a, aa, rp, rf, up, tri, loss, mse, out)])
 print("autocast close to fp32", (out.float() - ref).abs().max().item() < 0.1, torch.is_autocast_enabled("cpu"))
 with torch.autocast("cpu"):
-    print("region", torch.get_autocast_dtype("cpu"), F.lp_pool3d(n, 2, 2).dtype, F.adaptive_max_pool3d(n, 2).dtype,
-          F.max_unpool3d(*F.max_pool3d(n, 2, return_indices=True), 2).dtype, F.pad(n[0], (1, 1, 1, 1), mode="reflect").dtype)
+    print(
+        "region",
+        torch.get_autocast_dtype("cpu"),
+        F.lp_pool3d(n, 2, 2).dtype,
+        F.adaptive_max_pool3d(n, 2).dtype,
+        F.max_unpool3d(*F.max_pool3d(n, 2, return_indices=True), 2).dtype,
+        F.pad(n[0], (1, 1, 1, 1), mode="reflect").dtype,
+    )
 
 with torch.autocast("cpu", dtype=torch.bfloat16):
     out = net(x)
@@ -74,9 +96,14 @@ with torch.no_grad():
         p_.copy_(m)
 print("master step", master[0].dtype, bnet.conv.weight.dtype, torch.equal(master[0].bfloat16(), bnet.conv.weight))
 
-for bad in [lambda: net(x.bfloat16()), lambda: bnet(x), lambda: F.avg_pool3d(x.bfloat16(), 2),
-            lambda: F.conv3d(x.half(), net.conv.weight), lambda: F.conv_transpose3d(x.bfloat16(), net.up.weight[:1]),
-            lambda: torch.autocast("cpu", dtype=torch.int8).__enter__()]:
+for bad in [
+    lambda: net(x.bfloat16()),
+    lambda: bnet(x),
+    lambda: F.avg_pool3d(x.bfloat16(), 2),
+    lambda: F.conv3d(x.half(), net.conv.weight),
+    lambda: F.conv_transpose3d(x.bfloat16(), net.up.weight[:1]),
+    lambda: torch.autocast("cpu", dtype=torch.int8).__enter__(),
+]:
     try:
         bad()
     except Exception as e:

@@ -12,19 +12,36 @@ x = torch.randn(2, 4, 3, 5, 6) * 2 + 0.5
 inn = nn.InstanceNorm3d(4, affine=True, track_running_stats=True, momentum=0.2)
 print(inn, sorted(inn.state_dict().keys()))
 y = inn(x)
-print("instance train", round(y.mean().item(), 4), round(y.std().item(), 4), inn.running_mean.round(decimals=4).tolist(),
-      inn.running_var.round(decimals=4).tolist(), inn.num_batches_tracked.item())
+print(
+    "instance train",
+    round(y.mean().item(), 4),
+    round(y.std().item(), 4),
+    inn.running_mean.round(decimals=4).tolist(),
+    inn.running_var.round(decimals=4).tolist(),
+    inn.num_batches_tracked.item(),
+)
 inn.eval()
 print("instance eval", round(inn(x).sum().item(), 3), round(inn(x[:1]).std().item(), 4))
 plain = nn.InstanceNorm3d(4)
 print("plain", plain.running_mean, round(plain(x).abs().sum().item(), 2), plain(x[0]).shape)
-print("functional", round(F.instance_norm(x, eps=1e-3).abs().sum().item(), 2),
-      round(F.instance_norm(x, running_mean=torch.zeros(4), running_var=torch.ones(4), use_input_stats=False).sum().item(), 3))
+print(
+    "functional",
+    round(F.instance_norm(x, eps=1e-3).abs().sum().item(), 2),
+    round(
+        F.instance_norm(x, running_mean=torch.zeros(4), running_var=torch.ones(4), use_input_stats=False).sum().item(),
+        3,
+    ),
+)
 
 bn = nn.BatchNorm3d(4, momentum=None)
 for k in range(3):
     bn(x * (k + 1))
-print("cumulative", bn.running_mean.round(decimals=4).tolist(), bn.running_var.round(decimals=3).tolist(), bn.num_batches_tracked.item())
+print(
+    "cumulative",
+    bn.running_mean.round(decimals=4).tolist(),
+    bn.running_var.round(decimals=3).tolist(),
+    bn.num_batches_tracked.item(),
+)
 bn.eval()
 print("bn eval", round(bn(x).sum().item(), 3), bn.training, bn(x).grad_fn.name() if x.requires_grad else None)
 bn.train()
@@ -63,8 +80,12 @@ for norm in (nn.InstanceNorm3d(4, affine=True), nn.BatchNorm3d(4), nn.GroupNorm(
         blk.norm.bias.add_(0.1)
     ref = blk(x)
     for dt in (torch.bfloat16, torch.float16):
-        low = Block(type(norm)(*((4,) if not isinstance(norm, nn.GroupNorm) else (2, 4)),
-                               **({"affine": True} if isinstance(norm, nn.InstanceNorm3d) else {})))
+        low = Block(
+            type(norm)(
+                *((4,) if not isinstance(norm, nn.GroupNorm) else (2, 4)),
+                **({"affine": True} if isinstance(norm, nn.InstanceNorm3d) else {}),
+            )
+        )
         low.load_state_dict(blk.state_dict())
         low = low.to(dt)
         y = low(x.to(dt))
@@ -73,13 +94,15 @@ for norm in (nn.InstanceNorm3d(4, affine=True), nn.BatchNorm3d(4), nn.GroupNorm(
     if isinstance(norm, nn.BatchNorm3d):
         print("bf16 running", low.norm.running_mean.dtype, low.norm.num_batches_tracked.dtype)
 
-for bad in [lambda: nn.BatchNorm3d(4)(torch.randn(1, 4, 1, 1, 1)),
-            lambda: nn.BatchNorm3d(4)(torch.randn(2, 4, 3, 3)),
-            lambda: nn.InstanceNorm3d(4)(torch.randn(2, 4, 1, 1, 1)),
-            lambda: nn.GroupNorm(3, 4),
-            lambda: nn.GroupNorm(2, 4)(torch.randn(2, 6, 3)),
-            lambda: F.instance_norm(x, weight=torch.ones(3)),
-            lambda: F.batch_norm(x, torch.zeros(4), torch.ones(4), weight=torch.ones(4).double())]:
+for bad in [
+    lambda: nn.BatchNorm3d(4)(torch.randn(1, 4, 1, 1, 1)),
+    lambda: nn.BatchNorm3d(4)(torch.randn(2, 4, 3, 3)),
+    lambda: nn.InstanceNorm3d(4)(torch.randn(2, 4, 1, 1, 1)),
+    lambda: nn.GroupNorm(3, 4),
+    lambda: nn.GroupNorm(2, 4)(torch.randn(2, 6, 3)),
+    lambda: F.instance_norm(x, weight=torch.ones(3)),
+    lambda: F.batch_norm(x, torch.zeros(4), torch.ones(4), weight=torch.ones(4).double()),
+]:
     try:
         bad()
     except Exception as e:

@@ -16,7 +16,7 @@ class Cases(Dataset):
             shape = (4 + i % 2, 6, 6 + i)
             img = torch.randn(shape, generator=g)
             lab = torch.zeros(shape, dtype=torch.uint8)
-            lab[1:3, 2:4, 2:4 + i % 3] = 1
+            lab[1:3, 2:4, 2 : 4 + i % 3] = 1
             self.cases.append((img, lab, np.array([2.5, 0.7, 0.7 + 0.1 * i]), f"case_{i:03d}"))
 
     def __len__(self):
@@ -24,7 +24,13 @@ class Cases(Dataset):
 
     def __getitem__(self, i):
         img, lab, spacing, name = self.cases[i]
-        return {"image": img[None], "label": lab[None].long(), "spacing": spacing, "id": name, "shape": tuple(img.shape)}
+        return {
+            "image": img[None],
+            "label": lab[None].long(),
+            "spacing": spacing,
+            "id": name,
+            "shape": tuple(img.shape),
+        }
 
 
 class Patches(Dataset):

@@ -26,7 +26,14 @@ def erode_border(m, k=3):
     return -F.max_pool3d(-padded, k, stride=1) > 0
 
 
-print("dilate", dilate(mask).sum().item(), "erode", erode(mask).sum().item(), "erode replicate", erode_border(mask).sum().item())
+print(
+    "dilate",
+    dilate(mask).sum().item(),
+    "erode",
+    erode(mask).sum().item(),
+    "erode replicate",
+    erode_border(mask).sum().item(),
+)
 print("open", dilate(erode(mask)).sum().item(), "close", erode(dilate(mask)).sum().item())
 aniso = F.max_pool3d(mask.float(), (1, 3, 3), stride=1, padding=(0, 1, 1))
 print("in-plane dilate", aniso.sum().item(), aniso.dtype)
@@ -57,7 +64,9 @@ print("unique inverse", inverse.shape, inverse.max().item(), inverse.dtype)
 largest = cc == vals[counts.argmax()]
 print("largest", largest.sum().item())
 keep = torch.isin(cc, vals[counts >= 8])
-print("min size filter", keep.sum().item(), torch.isin(torch.tensor([0, 3, 5]), torch.tensor([3]), invert=True).tolist())
+print(
+    "min size filter", keep.sum().item(), torch.isin(torch.tensor([0, 3, 5]), torch.tensor([3]), invert=True).tolist()
+)
 
 bg = ~largest
 seed = torch.zeros_like(bg)
@@ -86,11 +95,13 @@ idx_pool = F.max_pool3d(logits[:, :1], 2, stride=2, return_indices=True, ceil_mo
 print("indices", idx_pool[1].shape, idx_pool[1].flatten()[:4].tolist())
 print("adaptive max", F.adaptive_max_pool3d(mask.float(), (2, 3, 3)).flatten().tolist())
 print("bool pool", F.max_pool3d(mask[0].to(torch.uint8), 3, 1, 1).sum().item())
-for bad in [lambda: F.max_pool3d(mask.float(), 3, stride=1, padding=2),
-            lambda: F.max_pool3d(mask.float(), 0),
-            lambda: F.max_pool3d(mask.float()[0, 0, 0], 3),
-            lambda: F.max_pool3d(mask, 3, 1, 1),
-            lambda: torch.mode(votes, dim=5)]:
+for bad in [
+    lambda: F.max_pool3d(mask.float(), 3, stride=1, padding=2),
+    lambda: F.max_pool3d(mask.float(), 0),
+    lambda: F.max_pool3d(mask.float()[0, 0, 0], 3),
+    lambda: F.max_pool3d(mask, 3, 1, 1),
+    lambda: torch.mode(votes, dim=5),
+]:
     try:
         bad()
     except Exception as e:

@@ -18,23 +18,32 @@ target_spacing = torch.tensor([1.5, 1.0, 1.0])
 factors = (spacing / target_spacing).tolist()
 for rec in (None, True, False):
     r = F.interpolate(fixed, scale_factor=factors, mode="trilinear", align_corners=False, recompute_scale_factor=rec)
-    print("resample rec=%s" % rec, tuple(r.shape), round(r.sum().item(), 3), round(r[0, 0, 3, 2, 4].item(), 4))
-print("align_corners", round(F.interpolate(fixed, scale_factor=factors, mode="trilinear", align_corners=True).sum().item(), 4))
+    print(f"resample rec={rec}", tuple(r.shape), round(r.sum().item(), 3), round(r[0, 0, 3, 2, 4].item(), 4))
+print(
+    "align_corners",
+    round(F.interpolate(fixed, scale_factor=factors, mode="trilinear", align_corners=True).sum().item(), 4),
+)
 new_size = [int(round(s * f)) for s, f in zip((D, H, W), factors)]
 lab_rs = F.interpolate(labels, size=new_size, mode="nearest-exact")
 lab_n = F.interpolate(labels, size=new_size, mode="nearest")
 print("labels", tuple(lab_rs.shape), torch.unique(lab_rs).tolist(), lab_rs.sum().item(), lab_n.sum().item())
-print("area down", tuple(F.interpolate(fixed, scale_factor=0.5, mode="area").shape),
-      round(F.interpolate(fixed, size=(3, 3, 5), mode="area").sum().item(), 4))
-print("nearest sf", round(F.interpolate(fixed, scale_factor=(1.0, 0.75, 1.3), mode="nearest").sum().item(), 4),
-      round(F.interpolate(fixed, scale_factor=(1.0, 0.75, 1.3), mode="nearest-exact").sum().item(), 4))
+print(
+    "area down",
+    tuple(F.interpolate(fixed, scale_factor=0.5, mode="area").shape),
+    round(F.interpolate(fixed, size=(3, 3, 5), mode="area").sum().item(), 4),
+)
+print(
+    "nearest sf",
+    round(F.interpolate(fixed, scale_factor=(1.0, 0.75, 1.3), mode="nearest").sum().item(), 4),
+    round(F.interpolate(fixed, scale_factor=(1.0, 0.75, 1.3), mode="nearest-exact").sum().item(), 4),
+)
 up = torch.nn.Upsample(scale_factor=(2, 1, 1), mode="trilinear", align_corners=False)
 print(up, tuple(up(fixed).shape))
 
 ang = torch.tensor(0.3)
-theta = torch.tensor([[torch.cos(ang), -torch.sin(ang), 0.0, 0.1],
-                      [torch.sin(ang), torch.cos(ang), 0.0, -0.2],
-                      [0.0, 0.0, 1.0, 0.05]]).unsqueeze(0)
+theta = torch.tensor(
+    [[torch.cos(ang), -torch.sin(ang), 0.0, 0.1], [torch.sin(ang), torch.cos(ang), 0.0, -0.2], [0.0, 0.0, 1.0, 0.05]]
+).unsqueeze(0)
 for ac in (False, True):
     grid = F.affine_grid(theta, list(fixed.shape), align_corners=ac)
     print("grid", tuple(grid.shape), ac, grid[0, 0, 0, 0].round(decimals=4).tolist())
@@ -46,8 +55,9 @@ for ac in (False, True):
 th = torch.eye(3, 4).unsqueeze(0).requires_grad_()
 opt = torch.optim.Adam([th], lr=0.05)
 for it in range(30):
-    warped = F.grid_sample(moving, F.affine_grid(th, list(fixed.shape), align_corners=False), align_corners=False,
-                           padding_mode="border")
+    warped = F.grid_sample(
+        moving, F.affine_grid(th, list(fixed.shape), align_corners=False), align_corners=False, padding_mode="border"
+    )
     loss = F.mse_loss(warped, fixed)
     opt.zero_grad()
     loss.backward()
@@ -75,7 +85,7 @@ def ncc(a, b, win=3):
     pad = win // 2
     sums = [F.conv3d(t, k, padding=pad) for t in (a, b, a * a, b * b, a * b)]
     a_s, b_s, a2, b2, ab = sums
-    n = win ** 3
+    n = win**3
     cross = ab - a_s * b_s / n
     va = a2 - a_s * a_s / n
     vb = b2 - b_s * b_s / n
@@ -107,17 +117,23 @@ J = torch.stack(torch.gradient(disp, dim=(1, 2, 3)), dim=1) + torch.eye(3).view(
 J = J.permute(2, 3, 4, 0, 1)
 det = torch.linalg.det(J)
 print("jacobian", tuple(J.shape), det.shape, (det <= 0).sum().item(), round(det.mean().item(), 2))
-print("gradient spacing", [tuple(g.shape) for g in torch.gradient(fixed[0, 0], spacing=(3.0, 0.8, 0.8))],
-      round(torch.gradient(fixed[0, 0], spacing=[3.0], dim=0, edge_order=2)[0].abs().sum().item(), 4))
+print(
+    "gradient spacing",
+    [tuple(g.shape) for g in torch.gradient(fixed[0, 0], spacing=(3.0, 0.8, 0.8))],
+    round(torch.gradient(fixed[0, 0], spacing=[3.0], dim=0, edge_order=2)[0].abs().sum().item(), 4),
+)
 
-for bad in [lambda: F.affine_grid(theta, [1, 1, D, H], align_corners=False),
-            lambda: F.affine_grid(theta[:, :2], [1, 1, D, H, W], align_corners=False),
-            lambda: F.grid_sample(moving, torch.zeros(1, D, H, W, 2), align_corners=False),
-            lambda: F.grid_sample(moving, torch.zeros(1, D, H, W, 3), mode="bicubic", align_corners=False),
-            lambda: F.interpolate(fixed, scale_factor=factors[:2], mode="trilinear"),
-            lambda: F.interpolate(fixed, size=new_size, scale_factor=2.0),
-            lambda: F.interpolate(fixed, scale_factor=2.0, mode="bilinear"),
-            lambda: F.interpolate(fixed, scale_factor=2.0, mode="nearest", align_corners=False)]:
+for bad in [
+    lambda: F.affine_grid(theta, [1, 1, D, H], align_corners=False),
+    lambda: F.affine_grid(theta[:, :2], [1, 1, D, H, W], align_corners=False),
+    lambda: F.grid_sample(moving, torch.zeros(1, D, H, W, 2), align_corners=False),
+    lambda: F.grid_sample(moving, torch.zeros(1, D, H, W, 3), mode="bicubic", align_corners=False),
+    lambda: F.interpolate(fixed, scale_factor=factors[:2], mode="trilinear"),
+    lambda: F.interpolate(fixed, size=new_size, scale_factor=2.0),
+    lambda: F.interpolate(fixed, size=[s * 1.0 for s in new_size], mode="trilinear"),
+    lambda: F.interpolate(fixed, scale_factor=2.0, mode="bilinear"),
+    lambda: F.interpolate(fixed, scale_factor=2.0, mode="nearest", align_corners=False),
+]:
     try:
         bad()
     except Exception as e:

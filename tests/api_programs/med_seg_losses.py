@@ -29,7 +29,7 @@ def soft_dice(probs, oh, mask, squared=False, batch_dice=True, smooth=1e-5, do_b
     axes = (0, 2, 3, 4) if batch_dice else (2, 3, 4)
     tp = (probs * oh).sum(axes)
     if squared:
-        denom = (probs ** 2).sum(axes) + (oh ** 2).sum(axes)
+        denom = (probs**2).sum(axes) + (oh**2).sum(axes)
     else:
         denom = probs.sum(axes) + oh.sum(axes)
     dc = (2 * tp + smooth) / torch.clip(denom + smooth, min=1e-8)
@@ -42,7 +42,7 @@ probs = logits.softmax(dim=1)
 for sq in (False, True):
     for bd in (True, False):
         l, dc = soft_dice(probs, oh, valid, squared=sq, batch_dice=bd)
-        print("dice sq=%s batch=%s" % (sq, bd), round(l.item(), 4), tuple(dc.shape), dc.round(decimals=4).tolist())
+        print(f"dice sq={sq} batch={bd}", round(l.item(), 4), tuple(dc.shape), dc.round(decimals=4).tolist())
 
 
 def generalized_dice(probs, oh, mask, eps=1e-6):

@@ -69,11 +69,26 @@ for case in range(2):
     hd = max(dab.max().item(), dba.max().item())
     hd95 = torch.quantile(both, 0.95).item()
     assd = both.mean().item()
-    print("case", case, "surface", dab.numel(), dba.numel(), "HD", round(hd, 4), "HD95", round(hd95, 4), "ASSD", round(assd, 4))
+    print(
+        "case",
+        case,
+        "surface",
+        dab.numel(),
+        dba.numel(),
+        "HD",
+        round(hd, 4),
+        "HD95",
+        round(hd95, 4),
+        "ASSD",
+        round(assd, 4),
+    )
 ca = (gt[0] > 0).nonzero().float()
 print("cdist p", [round(torch.cdist(ca[:5], ca[-5:], p=p).sum().item(), 4) for p in (1.0, 2.0, math.inf)])
-print("cdist batched", torch.cdist(torch.randn(2, 5, 3), torch.randn(2, 4, 3)).shape,
-      torch.cdist(torch.randn(5, 3), torch.randn(0, 3)).shape)
+print(
+    "cdist batched",
+    torch.cdist(torch.randn(2, 5, 3), torch.randn(2, 4, 3)).shape,
+    torch.cdist(torch.randn(5, 3), torch.randn(0, 3)).shape,
+)
 empty_d = torch.cdist(torch.randn(0, 3), torch.randn(4, 3))
 print("empty surface", empty_d.shape, empty_d.numel())
 try:
@@ -90,17 +105,28 @@ k = 3
 cm = torch.bincount(gt.flatten() * k + pred.flatten(), minlength=k * k).view(k, k)
 print("confusion", cm.tolist())
 tp = cm.diag()
-print("per-class recall", (tp / cm.sum(1)).round(decimals=4).tolist(), "precision", (tp / cm.sum(0).clamp(min=1)).round(decimals=4).tolist())
+print(
+    "per-class recall",
+    (tp / cm.sum(1)).round(decimals=4).tolist(),
+    "precision",
+    (tp / cm.sum(0).clamp(min=1)).round(decimals=4).tolist(),
+)
 print("accuracy", round((tp.sum() / cm.sum()).item(), 4), tp.dtype, (tp / cm.sum(1)).dtype)
 kappa_po = tp.sum() / cm.sum()
 kappa_pe = (cm.sum(0) * cm.sum(1)).sum() / cm.sum() ** 2
 print("kappa", round(((kappa_po - kappa_pe) / (1 - kappa_pe)).item(), 4))
 pw = (pred[1] > 0) ^ (gt[1] > 0)
 print("xor", pw.sum().item(), torch.logical_xor(pred[1] > 0, gt[1] > 0).sum().item(), (pred[1] != gt[1]).sum().item())
-print("any/all", (pred == gt).all().item(), (pred == gt).all(dim=0).sum().item(), (pred != gt).any(dim=(1, 2, 3)).tolist())
-for bad in [lambda: torch.cdist(ca, ca[:, :2]), lambda: torch.cdist(ca.long(), ca.long()),
-            lambda: torch.bincount(gt), lambda: torch.bincount(torch.tensor([-1, 2])),
-            lambda: torch.logical_and(gt[0], gt[1, :2])]:
+print(
+    "any/all", (pred == gt).all().item(), (pred == gt).all(dim=0).sum().item(), (pred != gt).any(dim=(1, 2, 3)).tolist()
+)
+for bad in [
+    lambda: torch.cdist(ca, ca[:, :2]),
+    lambda: torch.cdist(ca.long(), ca.long()),
+    lambda: torch.bincount(gt),
+    lambda: torch.bincount(torch.tensor([-1, 2])),
+    lambda: torch.logical_and(gt[0], gt[1, :2]),
+]:
     try:
         bad()
     except Exception as e:

@@ -27,7 +27,7 @@ def steps(image_size, patch, overlap=0.5):
 def gaussian_map(patch, sigma_scale=1 / 8, value_scale=1.0):
     coords = [torch.arange(p, dtype=torch.float32) - (p - 1) / 2 for p in patch]
     sig = [p * sigma_scale for p in patch]
-    g = [torch.exp(-(c ** 2) / (2 * s ** 2)) for c, s in zip(coords, sig)]
+    g = [torch.exp(-(c**2) / (2 * s**2)) for c, s in zip(coords, sig)]
     m = g[0][:, None, None] * g[1][None, :, None] * g[2][None, None, :]
     m = m / m.max() * value_scale
     m[m == 0] = m[m != 0].min()
@@ -72,7 +72,12 @@ for mode in ("reflect", "replicate", "constant", "circular"):
     print("pad3d", mode, tuple(pp.shape), round(pp.sum().item(), 3), round(pp[0, 0, 0, 0, 0].item(), 4))
 print("pad negative crops", tuple(F.pad(small, (-1, -1, 0, 0, -1, 0)).shape))
 rp = nn.ReplicationPad3d((1, 0, 2, 0, 0, 1))
-print(rp, tuple(rp(small).shape), nn.ReflectionPad3d(1)(small).shape, nn.ConstantPad3d((1, 1, 0, 0, 0, 0), 3.5)(small)[0, 0, 0, 0, 0].item())
+print(
+    rp,
+    tuple(rp(small).shape),
+    nn.ReflectionPad3d(1)(small).shape,
+    nn.ConstantPad3d((1, 1, 0, 0, 0, 0), 3.5)(small)[0, 0, 0, 0, 0].item(),
+)
 print(nn.CircularPad3d(2), tuple(nn.CircularPad3d(2)(small).shape), nn.ZeroPad3d((1, 1, 1, 1, 0, 0))(small).shape)
 x = small.clone().requires_grad_()
 F.pad(x, (2, 2, 2, 2, 2, 2), mode="reflect").sum().backward()
@@ -94,11 +99,13 @@ recon = F.fold(cols, output_size=sl2d.shape[-2:], kernel_size=(4, 4), stride=(3,
 print("fold round trip", torch.allclose(recon[0], sl2d, atol=1e-6), cover.min().item(), cover.max().item())
 print(nn.Fold(output_size=(13, 11), kernel_size=4, stride=(3, 2), padding=1), nn.Unfold(kernel_size=(4, 4), dilation=1))
 
-for bad in [lambda: F.pad(small, (1, 1, 1), mode="reflect"),
-            lambda: F.pad(small, (1, 1), mode="bogus"),
-            lambda: vol.unfold(2, 20, 1),
-            lambda: F.fold(cols, output_size=(10, 10), kernel_size=(4, 4), stride=(3, 2)),
-            lambda: F.unfold(vol, kernel_size=3)]:
+for bad in [
+    lambda: F.pad(small, (1, 1, 1), mode="reflect"),
+    lambda: F.pad(small, (1, 1), mode="bogus"),
+    lambda: vol.unfold(2, 20, 1),
+    lambda: F.fold(cols, output_size=(10, 10), kernel_size=(4, 4), stride=(3, 2)),
+    lambda: F.unfold(vol, kernel_size=3),
+]:
     try:
         bad()
     except Exception as e:

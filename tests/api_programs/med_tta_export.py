@@ -1,13 +1,12 @@
 """Deployment of a volumetric segmenter: test-time augmentation over the 8 flip combinations and in-plane rot90
 with their inverses, ensembling softmax outputs of several checkpoints, channels_last_3d inputs, inference_mode,
-a traced model and a scripted post-processing function with their outputs checked, and the state_dict surgery of loading a 2-channel model
-into a 3-channel one."""
+a traced model and a scripted post-processing function with their outputs checked, and the state_dict surgery of
+loading a 1-channel model into a 2-channel one."""
 
 import itertools
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 torch.manual_seed(0)
 
@@ -15,8 +14,13 @@ torch.manual_seed(0)
 class Seg(nn.Module):
     def __init__(self, cin=1, ncls=3):
         super().__init__()
-        self.body = nn.Sequential(nn.Conv3d(cin, 6, 3, padding=1), nn.InstanceNorm3d(6, affine=True), nn.LeakyReLU(0.01),
-                                  nn.Conv3d(6, 6, 3, padding=1), nn.LeakyReLU(0.01))
+        self.body = nn.Sequential(
+            nn.Conv3d(cin, 6, 3, padding=1),
+            nn.InstanceNorm3d(6, affine=True),
+            nn.LeakyReLU(0.01),
+            nn.Conv3d(6, 6, 3, padding=1),
+            nn.LeakyReLU(0.01),
+        )
         self.head = nn.Conv3d(6, ncls, 1)
 
     def forward(self, x):
@@ -47,7 +51,12 @@ with torch.inference_mode():
     plain = models[0](x).softmax(1)
     ens = torch.stack([tta(m, x)[0] for m in models]).mean(0)
 print("tta passes", n, tuple(probs.shape), torch.allclose(probs.sum(1), torch.ones(1, 6, 8, 8), atol=1e-5))
-print("tta vs plain", round((probs - plain).abs().max().item(), 3) < 1, "agree", (probs.argmax(1) == plain.argmax(1)).float().mean().item() > 0.5)
+print(
+    "tta vs plain",
+    round((probs - plain).abs().max().item(), 3) < 1,
+    "agree",
+    (probs.argmax(1) == plain.argmax(1)).float().mean().item() > 0.5,
+)
 print("ensemble", tuple(ens.shape), ens.requires_grad, torch.is_inference(ens), round(ens.sum().item(), 3))
 try:
     ens.requires_grad_()

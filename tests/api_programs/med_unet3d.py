@@ -55,7 +55,12 @@ net = UNet3D()
 net.apply(init_weights)
 print(net.enc[1])
 print(net.up[0])
-print("params", sum(p.numel() for p in net.parameters()), "trainable", sum(p.numel() for p in net.parameters() if p.requires_grad))
+print(
+    "params",
+    sum(p.numel() for p in net.parameters()),
+    "trainable",
+    sum(p.numel() for p in net.parameters() if p.requires_grad),
+)
 print("shapes", [tuple(p.shape) for n, p in net.named_parameters() if "up" in n])
 
 g = torch.Generator().manual_seed(1)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ember.core as E
-from ember.core.ops.cascade_sum import cascade_sum
+from ember.core.ops._cascade_sum import cascade_sum
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
@@ -42,6 +42,15 @@ def test_cascade_sum_is_pytorchs_loop(dt, n):
     got = cascade_sum(values[index], index, n)
     assert got.dtype == dt
     assert float(got) == float(_pytorch_loop(values, counted, dt))
+
+
+@pytest.mark.parametrize("dt", [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)])
+def test_cascade_sum_with_every_flush_position_ignored_runs_in_order(dt):
+    n = 3000
+    values = (np.random.default_rng(1).standard_normal(n) * 4).astype(dt)
+    counted = np.arange(n) % 16 != 0  # no run ever closes: one long left-to-right sum per level
+    index = np.flatnonzero(counted)
+    assert float(cascade_sum(values[index], index, n)) == float(_pytorch_loop(values, counted, dt))
 
 
 def _inputs():

@@ -269,13 +269,15 @@ def test_conv_errors_use_pytorchs_messages():
     with pytest.raises(RuntimeError, match=r"^expected scalar type Long but found Float$"):
         E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.int64), w)
     # a bfloat16 CPU input is oneDNN's (PyTorch 2.13 on AVX-512), which names the legacy types; its bias check first
-    for conv, weight in ((E.conv2d, w), (E.conv3d, E.zeros(2, 3, 1, 1, 1)), (E.conv_transpose3d, E.zeros(3, 2, 1, 1, 1))):
+    cases = ((E.conv2d, w), (E.conv3d, E.zeros(2, 3, 1, 1, 1)), (E.conv_transpose3d, E.zeros(3, 2, 1, 1, 1)))
+    for conv, weight in cases:
         x = E.zeros((1, 3) + (5,) * (weight.ndim - 2), dtype=E.bfloat16)
-        with pytest.raises(RuntimeError, match=r"^Input type \(CPUBFloat16Type\) and weight type \(torch\.FloatTensor\) "
-                                               r"should be the same or input should be a MKLDNN tensor and weight is a "
-                                               r"dense tensor$"):
+        with pytest.raises(RuntimeError, match=r"^Input type \(CPUBFloat16Type\) and weight type "
+                                               r"\(torch\.FloatTensor\) should be the same or input should be a "
+                                               r"MKLDNN tensor and weight is a dense tensor$"):
             conv(x, weight)
-    with pytest.raises(RuntimeError, match=r"^Input type \(c10::BFloat16\) and bias type \(float\) should be the same$"):
+    with pytest.raises(RuntimeError, match=r"^Input type \(c10::BFloat16\) and bias type \(float\) should be the "
+                                           r"same$"):
         E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.bfloat16), w.bfloat16(), E.zeros(64))
     with pytest.raises(RuntimeError, match=r"^expected scalar type Half but found Float$"):
         E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.float16), w)

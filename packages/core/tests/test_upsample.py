@@ -409,3 +409,12 @@ def test_half_float_bicubic_and_bilinear_round_once_as_pytorchs_cpu_kernels():
         got = E.interpolate(x.to(dtype), size=(5, 3), mode=mode, align_corners=False)
         assert got.dtype is dtype
         assert got.to(E.float32).flatten().tolist() == values, (dtype, mode)
+
+
+def test_interpolate_size_must_hold_integers_in_pytorchs_words():
+    x = E.zeros(1, 1, 4, 4, 4)
+    with pytest.raises(TypeError, match=r"^expected size to be one of int or Tuple\[int\] or Tuple\[int, int\] or "
+                                        r"Tuple\[int, int, int\], but got size with types \[<class 'float'>, "
+                                        r"<class 'int'>, <class 'int'>\]$"):
+        E.interpolate(x, size=(2.0, 2, 2))
+    assert E.interpolate(x, size=(np.int64(2), True, E.tensor(3))).shape == (1, 1, 2, 1, 3)

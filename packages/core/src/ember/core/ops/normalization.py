@@ -116,8 +116,10 @@ def _batch_norm_16bit(input, x, weight, bias, mean, var, invstd, training, eps, 
     `x * alpha + beta` in float32 with `alpha = invstd * weight`, `beta = bias - mean * alpha`, rounded once."""
     f32 = np.float32
     save_mean, save_invstd = mean.astype(sdt), invstd.astype(sdt)
-    low = sdt == input._dtype.np == np.dtype(dtypes.bfloat16.np)  # no float32 parameter: the statistics live in the 16-bit dtype
-    if training and low:  # PyTorch's var_sum / n in the 16-bit type (n rounded to it too), then float32's invstd
+    # all bfloat16 (no float32 parameter): PyTorch keeps var_sum / n in bfloat16 (n rounded to it too), then takes
+    # float32's invstd of it; float16 matches PyTorch from the float64 statistics
+    low = sdt == input._dtype.np == np.dtype(dtypes.bfloat16.np)
+    if training and low:
         n = x.shape[0] * x.shape[2]
         biased = ((var * n).astype(sdt) / sdt.type(n)).astype(sdt)
         save_invstd = (f32(1) / np.sqrt(biased.astype(f32) + f32(eps))).astype(sdt)

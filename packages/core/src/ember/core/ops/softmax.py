@@ -18,7 +18,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach, numpy_aliases
 from ember.core.ops import softmax_rows as _rows_pass
-from ember.core.ops.cascade_sum import cascade_sum
+from ember.core.ops._cascade_sum import cascade_sum
 from ember.core.ops._util import index_arg, normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
 

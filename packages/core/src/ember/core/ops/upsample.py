@@ -221,6 +221,11 @@ def _upsample_backward_cpu(grad, input_shape, mode, align_corners, scales):
     return wrap(_in_opmath(lambda a: _resize(a, taps, True, sizes), g))
 
 
+def _is_integer(x) -> bool:
+    """PyTorch's `_is_integer`: an int (bool included), a numpy integer or a non-floating tensor."""
+    return isinstance(x, (int, np.integer)) or isinstance(x, Tensor) and not x.dtype.is_floating_point
+
+
 def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
                 scale_factor: float | tuple[float, ...] | None = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
@@ -260,6 +265,9 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
                              f"spatial dimensions of {list(spatial)} and output size of {size}. Please provide "
                              f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
                              f"format.")
+        if isinstance(size, (list, tuple)) and not all(_is_integer(s) for s in size):
+            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
+                            f"but got size with types {[type(s) for s in size]}")
         if recompute_scale_factor:
             raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     elif scale_factor is not None:

@@ -17,18 +17,27 @@ import numpy as np
 _LEVELS = 8
 
 
+_WIDE = 64  # runs longer than this (ignored elements at the flush positions merge runs) are summed one by one
+
+
 def _segment_sums(values: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Left-to-right sums (rounding each addition in values' dtype) of the runs that `ends` closes, and the
-    sum of the open run after the last end: (closed sums, [open sum])."""
+    sum of the open run after the last end: (closed sums, [open sum]). Short runs are added a position at a
+    time across all of them; a long run by `np.add.accumulate`, which adds in order."""
     seg = np.concatenate(([0], np.cumsum(ends)[:-1])) if values.size else np.zeros(0, np.int64)
     nseg = int(seg[-1]) + 1 if values.size else 1
     starts = np.searchsorted(seg, np.arange(nseg))
+    lengths = np.diff(np.append(starts, values.size))
     pos = np.arange(values.size) - starts[seg]
-    grid = np.zeros((nseg, int(pos.max()) + 1 if values.size else 1), values.dtype)
-    grid[seg, pos] = values
+    short = pos < _WIDE
+    grid = np.zeros((nseg, min(int(lengths.max()) if values.size else 1, _WIDE) or 1), values.dtype)
+    grid[seg[short], pos[short]] = values[short]
     acc = np.zeros(nseg, values.dtype)
     for col in grid.T:
         acc = acc + col
+    for k in np.flatnonzero(lengths > _WIDE):
+        run = np.concatenate(([acc[k]], values[starts[k] + _WIDE:starts[k] + lengths[k]]))
+        acc[k] = np.add.accumulate(run)[-1]
     closed = int(np.count_nonzero(ends))
     return acc[:closed], acc[closed:]
 
