@@ -4,10 +4,10 @@ labels (torch.unique with return_inverse, searchsorted), task batching with stac
 Generator states, and the samplers' misuse."""
 
 import torch
+from torch.utils.data import DataLoader, Dataset, Sampler
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.utils.data import DataLoader, Dataset, Sampler
 
 torch.manual_seed(0)
 

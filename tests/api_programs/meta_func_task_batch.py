@@ -5,10 +5,10 @@ vmap, dropout under vmap's randomness modes, jacrev/jacfwd of the adapted model'
 import copy
 
 import torch
+from torch.func import functional_call, grad, jacfwd, jacrev, stack_module_state, vmap
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.func import functional_call, grad, jacfwd, jacrev, stack_module_state, vmap
 
 torch.manual_seed(0)
 

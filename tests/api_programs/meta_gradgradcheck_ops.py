@@ -4,10 +4,10 @@ interpolation (not cdist: PyTorch's _cdist_backward has no derivative), plus the
 closed-form cases and gradgradcheck's refusals."""
 
 import torch
+from torch.autograd import gradcheck, gradgradcheck
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.autograd import gradcheck, gradgradcheck
 
 torch.manual_seed(0)
 

@@ -3,10 +3,10 @@ F.conv2d and F.linear; a batch of tasks runs at once through the grouped-convolu
 torch.func.vmap, the generated kernels are checked against each other, and F.conv2d's weight errors are printed."""
 
 import torch
+from torch.func import vmap
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.func import vmap
 
 torch.manual_seed(0)
 

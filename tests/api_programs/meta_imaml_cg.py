@@ -4,10 +4,10 @@ products from double backward; checked against the explicit Hessian from torch.f
 and the unrolled inner loop's exact gradient in the limit."""
 
 import torch
+from torch.func import functional_call, hessian
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.func import functional_call, hessian
 
 torch.manual_seed(0)
 torch.set_default_dtype(torch.float64)

@@ -4,10 +4,10 @@ classifier weights from the code, the inner loop adapts the codes (not the weigh
 weights are fine-tuned; the KL and encoder-decoder-orthogonality regularizers, and the distributions' checks."""
 
 import torch
+from torch.distributions import Normal, kl_divergence
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.distributions import Normal, kl_divergence
 
 torch.manual_seed(0)
 WAY, SHOT, D, Z = 3, 2, 10, 4

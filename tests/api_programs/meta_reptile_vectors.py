@@ -5,10 +5,10 @@ state_dict interpolation and the _foreach ops), a batched variant averaging task
 import copy
 
 import torch
+from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
 torch.manual_seed(0)
 

@@ -4,10 +4,10 @@ look-ahead differentiated w.r.t. eps, clamped and normalized into example weight
 computed with torch.func (functional_call + grad over eps), with per-example losses from reduction='none'."""
 
 import torch
+from torch.func import functional_call, grad
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.func import functional_call, grad
 
 torch.manual_seed(0)
 
