@@ -74,7 +74,8 @@ box = (torch.cos(w * a) - torch.cos(w * b)) / (w * (b - a))
 gauss = expected_sin(w * (a + b) / 2, w**2 * (b - a) ** 2 / 12)[0]
 print("box_vs_gauss", r(box), r(gauss))
 z = torch.linspace(-2, 2, 5)
-print("erf", r(torch.erf(z)), r(torch.special.erf(z)), r(torch.erfc(z)), r(torch.erfinv(torch.tensor([-0.5, 0.0, 0.9]))))
+print("erf", r(torch.erf(z)), r(torch.special.erf(z)), r(torch.erfc(z)),
+      r(torch.erfinv(torch.tensor([-0.5, 0.0, 0.9]))))
 cdf = 0.5 * (1 + torch.erf(z / math.sqrt(2)))
 print("normal_cdf", r(cdf), r(torch.special.ndtr(z)), r(torch.special.log_ndtr(z)))
 

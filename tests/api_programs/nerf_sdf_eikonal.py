@@ -40,7 +40,8 @@ class SDFNet(nn.Module):
 
 
 net = SDFNet()
-print(net.act, net.layers[0].parametrizations.weight.original0.shape, net.layers[0].parametrizations.weight.original1.shape)
+wn = net.layers[0].parametrizations.weight
+print(net.act, wn.original0.shape, wn.original1.shape)
 print("params", [n for n, _ in net.named_parameters()][:3])
 pts = torch.tensor([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 1.0, 0.0], [0.3, 0.3, 0.3]])
 with torch.no_grad():

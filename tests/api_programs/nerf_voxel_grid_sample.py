@@ -60,8 +60,9 @@ print("nearest_exact", tuple(upn.shape), r(upn[0, 0, 1, :2].flatten()))
 
 # Total variation on the density grid.
 vol = dens.detach().clone().requires_grad_(True)
-tv = ((vol[..., 1:, :, :] - vol[..., :-1, :, :]) ** 2).mean() + ((vol[..., :, 1:, :] - vol[..., :, :-1, :]) ** 2).mean() \
-    + ((vol[..., 1:] - vol[..., :-1]) ** 2).mean()
+tv = (((vol[..., 1:, :, :] - vol[..., :-1, :, :]) ** 2).mean()
+      + ((vol[..., :, 1:, :] - vol[..., :, :-1, :]) ** 2).mean()
+      + ((vol[..., 1:] - vol[..., :-1]) ** 2).mean())
 tv.backward()
 print("tv", round(tv.item(), 4), r(vol.grad[0, 0, 0, 0]), r(vol.grad[0, 0, 1, 1]))
 act = F.softplus(density - 200.0, beta=0.01, threshold=20)

@@ -497,3 +497,20 @@ def test_an_inner_transform_still_differentiates_through_the_enclosing_transform
     # d/dx sum(cos(x0 * x) * x * t) at x = x0
     ref = (-(x0 * x0).sin() * x0 * x0 * t + (x0 * x0).cos() * t).numpy()
     np.testing.assert_allclose(g.numpy(), ref)
+
+
+@pytest.mark.parametrize("transform", ["jvp", "jacfwd", "hessian"])
+def test_forward_transforms_refuse_grid_sample_as_pytorch(transform):
+    # PyTorch has no forward derivative for grid_sampler; ember's double-vjp jvp would compute one
+    img = E.ones(1, 1, 3, 3)
+    grid = E.zeros(1, 1, 1, 2)
+
+    def f(p):
+        return E.grid_sample(img, p, align_corners=True).sum()
+
+    with pytest.raises(NotImplementedError, match="^Trying to use forward AD with grid_sampler_2d that does not"):
+        if transform == "jvp":
+            jvp(f, (grid,), (E.ones(1, 1, 1, 2),))
+        else:
+            {"jacfwd": jacfwd, "hessian": hessian}[transform](f)(grid)
+    assert jacrev(f)(grid).shape == (1, 1, 1, 2)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import weakref
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import wraps
 
 from ember.core import dispatch
@@ -28,6 +28,7 @@ from ember.core.random import batched_draw_guard, get_rng_state, set_rng_state
 from ember.core.class_paths import home_module
 from ember.core.tensor import Tensor, value_read_guard
 
+from ember.autograd import record
 from ember.autograd._captured_writes import refusing_captured_writes
 from ember.autograd._vmap_writes import _ADVICE as _WRITE_ADVICE
 from ember.autograd._vmap_writes import refusal as _write_refusal
@@ -323,7 +324,8 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     enabled = is_grad_enabled()
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
-        with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]), _calling(tracked):
+        with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]), _calling(tracked), \
+                record.refusing_forward_ad():
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
         _only_tensors(out_leaves, "jvp")
@@ -369,7 +371,8 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness:
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
             state = get_rng_state() if randomness == "error" else None
-            with func_transform("jacrev" if randomness is None else "vmap"), _calling(tracked):
+            refusal = record.refusing_forward_ad() if randomness is not None else nullcontext()
+            with func_transform("jacrev" if randomness is None else "vmap"), _calling(tracked), refusal:
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, aux_call)
             if state is not None and not get_rng_state().equal(state):
                 set_rng_state(state)

@@ -31,12 +31,13 @@ rules as a dispatched op's, one node instead of several.
 
 from __future__ import annotations
 
+import contextlib
 import traceback
 import weakref
 
 from ember.core import storage as _storage
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER as _ONE_NODE
-from ember.core.dispatch import Op, node_name
+from ember.core.dispatch import Op, node_name, register_dispatch_hook, remove_dispatch_hook
 from ember.core.ops import elementwise, tensor_utils
 from ember.core.tensor import Tensor
 
@@ -46,7 +47,8 @@ from ember.autograd.derivatives._entry import _NUMBERS, _WRAPPED_NUMBERS, RuleNo
 from ember.autograd.graph import AutogradMeta, Node, SavedTensor, _sequence, edge_of, meta
 from ember.autograd.grad_mode import _enabled, _inference, _state
 
-__all__ = ["dispatch_hook", "regenerate_view", "check_inplace", "is_inference", "computed"]
+__all__ = ["dispatch_hook", "regenerate_view", "check_inplace", "is_inference", "computed", "no_forward_ad",
+           "refusing_forward_ad"]
 
 _new = object.__new__
 _SEQ = (list, tuple)  # for isinstance: an inline `list | tuple` builds a Union object per call
@@ -155,15 +157,37 @@ def _records_in_no_grad(op, args: tuple, kwargs: dict) -> bool:
 _NO_FORWARD_AD = {"grid_sampler": lambda args: f"grid_sampler_{args[0].ndim - 2}d"}
 
 
+def no_forward_ad(aten: str) -> NotImplementedError:
+    """PyTorch's refusal of forward AD through an op that has no forward derivative."""
+    return NotImplementedError(
+        f"Trying to use forward AD with {aten} that does not support it because it has not been implemented "
+        "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
+        "request.yml so that we can prioritize its implementation or submit a PR adding the implementation to "
+        "derivatives.yaml")
+
+
+@contextlib.contextmanager
+def refusing_forward_ad():
+    """While torch.func's jvp/jacfwd runs the function: refuse the ops PyTorch has no forward derivative for, on a
+    tensor that carries the transform's tangent (ember's jvp is a double vjp, which would compute one)."""
+    def hook(op, args, kwargs, call_next):
+        aten = _NO_FORWARD_AD.get(op.name)
+        if aten is not None and any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            raise no_forward_ad(aten(args))
+        return call_next(op, args, kwargs)
+
+    register_dispatch_hook(hook)
+    try:
+        yield
+    finally:
+        remove_dispatch_hook(hook)
+
+
 def _record_tangents(op, args: tuple, kwargs: dict, call_next):
     """`_record` while a forward-AD level is open: what an op makes of a tensor carrying a tangent carries one (a
     write through a view, its base too)."""
     if (aten := _NO_FORWARD_AD.get(op.name)) is not None and _carries_tangent(args, kwargs):
-        raise NotImplementedError(
-            f"Trying to use forward AD with {aten(args)} that does not support it because it has not been implemented "
-            "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
-            "request.yml so that we can prioritize its implementation or submit a PR adding the implementation to "
-            "derivatives.yaml")
+        raise no_forward_ad(aten(args))
     r = _record(op, args, kwargs, call_next)
     if _carries_tangent(args, kwargs):
         target = args[op.mutates[0]] if op.mutates else kwargs.get("out") if kwargs else None

@@ -871,9 +871,9 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     from ember.core.creation import tensor
 
     if generator is not None and not isinstance(generator, Generator):
+        sigs = "".join(f" * (int n, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", ""))
         raise TypeError(f"randperm() received an invalid combination of arguments - got ({type(n).__name__}, "
-                        f"generator={type(generator).__name__}), but expected one of:\n"
-                        + "".join(f" * (int n, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", "")))
+                        f"generator={type(generator).__name__}), but expected one of:\n{sigs}")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
