@@ -109,7 +109,8 @@ for epoch in range(3):
         opt.step()
         total += loss.item()
     sched.step()
-    print("epoch", epoch, round(total / len(loader), 4), sched.get_last_lr(), round(feature_transform_regularizer(trans_feat).item(), 4))
+    print("epoch", epoch, round(total / len(loader), 4), sched.get_last_lr(),
+          round(feature_transform_regularizer(trans_feat).item(), 4))
 
 model.eval()
 eval_loader = data.DataLoader(ds, batch_size=6, shuffle=False, collate_fn=collate)
@@ -125,4 +126,5 @@ with torch.no_grad():
         correct += torch.bincount(y[pred == y], minlength=3)
 print("votes", votes.round(decimals=3)[0].tolist())
 print("per-class", correct.tolist(), (correct.float() / torch.bincount(torch.tensor([l for _, l in ds]))).tolist())
-print(len(loader), loader.batch_size, loader.drop_last, type(loader.sampler).__name__, type(eval_loader.sampler).__name__)
+print(len(loader), loader.batch_size, loader.drop_last, type(loader.sampler).__name__,
+      type(eval_loader.sampler).__name__)
