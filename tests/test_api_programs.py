@@ -333,7 +333,8 @@ householder_product, normals and covariance features with cov weights and histog
 options on occupancy grids, Chamfer/Sinkhorn-EMD/F-score, quaternion and dual-quaternion math, hashed sparse voxel
 convolution against a dense Conv3d with sparse COO tensors, lidar range images, Point Transformer over packed
 batches with segment_reduce and tensor_split, part-segmentation metrics with weighted spatial losses,
-FoldingNet/PCN decoders, KPConv with overload-named grad_fns, and the mistakes point-cloud code makes)."""
+FoldingNet/PCN decoders, KPConv with overload-named grad_fns, a ModelNet-style loader with padded collation, a
+feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes)."""
 
 from __future__ import annotations
 

@@ -57,7 +57,8 @@ def fscore(a, b, th=0.1):
 
 
 print("fscore", [round(fscore(pred, target, th).item(), 4) for th in (0.1, 0.3, 1.0)])
-print("hausdorff", round(torch.maximum(torch.cdist(pred, target).amin(2).amax(1), torch.cdist(pred, target).amin(1).amax(1)).item(), 4))
+print("hausdorff", round(torch.maximum(torch.cdist(pred, target).amin(2).amax(1), torch.cdist(pred,
+    target).amin(1).amax(1)).item(), 4))
 
 
 def sinkhorn_emd(a, b, eps=0.05, iters=50):

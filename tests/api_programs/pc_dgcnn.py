@@ -34,8 +34,10 @@ class DGCNN(nn.Module):
     def __init__(self, k=4, emb=32, n_cls=4):
         super().__init__()
         self.k = k
-        self.conv1 = nn.Sequential(nn.Conv2d(6, 16, 1, bias=False), nn.BatchNorm2d(16), nn.LeakyReLU(negative_slope=0.2))
-        self.conv2 = nn.Sequential(nn.Conv2d(32, 16, 1, bias=False), nn.BatchNorm2d(16), nn.LeakyReLU(negative_slope=0.2))
+        self.conv1 = nn.Sequential(nn.Conv2d(6, 16, 1, bias=False), nn.BatchNorm2d(16),
+            nn.LeakyReLU(negative_slope=0.2))
+        self.conv2 = nn.Sequential(nn.Conv2d(32, 16, 1, bias=False), nn.BatchNorm2d(16),
+            nn.LeakyReLU(negative_slope=0.2))
         self.conv3 = nn.Sequential(nn.Conv1d(32, emb, 1, bias=False), nn.BatchNorm1d(emb), nn.LeakyReLU(0.2))
         self.linear = nn.Sequential(nn.Linear(emb * 2, 16, bias=False), nn.BatchNorm1d(16), nn.LeakyReLU(0.2),
                                     nn.Dropout(p=0.0), nn.Linear(16, n_cls))

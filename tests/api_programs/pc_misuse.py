@@ -50,7 +50,8 @@ show("index_add src dtype", lambda: acc.index_add_(0, idx[0] % 8, pts[0, :8].dou
 show("index_copy", lambda: acc.index_copy_(0, torch.tensor([0, 9]), torch.ones(2, 3)))
 show("scatter_reduce shape", lambda: torch.zeros(4).scatter_reduce(0, idx[0], pts[0, :8], "amax"))
 show("scatter_reduce dims", lambda: torch.zeros(4, 3).scatter_reduce(0, idx[0], pts[0, :8], "amax"))
-show("scatter_ int src", lambda: torch.zeros(4, 3).scatter_(0, torch.zeros(2, 3, dtype=torch.long), torch.ones(2, 3, dtype=torch.long)))
+show("scatter_ int src", lambda: torch.zeros(4, 3).scatter_(0, torch.zeros(2, 3, dtype=torch.long),
+    torch.ones(2, 3, dtype=torch.long)))
 show("floor_divide bool", lambda: torch.floor_divide(torch.tensor([True]), torch.tensor([True])))
 show("floor_divide int by float", lambda: torch.floor_divide(torch.tensor([7]), 2.0))
 show("div bad mode", lambda: torch.div(pts, 2, rounding_mode="round"))
@@ -77,4 +78,5 @@ show("normalize int", lambda: F.normalize(idx, dim=-1))
 show("one_hot float", lambda: F.one_hot(idx.float(), 16))
 show("one_hot small", lambda: F.one_hot(idx, 4))
 show("interpolate 3d points", lambda: F.interpolate(pts, scale_factor=2, mode="trilinear"))
-show("grid_sample 5d grid 4d", lambda: F.grid_sample(torch.zeros(1, 1, 4, 4, 4), torch.zeros(1, 2, 2, 3), align_corners=False))
+show("grid_sample 5d grid 4d", lambda: F.grid_sample(torch.zeros(1, 1, 4, 4, 4), torch.zeros(1, 2, 2, 3),
+    align_corners=False))

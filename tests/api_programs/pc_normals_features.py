@@ -69,7 +69,8 @@ print("right", b_right.tolist(), torch.searchsorted(edges, torch.tensor([0.0]), 
 
 for call in [lambda: torch.linalg.eigh(torch.randn(3, 4)), lambda: torch.linalg.eigh(cov, UPLO="X"),
              lambda: torch.cov(torch.randn(2, 3, 4)), lambda: torch.cov(x, fweights=fw.float()),
-             lambda: torch.histc(torch.tensor([1, 2]), bins=2), lambda: torch.linalg.cross(torch.randn(4, 2), torch.randn(4, 2))]:
+             lambda: torch.histc(torch.tensor([1, 2]), bins=2), lambda: torch.linalg.cross(torch.randn(4, 2),
+                 torch.randn(4, 2))]:
     try:
         call()
     except Exception as e:

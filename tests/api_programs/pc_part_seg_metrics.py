@@ -18,7 +18,8 @@ cat_mask = torch.zeros(len(seg_classes), n_parts, dtype=torch.bool)
 for ci, parts in enumerate(seg_classes.values()):
     cat_mask[ci, parts] = True
 print(cat_mask.int())
-gt = torch.stack([torch.tensor(seg_classes[list(seg_classes)[c]])[torch.randint(0, len(seg_classes[list(seg_classes)[c]]), (N,))]
+gt = torch.stack([torch.tensor(seg_classes[list(seg_classes)[c]])[torch.randint(0,
+    len(seg_classes[list(seg_classes)[c]]), (N,))]
                   for c in cats.tolist()])
 logits = torch.randn(B, n_parts, N) + 2.0 * F.one_hot(gt, n_parts).permute(0, 2, 1)
 masked = logits.masked_fill(~cat_mask[cats].unsqueeze(-1), float("-inf"))
@@ -42,7 +43,8 @@ print("iou", iou.round(decimals=4))
 print("miou nanmean", round(torch.nanmean(iou).item(), 4), "nan count", torch.isnan(iou).sum().item())
 acc = tp.sum() / cm.sum()
 cls_acc = tp / cm.sum(1).float()
-print("oa", round(acc.item(), 4), "macc", round(cls_acc.nanmean().item(), 4), cls_acc.nan_to_num(nan=-1.0).round(decimals=2).tolist())
+print("oa", round(acc.item(), 4), "macc", round(cls_acc.nanmean().item(), 4),
+    cls_acc.nan_to_num(nan=-1.0).round(decimals=2).tolist())
 
 shape_ious = []
 for b in range(B):
@@ -83,7 +85,8 @@ def focal(logits, target, gamma=2.0, alpha=None, ignore=-1):
 lg = logits.clone().requires_grad_()
 fl = focal(lg, gt_ign, alpha=w)
 fl.backward()
-print("focal", round(fl.item(), 4), fl.grad_fn.name(), round(lg.grad.abs().sum().item(), 4), lg.grad[:, :, :2].abs().sum().item())
+print("focal", round(fl.item(), 4), fl.grad_fn.name(), round(lg.grad.abs().sum().item(), 4), lg.grad[:, :,
+    :2].abs().sum().item())
 print("ls", round(F.cross_entropy(logits, gt, label_smoothing=0.1).item(), 4))
 for call in [lambda: F.cross_entropy(logits, gt_ign, weight=w[:5]),
              lambda: F.cross_entropy(logits, gt.float()),

@@ -88,7 +88,8 @@ def dq_transform(real, dual, p):
 
 trans = torch.randn(5, 3)
 real, dual = dq_from_qt(q, trans)
-print("dual quat", torch.allclose(dq_transform(real.unsqueeze(1), dual.unsqueeze(1), pts), rp + trans.unsqueeze(1), atol=1e-5))
+print("dual quat", torch.allclose(dq_transform(real.unsqueeze(1), dual.unsqueeze(1), pts),
+    rp + trans.unsqueeze(1), atol=1e-5))
 wts = torch.softmax(torch.randn(7, 5), -1)
 sign = torch.sign((real * real[:1]).sum(-1, keepdim=True))
 b_real = wts @ (real * sign)

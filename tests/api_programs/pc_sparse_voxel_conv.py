@@ -68,8 +68,8 @@ down = torch.div(coords, 2, rounding_mode="floor")
 dcoords, dinv = torch.unique(down, dim=0, return_inverse=True)
 pooled = torch.zeros(len(dcoords), 2).index_reduce_(0, dinv, feats, "amax", include_self=False)
 print("strided", dcoords.shape, pooled.sum().round(decimals=4).item())
-print("pool matches", torch.allclose(F.max_pool3d(dense_in.masked_fill(dense_in == 0, -1e4), 2)[0, :, dcoords[:, 0],
-                                                                                                   dcoords[:, 1], dcoords[:, 2]].t(), pooled))
+dense_pool = F.max_pool3d(dense_in.masked_fill(dense_in == 0, -1e4), 2)
+print("pool matches", torch.allclose(dense_pool[0, :, dcoords[:, 0], dcoords[:, 1], dcoords[:, 2]].t(), pooled))
 up = pooled[dinv]
 print("unpool by inverse", up.shape, torch.equal(up[0], pooled[dinv[0]]))
 
@@ -77,9 +77,11 @@ sp = torch.sparse_coo_tensor(coords.t(), feats, size=(G, G, G, 2))
 print("sparse", sp.layout, sp.is_coalesced(), sp.sparse_dim(), sp.dense_dim(), sp._nnz())
 dup = torch.sparse_coo_tensor(torch.cat([coords, coords[:3]]).t(), torch.cat([feats, feats[:3]]), (G, G, G, 2))
 c = dup.coalesce()
-print("coalesce", dup._nnz(), c._nnz(), c.is_coalesced(), torch.allclose(c.to_dense(), sp.to_dense() + torch.zeros(G, G, G, 2).index_put_(tuple(coords[:3].t()), feats[:3])))
+extra = torch.zeros(G, G, G, 2).index_put_(tuple(coords[:3].t()), feats[:3])
+print("coalesce", dup._nnz(), c._nnz(), c.is_coalesced(), torch.allclose(c.to_dense(), sp.to_dense() + extra))
 print("to_dense", torch.equal(sp.to_dense().permute(3, 0, 1, 2), dense_in[0]))
-print("sparse.sum", torch.sparse.sum(sp, dim=(0, 1, 2)).round(decimals=4).tolist(), torch.sparse.sum(sp).round(decimals=4).item())
+print("sparse.sum", torch.sparse.sum(sp, dim=(0, 1, 2)).round(decimals=4).tolist(),
+      torch.sparse.sum(sp).round(decimals=4).item())
 print("indices", c.indices().shape, c.values().shape, c.indices()[:, :3].tolist())
 
 w1 = nn.Parameter(W.clone())

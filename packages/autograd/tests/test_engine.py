@@ -810,6 +810,17 @@ def test_binary_overloads_name_their_nodes_as_pytorchs():
     assert y.grad_fn.name() == "FmodBackward1"
 
 
+def test_circular_padding_hangs_from_pytorchs_copyslices_node():
+    x = E.arange(6.0).reshape(1, 2, 3).requires_grad_()
+    # (1, 2) wraps [x2 | x0 x1 x2 | x0 x1]; (-1, 1) crops x0 first, then wraps [x1 x2 | x1]
+    for pad, counts in [((1, 2), [2.0, 2.0, 2.0]), ((-1, 1), [0.0, 2.0, 1.0])]:
+        y = E.pad(x, pad, mode="circular")
+        assert type(y.grad_fn).__name__ == "CopySlices" and y.grad_fn.name() == "torch::autograd::CopySlices"
+        x.grad = None
+        (y * y).sum().backward()  # each element's gradient: 2 x times the places it lands in the output
+        assert x.grad.tolist() == (2 * x.detach() * E.tensor(counts)).tolist()
+
+
 def test_calling_a_node_checks_its_arity_and_returns_like_pytorchs():
     x = E.tensor([1.0, -2.0], requires_grad=True)
     y = x.pow(3)

@@ -154,8 +154,8 @@ class Node:
         self._seq = next(_sequence)
 
     def name(self) -> str:
-        n = type(self).__name__
-        return "torch::autograd::NotImplemented" if n == "NotImplemented" else n  # a C++ node, as CopySlices
+        n = type(self).__name__  # PyTorch's C++ nodes keep their namespace in name() (a composite's CopySlices too)
+        return f"torch::autograd::{n}" if n in ("NotImplemented", "CopySlices") else n
 
     def apply(self, grads: list) -> list:
         """Gradients w.r.t. the inputs (one per `next_functions` entry, None for none)."""

@@ -344,8 +344,9 @@ def _sections_arg(indices_or_sections, as_method: bool) -> int | list[int]:
     first = "" if as_method else "Tensor input, "
     got = type(v).__name__ if as_method else f"Tensor, {type(v).__name__}"
     raise TypeError(f"tensor_split() received an invalid combination of arguments - got ({got}), but expected one "
-                    f"of:\n * ({first}tuple of ints indices, int dim = 0)\n * ({first}Tensor tensor_indices_or_sections,"
-                    f" int dim = 0)\n * ({first}int sections, int dim = 0)\n")
+                    f"of:\n * ({first}tuple of ints indices, int dim = 0)\n"
+                    f" * ({first}Tensor tensor_indices_or_sections, int dim = 0)\n"
+                    f" * ({first}int sections, int dim = 0)\n")
 
 
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, ...]:

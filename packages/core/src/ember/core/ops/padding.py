@@ -178,7 +178,7 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
         crops = []
         if mode == "circular" and min(pad) < 0:
-            return _circular_with_crops(input, pad)
+            return node_name(_circular_with_crops(input, pad), "IndexSelectBackward0", "CopySlices")
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
             if min(lo, hi) < 0:
@@ -215,6 +215,8 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                                    f"negative output size, which is invalid. Check dimension "
                                    f"{input.ndim - 1 - d} of your input.")
     r = pad_nd(input, pad, mode, float(value or 0.0))
+    if mode == "circular":  # PyTorch's composite `_pad_circular` copies slices into a new tensor: CopySlices
+        return node_name(r, "PadBackward0", "CopySlices")
     if mode != "constant":
         return r
     return channels_last_as(node_name(r, "PadBackward0", "ConstantPadNdBackward0"), input)
