@@ -79,8 +79,12 @@ float_mask = torch.zeros(2, 1, 1, 4).masked_fill(~bool_mask, float("-inf"))
 o1, o2 = ca(tokens, ctx, bool_mask), ca(tokens, ctx, float_mask)
 print("cross-attn:", tuple(o1.shape), s(o1), "bool==float:", torch.allclose(o1, o2, atol=1e-6))
 o3 = ca(tokens, ctx[:, :2], None)
-print("masked == truncated for item 1:", torch.allclose(o1[1], o3[1], atol=1e-6), "item 0 differs:",
-      not torch.allclose(o1[0], o3[0], atol=1e-4))
+print(
+    "masked == truncated for item 1:",
+    torch.allclose(o1[1], o3[1], atol=1e-6),
+    "item 0 differs:",
+    not torch.allclose(o1[0], o3[0], atol=1e-4),
+)
 print("scale arg:", s(ca(tokens, ctx, bool_mask, scale=0.1)), s(ca(tokens, ctx, bool_mask, scale=1 / math.sqrt(4))))
 
 q = torch.randn(1, 2, 4, 3)
@@ -120,4 +124,9 @@ except Exception as e:
 # gradient through masked cross attention: padded context gets no gradient
 ctx_g = ctx.clone().requires_grad_()
 ca(tokens, ctx_g, bool_mask).sum().backward()
-print("ctx grad on padding:", ctx_g.grad[1, 2:].abs().sum().item(), "on tokens:", round(ctx_g.grad[1, :2].abs().sum().item(), 4))
+print(
+    "ctx grad on padding:",
+    ctx_g.grad[1, 2:].abs().sum().item(),
+    "on tokens:",
+    round(ctx_g.grad[1, :2].abs().sum().item(), 4),
+)

@@ -97,10 +97,14 @@ with torch.no_grad():
     y_neg = torch.tensor([4]).expand_as(y_pos)
     x_many = x.repeat_interleave(n_img, dim=0)
     print("batch:", y_pos.tolist(), y_neg.tolist(), tuple(x_many.shape), torch.equal(x_many[3], x[1]))
-    e_pos, e_neg = model(torch.cat([x_many] * 2), torch.cat([t.repeat_interleave(n_img)] * 2),
-                         torch.cat([y_pos, y_neg])).chunk(2)
+    e_pos, e_neg = model(
+        torch.cat([x_many] * 2), torch.cat([t.repeat_interleave(n_img)] * 2), torch.cat([y_pos, y_neg])
+    ).chunk(2)
     print("neg guided:", s(e_neg + 5.0 * (e_pos - e_neg)))
-    print("repeat_interleave tensor repeats:", torch.repeat_interleave(torch.tensor([1, 2]), torch.tensor([2, 3])).tolist())
+    print(
+        "repeat_interleave tensor repeats:",
+        torch.repeat_interleave(torch.tensor([1, 2]), torch.tensor([2, 3])).tolist(),
+    )
 
 try:
     torch.lerp(eps_u, eps_c.long(), 0.5)

@@ -119,7 +119,9 @@ try:
 except RuntimeError as e:
     print("RuntimeError", e)
 with torch.inference_mode():
-    print("detach inside:", x.detach().is_inference(), frozen.detach().is_inference(), x.view(torch.int32).is_inference())
+    print(
+        "detach inside:", x.detach().is_inference(), frozen.detach().is_inference(), x.view(torch.int32).is_inference()
+    )
 cloned = frozen.clone()
 cloned.add_(1)
 print("clone is normal:", cloned.is_inference(), r(cloned - frozen, 3))

@@ -36,10 +36,22 @@ for name, make in [("uniform", uniform_Q), ("absorbing", absorbing_Q)]:
     for t in range(1, T):
         Qbar.append(Qbar[-1] @ Qs[t])
     Qbar = torch.stack(Qbar)
-    print(name, tuple(Qs.shape), "rows sum to 1:", torch.allclose(Qs.sum(-1), torch.ones(T, K, dtype=torch.float64)),
-          "Qbar_T row 0:", r(Qbar[-1, 0], K))
-    print("  stochastic:", bool((Qbar >= 0).all()), "matrix_power of Q_0^3:", r(torch.linalg.matrix_power(Qs[0], 3)[0], K),
-          "bmm chain equal:", torch.allclose(torch.linalg.multi_dot([Qs[0], Qs[1], Qs[2]]), Qbar[2]))
+    print(
+        name,
+        tuple(Qs.shape),
+        "rows sum to 1:",
+        torch.allclose(Qs.sum(-1), torch.ones(T, K, dtype=torch.float64)),
+        "Qbar_T row 0:",
+        r(Qbar[-1, 0], K),
+    )
+    print(
+        "  stochastic:",
+        bool((Qbar >= 0).all()),
+        "matrix_power of Q_0^3:",
+        r(torch.linalg.matrix_power(Qs[0], 3)[0], K),
+        "bmm chain equal:",
+        torch.allclose(torch.linalg.multi_dot([Qs[0], Qs[1], Qs[2]]), Qbar[2]),
+    )
 print("matrix_power 0:", torch.equal(torch.linalg.matrix_power(Qs[3], 0), torch.eye(K, dtype=torch.float64)))
 try:
     torch.linalg.matrix_power(torch.randn(2, 3), 2)
@@ -47,7 +59,9 @@ except Exception as e:
     print(type(e).__name__, e)
 
 Qs = torch.stack([absorbing_Q(b) for b in betas]).float()
-Qbar = torch.stack([torch.linalg.matrix_power(Qs[0], 1)] + [torch.linalg.multi_dot(list(Qs[:t + 1])) for t in range(1, T)])
+Qbar = torch.stack(
+    [torch.linalg.matrix_power(Qs[0], 1)] + [torch.linalg.multi_dot(list(Qs[: t + 1])) for t in range(1, T)]
+)
 x0 = torch.tensor([[0, 1, 2, 3, 1, 0], [3, 3, 2, 0, 1, 2]])
 t = torch.tensor([2, 6])
 # q(x_t | x_0): row x0 of Qbar[t]
@@ -102,8 +116,11 @@ print("ce:", tuple(ce.shape), r(ce, 6))
 loss = kl.mean() / math.log(2) + 0.01 * ce.mean()
 loss.backward()
 print("hybrid loss:", round(loss.item(), 4), "grad:", round(net.out.weight.grad.norm().item(), 4))
-print("xlogy zeros:", torch.xlogy(torch.tensor([0.0, 0.0, 2.0]), torch.tensor([0.0, float("nan"), 3.0])).tolist(),
-      torch.special.xlog1py(torch.tensor([0.0, 1.0]), torch.tensor([-1.0, 1.0])).tolist())
+print(
+    "xlogy zeros:",
+    torch.xlogy(torch.tensor([0.0, 0.0, 2.0]), torch.tensor([0.0, float("nan"), 3.0])).tolist(),
+    torch.special.xlog1py(torch.tensor([0.0, 1.0]), torch.tensor([-1.0, 1.0])).tolist(),
+)
 
 # MaskGIT confidence-based unmasking: keep the most confident predictions
 MASK = K - 1

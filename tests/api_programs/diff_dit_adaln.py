@@ -17,7 +17,7 @@ def r(t, n=5):
 
 def get_1d_sincos(embed_dim, pos):
     omega = np.arange(embed_dim // 2, dtype=np.float64) / (embed_dim / 2.0)
-    omega = 1.0 / 10000 ** omega
+    omega = 1.0 / 10000**omega
     out = np.einsum("m,d->md", pos.reshape(-1), omega)
     return np.concatenate([np.sin(out), np.cos(out)], axis=1)
 
@@ -43,8 +43,9 @@ class DiTBlock(nn.Module):
         self.qkv = nn.Linear(d, 3 * d)
         self.proj = nn.Linear(d, d)
         self.norm2 = nn.LayerNorm(d, elementwise_affine=False, eps=1e-6)
-        self.mlp = nn.Sequential(nn.Linear(d, int(d * mlp_ratio)), nn.GELU(approximate="tanh"),
-                                 nn.Linear(int(d * mlp_ratio), d))
+        self.mlp = nn.Sequential(
+            nn.Linear(d, int(d * mlp_ratio)), nn.GELU(approximate="tanh"), nn.Linear(int(d * mlp_ratio), d)
+        )
         self.adaLN_modulation = nn.Sequential(nn.SiLU(), nn.Linear(d, 6 * d, bias=True))
 
     def attn(self, x):
@@ -78,6 +79,7 @@ class DiT(nn.Module):
                 torch.nn.init.xavier_uniform_(m.weight)
                 if m.bias is not None:
                     nn.init.constant_(m.bias, 0)
+
         self.apply(_basic_init)
         pos = get_2d_sincos(self.pos_embed.shape[-1], int(self.pos_embed.shape[1] ** 0.5))
         self.pos_embed.data.copy_(torch.from_numpy(pos).float().unsqueeze(0))
@@ -112,7 +114,12 @@ pos = get_2d_sincos(8, 3)
 print("pos table:", pos.shape, pos.dtype, np.round(pos[4], 4).tolist())
 model = DiT()
 print("frozen pos:", model.pos_embed.requires_grad, model.pos_embed.dtype, r(model.pos_embed[0, 5], 8))
-print(model.blocks[0].norm1, model.blocks[0].mlp[1], "params:", sum(p.numel() for p in model.parameters() if p.requires_grad))
+print(
+    model.blocks[0].norm1,
+    model.blocks[0].mlp[1],
+    "params:",
+    sum(p.numel() for p in model.parameters() if p.requires_grad),
+)
 x = torch.randn(2, 2, 8, 8)
 temb = torch.randn(2, 16)
 out = model(x, temb)
@@ -134,14 +141,21 @@ print("Tensor.unfold:", tuple(tp.shape), torch.equal(tp[0, :, 1, 2].reshape(-1),
 opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3, weight_decay=0)
 loss = F.mse_loss(eps, torch.randn_like(eps))
 loss.backward()
-has = {n: (p.grad is not None and p.grad.abs().sum().item() > 0) for n, p in model.named_parameters() if p.requires_grad}
+has = {
+    n: (p.grad is not None and p.grad.abs().sum().item() > 0) for n, p in model.named_parameters() if p.requires_grad
+}
 print("nonzero grads:", sorted(n for n, v in has.items() if v))
 opt.step()
 opt.zero_grad()
 out2 = model(x, temb)
 F.mse_loss(out2.chunk(2, dim=1)[0], torch.randn_like(eps)).backward()
-print("after one step:", round(out2.abs().sum().item(), 4), "blocks get grads:",
-      model.blocks[0].adaLN_modulation[-1].weight.grad.abs().sum().item() > 0, model.pos_embed.grad)
+print(
+    "after one step:",
+    round(out2.abs().sum().item(), 4),
+    "blocks get grads:",
+    model.blocks[0].adaLN_modulation[-1].weight.grad.abs().sum().item() > 0,
+    model.pos_embed.grad,
+)
 try:
     model.unpatchify(torch.randn(2, 15, 16))
 except Exception as e:

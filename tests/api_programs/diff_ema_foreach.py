@@ -64,8 +64,11 @@ model = Net()
 with torch.no_grad():
     for k, p in enumerate(model.parameters()):
         p.copy_(0.3 * torch.sin(torch.arange(p.numel(), dtype=p.dtype) * 0.53 + k).view_as(p))
-print("decays:", [round(ema_decay(s), 4) for s in [0, 1, 2, 10, 100, 10_000, 10 ** 7]],
-      round(ema_decay(50, update_after_step=40, min_decay=0.1), 4))
+print(
+    "decays:",
+    [round(ema_decay(s), 4) for s in [0, 1, 2, 10, 100, 10_000, 10**7]],
+    round(ema_decay(50, update_after_step=40, min_decay=0.1), 4),
+)
 
 ema = EMAModel(model.parameters(), power=0.75)
 opt = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.0)
@@ -104,12 +107,18 @@ with torch.no_grad():
     print("addcmul:", r(sq[-1], 3), r(params[-1].pow(2) * 0.5, 3))
     scales = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
     scaled = torch._foreach_mul(params, scales)
-    print("scalar list:", [round(t.abs().sum().item() / max(p.abs().sum().item(), 1e-12), 3) for t, p in zip(scaled, params)])
+    print(
+        "scalar list:",
+        [round(t.abs().sum().item() / max(p.abs().sum().item(), 1e-12), 3) for t, p in zip(scaled, params)],
+    )
     norms = torch._foreach_norm(params)
     inf_norms = torch._foreach_norm(params, ord=float("inf"))
     print("norms:", [round(n.item(), 4) for n in norms], [round(n.item(), 4) for n in inf_norms])
-    print("total:", round(torch.linalg.vector_norm(torch.stack(norms)).item(), 4),
-          round(parameters_to_vector(params).norm().item(), 4))
+    print(
+        "total:",
+        round(torch.linalg.vector_norm(torch.stack(norms)).item(), 4),
+        round(parameters_to_vector(params).norm().item(), 4),
+    )
     mx = torch._foreach_maximum(params, 0.0)
     print("maximum:", all(torch.equal(m, p.clamp(min=0)) for m, p in zip(mx, params)))
     sq_root = torch._foreach_sqrt(torch._foreach_abs(params))

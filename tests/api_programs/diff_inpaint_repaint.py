@@ -3,10 +3,7 @@ dilate by max_pool2d, feather by a Gaussian blur built with conv2d), RePaint's k
 resampling jumps, SDEdit's partial noising, blended latents via torch.where and lerp, and the mask shapes and
 dtypes inpainting pipelines check."""
 
-import math
-
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 torch.manual_seed(0)
@@ -18,7 +15,7 @@ def r(t, n=5):
 
 def gaussian_kernel(size=5, sigma=1.0):
     ax = torch.arange(size, dtype=torch.float32) - (size - 1) / 2
-    g = torch.exp(-ax ** 2 / (2 * sigma ** 2))
+    g = torch.exp(-(ax**2) / (2 * sigma**2))
     k = torch.outer(g, g)
     return k / k.sum()
 
@@ -76,13 +73,19 @@ while t >= 0:
         t = t + jumps[t]
     t -= 1
 print("repaint steps:", len(t_seq), t_seq[38:44], t_seq[-3:])
-print("known region kept:", round((x - x_known).mul(keep).abs().max().item(), 4), "hole std:",
-      round(x[(1 - keep).expand_as(x).bool()].std().item(), 4))
+print(
+    "known region kept:",
+    round((x - x_known).mul(keep).abs().max().item(), 4),
+    "hole std:",
+    round(x[(1 - keep).expand_as(x).bool()].std().item(), 4),
+)
 
 # SDEdit: start from a partially noised input at strength s
 s = 0.6
 t0 = int(s * (T - 1))
-x_t0 = ac[t0].sqrt() * x_known + (1 - ac[t0]).sqrt() * torch.randn(x_known.shape, generator=torch.Generator().manual_seed(1))
+x_t0 = ac[t0].sqrt() * x_known + (1 - ac[t0]).sqrt() * torch.randn(
+    x_known.shape, generator=torch.Generator().manual_seed(1)
+)
 print("sdedit start:", t0, round(ac[t0].item(), 4), r(x_t0.flatten(1).std(1), 2))
 
 # blended latent diffusion: swap in the background at every step

@@ -3,8 +3,6 @@
 and the UNet/VAE calls under torch.autocast("cpu", dtype=torch.bfloat16) with the dtypes each op returns, fp32
 upcasts for the loss, and bfloat16 weights cast back for the EMA."""
 
-import math
-
 import numpy as np
 import torch
 import torch.nn as nn
@@ -26,10 +24,14 @@ class DiagonalGaussianDistribution:
         self.std = torch.exp(0.5 * self.logvar)
         self.var = torch.exp(self.logvar)
         if self.deterministic:
-            self.var = self.std = torch.zeros_like(self.mean, device=self.parameters.device, dtype=self.parameters.dtype)
+            self.var = self.std = torch.zeros_like(
+                self.mean, device=self.parameters.device, dtype=self.parameters.dtype
+            )
 
     def sample(self, generator=None):
-        eps = torch.randn(self.mean.shape, generator=generator, device=self.parameters.device, dtype=self.parameters.dtype)
+        eps = torch.randn(
+            self.mean.shape, generator=generator, device=self.parameters.device, dtype=self.parameters.dtype
+        )
         return self.mean + self.std * eps
 
     def kl(self, other=None):
@@ -37,8 +39,10 @@ class DiagonalGaussianDistribution:
             return torch.Tensor([0.0])
         if other is None:
             return 0.5 * torch.sum(torch.pow(self.mean, 2) + self.var - 1.0 - self.logvar, dim=[1, 2, 3])
-        return 0.5 * torch.sum(torch.pow(self.mean - other.mean, 2) / other.var + self.var / other.var - 1.0
-                               - self.logvar + other.logvar, dim=[1, 2, 3])
+        return 0.5 * torch.sum(
+            torch.pow(self.mean - other.mean, 2) / other.var + self.var / other.var - 1.0 - self.logvar + other.logvar,
+            dim=[1, 2, 3],
+        )
 
     def nll(self, sample, dims=(1, 2, 3)):
         if self.deterministic:
@@ -89,8 +93,12 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     print("dtypes:", h.dtype, hn.dtype, out.dtype, att.dtype, mm.dtype, sm.dtype, loss_in.dtype, lse.dtype)
     with torch.autocast("cpu", enabled=False):
         print("nested disabled:", unet[0](lat).dtype, torch.is_autocast_enabled("cpu"))
-print("loss fp32:", round(F.mse_loss(out.float(), noise).item(), 2), "bf16 error small:",
-      bool((out.float() - unet(lat)).abs().max() < 0.05))
+print(
+    "loss fp32:",
+    round(F.mse_loss(out.float(), noise).item(), 2),
+    "bf16 error small:",
+    bool((out.float() - unet(lat)).abs().max() < 0.05),
+)
 recon = dec(lat / scaling_factor)
 print("decode:", tuple(recon.shape), recon.dtype, round(recon.abs().mean().item(), 4))
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -116,4 +124,4 @@ try:
 except Exception as e:
     print(type(e).__name__, e)
 print("finfo:", torch.finfo(torch.bfloat16).eps, torch.finfo(torch.float16).max, torch.finfo(torch.bfloat16).tiny)
-print("bf16 rounding:", torch.tensor([1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, 257.0], dtype=torch.bfloat16).tolist())
+print("bf16 rounding:", torch.tensor([1.0 + 2**-8, 1.0 + 3 * 2**-8, 257.0], dtype=torch.bfloat16).tolist())

@@ -33,8 +33,13 @@ a = ac[t].sqrt().view(-1, 1, 1, 1)
 sg = (1 - ac[t]).sqrt().view(-1, 1, 1, 1)
 xt = a * x0 + sg * eps
 v = a * eps - sg * x0
-print("v target:", r(mean_flat(v ** 2)), "alpha^2+sigma^2:", r((a ** 2 + sg ** 2).flatten()))
-print("x0 from v:", torch.allclose(a * xt - sg * v, x0, atol=1e-5), "eps from v:", torch.allclose(sg * xt + a * v, eps, atol=1e-5))
+print("v target:", r(mean_flat(v**2)), "alpha^2+sigma^2:", r((a**2 + sg**2).flatten()))
+print(
+    "x0 from v:",
+    torch.allclose(a * xt - sg * v, x0, atol=1e-5),
+    "eps from v:",
+    torch.allclose(sg * xt + a * v, eps, atol=1e-5),
+)
 print("x0 from eps:", torch.allclose((xt - sg * eps) / a, x0, atol=1e-3))
 
 snr = snr_all[t]
@@ -59,20 +64,22 @@ losses = {
     "smooth_l1": mean_flat(F.smooth_l1_loss(pred, eps, reduction="none", beta=0.5)),
 }
 c = 0.00054 * math.sqrt(x0[0].numel())
-losses["pseudo_huber"] = mean_flat(torch.sqrt((pred - eps) ** 2 + c ** 2) - c)
+losses["pseudo_huber"] = mean_flat(torch.sqrt((pred - eps) ** 2 + c**2) - c)
 for k_, l in losses.items():
     print(f"{k_:>12}", r(l), round(l.mean().item(), 4))
 print("huber == 0.5 * smooth_l1 scaled:", torch.allclose(losses["huber"], 0.5 * losses["smooth_l1"], atol=1e-6))
-print("sum reduction:", round(F.mse_loss(pred, eps, reduction="sum").item(), 4), round(F.huber_loss(pred, eps).item(), 4))
+print(
+    "sum reduction:", round(F.mse_loss(pred, eps, reduction="sum").item(), 4), round(F.huber_loss(pred, eps).item(), 4)
+)
 
 # EDM weighting: lambda(sigma) = (sigma^2 + sigma_data^2) / (sigma sigma_data)^2
 sigma_data = 0.5
 sig = torch.tensor([0.002, 0.1, 1.0, 80.0])
-c_skip = sigma_data ** 2 / (sig ** 2 + sigma_data ** 2)
-c_out = sig * sigma_data / (sig ** 2 + sigma_data ** 2).sqrt()
-c_in = 1 / (sigma_data ** 2 + sig ** 2).sqrt()
-lam = (sig ** 2 + sigma_data ** 2) / (sig * sigma_data) ** 2
-print("edm:", r(c_skip), r(c_out), r(c_in), r(lam * c_out ** 2))
+c_skip = sigma_data**2 / (sig**2 + sigma_data**2)
+c_out = sig * sigma_data / (sig**2 + sigma_data**2).sqrt()
+c_in = 1 / (sigma_data**2 + sig**2).sqrt()
+lam = (sig**2 + sigma_data**2) / (sig * sigma_data) ** 2
+print("edm:", r(c_skip), r(c_out), r(c_in), r(lam * c_out**2))
 
 # loss-aware timestep sampling (improved DDPM): history of squared losses per t
 history = torch.zeros(T, 3)

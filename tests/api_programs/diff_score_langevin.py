@@ -42,7 +42,7 @@ sig = sigmas[idx].view(-1, 1)
 noise = torch.randn_like(data)
 x_t = data + sig * noise
 target = -noise / sig
-score = torch.cat([net(x_t[i:i + 1], sig[i]) for i in range(8)])
+score = torch.cat([net(x_t[i : i + 1], sig[i]) for i in range(8)])
 dsm = 0.5 * ((score - target) ** 2).sum(dim=-1) * sig.squeeze(-1) ** 2
 print("dsm:", r(dsm, 8), round(dsm.mean().item(), 4))
 
@@ -52,7 +52,7 @@ s = net(x, sigmas[2])
 vproj = torch.randint(0, 2, x.shape, generator=torch.Generator().manual_seed(1)).float() * 2 - 1
 sv = (s * vproj).sum()
 grad_sv = torch.autograd.grad(sv, x, create_graph=True)[0]
-ssm = ((grad_sv * vproj).sum(-1) + 0.5 * (s ** 2).sum(-1)).mean()
+ssm = ((grad_sv * vproj).sum(-1) + 0.5 * (s**2).sum(-1)).mean()
 print("ssm:", round(ssm.item(), 4), grad_sv.requires_grad, grad_sv.grad_fn is not None)
 ssm.backward()
 print("ssm param grad:", round(net.net[0].weight.grad.norm().item(), 4))
@@ -65,7 +65,9 @@ eye = torch.eye(2).unsqueeze(1).expand(2, 3, 2)
 rows = torch.autograd.grad(s, x, grad_outputs=eye, is_grads_batched=True, retain_graph=True)[0]
 print("divergence:", r(div), "batched:", r(rows[0, :, 0] + rows[1, :, 1]), tuple(rows.shape))
 jac = torch.autograd.functional.jacobian(lambda z: net(z, sigmas[1]).sum(0), x.detach())
-print("jacobian:", tuple(jac.shape), r(torch.einsum("iaj->a", torch.diagonal(jac, dim1=0, dim2=2).unsqueeze(0)).flatten()))
+print(
+    "jacobian:", tuple(jac.shape), r(torch.einsum("iaj->a", torch.diagonal(jac, dim1=0, dim2=2).unsqueeze(0)).flatten())
+)
 unused = torch.zeros(2, requires_grad=True)
 g_none = torch.autograd.grad(s.sum(), [x, net.net[0].bias, unused], allow_unused=True, retain_graph=True)
 print("allow_unused:", [None if g is None else tuple(g.shape) for g in g_none])

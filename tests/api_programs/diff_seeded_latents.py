@@ -17,11 +17,15 @@ def randn_tensor(shape, generator=None, dtype=None, layout=None):
         generator = generator[0]
     if isinstance(generator, list):
         if len(generator) != shape[0]:
-            raise ValueError(f"You have passed a list of generators of length {len(generator)}, but requested an "
-                             f"effective batch size of {shape[0]}. Make sure the batch size matches the length of "
-                             "the generators.")
+            raise ValueError(
+                f"You have passed a list of generators of length {len(generator)}, but requested an "
+                f"effective batch size of {shape[0]}. Make sure the batch size matches the length of "
+                "the generators."
+            )
         shape = (1,) + tuple(shape[1:])
-        latents = [torch.randn(shape, generator=generator[i], dtype=dtype, layout=layout) for i in range(len(generator))]
+        latents = [
+            torch.randn(shape, generator=generator[i], dtype=dtype, layout=layout) for i in range(len(generator))
+        ]
         return torch.cat(latents, dim=0)
     return torch.randn(shape, generator=generator, dtype=dtype, layout=layout)
 
@@ -31,7 +35,9 @@ gens = [torch.Generator("cpu").manual_seed(s) for s in seeds]
 batch = randn_tensor((3, 4, 2, 2), generator=gens)
 single = torch.cat([torch.randn(1, 4, 2, 2, generator=torch.Generator().manual_seed(s)) for s in seeds])
 print("per-sample generators:", tuple(batch.shape), torch.equal(batch, single), r(batch[1]))
-print("sample 2 alone:", torch.equal(randn_tensor((1, 4, 2, 2), generator=[torch.Generator().manual_seed(9)]), batch[2:]))
+print(
+    "sample 2 alone:", torch.equal(randn_tensor((1, 4, 2, 2), generator=[torch.Generator().manual_seed(9)]), batch[2:])
+)
 one = randn_tensor((3, 4, 2, 2), generator=torch.Generator().manual_seed(7))
 print("one generator:", torch.equal(one[0], batch[0]), torch.equal(one[1], batch[1]))
 half = randn_tensor((2, 4, 2, 2), generator=torch.Generator().manual_seed(7), dtype=torch.float16)
@@ -47,7 +53,7 @@ try:
 except Exception as e:
     print(type(e).__name__, e)
 
-init_noise_sigma = (14.6146 ** 2 + 1) ** 0.5
+init_noise_sigma = (14.6146**2 + 1) ** 0.5
 latents = batch * init_noise_sigma
 print("scaled:", round(init_noise_sigma, 4), r(latents.std(dim=(1, 2, 3))))
 
@@ -87,8 +93,12 @@ u = torch.rand(3)
 torch.set_rng_state(state)
 print("global state:", torch.equal(u, torch.rand(3)), torch.initial_seed(), state.shape)
 print("manual_seed returns:", type(torch.manual_seed(3)).__name__, torch.default_generator.initial_seed())
-print("randn_like keeps dtype:", torch.randn_like(half).dtype, torch.rand_like(f64).dtype,
-      torch.randint_like(half, 0, 10).dtype)
+print(
+    "randn_like keeps dtype:",
+    torch.randn_like(half).dtype,
+    torch.rand_like(f64).dtype,
+    torch.randint_like(half, 0, 10).dtype,
+)
 print("randint with generator:", torch.randint(0, 1000, (4,), generator=torch.Generator().manual_seed(42)).tolist())
 print("randperm:", torch.randperm(6, generator=torch.Generator().manual_seed(1)).tolist())
 try:

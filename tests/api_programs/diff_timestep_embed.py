@@ -15,8 +15,9 @@ def r(t, n=6):
     return [round(v, 4) for v in t.detach().double().flatten()[:n].tolist()]
 
 
-def get_timestep_embedding(timesteps, dim, flip_sin_to_cos=False, downscale_freq_shift=1.0, scale=1.0,
-                           max_period=10000):
+def get_timestep_embedding(
+    timesteps, dim, flip_sin_to_cos=False, downscale_freq_shift=1.0, scale=1.0, max_period=10000
+):
     assert timesteps.dim() == 1, "Timesteps should be a 1d-array"
     half = dim // 2
     exponent = -math.log(max_period) * torch.arange(0, half, dtype=torch.float32)
@@ -44,6 +45,7 @@ class GaussianFourierProjection(nn.Module):
 
 class PositionalEmbedding(nn.Module):
     """EDM's: outer product, then stack cos/sin."""
+
     def __init__(self, num_channels, max_positions=10000, endpoint=False):
         super().__init__()
         self.num_channels, self.max_positions, self.endpoint = num_channels, max_positions, endpoint
@@ -69,12 +71,12 @@ except AssertionError as e:
     print("AssertionError", e)
 
 gfp = GaussianFourierProjection(4)
-print("fourier:", r(gfp(torch.tensor([0.01, 1.0, 50.0])), 8), list(dict(gfp.named_buffers())),
-      list(gfp.state_dict()))
+print("fourier:", r(gfp(torch.tensor([0.01, 1.0, 50.0])), 8), list(dict(gfp.named_buffers())), list(gfp.state_dict()))
 pe = PositionalEmbedding(6, endpoint=True)
 c_noise = torch.log(torch.tensor([0.002, 1.0, 80.0])) / 4
 print("edm pos:", r(pe(c_noise), 12))
 print("outer==ger:", torch.equal(torch.outer(c_noise, c_noise), c_noise.ger(c_noise)))
+
 
 class CondEmbed(nn.Module):
     def __init__(self, dim, num_classes):
@@ -86,13 +88,19 @@ class CondEmbed(nn.Module):
     def forward(self, t, y):
         return self.time_mlp(get_timestep_embedding(t, self.dim, True, 0)) + self.class_emb(y)
 
+
 m = CondEmbed(8, 10)
 y = torch.tensor([3, 10, 7, 10])
 out = m(t, y)
 print(m.class_emb, tuple(out.shape), out.grad_fn.name())
 print("null row zero:", m.class_emb.weight[10].abs().sum().item())
 out.pow(2).mean().backward()
-print("null grad:", m.class_emb.weight.grad[10].abs().sum().item(), "row3 grad", round(m.class_emb.weight.grad[3].abs().sum().item(), 4))
+print(
+    "null grad:",
+    m.class_emb.weight.grad[10].abs().sum().item(),
+    "row3 grad",
+    round(m.class_emb.weight.grad[3].abs().sum().item(), 4),
+)
 print("time grad norm:", round(m.time_mlp[0].weight.grad.norm().item(), 4))
 try:
     m.class_emb(torch.tensor([11]))

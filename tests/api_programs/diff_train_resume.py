@@ -59,8 +59,17 @@ m, ema, opt, sched = make()
 g = torch.Generator().manual_seed(7)
 first = train(m, ema, opt, sched, 4, g)
 buf = io.BytesIO()
-torch.save({"model": m.state_dict(), "ema": ema.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-            "gen": g.get_state(), "step": 4}, buf)
+torch.save(
+    {
+        "model": m.state_dict(),
+        "ema": ema.state_dict(),
+        "opt": opt.state_dict(),
+        "sched": sched.state_dict(),
+        "gen": g.get_state(),
+        "step": 4,
+    },
+    buf,
+)
 print("saved bytes > 0:", buf.tell() > 0, "first:", first)
 rest = train(m, ema, opt, sched, 3, g)
 print("continued:", rest)
@@ -68,7 +77,10 @@ print("continued:", rest)
 buf.seek(0)
 ck = torch.load(buf, weights_only=True, map_location="cpu")
 print("keys:", sorted(ck), list(ck["model"]), ck["model"]["step_count"])
-print("opt groups:", [(k, v) for k, v in ck["opt"]["param_groups"][0].items() if k in ("lr", "initial_lr", "max_lr", "params")])
+print(
+    "opt groups:",
+    [(k, v) for k, v in ck["opt"]["param_groups"][0].items() if k in ("lr", "initial_lr", "max_lr", "params")],
+)
 print("sched:", {k: ck["sched"][k] for k in ("last_epoch", "total_steps", "_step_count")})
 m2, ema2, opt2, sched2 = make()
 m2.load_state_dict(ck["model"])
@@ -79,8 +91,12 @@ g2 = torch.Generator()
 g2.set_state(ck["gen"])
 resumed = train(m2, ema2, opt2, sched2, 3, g2)
 print("resumed:", resumed, resumed == rest)
-print("same weights:", all(torch.equal(a, b) for a, b in zip(m.state_dict().values(), m2.state_dict().values())),
-      "same ema:", all(torch.equal(a, b) for a, b in zip(ema.parameters(), ema2.parameters())))
+print(
+    "same weights:",
+    all(torch.equal(a, b) for a, b in zip(m.state_dict().values(), m2.state_dict().values())),
+    "same ema:",
+    all(torch.equal(a, b) for a, b in zip(ema.parameters(), ema2.parameters())),
+)
 print("lr:", round(sched.get_last_lr()[0], 6), round(sched2.get_last_lr()[0], 6), int(m2.step_count))
 
 # load into a model with a new class embedding, and from a compiled/DDP checkpoint

@@ -3,7 +3,6 @@ from weight decay (found via named_modules/isinstance), warmup through LambdaLR 
 gradient clipping by clip_grad_norm_ (foreach, inf norm, error_if_nonfinite) with get_total_norm and
 clip_grads_with_norm_, skipped steps on non-finite grads, and the optimizer's repr and state_dict."""
 
-import math
 
 import torch
 import torch.nn as nn

@@ -51,7 +51,11 @@ ya = F.interpolate(x, size=(13, 9), mode="bilinear", align_corners=True)
 print("align_corners:", tuple(ya.shape), s(ya), torch.allclose(ya[..., 0, 0], x[..., 0, 0]))
 yr = F.interpolate(x, scale_factor=1.5, mode="bilinear", recompute_scale_factor=True)
 print("recompute:", tuple(yr.shape), s(yr))
-print("nn.Upsample:", nn.Upsample(scale_factor=2, mode="nearest"), nn.Upsample(size=(4, 4), mode="bilinear", align_corners=False))
+print(
+    "nn.Upsample:",
+    nn.Upsample(scale_factor=2, mode="nearest"),
+    nn.Upsample(size=(4, 4), mode="bilinear", align_corners=False),
+)
 
 up, dn = Upsample(4), Downsample(4)
 h = dn(x)

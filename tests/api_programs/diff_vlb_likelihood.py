@@ -25,8 +25,14 @@ post_var = betas * (1 - ac_prev) / (1 - ac)
 post_log_var_clipped = torch.log(torch.cat([post_var[1:2], post_var[1:]]))
 post_c1 = betas * ac_prev.sqrt() / (1 - ac)
 post_c2 = (1 - ac_prev) * alphas.sqrt() / (1 - ac)
-print("pad == cat:", torch.equal(ac_prev, ac_prev2), "post_var[0]:", post_var[0].item(),
-      "clipped:", r(post_log_var_clipped[:3], 3))
+print(
+    "pad == cat:",
+    torch.equal(ac_prev, ac_prev2),
+    "post_var[0]:",
+    post_var[0].item(),
+    "clipped:",
+    r(post_log_var_clipped[:3], 3),
+)
 print("coefs:", r(post_c1[[0, 25, 49]], 3), r(post_c2[[0, 25, 49]], 3))
 
 
@@ -50,8 +56,9 @@ def discretized_gaussian_log_likelihood(x, means, log_scales, cdf=approx_standar
     log_cdf_plus = torch.log(cdf_plus.clamp(min=1e-12))
     log_one_minus_cdf_min = torch.log((1.0 - cdf_min).clamp(min=1e-12))
     cdf_delta = cdf_plus - cdf_min
-    return torch.where(x < -0.999, log_cdf_plus,
-                       torch.where(x > 0.999, log_one_minus_cdf_min, torch.log(cdf_delta.clamp(min=1e-12))))
+    return torch.where(
+        x < -0.999, log_cdf_plus, torch.where(x > 0.999, log_one_minus_cdf_min, torch.log(cdf_delta.clamp(min=1e-12)))
+    )
 
 
 def mean_flat(t):
@@ -72,7 +79,9 @@ min_log = extract(post_log_var_clipped, t, x0.shape)
 max_log = extract(torch.log(betas), t, x0.shape)
 frac = (model_v + 1) / 2
 model_log_var = frac * max_log + (1 - frac) * min_log
-pred_x0 = (extract((1.0 / ac).sqrt(), t, x0.shape) * xt - extract((1.0 / ac - 1).sqrt(), t, x0.shape) * model_eps).clamp(-1, 1)
+pred_x0 = (
+    extract((1.0 / ac).sqrt(), t, x0.shape) * xt - extract((1.0 / ac - 1).sqrt(), t, x0.shape) * model_eps
+).clamp(-1, 1)
 model_mean = extract(post_c1, t, x0.shape) * pred_x0 + extract(post_c2, t, x0.shape) * xt
 true_mean = extract(post_c1, t, x0.shape) * x0 + extract(post_c2, t, x0.shape) * xt
 true_log_var = extract(post_log_var_clipped, t, x0.shape)
@@ -112,4 +121,9 @@ try:
     img.float().clamp(min=torch.tensor([0.0, 1.0]))
 except Exception as e:
     print(type(e).__name__, e)
-print("uint8 arithmetic:", (img[0, 0, 0] + 200).tolist(), (img[0, 0, 0].float() / 127.5 - 1).dtype, (img[0, 0, 0] / 2).dtype)
+print(
+    "uint8 arithmetic:",
+    (img[0, 0, 0] + 200).tolist(),
+    (img[0, 0, 0].float() / 127.5 - 1).dtype,
+    (img[0, 0, 0] / 2).dtype,
+)

@@ -213,7 +213,8 @@ def test_a_bool_for_an_overloaded_int_lists_pytorchs_overloads():
         " * (int dim)\n      didn't match because some of the arguments have invalid types: (!bool!)\n"
         " * (tuple of ints dim)\n      didn't match because some of the arguments have invalid types: (!bool!)\n")
     with pytest.raises(TypeError, match=r"^split\(\) received an invalid combination of arguments - got \(Tensor, int, "
-                                        r"bool\), but expected one of:\n \* \(Tensor input, int split_size, int dim = 0\)"
+                                        r"bool\), but expected one of:\n \* \(Tensor input, int split_size, "
+                                        r"int dim = 0\)"
                                         r"\n      didn't match because some of the arguments have invalid types: "
                                         r"\(Tensor, int, !bool!\)\n"):
         x.split(2, True)

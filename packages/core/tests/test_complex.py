@@ -435,7 +435,8 @@ def test_complex_fill_values_into_real_tensors_as_pytorch(fresh_complex_cast_war
     converts the number (an imaginary part is an error, bool takes nonzero-ness); index_fill refuses any."""
     m, i = E.tensor([True, False]), E.tensor([0])
     with pytest.warns(UserWarning, match="^Casting complex values to real discards the imaginary part \\(Triggered "
-                                         "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy\\.cpp:307\\.\\)$"):
+                                         "internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                                         "Copy\\.cpp:307\\.\\)$"):
         assert E.zeros(2).fill_(E.tensor(1 + 2j)).tolist() == [1.0, 1.0]
     assert E.zeros(2, dtype=E.bool).fill_(E.tensor(2j)).tolist() == [True, True]
     assert E.zeros(2, dtype=E.int64).fill_(1 + 0j).tolist() == [1, 1]

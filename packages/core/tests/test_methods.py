@@ -90,7 +90,8 @@ def test_copy_still_takes_a_number():
     assert E.ones(2).copy_(2.5).tolist() == [2.5, 2.5] and E.zeros(2).copy_(np.float64(3)).tolist() == [3.0, 3.0]
 
 
-_LERP_METHOD_LINES = (" * (Tensor end, Tensor weight)\n      didn't match because some of the arguments have invalid types: "
+_LERP_METHOD_LINES = (" * (Tensor end, Tensor weight)\n      didn't match because some of the arguments have "
+                      "invalid types: "
                       "({})\n * (Tensor end, Number weight)\n      didn't match because some of the arguments have "
                       "invalid types: ({})\n")
 

@@ -134,7 +134,8 @@ def test_numpys_reductions_list_pytorchs_overloads_in_full():
         f"any() {_COMBINATION}(out=NoneType, axis=NoneType, ), but expected one of:\n * ()\n"
         " * (tuple of ints dim = None, bool keepdim = False)\n"
         "      didn't match because some of the keywords were incorrect: out, axis\n"
-        " * (int dim, bool keepdim = False)\n      didn't match because some of the keywords were incorrect: out, axis\n")
+        " * (int dim, bool keepdim = False)\n"
+        "      didn't match because some of the keywords were incorrect: out, axis\n")
     with pytest.raises(TypeError) as e:
         np.std(E.ones(2, 2))
     assert "\n * (tuple of ints dim = None, *, Number correction = None, bool keepdim = False)\n      didn't match " \

@@ -956,9 +956,9 @@ def test_sparse_resize_grows_a_non_empty_coo_tensor_and_refuses_shrinking():
     t = s.clone()
     assert t.sparse_resize_((4, 5), 2, 0) is t and t.shape == (4, 5) and t._nnz() == 3
     np.testing.assert_array_equal(t.to_dense().numpy(), np.eye(4, 5) * (np.arange(4) < 3)[:, None])
-    with pytest.raises(RuntimeError, match=r"^shrinking the size of sparse dimensions \(from \[3, 3\] to \[2, 4\]\) on a "
-                                           r"non-empty sparse tensor is not supported\.\nYou could try the following "
-                                           r"options:\n1\. If you need an empty sparse tensor of this size"):
+    with pytest.raises(RuntimeError, match=r"^shrinking the size of sparse dimensions \(from \[3, 3\] to \[2, 4\]\) "
+                                           r"on a non-empty sparse tensor is not supported\.\nYou could try the "
+                                           r"following options:\n1\. If you need an empty sparse tensor of this size"):
         s.clone().sparse_resize_((2, 4), 2, 0)
     with pytest.raises(RuntimeError, match=r"^changing the number of dense dimensions \(from 0 to 1\) on a non-empty"):
         s.clone().sparse_resize_((3, 3, 2), 2, 1)
@@ -1032,7 +1032,8 @@ def test_coalesced_flag_set_in_place():
     assert s._coalesced_(True) is s and s.is_coalesced()  # ember coalesces what it is told is coalesced
     assert s._indices().tolist() == [[0, 1]] and s._values().tolist() == [2.0, 5.0]
     assert not s._coalesced_(False).is_coalesced() and s.to_dense().tolist() == [2.0, 5.0, 0.0]
-    with pytest.raises(TypeError, match=r"^_coalesced_\(\): argument 'coalesced' \(position 1\) must be bool, not int$"):
+    with pytest.raises(TypeError, match=r"^_coalesced_\(\): argument 'coalesced' \(position 1\) must be bool, "
+                                        r"not int$"):
         s._coalesced_(1)
     with pytest.raises(NotImplementedError, match="^Could not run 'aten::_coalesced_' with arguments from the 'CPU'"):
         ec.eye(2)._coalesced_(True)
