@@ -4,8 +4,9 @@ stood before the step, once the step has run before (kernels compiled, optimizer
 Each framework is measured in a fresh interpreter of its own (`python -m ember.bench.step_memory
 FRAMEWORK ROW`), so one's caches and arenas do not count against the other. Linux only: the peak
 is the kernel's VmHWM, reset before the step by writing 5 to /proc/self/clear_refs. Both children
-run with glibc's mmap threshold fixed at 64 KiB: by default glibc raises it after large frees and
-keeps later buffers in its heap, so a warm process shows almost no growth whatever it allocates.
+run with glibc's mmap threshold fixed at 64 KiB (and ember.core's heap tuning off): by default glibc
+raises it after large frees and keeps later buffers in its heap, so a warm process shows almost no
+growth whatever it allocates.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def step_peak_bytes(framework: str, row: str, warmup: int = 2) -> int:
 def run_step_memory(rows: list[str], frameworks_: list[str]) -> list[dict]:
     """Per row, each framework's peak growth in MiB (measured in child processes) and ember/PyTorch."""
     out = []
-    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "65536", "MALLOC_TRIM_THRESHOLD_": "0"}
+    # ember.core's own heap setting (`host_heap`) off, or it would replace these thresholds at import
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "65536", "MALLOC_TRIM_THRESHOLD_": "0", "EMBER_MALLOC_TUNING": "0"}
     for row in rows:
         rec: dict = {"row": row}
         for name in frameworks_:

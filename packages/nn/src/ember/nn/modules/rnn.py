@@ -621,18 +621,19 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
-        if input.dim() not in (1, 2):
-            raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        nd = input.dim()  # once: a cell runs once per time step
+        if nd not in (1, 2):
+            raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {nd}D instead")
         if hx is not None:  # PyTorch's order: every state's rank, then its binding's tuple-only `hx`
             for idx, value in enumerate(hx):
                 if value.dim() not in (1, 2):
                     raise ValueError(f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead")
             if not isinstance(hx, tuple | list):
-                if input.dim() == 2:
+                if nd == 2:
                     raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not "
                                     f"{type(hx).__name__}")
                 hx = (hx[0], hx[1])  # an unbatched step indexes a bare tensor's rows
-            elif input.dim() == 2 and len(hx) != 2:  # an unbatched step indexes hx[0] and hx[1] only
+            elif nd == 2 and len(hx) != 2:  # an unbatched step indexes hx[0] and hx[1] only
                 raise RuntimeError("lstm_cell expects two hidden states")
         x, batched = self._prepare(input, None if hx is None else hx[0])
         h = self._hidden(x, None if hx is None else hx[0], batched, 0)
