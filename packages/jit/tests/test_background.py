@@ -129,3 +129,22 @@ def test_fork_waits_for_pending_compiles():
         os._exit(0)
     os.waitpid(pid, 0)
     assert os.read(r, 1) == b"1"
+
+
+def test_replay_profile_times_the_fused_plan(monkeypatch, tmp_path):
+    from ember.jit.profiling import replay_profile
+
+    monkeypatch.setattr(config, "background_compile", True)
+    monkeypatch.setattr(config, "fuse_cache_dir", str(tmp_path))
+    monkeypatch.setattr(codegen, "_kernels", {})
+    gate = threading.Event()  # the compile waits for it: the profile must wait for the compile
+    monkeypatch.setattr(background, "start", lambda todo, ready: _real_start([(gate.wait, (30,)), *todo], ready))
+    c = jit.compile(_step)
+    x, b = ea.from_numpy(np.ones((3, 5), np.float32)), ea.from_numpy(np.ones(5, np.float32))
+    for _ in range(config.capture_call + 1):
+        c(x, b)
+    (entry,) = c._cache.values()
+    assert "# fused[" not in entry.replay.source
+    threading.Timer(0.3, gate.set).start()
+    rows = replay_profile(c, x, b, steps=3)
+    assert any(label.startswith("fused[") for label, _, _ in rows), rows

@@ -67,11 +67,12 @@ def _arguments(g, n) -> tuple:
     from ember.jit.fusion import _operands
 
     whole = n.kernel.whole
-    ts = [_operand(g.buffers[a.index]) for a in n.args]
-    if whole[0] == "flat":
+    if whole[0] == "flat":  # results and whole inputs: 1-D C arrays of the group's dtype, whatever their length
         _, _, size, npdt, _, broadcast, sv = whole
-        outs = [np.empty(size, npdt) for _ in range(len(n.outs))]
-        return (size, *outs, *[t._np() if b else t._np().ravel() for t, b in zip(ts, broadcast)], sv)
+        flat = np.empty(0, npdt)
+        return (size, *[flat] * len(n.outs),
+                *[_operand(g.buffers[a.index])._np() if b else flat for a, b in zip(n.args, broadcast)], sv)
+    ts = [_operand(g.buffers[a.index]) for a in n.args]
     _, _, dims, dt, _, prep, sv, size, red_len = whole
     n_res = len(n.outs) - (red_len is not None)
     arrays, strides = _operands(ts, prep)
