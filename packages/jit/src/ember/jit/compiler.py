@@ -466,7 +466,7 @@ class CompiledFunction:
             replay = rec.graph.compile(tiered=True)
             entry.set_plans(entry.plans + [(rec.graph, replay)])
             if rec.graph.deferred is not None:
-                todo, fused = rec.graph.deferred
+                (todo, fused), rec.graph.deferred = rec.graph.deferred, None  # the thread holds them from here
                 background.start(todo, lambda: entry.swap(replay, fused))
         return result
 
