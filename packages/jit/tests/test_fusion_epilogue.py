@@ -13,8 +13,6 @@ from ember.jit.fusion import FusedOp
 @pytest.fixture(autouse=True)
 def _fuse(monkeypatch):
     monkeypatch.setattr(jit.config, "fuse", True)
-    # eager's bits through Adam too (its faster, inexact form is test_optimizer_pass's)
-    monkeypatch.setattr(jit.config, "optimizer_reciprocal", False)
 
 
 def _t(*shape, seed=0, dtype=np.float32, requires_grad=False):

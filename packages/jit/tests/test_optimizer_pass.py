@@ -14,13 +14,6 @@ nn = pytest.importorskip("ember.nn")
 optim = pytest.importorskip("ember.optim")
 
 
-@pytest.fixture(autouse=True)
-def _exact_optimizer(monkeypatch):
-    # these tests hold replays to eager's bits: Adam's faster form (config.optimizer_reciprocal) is an ulp off
-    # eager on some elements, and test_optimizer_pass tests it on its own
-    monkeypatch.setattr(jit.config, "optimizer_reciprocal", False)
-
-
 def _setup(make_opt, seed=0):
     ea.manual_seed(seed)
     model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
@@ -196,7 +189,7 @@ def test_a_subclass_with_its_own_step_and_the_config_switch_call_step():
 @pytest.mark.parametrize("name, reciprocal", [("adam", True), ("adamw", True), ("adam-l2", False),
                                               ("adamw-amsgrad", False)])
 def test_reciprocal_adam_stays_within_the_jits_tolerance_of_eager(monkeypatch, name, reciprocal):
-    # config.optimizer_reciprocal (the default, with fusion): the one-pass Adam's common step multiplies by
+    # config.optimizer_reciprocal (opt-in, with fusion): the one-pass Adam's common step multiplies by
     # 1 / sqrt(bc2) where eager divides: 100 steps' losses and parameters within 1e-5 relative of eager, not eager's
     # bits; the kernel's general loop (L2 decay, amsgrad, maximize) still divides: eager's bits
     monkeypatch.setattr(jit.config, "optimizer_reciprocal", True)
@@ -207,4 +200,15 @@ def test_reciprocal_adam_stays_within_the_jits_tolerance_of_eager(monkeypatch, n
     for a, b in zip(pe, pc):
         assert np.max(np.abs(a - b)) <= 1e-5 * np.max(np.abs(a))
     assert any(not np.array_equal(a, b) for a, b in zip(pe, pc)) == reciprocal
+    assert any("(one pass)" in op for ops in fn.explain().ops_per_graph for op in ops)
+
+
+def test_default_one_pass_adam_keeps_eagers_bits_over_a_hundred_steps():
+    # the default plan (fusion on, config.optimizer_reciprocal off): 100 Adam steps give eager's losses, parameters
+    # and state bit for bit, the JIT's promise where no fusion reorders float work
+    assert jit.config.fuse and not jit.config.optimizer_reciprocal
+    (le, pe, se, *_), (lc, pc, sc, _, fn, _) = _run_both(OPTIMIZERS["adam"], steps=100)
+    assert le == lc
+    assert all(np.array_equal(a, b) for a, b in zip(pe, pc))
+    assert all(ka == kb and np.array_equal(a, b) for (ka, a), (kb, b) in zip(se, sc))
     assert any("(one pass)" in op for ops in fn.explain().ops_per_graph for op in ops)

@@ -14,13 +14,6 @@ nn = pytest.importorskip("ember.nn")
 optim = pytest.importorskip("ember.optim")
 
 
-@pytest.fixture(autouse=True)
-def _exact_optimizer(monkeypatch):
-    # these tests hold replays to eager's bits: Adam's faster form (config.optimizer_reciprocal) is an ulp off
-    # eager on some elements, and test_optimizer_pass tests it on its own
-    monkeypatch.setattr(jit.config, "optimizer_reciprocal", False)
-
-
 def _data(n, shape, classes, seed=0):
     rng = np.random.default_rng(seed)
     xs = [ea.tensor(rng.standard_normal(shape).astype(np.float32)) for _ in range(n)]

@@ -400,8 +400,8 @@ class Graph:
         arithmetic as `step()` and so the same bits. It falls back to `step()` itself wherever that would
         decide otherwise (hooks, new state, another layout), so the replay stays eager's step. Without
         dispatch, meta steps and the Python of `step()`, Adam over NCF's ten parameters costs 0.3 ms a
-        step instead of 0.9 ms. With `config.fuse` and `config.optimizer_reciprocal` the step may leave eager's
-        bits where its kernel has a faster form (`_replay_step(exact=False)`: Adam's one division fewer)."""
+        step instead of 0.9 ms. With `config.fuse` and `config.optimizer_reciprocal` (opt-in) the step leaves
+        eager's bits where its kernel has a faster form (`_replay_step(exact=False)`: Adam's one division fewer)."""
         from ember.jit import config
 
         if not config.optimizer_pass:
