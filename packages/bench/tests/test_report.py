@@ -2,7 +2,7 @@
 
 import json
 
-from ember.bench.machine import describe_machine
+from ember.bench.machine import describe_machine, machine_line
 from ember.bench.overhead import run_overhead
 from ember.bench.report import markdown_table, write_results
 from ember.bench.table import run_table
@@ -73,3 +73,15 @@ def test_overhead_chart_puts_each_kind_on_its_own_panel_with_pytorch_beside(tmp_
     assert plotted["forward"] == {"numpy": {"add": 0.7}, "ember": {"add": 4.0}, "torch": {"add": 2.0}}
     assert plotted["op + backward"] == {"ember": {"add": 90.0}, "torch": {"add": 60.0}}
     assert (tmp_path / "o.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_machine_line_names_the_blas_kernels():
+    from threadpoolctl import threadpool_info
+
+    pools = [p for p in threadpool_info() if p["user_api"] == "blas"]
+    line = machine_line()
+    assert line.startswith("Measured on ") and "BLAS: " in line
+    for p in pools:
+        assert f"{p['internal_api']} {p['version']}" in line
+        if p.get("architecture"):
+            assert f"{p['version']} {p['architecture']} (" in line

@@ -173,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = run_compile_rows(args.rows, compare, args.torch_compile and compare, args.repeats,
                                 small=args.size != "paper", clock=args.clock, loss_steps=args.loss_steps,
                                 empty_caches=args.empty_caches, threads=args.threads)
-        text = compile_markdown(rows)
+        from ember.bench.machine import machine_line
+
+        text = compile_markdown(rows) + "\n" + machine_line() + "\n"
         print(text)
         out.mkdir(parents=True, exist_ok=True)
         (out / "compile.md").write_text(text)
