@@ -50,3 +50,36 @@ def test_profile_of_a_function_without_a_plan_raises():
     step, args = _step()
     with pytest.raises(ValueError, match="expected one captured plan, found 0"):
         replay_profile(jit.compile(step), *args, steps=1)
+
+
+
+def test_profiled_steps_launch_fused_kernels_through_their_entry_points(monkeypatch):
+    # the profile times a copy of the replay: each fused launch written into the replay (here the loss's group after
+    # a squeeze) must call its compiled entry point there, not the first-call path (dispatcher and signature
+    # lookup) at every profiled step. With the background compile the fused plan swaps in unused, as in a
+    # benchmark that profiles right after `wait_for_compiles()`
+    monkeypatch.setattr(jit.config, "whole_plan", False)
+    monkeypatch.setattr(jit.config, "background_compile", True)
+    ea.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    opt = optim.Adam(model.parameters(), lr=0.01)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = nn.functional.binary_cross_entropy_with_logits(model(x).squeeze(-1), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    rng = np.random.default_rng(0)
+    args = (ea.tensor(rng.standard_normal((5, 8)).astype(np.float32)), ea.tensor(rng.random(5).astype(np.float32)))
+    fn = jit.compile(step)
+    for _ in range(jit.config.capture_call + 1):
+        fn(*args)
+    jit.wait_for_compiles()
+    g = next(iter(fn._cache.values())).replay.__globals__
+    firsts = [v for k, v in g.items() if k.endswith("__call") and getattr(v, "__name__", "") == "first"]
+    assert firsts  # launches whose first call is still to come
+    runs = [dict(zip(f.__code__.co_freevars, (c.cell_contents for c in f.__closure__)))["run"] for f in firsts]
+    replay_profile(fn, *args, steps=4)
+    assert [r.dispatched for r in runs] == [1] * len(runs)
