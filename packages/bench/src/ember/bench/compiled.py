@@ -146,7 +146,7 @@ class CompileRow:
 
     name: str
     make: Callable  # (fw, small: bool, seed: int) -> (step, args)
-    calls: int  # steps per timed block (a block must last long enough to time)
+    calls: int  # steps per timed block: long enough to time, and to leave the caches the other blocks cooled
     small_calls: int
 
 
@@ -163,7 +163,7 @@ COMPILE_ROWS = {
         fw, _small_mlp if small else mlp, (784,), 16 if small else 128, seed), 3, 1),
     "lenet": CompileRow("LeNet-style CNN, batch 64, SGD momentum", lambda fw, small, seed: _classifier_step(
         fw, _small_lenet if small else lenet, (1, 28, 28), 4 if small else 64, seed), 1, 1),
-    "ncf": CompileRow("NCF, batch 1024, Adam", _ncf_step, 2, 1),
+    "ncf": CompileRow("NCF, batch 1024, Adam", _ncf_step, 10, 1),
     "gpt": CompileRow("GPT-style, 2 layers, d=128, T=64, batch 16, AdamW", _gpt_step, 1, 1),
     "lstm": CompileRow("LSTM encoder-decoder + attention, h=256, T=32, batch 32, Adam", _seq2seq_step, 1, 1),
 }
