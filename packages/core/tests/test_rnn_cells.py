@@ -182,3 +182,22 @@ def test_lstm_layer_bad_shapes_raise():
     args[2] = T(rng.standard_normal((8, 3)))
     with pytest.raises(RuntimeError, match="lstm_layer: expected input"):
         R.lstm_layer(*args, False)
+
+
+def test_layer_step_kernel_vectorizes_its_gate_loops():
+    # forward_step calls the float32 exp (not inlined by Numba, to compile faster): LLVM must still inline and
+    # vectorize it, or each gate is one scalar exp at a time
+    import re
+
+    import numba
+
+    cached = R._layer_kernels()[0]
+    forward_step = numba.njit(**cached.targetoptions)(cached.py_func)  # compiled here: a cached kernel has no IR
+    n, h, t = 2, 16, 2
+    rng = np.random.default_rng(0)
+    f = np.float32
+    gates, gi = rng.standard_normal((n, 4 * h)).astype(f), rng.standard_normal((t, n, 4 * h)).astype(f)
+    hs, cs, ws = np.zeros((t, n, h), f), np.zeros((t, n, h), f), np.zeros((t, n, 5 * h), f)
+    forward_step(0, -1, 0, gates, gi, np.zeros(4 * h, f), hs, cs, rng.standard_normal((n, h)).astype(f), ws)
+    ir = "".join(forward_step.inspect_llvm().values())
+    assert re.search(r"<(4|8|16) x float>", ir)

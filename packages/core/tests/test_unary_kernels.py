@@ -203,3 +203,19 @@ def test_unary_entry_fast_path_matches_the_dispatcher_for_any_ndim_and_read_only
     np.testing.assert_array_equal(_bits(got), _bits(_loop("exp", x.astype(np.float32))))
     assert unary_kernels.unary("exp", x.astype(np.float16)) is None
     np.testing.assert_array_equal(impl(x.astype(np.float16)), np.exp(x.astype(np.float16)))
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "log1p"])
+def test_eager_loops_vectorize(name):
+    # the loop calls the op's function (not inlined by Numba, to compile faster): LLVM must still inline it and
+    # vectorize the loop, or the op runs one value at a time
+    import re
+
+    import numba
+
+    cached, _ = unary_kernels._loops(name)
+    serial = numba.njit(**cached.targetoptions)(cached.py_func)  # compiled here: a disk-cached kernel has no IR
+    x = np.abs(np.linspace(-3, 3, 64, dtype=np.float32))
+    serial(x, np.empty_like(x))
+    ir = "".join(serial.inspect_llvm().values())
+    assert re.search(r"<(4|8|16) x float>", ir), name
