@@ -99,6 +99,7 @@ from ember.core.ops import numba_nn
 from ember.core.ops._util import named_as, warn_once, wrap
 from ember.core.ops.blas_threads import matmul as _matmul
 from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
+from ember.core.ops.conv_winograd import winograd_conv, winograd_ok
 from ember.core.ops.elementwise import add
 from ember.core.ops.layout import squeeze, unsqueeze
 from ember.core.ops.memfmt import channels_last_as
@@ -452,6 +453,15 @@ def _direct_input_grad(g: np.ndarray, w: np.ndarray, padding, dilation) -> np.nd
                    dilation)
 
 
+def _winograd_input_grad_ok(g: np.ndarray, input_shape, w_shape, stride, padding, dilation, groups) -> bool:
+    """Whether conv2d's input gradient runs by `winograd_conv` (see NOTE [ Winograd F(2x2, 3x3) convolution ]):
+    a full stride-1 gradient of a 3x3 kernel with padding at most 2, the input planes its even output."""
+    return (max(padding) <= 2 and tuple(g.shape[2:]) == (input_shape[2] + 2 * padding[0] - 2,
+                                                        input_shape[3] + 2 * padding[1] - 2)
+            and winograd_ok(g.dtype, g.shape[1], input_shape[1], *w_shape[2:], stride, dilation, groups,
+                            *input_shape[2:]))
+
+
 conv2d_op = declare("conv2d", doc="""2-D cross-correlation (PyTorch's conv2d), batched input only.
 
 Positional signature: `conv2d(input, weight, bias, stride, padding, dilation, groups)` with
@@ -585,6 +595,9 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     if _direct_ok(x.shape[1], o, ho, wo, stride, groups) and o < _DIRECT_MAX_OUT:
         res = _direct(x, w, padding, dilation, None if bias is None else bias._np())
         return wrap(res.astype(input._dtype.np, copy=False))
+    if winograd_ok(x.dtype, x.shape[1], o, kh, kw, stride, dilation, groups, ho, wo):
+        res = winograd_conv(x, w, None if bias is None else bias._np(), padding)
+        return wrap(res.astype(input._dtype.np, copy=False))
     if _image_gemm_ok(ho, wo):
         res = _image_gemm_conv(x, w, None if bias is None else bias._np(), stride, padding, dilation, groups, ho,
                                wo)
@@ -644,6 +657,11 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
         return wrap(_pointwise_input_grad(g, w, input_shape, stride).astype(grad._dtype.np, copy=False))
     if _direct_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
         return wrap(np.ascontiguousarray(_direct_input_grad(g, w, padding, dilation), dtype=grad._dtype.np))
+    if _winograd_input_grad_ok(g, input_shape, w.shape, stride, padding, dilation, groups):
+        # the convolution of the gradient padded by 2 - p with the flipped, channel-swapped weight
+        wf = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
+        res = winograd_conv(g, wf, None, (2 - padding[0], 2 - padding[1]))
+        return wrap(res.astype(grad._dtype.np, copy=False))
     if _image_gemm_ok(ho, wo):
         res = _image_gemm_input_grad(g, w, input_shape, stride, padding, dilation, groups)
         return wrap(res.astype(grad._dtype.np, copy=False))
