@@ -32,6 +32,11 @@ where the workers take 23 ms; each image's GEMM is then the one-thread GEMM, so 
 same bits at every thread count. It replaces `_direct` from 64 output channels up: a GEMM with 64 or
 more rows runs at the BLAS's peak, which the direct kernel's 2 output channels a pass never reach
 (LeNet's 32->64 3x3 layer on 26x26: forward, input and weight gradient measured 20-25% faster).
+A float32 3x3 stride-1 layer of 16 or more channels (at least as many out as in) and even planes runs
+its forward and input gradient by Winograd's F(2x2, 3x3) instead, 4 multiplies an output where these
+GEMMs do 9 (see NOTE [ Winograd F(2x2, 3x3) convolution ] in `conv_winograd.py`); its weight gradient
+stays here (by Winograd, measured 15.7 -> 14.0 ms with OpenBLAS's Haswell kernels but 10.4 -> 12.7 ms
+with its SkylakeX ones on LeNet's layer).
 
 NOTE [ Direct convolution over flat rows ]
 A stride-1, groups=1 convolution with few channels (fewer than 64 out) on a large image runs direct instead
