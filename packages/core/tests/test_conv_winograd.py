@@ -95,3 +95,22 @@ def test_channels_last_input_keeps_its_memory_format_through_winograd(counted):
     got = E.conv2d(x, w, padding=1)
     assert got.is_contiguous(memory_format=E.channels_last)
     _close(got.numpy(), _ref(x.numpy(), w.numpy(), None, (1, 1)))
+
+
+def test_winograd_bits_do_not_depend_on_the_thread_count():
+    """At two threads the chunks run on worker threads with the BLAS at one (a threaded BLAS's barrier per GEMM
+    cost 5-10x on a shared machine), each chunk's GEMMs the same one-thread GEMMs."""
+    from ember.core.parallel import get_num_threads, set_num_threads
+
+    rng = np.random.default_rng(3)
+    x = E.from_numpy(rng.standard_normal((24, 32, 18, 18), dtype=np.float32))
+    w = E.from_numpy(rng.standard_normal((64, 32, 3, 3), dtype=np.float32))
+    before = get_num_threads()
+    try:
+        set_num_threads(1)
+        one = C.conv2d_op(x, w, None, (1, 1), (1, 1), (1, 1), 1).numpy()
+        set_num_threads(2)
+        two = C.conv2d_op(x, w, None, (1, 1), (1, 1), (1, 1), 1).numpy()
+    finally:
+        set_num_threads(before)
+    assert np.array_equal(one, two)

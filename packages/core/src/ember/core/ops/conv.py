@@ -204,8 +204,8 @@ def _image_gemm_ok(ho: int, wo: int) -> bool:
 
 
 _POOL: list = [None, 0, 0]  # the per-image GEMMs' worker threads, how many, and their process: made on first use
-def _over_images(n: int, per: int, dtype, work):
-    """`work(start, images, columns)` over chunks of a few images (their columns within `_IMAGE_COLS_BYTES`, a
+def _over_images(n: int, per: int, dtype, work, budget: int = _IMAGE_COLS_BYTES):
+    """`work(start, images, columns)` over chunks of a few images (their columns within `budget` bytes, a
     buffer of `per` elements an image), yielding its results in chunk order. At more than one thread the
     chunks run on as many worker threads, each with its buffer and the BLAS at one thread: a GEMM per image
     on a threaded BLAS waits at a barrier per image, which on a busy machine cost 10x (see NOTE [ Convolution
@@ -213,7 +213,7 @@ def _over_images(n: int, per: int, dtype, work):
     thread count."""
     from ember.core.parallel import get_num_threads
 
-    step = max(1, min(n, _IMAGE_COLS_BYTES // max(per * np.dtype(dtype).itemsize, 1)))
+    step = max(1, min(n, budget // max(per * np.dtype(dtype).itemsize, 1)))
     chunks = [(s, min(step, n - s)) for s in range(0, n, step)]
     threads = min(get_num_threads(), len(chunks))
     bufs = [np.empty(step * per, dtype=dtype) for _ in range(max(threads, 1))]
@@ -601,7 +601,7 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         res = _direct(x, w, padding, dilation, None if bias is None else bias._np())
         return wrap(res.astype(input._dtype.np, copy=False))
     if winograd_ok(x.dtype, x.shape[1], o, kh, kw, stride, dilation, groups, ho, wo):
-        res = winograd_conv(x, w, None if bias is None else bias._np(), padding)
+        res = winograd_conv(x, w, None if bias is None else bias._np(), padding, _over_images)
         return wrap(res.astype(input._dtype.np, copy=False))
     if _image_gemm_ok(ho, wo):
         res = _image_gemm_conv(x, w, None if bias is None else bias._np(), stride, padding, dilation, groups, ho,
@@ -665,7 +665,7 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     if _winograd_input_grad_ok(g, input_shape, w.shape, stride, padding, dilation, groups):
         # the convolution of the gradient padded by 2 - p with the flipped, channel-swapped weight
         wf = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
-        res = winograd_conv(g, wf, None, (2 - padding[0], 2 - padding[1]))
+        res = winograd_conv(g, wf, None, (2 - padding[0], 2 - padding[1]), _over_images)
         return wrap(res.astype(grad._dtype.np, copy=False))
     if _image_gemm_ok(ho, wo):
         res = _image_gemm_input_grad(g, w, input_shape, stride, padding, dilation, groups)

@@ -131,30 +131,33 @@ def _output_tiles():
     return kernel
 
 
-def winograd_conv(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, padding) -> np.ndarray:
+def winograd_conv(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, padding, over_chunks) -> np.ndarray:
     """conv2d of float32 `x (N, C, H, W)` with `w (O, C, 3, 3)` at stride 1 (plus `bias (O,)`), a contiguous
-    `(N, O, Ho, Wo)` array; `winograd_ok` must hold (even Ho and Wo)."""
+    `(N, O, Ho, Wo)` array; `winograd_ok` must hold (even Ho and Wo). `over_chunks(n, per, dtype, work, budget)`
+    runs `work(start, images, buffer)` over chunks of images, each with a buffer of `per` elements an image
+    (conv.py's `_over_images`: on worker threads, the BLAS at one thread, when there are several)."""
     n, c, h, wd = x.shape
     o = w.shape[0]
     ph, pw = padding
-    ho, wo = h + 2 * ph - 2, wd + 2 * pw - 2
-    th, tw = ho // 2, wo // 2
+    hp, wp = h + 2 * ph, wd + 2 * pw
+    th, tw = hp // 2 - 1, wp // 2 - 1
     tiles = th * tw
     u = _weight_tiles(w)
-    res = np.empty((n, o, ho, wo), dtype=x.dtype)
-    per = c * (ho + 2) * (wo + 2) + 16 * (c + o) * tiles
-    step = max(1, min(n, _CHUNK_BYTES // (per * x.itemsize)))
-    xp = np.zeros((step, c, ho + 2, wo + 2), dtype=x.dtype)  # its border stays zero from chunk to chunk
-    v = np.empty(16 * c * step * tiles, dtype=x.dtype)
-    m = np.empty(16 * o * step * tiles, dtype=x.dtype)
+    res = np.empty((n, o, hp - 2, wp - 2), dtype=x.dtype)
     b = np.zeros(o, dtype=x.dtype) if bias is None else np.ascontiguousarray(bias, dtype=x.dtype)
     to_tiles, from_tiles = _input_tiles(), _output_tiles()
-    for s in range(0, n, step):
-        nb = min(step, n - s)
-        xc = xp[:nb]
+    padded = c * hp * wp
+
+    def work(s, nb, buf):
+        xc = buf[:nb * padded].reshape(nb, c, hp, wp)
+        xc[:, :, :ph], xc[:, :, ph + h:], xc[:, :, :, :pw], xc[:, :, :, pw + wd:] = 0, 0, 0, 0
         xc[:, :, ph:ph + h, pw:pw + wd] = x[s:s + nb]
-        vc, mc = v[:16 * c * nb * tiles], m[:16 * o * nb * tiles]
-        to_tiles(xc.reshape(-1), vc, nb, c, th, tw)
+        vc = buf[nb * padded:nb * (padded + 16 * c * tiles)]
+        mc = buf[nb * (padded + 16 * c * tiles):]
+        to_tiles(buf[:nb * padded], vc, nb, c, th, tw)
         _matmul(u, vc.reshape(16, c, nb * tiles), out=mc.reshape(16, o, nb * tiles))
         from_tiles(mc, res[s:s + nb].reshape(-1), b, nb, o, th, tw)
+
+    for _ in over_chunks(n, padded + 16 * (c + o) * tiles, x.dtype, work, _CHUNK_BYTES):
+        pass
     return res
