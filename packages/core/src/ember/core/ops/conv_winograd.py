@@ -5,18 +5,20 @@ Each 2x2 output tile of a 3x3, stride-1 convolution is `A^T [(G g G^T) * (B^T d 
 tile d (Lavin & Gray, 2016): per tile and channel pair 16 multiplies instead of 36, so the image GEMMs'
 2.25x fewer flops become 16 GEMMs `U[k] (O, C) @ V[k] (C, tiles)`, one per position k of the 4x4
 transformed tile, over the tiles of a few images at a time (`_CHUNK_BYTES`: the transformed tiles and
-products stay in cache). `input_tiles` writes V (the 4x4 input tiles, B^T d B: additions only) from a
-zero-padded copy of the chunk, and `output_tiles` folds the 16 products back into 2x2 outputs (A^T M A:
-additions only). G has halves, so only the weight's transform rounds beyond the sums the GEMM does;
-against a float64 reference its error measured below im2col's (3e-7 against 7e-7 of the largest output,
-LeNet's 32->64 layer). It serves float32 layers of 16 or more channels each way with even output planes
-of at least 16x16 (the image GEMMs' regime), and the stride-1 input gradient, which is the same
+products stay in cache; the chunks run through conv.py's `_over_images`, so above one thread they go to its
+workers with the BLAS at one thread, and the bits do not depend on the thread count). `_input_tiles` writes
+V (the 4x4 input tiles, B^T d B) from a zero-padded copy of the chunk, and `_output_tiles` folds the 16
+products back into 2x2 outputs (A^T M A) plus the bias: both transforms are additions only, and the
+weight's (G g G^T, with halvings) is taken in float64 and rounded once. Against a float64 reference the
+error measured below im2col's (3e-7 against 7e-7 of the largest output, LeNet's 32->64 layer).
+It serves float32 layers with at least as many output as input channels, 16 or more, and even output
+planes of at least 16x16 (the image GEMMs' regime), and the stride-1 input gradient, which is the same
 convolution of the gradient padded by 2 - p with the flipped, channel-swapped weight. Measured at batch
 64 on one thread (OpenBLAS's Haswell kernels / its SkylakeX ones), LeNet's 32->64 layer on 26x26:
 forward 14.4 -> 9.7 / 8.8 -> 8.0 ms; a 64->64 layer on 32x32 (batch 32): forward 24.5 -> 15.0 / 18.1 ->
-10.5 ms, input gradient 24.2 -> 15.3 / 16.7 -> 10.3 ms. It needs at least as many output as input
-channels: LeNet's input gradient (64 -> 32) measured 13.8 -> 12.0 / 9.1 -> 9.9 ms (the 16 GEMMs' 32 rows),
-and below 16 channels the GEMMs' reduction is too short to pay for the transforms.
+10.5 ms, input gradient 24.2 -> 15.3 / 16.7 -> 10.3 ms. LeNet's input gradient (64 -> 32 channels)
+measured 13.8 -> 12.0 / 9.1 -> 9.9 ms (the 16 GEMMs' 32 rows), hence the channel rule; below 16
+channels the GEMMs' reduction is too short to pay for the transforms.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ __all__ = ["winograd_ok", "winograd_conv"]
 
 _CHUNK_BYTES = 1 << 23  # a chunk's padded images, transformed tiles and products (8 images of LeNet's layer)
 _MIN_CHANNELS = 16
-
 
 
 def _weight_tiles(w: np.ndarray) -> np.ndarray:
