@@ -55,6 +55,27 @@ def test_negative_constant_padding_crops_and_its_backward_zero_fills():
     np.testing.assert_array_equal(gi, want)
 
 
+@pytest.mark.parametrize("pads", [(-5, 1), (-5, 6), (-2, -3), (0, 0, -4, 2)])
+def test_negative_constant_pad_cropping_past_the_input_fails_in_narrow(pads):
+    # PyTorch crops with narrow before it pads, so a positive pad on the other side does not rescue it
+    with pytest.raises(RuntimeError, match=r"^narrow\(\): length must be non-negative.$"):
+        E.pad(E.zeros(1, 3, 4), pads)
+    assert E.pad(E.zeros(1, 3, 4), (-4, 0)).shape == (1, 3, 0)
+
+
+@pytest.mark.parametrize("shape, pads, message", [
+    ((1, 3, 4), (4, 0), "Argument #4: Padding size should be less than the corresponding input dimension, "
+                        "but got: padding (4, 0) at dimension 2 of input [1, 3, 4]"),
+    ((1, 3, 4), (0, 0, 3, 0), "Argument #6: Padding size should be less than the corresponding input dimension, "
+                              "but got: padding (3, 0) at dimension 1 of input [1, 3, 4]"),
+    ((1, 2, 3, 4), (0, 0, 0, 0, 2, 0), "Argument #8: Padding size should be less than the corresponding input "
+                                       "dimension, but got: padding (2, 0) at dimension 1 of input [1, 2, 3, 4]")])
+def test_reflect_pad_too_large_names_the_argument_of_its_dim(shape, pads, message):
+    with pytest.raises(RuntimeError) as info:
+        E.pad(E.zeros(*shape), pads, mode="reflect")
+    assert str(info.value) == message
+
+
 def test_pad_keeps_dtype_and_validates():
     assert E.pad(E.tensor([[1, 2]]), (1, 1), value=7).tolist() == [[7, 1, 2, 7]]
     with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):

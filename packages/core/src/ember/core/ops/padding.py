@@ -151,7 +151,8 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     Returns:
         the padded tensor.
     Raises:
-        RuntimeError: odd-length `pad`, too many padded dims, a reflect pad not smaller than its dim.
+        RuntimeError: odd-length `pad`, too many padded dims, a reflect pad not smaller than its dim, a negative
+            constant pad that crops past the input.
         NotImplementedError: an unknown mode; a non-constant pad of a rank PyTorch does not pad.
 
     >>> import ember.core as ec
@@ -188,7 +189,7 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                 crops.append((input.ndim - 1 - d, max(-lo, 0), n + max(lo, 0) + max(hi, 0) - max(-lo, 0)
                               - max(-hi, 0)))
             if mode == "reflect" and max(lo, hi) >= max(n, 1):
-                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                raise RuntimeError(f"Argument #{4 + 2 * d}: Padding size should be less than the corresponding input "
                                    f"dimension, but got: padding ({lo}, {hi}) at dimension "
                                    f"{input.ndim - 1 - d} of input {list(input.shape)}")
             if mode == "circular" and max(lo, hi) > n:
@@ -208,12 +209,12 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
             out = node_name(pad_nd(input, pad, mode, 0.0), "PadBackward0", f"{kind}Pad{nd}DBackward0")
             return channels_last_as(out, input)
     else:
+        # PyTorch crops each negative pad with `narrow` (the left one first) before it pads: a crop past the
+        # input fails there, even where the positive pad on the other side would make the output size valid
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
-            if n + lo + hi < 0:
-                raise RuntimeError(f"The input size {n}, plus negative padding {lo} and {hi} resulted in a "
-                                   f"negative output size, which is invalid. Check dimension "
-                                   f"{input.ndim - 1 - d} of your input.")
+            if n + min(lo, 0) < 0 or n + min(lo, 0) + min(hi, 0) < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
     r = pad_nd(input, pad, mode, float(value or 0.0))
     if mode == "circular":  # PyTorch's composite `_pad_circular` copies slices into a new tensor: CopySlices
         return node_name(r, "PadBackward0", "CopySlices")
