@@ -1,5 +1,6 @@
 """Resizing as SR data pipelines do it: bicubic degradation with antialias (the "MATLAB-like" imresize of BasicSR
-vs F.interpolate), recompute_scale_factor with fractional scales, area and nearest-exact modes, align_corners,
+vs F.interpolate), Pillow-style Lanczos-3 (mode='lanczos', antialias=True), recompute_scale_factor with fractional
+scales, area and nearest-exact modes, align_corners,
 uint8 and float64 inputs, unbatched and 3-D/5-D inputs, gradients through each mode, and interpolate's errors."""
 
 import math
@@ -26,6 +27,11 @@ for mode in ("bilinear", "bicubic"):
         up = F.interpolate(img, scale_factor=2.5, mode=mode, antialias=aa)
         print(mode, aa, "up", s(up))
 
+for size in ((4, 5), (3, 11), (20, 25)):
+    lz = F.interpolate(img, size=size, mode="lanczos", antialias=True)
+    print("lanczos", s(lz), lz[0, 1, 0, :3].round(decimals=4).tolist())
+print("lanczos sf", s(F.interpolate(img, scale_factor=0.45, mode="lanczos", antialias=True)))
+
 for rsf in (None, False, True):
     out = F.interpolate(img, scale_factor=(0.7, 1.3), mode="bilinear", recompute_scale_factor=rsf)
     print("rsf", rsf, s(out))
@@ -42,7 +48,7 @@ print("3d trilinear", s(F.interpolate(img[:, None], size=(3, 4, 5), mode="trilin
 print("f64", F.interpolate(img.double(), scale_factor=0.5, mode="bicubic", antialias=True).dtype)
 
 u8 = (img * 255).round().to(torch.uint8)
-for mode, aa in (("bilinear", True), ("bicubic", True), ("bilinear", False), ("nearest", False)):
+for mode, aa in (("bilinear", True), ("bicubic", True), ("lanczos", True), ("bilinear", False), ("nearest", False)):
     out = F.interpolate(u8, size=(5, 6), mode=mode, antialias=aa)
     print("uint8", mode, aa, out.dtype, out[0, 0].tolist()[0])
 
@@ -51,7 +57,8 @@ big = F.interpolate(img, scale_factor=4, mode="bicubic", align_corners=False)
 print("overshoot", round(big.min().item(), 4), round(big.max().item(), 4), s(big.clamp(0, 1)))
 
 # gradients
-for mode, aa in (("bilinear", True), ("bicubic", True), ("bicubic", False), ("area", False), ("nearest", False)):
+for mode, aa in (("bilinear", True), ("bicubic", True), ("lanczos", True), ("bicubic", False), ("area", False),
+                 ("nearest", False)):
     x = img.clone().requires_grad_(True)
     kw = {} if mode in ("area", "nearest") else {"antialias": aa}
     y = F.interpolate(x, size=(4, 6), mode=mode, **kw)
@@ -70,7 +77,10 @@ for bad in [lambda: F.interpolate(img, scale_factor=0.5, mode="nearest", antiali
             lambda: F.interpolate(img, size=(4, 4, 4)),
             lambda: F.interpolate(img, size=4, mode="bogus"),
             lambda: F.interpolate(img, scale_factor=(2, 2, 2)),
-            lambda: F.interpolate(img, size=(4, 4), recompute_scale_factor=True)]:
+            lambda: F.interpolate(img, size=(4, 4), recompute_scale_factor=True),
+            lambda: F.interpolate(img, size=(4, 4), mode="lanczos"),
+            lambda: F.interpolate(img, size=(4, 4), mode="lanczos", antialias=True, align_corners=True),
+            lambda: F.interpolate(img[0], size=4, mode="lanczos", antialias=True)]:
     try:
         out = bad()
         print("ok", tuple(out.shape))
