@@ -70,7 +70,15 @@ for bad in [lambda: F.pad(x, (4, 0), mode="reflect"),
             lambda: F.pad(x, (1, 1), mode="wrap"),
             lambda: F.pad(torch.arange(3.0), (1, 1), mode="reflect"),
             lambda: F.pad(x, (-5, 0)),
-            lambda: nn.ReflectionPad2d((1, 2, 3))(x)]:
+            lambda: nn.ReflectionPad2d((1, 2, 3))(x),
+            lambda: F.pad(torch.zeros(2, 0, 5), (1, 1), mode="reflect"),
+            lambda: F.pad(torch.zeros(0, 1, 5), (1, 1), mode="replicate"),
+            lambda: F.pad(torch.ones(1, 1, 3, 3, dtype=torch.bool), (1, 1, 1, 1), mode="replicate"),
+            lambda: F.pad(torch.arange(3, dtype=torch.uint8).view(1, 3), (1, 1), value=-1),
+            lambda: F.pad(torch.ones(1, 3).half(), (1, 1), value=1e5),
+            lambda: F.pad(x, (-4, 0, 0, 0), mode="reflect"),
+            lambda: F.pad(x[0], (-2, -2), mode="replicate"),
+            lambda: F.pad(torch.zeros(1, 2, 0, 3), (1, 1, 0, 0), mode="circular")]:
     try:
         out = bad()
         print("ok", tuple(out.shape))
