@@ -340,8 +340,8 @@ Image restoration and super-resolution (`sr_*`: pixel shuffle with ICNR and spac
 Lanczos resizing with recompute_scale_factor, every padding mode and module, unfold/fold overlap-add with tiled
 inference, Y-channel PSNR/SSIM/MS-SSIM, focal-frequency and spectrum losses, Gram-matrix style transfer with LBFGS,
 colour-space conversions, foreach/lerp EMA weights, RRDB with a relativistic GAN, Real-ESRGAN degradations,
-SwinIR windows, Charbonnier/TV/edge losses with torch.gradient, flow warping and deformable alignment, and
-channel/spatial attention blocks).
+SwinIR windows, Charbonnier/TV/edge losses with torch.gradient, flow warping and deformable alignment,
+channel/spatial attention blocks, and DnCNN/FFDNet denoising with the x8 rot90 self-ensemble).
 """
 
 from __future__ import annotations
