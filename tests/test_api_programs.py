@@ -334,7 +334,15 @@ options on occupancy grids, Chamfer/Sinkhorn-EMD/F-score, quaternion and dual-qu
 convolution against a dense Conv3d with sparse COO tensors, lidar range images, Point Transformer over packed
 batches with segment_reduce and tensor_split, part-segmentation metrics with weighted spatial losses,
 FoldingNet/PCN decoders, KPConv with overload-named grad_fns, a ModelNet-style loader with padded collation, a
-feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes)."""
+feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes).
+
+Image restoration and super-resolution (`sr_*`: pixel shuffle with ICNR and space-to-depth, antialiased bicubic and
+Lanczos resizing with recompute_scale_factor, every padding mode and module, unfold/fold overlap-add with tiled
+inference, Y-channel PSNR/SSIM/MS-SSIM, focal-frequency and spectrum losses, Gram-matrix style transfer with LBFGS,
+colour-space conversions, foreach/lerp EMA weights, RRDB with a relativistic GAN, Real-ESRGAN degradations,
+SwinIR windows, Charbonnier/TV/edge losses with torch.gradient, flow warping and deformable alignment,
+channel/spatial attention blocks, and DnCNN/FFDNet denoising with the x8 rot90 self-ensemble).
+"""
 
 from __future__ import annotations
 

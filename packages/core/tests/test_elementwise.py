@@ -639,6 +639,31 @@ def test_clamp_with_a_number_and_a_tensor_bound_is_pytorchs_type_error():
     assert E.clamp(E.tensor([1.0, 5.0]), None, E.tensor([2.0])).tolist() == [1.0, 2.0]
 
 
+def test_clamp_mixed_bounds_error_is_worded_for_the_form_called():
+    # the method lists the method's overloads and the arguments after self, keywords in PyTorch's map order
+    x = E.tensor([1.0])
+    method_options = (" * (Tensor min = None, Tensor max = None)\n{}"
+                      " * (Number min = None, Number max = None)\n{}")
+    for call, name, got, why in [
+            (lambda: x.clamp(min=E.zeros(1), max=1), "clamp", "(max=int, min=Tensor, )",
+             "      didn't match because some of the keywords were incorrect: max, min\n"),
+            (lambda: x.clamp_(max=1, min=E.zeros(1)), "clamp_", "(min=Tensor, max=int, )",
+             "      didn't match because some of the keywords were incorrect: min, max\n"),
+            (lambda: x.clip(E.zeros(1), 1), "clip", "(Tensor, int)",
+             "      didn't match because some of the arguments have invalid types: (!Tensor!, !int!)\n")]:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == (f"{name}() received an invalid combination of arguments - got {got}, but expected "
+                                   f"one of:\n" + method_options.format(why, why))
+    with pytest.raises(TypeError) as info:
+        E.clip(x, min=E.zeros(1), max=1)
+    assert str(info.value) == ("clip() received an invalid combination of arguments - got (Tensor, max=int, "
+                               "min=Tensor), but expected one of:\n"
+                               " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                               " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    assert x.clamp_(E.zeros(1), E.ones(1) * 0.5) is x and x.tolist() == [0.5]
+
+
 @pytest.mark.torch
 def test_where_and_clamp_out_dtypes_match_torch():
     torch = pytest.importorskip("torch")

@@ -55,6 +55,27 @@ def test_negative_constant_padding_crops_and_its_backward_zero_fills():
     np.testing.assert_array_equal(gi, want)
 
 
+@pytest.mark.parametrize("pads", [(-5, 1), (-5, 6), (-2, -3), (0, 0, -4, 2)])
+def test_negative_constant_pad_cropping_past_the_input_fails_in_narrow(pads):
+    # PyTorch crops with narrow before it pads, so a positive pad on the other side does not rescue it
+    with pytest.raises(RuntimeError, match=r"^narrow\(\): length must be non-negative.$"):
+        E.pad(E.zeros(1, 3, 4), pads)
+    assert E.pad(E.zeros(1, 3, 4), (-4, 0)).shape == (1, 3, 0)
+
+
+@pytest.mark.parametrize("shape, pads, message", [
+    ((1, 3, 4), (4, 0), "Argument #4: Padding size should be less than the corresponding input dimension, "
+                        "but got: padding (4, 0) at dimension 2 of input [1, 3, 4]"),
+    ((1, 3, 4), (0, 0, 3, 0), "Argument #6: Padding size should be less than the corresponding input dimension, "
+                              "but got: padding (3, 0) at dimension 1 of input [1, 3, 4]"),
+    ((1, 2, 3, 4), (0, 0, 0, 0, 2, 0), "Argument #8: Padding size should be less than the corresponding input "
+                                       "dimension, but got: padding (2, 0) at dimension 1 of input [1, 2, 3, 4]")])
+def test_reflect_pad_too_large_names_the_argument_of_its_dim(shape, pads, message):
+    with pytest.raises(RuntimeError) as info:
+        E.pad(E.zeros(*shape), pads, mode="reflect")
+    assert str(info.value) == message
+
+
 def test_pad_keeps_dtype_and_validates():
     assert E.pad(E.tensor([[1, 2]]), (1, 1), value=7).tolist() == [[7, 1, 2, 7]]
     with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
@@ -122,3 +143,40 @@ def test_a_value_with_a_non_constant_mode_is_a_runtime_error():
         E.zeros(4).view(-1, -1)
     with pytest.raises(RuntimeError, match="^selected index k out of range$"):
         E.zeros(3).topk(4)
+
+
+@pytest.mark.parametrize("mode, kernel", [("reflect", "reflection"), ("replicate", "replication")])
+def test_reflect_and_replicate_refuse_empty_non_batch_dims_and_bool_inputs(mode, kernel):
+    # an empty batch pads; any other empty dim is PyTorch's shape error, checked before the dtype
+    assert E.pad(E.zeros(0, 1, 3), (1, 1), mode=mode).shape == (0, 1, 5)
+    for shape, pads, ranks in [((2, 0, 2), (1, 1), "2D or 3D"), ((0, 3, 3), (1, 1, 1, 1), "3D or 4D"),
+                               ((1, 2, 3, 0), (0, 0, 1, 1), "3D or 4D"), ((1, 0, 2, 2, 2), (1,) * 6, "4D or 5D")]:
+        with pytest.raises(RuntimeError) as info:
+            E.pad(E.zeros(*shape), pads, mode=mode)
+        assert str(info.value) == (f"Expected {ranks} (batch mode) tensor with possibly 0 batch size and other "
+                                   f"non-zero dimensions for input, but got: {list(shape)}")
+    for nd in (1, 2, 3):
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}_pad{nd}d\" not implemented for 'Bool'$"):
+            E.pad(E.ones(*(1, 1) + (3,) * nd, dtype=E.bool), (1, 1) * nd, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_negative_pads_may_crop_a_2d_dim_to_nothing_but_not_a_1d_one(mode):
+    assert E.pad(E.zeros(1, 1, 3, 4), (-4, 0, 0, 0), mode=mode).shape == (1, 1, 3, 0)
+    assert E.pad(E.zeros(1, 1, 2, 3, 4), (0, 0, 0, 0, -2, 0), mode=mode).shape == (1, 1, 0, 3, 4)
+    with pytest.raises(RuntimeError, match=r"^input \(W: 4\) is too small. Calculated output W: 0$"):
+        E.pad(E.zeros(1, 1, 4), (-2, -2), mode=mode)
+
+
+def test_circular_padding_keeps_an_unpadded_empty_dim():
+    assert E.pad(E.zeros(1, 2, 0, 3), (1, 1, 0, 0), mode="circular").shape == (1, 2, 0, 5)
+
+
+def test_constant_fill_must_fit_the_dtype_as_pytorchs_checked_conversion():
+    # the fill is a double: -1 does not wrap into uint8 (as fill_ would), 300.5 does not fit int8
+    for dt, value, cname in [(E.uint8, -1, "uint8_t"), (E.uint8, -0.5, "uint8_t"), (E.int8, 300.5, "int8_t"),
+                             (E.float16, 1e6, "c10::Half")]:
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {cname} without overflow$"):
+            E.pad(E.zeros(1, 3, dtype=dt), (1, 1), value=value)
+    assert E.pad(E.tensor([[1, 2]], dtype=E.uint8), (1, 1), value=2.7).tolist() == [[2, 1, 2, 2]]
+    assert E.pad(E.tensor([[1, 2]], dtype=E.int8), (1, 0), value=-128).tolist() == [[-128, 1, 2]]

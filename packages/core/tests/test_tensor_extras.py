@@ -54,6 +54,33 @@ def test_gradient_errors_and_integer_input():
         E.gradient(T([1.0, 2.0]), edge_order=2)
 
 
+def test_gradient_spacing_kinds_and_repeated_dims_are_refused_as_pytorchs_parser():
+    m = T(np.arange(12.0).reshape(3, 4) ** 2)
+    # a sequence that is not all numbers is a "tuple of Tensors": the first non-tensor element is named
+    for spacing, i, kind in [([1.0, E.arange(4.0)], 0, "float"), ([E.arange(3.0), 2.0], 1, "float"),
+                             (([0.0, 1.0, 3.0],), 0, "list"), ([None, 1.0], 0, "NoneType")]:
+        with pytest.raises(TypeError) as info:
+            E.gradient(m, spacing=spacing)
+        assert str(info.value) == f"expected Tensor as element {i} in argument 1, but got {kind}"
+    # a 1-D tensor or a dict is no overload's spacing; the keywords print in PyTorch's order
+    with pytest.raises(TypeError) as info:
+        E.gradient(m, spacing=E.arange(3.0), dim=1)
+    lines = str(info.value).split("\n")
+    assert lines[0] == ("gradient() received an invalid combination of arguments - got (Tensor, dim=int, "
+                        "spacing=Tensor), but expected one of:")
+    assert lines[1:3] == [" * (Tensor input, *, tuple of ints dim, int edge_order = 1)",
+                          " * (Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)"]
+    with pytest.raises(TypeError, match=r"^gradient\(\) received an invalid combination of arguments - got \(Tensor, "
+                                        r"spacing=dict\)"):
+        E.gradient(m, spacing={1: 2})
+    with pytest.raises(RuntimeError, match="^dim 0 appears multiple times in the list of dims$"):
+        E.gradient(m, dim=[0, -2])
+    # None, a bool and a 0-dim tensor are numbers
+    want = np.gradient(np.arange(12.0).reshape(3, 4) ** 2, axis=1)
+    for spacing in (None, True, E.tensor(1.0)):
+        assert_close(E.gradient(m, spacing=spacing, dim=1)[0], T(want))
+
+
 def test_gradient_error_messages_are_pytorchs():
     m = T(np.ones((3, 4)))
     with pytest.raises(RuntimeError, match=r"^torch.gradient only supports edge_order=1 and edge_order=2\.$"):

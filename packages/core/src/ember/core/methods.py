@@ -28,7 +28,7 @@ from ember.core.ops.arguments import (
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
 
-__all__ = ["method", "inplace", "attach", "numpy_aliases", "operator"]
+__all__ = ["method", "inplace", "attach", "numpy_aliases", "operator", "reworded_forms"]
 
 _NDARRAY = np.ndarray
 
@@ -162,6 +162,42 @@ def inplace(fn: Callable, name: str | None = None) -> Callable:
     method_.__doc__ = f"In-place version of `{base}`."
     attach(method_.__name__, method_)
     return method_
+
+
+def reworded_forms(fn: Callable, name: str, refusal: type[Exception], function_options: list[str],
+                   method_options: list[str]) -> Callable:
+    """`torch.<name>` over `fn(input, ...)`, attaching `Tensor.<name>` and `Tensor.<name>_` (`fn(x, ..., out=x)`):
+    each turns `refusal`, which `fn` raises for arguments no overload of PyTorch's takes, into the parser's
+    TypeError for that form and the arguments as given (the method forms list `method_options`). `fn` checks after
+    its own fast path, so a valid call pays one frame here; the frames live in this module, where vmap's write
+    check looks through method shims."""
+    from ember.core.ops.parser_errors import invalid_arguments
+
+    def function(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except refusal:
+            raise invalid_arguments(name, args, kwargs, function_options) from None
+
+    def method_(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except refusal:
+            raise invalid_arguments(name, args, kwargs, method_options) from None
+
+    def inplace_(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs, out=self)
+        except refusal:
+            raise invalid_arguments(name + "_", args, kwargs, method_options) from None
+
+    for f, f_name in ((function, name), (method_, name), (inplace_, name + "_")):
+        functools.update_wrapper(f, fn)
+        f.__name__ = f.__qualname__ = f_name
+    inplace_.__doc__ = f"In-place version of `{name}`."
+    attach(name, method_)
+    attach(name + "_", inplace_)
+    return function
 
 
 _NOT_A_TENSOR = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\) (must be Tensor, not .*)", re.S)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, composite, node_name
-from ember.core.methods import attach, inplace, method, operator
+from ember.core.methods import attach, inplace, method, operator, reworded_forms
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -343,7 +343,16 @@ def _as_float64(x):
 _NUMBER_BOUNDS = frozenset({int, float, type(None)})  # bounds a float tensor takes as they are, checked for range
 
 
-@method
+_CLAMP_METHOD = ["(Tensor min = None, Tensor max = None)", "(Number min = None, Number max = None)"]
+_CLAMP_FUNCTION = ["(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+                   "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)"]
+
+
+class _MixedBounds(TypeError):
+    """A tensor bound beside a number bound, which neither of PyTorch's overloads takes; the public forms
+    (`reworded_forms`) reword it as the parser's error for the arguments they were given."""
+
+
 def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
     """Limit every element to [min, max] (either bound may be None, a number or a tensor, but not one of each:
     PyTorch's two signatures take two tensors or two numbers)."""
@@ -352,10 +361,7 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
         dt = input._dtype
         return ew.clamp(input, min if min is None else scalar_as(dt, min), max if max is None else scalar_as(dt, max))
     if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and max is not None:
-        got = ", ".join(type(v).__name__ for v in (input, min, max))
-        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                        f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-                        f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        raise _MixedBounds("clamp: one tensor bound and one number bound")
     min, max = _clamp_bounds("clamp", input, min, max, out)
     r = ew.clamp(input, _bound(input, min), _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", "ClampBackward0") if isinstance(min, Tensor) or isinstance(max, Tensor) else r
@@ -396,8 +402,9 @@ def _clamp_bounds(fn: str, input, min, max, out):  # noqa: A002
     return tuple(bounds)
 
 
-clip = clamp
-attach("clip", clamp)
+_clamp = clamp
+clamp = reworded_forms(_clamp, "clamp", _MixedBounds, _CLAMP_FUNCTION, _CLAMP_METHOD)
+clip = reworded_forms(_clamp, "clip", _MixedBounds, _CLAMP_FUNCTION, _CLAMP_METHOD)
 
 
 @method
@@ -542,14 +549,13 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     return node_name(r, "SubBackward0", "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
 
 
-for _fn in (add, sub, mul, div, pow, round, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power,
+for _fn in (add, sub, mul, div, pow, round, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power,
             xlogy, copysign, fmod, remainder):
     inplace(_fn)
 inplace(sub, "subtract_")
 inplace(mul, "multiply_")
 inplace(div, "divide_")
 inplace(div, "true_divide_")
-inplace(clamp, "clip_")
 
 
 _OPERATORS = {

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import declare, node_name
-from ember.core.ops._util import wrap
+from ember.core.ops._util import scalar_as, wrap
 from ember.core.ops.memfmt import channels_last_as
 from ember.core.tensor import Tensor, describe
 
@@ -139,6 +140,27 @@ def _circular_with_crops(input: Tensor, pad: tuple[int, ...]) -> Tensor:
     return out
 
 
+def _check_reflect_replicate(input: Tensor, nd: int, mode: str) -> None:
+    """PyTorch's reflection/replication kernels' refusals: an empty dim other than the batch dim, a bool input."""
+    batched = input.ndim == nd + 2
+    if any(n == 0 for n in input.shape[int(batched):]):
+        raise RuntimeError(f"Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {list(input.shape)}")
+    if input.dtype is dtypes.bool:
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d", input.dtype)
+
+
+def _fill_value(input: Tensor, value) -> float:
+    """Constant mode's fill, a double that must fit a numeric input's dtype (PyTorch's checked conversion: -1 does
+    not wrap into uint8, 1e6 overflows float16)."""
+    v = float(value or 0.0)
+    if input.dtype is not dtypes.bool and not input.dtype.is_complex:
+        scalar_as(input.dtype, v)
+    return v
+
+
 def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
         value: float | None = None) -> Tensor:
     """Pad `input` as `torch.nn.functional.pad`: `pad` lists (before, after) pairs, last dim first.
@@ -151,7 +173,8 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     Returns:
         the padded tensor.
     Raises:
-        RuntimeError: odd-length `pad`, too many padded dims, a reflect pad not smaller than its dim.
+        RuntimeError: odd-length `pad`, too many padded dims, a reflect pad not smaller than its dim, a negative
+            constant pad that crops past the input.
         NotImplementedError: an unknown mode; a non-constant pad of a rank PyTorch does not pad.
 
     >>> import ember.core as ec
@@ -176,6 +199,9 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                 "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
                 "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+        nd = len(pad) // 2
+        if mode != "circular":
+            _check_reflect_replicate(input, nd, mode)
         crops = []
         if mode == "circular" and min(pad) < 0:
             return node_name(_circular_with_crops(input, pad), "IndexSelectBackward0", "CopySlices")
@@ -183,17 +209,17 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
             n = input.shape[input.ndim - 1 - d]
             if min(lo, hi) < 0:
                 name = "WHD"[d]
-                if n + lo + hi < 1:
+                if n + lo + hi < (1 if nd == 1 else 0):  # 2-D/3-D padding may crop a dim to nothing
                     raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: {n + lo + hi}")
                 crops.append((input.ndim - 1 - d, max(-lo, 0), n + max(lo, 0) + max(hi, 0) - max(-lo, 0)
                               - max(-hi, 0)))
             if mode == "reflect" and max(lo, hi) >= max(n, 1):
-                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                raise RuntimeError(f"Argument #{4 + 2 * d}: Padding size should be less than the corresponding input "
                                    f"dimension, but got: padding ({lo}, {hi}) at dimension "
                                    f"{input.ndim - 1 - d} of input {list(input.shape)}")
             if mode == "circular" and max(lo, hi) > n:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
-            if n == 0:
+            if n == 0 and (lo or hi):  # an empty dim that is not padded stays empty (circular mode)
                 raise RuntimeError(f"pad: {mode} padding of an empty dim; got {describe(input)}")
         if crops:  # negative pads crop, after the positive ones padded (PyTorch's reflect/replicate rule)
             from ember.core.ops.layout import narrow
@@ -202,19 +228,18 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
             for dim, start, length in crops:
                 out = narrow(out, dim, start, length)
             return out
-        nd = len(pad) // 2  # PyTorch's ReflectionPad2DBackward0, ReplicationPad1DBackward0 ...
-        if mode != "circular" and input.ndim in (nd + 1, nd + 2):
+        if mode != "circular" and input.ndim in (nd + 1, nd + 2):  # PyTorch's ReflectionPad2DBackward0 ...
             kind = "Reflection" if mode == "reflect" else "Replication"
             out = node_name(pad_nd(input, pad, mode, 0.0), "PadBackward0", f"{kind}Pad{nd}DBackward0")
             return channels_last_as(out, input)
     else:
+        # PyTorch crops each negative pad with `narrow` (the left one first) before it pads: a crop past the
+        # input fails there, even where the positive pad on the other side would make the output size valid
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
-            if n + lo + hi < 0:
-                raise RuntimeError(f"The input size {n}, plus negative padding {lo} and {hi} resulted in a "
-                                   f"negative output size, which is invalid. Check dimension "
-                                   f"{input.ndim - 1 - d} of your input.")
-    r = pad_nd(input, pad, mode, float(value or 0.0))
+            if n + min(lo, 0) < 0 or n + min(lo, 0) + min(hi, 0) < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
+    r = pad_nd(input, pad, mode, _fill_value(input, value))
     if mode == "circular":  # PyTorch's composite `_pad_circular` copies slices into a new tensor: CopySlices
         return node_name(r, "PadBackward0", "CopySlices")
     if mode != "constant":

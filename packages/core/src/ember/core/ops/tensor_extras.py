@@ -26,6 +26,7 @@ from ember.core.ops import shape as S
 from ember.core.ops.activation import hardshrink, prelu
 from ember.core.ops.indexing import nonzero, scatter_reduce
 from ember.core.ops.linalg import linalg
+from ember.core.ops.parser_errors import overloads
 from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor
 
@@ -118,6 +119,35 @@ def _diff_along(y: Tensor, spacing, dim: int, edge_order: int) -> Tensor:
     return J.cat([first, interior, last], dim)
 
 
+_GRADIENT_OVERLOADS = [
+    "(Tensor input, *, tuple of ints dim, int edge_order = 1)",
+    "(Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)",
+    "(Tensor input, *, Number spacing = None, int dim = None, int edge_order = 1)",
+    "(Tensor input, *, tuple of Scalars spacing, int dim = None, int edge_order = 1)",
+    "(Tensor input, *, tuple of Scalars spacing, tuple of ints dim, int edge_order = 1)",
+    "(Tensor input, *, tuple of Tensors spacing, int dim = None, int edge_order = 1)",
+    "(Tensor input, *, tuple of Tensors spacing, tuple of ints dim, int edge_order = 1)"]
+
+
+def _spacing_invalid(args: tuple, kwargs: dict) -> bool:
+    """Whether `spacing` is none of PyTorch's kinds: a number (a 0-dim tensor is one), a sequence, or None."""
+    s = kwargs.get("spacing")
+    if isinstance(s, Tensor):
+        return s.ndim != 0
+    return not (s is None or isinstance(s, numbers.Number | list | tuple))
+
+
+def _check_spacing_elements(spacing: list | tuple) -> None:
+    """A sequence that is not all numbers is PyTorch's "tuple of Tensors": its parser names the first element that
+    is not a tensor (`[1.0, t]` fails at element 0)."""
+    if all(isinstance(v, numbers.Number) for v in spacing):
+        return
+    for i, v in enumerate(spacing):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(v).__name__}")
+
+
+@overloads("gradient", _GRADIENT_OVERLOADS, _spacing_invalid)
 @numpy_aliases
 def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple[Tensor, ...]:
     """The derivative estimate along each of `dim` (all dims by default) by central differences inside
@@ -131,6 +161,10 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     if input._dtype == dtypes.uint8:
         raise RuntimeError("torch.gradient does not support uint8 input.")
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, numbers.Integral) else list(dim)
+    if spacing is None:
+        spacing = 1
+    if isinstance(spacing, list | tuple):
+        _check_spacing_elements(spacing)
     if isinstance(spacing, list | tuple) and len(spacing) != len(dims):
         if dim is None:
             raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
@@ -142,6 +176,9 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = [input._wrap_dim(d) for d in dims]
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if any(input._shape[d] < edge_order + 1 for d in dims):
         raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
     if isinstance(spacing, Tensor) and spacing.ndim == 0:  # a 0-dim tensor is a number, as PyTorch's binding

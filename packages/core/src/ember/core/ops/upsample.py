@@ -1,5 +1,5 @@
 """interpolate/upsample: nearest, nearest-exact, (bi/tri)linear and bicubic resizing (bilinear and bicubic
-also antialiased), forward and backward.
+also antialiased) and antialiased Lanczos-3, forward and backward.
 
 Each mode is separable: along every spatial dim, output position `j` blends at most two input
 positions `i0[j]`, `i1[j]` with weights `1 - lam[j]`, `lam[j]` (nearest: one position, lam = 0),
@@ -24,8 +24,9 @@ from ember.core.tensor import Tensor
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward", "pixel_shuffle",
            "pixel_unshuffle"]
 
-_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
+_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4, "lanczos": 4}
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode (its antialiased filter uses -0.5)
+_AA_HALF = {"bilinear": 1.0, "bicubic": 2.0, "lanczos": 3.0}  # each antialiased filter's half width (support)
 
 
 class _Taps:
@@ -43,6 +44,20 @@ def _cubic(x: np.ndarray, a: float) -> np.ndarray:
     near = ((a + 2) * x - (a + 3)) * x * x + 1
     far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
     return np.where(x <= 1, near, np.where(x < 2, far, 0.0))
+
+
+def _sinc(x: np.ndarray) -> np.ndarray:
+    return np.where(x == 0.0, 1.0, np.sin(np.pi * x) / np.where(x == 0.0, 1.0, np.pi * x))
+
+
+def _aa_filter(mode: str, x: np.ndarray) -> np.ndarray:
+    """The antialiased modes' filters at distances `x`: the triangle, the a = -0.5 cubic, and Lanczos-3
+    (`sinc(x) sinc(x / 3)` on [-3, 3), as Pillow's and PyTorch's)."""
+    if mode == "bilinear":
+        return np.maximum(1.0 - np.abs(x), 0.0)
+    if mode == "bicubic":
+        return _cubic(x, -0.5)
+    return np.where((x >= -3.0) & (x < 3.0), _sinc(x) * _sinc(x / 3.0), 0.0)
 
 
 def _scale(n_in: int, n_out: int, align_corners: bool, scale: float | None) -> float:
@@ -65,10 +80,10 @@ def _bicubic_taps(n_in: int, n_out: int, align_corners: bool, scale: float | Non
 
 
 def _antialias_taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None) -> _Taps:
-    """PyTorch's antialiased taps: the triangle (bilinear) or a = -0.5 cubic (bicubic) filter, stretched by the
-    downscale factor so every input pixel contributes, normalised to sum 1 per output."""
+    """PyTorch's antialiased taps: the mode's filter (`_aa_filter`), stretched by the downscale factor so every
+    input pixel contributes, normalised to sum 1 per output."""
     step = _scale(n_in, n_out, align_corners, scale)
-    support = (1.0 if mode == "bilinear" else 2.0) * (step if step >= 1.0 else 1.0)
+    support = _AA_HALF[mode] * (step if step >= 1.0 else 1.0)
     inv = 1.0 / step if step >= 1.0 else 1.0
     centre = step * (np.arange(n_out, dtype=np.float64) + 0.5)  # align_corners changes only the step here
     lo = np.maximum((centre - support + 0.5).astype(np.int64), 0)  # C truncation of positive values, as PyTorch
@@ -77,7 +92,7 @@ def _antialias_taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale
     ws = []
     for k in range(k_max):
         x = (k + lo - centre + 0.5) * inv
-        w = np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else _cubic(x, -0.5)
+        w = _aa_filter(mode, x)
         ws.append(np.where(k < size, w, 0.0))
     total = np.sum(ws, axis=0)
     total = np.where(total == 0.0, 1.0, total)
@@ -164,7 +179,7 @@ upsample_op = declare("upsample", doc="""Resize the spatial dims (all but the fi
 
 Positional signature: `upsample(input, output_size, mode, align_corners, scales)`, output_size a
 tuple of ints per spatial dim, mode 'nearest' | 'nearest-exact' | 'linear' | 'bilinear' |
-'trilinear' | 'bicubic' | 'bilinear-aa' | 'bicubic-aa' (antialiased), align_corners a bool (ignored
+'trilinear' | 'bicubic' | 'bilinear-aa' | 'bicubic-aa' | 'lanczos-aa' (antialiased), align_corners a bool (ignored
 by nearest), scales a tuple of floats or None per dim (the user's scale_factor, used by PyTorch's
 source-index formula). Backward:
 `upsample_backward(grad, input.shape, mode, align_corners, scales)` -> grad_input.""")
@@ -235,9 +250,10 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
     Args:
         size: an int or a tuple per spatial dim. scale_factor: a float or a tuple (exactly one of the two).
         mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' (4-D), 'bicubic' (4-D), 'trilinear'
-            (5-D) or 'area' (adaptive average pooling).
+            (5-D), 'lanczos' (4-D, antialias=True only) or 'area' (adaptive average pooling).
         align_corners: linear and bicubic modes only; align the corner pixels' centres.
-        antialias: bilinear and bicubic only; when downsampling, filter over every input pixel an output covers.
+        antialias: bilinear, bicubic and lanczos only; when downsampling, filter over every input pixel an output
+            covers.
     Raises:
         ValueError: both or neither of size and scale_factor, or a bad mode/argument combination.
 
@@ -284,7 +300,7 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         scales = None if recompute_scale_factor or mode == "area" else sf
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
+    if antialias and (mode not in _AA_HALF or input.ndim != 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
     supported = mode in ("nearest", "nearest-exact", "area") and 1 <= nd <= 3 or _LINEAR.get(mode) == input.ndim
@@ -294,6 +310,10 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
                                   f"area | nearest-exact (got {mode})")
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
     if mode == "area":  # (the pools refuse non-floating dtypes in PyTorch's words)
         from ember.core.ops import pool
 
@@ -318,14 +338,15 @@ _UPSAMPLE_NODES = {("nearest", False): "UpsampleNearest#DBackward0",
                    ("trilinear", False): "UpsampleTrilinear3DBackward0",
                    ("bicubic", False): "UpsampleBicubic2DBackward0",
                    ("bilinear", True): "UpsampleBilinear2DAaBackward0",
-                   ("bicubic", True): "UpsampleBicubic2DAaBackward0"}
+                   ("bicubic", True): "UpsampleBicubic2DAaBackward0",
+                   ("lanczos", True): "UpsampleLanczos2DAaBackward0"}
 
 
 def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, nd: int,
                          antialias: bool = False) -> Tensor:
     """PyTorch's CPU interpolation of a non-floating input: uint8 'nearest' copies values (so the float32
-    kernel, exact on bytes, serves), uint8 'bilinear' and 'bicubic' (antialiased or not) are PyTorch's
-    fixed-point resize (NOTE [ uint8 bilinear ]); the rest raises its kernel's refusal."""
+    kernel, exact on bytes, serves), uint8 'bilinear' and 'bicubic' (antialiased or not) and 'lanczos' are
+    PyTorch's fixed-point resize (NOTE [ uint8 bilinear ]); the rest raises its kernel's refusal."""
     from ember.core import dtypes
     from ember.core.ops.layout import to
     from ember.core.ops.numeric import DtypeNotImplemented, not_implemented_for
@@ -335,7 +356,7 @@ def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, n
     if dt is dtypes.uint8 and nearest:
         r = to(upsample_op(to(input, dtypes.float32), out, mode, align_corners, scales), dtypes.uint8)
         return channels_last_as(r, input)
-    if dt is dtypes.uint8 and mode in ("bilinear", "bicubic"):
+    if dt is dtypes.uint8 and mode in _AA_HALF:
         if input.device.type != "cpu":
             raise DtypeNotImplemented(f"interpolate: ember computes uint8 '{mode}' on the CPU only")
         r = wrap(_resize_uint8(input._np(), out, mode, antialias, align_corners, scales))
@@ -367,7 +388,7 @@ def _uint8_taps(n_in: int, n_out: int, mode: str, antialias: bool, align_corners
         step = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
     if mode == "bicubic" and not antialias:
         return _int16_weights(*_uint8_cubic_taps(n_in, n_out, step, align_corners))
-    half = 1.0 if mode == "bilinear" else 2.0  # interp_size * 0.5
+    half = _AA_HALF[mode]  # interp_size * 0.5
     if antialias:
         support = half * step if step >= 1.0 else half
         k_max, inv = int(math.ceil(support)) * 2 + 1, (1.0 / step if step >= 1.0 else 1.0)
@@ -380,8 +401,8 @@ def _uint8_taps(n_in: int, n_out: int, mode: str, antialias: bool, align_corners
         lo = max(int(centre - support + 0.5 + delta), 0)  # C's truncation, as PyTorch's
         k = min(max(min(int(centre + support + 0.5 + delta), n_in) - lo, 0), k_max)
         x = (np.arange(k) + lo - centre + 0.5 - delta) * inv
-        w[i, :k] = np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else \
-            _cubic(x, -0.5 if antialias else _A)
+        w[i, :k] = _aa_filter(mode, x) if antialias else \
+            np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else _cubic(x, _A)
         total = w[i, :k].sum()
         if total != 0.0:
             w[i, :k] /= total
