@@ -623,3 +623,26 @@ def test_bad_windows_raise_pytorchs_errors_in_its_order(call, msg):
     # PyTorch computes each dim's output size (checking stride, then pad) before its shape checks
     with pytest.raises(RuntimeError, match=f"^{re.escape(msg)}$"):
         call(E.ones(1, 2, 7, 9))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: P.max_pool2d(x[0], (2, 2, 2)), "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
+    (lambda x: P.max_pool2d(x[0], 2, (1, 1, 1)),
+     "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints"),
+    (lambda x: P.max_pool2d(x[0], 2, dilation=(1, 1, 1)),
+     "max_pool2d: dilation must be either a single int, or a tuple of two ints"),
+    (lambda x: P.avg_pool2d(x[0], 2, padding=(0, 0, 0)),
+     "avg_pool2d: padding must either be a single int, or a tuple of two ints"),
+    (lambda x: P.max_pool3d(x, 2, (1, 1)),
+     "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints"),
+    (lambda x: P.max_pool3d(x, 2, dilation=(1, 1)),
+     "max_pool3d: dilation must be either a single int, or a tuple of three ints"),
+    (lambda x: P.avg_pool3d(x, (2, 2)), "avg_pool3d: kernel_size must be a single int, or a tuple of three ints"),
+    (lambda x: P.avg_pool3d(x, 2, (1, 2, 3, 4)),
+     "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints"),
+    (lambda x: P.avg_pool3d(x, 2, padding=(0, 0)), "avg_pool3d: padding must be a single int, or a tuple of three ints"),
+])
+def test_window_arguments_of_the_wrong_length_use_each_ops_words(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call(E.zeros(1, 1, 4, 4, 4))
+    assert str(info.value) == message

@@ -33,6 +33,14 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
            "max_pool2d_backward", "avg_pool2d_backward", "adaptive_avg_pool2d_backward"]
 
 
+def _arity_error(op: str, name: str, n: str) -> RuntimeError:
+    """PyTorch's words for a window argument of the wrong length: they differ by op and argument (3-D average
+    pooling drops "either", dilation says "be either", stride may be "omitted" but for avg_pool3d)."""
+    verb = "be either" if name == "dilation" else "be" if op == "avg_pool3d" else "either be"
+    omitted = " omitted," if name == "stride" else ""
+    return RuntimeError(f"{op}: {name} must {verb}{omitted} a single int, or a tuple of {n} ints")
+
+
 def _pair(v, name: str, op: str) -> tuple[int, int]:
     if isinstance(v, int | np.integer):
         return int(v), int(v)
@@ -40,7 +48,7 @@ def _pair(v, name: str, op: str) -> tuple[int, int]:
     if len(v) == 1:
         return v[0], v[0]
     if len(v) != 2:
-        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of two ints; got {v}")
+        raise _arity_error(op, name, "two")
     return v
 
 
@@ -563,7 +571,7 @@ def _triple(v, name: str, op: str) -> tuple[int, int, int]:
     if len(v) == 1:
         return v * 3
     if len(v) != 3:
-        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of three ints")
+        raise _arity_error(op, name, "three")
     return v
 
 
