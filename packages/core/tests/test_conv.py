@@ -880,3 +880,10 @@ def test_batched_3d_convolutions_answer_channels_last_3d_for_a_channels_last_3d_
         assert fn(x[:1].contiguous(memory_format=cl), weight, stride=1, padding=1).is_contiguous()
         assert fn(x[:1].contiguous(memory_format=cl), weight[:4, :1] if fn is C.conv3d else weight[:, :1],
                   stride=1, padding=1, groups=4).is_contiguous(memory_format=cl)
+
+
+def test_conv3d_gives_size_one_dims_row_major_strides():
+    """One output channel or one output depth: PyTorch's strides (the depth-tap permute's would show)."""
+    x = E.zeros(1, 2, 3, 4, 5)
+    assert C.conv3d(x, E.zeros(1, 2, 1, 1, 1)).stride() == (60, 60, 20, 5, 1)
+    assert C.conv3d(x, E.zeros(4, 2, 3, 3, 3), stride=(1, 4, 5)).stride() == (4, 1, 1, 1, 1)

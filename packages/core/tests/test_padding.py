@@ -122,3 +122,25 @@ def test_a_value_with_a_non_constant_mode_is_a_runtime_error():
         E.zeros(4).view(-1, -1)
     with pytest.raises(RuntimeError, match="^selected index k out of range$"):
         E.zeros(3).topk(4)
+
+
+@pytest.mark.parametrize("shape, pad, number, dim", [
+    ((1, 2, 3, 4, 5), (5, 0, 0, 0, 0, 0), 4, 4), ((1, 2, 3, 4, 5), (0, 0, 4, 0, 0, 0), 6, 3),
+    ((1, 2, 3, 4, 5), (0, 0, 0, 0, 0, 3), 8, 2), ((2, 4, 5), (0, 0, 4, 0), 6, 1)])
+def test_reflect_pad_too_wide_names_its_pad_entry_as_pytorch(shape, pad, number, dim):
+    """PyTorch's argument number counts the pad's entries from the last dim's (#4), two a dim."""
+    x = E.zeros(*shape)
+    with pytest.raises(RuntimeError) as info:
+        P.pad(x, pad, mode="reflect")
+    lo, hi = pad[2 * (len(shape) - 1 - dim)], pad[2 * (len(shape) - 1 - dim) + 1]
+    assert str(info.value) == (f"Argument #{number}: Padding size should be less than the corresponding input dimension"
+                               f", but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_negative_reflect_and_replicate_pads_answer_a_dense_tensor(mode):
+    a = np.arange(2 * 4 * 5, dtype=np.float32).reshape(1, 2, 4, 5)
+    out = P.pad(T(a), (-1, 2, 1, -2), mode=mode)
+    want = np_pad(a, (0, 2, 1, 0), mode)[:, :, :3, 1:]
+    assert out.is_contiguous() and out.stride() == (36, 18, 6, 1)
+    np.testing.assert_array_equal(out.numpy(), want)

@@ -1192,7 +1192,8 @@ def _conv3d_by_depth_taps(input, weight, bias, stride, padding, dilation, groups
                  3)
     x2 = reshape(taps, (n * do, c * kd, h, w))
     out = conv2d_op(x2, reshape(weight, (o, cg * kd, kh, kw)), bias, stride[1:], padding[1:], dilation[1:], groups)
-    return permute(reshape(out, (n, do, o, *out.shape[2:])), (0, 2, 1, 3, 4)).contiguous()
+    out = permute(reshape(out, (n, do, o, *out.shape[2:])), (0, 2, 1, 3, 4)).contiguous()
+    return reshape(out, out.shape)  # row-major strides for size-1 dims too (one output channel or depth), as PyTorch's
 
 
 def _depth_col2im(y: Tensor, length: int, stride: int, dilation: int) -> Tensor:
