@@ -334,7 +334,14 @@ options on occupancy grids, Chamfer/Sinkhorn-EMD/F-score, quaternion and dual-qu
 convolution against a dense Conv3d with sparse COO tensors, lidar range images, Point Transformer over packed
 batches with segment_reduce and tensor_split, part-segmentation metrics with weighted spatial losses,
 FoldingNet/PCN decoders, KPConv with overload-named grad_fns, a ModelNet-style loader with padded collation, a
-feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes)."""
+feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes).
+
+Video understanding (`vid_*`: R(2+1)D factorised Conv3d with strides, dilation, groups and padding modes, temporal
+shift by roll/narrow/slicing, SlowFast pathways with index_select and lateral fusion, non-local blocks, flow warping
+over every grid_sample mode, 4-D and 5-D affine grids, 3-D max/avg pooling with ceil_mode, indices and divisors,
+adaptive 3-D pools, trilinear/nearest/area resizing of clips, channels_last_3d through a network, segment consensus,
+clip samplers, X3D blocks with BatchNorm3d/GroupNorm, uint8 video augmentation, tubelet ViTs and 3-D channel
+shuffle)."""
 
 from __future__ import annotations
 
