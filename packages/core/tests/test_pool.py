@@ -646,3 +646,44 @@ def test_window_arguments_of_the_wrong_length_use_each_ops_words(call, message):
     with pytest.raises(RuntimeError) as info:
         call(E.zeros(1, 1, 4, 4, 4))
     assert str(info.value) == message
+
+
+def test_unpool_output_size_has_as_many_dims_as_the_kernel_given():
+    """PyTorch's `_unpool_output_size` takes the kernel's length; the kernel then counts the dims it got."""
+    y, idx = P.max_pool3d(E.zeros(1, 1, 4, 4, 4), 2, return_indices=True)
+    from ember.core.ops import unpool as U
+    for kernel, n in [((2, 2), 2), ((2,), 1)]:
+        with pytest.raises(RuntimeError, match=rf"^There should be exactly three elements \(depth, height, width\) in "
+                                               rf"output_size, but got {n} elements\.$"):
+            U.max_unpool3d(y, idx, kernel)
+    with pytest.raises(RuntimeError, match=r"^There should be exactly two elements \(height, width\) in output_size, "
+                                           r"but got 1 elements\.$"):
+        U.max_unpool2d(y[0], idx[0], (2,))
+    with pytest.raises(IndexError):
+        U.max_unpool3d(y, idx, 2, stride=(2, 2))
+    assert U.max_unpool3d(y, idx, 2).shape == (1, 1, 4, 4, 4)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: P.adaptive_avg_pool3d(x, (2, 2, -3)),
+     "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {2, 2,-3}"),
+    (lambda x: P.adaptive_avg_pool2d(x[0], (1, -2)),
+     "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {1, -2}"),
+    (lambda x: P.adaptive_max_pool3d(x[0], (2, -1, -3)), "Trying to create tensor with negative dimension -1: "
+                                                          "[1, 2, -1, -3]"),
+    (lambda x: P.adaptive_max_pool2d(x[0, 0], (2, -3)), "Trying to create tensor with negative dimension -3: [4, 2, -3]"),
+])
+def test_negative_adaptive_output_sizes_raise_each_ops_words(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call(E.zeros(1, 1, 4, 4, 4))
+    assert str(info.value) == message
+
+
+def test_fractional_max_pool3d_wants_the_window_span_strictly_inside_as_pytorch():
+    from ember.core.ops import fractional_pool as FP
+    x, samples = E.zeros(1, 1, 4, 4, 4), E.full((1, 1, 3), 0.5)
+    for out, word in [((3, 2, 2), "time"), ((2, 3, 2), "height"), ((2, 3, 3), "width")]:
+        with pytest.raises(RuntimeError, match=rf"^fractional_max_pool3d_out\(\): pool {word} 2 too large relative to "
+                                               rf"input {word} 4$"):
+            FP.fractional_max_pool3d(x, 2, output_size=out, _random_samples=samples)
+    assert FP.fractional_max_pool3d(x, 2, output_size=(2, 2, 2), _random_samples=samples).shape == (1, 1, 2, 2, 2)

@@ -475,8 +475,12 @@ def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, .
         raise RuntimeError(f"{op}: output_size must be {nd}" if "avg" in op else
                            f"{op}(): internal error: output_size.size() must be {nd}")
     if any(v < 0 for v in sizes):
-        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
-                           f"{{{', '.join(map(str, sizes))}}}")
+        if "max" in op:  # PyTorch's max pools fail allocating their result
+            shape = [*input.shape[:input.ndim - nd], *sizes]
+            raise RuntimeError(f"Trying to create tensor with negative dimension {next(v for v in sizes if v < 0)}: "
+                               f"{shape}")
+        shown = ", ".join(map(str, sizes)) if nd < 3 else f"{sizes[0]}, {sizes[1]},{sizes[2]}"  # PyTorch's spacing
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received {{{shown}}}")
     return sizes
 
 
