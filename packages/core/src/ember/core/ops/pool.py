@@ -792,7 +792,35 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     x, back = _opmath(input)
     out, _ = _two_passes(_as_batched(x), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
                          lambda x: adaptive_avg_pool2d_op(x, (do, x.shape[-1])))
-    return _named3d(back(_unbatch(out, input)), "AdaptiveAvgPool3DBackward0")
+    out = _named3d(back(_unbatch(out, input)), "AdaptiveAvgPool3DBackward0")
+    if input._dtype in (dtypes.float16, dtypes.bfloat16) and input._storage.device.type == "cpu":
+        # the values of PyTorch's reduced-precision CPU kernel; the (linear) backward reads none of them
+        out._np()[...] = _adaptive_avg3d_in_dtype(input._np(), (do, ho, wo))
+    return out
+
+
+def _adaptive_avg3d_in_dtype(a: np.ndarray, sizes: tuple[int, int, int]) -> np.ndarray:
+    """PyTorch's CPU adaptive_avg_pool3d of a float16/bfloat16 `a (..., D, H, W)`: each window summed in the dtype
+    element by element (depth, height, width order), then divided by its depth, height and width in turn, every
+    step rounded. Vectorized over the output cells, looping over the offsets of the largest window."""
+    f32 = np.float32
+    starts, lens = [], []
+    for n, o in zip(a.shape[-3:], sizes):
+        st = np.arange(o) * n // o
+        starts.append(st)
+        lens.append(-(-(np.arange(1, o + 1) * n) // o) - st)
+    grid = np.ix_(*(range(o) for o in sizes))
+    total = np.zeros(a.shape[:-3] + tuple(sizes), dtype=a.dtype)
+    for i in range(int(lens[0].max())):
+        for j in range(int(lens[1].max())):
+            for k in range(int(lens[2].max())):
+                at = [np.minimum(st + off, n - 1) for st, off, n in zip(starts, (i, j, k), a.shape[-3:])]
+                inside = (i < lens[0])[grid[0]] & (j < lens[1])[grid[1]] & (k < lens[2])[grid[2]]
+                vals = a[..., at[0][grid[0]], at[1][grid[1]], at[2][grid[2]]]
+                total = np.where(inside, (total.astype(f32) + vals.astype(f32)).astype(a.dtype), total)
+    for d, ln in enumerate(lens):
+        total = (total.astype(f32) / ln.astype(f32)[grid[d]]).astype(a.dtype)
+    return total
 
 
 @composite("adaptive_max_pool3d")  # seen whole, as PyTorch's op (CPU autocast runs it in float32)
