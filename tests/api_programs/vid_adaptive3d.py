@@ -41,6 +41,10 @@ unb = F.adaptive_avg_pool3d(x[0], (1, 2, 2))
 print("unbatched", tuple(unb.shape), torch.allclose(unb, F.adaptive_avg_pool3d(x, (1, 2, 2))[0]))
 print("unbatched max", tuple(F.adaptive_max_pool3d(x[0], 1, return_indices=True)[1].shape))
 print("double", F.adaptive_avg_pool3d(x.double(), 1).dtype, F.adaptive_max_pool3d(x.double(), 1).dtype)
+for dt in [torch.float16, torch.bfloat16]:
+    low = (x * 10 + 100).to(dt)
+    head = F.adaptive_avg_pool3d(low, (1, 2, 3))
+    print("reduced", dt, head.dtype, head[0, 0].float().view(-1).tolist(), F.adaptive_avg_pool3d(low, 1)[1].float().view(-1).tolist())
 cl = x.contiguous(memory_format=torch.channels_last_3d)
 print("channels_last", torch.allclose(F.adaptive_avg_pool3d(cl, (2, 3, 4)), a))
 

@@ -77,6 +77,7 @@ for bad in [lambda: F.channel_shuffle(x, 4), lambda: F.channel_shuffle(x[:, :, 0
             lambda: F.pad(x, (0, 0, 0, 0, 2, 0), mode="reflect"),
             lambda: F.pad(x, (0, 0, 1, 0, 0, 0), mode="reflect"),
             lambda: F.pad(x, (0, 0, 0, 0, 3, 0), mode="circular"), lambda: x.narrow(1, torch.tensor(1.0), 2),
+            lambda: nn.CircularPad3d((0, 0, 0, 0, 1, 1))(x[0, 0]),
             lambda: nn.Conv3d(6, 4, 3, groups=4), lambda: F.conv3d(x, torch.ones(6, 1, 1, 1, 1), groups=3)]:
     try:
         print("ok", bad().shape)
