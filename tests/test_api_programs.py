@@ -342,7 +342,13 @@ inference, Y-channel PSNR/SSIM/MS-SSIM, focal-frequency and spectrum losses, Gra
 colour-space conversions, foreach/lerp EMA weights, RRDB with a relativistic GAN, Real-ESRGAN degradations,
 SwinIR windows, Charbonnier/TV/edge losses with torch.gradient, flow warping and deformable alignment,
 channel/spatial attention blocks, and DnCNN/FFDNet denoising with the x8 rot90 self-ensemble).
-"""
+
+Video understanding (`vid_*`: R(2+1)D factorised Conv3d with strides, dilation, groups and padding modes, temporal
+shift by roll/narrow/slicing, SlowFast pathways with index_select and lateral fusion, non-local blocks, flow warping
+over every grid_sample mode, 4-D and 5-D affine grids, 3-D max/avg pooling with ceil_mode, indices and divisors,
+adaptive 3-D pools, trilinear/nearest/area resizing of clips, channels_last_3d through a network, segment consensus,
+clip samplers, X3D blocks with BatchNorm3d/GroupNorm, uint8 video augmentation, tubelet ViTs and 3-D channel
+shuffle)."""
 
 from __future__ import annotations
 

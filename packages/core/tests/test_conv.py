@@ -857,3 +857,33 @@ def test_misranked_weights_and_argument_order_errors_are_pytorchs(fn, x, w, kw, 
     with pytest.raises(RuntimeError) as info:
         fn(E.zeros(*x), E.zeros(*w), **kw)
     assert str(info.value) == msg
+
+
+def test_batched_3d_convolutions_answer_channels_last_3d_for_a_channels_last_3d_operand():
+    """PyTorch's CPU conv3d/conv_transpose3d keep a channels_last_3d input's or weight's layout (the values
+    unchanged) where they take the mkldnn path; an unbatched call answers row-major."""
+    rng = np.random.default_rng(0)
+    x = E.tensor(rng.standard_normal((2, 4, 3, 4, 5)).astype(np.float32))
+    w = E.tensor(rng.standard_normal((6, 4, 3, 3, 3)).astype(np.float32))
+    wt = E.tensor(rng.standard_normal((4, 6, 2, 2, 2)).astype(np.float32))
+    cl = E.channels_last_3d
+    for fn, weight in [(C.conv3d, w), (C.conv_transpose3d, wt)]:
+        ref = fn(x, weight, stride=1, padding=1)
+        for xi, wi in [(x.contiguous(memory_format=cl), weight), (x, weight.contiguous(memory_format=cl))]:
+            out = fn(xi, wi, stride=1, padding=1)
+            assert out.is_contiguous(memory_format=cl) and not out.is_contiguous()
+            np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-5, atol=1e-5)
+        unbatched = fn(x[0], weight.contiguous(memory_format=cl), stride=1, padding=1)
+        assert unbatched.is_contiguous()
+        # PyTorch's slow path (float64, or one image with a small kernel and one group) answers row-major
+        assert fn(x.double().contiguous(memory_format=cl), weight.double(), stride=1, padding=1).is_contiguous()
+        assert fn(x[:1].contiguous(memory_format=cl), weight, stride=1, padding=1).is_contiguous()
+        assert fn(x[:1].contiguous(memory_format=cl), weight[:4, :1] if fn is C.conv3d else weight[:, :1],
+                  stride=1, padding=1, groups=4).is_contiguous(memory_format=cl)
+
+
+def test_conv3d_gives_size_one_dims_row_major_strides():
+    """One output channel or one output depth: PyTorch's strides (the depth-tap permute's would show)."""
+    x = E.zeros(1, 2, 3, 4, 5)
+    assert C.conv3d(x, E.zeros(1, 2, 1, 1, 1)).stride() == (60, 60, 20, 5, 1)
+    assert C.conv3d(x, E.zeros(4, 2, 3, 3, 3), stride=(1, 4, 5)).stride() == (4, 1, 1, 1, 1)

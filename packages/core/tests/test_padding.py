@@ -180,3 +180,25 @@ def test_constant_fill_must_fit_the_dtype_as_pytorchs_checked_conversion():
             E.pad(E.zeros(1, 3, dtype=dt), (1, 1), value=value)
     assert E.pad(E.tensor([[1, 2]], dtype=E.uint8), (1, 1), value=2.7).tolist() == [[2, 1, 2, 2]]
     assert E.pad(E.tensor([[1, 2]], dtype=E.int8), (1, 0), value=-128).tolist() == [[-128, 1, 2]]
+
+
+@pytest.mark.parametrize("shape, pad, number, dim", [
+    ((1, 2, 3, 4, 5), (5, 0, 0, 0, 0, 0), 4, 4), ((1, 2, 3, 4, 5), (0, 0, 4, 0, 0, 0), 6, 3),
+    ((1, 2, 3, 4, 5), (0, 0, 0, 0, 0, 3), 8, 2), ((2, 4, 5), (0, 0, 4, 0), 6, 1)])
+def test_reflect_pad_too_wide_names_its_pad_entry_as_pytorch(shape, pad, number, dim):
+    """PyTorch's argument number counts the pad's entries from the last dim's (#4), two a dim."""
+    x = E.zeros(*shape)
+    with pytest.raises(RuntimeError) as info:
+        P.pad(x, pad, mode="reflect")
+    lo, hi = pad[2 * (len(shape) - 1 - dim)], pad[2 * (len(shape) - 1 - dim) + 1]
+    assert str(info.value) == (f"Argument #{number}: Padding size should be less than the corresponding input dimension"
+                               f", but got: padding ({lo}, {hi}) at dimension {dim} of input {list(shape)}")
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_negative_reflect_and_replicate_pads_answer_a_dense_tensor(mode):
+    a = np.arange(2 * 4 * 5, dtype=np.float32).reshape(1, 2, 4, 5)
+    out = P.pad(T(a), (-1, 2, 1, -2), mode=mode)
+    want = np_pad(a, (0, 2, 1, 0), mode)[:, :, :3, 1:]
+    assert out.is_contiguous() and out.stride() == (36, 18, 6, 1)
+    np.testing.assert_array_equal(out.numpy(), want)

@@ -554,13 +554,11 @@ def test_avg_pool3d_checks_the_input_against_the_kernel_and_refuses_cpu_half_as_
             E.avg_pool3d(E.zeros(1, 1, 2, 2, 2, dtype=dt), 2)
 
 
-def test_half_adaptive_avg_pool3d_rounds_once():
-    # the two 2-D passes run in float32 for half types: one rounding, as PyTorch's single pass
+def test_half_adaptive_avg_pool3d_is_pytorchs_single_pass():
+    # not two 2-D passes each rounded (109.5 gave 110): PyTorch's values (torch 2.13), its sums in bfloat16
     x = (E.arange(-8, 56).reshape(1, 1, 4, 4, 4) * 3).to(E.bfloat16)
     got = E.adaptive_avg_pool3d(x, 2).float().numpy().ravel()
-    want = (np.arange(-8, 56).reshape(2, 2, 2, 2, 2, 2).transpose(0, 2, 4, 1, 3, 5).reshape(8, 8) * 3).mean(1)
-    want = E.tensor(want.astype(np.float32)).to(E.bfloat16).float().numpy()  # the float64 mean, rounded once
-    np.testing.assert_array_equal(got, want)  # 109.5 stays 109.5 (two roundings gave 110)
+    assert got.tolist() == [7.5, 13.5, 31.5, 37.5, 103.5, 109.5, 128.0, 133.0]
 
 
 def test_a_max_pool_window_with_no_tap_inside_the_input_is_pytorchs_lowest():
@@ -623,3 +621,95 @@ def test_bad_windows_raise_pytorchs_errors_in_its_order(call, msg):
     # PyTorch computes each dim's output size (checking stride, then pad) before its shape checks
     with pytest.raises(RuntimeError, match=f"^{re.escape(msg)}$"):
         call(E.ones(1, 2, 7, 9))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: P.max_pool2d(x[0], (2, 2, 2)), "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
+    (lambda x: P.max_pool2d(x[0], 2, (1, 1, 1)),
+     "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints"),
+    (lambda x: P.max_pool2d(x[0], 2, dilation=(1, 1, 1)),
+     "max_pool2d: dilation must be either a single int, or a tuple of two ints"),
+    (lambda x: P.avg_pool2d(x[0], 2, padding=(0, 0, 0)),
+     "avg_pool2d: padding must either be a single int, or a tuple of two ints"),
+    (lambda x: P.max_pool3d(x, 2, (1, 1)),
+     "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints"),
+    (lambda x: P.max_pool3d(x, 2, dilation=(1, 1)),
+     "max_pool3d: dilation must be either a single int, or a tuple of three ints"),
+    (lambda x: P.avg_pool3d(x, (2, 2)), "avg_pool3d: kernel_size must be a single int, or a tuple of three ints"),
+    (lambda x: P.avg_pool3d(x, 2, (1, 2, 3, 4)),
+     "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints"),
+    (lambda x: P.avg_pool3d(x, 2, padding=(0, 0)), "avg_pool3d: padding must be a single int, or a tuple of three ints"),
+])
+def test_window_arguments_of_the_wrong_length_use_each_ops_words(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call(E.zeros(1, 1, 4, 4, 4))
+    assert str(info.value) == message
+
+
+def test_unpool_output_size_has_as_many_dims_as_the_kernel_given():
+    """PyTorch's `_unpool_output_size` takes the kernel's length; the kernel then counts the dims it got."""
+    y, idx = P.max_pool3d(E.zeros(1, 1, 4, 4, 4), 2, return_indices=True)
+    from ember.core.ops import unpool as U
+    for kernel, n in [((2, 2), 2), ((2,), 1)]:
+        with pytest.raises(RuntimeError, match=rf"^There should be exactly three elements \(depth, height, width\) in "
+                                               rf"output_size, but got {n} elements\.$"):
+            U.max_unpool3d(y, idx, kernel)
+    with pytest.raises(RuntimeError, match=r"^There should be exactly two elements \(height, width\) in output_size, "
+                                           r"but got 1 elements\.$"):
+        U.max_unpool2d(y[0], idx[0], (2,))
+    with pytest.raises(IndexError):
+        U.max_unpool3d(y, idx, 2, stride=(2, 2))
+    assert U.max_unpool3d(y, idx, 2).shape == (1, 1, 4, 4, 4)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: P.adaptive_avg_pool3d(x, (2, 2, -3)),
+     "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {2, 2,-3}"),
+    (lambda x: P.adaptive_avg_pool2d(x[0], (1, -2)),
+     "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {1, -2}"),
+    (lambda x: P.adaptive_max_pool3d(x[0], (2, -1, -3)), "Trying to create tensor with negative dimension -1: "
+                                                          "[1, 2, -1, -3]"),
+    (lambda x: P.adaptive_max_pool2d(x[0, 0], (2, -3)), "Trying to create tensor with negative dimension -3: [4, 2, -3]"),
+])
+def test_negative_adaptive_output_sizes_raise_each_ops_words(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call(E.zeros(1, 1, 4, 4, 4))
+    assert str(info.value) == message
+
+
+def test_fractional_max_pool3d_wants_the_window_span_strictly_inside_as_pytorch():
+    from ember.core.ops import fractional_pool as FP
+    x, samples = E.zeros(1, 1, 4, 4, 4), E.full((1, 1, 3), 0.5)
+    for out, word in [((3, 2, 2), "time"), ((2, 3, 2), "height"), ((2, 3, 3), "width")]:
+        with pytest.raises(RuntimeError, match=rf"^fractional_max_pool3d_out\(\): pool {word} 2 too large relative to "
+                                               rf"input {word} 4$"):
+            FP.fractional_max_pool3d(x, 2, output_size=out, _random_samples=samples)
+    assert FP.fractional_max_pool3d(x, 2, output_size=(2, 2, 2), _random_samples=samples).shape == (1, 1, 2, 2, 2)
+
+
+def _sequential_window_mean(a: np.ndarray, sizes) -> np.ndarray:
+    """A loop reference of PyTorch's reduced-precision CPU adaptive_avg_pool3d: sum in the dtype, then / kD / kH / kW."""
+    out = np.zeros(a.shape[:2] + tuple(sizes), dtype=a.dtype)
+    bounds = [[(o * n // m, -(-(o + 1) * n // m)) for o in range(m)] for n, m in zip(a.shape[2:], sizes)]
+    for idx in np.ndindex(*out.shape):
+        (d0, d1), (h0, h1), (w0, w1) = (bounds[i][idx[2 + i]] for i in range(3))
+        s = a.dtype.type(0)
+        for v in a[idx[0], idx[1], d0:d1, h0:h1, w0:w1].reshape(-1):
+            s = a.dtype.type(np.float32(s) + np.float32(v))
+        for k in (d1 - d0, h1 - h0, w1 - w0):
+            s = a.dtype.type(np.float32(s) / np.float32(k))
+        out[idx] = s
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_precision_adaptive_avg_pool3d_sums_in_its_dtype_as_pytorchs_cpu_kernel(dtype):
+    a = (np.random.default_rng(0).standard_normal((1, 2, 8, 7, 7)) * 3 + 100).astype(getattr(E, dtype).np)
+    x = E.tensor(a.astype(np.float32)).to(getattr(E, dtype))
+    for sizes in [(1, 1, 2), (3, 4, 5)]:
+        want = _sequential_window_mean(a, sizes)
+        got = P.adaptive_avg_pool3d(x, sizes)
+        assert got.dtype is getattr(E, dtype)
+        np.testing.assert_array_equal(got.float().numpy(), want.astype(np.float32))
+    once = P.adaptive_avg_pool3d(x.float(), (1, 1, 2)).numpy().astype(a.dtype)  # one rounding would differ here
+    assert not np.array_equal(once, _sequential_window_mean(a, (1, 1, 2)))

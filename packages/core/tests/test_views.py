@@ -249,3 +249,12 @@ def test_broadcast_tensors_returns_a_tensor_already_of_the_common_shape_itself()
 def test_an_empty_slice_keeps_its_clamped_start_as_offset(view, offset):
     v = view(E.arange(120).reshape(2, 3, 4, 5))  # offsets are PyTorch 2.13's
     assert v.numel() == 0 and v.storage_offset() == offset
+
+
+def test_narrow_takes_a_zero_dim_integer_tensor_start_and_refuses_any_other_tensor():
+    x = E.arange(10)
+    assert x.narrow(0, E.tensor(-3), 3).tolist() == [7, 8, 9]
+    assert x.narrow(0, E.tensor(2, dtype=E.int32), 2).tolist() == [2, 3]
+    for start in (E.tensor(2.0), E.tensor([2]), E.tensor(True)):
+        with pytest.raises(RuntimeError, match=r"^start must be an 0-dim integral Tensor\.$"):
+            x.narrow(0, start, 3)

@@ -303,3 +303,15 @@ def test_cosine_similarity_broadcasts_before_counting_dim():
         F.cosine_similarity(x, x64(2, 4))
     with pytest.raises(RuntimeError, match=r"^dropout1d: Expected 2D or 3D input, but received a 4D input. Note that"):
         F.dropout1d(x64(2, 3, 4, 5), 0.5)
+
+
+@pytest.mark.parametrize("module, shape, message", [
+    (nn.CircularPad1d(1), (2,), "expected 2D or 3D input (got 1D input)"),
+    (nn.CircularPad2d(1), (2, 3, 4, 5, 6), "expected 3D or 4D input (got 5D input)"),
+    (nn.CircularPad3d(1), (2, 3, 4), "expected 4D or 5D input (got 3D input)")])
+def test_circular_pad_modules_check_the_rank_first_as_pytorch(module, shape, message):
+    with pytest.raises(ValueError) as info:
+        module(torch.zeros(*shape))
+    assert str(info.value) == message
+    nd = len(module.padding) // 2
+    assert tuple(module(torch.ones(*((1,) + (2,) * nd))).shape) == (1,) + (4,) * nd

@@ -207,3 +207,17 @@ def test_pool3d_and_interpolate_match_pytorch(name, args, kw):
         x.data.abs_()
         xt.data.abs_()
     _check_same(getattr(F, name)(x, *args, **kw), getattr(tf, name)(xt, *args, **kw), [(x, xt)])
+
+
+@pytest.mark.parametrize("fn, shape, kernel", [(F.lp_pool1d, (1, 2, 6), 2), (F.lp_pool2d, (1, 2, 4, 6), (2, 3)),
+                                               (F.lp_pool3d, (1, 2, 2, 4, 6), (1, 2, 3))])
+def test_lp_pools_of_an_infinite_norm_are_the_max_of_the_magnitudes(fn, shape, kernel):
+    """PyTorch's limit: p = inf pools max |x| (x ** inf would give 1 for every window), -inf pools min |x|."""
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    x = torch.tensor(a)
+    nd = len(shape) - 2
+    k = (kernel,) * nd if isinstance(kernel, int) else kernel
+    blocks = np.abs(a).reshape(*shape[:2], *[v for n, kk in zip(shape[2:], k) for v in (n // kk, kk)])
+    axes = tuple(3 + 2 * i for i in range(nd))
+    np.testing.assert_allclose(fn(x, float("inf"), kernel).numpy(), blocks.max(axes), rtol=1e-6)
+    np.testing.assert_allclose(fn(x, -float("inf"), kernel).numpy(), blocks.min(axes), rtol=1e-6)

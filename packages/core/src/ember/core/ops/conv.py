@@ -1144,6 +1144,20 @@ def _same_padding(op: str, input: Tensor, k, stride, dilation):
     return input, sym
 
 
+def _keeps_channels_last_3d(input, weight, stride, dilation, groups) -> bool:
+    """Whether PyTorch's CPU 3-D convolution of this batched call takes its mkldnn path, the one that answers
+    channels_last_3d for a channels_last_3d operand (ConvParams::use_mkldnn); its slow path and unbatched calls
+    answer row-major. Only float32 and bfloat16 go to mkldnn."""
+    from ember.core.parallel import get_num_threads
+
+    n, c, d, h = input.shape[:4]
+    kh, kw = weight.shape[-2:]
+    return (input._dtype in (dtypes.float32, dtypes.bfloat16)
+            and (any(v != 1 for v in stride) or any(v != 1 for v in dilation) or n >= 16 or kw != 1 or kh != 1
+                 or get_num_threads() > 1)
+            and (groups > 1 or (kw > 3 and kh > 3) or n > 1 or n * c * d * h > 20480))
+
+
 def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
     _check(op, input, weight, bias, groups, nd, False, (stride, padding, dilation))
     stride = _ntuple(stride, nd, "stride", op)
@@ -1176,6 +1190,8 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
         out = _conv3d_by_depth_taps(input, weight, bias, stride, padding, dilation, groups)
         if out.grad_fn is not None:
             out = node_name(out, type(out.grad_fn).__name__, "ConvolutionBackward0")
+        if batched and _keeps_channels_last_3d(input, weight, stride, dilation, groups):
+            out = channels_last_as(out, input, weight)
     else:
         out = conv2d_op(input, weight, bias, stride, padding, dilation, groups)
         out = channels_last_as(out, input, weight)
@@ -1199,7 +1215,8 @@ def _conv3d_by_depth_taps(input, weight, bias, stride, padding, dilation, groups
                  3)
     x2 = reshape(taps, (n * do, c * kd, h, w))
     out = conv2d_op(x2, reshape(weight, (o, cg * kd, kh, kw)), bias, stride[1:], padding[1:], dilation[1:], groups)
-    return permute(reshape(out, (n, do, o, *out.shape[2:])), (0, 2, 1, 3, 4)).contiguous()
+    out = permute(reshape(out, (n, do, o, *out.shape[2:])), (0, 2, 1, 3, 4)).contiguous()
+    return reshape(out, out.shape)  # row-major strides for size-1 dims too (one output channel or depth), as PyTorch's
 
 
 def _depth_col2im(y: Tensor, length: int, stride: int, dilation: int) -> Tensor:
@@ -1305,8 +1322,8 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
                                               dilation, shape[2])
     else:
         out = conv_transpose2d_op(input, weight, bias, stride, padding, output_padding, groups, dilation)
-        if nd == 2:
-            out = channels_last_as(out, input, weight)
+    if nd == 2 or (nd == 3 and batched and _keeps_channels_last_3d(input, weight, stride, dilation, groups)):
+        out = channels_last_as(out, input, weight)
     if nd == 1:
         out = squeeze(out, 2)
     return out if batched else squeeze(out, 0)

@@ -59,8 +59,11 @@ def _check(input, kernel_size, output_size, samples) -> None:
     if min(output_size) < 0:
         raise RuntimeError(f"{op}(): output_size must be non-negative; got {list(output_size)}")
     spatial = input._shape[-nd:]
-    for word, o, k, n in zip(_DIM_WORDS[nd], output_size, kernel_size, spatial):
-        if o + k - 1 > n:
+    checks = list(zip(_DIM_WORDS[nd], output_size, kernel_size, spatial))
+    if nd == 3:  # PyTorch's 3-D kernel wants a window's span strictly inside the input, and checks width before height
+        checks = [checks[0], checks[2], checks[1]]
+    for word, o, k, n in checks:
+        if o + k - 1 > n - (nd == 3):
             raise RuntimeError(f"{op}(): pool {word} {k} too large relative to input {word} {n}")
     if samples._dtype is not input._dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")

@@ -336,6 +336,8 @@ def ravel(input) -> Tensor:
 def narrow(input, dim: int, start, length: int) -> Tensor:
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor) and (start.ndim != 0 or start._dtype._category != dtypes._INT):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
     return node_name(S.narrow(input, dim, int(start), length), "NarrowBackward0", "SliceBackward0")
 
 

@@ -213,7 +213,7 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                     raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: {n + lo + hi}")
                 crops.append((input.ndim - 1 - d, max(-lo, 0), n + max(lo, 0) + max(hi, 0) - max(-lo, 0)
                               - max(-hi, 0)))
-            if mode == "reflect" and max(lo, hi) >= max(n, 1):
+            if mode == "reflect" and max(lo, hi) >= max(n, 1):  # PyTorch numbers the pad's entries from 3
                 raise RuntimeError(f"Argument #{4 + 2 * d}: Padding size should be less than the corresponding input "
                                    f"dimension, but got: padding ({lo}, {hi}) at dimension "
                                    f"{input.ndim - 1 - d} of input {list(input.shape)}")
@@ -221,15 +221,17 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                 raise RuntimeError("Padding value causes wrapping around more than once.")
             if n == 0 and (lo or hi):  # an empty dim that is not padded stays empty (circular mode)
                 raise RuntimeError(f"pad: {mode} padding of an empty dim; got {describe(input)}")
+        kind = "Reflection" if mode == "reflect" else "Replication"
         if crops:  # negative pads crop, after the positive ones padded (PyTorch's reflect/replicate rule)
-            from ember.core.ops.layout import narrow
+            from ember.core.ops.layout import clone, narrow
 
             out = pad_nd(input, tuple(max(v, 0) for v in pad), mode, 0.0)
             for dim, start, length in crops:
                 out = narrow(out, dim, start, length)
-            return out
-        if mode != "circular" and input.ndim in (nd + 1, nd + 2):  # PyTorch's ReflectionPad2DBackward0 ...
-            kind = "Reflection" if mode == "reflect" else "Replication"
+            # PyTorch's kernel writes the cropped result densely, in one node
+            out = node_name(clone(out), "CloneBackward0", f"{kind}Pad{nd}DBackward0")
+            return channels_last_as(out, input)
+        if mode != "circular" and input.ndim in (nd + 1, nd + 2):
             out = node_name(pad_nd(input, pad, mode, 0.0), "PadBackward0", f"{kind}Pad{nd}DBackward0")
             return channels_last_as(out, input)
     else:

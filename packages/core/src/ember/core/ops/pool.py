@@ -33,6 +33,14 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
            "max_pool2d_backward", "avg_pool2d_backward", "adaptive_avg_pool2d_backward"]
 
 
+def _arity_error(op: str, name: str, n: str) -> RuntimeError:
+    """PyTorch's words for a window argument of the wrong length: they differ by op and argument (3-D average
+    pooling drops "either", dilation says "be either", stride may be "omitted" but for avg_pool3d)."""
+    verb = "be either" if name == "dilation" else "be" if op == "avg_pool3d" else "either be"
+    omitted = " omitted," if name == "stride" else ""
+    return RuntimeError(f"{op}: {name} must {verb}{omitted} a single int, or a tuple of {n} ints")
+
+
 def _pair(v, name: str, op: str) -> tuple[int, int]:
     if isinstance(v, int | np.integer):
         return int(v), int(v)
@@ -40,7 +48,7 @@ def _pair(v, name: str, op: str) -> tuple[int, int]:
     if len(v) == 1:
         return v[0], v[0]
     if len(v) != 2:
-        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of two ints; got {v}")
+        raise _arity_error(op, name, "two")
     return v
 
 
@@ -467,8 +475,12 @@ def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, .
         raise RuntimeError(f"{op}: output_size must be {nd}" if "avg" in op else
                            f"{op}(): internal error: output_size.size() must be {nd}")
     if any(v < 0 for v in sizes):
-        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
-                           f"{{{', '.join(map(str, sizes))}}}")
+        if "max" in op:  # PyTorch's max pools fail allocating their result
+            shape = [*input.shape[:input.ndim - nd], *sizes]
+            raise RuntimeError(f"Trying to create tensor with negative dimension {next(v for v in sizes if v < 0)}: "
+                               f"{shape}")
+        shown = ", ".join(map(str, sizes)) if nd < 3 else f"{sizes[0]}, {sizes[1]},{sizes[2]}"  # PyTorch's spacing
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received {{{shown}}}")
     return sizes
 
 
@@ -563,7 +575,7 @@ def _triple(v, name: str, op: str) -> tuple[int, int, int]:
     if len(v) == 1:
         return v * 3
     if len(v) != 3:
-        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of three ints")
+        raise _arity_error(op, name, "three")
     return v
 
 
@@ -780,7 +792,35 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     x, back = _opmath(input)
     out, _ = _two_passes(_as_batched(x), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
                          lambda x: adaptive_avg_pool2d_op(x, (do, x.shape[-1])))
-    return _named3d(back(_unbatch(out, input)), "AdaptiveAvgPool3DBackward0")
+    out = _named3d(back(_unbatch(out, input)), "AdaptiveAvgPool3DBackward0")
+    if input._dtype in (dtypes.float16, dtypes.bfloat16) and input._storage.device.type == "cpu":
+        # the values of PyTorch's reduced-precision CPU kernel; the (linear) backward reads none of them
+        out._np()[...] = _adaptive_avg3d_in_dtype(input._np(), (do, ho, wo))
+    return out
+
+
+def _adaptive_avg3d_in_dtype(a: np.ndarray, sizes: tuple[int, int, int]) -> np.ndarray:
+    """PyTorch's CPU adaptive_avg_pool3d of a float16/bfloat16 `a (..., D, H, W)`: each window summed in the dtype
+    element by element (depth, height, width order), then divided by its depth, height and width in turn, every
+    step rounded. Vectorized over the output cells, looping over the offsets of the largest window."""
+    f32 = np.float32
+    starts, lens = [], []
+    for n, o in zip(a.shape[-3:], sizes):
+        st = np.arange(o) * n // o
+        starts.append(st)
+        lens.append(-(-(np.arange(1, o + 1) * n) // o) - st)
+    grid = np.ix_(*(range(o) for o in sizes))
+    total = np.zeros(a.shape[:-3] + tuple(sizes), dtype=a.dtype)
+    for i in range(int(lens[0].max())):
+        for j in range(int(lens[1].max())):
+            for k in range(int(lens[2].max())):
+                at = [np.minimum(st + off, n - 1) for st, off, n in zip(starts, (i, j, k), a.shape[-3:])]
+                inside = (i < lens[0])[grid[0]] & (j < lens[1])[grid[1]] & (k < lens[2])[grid[2]]
+                vals = a[..., at[0][grid[0]], at[1][grid[1]], at[2][grid[2]]]
+                total = np.where(inside, (total.astype(f32) + vals.astype(f32)).astype(a.dtype), total)
+    for d, ln in enumerate(lens):
+        total = (total.astype(f32) / ln.astype(f32)[grid[d]]).astype(a.dtype)
+    return total
 
 
 @composite("adaptive_max_pool3d")  # seen whole, as PyTorch's op (CPU autocast runs it in float32)

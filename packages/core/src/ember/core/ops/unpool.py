@@ -81,27 +81,34 @@ def _max_unpool_cpu(input, indices, output_size):
 
 
 def _tuple(v, nd: int) -> tuple[int, ...]:
+    """PyTorch's `_ntuple`: an int repeated, a sequence as given (its length unchecked: `_output_size` counts)."""
     if isinstance(v, numbers.Integral):
         return (int(v),) * nd
-    v = tuple(int(a) for a in v)
-    return v * nd if len(v) == 1 else v
+    return tuple(int(a) for a in v)
 
 
 def _output_size(input: Tensor, k, s, p, output_size, nd: int) -> tuple[int, ...]:
-    """PyTorch's `_unpool_output_size`: the default, or a given size within one stride of it."""
-    default = [(input.shape[input.ndim - nd + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(nd)]
+    """PyTorch's `_unpool_output_size`: the default, or a given size within one stride of it, as many dims as the
+    kernel has (a stride or padding shorter than it is an IndexError, as there); then its kernel's count check."""
+    n = len(k)
+    default = [(input.shape[input.ndim - n + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(n)]
     if output_size is None:
-        return tuple(default)
-    size = [int(v) for v in output_size]
-    if len(size) == nd + 2:
-        size = size[2:]
-    if len(size) != nd:
-        raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a "
-                         f"length of '{len(size)}'")
-    for d in range(nd):
-        lo, hi = default[d] - s[d], default[d] + s[d]
-        if not lo < size[d] < hi:
-            raise ValueError(f'invalid output_size "{tuple(size)}" (dim {d} must be between {lo} and {hi})')
+        size = default
+    else:
+        size = [int(v) for v in output_size]
+        if len(size) == n + 2:
+            size = size[2:]
+        if len(size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(size)}'")
+        for d in range(n):
+            lo, hi = default[d] - s[d], default[d] + s[d]
+            if not lo < size[d] < hi:
+                raise ValueError(f'invalid output_size "{tuple(size)}" (dim {d} must be between {lo} and {hi})')
+    if len(size) != nd:  # PyTorch's 1-D unpool is its 2-D one with a unit width
+        words = ("three", "(depth, height, width)") if nd == 3 else ("two", "(height, width)")
+        raise RuntimeError(f"There should be exactly {words[0]} elements {words[1]} in output_size, but got "
+                           f"{len(size) + (nd == 1)} elements.")
     return tuple(size)
 
 

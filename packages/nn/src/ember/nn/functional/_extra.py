@@ -159,14 +159,28 @@ def _lp_finish(out: Tensor, window: int, norm_type: float) -> Tensor:
     return (ea.sign(out) * ea.relu(out.abs()) * window) ** (1.0 / norm_type)
 
 
+def lp_pool_inf(max_pool, input: Tensor, norm_type, kernel_size, stride, ceil_mode: bool) -> Tensor | None:
+    """An infinite norm's limit, as PyTorch's lp_pool: the max of |x| (of -|x| negated for -inf) over each window;
+    None for a finite norm."""
+    if norm_type.__class__ not in (int, float) or abs(norm_type) != float("inf"):
+        return None
+    if norm_type > 0:
+        return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+
+
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride=None, ceil_mode: bool = False) -> Tensor:
     """(sum over the window of x^p)^(1/p) over (N, C, L) inputs."""
+    if (limit := lp_pool_inf(ea.max_pool1d, input, norm_type, kernel_size, stride, ceil_mode)) is not None:
+        return limit
     out = ea.avg_pool1d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
     return _lp_finish(out, kernel_size if isinstance(kernel_size, int) else kernel_size[0], norm_type)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
     """(sum over the window of x^p)^(1/p) over (N, C, H, W) inputs."""
+    if (limit := lp_pool_inf(ea.max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)) is not None:
+        return limit
     kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
     out = ea.avg_pool2d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
     return _lp_finish(out, kh * kw, norm_type)

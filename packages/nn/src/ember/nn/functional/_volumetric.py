@@ -11,6 +11,7 @@ from ember.core import Tensor
 from ember.core.ops import dropout as _dropout
 from ember.core.ops import pool as _pool
 from ember.core.ops import upsample as _upsample
+from ember.nn.functional._extra import lp_pool_inf
 
 __all__ = ["conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool3d", "lp_pool3d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
@@ -60,6 +61,8 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
     """(sum over the window of x^p)^(1/p) over (N, C, D, H, W) inputs."""
+    if (limit := lp_pool_inf(max_pool3d, input, norm_type, kernel_size, stride, ceil_mode)) is not None:
+        return limit
     kd, kh, kw = (kernel_size,) * 3 if isinstance(kernel_size, int) else kernel_size
     out = _pool.avg_pool3d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
     return (ea.sign(out) * ea.relu(out.abs()) * (kd * kh * kw)) ** (1.0 / norm_type)

@@ -187,6 +187,8 @@ class _PadNd(Module):
         self.padding = tuple(padding) if isinstance(padding, tuple | list) else (padding,) * (2 * self._nd)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self._mode == "circular" and input.dim() not in (self._nd + 1, self._nd + 2):  # PyTorch's module check
+            raise ValueError(f"expected {self._nd + 1}D or {self._nd + 2}D input (got {input.dim()}D input)")
         value = getattr(self, "value", None)
         return F.pad(input, self.padding, self._mode, value if self._mode == "constant" else None)
 
