@@ -53,6 +53,21 @@ def test_deg2rad_rad2deg_and_ldexp_promote_integers_to_float():
         E.tensor([180]).deg2rad_()
 
 
+def test_ldexp_with_an_integer_exponent_scales_exactly_as_c_ldexp():
+    x = np.array([0.75, 0.75, 3.0, 0.0, INF, -1.5, 1e-40], dtype=np.float32)
+    e = np.array([128, 129, -150, 1000, -1000, -3000, 130], dtype=np.int64)
+    r = E.ldexp(E.tensor(x), E.tensor(e))
+    assert r.dtype is E.float32
+    assert r.tolist() == np.ldexp(x, e).tolist()  # 0.75 * 2**128 finite, 0 * 2**1000 == 0, inf * 2**-1000 == inf
+    h = np.array([0.75, 0.75, 0.75], dtype=np.float16)
+    r = E.ldexp(E.tensor(h), E.tensor([16, 20, -25]))
+    assert r.dtype is E.float16 and r.tolist() == np.ldexp(h, np.array([16, 20, -25])).tolist()
+    assert E.ldexp(E.tensor([0.75], dtype=E.bfloat16), E.tensor([2], dtype=E.uint8)).dtype is E.bfloat16
+    assert E.ldexp(E.tensor([3]), E.tensor([2.0], dtype=E.float16)).dtype is E.float16
+    assert E.ldexp(E.tensor([3], dtype=E.int8), E.tensor([2], dtype=E.int8)).tolist() == [12.0]
+    assert E.ldexp(E.tensor([0.75]), E.tensor([128.0])).tolist() == [INF]  # a float exponent: pow(2, e) overflows
+
+
 def test_frexp_splits_mantissa_and_exponent_as_numpy():
     x = np.array([0.0, -3.0, 1e-40, 8.0, 0.75, 1e30, -1e-5], dtype=np.float32)
     m, e = E.frexp(E.tensor(x))

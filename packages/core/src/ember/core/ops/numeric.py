@@ -164,12 +164,32 @@ def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 @method
 def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """`input * 2**other`, in a floating dtype."""
+    """`input * 2**other` in the promoted floating dtype (integers compute in the default float dtype). An integer
+    exponent scales exactly, as C's ldexp: 0.75 * 2**128 stays finite in float32 and 0 * 2**1000 is 0, where a
+    float pow(2, other) would overflow first; a floating exponent multiplies by pow(2, other)."""
     ew.check_tensors("ldexp", input, other)
-    x, e = _float(input), _float(other)
-    if isinstance(x, Tensor) and isinstance(e, Tensor) and e._dtype is not x._dtype:  # 2**other in the result dtype
-        e = S.to_dtype(e, dtypes.promote_types(x._dtype, e._dtype))
-    return _into(out, ew.mul(x, ew.pow(2.0, e)), "ldexp", (input, other))
+    dt = dtypes.promote_types(input._dtype, other._dtype)
+    if not (dt.is_floating_point or dt.is_complex):
+        dt = dtypes.get_default_dtype()
+    x = input if input._dtype is dt else S.to_dtype(input, dt)
+    if other._dtype.is_floating_point or other._dtype.is_complex:
+        e = other if other._dtype is dt else S.to_dtype(other, dt)
+        return _into(out, ew.mul(x, ew.pow(2.0, e)), "ldexp", (input, other))
+    return _into(out, _exact_ldexp(x, other, dt), "ldexp", (input, other))
+
+
+def _exact_ldexp(x: Tensor, e: Tensor, dt: dtypes.dtype) -> Tensor:
+    """x * 2**e for an integer e, in float64 (complex128) by four powers of two of one sign, each finite and
+    normal: the partial products move monotonically toward the result, so they are exact until the last rounding
+    (|e| beyond 2200 already takes every float to 0 or inf)."""
+    wide = dtypes.complex128 if dt.is_complex else dtypes.float64
+    r = x if x._dtype is wide else S.to_dtype(x, wide)
+    rest = ew.clamp(S.to_dtype(e, dtypes.float64), -2200.0, 2200.0)
+    for parts in (4, 3, 2, 1):
+        step = ew.trunc(ew.div(rest, float(parts)))
+        r = ew.mul(r, ew.pow(2.0, step))
+        rest = ew.sub(rest, step)
+    return r if dt is wide else S.to_dtype(r, dt)
 
 
 _Frexp = return_type("frexp", ["mantissa", "exponent"])
