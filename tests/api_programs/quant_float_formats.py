@@ -7,7 +7,7 @@ torch.manual_seed(0)
 for dt in (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.float8_e4m3fn, torch.float8_e5m2):
     fi = torch.finfo(dt)
     print(str(dt).ljust(20), fi.bits, fi.eps, fi.max, fi.tiny, fi.smallest_normal, fi.resolution)
-for dt in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool if False else torch.uint16):
+for dt in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16):
     ii = torch.iinfo(dt)
     print(str(dt).ljust(14), ii.bits, ii.min, ii.max, ii.dtype)
 
@@ -60,7 +60,7 @@ print("frexp", m.tolist(), e.tolist(), e.dtype)
 print("ldexp", torch.ldexp(m, e).tolist(), torch.ldexp(torch.tensor([1.0]), torch.tensor([-149])).tolist())
 print("frexp half", [t.dtype for t in torch.frexp(torch.tensor([3.0], dtype=torch.float16))])
 print("signbit", torch.signbit(torch.tensor([-0.0, 0.0, -1.0])).tolist(), torch.copysign(torch.tensor([1.0, 2.0]), -0.0).tolist())
-print("promote", torch.promote_types(torch.bfloat16, torch.float16), torch.promote_types(torch.float8_e4m3fn, torch.float32) if False else "",
+print("promote", torch.promote_types(torch.bfloat16, torch.float16),
       torch.result_type(torch.tensor([1], dtype=torch.int8), 1.5), torch.can_cast(torch.float16, torch.int8))
 print(torch.tensor([1.0, 2.5], dtype=torch.bfloat16), torch.tensor([1e-7, 1.0], dtype=torch.float16))
 try:
