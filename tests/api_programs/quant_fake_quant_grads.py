@@ -29,7 +29,9 @@ amax = w.detach().abs().amax(dim=(1, 2, 3))
 scale = amax / 127
 zp0 = torch.zeros(4, dtype=torch.int32)
 wq = torch.fake_quantize_per_channel_affine(w, scale, zp0, 0, -127, 127)
-print("per-channel err", round((wq - w).abs().max().item(), 4), "<= half step", bool(((wq - w).abs() <= scale.view(4, 1, 1, 1) / 2 + 1e-7).all()))
+err = (wq - w).abs()
+half_step = scale.view(4, 1, 1, 1) / 2
+print("per-channel err", round(err.max().item(), 4), "<= half step", bool((err <= half_step + 1e-7).all()))
 print("grad_fn per-channel", type(wq.grad_fn).__name__)
 (wq ** 2).sum().backward()
 print("grad equals 2*wq", torch.allclose(w.grad, 2 * wq.detach()))

@@ -59,7 +59,8 @@ m, e = torch.frexp(torch.tensor([0.0, 1.0, -6.5, 1e-40, 3e38]))
 print("frexp", m.tolist(), e.tolist(), e.dtype)
 print("ldexp", torch.ldexp(m, e).tolist(), torch.ldexp(torch.tensor([1.0]), torch.tensor([-149])).tolist())
 print("frexp half", [t.dtype for t in torch.frexp(torch.tensor([3.0], dtype=torch.float16))])
-print("signbit", torch.signbit(torch.tensor([-0.0, 0.0, -1.0])).tolist(), torch.copysign(torch.tensor([1.0, 2.0]), -0.0).tolist())
+print("signbit", torch.signbit(torch.tensor([-0.0, 0.0, -1.0])).tolist(),
+      torch.copysign(torch.tensor([1.0, 2.0]), -0.0).tolist())
 print("promote", torch.promote_types(torch.bfloat16, torch.float16),
       torch.result_type(torch.tensor([1], dtype=torch.int8), 1.5), torch.can_cast(torch.float16, torch.int8))
 print(torch.tensor([1.0, 2.5], dtype=torch.bfloat16), torch.tensor([1e-7, 1.0], dtype=torch.float16))
