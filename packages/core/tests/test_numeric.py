@@ -214,3 +214,22 @@ def test_shifts_refuse_bool_and_an_out_they_cannot_cast_to_first():
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Int"):
         a <<= E.tensor([1.0, 2.0])
     assert (a << 1).tolist() == [2, 4]
+
+
+@pytest.mark.parametrize("fn", [E.abs, E.absolute, E.neg, E.negative, E.sign, E.floor, E.ceil, E.trunc, E.fix,
+                                E.round, lambda x, out: E.round(x, decimals=2, out=out), E.frac])
+def test_dtype_keeping_unary_ops_take_an_out_of_exactly_the_input_dtype(fn):
+    x = E.tensor([1.25, -2.5])
+    for dt, name in ((E.float64, "Double"), (E.int64, "Long"), (E.bool, "Bool")):  # float64 too: no widening cast
+        with pytest.raises(RuntimeError, match=rf"^Found dtype {name} but expected Float$"):
+            fn(x, out=E.empty(2, dtype=dt))
+    out = E.empty(2)
+    assert fn(x, out=out) is out
+
+
+def test_bitwise_not_checks_the_out_dtype_before_its_kernel():
+    with pytest.raises(RuntimeError, match=r"^Found dtype Double but expected Float$"):
+        E.bitwise_not(E.tensor([1.0]), out=E.empty(1, dtype=E.float64))
+    with pytest.raises(RuntimeError, match=r"^Found dtype Int but expected Long$"):
+        E.bitwise_not(E.tensor([1]), out=E.empty(1, dtype=E.int32))
+    assert E.bitwise_not(E.tensor([5]), out=E.empty(1, dtype=E.int64)).tolist() == [-6]

@@ -350,6 +350,7 @@ def _two(dt, input, other):
 @method
 def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`~input`: logical not of a bool tensor, the bit complement of an integer one."""
+    ew.same_dtype_out(input, out)
     if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype in dtypes.UNSIGNED_WIDE:
         _refuse("bitwise_not", input)
     r = ew.logical_not(input) if input._dtype is dtypes.bool else ew.bitwise_xor(input, -1)
