@@ -334,7 +334,13 @@ options on occupancy grids, Chamfer/Sinkhorn-EMD/F-score, quaternion and dual-qu
 convolution against a dense Conv3d with sparse COO tensors, lidar range images, Point Transformer over packed
 batches with segment_reduce and tensor_split, part-segmentation metrics with weighted spatial losses,
 FoldingNet/PCN decoders, KPConv with overload-named grad_fns, a ModelNet-style loader with padded collation, a
-feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes)."""
+feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes).
+
+Quantization and low-precision training (`quant_*`: fake quantization with its straight-through gradients, STE
+binarization and ternary weights, hand-written observers with histc/aminmax calibration, int8 GEMM and BN-folded
+integer convolution with fixed-point requantization, int4/2-bit packing through bit views, float8/bfloat16 formats
+with ldexp/frexp, loss scaling with the fused _amp_ kernels, LSQ/PACT/DoReFa, Deep Compression and structured
+pruning, GPTQ/SmoothQuant, NF4 with double quantization, rounding modes, an int8 KV cache, precision casts)."""
 
 from __future__ import annotations
 
