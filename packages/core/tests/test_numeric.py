@@ -233,3 +233,20 @@ def test_bitwise_not_checks_the_out_dtype_before_its_kernel():
     with pytest.raises(RuntimeError, match=r"^Found dtype Int but expected Long$"):
         E.bitwise_not(E.tensor([1]), out=E.empty(1, dtype=E.int32))
     assert E.bitwise_not(E.tensor([5]), out=E.empty(1, dtype=E.int64)).tolist() == [-6]
+
+
+def test_out_dtype_refusals_of_nan_to_num_signbit_and_conj_physical():
+    with pytest.raises(RuntimeError, match=r"^nan_to_num: dtype of out: Double should be same as input: Float$"):
+        E.nan_to_num(E.tensor([0.5]), out=E.empty(1, dtype=E.float64))
+    with pytest.raises(RuntimeError, match=r"^nan_to_num: dtype of out: Float should be same as input: Long$"):
+        E.nan_to_num(E.tensor([1]), out=E.empty(1))
+    for dt in (E.float32, E.uint8):
+        with pytest.raises(RuntimeError, match=r"^signbit does not support non-boolean outputs\.$"):
+            E.signbit(E.tensor([-0.5]), out=E.empty(1, dtype=dt))
+    with pytest.raises(NotImplementedError, match=r"^signbit is not implemented for complex tensors\.$"):
+        E.signbit(E.tensor([1 + 1j]), out=E.empty(1))
+    assert E.signbit(E.tensor([-0.5]), out=E.empty(1, dtype=E.bool)).tolist() == [True]
+    with pytest.raises(RuntimeError, match=r"^Found dtype Float but expected ComplexFloat$"):
+        E.conj_physical(E.tensor([1 + 1j]), out=E.empty(1))
+    with pytest.raises(RuntimeError, match=r"^Found dtype Double but expected Float$"):
+        E.conj_physical(E.tensor([1.0]), out=E.empty(1, dtype=E.float64))

@@ -406,6 +406,14 @@ def _sign_meta(x, *, out=None) -> None:
     same_dtype_out(x, out)
 
 
+@get_op("signbit").meta
+def _signbit_meta(x, *, out=None) -> None:
+    """A non-bool `out` is refused (the complex refusal, later, comes first in PyTorch)."""
+    complex_input = isinstance(x, Tensor) and x._dtype.is_complex
+    if isinstance(out, Tensor) and out._dtype is not dtypes.bool and not complex_input:
+        raise RuntimeError("signbit does not support non-boolean outputs.")
+
+
 @get_op("neg").meta
 def _neg_meta(x, *, out=None) -> None:
     """PyTorch's refusal of `-` on a bool tensor, for every device."""

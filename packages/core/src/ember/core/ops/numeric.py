@@ -129,6 +129,10 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
             raise TypeError(f"nan_to_num(): argument '{name}' must be float, not {v.__class__.__name__}")
     if input._dtype is dtypes.complex32:
         raise DtypeNotImplemented("\"nan_to_num\" not implemented for 'ComplexHalf'")
+    if out is not None and out._dtype is not input._dtype:
+        names = dtypes.TORCH_NAMES
+        raise RuntimeError(f"nan_to_num: dtype of out: {names[out._dtype.name]} should be same as input: "
+                           f"{names[input._dtype.name]}")
     if input._dtype.is_complex:  # the real and imaginary parts each, with the part dtype's limits
         from ember.core.ops import complex as C
 
