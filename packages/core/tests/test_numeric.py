@@ -250,3 +250,18 @@ def test_out_dtype_refusals_of_nan_to_num_signbit_and_conj_physical():
         E.conj_physical(E.tensor([1 + 1j]), out=E.empty(1))
     with pytest.raises(RuntimeError, match=r"^Found dtype Double but expected Float$"):
         E.conj_physical(E.tensor([1.0]), out=E.empty(1, dtype=E.float64))
+
+
+def test_right_shift_by_a_negative_amount_fills_with_the_sign():
+    assert (E.tensor([-8, 8]) >> E.tensor([-1, -2])).tolist() == [-1, 0]  # PyTorch: a >> (bits - 1)
+    assert (E.tensor([200], dtype=E.uint8) >> E.tensor([-1], dtype=E.int8)).tolist() == [0]
+
+
+def test_python_int_shift_operands_wrap_into_the_tensor_dtype():
+    u = E.tensor([1, 2], dtype=E.uint8)
+    assert (300 >> u).tolist() == [22, 11] and (300 >> u).dtype is E.uint8  # 300 reads as 44
+    assert (300 << u).tolist() == [88, 176]
+    assert (u >> 300).tolist() == [0, 0]  # a shift of 44 is past the width
+    assert (200 << E.tensor([1, 2], dtype=E.int8)).tolist() == [-112, 32]  # 200 reads as -56
+    assert E.bitwise_right_shift(300, u).tolist() == [22, 11]
+    assert (E.tensor([-100, 100], dtype=E.int8) >> 200).tolist() == [-1, 0]  # a shift of -56

@@ -307,10 +307,20 @@ def _int_operands(op: str, input, other, out: Tensor | None = None):
 
 
 def _shift_amount(other, dt, like: Tensor) -> Tensor:
-    """The shift as a tensor of the computing dtype (a Python int becomes a 0-dim one)."""
+    """The shift as a tensor of the computing dtype (a Python int becomes a 0-dim one, wrapped into it)."""
     if not isinstance(other, Tensor):
-        return full((), other, dtype=dt, device=like.device)
+        return full((), _wrapped(other, dt), dtype=dt, device=like.device)
     return S.to_dtype(other, dt) if other._dtype is not dt else other
+
+
+def _wrapped(v, dt):
+    """A Python int as the shift kernels read it in `dt`: modulo 2**bits, two's complement when signed
+    (`uint8 >> 300` shifts by 44, `int8 >> 200` by -56)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or dt is dtypes.bool:
+        return v
+    bits = dt.itemsize * 8
+    v = int(v) % (1 << bits)
+    return v - (1 << bits) if dt.is_signed and v >= 1 << (bits - 1) else v
 
 
 @method
@@ -318,6 +328,8 @@ def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Te
     """`input << other` in the promoted integer dtype, wrapping; a shift past the width or a negative
     one gives 0, as in PyTorch."""
     dt = _int_operands("lshift", input, other, out)
+    if not isinstance(input, Tensor):
+        input = _scalar_like(input, other)
     bits = dt.itemsize * 8
     s = _shift_amount(other, dt, input if isinstance(input, Tensor) else other)
     ok = ew.logical_and(ew.ge(s, 0), ew.lt(s, bits))
@@ -329,9 +341,11 @@ def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Te
 
 @method
 def bitwise_right_shift(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
-    """`input >> other`, arithmetic (sign-filling) for signed dtypes; a shift past the width fills with
-    the sign, a negative one gives 0, as in PyTorch."""
+    """`input >> other`, arithmetic (sign-filling) for signed dtypes; a shift past the width or a negative
+    one fills with the sign (0 for unsigned dtypes), as in PyTorch."""
     dt = _int_operands("rshift", input, other, out)
+    if not isinstance(input, Tensor):
+        input = _scalar_like(input, other)
     bits = dt.itemsize * 8
     top = bits - 1 if dt.is_signed else bits  # 2**top must not overflow the dtype
     s = _shift_amount(other, dt, input if isinstance(input, Tensor) else other)
@@ -339,7 +353,7 @@ def bitwise_right_shift(input: Tensor, other, *, out: Tensor | None = None) -> T
     # floor division by 2**s is the arithmetic shift
     r = ew.floor_divide(input, ew.pow(_two(dt, input, other), ew.where(small, s, 0)))
     fill = ew.where(ew.lt(input, 0), -1, 0) if dt.is_signed else ew.mul(input, 0)
-    r = ew.where(small, r, ew.where(ew.lt(s, 0), 0, fill))
+    r = ew.where(small, r, fill)
     return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "bitwise_right_shift", (input, other))
 
 
@@ -405,9 +419,11 @@ attach("__irshift__", operator(lambda self, other: bitwise_right_shift(self, oth
 
 
 def _scalar_like(v, ref: Tensor) -> Tensor:
+    """A Python number beside a shift's tensor operand, in their result dtype (an int wrapped into it)."""
     from ember.core.creation import tensor
 
-    return tensor(v, dtype=dtypes.result_type(ref, v), device=ref.device)
+    dt = dtypes.result_type(ref, v)
+    return tensor(_wrapped(v, dt), dtype=dt, device=ref.device)
 
 
 arccosh, arcsinh, arctanh = ew.acosh, ew.asinh, ew.atanh
