@@ -340,7 +340,8 @@ Quantization and low-precision training (`quant_*`: fake quantization with its s
 binarization and ternary weights, hand-written observers with histc/aminmax calibration, int8 GEMM and BN-folded
 integer convolution with fixed-point requantization, int4/2-bit packing through bit views, float8/bfloat16 formats
 with ldexp/frexp, loss scaling with the fused _amp_ kernels, LSQ/PACT/DoReFa, Deep Compression and structured
-pruning, GPTQ/SmoothQuant, NF4 with double quantization, rounding modes, an int8 KV cache, precision casts)."""
+pruning, GPTQ/SmoothQuant, NF4 with double quantization, rounding modes, an int8 KV cache, precision casts, QAT
+by module swapping with parametrizations, and float bit fields with shared-exponent blocks and shift wrap-around)."""
 
 from __future__ import annotations
 
