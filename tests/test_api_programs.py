@@ -348,7 +348,14 @@ shift by roll/narrow/slicing, SlowFast pathways with index_select and lateral fu
 over every grid_sample mode, 4-D and 5-D affine grids, 3-D max/avg pooling with ceil_mode, indices and divisors,
 adaptive 3-D pools, trilinear/nearest/area resizing of clips, channels_last_3d through a network, segment consensus,
 clip samplers, X3D blocks with BatchNorm3d/GroupNorm, uint8 video augmentation, tubelet ViTs and 3-D channel
-shuffle)."""
+shuffle).
+
+Quantization and low-precision training (`quant_*`: fake quantization with its straight-through gradients, STE
+binarization and ternary weights, hand-written observers with histc/aminmax calibration, int8 GEMM and BN-folded
+integer convolution with fixed-point requantization, int4/2-bit packing through bit views, float8/bfloat16 formats
+with ldexp/frexp, loss scaling with the fused _amp_ kernels, LSQ/PACT/DoReFa, Deep Compression and structured
+pruning, GPTQ/SmoothQuant, NF4 with double quantization, rounding modes, an int8 KV cache, precision casts, QAT
+by module swapping with parametrizations, and float bit fields with shared-exponent blocks and shift wrap-around)."""
 
 from __future__ import annotations
 

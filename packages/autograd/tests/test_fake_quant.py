@@ -65,6 +65,30 @@ def test_matches_pytorch():
     np.testing.assert_allclose(ours[1], x.grad.numpy(), atol=1e-6)
 
 
+def test_non_finite_inputs_land_where_pytorchs_kernels_put_them():
+    nan, inf = float("nan"), float("inf")
+    x = E.tensor([nan, inf, -inf, 0.3], requires_grad=True)
+    y = E.fake_quantize_per_tensor_affine(x, 0.1, 0, -8, 7)  # NaN at quant_min, +-inf clamped
+    assert y.detach().tolist() == pytest.approx([-0.8, 0.7, -0.8, 0.3])
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 1.0]
+    scale, zp = E.tensor([0.1, 0.2]), E.tensor([0, 0], dtype=E.int32)
+    pc = E.fake_quantize_per_channel_affine(x.detach().view(2, 2), scale, zp, 0, -8, 7)  # int64 cast: all at min
+    assert pc.flatten().tolist() == pytest.approx([-0.8, -0.8, -1.6, 0.4])
+    fz = E.fake_quantize_per_channel_affine(x.detach().view(2, 2), scale, E.tensor([0.0, 1.0]), 0, -8, 7)
+    assert fz.flatten().tolist() == pytest.approx([-0.8, -0.8, -1.8, 0.2])
+
+
+def test_zero_scale_is_silent_and_a_scalar_input_has_no_channel_axis():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert E.fake_quantize_per_tensor_affine(E.tensor([0.3, 1.0]), 0.0, 0, -8, 7).tolist() == [0.0, 0.0]
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        E.fake_quantize_per_channel_affine(E.tensor(0.5), E.tensor([0.1]), E.tensor([0], dtype=E.int32), 0, -8, 7)
+
+
 def test_per_channel_float_zero_point_joins_before_rounding():
     # PyTorch: (clamp(nearbyint(x / s + zp)) - zp) * s for a float zero_point, with no range check on it
     x = E.tensor([[-1.3, -0.26, 0.04, 0.55, 2.49], [0.151, -0.049, 0.3, 0.35, 0.45]], requires_grad=True)

@@ -289,6 +289,34 @@ def test_conv_errors_use_pytorchs_messages():
         E.conv_transpose2d(E.zeros(1, 3, 5, 5), E.zeros(3, 2, 3, 3), output_padding=1)
 
 
+@pytest.mark.parametrize("x, w, kw, onednn", [
+    ((1, 3, 8, 8), (2, 3, 3, 3), {}, False),  # one small image, a 3x3 kernel: PyTorch's native kernel
+    ((4, 3, 8, 8), (2, 3, 3, 3), {}, True),  # a batch
+    ((1, 3, 8, 8), (2, 3, 3, 3), {"stride": 2}, False),
+    ((1, 3, 8, 8), (2, 3, 5, 5), {}, True),  # a kernel over 3x3
+    ((1, 4, 8, 8), (4, 1, 3, 3), {"groups": 4}, True),
+    ((1, 3, 100, 100), (2, 3, 3, 3), {}, True),  # over 20480 elements
+    ((3, 100, 100), (2, 3, 3, 3), {}, True),  # unbatched, counted as a batch of one
+    ((4, 3, 8), (2, 3, 3), {}, True),  # conv1d, as 2-d
+    ((1, 3, 8), (2, 3, 3), {}, False),
+    ((2, 3, 4, 4, 4), (2, 3, 3, 3, 3), {}, True),
+])
+def test_float_input_weight_dtype_error_follows_pytorchs_onednn_choice(x, w, kw, onednn):
+    conv = {3: E.conv1d, 4: E.conv2d, 5: E.conv3d}[len(w)]
+    legacy = (r"^Input type \(torch\.FloatTensor\) and weight type \(torch\.DoubleTensor\) should be the same or "
+              r"input should be a MKLDNN tensor and weight is a dense tensor$")
+    with pytest.raises(RuntimeError, match=legacy if onednn else r"^expected scalar type Float but found Double$"):
+        conv(E.zeros(*x), E.zeros(*w, dtype=E.float64), **kw)
+
+
+def test_onednn_weight_dtype_error_names_bfloat16_and_complex_by_their_cpp_types():
+    for dt, name in ((E.bfloat16, "CPUBFloat16Type"), (E.complex64, "CPUComplexFloatType")):
+        with pytest.raises(RuntimeError, match=rf"^Input type \(torch\.FloatTensor\) and weight type \({name}\)"):
+            E.conv2d(E.zeros(2, 3, 8, 8), E.zeros(2, 3, 3, 3, dtype=dt))
+    with pytest.raises(RuntimeError, match=r"^Input type \(torch\.FloatTensor\) and weight type \(torch\.CharTensor\)"):
+        E.conv_transpose2d(E.zeros(4, 3, 8, 8), E.zeros(3, 2, 3, 3, dtype=E.int8))
+
+
 @pytest.mark.parametrize("call, exc, msg", [
     # PyTorch 2.13 CPU: padding, then stride, then dilation (a zero one lists them, a negative one does not)
     (lambda x, w: E.conv2d(x, w, stride=0, padding=-1), RuntimeError, "negative padding is not supported"),

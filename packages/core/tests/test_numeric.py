@@ -53,6 +53,21 @@ def test_deg2rad_rad2deg_and_ldexp_promote_integers_to_float():
         E.tensor([180]).deg2rad_()
 
 
+def test_ldexp_with_an_integer_exponent_scales_exactly_as_c_ldexp():
+    x = np.array([0.75, 0.75, 3.0, 0.0, INF, -1.5, 1e-40], dtype=np.float32)
+    e = np.array([128, 129, -150, 1000, -1000, -3000, 130], dtype=np.int64)
+    r = E.ldexp(E.tensor(x), E.tensor(e))
+    assert r.dtype is E.float32
+    assert r.tolist() == np.ldexp(x, e).tolist()  # 0.75 * 2**128 finite, 0 * 2**1000 == 0, inf * 2**-1000 == inf
+    h = np.array([0.75, 0.75, 0.75], dtype=np.float16)
+    r = E.ldexp(E.tensor(h), E.tensor([16, 20, -25]))
+    assert r.dtype is E.float16 and r.tolist() == np.ldexp(h, np.array([16, 20, -25])).tolist()
+    assert E.ldexp(E.tensor([0.75], dtype=E.bfloat16), E.tensor([2], dtype=E.uint8)).dtype is E.bfloat16
+    assert E.ldexp(E.tensor([3]), E.tensor([2.0], dtype=E.float16)).dtype is E.float16
+    assert E.ldexp(E.tensor([3], dtype=E.int8), E.tensor([2], dtype=E.int8)).tolist() == [12.0]
+    assert E.ldexp(E.tensor([0.75]), E.tensor([128.0])).tolist() == [INF]  # a float exponent: pow(2, e) overflows
+
+
 def test_frexp_splits_mantissa_and_exponent_as_numpy():
     x = np.array([0.0, -3.0, 1e-40, 8.0, 0.75, 1e30, -1e-5], dtype=np.float32)
     m, e = E.frexp(E.tensor(x))
@@ -199,3 +214,54 @@ def test_shifts_refuse_bool_and_an_out_they_cannot_cast_to_first():
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Int"):
         a <<= E.tensor([1.0, 2.0])
     assert (a << 1).tolist() == [2, 4]
+
+
+@pytest.mark.parametrize("fn", [E.abs, E.absolute, E.neg, E.negative, E.sign, E.floor, E.ceil, E.trunc, E.fix,
+                                E.round, lambda x, out: E.round(x, decimals=2, out=out), E.frac])
+def test_dtype_keeping_unary_ops_take_an_out_of_exactly_the_input_dtype(fn):
+    x = E.tensor([1.25, -2.5])
+    for dt, name in ((E.float64, "Double"), (E.int64, "Long"), (E.bool, "Bool")):  # float64 too: no widening cast
+        with pytest.raises(RuntimeError, match=rf"^Found dtype {name} but expected Float$"):
+            fn(x, out=E.empty(2, dtype=dt))
+    out = E.empty(2)
+    assert fn(x, out=out) is out
+
+
+def test_bitwise_not_checks_the_out_dtype_before_its_kernel():
+    with pytest.raises(RuntimeError, match=r"^Found dtype Double but expected Float$"):
+        E.bitwise_not(E.tensor([1.0]), out=E.empty(1, dtype=E.float64))
+    with pytest.raises(RuntimeError, match=r"^Found dtype Int but expected Long$"):
+        E.bitwise_not(E.tensor([1]), out=E.empty(1, dtype=E.int32))
+    assert E.bitwise_not(E.tensor([5]), out=E.empty(1, dtype=E.int64)).tolist() == [-6]
+
+
+def test_out_dtype_refusals_of_nan_to_num_signbit_and_conj_physical():
+    with pytest.raises(RuntimeError, match=r"^nan_to_num: dtype of out: Double should be same as input: Float$"):
+        E.nan_to_num(E.tensor([0.5]), out=E.empty(1, dtype=E.float64))
+    with pytest.raises(RuntimeError, match=r"^nan_to_num: dtype of out: Float should be same as input: Long$"):
+        E.nan_to_num(E.tensor([1]), out=E.empty(1))
+    for dt in (E.float32, E.uint8):
+        with pytest.raises(RuntimeError, match=r"^signbit does not support non-boolean outputs\.$"):
+            E.signbit(E.tensor([-0.5]), out=E.empty(1, dtype=dt))
+    with pytest.raises(NotImplementedError, match=r"^signbit is not implemented for complex tensors\.$"):
+        E.signbit(E.tensor([1 + 1j]), out=E.empty(1))
+    assert E.signbit(E.tensor([-0.5]), out=E.empty(1, dtype=E.bool)).tolist() == [True]
+    with pytest.raises(RuntimeError, match=r"^Found dtype Float but expected ComplexFloat$"):
+        E.conj_physical(E.tensor([1 + 1j]), out=E.empty(1))
+    with pytest.raises(RuntimeError, match=r"^Found dtype Double but expected Float$"):
+        E.conj_physical(E.tensor([1.0]), out=E.empty(1, dtype=E.float64))
+
+
+def test_right_shift_by_a_negative_amount_fills_with_the_sign():
+    assert (E.tensor([-8, 8]) >> E.tensor([-1, -2])).tolist() == [-1, 0]  # PyTorch: a >> (bits - 1)
+    assert (E.tensor([200], dtype=E.uint8) >> E.tensor([-1], dtype=E.int8)).tolist() == [0]
+
+
+def test_python_int_shift_operands_wrap_into_the_tensor_dtype():
+    u = E.tensor([1, 2], dtype=E.uint8)
+    assert (300 >> u).tolist() == [22, 11] and (300 >> u).dtype is E.uint8  # 300 reads as 44
+    assert (300 << u).tolist() == [88, 176]
+    assert (u >> 300).tolist() == [0, 0]  # a shift of 44 is past the width
+    assert (200 << E.tensor([1, 2], dtype=E.int8)).tolist() == [-112, 32]  # 200 reads as -56
+    assert E.bitwise_right_shift(300, u).tolist() == [22, 11]
+    assert (E.tensor([-100, 100], dtype=E.int8) >> 200).tolist() == [-1, 0]  # a shift of -56

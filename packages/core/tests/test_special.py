@@ -540,5 +540,7 @@ def test_special_namespace_names_itself_in_argument_errors():
     with pytest.raises(TypeError, match=r"^special_polygamma\(\): argument 'n' \(position 1\) must be int, not float$"):
         E.special.polygamma(1.5, x)
     assert E.special.softmax(x, 0).sum().item() == pytest.approx(1.0)
-    with pytest.raises(TypeError, match=r"^round\(\): argument 'decimals' must be int, not float$"):
+    with pytest.raises(TypeError, match=r"^round\(\) received an invalid combination of arguments - got \(Tensor, "
+                                        r"decimals=float\), but expected one of:\n \* \(Tensor input, \*, Tensor out = "
+                                        r"None\)\n \* \(Tensor input, \*, int decimals, Tensor out = None\)\n$"):
         E.round(x, decimals=1.5)

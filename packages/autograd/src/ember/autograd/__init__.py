@@ -27,6 +27,7 @@ from ember.autograd.fake_quant import fake_quantize_per_channel_affine, fake_qua
 from ember.autograd.fake_quant_learnable import (
     _fake_quantize_learnable_per_channel_affine, _fake_quantize_learnable_per_tensor_affine)
 from ember.autograd.histogram import histogram, histogramdd
+from ember.autograd.grad_scaler import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.serialization import load, save
 from ember.autograd.checkpoint_io import CheckpointError

@@ -67,10 +67,14 @@ def _check_overloads(input, scale, zero_point, quant_min, quant_max) -> None:
 
 
 def _quantize(x: Tensor, inv_scale, zero_point, quant_min: int, quant_max: int, scale):
-    """(dequantized value, in-range mask): zero_point + nearbyint(x * inv_scale), clamped, shifted back, scaled."""
+    """(dequantized value, in-range mask): zero_point + nearbyint(x * inv_scale), clamped, shifted back, scaled.
+    A NaN lands on quant_min, as PyTorch's fmax/fmin clamp leaves it; the per-channel kernel (a tensor inv_scale)
+    casts to int64 before clamping, so an infinity lands there too."""
     q = E.round(x * inv_scale) + zero_point
     mask = (q >= quant_min) & (q <= quant_max)
-    return (E.clamp(q, quant_min, quant_max) - zero_point) * scale, mask
+    low = E.isnan(q) if not isinstance(inv_scale, Tensor) else ~E.isfinite(q)
+    q = E.where(low, float(quant_min), E.clamp(q, quant_min, quant_max))
+    return (q - zero_point) * scale, mask
 
 
 class _FakeQuantize(Function):
@@ -106,7 +110,7 @@ class _FakeQuantizePerChannelFloatZp(_FakeQuantize):
         q = E.round((x * (1.0 / scale) + zero_point).float())
         mask = (q >= quant_min) & (q <= quant_max)
         ctx.save_for_backward(mask)
-        q = E.clamp(q, quant_min, quant_max).double()
+        q = E.where(E.isfinite(q), E.clamp(q, quant_min, quant_max), float(quant_min)).double()  # lrintf's INT_MIN
         return ((q - zero_point.double()) * scale.double()).to(input.dtype)
 
     @staticmethod
@@ -147,7 +151,8 @@ def fake_quantize_per_tensor_affine(input: Tensor, scale, zero_point, quant_min:
     zero_point = int(zero_point.item() if isinstance(zero_point, Tensor) else zero_point)
     if not quant_min <= zero_point <= quant_max:
         raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
-    inv_scale = float(np.float32(1.0) / np.float32(scale))  # PyTorch multiplies by the float32 reciprocal
+    with np.errstate(divide="ignore"):  # a zero scale: an infinite reciprocal, silently, as PyTorch's
+        inv_scale = float(np.float32(1.0) / np.float32(scale))  # PyTorch multiplies by the float32 reciprocal
     return fn.apply(input, inv_scale, zero_point, quant_min, quant_max, scale)
 
 
@@ -179,6 +184,8 @@ def fake_quantize_per_channel_affine(input: Tensor, scale: Tensor, zero_point: T
         raise RuntimeError("zero point should be a 1-D tensor")
     if scale.numel() != zero_point.numel():
         raise RuntimeError("scale and zero-point need to have the same dimensions")
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {axis} but tensor has no dimensions")
     if scale.numel() != input.shape[input._wrap_dim(axis)]:
         raise RuntimeError("dimensions of scale and zero-point are not consistent with input tensor")
     _check_range(quant_min, quant_max)

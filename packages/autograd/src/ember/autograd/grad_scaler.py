@@ -24,7 +24,64 @@ from ember.core.tensor import Tensor
 
 from ember.autograd.grad_mode import no_grad
 
-__all__ = ["GradScaler", "OptState"]
+__all__ = ["GradScaler", "OptState", "_amp_foreach_non_finite_check_and_unscale_", "_amp_update_scale_"]
+
+
+def _one_element(t: Tensor, name: str) -> None:
+    if t.numel() != 1:
+        raise RuntimeError(f"{name} must be a 1-element tensor.")
+
+
+def _of_dtype(t: Tensor, name: str, dt, kind: str) -> None:
+    if t.dtype is not dt:
+        raise RuntimeError(f"{name} must be a{kind} tensor.")
+
+
+def _amp_foreach_non_finite_check_and_unscale_(self: list, found_inf: Tensor, inv_scale: Tensor) -> None:
+    """PyTorch's fused unscale: multiplies every tensor of `self` in place by `inv_scale` (in float32 for 16-bit
+    tensors) and sets `found_inf` to 1.0 when any held an inf or NaN; `found_inf` is left as it is otherwise."""
+    _one_element(inv_scale, "inv_scale")
+    _one_element(found_inf, "found_inf")
+    _of_dtype(inv_scale, "inv_scale", dtypes.float32, " float")
+    _of_dtype(found_inf, "found_inf", dtypes.float32, " float")
+    inv = float(inv_scale.item())
+    with no_grad():
+        for t in self:
+            if not t.dtype.is_floating_point:
+                name = dtypes.TORCH_NAMES.get(t.dtype.name, t.dtype.name)
+                raise NotImplementedError(
+                    f"\"_amp_foreach_non_finite_check_and_unscale_cpu\" not implemented for '{name}'")
+            if not bool(t.isfinite().all().item()):
+                found_inf.fill_(1.0)
+            if inv != 1.0:
+                if t.dtype in (dtypes.float16, dtypes.bfloat16):
+                    t.copy_(t.float().mul_(inv))
+                else:
+                    t.mul_(inv)
+
+
+def _amp_update_scale_(self: Tensor, growth_tracker: Tensor, found_inf: Tensor, scale_growth_factor: float,
+                       scale_backoff_factor: float, growth_interval: int) -> Tensor:
+    """PyTorch's scale update, in place on the float32 scale `self` and int32 `growth_tracker`: back off when
+    `found_inf` is nonzero, else count a good step and grow (unless to inf) after `growth_interval` of them."""
+    _one_element(growth_tracker, "growth_tracker")
+    _one_element(self, "current_scale")
+    _one_element(found_inf, "found_inf")
+    _of_dtype(growth_tracker, "growth_tracker", dtypes.int32, "n int")
+    _of_dtype(self, "current_scale", dtypes.float32, " float")
+    _of_dtype(found_inf, "found_inf", dtypes.float32, " float")
+    scale = np.float32(self.item())
+    tracker = int(growth_tracker.item())
+    if found_inf.item() != 0:  # NaN counts as found, as C's truth test
+        scale, tracker = np.float32(scale * np.float32(scale_backoff_factor)), 0
+    elif tracker + 1 == growth_interval:
+        grown = np.float32(scale * np.float32(scale_growth_factor))
+        scale, tracker = (grown if not np.isinf(grown) else scale), 0
+    else:
+        tracker += 1
+    self.fill_(float(scale))
+    growth_tracker.fill_(tracker)
+    return self
 
 
 class OptState(Enum):
@@ -169,18 +226,9 @@ class GradScaler:
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
     def _update_scale(self, found_inf: bool) -> None:
-        """PyTorch's `_amp_update_scale_`, on the float32 scale and int32 tracker."""
-        scale = np.float32(self._scale.item())
-        tracker = int(self._growth_tracker.item())
-        if found_inf:
-            scale, tracker = np.float32(scale * np.float32(self._backoff_factor)), 0
-        elif tracker + 1 == self._growth_interval:
-            grown = np.float32(scale * np.float32(self._growth_factor))
-            scale, tracker = (grown if np.isfinite(grown) else scale), 0
-        else:
-            tracker += 1
-        self._scale.fill_(float(scale))
-        self._growth_tracker.fill_(tracker)
+        _amp_update_scale_(self._scale.reshape(1), self._growth_tracker.reshape(1),
+                           full((1,), 1.0 if found_inf else 0.0, dtype=dtypes.float32), self._growth_factor,
+                           self._backoff_factor, self._growth_interval)
 
     def _check_scale_growth_tracker(self, funcname: str) -> None:
         fix = "This may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration."

@@ -292,13 +292,16 @@ def round(input, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A
     """Round half to even; with `decimals`, `round(x * 10**d) / 10**d` (`round(x / 10**-d) * 10**-d` for d < 0)
     as PyTorch (whose overload with `decimals` has no integer kernel, even for 0)."""
     if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, int | np.integer)):
-        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+        raise TypeError(f"round() received an invalid combination of arguments - got (Tensor, decimals="
+                        f"{type(decimals).__name__}), but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+                        " * (Tensor input, *, int decimals, Tensor out = None)\n")
     if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point or (
             input._dtype.is_complex and not decimals)):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     if decimals is None:
         return ew.round(input, out=out)
+    ew.same_dtype_out(input, out)
     # PyTorch's `round.decimals` is one node, RoundBackward1 (zero gradient): the outer step here takes its name;
     # in place (`round_`), every step writes `input`
     inner = input if out is input else None

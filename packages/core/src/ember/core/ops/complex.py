@@ -396,6 +396,9 @@ def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The complex conjugate, computed into a new tensor (a copy of a real tensor)."""
     if out is input and not input._dtype.is_complex:  # `x.conj_physical_()` of a real x: nothing to write
         return input
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[out._dtype.name]} but expected "
+                           f"{dtypes.TORCH_NAMES[input._dtype.name]}")
     return _conj_physical(input, out=out) if out is not None else _conj_physical(input)
 
 

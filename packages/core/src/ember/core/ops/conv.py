@@ -983,7 +983,7 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
         raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with {out_ch} "
                            f"elements, but got bias of size {list(bias.shape)} instead")
     if transposed:
-        _check_dtypes(op, input, weight, bias, nd)
+        _check_dtypes(op, input, weight, bias, nd, groups=groups)
 
 
 @named_as("RuntimeError")
@@ -996,6 +996,7 @@ _C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "in
             "int64": "long int", "uint16": "short unsigned int", "uint32": "unsigned int",
             "uint64": "long unsigned int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
             "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_CPP_ONLY_TYPES = {"bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 _INT_KERNELS = frozenset(("uint8", "int8", "int16", "int32", "int64"))  # PyTorch's CPU conv; int64 alone dilated
 
 
@@ -1003,9 +1004,10 @@ def _integral(t: Tensor) -> bool:
     return not (t._dtype.is_floating_point or t._dtype.is_complex)
 
 
-def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias, nd: int, dilation=None) -> None:
+def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias, nd: int, dilation=None, strided: bool = False,
+                  groups: int = 1) -> None:
     """PyTorch's dtype rules in its order, after the shape checks (see NOTE [ Integer convolution ]);
-    `dilation` is None for a transposed convolution."""
+    `dilation` is None for a transposed convolution, `strided` says a stride or dilation is not 1."""
     x = input._dtype
     names = dtypes.TORCH_NAMES
     computes = not _integral(input) or not input.numel() or x.name == "int64"
@@ -1014,7 +1016,7 @@ def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias, nd: int, dilatio
             raise NotImplementedError(f"\"slow_conv_transpose{3 if nd == 3 else 2}d_out_cpu\" not implemented for "
                                       f"'{names[x.name]}'")
         if weight._dtype is not x:
-            _refuse_weight_dtype(input, weight)
+            _refuse_weight_dtype(input, weight, _onednn(input, weight, strided, groups))
         if bias is not None and bias._dtype is not x:
             if nd == 3:
                 raise ConvDtypeError(f"expected scalar type {names[x.name]} but found {names[bias._dtype.name]}")
@@ -1032,17 +1034,40 @@ def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias, nd: int, dilatio
             kernel = "slow_conv_dilated<>" if dilated else "compute_columns3d" if nd == 3 else "slow_conv2d_cpu"
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{names[x.name]}'")
     if weight._dtype is not x:
-        _refuse_weight_dtype(input, weight)
+        _refuse_weight_dtype(input, weight, _onednn(input, weight, strided, groups))
 
 
-def _refuse_weight_dtype(input: Tensor, weight: Tensor) -> None:
+def _onednn(input: Tensor, weight: Tensor, strided: bool, groups: int) -> bool:
+    """PyTorch's `use_mkldnn` choice for a float32 CPU convolution (Convolution.cpp), as 4-D shapes (a 1-D
+    convolution as (N, C, 1, L), an unbatched input with N = 1): grouped, a kernel over 3x3, a batch, or an input
+    over 20480 elements; a 1x1 kernel only when strided, dilated, N >= 16 or multi-threaded."""
+    from ember.core.parallel import get_num_threads
+
+    if input._dtype is not dtypes.float32 or input.device.type != "cpu":
+        return False
+    shape = list(input.shape) if input.ndim == weight.ndim else [1, *input.shape]
+    if weight.ndim == 3:
+        shape.insert(2, 1)
+    kh, kw = (1, *weight.shape[2:])[-2:]
+    n = shape[0]
+    if kh == kw == 1 and not (strided or n >= 16 or get_num_threads() > 1):
+        return False
+    return groups > 1 or (kh > 3 and kw > 3) or n > 1 or int(np.prod(shape[:4])) > 20480
+
+
+def _refuse_weight_dtype(input: Tensor, weight: Tensor, onednn: bool) -> None:
     """A weight of another dtype than the input, in PyTorch's words: a bfloat16 CPU input goes to oneDNN (on the
-    AVX-512 CPUs PyTorch's stored outputs come from), whose check names the legacy tensor types."""
+    AVX-512 CPUs PyTorch's stored outputs come from), as a float32 one where `_onednn` says so, and oneDNN's check
+    names the legacy tensor types."""
     names = dtypes.TORCH_NAMES
-    if input._dtype is dtypes.bfloat16 and input.device.type == "cpu":
+    if (input._dtype is dtypes.bfloat16 and input.device.type == "cpu") or onednn:
         from ember.core.ops.layout import type as _type_name
 
-        raise ConvDtypeError(f"Input type (CPUBFloat16Type) and weight type ({_type_name(weight)}) should be the "
+        def legacy(t: Tensor) -> str:  # PyTorch maps only the legacy tensor types to their Python names
+            cpp = _CPP_ONLY_TYPES.get(t._dtype.name)
+            return f"CPU{cpp}Type" if cpp else _type_name(t)
+
+        raise ConvDtypeError(f"Input type ({legacy(input)}) and weight type ({legacy(weight)}) should be the "
                              f"same or input should be a MKLDNN tensor and weight is a dense tensor")
     raise ConvDtypeError(f"expected scalar type {names[input._dtype.name]} but found {names[weight._dtype.name]}")
 
@@ -1179,7 +1204,7 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
     # PyTorch runs conv1d with a padding string as a 2-D convolution: its dilation message lists (1, d)
     _check_window_args(stride, padding, (1, *dilation) if nd == 1 and isinstance(pad_arg, str) else dilation)
     _check_sizes(op, tuple(input.shape[2:]), k, padding, dilation)
-    _check_dtypes(op, input, weight, bias, nd, dilation)
+    _check_dtypes(op, input, weight, bias, nd, dilation, any(v != 1 for v in (*stride, *dilation)), groups)
     if _integral(input):
         out = _integer_conv(op, input, weight, bias, stride, padding, dilation, groups)
     elif nd == 1:

@@ -380,8 +380,18 @@ _UNARY_REFUSALS = {"abs": "abs_cpu", "floor": "floor_vml_cpu", "ceil": "ceil_vml
                    "round": "round_vml_cpu", "frac": "frac_cpu"}
 
 
+def same_dtype_out(x, out) -> None:
+    """The unary ops whose output keeps the input's dtype (abs, neg, sign, floor, ceil, trunc, round, frac: PyTorch's
+    `build_borrowing_unary_op`) take an `out` of exactly that dtype, float64 for float32 included (complex input
+    keeps its own rules: abs is complex-to-real)."""
+    if isinstance(out, Tensor) and isinstance(x, Tensor) and out._dtype is not x._dtype and not x._dtype.is_complex:
+        raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[out._dtype.name]} but expected "
+                           f"{dtypes.TORCH_NAMES[x._dtype.name]}")
+
+
 def _refusing_meta(name: str, kernel: str):
     def meta(x, *, out=None) -> None:
+        same_dtype_out(x, out)
         if isinstance(x, Tensor) and (x._dtype is dtypes.bool or name == "frac" and x._dtype in INT_DTYPES):
             raise DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     return meta
@@ -391,9 +401,23 @@ for _name, _kernel in _UNARY_REFUSALS.items():
     get_op(_name).meta(_refusing_meta(_name, _kernel))
 
 
+@get_op("sign").meta
+def _sign_meta(x, *, out=None) -> None:
+    same_dtype_out(x, out)
+
+
+@get_op("signbit").meta
+def _signbit_meta(x, *, out=None) -> None:
+    """A non-bool `out` is refused (the complex refusal, later, comes first in PyTorch)."""
+    complex_input = isinstance(x, Tensor) and x._dtype.is_complex
+    if isinstance(out, Tensor) and out._dtype is not dtypes.bool and not complex_input:
+        raise RuntimeError("signbit does not support non-boolean outputs.")
+
+
 @get_op("neg").meta
 def _neg_meta(x, *, out=None) -> None:
     """PyTorch's refusal of `-` on a bool tensor, for every device."""
+    same_dtype_out(x, out)
     if isinstance(x, Tensor) and x._dtype is dtypes.bool:
         raise BoolOperatorError("Negation, the `-` operator, on a bool tensor is not supported. "
                                 "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")

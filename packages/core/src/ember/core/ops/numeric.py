@@ -129,6 +129,10 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
             raise TypeError(f"nan_to_num(): argument '{name}' must be float, not {v.__class__.__name__}")
     if input._dtype is dtypes.complex32:
         raise DtypeNotImplemented("\"nan_to_num\" not implemented for 'ComplexHalf'")
+    if out is not None and out._dtype is not input._dtype:
+        names = dtypes.TORCH_NAMES
+        raise RuntimeError(f"nan_to_num: dtype of out: {names[out._dtype.name]} should be same as input: "
+                           f"{names[input._dtype.name]}")
     if input._dtype.is_complex:  # the real and imaginary parts each, with the part dtype's limits
         from ember.core.ops import complex as C
 
@@ -164,12 +168,32 @@ def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 @method
 def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """`input * 2**other`, in a floating dtype."""
+    """`input * 2**other` in the promoted floating dtype (integers compute in the default float dtype). An integer
+    exponent scales exactly, as C's ldexp: 0.75 * 2**128 stays finite in float32 and 0 * 2**1000 is 0, where a
+    float pow(2, other) would overflow first; a floating exponent multiplies by pow(2, other)."""
     ew.check_tensors("ldexp", input, other)
-    x, e = _float(input), _float(other)
-    if isinstance(x, Tensor) and isinstance(e, Tensor) and e._dtype is not x._dtype:  # 2**other in the result dtype
-        e = S.to_dtype(e, dtypes.promote_types(x._dtype, e._dtype))
-    return _into(out, ew.mul(x, ew.pow(2.0, e)), "ldexp", (input, other))
+    dt = dtypes.promote_types(input._dtype, other._dtype)
+    if not (dt.is_floating_point or dt.is_complex):
+        dt = dtypes.get_default_dtype()
+    x = input if input._dtype is dt else S.to_dtype(input, dt)
+    if other._dtype.is_floating_point or other._dtype.is_complex:
+        e = other if other._dtype is dt else S.to_dtype(other, dt)
+        return _into(out, ew.mul(x, ew.pow(2.0, e)), "ldexp", (input, other))
+    return _into(out, _exact_ldexp(x, other, dt), "ldexp", (input, other))
+
+
+def _exact_ldexp(x: Tensor, e: Tensor, dt: dtypes.dtype) -> Tensor:
+    """x * 2**e for an integer e, in float64 (complex128) by four powers of two of one sign, each finite and
+    normal: the partial products move monotonically toward the result, so they are exact until the last rounding
+    (|e| beyond 2200 already takes every float to 0 or inf)."""
+    wide = dtypes.complex128 if dt.is_complex else dtypes.float64
+    r = x if x._dtype is wide else S.to_dtype(x, wide)
+    rest = ew.clamp(S.to_dtype(e, dtypes.float64), -2200.0, 2200.0)
+    for parts in (4, 3, 2, 1):
+        step = ew.trunc(ew.div(rest, float(parts)))
+        r = ew.mul(r, ew.pow(2.0, step))
+        rest = ew.sub(rest, step)
+    return r if dt is wide else S.to_dtype(r, dt)
 
 
 _Frexp = return_type("frexp", ["mantissa", "exponent"])
@@ -283,10 +307,20 @@ def _int_operands(op: str, input, other, out: Tensor | None = None):
 
 
 def _shift_amount(other, dt, like: Tensor) -> Tensor:
-    """The shift as a tensor of the computing dtype (a Python int becomes a 0-dim one)."""
+    """The shift as a tensor of the computing dtype (a Python int becomes a 0-dim one, wrapped into it)."""
     if not isinstance(other, Tensor):
-        return full((), other, dtype=dt, device=like.device)
+        return full((), _wrapped(other, dt), dtype=dt, device=like.device)
     return S.to_dtype(other, dt) if other._dtype is not dt else other
+
+
+def _wrapped(v, dt):
+    """A Python int as the shift kernels read it in `dt`: modulo 2**bits, two's complement when signed
+    (`uint8 >> 300` shifts by 44, `int8 >> 200` by -56)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or dt is dtypes.bool:
+        return v
+    bits = dt.itemsize * 8
+    v = int(v) % (1 << bits)
+    return v - (1 << bits) if dt.is_signed and v >= 1 << (bits - 1) else v
 
 
 @method
@@ -294,6 +328,8 @@ def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Te
     """`input << other` in the promoted integer dtype, wrapping; a shift past the width or a negative
     one gives 0, as in PyTorch."""
     dt = _int_operands("lshift", input, other, out)
+    if not isinstance(input, Tensor):
+        input = _scalar_like(input, other)
     bits = dt.itemsize * 8
     s = _shift_amount(other, dt, input if isinstance(input, Tensor) else other)
     ok = ew.logical_and(ew.ge(s, 0), ew.lt(s, bits))
@@ -305,9 +341,11 @@ def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Te
 
 @method
 def bitwise_right_shift(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
-    """`input >> other`, arithmetic (sign-filling) for signed dtypes; a shift past the width fills with
-    the sign, a negative one gives 0, as in PyTorch."""
+    """`input >> other`, arithmetic (sign-filling) for signed dtypes; a shift past the width or a negative
+    one fills with the sign (0 for unsigned dtypes), as in PyTorch."""
     dt = _int_operands("rshift", input, other, out)
+    if not isinstance(input, Tensor):
+        input = _scalar_like(input, other)
     bits = dt.itemsize * 8
     top = bits - 1 if dt.is_signed else bits  # 2**top must not overflow the dtype
     s = _shift_amount(other, dt, input if isinstance(input, Tensor) else other)
@@ -315,7 +353,7 @@ def bitwise_right_shift(input: Tensor, other, *, out: Tensor | None = None) -> T
     # floor division by 2**s is the arithmetic shift
     r = ew.floor_divide(input, ew.pow(_two(dt, input, other), ew.where(small, s, 0)))
     fill = ew.where(ew.lt(input, 0), -1, 0) if dt.is_signed else ew.mul(input, 0)
-    r = ew.where(small, r, ew.where(ew.lt(s, 0), 0, fill))
+    r = ew.where(small, r, fill)
     return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "bitwise_right_shift", (input, other))
 
 
@@ -330,6 +368,7 @@ def _two(dt, input, other):
 @method
 def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`~input`: logical not of a bool tensor, the bit complement of an integer one."""
+    ew.same_dtype_out(input, out)
     if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype in dtypes.UNSIGNED_WIDE:
         _refuse("bitwise_not", input)
     r = ew.logical_not(input) if input._dtype is dtypes.bool else ew.bitwise_xor(input, -1)
@@ -380,9 +419,11 @@ attach("__irshift__", operator(lambda self, other: bitwise_right_shift(self, oth
 
 
 def _scalar_like(v, ref: Tensor) -> Tensor:
+    """A Python number beside a shift's tensor operand, in their result dtype (an int wrapped into it)."""
     from ember.core.creation import tensor
 
-    return tensor(v, dtype=dtypes.result_type(ref, v), device=ref.device)
+    dt = dtypes.result_type(ref, v)
+    return tensor(_wrapped(v, dt), dtype=dt, device=ref.device)
 
 
 arccosh, arcsinh, arctanh = ew.acosh, ew.asinh, ew.atanh
