@@ -362,7 +362,7 @@ def test_max_pool_backward_checks_its_indices_against_the_gradient():
 # that they stay refused (each bounds a kernel's loop by another operand's shape)
 PUBLIC = [
     ("pad: negative pads past the input", lambda: E.pad(E.ones(1, 1, 3), (-2, -2)),
-     RuntimeError, "resulted in a negative output size"),
+     RuntimeError, "narrow(): length must be non-negative."),
     ("pad: reflect pad not below the size", lambda: E.pad(E.ones(1, 1, 3), (3, 0), mode="reflect"),
      RuntimeError, "Padding size should be less than the corresponding input dimension"),
     ("pad: circular pad wraps twice", lambda: E.pad(E.ones(1, 1, 3), (5, 5), mode="circular"),

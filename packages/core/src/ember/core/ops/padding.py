@@ -210,10 +210,10 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     else:
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
-            if n + lo + hi < 0:
-                raise RuntimeError(f"The input size {n}, plus negative padding {lo} and {hi} resulted in a "
-                                   f"negative output size, which is invalid. Check dimension "
-                                   f"{input.ndim - 1 - d} of your input.")
+            # PyTorch narrows by each negative pad (the low one first) before it pads, so a pad that would leave a
+            # negative size fails in narrow (its check of the padded size comes after and never fires)
+            if (lo < 0 and n + lo < 0) or (hi < 0 and n + min(lo, 0) + hi < 0):
+                raise RuntimeError("narrow(): length must be non-negative.")
     r = pad_nd(input, pad, mode, float(value or 0.0))
     if mode == "circular":  # PyTorch's composite `_pad_circular` copies slices into a new tensor: CopySlices
         return node_name(r, "PadBackward0", "CopySlices")
