@@ -877,6 +877,10 @@ def test_fewer_grad_outputs_than_outputs_is_pytorchs_error_and_extra_ones_are_ig
         E.autograd.grad([x * 2, x * 3], x, grad_outputs=[E.ones(3)])
     (g,) = E.autograd.grad([x * 2], x, grad_outputs=[E.ones(3), E.ones(3)])
     assert g.tolist() == [2.0, 2.0, 2.0]
+    # the paired gradients are checked before the count, as PyTorch's _make_grads runs before its engine
+    with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape of \w+\.Size\(\[1\]\) "
+                                           r"and output\[0\] has a shape of \w+\.Size\(\[\]\)\.$"):
+        E.autograd.backward([x.sum(), x.sum()], [E.ones(1)])
 
 
 def test_inplace_copy_into_an_integer_tensor_records_nothing():

@@ -353,10 +353,9 @@ def _as_list(x) -> list:
 
 
 def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
-    if 0 < len(grad_outputs) < len(outputs):  # PyTorch pairs them with zip: extra gradients are ignored
-        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     res = []
-    for i, t in enumerate(outputs):
+    # PyTorch pairs them with zip (extra gradients are ignored) and checks each pair before it counts them
+    for i, t in enumerate(outputs[:len(grad_outputs)] if grad_outputs else outputs):
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
             if isinstance(t, Tensor) and not t.requires_grad:
@@ -383,6 +382,8 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
         else:
             raise TypeError(f"{what}: grad_outputs[{i}] must be a Tensor or None; got {describe(g)}")
         res.append(g)
+    if len(res) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     return res
 
 
