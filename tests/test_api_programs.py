@@ -334,7 +334,16 @@ options on occupancy grids, Chamfer/Sinkhorn-EMD/F-score, quaternion and dual-qu
 convolution against a dense Conv3d with sparse COO tensors, lidar range images, Point Transformer over packed
 batches with segment_reduce and tensor_split, part-segmentation metrics with weighted spatial losses,
 FoldingNet/PCN decoders, KPConv with overload-named grad_fns, a ModelNet-style loader with padded collation, a
-feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes)."""
+feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes).
+
+Neural ODEs and SDEs written by hand (`ode_*`: Butcher-tableau Euler/midpoint/Heun/RK4 with convergence orders,
+batched Dormand-Prince with torch.where step control and dense output, the adjoint method by autograd.grad with
+packed augmented states, CNFs with exact and Hutchinson traces, HNN/LNN with autograd.functional Hessians, Euler-
+Maruyama/Milstein and Brownian bridges on seeded generators, PINNs for Poisson and Burgers (meshgrid collocation,
+dict-keyed autograd.grad, is_grads_batched, torch.func residuals), latent ODEs with GRUCell encoders, implicit
+Newton solvers with LU reuse and forward-mode Jacobians, forward sensitivities through dual numbers and custom
+Function jvps, neural CDEs on cubic splines, augmented ODEs and spectral-norm residual flows, RNODE regularisers,
+and the autograd mistakes such code makes)."""
 
 from __future__ import annotations
 
