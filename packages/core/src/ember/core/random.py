@@ -54,6 +54,13 @@ _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
 batched_draw_guard: list = [None]
 
 
+# What a running `vmap(randomness="different")` (ember.autograd.func) installs for `randn`: it runs its function once
+# per sample, where PyTorch draws each sampler call once for the whole batch, and PyTorch's vectorised normal fill of
+# the batch gives other numbers than one fill per sample. `randn` hands it (shape, draw); it draws the batch's values
+# at the first sample's call and gives each sample its slice.
+batched_normal: list = [None]
+
+
 def guard_batched_draw(*operands) -> None:
     """Hand a sampler's tensor operands to the running vmap's check, if any."""
     if batched_draw_guard[0] is not None:
@@ -732,6 +739,13 @@ def randn(*size, generator: Generator | None = None, out: Tensor | None = None, 
                  or layout is not None or device is not None or requires_grad or pin_memory)
     _sized_dtype("randn", size, kwargs, dtype, generator)
     shape = _size(size, _size_kwarg("randn", kwargs), "randn")
+    if (batched := batched_normal[0]) is not None and out is None and not requires_grad:
+        batched_normal[0] = None  # the batch's own draw is a plain one
+        try:
+            return batched(shape, lambda s: randn(s, generator=generator, dtype=dtype, layout=layout, device=device,
+                                                  pin_memory=pin_memory))
+        finally:
+            batched_normal[0] = batched
     if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
         flat = t._storage._raw.reshape(-1)
         return _filled(t, cs.normal(cpu_engine(generator), flat.size, flat.dtype, True, 0.0, 1.0, flat), flat,
