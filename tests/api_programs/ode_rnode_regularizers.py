@@ -1,5 +1,5 @@
 """Regularised neural ODE flows (RNODE, Finlay et al.; STEER): kinetic-energy and Jacobian-Frobenius penalties
-estimated with Hutchinson probes (Rademacher ones drawn inside vmap(randomness='different'), 'same' draws), vector-Jacobian products from
+estimated with Hutchinson probes drawn inside vmap(randomness='different'/'same'), vector-Jacobian products from
 torch.func.vjp reused across probes, jvp-based Frobenius estimates compared with the exact norm from jacrev,
 a randomly sampled end time (STEER) from torch.distributions.Uniform, and the transforms' randomness errors."""
 
@@ -22,8 +22,9 @@ print("exact", exact_fro[:3].round(decimals=4).tolist(), exact_tr[:3].round(deci
 torch.manual_seed(1)
 rademacher = vmap(lambda _: torch.randint(0, 2, (8, 3)).float() * 2 - 1, randomness="different")(torch.arange(400))
 print("rademacher", tuple(rademacher.shape), rademacher.sum().item(), rademacher[:2, 0].tolist())
-probes = torch.randn(400, 8, 3)
-print("probes", tuple(probes.shape), round(probes.mean().item(), 2), round(probes.var().item(), 3))
+probes = vmap(lambda _: torch.randn(8, 3), randomness="different")(torch.arange(400))
+print("probes", tuple(probes.shape), round(probes.mean().item(), 2), round(probes.var().item(), 3),
+      probes[5, 1].round(decimals=4).tolist())
 tr_rad = vmap(lambda e: (vjp_fn(e)[0] * e).sum(-1))(rademacher).mean(0)
 print("rademacher trace close", (tr_rad - exact_tr).abs().max().item() < 0.1)
 vJ = vmap(lambda e: vjp_fn(e)[0])(probes)
