@@ -342,8 +342,9 @@ packed augmented states, CNFs with exact and Hutchinson traces, HNN/LNN with aut
 Maruyama/Milstein and Brownian bridges on seeded generators, PINNs for Poisson and Burgers (meshgrid collocation,
 dict-keyed autograd.grad, is_grads_batched, torch.func residuals), latent ODEs with GRUCell encoders, implicit
 Newton solvers with LU reuse and forward-mode Jacobians, forward sensitivities through dual numbers and custom
-Function jvps, neural CDEs on cubic splines, augmented ODEs and spectral-norm residual flows, RNODE regularisers,
-and the autograd mistakes such code makes)."""
+Function jvps, neural CDEs on cubic splines, augmented ODEs and spectral-norm residual flows, RNODE regularisers
+with Hutchinson probes drawn under vmap, event detection with implicit event-time gradients, and the autograd
+mistakes such code makes)."""
 
 from __future__ import annotations
 
