@@ -121,5 +121,6 @@ except Exception as e:
     print(type(e).__name__, e)
 g = torch.autograd.grad(field(t0, z0b), z0b, grad_outputs=torch.ones(4, 3, dtype=f64), retain_graph=True)
 print("vjp ones", g[0].sum().round(decimals=4).item(), len(g))
-g = torch.autograd.grad([field(t0, z0b).sum(), z0b.pow(2).sum()], [z0b], grad_outputs=[None, torch.tensor(2.0, dtype=f64)])
+g = torch.autograd.grad([field(t0, z0b).sum(), z0b.pow(2).sum()], [z0b],
+                        grad_outputs=[None, torch.tensor(2.0, dtype=f64)])
 print("two outputs", (g[0] - 4 * z0b).abs().max().round(decimals=4).item() > 0)

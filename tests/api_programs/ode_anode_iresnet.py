@@ -97,9 +97,11 @@ J = vmap(jacrev(blk.g))(z)
 exact = torch.linalg.slogdet(torch.eye(2) + J)
 series = sum((-1) ** (k + 1) / k * torch.diagonal(torch.linalg.matrix_power(J, k), dim1=-2, dim2=-1).sum(-1)
              for k in range(1, 12))
-print("logdet exact", exact.logabsdet.round(decimals=4).tolist(), "series close", torch.allclose(series, exact.logabsdet, atol=1e-3))
+print("logdet exact", exact.logabsdet.round(decimals=4).tolist(), "series close",
+      torch.allclose(series, exact.logabsdet, atol=1e-3))
 print("sign", exact.sign.tolist(), type(exact).__name__)
-for call in (lambda: F.pad(x, (0, 1, 2)), lambda: F.pad(x, (0, -2)), lambda: torch.linalg.matrix_norm(x.squeeze(), ord=2),
+for call in (lambda: F.pad(x, (0, 1, 2)), lambda: F.pad(x, (0, -2)),
+             lambda: torch.linalg.matrix_norm(x.squeeze(), ord=2),
              lambda: nn.utils.parametrizations.spectral_norm(nn.Linear(2, 2), name="bias_missing"),
              lambda: stack_module_state([Field(2), Field(3)])):
     try:

@@ -56,7 +56,8 @@ print("grid", tt.shape, W.shape, "endpoint kept", torch.equal(W[:, -1], bp.w[-1]
 dW = W.diff(dim=-1)
 dt = tt.diff()
 print("quadratic variation", round((dW**2).sum(-1).mean().item(), 2), "mean W1", round(W[:, -1].mean().item(), 2))
-print("var W(0.5)", round(W[:, 32].var().item(), 2), "cov(W.25,W.75)", round(torch.cov(W[:, [16, 48]].T)[0, 1].item(), 2))
+print("var W(0.5)", round(W[:, 32].var().item(), 2), "cov(W.25,W.75)",
+      round(torch.cov(W[:, [16, 48]].T)[0, 1].item(), 2))
 
 # dX = mu X dt + s X dW: Ito EM vs Stratonovich Heun with the drift correction
 mu, s = 0.2, 0.5
@@ -69,7 +70,8 @@ for k in range(dW.shape[1]):
     pred = X_heun + drift * X_heun * h + s * X_heun * dw
     X_heun = X_heun + 0.5 * (drift * (X_heun + pred) * h + s * (X_heun + pred) * dw)
 exact = torch.exp((mu - 0.5 * s**2) + s * W[:, -1])
-print("EM strong", round((X_em - exact).abs().mean().item(), 3), "Heun strong", round((X_heun - exact).abs().mean().item(), 4))
+print("EM strong", round((X_em - exact).abs().mean().item(), 3), "Heun strong",
+      round((X_heun - exact).abs().mean().item(), 4))
 print("E[X1] ~ e^mu", round(X_heun.mean().item(), 2), round(math.exp(mu), 2))
 
 z = torch.randn(1000, generator=torch.Generator().manual_seed(5), dtype=f64)

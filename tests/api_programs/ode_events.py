@@ -95,7 +95,8 @@ T = integrate(Y0, n=20)
 hit = (T[..., 0] < 0).int().argmax(dim=0)
 print("batched first step below", hit.tolist(), "never hit", (T[..., 0] >= 0).all(dim=0).tolist())
 t_hit = torch.sqrt(2 * heights / g)
-print("exact", t_hit.round(decimals=4).tolist(), "bucket", torch.bucketize(t_hit, torch.arange(21, dtype=f64) * 0.05).tolist())
+print("exact", t_hit.round(decimals=4).tolist(), "bucket",
+      torch.bucketize(t_hit, torch.arange(21, dtype=f64) * 0.05).tolist())
 for call in (lambda: torch.argmax(below), lambda: state.index_put_((torch.tensor([2]),), torch.zeros(1, dtype=f64)),
              lambda: torch.autograd.grad(hermite(s.detach())[0], s)):
     try:

@@ -70,7 +70,8 @@ for h in (0.01, 1.0):
     I = torch.eye(2, dtype=f64)
     M = torch.linalg.solve(I - h / 2 * A, I + h / 2 * A)
     yt = torch.linalg.matrix_power(M, 5) @ yl
-    print("trapezoid h", h, yt.round(decimals=4).tolist(), "|eig|", torch.linalg.eigvals(M).abs().round(decimals=4).tolist())
+    print("trapezoid h", h, yt.round(decimals=4).tolist(), "|eig|",
+          torch.linalg.eigvals(M).abs().round(decimals=4).tolist())
 
 # solving for a row vector: x (I - hA) = r, and the same system transposed
 r = torch.tensor([[1.0, 2.0]], dtype=f64)

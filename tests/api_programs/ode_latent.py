@@ -3,8 +3,6 @@ backwards over observation times with Euler steps between them and a mask for mi
 batch's time stamps by torch.unique(return_inverse=True), a reparameterised initial state with a KL term against
 a standard Normal, decoding by RK4 onto the union grid, a masked Gaussian likelihood, and a few Adam steps."""
 
-import math
-
 import torch
 
 nn = torch.nn
