@@ -528,6 +528,10 @@ def test_vmap_different_randomness_draws_randn_for_the_whole_batch():
     like = vmap(lambda x: E.randn_like(x), randomness="different")(E.zeros(6, 4))
     E.manual_seed(1)
     np.testing.assert_array_equal(like.numpy(), E.randn(6, 4).numpy())
+    E.manual_seed(5)
+    drawn = vmap(lambda _: E.normal(2.0, 0.5, size=(4, 5)), randomness="different")(E.arange(3))
+    E.manual_seed(5)
+    np.testing.assert_array_equal(drawn.numpy(), E.normal(2.0, 0.5, size=(3, 4, 5)).numpy())
 
 
 def test_vmap_randn_outside_different_randomness_is_unchanged():
