@@ -355,7 +355,17 @@ binarization and ternary weights, hand-written observers with histc/aminmax cali
 integer convolution with fixed-point requantization, int4/2-bit packing through bit views, float8/bfloat16 formats
 with ldexp/frexp, loss scaling with the fused _amp_ kernels, LSQ/PACT/DoReFa, Deep Compression and structured
 pruning, GPTQ/SmoothQuant, NF4 with double quantization, rounding modes, an int8 KV cache, precision casts, QAT
-by module swapping with parametrizations, and float bit fields with shared-exponent blocks and shift wrap-around)."""
+by module swapping with parametrizations, and float bit fields with shared-exponent blocks and shift wrap-around).
+
+Neural ODEs and SDEs written by hand (`ode_*`: Butcher-tableau Euler/midpoint/Heun/RK4 with convergence orders,
+batched Dormand-Prince with torch.where step control and dense output, the adjoint method by autograd.grad with
+packed augmented states, CNFs with exact and Hutchinson traces, HNN/LNN with autograd.functional Hessians, Euler-
+Maruyama/Milstein and Brownian bridges on seeded generators, PINNs for Poisson and Burgers (meshgrid collocation,
+dict-keyed autograd.grad, is_grads_batched, torch.func residuals), latent ODEs with GRUCell encoders, implicit
+Newton solvers with LU reuse and forward-mode Jacobians, forward sensitivities through dual numbers and custom
+Function jvps, neural CDEs on cubic splines, augmented ODEs and spectral-norm residual flows, RNODE regularisers
+with Hutchinson probes drawn under vmap, event detection with implicit event-time gradients, and the autograd
+mistakes such code makes)."""
 
 from __future__ import annotations
 

@@ -877,6 +877,10 @@ def test_fewer_grad_outputs_than_outputs_is_pytorchs_error_and_extra_ones_are_ig
         E.autograd.grad([x * 2, x * 3], x, grad_outputs=[E.ones(3)])
     (g,) = E.autograd.grad([x * 2], x, grad_outputs=[E.ones(3), E.ones(3)])
     assert g.tolist() == [2.0, 2.0, 2.0]
+    # the paired gradients are checked before the count, as PyTorch's _make_grads runs before its engine
+    with pytest.raises(RuntimeError, match=r"^Mismatch in shape: grad_output\[0\] has a shape of \w+\.Size\(\[1\]\) "
+                                           r"and output\[0\] has a shape of \w+\.Size\(\[\]\)\.$"):
+        E.autograd.backward([x.sum(), x.sum()], [E.ones(1)])
 
 
 def test_inplace_copy_into_an_integer_tensor_records_nothing():
@@ -960,3 +964,37 @@ def test_a_non_tensor_operand_is_refused_before_the_leaf_in_place_check(call, ms
         call(p)
     with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place"):
         p.sub_(E.ones(2))
+
+
+def test_grad_with_dict_inputs_returns_gradients_under_their_keys():
+    w = E.tensor([1.0, -2.0], requires_grad=True)
+    b = E.tensor([0.5], requires_grad=True)
+    unused = E.zeros(1, requires_grad=True)
+    loss = ((w * E.tensor([3.0, 4.0])).sum() + b.sum()) ** 2  # 2 * (-5 + 0.5) = -9 times d(inner)
+    g = E.autograd.grad(loss, {"w": w, "b": b, "z": unused}, allow_unused=True, retain_graph=True)
+    assert type(g) is dict and list(g) == ["w", "b", "z"]
+    np.testing.assert_allclose(g["w"].numpy(), [-27.0, -36.0])
+    np.testing.assert_allclose(g["b"].numpy(), [-9.0])
+    assert g["z"] is None
+    g = E.autograd.grad(loss, {"z": unused}, materialize_grads=True)
+    assert g["z"].tolist() == [0.0]
+
+
+def test_grad_refuses_other_mappings_and_warns_on_only_inputs():
+    import collections
+    import warnings
+
+    x = E.tensor([2.0], requires_grad=True)
+    y = (x * x).sum()
+    with pytest.raises(TypeError, match=re.escape("`inputs` argument to `grad()` must be a dict, not OrderedDict. "
+                                                  "Other Mapping types are not supported.")):
+        E.autograd.grad(y, collections.OrderedDict(x=x), retain_graph=True)
+    with pytest.raises(RuntimeError, match=re.escape("`inputs` argument to `grad()` cannot be empty.")):
+        E.autograd.grad(y, {}, retain_graph=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (g,) = E.autograd.grad(y, x, only_inputs=False)
+    assert g.tolist() == [4.0]
+    assert [w.category for w in caught] == [FutureWarning]
+    assert str(caught[0].message).startswith("only_inputs argument is deprecated and is ignored now")
+    assert caught[0].filename == __file__

@@ -315,3 +315,24 @@ def test_logcumsumexp_tangent_is_the_running_softmax_average_of_the_tangent():
     with fwAD.dual_level():
         y = fwAD.make_dual(torch.tensor(x), torch.tensor(t)).logcumsumexp(0)
         np.testing.assert_allclose(fwAD.unpack_dual(y).tangent.numpy(), want, rtol=1e-12)
+
+
+class _DoubleBackwardOnly(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+def test_dual_input_of_a_function_without_jvp_raises_pytorchs_error():
+    x = from_numpy(np.array([0.5, -1.0]))
+    assert _DoubleBackwardOnly.apply(x.clone().requires_grad_()).grad_fn is not None  # no level: reverse mode works
+    with fwAD.dual_level():
+        plain = _DoubleBackwardOnly.apply(x)  # no tangent among the inputs: the Function runs
+        np.testing.assert_allclose(plain.numpy(), [1.0, -2.0])
+        with pytest.raises(NotImplementedError, match="^You must implement the jvp function for custom "
+                                                      "autograd.Function to use it with forward mode AD.$"):
+            _DoubleBackwardOnly.apply(fwAD.make_dual(x, from_numpy(np.ones(2))))

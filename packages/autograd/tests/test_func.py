@@ -514,3 +514,35 @@ def test_forward_transforms_refuse_grid_sample_as_pytorch(transform):
         else:
             {"jacfwd": jacfwd, "hessian": hessian}[transform](f)(grid)
     assert jacrev(f)(grid).shape == (1, 1, 1, 2)
+
+
+def test_vmap_different_randomness_draws_randn_for_the_whole_batch():
+    # PyTorch's batched randn is one (B, *shape) draw; its vectorised normal fill (16 values at a time) gives other
+    # numbers than B fills of 24, so per-sample draws would not be PyTorch's
+    E.manual_seed(1)
+    got = vmap(lambda _: E.randn(8, 3) * 2 + E.randn(3), randomness="different")(E.arange(5))
+    E.manual_seed(1)
+    first, second = E.randn(5, 8, 3), E.randn(5, 3)
+    np.testing.assert_array_equal(got.numpy(), (first * 2 + second[:, None, :]).numpy())
+    E.manual_seed(1)
+    like = vmap(lambda x: E.randn_like(x), randomness="different")(E.zeros(6, 4))
+    E.manual_seed(1)
+    np.testing.assert_array_equal(like.numpy(), E.randn(6, 4).numpy())
+    E.manual_seed(5)
+    drawn = vmap(lambda _: E.normal(2.0, 0.5, size=(4, 5)), randomness="different")(E.arange(3))
+    E.manual_seed(5)
+    np.testing.assert_array_equal(drawn.numpy(), E.normal(2.0, 0.5, size=(3, 4, 5)).numpy())
+
+
+def test_vmap_randn_outside_different_randomness_is_unchanged():
+    E.manual_seed(2)
+    same = vmap(lambda _: E.randn(20), randomness="same")(E.arange(3))
+    E.manual_seed(2)
+    np.testing.assert_array_equal(same.numpy(), np.broadcast_to(E.randn(20).numpy(), (3, 20)))
+    E.manual_seed(3)  # a nested vmap draws per inner sample; the shapes are still right
+    nested = vmap(vmap(lambda _: E.randn(4), randomness="different"), randomness="different")(E.zeros(2, 3))
+    assert nested.shape == (2, 3, 4)
+    E.manual_seed(4)
+    plain = E.randn(17)
+    E.manual_seed(4)
+    np.testing.assert_array_equal(E.randn(17).numpy(), plain.numpy())

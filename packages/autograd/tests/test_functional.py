@@ -149,3 +149,20 @@ def test_strict_refused_with_vectorize_and_forward_mode():
         assert str(e.value) == ('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
                                 'not supported together (yet). Please either set `strict=False` or '
                                 '`strategy="reverse-mode"`.')
+
+
+def test_forward_mode_jacobian_of_tuple_inputs_returns_lists_as_pytorch():
+    x, y = E.tensor([1.0, 2.0]), E.tensor([3.0, 4.0, 5.0])
+    jj = AF.jacobian(lambda a, b: (a * 2, b.sum()), (x, y), vectorize=True, strategy="forward-mode")
+    assert type(jj) is list and all(type(r) is list for r in jj)
+    np.testing.assert_allclose(jj[0][0].numpy(), 2 * np.eye(2))
+    np.testing.assert_allclose(jj[1][1].numpy(), np.ones(3))
+    j = AF.jacobian(lambda a, b: a * b.sum(), (x, y), vectorize=True, strategy="forward-mode")
+    assert type(j) is list and [tuple(t.shape) for t in j] == [(2, 2), (2, 3)]
+    j = AF.jacobian(lambda a: (a * 2, a.sum()), x, vectorize=True, strategy="forward-mode")
+    assert type(j) is tuple
+    h = AF.hessian(lambda a, b: (a * b[:2]).sum(), (x, y), vectorize=True, outer_jacobian_strategy="forward-mode")
+    assert type(h) is list and type(h[1]) is list
+    np.testing.assert_allclose(h[0][1].numpy(), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    r = AF.jacobian(lambda a, b: (a * 2, b.sum()), (x, y), vectorize=True)
+    assert type(r) is tuple and type(r[0]) is tuple

@@ -472,3 +472,16 @@ def test_tolerance_of_another_type_lists_the_four_overloads():
             call()
         assert str(e.value).startswith(got) and str(e.value).count("\n * ") == 4
     assert int(E.linalg.matrix_rank(A, atol=0.1, rtol=E.tensor(0.1))) == 3
+
+
+@pytest.mark.parametrize("a_shape, b_shape, got", [((2, 2), (2,), "2x1"), ((2, 2), (2, 1), "2x1"),
+                                                   ((2, 2), (2, 3), "2x3"), ((3, 2, 2), (3, 2), "2x1"),
+                                                   ((3, 2, 2), (2, 3), "2x3")])
+def test_solve_right_side_refuses_b_with_the_wrong_column_count_as_pytorch(a_shape, b_shape, got):
+    A = E.tensor(np.broadcast_to(np.array([[2.0, 1.0], [0.5, 3.0]], dtype=np.float32), a_shape).copy())
+    with pytest.raises(RuntimeError, match=f"^linalg.solve: Incompatible shapes of A and B for the equation "
+                                           rf"XA = B \(2x2 and {got}\)$"):
+        E.linalg.solve(A, E.ones(*b_shape), left=False)
+    X = E.linalg.solve(A, E.ones(3, 2), left=False) if len(a_shape) == 2 else None
+    if X is not None:  # a right-hand side with A's column count still solves X A = B
+        np.testing.assert_allclose(X.numpy(), np.ones((3, 2)) @ np.linalg.inv(A.numpy()), rtol=1e-6)

@@ -202,3 +202,17 @@ def test_negative_reflect_and_replicate_pads_answer_a_dense_tensor(mode):
     want = np_pad(a, (0, 2, 1, 0), mode)[:, :, :3, 1:]
     assert out.is_contiguous() and out.stride() == (36, 18, 6, 1)
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+@pytest.mark.parametrize("pad", [(0, -4), (-4, 0), (-2, -2), (2, -4), (-4, 2), (1, -5), (0, 0, 0, -3), (0, 0, -3, 1)])
+def test_constant_pad_cropping_past_the_input_fails_in_narrow_as_pytorch(pad):
+    # PyTorch's constant_pad_nd narrows by the negative pads before it pads: (2, -4) of 3 columns is refused there
+    # even though 3 + 2 - 4 >= 0
+    with pytest.raises(RuntimeError, match=r"^narrow\(\): length must be non-negative\.$"):
+        E.pad(E.ones(2, 3), pad)
+
+
+def test_constant_pad_mixing_a_crop_and_a_pad_within_the_input():
+    x = E.tensor(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(E.pad(x, (2, -1), value=9.0).numpy(), [[9, 9, 0, 1], [9, 9, 3, 4]])
+    np.testing.assert_array_equal(E.pad(x, (-3, 1)).numpy(), [[0], [0]])

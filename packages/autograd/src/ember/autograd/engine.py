@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -351,10 +353,9 @@ def _as_list(x) -> list:
 
 
 def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
-    if 0 < len(grad_outputs) < len(outputs):  # PyTorch pairs them with zip: extra gradients are ignored
-        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     res = []
-    for i, t in enumerate(outputs):
+    # PyTorch pairs them with zip (extra gradients are ignored) and checks each pair before it counts them
+    for i, t in enumerate(outputs[:len(grad_outputs)] if grad_outputs else outputs):
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
             if isinstance(t, Tensor) and not t.requires_grad:
@@ -381,6 +382,8 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
         else:
             raise TypeError(f"{what}: grad_outputs[{i}] must be a Tensor or None; got {describe(g)}")
         res.append(g)
+    if len(res) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     return res
 
 
@@ -451,7 +454,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
          only_inputs: bool = True, allow_unused: bool | None = None, is_grads_batched: bool = False,
-         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...] | dict:
     """The gradients of `outputs` w.r.t. `inputs` (nothing is accumulated into `.grad`).
 
     Args:
@@ -464,9 +467,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         is_grads_batched: the first dim of every `grad_outputs` entry is a batch of vectors; each
             result gets that batch dim in front (one backward per vector, as PyTorch's vmap fallback).
         materialize_grads: return zeros instead of None for unused inputs.
+        only_inputs: deprecated and ignored (False warns, as PyTorch's).
 
     Returns:
-        A tuple with one gradient per input.
+        A tuple with one gradient per input, or a dict with `inputs`' keys where `inputs` is a dict.
 
     Example:
         >>> from ember.autograd import tensor
@@ -474,6 +478,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         >>> grad((x * x).sum(), x)[0]
         tensor([6.])
     """
+    if isinstance(inputs, Mapping) and type(inputs) is not dict:
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
+    if type(inputs) is dict:  # PyTorch 2.13 keys the gradients as the inputs are keyed
+        return dict(zip(inputs, grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph, create_graph,
+                                     True, allow_unused, is_grads_batched, materialize_grads)))
     if is_grads_batched:
         return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                              materialize_grads)

@@ -24,7 +24,7 @@ from functools import wraps
 
 from ember.core import dispatch
 from ember.core import stack as _stack
-from ember.core.random import batched_draw_guard, get_rng_state, set_rng_state
+from ember.core.random import batched_draw_guard, batched_normal, get_rng_state, set_rng_state
 from ember.core.class_paths import home_module
 from ember.core.tensor import Tensor, value_read_guard
 
@@ -506,10 +506,15 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
         results = []
         with _MappedValues() as mapped:
             outer_size, mapped.size, mapped.level = mapped.size, size, mapped.level + 1
-            outer_guard = batched_draw_guard[0]
+            outer_guard, outer_normal = batched_draw_guard[0], batched_normal[0]
             batched_draw_guard[0] = mapped.refuse_same_draw if randomness == "same" else None
+            # an outermost "different" vmap draws randn's values for the whole batch; a nested one draws per sample
+            normals = _BatchedNormals(size) if randomness == "different" and mapped.level == 1 else None
+            batched_normal[0] = normals
             try:
                 for i in range(size):
+                    if normals is not None:
+                        normals.sample, normals.calls = i, 0
                     if randomness == "same":
                         set_rng_state(state)
                     call = build([mapped.add(x.select(d, i)) if d is not None else x for x, d in zip(leaves, dims)])
@@ -520,10 +525,28 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
                         raise RuntimeError(_RANDOM_ERROR)
             finally:
                 mapped.size, mapped.level = outer_size, mapped.level - 1
-                batched_draw_guard[0] = outer_guard
+                batched_draw_guard[0], batched_normal[0] = outer_guard, outer_normal
         return _stack_outputs(results, out_dims, name)
 
     return wrapper
+
+
+class _BatchedNormals:
+    """`randn` under an outermost vmap(randomness="different"): the first sample's k-th call draws the whole batch's
+    values at once, as PyTorch's batched call does (its vectorised normal fill differs from per-sample fills), and
+    every sample's k-th call takes its slice; a call that differs between samples (shape, count) draws its own."""
+
+    def __init__(self, size: int):
+        self.size, self.sample, self.calls = size, 0, 0
+        self.drawn: list[Tensor] = []
+
+    def __call__(self, shape: tuple[int, ...], draw: Callable) -> Tensor:
+        k, self.calls = self.calls, self.calls + 1
+        if self.sample == 0:
+            self.drawn.append(draw((self.size, *shape)))
+        elif k >= len(self.drawn) or tuple(self.drawn[k].shape[1:]) != tuple(shape):
+            return draw(shape)
+        return self.drawn[k][self.sample]
 
 
 _VALUE_READS = {

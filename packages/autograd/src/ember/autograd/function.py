@@ -276,9 +276,16 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output):
     """Under an open forward-AD level, the outputs of a Function defining only `jvp` (no backward) as duals whose
-    tangents its `jvp` computes from the inputs' tangents; None where the tape's emulation applies instead."""
+    tangents its `jvp` computes from the inputs' tangents; None where the tape's emulation applies instead. A dual
+    input of a Function without `jvp` raises, as PyTorch's."""
     from ember.autograd import forward_ad, record
 
+    # a dual input needs a user Function's own jvp (PyTorch's NotImplementedError); ember's own Functions stand in
+    # for ATen ops, whose forward formulas the tape's emulation gives
+    if (forward_ad._current_level >= 0 and cls.jvp is Function.jvp and record._level > 0
+            and not cls.__module__.startswith("ember.")
+            and any(isinstance(a, Tensor) and record._has_tangent(a) for a in args)):
+        Function.jvp(ctx)
     if (forward_ad._current_level < 0 or cls.jvp is Function.jvp or cls.backward is not Function.backward
             or cls.vjp is not Function.vjp):
         return None

@@ -158,7 +158,8 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
     """d func(inputs) / d inputs: for each output and input a tensor of shape `out.shape + in.shape`.
 
     Every strategy computes the same reverse-mode rows; `strategy`, `vectorize` and `create_graph` are
-    checked as PyTorch checks them (forward mode needs `vectorize=True` and no `create_graph`).
+    checked as PyTorch checks them (forward mode needs `vectorize=True` and no `create_graph`). With tuple
+    inputs, forward mode returns lists where reverse mode returns tuples, as PyTorch's.
     """
     from ember.core import stack, zeros
 
@@ -204,11 +205,12 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
                 for p, x in zip(per_input, ins)))
     if not out_tuple and not in_tuple:
         return rows[0][0]
-    if not out_tuple:
-        return rows[0]
     if not in_tuple:
-        return tuple(r[0] for r in rows)
-    return tuple(rows)
+        return tuple(r[0] for r in rows) if out_tuple else rows[0][0]
+    if strategy == "forward-mode":  # PyTorch's forward-mode path hands back its lists of lists as they are
+        rows = [list(r) for r in rows]
+        return rows if out_tuple else rows[0]
+    return tuple(rows) if out_tuple else rows[0]
 
 
 def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,

@@ -54,6 +54,23 @@ _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
 batched_draw_guard: list = [None]
 
 
+# What a running `vmap(randomness="different")` (ember.autograd.func) installs for `randn` and `normal(float, float,
+# size)`: it runs its function once per sample, where PyTorch draws each sampler call once for the whole batch, and
+# PyTorch's vectorised normal fill of the batch gives other numbers than one fill per sample. They hand it (shape,
+# draw); it draws the batch's values at the first sample's call and gives each sample its slice.
+batched_normal: list = [None]
+
+
+def _batch_draw(shape: tuple[int, ...], draw) -> Tensor:
+    """The running vmap's `batched_normal` answer for a draw of `shape`; its own `draw` of the batch is a plain one."""
+    batched = batched_normal[0]
+    batched_normal[0] = None
+    try:
+        return batched(shape, draw)
+    finally:
+        batched_normal[0] = batched
+
+
 def guard_batched_draw(*operands) -> None:
     """Hand a sampler's tensor operands to the running vmap's check, if any."""
     if batched_draw_guard[0] is not None:
@@ -732,6 +749,9 @@ def randn(*size, generator: Generator | None = None, out: Tensor | None = None, 
                  or layout is not None or device is not None or requires_grad or pin_memory)
     _sized_dtype("randn", size, kwargs, dtype, generator)
     shape = _size(size, _size_kwarg("randn", kwargs), "randn")
+    if batched_normal[0] is not None and out is None and not requires_grad:
+        return _batch_draw(shape, lambda s: randn(s, generator=generator, dtype=dtype, layout=layout, device=device,
+                                                  pin_memory=pin_memory))
     if (t := _fresh(shape, dtype, device, out, layout, pin_memory, _SAMPLED_FRESH)) is not None:
         flat = t._storage._raw.reshape(-1)
         return _filled(t, cs.normal(cpu_engine(generator), flat.size, flat.dtype, True, 0.0, 1.0, flat), flat,
@@ -908,6 +928,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
             raise TypeError(_NORMAL_OVERLOADS.format(type(mean).__name__, type(std).__name__))
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        if batched_normal[0] is not None and out is None and not requires_grad:
+            return _batch_draw(_size((), size), lambda s: normal(mean, std, s, generator=generator, dtype=dtype,
+                                                                 layout=layout, device=device, pin_memory=pin_memory))
         t = _new(_size((), size), dtype, device, out)
         return _finish(_normal(t, float(mean), float(std), generator=generator), requires_grad, out)
     guard_batched_draw(mean, std)

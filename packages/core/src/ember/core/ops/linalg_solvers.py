@@ -21,6 +21,7 @@ from ember.core.ops.arguments import parsed
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _c_name, _matmul, _refuse_bool, linalg
+from ember.core.ops.linalg_checks import check_solver_shapes
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
 from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor
@@ -522,6 +523,9 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """
     if left:  # PyTorch's linalg.solve is solve_ex's result: its node
         return node_name(_solve(A, B), "LinalgSolveBackward0", "LinalgSolveExBackward0")
+    # B's shape against XA = B before the transposes hide it (a vector B is an n x 1 matrix, as PyTorch reads it)
+    if A.ndim >= 2 and A._shape[-1] == A._shape[-2]:
+        check_solver_shapes("linalg.solve", A, B.unsqueeze(-1) if solve_is_vector(A, B) else B, left=False)
     return node_name(S.transpose(_solve(S.transpose(A, -2, -1), S.transpose(B, -2, -1)), -2, -1),
                      "TransposeBackward0", "LinalgSolveExBackward0")
 
