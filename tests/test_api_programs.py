@@ -334,7 +334,12 @@ options on occupancy grids, Chamfer/Sinkhorn-EMD/F-score, quaternion and dual-qu
 convolution against a dense Conv3d with sparse COO tensors, lidar range images, Point Transformer over packed
 batches with segment_reduce and tensor_split, part-segmentation metrics with weighted spatial losses,
 FoldingNet/PCN decoders, KPConv with overload-named grad_fns, a ModelNet-style loader with padded collation, a
-feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes)."""
+feature T-Net regulariser and rotation voting, and the mistakes point-cloud code makes).
+
+Speech recognition as ASR toolkits write it (`asr_*`: CTC's alpha recursion and Viterbi alignment by hand against
+F.ctc_loss, prefix beam search with LM fusion and n-best rescoring, WER/CER edit distances over tensors, Kaldi-style
+fbank with snip_edges framing, an ESPnet Conformer with relative positions and length masks, a pyramidal BLSTM
+listener over packed sequences)."""
 
 from __future__ import annotations
 
