@@ -131,6 +131,12 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     if input._dtype == dtypes.uint8:
         raise RuntimeError("torch.gradient does not support uint8 input.")
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, numbers.Integral) else list(dim)
+    if spacing is None:  # PyTorch's binding reads None as the default step
+        spacing = 1
+    if isinstance(spacing, list | tuple) and not all(isinstance(s, numbers.Number) for s in spacing):
+        for i, s in enumerate(spacing):  # not all numbers: PyTorch's parser wants a tuple of Tensors
+            if not isinstance(s, Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(s).__name__}")
     if isinstance(spacing, list | tuple) and len(spacing) != len(dims):
         if dim is None:
             raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
