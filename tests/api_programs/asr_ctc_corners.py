@@ -64,6 +64,9 @@ bad = [
     lambda: F.ctc_loss(lp[0], targets, in_len, tg_len),
     lambda: F.ctc_loss(lp, targets.float(), in_len, tg_len),
     lambda: F.ctc_loss(lp, torch.tensor([1, 2, 3, 3]), in_len, tg_len),
+    lambda: F.ctc_loss(lp, targets, [8, 7, 6.5, 8], [2, 2, 0, 3]),
+    lambda: F.ctc_loss(lp, targets, [8, 7, 6, 8], (2, 2, None, 3)),
+    lambda: F.ctc_loss(lp[:, :0], targets[:0], torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=torch.long)),
 ]
 for b in bad:
     try:
