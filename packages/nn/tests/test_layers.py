@@ -133,6 +133,20 @@ def test_conv2d_same_valid_and_padding_modes():
         nn.Conv2d(3, 4, 3, groups=2)
 
 
+def test_conv_keeps_pytorchs_reversed_padding_for_code_that_pads_itself():
+    """`_reversed_padding_repeated_twice` (PyTorch's attribute, read by subclasses that call F.pad themselves): per
+    dim from the last, (left, right); 'same' with an odd total puts the extra element on the right."""
+    assert nn.Conv1d(2, 2, 3, padding=2)._reversed_padding_repeated_twice == (2, 2)
+    assert nn.Conv2d(2, 2, (3, 4), padding="same", dilation=(1, 3))._reversed_padding_repeated_twice == [4, 5, 1, 1]
+    assert nn.Conv2d(2, 2, 3, padding="valid")._reversed_padding_repeated_twice == [0, 0, 0, 0]
+    assert nn.Conv3d(1, 1, (2, 3, 4), padding=(0, 1, 2))._reversed_padding_repeated_twice == (2, 2, 1, 1, 0, 0)
+    conv = nn.Conv1d(2, 3, 4, padding="same", dilation=3, padding_mode="reflect").double()
+    x = torch.randn(1, 2, 12, dtype=torch.float64)
+    padded = np.pad(w(x), ((0, 0), (0, 0), (4, 5)), mode="reflect")
+    want = conv2d_ref(padded[:, :, None], w(conv.weight)[:, :, None], w(conv.bias), dilation=(1, 3))[:, :, 0]
+    np.testing.assert_allclose(w(conv(x)), want, rtol=1e-10, atol=1e-12)
+
+
 def test_conv_wrong_channels_names_expected_and_got():
     with pytest.raises(RuntimeError, match=r"expected input\[2, 3, 8, 8\] to have 4 channels, but got 3 channels"):
         nn.Conv2d(4, 8, 3)(torch.zeros(2, 3, 8, 8))

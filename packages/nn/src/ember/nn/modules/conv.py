@@ -55,6 +55,16 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
+        # PyTorch's F.pad argument for the padding modes (read by subclasses that pad themselves): per dim from
+        # the last, (left, right); 'same' puts the extra element of an odd total on the right
+        if isinstance(padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * nd
+            if padding == "same":
+                for i, (d, k) in enumerate(zip(reversed(self.dilation), reversed(self.kernel_size))):
+                    total = d * (k - 1)
+                    self._reversed_padding_repeated_twice[2 * i: 2 * i + 2] = [total // 2, total - total // 2]
+        else:
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(self.padding) for _ in range(2))
         if self._transposed:
             shape = (in_channels, out_channels // groups, *self.kernel_size)
         else:
@@ -103,15 +113,7 @@ class _ConvNd(Module):
         odd total at the end, as PyTorch's)."""
         if self.padding_mode == "zeros" or self.padding == "valid":
             return input, self.padding
-        pads = []
-        if self.padding == "same":
-            for d, k in zip(reversed(self.dilation), reversed(self.kernel_size)):
-                total = d * (k - 1)
-                pads += [total // 2, total - total // 2]
-        else:
-            for p in reversed(self.padding):
-                pads += [p, p]
-        return F.pad(input, tuple(pads), mode=self.padding_mode), 0
+        return F.pad(input, tuple(self._reversed_padding_repeated_twice), mode=self.padding_mode), 0
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
