@@ -2,7 +2,7 @@
 new lengths by the conv output formula, time-channel separable convolutions (depthwise groups=C then pointwise),
 BatchNorm1d with momentum=None's cumulative average and track_running_stats=False, residual 1x1 branches,
 squeeze-excitation over masked means, padding_mode variants, conv-BN fusion for inference with
-torch.nn.utils.fusion, and the convolution argument errors."""
+torch.nn.utils.fusion, a weight-standardised conv through _conv_forward, and the convolution argument errors."""
 
 import torch
 import torch.nn.functional as F
@@ -86,6 +86,19 @@ fused = fuse_conv_bn_eval(conv, bn)
 probe = torch.randn(2, 16, 11)
 with torch.no_grad():
     print("fused", type(fused).__name__, fused.bias is not None, torch.allclose(fused(probe), bn(conv(probe)), atol=1e-5))
+
+
+class WSConv1d(nn.Conv1d):
+    """Weight standardisation (as BigTransfer-style encoders use it) through the module's own _conv_forward."""
+
+    def forward(self, x):
+        w = self.weight
+        w = (w - w.mean(dim=(1, 2), keepdim=True)) / (w.std(dim=(1, 2), keepdim=True, unbiased=False) + 1e-5)
+        return self._conv_forward(x, w, self.bias)
+
+
+ws = WSConv1d(16, 8, 3, padding=1, padding_mode="replicate")
+print("ws conv", tuple(ws(probe).shape), round(ws(probe).std().item(), 4), ws._reversed_padding_repeated_twice)
 print("running stats after train step", block.bn[0].running_var[:3].round(decimals=4).tolist())
 
 for bad in (lambda: nn.Conv1d(4, 4, 3, padding="same", stride=2),
