@@ -1,7 +1,7 @@
 """STFT front-end options ASR feature code leaves at their defaults and the phase vocoder used for speed
 perturbation: win_length shorter than n_fft (the window centred in the frame), the default hop, window=None,
 normalized and two-sided spectra of real signals, batched 2-D input, power and magnitude with view_as_real,
-angle/polar round trips, torchaudio's phase_vocoder (phase advance, remainder wrap, cumsum), and istft back."""
+angle/polar round trips and polar's gradient, torchaudio's phase_vocoder (phase advance, remainder wrap, cumsum), and istft back."""
 
 import math
 import warnings
@@ -64,6 +64,11 @@ for rate in (0.9, 1.1):
     y = torch.istft(st, n_fft=256, hop_length=80, win_length=200, window=win)
     print("rate", rate, "frames", S.size(-1), "->", st.size(-1), "samples", y.shape[-1], "rms",
           y.pow(2).mean(-1).sqrt().round(decimals=4).tolist())
+mag_leaf = torch.tensor([0.0, 1.0, 2.0, -0.5], requires_grad=True)
+phase_leaf = torch.tensor([0.0, 1.0, -1.0, 0.5], requires_grad=True)
+z = torch.polar(mag_leaf, phase_leaf)
+(z.real + 2 * z.imag).sum().backward()
+print("polar grads", z.grad_fn.name(), mag_leaf.grad.round(decimals=4).tolist(), phase_leaf.grad.round(decimals=4).tolist())
 back = torch.istft(S, 256, 80, 200, win, length=4000)
 print("istft round trip", tuple(back.shape), round((back - batch).abs().max().item(), 4))
 print("remainder wrap", torch.remainder(torch.tensor([-4.0, 7.0]), 2 * math.pi).round(decimals=4).tolist(),
