@@ -34,7 +34,8 @@ print("weighted", round(weighted.item(), 4), "grad utt2 zero", bool((g[:, 2] == 
 def f(inp):
     return F.ctc_loss(inp.log_softmax(-1), targets, in_len, tg_len, reduction="sum")
 
-print("gradcheck", torch.autograd.gradcheck(lambda a: F.ctc_loss(a.log_softmax(-1), targets[:2], in_len[:2], tg_len[:2]),
+print("gradcheck",
+      torch.autograd.gradcheck(lambda a: F.ctc_loss(a.log_softmax(-1), targets[:2], in_len[:2], tg_len[:2]),
                                             (x.detach()[:, :2].clone().requires_grad_(),)))
 loss = f(x)
 loss.backward(retain_graph=True)

@@ -80,7 +80,8 @@ for b in range(B):
                           reduction="none")
     print("utt", b, "ctc rescoring", (-rescored).round(decimals=4).tolist(), "best", cands[rescored.argmin()])
 
-print("logsumexp empty", torch.logsumexp(torch.empty(0), 0).item(), "all -inf", torch.logsumexp(torch.tensor([NEG, NEG]), 0).item())
+print("logsumexp empty", torch.logsumexp(torch.empty(0), 0).item(), "all -inf",
+      torch.logsumexp(torch.tensor([NEG, NEG]), 0).item())
 print("topk ties", torch.tensor([0.5, 0.2, 0.5, 0.1]).topk(2), torch.tensor([3.0, 1.0, 2.0]).topk(2, largest=False))
 print("logaddexp2", torch.logaddexp2(torch.tensor([1.0, NEG]), torch.tensor([1.0, 3.0])).tolist())
 print("bigram rows", bigram.logsumexp(-1).round(decimals=4).tolist())

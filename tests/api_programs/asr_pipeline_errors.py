@@ -15,7 +15,8 @@ win = torch.hann_window(64)
 spec = torch.stft(wave, 64, window=win, return_complex=True)
 lp = torch.randn(10, 2, 5).log_softmax(-1)
 tg = torch.tensor([[1, 2], [3, 4]])
-print("spec", tuple(spec.shape), spec.dtype, "istft length=10", tuple(torch.istft(spec, 64, window=win, length=10).shape))
+print("spec", tuple(spec.shape), spec.dtype, "istft length=10",
+      tuple(torch.istft(spec, 64, window=win, length=10).shape))
 print("float64 window promotes", torch.stft(wave, 64, window=win.double(), return_complex=True).dtype)
 print("windows of 0 and 1", torch.hann_window(0).tolist(), torch.hann_window(1).tolist(),
       torch.blackman_window(3, dtype=torch.float16).tolist())

@@ -62,7 +62,8 @@ y, lens = prologue(x, lengths)
 print("prologue", tuple(y.shape), "lengths", lens.tolist(), lens.dtype)
 z, lens2 = block(y, lens)
 print("block", tuple(z.shape), lens2.tolist(), "sum", round(z.sum().item(), 4))
-print("dw groups", [m.groups for m in block.dw], tuple(block.dw[0].weight.shape), "params", sum(p.numel() for p in block.parameters()))
+print("dw groups", [m.groups for m in block.dw], tuple(block.dw[0].weight.shape), "params",
+      sum(p.numel() for p in block.parameters()))
 z.mean().backward()
 print("grad past lengths is zero", bool((x.grad[1, :, 15:] == 0).all()), bool((x.grad[2, :, 9:] == 0).all()), "dw grad",
       round(block.dw[0].weight.grad.norm().item(), 4))
@@ -85,7 +86,8 @@ conv, bn = block.pw[1], block.bn[1]
 fused = fuse_conv_bn_eval(conv, bn)
 probe = torch.randn(2, 16, 11)
 with torch.no_grad():
-    print("fused", type(fused).__name__, fused.bias is not None, torch.allclose(fused(probe), bn(conv(probe)), atol=1e-5))
+    print("fused", type(fused).__name__, fused.bias is not None,
+          torch.allclose(fused(probe), bn(conv(probe)), atol=1e-5))
 
 
 class WSConv1d(nn.Conv1d):

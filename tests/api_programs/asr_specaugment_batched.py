@@ -39,7 +39,8 @@ print("zero-filled sum", round(zeroed.sum().item(), 4), "zeros", int((zeroed == 
 
 mean = (spec * valid[:, None]).sum((1, 2), keepdim=True) / (lengths.view(B, 1, 1) * Fq)
 mean_filled = torch.where(fmask[:, :, None] | tmask[:, None, :], mean, spec)
-print("utterance means", mean.flatten().round(decimals=4).tolist(), "mean-filled sum", round(mean_filled.sum().item(), 4))
+print("utterance means", mean.flatten().round(decimals=4).tolist(), "mean-filled sum",
+      round(mean_filled.sum().item(), 4))
 
 def time_warp(x, length, W=4, gen=None):
     center = int(torch.randint(W, length - W, (1,), generator=gen))

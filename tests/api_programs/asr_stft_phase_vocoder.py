@@ -1,7 +1,8 @@
 """STFT front-end options ASR feature code leaves at their defaults and the phase vocoder used for speed
 perturbation: win_length shorter than n_fft (the window centred in the frame), the default hop, window=None,
 normalized and two-sided spectra of real signals, batched 2-D input, power and magnitude with view_as_real,
-angle/polar round trips and polar's gradient, torchaudio's phase_vocoder (phase advance, remainder wrap, cumsum), and istft back."""
+angle/polar round trips and polar's gradient, torchaudio's phase_vocoder (phase advance, remainder wrap, cumsum),
+and istft back."""
 
 import math
 import warnings
@@ -25,7 +26,8 @@ with warnings.catch_warnings(record=True) as w:
 print("window=None", tuple(S_rect.shape), "warnings", len(w), round(S_rect.abs().max().item(), 4))
 S_norm = torch.stft(wave, 256, 64, window=torch.hann_window(256), normalized=True, return_complex=True)
 S_plain = torch.stft(wave, 256, 64, window=torch.hann_window(256), return_complex=True)
-print("normalized ratio", round((S_plain.abs().max() / S_norm.abs().max()).item(), 4), "sqrt(n_fft)", round(math.sqrt(256), 4))
+print("normalized ratio", round((S_plain.abs().max() / S_norm.abs().max()).item(), 4), "sqrt(n_fft)",
+      round(math.sqrt(256), 4))
 two = torch.stft(wave, 64, 16, window=torch.hamming_window(64), onesided=False, return_complex=True)
 print("two-sided", tuple(two.shape), "hermitian", torch.allclose(two[1:32], two[33:].flip(0).conj(), atol=1e-4))
 const = torch.stft(wave[:300], 64, 16, window=torch.hann_window(64), pad_mode="constant", return_complex=True)
@@ -68,7 +70,8 @@ mag_leaf = torch.tensor([0.0, 1.0, 2.0, -0.5], requires_grad=True)
 phase_leaf = torch.tensor([0.0, 1.0, -1.0, 0.5], requires_grad=True)
 z = torch.polar(mag_leaf, phase_leaf)
 (z.real + 2 * z.imag).sum().backward()
-print("polar grads", z.grad_fn.name(), mag_leaf.grad.round(decimals=4).tolist(), phase_leaf.grad.round(decimals=4).tolist())
+print("polar grads", z.grad_fn.name(), mag_leaf.grad.round(decimals=4).tolist(),
+      phase_leaf.grad.round(decimals=4).tolist())
 back = torch.istft(S, 256, 80, 200, win, length=4000)
 print("istft round trip", tuple(back.shape), round((back - batch).abs().max().item(), 4))
 print("remainder wrap", torch.remainder(torch.tensor([-4.0, 7.0]), 2 * math.pi).round(decimals=4).tolist(),

@@ -49,7 +49,8 @@ print("24-bit bytes", packed.tolist())
 trip = packed.view(-1, 3).to(torch.int32)
 val = trip[:, 0] | (trip[:, 1] << 8) | (trip[:, 2] << 16)
 val = torch.where(val >= 1 << 23, val - (1 << 24), val)
-print("24-bit back", val.tolist(), torch.equal(val, s24), "as float", (val.float() / 2 ** 23).round(decimals=4).tolist())
+print("24-bit back", val.tolist(), torch.equal(val, s24), "as float",
+      (val.float() / 2 ** 23).round(decimals=4).tolist())
 
 u8 = ((audio[0] * 128) + 128).clamp(0, 255).to(torch.uint8)
 print("uint8 pcm", u8[:6].tolist(), u8.dtype, "back", ((u8.float() - 128) / 128)[:3].round(decimals=4).tolist())

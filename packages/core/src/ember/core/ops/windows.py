@@ -2,8 +2,8 @@
 
 A window is a constant: it is computed once with numpy by PyTorch's own sequence of steps, each rounded
 to the requested dtype (a 16-bit one's steps computed in float32 and rounded to 16 bits, as PyTorch's CPU
-kernels do), so its values are PyTorch's to the last bit or so, and made a tensor of that dtype and device. The integrals are composed of views and elementwise ops, so
-they differentiate and run on every device.
+kernels do), so its values are PyTorch's to the last bit or so, and made a tensor of that dtype and device.
+The integrals are composed of views and elementwise ops, so they differentiate and run on every device.
 """
 
 from __future__ import annotations
