@@ -44,3 +44,22 @@ def test_aten_form_with_int_lengths_lists_only_the_arguments_given():
         "blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)\n * (Tensor log_probs, Tensor "
         "targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = at::Reduction::Mean, "
         "bool zero_infinity = False)\n")
+
+
+def test_a_non_int_after_an_int_length_and_empty_log_probs_are_pytorchs_errors():
+    """PyTorch's parser takes a list opening with an int as `tuple of ints` and names the first element that is
+    not one (1-based); empty log_probs are refused before any length check."""
+    import pytest
+
+    lp, t = E.log_softmax(E.zeros(6, 2, 4), 2), E.tensor([[1, 2], [3, 1]])
+    for il, tl, name, pos, kind in (([6, 5.5], [2, 2], "input_lengths", 2, "float"),
+                                    ([6, 6], (2, 2, None), "target_lengths", 3, "NoneType"),
+                                    ((6, "6"), [2, 2], "input_lengths", 2, "str")):
+        want = f"ctc_loss(): argument '{name}' failed to unpack the object at pos {pos} with error \"type must be " \
+               f"tuple of ints,but got {kind}\""
+        with pytest.raises(TypeError) as e:
+            E.ctc_loss(lp, t, il, tl)
+        assert str(e.value) == want
+    for empty in (E.zeros(6, 0, 4), E.zeros(0, 2, 4)):
+        with pytest.raises(RuntimeError, match=r"^log_probs tensor must not be empty$"):
+            E.ctc_loss(empty, t, E.zeros(empty.shape[1], dtype=E.int64), E.zeros(empty.shape[1], dtype=E.int64))

@@ -17,7 +17,9 @@ from ember.core.tensor import Tensor
 
 BAD_GEOMETRIES = [  # (size, stride, offset) over 16 bytes of float32, PyTorch's message
     ((2,), (1,), -1, "Tensor: invalid storage offset -1"),
-    ((-1,), (1,), 0, "Trying to create tensor with negative dimension -1: [-1]"),
+    ((-1,), (1,), 0, "Storage size calculation overflowed with sizes=[-1] and strides=[1]"),
+    ((-1, 400), (160, 1), 0, "Storage size calculation overflowed with sizes=[-1, 400] and strides=[160, 1]"),
+    ((-2, 3), (0, 1), 0, "numel: integer multiplication overflow"),
     ((2,), (-1,), 0, "as_strided: Negative strides are not supported at the moment, got strides: [-1]"),
     ((5,), (1,), 0, "setStorage: sizes [5], strides [1], storage offset 0, and itemsize 4 requiring a storage size "
                     "of 20 are out of bounds for storage of size 16"),
@@ -129,17 +131,25 @@ def test_tensor_rebuilt_from_a_crafted_pickle_goes_through_the_gate():
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("size,stride,offset,message", BAD_GEOMETRIES[:7])
+@pytest.mark.parametrize("size,stride,offset,message", BAD_GEOMETRIES[:9])
 def test_as_strided_messages_match_pytorch(size, stride, offset, message):
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError) as theirs:
         torch.zeros(4).as_strided(size, stride, offset)
     with pytest.raises(RuntimeError) as ours:
         C.zeros(4).as_strided(size, stride, offset)
-    if "negative dimension" in message:  # PyTorch reports a negative size as an overflow
-        assert "overflowed" in str(theirs.value)
-    else:
-        assert str(ours.value).split(" with sizes")[0] == str(theirs.value).split(" with sizes")[0]
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_negative_sizes_are_named_as_each_entry_point_names_them():
+    """PyTorch's as_strided and set_ meet a negative size only when the extent or numel overflows."""
+    x = C.zeros(4)
+    with pytest.raises(RuntimeError, match=r"^numel: integer multiplication overflow$"):
+        C.empty(0).set_(x.untyped_storage(), 0, (-1, 4), (1, 1))
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[-1, 4\]$"):
+        C.empty_strided((-1, 4), (4, 1))
+    with pytest.raises(RuntimeError, match=r"^as_strided: Negative strides are not supported"):
+        x.as_strided((-1, 4), (-1, 1))
 
 
 def test_user_sizes_of_empty_strided_resize_and_unfold_are_checked_before_use():

@@ -58,6 +58,32 @@ def test_stft_matches_a_direct_dft_of_windowed_frames_and_istft_inverts_it(case,
     assert x.shape == tuple(E.tensor(x).shape)
 
 
+@pytest.mark.parametrize("n_fft,win,hop,length", [(16, 10, 4, 50), (16, 9, 5, 41), (12, 12, 3, 30)])
+def test_align_to_window_starts_each_frame_at_its_window(n_fft, win, hop, length):
+    """center=False with align_to_window=True: frame t is x[t*hop : t*hop+win] windowed, zero-padded to n_fft
+    around the window's place, so 1 + (length - win) // hop frames (PyTorch 2.13's layout)."""
+    rng = np.random.default_rng(n_fft + win)
+    x, w = rng.standard_normal((2, length)), np.hanning(win + 2)[1:-1]
+    left = (n_fft - win) // 2
+    frames = np.zeros((2, 1 + (length - win) // hop, n_fft))
+    for t in range(frames.shape[1]):
+        frames[:, t, left:left + win] = x[:, t * hop:t * hop + win] * w
+    k = np.arange(n_fft)
+    want = np.swapaxes(frames @ np.exp(-2j * np.pi * np.outer(k, k) / n_fft).T, -1, -2)[:, :n_fft // 2 + 1]
+    got = E.stft(E.tensor(x), n_fft, hop, win, E.tensor(w), center=False, align_to_window=True, return_complex=True)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-10)
+    unaligned = E.stft(E.tensor(x), n_fft, hop, win, E.tensor(w), center=False, align_to_window=False,
+                       return_complex=True)
+    assert unaligned.shape[-1] == 1 + (length - n_fft) // hop
+    with pytest.raises(RuntimeError, match=r"^stft align_to_window should only be set when center = false$"):
+        E.stft(E.tensor(x), n_fft, hop, win, E.tensor(w), align_to_window=True, return_complex=True)
+
+
+def test_short_signal_error_names_win_length_as_pytorch_does():
+    with pytest.raises(RuntimeError, match=r"expected 0 < n_fft < 150, but got n_fft=200$"):
+        E.stft(E.randn(150), 256, 64, 200, E.hann_window(200), center=False, return_complex=True)
+
+
 def test_tensor_methods_and_default_window_warning():
     x = E.arange(40.0)
     with warnings.catch_warnings(record=True):

@@ -379,6 +379,18 @@ def test_numpy_port_refusals_are_pytorchs():
         E.trapezoid(E.tensor([1.0, 2.0]), 0.5)
 
 
+def test_gradient_spacing_none_is_the_default_and_mixed_tuples_want_tensors():
+    """PyTorch's binding: spacing=None is the unit step; a tuple that is not all numbers must be all Tensors."""
+    x = E.arange(12.0).view(3, 4) ** 2
+    for got, want in zip(E.gradient(x, spacing=None), np.gradient(x.numpy())):
+        np.testing.assert_allclose(got.numpy(), want)
+    for spacing, where, kind in ((([0.0, 1.0, 3.0],), 0, "list"), ((1.0, E.arange(4.0)), 0, "float"),
+                                 ((E.arange(3.0), 2.0), 1, "float")):
+        dim = (0, 1) if len(spacing) == 2 else 1
+        with pytest.raises(TypeError, match=rf"^expected Tensor as element {where} in argument 1, but got {kind}$"):
+            E.gradient(x, spacing=spacing, dim=dim)
+
+
 def test_gradient_takes_a_0dim_spacing_tensor_as_a_number():
     (g,) = E.gradient(E.tensor([1.0, 4.0, 9.0]), spacing=E.tensor(2.0))
     assert g.tolist() == [1.5, 2.0, 2.5]

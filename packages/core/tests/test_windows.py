@@ -131,3 +131,21 @@ def test_windows_follow_pytorchs_steps():
     assert E.hann_window(16, False, dtype=E.float64).tolist()[:3] == [0.0, 0.04322727117869957, 0.16543469682057088]
     assert E.hamming_window(2).tolist() == [0.08000001311302185, 1.0]
     assert E.blackman_window(2).tolist() == [-2.9802322387695312e-08, 1.0]
+
+
+@pytest.mark.parametrize("make,want", [  # PyTorch 2.13's values, printed by .tolist()
+    (lambda: E.hann_window(7, dtype=E.float16),
+     [0.0, 0.188232421875, 0.611328125, 0.9501953125, 0.95068359375, 0.611328125, 0.189453125]),
+    (lambda: E.blackman_window(3, dtype=E.float16), [0.0, 0.6298828125, 0.630859375]),
+    (lambda: E.hamming_window(9, False, dtype=E.bfloat16),
+     [0.078125, 0.212890625, 0.5390625, 0.8671875, 1.0, 0.8671875, 0.53515625, 0.212890625, 0.078125]),
+    (lambda: E.bartlett_window(7, dtype=E.bfloat16),
+     [0.0, 0.28515625, 0.5703125, 0.85546875, 0.859375, 0.578125, 0.2890625]),
+    (lambda: E.blackman_window(12, False, dtype=E.bfloat16),
+     [0.0, 0.033203125, 0.158203125, 0.412109375, 0.734375, 0.96875, 0.96875, 0.734375, 0.41796875, 0.166015625,
+      0.03515625, 0.0]),
+])
+def test_16_bit_windows_round_every_step_and_scalar_as_pytorch(make, want):
+    """PyTorch computes a 16-bit window in 16 bits: each op in float32 rounded back, its scalars rounded too,
+    so a periodic window is not symmetric (hann_window(7)[3] != [4])."""
+    assert make().tolist() == want

@@ -560,3 +560,30 @@ def test_cpu_autocast_runs_3d_pools_and_pads_in_pytorchs_dtypes():
     assert E.equal(got["max_pool3d"], F.max_pool3d(x.float(), 2))
     with pytest.raises(NotImplementedError, match="\"avg_pool3d_out_frame\" not implemented for 'BFloat16'"):
         F.avg_pool3d(x, 2)  # outside the region PyTorch's CPU kernel has no bfloat16
+
+
+def test_cpu_autocast_runs_ctc_ffts_and_view_as_complex_in_float32():
+    # PyTorch 2.13's CPU fp32 list holds ctc_loss, the fft_* transforms (not the 2-D/n-D Hermitian ones),
+    # view_as_complex and multilabel_margin_loss: bfloat16 inputs that their kernels refuse outside a region
+    rng = np.random.default_rng(0)
+    logits = E.tensor(rng.standard_normal((6, 2, 4)).astype(np.float32), requires_grad=True)
+    lp = logits.log_softmax(-1).bfloat16()
+    targets, il, tl = E.tensor([[1, 2], [3, 3]]), E.tensor([6, 5]), E.tensor([2, 2])
+    sig = E.tensor(rng.standard_normal((4, 8)).astype(np.float32)).bfloat16()
+    with E.autocast("cpu"):
+        loss = F.ctc_loss(lp, targets, il, tl)
+        spectra = {n: getattr(E.fft, n)(sig) for n in ("fft", "rfft", "irfft", "fftn", "ihfft", "hfft")}
+        pairs = E.view_as_complex(sig.view(4, 4, 2))
+        margin = F.multilabel_margin_loss(sig[:, :4], E.tensor([[1, -1, 0, 0]] * 4))
+    assert loss.dtype is E.float32 and margin.dtype is E.float32 and pairs.dtype is E.complex64
+    assert {n: s.dtype.name for n, s in spectra.items()} == {"fft": "complex64", "rfft": "complex64",
+                                                            "irfft": "float32", "fftn": "complex64",
+                                                            "ihfft": "complex64", "hfft": "float32"}
+    assert E.allclose(loss, F.ctc_loss(lp.float(), targets, il, tl))
+    np.testing.assert_allclose(spectra["rfft"].numpy(), np.fft.rfft(sig.float().numpy()), rtol=1e-5, atol=1e-5)
+    loss.backward()
+    assert logits.grad.dtype is E.float32 and E.isfinite(logits.grad).all()
+    with pytest.raises(NotImplementedError, match="\"ctc_loss_cpu\" not implemented for 'BFloat16'"):
+        F.ctc_loss(lp, targets, il, tl)
+    with E.autocast("cpu"), pytest.raises(RuntimeError, match="^Unsupported dtype BFloat16$"):
+        E.fft.hfft2(sig)  # not on the list

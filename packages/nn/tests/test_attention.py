@@ -540,3 +540,24 @@ def test_causal_mask_is_reused_while_nothing_watches_and_gives_the_same_bits():
         kv = torch.randn(1, 1, 3 + n, 4)
         F.scaled_dot_product_attention(torch.randn(1, 1, 2, 4), kv, kv, is_causal=True)
     assert len(_attention._CAUSAL) <= 8
+
+
+def test_canonical_mask_and_none_or_dtype_take_pytorchs_private_arguments():
+    """Code that copies MultiheadAttention calls `F._canonical_mask(mask=, mask_name=, other_type=, other_name=,
+    target_type=)` with `F._none_or_dtype(other)`: bool masks become additive float masks; a mismatch warns."""
+    import warnings
+
+    bool_mask = torch.tensor([[True, False]])
+    got = F._canonical_mask(mask=bool_mask, mask_name="m", other_type=None, other_name="", target_type=torch.float32)
+    assert got.dtype is torch.float32 and got.tolist() == [[float("-inf"), 0.0]]
+    assert F._none_or_dtype(torch.zeros(1, dtype=torch.float64)) is torch.float64 and F._none_or_dtype(None) is None
+    with pytest.raises(RuntimeError, match=r"^input to _none_or_dtype\(\) must be None or torch.Tensor$"):
+        F._none_or_dtype(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        F._canonical_mask(bool_mask, "key_padding_mask", torch.float32, "attn_mask", torch.float32)
+        F._canonical_mask(bool_mask, "key_padding_mask", torch.float32, "attn_mask", torch.float32, check_other=False)
+    assert [str(w.message) for w in caught] == ["Support for mismatched key_padding_mask and attn_mask is deprecated. "
+                                                "Use same type for both instead."]
+    with pytest.raises(AssertionError, match="only bool and floating types of m are supported"):
+        F._canonical_mask(torch.tensor([1]), "m", None, "", torch.float32)

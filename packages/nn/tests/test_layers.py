@@ -133,6 +133,43 @@ def test_conv2d_same_valid_and_padding_modes():
         nn.Conv2d(3, 4, 3, groups=2)
 
 
+def test_conv_keeps_pytorchs_reversed_padding_for_code_that_pads_itself():
+    """`_reversed_padding_repeated_twice` (PyTorch's attribute, read by subclasses that call F.pad themselves): per
+    dim from the last, (left, right); 'same' with an odd total puts the extra element on the right."""
+    assert nn.Conv1d(2, 2, 3, padding=2)._reversed_padding_repeated_twice == (2, 2)
+    assert nn.Conv2d(2, 2, (3, 4), padding="same", dilation=(1, 3))._reversed_padding_repeated_twice == [4, 5, 1, 1]
+    assert nn.Conv2d(2, 2, 3, padding="valid")._reversed_padding_repeated_twice == [0, 0, 0, 0]
+    assert nn.Conv3d(1, 1, (2, 3, 4), padding=(0, 1, 2))._reversed_padding_repeated_twice == (2, 2, 1, 1, 0, 0)
+    conv = nn.Conv1d(2, 3, 4, padding="same", dilation=3, padding_mode="reflect").double()
+    x = torch.randn(1, 2, 12, dtype=torch.float64)
+    padded = np.pad(w(x), ((0, 0), (0, 0), (4, 5)), mode="reflect")
+    want = conv2d_ref(padded[:, :, None], w(conv.weight)[:, :, None], w(conv.bias), dilation=(1, 3))[:, :, 0]
+    np.testing.assert_allclose(w(conv(x)), want, rtol=1e-10, atol=1e-12)
+
+
+def test_conv_forward_takes_another_weight_as_weight_standardised_convs_call_it():
+    """`_conv_forward(input, weight, bias)` (PyTorch's): the module's geometry and padding mode with a given weight;
+    `_output_padding` takes PyTorch's arguments, as transposed subclasses that copy its forward pass them."""
+
+    class WSConv1d(nn.Conv1d):
+        def forward(self, x):
+            wt = self.weight
+            return self._conv_forward(x, (wt - wt.mean(dim=(1, 2), keepdim=True)) * 2.0, self.bias)
+
+    conv = WSConv1d(2, 3, 3, padding=1, padding_mode="reflect").double()
+    x = torch.randn(1, 2, 7, dtype=torch.float64)
+    wt = w(conv.weight)
+    wt = (wt - wt.mean(axis=(1, 2), keepdims=True)) * 2.0
+    padded = np.pad(w(x), ((0, 0), (0, 0), (1, 1)), mode="reflect")
+    want = conv2d_ref(padded[:, :, None], wt[:, :, None], w(conv.bias))[:, :, 0]
+    np.testing.assert_allclose(w(conv(x)), want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError, match=r"weight of size \[3, 2, 3\], expected input\[1, 4, 9\] to have 2"):
+        conv._conv_forward(torch.zeros(1, 4, 7, dtype=torch.float64), conv.weight, None)
+    ct = nn.ConvTranspose1d(4, 4, 4, stride=2)
+    assert ct._output_padding(torch.zeros(1, 4, 5), [13], ct.stride, ct.padding, ct.kernel_size, 1, ct.dilation) == [1]
+    assert ct._output_padding(torch.zeros(1, 4, 5), None) == (0,)
+
+
 def test_conv_wrong_channels_names_expected_and_got():
     with pytest.raises(RuntimeError, match=r"expected input\[2, 3, 8, 8\] to have 4 channels, but got 3 channels"):
         nn.Conv2d(4, 8, 3)(torch.zeros(2, 3, 8, 8))

@@ -404,3 +404,22 @@ def test_lstm_cell_unbatched_step_reads_the_first_two_states():
     h0, c0 = cell(torch.ones(2), (torch.zeros(4), torch.zeros(4)))
     np.testing.assert_array_equal(h.detach().numpy(), h0.detach().numpy())
     np.testing.assert_array_equal(c.detach().numpy(), c0.detach().numpy())
+
+
+def test_gru_cell_output_node_is_pytorchs_add_and_its_gradients_are_the_formulas():
+    """PyTorch's CPU GRUCell ends `n + z * (h - n)`: its output's grad_fn is AddBackward0 (ember's fused node
+    takes that name); the gradients are those of the unfused float64 formula."""
+    rng = np.random.default_rng(3)
+    cell = nn.GRUCell(3, 4).double()
+    x = torch.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    h = torch.tensor(rng.standard_normal((2, 4)), requires_grad=True)
+    out = cell(x, h)
+    assert out.grad_fn.name() == "AddBackward0" and cell(x[0], h[0]).grad_fn.name() == "SqueezeBackward1"
+    gx, gh = torch.autograd.grad(out.sum(), (x, h))
+    gi, gg = x @ cell.weight_ih.t() + cell.bias_ih, h @ cell.weight_hh.t() + cell.bias_hh
+    r = torch.sigmoid(gi[:, :4] + gg[:, :4])
+    z = torch.sigmoid(gi[:, 4:8] + gg[:, 4:8])
+    n = torch.tanh(gi[:, 8:] + r * gg[:, 8:])
+    want = torch.autograd.grad(((1 - z) * n + z * h).sum(), (x, h))
+    np.testing.assert_allclose(gx.numpy(), want[0].numpy(), rtol=1e-10)
+    np.testing.assert_allclose(gh.numpy(), want[1].numpy(), rtol=1e-10)

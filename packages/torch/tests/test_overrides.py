@@ -172,6 +172,22 @@ def test_a_function_mode_sees_the_new_methods_as_themselves():
     assert made[0].tolist() == [0.0, 0.0, 0.0] and made[2].tolist() == [7.0, 7.0] and made[1].shape == (2, 2)
 
 
+def test_a_function_mode_sees_the_fft_transforms_as_themselves():
+    """`torch.fft.rfft(x)` reaches a mode as `torch.fft.rfft` (PyTorch's `fft_rfft`), once, not as its primitives."""
+    seen = []
+
+    class Funcs(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    x = torch.arange(8.0)
+    with Funcs():
+        spec = torch.fft.rfft(x)
+        back = torch.fft.irfft(spec, n=8)
+    assert seen == [torch.fft.rfft, torch.fft.irfft] and torch.allclose(back, x, atol=1e-5)
+
+
 def test_ignored_functions_are_pytorchs_factories_and_global_state():
     ignored = torch.overrides.get_ignored_functions()
     for f in (torch.tensor, torch.zeros, torch.arange, torch.is_tensor, torch.manual_seed, torch.set_printoptions,

@@ -61,6 +61,8 @@ _LOSSES = ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "c
            "multilabel_soft_margin_loss")
 _LINALG = ("linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_inv", "linalg_qr", "linalg_slogdet",
            "linalg_solve", "linalg_svd")
+_FFT = tuple(f"fft_{n}" for n in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+                                   "rfftn", "irfftn", "hfft", "ihfft"))
 _POLICIES: dict[str, dict[str, str]] = {
     "cpu": {
         **dict.fromkeys(_CONV + ("mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "prelu", "matmul", "dot",
@@ -69,7 +71,8 @@ _POLICIES: dict[str, dict[str, str]] = {
         **dict.fromkeys(_LOSSES + _LINALG + ("binary_cross_entropy", "prod", "trace", "cdist", "grid_sampler", "polar",
                                              "quantile", "nanquantile", "max_unpool", "pad_nd", "max_pool3d",
                                              "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
-                                             "fractional_max_pool"), _FP32),
+                                             "fractional_max_pool", "ctc_loss", "multilabel_margin_loss",
+                                             "view_as_complex") + _FFT, _FP32),
         **dict.fromkeys(("layer_norm", "group_norm", "batch_norm"), _FP32_KEEP),
         **dict.fromkeys(("cat", "index_copy"), _PROMOTE),
     },

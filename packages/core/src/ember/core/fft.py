@@ -5,6 +5,8 @@ gradients flow), then runs one of three primitives (`ember.core.ops.fft`): compl
 real to one-sided complex, one-sided complex to real. The Hermitian transforms (`hfft`,
 `ihfft` ...) are those primitives on the conjugate with the normalization read the other way.
 The CPU library (scipy.fft or numpy.fft) and what happens on CUDA: NOTE [ FFT backends ].
+The transforms PyTorch's CPU autocast lists (`fft_fft` ... `fft_ihfft`, not the 2-D/n-D Hermitian
+ones) are `@composite`, so an autocast region hands them float32 inputs.
 
 `norm`: "backward" (the default: no scaling forward, 1/n on the inverse), "ortho" (1/sqrt(n)
 both ways) or "forward" (1/n forward, none on the inverse).
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 
 from ember.core.ops._util import require_grad
 from ember.core import dtypes
+from ember.core.dispatch import composite
 from ember.core.methods import numpy_aliases
 from ember.core.ops.fft import backend_name, fft_c2c, fft_c2r, fft_r2c
 from ember.core.tensor import Tensor
@@ -173,6 +176,7 @@ def _check_1d(name: str, n, dim) -> None:
         raise RuntimeError(f"Invalid number of data points ({n}) specified")
 
 
+@composite("fft_fft")
 @numpy_aliases
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
         out: Tensor | None = None) -> Tensor:
@@ -199,6 +203,7 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     return _c2c(input, _one(n), (dim,), norm, True, out)
 
 
+@composite("fft_ifft")
 @numpy_aliases
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
@@ -209,6 +214,7 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _c2c(input, _one(n), (dim,), norm, False, out)
 
 
+@composite("fft_fft2")
 @numpy_aliases
 def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
@@ -216,6 +222,7 @@ def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2
     return _c2c(input, s, dim, norm, True, out)
 
 
+@composite("fft_ifft2")
 @numpy_aliases
 def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
@@ -223,6 +230,7 @@ def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-
     return _c2c(input, s, dim, norm, False, out)
 
 
+@composite("fft_fftn")
 @numpy_aliases
 def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
          *, out: Tensor | None = None) -> Tensor:
@@ -236,6 +244,7 @@ def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | Non
     return _c2c(input, s, dim, norm, True, out)
 
 
+@composite("fft_ifftn")
 @numpy_aliases
 def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
@@ -243,6 +252,7 @@ def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | No
     return _c2c(input, s, dim, norm, False, out)
 
 
+@composite("fft_rfft")
 @numpy_aliases
 def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
@@ -259,6 +269,7 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _r2c(input, _one(n), (dim,), norm, "rfft", out)
 
 
+@composite("fft_irfft")
 @numpy_aliases
 def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
@@ -267,6 +278,7 @@ def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
     return _c2r(input, _one(n), (dim,), norm, out)
 
 
+@composite("fft_rfft2")
 @numpy_aliases
 def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
@@ -274,6 +286,7 @@ def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-
     return _r2c(input, s, dim, norm, "rfftn", out)
 
 
+@composite("fft_irfft2")
 @numpy_aliases
 def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
            out: Tensor | None = None) -> Tensor:
@@ -281,6 +294,7 @@ def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (
     return _c2r(input, s, dim, norm, out)
 
 
+@composite("fft_rfftn")
 @numpy_aliases
 def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
@@ -288,6 +302,7 @@ def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | No
     return _r2c(input, s, dim, norm, "rfftn", out)
 
 
+@composite("fft_irfftn")
 @numpy_aliases
 def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
            *, out: Tensor | None = None) -> Tensor:
@@ -295,6 +310,7 @@ def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | N
     return _c2r(input, s, dim, norm, out)
 
 
+@composite("fft_hfft")
 @numpy_aliases
 def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
@@ -304,6 +320,7 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _c2r(input, _one(n), (dim,), norm, out, hermitian=True)
 
 
+@composite("fft_ihfft")
 @numpy_aliases
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:

@@ -85,9 +85,9 @@ def check_geometry(storage_nbytes: int, itemsize: int, size, stride, offset, *,
         raise RuntimeError("mismatch in length of strides and shape")
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
-    for n in size:
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+    negative = next((n for n in size if n < 0), None)
+    if negative is not None and op not in ("as_strided", "set_"):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {list(size)}")
     if any(s < 0 for s in stride):
         if op == "set_":  # PyTorch's setStorage computes the extent first, which a negative stride overflows
             if 0 in size:
@@ -95,6 +95,13 @@ def check_geometry(storage_nbytes: int, itemsize: int, size, stride, offset, *,
             raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
                                f"strides={list(stride)}")
         raise RuntimeError(f"{op}: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    if negative is not None:  # as_strided and set_ meet it only in the extent and numel computations
+        if 0 in size:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {list(size)}")
+        if op == "as_strided" and any(n < 0 and s for n, s in zip(size, stride)):
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                               f"strides={list(stride)}")
+        raise RuntimeError("numel: integer multiplication overflow")
     if offset > INT64_MAX or any(s > INT64_MAX for s in stride) or any(n > INT64_MAX for n in size):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     if 0 in size:

@@ -13,7 +13,6 @@ from ember.core.dispatch import get_op, node_name
 
 from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import not_implemented
 from ember.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["ENTRIES"]
@@ -44,6 +43,11 @@ def _ctc_loss(grad, log_probs, targets, input_lengths, target_lengths, blank, ze
                                        blank, zero_infinity)
 
 
+def _ctc_loss_double():
+    """PyTorch records CTC's backward as its `NotImplemented` node, which refuses a second derivative."""
+    raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+
+
 def _fractional_max_pool(grad, result1, input, kernel_size):
     """max_pool2d_backward's scatter-add by index, over planes flattened to `(*, 1, prod(spatial))`; under
     `create_graph` it takes the input too, whose gradient is zero (PyTorch's `self: zeros_like(self)`)."""
@@ -65,8 +69,8 @@ ENTRIES = [
     d("ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)", name="CtcLossBackward0",
       targets=None, log_probs=_ctc_loss),
     d("ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, "
-      "blank, zero_infinity)", targets=None,
-      **{"grad, log_probs, log_alpha, neg_log_likelihood": not_implemented("ctc_loss_backward")}),
+      "blank, zero_infinity)", name="NotImplemented", targets=None,
+      **{"grad, log_probs, log_alpha, neg_log_likelihood": _ctc_loss_double}),
     d("fractional_max_pool(input, kernel_size, output_size, samples)", name="FractionalMaxPoolBackward0",
       samples=None, input=_fractional_max_pool),
     d("max_unpool(input, indices, output_size)", name="MaxUnpoolBackward0", indices=None, input=_max_unpool),

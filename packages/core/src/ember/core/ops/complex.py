@@ -324,9 +324,20 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _complex(real, imag, out=out) if out is not None else _complex(real, imag)
 
 
+_polar = declare("polar", argnames=("abs", "angle"))
+
+
+@_polar.register("any")
+def _polar_any(abs, angle):  # noqa: A002
+    from ember.core.ops import elementwise as ew
+
+    return _complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)))
+
+
 @composite("polar")
 def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
-    """The complex tensor `abs * (cos(angle) + i sin(angle))`."""
+    """The complex tensor `abs * (cos(angle) + i sin(angle))`; one op, so its gradient is PyTorch's, read from
+    the result (0 for `abs` where the result is 0)."""
     from ember.core.ops import elementwise as ew
 
     if isinstance(abs, Tensor) and abs._dtype is dtypes.float16:  # PyTorch has no complex32 kernel for it
@@ -335,8 +346,9 @@ def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  
         raise DtypeNotImplemented("\"polar_cpu\" not implemented for 'Half'")
     if isinstance(abs, Tensor) and isinstance(angle, Tensor):
         _check_parts(abs, angle)
-    r = complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
-    return node_name(r, "ComplexBackward0", "PolarBackward0")
+        if out is None:
+            return _polar(abs, angle)
+    return complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
 
 
 # --- elementwise -----------------------------------------------------------------------------

@@ -51,6 +51,8 @@ def _check(log_probs, targets, input_lengths, target_lengths, blank) -> None:
         where = "cuda" if log_probs.device.type == "cuda" else "cpu"
         raise NotImplementedError(f"\"ctc_loss_{where}\" not implemented for "
                                   f"'{dtypes.TORCH_NAMES[log_probs._dtype.name]}'")
+    if log_probs.numel() == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
     if targets._dtype.is_floating_point or targets._dtype is dtypes.bool:
         raise TypeError(f"ctc_loss: expected integer targets; got {describe(targets)}")
     if not 0 <= blank < n_c:
@@ -183,13 +185,21 @@ def _length_kinds(fn):
     """`fn` refusing lengths that are neither both sequences of ints nor both tensors (a plain int is neither) with
     PyTorch's parser's TypeError over the arguments as given (`F.ctc_loss` gives all seven, its reduction as
     at::Reduction's int; `torch.ctc_loss(lp, t, 5, 2)` four)."""
+    def opens_ints(v):  # PyTorch's parser reads a list as `tuple of ints` from its first element, a non-bool int
+        return isinstance(v, list | tuple) and (not v or isinstance(v[0], int) and not isinstance(v[0], bool))
+
     def seq(v):
-        return isinstance(v, list | tuple) and all(isinstance(e, int) and not isinstance(e, bool) for e in v)
+        return opens_ints(v) and all(isinstance(e, int) for e in v)
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
         il = args[2] if len(args) > 2 else kwargs.get("input_lengths")
         tl = args[3] if len(args) > 3 else kwargs.get("target_lengths")
+        for name, v in (("input_lengths", il), ("target_lengths", tl)):
+            if opens_ints(v) and not seq(v):
+                pos, bad = next((i, e) for i, e in enumerate(v) if not isinstance(e, int))
+                raise TypeError(f"ctc_loss(): argument '{name}' failed to unpack the object at pos {pos + 1} with "
+                                f"error \"type must be tuple of ints,but got {type(bad).__name__}\"")
         if not (seq(il) and seq(tl) or isinstance(il, Tensor) and isinstance(tl, Tensor)) and not (
                 len(args) > 5 and isinstance(args[5], str) and args[5] not in _REDUCTIONS):
             given = tuple(_REDUCTIONS.index(a) if i == 5 and isinstance(a, str) else a for i, a in enumerate(args))

@@ -122,9 +122,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     if input.dim() not in (1, 2):
         raise RuntimeError(f"{where}: expected a 1D or 2D tensor")
     if align_to_window is not None and center:
-        raise RuntimeError("stft: align_to_window should only be set when center = false")
-    if align_to_window:
-        raise NotImplementedError("stft: align_to_window=True is not supported by ember")
+        raise RuntimeError("stft align_to_window should only be set when center = false")
     hop, win = _lengths(n_fft, hop_length, win_length, where)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:
         raise RuntimeError(f"{where}: expected a tensor of floating point or complex values")
@@ -132,8 +130,11 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     if center:
         x = pad(x.unsqueeze(1), (n_fft // 2, n_fft // 2), mode=pad_mode).squeeze(1)
     length = x.shape[-1]
-    if not 0 < n_fft <= length:
-        raise RuntimeError(f"{where}: expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+    if not 0 < n_fft <= length:  # PyTorch 2.13 names win_length as the n_fft it got
+        raise RuntimeError(f"{where}: expected 0 < n_fft < {length}, but got n_fft={win}")
+    if align_to_window and win < n_fft:  # frames start where their window starts: 1 + (length - win) // hop of them
+        left = (n_fft - win) // 2
+        x = pad(x, (left, n_fft - win - left))
     if onesided is None:
         onesided = not complex_in
     elif onesided and complex_in:

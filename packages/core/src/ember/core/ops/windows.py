@@ -1,9 +1,9 @@
 """Window functions (`torch.hann_window` ...) and trapezoidal integration (`torch.trapezoid` ...).
 
 A window is a constant: it is computed once with numpy by PyTorch's own sequence of steps, each rounded
-to the requested dtype (float32 for the 16-bit ones), so its values are PyTorch's to the last bit or
-so, and made a tensor of that dtype and device. The integrals are composed of views and elementwise ops, so
-they differentiate and run on every device.
+to the requested dtype (a 16-bit one's steps computed in float32 and rounded to 16 bits, as PyTorch's CPU
+kernels do), so its values are PyTorch's to the last bit or so, and made a tensor of that dtype and device.
+The integrals are composed of views and elementwise ops, so they differentiate and run on every device.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window"
            "trapz", "cumulative_trapezoid"]
 
 
-def _window(name: str, window_length: int, periodic: bool, dtype, device, requires_grad: bool, fn) -> Tensor:
+def _window(name: str, window_length: int, periodic: bool, dtype, device, requires_grad: bool, fn,
+            rounds: bool = True) -> Tensor:
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
@@ -39,32 +40,51 @@ def _window(name: str, window_length: int, periodic: bool, dtype, device, requir
         w = np.ones(window_length)
     else:
         n = window_length + 1 if periodic else window_length  # periodic: the symmetric window one longer, cut
-        w = fn(np.arange(n, dtype=np.float64 if dt is dtypes.float64 else np.float32), n)[:window_length]
+        k = np.arange(n, dtype=np.float64 if dt is dtypes.float64 else np.float32)
+        rnd = _rounder(dt) if rounds else None
+        w = (fn(k, n) if rnd is None else fn(rnd(k), n, rnd))[:window_length]
     return tensor(w, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def _rounder(dt):
+    """For a 16-bit dtype: float32 values rounded to it and back (each step of PyTorch's 16-bit kernels)."""
+    if dt not in (dtypes.float16, dtypes.bfloat16):
+        return None
+    return lambda a: np.asarray(a).astype(dt.np).astype(np.float32)
+
+
+def _same(a):
+    return a
+
+
+def _const(k, r):
+    """A scalar of the computation: `k`'s float type, rounded to the 16-bit dtype when `r` rounds (PyTorch's
+    16-bit kernels take their scalar operands in the tensor's dtype)."""
+    return k.dtype.type if r is _same else (lambda v: r(np.float32(v)))
 
 
 def _hamming(alpha: float, beta: float):
     """`alpha - beta cos(2 pi k / (n - 1))` as PyTorch computes it: `cos(k * step) * -beta + alpha`, each step
     rounded to `k`'s dtype."""
-    def fn(k, n):
-        f = k.dtype.type
-        return np.cos(k * f(2.0 * np.pi / (n - 1))) * f(-beta) + f(alpha)
+    def fn(k, n, r=_same):
+        f = _const(k, r)
+        return r(r(r(np.cos(r(k * f(2.0 * np.pi / (n - 1))))) * f(-beta)) + f(alpha))
     return fn
 
 
-def _blackman(k, n):
+def _blackman(k, n, r=_same):
     """PyTorch's `cos(4x) * 0.08 - cos(2x) * 0.5 + 0.42` with `x = k * pi / (n - 1)`: its ends are exactly 0."""
-    f = k.dtype.type
-    x = k * f(np.pi / (n - 1))
-    return np.cos(x * f(4)) * f(0.08) - np.cos(x * f(2)) * f(0.5) + f(0.42)
+    f = _const(k, r)
+    x = r(k * f(np.pi / (n - 1)))
+    return r(r(r(r(np.cos(r(x * f(4)))) * f(0.08)) - r(r(np.cos(r(x * f(2)))) * f(0.5))) + f(0.42))
 
 
-def _bartlett(k, n):
+def _bartlett(k, n, r=_same):
     """PyTorch's `k * 2 / (n - 1)` rising half, `2 - k * 2 / (n - 1)` falling half."""
-    f = k.dtype.type
-    w = k * f(2.0 / (n - 1))
+    f = _const(k, r)
+    w = r(k * f(2.0 / (n - 1)))
     half = (n - 1) // 2 + 1
-    w[half:] = w[half:] * f(-1) + f(2)
+    w[half:] = r(r(w[half:] * f(-1)) + f(2))
     return w
 
 
@@ -115,7 +135,7 @@ def kaiser_window(window_length: int, periodic: bool | None = None, beta: float 
     dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
     fn = _kaiser_float32(beta) if dt in (dtypes.float32, dtypes.float16, dtypes.bfloat16) else (
         lambda k, n: np.i0(beta * np.sqrt(np.clip(1.0 - (2.0 * k / (n - 1) - 1.0) ** 2, 0.0, None))) / np.i0(beta))
-    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, fn)
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, fn, rounds=False)
 
 
 def _kaiser_float32(beta: float):

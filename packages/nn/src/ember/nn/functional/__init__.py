@@ -2,6 +2,7 @@
 
 from ember.nn.functional._activation import *
 from ember.nn.functional._attention import *
+from ember.nn.functional._attention import _canonical_mask, _none_or_dtype  # noqa: F401 - PyTorch's private helpers
 from ember.nn.functional._layers import *
 from ember.nn.functional._loss import *
 from ember.nn.functional._extra import *

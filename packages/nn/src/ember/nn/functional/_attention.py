@@ -48,15 +48,25 @@ def _causal_mask(L: int, S: int, dtype, device) -> Tensor:
     return mask
 
 
-def _canonical_mask(mask: Tensor | None, mask_name: str, other: Tensor | None, other_name: str,
-                    target_type) -> Tensor | None:
-    """A bool or float mask as an additive float mask of `target_type`, as PyTorch's `_canonical_mask`: other
-    dtypes are refused, and a mask whose dtype differs from `other`'s (when given) warns."""
+def _none_or_dtype(input: Tensor | None):
+    """`input`'s dtype, or None for None (PyTorch's helper for `_canonical_mask`'s `other_type`)."""
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _canonical_mask(mask: Tensor | None, mask_name: str, other_type, other_name: str, target_type,
+                    check_other: bool = True) -> Tensor | None:
+    """A bool or float mask as an additive float mask of `target_type`, with PyTorch's private signature (code
+    that copies MultiheadAttention calls it): other dtypes are refused, and a mask whose dtype differs from
+    `other_type` (when given and `check_other`) warns."""
     if mask is None:
         return None
     if mask.dtype != ea.bool and not mask.is_floating_point():
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
-    if other is not None and mask.dtype != other.dtype:
+    if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       "instead.", stacklevel=3)
     if mask.is_floating_point():
@@ -284,7 +294,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query.dtype)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       query.dtype)
     attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "

@@ -10,6 +10,7 @@ import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import composite
 from ember.core.dtypes import TORCH_NAMES
 from ember.core.ops.ctc import ctc_loss as _ctc_loss
 from ember.nn.functional._loss import _legacy_reduction, _reduce
@@ -28,6 +29,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
 
+@composite("multilabel_margin_loss")  # seen whole: CPU autocast runs it in float32
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])), divided by C.

@@ -55,6 +55,16 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
+        # PyTorch's F.pad argument for the padding modes (read by subclasses that pad themselves): per dim from
+        # the last, (left, right); 'same' puts the extra element of an odd total on the right
+        if isinstance(padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * nd
+            if padding == "same":
+                for i, (d, k) in enumerate(zip(reversed(self.dilation), reversed(self.kernel_size))):
+                    total = d * (k - 1)
+                    self._reversed_padding_repeated_twice[2 * i: 2 * i + 2] = [total // 2, total - total // 2]
+        else:
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(self.padding) for _ in range(2))
         if self._transposed:
             shape = (in_channels, out_channels // groups, *self.kernel_size)
         else:
@@ -80,7 +90,7 @@ class _ConvNd(Module):
             raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, "
                                f"but got input of size: {list(input.shape)}")
 
-    def _check_channels(self, x: Tensor) -> None:
+    def _check_channels(self, x: Tensor, weight: Tensor) -> None:
         """PyTorch's channel error names the input as its kernel sees it: batched, padded by a padding mode (or,
         for zero padding='same', by the extra trailing element of an odd total)."""
         got = x.shape[-self._nd - 1]
@@ -88,30 +98,27 @@ class _ConvNd(Module):
             shape = list(x.shape) if x.dim() == self._nd + 2 else [1, *x.shape]
             if self.padding == "same" and self.padding_mode == "zeros":
                 shape[2:] = [n + d * (k - 1) % 2 for n, k, d in zip(shape[2:], self.kernel_size, self.dilation)]
-            raise RuntimeError(f"Given groups={self.groups}, weight of size {list(self.weight.shape)}, expected "
+            raise RuntimeError(f"Given groups={self.groups}, weight of size {list(weight.shape)}, expected "
                                f"input{shape} to have {self.in_channels} channels, but got {got} channels instead")
 
     def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        """The module's convolution with another weight and bias (PyTorch's hook for weight-standardised and
+        reparametrised convolutions): its stride, padding and padding mode, dilation and groups."""
         self._check_input(input)
         x, padding = self._padded(input)
-        self._check_channels(x)
+        self._check_channels(x, weight)
         conv = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
-        return conv(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+        return conv(x, weight, bias, self.stride, padding, self.dilation, self.groups)
 
     def _padded(self, input: Tensor) -> tuple[Tensor, object]:
         """Non-zero padding modes pad explicitly and convolve without padding ('same': the extra element of an
         odd total at the end, as PyTorch's)."""
         if self.padding_mode == "zeros" or self.padding == "valid":
             return input, self.padding
-        pads = []
-        if self.padding == "same":
-            for d, k in zip(reversed(self.dilation), reversed(self.kernel_size)):
-                total = d * (k - 1)
-                pads += [total // 2, total - total // 2]
-        else:
-            for p in reversed(self.padding):
-                pads += [p, p]
-        return F.pad(input, tuple(pads), mode=self.padding_mode), 0
+        return F.pad(input, tuple(self._reversed_padding_repeated_twice), mode=self.padding_mode), 0
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -197,25 +204,31 @@ class _ConvTransposeNd(_ConvNd):
             raise RuntimeError(f"Given transposed=1, weight of size {list(self.weight.shape)}, expected input"
                                f"{shape} to have {self.in_channels} channels, but got {got} channels instead")
 
-    def _output_padding(self, input: Tensor, output_size) -> tuple[int, ...]:
+    def _output_padding(self, input: Tensor, output_size, stride=None, padding=None, kernel_size=None,
+                        num_spatial_dims=None, dilation=None) -> tuple[int, ...] | list[int]:
         """The output_padding that makes the output `output_size` (its last `_nd` entries), as PyTorch's: sizes from
-        the least one up to `stride - 1` more, the error printing `output_size` as given and `input.size()[2:]`."""
+        the least one up to `stride - 1` more, the error printing `output_size` as given and `input.size()[2:]`.
+        PyTorch's signature (subclasses that copy its forward pass the geometry), the module's by default."""
         if output_size is None:
             return self.output_padding
-        nd = self._nd
+        stride = self.stride if stride is None else stride
+        padding = self.padding if padding is None else padding
+        kernel_size = self.kernel_size if kernel_size is None else kernel_size
+        dilation = self.dilation if dilation is None else dilation
+        nd = self._nd if num_spatial_dims is None else num_spatial_dims
         lead = 2 if input.dim() == nd + 2 else 1
         if len(output_size) == lead + nd:
             output_size = output_size[lead:]
         if len(output_size) != nd:
             raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must have {nd} or {lead + nd} "
                              f"elements (got {len(output_size)})")
-        least = [(n - 1) * self.stride[i] - 2 * self.padding[i] + self.dilation[i] * (self.kernel_size[i] - 1) + 1
+        least = [(n - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel_size[i] - 1) + 1
                  for i, n in enumerate(input.shape[lead:])]
-        most = [m + self.stride[i] - 1 for i, m in enumerate(least)]
+        most = [m + stride[i] - 1 for i, m in enumerate(least)]
         if any(not lo <= int(n) <= hi for n, lo, hi in zip(output_size, least, most)):
             raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {least} to "
                              f"{most} (for an input of {input.size()[2:]})")
-        return tuple(int(n) - lo for n, lo in zip(output_size, least))
+        return [int(n) - lo for n, lo in zip(output_size, least)]
 
     def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
         self._check_input(input)

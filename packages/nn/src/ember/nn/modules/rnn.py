@@ -652,4 +652,5 @@ class GRUCell(RNNCellBase):
         x, batched = self._prepare(input, hx)
         h = self._hidden(x, hx, batched)
         out = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        out = node_name(out, "GruCellBackward0", "AddBackward0")  # PyTorch's CPU cell ends `n + z * (h - n)`
         return out if batched else out.squeeze(0)

@@ -10,7 +10,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn import functional as F
 from ember.nn import init
-from ember.nn.functional._attention import _canonical_mask
+from ember.nn.functional._attention import _canonical_mask, _none_or_dtype
 from ember.nn.modules.activation import GELU, ReLU
 from ember.nn.modules.container import ModuleList
 from ember.nn.modules.dropout import Dropout
@@ -185,8 +185,8 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool = False) -> Tensor:
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask",
-                                               src.dtype)
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               _none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype)
         fused = self._fused_under_cpu_autocast(src)
         x = src
@@ -240,8 +240,8 @@ class TransformerEncoder(Module):
     def forward(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:
         padding = src_key_padding_mask
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
-                                               src.dtype)
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(mask),
+                                               "mask", src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype)
         nested = self._takes_fast_path(src, mask, src_key_padding_mask)
         if nested and bool((src_key_padding_mask != 0).all()):  # the nested tensor holds no token to pad back
