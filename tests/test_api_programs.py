@@ -369,11 +369,11 @@ mistakes such code makes).
 
 Speech recognition as ASR toolkits write it (`asr_*`: CTC's alpha recursion and Viterbi alignment by hand against
 F.ctc_loss, CTC's corner cases, prefix beam search with LM fusion and n-best rescoring, an RNN-T lattice by hand,
-joint CTC-attention training, a location-aware LAS speller stepped with RNN cells, WER/CER edit distances over tensors, Kaldi-style fbank with snip_edges framing,
-batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer with relative positions and length masks, QuartzNet
-masked convolutions with conv-BN fusion, a pyramidal BLSTM listener over packed sequences, chunked streaming
-attention with window-aligned STFT frames, WAV/PCM parsing with frombuffer, bfloat16 autocast front ends, DTW
-keyword spotting, and the pipeline's errors)."""
+joint CTC-attention training, a location-aware LAS speller stepped with RNN cells, WER/CER edit distances over
+tensors, Kaldi-style fbank with snip_edges framing, batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer
+with relative positions and length masks, QuartzNet masked convolutions with conv-BN fusion, a pyramidal BLSTM
+listener over packed sequences, chunked streaming attention with window-aligned STFT frames, WAV/PCM parsing with
+frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors)."""
 
 from __future__ import annotations
 

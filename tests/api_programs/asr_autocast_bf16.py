@@ -17,8 +17,14 @@ print("bf16 audio", wave_bf.dtype, "rounding error", round((wave_bf.float() - wa
 
 with torch.autocast("cpu", dtype=torch.bfloat16):
     spec = torch.fft.rfft(wave_bf.view(2, 16, 64) * torch.hann_window(64))
-    print("rfft", spec.dtype, tuple(spec.shape), "enabled", torch.is_autocast_enabled("cpu"),
-          torch.get_autocast_dtype("cpu"))
+    print(
+        "rfft",
+        spec.dtype,
+        tuple(spec.shape),
+        "enabled",
+        torch.is_autocast_enabled("cpu"),
+        torch.get_autocast_dtype("cpu"),
+    )
     power = spec.abs().pow(2)
     print("power", power.dtype)
     st = torch.stft(wave_bf, 128, 64, window=torch.hann_window(128), return_complex=True)
@@ -64,8 +70,12 @@ opt.step()
 lp_bf = torch.randn(6, 2, 5).log_softmax(-1).bfloat16()
 with torch.autocast("cpu", dtype=torch.bfloat16):
     l_bf = F.ctc_loss(lp_bf, torch.tensor([1, 2, 3, 3]), (6, 5), (2, 2), reduction="none")
-print("ctc on bf16 log-probs", l_bf.dtype, l_bf.round(decimals=4).tolist(),
-      torch.allclose(l_bf, F.ctc_loss(lp_bf.float(), torch.tensor([1, 2, 3, 3]), (6, 5), (2, 2), reduction="none")))
+print(
+    "ctc on bf16 log-probs",
+    l_bf.dtype,
+    l_bf.round(decimals=4).tolist(),
+    torch.allclose(l_bf, F.ctc_loss(lp_bf.float(), torch.tensor([1, 2, 3, 3]), (6, 5), (2, 2), reduction="none")),
+)
 try:
     F.ctc_loss(lp_bf, torch.tensor([1, 2, 3, 3]), (6, 5), (2, 2))
 except Exception as e:
@@ -75,8 +85,16 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     h = torch.fft.hfft(torch.randn(5).bfloat16())
 print("view_as_complex", z.dtype, "hfft", h.dtype)
 stored = feats.detach().float().bfloat16()
-print("bf16 storage", stored.element_size(), "bytes", stored.nbytes, "eps", torch.finfo(torch.bfloat16).eps,
-      "max", torch.finfo(torch.bfloat16).max)
+print(
+    "bf16 storage",
+    stored.element_size(),
+    "bytes",
+    stored.nbytes,
+    "eps",
+    torch.finfo(torch.bfloat16).eps,
+    "max",
+    torch.finfo(torch.bfloat16).max,
+)
 print("bf16 round trip of 1/3", torch.tensor(1 / 3).bfloat16().item(), torch.tensor(257.0).bfloat16().item())
 with torch.autocast("cpu", enabled=False):
     print("disabled region", torch.is_autocast_enabled("cpu"), model.out(torch.randn(1, 24)).dtype)

@@ -32,7 +32,7 @@ out_bool = F.scaled_dot_product_attention(q, k, v, attn_mask=mask.unsqueeze(1))
 add = torch.zeros(B, 1, T, T).masked_fill(~mask.unsqueeze(1), float("-inf"))
 out_add = F.scaled_dot_product_attention(q, k, v, attn_mask=add)
 print("bool == additive", torch.allclose(out_bool, out_add, atol=1e-6), round(out_bool.sum().item(), 4))
-manual = (q @ k.transpose(-1, -2) / Dh ** 0.5).masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(-1) @ v
+manual = (q @ k.transpose(-1, -2) / Dh**0.5).masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(-1) @ v
 print("manual", torch.allclose(manual, out_bool, atol=1e-5))
 dead = torch.ones(T, T, dtype=torch.bool)
 dead[2] = False
@@ -42,9 +42,14 @@ dead_add = torch.zeros(T, T).masked_fill(~dead, float("-inf"))
 o2 = F.scaled_dot_product_attention(q, k, v, attn_mask=dead_add)
 print("fully masked additive", o2[0, 0, 2].tolist())
 print("softmax of all -inf", torch.softmax(torch.full((3,), float("-inf")), 0).tolist())
-print("causal flag", torch.allclose(F.scaled_dot_product_attention(q, k, v, is_causal=True),
-                                    F.scaled_dot_product_attention(q, k, v, attn_mask=torch.ones(T, T).tril().bool()),
-                                    atol=1e-6))
+print(
+    "causal flag",
+    torch.allclose(
+        F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        F.scaled_dot_product_attention(q, k, v, attn_mask=torch.ones(T, T).tril().bool()),
+        atol=1e-6,
+    ),
+)
 print("scale=", round(F.scaled_dot_product_attention(q, k, v, scale=0.1).sum().item(), 4))
 
 mha = nn.MultiheadAttention(8, 2, batch_first=True)
@@ -57,18 +62,23 @@ print("per-head weights", tuple(w2.shape), "avg matches", torch.allclose(w2.mean
 
 wave = torch.randn(1600)
 hop, win, n_fft = 160, 400, 512
-full = torch.stft(wave, n_fft, hop, win, torch.hann_window(win), center=False, align_to_window=True,
-                  return_complex=True)
+full = torch.stft(
+    wave, n_fft, hop, win, torch.hann_window(win), center=False, align_to_window=True, return_complex=True
+)
 print("aligned frames", tuple(full.shape), "expected", 1 + (1600 - win) // hop)
 chunks = []
 for start in range(0, 1600 - win + 1, 4 * hop):
-    seg = wave[start: start + win + 3 * hop]
-    chunks.append(torch.stft(seg, n_fft, hop, win, torch.hann_window(win), center=False, align_to_window=True,
-                             return_complex=True))
+    seg = wave[start : start + win + 3 * hop]
+    chunks.append(
+        torch.stft(
+            seg, n_fft, hop, win, torch.hann_window(win), center=False, align_to_window=True, return_complex=True
+        )
+    )
 joined = torch.cat(chunks, -1)
 print("chunked stft", tuple(joined.shape), torch.allclose(joined, full[:, : joined.size(-1)], atol=1e-4))
-unaligned = torch.stft(wave, n_fft, hop, win, torch.hann_window(win), center=False, align_to_window=False,
-                       return_complex=True)
+unaligned = torch.stft(
+    wave, n_fft, hop, win, torch.hann_window(win), center=False, align_to_window=False, return_complex=True
+)
 print("unaligned frames", tuple(unaligned.shape))
 
 proj = nn.Linear(8, 24)
@@ -77,7 +87,7 @@ qkv = proj(feats).view(1, 6, 3, 2, 4).permute(2, 0, 3, 1, 4)
 ref = F.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], attn_mask=subsequent_chunk_mask(6, 2))
 cache_k, cache_v, outs = None, None, []
 for s in range(0, 6, 2):
-    c = proj(feats[:, s: s + 2]).view(1, 2, 3, 2, 4).permute(2, 0, 3, 1, 4)
+    c = proj(feats[:, s : s + 2]).view(1, 2, 3, 2, 4).permute(2, 0, 3, 1, 4)
     cache_k = c[1] if cache_k is None else torch.cat([cache_k, c[1]], 2)
     cache_v = c[2] if cache_v is None else torch.cat([cache_v, c[2]], 2)
     outs.append(F.scaled_dot_product_attention(c[0], cache_k, cache_v))

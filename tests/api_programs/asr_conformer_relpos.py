@@ -31,7 +31,7 @@ class RelPositionalEncoding(nn.Module):
     def forward(self, x):
         T = x.size(1)
         c = self.max_len - 1
-        return x * math.sqrt(x.size(-1)), self.pe[:, c - T + 1: c + T]
+        return x * math.sqrt(x.size(-1)), self.pe[:, c - T + 1 : c + T]
 
 
 class RelMHA(nn.Module):
@@ -84,8 +84,9 @@ class ConvModule(nn.Module):
 class ConformerLayer(nn.Module):
     def __init__(self, d=16, h=4):
         super().__init__()
-        ffn = lambda: nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Dropout(0.1),
-                                    nn.Linear(4 * d, d))
+        ffn = lambda: nn.Sequential(
+            nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Dropout(0.1), nn.Linear(4 * d, d)
+        )
         self.ff1, self.ff2 = ffn(), ffn()
         self.norm_att, self.norm_conv, self.norm_out = nn.LayerNorm(d), nn.LayerNorm(d), nn.LayerNorm(d)
         self.att, self.conv = RelMHA(d, h), ConvModule(d)
@@ -105,17 +106,34 @@ print("mask", mask.int().tolist())
 enc, layer = RelPositionalEncoding(D), ConformerLayer(D)
 x = torch.randn(B, T, D)
 xs, pos = enc(x)
-print("pos", tuple(pos.shape), pos[0, T - 1, :4].round(decimals=4).tolist(), "buffers",
-      [n for n, _ in enc.named_buffers()])
-print("state_dict keys", len(enc.state_dict()), "rel_shift",
-      RelMHA.rel_shift(torch.arange(6.0).view(1, 1, 2, 3)).tolist())
+print(
+    "pos",
+    tuple(pos.shape),
+    pos[0, T - 1, :4].round(decimals=4).tolist(),
+    "buffers",
+    [n for n, _ in enc.named_buffers()],
+)
+print(
+    "state_dict keys", len(enc.state_dict()), "rel_shift", RelMHA.rel_shift(torch.arange(6.0).view(1, 1, 2, 3)).tolist()
+)
 layer.eval()
 with torch.no_grad():
     y, attn = layer(xs, pos, mask)
-print("eval out", tuple(y.shape), round(y.abs().sum().item(), 4), y[1, 0, :4].round(decimals=4).tolist(), "attn rows",
-      attn.sum(-1)[:, 0].round(decimals=4).tolist())
-print("attn to pads", attn[1, :, :, 6:].abs().sum().item(), "dw groups", layer.conv.dw.groups,
-      tuple(layer.conv.dw.weight.shape))
+print(
+    "eval out",
+    tuple(y.shape),
+    round(y.abs().sum().item(), 4),
+    y[1, 0, :4].round(decimals=4).tolist(),
+    "attn rows",
+    attn.sum(-1)[:, 0].round(decimals=4).tolist(),
+)
+print(
+    "attn to pads",
+    attn[1, :, :, 6:].abs().sum().item(),
+    "dw groups",
+    layer.conv.dw.groups,
+    tuple(layer.conv.dw.weight.shape),
+)
 layer.train()
 opt = torch.optim.Adam(layer.parameters(), lr=1e-3)
 target = torch.randn(B, D)
@@ -129,8 +147,12 @@ for step in range(3):
     loss.backward()
     opt.step()
     print("step", step, round(loss.item(), 4), "bias_u grad", round(layer.att.pos_bias_u.grad.norm().item(), 4))
-print("running_mean", layer.conv.bn.running_mean[:4].round(decimals=4).tolist(), "batches",
-      layer.conv.bn.num_batches_tracked.item())
+print(
+    "running_mean",
+    layer.conv.bn.running_mean[:4].round(decimals=4).tolist(),
+    "batches",
+    layer.conv.bn.num_batches_tracked.item(),
+)
 print("n params", sum(p.numel() for p in layer.parameters()))
 try:
     F.glu(torch.randn(2, 5, 3), dim=1)

@@ -27,16 +27,30 @@ print("unnormalised logits", raw.round(decimals=4).tolist())
 
 weights = torch.tensor([1.0, 0.5, 0.0, 2.0], dtype=torch.float64)
 weighted = (none * weights).sum() / weights.sum()
-g, = torch.autograd.grad(weighted, x, retain_graph=True)
-print("weighted", round(weighted.item(), 4), "grad utt2 zero", bool((g[:, 2] == 0).all()),
-      "grad beyond length zero", bool((g[7:, 1] == 0).all()), "norm", round(g.norm().item(), 4))
+(g,) = torch.autograd.grad(weighted, x, retain_graph=True)
+print(
+    "weighted",
+    round(weighted.item(), 4),
+    "grad utt2 zero",
+    bool((g[:, 2] == 0).all()),
+    "grad beyond length zero",
+    bool((g[7:, 1] == 0).all()),
+    "norm",
+    round(g.norm().item(), 4),
+)
+
 
 def f(inp):
     return F.ctc_loss(inp.log_softmax(-1), targets, in_len, tg_len, reduction="sum")
 
-print("gradcheck",
-      torch.autograd.gradcheck(lambda a: F.ctc_loss(a.log_softmax(-1), targets[:2], in_len[:2], tg_len[:2]),
-                                            (x.detach()[:, :2].clone().requires_grad_(),)))
+
+print(
+    "gradcheck",
+    torch.autograd.gradcheck(
+        lambda a: F.ctc_loss(a.log_softmax(-1), targets[:2], in_len[:2], tg_len[:2]),
+        (x.detach()[:, :2].clone().requires_grad_(),),
+    ),
+)
 loss = f(x)
 loss.backward(retain_graph=True)
 g1 = x.grad.clone()

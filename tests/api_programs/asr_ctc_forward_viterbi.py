@@ -46,11 +46,13 @@ def viterbi(log_probs, target, blank=0):
     score[:2] = log_probs[0, ext[:2]]
     back = torch.zeros(T, S, dtype=torch.long)
     for t in range(1, T):
-        cand = torch.stack([
-            score,
-            torch.cat([score.new_full((1,), NEG_INF), score[:-1]]),
-            torch.where(allow, torch.cat([score.new_full((2,), NEG_INF), score[:-2]]), score.new_tensor(NEG_INF)),
-        ])
+        cand = torch.stack(
+            [
+                score,
+                torch.cat([score.new_full((1,), NEG_INF), score[:-1]]),
+                torch.where(allow, torch.cat([score.new_full((2,), NEG_INF), score[:-2]]), score.new_tensor(NEG_INF)),
+            ]
+        )
         best, arg = cand.max(dim=0)
         back[t] = torch.arange(S) - arg
         score = best + log_probs[t, ext]
@@ -71,13 +73,20 @@ for target in ([1, 2, 3], [2, 2, 4], [3, 3, 3], [4]):
     print("target", target, "ext", ext.tolist(), "skip", skip_mask(ext).int().tolist())
     mine = ctc_alpha(lp, tgt)
     ref = F.ctc_loss(lp, tgt, (T,), (len(target),), reduction="sum")
-    print("  loss by hand", round(mine.item(), 4), "F.ctc_loss", round(ref.item(), 4),
-          "close", torch.allclose(mine, ref))
-    g_mine, = torch.autograd.grad(mine, logits, retain_graph=True)
-    g_ref, = torch.autograd.grad(ref, logits, retain_graph=True)
+    print(
+        "  loss by hand", round(mine.item(), 4), "F.ctc_loss", round(ref.item(), 4), "close", torch.allclose(mine, ref)
+    )
+    (g_mine,) = torch.autograd.grad(mine, logits, retain_graph=True)
+    (g_ref,) = torch.autograd.grad(ref, logits, retain_graph=True)
     ok = ~g_mine.isnan()
-    print("  hand grad nans", int((~ok).sum()), "max diff elsewhere", round((g_mine - g_ref)[ok].abs().max().item(), 4),
-          "row sums", g_ref.sum(-1).abs().max().item() < 1e-10)
+    print(
+        "  hand grad nans",
+        int((~ok).sum()),
+        "max diff elsewhere",
+        round((g_mine - g_ref)[ok].abs().max().item(), 4),
+        "row sums",
+        g_ref.sum(-1).abs().max().item() < 1e-10,
+    )
     labels, best = viterbi(lp.detach(), tgt)
     print("  viterbi path", labels.tolist(), "score", round(best.item(), 4))
     collapsed = torch.unique_consecutive(labels)
@@ -85,13 +94,17 @@ for target in ([1, 2, 3], [2, 2, 4], [3, 3, 3], [4]):
     vals, counts = torch.unique_consecutive(labels, return_counts=True)
     print("  segments", list(zip(vals.tolist(), counts.tolist())))
 
-print("logsumexp of -inf", torch.logsumexp(torch.full((3,), NEG_INF), 0).item(),
-      "logaddexp", torch.logaddexp(torch.tensor(NEG_INF), torch.tensor(NEG_INF)).item(),
-      torch.logaddexp(torch.tensor(NEG_INF), torch.tensor(-1.5)).item())
+print(
+    "logsumexp of -inf",
+    torch.logsumexp(torch.full((3,), NEG_INF), 0).item(),
+    "logaddexp",
+    torch.logaddexp(torch.tensor(NEG_INF), torch.tensor(NEG_INF)).item(),
+    torch.logaddexp(torch.tensor(NEG_INF), torch.tensor(-1.5)).item(),
+)
 print("logsumexp mixed rows", torch.logsumexp(torch.tensor([[NEG_INF, NEG_INF], [0.0, NEG_INF]]), 1).tolist())
 impossible = F.ctc_loss(lp, torch.tensor([1, 1, 1, 1, 1, 1]), (T,), (6,), reduction="none")
 print("impossible", impossible.item(), impossible.dtype)
 print("by hand impossible", ctc_alpha(lp, torch.tensor([1, 1, 1, 1, 1, 1])).item())
 z = F.ctc_loss(lp, torch.tensor([1, 1, 1, 1, 1, 1]), (T,), (6,), reduction="none", zero_infinity=True)
-gz, = torch.autograd.grad(z, logits)
+(gz,) = torch.autograd.grad(z, logits)
 print("zero_infinity", z.item(), "grad all zero", bool((gz == 0).all()))

@@ -30,8 +30,10 @@ def greedy(lp, lens):
 hyps, frames = greedy(log_probs, lengths)
 print("frames", frames.tolist())
 print("greedy", hyps)
-print("via unique_consecutive", [[t for t in torch.unique_consecutive(frames[b, : lengths[b]]).tolist() if t != BLANK]
-                                  for b in range(B)])
+print(
+    "via unique_consecutive",
+    [[t for t in torch.unique_consecutive(frames[b, : lengths[b]]).tolist() if t != BLANK] for b in range(B)],
+)
 print("greedy score", log_probs.max(-1).values.sum(-1).round(decimals=4).tolist())
 
 bigram = torch.full((V, V), math.log(0.5 / (V - 2)))
@@ -47,8 +49,10 @@ def prefix_beam(lp, beam=4, prune=3, lm=None, alpha=0.3):
 
         def add(prefix, pb, pnb):
             ob, onb = nxt.get(prefix, (NEG, NEG))
-            nxt[prefix] = (torch.logaddexp(torch.tensor(ob), torch.tensor(pb)).item(),
-                           torch.logaddexp(torch.tensor(onb), torch.tensor(pnb)).item())
+            nxt[prefix] = (
+                torch.logaddexp(torch.tensor(ob), torch.tensor(pb)).item(),
+                torch.logaddexp(torch.tensor(onb), torch.tensor(pnb)).item(),
+            )
 
         for prefix, (pb, pnb) in beams.items():
             total = torch.logsumexp(torch.tensor([pb, pnb]), 0).item()
@@ -76,12 +80,17 @@ for b in range(B):
     cands = [h for h, _ in nbest if h]
     tgt = torch.cat([torch.tensor(h) for h in cands])
     tl = torch.tensor([len(h) for h in cands])
-    rescored = F.ctc_loss(lp.unsqueeze(1).expand(-1, len(cands), -1), tgt, torch.full((len(cands),), lp.size(0)), tl,
-                          reduction="none")
+    rescored = F.ctc_loss(
+        lp.unsqueeze(1).expand(-1, len(cands), -1), tgt, torch.full((len(cands),), lp.size(0)), tl, reduction="none"
+    )
     print("utt", b, "ctc rescoring", (-rescored).round(decimals=4).tolist(), "best", cands[rescored.argmin()])
 
-print("logsumexp empty", torch.logsumexp(torch.empty(0), 0).item(), "all -inf",
-      torch.logsumexp(torch.tensor([NEG, NEG]), 0).item())
+print(
+    "logsumexp empty",
+    torch.logsumexp(torch.empty(0), 0).item(),
+    "all -inf",
+    torch.logsumexp(torch.tensor([NEG, NEG]), 0).item(),
+)
 print("topk ties", torch.tensor([0.5, 0.2, 0.5, 0.1]).topk(2), torch.tensor([3.0, 1.0, 2.0]).topk(2, largest=False))
 print("logaddexp2", torch.logaddexp2(torch.tensor([1.0, NEG]), torch.tensor([1.0, 3.0])).tolist())
 print("bigram rows", bigram.logsumexp(-1).round(decimals=4).tolist())

@@ -15,8 +15,8 @@ def features(wave, n=64, hop=32):
     frames = wave.unfold(0, n, hop) * torch.hann_window(n)
     logspec = torch.fft.rfft(frames).abs().clamp_min(1e-5).log()
     base = logspec[:, 1:13]
-    d1, = torch.gradient(base, dim=0, edge_order=2)
-    d2, = torch.gradient(d1, dim=0)
+    (d1,) = torch.gradient(base, dim=0, edge_order=2)
+    (d2,) = torch.gradient(d1, dim=0)
     feats = torch.cat([base, d1, d2], 1)
     var, mean = torch.var_mean(feats, dim=0, keepdim=True, correction=0)
     return (feats - mean) / var.clamp_min(1e-6).sqrt()
@@ -79,17 +79,23 @@ print("best ends", (top.indices + 1).tolist(), top.values.round(decimals=4).toli
 seg_labels = torch.tensor([3, 1, 4, 1])
 durations = torch.tensor([2, 0, 3, 1])
 frames = torch.repeat_interleave(seg_labels, durations)
-print("expanded", frames.tolist(), "output_size",
-      torch.repeat_interleave(seg_labels, durations, output_size=6).tolist())
+print(
+    "expanded", frames.tolist(), "output_size", torch.repeat_interleave(seg_labels, durations, output_size=6).tolist()
+)
 starts = torch.cumsum(durations, 0) - durations
 print("segment starts", starts.tolist(), "frame->segment", torch.repeat_interleave(torch.arange(4), durations).tolist())
-pos, = torch.gradient(torch.tensor([0.0, 1.0, 4.0, 9.0, 16.0]), spacing=(torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0]),))
-print("gradient with coordinates", pos.tolist(),
-      torch.gradient(torch.tensor([0.0, 1.0, 4.0, 9.0]), spacing=0.5)[0].tolist())
-for bad in (lambda: torch.gradient(torch.ones(2), edge_order=2),
-            lambda: torch.repeat_interleave(seg_labels, torch.tensor([1, 2])),
-            lambda: torch.cdist(q, u[:, :5]),
-            lambda: torch.gradient(q, spacing=[1.0, 2.0, 3.0])):
+(pos,) = torch.gradient(torch.tensor([0.0, 1.0, 4.0, 9.0, 16.0]), spacing=(torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0]),))
+print(
+    "gradient with coordinates",
+    pos.tolist(),
+    torch.gradient(torch.tensor([0.0, 1.0, 4.0, 9.0]), spacing=0.5)[0].tolist(),
+)
+for bad in (
+    lambda: torch.gradient(torch.ones(2), edge_order=2),
+    lambda: torch.repeat_interleave(seg_labels, torch.tensor([1, 2])),
+    lambda: torch.cdist(q, u[:, :5]),
+    lambda: torch.gradient(q, spacing=[1.0, 2.0, 3.0]),
+):
     try:
         bad()
     except Exception as e:

@@ -25,11 +25,15 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.inp = nn.Linear(12, D)
-        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, 2, 32, dropout=0.0, batch_first=True), 2,
-                                             enable_nested_tensor=False)
+        self.encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(D, 2, 32, dropout=0.0, batch_first=True), 2, enable_nested_tensor=False
+        )
         self.embed = nn.Embedding(V, D)
-        self.decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(D, 2, 32, dropout=0.0, batch_first=True,
-                                                                        norm_first=True), 1, norm=nn.LayerNorm(D))
+        self.decoder = nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(D, 2, 32, dropout=0.0, batch_first=True, norm_first=True),
+            1,
+            norm=nn.LayerNorm(D),
+        )
         self.ctc_head, self.att_head = nn.Linear(D, V), nn.Linear(D, V)
 
     def encode(self, x, x_pad):
@@ -40,8 +44,14 @@ class Model(nn.Module):
         causal = nn.Transformer.generate_square_subsequent_mask(L)
         y_pad = ys_in == EOS
         y_pad[:, 0] = False
-        h = self.decoder(self.embed(ys_in), memory, tgt_mask=causal, tgt_is_causal=True,
-                         tgt_key_padding_mask=y_pad, memory_key_padding_mask=x_pad)
+        h = self.decoder(
+            self.embed(ys_in),
+            memory,
+            tgt_mask=causal,
+            tgt_is_causal=True,
+            tgt_key_padding_mask=y_pad,
+            memory_key_padding_mask=x_pad,
+        )
         return self.att_head(h)
 
 
@@ -62,8 +72,9 @@ for step in range(6):
     mem = model.encode(x, x_pad)
     logits = model.decode(ys_in, mem, x_pad)
     att = F.cross_entropy(logits.transpose(1, 2), ys_out, ignore_index=IGNORE, label_smoothing=0.1)
-    ctc = F.ctc_loss(model.ctc_head(mem).log_softmax(-1).transpose(0, 1), ys, x_lens, y_lens, blank=BLANK,
-                     zero_infinity=True)
+    ctc = F.ctc_loss(
+        model.ctc_head(mem).log_softmax(-1).transpose(0, 1), ys, x_lens, y_lens, blank=BLANK, zero_infinity=True
+    )
     loss = 0.3 * ctc + 0.7 * att
     valid = ys_out != IGNORE
     acc = (logits.argmax(-1)[valid] == ys_out[valid]).float().mean()
@@ -74,8 +85,11 @@ for step in range(6):
 
 flat = F.cross_entropy(logits.reshape(-1, V), ys_out.reshape(-1), ignore_index=IGNORE, reduction="none")
 print("per-token", tuple(flat.shape), "zeros at ignored", bool((flat[ys_out.reshape(-1) == IGNORE] == 0).all()))
-print("sum/count == mean", round((flat.sum() / valid.sum()).item(), 4),
-      round(F.cross_entropy(logits.reshape(-1, V), ys_out.reshape(-1), ignore_index=IGNORE).item(), 4))
+print(
+    "sum/count == mean",
+    round((flat.sum() / valid.sum()).item(), 4),
+    round(F.cross_entropy(logits.reshape(-1, V), ys_out.reshape(-1), ignore_index=IGNORE).item(), 4),
+)
 
 model.eval()
 with torch.no_grad():

@@ -47,8 +47,18 @@ def mel_banks(num_bins, padded, sr, low=20.0, high=0.0):
     return F.pad(banks, (0, 1), mode="constant", value=0.0)
 
 
-def fbank(wave, sr=16000, num_mel_bins=23, frame_ms=25.0, shift_ms=10.0, preemph=0.97, snip_edges=True,
-          use_energy=True, use_log_fbank=True, use_power=True):
+def fbank(
+    wave,
+    sr=16000,
+    num_mel_bins=23,
+    frame_ms=25.0,
+    shift_ms=10.0,
+    preemph=0.97,
+    snip_edges=True,
+    use_energy=True,
+    use_log_fbank=True,
+    use_power=True,
+):
     size, shift = int(sr * frame_ms / 1000), int(sr * shift_ms / 1000)
     padded = next_pow2(size)
     x = frames(wave, size, shift, snip_edges)
@@ -74,8 +84,9 @@ wave = 0.5 * torch.sin(2 * math.pi * 440 * t) + 0.1 * torch.sin(2 * math.pi * 30
 wave = (wave * 32768).round()
 print("eps", EPS, "next_pow2", [next_pow2(v) for v in (0, 1, 400, 512, 513)])
 banks = mel_banks(23, 512, 16000)
-print("banks", tuple(banks.shape), "row sums", banks.sum(1)[:5].round(decimals=4).tolist(), "nnz",
-      int((banks > 0).sum()))
+print(
+    "banks", tuple(banks.shape), "row sums", banks.sum(1)[:5].round(decimals=4).tolist(), "nnz", int((banks > 0).sum())
+)
 print("mel(700)", round(mel(torch.tensor(700.0)).item(), 4), "mel(8000)", round(mel(torch.tensor(8000.0)).item(), 4))
 for snip in (True, False):
     fr = frames(wave, 400, 160, snip)
@@ -91,8 +102,12 @@ db = torch.maximum(db, db.amax() - 80.0)
 print("dB range", round(db.amax().item(), 4), round(db.amin().item(), 4))
 cmn = feats - feats.mean(0, keepdim=True)
 cmvn = cmn / feats.std(0, keepdim=True, unbiased=False).clamp_min(1e-5)
-print("cmn col mean max", bool(cmn.mean(0).abs().max() < 1e-3), "cmvn var",
-      cmvn.var(0, correction=0)[:3].round(decimals=4).tolist())
+print(
+    "cmn col mean max",
+    bool(cmn.mean(0).abs().max() < 1e-3),
+    "cmvn var",
+    cmvn.var(0, correction=0)[:3].round(decimals=4).tolist(),
+)
 silence = torch.zeros(1200)
 sf = fbank(silence)
 print("silence", tuple(sf.shape), "all log eps", bool(torch.allclose(sf, torch.full_like(sf, math.log(EPS)))))

@@ -63,23 +63,36 @@ for kind in ("gru", "lstm"):
     ce = F.cross_entropy(logits.reshape(-1, V), ys.reshape(-1), label_smoothing=0.1)
     lsm = logits.log_softmax(-1).reshape(-1, V)
     by_hand = (0.9 * -lsm.gather(1, ys.reshape(-1, 1)).squeeze(1) - 0.1 * lsm.mean(-1)).mean()
-    print(kind, "ce", round(ce.item(), 4), "by hand", round(by_hand.item(), 4),
-          "attention on padding", prev[1, 6:].sum().item(), "rows", prev.sum(-1).round(decimals=4).tolist())
+    print(
+        kind,
+        "ce",
+        round(ce.item(), 4),
+        "by hand",
+        round(by_hand.item(), 4),
+        "attention on padding",
+        prev[1, 6:].sum().item(),
+        "rows",
+        prev.sum(-1).round(decimals=4).tolist(),
+    )
     ce.backward()
-    print(kind, "loc_conv grad", round(sp.att.loc_conv.weight.grad.norm().item(), 4),
-          "state type", type(state).__name__)
+    print(
+        kind, "loc_conv grad", round(sp.att.loc_conv.weight.grad.norm().item(), 4), "state type", type(state).__name__
+    )
 
 cell = nn.GRUCell(3, 4)
 h = cell(torch.randn(2, 3))
 print("GRUCell", h.grad_fn.name(), "unbatched", tuple(cell(torch.randn(3)).shape), cell(torch.randn(3)).grad_fn.name())
 hx, cx = nn.LSTMCell(3, 4)(torch.randn(3))
 print("LSTMCell unbatched", tuple(hx.shape), tuple(cx.shape), hx.grad_fn.name())
-print("RNNCell", nn.RNNCell(3, 4)(torch.randn(2, 3)).grad_fn.name(),
-      nn.RNNCell(3, 4, nonlinearity="relu")(torch.randn(2, 3)).grad_fn.name())
+print(
+    "RNNCell",
+    nn.RNNCell(3, 4)(torch.randn(2, 3)).grad_fn.name(),
+    nn.RNNCell(3, 4, nonlinearity="relu")(torch.randn(2, 3)).grad_fn.name(),
+)
 
 enc = torch.randn(T, B, V, requires_grad=True)
 ctc = F.ctc_loss(enc.log_softmax(-1), torch.tensor([1, 2, 3, 4, 5]), lens, torch.tensor([3, 2]), reduction="sum")
-g, = torch.autograd.grad(ctc, enc, create_graph=True)
+(g,) = torch.autograd.grad(ctc, enc, create_graph=True)
 print("ctc grad", tuple(g.shape), round(g.abs().sum().item(), 4), "grad_fn", g.grad_fn.name())
 try:
     g.pow(2).sum().backward()

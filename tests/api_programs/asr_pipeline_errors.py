@@ -15,11 +15,16 @@ win = torch.hann_window(64)
 spec = torch.stft(wave, 64, window=win, return_complex=True)
 lp = torch.randn(10, 2, 5).log_softmax(-1)
 tg = torch.tensor([[1, 2], [3, 4]])
-print("spec", tuple(spec.shape), spec.dtype, "istft length=10",
-      tuple(torch.istft(spec, 64, window=win, length=10).shape))
+print(
+    "spec", tuple(spec.shape), spec.dtype, "istft length=10", tuple(torch.istft(spec, 64, window=win, length=10).shape)
+)
 print("float64 window promotes", torch.stft(wave, 64, window=win.double(), return_complex=True).dtype)
-print("windows of 0 and 1", torch.hann_window(0).tolist(), torch.hann_window(1).tolist(),
-      torch.blackman_window(3, dtype=torch.float16).tolist())
+print(
+    "windows of 0 and 1",
+    torch.hann_window(0).tolist(),
+    torch.hann_window(1).tolist(),
+    torch.blackman_window(3, dtype=torch.float16).tolist(),
+)
 print("ctc float64", F.ctc_loss(lp.double(), tg, (10, 10), (2, 2)).dtype, nn.CTCLoss(reduction="sum"))
 
 cases = {
@@ -27,8 +32,9 @@ cases = {
     "stft hop 0": lambda: torch.stft(wave, 64, hop_length=0, window=win, return_complex=True),
     "stft pad mode": lambda: torch.stft(wave, 64, window=win, pad_mode="bogus", return_complex=True),
     "stft 3-d": lambda: torch.stft(wave.view(1, 2, 200), 64, window=win, return_complex=True),
-    "stft complex onesided": lambda: torch.stft(wave.to(torch.complex64), 64, window=win, onesided=True,
-                                                return_complex=True),
+    "stft complex onesided": lambda: torch.stft(
+        wave.to(torch.complex64), 64, window=win, onesided=True, return_complex=True
+    ),
     "istft center=False": lambda: torch.istft(spec, 64, window=win, center=False),
     "istft hop > win": lambda: torch.istft(spec, 64, hop_length=80, window=win),
     "istft return_complex": lambda: torch.istft(spec, 64, window=win, return_complex=True),

@@ -5,8 +5,14 @@ indices), pack_sequence/unpack_sequence/unpad_sequence, pad_sequence with paddin
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import (pack_padded_sequence, pack_sequence, pad_packed_sequence, pad_sequence,
-                                unpack_sequence, unpad_sequence)
+from torch.nn.utils.rnn import (
+    pack_padded_sequence,
+    pack_sequence,
+    pad_packed_sequence,
+    pad_sequence,
+    unpack_sequence,
+    unpad_sequence,
+)
 
 torch.manual_seed(0)
 
@@ -16,7 +22,8 @@ class PyramidalLSTM(nn.Module):
         super().__init__()
         self.bottom = nn.LSTM(d_in, hidden, batch_first=True, bidirectional=True)
         self.pyramid = nn.ModuleList(
-            nn.LSTM(4 * hidden, hidden, batch_first=True, bidirectional=True) for _ in range(layers - 1))
+            nn.LSTM(4 * hidden, hidden, batch_first=True, bidirectional=True) for _ in range(layers - 1)
+        )
 
     def forward(self, x, lengths):
         packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
@@ -39,15 +46,25 @@ print("left", left.tolist(), "time-major", pad_sequence([torch.ones(2), torch.on
 
 listener = PyramidalLSTM(8, 6)
 out, h = listener(x, lengths)
-print("packed out", type(out).__name__, tuple(out.data.shape), "batch_sizes", out.batch_sizes.tolist(),
-      out.batch_sizes.dtype)
+print(
+    "packed out",
+    type(out).__name__,
+    tuple(out.data.shape),
+    "batch_sizes",
+    out.batch_sizes.tolist(),
+    out.batch_sizes.dtype,
+)
 print("sorted", out.sorted_indices.tolist(), "unsorted", out.unsorted_indices.tolist())
 y, lens = pad_packed_sequence(out, batch_first=True, padding_value=0.0)
-print("top", tuple(y.shape), "lens", lens.tolist(), lens.dtype, "pad zeros", y[2, lens[2]:].abs().sum().item())
+print("top", tuple(y.shape), "lens", lens.tolist(), lens.dtype, "pad zeros", y[2, lens[2] :].abs().sum().item())
 h = h.view(1, 2, len(lengths), 6)
 fwd_last = torch.stack([y[i, lens[i] - 1, :6] for i in range(4)])
-print("h fwd == last fwd output", torch.allclose(h[0, 0], fwd_last, atol=1e-6),
-      "h bwd == first bwd output", torch.allclose(h[0, 1], y[:, 0, 6:], atol=1e-6))
+print(
+    "h fwd == last fwd output",
+    torch.allclose(h[0, 0], fwd_last, atol=1e-6),
+    "h bwd == first bwd output",
+    torch.allclose(h[0, 1], y[:, 0, 6:], atol=1e-6),
+)
 print("utterance vector", torch.cat([h[0, 0], h[0, 1]], -1).sum(-1).round(decimals=4).tolist())
 
 seqs = [torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0]), torch.tensor([6.0])]
@@ -64,14 +81,20 @@ print(repr(pack_sequence([torch.tensor([1, 2]), torch.tensor([3])])))
 
 loss = y.pow(2).mean()
 loss.backward()
-print("grad bottom", round(listener.bottom.weight_ih_l0.grad.norm().item(), 4),
-      "grad reverse", round(listener.pyramid[1].weight_hh_l0_reverse.grad.norm().item(), 4))
+print(
+    "grad bottom",
+    round(listener.bottom.weight_ih_l0.grad.norm().item(), 4),
+    "grad reverse",
+    round(listener.pyramid[1].weight_hh_l0_reverse.grad.norm().item(), 4),
+)
 
-for bad in (lambda: pack_padded_sequence(x, torch.tensor([11, 16, 7, 13]), batch_first=True),
-            lambda: pack_padded_sequence(x, torch.tensor([16, 0, 0, 0]), batch_first=True),
-            lambda: pack_padded_sequence(x, [16, 13], batch_first=True),
-            lambda: pack_sequence([torch.ones(1), torch.ones(3)]),
-            lambda: pad_sequence([torch.ones(2, 3), torch.ones(2, 4)])):
+for bad in (
+    lambda: pack_padded_sequence(x, torch.tensor([11, 16, 7, 13]), batch_first=True),
+    lambda: pack_padded_sequence(x, torch.tensor([16, 0, 0, 0]), batch_first=True),
+    lambda: pack_padded_sequence(x, [16, 13], batch_first=True),
+    lambda: pack_sequence([torch.ones(1), torch.ones(3)]),
+    lambda: pad_sequence([torch.ones(2, 3), torch.ones(2, 4)]),
+):
     try:
         bad()
     except Exception as e:

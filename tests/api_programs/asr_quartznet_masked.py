@@ -35,8 +35,17 @@ class SqueezeExcite(nn.Module):
 class SeparableBlock(nn.Module):
     def __init__(self, c_in, c_out, k, repeat=2):
         super().__init__()
-        self.dw = nn.ModuleList(MaskedConv1d(c_in if i == 0 else c_out, c_in if i == 0 else c_out, k, padding=k // 2,
-                                             groups=c_in if i == 0 else c_out, bias=False) for i in range(repeat))
+        self.dw = nn.ModuleList(
+            MaskedConv1d(
+                c_in if i == 0 else c_out,
+                c_in if i == 0 else c_out,
+                k,
+                padding=k // 2,
+                groups=c_in if i == 0 else c_out,
+                bias=False,
+            )
+            for i in range(repeat)
+        )
         self.pw = nn.ModuleList(nn.Conv1d(c_in if i == 0 else c_out, c_out, 1, bias=False) for i in range(repeat))
         self.bn = nn.ModuleList(nn.BatchNorm1d(c_out, eps=1e-3, momentum=0.1) for _ in range(repeat))
         self.res = nn.Sequential(nn.Conv1d(c_in, c_out, 1, bias=False), nn.BatchNorm1d(c_out, eps=1e-3))
@@ -62,11 +71,21 @@ y, lens = prologue(x, lengths)
 print("prologue", tuple(y.shape), "lengths", lens.tolist(), lens.dtype)
 z, lens2 = block(y, lens)
 print("block", tuple(z.shape), lens2.tolist(), "sum", round(z.sum().item(), 4))
-print("dw groups", [m.groups for m in block.dw], tuple(block.dw[0].weight.shape), "params",
-      sum(p.numel() for p in block.parameters()))
+print(
+    "dw groups",
+    [m.groups for m in block.dw],
+    tuple(block.dw[0].weight.shape),
+    "params",
+    sum(p.numel() for p in block.parameters()),
+)
 z.mean().backward()
-print("grad past lengths is zero", bool((x.grad[1, :, 15:] == 0).all()), bool((x.grad[2, :, 9:] == 0).all()), "dw grad",
-      round(block.dw[0].weight.grad.norm().item(), 4))
+print(
+    "grad past lengths is zero",
+    bool((x.grad[1, :, 15:] == 0).all()),
+    bool((x.grad[2, :, 9:] == 0).all()),
+    "dw grad",
+    round(block.dw[0].weight.grad.norm().item(), 4),
+)
 
 cma = nn.BatchNorm1d(4, momentum=None)
 for i in range(3):
@@ -86,8 +105,9 @@ conv, bn = block.pw[1], block.bn[1]
 fused = fuse_conv_bn_eval(conv, bn)
 probe = torch.randn(2, 16, 11)
 with torch.no_grad():
-    print("fused", type(fused).__name__, fused.bias is not None,
-          torch.allclose(fused(probe), bn(conv(probe)), atol=1e-5))
+    print(
+        "fused", type(fused).__name__, fused.bias is not None, torch.allclose(fused(probe), bn(conv(probe)), atol=1e-5)
+    )
 
 
 class WSConv1d(nn.Conv1d):
@@ -103,11 +123,13 @@ ws = WSConv1d(16, 8, 3, padding=1, padding_mode="replicate")
 print("ws conv", tuple(ws(probe).shape), round(ws(probe).std().item(), 4), ws._reversed_padding_repeated_twice)
 print("running stats after train step", block.bn[0].running_var[:3].round(decimals=4).tolist())
 
-for bad in (lambda: nn.Conv1d(4, 4, 3, padding="same", stride=2),
-            lambda: nn.Conv1d(6, 4, 3, groups=4),
-            lambda: F.conv1d(torch.randn(1, 4, 2), torch.randn(4, 4, 5)),
-            lambda: nn.BatchNorm1d(4)(torch.randn(1, 4)),
-            lambda: nn.BatchNorm1d(4)(torch.randn(2, 5, 3))):
+for bad in (
+    lambda: nn.Conv1d(4, 4, 3, padding="same", stride=2),
+    lambda: nn.Conv1d(6, 4, 3, groups=4),
+    lambda: F.conv1d(torch.randn(1, 4, 2), torch.randn(4, 4, 5)),
+    lambda: nn.BatchNorm1d(4)(torch.randn(1, 4)),
+    lambda: nn.BatchNorm1d(4)(torch.randn(2, 5, 3)),
+):
     try:
         bad()
     except Exception as e:

@@ -63,8 +63,12 @@ print("loss", loss.round(decimals=4).tolist(), "alpha finite", int(torch.isfinit
 print("alpha[0] corner", alpha[0, :3, :3].round(decimals=4).tolist())
 
 loss.mean().backward()
-print("embed pad grad", model.embed.weight.grad[BLANK].abs().sum().item(),
-      "grad norms", {n: round(p.grad.norm().item(), 4) for n, p in model.named_parameters() if "proj" in n})
+print(
+    "embed pad grad",
+    model.embed.weight.grad[BLANK].abs().sum().item(),
+    "grad norms",
+    {n: round(p.grad.norm().item(), 4) for n, p in model.named_parameters() if "proj" in n},
+)
 
 opt = torch.optim.Adam(model.parameters(), lr=0.05)
 for step in range(12):
@@ -84,7 +88,7 @@ def greedy(model, x, max_symbols=3):
     g, state = model.pred(model.embed(torch.tensor([[BLANK]])), state)
     for t in range(f.size(1)):
         for _ in range(max_symbols):
-            k = model.joint(f[:, t:t + 1], g)[0, 0, 0].argmax().item()
+            k = model.joint(f[:, t : t + 1], g)[0, 0, 0].argmax().item()
             if k == BLANK:
                 break
             hyp.append(k)

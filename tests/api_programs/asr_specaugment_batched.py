@@ -39,15 +39,18 @@ print("zero-filled sum", round(zeroed.sum().item(), 4), "zeros", int((zeroed == 
 
 mean = (spec * valid[:, None]).sum((1, 2), keepdim=True) / (lengths.view(B, 1, 1) * Fq)
 mean_filled = torch.where(fmask[:, :, None] | tmask[:, None, :], mean, spec)
-print("utterance means", mean.flatten().round(decimals=4).tolist(), "mean-filled sum",
-      round(mean_filled.sum().item(), 4))
+print(
+    "utterance means", mean.flatten().round(decimals=4).tolist(), "mean-filled sum", round(mean_filled.sum().item(), 4)
+)
+
 
 def time_warp(x, length, W=4, gen=None):
     center = int(torch.randint(W, length - W, (1,), generator=gen))
     warped = int(torch.randint(center - W, center + W + 1, (1,), generator=gen))
     left = F.interpolate(x[None, None, :, :center], size=(x.size(0), warped), mode="bicubic", align_corners=False)
-    right = F.interpolate(x[None, None, :, center:length], size=(x.size(0), length - warped), mode="bicubic",
-                          align_corners=False)
+    right = F.interpolate(
+        x[None, None, :, center:length], size=(x.size(0), length - warped), mode="bicubic", align_corners=False
+    )
     out = x.clone()
     out[:, :length] = torch.cat([left, right], dim=-1)[0, 0]
     return out, center, warped
@@ -55,8 +58,17 @@ def time_warp(x, length, W=4, gen=None):
 
 for b in range(B):
     w, c, wc = time_warp(spec[b], int(lengths[b]), gen=g)
-    print("warp", b, c, "->", wc, tuple(w.shape), round(w[:, : lengths[b]].sum().item(), 4),
-          "tail untouched", torch.equal(w[:, lengths[b]:], spec[b, :, lengths[b]:]))
+    print(
+        "warp",
+        b,
+        c,
+        "->",
+        wc,
+        tuple(w.shape),
+        round(w[:, : lengths[b]].sum().item(), 4),
+        "tail untouched",
+        torch.equal(w[:, lengths[b] :], spec[b, :, lengths[b] :]),
+    )
 
 flip = torch.rand(B, generator=g) < 0.5
 rev = spec.clone()
@@ -70,8 +82,15 @@ aug = spec.detach().clone().requires_grad_()
 out = aug.masked_fill(tmask[:, None, :], 0.0) * 2
 out.sum().backward()
 print("grad through masks", aug.grad.sum().item(), out.grad_fn.name(), out.grad_fn.next_functions[0][0].name())
-print("bicubic overshoot", round(F.interpolate(torch.tensor([[[[0.0, 0.0, 1.0, 1.0]]]]), size=(1, 7), mode="bicubic",
-                                                align_corners=True).min().item(), 4))
+print(
+    "bicubic overshoot",
+    round(
+        F.interpolate(torch.tensor([[[[0.0, 0.0, 1.0, 1.0]]]]), size=(1, 7), mode="bicubic", align_corners=True)
+        .min()
+        .item(),
+        4,
+    ),
+)
 try:
     spec.masked_fill_(fmask, 0.0)
 except Exception as e:

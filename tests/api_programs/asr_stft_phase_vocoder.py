@@ -26,20 +26,31 @@ with warnings.catch_warnings(record=True) as w:
 print("window=None", tuple(S_rect.shape), "warnings", len(w), round(S_rect.abs().max().item(), 4))
 S_norm = torch.stft(wave, 256, 64, window=torch.hann_window(256), normalized=True, return_complex=True)
 S_plain = torch.stft(wave, 256, 64, window=torch.hann_window(256), return_complex=True)
-print("normalized ratio", round((S_plain.abs().max() / S_norm.abs().max()).item(), 4), "sqrt(n_fft)",
-      round(math.sqrt(256), 4))
+print(
+    "normalized ratio",
+    round((S_plain.abs().max() / S_norm.abs().max()).item(), 4),
+    "sqrt(n_fft)",
+    round(math.sqrt(256), 4),
+)
 two = torch.stft(wave, 64, 16, window=torch.hamming_window(64), onesided=False, return_complex=True)
 print("two-sided", tuple(two.shape), "hermitian", torch.allclose(two[1:32], two[33:].flip(0).conj(), atol=1e-4))
 const = torch.stft(wave[:300], 64, 16, window=torch.hann_window(64), pad_mode="constant", return_complex=True)
 refl = torch.stft(wave[:300], 64, 16, window=torch.hann_window(64), pad_mode="reflect", return_complex=True)
-print("pad modes differ at the edges only", bool((const[:, 0] - refl[:, 0]).abs().max() > 1e-3),
-      bool((const[:, 5] - refl[:, 5]).abs().max() < 1e-5))
+print(
+    "pad modes differ at the edges only",
+    bool((const[:, 0] - refl[:, 0]).abs().max() > 1e-3),
+    bool((const[:, 5] - refl[:, 5]).abs().max() < 1e-5),
+)
 
 power = torch.view_as_real(S).pow(2).sum(-1)
 print("power == abs^2", torch.allclose(power, S.abs().pow(2), rtol=1e-4, atol=1e-4), power.dtype)
 mag, phase = S.abs(), S.angle()
-print("polar round trip", torch.allclose(torch.polar(mag, phase), S, atol=1e-4), phase.dtype,
-      bool(((phase >= -math.pi) & (phase <= math.pi)).all()))
+print(
+    "polar round trip",
+    torch.allclose(torch.polar(mag, phase), S, atol=1e-4),
+    phase.dtype,
+    bool(((phase >= -math.pi) & (phase <= math.pi)).all()),
+)
 
 
 def phase_vocoder(spec, rate, hop):
@@ -64,21 +75,41 @@ def phase_vocoder(spec, rate, hop):
 for rate in (0.9, 1.1):
     st = phase_vocoder(S, rate, 80)
     y = torch.istft(st, n_fft=256, hop_length=80, win_length=200, window=win)
-    print("rate", rate, "frames", S.size(-1), "->", st.size(-1), "samples", y.shape[-1], "rms",
-          y.pow(2).mean(-1).sqrt().round(decimals=4).tolist())
+    print(
+        "rate",
+        rate,
+        "frames",
+        S.size(-1),
+        "->",
+        st.size(-1),
+        "samples",
+        y.shape[-1],
+        "rms",
+        y.pow(2).mean(-1).sqrt().round(decimals=4).tolist(),
+    )
 mag_leaf = torch.tensor([0.0, 1.0, 2.0, -0.5], requires_grad=True)
 phase_leaf = torch.tensor([0.0, 1.0, -1.0, 0.5], requires_grad=True)
 z = torch.polar(mag_leaf, phase_leaf)
 (z.real + 2 * z.imag).sum().backward()
-print("polar grads", z.grad_fn.name(), mag_leaf.grad.round(decimals=4).tolist(),
-      phase_leaf.grad.round(decimals=4).tolist())
+print(
+    "polar grads",
+    z.grad_fn.name(),
+    mag_leaf.grad.round(decimals=4).tolist(),
+    phase_leaf.grad.round(decimals=4).tolist(),
+)
 back = torch.istft(S, 256, 80, 200, win, length=4000)
 print("istft round trip", tuple(back.shape), round((back - batch).abs().max().item(), 4))
-print("remainder wrap", torch.remainder(torch.tensor([-4.0, 7.0]), 2 * math.pi).round(decimals=4).tolist(),
-      "fmod", torch.fmod(torch.tensor([-4.0, 7.0]), 2 * math.pi).round(decimals=4).tolist())
-for bad in (lambda: torch.stft(wave, 256, win_length=300, window=torch.hann_window(300), return_complex=True),
-            lambda: torch.stft(wave, 256, window=torch.hann_window(200), return_complex=True),
-            lambda: torch.istft(S.abs(), 256, 80, 200, win)):
+print(
+    "remainder wrap",
+    torch.remainder(torch.tensor([-4.0, 7.0]), 2 * math.pi).round(decimals=4).tolist(),
+    "fmod",
+    torch.fmod(torch.tensor([-4.0, 7.0]), 2 * math.pi).round(decimals=4).tolist(),
+)
+for bad in (
+    lambda: torch.stft(wave, 256, win_length=300, window=torch.hann_window(300), return_complex=True),
+    lambda: torch.stft(wave, 256, window=torch.hann_window(200), return_complex=True),
+    lambda: torch.istft(S.abs(), 256, 80, 200, win),
+):
     try:
         bad()
     except Exception as e:

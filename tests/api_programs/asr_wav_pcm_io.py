@@ -18,8 +18,22 @@ right = 0.3 * torch.sin(2 * math.pi * 1500 * t + 0.5)
 stereo = torch.stack([left, right], 1)
 pcm16 = (stereo * 32767).round().clamp(-32768, 32767).to(torch.int16)
 payload = pcm16.numpy().tobytes()
-header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(payload), b"WAVE", b"fmt ", 16, 1, 2, sr, sr * 4, 4, 16,
-                     b"data", len(payload))
+header = struct.pack(
+    "<4sI4s4sIHHIIHH4sI",
+    b"RIFF",
+    36 + len(payload),
+    b"WAVE",
+    b"fmt ",
+    16,
+    1,
+    2,
+    sr,
+    sr * 4,
+    4,
+    16,
+    b"data",
+    len(payload),
+)
 blob = header + payload
 print("wav bytes", len(blob), "header", len(header))
 
@@ -31,8 +45,13 @@ print("frombuffer", data.dtype, tuple(data.shape), data[:6].tolist())
 chans = data.view(-1, 2).t()
 print("channels", tuple(chans.shape), chans.is_contiguous(), chans.stride())
 audio = chans.to(torch.float32) / 32768.0
-print("float range", round(audio.min().item(), 4), round(audio.max().item(), 4), "error vs source",
-      round((audio - stereo.t()).abs().max().item(), 6))
+print(
+    "float range",
+    round(audio.min().item(), 4),
+    round(audio.max().item(), 4),
+    "error vs source",
+    round((audio - stereo.t()).abs().max().item(), 6),
+)
 raw = torch.frombuffer(bytearray(payload), dtype=torch.uint8)
 print("bytes as int16 via view", torch.equal(raw.view(torch.int16), data), raw.view(torch.int16).shape)
 print("little-endian pair", raw[:2].tolist(), "->", (raw[0].int() | (raw[1].int() << 8)).item(), data[0].item())
@@ -49,8 +68,7 @@ print("24-bit bytes", packed.tolist())
 trip = packed.view(-1, 3).to(torch.int32)
 val = trip[:, 0] | (trip[:, 1] << 8) | (trip[:, 2] << 16)
 val = torch.where(val >= 1 << 23, val - (1 << 24), val)
-print("24-bit back", val.tolist(), torch.equal(val, s24), "as float",
-      (val.float() / 2 ** 23).round(decimals=4).tolist())
+print("24-bit back", val.tolist(), torch.equal(val, s24), "as float", (val.float() / 2**23).round(decimals=4).tolist())
 
 u8 = ((audio[0] * 128) + 128).clamp(0, 255).to(torch.uint8)
 print("uint8 pcm", u8[:6].tolist(), u8.dtype, "back", ((u8.float() - 128) / 128)[:3].round(decimals=4).tolist())
@@ -70,11 +88,13 @@ torch.save(feats, buf)
 buf.seek(0)
 back = torch.load(buf, weights_only=True)
 print("saved", sorted(back), back["utt1"].shape, torch.equal(back["utt1"], feats["utt1"]), back["sr"])
-for bad in (lambda: torch.frombuffer(bytearray(5), dtype=torch.int16),
-            lambda: torch.frombuffer(bytearray(8), dtype=torch.int16, offset=10),
-            lambda: torch.frombuffer(bytearray(8), dtype=torch.int16, count=5),
-            lambda: torch.arange(5, dtype=torch.uint8).view(torch.int16),
-            lambda: torch.tensor([1.5]).view(torch.int16)):
+for bad in (
+    lambda: torch.frombuffer(bytearray(5), dtype=torch.int16),
+    lambda: torch.frombuffer(bytearray(8), dtype=torch.int16, offset=10),
+    lambda: torch.frombuffer(bytearray(8), dtype=torch.int16, count=5),
+    lambda: torch.arange(5, dtype=torch.uint8).view(torch.int16),
+    lambda: torch.tensor([1.5]).view(torch.int16),
+):
     try:
         print("ok", bad())
     except Exception as e:

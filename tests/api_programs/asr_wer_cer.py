@@ -93,10 +93,18 @@ cer = dist.sum().float() / ref_lens.sum()
 print("batched CER", round(cer.item(), 4), cer.dtype)
 per_utt = dist.double() / ref_lens.clamp_min(1)
 print("per-utterance", per_utt.round(decimals=4).tolist(), per_utt.dtype)
-print("empty ref", batched_distance(torch.zeros(1, 0, dtype=torch.long), torch.tensor([0]),
-                                    encode("ab")[None], torch.tensor([2])).tolist())
-print("true_divide ints", torch.true_divide(dist, ref_lens).round(decimals=4).tolist(),
-      "floor", torch.div(dist * 100, ref_lens, rounding_mode="floor").tolist())
+print(
+    "empty ref",
+    batched_distance(
+        torch.zeros(1, 0, dtype=torch.long), torch.tensor([0]), encode("ab")[None], torch.tensor([2])
+    ).tolist(),
+)
+print(
+    "true_divide ints",
+    torch.true_divide(dist, ref_lens).round(decimals=4).tolist(),
+    "floor",
+    torch.div(dist * 100, ref_lens, rounding_mode="floor").tolist(),
+)
 try:
     torch.minimum(torch.tensor([1, 2]), torch.tensor([1, 2, 3]))
 except Exception as e:

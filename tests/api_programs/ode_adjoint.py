@@ -43,7 +43,7 @@ print("params", [tuple(s) for s in shapes], sum(numels))
 
 
 def aug_dynamics(t, state, B, D):
-    z, a = state[:, :D], state[:, D:2 * D]
+    z, a = state[:, :D], state[:, D : 2 * D]
     with torch.enable_grad():
         z = z.detach().requires_grad_(True)
         f = field(t, z)
@@ -99,7 +99,7 @@ for (name, _), ga, gd in zip(field.named_parameters(), adj, direct[1:]):
 
 # unflatten a flat parameter vector back into a batch of weight matrices
 flat = torch.cat([p.detach().flatten() for p in params])
-w1 = flat[numels[0]: numels[0] + numels[1]].unflatten(0, (16, 3))
+w1 = flat[numels[0] : numels[0] + numels[1]].unflatten(0, (16, 3))
 print("unflatten", tuple(w1.shape), torch.equal(w1, field.l1.weight.detach()))
 print(torch.arange(24).unflatten(-1, (2, -1)).shape, torch.arange(24).view(2, 12).unflatten(1, (3, 2, 2)).shape)
 print(torch.randn(2, 3, 4).flatten(0, 1).shape, torch.randn(2, 3, 4).flatten(-2).shape, torch.tensor(5.0).flatten())
@@ -121,6 +121,7 @@ except Exception as e:
     print(type(e).__name__, e)
 g = torch.autograd.grad(field(t0, z0b), z0b, grad_outputs=torch.ones(4, 3, dtype=f64), retain_graph=True)
 print("vjp ones", g[0].sum().round(decimals=4).item(), len(g))
-g = torch.autograd.grad([field(t0, z0b).sum(), z0b.pow(2).sum()], [z0b],
-                        grad_outputs=[None, torch.tensor(2.0, dtype=f64)])
+g = torch.autograd.grad(
+    [field(t0, z0b).sum(), z0b.pow(2).sum()], [z0b], grad_outputs=[None, torch.tensor(2.0, dtype=f64)]
+)
 print("two outputs", (g[0] - 4 * z0b).abs().max().round(decimals=4).item() > 0)

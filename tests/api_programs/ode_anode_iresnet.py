@@ -55,7 +55,8 @@ params, buffers = stack_module_state(fields)
 base = copy.deepcopy(fields[0]).to("meta")
 z0 = F.pad(x[:5], (0, 2))
 out = vmap(lambda p, b, z: flow(lambda s: functional_call(base, (p, b), (s,)), z), in_dims=(0, 0, None))(
-    params, buffers, z0)
+    params, buffers, z0
+)
 print("ensemble", tuple(out.shape), {k: tuple(v.shape) for k, v in list(params.items())[:2]})
 print("member 2 matches", torch.allclose(out[2], flow(fields[2], z0), atol=1e-6))
 print("ensemble spread", out.std(0).mean().round(decimals=4).item())
@@ -95,15 +96,24 @@ with torch.no_grad():
     print("inverse error < 1e-5", (blk.inverse(yb) - z).abs().max().item() < 1e-5)
 J = vmap(jacrev(blk.g))(z)
 exact = torch.linalg.slogdet(torch.eye(2) + J)
-series = sum((-1) ** (k + 1) / k * torch.diagonal(torch.linalg.matrix_power(J, k), dim1=-2, dim2=-1).sum(-1)
-             for k in range(1, 12))
-print("logdet exact", exact.logabsdet.round(decimals=4).tolist(), "series close",
-      torch.allclose(series, exact.logabsdet, atol=1e-3))
+series = sum(
+    (-1) ** (k + 1) / k * torch.diagonal(torch.linalg.matrix_power(J, k), dim1=-2, dim2=-1).sum(-1)
+    for k in range(1, 12)
+)
+print(
+    "logdet exact",
+    exact.logabsdet.round(decimals=4).tolist(),
+    "series close",
+    torch.allclose(series, exact.logabsdet, atol=1e-3),
+)
 print("sign", exact.sign.tolist(), type(exact).__name__)
-for call in (lambda: F.pad(x, (0, 1, 2)), lambda: F.pad(x, (0, -2)),
-             lambda: torch.linalg.matrix_norm(x.squeeze(), ord=2),
-             lambda: nn.utils.parametrizations.spectral_norm(nn.Linear(2, 2), name="bias_missing"),
-             lambda: stack_module_state([Field(2), Field(3)])):
+for call in (
+    lambda: F.pad(x, (0, 1, 2)),
+    lambda: F.pad(x, (0, -2)),
+    lambda: torch.linalg.matrix_norm(x.squeeze(), ord=2),
+    lambda: nn.utils.parametrizations.spectral_norm(nn.Linear(2, 2), name="bias_missing"),
+    lambda: stack_module_state([Field(2), Field(3)]),
+):
     try:
         r = call()
         print("ok", tuple(r.shape))

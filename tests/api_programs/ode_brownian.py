@@ -32,8 +32,10 @@ class BrownianPath:
 
     def __init__(self, T, size, seed):
         self.t = [0.0, T]
-        self.w = [torch.zeros(size, dtype=f64), torch.randn(size, generator=torch.Generator().manual_seed(seed),
-                                                            dtype=f64) * math.sqrt(T)]
+        self.w = [
+            torch.zeros(size, dtype=f64),
+            torch.randn(size, generator=torch.Generator().manual_seed(seed), dtype=f64) * math.sqrt(T),
+        ]
         self.seed = seed
 
     def refine(self, levels):
@@ -56,8 +58,9 @@ print("grid", tt.shape, W.shape, "endpoint kept", torch.equal(W[:, -1], bp.w[-1]
 dW = W.diff(dim=-1)
 dt = tt.diff()
 print("quadratic variation", round((dW**2).sum(-1).mean().item(), 2), "mean W1", round(W[:, -1].mean().item(), 2))
-print("var W(0.5)", round(W[:, 32].var().item(), 2), "cov(W.25,W.75)",
-      round(torch.cov(W[:, [16, 48]].T)[0, 1].item(), 2))
+print(
+    "var W(0.5)", round(W[:, 32].var().item(), 2), "cov(W.25,W.75)", round(torch.cov(W[:, [16, 48]].T)[0, 1].item(), 2)
+)
 
 # dX = mu X dt + s X dW: Ito EM vs Stratonovich Heun with the drift correction
 mu, s = 0.2, 0.5
@@ -66,22 +69,34 @@ X_heun = torch.ones(2000, dtype=f64)
 for k in range(dW.shape[1]):
     h, dw = dt[k], dW[:, k]
     X_em = X_em + mu * X_em * h + s * X_em * dw
-    drift = (mu - 0.5 * s**2)
+    drift = mu - 0.5 * s**2
     pred = X_heun + drift * X_heun * h + s * X_heun * dw
     X_heun = X_heun + 0.5 * (drift * (X_heun + pred) * h + s * (X_heun + pred) * dw)
 exact = torch.exp((mu - 0.5 * s**2) + s * W[:, -1])
-print("EM strong", round((X_em - exact).abs().mean().item(), 3), "Heun strong",
-      round((X_heun - exact).abs().mean().item(), 4))
+print(
+    "EM strong",
+    round((X_em - exact).abs().mean().item(), 3),
+    "Heun strong",
+    round((X_heun - exact).abs().mean().item(), 4),
+)
 print("E[X1] ~ e^mu", round(X_heun.mean().item(), 2), round(math.exp(mu), 2))
 
 z = torch.randn(1000, generator=torch.Generator().manual_seed(5), dtype=f64)
 plain = torch.exp(s * z).mean()
 anti = 0.5 * (torch.exp(s * z) + torch.exp(-s * z))
-print("antithetic", round(anti.mean().item(), 3), round(math.exp(s * s / 2), 3), "var ratio < 1",
-      bool(anti.var() < torch.exp(s * z).var()), round(plain.item(), 3))
-for call in (lambda: g.set_state(torch.zeros(10, dtype=torch.uint8)),
-             lambda: g.manual_seed(-1) and None,
-             lambda: torch.randn(2, generator=torch.Generator(device="meta"))):
+print(
+    "antithetic",
+    round(anti.mean().item(), 3),
+    round(math.exp(s * s / 2), 3),
+    "var ratio < 1",
+    bool(anti.var() < torch.exp(s * z).var()),
+    round(plain.item(), 3),
+)
+for call in (
+    lambda: g.set_state(torch.zeros(10, dtype=torch.uint8)),
+    lambda: g.manual_seed(-1) and None,
+    lambda: torch.randn(2, generator=torch.Generator(device="meta")),
+):
     try:
         call()
         print("ok", g.initial_seed())

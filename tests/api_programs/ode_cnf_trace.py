@@ -71,8 +71,9 @@ z = x.clone().requires_grad_(True)
 f = field(torch.tensor([[0.5]]), z)
 tr = exact_trace(f, z, create_graph=False)
 print("exact trace", tr.round(decimals=4).tolist())
-jac = torch.stack([torch.autograd.functional.jacobian(lambda v: field(torch.tensor([[0.5]]), v[None])[0], xi)
-                   for xi in x])
+jac = torch.stack(
+    [torch.autograd.functional.jacobian(lambda v: field(torch.tensor([[0.5]]), v[None])[0], xi) for xi in x]
+)
 print("jacobian trace", torch.diagonal(jac, dim1=-2, dim2=-1).sum(-1).round(decimals=4).tolist())
 print("jac", tuple(jac.shape), jac.dtype)
 

@@ -56,8 +56,9 @@ hstep = tb - ta
 
 def hermite(s):
     s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * ya + (s3 - 2 * s2 + s) * hstep * fa + (-2 * s3 + 3 * s2) * yb
-            + (s3 - s2) * hstep * fb)
+    return (
+        (2 * s3 - 3 * s2 + 1) * ya + (s3 - 2 * s2 + s) * hstep * fa + (-2 * s3 + 3 * s2) * yb + (s3 - s2) * hstep * fb
+    )
 
 
 s = torch.tensor(0.5, dtype=f64, requires_grad=True)
@@ -95,10 +96,17 @@ T = integrate(Y0, n=20)
 hit = (T[..., 0] < 0).int().argmax(dim=0)
 print("batched first step below", hit.tolist(), "never hit", (T[..., 0] >= 0).all(dim=0).tolist())
 t_hit = torch.sqrt(2 * heights / g)
-print("exact", t_hit.round(decimals=4).tolist(), "bucket",
-      torch.bucketize(t_hit, torch.arange(21, dtype=f64) * 0.05).tolist())
-for call in (lambda: torch.argmax(below), lambda: state.index_put_((torch.tensor([2]),), torch.zeros(1, dtype=f64)),
-             lambda: torch.autograd.grad(hermite(s.detach())[0], s)):
+print(
+    "exact",
+    t_hit.round(decimals=4).tolist(),
+    "bucket",
+    torch.bucketize(t_hit, torch.arange(21, dtype=f64) * 0.05).tolist(),
+)
+for call in (
+    lambda: torch.argmax(below),
+    lambda: state.index_put_((torch.tensor([2]),), torch.zeros(1, dtype=f64)),
+    lambda: torch.autograd.grad(hermite(s.detach())[0], s),
+):
     try:
         print("ok", call())
     except Exception as e:

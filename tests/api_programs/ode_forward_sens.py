@@ -43,10 +43,21 @@ print("dy/dtheta (forward AD)", S.round(decimals=6).tolist())
 J_fwd = jacfwd(lambda th: rk4(decay, y0, th, 0.05, 40))(theta)
 J_rev = jacrev(lambda th: rk4(decay, y0, th, 0.05, 40))(theta)
 eps = 1e-6
-J_fd = torch.stack([(rk4(decay, y0, theta + eps * e, 0.05, 40) - rk4(decay, y0, theta - eps * e, 0.05, 40)) / (2 * eps)
-                    for e in torch.eye(2, dtype=f64)], dim=1)
-print("jacfwd == forward AD", torch.allclose(J_fwd, S), "jacrev", torch.allclose(J_rev, S),
-      "finite diff", torch.allclose(J_fd, S, atol=1e-7))
+J_fd = torch.stack(
+    [
+        (rk4(decay, y0, theta + eps * e, 0.05, 40) - rk4(decay, y0, theta - eps * e, 0.05, 40)) / (2 * eps)
+        for e in torch.eye(2, dtype=f64)
+    ],
+    dim=1,
+)
+print(
+    "jacfwd == forward AD",
+    torch.allclose(J_fwd, S),
+    "jacrev",
+    torch.allclose(J_rev, S),
+    "finite diff",
+    torch.allclose(J_fd, S, atol=1e-7),
+)
 out, tan = jvp(lambda th: rk4(decay, y0, th, 0.05, 40), (theta,), (torch.tensor([1.0, -1.0], dtype=f64),))
 print("jvp", tan.round(decimals=6).tolist(), torch.allclose(tan, S @ torch.tensor([1.0, -1.0], dtype=f64)))
 
@@ -109,8 +120,11 @@ class NoJvp(torch.autograd.Function):
 with fwAD.dual_level():
     d = fwAD.make_dual(y, torch.ones(3, dtype=f64))
     print("no tangent input", NoJvp.apply(y).tolist())
-    for call in (lambda: NoJvp.apply(d), lambda: fwAD.make_dual(y, torch.ones(2, dtype=f64)),
-                 lambda: fwAD.dual_level().__enter__()):
+    for call in (
+        lambda: NoJvp.apply(d),
+        lambda: fwAD.make_dual(y, torch.ones(2, dtype=f64)),
+        lambda: fwAD.dual_level().__enter__(),
+    ):
         try:
             call()
         except Exception as e:

@@ -15,8 +15,9 @@ AF = torch.autograd.functional
 class HNN(nn.Module):
     def __init__(self, hidden=32):
         super().__init__()
-        self.net = nn.Sequential(nn.Linear(2, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                                 nn.Linear(hidden, 1, bias=False))
+        self.net = nn.Sequential(
+            nn.Linear(2, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1, bias=False)
+        )
 
     def forward(self, x):
         return self.net(x).squeeze(-1)
@@ -58,8 +59,12 @@ try:
     torch.autograd.grad(model(xs).sum(), x, allow_unused=True)
 except Exception as e:
     print(type(e).__name__, e)
-print("unused leaf", torch.autograd.grad(model(xs).sum(), [xs, torch.ones(1, requires_grad=True)], allow_unused=True,
-                                         materialize_grads=True)[1])
+print(
+    "unused leaf",
+    torch.autograd.grad(
+        model(xs).sum(), [xs, torch.ones(1, requires_grad=True)], allow_unused=True, materialize_grads=True
+    )[1],
+)
 
 
 def leapfrog(grad_fn, q, p, h, n):
@@ -118,8 +123,9 @@ a = accel(L, s, create_graph=True)
 print("lnn accel", a.shape, a.requires_grad, a.grad_fn.name())
 a.sum().backward()
 print("grad reaches weights", lnn[0].weight.grad.abs().sum().item() > 0)
-print("pinv solve", (torch.linalg.pinv(Hs[1:, 1:]) @ (AF.jacobian(L, s)[:1] - Hs[1:, :1] @ s[1:])).allclose(
-    accel(L, s)))
+print(
+    "pinv solve", (torch.linalg.pinv(Hs[1:, 1:]) @ (AF.jacobian(L, s)[:1] - Hs[1:, :1] @ s[1:])).allclose(accel(L, s))
+)
 
 batch = torch.randn(5, 2, dtype=torch.float64)
 Hb = AF.hessian(lambda b: lnn(b).sum(), batch)

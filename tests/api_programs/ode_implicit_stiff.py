@@ -28,10 +28,15 @@ print("eigvals", lam.dtype, sorted(round(v, 4) for v in lam.real.tolist()))
 nz = lam.real[lam.real.abs() > 1e-8].abs()
 print("stiffness ratio > 1e3", bool(nz.max() / nz.min() > 1e3))
 
-jac_y, jac_k = AF.jacobian(robertson, (torch.tensor([0.9, 3e-5, 0.1], dtype=f64), k), vectorize=True,
-                           strategy="forward-mode")
-print("forward-mode jacobian", type(AF.jacobian(robertson, (y0, k), vectorize=True, strategy="forward-mode")).__name__,
-      tuple(jac_y.shape), tuple(jac_k.shape))
+jac_y, jac_k = AF.jacobian(
+    robertson, (torch.tensor([0.9, 3e-5, 0.1], dtype=f64), k), vectorize=True, strategy="forward-mode"
+)
+print(
+    "forward-mode jacobian",
+    type(AF.jacobian(robertson, (y0, k), vectorize=True, strategy="forward-mode")).__name__,
+    tuple(jac_y.shape),
+    tuple(jac_k.shape),
+)
 print("dk", jac_k.round(decimals=6).tolist())
 Jr = AF.jacobian(robertson, (y0, k))
 print("reverse-mode jacobian", type(Jr).__name__, torch.allclose(Jr[0], J0))
@@ -70,8 +75,13 @@ for h in (0.01, 1.0):
     I = torch.eye(2, dtype=f64)
     M = torch.linalg.solve(I - h / 2 * A, I + h / 2 * A)
     yt = torch.linalg.matrix_power(M, 5) @ yl
-    print("trapezoid h", h, yt.round(decimals=4).tolist(), "|eig|",
-          torch.linalg.eigvals(M).abs().round(decimals=4).tolist())
+    print(
+        "trapezoid h",
+        h,
+        yt.round(decimals=4).tolist(),
+        "|eig|",
+        torch.linalg.eigvals(M).abs().round(decimals=4).tolist(),
+    )
 
 # solving for a row vector: x (I - hA) = r, and the same system transposed
 r = torch.tensor([[1.0, 2.0]], dtype=f64)
@@ -82,13 +92,15 @@ print("solve_ex singular info", info.item(), res.shape)
 batchJ = vmap(jacrev(robertson), in_dims=(0, None))(torch.rand(4, 3, dtype=f64), k)
 print("vmap jacobians", tuple(batchJ.shape), batchJ.sum(dim=1).abs().max().item() < 1e-6)
 
-for call in (lambda: torch.linalg.solve(A, r.squeeze(0), left=False),
-             lambda: torch.linalg.solve(A, r.T, left=False),
-             lambda: torch.linalg.solve(A, torch.ones(4, 2, dtype=f64).view(2, 2, 2)[..., 0], left=False),
-             lambda: torch.linalg.lu_solve(*torch.linalg.lu_factor(A), r),
-             lambda: torch.linalg.lu_factor(torch.zeros(2, 3)),
-             lambda: AF.jacobian(robertson, (y0, k), strategy="forward-mode"),
-             lambda: AF.jacobian(robertson, (y0, k), vectorize=True, strategy="forward-mode", create_graph=True)):
+for call in (
+    lambda: torch.linalg.solve(A, r.squeeze(0), left=False),
+    lambda: torch.linalg.solve(A, r.T, left=False),
+    lambda: torch.linalg.solve(A, torch.ones(4, 2, dtype=f64).view(2, 2, 2)[..., 0], left=False),
+    lambda: torch.linalg.lu_solve(*torch.linalg.lu_factor(A), r),
+    lambda: torch.linalg.lu_factor(torch.zeros(2, 3)),
+    lambda: AF.jacobian(robertson, (y0, k), strategy="forward-mode"),
+    lambda: AF.jacobian(robertson, (y0, k), vectorize=True, strategy="forward-mode", create_graph=True),
+):
     try:
         call()
     except Exception as e:

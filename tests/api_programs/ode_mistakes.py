@@ -104,8 +104,10 @@ attempt("count", lambda: torch.autograd.grad([u.sum(), u.mean()], y0, [torch.one
 attempt("count after shapes", lambda: torch.autograd.backward([u.sum(), u.mean()], [torch.ones(1)]))
 attempt("shape", lambda: torch.autograd.grad(u, y0, torch.ones(4, 3)))
 attempt("complex dtype", lambda: torch.autograd.grad(u, y0, torch.ones(4, 2, dtype=torch.complex64)))
-attempt("double is cast", lambda: torch.autograd.grad(u, y0, torch.ones(4, 2, dtype=torch.float64),
-                                                       retain_graph=True)[0].dtype)
+attempt(
+    "double is cast",
+    lambda: torch.autograd.grad(u, y0, torch.ones(4, 2, dtype=torch.float64), retain_graph=True)[0].dtype,
+)
 attempt("implicit non-scalar", lambda: torch.autograd.grad(u, y0))
 attempt("integer output", lambda: torch.autograd.grad(u.sum(), torch.ones(2, dtype=torch.long)))
 

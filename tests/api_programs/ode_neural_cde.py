@@ -61,8 +61,12 @@ def spline_value(s):
 
 
 knots = spline_value(t[3])
-print("interpolates", torch.allclose(knots, x[:, 3], atol=1e-5), "dX/dt time channel",
-      spline_derivative(torch.tensor(0.37))[:, 0].round(decimals=4).tolist()[:3])
+print(
+    "interpolates",
+    torch.allclose(knots, x[:, 3], atol=1e-5),
+    "dX/dt time channel",
+    spline_derivative(torch.tensor(0.37))[:, 0].round(decimals=4).tolist()[:3],
+)
 
 
 class CDEFunc(nn.Module):
@@ -110,10 +114,12 @@ print("loss", round(loss.item(), 4), "acc", (logits.argmax(-1) == labels).float(
 incr = x.diff(dim=1)
 levy = 0.5 * (x[:, :-1, 1] * incr[:, :, 2] - x[:, :-1, 2] * incr[:, :, 1]).sum(1)
 print("levy area", levy.round(decimals=4).tolist())
-for call in (lambda: torch.diag_embed(torch.ones(3), offset=1, dim1=0, dim2=0),
-             lambda: torch.bucketize(torch.tensor([0.5]), torch.tensor([[0.0, 1.0]])),
-             lambda: torch.zeros(2, 6).unflatten(1, (4, -1)),
-             lambda: torch.gather(x[..., 1], 1, last.float())):
+for call in (
+    lambda: torch.diag_embed(torch.ones(3), offset=1, dim1=0, dim2=0),
+    lambda: torch.bucketize(torch.tensor([0.5]), torch.tensor([[0.0, 1.0]])),
+    lambda: torch.zeros(2, 6).unflatten(1, (4, -1)),
+    lambda: torch.gather(x[..., 1], 1, last.float()),
+):
     try:
         call()
     except Exception as e:

@@ -47,8 +47,12 @@ print("jacrev per point", tuple(J.shape), torch.allclose(J, du[:3].detach()))
 
 weights = res.abs() / res.abs().sum()
 idx = torch.multinomial(weights, 16, replacement=False, generator=torch.Generator().manual_seed(3))
-print("adaptive picks unique", idx.unique().numel() == 16, "top residuals picked",
-      len(set(idx.tolist()) & set(res.abs().topk(8).indices.tolist())) >= 4)
+print(
+    "adaptive picks unique",
+    idx.unique().numel() == 16,
+    "top residuals picked",
+    len(set(idx.tolist()) & set(res.abs().topk(8).indices.tolist())) >= 4,
+)
 
 t0 = torch.zeros(32)
 x0 = torch.linspace(-1, 1, 32)
@@ -80,11 +84,13 @@ for _ in range(300):
 print("MOL u(0.3)", uu[::8].round(decimals=4).tolist())
 print("max slope", round((uu.diff() / dx).abs().max().item(), 2), "crop shape", tuple(F.pad(uu, (-1, -1)).shape))
 
-for call in (lambda: vmap(residual_point, in_dims=(None, 2))(params, pts),
-             lambda: grad(lambda p, tx: functional_call(net, p, (tx,)), argnums=1)(params, pts[0]),
-             lambda: hessian(u_fn, argnums=2)(params, pts[0]),
-             lambda: F.pad(uu, (-40, -40)),
-             lambda: torch.multinomial(weights, 100, replacement=False)):
+for call in (
+    lambda: vmap(residual_point, in_dims=(None, 2))(params, pts),
+    lambda: grad(lambda p, tx: functional_call(net, p, (tx,)), argnums=1)(params, pts[0]),
+    lambda: hessian(u_fn, argnums=2)(params, pts[0]),
+    lambda: F.pad(uu, (-40, -40)),
+    lambda: torch.multinomial(weights, 100, replacement=False),
+):
     try:
         call()
     except Exception as e:

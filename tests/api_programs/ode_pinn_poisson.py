@@ -33,8 +33,9 @@ f_rhs = lambda p: 2 * math.pi**2 * u_exact(p)
 class PINN(nn.Module):
     def __init__(self, width=24):
         super().__init__()
-        self.body = nn.Sequential(nn.Linear(2, width), nn.Tanh(), nn.Linear(width, width), nn.Tanh(),
-                                  nn.Linear(width, 1))
+        self.body = nn.Sequential(
+            nn.Linear(2, width), nn.Tanh(), nn.Linear(width, width), nn.Tanh(), nn.Linear(width, 1)
+        )
 
     def forward(self, p):
         return self.body(p).squeeze(-1)

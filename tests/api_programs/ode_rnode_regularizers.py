@@ -23,15 +23,24 @@ torch.manual_seed(1)
 rademacher = vmap(lambda _: torch.randint(0, 2, (8, 3)).float() * 2 - 1, randomness="different")(torch.arange(400))
 print("rademacher", tuple(rademacher.shape), rademacher.sum().item(), rademacher[:2, 0].tolist())
 probes = vmap(lambda _: torch.randn(8, 3), randomness="different")(torch.arange(400))
-print("probes", tuple(probes.shape), round(probes.mean().item(), 2), round(probes.var().item(), 3),
-      probes[5, 1].round(decimals=4).tolist())
+print(
+    "probes",
+    tuple(probes.shape),
+    round(probes.mean().item(), 2),
+    round(probes.var().item(), 3),
+    probes[5, 1].round(decimals=4).tolist(),
+)
 tr_rad = vmap(lambda e: (vjp_fn(e)[0] * e).sum(-1))(rademacher).mean(0)
 print("rademacher trace close", (tr_rad - exact_tr).abs().max().item() < 0.1)
 vJ = vmap(lambda e: vjp_fn(e)[0])(probes)
 fro_est = vJ.pow(2).sum(-1).mean(0)
 tr_est = (vJ * probes).sum(-1).mean(0)
-print("frobenius est close", torch.allclose(fro_est, exact_fro, rtol=0.25), "trace est close",
-      (tr_est - exact_tr).abs().max().item() < 0.15)
+print(
+    "frobenius est close",
+    torch.allclose(fro_est, exact_fro, rtol=0.25),
+    "trace est close",
+    (tr_est - exact_tr).abs().max().item() < 0.15,
+)
 Jv = vmap(lambda e: jvp(field, (z,), (e,))[1])(probes[:50])
 print("jvp frobenius", tuple(Jv.shape), torch.allclose(Jv.pow(2).sum(-1).mean(0), exact_fro, rtol=0.5))
 
@@ -68,14 +77,25 @@ for step in range(12):
     nn.utils.clip_grad_value_(field.parameters(), 1.0)
     opt.step()
     if step % 4 == 3:
-        print("step", step, round(loss.item(), 4), "kinetic", round(kin.item(), 4), "jac", round(jac.item(), 4),
-              "T", round(t_end, 3))
+        print(
+            "step",
+            step,
+            round(loss.item(), 4),
+            "kinetic",
+            round(kin.item(), 4),
+            "jac",
+            round(jac.item(), 4),
+            "T",
+            round(t_end, 3),
+        )
 print("uniform", steer, steer.support, round(steer.entropy().item(), 4))
-for call in (lambda: vmap(lambda _: torch.randn(3))(torch.arange(2)),
-             lambda: vmap(lambda _: torch.randn(3), randomness="sometimes")(torch.arange(2)),
-             lambda: vmap(lambda e: torch.bernoulli(e), randomness="same")(torch.rand(2, 3)),
-             lambda: vjp_fn(torch.ones(3)),
-             lambda: steer.log_prob(torch.tensor(1.5))):
+for call in (
+    lambda: vmap(lambda _: torch.randn(3))(torch.arange(2)),
+    lambda: vmap(lambda _: torch.randn(3), randomness="sometimes")(torch.arange(2)),
+    lambda: vmap(lambda e: torch.bernoulli(e), randomness="same")(torch.rand(2, 3)),
+    lambda: vjp_fn(torch.ones(3)),
+    lambda: steer.log_prob(torch.tensor(1.5)),
+):
     try:
         r = call()
         print("ok", tuple(r.shape))

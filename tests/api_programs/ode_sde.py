@@ -31,8 +31,9 @@ for k in range(n_steps):
     S_mil[:, k + 1] = m + mu * m * dt + sigma * m * dW[:, k] + 0.5 * sigma**2 * m * (dW[:, k] ** 2 - dt)
 strong_em = (S_em[:, 1:] - exact).abs().mean(0)[-1]
 strong_mil = (S_mil[:, 1:] - exact).abs().mean(0)[-1]
-print("strong err EM", round(strong_em.item(), 4), "Milstein", round(strong_mil.item(), 4),
-      bool(strong_mil < strong_em))
+print(
+    "strong err EM", round(strong_em.item(), 4), "Milstein", round(strong_mil.item(), 4), bool(strong_mil < strong_em)
+)
 print("weak err", round((S_em[:, -1].mean() - S0 * math.exp(mu * T)).abs().item(), 3) < 0.05)
 print("mean", round(S_em[:, -1].mean().item(), 4), "var", round(S_em[:, -1].var().item(), 4))
 q = torch.quantile(S_em[:, -1], torch.tensor([0.05, 0.5, 0.95], dtype=f64))
@@ -61,8 +62,12 @@ Xs = torch.cat(samples)
 print("OU var", Xs.var(0).round(decimals=2).tolist(), (s**2 / (2 * theta)).tolist())
 C = torch.cov(Xs.T)
 print("cov", tuple(C.shape), round(C[0, 1].item(), 1) == 0.0, torch.corrcoef(Xs.T).diagonal().tolist())
-print("aweights cov", torch.cov(torch.tensor([[1.0, 2.0, 4.0], [0.0, 1.0, 0.0]]), correction=0,
-                                 aweights=torch.tensor([1.0, 2.0, 1.0])).round(decimals=4).tolist())
+print(
+    "aweights cov",
+    torch.cov(torch.tensor([[1.0, 2.0, 4.0], [0.0, 1.0, 0.0]]), correction=0, aweights=torch.tensor([1.0, 2.0, 1.0]))
+    .round(decimals=4)
+    .tolist(),
+)
 
 
 class NeuralSDE(nn.Module):

@@ -2,6 +2,7 @@
 through integer views and masks, rebuilding floats from fields, shared-exponent block floating point (MX-style)
 with frexp and shifts, sign-magnitude int4 to two's complement, popcount by a lookup table, Gray codes, and the
 wrap-around rules of shifts and uint8 arithmetic with Python scalars."""
+
 import torch
 
 torch.manual_seed(0)
@@ -51,13 +52,19 @@ print("gray", gray.tolist(), "decoded", torch.equal(back, g))
 u = torch.tensor([1, 2, 200], dtype=torch.uint8)
 print("300 >> u", (300 >> u).tolist(), "u >> 300", (u >> 300).tolist(), "u << 9", (u << 9).tolist())
 print("u + 300", (u + 300).tolist(), "u * 2", (u * 2).tolist(), "u - 3", (u - 3).tolist())
-print("signed >> -1", (torch.tensor([-8, 8]) >> torch.tensor([-1, -1])).tolist(),
-      "int8 >> 200", (torch.tensor([-100, 100], dtype=torch.int8) >> 200).tolist())
+print(
+    "signed >> -1",
+    (torch.tensor([-8, 8]) >> torch.tensor([-1, -1])).tolist(),
+    "int8 >> 200",
+    (torch.tensor([-100, 100], dtype=torch.int8) >> 200).tolist(),
+)
 print("fn form", torch.bitwise_right_shift(300, u).tolist(), torch.bitwise_left_shift(3, torch.tensor([1, 2])).tolist())
-print("int64 edge", (torch.tensor([1]) << 63).tolist(), (torch.tensor([-2 ** 63]) >> 63).tolist())
-for bad in (lambda: torch.tensor([1.0]).view(torch.int16)[0] << 1.5,
-            lambda: torch.tensor([True]) >> 1,
-            lambda: torch.tensor([1, 2], dtype=torch.uint16) << 1):
+print("int64 edge", (torch.tensor([1]) << 63).tolist(), (torch.tensor([-(2**63)]) >> 63).tolist())
+for bad in (
+    lambda: torch.tensor([1.0]).view(torch.int16)[0] << 1.5,
+    lambda: torch.tensor([True]) >> 1,
+    lambda: torch.tensor([1, 2], dtype=torch.uint16) << 1,
+):
     try:
         print(bad())
     except Exception as e:

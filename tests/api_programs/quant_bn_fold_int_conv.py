@@ -2,6 +2,7 @@
 per-channel symmetric int8 weights and an affine uint8 activation, the convolution evaluated on integer-valued
 float tensors with the zero-point correction computed by a ones-kernel conv, an int32 bias, and the fused
 ReLU as a clamp at the output zero point."""
+
 import torch
 
 nn = torch.nn
@@ -53,7 +54,8 @@ print("bias_q", bias_q.tolist(), bias_q.dtype)
 # integer conv: sum (x_q - zp) * w_q ; padding must pad with the zero point, so subtract zp first
 acc = F.conv2d(x_q - x_zp, w_q, padding=1)
 acc_expanded = F.conv2d(F.pad(x_q, (1, 1, 1, 1), value=float(x_zp)), w_q) - x_zp * F.conv2d(
-    torch.ones(1, 3, 10, 10), w_q)
+    torch.ones(1, 3, 10, 10), w_q
+)
 print("integer-valued", bool((acc == acc.round()).all()), "expansion equal", torch.equal(acc, acc_expanded))
 acc_i32 = acc.to(torch.int32) + bias_q.view(1, -1, 1, 1)
 print("acc int32 range", acc_i32.min().item(), acc_i32.max().item())

@@ -2,6 +2,7 @@
 global, with retraining under the masks), k-means weight sharing on the surviving weights with centroid
 fine-tuning through index_add_, and the storage accounting (CSR-style relative indices, bits per weight, Huffman
 code lengths from bincount)."""
+
 import heapq
 
 import torch
@@ -52,10 +53,11 @@ for m in (model[0], model[2]):
     prune.remove(m, "weight")
 print("removed", prune.is_pruned(model), [n for n, _ in model[0].named_parameters()])
 
+
 # k-means weight sharing per layer (linear init over [min, max], as the paper)
 def kmeans_share(w, bits, iters=15):
     nz = w[w != 0]
-    k = 2 ** bits
+    k = 2**bits
     cent = torch.linspace(nz.min().item(), nz.max().item(), k)
     for _ in range(iters):
         idx = torch.cdist(nz.unsqueeze(1), cent.unsqueeze(1)).argmin(1)

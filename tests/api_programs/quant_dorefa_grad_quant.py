@@ -1,6 +1,7 @@
 """DoReFa-Net's quantizers: k-bit weights through tanh normalization, k-bit activations on [0, 1], and k-bit
 gradients with uniform noise applied by a tensor hook (register_hook), plus 8-bit gradient compression for
 communication with per-tensor scales, error feedback, and the effect on a few training steps."""
+
 import torch
 
 nn = torch.nn
@@ -9,7 +10,7 @@ torch.manual_seed(0)
 
 
 def quantize_k(x, k):
-    n = float(2 ** k - 1)
+    n = float(2**k - 1)
     return x + (torch.round(x * n) / n - x).detach()
 
 
@@ -34,7 +35,7 @@ class GradQuant(torch.autograd.Function):
     def backward(ctx, g):
         dims = tuple(range(1, g.dim()))
         mx = g.abs().amax(dim=dims, keepdim=True).clamp(min=1e-12)
-        n = float(2 ** ctx.k - 1)
+        n = float(2**ctx.k - 1)
         noise = (torch.rand(g.shape, generator=ctx.gen) - 0.5) / n
         q = 2 * mx * (quantize_k(g / (2 * mx) + 0.5 + noise, ctx.k) - 0.5)
         return q, None, None
@@ -102,8 +103,16 @@ for step in range(25):
         p.grad.copy_(deq)
     opt.step()
     if step % 8 == 0 or step == 24:
-        print("step", step, "loss", round(loss.item(), 4), "wire bytes", wire,
-              "fp32 bytes", sum(p.numel() * 4 for p in net.parameters()))
+        print(
+            "step",
+            step,
+            "loss",
+            round(loss.item(), 4),
+            "wire bytes",
+            wire,
+            "fp32 bytes",
+            sum(p.numel() * 4 for p in net.parameters()),
+        )
 print("residual norms", {n: round(e.norm().item(), 5) for n, e in errs.items()})
 try:
     h.register_hook(lambda g: g[:1])

@@ -1,6 +1,7 @@
 """Fake quantization as QAT code calls it: per-tensor and per-channel affine fake-quant with tensor and Python
 qparams, their straight-through gradients, channel axes, dtypes, non-contiguous inputs and the misuse PyTorch
 rejects."""
+
 import torch
 
 torch.manual_seed(0)
@@ -33,7 +34,7 @@ err = (wq - w).abs()
 half_step = scale.view(4, 1, 1, 1) / 2
 print("per-channel err", round(err.max().item(), 4), "<= half step", bool((err <= half_step + 1e-7).all()))
 print("grad_fn per-channel", type(wq.grad_fn).__name__)
-(wq ** 2).sum().backward()
+(wq**2).sum().backward()
 print("grad equals 2*wq", torch.allclose(w.grad, 2 * wq.detach()))
 
 # a tight scale makes values clip: their gradient is zero

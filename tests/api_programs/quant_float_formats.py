@@ -1,6 +1,7 @@
 """Reduced-precision float formats as mixed-precision and quantization code inspects them: finfo/iinfo for every
 type, round-to-nearest-even bfloat16 by hand through int32 bit views, float8 (e4m3fn/e5m2) casts with saturation
 and per-tensor scaling, subnormals, nextafter/frexp/ldexp and the printed reprs."""
+
 import torch
 
 torch.manual_seed(0)
@@ -59,10 +60,17 @@ m, e = torch.frexp(torch.tensor([0.0, 1.0, -6.5, 1e-40, 3e38]))
 print("frexp", m.tolist(), e.tolist(), e.dtype)
 print("ldexp", torch.ldexp(m, e).tolist(), torch.ldexp(torch.tensor([1.0]), torch.tensor([-149])).tolist())
 print("frexp half", [t.dtype for t in torch.frexp(torch.tensor([3.0], dtype=torch.float16))])
-print("signbit", torch.signbit(torch.tensor([-0.0, 0.0, -1.0])).tolist(),
-      torch.copysign(torch.tensor([1.0, 2.0]), -0.0).tolist())
-print("promote", torch.promote_types(torch.bfloat16, torch.float16),
-      torch.result_type(torch.tensor([1], dtype=torch.int8), 1.5), torch.can_cast(torch.float16, torch.int8))
+print(
+    "signbit",
+    torch.signbit(torch.tensor([-0.0, 0.0, -1.0])).tolist(),
+    torch.copysign(torch.tensor([1.0, 2.0]), -0.0).tolist(),
+)
+print(
+    "promote",
+    torch.promote_types(torch.bfloat16, torch.float16),
+    torch.result_type(torch.tensor([1], dtype=torch.int8), 1.5),
+    torch.can_cast(torch.float16, torch.int8),
+)
 print(torch.tensor([1.0, 2.5], dtype=torch.bfloat16), torch.tensor([1e-7, 1.0], dtype=torch.float16))
 try:
     torch.finfo(torch.int32)

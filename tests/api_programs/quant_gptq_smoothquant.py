@@ -1,6 +1,7 @@
 """Post-training quantization of a linear layer as the LLM papers do it: SmoothQuant's per-channel migration of
 activation outliers into the weights, per-token dynamic int8 activations, and GPTQ's column-by-column
 quantization with error feedback through the Cholesky factor of the inverse Hessian, against round-to-nearest."""
+
 import torch
 
 torch.manual_seed(0)
@@ -32,8 +33,16 @@ for alpha in (0.25, 0.5, 0.75):
     s = (act_max.pow(alpha) / w_max.pow(1 - alpha)).clamp(min=1e-5)
     Xs, Ws = X / s, W * s
     same = torch.allclose(Xs @ Ws.t(), Y, atol=1e-4)
-    print("smooth alpha", alpha, "exact", same, "err", rel_err(quant_sym(Xs, dim=1) @ quant_sym(Ws, dim=1).t()),
-          "max ratio", round((Xs.abs().amax(0).max() / Xs.abs().amax(0).min()).item(), 2))
+    print(
+        "smooth alpha",
+        alpha,
+        "exact",
+        same,
+        "err",
+        rel_err(quant_sym(Xs, dim=1) @ quant_sym(Ws, dim=1).t()),
+        "max ratio",
+        round((Xs.abs().amax(0).max() / Xs.abs().amax(0).min()).item(), 2),
+    )
 
 # int8 path with int32 accumulation for the per-token scheme
 xs = X.abs().amax(dim=1, keepdim=True) / 127
@@ -80,8 +89,10 @@ Q = gptq(W, H, bits=4)
 print("4-bit RTN err", rel_err(X @ rtn.t()), "GPTQ err", rel_err(X @ Q.t()))
 print("GPTQ levels per row", [torch.unique(Q[r]).numel() for r in range(3)])
 L = torch.linalg.cholesky(H + 0.01 * torch.eye(d_in))
-print("cholesky_inverse", torch.allclose(torch.cholesky_inverse(L), torch.linalg.inv(H + 0.01 * torch.eye(d_in)),
-                                          atol=1e-4))
+print(
+    "cholesky_inverse",
+    torch.allclose(torch.cholesky_inverse(L), torch.linalg.inv(H + 0.01 * torch.eye(d_in)), atol=1e-4),
+)
 U = torch.linalg.cholesky(H + 0.01 * torch.eye(d_in), upper=True)
 print("upper == L^T", torch.allclose(U, L.t(), atol=1e-6), "triu", torch.equal(U, torch.triu(U)))
 try:

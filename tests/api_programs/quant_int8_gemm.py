@@ -1,6 +1,7 @@
 """Integer-only inference emulated in torch (Jacob et al. 2018): int8 operands, int32 accumulation with
 zero-point corrections, a fixed-point requantization multiplier (frexp, rounding right shifts), int32 bias,
 saturation to int8 and the comparison against float arithmetic."""
+
 import torch
 
 torch.manual_seed(0)

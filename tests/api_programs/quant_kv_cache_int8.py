@@ -1,6 +1,7 @@
 """An int8 KV cache for autoregressive decoding as inference engines write it: per-token, per-head asymmetric
 quantization with aminmax, uint8 storage written with index_copy_ and slice assignment, dequantization inside the
 attention step against scaled_dot_product_attention on float keys, the memory saved, and cache misuse."""
+
 import math
 
 import torch
@@ -36,11 +37,11 @@ class QuantKVCache:
         qk, sk, zk = self.quant(k)
         qv, sv, zv = self.quant(v)
         self.k.index_copy_(2, pos, qk)
-        self.v[:, :, self.len:self.len + t] = qv
+        self.v[:, :, self.len : self.len + t] = qv
         self.k_scale.index_copy_(2, pos, sk)
         self.k_zp.index_copy_(2, pos, zk)
-        self.v_scale[:, :, self.len:self.len + t] = sv
-        self.v_zp[:, :, self.len:self.len + t] = zv
+        self.v_scale[:, :, self.len : self.len + t] = sv
+        self.v_zp[:, :, self.len : self.len + t] = zv
         self.len += t
 
     def get(self):
@@ -70,17 +71,28 @@ for step in range(4):
     print("step", step, "len", cache.len, "out", tuple(att.shape), "max err", errs[-1])
 kd, vd = cache.get()
 full_k = torch.cat(ks, 2)
-print("key dequant max err", round((kd - full_k).abs().max().item(), 4),
-      "bound", round((cache.k_scale[:, :, :cache.len] / 2).max().item(), 4))
-print("per-token scale shape", tuple(cache.k_scale.shape), "zp range", int(cache.k_zp[:, :, :cache.len].min()),
-      int(cache.k_zp[:, :, :cache.len].max()))
+print(
+    "key dequant max err",
+    round((kd - full_k).abs().max().item(), 4),
+    "bound",
+    round((cache.k_scale[:, :, : cache.len] / 2).max().item(), 4),
+)
+print(
+    "per-token scale shape",
+    tuple(cache.k_scale.shape),
+    "zp range",
+    int(cache.k_zp[:, :, : cache.len].min()),
+    int(cache.k_zp[:, :, : cache.len].max()),
+)
 used = cache.len
 fp16_bytes = 2 * B * H * used * D * 2
 int8_bytes = 2 * B * H * used * D * cache.k.element_size() + 4 * B * H * used * 4
 print("bytes fp16", fp16_bytes, "int8+params", int8_bytes, "nbytes total", cache.k.nbytes + cache.v.nbytes)
 print("uint8 arithmetic wraps", (cache.k[0, 0, 0, :3] + 250).tolist(), (cache.k[0, 0, 0, :3].int() + 250).tolist())
-print("sdpa with mask", F.scaled_dot_product_attention(torch.randn(1, 1, 2, D), kd[:1, :1], vd[:1, :1],
-                                                       is_causal=False).shape)
+print(
+    "sdpa with mask",
+    F.scaled_dot_product_attention(torch.randn(1, 1, 2, D), kd[:1, :1], vd[:1, :1], is_causal=False).shape,
+)
 try:
     cache.append(torch.randn(B, H, 5, D), torch.randn(B, H, 5, D))
 except Exception as e:

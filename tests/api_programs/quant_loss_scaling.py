@@ -2,6 +2,7 @@
 with float32 master weights, a dynamic scale that backs off on inf/nan gradients and grows after a streak,
 isfinite/isinf/isnan checks, nan_to_num, the fused _amp_foreach_non_finite_check_and_unscale_ and
 _amp_update_scale_ kernels, and GradScaler's state for comparison."""
+
 import copy
 
 import torch
@@ -34,7 +35,7 @@ for step, inf in enumerate([0.0, 0.0, 1.0, 0.0, 0.0, 0.0]):
 
 
 class DynamicScaler:
-    def __init__(self, init=2.0 ** 15, factor=2.0, window=4):
+    def __init__(self, init=2.0**15, factor=2.0, window=4):
         self.scale, self.factor, self.window, self.good = init, factor, window, 0
 
     def has_overflow(self, params):
@@ -56,7 +57,7 @@ half_model = copy.deepcopy(model).half()
 print("half dtypes", {str(p.dtype) for p in half_model.parameters()})
 X = torch.randn(32, 8)
 Y = X.sum(1, keepdim=True) * 0.3
-scaler = DynamicScaler(init=2.0 ** 20, window=3)
+scaler = DynamicScaler(init=2.0**20, window=3)
 lr = 0.05
 for step in range(10):
     for p in half_model.parameters():
@@ -82,14 +83,16 @@ opt = torch.optim.SGD([w], lr=0.1)
 gs = torch.amp.GradScaler("cpu", init_scale=8.0, growth_interval=2)
 for k in range(4):
     opt.zero_grad()
-    loss = (w ** 2).sum() * (1e38 if k == 1 else 1.0)
+    loss = (w**2).sum() * (1e38 if k == 1 else 1.0)
     gs.scale(loss).backward()
     gs.step(opt)
     gs.update()
     print("GradScaler", k, gs.get_scale(), w.detach().tolist())
 print(gs.state_dict())
-for bad in (lambda: torch._amp_update_scale_(scale, tracker.float(), torch.zeros(1), 2.0, 0.5, 3),
-            lambda: torch._amp_foreach_non_finite_check_and_unscale_([torch.ones(2)], torch.zeros(1), torch.ones(2))):
+for bad in (
+    lambda: torch._amp_update_scale_(scale, tracker.float(), torch.zeros(1), 2.0, 0.5, 3),
+    lambda: torch._amp_foreach_non_finite_check_and_unscale_([torch.ones(2)], torch.zeros(1), torch.ones(2)),
+):
     try:
         bad()
         print("accepted")

@@ -1,6 +1,7 @@
 """Learnable quantizers from the papers: PACT's clipping level alpha trained through the clip, LSQ's step size
 with its gradient scale 1/sqrt(N*Qp), the built-in _fake_quantize_learnable ops against a hand-written LSQ, and a
 small QAT regression that learns its step sizes."""
+
 import math
 
 import torch
@@ -28,7 +29,7 @@ class PACT(nn.Module):
     def __init__(self, bits=4, alpha=6.0):
         super().__init__()
         self.alpha = nn.Parameter(torch.tensor(alpha))
-        self.levels = 2 ** bits - 1
+        self.levels = 2**bits - 1
 
     def forward(self, x):
         y = torch.clamp(x, min=0)
@@ -94,8 +95,10 @@ for it in range(40):
         print("iter", it, "loss", round(loss.item(), 4), "steps", steps, "alpha", round(model[2].alpha.item(), 4))
 levels = torch.unique(torch.round(model[0].weight / model[0].step).clamp(-8, 7))
 print("used levels", levels.numel(), levels.min().item(), levels.max().item())
-for bad in (lambda: torch._fake_quantize_learnable_per_tensor_affine(v, s2, z2, 7, -8),
-            lambda: torch._fake_quantize_learnable_per_channel_affine(w, sc, zc[:2], 0, -8, 7)):
+for bad in (
+    lambda: torch._fake_quantize_learnable_per_tensor_affine(v, s2, z2, 7, -8),
+    lambda: torch._fake_quantize_learnable_per_channel_affine(w, sc, zc[:2], 0, -8, 7),
+):
     try:
         bad()
     except Exception as e:

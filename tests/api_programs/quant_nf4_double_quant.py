@@ -1,6 +1,7 @@
 """QLoRA's 4-bit NormalFloat storage: the NF4 code book built from normal quantiles (Normal.icdf), block-wise
 absmax scaling, nearest-code lookup by bucketize on midpoints, nibble packing, double quantization of the block
 scales to 8 bits, and the dequantized matmul against float, compared with uniform int4."""
+
 import torch
 
 torch.manual_seed(0)
@@ -58,8 +59,11 @@ for name, Wq in (("nf4+dq", W_nf4), ("int4", W_int4)):
     err = (x @ Wq.t() - ref).norm() / ref.norm()
     print(name, "weight mse", round(((Wq - W) ** 2).mean().item() * 1e6, 4), "e-6  out rel err", round(err.item(), 4))
 print("dtypes", W_nf4.dtype, code.dtype, idx_back.dtype)
-print("bucketize right", torch.bucketize(torch.tensor([-1.0, 0.0, 1.0]), mid, right=True).tolist(),
-      torch.bucketize(torch.tensor([0.0]), torch.tensor([0.0]), out_int32=True).dtype)
+print(
+    "bucketize right",
+    torch.bucketize(torch.tensor([-1.0, 0.0, 1.0]), mid, right=True).tolist(),
+    torch.bucketize(torch.tensor([0.0]), torch.tensor([0.0]), out_int32=True).dtype,
+)
 print("searchsorted", torch.searchsorted(mid, torch.tensor([[-0.9, 0.1], [0.5, 0.95]]), side="right").tolist())
 try:
     torch.bucketize(torch.tensor([0.0]), torch.zeros(2, 2))

@@ -1,6 +1,7 @@
 """Observers written by hand as post-training-quantization code does: running min/max, moving-average min/max,
 per-channel ranges with aminmax, a histogram observer on torch.histc that searches the clipping range minimizing
 quantization error, percentile calibration, and qparams for symmetric/affine schemes with reduce_range."""
+
 import torch
 
 torch.manual_seed(0)
@@ -90,19 +91,25 @@ print("best clip", round(best[0], 4), "mse", round(best[1], 6))
 
 # percentile calibration
 for p in (0.99, 0.999, 0.9999):
-    print("percentile", p, round(torch.quantile(data.abs(), p).item(), 4),
-          round(torch.kthvalue(data.abs(), int(p * data.numel())).values.item(), 4))
+    print(
+        "percentile",
+        p,
+        round(torch.quantile(data.abs(), p).item(), 4),
+        round(torch.kthvalue(data.abs(), int(p * data.numel())).values.item(), 4),
+    )
 
 # histc edge cases
 print("histc auto range", torch.histc(torch.tensor([1.0, 2, 2, 4]), bins=3).tolist())
 print("histc constant", torch.histc(torch.full((4,), 3.0), bins=4).tolist())
 print("histc outside", torch.histc(torch.tensor([-1.0, 0.5, 2.0]), bins=2, min=0, max=1).tolist())
 print("histc float64", torch.histc(torch.tensor([0.1, 0.9], dtype=torch.float64), bins=2, min=0, max=1).dtype)
-for bad in (lambda: torch.histc(torch.arange(4), bins=2),
-            lambda: torch.histc(torch.rand(4), bins=-1),
-            lambda: torch.histc(torch.rand(4), bins=2, min=1, max=0),
-            lambda: torch.aminmax(torch.empty(0)),
-            lambda: torch.aminmax(torch.empty(2, 0), dim=1)):
+for bad in (
+    lambda: torch.histc(torch.arange(4), bins=2),
+    lambda: torch.histc(torch.rand(4), bins=-1),
+    lambda: torch.histc(torch.rand(4), bins=2, min=1, max=0),
+    lambda: torch.aminmax(torch.empty(0)),
+    lambda: torch.aminmax(torch.empty(2, 0), dim=1),
+):
     try:
         print(bad())
     except Exception as e:

@@ -2,6 +2,7 @@
 buffers, keeping normalization layers in float32, CPU autocast to bfloat16 around linear/conv, accumulation error
 of 16-bit sums and matmuls against float64, element sizes and nbytes, legacy type strings, default dtypes, and
 the dtype mismatches users hit."""
+
 import torch
 
 nn = torch.nn
@@ -12,8 +13,13 @@ model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatt
 x = torch.randn(2, 3, 6, 6)
 ref = model.eval()(x)
 half = model.half()
-print("half params", {str(p.dtype) for p in half.parameters()}, "bn buffers", half[1].running_mean.dtype,
-      half[1].num_batches_tracked.dtype)
+print(
+    "half params",
+    {str(p.dtype) for p in half.parameters()},
+    "bn buffers",
+    half[1].running_mean.dtype,
+    half[1].num_batches_tracked.dtype,
+)
 for m in half.modules():
     if isinstance(m, nn.BatchNorm2d):
         m.float()
@@ -46,32 +52,61 @@ v = torch.full((4096,), 0.1)
 for dt in (torch.float16, torch.bfloat16, torch.float32):
     s16 = v.to(dt).sum()
     cs = v.to(dt).cumsum(0)[-1]
-    print(dt, "sum", s16.dtype, round(s16.float().item(), 2), "cumsum", round(cs.float().item(), 2),
-          "mean", round(v.to(dt).mean().float().item(), 4))
+    print(
+        dt,
+        "sum",
+        s16.dtype,
+        round(s16.float().item(), 2),
+        "cumsum",
+        round(cs.float().item(), 2),
+        "mean",
+        round(v.to(dt).mean().float().item(), 4),
+    )
 A = torch.randn(64, 256)
 Bm = torch.randn(256, 32)
 exact = A.double() @ Bm.double()
 for dt in (torch.float16, torch.bfloat16, torch.float32):
     r = (A.to(dt) @ Bm.to(dt)).double()
     print(dt, "matmul rel err < 1e-2", bool(((r - exact).norm() / exact.norm()) < 1e-2))
-for dt in (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8, torch.int64,
-           torch.bool, torch.complex64):
+for dt in (
+    torch.float16,
+    torch.bfloat16,
+    torch.float32,
+    torch.float64,
+    torch.int8,
+    torch.uint8,
+    torch.int64,
+    torch.bool,
+    torch.complex64,
+):
     t = torch.zeros(3, 5, dtype=dt)
-    print(str(dt).ljust(15), t.element_size(), t.nbytes, t.type(), t.is_floating_point(), t.is_complex(),
-          t.dtype.itemsize)
+    print(
+        str(dt).ljust(15), t.element_size(), t.nbytes, t.type(), t.is_floating_point(), t.is_complex(), t.dtype.itemsize
+    )
 print("legacy type casts", torch.ones(2).type(torch.HalfTensor).dtype, torch.ones(2).type("torch.DoubleTensor").dtype)
 torch.set_default_dtype(torch.float64)
-print("default float64", torch.tensor([1.5]).dtype, torch.randn(1).dtype, torch.arange(2.0).dtype,
-      torch.tensor([1 + 2j]).dtype)
+print(
+    "default float64",
+    torch.tensor([1.5]).dtype,
+    torch.randn(1).dtype,
+    torch.arange(2.0).dtype,
+    torch.tensor([1 + 2j]).dtype,
+)
 torch.set_default_dtype(torch.float32)
 print("restored", torch.get_default_dtype(), torch.tensor(1.0).dtype)
-print("promotion", (torch.ones(1, dtype=torch.float16) + torch.ones(1, dtype=torch.bfloat16)).dtype,
-      (torch.ones(1, dtype=torch.float16) * 2.5).dtype, (torch.ones(1, dtype=torch.int8) * 2.5).dtype,
-      (torch.ones(1, dtype=torch.float16) + torch.ones((), dtype=torch.float64)).dtype)
-for bad in (lambda: torch.set_default_dtype(torch.int32),
-            lambda: torch.ones(2, 2, dtype=torch.float16) @ torch.ones(2, 2),
-            lambda: F.linear(torch.ones(1, 2), torch.ones(2, 2, dtype=torch.bfloat16)),
-            lambda: torch.ones(2).type("torch.FooTensor")):
+print(
+    "promotion",
+    (torch.ones(1, dtype=torch.float16) + torch.ones(1, dtype=torch.bfloat16)).dtype,
+    (torch.ones(1, dtype=torch.float16) * 2.5).dtype,
+    (torch.ones(1, dtype=torch.int8) * 2.5).dtype,
+    (torch.ones(1, dtype=torch.float16) + torch.ones((), dtype=torch.float64)).dtype,
+)
+for bad in (
+    lambda: torch.set_default_dtype(torch.int32),
+    lambda: torch.ones(2, 2, dtype=torch.float16) @ torch.ones(2, 2),
+    lambda: F.linear(torch.ones(1, 2), torch.ones(2, 2, dtype=torch.bfloat16)),
+    lambda: torch.ones(2).type("torch.FooTensor"),
+):
     try:
         bad()
         print("accepted")

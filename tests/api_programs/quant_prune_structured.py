@@ -1,6 +1,7 @@
 """Structured and mask-based pruning before quantization: ln_structured channel pruning of a conv, importance
 scores, custom_from_mask, identity and random_structured, the masks in state_dict and loading them into a fresh
 pruned model, per-output-channel int8 scales computed on the surviving channels, and PyTorch's pruning errors."""
+
 import torch
 import torch.nn.utils.prune as prune
 
@@ -70,8 +71,7 @@ bad = [
     lambda: prune.custom_from_mask(nn.Linear(3, 3), "weight", mask=torch.ones(2, 3)),
     lambda: prune.l1_unstructured(nn.Linear(3, 3), "nonexistent", amount=0.5),
     lambda: prune.global_unstructured([(nn.Linear(3, 3), "weight")], pruning_method=prune.L1Unstructured),
-    lambda: prune.ln_structured(nn.Linear(3, 3), "weight", amount=0.5, n=2, dim=0,
-                                importance_scores=torch.ones(2, 2)),
+    lambda: prune.ln_structured(nn.Linear(3, 3), "weight", amount=0.5, n=2, dim=0, importance_scores=torch.ones(2, 2)),
 ]
 for fn in bad:
     try:

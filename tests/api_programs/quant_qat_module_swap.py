@@ -2,6 +2,7 @@
 named_children, observers as (non-)persistent buffers that update in train mode and freeze in eval, weight
 fake-quantization as a parametrization (register_parametrization, cached), BN folding with fuse_modules before
 conversion, and the converted model's integer weights in its state_dict."""
+
 import torch
 import torch.nn.utils.parametrize as parametrize
 
@@ -73,8 +74,17 @@ for step in range(15):
     loss.backward()
     opt.step()
     if step % 5 == 4:
-        print("step", step, "loss", round(loss.item(), 4), "act range", round(net[0][1].min_val.item(), 4),
-              round(net[0][1].max_val.item(), 4), "calls", net[0][1].calls.item())
+        print(
+            "step",
+            step,
+            "loss",
+            round(loss.item(), 4),
+            "act range",
+            round(net[0][1].min_val.item(), 4),
+            round(net[0][1].max_val.item(), 4),
+            "calls",
+            net[0][1].calls.item(),
+        )
 net.eval()
 frozen = (net[3][1].min_val.clone(), net[3][1].max_val.clone())
 net(X)

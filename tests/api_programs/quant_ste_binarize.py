@@ -1,6 +1,7 @@
 """Straight-through estimators as papers write them: the detach trick for rounding, a custom autograd Function
 with a clipped STE (BinaryConnect / BNN sign), XNOR-Net's scaled binary weights, ternary weights (TWN) and a
 tiny binarized MLP trained for a few steps."""
+
 import torch
 
 nn = torch.nn
@@ -96,6 +97,7 @@ model.eval()
 acc = (model(X).argmax(1) == Y).float().mean().item()
 print("train acc", round(acc, 4))
 print("weights in [-1,1]", all(m.weight.abs().max().item() <= 1 for m in model if isinstance(m, BinaryLinear)))
+
 
 # misuse: a Function's backward returning too many gradients
 class Bad(torch.autograd.Function):

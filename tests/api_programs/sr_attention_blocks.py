@@ -15,8 +15,12 @@ class CALayer(nn.Module):
     def __init__(self, ch, reduction=4):
         super().__init__()
         self.avg_pool = nn.AdaptiveAvgPool2d(1)
-        self.conv_du = nn.Sequential(nn.Conv2d(ch, ch // reduction, 1, padding=0, bias=True), nn.ReLU(inplace=True),
-                                     nn.Conv2d(ch // reduction, ch, 1, padding=0, bias=True), nn.Sigmoid())
+        self.conv_du = nn.Sequential(
+            nn.Conv2d(ch, ch // reduction, 1, padding=0, bias=True),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(ch // reduction, ch, 1, padding=0, bias=True),
+            nn.Sigmoid(),
+        )
 
     def forward(self, x):
         return x * self.conv_du(self.avg_pool(x))
@@ -109,10 +113,20 @@ for size in (1, (2, 3), (None, 2), (3, None), 4):
     out, idx = m(x)
     print(a, tuple(a(x).shape), tuple(out.shape), idx.dtype, int(idx.max()), round(a(x).sum().item(), 4))
 print("pool1d", tuple(F.adaptive_max_pool1d(x.flatten(2), 5).shape), tuple(nn.AdaptiveAvgPool3d((1, None, 2))(x).shape))
-print("uneven", F.adaptive_avg_pool1d(torch.arange(7.0).view(1, 1, 7), 3).tolist(), F.adaptive_max_pool1d(torch.arange(7.0).view(1, 1, 7), 3, return_indices=True)[1].tolist())
+print(
+    "uneven",
+    F.adaptive_avg_pool1d(torch.arange(7.0).view(1, 1, 7), 3).tolist(),
+    F.adaptive_max_pool1d(torch.arange(7.0).view(1, 1, 7), 3, return_indices=True)[1].tolist(),
+)
 
-model = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1), ResidualGroup(8, 2), ResidualGroup(8, 2), CBAM(8),
-                      nn.Conv2d(8, 12, 3, 1, 1), nn.PixelShuffle(2))
+model = nn.Sequential(
+    nn.Conv2d(3, 8, 3, 1, 1),
+    ResidualGroup(8, 2),
+    ResidualGroup(8, 2),
+    CBAM(8),
+    nn.Conv2d(8, 12, 3, 1, 1),
+    nn.PixelShuffle(2),
+)
 print("params", sum(p.numel() for p in model.parameters()), len([m for m in model.modules() if isinstance(m, CALayer)]))
 print([n for n, _ in model.named_children()], type(model[1].body[0].body[3].conv_du[3]).__name__)
 opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=1e-4)
@@ -132,11 +146,13 @@ model(lr_img)
 h.remove()
 print("gate", tuple(gates[0].shape), round(gates[0].min().item(), 4) > 0, round(gates[0].max().item(), 4) < 1)
 
-for bad in [lambda: nn.AdaptiveAvgPool2d((1, 2, 3))(x),
-            lambda: F.adaptive_max_pool2d(x, 0),
-            lambda: F.adaptive_avg_pool2d(x.long(), 1),
-            lambda: CALayer(8)(torch.randn(2, 6, 4, 4)),
-            lambda: torch.bmm(torch.randn(2, 3, 4), torch.randn(2, 5, 6))]:
+for bad in [
+    lambda: nn.AdaptiveAvgPool2d((1, 2, 3))(x),
+    lambda: F.adaptive_max_pool2d(x, 0),
+    lambda: F.adaptive_avg_pool2d(x.long(), 1),
+    lambda: CALayer(8)(torch.randn(2, 6, 4, 4)),
+    lambda: torch.bmm(torch.randn(2, 3, 4), torch.randn(2, 5, 6)),
+]:
     try:
         print("ok", tuple(bad().shape))
     except Exception as e:

@@ -35,7 +35,10 @@ def ycbcr2rgb(y):
 ycc = rgb2ycbcr(img)
 print("ycbcr", tuple(ycc.shape), ycc[0, :, 0, :4].round(decimals=4).tolist())
 print("einsum same", torch.allclose(ycc, rgb2ycbcr_einsum(img), atol=1e-6))
-print("tensordot same", torch.allclose(ycc, torch.tensordot(img, M, dims=([1], [1])).permute(0, 3, 1, 2) + OFF.view(1, 3, 1, 1), atol=1e-6))
+print(
+    "tensordot same",
+    torch.allclose(ycc, torch.tensordot(img, M, dims=([1], [1])).permute(0, 3, 1, 2) + OFF.view(1, 3, 1, 1), atol=1e-6),
+)
 print("y range", round(ycc[:, 0].min().item(), 4), round(ycc[:, 0].max().item(), 4))
 back = ycbcr2rgb(ycc)
 print("roundtrip", round((back - img).abs().max().item(), 4))
@@ -82,7 +85,9 @@ def hsv2rgb(x):
     f = h * 6.0 - i
     i = i.long() % 6
     p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
-    table = torch.stack([torch.stack(c, 1) for c in [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]], 0)
+    table = torch.stack(
+        [torch.stack(c, 1) for c in [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]], 0
+    )
     return table.gather(0, i[None, :, None].expand(1, -1, 3, -1, -1)).squeeze(0)
 
 
@@ -117,12 +122,14 @@ print("bgr", torch.equal(bgr[:, 0], img[:, 2]), torch.equal(img[:, [2, 1, 0]], b
 gray = (img * torch.tensor([0.299, 0.587, 0.114]).view(1, 3, 1, 1)).sum(1, keepdim=True)
 print("gray", tuple(gray.shape), round(gray.sum().item(), 4), tuple(gray.expand(-1, 3, -1, -1).shape))
 
-for bad in [lambda: torch.matmul(img.permute(0, 2, 3, 1), M[:2].t()),
-            lambda: torch.einsum("ij,bjhw->bihw", M, img[:, :2]),
-            lambda: (u8 / 255).to(torch.uint8).sum() + torch.tensor([1.5]).to(torch.uint8),
-            lambda: torch.remainder(u8, 0),
-            lambda: torch.where(img > 0.5, img, 0).dtype,
-            lambda: img.clamp(min=torch.zeros(3), max=1)]:
+for bad in [
+    lambda: torch.matmul(img.permute(0, 2, 3, 1), M[:2].t()),
+    lambda: torch.einsum("ij,bjhw->bihw", M, img[:, :2]),
+    lambda: (u8 / 255).to(torch.uint8).sum() + torch.tensor([1.5]).to(torch.uint8),
+    lambda: torch.remainder(u8, 0),
+    lambda: torch.where(img > 0.5, img, 0).dtype,
+    lambda: img.clamp(min=torch.zeros(3), max=1),
+]:
     try:
         r = bad()
         print("ok", r if not isinstance(r, torch.Tensor) else tuple(r.shape))

@@ -16,7 +16,11 @@ class DnCNN(nn.Module):
         super().__init__()
         layers = [nn.Conv2d(ch, nf, 3, padding=1), nn.ReLU(inplace=True)]
         for _ in range(depth - 2):
-            layers += [nn.Conv2d(nf, nf, 3, padding=1, bias=False), nn.BatchNorm2d(nf, eps=1e-4, momentum=0.95), nn.ReLU(inplace=True)]
+            layers += [
+                nn.Conv2d(nf, nf, 3, padding=1, bias=False),
+                nn.BatchNorm2d(nf, eps=1e-4, momentum=0.95),
+                nn.ReLU(inplace=True),
+            ]
         layers.append(nn.Conv2d(nf, ch, 3, padding=1))
         self.dncnn = nn.Sequential(*layers)
         for m in self.modules():
@@ -32,7 +36,9 @@ class DnCNN(nn.Module):
 class FFDNet(nn.Module):
     def __init__(self, ch=1, nf=8):
         super().__init__()
-        self.body = nn.Sequential(nn.Conv2d(4 * ch + 1, nf, 3, padding=1), nn.ReLU(), nn.Conv2d(nf, 4 * ch, 3, padding=1))
+        self.body = nn.Sequential(
+            nn.Conv2d(4 * ch + 1, nf, 3, padding=1), nn.ReLU(), nn.Conv2d(nf, 4 * ch, 3, padding=1)
+        )
 
     def forward(self, x, sigma):
         h, w = x.shape[-2:]
@@ -97,14 +103,25 @@ def inverse8(outs):
 
 aug = transforms8(noisy)
 print("aug shapes", len(aug), tuple(aug[1].shape), torch.equal(inverse8(aug)[5], noisy))
-print("rot90 k=5 == k=1", torch.equal(torch.rot90(noisy, 5, (2, 3)), torch.rot90(noisy, 1, (2, 3))),
-      "k=-1 == k=3", torch.equal(torch.rot90(noisy, -1, (2, 3)), torch.rot90(noisy, 3, (2, 3))),
-      "dims swapped", torch.equal(torch.rot90(noisy, 1, (3, 2)), torch.rot90(noisy, -1, (2, 3))))
-print("rot90 small", torch.rot90(torch.arange(6).view(2, 3)).tolist(), torch.rot90(torch.arange(6).view(2, 3), 2, [1, 0]).tolist())
+print(
+    "rot90 k=5 == k=1",
+    torch.equal(torch.rot90(noisy, 5, (2, 3)), torch.rot90(noisy, 1, (2, 3))),
+    "k=-1 == k=3",
+    torch.equal(torch.rot90(noisy, -1, (2, 3)), torch.rot90(noisy, 3, (2, 3))),
+    "dims swapped",
+    torch.equal(torch.rot90(noisy, 1, (3, 2)), torch.rot90(noisy, -1, (2, 3))),
+)
+print(
+    "rot90 small",
+    torch.rot90(torch.arange(6).view(2, 3)).tolist(),
+    torch.rot90(torch.arange(6).view(2, 3), 2, [1, 0]).tolist(),
+)
 with torch.no_grad():
     single = net(noisy)
     ens = torch.stack(inverse8([net(a) for a in aug])).mean(0)
-psnr = lambda a: (10 * torch.log10(1 / F.mse_loss(a, clean, reduction="none").mean((1, 2, 3)))).round(decimals=3).tolist()
+psnr = lambda a: (
+    (10 * torch.log10(1 / F.mse_loss(a, clean, reduction="none").mean((1, 2, 3)))).round(decimals=3).tolist()
+)
 print("psnr noisy", psnr(noisy), "single", psnr(single), "x8", psnr(ens))
 
 
@@ -123,22 +140,36 @@ def chop_forward(x, fn, tile=10, overlap=4):
 
 with torch.no_grad():
     chopped, cnt = chop_forward(noisy, net)
-print("chop", cnt.unique().tolist(), round((chopped - single).abs().max().item(), 4) < 0.5, round(chopped.mean().item(), 4))
+print(
+    "chop",
+    cnt.unique().tolist(),
+    round((chopped - single).abs().max().item(), 4) < 0.5,
+    round(chopped.mean().item(), 4),
+)
 
 ff = FFDNet()
 odd = noisy[..., :15, :13]
 res = ff(odd, sigmas)
-print("ffdnet", tuple(res.shape), round(res.mean().item(), 4), tuple(F.pixel_unshuffle(F.pad(odd, (0, 1, 0, 1), mode="replicate"), 2).shape))
+print(
+    "ffdnet",
+    tuple(res.shape),
+    round(res.mean().item(), 4),
+    tuple(F.pixel_unshuffle(F.pad(odd, (0, 1, 0, 1), mode="replicate"), 2).shape),
+)
 res.mean().backward()
-print("ffdnet grad", tuple(ff.body[0].weight.grad.shape), round(ff.body[0].weight.grad[:, -1].abs().sum().item(), 4) > 0)
+print(
+    "ffdnet grad", tuple(ff.body[0].weight.grad.shape), round(ff.body[0].weight.grad[:, -1].abs().sum().item(), 4) > 0
+)
 
-for bad in [lambda: torch.rot90(noisy, 1, (2, 2)),
-            lambda: torch.rot90(noisy, 1, (2,)),
-            lambda: torch.rot90(noisy, 1, (2, 5)),
-            lambda: torch.rot90(torch.arange(3), 1),
-            lambda: noisy.flip(4),
-            lambda: noisy.flip(2, 2),
-            lambda: nn.utils.clip_grad_norm_(net.parameters(), 1.0, norm_type="fro")]:
+for bad in [
+    lambda: torch.rot90(noisy, 1, (2, 2)),
+    lambda: torch.rot90(noisy, 1, (2,)),
+    lambda: torch.rot90(noisy, 1, (2, 5)),
+    lambda: torch.rot90(torch.arange(3), 1),
+    lambda: noisy.flip(4),
+    lambda: noisy.flip(2, 2),
+    lambda: nn.utils.clip_grad_norm_(net.parameters(), 1.0, norm_type="fro"),
+]:
     try:
         r = bad()
         print("ok", tuple(r.shape))

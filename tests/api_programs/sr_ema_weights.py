@@ -117,12 +117,14 @@ for _ in range(3):
     avg.update_parameters(net)
 print("AveragedModel", avg.n_averaged.item(), round(sum(p.sum().item() for p in avg.module.parameters()), 4))
 
-for bad in [lambda: torch._foreach_mul_(ps, [0.5]),
-            lambda: torch._foreach_add_(ps, qs[:-1]),
-            lambda: torch._foreach_lerp_(ps, qs, [0.1, 0.2]),
-            lambda: torch._foreach_add_(ps[:1], [torch.ones(2)]),
-            lambda: torch._foreach_mul_([], 2.0),
-            lambda: ps[0].lerp_(qs[0].double(), 0.5)]:
+for bad in [
+    lambda: torch._foreach_mul_(ps, [0.5]),
+    lambda: torch._foreach_add_(ps, qs[:-1]),
+    lambda: torch._foreach_lerp_(ps, qs, [0.1, 0.2]),
+    lambda: torch._foreach_add_(ps[:1], [torch.ones(2)]),
+    lambda: torch._foreach_mul_([], 2.0),
+    lambda: ps[0].lerp_(qs[0].double(), 0.5),
+]:
     try:
         r = bad()
         print("ok", type(r).__name__)

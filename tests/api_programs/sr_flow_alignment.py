@@ -12,7 +12,9 @@ F = torch.nn.functional
 torch.manual_seed(0)
 t, c, h, w = 4, 3, 12, 16
 yy, xx = torch.meshgrid(torch.arange(h, dtype=torch.float32), torch.arange(w, dtype=torch.float32), indexing="ij")
-frames = torch.stack([torch.stack([torch.sin(0.5 * (xx - 0.7 * k) + ch) * torch.cos(0.4 * yy) for ch in range(c)]) for k in range(t)])
+frames = torch.stack(
+    [torch.stack([torch.sin(0.5 * (xx - 0.7 * k) + ch) * torch.cos(0.4 * yy) for ch in range(c)]) for k in range(t)]
+)
 frames = frames.unsqueeze(0) * 0.5 + 0.5  # (1, t, c, h, w)
 
 
@@ -23,7 +25,9 @@ def flow_warp(x, flow, mode="bilinear", padding_mode="zeros", align_corners=True
     vgrid = grid + flow
     vx = 2.0 * vgrid[..., 0] / max(ww - 1, 1) - 1.0
     vy = 2.0 * vgrid[..., 1] / max(hh - 1, 1) - 1.0
-    return F.grid_sample(x, torch.stack((vx, vy), dim=3), mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    return F.grid_sample(
+        x, torch.stack((vx, vy), dim=3), mode=mode, padding_mode=padding_mode, align_corners=align_corners
+    )
 
 
 const = torch.zeros(1, h, w, 2)
@@ -103,7 +107,11 @@ aligned = da(frames[:, 1], frames[:, 0])
 ref_conv = F.conv2d(frames[:, 1], da.weight, padding=1) * 0.5
 print("deform zero-offset == conv*0.5", torch.allclose(aligned, ref_conv, atol=1e-5), tuple(aligned.shape))
 aligned.abs().mean().backward()
-print("offset grad", round(da.offset.weight.grad.abs().sum().item(), 4) > 0, round(da.offset.bias.grad.abs().sum().item(), 4))
+print(
+    "offset grad",
+    round(da.offset.weight.grad.abs().sum().item(), 4) > 0,
+    round(da.offset.bias.grad.abs().sum().item(), 4),
+)
 
 # bidirectional propagation with a fixed per-frame shift
 feats_b, prop = [], torch.zeros(1, c, h, w)
@@ -127,17 +135,21 @@ flow = torch.zeros(1, h, w, 2, requires_grad=True)
 target = frames[:, 0]
 opt = torch.optim.Adam([flow], lr=0.1)
 for step in range(25):
-    loss = (flow_warp(frames[:, 1], flow, padding_mode="border") - target)[..., 2:-2, 2:-2].abs().mean() + 0.01 * flow.diff(dim=2).abs().mean()
+    loss = (flow_warp(frames[:, 1], flow, padding_mode="border") - target)[
+        ..., 2:-2, 2:-2
+    ].abs().mean() + 0.01 * flow.diff(dim=2).abs().mean()
     opt.zero_grad()
     loss.backward()
     opt.step()
 print("flow fit", round(loss.item(), 3), round(flow[0, 4:8, 4:10, 0].mean().item(), 2), type(loss.grad_fn).__name__)
 
-for bad in [lambda: F.grid_sample(frames[:, 0], torch.zeros(1, h, w, 3), align_corners=False),
-            lambda: F.grid_sample(frames[:, 0], torch.zeros(2, h, w, 2), align_corners=False),
-            lambda: F.grid_sample(frames[:, 0], torch.zeros(1, h, w, 2), mode="area"),
-            lambda: F.grid_sample(frames[:, 0], torch.zeros(1, h, w, 2, dtype=torch.float64), align_corners=False),
-            lambda: F.grid_sample(frames[0], torch.zeros(1, 1, 2, 2, 3), mode="bicubic", align_corners=False)]:
+for bad in [
+    lambda: F.grid_sample(frames[:, 0], torch.zeros(1, h, w, 3), align_corners=False),
+    lambda: F.grid_sample(frames[:, 0], torch.zeros(2, h, w, 2), align_corners=False),
+    lambda: F.grid_sample(frames[:, 0], torch.zeros(1, h, w, 2), mode="area"),
+    lambda: F.grid_sample(frames[:, 0], torch.zeros(1, h, w, 2, dtype=torch.float64), align_corners=False),
+    lambda: F.grid_sample(frames[0], torch.zeros(1, 1, 2, 2, 3), mode="bicubic", align_corners=False),
+]:
     try:
         print("ok", tuple(bad().shape))
     except Exception as e:

@@ -2,7 +2,6 @@
 weight matrix from the detached error), amplitude/phase losses on rfft2, a radially averaged power spectrum with
 fftshift/fftfreq, a Fourier-domain low-pass via irfft2 with s=, high-frequency emphasis, and their gradients."""
 
-import math
 
 import torch
 
@@ -16,7 +15,9 @@ sharp = torch.stack([torch.sin(xx * 0.9 + c) * torch.cos(yy * 0.7 - c) + 0.3 * t
 sharp = sharp.unsqueeze(0).repeat(2, 1, 1, 1)
 sharp[1] = sharp[1].flip(-1)
 blur_k = torch.tensor([1.0, 4.0, 6.0, 4.0, 1.0]) / 16
-blur = F.conv2d(F.pad(sharp, (2, 2, 2, 2), mode="circular"), (blur_k[:, None] * blur_k[None, :]).expand(3, 1, 5, 5), groups=3)
+blur = F.conv2d(
+    F.pad(sharp, (2, 2, 2, 2), mode="circular"), (blur_k[:, None] * blur_k[None, :]).expand(3, 1, 5, 5), groups=3
+)
 
 
 def focal_frequency_loss(pred, target, alpha=1.0, log_matrix=False, batch_matrix=False):
@@ -67,7 +68,11 @@ def radial_profile(img, nbins=8):
 
 ps, pb = radial_profile(sharp[0, 0]), radial_profile(blur[0, 0])
 print("fftfreq", torch.fft.fftfreq(5, d=0.1).round(decimals=4).tolist(), torch.fft.rfftfreq(6).tolist())
-print("shift", torch.fft.fftshift(torch.arange(7)).tolist(), torch.fft.ifftshift(torch.fft.fftshift(torch.arange(7))).tolist())
+print(
+    "shift",
+    torch.fft.fftshift(torch.arange(7)).tolist(),
+    torch.fft.ifftshift(torch.fft.fftshift(torch.arange(7))).tolist(),
+)
 print("profile sharp", ps.round(decimals=3).tolist())
 print("attenuation", (pb / ps).clamp(max=1.5).round(decimals=3).tolist())
 
@@ -76,16 +81,33 @@ odd = sharp[..., :19]
 spec = torch.fft.rfft2(odd)
 ky = torch.fft.fftfreq(odd.shape[-2]).abs()[:, None]
 kx = torch.fft.rfftfreq(odd.shape[-1])[None, :]
-mask = ((ky ** 2 + kx ** 2).sqrt() < 0.2).to(spec.dtype)
+mask = ((ky**2 + kx**2).sqrt() < 0.2).to(spec.dtype)
 low = torch.fft.irfft2(spec * mask, s=odd.shape[-2:])
 wrong = torch.fft.irfft2(spec * mask)
-print("lowpass", tuple(low.shape), tuple(wrong.shape), round(low.sum().item(), 3), round((odd - low).pow(2).mean().item(), 4))
-print("roundtrip", torch.allclose(torch.fft.irfft2(torch.fft.rfft2(odd, norm="ortho"), s=(16, 19), norm="ortho"), odd, atol=1e-5))
-print("rfftn forward norm", round(torch.fft.rfftn(odd, dim=(-2, -1), norm="forward")[0, 0, 0, 0].real.item(), 4), round(odd[0, 0].mean().item(), 4))
+print(
+    "lowpass",
+    tuple(low.shape),
+    tuple(wrong.shape),
+    round(low.sum().item(), 3),
+    round((odd - low).pow(2).mean().item(), 4),
+)
+print(
+    "roundtrip",
+    torch.allclose(torch.fft.irfft2(torch.fft.rfft2(odd, norm="ortho"), s=(16, 19), norm="ortho"), odd, atol=1e-5),
+)
+print(
+    "rfftn forward norm",
+    round(torch.fft.rfftn(odd, dim=(-2, -1), norm="forward")[0, 0, 0, 0].real.item(), 4),
+    round(odd[0, 0].mean().item(), 4),
+)
 
 # train a tiny deblurring conv with L1 + frequency loss
 torch.manual_seed(0)
-net = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, padding_mode="circular"), nn.GELU(), nn.Conv2d(8, 3, 3, padding=1, padding_mode="circular"))
+net = nn.Sequential(
+    nn.Conv2d(3, 8, 3, padding=1, padding_mode="circular"),
+    nn.GELU(),
+    nn.Conv2d(8, 3, 3, padding=1, padding_mode="circular"),
+)
 opt = torch.optim.Adam(net.parameters(), lr=3e-3)
 for step in range(6):
     out = blur + net(blur)
@@ -107,11 +129,13 @@ print(type(f.grad_fn).__name__, type(f.abs().grad_fn).__name__, type(f.angle().g
 torch.fft.irfft2(f * 0.5, s=(16, 20), norm="ortho").sum().backward()
 print("grad x", round(x.grad.sum().item(), 4), round(x.grad.abs().max().item(), 4))
 
-for bad in [lambda: torch.fft.rfft2(torch.randn(4, 4, dtype=torch.complex64)),
-            lambda: torch.fft.fft2(sharp, norm="unitary"),
-            lambda: torch.fft.rfft2(torch.randn(4)),
-            lambda: torch.fft.irfft2(rs, s=(16,)),
-            lambda: torch.fft.fftshift(sharp, dim=5)]:
+for bad in [
+    lambda: torch.fft.rfft2(torch.randn(4, 4, dtype=torch.complex64)),
+    lambda: torch.fft.fft2(sharp, norm="unitary"),
+    lambda: torch.fft.rfft2(torch.randn(4)),
+    lambda: torch.fft.irfft2(rs, s=(16,)),
+    lambda: torch.fft.fftshift(sharp, dim=5),
+]:
     try:
         print("ok", bad().shape)
     except Exception as e:

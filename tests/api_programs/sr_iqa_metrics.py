@@ -3,7 +3,6 @@
 MS-SSIM with avg_pool2d downsampling, uint8 quantisation before the metric, float64 accumulation, and per-image
 batch statistics with nan handling for identical images."""
 
-import math
 
 import torch
 
@@ -31,12 +30,12 @@ def psnr(a, b, crop=0, data_range=1.0):
     if crop:
         a, b = a[..., crop:-crop, crop:-crop], b[..., crop:-crop, crop:-crop]
     mse = (a.double() - b.double()).pow(2).mean(dim=(1, 2, 3))
-    return 10 * torch.log10(data_range ** 2 / mse)
+    return 10 * torch.log10(data_range**2 / mse)
 
 
 def gaussian_window(size=11, sigma=1.5, channels=1, dtype=torch.float32):
     g = torch.arange(size, dtype=dtype) - size // 2
-    g = torch.exp(-(g ** 2) / (2 * sigma ** 2))
+    g = torch.exp(-(g**2) / (2 * sigma**2))
     g = g / g.sum()
     return (g[:, None] @ g[None, :]).expand(channels, 1, size, size).contiguous()
 
@@ -46,11 +45,11 @@ def ssim(a, b, win, data_range=1.0, full=False):
     C1, C2 = (0.01 * data_range) ** 2, (0.03 * data_range) ** 2
     mu_a = F.conv2d(a, win, groups=c)
     mu_b = F.conv2d(b, win, groups=c)
-    s_aa = F.conv2d(a * a, win, groups=c) - mu_a ** 2
-    s_bb = F.conv2d(b * b, win, groups=c) - mu_b ** 2
+    s_aa = F.conv2d(a * a, win, groups=c) - mu_a**2
+    s_bb = F.conv2d(b * b, win, groups=c) - mu_b**2
     s_ab = F.conv2d(a * b, win, groups=c) - mu_a * mu_b
     cs = (2 * s_ab + C2) / (s_aa + s_bb + C2)
-    smap = (2 * mu_a * mu_b + C1) / (mu_a ** 2 + mu_b ** 2 + C1) * cs
+    smap = (2 * mu_a * mu_b + C1) / (mu_a**2 + mu_b**2 + C1) * cs
     if full:
         return smap.flatten(1).mean(1), cs.flatten(1).mean(1)
     return smap.flatten(1).mean(1)
@@ -92,7 +91,9 @@ print("ssim f64", ssim(q_gt.double(), q_rs.double(), w64).round(decimals=4).toli
 
 # separable blur equals the 2-D window
 g1 = win[0, 0].sum(1)
-sep = F.conv2d(F.conv2d(q_gt, g1.view(1, 1, 11, 1).repeat(3, 1, 1, 1), groups=3), g1.view(1, 1, 1, 11).repeat(3, 1, 1, 1), groups=3)
+sep = F.conv2d(
+    F.conv2d(q_gt, g1.view(1, 1, 11, 1).repeat(3, 1, 1, 1), groups=3), g1.view(1, 1, 1, 11).repeat(3, 1, 1, 1), groups=3
+)
 print("separable", torch.allclose(sep, F.conv2d(q_gt, win, groups=3), atol=1e-6))
 
 # SSIM as a loss: gradient flows through grouped conv
@@ -103,13 +104,19 @@ print("loss", round(loss.item(), 4), type(loss.grad_fn).__name__, round(x.grad.a
 
 # running average of metrics over a "dataset", skipping nan from constant images
 flat = torch.full((1, 3, 16, 16), 0.5)
-vals = torch.cat([psnr(q_gt, q_rs), ssim(flat, flat, gaussian_window(channels=3)), torch.tensor([float("nan")], dtype=torch.float64)])
-print("nanmean", round(vals.nanmean().item(), 4), "nansum", round(vals.nansum().item(), 4), "isnan", vals.isnan().tolist())
+vals = torch.cat(
+    [psnr(q_gt, q_rs), ssim(flat, flat, gaussian_window(channels=3)), torch.tensor([float("nan")], dtype=torch.float64)]
+)
+print(
+    "nanmean", round(vals.nanmean().item(), 4), "nansum", round(vals.nansum().item(), 4), "isnan", vals.isnan().tolist()
+)
 
-for bad in [lambda: F.conv2d(q_gt, gaussian_window(channels=2), groups=3),
-            lambda: F.conv2d(q_gt, win, groups=2),
-            lambda: F.avg_pool2d(q_gt, 2, padding=2),
-            lambda: ssim(q_gt, q_rs[:, :2], win)]:
+for bad in [
+    lambda: F.conv2d(q_gt, gaussian_window(channels=2), groups=3),
+    lambda: F.conv2d(q_gt, win, groups=2),
+    lambda: F.avg_pool2d(q_gt, 2, padding=2),
+    lambda: ssim(q_gt, q_rs[:, :2], win),
+]:
     try:
         print("ok", bad().shape)
     except Exception as e:

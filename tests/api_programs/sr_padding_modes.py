@@ -27,13 +27,26 @@ print("circular wrap twice", F.pad(torch.arange(3.0).reshape(1, 1, 3), (3, 3), m
 print("int reflect", F.pad(torch.arange(6).reshape(1, 2, 3), (1, 1), mode="reflect").tolist())
 print("constant on leading dims", tuple(F.pad(x, (0, 0, 0, 0, 1, 1, 2, 0)).shape))
 
-mods = [nn.ReflectionPad1d(2), nn.ReflectionPad2d((1, 0, 2, 1)), nn.ReflectionPad3d(1), nn.ReplicationPad1d((0, 3)),
-        nn.ReplicationPad2d(1), nn.ReplicationPad3d((1, 1, 0, 0, 2, 2)), nn.ZeroPad1d(2), nn.ZeroPad2d((1, 1, 0, 2)),
-        nn.ZeroPad3d(1), nn.ConstantPad1d(1, 3.5), nn.ConstantPad2d((0, 1, 0, 1), -1), nn.ConstantPad3d(1, 0.0),
-        nn.CircularPad1d(1), nn.CircularPad2d((1, 2, 0, 1)), nn.CircularPad3d(1)]
+mods = [
+    nn.ReflectionPad1d(2),
+    nn.ReflectionPad2d((1, 0, 2, 1)),
+    nn.ReflectionPad3d(1),
+    nn.ReplicationPad1d((0, 3)),
+    nn.ReplicationPad2d(1),
+    nn.ReplicationPad3d((1, 1, 0, 0, 2, 2)),
+    nn.ZeroPad1d(2),
+    nn.ZeroPad2d((1, 1, 0, 2)),
+    nn.ZeroPad3d(1),
+    nn.ConstantPad1d(1, 3.5),
+    nn.ConstantPad2d((0, 1, 0, 1), -1),
+    nn.ConstantPad3d(1, 0.0),
+    nn.CircularPad1d(1),
+    nn.CircularPad2d((1, 2, 0, 1)),
+    nn.CircularPad3d(1),
+]
 for m in mods:
     dim = 1 if "1d" in type(m).__name__ else 2 if "2d" in type(m).__name__ else 3
-    inp = torch.arange(2.0 * 3 ** dim).reshape((1, 2) + (3,) * dim)
+    inp = torch.arange(2.0 * 3**dim).reshape((1, 2) + (3,) * dim)
     out = m(inp)
     print(m, m.padding, tuple(out.shape), out.sum().item())
 
@@ -62,23 +75,25 @@ o = F.pad(g, (1, -1, 2, 0))
 o.sum().backward()
 print("grad const neg", type(o.grad_fn).__name__, g.grad[0, 0].tolist())
 
-for bad in [lambda: F.pad(x, (4, 0), mode="reflect"),
-            lambda: F.pad(x, (0, 0, 3, 0), mode="reflect"),
-            lambda: F.pad(x, (5, 0), mode="circular"),
-            lambda: F.pad(x, (1,), mode="constant"),
-            lambda: F.pad(x, (1, 1, 1, 1, 1, 1), mode="reflect"),
-            lambda: F.pad(x, (1, 1), mode="wrap"),
-            lambda: F.pad(torch.arange(3.0), (1, 1), mode="reflect"),
-            lambda: F.pad(x, (-5, 0)),
-            lambda: nn.ReflectionPad2d((1, 2, 3))(x),
-            lambda: F.pad(torch.zeros(2, 0, 5), (1, 1), mode="reflect"),
-            lambda: F.pad(torch.zeros(0, 1, 5), (1, 1), mode="replicate"),
-            lambda: F.pad(torch.ones(1, 1, 3, 3, dtype=torch.bool), (1, 1, 1, 1), mode="replicate"),
-            lambda: F.pad(torch.arange(3, dtype=torch.uint8).view(1, 3), (1, 1), value=-1),
-            lambda: F.pad(torch.ones(1, 3).half(), (1, 1), value=1e5),
-            lambda: F.pad(x, (-4, 0, 0, 0), mode="reflect"),
-            lambda: F.pad(x[0], (-2, -2), mode="replicate"),
-            lambda: F.pad(torch.zeros(1, 2, 0, 3), (1, 1, 0, 0), mode="circular")]:
+for bad in [
+    lambda: F.pad(x, (4, 0), mode="reflect"),
+    lambda: F.pad(x, (0, 0, 3, 0), mode="reflect"),
+    lambda: F.pad(x, (5, 0), mode="circular"),
+    lambda: F.pad(x, (1,), mode="constant"),
+    lambda: F.pad(x, (1, 1, 1, 1, 1, 1), mode="reflect"),
+    lambda: F.pad(x, (1, 1), mode="wrap"),
+    lambda: F.pad(torch.arange(3.0), (1, 1), mode="reflect"),
+    lambda: F.pad(x, (-5, 0)),
+    lambda: nn.ReflectionPad2d((1, 2, 3))(x),
+    lambda: F.pad(torch.zeros(2, 0, 5), (1, 1), mode="reflect"),
+    lambda: F.pad(torch.zeros(0, 1, 5), (1, 1), mode="replicate"),
+    lambda: F.pad(torch.ones(1, 1, 3, 3, dtype=torch.bool), (1, 1, 1, 1), mode="replicate"),
+    lambda: F.pad(torch.arange(3, dtype=torch.uint8).view(1, 3), (1, 1), value=-1),
+    lambda: F.pad(torch.ones(1, 3).half(), (1, 1), value=1e5),
+    lambda: F.pad(x, (-4, 0, 0, 0), mode="reflect"),
+    lambda: F.pad(x[0], (-2, -2), mode="replicate"),
+    lambda: F.pad(torch.zeros(1, 2, 0, 3), (1, 1, 0, 0), mode="circular"),
+]:
     try:
         out = bad()
         print("ok", tuple(out.shape))

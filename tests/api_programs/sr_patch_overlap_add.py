@@ -15,8 +15,19 @@ for k, s, p, d in [(3, 1, 0, 1), (4, 2, 1, 1), ((3, 5), (2, 3), (1, 2), 1), (3, 
     back = F.fold(cols, output_size=(10, 12), kernel_size=k, stride=s, padding=p, dilation=d)
     norm = F.fold(torch.ones_like(cols), output_size=(10, 12), kernel_size=k, stride=s, padding=p, dilation=d)
     rec = back / norm.clamp_min(1)
-    print(k, s, p, d, tuple(cols.shape), round(cols.sum().item(), 4), "norm range", norm.min().item(),
-          norm.max().item(), "exact", torch.allclose(rec * (norm > 0), img * (norm > 0), atol=1e-5))
+    print(
+        k,
+        s,
+        p,
+        d,
+        tuple(cols.shape),
+        round(cols.sum().item(), 4),
+        "norm range",
+        norm.min().item(),
+        norm.max().item(),
+        "exact",
+        torch.allclose(rec * (norm > 0), img * (norm > 0), atol=1e-5),
+    )
 
 # non-local patch matching: top-k most similar 5x5 patches per reference patch
 gray = img[:1, :1]
@@ -24,7 +35,13 @@ patches = F.unfold(gray, 5, stride=1).squeeze(0).t()  # (L, 25)
 ref = patches[::7]
 dist = torch.cdist(ref, patches)
 vals, idx = dist.topk(4, dim=1, largest=False)
-print("nl", tuple(patches.shape), tuple(idx.shape), vals[:, 0].abs().max().item() < 1e-3, round(vals[:, 1:].mean().item(), 4))
+print(
+    "nl",
+    tuple(patches.shape),
+    tuple(idx.shape),
+    vals[:, 0].abs().max().item() < 1e-3,
+    round(vals[:, 1:].mean().item(), 4),
+)
 groups = patches[idx]  # (R, 4, 25)
 denoised = groups.mean(1)
 print("group", tuple(groups.shape), round(denoised.sum().item(), 4))
@@ -57,7 +74,12 @@ with torch.no_grad():
     whole = conv(img)
     tiled = tile_forward(img, conv)
     ident = tile_forward(img, lambda t: t)
-print("tiled identity err", round((ident - img).abs().max().item(), 4), "tiled conv err", round((tiled - whole).abs().max().item(), 4))
+print(
+    "tiled identity err",
+    round((ident - img).abs().max().item(), 4),
+    "tiled conv err",
+    round((tiled - whole).abs().max().item(), 4),
+)
 
 u = nn.Unfold(kernel_size=(2, 3), dilation=1, padding=0, stride=(1, 2))
 f = nn.Fold(output_size=(4, 5), kernel_size=(2, 3), stride=(1, 2))
@@ -76,13 +98,15 @@ print(type(fo.grad_fn).__name__, tuple(fo.shape))
 fo.sum().backward()
 print("fold grad all ones", bool((y.grad == 1).all()))
 
-for bad in [lambda: F.unfold(torch.randn(3, 4), 2),
-            lambda: F.fold(torch.randn(1, 9, 5), (4, 4), 3),
-            lambda: F.fold(torch.randn(1, 10, 4), (4, 4), 3),
-            lambda: F.unfold(torch.randn(1, 1, 2, 2), 3),
-            lambda: F.unfold(torch.randn(1, 1, 5, 5), 2, stride=0),
-            lambda: F.fold(torch.randn(2, 3, 4, 5), (4, 4), 2),
-            lambda: F.unfold(torch.randn(1, 1, 5, 5, 5), 2)]:
+for bad in [
+    lambda: F.unfold(torch.randn(3, 4), 2),
+    lambda: F.fold(torch.randn(1, 9, 5), (4, 4), 3),
+    lambda: F.fold(torch.randn(1, 10, 4), (4, 4), 3),
+    lambda: F.unfold(torch.randn(1, 1, 2, 2), 3),
+    lambda: F.unfold(torch.randn(1, 1, 5, 5), 2, stride=0),
+    lambda: F.fold(torch.randn(2, 3, 4, 5), (4, 4), 2),
+    lambda: F.unfold(torch.randn(1, 1, 5, 5, 5), 2),
+]:
     try:
         out = bad()
         print("ok", tuple(out.shape))

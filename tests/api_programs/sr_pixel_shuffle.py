@@ -62,7 +62,13 @@ for s in (2, 3, 4):
     out = up(inp)
     # ICNR makes every sub-pixel of a block equal right after init
     blk = out[0, :, 0:s, 0:s].reshape(4, -1)
-    print("scale", s, tuple(out.shape), "icnr-spread", round((blk.max(1).values - blk.min(1).values).abs().max().item(), 4) if s < 4 else "-")
+    print(
+        "scale",
+        s,
+        tuple(out.shape),
+        "icnr-spread",
+        round((blk.max(1).values - blk.min(1).values).abs().max().item(), 4) if s < 4 else "-",
+    )
 try:
     Upsampler(5, 4)
 except NotImplementedError as e:
@@ -76,12 +82,14 @@ print("grad", g.grad[0, :, 0, 0].tolist())
 u = F.pixel_unshuffle(g, 2)
 print(type(u.grad_fn).__name__, tuple(u.shape))
 
-for bad in [lambda: F.pixel_shuffle(torch.randn(1, 6, 2, 2), 2),
-            lambda: F.pixel_unshuffle(torch.randn(1, 1, 3, 4), 2),
-            lambda: F.pixel_unshuffle(torch.randn(1, 1, 4, 3), 2),
-            lambda: F.pixel_shuffle(torch.randn(4, 2), 2),
-            lambda: F.pixel_shuffle(torch.randn(1, 4, 2, 2), 0),
-            lambda: F.pixel_unshuffle(torch.randn(1, 4, 2, 2), -1)]:
+for bad in [
+    lambda: F.pixel_shuffle(torch.randn(1, 6, 2, 2), 2),
+    lambda: F.pixel_unshuffle(torch.randn(1, 1, 3, 4), 2),
+    lambda: F.pixel_unshuffle(torch.randn(1, 1, 4, 3), 2),
+    lambda: F.pixel_shuffle(torch.randn(4, 2), 2),
+    lambda: F.pixel_shuffle(torch.randn(1, 4, 2, 2), 0),
+    lambda: F.pixel_unshuffle(torch.randn(1, 4, 2, 2), -1),
+]:
     try:
         bad()
         print("no error")

@@ -57,30 +57,40 @@ big = F.interpolate(img, scale_factor=4, mode="bicubic", align_corners=False)
 print("overshoot", round(big.min().item(), 4), round(big.max().item(), 4), s(big.clamp(0, 1)))
 
 # gradients
-for mode, aa in (("bilinear", True), ("bicubic", True), ("lanczos", True), ("bicubic", False), ("area", False),
-                 ("nearest", False)):
+for mode, aa in (
+    ("bilinear", True),
+    ("bicubic", True),
+    ("lanczos", True),
+    ("bicubic", False),
+    ("area", False),
+    ("nearest", False),
+):
     x = img.clone().requires_grad_(True)
     kw = {} if mode in ("area", "nearest") else {"antialias": aa}
     y = F.interpolate(x, size=(4, 6), mode=mode, **kw)
     (y * torch.linspace(0, 1, 24).reshape(4, 6)).sum().backward()
-    print("grad", mode, aa, type(y.grad_fn).__name__, round(x.grad.sum().item(), 4), round(x.grad.abs().max().item(), 4))
+    print(
+        "grad", mode, aa, type(y.grad_fn).__name__, round(x.grad.sum().item(), 4), round(x.grad.abs().max().item(), 4)
+    )
 
 up = nn.Upsample(scale_factor=2, mode="bicubic", align_corners=False)
 print(up, nn.Upsample(size=(3, 4)), nn.UpsamplingBilinear2d(scale_factor=2), nn.UpsamplingNearest2d(size=5))
 print(s(nn.UpsamplingBilinear2d(scale_factor=2)(img)), s(nn.UpsamplingNearest2d(size=5)(img)))
 
-for bad in [lambda: F.interpolate(img, scale_factor=0.5, mode="nearest", antialias=True),
-            lambda: F.interpolate(img, size=(4, 4), scale_factor=2),
-            lambda: F.interpolate(img, mode="bilinear"),
-            lambda: F.interpolate(img, size=(4, 4), mode="linear"),
-            lambda: F.interpolate(img, size=(4, 4), mode="nearest", align_corners=True),
-            lambda: F.interpolate(img, size=(4, 4, 4)),
-            lambda: F.interpolate(img, size=4, mode="bogus"),
-            lambda: F.interpolate(img, scale_factor=(2, 2, 2)),
-            lambda: F.interpolate(img, size=(4, 4), recompute_scale_factor=True),
-            lambda: F.interpolate(img, size=(4, 4), mode="lanczos"),
-            lambda: F.interpolate(img, size=(4, 4), mode="lanczos", antialias=True, align_corners=True),
-            lambda: F.interpolate(img[0], size=4, mode="lanczos", antialias=True)]:
+for bad in [
+    lambda: F.interpolate(img, scale_factor=0.5, mode="nearest", antialias=True),
+    lambda: F.interpolate(img, size=(4, 4), scale_factor=2),
+    lambda: F.interpolate(img, mode="bilinear"),
+    lambda: F.interpolate(img, size=(4, 4), mode="linear"),
+    lambda: F.interpolate(img, size=(4, 4), mode="nearest", align_corners=True),
+    lambda: F.interpolate(img, size=(4, 4, 4)),
+    lambda: F.interpolate(img, size=4, mode="bogus"),
+    lambda: F.interpolate(img, scale_factor=(2, 2, 2)),
+    lambda: F.interpolate(img, size=(4, 4), recompute_scale_factor=True),
+    lambda: F.interpolate(img, size=(4, 4), mode="lanczos"),
+    lambda: F.interpolate(img, size=(4, 4), mode="lanczos", antialias=True, align_corners=True),
+    lambda: F.interpolate(img[0], size=4, mode="lanczos", antialias=True),
+]:
     try:
         out = bad()
         print("ok", tuple(out.shape))

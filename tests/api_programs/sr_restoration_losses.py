@@ -41,7 +41,11 @@ def tv(x, kind="aniso"):
 
 for eps in (1e-12, 1e-6, 1e-3):
     print("charbonnier", eps, round(CharbonnierLoss(eps)(pred, target).item(), 4))
-print("charb none", tuple(CharbonnierLoss(reduction="none")(pred, target).shape), round(CharbonnierLoss(reduction="sum")(pred, target).item(), 4))
+print(
+    "charb none",
+    tuple(CharbonnierLoss(reduction="none")(pred, target).shape),
+    round(CharbonnierLoss(reduction="sum")(pred, target).item(), 4),
+)
 x = target.clone().requires_grad_(True)
 torch.sqrt((x - target) ** 2).mean().backward()
 print("sqrt(0) grad nan", torch.isnan(x.grad).all().item())
@@ -51,14 +55,21 @@ print("eps grad finite", torch.isfinite(x.grad).all().item(), x.grad.abs().max()
 
 for kind in ("aniso", "sq", "iso"):
     print("tv", kind, round(tv(pred, kind).item(), 4), round(tv(target, kind).item(), 4))
-print("diff prepend", torch.diff(torch.tensor([1.0, 4.0, 9.0]), prepend=torch.tensor([0.0]), append=torch.tensor([16.0])).tolist(),
-      torch.diff(torch.arange(10).view(2, 5), n=2, dim=1).tolist())
+print(
+    "diff prepend",
+    torch.diff(torch.tensor([1.0, 4.0, 9.0]), prepend=torch.tensor([0.0]), append=torch.tensor([16.0])).tolist(),
+    torch.diff(torch.arange(10).view(2, 5), n=2, dim=1).tolist(),
+)
 
 gy, gx = torch.gradient(target, dim=(-2, -1))
 print("gradient", tuple(gy.shape), round(gx.abs().sum().item(), 4), round(gy.abs().sum().item(), 4))
 g2 = torch.gradient(torch.tensor([1.0, 4.0, 9.0, 16.0]), spacing=2.0)
 coords = (torch.tensor([0.0, 1.0, 3.0, 4.0]),)
-print("gradient spacing", g2[0].tolist(), torch.gradient(torch.tensor([1.0, 4.0, 9.0, 16.0]), spacing=coords)[0].round(decimals=4).tolist())
+print(
+    "gradient spacing",
+    g2[0].tolist(),
+    torch.gradient(torch.tensor([1.0, 4.0, 9.0, 16.0]), spacing=coords)[0].round(decimals=4).tolist(),
+)
 print("gradient edge2", torch.gradient(torch.tensor([1.0, 4.0, 9.0, 16.0, 25.0]), edge_order=2)[0].tolist())
 edge = sum(F.l1_loss(a, b) for a, b in zip(torch.gradient(pred, dim=(-2, -1)), (gy, gx)))
 print("edge loss", round(edge.item(), 4))
@@ -72,7 +83,7 @@ lap = torch.tensor([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]]).expand(
 def edges(x):
     ex = F.conv2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), kx, groups=3)
     ey = F.conv2d(x, ky, padding="same", groups=3)
-    return torch.sqrt(ex ** 2 + ey ** 2 + 1e-6), F.conv2d(x, lap, padding="same", groups=3)
+    return torch.sqrt(ex**2 + ey**2 + 1e-6), F.conv2d(x, lap, padding="same", groups=3)
 
 
 (mp, lp), (mt, lt) = edges(pred), edges(target)
@@ -82,7 +93,12 @@ d = pred - target
 for beta in (0.0, 0.05, 1.0):
     print("smooth_l1", beta, round(F.smooth_l1_loss(pred, target, beta=beta).item(), 5))
 for delta in (0.05, 1.0):
-    print("huber", delta, round(F.huber_loss(pred, target, delta=delta).item(), 5), round(nn.HuberLoss(reduction="sum", delta=delta)(pred, target).item(), 4))
+    print(
+        "huber",
+        delta,
+        round(F.huber_loss(pred, target, delta=delta).item(), 5),
+        round(nn.HuberLoss(reduction="sum", delta=delta)(pred, target).item(), 4),
+    )
 print("l1==smooth0", torch.allclose(F.smooth_l1_loss(pred, target, beta=0.0), F.l1_loss(pred, target)))
 
 mask = (target[:, :1] > 0.3).float()
@@ -95,11 +111,16 @@ def gradient_variance(p, t, patch=4):
         g = torch.gradient(x.mean(1, keepdim=True), dim=-1)[0]
         cols = F.unfold(g, patch, stride=patch)
         return torch.var(cols, dim=1)
+
     return F.mse_loss(var_map(p), var_map(t))
 
 
 print("grad variance", round(gradient_variance(pred, target).item(), 6))
-print("var_mean", [round(v.item(), 4) for v in torch.var_mean(d, correction=0)], round(torch.std(d, dim=(1, 2, 3), unbiased=False).mean().item(), 4))
+print(
+    "var_mean",
+    [round(v.item(), 4) for v in torch.var_mean(d, correction=0)],
+    round(torch.std(d, dim=(1, 2, 3), unbiased=False).mean().item(), 4),
+)
 cos = 1 - F.cosine_similarity(pred, target, dim=1, eps=1e-8)
 print("colour cos", tuple(cos.shape), round(cos.mean().item(), 5))
 
@@ -113,16 +134,18 @@ for step in range(3):
     opt.step()
     print("step", step, round(loss.item(), 4))
 
-for bad in [lambda: F.smooth_l1_loss(pred, target, beta=-1.0),
-            lambda: F.huber_loss(pred, target, delta=0.0),
-            lambda: F.l1_loss(pred, target, reduction="avg"),
-            lambda: torch.gradient(target, dim=(-2, -1), spacing=[1.0]),
-            lambda: torch.gradient(torch.tensor([1.0]), edge_order=1),
-            lambda: torch.gradient(target, spacing=([0.0, 1.0],)),
-            lambda: torch.gradient(target, spacing=torch.arange(14.0), dim=-1),
-            lambda: torch.gradient(target, dim=(-1, 3)),
-            lambda: torch.diff(torch.tensor(3.0)),
-            lambda: F.cosine_similarity(pred, target[:, :2], dim=1)]:
+for bad in [
+    lambda: F.smooth_l1_loss(pred, target, beta=-1.0),
+    lambda: F.huber_loss(pred, target, delta=0.0),
+    lambda: F.l1_loss(pred, target, reduction="avg"),
+    lambda: torch.gradient(target, dim=(-2, -1), spacing=[1.0]),
+    lambda: torch.gradient(torch.tensor([1.0]), edge_order=1),
+    lambda: torch.gradient(target, spacing=([0.0, 1.0],)),
+    lambda: torch.gradient(target, spacing=torch.arange(14.0), dim=-1),
+    lambda: torch.gradient(target, dim=(-1, 3)),
+    lambda: torch.diff(torch.tensor(3.0)),
+    lambda: F.cosine_similarity(pred, target[:, :2], dim=1),
+]:
     try:
         r = bad()
         print("ok", r.shape if isinstance(r, torch.Tensor) else len(r))

@@ -44,7 +44,11 @@ class ResidualDenseBlock(nn.Module):
 class RRDB(nn.Module):
     def __init__(self, nf, gc=4):
         super().__init__()
-        self.rdb1, self.rdb2, self.rdb3 = ResidualDenseBlock(nf, gc), ResidualDenseBlock(nf, gc), ResidualDenseBlock(nf, gc)
+        self.rdb1, self.rdb2, self.rdb3 = (
+            ResidualDenseBlock(nf, gc),
+            ResidualDenseBlock(nf, gc),
+            ResidualDenseBlock(nf, gc),
+        )
 
     def forward(self, x):
         return self.rdb3(self.rdb2(self.rdb1(x))) * 0.2 + x
@@ -98,14 +102,18 @@ g2 = RRDBNet(scale=2)
 d = UNetDiscriminatorSN()
 print("G params", sum(p.numel() for p in g.parameters()), "x2 first conv", tuple(g2.conv_first.weight.shape))
 print("D params", sum(p.numel() for p in d.parameters()), sorted(k for k in d.state_dict() if "conv1" in k))
-print("rdb w std", round(g.body[0].rdb1.convs[0].weight.std().item(), 4), g.body[0].rdb1.convs[0].bias.abs().sum().item())
+print(
+    "rdb w std", round(g.body[0].rdb1.convs[0].weight.std().item(), 4), g.body[0].rdb1.convs[0].bias.abs().sum().item()
+)
 print("modules", len(list(g.named_modules())), [n for n, _ in g.named_modules()][:4])
 print(g.body[0].rdb1.lrelu, d.conv1)
 
 g2_out = g2(torch.rand(1, 3, 8, 8))
 print("x2 out", tuple(g2_out.shape), "x4 out", tuple(g(torch.rand(1, 3, 4, 4)).shape))
 
-feat_net = nn.Sequential(nn.Conv2d(3, 6, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 6, 3, padding=1), nn.ReLU()).requires_grad_(False)
+feat_net = nn.Sequential(
+    nn.Conv2d(3, 6, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 6, 3, padding=1), nn.ReLU()
+).requires_grad_(False)
 bce = nn.BCEWithLogitsLoss()
 opt_g = torch.optim.Adam(g.parameters(), lr=1e-3, betas=(0.9, 0.99))
 opt_d = torch.optim.Adam(d.parameters(), lr=1e-3, betas=(0.9, 0.99))
@@ -119,7 +127,10 @@ for it in range(4):
     sr = g(lr_img)
     real_pred = d(hr).detach()
     fake_pred = d(sr)
-    l_gan = (bce(real_pred - fake_pred.mean(), torch.zeros_like(real_pred)) + bce(fake_pred - real_pred.mean(), torch.ones_like(fake_pred))) / 2
+    l_gan = (
+        bce(real_pred - fake_pred.mean(), torch.zeros_like(real_pred))
+        + bce(fake_pred - real_pred.mean(), torch.ones_like(fake_pred))
+    ) / 2
     l_pix = F.l1_loss(sr, hr)
     l_percep = sum(F.l1_loss(a, b) for a, b in zip((feat_net[:2](sr), feat_net(sr)), (feat_net[:2](hr), feat_net(hr))))
     l_g = l_pix + l_percep + 0.1 * l_gan
@@ -136,8 +147,19 @@ for it in range(4):
     (l_d_real + l_d_fake).backward()
     opt_d.step()
     sched.step()
-    print(it, "pix", round(l_pix.item(), 4), "percep", round(l_percep.item(), 4), "gan", round(l_gan.item(), 4),
-          "d", round((l_d_real + l_d_fake).item(), 4), "lr", sched.get_last_lr())
+    print(
+        it,
+        "pix",
+        round(l_pix.item(), 4),
+        "percep",
+        round(l_percep.item(), 4),
+        "gan",
+        round(l_gan.item(), 4),
+        "d",
+        round((l_d_real + l_d_fake).item(), 4),
+        "lr",
+        sched.get_last_lr(),
+    )
 u = d.conv1.weight_u
 print("sn u", tuple(u.shape), round(u.norm().item(), 4), "weight_orig" in dict(d.conv1.named_parameters()))
 print("out range", round(sr.min().item(), 2) < round(sr.max().item(), 2), sr.shape)

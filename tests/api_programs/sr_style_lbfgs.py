@@ -42,7 +42,9 @@ def gram_einsum(f):
 feats = Features().eval().requires_grad_(False)
 yy, xx = torch.meshgrid(torch.linspace(0, 1, 16), torch.linspace(0, 1, 16), indexing="ij")
 content = torch.stack([xx, yy, (xx + yy) / 2]).unsqueeze(0)
-style = torch.stack([torch.sin(12 * xx) * 0.5 + 0.5, torch.cos(9 * yy) * 0.5 + 0.5, torch.sin(7 * (xx + yy)) * 0.5 + 0.5]).unsqueeze(0)
+style = torch.stack(
+    [torch.sin(12 * xx) * 0.5 + 0.5, torch.cos(9 * yy) * 0.5 + 0.5, torch.sin(7 * (xx + yy)) * 0.5 + 0.5]
+).unsqueeze(0)
 
 with torch.no_grad():
     c_t = feats(content)["relu2"]
@@ -77,13 +79,30 @@ def closure():
 for outer in range(3):
     loss = opt.step(closure)
     st = opt.state[img]
-    print("outer", outer, round(loss.item(), 4), "func_evals", st["func_evals"], "n_iter", st["n_iter"],
-          "hist", len(st["old_dirs"]), "t", round(float(st["t"]), 4) > 0)
+    print(
+        "outer",
+        outer,
+        round(loss.item(), 4),
+        "func_evals",
+        st["func_evals"],
+        "n_iter",
+        st["n_iter"],
+        "hist",
+        len(st["old_dirs"]),
+        "t",
+        round(float(st["t"]), 4) > 0,
+    )
 with torch.no_grad():
     img.clamp_(0, 1)
 print("first", log[0], "last", log[-1], "evals", len(log))
 print("decreased", log[-1][1] < log[0][1])
-print("img range", round(img.min().item(), 4) >= 0, round(img.max().item(), 4) <= 1, img.requires_grad, img.grad is not None)
+print(
+    "img range",
+    round(img.min().item(), 4) >= 0,
+    round(img.max().item(), 4) <= 1,
+    img.requires_grad,
+    img.grad is not None,
+)
 
 sd = opt.state_dict()
 print("state keys", sorted(sd["state"][0].keys()))
@@ -109,10 +128,12 @@ for _ in range(2):
     o.step(quad)
 print("quad err", round((z - target).abs().max().item(), 4), o.state[z]["func_evals"])
 
-for bad in [lambda: torch.optim.LBFGS([img], line_search_fn="armijo"),
-            lambda: torch.optim.LBFGS([img, z]).step(),
-            lambda: torch.optim.LBFGS([{"params": [img]}, {"params": [z]}]),
-            lambda: torch.optim.LBFGS([img], lr=-1)]:
+for bad in [
+    lambda: torch.optim.LBFGS([img], line_search_fn="armijo"),
+    lambda: torch.optim.LBFGS([img, z]).step(),
+    lambda: torch.optim.LBFGS([{"params": [img]}, {"params": [z]}]),
+    lambda: torch.optim.LBFGS([img], lr=-1),
+]:
     try:
         r = bad()
         print("ok", type(r).__name__)

@@ -43,7 +43,7 @@ def attn_mask(h, w, ws, shift):
             cnt += 1
     mw = window_partition(img_mask, ws).view(-1, ws * ws)
     mask = mw.unsqueeze(1) - mw.unsqueeze(2)
-    return mask.masked_fill(mask != 0, float(-100.0)).masked_fill(mask == 0, float(0.0))
+    return mask.masked_fill(mask != 0, (-100.0)).masked_fill(mask == 0, 0.0)
 
 
 class WindowAttention(nn.Module):
@@ -104,8 +104,13 @@ x = torch.arange(2 * 8 * 8 * 3, dtype=torch.float32).view(2, 8, 8, 3)
 wins = window_partition(x, 4)
 print("partition", tuple(wins.shape), wins[1, 0, :2, 0].tolist(), torch.equal(window_reverse(wins, 4, 8, 8), x))
 r = torch.roll(x, shifts=(-2, -2), dims=(1, 2))
-print("roll", r[0, 0, 0].tolist(), torch.equal(torch.roll(r, (2, 2), (1, 2)), x), torch.roll(torch.arange(6), 2).tolist(),
-      torch.roll(torch.arange(6).view(2, 3), 1).tolist())
+print(
+    "roll",
+    r[0, 0, 0].tolist(),
+    torch.equal(torch.roll(r, (2, 2), (1, 2)), x),
+    torch.roll(torch.arange(6), 2).tolist(),
+    torch.roll(torch.arange(6).view(2, 3), 1).tolist(),
+)
 
 img = torch.rand(1, 3, 7, 10, generator=torch.Generator().manual_seed(2))
 ws = 4
@@ -135,11 +140,13 @@ print("masked share", round((masked < 1e-30).float().mean().item(), 4))
 out.mean().backward()
 print("table grad", tuple(blocks[1].attn.table.grad.shape), blocks[1].attn.table.grad.abs().sum().item() > 0)
 
-for bad in [lambda: window_partition(torch.zeros(1, 6, 8, 3), 4),
-            lambda: torch.roll(x, shifts=(1, 2), dims=(1,)),
-            lambda: torch.roll(x, shifts=1, dims=4),
-            lambda: blocks[0](torch.zeros(1, 90, dim)),
-            lambda: m.masked_fill(m != 0, torch.tensor([1.0, 2.0]))]:
+for bad in [
+    lambda: window_partition(torch.zeros(1, 6, 8, 3), 4),
+    lambda: torch.roll(x, shifts=(1, 2), dims=(1,)),
+    lambda: torch.roll(x, shifts=1, dims=4),
+    lambda: blocks[0](torch.zeros(1, 90, dim)),
+    lambda: m.masked_fill(m != 0, torch.tensor([1.0, 2.0])),
+]:
     try:
         print("ok", bad().shape)
     except Exception as e:

@@ -13,10 +13,18 @@ T, C = 16, 8
 feats = torch.randn(2, C, T)
 resized = F.interpolate(feats, size=12, mode="linear", align_corners=False)
 print("linear resize", tuple(resized.shape), resized[0, 0, :5].round(decimals=4).tolist())
-print("linear ac", F.interpolate(feats, scale_factor=0.5, mode="linear", align_corners=True)[1, 1].round(decimals=4).tolist())
-print("nearest 1d", F.interpolate(torch.arange(5.0).view(1, 1, 5), size=8, mode="nearest").view(-1).tolist(),
-      F.interpolate(torch.arange(5.0).view(1, 1, 5), size=8, mode="nearest-exact").view(-1).tolist())
-print("area 1d", F.interpolate(torch.arange(10.0).view(1, 1, 10), size=4, mode="area").view(-1).round(decimals=4).tolist())
+print(
+    "linear ac",
+    F.interpolate(feats, scale_factor=0.5, mode="linear", align_corners=True)[1, 1].round(decimals=4).tolist(),
+)
+print(
+    "nearest 1d",
+    F.interpolate(torch.arange(5.0).view(1, 1, 5), size=8, mode="nearest").view(-1).tolist(),
+    F.interpolate(torch.arange(5.0).view(1, 1, 5), size=8, mode="nearest-exact").view(-1).tolist(),
+)
+print(
+    "area 1d", F.interpolate(torch.arange(10.0).view(1, 1, 10), size=4, mode="area").view(-1).round(decimals=4).tolist()
+)
 
 
 class Pyramid(nn.Module):
@@ -50,7 +58,10 @@ def temporal_roi_align(x, segments, out_len=4, align_corners=False):
 segs = torch.tensor([[0.0, 4.0], [3.5, 11.0], [10.0, 16.0]])
 roi = temporal_roi_align(feats[:1].expand(3, -1, -1), segs)
 print("roi align", tuple(roi.shape), roi[1, 0].round(decimals=4).tolist())
-print("roi align ac", temporal_roi_align(feats[:1].expand(3, -1, -1), segs, align_corners=True)[2, 1].round(decimals=4).tolist())
+print(
+    "roi align ac",
+    temporal_roi_align(feats[:1].expand(3, -1, -1), segs, align_corners=True)[2, 1].round(decimals=4).tolist(),
+)
 
 
 def seg_iou(a, b):
@@ -66,8 +77,8 @@ def soft_nms(segs, scores, sigma=0.5, thresh=0.001):
         i = int(scores.argmax())
         keep_s.append(segs[i])
         keep_p.append(scores[i].item())
-        iou = seg_iou(segs[i:i + 1], segs)[0]
-        scores = scores * torch.exp(-(iou ** 2) / sigma)
+        iou = seg_iou(segs[i : i + 1], segs)[0]
+        scores = scores * torch.exp(-(iou**2) / sigma)
         scores[i] = 0
     return torch.stack(keep_s), keep_p
 
@@ -86,9 +97,13 @@ print("bm valid", int(valid.sum()), bm[valid][:5].tolist(), torch.triu(torch.one
 flat = torch.nonzero(valid)[:4]
 print("nonzero", flat.tolist(), torch.argwhere(valid.flip(0))[:2].tolist())
 
-for bad in [lambda: F.interpolate(feats, size=(4, 4), mode="linear"), lambda: F.interpolate(feats, size=4, mode="bilinear"),
-            lambda: F.interpolate(feats[0], size=4, mode="linear"), lambda: F.conv1d(feats, torch.ones(3, 4, 3)),
-            lambda: nn.Conv1d(C, 3, 3, padding=20, padding_mode="reflect")(feats)]:
+for bad in [
+    lambda: F.interpolate(feats, size=(4, 4), mode="linear"),
+    lambda: F.interpolate(feats, size=4, mode="bilinear"),
+    lambda: F.interpolate(feats[0], size=4, mode="linear"),
+    lambda: F.conv1d(feats, torch.ones(3, 4, 3)),
+    lambda: nn.Conv1d(C, 3, 3, padding=20, padding_mode="reflect")(feats),
+]:
     try:
         print("ok", tuple(bad().shape))
     except Exception as e:

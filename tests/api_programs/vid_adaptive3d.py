@@ -22,8 +22,10 @@ a = F.adaptive_avg_pool3d(x, (2, 3, 4))
 bins_t = [(i * 5 // 2, -(-(i + 1) * 5 // 2)) for i in range(2)]
 print("bins t", bins_t, torch.allclose(a[:, :, 1, 0, 0], x[:, :, 2:5, 0:3, 0:3].mean((2, 3, 4))))
 
+
 def spp(feat, levels=(1, 2, 4)):
     return torch.cat([F.adaptive_max_pool3d(feat, (1, l, l)).flatten(1) for l in levels], 1)
+
 
 print("spp", tuple(spp(x).shape), round(spp(x).mean().item(), 4))
 
@@ -44,14 +46,24 @@ print("double", F.adaptive_avg_pool3d(x.double(), 1).dtype, F.adaptive_max_pool3
 for dt in [torch.float16, torch.bfloat16]:
     low = (x * 10 + 100).to(dt)
     head = F.adaptive_avg_pool3d(low, (1, 2, 3))
-    print("reduced", dt, head.dtype, head[0, 0].float().view(-1).tolist(), F.adaptive_avg_pool3d(low, 1)[1].float().view(-1).tolist())
+    print(
+        "reduced",
+        dt,
+        head.dtype,
+        head[0, 0].float().view(-1).tolist(),
+        F.adaptive_avg_pool3d(low, 1)[1].float().view(-1).tolist(),
+    )
 cl = x.contiguous(memory_format=torch.channels_last_3d)
 print("channels_last", torch.allclose(F.adaptive_avg_pool3d(cl, (2, 3, 4)), a))
 
-for bad in [lambda: F.adaptive_avg_pool3d(x, (2, 2)), lambda: F.adaptive_avg_pool3d(x[0, 0], 1),
-            lambda: F.adaptive_max_pool3d(x, (0, 2, 2)), lambda: F.adaptive_avg_pool3d(x.long(), 1),
-            lambda: F.adaptive_max_pool3d(x, (2, 2, 2, 2)),
-            lambda: F.adaptive_avg_pool3d(torch.zeros(2, 3, 0, 4, 4), 1)]:
+for bad in [
+    lambda: F.adaptive_avg_pool3d(x, (2, 2)),
+    lambda: F.adaptive_avg_pool3d(x[0, 0], 1),
+    lambda: F.adaptive_max_pool3d(x, (0, 2, 2)),
+    lambda: F.adaptive_avg_pool3d(x.long(), 1),
+    lambda: F.adaptive_max_pool3d(x, (2, 2, 2, 2)),
+    lambda: F.adaptive_avg_pool3d(torch.zeros(2, 3, 0, 4, 4), 1),
+]:
     try:
         bad()
     except Exception as e:

@@ -42,14 +42,29 @@ for test_mode in [True, False]:
     print("tsn", test_mode, tsn_segments(100, 8, test_mode).tolist(), tsn_segments(5, 8, test_mode).tolist())
 print("starts", multi_clip_starts(300, 64, 5).tolist(), multi_clip_starts(40, 64, 3).tolist())
 
-print("linspace", torch.linspace(0, 1, 5).tolist(), torch.linspace(0, 10, 1).tolist(), torch.linspace(3, -3, 4).tolist())
-print("linspace dtype", torch.linspace(0, 9, 4, dtype=torch.int32).tolist(), torch.linspace(0, 9, 4).dtype,
-      torch.linspace(0, 9, 4, dtype=torch.float64).tolist())
+print(
+    "linspace", torch.linspace(0, 1, 5).tolist(), torch.linspace(0, 10, 1).tolist(), torch.linspace(3, -3, 4).tolist()
+)
+print(
+    "linspace dtype",
+    torch.linspace(0, 9, 4, dtype=torch.int32).tolist(),
+    torch.linspace(0, 9, 4).dtype,
+    torch.linspace(0, 9, 4, dtype=torch.float64).tolist(),
+)
 print("linspace tensor ends", torch.linspace(torch.tensor(0.0), torch.tensor(2.0), 3).tolist())
-print("arange", torch.arange(0, 1, 0.25).tolist(), torch.arange(10, 0, -3).tolist(), torch.arange(5.0).dtype,
-      torch.arange(0, 5, 2.5).tolist(), torch.arange(1, 2.5, 0.5, dtype=torch.float64).tolist())
-print("float idx to long", torch.tensor([0.4, 0.5, 1.5, 2.5, -0.5, 3.99]).long().tolist(),
-      torch.tensor([0.4, 0.5, 1.5, 2.5, -0.5]).round().long().tolist())
+print(
+    "arange",
+    torch.arange(0, 1, 0.25).tolist(),
+    torch.arange(10, 0, -3).tolist(),
+    torch.arange(5.0).dtype,
+    torch.arange(0, 5, 2.5).tolist(),
+    torch.arange(1, 2.5, 0.5, dtype=torch.float64).tolist(),
+)
+print(
+    "float idx to long",
+    torch.tensor([0.4, 0.5, 1.5, 2.5, -0.5, 3.99]).long().tolist(),
+    torch.tensor([0.4, 0.5, 1.5, 2.5, -0.5]).round().long().tolist(),
+)
 print("logspace", torch.logspace(0, 2, 3).tolist(), torch.logspace(0, 3, 4, base=2).tolist())
 
 video = torch.arange(20 * 3, dtype=torch.float32).view(20, 3)
@@ -71,15 +86,24 @@ print("perm is perm", sorted(perm.tolist()) == list(range(20)))
 
 boundaries = torch.tensor([0, 30, 75, 120])
 frame_ids = torch.tensor([0, 29, 30, 74, 75, 119, 200])
-print("segment of frame", torch.bucketize(frame_ids, boundaries, right=True).tolist(),
-      torch.searchsorted(boundaries, frame_ids, side="right").tolist())
+print(
+    "segment of frame",
+    torch.bucketize(frame_ids, boundaries, right=True).tolist(),
+    torch.searchsorted(boundaries, frame_ids, side="right").tolist(),
+)
 ts = torch.tensor([0.0, 0.04, 0.08, 0.12, 0.16, 0.2])
 print("timestamp -> frame", torch.searchsorted(ts, torch.tensor([0.05, 0.12, 0.3])).tolist())
 
-for bad in [lambda: torch.linspace(0, 1), lambda: torch.arange(0, 10, 0), lambda: torch.arange(10, 0, 1),
-            lambda: video[torch.tensor([0.0, 1.0])], lambda: video[torch.tensor([20])],
-            lambda: video[:, 0].unfold(0, 30, 1), lambda: video.unfold(0, 5, 0),
-            lambda: torch.searchsorted(torch.tensor([3, 1, 2]), torch.tensor([2]), sorter=torch.tensor([1, 2, 5]))]:
+for bad in [
+    lambda: torch.linspace(0, 1),
+    lambda: torch.arange(0, 10, 0),
+    lambda: torch.arange(10, 0, 1),
+    lambda: video[torch.tensor([0.0, 1.0])],
+    lambda: video[torch.tensor([20])],
+    lambda: video[:, 0].unfold(0, 30, 1),
+    lambda: video.unfold(0, 5, 0),
+    lambda: torch.searchsorted(torch.tensor([3, 1, 2]), torch.tensor([2]), sorter=torch.tensor([1, 2, 5])),
+]:
     try:
         print("ok", bad())
     except Exception as e:

@@ -32,8 +32,13 @@ class TSN(nn.Module):
     def __init__(self, n_cls=4, n_seg=3, consensus="avg"):
         super().__init__()
         self.n_seg = n_seg
-        self.base = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.GroupNorm(2, 8), nn.ReLU(),
-                                  nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.base = nn.Sequential(
+            nn.Conv2d(3, 8, 3, stride=2, padding=1),
+            nn.GroupNorm(2, 8),
+            nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+        )
         self.fc = nn.Linear(8, n_cls)
         self.consensus = SegmentConsensus(consensus)
 
@@ -65,12 +70,15 @@ ties.grad = None
 ties.amin(dim=(0, 1)).backward()
 print("amin all", ties.grad.tolist())
 
-scores = torch.tensor([[[0.1, 2.0, -1.0], [0.3, 1.5, 0.2]], [[1.0, 0.0, 0.5], [2.0, -0.5, 0.1]],
-                       [[0.0, 0.0, 3.0], [0.2, 0.1, 0.4]]])
+scores = torch.tensor(
+    [[[0.1, 2.0, -1.0], [0.3, 1.5, 0.2]], [[1.0, 0.0, 0.5], [2.0, -0.5, 0.1]], [[0.0, 0.0, 3.0], [0.2, 0.1, 0.4]]]
+)
 print("amax multi", scores.amax(dim=(0, 2)).tolist(), scores.amax(dim=-1, keepdim=True).shape)
 print("aminmax", [t.tolist() for t in torch.aminmax(scores, dim=1)])
 print("max with idx", [t.tolist() for t in scores.max(dim=1)])
-print("mean multi", scores.mean(dim=(0, 1)).round(decimals=4).tolist(), scores.nanmean(dim=-1).round(decimals=4).tolist())
+print(
+    "mean multi", scores.mean(dim=(0, 1)).round(decimals=4).tolist(), scores.nanmean(dim=-1).round(decimals=4).tolist()
+)
 print("softmax then mean", F.softmax(scores, -1).mean(1).round(decimals=4).tolist())
 crops = scores.unsqueeze(1).expand(3, 5, 2, 3)
 print("10-crop avg", crops.mean(1).argmax(-1).tolist(), crops.reshape(-1, 3).shape)
@@ -78,7 +86,11 @@ print("10-crop avg", crops.mean(1).argmax(-1).tolist(), crops.reshape(-1, 3).sha
 w = torch.tensor([[0.2, 0.3, 0.5]])
 att = F.softmax(torch.tensor([[0.5, 1.0, -0.5]]), dim=-1)
 feats = torch.arange(12.0).view(1, 3, 4)
-print("weighted", (att.unsqueeze(-1) * feats).sum(1).round(decimals=4).tolist(), torch.einsum("bt,btc->bc", w, feats).tolist())
+print(
+    "weighted",
+    (att.unsqueeze(-1) * feats).sum(1).round(decimals=4).tolist(),
+    torch.einsum("bt,btc->bc", w, feats).tolist(),
+)
 
 labels = torch.tensor([1, 0, 2])
 video_scores = scores.mean(1)
@@ -87,9 +99,15 @@ top2 = (video_scores.topk(2, 1).indices == labels[:, None]).any(1).float().mean(
 print("top1", round(top1, 4), "top2", round(top2, 4))
 print("per-class", torch.bincount(labels[video_scores.argmax(1) == labels], minlength=3).tolist())
 
-for bad in [lambda: scores.amax(dim=(1, 1)), lambda: torch.zeros(2, 0).amax(1), lambda: scores.amax(dim=3),
-            lambda: scores.long().mean(1), lambda: SegmentConsensus("median")(scores),
-            lambda: torch.logsumexp(scores.long(), 1), lambda: scores.topk(4, dim=-1)]:
+for bad in [
+    lambda: scores.amax(dim=(1, 1)),
+    lambda: torch.zeros(2, 0).amax(1),
+    lambda: scores.amax(dim=3),
+    lambda: scores.long().mean(1),
+    lambda: SegmentConsensus("median")(scores),
+    lambda: torch.logsumexp(scores.long(), 1),
+    lambda: scores.topk(4, dim=-1),
+]:
     try:
         print("ok", bad())
     except Exception as e:

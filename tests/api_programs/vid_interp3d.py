@@ -17,8 +17,12 @@ def show(tag, y):
 
 
 for mode in ["nearest", "nearest-exact", "trilinear", "area"]:
-    kws = [dict(scale_factor=2), dict(scale_factor=(1.5, 0.5, 1.7)), dict(size=(7, 3, 9)),
-           dict(scale_factor=(0.75, 1.3, 0.6), recompute_scale_factor=True)]
+    kws = [
+        dict(scale_factor=2),
+        dict(scale_factor=(1.5, 0.5, 1.7)),
+        dict(size=(7, 3, 9)),
+        dict(scale_factor=(0.75, 1.3, 0.6), recompute_scale_factor=True),
+    ]
     for kw in kws:
         if mode == "trilinear":
             for ac in [False, True]:
@@ -33,36 +37,55 @@ frames_24 = F.interpolate(frames_30, size=(24, 2, 2), mode="trilinear", align_co
 print("30->24 fps", frames_24[0, 0, :6, 0, 0].round(decimals=4).tolist())
 idx_24 = F.interpolate(torch.arange(30.0).view(1, 1, 30), size=24, mode="nearest").long()
 print("nearest frame ids", idx_24.view(-1).tolist()[:12])
-print("nearest-exact ids", F.interpolate(torch.arange(30.0).view(1, 1, 30), size=24, mode="nearest-exact").view(-1).long().tolist()[:12])
+print(
+    "nearest-exact ids",
+    F.interpolate(torch.arange(30.0).view(1, 1, 30), size=24, mode="nearest-exact").view(-1).long().tolist()[:12],
+)
 
 up = nn.Upsample(scale_factor=(1, 2, 2), mode="trilinear")
 print(up, nn.Upsample(size=(2, 3, 4), mode="nearest-exact"), nn.Upsample(scale_factor=2.0, mode="nearest"))
 show("upsample module", up(clip))
 x = clip.clone().requires_grad_()
-for mode, kw in [("trilinear", dict(scale_factor=(2, 1.5, 0.5))), ("nearest", dict(size=(3, 7, 4))),
-                 ("nearest-exact", dict(size=(3, 7, 4))), ("area", dict(size=(3, 2, 4)))]:
+for mode, kw in [
+    ("trilinear", dict(scale_factor=(2, 1.5, 0.5))),
+    ("nearest", dict(size=(3, 7, 4))),
+    ("nearest-exact", dict(size=(3, 7, 4))),
+    ("area", dict(size=(3, 2, 4))),
+]:
     x.grad = None
     y = F.interpolate(x, mode=mode, **kw)
     (y * torch.linspace(-1, 1, y.numel()).view_as(y)).sum().backward()
-    print("grad", mode, type(y.grad_fn).__name__, round(x.grad.abs().sum().item(), 4), x.grad[0, 0, 0, 0].round(decimals=4).tolist())
+    print(
+        "grad",
+        mode,
+        type(y.grad_fn).__name__,
+        round(x.grad.abs().sum().item(), 4),
+        x.grad[0, 0, 0, 0].round(decimals=4).tolist(),
+    )
 
 print("double", F.interpolate(clip.double(), scale_factor=2, mode="trilinear").dtype)
 cl = clip.contiguous(memory_format=torch.channels_last_3d)
 y = F.interpolate(cl, scale_factor=2, mode="trilinear")
-print("channels_last_3d", y.is_contiguous(memory_format=torch.channels_last_3d), y.stride(),
-      torch.allclose(y, F.interpolate(clip, scale_factor=2, mode="trilinear")))
+print(
+    "channels_last_3d",
+    y.is_contiguous(memory_format=torch.channels_last_3d),
+    y.stride(),
+    torch.allclose(y, F.interpolate(clip, scale_factor=2, mode="trilinear")),
+)
 y = F.interpolate(cl, scale_factor=2, mode="nearest")
 print("channels_last_3d nearest", y.is_contiguous(memory_format=torch.channels_last_3d), y.stride())
 
-for bad in [lambda: F.interpolate(clip, scale_factor=2, mode="bilinear"),
-            lambda: F.interpolate(clip, scale_factor=2, mode="nearest", align_corners=True),
-            lambda: F.interpolate(clip, size=(2, 2), mode="trilinear"),
-            lambda: F.interpolate(clip, scale_factor=(2, 2), mode="nearest"),
-            lambda: F.interpolate(clip, size=4, scale_factor=2),
-            lambda: F.interpolate(clip),
-            lambda: F.interpolate(clip, scale_factor=2, mode="trilinear", antialias=True),
-            lambda: F.interpolate(clip[0, 0], scale_factor=2, mode="trilinear"),
-            lambda: F.interpolate(clip, scale_factor=2, mode="cubic")]:
+for bad in [
+    lambda: F.interpolate(clip, scale_factor=2, mode="bilinear"),
+    lambda: F.interpolate(clip, scale_factor=2, mode="nearest", align_corners=True),
+    lambda: F.interpolate(clip, size=(2, 2), mode="trilinear"),
+    lambda: F.interpolate(clip, scale_factor=(2, 2), mode="nearest"),
+    lambda: F.interpolate(clip, size=4, scale_factor=2),
+    lambda: F.interpolate(clip),
+    lambda: F.interpolate(clip, scale_factor=2, mode="trilinear", antialias=True),
+    lambda: F.interpolate(clip[0, 0], scale_factor=2, mode="trilinear"),
+    lambda: F.interpolate(clip, scale_factor=2, mode="cubic"),
+]:
     try:
         bad()
     except Exception as e:

@@ -68,12 +68,21 @@ q = torch.arange(12.0).view(1, 3, 4) / 10
 k = torch.arange(8.0).view(1, 4, 2) / 10
 print("bmm", torch.bmm(q, k).round(decimals=4).tolist())
 print("baddbmm", torch.baddbmm(torch.ones(1, 3, 2), q, k, beta=0.5, alpha=2).round(decimals=4).tolist())
-print("softmax dtype", F.softmax(q, -1, dtype=torch.float64).dtype, F.log_softmax(q, dim=1).round(decimals=4)[0, :, 0].tolist())
+print(
+    "softmax dtype",
+    F.softmax(q, -1, dtype=torch.float64).dtype,
+    F.log_softmax(q, dim=1).round(decimals=4)[0, :, 0].tolist(),
+)
 scores = torch.tensor([[1.0, float("-inf"), 2.0], [float("-inf")] * 3])
 print("masked softmax", F.softmax(scores, -1).tolist())
 
-for bad in [lambda: torch.bmm(q, q), lambda: torch.bmm(q[0], k[0]), lambda: torch.bmm(q, k.double()),
-            lambda: F.softmax(q, dim=3), lambda: blk(x[:, :4])]:
+for bad in [
+    lambda: torch.bmm(q, q),
+    lambda: torch.bmm(q[0], k[0]),
+    lambda: torch.bmm(q, k.double()),
+    lambda: F.softmax(q, dim=3),
+    lambda: blk(x[:, :4]),
+]:
     try:
         bad()
     except Exception as e:

@@ -11,10 +11,14 @@ torch.manual_seed(0)
 x = torch.arange(1 * 2 * 5 * 7 * 7, dtype=torch.float32).view(1, 2, 5, 7, 7)
 x = (x * 37 % 101) / 10
 
-cfgs = [dict(kernel_size=2), dict(kernel_size=(1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)),
-        dict(kernel_size=3, stride=2, ceil_mode=True), dict(kernel_size=(2, 3, 3), stride=2, padding=1, ceil_mode=True),
-        dict(kernel_size=2, stride=2, dilation=(1, 2, 2)), dict(kernel_size=(3, 2, 2), stride=(2, 3, 3), dilation=2,
-                                                                   padding=(1, 1, 1), ceil_mode=True)]
+cfgs = [
+    dict(kernel_size=2),
+    dict(kernel_size=(1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)),
+    dict(kernel_size=3, stride=2, ceil_mode=True),
+    dict(kernel_size=(2, 3, 3), stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=2, stride=2, dilation=(1, 2, 2)),
+    dict(kernel_size=(3, 2, 2), stride=(2, 3, 3), dilation=2, padding=(1, 1, 1), ceil_mode=True),
+]
 for kw in cfgs:
     pool = nn.MaxPool3d(return_indices=True, **kw)
     y, idx = pool(x)
@@ -30,13 +34,18 @@ un2 = nn.MaxUnpool3d(2)(yp, ip, output_size=x.shape)
 print("unpool size", tuple(un2.shape), torch.equal(un2.ne(0).sum(), un.ne(0).sum()))
 print(nn.MaxUnpool3d((1, 2, 2), stride=(1, 2, 2)))
 
-for kw in [dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
-           dict(kernel_size=3, stride=2, padding=1, divisor_override=5),
-           dict(kernel_size=(2, 3, 3), stride=2, padding=(1, 1, 1), ceil_mode=True),
-           dict(kernel_size=(2, 3, 3), stride=2, padding=(1, 1, 1), ceil_mode=True, count_include_pad=False),
-           dict(kernel_size=(4, 1, 1), stride=(4, 1, 1), ceil_mode=True)]:
+for kw in [
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+    dict(kernel_size=3, stride=2, padding=1, divisor_override=5),
+    dict(kernel_size=(2, 3, 3), stride=2, padding=(1, 1, 1), ceil_mode=True),
+    dict(kernel_size=(2, 3, 3), stride=2, padding=(1, 1, 1), ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=(4, 1, 1), stride=(4, 1, 1), ceil_mode=True),
+]:
     y = F.avg_pool3d(x, **kw)
-    print("avg", sorted(kw.items()), tuple(y.shape), round(y.mean().item(), 4), y[0, 0, -1, -1].round(decimals=4).tolist())
+    print(
+        "avg", sorted(kw.items()), tuple(y.shape), round(y.mean().item(), 4), y[0, 0, -1, -1].round(decimals=4).tolist()
+    )
 print(nn.AvgPool3d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False, divisor_override=2))
 
 xg = x.clone().requires_grad_()
@@ -55,13 +64,24 @@ print("ties", it.item(), ties.grad.flatten().tolist())
 
 unb = F.max_pool3d(x[0], 2)
 print("unbatched", tuple(unb.shape), torch.equal(unb, F.max_pool3d(x, 2)[0]))
-print("double", F.avg_pool3d(x.double(), 2).dtype, "nan", F.max_pool3d(torch.tensor([[[[[1.0, float("nan")]]]]]), (1, 1, 2)).item())
+print(
+    "double",
+    F.avg_pool3d(x.double(), 2).dtype,
+    "nan",
+    F.max_pool3d(torch.tensor([[[[[1.0, float("nan")]]]]]), (1, 1, 2)).item(),
+)
 
-for bad in [lambda: F.max_pool3d(x, 3, padding=2), lambda: F.avg_pool3d(x, 2, divisor_override=0),
-            lambda: F.max_pool3d(x, 9), lambda: F.avg_pool3d(x.long(), 2).dtype,
-            lambda: F.max_pool3d(x[0, 0], 2), lambda: F.max_unpool3d(yp, ip, 2, output_size=(3, 3, 3)),
-            lambda: F.max_unpool3d(yp[:, :1], ip[:, :1], 2),
-            lambda: F.avg_pool3d(x, (2, 2)), lambda: F.max_pool3d(x, 2, stride=0)]:
+for bad in [
+    lambda: F.max_pool3d(x, 3, padding=2),
+    lambda: F.avg_pool3d(x, 2, divisor_override=0),
+    lambda: F.max_pool3d(x, 9),
+    lambda: F.avg_pool3d(x.long(), 2).dtype,
+    lambda: F.max_pool3d(x[0, 0], 2),
+    lambda: F.max_unpool3d(yp, ip, 2, output_size=(3, 3, 3)),
+    lambda: F.max_unpool3d(yp[:, :1], ip[:, :1], 2),
+    lambda: F.avg_pool3d(x, (2, 2)),
+    lambda: F.max_pool3d(x, 2, stride=0),
+]:
     try:
         print("ok", bad())
     except Exception as e:

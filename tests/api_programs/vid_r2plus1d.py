@@ -19,11 +19,25 @@ class SpatioTemporalConv(nn.Module):
     def __init__(self, cin, cout, t=3, k=3, stride=(1, 1, 1), t_dilation=1, padding_mode="zeros"):
         super().__init__()
         mid = mid_channels(cin, cout, t, k)
-        self.spatial = nn.Conv3d(cin, mid, (1, k, k), stride=(1, stride[1], stride[2]), padding=(0, k // 2, k // 2),
-                                 bias=False, padding_mode=padding_mode)
+        self.spatial = nn.Conv3d(
+            cin,
+            mid,
+            (1, k, k),
+            stride=(1, stride[1], stride[2]),
+            padding=(0, k // 2, k // 2),
+            bias=False,
+            padding_mode=padding_mode,
+        )
         self.bn = nn.BatchNorm3d(mid)
-        self.temporal = nn.Conv3d(mid, cout, (t, 1, 1), stride=(stride[0], 1, 1),
-                                  padding=(t_dilation * (t // 2), 0, 0), dilation=(t_dilation, 1, 1), bias=False)
+        self.temporal = nn.Conv3d(
+            mid,
+            cout,
+            (t, 1, 1),
+            stride=(stride[0], 1, 1),
+            padding=(t_dilation * (t // 2), 0, 0),
+            dilation=(t_dilation, 1, 1),
+            bias=False,
+        )
 
     def forward(self, x):
         return self.temporal(F.relu(self.bn(self.spatial(x))))
@@ -47,8 +61,12 @@ for mode in ["zeros", "reflect", "replicate", "circular"]:
 
 x = torch.arange(2 * 4 * 5 * 6 * 6, dtype=torch.float32).reshape(2, 4, 5, 6, 6) / 100
 w = torch.linspace(-1, 1, 4 * 2 * 3 * 3 * 3).reshape(4, 2, 3, 3, 3)
-for kw in [dict(groups=2), dict(groups=2, stride=(1, 2, 2), dilation=(2, 1, 1), padding=(2, 1, 1)),
-           dict(padding="same", dilation=(1, 2, 2), groups=2), dict(padding="valid", groups=2, stride=2)]:
+for kw in [
+    dict(groups=2),
+    dict(groups=2, stride=(1, 2, 2), dilation=(2, 1, 1), padding=(2, 1, 1)),
+    dict(padding="same", dilation=(1, 2, 2), groups=2),
+    dict(padding="valid", groups=2, stride=2),
+]:
     y = F.conv3d(x, w, torch.tensor([0.1, -0.1, 0.2, 0.0]), **kw)
     print(sorted(kw), tuple(y.shape), round(y.mean().item(), 4), y[0, :, 0, 0, 0].round(decimals=4).tolist())
 
@@ -69,12 +87,14 @@ print("grad_fn", type(y.grad_fn).__name__)
 print("grad x", round(xg.grad.abs().mean().item(), 4), xg.grad[0, 0, 2, 1, :].round(decimals=4).tolist())
 print("grad w", round(wg.grad.mean().item(), 4), wg.grad[0, 0, 1, 1].round(decimals=4).tolist())
 
-for bad in [lambda: nn.Conv3d(4, 4, 3, padding="same", stride=2),
-            lambda: nn.Conv3d(4, 6, 3, groups=4),
-            lambda: F.conv3d(x, w),
-            lambda: F.conv3d(x[0, 0], w),
-            lambda: F.conv3d(x[:, :, :2], w, groups=2),
-            lambda: nn.Conv3d(4, 4, 3, padding="full")]:  # the sets in these messages print in hash order
+for bad in [
+    lambda: nn.Conv3d(4, 4, 3, padding="same", stride=2),
+    lambda: nn.Conv3d(4, 6, 3, groups=4),
+    lambda: F.conv3d(x, w),
+    lambda: F.conv3d(x[0, 0], w),
+    lambda: F.conv3d(x[:, :, :2], w, groups=2),
+    lambda: nn.Conv3d(4, 4, 3, padding="full"),
+]:  # the sets in these messages print in hash order
     try:
         bad()
     except Exception as e:

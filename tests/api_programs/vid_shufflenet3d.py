@@ -21,12 +21,26 @@ class ShuffleUnit3d(nn.Module):
         self.stride = stride
         half = c // 2
         self.branch = nn.Sequential(
-            nn.Conv3d(half if stride == 1 else c, half, 1, bias=False), nn.BatchNorm3d(half), nn.ReLU(inplace=True),
-            nn.Conv3d(half, half, 3, stride=stride, padding=1, groups=half, bias=False), nn.BatchNorm3d(half),
-            nn.Conv3d(half, half, 1, bias=False), nn.BatchNorm3d(half), nn.ReLU(inplace=True))
-        self.proj = None if stride == 1 else nn.Sequential(
-            nn.Conv3d(c, c, 3, stride=stride, padding=1, groups=c, bias=False), nn.BatchNorm3d(c),
-            nn.Conv3d(c, half, 1, bias=False), nn.BatchNorm3d(half), nn.ReLU(inplace=True))
+            nn.Conv3d(half if stride == 1 else c, half, 1, bias=False),
+            nn.BatchNorm3d(half),
+            nn.ReLU(inplace=True),
+            nn.Conv3d(half, half, 3, stride=stride, padding=1, groups=half, bias=False),
+            nn.BatchNorm3d(half),
+            nn.Conv3d(half, half, 1, bias=False),
+            nn.BatchNorm3d(half),
+            nn.ReLU(inplace=True),
+        )
+        self.proj = (
+            None
+            if stride == 1
+            else nn.Sequential(
+                nn.Conv3d(c, c, 3, stride=stride, padding=1, groups=c, bias=False),
+                nn.BatchNorm3d(c),
+                nn.Conv3d(c, half, 1, bias=False),
+                nn.BatchNorm3d(half),
+                nn.ReLU(inplace=True),
+            )
+        )
 
     def forward(self, x):
         if self.stride == 1:
@@ -39,13 +53,25 @@ class ShuffleUnit3d(nn.Module):
 
 x = torch.arange(2 * 6 * 2 * 1 * 1, dtype=torch.float32).view(2, 6, 2, 1, 1)
 s = shuffle(x, 3)
-print("shuffle", s[0, :, 0, 0, 0].tolist(), torch.equal(s, F.channel_shuffle(x, 3)), torch.equal(s, nn.ChannelShuffle(3)(x)))
+print(
+    "shuffle",
+    s[0, :, 0, 0, 0].tolist(),
+    torch.equal(s, F.channel_shuffle(x, 3)),
+    torch.equal(s, nn.ChannelShuffle(3)(x)),
+)
 print("inverse", torch.equal(shuffle(s, 2), x), nn.ChannelShuffle(3))
 print("shuffle 3-D input", F.channel_shuffle(torch.arange(6.0).view(1, 6, 1), 2).view(-1).tolist())
-print("narrow split", x.narrow(1, 0, 3).shape, x.narrow(1, torch.tensor(3), 3)[0, :, 0, 0, 0].tolist(),
-      [t.shape[1] for t in x.split([2, 4], 1)], [t.shape[1] for t in x.tensor_split(4, 1)])
+print(
+    "narrow split",
+    x.narrow(1, 0, 3).shape,
+    x.narrow(1, torch.tensor(3), 3)[0, :, 0, 0, 0].tolist(),
+    [t.shape[1] for t in x.split([2, 4], 1)],
+    [t.shape[1] for t in x.tensor_split(4, 1)],
+)
 
-net = nn.Sequential(ShuffleUnit3d(8), ShuffleUnit3d(8, stride=2), nn.AdaptiveAvgPool3d(1), nn.Flatten(), nn.Linear(8, 3))
+net = nn.Sequential(
+    ShuffleUnit3d(8), ShuffleUnit3d(8, stride=2), nn.AdaptiveAvgPool3d(1), nn.Flatten(), nn.Linear(8, 3)
+)
 clip = torch.randn(2, 8, 4, 8, 8)
 net.eval()
 y = net(clip)
@@ -73,12 +99,17 @@ out = F.pad(xr, (0, 0, 0, 0, -1, 1), mode="replicate")
 out.sum().backward()
 print("crop grad", type(out.grad_fn).__name__, xr.grad[0, 0, :, 0, 0].tolist())
 
-for bad in [lambda: F.channel_shuffle(x, 4), lambda: F.channel_shuffle(x[:, :, 0, 0, 0], 2),
-            lambda: F.pad(x, (0, 0, 0, 0, 2, 0), mode="reflect"),
-            lambda: F.pad(x, (0, 0, 1, 0, 0, 0), mode="reflect"),
-            lambda: F.pad(x, (0, 0, 0, 0, 3, 0), mode="circular"), lambda: x.narrow(1, torch.tensor(1.0), 2),
-            lambda: nn.CircularPad3d((0, 0, 0, 0, 1, 1))(x[0, 0]),
-            lambda: nn.Conv3d(6, 4, 3, groups=4), lambda: F.conv3d(x, torch.ones(6, 1, 1, 1, 1), groups=3)]:
+for bad in [
+    lambda: F.channel_shuffle(x, 4),
+    lambda: F.channel_shuffle(x[:, :, 0, 0, 0], 2),
+    lambda: F.pad(x, (0, 0, 0, 0, 2, 0), mode="reflect"),
+    lambda: F.pad(x, (0, 0, 1, 0, 0, 0), mode="reflect"),
+    lambda: F.pad(x, (0, 0, 0, 0, 3, 0), mode="circular"),
+    lambda: x.narrow(1, torch.tensor(1.0), 2),
+    lambda: nn.CircularPad3d((0, 0, 0, 0, 1, 1))(x[0, 0]),
+    lambda: nn.Conv3d(6, 4, 3, groups=4),
+    lambda: F.conv3d(x, torch.ones(6, 1, 1, 1, 1), groups=3),
+]:
     try:
         print("ok", bad().shape)
     except Exception as e:

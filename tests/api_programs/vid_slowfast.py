@@ -20,8 +20,9 @@ def pack_pathways(frames, alpha=ALPHA):
 class FuseFastToSlow(nn.Module):
     def __init__(self, c_fast, ratio=2, kt=5, alpha=ALPHA):
         super().__init__()
-        self.conv = nn.Conv3d(c_fast, c_fast * ratio, (kt, 1, 1), stride=(alpha, 1, 1), padding=(kt // 2, 0, 0),
-                              bias=False)
+        self.conv = nn.Conv3d(
+            c_fast, c_fast * ratio, (kt, 1, 1), stride=(alpha, 1, 1), padding=(kt // 2, 0, 0), bias=False
+        )
         self.bn = nn.BatchNorm3d(c_fast * ratio, eps=1e-5, momentum=0.1)
 
     def forward(self, xs):
@@ -77,8 +78,13 @@ torch.manual_seed(1)
 logits = model([slow, fast])
 loss = F.cross_entropy(logits, torch.tensor([1, 3]))
 loss.backward()
-print("train loss finite", bool(torch.isfinite(loss)), "grad lateral", tuple(model.fuse.conv.weight.grad.shape),
-      round(model.fuse.conv.weight.grad.abs().sum().item(), 4))
+print(
+    "train loss finite",
+    bool(torch.isfinite(loss)),
+    "grad lateral",
+    tuple(model.fuse.conv.weight.grad.shape),
+    round(model.fuse.conv.weight.grad.abs().sum().item(), 4),
+)
 print("bn running", model.fuse.bn.running_mean.round(decimals=4).tolist(), model.fuse.bn.num_batches_tracked.item())
 
 lat = model.fuse.conv(model.f_stem(fast))
@@ -88,14 +94,18 @@ gathered = torch.stack([video[b].index_select(1, ti[b]) for b in range(2)])
 print("per-clip idx", tuple(gathered.shape), torch.equal(gathered[1, :, 2], video[1, :, 11]))
 g2 = torch.gather(video, 2, ti.view(2, 1, 4, 1, 1).expand(2, 3, 4, 32, 32))
 print("gather == stacked", torch.equal(g2, gathered))
-print("index_select out", torch.index_select(torch.arange(10.), 0, torch.tensor([9, 0, 9]), out=torch.empty(3)).tolist())
+print(
+    "index_select out", torch.index_select(torch.arange(10.0), 0, torch.tensor([9, 0, 9]), out=torch.empty(3)).tolist()
+)
 
-for bad in [lambda: torch.index_select(video, 2, torch.tensor([0.0, 1.0])),
-            lambda: torch.index_select(video, 2, torch.tensor([16])),
-            lambda: torch.index_select(video, 2, torch.tensor([[0, 1]])),
-            lambda: torch.cat([slow, fast], 1),
-            lambda: torch.linspace(0, 1, -1),
-            lambda: model([fast, slow])]:
+for bad in [
+    lambda: torch.index_select(video, 2, torch.tensor([0.0, 1.0])),
+    lambda: torch.index_select(video, 2, torch.tensor([16])),
+    lambda: torch.index_select(video, 2, torch.tensor([[0, 1]])),
+    lambda: torch.cat([slow, fast], 1),
+    lambda: torch.linspace(0, 1, -1),
+    lambda: model([fast, slow]),
+]:
     try:
         bad()
     except Exception as e:

@@ -15,8 +15,8 @@ def shift_slices(x, n_segment, fold_div=4):
     fold = c // fold_div
     out = torch.zeros_like(x)
     out[:, :-1, :fold] = x[:, 1:, :fold]
-    out[:, 1:, fold:2 * fold] = x[:, :-1, fold:2 * fold]
-    out[:, :, 2 * fold:] = x[:, :, 2 * fold:]
+    out[:, 1:, fold : 2 * fold] = x[:, :-1, fold : 2 * fold]
+    out[:, :, 2 * fold :] = x[:, :, 2 * fold :]
     return out.view(nt, c, h, w)
 
 
@@ -37,8 +37,8 @@ def shift_inplace(x, n_segment, fold_div=4):
     fold = c // fold_div
     v[:, :-1, :fold] = v[:, 1:, :fold].clone()
     v[:, -1, :fold] = 0
-    v[:, 1:, fold:2 * fold] = v[:, :-1, fold:2 * fold].clone()
-    v[:, 0, fold:2 * fold] = 0
+    v[:, 1:, fold : 2 * fold] = v[:, :-1, fold : 2 * fold].clone()
+    v[:, 0, fold : 2 * fold] = 0
     return x
 
 
@@ -50,7 +50,11 @@ print("clip0 ch0", a.view(2, 4, 8)[0, :, 0].tolist(), "ch2", a.view(2, 4, 8)[0, 
 print("clip1 t0", a.view(2, 4, 8)[1, 0].tolist())
 c = shift_inplace(x.clone(), 4)
 print("inplace equal", torch.equal(a, c))
-print("roll flat", torch.roll(torch.arange(6), 2).tolist(), torch.roll(torch.arange(6).view(2, 3), (1, -1), (0, 1)).tolist())
+print(
+    "roll flat",
+    torch.roll(torch.arange(6), 2).tolist(),
+    torch.roll(torch.arange(6).view(2, 3), (1, -1), (0, 1)).tolist(),
+)
 print("roll no dims", torch.roll(torch.arange(6).view(2, 3), 1).tolist())
 print("narrow neg", torch.arange(10).narrow(0, -3, 2).tolist(), torch.arange(10).narrow(0, torch.tensor(2), 3).tolist())
 

@@ -57,8 +57,11 @@ class ViViT(nn.Module):
 
     def forward(self, x):
         tok, (t, h, w) = self.embed(x)
-        pos_s = self.pos_s if (h, w) == self.pos_s.shape[-2:] else F.interpolate(
-            self.pos_s, size=(h, w), mode="bicubic", align_corners=False)
+        pos_s = (
+            self.pos_s
+            if (h, w) == self.pos_s.shape[-2:]
+            else F.interpolate(self.pos_s, size=(h, w), mode="bicubic", align_corners=False)
+        )
         pos_t = self.pos_t if t == self.pos_t.shape[-1] else F.interpolate(self.pos_t, size=t, mode="linear")
         tok = tok + pos_s.flatten(2).transpose(1, 2).unsqueeze(1) + pos_t.transpose(1, 2).unsqueeze(2)
         for blk in self.blocks:
@@ -77,10 +80,14 @@ bigger = torch.randn(1, 3, 12, 24, 20)
 print("resized pos", tuple(model.embed(bigger)[0].shape), model(bigger).round(decimals=4).tolist())
 ps = F.interpolate(model.pos_s, size=(6, 5), mode="bicubic", align_corners=False)
 print("bicubic pos", tuple(ps.shape), ps[0, 0, :2].round(decimals=4).tolist())
-print("linear pos", F.interpolate(model.pos_t, size=6, mode="linear", align_corners=True)[0, 0].round(decimals=4).tolist())
+print(
+    "linear pos", F.interpolate(model.pos_t, size=6, mode="linear", align_corners=True)[0, 0].round(decimals=4).tolist()
+)
 
 out.sum().backward()
-print("grad pos_s", round(model.pos_s.grad.abs().sum().item(), 4), "grad proj", tuple(model.embed.proj.weight.grad.shape))
+print(
+    "grad pos_s", round(model.pos_s.grad.abs().sum().item(), 4), "grad proj", tuple(model.embed.proj.weight.grad.shape)
+)
 
 patches = video.unfold(2, 2, 2).unfold(3, 4, 4).unfold(4, 4, 4)
 print("unfold tubelets", tuple(patches.shape))
@@ -95,9 +102,12 @@ a1 = F.scaled_dot_product_attention(q, q, q, attn_mask=mask)
 a2 = F.scaled_dot_product_attention(q, q, q, is_causal=True)
 print("causal == tril mask", torch.allclose(a1, a2, atol=1e-6), round(a1.sum().item(), 4))
 
-for bad in [lambda: model(torch.randn(2, 3, 7, 16, 16)), lambda: model.embed(torch.randn(2, 3, 1, 16, 16)),
-            lambda: F.interpolate(model.pos_t, size=(3, 3), mode="linear"),
-            lambda: F.scaled_dot_product_attention(q, q, q, attn_mask=mask, is_causal=True)]:
+for bad in [
+    lambda: model(torch.randn(2, 3, 7, 16, 16)),
+    lambda: model.embed(torch.randn(2, 3, 1, 16, 16)),
+    lambda: F.interpolate(model.pos_t, size=(3, 3), mode="linear"),
+    lambda: F.scaled_dot_product_attention(q, q, q, attn_mask=mask, is_causal=True),
+]:
     try:
         print("ok", tuple(bad().shape))
     except Exception as e:

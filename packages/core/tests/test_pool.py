@@ -624,7 +624,8 @@ def test_bad_windows_raise_pytorchs_errors_in_its_order(call, msg):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda x: P.max_pool2d(x[0], (2, 2, 2)), "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
+    (lambda x: P.max_pool2d(x[0], (2, 2, 2)),
+     "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
     (lambda x: P.max_pool2d(x[0], 2, (1, 1, 1)),
      "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints"),
     (lambda x: P.max_pool2d(x[0], 2, dilation=(1, 1, 1)),
@@ -638,7 +639,8 @@ def test_bad_windows_raise_pytorchs_errors_in_its_order(call, msg):
     (lambda x: P.avg_pool3d(x, (2, 2)), "avg_pool3d: kernel_size must be a single int, or a tuple of three ints"),
     (lambda x: P.avg_pool3d(x, 2, (1, 2, 3, 4)),
      "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints"),
-    (lambda x: P.avg_pool3d(x, 2, padding=(0, 0)), "avg_pool3d: padding must be a single int, or a tuple of three ints"),
+    (lambda x: P.avg_pool3d(x, 2, padding=(0, 0)),
+     "avg_pool3d: padding must be a single int, or a tuple of three ints"),
 ])
 def test_window_arguments_of_the_wrong_length_use_each_ops_words(call, message):
     with pytest.raises(RuntimeError) as info:
@@ -669,7 +671,8 @@ def test_unpool_output_size_has_as_many_dims_as_the_kernel_given():
      "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {1, -2}"),
     (lambda x: P.adaptive_max_pool3d(x[0], (2, -1, -3)), "Trying to create tensor with negative dimension -1: "
                                                           "[1, 2, -1, -3]"),
-    (lambda x: P.adaptive_max_pool2d(x[0, 0], (2, -3)), "Trying to create tensor with negative dimension -3: [4, 2, -3]"),
+    (lambda x: P.adaptive_max_pool2d(x[0, 0], (2, -3)),
+     "Trying to create tensor with negative dimension -3: [4, 2, -3]"),
 ])
 def test_negative_adaptive_output_sizes_raise_each_ops_words(call, message):
     with pytest.raises(RuntimeError) as info:
@@ -688,7 +691,8 @@ def test_fractional_max_pool3d_wants_the_window_span_strictly_inside_as_pytorch(
 
 
 def _sequential_window_mean(a: np.ndarray, sizes) -> np.ndarray:
-    """A loop reference of PyTorch's reduced-precision CPU adaptive_avg_pool3d: sum in the dtype, then / kD / kH / kW."""
+    """A loop reference of PyTorch's reduced-precision CPU adaptive_avg_pool3d: sum in the dtype, then / kD / kH /
+    kW."""
     out = np.zeros(a.shape[:2] + tuple(sizes), dtype=a.dtype)
     bounds = [[(o * n // m, -(-(o + 1) * n // m)) for o in range(m)] for n, m in zip(a.shape[2:], sizes)]
     for idx in np.ndindex(*out.shape):
