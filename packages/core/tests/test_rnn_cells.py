@@ -182,3 +182,30 @@ def test_lstm_layer_bad_shapes_raise():
     args[2] = T(rng.standard_normal((8, 3)))
     with pytest.raises(RuntimeError, match="lstm_layer: expected input"):
         R.lstm_layer(*args, False)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_gemms_read_w_hh_in_place_with_the_batch_as_the_short_side(monkeypatch, reverse):
+    """NOTE [ lstm_layer's gate-major steps ]: the forward is the input projection and one W_hh @ h_prev^T per step,
+    whose left operand is weight_hh's own buffer (no transposed copy per call) and whose result is (4H, N); the
+    backward one W_hh^T @ gates' gradient (H, N) per step and one GEMM each for the input's and the weights'
+    gradients over all the steps."""
+    rng = np.random.default_rng(4)
+    steps, n, h = 6, 3, 5
+    args = [T(a.astype(np.float32)) for a in _layer_args(rng, steps, n, 7, h)]
+    w_hh = args[2]._np()
+    seen, matmul = [], np.matmul
+
+    def recording(a, b, *rest, **kwargs):
+        seen.append((a.shape, b.shape, np.shares_memory(a, w_hh)))
+        return matmul(a, b, *rest, **kwargs)
+
+    monkeypatch.setattr(np, "matmul", recording)
+    hs, cs, ws = R.lstm_layer(*args, reverse)
+    assert seen == [((4 * h, 7), (7, steps * n), False)] + [((4 * h, h), (h, n), True)] * steps
+    seen.clear()
+    R.lstm_layer_backward(hs[:steps] if reverse else hs[1:], None, None, args[0], args[1], args[2], args[6], hs, cs,
+                          ws, reverse, (True, True, True))
+    assert seen == [((h, 4 * h), (4 * h, n), True)] * steps + [
+        ((steps * n, 4 * h), (4 * h, 7), False), ((4 * h, steps * n), (steps * n, h), False),
+        ((4 * h, steps * n), (steps * n, 7), False)]
