@@ -362,7 +362,76 @@ def _layer_kernels():
         for k in range(hn):
             dc[k] *= s_f[k]
 
-    return forward_step, layer_forward, layer_backward
+    @jit
+    def gru_layer_forward(t, tp, slot, gates, gi, b_ih, b_hh, hs, ws):
+        """gru_layer's step t, gate-major as lstm_layer's: gates (3H, N) = W_hh @ h_prev, gi (3H, L*N) the input
+        projection; writes r, z, n, h_n (W_hh's n rows with their bias) and h_prev as the rows of ws[t] (5H, N) and
+        h_t into hs[slot] (H, N); h_prev is hs[tp]."""
+        h3, n_cols = gates.shape
+        h = h3 // 3
+        hn = h * n_cols
+        col = t * n_cols
+        one, two = ws.dtype.type(1), ws.dtype.type(2)
+        w = ws[t]
+        for r in range(2 * h):
+            w_r, a_r, x_r, bi, bh = w[r], gates[r], gi[r, col:col + n_cols], b_ih[r], b_hh[r]
+            for n in range(n_cols):
+                w_r[n] = (x_r[n] + bi) + (a_r[n] + bh)
+        for r in range(2 * h, h3):
+            w_n, w_hn, a_r, x_r, bi, bh = w[r], w[r + h], gates[r], gi[r, col:col + n_cols], b_ih[r], b_hh[r]
+            for n in range(n_cols):
+                w_n[n] = x_r[n] + bi
+            for n in range(n_cols):
+                w_hn[n] = a_r[n] + bh
+        wf = w.reshape(5 * hn)
+        rz, nn, h_n, hp = wf[:2 * hn], wf[2 * hn:3 * hn], wf[3 * hn:4 * hn], wf[4 * hn:]
+        for k in range(2 * hn):
+            rz[k] = one / (one + exp(-rz[k]))
+        r_, z = wf[:hn], wf[hn:2 * hn]
+        for k in range(hn):
+            nn[k] = two / (one + exp(-two * (nn[k] + r_[k] * h_n[k]))) - one
+        prev, y = hs[tp].reshape(hn), hs[slot].reshape(hn)
+        for k in range(hn):
+            hp[k] = prev[k]
+        for k in range(hn):
+            y[k] = nn[k] + z[k] * (hp[k] - nn[k])
+
+    @jit
+    def gru_layer_backward(t, g_out, dh, gz, gm, ws, d_in, d_hid):
+        """Step t of gru_layer's backward: the gradient of h_t is gz (the last step's through z) + gm (through W_hh)
+        + g_out[t], into dh (H, N); writes the input gates' gradient d_in and the hidden gates' d_hid (3H, N), and
+        gz = dh * z for the step before."""
+        h, n_cols = dh.shape
+        hn = h * n_cols
+        one = ws.dtype.type(1)
+        df, zf, mf = dh.reshape(hn), gz.reshape(hn), gm.reshape(hn)
+        for k in range(hn):
+            df[k] = zf[k] + mf[k]
+        for n in range(n_cols):
+            go = g_out[t, n]
+            for j in range(h):
+                dh[j, n] += go[j]
+        wf = ws[t].reshape(5 * hn)
+        r, z, nn, h_n, hp = wf[:hn], wf[hn:2 * hn], wf[2 * hn:3 * hn], wf[3 * hn:4 * hn], wf[4 * hn:]
+        di, dd = d_in.reshape(3 * hn), d_hid.reshape(3 * hn)
+        di_r, di_z, di_n = di[:hn], di[hn:2 * hn], di[2 * hn:]
+        dh_r, dh_z, dh_n = dd[:hn], dd[hn:2 * hn], dd[2 * hn:]
+        for k in range(hn):
+            di_n[k] = df[k] * (one - z[k]) * (one - nn[k] * nn[k])
+        for k in range(hn):
+            di_z[k] = df[k] * (hp[k] - nn[k]) * z[k] * (one - z[k])
+        for k in range(hn):
+            di_r[k] = di_n[k] * h_n[k] * r[k] * (one - r[k])
+        for k in range(hn):
+            dh_r[k] = di_r[k]
+        for k in range(hn):
+            dh_z[k] = di_z[k]
+        for k in range(hn):
+            dh_n[k] = di_n[k] * r[k]
+        for k in range(hn):
+            zf[k] = df[k] * z[k]
+
+    return forward_step, layer_forward, layer_backward, gru_layer_forward, gru_layer_backward
 
 
 @cache
@@ -581,6 +650,94 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     if output_mask[2]:
         g_b = wrap(g2.sum(1))
     return g_x, g_w_ih, g_w_hh, g_b, wrap(np.ascontiguousarray(gh.T)), wrap(np.ascontiguousarray(gc.T))
+
+
+gru_layer = declare("gru_layer", differentiable=False, doc="""One GRU layer direction over a whole sequence.
+
+Positional signature: `gru_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, reverse)`, input
+`(L, N, H_in)`, weights `(3H, H_in)` and `(3H, H)`, biases `(3H,)` or None, hx `(N, H)`. Returns
+`(hs, workspace)`: hs `(L + 1, N, H)` holds hx and the L outputs in time order (hx first, or last
+when `reverse`), workspace what `gru_layer_backward` reads (CPU: `(L, 5H, N)`, r, z, n, h_n and
+h_prev by rows). The input projection is one GEMM; each step one GEMM and one compiled pass (NOTE [
+lstm_layer's gate-major steps]).""")
+
+
+def _gru_layer_check(x, w_ih, w_hh, hx) -> None:
+    """gru_layer's operands."""
+    if x.ndim != 3 or w_ih.ndim != 2 or w_hh.ndim != 2 or w_ih.shape[1] != x.shape[2] or \
+            w_hh.shape[0] != 3 * w_hh.shape[1] or w_ih.shape[0] != w_hh.shape[0] or \
+            tuple(hx.shape) != (x.shape[1], w_hh.shape[1]):
+        raise RuntimeError(f"gru_layer: expected input (L, N, H_in), weight_ih (3H, H_in), weight_hh (3H, H) and "
+                           f"hx (N, H); got {describe(x)}, {describe(w_ih)}, {describe(w_hh)} and {describe(hx)}")
+    if any(t._dtype is not x._dtype for t in (w_ih, w_hh, hx)):
+        raise RuntimeError(f"gru_layer: expected input, weights and state of one dtype; got {describe(x)}, "
+                           f"{describe(w_ih)}, {describe(w_hh)} and {describe(hx)}")
+
+
+@gru_layer.register("cpu")
+def _gru_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, reverse):
+    _gru_layer_check(input, weight_ih, weight_hh, hx)
+    x, w_hh = input._np(), _c(weight_hh)
+    steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
+    dt = x.dtype
+    b_ih, b_hh = (b._np() if b is not None else np.zeros(3 * hid, dt) for b in (bias_ih, bias_hh))
+    gi = matmul(weight_ih._np(), _c(input).reshape(steps * n, x.shape[2]).T)  # (3H, L*N)
+    hs = np.empty((steps + 1, hid, n), dt)
+    ws = np.empty((steps, 5 * hid, n), dt)
+    gates = np.empty((3 * hid, n), dt)
+    step = _layer_kernels()[3]
+    with single_threaded(), _quiet_compile("gru_layer_forward", dt):  # small GEMMs: see blas_threads.py
+        if reverse:
+            hs[steps] = hx._np().T
+            for t in range(steps - 1, -1, -1):
+                np.matmul(w_hh, hs[t + 1], out=gates)
+                step(t, t + 1, t, gates, gi, b_ih, b_hh, hs, ws)
+        else:
+            hs[0] = hx._np().T
+            for t in range(steps):
+                np.matmul(w_hh, hs[t], out=gates)
+                step(t, t, t + 1, gates, gi, b_ih, b_hh, hs, ws)
+    return wrap(np.ascontiguousarray(hs.transpose(0, 2, 1))), wrap(ws)
+
+
+gru_layer_backward = declare("gru_layer_backward", differentiable=False, doc="""The gradients of gru_layer.
+
+Positional signature: `gru_layer_backward(grad_output, grad_hy, input, weight_ih, weight_hh,
+workspace, reverse, output_mask)`, grad_output `(L, N, H)`, grad_hy `(N, H)` or None (zeros), the rest
+as gru_layer took and returned them (not hs: the workspace holds each step's h_prev, so the outputs may
+change in place afterwards, as PyTorch's GRU's stacked outputs may); output_mask: which of (input, weights, biases) gradients to
+compute. Returns `(grad_input, grad_weight_ih, grad_weight_hh, grad_bias_ih, grad_bias_hh, grad_hx)`,
+None where masked. Each weight's and bias's gradient is one GEMM or sum over all the steps.""")
+
+
+@gru_layer_backward.register("cpu")
+def _gru_layer_backward_cpu(grad_output, grad_hy, input, weight_ih, weight_hh, workspace, reverse, output_mask):
+    x, w_hh = input._np(), weight_hh._np()
+    steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
+    dt = x.dtype
+    g_out, ws = _c(grad_output), workspace._np()
+    gz = np.ascontiguousarray(grad_hy._np().T) if grad_hy is not None else np.zeros((hid, n), dt)
+    gm, dh = np.zeros((hid, n), dt), np.empty((hid, n), dt)
+    g_in, g_hid = np.empty((3 * hid, steps, n), dt), np.empty((3 * hid, steps, n), dt)
+    d_in, d_hid = np.empty((3 * hid, n), dt), np.empty((3 * hid, n), dt)
+    step = _layer_kernels()[4]
+    with single_threaded(), _quiet_compile("gru_layer_backward", dt):  # small GEMMs: see blas_threads.py
+        for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+            step(t, g_out, dh, gz, gm, ws, d_in, d_hid)
+            np.matmul(w_hh.T, d_hid, out=gm)
+            g_in[:, t] = d_in
+            g_hid[:, t] = d_hid
+    gi2, gh2 = g_in.reshape(3 * hid, steps * n), g_hid.reshape(3 * hid, steps * n)
+    g_x = g_w_ih = g_w_hh = g_b_ih = g_b_hh = None
+    if output_mask[0]:
+        g_x = wrap(matmul(gi2.T, weight_ih._np()).reshape(x.shape))
+    if output_mask[1]:
+        h_prev = np.ascontiguousarray(ws[:, 4 * hid:].transpose(0, 2, 1)).reshape(steps * n, hid)
+        g_w_hh = wrap(matmul(gh2, h_prev))
+        g_w_ih = wrap(matmul(gi2, _c(input).reshape(steps * n, x.shape[2])))
+    if output_mask[2]:
+        g_b_ih, g_b_hh = wrap(gi2.sum(1)), wrap(gh2.sum(1))
+    return g_x, g_w_ih, g_w_hh, g_b_ih, g_b_hh, wrap(np.ascontiguousarray((gz + gm).T))
 
 
 _thnn_fused_lstm_cell = lstm_cell
