@@ -201,3 +201,121 @@ def test_layer_step_kernel_vectorizes_its_gate_loops():
     forward_step(0, -1, 0, gates, gi, np.zeros(4 * h, f), hs, cs, rng.standard_normal((n, h)).astype(f), ws)
     ir = "".join(forward_step.inspect_llvm().values())
     assert re.search(r"<(4|8|16) x float>", ir)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_gemms_read_w_hh_in_place_with_the_batch_as_the_short_side(monkeypatch, reverse):
+    """NOTE [ lstm_layer's gate-major steps ]: the forward is the input projection and one W_hh @ h_prev^T per step,
+    whose left operand is weight_hh's own buffer (no transposed copy per call) and whose result is (4H, N); the
+    backward one W_hh^T @ gates' gradient (H, N) per step and one GEMM each for the input's and the weights'
+    gradients over all the steps."""
+    rng = np.random.default_rng(4)
+    steps, n, h = 6, 3, 5
+    args = [T(a.astype(np.float32)) for a in _layer_args(rng, steps, n, 7, h)]
+    w_hh = args[2]._np()
+    seen, matmul = [], np.matmul
+
+    def recording(a, b, *rest, **kwargs):
+        seen.append((a.shape, b.shape, np.shares_memory(a, w_hh)))
+        return matmul(a, b, *rest, **kwargs)
+
+    monkeypatch.setattr(np, "matmul", recording)
+    hs, cs, ws = R.lstm_layer(*args, reverse)
+    assert seen == [((4 * h, 7), (7, steps * n), False)] + [((4 * h, h), (h, n), True)] * steps
+    seen.clear()
+    R.lstm_layer_backward(hs[:steps] if reverse else hs[1:], None, None, args[0], args[1], args[2], args[6], hs, cs,
+                          ws, reverse, (True, True, True))
+    assert seen == [((h, 4 * h), (4 * h, n), True)] * steps + [
+        ((steps * n, 4 * h), (4 * h, 7), False), ((4 * h, steps * n), (steps * n, h), False),
+        ((4 * h, steps * n), (steps * n, 7), False)]
+
+
+def ref_gru_layer(x, w_ih, w_hh, b_ih, b_hh, h, reverse):
+    hs = [None] * len(x)
+    for t in (range(len(x) - 1, -1, -1) if reverse else range(len(x))):
+        h = ref_gru(x[t] @ w_ih.T, h @ w_hh.T, h, b_ih, b_hh)
+        hs[t] = h
+    return np.stack(hs)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_gru_layer_matches_reference_and_backward(reverse):
+    rng = np.random.default_rng(5)
+    steps, n, h = 4, 3, 2
+    shapes = [(steps, n, 3), (3 * h, 3), (3 * h, h), (3 * h,), (3 * h,), (n, h)]
+    args = [rng.standard_normal(s) for s in shapes]
+    hs, ws = R.gru_layer(*map(T, args), reverse)
+    np.testing.assert_allclose(hs.numpy()[:steps] if reverse else hs.numpy()[1:], ref_gru_layer(*args, reverse),
+                               rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(hs.numpy()[steps if reverse else 0], args[5])
+    g_out, g_hn = rng.standard_normal((steps, n, h)), rng.standard_normal((n, h))
+    last = 0 if reverse else steps - 1
+
+    def loss(k, a):
+        full = list(args)
+        full[k] = a
+        o = ref_gru_layer(*full, reverse)
+        return np.sum(o * g_out) + np.sum(o[last] * g_hn)
+
+    grads = R.gru_layer_backward(T(g_out), T(g_hn), T(args[0]), T(args[1]), T(args[2]), ws, reverse,
+                                 (True, True, True))
+    for k, got in zip((0, 1, 2, 3, 4, 5), grads):
+        vjp_check(lambda a, k=k: loss(k, a), args[k], got.numpy())
+    masked = R.gru_layer_backward(T(g_out), None, T(args[0]), T(args[1]), T(args[2]), ws, reverse,
+                                  (False, False, False))
+    assert masked[:5] == (None,) * 5
+
+
+def test_gru_layer_float32_within_rounding_and_bad_shapes_raise():
+    rng = np.random.default_rng(6)
+    shapes = [(5, 4, 6), (24, 6), (24, 8), (24,), (24,), (4, 8)]
+    args = [2.0 * rng.standard_normal(s) for s in shapes]
+    hs, _ = R.gru_layer(*(T(a.astype(np.float32)) for a in args), False)
+    assert hs.dtype == E.float32
+    np.testing.assert_allclose(hs.numpy()[1:], ref_gru_layer(*args, False), rtol=2e-5, atol=2e-6)
+    bad = [T(a) for a in args]
+    bad[2] = T(rng.standard_normal((24, 7)))
+    with pytest.raises(RuntimeError, match="gru_layer: expected input"):
+        R.gru_layer(*bad, False)
+
+
+def test_gru_layer_weight_gradients_are_one_gemm_each_over_all_steps(monkeypatch):
+    """gru_layer's backward: one W_hh^T @ hidden gates' gradient (H, N) per step, then one GEMM each for the input's
+    and both weights' gradients over all the steps (the recorded steps took a GEMM per step and weight)."""
+    rng = np.random.default_rng(7)
+    steps, n, h = 6, 3, 5
+    shapes = [(steps, n, 7), (3 * h, 7), (3 * h, h), (3 * h,), (3 * h,), (n, h)]
+    args = [T(rng.standard_normal(s).astype(np.float32)) for s in shapes]
+    w_hh = args[2]._np()
+    seen, matmul = [], np.matmul
+
+    def recording(a, b, *rest, **kwargs):
+        seen.append((a.shape, b.shape, np.shares_memory(a, w_hh)))
+        return matmul(a, b, *rest, **kwargs)
+
+    monkeypatch.setattr(np, "matmul", recording)
+    hs, ws = R.gru_layer(*args, False)
+    assert seen == [((3 * h, 7), (7, steps * n), False)] + [((3 * h, h), (h, n), True)] * steps
+    seen.clear()
+    R.gru_layer_backward(hs[1:], None, args[0], args[1], args[2], ws, False, (True, True, True))
+    assert seen == [((h, 3 * h), (3 * h, n), True)] * steps + [
+        ((steps * n, 3 * h), (3 * h, 7), False), ((3 * h, steps * n), (steps * n, h), False),
+        ((3 * h, steps * n), (steps * n, 7), False)]
+
+
+def test_gate_major_layer_step_vectorizes_its_gate_loops():
+    # lstm_layer's gate-major step: its flat activation loops call the float32 exp and must stay SIMD loops
+    import re
+
+    import numba
+
+    cached = R._layer_kernels()[1]
+    layer_forward = numba.njit(**cached.targetoptions)(cached.py_func)  # compiled here: a cached kernel has no IR
+    n, h, t = 4, 16, 2
+    rng = np.random.default_rng(0)
+    f = np.float32
+    gates, gi = rng.standard_normal((4 * h, n)).astype(f), rng.standard_normal((4 * h, t * n)).astype(f)
+    hs, ws = np.zeros((t, h, n), f), np.zeros((t, 6 * h, n), f)
+    layer_forward(0, -1, 0, gates, gi, np.zeros(4 * h, f), hs, rng.standard_normal((h, n)).astype(f), ws)
+    ir = "".join(layer_forward.inspect_llvm().values())
+    assert re.search(r"<(4|8|16) x float>", ir)

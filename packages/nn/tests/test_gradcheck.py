@@ -77,6 +77,29 @@ def test_lstm_layer_gradients_of_every_input_and_weight():
     assert torch.gradgradcheck(lambda x, h0, c0: small(x, (h0, c0))[0], args)
 
 
+def test_gru_layer_gradients_of_every_input_and_weight():
+    """The whole-sequence GRU node: gradients of input, h0 and every weight and bias, through two bidirectional
+    layers, against finite differences, and the double backward (create_graph); its outputs may change in place."""
+    torch.manual_seed(0)
+    gru = nn.GRU(2, 3, num_layers=2, bidirectional=True).double()
+    names = [n for n, _ in gru.named_parameters()]
+    x, h0 = rand(4, 2, 2), rand(4, 2, 3)
+
+    def f(x, h0, *ws):
+        return functional_call(gru, dict(zip(names, ws)), (x, h0))
+
+    ws = tuple(p.detach().clone().requires_grad_() for p in gru.parameters())
+    assert torch.gradcheck(f, (x, h0, *ws))
+    small = nn.GRU(2, 2, bias=False).double()
+    args = (rand(3, 1, 2), rand(1, 1, 2))
+    assert torch.gradcheck(lambda x, h0: small(x, h0)[1], args)
+    assert torch.gradgradcheck(lambda x, h0: small(x, h0)[0], args)
+    out, h = small(*args)
+    out.mul_(2)
+    (out.sum() + h.sum()).backward()
+    assert type(out.grad_fn).__name__ == "MulBackward0" and args[0].grad is not None
+
+
 def test_lstm_biases_get_their_own_grads_and_accumulate():
     """bias_ih and bias_hh have one gradient value; each `.grad` is its own tensor, so a second
     backward adds into each once."""

@@ -16,6 +16,10 @@ from ember.core.testing import count_calls
 CELL_FORWARD = (120, 210)      # 114/202
 CELL_BACKWARD = (330, 680)     # 319/668: forward, then (h.sum() + c.sum()).backward()
 CELL_NO_GRAD = (75, 80)        # 71/73
+# a 2-layer GRU(16, 32) / LSTM(16, 32) over 20 steps of batch 8, forward and out.sum().backward() (stop 45: the GRU
+# recorded its steps, 7247/13485, before each layer direction became one node over `gru_layer`)
+GRU_LAYERS = (800, 880)        # 740/804
+LSTM_LAYERS = (980, 1070)      # 903/986
 
 
 @pytest.fixture
@@ -55,3 +59,20 @@ def test_lstm_cell_step_without_grad_stays_within_its_call_budget(cell_and_input
     cell, x, h, c = cell_and_inputs
     with E.no_grad():
         _check("LSTMCell forward under no_grad", count_calls(lambda: cell(x, (h, c))), CELL_NO_GRAD)
+
+
+@pytest.mark.parametrize("mode,budget", [("GRU", GRU_LAYERS), ("LSTM", LSTM_LAYERS)])
+def test_recurrent_layers_stay_within_their_call_budget(monkeypatch, mode, budget):
+    """Each layer direction is one node whatever the sequence's length: the budget does not grow with the steps."""
+    monkeypatch.setattr(storage, "only_cpu", True)
+    monkeypatch.setattr(dispatch, "_protocol", None)
+    monkeypatch.setattr(dispatch, "_composite_protocol", None)
+    E.manual_seed(0)
+    m = getattr(nn, mode)(16, 32, 2)
+    x = E.from_numpy(np.random.default_rng(0).standard_normal((20, 8, 16), dtype=np.float32)).requires_grad_()
+
+    def step():
+        out, _ = m(x)
+        out.sum().backward()
+    step()
+    _check(f"{mode} layers forward and backward", count_calls(step), budget)

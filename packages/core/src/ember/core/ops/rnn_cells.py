@@ -265,14 +265,15 @@ def _gate_exp():
 
 @cache
 def _layer_kernels():
-    """The per-step kernels of `lstm_layer` and its backward, compiled on first use."""
+    """The per-step kernels, compiled on first use: `lstm_cell`'s over rows (N, 4H), and `lstm_layer`'s and its
+    backward's over gate-major operands."""
     exp, jit = _gate_exp()
 
     @jit
     def forward_step(t, tp, slot, gates, gi, bias, hs, cs, c0, ws):
-        """Step t: gates (N, 4H) = h_prev @ W_hh^T; writes the activated gates i, f, g, o and
-        tanh(c_t) into ws[t] (N, 5H), c_t into cs[t] and h_t into hs[slot]; c_prev is c0 when
-        tp < 0, else cs[tp]. tanh z = 2 sigmoid(2z) - 1. Each loop indexes its arrays from 0 and
+        """`lstm_cell`'s pass, as step t of a sequence: gates (N, 4H) = h_prev @ W_hh^T; writes the activated
+        gates i, f, g, o and tanh(c_t) into ws[t] (N, 5H), c_t into cs[t] and h_t into hs[slot]; c_prev is c0
+        when tp < 0, else cs[tp]. tanh z = 2 sigmoid(2z) - 1. Each loop indexes its arrays from 0 and
         reads few of them, which is what lets LLVM vectorize it (offsets such as w[h + j] leave it
         unable to rule out negative indices)."""
         n_rows, h4 = gates.shape
@@ -299,32 +300,140 @@ def _layer_kernels():
                 hn[j] = s_o[j] * tc[j]
 
     @jit
-    def backward_step(t, tp, g_out, gh, gc, c0, cs, ws, gg):
-        """Step t backward: gh (N, H) is the gradient reaching h_t through the next step, gc that
-        of c_t (replaced by c_{t-1}'s); writes the gates' gradient into gg[t] (N, 4H)."""
-        n_rows, h = gh.shape
-        one = ws.dtype.type(1)
-        for n in range(n_rows):
-            w, go, d, dc, dh = ws[t, n], g_out[t, n], gg[t, n], gc[n], gh[n]
-            cp = c0[n] if tp < 0 else cs[tp, n]
-            s_i, s_f, s_g, s_o, tc = w[:h], w[h:2 * h], w[2 * h:3 * h], w[3 * h:4 * h], w[4 * h:]
-            d_i, d_f, d_g, d_o = d[:h], d[h:2 * h], d[2 * h:3 * h], d[3 * h:]
-            for j in range(h):  # dh: the gradient of h_t in all
-                dh[j] += go[j]
-            for j in range(h):
-                dc[j] += dh[j] * s_o[j] * (one - tc[j] * tc[j])
-            for j in range(h):
-                d_o[j] = dh[j] * tc[j] * s_o[j] * (one - s_o[j])
-            for j in range(h):
-                d_i[j] = dc[j] * s_g[j] * s_i[j] * (one - s_i[j])
-            for j in range(h):
-                d_g[j] = dc[j] * s_i[j] * (one - s_g[j] * s_g[j])
-            for j in range(h):
-                d_f[j] = dc[j] * cp[j] * s_f[j] * (one - s_f[j])
-            for j in range(h):
-                dc[j] *= s_f[j]
+    def layer_forward(t, tp, slot, gates, gi, bias, hs, c0, ws):
+        """lstm_layer's step t over gate-major operands (NOTE [ lstm_layer's gate-major steps ]): gates (4H, N) =
+        W_hh @ h_prev, gi (4H, L*N) the input projection, whose columns t*N... are step t's; writes the activated
+        gates i, f, g, o, tanh(c_t) and c_t as the rows of ws[t] (6H, N) and h_t into hs[slot] (H, N); c_prev is c0
+        (H, N) when tp < 0, else ws[tp]'s c rows. The activations run over whole gate blocks as flat loops (a row
+        of N is too short a loop for LLVM's vector body)."""
+        h4, n_cols = gates.shape
+        h = h4 // 4
+        hn = h * n_cols
+        col = t * n_cols
+        one, two = ws.dtype.type(1), ws.dtype.type(2)
+        w = ws[t]
+        for r in range(h4):
+            w_r, a_r, x_r, b_r = w[r], gates[r], gi[r, col:col + n_cols], bias[r]
+            for n in range(n_cols):
+                w_r[n] = a_r[n] + x_r[n] + b_r
+        wf = w.reshape(6 * hn)
+        s_if, s_g, s_o = wf[:2 * hn], wf[2 * hn:3 * hn], wf[3 * hn:4 * hn]
+        for k in range(2 * hn):
+            s_if[k] = one / (one + exp(-s_if[k]))
+        for k in range(hn):
+            s_g[k] = two / (one + exp(-two * s_g[k])) - one
+        for k in range(hn):
+            s_o[k] = one / (one + exp(-s_o[k]))
+        s_i, s_f, tc, cn = wf[:hn], wf[hn:2 * hn], wf[4 * hn:5 * hn], wf[5 * hn:]
+        cp = c0.reshape(hn) if tp < 0 else ws[tp].reshape(6 * hn)[5 * hn:]
+        for k in range(hn):
+            cn[k] = s_f[k] * cp[k] + s_i[k] * s_g[k]
+        for k in range(hn):
+            tc[k] = two / (one + exp(-two * cn[k])) - one
+        hf = hs[slot].reshape(hn)
+        for k in range(hn):
+            hf[k] = s_o[k] * tc[k]
 
-    return forward_step, backward_step
+    @jit
+    def layer_backward(t, tp, g_out, gh, gc, c0, ws, gg):
+        """Step t of lstm_layer's backward, gate-major: gh (H, N) is the gradient reaching h_t through the next
+        step, gc (H, N) that of c_t (replaced by c_{t-1}'s); writes the gates' gradient into gg (4H, N)."""
+        h, n_cols = gh.shape
+        hn = h * n_cols
+        one = ws.dtype.type(1)
+        for n in range(n_cols):  # dh: the gradient of h_t in all
+            go = g_out[t, n]
+            for j in range(h):
+                gh[j, n] += go[j]
+        wf = ws[t].reshape(6 * hn)
+        s_i, s_f, s_g, s_o, tc = wf[:hn], wf[hn:2 * hn], wf[2 * hn:3 * hn], wf[3 * hn:4 * hn], wf[4 * hn:5 * hn]
+        cp = c0.reshape(hn) if tp < 0 else ws[tp].reshape(6 * hn)[5 * hn:]
+        d = gg.reshape(4 * hn)
+        d_i, d_f, d_g, d_o = d[:hn], d[hn:2 * hn], d[2 * hn:3 * hn], d[3 * hn:]
+        dh, dc = gh.reshape(hn), gc.reshape(hn)
+        for k in range(hn):
+            dc[k] += dh[k] * s_o[k] * (one - tc[k] * tc[k])
+        for k in range(hn):
+            d_o[k] = dh[k] * tc[k] * s_o[k] * (one - s_o[k])
+        for k in range(hn):
+            d_i[k] = dc[k] * s_g[k] * s_i[k] * (one - s_i[k])
+        for k in range(hn):
+            d_g[k] = dc[k] * s_i[k] * (one - s_g[k] * s_g[k])
+        for k in range(hn):
+            d_f[k] = dc[k] * cp[k] * s_f[k] * (one - s_f[k])
+        for k in range(hn):
+            dc[k] *= s_f[k]
+
+    @jit
+    def gru_layer_forward(t, tp, slot, gates, gi, b_ih, b_hh, hs, ws):
+        """gru_layer's step t, gate-major as lstm_layer's: gates (3H, N) = W_hh @ h_prev, gi (3H, L*N) the input
+        projection; writes r, z, n, h_n (W_hh's n rows with their bias) and h_prev as the rows of ws[t] (5H, N) and
+        h_t into hs[slot] (H, N); h_prev is hs[tp]."""
+        h3, n_cols = gates.shape
+        h = h3 // 3
+        hn = h * n_cols
+        col = t * n_cols
+        one, two = ws.dtype.type(1), ws.dtype.type(2)
+        w = ws[t]
+        for r in range(2 * h):
+            w_r, a_r, x_r, bi, bh = w[r], gates[r], gi[r, col:col + n_cols], b_ih[r], b_hh[r]
+            for n in range(n_cols):
+                w_r[n] = (x_r[n] + bi) + (a_r[n] + bh)
+        for r in range(2 * h, h3):
+            w_n, w_hn, a_r, x_r, bi, bh = w[r], w[r + h], gates[r], gi[r, col:col + n_cols], b_ih[r], b_hh[r]
+            for n in range(n_cols):
+                w_n[n] = x_r[n] + bi
+            for n in range(n_cols):
+                w_hn[n] = a_r[n] + bh
+        wf = w.reshape(5 * hn)
+        rz, nn, h_n, hp = wf[:2 * hn], wf[2 * hn:3 * hn], wf[3 * hn:4 * hn], wf[4 * hn:]
+        for k in range(2 * hn):
+            rz[k] = one / (one + exp(-rz[k]))
+        r_, z = wf[:hn], wf[hn:2 * hn]
+        for k in range(hn):
+            nn[k] = two / (one + exp(-two * (nn[k] + r_[k] * h_n[k]))) - one
+        prev, y = hs[tp].reshape(hn), hs[slot].reshape(hn)
+        for k in range(hn):
+            hp[k] = prev[k]
+        for k in range(hn):
+            y[k] = nn[k] + z[k] * (hp[k] - nn[k])
+
+    @jit
+    def gru_layer_backward(t, g_out, dh, gz, gm, ws, d_in, d_hid):
+        """Step t of gru_layer's backward: the gradient of h_t is gz (the last step's through z) + gm (through W_hh)
+        + g_out[t], into dh (H, N); writes the input gates' gradient d_in and the hidden gates' d_hid (3H, N), and
+        gz = dh * z for the step before."""
+        h, n_cols = dh.shape
+        hn = h * n_cols
+        one = ws.dtype.type(1)
+        df, zf, mf = dh.reshape(hn), gz.reshape(hn), gm.reshape(hn)
+        for k in range(hn):
+            df[k] = zf[k] + mf[k]
+        for n in range(n_cols):
+            go = g_out[t, n]
+            for j in range(h):
+                dh[j, n] += go[j]
+        wf = ws[t].reshape(5 * hn)
+        r, z, nn, h_n, hp = wf[:hn], wf[hn:2 * hn], wf[2 * hn:3 * hn], wf[3 * hn:4 * hn], wf[4 * hn:]
+        di, dd = d_in.reshape(3 * hn), d_hid.reshape(3 * hn)
+        di_r, di_z, di_n = di[:hn], di[hn:2 * hn], di[2 * hn:]
+        dh_r, dh_z, dh_n = dd[:hn], dd[hn:2 * hn], dd[2 * hn:]
+        for k in range(hn):
+            di_n[k] = df[k] * (one - z[k]) * (one - nn[k] * nn[k])
+        for k in range(hn):
+            di_z[k] = df[k] * (hp[k] - nn[k]) * z[k] * (one - z[k])
+        for k in range(hn):
+            di_r[k] = di_n[k] * h_n[k] * r[k] * (one - r[k])
+        for k in range(hn):
+            dh_r[k] = di_r[k]
+        for k in range(hn):
+            dh_z[k] = di_z[k]
+        for k in range(hn):
+            dh_n[k] = di_n[k] * r[k]
+        for k in range(hn):
+            zf[k] = df[k] * z[k]
+
+    return forward_step, layer_forward, layer_backward, gru_layer_forward, gru_layer_backward
 
 
 @cache
@@ -440,8 +549,9 @@ lstm_layer = declare("lstm_layer", differentiable=False, doc="""One LSTM layer d
 Positional signature: `lstm_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse)`,
 input `(L, N, H_in)`, weights `(4H, H_in)` and `(4H, H)`, biases `(4H,)` or None, hx and cx
 `(N, H)`. Returns `(hs, cs, workspace)`: hs `(L + 1, N, H)` holds hx and the L outputs in time
-order (hx first, or last when `reverse`), cs `(L, N, H)` the cell states, workspace `(L, N, 5H)`
-the activated gates and tanh(c) for `lstm_layer_backward`. The input projection is one GEMM; each
+order (hx first, or last when `reverse`), cs `(L, N, H)` the cell states, workspace what
+`lstm_layer_backward` reads, in its device's layout (CPU: `(L, 6H, N)`, the activated gates, tanh(c)
+and c by rows; composed: `(L, N, 5H)`, the gates and tanh(c)). The input projection is one GEMM; each
 step is one GEMM and one compiled pass that writes its results in place (PyTorch's CPU LSTM
 layer does the same in oneDNN).""")
 
@@ -463,39 +573,44 @@ def _layer_check(x, w_ih, w_hh, hx, cx) -> None:
                            f"{describe(w_ih)}, {describe(w_hh)}, {describe(hx)} and {describe(cx)}")
 
 
+# NOTE [ lstm_layer's gate-major steps ]
+# On the CPU a layer's per-step GEMM is W_hh (4H, H) @ h_prev^T, giving the gates as (4H, N) rows, not h_prev @ W_hh^T
+# (N, 4H): OpenBLAS runs the small dimension N (the batch) as its GEMM's M side several times faster with its AVX-512
+# (SkylakeX) kernels, 32 x 256 x 1024 float32 in 90 against 160 us, and no slower with its Haswell ones; W_hh is read
+# as stored (no transposed copy per call). The input projection W_ih @ x^T, the workspace (L, 6H, N) (i, f, g, o,
+# tanh(c), c) and the backward's gates' gradient (4H, L, N) follow, so every kernel loop runs along the batch over
+# contiguous rows; only hs and cs, which the caller reads as (N, H) states, are written by columns. The backward's
+# step is W_hh^T @ its gates' gradient (H, N), and its weight gradients one GEMM each over (4H, L*N).
 @lstm_layer.register("cpu")
 def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse):
     _layer_check(input, weight_ih, weight_hh, hx, cx)
-    x, w_hh = input._np(), weight_hh._np()
+    x, w_hh = input._np(), _c(weight_hh)
     steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
     dt = x.dtype
     bias = np.zeros(4 * hid, dt)
     for b in (bias_ih, bias_hh):
         if b is not None:
             bias += b._np()
-    gi = matmul(_c(input).reshape(steps * n, x.shape[2]), weight_ih._np().T).reshape(steps, n, 4 * hid)
-    hs = np.empty((steps + 1, n, hid), dt)
-    cs = np.empty((steps, n, hid), dt)
-    ws = np.empty((steps, n, 5 * hid), dt)
-    gates = np.empty((n, 4 * hid), dt)
-    c0 = _c(cx)
-    forward_step = _layer_kernels()[0]
-    # OpenBLAS multiplies a few rows by a column-major matrix ("NT") about 1.2x slower than by a row-major one: from
-    # 8 steps on, one row-major copy of W_hh^T costs less than it saves (32 rows by 256 x 1024: 350 -> 290 us a
-    # step, the copy 260 us)
-    w_t = np.ascontiguousarray(w_hh.T) if steps >= 8 else w_hh.T
-    with single_threaded(), _quiet_compile("forward", dt):  # each step's GEMM is small: see ops/blas_threads.py
+    gi = matmul(weight_ih._np(), _c(input).reshape(steps * n, x.shape[2]).T)  # (4H, L*N)
+    hs = np.empty((steps + 1, hid, n), dt)
+    ws = np.empty((steps, 6 * hid, n), dt)
+    gates = np.empty((4 * hid, n), dt)
+    c0 = np.ascontiguousarray(cx._np().T)
+    step = _layer_kernels()[1]
+    with single_threaded(), _quiet_compile("layer_forward", dt):  # each step's GEMM is small: see blas_threads.py
         if reverse:
-            hs[steps] = hx._np()
+            hs[steps] = hx._np().T
             for t in range(steps - 1, -1, -1):
-                np.matmul(hs[t + 1], w_t, out=gates)
-                forward_step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, cs, c0, ws)
+                np.matmul(w_hh, hs[t + 1], out=gates)
+                step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, c0, ws)
         else:
-            hs[0] = hx._np()
+            hs[0] = hx._np().T
             for t in range(steps):
-                np.matmul(hs[t], w_t, out=gates)
-                forward_step(t, t - 1, t + 1, gates, gi, bias, hs, cs, c0, ws)
-    return wrap(hs), wrap(cs), wrap(ws)
+                np.matmul(w_hh, hs[t], out=gates)
+                step(t, t - 1, t + 1, gates, gi, bias, hs, c0, ws)
+    # the states as the caller reads them, (N, H) a step: one transposing copy each
+    return (wrap(np.ascontiguousarray(hs.transpose(0, 2, 1))),
+            wrap(np.ascontiguousarray(ws[:, 5 * hid:].transpose(0, 2, 1))), wrap(ws))
 
 
 lstm_layer_backward = declare("lstm_layer_backward", differentiable=False, doc="""The gradients of lstm_layer.
@@ -515,27 +630,116 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
     dt = x.dtype
     g_out = _c(grad_output)
-    gh = _c(grad_hy).copy() if grad_hy is not None else np.zeros((n, hid), dt)
-    gc = _c(grad_cy).copy() if grad_cy is not None else np.zeros((n, hid), dt)
-    hsa, csa, ws, c0 = hs._np(), cs._np(), workspace._np(), _c(cx)
-    gg = np.empty((steps, n, 4 * hid), dt)
-    backward_step = _layer_kernels()[1]
-    with single_threaded(), _quiet_compile("backward", dt):  # each step's GEMM is small: see blas_threads.py
+    # the states' gradients gate-major (H, N): see NOTE [ lstm_layer's gate-major steps ]
+    gh = np.ascontiguousarray(grad_hy._np().T) if grad_hy is not None else np.zeros((hid, n), dt)
+    gc = np.ascontiguousarray(grad_cy._np().T) if grad_cy is not None else np.zeros((hid, n), dt)
+    hsa, ws, c0 = hs._np(), workspace._np(), np.ascontiguousarray(cx._np().T)
+    gg, g_t = np.empty((4 * hid, steps, n), dt), np.empty((4 * hid, n), dt)
+    step = _layer_kernels()[2]
+    with single_threaded(), _quiet_compile("layer_backward", dt):  # each step's GEMM is small: see blas_threads.py
         for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
-            tp = (t + 1 if t + 1 < steps else -1) if reverse else t - 1
-            backward_step(t, tp, g_out, gh, gc, c0, csa, ws, gg)
-            np.matmul(gg[t], w_hh, out=gh)
-    g2 = gg.reshape(steps * n, 4 * hid)
+            step(t, (t + 1 if t + 1 < steps else -1) if reverse else t - 1, g_out, gh, gc, c0, ws, g_t)
+            np.matmul(w_hh.T, g_t, out=gh)
+            gg[:, t] = g_t
+    g2 = gg.reshape(4 * hid, steps * n)
     g_x = g_w_ih = g_w_hh = g_b = None
     if output_mask[0]:
-        g_x = wrap(matmul(g2, weight_ih._np()).reshape(x.shape))
+        g_x = wrap(matmul(g2.T, weight_ih._np()).reshape(x.shape))
     if output_mask[1]:  # (4H, L*N) @ (L*N, .): row-major results, the layout .grad keeps
         h_prev = (hsa[1:] if reverse else hsa[:steps]).reshape(steps * n, hid)
-        g_w_hh = wrap(matmul(g2.T, h_prev))
-        g_w_ih = wrap(matmul(g2.T, _c(input).reshape(steps * n, x.shape[2])))
+        g_w_hh = wrap(matmul(g2, h_prev))
+        g_w_ih = wrap(matmul(g2, _c(input).reshape(steps * n, x.shape[2])))
     if output_mask[2]:
-        g_b = wrap(g2.sum(0))
-    return g_x, g_w_ih, g_w_hh, g_b, wrap(gh), wrap(gc)
+        g_b = wrap(g2.sum(1))
+    return g_x, g_w_ih, g_w_hh, g_b, wrap(np.ascontiguousarray(gh.T)), wrap(np.ascontiguousarray(gc.T))
+
+
+gru_layer = declare("gru_layer", differentiable=False, doc="""One GRU layer direction over a whole sequence.
+
+Positional signature: `gru_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, reverse)`, input
+`(L, N, H_in)`, weights `(3H, H_in)` and `(3H, H)`, biases `(3H,)` or None, hx `(N, H)`. Returns
+`(hs, workspace)`: hs `(L + 1, N, H)` holds hx and the L outputs in time order (hx first, or last
+when `reverse`), workspace what `gru_layer_backward` reads (CPU: `(L, 5H, N)`, r, z, n, h_n and
+h_prev by rows). The input projection is one GEMM; each step one GEMM and one compiled pass (NOTE [
+lstm_layer's gate-major steps]).""")
+
+
+def _gru_layer_check(x, w_ih, w_hh, hx) -> None:
+    """gru_layer's operands."""
+    if x.ndim != 3 or w_ih.ndim != 2 or w_hh.ndim != 2 or w_ih.shape[1] != x.shape[2] or \
+            w_hh.shape[0] != 3 * w_hh.shape[1] or w_ih.shape[0] != w_hh.shape[0] or \
+            tuple(hx.shape) != (x.shape[1], w_hh.shape[1]):
+        raise RuntimeError(f"gru_layer: expected input (L, N, H_in), weight_ih (3H, H_in), weight_hh (3H, H) and "
+                           f"hx (N, H); got {describe(x)}, {describe(w_ih)}, {describe(w_hh)} and {describe(hx)}")
+    if any(t._dtype is not x._dtype for t in (w_ih, w_hh, hx)):
+        raise RuntimeError(f"gru_layer: expected input, weights and state of one dtype; got {describe(x)}, "
+                           f"{describe(w_ih)}, {describe(w_hh)} and {describe(hx)}")
+
+
+@gru_layer.register("cpu")
+def _gru_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, reverse):
+    _gru_layer_check(input, weight_ih, weight_hh, hx)
+    x, w_hh = input._np(), _c(weight_hh)
+    steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
+    dt = x.dtype
+    b_ih, b_hh = (b._np() if b is not None else np.zeros(3 * hid, dt) for b in (bias_ih, bias_hh))
+    gi = matmul(weight_ih._np(), _c(input).reshape(steps * n, x.shape[2]).T)  # (3H, L*N)
+    hs = np.empty((steps + 1, hid, n), dt)
+    ws = np.empty((steps, 5 * hid, n), dt)
+    gates = np.empty((3 * hid, n), dt)
+    step = _layer_kernels()[3]
+    with single_threaded(), _quiet_compile("gru_layer_forward", dt):  # small GEMMs: see blas_threads.py
+        if reverse:
+            hs[steps] = hx._np().T
+            for t in range(steps - 1, -1, -1):
+                np.matmul(w_hh, hs[t + 1], out=gates)
+                step(t, t + 1, t, gates, gi, b_ih, b_hh, hs, ws)
+        else:
+            hs[0] = hx._np().T
+            for t in range(steps):
+                np.matmul(w_hh, hs[t], out=gates)
+                step(t, t, t + 1, gates, gi, b_ih, b_hh, hs, ws)
+    return wrap(np.ascontiguousarray(hs.transpose(0, 2, 1))), wrap(ws)
+
+
+gru_layer_backward = declare("gru_layer_backward", differentiable=False, doc="""The gradients of gru_layer.
+
+Positional signature: `gru_layer_backward(grad_output, grad_hy, input, weight_ih, weight_hh,
+workspace, reverse, output_mask)`, grad_output `(L, N, H)`, grad_hy `(N, H)` or None (zeros), the rest
+as gru_layer took and returned them (not hs: the workspace holds each step's h_prev, so the outputs may
+change in place afterwards, as PyTorch's GRU's stacked outputs may); output_mask: which of (input, weights,
+biases) gradients to compute. Returns `(grad_input, grad_weight_ih, grad_weight_hh, grad_bias_ih, grad_bias_hh, grad_hx)`,
+None where masked. Each weight's and bias's gradient is one GEMM or sum over all the steps.""")
+
+
+@gru_layer_backward.register("cpu")
+def _gru_layer_backward_cpu(grad_output, grad_hy, input, weight_ih, weight_hh, workspace, reverse, output_mask):
+    x, w_hh = input._np(), weight_hh._np()
+    steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
+    dt = x.dtype
+    g_out, ws = _c(grad_output), workspace._np()
+    gz = np.ascontiguousarray(grad_hy._np().T) if grad_hy is not None else np.zeros((hid, n), dt)
+    gm, dh = np.zeros((hid, n), dt), np.empty((hid, n), dt)
+    g_in, g_hid = np.empty((3 * hid, steps, n), dt), np.empty((3 * hid, steps, n), dt)
+    d_in, d_hid = np.empty((3 * hid, n), dt), np.empty((3 * hid, n), dt)
+    step = _layer_kernels()[4]
+    with single_threaded(), _quiet_compile("gru_layer_backward", dt):  # small GEMMs: see blas_threads.py
+        for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+            step(t, g_out, dh, gz, gm, ws, d_in, d_hid)
+            np.matmul(w_hh.T, d_hid, out=gm)
+            g_in[:, t] = d_in
+            g_hid[:, t] = d_hid
+    gi2, gh2 = g_in.reshape(3 * hid, steps * n), g_hid.reshape(3 * hid, steps * n)
+    g_x = g_w_ih = g_w_hh = g_b_ih = g_b_hh = None
+    if output_mask[0]:
+        g_x = wrap(matmul(gi2.T, weight_ih._np()).reshape(x.shape))
+    if output_mask[1]:
+        h_prev = np.ascontiguousarray(ws[:, 4 * hid:].transpose(0, 2, 1)).reshape(steps * n, hid)
+        g_w_hh = wrap(matmul(gh2, h_prev))
+        g_w_ih = wrap(matmul(gi2, _c(input).reshape(steps * n, x.shape[2])))
+    if output_mask[2]:
+        g_b_ih, g_b_hh = wrap(gi2.sum(1)), wrap(gh2.sum(1))
+    return g_x, g_w_ih, g_w_hh, g_b_ih, g_b_hh, wrap(np.ascontiguousarray((gz + gm).T))
 
 
 _thnn_fused_lstm_cell = lstm_cell

@@ -4,7 +4,8 @@ LSTM and GRU steps use ember-core's fused cell ops (gates, nonlinearities and st
 kernel) where the device has them, else compositions of `linear`, `sigmoid` and `tanh`. A layer
 projects the whole input sequence through W_ih in one matmul, then steps through time with W_hh.
 An LSTM layer direction without `proj_size` or packed input is one node (`_LSTMLayer`) over
-ember-core's `lstm_layer` op, which runs those steps in compiled code on the CPU.
+ember-core's `lstm_layer` op, which runs those steps in compiled code on the CPU; a GRU layer direction
+likewise (`gru_layer`) where the device has that op.
 """
 
 
@@ -27,7 +28,7 @@ from ember.nn.utils.rnn import PackedSequence, _unpack_sorted
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 
-_LAYER_DTYPES = (ea.float32, ea.float64)  # those the CPU lstm_layer compiles for
+_LAYER_DTYPES = (ea.float32, ea.float64)  # those the CPU lstm_layer and gru_layer compile for
 
 
 def _fused(name: str, t: Tensor):
@@ -115,6 +116,68 @@ def _lstm_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
             h, c = _lstm_step(gis[t], h, c, w_hh, b_hh)
             hs[t] = h
         outs = (ea.stack(hs, 0), h, c)
+    wanted = [i for i, t in enumerate(inputs) if ctx.needs_input_grad[i] and t is not None and t.requires_grad]
+    got = ea.grad(outs, [inputs[i] for i in wanted], grads, create_graph=True, allow_unused=True)
+    res: list = [None] * (len(inputs) + 1)
+    for i, g in zip(wanted, got):
+        res[i] = g
+    return tuple(res)
+
+
+class _GRULayer(ea.Function):
+    """One GRU layer direction as one node, as `_LSTMLayer`: ember-core's `gru_layer` runs the steps in compiled
+    code and `gru_layer_backward` takes each weight's and bias's gradient once over all of them, where recording the
+    steps gave the engine three nodes per step and L per-step weight gradients and bias sums to add up. PyTorch's
+    CPU GRU records its steps' ops, whose last, the output's, is a stack: the node bears that name.
+    x: (L, N, H_in); h0: (N, H)."""
+
+    @staticmethod
+    def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, reverse):
+        hs, ws = get_op("gru_layer")(x, w_ih, w_hh, b_ih, b_hh, h0, reverse)
+        steps = x.shape[0]
+        ctx.reverse = reverse
+        ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, ws)  # not hs: the outputs may change in place
+        outs = (hs[:steps] if reverse else hs[1:], hs[0 if reverse else steps])
+        return tuple(Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype) for o in outs)
+
+    @staticmethod
+    def backward(ctx, g_out, g_hn):
+        x, w_ih, w_hh, b_ih, b_hh, h0, ws = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ea.is_grad_enabled():  # create_graph: the steps again, recorded (as _lstm_layer_replayed)
+            return _gru_layer_replayed(ctx, (x, w_ih, w_hh, b_ih, b_hh, h0), (g_out, g_hn))
+        mask = (need[0], need[1] or need[2], need[3] or need[4])
+        g_x, g_wih, g_whh, g_bih, g_bhh, g_h0 = get_op("gru_layer_backward")(
+            g_out, g_hn, x, w_ih, w_hh, ws, ctx.reverse, mask)
+        return (g_x, g_wih if need[1] else None, g_whh if need[2] else None, g_bih if need[3] else None,
+                g_bhh if need[4] else None, g_h0, None)
+
+
+class StackBackward0(_GRULayer._backward_cls):
+    """A GRU layer direction's node under the name of PyTorch's last recorded op of it (its output's `stack`)."""
+
+    __module__ = "builtins"
+    _user_code = False
+    __call__ = Node._call
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__qualname__} object at {id(self):#x}>"
+
+
+_GRULayer._backward_cls = StackBackward0
+
+
+def _gru_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
+    """_GRULayer's gradients under `create_graph`, from its steps run again and recorded."""
+    x, w_ih, w_hh, b_ih, b_hh, h0 = inputs
+    with ea.enable_grad():
+        gis = _TimeSteps.apply(F.linear(x, w_ih, b_ih))
+        h = h0
+        hs = [None] * x.shape[0]
+        for t in (range(x.shape[0] - 1, -1, -1) if ctx.reverse else range(x.shape[0])):
+            h = _gru_step(gis[t], h, w_hh, b_hh)
+            hs[t] = h
+        outs = (ea.stack(hs, 0), h)
     wanted = [i for i, t in enumerate(inputs) if ctx.needs_input_grad[i] and t is not None and t.requires_grad]
     got = ea.grad(outs, [inputs[i] for i in wanted], grads, create_graph=True, allow_unused=True)
     res: list = [None] * (len(inputs) + 1)
@@ -348,6 +411,14 @@ class RNNBase(Module):
                                                      direction == 1)
                     finals[0].append(h_n)
                     finals[1].append(c_n)
+                    dir_outputs.append(out)
+                    continue
+                # under autocast PyTorch's GRU steps run their linears in the low dtype: those steps, recorded
+                if (self.mode == "GRU" and masks is None and seq_len and _fused("gru_layer", layer_input) is not None
+                        and w_ih.dtype == layer_input.dtype and layer_input.dtype in _LAYER_DTYPES
+                        and not ea.is_autocast_enabled(layer_input.device.type)):
+                    out, h_n = _GRULayer.apply(layer_input, w_ih, w_hh, b_ih, b_hh, state[0], direction == 1)
+                    finals[0].append(h_n)
                     dir_outputs.append(out)
                     continue
                 gi_all = _TimeSteps.apply(F.linear(layer_input, w_ih, b_ih)) if seq_len else ()
