@@ -708,8 +708,8 @@ Positional signature: `gru_layer_backward(grad_output, grad_hy, input, weight_ih
 workspace, reverse, output_mask)`, grad_output `(L, N, H)`, grad_hy `(N, H)` or None (zeros), the rest
 as gru_layer took and returned them (not hs: the workspace holds each step's h_prev, so the outputs may
 change in place afterwards, as PyTorch's GRU's stacked outputs may); output_mask: which of (input, weights,
-biases) gradients to compute. Returns `(grad_input, grad_weight_ih, grad_weight_hh, grad_bias_ih, grad_bias_hh, grad_hx)`,
-None where masked. Each weight's and bias's gradient is one GEMM or sum over all the steps.""")
+biases) gradients to compute. Returns `(grad_input, grad_weight_ih, grad_weight_hh, grad_bias_ih, grad_bias_hh,
+grad_hx)`, None where masked. Each weight's and bias's gradient is one GEMM or sum over all the steps.""")
 
 
 @gru_layer_backward.register("cpu")
