@@ -16,8 +16,8 @@ from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
-from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, legacy_type_name, real_value,
-                                  warn_complex_to_real, warn_once)
+from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, internally, legacy_type_name,
+                                  real_value, warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.ops.restricted_dtypes import float8_fill_value
 from ember.core.settings import contiguous_format, preserve_format
@@ -192,11 +192,13 @@ def adjoint(input) -> Tensor:
 def _reversed_dims(self: Tensor) -> Tensor:
     """`x.T`: x with its dims reversed; PyTorch's deprecation warning once for other than 2-D."""
     if self.ndim == 0:
-        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+        warn_once(internally("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+                             "aten/src/ATen/native/TensorShape.cpp:4321"))
     elif self.ndim != 2:
-        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
-                  "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
-                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+        warn_once(internally("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                             "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                             "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                             "dimensions of a tensor.", "aten/src/ATen/native/TensorShape.cpp:4314"))
     return S.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
@@ -215,10 +217,14 @@ attach("mT", property(lambda self: S.transpose(_matrices(self, "mT"), -2, -1)))
 
 
 def _adjoint_2d(x):
-    """`x.H`: the conjugate transpose of a matrix (a 0-dim tensor as it is); PyTorch refuses other ranks."""
+    """`x.H`: the conjugate transpose of a matrix (a 0-dim tensor conjugated, with PyTorch's deprecation warning);
+    PyTorch refuses other ranks."""
     if x.ndim == 1 or x.ndim > 2:
         hint = ". For batches of matrices, consider using tensor.mH" if x.ndim > 2 else "."
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor{hint}")
+    if x.ndim == 0:
+        warn_once(internally("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                             "aten/src/ATen/native/TensorShape.cpp:4335"))
     return _conj(S.transpose(x, 0, 1) if x.ndim == 2 else x)
 
 
