@@ -1030,7 +1030,11 @@ class SparseTensor(Tensor):
     def add_(self, other, *, alpha=1) -> SparseTensor:
         """`self += alpha * other` for a sparse `other`, as PyTorch's (the merge of `add`; `.grad` accumulates so)."""
         r = self.add(other, alpha=alpha)
-        self._set_parts(r._sp_indices, r._sp_values.to(self._dtype), r._sp_coalesced)
+        old, values = self._sp_values, r._sp_values.to(self._dtype)
+        if old._requires_grad and old._grad_fn is None:  # a leaf (a sparse Parameter's step): it stays one
+            values = _own_leaf(values) if old.__dict__.get("_sp_own_leaf") else values.detach().requires_grad_()
+            values._grad = old._grad
+        self._set_parts(r._sp_indices, values, r._sp_coalesced)
         return self
 
     def sub_(self, other, *, alpha=1) -> SparseTensor:
@@ -1518,6 +1522,8 @@ def add_sparse_(dense: Tensor, s: SparseTensor, alpha=1) -> Tensor:
     """`dense += alpha * s` in place, as PyTorch's `dense.add_(sparse)`: each stored element (duplicates
     included, in order) added at its position; what optimizers and `.grad` accumulation do with a sparse
     gradient."""
+    if isinstance(dense, SparseTensor):  # a sparse Parameter's update: the merge of the two patterns
+        return dense.add_(s, alpha=alpha)
     s._need_coo("add_")
     _check_dense_size(dense, s)
     if not dense.is_contiguous():
