@@ -306,6 +306,13 @@ def test_conv_errors_use_pytorchs_messages():
      "a list of 2 values to match the convolution dimensions, but got stride=[1, 1, 1]"),
     (lambda x, w: E.conv2d(x, w, padding=1.0), TypeError, "conv2d(): argument 'padding' must be tuple of ints, "
      "not float"),
+    (lambda x, w: E.conv_transpose2d(E.ones(1, 2, 5, 5), E.ones(2, 3, 3, 3), padding=(1, None)), TypeError,
+     "conv_transpose2d(): argument 'padding' failed to unpack the object at pos 2 with error \"type must be tuple "
+     "of ints,but got NoneType\""),
+    (lambda x, w: E.conv2d(x, w, stride=[1, 2.0]), TypeError, "conv2d(): argument 'stride' failed to unpack the "
+     "object at pos 2 with error \"type must be tuple of ints,but got float\""),
+    (lambda x, w: E.conv2d(x, w, padding=("a", 1)), TypeError, "conv2d(): argument 'padding' must be tuple of ints, "
+     "not tuple"),
     (lambda x, w: E.conv2d(x, w[0]), RuntimeError, "expected stride to be a single integer value or a list of 1 "
      "values to match the convolution dimensions, but got stride=[1, 1]"),
     (lambda x, w: E.conv2d(x, w[0, 0]), RuntimeError, "weight should have at least three dimensions"),

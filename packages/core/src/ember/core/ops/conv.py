@@ -114,11 +114,17 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 
 def _ntuple(v, n: int, name: str, op: str) -> tuple[int, ...]:
     """An int or a sequence of ints expanded to `n` (PyTorch's expand_param_if_needed); other types refused as
-    its argument parser does (conv2d's own message lists its overloads)."""
+    its argument parser does (conv2d's own message lists its overloads; a sequence whose first element is an int
+    names the first bad one, counted from 1)."""
     if isinstance(v, int | np.integer) and not isinstance(v, bool):
         return (int(v),) * n
     if isinstance(v, str | bytes) or not hasattr(v, "__iter__") or \
             not all(isinstance(x, int | np.integer) for x in v):
+        items = list(v) if isinstance(v, tuple | list) else None
+        if items and isinstance(items[0], int | np.integer):
+            i, bad = next((i, x) for i, x in enumerate(items) if not isinstance(x, int | np.integer))
+            raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} with error \"type "
+                            f"must be tuple of ints,but got {type(bad).__name__}\"")
         raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
     v = tuple(int(x) for x in v)
     if len(v) == 1:
