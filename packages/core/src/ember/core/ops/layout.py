@@ -19,6 +19,7 @@ from ember.core.ops import shape as S
 from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, internally, legacy_type_name,
                                   real_value, warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
+from ember.core.ops.parser_errors import invalid_arguments, overloads
 from ember.core.ops.restricted_dtypes import float8_fill_value
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, value_read_guard
@@ -287,8 +288,25 @@ def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
     return tuple(t if tuple(t._shape) == tuple(shape) else S.expand(t, shape) for t in tensors)
 
 
-@method
+_SQUEEZE_METHOD = ["()", "(int dim)", "(tuple of ints dim)"]
+_SQUEEZE_FUNCTION = ["(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"]
+
+
+def _squeeze_invalid(args: tuple, kwargs: dict) -> bool:
+    """Whether a given dim matches none of PyTorch's squeeze overloads: not an int, a Tensor, or a sequence that
+    starts with an int (a later bad element fails to unpack instead, in `normalize_dims`)."""
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    if dim is None or isinstance(dim, numbers.Integral | Tensor):
+        return False
+    if isinstance(dim, tuple | list):
+        return bool(dim) and not isinstance(dim[0], numbers.Integral)
+    return True
+
+
+@method(function_form=overloads("squeeze", _SQUEEZE_FUNCTION, _squeeze_invalid))
 def squeeze(input, dim=None) -> Tensor:
+    if dim is not None and dim.__class__ is not int and _squeeze_invalid((input, dim), {}):  # the method form
+        raise invalid_arguments("squeeze", (dim,), {}, _SQUEEZE_METHOD)  # (no wrapper frame on its hot path)
     r = S.squeeze(input, dim)  # PyTorch's overloads: squeeze(), squeeze(dim), squeeze(dims)
     return r if dim is None else node_name(r, "SqueezeBackward0", "SqueezeBackward2" if isinstance(dim, tuple | list)
                                            else "SqueezeBackward1")
@@ -338,8 +356,23 @@ def ravel(input) -> Tensor:
     return reshape(input, (-1,))
 
 
-@method
+_NARROW_METHOD = ["(int dim, Tensor start, int length)", "(int dim, int start, int length)"]
+_NARROW_FUNCTION = ["(Tensor input, " + o[1:] for o in _NARROW_METHOD]
+
+
+def _narrow_invalid(args: tuple, kwargs: dict) -> bool:
+    """Whether (dim, start, length), given by position or keyword, match neither PyTorch narrow overload."""
+    given = list(args[1:4]) + [kwargs.get(k) for k in ("dim", "start", "length")[max(len(args) - 1, 0):]]
+    dim, start, length = given
+    return not (isinstance(dim, numbers.Integral) and isinstance(start, numbers.Integral | Tensor)
+                and isinstance(length, numbers.Integral))
+
+
+@method(function_form=overloads("narrow", _NARROW_FUNCTION, _narrow_invalid))
 def narrow(input, dim: int, start, length: int) -> Tensor:
+    if (start.__class__ is not int or dim.__class__ is not int or length.__class__ is not int) and \
+            _narrow_invalid((input, dim, start, length), {}):  # the method form (no wrapper frame on its hot path)
+        raise invalid_arguments("narrow", (dim, start, length), {}, _NARROW_METHOD)
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     return node_name(S.narrow(input, dim, int(start), length), "NarrowBackward0", "SliceBackward0")
