@@ -472,3 +472,32 @@ def test_tolerance_of_another_type_lists_the_four_overloads():
             call()
         assert str(e.value).startswith(got) and str(e.value).count("\n * ") == 4
     assert int(E.linalg.matrix_rank(A, atol=0.1, rtol=E.tensor(0.1))) == 3
+
+
+_NORM_TAIL = "bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n"
+
+
+@pytest.mark.parametrize(("call", "want"), [  # PyTorch 2.13's words
+    (lambda A: E.linalg.norm(A, ord=[1]),
+     "linalg_norm() received an invalid combination of arguments - got (Tensor, ord=list), but expected one of:\n"
+     f" * (Tensor input, Number ord = None, tuple of ints dim = None, {_NORM_TAIL}"
+     f" * (Tensor input, str ord, tuple of ints dim = None, {_NORM_TAIL}"),
+    (lambda A: E.linalg.norm(A, ord=None, dim=1.5),
+     "linalg_norm() received an invalid combination of arguments - got (Tensor, dim=float, ord=NoneType), but "
+     "expected one of:\n"
+     f" * (Tensor input, Number ord = None, tuple of ints dim = None, {_NORM_TAIL}"
+     f" * (Tensor input, str ord, tuple of ints dim = None, {_NORM_TAIL}"),
+    (lambda A: E.linalg.matrix_norm(A, [1]),
+     "linalg_matrix_norm() received an invalid combination of arguments - got (Tensor, list), but expected one of:\n"
+     f" * (Tensor input, Number ord, tuple of ints dim = {{-2,-1}}, {_NORM_TAIL}"
+     f" * (Tensor input, str ord = \"fro\", tuple of ints dim = {{-2,-1}}, {_NORM_TAIL}"),
+    (lambda A: E.linalg.cond(A, p=[1]),
+     "linalg_cond() received an invalid combination of arguments - got (Tensor, p=list), but expected one of:\n"
+     " * (Tensor input, Number p = None, *, Tensor out = None)\n * (Tensor input, str p, *, Tensor out = None)\n"),
+])
+def test_a_norm_order_of_no_overload_lists_pytorchs_overloads(call, want):
+    A = E.eye(3)
+    with pytest.raises(TypeError) as e:
+        call(A)
+    assert str(e.value) == want
+    assert E.linalg.norm(A, 2.0, (0, 1)).item() == 1.0 and E.linalg.cond(A, "fro").item() == pytest.approx(3.0)
