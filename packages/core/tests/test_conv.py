@@ -162,7 +162,9 @@ def test_same_padding_with_an_even_kernel_warns_once_a_process(monkeypatch):
 
     monkeypatch.setattr(_util, "_warned_once", set())
     x = E.zeros(1, 2, 6, 6)
-    with pytest.warns(UserWarning, match="^Using padding='same' with even kernel lengths and odd dilation may"):
+    with pytest.warns(UserWarning, match=r"^Using padding='same' with even kernel lengths and odd dilation may require "
+                                         r"a zero-padded copy of the input be created \(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.\)$"):
         E.conv2d(x, E.zeros(2, 2, 4, 4), padding="same")
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -96,7 +96,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
-from ember.core.ops._util import named_as, warn_once, wrap
+from ember.core.ops._util import internally, named_as, warn_once, wrap
 from ember.core.ops.blas_threads import matmul as _matmul
 from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
 from ember.core.ops.elementwise import add
@@ -1118,8 +1118,8 @@ def _same_padding(op: str, input: Tensor, k, stride, dilation):
     if any(extra):
         from ember.core.ops.padding import pad
 
-        warn_once("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of "
-                  "the input be created")
+        warn_once(internally("Using padding='same' with even kernel lengths and odd dilation may require a "
+                             "zero-padded copy of the input be created", "aten/src/ATen/native/Convolution.cpp:1101"))
         flat: list[int] = []
         for e in reversed(extra):
             flat += [0, e]
