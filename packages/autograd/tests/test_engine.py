@@ -915,6 +915,10 @@ def test_resize_of_a_tensor_that_requires_grad_is_refused_under_no_grad_too():
     (lambda x: x.neg(), []),
     (lambda x: x ** 2, ["_saved_exponent", "_saved_self"]),  # a number exponent: no result saved
     (lambda x: x.abs() ** x, ["_saved_exponent", "_saved_result", "_saved_self"]),
+    (lambda x: x.t(), []),  # PyTorch's TBackward0 saves nothing
+    (lambda x: x.permute(1, 0), ["_saved_dims"]),
+    (lambda x: x.narrow(0, 1, 1), ["_saved_dim", "_saved_end", "_saved_self_sym_sizes", "_saved_start",
+                                   "_saved_step"]),  # ATen's slice: no length
 ])
 def test_dir_of_a_node_lists_pytorchs_saved_attributes_and_each_resolves(build, names):
     """torchviz's show_attrs walks dir(fn) and reads every `_saved_*` it finds."""

@@ -226,8 +226,12 @@ _SAVED_OR_NONE = (SavedTensor, type(None))  # for isinstance: an inline `|` buil
 
 
 # what a rule shared by several of PyTorch's nodes declares for some of them only: PowBackward0 (a number exponent)
-# saves no result, PowBackward1/2 (a tensor exponent) do
-_NOT_PYTORCHS = {"PowBackward0": ("result",)}
+# saves no result, PowBackward1/2 (a tensor exponent) do; `t()` is ember's transpose (PyTorch's TBackward0 saves
+# nothing), `narrow` its slice (no length); permute's `dims` is ATen's own name (no `dim`)
+_NOT_PYTORCHS = {"PowBackward0": ("result",), "TBackward0": ("dim0", "dim1"), "SliceBackward0": ("length",),
+                 "PermuteBackward0": ("dim",)}
+# ops whose saved names are ATen's although `_OWN_NAMES` maps them for others (permute's `dims`)
+_ATEN_OWN = {"permute": frozenset({"dims"})}
 
 
 def _resolves(node, name: str) -> bool:
@@ -326,7 +330,8 @@ class RuleNode(Node):
                     names.update(f"_saved_{base}{a}" for a in aten)
                     break
             else:
-                name = "self" if key == "input" else own_to_aten.get(key, key)
+                name = "self" if key == "input" else \
+                    key if key in _ATEN_OWN.get(self.entry.op_name, ()) else own_to_aten.get(key, key)
                 names.add("_saved_" + name)
                 if isinstance(saved.get(key), SavedTensor):
                     names.add("_raw_saved_" + name)
