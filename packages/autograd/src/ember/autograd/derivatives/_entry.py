@@ -53,6 +53,11 @@ def _symint(v: int) -> int:
     return v + (1 << 64) if v < 0 else v
 
 
+# PyTorch's saved input sizes that ember's rule does not save (the engine sums the gradient to the input's shape,
+# which the node keeps as its input metadata)
+_INPUT_SHAPE_ATTRS = {"expand": ("self_sym_sizes",)}
+
+
 # the attributes PyTorch saves as (lists of) SymInt dims: a negative dim reads back unsigned (`stack(ts, -1)`'s
 # `_saved_dim` is 18446744073709551615)
 _DIM_NAMES = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "dimension"})
@@ -286,6 +291,8 @@ class RuleNode(Node):
             aten = _ATEN_ATTRS.get(self.entry.op_name, {}).get(key)
             if aten is not None:
                 return aten(saved)
+            if key in _INPUT_SHAPE_ATTRS.get(self.entry.op_name, ()):  # what the engine keeps of the input
+                return tuple(self._in_meta[0][0])
             if key in saved:
                 v = saved[key]
                 if isinstance(v, SavedTensor):
@@ -336,6 +343,7 @@ class RuleNode(Node):
                 if isinstance(saved.get(key), SavedTensor):
                     names.add("_raw_saved_" + name)
         names.update("_saved_" + k for k in _ATEN_ATTRS.get(self.entry.op_name, {}))
+        names.update("_saved_" + k for k in _INPUT_SHAPE_ATTRS.get(self.entry.op_name, ()))
         return sorted(n for n in names if not n.startswith("_saved_") or _resolves(self, n))
 
     def _metadata_of(self, key: str, saved: dict):
