@@ -53,7 +53,8 @@ def test_flag_defaults_are_pytorchs():
     """The class defaults (tests elsewhere set the instances): cudnn.deterministic False, cudnn.allow_tf32 True,
     the reduced-precision matmul reductions allowed, matmul TF32 off."""
     cudnn, matmul = type(ea.backends.cudnn), type(ea.backends.cuda.matmul)
-    assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (True, False, False, True)
+    assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, ea.backends.cudnn.allow_tf32) == \
+        (True, False, False, True)
     assert (ea.backends.cuda.matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction,
             matmul.allow_bf16_reduced_precision_reduction) == (False, True, True)
 
@@ -72,3 +73,36 @@ def test_opt_einsum_is_unavailable_and_refuses_to_be_enabled():
     with oe.flags(enabled=False):
         assert oe.enabled is False
     assert oe.enabled is False
+
+
+def test_fp32_precision_switches_share_the_legacy_state_as_pytorchs():
+    """PyTorch 2.9's new API: `cuda.matmul`, `cudnn`, `cudnn.conv`/`rnn`, `mkldnn.*` carry `fp32_precision`; the
+    legacy `allow_tf32` setters write the same table, and a mix that disagrees makes the legacy getters raise."""
+    import pytest
+
+    from ember.core import fp32_precision as P
+
+    b = ea.backends
+    table, legacy = dict(P._table), list(P._cudnn_legacy)
+    try:
+        b.mkldnn.matmul.fp32_precision = "none"
+        b.cuda.matmul.allow_tf32 = True
+        assert b.cuda.matmul.fp32_precision == "tf32" and b.mkldnn.matmul.fp32_precision == "none"
+        assert ea.get_float32_matmul_precision() == "high"
+        b.cuda.matmul.allow_tf32 = False
+        assert b.cuda.matmul.fp32_precision == "ieee"
+        b.cudnn.allow_tf32 = False
+        assert (b.cudnn.conv.fp32_precision, b.cudnn.allow_tf32) == ("none", False)
+        b.cudnn.allow_tf32 = True
+        b.cudnn.conv.fp32_precision = "ieee"
+        with pytest.raises(RuntimeError, match="^PyTorch is checking whether allow_tf32 is enabled for cuDNN"):
+            b.cudnn.allow_tf32
+        b.mkldnn.fp32_precision = "bf16"  # PyTorch 2.13 writes the generic entry here
+        assert (b.mkldnn.conv.fp32_precision, b.cuda.matmul.fp32_precision) == ("bf16", "none")
+        with pytest.raises(RuntimeError, match="^backend 'cuda' does not support precision 'bf16'$"):
+            b.cuda.matmul.fp32_precision = "bf16"
+    finally:
+        P._table.update(table)
+        P._cudnn_legacy[:] = legacy
+        ea.set_float32_matmul_precision("highest")
+        P._table.update(table)

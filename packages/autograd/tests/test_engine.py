@@ -862,6 +862,7 @@ def test_saved_shape_attributes_by_atens_names():
     m = p.t().mm(p)  # mat2 saved with its geometry
     assert m.grad_fn._saved_mat2_sym_sizes == (2, 3) and m.grad_fn._saved_mat2_sym_strides == (3, 1)
     assert p[:, 1:].grad_fn._saved_start == 1 and p.view(6).grad_fn._saved_self_sym_sizes == (2, 3)
+    assert p.expand(4, 2, 3).grad_fn._saved_self_sym_sizes == (2, 3)
     # slice's bounds as ATen saves them: open ends filled in, negative ones read as unsigned 64-bit
     q = E.randn(5, requires_grad=True)
     assert (q[:2].grad_fn._saved_start, q[1:].grad_fn._saved_end) == (0, 2 ** 63 - 1)
@@ -919,6 +920,11 @@ def test_resize_of_a_tensor_that_requires_grad_is_refused_under_no_grad_too():
     (lambda x: x.neg(), []),
     (lambda x: x ** 2, ["_saved_exponent", "_saved_self"]),  # a number exponent: no result saved
     (lambda x: x.abs() ** x, ["_saved_exponent", "_saved_result", "_saved_self"]),
+    (lambda x: x.t(), []),  # PyTorch's TBackward0 saves nothing
+    (lambda x: x.permute(1, 0), ["_saved_dims"]),
+    (lambda x: x.expand(4, 2, 3), ["_saved_self_sym_sizes"]),
+    (lambda x: x.narrow(0, 1, 1), ["_saved_dim", "_saved_end", "_saved_self_sym_sizes", "_saved_start",
+                                   "_saved_step"]),  # ATen's slice: no length
 ])
 def test_dir_of_a_node_lists_pytorchs_saved_attributes_and_each_resolves(build, names):
     """torchviz's show_attrs walks dir(fn) and reads every `_saved_*` it finds."""

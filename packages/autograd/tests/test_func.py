@@ -546,3 +546,21 @@ def test_vmap_randn_outside_different_randomness_is_unchanged():
     plain = E.randn(17)
     E.manual_seed(4)
     np.testing.assert_array_equal(E.randn(17).numpy(), plain.numpy())
+
+
+@pytest.mark.parametrize("transform", ["jvp", "jacfwd"])
+def test_forward_transforms_sample_a_parameter_that_carries_no_tangent(transform):
+    """Only a tensor computed from the transform's inputs carries its tangent: grid_sample of a closed-over
+    parameter that requires grad runs, as PyTorch's (its tangent is zero there)."""
+    param = E.arange(9.0).reshape(1, 1, 3, 3).requires_grad_()
+    grid = E.zeros(1, 1, 1, 2)
+
+    def f(x):
+        return (x * 2).sum() + E.grid_sample(param, grid, align_corners=True).sum()
+
+    x = E.ones(3)
+    if transform == "jvp":
+        out, t = jvp(f, (x,), (E.ones(3),))
+        assert out.item() == 6.0 + 4.0 and t.item() == 6.0
+    else:
+        np.testing.assert_array_equal(jacfwd(f)(x).detach().numpy(), [2.0, 2.0, 2.0])

@@ -257,3 +257,35 @@ def test_function_forms_refuse_a_bool_dim_as_pytorch():
         "      didn't match because some of the arguments have invalid types: (Tensor, !int!, !bool!)\n"
         " * (Tensor input, int repeats, int dim = None, *, int output_size = None)\n")
     assert E.softmax(x, 1).shape == (2, 3) and E.repeat_interleave(x, 2, 0).shape == (4, 3)
+
+
+def test_squeeze_and_narrow_list_pytorchs_overloads_for_a_dim_or_start_of_no_overload():
+    """PyTorch 2.13's words: a squeeze dim that is not an int or a sequence starting with one, a narrow start that is
+    not an int or a Tensor, each form with its own overloads."""
+    x = E.ones(2, 1)
+    m = "      didn't match because some of the arguments have invalid types: "
+    with pytest.raises(TypeError) as e:
+        x.squeeze([0.5])
+    assert str(e.value) == (
+        "squeeze() received an invalid combination of arguments - got (list), but expected one of:\n"
+        f" * ()\n{m}(!list of [float]!)\n * (int dim)\n{m}(!list of [float]!)\n"
+        f" * (tuple of ints dim)\n{m}(!list of [float]!)\n")
+    with pytest.raises(TypeError) as e:
+        E.squeeze(x, 0.5)
+    assert str(e.value) == (
+        "squeeze() received an invalid combination of arguments - got (Tensor, float), but expected one of:\n"
+        f" * (Tensor input)\n * (Tensor input, int dim)\n{m}(Tensor, !float!)\n"
+        f" * (Tensor input, tuple of ints dim)\n{m}(Tensor, !float!)\n")
+    with pytest.raises(TypeError) as e:
+        x.narrow(0, (1,), 1)
+    assert str(e.value) == (
+        "narrow() received an invalid combination of arguments - got (int, tuple, int), but expected one of:\n"
+        f" * (int dim, Tensor start, int length)\n{m}(int, !tuple of (int,)!, int)\n"
+        f" * (int dim, int start, int length)\n{m}(int, !tuple of (int,)!, int)\n")
+    with pytest.raises(TypeError) as e:
+        E.narrow(x, 0, 1, 1.5)
+    assert str(e.value) == (
+        "narrow() received an invalid combination of arguments - got (Tensor, int, int, float), but expected one of:\n"
+        f" * (Tensor input, int dim, Tensor start, int length)\n{m}(Tensor, int, !int!, !float!)\n"
+        f" * (Tensor input, int dim, int start, int length)\n{m}(Tensor, int, int, !float!)\n")
+    assert x.squeeze([1, 0]).shape == (2,) and x.narrow(0, E.tensor(1), 1).shape == (1, 1)

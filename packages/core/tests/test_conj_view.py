@@ -96,6 +96,20 @@ def test_view_ops_keep_the_bit_and_copying_ops_resolve_it():
     assert not E.ones(2, 2).mH.is_conj()
 
 
+def test_H_and_T_of_a_0d_tensor_warn_pytorch_deprecations(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    z = E.tensor(1 + 2j)
+    with pytest.warns(UserWarning, match=r"^Tensor.H is deprecated on 0-D tensors. Consider using x.conj\(\). "
+                                         r"\(Triggered internally at .*TensorShape.cpp:4335.\)$"):
+        h = z.H
+    assert h.is_conj() and h.item() == 1 - 2j
+    with pytest.warns(UserWarning, match=r"^Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                                         r"these cases. \(Triggered internally at .*TensorShape.cpp:4321.\)$"):
+        assert z.T.item() == 1 + 2j
+
+
 def test_in_place_ops_through_a_conj_view_write_conjugated_values_into_the_storage():
     a = crand(3)
     x = E.from_numpy(a.copy())

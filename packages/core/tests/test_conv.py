@@ -162,7 +162,9 @@ def test_same_padding_with_an_even_kernel_warns_once_a_process(monkeypatch):
 
     monkeypatch.setattr(_util, "_warned_once", set())
     x = E.zeros(1, 2, 6, 6)
-    with pytest.warns(UserWarning, match="^Using padding='same' with even kernel lengths and odd dilation may"):
+    with pytest.warns(UserWarning, match=r"^Using padding='same' with even kernel lengths and odd dilation may require "
+                                         r"a zero-padded copy of the input be created \(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.\)$"):
         E.conv2d(x, E.zeros(2, 2, 4, 4), padding="same")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -334,6 +336,13 @@ def test_onednn_weight_dtype_error_names_bfloat16_and_complex_by_their_cpp_types
      "a list of 2 values to match the convolution dimensions, but got stride=[1, 1, 1]"),
     (lambda x, w: E.conv2d(x, w, padding=1.0), TypeError, "conv2d(): argument 'padding' must be tuple of ints, "
      "not float"),
+    (lambda x, w: E.conv_transpose2d(E.ones(1, 2, 5, 5), E.ones(2, 3, 3, 3), padding=(1, None)), TypeError,
+     "conv_transpose2d(): argument 'padding' failed to unpack the object at pos 2 with error \"type must be tuple "
+     "of ints,but got NoneType\""),
+    (lambda x, w: E.conv2d(x, w, stride=[1, 2.0]), TypeError, "conv2d(): argument 'stride' failed to unpack the "
+     "object at pos 2 with error \"type must be tuple of ints,but got float\""),
+    (lambda x, w: E.conv2d(x, w, padding=("a", 1)), TypeError, "conv2d(): argument 'padding' must be tuple of ints, "
+     "not tuple"),
     (lambda x, w: E.conv2d(x, w[0]), RuntimeError, "expected stride to be a single integer value or a list of 1 "
      "values to match the convolution dimensions, but got stride=[1, 1]"),
     (lambda x, w: E.conv2d(x, w[0, 0]), RuntimeError, "weight should have at least three dimensions"),

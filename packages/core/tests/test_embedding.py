@@ -68,6 +68,17 @@ def test_embedding_renorm_selects_rows_as_pytorch_negative_from_the_end():
         E.embedding(E.tensor([-1]), w, max_norm=1.0)
 
 
+def test_embedding_renorm_rescales_the_sorted_rows_before_the_first_bad_index():
+    """PyTorch's CPU loop walks the sorted unique indices: the rows before the first bad one are rescaled, then
+    select() raises; the rows after it keep their values."""
+    w = T(np.arange(24.0).reshape(6, 4))
+    with pytest.raises(IndexError, match=r"^select\(\): index 7 out of range for tensor of size \[6, 4\]"):
+        M.embedding_renorm_(w, E.tensor([3, 1, 7, 0, 9]), 1.0, 2.0)
+    norms = np.linalg.norm(np.arange(24.0).reshape(6, 4), axis=1)
+    np.testing.assert_allclose(np.linalg.norm(w.numpy(), axis=1), [1.0, 1.0, norms[2], 1.0, norms[4], norms[5]],
+                               rtol=1e-6)
+
+
 def ref_bag(w, idx, offsets, mode, psw=None, padding_idx=None, include_last=False):
     ends = list(offsets[1:]) + ([] if include_last else [len(idx)])
     starts = offsets[:-1] if include_last else offsets

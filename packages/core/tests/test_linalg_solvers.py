@@ -485,3 +485,32 @@ def test_solve_right_side_refuses_b_with_the_wrong_column_count_as_pytorch(a_sha
     X = E.linalg.solve(A, E.ones(3, 2), left=False) if len(a_shape) == 2 else None
     if X is not None:  # a right-hand side with A's column count still solves X A = B
         np.testing.assert_allclose(X.numpy(), np.ones((3, 2)) @ np.linalg.inv(A.numpy()), rtol=1e-6)
+
+
+_NORM_TAIL = "bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n"
+
+
+@pytest.mark.parametrize(("call", "want"), [  # PyTorch 2.13's words
+    (lambda A: E.linalg.norm(A, ord=[1]),
+     "linalg_norm() received an invalid combination of arguments - got (Tensor, ord=list), but expected one of:\n"
+     f" * (Tensor input, Number ord = None, tuple of ints dim = None, {_NORM_TAIL}"
+     f" * (Tensor input, str ord, tuple of ints dim = None, {_NORM_TAIL}"),
+    (lambda A: E.linalg.norm(A, ord=None, dim=1.5),
+     "linalg_norm() received an invalid combination of arguments - got (Tensor, dim=float, ord=NoneType), but "
+     "expected one of:\n"
+     f" * (Tensor input, Number ord = None, tuple of ints dim = None, {_NORM_TAIL}"
+     f" * (Tensor input, str ord, tuple of ints dim = None, {_NORM_TAIL}"),
+    (lambda A: E.linalg.matrix_norm(A, [1]),
+     "linalg_matrix_norm() received an invalid combination of arguments - got (Tensor, list), but expected one of:\n"
+     f" * (Tensor input, Number ord, tuple of ints dim = {{-2,-1}}, {_NORM_TAIL}"
+     f" * (Tensor input, str ord = \"fro\", tuple of ints dim = {{-2,-1}}, {_NORM_TAIL}"),
+    (lambda A: E.linalg.cond(A, p=[1]),
+     "linalg_cond() received an invalid combination of arguments - got (Tensor, p=list), but expected one of:\n"
+     " * (Tensor input, Number p = None, *, Tensor out = None)\n * (Tensor input, str p, *, Tensor out = None)\n"),
+])
+def test_a_norm_order_of_no_overload_lists_pytorchs_overloads(call, want):
+    A = E.eye(3)
+    with pytest.raises(TypeError) as e:
+        call(A)
+    assert str(e.value) == want
+    assert E.linalg.norm(A, 2.0, (0, 1)).item() == 1.0 and E.linalg.cond(A, "fro").item() == pytest.approx(3.0)

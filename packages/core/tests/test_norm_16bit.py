@@ -48,3 +48,13 @@ def test_16bit_group_norm_applies_scale_and_shift_in_float32_once():
     h = E.group_norm(x.half(), 2, w.half(), b.half())
     assert h.float().sum().item() == 18.814043045043945
     assert h[1, 0, :3].tolist() == [-0.76513671875, 0.328369140625, 1.1025390625]
+
+
+def test_16bit_batch_norm_output_is_one_fused_multiply_add_as_pytorchs():
+    """PyTorch's vectorized `fmadd(x, alpha, beta)`: an input equal to the running mean keeps the rounding of
+    `beta = -mean * alpha` (3.49e-9), where a separate product and sum give 0 (PyTorch 2.13's values)."""
+    bf = E.bfloat16
+    x = E.tensor([[-0.55078125, -1.359375], [0.75, 2.5]], dtype=bf)
+    out = E.batch_norm(x, E.tensor([-0.55078125, -1.359375], dtype=bf), E.tensor([1.0625, 1.2890625], dtype=bf),
+                       training=False)
+    assert out.float().tolist() == [[3.4924596548080444e-09, 4.6566128730773926e-09], [1.265625, 3.40625]]

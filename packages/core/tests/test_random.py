@@ -764,8 +764,67 @@ def test_a_generator_that_is_not_a_generator_is_the_parsers_type_error(call, got
     (lambda: E.empty(2).normal_(generator=1), "normal_", "int"),
     (lambda: E.empty(2).exponential_(generator="g"), "exponential_", "str"),
     (lambda: E.multinomial(E.ones(2), 1, generator=2), "multinomial", "int"),
+    (lambda: E.empty(2).cauchy_(generator=1), "cauchy_", "int"),
+    (lambda: E.empty(2).log_normal_(generator=1), "log_normal_", "int"),
+    (lambda: E.empty(2).geometric_(0.5, generator=1), "geometric_", "int"),
+    (lambda: E.poisson(E.ones(2), generator=1), "poisson", "int"),
+    (lambda: E.empty(2).random_(0, 5, generator=1), "random_", "int"),
 ])
 def test_a_method_given_a_non_generator_names_the_argument(call, op, kind):
     with pytest.raises(TypeError) as err:
         call()
     assert str(err.value) == f"{op}(): argument 'generator' must be torch.Generator, not {kind}"
+
+
+_BERNOULLI_INPLACE = (" * (Tensor p, *, torch.Generator generator = None)\n"
+                      " * (float p = 0.5, *, torch.Generator generator = None)\n")
+_NORMAL_SIGS = (
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n")
+_LIKE_KW = ("torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+            "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+
+@pytest.mark.parametrize(("call", "want"), [  # PyTorch 2.13's words
+    (lambda: E.bernoulli(E.rand(3), generator=1),
+     "bernoulli() received an invalid combination of arguments - got (Tensor, generator=int), but expected one of:\n"
+     " * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n"
+     " * (Tensor input, float p, *, torch.Generator generator = None)\n"),
+    (lambda: E.rand(3).bernoulli_(generator=1),
+     "bernoulli_() received an invalid combination of arguments - got (generator=int, ), but expected one of:\n"
+     + _BERNOULLI_INPLACE),
+    (lambda: E.rand(3).bernoulli_(0.5, generator=1),
+     "bernoulli_() received an invalid combination of arguments - got (float, generator=int), but expected one of:\n"
+     + _BERNOULLI_INPLACE),
+    (lambda: E.normal(E.rand(3), 1.0, generator=1),
+     "normal() received an invalid combination of arguments - got (Tensor, float, generator=int), but expected one "
+     "of:\n" + _NORMAL_SIGS),
+    (lambda: E.normal(E.rand(3), generator=1),
+     "normal() received an invalid combination of arguments - got (Tensor, generator=int), but expected one of:\n"
+     + _NORMAL_SIGS),
+    (lambda: E.empty(3).random_(generator=1),
+     "random_() received an invalid combination of arguments - got (generator=int, ), but expected one of:\n"
+     " * (*, torch.Generator generator = None)\n * (int from, int to, *, torch.Generator generator = None)\n"
+     " * (int to, *, torch.Generator generator = None)\n"),
+    (lambda: E.empty(3).random_(5, generator=1),
+     "random_() received an invalid combination of arguments - got (int, generator=int), but expected one of:\n"
+     " * (*, torch.Generator generator = None)\n"
+     "      didn't match because some of the keywords were incorrect: generator\n"
+     " * (int from, int to, *, torch.Generator generator = None)\n * (int to, *, torch.Generator generator = None)\n"),
+    (lambda: E.randn_like(E.rand(3), generator=1),
+     "randn_like() received an invalid combination of arguments - got (Tensor, generator=int), but expected one of:\n"
+     " * (Tensor input, *, torch.Generator generator, " + _LIKE_KW + " * (Tensor input, *, " + _LIKE_KW),
+    (lambda: E.randint_like(E.rand(3), 5, generator=1),
+     "randint_like() received an invalid combination of arguments - got (Tensor, int, generator=int), but expected "
+     "one of:\n" + "".join(f" * (Tensor input, {sig}, *, {gen}{_LIKE_KW}"
+                            for sig in ("int low, int high", "Tensor high", "int high")
+                            for gen in ("torch.Generator generator, ", ""))),
+])
+def test_an_overloaded_sampler_given_a_non_generator_lists_its_overloads(call, want):
+    with pytest.raises(TypeError) as err:
+        call()
+    assert str(err.value) == want

@@ -410,3 +410,26 @@ def test_quantile_refuses_a_q_of_another_type_in_pytorchs_words():
             call()
         assert str(e.value) == want
     assert x.quantile(0.5, 1).tolist() == [1.0, 4.0] and E.quantile(x, E.tensor([0.0, 1.0])).tolist() == [0.0, 5.0]
+
+
+def test_searchsorted_warns_once_per_non_contiguous_operand_as_pytorch(monkeypatch):
+    """PyTorch copies a non-contiguous value, boundary or sorter tensor and says so once per process each."""
+    import warnings
+
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    seq = E.arange(10.0).reshape(2, 5)
+    with pytest.warns(UserWarning, match=r"^torch.searchsorted\(\): input value tensor is non-contiguous, .* This "
+                                         r"message will only appear once per program. \(Triggered internally at "
+                                         r".*BucketizationUtils.h:32.\)$"):
+        E.searchsorted(seq, E.rand(3, 2).t())
+    with pytest.warns(UserWarning, match=r"^torch.searchsorted\(\): boundary tensor is non-contiguous, this will "
+                                         r"lower the performance .* please use contiguous boundary tensor if"):
+        np.testing.assert_array_equal(E.bucketize(E.tensor([0.5, 7.0]), E.arange(10.0)[::2]).numpy(), [1, 4])
+    with pytest.warns(UserWarning, match=r"^torch.searchsorted\(\): sorter tensor is non-contiguous"):
+        E.searchsorted(E.arange(5.0), E.tensor([1.5]), sorter=E.stack([E.arange(5), E.arange(5)], 1)[:, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        E.searchsorted(seq, E.rand(3, 2).t())  # once only
+        E.searchsorted(seq, E.rand(2, 3))

@@ -509,10 +509,12 @@ def test_softmax_over_stored_elements():
 @pytest.mark.parametrize("call, op", [(lambda s: ec.exp(s), "exp"), (lambda s: ec.ones(2, 3).copy_(s), "copy_"),
                                       (lambda s: s.view(6), "view"), (lambda s: s[0:], "as_strided"),
                                       (lambda s: ec.maximum(ec.ones(2, 3), s), "maximum"),
-                                      (lambda s: s.item(), "item")])
+                                      (lambda s: s.item(), "item"), (lambda s: s.max(), "max"),
+                                      (lambda s: ec.min(s), "min"), (lambda s: s.amax(), "amax"),
+                                      (lambda s: s.max(1), "max.dim"), (lambda s: s.min(dim=0), "min.dim")])
 def test_dense_ops_refuse_sparse_with_op_and_layout(call, op):
-    with pytest.raises(NotImplementedError, match=f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' "
-                                                  "backend.*sparse_coo"):
+    with pytest.raises(NotImplementedError, match=f"Could not run 'aten::{re.escape(op)}' with arguments from the "
+                                                  "'SparseCPU' backend.*sparse_coo"):
         call(_coo())
 
 
@@ -563,8 +565,16 @@ def test_copy_takes_the_source_pattern():
     np.testing.assert_array_equal(dst.to_dense().numpy(), s.to_dense().numpy())
     np.testing.assert_array_equal((dst @ ec.ones(3, 1, dtype=ec.float64)).numpy(),
                                   s.to_dense().numpy().sum(1, keepdims=True))
-    with pytest.raises(RuntimeError, match="sizes of the sparse tensors differ"):
-        dst.copy_(sparse_coo_tensor([[0], [0]], [1.0], (3, 3)))
+
+
+def test_copy_resizes_a_growing_coo_and_refuses_a_shrinking_one():
+    grown = _coo().copy_(sparse_coo_tensor([[2], [3]], ec.tensor([7.0], dtype=ec.float64), (3, 4)))
+    assert grown.shape == (3, 4) and grown.to_dense().numpy()[2, 3] == 7.0 and grown._nnz() == 1
+    with pytest.raises(RuntimeError, match=re.escape("shrinking the size of sparse dimensions (from [2, 3] to [1, 3]) "
+                                                     "on a non-empty sparse tensor is not supported.\nYou could")):
+        _coo().copy_(sparse_coo_tensor([[0], [0]], ec.tensor([1.0], dtype=ec.float64), (1, 3)))
+    empty = sparse_coo_tensor(ec.zeros((2, 0), dtype=ec.int64), ec.zeros(0, dtype=ec.float64), (5, 5))
+    np.testing.assert_array_equal(empty.copy_(_coo()).to_dense().numpy(), _scipy().toarray())
 
 
 def test_indices_are_copied_so_later_writes_cannot_escape_the_check():

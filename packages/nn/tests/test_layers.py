@@ -210,6 +210,16 @@ def test_conv1d_and_unbatched_conv2d():
     np.testing.assert_allclose(w(c2(x2)), w(c2(x2.unsqueeze(0)))[0], rtol=1e-12)
 
 
+def test_conv_transpose_splits_a_padding_string_as_pytorch_and_refuses_it_in_forward():
+    """PyTorch's ConvTranspose*d passes `padding` through `_ntuple`, which splits a string into its characters; the
+    module builds (its repr shows them) and the functional refuses them."""
+    m = nn.ConvTranspose2d(2, 3, 3, padding="same")
+    assert m.padding == ("s", "a", "m", "e")
+    assert repr(m) == "ConvTranspose2d(2, 3, kernel_size=(3, 3), stride=(1, 1), padding=('s', 'a', 'm', 'e'))"
+    with pytest.raises(TypeError, match=r"^conv_transpose2d\(\): argument 'padding' .*must be tuple of ints"):
+        m(torch.ones(1, 2, 5, 5))
+
+
 def test_conv_transpose2d_matches_reference():
     ct = nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1).double()
     assert ct.weight.shape == (3, 2, 3, 3)

@@ -174,6 +174,29 @@ def test_half_bilinear_rounds_every_operation_as_pytorchs_kernel(dtype):
     assert got == _HALF_BILINEAR[dtype]
 
 
+# PyTorch 2.13's CPU trilinear samples of the inputs below (align_corners False, True): its scalar 3-D kernel
+# computes the source index, each corner weight and the sum in the half type
+_HALF_TRILINEAR = {
+    "bfloat16": ([0.0, -1.828125, -6.4375, -3.109375, 0.2578125, 3.671875, 7.0, 10.375, 13.6875, 9.8125, 2.0625,
+                  0.01129150390625],
+                 [-3.140625, -5.625, -3.28125, -0.984375, 1.359375, 3.71875, 6.0, 8.3125, 10.625, 12.9375, 13.875,
+                  5.15625]),
+    "float16": ([0.0, -1.8271484375, -6.40625, -3.068359375, 0.282958984375, 3.625, 6.98046875, 10.34375, 13.6796875,
+                 9.6875, 1.95703125, 0.01088714599609375],
+                [-3.19140625, -5.61328125, -3.287109375, -0.9638671875, 1.3623046875, 3.69140625, 6.015625, 8.34375,
+                 10.6640625, 12.984375, 13.703125, 5.1328125]),
+}
+
+
+@pytest.mark.parametrize("dtype", list(_HALF_TRILINEAR))
+def test_half_trilinear_rounds_every_operation_as_pytorchs_3d_kernel(dtype):
+    dt = getattr(E, dtype)
+    x = (E.arange(60.0) * 0.37 - 7).view(1, 1, 3, 4, 5).to(dt)
+    g = (E.arange(36.0).view(1, 2, 2, 3, 3) * 0.071 - 1.2).to(dt)
+    for align, want in zip((False, True), _HALF_TRILINEAR[dtype]):
+        assert F.grid_sample(x, g, align_corners=align).float().flatten().tolist() == want
+
+
 def test_identity_affine_grid_samples_the_input_back():
     x = np.random.default_rng(1).standard_normal((2, 3, 4, 5))
     theta = E.tensor(np.tile(np.array([[1.0, 0, 0], [0, 1, 0]]), (2, 1, 1)))

@@ -72,6 +72,21 @@ def test_backends_cudnn_imports_as_a_module_and_shares_its_flags():
     assert et.backends.mps.is_available() is False
 
 
+def test_backends_fp32_precision_is_the_generic_entry_and_sets_every_backend():
+    from ember.core import fp32_precision as P
+
+    table = dict(P._table)
+    try:
+        et.backends.fp32_precision = "ieee"
+        assert et.backends.fp32_precision == "ieee"
+        assert (et.backends.cuda.matmul.fp32_precision, et.backends.cudnn.conv.fp32_precision,
+                et.backends.mkldnn.rnn.fp32_precision) == ("ieee", "ieee", "ieee")
+        with pytest.raises(RuntimeError, match="^Unknown precision: foo$"):
+            et.backends.fp32_precision = "foo"
+    finally:
+        P._table.update(table)
+
+
 def test_unsupported_functions_raise_naming_what():
     with pytest.raises(UnsupportedError, match=r"torch.onnx.export is not supported by ember: ONNX export"):
         et.onnx.export(enn.Linear(2, 2), ea.zeros(1, 2), "m.onnx")

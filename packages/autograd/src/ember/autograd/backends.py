@@ -9,18 +9,51 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from ember.core import settings
+from ember.core import fp32_precision, settings
 
 __all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum"]
 
 
+class _FP32Precision:
+    """`torch.backends.<backend>.<op>` (`cuda.matmul`, `cudnn.conv`, `mkldnn.rnn` ...): its `fp32_precision`."""
+
+    def __init__(self, backend: str, op: str) -> None:
+        self._key = (backend, op)
+
+    @property
+    def fp32_precision(self) -> str:
+        return fp32_precision.get_precision(*self._key)
+
+    @fp32_precision.setter
+    def fp32_precision(self, value: str) -> None:
+        fp32_precision.set_precision(*self._key, value)
+
+
 class _Cudnn:
-    """`torch.backends.cudnn`: ember's convolutions are its own kernels, never cuDNN."""
+    """`torch.backends.cudnn`: ember's convolutions are its own kernels, never cuDNN. `allow_tf32` and
+    `fp32_precision` share the float32 precision table (ember.core.fp32_precision) with `conv` and `rnn`."""
 
     enabled = True
     benchmark = False
     deterministic = False  # PyTorch's defaults (ember's kernels are deterministic whatever they say)
-    allow_tf32 = True
+    conv = _FP32Precision("cuda", "conv")
+    rnn = _FP32Precision("cuda", "rnn")
+
+    @property
+    def allow_tf32(self) -> bool:
+        return fp32_precision.cudnn_allow_tf32()
+
+    @allow_tf32.setter
+    def allow_tf32(self, value: bool) -> None:
+        fp32_precision.set_cudnn_allow_tf32(value)
+
+    @property
+    def fp32_precision(self) -> str:
+        return fp32_precision.get_precision("cuda", "all")
+
+    @fp32_precision.setter
+    def fp32_precision(self, value: str) -> None:
+        fp32_precision.set_precision("cuda", "all", value)
 
     @staticmethod
     def is_available() -> bool:
@@ -31,20 +64,27 @@ class _Cudnn:
         return None
 
 
-class _Matmul:
+class _Matmul(_FP32Precision):
     """`torch.backends.cuda.matmul`. `allow_tf32` is a view of `torch.get_float32_matmul_precision()`, as in
-    PyTorch: True for "high"/"medium"; setting it picks "high" or "highest"."""
+    PyTorch: True for "high"/"medium"; setting it picks "high" or "highest" (and the TF32 entry of the new API's
+    table, whose disagreement with it PyTorch's getter refuses)."""
 
     allow_fp16_reduced_precision_reduction = True  # PyTorch's defaults
     allow_bf16_reduced_precision_reduction = True
 
+    def __init__(self) -> None:
+        super().__init__("cuda", "matmul")
+
     @property
     def allow_tf32(self) -> bool:
-        return settings.get_float32_matmul_precision() != "highest"
+        return fp32_precision.cublas_allow_tf32(settings._matmul_precision)
 
     @allow_tf32.setter
     def allow_tf32(self, value: bool) -> None:
+        mkldnn = fp32_precision.get_precision("mkldnn", "matmul")  # PyTorch's legacy setter leaves it
         settings.set_float32_matmul_precision("high" if value else "highest")
+        fp32_precision.set_precision("mkldnn", "matmul", mkldnn)
+        fp32_precision.set_cublas_allow_tf32(value)
 
 
 class _Cuda:
@@ -174,10 +214,28 @@ class _OptEinsum:
             self.set_flags(*before)
 
 
+class _Mkldnn(_Unavailable):
+    """`torch.backends.mkldnn`: ember has no oneDNN (unavailable), but the float32 precision switches are kept:
+    `matmul`, `conv`, `rnn`, and `fp32_precision`, which reads the backend's entry and, as PyTorch 2.13's, writes
+    the generic one."""
+
+    matmul = _FP32Precision("mkldnn", "matmul")
+    conv = _FP32Precision("mkldnn", "conv")
+    rnn = _FP32Precision("mkldnn", "rnn")
+
+    @property
+    def fp32_precision(self) -> str:
+        return fp32_precision.get_precision("mkldnn", "all")
+
+    @fp32_precision.setter
+    def fp32_precision(self, value: str) -> None:
+        fp32_precision.set_precision("generic", "all", value)
+
+
 cudnn = _Cudnn()
 cuda = _Cuda()
 mps = _Unavailable()
-mkldnn = _Unavailable()
+mkldnn = _Mkldnn()
 mkl = _Unavailable()
 openmp = _OpenMP()
 mha = _Mha()

@@ -325,7 +325,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
         with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]), _calling(tracked), \
-                record.refusing_forward_ad():
+                record.refusing_forward_ad([x for xs in tracked for x in xs]):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
         _only_tensors(out_leaves, "jvp")
@@ -371,7 +371,8 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness:
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
             state = get_rng_state() if randomness == "error" else None
-            refusal = record.refusing_forward_ad() if randomness is not None else nullcontext()
+            refusal = record.refusing_forward_ad([x for xs in tracked for x in xs]) if randomness is not None \
+                else nullcontext()
             with func_transform("jacrev" if randomness is None else "vmap"), _calling(tracked), refusal:
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, aux_call)
             if state is not None and not get_rng_state().equal(state):

@@ -166,13 +166,37 @@ def no_forward_ad(aten: str) -> NotImplementedError:
         "derivatives.yaml")
 
 
+def _reaches(t: Tensor, leaves: set, nodes: set) -> bool:
+    """Whether `t` is one of the tensors in `leaves` (ids) or its recorded graph reaches one: an AccumulateGrad of
+    one, or one of their own nodes (`nodes`, ids: a tracked leaf may be a view of the caller's tensor)."""
+    from ember.autograd.graph import AccumulateGrad
+
+    if id(t) in leaves:
+        return True
+    stack, seen = [t._grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if id(node) in nodes or isinstance(node, AccumulateGrad) and id(node.variable) in leaves:
+            return True
+        stack.extend(n for n, _ in node.next_functions)
+    return False
+
+
 @contextlib.contextmanager
-def refusing_forward_ad():
+def refusing_forward_ad(tracked: list):
     """While torch.func's jvp/jacfwd runs the function: refuse the ops PyTorch has no forward derivative for, on a
-    tensor that carries the transform's tangent (ember's jvp is a double vjp, which would compute one)."""
+    tensor that carries the transform's tangent, one computed from its `tracked` inputs (ember's jvp is a double
+    vjp, which would compute one); a closed-over parameter that requires grad carries none."""
+    leaves = {id(x) for x in tracked}
+    nodes = {id(x._grad_fn) for x in tracked if x._grad_fn is not None}
+
     def hook(op, args, kwargs, call_next):
         aten = _NO_FORWARD_AD.get(op.name)
-        if aten is not None and any(isinstance(a, Tensor) and a._requires_grad for a in args):
+        if aten is not None and any(isinstance(a, Tensor) and a._requires_grad and _reaches(a, leaves, nodes)
+                                    for a in args):
             raise no_forward_ad(aten(args))
         return call_next(op, args, kwargs)
 

@@ -247,8 +247,11 @@ class _Encoder:
         coo = t.layout.name == "sparse_coo"
         parts = [t._indices(), t._values()] if coo else [t.crow_indices(), t.col_indices(), t._values()] \
             if t.layout.name == "sparse_csr" else [t.ccol_indices(), t.row_indices(), t._values()]
-        return {"layout": t.layout.name, "size": list(t._shape), "coalesced": bool(coo and t.is_coalesced()),
-                "requires_grad": bool(t.requires_grad), "parts": [self._tensor(p.detach()) for p in parts]}
+        enc = {"layout": t.layout.name, "size": list(t._shape), "coalesced": bool(coo and t.is_coalesced()),
+               "requires_grad": bool(t.requires_grad), "parts": [self._tensor(p.detach()) for p in parts]}
+        if f"{home_module(type(t))}:{type(t).__qualname__}" == _PARAMETER_CLASS:  # `Parameter(sparse)`
+            enc["parameter"] = True
+        return enc
 
     def _tensor(self, t: Tensor) -> dict:
         st = t._storage.root
@@ -540,15 +543,20 @@ class _Decoder:
         if len(body["parts"]) != (2 if coo else 3):
             raise self.fail("corrupted sparse tensor entry: wrong number of parts")
         parts = [self._tensor(p) for p in body["parts"]]
+        grad = bool(body.get("requires_grad"))
         try:
             if coo:
-                return sparse_coo_tensor(*parts, tuple(body["size"]), is_coalesced=bool(body.get("coalesced")),
-                                         requires_grad=bool(body.get("requires_grad")), check_invariants=True)
-            make = sparse_csr_tensor if body["layout"] == "sparse_csr" else sparse_csc_tensor
-            return make(*parts, tuple(body["size"]), requires_grad=bool(body.get("requires_grad")),
-                        check_invariants=True)
+                t = sparse_coo_tensor(*parts, tuple(body["size"]), is_coalesced=bool(body.get("coalesced")),
+                                      requires_grad=grad, check_invariants=True)
+            else:
+                make = sparse_csr_tensor if body["layout"] == "sparse_csr" else sparse_csc_tensor
+                t = make(*parts, tuple(body["size"]), requires_grad=grad, check_invariants=True)
         except (RuntimeError, TypeError) as e:
             raise self.fail(f"invalid sparse tensor: {e}") from None
+        if body.get("parameter") is True:  # a Parameter again where ember.nn is imported (its class holds sparse)
+            param = _loaded_class(_PARAMETER_CLASS)
+            return t if param is Tensor else param(t, grad)
+        return t
 
     def fail(self, problem: str) -> CheckpointError:
         return _fail(self.name, self.record, problem)
@@ -654,7 +662,8 @@ class _Decoder:
         return t
 
 
-_WEIGHTS_ONLY_TENSORS = frozenset({"ember.nn.parameter:Parameter"})  # subclasses a weights-only load builds
+_PARAMETER_CLASS = "ember.nn.parameter:Parameter"
+_WEIGHTS_ONLY_TENSORS = frozenset({_PARAMETER_CLASS})  # subclasses a weights-only load builds
 
 
 def _loaded_class(name: str | None) -> type:

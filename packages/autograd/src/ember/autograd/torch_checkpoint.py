@@ -454,7 +454,8 @@ class _ZipPickler(pickle._Pickler):
 
 
 def _is_parameter(t: Tensor) -> bool:
-    return (home_module(type(t)), type(t).__qualname__) == _PARAMETER
+    """A dense Parameter (a sparse one, also named Parameter, is written as other sparse tensors are)."""
+    return t._dense_like and (home_module(type(t)), type(t).__qualname__) == _PARAMETER
 
 
 def _collect(obj: Any, storages: dict, depth: int = 0) -> bool:

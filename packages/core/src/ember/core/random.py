@@ -465,6 +465,38 @@ def _generator_arg(op: str, generator) -> None:
         raise TypeError(f"{op}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
 
 
+def _overloads_generator_arg(op: str, generator, positional: tuple, signatures: str, **keywords) -> None:
+    """PyTorch's parser TypeError for a non-Generator `generator=` to an op of several overloads: the positional
+    arguments' types, the keywords given (None ones left out; each followed by ", " when no positional is, as
+    PyTorch prints them) and every overload in `signatures`."""
+    if generator is None or isinstance(generator, Generator):
+        return
+    kws = [f"generator={type(generator).__name__}"]
+    kws += [f"{k}={_parser_type_name(v)}" for k, v in keywords.items() if v is not None]
+    got = ", ".join([type(a).__name__ for a in positional] + kws) if positional else "".join(f"{k}, " for k in kws)
+    raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    f"{signatures}")
+
+
+def _parser_type_name(v) -> str:
+    """A keyword's type as PyTorch's parser names it (`torch.dtype`, `torch.device`, `Tensor`, `int` ...)."""
+    if isinstance(v, dtypes.dtype):
+        return "torch.dtype"
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+# PyTorch's defaults that its parser does not list among the arguments given: a caller's own 0.5 or 1.0 is another
+# float object, so `p is _P_HALF` tells the default apart
+_P_HALF, _STD_ONE = 0.5, 1.0
+_BERNOULLI_OVERLOADS = (" * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n"
+                        " * (Tensor input, float p, *, torch.Generator generator = None)\n")
+_BERNOULLI_INPLACE_OVERLOADS = (" * (Tensor p, *, torch.Generator generator = None)\n"
+                                " * (float p = 0.5, *, torch.Generator generator = None)\n")
+_RANDOM_OVERLOADS = (" * (*, torch.Generator generator = None)\n{}"
+                     " * (int from, int to, *, torch.Generator generator = None)\n"
+                     " * (int to, *, torch.Generator generator = None)\n")
+
+
 @method
 def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Generator | None = None,
              **kwargs) -> Tensor:
@@ -499,8 +531,9 @@ def _check_p(p) -> None:
 
 
 @method
-def bernoulli_(input: Tensor, p=0.5, *, generator: Generator | None = None) -> Tensor:
+def bernoulli_(input: Tensor, p=_P_HALF, *, generator: Generator | None = None) -> Tensor:
     """Fill with 1 with probability `p` (a number or a tensor broadcast to `input`), else 0."""
+    _overloads_generator_arg("bernoulli_", generator, () if p is _P_HALF else (p,), _BERNOULLI_INPLACE_OVERLOADS)
     _check_p(p)
     return _bernoulli(input, p, generator=generator)
 
@@ -525,6 +558,11 @@ def _default_high(dt) -> int:
 @method
 def random_(input: Tensor, *args, generator: Generator | None = None, **kwargs) -> Tensor:
     """Fill with integers from [from, to): `random_(to)`, `random_(from, to)`, or the dtype's full range."""
+    if generator is not None and not isinstance(generator, Generator):
+        if len(args) == 2:  # the one overload of two positionals names the bad argument
+            _generator_arg("random_", generator)
+        why = "      didn't match because some of the keywords were incorrect: generator\n" if len(args) == 1 else ""
+        _overloads_generator_arg("random_", generator, args, _RANDOM_OVERLOADS.format(why))
     low, high = 0, None
     if len(args) == 1:
         high = args[0]
@@ -606,12 +644,14 @@ def _from_to(dt, low: int, high: int) -> tuple[int, int]:
 @method
 def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from the Cauchy distribution."""
+    _generator_arg("cauchy_", generator)
     return _cauchy(input, float(median), float(sigma), generator=generator)
 
 
 @method
 def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers whose logarithm is drawn from N(mean, std**2)."""
+    _generator_arg("log_normal_", generator)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
     return _log_normal(input, float(mean), float(std), generator=generator)
@@ -620,6 +660,7 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
 @method
 def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
     """Fill with the number of Bernoulli(p) trials up to the first success."""
+    _generator_arg("geometric_", generator)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={float(p):g}")
     return _geometric(input, float(p), generator=generator)
@@ -770,6 +811,7 @@ def _like(input: Tensor, dtype, device, op: str = "rand_like"):
 @composite("rand_like")
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, generator: Generator | None = None) -> Tensor:
+    _overloads_generator_arg("rand_like", generator, (input,), _LIKE_OVERLOADS, dtype=dtype, device=device)
     shape, dt, dev = _like(input, dtype, device)
     perm = memfmt.dim_order(input, memory_format, "rand_like")
     if perm is None:
@@ -781,6 +823,7 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
 @composite("randn_like")
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, generator: Generator | None = None) -> Tensor:
+    _overloads_generator_arg("randn_like", generator, (input,), _LIKE_OVERLOADS, dtype=dtype, device=device)
     shape, dt, dev = _like(input, dtype, device, "randn_like")
     perm = memfmt.dim_order(input, memory_format, "randn_like")
     if perm is None:
@@ -793,6 +836,12 @@ def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return _finish(r, requires_grad, None)
 
 
+_LIKE_KW = ("torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+            "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+_LIKE_OVERLOADS = "".join(f" * (Tensor input, *, {gen}{_LIKE_KW})\n" for gen in ("torch.Generator generator, ", ""))
+_RANDINT_LIKE_OVERLOADS = "".join(f" * (Tensor input, {sig}, *, {gen}{_LIKE_KW})\n"
+                                  for sig in ("int low, int high", "Tensor high", "int high")
+                                  for gen in ("torch.Generator generator, ", ""))
 _FACTORY_KW = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
                "bool pin_memory = False, bool requires_grad = False")
 _RANDINT_OVERLOADS = "".join(
@@ -832,7 +881,8 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
     bounds = pos + [kwargs[k] for k in ("low", "high") if k in kwargs]
     ok = (len(bounds) in (1, 2) and size is not None and set(kwargs) <= {"low", "high"}
           and all(_int_arg(b) for b in bounds) and isinstance(size, tuple | list) and all(_int_arg(s) for s in size)
-          and (dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (int, float, bool))))
+          and (dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (int, float, bool)))
+          and (generator is None or isinstance(generator, Generator)))
     if not ok:
         if len(args) == 2 and len(args) + len(given) == 2:  # the one plausible overload: (high, size, *, out...)
             if not _int_arg(args[0]):
@@ -855,7 +905,7 @@ def _fresh_randint(args: tuple, device, out, layout, pin_memory: bool, generator
     drawn by the kernel into a new int64 tensor (`_fresh`); None for every other form, which the general path
     parses and checks."""
     *bounds, size = args
-    if not isinstance(size, tuple):
+    if not isinstance(size, tuple) or not (generator is None or isinstance(generator, Generator)):
         return None
     for b in bounds:
         if b.__class__ is not int:
@@ -874,6 +924,8 @@ def _fresh_randint(args: tuple, device, out, layout, pin_memory: bool, generator
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, layout=None, device=None,
                  requires_grad: bool = False, memory_format=None, generator: Generator | None = None) -> Tensor:
     """Integers from [low, high) in a tensor shaped like `input` (`randint_like(x, high)` works too)."""
+    _overloads_generator_arg("randint_like", generator, (input, low) if high is None else (input, low, high),
+                             _RANDINT_LIKE_OVERLOADS, dtype=dtype, device=device)
     if high is None:
         low, high = 0, low
     shape, dt, dev = _like(input, dtype, device, "randint_like")
@@ -909,8 +961,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     return _finish(t, requires_grad, None)
 
 
-_NORMAL_OVERLOADS = (
-    "normal() received an invalid combination of arguments - got ({}, {}), but expected one of:\n"
+_NORMAL_SIGNATURES = (
     " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
     " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
     " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
@@ -919,13 +970,16 @@ _NORMAL_OVERLOADS = (
     "bool requires_grad = False)\n")
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, out: Tensor | None = None,
+def normal(mean=0.0, std=_STD_ONE, size=None, *, generator: Generator | None = None, out: Tensor | None = None,
            dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Numbers drawn from N(mean, std**2): elementwise for tensor `mean`/`std`, else of `size`."""
+    given = tuple(a for a in (mean, std, size) if a is not None and a is not _STD_ONE)
+    _overloads_generator_arg("normal", generator, given, _NORMAL_SIGNATURES)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mt and not st:
         if size is None:
-            raise TypeError(_NORMAL_OVERLOADS.format(type(mean).__name__, type(std).__name__))
+            raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                            f"{type(std).__name__}), but expected one of:\n{_NORMAL_SIGNATURES}")
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         if batched_normal[0] is not None and out is None and not requires_grad:
@@ -951,6 +1005,7 @@ def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None, out:
     """0/1 draws (in `input`'s dtype) with the probabilities in `input`, or with `p` for every element."""
     from ember.core.creation import empty_like
 
+    _overloads_generator_arg("bernoulli", generator, (input,) if p is None else (input, p), _BERNOULLI_OVERLOADS)
     if input._dtype is dtypes.complex32:
         from ember.core.ops.numeric import DtypeNotImplemented
 
@@ -973,6 +1028,7 @@ def _poisson_cpu(input, *, generator=None):
 
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Counts drawn from Poisson distributions with the rates in `input` (same shape and dtype)."""
+    _generator_arg("poisson", generator)
     if not input._dtype.is_floating_point:
         raise TypeError(f'"poisson" not implemented for \'{input._dtype.name}\'; got {describe(input)}')
     guard_batched_draw(input)

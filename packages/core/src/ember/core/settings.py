@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ember.core import dtypes
+from ember.core import dtypes, fp32_precision
 
 __all__ = ["finfo", "iinfo", "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
            "preserve_format", "set_float32_matmul_precision", "get_float32_matmul_precision",
@@ -131,11 +131,13 @@ def set_float32_matmul_precision(precision: str) -> None:
                       "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
     _matmul_precision = precision
+    fp32_precision.matmul_precision_set(precision)  # and the new API's matmul entries, as PyTorch's
 
 
 def get_float32_matmul_precision() -> str:
-    """The precision last set with `set_float32_matmul_precision` ("highest" by default)."""
-    return _matmul_precision
+    """The precision last set with `set_float32_matmul_precision` ("highest" by default); PyTorch's RuntimeError
+    where the new API (`torch.backends.*.fp32_precision`) has since set matmul entries that disagree."""
+    return fp32_precision.check_matmul_precision(_matmul_precision)
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:

@@ -55,21 +55,27 @@ class SparseLayoutError(NotImplementedError):
 
 
 def _op_name() -> str:
-    """The name of the dispatched op on the stack (error path only): the dispatcher's or autograd's `op`."""
+    """The name of the dispatched op on the stack (error path only): the dispatcher's or autograd's `op`.
+
+    ember's `max()`/`min()` without a dim reduce through amax/amin; PyTorch's refusal names the unary max/min,
+    so a calling `_extreme` frame with no dim (ops/reduce.py) names the op instead."""
     f = sys._getframe(2)
+    name = "unknown"
     for _ in range(40):
         if f is None:
             break
+        if f.f_code.co_name == "_extreme" and f.f_locals.get("dim", 0) is None:
+            return f.f_locals["name"]
         for key in ("op", "self"):
             v = f.f_locals.get(key)
-            if v is not None and type(v).__name__ == "Op":
-                return v.name
+            if name == "unknown" and v is not None and type(v).__name__ == "Op":
+                name = v.name
         f = f.f_back
-    return "unknown"
+    return name
 
 
 # PyTorch's operator names where ember declares an op under another (`linalg.vector_norm` is ember's vector_norm)
-_ATEN_NAMES = {"vector_norm": "linalg_vector_norm"}
+_ATEN_NAMES = {"vector_norm": "linalg_vector_norm", "max_dim": "max.dim", "min_dim": "min.dim"}
 
 
 def _refusal(layout_name: str, op: str | None = None) -> SparseLayoutError:
@@ -681,8 +687,9 @@ class SparseTensor(Tensor):
         return self._with_values(self._sp_values.clone(), copy_indices=True)
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> SparseTensor:
-        """Take `src`'s indices and values (cast to this dtype), as `load_state_dict` does for a sparse buffer; a
-        compressed tensor only from one of its layout, size and nnz, as PyTorch's."""
+        """Take `src`'s size, indices and values (cast to this dtype), as `load_state_dict` does for a sparse buffer
+        (a COO tensor resized as by `sparse_resize_`); a compressed tensor only from one of its layout, size and nnz,
+        as PyTorch's."""
         if self._sp_layout is not sparse_coo:
             self._check_compressed_copy(src)
         elif not isinstance(src, SparseTensor):
@@ -691,9 +698,8 @@ class SparseTensor(Tensor):
         if not isinstance(src, SparseTensor) or src._sp_layout is not self._sp_layout:
             raise RuntimeError(f"copy_(): ember copies into a {self._sp_layout.name} tensor only from one of the "
                                "same layout")
-        if src._shape != self._shape:
-            raise RuntimeError(f"copy_(): sizes of the sparse tensors differ: {list(self._shape)} and "
-                               f"{list(src._shape)}")
+        if self._sp_layout is sparse_coo:  # PyTorch resizes first: an empty or growing tensor takes src's size
+            self.sparse_resize_(src._shape, src.sparse_dim(), src.dense_dim())
         values = src._sp_values.to(self._dtype).clone()
         self._sp_values = values if not self._sp_values._requires_grad else _own_leaf(values)
         if self._sp_layout is sparse_coo:
@@ -1024,7 +1030,11 @@ class SparseTensor(Tensor):
     def add_(self, other, *, alpha=1) -> SparseTensor:
         """`self += alpha * other` for a sparse `other`, as PyTorch's (the merge of `add`; `.grad` accumulates so)."""
         r = self.add(other, alpha=alpha)
-        self._set_parts(r._sp_indices, r._sp_values.to(self._dtype), r._sp_coalesced)
+        old, values = self._sp_values, r._sp_values.to(self._dtype)
+        if old._requires_grad and old._grad_fn is None:  # a leaf (a sparse Parameter's step): it stays one
+            values = _own_leaf(values) if old.__dict__.get("_sp_own_leaf") else values.detach().requires_grad_()
+            values._grad = old._grad
+        self._set_parts(r._sp_indices, values, r._sp_coalesced)
         return self
 
     def sub_(self, other, *, alpha=1) -> SparseTensor:
@@ -1512,6 +1522,8 @@ def add_sparse_(dense: Tensor, s: SparseTensor, alpha=1) -> Tensor:
     """`dense += alpha * s` in place, as PyTorch's `dense.add_(sparse)`: each stored element (duplicates
     included, in order) added at its position; what optimizers and `.grad` accumulation do with a sparse
     gradient."""
+    if isinstance(dense, SparseTensor):  # a sparse Parameter's update: the merge of the two patterns
+        return dense.add_(s, alpha=alpha)
     s._need_coo("add_")
     _check_dense_size(dense, s)
     if not dense.is_contiguous():

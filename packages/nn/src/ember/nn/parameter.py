@@ -65,6 +65,10 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             return t
         if requires_grad and not (data._dtype.is_floating_point or data._dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        if isinstance(data, SparseTensor):  # PyTorch's keeps the layout: indices and values shared, a sparse grad
+            p = data.detach()
+            p.__class__ = _SparseParameter
+            return p.requires_grad_(requires_grad)
         p = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)
         if not p._is_inference and is_inference(data):  # PyTorch detaches `data`: an inference tensor stays one
             p._is_inference = True
@@ -87,6 +91,20 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
     def __reduce_ex__(self, protocol):
         return (_rebuild_parameter, (_detached(self), self.requires_grad, OrderedDict()))
+
+
+class _SparseParameter(SparseTensor, Parameter):
+    """`Parameter(sparse)`: a sparse tensor (COO, CSR, CSC) that is a Parameter, named as PyTorch's class."""
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + SparseTensor.__repr__(self)
+
+    __str__ = __repr__
+    __deepcopy__ = Parameter.__deepcopy__
+    __reduce_ex__ = Parameter.__reduce_ex__
+
+
+_SparseParameter.__name__ = _SparseParameter.__qualname__ = "Parameter"
 
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool, hooks) -> Parameter:
@@ -241,6 +259,10 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         data = empty(0, device=device, dtype=dtype)
         if requires_grad and not (data._dtype.is_floating_point or data._dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        if isinstance(data, SparseTensor):  # PyTorch's keeps the layout: indices and values shared, a sparse grad
+            p = data.detach()
+            p.__class__ = _SparseParameter
+            return p.requires_grad_(requires_grad)
         p = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)
         if not p._is_inference and is_inference(data):  # PyTorch detaches `data`: an inference tensor stays one
             p._is_inference = True

@@ -53,6 +53,11 @@ def _symint(v: int) -> int:
     return v + (1 << 64) if v < 0 else v
 
 
+# PyTorch's saved input sizes that ember's rule does not save (the engine sums the gradient to the input's shape,
+# which the node keeps as its input metadata)
+_INPUT_SHAPE_ATTRS = {"expand": ("self_sym_sizes",)}
+
+
 # the attributes PyTorch saves as (lists of) SymInt dims: a negative dim reads back unsigned (`stack(ts, -1)`'s
 # `_saved_dim` is 18446744073709551615)
 _DIM_NAMES = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "dimension"})
@@ -226,8 +231,12 @@ _SAVED_OR_NONE = (SavedTensor, type(None))  # for isinstance: an inline `|` buil
 
 
 # what a rule shared by several of PyTorch's nodes declares for some of them only: PowBackward0 (a number exponent)
-# saves no result, PowBackward1/2 (a tensor exponent) do
-_NOT_PYTORCHS = {"PowBackward0": ("result",)}
+# saves no result, PowBackward1/2 (a tensor exponent) do; `t()` is ember's transpose (PyTorch's TBackward0 saves
+# nothing), `narrow` its slice (no length); permute's `dims` is ATen's own name (no `dim`)
+_NOT_PYTORCHS = {"PowBackward0": ("result",), "TBackward0": ("dim0", "dim1"), "SliceBackward0": ("length",),
+                 "PermuteBackward0": ("dim",)}
+# ops whose saved names are ATen's although `_OWN_NAMES` maps them for others (permute's `dims`)
+_ATEN_OWN = {"permute": frozenset({"dims"})}
 
 
 def _resolves(node, name: str) -> bool:
@@ -282,6 +291,8 @@ class RuleNode(Node):
             aten = _ATEN_ATTRS.get(self.entry.op_name, {}).get(key)
             if aten is not None:
                 return aten(saved)
+            if key in _INPUT_SHAPE_ATTRS.get(self.entry.op_name, ()):  # what the engine keeps of the input
+                return tuple(self._in_meta[0][0])
             if key in saved:
                 v = saved[key]
                 if isinstance(v, SavedTensor):
@@ -326,11 +337,13 @@ class RuleNode(Node):
                     names.update(f"_saved_{base}{a}" for a in aten)
                     break
             else:
-                name = "self" if key == "input" else own_to_aten.get(key, key)
+                name = "self" if key == "input" else \
+                    key if key in _ATEN_OWN.get(self.entry.op_name, ()) else own_to_aten.get(key, key)
                 names.add("_saved_" + name)
                 if isinstance(saved.get(key), SavedTensor):
                     names.add("_raw_saved_" + name)
         names.update("_saved_" + k for k in _ATEN_ATTRS.get(self.entry.op_name, {}))
+        names.update("_saved_" + k for k in _INPUT_SHAPE_ATTRS.get(self.entry.op_name, ()))
         return sorted(n for n in names if not n.startswith("_saved_") or _resolves(self, n))
 
     def _metadata_of(self, key: str, saved: dict):

@@ -12,9 +12,9 @@ in each grid coordinate (the unnormalization and padding factors included); K is
 (forward), scattered into (input gradient) or contracted with the taps' derivatives (grid
 gradient) with contiguous loops over points: the coordinates are computed once per point, not
 once per channel. Layouts: input `(N, C, L)` with L = D*H*W (D = 1 in 2-D), grid `(N, P, gdim)`,
-contiguous. Coordinates are computed in float64 (a float16/bfloat16 2-D bilinear or nearest sample rounds
-every operation to its type, as PyTorch's vectorized kernel). Modes: 0 bilinear, 1 nearest, 2 bicubic;
-padding: 0 zeros, 1 border, 2 reflection.
+contiguous. Coordinates are computed in float64 (a float16/bfloat16 bilinear or nearest sample rounds
+every operation to its type, as PyTorch's 2-D vectorized and 3-D scalar kernels). Modes: 0 bilinear, 1 nearest,
+2 bicubic; padding: 0 zeros, 1 border, 2 reflection.
 """
 
 from __future__ import annotations

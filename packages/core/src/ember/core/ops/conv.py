@@ -101,7 +101,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
-from ember.core.ops._util import named_as, warn_once, wrap
+from ember.core.ops._util import internally, named_as, warn_once, wrap
 from ember.core.ops.blas_threads import matmul as _matmul
 from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
 from ember.core.ops.conv_winograd import winograd_conv, winograd_ok
@@ -120,11 +120,17 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 
 def _ntuple(v, n: int, name: str, op: str) -> tuple[int, ...]:
     """An int or a sequence of ints expanded to `n` (PyTorch's expand_param_if_needed); other types refused as
-    its argument parser does (conv2d's own message lists its overloads)."""
+    its argument parser does (conv2d's own message lists its overloads; a sequence whose first element is an int
+    names the first bad one, counted from 1)."""
     if isinstance(v, int | np.integer) and not isinstance(v, bool):
         return (int(v),) * n
     if isinstance(v, str | bytes) or not hasattr(v, "__iter__") or \
             not all(isinstance(x, int | np.integer) for x in v):
+        items = list(v) if isinstance(v, tuple | list) else None
+        if items and isinstance(items[0], int | np.integer):
+            i, bad = next((i, x) for i, x in enumerate(items) if not isinstance(x, int | np.integer))
+            raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} with error \"type "
+                            f"must be tuple of ints,but got {type(bad).__name__}\"")
         raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
     v = tuple(int(x) for x in v)
     if len(v) == 1:
@@ -1160,8 +1166,8 @@ def _same_padding(op: str, input: Tensor, k, stride, dilation):
     if any(extra):
         from ember.core.ops.padding import pad
 
-        warn_once("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of "
-                  "the input be created")
+        warn_once(internally("Using padding='same' with even kernel lengths and odd dilation may require a "
+                             "zero-padded copy of the input be created", "aten/src/ATen/native/Convolution.cpp:1101"))
         flat: list[int] = []
         for e in reversed(extra):
             flat += [0, e]

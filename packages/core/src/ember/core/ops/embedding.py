@@ -194,26 +194,36 @@ embedding_renorm_ = declare("embedding_renorm_", mutates=(0,), overlap=0, differ
 
 Positional signature: `embedding_renorm_(weight, indices, max_norm, norm_type)`: every row of
 `weight` named in `indices` whose `norm_type`-norm exceeds max_norm is scaled down to it. PyTorch picks the rows
-with `select`, so a negative index counts from the end and one out of [-rows, rows) raises select()'s IndexError.""")
+with `select`, so a negative index counts from the end and one out of [-rows, rows) raises select()'s IndexError;
+on the CPU the rows of the sorted indices before the first bad one are rescaled first, as PyTorch's loop does.""")
+
+
+def _renorm_index_error(bad: int, weight: Tensor) -> IndexError:
+    return IndexError(f"select(): index {bad} out of range for tensor of size {list(weight._shape)} at dimension 0")
 
 
 @embedding_renorm_.meta
 def _embedding_renorm_meta(weight, indices, max_norm, norm_type):
+    if weight._storage.device.type == "cpu":  # the kernel rescales the rows before the bad index, then raises
+        return
     idx = np.unique(np.asarray(indices._host_array()).reshape(-1))  # sorted: PyTorch names the smallest bad one
     rows = weight._shape[0]
     bad = idx[(idx < -rows) | (idx >= rows)]
     if bad.size:
-        raise IndexError(f"select(): index {int(bad[0])} out of range for tensor of size {list(weight._shape)} at "
-                         "dimension 0")
+        raise _renorm_index_error(int(bad[0]), weight)
 
 
 @embedding_renorm_.register("cpu")
 def _embedding_renorm_cpu(weight, indices, max_norm, norm_type):
     w = weight._np()
-    rows = np.unique(_flat_indices(indices) % w.shape[0])
+    idx = np.unique(_flat_indices(indices))  # PyTorch walks the sorted unique indices and stops at a bad one
+    bad = np.flatnonzero((idx < -w.shape[0]) | (idx >= w.shape[0]))
+    rows = np.unique(idx[:bad[0] if bad.size else idx.size] % max(w.shape[0], 1))
     norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
     big = norms > max_norm
     w[rows[big]] *= (max_norm / (norms[big] + 1e-7)).astype(w.dtype)[:, None]
+    if bad.size:
+        raise _renorm_index_error(int(idx[bad[0]]), weight)
     return weight
 
 

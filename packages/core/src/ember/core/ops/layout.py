@@ -16,9 +16,10 @@ from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
-from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, legacy_type_name, real_value,
-                                  warn_complex_to_real, warn_once)
+from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, internally, legacy_type_name,
+                                  real_value, warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
+from ember.core.ops.parser_errors import invalid_arguments, overloads
 from ember.core.ops.restricted_dtypes import float8_fill_value
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, value_read_guard
@@ -192,11 +193,13 @@ def adjoint(input) -> Tensor:
 def _reversed_dims(self: Tensor) -> Tensor:
     """`x.T`: x with its dims reversed; PyTorch's deprecation warning once for other than 2-D."""
     if self.ndim == 0:
-        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+        warn_once(internally("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+                             "aten/src/ATen/native/TensorShape.cpp:4321"))
     elif self.ndim != 2:
-        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
-                  "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
-                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+        warn_once(internally("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                             "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                             "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                             "dimensions of a tensor.", "aten/src/ATen/native/TensorShape.cpp:4314"))
     return S.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
@@ -215,10 +218,14 @@ attach("mT", property(lambda self: S.transpose(_matrices(self, "mT"), -2, -1)))
 
 
 def _adjoint_2d(x):
-    """`x.H`: the conjugate transpose of a matrix (a 0-dim tensor as it is); PyTorch refuses other ranks."""
+    """`x.H`: the conjugate transpose of a matrix (a 0-dim tensor conjugated, with PyTorch's deprecation warning);
+    PyTorch refuses other ranks."""
     if x.ndim == 1 or x.ndim > 2:
         hint = ". For batches of matrices, consider using tensor.mH" if x.ndim > 2 else "."
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor{hint}")
+    if x.ndim == 0:
+        warn_once(internally("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                             "aten/src/ATen/native/TensorShape.cpp:4335"))
     return _conj(S.transpose(x, 0, 1) if x.ndim == 2 else x)
 
 
@@ -281,8 +288,25 @@ def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
     return tuple(t if tuple(t._shape) == tuple(shape) else S.expand(t, shape) for t in tensors)
 
 
-@method
+_SQUEEZE_METHOD = ["()", "(int dim)", "(tuple of ints dim)"]
+_SQUEEZE_FUNCTION = ["(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"]
+
+
+def _squeeze_invalid(args: tuple, kwargs: dict) -> bool:
+    """Whether a given dim matches none of PyTorch's squeeze overloads: not an int, a Tensor, or a sequence that
+    starts with an int (a later bad element fails to unpack instead, in `normalize_dims`)."""
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    if dim is None or isinstance(dim, numbers.Integral | Tensor):
+        return False
+    if isinstance(dim, tuple | list):
+        return bool(dim) and not isinstance(dim[0], numbers.Integral)
+    return True
+
+
+@method(function_form=overloads("squeeze", _SQUEEZE_FUNCTION, _squeeze_invalid))
 def squeeze(input, dim=None) -> Tensor:
+    if dim is not None and dim.__class__ is not int and _squeeze_invalid((input, dim), {}):  # the method form
+        raise invalid_arguments("squeeze", (dim,), {}, _SQUEEZE_METHOD)  # (no wrapper frame on its hot path)
     r = S.squeeze(input, dim)  # PyTorch's overloads: squeeze(), squeeze(dim), squeeze(dims)
     return r if dim is None else node_name(r, "SqueezeBackward0", "SqueezeBackward2" if isinstance(dim, tuple | list)
                                            else "SqueezeBackward1")
@@ -332,8 +356,23 @@ def ravel(input) -> Tensor:
     return reshape(input, (-1,))
 
 
-@method
+_NARROW_METHOD = ["(int dim, Tensor start, int length)", "(int dim, int start, int length)"]
+_NARROW_FUNCTION = ["(Tensor input, " + o[1:] for o in _NARROW_METHOD]
+
+
+def _narrow_invalid(args: tuple, kwargs: dict) -> bool:
+    """Whether (dim, start, length), given by position or keyword, match neither PyTorch narrow overload."""
+    given = list(args[1:4]) + [kwargs.get(k) for k in ("dim", "start", "length")[max(len(args) - 1, 0):]]
+    dim, start, length = given
+    return not (isinstance(dim, numbers.Integral) and isinstance(start, numbers.Integral | Tensor)
+                and isinstance(length, numbers.Integral))
+
+
+@method(function_form=overloads("narrow", _NARROW_FUNCTION, _narrow_invalid))
 def narrow(input, dim: int, start, length: int) -> Tensor:
+    if (start.__class__ is not int or dim.__class__ is not int or length.__class__ is not int) and \
+            _narrow_invalid((input, dim, start, length), {}):  # the method form (no wrapper frame on its hot path)
+        raise invalid_arguments("narrow", (dim, start, length), {}, _NARROW_METHOD)
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor) and (start.ndim != 0 or start._dtype._category != dtypes._INT):

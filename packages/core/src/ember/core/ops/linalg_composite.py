@@ -28,6 +28,7 @@ from ember.core.ops.complex import conj
 from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
                                          check_solver_shapes)
 from ember.core.ops.linalg import _matmul, linalg, matmul, mm
+from ember.core.ops.parser_errors import overloads
 from ember.core.ops import linalg_solvers as _solvers
 from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve,
@@ -549,6 +550,8 @@ def matrix_exp(input: Tensor) -> Tensor:
     return total
 
 
+@overloads("linalg_cond", ["(Tensor input, Number p = None, *, Tensor out = None)",
+                            "(Tensor input, str p, *, Tensor out = None)"], _solvers.order_invalid("p"))
 @writes_out
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """The condition number of each matrix in the norm `p` (2, the ratio of extreme singular values, by default)."""

@@ -576,6 +576,29 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return _eigh(A, UPLO)[0]
 
 
+_NORM_TAIL = "bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)"
+_NORM_OVERLOADS = [f"(Tensor input, Number ord = None, tuple of ints dim = None, {_NORM_TAIL}",
+                   f"(Tensor input, str ord, tuple of ints dim = None, {_NORM_TAIL}"]
+_MATRIX_NORM_OVERLOADS = [f"(Tensor input, Number ord, tuple of ints dim = {{-2,-1}}, {_NORM_TAIL}",
+                          f"(Tensor input, str ord = \"fro\", tuple of ints dim = {{-2,-1}}, {_NORM_TAIL}"]
+
+
+def order_invalid(name: str, position: int = 1) -> Callable[[tuple, dict], bool]:
+    """Whether a norm's order (`name`, or the argument at `position`) or its dim matches none of PyTorch's
+    overloads: an order neither None, a number, a 0-dim tensor nor a string; a dim neither None, an int nor a
+    sequence of ints."""
+    def invalid(args: tuple, kwargs: dict) -> bool:
+        order = args[position] if len(args) > position else kwargs.get(name)
+        dim = args[position + 1] if len(args) > position + 1 else kwargs.get("dim")
+        if not (order is None or isinstance(order, numbers.Number | str)
+                or isinstance(order, Tensor) and not order.ndim):
+            return True
+        return not (dim is None or isinstance(dim, numbers.Integral) or isinstance(dim, tuple | list)
+                    and all(isinstance(d, numbers.Integral) for d in dim))
+    return invalid
+
+
+@overloads("linalg_matrix_norm", _MATRIX_NORM_OVERLOADS, order_invalid("ord"))
 @numpy_aliases
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """The matrix norm over the two dims `dim`: 'fro', 'nuc', 2/-2 (largest/smallest singular value),
@@ -622,6 +645,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
+@overloads("linalg_norm", _NORM_OVERLOADS, order_invalid("ord"))
 @numpy_aliases
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """`torch.linalg.norm`: a vector norm over one dim (or all, when neither `ord` nor `dim` is

@@ -127,7 +127,8 @@ def _batch_norm_16bit(input, x, weight, bias, mean, var, invstd, training, eps, 
     inv = save_invstd.astype(f32) if training else f32(1) / np.sqrt(var.astype(f32) + f32(eps))
     alpha = inv * weight._np().astype(f32) if weight is not None else inv
     beta = (bias._np().astype(f32) if bias is not None else f32(0)) - m * alpha
-    out = x * alpha[:, None] + beta[:, None]
+    # PyTorch's vectorized `fmadd`: the float32 product exact in float64, the sum rounded to float32 once
+    out = (x.astype(np.float64) * alpha[:, None].astype(np.float64) + beta[:, None].astype(np.float64)).astype(f32)
     return wrap(out.reshape(input._shape).astype(input._dtype.np, copy=False)), wrap(save_mean), wrap(save_invstd)
 
 

@@ -105,9 +105,9 @@ def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: in
 
 
 def _half_bits(input: Tensor, interpolation_mode: int) -> int:
-    """A float16/bfloat16 2-D bilinear or nearest sample's significand bits (PyTorch's 2-D CPU kernel rounds
-    every operation to the type), else 0 (computed in float32 and rounded once)."""
-    if input.ndim != 4 or interpolation_mode == 2:
+    """A float16/bfloat16 bilinear or nearest sample's significand bits (PyTorch's 2-D and 3-D CPU kernels round
+    every operation to the type), else 0 (bicubic computed in float32 and rounded once)."""
+    if interpolation_mode == 2:
         return 0
     return {dtypes.float16: 11, dtypes.bfloat16: 8}.get(input._dtype, 0)
 

@@ -25,7 +25,8 @@ import types
 from collections.abc import Callable
 
 __all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source",
-           "source_taps", "unnormalize_taps", "undefined_linear", "round_half", "unnormalize_half", "half_weight",
+           "source_taps", "unnormalize_taps", "undefined_linear", "round_half", "unnormalize_half",
+           "unnormalize_half3d", "half_weight",
            "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
 
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
@@ -117,6 +118,15 @@ def unnormalize_half(c, size, align, bits):
     if align:
         return round_half(c1 * round_half((size - 1) / 2.0, bits), bits)
     return round_half(round_half(c1 * round_half(size / 2.0, bits), bits) - 0.5, bits)
+
+
+def unnormalize_half3d(c, size, align, bits):
+    """PyTorch's scalar 3-D CPU `unnormalize` in float16/bfloat16, every operation rounded: `((c + 1) / 2) *
+    (size - 1)` or `((c + 1) * size - 1) / 2`."""
+    c1 = round_half(c + 1.0, bits)
+    if align:
+        return round_half(round_half(c1 / 2.0, bits) * (size - 1), bits)
+    return round_half(round_half(round_half(c1 * size, bits) - 1.0, bits) / 2.0, bits)
 
 
 def unnormalize32(c, size, align, vectorized):
@@ -235,13 +245,17 @@ def undefined_linear(gx, gy, gdim, mode, padding):
     return gdim == 2 and mode == 0 and padding == 0 and not (abs(gx) < _INF and abs(gy) < _INF)
 
 
-def half_weight(ix, iy, k, bits):
-    """Bilinear corner `k`'s weight as PyTorch's 2-D kernel computes it in a half type: each side and the
-    product rounded."""
+def half_weight(ix, iy, iz, k, gdim, bits):
+    """(Tri)linear corner `k`'s weight as PyTorch's CPU kernels compute it in a half type: each side and each
+    product, left to right, rounded."""
     x0, y0 = math.floor(ix) * 1.0, math.floor(iy) * 1.0
     wx = round_half(ix - x0, bits) if k & 1 else round_half(x0 + 1.0 - ix, bits)
     wy = round_half(iy - y0, bits) if k & 2 else round_half(y0 + 1.0 - iy, bits)
-    return round_half(wx * wy, bits)
+    w = round_half(wx * wy, bits)
+    if gdim == 2:
+        return w
+    z0 = math.floor(iz) * 1.0
+    return round_half(w * round_half(iz - z0 if k & 4 else z0 + 1.0 - iz, bits), bits)
 
 
 def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
@@ -281,6 +295,10 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
         iz, mz = 0.0, 0.0
         if gdim == 3:
             iz, mz = source_taps(grid[n, p, 2], d_, padding, align, single, False)
+            if bits:  # and the 3-D kernel's, in its own formula
+                ix = pad(unnormalize_half3d(grid[n, p, 0], w_, align, bits), w_, padding, align, False)[0]
+                iy = pad(unnormalize_half3d(grid[n, p, 1], h_, align, bits), h_, padding, align, False)[0]
+                iz = pad(unnormalize_half3d(grid[n, p, 2], d_, align, bits), d_, padding, align, False)[0]
         if undefined_linear(grid[n, p, 0], grid[n, p, 1], gdim, mode, padding):
             idx[n, p, 0] = UNDEFINED
             continue
@@ -296,7 +314,7 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
             off, wt, dx, dy, dz = linear_tap(ix, iy, iz, k, w_, h_, d_)
             if off >= 0:
                 idx[n, p, k] = off
-                wts[n, p, k] = wt if not (bits and gdim == 2) else half_weight(ix, iy, k, bits)
+                wts[n, p, k] = wt if not bits else half_weight(ix, iy, iz, k, gdim, bits)
                 dws[n, p, k, 0] = dx * mx
                 dws[n, p, k, 1] = dy * my
                 if gdim == 3:

@@ -22,7 +22,7 @@ from ember.core.methods import attach, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
-from ember.core.ops._util import _resize_out, int_param, prepare_out, wrap, write_out
+from ember.core.ops._util import _resize_out, int_param, internally, prepare_out, warn_once, wrap, write_out
 from ember.core.ops.arguments import _type_name
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops.reduce import NO_DIM, _one_dim, check_out_dtypes, required_dim, return_types
@@ -607,7 +607,7 @@ _searchsorted = declare("searchsorted", np.searchsorted, differentiable=False,
 @_searchsorted.meta
 def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -> None:
     """Rows of values match the sequence's, and a sorter's values index a row (both kernels index by it);
-    in PyTorch's order: the sorter's shape, its dtype, the rows, the sorter's values."""
+    in PyTorch's order: the sorter's shape, its dtype, the rows, the non-contiguity warnings, the sorter's values."""
     if sorter is not None:
         if sorter._shape != seq._shape:
             raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
@@ -620,6 +620,12 @@ def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {list(seq._shape)} and input value tensor {list(vshape)}")
+    for what, t, line in (("input value", values, 32), ("boundary", seq, 38), ("sorter", sorter, 44)):
+        if isinstance(t, Tensor) and not t.is_contiguous():  # PyTorch copies it, and says so once per process
+            warn_once(internally(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the "
+                                 "performance due to extra data copy when converting non-contiguous tensor to "
+                                 f"contiguous, please use contiguous {what} tensor if possible. This message will "
+                                 "only appear once per program.", f"aten/src/ATen/native/BucketizationUtils.h:{line}"))
     if sorter is not None and sorter.numel():  # device sorters read to the host: CUDA's kernel gathers by them
         srt = np.asarray(sorter._host_array())
         if srt.min() < 0 or srt.max() >= seq._shape[-1]:

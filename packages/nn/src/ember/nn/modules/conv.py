@@ -190,6 +190,8 @@ class _ConvTransposeNd(_ConvNd):
                  dtype=None) -> None:
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if isinstance(padding, str):  # PyTorch's _ntuple splits it: ('s', 'a', 'm', 'e'), refused in forward
+            padding = tuple(padding)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, output_padding, device=device, dtype=dtype)
 

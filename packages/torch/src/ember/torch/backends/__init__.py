@@ -2,6 +2,7 @@
 `import torch.backends.cudnn as cudnn` works and `cudnn.benchmark = True` sets the one shared flag."""
 
 from ember.autograd import backends as _backends
+from ember.core import fp32_precision as _fp32
 from ember.autograd.backends import cuda, cudnn, mha, mkl, mkldnn, mps, openmp, opt_einsum
 
 import sys as _sys
@@ -30,3 +31,19 @@ for _name in ("cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_ein
 _sys.modules[cpu.__name__] = cpu
 
 __all__ = ["cpu", "cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum"]
+
+
+class _BackendsModule(_types.ModuleType):
+    """This module, with PyTorch's module-level `torch.backends.fp32_precision` (the generic entry of the float32
+    precision table, ember.core.fp32_precision: setting it sets every backend's)."""
+
+    @property
+    def fp32_precision(self) -> str:
+        return _fp32.get_precision("generic", "all")
+
+    @fp32_precision.setter
+    def fp32_precision(self, value: str) -> None:
+        _fp32.set_precision("generic", "all", value)
+
+
+_sys.modules[__name__].__class__ = _BackendsModule
