@@ -1,6 +1,7 @@
 """Fused LSTM/GRU cell gates against float64 references of PyTorch's cell equations; their
 backward ops against central differences of the forward."""
 
+import re
 import warnings
 
 import numpy as np
@@ -184,22 +185,26 @@ def test_lstm_layer_bad_shapes_raise():
         R.lstm_layer(*args, False)
 
 
+def _fresh_ir(cached, *args) -> str:
+    """The optimized LLVM IR of a kernel compiled here on `args` with the cached kernel's options (a kernel loaded
+    from Numba's disk cache has none)."""
+    import numba
+
+    kernel = numba.njit(**cached.targetoptions)(cached.py_func)
+    kernel(*args)
+    return "".join(kernel.inspect_llvm().values())
+
+
 def test_layer_step_kernel_vectorizes_its_gate_loops():
     # forward_step calls the float32 exp (not inlined by Numba, to compile faster): LLVM must still inline and
     # vectorize it, or each gate is one scalar exp at a time
-    import re
-
-    import numba
-
-    cached = R._layer_kernels()[0]
-    forward_step = numba.njit(**cached.targetoptions)(cached.py_func)  # compiled here: a cached kernel has no IR
     n, h, t = 2, 16, 2
     rng = np.random.default_rng(0)
     f = np.float32
     gates, gi = rng.standard_normal((n, 4 * h)).astype(f), rng.standard_normal((t, n, 4 * h)).astype(f)
     hs, cs, ws = np.zeros((t, n, h), f), np.zeros((t, n, h), f), np.zeros((t, n, 5 * h), f)
-    forward_step(0, -1, 0, gates, gi, np.zeros(4 * h, f), hs, cs, rng.standard_normal((n, h)).astype(f), ws)
-    ir = "".join(forward_step.inspect_llvm().values())
+    ir = _fresh_ir(R._layer_kernels()[0], 0, -1, 0, gates, gi, np.zeros(4 * h, f), hs, cs,
+                   rng.standard_normal((n, h)).astype(f), ws)
     assert re.search(r"<(4|8|16) x float>", ir)
 
 
@@ -305,17 +310,11 @@ def test_gru_layer_weight_gradients_are_one_gemm_each_over_all_steps(monkeypatch
 
 def test_gate_major_layer_step_vectorizes_its_gate_loops():
     # lstm_layer's gate-major step: its flat activation loops call the float32 exp and must stay SIMD loops
-    import re
-
-    import numba
-
-    cached = R._layer_kernels()[1]
-    layer_forward = numba.njit(**cached.targetoptions)(cached.py_func)  # compiled here: a cached kernel has no IR
     n, h, t = 4, 16, 2
     rng = np.random.default_rng(0)
     f = np.float32
     gates, gi = rng.standard_normal((4 * h, n)).astype(f), rng.standard_normal((4 * h, t * n)).astype(f)
     hs, ws = np.zeros((t, h, n), f), np.zeros((t, 6 * h, n), f)
-    layer_forward(0, -1, 0, gates, gi, np.zeros(4 * h, f), hs, rng.standard_normal((h, n)).astype(f), ws)
-    ir = "".join(layer_forward.inspect_llvm().values())
+    ir = _fresh_ir(R._layer_kernels()[1], 0, -1, 0, gates, gi, np.zeros(4 * h, f), hs,
+                   rng.standard_normal((h, n)).astype(f), ws)
     assert re.search(r"<(4|8|16) x float>", ir)

@@ -87,17 +87,21 @@ class _LSTMLayer(ea.Function):
                 g_h0, g_c0, None)
 
 
+class _CppNamedNode:
+    """What a layer's node named for one of PyTorch's C++ nodes shares: callable, printed without a module, its
+    formulas run with `__torch_function__` off (each class sets `__module__ = "builtins"` in its own body)."""
 
-class MkldnnRnnLayerBackward0(_LSTMLayer._backward_cls):
-    """The node of one LSTM layer direction under PyTorch's name: its CPU LSTM records `mkldnn_rnn_layer`, a C++ node
-    (callable, printed without a module, its formulas run with `__torch_function__` off)."""
-
-    __module__ = "builtins"  # as every ember node named for one of PyTorch's C++ nodes
     _user_code = False
     __call__ = Node._call
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} object at {id(self):#x}>"
+
+
+class MkldnnRnnLayerBackward0(_CppNamedNode, _LSTMLayer._backward_cls):
+    """The node of one LSTM layer direction under PyTorch's name: its CPU LSTM records `mkldnn_rnn_layer`."""
+
+    __module__ = "builtins"  # as every ember node named for one of PyTorch's C++ nodes
 
 
 _LSTMLayer._backward_cls = MkldnnRnnLayerBackward0
@@ -153,15 +157,10 @@ class _GRULayer(ea.Function):
                 g_bhh if need[4] else None, g_h0, None)
 
 
-class StackBackward0(_GRULayer._backward_cls):
+class StackBackward0(_CppNamedNode, _GRULayer._backward_cls):
     """A GRU layer direction's node under the name of PyTorch's last recorded op of it (its output's `stack`)."""
 
-    __module__ = "builtins"
-    _user_code = False
-    __call__ = Node._call
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__qualname__} object at {id(self):#x}>"
+    __module__ = "builtins"  # as every ember node named for one of PyTorch's C++ nodes
 
 
 _GRULayer._backward_cls = StackBackward0
