@@ -107,6 +107,17 @@ class MkldnnRnnLayerBackward0(_CppNamedNode, _LSTMLayer._backward_cls):
 _LSTMLayer._backward_cls = MkldnnRnnLayerBackward0
 
 
+def _recorded_grads(ctx, inputs: tuple, outs: tuple, grads: tuple) -> tuple:
+    """A replayed layer's gradients: those of the inputs it needs from the recorded `outs`, with a graph (None for
+    the others and for the layer's trailing non-tensor argument)."""
+    wanted = [i for i, t in enumerate(inputs) if ctx.needs_input_grad[i] and t is not None and t.requires_grad]
+    got = ea.grad(outs, [inputs[i] for i in wanted], grads, create_graph=True, allow_unused=True)
+    res: list = [None] * (len(inputs) + 1)
+    for i, g in zip(wanted, got):
+        res[i] = g
+    return tuple(res)
+
+
 def _lstm_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
     """_LSTMLayer's gradients under `create_graph`: the layer runs again step by step, recorded,
     and is differentiated with a graph, so higher derivatives see the states' dependence on the
@@ -120,12 +131,7 @@ def _lstm_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
             h, c = _lstm_step(gis[t], h, c, w_hh, b_hh)
             hs[t] = h
         outs = (ea.stack(hs, 0), h, c)
-    wanted = [i for i, t in enumerate(inputs) if ctx.needs_input_grad[i] and t is not None and t.requires_grad]
-    got = ea.grad(outs, [inputs[i] for i in wanted], grads, create_graph=True, allow_unused=True)
-    res: list = [None] * (len(inputs) + 1)
-    for i, g in zip(wanted, got):
-        res[i] = g
-    return tuple(res)
+    return _recorded_grads(ctx, inputs, outs, grads)
 
 
 class _GRULayer(ea.Function):
@@ -177,12 +183,7 @@ def _gru_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
             h = _gru_step(gis[t], h, w_hh, b_hh)
             hs[t] = h
         outs = (ea.stack(hs, 0), h)
-    wanted = [i for i, t in enumerate(inputs) if ctx.needs_input_grad[i] and t is not None and t.requires_grad]
-    got = ea.grad(outs, [inputs[i] for i in wanted], grads, create_graph=True, allow_unused=True)
-    res: list = [None] * (len(inputs) + 1)
-    for i, g in zip(wanted, got):
-        res[i] = g
-    return tuple(res)
+    return _recorded_grads(ctx, inputs, outs, grads)
 
 
 def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
