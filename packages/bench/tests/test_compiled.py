@@ -128,3 +128,9 @@ def test_empty_caches_times_the_first_step_in_a_child_on_new_caches(tmp_path, ca
     assert row[0] == COMPILE_ROWS["chain10-fwd"].name + " (small sizes)"
     wall, cpu = (float(v) for v in row[1].removesuffix(" s").split(" / "))
     assert wall > 0 and cpu > 0
+
+
+def test_compare_torch_times_torch_compile_unless_told_not_to():
+    # the table has torch.compile beside PyTorch eager wherever PyTorch runs
+    assert cli._parser().parse_args(["compile", "--compare", "torch"]).torch_compile is True
+    assert cli._parser().parse_args(["compile", "--compare", "torch", "--no-torch-compile"]).torch_compile is False

@@ -37,8 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
     p.add_argument("--rows", nargs="*", default=None, choices=[*TRAIN_ROWS, *COMPILE_ROWS],
                    help="rows of `ember-bench train`, or of `ember-bench compile` (default: all of its rows)")
-    p.add_argument("--torch-compile", action="store_true",
-                   help="compile: also time torch.compile (its first step takes 10-30 s)")
+    p.add_argument("--torch-compile", action=argparse.BooleanOptionalAction, default=True,
+                   help="compile: time torch.compile too, where PyTorch runs (the issue's table; on by default, "
+                        "its first step takes 10-30 s, the LSTM's minutes)")
     p.add_argument("--empty-caches", action="store_true",
                    help="compile: also time each first compiled step in a child on empty Numba and ember.jit caches")
     p.add_argument("--loss-steps", type=int, default=100,
