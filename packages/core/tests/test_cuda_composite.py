@@ -3,6 +3,8 @@ masked_scatter and embedding_renorm_ on both devices: CUDA must match the CPU. C
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 import ember.core as E
@@ -59,18 +61,43 @@ def test_lstm_and_gru_cells_and_backward(device):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("reverse", [False, True])
 def test_lstm_layer_and_backward(device, reverse):
+    # the workspace is each device's own layout (the op's doc): each backward reads its own forward's, and the
+    # states and every gradient must agree (in float64: float32 gradients differ by 2e-5 through the steps)
+    m = functools.partial(make_tensor, dtype=E.float64)
     steps, n, n_in, h = 3, 2, 3, 2
-    x = make_tensor(steps, n, n_in, seed=12, noncontiguous=True)
-    w_ih, w_hh = make_tensor(4 * h, n_in, seed=13), make_tensor(4 * h, h, seed=14)
-    b_ih, b_hh = make_tensor(4 * h, seed=15), make_tensor(4 * h, seed=16)
-    hx, cx = make_tensor(n, h, seed=17), make_tensor(n, h, seed=18)
-    _both(lambda *a: get_op("lstm_layer")(*a, reverse), device, x, w_ih, w_hh, b_ih, b_hh, hx, cx)
-    hs, cs, ws = get_op("lstm_layer")(x, w_ih, w_hh, b_ih, None, hx, cx, reverse)
-    g_out, ghy, gcy = make_tensor(steps, n, h, seed=19), make_tensor(n, h, seed=20), make_tensor(n, h, seed=21)
-    _both(lambda *a: get_op("lstm_layer_backward")(*a, reverse, (True, True, True)), device,
-          g_out, ghy, gcy, x, w_ih, w_hh, cx, hs, cs, ws)
-    _both(lambda *a: get_op("lstm_layer_backward")(a[0], None, None, *a[1:], reverse, (False, False, False))[4:],
-          device, g_out, x, w_ih, w_hh, cx, hs, cs, ws)
+    x = m(steps, n, n_in, seed=12, noncontiguous=True)
+    w_ih, w_hh = m(4 * h, n_in, seed=13), m(4 * h, h, seed=14)
+    b_ih, b_hh = m(4 * h, seed=15), m(4 * h, seed=16)
+    hx, cx = m(n, h, seed=17), m(n, h, seed=18)
+    g_out, ghy, gcy = m(steps, n, h, seed=19), m(n, h, seed=20), m(n, h, seed=21)
+
+    def layer(x, w_ih, w_hh, b_ih, b_hh, hx, cx, g_out, ghy, gcy):
+        hs, cs, ws = get_op("lstm_layer")(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse)
+        full = get_op("lstm_layer_backward")(g_out, ghy, gcy, x, w_ih, w_hh, cx, hs, cs, ws, reverse, (True,) * 3)
+        states = get_op("lstm_layer_backward")(g_out, None, None, x, w_ih, w_hh, cx, hs, cs, ws, reverse,
+                                               (False,) * 3)[4:]
+        return (hs, cs, *full, *states)
+
+    _both(layer, device, x, w_ih, w_hh, b_ih, b_hh, hx, cx, g_out, ghy, gcy)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("reverse", [False, True])
+def test_gru_layer_and_backward(device, reverse):
+    m = functools.partial(make_tensor, dtype=E.float64)
+    steps, n, n_in, h = 3, 2, 3, 2
+    x = m(steps, n, n_in, seed=22, noncontiguous=True)
+    w_ih, w_hh = m(3 * h, n_in, seed=23), m(3 * h, h, seed=24)
+    b_ih, b_hh, hx = m(3 * h, seed=25), m(3 * h, seed=26), m(n, h, seed=27)
+    g_out, ghy = m(steps, n, h, seed=28), m(n, h, seed=29)
+
+    def layer(x, w_ih, w_hh, b_ih, b_hh, hx, g_out, ghy):
+        hs, ws = get_op("gru_layer")(x, w_ih, w_hh, b_ih, b_hh, hx, reverse)
+        full = get_op("gru_layer_backward")(g_out, ghy, x, w_ih, w_hh, ws, reverse, (True,) * 3)
+        state = get_op("gru_layer_backward")(g_out, None, x, w_ih, w_hh, ws, reverse, (False,) * 3)[5:]
+        return (hs, *full, *state)
+
+    _both(layer, device, x, w_ih, w_hh, b_ih, b_hh, hx, g_out, ghy)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -178,6 +178,48 @@ def _gru_cell_backward(grad_hy, workspace):
     return _op("cat")([gr, gz, gn], last), _op("cat")([gr, gz, mul(gn, r)], last), mul(g, z)
 
 
+def _gru_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, reverse):
+    """gru_layer composed: the input projection as one mm, then per step one mm and the cell; hs (L + 1, N, H) as
+    the CPU kernel's, the workspace this composition's own layout (L, N, 5H): each step's cell workspace."""
+    from ember.core.ops.rnn_cells import _gru_layer_check
+
+    _gru_layer_check(input, weight_ih, weight_hh, hx)
+    steps, n, hid = input._shape[0], input._shape[1], weight_hh._shape[1]
+    dev, dt, mm = input._storage.device, input._dtype, _op("mm")
+    gi = mm(input.reshape(steps * n, -1), weight_ih.t()).reshape(steps, n, 3 * hid)
+    hs, ws = _empty((steps + 1, n, hid), dt, dev), _empty((steps, n, 5 * hid), dt, dev)
+    hs[steps if reverse else 0].copy_(hx)
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        h_prev = hs[t + 1] if reverse else hs[t]
+        hy, cell = _gru_cell(gi[t], mm(h_prev, weight_hh.t()), h_prev, bias_ih, bias_hh)
+        hs[t if reverse else t + 1].copy_(hy)
+        ws[t].copy_(cell)
+    return hs, ws
+
+
+def _gru_layer_backward(grad_output, grad_hy, input, weight_ih, weight_hh, workspace, reverse, output_mask):
+    steps, n, hid = input._shape[0], input._shape[1], weight_hh._shape[1]
+    dev, dt = input._storage.device, input._dtype
+    mm, add = _op("mm"), _op("add")
+    g_in, g_hid = _empty((steps, n, 3 * hid), dt, dev), _empty((steps, n, 3 * hid), dt, dev)
+    gh = grad_hy if grad_hy is not None else _op("fill_")(_empty((n, hid), dt, dev), 0)
+    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+        gi_t, gh_t, g_prev = _gru_cell_backward(add(grad_output[t], gh), workspace[t])
+        g_in[t].copy_(gi_t)
+        g_hid[t].copy_(gh_t)
+        gh = add(g_prev, mm(gh_t, weight_hh))
+    gi2, gh2 = g_in.reshape(steps * n, 3 * hid), g_hid.reshape(steps * n, 3 * hid)
+    g_x = g_w_ih = g_w_hh = g_b_ih = g_b_hh = None
+    if output_mask[0]:
+        g_x = mm(gi2, weight_ih).reshape(tuple(input._shape))
+    if output_mask[1]:
+        g_w_ih = mm(gi2.t(), input.reshape(steps * n, -1))
+        g_w_hh = mm(gh2.t(), workspace.narrow(-1, 4 * hid, hid).reshape(steps * n, hid))
+    if output_mask[2]:
+        g_b_ih, g_b_hh = _op("sum")(gi2, (0,), False), _op("sum")(gh2, (0,), False)
+    return g_x, g_w_ih, g_w_hh, g_b_ih, g_b_hh, gh
+
+
 def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     eq = _op("eq")(a, b)
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
@@ -331,7 +373,8 @@ def _put(input, index, source, accumulate=False, *, out=None):
 for _name, _kernel in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward), ("lstm_cell", _lstm_cell),
                        ("lstm_cell_backward", _lstm_cell_backward), ("lstm_layer", _lstm_layer),
                        ("lstm_layer_backward", _lstm_layer_backward), ("gru_cell", _gru_cell),
-                       ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace),
+                       ("gru_cell_backward", _gru_cell_backward), ("gru_layer", _gru_layer),
+                       ("gru_layer_backward", _gru_layer_backward), ("isclose", _isclose), ("trace", _trace),
                        ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
                        ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm),
                        ("take", _take), ("put", _put), ("max_unpool", _max_unpool),

@@ -659,9 +659,9 @@ gru_layer = declare("gru_layer", differentiable=False, doc="""One GRU layer dire
 Positional signature: `gru_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, reverse)`, input
 `(L, N, H_in)`, weights `(3H, H_in)` and `(3H, H)`, biases `(3H,)` or None, hx `(N, H)`. Returns
 `(hs, workspace)`: hs `(L + 1, N, H)` holds hx and the L outputs in time order (hx first, or last
-when `reverse`), workspace what `gru_layer_backward` reads (CPU: `(L, 5H, N)`, r, z, n, h_n and
-h_prev by rows). The input projection is one GEMM; each step one GEMM and one compiled pass (NOTE [
-lstm_layer's gate-major steps]).""")
+when `reverse`), workspace what `gru_layer_backward` reads, in its device's layout (CPU: `(L, 5H, N)`,
+r, z, n, h_n and h_prev by rows; composed: `(L, N, 5H)`, each step's `gru_cell` workspace). The input projection
+is one GEMM; each step one GEMM and one compiled pass (NOTE [ lstm_layer's gate-major steps]).""")
 
 
 def _gru_layer_check(x, w_ih, w_hh, hx) -> None:
