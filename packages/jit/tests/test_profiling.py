@@ -13,20 +13,25 @@ nn = pytest.importorskip("ember.nn")
 optim = pytest.importorskip("ember.optim")
 
 
-def _step():
+def _step(logit: bool = False):
+    """An MLP's Adam step and its batch: 4 classes and cross entropy, or (`logit`) one logit squeezed into
+    binary cross entropy with logits."""
     ea.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1 if logit else 4))
     opt = optim.Adam(model.parameters(), lr=0.01)
 
     def step(x, y):
         opt.zero_grad()
-        loss = nn.functional.cross_entropy(model(x), y)
+        out = model(x)
+        loss = (nn.functional.binary_cross_entropy_with_logits(out.squeeze(-1), y) if logit
+                else nn.functional.cross_entropy(out, y))
         loss.backward()
         opt.step()
         return loss
 
     rng = np.random.default_rng(0)
-    return step, (ea.tensor(rng.standard_normal((5, 8)).astype(np.float32)), ea.tensor(rng.integers(0, 4, 5)))
+    y = ea.tensor(rng.random(5).astype(np.float32)) if logit else ea.tensor(rng.integers(0, 4, 5))
+    return step, (ea.tensor(rng.standard_normal((5, 8)).astype(np.float32)), y)
 
 
 def test_profile_rows_name_the_plans_ops_and_leave_the_replay_as_it_was(monkeypatch):
@@ -60,19 +65,7 @@ def test_profiled_steps_launch_fused_kernels_through_their_entry_points(monkeypa
     # benchmark that profiles right after `wait_for_compiles()`
     monkeypatch.setattr(jit.config, "whole_plan", False)
     monkeypatch.setattr(jit.config, "background_compile", True)
-    ea.manual_seed(0)
-    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
-    opt = optim.Adam(model.parameters(), lr=0.01)
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = nn.functional.binary_cross_entropy_with_logits(model(x).squeeze(-1), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    rng = np.random.default_rng(0)
-    args = (ea.tensor(rng.standard_normal((5, 8)).astype(np.float32)), ea.tensor(rng.random(5).astype(np.float32)))
+    step, args = _step(logit=True)
     fn = jit.compile(step)
     for _ in range(jit.config.capture_call + 1):
         fn(*args)
