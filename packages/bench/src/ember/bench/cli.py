@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
                         "its first step takes 10-30 s, the LSTM's minutes)")
     p.add_argument("--empty-caches", action="store_true",
                    help="compile: also time each first compiled step in a child on empty Numba and ember.jit caches")
+    p.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
+                   help="compile: time each framework in a child process of its own (default: unless --threads "
+                        "1; in one process their thread pools take the cores from each other)")
     p.add_argument("--loss-steps", type=int, default=100,
                    help="compile: steps before comparing ember.jit's output with eager's")
     p.add_argument("--threads", type=int, default=None,
@@ -173,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         compare = _compare(args)
         rows = run_compile_rows(args.rows, compare, args.torch_compile and compare, args.repeats,
                                 small=args.size != "paper", clock=args.clock, loss_steps=args.loss_steps,
-                                empty_caches=args.empty_caches, threads=args.threads)
+                                empty_caches=args.empty_caches, threads=args.threads,
+                                isolate=args.threads != 1 if args.isolate is None else args.isolate)
         from ember.bench.machine import machine_line
 
         text = compile_markdown(rows) + "\n" + machine_line() + "\n"

@@ -1,9 +1,10 @@
 """`ember-bench compile`: issue 21's table, ember eager against `ember.jit.compile`, beside PyTorch.
 
 Each workload is one step (a forward, or a whole training step: forward, `backward()`, optimizer
-step, `zero_grad`) run four ways in one process: ember eager, ember compiled, and, with PyTorch,
-torch eager and (opt in: its first call takes 10-30 s) `torch.compile`. Steady-state steps are
-timed interleaved round by round; the first compiled step (capture, planning and code generation)
+step, `zero_grad`) run four ways: ember eager, ember compiled, and, with PyTorch, torch eager and
+`torch.compile` (its first call takes 10-30 s). Steady-state steps are timed interleaved round by
+round, in this process or (`isolate`, for two or more threads) each way in a child process of its
+own; the first compiled step (capture, planning and code generation)
 is timed apart, cold (the first plan in this process) and warm (a second, fresh step compiled after
 it). Then the relative difference of ember compiled's output after N steps from ember eager's,
 both started from the same seed, and whether the step was captured or, after a graph break, ran
@@ -12,6 +13,7 @@ eagerly (and why), so a ratio near 1 is never mistaken for a replay.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -26,6 +28,7 @@ import numpy as np
 
 from ember.bench import frameworks
 from ember.bench.models import SIZES, gnmt, ncf
+from ember.bench.isolated import time_isolated
 from ember.bench.progress import Progress
 from ember.bench.timing import stat_of, time_calls
 from ember.bench.training import lenet, mlp
@@ -232,8 +235,11 @@ def _block(fn: Callable, args: tuple, calls: int) -> Callable[[], None]:
 
 def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool = False, repeats: int = 5,
                      small: bool = False, clock: str = "wall", loss_steps: int = 100,
-                     empty_caches: bool = False, threads: int | None = None) -> list[dict]:
+                     empty_caches: bool = False, threads: int | None = None, isolate: bool = False) -> list[dict]:
     """Each row's µs per step, ember eager / compiled (and torch eager / torch.compile), interleaved.
+
+    With `isolate`, each of them is timed in a child process of its own (`ember.bench.isolated`: needed at two
+    or more threads, where the frameworks' thread pools in one process take the cores from each other).
 
     Also the first compiled step, cold and warm (seconds, up to and including the first replay; with
     `empty_caches`, also in a child process on empty Numba and ember.jit caches), and the relative
@@ -242,7 +248,7 @@ def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool 
 
     tick = time.process_time if clock == "cpu" else time.perf_counter
     ember = frameworks.load("ember")
-    torch_fw = frameworks.load("torch") if compare else None
+    torch_fw = frameworks.load("torch") if compare and not isolate else None
     rows = []
     with Progress(len(keys) * repeats, "compiled steps") as bar:
         for key in keys:
@@ -269,16 +275,25 @@ def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool 
             ex = compiled.explain()  # a step that broke runs eagerly: say so beside its figures
             row["plans"], row["nodes"] = ex.graph_count, sum(len(ops) for ops in ex.ops_per_graph)
             row["breaks"] = [str(b) for b in ex.break_reasons]
-            fns = {"ember": _block(eager_fn, eager_args, calls), "ember.jit": _block(compiled, comp_args, calls)}
-            if torch_fw is not None:
-                t_fn, t_args = make_step(torch_fw, key, small)
-                fns["torch"] = _block(t_fn, t_args, calls)
-                if torch_compile:
-                    tc_fn, tc_args = make_step(torch_fw, key, small)
-                    tc = torch_fw.lib.compile(tc_fn)
-                    row["torch_first_cold_s"] = _first_steps(tc, tc_args, 1)
-                    fns["torch.compile"] = _block(tc, tc_args, calls)
-            secs = time_calls(fns, repeats, 1, tick=lambda spec=spec: bar.update(1, model=spec.name), clock=tick)
+            progress = functools.partial(bar.update, 1, model=spec.name)
+            if isolate:
+                names = ["ember", "ember.jit", *(["torch"] if compare else []),
+                         *(["torch.compile"] if compare and torch_compile else [])]
+                secs, info = time_isolated(key, small, names, calls, repeats, threads, clock, tick=progress)
+                if "torch.compile" in info:
+                    row["torch_first_cold_s"] = info["torch.compile"]["first_s"]
+            else:
+                fns = {"ember": _block(eager_fn, eager_args, calls),
+                       "ember.jit": _block(compiled, comp_args, calls)}
+                if torch_fw is not None:
+                    t_fn, t_args = make_step(torch_fw, key, small)
+                    fns["torch"] = _block(t_fn, t_args, calls)
+                    if torch_compile:
+                        tc_fn, tc_args = make_step(torch_fw, key, small)
+                        tc = torch_fw.lib.compile(tc_fn)
+                        row["torch_first_cold_s"] = _first_steps(tc, tc_args, 1)
+                        fns["torch.compile"] = _block(tc, tc_args, calls)
+                secs = time_calls(fns, repeats, 1, tick=progress, clock=tick)
             for name, samples in secs.items():
                 row[name] = stat_of([s / calls * 1e6 for s in samples])
             if "torch" in row:
