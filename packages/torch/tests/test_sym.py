@@ -50,3 +50,37 @@ def test_sym_helpers_match_pytorch(name, args, expected):
     real = pytest.importorskip("torch")
     theirs = getattr(real, name)(*args)
     assert theirs == expected and type(theirs) is type(expected)
+
+
+def test_plain_numbers_are_not_symbolic():
+    assert not isinstance(3, torch.SymInt) and not isinstance(3.0, torch.SymFloat)
+    assert not isinstance(True, torch.SymBool)
+    assert [c.__name__ for c in (torch.SymInt, torch.SymFloat, torch.SymBool)] == ["SymInt", "SymFloat", "SymBool"]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: torch.sym_constrain_range(5, min=0, max=3), "Invalid value range for 5 between [0, 3]."),
+    (lambda: torch.sym_constrain_range(2, min=3), "Invalid value range for 2 between [3, 9223372036854775807]."),
+    (lambda: torch.sym_constrain_range(2, max=1), "Invalid value range for 2 between [-9223372036854775808, 1]."),
+    (lambda: torch.sym_constrain_range(torch.tensor(5), min=0, max=3), "Invalid value range for 5 between [0, 3]."),
+    (lambda: torch.sym_constrain_range(2, min=4, max=3), "Max must be greater than or equal to min. Got min=4 max=3"),
+    (lambda: torch.sym_constrain_range_for_size(-1), "Invalid value range for -1 between [0, 9223372036854775807]."),
+    (lambda: torch.sym_constrain_range_for_size(1, min=2),
+     "Invalid value range for 1 between [2, 9223372036854775807]."),
+])
+def test_sym_constrain_range_refuses_a_value_outside(call, message):
+    with pytest.raises(RuntimeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_sym_constrain_range_accepts_a_value_inside_and_takes_keywords_only():
+    assert torch.sym_constrain_range(2, min=0, max=3) is None and torch.sym_constrain_range(size=2) is None
+    assert torch.sym_constrain_range_for_size(0) is None and torch.sym_fresh_size(3) == 3
+    with pytest.raises(TypeError, match="takes 1 positional argument but 3 were given"):
+        torch.sym_constrain_range(2, 0, 3)
+
+
+def test_top_level_fork_and_wait_are_torchscripts():
+    fut = torch.fork(lambda x: x + 1, 2)
+    assert isinstance(fut, torch.Future) and torch.wait(fut) == 3

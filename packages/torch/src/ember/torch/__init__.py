@@ -55,6 +55,7 @@ from ember.core.sparse_ops import hspmm, smm, sspaddmm  # noqa: E402
 import ember.torch.testing as testing  # noqa: E402
 import ember.torch.onnx as onnx  # noqa: E402
 import ember.torch.jit as jit  # noqa: E402
+from ember.torch.jit import fork, wait  # noqa: E402 - torch.fork / torch.wait are TorchScript's futures
 import ember.torch.profiler as profiler  # noqa: E402
 import ember.torch.__future__ as __future__  # noqa: E402, F401 - torch.__future__'s conversion flags
 import ember.torch.distributed as distributed  # noqa: E402
