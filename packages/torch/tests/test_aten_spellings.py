@@ -198,3 +198,12 @@ def test_embedding_bag_returns_the_cpu_kernels_four_tensors():
     with pytest.raises(RuntimeError, match="padding_idx must be within the number of embeddings, -3 through 2, but "
                                            "got 3"):
         torch.embedding_bag(w, i, o, False, 0, False, None, False, 3)
+
+
+def test_utils_dlpack_is_the_top_level_exchange():
+    import ember.torch.utils.dlpack as dlpack
+
+    assert dlpack.from_dlpack is torch.from_dlpack and dlpack.to_dlpack is torch.to_dlpack
+    assert [(m.name, int(m)) for m in dlpack.DLDeviceType][:3] == [("kDLCPU", 1), ("kDLCUDA", 2), ("kDLCUDAHost", 3)]
+    t = torch.arange(4.0, requires_grad=True)
+    assert torch.equal(dlpack.from_dlpack(dlpack.to_dlpack(t)), torch.arange(4.0))

@@ -11,6 +11,7 @@ import numpy as np
 import ember.autograd as _ag
 import ember.nn.functional as F
 from ember.autograd.anomaly import is_anomaly_check_nan_enabled
+from ember.core.cuda.interop import to_dlpack
 
 __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "channel_shuffle",
            "native_channel_shuffle", "celu_", "selu_", "threshold_", "dropout_", "feature_dropout_", "kl_div",
@@ -195,11 +196,6 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
     """`torch.max_pool1d_with_indices`: `(output, indices)` of `F.max_pool1d`."""
     return F.max_pool1d(input, kernel_size, stride if stride else None, padding, dilation, ceil_mode=ceil_mode,
                         return_indices=True)
-
-
-def to_dlpack(tensor):
-    """`torch.to_dlpack`: the tensor's DLPack capsule (`tensor.__dlpack__()`)."""
-    return tensor.__dlpack__()
 
 
 def get_device_module(device=None):

@@ -7,6 +7,8 @@ it is imported.
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from ember.core import dtypes
@@ -14,9 +16,27 @@ from ember.core.geometry import INT64_MAX
 from ember.core.methods import attach
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["from_dlpack", "attach_methods"]
+__all__ = ["DLDeviceType", "from_dlpack", "to_dlpack", "attach_methods"]
 
-_DLPACK_CPU, _DLPACK_CUDA = 1, 2
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack's device codes, as `__dlpack_device__` reports them (`torch.utils.dlpack.DLDeviceType`)."""
+
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLROCMHost = 11
+    kDLExtDev = 12
+    kDLCUDAManaged = 13
+    kDLOneAPI = 14
+    kDLWebGPU = 15
+    kDLHexagon = 16
+    kDLMAIA = 17
 
 
 def _cuda_array_interface(self: Tensor) -> dict:
@@ -41,17 +61,28 @@ def _cuda_array_interface(self: Tensor) -> dict:
 
 
 def _dlpack(self: Tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
-    if self._storage.device.type != "cpu":
-        raise BufferError(f"__dlpack__: only CPU tensors export DLPack; got {describe(self)}; CUDA tensors "
+    if self._requires_grad:
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    return _export(self, max_version, copy)
+
+
+def _export(t: Tensor, max_version=None, copy=None):
+    if t._storage.device.type != "cpu":
+        raise BufferError(f"__dlpack__: only CPU tensors export DLPack; got {describe(t)}; CUDA tensors "
                           "share memory through __cuda_array_interface__ (from_dlpack consumes it)")
     kwargs = {} if max_version is None else {"max_version": max_version}
-    return self._np().__dlpack__(**kwargs)
+    return (t._np().copy() if copy else t._np()).__dlpack__(**kwargs)
 
 
-def _dlpack_device(self: Tensor) -> tuple[int, int]:
+def to_dlpack(tensor: Tensor):
+    """The tensor's DLPack capsule (the legacy interface: as PyTorch's, it exports a tensor that requires grad)."""
+    return _export(tensor)
+
+
+def _dlpack_device(self: Tensor) -> tuple[DLDeviceType, int]:
     if self._storage.device.type == "cuda":
-        return (_DLPACK_CUDA, self._storage.device.index or 0)
-    return (_DLPACK_CPU, 0)
+        return (DLDeviceType.kDLCUDA, self._storage.device.index or 0)
+    return (DLDeviceType.kDLCPU, 0)
 
 
 class _ByteView:
@@ -63,6 +94,8 @@ class _ByteView:
                                          "data": (ptr, False), "version": 3}
 
 
+_INVALID_CAPSULE = ("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed only once, "
+                    "so you might have already constructed a tensor from it once.")
 _DL_KINDS = {0: "i", 1: "u", 2: "f", 4: "bf", 5: "c", 6: "b"}  # DLDataType codes (4: bfloat)
 # PyCapsule_SetName keeps the pointer, not a copy: the names must live as long as the process
 _USED_NAMES = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
@@ -97,8 +130,7 @@ def _from_capsule(capsule) -> np.ndarray:
     layouts = ((b"dltensor", 0, 56), (b"dltensor_versioned", 32, 16))  # (name, DLTensor at, deleter at)
     found = next((entry for entry in layouts if api.PyCapsule_IsValid(capsule, entry[0])), None)
     if found is None:
-        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
-                           "only once, so you might have already constructed a tensor from it once.")
+        raise RuntimeError(_INVALID_CAPSULE)
     name, head, deleter_at = found
     managed = api.PyCapsule_GetPointer(capsule, name)
     read_only = head and ctypes.c_uint64.from_address(managed + 24).value & 1  # DLPACK_FLAG_BITMASK_READ_ONLY
@@ -108,7 +140,7 @@ def _from_capsule(capsule) -> np.ndarray:
     ndim = ctypes.c_int32.from_address(t + 16).value
     code, bits, lanes = ctypes.c_uint8.from_address(t + 20).value, ctypes.c_uint8.from_address(t + 21).value, \
         ctypes.c_uint16.from_address(t + 22).value
-    if kind != _DLPACK_CPU:
+    if kind != DLDeviceType.kDLCPU:
         raise BufferError(f"from_dlpack: a raw DLPack capsule of device type {kind} (not CPU): pass the producer "
                           "itself (an object with __dlpack__ or __cuda_array_interface__)")
     if code not in _DL_KINDS or lanes != 1 or bits % 8:
@@ -131,19 +163,23 @@ def _from_capsule(capsule) -> np.ndarray:
     return arr
 
 
-def from_dlpack(ext) -> Tensor:
-    """A tensor sharing memory with `ext`: a DLPack producer (CPU) or a raw DLPack capsule of CPU memory, or
-    any object with `__cuda_array_interface__` (CuPy, PyTorch, Numba device arrays)."""
-    if type(ext).__name__ == "PyCapsule":
-        from ember.core.creation import from_numpy
+def from_dlpack(ext_tensor, *, device=None, copy: bool | None = None) -> Tensor:
+    """A tensor sharing memory with `ext_tensor`: a DLPack producer (CPU) or a raw DLPack capsule of CPU memory, or
+    any object with `__cuda_array_interface__` (CuPy, PyTorch, Numba device arrays). `copy=True` copies; `device`
+    moves the result there (a copy where it is another device)."""
+    from ember.core.creation import from_numpy
 
-        return from_numpy(_from_capsule(ext))
-    cai = getattr(ext, "__cuda_array_interface__", None)
-    if cai is None:
-        from ember.core.creation import from_numpy
-
-        return from_numpy(np.from_dlpack(ext))
-    return _from_cuda_array_interface(ext, cai)
+    if type(ext_tensor).__name__ == "PyCapsule":
+        if device is not None or copy is not None:
+            raise AssertionError("device and copy kwargs not supported when ext_tensor is already a DLPack capsule.")
+        return from_numpy(_from_capsule(ext_tensor))
+    cai = getattr(ext_tensor, "__cuda_array_interface__", None)
+    if cai is None and not hasattr(ext_tensor, "__dlpack__"):  # PyTorch takes it for a capsule
+        raise RuntimeError(_INVALID_CAPSULE)
+    t = from_numpy(np.from_dlpack(ext_tensor)) if cai is None else _from_cuda_array_interface(ext_tensor, cai)
+    if copy:
+        t = t.clone()
+    return t if device is None else t.to(device)
 
 
 def _cai_geometry(cai: dict) -> tuple[dtypes.dtype, tuple[int, ...], tuple[int, ...], int]:

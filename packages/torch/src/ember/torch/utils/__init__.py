@@ -1,6 +1,6 @@
 """`torch.utils`: `data` (ember.data, the same module objects), `checkpoint`, `collect_env`, `_pytree`, `hooks` and
 `tensorboard` (imported on first use: it needs the `tensorboard` package), `benchmark` (imported on first use);
-`flop_counter` and `module_tracker` are imported by name."""
+`dlpack`, `flop_counter` and `module_tracker` are imported by name."""
 
 import importlib
 
