@@ -168,3 +168,11 @@ def test_a_wait_yields_the_core_for_2ms_then_sleeps_between_polls(monkeypatch, t
     pg = types.SimpleNamespace(timeout=datetime.timedelta(seconds=60))
     assert c10d.Work([object()], None, pg, "all_reduce").wait() and polls[0] == 201
     assert (seen["yield"], seen["sleep"]) == (yields, sleeps)
+
+
+@pytest.mark.parametrize("nproc", [2, 3])
+def test_differentiable_collectives_match_their_adjoints(run_job, nproc):
+    res = run_job(nproc, "nn_functional.py")
+    assert res.returncode == 0, res.stdout
+    assert res.stdout.count(" OK ") == nproc * 20, res.stdout
+    assert all(f"rank {r} DONE" in res.stdout for r in range(nproc)), res.stdout

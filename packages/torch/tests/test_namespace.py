@@ -298,6 +298,15 @@ def test_distributed_algorithms_paths():
     assert hooks.batched_powerSGD_hook is powersgd.batched_powerSGD_hook
 
 
+def test_distributed_nn_paths():
+    pytest.importorskip("ember.distributed")
+    from ember.distributed.nn import functional
+
+    dnn = importlib.import_module("ember.torch.distributed.nn")
+    assert dnn.all_gather is functional.all_gather and dnn.functional.all_to_all_single is functional.all_to_all_single
+    assert importlib.import_module("ember.torch.distributed.nn.functional").reduce_scatter is functional.reduce_scatter
+
+
 def test_a_missing_attribute_is_pythons_error_as_pytorchs():
     with pytest.raises(AttributeError, match="^module 'torch' has no attribute 'gesv'$"):
         et.gesv  # noqa: B018 - removed in 1.2
