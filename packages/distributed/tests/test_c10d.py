@@ -176,3 +176,11 @@ def test_differentiable_collectives_match_their_adjoints(run_job, nproc):
     assert res.returncode == 0, res.stdout
     assert res.stdout.count(" OK ") == nproc * 20, res.stdout
     assert all(f"rank {r} DONE" in res.stdout for r in range(nproc)), res.stdout
+
+
+@pytest.mark.parametrize("nproc", [2, 3])
+def test_zero_redundancy_optimizer_trains_as_one_process_and_consolidates_its_state(run_job, nproc):
+    res = run_job(nproc, "zero.py")
+    assert res.returncode == 0, res.stdout
+    assert all(f"rank {r} DONE" in res.stdout for r in range(nproc)), res.stdout
+    assert res.stdout.count(" OK ") == nproc * 17 + 3, res.stdout
