@@ -305,6 +305,9 @@ def test_distributed_nn_paths():
     dnn = importlib.import_module("ember.torch.distributed.nn")
     assert dnn.all_gather is functional.all_gather and dnn.functional.all_to_all_single is functional.all_to_all_single
     assert importlib.import_module("ember.torch.distributed.nn.functional").reduce_scatter is functional.reduce_scatter
+    from ember.distributed.optim import ZeroRedundancyOptimizer
+
+    assert importlib.import_module("ember.torch.distributed.optim").ZeroRedundancyOptimizer is ZeroRedundancyOptimizer
 
 
 def test_a_missing_attribute_is_pythons_error_as_pytorchs():
