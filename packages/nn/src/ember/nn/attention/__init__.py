@@ -1,5 +1,5 @@
 """`torch.nn.attention`: the `SDPBackend` names and the `sdpa_kernel` context manager (and the
-`flex_attention` submodule).
+`flex_attention` and `bias` submodules).
 
 ember has one implementation of `scaled_dot_product_attention` (the math one, on every device), so
 selecting backends changes nothing about how attention is computed; the context manager checks its
@@ -60,4 +60,4 @@ def sdpa_kernel(backends: list[SDPBackend] | SDPBackend, set_priority: bool = Fa
         _enabled = previous
 
 
-from ember.nn.attention import flex_attention  # noqa: E402 - the submodule, as torch.nn.attention's
+from ember.nn.attention import bias, flex_attention  # noqa: E402 - the submodules, as torch.nn.attention's

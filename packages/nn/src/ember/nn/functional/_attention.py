@@ -89,7 +89,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q K^T * scale + mask) V; query (..., L, E), key (..., S, E), value (..., S, Ev).
-    A boolean `attn_mask` marks the positions that take part (True), a float one is added."""
+    A boolean `attn_mask` marks the positions that take part (True), a float one is added; a `CausalBias`
+    (`torch.nn.attention.bias`) picks its causal triangle."""
+    if attn_mask is not None and not isinstance(attn_mask, Tensor):
+        from ember.nn.attention.bias import CausalBias
+
+        if isinstance(attn_mask, CausalBias):
+            return attn_mask._dispatch(query, key, value, dropout_p, is_causal, scale, enable_gqa)
     _validate_input(query, key, value, attn_mask)
     if _dispatch.untracked and dropout_p == 0.0 and not enable_gqa and query._dtype in _UNTRACKED:
         if not ((query._requires_grad or key._requires_grad or value._requires_grad

@@ -14,9 +14,6 @@ grad = _alias(__name__ + ".grad", _nn.grad)
 attention = _alias(__name__ + ".attention", _nn.attention)
 common_types = _alias(__name__ + ".common_types", _nn.common_types)
 parameter = _alias(__name__ + ".parameter", __import__("ember.nn.parameter", fromlist=["Parameter"]))
-grad = _alias(__name__ + ".grad", _nn.grad)
-attention = _alias(__name__ + ".attention", _nn.attention)
-common_types = _alias(__name__ + ".common_types", _nn.common_types)
 
 import ember.torch.nn.modules as modules  # noqa: E402 - not `from ember.torch.nn import`: the star import
 import ember.torch.nn.parallel as parallel  # noqa: E402   bound `modules` to ember.nn.modules
