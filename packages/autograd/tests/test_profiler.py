@@ -186,3 +186,33 @@ def test_composite_functions_are_one_event_over_their_ops_and_autocast_still_app
         with profile() as prof:
             out = x @ w.t()
     assert out.dtype == ea.bfloat16 and "aten::matmul" in [e.name for e in prof.events()]
+
+
+def test_the_legacy_autograd_profiler_interface():
+    x = ea.ones(4, 4)
+    with profile(enabled=False) as off:
+        (x * 2).sum()
+    assert not hasattr(off, "function_events")
+    with pytest.raises(RuntimeError, match="^Profiler didn't finish running$"):
+        off.table()
+    with profile(record_shapes=True) as prof:
+        (x * 2).sum()
+    assert _names(prof.function_events) == ["aten::mul", "aten::sum"]
+    total = prof.total_average()
+    assert total.count == 2 and prof.self_cpu_time_total == pytest.approx(total.self_cpu_time_total)
+    assert "aten::mul" in prof.table(sort_by="self_cpu_time_total", row_limit=3)
+    with pytest.raises(TypeError, match="takes from 1 to 2 positional arguments but 3 were given"):
+        profile(True, False)
+
+
+def test_profiler_util_and_variable_paths():
+    import importlib
+
+    from ember.autograd import profiler, profiler_util
+
+    variable = importlib.import_module("ember.autograd.variable")
+    assert profiler_util.EventList is profiler.EventList and profiler_util.FunctionEvent is profiler.FunctionEvent
+    v = variable.Variable(ea.ones(2), requires_grad=True)
+    assert type(v) is ea.Tensor and v.requires_grad
+    with pytest.raises(RuntimeError, match="deprecated, use torch.tensor"):  # the package's name is the function
+        ea.variable(1.0)

@@ -53,6 +53,10 @@ from ember.autograd.amp import (
 _sys.modules[__name__ + ".anomaly_mode"] = anomaly_mode
 
 
+import ember.autograd.variable  # noqa: E402, F401 - the module (`from torch.autograd.variable import Variable`),
+# loaded before the function below takes its name on the package, as in PyTorch
+
+
 def variable(*args, **kwargs):
     """Removed from PyTorch (`torch.autograd.variable`): raises its RuntimeError naming the replacement."""
     raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")

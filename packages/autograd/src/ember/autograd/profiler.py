@@ -286,11 +286,15 @@ class profile:
         profile_memory: record the bytes each op's results allocated.
     """
 
-    def __init__(self, *, activities: Iterable[ProfilerActivity] | None = None, schedule: Callable | None = None,
-                 on_trace_ready: Callable | None = None, record_shapes: bool = False, profile_memory: bool = False,
-                 with_stack: bool = False, with_flops: bool = False, with_modules: bool = False,
-                 experimental_config=None, execution_trace_observer=None, acc_events: bool = False,
-                 use_cuda: bool | None = None, custom_trace_id_callback=None) -> None:
+    def __init__(self, enabled: bool = True, *, activities: Iterable[ProfilerActivity] | None = None,
+                 schedule: Callable | None = None, on_trace_ready: Callable | None = None, record_shapes: bool = False,
+                 profile_memory: bool = False, with_stack: bool = False, with_flops: bool = False,
+                 with_modules: bool = False, experimental_config=None, execution_trace_observer=None,
+                 acc_events: bool = False, use_cuda: bool | None = None, custom_trace_id_callback=None,
+                 use_device: str | None = None, use_kineto: bool = False, use_cpu: bool = True) -> None:
+        self._enabled = enabled  # `torch.autograd.profiler.profile(enabled=...)`: off records nothing
+        if use_device is not None and use_device != "cpu":
+            use_cuda = True
         self.activities = set(activities) if activities is not None else {ProfilerActivity.CPU}
         if use_cuda:
             self.activities.add(ProfilerActivity.CUDA)
@@ -395,13 +399,18 @@ class profile:
 
     # --- the public cycle ------------------------------------------------------------------------
     def start(self) -> None:
+        if not self._enabled:
+            return
         self._action = self.schedule(self.step_num) if self.schedule else ProfilerAction.RECORD
         if self._action in (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE):
             self._start_recording()
 
     def stop(self) -> None:
+        if not self._enabled:
+            return
         was_recording = self._recording
         self._stop_recording()
+        self.function_events = self.events()  # the legacy `torch.autograd.profiler.profile`'s results
         if was_recording and self.on_trace_ready is not None:
             self.on_trace_ready(self)
 
@@ -432,6 +441,27 @@ class profile:
     def events(self) -> EventList:
         return EventList(sorted(self._events, key=lambda e: (e.start_us, e.id)), self.profile_memory,
                          self.record_shapes)
+
+    def _finished(self) -> EventList:
+        if not hasattr(self, "function_events"):
+            raise RuntimeError("Profiler didn't finish running")
+        return self.function_events
+
+    def table(self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int = 75,
+              max_name_column_width: int = 55, max_shapes_column_width: int = 80, header: str | None = None,
+              top_level_events_only: bool = False) -> str:
+        """The legacy profiler's summary table of its events (`EventList.table`)."""
+        return self._finished().table(sort_by, row_limit, max_src_column_width, max_name_column_width,
+                                      max_shapes_column_width, header, top_level_events_only)
+
+    def total_average(self) -> FunctionEventAvg:
+        """Every event averaged into one row (the legacy profiler's)."""
+        return self._finished().total_average()
+
+    @property
+    def self_cpu_time_total(self) -> float:
+        """The self CPU time of every event, in µs (the legacy profiler's)."""
+        return sum(e.self_cpu_time_total for e in self._finished())
 
     def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
                      group_by_overload_name: bool = False) -> EventList:
