@@ -99,3 +99,17 @@ def test_is_contiguous_in_channels_last_reads_the_strides():
     assert nhwc.is_contiguous(memory_format=E.channels_last) and not nhwc.is_contiguous()
     assert E.zeros(2, 3, 1, 1).is_contiguous(memory_format=E.channels_last)
     assert not E.zeros(2, 3).is_contiguous(memory_format=E.channels_last)
+
+
+def test_devices_ember_lacks_refuse_as_a_pytorch_build_without_them():
+    x = E.ones(2)
+    assert x.is_xla is False
+    with pytest.raises(AssertionError, match="^Torch not compiled with XPU enabled$"):
+        x.xpu()
+    with pytest.raises(RuntimeError, match="^PyTorch is not linked with support for ipu devices$"):
+        x.ipu()
+    with pytest.raises(AssertionError, match="^Torch not compiled with MTIA enabled. Ensure you have"):
+        x.mtia()
+    with pytest.raises(RuntimeError, match="^reinforce\\(\\) was removed.\nUse torch.distributions instead.") as info:
+        x.reinforce(1.0)
+    assert str(info.value).endswith("loss = -m.log_prob(action) * reward\nloss.backward()\n")

@@ -21,6 +21,29 @@ from ember.core.storage import created_hook as _created_hook
 
 __all__ = ["Tensor", "contiguous_strides", "describe"]
 
+_REINFORCE_REMOVED = """reinforce() was removed.
+Use torch.distributions instead.
+See https://pytorch.org/docs/main/distributions.html
+
+Instead of:
+
+probs = policy_network(state)
+action = probs.multinomial()
+next_state, reward = env.step(action)
+action.reinforce(reward)
+action.backward()
+
+Use:
+
+probs = policy_network(state)
+# NOTE: categorical is equivalent to what used to be called multinomial
+m = torch.distributions.Categorical(probs)
+action = m.sample()
+next_state, reward = env.step(action)
+loss = -m.log_prob(action) * reward
+loss.backward()
+"""
+
 
 # called with each new tensor while the autograd layer needs to see them (an `inference_mode()` block is
 # active in some thread: it marks inference tensors); None otherwise, so `_make` pays one global read
@@ -325,6 +348,26 @@ class Tensor:
     @property
     def is_cpu(self) -> bool:
         return self._storage.device.type == "cpu"
+
+    is_xla = property(lambda self: False)  # no XLA device in ember, as a PyTorch without torch_xla
+
+    def xpu(self, device=None, non_blocking: bool = False, memory_format=None):
+        """No XPU in ember: PyTorch's error of a build without one."""
+        raise AssertionError("Torch not compiled with XPU enabled")
+
+    def ipu(self, device=None, non_blocking: bool = False, memory_format=None):
+        """No IPU in ember: PyTorch's error of a build without one."""
+        raise RuntimeError("PyTorch is not linked with support for ipu devices")
+
+    def mtia(self, device=None, non_blocking: bool = False, memory_format=None):
+        """No MTIA in ember: PyTorch's error of a build without one."""
+        raise AssertionError("Torch not compiled with MTIA enabled. Ensure you have `import "
+                             "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
+                             "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!")
+
+    def reinforce(self, reward):
+        """Removed from PyTorch (0.4): its RuntimeError with the `torch.distributions` replacement."""
+        raise RuntimeError(_REINFORCE_REMOVED)
 
     @property
     def is_meta(self) -> bool:
