@@ -256,3 +256,14 @@ def test_a_missing_attribute_names_the_class_as_pytorchs_c_types():
     finally:
         set_repr_namespace(previous)
     assert not hasattr(E.float32, "foo") and pickle.loads(pickle.dumps(E.float32)) is E.float32
+
+
+def test_abbr_is_pytorchs_short_name():
+    from ember.core import dtypes as D
+
+    want = {"bool": "b8", "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+            "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16", "bfloat16": "bf16", "float32": "f32",
+            "float64": "f64", "complex32": "c32", "complex64": "c64", "complex128": "c128", "float8_e4m3fn": "f8e4m3fn",
+            "float8_e5m2": "f8e5m2", "float8_e4m3fnuz": "f8e4m3fnuz", "float8_e5m2fnuz": "f8e5m2fnuz",
+            "float8_e8m0fnu": "f8e8m0fnu"}
+    assert {name: getattr(D, name).abbr for name in want} == want

@@ -72,6 +72,19 @@ class dtype:
             return complex32
         return complex128 if self._rank >= 3 else complex64
 
+    @property
+    def abbr(self) -> str:
+        """PyTorch's short name: kind and bits (`f32`, `bf16`, `i64`, `u8`, `b8`, `c64`, `f8e4m3fn`)."""
+        n = self.name
+        if n == "bool":
+            return "b8"
+        if n == "bfloat16":
+            return "bf16"
+        if n.startswith("float8_"):
+            return "f8" + n[len("float8_"):]
+        kind = next(k for k in ("uint", "int", "float", "complex") if n.startswith(k))
+        return {"uint": "u", "int": "i", "float": "f", "complex": "c"}[kind] + n[len(kind):]
+
     def __repr__(self) -> str:
         return f"{_repr_namespace}.{self.name}"
 
