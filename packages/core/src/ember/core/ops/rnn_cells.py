@@ -21,8 +21,8 @@ import numpy as np
 
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
-from ember.core.ops.numba_rows import transposed
 from ember.core.ops.blas_threads import matmul, single_threaded
+from ember.core.ops.numba_rows import transposed
 from ember.core.tensor import Tensor, describe
 
 # lstm_layer and its backward (ember.nn's LSTM node, no PyTorch name) stay out of the torch namespace
@@ -550,9 +550,10 @@ lstm_layer = declare("lstm_layer", differentiable=False, doc="""One LSTM layer d
 Positional signature: `lstm_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse)`,
 input `(L, N, H_in)`, weights `(4H, H_in)` and `(4H, H)`, biases `(4H,)` or None, hx and cx
 `(N, H)`. Returns `(hs, cs, workspace)`: hs `(L + 1, N, H)` holds hx and the L outputs in time
-order (hx first, or last when `reverse`), cs `(L, N, H)` the cell states, workspace what
-`lstm_layer_backward` reads, in its device's layout (CPU: `(L, 6H, N)`, the activated gates, tanh(c)
-and c by rows; composed: `(L, N, 5H)`, the gates and tanh(c)). The input projection is one GEMM; each
+order (hx first, or last when `reverse`), cs `(L, N, H)` the cell states (on the CPU a strided view
+of the workspace's c rows), workspace what `lstm_layer_backward` reads, in its device's layout (CPU:
+`(L, 6H, N)`, the activated gates, tanh(c) and c by rows; composed: `(L, N, 5H)`, the gates and
+tanh(c)). The input projection is one GEMM; each
 step is one GEMM and one compiled pass that writes its results in place (PyTorch's CPU LSTM
 layer does the same in oneDNN).""")
 
