@@ -129,3 +129,14 @@ def test_bmm_by_small_transposed_matrices_lays_them_out_row_major(dtype, monkeyp
     ec.bmm(ec.from_numpy(big), ec.from_numpy(big).transpose(1, 2))  # 128^3 a product: BLAS takes the view
     assert calls == [(64, 32, 64)]
     assert linalg._SMALL_GEMM == 64 ** 3
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1024, 256), (1000, 250), (250, 1000), (7, 5)])
+def test_transposed_lays_out_a_matrix_transpose_row_major(dtype, shape):
+    # whole 16 x 16 tiles, and edge rows and columns (250 and 1000 are no multiples of 16); small: numpy's copy
+    x = np.random.default_rng(7).standard_normal(shape).astype(dtype)
+    got = numba_rows.transposed(x)
+    assert got.flags.c_contiguous and got.dtype == dtype and not np.shares_memory(got, x)
+    np.testing.assert_array_equal(got, x.T)
+    np.testing.assert_array_equal(numba_rows.transposed(x[::2]), x[::2].T)  # a strided input

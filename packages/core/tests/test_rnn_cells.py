@@ -212,27 +212,45 @@ def test_layer_step_kernel_vectorizes_its_gate_loops():
 def test_lstm_layer_gemms_read_w_hh_in_place_with_the_batch_as_the_short_side(monkeypatch, reverse):
     """NOTE [ lstm_layer's gate-major steps ]: the forward is the input projection and one W_hh @ h_prev^T per step,
     whose left operand is weight_hh's own buffer (no transposed copy per call) and whose result is (4H, N); the
-    backward one W_hh^T @ gates' gradient (H, N) per step and one GEMM each for the input's and the weights'
-    gradients over all the steps."""
+    backward one W_hh^T @ gates' gradient (H, N) per step, all from one row-major copy of W_hh^T made per call (a
+    transposed view makes OpenBLAS repack it transposed at every step), and one GEMM each for the input's and the
+    weights' gradients over all the steps."""
     rng = np.random.default_rng(4)
     steps, n, h = 6, 3, 5
     args = [T(a.astype(np.float32)) for a in _layer_args(rng, steps, n, 7, h)]
     w_hh = args[2]._np()
-    seen, matmul = [], np.matmul
+    seen, lefts, matmul = [], [], np.matmul
 
     def recording(a, b, *rest, **kwargs):
         seen.append((a.shape, b.shape, np.shares_memory(a, w_hh)))
+        lefts.append(a)
         return matmul(a, b, *rest, **kwargs)
 
     monkeypatch.setattr(np, "matmul", recording)
     hs, cs, ws = R.lstm_layer(*args, reverse)
     assert seen == [((4 * h, 7), (7, steps * n), False)] + [((4 * h, h), (h, n), True)] * steps
     seen.clear()
+    lefts.clear()
     R.lstm_layer_backward(hs[:steps] if reverse else hs[1:], None, None, args[0], args[1], args[2], args[6], hs, cs,
                           ws, reverse, (True, True, True))
-    assert seen == [((h, 4 * h), (4 * h, n), True)] * steps + [
+    assert seen == [((h, 4 * h), (4 * h, n), False)] * steps + [
         ((steps * n, 4 * h), (4 * h, 7), False), ((4 * h, steps * n), (steps * n, h), False),
         ((4 * h, steps * n), (steps * n, 7), False)]
+    w_hh_t = lefts[0]
+    assert w_hh_t.flags.c_contiguous and np.array_equal(w_hh_t, w_hh.T)
+    assert all(a is w_hh_t for a in lefts[:steps])  # one copy for all the steps
+
+
+def test_lstm_layer_cell_states_are_a_view_of_its_workspace():
+    """lstm_layer's cs is no copy: a strided (L, N, H) view of the c rows the CPU workspace (L, 6H, N) keeps."""
+    rng = np.random.default_rng(6)
+    steps, n, h = 4, 3, 5
+    args = [T(a.astype(np.float32)) for a in _layer_args(rng, steps, n, 7, h)]
+    hs, cs, ws = R.lstm_layer(*args, False)
+    assert cs._storage is ws._storage and tuple(cs.shape) == (steps, n, h)
+    np.testing.assert_array_equal(cs.numpy(), ws.numpy()[:, 5 * h:].transpose(0, 2, 1))
+    empty = R.lstm_layer(T(np.zeros((0, n, 7), np.float32)), *args[1:], False)[1]
+    assert tuple(empty.shape) == (0, n, h) and empty.numpy().size == 0
 
 
 def ref_gru_layer(x, w_ih, w_hh, b_ih, b_hh, h, reverse):
@@ -285,25 +303,30 @@ def test_gru_layer_float32_within_rounding_and_bad_shapes_raise():
 
 
 def test_gru_layer_weight_gradients_are_one_gemm_each_over_all_steps(monkeypatch):
-    """gru_layer's backward: one W_hh^T @ hidden gates' gradient (H, N) per step, then one GEMM each for the input's
-    and both weights' gradients over all the steps (the recorded steps took a GEMM per step and weight)."""
+    """gru_layer's backward: one W_hh^T @ hidden gates' gradient (H, N) per step, all from one row-major copy of W_hh^T,
+    then one GEMM each for the input's and both weights' gradients over all the steps (the recorded steps took a GEMM
+    per step and weight)."""
     rng = np.random.default_rng(7)
     steps, n, h = 6, 3, 5
     shapes = [(steps, n, 7), (3 * h, 7), (3 * h, h), (3 * h,), (3 * h,), (n, h)]
     args = [T(rng.standard_normal(s).astype(np.float32)) for s in shapes]
     w_hh = args[2]._np()
-    seen, matmul = [], np.matmul
+    seen, lefts, matmul = [], [], np.matmul
 
     def recording(a, b, *rest, **kwargs):
         seen.append((a.shape, b.shape, np.shares_memory(a, w_hh)))
+        lefts.append(a)
         return matmul(a, b, *rest, **kwargs)
 
     monkeypatch.setattr(np, "matmul", recording)
     hs, ws = R.gru_layer(*args, False)
     assert seen == [((3 * h, 7), (7, steps * n), False)] + [((3 * h, h), (h, n), True)] * steps
     seen.clear()
+    lefts.clear()
     R.gru_layer_backward(hs[1:], None, args[0], args[1], args[2], ws, False, (True, True, True))
-    assert seen == [((h, 3 * h), (3 * h, n), True)] * steps + [
+    assert lefts[0].flags.c_contiguous and np.array_equal(lefts[0], w_hh.T)
+    assert all(a is lefts[0] for a in lefts[:steps])
+    assert seen == [((h, 3 * h), (3 * h, n), False)] * steps + [
         ((steps * n, 3 * h), (3 * h, 7), False), ((3 * h, steps * n), (steps * n, h), False),
         ((3 * h, steps * n), (steps * n, 7), False)]
 

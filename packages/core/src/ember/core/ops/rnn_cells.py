@@ -22,6 +22,7 @@ import numpy as np
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
 from ember.core.ops.blas_threads import matmul, single_threaded
+from ember.core.ops.numba_rows import transposed
 from ember.core.tensor import Tensor, describe
 
 # lstm_layer and its backward (ember.nn's LSTM node, no PyTorch name) stay out of the torch namespace
@@ -549,9 +550,10 @@ lstm_layer = declare("lstm_layer", differentiable=False, doc="""One LSTM layer d
 Positional signature: `lstm_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse)`,
 input `(L, N, H_in)`, weights `(4H, H_in)` and `(4H, H)`, biases `(4H,)` or None, hx and cx
 `(N, H)`. Returns `(hs, cs, workspace)`: hs `(L + 1, N, H)` holds hx and the L outputs in time
-order (hx first, or last when `reverse`), cs `(L, N, H)` the cell states, workspace what
-`lstm_layer_backward` reads, in its device's layout (CPU: `(L, 6H, N)`, the activated gates, tanh(c)
-and c by rows; composed: `(L, N, 5H)`, the gates and tanh(c)). The input projection is one GEMM; each
+order (hx first, or last when `reverse`), cs `(L, N, H)` the cell states (on the CPU a strided view
+of the workspace's c rows), workspace what `lstm_layer_backward` reads, in its device's layout (CPU:
+`(L, 6H, N)`, the activated gates, tanh(c) and c by rows; composed: `(L, N, 5H)`, the gates and
+tanh(c)). The input projection is one GEMM; each
 step is one GEMM and one compiled pass that writes its results in place (PyTorch's CPU LSTM
 layer does the same in oneDNN).""")
 
@@ -579,8 +581,11 @@ def _layer_check(x, w_ih, w_hh, hx, cx) -> None:
 # (SkylakeX) kernels, 32 x 256 x 1024 float32 in 90 against 160 us, and no slower with its Haswell ones; W_hh is read
 # as stored (no transposed copy per call). The input projection W_ih @ x^T, the workspace (L, 6H, N) (i, f, g, o,
 # tanh(c), c) and the backward's gates' gradient (4H, L, N) follow, so every kernel loop runs along the batch over
-# contiguous rows; only hs and cs, which the caller reads as (N, H) states, are written by columns. The backward's
-# step is W_hh^T @ its gates' gradient (H, N), and its weight gradients one GEMM each over (4H, L*N).
+# contiguous rows; hs, which the caller reads as (N, H) states, is transposed once at the end, and cs is a strided
+# (L, N, H) view of the workspace's c rows (the CPU backward reads ws, not cs: no copy). The backward's step is
+# W_hh^T @ its gates' gradient (H, N), from a row-major copy of W_hh^T made once per call (OpenBLAS packs the GEMM's
+# W_hh operand at every step, and a transposed view made that the slower transposing pack: 10-12 us a step at
+# 1024 x 256 against the copy's 67 us once), and its weight gradients one GEMM each over (4H, L*N).
 @lstm_layer.register("cpu")
 def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse):
     _layer_check(input, weight_ih, weight_hh, hx, cx)
@@ -608,9 +613,11 @@ def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, rever
             for t in range(steps):
                 np.matmul(w_hh, hs[t], out=gates)
                 step(t, t - 1, t + 1, gates, gi, bias, hs, c0, ws)
-    # the states as the caller reads them, (N, H) a step: one transposing copy each
-    return (wrap(np.ascontiguousarray(hs.transpose(0, 2, 1))),
-            wrap(np.ascontiguousarray(ws[:, 5 * hid:].transpose(0, 2, 1))), wrap(ws))
+    # the outputs as the caller reads them, (N, H) a step: one transposing copy; the cell states a view of ws's rows
+    workspace = wrap(ws)
+    cs = Tensor._make(workspace._storage, 5 * hid * n if steps else 0, (steps, n, hid), (6 * hid * n, 1, n),
+                      workspace._dtype)
+    return wrap(np.ascontiguousarray(hs.transpose(0, 2, 1))), cs, workspace
 
 
 lstm_layer_backward = declare("lstm_layer_backward", differentiable=False, doc="""The gradients of lstm_layer.
@@ -635,11 +642,12 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     gc = np.ascontiguousarray(grad_cy._np().T) if grad_cy is not None else np.zeros((hid, n), dt)
     hsa, ws, c0 = hs._np(), workspace._np(), np.ascontiguousarray(cx._np().T)
     gg, g_t = np.empty((4 * hid, steps, n), dt), np.empty((4 * hid, n), dt)
+    w_hh_t = transposed(w_hh)
     step = _layer_kernels()[2]
     with single_threaded(), _quiet_compile("layer_backward", dt):  # each step's GEMM is small: see blas_threads.py
         for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
             step(t, (t + 1 if t + 1 < steps else -1) if reverse else t - 1, g_out, gh, gc, c0, ws, g_t)
-            np.matmul(w_hh.T, g_t, out=gh)
+            np.matmul(w_hh_t, g_t, out=gh)
             gg[:, t] = g_t
     g2 = gg.reshape(4 * hid, steps * n)
     g_x = g_w_ih = g_w_hh = g_b = None
@@ -722,11 +730,12 @@ def _gru_layer_backward_cpu(grad_output, grad_hy, input, weight_ih, weight_hh, w
     gm, dh = np.zeros((hid, n), dt), np.empty((hid, n), dt)
     g_in, g_hid = np.empty((3 * hid, steps, n), dt), np.empty((3 * hid, steps, n), dt)
     d_in, d_hid = np.empty((3 * hid, n), dt), np.empty((3 * hid, n), dt)
+    w_hh_t = transposed(w_hh)  # row-major W_hh^T, as lstm_layer_backward's (NOTE [ lstm_layer's gate-major steps ])
     step = _layer_kernels()[4]
     with single_threaded(), _quiet_compile("gru_layer_backward", dt):  # small GEMMs: see blas_threads.py
         for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
             step(t, g_out, dh, gz, gm, ws, d_in, d_hid)
-            np.matmul(w_hh.T, d_hid, out=gm)
+            np.matmul(w_hh_t, d_hid, out=gm)
             g_in[:, t] = d_in
             g_hid[:, t] = d_hid
     gi2, gh2 = g_in.reshape(3 * hid, steps * n), g_hid.reshape(3 * hid, steps * n)
