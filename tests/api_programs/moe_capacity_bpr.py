@@ -10,8 +10,8 @@ import torch.nn.functional as F
 
 torch.manual_seed(0)
 N, E, D = 16, 4, 3
-logits = torch.tensor([[(i * 7 + j * 3) % 5 - 2.0 + 0.1 * i for j in range(E)] for i in range(N)])
-logits[:, 2] += 1.0  # expert 2 is popular
+logits = torch.sin(torch.arange(N * E, dtype=torch.float32).view(N, E) * 0.9) * 2
+logits[:, 2] += 0.8  # expert 2 is popular
 x = torch.cos(torch.arange(N * D, dtype=torch.float32).view(N, D) * 0.7)
 probs = logits.softmax(-1)
 gate, expert = probs.max(-1)
@@ -39,8 +39,9 @@ print("pos bpr:", pos_bpr.tolist())
 for cf in (0.5, 0.75, 1.0, 1.5):
     cap = math.ceil(cf * N / E)
     keep_a, keep_b = pos_arrival < cap, pos_bpr < cap
-    print(f"cf {cf} cap {cap} drop arrival {(~keep_a).float().mean().item():.4f} bpr {(~keep_b).float().mean().item():.4f}"
-          f" kept gate mass arrival {(gate * keep_a).sum().item():.4f} bpr {(gate * keep_b).sum().item():.4f}")
+    print(f"cf {cf} cap {cap} drop arrival {(~keep_a).float().mean().item():.4f} "
+          f"bpr {(~keep_b).float().mean().item():.4f} kept gate mass arrival {(gate * keep_a).sum().item():.4f} "
+          f"bpr {(gate * keep_b).sum().item():.4f}")
 
 cap = math.ceil(0.75 * N / E)
 keep = pos_bpr < cap

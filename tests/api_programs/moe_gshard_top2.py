@@ -13,7 +13,8 @@ capacity_factor = 0.75
 capacity = math.ceil(2 * capacity_factor * S / E)
 print("capacity:", capacity)
 
-x = torch.sin(torch.arange(S * M, dtype=torch.float32).view(S, M) * 0.37) + torch.cos(torch.arange(S * M, dtype=torch.float32).view(S, M) * 1.3)
+grid = torch.arange(S * M, dtype=torch.float32).view(S, M)
+x = torch.sin(grid * 0.37) + torch.cos(grid * 1.3)
 wg = torch.cos(torch.arange(M * E, dtype=torch.float32).view(M, E) * 0.53)
 w_in = torch.cos(torch.arange(E * M * H, dtype=torch.float32).view(E, M, H) * 0.11) * 0.3
 b_in = torch.linspace(-0.2, 0.2, E * H).view(E, 1, H)

@@ -29,10 +29,12 @@ draws = 4000
 uu = torch.rand(draws, E, generator=g2)
 picks = (logits[0] - torch.log(-torch.log(uu))).argmax(-1)
 freq = torch.bincount(picks, minlength=E).float() / draws
-print("gumbel-max freq vs softmax:", freq.round(decimals=2).tolist(), logits[0].softmax(-1).round(decimals=2).tolist())
+print("gumbel-max freq vs softmax:", freq.round(decimals=2).tolist(),
+      logits[0].softmax(-1).round(decimals=2).tolist())
 m = torch.multinomial(logits[0].softmax(-1), draws, replacement=True, generator=torch.Generator().manual_seed(7))
 print("multinomial freq:", (torch.bincount(m, minlength=E).float() / draws).round(decimals=2).tolist())
-print("without replacement:", torch.multinomial(logits.softmax(-1), 2, generator=torch.Generator().manual_seed(3)).shape)
+wr = torch.multinomial(logits.softmax(-1), 2, generator=torch.Generator().manual_seed(3))
+print("without replacement:", wr.shape, "distinct per row:", (wr[:, 0] != wr[:, 1]).all().item())
 
 # gumbel_softmax: soft and hard, gradients flow through the soft sample in both
 for tau in (2.0, 1.0, 0.5):

@@ -50,7 +50,8 @@ print("x norms:", F.normalize(x, dim=-1).norm(dim=-1)[0].round(decimals=4).tolis
 
 mask = torch.tensor([[True, True, True, False, False], [True, True, True, True, True]])
 ym, dm, cm = moe(x, mask)
-print("masked dispatch on padding:", dm[0, 3:].abs().sum().item(), "real rows:", dm[0].sum(0).round(decimals=4).tolist())
+print("masked dispatch on padding:", dm[0, 3:].abs().sum().item(),
+      "real rows:", dm[0].sum(0).round(decimals=4).tolist())
 print("combine on padding rows:", cm[0, 3].flatten().tolist()[:3])
 print("second sample unchanged:", torch.allclose(ym[1], y[1], atol=1e-6))
 print("first sample real tokens changed:", not torch.allclose(ym[0, :3], y[0, :3]))
@@ -70,7 +71,8 @@ row = torch.full((3,), float("-inf"))
 print("softmax all -inf:", row.softmax(0).tolist(), F.log_softmax(row, 0).tolist())
 print("nan_to_num options:", torch.tensor([float("nan"), float("inf"), -float("inf")]).nan_to_num(
     nan=0.0, posinf=1.0, neginf=-1.0).tolist())
-print("normalize eps:", F.normalize(torch.zeros(2, 3), dim=-1).tolist(), F.normalize(torch.ones(3), p=1, dim=0).tolist())
+print("normalize eps:", F.normalize(torch.zeros(2, 3), dim=-1).tolist(),
+      F.normalize(torch.ones(3), p=1, dim=0).tolist())
 for bad in (lambda: torch.einsum("bmd,dnp->bmnp", x, moe.phi[:5]),
             lambda: torch.einsum("bmd,dnp->bmq", x, moe.phi),
             lambda: x.masked_fill(mask, 0.0),
