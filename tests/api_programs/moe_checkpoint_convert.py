@@ -43,7 +43,8 @@ class FusedBlock(nn.Module):
                 found[(int(m.group(1)), m.group(2))] = state_dict.pop(k)
         if found:
             n = 1 + max(i for i, _ in found)
-            state_dict[prefix + "gate_up"] = torch.stack([torch.cat([found[(i, "w1")], found[(i, "w3")]]) for i in range(n)])
+            state_dict[prefix + "gate_up"] = torch.stack([torch.cat([found[(i, "w1")], found[(i, "w3")]])
+                                                          for i in range(n)])
             state_dict[prefix + "down"] = torch.stack([found[(i, "w2")] for i in range(n)])
         if prefix + "gate.weight" in state_dict:
             state_dict[prefix + "router.weight"] = state_dict.pop(prefix + "gate.weight")

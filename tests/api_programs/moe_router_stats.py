@@ -28,7 +28,8 @@ for l in range(L):
     print(f"  cv {cv.item():.4f} max/mean {(full.max() / full.float().mean()).item():.4f} gini {gini.item():.4f}"
           f" entropy {ent.mean().item():.4f} +- {ent.std().item():.4f}")
     q = torch.quantile(topv[l, :, 0], torch.tensor([0.1, 0.5, 0.9]))
-    print("  top-1 prob quantiles:", q.round(decimals=4).tolist(), "median:", topv[l, :, 0].median().round(decimals=4).item())
+    print("  top-1 prob quantiles:", q.round(decimals=4).tolist(),
+          "median:", topv[l, :, 0].median().round(decimals=4).item())
 
 pairs = topi[0].sort(dim=-1).values
 uniq_pairs, inverse, pair_counts = torch.unique(pairs, dim=0, return_inverse=True, return_counts=True)
