@@ -694,6 +694,34 @@ def test_bmm_dtype_errors_follow_pytorchs_small_and_blas_paths(case):
     assert str(e.value) == msg
 
 
+BADDBMM_DTYPE_ERRORS = {
+    ((2, 3, 4, 5), "bool", "float32", "bool"): (NotImplementedError, "\"baddbmm\" not implemented for 'Bool'"),
+    ((2, 3, 4, 5), "bool", "bool", "float32"): (
+        RuntimeError, "Input dtypes must be the same, got: input float, batch1: bool, batch2: bool"),
+    ((1, 20, 12, 6), "float32", "float64", "float32"): (RuntimeError, "expected scalar type Double but found Float"),
+    ((1, 20, 12, 6), "float32", "bool", "float32"): (
+        RuntimeError, "mat1 and mat2 must have the same dtype, but got Float and Bool"),
+    ((1, 20, 12, 6), "bool", "bool", "bool"): (NotImplementedError, "\"addmm_impl_cpu_\" not implemented for 'Bool'"),
+}
+
+
+@pytest.mark.parametrize("case", list(BADDBMM_DTYPE_ERRORS), ids=str)
+def test_baddbmm_dtype_errors_follow_pytorchs_order_and_paths(case):
+    (b, n, k, m), d1, d2, di = case
+    kind, msg = BADDBMM_DTYPE_ERRORS[case]
+    with pytest.raises(kind) as e:
+        E.baddbmm(E.ones(b, n, m, dtype=getattr(E, di)), E.ones(b, n, k, dtype=getattr(E, d1)),
+                  E.ones(b, k, m, dtype=getattr(E, d2)))
+    assert str(e.value) == msg
+
+
+def test_bmm_checks_out_against_the_second_operands_dtype_first():
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+        E.bmm(E.ones(2, 3, 4), E.ones(2, 4, 5, dtype=E.float64), out=E.empty(2, 3, 5))
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype bool, but got float instead$"):
+        E.bmm(E.ones(2, 3, 4, dtype=E.bool), E.ones(2, 4, 5, dtype=E.bool), out=E.empty(2, 3, 5))
+
+
 def test_bmm_of_mixed_dtypes_with_nothing_to_compute_raises_nothing():
     assert E.bmm(E.ones(2, 0, 400), E.ones(2, 400, 5, dtype=E.float64)).shape == (2, 0, 5)
     assert E.bmm(E.ones(2, 5, 0, dtype=E.bool), E.ones(2, 0, 100)).shape == (2, 5, 100)

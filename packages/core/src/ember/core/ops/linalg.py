@@ -265,22 +265,22 @@ def _bmm_shapes(a: Tensor, b: Tensor) -> None:
 def _bmm_meta(a, b, *, out=None) -> None:
     """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
     _bmm_shapes(a, b)
+    _check_out_dtype(out, b)  # PyTorch's bmm.out checks `out` first, against mat2's dtype
     error = _bmm_dtype_error(a._dtype, b._dtype, *a._shape, b._shape[2])
     if error is not None:
         raise error
-    if out is not None:
-        _check_out_dtype(out, a)
 
 
 _BLAS_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
 
-def _bmm_dtype_error(first: dtypes.dtype, second: dtypes.dtype, batch: int, n: int, k: int,
-                     m: int) -> Exception | None:
-    """What PyTorch's CPU bmm of (batch, n, k) by (batch, k, m) raises for its operands' dtypes (None: nothing). An
-    empty product returns first. A small one (k * n * m < 400) runs a loop dispatched on the first's dtype (no bool)
-    that reads the second as that type; a larger one reads the first as the second's type where that is a BLAS
-    type, and otherwise hands both to addmm, which names C++ types and has no bool."""
+def _bmm_dtype_error(first: dtypes.dtype, second: dtypes.dtype, batch: int, n: int, k: int, m: int,
+                     kernel: str = "bmm") -> Exception | None:
+    """What PyTorch's CPU bmm (or baddbmm, `kernel`) of (batch, n, k) by (batch, k, m) raises for its operands'
+    dtypes (None: nothing). An empty product returns first. A small one (k * n * m < 400) runs a loop dispatched on
+    the first's dtype (no bool) that reads the second as that type; a larger one reads the first as the second's
+    type where that is a BLAS type, and otherwise hands both to addmm (which has no bool), whose dtype check bmm
+    words in C++ type names and baddbmm in PyTorch's."""
     from ember.core.ops.numeric import not_implemented_for
 
     names = dtypes.TORCH_NAMES
@@ -288,12 +288,15 @@ def _bmm_dtype_error(first: dtypes.dtype, second: dtypes.dtype, batch: int, n: i
         return None
     if k * n * m < 400:
         if first is dtypes.bool:
-            return not_implemented_for("bmm", first)
+            return not_implemented_for(kernel, first)
         if second is not first:
             return RuntimeError(f"expected scalar type {names[first.name]} but found {names[second.name]}")
         return None
     if second is not first and second in _BLAS_DTYPES:
         return RuntimeError(f"expected scalar type {names[second.name]} but found {names[first.name]}")
+    if second is not first and kernel == "baddbmm":
+        return RuntimeError(f"mat1 and mat2 must have the same dtype, but got {names[first.name]} and "
+                            f"{names[second.name]}")
     if second is not first:
         return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_type(first)} != "
                             f"{_c_type(second)}")
@@ -780,17 +783,17 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
     if out is not None:
         _refuse_out_with_grad("baddbmm", out, input, batch1, batch2)
         _check_out_dtype(out, batch1)
-    if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
-        _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
     if isinstance(input, Tensor):  # PyTorch's checks, in its order
         _expand_self(input, (batch1.size(0), batch1.size(1), batch2.size(2)), "baddbmm")
         _bmm_shapes(batch1, batch2)
         if input._dtype is not batch1._dtype:
             raise RuntimeError(f"Input dtypes must be the same, got: input {_c_name(input)}, batch1: "
                                f"{_c_name(batch1)}, batch2: {_c_name(batch2)}")
-        if batch1._dtype is not batch2._dtype:
-            raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[batch1._dtype.name]} but found "
-                               f"{dtypes.TORCH_NAMES[batch2._dtype.name]}")
+        error = _bmm_dtype_error(batch1._dtype, batch2._dtype, *batch1._shape, batch2._shape[2], "baddbmm")
+        if error is not None:
+            raise error
+    elif batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
+        _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
     prod = _opmath(_bmm, batch1, batch2)
     if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
