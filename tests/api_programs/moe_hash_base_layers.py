@@ -59,7 +59,8 @@ gate = torch.sigmoid(scores.gather(1, assign[:, None]))
 y = x + gate * torch.einsum("td,tdk->tk", x, w_exp[assign])
 print("BASE output:", y[:2].round(decimals=4).tolist())
 print("one_hot of assignment sums:", F.one_hot(assign, E).sum(0).tolist())
-print("randperm dtype:", torch.randperm(4, generator=g).dtype, torch.randperm(3, dtype=torch.float32, generator=g).dtype)
+print("randperm dtype:", torch.randperm(4, generator=g).dtype,
+      torch.randperm(3, dtype=torch.float32, generator=g).dtype)
 for bad in (lambda: hash_table[torch.tensor([V])],
             lambda: torch.randperm(-1),
             lambda: torch.logsumexp(scores.int(), dim=1)):

@@ -37,7 +37,8 @@ seg_sum = torch.segment_reduce(flat_g[order], "sum", lengths=counts)
 seg_max = torch.segment_reduce(flat_g[order], "max", lengths=counts, unsafe=True)
 print("segment sum:", seg_sum.round(decimals=4).tolist(), "segment max:", seg_max.round(decimals=4).tolist())
 offsets = F.pad(counts.cumsum(0), (1, 0))
-print("segment mean by offsets:", torch.segment_reduce(flat_g[order], "mean", offsets=offsets).round(decimals=4).tolist())
+seg_mean = torch.segment_reduce(flat_g[order], "mean", offsets=offsets)
+print("segment mean by offsets:", seg_mean.round(decimals=4).tolist())
 
 chosen = torch.take_along_dim(probs, topi, dim=-1)
 print("take_along_dim == topk values:", torch.equal(chosen, topv))
@@ -48,7 +49,8 @@ print("tokens per sequence and expert:\n", per_expert.sum(1))
 # disable expert 2 (e.g. after a failure) by filling its router column with -inf before the softmax
 dead = logits.clone().index_fill_(-1, torch.tensor([2]), float("-inf"))
 new_i = dead.softmax(-1).topk(K, dim=-1).indices[mask]
-print("expert 2 still used:", (new_i == 2).any().item(), "load now:", torch.bincount(new_i.flatten(), minlength=E).tolist())
+print("expert 2 still used:", (new_i == 2).any().item(),
+      "load now:", torch.bincount(new_i.flatten(), minlength=E).tolist())
 
 counter = torch.zeros(B, E, dtype=torch.long)
 seq_of_token = torch.arange(B)[:, None].expand(B, S)[mask]
