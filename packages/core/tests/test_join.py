@@ -131,6 +131,11 @@ def test_split_sizes_elements_are_read_as_pytorchs_int_list_parser():
         x.split([3, 7], True)
     with pytest.raises(RuntimeError, match=r"^Expected scalar.isIntegral\( false\) to be true"):
         x.split([4, E.tensor(True)])
+    assert [p.numel() for p in x.split((np.array(4), np.int32(6)))] == [4, 6]  # __index__ elements
+    for sizes, kind in ((np.int64(5), "numpy.int64"), (np.array([4, 6]), "numpy.ndarray"), (range(2, 12, 8), "range")):
+        with pytest.raises(TypeError) as e:
+            E.split(x, sizes)
+        assert str(e.value) == f"{head} (position 2) must be tuple of ints, not {kind}"
 
 
 @pytest.mark.parametrize("n,chunks,sizes", [(10, 3, [4, 4, 2]), (6, 4, [2, 2, 2]), (5, 5, [1] * 5), (3, 5, [1, 1, 1])])

@@ -8,6 +8,7 @@ no derivative of their own.
 from __future__ import annotations
 
 import numbers
+import operator
 import warnings
 from collections.abc import Sequence
 
@@ -305,8 +306,8 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
     v = split_size_or_sections
     if isinstance(v, Tensor) and v.numel() == 1:  # PyTorch's Tensor.split takes int() of a one-element tensor
         v = int(v)
-    if isinstance(v, numbers.Integral):
-        return S.split(tensor, int(v), dim)
+    if isinstance(v, int):  # an int only: Tensor.split hands anything else, numpy ints too, to split_with_sizes
+        return S.split(tensor, v, dim)
     return S.split_with_sizes(tensor, split_sizes_arg(v, 2, dim), dim)
 
 
@@ -318,7 +319,15 @@ def split_sizes_arg(v, position: int, dim=0) -> list[int]:
     head = "split_with_sizes(): argument 'split_sizes'"
 
     def name(e) -> str:
-        return "Tensor" if isinstance(e, Tensor) else type(e).__name__
+        t = type(e)
+        return "Tensor" if isinstance(e, Tensor) else t.__name__ if t.__module__ == "builtins" else \
+            f"{t.__module__}.{t.__name__}"
+
+    def index(e) -> int | None:
+        try:
+            return operator.index(e)
+        except TypeError:
+            return None
 
     if not isinstance(v, list | tuple):
         raise TypeError(f"{head} (position {position}) must be tuple of ints, not {name(v)}")
@@ -329,6 +338,8 @@ def split_sizes_arg(v, position: int, dim=0) -> list[int]:
                                "message be improved?  If so, please report an enhancement request to PyTorch.)")
         if isinstance(e, Tensor) and e.numel() == 1 and not (e._dtype.is_floating_point or e._dtype.is_complex):
             e = int(e)
+        elif not isinstance(e, Tensor | bool) and index(e) is not None:  # numpy ints, 0-d integer arrays
+            e = index(e)
         if not isinstance(e, numbers.Integral) or isinstance(e, bool) and not i:
             if i:
                 raise TypeError(f"{head} failed to unpack the object at pos {i + 1} with error \"type must be tuple "
