@@ -373,7 +373,15 @@ joint CTC-attention training, a location-aware LAS speller stepped with RNN cell
 tensors, Kaldi-style fbank with snip_edges framing, batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer
 with relative positions and length masks, QuartzNet masked convolutions with conv-BN fusion, a pyramidal BLSTM
 listener over packed sequences, chunked streaming attention with window-aligned STFT frames, WAV/PCM parsing with
-frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors)."""
+frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors).
+
+Mixture-of-experts code as Switch/GShard/Mixtral/DeepSeek implementations write it (`moe_*`: GShard top-2 dispatch
+and combine tensors with capacity, Shazeer's noisy top-k with the SparseDispatcher, a Switch layer trained with
+jitter, z-loss and clipping, expert-choice routing, grouped-GEMM dispatch by sort/split/searchsorted with block
+padding, gradients reaching only chosen experts, experts as ModuleLists, 3-D weights and stacked vmap states, Gumbel
+and REINFORCE routers, Soft MoE, shared experts with bias-based balancing, batch-prioritized capacity, bfloat16
+blocks under autocast, simulated expert-parallel all-to-all, router statistics, checkpoint layout conversion, hash
+and BASE layers, expert pruning and merging, padding-aware scatter/segment reductions, a resumed MoE LM)."""
 
 from __future__ import annotations
 

@@ -310,3 +310,18 @@ def test_decreasing_offsets_are_refused_in_the_words_of_pytorchs_kernel():
         E.embedding_bag(idx, w, off, include_last_offset=True)
     with pytest.raises(RuntimeError, match="offsets must be non-decreasing"):
         E.embedding_bag(idx, w.double(), off)
+
+
+def test_half_embedding_backward_rounds_after_every_row_and_skips_padding():
+    rng = np.random.default_rng(1)
+    idx = rng.integers(0, 3, 200)
+    g = (rng.random((200, 2)) * 10).astype(np.float16)
+    ref = np.zeros((3, 2), np.float16)
+    for i, row in zip(idx, g, strict=True):
+        if i != 2:  # the padding row gets no gradient
+            ref[i] = ref[i] + row  # float16 adds round each step, as PyTorch's CPU loop
+    got = M.embedding_backward(E.tensor(g), E.tensor(idx), 3, 2).numpy()
+    assert got.dtype == np.float16 and np.array_equal(got, ref)
+    once = np.zeros((3, 2), np.float32)
+    np.add.at(once, idx, g.astype(np.float32))
+    assert not np.array_equal(once[:2].astype(np.float16), ref[:2])  # rounding once would differ

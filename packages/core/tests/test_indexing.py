@@ -1072,3 +1072,44 @@ def test_index_add_truncates_a_float_alpha_for_an_integer_tensor():
         got = E.zeros(3, dtype=E.int64).index_add(0, idx, E.tensor([1, 2]), alpha=alpha)
         assert got.tolist() == [want, 0, 0], alpha
     assert E.zeros(2).index_add(0, idx, E.tensor([1.0, 2.0]), alpha=1.5).tolist() == [4.5, 0.0]
+
+
+def _half_writes(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 4, n), (rng.random(n) * 10).astype(np.float16)
+
+
+def _stepwise_sum(idx, vals):
+    ref = np.zeros(4, np.float16)
+    for i, v in zip(idx, vals, strict=True):
+        ref[i] = ref[i] + v  # numpy's float16 add rounds after each step, as PyTorch's half loops
+    return ref
+
+
+def test_accumulating_index_put_and_put_round_half_after_every_write():
+    idx, vals = _half_writes()
+    ref = _stepwise_sum(idx, vals)
+    once = np.zeros(4, np.float32)
+    np.add.at(once, idx, vals.astype(np.float32))
+    assert not np.array_equal(ref, once.astype(np.float16))  # the data tells the two roundings apart
+    i, v = E.tensor(idx), E.tensor(vals)
+    assert np.array_equal(E.zeros(4, dtype=E.float16).index_put_((i,), v, accumulate=True).numpy(), ref)
+    assert np.array_equal(E.zeros(4, dtype=E.float16).put_(i, v, accumulate=True).numpy(), ref)
+    assert np.array_equal(E.zeros(4, dtype=E.float16).index_add_(0, i, v).numpy(), ref)
+
+
+def test_scatter_add_and_2d_index_add_of_half_round_once_as_pytorch():
+    idx, vals = _half_writes()
+    once = np.zeros(4, np.float32)
+    np.add.at(once, idx, vals.astype(np.float32))
+    i, v = E.tensor(idx), E.tensor(vals)
+    assert np.array_equal(E.zeros(4, dtype=E.float16).scatter_add_(0, i, v).numpy(), once.astype(np.float16))
+    rows = E.zeros(4, 1, dtype=E.float16).index_add_(0, i, v[:, None])
+    assert np.array_equal(rows.numpy()[:, 0], once.astype(np.float16))
+
+
+def test_stepwise_bfloat16_accumulation_keeps_small_addends_lost():
+    # 256 + 1 rounds back to 256 in bfloat16 (8 significant bits) at every step; one float32 sum would give 260
+    x = E.zeros(1, dtype=E.bfloat16).index_put_((E.zeros(5, dtype=E.int64),), E.tensor([256.0, 1, 1, 1, 1],
+                                                dtype=E.bfloat16), accumulate=True)
+    assert x.float().tolist() == [256.0]

@@ -97,6 +97,47 @@ def test_split_int_and_sizes_are_views():
         m.split([1, 2], 1)
 
 
+def test_split_by_a_tensor_takes_one_element_as_an_int_and_refuses_more():
+    """Tensor.split takes int() of a one-element tensor; a longer tensor of sizes reaches split_with_sizes, whose
+    parser wants a list (an MoE's `x.split(counts)` without .tolist())."""
+    x = E.arange(10.0)
+    assert [p.numel() for p in x.split(E.tensor(5))] == [5, 5]
+    assert [p.numel() for p in E.split(x, E.tensor([10]))] == [10]
+    for call, position in ((lambda: E.split(x, E.tensor([4, 6])), 2), (lambda: x.split(E.tensor([4, 6])), 2),
+                           (lambda: x.split_with_sizes(E.tensor(5)), 1),
+                           (lambda: E.split_with_sizes(x, E.tensor(5)), 2)):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == f"split_with_sizes(): argument 'split_sizes' (position {position}) must be tuple of " \
+                               "ints, not Tensor"
+
+
+def test_split_sizes_elements_are_read_as_pytorchs_int_list_parser():
+    x = E.arange(10.0)
+    assert [p.numel() for p in x.split([E.tensor(4), E.tensor([6])])] == [4, 6]
+    assert [p.numel() for p in x.split([9, True])] == [9, 1]  # only the first element is checked for bool
+    assert [p.numel() for p in x.split(split_size=[4, 6])] == [4, 6]
+    head = "split_with_sizes(): argument 'split_sizes'"
+    for sizes, message in (([4.0, 6], f"{head} (position 2) must be tuple of ints, but found element of type float "
+                                      "at pos 0"),
+                           ([True, 9], f"{head} (position 2) must be tuple of ints, but found element of type bool at "
+                                       "pos 0"),
+                           ((4, E.tensor(6.0)), f"{head} failed to unpack the object at pos 2 with error \"type must "
+                                                "be tuple of ints,but got Tensor\"")):
+        with pytest.raises(TypeError) as e:
+            x.split(sizes)
+        assert str(e.value) == message
+    with pytest.raises(TypeError, match=r"^split_with_sizes\(\): argument 'dim' \(position 3\) must be int, not bool$"):
+        x.split([3, 7], True)
+    with pytest.raises(RuntimeError, match=r"^Expected scalar.isIntegral\( false\) to be true"):
+        x.split([4, E.tensor(True)])
+    assert [p.numel() for p in x.split((np.array(4), np.int32(6)))] == [4, 6]  # __index__ elements
+    for sizes, kind in ((np.int64(5), "numpy.int64"), (np.array([4, 6]), "numpy.ndarray"), (range(2, 12, 8), "range")):
+        with pytest.raises(TypeError) as e:
+            E.split(x, sizes)
+        assert str(e.value) == f"{head} (position 2) must be tuple of ints, not {kind}"
+
+
 @pytest.mark.parametrize("n,chunks,sizes", [(10, 3, [4, 4, 2]), (6, 4, [2, 2, 2]), (5, 5, [1] * 5), (3, 5, [1, 1, 1])])
 def test_chunk_sizes_match_pytorch(n, chunks, sizes):
     assert [c.numel() for c in E.arange(n).chunk(chunks)] == sizes

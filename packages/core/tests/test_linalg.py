@@ -669,6 +669,72 @@ def test_einsum_of_integral_operands_matches_pytorch(case):
     assert outcomes[0] == outcomes[1]
 
 
+# PyTorch's CPU bmm loops over products under 400 multiply-adds (dispatching on the first operand's dtype) and
+# hands larger ones to BLAS (reading the first as the second's type) or to addmm: the errors follow the path
+BMM_DTYPE_ERRORS = {
+    ((2, 3, 4, 5), "float32", "float64"): (RuntimeError, "expected scalar type Float but found Double"),
+    ((2, 3, 4, 5), "bool", "float32"): (NotImplementedError, "\"bmm\" not implemented for 'Bool'"),
+    ((1, 20, 12, 6), "float32", "float64"): (RuntimeError, "expected scalar type Double but found Float"),
+    ((1, 20, 12, 6), "bool", "float32"): (RuntimeError, "expected scalar type Float but found Bool"),
+    ((1, 1, 400, 1), "int64", "complex64"): (RuntimeError, "expected scalar type ComplexFloat but found Long"),
+    ((1, 20, 12, 6), "float32", "bool"): (
+        RuntimeError, "expected m1 and m2 to have the same dtype, but got: float != bool"),
+    ((1, 20, 12, 6), "bfloat16", "int64"): (
+        RuntimeError, "expected m1 and m2 to have the same dtype, but got: c10::BFloat16 != long int"),
+    ((1, 20, 12, 6), "bool", "bool"): (NotImplementedError, "\"addmm_impl_cpu_\" not implemented for 'Bool'"),
+}
+
+
+@pytest.mark.parametrize("case", list(BMM_DTYPE_ERRORS), ids=str)
+def test_bmm_dtype_errors_follow_pytorchs_small_and_blas_paths(case):
+    (b, n, k, m), da, db = case
+    kind, msg = BMM_DTYPE_ERRORS[case]
+    with pytest.raises(kind) as e:
+        E.bmm(E.ones(b, n, k, dtype=getattr(E, da)), E.ones(b, k, m, dtype=getattr(E, db)))
+    assert str(e.value) == msg
+
+
+BADDBMM_DTYPE_ERRORS = {
+    ((2, 3, 4, 5), "bool", "float32", "bool"): (NotImplementedError, "\"baddbmm\" not implemented for 'Bool'"),
+    ((2, 3, 4, 5), "bool", "bool", "float32"): (
+        RuntimeError, "Input dtypes must be the same, got: input float, batch1: bool, batch2: bool"),
+    ((1, 20, 12, 6), "float32", "float64", "float32"): (RuntimeError, "expected scalar type Double but found Float"),
+    ((1, 20, 12, 6), "float32", "bool", "float32"): (
+        RuntimeError, "mat1 and mat2 must have the same dtype, but got Float and Bool"),
+    ((1, 20, 12, 6), "bool", "bool", "bool"): (NotImplementedError, "\"addmm_impl_cpu_\" not implemented for 'Bool'"),
+}
+
+
+@pytest.mark.parametrize("case", list(BADDBMM_DTYPE_ERRORS), ids=str)
+def test_baddbmm_dtype_errors_follow_pytorchs_order_and_paths(case):
+    (b, n, k, m), d1, d2, di = case
+    kind, msg = BADDBMM_DTYPE_ERRORS[case]
+    with pytest.raises(kind) as e:
+        E.baddbmm(E.ones(b, n, m, dtype=getattr(E, di)), E.ones(b, n, k, dtype=getattr(E, d1)),
+                  E.ones(b, k, m, dtype=getattr(E, d2)))
+    assert str(e.value) == msg
+
+
+def test_bmm_checks_out_against_the_second_operands_dtype_first():
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+        E.bmm(E.ones(2, 3, 4), E.ones(2, 4, 5, dtype=E.float64), out=E.empty(2, 3, 5))
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype bool, but got float instead$"):
+        E.bmm(E.ones(2, 3, 4, dtype=E.bool), E.ones(2, 4, 5, dtype=E.bool), out=E.empty(2, 3, 5))
+
+
+def test_bmm_of_mixed_dtypes_with_nothing_to_compute_raises_nothing():
+    assert E.bmm(E.ones(2, 0, 400), E.ones(2, 400, 5, dtype=E.float64)).shape == (2, 0, 5)
+    assert E.bmm(E.ones(2, 5, 0, dtype=E.bool), E.ones(2, 0, 100)).shape == (2, 5, 100)
+
+
+def test_einsum_dispatch_of_a_bool_mask_raises_what_its_bmm_raises():
+    mask, x = E.ones(12, 4, 5, dtype=E.bool), E.ones(12, 6)
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Bool$"):
+        E.einsum("sec,sm->ecm", mask, x)
+    with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
+        E.einsum("sec,sm->ecm", mask[:, :2, :2], x)
+
+
 # a bool addmm/baddbmm/addbmm whose product sums nothing scales `input` by beta in bool, as PyTorch
 def _bool_empty_products(M):
     B = M.ones(2, 2, dtype=M.bool)

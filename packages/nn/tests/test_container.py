@@ -123,6 +123,20 @@ def test_module_tables_are_plain_dicts_and_hook_tables_ordered_as_pytorchs():
     assert type(lst._modules) is OrderedDict and list(lst._modules) == ["0", "1"]
 
 
+def test_module_list_insert_shifts_keys_unchecked_as_pytorch():
+    """PyTorch's ModuleList.insert moves entries up one key at a time and stores the module without add_module's
+    type check: a non-module goes in, a negative index fails on key "-1" after shifting, a far index leaves a gap."""
+    ml = nn.ModuleList([nn.ReLU(), nn.Tanh()])
+    ml.insert(1, "x")
+    assert list(ml._modules.items())[1] == ("1", "x") and "(1): 'x'" in repr(ml)
+    ml.insert(7, nn.SiLU())
+    assert list(ml._modules) == ["0", "1", "2", "7"] and isinstance(list(ml)[3], nn.SiLU)
+    short = nn.ModuleList([nn.ReLU(), nn.Tanh()])
+    with pytest.raises(KeyError, match="'-1'"):
+        short.insert(-1, nn.Sigmoid())
+    assert [type(m).__name__ for m in short._modules.values()] == ["ReLU", "ReLU", "Tanh"]
+
+
 def test_sequential_repeats_and_extends_in_place_as_pytorch():
     a, b = nn.Linear(2, 2), nn.ReLU()
     seq = nn.Sequential(a, b)

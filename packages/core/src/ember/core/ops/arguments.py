@@ -181,6 +181,8 @@ def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs
     """PyTorch's TypeError for a bool given to one of `op`'s int arguments (`spec`, from `INT_ARGS`) in a method call
     `args` (`self` first) and `kwargs`, or None; positions count from the first argument after `self` (from `input`
     in a `function` call, whose overloaded refusal lists `Tensor` first)."""
+    if op == "split" and isinstance(args[1] if len(args) > 1 else kwargs.get("split_size"), list | tuple):
+        return None  # sizes go to split_with_sizes, whose parser words it (`join.split_sizes_arg`)
     for i, (name, kind) in enumerate(spec, 1):
         if i < len(args) and _is_bool(v := args[i], kind):
             break

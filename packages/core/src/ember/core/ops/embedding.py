@@ -164,13 +164,28 @@ def _embedding_backward_cpu(grad, indices, num_weights, padding_idx=-1, scale_gr
         g, rs = _rows(grad, idx.size, out.shape[1])
         if numba_nn.rows_scatter_into()(g, rs, idx, out, int(padding_idx)) >= 0:
             _check_values(idx, num_weights, False)
-        return wrap(out.astype(grad._dtype.np, copy=False))
+        if out.dtype != grad._dtype.np:  # half and bfloat16: PyTorch's loop rounds after every row it adds
+            return wrap(_rows_added_stepwise(grad, idx, num_weights, out.shape[1], int(padding_idx)))
+        return wrap(out)
     idx = _flat_indices(indices, num_weights)
     g = np.ascontiguousarray(numba_nn.kernel_array(grad._np())).reshape(idx.size, grad._shape[-1])
     scale = (1.0 / np.bincount(idx, minlength=num_weights)[idx]).astype(g.dtype)
     out = np.zeros((num_weights, g.shape[1]), dtype=g.dtype)
     numba_nn.rows_scatter_add()(g, idx, scale, out, int(padding_idx))
     return wrap(out.astype(grad._dtype.np, copy=False))
+
+
+def _rows_added_stepwise(grad: Tensor, idx: np.ndarray, num_weights: int, d: int, skip: int) -> np.ndarray:
+    """The rows of a 16-bit `grad` summed into their (checked) `idx` rows in order, rounding after each add."""
+    from ember.core.ops.scatter_cpu import ADD, apply_stepwise
+
+    vals = np.ascontiguousarray(grad._np()).reshape(idx.size, d)
+    keep = idx != skip
+    out = np.zeros((num_weights, d), grad._dtype.np)
+    offs = idx[keep, None] * d + np.arange(d)
+    if offs.size:
+        apply_stepwise(out.reshape(-1), offs.reshape(-1), vals[keep].reshape(-1), ADD)
+    return out
 
 
 def _kernel_dtype(dt: np.dtype) -> np.dtype:

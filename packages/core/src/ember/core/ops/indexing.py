@@ -201,7 +201,7 @@ def _index_put_cpu(x, indices, values, accumulate=False):
         if all(k is None for k in key[1:]) and accumulate_rows(x, key[0], v):
             return x
         offs = fancy_offsets(x, key)
-        scatter_apply(x, offs, np.broadcast_to(np.asarray(v, dtype=x._dtype.np), offs.shape), ADD)
+        scatter_apply(x, offs, np.broadcast_to(np.asarray(v, dtype=x._dtype.np), offs.shape), ADD, stepwise=True)
         return x
     x._np()[tuple(slice(None) if i is None else i for i in key)] = np.asarray(v).astype(x._dtype.np, copy=False)
     return x
@@ -923,7 +923,7 @@ def _index_apply(op: str, t: Tensor, dim: int, index: Tensor, vals: np.ndarray, 
         offs = np.full(idx.shape, t._offset, np.int64)
     else:
         offs = dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
-    scatter_apply(t, offs, np.broadcast_to(vals.reshape(offs.shape), offs.shape), mode)
+    scatter_apply(t, offs, np.broadcast_to(vals.reshape(offs.shape), offs.shape), mode, stepwise=t.ndim <= 1)
 
 
 _index_add = declare("index_add", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("index_add"))
@@ -1211,7 +1211,7 @@ def _put_cpu(input, index, source, accumulate=False, *, out=None):
     idx = _flat_index("put", t, index).reshape(-1)
     coords = np.unravel_index(idx, t._shape) if t.ndim else ()
     offs = t._offset + sum((c * s for c, s in zip(coords, t._strides, strict=True)), np.zeros_like(idx))
-    scatter_apply(t, offs, np.ravel(source._np()), ADD if accumulate else SET)
+    scatter_apply(t, offs, np.ravel(source._np()), ADD if accumulate else SET, stepwise=True)
     return _finish(t, out, "put")
 
 

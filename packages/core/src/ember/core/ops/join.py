@@ -8,6 +8,7 @@ no derivative of their own.
 from __future__ import annotations
 
 import numbers
+import operator
 import warnings
 from collections.abc import Sequence
 
@@ -291,13 +292,64 @@ def column_stack(tensors, *, out: Tensor | None = None) -> Tensor:
 
 
 # --- split / chunk (views) ------------------------------------------------------------------
-@method
+def _split_method(fn):
+    def split(self, split_size, dim=0):  # Tensor.split's own parameter name
+        return fn(self, split_size, dim)
+    split.__qualname__ = "Tensor.split"
+    return split
+
+
+@method(method_form=_split_method)
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
     """Views of `tensor` along `dim`: pieces of `split_size` (the last may be smaller) or of the given sizes, made
     in one pass (one SplitBackward0 or SplitWithSizesBackward0 node for them all)."""
-    if isinstance(split_size_or_sections, numbers.Integral):
-        return S.split(tensor, int(split_size_or_sections), dim)
-    return S.split_with_sizes(tensor, [int(s) for s in split_size_or_sections], dim)
+    v = split_size_or_sections
+    if isinstance(v, Tensor) and v.numel() == 1:  # PyTorch's Tensor.split takes int() of a one-element tensor
+        v = int(v)
+    if isinstance(v, int):  # an int only: Tensor.split hands anything else, numpy ints too, to split_with_sizes
+        return S.split(tensor, v, dim)
+    return S.split_with_sizes(tensor, split_sizes_arg(v, 2, dim), dim)
+
+
+def split_sizes_arg(v, position: int, dim=0) -> list[int]:
+    """split_with_sizes' `split_sizes` (at `position`, `dim` after it) read as PyTorch's parser reads an int list: a
+    list or tuple of ints or of one-element integer tensors, a bool refused only as the first element. Anything else
+    is named by its type ("must be tuple of ints, not Tensor"), a bad first element by its type and position, a
+    later one as a failed unpack; a bool tensor fails the scalar's integral check."""
+    head = "split_with_sizes(): argument 'split_sizes'"
+
+    def name(e) -> str:
+        t = type(e)
+        return "Tensor" if isinstance(e, Tensor) else t.__name__ if t.__module__ == "builtins" else \
+            f"{t.__module__}.{t.__name__}"
+
+    def index(e) -> int | None:
+        try:
+            return operator.index(e)
+        except TypeError:
+            return None
+
+    if not isinstance(v, list | tuple):
+        raise TypeError(f"{head} (position {position}) must be tuple of ints, not {name(v)}")
+    out = []
+    for i, e in enumerate(v):
+        if isinstance(e, Tensor) and e.numel() == 1 and e._dtype is dtypes.bool:
+            raise RuntimeError("Expected scalar.isIntegral( false) to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        if isinstance(e, Tensor) and e.numel() == 1 and not (e._dtype.is_floating_point or e._dtype.is_complex):
+            e = int(e)
+        elif not isinstance(e, Tensor | bool) and index(e) is not None:  # numpy ints, 0-d integer arrays
+            e = index(e)
+        if not isinstance(e, numbers.Integral) or isinstance(e, bool) and not i:
+            if i:
+                raise TypeError(f"{head} failed to unpack the object at pos {i + 1} with error \"type must be tuple "
+                                f"of ints,but got {name(e)}\"")
+            raise TypeError(f"{head} (position {position}) must be tuple of ints, but found element of type "
+                            f"{name(e)} at pos 0")
+        out.append(int(e))
+    if isinstance(dim, bool):
+        raise TypeError(f"split_with_sizes(): argument 'dim' (position {position + 1}) must be int, not bool")
+    return out
 
 
 @method

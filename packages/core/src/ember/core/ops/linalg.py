@@ -96,14 +96,19 @@ def _check_out_dtype(out, a: Tensor) -> None:
         raise RuntimeError(f"Expected out tensor to have dtype {_c_name(a)}, but got {_c_name(out)} instead")
 
 
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool", "complex32": "c10::complex<c10::Half>",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
 def _c_name(x: Tensor) -> str:
     """PyTorch's C++ scalar type names in mm's dtype error: float, double, long ..."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-            "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-            "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}.get(
-        x._dtype.name) or "c10::" + dtypes.TORCH_NAMES[x._dtype.name]
+    return _c_type(x._dtype)
+
+
+def _c_type(dt: dtypes.dtype) -> str:
+    return _C_NAMES.get(dt.name) or "c10::" + dtypes.TORCH_NAMES[dt.name]
 
 
 def _refuse_bool(kernel: str, a: Tensor, work: bool) -> None:
@@ -260,12 +265,42 @@ def _bmm_shapes(a: Tensor, b: Tensor) -> None:
 def _bmm_meta(a, b, *, out=None) -> None:
     """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
     _bmm_shapes(a, b)
-    if a._dtype is not b._dtype:  # PyTorch's bmm kernel names the dtypes as scalar types (mm: C++ names)
-        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[a._dtype.name]} but found "
-                           f"{dtypes.TORCH_NAMES[b._dtype.name]}")
-    if out is not None:
-        _check_out_dtype(out, a)
-    _refuse_bool("bmm", a, bool(a.numel() and b._shape[2]))
+    _check_out_dtype(out, b)  # PyTorch's bmm.out checks `out` first, against mat2's dtype
+    error = _bmm_dtype_error(a._dtype, b._dtype, *a._shape, b._shape[2])
+    if error is not None:
+        raise error
+
+
+_BLAS_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
+
+
+def _bmm_dtype_error(first: dtypes.dtype, second: dtypes.dtype, batch: int, n: int, k: int, m: int,
+                     kernel: str = "bmm") -> Exception | None:
+    """What PyTorch's CPU bmm (or baddbmm, `kernel`) of (batch, n, k) by (batch, k, m) raises for its operands'
+    dtypes (None: nothing). An empty product returns first. A small one (k * n * m < 400) runs a loop dispatched on
+    the first's dtype (no bool) that reads the second as that type; a larger one reads the first as the second's
+    type where that is a BLAS type, and otherwise hands both to addmm (which has no bool), whose dtype check bmm
+    words in C++ type names and baddbmm in PyTorch's."""
+    from ember.core.ops.numeric import not_implemented_for
+
+    names = dtypes.TORCH_NAMES
+    if not (batch and n and k and m):
+        return None
+    if k * n * m < 400:
+        if first is dtypes.bool:
+            return not_implemented_for(kernel, first)
+        if second is not first:
+            return RuntimeError(f"expected scalar type {names[first.name]} but found {names[second.name]}")
+        return None
+    if second is not first and second in _BLAS_DTYPES:
+        return RuntimeError(f"expected scalar type {names[second.name]} but found {names[first.name]}")
+    if second is not first and kernel == "baddbmm":
+        return RuntimeError(f"mat1 and mat2 must have the same dtype, but got {names[first.name]} and "
+                            f"{names[second.name]}")
+    if second is not first:
+        return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_type(first)} != "
+                            f"{_c_type(second)}")
+    return not_implemented_for("addmm_impl_cpu_", first) if first is dtypes.bool else None
 
 
 @_bmm.register("cpu")
@@ -373,23 +408,28 @@ def _einsum_dtype(equation: str, sizes: tuple[tuple[int, ...], ...], dts: tuple[
 
 
 def _bmm_dtype(order, pair, a, b, da, db, merged) -> dtypes.dtype:
-    """The dtype of PyTorch's pairwise contraction (sumproduct_pair's bmm), raising what bmm raises. Its operands
-    go in swapped when every dim only the second has comes before every dim only the first has (in PyTorch's dim
-    order); bmm computes in the first's dtype, needs a kernel for it and the second of the same dtype, but runs no
-    kernel (checks nothing, and takes the second's dtype) when the result is empty or nothing is summed."""
+    """The dtype of PyTorch's pairwise contraction (sumproduct_pair's bmm), raising what bmm raises for those
+    sizes. Its operands go in swapped when every dim only the second has comes before every dim only the first has
+    (in PyTorch's dim order); bmm computes in the first's dtype, but runs no kernel (checks nothing, and takes the
+    second's dtype) when the result is empty or nothing is summed."""
     from ember.core.ops.numeric import not_implemented_for
 
+    def size(letters, dims) -> int:
+        return int(np.prod([dims.get(c, 1) for c in letters], dtype=np.int64))
+
+    kept = [c for c in order if c not in pair]
+    lro = [c for c in kept if a.get(c, 1) != 1 and b.get(c, 1) != 1]
     lo = [k for k, c in enumerate(order) if c not in pair and a.get(c, 1) != 1 and b.get(c, 1) == 1]
     ro = [k for k, c in enumerate(order) if c not in pair and a.get(c, 1) == 1]  # size 1 in both counts here
+    n, m = size([order[k] for k in lo], a), size([order[k] for k in ro], b)
     first, second = (db, da) if lo and ro and max(ro) < min(lo) else (da, db)
-    if not int(np.prod(list(merged.values()), dtype=np.int64)) or not int(
-            np.prod([a[c] for c in pair], dtype=np.int64)):
+    if not int(np.prod(list(merged.values()), dtype=np.int64)) or not size(pair, a):
         return second
-    if first is dtypes.bool or first in dtypes.RESTRICTED:
+    if first in dtypes.RESTRICTED:
         raise not_implemented_for("bmm", first)
-    if second is not first:
-        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[first.name]} but found "
-                           f"{dtypes.TORCH_NAMES[second.name]}")
+    error = _bmm_dtype_error(first, second, size(lro, a), n, size(pair, a), m)
+    if error is not None:
+        raise error
     return first
 
 
@@ -743,17 +783,17 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
     if out is not None:
         _refuse_out_with_grad("baddbmm", out, input, batch1, batch2)
         _check_out_dtype(out, batch1)
-    if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
-        _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
     if isinstance(input, Tensor):  # PyTorch's checks, in its order
         _expand_self(input, (batch1.size(0), batch1.size(1), batch2.size(2)), "baddbmm")
         _bmm_shapes(batch1, batch2)
         if input._dtype is not batch1._dtype:
             raise RuntimeError(f"Input dtypes must be the same, got: input {_c_name(input)}, batch1: "
                                f"{_c_name(batch1)}, batch2: {_c_name(batch2)}")
-        if batch1._dtype is not batch2._dtype:
-            raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[batch1._dtype.name]} but found "
-                               f"{dtypes.TORCH_NAMES[batch2._dtype.name]}")
+        error = _bmm_dtype_error(batch1._dtype, batch2._dtype, *batch1._shape, batch2._shape[2], "baddbmm")
+        if error is not None:
+            raise error
+    elif batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
+        _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
     prod = _opmath(_bmm, batch1, batch2)
     if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)

@@ -26,8 +26,8 @@ from ember.core.ops._util import arr, named_as
 from ember.core.tensor import Tensor
 
 __all__ = ["SET", "ADD", "MUL", "MAX", "MIN", "IndexOutOfRangeError", "scatter_kernel", "rows_add_kernel",
-           "accumulate_rows", "flat_storage", "scatter_apply", "index_array", "grid_offsets", "dim_offsets",
-           "fancy_offsets", "gather_dim", "scatter_dim"]
+           "accumulate_rows", "flat_storage", "scatter_apply", "apply_stepwise", "index_array", "grid_offsets",
+           "dim_offsets", "fancy_offsets", "gather_dim", "scatter_dim"]
 
 
 @cache
@@ -112,8 +112,10 @@ def flat_storage(t: Tensor) -> np.ndarray:
     return flat
 
 
-def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
-    """`flat[offs] (mode)= vals` in index order (see NOTE [ Indexing by storage offsets ])."""
+def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int, stepwise: bool = False) -> None:
+    """`flat[offs] (mode)= vals` in index order (see NOTE [ Indexing by storage offsets ]). Half and bfloat16 sums
+    and products are taken in float32 and rounded once per element, as PyTorch's scatter kernels; `stepwise` rounds
+    after every write instead, as its element loops (accumulating `index_put_` and `put_`, a 1-D `index_add_`)."""
     offs = np.ascontiguousarray(offs, dtype=np.int64).reshape(-1)
     if offs.size == 0:
         return
@@ -123,6 +125,9 @@ def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
     dt = flat.dtype
     if dt == np.bool_:
         mode = {ADD: MAX, MUL: MIN}.get(mode, mode)
+    if (dt == np.float16 or dt.name == "bfloat16") and stepwise and mode in (ADD, MUL):
+        apply_stepwise(flat, offs, vals.astype(dt, copy=False), mode)
+        return
     if dt == np.float16 or dt.name == "bfloat16":  # Numba has no half arithmetic: accumulate in float32
         uniq, inv = np.unique(offs, return_inverse=True)
         work = flat[uniq].astype(np.float32)
@@ -139,6 +144,21 @@ def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
         return
     scatter_kernel()(flat, offs, vals.astype(dt, copy=False), mode)
 
+
+
+def apply_stepwise(flat: np.ndarray, offs: np.ndarray, vals: np.ndarray, mode: int) -> None:
+    """`flat[offs] (+ or *)= vals` in index order, rounding to flat's 16-bit type after each write: one vectorized
+    pass per repeat count (the k-th write to every element in the k-th pass), as half arithmetic rounds."""
+    order = np.argsort(offs, kind="stable")
+    s = offs[order]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    rank = np.empty(offs.size, np.int64)
+    rank[order] = np.arange(offs.size) - np.repeat(starts, np.diff(np.r_[starts, offs.size]))
+    op = np.add if mode == ADD else np.multiply
+    for r in range(int(rank.max()) + 1):
+        sel = rank == r
+        o = offs[sel]
+        flat[o] = op(flat[o].astype(np.float32), vals[sel].astype(np.float32)).astype(flat.dtype)
 
 
 @named_as("RuntimeError")

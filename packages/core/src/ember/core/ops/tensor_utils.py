@@ -158,10 +158,13 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad: 
     return require_grad(r) if requires_grad else r
 
 
-@method
 def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple[Tensor, ...]:
     """Views of input along `dim` of the given sizes, which must sum to its length."""
-    return J.split(input, list(split_sizes), dim)
+    return J.split(input, J.split_sizes_arg(split_sizes, 2, dim), dim)
+
+
+attach("split_with_sizes", lambda self, split_sizes, dim=0: J.split(self, J.split_sizes_arg(split_sizes, 1, dim),
+                                                                    dim))
 
 
 def _unsafe(fn, made: str, name: str):

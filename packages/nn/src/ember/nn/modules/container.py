@@ -174,11 +174,11 @@ class ModuleList(Module):
         return [k for k in super().__dir__() if not k.isdigit()]
 
     def insert(self, index: int, module: Module) -> None:
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self.add_module(str(i), m)
+        """Insert `module` before `index`. As PyTorch's, entries shift up one key at a time and the module is stored
+        without add_module's checks: a negative index fails on the missing key "-1", one past the end leaves a gap."""
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
 
     def append(self, module: Module) -> ModuleList:
         self.add_module(str(len(self)), module)
