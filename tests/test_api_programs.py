@@ -373,7 +373,16 @@ joint CTC-attention training, a location-aware LAS speller stepped with RNN cell
 tensors, Kaldi-style fbank with snip_edges framing, batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer
 with relative positions and length masks, QuartzNet masked convolutions with conv-BN fusion, a pyramidal BLSTM
 listener over packed sequences, chunked streaming attention with window-aligned STFT frames, WAV/PCM parsing with
-frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors)."""
+frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors).
+
+Self-supervised representation learning (`ssl_*`: SimCLR NT-Xent three ways with SupCon and a clamped learnable
+temperature, MoCo v2 queues as buffers with shuffle-BN and foreach EMA, BYOL/SimSiam predictors with stop-gradient
+and tau schedules, DINO's weight-normed head with numpy schedules and last-layer gradient cancelling, Barlow Twins'
+and VICReg's off-diagonal views with torch.cov weights and W-MSE whitening, tensor-op augmentations (affine_grid
+crops, HSV jitter, grouped blur), hand-written LAMB/LARS, warmup-cosine schedule compositions, kNN monitors with
+scatter votes, linear probes on frozen encoders with SyncBatchNorm conversion and safe_globals checkpoints, SwAV's
+Sinkhorn with bf16 autocast, multi-crop collation, data2vec's instance-normed hook targets, MoCo v3's sin-cos ViT,
+I-JEPA's multi-block masks, and a GatherLayer over a gloo group of one)."""
 
 from __future__ import annotations
 
