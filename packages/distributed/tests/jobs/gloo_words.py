@@ -29,6 +29,17 @@ cases = [
     (lambda: dist.broadcast(torch.ones(2), src=3), RuntimeError, "ProcessGroupGloo::broadcast: invalid root rank: 3"),
     (lambda: dist.reduce(torch.ones(2), dst=-1), RuntimeError, "ProcessGroupGloo::reduce: invalid root rank: -1"),
     (lambda: dist.init_process_group("gloo"), ValueError, "trying to initialize the default process group twice!"),
+    (lambda: dist.gather(torch.ones(2), [torch.zeros(2), torch.zeros(2)]), RuntimeError,
+     "ProcessGroupGloo::gather: Incorrect output list size 2. Output list size should be 1, same as size of the "
+     "process group."),
+    (lambda: dist.gather(torch.ones(2), None), ValueError, "Argument ``gather_list`` must be specified on destination "
+     "rank."),
+    (lambda: dist.scatter(torch.zeros(2), [torch.ones(3)]), RuntimeError,
+     "ProcessGroupGloo::scatter: invalid tensor size at index 0 (expected (2), got (3))"),
+    (lambda: dist.scatter(torch.zeros(2), [torch.ones(2, dtype=torch.int64)]), ValueError,
+     "Invalid usage of tensors with different dtypesFound torch.float32 and  torch.int64"),
+    (lambda: dist.send(torch.ones(2), dst=0), ValueError,
+     "Invalid destination rank: destination rank should not be the same as the rank of the current process."),
 ]
 for call, kind, words in cases:
     with pytest.raises(kind) as info:

@@ -799,16 +799,22 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
     pg = _pg(group)
     if not _check_member(pg):
         return None
+    _same_dtype([tensor, *(gather_list or [])])
     root = _to_group_rank(pg, dst, "gather")
     i = _Buf(tensor, write=False)
     if pg.rank() != root:
         if gather_list:
             raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
         return _issue(pg, [pg._comm.Igather(i.mpi(), None, root=root)], [i], async_op, "gather")
-    if gather_list is None or len(gather_list) != pg.size():
+    if gather_list is None:
+        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+    if len(gather_list) != pg.size():
+        if _gloo(pg):
+            raise RuntimeError(f"ProcessGroupGloo::gather: Incorrect output list size {len(gather_list)}. Output list "
+                               f"size should be {pg.size()}, same as size of the process group.")
         raise ValueError(f"gather: gather_list on the destination must have world_size ({pg.size()}) tensors")
-    for t in gather_list:
-        _same_shape(t, tensor, "gather")
+    for k, t in enumerate(gather_list):
+        _same_shape(t, tensor, "gather", k, pg)
     out = np.empty((pg.size(),) + i.arr.shape, i.arr.dtype)
 
     def scatter_out() -> None:
@@ -825,16 +831,22 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
     pg = _pg(group)
     if not _check_member(pg):
         return None
+    _same_dtype([tensor, *(scatter_list or [])])
     root = _to_group_rank(pg, src, "scatter")
     o = _Buf(tensor, write=True)
     if pg.rank() != root:
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         return _issue(pg, [pg._comm.Iscatter(None, o.mpi(), root=root)], [o], async_op, "scatter")
-    if scatter_list is None or len(scatter_list) != pg.size():
+    if scatter_list is None:
+        raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+    if len(scatter_list) != pg.size():
+        if _gloo(pg):
+            raise RuntimeError(f"ProcessGroupGloo::scatter: Incorrect input list size {len(scatter_list)}. Input list "
+                               f"size should be {pg.size()}, same as size of the process group.")
         raise ValueError(f"scatter: scatter_list on the source must have world_size ({pg.size()}) tensors")
-    for t in scatter_list:
-        _same_shape(t, tensor, "scatter")
+    for k, t in enumerate(scatter_list):
+        _same_shape(t, tensor, "scatter", k, pg)
     send = np.stack([np.ascontiguousarray(t.detach().cpu()._np()) for t in scatter_list])
     req = pg._comm.Iscatter([send.reshape(-1).view(np.uint8), _mpi().BYTE], o.mpi(), root=root)
     w = _issue(pg, [req], [o], True, "scatter")
@@ -868,7 +880,12 @@ def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = N
 
 
 def send(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> None:
-    """Send `tensor` to global rank `dst` (returns when the buffer may be reused)."""
+    """Send `tensor` to global rank `dst` (returns when the buffer may be reused); not to this rank itself,
+    as PyTorch checks."""
+    pg = _pg(group)
+    if dst in pg.ranks and pg.ranks.index(dst) == pg.rank():
+        raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of the "
+                         "current process.")
     w = isend(tensor, dst, group, tag)
     if w is not None:
         w.wait()
