@@ -381,7 +381,16 @@ jitter, z-loss and clipping, expert-choice routing, grouped-GEMM dispatch by sor
 padding, gradients reaching only chosen experts, experts as ModuleLists, 3-D weights and stacked vmap states, Gumbel
 and REINFORCE routers, Soft MoE, shared experts with bias-based balancing, batch-prioritized capacity, bfloat16
 blocks under autocast, simulated expert-parallel all-to-all, router statistics, checkpoint layout conversion, hash
-and BASE layers, expert pruning and merging, padding-aware scatter/segment reductions, a resumed MoE LM)."""
+and BASE layers, expert pruning and merging, padding-aware scatter/segment reductions, a resumed MoE LM).
+
+Self-supervised representation learning (`ssl_*`: SimCLR NT-Xent three ways with SupCon and a clamped learnable
+temperature, MoCo v2 queues as buffers with shuffle-BN and foreach EMA, BYOL/SimSiam predictors with stop-gradient
+and tau schedules, DINO's weight-normed head with numpy schedules and last-layer gradient cancelling, Barlow Twins'
+and VICReg's off-diagonal views with torch.cov weights and W-MSE whitening, tensor-op augmentations (affine_grid
+crops, HSV jitter, grouped blur), hand-written LAMB/LARS, warmup-cosine schedule compositions, kNN monitors with
+scatter votes, linear probes on frozen encoders with SyncBatchNorm conversion and safe_globals checkpoints, SwAV's
+Sinkhorn with bf16 autocast, multi-crop collation, data2vec's instance-normed hook targets, MoCo v3's sin-cos ViT,
+I-JEPA's multi-block masks, and a GatherLayer over a gloo group of one)."""
 
 from __future__ import annotations
 

@@ -195,6 +195,20 @@ def test_instance_norm_normalizes_each_plane_and_updates_running_stats():
     np.testing.assert_allclose(rv.numpy(), 0.5 + 0.5 * (v * 20 / 19).reshape(2, 3).mean(0), rtol=1e-6)
 
 
+def test_instance_norm_below_three_dims_is_pytorchs():
+    with pytest.raises(ValueError, match=r"^Expected more than 1 spatial element when training, got input size "
+                                         r"\w+.Size\(\[2, 3\]\)$"):  # F.instance_norm's check comes first
+        E.instance_norm(E.zeros(2, 3))
+    with pytest.raises(ValueError, match=r"got input size \w+.Size\(\[\]\)$"):
+        E.instance_norm(E.zeros(()))
+    x, rm, rv = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0]), np.array([4.0, 1.0, 0.25])
+    got = E.instance_norm(T(x), T(rm), T(rv), use_input_stats=False)  # (N, C): each column by its running stats
+    np.testing.assert_allclose(got.numpy(), (x - rm) / np.sqrt(rv + 1e-5), rtol=1e-12)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], "
+                                         r"but got 1\)$"):
+        E.instance_norm(E.zeros(3), E.zeros(3), E.ones(3), use_input_stats=False)
+
+
 def test_normalization_errors_use_pytorchs_messages():
     with pytest.raises(ValueError, match=r"Expected more than 1 value per channel when training"):
         E.batch_norm(E.zeros(1, 3), None, None, training=True)

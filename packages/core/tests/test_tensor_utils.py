@@ -65,6 +65,14 @@ def test_fill_diagonal_matches_numpy_with_and_without_wrap():
         E.zeros(2, 2, 3).fill_diagonal_(1)
 
 
+def test_fill_diagonal_takes_a_bool_wrap_only():
+    assert E.zeros(3, 2).fill_diagonal_(1.0, True).tolist() == [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
+    with pytest.raises(TypeError, match=r"^fill_diagonal_\(\): argument 'wrap' must be bool, not int$"):
+        E.eye(3).fill_diagonal_(1.0, wrap=2)
+    with pytest.raises(TypeError, match=r"argument 'wrap' \(position 2\) must be bool, not NoneType$"):
+        E.eye(3).fill_diagonal_(1.0, None)
+
+
 def test_new_new_empty_strided_and_sum_to_size():
     x = E.zeros(2, dtype=E.int32)
     assert x.new(2, 3).shape == (2, 3) and x.new(2, 3).dtype is E.int32

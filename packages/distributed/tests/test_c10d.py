@@ -66,7 +66,7 @@ def test_a_world_size_mpi_did_not_start_names_the_launcher():
 
 
 def test_reduce_op_names():
-    assert [op.name for op in dist.ReduceOp] == ["SUM", "AVG", "PRODUCT", "MIN", "MAX"]
+    assert [op.name for op in dist.ReduceOp] == ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"]
     assert str(dist.ReduceOp.AVG) == "RedOpType.AVG" and repr(dist.ReduceOp.MAX) == "<RedOpType.MAX: 4>"
 
 
@@ -80,6 +80,18 @@ def test_without_a_launcher_a_group_of_one_and_a_wait_past_the_deadline_raises()
     res = subprocess.run([sys.executable, str(job)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          timeout=120)
     assert res.returncode == 0 and "OK timeout" in res.stdout and "OK twice" in res.stdout, res.stdout
+
+
+def test_a_gloo_group_reduces_bitwise_and_words_its_errors_as_pytorchs_gloo():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("mpi4py")
+    job = Path(__file__).parent / "jobs" / "gloo_words.py"
+    res = subprocess.run([sys.executable, str(job)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=120)
+    assert res.returncode == 0 and "OK gloo words" in res.stdout, res.stdout
 
 
 def test_contiguous_cpu_tensors_reach_mpi_without_a_copy():

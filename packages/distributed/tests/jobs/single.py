@@ -24,6 +24,6 @@ except dist.DistBackendError as e:
     print("OK timeout", flush=True)
 try:
     dist.init_process_group("mpi")
-except RuntimeError as e:
+except ValueError as e:
     assert "twice" in str(e)
     print("OK twice", flush=True)

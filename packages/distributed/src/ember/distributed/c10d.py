@@ -64,6 +64,9 @@ class ReduceOp(enum.Enum):
     PRODUCT = "product"
     MIN = "min"
     MAX = "max"
+    BAND = "band"
+    BOR = "bor"
+    BXOR = "bxor"
 
     # PyTorch's members are its C++ RedOpType's, numbered in this order: `RedOpType.SUM`, `<RedOpType.SUM: 0>`
     def __str__(self) -> str:
@@ -133,8 +136,8 @@ def is_xccl_available() -> bool:
 
 
 def supports_complex(reduceOp: ReduceOp) -> bool:
-    """Whether `reduceOp` is defined on complex tensors (MAX, MIN and PRODUCT are not)."""
-    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT)
+    """Whether `reduceOp` is defined on complex tensors (MAX, MIN, PRODUCT and the bitwise ops are not)."""
+    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT) + _BITWISE
 
 
 def get_default_backend_for_device(device) -> str:
@@ -283,7 +286,8 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         world_size, rank: checked against MPI's when given (also from $WORLD_SIZE/$RANK).
 
     Raises:
-        RuntimeError: called twice, an unknown backend, or a rank/world size that disagrees with MPI.
+        ValueError: called twice.
+        RuntimeError: an unknown backend, or a rank/world size that disagrees with MPI.
 
     Example (a process started without a launcher is a group of one):
         >>> import ember.autograd as torch
@@ -295,7 +299,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         >>> destroy_process_group()
     """
     if GroupMember.WORLD is not None:
-        raise RuntimeError("trying to initialize the default process group twice!")
+        raise ValueError("trying to initialize the default process group twice!")
     name = _backend_name(backend)
     if timeout is None:
         timeout = default_pg_timeout
@@ -551,13 +555,35 @@ def _check_member(pg: ProcessGroup) -> bool:
     return pg._comm is not None
 
 
+def _gloo(pg: ProcessGroup) -> bool:
+    """Whether the program asked for gloo, whose backend checks PyTorch words as `ProcessGroupGloo::<op>: ...`."""
+    return pg._backend == "gloo" or "cpu:gloo" in pg._backend
+
+
 def _to_group_rank(pg: ProcessGroup, r: int, what: str) -> int:
     if r not in pg.ranks:
+        if pg is GroupMember.WORLD and _gloo(pg):  # PyTorch hands the default group's root to the backend
+            raise RuntimeError(f"ProcessGroupGloo::{what}: invalid root rank: {r}")
         raise ValueError(f"{what}: global rank {r} is not part of group {pg.ranks}")
     return pg.ranks.index(r)
 
 
-def _same_shape(a: Tensor, b: Tensor, what: str) -> None:
+def _same_dtype(tensors: list[Tensor]) -> None:
+    """torch.distributed's check before a collective of several tensors (its message has no space after
+    "dtypes" and two before the second dtype)."""
+    for t in tensors[1:]:
+        if isinstance(t, Tensor) and isinstance(tensors[0], Tensor) and t.dtype != tensors[0].dtype:
+            raise ValueError(f"Invalid usage of tensors with different dtypesFound {tensors[0].dtype} and  {t.dtype}")
+
+
+def _dims(t: Tensor) -> str:
+    return "(" + ", ".join(str(d) for d in t.shape) + ")"
+
+
+def _same_shape(a: Tensor, b: Tensor, what: str, index: int = 0, pg: ProcessGroup | None = None) -> None:
+    if pg is not None and _gloo(pg) and a.shape != b.shape:
+        raise RuntimeError(f"ProcessGroupGloo::{what.replace('_', '')}: invalid tensor size at index {index} "
+                           f"(expected {_dims(b)}, got {_dims(a)})")
     if a.shape != b.shape or a.dtype != b.dtype:
         raise ValueError(f"{what}: tensors must have one shape and dtype; got {describe(a)} and {describe(b)}")
 
@@ -583,17 +609,29 @@ def _timeout_message(pg: ProcessGroup, what: str, limit: float) -> str:
 
 
 _MPI_OPS: dict = {}
+_BITWISE = (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
 
 
-def _op(op) -> object:
-    """MPI's operation for `op` (AVG is a SUM divided afterwards)."""
+def _op(op, t: Tensor | None = None, what: str = "all_reduce") -> object:
+    """MPI's operation for `op` on `t` (AVG is a SUM divided afterwards; the bitwise ops take integral and
+    bool tensors only, a bool one by MPI's logical twin)."""
     if not _MPI_OPS:
         MPI = _mpi()
         _MPI_OPS.update({ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
-                         ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX})
-    m = _MPI_OPS.get(op)
+                         ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX, ReduceOp.BAND: MPI.BAND,
+                         ReduceOp.BOR: MPI.BOR, ReduceOp.BXOR: MPI.BXOR,
+                         (ReduceOp.BAND, "bool"): MPI.LAND, (ReduceOp.BOR, "bool"): MPI.LOR,
+                         (ReduceOp.BXOR, "bool"): MPI.LXOR})
+    m = _MPI_OPS.get(op) if isinstance(op, ReduceOp) else None
     if m is None:
         raise ValueError(f"op must be a ReduceOp; got {op!r}")
+    if op in _BITWISE and t is not None:
+        if t.dtype.is_complex:
+            raise ValueError(f"{what} does not support {op} on complex tensors")
+        if t.dtype.is_floating_point:
+            raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
+        if t.dtype.itemsize == 1 and t.dtype.np.kind == "b":
+            return _MPI_OPS[(op, "bool")]
     return m
 
 
@@ -629,7 +667,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
     pg = _pg(group)
     if not _check_member(pg):
         return None
-    mop = _op(op)
+    mop = _op(op, tensor)
     b = _Buf(tensor, write=True, reduce=True)
     fix = _avg_fixup(op, b, pg.size())
     req = pg._comm.Iallreduce(_mpi().IN_PLACE, b.arr, mop)
@@ -654,9 +692,9 @@ def reduce(tensor: Tensor, dst: int = 0, op: ReduceOp = ReduceOp.SUM, group: Pro
     fix = _avg_fixup(op, b, pg.size()) if pg.rank() == root else None
     MPI = _mpi()
     if pg.rank() == root:
-        req = pg._comm.Ireduce(MPI.IN_PLACE, b.arr, _op(op), root=root)
+        req = pg._comm.Ireduce(MPI.IN_PLACE, b.arr, _op(op, tensor, "reduce"), root=root)
     else:
-        req = pg._comm.Ireduce(b.arr, None, _op(op), root=root)
+        req = pg._comm.Ireduce(b.arr, None, _op(op, tensor, "reduce"), root=root)
     return _issue(pg, [req], [b], async_op, "reduce", fix, result=lambda: [tensor])
 
 
@@ -700,10 +738,14 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | 
     pg = _pg(group)
     if not _check_member(pg):
         return None
+    _same_dtype([*tensor_list, tensor])
     if len(tensor_list) != pg.size():
+        if _gloo(pg):
+            raise RuntimeError(f"ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length "
+                               f"{pg.size()}, got {len(tensor_list)})")
         raise ValueError(f"all_gather: tensor_list must have world_size ({pg.size()}) tensors; got {len(tensor_list)}")
-    for t in tensor_list:
-        _same_shape(t, tensor, "all_gather")
+    for k, t in enumerate(tensor_list):
+        _same_shape(t, tensor, "all_gather", k, pg)
     i = _Buf(tensor, write=False)
     out = np.empty((pg.size(),) + i.arr.shape, i.arr.dtype)
 
@@ -757,16 +799,22 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
     pg = _pg(group)
     if not _check_member(pg):
         return None
+    _same_dtype([tensor, *(gather_list or [])])
     root = _to_group_rank(pg, dst, "gather")
     i = _Buf(tensor, write=False)
     if pg.rank() != root:
         if gather_list:
             raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
         return _issue(pg, [pg._comm.Igather(i.mpi(), None, root=root)], [i], async_op, "gather")
-    if gather_list is None or len(gather_list) != pg.size():
+    if gather_list is None:
+        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+    if len(gather_list) != pg.size():
+        if _gloo(pg):
+            raise RuntimeError(f"ProcessGroupGloo::gather: Incorrect output list size {len(gather_list)}. Output list "
+                               f"size should be {pg.size()}, same as size of the process group.")
         raise ValueError(f"gather: gather_list on the destination must have world_size ({pg.size()}) tensors")
-    for t in gather_list:
-        _same_shape(t, tensor, "gather")
+    for k, t in enumerate(gather_list):
+        _same_shape(t, tensor, "gather", k, pg)
     out = np.empty((pg.size(),) + i.arr.shape, i.arr.dtype)
 
     def scatter_out() -> None:
@@ -783,16 +831,22 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
     pg = _pg(group)
     if not _check_member(pg):
         return None
+    _same_dtype([tensor, *(scatter_list or [])])
     root = _to_group_rank(pg, src, "scatter")
     o = _Buf(tensor, write=True)
     if pg.rank() != root:
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         return _issue(pg, [pg._comm.Iscatter(None, o.mpi(), root=root)], [o], async_op, "scatter")
-    if scatter_list is None or len(scatter_list) != pg.size():
+    if scatter_list is None:
+        raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+    if len(scatter_list) != pg.size():
+        if _gloo(pg):
+            raise RuntimeError(f"ProcessGroupGloo::scatter: Incorrect input list size {len(scatter_list)}. Input list "
+                               f"size should be {pg.size()}, same as size of the process group.")
         raise ValueError(f"scatter: scatter_list on the source must have world_size ({pg.size()}) tensors")
-    for t in scatter_list:
-        _same_shape(t, tensor, "scatter")
+    for k, t in enumerate(scatter_list):
+        _same_shape(t, tensor, "scatter", k, pg)
     send = np.stack([np.ascontiguousarray(t.detach().cpu()._np()) for t in scatter_list])
     req = pg._comm.Iscatter([send.reshape(-1).view(np.uint8), _mpi().BYTE], o.mpi(), root=root)
     w = _issue(pg, [req], [o], True, "scatter")
@@ -826,7 +880,12 @@ def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = N
 
 
 def send(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> None:
-    """Send `tensor` to global rank `dst` (returns when the buffer may be reused)."""
+    """Send `tensor` to global rank `dst` (returns when the buffer may be reused); not to this rank itself,
+    as PyTorch checks."""
+    pg = _pg(group)
+    if dst in pg.ranks and pg.ranks.index(dst) == pg.rank():
+        raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of the "
+                         "current process.")
     w = isend(tensor, dst, group, tag)
     if w is not None:
         w.wait()

@@ -618,9 +618,11 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     from ember.core.ops.layout import reshape
 
     _check_float("instance_norm", input, "batch_norm")
-    if input.ndim < 3:
-        raise ValueError(f"instance_norm: expected 3D or more input (N, C, *); got {describe(input)}")
-    n, c = input.shape[:2]
+    if use_input_stats and math.prod(input.shape[2:]) == 1:  # F.instance_norm's check, before any on the rank
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    n, c = input.shape[0], input.shape[input._wrap_dim(1)]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         if isinstance(t, Tensor) and t.numel() != c:  # PyTorch repeats each per sample: it counts n of them
@@ -629,10 +631,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     if _batch_norm_dtypes(input, use_input_stats, weight, bias, running_mean, running_var):  # as batch_norm's
         return instance_norm(input.to(dtypes.float32), running_mean, running_var, weight, bias, use_input_stats,
                              momentum, eps).to(input.dtype)
-    if not use_input_stats:
+    if not use_input_stats:  # a 2-D (N, C) input too: each column by its running statistics
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
-    if input.numel() // (n * c) <= 1:
-        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     planes = reshape(input, (1, n * c, *input.shape[2:]))
     # PyTorch's batch_norm of the planes with the parameters repeated per sample: one rounding at 16 bits
     fused = input._dtype in (dtypes.float16, dtypes.bfloat16)

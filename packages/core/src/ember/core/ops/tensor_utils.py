@@ -342,9 +342,14 @@ def map2_(self: Tensor, x: Tensor, y: Tensor, callable) -> Tensor:  # noqa: A002
     return self
 
 
-def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+def fill_diagonal_(self: Tensor, fill_value, *args, wrap: bool = False) -> Tensor:
     """Write `fill_value` on the main diagonal (all dims equal beyond 2-D); `wrap` restarts it every
-    n+1 rows of a tall matrix, as numpy's fill_diagonal."""
+    n+1 rows of a tall matrix, as numpy's fill_diagonal. PyTorch's parser takes a bool `wrap` only."""
+    if args:
+        wrap = args[0]
+    if wrap is not True and wrap is not False:
+        where = " (position 2)" if args else ""
+        raise TypeError(f"fill_diagonal_(): argument 'wrap'{where} must be bool, not {type(wrap).__name__}")
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
     if self.ndim > 2 and len(set(self._shape)) != 1:
