@@ -64,21 +64,43 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    print("barlow", step, round(loss.item(), 4), c.shape, round(torch.diagonal(c).mean().item(), 4),
-          loss.grad_fn.name(), c.grad_fn.name())
-print("bn buffers", [n for n, _ in model.bn.named_buffers()], model.bn.weight, model.bn.running_var[:3].round(decimals=4).tolist())
+    print(
+        "barlow",
+        step,
+        round(loss.item(), 4),
+        c.shape,
+        round(torch.diagonal(c).mean().item(), 4),
+        loss.grad_fn.name(),
+        c.grad_fn.name(),
+    )
+print(
+    "bn buffers",
+    [n for n, _ in model.bn.named_buffers()],
+    model.bn.weight,
+    model.bn.running_var[:3].round(decimals=4).tolist(),
+)
 
 a = torch.randn(16, 6, requires_grad=True)
 b = (a.detach() * 0.5 + 0.1 * torch.randn(16, 6)).requires_grad_()
 loss, parts, cov = vicreg(a, b)
 loss.backward()
 print("vicreg", round(loss.item(), 4), [round(p.item(), 4) for p in parts], round(a.grad.norm().item(), 4))
-print("cov", torch.allclose(cov, torch.cov(a.detach().T), atol=1e-5),
-      torch.cov(a.detach().T, correction=0)[0, :3].round(decimals=4).tolist())
+print(
+    "cov",
+    torch.allclose(cov, torch.cov(a.detach().T), atol=1e-5),
+    torch.cov(a.detach().T, correction=0)[0, :3].round(decimals=4).tolist(),
+)
 w = torch.arange(1, 17)
-print("cov w", torch.cov(a.detach()[:, :2].T, fweights=w, aweights=torch.linspace(0.5, 1.5, 16)).round(decimals=4).tolist())
-print("var", a.detach().var(0, correction=0)[:3].round(decimals=4).tolist(), a.detach().std(0, unbiased=False)[:3].round(decimals=4).tolist(),
-      [t.round(decimals=4).tolist()[:2] for t in torch.var_mean(a.detach(), dim=0, correction=2)])
+print(
+    "cov w",
+    torch.cov(a.detach()[:, :2].T, fweights=w, aweights=torch.linspace(0.5, 1.5, 16)).round(decimals=4).tolist(),
+)
+print(
+    "var",
+    a.detach().var(0, correction=0)[:3].round(decimals=4).tolist(),
+    a.detach().std(0, unbiased=False)[:3].round(decimals=4).tolist(),
+    [t.round(decimals=4).tolist()[:2] for t in torch.var_mean(a.detach(), dim=0, correction=2)],
+)
 print("std_mean", [t.round(decimals=4).item() for t in torch.std_mean(a.detach()[:, 0])])
 
 # W-MSE: whiten each view with the inverse Cholesky factor of its covariance
@@ -88,17 +110,23 @@ sigma = (zc.T @ zc) / (z.shape[0] - 1) + 1e-4 * torch.eye(4)
 L = torch.linalg.cholesky(sigma)
 W = torch.linalg.solve_triangular(L, torch.eye(4), upper=False)
 white = zc @ W.T
-print("whitened", torch.cov(white.T).round(decimals=3).tolist()[0], torch.cholesky_inverse(L).diagonal().round(decimals=4).tolist())
+print(
+    "whitened",
+    torch.cov(white.T).round(decimals=3).tolist()[0],
+    torch.cholesky_inverse(L).diagonal().round(decimals=4).tolist(),
+)
 
 # corner cases
 one = torch.randn(1, 4)
 print("var n=1", one.var(0).tolist(), one.var(0, correction=0).tolist(), torch.cov(one.T).shape)
-for fn in [lambda: off_diagonal(torch.zeros(3, 4)),
-           lambda: torch.cov(torch.zeros(2, 3, 4)),
-           lambda: torch.cov(torch.zeros(2, 5), fweights=torch.ones(5)),
-           lambda: torch.cov(torch.zeros(2, 5), aweights=-torch.ones(5)),
-           lambda: a.var(0, unbiased=True, correction=1),
-           lambda: torch.linalg.cholesky(-torch.eye(3))]:
+for fn in [
+    lambda: off_diagonal(torch.zeros(3, 4)),
+    lambda: torch.cov(torch.zeros(2, 3, 4)),
+    lambda: torch.cov(torch.zeros(2, 5), fweights=torch.ones(5)),
+    lambda: torch.cov(torch.zeros(2, 5), aweights=-torch.ones(5)),
+    lambda: a.var(0, unbiased=True, correction=1),
+    lambda: torch.linalg.cholesky(-torch.eye(3)),
+]:
     try:
         fn()
     except Exception as e:

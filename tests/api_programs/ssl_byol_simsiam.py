@@ -15,8 +15,12 @@ torch.manual_seed(0)
 
 
 def mlp(in_dim, hidden, out, last_bn=False):
-    layers = [nn.Linear(in_dim, hidden, bias=False), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
-              nn.Linear(hidden, out, bias=not last_bn)]
+    layers = [
+        nn.Linear(in_dim, hidden, bias=False),
+        nn.BatchNorm1d(hidden),
+        nn.ReLU(inplace=True),
+        nn.Linear(hidden, out, bias=not last_bn),
+    ]
     if last_bn:
         layers.append(nn.BatchNorm1d(out, affine=False))
     return nn.Sequential(*layers)
@@ -46,8 +50,10 @@ def byol_loss(p, z):
 model = SimSiam()
 print(model.encoder[2][4], model.encoder[2][4].weight, model.encoder[2][0].bias)
 init_lr = 0.05 * 8 / 256
-groups = [{"params": model.encoder.parameters(), "fix_lr": False},
-          {"params": model.predictor.parameters(), "fix_lr": True}]
+groups = [
+    {"params": model.encoder.parameters(), "fix_lr": False},
+    {"params": model.predictor.parameters(), "fix_lr": True},
+]
 opt = torch.optim.SGD(groups, lr=init_lr, momentum=0.9, weight_decay=1e-4)
 x = torch.randn(8, 12)
 epochs = 4
@@ -62,10 +68,20 @@ for epoch in range(epochs):
     loss.backward()
     opt.step()
     std = F.normalize(z1, dim=1).std(dim=0).mean().item()
-    print("simsiam", epoch, round(loss.item(), 4), [round(g["lr"], 6) for g in opt.param_groups],
-          round(std, 4), z1.requires_grad, p1.grad_fn.name())
-print("bn", model.encoder[2][4].running_mean[:3].round(decimals=4).tolist(),
-      model.encoder[2][4].num_batches_tracked.item())
+    print(
+        "simsiam",
+        epoch,
+        round(loss.item(), 4),
+        [round(g["lr"], 6) for g in opt.param_groups],
+        round(std, 4),
+        z1.requires_grad,
+        p1.grad_fn.name(),
+    )
+print(
+    "bn",
+    model.encoder[2][4].running_mean[:3].round(decimals=4).tolist(),
+    model.encoder[2][4].num_batches_tracked.item(),
+)
 
 # BYOL: online + predictor against an EMA target with tau from 0.99 to 1 by cosine
 online = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), mlp(16, 16, 8))
@@ -98,11 +114,15 @@ z = torch.randn(4, 8, requires_grad=True)
 l = D(predictor(z), z.detach())
 l.backward()
 print("sg", round(z.grad.abs().sum().item(), 4), z.detach().requires_grad, z.detach().grad_fn)
-print(F.cosine_similarity(torch.zeros(2, 3), torch.ones(2, 3)).tolist(),
-      F.cosine_similarity(torch.ones(3), torch.ones(2, 3), dim=-1).tolist())
-for fn in [lambda: F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 4)),
-           lambda: model.encoder[2][4](torch.randn(1, 8)),
-           lambda: nn.BatchNorm1d(8, affine=False)(torch.randn(4, 6))]:
+print(
+    F.cosine_similarity(torch.zeros(2, 3), torch.ones(2, 3)).tolist(),
+    F.cosine_similarity(torch.ones(3), torch.ones(2, 3), dim=-1).tolist(),
+)
+for fn in [
+    lambda: F.cosine_similarity(torch.ones(2, 3), torch.ones(2, 4)),
+    lambda: model.encoder[2][4](torch.randn(1, 8)),
+    lambda: nn.BatchNorm1d(8, affine=False)(torch.randn(4, 6)),
+]:
     try:
         fn()
     except Exception as e:

@@ -19,9 +19,12 @@ class Encoder(nn.Module):
         super().__init__()
         self.embed = nn.Linear(4, D)
         self.mask_emb = nn.Parameter(torch.zeros(D).uniform_())
-        self.layers = nn.ModuleList([nn.TransformerEncoderLayer(D, 2, 16, dropout=0.0, batch_first=True,
-                                                                norm_first=True, activation="gelu")
-                                     for _ in range(3)])
+        self.layers = nn.ModuleList(
+            [
+                nn.TransformerEncoderLayer(D, 2, 16, dropout=0.0, batch_first=True, norm_first=True, activation="gelu")
+                for _ in range(3)
+            ]
+        )
         self.final_proj = nn.Linear(D, D)
 
     def forward(self, x, mask=None):
@@ -67,26 +70,43 @@ for step in range(4):
     with torch.no_grad():
         for pt, ps in zip(teacher.parameters(), student.parameters()):
             pt.mul_(decay).add_(ps, alpha=1 - decay)
-    print(step, len(captured), pred.shape, round(scaled.item(), 4), round(decay, 4),
-          round(y.std(dim=1).mean().item(), 4), round(y_ln.mean(-1).abs().max().item(), 4), y.requires_grad)
+    print(
+        step,
+        len(captured),
+        pred.shape,
+        round(scaled.item(), 4),
+        round(decay, 4),
+        round(y.std(dim=1).mean().item(), 4),
+        round(y_ln.mean(-1).abs().max().item(), 4),
+        y.requires_grad,
+    )
 
 inorm = F.instance_norm(captured[0].transpose(1, 2))
-print("instance_norm", inorm.shape, inorm.mean(-1).abs().max().item() < 1e-5,
-      round(inorm.var(-1, correction=0).mean().item(), 4))
-print("smooth_l1", F.smooth_l1_loss(torch.tensor([0.1, 0.5, 2.0]), torch.zeros(3), beta=0.0, reduction="none").tolist(),
-      round(F.smooth_l1_loss(torch.tensor([0.1, 0.5, 2.0]), torch.zeros(3), beta=1.0).item(), 4),
-      F.huber_loss(torch.tensor([0.1, 0.5, 2.0]), torch.zeros(3), delta=0.5, reduction="none").tolist())
+print(
+    "instance_norm",
+    inorm.shape,
+    inorm.mean(-1).abs().max().item() < 1e-5,
+    round(inorm.var(-1, correction=0).mean().item(), 4),
+)
+print(
+    "smooth_l1",
+    F.smooth_l1_loss(torch.tensor([0.1, 0.5, 2.0]), torch.zeros(3), beta=0.0, reduction="none").tolist(),
+    round(F.smooth_l1_loss(torch.tensor([0.1, 0.5, 2.0]), torch.zeros(3), beta=1.0).item(), 4),
+    F.huber_loss(torch.tensor([0.1, 0.5, 2.0]), torch.zeros(3), delta=0.5, reduction="none").tolist(),
+)
 for h in handles:
     h.remove()
 print("removed", [len(b._forward_hooks) for b in teacher.layers])
 captured.clear()
 teacher(x)
 print("no capture", len(captured), student.layers[0].norm_first, student.layers[0].activation_relu_or_gelu)
-for fn in [lambda: F.instance_norm(torch.randn(2, 3)),
-           lambda: F.instance_norm(torch.randn(2, 3, 1)),
-           lambda: F.layer_norm(x, (5,)),
-           lambda: F.smooth_l1_loss(x, x, beta=-1.0),
-           lambda: nn.TransformerEncoderLayer(8, 3)]:
+for fn in [
+    lambda: F.instance_norm(torch.randn(2, 3)),
+    lambda: F.instance_norm(torch.randn(2, 3, 1)),
+    lambda: F.layer_norm(x, (5,)),
+    lambda: F.smooth_l1_loss(x, x, beta=-1.0),
+    lambda: nn.TransformerEncoderLayer(8, 3),
+]:
     try:
         print(fn())
     except Exception as e:

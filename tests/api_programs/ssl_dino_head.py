@@ -67,8 +67,11 @@ print(sorted(student_head.state_dict())[-2:], student_head.last_layer.weight_g.s
 print("trunc", round(student_head.mlp[0].weight.std().item(), 3) < 0.03, student_head.mlp[0].weight.abs().max() <= 0.04)
 pm = DINOHead(6, 10, parametrized=True)
 print(sorted(pm.state_dict())[-2:], type(pm.last_layer).__name__, pm.last_layer.parametrizations.weight.original0.shape)
-print("wn norms", pm.last_layer.weight.norm(dim=1)[:3].round(decimals=4).tolist(),
-      student_head.last_layer.weight.norm(dim=1)[:3].round(decimals=4).tolist())
+print(
+    "wn norms",
+    pm.last_layer.weight.norm(dim=1)[:3].round(decimals=4).tolist(),
+    student_head.last_layer.weight.norm(dim=1)[:3].round(decimals=4).tolist(),
+)
 
 student, teacher = Backbone(), Backbone()
 teacher.load_state_dict(student.state_dict())
@@ -93,8 +96,10 @@ for it in range(epochs * niter):
         if i == 0:
             g["weight_decay"] = wd[it]
     globals_ = [images, torch.flip(images, dims=[3])]
-    locals_ = [F.interpolate(images[:, :, 2:10, 2:10], size=(6, 6), mode="bilinear", align_corners=False),
-               F.avg_pool2d(images, 2)]
+    locals_ = [
+        F.interpolate(images[:, :, 2:10, 2:10], size=(6, 6), mode="bilinear", align_corners=False),
+        F.avg_pool2d(images, 2),
+    ]
     s_out = student_head(student(globals_ + locals_)) / 0.1
     with torch.no_grad():
         t_out = teacher_head(teacher(globals_))
@@ -127,14 +132,27 @@ for it in range(epochs * niter):
     opt.step()
     with torch.no_grad():
         m = momentum[it]
-        for ps, pt in zip(list(student.parameters()) + list(student_head.parameters()),
-                          list(teacher.parameters()) + list(teacher_head.parameters())):
+        for ps, pt in zip(
+            list(student.parameters()) + list(student_head.parameters()),
+            list(teacher.parameters()) + list(teacher_head.parameters()),
+        ):
             pt.data.mul_(m).add_((1 - m) * ps.detach().data)
-    print(it, s_out.shape, n, round(loss.item(), 4), round(sum(norms) / 1000, 4),
-          student_head.last_layer.weight_v.grad is None, center.sum().round(decimals=4).item())
+    print(
+        it,
+        s_out.shape,
+        n,
+        round(loss.item(), 4),
+        round(sum(norms) / 1000, 4),
+        student_head.last_layer.weight_v.grad is None,
+        center.sum().round(decimals=4).item(),
+    )
 ent = -(t_soft[0] * t_soft[0].clamp_min(1e-12).log()).sum(-1).mean()
-print("teacher entropy", round(ent.item(), 4), "kl", round(F.kl_div(F.log_softmax(s_chunks[1], -1), t_soft[0],
-                                                                      reduction="batchmean").item(), 4))
+print(
+    "teacher entropy",
+    round(ent.item(), 4),
+    "kl",
+    round(F.kl_div(F.log_softmax(s_chunks[1], -1), t_soft[0], reduction="batchmean").item(), 4),
+)
 try:
     nn.utils.weight_norm(student_head.last_layer)
 except Exception as e:

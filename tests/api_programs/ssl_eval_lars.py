@@ -38,8 +38,9 @@ class LARS(torch.optim.Optimizer):
                     dp = dp.add(p, alpha=g["weight_decay"])
                     param_norm, update_norm = torch.norm(p), torch.norm(dp)
                     one = torch.ones_like(param_norm)
-                    q = torch.where(param_norm > 0.0,
-                                    torch.where(update_norm > 0, (g["eta"] * param_norm / update_norm), one), one)
+                    q = torch.where(
+                        param_norm > 0.0, torch.where(update_norm > 0, (g["eta"] * param_norm / update_norm), one), one
+                    )
                     dp = dp.mul(q)
                 state = self.state[p]
                 if "mu" not in state:
@@ -55,8 +56,9 @@ with torch.no_grad():
         p.copy_(T(*p.shape, scale=0.4))
 regular = [p for n, p in backbone.named_parameters() if p.ndim > 1]
 excluded = [p for n, p in backbone.named_parameters() if p.ndim == 1]
-opt = LARS([{"params": regular}, {"params": excluded, "lars_exclude": True, "weight_decay": 0.0}], lr=0.3,
-           weight_decay=1e-4)
+opt = LARS(
+    [{"params": regular}, {"params": excluded, "lars_exclude": True, "weight_decay": 0.0}], lr=0.3, weight_decay=1e-4
+)
 print(opt)
 teacher = AveragedModel(backbone, multi_avg_fn=get_ema_multi_avg_fn(0.8), use_buffers=True)
 print("teacher", type(teacher.module).__name__, teacher.n_averaged.item(), [k for k in teacher.state_dict()][:3])
@@ -72,13 +74,24 @@ for step in range(3):
     loss.backward()
     opt.step()
     teacher.update_parameters(backbone)
-    print("step", step, round(loss.item(), 4), teacher.n_averaged.item(), r(opt.state[regular[0]]["mu"], 4),
-          r(teacher.module[1].running_mean, 3))
+    print(
+        "step",
+        step,
+        round(loss.item(), 4),
+        teacher.n_averaged.item(),
+        r(opt.state[regular[0]]["mu"], 4),
+        r(teacher.module[1].running_mean, 3),
+    )
 sd = opt.state_dict()
 opt2 = LARS([{"params": regular}, {"params": excluded, "lars_exclude": True, "weight_decay": 0.0}], lr=0.1)
 opt2.load_state_dict(sd)
-print("resume", opt2.param_groups[0]["lr"], opt2.param_groups[1]["lars_exclude"], sorted(sd["state"])[:4],
-      torch.equal(opt2.state[regular[0]]["mu"], opt.state[regular[0]]["mu"]))
+print(
+    "resume",
+    opt2.param_groups[0]["lr"],
+    opt2.param_groups[1]["lars_exclude"],
+    sorted(sd["state"])[:4],
+    torch.equal(opt2.state[regular[0]]["mu"], opt.state[regular[0]]["mu"]),
+)
 
 feats = {}
 
@@ -86,6 +99,7 @@ feats = {}
 def save_to(name):
     def hook(module, inputs, output):
         feats[name] = output.detach()
+
     return hook
 
 
@@ -133,11 +147,13 @@ for ep in range(4):
     loss.backward()
     popt.step()
     sched.step()
-    print("probe", ep, round(loss.item(), 4), round(sched.get_last_lr()[0], 4),
-          (logits.argmax(1) == y).sum().item())
+    print("probe", ep, round(loss.item(), 4), round(sched.get_last_lr()[0], 4), (logits.argmax(1) == y).sum().item())
 print("frozen", backbone[0].weight.grad is None, all(not p.requires_grad for p in backbone.parameters()))
-for bad in (lambda: torch.tensor([1, 5]).clamp_(min=0.5), lambda: torch.tensor([3], dtype=torch.uint8).clip_(max=2.5),
-            lambda: torch.tensor([1, 5]).clamp_min_(torch.tensor(0.5))):
+for bad in (
+    lambda: torch.tensor([1, 5]).clamp_(min=0.5),
+    lambda: torch.tensor([3], dtype=torch.uint8).clip_(max=2.5),
+    lambda: torch.tensor([1, 5]).clamp_min_(torch.tensor(0.5)),
+):
     try:
         bad()
     except RuntimeError as e:

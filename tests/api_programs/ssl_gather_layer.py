@@ -7,7 +7,7 @@ import torch
 
 nn = torch.nn
 F = torch.nn.functional
-import torch.distributed as dist
+import torch.distributed as dist  # noqa: E402
 
 torch.manual_seed(0)
 
@@ -51,8 +51,9 @@ print("gathered", g1.shape, g1.grad_fn.name(), type(g1.grad_fn.next_functions[0]
 rank, n = dist.get_rank(), z1.shape[0]
 labels = torch.arange(n) + rank * n
 logits = F.normalize(z1, dim=1) @ F.normalize(g2, dim=1).T / 0.1
-loss = F.cross_entropy(logits, labels) + F.cross_entropy(F.normalize(z2, dim=1) @ F.normalize(g1, dim=1).T / 0.1,
-                                                        labels)
+loss = F.cross_entropy(logits, labels) + F.cross_entropy(
+    F.normalize(z2, dim=1) @ F.normalize(g1, dim=1).T / 0.1, labels
+)
 loss.backward()
 print("loss", round(loss.item(), 4), round(z1.grad.norm().item(), 4), round(z2.grad.abs().sum().item(), 4))
 
@@ -83,10 +84,12 @@ try:
     dist.all_gather(lst, torch.ones(2))
 except Exception as e:
     print(type(e).__name__, str(e).splitlines()[0][:80])
-for fn in [lambda: dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1),
-           lambda: dist.broadcast(torch.ones(2), src=3),
-           lambda: dist.all_reduce(torch.ones(2), op=dist.ReduceOp.BXOR),
-           lambda: dist.all_gather([torch.zeros(2), torch.zeros(2)], torch.ones(2))]:
+for fn in [
+    lambda: dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1),
+    lambda: dist.broadcast(torch.ones(2), src=3),
+    lambda: dist.all_reduce(torch.ones(2), op=dist.ReduceOp.BXOR),
+    lambda: dist.all_gather([torch.zeros(2), torch.zeros(2)], torch.ones(2)),
+]:
     try:
         fn()
     except Exception as e:

@@ -38,7 +38,7 @@ def sample_block_mask(b_size, acceptable_regions=None, g=None):
         top = torch.randint(0, H - h, (1,), generator=g)
         left = torch.randint(0, W - w, (1,), generator=g)
         mask = torch.zeros((H, W), dtype=torch.int32)
-        mask[top:top + h, left:left + w] = 1
+        mask[top : top + h, left : left + w] = 1
         if acceptable_regions is not None:
             for k in acceptable_regions:
                 mask *= k
@@ -47,7 +47,7 @@ def sample_block_mask(b_size, acceptable_regions=None, g=None):
             break
     mask = mask.squeeze()
     mask_complement = torch.ones((H, W), dtype=torch.int32)
-    mask_complement[top:top + h, left:left + w] = 0
+    mask_complement[top : top + h, left : left + w] = 0
     return mask, mask_complement
 
 
@@ -72,9 +72,17 @@ collated_pred = [[cm[:min_keep_pred] for cm in cm_list] for cm_list in collated_
 collated_pred = torch.utils.data.default_collate(collated_pred)
 collated_enc = [[cm[:min_keep_enc] for cm in cm_list] for cm_list in collated_enc]
 collated_enc = torch.utils.data.default_collate(collated_enc)
-print("masks", len(collated_pred), collated_pred[0].shape, collated_enc[0].shape, collated_pred[0].dtype,
-      collated_enc[0][0].tolist()[:5])
-overlap = [len(set(collated_enc[0][i].tolist()) & set(collated_pred[j][i].tolist())) for i in range(3) for j in range(2)]
+print(
+    "masks",
+    len(collated_pred),
+    collated_pred[0].shape,
+    collated_enc[0].shape,
+    collated_pred[0].dtype,
+    collated_enc[0][0].tolist()[:5],
+)
+overlap = [
+    len(set(collated_enc[0][i].tolist()) & set(collated_pred[j][i].tolist())) for i in range(3) for j in range(2)
+]
 print("disjoint", overlap)
 
 
@@ -88,7 +96,7 @@ def apply_masks(x, masks):
 
 def repeat_interleave_batch(x, B, repeat):
     N = len(x) // B
-    return torch.cat([torch.cat([x[i * B:(i + 1) * B] for _ in range(repeat)], dim=0) for i in range(N)], dim=0)
+    return torch.cat([torch.cat([x[i * B : (i + 1) * B] for _ in range(repeat)], dim=0) for i in range(N)], dim=0)
 
 
 tokens = torch.randn(3, H * W, D)
@@ -103,10 +111,21 @@ ctx = apply_masks(student(tokens), collated_enc)
 z = predictor(ctx.mean(1, keepdim=True).expand(-1, collated_pred[0].shape[1], -1).repeat(len(collated_pred), 1, 1))
 loss = F.smooth_l1_loss(z, h)
 loss.backward()
-print("jepa", h.shape, ctx.shape, z.shape, round(loss.item(), 4), round(predictor.weight.grad.norm().item(), 4),
-      ctx.grad_fn.name())
-print("repeat_interleave", repeat_interleave_batch(torch.arange(6), 3, 2).tolist(),
-      torch.arange(3).repeat_interleave(2).tolist(), torch.repeat_interleave(torch.tensor([1, 2]), torch.tensor([2, 3])).tolist())
+print(
+    "jepa",
+    h.shape,
+    ctx.shape,
+    z.shape,
+    round(loss.item(), 4),
+    round(predictor.weight.grad.norm().item(), 4),
+    ctx.grad_fn.name(),
+)
+print(
+    "repeat_interleave",
+    repeat_interleave_batch(torch.arange(6), 3, 2).tolist(),
+    torch.arange(3).repeat_interleave(2).tolist(),
+    torch.repeat_interleave(torch.tensor([1, 2]), torch.tensor([2, 3])).tolist(),
+)
 
 # MAE-style random masking with ids_restore for comparison
 noise = torch.rand(3, H * W, generator=g)
@@ -117,13 +136,23 @@ x_masked = torch.gather(tokens, 1, ids_shuffle[:, :len_keep].unsqueeze(-1).repea
 mask = torch.ones(3, H * W)
 mask[:, :len_keep] = 0
 mask = torch.gather(mask, dim=1, index=ids_restore)
-print("mae", x_masked.shape, mask.sum(1).tolist(), torch.equal(torch.gather(ids_shuffle, 1, ids_restore),
-                                                               torch.arange(H * W).expand(3, -1)))
-print(torch.nonzero(torch.tensor([[0, 1], [1, 0]])).tolist(), torch.nonzero(torch.tensor([0, 3, 0, 5]), as_tuple=True),
-      torch.tensor([[0, 1]]).nonzero().squeeze().shape, torch.argwhere(torch.tensor([0.0, 2.0])).tolist())
-for fn in [lambda: torch.gather(tokens, 1, collated_pred[0]),
-           lambda: torch.gather(tokens, 1, collated_pred[0].unsqueeze(-1).repeat(1, 1, D).int()).dtype,
-           lambda: torch.randint(0, 0, (1,), generator=g)]:
+print(
+    "mae",
+    x_masked.shape,
+    mask.sum(1).tolist(),
+    torch.equal(torch.gather(ids_shuffle, 1, ids_restore), torch.arange(H * W).expand(3, -1)),
+)
+print(
+    torch.nonzero(torch.tensor([[0, 1], [1, 0]])).tolist(),
+    torch.nonzero(torch.tensor([0, 3, 0, 5]), as_tuple=True),
+    torch.tensor([[0, 1]]).nonzero().squeeze().shape,
+    torch.argwhere(torch.tensor([0.0, 2.0])).tolist(),
+)
+for fn in [
+    lambda: torch.gather(tokens, 1, collated_pred[0]),
+    lambda: torch.gather(tokens, 1, collated_pred[0].unsqueeze(-1).repeat(1, 1, D).int()).dtype,
+    lambda: torch.randint(0, 0, (1,), generator=g),
+]:
     try:
         print(fn())
     except Exception as e:

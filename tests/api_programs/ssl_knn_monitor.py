@@ -70,15 +70,22 @@ print("confusion", conf.tolist(), per_class.round(decimals=4).tolist(), conf.dty
 
 # ties and small k
 t = torch.tensor([[0.5, 0.5, 0.2, 0.5]])
-print("ties", t.topk(2).indices.tolist(), torch.mode(torch.tensor([2, 1, 1, 2, 3])).values.item(),
-      t.topk(0).values.shape, t.argsort(dim=-1, descending=True, stable=True).tolist())
-for fn in [lambda: q.topk(50, dim=1),
-           lambda: torch.zeros(2, 3).scatter_add_(1, torch.tensor([[0, 1]], dtype=torch.int32), torch.ones(1, 2)),
-           lambda: F.one_hot(torch.tensor([0, 4]), num_classes=3),
-           lambda: F.one_hot(torch.tensor([0.0, 1.0])),
-           lambda: torch.bincount(torch.tensor([-1, 2])),
-           lambda: bank.index_copy_(0, torch.tensor([0, 1]), torch.zeros(2, 5)),
-           lambda: torch.mm(q, bank)]:
+print(
+    "ties",
+    t.topk(2).indices.tolist(),
+    torch.mode(torch.tensor([2, 1, 1, 2, 3])).values.item(),
+    t.topk(0).values.shape,
+    t.argsort(dim=-1, descending=True, stable=True).tolist(),
+)
+for fn in [
+    lambda: q.topk(50, dim=1),
+    lambda: torch.zeros(2, 3).scatter_add_(1, torch.tensor([[0, 1]], dtype=torch.int32), torch.ones(1, 2)),
+    lambda: F.one_hot(torch.tensor([0, 4]), num_classes=3),
+    lambda: F.one_hot(torch.tensor([0.0, 1.0])),
+    lambda: torch.bincount(torch.tensor([-1, 2])),
+    lambda: bank.index_copy_(0, torch.tensor([0, 1]), torch.zeros(2, 5)),
+    lambda: torch.mm(q, bank),
+]:
     try:
         fn()
     except Exception as e:

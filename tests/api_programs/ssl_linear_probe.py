@@ -11,7 +11,7 @@ import torch
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader, TensorDataset  # noqa: E402
 
 torch.manual_seed(0)
 
@@ -27,8 +27,9 @@ snapshot = {k: v.clone() for k, v in backbone.state_dict().items()}
 
 X = torch.randn(50, 10)
 Y = (X[:, 0] > 0).long() + (X[:, 1] > 0.5).long()
-loader = DataLoader(TensorDataset(X, Y), batch_size=16, shuffle=True, drop_last=True,
-                    generator=torch.Generator().manual_seed(1))
+loader = DataLoader(
+    TensorDataset(X, Y), batch_size=16, shuffle=True, drop_last=True, generator=torch.Generator().manual_seed(1)
+)
 print("loader", len(loader), len(loader.dataset))
 opt = torch.optim.SGD(head.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.0)
 for epoch in range(3):
@@ -46,8 +47,12 @@ for epoch in range(3):
         correct += (logits.argmax(1) == yb).sum().item()
         seen += xb.shape[0]
     print("epoch", epoch, seen, round(total / seen, 4), correct)
-print("unchanged", all(torch.equal(snapshot[k], v) for k, v in backbone.state_dict().items()),
-      backbone[1].num_batches_tracked.item(), head[0].num_batches_tracked.item())
+print(
+    "unchanged",
+    all(torch.equal(snapshot[k], v) for k, v in backbone.state_dict().items()),
+    backbone[1].num_batches_tracked.item(),
+    head[0].num_batches_tracked.item(),
+)
 
 
 def accuracy(output, target, topk=(1,)):
@@ -74,8 +79,13 @@ except Exception as e:
     print(type(e).__name__, e)
 
 sync = nn.SyncBatchNorm.convert_sync_batchnorm(backbone)
-print(type(sync[1]).__name__, sync[1].num_features, sync[1].eps, sync[1].weight.requires_grad,
-      torch.equal(sync[1].running_mean, snapshot["1.running_mean"]))
+print(
+    type(sync[1]).__name__,
+    sync[1].num_features,
+    sync[1].eps,
+    sync[1].weight.requires_grad,
+    torch.equal(sync[1].running_mean, snapshot["1.running_mean"]),
+)
 print(sync[1])
 
 # checkpoints with args: weights_only refuses a Namespace until it is allow-listed

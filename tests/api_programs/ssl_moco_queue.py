@@ -34,7 +34,7 @@ class MoCo(nn.Module):
         batch_size = keys.shape[0]
         ptr = int(self.queue_ptr)
         assert self.K % batch_size == 0
-        self.queue[:, ptr:ptr + batch_size] = keys.T
+        self.queue[:, ptr : ptr + batch_size] = keys.T
         ptr = (ptr + batch_size) % self.K
         self.queue_ptr[0] = ptr
 
@@ -55,13 +55,15 @@ class MoCo(nn.Module):
 
 model = MoCo()
 print([n for n, _ in model.named_buffers()][:2], model.queue_ptr.dtype, model.queue.shape)
-print("frozen", sum(p.requires_grad for p in model.encoder_k.parameters()),
-      sum(p.numel() for p in model.parameters() if p.requires_grad))
-opt = torch.optim.SGD(filter(lambda p: p.requires_grad, model.parameters()), lr=0.1, momentum=0.9,
-                      weight_decay=1e-4)
+print(
+    "frozen",
+    sum(p.requires_grad for p in model.encoder_k.parameters()),
+    sum(p.numel() for p in model.parameters() if p.requires_grad),
+)
+opt = torch.optim.SGD(filter(lambda p: p.requires_grad, model.parameters()), lr=0.1, momentum=0.9, weight_decay=1e-4)
 x = torch.randn(16, 10)
 for step in range(4):
-    xb = x[(step % 4) * 4:(step % 4) * 4 + 4]
+    xb = x[(step % 4) * 4 : (step % 4) * 4 + 4]
     im_q, im_k = xb + 0.1 * torch.randn_like(xb), xb + 0.1 * torch.randn_like(xb)
     logits, labels = model(im_q, im_k)
     loss = F.cross_entropy(logits, labels)
@@ -69,8 +71,14 @@ for step in range(4):
     loss.backward()
     opt.step()
     acc = (logits.argmax(1) == labels).float().mean().item()
-    print(step, logits.shape, round(loss.item(), 4), acc, model.queue_ptr.item(),
-          round(model.queue.norm(dim=0).sum().item(), 4))
+    print(
+        step,
+        logits.shape,
+        round(loss.item(), 4),
+        acc,
+        model.queue_ptr.item(),
+        round(model.queue.norm(dim=0).sum().item(), 4),
+    )
 
 # the torch._foreach EMA and a torch.roll queue as other codebases write them
 q_params = list(model.encoder_q.parameters())

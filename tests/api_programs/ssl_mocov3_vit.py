@@ -22,7 +22,7 @@ def build_2d_sincos_position_embedding(h, w, embed_dim, temperature=10000.0):
     assert embed_dim % 4 == 0
     pos_dim = embed_dim // 4
     omega = torch.arange(pos_dim, dtype=torch.float32) / pos_dim
-    omega = 1.0 / (temperature ** omega)
+    omega = 1.0 / (temperature**omega)
     out_w = torch.einsum("m,d->md", [grid_w.flatten(), omega])
     out_h = torch.einsum("m,d->md", [grid_h.flatten(), omega])
     pos_emb = torch.cat([torch.sin(out_w), torch.cos(out_w), torch.sin(out_h), torch.cos(out_h)], dim=1)[None, :, :]
@@ -42,8 +42,9 @@ class TinyViT(nn.Module):
         self.qkv = nn.Linear(dim, dim * 3)
         self.proj = nn.Linear(dim, dim)
         self.norm = nn.LayerNorm(dim, eps=1e-6)
-        self.head = nn.Sequential(nn.Linear(dim, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, out),
-                                  nn.BatchNorm1d(out, affine=False))
+        self.head = nn.Sequential(
+            nn.Linear(dim, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, out), nn.BatchNorm1d(out, affine=False)
+        )
         self.heads = heads
         for name, m in self.named_modules():
             if isinstance(m, nn.Linear):
@@ -107,10 +108,20 @@ for epoch in range(epochs):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    print(epoch, round(m, 6), round(loss.item(), 4), base.patch_embed.weight.grad is None,
-          round(base.qkv.weight.grad.norm().item(), 4), round(base.pos_embed.sum().item(), 4))
-print("frozen", torch.equal(frozen_before, base.patch_embed.weight), base.pos_embed.grad,
-      [k for k in base.state_dict() if "pos" in k or "cls" in k])
+    print(
+        epoch,
+        round(m, 6),
+        round(loss.item(), 4),
+        base.patch_embed.weight.grad is None,
+        round(base.qkv.weight.grad.norm().item(), 4),
+        round(base.pos_embed.sum().item(), 4),
+    )
+print(
+    "frozen",
+    torch.equal(frozen_before, base.patch_embed.weight),
+    base.pos_embed.grad,
+    [k for k in base.state_dict() if "pos" in k or "cls" in k],
+)
 try:
     nn.init.xavier_uniform_(torch.empty(3))
 except Exception as e:

@@ -8,7 +8,7 @@ import torch
 
 nn = torch.nn
 F = torch.nn.functional
-from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, default_collate
+from torch.utils.data import BatchSampler, DataLoader, Dataset, RandomSampler, default_collate  # noqa: E402
 
 torch.manual_seed(0)
 
@@ -25,7 +25,7 @@ class MultiCropDataset(Dataset):
 
     def crop(self, img, size, offset):
         o = offset % (img.shape[-1] - size + 1)
-        return img[:, o:o + size, o:o + size]
+        return img[:, o : o + size, o : o + size]
 
     def __getitem__(self, i):
         img = self.images[i]
@@ -39,8 +39,9 @@ ds = MultiCropDataset(10)
 crops, label = ds[1]
 print("item", [tuple(c.shape) for c in crops], label, crops[1].is_contiguous(), crops[2].is_contiguous())
 sampler = RandomSampler(ds, generator=torch.Generator().manual_seed(7))
-loader = DataLoader(ds, batch_size=4, sampler=sampler, drop_last=True,
-                    worker_init_fn=lambda wid: torch.manual_seed(100 + wid))
+loader = DataLoader(
+    ds, batch_size=4, sampler=sampler, drop_last=True, worker_init_fn=lambda wid: torch.manual_seed(100 + wid)
+)
 print("order", list(RandomSampler(ds, generator=torch.Generator().manual_seed(7))))
 batches = list(loader)
 views, y = batches[0]
@@ -73,19 +74,32 @@ for end in idx_crops.tolist():
     outs.append(F.adaptive_avg_pool2d(_out, (1, 1)).flatten(1))
     start = end
 feats = head(torch.cat(outs))
-print("forward", counts[0].tolist(), counts[1].tolist(), idx_crops.tolist(), feats.shape,
-      [tuple(c.shape) for c in feats.chunk(5)][:2], round(feats.sum().item(), 4))
+print(
+    "forward",
+    counts[0].tolist(),
+    counts[1].tolist(),
+    idx_crops.tolist(),
+    feats.shape,
+    [tuple(c.shape) for c in feats.chunk(5)][:2],
+    round(feats.sum().item(), 4),
+)
 
 # nested structures through default_collate
-print("nested", default_collate([{"v": [torch.ones(2), torch.zeros(2)], "id": 1.5},
-                                 {"v": [torch.ones(2), torch.ones(2)], "id": 2.5}]))
+print(
+    "nested",
+    default_collate(
+        [{"v": [torch.ones(2), torch.zeros(2)], "id": 1.5}, {"v": [torch.ones(2), torch.ones(2)], "id": 2.5}]
+    ),
+)
 print(default_collate([(torch.tensor(1), "a"), (torch.tensor(2), "b")]))
-for fn in [lambda: next(iter(DataLoader(MultiCropDataset(4, ragged=True), batch_size=2))),
-           lambda: default_collate([{"a": 1}, {"b": 2}]),
-           lambda: default_collate([[torch.ones(2)], [torch.ones(2), torch.ones(2)]]),
-           lambda: DataLoader(ds, batch_sampler=bs, batch_size=2),
-           lambda: DataLoader(ds, sampler=sampler, shuffle=True),
-           lambda: BatchSampler(sampler, batch_size=0, drop_last=False)]:
+for fn in [
+    lambda: next(iter(DataLoader(MultiCropDataset(4, ragged=True), batch_size=2))),
+    lambda: default_collate([{"a": 1}, {"b": 2}]),
+    lambda: default_collate([[torch.ones(2)], [torch.ones(2), torch.ones(2)]]),
+    lambda: DataLoader(ds, batch_sampler=bs, batch_size=2),
+    lambda: DataLoader(ds, sampler=sampler, shuffle=True),
+    lambda: BatchSampler(sampler, batch_size=0, drop_last=False),
+]:
     try:
         fn()
     except Exception as e:

@@ -17,8 +17,9 @@ def make_opt(lr=0.3):
     model = nn.Linear(4, 2)
     decay = [model.weight]
     no_decay = [model.bias]
-    return torch.optim.SGD([{"params": decay, "weight_decay": 1e-4}, {"params": no_decay, "weight_decay": 0.0}],
-                           lr=lr, momentum=0.9), model
+    return torch.optim.SGD(
+        [{"params": decay, "weight_decay": 1e-4}, {"params": no_decay, "weight_decay": 0.0}], lr=lr, momentum=0.9
+    ), model
 
 
 def warmup_cosine(warmup, total, floor=0.0):
@@ -27,6 +28,7 @@ def warmup_cosine(warmup, total, floor=0.0):
             return float(step + 1) / warmup
         progress = (step - warmup) / max(1, total - warmup)
         return floor + (1 - floor) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
     return f
 
 
@@ -85,8 +87,9 @@ for epoch in range(3):
 print("restarts", fr, wr.T_i, wr.T_cur)
 
 opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-oc = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=8, pct_start=0.25, div_factor=10,
-                                         final_div_factor=100, three_phase=True)
+oc = torch.optim.lr_scheduler.OneCycleLR(
+    opt, max_lr=1.0, total_steps=8, pct_start=0.25, div_factor=10, final_div_factor=100, three_phase=True
+)
 cyc = []
 for _ in range(8):
     opt.step()
@@ -106,15 +109,17 @@ for i in range(5):
     opt.step()
 print("wd", [round(w, 4) for w in wd], model.weight.sum().round(decimals=4).item())
 
-for fn in [lambda: torch.optim.lr_scheduler.SequentialLR(opt, [warm, cos], milestones=[3]),
-           lambda: torch.optim.lr_scheduler.SequentialLR(opt, [torch.optim.lr_scheduler.ConstantLR(opt)], [1]),
-           lambda: torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=0),
-           lambda: torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5),
-           lambda: torch.optim.lr_scheduler.LambdaLR(opt, [lambda e: 1.0]),
-           lambda: torch.optim.lr_scheduler.LinearLR(opt, start_factor=0),
-           lambda: torch.optim.lr_scheduler.CosineAnnealingLR(make_opt()[0], T_max=3, last_epoch=4),
-           lambda: torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0),
-           lambda: torch.optim.lr_scheduler.LambdaLR(model, lambda e: 1.0)]:
+for fn in [
+    lambda: torch.optim.lr_scheduler.SequentialLR(opt, [warm, cos], milestones=[3]),
+    lambda: torch.optim.lr_scheduler.SequentialLR(opt, [torch.optim.lr_scheduler.ConstantLR(opt)], [1]),
+    lambda: torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=0),
+    lambda: torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5),
+    lambda: torch.optim.lr_scheduler.LambdaLR(opt, [lambda e: 1.0]),
+    lambda: torch.optim.lr_scheduler.LinearLR(opt, start_factor=0),
+    lambda: torch.optim.lr_scheduler.CosineAnnealingLR(make_opt()[0], T_max=3, last_epoch=4),
+    lambda: torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0),
+    lambda: torch.optim.lr_scheduler.LambdaLR(model, lambda e: 1.0),
+]:
     try:
         fn()
     except Exception as e:

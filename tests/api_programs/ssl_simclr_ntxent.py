@@ -90,11 +90,13 @@ for step in range(3):
     print("clip", step, round(l.item(), 4), round(logit_scale.item(), 4), round(logit_scale.grad.item(), 4))
 
 # misuse
-for fn in [lambda: F.cross_entropy(sim, labels.float()[:5]),
-           lambda: sim.masked_fill(torch.eye(6, dtype=torch.bool), 0.0),
-           lambda: sim.masked_fill(torch.eye(12), 0.0),
-           lambda: F.cross_entropy(sim, labels + 12),
-           lambda: torch.eye(3).fill_diagonal_(1.0, wrap=2)]:
+for fn in [
+    lambda: F.cross_entropy(sim, labels.float()[:5]),
+    lambda: sim.masked_fill(torch.eye(6, dtype=torch.bool), 0.0),
+    lambda: sim.masked_fill(torch.eye(12), 0.0),
+    lambda: F.cross_entropy(sim, labels + 12),
+    lambda: torch.eye(3).fill_diagonal_(1.0, wrap=2),
+]:
     try:
         fn()
     except Exception as e:

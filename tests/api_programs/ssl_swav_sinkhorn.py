@@ -56,16 +56,16 @@ for it in range(5):
     loss, used_queue = 0, False
     for i, crop_id in enumerate(crops_for_assign):
         with torch.no_grad():
-            out = output[bs * crop_id: bs * (crop_id + 1)].detach()
+            out = output[bs * crop_id : bs * (crop_id + 1)].detach()
             if it >= 3 and torch.all(queue[i, -1, :] != 0):
                 used_queue = True
                 out = torch.cat((torch.mm(queue[i], model.prototypes.weight.t()), out))
             queue[i, bs:] = queue[i, :-bs].clone()
-            queue[i, :bs] = embedding[crop_id * bs: (crop_id + 1) * bs]
+            queue[i, :bs] = embedding[crop_id * bs : (crop_id + 1) * bs]
             q = distributed_sinkhorn(out)[-bs:]
         subloss = 0
         for v in [v for v in range(nmb) if v != crop_id]:
-            p = F.softmax(output[bs * v: bs * (v + 1)] / temperature, dim=1)
+            p = F.softmax(output[bs * v : bs * (v + 1)] / temperature, dim=1)
             subloss -= torch.mean(torch.sum(q * torch.log(p), dim=1))
         loss += subloss / (nmb - 1)
     loss /= len(crops_for_assign)
@@ -76,16 +76,26 @@ for it in range(5):
             if "prototypes" in name:
                 p.grad = None
     opt.step()
-    print(it, round(loss.item(), 4), used_queue, q.shape, q.sum(1).round(decimals=4).tolist(),
-          round(model.prototypes.weight.norm(dim=1).mean().item(), 4), int((queue[0].abs().sum(1) > 0).sum()))
+    print(
+        it,
+        round(loss.item(), 4),
+        used_queue,
+        q.shape,
+        q.sum(1).round(decimals=4).tolist(),
+        round(model.prototypes.weight.norm(dim=1).mean().item(), 4),
+        int((queue[0].abs().sum(1) > 0).sum()),
+    )
 
 scores = torch.randn(6, 4)
 Q = distributed_sinkhorn(scores, epsilon=0.5, iters=20)
 print("codes", Q.sum(0).round(decimals=3).tolist(), Q.sum(1).round(decimals=3).tolist(), Q.argmax(1).tolist())
 Q64 = distributed_sinkhorn(scores.double(), epsilon=0.5, iters=20)
 print("float64", Q64.dtype, round((Q64 - Q.double()).abs().max().item(), 4))
-print("overflow", torch.isinf(torch.exp(scores / 0.001)).any().item(),
-      torch.isnan(distributed_sinkhorn(scores, epsilon=0.001)).any().item())
+print(
+    "overflow",
+    torch.isinf(torch.exp(scores / 0.001)).any().item(),
+    torch.isnan(distributed_sinkhorn(scores, epsilon=0.001)).any().item(),
+)
 
 with torch.autocast("cpu", dtype=torch.bfloat16):
     emb, out = model([x, x * 0.9])
@@ -95,9 +105,11 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
 print("autocast", emb.dtype, out.dtype, p.dtype, lp.dtype, mm.dtype, torch.is_autocast_enabled("cpu"))
 codes = distributed_sinkhorn(out.float())
 print("bf16 codes", codes.dtype, round(codes.sum().item(), 3))
-for fn in [lambda: model.prototypes.weight.copy_(torch.zeros(5, 6)),
-           lambda: queue[0, 4:].copy_(queue[1, :4]),
-           lambda: torch.mm(queue[0], model.prototypes.weight)]:
+for fn in [
+    lambda: model.prototypes.weight.copy_(torch.zeros(5, 6)),
+    lambda: queue[0, 4:].copy_(queue[1, :4]),
+    lambda: torch.mm(queue[0], model.prototypes.weight),
+]:
     try:
         fn()
     except Exception as e:

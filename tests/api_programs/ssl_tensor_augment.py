@@ -94,7 +94,7 @@ def color_jitter(x, b=0.4, c=0.4, s=0.2, h=0.1):
 
 def gaussian_blur(x, sigma, k=5):
     ax = torch.arange(k, dtype=x.dtype) - k // 2
-    kern = torch.exp(-(ax ** 2) / (2 * sigma ** 2))
+    kern = torch.exp(-(ax**2) / (2 * sigma**2))
     kern = kern / kern.sum()
     c = x.shape[1]
     x = F.pad(x, (k // 2, k // 2, k // 2, k // 2), mode="reflect")
@@ -116,7 +116,7 @@ gray_p = torch.rand(B, generator=g) < 0.2
 gray = torch.where(gray_p.view(-1, 1, 1, 1), grayscale(jit).expand(-1, 3, -1, -1), jit)
 print("gray", gray_p.tolist(), grayscale(jit).expand(-1, 3, -1, -1).stride())
 sigmas = torch.empty(B).uniform_(0.1, 2.0, generator=g)
-blurred = torch.cat([gaussian_blur(gray[i:i + 1], s.item()) for i, s in enumerate(sigmas)])
+blurred = torch.cat([gaussian_blur(gray[i : i + 1], s.item()) for i, s in enumerate(sigmas)])
 print("blur", blurred.shape, round(blurred.std().item(), 4), round(gray.std().item(), 4))
 sol = torch.where(blurred >= 0.5, 1.0 - blurred, blurred)
 print("solarize", round(sol.max().item(), 4) <= 0.5, round(sol.sum().item(), 3))
@@ -127,15 +127,23 @@ print("normalized", out.dtype, out.mean(dim=(0, 2, 3)).round(decimals=4).tolist(
 
 # uint8 path: images as bytes, converted and back
 u8 = (imgs * 255).round().to(torch.uint8)
-print("uint8", u8.dtype, u8[0, 0, 0, :4].tolist(), (u8.float() / 255).sub(imgs).abs().max().item() < 0.002,
-      u8.flip(2).clamp(10, 200)[0, 0, 0, :3].tolist(), (255 - u8)[0, 0, 0, :2].tolist())
+print(
+    "uint8",
+    u8.dtype,
+    u8[0, 0, 0, :4].tolist(),
+    (u8.float() / 255).sub(imgs).abs().max().item() < 0.002,
+    u8.flip(2).clamp(10, 200)[0, 0, 0, :3].tolist(),
+    (255 - u8)[0, 0, 0, :2].tolist(),
+)
 
-for fn in [lambda: F.grid_sample(imgs, torch.zeros(4, 8, 8, 3), align_corners=False),
-           lambda: F.affine_grid(torch.zeros(4, 3, 3), [4, 3, 8, 8], align_corners=False),
-           lambda: F.pad(imgs, (16, 16, 0, 0), mode="reflect"),
-           lambda: F.conv2d(imgs, torch.ones(3, 1, 3, 3), groups=2),
-           lambda: torch.flip(imgs, dims=[4]),
-           lambda: torch.randperm(4, generator=g, dtype=torch.float16).dtype]:
+for fn in [
+    lambda: F.grid_sample(imgs, torch.zeros(4, 8, 8, 3), align_corners=False),
+    lambda: F.affine_grid(torch.zeros(4, 3, 3), [4, 3, 8, 8], align_corners=False),
+    lambda: F.pad(imgs, (16, 16, 0, 0), mode="reflect"),
+    lambda: F.conv2d(imgs, torch.ones(3, 1, 3, 3), groups=2),
+    lambda: torch.flip(imgs, dims=[4]),
+    lambda: torch.randperm(4, generator=g, dtype=torch.float16).dtype,
+]:
     try:
         print(fn())
     except Exception as e:
