@@ -373,7 +373,11 @@ joint CTC-attention training, a location-aware LAS speller stepped with RNN cell
 tensors, Kaldi-style fbank with snip_edges framing, batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer
 with relative positions and length masks, QuartzNet masked convolutions with conv-BN fusion, a pyramidal BLSTM
 listener over packed sequences, chunked streaming attention with window-aligned STFT frames, WAV/PCM parsing with
-frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors)."""
+frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors).
+
+Forward-mode AD through custom Functions (`fwdad_*`: a Function's own jvp under dual levels, torch.func.jvp,
+jacfwd, hessian and forward-mode functional.jacobian, gradcheck's forward check, structural-zero signs, and the
+errors of a wrong jvp)."""
 
 from __future__ import annotations
 
