@@ -403,7 +403,7 @@ def test_jvp_gets_pytorchs_arguments_and_save_for_forward_tensors():
         @staticmethod
         def forward(ctx, x, k, y):
             ctx.save_for_backward(x * 10)
-            ctx.save_for_forward(y)
+            ctx.save_for_forward(y, x)
             return x * k + y
 
         @staticmethod
@@ -412,16 +412,17 @@ def test_jvp_gets_pytorchs_arguments_and_save_for_forward_tensors():
 
         @staticmethod
         def jvp(ctx, tx, tk, ty):
-            seen.update(tk=tk, ty=ty.numpy().tolist(), saved=[t.numpy().tolist() for t in ctx.saved_tensors],
-                        grad=torch.is_grad_enabled())
+            seen.update(tk=tk, ty=ty.numpy().tolist(), grad=torch.is_grad_enabled(),
+                        saved=[(t.numpy().tolist(), t.requires_grad) for t in ctx.saved_tensors])
             return tx * 5
 
     y = from_numpy(np.array([7.0, 8.0]))
     with fwAD.dual_level():
         out = Probe.apply(fwAD.make_dual(from_numpy(_X), from_numpy(np.ones(2))), 2.0, y)
         np.testing.assert_array_equal(fwAD.unpack_dual(out).tangent.numpy(), [5.0, 5.0])
-    # PyTorch: None for a non-tensor, zeros for a tensor without tangent, the save_for_forward tensors, grad mode on
-    assert seen == {"tk": None, "ty": [0.0, 0.0], "saved": [[7.0, 8.0]], "grad": True}
+    # PyTorch: None for a non-tensor, zeros for a tensor without tangent, the save_for_forward tensors (a dual of an
+    # untracked primal does not require grad), grad mode on
+    assert seen == {"tk": None, "ty": [0.0, 0.0], "saved": [([7.0, 8.0], False), ([1.0, -2.0], False)], "grad": True}
 
 
 def _jvp_of(jvp, forward=lambda ctx, x: x * 2):

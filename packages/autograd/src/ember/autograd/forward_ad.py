@@ -181,6 +181,14 @@ def input_tangents(frame, tensors: list[Tensor]) -> list[list[Tensor]]:
     return [[a.detach().new_zeros(tuple(a.shape)) if t is None else t for a, t in zip(tensors, ts)]]
 
 
+def primal_in_jvp(frame, t: Tensor | None) -> Tensor | None:
+    """A `save_for_forward` tensor as a custom `jvp` sees it: under the level, detached where reverse mode does not
+    follow it (ember's duals require grad, PyTorch's do not)."""
+    if frame != "level" or not isinstance(t, Tensor) or not t.requires_grad or _keeps(t):
+        return t
+    return t.detach()
+
+
 def add_output(frame, o: Tensor, per_column: list[Tensor]) -> Tensor:
     """Make a custom Function's output `o` a source of `frame` with its `jvp`'s tangents; an output recorded on the
     tape has its node cut from tangent computations, one not recorded becomes a fresh leaf."""

@@ -66,7 +66,7 @@ class BackwardCFunction(Node, FunctionCtx):
         Node.__init__(self)
         self._to_save: tuple = ()
         self._to_save_forward: tuple = ()
-        self._in_jvp = False
+        self._jvp_saved: tuple | None = None  # what `saved_tensors` gives inside `jvp`
         self._saved: list | None = None
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
@@ -83,8 +83,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple:
-        if self._in_jvp:  # PyTorch's jvp sees the tensors of `save_for_forward`
-            return tuple(self._to_save_forward)
+        if self._jvp_saved is not None:  # PyTorch's jvp sees the tensors of `save_for_forward`
+            return self._jvp_saved
         if self._saved is None:
             if self._to_save:  # inside forward or setup_context, before the node is recorded
                 return tuple(self._to_save)
@@ -327,17 +327,18 @@ def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output, grad_enabled
     diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and id(o) not in non_diff
             and (o._dtype.is_floating_point or o._dtype.is_complex)]
     columns = []
+    saved = tuple(forward_ad.primal_in_jvp(frame, t) for t in ctx._to_save_forward)
     for ts in forward_ad.input_tangents(frame, [args[i] for i in pos]):
         full = [None] * len(args)
         for i, t in zip(pos, ts):
             full[i] = t
         prev, level = _state.enabled, record._level
-        _state.enabled, record._level, ctx._in_jvp = grad_enabled, -1, True
+        _state.enabled, record._level, ctx._jvp_saved = grad_enabled, -1, saved
         try:
             with forward_ad.framed(None):
                 res = cls.jvp(ctx, *full)
         finally:
-            _state.enabled, record._level, ctx._in_jvp = prev, level, False
+            _state.enabled, record._level, ctx._jvp_saved = prev, level, None
         columns.append(_check_jvp(outs, res if isinstance(res, tuple) else (res,), diff))
     return frame, columns, diff
 
