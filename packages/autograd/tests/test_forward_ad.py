@@ -559,3 +559,43 @@ def test_func_jvp_tangent_through_a_custom_jvp_stays_differentiable_in_a_closed_
     assert t.requires_grad
     t.sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), [10.0, 10.0])
+
+
+class _SoftClipTenfoldJvp(Function):
+    """2 tanh(x / 2), whose backward reads the saved output and whose jvp is ten times the true one."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return 2.0 * (x / 2.0).tanh()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+        ctx.save_for_forward(output)
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * (1 - (y / 2.0) ** 2)
+
+    @staticmethod
+    def jvp(ctx, tx):
+        (y,) = ctx.saved_tensors
+        return tx * (1 - (y / 2.0) ** 2) * 10
+
+
+def test_forward_over_reverse_takes_the_saved_outputs_tangent_from_jvp_as_pytorchs():
+    x, t = from_numpy(np.array([0.3, -1.2, 2.0])), from_numpy(np.array([1.0, 0.5, -1.0]))
+
+    def f(a):
+        return _SoftClipTenfoldJvp.apply(a).pow(2).sum()
+
+    want = [18.2561, 0.9587, 6.2163]  # PyTorch's: the backward's saved output carries the jvp's tangent
+    np.testing.assert_allclose(func.jvp(func.grad(f), (x,), (t,))[1].numpy(), want, atol=1e-4)
+    with fwAD.dual_level():
+        np.testing.assert_allclose(fwAD.unpack_dual(func.grad(f)(fwAD.make_dual(x, t))).tangent.numpy(), want,
+                                   atol=1e-4)
+    for h in (func.hessian(f)(x), func.jacrev(func.jacfwd(f))(x)):
+        np.testing.assert_allclose(np.diag(h.numpy()), [18.2561, 1.9175, -6.2163], atol=1e-4)
