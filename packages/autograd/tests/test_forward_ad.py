@@ -599,3 +599,29 @@ def test_forward_over_reverse_takes_the_saved_outputs_tangent_from_jvp_as_pytorc
                                    atol=1e-4)
     for h in (func.hessian(f)(x), func.jacrev(func.jacfwd(f))(x)):
         np.testing.assert_allclose(np.diag(h.numpy()), [18.2561, 1.9175, -6.2163], atol=1e-4)
+
+
+def _as_is(ctx, x):
+    return x
+
+
+def _viewed(ctx, x):
+    return x.view(2, 1)
+
+
+@pytest.mark.parametrize("forward, jvp, message", [
+    (_as_is, lambda ctx, t: t * 2, "A custom Function's forward is returning a view (or an input as-is) but the jvp "
+                                   "is not returning a view."),
+    (_as_is, lambda ctx, t: t, "A custom Function's forward is returning a view (or an input as-is) but the jvp is "
+                               "not returning a view."),
+    (_viewed, lambda ctx, t: t.clone().view(2, 1), "A custom Function is returning a view but the jvp is not "
+                                                   "returning a view of the given grad input."),
+])
+def test_a_view_output_needs_a_view_of_the_input_tangent_as_pytorchs(forward, jvp, message):
+    with pytest.raises(RuntimeError) as info:
+        _jvp_of(jvp, forward)
+    assert str(info.value) == message
+
+
+def test_a_view_output_takes_a_view_of_the_input_tangent():
+    assert _jvp_of(lambda ctx, t: t.view(2, 1), _viewed) == [[[1.0], [1.0]]]

@@ -326,6 +326,10 @@ def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output, grad_enabled
     non_diff = {id(t) for t in ctx._non_differentiable}
     diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and id(o) not in non_diff
             and (o._dtype.is_floating_point or o._dtype.is_complex)]
+    storages = {id(args[j]._storage): j for j in pos}
+    dirty = {id(t) for t in ctx._dirty}
+    views = {i: storages[id(outs[i]._storage)] for i in diff  # outputs that are an input as-is or its view
+             if id(outs[i]._storage) in storages and id(outs[i]) not in dirty}
     columns = []
     saved = tuple(forward_ad.primal_in_jvp(frame, t) for t in ctx._to_save_forward)
     for ts in forward_ad.input_tangents(frame, [args[i] for i in pos]):
@@ -339,7 +343,10 @@ def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output, grad_enabled
                 res = cls.jvp(ctx, *full)
         finally:
             _state.enabled, record._level, ctx._jvp_saved = prev, level, None
-        columns.append(_check_jvp(outs, res if isinstance(res, tuple) else (res,), diff))
+        res = _check_jvp(outs, res if isinstance(res, tuple) else (res,), diff)
+        for i, j in views.items():
+            _check_view_tangent(res[i], full[j])
+        columns.append(res)
     return frame, columns, diff
 
 
@@ -363,6 +370,21 @@ def _check_jvp(outs: list, res: tuple, diff: list[int]) -> tuple:
                                f"Tensor, this is not supported. Tensor is of size {list(o.shape)} while the given "
                                f"forward gradient is of size {list(t.shape)}.")
     return res
+
+
+def _check_view_tangent(t_out: Tensor, t_in: Tensor) -> None:
+    """PyTorch's checks of the tangent of an output that is an input as-is or its view: a view of that input's
+    tangent (of its base where it is itself a view)."""
+    if not t_out._is_view():
+        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is not "
+                           "returning a view.")
+    if t_in._is_view():
+        if t_out._base is not t_in._base:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the same "
+                               "base as the given grad input.")
+    elif t_out._base is not t_in:
+        raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the given "
+                           "grad input.")
 
 
 def _with_tangents(output, frame, columns: list[tuple], diff: list[int]):
