@@ -625,3 +625,17 @@ def test_a_view_output_needs_a_view_of_the_input_tangent_as_pytorchs(forward, jv
 
 def test_a_view_output_takes_a_view_of_the_input_tangent():
     assert _jvp_of(lambda ctx, t: t.view(2, 1), _viewed) == [[[1.0], [1.0]]]
+
+
+def test_a_tangent_of_another_layout_is_stored_as_a_copy_laid_out_as_the_primal():
+    base = from_numpy(np.arange(4.0))
+    x = from_numpy(np.ones(2))
+    with fwAD.dual_level():
+        same = from_numpy(np.arange(2.0))
+        assert fwAD.unpack_dual(fwAD.make_dual(x, same)).tangent is same  # PyTorch keeps a tangent of x's layout
+        for t in (base[::2], base[:2]):  # strided, or a view of a bigger storage: PyTorch copies it
+            g = fwAD.unpack_dual(fwAD.make_dual(x, t)).tangent
+            assert g is not t and not g._is_view() and g.stride() == (1,)
+            np.testing.assert_array_equal(g.numpy(), t.numpy())
+        xt = from_numpy(np.ones((2, 3))).t()
+        assert fwAD.unpack_dual(fwAD.make_dual(xt, from_numpy(np.ones((3, 2))))).tangent.stride() == (1, 3)

@@ -104,10 +104,28 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
                            f"forward gradient is of size {list(tangent.shape)}.")
     if _state.inference:  # PyTorch's inference mode makes no dual: the tensor has no tangent
         return tensor.view_as(tensor)
+    if not _same_layout(tensor, tangent):
+        tangent = _laid_out_as(tangent, tensor)
     tracked = tensor.requires_grad
     with enable_grad():
         dual = tensor.view_as(tensor) if tracked else tensor.detach().requires_grad_(True)
     return _add(dual, tangent, tracked)
+
+
+def _same_layout(primal: Tensor, tangent: Tensor) -> bool:
+    """Whether `tangent` has the primal's strides and offset over a storage of its size (PyTorch's has_same_meta:
+    the tangent is then kept as given)."""
+    return (primal._strides == tangent._strides and primal._offset == tangent._offset
+            and primal._storage.nbytes // primal._dtype.itemsize == tangent._storage.nbytes // tangent._dtype.itemsize)
+
+
+def _laid_out_as(tangent: Tensor, primal: Tensor) -> Tensor:
+    """A copy of `tangent` with the primal's strides, as PyTorch stores a tangent of another layout."""
+    from ember.core.creation import empty_strided
+
+    out = empty_strided(tuple(primal.shape), tuple(primal.stride()), dtype=tangent.dtype, device=tangent.device)
+    out.copy_(tangent)
+    return out
 
 
 def _add(dual: Tensor, tangent: Tensor, tracked: bool, made: bool = False) -> Tensor:
