@@ -390,7 +390,11 @@ and VICReg's off-diagonal views with torch.cov weights and W-MSE whitening, tens
 crops, HSV jitter, grouped blur), hand-written LAMB/LARS, warmup-cosine schedule compositions, kNN monitors with
 scatter votes, linear probes on frozen encoders with SyncBatchNorm conversion and safe_globals checkpoints, SwAV's
 Sinkhorn with bf16 autocast, multi-crop collation, data2vec's instance-normed hook targets, MoCo v3's sin-cos ViT,
-I-JEPA's multi-block masks, and a GatherLayer over a gloo group of one)."""
+I-JEPA's multi-block masks, and a GatherLayer over a gloo group of one).
+
+Forward-mode AD through custom Functions (`fwdad_*`: a Function's own jvp under dual levels, torch.func.jvp,
+jacfwd, hessian and forward-mode functional.jacobian, gradcheck's forward check, structural-zero signs, and the
+errors of a wrong jvp)."""
 
 from __future__ import annotations
 

@@ -200,7 +200,7 @@ def test_custom_function_jvp_gives_the_output_tangent():
     with fwAD.dual_level():
         y = _ExpJvpOnly.apply(fwAD.make_dual(x, t)) * 2.0
         tangent = fwAD.unpack_dual(y).tangent
-    np.testing.assert_allclose(tangent.numpy(), 2.0 * np.exp(np.linspace(-1.0, 1.0, 6)) * np.arange(6.0))
+    np.testing.assert_allclose(tangent.detach().numpy(), 2.0 * np.exp(np.linspace(-1.0, 1.0, 6)) * np.arange(6.0))
 
 
 def test_custom_function_without_jvp_raises_pytorch_message_and_gradcheck_uses_jvp():
@@ -336,3 +336,306 @@ def test_dual_input_of_a_function_without_jvp_raises_pytorchs_error():
         with pytest.raises(NotImplementedError, match="^You must implement the jvp function for custom "
                                                       "autograd.Function to use it with forward mode AD.$"):
             _DoubleBackwardOnly.apply(fwAD.make_dual(x, from_numpy(np.ones(2))))
+
+
+class _SquareWrongJvp(Function):
+    """k x^2 + y whose `jvp` says 3 k x (its backward the true 2 k x): which of the two a transform used shows."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, k, y):
+        return x * x * k + y
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, k, y = inputs
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+        ctx.k = k
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g * ctx.k, None, g
+
+    @staticmethod
+    def jvp(ctx, tx, tk, ty):
+        (x,) = ctx.saved_tensors
+        return 3 * x * tx * ctx.k + ty
+
+
+_X = np.array([1.0, -2.0])
+_Y = np.array([0.5, 0.5])
+
+
+def _square(a):
+    return _SquareWrongJvp.apply(a, 2.0, from_numpy(_Y))
+
+
+def test_a_custom_jvp_gives_the_tangent_where_pytorch_calls_it():
+    x, ones = from_numpy(_X), from_numpy(np.ones(2))
+    with fwAD.dual_level():
+        y = _square(fwAD.make_dual(x, ones))
+        np.testing.assert_array_equal(fwAD.unpack_dual(y).tangent.numpy(), [6.0, -12.0])  # PyTorch's
+        np.testing.assert_allclose(fwAD.unpack_dual((y * 2).sin()).tangent.numpy(), [3.4039, 6.6039], atol=1e-4)
+    np.testing.assert_array_equal(func.jvp(_square, (x,), (ones,))[1].numpy(), [6.0, -12.0])
+    np.testing.assert_array_equal(func.jacfwd(_square)(x).numpy(), [[6.0, 0.0], [0.0, -12.0]])
+    np.testing.assert_array_equal(torch.autograd.functional.jacobian(
+        _square, x, strategy="forward-mode", vectorize=True).numpy(), [[6.0, 0.0], [0.0, -12.0]])
+    # reverse mode and the double-backward jvp keep using backward, as PyTorch's
+    np.testing.assert_array_equal(torch.autograd.functional.jvp(_square, (x,), (ones,))[1].numpy(), [4.0, -8.0])
+    np.testing.assert_array_equal(func.jacrev(_square)(x).numpy(), [[4.0, 0.0], [0.0, -8.0]])
+    np.testing.assert_array_equal(func.hessian(lambda a: _square(a).sum())(x).numpy(), [[4.0, 0.0], [0.0, 4.0]])
+    xr = x.clone().requires_grad_()
+    with fwAD.dual_level():
+        _square(fwAD.make_dual(xr, ones)).sum().backward()
+    np.testing.assert_array_equal(xr.grad.numpy(), [4.0, -8.0])
+    with pytest.raises(torch.autograd.GradcheckError,
+                       match="^Jacobian computed with forward mode mismatch for output 0 with respect to input 0,"):
+        gradcheck(_square, (xr,), check_forward_ad=True)
+
+
+def test_jvp_gets_pytorchs_arguments_and_save_for_forward_tensors():
+    seen = {}
+
+    class Probe(Function):
+        @staticmethod
+        def forward(ctx, x, k, y):
+            ctx.save_for_backward(x * 10)
+            ctx.save_for_forward(y, x)
+            return x * k + y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None, g
+
+        @staticmethod
+        def jvp(ctx, tx, tk, ty):
+            seen.update(tk=tk, ty=ty.numpy().tolist(), grad=torch.is_grad_enabled(),
+                        saved=[(t.numpy().tolist(), t.requires_grad) for t in ctx.saved_tensors])
+            return tx * 5
+
+    y = from_numpy(np.array([7.0, 8.0]))
+    with fwAD.dual_level():
+        out = Probe.apply(fwAD.make_dual(from_numpy(_X), from_numpy(np.ones(2))), 2.0, y)
+        np.testing.assert_array_equal(fwAD.unpack_dual(out).tangent.numpy(), [5.0, 5.0])
+    # PyTorch: None for a non-tensor, zeros for a tensor without tangent, the save_for_forward tensors (a dual of an
+    # untracked primal does not require grad), grad mode on
+    assert seen == {"tk": None, "ty": [0.0, 0.0], "saved": [([7.0, 8.0], False), ([1.0, -2.0], False)], "grad": True}
+
+
+def _jvp_of(jvp, forward=lambda ctx, x: x * 2):
+    class F(Function):
+        @staticmethod
+        def backward(ctx, *g):
+            return g[0] * 2
+
+    F.forward, F.jvp = staticmethod(forward), staticmethod(jvp)
+    with fwAD.dual_level():
+        out = F.apply(fwAD.make_dual(from_numpy(_X), from_numpy(np.ones(2))))
+        return [None if t is None else t.numpy().tolist()
+                for t in (fwAD.unpack_dual(o).tangent for o in (out if isinstance(out, tuple) else (out,)))]
+
+
+def _two(ctx, x):
+    return x * 2, x * 3
+
+
+def _with_mask(ctx, x):
+    a, b = x * 2, x > 0
+    ctx.mark_non_differentiable(b)
+    return a, b
+
+
+def _with_marked_float(ctx, x):
+    a, b = x * 2, x * 3
+    ctx.mark_non_differentiable(b)
+    return a, b
+
+
+@pytest.mark.parametrize("jvp, forward, message", [
+    (lambda ctx, t: (t, t), None, "Function's jvp returned an invalid number of forward gradients (expected 1 but got "
+                                  "2)"),
+    (lambda ctx, t: (t,), _two, "Function's jvp returned an invalid number of forward gradients (expected 2 but got "
+                                "1)"),
+    (lambda ctx, t: t[:1], None, "Trying to set a forward gradient that has a different size than that of the "
+                                 "original Tensor, this is not supported. Tensor is of size [2] while the given "
+                                 "forward gradient is of size [1]."),
+    (lambda ctx, t: 3, None, "expected Variable or None (got int) for grad output 0."),
+    (lambda ctx, t: None, None, "Expected both tensor and its forward grad to be floating point or complex"),
+    (lambda ctx, t: (t, t), _with_mask, "Function's jvp returned a gradient at position 1, but  the corresponding "
+                                        "forward output is not a differentiable Tensor.You should return None at that "
+                                        "position instead."),
+    (lambda ctx, t: (t, t), _with_marked_float, "Function's jvp returned a gradient at position 1, but  the "
+                                                "corresponding forward output is not a differentiable Tensor."),
+])
+def test_a_wrong_jvp_raises_pytorchs_error(jvp, forward, message):
+    with pytest.raises(RuntimeError) as info:
+        _jvp_of(jvp, forward or (lambda ctx, x: x * 2))
+    assert message in str(info.value)
+
+
+def test_jvp_results_pytorch_accepts():
+    assert _jvp_of(lambda ctx, t: (t * 5,)) == [[5.0, 5.0]]  # a one-tuple for one output
+    assert _jvp_of(lambda ctx, t: (t * 2, None), _with_mask) == [[2.0, 2.0], None]
+    assert _jvp_of(lambda ctx, t: t[:1].expand(2)) == [[1.0, 1.0]]
+
+
+def test_once_differentiable_backward_leaves_forward_mode_to_jvp():
+    from ember.autograd.function import once_differentiable
+
+    class Seven(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 7
+
+    with fwAD.dual_level():
+        out = Seven.apply(fwAD.make_dual(from_numpy(_X), from_numpy(np.ones(2))))
+        np.testing.assert_array_equal(fwAD.unpack_dual(out).tangent.numpy(), [7.0, 7.0])  # PyTorch's
+
+
+def test_transforms_refuse_a_function_without_jvp_as_pytorchs():
+    class NoJvp(Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = from_numpy(_X)
+    message = "^You must implement the jvp function for custom autograd.Function to use it with forward mode AD.$"
+    for call in (lambda: func.jvp(NoJvp.apply, (x,), (x,)), lambda: func.jacfwd(NoJvp.apply)(x),
+                 lambda: func.hessian(lambda a: NoJvp.apply(a).sum())(x),
+                 lambda: torch.autograd.functional.jacobian(NoJvp.apply, x, strategy="forward-mode", vectorize=True)):
+        with pytest.raises(NotImplementedError, match=message):
+            call()
+    np.testing.assert_array_equal(func.jacrev(NoJvp.apply)(x).numpy(), [[2.0, 0.0], [0.0, -4.0]])
+
+
+def test_func_jvp_tangent_through_a_custom_jvp_stays_differentiable_in_a_closed_over_weight():
+    w = from_numpy(np.array([3.0, 4.0])).requires_grad_()
+
+    class Mul(Function):
+        @staticmethod
+        def forward(x, w):
+            return x * w
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+            ctx.save_for_forward(*inputs)
+
+        @staticmethod
+        def backward(ctx, g):
+            x, w = ctx.saved_tensors
+            return g * w, g * x
+
+        @staticmethod
+        def jvp(ctx, tx, tw):
+            x, w = ctx.saved_tensors
+            return tx * w * 10 + tw * x
+
+    _, t = func.jvp(lambda a: Mul.apply(a, w), (from_numpy(_X),), (from_numpy(np.ones(2)),))
+    np.testing.assert_array_equal(t.detach().numpy(), [30.0, 40.0])  # PyTorch's: the jvp's, in grad mode
+    assert t.requires_grad
+    t.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [10.0, 10.0])
+
+
+class _SoftClipTenfoldJvp(Function):
+    """2 tanh(x / 2), whose backward reads the saved output and whose jvp is ten times the true one."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return 2.0 * (x / 2.0).tanh()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+        ctx.save_for_forward(output)
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * (1 - (y / 2.0) ** 2)
+
+    @staticmethod
+    def jvp(ctx, tx):
+        (y,) = ctx.saved_tensors
+        return tx * (1 - (y / 2.0) ** 2) * 10
+
+
+def test_forward_over_reverse_takes_the_saved_outputs_tangent_from_jvp_as_pytorchs():
+    x, t = from_numpy(np.array([0.3, -1.2, 2.0])), from_numpy(np.array([1.0, 0.5, -1.0]))
+
+    def f(a):
+        return _SoftClipTenfoldJvp.apply(a).pow(2).sum()
+
+    want = [18.2561, 0.9587, 6.2163]  # PyTorch's: the backward's saved output carries the jvp's tangent
+    np.testing.assert_allclose(func.jvp(func.grad(f), (x,), (t,))[1].numpy(), want, atol=1e-4)
+    with fwAD.dual_level():
+        np.testing.assert_allclose(fwAD.unpack_dual(func.grad(f)(fwAD.make_dual(x, t))).tangent.numpy(), want,
+                                   atol=1e-4)
+    for h in (func.hessian(f)(x), func.jacrev(func.jacfwd(f))(x)):
+        np.testing.assert_allclose(np.diag(h.numpy()), [18.2561, 1.9175, -6.2163], atol=1e-4)
+
+
+def _as_is(ctx, x):
+    return x
+
+
+def _viewed(ctx, x):
+    return x.view(2, 1)
+
+
+@pytest.mark.parametrize("forward, jvp, message", [
+    (_as_is, lambda ctx, t: t * 2, "A custom Function's forward is returning a view (or an input as-is) but the jvp "
+                                   "is not returning a view."),
+    (_as_is, lambda ctx, t: t, "A custom Function's forward is returning a view (or an input as-is) but the jvp is "
+                               "not returning a view."),
+    (_viewed, lambda ctx, t: t.clone().view(2, 1), "A custom Function is returning a view but the jvp is not "
+                                                   "returning a view of the given grad input."),
+])
+def test_a_view_output_needs_a_view_of_the_input_tangent_as_pytorchs(forward, jvp, message):
+    with pytest.raises(RuntimeError) as info:
+        _jvp_of(jvp, forward)
+    assert str(info.value) == message
+
+
+def test_a_view_output_takes_a_view_of_the_input_tangent():
+    assert _jvp_of(lambda ctx, t: t.view(2, 1), _viewed) == [[[1.0], [1.0]]]
+
+
+def test_a_tangent_of_another_layout_is_stored_as_a_copy_laid_out_as_the_primal():
+    base = from_numpy(np.arange(4.0))
+    x = from_numpy(np.ones(2))
+    with fwAD.dual_level():
+        same = from_numpy(np.arange(2.0))
+        assert fwAD.unpack_dual(fwAD.make_dual(x, same)).tangent is same  # PyTorch keeps a tangent of x's layout
+        for t in (base[::2], base[:2]):  # strided, or a view of a bigger storage: PyTorch copies it
+            g = fwAD.unpack_dual(fwAD.make_dual(x, t)).tangent
+            assert g is not t and not g._is_view() and g.stride() == (1,)
+            np.testing.assert_array_equal(g.numpy(), t.numpy())
+        xt = from_numpy(np.ones((2, 3))).t()
+        assert fwAD.unpack_dual(fwAD.make_dual(xt, from_numpy(np.ones((3, 2))))).tangent.stride() == (1, 3)

@@ -564,3 +564,40 @@ def test_forward_transforms_sample_a_parameter_that_carries_no_tangent(transform
         assert out.item() == 6.0 + 4.0 and t.item() == 6.0
     else:
         np.testing.assert_array_equal(jacfwd(f)(x).detach().numpy(), [2.0, 2.0, 2.0])
+
+
+def test_forward_mode_jacobians_sign_structural_zeros_by_column_as_pytorchs():
+    x, y = t([0.5, -2.0, 4.0]), t([1.0, 2.0, -3.0])
+    # PyTorch's forward mode multiplies each column's one-hot tangent by sin(x): -0.0 fills the rows of the
+    # negative entries (reverse mode would fill their columns)
+    want = [[False, False, False], [True, True, True], [True, True, True]]
+    for j in (jacfwd(lambda v: E.sin(x) * v)(y),
+              E.autograd.functional.jacobian(lambda v: E.sin(x) * v, y, strategy="forward-mode", vectorize=True),
+              hessian(lambda v: (E.sin(v) * v).sum())(y)):
+        assert np.signbit(j.numpy()).tolist() == want
+    np.testing.assert_allclose(np.diag(hessian(lambda v: (E.sin(v) * v).sum())(y).numpy()),
+                               [0.2391, -2.6509, -2.4033], atol=1e-4)
+
+
+def test_jacobians_refuse_complex_inputs_and_outputs_as_pytorchs():
+    a, th = t([0.0, 2.0]), t([0.3, -1.0])
+    with pytest.raises(RuntimeError, match="^jacfwd: Expected all outputs to be real but received complex tensor at "
+                                           "flattened input idx: 0$"):
+        jacfwd(E.polar, argnums=(0, 1))(a, th)
+    with pytest.raises(RuntimeError, match="^jacrev: Expected all inputs to be real but received complex tensor at "
+                                           "flattened input idx: 1$"):
+        jacrev(lambda u, z: u * z.abs())(a, E.polar(a, th))
+
+
+def test_jvp_primal_over_a_closed_over_tracked_tensor_is_an_alias_as_pytorchs():
+    x = t([1.0, -2.0]).requires_grad_()
+    w, ones = t([0.5, 3.0]), t([1.0, 1.0])
+    (p, q), (tp, tq) = jvp(lambda v: (v * x, v + 1), (w,), (ones, ))
+    assert p.grad_fn.name() == "AliasBackward0" and p._base is not None  # PyTorch's alias of the function's output
+    assert q.grad_fn is None and not q.requires_grad  # an output that does not reach x is not tracked
+    assert tp.requires_grad and not tq.requires_grad
+    tp.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
+    x.grad = None
+    p.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.5, 3.0])

@@ -8,10 +8,11 @@ the outer one differentiates through the inner result), and the result is `autog
 `create_graph` whenever an outer level needs to go on differentiating, or the function's graph reaches a
 leaf from outside that requires grad (a closed-over parameter: the result is then differentiable with respect
 to it, as PyTorch's). They therefore compose
-(`jacrev(jacrev(f))`, `grad(grad(f))`, `vmap(grad(f))`), and `jacfwd` gives the same values as
-`jacrev` (computed in reverse mode). `vmap` calls the function once per index of the mapped
-dimension and stacks the results: every function vmaps, with the values and gradients of the
-batched call; the cost is one Python call per element.
+(`jacrev(jacrev(f))`, `grad(grad(f))`, `vmap(grad(f))`). `jvp` and `jacfwd` compute Jacobian-vector products
+by differentiating a vjp with respect to its cotangent, `jacfwd` one column per input element, with a custom
+Function's own `jvp` where PyTorch calls it (NOTE [ Custom jvp on the tape ]). `vmap` calls the function once
+per index of the mapped dimension and stacks the results: every function vmaps, with the values and gradients
+of the batched call; the cost is one Python call per element.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ember.core.random import batched_draw_guard, batched_normal, get_rng_state,
 from ember.core.class_paths import home_module
 from ember.core.tensor import Tensor, value_read_guard
 
-from ember.autograd import record
+from ember.autograd import forward_ad, record
 from ember.autograd._captured_writes import refusing_captured_writes
 from ember.autograd._vmap_writes import _ADVICE as _WRITE_ADVICE
 from ember.autograd._vmap_writes import refusal as _write_refusal
@@ -324,21 +325,26 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     enabled = is_grad_enabled()
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
-        with func_transform("jvp"), refusing_captured_writes([x for xs in tracked for x in xs]), _calling(tracked), \
-                record.refusing_forward_ad([x for xs in tracked for x in xs]):
+        flat = [x for xs in tracked for x in xs]
+        frame = forward_ad._Frame(flat, [list(t_leaves)], keep, enabled)
+        with func_transform("jvp"), refusing_captured_writes(flat), _calling(tracked), \
+                record.refusing_forward_ad(flat), forward_ad.framed(frame):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
         _only_tensors(out_leaves, "jvp")
-        dummies = [o.new_zeros(tuple(o.shape)).requires_grad_(True) for o in out_leaves]
-        flat = [x for xs in tracked for x in xs]
-        keep = keep or _reaches_outer(out_leaves, flat, enabled)
-        gs = _grads(out_leaves, flat, dummies, True)
-        jv = _grads(gs, dummies, list(t_leaves), keep)
-    output = out_build([_finish(o, keep) for o in out_leaves])
+        kept = [keep or _reaches_outer([o], frame.sources, enabled) for o in out_leaves]
+        keep = any(kept)
+        _, (jv,) = forward_ad._jvps(out_leaves, frame.sources, frame.columns, frame.cut, keep)
+    output = out_build([_alias(o) if k and o.requires_grad else o.detach() for o, k in zip(out_leaves, kept)])
     tangent_out = out_build([_finish(j, keep) for j in jv])
     if has_aux:
         return output, tangent_out, _detach_tree(aux, keep)
     return output, tangent_out
+
+
+def _alias(o: Tensor) -> Tensor:
+    """jvp's primal output that stays differentiable: an alias of the function's (AliasBackward0, as PyTorch's)."""
+    return dispatch.node_name(dispatch.get_op("view")(o, o._shape), "ViewBackward0", "AliasBackward0")
 
 
 def linearize(func: Callable, *primals):
@@ -362,8 +368,11 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness:
     and, with "error", a random op in f raises vmap's error; the flag itself is checked when the Jacobian is
     called, where PyTorch's vmap over the basis checks it."""
 
+    name = "jacrev" if randomness is None else "jacfwd"
+
     @wraps(func)
     def wrapper(*args, **kwargs):
+        _refuse_complex(name, _flatten(args)[0], "inputs")
         if randomness is not None:
             _check_randomness(randomness)
         trees, keep = _selected(args, argnums)
@@ -373,26 +382,22 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness:
             state = get_rng_state() if randomness == "error" else None
             refusal = record.refusing_forward_ad([x for xs in tracked for x in xs]) if randomness is not None \
                 else nullcontext()
-            with func_transform("jacrev" if randomness is None else "vmap"), _calling(tracked), refusal:
+            flat = [x for xs in tracked for x in xs]
+            frame = None if randomness is None else forward_ad._Frame(flat, _basis(flat), keep, enabled)
+            with func_transform("jacrev" if randomness is None else "vmap"), _calling(tracked), refusal, \
+                    forward_ad.framed(frame) if frame is not None else nullcontext():
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, aux_call)
             if state is not None and not get_rng_state().equal(state):
                 set_rng_state(state)
                 raise RuntimeError(_RANDOM_ERROR)
             out_leaves, out_build = _flatten(out)
-            flat = [x for xs in tracked for x in xs]
-            keep = keep or _reaches_outer(out_leaves, flat, enabled)
+            keep = keep or _reaches_outer(out_leaves, flat if frame is None else frame.sources, enabled)
             _only_tensors(out_leaves, aux_call)
+            _refuse_complex(name, out_leaves, "outputs")
+            per_output = _by_rows(out_leaves, flat, keep) if frame is None else _by_columns(out_leaves, frame, keep)
             jacs = []
-            for o in out_leaves:
-                rows = [_grads([e], flat, None, keep) for e in o.reshape(-1)] if o.requires_grad else []
-                per_input = []
-                for i, x in enumerate(flat):
-                    shape = tuple(o.shape) + tuple(x.shape)
-                    if rows:
-                        j = _stack([r[i] for r in rows]).reshape(shape)
-                    else:
-                        j = x.new_zeros(shape)
-                    per_input.append(_finish(j, keep))
+            for per_input in per_output:
+                per_input = [_finish(j, keep) for j in per_input]
                 k, grouped = 0, []
                 for (_, build), xs in zip(trees, tracked):
                     grouped.append(build(per_input[k:k + len(xs)]))
@@ -404,6 +409,51 @@ def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str, randomness:
         return result
 
     return wrapper
+
+
+def _refuse_complex(name: str, leaves: list, what: str) -> None:
+    """PyTorch's refusal of complex inputs or outputs in jacrev/jacfwd (`what`: "inputs" or "outputs")."""
+    for i, x in enumerate(leaves):
+        if isinstance(x, Tensor) and x.is_complex():
+            raise RuntimeError(f"{name}: Expected all {what} to be real but received complex tensor at flattened "
+                               f"input idx: {i}")
+
+
+def _by_rows(outs: list, flat: list, keep: bool) -> list[list]:
+    """jacrev's Jacobians of each output w.r.t. each of `flat`: one vjp per output element."""
+    res = []
+    for o in outs:
+        rows = [_grads([e], flat, None, keep) for e in o.reshape(-1)] if o.requires_grad else []
+        res.append([_stack([r[i] for r in rows]).reshape(tuple(o.shape) + tuple(x.shape)) if rows
+                    else x.new_zeros(tuple(o.shape) + tuple(x.shape)) for i, x in enumerate(flat)])
+    return res
+
+
+def _basis(flat: list) -> list[list]:
+    """jacfwd's tangents: one column per element of the inputs `flat`, that element's one-hot tangent (None: the
+    other inputs' zeros)."""
+    cols = []
+    for i, x in enumerate(flat):
+        for e in range(x.numel()):
+            t = x.detach().new_zeros((x.numel(),))
+            t[e] = 1
+            cols.append([t.reshape(tuple(x.shape)) if k == i else None for k in range(len(flat))])
+    return cols
+
+
+def _by_columns(outs: list, frame, keep: bool) -> list[list]:
+    """jacfwd's Jacobians of each output w.r.t. each of the frame's inputs: one jvp per input element, as PyTorch's
+    forward mode computes them (a structural zero's sign follows its column)."""
+    _, cols = forward_ad._jvps(outs, frame.sources, frame.columns, frame.cut, keep)
+    res, k0 = [[] for _ in outs], 0
+    for x in frame.sources[:frame.n_inputs]:
+        k1 = k0 + x.numel()
+        for j, o in enumerate(outs):
+            shape = tuple(o.shape) + tuple(x.shape)
+            res[j].append(_stack([c[j] for c in cols[k0:k1]], dim=o.dim()).reshape(shape) if k1 > k0
+                          else x.new_zeros(shape))
+        k0 = k1
+    return res
 
 
 def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,

@@ -16,7 +16,7 @@ from typing import Any
 
 from ember.core.tensor import Tensor
 
-from ember.autograd import anomaly
+from ember.autograd import anomaly, record
 from ember.autograd.graph import FREED, Node, SavedTensor, edge_of, meta
 from ember.autograd.grad_mode import _state
 from ember.autograd.record import check_inplace
@@ -39,6 +39,7 @@ class FunctionCtx:
         self._to_save = tensors
 
     def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Save tensors (or None) for `jvp`, where `ctx.saved_tensors` returns them."""
         self._to_save_forward = tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:
@@ -64,6 +65,8 @@ class BackwardCFunction(Node, FunctionCtx):
     def __init__(self) -> None:
         Node.__init__(self)
         self._to_save: tuple = ()
+        self._to_save_forward: tuple = ()
+        self._jvp_saved: tuple | None = None  # what `saved_tensors` gives inside `jvp`
         self._saved: list | None = None
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
@@ -80,6 +83,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple:
+        if self._jvp_saved is not None:  # PyTorch's jvp sees the tensors of `save_for_forward`
+            return self._jvp_saved
         if self._saved is None:
             if self._to_save:  # inside forward or setup_context, before the node is recorded
                 return tuple(self._to_save)
@@ -101,6 +106,8 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads: list) -> list:
         from ember.core import zeros
 
+        if self in _cutting:  # a source of the running tangent computation (NOTE [ Custom jvp on the tape ])
+            return [None] * len(self.next_functions)
         grads = list(grads)
         if self._materialize:
             for i, g in enumerate(grads):
@@ -129,6 +136,22 @@ class BackwardCFunction(Node, FunctionCtx):
 
         return [None if g is None or nf[0] is None else reduce_grad(self, i, g, self._in_meta[i])
                 for i, (g, nf) in enumerate(zip(out, self.next_functions))]
+
+
+# the custom Function nodes the running tangent computation treats as sources (NOTE [ Custom jvp on the tape ] in
+# ember.autograd.forward_ad): their backward gives no gradient
+_cutting: frozenset = frozenset()
+
+
+@contextlib.contextmanager
+def cutting(nodes):
+    """Inside: the custom Function nodes `nodes` give no gradient."""
+    global _cutting
+    prev, _cutting = _cutting, frozenset(nodes)
+    try:
+        yield
+    finally:
+        _cutting = prev
 
 
 class _FunctionMeta(type):
@@ -246,10 +269,12 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         _check_transforms(cls)
         ctx = cls._backward_cls()
         is_setup_separate = cls.setup_context is not Function.setup_context
-        prev = _state.enabled
+        prev, level = _state.enabled, record._level
         # forward and setup_context may read it; under no_grad no input needs a gradient, as PyTorch's
         ctx.needs_input_grad = tuple(prev and isinstance(a, Tensor) and a._requires_grad for a in args)
         _state.enabled = False
+        if level > 0 and not cls.__module__.startswith("ember."):  # PyTorch runs a user's forward with forward
+            record._level = -1  # grad off: its ops carry no tangent (ember's own Functions' tangents come through them)
         try:
             if is_setup_separate:
                 output = cls.forward(*args, **kwargs)
@@ -257,7 +282,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         finally:
-            _state.enabled = prev
+            _state.enabled, record._level = prev, level
         if ctx._dirty:
             outs = output if isinstance(output, tuple) else (output,)
             if not all(any(t is o for o in outs) for t in ctx._dirty):
@@ -265,49 +290,111 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                                    "output. The inputs that are modified inplace must all be outputs of the Function.")
         for t in ctx._dirty:  # PyTorch's mark_dirty bumps each dirty tensor's version once more
             t._storage.version += 1
-        dual = _forward_mode(cls, ctx, args, output)
-        if dual is not None:
-            return dual
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        if not (prev and any(ctx.needs_input_grad)):
-            return output
-        return _attach(ctx, args, tensor_pos, output)
+        if prev and any(ctx.needs_input_grad):
+            output = _attach(ctx, args, tensor_pos, output)
+        forward = _forward_mode(cls, ctx, args, output, prev)
+        if forward is not None:
+            output = _with_tangents(output, *forward)
+        return output
 
 
-def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output):
-    """Under an open forward-AD level, the outputs of a Function defining only `jvp` (no backward) as duals whose
-    tangents its `jvp` computes from the inputs' tangents; None where the tape's emulation applies instead. A dual
-    input of a Function without `jvp` raises, as PyTorch's."""
-    from ember.autograd import forward_ad, record
+_NO_TANGENT = ('(new_grad_base.is_floating_point() || new_grad_base.is_complex()) && (self_base.is_floating_point() '
+               '|| self_base.is_complex()) INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/torch/csrc/autograd/'
+               'autograd_meta.cpp":159, please report a bug to PyTorch. Expected both tensor and its forward grad to '
+               'be floating point or complex')  # PyTorch's message for a jvp returning None for a differentiable output
 
-    # a dual input needs a user Function's own jvp (PyTorch's NotImplementedError); ember's own Functions stand in
-    # for ATen ops, whose forward formulas the tape's emulation gives
-    if (forward_ad._current_level >= 0 and cls.jvp is Function.jvp and record._level > 0
-            and not cls.__module__.startswith("ember.")
-            and any(isinstance(a, Tensor) and record._has_tangent(a) for a in args)):
+
+def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output, grad_enabled: bool):
+    """Where an input carries a tangent (of the open forward-AD level or a running torch.func.jvp/jacfwd), call the
+    user's `jvp` as PyTorch does (NOTE [ Custom jvp on the tape ]): with the tangent of each input (zeros for a
+    tensor without one, None for a non-tensor), the `save_for_forward` tensors as `ctx.saved_tensors`, grad mode as
+    it was and forward AD off. Returns (frame, per column the output tangents, the differentiable outputs'
+    positions), or None where no input carries a tangent. A Function without `jvp` raises PyTorch's error; ember's
+    own Functions stand in for ATen ops, whose tangents come through their backward."""
+    from ember.autograd import forward_ad
+
+    if cls.__module__.startswith("ember."):
+        return None
+    frame = forward_ad.frame_of(args)
+    if frame is None:
+        return None
+    if cls.jvp is Function.jvp:
         Function.jvp(ctx)
-    if (forward_ad._current_level < 0 or cls.jvp is Function.jvp or cls.backward is not Function.backward
-            or cls.vjp is not Function.vjp):
-        return None
-    tangents = [forward_ad.unpack_dual(a).tangent if isinstance(a, Tensor) and a._requires_grad else None
-                for a in args]
-    if all(t is None for t in tangents):
-        return None
-    tangents = [a.detach().new_zeros(tuple(a.shape)) if t is None and isinstance(a, Tensor) else t
-                for a, t in zip(args, tangents)]
-    prev, level = _state.enabled, record._level
-    _state.enabled, record._level = False, -1  # PyTorch runs `jvp` with grad and forward grad off
-    try:
-        res = cls.jvp(ctx, *tangents)
-    finally:
-        _state.enabled, record._level = prev, level
-    single = not isinstance(output, tuple)
-    outs, res = ([output], [res]) if single else (list(output), list(res if isinstance(res, tuple) else (res,)))
+    pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    outs = list(output) if isinstance(output, tuple) else [output]
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and id(o) not in non_diff
+            and (o._dtype.is_floating_point or o._dtype.is_complex)]
+    storages = {id(args[j]._storage): j for j in pos}
+    dirty = {id(t) for t in ctx._dirty}
+    views = {i: storages[id(outs[i]._storage)] for i in diff  # outputs that are an input as-is or its view
+             if id(outs[i]._storage) in storages and id(outs[i]) not in dirty}
+    columns = []
+    saved = tuple(forward_ad.primal_in_jvp(frame, t) for t in ctx._to_save_forward)
+    for ts in forward_ad.input_tangents(frame, [args[i] for i in pos]):
+        full = [None] * len(args)
+        for i, t in zip(pos, ts):
+            full[i] = t
+        prev, level = _state.enabled, record._level
+        _state.enabled, record._level, ctx._jvp_saved = grad_enabled, -1, saved
+        try:
+            with forward_ad.framed(None):
+                res = cls.jvp(ctx, *full)
+        finally:
+            _state.enabled, record._level, ctx._jvp_saved = prev, level, None
+        res = _check_jvp(outs, res if isinstance(res, tuple) else (res,), diff)
+        for i, j in views.items():
+            _check_view_tangent(res[i], full[j])
+        columns.append(res)
+    return frame, columns, diff
+
+
+def _check_jvp(outs: list, res: tuple, diff: list[int]) -> tuple:
+    """PyTorch's checks of what a `jvp` returned against the forward's outputs."""
     if len(res) != len(outs):
-        raise RuntimeError(f"jvp function of {cls.__name__} returned an incorrect number of forward gradients "
-                           f"(expected {len(outs)} got {len(res)})")
-    outs = [forward_ad._register(o, t) if isinstance(o, Tensor) and isinstance(t, Tensor) else o
-            for o, t in zip(outs, res)]
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outs)} "
+                           f"but got {len(res)})")
+    for i, (o, t) in enumerate(zip(outs, res)):
+        if t is not None and not isinstance(t, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(t).__name__}) for grad output {i}.")
+        if i not in diff:
+            if t is not None:
+                raise RuntimeError(f"Function's jvp returned a gradient at position {i}, but  the corresponding "
+                                   "forward output is not a differentiable Tensor.You should return None at that "
+                                   "position instead.")
+        elif t is None:
+            raise RuntimeError(_NO_TANGENT)
+        elif tuple(t.shape) != tuple(o.shape):
+            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(o.shape)} while the given "
+                               f"forward gradient is of size {list(t.shape)}.")
+    return res
+
+
+def _check_view_tangent(t_out: Tensor, t_in: Tensor) -> None:
+    """PyTorch's checks of the tangent of an output that is an input as-is or its view: a view of that input's
+    tangent (of its base where it is itself a view)."""
+    if not t_out._is_view():
+        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is not "
+                           "returning a view.")
+    if t_in._is_view():
+        if t_out._base is not t_in._base:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the same "
+                               "base as the given grad input.")
+    elif t_out._base is not t_in:
+        raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the given "
+                           "grad input.")
+
+
+def _with_tangents(output, frame, columns: list[tuple], diff: list[int]):
+    """The Function's outputs made sources of `frame` with the tangents its `jvp` returned."""
+    from ember.autograd import forward_ad
+
+    single = not isinstance(output, tuple)
+    outs = [output] if single else list(output)
+    for i in diff:
+        outs[i] = forward_ad.add_output(frame, outs[i], [col[i] for col in columns])
     return outs[0] if single else tuple(outs)
 
 

@@ -1,17 +1,21 @@
 """`torch.autograd.functional`: Jacobians, Hessians and vector products of a function.
 
-All are built on `grad` (reverse mode): a Jacobian is one backward per output element, a
-Jacobian-vector product the double-backward trick (the vjp of a vjp), a Hessian the Jacobian of
-the gradient. Inputs are detached copies that require grad, so `func` sees fresh leaves.
+All are built on `grad` (reverse mode): a Jacobian is one backward per output element (with
+`strategy="forward-mode"`, one jvp per input element, as `torch.func.jacfwd`), a Jacobian-vector
+product the double-backward trick (the vjp of a vjp), a Hessian the Jacobian of the gradient. Inputs
+are detached copies that require grad, so `func` sees fresh leaves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from ember.core.tensor import Tensor
 
+from ember.autograd import forward_ad
 from ember.autograd.engine import grad
+from ember.autograd.func import _basis, _by_columns
 from ember.autograd.grad_mode import enable_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -183,11 +187,17 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
     in_tuple, ins = _tuple(inputs, "inputs", "jacobian")
     with enable_grad():
         ins = _prepare(ins, create_graph)
-        out_tuple, outs = _tuple(func(*ins), _OUTPUTS, "jacobian")
+        frame = forward_ad._Frame(list(ins), _basis(list(ins)), False, False) if strategy == "forward-mode" else None
+        with forward_ad.framed(frame) if frame is not None else nullcontext():
+            out_tuple, outs = _tuple(func(*ins), _OUTPUTS, "jacobian")
         _check_outputs(outs, strict)
         if vectorize and strict:
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                                "supported together. Please either set `strict=False` or `vectorize=False`.")
+        if frame is not None:
+            rows = [list(r) for r in _by_columns(list(outs), frame, False)]
+            return (rows if out_tuple else rows[0]) if in_tuple else \
+                (tuple(r[0] for r in rows) if out_tuple else rows[0][0])
         rows = []
         for j, o in enumerate(outs):
             per_input = [[] for _ in ins]
@@ -207,9 +217,6 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
         return rows[0][0]
     if not in_tuple:
         return tuple(r[0] for r in rows) if out_tuple else rows[0][0]
-    if strategy == "forward-mode":  # PyTorch's forward-mode path hands back its lists of lists as they are
-        rows = [list(r) for r in rows]
-        return rows if out_tuple else rows[0]
     return tuple(rows) if out_tuple else rows[0]
 
 
