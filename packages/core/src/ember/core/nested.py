@@ -248,7 +248,7 @@ class NestedTensor(Tensor):
         grad = self.requires_grad
         lines = []
         for c in self._components():
-            text = repr(c.detach())
+            text = repr(c.detach() if grad else c)
             if grad:
                 text = text[:-1] + ", requires_grad=True)"
             lines.append("\n".join("  " + line for line in text.split("\n")))
@@ -462,7 +462,7 @@ def masked_select(tensor: Tensor, mask: Tensor) -> NestedTensor:
     if tuple(mask.shape) != tuple(tensor.shape):
         from ember.core.ops.layout import broadcast_tensors
 
-        tensor, mask = broadcast_tensors(tensor, mask)
+        mask, tensor = broadcast_tensors(mask, tensor)
     values = tensor[mask]
     lens = mask.reshape(-1, mask.shape[-1]).sum(-1)
     offsets = creation.zeros(lens.shape[0] + 1, dtype=dtypes.int64, device=tensor.device)

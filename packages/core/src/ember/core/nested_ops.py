@@ -96,17 +96,17 @@ def _set(args, kwargs, i: int, key: str, value):
     return args, {**kwargs, key: value}
 
 
-def _refit(nt: NestedTensor, comps: list[Tensor], ragged: int | None = None) -> NestedTensor:
+def _refit(nt: NestedTensor, comps: list[Tensor], ragged: int | None = None, node: str | None = None) -> NestedTensor:
     """A nested tensor of `comps`, new components of `nt` (a jagged one keeps its offsets when the ragged
     lengths are kept, so it combines with `nt`)."""
     from ember.core import creation
     from ember.core.ops.join import cat
 
     if nt.layout is not jagged:
-        buffer = _named(cat([c.reshape(-1) for c in comps], 0), comps)
+        buffer = _named(cat([c.reshape(-1) for c in comps], 0), comps, node)
         return NestedTensor._strided(buffer, [tuple(c.shape) for c in comps])
     r = nt._nt_ragged if ragged is None else ragged
-    values = _named(cat(comps, r - 1), comps)
+    values = _named(cat(comps, r - 1), comps, node)
     if nt._nt_lengths is None:
         return NestedTensor._jagged(values, nt._nt_offsets, None, r)
     lens = [c.shape[r - 1] for c in comps]
@@ -114,13 +114,13 @@ def _refit(nt: NestedTensor, comps: list[Tensor], ragged: int | None = None) -> 
     return NestedTensor._jagged(values, offsets, None, r)
 
 
-def _named(buffer: Tensor, comps: list[Tensor]) -> Tensor:
-    """The refitted buffer's node named as the components' op (ReluBackward0, not CatBackward0), as PyTorch
-    records one node of the op for the whole nested tensor."""
+def _named(buffer: Tensor, comps: list[Tensor], node: str | None) -> Tensor:
+    """The refitted buffer's node named `node` or as the components' op (ReluBackward0, not CatBackward0), as
+    PyTorch records one node of the op for the whole nested tensor."""
     from ember.core.dispatch import node_name
 
     fn = getattr(comps[0], "_grad_fn", None)
-    return buffer if fn is None else node_name(buffer, "CatBackward0", type(fn).__name__)
+    return buffer if fn is None else node_name(buffer, "CatBackward0", node or type(fn).__name__)
 
 
 def _accumulate(xs):
@@ -486,20 +486,25 @@ def _layer_norm(func, args, kwargs):
 
 def _attention(func, args, kwargs):
     """`F.scaled_dot_product_attention` of jagged (B, H, j, D) tensors, component by component (each batch
-    element attends within its own length)."""
+    element attends within its own length), with the checks of PyTorch's CPU (math) path."""
     q, k, v = args[0], _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
-    for t in (q, k, v):
-        if not isinstance(t, NestedTensor) or t.layout is not jagged:
-            raise RuntimeError("scaled_dot_product_attention(): expected query, key and value to be jagged nested "
-                               "tensors")
-    if q.dim() != 4 or q._nt_ragged != 2:
-        raise ValueError("NestedTensor does not support scaled_dot_product_attention on inputs with the ragged dim "
-                         f"at position {q._nt_ragged}; expected (B, num_heads, j, head_dim), got {_shape_text(q)}")
-    if _arg(args, kwargs, 3, "attn_mask") is not None:
-        raise RuntimeError("scaled_dot_product_attention(): attn_mask is not supported for NestedTensor")
+    if not all(isinstance(t, NestedTensor) for t in (q, k, v)):
+        raise ValueError(f"Expected query, key, and value to be nested tensors, but got query.is_nested: "
+                         f"{q.is_nested}, key.is_nested: {k.is_nested}, and value.is_nested: {v.is_nested} instead.")
+    if q.dtype != k.dtype or q.dtype != v.dtype:
+        raise ValueError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {q.dtype}, "
+                         f"key.dtype: {k.dtype}, and value.dtype: {v.dtype} instead.")
+    if q.dim() < 3 or k.dim() < 3 or v.dim() < 3:
+        raise ValueError(f"Expected query, key, and value to all be at least 3 dimensional, but got query.dim: "
+                         f"{q.dim()}, key.dim: {k.dim()} and value.dim: {v.dim()} instead.")
+    if q._nt_ragged != k._nt_ragged or q._nt_ragged != v._nt_ragged:
+        raise ValueError(f"Expected query, key, and value to all be ragged on the same dimension, but got ragged "
+                         f"dims {q._nt_ragged}, {k._nt_ragged}, and {v._nt_ragged}, respectively.")
+    if bool(_arg(args, kwargs, 5, "is_causal", False)) or _arg(args, kwargs, 3, "attn_mask") is not None:
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found.")
     rest = {key: val for key, val in kwargs.items() if key not in ("query", "key", "value")}
     outs = [func(qi, ki, vi, *args[3:], **rest) for qi, ki, vi in zip(q.unbind(), k.unbind(), v.unbind())]
-    return _refit(q, outs)
+    return _refit(q, outs, node="TransposeBackward0")  # PyTorch's math path ends in a transpose
 
 
 def _unbind(func, args, kwargs):
