@@ -311,6 +311,7 @@ def _from_list(tensors, dtype, device, layout_, copy: bool) -> NestedTensor:
             values = values.clone() if len(items) == 1 else values
         lens = [t.shape[0] for t in items]
         offsets = creation.tensor([0, *itertools.accumulate(lens)], dtype=dtypes.int64, device=values.device)
+        offsets._nt_max = max(lens)
         return NestedTensor._jagged(values, offsets)
     buffer = cat([t.reshape(-1) for t in items], 0)
     if copy and len(items) == 1:
@@ -354,6 +355,7 @@ def as_nested_tensor(ts, dtype=None, device=None, layout=None) -> NestedTensor:
             b, n = t.shape[0], t.shape[1] if t.dim() > 1 else 1
             values = t.reshape(b * n, *t.shape[2:]) if t.dim() > 1 else t.reshape(b, 1)
             offsets = creation.arange(0, b * n + 1, n, dtype=dtypes.int64, device=values.device)
+            offsets._nt_max = n
             return NestedTensor._jagged(values, offsets)
         ts = list(ts.unbind(0))
     if not isinstance(ts, list | tuple):
@@ -378,6 +380,8 @@ def nested_tensor_from_jagged(values: Tensor, offsets: Tensor | None = None, len
         offsets = creation.zeros(len(lengths) + 1, dtype=dtypes.int64, device=values.device)
         offsets[1:] = cumsum(lengths, 0)
         lengths = None
+    if max_seqlen is not None:
+        offsets._nt_max = int(max_seqlen)
     ragged = 1 if jagged_dim is None else jagged_dim
     if ragged < 1:
         raise ValueError(f"Expected jagged_dim >=1, but got {jagged_dim}.")
@@ -401,6 +405,10 @@ def to_padded_tensor(input: NestedTensor, padding: float, output_size=None) -> T
     comps = input._components()
     n = input.dim() - 1
     target = [max(c.shape[d] for c in comps) for d in range(n)]
+    if input._nt_layout is jagged:  # PyTorch pads to the known max length, else to the buffer's whole length
+        r = input._nt_ragged - 1
+        target[r] = input._nt_offsets.__dict__.get("_nt_max", input._nt_values.shape[r])
+        comps = [c.narrow(r, 0, target[r]) if c.shape[r] > target[r] else c for c in comps]
     if output_size is not None:
         out = list(output_size)
         if len(out) != n + 1 or any(o < t for o, t in zip(out[1:], target)) or out[0] < len(comps):

@@ -25,7 +25,7 @@ floor_divide remainder fmod pow float_power atan2 maximum minimum fmax fmin eq n
 not_equal logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor rsub where masked_fill lerp addcmul
 addcdiv hypot copysign xlogy to float double half bfloat16 long int short bool byte char type type_as clone detach
 contiguous cpu cuda zero_ fill_ copy_ normal_ uniform_ requires_grad_ zeros_like ones_like empty_like full_like
-rand_like randn_like embedding
+rand_like randn_like
 """.split())
 _OVERLOADS = {"var": "var.correction", "std": "std.correction"}  # the overload PyTorch's refusal names
 _DUNDERS = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "sub", "__mul__": "mul",
@@ -111,6 +111,7 @@ def _refit(nt: NestedTensor, comps: list[Tensor], ragged: int | None = None, nod
         return NestedTensor._jagged(values, nt._nt_offsets, None, r)
     lens = [c.shape[r - 1] for c in comps]
     offsets = creation.tensor([0, *_accumulate(lens)], dtype=dtypes.int64, device=values.device)
+    offsets._nt_max = max(lens)
     return NestedTensor._jagged(values, offsets, None, r)
 
 
@@ -467,7 +468,11 @@ def _linear(func, args, kwargs):
         return _per_component(func, nt, args, kwargs)
     if nt._nt_ragged == nt.dim() - 1:
         raise RuntimeError("linear(): not supported for NestedTensor on ragged last dim")
-    return nt._like(func(nt._nt_values, *args[1:], **kwargs))
+    from ember.core.dispatch import node_name
+
+    out = func(nt._nt_values, *args[1:], **kwargs)
+    fn = getattr(out, "_grad_fn", None)
+    return nt._like(out if fn is None else node_name(out, type(fn).__name__, "LinearBackward0"))  # PyTorch's one node
 
 
 def _layer_norm(func, args, kwargs):
@@ -507,6 +512,15 @@ def _attention(func, args, kwargs):
     return _refit(q, outs, node="TransposeBackward0")  # PyTorch's math path ends in a transpose
 
 
+def _embedding(func, args, kwargs):
+    """A lookup of a nested tensor of indices: each index gains the embedding dim, the geometry is kept."""
+    nt = _first(args, kwargs)
+    if nt.layout is not jagged:
+        return _per_component(func, nt, args, kwargs)
+    res = func(*_swap(args, lambda a: a._nt_values), **_swap_kw(kwargs, lambda a: a._nt_values))
+    return NestedTensor._jagged(res, nt._nt_offsets, nt._nt_lengths, nt._nt_ragged)
+
+
 def _unbind(func, args, kwargs):
     return args[0].unbind(_arg(args, kwargs, 1, "dim", 0))
 
@@ -537,7 +551,7 @@ _HANDLERS = {
     "unsqueeze": _unsqueeze, "squeeze": _squeeze, "unflatten": _unflatten, "flatten": _flatten,
     "view": _view, "reshape": _view, "chunk": _chunk, "split": _chunk, "cat": _cat, "concat": _cat,
     "concatenate": _cat, "matmul": _matmul, "bmm": _matmul, "mm": _matmul, "linear": _linear,
-    "layer_norm": _layer_norm, "scaled_dot_product_attention": _attention, "unbind": _unbind,
+    "layer_norm": _layer_norm, "embedding": _embedding, "scaled_dot_product_attention": _attention, "unbind": _unbind,
     "size": _size_like, "dim": _size_like, "numel": _size_like, "values": _size_like, "offsets": _size_like,
     "lengths": _size_like, "to_padded_tensor": _size_like, "is_contiguous": _size_like,
 }
