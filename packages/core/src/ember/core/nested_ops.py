@@ -505,7 +505,9 @@ def _attention(func, args, kwargs):
     if q._nt_ragged != k._nt_ragged or q._nt_ragged != v._nt_ragged:
         raise ValueError(f"Expected query, key, and value to all be ragged on the same dimension, but got ragged "
                          f"dims {q._nt_ragged}, {k._nt_ragged}, and {v._nt_ragged}, respectively.")
-    if bool(_arg(args, kwargs, 5, "is_causal", False)) or _arg(args, kwargs, 3, "attn_mask") is not None:
+    # PyTorch's CPU has only the math path, which takes no causal mask and wants (B, j, H, D) contiguous inputs
+    if bool(_arg(args, kwargs, 5, "is_causal", False)) or _arg(args, kwargs, 3, "attn_mask") is not None or \
+            not all(t.transpose(1, 2).is_contiguous() for t in (q, k, v)):
         raise RuntimeError("No viable backend for scaled_dot_product_attention was found.")
     rest = {key: val for key, val in kwargs.items() if key not in ("query", "key", "value")}
     outs = [func(qi, ki, vi, *args[3:], **rest) for qi, ki, vi in zip(q.unbind(), k.unbind(), v.unbind())]
