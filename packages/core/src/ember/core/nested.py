@@ -287,8 +287,9 @@ def _from_list(tensors, dtype, device, layout_, copy: bool) -> NestedTensor:
     if not isinstance(tensors, list | tuple):
         raise TypeError("nested_tensor(): Expected first argument to be a list of tensors ")
     if not tensors:
-        raise RuntimeError("Cannot create a nested tensor from an empty list" if layout_ is jagged else
-                           "empty list is not supported")
+        if layout_ is jagged:
+            raise RuntimeError("Cannot construct a nested tensor from an empty tensor list")
+        return NestedTensor._strided(creation.empty(0, dtype=dtype, device=device), [])
     items = [t if isinstance(t, Tensor) else creation.tensor(t) for t in tensors]
     if copy:
         items = [t.detach() if t.requires_grad else t for t in items]
@@ -332,7 +333,7 @@ def nested_tensor(tensor_list, *, dtype=None, layout=None, device=None, requires
     """
     lay = _layout_of(layout)
     nt = _from_list(tensor_list, dtype, device, lay, copy=True)
-    if nt._nt_values._storage is getattr(tensor_list[0], "_storage", None):  # one tensor: `cat` aliased it
+    if tensor_list and nt._nt_values._storage is getattr(tensor_list[0], "_storage", None):  # `cat` aliased it
         nt._nt_values = nt._nt_values.clone()
     return nt.requires_grad_(True) if requires_grad else nt
 
