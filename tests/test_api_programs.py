@@ -373,7 +373,12 @@ joint CTC-attention training, a location-aware LAS speller stepped with RNN cell
 tensors, Kaldi-style fbank with snip_edges framing, batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer
 with relative positions and length masks, QuartzNet masked convolutions with conv-BN fusion, a pyramidal BLSTM
 listener over packed sequences, chunked streaming attention with window-aligned STFT frames, WAV/PCM parsing with
-frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors)."""
+frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors).
+
+Ragged batches as nested tensors (`nested_*`: molecules batched from a flat atom list and offsets with per-atom MLPs,
+padded energies and autograd forces, point clouds in both layouts with PointNet pooling and masked selection,
+variable-length sequences through jagged scaled-dot-product attention checked against masked padded attention,
+training loops over ragged series, strided per-component products, and torch.nested's reprs, views and errors)."""
 
 from __future__ import annotations
 
