@@ -199,6 +199,10 @@ class NestedTensor(Tensor):
             return node_name(c, made, "SelectBackwardAutogradNestedTensor0")
         if self._nt_layout is jagged:
             raise RuntimeError("slice(): not supported for NestedTensor on dim=0")
+        if not self.requires_grad:
+            from ember.core.nested_ops import _unsupported
+
+            raise _unsupported(self, "slice.Tensor")
         raise RuntimeError("Internal error: NestedTensorImpl doesn't support sizes. Please file an issue.")
 
     def to_padded_tensor(self, padding: float, output_size=None) -> Tensor:
