@@ -150,3 +150,15 @@ def test_strided_refusals_match_pytorch():
         nt.exp()
     _close(ec.bmm(nt, nt.transpose(1, 2)), [A @ A.T, B @ B.T])
     _close(nt.sum(-1, keepdim=True), [A.sum(1, keepdims=True), B.sum(1, keepdims=True)])
+
+
+def test_padding_width_follows_known_max_length():
+    v = ec.arange(20.0).reshape(10, 2)
+    off = ec.tensor([0, 3, 8, 10])
+    unknown = nested_tensor_from_jagged(v, off)
+    assert tuple(unknown.to_padded_tensor(0.0).shape) == (3, 10, 2)  # PyTorch pads to the whole buffer
+    assert tuple((unknown * 2).to_padded_tensor(0.0).shape) == (3, 10, 2)
+    assert tuple(ec.softmax(unknown, 1).to_padded_tensor(0.0).shape) == (3, 5, 2)  # computed, then known
+    known = nested_tensor_from_jagged(v, off, max_seqlen=5)
+    assert tuple((known + 1).transpose(1, 2).transpose(1, 2).to_padded_tensor(0.0).shape) == (3, 5, 2)
+    assert tuple(nested_tensor_from_jagged(v, off, max_seqlen=2).to_padded_tensor(0.0).shape) == (3, 2, 2)

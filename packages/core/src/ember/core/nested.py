@@ -80,9 +80,13 @@ class NestedTensor(Tensor):
     is_nested = property(lambda self: True)
 
     @staticmethod
-    def _jagged(values: Tensor, offsets: Tensor, lengths: Tensor | None = None, ragged: int = 1) -> NestedTensor:
+    def _jagged(values: Tensor, offsets: Tensor, lengths: Tensor | None = None, ragged: int = 1,
+                max_seqlen: int | None = None) -> NestedTensor:
+        """`max_seqlen`: the longest component where known (PyTorch's cached `_max_seqlen`, which sets how wide
+        `to_padded_tensor` pads); ops pass it on to their results (`nested_ops.handle`)."""
         t = Tensor._make(_NoData(values.device), 0, (), (), values._dtype, NestedTensor)
         t._nt_layout, t._nt_values, t._nt_offsets, t._nt_lengths, t._nt_ragged = jagged, values, offsets, lengths, ragged
+        t._nt_max = max_seqlen
         _nested_int(offsets)
         return t
 
@@ -212,7 +216,7 @@ class NestedTensor(Tensor):
     def _like(self, values: Tensor) -> NestedTensor:
         """A nested tensor of this geometry over `values`."""
         if self._nt_layout is jagged:
-            return NestedTensor._jagged(values, self._nt_offsets, self._nt_lengths, self._nt_ragged)
+            return NestedTensor._jagged(values, self._nt_offsets, self._nt_lengths, self._nt_ragged, self._nt_max)
         return NestedTensor._strided(values, self._nt_sizes)
 
     requires_grad = property(lambda self: self._nt_values.requires_grad,
@@ -328,8 +332,7 @@ def _from_list(tensors, dtype, device, layout_, copy: bool) -> NestedTensor:
             values = values.clone() if len(items) == 1 else values
         lens = [t.shape[0] for t in items]
         offsets = creation.tensor([0, *itertools.accumulate(lens)], dtype=dtypes.int64, device=values.device)
-        offsets._nt_max = max(lens)
-        return NestedTensor._jagged(values, offsets)
+        return NestedTensor._jagged(values, offsets, max_seqlen=max(lens))
     buffer = cat([t.reshape(-1) for t in items], 0)
     if copy and len(items) == 1:
         buffer = buffer.clone()
@@ -372,8 +375,7 @@ def as_nested_tensor(ts, dtype=None, device=None, layout=None) -> NestedTensor:
             b, n = t.shape[0], t.shape[1] if t.dim() > 1 else 1
             values = t.reshape(b * n, *t.shape[2:]) if t.dim() > 1 else t.reshape(b, 1)
             offsets = creation.arange(0, b * n + 1, n, dtype=dtypes.int64, device=values.device)
-            offsets._nt_max = n
-            return NestedTensor._jagged(values, offsets)
+            return NestedTensor._jagged(values, offsets, max_seqlen=n)
         ts = list(ts.unbind(0))
     if not isinstance(ts, list | tuple):
         raise TypeError("as_nested_tensor(): Expected first argument to be a tensor or a list / tuple of tensors ")
@@ -397,12 +399,10 @@ def nested_tensor_from_jagged(values: Tensor, offsets: Tensor | None = None, len
         offsets = creation.zeros(len(lengths) + 1, dtype=dtypes.int64, device=values.device)
         offsets[1:] = cumsum(lengths, 0)
         lengths = None
-    if max_seqlen is not None:
-        offsets._nt_max = int(max_seqlen)
     ragged = 1 if jagged_dim is None else jagged_dim
     if ragged < 1:
         raise ValueError(f"Expected jagged_dim >=1, but got {jagged_dim}.")
-    return NestedTensor._jagged(values, offsets, lengths, ragged)
+    return NestedTensor._jagged(values, offsets, lengths, ragged, None if max_seqlen is None else int(max_seqlen))
 
 
 def to_padded_tensor(input: NestedTensor, padding: float, output_size=None) -> Tensor:  # noqa: A002
@@ -424,7 +424,7 @@ def to_padded_tensor(input: NestedTensor, padding: float, output_size=None) -> T
     target = [max(c.shape[d] for c in comps) for d in range(n)]
     if input._nt_layout is jagged:  # PyTorch pads to the known max length, else to the buffer's whole length
         r = input._nt_ragged - 1
-        target[r] = input._nt_offsets.__dict__.get("_nt_max", input._nt_values.shape[r])
+        target[r] = input._nt_values.shape[r] if input._nt_max is None else input._nt_max
         comps = [c.narrow(r, 0, target[r]) if c.shape[r] > target[r] else c for c in comps]
     if output_size is not None:
         out = list(output_size)

@@ -45,11 +45,20 @@ def handle(func, args: tuple, kwargs: dict):
         return iter(_first(args, kwargs).unbind())
     fn = _HANDLERS.get(op)
     if fn is not None:
-        return fn(func, args, kwargs)
+        return _inherit(fn(func, args, kwargs), _first(args, kwargs))
     base = op[:-1] if op.endswith("_") and not op.endswith("__") else op
     if base in _POINTWISE:
-        return _pointwise(func, base, args, kwargs, inplace=base != op)
+        return _inherit(_pointwise(func, base, args, kwargs, inplace=base != op), _first(args, kwargs))
     raise _unsupported(_first(args, kwargs), op)
+
+
+def _inherit(result, src: NestedTensor):
+    """Results over `src`'s offsets learn the max length `src` knows (PyTorch's metadata cache follows ops)."""
+    if src.layout is jagged and src._nt_max is not None:
+        for r in result if isinstance(result, tuple) else (result,):
+            if isinstance(r, NestedTensor) and r._nt_offsets is src._nt_offsets and r._nt_max is None:
+                r._nt_max = src._nt_max
+    return result
 
 
 def _first(args, kwargs) -> NestedTensor:
@@ -111,8 +120,7 @@ def _refit(nt: NestedTensor, comps: list[Tensor], ragged: int | None = None, nod
         return NestedTensor._jagged(values, nt._nt_offsets, None, r)
     lens = [c.shape[r - 1] for c in comps]
     offsets = creation.tensor([0, *_accumulate(lens)], dtype=dtypes.int64, device=values.device)
-    offsets._nt_max = max(lens)
-    return NestedTensor._jagged(values, offsets, None, r)
+    return NestedTensor._jagged(values, offsets, None, r, max(lens))
 
 
 def _named(buffer: Tensor, comps: list[Tensor], node: str | None) -> Tensor:
@@ -156,7 +164,8 @@ def _pointwise(func, op: str, args, kwargs, inplace: bool):
         res = func(*_swap(args, lambda a: a._nt_values), **_swap_kw(kwargs, lambda a: a._nt_values))
         if inplace:
             return nt
-        return _map(lambda v: nt._like(v) if tuple(v.shape) == tuple(nt._nt_values.shape) else v, res)
+        vals, r = nt._nt_values, nt._nt_ragged - 1
+        return _map(lambda v: nt._like(v) if v.dim() == vals.dim() and v.shape[r] == vals.shape[r] else v, res)
     for other in nts[1:]:
         if other.layout is jagged or [tuple(s) for s in other._nt_sizes] != nt._nt_sizes:
             raise RuntimeError(f"{op} does not support broadcasting when given a NestedTensor")
@@ -251,7 +260,9 @@ def _softmax(func, args, kwargs):
     if d == 0:
         raise RuntimeError(f"{name}(): not supported when reducing across the batch dimension for NestedTensor")
     if d == nt._nt_ragged:
-        return _per_component(func, nt, args, kwargs, shift={1: "dim"})
+        out = _per_component(func, nt, args, kwargs, shift={1: "dim"})
+        out._nt_max = max(c.shape[d - 1] for c in out.unbind())  # PyTorch's ragged softmax learns the max length
+        return out
     return _dim_op(func, args, kwargs, d)
 
 
