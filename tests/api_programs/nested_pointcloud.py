@@ -49,7 +49,8 @@ print(pooled.shape, logits.round(decimals=4)[:, :3].tolist())
 labels = torch.tensor([0, 3, 1, 4])
 loss = F.cross_entropy(logits, labels)
 loss.backward()
-print(round(loss.item(), 4), round(mlp[0].weight.grad.abs().sum().item(), 4), round(head.bias.grad.abs().sum().item(), 4))
+print(round(loss.item(), 4), round(mlp[0].weight.grad.abs().sum().item(), 4),
+      round(head.bias.grad.abs().sum().item(), 4))
 
 # permutation invariance: shuffling the points of each cloud leaves the pooled features unchanged
 perm = [torch.randperm(len(c)) for c in clouds]

@@ -6,7 +6,8 @@ F = torch.nn.functional
 torch.manual_seed(0)
 
 lengths = [7, 3, 5, 9, 4]
-series = [torch.sin(torch.linspace(0, 3, n))[:, None] * (i + 1) + 0.1 * torch.randn(n, 1) for i, n in enumerate(lengths)]
+series = [torch.sin(torch.linspace(0, 3, n))[:, None] * (i + 1) + 0.1 * torch.randn(n, 1)
+          for i, n in enumerate(lengths)]
 inputs = [torch.cat([s, torch.arange(len(s), dtype=torch.float32)[:, None] / 10], -1) for s in series]
 targets = [s.roll(-1, 0) for s in series]
 

@@ -55,8 +55,11 @@ def test_strided_geometry_refuses_sizes():
     with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'offsets'"):
         nt.offsets()
     text = repr(_strided(np.arange(2.0), np.arange(3.0)))
-    assert text == ("nested_tensor([\n  tensor([0., 1.], dtype=torch.float64),\n"
-                    "  tensor([0., 1., 2.], dtype=torch.float64)\n])").replace("torch.", ec.dtypes._repr_namespace + ".")
+    ref = "nested_tensor([\n  tensor([0., 1.], dtype=torch.float64),\n  tensor([0., 1., 2.], dtype=torch.float64)\n])"
+    assert text == ref.replace("torch.", ec.dtypes._repr_namespace + ".")
+    with pytest.raises(RuntimeError, match="^All Tensors given to nested_tensor must have the same dimension. Found "
+                                           "dimension 2 for Tensor at index 1 and dimension 1 for Tensor at index 0.$"):
+        nested_tensor([ec.ones(2), ec.ones(2, 3)])
 
 
 def test_to_padded_tensor_pads_each_dim():

@@ -40,8 +40,8 @@ def test_linear_and_layer_norm_match_pytorch():
 
 
 def test_attention_per_component_matches_pytorch():
-    q = torch.nested.nested_tensor([torch.arange(12.0).reshape(3, 2, 2).sin(), torch.arange(4.0).reshape(1, 2, 2).cos()],
-                                   layout=torch.jagged).transpose(1, 2)
+    parts = [torch.arange(12.0).reshape(3, 2, 2).sin(), torch.arange(4.0).reshape(1, 2, 2).cos()]
+    q = torch.nested.nested_tensor(parts, layout=torch.jagged).transpose(1, 2)
     out = F.scaled_dot_product_attention(q, q, q)
     assert out.offsets() is q.offsets() and out.size(1) == 2 and out.size(2) is q.size(2)
     np.testing.assert_allclose(out.transpose(1, 2).values().tolist(), [

@@ -85,7 +85,8 @@ class NestedTensor(Tensor):
         """`max_seqlen`: the longest component where known (PyTorch's cached `_max_seqlen`, which sets how wide
         `to_padded_tensor` pads); ops pass it on to their results (`nested_ops.handle`)."""
         t = Tensor._make(_NoData(values.device), 0, (), (), values._dtype, NestedTensor)
-        t._nt_layout, t._nt_values, t._nt_offsets, t._nt_lengths, t._nt_ragged = jagged, values, offsets, lengths, ragged
+        t._nt_layout, t._nt_values, t._nt_offsets = jagged, values, offsets
+        t._nt_lengths, t._nt_ragged = lengths, ragged
         t._nt_max = max_seqlen
         _nested_int(offsets)
         return t
@@ -313,16 +314,18 @@ def _from_list(tensors, dtype, device, layout_, copy: bool) -> NestedTensor:
     items = [t if isinstance(t, Tensor) else creation.tensor(t) for t in tensors]
     if copy:
         items = [t.detach() if t.requires_grad else t for t in items]
-    dims = {t.dim() for t in items}
-    if len(dims) != 1:
-        raise RuntimeError("All Tensors given to nested_tensor must have the same dimension. Found dimension "
-                           f"{items[0].dim()} for Tensor at index 0 and dimension {items[1].dim() if len(items) > 1 else 0}"
-                           " for Tensor at index 1.")
+    for i, t in enumerate(items[1:], 1):
+        if t.dim() != items[0].dim():
+            if layout_ is jagged:
+                raise RuntimeError("When constructing a nested tensor, all tensors in list must have the same dim")
+            raise RuntimeError(f"All Tensors given to nested_tensor must have the same dimension. Found dimension "
+                               f"{t.dim()} for Tensor at index {i} and dimension {items[0].dim()} for Tensor at "
+                               "index 0.")
     target = dtype or items[0].dtype
     items = [t.to(dtype=target, device=device) if (t.dtype != target or device is not None) else t for t in items]
     if layout_ is jagged:
         if items[0].dim() == 0:
-            raise RuntimeError("Cannot nestify a list of 0-dim tensors")
+            raise RuntimeError("Cannot construct a nested tensor from a list of zero-dim tensors")
         rest = {tuple(t.shape[1:]) for t in items}
         if len(rest) != 1:
             raise RuntimeError("When constructing a nested tensor, all tensors in list must have the same dim "

@@ -181,7 +181,8 @@ def _pointwise(func, op: str, args, kwargs, inplace: bool):
 
 # the pointwise ops PyTorch's strided nested tensors have no kernel for, and the overload its error names
 _STRIDED_MISSING = {"exp": "exp", "pow": "pow.Tensor_Scalar", "__pow__": "pow.Tensor_Scalar", "__rsub__": "rsub.Scalar",
-                    "rsub": "rsub.Scalar", "log": "log", "sigmoid": "sigmoid", "sqrt_": "sqrt_", "exp_": "exp_", "clamp": "clamp"}
+                    "rsub": "rsub.Scalar", "log": "log", "sigmoid": "sigmoid", "sqrt_": "sqrt_", "exp_": "exp_",
+                    "clamp": "clamp"}
 
 
 def _needs_rows(nt: NestedTensor, d: Tensor) -> bool:
@@ -200,7 +201,7 @@ def _pointwise_rows(func, op: str, nt: NestedTensor, args, kwargs):
                 raise RuntimeError(f"cannot call binary pointwise function {op}.Tensor with inputs of shapes "
                                    f"{nt.size()!r} and {a.shape!r}")
     comps = []
-    for i, c in enumerate(nt.unbind()):
+    for i in range(nt._batch()):
         pick = (lambda a, i=i: a.unbind()[i] if isinstance(a, NestedTensor) else
                 a[i if a.shape[0] > 1 else 0] if isinstance(a, Tensor) and a.dim() == nt.dim() else a)
         comps.append(func(*[pick(a) for a in args], **{k: pick(v) for k, v in kwargs.items()}))
@@ -540,7 +541,7 @@ def _unbind(func, args, kwargs):
 
 def _size_like(func, args, kwargs):
     nt = args[0]
-    return getattr(nt, getattr(func, "__name__"))(*args[1:], **kwargs)
+    return getattr(nt, func.__name__)(*args[1:], **kwargs)
 
 
 def _max(func, args, kwargs):
