@@ -21,14 +21,12 @@ from __future__ import annotations
 import itertools
 
 from ember.core import dtypes
-from ember.core.methods import attach
-from ember.core.ops.tensor_utils import layout, strided
+from ember.core.ops.tensor_utils import jagged, layout, strided
 from ember.core.tensor import Size, Tensor
 
 __all__ = ["NestedTensor", "NestedInt", "jagged", "nested_tensor", "as_nested_tensor", "nested_tensor_from_jagged",
            "to_padded_tensor", "narrow", "masked_select"]
 
-jagged = layout("jagged")
 _counter = itertools.count(1)
 
 
@@ -272,17 +270,6 @@ class NestedTensor(Tensor):
         from ember.core import nested_ops
 
         return nested_ops.handle(func, args, kwargs or {})
-
-
-def _dense_to_padded_tensor(self, padding: float, output_size=None) -> Tensor:
-    """`Tensor.to_padded_tensor` of a strided tensor: PyTorch has no kernel for it."""
-    raise NotImplementedError(
-        f"Could not run 'aten::to_padded_tensor' with arguments from the '{self.device.type.upper()}' backend. This "
-        "could be because the operator doesn't exist for this backend, or was omitted during the selective/custom "
-        "build process (if using custom build).")
-
-
-attach("to_padded_tensor", _dense_to_padded_tensor)
 
 
 def _wrap_dim(dim: int, n: int) -> int:
