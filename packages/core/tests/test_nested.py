@@ -165,3 +165,20 @@ def test_padding_width_follows_known_max_length():
     known = nested_tensor_from_jagged(v, off, max_seqlen=5)
     assert tuple((known + 1).transpose(1, 2).transpose(1, 2).to_padded_tensor(0.0).shape) == (3, 5, 2)
     assert tuple(nested_tensor_from_jagged(v, off, max_seqlen=2).to_padded_tensor(0.0).shape) == (3, 2, 2)
+
+
+def test_iteration_copies_and_metadata():
+    import copy
+
+    nt = _jag(A, B)
+    assert [tuple(t.shape) for t in nt] == [(2, 4), (3, 4)]
+    dup = copy.deepcopy(nt)
+    assert dup.offsets() is not nt.offsets() and dup.offsets().tolist() == [0, 2, 5]
+    _close(dup, [A, B])
+    assert nt.is_floating_point() and nt.element_size() == 8 and nt.type().endswith("DoubleTensor")
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one value is ambiguous$"):
+        bool(nt)
+    assert as_nested_tensor(nt, layout=jagged) is nt
+    with pytest.raises(RuntimeError, match="^as_nested_tensor\\(\\): Converting between nested tensor layouts is not "
+                                           "supported$"):
+        as_nested_tensor(nt)

@@ -211,6 +211,37 @@ class NestedTensor(Tensor):
     def to_padded_tensor(self, padding: float, output_size=None) -> Tensor:
         return to_padded_tensor(self, padding, output_size)
 
+    def __iter__(self):
+        return iter(self.unbind())
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+
+    def __deepcopy__(self, memo) -> NestedTensor:
+        import copy
+
+        nt = self._like(copy.deepcopy(self._nt_values, memo))
+        if self._nt_layout is jagged:
+            nt._nt_offsets = copy.deepcopy(self._nt_offsets, memo)
+            nt._nt_lengths = copy.deepcopy(self._nt_lengths, memo)
+        return nt
+
+    # the buffer's metadata
+    def type(self, dtype=None, non_blocking: bool = False):
+        return self._nt_values.type() if dtype is None else self._like(self._nt_values.type(dtype))
+
+    def element_size(self) -> int:
+        return self._nt_values.element_size()
+
+    def is_floating_point(self) -> bool:
+        return self._nt_values.is_floating_point()
+
+    def is_complex(self) -> bool:
+        return self._nt_values.is_complex()
+
+    def get_device(self) -> int:
+        return self._nt_values.get_device()
+
     # --- autograd: the buffer's ----------------------------------------------------------------------------
     def _like(self, values: Tensor) -> NestedTensor:
         """A nested tensor of this geometry over `values`."""
@@ -350,11 +381,11 @@ def nested_tensor(tensor_list, *, dtype=None, layout=None, device=None, requires
 def as_nested_tensor(ts, dtype=None, device=None, layout=None) -> NestedTensor:
     """A nested tensor of `ts` (a list of tensors, or a tensor whose dim 0 is the batch) that keeps the autograd
     history: gradients reach each tensor given."""
-    lay = _layout_of(layout)
     if isinstance(ts, NestedTensor):
-        if ts._nt_layout is lay and dtype in (None, ts.dtype):
-            return ts
-        return _from_list(list(ts.unbind()), dtype, device, lay, copy=False)
+        if layout is not ts._nt_layout:
+            raise RuntimeError("as_nested_tensor(): Converting between nested tensor layouts is not supported")
+        return ts if dtype in (None, ts.dtype) and device is None else ts.to(dtype=dtype or ts.dtype, device=device)
+    lay = _layout_of(layout)
     if isinstance(ts, Tensor):
         if ts.dim() == 0:
             raise RuntimeError("as_nested_tensor(): Expected tensor argument to have dim > 1")
