@@ -378,7 +378,8 @@ frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline
 Ragged batches as nested tensors (`nested_*`: molecules batched from a flat atom list and offsets with per-atom MLPs,
 padded energies and autograd forces, point clouds in both layouts with PointNet pooling and masked selection,
 variable-length sequences through jagged scaled-dot-product attention checked against masked padded attention,
-training loops over ragged series, strided per-component products, and torch.nested's reprs, views and errors)."""
+training loops over ragged series, strided per-component products, graph neighbour attention over CSR offsets, a
+DataLoader collating jagged batches, and torch.nested's reprs, views and errors)."""
 
 from __future__ import annotations
 
