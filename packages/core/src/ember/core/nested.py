@@ -370,6 +370,14 @@ def nested_tensor(tensor_list, *, dtype=None, layout=None, device=None, requires
 
     Raises:
         RuntimeError: an empty list, mixed dims, or a jagged list ragged past dim 0.
+
+    Example:
+        >>> import ember.core as ec
+        >>> nt = nested_tensor([ec.ones(2, 3), ec.zeros(1, 3)], layout=jagged)
+        >>> nt.offsets().tolist(), nt.values().shape, nt.size(0), nt.size(2)
+        ([0, 2, 3], ember.Size([3, 3]), 2, 3)
+        >>> nt.to_padded_tensor(-1.0)[1].tolist()
+        [[0.0, 0.0, 0.0], [-1.0, -1.0, -1.0]]
     """
     lay = _layout_of(layout)
     nt = _from_list(tensor_list, dtype, device, lay, copy=True)
