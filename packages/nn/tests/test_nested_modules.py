@@ -36,3 +36,24 @@ def test_layer_norm_of_strided_nested_needs_affine():
     nt = nested_tensor([E.tensor(p) for p in PARTS])
     with pytest.raises(ValueError, match="^NestedTensor layer_norm requires weight and bias$"):
         nn.LayerNorm(4, elementwise_affine=False).double()(nt)
+
+
+def test_rms_norm_on_jagged_buffer():
+    nt = nested_tensor([E.tensor(p) for p in PARTS], layout=jagged)
+    out = nn.RMSNorm(4).double()(nt)
+    for got, p in zip(out.unbind(), PARTS):
+        ref = p / np.sqrt((p * p).mean(-1, keepdims=True) + np.finfo(np.float64).eps)
+        np.testing.assert_allclose(got.detach().numpy(), ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("train, same, reason", [
+    (True, True, "training is enabled"),
+    (False, False, "non-self attention was used (query, key, and value are not the same Tensor)"),
+    (False, True, "some Tensor argument has_torch_function")])
+def test_multihead_attention_refuses_nested_as_pytorch(train, same, reason):
+    nt = nested_tensor([E.tensor(p) for p in PARTS], layout=jagged)
+    mha = nn.MultiheadAttention(4, 2, batch_first=True).double().train(train)
+    with pytest.raises(AssertionError, match="^MultiheadAttention does not support NestedTensor outside of its fast "
+                                             f"path. The fast path was not hit because {reason}$".replace("(", "\\(")
+                                             .replace(")", "\\)")):
+        mha(nt, nt if same else nt.clone(), nt)

@@ -501,6 +501,14 @@ def _layer_norm(func, args, kwargs):
     return nt._like(func(nt._nt_values, *args[1:], **kwargs))
 
 
+def _rms_norm(func, args, kwargs):
+    """`F.rms_norm` over regular last dims: once on a jagged tensor's buffer, per component of a strided one."""
+    nt = args[0]
+    if nt.layout is not jagged:
+        return _per_component(func, nt, args, kwargs)
+    return nt._like(func(nt._nt_values, *args[1:], **kwargs))
+
+
 def _attention(func, args, kwargs):
     """`F.scaled_dot_product_attention` of jagged (B, H, j, D) tensors, component by component (each batch
     element attends within its own length), with the checks of PyTorch's CPU (math) path."""
@@ -565,7 +573,8 @@ _HANDLERS = {
     "unsqueeze": _unsqueeze, "squeeze": _squeeze, "unflatten": _unflatten, "flatten": _flatten,
     "view": _view, "reshape": _view, "chunk": _chunk, "split": _chunk, "cat": _cat, "concat": _cat,
     "concatenate": _cat, "matmul": _matmul, "bmm": _matmul, "mm": _matmul, "linear": _linear,
-    "layer_norm": _layer_norm, "embedding": _embedding, "scaled_dot_product_attention": _attention, "unbind": _unbind,
+    "layer_norm": _layer_norm, "rms_norm": _rms_norm,
+    "embedding": _embedding, "scaled_dot_product_attention": _attention, "unbind": _unbind,
     "size": _size_like, "dim": _size_like, "numel": _size_like, "values": _size_like, "offsets": _size_like,
     "lengths": _size_like, "to_padded_tensor": _size_like, "is_contiguous": _size_like,
 }
