@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # (row, pattern over the name, reason): a name of that row matching the pattern (re.fullmatch) is not counted
 QUANT = "quantization: ember has no quantized tensors (quantized dtypes, schemes and kernels, torch.ao)"
-SPARSE = ("sparse layouts beyond COO and 2-D CSR (CSC, BSR, BSC, semi-structured), sparse-specific fused ops, and "
-          "nested tensors: see docs/sparse.md")
+SPARSE = ("sparse layouts beyond COO and 2-D CSR (CSC, BSR, BSC, semi-structured) and sparse-specific fused ops: "
+          "see docs/sparse.md")
 SCRIPT = "TorchScript and graph-capture internals: ember runs eagerly and compiles nothing"
 BACKEND = "backend-only helpers: kernels and switches of cuDNN, MIOpen, oneDNN, FBGEMM, XLA, IPU, MPS, XPU, MTIA"
 BUILD = "facts about PyTorch's own C++ build and loader"
@@ -40,11 +40,8 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("torch.nn", r"intrinsic|qat|quantizable|quantized", QUANT),
     ("torch functions", r"sparse_(csc|bsr|bsc)_tensor|sparse_compressed_tensor|\w*indices_copy|values_copy|dsmm"
                         r"|hsmm|saddmm|resize_as_sparse_|native_norm", SPARSE),
-    ("torch constants", r"jagged", SPARSE),
-    ("torch submodules", r"nested", SPARSE),
     ("torch.sparse", r"SparseSemiStructured\w*|semi_structured|to_sparse_semi_structured|spsolve", SPARSE),
-    ("Tensor", r"to_sparse_(csc|bsr|bsc)|(ccol|row)_indices|sparse_mask|sparse_resize_\w*|resize_as_sparse_"
-               r"|to_padded_tensor", SPARSE),
+    ("Tensor", r"to_sparse_(csc|bsr|bsc)|(ccol|row)_indices|sparse_mask|sparse_resize_\w*|resize_as_sparse_", SPARSE),
     ("torch classes", r"AliasDb|\w*Type|Argument(Spec)?|CompleteArgumentSpec|Block|CallStack|Capsule|Code"
                       r"|CompilationUnit|ConcreteModuleType(Builder)?|DeepCopyMemoTable|ErrorReport|ExecutionPlan"
                       r"|FileCheck|FunctionSchema|Gradient|Graph|GraphExecutorState|IODescriptor|InferredType"

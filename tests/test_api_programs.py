@@ -394,7 +394,13 @@ I-JEPA's multi-block masks, and a GatherLayer over a gloo group of one).
 
 Forward-mode AD through custom Functions (`fwdad_*`: a Function's own jvp under dual levels, torch.func.jvp,
 jacfwd, hessian and forward-mode functional.jacobian, gradcheck's forward check, structural-zero signs, and the
-errors of a wrong jvp)."""
+errors of a wrong jvp).
+
+Ragged batches as nested tensors (`nested_*`: molecules batched from a flat atom list and offsets with per-atom MLPs,
+padded energies and autograd forces, point clouds in both layouts with PointNet pooling and masked selection,
+variable-length sequences through jagged scaled-dot-product attention checked against masked padded attention,
+training loops over ragged series, strided per-component products, graph neighbour attention over CSR offsets, a
+DataLoader collating jagged batches, and torch.nested's reprs, views and errors)."""
 
 from __future__ import annotations
 

@@ -185,8 +185,10 @@ _NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "_inductor": "Torc
 
 def __getattr__(name: str):
     """Ops ember.core gains lazily; `distributions`, `_dynamo`, `compiler`, `__config__`, `_tensor_str`, `ao`,
-    `quantization`, `fx` (imported on first use); clear errors for PyTorch internals."""
-    if name in ("distributions", "_dynamo", "compiler", "__config__", "_tensor_str", "ao", "quantization", "fx"):
+    `quantization`, `fx`, `nested` (imported on first use: defining the nested tensor class turns on the
+    `__torch_function__` check of every op, NOTE [ Tensor subclasses ]); clear errors for PyTorch internals."""
+    if name in ("distributions", "_dynamo", "compiler", "__config__", "_tensor_str", "ao", "quantization", "fx",
+                "nested"):
         import importlib
 
         from ember.torch._importer import name_classes

@@ -60,6 +60,9 @@ PATHS = {
     'ember.core.futures': {
         'Future': 'torch',
     },
+    'ember.core.nested': {
+        'NestedTensor': 'torch.nested._internal.nested_tensor',
+    },
     'ember.core.ops.structseq': {
         'aminmax': 'torch.return_types',
         'aminmax_out': 'torch.return_types',

@@ -129,6 +129,10 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
         # (NOTE [ Sparse tensors beside the dense path ]): the sparse join checks and words its own
         from ember.core.sparse import is_sparse_operand, sparse_cat
 
+        if out is None and any(t.is_nested for t in ts):  # NOTE [ Nested tensors ] in ember.core.nested
+            from ember.core.nested_ops import handle
+
+            return handle(cat, (ts, dim), {})
         if out is not None or not is_sparse_operand(*ts):
             raise
         return sparse_cat(ts, dim)

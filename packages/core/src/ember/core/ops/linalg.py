@@ -550,6 +550,10 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     try:
         r = _matmul(input, other)
     except (NotImplementedError, RuntimeError):  # NOTE [ Sparse tensors beside the dense path ]; see mm
+        if getattr(input, "is_nested", False) or getattr(other, "is_nested", False):  # NOTE [ Nested tensors ]
+            from ember.core.nested_ops import handle
+
+            return handle(matmul, (input, other), {})
         return _sparse_reroute("matmul", input, other, out)
     if r is NotImplemented:
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")

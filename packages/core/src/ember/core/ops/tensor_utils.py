@@ -29,7 +29,7 @@ from ember.core.tensor import Tensor
 __all__ = ["broadcast_shapes", "can_cast", "is_signed", "is_same_size", "is_storage", "fill",
            "unravel_index", "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
            "as_strided_", "layout", "strided", "legacy_contiguous_format", "get_device", "empty_permuted",
-           "frombuffer", "range"]
+           "frombuffer", "range", "jagged"]
 
 _VIEWS = ("alias", "as_strided", "detach", "diagonal", "expand", "narrow", "permute", "select", "slice", "split",
           "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view")
@@ -54,8 +54,20 @@ class layout:
 
 
 strided = layout("strided")
+jagged = layout("jagged")  # nested tensors' (ember.core.nested, imported on first use: NOTE [ Nested tensors ])
 legacy_contiguous_format = contiguous_format  # PyTorch's alias of the same object
 attach("layout", property(lambda self: strided))
+
+
+def _to_padded_tensor(self, padding: float, output_size=None):
+    """`Tensor.to_padded_tensor` of a strided tensor: PyTorch has no kernel for it (a nested tensor has its own)."""
+    raise NotImplementedError(
+        f"Could not run 'aten::to_padded_tensor' with arguments from the '{self.device.type.upper()}' backend. This "
+        "could be because the operator doesn't exist for this backend, or was omitted during the selective/custom "
+        "build process (if using custom build).")
+
+
+attach("to_padded_tensor", _to_padded_tensor)
 
 
 # --- predicates and shape helpers ---------------------------------------------------------------

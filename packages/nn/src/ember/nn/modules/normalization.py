@@ -196,6 +196,8 @@ class LayerNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         n = len(self.normalized_shape)
+        if input.is_nested:  # a strided nested tensor has no shape: F.layer_norm checks each component
+            return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
         if tuple(input.shape[input.dim() - n:]) != self.normalized_shape or input.dim() < n:
             raise RuntimeError(f"Given normalized_shape={list(self.normalized_shape)}, expected input with shape "
                                f"[*, {', '.join(map(str, self.normalized_shape))}], but got input of size"

@@ -110,6 +110,9 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        if query.is_nested:
+            raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. The fast "
+                                 f"path was not hit because {self._why_not_fast_path(query, key, value)}")
         batched = query.dim() == 3
         if self.batch_first and batched:
             if query is key and key is value:  # self-attention: one transposed view, so the forward sees one input
@@ -127,6 +130,21 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             out = out.transpose(0, 1)
         return out, weights
+
+    def _why_not_fast_path(self, query: Tensor, key: Tensor, value: Tensor) -> str:
+        """PyTorch's first reason its inference fast path (which ember does not have) is not taken; the one that
+        remains for a nested query is its `__torch_function__`."""
+        if query is not key or key is not value:
+            return "non-self attention was used (query, key, and value are not the same Tensor)"
+        if self.in_proj_weight is None:
+            return "in projection weights are None"
+        if self.training:
+            return "training is enabled"
+        if self.num_heads % 2:
+            return "self.num_heads is not even"
+        if not self.batch_first:
+            return "batch_first was not True"
+        return "some Tensor argument has_torch_function"
 
     def _ignores_is_causal(self, query: Tensor, key: Tensor, value: Tensor) -> bool:
         """Whether PyTorch's inference fast path (MultiheadAttention.forward) would run this call: it drops the
