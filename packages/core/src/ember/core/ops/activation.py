@@ -416,6 +416,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     from ember.core.ops import elementwise as ew
     from ember.core.ops.layout import reshape
 
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and input._dtype is not weight._dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {dtypes.TORCH_NAMES[input._dtype.name]} and "
+                           f"{dtypes.TORCH_NAMES[weight._dtype.name]}")
     _float_input("prelu", input)
     n = weight.numel()
     channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim == 1 else 1)
