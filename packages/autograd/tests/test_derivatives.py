@@ -932,3 +932,13 @@ def test_prelu_gradient_stays_connected_to_the_input_with_a_zero_second_derivati
     assert h.tolist() == [[0.0, 0.0, 0.0]]
     y = E.prelu(E.tensor([[-0.0, 0.0, -2.0]], dtype=F64), w)
     assert [math.copysign(1.0, v) for v in y.tolist()[0]] == [-1.0, 1.0, -1.0] and y.tolist()[0][2] == -0.5
+
+
+def test_inplace_leaky_relu_negative_slope_message_is_pytorchs_whole():
+    """PyTorch's leaky_relu message ends with a plea to file an issue (its elu one does not)."""
+    out = E.leaky_relu(E.randn(3, requires_grad=True) * 1.0, -0.2, True)
+    with pytest.raises(RuntimeError) as info:
+        out.sum().backward()
+    assert str(info.value).endswith("please call out-of-place version instead. File an issue at "
+                                    "https://github.com/pytorch/pytorch if you do require supporting in-place "
+                                    "leakRelu backward calculation with negative slope")
