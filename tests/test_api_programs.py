@@ -373,7 +373,16 @@ joint CTC-attention training, a location-aware LAS speller stepped with RNN cell
 tensors, Kaldi-style fbank with snip_edges framing, batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer
 with relative positions and length masks, QuartzNet masked convolutions with conv-BN fusion, a pyramidal BLSTM
 listener over packed sequences, chunked streaming attention with window-aligned STFT frames, WAV/PCM parsing with
-frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors)."""
+frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors).
+
+Generative adversarial networks as researchers write them (`gan_*`: DCGAN architectures with ConvTranspose2d's
+output_padding and output_size, WGAN-GP/DRAGAN penalties by lerp and autograd.grad, spectral norm's u/v buffers in
+both APIs, StyleGAN2's equalized-lr, modulated grouped convolution, minibatch stddev and upfirdn2d by negative
+F.pad, every adversarial loss with pos_weight, FID/KID/precision-recall statistics, EMA generators with _foreach
+lerps, conditional projection/ACGAN heads, pix2pix/CycleGAN with image pools, lazy R1 and path-length penalties,
+truncation and slerp, ProGAN's hook-based equalized lr with fade-in, PReLU SRGANs differentiated twice,
+SAGAN/BigGAN attention with orthogonal regularisation, DiffAugment/ADA, sample grids to uint8, and a toggling
+two-optimizer loop)."""
 
 from __future__ import annotations
 
