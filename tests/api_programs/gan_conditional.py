@@ -92,7 +92,14 @@ print("padding row", emb_p.weight[n_classes].tolist(), emb_p)
 idx_null = torch.where(torch.rand(6) < 0.3, torch.full((6,), n_classes), y)
 print("null labels", idx_null.tolist(), emb_p(idx_null).shape)
 
+ones_emb = nn.Embedding.from_pretrained(torch.ones(3, 2), max_norm=1.0)
+print("renormed rows", ones_emb(torch.tensor([0, 1, 1])).round(decimals=4).tolist(), ones_emb.weight[2].tolist())
+
 # Errors.
+try:
+    F.one_hot(torch.tensor([], dtype=torch.long), num_classes=0)
+except Exception as e:
+    print(type(e).__name__, e)
 try:
     F.one_hot(torch.tensor([0, 5]), num_classes=5)
 except Exception as e:
