@@ -100,3 +100,10 @@ try:
     real.clone().lerp_(fake.detach(), torch.rand(6, 2, 1, 1))
 except Exception as e:
     print(type(e).__name__, e)
+
+# cuDNN switched off around the double backward (an RNN critic's habit), every switch restored after.
+with torch.backends.cudnn.flags(enabled=False):
+    inside = (torch.backends.cudnn.enabled, torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic)
+    gp_off, _ = gradient_penalty(D, real, fake)
+    gp_off.backward()
+print("cudnn off", inside, round(gp_off.item(), 4), "after", torch.backends.cudnn.enabled, torch.backends.cudnn.allow_tf32)
