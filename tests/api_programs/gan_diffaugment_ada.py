@@ -120,3 +120,30 @@ try:
     torch.randint(3, 1, (2,))
 except Exception as e:
     print(type(e).__name__, e)
+
+
+# StyleGAN3's grid_sample_gradfix: a custom Function whose backward calls ATen's grid sampler backward directly.
+class GridSample2dForward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, grid):
+        output = torch.ops.aten.grid_sampler_2d(input, grid, 0, 0, False)
+        ctx.save_for_backward(input, grid)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, grid = ctx.saved_tensors
+        output_mask = (ctx.needs_input_grad[0], ctx.needs_input_grad[1])
+        grad_input, grad_grid = torch.ops.aten.grid_sampler_2d_backward(grad_output, input, grid, 0, 0, False, output_mask)
+        return grad_input, grad_grid
+
+
+xa, ga = x.clone().requires_grad_(True), grid.clone().requires_grad_(True)
+GridSample2dForward.apply(xa, ga).square().sum().backward()
+xb, gb2 = x.clone().requires_grad_(True), grid.clone().requires_grad_(True)
+F.grid_sample(xb, gb2, align_corners=False).square().sum().backward()
+print("gradfix matches", torch.allclose(xa.grad, xb.grad, atol=1e-5), torch.allclose(ga.grad, gb2.grad, atol=1e-4))
+xc = x.clone().requires_grad_(True)
+GridSample2dForward.apply(xc, grid).sum().backward()
+print("grid grad skipped", round(xc.grad.sum().item(), 3), grid.grad is None)
+print(torch.ops.aten.grid_sampler_2d_backward.default, torch.ops.aten.grid_sampler_2d.default.name())
