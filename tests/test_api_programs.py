@@ -400,7 +400,16 @@ Ragged batches as nested tensors (`nested_*`: molecules batched from a flat atom
 padded energies and autograd forces, point clouds in both layouts with PointNet pooling and masked selection,
 variable-length sequences through jagged scaled-dot-product attention checked against masked padded attention,
 training loops over ragged series, strided per-component products, graph neighbour attention over CSR offsets, a
-DataLoader collating jagged batches, and torch.nested's reprs, views and errors)."""
+DataLoader collating jagged batches, and torch.nested's reprs, views and errors).
+
+Generative adversarial networks as researchers write them (`gan_*`: DCGAN architectures with ConvTranspose2d's
+output_padding and output_size, WGAN-GP/DRAGAN penalties by lerp and autograd.grad, spectral norm's u/v buffers in
+both APIs, StyleGAN2's equalized-lr, modulated grouped convolution, minibatch stddev and upfirdn2d by negative
+F.pad, every adversarial loss with pos_weight, FID/KID/precision-recall statistics, EMA generators with _foreach
+lerps, conditional projection/ACGAN heads, pix2pix/CycleGAN with image pools, lazy R1 and path-length penalties,
+truncation and slerp, ProGAN's hook-based equalized lr with fade-in, PReLU SRGANs differentiated twice,
+SAGAN/BigGAN attention with orthogonal regularisation, DiffAugment/ADA, sample grids to uint8, and a toggling
+two-optimizer loop)."""
 
 from __future__ import annotations
 

@@ -106,3 +106,20 @@ def test_fp32_precision_switches_share_the_legacy_state_as_pytorchs():
         P._cudnn_legacy[:] = legacy
         ea.set_float32_matmul_precision("highest")
         P._table.update(table)
+
+
+def test_cudnn_flags_context_sets_pytorchs_defaults_and_restores_every_switch():
+    """`with torch.backends.cudnn.flags(enabled=False):` around a double backward (PyTorch 2.13's values)."""
+    c = ea.backends.cudnn
+    c.enabled, c.benchmark, c.deterministic, c.allow_tf32 = True, True, False, False
+    try:
+        with c.flags(enabled=False):
+            assert (c.enabled, c.benchmark, c.deterministic, c.allow_tf32) == (False, False, False, True)
+            assert (c.fp32_precision, c.conv.fp32_precision, c.rnn.fp32_precision) == ("none", "tf32", "tf32")
+            with c.flags(enabled=True, deterministic=True, allow_tf32=False):
+                assert (c.enabled, c.deterministic, c.allow_tf32, c.conv.fp32_precision) == (True, True, False, "none")
+            assert (c.enabled, c.deterministic, c.allow_tf32) == (False, False, True)
+        assert (c.enabled, c.benchmark, c.deterministic, c.allow_tf32) == (True, True, False, False)
+        assert c.set_flags() == (True, True, None, False, False, "none", "auto") and c.benchmark_limit is None
+    finally:
+        c.benchmark, c.allow_tf32 = False, True

@@ -8,6 +8,8 @@ inputs (hypothesis).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from ag_util import make
@@ -917,3 +919,26 @@ def test_polar_gradient_is_pytorchs_read_from_the_result():
     r.backward(E.tensor([1 + 2j, -0.5j, 3.0], dtype=E.complex128))
     np.testing.assert_allclose(a.grad.numpy(), [-1.546376902448285, 0.0, 1.6209069176044193], rtol=1e-12)
     np.testing.assert_allclose(p.grad.numpy(), [-2.4227291573848087, 0.0, -5.048825908847379], rtol=1e-12)
+
+
+def test_prelu_gradient_stays_connected_to_the_input_with_a_zero_second_derivative():
+    """PyTorch's prelu backward is a node of the input: a gradient penalty through a PReLU with a fixed slope
+    requires grad, and its derivative reaching the input is zeros, not unused."""
+    x = E.tensor([[-2.0, 0.0, 1.5]], dtype=F64, requires_grad=True)
+    w = E.tensor([0.25], dtype=F64)
+    (g,) = E.autograd.grad(E.prelu(x, w).sum(), x, create_graph=True)
+    assert g.requires_grad and g.tolist() == [[0.25, 0.25, 1.0]]
+    (h,) = E.autograd.grad(g.square().sum(), x)
+    assert h.tolist() == [[0.0, 0.0, 0.0]]
+    y = E.prelu(E.tensor([[-0.0, 0.0, -2.0]], dtype=F64), w)
+    assert [math.copysign(1.0, v) for v in y.tolist()[0]] == [-1.0, 1.0, -1.0] and y.tolist()[0][2] == -0.5
+
+
+def test_inplace_leaky_relu_negative_slope_message_is_pytorchs_whole():
+    """PyTorch's leaky_relu message ends with a plea to file an issue (its elu one does not)."""
+    out = E.leaky_relu(E.randn(3, requires_grad=True) * 1.0, -0.2, True)
+    with pytest.raises(RuntimeError) as info:
+        out.sum().backward()
+    assert str(info.value).endswith("please call out-of-place version instead. File an issue at "
+                                    "https://github.com/pytorch/pytorch if you do require supporting in-place "
+                                    "leakRelu backward calculation with negative slope")

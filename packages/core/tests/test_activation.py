@@ -129,6 +129,14 @@ def test_activation_errors():
         E.softsign([1.0])
 
 
+@pytest.mark.parametrize("x_dtype, w_dtype, names", [(E.int64, E.float32, "Long and Float"),
+                                                      (E.float32, E.float64, "Float and Double"),
+                                                      (E.float16, E.float32, "Half and Float")])
+def test_prelu_refuses_mixed_dtypes_in_pytorchs_words(x_dtype, w_dtype, names):
+    with pytest.raises(RuntimeError, match=f"^prelu: Type promoting not supported. Got {names}$"):
+        E.prelu(E.tensor([1.0, -2.0], dtype=x_dtype), E.tensor([0.5], dtype=w_dtype))
+
+
 def test_prelu_glu_and_rrelu():
     rng = np.random.default_rng(3)
     x, w = rng.standard_normal((2, 3, 4)), rng.random(3)

@@ -79,6 +79,18 @@ def test_embedding_renorm_rescales_the_sorted_rows_before_the_first_bad_index():
                                rtol=1e-6)
 
 
+def test_embedding_renorm_scale_uses_the_row_norm_in_the_weights_dtype():
+    """PyTorch reads each row's norm out of a tensor of the weight's dtype: float32 sqrt(2) = 1.4142135381698608,
+    so a float32 row of ones scales by 1 / (that + 1e-7), 0.7071067690849304 in float32 (PyTorch 2.13's number);
+    a float64 norm would give 0.7071067094802856."""
+    w = E.ones(3, 2)
+    M.embedding_renorm_(w, E.tensor([0, 1]), 1.0, 2.0)
+    assert w.tolist() == [[0.7071067690849304] * 2, [0.7071067690849304] * 2, [1.0, 1.0]]
+    w64 = E.ones(1, 2, dtype=E.float64)
+    M.embedding_renorm_(w64, E.tensor([0]), 1.0, 2.0)
+    assert w64.tolist() == [[1.0 / (2.0 ** 0.5 + 1e-7)] * 2]
+
+
 def ref_bag(w, idx, offsets, mode, psw=None, padding_idx=None, include_last=False):
     ends = list(offsets[1:]) + ([] if include_last else [len(idx)])
     starts = offsets[:-1] if include_last else offsets

@@ -425,6 +425,14 @@ def test_one_hot():
         I.one_hot(E.tensor([1.0]))
 
 
+@pytest.mark.parametrize("num_classes", [-1, 0])
+def test_one_hot_of_an_empty_tensor_needs_a_positive_class_count(num_classes):
+    empty = E.tensor([], dtype=E.int64)
+    with pytest.raises(RuntimeError, match="^Can not infer total number of classes from empty tensor.$"):
+        I.one_hot(empty, num_classes)
+    assert I.one_hot(empty, 3).shape == (0, 3)
+
+
 @st.composite
 def _mixed_keys(draw):
     """A shape and a key mixing slices, int lists (one shared length), None and maybe one Ellipsis."""

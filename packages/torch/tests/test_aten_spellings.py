@@ -207,3 +207,20 @@ def test_utils_dlpack_is_the_top_level_exchange():
     assert [(m.name, int(m)) for m in dlpack.DLDeviceType][:3] == [("kDLCPU", 1), ("kDLCUDA", 2), ("kDLCUDAHost", 3)]
     t = torch.arange(4.0, requires_grad=True)
     assert torch.equal(dlpack.from_dlpack(dlpack.to_dlpack(t)), torch.arange(4.0))
+
+
+def test_aten_grid_sampler_2d_and_its_backward_are_callable_as_stylegan3s_gradfix_calls_them():
+    """`torch.ops.aten.grid_sampler_2d_backward(grad, input, grid, 0, 0, False, output_mask)` gives the autograd
+    gradients, None where the mask leaves one out (PyTorch 2.13's sums on these inputs)."""
+    x = torch.arange(32.0).reshape(1, 2, 4, 4) / 10
+    grid = torch.tensor([[[[-0.5, 0.2], [0.3, -0.9]], [[0.0, 0.0], [0.75, 0.5]]]])
+    out = torch.ops.aten.grid_sampler_2d(x, grid, 0, 0, False)
+    assert torch.equal(out, torch.nn.functional.grid_sample(x, grid, align_corners=False))
+    xr, gr = x.clone().requires_grad_(), grid.clone().requires_grad_()
+    torch.nn.functional.grid_sample(xr, gr, align_corners=False).sum().backward()
+    gi, gg = torch.ops.aten.grid_sampler_2d_backward(torch.ones(1, 2, 2, 2), x, grid, 0, 0, False, [True, True])
+    assert torch.allclose(gi, xr.grad) and torch.allclose(gg, gr.grad)
+    none, gg2 = torch.ops.aten.grid_sampler_2d_backward.default(torch.ones(1, 2, 2, 2), x, grid, 0, 0, False,
+                                                                 (False, True))
+    assert none is None and torch.equal(gg2, gg)
+    assert str(torch.ops.aten.grid_sampler_2d.default) == "aten.grid_sampler_2d.default"

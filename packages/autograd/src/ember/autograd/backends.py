@@ -10,6 +10,7 @@ import contextlib
 import warnings
 
 from ember.core import fp32_precision, settings
+from ember.core import fp32_precision as _precision_table  # `flags` has a parameter named fp32_precision
 
 __all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum"]
 
@@ -36,8 +37,44 @@ class _Cudnn:
     enabled = True
     benchmark = False
     deterministic = False  # PyTorch's defaults (ember's kernels are deterministic whatever they say)
+    benchmark_limit = None  # PyTorch reads it from cuDNN, None where cuDNN is unavailable
+    depthwise_kernel = "auto"
     conv = _FP32Precision("cuda", "conv")
     rnn = _FP32Precision("cuda", "rnn")
+
+    def set_flags(self, _enabled=None, _benchmark=None, _benchmark_limit=None, _deterministic=None, _allow_tf32=None,
+                  _fp32_precision="none", _depthwise_kernel=None) -> tuple:
+        """Set the given switches (None leaves one as it is) and return the previous ones, in this order. A
+        precision of "none" leaves the float32 precision table as it is (what PyTorch's does from its defaults)."""
+        orig = (self.enabled, self.benchmark, self.benchmark_limit, self.deterministic, self.allow_tf32,
+                self.fp32_precision, self.depthwise_kernel)
+        if _enabled is not None:
+            self.enabled = _enabled
+        if _benchmark is not None:
+            self.benchmark = _benchmark
+        if _deterministic is not None:
+            self.deterministic = _deterministic
+        if _allow_tf32 is not None:
+            self.allow_tf32 = _allow_tf32
+        if _fp32_precision not in (None, "none"):
+            self.fp32_precision = _fp32_precision
+        if _depthwise_kernel is not None:
+            self.depthwise_kernel = _depthwise_kernel
+        return orig
+
+    @contextlib.contextmanager
+    def flags(self, enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True,
+              fp32_precision="none", depthwise_kernel="auto"):
+        """Every switch set for the block (PyTorch's defaults for those not given), all put back after: the idiom
+        of gradient-penalty code that turns cuDNN off around a double backward."""
+        table = _precision_table.snapshot()
+        orig = self.set_flags(enabled, benchmark, benchmark_limit, deterministic, allow_tf32, fp32_precision,
+                              depthwise_kernel)
+        try:
+            yield
+        finally:
+            self.enabled, self.benchmark, _, self.deterministic, _, _, self.depthwise_kernel = orig
+            _precision_table.restore(table)
 
     @property
     def allow_tf32(self) -> bool:

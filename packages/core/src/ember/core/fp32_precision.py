@@ -11,7 +11,8 @@ kernels compute float32 in full float32 whatever is set: the switches are record
 from __future__ import annotations
 
 __all__ = ["get_precision", "set_precision", "effective", "check_matmul_precision", "matmul_precision_set",
-           "cublas_allow_tf32", "set_cublas_allow_tf32", "cudnn_allow_tf32", "set_cudnn_allow_tf32"]
+           "cublas_allow_tf32", "set_cublas_allow_tf32", "cudnn_allow_tf32", "set_cudnn_allow_tf32", "snapshot",
+           "restore"]
 
 _SUPPORTED = {"generic": ("none", "ieee", "tf32", "bf16"), "cuda": ("none", "ieee", "tf32"),
               "mkldnn": ("none", "ieee", "tf32", "bf16")}
@@ -97,3 +98,14 @@ def set_cudnn_allow_tf32(flag: bool) -> None:
     for op in ("conv", "rnn"):
         set_precision("cuda", op, "tf32" if flag else "none")
     _cudnn_legacy[0] = bool(flag)
+
+
+def snapshot() -> tuple:
+    """The whole state (table and legacy cuDNN flag), for a context manager to put back as it was."""
+    return dict(_table), _cudnn_legacy[0]
+
+
+def restore(state: tuple) -> None:
+    """Put back a `snapshot()`."""
+    _table.update(state[0])
+    _cudnn_legacy[0] = state[1]

@@ -41,6 +41,26 @@ _MORE = ("addmm.default", "matmul.default", "linear.default", "t.default", "_uns
          "all_gather_into_tensor.default", "max.default")
 
 
+def _grid_sampler(input, grid, interpolation_mode: int, padding_mode: int, align_corners: bool):
+    import ember.torch as torch
+
+    return torch.grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _grid_sampler_backward(grad_output, input, grid, interpolation_mode: int, padding_mode: int,
+                           align_corners: bool, output_mask):
+    """`(grad_input, grad_grid)`, None where `output_mask` leaves one out (StyleGAN3's grid_sample_gradfix)."""
+    from ember.core.dispatch import get_op
+
+    grads = get_op("grid_sampler_backward")(grad_output, input, grid, interpolation_mode, padding_mode, align_corners)
+    return tuple(g if want else None for g, want in zip(grads, output_mask))
+
+
+# ATen operators that code calls directly, by ATen's name and signature, where ember's function differs
+_CALLABLE = {"grid_sampler_2d": _grid_sampler, "grid_sampler_3d": _grid_sampler,
+             "grid_sampler_2d_backward": _grid_sampler_backward, "grid_sampler_3d_backward": _grid_sampler_backward}
+
+
 class OpOverload:
     """`torch.ops.aten.<name>.<overload>`: prints, names and compares as PyTorch's OpOverload (one object per
     overload)."""
@@ -82,6 +102,8 @@ class OpOverloadPacket:
     def __call__(self, *args, **kwargs):
         import ember.torch as torch
 
+        if self.__name__ in _CALLABLE:
+            return _CALLABLE[self.__name__](*args, **kwargs)
         fn = getattr(torch, self.__name__, None) if not self.__name__.startswith("_") else None
         if fn is None:
             raise NotImplementedError(f"torch.ops.aten.{self.__name__}: ember has no callable ATen operator of "
@@ -103,7 +125,7 @@ class _AtenNamespace:
     def __getattr__(self, op: str) -> OpOverloadPacket:
         from ember.core.dispatch import registered_ops
 
-        if not op.startswith("__") and op in registered_ops():  # ember's op, by its name
+        if not op.startswith("__") and (op in registered_ops() or op in _CALLABLE):  # ember's op, by its name
             _overload(f"{op}.default")
             return self.__dict__[op]
         raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{op}'")

@@ -55,7 +55,9 @@ def _leaky_relu_from_result(grad, result, negative_slope):
     if negative_slope < 0:  # the result's sign no longer tells the input's
         raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
                            "supported. This is caused by calling in-place forward function with a negative slope, "
-                           "please call out-of-place version instead.")
+                           "please call out-of-place version instead. File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+                           "backward calculation with negative slope")
     return _bwd("leaky_relu")(grad, result, negative_slope)
 
 

@@ -405,7 +405,9 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """`x if x > 0 else weight * x` with one learnable slope or one per channel (dim 1).
 
-    Composed of gt, mul and where, so it is differentiable in both arguments and -0.0 stays -0.0.
+    Composed of gt, relu, mul and where, so it is differentiable in both arguments and -0.0 stays -0.0; the
+    positive side goes through relu so that, as PyTorch's prelu backward, the gradient stays connected to the
+    input (a gradient penalty's double backward reaches it, with zeros).
 
     >>> import ember.core as ec
     >>> ec.prelu(ec.tensor([[-2.0, 3.0]]), ec.tensor([0.25])).tolist()
@@ -414,6 +416,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     from ember.core.ops import elementwise as ew
     from ember.core.ops.layout import reshape
 
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and input._dtype is not weight._dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {dtypes.TORCH_NAMES[input._dtype.name]} and "
+                           f"{dtypes.TORCH_NAMES[weight._dtype.name]}")
     _float_input("prelu", input)
     n = weight.numel()
     channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim == 1 else 1)
@@ -421,7 +426,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
                            f"and channel size = {channels}.")
     w = reshape(weight, (n,) + (1,) * (input.ndim - 2)) if input.ndim >= 2 and n > 1 else weight
-    return node_name(ew.where(ew.gt(input, 0), input, ew.mul(w, input)), "WhereBackward0", "PreluKernelBackward0")
+    return node_name(ew.where(ew.gt(input, 0), ew.relu(input), ew.mul(w, input)), "WhereBackward0",
+                     "PreluKernelBackward0")
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

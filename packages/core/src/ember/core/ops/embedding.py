@@ -234,7 +234,8 @@ def _embedding_renorm_cpu(weight, indices, max_norm, norm_type):
     idx = np.unique(_flat_indices(indices))  # PyTorch walks the sorted unique indices and stops at a bad one
     bad = np.flatnonzero((idx < -w.shape[0]) | (idx >= w.shape[0]))
     rows = np.unique(idx[:bad[0] if bad.size else idx.size] % max(w.shape[0], 1))
-    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    # PyTorch's row norm is a tensor of the weight's dtype (accumulated wider, then rounded) read out as a double
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1).astype(w.dtype).astype(np.float64)
     big = norms > max_norm
     w[rows[big]] *= (max_norm / (norms[big] + 1e-7)).astype(w.dtype)[:, None]
     if bad.size:

@@ -1234,9 +1234,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor._dtype is not dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     a = np.asarray(tensor._host_array())
+    if a.size == 0 and num_classes <= 0:  # PyTorch's words for an explicit 0 too
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if a.size == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(a.max()) + 1
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
