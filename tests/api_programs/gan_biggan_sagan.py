@@ -75,7 +75,11 @@ zs = torch.split(z, dim_z // (n_blocks + 1), 1)
 print("chunks", len(zs), [tuple(c.shape) for c in zs])
 zs2 = z.chunk(n_blocks + 1, dim=1)
 print("split == chunk", all(torch.equal(a, b) for a, b in zip(zs, zs2)))
-print("uneven split", [c.shape[1] for c in torch.split(z, [5, 4, 3], dim=1)], [c.shape[1] for c in z.tensor_split(5, dim=1)])
+print(
+    "uneven split",
+    [c.shape[1] for c in torch.split(z, [5, 4, 3], dim=1)],
+    [c.shape[1] for c in z.tensor_split(5, dim=1)],
+)
 shared = nn.Embedding(10, 6)
 yc = shared(torch.tensor([3, 7]))
 ys = [torch.cat([yc, item], 1) for item in zs[1:]]
@@ -95,7 +99,11 @@ before = lin.weight.grad.clone()
 ortho(lin, 1e-2, blacklist)
 print("ortho delta", round((lin.weight.grad - before).abs().sum().item(), 6), lin.bias.grad.tolist() == [3.0] * 4)
 W = lin.weight
-print("ortho loss", round(((W @ W.T) * (1 - torch.eye(4))).square().sum().item(), 4), round(torch.dist(W @ W.T, torch.eye(4)).item(), 4))
+print(
+    "ortho loss",
+    round(((W @ W.T) * (1 - torch.eye(4))).square().sum().item(), 4),
+    round(torch.dist(W @ W.T, torch.eye(4)).item(), 4),
+)
 
 # Projection discriminator head with SN embedding; counting parameters per block.
 embed = SN(nn.Embedding(10, 16))

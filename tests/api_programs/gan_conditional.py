@@ -67,7 +67,14 @@ print("cat maps", tuple(torch.cat([img, maps], 1).shape), maps.is_contiguous(), 
 # ACGAN losses.
 adv = F.binary_cross_entropy_with_logits(out, torch.ones_like(out))
 aux = F.cross_entropy(cls, y)
-print("adv", round(adv.item(), 4), "aux", round(aux.item(), 4), "aux ls", round(F.cross_entropy(cls, y, label_smoothing=0.1).item(), 4))
+print(
+    "adv",
+    round(adv.item(), 4),
+    "aux",
+    round(aux.item(), 4),
+    "aux ls",
+    round(F.cross_entropy(cls, y, label_smoothing=0.1).item(), 4),
+)
 (adv + aux).backward()
 print("embed grad rows", g.label_emb.weight.grad.abs().sum(1).gt(0).tolist())
 print("cbn grad", round(g.cbn.embed.weight.grad.abs().sum().item(), 4))

@@ -46,8 +46,11 @@ def rand_cutout(x, ratio=0.5):
     offset_x = torch.randint(0, x.size(2) + (1 - cutout_size[0] % 2), size=[x.size(0), 1, 1], device=x.device)
     offset_y = torch.randint(0, x.size(3) + (1 - cutout_size[1] % 2), size=[x.size(0), 1, 1], device=x.device)
     grid_batch, grid_x, grid_y = torch.meshgrid(
-        torch.arange(x.size(0), dtype=torch.long), torch.arange(cutout_size[0], dtype=torch.long),
-        torch.arange(cutout_size[1], dtype=torch.long), indexing="ij")
+        torch.arange(x.size(0), dtype=torch.long),
+        torch.arange(cutout_size[0], dtype=torch.long),
+        torch.arange(cutout_size[1], dtype=torch.long),
+        indexing="ij",
+    )
     grid_x = torch.clamp(grid_x + offset_x - cutout_size[0] // 2, min=0, max=x.size(2) - 1)
     grid_y = torch.clamp(grid_y + offset_y - cutout_size[1] // 2, min=0, max=x.size(3) - 1)
     mask = torch.ones(x.size(0), x.size(2), x.size(3), dtype=x.dtype, device=x.device)
@@ -57,7 +60,12 @@ def rand_cutout(x, ratio=0.5):
 
 x = torch.arange(2 * 3 * 8 * 8, dtype=torch.float32).reshape(2, 3, 8, 8) / 384
 xg = x.clone().requires_grad_(True)
-for name, fn in [("brightness", rand_brightness), ("saturation", rand_saturation), ("contrast", rand_contrast), ("translation", rand_translation)]:
+for name, fn in [
+    ("brightness", rand_brightness),
+    ("saturation", rand_saturation),
+    ("contrast", rand_contrast),
+    ("translation", rand_translation),
+]:
     out = fn(xg)
     print(name, tuple(out.shape), out.grad_fn.name(), round(out.sum().item(), 3))
 t = rand_translation(xg)
@@ -72,7 +80,11 @@ print("meshgrid xy", tuple(mx.shape), mx[0].tolist(), my[:, 0].tolist())
 
 # ADA: adjust p from the sign of real logits.
 p, ada_target, ada_kimg, batch = 0.0, 0.6, 0.5, 8
-for logits in [torch.tensor([0.5, 1.0, -0.2, 2.0]), torch.tensor([0.3, 0.1, 0.2, 0.4]), torch.tensor([-1.0, -0.5, 0.1, -2.0])]:
+for logits in [
+    torch.tensor([0.5, 1.0, -0.2, 2.0]),
+    torch.tensor([0.3, 0.1, 0.2, 0.4]),
+    torch.tensor([-1.0, -0.5, 0.1, -2.0]),
+]:
     rt = torch.sign(logits).mean().item()
     adjust = math.copysign(1.0, rt - ada_target) * (batch * 4) / (ada_kimg * 1000)
     p = float(min(max(p + adjust, 0.0), 1.0))
@@ -101,7 +113,9 @@ for mode, pad in [("bilinear", "reflection"), ("bilinear", "zeros"), ("nearest",
     print("grid_sample", mode, pad, round(out.sum().item(), 3))
 xr = x.clone().requires_grad_(True)
 th = theta.clone().requires_grad_(True)
-out = F.grid_sample(xr, F.affine_grid(th, list(x.shape), align_corners=False), padding_mode="reflection", align_corners=False)
+out = F.grid_sample(
+    xr, F.affine_grid(th, list(x.shape), align_corners=False), padding_mode="reflection", align_corners=False
+)
 out.square().sum().backward()
 print("geom grads", round(xr.grad.sum().item(), 3), th.grad.round(decimals=3).tolist()[0][0])
 try:
@@ -134,7 +148,9 @@ class GridSample2dForward(torch.autograd.Function):
     def backward(ctx, grad_output):
         input, grid = ctx.saved_tensors
         output_mask = (ctx.needs_input_grad[0], ctx.needs_input_grad[1])
-        grad_input, grad_grid = torch.ops.aten.grid_sampler_2d_backward(grad_output, input, grid, 0, 0, False, output_mask)
+        grad_input, grad_grid = torch.ops.aten.grid_sampler_2d_backward(
+            grad_output, input, grid, 0, 0, False, output_mask
+        )
         return grad_input, grad_grid
 
 

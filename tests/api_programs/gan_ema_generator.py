@@ -26,7 +26,9 @@ class G(nn.Module):
 
 g = G()
 g_ema = copy.deepcopy(g).eval().requires_grad_(False)
-print("ema requires_grad", any(p.requires_grad for p in g_ema.parameters()), "training", g_ema.training, g_ema.bn.training)
+print(
+    "ema requires_grad", any(p.requires_grad for p in g_ema.parameters()), "training", g_ema.training, g_ema.bn.training
+)
 print("same values", all(torch.equal(a, b) for a, b in zip(g.parameters(), g_ema.parameters())))
 print("distinct storage", g.fc.weight.data_ptr() != g_ema.fc.weight.data_ptr())
 print("param names", [n for n, _ in g_ema.named_parameters()])
@@ -53,9 +55,22 @@ for step in range(5):
     ema_nimg = min(ema_kimg * 1000, (step + 1) * batch * 0.5)
     beta = 0.5 ** (batch / max(ema_nimg, 1e-8))
     accumulate(g_ema, g, beta)
-    print("step", step, round(loss.item(), 4), "beta", round(beta, 4), "gap", round((g.fc.weight - g_ema.fc.weight).abs().sum().item(), 4))
+    print(
+        "step",
+        step,
+        round(loss.item(), 4),
+        "beta",
+        round(beta, 4),
+        "gap",
+        round((g.fc.weight - g_ema.fc.weight).abs().sum().item(), 4),
+    )
 
-print("bn copied", torch.equal(g.bn.running_mean, g_ema.bn.running_mean), g_ema.bn.num_batches_tracked.item(), g_ema.bn.num_batches_tracked.dtype)
+print(
+    "bn copied",
+    torch.equal(g.bn.running_mean, g_ema.bn.running_mean),
+    g_ema.bn.num_batches_tracked.item(),
+    g_ema.bn.num_batches_tracked.dtype,
+)
 print("sn u copied", torch.equal(g.out.parametrizations.weight[0]._u, g_ema.out.parametrizations.weight[0]._u))
 zs = torch.randn(2, 4)
 print("ema sample", g_ema(zs).round(decimals=4).tolist())

@@ -50,7 +50,11 @@ print("FID self", round(abs(fid_eigh(mu1, s1, mu1, s1).item()), 4))
 r = sqrtm_psd(s1)
 print("sqrtm check", torch.allclose(r @ r, s1), round(torch.linalg.matrix_norm(r @ r - s1).item(), 8))
 print("eigvalsh", torch.linalg.eigvalsh(s1).round(decimals=4).tolist())
-print("cholesky logdet", round(2 * torch.linalg.cholesky(s1).diagonal().log().sum().item(), 4), round(torch.logdet(s1).item(), 4))
+print(
+    "cholesky logdet",
+    round(2 * torch.linalg.cholesky(s1).diagonal().log().sum().item(), 4),
+    round(torch.logdet(s1).item(), 4),
+)
 print("slogdet", [round(v.item(), 4) for v in torch.linalg.slogdet(s2)])
 
 # Streaming statistics over batches (as the torchmetrics state keeps them).
@@ -63,6 +67,7 @@ mu_s = total / n
 cov_s = (outer - n * torch.outer(mu_s, mu_s)) / (n - 1)
 print("streaming", torch.allclose(mu_s, mu1), torch.allclose(cov_s, s1), [c.shape[0] for c in feat_real.split(20)])
 
+
 # KID: unbiased MMD^2 with the cubic polynomial kernel.
 def kid(x, y):
     d = x.shape[1]
@@ -70,13 +75,24 @@ def kid(x, y):
     kyy = (y @ y.T / d + 1) ** 3
     kxy = (x @ y.T / d + 1) ** 3
     m, n = x.shape[0], y.shape[0]
-    return ((kxx.sum() - kxx.diagonal().sum()) / (m * (m - 1)) + (kyy.sum() - kyy.diagonal().sum()) / (n * (n - 1))
-            - 2 * kxy.mean())
+    return (
+        (kxx.sum() - kxx.diagonal().sum()) / (m * (m - 1))
+        + (kyy.sum() - kyy.diagonal().sum()) / (n * (n - 1))
+        - 2 * kxy.mean()
+    )
 
 
-print("KID", round(kid(feat_real, feat_fake).item(), 4), "self-split", round(kid(feat_real[:32], feat_real[32:]).item(), 4))
-subsets = torch.stack([kid(feat_real[idx], feat_fake[idx[:30] % 48]) for idx in [torch.randperm(64)[:30] for _ in range(5)]])
+print(
+    "KID",
+    round(kid(feat_real, feat_fake).item(), 4),
+    "self-split",
+    round(kid(feat_real[:32], feat_real[32:]).item(), 4),
+)
+subsets = torch.stack(
+    [kid(feat_real[idx], feat_fake[idx[:30] % 48]) for idx in [torch.randperm(64)[:30] for _ in range(5)]]
+)
 print("KID subsets", tuple(subsets.shape), subsets.dtype)
+
 
 # Precision/recall (Kynkäänniemi): radii from the k-th nearest neighbour.
 def radii(f, k=3):
@@ -90,8 +106,15 @@ def coverage(query, ref, ref_radii):
 
 
 rr, rf = radii(feat_real), radii(feat_fake)
-print("precision", round(coverage(feat_fake, feat_real, rr).item(), 4), "recall", round(coverage(feat_real, feat_fake, rf).item(), 4))
-print("radii", rr[:4].round(decimals=4).tolist(), torch.cdist(feat_real, feat_real).diagonal().abs().max().item() < 1e-6)
+print(
+    "precision",
+    round(coverage(feat_fake, feat_real, rr).item(), 4),
+    "recall",
+    round(coverage(feat_real, feat_fake, rf).item(), 4),
+)
+print(
+    "radii", rr[:4].round(decimals=4).tolist(), torch.cdist(feat_real, feat_real).diagonal().abs().max().item() < 1e-6
+)
 print("cdist p=1", round(torch.cdist(feat_real[:3], feat_fake[:3], p=1).sum().item(), 4))
 print("float32 FID", round(fid_eigh(mu1.float(), s1.float(), mu2.float(), s2.float()).item(), 2))
 try:

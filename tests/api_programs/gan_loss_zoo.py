@@ -21,10 +21,14 @@ def r(t):
 
 # Non-saturating (StyleGAN) losses with softplus, and the same with BCE-with-logits.
 lossD_sp = F.softplus(d_fake).mean() + F.softplus(-d_real).mean()
-lossD_bce = (F.binary_cross_entropy_with_logits(d_real, torch.ones_like(d_real))
-             + F.binary_cross_entropy_with_logits(d_fake, torch.zeros_like(d_fake)))
+lossD_bce = F.binary_cross_entropy_with_logits(d_real, torch.ones_like(d_real)) + F.binary_cross_entropy_with_logits(
+    d_fake, torch.zeros_like(d_fake)
+)
 print("NS D", r(lossD_sp), r(lossD_bce))
-print("softplus beta/threshold", F.softplus(torch.tensor([-30.0, 0.0, 2.0, 30.0]), beta=2, threshold=5).round(decimals=4).tolist())
+print(
+    "softplus beta/threshold",
+    F.softplus(torch.tensor([-30.0, 0.0, 2.0, 30.0]), beta=2, threshold=5).round(decimals=4).tolist(),
+)
 print("logsigmoid", r(-F.logsigmoid(d_real).mean()), r(nn.LogSigmoid()(d_fake).sum()))
 lossG = F.softplus(-d_fake_g).mean()
 lossG.backward()
@@ -37,11 +41,18 @@ target = torch.tensor([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.9, 
 pw = torch.tensor([1.0, 2.0, 0.5])
 print("pos_weight", r(F.binary_cross_entropy_with_logits(logits, target, pos_weight=pw)))
 print("weight", r(F.binary_cross_entropy_with_logits(logits, target, weight=torch.tensor([0.5, 1.0, 2.0]))))
-print("none", F.binary_cross_entropy_with_logits(logits, target, reduction="none", pos_weight=pw).round(decimals=4)[0].tolist())
+print(
+    "none",
+    F.binary_cross_entropy_with_logits(logits, target, reduction="none", pos_weight=pw).round(decimals=4)[0].tolist(),
+)
 print("sum", r(F.binary_cross_entropy_with_logits(logits, target, reduction="sum")))
 crit = nn.BCEWithLogitsLoss(pos_weight=pw, reduction="mean")
 print(crit, r(crit(logits, target)), sorted(crit.state_dict().keys()))
-print("BCELoss", r(nn.BCELoss()(torch.sigmoid(logits), target)), r(F.binary_cross_entropy(torch.sigmoid(logits), target, weight=pw)))
+print(
+    "BCELoss",
+    r(nn.BCELoss()(torch.sigmoid(logits), target)),
+    r(F.binary_cross_entropy(torch.sigmoid(logits), target, weight=pw)),
+)
 
 # Hinge (SAGAN/BigGAN), least squares (LSGAN), WGAN.
 print("hinge D", r(F.relu(1.0 - d_real).mean() + F.relu(1.0 + d_fake).mean()), "hinge G", r(-d_fake.mean()))
@@ -53,7 +64,16 @@ print("WGAN", r(d_fake.mean() - d_real.mean()))
 # Relativistic average GAN (ESRGAN/RaGAN).
 rf = d_real - d_fake.mean()
 fr = d_fake - d_real.mean()
-print("RaGAN D", r((F.binary_cross_entropy_with_logits(rf, torch.ones_like(rf)) + F.binary_cross_entropy_with_logits(fr, torch.zeros_like(fr))) / 2))
+print(
+    "RaGAN D",
+    r(
+        (
+            F.binary_cross_entropy_with_logits(rf, torch.ones_like(rf))
+            + F.binary_cross_entropy_with_logits(fr, torch.zeros_like(fr))
+        )
+        / 2
+    ),
+)
 print("RaLS", r(torch.mean((rf - 1) ** 2) + torch.mean((fr + 1) ** 2)))
 
 # One-sided label smoothing, noisy labels, flipped labels.

@@ -17,8 +17,14 @@ class ResnetBlock(nn.Module):
     def __init__(self, dim, norm_layer):
         super().__init__()
         self.conv_block = nn.Sequential(
-            nn.ReflectionPad2d(1), nn.Conv2d(dim, dim, 3), norm_layer(dim), nn.ReLU(True),
-            nn.ReflectionPad2d(1), nn.Conv2d(dim, dim, 3), norm_layer(dim))
+            nn.ReflectionPad2d(1),
+            nn.Conv2d(dim, dim, 3),
+            norm_layer(dim),
+            nn.ReLU(True),
+            nn.ReflectionPad2d(1),
+            nn.Conv2d(dim, dim, 3),
+            norm_layer(dim),
+        )
 
     def forward(self, x):
         return x + self.conv_block(x)
@@ -42,7 +48,9 @@ class UNetDown(nn.Module):
 class UNetUp(nn.Module):
     def __init__(self, cin, cout):
         super().__init__()
-        self.model = nn.Sequential(nn.ConvTranspose2d(cin, cout, 4, 2, 1, bias=False), nn.InstanceNorm2d(cout), nn.ReLU(inplace=True))
+        self.model = nn.Sequential(
+            nn.ConvTranspose2d(cin, cout, 4, 2, 1, bias=False), nn.InstanceNorm2d(cout), nn.ReLU(inplace=True)
+        )
 
     def forward(self, x, skip):
         return torch.cat((self.model(x), skip), 1)
@@ -54,7 +62,9 @@ class UNet(nn.Module):
         self.d1 = UNetDown(3, 8, normalize=False)
         self.d2 = UNetDown(8, 16, dropout=0.5)
         self.u1 = UNetUp(16, 8)
-        self.final = nn.Sequential(nn.Upsample(scale_factor=2), nn.ZeroPad2d((1, 0, 1, 0)), nn.Conv2d(16, 3, 4, padding=1), nn.Tanh())
+        self.final = nn.Sequential(
+            nn.Upsample(scale_factor=2), nn.ZeroPad2d((1, 0, 1, 0)), nn.Conv2d(16, 3, 4, padding=1), nn.Tanh()
+        )
 
     def forward(self, x):
         d1 = self.d1(x)
@@ -62,8 +72,14 @@ class UNet(nn.Module):
         return self.final(self.u1(d2, d1))
 
 
-patch_d = nn.Sequential(nn.Conv2d(6, 8, 4, 2, 1), nn.LeakyReLU(0.2, True), nn.Conv2d(8, 16, 4, 1, 1),
-                        nn.InstanceNorm2d(16, affine=True), nn.LeakyReLU(0.2, True), nn.Conv2d(16, 1, 4, 1, 1))
+patch_d = nn.Sequential(
+    nn.Conv2d(6, 8, 4, 2, 1),
+    nn.LeakyReLU(0.2, True),
+    nn.Conv2d(8, 16, 4, 1, 1),
+    nn.InstanceNorm2d(16, affine=True),
+    nn.LeakyReLU(0.2, True),
+    nn.Conv2d(16, 1, 4, 1, 1),
+)
 G = UNet()
 A, B = torch.randn(2, 3, 16, 16), torch.randn(2, 3, 16, 16)
 fake_B = G(A)
@@ -83,12 +99,22 @@ blk = ResnetBlock(4, lambda c: nn.InstanceNorm2d(c, track_running_stats=True))
 x = torch.randn(2, 4, 6, 6)
 y = blk(x)
 inorm = blk.conv_block[2]
-print("resblock", tuple(y.shape), inorm, inorm.running_mean.round(decimals=4).tolist()[:2], inorm.num_batches_tracked.item())
+print(
+    "resblock",
+    tuple(y.shape),
+    inorm,
+    inorm.running_mean.round(decimals=4).tolist()[:2],
+    inorm.num_batches_tracked.item(),
+)
 blk.eval()
 print("eval uses running", round(blk(x).sum().item(), 3))
 print("reflect", F.pad(torch.arange(4.0).view(1, 1, 1, 4), (2, 2, 0, 0), mode="reflect").view(-1).tolist())
 print("replicate", nn.ReplicationPad2d((1, 0, 0, 1))(torch.arange(4.0).view(1, 1, 2, 2)).view(-1).tolist())
-print("instance stats", round(nn.InstanceNorm2d(4)(x).mean(dim=(2, 3)).abs().max().item(), 4), nn.InstanceNorm2d(4, affine=True).weight.shape)
+print(
+    "instance stats",
+    round(nn.InstanceNorm2d(4)(x).mean(dim=(2, 3)).abs().max().item(), 4),
+    nn.InstanceNorm2d(4, affine=True).weight.shape,
+)
 
 
 class ImagePool:
@@ -135,7 +161,9 @@ set_requires_grad([patch_d], True)
 
 opt = torch.optim.Adam(list(G.parameters()) + list(G_BA.parameters()), lr=2e-4, betas=(0.5, 0.999))
 n_epochs, decay_start = 6, 3
-sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda=lambda ep: 1.0 - max(0, ep + 1 - decay_start) / float(n_epochs - decay_start + 1))
+sched = torch.optim.lr_scheduler.LambdaLR(
+    opt, lr_lambda=lambda ep: 1.0 - max(0, ep + 1 - decay_start) / float(n_epochs - decay_start + 1)
+)
 lrs = []
 for ep in range(n_epochs):
     opt.step()

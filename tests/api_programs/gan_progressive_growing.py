@@ -54,7 +54,7 @@ class EqualConv2d(nn.Module):
 
 class PixelNorm(nn.Module):
     def forward(self, x):
-        return x / torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True) + 1e-8)
+        return x / torch.sqrt(torch.mean(x**2, dim=1, keepdim=True) + 1e-8)
 
 
 c = EqualConv2d(3, 4, 3, padding=1)
@@ -62,9 +62,20 @@ print("params", [n for n, _ in c.named_parameters()])
 print("state keys", list(c.state_dict().keys()))
 x = torch.randn(2, 3, 8, 8)
 y = c(x)
-print("weight attr", type(c.conv.weight).__name__, c.conv.weight.grad_fn.name(), "is param", isinstance(c.conv.weight, nn.Parameter))
+print(
+    "weight attr",
+    type(c.conv.weight).__name__,
+    c.conv.weight.grad_fn.name(),
+    "is param",
+    isinstance(c.conv.weight, nn.Parameter),
+)
 print("y", tuple(y.shape), round(y.std().item(), 4))
-print("hooks", len(c.conv._forward_pre_hooks), "scale", round(c.conv.weight.abs().sum().item() / c.conv.weight_orig.abs().sum().item(), 6))
+print(
+    "hooks",
+    len(c.conv._forward_pre_hooks),
+    "scale",
+    round(c.conv.weight.abs().sum().item() / c.conv.weight_orig.abs().sum().item(), 6),
+)
 y.sum().backward()
 print("grad on orig", c.conv.weight_orig.grad is not None, round(c.conv.weight_orig.grad.abs().sum().item(), 4))
 try:
@@ -86,7 +97,7 @@ class Gen(nn.Module):
         self.pn = PixelNorm()
 
     def forward(self, x, step, alpha):
-        out = x
+        out = prev = x
         for i, (conv, rgb) in enumerate(zip(self.blocks, self.to_rgb)):
             if i > 0:
                 upsample = F.interpolate(out, scale_factor=2, mode="nearest")
@@ -118,10 +129,14 @@ h = 0.5 * h_new + 0.5 * h_old
 std = torch.sqrt(h.var(0, unbiased=False) + 1e-8).mean().expand(h.size(0), 1, h.size(2), h.size(3))
 hd = torch.cat([h, std], 1)
 print("D fade", tuple(hd.shape), round(std[0, 0, 0, 0].item(), 4))
-print("area resize", tuple(F.interpolate(img, size=(5, 5), mode="area").shape), torch.allclose(F.interpolate(img, scale_factor=0.5, mode="area"), F.avg_pool2d(img, 2)))
+print(
+    "area resize",
+    tuple(F.interpolate(img, size=(5, 5), mode="area").shape),
+    torch.allclose(F.interpolate(img, scale_factor=0.5, mode="area"), F.avg_pool2d(img, 2)),
+)
 print("adaptive", tuple(F.adaptive_avg_pool2d(img, 3).shape))
 d_real = torch.randn(2, 1)
-eps_drift = 0.001 * (d_real ** 2).mean()
+eps_drift = 0.001 * (d_real**2).mean()
 print("drift", round(eps_drift.item(), 6))
 
 # Hook removal via the handle.

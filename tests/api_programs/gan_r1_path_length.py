@@ -10,7 +10,9 @@ import torch.nn as nn
 F = torch.nn.functional
 torch.manual_seed(0)
 
-D = nn.Sequential(nn.Conv2d(2, 4, 3, 1, 1), nn.Softplus(), nn.Conv2d(4, 4, 3, 2, 1), nn.Softplus(), nn.Flatten(), nn.Linear(64, 1))
+D = nn.Sequential(
+    nn.Conv2d(2, 4, 3, 1, 1), nn.Softplus(), nn.Conv2d(4, 4, 3, 2, 1), nn.Softplus(), nn.Flatten(), nn.Linear(64, 1)
+)
 mapping = nn.Sequential(nn.Linear(4, 4), nn.LeakyReLU(0.2), nn.Linear(4, 4))
 synth = nn.Sequential(nn.Linear(4, 2 * 8 * 8), nn.Unflatten(1, (2, 8, 8)), nn.Tanh())
 
@@ -33,7 +35,7 @@ real.grad = None
 
 # Lazy regularisation adjusts Adam's betas and lr, as StyleGAN2 does.
 mb_ratio = reg_interval / (reg_interval + 1)
-opt = torch.optim.Adam(D.parameters(), lr=0.002 * mb_ratio, betas=(0 ** mb_ratio, 0.99 ** mb_ratio), eps=1e-8)
+opt = torch.optim.Adam(D.parameters(), lr=0.002 * mb_ratio, betas=(0**mb_ratio, 0.99**mb_ratio), eps=1e-8)
 print("lazy", round(opt.param_groups[0]["lr"], 6), [round(b, 6) for b in opt.param_groups[0]["betas"]])
 for step in range(6):
     opt.zero_grad(set_to_none=True)
@@ -55,7 +57,9 @@ for step in range(3):
     ws = mapping(z)
     img = synth(ws)
     pl_noise = torch.randn_like(img) / math.sqrt(img.shape[2] * img.shape[3])
-    (pl_grads,) = torch.autograd.grad(outputs=[(img * pl_noise).sum()], inputs=[ws], create_graph=True, only_inputs=True)
+    (pl_grads,) = torch.autograd.grad(
+        outputs=[(img * pl_noise).sum()], inputs=[ws], create_graph=True, only_inputs=True
+    )
     pl_lengths = pl_grads.square().sum(1).sqrt()
     pl_mean = pl_mean.lerp(pl_lengths.mean(), pl_decay)
     pl_penalty = (pl_lengths - pl_mean).square()

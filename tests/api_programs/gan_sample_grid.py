@@ -53,7 +53,9 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
         for x in range(xmaps):
             if k >= nmaps:
                 break
-            grid.narrow(1, y * height + padding, height - padding).narrow(2, x * width + padding, width - padding).copy_(tensor[k])
+            grid.narrow(1, y * height + padding, height - padding).narrow(
+                2, x * width + padding, width - padding
+            ).copy_(tensor[k])
             k = k + 1
     return grid
 
@@ -79,7 +81,10 @@ print("single", tuple(make_grid(samples[0, :1]).shape), tuple(make_grid(samples[
 u8 = to_uint8(grid)
 print("uint8", tuple(u8.shape), u8.dtype, u8.min().item(), u8.max().item(), u8[1, 1].tolist(), u8.is_contiguous())
 print("ndarray", u8.numpy().dtype, u8.numpy().shape, u8.numpy()[1, 2].tolist())
-print("rounding", torch.tensor([0.0, 0.5 / 255, 1.0, 1.2, -0.1]).mul(255).add_(0.5).clamp_(0, 255).to(torch.uint8).tolist())
+print(
+    "rounding",
+    torch.tensor([0.0, 0.5 / 255, 1.0, 1.2, -0.1]).mul(255).add_(0.5).clamp_(0, 255).to(torch.uint8).tolist(),
+)
 print("float->uint8 wrap", torch.tensor([300.0, 255.9, 1.7]).to(torch.uint8).tolist())
 print("byte()", (grid * 255).byte()[0, 1, 1:4].tolist())
 

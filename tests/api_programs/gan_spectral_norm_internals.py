@@ -20,7 +20,14 @@ print("original", tuple(W0.shape), type(W0).__name__, W0.requires_grad)
 sigma_true = torch.linalg.matrix_norm(W0.detach(), ord=2)
 for i in range(4):
     w = lin.weight
-    print("step", i, "sigma(W_sn)", round(torch.linalg.matrix_norm(w.detach(), 2).item(), 4), "u.Wv", round(torch.dot(sn._u, torch.mv(W0.detach(), sn._v)).item(), 4))
+    print(
+        "step",
+        i,
+        "sigma(W_sn)",
+        round(torch.linalg.matrix_norm(w.detach(), 2).item(), 4),
+        "u.Wv",
+        round(torch.dot(sn._u, torch.mv(W0.detach(), sn._v)).item(), 4),
+    )
 print("true sigma", round(sigma_true.item(), 4))
 lin.eval()
 u_before = sn._u.clone()
@@ -35,7 +42,12 @@ print("grad original", round(W0.grad.abs().sum().item(), 4), lin.weight.grad_fn 
 
 # ConvTranspose2d uses dim=1; more iterations converge closer.
 ct = P.spectral_norm(nn.ConvTranspose2d(3, 5, 4, 2, 1), n_power_iterations=5)
-print("convT dim", ct.parametrizations.weight[0].dim, tuple(ct.parametrizations.weight[0]._u.shape), tuple(ct.parametrizations.weight[0]._v.shape))
+print(
+    "convT dim",
+    ct.parametrizations.weight[0].dim,
+    tuple(ct.parametrizations.weight[0]._u.shape),
+    tuple(ct.parametrizations.weight[0]._v.shape),
+)
 mat = ct.weight.detach().transpose(0, 1).reshape(5, -1)
 print("convT sigma", round(torch.linalg.matrix_norm(mat, 2).item(), 4))
 conv = P.spectral_norm(nn.Conv2d(3, 8, 3), n_power_iterations=3, eps=1e-6)
@@ -60,7 +72,9 @@ print("removed", type(lin.weight).__name__, sorted(lin.state_dict().keys()))
 # The legacy hook API.
 old = nn.utils.spectral_norm(nn.Conv2d(2, 4, 3), n_power_iterations=2)
 print(sorted(old.state_dict().keys()))
-print("weight_u", tuple(old.weight_u.shape), "weight_v", tuple(old.weight_v.shape), isinstance(old.weight, nn.Parameter))
+print(
+    "weight_u", tuple(old.weight_u.shape), "weight_v", tuple(old.weight_v.shape), isinstance(old.weight, nn.Parameter)
+)
 y = old(torch.randn(1, 2, 5, 5))
 print("legacy out", tuple(y.shape), round(torch.linalg.matrix_norm(old.weight.detach().flatten(1), 2).item(), 4))
 print("hooks", len(old._forward_pre_hooks), [type(h).__name__ for h in old._forward_pre_hooks.values()])

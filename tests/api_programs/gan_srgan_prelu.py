@@ -25,7 +25,7 @@ class ResidualBlock(nn.Module):
 class UpsampleBlock(nn.Module):
     def __init__(self, c, scale):
         super().__init__()
-        self.conv = nn.Conv2d(c, c * scale ** 2, 3, 1, 1)
+        self.conv = nn.Conv2d(c, c * scale**2, 3, 1, 1)
         self.ps = nn.PixelShuffle(scale)
         self.prelu = nn.PReLU(c)
 
@@ -48,7 +48,14 @@ class Generator(nn.Module):
 
 G = Generator()
 print(G.head[1], G.up.prelu, G.up.ps)
-print("prelu params", [(n, tuple(p.shape), round(p.sum().item(), 4)) for n, p in G.named_parameters() if "prelu" in n or n == "head.1.weight"])
+print(
+    "prelu params",
+    [
+        (n, tuple(p.shape), round(p.sum().item(), 4))
+        for n, p in G.named_parameters()
+        if "prelu" in n or n == "head.1.weight"
+    ],
+)
 lr = torch.rand(2, 3, 6, 6) * 2 - 1
 hr = torch.rand(2, 3, 12, 12) * 2 - 1
 sr = G(lr)
@@ -62,10 +69,14 @@ features = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2)).r
 content = F.mse_loss(features(sr), features(hr))
 print("content", round(content.item(), 4), features[0].weight.grad is None)
 
-D = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.PReLU(8), nn.Conv2d(8, 8, 3, 2, 1), nn.LeakyReLU(0.2), nn.Flatten(), nn.Linear(72, 1))
+D = nn.Sequential(
+    nn.Conv2d(3, 8, 3, 2, 1), nn.PReLU(8), nn.Conv2d(8, 8, 3, 2, 1), nn.LeakyReLU(0.2), nn.Flatten(), nn.Linear(72, 1)
+)
 real_out, fake_out = D(hr), D(sr.detach())
-loss_D = (F.binary_cross_entropy_with_logits(real_out - fake_out.mean(), torch.ones_like(real_out))
-          + F.binary_cross_entropy_with_logits(fake_out - real_out.mean(), torch.zeros_like(fake_out))) / 2
+loss_D = (
+    F.binary_cross_entropy_with_logits(real_out - fake_out.mean(), torch.ones_like(real_out))
+    + F.binary_cross_entropy_with_logits(fake_out - real_out.mean(), torch.zeros_like(fake_out))
+) / 2
 print("RaD", round(loss_D.item(), 4))
 
 # R1 on real images through the PReLU discriminator: the penalty reaches the input and every D parameter.

@@ -34,8 +34,9 @@ def normalize_2nd_moment(x, dim=1, eps=1e-8):
 class Mapping(nn.Module):
     def __init__(self, z_dim=8, w_dim=8, layers=3, w_avg_beta=0.995):
         super().__init__()
-        self.net = nn.Sequential(*[EqualLinear(z_dim if i == 0 else w_dim, w_dim, lr_mul=0.01, activation=True)
-                                   for i in range(layers)])
+        self.net = nn.Sequential(
+            *[EqualLinear(z_dim if i == 0 else w_dim, w_dim, lr_mul=0.01, activation=True) for i in range(layers)]
+        )
         self.register_buffer("w_avg", torch.zeros([w_dim]))
         self.w_avg_beta = w_avg_beta
 

@@ -44,7 +44,12 @@ for it in range(4):
     feat = F.mse_loss(fake.mean(0), data.mean(0))
     feat.backward()
     optG.step()
-    print("D grads frozen", [p.grad.abs().sum().item() == 0.0 for p in D.parameters()][:2], "G grad", round(G[0].weight.grad.norm().item(), 4))
+    print(
+        "D grads frozen",
+        [p.grad.abs().sum().item() == 0.0 for p in D.parameters()][:2],
+        "G grad",
+        round(G[0].weight.grad.norm().item(), 4),
+    )
     log.append((round(lossD.item(), 4), round(lossG.item(), 4), round(feat.item(), 4)))
 print("log", log)
 print("final mean", G(torch.randn(256, 3)).mean(0).round(decimals=2).tolist())

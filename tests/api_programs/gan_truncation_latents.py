@@ -25,7 +25,12 @@ gen = torch.Generator().manual_seed(123)
 z = truncated_noise(6, 5, 0.5, gen)
 print("truncated", tuple(z.shape), z.abs().max().item() <= 1.0, round(z.abs().max().item(), 4))
 zf = torch.fmod(torch.randn(6, 5, generator=torch.Generator().manual_seed(1)) * 1.5, 2.0)
-print("fmod", bool((zf.abs() < 2).all()), torch.fmod(torch.tensor([-5.0, -1.0, 3.0]), 2).tolist(), torch.remainder(torch.tensor([-5.0, -1.0, 3.0]), 2).tolist())
+print(
+    "fmod",
+    bool((zf.abs() < 2).all()),
+    torch.fmod(torch.tensor([-5.0, -1.0, 3.0]), 2).tolist(),
+    torch.remainder(torch.tensor([-5.0, -1.0, 3.0]), 2).tolist(),
+)
 t = torch.empty(1000)
 nn.init.trunc_normal_(t, mean=0.0, std=1.0, a=-0.5, b=0.5)
 print("trunc_normal_ bounds", bool(t.min() >= -0.5), bool(t.max() <= 0.5), t.dtype)
@@ -68,7 +73,11 @@ path = slerp(za.expand(5, 5), zb.expand(5, 5), ts)
 print("slerp ends", torch.allclose(path[0], za, atol=1e-5), torch.allclose(path[-1], zb, atol=1e-5))
 print("slerp norms", path.norm(dim=1).round(decimals=4).tolist())
 print("lerp norms", torch.lerp(za, zb, ts).norm(dim=1).round(decimals=4).tolist())
-print("acos clamp", torch.acos(torch.tensor([1.0000001, -1.0])).tolist()[1] == math.pi or True, torch.acos(torch.tensor([1.5])).isnan().item())
+print(
+    "acos clamp",
+    torch.acos(torch.tensor([1.0000001, -1.0])).tolist()[1] == math.pi or True,
+    torch.acos(torch.tensor([1.5])).isnan().item(),
+)
 
 # Latent walk along a direction, normalised with F.normalize.
 direction = F.normalize(torch.randn(8), dim=0)

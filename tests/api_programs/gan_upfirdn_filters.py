@@ -1,9 +1,9 @@
 """StyleGAN2-ADA's upfirdn2d reference path in plain torch: filters built by torch.outer and normalised, zero
 insertion by reshape + F.pad, crops by negative F.pad, conv2d with the flipped kernel as groups=channels, separable
-filtering, upsample/downsample wrappers against F.interpolate and avg_pool2d, and conv_transpose2d as a fused up-conv."""
+filtering, upsample/downsample wrappers against F.interpolate and avg_pool2d, and conv_transpose2d as a fused
+up-conv."""
 
 import torch
-import torch.nn as nn
 
 F = torch.nn.functional
 torch.manual_seed(0)
@@ -34,7 +34,7 @@ def upfirdn2d(x, f, up=1, down=1, padding=(0, 0, 0, 0), flip_filter=False, gain=
     x = F.pad(x, [0, upx - 1, 0, 0, 0, upy - 1])
     x = x.reshape([batch_size, num_channels, in_height * upy, in_width * upx])
     x = F.pad(x, [max(padx0, 0), max(padx1, 0), max(pady0, 0), max(pady1, 0)])
-    x = x[:, :, max(-pady0, 0): x.shape[2] - max(-pady1, 0), max(-padx0, 0): x.shape[3] - max(-padx1, 0)]
+    x = x[:, :, max(-pady0, 0) : x.shape[2] - max(-pady1, 0), max(-padx0, 0) : x.shape[3] - max(-padx1, 0)]
     f = f * (gain ** (f.ndim / 2))
     f = f.to(x.dtype)
     if not flip_filter:
@@ -76,8 +76,14 @@ d = downsample2d(u, f)
 print("down", tuple(d.shape), d[0, 0, 1].round(decimals=4).tolist())
 box = setup_filter([1, 1])
 print("box down == avg_pool2d", torch.allclose(downsample2d(x, box), F.avg_pool2d(x, 2), atol=1e-6))
-print("box up == nearest", torch.allclose(upsample2d(x, box), F.interpolate(x, scale_factor=2, mode="nearest"), atol=1e-6))
-print("separable path", tuple(upfirdn2d(x, fs, padding=(3, 4, 3, 4)).shape), round(upfirdn2d(x, fs, padding=(3, 4, 3, 4)).sum().item(), 4))
+print(
+    "box up == nearest", torch.allclose(upsample2d(x, box), F.interpolate(x, scale_factor=2, mode="nearest"), atol=1e-6)
+)
+print(
+    "separable path",
+    tuple(upfirdn2d(x, fs, padding=(3, 4, 3, 4)).shape),
+    round(upfirdn2d(x, fs, padding=(3, 4, 3, 4)).sum().item(), 4),
+)
 
 # Negative padding crops; F.pad with negatives on a 4-D and a 6-D tensor.
 print("neg pad", tuple(F.pad(x, [-1, -1, 0, -2]).shape), F.pad(x, [-1, 0, -1, 0])[0, 0, 0].tolist())
@@ -98,7 +104,10 @@ y = F.conv_transpose2d(x, w.transpose(0, 1), stride=2, padding=0)
 print("transpose up", tuple(y.shape), round(y.sum().item(), 2))
 y2 = upfirdn2d(y, f, padding=(1, 1, 1, 1), gain=4)
 print("blurred", tuple(y2.shape), round(y2.abs().mean().item(), 4))
-print("grouped transpose", tuple(F.conv_transpose2d(x, torch.randn(2, 3, 3, 3), stride=2, groups=2, output_padding=1).shape))
+print(
+    "grouped transpose",
+    tuple(F.conv_transpose2d(x, torch.randn(2, 3, 3, 3), stride=2, groups=2, output_padding=1).shape),
+)
 
 # Gradient through the whole pipeline.
 xr = x.clone().requires_grad_()

@@ -19,7 +19,11 @@ def gradient_penalty(D, real, fake, center=1.0, one_sided=False):
     interp = torch.lerp(real, fake.detach(), alpha).requires_grad_(True)
     out = D(interp)
     grads = torch.autograd.grad(
-        outputs=out, inputs=interp, grad_outputs=torch.ones_like(out), create_graph=True, retain_graph=True,
+        outputs=out,
+        inputs=interp,
+        grad_outputs=torch.ones_like(out),
+        create_graph=True,
+        retain_graph=True,
         only_inputs=True,
     )[0]
     grads = grads.view(grads.size(0), -1)
@@ -46,7 +50,7 @@ print("manual", round((a * real + (1 - a) * fake).sum().item(), 4))
 
 # DRAGAN: perturb real data by its own std.
 x_p = real + 0.5 * real.std() * torch.rand_like(real)
-dif = (x_p - real)
+dif = x_p - real
 alpha = torch.rand(6, 1, 1, 1)
 x_hat = (real + alpha * dif).requires_grad_()
 g = torch.autograd.grad(D(x_hat).sum(), x_hat, create_graph=True)[0]
@@ -68,7 +72,10 @@ opt2 = torch.optim.RMSprop(D.parameters(), lr=5e-5)
 for p in D.parameters():
     p.data.clamp_(-0.01, 0.01)
 print("clipped", [round(p.abs().max().item(), 4) for p in D.parameters()])
-print("clip via clamp tensor bounds", torch.clamp(torch.tensor([-1.0, 0.0, 1.0]), min=torch.tensor(-0.5), max=torch.tensor(0.5)).tolist())
+print(
+    "clip via clamp tensor bounds",
+    torch.clamp(torch.tensor([-1.0, 0.0, 1.0]), min=torch.tensor(-0.5), max=torch.tensor(0.5)).tolist(),
+)
 
 # Penalty from a norm over every dim except the batch.
 g2 = torch.autograd.grad(D(real.requires_grad_()).sum(), real, create_graph=True)[0]
@@ -106,4 +113,6 @@ with torch.backends.cudnn.flags(enabled=False):
     inside = (torch.backends.cudnn.enabled, torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic)
     gp_off, _ = gradient_penalty(D, real, fake)
     gp_off.backward()
-print("cudnn off", inside, round(gp_off.item(), 4), "after", torch.backends.cudnn.enabled, torch.backends.cudnn.allow_tf32)
+print(
+    "cudnn off", inside, round(gp_off.item(), 4), "after", torch.backends.cudnn.enabled, torch.backends.cudnn.allow_tf32
+)
