@@ -430,3 +430,16 @@ def test_plateau_fills_a_tensor_lr():
         sched.step(m)
     assert opt.param_groups[0]["lr"] is lr
     np.testing.assert_allclose(float(lr), 0.001, rtol=1e-6)
+
+
+def test_lambda_lr_resumed_into_fewer_groups_refuses_as_pytorch():
+    """A state saved with three param groups, loaded where the optimizer has one: PyTorch's strict zip raises
+    instead of scheduling only the first group."""
+    params = [nn.Parameter(torch.ones(1)) for _ in range(3)]
+    saved = S.LambdaLR(optim.SGD([{"params": [p]} for p in params], lr=1.0), lambda e: 0.5)
+    opt = optim.SGD(params[:1], lr=1.0)
+    resumed = S.LambdaLR(opt, lambda e: 0.5)
+    resumed.load_state_dict(saved.state_dict())
+    opt.step()
+    with pytest.raises(ValueError, match=r"^zip\(\) argument 2 is longer than argument 1$"):
+        resumed.step()
