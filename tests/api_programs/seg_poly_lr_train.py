@@ -86,7 +86,17 @@ resumed.step()
 print("after step", [round(v, 6) for v in resumed.get_last_lr()])
 print(repr(torch.optim.lr_scheduler.PolynomialLR.__name__), pl.total_iters, pl.power)
 
+
+
+def resume_into_one_group():
+    o = torch.optim.SGD(net.parameters(), lr=1.0)
+    sch = torch.optim.lr_scheduler.LambdaLR(o, lambda it: (1 - it / max_iter) ** 0.9)
+    sch.load_state_dict(ck["sched"])
+    sch.step()
+
+
 for bad in [
+    resume_into_one_group,
     lambda: torch.optim.lr_scheduler.LambdaLR(opt, [lambda e: 1.0] * 2),
     lambda: torch.optim.lr_scheduler.SequentialLR(opt3, [warm, decay_s], milestones=[3, 5]),
     lambda: torch.optim.SGD([{"params": decay}, {"params": decay[:1]}], lr=0.1),
