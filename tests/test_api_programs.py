@@ -373,7 +373,17 @@ joint CTC-attention training, a location-aware LAS speller stepped with RNN cell
 tensors, Kaldi-style fbank with snip_edges framing, batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer
 with relative positions and length masks, QuartzNet masked convolutions with conv-BN fusion, a pyramidal BLSTM
 listener over packed sequences, chunked streaming attention with window-aligned STFT frames, WAV/PCM parsing with
-frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors)."""
+frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors).
+
+Semantic and instance segmentation (`seg_*`: U-Net decoders by ConvTranspose2d output_size, PixelShuffle, Upsample and
+bilinear/bicubic interpolate with both align_corners, DeepLabV3+ atrous separable convolutions with ASPP image pooling
+and GroupNorm, per-pixel cross entropy with ignore_index/weights/label smoothing/soft targets and OHEM, soft and
+generalized Dice, focal, Tversky and Lovasz losses, bincount confusion matrices with nanmean IoU, unfold/fold
+sliding windows with Gaussian overlap averaging and flip/scale TTA, connected components by max_pool with unique's
+inverse and counts, a Mask R-CNN mask head over grid_sample RoIAlign, a mean-field CRF, poly schedules with param
+groups and resumes, PSPNet pooling and SegFormer attention, boundary/SDF/clDice losses, Panoptic-DeepLab grouping with
+a discriminative loss, PointRend point sampling, a uint8 data pipeline with lookup tables, bfloat16 autocast with
+channels_last, mean-teacher CutMix, and the errors and warnings such code meets)."""
 
 from __future__ import annotations
 
