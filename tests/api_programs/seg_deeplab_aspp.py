@@ -94,6 +94,11 @@ print(gn, s(gn(z).abs()), gn(z)[0, :, 0, 0].round(decimals=4).tolist())
 r = F.group_norm(z, 2, weight=torch.linspace(0.5, 2, 8), bias=torch.zeros(8))
 print("F.group_norm", r[1, :, 1, 1].round(decimals=4).tolist())
 try:
+    nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.GroupNorm(16, 16))(torch.randn(1, 16, 5, 5))
+except Exception as e:
+    print(type(e).__name__, e)
+print("gn(1) pooled", tuple(nn.GroupNorm(1, 16)(torch.randn(1, 16, 1, 1)).shape))
+try:
     nn.GroupNorm(3, 8)
 except Exception as e:
     print(type(e).__name__, e)

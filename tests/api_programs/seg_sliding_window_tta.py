@@ -89,6 +89,8 @@ for bad in [
     lambda: F.fold(torch.ones(1, 10, 9), (4, 4), 2),
     lambda: F.fold(torch.ones(1, 4, 8), (4, 4), 2),
     lambda: F.unfold(torch.ones(3, 4, 4), 5),
+    lambda: F.unfold(torch.zeros(1, 1, 4, 4, dtype=torch.long), 2),
+    lambda: F.fold(torch.zeros(1, 4, 9, dtype=torch.uint8), (4, 4), 2),
     lambda: F.pad(img, (0, 20, 0, 0), mode="reflect"),
     lambda: F.pad(img[0, 0], (1, 1), mode="reflect").shape,
     lambda: torch.flip(img, (4,)),

@@ -1,5 +1,7 @@
 """Layers against float64 numpy references of their formulas, with the layer's own weights."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -318,6 +320,18 @@ def test_layer_norm_and_group_norm():
         gn(torch.zeros(3, 2, 5, dtype=torch.float64))  # PyTorch's words for a wrong channel count
     with pytest.raises(RuntimeError, match=r"^Expected at least 2 dimensions for input tensor but received 1$"):
         gn(torch.zeros(4, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("shape, groups, size", [((1, 4), 4, "[1, 4]"), ((1, 4, 1, 1), 4, "[1, 4, 1, 1]"),
+                                                 ((1, 6, 1), 6, "[1, 6, 1]")])
+def test_group_norm_refuses_groups_of_one_value_as_pytorch(shape, groups, size):
+    """PyTorch's F.group_norm checks [N * C // G, G, *spatial] as batch norm checks its input, in any mode."""
+    with pytest.raises(ValueError, match=rf"^Expected more than 1 value per channel when training, got input size "
+                                         rf"{re.escape(size)}$"):
+        nn.functional.group_norm(torch.randn(*shape), groups)
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        nn.GroupNorm(groups, shape[1]).eval()(torch.randn(*shape))
+    assert nn.functional.group_norm(torch.randn(*shape), 1).shape == shape  # one group of C values is fine
 
 
 def test_dropout_train_and_eval():
