@@ -86,6 +86,21 @@ resumed.step()
 print("after step", [round(v, 6) for v in resumed.get_last_lr()])
 print(repr(torch.optim.lr_scheduler.PolynomialLR.__name__), pl.total_iters, pl.power)
 
+opt5 = torch.optim.SGD([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}, {"params": net.head.parameters()}],
+                       lr=0.01, momentum=0.9, weight_decay=1e-4, nesterov=True)
+opt5.load_state_dict(ck["opt"])
+print("resumed groups", lrs(opt5), [round(g["initial_lr"], 6) for g in opt5.param_groups])
+for name, mk in [("poly", lambda o: torch.optim.lr_scheduler.PolynomialLR(o, total_iters=max_iter, power=0.9, last_epoch=5)),
+                 ("exp", lambda o: torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.9, last_epoch=5)),
+                 ("cos", lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=max_iter, last_epoch=5))]:
+    o = torch.optim.SGD([{"params": decay}, {"params": no_decay}, {"params": net.head.parameters()}], lr=0.01)
+    o.load_state_dict(ck["opt"])
+    sch = mk(o)
+    before = lrs(o)
+    o.step()
+    sch.step()
+    print("resume", name, before, lrs(o), sch.last_epoch)
+
 
 
 def resume_into_one_group():
