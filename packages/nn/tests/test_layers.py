@@ -582,3 +582,16 @@ def test_batch_norm_in_training_under_grad_refuses_to_update_its_captured_statis
                                            r"mutate a captured Tensor"):
         grad(lambda w: nn.functional.linear(bn(x), w).sum())(torch.ones(1, 3))
     assert bn.num_batches_tracked.item() == 0
+
+
+def test_instance_norm_is_a_norm_base_but_not_a_batch_norm_as_pytorch():
+    """Code that freezes or converts batch norms by `isinstance(m, _BatchNorm)` must leave instance norms alone."""
+    from ember.nn.modules.normalization import _BatchNorm, _NormBase
+
+    inorm, bn = nn.InstanceNorm2d(4, affine=True, track_running_stats=True), nn.BatchNorm2d(4)
+    assert isinstance(inorm, _NormBase) and not isinstance(inorm, _BatchNorm)
+    assert isinstance(bn, _NormBase) and isinstance(bn, _BatchNorm)
+    net = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(bn, inorm))
+    assert [type(m).__name__ for m in net] == ["SyncBatchNorm", "InstanceNorm2d"]
+    assert repr(inorm) == "InstanceNorm2d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
+    assert list(inorm.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
