@@ -43,6 +43,16 @@ w, b = nn.utils.fusion.fuse_conv_bn_weights(net.conv1.weight, None, net.bn1.runn
                                             net.bn1.eps, net.bn1.weight, net.bn1.bias)
 print("weights", type(w).__name__, w.requires_grad, tuple(b.shape), torch.allclose(w, fc1.weight))
 
+mixed = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.InstanceNorm2d(4, affine=True), nn.GroupNorm(2, 4))
+mixed.train()
+for m in mixed.modules():
+    if isinstance(m, nn.modules.batchnorm._BatchNorm):
+        m.eval()
+        for p in m.parameters():
+            p.requires_grad_(False)
+print("frozen", [m.training for m in mixed], [n for n, p in mixed.named_parameters() if p.requires_grad])
+print("norm bases", [isinstance(m, nn.modules.batchnorm._NormBase) for m in mixed])
+print("sync", [type(m).__name__ for m in nn.SyncBatchNorm.convert_sync_batchnorm(mixed)])
 traced = torch.jit.trace(net, x)
 print("traced", type(traced).__name__, torch.allclose(traced(x), ref, atol=1e-6))
 buf = io.BytesIO()
