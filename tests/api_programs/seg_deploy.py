@@ -53,6 +53,10 @@ for m in mixed.modules():
 print("frozen", [m.training for m in mixed], [n for n, p in mixed.named_parameters() if p.requires_grad])
 print("norm bases", [isinstance(m, nn.modules.batchnorm._NormBase) for m in mixed])
 print("sync", [type(m).__name__ for m in nn.SyncBatchNorm.convert_sync_batchnorm(mixed)])
+pools = [nn.MaxPool1d(2), nn.MaxPool2d(2), nn.MaxPool3d(2), nn.AvgPool3d(2), nn.AdaptiveAvgPool1d(1),
+         nn.AdaptiveAvgPool2d(1), nn.AdaptiveMaxPool3d(1)]
+print("2-d pools", [type(m).__name__ for m in pools if isinstance(m, (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d))])
+print("pool bases", [type(m).__mro__[1].__name__ for m in pools])
 traced = torch.jit.trace(net, x)
 print("traced", type(traced).__name__, torch.allclose(traced(x), ref, atol=1e-6))
 buf = io.BytesIO()

@@ -595,3 +595,19 @@ def test_instance_norm_is_a_norm_base_but_not_a_batch_norm_as_pytorch():
     assert [type(m).__name__ for m in net] == ["SyncBatchNorm", "InstanceNorm2d"]
     assert repr(inorm) == "InstanceNorm2d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
     assert list(inorm.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+
+
+@pytest.mark.parametrize("base, dims", [("_MaxPoolNd", ("MaxPool1d", "MaxPool2d", "MaxPool3d")),
+                                        ("_AvgPoolNd", ("AvgPool1d", "AvgPool2d", "AvgPool3d")),
+                                        ("_AdaptiveAvgPoolNd", ("AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+                                                                "AdaptiveAvgPool3d")),
+                                        ("_AdaptiveMaxPoolNd", ("AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+                                                                "AdaptiveMaxPool3d"))])
+def test_pools_of_each_rank_are_siblings_under_pytorchs_base(base, dims):
+    """`isinstance(m, nn.MaxPool2d)` (FLOP counters, feature extractors) must not match a 1-D or 3-D pool."""
+    from ember.nn.modules import pooling
+
+    classes = [getattr(nn, d) for d in dims]
+    for c in classes:
+        assert c.__mro__[1] is getattr(pooling, base) and c.__mro__[2] is nn.Module
+    assert not any(issubclass(a, b) for a in classes for b in classes if a is not b)
