@@ -611,3 +611,17 @@ def test_pools_of_each_rank_are_siblings_under_pytorchs_base(base, dims):
     for c in classes:
         assert c.__mro__[1] is getattr(pooling, base) and c.__mro__[2] is nn.Module
     assert not any(issubclass(a, b) for a in classes for b in classes if a is not b)
+
+
+def test_pads_follow_pytorchs_hierarchy():
+    """A ZeroPad2d is a ConstantPad2d, and the pads of each rank are siblings under their mode's base."""
+    from ember.nn.modules import extra
+
+    assert isinstance(nn.ZeroPad2d(1), nn.ConstantPad2d) and nn.ZeroPad2d(1).value == 0.0
+    assert not isinstance(nn.ConstantPad2d(1, 2.0), nn.ConstantPad1d)
+    assert not isinstance(nn.ZeroPad3d(1), nn.ZeroPad1d)
+    for base, mode in [("_ConstantPadNd", "Constant"), ("_ReflectionPadNd", "Reflection"),
+                       ("_ReplicationPadNd", "Replication"), ("_CircularPadNd", "Circular")]:
+        assert all(issubclass(getattr(nn, f"{mode}Pad{d}d"), getattr(extra, base)) for d in (1, 2, 3))
+    assert repr(nn.ZeroPad2d((1, 2, 0, 1))) == "ZeroPad2d((1, 2, 0, 1))"
+    assert repr(nn.ConstantPad2d(1, 255)) == "ConstantPad2d(padding=(1, 1, 1, 1), value=255)"
