@@ -383,7 +383,8 @@ sliding windows with Gaussian overlap averaging and flip/scale TTA, connected co
 inverse and counts, a Mask R-CNN mask head over grid_sample RoIAlign, a mean-field CRF, poly schedules with param
 groups and resumes, PSPNet pooling and SegFormer attention, boundary/SDF/clDice losses, Panoptic-DeepLab grouping with
 a discriminative loss, PointRend point sampling, a uint8 data pipeline with lookup tables, bfloat16 autocast with
-channels_last, mean-teacher CutMix, and the errors and warnings such code meets)."""
+channels_last, mean-teacher CutMix, CondInst dynamic heads with SOLO's Matrix NMS, deployment by Conv-BN fusion,
+tracing and norm/pool class checks, and the errors and warnings such code meets)."""
 
 from __future__ import annotations
 
