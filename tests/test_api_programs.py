@@ -409,7 +409,18 @@ F.pad, every adversarial loss with pos_weight, FID/KID/precision-recall statisti
 lerps, conditional projection/ACGAN heads, pix2pix/CycleGAN with image pools, lazy R1 and path-length penalties,
 truncation and slerp, ProGAN's hook-based equalized lr with fade-in, PReLU SRGANs differentiated twice,
 SAGAN/BigGAN attention with orthogonal regularisation, DiffAugment/ADA, sample grids to uint8, and a toggling
-two-optimizer loop)."""
+two-optimizer loop).
+
+Semantic and instance segmentation (`seg_*`: U-Net decoders by ConvTranspose2d output_size, PixelShuffle, Upsample and
+bilinear/bicubic interpolate with both align_corners, DeepLabV3+ atrous separable convolutions with ASPP image pooling
+and GroupNorm, per-pixel cross entropy with ignore_index/weights/label smoothing/soft targets and OHEM, soft and
+generalized Dice, focal, Tversky and Lovasz losses, bincount confusion matrices with nanmean IoU, unfold/fold
+sliding windows with Gaussian overlap averaging and flip/scale TTA, connected components by max_pool with unique's
+inverse and counts, a Mask R-CNN mask head over grid_sample RoIAlign, a mean-field CRF, poly schedules with param
+groups and resumes, PSPNet pooling and SegFormer attention, boundary/SDF/clDice losses, Panoptic-DeepLab grouping with
+a discriminative loss, PointRend point sampling, a uint8 data pipeline with lookup tables, bfloat16 autocast with
+channels_last, mean-teacher CutMix, CondInst dynamic heads with SOLO's Matrix NMS, deployment by Conv-BN fusion,
+tracing and norm/pool class checks, and the errors and warnings such code meets)."""
 
 from __future__ import annotations
 

@@ -423,6 +423,24 @@ def test_unfold_and_fold_of_the_wrong_rank_raise_pytorchs_errors():
         E.fold(E.ones(4), (4, 4), 3)
 
 
+@pytest.mark.parametrize("dtype,name", [(E.int64, "Long"), (E.int32, "Int"), (E.uint8, "Byte"), (E.int8, "Char")])
+def test_unfold_and_fold_refuse_integer_dtypes_after_the_shape_checks(dtype, name):
+    """ATen's CPU im2col/col2im dispatch on floating, complex and bool dtypes only."""
+    with pytest.raises(NotImplementedError, match=f"^\"im2col_out_cpu\" not implemented for '{name}'$"):
+        C.unfold(E.ones(1, 1, 3, 3, dtype=dtype), 2)
+    with pytest.raises(NotImplementedError, match=f"^\"col2im_out_cpu\" not implemented for '{name}'$"):
+        E.fold(E.ones(1, 4, 4, dtype=dtype), (3, 3), 2)
+    with pytest.raises(RuntimeError, match="calculated shape of the array of sliding blocks"):
+        C.unfold(E.ones(1, 1, 3, 3, dtype=dtype), 4)
+
+
+def test_unfold_and_fold_keep_bool_and_reduced_float_dtypes():
+    for dtype in (E.bool, E.float16, E.bfloat16, E.complex64):
+        assert C.unfold(E.ones(1, 1, 3, 3, dtype=dtype), 2).dtype is dtype
+        assert E.fold(E.ones(1, 4, 4, dtype=dtype), (3, 3), 2).dtype is dtype
+    assert C.unfold(E.tensor([[[[True, False], [False, True]]]]), 1).tolist() == [[[True, False, False, True]]]
+
+
 def test_unfold_and_fold_check_their_block_arguments_in_atens_order():
     # im2col checks kernel, dilation, padding, stride; col2im kernel, stride, dilation, padding
     with pytest.raises(RuntimeError, match="^dilation should be greater than zero, but got dilation_height: 0 "

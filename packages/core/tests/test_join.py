@@ -328,8 +328,31 @@ def test_where_one_and_three_arguments_and_method():
     x = E.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert E.where(c, x, 0.0).tolist() == [[1, 0], [0, 4]]
     assert x.where(c, E.tensor(-1.0)).tolist() == [[1, -1], [-1, 4]]
-    with pytest.raises(TypeError, match="1 or 3 arguments"):
-        E.where(c, x)
+    with pytest.raises(TypeError) as info:
+        E.where(c, 1.0)
+    assert str(info.value) == (
+        "where() received an invalid combination of arguments - got (Tensor, float), but expected one of:\n"
+        " * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor condition, Number self, Tensor other)\n * (Tensor condition, Tensor input, Number other)\n"
+        " * (Tensor condition, Number self, Number other)\n")
+    with pytest.raises(TypeError) as info:
+        x.where(c)
+    assert str(info.value) == ("where() received an invalid combination of arguments - got (Tensor), but expected "
+                               "one of:\n * (Tensor condition, Tensor other)\n * (Tensor condition, Number other)\n")
+
+
+@pytest.mark.parametrize("call", [lambda L, c, t: L.where(c, t), lambda L, c, t: L.where(c, None, t),
+                                  lambda L, c, t: L.where(c, t, other=None), lambda L, c, t: L.where(c, input=t),
+                                  lambda L, c, t: t.where(c), lambda L, c, t: t.where(c, t, t)])
+def test_where_with_a_missing_or_none_operand_words_the_parser_error_as_pytorch(call):
+    torch = pytest.importorskip("torch")
+
+    def message(lib):
+        with pytest.raises(TypeError) as info:
+            call(lib, lib.tensor([True, False]), lib.ones(2))
+        return str(info.value)
+
+    assert message(E) == message(torch)
 
 
 @pytest.mark.parametrize("args", [(np.array([True]),), (np.array([True]), "T", "T"), ([True], 1.0, 2.0),

@@ -1,5 +1,7 @@
 """Layers against float64 numpy references of their formulas, with the layer's own weights."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -320,6 +322,18 @@ def test_layer_norm_and_group_norm():
         gn(torch.zeros(4, dtype=torch.float64))
 
 
+@pytest.mark.parametrize("shape, groups, size", [((1, 4), 4, "[1, 4]"), ((1, 4, 1, 1), 4, "[1, 4, 1, 1]"),
+                                                 ((1, 6, 1), 6, "[1, 6, 1]")])
+def test_group_norm_refuses_groups_of_one_value_as_pytorch(shape, groups, size):
+    """PyTorch's F.group_norm checks [N * C // G, G, *spatial] as batch norm checks its input, in any mode."""
+    with pytest.raises(ValueError, match=rf"^Expected more than 1 value per channel when training, got input size "
+                                         rf"{re.escape(size)}$"):
+        nn.functional.group_norm(torch.randn(*shape), groups)
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        nn.GroupNorm(groups, shape[1]).eval()(torch.randn(*shape))
+    assert nn.functional.group_norm(torch.randn(*shape), 1).shape == shape  # one group of C values is fine
+
+
 def test_dropout_train_and_eval():
     torch.manual_seed(0)
     d = nn.Dropout(0.3)
@@ -568,3 +582,46 @@ def test_batch_norm_in_training_under_grad_refuses_to_update_its_captured_statis
                                            r"mutate a captured Tensor"):
         grad(lambda w: nn.functional.linear(bn(x), w).sum())(torch.ones(1, 3))
     assert bn.num_batches_tracked.item() == 0
+
+
+def test_instance_norm_is_a_norm_base_but_not_a_batch_norm_as_pytorch():
+    """Code that freezes or converts batch norms by `isinstance(m, _BatchNorm)` must leave instance norms alone."""
+    from ember.nn.modules.normalization import _BatchNorm, _NormBase
+
+    inorm, bn = nn.InstanceNorm2d(4, affine=True, track_running_stats=True), nn.BatchNorm2d(4)
+    assert isinstance(inorm, _NormBase) and not isinstance(inorm, _BatchNorm)
+    assert isinstance(bn, _NormBase) and isinstance(bn, _BatchNorm)
+    net = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(bn, inorm))
+    assert [type(m).__name__ for m in net] == ["SyncBatchNorm", "InstanceNorm2d"]
+    assert repr(inorm) == "InstanceNorm2d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
+    assert list(inorm.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+
+
+@pytest.mark.parametrize("base, dims", [("_MaxPoolNd", ("MaxPool1d", "MaxPool2d", "MaxPool3d")),
+                                        ("_AvgPoolNd", ("AvgPool1d", "AvgPool2d", "AvgPool3d")),
+                                        ("_AdaptiveAvgPoolNd", ("AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+                                                                "AdaptiveAvgPool3d")),
+                                        ("_AdaptiveMaxPoolNd", ("AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+                                                                "AdaptiveMaxPool3d"))])
+def test_pools_of_each_rank_are_siblings_under_pytorchs_base(base, dims):
+    """`isinstance(m, nn.MaxPool2d)` (FLOP counters, feature extractors) must not match a 1-D or 3-D pool."""
+    from ember.nn.modules import pooling
+
+    classes = [getattr(nn, d) for d in dims]
+    for c in classes:
+        assert c.__mro__[1] is getattr(pooling, base) and c.__mro__[2] is nn.Module
+    assert not any(issubclass(a, b) for a in classes for b in classes if a is not b)
+
+
+def test_pads_follow_pytorchs_hierarchy():
+    """A ZeroPad2d is a ConstantPad2d, and the pads of each rank are siblings under their mode's base."""
+    from ember.nn.modules import extra
+
+    assert isinstance(nn.ZeroPad2d(1), nn.ConstantPad2d) and nn.ZeroPad2d(1).value == 0.0
+    assert not isinstance(nn.ConstantPad2d(1, 2.0), nn.ConstantPad1d)
+    assert not isinstance(nn.ZeroPad3d(1), nn.ZeroPad1d)
+    for base, mode in [("_ConstantPadNd", "Constant"), ("_ReflectionPadNd", "Reflection"),
+                       ("_ReplicationPadNd", "Replication"), ("_CircularPadNd", "Circular")]:
+        assert all(issubclass(getattr(nn, f"{mode}Pad{d}d"), getattr(extra, base)) for d in (1, 2, 3))
+    assert repr(nn.ZeroPad2d((1, 2, 0, 1))) == "ZeroPad2d((1, 2, 0, 1))"
+    assert repr(nn.ConstantPad2d(1, 255)) == "ConstantPad2d(padding=(1, 1, 1, 1), value=255)"

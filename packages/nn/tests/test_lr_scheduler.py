@@ -430,3 +430,41 @@ def test_plateau_fills_a_tensor_lr():
         sched.step(m)
     assert opt.param_groups[0]["lr"] is lr
     np.testing.assert_allclose(float(lr), 0.001, rtol=1e-6)
+
+
+def test_lambda_lr_resumed_into_fewer_groups_refuses_as_pytorch():
+    """A state saved with three param groups, loaded where the optimizer has one: PyTorch's strict zip raises
+    instead of scheduling only the first group."""
+    params = [nn.Parameter(torch.ones(1)) for _ in range(3)]
+    saved = S.LambdaLR(optim.SGD([{"params": [p]} for p in params], lr=1.0), lambda e: 0.5)
+    opt = optim.SGD(params[:1], lr=1.0)
+    resumed = S.LambdaLR(opt, lambda e: 0.5)
+    resumed.load_state_dict(saved.state_dict())
+    opt.step()
+    with pytest.raises(ValueError, match=r"^zip\(\) argument 2 is longer than argument 1$"):
+        resumed.step()
+
+
+_RESUMABLE = {  # name: (make, PyTorch's lr after one step from a resume at last_epoch=2, its get_lr() when fresh)
+    "MultiplicativeLR": (lambda o, e: S.MultiplicativeLR(o, lambda k: 0.5, last_epoch=e), 0.05, 0.05),
+    "LinearLR": (lambda o, e: S.LinearLR(o, 0.5, total_iters=4, last_epoch=e), 0.114286, 0.025),
+    "ExponentialLR": (lambda o, e: S.ExponentialLR(o, 0.5, last_epoch=e), 0.05, 0.05),
+    "PolynomialLR": (lambda o, e: S.PolynomialLR(o, total_iters=4, power=1.0, last_epoch=e), 0.0, 0.08),
+    "CosineAnnealingLR": (lambda o, e: S.CosineAnnealingLR(o, T_max=4, last_epoch=e), 0.0, 0.117157)}
+
+
+@pytest.mark.parametrize("name", sorted(_RESUMABLE))
+def test_resuming_with_last_epoch_leaves_the_lr_until_the_next_step(name):
+    """As PyTorch's `_is_initial` test: the constructor's initial step of a resumed scheduler (last_epoch >= 0)
+    does not decay the optimizer's lr one step ahead; a later direct get_lr() is the recursive form's."""
+    make, after_step, fresh_get_lr = _RESUMABLE[name]
+    opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)
+    opt.param_groups[0]["initial_lr"] = 0.2
+    sched = make(opt, 2)
+    assert opt.param_groups[0]["lr"] == 0.1
+    opt.step()
+    sched.step()
+    assert opt.param_groups[0]["lr"] == pytest.approx(after_step, abs=1e-6)
+    fresh = make(optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1), -1)
+    with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
+        assert fresh.get_lr() == [pytest.approx(fresh_get_lr, abs=1e-6)]

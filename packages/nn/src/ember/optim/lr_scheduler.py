@@ -156,7 +156,7 @@ class LRScheduler:
                 values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _update_param_group_val(group, "lr", lr)
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
@@ -197,7 +197,7 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         _warn_get_lr_called_within_step(self)
-        return [base * lmbda(self.last_epoch) for lmbda, base in zip(self.lr_lambdas, self.base_lrs)]
+        return [base * lmbda(self.last_epoch) for lmbda, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
 class MultiplicativeLR(LRScheduler):
@@ -219,8 +219,9 @@ class MultiplicativeLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         _warn_get_lr_called_within_step(self)
-        if self.last_epoch > 0:
-            return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        if not self._is_initial:
+            return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups,
+                                                                    strict=True)]
         return self._group_lrs()
 
 
@@ -304,7 +305,7 @@ class LinearLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [lr * self.start_factor for lr in self._group_lrs()]
-        if self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return self._group_lrs()
         d = self.end_factor - self.start_factor
         return [lr * (1.0 + d / (self.total_iters * self.start_factor + (self.last_epoch - 1) * d))
@@ -325,7 +326,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         _warn_get_lr_called_within_step(self)
-        if self.last_epoch == 0:
+        if self._is_initial:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
 
@@ -343,7 +344,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         _warn_get_lr_called_within_step(self)
-        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return self._group_lrs()
         factor = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
                   ) ** self.power
@@ -366,7 +367,7 @@ class CosineAnnealingLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         e, T, lo = self.last_epoch, self.T_max, self.eta_min
         groups = self.optimizer.param_groups
-        if e == 0:
+        if self._is_initial:
             return self._group_lrs()
         if self._step_count == 1 and e > 0:
             return [lo + (base - lo) * (1 + math.cos(e * math.pi / T)) / 2 for base in self.base_lrs]
@@ -434,7 +435,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             values = self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _update_param_group_val(group, "lr", lr)
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 

@@ -12,7 +12,7 @@ from typing import Any
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn.modules.module import Module
-from ember.nn.modules.normalization import _BatchNorm, _InstanceNorm
+from ember.nn.modules.normalization import _BatchNorm
 from ember.optim.lr_scheduler import LRScheduler, _per_group, _warn_get_lr_called_within_step
 from ember.optim.optimizer import Optimizer
 
@@ -142,7 +142,7 @@ def update_bn(loader: Iterable[Any], model: Module, device=None) -> None:
     (a cumulative average: momentum None), as needed after averaging weights."""
     momenta = {}
     for module in model.modules():
-        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+        if isinstance(module, _BatchNorm):
             module.reset_running_stats()
             momenta[module] = module.momentum
     if not momenta:

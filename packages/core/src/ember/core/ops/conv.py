@@ -872,8 +872,18 @@ def _im2col_meta(input, kernel_size, dilation, padding, stride) -> None:
     _check_unfold_blocks(tuple(input._shape[2:]), kernel_size, padding, dilation, stride)
 
 
+def _refuse_integer_blocks(kernel: str, input: Tensor) -> None:
+    """ATen's CPU im2col/col2im dispatch on floating, complex and bool dtypes only (after the shape checks)."""
+    if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype is dtypes.bool:
+        return
+    from ember.core.ops.elementwise import DtypeNotSupported
+
+    raise DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
+
+
 @im2col.register("cpu")
 def _im2col_cpu(input, kernel_size, dilation, padding, stride):
+    _refuse_integer_blocks("im2col_out_cpu", input)
     x = numba_nn.kernel_array(input._np())
     n, c = x.shape[:2]
     cols = _unfold(x, *kernel_size, stride, padding, dilation)
@@ -908,6 +918,7 @@ def _col2im_meta(input, output_size, kernel_size, dilation, padding, stride) -> 
 
 @col2im.register("cpu")
 def _col2im_cpu(input, output_size, kernel_size, dilation, padding, stride):
+    _refuse_integer_blocks("col2im_out_cpu", input)
     x = numba_nn.kernel_array(input._np())
     (kh, kw), (h, w) = kernel_size, output_size
     n, ck = x.shape[:2]

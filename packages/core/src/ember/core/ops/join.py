@@ -22,6 +22,7 @@ from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops import memfmt
+from ember.core.ops.parser_errors import overloads
 from ember.core.ops._util import int_param, int_tuple_param, wrap, write_out
 from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
@@ -942,6 +943,20 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return node_name(_cat(tuple(rows), 0), "CatBackward0", "BlockDiagBackward0")
 
 
+_WHERE_OVERLOADS = ["(Tensor condition)", "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+                    "(Tensor condition, Number self, Tensor other)", "(Tensor condition, Tensor input, Number other)",
+                    "(Tensor condition, Number self, Number other)"]
+
+
+def _where_invalid(args: tuple, kwargs: dict) -> bool:
+    """A Tensor condition with only one of `input`/`other`, or an explicit None for either: PyTorch's parser
+    matches no overload (a non-Tensor condition has its own wording, `_where_refuse`)."""
+    given = list(args[1:3]) + [kwargs[k] for k in ("input", "other") if k in kwargs]
+    cond = args[0] if args else kwargs.get("condition")
+    return isinstance(cond, Tensor) and (len(given) == 1 or any(v is None for v in given))
+
+
+@overloads("where", _WHERE_OVERLOADS, _where_invalid)
 def where(condition: Tensor, input=None, other=None, *, out: Tensor | None = None):
     """Elements of `input` where `condition`, else of `other`; with only `condition`, `nonzero(as_tuple=True)`."""
     if not isinstance(condition, Tensor):
@@ -950,8 +965,6 @@ def where(condition: Tensor, input=None, other=None, *, out: Tensor | None = Non
         from ember.core.ops.indexing import nonzero
 
         return nonzero(condition, as_tuple=True)
-    if input is None or other is None:
-        raise TypeError("where() takes 1 or 3 arguments: where(condition) or where(condition, input, other)")
     return ew.where(condition, input, other, out=out)
 
 
@@ -987,4 +1000,11 @@ def _where_refuse(condition, input, other):  # noqa: A002
         f"      didn't match because some of the arguments have invalid types: ({marked('TNN')})\n")
 
 
-attach("where", lambda self, condition, other: ew.where(condition, self, other))
+@overloads("where", ["(Tensor condition, Tensor other)", "(Tensor condition, Number other)"],
+           lambda args, kwargs: len(args) + len(kwargs) != 3, method=True)
+def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
+    """`self.where(condition, other)`: `torch.where(condition, self, other)`."""
+    return ew.where(condition, self, other)
+
+
+attach("where", _where_method)

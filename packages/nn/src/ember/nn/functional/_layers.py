@@ -227,7 +227,12 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
-    """Normalise each of `num_groups` channel groups of each sample."""
+    """Normalise each of `num_groups` channel groups of each sample; as PyTorch's, refuses a group of one value
+    (its error prints the size [N * C // G, G, *spatial] it checks)."""
+    if input.dim() >= 2:  # a lower rank is the op's own error
+        size = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
+        if size[0] * math.prod(size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     return ea.group_norm(input, num_groups, weight, bias, eps)
 
 

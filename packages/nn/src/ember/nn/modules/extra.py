@@ -196,8 +196,8 @@ class _PadNd(Module):
         return f"{self.padding}"
 
 
-class ConstantPad1d(_PadNd):
-    """Pads the last dimension with `value`: padding int or (left, right)."""
+class _ConstantPadNd(_PadNd):
+    """PyTorch's base of the constant (and zero) pads; each rank's pad is a sibling under it."""
 
     def __init__(self, padding, value: float) -> None:
         super().__init__(padding)
@@ -207,47 +207,68 @@ class ConstantPad1d(_PadNd):
         return f"padding={self.padding}, value={self.value}"
 
 
-class ConstantPad2d(ConstantPad1d):
+class ConstantPad1d(_ConstantPadNd):
+    """Pads the last dimension with `value`: padding int or (left, right)."""
+
+
+class ConstantPad2d(_ConstantPadNd):
     """Pads the last two dimensions with `value`: padding int or (left, right, top, bottom)."""
 
     _nd = 2
 
 
-class ZeroPad1d(_PadNd):
+class ZeroPad1d(ConstantPad1d):
+    """Pads the last dimension with zeros (a ConstantPad1d, as PyTorch's)."""
+
     def __init__(self, padding) -> None:
-        super().__init__(padding)
-        self.value = 0.0
+        super().__init__(padding, 0.0)
+
+    extra_repr = _PadNd.extra_repr
 
 
-class ZeroPad2d(ZeroPad1d):
-    _nd = 2
+class ZeroPad2d(ConstantPad2d):
+    """Pads the last two dimensions with zeros (a ConstantPad2d, as PyTorch's)."""
+
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    extra_repr = _PadNd.extra_repr
 
 
-class ReflectionPad1d(_PadNd):
+class _ReflectionPadNd(_PadNd):
     _mode = "reflect"
 
 
-class ReflectionPad2d(_PadNd):
+class ReflectionPad1d(_ReflectionPadNd):
+    pass
+
+
+class ReflectionPad2d(_ReflectionPadNd):
     _nd = 2
-    _mode = "reflect"
 
 
-class ReplicationPad1d(_PadNd):
+class _ReplicationPadNd(_PadNd):
     _mode = "replicate"
 
 
-class ReplicationPad2d(_PadNd):
+class ReplicationPad1d(_ReplicationPadNd):
+    pass
+
+
+class ReplicationPad2d(_ReplicationPadNd):
     _nd = 2
-    _mode = "replicate"
 
 
-class CircularPad1d(_PadNd):
+class _CircularPadNd(_PadNd):
     _mode = "circular"
 
 
-class CircularPad2d(_PadNd):
+class CircularPad1d(_CircularPadNd):
+    pass
+
+
+class CircularPad2d(_CircularPadNd):
     _nd = 2
-    _mode = "circular"
 
 
 class Unfold(Module):
@@ -315,29 +336,31 @@ class LPPool3d(LPPool1d):
     _fn = staticmethod(F.lp_pool3d)
 
 
-class ConstantPad3d(ConstantPad1d):
+class ConstantPad3d(_ConstantPadNd):
     """Pads the last three dimensions with `value`: padding int or (left, right, top, bottom, front, back)."""
 
     _nd = 3
 
 
-class ZeroPad3d(ZeroPad1d):
+class ZeroPad3d(ConstantPad3d):
+    """Pads the last three dimensions with zeros (a ConstantPad3d, as PyTorch's)."""
+
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    extra_repr = _PadNd.extra_repr
+
+
+class ReflectionPad3d(_ReflectionPadNd):
     _nd = 3
 
 
-class ReflectionPad3d(_PadNd):
+class ReplicationPad3d(_ReplicationPadNd):
     _nd = 3
-    _mode = "reflect"
 
 
-class ReplicationPad3d(_PadNd):
+class CircularPad3d(_CircularPadNd):
     _nd = 3
-    _mode = "replicate"
-
-
-class CircularPad3d(_PadNd):
-    _nd = 3
-    _mode = "circular"
 
 
 class ChannelShuffle(Module):

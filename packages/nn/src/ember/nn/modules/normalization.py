@@ -17,8 +17,11 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "Insta
            "LayerNorm", "GroupNorm", "SyncBatchNorm"]
 
 
-class _BatchNorm(Module):
-    _dims: tuple[int, ...] = ()
+class _NormBase(Module):
+    """The parameters, running statistics and state-dict handling batch and instance norms share; as PyTorch's
+    `_NormBase`, an instance norm is not a `_BatchNorm` (code that freezes or converts batch norms by
+    `isinstance(m, _BatchNorm)` leaves instance norms alone)."""
+
     _version = 2  # version 2 state dicts have `num_batches_tracked`
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
@@ -73,6 +76,14 @@ class _BatchNorm(Module):
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                                       error_msgs)
 
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    _dims: tuple[int, ...] = ()
+
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in self._dims:
             want = " or ".join(f"{d}D" for d in self._dims)
@@ -93,10 +104,6 @@ class _BatchNorm(Module):
         use_stats = not self.training or self.track_running_stats
         return F.batch_norm(input, self.running_mean if use_stats else None, self.running_var if use_stats else None,
                             self.weight, self.bias, bn_training, factor, self.eps)
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -122,7 +129,7 @@ class BatchNorm3d(_BatchNorm):
     _dims = (5,)
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """Per-sample, per-channel normalisation over the spatial dims (no batch statistics)."""
 
     _spatial = 1
@@ -285,7 +292,7 @@ class SyncBatchNorm(_BatchNorm):
         """`module` with every batch norm in it replaced by a SyncBatchNorm sharing its parameters and
         running statistics."""
         out = module
-        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+        if isinstance(module, _BatchNorm):
             out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
                       process_group, bias=module.bias is not None)
             if module.affine:

@@ -11,8 +11,9 @@ __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "Avg
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"]
 
 
-class MaxPool2d(Module):
-    """Maximum over kernel_size windows of (N, C, H, W) inputs; stride defaults to kernel_size."""
+class _MaxPoolNd(Module):
+    """The options of every max pool; as PyTorch's, the 1-D, 2-D and 3-D pools are siblings under it, so
+    `isinstance(m, nn.MaxPool2d)` names only the 2-D one."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices: bool = False,
                  ceil_mode: bool = False) -> None:
@@ -24,17 +25,22 @@ class MaxPool2d(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
-    def forward(self, input: Tensor):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
-class AvgPool2d(Module):
-    """Mean over kernel_size windows of (N, C, H, W) inputs; stride defaults to kernel_size."""
+class MaxPool2d(_MaxPoolNd):
+    """Maximum over kernel_size windows of (N, C, H, W) inputs; stride defaults to kernel_size."""
+
+    def forward(self, input: Tensor):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class _AvgPoolNd(Module):
+    """The base of the average pools (PyTorch's; the 1-D, 2-D and 3-D pools are siblings); its options are the
+    2-D and 3-D pools' (AvgPool1d keeps its own, as tuples, and no divisor_override)."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override: int | None = None) -> None:
@@ -46,29 +52,38 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
-
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
-    """Mean pooling of (N, C, H, W) to a fixed (H_out, W_out)."""
+class AvgPool2d(_AvgPoolNd):
+    """Mean over kernel_size windows of (N, C, H, W) inputs; stride defaults to kernel_size."""
+
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class _AdaptiveAvgPoolNd(Module):
+    """The base of the adaptive average pools (PyTorch's; the 1-D, 2-D and 3-D pools are siblings)."""
 
     def __init__(self, output_size) -> None:
         super().__init__()
         self.output_size = output_size
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
-
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
 
-class MaxPool1d(MaxPool2d):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Mean pooling of (N, C, H, W) to a fixed (H_out, W_out)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class MaxPool1d(_MaxPoolNd):
     """Maximum over kernel_size windows of (N, C, L) inputs."""
 
     def forward(self, input: Tensor):
@@ -80,12 +95,12 @@ def _single(v) -> tuple:
     return tuple(v) if isinstance(v, tuple | list) else (v,)
 
 
-class AvgPool1d(Module):
+class AvgPool1d(_AvgPoolNd):
     """Mean over kernel_size windows of (N, C, L) inputs."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
-        super().__init__()
+        Module.__init__(self)  # PyTorch's 1-D options: tuples and no divisor_override, not _AvgPoolNd's
         self.kernel_size = _single(kernel_size)
         self.stride = _single(stride if stride is not None else kernel_size)
         self.padding = _single(padding)
@@ -96,40 +111,41 @@ class AvgPool1d(Module):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
-class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Mean pooling of (N, C, L) to a fixed length."""
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
-class AdaptiveMaxPool2d(Module):
-    """Max pooling of (N, C, H, W) to a fixed (H_out, W_out)."""
+class _AdaptiveMaxPoolNd(Module):
+    """The base of the adaptive max pools (PyTorch's; the 1-D, 2-D and 3-D pools are siblings)."""
 
     def __init__(self, output_size, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = output_size
         self.return_indices = return_indices
 
-    def forward(self, input: Tensor):
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
-
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
 
-class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, H, W) to a fixed (H_out, W_out)."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Max pooling of (N, C, L) to a fixed length."""
 
     def forward(self, input: Tensor):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
-class MaxPool3d(MaxPool2d):
+class MaxPool3d(_MaxPoolNd):
     """Maximum over kernel_size windows of (N, C, D, H, W) inputs; stride defaults to kernel_size.
 
     >>> from ember import nn
@@ -142,7 +158,7 @@ class MaxPool3d(MaxPool2d):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool3d(AvgPool2d):
+class AvgPool3d(_AvgPoolNd):
     """Mean over kernel_size windows of (N, C, D, H, W) inputs; stride defaults to kernel_size."""
 
     def forward(self, input: Tensor) -> Tensor:
@@ -150,14 +166,14 @@ class AvgPool3d(AvgPool2d):
                             self.count_include_pad, self.divisor_override)
 
 
-class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Mean pooling of (N, C, D, H, W) to a fixed (D_out, H_out, W_out)."""
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool3d(input, self.output_size)
 
 
-class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """Max pooling of (N, C, D, H, W) to a fixed (D_out, H_out, W_out)."""
 
     def forward(self, input: Tensor):
