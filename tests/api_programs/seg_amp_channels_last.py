@@ -11,7 +11,9 @@ CL = torch.channels_last
 
 
 def fmt(t):
-    return "CL" if t.is_contiguous(memory_format=CL) and not t.is_contiguous() else ("C" if t.is_contiguous() else "other")
+    return (
+        "CL" if t.is_contiguous(memory_format=CL) and not t.is_contiguous() else ("C" if t.is_contiguous() else "other")
+    )
 
 
 class Tiny(nn.Module):
@@ -28,7 +30,12 @@ class Tiny(nn.Module):
         d = F.relu(self.gn(self.down(e)))
         u = self.up(d)
         cat = torch.cat([e, u], 1)
-        self.trace = [("enc", e.dtype, fmt(e)), ("gn", d.dtype, fmt(d)), ("up", u.dtype, fmt(u)), ("cat", cat.dtype, fmt(cat))]
+        self.trace = [
+            ("enc", e.dtype, fmt(e)),
+            ("gn", d.dtype, fmt(d)),
+            ("up", u.dtype, fmt(u)),
+            ("cat", cat.dtype, fmt(cat)),
+        ]
         return self.head(cat)
 
 
@@ -51,14 +58,36 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     print("cat mixed", mixed.dtype)
     print("bmm", torch.bmm(torch.randn(1, 2, 3), torch.randn(1, 3, 2)).dtype, "sum", out.sum().dtype)
 loss.backward()
-print("loss", round(loss.item(), 2), net.head.weight.grad.dtype, fmt(net.head.weight.grad), net.enc[0].weight.grad.stride())
+print(
+    "loss",
+    round(loss.item(), 2),
+    net.head.weight.grad.dtype,
+    fmt(net.head.weight.grad),
+    net.enc[0].weight.grad.stride(),
+)
 
 z = torch.randn(1, 8, 6, 6).to(memory_format=CL)
 print("nearest", fmt(F.interpolate(z, scale_factor=2, mode="nearest")))
 print("bilinear", fmt(F.interpolate(z, size=(9, 9), mode="bilinear", align_corners=True)))
 print("pad", fmt(F.pad(z, (1, 1, 1, 1))), "reflect", fmt(F.pad(z, (1, 1, 1, 1), mode="reflect")))
-print("max_pool", fmt(F.max_pool2d(z, 2)), "avg_pool", fmt(F.avg_pool2d(z, 2)), "adaptive", fmt(F.adaptive_avg_pool2d(z, 3)))
-print("pixel_shuffle", fmt(F.pixel_shuffle(z, 2)), "relu", fmt(F.relu(z)), "add", fmt(z + 1), "mul contiguous", fmt(z * z.contiguous()))
+print(
+    "max_pool",
+    fmt(F.max_pool2d(z, 2)),
+    "avg_pool",
+    fmt(F.avg_pool2d(z, 2)),
+    "adaptive",
+    fmt(F.adaptive_avg_pool2d(z, 3)),
+)
+print(
+    "pixel_shuffle",
+    fmt(F.pixel_shuffle(z, 2)),
+    "relu",
+    fmt(F.relu(z)),
+    "add",
+    fmt(z + 1),
+    "mul contiguous",
+    fmt(z * z.contiguous()),
+)
 print("cat dim1", fmt(torch.cat([z, z], 1)), "cat mixed", fmt(torch.cat([z, z.contiguous()], 1)))
 print("clone", fmt(z.clone()), fmt(z.clone(memory_format=torch.contiguous_format)), fmt(torch.empty_like(z)))
 print("argmax", z.argmax(1).is_contiguous(), z.sum(1).stride())

@@ -37,6 +37,7 @@ def distance(mask, iters=20):
 def soft_skeleton(x, iters=5):
     def open_(y):
         return dilate(erode(y))
+
     skel = F.relu(x - open_(x))
     for _ in range(iters):
         x = erode(x)
@@ -83,14 +84,20 @@ prob = logits.sigmoid()
 
 target = gt.squeeze(1).long()
 two = torch.cat([-logits, logits], 1)
-w = 1 + 4 * torch.exp(-(d_in + d_out - 1).clamp_min(0).squeeze(1) ** 2 / (2 * 2.0 ** 2))
+w = 1 + 4 * torch.exp(-((d_in + d_out - 1).clamp_min(0).squeeze(1) ** 2) / (2 * 2.0**2))
 ce = F.cross_entropy(two, target, reduction="none")
 wce = (ce * w).sum() / w.sum()
 wce.backward()
 print("weighted ce", r(wce), r(w.max()), r(w.min()), r(logits.grad.abs().sum()), ce.grad_fn.name())
-hd_like = torch.cat([(d_out * (prob > 0.5).float()).amax((1, 2, 3)), (d_in * (1 - (prob > 0.5).float())).amax((1, 2, 3))])
+hd_like = torch.cat(
+    [(d_out * (prob > 0.5).float()).amax((1, 2, 3)), (d_in * (1 - (prob > 0.5).float())).amax((1, 2, 3))]
+)
 print("max distances", hd_like.tolist())
-print("morphology ints", F.max_pool2d(gt, 3, 1, 1, dilation=2).sum().item(), F.max_pool2d(gt, (1, 5), 1, (0, 2)).sum().item())
+print(
+    "morphology ints",
+    F.max_pool2d(gt, 3, 1, 1, dilation=2).sum().item(),
+    F.max_pool2d(gt, (1, 5), 1, (0, 2)).sum().item(),
+)
 print("lp pool", r(F.lp_pool2d(prob, 2.0, 3, stride=1).sum()), F.lp_pool2d(prob, 1, 2).shape)
 
 for bad in [

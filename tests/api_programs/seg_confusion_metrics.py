@@ -18,7 +18,7 @@ class ConfMat:
     def update(self, target, pred):
         k = (target >= 0) & (target < self.n)
         inds = self.n * target[k].to(torch.int64) + pred[k]
-        self.mat += torch.bincount(inds, minlength=self.n ** 2).reshape(self.n, self.n)
+        self.mat += torch.bincount(inds, minlength=self.n**2).reshape(self.n, self.n)
 
     def compute(self):
         h = self.mat.float()
@@ -61,8 +61,11 @@ print("per-image IoU", iou_img.round(decimals=4).tolist())
 print("per-image mIoU", iou_img.nanmean(1).round(decimals=4).tolist(), inter.dtype, iou_img.dtype)
 
 w = torch.tensor([0.5, 1.0, 1.5, 2.0])
-print("weighted bincount", torch.bincount(torch.tensor([0, 1, 1, 3]), weights=w).tolist(),
-      torch.bincount(torch.tensor([0, 1, 1, 3]), weights=w.double()).dtype)
+print(
+    "weighted bincount",
+    torch.bincount(torch.tensor([0, 1, 1, 3]), weights=w).tolist(),
+    torch.bincount(torch.tensor([0, 1, 1, 3]), weights=w.double()).dtype,
+)
 print("empty bincount", torch.bincount(torch.tensor([], dtype=torch.long), minlength=3).tolist())
 print("uint8 bincount", torch.bincount(torch.tensor([2, 2, 0], dtype=torch.uint8)).tolist())
 

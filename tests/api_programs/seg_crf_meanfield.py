@@ -18,7 +18,7 @@ def r(t):
 
 def gaussian_kernel(size, sigma):
     ax = torch.arange(size, dtype=torch.float32) - (size - 1) / 2
-    g = torch.exp(-(ax ** 2) / (2 * sigma ** 2))
+    g = torch.exp(-(ax**2) / (2 * sigma**2))
     k = torch.outer(g, g)
     k[size // 2, size // 2] = 0.0
     return k
@@ -43,7 +43,7 @@ class MeanFieldCRF(nn.Module):
         qp = F.unfold(q, k, padding=pad).view(n, c, k * k, h * w)
         ip = F.unfold(img, k, padding=pad).view(n, img.shape[1], k * k, h * w)
         diff = ((ip - img.flatten(2).unsqueeze(2)) ** 2).sum(1, keepdim=True)
-        wts = torch.exp(-diff / (2 * self.theta ** 2))
+        wts = torch.exp(-diff / (2 * self.theta**2))
         wts[:, :, k * k // 2] = 0
         return (qp * wts).sum(2).view(n, c, h, w)
 

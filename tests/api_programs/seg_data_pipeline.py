@@ -48,7 +48,7 @@ class SegDataset(torch.utils.data.Dataset):
         mask = F.pad(mask, (0, pw, 0, ph), value=255)
         y = torch.randint(0, img.shape[1] - self.crop + 1, (), generator=self.g).item()
         x = torch.randint(0, img.shape[2] - self.crop + 1, (), generator=self.g).item()
-        img, mask = img[:, y:y + self.crop, x:x + self.crop], mask[y:y + self.crop, x:x + self.crop]
+        img, mask = img[:, y : y + self.crop, x : x + self.crop], mask[y : y + self.crop, x : x + self.crop]
         if torch.rand((), generator=self.g) < 0.5:
             img, mask = img.flip(-1), mask.flip(-1)
         return (img - self.mean) / self.std, mask.long()
@@ -56,7 +56,15 @@ class SegDataset(torch.utils.data.Dataset):
 
 ds = SegDataset(6)
 img0, m0 = ds[0]
-print("sample", tuple(img0.shape), img0.dtype, tuple(m0.shape), m0.dtype, round(img0.sum().item(), 3), m0.unique().tolist())
+print(
+    "sample",
+    tuple(img0.shape),
+    img0.dtype,
+    tuple(m0.shape),
+    m0.dtype,
+    round(img0.sum().item(), 3),
+    m0.unique().tolist(),
+)
 loader = torch.utils.data.DataLoader(ds, batch_size=4, shuffle=False, drop_last=False)
 for imgs, masks in loader:
     print("batch", tuple(imgs.shape), tuple(masks.shape), masks.dtype, int((masks == 255).sum()))
@@ -69,8 +77,14 @@ enet = 1.0 / torch.log(1.02 + freq)
 print("enet weights", enet.round(decimals=4).tolist())
 
 u8 = torch.tensor([[0, 1], [2, 3]], dtype=torch.uint8)[None, None]
-print("nearest uint8", F.interpolate(u8, scale_factor=2, mode="nearest").dtype, F.interpolate(u8, size=(3, 3), mode="nearest-exact")[0, 0].tolist())
-print("pad uint8", F.pad(u8, (1, 1), value=255)[0, 0].tolist(), F.pad(u8, (0, 1, 1, 0), mode="replicate")[0, 0].tolist())
+print(
+    "nearest uint8",
+    F.interpolate(u8, scale_factor=2, mode="nearest").dtype,
+    F.interpolate(u8, size=(3, 3), mode="nearest-exact")[0, 0].tolist(),
+)
+print(
+    "pad uint8", F.pad(u8, (1, 1), value=255)[0, 0].tolist(), F.pad(u8, (0, 1, 1, 0), mode="replicate")[0, 0].tolist()
+)
 print("to float", (u8.float() / 255).round(decimals=4).flatten().tolist(), u8.to(torch.float16).dtype)
 print("one-hot of uint8", F.one_hot(u8.long().flatten(), 4).sum(0).tolist())
 

@@ -14,8 +14,12 @@ def s(t):
 
 class SepConv(nn.Sequential):
     def __init__(self, cin, cout, dilation):
-        super().__init__(nn.Conv2d(cin, cin, 3, padding=dilation, dilation=dilation, groups=cin, bias=False),
-                         nn.Conv2d(cin, cout, 1, bias=False), nn.GroupNorm(2, cout), nn.ReLU())
+        super().__init__(
+            nn.Conv2d(cin, cin, 3, padding=dilation, dilation=dilation, groups=cin, bias=False),
+            nn.Conv2d(cin, cout, 1, bias=False),
+            nn.GroupNorm(2, cout),
+            nn.ReLU(),
+        )
 
 
 class ASPPPooling(nn.Module):
@@ -36,8 +40,9 @@ class ASPP(nn.Module):
         branches += [SepConv(cin, cout, r) for r in rates]
         branches.append(ASPPPooling(cin, cout))
         self.branches = nn.ModuleList(branches)
-        self.project = nn.Sequential(nn.Conv2d(cout * len(branches), cout, 1, bias=False), nn.GroupNorm(2, cout),
-                                     nn.ReLU(), nn.Dropout(0.5))
+        self.project = nn.Sequential(
+            nn.Conv2d(cout * len(branches), cout, 1, bias=False), nn.GroupNorm(2, cout), nn.ReLU(), nn.Dropout(0.5)
+        )
 
     def forward(self, x):
         return self.project(torch.cat([b(x) for b in self.branches], dim=1))
@@ -47,8 +52,9 @@ class DeepLabV3Plus(nn.Module):
     def __init__(self, classes=5):
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.ReLU())
-        self.layer = nn.Sequential(nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU(),
-                                   nn.Conv2d(16, 16, 3, padding=2, dilation=2), nn.ReLU())
+        self.layer = nn.Sequential(
+            nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=2, dilation=2), nn.ReLU()
+        )
         self.aspp = ASPP(16, 8)
         self.low = nn.Sequential(nn.Conv2d(8, 4, 1, bias=False), nn.GroupNorm(1, 4), nn.ReLU())
         self.head = nn.Sequential(SepConv(12, 8, 1), nn.Conv2d(8, classes, 1))

@@ -39,8 +39,9 @@ print("fused", fc1, fc1.bias is not None, fc2.dilation)
 fused = nn.Sequential(fc1, nn.ReLU(), fc2, nn.ReLU(), net.cls)
 out = F.interpolate(fused(x), size=x.shape[-2:], mode="bilinear", align_corners=False)
 print("fused max diff < 1e-5", (out - ref).abs().max().item() < 1e-5, round(out.sum().item(), 4))
-w, b = nn.utils.fusion.fuse_conv_bn_weights(net.conv1.weight, None, net.bn1.running_mean, net.bn1.running_var,
-                                            net.bn1.eps, net.bn1.weight, net.bn1.bias)
+w, b = nn.utils.fusion.fuse_conv_bn_weights(
+    net.conv1.weight, None, net.bn1.running_mean, net.bn1.running_var, net.bn1.eps, net.bn1.weight, net.bn1.bias
+)
 print("weights", type(w).__name__, w.requires_grad, tuple(b.shape), torch.allclose(w, fc1.weight))
 
 mixed = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.InstanceNorm2d(4, affine=True), nn.GroupNorm(2, 4))
@@ -53,9 +54,18 @@ for m in mixed.modules():
 print("frozen", [m.training for m in mixed], [n for n, p in mixed.named_parameters() if p.requires_grad])
 print("norm bases", [isinstance(m, nn.modules.batchnorm._NormBase) for m in mixed])
 print("sync", [type(m).__name__ for m in nn.SyncBatchNorm.convert_sync_batchnorm(mixed)])
-pools = [nn.MaxPool1d(2), nn.MaxPool2d(2), nn.MaxPool3d(2), nn.AvgPool3d(2), nn.AdaptiveAvgPool1d(1),
-         nn.AdaptiveAvgPool2d(1), nn.AdaptiveMaxPool3d(1)]
-print("2-d pools", [type(m).__name__ for m in pools if isinstance(m, (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d))])
+pools = [
+    nn.MaxPool1d(2),
+    nn.MaxPool2d(2),
+    nn.MaxPool3d(2),
+    nn.AvgPool3d(2),
+    nn.AdaptiveAvgPool1d(1),
+    nn.AdaptiveAvgPool2d(1),
+    nn.AdaptiveMaxPool3d(1),
+]
+print(
+    "2-d pools", [type(m).__name__ for m in pools if isinstance(m, (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d))]
+)
 print("pool bases", [type(m).__mro__[1].__name__ for m in pools])
 traced = torch.jit.trace(net, x)
 print("traced", type(traced).__name__, torch.allclose(traced(x), ref, atol=1e-6))
@@ -82,14 +92,27 @@ with torch.inference_mode():
     half.load_state_dict(net.state_dict())
     half = half.eval().to(torch.bfloat16)
     y = half(x.to(torch.bfloat16))
-    print("bf16 inference", y.dtype, y.requires_grad, torch.is_inference(y), (y.float().argmax(1) == pred).float().mean().item() > 0.8)
+    print(
+        "bf16 inference",
+        y.dtype,
+        y.requires_grad,
+        torch.is_inference(y),
+        (y.float().argmax(1) == pred).float().mean().item() > 0.8,
+    )
 
 logits = torch.randn(1, 4, 6, 8)
-for mode, kw in [("bilinear", {"antialias": True, "align_corners": False}), ("bicubic", {"antialias": True, "align_corners": False}),
-                 ("area", {}), ("nearest-exact", {})]:
+for mode, kw in [
+    ("bilinear", {"antialias": True, "align_corners": False}),
+    ("bicubic", {"antialias": True, "align_corners": False}),
+    ("area", {}),
+    ("nearest-exact", {}),
+]:
     d = F.interpolate(logits, size=(4, 5), mode=mode, **kw)
     print("down", mode, tuple(d.shape), round(d.sum().item(), 4))
-print("area == adaptive avg", torch.allclose(F.interpolate(logits, size=(3, 4), mode="area"), F.adaptive_avg_pool2d(logits, (3, 4))))
+print(
+    "area == adaptive avg",
+    torch.allclose(F.interpolate(logits, size=(3, 4), mode="area"), F.adaptive_avg_pool2d(logits, (3, 4))),
+)
 probs = logits.softmax(1)
 thr = torch.tensor([0.5, 0.3, 0.3, 0.4]).view(1, 4, 1, 1)
 above = probs >= thr

@@ -102,7 +102,10 @@ print("log-cosh dice", r(torch.log(torch.cosh(soft_dice(logits, target)[0]))))
 alpha = torch.tensor([0.25, 0.5, 0.25])
 for g in (0.0, 2.0):
     print("focal", g, r(focal(logits, tgt_ign, gamma=g)), r(focal(logits, tgt_ign, gamma=g, alpha=alpha)))
-print("focal gamma0 == ce", abs(r(focal(logits, tgt_ign, 0.0)) - r(F.cross_entropy(logits, tgt_ign, ignore_index=IGN))) < 1e-4)
+print(
+    "focal gamma0 == ce",
+    abs(r(focal(logits, tgt_ign, 0.0)) - r(F.cross_entropy(logits, tgt_ign, ignore_index=IGN))) < 1e-4,
+)
 print("tversky", r(tversky(logits, target)), r(tversky(logits, target, 0.5, 0.5)))
 
 bin_logits = torch.randn(2, 5, 5, requires_grad=True)
@@ -120,7 +123,11 @@ print("lovasz softmax", r(ls), r(logits.grad.abs().sum()), logits.grad.shape)
 
 e, perm = torch.sort(torch.tensor([0.5, 2.0, 0.5, -1.0, 2.0]), descending=True, stable=True)
 print("stable sort", e.tolist(), perm.tolist())
-print("cumsum dtype", torch.tensor([True, False, True]).cumsum(0).dtype, torch.tensor([1, 0], dtype=torch.uint8).cumsum(0).dtype)
+print(
+    "cumsum dtype",
+    torch.tensor([True, False, True]).cumsum(0).dtype,
+    torch.tensor([1, 0], dtype=torch.uint8).cumsum(0).dtype,
+)
 try:
     F.one_hot(torch.tensor([0, 3]), 3)
 except Exception as e:

@@ -19,7 +19,7 @@ def aligned_bilinear(t, factor):
     oh, ow = factor * h + 1, factor * w + 1
     t = F.interpolate(t, size=(oh, ow), mode="bilinear", align_corners=True)
     t = F.pad(t, pad=(factor // 2, 0, factor // 2, 0), mode="replicate")
-    return t[:, :, :oh - 1, :ow - 1]
+    return t[:, :, : oh - 1, : ow - 1]
 
 
 x = torch.arange(6.0).view(1, 1, 2, 3)
@@ -48,7 +48,13 @@ for i, (w, b) in enumerate(zip(ws, bs)):
 masks = aligned_bilinear(h.reshape(n_inst, 1, H, W), 2).sigmoid()
 print("dynamic masks", tuple(masks.shape), r(masks.sum()), h.grad_fn.name())
 masks.mean().backward()
-print("param grads", params.grad is None, r(params.grad.abs().sum()), [t.shape[1] for t in splits], splits[0].grad_fn.name())
+print(
+    "param grads",
+    params.grad is None,
+    r(params.grad.abs().sum()),
+    [t.shape[1] for t in splits],
+    splits[0].grad_fn.name(),
+)
 
 protos = torch.randn(8, 8, 4).relu()
 coefs = torch.tanh(torch.randn(3, 4))
@@ -74,10 +80,15 @@ same = (labels.expand(n, n) == labels.expand(n, n).t()).float().triu(diagonal=1)
 dec_iou = iou * same
 comp, _ = dec_iou.max(0)
 comp = comp.expand(n, n).t()
-decay_gauss = torch.exp(-2.0 * (dec_iou ** 2 - comp ** 2)).min(0).values
+decay_gauss = torch.exp(-2.0 * (dec_iou**2 - comp**2)).min(0).values
 decay_lin = ((1 - dec_iou) / (1 - comp)).min(0).values
 print("matrix nms", (scores * decay_gauss).round(decimals=4).tolist(), (scores * decay_lin).round(decimals=4).tolist())
-print("triu", torch.ones(3, 3).triu(1).tolist(), torch.ones(3, 3).tril(-1).sum().item(), torch.triu_indices(3, 3, 1).tolist())
+print(
+    "triu",
+    torch.ones(3, 3).triu(1).tolist(),
+    torch.ones(3, 3).tril(-1).sum().item(),
+    torch.triu_indices(3, 3, 1).tolist(),
+)
 fast = iou.max(0).values <= 0.5
 print("fast nms keep", fast.tolist(), iou.max(0).indices.tolist())
 

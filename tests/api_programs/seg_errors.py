@@ -80,11 +80,17 @@ attempt("F.upsample", lambda: tuple(F.upsample(logits.detach(), scale_factor=2, 
 attempt("upsample_bilinear", lambda: tuple(F.upsample_bilinear(logits.detach(), scale_factor=2).shape))
 attempt("size_average", lambda: nn.CrossEntropyLoss(size_average=False).reduction)
 attempt("reduce", lambda: nn.NLLLoss(reduce=False, ignore_index=255).reduction)
-attempt("bilinear without align_corners", lambda: tuple(F.interpolate(logits.detach(), scale_factor=2, mode="bilinear").shape))
+attempt(
+    "bilinear without align_corners",
+    lambda: tuple(F.interpolate(logits.detach(), scale_factor=2, mode="bilinear").shape),
+)
 attempt("sigmoid", lambda: round(F.sigmoid(logits).sum().item(), 4))
 attempt("uint8 invert", lambda: (~torch.tensor([0, 1, 255], dtype=torch.uint8)).tolist())
 attempt("mask 255 as bool", lambda: torch.tensor([0, 1, 255], dtype=torch.uint8).bool().tolist())
-attempt("grid_sample int", lambda: F.grid_sample(torch.ones(1, 1, 2, 2, dtype=torch.long), torch.zeros(1, 1, 1, 2), align_corners=False))
+attempt(
+    "grid_sample int",
+    lambda: F.grid_sample(torch.ones(1, 1, 2, 2, dtype=torch.long), torch.zeros(1, 1, 1, 2), align_corners=False),
+)
 attempt("dice on float labels", lambda: F.one_hot(target.float(), 3))
 attempt("mean of long", lambda: target.mean())
 attempt("nanmean all nan", lambda: torch.tensor([float("nan")] * 2).nanmean().item())

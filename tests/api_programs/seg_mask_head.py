@@ -94,9 +94,21 @@ print("mask iou table", inter.shape, inter.diagonal().tolist())
 w = torch.rand(3, 2 * M, 2 * M)
 print("weighted bce", r(F.binary_cross_entropy_with_logits(sel.detach(), mask_targets, weight=w, reduction="sum")))
 print("bce none", F.binary_cross_entropy_with_logits(sel.detach(), mask_targets, reduction="none").shape)
-print("nearest sample", F.grid_sample(feat[:1], torch.zeros(1, 1, 1, 2), mode="nearest", align_corners=True).flatten().round(decimals=4).tolist())
-print("border", r(F.grid_sample(feat[:1], torch.full((1, 2, 2, 2), 1.5), padding_mode="border", align_corners=False).sum()))
-print("reflection", r(F.grid_sample(feat[:1], torch.full((1, 2, 2, 2), 1.5), padding_mode="reflection", align_corners=True).sum()))
+print(
+    "nearest sample",
+    F.grid_sample(feat[:1], torch.zeros(1, 1, 1, 2), mode="nearest", align_corners=True)
+    .flatten()
+    .round(decimals=4)
+    .tolist(),
+)
+print(
+    "border",
+    r(F.grid_sample(feat[:1], torch.full((1, 2, 2, 2), 1.5), padding_mode="border", align_corners=False).sum()),
+)
+print(
+    "reflection",
+    r(F.grid_sample(feat[:1], torch.full((1, 2, 2, 2), 1.5), padding_mode="reflection", align_corners=True).sum()),
+)
 
 for bad in [
     lambda: F.binary_cross_entropy_with_logits(sel, mask_targets[:2]),

@@ -50,7 +50,7 @@ for i in inst.unique():
     m = inst == i
     cls = torch.mode(sem[m]).values
     pan[m] = cls * DIV + i
-stuff = (~thing_mask)
+stuff = ~thing_mask
 areas = torch.bincount(sem[stuff], minlength=3)
 for c in range(3):
     if not THING[c] and areas[c] >= 4:
@@ -58,7 +58,11 @@ for c in range(3):
 ids, cnt = pan.unique(return_counts=True)
 print("panoptic ids", ids.tolist(), cnt.tolist())
 print("classes", (ids // DIV).tolist(), (ids % DIV).tolist())
-print("mode", torch.mode(torch.tensor([2, 1, 2, 1, 3])).values.item(), torch.tensor([[1, 1, 2], [3, 2, 2]]).mode(1).values.tolist())
+print(
+    "mode",
+    torch.mode(torch.tensor([2, 1, 2, 1, 3])).values.item(),
+    torch.tensor([[1, 1, 2], [3, 2, 2]]).mode(1).values.tolist(),
+)
 
 emb = torch.randn(2, 4, 6, 6, requires_grad=True)
 labels = torch.randint(0, 3, (2, 6, 6))
@@ -74,7 +78,7 @@ def discriminative(emb, labels, dv=0.5, dd=1.5):
         k = len(ids)
         sums = torch.zeros(k, e.shape[1]).index_add(0, inv, e)
         means = sums / counts[:, None]
-        var = (F.relu((e - means[inv]).norm(dim=1) - dv) ** 2)
+        var = F.relu((e - means[inv]).norm(dim=1) - dv) ** 2
         var = torch.zeros(k).scatter_add(0, inv, var) / counts
         if k > 1:
             pd = torch.cdist(means, means)
@@ -89,7 +93,12 @@ def discriminative(emb, labels, dv=0.5, dd=1.5):
 loss = discriminative(emb, labels)
 loss.backward()
 print("discriminative", r(loss), r(emb.grad.abs().sum()), loss.grad_fn.name())
-print("scatter_reduce mean", torch.zeros(3).scatter_reduce(0, torch.tensor([0, 0, 2]), torch.tensor([1.0, 3.0, 5.0]), "mean", include_self=False).tolist())
+print(
+    "scatter_reduce mean",
+    torch.zeros(3)
+    .scatter_reduce(0, torch.tensor([0, 0, 2]), torch.tensor([1.0, 3.0, 5.0]), "mean", include_self=False)
+    .tolist(),
+)
 
 for bad in [
     lambda: torch.zeros(2, 4).index_add(0, torch.tensor([0, 2]), torch.ones(2, 4)),

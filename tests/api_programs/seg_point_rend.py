@@ -43,7 +43,13 @@ with torch.no_grad():
 print("coords", tuple(coords.shape), bool(((coords >= 0) & (coords <= 1)).all()))
 pl = point_sample(pred_masks, coords, align_corners=False).squeeze(1)
 tl = point_sample(tgt_masks, coords, align_corners=False).squeeze(1)
-print("point logits", tuple(pl.shape), pl.grad_fn.name(), "labels in {0,1}", bool(((tl == 0) | (tl == 1) | ((tl > 0) & (tl < 1))).all()))
+print(
+    "point logits",
+    tuple(pl.shape),
+    pl.grad_fn.name(),
+    "labels in {0,1}",
+    bool(((tl == 0) | (tl == 1) | ((tl > 0) & (tl < 1))).all()),
+)
 ce = F.binary_cross_entropy_with_logits(pl, tl, reduction="none").mean(1)
 p = pl.sigmoid()
 dice = 1 - (2 * (p * tl).sum(-1) + 1) / (p.sum(-1) + tl.sum(-1) + 1)
@@ -53,7 +59,11 @@ print("losses", ce.shape, r(loss), r(pred_masks.grad.abs().sum()))
 
 grid = torch.tensor([[[0.0, 0.0], [1.0, 1.0], [0.5, 0.5]]])
 img = torch.arange(16.0).view(1, 1, 4, 4)
-print("corners", point_sample(img, grid, align_corners=False).flatten().tolist(), point_sample(img, grid, align_corners=True).flatten().tolist())
+print(
+    "corners",
+    point_sample(img, grid, align_corners=False).flatten().tolist(),
+    point_sample(img, grid, align_corners=True).flatten().tolist(),
+)
 print("nearest", point_sample(img, grid, mode="nearest", align_corners=True).flatten().tolist())
 
 coarse = torch.randn(2, 1, 7, 7)

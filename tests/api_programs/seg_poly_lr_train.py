@@ -18,10 +18,21 @@ def lrs(opt):
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
-        self.backbone = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
-                                      nn.Conv2d(8, 8, 3, padding=2, dilation=2), nn.SyncBatchNorm(8), nn.ReLU())
-        self.head = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.GroupNorm(4, 8), nn.ReLU(),
-                                  nn.Dropout2d(0.1), nn.Conv2d(8, 4, 1))
+        self.backbone = nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding=1),
+            nn.BatchNorm2d(8),
+            nn.ReLU(),
+            nn.Conv2d(8, 8, 3, padding=2, dilation=2),
+            nn.SyncBatchNorm(8),
+            nn.ReLU(),
+        )
+        self.head = nn.Sequential(
+            nn.Conv2d(8, 8, 3, padding=1, bias=False),
+            nn.GroupNorm(4, 8),
+            nn.ReLU(),
+            nn.Dropout2d(0.1),
+            nn.Conv2d(8, 4, 1),
+        )
 
     def forward(self, x):
         return F.interpolate(self.head(self.backbone(x)), size=x.shape[-2:], mode="bilinear", align_corners=True)
@@ -32,8 +43,11 @@ print(type(net.backbone[4]).__name__)
 decay, no_decay = [], []
 for name, p in net.backbone.named_parameters():
     (no_decay if p.ndim <= 1 else decay).append(p)
-groups = [{"params": decay, "lr": 0.01}, {"params": no_decay, "lr": 0.01, "weight_decay": 0.0},
-          {"params": net.head.parameters(), "lr": 0.1}]
+groups = [
+    {"params": decay, "lr": 0.01},
+    {"params": no_decay, "lr": 0.01, "weight_decay": 0.0},
+    {"params": net.head.parameters(), "lr": 0.1},
+]
 opt = torch.optim.SGD(groups, lr=0.01, momentum=0.9, weight_decay=1e-4, nesterov=True)
 print("groups", [len(g["params"]) for g in opt.param_groups], [g["weight_decay"] for g in opt.param_groups])
 max_iter = 12
@@ -55,7 +69,11 @@ torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "sched": poly.st
 buf.seek(0)
 ck = torch.load(buf, weights_only=False)
 print("sched keys", sorted(ck["sched"].keys()), ck["sched"]["last_epoch"], ck["sched"]["_step_count"])
-print("bn tracked", ck["model"]["backbone.1.num_batches_tracked"].item(), ck["model"]["backbone.4.num_batches_tracked"].item())
+print(
+    "bn tracked",
+    ck["model"]["backbone.1.num_batches_tracked"].item(),
+    ck["model"]["backbone.4.num_batches_tracked"].item(),
+)
 print("momentum buf", round(ck["opt"]["state"][0]["momentum_buffer"].abs().sum().item(), 4))
 
 opt2 = torch.optim.SGD([p for p in net.parameters()], lr=0.01, momentum=0.9)
@@ -86,13 +104,20 @@ resumed.step()
 print("after step", [round(v, 6) for v in resumed.get_last_lr()])
 print(repr(torch.optim.lr_scheduler.PolynomialLR.__name__), pl.total_iters, pl.power)
 
-opt5 = torch.optim.SGD([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}, {"params": net.head.parameters()}],
-                       lr=0.01, momentum=0.9, weight_decay=1e-4, nesterov=True)
+opt5 = torch.optim.SGD(
+    [{"params": decay}, {"params": no_decay, "weight_decay": 0.0}, {"params": net.head.parameters()}],
+    lr=0.01,
+    momentum=0.9,
+    weight_decay=1e-4,
+    nesterov=True,
+)
 opt5.load_state_dict(ck["opt"])
 print("resumed groups", lrs(opt5), [round(g["initial_lr"], 6) for g in opt5.param_groups])
-for name, mk in [("poly", lambda o: torch.optim.lr_scheduler.PolynomialLR(o, total_iters=max_iter, power=0.9, last_epoch=5)),
-                 ("exp", lambda o: torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.9, last_epoch=5)),
-                 ("cos", lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=max_iter, last_epoch=5))]:
+for name, mk in [
+    ("poly", lambda o: torch.optim.lr_scheduler.PolynomialLR(o, total_iters=max_iter, power=0.9, last_epoch=5)),
+    ("exp", lambda o: torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.9, last_epoch=5)),
+    ("cos", lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=max_iter, last_epoch=5)),
+]:
     o = torch.optim.SGD([{"params": decay}, {"params": no_decay}, {"params": net.head.parameters()}], lr=0.01)
     o.load_state_dict(ck["opt"])
     sch = mk(o)
@@ -100,7 +125,6 @@ for name, mk in [("poly", lambda o: torch.optim.lr_scheduler.PolynomialLR(o, tot
     o.step()
     sch.step()
     print("resume", name, before, lrs(o), sch.last_epoch)
-
 
 
 def resume_into_one_group():

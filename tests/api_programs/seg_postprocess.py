@@ -48,7 +48,6 @@ print("unique rows", ur.tolist(), ir.tolist())
 
 
 def masks_to_boxes(masks):
-    n = masks.shape[0]
     h, w = masks.shape[-2:]
     y = torch.arange(h, dtype=torch.float32)
     x = torch.arange(w, dtype=torch.float32)
@@ -66,7 +65,9 @@ print("boxes", masks_to_boxes(inst).tolist())
 areas = inst.sum((1, 2))
 print("areas", areas.tolist(), areas.dtype, torch.argsort(areas, descending=True, stable=True).tolist())
 nz = inst[2].nonzero()
-print("nonzero box", nz.min(0).values.tolist(), nz.max(0).values.tolist(), inst[2].nonzero(as_tuple=True)[0][:3].tolist())
+print(
+    "nonzero box", nz.min(0).values.tolist(), nz.max(0).values.tolist(), inst[2].nonzero(as_tuple=True)[0][:3].tolist()
+)
 ys, xs = torch.where(inst[0])
 print("where", ys.tolist()[:4], xs.tolist()[:4])
 

@@ -16,13 +16,18 @@ def s(t):
 class PPM(nn.Module):
     def __init__(self, cin, bins=(1, 2, 3, 6)):
         super().__init__()
-        self.stages = nn.ModuleList(nn.Sequential(nn.AdaptiveAvgPool2d(b), nn.Conv2d(cin, cin // 4, 1, bias=False),
-                                                  nn.BatchNorm2d(cin // 4), nn.ReLU()) for b in bins)
+        self.stages = nn.ModuleList(
+            nn.Sequential(
+                nn.AdaptiveAvgPool2d(b), nn.Conv2d(cin, cin // 4, 1, bias=False), nn.BatchNorm2d(cin // 4), nn.ReLU()
+            )
+            for b in bins
+        )
 
     def forward(self, x):
         h, w = x.shape[-2:]
-        return torch.cat([x] + [F.interpolate(st(x), (h, w), mode="bilinear", align_corners=True)
-                                for st in self.stages], 1)
+        return torch.cat(
+            [x] + [F.interpolate(st(x), (h, w), mode="bilinear", align_corners=True) for st in self.stages], 1
+        )
 
 
 ppm = PPM(8).eval()
@@ -93,7 +98,9 @@ stage = tok.transpose(1, 2).reshape(2, 16, H, W)
 feats = [stage, F.max_pool2d(stage, 2), F.avg_pool2d(stage, 2, ceil_mode=True, count_include_pad=False)]
 print("pyramid", [tuple(f.shape) for f in feats])
 lin = nn.ModuleList(nn.Conv2d(16, 8, 1) for _ in feats)
-fused = torch.cat([F.interpolate(l(f), size=(H, W), mode="bilinear", align_corners=False) for l, f in zip(lin, feats)], 1)
+fused = torch.cat(
+    [F.interpolate(l(f), size=(H, W), mode="bilinear", align_corners=False) for l, f in zip(lin, feats)], 1
+)
 logits = nn.Conv2d(24, 5, 1)(fused)
 up = F.interpolate(logits, scale_factor=4, mode="bilinear", align_corners=False)
 print("decoder", tuple(up.shape), s(up))

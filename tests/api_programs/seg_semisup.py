@@ -82,10 +82,27 @@ for it in range(3):
     loss.backward()
     opt.step()
     ema_update(teacher, student, 0.99)
-    print(it, "kept", round(keep.mean().item(), 4), "box", int(box.sum()), "sup", r(sup), "unsup", r(unsup), "fp", r(torch.nan_to_num(fp)))
+    print(
+        it,
+        "kept",
+        round(keep.mean().item(), 4),
+        "box",
+        int(box.sum()),
+        "sup",
+        r(sup),
+        "unsup",
+        r(unsup),
+        "fp",
+        r(torch.nan_to_num(fp)),
+    )
 drift = sum((a - b).abs().sum() for a, b in zip(teacher.parameters(), student.parameters()))
 print("teacher drift", r(drift), "bn", r(teacher.enc[1].running_mean.sum()), teacher.enc[1].num_batches_tracked.item())
-print("opt params", sum(len(g["params"]) for g in opt.param_groups), "teacher in opt", any(p is q for g in opt.param_groups for p in g["params"] for q in teacher.parameters()))
+print(
+    "opt params",
+    sum(len(g["params"]) for g in opt.param_groups),
+    "teacher in opt",
+    any(p is q for g in opt.param_groups for p in g["params"] for q in teacher.parameters()),
+)
 
 a = [torch.ones(2), torch.zeros(3)]
 torch._foreach_lerp_(a, [torch.zeros(2), torch.ones(3)], 0.25)

@@ -48,12 +48,16 @@ print("max diff vs full", avg.shape, (avg - full).abs().max().item() < 1.5)
 print("center agree", r((avg[..., 2:-2, 2:-2].argmax(1) == full[..., 2:-2, 2:-2].argmax(1)).float().mean()))
 sig = 0.125 * 8
 ax = torch.arange(8) - 3.5
-g1 = torch.exp(-ax ** 2 / (2 * sig ** 2))
+g1 = torch.exp(-(ax**2) / (2 * sig**2))
 gauss = torch.outer(g1, g1)
 gauss = (gauss / gauss.max()).clamp_min(1e-3)
 avg_g, count_g, _ = sliding(img, weight=gauss)
 print("gauss count", count_g[0, 0, 4, :6].round(decimals=4).tolist(), r(avg_g.sum()))
-print("no overlap equals full", torch.allclose(sliding(F.pad(img, (0, 3, 0, 3)), tile=4, stride=4)[0][..., :13, :17].sum(), torch.tensor(0.0)) is False)
+print(
+    "no overlap equals full",
+    torch.allclose(sliding(F.pad(img, (0, 3, 0, 3)), tile=4, stride=4)[0][..., :13, :17].sum(), torch.tensor(0.0))
+    is False,
+)
 
 cols = F.unfold(torch.arange(16.0).reshape(1, 1, 4, 4), kernel_size=(2, 3), dilation=1, padding=1, stride=(2, 1))
 print("unfold", cols.shape, cols[0, :, 0].tolist())

@@ -15,9 +15,14 @@ def s(t):
 class Block(nn.Module):
     def __init__(self, cin, cout):
         super().__init__()
-        self.body = nn.Sequential(nn.Conv2d(cin, cout, 3, padding="same", bias=False), nn.BatchNorm2d(cout),
-                                  nn.ReLU(inplace=True), nn.Conv2d(cout, cout, 3, padding="same", bias=False),
-                                  nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+        self.body = nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding="same", bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding="same", bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        )
 
     def forward(self, x):
         return self.body(x)
@@ -32,8 +37,9 @@ class Up(nn.Module):
         elif mode == "shuffle":
             self.up = nn.Sequential(nn.Conv2d(cin, cin // 2 * 4, 1), nn.PixelShuffle(2))
         elif mode == "upsample":
-            self.up = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True),
-                                    nn.Conv2d(cin, cin // 2, 1))
+            self.up = nn.Sequential(
+                nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True), nn.Conv2d(cin, cin // 2, 1)
+            )
         else:
             self.up = nn.Conv2d(cin, cin // 2, 1)
         self.conv = Block(cin, cout)
