@@ -100,6 +100,28 @@ def test_a_method_never_applied_has_no_tensor_name():
 
 
 @pytest.mark.torch
+def test_pruning_type_belongs_to_the_methods_not_the_base_class():
+    """A custom method without PRUNING_TYPE prunes alone but cannot join a container (PyTorch's AttributeError)."""
+
+    class Half(prune.BasePruningMethod):
+        def compute_mask(self, t, default_mask):
+            return default_mask * (t.abs() > 0.5).to(dtype=t.dtype)
+
+    assert not hasattr(prune.PruningContainer(), "PRUNING_TYPE")
+    fc = nn.Linear(4, 4)
+    prune.l1_unstructured(fc, "weight", amount=2)
+    with pytest.raises(AttributeError, match="'Half' object has no attribute 'PRUNING_TYPE'"):
+        Half.apply(fc, "weight")
+
+
+def test_global_unstructured_reads_a_generator_once_as_pytorch():
+    """PyTorch iterates `parameters` twice, so a generator yields no masks: torch.cat of an empty list."""
+    layers = [nn.Linear(3, 3), nn.Linear(3, 2)]
+    with pytest.raises(ValueError, match=r"torch.cat\(\): expected a non-empty list of Tensors"):
+        prune.global_unstructured(((m, "weight") for m in layers), prune.L1Unstructured, amount=2)
+    assert not any(prune.is_pruned(m) for m in layers)
+
+
 def test_deterministic_pruning_gives_pytorchs_masks():
     pt = pytest.importorskip("torch")
     import torch.nn.utils.prune as pt_prune
