@@ -373,7 +373,13 @@ joint CTC-attention training, a location-aware LAS speller stepped with RNN cell
 tensors, Kaldi-style fbank with snip_edges framing, batched SpecAugment, an STFT phase vocoder, an ESPnet Conformer
 with relative positions and length masks, QuartzNet masked convolutions with conv-BN fusion, a pyramidal BLSTM
 listener over packed sequences, chunked streaming attention with window-aligned STFT frames, WAV/PCM parsing with
-frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors)."""
+frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline's errors).
+
+Model compression as practitioners write it (`prune_*`: lottery-ticket global pruning with state_dict rewinding,
+factorised low-rank parametrizations and SVD layer replacement, temperature-scaled KL distillation of a pruned
+student, custom structured and threshold pruning methods with Taylor scores and 2:4 masks, weight/spectral/
+orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, and filter
+pruning with channel surgery)."""
 
 from __future__ import annotations
 
