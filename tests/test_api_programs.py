@@ -378,8 +378,9 @@ frombuffer, bfloat16 autocast front ends, DTW keyword spotting, and the pipeline
 Model compression as practitioners write it (`prune_*`: lottery-ticket global pruning with state_dict rewinding,
 factorised low-rank parametrizations and SVD layer replacement, temperature-scaled KL distillation of a pruned
 student, custom structured and threshold pruning methods with Taylor scores and 2:4 masks, weight/spectral/
-orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, and filter
-pruning with channel surgery)."""
+orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
+pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
+embeddings with torch.svd/svd_lowrank/pca_lowrank, and FitNets/attention-transfer feature distillation)."""
 
 from __future__ import annotations
 
