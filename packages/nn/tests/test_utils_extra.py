@@ -314,6 +314,23 @@ def test_orthogonal_starts_at_the_orthogonalized_weight_and_stays_orthogonal(sha
     assert not np.allclose(w, expected)
 
 
+def test_orthogonal_of_a_complex_weight_is_unitary():
+    """PyTorch's complex rule: the skew-Hermitian part (X - X^H), matrix_exp by default, no householder."""
+    from ember.nn.utils import parametrizations
+
+    tall = parametrizations.orthogonal(nn.Linear(3, 5, dtype=torch.complex128))
+    assert tall.parametrizations.weight[0].orthogonal_map.name == "matrix_exp"
+    w = tall.weight.detach().numpy()
+    np.testing.assert_allclose(w.conj().T @ w, np.eye(3), atol=1e-10)
+    rng = np.random.default_rng(0)
+    q = np.linalg.qr(rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3)))[0]
+    square = parametrizations.orthogonal(nn.Linear(3, 3, dtype=torch.complex128), orthogonal_map="cayley")
+    square.weight = torch.tensor(q)
+    np.testing.assert_allclose(square.weight.detach().numpy(), q, atol=1e-10)
+    with pytest.raises(ValueError, match="^The householder parametrization does not support complex tensors.$"):
+        parametrizations.orthogonal(nn.Linear(3, 3, dtype=torch.complex64), orthogonal_map="householder")
+
+
 def test_orthogonal_errors():
     from ember.nn.utils.parametrizations import orthogonal
 
