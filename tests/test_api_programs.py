@@ -380,7 +380,8 @@ factorised low-rank parametrizations and SVD layer replacement, temperature-scal
 student, custom structured and threshold pruning methods with Taylor scores and 2:4 masks, weight/spectral/
 orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
 pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
-embeddings with torch.svd/svd_lowrank/pca_lowrank, and FitNets/attention-transfer feature distillation)."""
+embeddings with torch.svd/svd_lowrank/pca_lowrank, FitNets/attention-transfer feature distillation, and a
+unitary complex RNN kept unitary by parametrizations.orthogonal)."""
 
 from __future__ import annotations
 
