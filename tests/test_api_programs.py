@@ -420,7 +420,15 @@ inverse and counts, a Mask R-CNN mask head over grid_sample RoIAlign, a mean-fie
 groups and resumes, PSPNet pooling and SegFormer attention, boundary/SDF/clDice losses, Panoptic-DeepLab grouping with
 a discriminative loss, PointRend point sampling, a uint8 data pipeline with lookup tables, bfloat16 autocast with
 channels_last, mean-teacher CutMix, CondInst dynamic heads with SOLO's Matrix NMS, deployment by Conv-BN fusion,
-tracing and norm/pool class checks, and the errors and warnings such code meets)."""
+tracing and norm/pool class checks, and the errors and warnings such code meets).
+
+Model compression as practitioners write it (`prune_*`: lottery-ticket global pruning with state_dict rewinding,
+factorised low-rank parametrizations and SVD layer replacement, temperature-scaled KL distillation of a pruned
+student, custom structured and threshold pruning methods with Taylor scores and 2:4 masks, weight/spectral/
+orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
+pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
+embeddings with torch.svd/svd_lowrank/pca_lowrank, FitNets/attention-transfer feature distillation, and a
+unitary complex RNN kept unitary by parametrizations.orthogonal)."""
 
 from __future__ import annotations
 

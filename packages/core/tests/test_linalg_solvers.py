@@ -81,6 +81,9 @@ def test_legacy_svd_returns_v_and_legacy_qr():
     assert U.shape == (4, 3) and V.shape == (3, 3)
     assert_close((U * S) @ V.t(), A, rtol=1e-9, atol=1e-9)
     assert E.svd(A, some=False).U.shape == (4, 4)
+    U0, S0, V0 = E.svd(rand(2, 4, 3, seed=6), compute_uv=False)  # PyTorch's zero-filled full U and V
+    assert U0.shape == (2, 4, 4) and V0.shape == (2, 3, 3) and not U0.numpy().any() and not V0.numpy().any()
+    assert_close(S0, L.svdvals(rand(2, 4, 3, seed=6)), rtol=1e-9, atol=1e-9)
     Q, R = A.qr()
     assert_close(Q @ R, A, rtol=1e-9, atol=1e-9)
 

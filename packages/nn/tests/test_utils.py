@@ -257,6 +257,37 @@ def test_register_parametrization_property_right_inverse_and_removal():
         parametrize.register_parametrization(lin, "nope", Scale())
 
 
+def test_assigning_a_parametrized_tensor_sets_the_originals_as_pytorch():
+    """PyTorch `set_`s right_inverse's results into the originals: they take its shape and share its storage."""
+    from ember.nn.utils import parametrize
+
+    class LowRank(nn.Module):
+        def forward(self, u, v):
+            return u @ v.T
+
+        def right_inverse(self, w):
+            return w[:, :1].clone(), torch.ones(w.shape[1], 1)
+
+    class Same(nn.Module):
+        def forward(self, x):
+            return x
+
+        def right_inverse(self, x):
+            return x
+
+    lin = nn.Linear(4, 4)
+    parametrize.register_parametrization(lin, "weight", LowRank())
+    lin.weight = torch.arange(6.0).reshape(3, 2)
+    assert lin.parametrizations.weight.original0.shape == (3, 1) and lin.weight.shape == (3, 2)
+    np.testing.assert_allclose(lin.weight.detach().numpy(), [[0, 0], [2, 2], [4, 4]])
+    lin = nn.Linear(2, 2)
+    parametrize.register_parametrization(lin, "bias", Same())
+    new = torch.zeros(2)
+    lin.bias = new
+    new.add_(3.0)
+    np.testing.assert_allclose(lin.parametrizations.bias.original.detach().numpy(), [3.0, 3.0])
+
+
 def test_parametrized_weight_norm_loads_an_old_weight_norm_state_dict():
     import warnings
 

@@ -100,6 +100,28 @@ def test_a_method_never_applied_has_no_tensor_name():
 
 
 @pytest.mark.torch
+def test_pruning_type_belongs_to_the_methods_not_the_base_class():
+    """A custom method without PRUNING_TYPE prunes alone but cannot join a container (PyTorch's AttributeError)."""
+
+    class Half(prune.BasePruningMethod):
+        def compute_mask(self, t, default_mask):
+            return default_mask * (t.abs() > 0.5).to(dtype=t.dtype)
+
+    assert not hasattr(prune.PruningContainer(), "PRUNING_TYPE")
+    fc = nn.Linear(4, 4)
+    prune.l1_unstructured(fc, "weight", amount=2)
+    with pytest.raises(AttributeError, match="'Half' object has no attribute 'PRUNING_TYPE'"):
+        Half.apply(fc, "weight")
+
+
+def test_global_unstructured_reads_a_generator_once_as_pytorch():
+    """PyTorch iterates `parameters` twice, so a generator yields no masks: torch.cat of an empty list."""
+    layers = [nn.Linear(3, 3), nn.Linear(3, 2)]
+    with pytest.raises(ValueError, match=r"torch.cat\(\): expected a non-empty list of Tensors"):
+        prune.global_unstructured(((m, "weight") for m in layers), prune.L1Unstructured, amount=2)
+    assert not any(prune.is_pruned(m) for m in layers)
+
+
 def test_deterministic_pruning_gives_pytorchs_masks():
     pt = pytest.importorskip("torch")
     import torch.nn.utils.prune as pt_prune
@@ -290,6 +312,23 @@ def test_orthogonal_starts_at_the_orthogonalized_weight_and_stays_orthogonal(sha
     gram = w.T @ w if shape[0] >= shape[1] else w @ w.T
     np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-10)
     assert not np.allclose(w, expected)
+
+
+def test_orthogonal_of_a_complex_weight_is_unitary():
+    """PyTorch's complex rule: the skew-Hermitian part (X - X^H), matrix_exp by default, no householder."""
+    from ember.nn.utils import parametrizations
+
+    tall = parametrizations.orthogonal(nn.Linear(3, 5, dtype=torch.complex128))
+    assert tall.parametrizations.weight[0].orthogonal_map.name == "matrix_exp"
+    w = tall.weight.detach().numpy()
+    np.testing.assert_allclose(w.conj().T @ w, np.eye(3), atol=1e-10)
+    rng = np.random.default_rng(0)
+    q = np.linalg.qr(rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3)))[0]
+    square = parametrizations.orthogonal(nn.Linear(3, 3, dtype=torch.complex128), orthogonal_map="cayley")
+    square.weight = torch.tensor(q)
+    np.testing.assert_allclose(square.weight.detach().numpy(), q, atol=1e-10)
+    with pytest.raises(ValueError, match="^The householder parametrization does not support complex tensors.$"):
+        parametrizations.orthogonal(nn.Linear(3, 3, dtype=torch.complex64), orthogonal_map="householder")
 
 
 def test_orthogonal_errors():

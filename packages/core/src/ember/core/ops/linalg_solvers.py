@@ -937,8 +937,15 @@ def qr(input: Tensor, some: bool = True):
 
 @method
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
-    """`torch.svd`: `(U, S, V)` with V = Vh^H (not Vh); `some=False` gives full U and V."""
+    """`torch.svd`: `(U, S, V)` with V = Vh^H (not Vh); `some=False` gives full U and V. With `compute_uv=False`,
+    U and V are PyTorch's zero-filled (m, m) and (n, n) matrices beside the singular values."""
     u, s, vh = _svd(input, not some)
+    if not compute_uv:
+        from ember.core.creation import zeros
+
+        batch, (m, n) = input._shape[:-2], input._shape[-2:]
+        return _SVD_V(zeros(*batch, m, m, dtype=input._dtype, device=input.device), s,
+                      zeros(*batch, n, n, dtype=input._dtype, device=input.device))
     return _SVD_V(u, s, _mH(vh))
 
 

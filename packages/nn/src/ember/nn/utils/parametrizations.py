@@ -106,13 +106,14 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 def _is_orthogonal(q: Tensor) -> bool:
     n, k = q.shape[-2], q.shape[-1]
     eye = ea.eye(k, dtype=q.dtype, device=q.device)
-    return bool(ea.allclose(q.mT @ q, eye, atol=10.0 * n * ea.finfo(q.dtype).eps))
+    return bool(ea.allclose(q.mH @ q, eye, atol=10.0 * n * ea.finfo(q.dtype).eps))
 
 
 def _make_orthogonal(a: Tensor) -> Tensor:
-    """The Q of a = QR with R's diagonal made positive (unique, as PyTorch's geqrf-based one)."""
+    """The Q of a = QR with R's diagonal made real positive (unique, as PyTorch's geqrf-based one; a may be
+    complex)."""
     q, r = ea.linalg.qr(a)
-    return q * r.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
+    return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
 class _OrthMaps(Enum):
@@ -130,6 +131,8 @@ class _Orthogonal(Module):
 
     def __init__(self, weight: Tensor, orthogonal_map: _OrthMaps, *, use_trivialization: bool = True) -> None:
         super().__init__()
+        if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
+            raise ValueError("The householder parametrization does not support complex tensors.")
         self.shape = weight.shape
         self.orthogonal_map = orthogonal_map
         if use_trivialization:
@@ -145,7 +148,7 @@ class _Orthogonal(Module):
             x = x.tril()
             if n != k:
                 x = ea.cat([x, x.new_zeros((*x.shape[:-2], n, n - k))], dim=-1)
-            a = x - x.mT
+            a = x - x.mH  # skew-symmetric, or skew-Hermitian for a complex (unitary) weight
             if self.orthogonal_map == _OrthMaps.matrix_exp:
                 q = ea.linalg.matrix_exp(a)
             else:
@@ -203,7 +206,7 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     if weight.ndim < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
     if orthogonal_map is None:
-        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] else "householder"
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] or weight.is_complex() else "householder"
     if orthogonal_map not in _OrthMaps.__members__:
         raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
                          f"Got: {orthogonal_map}")

@@ -83,7 +83,7 @@ class ParametrizationList(ModuleList):
                 if value.dtype != self.original.dtype:
                     raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} while `original` "
                                      f"has dtype {self.original.dtype}")
-                self.original.copy_(value)
+                self.original.set_(value)  # PyTorch's set_: takes value's storage and shape, unchecked
             else:
                 if not isinstance(value, Sequence):
                     raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}.")
@@ -98,7 +98,7 @@ class ParametrizationList(ModuleList):
                     if t.dtype != original_i.dtype:
                         raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {t.dtype} while "
                                          f"`original{i}` has dtype {original_i.dtype}")
-                    original_i.copy_(t)
+                    original_i.set_(t)
 
     def forward(self) -> Tensor:
         if self.is_tensor:

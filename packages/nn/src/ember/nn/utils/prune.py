@@ -24,7 +24,7 @@ class BasePruningMethod(ABC):
     instance is the forward pre-hook that writes `name = name_orig * name_mask` before each forward."""
 
     _tensor_name: str  # set by `apply`; unset on a method never applied, whose use raises AttributeError (PyTorch)
-    PRUNING_TYPE: str = "unstructured"
+    PRUNING_TYPE: str  # "unstructured", "structured" or "global", set by each subclass (a container has none)
 
     def __call__(self, module: Module, inputs) -> None:
         setattr(module, self._tensor_name, self.apply_mask(module))
@@ -363,7 +363,6 @@ def global_unstructured(parameters, pruning_method: type, importance_scores: dic
     smallest entries across all of them with `L1Unstructured`)."""
     if not isinstance(parameters, Iterable):
         raise TypeError("global_unstructured(): parameters is not an Iterable")
-    parameters = list(parameters)
     importance_scores = importance_scores if importance_scores is not None else {}
     if not isinstance(importance_scores, dict):
         raise TypeError("global_unstructured(): importance_scores must be of type dict")
