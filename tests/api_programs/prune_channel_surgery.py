@@ -1,6 +1,7 @@
 """Structured pruning followed by network surgery: L2 filter pruning of a conv-BN-conv block (dim=0 for
 filters, dim=1 for the next layer's inputs), then physically slicing the kept channels into smaller
 modules, with sparsity statistics and sparse storage of what remains."""
+
 import torch
 import torch.nn.utils.prune as prune
 
@@ -8,9 +9,17 @@ nn = torch.nn
 F = torch.nn.functional
 torch.manual_seed(0)
 
-block = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
-                      nn.Conv2d(8, 6, 3, padding=1), nn.BatchNorm2d(6), nn.ReLU(),
-                      nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(6, 2))
+block = nn.Sequential(
+    nn.Conv2d(3, 8, 3, padding=1),
+    nn.BatchNorm2d(8),
+    nn.ReLU(),
+    nn.Conv2d(8, 6, 3, padding=1),
+    nn.BatchNorm2d(6),
+    nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1),
+    nn.Flatten(),
+    nn.Linear(6, 2),
+)
 x = torch.randn(5, 3, 10, 10)
 block.train()
 for _ in range(3):
@@ -30,8 +39,15 @@ print("conv2 filters kept", (block[3].weight_mask.sum(dim=(1, 2, 3)) > 0).int().
 for name, module in block.named_modules():
     if prune.is_pruned(module) and hasattr(module, "weight_mask"):
         mask = module.weight_mask
-        print(name, "zeros", int(torch.sum(mask == 0)), "of", mask.numel(),
-              "per-filter nonzero", torch.count_nonzero(module.weight, dim=(1, 2, 3)).tolist())
+        print(
+            name,
+            "zeros",
+            int(torch.sum(mask == 0)),
+            "of",
+            mask.numel(),
+            "per-filter nonzero",
+            torch.count_nonzero(module.weight, dim=(1, 2, 3)).tolist(),
+        )
 
 ref = block(x).detach()
 for idx in (0, 3):
@@ -56,9 +72,15 @@ def shrink_conv(conv, out_idx=None, in_idx=None):
 
 def shrink_bn(bn, idx):
     new = nn.BatchNorm2d(len(idx), eps=bn.eps, momentum=bn.momentum)
-    new.load_state_dict({"weight": bn.weight[idx].detach(), "bias": bn.bias[idx].detach(),
-                         "running_mean": bn.running_mean[idx], "running_var": bn.running_var[idx],
-                         "num_batches_tracked": bn.num_batches_tracked})
+    new.load_state_dict(
+        {
+            "weight": bn.weight[idx].detach(),
+            "bias": bn.bias[idx].detach(),
+            "running_mean": bn.running_mean[idx],
+            "running_var": bn.running_var[idx],
+            "num_batches_tracked": bn.num_batches_tracked,
+        }
+    )
     return new
 
 
@@ -66,13 +88,24 @@ def shrink_bn(bn, idx):
 dropped = torch.tensor([i for i in range(8) if i not in keep.tolist()])
 with torch.no_grad():
     bn = block[1]
-    const = F.relu(bn.bias - bn.running_mean * bn.weight / (bn.running_var + bn.eps).sqrt()
-                   + block[0].bias * bn.weight / (bn.running_var + bn.eps).sqrt())
+    const = F.relu(
+        bn.bias
+        - bn.running_mean * bn.weight / (bn.running_var + bn.eps).sqrt()
+        + block[0].bias * bn.weight / (bn.running_var + bn.eps).sqrt()
+    )
     folded = (block[3].weight[:, dropped].sum(dim=(2, 3)) * const[dropped]).sum(1)
     block[3].bias.add_(folded)
-small = nn.Sequential(shrink_conv(block[0], out_idx=keep), shrink_bn(block[1], keep), nn.ReLU(),
-                      shrink_conv(block[3], in_idx=keep), block[4], nn.ReLU(), nn.AdaptiveAvgPool2d(1),
-                      nn.Flatten(), block[8]).eval()
+small = nn.Sequential(
+    shrink_conv(block[0], out_idx=keep),
+    shrink_bn(block[1], keep),
+    nn.ReLU(),
+    shrink_conv(block[3], in_idx=keep),
+    block[4],
+    nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1),
+    nn.Flatten(),
+    block[8],
+).eval()
 print(small[0], small[1], small[3], sep="\n")
 print("same output", torch.allclose(small(x), ref, atol=1e-4), round((small(x) - ref).abs().max().item(), 4))
 dense_params = sum(p.numel() for p in block.parameters())

@@ -1,6 +1,7 @@
 """Custom pruning methods as research code writes them: a structured method with its own `dim`, a
 threshold method, Taylor importance scores, N:M masks through custom_from_mask, and exporting the
 pruned weights into a dense model's state_dict."""
+
 import torch
 import torch.nn.utils.prune as prune
 
@@ -21,6 +22,7 @@ class ThresholdPruning(prune.BasePruningMethod):
 
 class MeanActivationStructured(prune.BasePruningMethod):
     """Prunes the `amount` output channels whose mean |weight| is smallest."""
+
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount, dim=0):
@@ -69,8 +71,14 @@ prune.l1_unstructured(net.conv2, "weight", amount=0.4, importance_scores=taylor)
 print("taylor zeros", int(torch.sum(net.conv2.weight_mask == 0)), "of", net.conv2.weight_mask.numel())
 kept_by_mag = prune.L1Unstructured(amount=0.4).compute_mask(net.conv2.weight_orig, torch.ones_like(taylor))
 print("overlap with magnitude", int(((kept_by_mag == 0) & (net.conv2.weight_mask == 0)).sum()))
-prune.ln_structured(net.conv2, "weight", amount=2, n=1, dim=0,
-                    importance_scores=taylor.sum(dim=(1, 2, 3), keepdim=True).expand_as(taylor).contiguous())
+prune.ln_structured(
+    net.conv2,
+    "weight",
+    amount=2,
+    n=1,
+    dim=0,
+    importance_scores=taylor.sum(dim=(1, 2, 3), keepdim=True).expand_as(taylor).contiguous(),
+)
 print("conv2 channel sums", net.conv2.weight_mask.sum(dim=(1, 2, 3)).tolist())
 
 # 2:4 sparsity on the head, built by hand and applied with custom_from_mask

@@ -1,5 +1,6 @@
 """Knowledge distillation of a pruned student: Hinton's temperature-scaled KL loss in its common forms
 (log_target, batchmean, KLDivLoss module), checked against the cross-entropy identity."""
+
 import warnings
 
 import torch
@@ -15,8 +16,12 @@ student = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 5))
 student.load_state_dict(teacher.state_dict())
 for layer in (student[0], student[2]):
     prune.ln_structured(layer, "weight", amount=0.5, n=2, dim=0 if layer is student[0] else 1)
-print("rows kept", int((student[0].weight_mask.sum(1) > 0).sum()), "cols kept",
-      int((student[2].weight_mask.sum(0) > 0).sum()))
+print(
+    "rows kept",
+    int((student[0].weight_mask.sum(1) > 0).sum()),
+    "cols kept",
+    int((student[2].weight_mask.sum(0) > 0).sum()),
+)
 
 x = torch.randn(16, 10)
 labels = torch.randint(0, 5, (16,))
@@ -56,8 +61,12 @@ alpha = 0.7
 for epoch in range(25):
     opt.zero_grad()
     s_logits = student(x)
-    kd = F.kl_div(F.log_softmax(s_logits / T, -1), F.log_softmax(t_logits / T, -1),
-                  reduction="batchmean", log_target=True) * T ** 2
+    kd = (
+        F.kl_div(
+            F.log_softmax(s_logits / T, -1), F.log_softmax(t_logits / T, -1), reduction="batchmean", log_target=True
+        )
+        * T**2
+    )
     ce = F.cross_entropy(s_logits, labels)
     loss = alpha * kd + (1 - alpha) * ce
     loss.backward()
@@ -67,4 +76,7 @@ for epoch in range(25):
 agree = (student(x).argmax(1) == t_logits.argmax(1)).float().mean()
 print("agreement", round(agree.item(), 4))
 print("mask untouched", int(torch.sum(student[0].weight_mask == 0)), int((student[0].weight == 0).sum()))
-print("orig grad at pruned rows", round(student[0].weight_orig.grad[student[0].weight_mask.sum(1) == 0].abs().sum().item(), 4))
+print(
+    "orig grad at pruned rows",
+    round(student[0].weight_orig.grad[student[0].weight_mask.sum(1) == 0].abs().sum().item(), 4),
+)

@@ -1,5 +1,6 @@
 """Feature distillation into a thinner student: FitNets hints through a 1x1 regressor, attention transfer
 on spatial maps, and soft-target KD, with the teacher's features captured by forward hooks."""
+
 import torch
 
 nn = torch.nn
@@ -8,9 +9,16 @@ torch.manual_seed(0)
 
 
 def make(width):
-    return nn.Sequential(nn.Conv2d(3, width, 3, padding=1), nn.BatchNorm2d(width), nn.ReLU(),
-                         nn.Conv2d(width, 2 * width, 3, stride=2, padding=1), nn.ReLU(),
-                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2 * width, 4))
+    return nn.Sequential(
+        nn.Conv2d(3, width, 3, padding=1),
+        nn.BatchNorm2d(width),
+        nn.ReLU(),
+        nn.Conv2d(width, 2 * width, 3, stride=2, padding=1),
+        nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(2 * width, 4),
+    )
 
 
 teacher, student = make(8), make(4)
@@ -21,6 +29,7 @@ feats = {}
 def grab(name):
     def hook(module, inputs, output):
         feats[name] = output
+
     return hook
 
 
@@ -34,8 +43,12 @@ def attention(f, p=2):
 
 x = torch.randn(8, 3, 8, 8)
 y = torch.randint(0, 4, (8,))
-print("teacher params", sum(p.numel() for p in teacher.parameters()),
-      "student params", sum(p.numel() for p in student.parameters()))
+print(
+    "teacher params",
+    sum(p.numel() for p in teacher.parameters()),
+    "student params",
+    sum(p.numel() for p in student.parameters()),
+)
 opt = torch.optim.SGD(list(student.parameters()) + list(regressor.parameters()), lr=0.05, momentum=0.9)
 T = 3.0
 for step in range(12):
@@ -52,8 +65,13 @@ for step in range(12):
     opt.step()
     if step % 4 == 0:
         print(step, [round(v.item(), 4) for v in (ce, kd, hint, at)], loss.grad_fn.name())
-print("feature shapes", tuple(feats["t"].shape), tuple(feats["s"].shape), feats["t"].requires_grad,
-      feats["s"].requires_grad)
+print(
+    "feature shapes",
+    tuple(feats["t"].shape),
+    tuple(feats["s"].shape),
+    feats["t"].requires_grad,
+    feats["s"].requires_grad,
+)
 print("attention map", tuple(attention(feats["t"]).shape), round(attention(feats["t"]).norm(dim=1).mean().item(), 4))
 try:
     F.mse_loss(feats["s"], feats["t"])

@@ -1,5 +1,6 @@
 """Gradual magnitude pruning (Zhu & Gupta's cubic schedule) of an LSTM language model and its embedding,
 with per-step sparsity logs, rounding of fractional amounts, and the hooks/buffers pruning leaves."""
+
 import torch
 import torch.nn.utils.prune as prune
 
@@ -30,8 +31,12 @@ def schedule(step, start=0, end=8, s_init=0.0, s_final=0.75):
 model = TinyLM()
 tokens = torch.randint(0, 20, (4, 7))
 targets = torch.roll(tokens, -1, dims=1)
-targets_prunable = [(model.emb, "weight"), (model.rnn, "weight_ih_l0"), (model.rnn, "weight_hh_l0"),
-                    (model.out, "weight")]
+targets_prunable = [
+    (model.emb, "weight"),
+    (model.rnn, "weight_ih_l0"),
+    (model.rnn, "weight_hh_l0"),
+    (model.out, "weight"),
+]
 print([round(schedule(s), 4) for s in range(0, 10, 2)])
 
 opt = torch.optim.Adam(model.parameters(), lr=0.01)
@@ -51,13 +56,13 @@ for step in range(10):
         current = target_sparsity
         zero = sum(int(torch.sum(getattr(m, n + "_mask") == 0)) for m, n in targets_prunable)
         total = sum(getattr(m, n + "_mask").numel() for m, n in targets_prunable)
-        print(step, "loss", round(loss.item(), 4), "target", round(target_sparsity, 4), "actual",
-              round(zero / total, 4))
+        print(
+            step, "loss", round(loss.item(), 4), "target", round(target_sparsity, 4), "actual", round(zero / total, 4)
+        )
 
 print("rnn params", sorted(n for n, _ in model.rnn.named_parameters()))
 print("rnn buffers", sorted(n for n, _ in model.rnn.named_buffers()))
-print("hooks", {n: type(h).__name__ for n, h in
-                ((h._tensor_name, h) for h in model.rnn._forward_pre_hooks.values())})
+print("hooks", {n: type(h).__name__ for n, h in ((h._tensor_name, h) for h in model.rnn._forward_pre_hooks.values())})
 print("emb rows fully pruned", int((model.emb.weight_mask.sum(1) == 0).sum()))
 out = model(tokens)
 print(tuple(out.shape), out.grad_fn.name())
@@ -84,7 +89,9 @@ except Exception as e:
 for module, name in targets_prunable:
     prune.remove(module, name)
 print(prune.is_pruned(model), len(model.rnn._forward_pre_hooks))
-print("final sparsity", [round(1 - int(torch.count_nonzero(getattr(m, n))) / getattr(m, n).numel(), 4)
-                         for m, n in targets_prunable])
+print(
+    "final sparsity",
+    [round(1 - int(torch.count_nonzero(getattr(m, n))) / getattr(m, n).numel(), 4) for m, n in targets_prunable],
+)
 logits = model(tokens)
 print("final loss", round(F.cross_entropy(logits.reshape(-1, 20), targets.reshape(-1)).item(), 4))

@@ -1,5 +1,6 @@
 """Lottery-ticket style iterative magnitude pruning with weight rewinding: global L1 pruning over the
 conv and linear weights, rewinding the survivors to their early-training values through state_dict."""
+
 import copy
 
 import torch
@@ -50,12 +51,13 @@ for rnd in range(3):
     prune.global_unstructured(targets, pruning_method=prune.L1Unstructured, amount=0.3)
     hooks = [type(h).__name__ for h in model.fc1._forward_pre_hooks.values()]
     print("round", rnd, "sparsity", sparsity(model), hooks)
-    per_layer = [(n, int(torch.sum(getattr(m, n + "_mask") == 0)), getattr(m, n + "_mask").numel())
-                 for m, n in targets]
+    per_layer = [(n, int(torch.sum(getattr(m, n + "_mask") == 0)), getattr(m, n + "_mask").numel()) for m, n in targets]
     print(" per layer", per_layer)
     # rewind: the surviving weights restart from their step-1 values; masks are kept
-    rewound = {k + "_orig" if k.endswith("weight") and k.split(".")[0] in ("conv", "fc1", "fc2") else k: v
-               for k, v in rewind_state.items()}
+    rewound = {
+        k + "_orig" if k.endswith("weight") and k.split(".")[0] in ("conv", "fc1", "fc2") else k: v
+        for k, v in rewind_state.items()
+    }
     result = model.load_state_dict(rewound, strict=False)
     print(" missing", sorted(result.missing_keys), "unexpected", sorted(result.unexpected_keys))
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -64,12 +66,20 @@ for rnd in range(3):
         loss = F.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
-    print(" loss", round(loss.item(), 4), "pruned grads zero",
-          bool((model.fc1.weight_orig.grad[model.fc1.weight_mask == 0] == 0).all()))
+    print(
+        " loss",
+        round(loss.item(), 4),
+        "pruned grads zero",
+        bool((model.fc1.weight_orig.grad[model.fc1.weight_mask == 0] == 0).all()),
+    )
 
 container = list(model.fc1._forward_pre_hooks.values())[0]
-print(type(container).__name__, container._tensor_name, len(container._pruning_methods),
-      [type(m).__name__ for m in container._pruning_methods])
+print(
+    type(container).__name__,
+    container._tensor_name,
+    len(container._pruning_methods),
+    [type(m).__name__ for m in container._pruning_methods],
+)
 print(sorted(model.state_dict().keys()))
 print([n for n, _ in model.named_parameters()])
 
@@ -90,7 +100,6 @@ except Exception as e:
 for m, n in targets:
     prune.remove(m, n)
 print("is_pruned", prune.is_pruned(model), sorted(model.state_dict().keys())[:3])
-print("final nonzero", [int(torch.count_nonzero(m.weight)) for m, _ in targets],
-      [m.weight.numel() for m, _ in targets])
+print("final nonzero", [int(torch.count_nonzero(m.weight)) for m, _ in targets], [m.weight.numel() for m, _ in targets])
 clone = copy.deepcopy(model)
 print("clone ok", torch.allclose(clone(x), model(x)), round(model(x).sum().item(), 4))

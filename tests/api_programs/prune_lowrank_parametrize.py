@@ -1,5 +1,6 @@
 """Low-rank compression two ways: a factorised parametrization (right_inverse returns U and V, so the
 weight lives in original0/original1) trained in place, and SVD replacement of nn.Linear by two Linears."""
+
 import torch
 import torch.nn.utils.parametrize as parametrize
 
@@ -49,8 +50,12 @@ parametrize.register_parametrization(student[0], "weight", LowRank(3))
 layer = student[0]
 print(type(layer).__name__, parametrize.type_before_parametrizations(layer).__name__)
 print([n for n, _ in student.named_parameters()])
-print(layer.parametrizations.weight.original0.shape, layer.parametrizations.weight.original1.shape,
-      hasattr(layer.parametrizations.weight, "original"), layer.parametrizations.weight.ntensors)
+print(
+    layer.parametrizations.weight.original0.shape,
+    layer.parametrizations.weight.original1.shape,
+    hasattr(layer.parametrizations.weight, "original"),
+    layer.parametrizations.weight.ntensors,
+)
 print("rank", int(torch.linalg.matrix_rank(layer.weight)), "err", round(F.mse_loss(student(x), target).item(), 4))
 
 opt = torch.optim.Adam(student.parameters(), lr=0.02)
@@ -96,7 +101,7 @@ for rank in (1, 4, 8):
     err = (fac(x) - big(x)).pow(2).mean().item()
     print("rank", rank, "params", params, "of", sum(p.numel() for p in big.parameters()), "err", round(err, 4))
 S = torch.linalg.svdvals(big.weight.detach())
-energy = (S.pow(2).cumsum(0) / S.pow(2).sum())
+energy = S.pow(2).cumsum(0) / S.pow(2).sum()
 print("energy", energy.round(decimals=4).tolist())
 print("rank for 90%", int((energy < 0.9).sum()) + 1)
 compressed = nn.Sequential(factorize(teacher[0], 6), teacher[1], factorize(teacher[2], 3))

@@ -1,6 +1,7 @@
 """Movement pruning with learned scores: a parametrization multiplies the weight by a top-k mask of its
 scores, a straight-through autograd Function passes the gradient to the scores, and the learned mask is
 finally frozen into torch.nn.utils.prune with custom_from_mask and made permanent."""
+
 import torch
 import torch.nn.utils.parametrize as parametrize
 import torch.nn.utils.prune as prune
@@ -71,8 +72,18 @@ print("acc", round(acc.item(), 4), model[0].weight.grad_fn.name())
 for i, layer in zip((0, 2), (model[0], model[2])):
     m = layer.parametrizations.weight[0].mask()
     changed = int((m != start_masks[0 if i == 0 else 1]).sum())
-    print("layer", i, "kept", int(m.sum()), "of", m.numel(), "changed", changed,
-          "zeros in weight", int(torch.sum(layer.weight == 0)))
+    print(
+        "layer",
+        i,
+        "kept",
+        int(m.sum()),
+        "of",
+        m.numel(),
+        "changed",
+        changed,
+        "zeros in weight",
+        int(torch.sum(layer.weight == 0)),
+    )
 
 # freeze: bake the learned masks into prune's buffers and drop the scores
 for layer in (model[0], model[2]):

@@ -1,6 +1,7 @@
 """Reparametrised layers before export: weight_norm with dim=None / dim=1 / negative dims, spectral_norm's
 power-iteration buffers across train/eval and state_dict round trips, orthogonal maps, then baking the
 parametrizations into plain weights with remove_parametrizations for deployment."""
+
 import torch
 import torch.nn.utils.parametrize as parametrize
 from torch.nn.utils import parametrizations as P
@@ -63,8 +64,14 @@ except Exception as e:
     print(type(e).__name__, str(e)[:80])
 
 # train a small net with all three, then bake them in for export
-model = nn.Sequential(P.weight_norm(nn.Linear(5, 8)), nn.ReLU(), P.spectral_norm(nn.Linear(8, 8)), nn.ReLU(),
-                      P.orthogonal(nn.Linear(8, 8)), nn.Linear(8, 2))
+model = nn.Sequential(
+    P.weight_norm(nn.Linear(5, 8)),
+    nn.ReLU(),
+    P.spectral_norm(nn.Linear(8, 8)),
+    nn.ReLU(),
+    P.orthogonal(nn.Linear(8, 8)),
+    nn.Linear(8, 2),
+)
 target = torch.randn(6, 2)
 opt = torch.optim.Adam(model.parameters(), lr=0.01)
 for step in range(15):

@@ -1,6 +1,7 @@
 """A unitary RNN (uRNN-style) whose complex recurrent matrix is kept unitary by
 parametrizations.orthogonal, next to a real orthogonal RNN with the Cayley map: norms are preserved
 over long sequences, the constraint survives Adam steps, and the weights are baked for inference."""
+
 import torch
 import torch.nn.utils.parametrize as parametrize
 from torch.nn.utils import parametrizations as P
@@ -51,23 +52,33 @@ for step in range(8):
     opt.step()
     if step % 3 == 0:
         W = cell.rec.weight
-        print(step, round(loss.item(), 4), "unitary err < 1e-4",
-              (W @ W.mH - torch.eye(6, dtype=torch.complex64)).abs().max().item() < 1e-4,
-              rec.original.grad.dtype)
+        print(
+            step,
+            round(loss.item(), 4),
+            "unitary err < 1e-4",
+            (W @ W.mH - torch.eye(6, dtype=torch.complex64)).abs().max().item() < 1e-4,
+            rec.original.grad.dtype,
+        )
 
 real = P.orthogonal(nn.Linear(4, 4), orthogonal_map="cayley")
 rnn_h = torch.ones(1, 4)
 for _ in range(20):
     rnn_h = torch.tanh(real(rnn_h))
-print("cayley", round((real.weight @ real.weight.T - torch.eye(4)).abs().max().item(), 4),
-      rnn_h.round(decimals=4).tolist())
+print(
+    "cayley",
+    round((real.weight @ real.weight.T - torch.eye(4)).abs().max().item(), 4),
+    rnn_h.round(decimals=4).tolist(),
+)
 try:
     P.orthogonal(nn.Linear(4, 4, dtype=torch.complex64), orthogonal_map="householder")
 except Exception as e:
     print(type(e).__name__, e)
 tall = P.orthogonal(nn.Linear(3, 5, bias=False, dtype=torch.complex64))
-print("tall default", tall.parametrizations.weight[0].orthogonal_map.name,
-      round((tall.weight.mH @ tall.weight - torch.eye(3, dtype=torch.complex64)).abs().max().item(), 4))
+print(
+    "tall default",
+    tall.parametrizations.weight[0].orthogonal_map.name,
+    round((tall.weight.mH @ tall.weight - torch.eye(3, dtype=torch.complex64)).abs().max().item(), 4),
+)
 
 parametrize.remove_parametrizations(cell.rec, "weight")
 print(type(cell.rec).__name__, [n for n, _ in cell.named_parameters()], cell.rec.weight.dtype)
