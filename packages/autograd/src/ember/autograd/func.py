@@ -700,10 +700,16 @@ def _public_op(frame) -> str | None:
     no user code called it (ember's own composites, torch's Python)."""
     name = None
     while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
-        if frame.f_globals["__name__"].startswith("ember.core.ops"):
+        if _is_op_frame(frame):
             name = frame.f_code.co_name
         frame = frame.f_back
     return name if frame is not None else None
+
+
+def _is_op_frame(frame) -> bool:
+    """A frame of an op of ember.core's, not of the argument-checking wrapper some ops are called through."""
+    module = frame.f_globals["__name__"]
+    return module.startswith("ember.core.ops") and module != "ember.core.ops.parser_errors"
 
 
 def _dynamic_shape_refusal(frame) -> str | None:
@@ -712,7 +718,7 @@ def _dynamic_shape_refusal(frame) -> str | None:
     (`argwhere`, which PyTorch batches, or ember's own composites)."""
     public = None
     while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
-        if frame.f_globals["__name__"].startswith("ember.core.ops"):
+        if _is_op_frame(frame):
             public = frame
         frame = frame.f_back
     if public is None or frame is None:
