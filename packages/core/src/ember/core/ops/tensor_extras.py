@@ -81,7 +81,7 @@ def _diff_along(y: Tensor, spacing, dim: int, edge_order: int) -> Tensor:
         return S.narrow(y, dim, i if i >= 0 else n + i, k)
 
     if not isinstance(spacing, Tensor):
-        h = float(spacing)
+        h = complex(spacing) if isinstance(spacing, complex | np.complexfloating) else float(spacing)
         interior = ew.div(ew.div(ew.sub(f(2, n - 2), f(0, n - 2)), h), 2)
         if edge_order == 1:
             first = ew.div(ew.sub(f(1), f(0)), h)
