@@ -76,12 +76,15 @@ def pad(c, size, padding, align, vectorized=True):
         else:
             c, g = reflect(c, -1.0, 2.0 * size - 1.0)
     if padding >= 1:
+        # a clipped coordinate's derivative: +0 in the 2-D kernel (a bit mask), the reflection's signed zero in
+        # the 3-D one (a product)
+        z = 0.0 if vectorized else g * 0.0
         if c <= 0:
-            c, g = 0.0, 0.0
+            c, g = 0.0, z
         elif c >= size - 1:
-            c, g = size - 1.0, 0.0
+            c, g = size - 1.0, z
         elif c != c:
-            c, g = (0.0 if vectorized else size - 1.0), 0.0
+            c, g = (0.0 if vectorized else size - 1.0), z
     return finite(c), g
 
 
@@ -258,11 +261,13 @@ def half_weight(ix, iy, iz, k, gdim, bits):
     return round_half(w * round_half(iz - z0 if k & 4 else z0 + 1.0 - iz, bits), bits)
 
 
-def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
+def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws, muls):
     """The CPU kernels' tap table (host only: compiled with `numba.prange`, never for CUDA): grid
-    (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim), the derivatives scaled
-    by the unnormalization and padding factors. It lives here so that its disk cache follows this
-    file (Numba invalidates a cached function only when its own file changes)."""
+    (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim) the weights' derivatives in
+    the padded pixel coordinates, muls (N, P, gdim) the unnormalization and padding factors, which
+    multiply the summed gradient as PyTorch's (a clipped point's zero keeps that sum's sign). It lives
+    here so that its disk cache follows this file (Numba invalidates a cached function only when its
+    own file changes)."""
     n_, p_, gdim = grid.shape
     k_ = idx.shape[2]
     for row in prange(n_ * p_):  # an undefined point (module docstring) gets the tap UNDEFINED first
@@ -272,9 +277,12 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
             wts[n, p, k] = 0.0
             for d in range(gdim):
                 dws[n, p, k, d] = 0.0
+        for d in range(gdim):
+            muls[n, p, d] = 0.0
         if mode == 2:
             ix, mx = unnormalize_taps(grid[n, p, 0], w_, align, single)
             iy, my = unnormalize_taps(grid[n, p, 1], h_, align, single)
+            muls[n, p, 0], muls[n, p, 1] = mx, my
             if not (abs(ix) < _INF and abs(iy) < _INF):
                 idx[n, p, 0] = UNDEFINED
                 continue
@@ -284,17 +292,18 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
                 if off >= 0:
                     idx[n, p, k] = off
                     wts[n, p, k] = wt
-                    dws[n, p, k, 0] = dx * mx
-                    dws[n, p, k, 1] = dy * my
+                    dws[n, p, k, 0] = dx
+                    dws[n, p, k, 1] = dy
             continue
         ix, mx = source_taps(grid[n, p, 0], w_, padding, align, single, gdim == 2)
         iy, my = source_taps(grid[n, p, 1], h_, padding, align, single, gdim == 2)
         if bits and gdim == 2:  # a half type's coordinates, rounded as PyTorch's 2-D kernel rounds them
             ix = pad(unnormalize_half(grid[n, p, 0], w_, align, bits), w_, padding, align)[0]
             iy = pad(unnormalize_half(grid[n, p, 1], h_, align, bits), h_, padding, align)[0]
-        iz, mz = 0.0, 0.0
+        muls[n, p, 0], muls[n, p, 1] = mx, my
+        iz = 0.0
         if gdim == 3:
-            iz, mz = source_taps(grid[n, p, 2], d_, padding, align, single, False)
+            iz, muls[n, p, 2] = source_taps(grid[n, p, 2], d_, padding, align, single, False)
             if bits:  # and the 3-D kernel's, in its own formula
                 ix = pad(unnormalize_half3d(grid[n, p, 0], w_, align, bits), w_, padding, align, False)[0]
                 iy = pad(unnormalize_half3d(grid[n, p, 1], h_, align, bits), h_, padding, align, False)[0]
@@ -315,10 +324,10 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
             if off >= 0:
                 idx[n, p, k] = off
                 wts[n, p, k] = wt if not bits else half_weight(ix, iy, iz, k, gdim, bits)
-                dws[n, p, k, 0] = dx * mx
-                dws[n, p, k, 1] = dy * my
+                dws[n, p, k, 0] = dx
+                dws[n, p, k, 1] = dy
                 if gdim == 3:
-                    dws[n, p, k, 2] = dz * mz
+                    dws[n, p, k, 2] = dz
 
 
 prange = range  # `taps`' parallel loop; the CPU build binds numba.prange
