@@ -586,7 +586,15 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
 
 
 attach("grad_dtype", property(lambda self: self._dtype))
-attach("hardshrink", hardshrink)
+
+
+def _hardshrink_method(self: Tensor, lambd: float = 0.5) -> Tensor:
+    """`x.hardshrink(lambd)`: PyTorch's method takes no `out=` (its function does)."""
+    return hardshrink(self, lambd)
+
+
+_hardshrink_method.__name__ = _hardshrink_method.__qualname__ = "hardshrink"
+attach("hardshrink", _hardshrink_method)
 attach("prelu", prelu)
 attach("resize", _resize)
 attach("resize_as", _resize_as)
