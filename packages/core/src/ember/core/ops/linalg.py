@@ -256,13 +256,20 @@ def _bmm_shapes(a: Tensor, b: Tensor) -> None:
                            f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
 
 
+def bmm_dtype_error(first: dtypes.dtype, second: dtypes.dtype, macs: int) -> RuntimeError:
+    """PyTorch's CPU bmm refusal of two dtypes, named as scalar types (mm: C++ names): its loop for matrices of
+    under 400 multiply-adds expects the first operand's dtype, its BLAS path the second's."""
+    expected, found = (first, second) if macs < 400 else (second, first)
+    return RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[expected.name]} but found "
+                        f"{dtypes.TORCH_NAMES[found.name]}")
+
+
 @_bmm.meta
 def _bmm_meta(a, b, *, out=None) -> None:
     """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
     _bmm_shapes(a, b)
-    if a._dtype is not b._dtype:  # PyTorch's bmm kernel names the dtypes as scalar types (mm: C++ names)
-        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[a._dtype.name]} but found "
-                           f"{dtypes.TORCH_NAMES[b._dtype.name]}")
+    if a._dtype is not b._dtype:
+        raise bmm_dtype_error(a._dtype, b._dtype, a._shape[1] * a._shape[2] * b._shape[2])
     if out is not None:
         _check_out_dtype(out, a)
     _refuse_bool("bmm", a, bool(a.numel() and b._shape[2]))
@@ -388,8 +395,9 @@ def _bmm_dtype(order, pair, a, b, da, db, merged) -> dtypes.dtype:
     if first is dtypes.bool or first in dtypes.RESTRICTED:
         raise not_implemented_for("bmm", first)
     if second is not first:
-        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[first.name]} but found "
-                           f"{dtypes.TORCH_NAMES[second.name]}")
+        only = [c for c in {*a, *b} if c not in pair and (a.get(c, 1) == 1) != (b.get(c, 1) == 1)]
+        macs = int(np.prod([a[c] for c in pair] + [max(a.get(c, 1), b.get(c, 1)) for c in only], dtype=np.int64))
+        raise bmm_dtype_error(first, second, macs)
     return first
 
 
@@ -752,8 +760,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
             raise RuntimeError(f"Input dtypes must be the same, got: input {_c_name(input)}, batch1: "
                                f"{_c_name(batch1)}, batch2: {_c_name(batch2)}")
         if batch1._dtype is not batch2._dtype:
-            raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[batch1._dtype.name]} but found "
-                               f"{dtypes.TORCH_NAMES[batch2._dtype.name]}")
+            raise bmm_dtype_error(batch1._dtype, batch2._dtype,
+                                  batch1._shape[1] * batch1._shape[2] * batch2._shape[2])
     prod = _opmath(_bmm, batch1, batch2)
     if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
