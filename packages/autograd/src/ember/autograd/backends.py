@@ -15,10 +15,19 @@ __all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum
 
 
 class _FP32Precision:
-    """`torch.backends.<backend>.<op>` (`cuda.matmul`, `cudnn.conv`, `mkldnn.rnn` ...): its `fp32_precision`."""
+    """`torch.backends.<backend>.<op>` (`cuda.matmul`, `cudnn.conv`, `mkldnn.rnn` ...): its `fp32_precision`.
+    Like PyTorch's, it refuses to set or read an attribute it does not have ("Unknown attribute foo")."""
 
     def __init__(self, backend: str, op: str) -> None:
         self._key = (backend, op)
+
+    def __setattr__(self, name: str, value) -> None:
+        if not name.startswith("_") and not hasattr(type(self), name):
+            raise AttributeError(f"Unknown attribute {name}")
+        super().__setattr__(name, value)
+
+    def __getattr__(self, name: str):
+        raise AttributeError(f"Unknown attribute {name}")
 
     @property
     def fp32_precision(self) -> str:
@@ -29,6 +38,15 @@ class _FP32Precision:
         fp32_precision.set_precision(*self._key, value)
 
 
+class _CudnnRnn(_FP32Precision):
+    """`torch.backends.cudnn.rnn`: a module in PyTorch, which takes any attribute."""
+
+    __setattr__ = object.__setattr__
+
+    def __getattr__(self, name: str):
+        raise AttributeError(f"module 'torch.backends.cudnn.rnn' has no attribute '{name}'")
+
+
 class _Cudnn:
     """`torch.backends.cudnn`: ember's convolutions are its own kernels, never cuDNN. `allow_tf32` and
     `fp32_precision` share the float32 precision table (ember.core.fp32_precision) with `conv` and `rnn`."""
@@ -37,7 +55,7 @@ class _Cudnn:
     benchmark = False
     deterministic = False  # PyTorch's defaults (ember's kernels are deterministic whatever they say)
     conv = _FP32Precision("cuda", "conv")
-    rnn = _FP32Precision("cuda", "rnn")
+    rnn = _CudnnRnn("cuda", "rnn")
 
     @property
     def allow_tf32(self) -> bool:
