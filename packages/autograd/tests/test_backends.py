@@ -37,7 +37,6 @@ def test_matmul_allow_tf32_follows_and_sets_the_float32_matmul_precision():
 
 
 def test_sdp_backend_switches_default_on_and_sdp_kernel_sets_and_restores_them():
-
     cuda = ea.backends.cuda
     assert (cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.math_sdp_enabled(),
             cuda.cudnn_sdp_enabled()) == (True, True, True, True)
