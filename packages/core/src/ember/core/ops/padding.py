@@ -132,7 +132,10 @@ def _circular_with_crops(input: Tensor, pad: tuple[int, ...]) -> Tensor:
         kept = n - max(-lo, 0) - max(-hi, 0)
         if max(lo, hi) > n:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        if kept < 1:
+        if kept == 0 and lo <= 0 and hi <= 0:  # cropped to nothing: PyTorch's empty result
+            out = index_select(out, dim, arange(0))
+            continue
+        if kept < 1:  # (PyTorch wraps a positive pad around nothing, reading memory it never wrote)
             raise RuntimeError(f"pad: circular padding of an empty dim; got {describe(input)} and pad={pad}")
         if lo or hi:
             idx = (arange(kept + max(lo, 0) + max(hi, 0)) - max(lo, 0)) % kept + max(-lo, 0)
