@@ -222,3 +222,14 @@ def test_circular_crop_to_nothing_is_an_empty_result():
     assert E.pad(E.zeros(1, 2, 4), (-3, -1), mode="circular").shape == (1, 2, 0)
     with pytest.raises(RuntimeError, match="circular padding of an empty dim"):
         E.pad(x, (0, 0, -3, 1), mode="circular")
+
+
+def test_2d_reflect_and_replicate_crops_past_the_input_fail_as_pytorchs_kernels():
+    # PyTorch 2.13's 2-D/3-D kernels fail allocating a negative size (the 1-D ones name the dim)
+    x = E.arange(12.0).reshape(1, 1, 3, 4)
+    with pytest.raises(RuntimeError, match="^numel: integer multiplication overflow$"):
+        E.pad(x, (-3, -2, 0, 0), mode="reflect")
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[1, 1, -1, 4\]$"):
+        E.pad(x, (0, 0, -2, -2), mode="replicate")
+    with pytest.raises(RuntimeError, match=r"^input \(W: 4\) is too small. Calculated output W: -1$"):
+        E.pad(E.arange(4.0).reshape(1, 1, 4), (-3, -2), mode="reflect")

@@ -143,6 +143,22 @@ def _circular_with_crops(input: Tensor, pad: tuple[int, ...]) -> Tensor:
     return out
 
 
+def _refuse_negative_size(input: Tensor, pad: tuple[int, ...], nd: int, mode: str, d: int) -> None:
+    """A reflect/replicate crop past the input along pad pair `d`: the 1-D kernels' check names the dim; PyTorch's
+    2-D/3-D kernels fail inside, allocating the output (reflect's size product overflows; replicate's shape is
+    refused)."""
+    name, n, lo, hi = "WHD"[d], input.shape[input.ndim - 1 - d], pad[2 * d], pad[2 * d + 1]
+    if nd == 1:
+        raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: {n + lo + hi}")
+    if mode == "reflect":
+        raise RuntimeError("numel: integer multiplication overflow")
+    shape = list(input.shape)
+    for d in range(nd):
+        shape[input.ndim - 1 - d] += pad[2 * d] + pad[2 * d + 1]
+    bad = next(v for v in shape if v < 0)
+    raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
+
+
 def _check_reflect_replicate(input: Tensor, nd: int, mode: str) -> None:
     """PyTorch's reflection/replication kernels' refusals: an empty dim other than the batch dim, a bool input."""
     batched = input.ndim == nd + 2
@@ -211,9 +227,8 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
             if min(lo, hi) < 0:
-                name = "WHD"[d]
                 if n + lo + hi < (1 if nd == 1 else 0):  # 2-D/3-D padding may crop a dim to nothing
-                    raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: {n + lo + hi}")
+                    _refuse_negative_size(input, pad, nd, mode, d)
                 crops.append((input.ndim - 1 - d, max(-lo, 0), n + max(lo, 0) + max(hi, 0) - max(-lo, 0)
                               - max(-hi, 0)))
             if mode == "reflect" and max(lo, hi) >= max(n, 1):  # PyTorch numbers the pad's entries from 3
