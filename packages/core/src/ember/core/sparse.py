@@ -684,6 +684,11 @@ class SparseTensor(Tensor):
         return self._with_values(_alias(self._sp_values))
 
     def clone(self, *, memory_format=None) -> SparseTensor:
+        """A copy of the indices and values; PyTorch's sparse clone takes no memory format (not even preserve)."""
+        if memory_format is not None:
+            name = {"contiguous_format": "Contiguous", "preserve_format": "Preserve", "channels_last": "ChannelsLast",
+                    "channels_last_3d": "ChannelsLast3d"}.get(getattr(memory_format, "name", None), memory_format)
+            raise RuntimeError(f"unsupported memory format option {name}")
         return self._with_values(self._sp_values.clone(), copy_indices=True)
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> SparseTensor:

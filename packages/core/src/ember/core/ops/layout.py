@@ -144,6 +144,8 @@ def contiguous(input, memory_format=None) -> Tensor:
 @method
 def clone(input, *, memory_format=None) -> Tensor:
     """A copy; `preserve_format` (the default) keeps a permuted layout of `input`, as PyTorch's."""
+    if not input._dense_like and input.__class__.clone is not clone:  # a sparse tensor's own (torch.clone(s))
+        return input.clone(memory_format=memory_format)
     if memfmt.dim_order(input, memory_format, "clone") is None:
         return S.clone(input)
     return S.clone(input, memory_format=memory_format or preserve_format)
