@@ -37,3 +37,23 @@ def test_set_detect_anomaly_call_and_context():
         assert E.is_anomaly_enabled()
     finally:
         E.set_detect_anomaly(False)
+
+
+def test_forward_trace_starts_at_the_main_scripts_first_frame(monkeypatch):
+    # under a runner (`python -m ember.torch script.py`) the stack holds runpy's frames above the script's;
+    # PyTorch's trace (`python script.py`) starts at the script
+    import sys
+    import types
+
+    from ember.autograd import anomaly
+
+    main = types.ModuleType("__main__")
+    main.__file__ = __file__
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    x = E.tensor([0.0, 1.0], requires_grad=True)
+    with E.autograd.detect_anomaly():
+        y = E.sqrt(x)
+    trace = anomaly._forward_trace(y.grad_fn)
+    assert trace.startswith(f'  File "{__file__}", line') and "y = E.sqrt(x)" in trace
+    monkeypatch.setattr(main, "__file__", "/nowhere/else.py")  # no frame of the main file: the whole stack
+    assert anomaly._forward_trace(y.grad_fn).count("File ") > trace.count("File ")

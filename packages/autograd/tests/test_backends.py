@@ -1,5 +1,7 @@
 """`torch.backends` boilerplate runs, and availability answers are truthful."""
 
+import pytest
+
 import ember.autograd as ea
 
 
@@ -35,8 +37,6 @@ def test_matmul_allow_tf32_follows_and_sets_the_float32_matmul_precision():
 
 
 def test_sdp_backend_switches_default_on_and_sdp_kernel_sets_and_restores_them():
-    import pytest
-
     cuda = ea.backends.cuda
     assert (cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.math_sdp_enabled(),
             cuda.cudnn_sdp_enabled()) == (True, True, True, True)
@@ -123,3 +123,17 @@ def test_cudnn_flags_context_sets_pytorchs_defaults_and_restores_every_switch():
         assert c.set_flags() == (True, True, None, False, False, "none", "auto") and c.benchmark_limit is None
     finally:
         c.benchmark, c.allow_tf32 = False, True
+
+
+def test_precision_switches_refuse_unknown_attributes_as_pytorchs():
+    b = ea.backends
+    for switch in (b.cuda.matmul, b.cudnn.conv, b.mkldnn.matmul, b.mkldnn.rnn):
+        with pytest.raises(AttributeError, match="^Unknown attribute foo$"):
+            switch.foo = 3
+        with pytest.raises(AttributeError, match="^Unknown attribute bar$"):
+            switch.bar
+    before = b.cuda.matmul.allow_fp16_reduced_precision_reduction
+    b.cuda.matmul.allow_fp16_reduced_precision_reduction = before  # known attributes stay settable
+    b.cudnn.rnn.foo = 3  # a module in PyTorch: anything goes
+    with pytest.raises(AttributeError, match="^module 'torch.backends.cudnn.rnn' has no attribute 'bar'$"):
+        b.cudnn.rnn.bar

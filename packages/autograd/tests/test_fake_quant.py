@@ -174,3 +174,25 @@ def test_learnable_per_channel_reduces_qparam_gradients_per_channel():
     np.testing.assert_allclose(s.grad.numpy(), [7.62, 0.249], atol=1e-5)
     np.testing.assert_allclose(z.grad.numpy(), [-0.05, 0.0], atol=1e-6)
     assert y.grad_fn.name() == "FakeQuantizeLearnablePerChannelAffineBackward0"
+
+
+def test_learnable_gradients_count_values_past_int64_as_clamped_below():
+    # PyTorch 2.13 (x86): the int64 cast of the grid value sends NaN, +-inf and |x / scale| >= 2**63 to INT64_MIN
+    for learnable in (lambda x, s, z: E._fake_quantize_learnable_per_tensor_affine(x, s, z, -8, 7, 1.0),
+                      lambda x, s, z: E._fake_quantize_learnable_per_channel_affine(x, s, z, 0, -8, 7, 1.0)):
+        x = E.tensor([[float("nan"), float("inf"), float("-inf"), 1e20, 1e17, 0.3]], requires_grad=True)
+        s, z = E.tensor([0.1], requires_grad=True), E.tensor([0.0], requires_grad=True)
+        learnable(x, s, z).sum().backward()
+        assert s.grad.item() == -8 * 4 + 7
+        np.testing.assert_allclose(z.grad.numpy(), [-0.5], atol=1e-6)
+        assert x.grad.tolist() == [[0, 0, 0, 0, 0, 1]]
+
+
+def test_per_channel_sends_values_past_int64_to_quant_min():
+    x = E.tensor([[1e20, -1e20, 1e17, float("inf"), 0.3]])
+    want = [[-0.8, -0.8, 0.7, -0.8, 0.3]]  # PyTorch 2.13's
+    for zp in (E.tensor([0], dtype=E.int32), E.tensor([0.0])):
+        y = E.fake_quantize_per_channel_affine(x, E.tensor([0.1]), zp, 0, -8, 7)
+        np.testing.assert_allclose(y.numpy(), want, atol=1e-6)
+    np.testing.assert_allclose(E.fake_quantize_per_tensor_affine(x, 0.1, 0, -8, 7).numpy(),
+                               [[0.7, -0.8, 0.7, 0.7, 0.3]], atol=1e-6)

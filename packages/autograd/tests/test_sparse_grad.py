@@ -212,3 +212,20 @@ def test_private_values_are_outside_the_graph():
     with torch.no_grad():
         v[0] = 5.0
     assert raw.tolist() == [5.0, 2.0]
+
+
+def test_in_place_write_into_a_sparse_leaf_that_requires_grad_is_refused_under_grad_mode():
+    # PyTorch 2.13 refuses add_/sub_/zero_ (as mul_, abs_ ...) on a sparse leaf outside no_grad
+    def leaf():
+        s = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.tensor([1.0, -2.0]), (2, 2)).coalesce()
+        return s.requires_grad_()
+
+    other = leaf().detach()
+    for write in (lambda p: p.add_(other), lambda p: p.sub_(other), lambda p: p.zero_(), lambda p: p.mul_(2)):
+        with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place "
+                                               "operation.$"):
+            write(leaf())
+    p = leaf()
+    with torch.no_grad():
+        p.add_(other)
+    assert p.to_dense().tolist() == [[0.0, 2.0], [-4.0, 0.0]] and p.requires_grad and p.grad_fn is None

@@ -274,3 +274,19 @@ def test_rrelu_writes_a_row_major_output():
     a = E.rrelu(x.t(), 0.1, 0.3, training=True).numpy()
     E.manual_seed(2)
     np.testing.assert_array_equal(a, E.rrelu(x.t().contiguous(), 0.1, 0.3, training=True).numpy())
+
+
+def test_out_keyword_is_taken_where_pytorchs_function_takes_it():
+    x = E.tensor([1.0, -0.25, 0.75])
+    for name in ("relu", "isnan", "isfinite"):
+        with pytest.raises(TypeError, match=f"^{name}\\(\\) got an unexpected keyword argument 'out'$"):
+            getattr(E, name)(x, out=E.empty(3))
+    y = x.clone()
+    y.relu_()  # relu(x, out=x), ember's in-place spelling
+    assert y.tolist() == [1.0, 0.0, 0.75]
+    out = E.empty(3)
+    assert E.hardshrink(x, 0.5, out=out) is out and out.tolist() == [1.0, 0.0, 0.75]
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        E.hardshrink(x, out=E.empty(3, dtype=E.float64))
+    with pytest.raises(TypeError, match="^hardshrink\\(\\) got an unexpected keyword argument 'out'$"):
+        x.hardshrink(out=out)  # the method takes none

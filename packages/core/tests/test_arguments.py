@@ -276,6 +276,18 @@ def test_squeeze_and_narrow_list_pytorchs_overloads_for_a_dim_or_start_of_no_ove
         "squeeze() received an invalid combination of arguments - got (Tensor, float), but expected one of:\n"
         f" * (Tensor input)\n * (Tensor input, int dim)\n{m}(Tensor, !float!)\n"
         f" * (Tensor input, tuple of ints dim)\n{m}(Tensor, !float!)\n")
+    with pytest.raises(TypeError) as e:  # an explicit None is no dim (PyTorch's squeeze() takes none)
+        x.squeeze(None)
+    assert str(e.value) == (
+        "squeeze() received an invalid combination of arguments - got (NoneType), but expected one of:\n"
+        f" * ()\n{m}(!NoneType!)\n * (int dim)\n{m}(!NoneType!)\n * (tuple of ints dim)\n{m}(!NoneType!)\n")
+    with pytest.raises(TypeError) as e:
+        E.squeeze(x, dim=None)
+    assert str(e.value) == (
+        "squeeze() received an invalid combination of arguments - got (Tensor, dim=NoneType), but expected one of:\n"
+        f" * (Tensor input)\n * (Tensor input, int dim)\n{m}(Tensor, !dim=NoneType!)\n"
+        f" * (Tensor input, tuple of ints dim)\n{m}(Tensor, !dim=NoneType!)\n")
+    assert x.squeeze().shape == E.squeeze(x).shape == (2,)
     with pytest.raises(TypeError) as e:
         x.narrow(0, (1,), 1)
     assert str(e.value) == (

@@ -132,6 +132,8 @@ def test_unary_inplace_and_out(name):
     r = getattr(view, name + "_")()
     assert r is view and x._version > v
     assert_close(x, expected, equal_nan=True)
+    if name in ew.NO_OUT:  # PyTorch's function takes none (test_activation checks the refusal)
+        return
     out = E.empty(4, 6, dtype=E.float64)
     assert getattr(E, name)(base, out=out) is out
     assert_close(out, expected, equal_nan=True)

@@ -39,6 +39,11 @@ def test_unknown_and_unsupported_precisions_are_refused_in_pytorchs_words():
         P.set_precision("cuda", "matmul", "foo")
     with pytest.raises(RuntimeError, match="^backend 'cuda' does not support precision 'bf16'$"):
         P.set_precision("cuda", "all", "bf16")
+    with pytest.raises(TypeError) as info:  # PyTorch's pybind refusal of a precision that is no str
+        P.set_precision("generic", "all", 3)
+    assert str(info.value) == ("_set_fp32_precision_setter(): incompatible function arguments. The following "
+                               "argument types are supported:\n    1. (arg0: str, arg1: str, arg2: str) -> str\n\n"
+                               "Invoked with: 'generic', 'all', 3")
 
 
 def test_a_legacy_getter_refuses_a_mix_of_the_two_apis():

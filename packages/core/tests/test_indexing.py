@@ -1121,3 +1121,20 @@ def test_stepwise_bfloat16_accumulation_keeps_small_addends_lost():
     x = E.zeros(1, dtype=E.bfloat16).index_put_((E.zeros(5, dtype=E.int64),), E.tensor([256.0, 1, 1, 1, 1],
                                                 dtype=E.bfloat16), accumulate=True)
     assert x.float().tolist() == [256.0]
+
+
+def test_index_result_of_a_non_row_major_tensor_is_laid_out_as_pytorchs():
+    # PyTorch 2.13's strides (TensorIterator over the restrided source and the broadcast indices); values as numpy's
+    x = E.arange(24.0).reshape(2, 3, 4)
+    xt, xp = x.transpose(0, 2), x.permute(2, 0, 1)
+    xc = E.arange(480.0).reshape(2, 4, 3, 4, 5).contiguous(memory_format=E.channels_last_3d)
+    cases = [(lambda: xp[:, [0, 1]], (1, 4, 8)), (lambda: xt[[0, 1]], (6, 1, 3)), (lambda: xt[:, :, [1]], (1, 4, 1)),
+             (lambda: xt[:, E.tensor([[0, 1], [1, 0]])], (1, 8, 4, 16)),
+             (lambda: xt[:, E.tensor([[0, 1], [1, 0]]).t()], (1, 4, 8, 16)),
+             (lambda: xc[:, :, [0, 2]], (160, 1, 20, 40, 4)), (lambda: xc[..., [1, 2, 4]], (144, 3, 48, 12, 1)),
+             (lambda: x[[0, 1], :, [0, 1]], (3, 1))]
+    for index, strides in cases:
+        r = index()
+        assert r.stride() == strides
+        assert r.contiguous().tolist() == r.numpy().tolist()
+    np.testing.assert_array_equal(xt[:, :, [1]].numpy(), np.arange(24.0).reshape(2, 3, 4).transpose(2, 1, 0)[:, :, [1]])

@@ -948,3 +948,19 @@ def test_tensordot_dims_refused_as_pytorch(dims, kind, message):
 def test_tensordot_dims_as_a_one_element_tensor():
     a, b = make_tensor(2, 3, dtype=E.float64, seed=8), make_tensor(3, 4, dtype=E.float64, seed=9)
     assert_close(E.tensordot(a, b, dims=E.tensor(1)), ref(a) @ ref(b), **TOL)
+
+
+def test_bmm_dtype_error_names_the_operands_in_pytorchs_kernel_order():
+    # PyTorch 2.13's CPU bmm: its loop (under 400 multiply-adds a matrix) expects batch1's dtype, its BLAS path
+    # batch2's; einsum's contraction and baddbmm go through it
+    small = "expected scalar type Double but found Float"
+    big = "expected scalar type Float but found Double"
+    for (m, k, n), want in (((2, 3, 4), small), ((10, 4, 9), small), ((10, 4, 10), big), ((1, 400, 1), big)):
+        a, b = E.ones(2, m, k, dtype=E.float64), E.ones(2, k, n)
+        with pytest.raises(RuntimeError, match=f"^{want}$"):
+            E.bmm(a, b)
+        with pytest.raises(RuntimeError, match=f"^{want}$"):
+            E.baddbmm(E.ones(2, m, n, dtype=E.float64), a, b)
+    for (i, b_, h, w), want in (((3, 2, 5, 6), big), ((2, 2, 5, 6), small), ((5, 1, 5, 6), big)):
+        with pytest.raises(RuntimeError, match=f"^{want}$"):
+            E.einsum("ij,bjhw->bihw", E.ones(i, 3, dtype=E.float64), E.ones(b_, 3, h, w))

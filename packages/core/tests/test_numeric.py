@@ -265,3 +265,18 @@ def test_python_int_shift_operands_wrap_into_the_tensor_dtype():
     assert (200 << E.tensor([1, 2], dtype=E.int8)).tolist() == [-112, 32]  # 200 reads as -56
     assert E.bitwise_right_shift(300, u).tolist() == [22, 11]
     assert (E.tensor([-100, 100], dtype=E.int8) >> 200).tolist() == [-1, 0]  # a shift of -56
+
+
+def test_round_takes_decimals_by_keyword_only_and_refuses_none():
+    # PyTorch 2.13's parser errors for torch.round(x, 1.5), (x, None), (x, decimals=None), (x, decimals=1.0)
+    x = E.tensor([1.26, 2.5])
+    tail = ("but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+            " * (Tensor input, *, int decimals, Tensor out = None)\n")
+    for call, got in ((lambda: E.round(x, 1.5), "float"), (lambda: E.round(x, 1), "int"),
+                      (lambda: E.round(x, None), "NoneType"), (lambda: E.round(x, decimals=None), "decimals=NoneType"),
+                      (lambda: E.round(x, decimals=1.0), "decimals=float")):
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == f"round() received an invalid combination of arguments - got (Tensor, {got}), " + tail
+    assert_close(E.round(x, decimals=1), E.tensor([1.3, 2.5]))
+    assert E.round(x).tolist() == [1.0, 2.0] and x.round().tolist() == [1.0, 2.0]

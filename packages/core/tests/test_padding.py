@@ -131,11 +131,6 @@ def test_negative_circular_padding_crops_then_wraps_what_is_left(pad):
     np.testing.assert_array_equal(E.pad(E.tensor(x), pad, "circular").numpy(), want)
 
 
-def test_negative_circular_padding_that_empties_a_dim_raises():
-    with pytest.raises(RuntimeError, match="circular padding of an empty dim"):
-        E.pad(E.zeros(1, 2, 4), (-3, -1), mode="circular")
-
-
 def test_a_value_with_a_non_constant_mode_is_a_runtime_error():
     with pytest.raises(RuntimeError, match="^Padding mode \"reflect\" doesn't take in value argument$"):
         E.pad(E.zeros(1, 2, 3), (1, 1), mode="reflect", value=1.0)
@@ -216,3 +211,25 @@ def test_constant_pad_mixing_a_crop_and_a_pad_within_the_input():
     x = E.tensor(np.arange(6.0).reshape(2, 3))
     np.testing.assert_array_equal(E.pad(x, (2, -1), value=9.0).numpy(), [[9, 9, 0, 1], [9, 9, 3, 4]])
     np.testing.assert_array_equal(E.pad(x, (-3, 1)).numpy(), [[0], [0]])
+
+
+def test_circular_crop_to_nothing_is_an_empty_result():
+    # PyTorch 2.13: negative circular pads that crop a dim away give an empty dim; a positive pad would wrap
+    # around nothing (PyTorch reads memory it never wrote), which ember refuses
+    x = E.arange(12.0).reshape(1, 1, 3, 4)
+    assert E.pad(x, (-2, -2, 0, 0), mode="circular").shape == (1, 1, 3, 0)
+    assert E.pad(x, (0, 0, -2, -1), mode="circular").shape == (1, 1, 0, 4)
+    assert E.pad(E.zeros(1, 2, 4), (-3, -1), mode="circular").shape == (1, 2, 0)
+    with pytest.raises(RuntimeError, match="circular padding of an empty dim"):
+        E.pad(x, (0, 0, -3, 1), mode="circular")
+
+
+def test_2d_reflect_and_replicate_crops_past_the_input_fail_as_pytorchs_kernels():
+    # PyTorch 2.13's 2-D/3-D kernels fail allocating a negative size (the 1-D ones name the dim)
+    x = E.arange(12.0).reshape(1, 1, 3, 4)
+    with pytest.raises(RuntimeError, match="^numel: integer multiplication overflow$"):
+        E.pad(x, (-3, -2, 0, 0), mode="reflect")
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[1, 1, -1, 4\]$"):
+        E.pad(x, (0, 0, -2, -2), mode="replicate")
+    with pytest.raises(RuntimeError, match=r"^input \(W: 4\) is too small. Calculated output W: -1$"):
+        E.pad(E.arange(4.0).reshape(1, 1, 4), (-3, -2), mode="reflect")

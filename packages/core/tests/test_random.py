@@ -794,6 +794,11 @@ _LIKE_KW = ("torch.memory_format memory_format = None, torch.dtype dtype = None,
      "bernoulli() received an invalid combination of arguments - got (Tensor, generator=int), but expected one of:\n"
      " * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n"
      " * (Tensor input, float p, *, torch.Generator generator = None)\n"),
+    (lambda: E.rand(3).bernoulli(generator=1),
+     "bernoulli() received an invalid combination of arguments - got (generator=int, ), but expected one of:\n"
+     " * (*, torch.Generator generator = None)\n * (float p, *, torch.Generator generator = None)\n"),
+    (lambda: E.rand(3).bernoulli(p=0.5, generator=1), "bernoulli(): argument 'generator' must be torch.Generator, "
+                                                      "not int"),
     (lambda: E.rand(3).bernoulli_(generator=1),
      "bernoulli_() received an invalid combination of arguments - got (generator=int, ), but expected one of:\n"
      + _BERNOULLI_INPLACE),

@@ -1047,3 +1047,14 @@ def test_coalesced_flag_set_in_place():
         s._coalesced_(1)
     with pytest.raises(NotImplementedError, match="^Could not run 'aten::_coalesced_' with arguments from the 'CPU'"):
         ec.eye(2)._coalesced_(True)
+
+
+def test_clone_takes_no_memory_format_as_pytorchs_sparse_clone():
+    s = sparse_coo_tensor(ec.tensor([[0, 1], [1, 0]]), ec.tensor([1.0, 2.0]), (2, 2))
+    assert ec.clone(s).to_dense().tolist() == [[0.0, 1.0], [2.0, 0.0]]  # the function form too
+    for fmt, name in ((ec.preserve_format, "Preserve"), (ec.contiguous_format, "Contiguous"),
+                      (ec.channels_last, "ChannelsLast")):
+        with pytest.raises(RuntimeError, match=f"^unsupported memory format option {name}$"):
+            s.clone(memory_format=fmt)
+        with pytest.raises(RuntimeError, match=f"^unsupported memory format option {name}$"):
+            ec.clone(s, memory_format=fmt)

@@ -459,6 +459,19 @@ def test_gradient_of_complex_values_on_a_uniform_grid():
     assert g.dtype == E.complex64 and np.allclose(g.numpy(), np.gradient(z, 2.0))
 
 
+def test_gradient_with_a_complex_step_is_complex():
+    # a complex number spacing divides the differences, its result complex of the input's precision (PyTorch's)
+    x = np.array([[1.0, 2.0, 4.0], [4.0, 5.0, 9.0]])
+    for dtype, want in ((E.float32, E.complex64), (E.float64, E.complex128)):
+        g0, _ = E.gradient(E.tensor(x, dtype=dtype), spacing=1 + 2j)
+        (g1,) = E.gradient(E.tensor(x, dtype=dtype), spacing=1 + 2j, dim=1, edge_order=2)
+        assert g0.dtype == g1.dtype == want
+        np.testing.assert_allclose(g0.numpy(), np.gradient(x, axis=0) / (1 + 2j), rtol=1e-6)
+        np.testing.assert_allclose(g1.numpy(), np.gradient(x, axis=1, edge_order=2) / (1 + 2j), rtol=1e-6)
+    (g,) = E.gradient(E.tensor([1, 2, 4]), spacing=[np.complex64(2j)])
+    np.testing.assert_allclose(g.numpy(), [-0.5j, -0.75j, -1j])
+
+
 def test_deterministic_debug_mode_refusals_are_pytorchs():
     for bad, kind, text in (("loud", RuntimeError, "expected one of `default`, `warn`, `error`, but got loud"),
                             (3, RuntimeError, "expected 0, 1, or 2, but got 3"),

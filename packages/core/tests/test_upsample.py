@@ -472,3 +472,30 @@ def test_lanczos_needs_antialias_and_no_align_corners_and_resizes_uint8_as_pytor
         [[[[88, 89], [119, 88], [38, 40]]]]
     assert E.interpolate(y, size=(5, 9), mode="lanczos", antialias=True).tolist()[0][0][2] == \
         [143, 73, 40, 143, 236, 210, 68, 0, 0]
+
+
+def test_tensor_size_or_scale_gets_the_kernels_parser_error():
+    # PyTorch 2.13: F.interpolate repeats a tensor size/scale per dim; its kernel's parser refuses a list of
+    # multi-element tensors (size) or of any tensors (scale) and takes one-element ones as ints
+    x = E.ones(1, 1, 4, 4)
+    with pytest.raises(TypeError) as info:
+        E.interpolate(x, size=E.tensor([3, 4]))
+    assert str(info.value) == (
+        "upsample_nearest2d() received an invalid combination of arguments - got (Tensor, list, NoneType), but "
+        "expected one of:\n * (Tensor input, tuple of ints output_size, tuple of floats scale_factors)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !list of [Tensor, Tensor]!, "
+        "!NoneType!)\n * (Tensor input, tuple of ints output_size, float scales_h = None, float scales_w = None, *, "
+        "Tensor out = None)\n")
+    with pytest.raises(TypeError) as info:
+        E.interpolate(E.ones(1, 1, 2, 2, 2), scale_factor=E.tensor(2.0), mode="trilinear")
+    assert str(info.value).startswith(
+        "upsample_trilinear3d() received an invalid combination of arguments - got (Tensor, NoneType, bool, list), "
+        "but expected one of:\n * (Tensor input, tuple of ints output_size, bool align_corners, tuple of floats "
+        "scale_factors)\n      didn't match because some of the arguments have invalid types: (Tensor, !NoneType!, "
+        "bool, !list of [Tensor, Tensor, Tensor]!)\n")
+    with pytest.raises(TypeError, match=r"^adaptive_avg_pool2d\(\): argument 'output_size' \(position 2\) must be "
+                                        r"tuple of ints, but found element of type Tensor at pos 0$"):
+        E.interpolate(x, size=E.tensor([3, 4]), mode="area")
+    assert E.interpolate(x, size=E.tensor(3)).shape == (1, 1, 3, 3)
+    assert E.interpolate(x, size=[E.tensor(3), E.tensor(2)]).shape == (1, 1, 3, 2)
+    assert E.interpolate(x, scale_factor=E.tensor(2.0), recompute_scale_factor=True).shape == (1, 1, 8, 8)

@@ -498,3 +498,19 @@ def test_affine_grid_errors_show_the_size_as_given():
         F.affine_grid(theta, (1, 3, 4, 4), align_corners=False)
     with pytest.raises(NotImplementedError, match=r"respectively\. Got size \[1, 3, 4\]\.$"):
         F.affine_grid(theta, [1, 3, 4], align_corners=False)
+
+
+def test_grid_gradient_of_clipped_points_is_pytorchs_signed_zero():
+    # PyTorch 2.13's grid gradients: a clipped coordinate's zero factor multiplies the summed gradient (the 3-D
+    # kernel's zero carries the reflection's sign; the 2-D kernel's is +0), so -0.0 where the sum is negative
+    x = E.tensor([[[[[1., -2.], [3., 0.5]], [[-1., 2.], [0.25, 4.]]]]])
+    pts = [[1.2, 0.3, -0.4], [-1.3, -0.2, 0.6], [0.1, 1.4, -1.1]]
+    cases = [(x, pts, "reflection", False, [[0.0, 2.45, 3.6], [-0.0, 1.25, 0.0], [-2.5, 0.0, -0.0]]),
+             (x, pts, "border", True, [[-0.0, 1.175, 1.8375], [0.0, 0.7, -1.15], [-1.25, -0.0, 0.0]]),
+             (x[:, :, 0], [p[:2] for p in pts], "reflection", False, [[0.0, 2.5], [-0.0, 2.0], [-2.5, -0.0]])]
+    for inp, p, padding_mode, align, want in cases:
+        g = E.tensor(p).reshape((1,) * (inp.dim() - 2) + (3, len(p[0]))).requires_grad_()
+        F.grid_sample(inp, g, padding_mode=padding_mode, align_corners=align).sum().backward()
+        got = g.grad.reshape(3, -1).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+        assert np.signbit(got).tolist() == np.signbit(np.array(want)).tolist()

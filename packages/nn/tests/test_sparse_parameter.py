@@ -56,3 +56,15 @@ def test_a_saved_sparse_parameter_loads_as_a_parameter():
     q = torch.load(buf)["p"]
     assert isinstance(q, nn.Parameter) and q.is_sparse and q.requires_grad
     np.testing.assert_array_equal(q.to_dense().detach().numpy()[IDX[0], IDX[1]], VAL)
+
+
+def test_deepcopy_of_a_sparse_parameter_fails_as_pytorchs():
+    # PyTorch 2.13's Parameter.__deepcopy__ clones with preserve_format, which its sparse clone refuses
+    import copy
+
+    s = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.tensor([1.0, 2.0]), (2, 2))
+    with pytest.raises(RuntimeError, match="^unsupported memory format option Preserve$"):
+        copy.deepcopy(nn.Parameter(s))
+    assert copy.deepcopy(s).to_dense().tolist() == [[0.0, 1.0], [2.0, 0.0]]  # a plain sparse tensor copies
+    dense = nn.Parameter(torch.ones(2, 3, 4, 5).contiguous(memory_format=torch.channels_last))
+    assert copy.deepcopy(dense).stride() == dense.stride()

@@ -8,6 +8,7 @@ a note, so it points at the user's forward line. The mode is global, as PyTorch'
 
 from __future__ import annotations
 
+import sys
 import traceback
 import warnings
 from typing import Any
@@ -79,7 +80,12 @@ class set_detect_anomaly:
 
 
 def _forward_trace(node) -> str:
-    return "".join(traceback.format_list(node._trace))
+    """The recorded forward stack from the main script's first frame on: a runner's frames above it (`python -m
+    ember.torch`'s runpy) are left out, so the trace starts where `python script.py`'s starts."""
+    frames = node._trace
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    start = next((i for i, f in enumerate(frames) if f.filename == main), 0) if main else 0
+    return "".join(traceback.format_list(frames[start:]))
 
 
 def report(node, exc: BaseException) -> None:

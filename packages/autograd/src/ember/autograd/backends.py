@@ -16,10 +16,19 @@ __all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha", "opt_einsum
 
 
 class _FP32Precision:
-    """`torch.backends.<backend>.<op>` (`cuda.matmul`, `cudnn.conv`, `mkldnn.rnn` ...): its `fp32_precision`."""
+    """`torch.backends.<backend>.<op>` (`cuda.matmul`, `cudnn.conv`, `mkldnn.rnn` ...): its `fp32_precision`.
+    Like PyTorch's, it refuses to set or read an attribute it does not have ("Unknown attribute foo")."""
 
     def __init__(self, backend: str, op: str) -> None:
         self._key = (backend, op)
+
+    def __setattr__(self, name: str, value) -> None:
+        if not name.startswith("_") and not hasattr(type(self), name):
+            raise AttributeError(f"Unknown attribute {name}")
+        super().__setattr__(name, value)
+
+    def __getattr__(self, name: str):
+        raise AttributeError(f"Unknown attribute {name}")
 
     @property
     def fp32_precision(self) -> str:
@@ -28,6 +37,15 @@ class _FP32Precision:
     @fp32_precision.setter
     def fp32_precision(self, value: str) -> None:
         fp32_precision.set_precision(*self._key, value)
+
+
+class _CudnnRnn(_FP32Precision):
+    """`torch.backends.cudnn.rnn`: a module in PyTorch, which takes any attribute."""
+
+    __setattr__ = object.__setattr__
+
+    def __getattr__(self, name: str):
+        raise AttributeError(f"module 'torch.backends.cudnn.rnn' has no attribute '{name}'")
 
 
 class _Cudnn:
@@ -40,7 +58,7 @@ class _Cudnn:
     benchmark_limit = None  # PyTorch reads it from cuDNN, None where cuDNN is unavailable
     depthwise_kernel = "auto"
     conv = _FP32Precision("cuda", "conv")
-    rnn = _FP32Precision("cuda", "rnn")
+    rnn = _CudnnRnn("cuda", "rnn")
 
     def set_flags(self, _enabled=None, _benchmark=None, _benchmark_limit=None, _deterministic=None, _allow_tf32=None,
                   _fp32_precision="none", _depthwise_kernel=None) -> tuple:

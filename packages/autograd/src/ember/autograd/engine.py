@@ -19,13 +19,12 @@ from ember.core import dispatch as _dispatch
 from ember.core import overrides as _overrides
 from ember.core.creation import ones_like, zeros_like
 from ember.core.ops.reduce import sum_untracked
-from ember.core.settings import contiguous_format
 from ember.core.sparse import SparseTensor
 from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
 from ember.autograd.graph import (AccumulateGrad, GradientEdge, Node, _accumulate, _fresh, _leaf_hooks,
-                                  accumulate_into, checked_hook_result, edge_of)
+                                  accumulate_into, checked_hook_result, edge_of, row_major_copy)
 from ember.autograd.grad_mode import _enabled, _state
 from ember.autograd.untracked import plain
 
@@ -99,7 +98,7 @@ def _retain(t: Tensor, g: Tensor) -> None:
     """Add `g` into the `.grad` of non-leaf `t` (retain_grad, backward(inputs=...)): a row-major copy first; under
     create_graph it keeps its history (PyTorch's CloneBackward0 / AddBackward0), else it is detached."""
     if _enabled.get():
-        t._grad = g.clone(memory_format=contiguous_format) if t._grad is None else t._grad + g
+        t._grad = row_major_copy(g) if t._grad is None else t._grad + g
     else:
         t._grad = _fresh(g) if t._grad is None else t._grad + g.detach()
 

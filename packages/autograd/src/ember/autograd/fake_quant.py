@@ -66,13 +66,19 @@ def _check_overloads(input, scale, zero_point, quant_min, quant_max) -> None:
                     " but expected one of:\n" + "".join(lines))
 
 
+def _past_int64(q: Tensor) -> Tensor:
+    """Where a cast of q to int64 gives x86's INT64_MIN (PyTorch's kernels cast the grid value): NaN, the
+    infinities and values past int64's range."""
+    return ~(E.isfinite(q) & (E.abs(q) < 2.0 ** 63))
+
+
 def _quantize(x: Tensor, inv_scale, zero_point, quant_min: int, quant_max: int, scale):
     """(dequantized value, in-range mask): zero_point + nearbyint(x * inv_scale), clamped, shifted back, scaled.
     A NaN lands on quant_min, as PyTorch's fmax/fmin clamp leaves it; the per-channel kernel (a tensor inv_scale)
-    casts to int64 before clamping, so an infinity lands there too."""
+    casts to int64 before clamping, so an infinity or a value past int64's range lands there too."""
     q = E.round(x * inv_scale) + zero_point
     mask = (q >= quant_min) & (q <= quant_max)
-    low = E.isnan(q) if not isinstance(inv_scale, Tensor) else ~E.isfinite(q)
+    low = E.isnan(q) if not isinstance(inv_scale, Tensor) else _past_int64(q)
     q = E.where(low, float(quant_min), E.clamp(q, quant_min, quant_max))
     return (q - zero_point) * scale, mask
 
@@ -110,7 +116,7 @@ class _FakeQuantizePerChannelFloatZp(_FakeQuantize):
         q = E.round((x * (1.0 / scale) + zero_point).float())
         mask = (q >= quant_min) & (q <= quant_max)
         ctx.save_for_backward(mask)
-        q = E.where(E.isfinite(q), E.clamp(q, quant_min, quant_max), float(quant_min)).double()  # lrintf's INT_MIN
+        q = E.where(_past_int64(q), float(quant_min), E.clamp(q, quant_min, quant_max)).double()  # lrintf's LONG_MIN
         return ((q - zero_point.double()) * scale.double()).to(input.dtype)
 
     @staticmethod

@@ -11,7 +11,8 @@ each times grad_factor, summed per tensor (or per channel along `axis`)."""
 from __future__ import annotations
 
 import ember.core as E
-from ember.autograd.fake_quant import _cpp_node, fake_quantize_per_channel_affine, fake_quantize_per_tensor_affine
+from ember.autograd.fake_quant import (_cpp_node, _past_int64, fake_quantize_per_channel_affine,
+                                      fake_quantize_per_tensor_affine)
 from ember.autograd.function import Function, once_differentiable
 from ember.core import Tensor
 
@@ -19,7 +20,10 @@ __all__ = ["_fake_quantize_learnable_per_tensor_affine", "_fake_quantize_learnab
 
 
 def _qparam_grads(x, scale, zp, quant_min, quant_max, grad_factor, grad, q):
-    """(dx, dscale, dzero_point) elementwise, q being the unclamped integer grid value of x."""
+    """(dx, dscale, dzero_point) elementwise, q being the unclamped integer grid value of x. PyTorch's kernels cast q
+    to int64, which on x86 turns NaN, infinities and values past int64's range into INT64_MIN: those elements
+    count as clamped below."""
+    q = E.where(_past_int64(q), -2.0 ** 63, q)
     inside = (q >= quant_min) & (q <= quant_max)
     fq = (E.clamp(q, quant_min, quant_max) - zp) * scale
     edge = E.where(q < quant_min, quant_min - zp, quant_max - zp)

@@ -351,12 +351,17 @@ def _accumulate_sparse(t: Tensor, old: Tensor, g: Tensor) -> None:
         add_sparse_(old, g)
 
 
+def row_major_copy(g: Tensor) -> Tensor:
+    """A row-major copy of `g`; a sparse gradient's own clone (which, as PyTorch's, takes no memory format)."""
+    return g.clone(memory_format=contiguous_format) if g._dense_like else g.clone()
+
+
 def _laid_out_copy(g: Tensor, t: Tensor) -> Tensor:
     """A copy of `g` with the layout the contract gives leaf `t`: `t`'s exact strides when `t` is dense and not
     plainly row-major, else row-major; recorded when `g` has a history (under create_graph)."""
     ts = t._strides
-    if ts == contiguous_strides(t._shape) or not dense_strides(t._shape, ts):
-        return g.clone(memory_format=contiguous_format)
+    if ts == contiguous_strides(t._shape) or not dense_strides(t._shape, ts) or not g._dense_like:
+        return row_major_copy(g)
     out = empty_strided(t._shape, ts, dtype=g._dtype, device=g.device)
     return out.copy_(g)
 
@@ -368,7 +373,7 @@ def _fresh(g: Tensor, t: Tensor | None = None) -> Tensor:
     (NOTE [ Gradient layout contract ]); row-major for a non-leaf (a retained or `inputs=` gradient)."""
     if g._requires_grad:
         g = g.detach()
-    return g.clone(memory_format=contiguous_format) if t is None else _laid_out_copy(g, t)
+    return row_major_copy(g) if t is None else _laid_out_copy(g, t)
 
 
 def _stealable(g: Tensor, t: Tensor) -> bool:

@@ -30,7 +30,12 @@ def get_precision(backend: str, op: str) -> str:
 
 
 def set_precision(backend: str, op: str, precision: str) -> None:
-    """Store `precision` for (backend, op): a backend's "all" for each of its ops, "generic" for every backend."""
+    """Store `precision` for (backend, op): a backend's "all" for each of its ops, "generic" for every backend.
+    A precision that is no str gets PyTorch's binding TypeError."""
+    if not isinstance(precision, str):
+        raise TypeError("_set_fp32_precision_setter(): incompatible function arguments. The following argument types "
+                        "are supported:\n    1. (arg0: str, arg1: str, arg2: str) -> str\n\nInvoked with: "
+                        f"{backend!r}, {op!r}, {precision!r}")
     if precision not in _SUPPORTED["generic"]:
         raise RuntimeError(f"Unknown precision: {precision}")
     if backend == "generic":

@@ -1000,7 +1000,26 @@ def normal(mean=0.0, std=_STD_ONE, size=None, *, generator: Generator | None = N
     return r if out is None else out.resize_(r._shape).copy_(r)
 
 
-@method
+_BERNOULLI_METHOD_OVERLOADS = (" * (*, torch.Generator generator = None)\n"
+                               " * (float p, *, torch.Generator generator = None)\n")
+
+
+def _bernoulli_method_form(fn):
+    """`x.bernoulli(...)`: PyTorch's method refuses a non-Generator `generator=` with its own overloads, or, when
+    `p` is given, as that one overload's argument error."""
+    def bernoulli(self, *args, generator=None, **kwargs):
+        if generator is not None and not isinstance(generator, Generator):
+            if args or "p" in kwargs:
+                raise TypeError(f"bernoulli(): argument 'generator' must be torch.Generator, not "
+                                f"{type(generator).__name__}")
+            _overloads_generator_arg("bernoulli", generator, (), _BERNOULLI_METHOD_OVERLOADS)
+        return fn(self, *args, generator=generator, **kwargs)
+
+    bernoulli.__doc__ = fn.__doc__
+    return bernoulli
+
+
+@method(method_form=_bernoulli_method_form)
 def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     """0/1 draws (in `input`'s dtype) with the probabilities in `input`, or with `p` for every element."""
     from ember.core.creation import empty_like

@@ -684,6 +684,11 @@ class SparseTensor(Tensor):
         return self._with_values(_alias(self._sp_values))
 
     def clone(self, *, memory_format=None) -> SparseTensor:
+        """A copy of the indices and values; PyTorch's sparse clone takes no memory format (not even preserve)."""
+        if memory_format is not None:
+            name = {"contiguous_format": "Contiguous", "preserve_format": "Preserve", "channels_last": "ChannelsLast",
+                    "channels_last_3d": "ChannelsLast3d"}.get(getattr(memory_format, "name", None), memory_format)
+            raise RuntimeError(f"unsupported memory format option {name}")
         return self._with_values(self._sp_values.clone(), copy_indices=True)
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> SparseTensor:
@@ -1027,8 +1032,16 @@ class SparseTensor(Tensor):
             return other - self.to_dense()
         raise RuntimeError("sub: ember subtracts a sparse tensor only from a tensor")
 
+    def _refuse_leaf_write(self) -> None:
+        """PyTorch's refusal of an in-place write into a leaf that requires grad, under grad mode (the in-place
+        ops that write through the values tensor get it from there)."""
+        v = self._sp_values
+        if v._requires_grad and v._grad_fn is None and sys.modules["ember.core.tensor"]._grad_mode_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
     def add_(self, other, *, alpha=1) -> SparseTensor:
         """`self += alpha * other` for a sparse `other`, as PyTorch's (the merge of `add`; `.grad` accumulates so)."""
+        self._refuse_leaf_write()
         r = self.add(other, alpha=alpha)
         old, values = self._sp_values, r._sp_values.to(self._dtype)
         if old._requires_grad and old._grad_fn is None:  # a leaf (a sparse Parameter's step): it stays one
@@ -1058,6 +1071,7 @@ class SparseTensor(Tensor):
         from ember.core.creation import zeros
 
         self._need_coo("zero_")
+        self._refuse_leaf_write()
         v = self._sp_values
         self._set_parts(zeros((self.sparse_dim(), 0), dtype=dtypes.int64),
                         zeros((0,) + tuple(v._shape[1:]), dtype=v._dtype), True)

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ember.autograd import is_inference
-from ember.core import Tensor, empty
+from ember.core import Tensor, empty, preserve_format
 from ember.core.overrides import _disabled_torch_function_impl  # noqa: F401 - where PyTorch's module has it too
 from ember.core.sparse import SparseTensor
 
@@ -85,7 +85,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        result = type(self)(_detached(self).clone(), self.requires_grad)
+        result = type(self)(_detached(self).clone(memory_format=preserve_format), self.requires_grad)  # PyTorch's
         memo[id(self)] = result
         return result
 

@@ -7,7 +7,8 @@ CUDA kernels for the device.
 
 Two passes. `taps` turns each grid point into K taps: a flat offset into the input plane
 (-1 for a tap outside the input, which reads nothing), its weight, and the weight's derivative
-in each grid coordinate (the unnormalization and padding factors included); K is 1 (nearest),
+in each grid coordinate (the unnormalization and padding factors included, but a clipped point's zero, kept
+apart to multiply the summed gradient); K is 1 (nearest),
 4 or 8 (bilinear in 2-D or 3-D) or 16 (bicubic, 2-D). Then every channel plane is gathered
 (forward), scattered into (input gradient) or contracted with the taps' derivatives (grid
 gradient) with contiguous loops over points: the coordinates are computed once per point, not
@@ -74,8 +75,9 @@ def scatter(gout, idx, wts, gin):
 
 
 @numba.njit(**_OPTS, parallel=True)
-def grid_grad(gout, x, idx, dws, ggrid):
-    # ggrid (N, P, gdim): sum over channels and taps of grad * value * d weight / d coordinate
+def grid_grad(gout, x, idx, dws, muls, ggrid):
+    # ggrid (N, P, gdim): sum over channels and taps of grad * value * d weight / d coordinate, times the
+    # point's split-off factor (1, or a clipped point's signed zero)
     n_, c_, p_ = gout.shape
     k_, gdim = idx.shape[2], ggrid.shape[2]
     for row in prange(n_ * p_):
@@ -91,3 +93,5 @@ def grid_grad(gout, x, idx, dws, ggrid):
                 v += gout[n, c, p] * x[n, c, i]
             for d in range(gdim):
                 ggrid[n, p, d] += v * dws[n, p, k, d]
+        for d in range(gdim):
+            ggrid[n, p, d] *= muls[n, p, d]

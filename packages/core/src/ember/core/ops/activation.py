@@ -18,7 +18,7 @@ from ember.core.dispatch import TENSOR_ITERATOR, composite, declare, node_name
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
-from ember.core.ops.elementwise import layout_of, laid_out
+from ember.core.ops.elementwise import laid_out, layout_of, same_dtype_out
 from ember.core.tensor import Tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "hardtanh", "relu6", "hardsigmoid", "hardswish",
@@ -387,8 +387,11 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     return _call(threshold_op, input, float(threshold), float(value), inplace=inplace)
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """`x if |x| > lambd else 0`."""
+def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
+    """`x if |x| > lambd else 0` (PyTorch's function takes `out=`; its method does not)."""
+    if out is not None:
+        same_dtype_out(input, out)  # a structured kernel's out: exactly the result's dtype
+        return hardshrink_op(input, float(lambd), out=out)
     return hardshrink_op(input, float(lambd))
 
 

@@ -287,14 +287,23 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     return node_name(r, "PowBackward0", "PowBackward1") if isinstance(exponent, Tensor) else r
 
 
+_NO_DECIMALS = object()  # round's default: PyTorch's overloads refuse an explicit `decimals=None`
+
+
 @method
-def round(input, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
+def round(input, *args, decimals: int = _NO_DECIMALS, out=None) -> Tensor:  # noqa: A001
     """Round half to even; with `decimals`, `round(x * 10**d) / 10**d` (`round(x / 10**-d) * 10**-d` for d < 0)
-    as PyTorch (whose overload with `decimals` has no integer kernel, even for 0)."""
-    if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, int | np.integer)):
-        raise TypeError(f"round() received an invalid combination of arguments - got (Tensor, decimals="
-                        f"{type(decimals).__name__}), but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+    as PyTorch (whose overload with `decimals` has no integer kernel, even for 0). `decimals` is keyword-only:
+    a positional one gets PyTorch's invalid-combination error."""
+    if args or decimals is None or decimals is not _NO_DECIMALS and (
+            isinstance(decimals, bool) or not isinstance(decimals, int | np.integer)):
+        given = [type(a).__name__ for a in args] + ([] if decimals is _NO_DECIMALS else
+                                                    [f"decimals={type(decimals).__name__}"])
+        raise TypeError(f"round() received an invalid combination of arguments - got (Tensor, {', '.join(given)}), "
+                        "but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
                         " * (Tensor input, *, int decimals, Tensor out = None)\n")
+    if decimals is _NO_DECIMALS:
+        decimals = None
     if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point or (
             input._dtype.is_complex and not decimals)):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"

@@ -401,6 +401,22 @@ for _name, _kernel in _UNARY_REFUSALS.items():
     get_op(_name).meta(_refusing_meta(_name, _kernel))
 
 
+NO_OUT = ("relu", "isnan", "isfinite")  # the table's ops whose PyTorch function takes no `out=`
+
+
+def _no_out_meta(name: str):
+    """PyTorch's relu, isnan and isfinite take no `out=` (the TypeError of an unknown keyword); `relu_` is
+    ember's relu(x, out=x)."""
+    def meta(x, *, out=None) -> None:
+        if out is not None and out is not x:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+    return meta
+
+
+for _name in NO_OUT:
+    get_op(_name).meta(_no_out_meta(_name))
+
+
 @get_op("sign").meta
 def _sign_meta(x, *, out=None) -> None:
     same_dtype_out(x, out)

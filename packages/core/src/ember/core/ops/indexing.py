@@ -17,6 +17,7 @@ from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, 
 from ember.core.methods import attach, inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
+from ember.core.ops.memfmt import iterator_strides
 from ember.core.ops._util import (
     arr, broadcast_shapes, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
 )
@@ -165,6 +166,11 @@ def _checked_key(x: Tensor, indices, copy: bool = True) -> list:
 @_index.register("cpu")
 def _index_cpu(x, indices):
     key = _checked_key(x, indices, copy=False)
+    return _laid_out_as_pytorchs(_index_rows(x, key), x, key)
+
+
+def _index_rows(x: Tensor, key: list) -> Tensor:
+    """x[key] row-major, `key` holding one host index array or None per dim."""
     a = x._np()
     adv = [d for d, k in enumerate(key) if k is not None]
     if len(adv) == 1:  # one index tensor: numpy's take, row-major, without the fancy-indexing machinery
@@ -173,6 +179,34 @@ def _index_cpu(x, indices):
         return wrap(a.copy())
     r = a[tuple(slice(None) if k is None else k for k in key)]  # a copy: numpy's advanced indexing makes one
     return wrap(np.ascontiguousarray(r) if r.ndim else r)
+
+
+def _laid_out_as_pytorchs(r: Tensor, x: Tensor, key: list) -> Tensor:
+    """The index result `r` (row-major) in the layout PyTorch's index kernel gives it when `x` is not row-major:
+    TensorIterator's over `x` restrided (the index dims in place of the indexed ones, stride 0; indexed dims that
+    are not adjacent moved to the front first) and the index tensors broadcast over the result's dims."""
+    adv = [d for d, k in enumerate(key) if k is not None]
+    if r.ndim < 2 or not r.numel() or not adv or x.is_contiguous():
+        return r
+    adjacent = adv == list(range(adv[0], adv[-1] + 1))
+    order = list(range(x.ndim)) if adjacent else adv + [d for d in range(x.ndim) if key[d] is None]
+    before = adv[0] if adjacent else 0
+    rest = [d for d in order if key[d] is None]
+    b = tuple(np.broadcast_shapes(*(np.shape(key[d]) for d in adv)))
+    after = len(rest) - before
+    src = (tuple(x._shape[d] for d in rest[:before]) + b + tuple(x._shape[d] for d in rest[before:]),
+           tuple(x._strides[d] for d in rest[:before]) + (0,) * len(b) + tuple(x._strides[d] for d in rest[before:]))
+    geometries = [src]
+    for d in adv:
+        a = np.broadcast_to(key[d], b)
+        geometries.append(((1,) * before + b + (1,) * after,
+                           (0,) * before + tuple(s // a.itemsize for s in a.strides) + (0,) * after))
+    strides = iterator_strides(r._shape, geometries)
+    if strides is None:
+        return r
+    flat = np.empty(r.numel(), r._dtype.np)
+    np.copyto(np.ndarray(r._shape, r._dtype.np, flat, 0, tuple(s * flat.itemsize for s in strides)), r._np())
+    return Tensor._make(wrap(flat)._storage, 0, tuple(r._shape), strides, r._dtype)
 
 
 _index_put = declare("index_put_", mutates=(0,), overlap=OVERLAP_SOURCES, mixed_devices=True, info=_info("index_put_"))

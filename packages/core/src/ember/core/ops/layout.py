@@ -144,6 +144,8 @@ def contiguous(input, memory_format=None) -> Tensor:
 @method
 def clone(input, *, memory_format=None) -> Tensor:
     """A copy; `preserve_format` (the default) keeps a permuted layout of `input`, as PyTorch's."""
+    if not input._dense_like and input.__class__.clone is not clone:  # a sparse tensor's own (torch.clone(s))
+        return input.clone(memory_format=memory_format)
     if memfmt.dim_order(input, memory_format, "clone") is None:
         return S.clone(input)
     return S.clone(input, memory_format=memory_format or preserve_format)
@@ -292,11 +294,14 @@ _SQUEEZE_METHOD = ["()", "(int dim)", "(tuple of ints dim)"]
 _SQUEEZE_FUNCTION = ["(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"]
 
 
+_EVERY_DIM = object()  # squeeze's default: PyTorch's overloads refuse an explicit None
+
+
 def _squeeze_invalid(args: tuple, kwargs: dict) -> bool:
     """Whether a given dim matches none of PyTorch's squeeze overloads: not an int, a Tensor, or a sequence that
-    starts with an int (a later bad element fails to unpack instead, in `normalize_dims`)."""
-    dim = args[1] if len(args) > 1 else kwargs.get("dim")
-    if dim is None or isinstance(dim, numbers.Integral | Tensor):
+    starts with an int (a later bad element fails to unpack instead, in `normalize_dims`); None is no dim."""
+    dim = args[1] if len(args) > 1 else kwargs.get("dim", _EVERY_DIM)
+    if dim is _EVERY_DIM or isinstance(dim, numbers.Integral | Tensor):
         return False
     if isinstance(dim, tuple | list):
         return bool(dim) and not isinstance(dim[0], numbers.Integral)
@@ -304,12 +309,13 @@ def _squeeze_invalid(args: tuple, kwargs: dict) -> bool:
 
 
 @method(function_form=overloads("squeeze", _SQUEEZE_FUNCTION, _squeeze_invalid))
-def squeeze(input, dim=None) -> Tensor:
-    if dim is not None and dim.__class__ is not int and _squeeze_invalid((input, dim), {}):  # the method form
+def squeeze(input, dim=_EVERY_DIM) -> Tensor:
+    if dim.__class__ is not int and dim is not _EVERY_DIM and _squeeze_invalid((input, dim), {}):  # the method form
         raise invalid_arguments("squeeze", (dim,), {}, _SQUEEZE_METHOD)  # (no wrapper frame on its hot path)
+    if dim is _EVERY_DIM:
+        return S.squeeze(input, None)
     r = S.squeeze(input, dim)  # PyTorch's overloads: squeeze(), squeeze(dim), squeeze(dims)
-    return r if dim is None else node_name(r, "SqueezeBackward0", "SqueezeBackward2" if isinstance(dim, tuple | list)
-                                           else "SqueezeBackward1")
+    return node_name(r, "SqueezeBackward0", "SqueezeBackward2" if isinstance(dim, tuple | list) else "SqueezeBackward1")
 
 
 @method

@@ -11,6 +11,7 @@ from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
 __all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "preserved", "cat_order", "strides_in",
+           "iterator_strides",
            "preserved_strides", "elementwise_strides", "dense_strides", "suggested_format", "channels_last_as",
            "grad_laid_out", "grad_format_from"]
 
@@ -273,6 +274,24 @@ def elementwise_strides(shape: tuple, operands, numbers: bool = True) -> tuple |
             _LAYOUTS.clear()
         strides = _LAYOUTS[key] = _iterator_strides(shape, tensors, scalars)
     return strides
+
+
+class _Geometry:
+    """An operand's shape and strides, for `_iterator_strides` (a view PyTorch's kernel builds, not a tensor)."""
+
+    __slots__ = ("_shape", "_strides")
+
+    def __init__(self, shape: tuple, strides: tuple) -> None:
+        self._shape, self._strides = tuple(shape), tuple(strides)
+
+    def is_contiguous(self) -> bool:
+        return self._strides == _contiguous_strides_cached(self._shape)
+
+
+def iterator_strides(shape: tuple, geometries) -> tuple | None:
+    """TensorIterator's result strides (None: row-major) over operands given as (shape, strides) pairs: the
+    layout of a kernel's result whose operands are views it made (advanced indexing's restrided source)."""
+    return _iterator_strides(tuple(shape), [_Geometry(*g) for g in geometries], False)
 
 
 def _iterator_strides(shape: tuple, tensors: list, scalars: bool) -> tuple | None:

@@ -132,12 +132,31 @@ def _circular_with_crops(input: Tensor, pad: tuple[int, ...]) -> Tensor:
         kept = n - max(-lo, 0) - max(-hi, 0)
         if max(lo, hi) > n:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        if kept < 1:
+        if kept == 0 and lo <= 0 and hi <= 0:  # cropped to nothing: PyTorch's empty result
+            out = index_select(out, dim, arange(0))
+            continue
+        if kept < 1:  # (PyTorch wraps a positive pad around nothing, reading memory it never wrote)
             raise RuntimeError(f"pad: circular padding of an empty dim; got {describe(input)} and pad={pad}")
         if lo or hi:
             idx = (arange(kept + max(lo, 0) + max(hi, 0)) - max(lo, 0)) % kept + max(-lo, 0)
             out = index_select(out, dim, idx)
     return out
+
+
+def _refuse_negative_size(input: Tensor, pad: tuple[int, ...], nd: int, mode: str, d: int) -> None:
+    """A reflect/replicate crop past the input along pad pair `d`: the 1-D kernels' check names the dim; PyTorch's
+    2-D/3-D kernels fail inside, allocating the output (reflect's size product overflows; replicate's shape is
+    refused)."""
+    name, n, lo, hi = "WHD"[d], input.shape[input.ndim - 1 - d], pad[2 * d], pad[2 * d + 1]
+    if nd == 1:
+        raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: {n + lo + hi}")
+    if mode == "reflect":
+        raise RuntimeError("numel: integer multiplication overflow")
+    shape = list(input.shape)
+    for d in range(nd):
+        shape[input.ndim - 1 - d] += pad[2 * d] + pad[2 * d + 1]
+    bad = next(v for v in shape if v < 0)
+    raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
 
 
 def _check_reflect_replicate(input: Tensor, nd: int, mode: str) -> None:
@@ -208,9 +227,8 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
             if min(lo, hi) < 0:
-                name = "WHD"[d]
                 if n + lo + hi < (1 if nd == 1 else 0):  # 2-D/3-D padding may crop a dim to nothing
-                    raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: {n + lo + hi}")
+                    _refuse_negative_size(input, pad, nd, mode, d)
                 crops.append((input.ndim - 1 - d, max(-lo, 0), n + max(lo, 0) + max(hi, 0) - max(-lo, 0)
                               - max(-hi, 0)))
             if mode == "reflect" and max(lo, hi) >= max(n, 1):  # PyTorch numbers the pad's entries from 3

@@ -86,7 +86,8 @@ def _work(t: Tensor) -> np.ndarray:
 
 
 def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool):
-    """The kernels' operands: x `(N, C, L)`, grid `(N, P, gdim)` and the taps `(idx, wts, dws)` of every point."""
+    """The kernels' operands: x `(N, C, L)`, grid `(N, P, gdim)` and the taps `(idx, wts, dws, muls)` of every
+    point."""
     K = _kernels()
     x, g = _work(input), _work(grid)
     n, c = x.shape[:2]
@@ -97,11 +98,12 @@ def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: in
     idx = np.empty((n, g.shape[1], k), np.int64)
     wts = np.empty((n, g.shape[1], k), x.dtype)
     dws = np.empty((n, g.shape[1], k, gdim), x.dtype)
+    muls = np.empty((n, g.shape[1], gdim), x.dtype)
     if idx.size:
         single = input._dtype is not dtypes.float64  # PyTorch computes coordinates in the input's precision
         K.taps(g.astype(x.dtype, copy=False), *spatial, interpolation_mode, padding_mode, bool(align_corners), single,
-               _half_bits(input, interpolation_mode), idx, wts, dws)
-    return x.reshape(n, c, int(np.prod(spatial))), g, idx, wts, dws
+               _half_bits(input, interpolation_mode), idx, wts, dws, muls)
+    return x.reshape(n, c, int(np.prod(spatial))), g, idx, wts, dws, muls
 
 
 def _half_bits(input: Tensor, interpolation_mode: int) -> int:
@@ -114,7 +116,7 @@ def _half_bits(input: Tensor, interpolation_mode: int) -> int:
 
 @grid_sampler_op.register("cpu")
 def _grid_sampler_cpu(input, grid, interpolation_mode, padding_mode, align_corners):
-    x, g, idx, wts, _ = _taps(input, grid, interpolation_mode, padding_mode, align_corners)
+    x, g, idx, wts, _, _ = _taps(input, grid, interpolation_mode, padding_mode, align_corners)
     out = np.empty(x.shape[:2] + (g.shape[1],), x.dtype)
     if out.size:
         _kernels().gather(x, idx, wts, _half_bits(input, interpolation_mode), out)
@@ -142,13 +144,13 @@ def _grid_sampler_backward_meta(grad_output, input, grid, interpolation_mode, pa
 @grid_sampler_backward.register("cpu")
 def _grid_sampler_backward_cpu(grad_output, input, grid, interpolation_mode, padding_mode, align_corners):
     K = _kernels()
-    x, g, idx, wts, dws = _taps(input, grid, interpolation_mode, padding_mode, align_corners)
+    x, g, idx, wts, dws, muls = _taps(input, grid, interpolation_mode, padding_mode, align_corners)
     go = _work(grad_output).astype(x.dtype, copy=False).reshape(x.shape[:2] + (g.shape[1],))
     gin, ggrid = np.zeros_like(x), np.zeros_like(g, dtype=x.dtype)
     if go.size:
         K.scatter(go, idx, wts, gin)
         if interpolation_mode != 1:  # nearest: the grid's gradient is zero
-            K.grid_grad(go, x, idx, dws, ggrid)
+            K.grid_grad(go, x, idx, dws, muls, ggrid)
     return (wrap(gin.reshape(tuple(input._shape)).astype(input._dtype.np, copy=False)),
             wrap(ggrid.reshape(tuple(grid._shape)).astype(grid._dtype.np, copy=False)))
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 __all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source",
            "source_taps", "unnormalize_taps", "undefined_linear", "round_half", "unnormalize_half",
            "unnormalize_half3d", "half_weight",
-           "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
+           "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "split_factor", "taps", "compiled"]
 
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
 _INF = math.inf
@@ -76,12 +76,15 @@ def pad(c, size, padding, align, vectorized=True):
         else:
             c, g = reflect(c, -1.0, 2.0 * size - 1.0)
     if padding >= 1:
+        # a clipped coordinate's derivative: +0 in the 2-D kernel (a bit mask), the reflection's signed zero in
+        # the 3-D one (a product)
+        z = 0.0 if vectorized else g * 0.0
         if c <= 0:
-            c, g = 0.0, 0.0
+            c, g = 0.0, z
         elif c >= size - 1:
-            c, g = size - 1.0, 0.0
+            c, g = size - 1.0, z
         elif c != c:
-            c, g = (0.0 if vectorized else size - 1.0), 0.0
+            c, g = (0.0 if vectorized else size - 1.0), z
     return finite(c), g
 
 
@@ -258,11 +261,23 @@ def half_weight(ix, iy, iz, k, gdim, bits):
     return round_half(w * round_half(iz - z0 if k & 4 else z0 + 1.0 - iz, bits), bits)
 
 
-def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
+def split_factor(m, muls, n, p, d):
+    """A point's coordinate factor `m`, split between the taps' derivatives (returned) and `muls`, which
+    multiplies the summed gradient: a clipped point's zero goes there, so the result is the sum times a
+    signed zero (PyTorch's), the others stay with the taps (1.0 there)."""
+    if m == 0.0:
+        muls[n, p, d] = m
+        return 1.0
+    muls[n, p, d] = 1.0
+    return m
+
+
+def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws, muls):
     """The CPU kernels' tap table (host only: compiled with `numba.prange`, never for CUDA): grid
-    (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim), the derivatives scaled
-    by the unnormalization and padding factors. It lives here so that its disk cache follows this
-    file (Numba invalidates a cached function only when its own file changes)."""
+    (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim) the derivatives scaled by
+    the unnormalization and padding factors, muls (N, P, gdim) the zero factor of a clipped point
+    (`split_factor`). It lives here so that its disk cache follows this file (Numba invalidates a
+    cached function only when its own file changes)."""
     n_, p_, gdim = grid.shape
     k_ = idx.shape[2]
     for row in prange(n_ * p_):  # an undefined point (module docstring) gets the tap UNDEFINED first
@@ -272,9 +287,12 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
             wts[n, p, k] = 0.0
             for d in range(gdim):
                 dws[n, p, k, d] = 0.0
+        for d in range(gdim):
+            muls[n, p, d] = 0.0
         if mode == 2:
             ix, mx = unnormalize_taps(grid[n, p, 0], w_, align, single)
             iy, my = unnormalize_taps(grid[n, p, 1], h_, align, single)
+            mx, my = split_factor(mx, muls, n, p, 0), split_factor(my, muls, n, p, 1)
             if not (abs(ix) < _INF and abs(iy) < _INF):
                 idx[n, p, 0] = UNDEFINED
                 continue
@@ -292,9 +310,11 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, bits, idx, wts, dws):
         if bits and gdim == 2:  # a half type's coordinates, rounded as PyTorch's 2-D kernel rounds them
             ix = pad(unnormalize_half(grid[n, p, 0], w_, align, bits), w_, padding, align)[0]
             iy = pad(unnormalize_half(grid[n, p, 1], h_, align, bits), h_, padding, align)[0]
+        mx, my = split_factor(mx, muls, n, p, 0), split_factor(my, muls, n, p, 1)
         iz, mz = 0.0, 0.0
         if gdim == 3:
             iz, mz = source_taps(grid[n, p, 2], d_, padding, align, single, False)
+            mz = split_factor(mz, muls, n, p, 2)
             if bits:  # and the 3-D kernel's, in its own formula
                 ix = pad(unnormalize_half3d(grid[n, p, 0], w_, align, bits), w_, padding, align, False)[0]
                 iy = pad(unnormalize_half3d(grid[n, p, 1], h_, align, bits), h_, padding, align, False)[0]

@@ -81,7 +81,7 @@ def _diff_along(y: Tensor, spacing, dim: int, edge_order: int) -> Tensor:
         return S.narrow(y, dim, i if i >= 0 else n + i, k)
 
     if not isinstance(spacing, Tensor):
-        h = float(spacing)
+        h = complex(spacing) if isinstance(spacing, complex | np.complexfloating) else float(spacing)
         interior = ew.div(ew.div(ew.sub(f(2, n - 2), f(0, n - 2)), h), 2)
         if edge_order == 1:
             first = ew.div(ew.sub(f(1), f(0)), h)
@@ -586,7 +586,15 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
 
 
 attach("grad_dtype", property(lambda self: self._dtype))
-attach("hardshrink", hardshrink)
+
+
+def _hardshrink_method(self: Tensor, lambd: float = 0.5) -> Tensor:
+    """`x.hardshrink(lambd)`: PyTorch's method takes no `out=` (its function does)."""
+    return hardshrink(self, lambd)
+
+
+_hardshrink_method.__name__ = _hardshrink_method.__qualname__ = "hardshrink"
+attach("hardshrink", _hardshrink_method)
 attach("prelu", prelu)
 attach("resize", _resize)
 attach("resize_as", _resize_as)

@@ -275,7 +275,6 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         raise ValueError("only one of size or scale_factor should be defined")
     scales = None
     if size is not None:
-        out = tuple(int(s) for s in size) if isinstance(size, (list, tuple)) else (int(size),) * max(nd, 0)
         if isinstance(size, (list, tuple)) and len(size) != nd:
             raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
                              f"spatial dimensions of {list(spatial)} and output size of {size}. Please provide "
@@ -286,14 +285,17 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
                             f"but got size with types {[type(s) for s in size]}")
         if recompute_scale_factor:
             raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        _check_kernel_arguments(size, None, mode, nd, antialias, recompute_scale_factor)
+        out = tuple(int(s) for s in size) if isinstance(size, (list, tuple)) else (int(size),) * max(nd, 0)
     elif scale_factor is not None:
-        sf = tuple(float(s) for s in scale_factor) if isinstance(scale_factor, (list, tuple)) else \
-            (float(scale_factor),) * max(nd, 0)
-        if isinstance(scale_factor, (list, tuple)) and len(sf) != nd:
+        if isinstance(scale_factor, (list, tuple)) and len(scale_factor) != nd:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
                              f"with spatial dimensions of {list(spatial)} and scale_factor of shape {scale_factor}. "
                              f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
                              f"(s1, s2, ...,sK) format.")
+        _check_kernel_arguments(None, scale_factor, mode, nd, antialias, recompute_scale_factor)
+        sf = tuple(float(s) for s in scale_factor) if isinstance(scale_factor, (list, tuple)) else \
+            (float(scale_factor),) * max(nd, 0)
         if not all(math.isfinite(n * s) for n, s in zip(spatial, sf)):
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
@@ -328,6 +330,47 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
     r = node_name(r, "UpsampleBackward0", _UPSAMPLE_NODES.get((mode, antialias), "UpsampleBackward0")
                   .replace("#", str(nd)))
     return channels_last_as(r, input)
+
+
+def _check_kernel_arguments(size, scale_factor, mode: str, nd: int, antialias: bool, recompute) -> None:
+    """PyTorch's F.interpolate repeats a size or scale that is no list per dim (a tensor too) and hands the lists
+    to its kernel, whose parser takes an int list (a one-element tensor is an int) and a float list (no tensor):
+    a tensor it refuses gets that parser's invalid-combination TypeError, or the adaptive pool's for 'area'."""
+    def per_dim(v):
+        return list(v) if isinstance(v, list | tuple) else [v] * nd
+
+    sizes = None if size is None else per_dim(size)
+    scales = None if scale_factor is None or recompute or mode == "area" else per_dim(scale_factor)
+    bad_size = sizes is not None and any(isinstance(v, Tensor) and v.numel() != 1 for v in sizes)
+    bad_scale = scales is not None and any(isinstance(v, Tensor) for v in scales)
+    if not (bad_size or bad_scale) or not 1 <= nd <= 3:
+        return
+    if mode == "area":
+        i = next(i for i, v in enumerate(sizes) if isinstance(v, Tensor))
+        raise TypeError(f"adaptive_avg_pool{nd}d(): argument 'output_size' (position 2) must be tuple of ints, but "
+                        f"found element of type Tensor at pos {i}")
+    if mode in ("nearest", "nearest-exact"):
+        name = f"{'_upsample_nearest_exact' if mode == 'nearest-exact' else 'upsample_nearest'}{nd}d"
+    else:
+        name = f"{'_' if antialias else ''}upsample_{mode}{nd}d{'_aa' if antialias else ''}"
+    align = "" if mode in ("nearest", "nearest-exact") else "bool, "
+
+    def kind(v, marked: bool | None = None) -> str:
+        """The parser's name of an argument: its type in "got", a list's element types in a mismatch line."""
+        if marked is None:
+            return type(v).__name__
+        k = f"list of [{', '.join(type(e).__name__ for e in v)}]" if isinstance(v, list) else type(v).__name__
+        return f"!{k}!" if marked else k
+
+    got = f"(Tensor, {kind(sizes)}, {align}{kind(scales)})"
+    marks = f"(Tensor, {kind(sizes, sizes is None or bad_size)}, {align}{kind(scales, scales is None or bad_scale)})"
+    args = f"Tensor input, tuple of ints output_size, {'bool align_corners, ' if align else ''}"
+    names = ["scales"] if nd == 1 else ["scales_d", "scales_h", "scales_w"][-nd:]
+    per = ", ".join(f"float {n} = None" for n in names)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got {got}, but expected one of:\n"
+                    f" * ({args}tuple of floats scale_factors)\n"
+                    f"      didn't match because some of the arguments have invalid types: {marks}\n"
+                    f" * ({args}{per}, *, Tensor out = None)\n")
 
 
 # PyTorch's node per (mode, antialias); `#` is the number of spatial dims

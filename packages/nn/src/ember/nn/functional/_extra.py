@@ -43,9 +43,9 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return ea.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x where |x| > lambd, else 0."""
-    return ea.hardshrink(input, lambd)
+def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
+    """x where |x| > lambd, else 0 (`out=` as torch.hardshrink)."""
+    return ea.hardshrink(input, lambd, out=out)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
