@@ -231,9 +231,10 @@ UNARY = [
     Row("erf", _erf, _u(FLOAT, ref=_scipy("erf"))),
     Row("erfinv", _erfinv, _u(FLOAT, ref=_scipy("erfinv"), domain=(-0.99, 0.99), int_domain=(0, 1),
                               grad_domain=(-0.8, 0.8))),
-    Row("isnan", np.isnan, _u(BOOL, ref=lambda x: x != x), differentiable=False),
+    Row("isnan", np.isnan, _u(BOOL, ref=lambda x: x != x, supports_out=False), differentiable=False),
     Row("isinf", np.isinf, _u(BOOL, ref=lambda x: np.abs(x) == np.inf), differentiable=False),
-    Row("isfinite", np.isfinite, _u(BOOL, ref=lambda x: np.abs(x) < np.inf), differentiable=False),
+    Row("isfinite", np.isfinite, _u(BOOL, ref=lambda x: np.abs(x) < np.inf, supports_out=False),
+        differentiable=False),
     Row("logical_not", np.logical_not, _u(BOOL, ref=lambda x: x == 0), differentiable=False),
     Row("signbit", np.signbit, _u(BOOL, ref=lambda x: np.copysign(1.0, x) < 0), differentiable=False),
 ]
@@ -401,12 +402,13 @@ for _name, _kernel in _UNARY_REFUSALS.items():
     get_op(_name).meta(_refusing_meta(_name, _kernel))
 
 
-NO_OUT = ("relu", "isnan", "isfinite")  # the table's ops whose PyTorch function takes no `out=`
+# the table's ops whose PyTorch function takes no `out=` (relu neither, but a meta step on every relu call costs
+# more than the refusal is worth: it keeps accepting one)
+NO_OUT = ("isnan", "isfinite")
 
 
 def _no_out_meta(name: str):
-    """PyTorch's relu, isnan and isfinite take no `out=` (the TypeError of an unknown keyword); `relu_` is
-    ember's relu(x, out=x)."""
+    """PyTorch's isnan and isfinite take no `out=` (the TypeError of an unknown keyword)."""
     def meta(x, *, out=None) -> None:
         if out is not None and out is not x:
             raise TypeError(f"{name}() got an unexpected keyword argument 'out'")

@@ -166,19 +166,16 @@ def _checked_key(x: Tensor, indices, copy: bool = True) -> list:
 @_index.register("cpu")
 def _index_cpu(x, indices):
     key = _checked_key(x, indices, copy=False)
-    return _laid_out_as_pytorchs(_index_rows(x, key), x, key)
-
-
-def _index_rows(x: Tensor, key: list) -> Tensor:
-    """x[key] row-major, `key` holding one host index array or None per dim."""
     a = x._np()
     adv = [d for d, k in enumerate(key) if k is not None]
     if len(adv) == 1:  # one index tensor: numpy's take, row-major, without the fancy-indexing machinery
-        return wrap(a.take(key[adv[0]], axis=adv[0]))
-    if not adv:
-        return wrap(a.copy())
-    r = a[tuple(slice(None) if k is None else k for k in key)]  # a copy: numpy's advanced indexing makes one
-    return wrap(np.ascontiguousarray(r) if r.ndim else r)
+        r = wrap(a.take(key[adv[0]], axis=adv[0]))
+    elif not adv:
+        r = wrap(a.copy())
+    else:
+        r = a[tuple(slice(None) if k is None else k for k in key)]  # a copy: numpy's advanced indexing makes one
+        r = wrap(np.ascontiguousarray(r) if r.ndim else r)
+    return r if a.flags.c_contiguous else _laid_out_as_pytorchs(r, x, key)  # a row-major source: a row-major result
 
 
 def _laid_out_as_pytorchs(r: Tensor, x: Tensor, key: list) -> Tensor:

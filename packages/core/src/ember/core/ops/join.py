@@ -297,6 +297,9 @@ def column_stack(tensors, *, out: Tensor | None = None) -> Tensor:
 
 
 # --- split / chunk (views) ------------------------------------------------------------------
+_SEQUENCES, _INTS = (list, tuple), {int}  # split sizes that need no reading: a list or tuple of plain ints
+
+
 def _split_method(fn):
     def split(self, split_size, dim=0):  # Tensor.split's own parameter name
         return fn(self, split_size, dim)
@@ -313,6 +316,8 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
         v = int(v)
     if isinstance(v, int):  # an int only: Tensor.split hands anything else, numpy ints too, to split_with_sizes
         return S.split(tensor, v, dim)
+    if type(v) in _SEQUENCES and set(map(type, v)) <= _INTS and type(dim) is not bool:  # plain ints: as they are
+        return S.split_with_sizes(tensor, list(v), dim)
     return S.split_with_sizes(tensor, split_sizes_arg(v, 2, dim), dim)
 
 
