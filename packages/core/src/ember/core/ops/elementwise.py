@@ -231,10 +231,9 @@ UNARY = [
     Row("erf", _erf, _u(FLOAT, ref=_scipy("erf"))),
     Row("erfinv", _erfinv, _u(FLOAT, ref=_scipy("erfinv"), domain=(-0.99, 0.99), int_domain=(0, 1),
                               grad_domain=(-0.8, 0.8))),
-    Row("isnan", np.isnan, _u(BOOL, ref=lambda x: x != x, supports_out=False), differentiable=False),
+    Row("isnan", np.isnan, _u(BOOL, ref=lambda x: x != x), differentiable=False),
     Row("isinf", np.isinf, _u(BOOL, ref=lambda x: np.abs(x) == np.inf), differentiable=False),
-    Row("isfinite", np.isfinite, _u(BOOL, ref=lambda x: np.abs(x) < np.inf, supports_out=False),
-        differentiable=False),
+    Row("isfinite", np.isfinite, _u(BOOL, ref=lambda x: np.abs(x) < np.inf), differentiable=False),
     Row("logical_not", np.logical_not, _u(BOOL, ref=lambda x: x == 0), differentiable=False),
     Row("signbit", np.signbit, _u(BOOL, ref=lambda x: np.copysign(1.0, x) < 0), differentiable=False),
 ]
