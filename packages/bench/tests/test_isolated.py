@@ -47,3 +47,16 @@ def test_isolation_is_the_default_unless_one_thread(monkeypatch, tmp_path, argv,
     monkeypatch.setattr(cli.frameworks, "available", lambda name: False)  # leaves this process's threads alone
     assert cli.main(["compile", "--rows", "chain10-fwd", "--compare", "none", "--results", str(tmp_path), *argv]) == 0
     assert seen["isolate"] is isolate
+
+
+def test_a_childs_own_prints_are_passed_on_and_its_reply_read(capsys):
+    import io
+    import types
+
+    from ember.bench.isolated import _Child
+
+    child = _Child.__new__(_Child)
+    child.name, child.proc = "ember", types.SimpleNamespace(stdout=io.StringIO(
+        'loss 0.5\n{"s": 9}\nember-bench-reply {"s": 1.5}\n'))
+    assert child._reply() == {"s": 1.5}
+    assert capsys.readouterr().err == 'loss 0.5\n{"s": 9}\n'

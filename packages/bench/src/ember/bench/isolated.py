@@ -21,6 +21,7 @@ __all__ = ["FRAMEWORKS", "time_isolated"]
 
 #: what a child can time: ember eager, `ember.jit.compile`, torch eager, `torch.compile`
 FRAMEWORKS = ("ember", "ember.jit", "torch", "torch.compile")
+_REPLY = "ember-bench-reply "  # the prefix of a child's replies on its stdout, which the step may print on too
 
 
 class _Child:
@@ -34,11 +35,15 @@ class _Child:
         self.info = self._reply()  # the first step(s): built, compiled and warmed before any block is timed
 
     def _reply(self) -> dict:
-        line = self.proc.stdout.readline()
-        if not line:
-            code = self.proc.wait()
-            raise RuntimeError(f"ember-bench: the {self.name} child exited with status {code} before replying")
-        return json.loads(line)
+        """The child's next reply: a line of JSON (anything else the step printed is passed on to stderr)."""
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                code = self.proc.wait()
+                raise RuntimeError(f"ember-bench: the {self.name} child exited with status {code} before replying")
+            if line.startswith(_REPLY):
+                return json.loads(line[len(_REPLY):])
+            sys.stderr.write(line)
 
     def block(self) -> float:
         self.proc.stdin.write("run\n")
@@ -99,13 +104,14 @@ def _serve(key: str, size: str, name: str, calls: int, threads: int, clock: str)
     for _ in range(calls):  # one untimed block, as the in-process timing's warm-up
         fn(*args)
     tick = time.process_time if clock == "cpu" else time.perf_counter
-    print(json.dumps({"first_s": first, "pid": os.getpid(), "threads": fw.lib.get_num_threads()}), flush=True)
+    print(_REPLY + json.dumps({"first_s": first, "pid": os.getpid(), "threads": fw.lib.get_num_threads()}),
+          flush=True)
     for _ in sys.stdin:
         fn(*args)  # untimed: the caches and branch predictors the pause and the other children cooled
         t0 = tick()
         for _ in range(calls):
             fn(*args)
-        print(json.dumps({"s": tick() - t0}), flush=True)
+        print(_REPLY + json.dumps({"s": tick() - t0}), flush=True)
 
 
 if __name__ == "__main__":  # a child of `time_isolated`
