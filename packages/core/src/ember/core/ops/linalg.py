@@ -266,9 +266,10 @@ def _bmm_meta(a, b, *, out=None) -> None:
     """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
     _bmm_shapes(a, b)
     _check_out_dtype(out, b)  # PyTorch's bmm.out checks `out` first, against mat2's dtype
-    error = _bmm_dtype_error(a._dtype, b._dtype, *a._shape, b._shape[2])
-    if error is not None:
-        raise error
+    if a._dtype is not b._dtype or a._dtype is dtypes.bool:  # else bmm refuses nothing
+        error = _bmm_dtype_error(a._dtype, b._dtype, *a._shape, b._shape[2])
+        if error is not None:
+            raise error
 
 
 _BLAS_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
@@ -277,10 +278,11 @@ _BLAS_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex
 def _bmm_dtype_error(first: dtypes.dtype, second: dtypes.dtype, batch: int, n: int, k: int, m: int,
                      kernel: str = "bmm") -> Exception | None:
     """What PyTorch's CPU bmm (or baddbmm, `kernel`) of (batch, n, k) by (batch, k, m) raises for its operands'
-    dtypes (None: nothing). An empty product returns first. A small one (k * n * m < 400) runs a loop dispatched on
-    the first's dtype (no bool) that reads the second as that type; a larger one reads the first as the second's
-    type where that is a BLAS type, and otherwise hands both to addmm (which has no bool), whose dtype check bmm
-    words in C++ type names and baddbmm in PyTorch's."""
+    dtypes (None: nothing; always None for two equal dtypes other than bool, which callers skip). An empty product
+    returns first. A small one (k * n * m < 400) runs a loop dispatched on the first's dtype (no bool) that reads
+    the second as that type; a larger one reads the first as the second's type where that is a BLAS type, and
+    otherwise hands both to addmm (which has no bool), whose dtype check bmm words in C++ type names and baddbmm in
+    PyTorch's."""
     from ember.core.ops.numeric import not_implemented_for
 
     names = dtypes.TORCH_NAMES
@@ -417,19 +419,19 @@ def _bmm_dtype(order, pair, a, b, da, db, merged) -> dtypes.dtype:
     def size(letters, dims) -> int:
         return int(np.prod([dims.get(c, 1) for c in letters], dtype=np.int64))
 
-    kept = [c for c in order if c not in pair]
-    lro = [c for c in kept if a.get(c, 1) != 1 and b.get(c, 1) != 1]
     lo = [k for k, c in enumerate(order) if c not in pair and a.get(c, 1) != 1 and b.get(c, 1) == 1]
     ro = [k for k, c in enumerate(order) if c not in pair and a.get(c, 1) == 1]  # size 1 in both counts here
-    n, m = size([order[k] for k in lo], a), size([order[k] for k in ro], b)
     first, second = (db, da) if lo and ro and max(ro) < min(lo) else (da, db)
     if not int(np.prod(list(merged.values()), dtype=np.int64)) or not size(pair, a):
         return second
     if first in dtypes.RESTRICTED:
         raise not_implemented_for("bmm", first)
-    error = _bmm_dtype_error(first, second, size(lro, a), n, size(pair, a), m)
-    if error is not None:
-        raise error
+    if second is not first or first is dtypes.bool:  # else bmm refuses nothing
+        lro = [c for c in order if c not in pair and a.get(c, 1) != 1 and b.get(c, 1) != 1]
+        error = _bmm_dtype_error(first, second, size(lro, a), size([order[k] for k in lo], a), size(pair, a),
+                                 size([order[k] for k in ro], b))
+        if error is not None:
+            raise error
     return first
 
 
@@ -793,9 +795,10 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
         if input._dtype is not batch1._dtype:
             raise RuntimeError(f"Input dtypes must be the same, got: input {_c_name(input)}, batch1: "
                                f"{_c_name(batch1)}, batch2: {_c_name(batch2)}")
-        error = _bmm_dtype_error(batch1._dtype, batch2._dtype, *batch1._shape, batch2._shape[2], "baddbmm")
-        if error is not None:
-            raise error
+        if batch1._dtype is not batch2._dtype or batch1._dtype is dtypes.bool:  # else bmm refuses nothing
+            error = _bmm_dtype_error(batch1._dtype, batch2._dtype, *batch1._shape, batch2._shape[2], "baddbmm")
+            if error is not None:
+                raise error
     elif batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
     prod = _opmath(_bmm, batch1, batch2)
