@@ -94,6 +94,7 @@ the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must c
 
 from __future__ import annotations
 
+import functools
 from functools import lru_cache
 
 import numpy as np
@@ -101,6 +102,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
+from ember.core.ops import workers as _workers
 from ember.core.ops._util import internally, named_as, warn_once, wrap
 from ember.core.ops.blas_threads import matmul as _matmul
 from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
@@ -209,37 +211,27 @@ def _image_gemm_ok(ho: int, wo: int) -> bool:
     return ho * wo >= 256
 
 
-_POOL: list = [None, 0, 0]  # the per-image GEMMs' worker threads, how many, and their process: made on first use
 def _over_images(n: int, per: int, dtype, work, budget: int = _IMAGE_COLS_BYTES):
     """`work(start, images, columns)` over chunks of a few images (their columns within `budget` bytes, a
     buffer of `per` elements an image), yielding its results in chunk order. At more than one thread the
-    chunks run on as many worker threads, each with its buffer and the BLAS at one thread: a GEMM per image
-    on a threaded BLAS waits at a barrier per image, which on a busy machine cost 10x (see NOTE [ Convolution
-    as one GEMM per image ]). Each image's GEMM is then the one-thread one, so results do not depend on the
-    thread count."""
+    chunks run a wave of one a thread at a time on ember's workers (`workers.run_all`), each with its buffer
+    and the BLAS at one thread: a GEMM per image on a threaded BLAS waits at a barrier per image, which on a
+    busy machine cost 10x (see NOTE [ Convolution as one GEMM per image ]). Each image's GEMM is then the
+    one-thread one, so results do not depend on the thread count."""
     from ember.core.parallel import get_num_threads
 
     step = max(1, min(n, budget // max(per * np.dtype(dtype).itemsize, 1)))
     chunks = [(s, min(step, n - s)) for s in range(0, n, step)]
-    threads = min(get_num_threads(), len(chunks))
+    threads = 1 if _workers.in_worker() else min(get_num_threads(), len(chunks))
     bufs = [np.empty(step * per, dtype=dtype) for _ in range(max(threads, 1))]
     if threads <= 1:
         for s, nb in chunks:
             yield work(s, nb, bufs[0][:nb * per])
         return
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    if _POOL[1:] != [threads, os.getpid()]:  # a forked child has the object but not its threads: a new pool
-        if _POOL[0] is not None and _POOL[2] == os.getpid():
-            _POOL[0].shutdown(wait=False)
-        _POOL[:] = [ThreadPoolExecutor(threads, thread_name_prefix="ember-conv"), threads, os.getpid()]
     with _blas_single_threaded():
         for i in range(0, len(chunks), threads):  # a wave of one chunk a thread, its results in order
-            futures = [_POOL[0].submit(work, s, nb, bufs[j][:nb * per])
-                       for j, (s, nb) in enumerate(chunks[i:i + threads])]
-            for f in futures:
-                yield f.result()
+            yield from _workers.run_all([functools.partial(work, s, nb, bufs[j][:nb * per])
+                                         for j, (s, nb) in enumerate(chunks[i:i + threads])])
 
 
 def _columns(x: np.ndarray, cols: np.ndarray, kh: int, kw: int, ho: int, wo: int, stride, padding, dilation,

@@ -1,0 +1,69 @@
+"""ember's own CPU worker threads, for the work it splits itself: the row blocks of a large GEMM
+(`blas_threads.matmul`) and the image chunks of the per-image convolutions, each run with the BLAS at one thread.
+
+NOTE [ One pool of sleeping workers ]
+numpy's OpenBLAS threads its GEMMs on a pthreads pool of its own, whose threads spin (yielding) for a while
+after every call, and Numba's OpenMP workers spin after every parallel kernel. With ember's convolution workers
+too, a step at two threads had three pools taking two cores from each other: LeNet's training step (issue 21)
+took a 200 ms median at two threads on the shared machine (load 4-5) against 48 ms with the BLAS held at one
+thread. So ember never threads the BLAS: what it splits runs here, on plain threads that sleep on a queue when
+idle. The caller runs the first piece itself and takes back any piece no worker has started by the time it gets
+there, so a descheduled worker never makes it wait, and nested use (a worker splitting again) cannot deadlock.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+
+__all__ = ["run_all", "in_worker"]
+
+_POOL: list = [None, 0, 0]  # the executor, its most workers, and the process that made it (made on first use)
+_LOCK = threading.Lock()
+_LOCAL = threading.local()
+
+
+def _mark_worker() -> None:
+    _LOCAL.worker = True
+
+
+def in_worker() -> bool:
+    """Whether the calling thread is one of ember's workers (which run their piece whole rather than split it)."""
+    return getattr(_LOCAL, "worker", False)
+
+
+def _executor(workers: int) -> ThreadPoolExecutor:
+    """The process's pool with room for `workers` threads: made on first use, larger when more are asked for,
+    and again in a forked child (which has the parent's object but none of its threads)."""
+    with _LOCK:
+        pid = os.getpid()
+        if _POOL[2] != pid or _POOL[1] < workers:
+            if _POOL[0] is not None and _POOL[2] == pid:
+                _POOL[0].shutdown(wait=False)
+            _POOL[:] = [ThreadPoolExecutor(workers, thread_name_prefix="ember-worker", initializer=_mark_worker),
+                        workers, pid]
+        return _POOL[0]
+
+
+def run_all(calls: Sequence[Callable]) -> list:
+    """`[call() for call in calls]`, the first on the calling thread and each other on a worker thread (in the
+    caller's context: numpy's error state, ember's modes), the caller running any that no worker has started.
+    The first exception is raised once every started call has finished (none still writes into the results)."""
+    if len(calls) <= 1:
+        return [c() for c in calls]
+    pool = _executor(len(calls) - 1)
+    futures = [pool.submit(contextvars.copy_context().run, c) for c in calls[1:]]
+    results = []
+    try:
+        results.append(calls[0]())
+        for call, f in zip(calls[1:], futures):
+            results.append(call() if f.cancel() else f.result())
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        wait(futures)
+        raise
+    return results

@@ -1,0 +1,82 @@
+"""ember's worker threads (ops/workers.py): results in order, the caller running what no worker started, errors
+raised after the started calls finish, and the caller's context (numpy's error state) in every call."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from ember.core.ops import workers
+
+
+def test_results_come_in_call_order_with_the_first_on_the_caller():
+    names = []
+
+    def call(i):
+        def run():
+            names.append((i, threading.current_thread().name, workers.in_worker()))
+            time.sleep(0.01 * (3 - i))  # the later calls finish first
+            return i * i
+        return run
+
+    assert workers.run_all([call(i) for i in range(3)]) == [0, 1, 4]
+    first = next(n for n in names if n[0] == 0)
+    assert first[1] == threading.current_thread().name and first[2] is False
+    assert not workers.in_worker()
+
+
+def test_a_call_no_worker_has_started_runs_on_the_caller():
+    """Every worker busy (here: blocked until the caller is done): the caller takes the piece back, no wait."""
+    release = threading.Event()
+    busy = workers._executor(1).submit(release.wait, 60)
+    try:
+        names = []
+        got = workers.run_all([lambda: 1, lambda: names.append(threading.current_thread().name) or 2])
+        assert got == [1, 2] and names == [threading.current_thread().name]
+    finally:
+        release.set()
+        busy.result(timeout=60)
+
+
+def test_the_first_error_is_raised_after_the_started_calls_finish():
+    started, finished = threading.Event(), []
+
+    def slow():
+        started.set()
+        time.sleep(0.2)
+        finished.append("slow")
+
+    def fail():
+        assert started.wait(60)
+        raise ValueError("block 0 failed")
+
+    with pytest.raises(ValueError, match="block 0 failed"):
+        workers.run_all([fail, slow])
+    assert finished == ["slow"]  # nothing still writes when the caller sees the error
+
+
+def test_a_workers_error_reaches_the_caller():
+    def fail():
+        raise KeyError("in a worker")
+
+    with pytest.raises(KeyError, match="in a worker"):
+        workers.run_all([lambda: time.sleep(0.05), fail])
+
+
+def test_calls_run_in_the_callers_numpy_error_state():
+    def state():
+        return np.geterr()["over"]
+
+    with np.errstate(over="raise"):
+        assert workers.run_all([state, state, state]) == ["raise"] * 3
+    assert workers.run_all([state, state]) == [np.geterr()["over"]] * 2
+
+
+def test_a_worker_splitting_again_runs_its_piece_whole():
+    """Nested use cannot deadlock: inside a worker `in_worker()` holds, and run_all from there still returns."""
+    def nested():
+        return workers.in_worker(), workers.run_all([lambda: 1, lambda: 2])
+
+    got = workers.run_all([lambda: None, nested])
+    assert got[1][1] == [1, 2]
