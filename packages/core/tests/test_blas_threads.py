@@ -181,7 +181,8 @@ def test_a_small_lstm_training_step_calls_no_threaded_gemm(monkeypatch, blas):
     g = ec.mm(out, head)
     ec.mm(g, head.t())
     ec.mm(out.t(), g)
-    assert len(seen) == 2 * steps + 4 + 3  # the per-step GEMMs, the layer's four over all steps, the head's three
+    # the per-step GEMMs, the layer's four over all steps (large ones in blocks), the head's three
+    assert len(seen) >= 2 * steps + 4 + 3
     assert seen == [1] * len(seen)
     assert blas.get() == 2
 
@@ -329,3 +330,24 @@ def test_gemms_below_openblas_own_threshold_skip_the_lock(monkeypatch, blas):
     ec.mm(ec.ones(64, 64), ec.ones(64, 64))
     ec.bmm(ec.ones(4, 10, 10), ec.ones(4, 10, 10))
     assert holds == []
+
+
+def test_a_large_lstm_steps_gemm_runs_in_blocks_at_two_threads(monkeypatch, blas):
+    """h=256, batch 32 (issue 21's LSTM): each step's W_hh GEMM reaches SPLIT_WORK and runs in two blocks on the
+    workers; the layer's values are the one-thread layer's to rounding."""
+    from ember.core.ops import rnn_cells, workers
+
+    steps, n, h = 3, 32, 256
+    assert 4 * h * h * n >= blas_threads.SPLIT_WORK
+    rng = np.random.default_rng(0)
+    x, w_ih, w_hh, b, hx, cx = (ec.from_numpy(rng.standard_normal(s).astype(np.float32) / 8) for s in
+                                [(steps, n, h), (4 * h, h), (4 * h, h), (4 * h,), (n, h), (n, h)])
+    ec.set_num_threads(1)
+    one = rnn_cells.lstm_layer(x, w_ih, w_hh, b, b, hx, cx, False)[0].numpy()
+    ec.set_num_threads(2)
+    waves = []
+    run_all = workers.run_all
+    monkeypatch.setattr(workers, "run_all", lambda calls: waves.append(len(calls)) or run_all(calls))
+    two = rnn_cells.lstm_layer(x, w_ih, w_hh, b, b, hx, cx, False)[0].numpy()
+    assert waves.count(2) >= steps
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-6)

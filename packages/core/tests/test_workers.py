@@ -80,3 +80,42 @@ def test_a_worker_splitting_again_runs_its_piece_whole():
 
     got = workers.run_all([lambda: None, nested])
     assert got[1][1] == [1, 2]
+
+
+@pytest.mark.parametrize("sizes", [[10, 70, 3, 0, 17], [100], [1, 1, 1, 1, 97]])
+def test_spread_cuts_the_elements_into_one_range_a_thread_and_covers_each_once(monkeypatch, sizes):
+    from ember.core import parallel
+
+    monkeypatch.setattr(parallel, "get_num_threads", lambda: 2)
+    rng = np.random.default_rng(0)
+    calls = [(rng.standard_normal(n), np.ones(n), np.empty(0), 0.5) for n in sizes]
+    want = [c[0] + 0.5 for c in calls]
+    seen = []
+
+    def kernel(a, b, empty, scale):
+        seen.append((a.shape[0], empty.shape[0], threading.current_thread().name))
+        a += scale * b
+
+    workers.spread(kernel, calls, 3, min_size=8)
+    assert all(np.array_equal(c[0], w) for c, w in zip(calls, want))  # every element updated exactly once
+    assert sum(n for n, _, _ in seen) == sum(sizes) and all(e == 0 for _, e, _ in seen)
+    assert len({name for _, _, name in seen}) in (1, 2)
+
+
+def test_spread_below_its_minimum_calls_in_order_on_the_caller(monkeypatch):
+    from ember.core import parallel
+
+    monkeypatch.setattr(parallel, "get_num_threads", lambda: 2)
+    order = []
+    calls = [(np.zeros(n), n) for n in (3, 5, 2)]
+    workers.spread(lambda a, n: order.append((n, a.shape[0], threading.current_thread().name)), calls, 1, min_size=11)
+    assert order == [(n, n, threading.current_thread().name) for n in (3, 5, 2)]
+
+
+def test_spread_splits_one_large_call_in_two_halves(monkeypatch):
+    from ember.core import parallel
+
+    monkeypatch.setattr(parallel, "get_num_threads", lambda: 2)
+    got = []
+    workers.spread(lambda a: got.append((a[0], a.shape[0])), [(np.arange(101.0),)], 1, min_size=4)
+    assert sorted(got) == [(0.0, 51), (51.0, 50)]

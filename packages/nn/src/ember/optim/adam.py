@@ -7,9 +7,10 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adam_kernel, adam_scalars, adam_step
+from ember.core.ops.workers import spread
 from ember.optim.optimizer import (
-    _NO_BUFFER, Optimizer, _check_capturable, _check_fused, _check_tensor_lr, _flat, _FlatViews, _refuse_sparse,
-    _step_tensor)
+    _NO_BUFFER, SPREAD_MIN, Optimizer, _check_capturable, _check_fused, _check_tensor_lr, _flat, _FlatViews,
+    _refuse_sparse, _step_tensor)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -151,6 +152,7 @@ class Adam(Optimizer):
                         return
                     work.append((group, e[3], ga, arrays))
             last = last_step = scalars = None
+            calls = []
             for group, ts, ga, (pa, sa, ma, va, vma) in work:
                 step = float(sa[0]) + 1  # float(state["step"]) + 1, then state["step"].fill_(step)
                 sa[0] = step
@@ -160,7 +162,7 @@ class Adam(Optimizer):
                     scalars = adam_scalars(pa.dtype.type, step, float(group["lr"]), beta1, beta2, group["eps"],
                                            group["weight_decay"], group["amsgrad"] and vma.size > 0, group["maximize"],
                                            group["decoupled_weight_decay"], reciprocal=not exact)
-                kernel(pa, ga, ma, va, vma, *scalars)
+                calls.append((pa, ga, ma, va, vma, *scalars))
                 p, s, m, v, vm = ts  # the versions the dispatcher bumps after fill_ and adam_step
                 s._storage.version += 1
                 p._storage.version += 1
@@ -168,6 +170,7 @@ class Adam(Optimizer):
                 v._storage.version += 1
                 if vma.size:
                     vm._storage.version += 1
+            spread(kernel, calls, 5, SPREAD_MIN)
             self._opt_called = True
 
         return run

@@ -12,7 +12,9 @@ every call, so an LR scheduler needs no new capture. It checks everything `step(
 decided otherwise (a step hook, a parameter without state, a non-contiguous, non-CPU or complex
 tensor, a gradient of another shape, a subclass's own `step`) before it updates anything and
 then runs `step()` itself, so a replay always does what eager would. Optimizers without such a
-function (`_replay_step` returns None) are called as in eager.
+function (`_replay_step` returns None) are called as in eager. At more than one thread the pass
+spreads its kernel calls over ember's threads (`workers.spread`, from `SPREAD_MIN` elements): every
+element is updated alone, so the bits are one thread's.
 """
 
 from __future__ import annotations
@@ -352,6 +354,9 @@ class Optimizer:
 _REAL = (np.dtype(np.float32), np.dtype(np.float64))
 # an absent optional state buffer (no momentum, no max_exp_avg_sq) as the update kernels take it: empty
 _NO_BUFFER = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}
+# parameters' elements from which a one-pass step spreads its kernel calls over ember's threads
+# (`ember.core.ops.workers.spread`): each thread's range is then at least 30 us of Adam's update
+SPREAD_MIN = 1 << 17
 
 
 def _step_tensor(state: dict) -> Tensor:

@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterable
 
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import sgd_step, sgd_update
+from ember.core.ops.workers import spread
 from ember.core.sparse import SparseTensor, add_sparse_
-from ember.optim.optimizer import _NO_BUFFER, Optimizer, _check_fused, _check_tensor_lr, _flat
+from ember.optim.optimizer import _NO_BUFFER, SPREAD_MIN, Optimizer, _check_fused, _check_tensor_lr, _flat
 
 __all__ = ["SGD"]
 
@@ -123,9 +124,10 @@ class SGD(Optimizer):
                         self.step()  # what eager does with them (a buffer to make, a copy, an error)
                         return
                     work.append((group, p, pa, ga, buf, ba))
-            for group, p, pa, ga, buf, ba in work:
-                sgd_update(pa, ga, ba, float(group["lr"]), group["momentum"], group["dampening"],
-                           group["weight_decay"], group["nesterov"], group["maximize"], False)
+            spread(sgd_update, [(pa, ga, ba, float(group["lr"]), group["momentum"], group["dampening"],
+                                 group["weight_decay"], group["nesterov"], group["maximize"], False)
+                                for group, p, pa, ga, buf, ba in work], 3, SPREAD_MIN)
+            for _, p, _, _, buf, _ in work:
                 p._storage.version += 1  # the versions the dispatcher bumps after sgd_step
                 if buf is not None:
                     buf._storage.version += 1

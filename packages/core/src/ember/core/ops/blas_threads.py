@@ -29,8 +29,9 @@ from ember.core.parallel import get_num_threads
 __all__ = ["single_threaded", "matmul", "SPLIT_WORK", "OPENBLAS_SERIAL"]
 
 # m*n*k from which a GEMM is split over ember's workers at more than one thread: each of two blocks is then at
-# least a tenth of a millisecond of one thread's work, against the workers' 20-40 us hand-off
-SPLIT_WORK = 1 << 24
+# least 2**22 multiply-adds (50-70 us of one thread's work) against the workers' 5-10 us hand-off. It takes in
+# an LSTM step's W_hh GEMM at h=256, batch 32 and NCF's 1024 x 128 x 64 layers
+SPLIT_WORK = 1 << 23
 # OpenBLAS runs a GEMM of m*n*k at or below 65536 * GEMM_MULTITHREAD_THRESHOLD (4) on the calling thread itself
 OPENBLAS_SERIAL = 1 << 18
 

@@ -14,12 +14,13 @@ there, so a descheduled worker never makes it wait, and nested use (a worker spl
 from __future__ import annotations
 
 import contextvars
+import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 
-__all__ = ["run_all", "in_worker"]
+__all__ = ["run_all", "spread", "in_worker"]
 
 _POOL: list = [None, 0, 0]  # the executor, its most workers, and the process that made it (made on first use)
 _LOCK = threading.Lock()
@@ -67,3 +68,36 @@ def run_all(calls: Sequence[Callable]) -> list:
         wait(futures)
         raise
     return results
+
+
+def _run_calls(kernel: Callable, calls: list) -> None:
+    for args in calls:
+        kernel(*args)
+
+
+def spread(kernel: Callable, calls: Sequence[tuple], arrays: int, min_size: int) -> None:
+    """`kernel(*args)` for every `args` of `calls`, whose first `arrays` arguments are flat arrays of one length
+    (or empty ones, passed as they are) that `kernel` updates element by element. At more than one thread and
+    `min_size` elements or more in all, the elements of all calls are cut into one contiguous range a thread, each
+    run as `kernel` on the slices it covers: every element is computed alone, so the bits are one thread's."""
+    from ember.core.parallel import get_num_threads
+
+    sizes = [args[0].shape[0] for args in calls]
+    total = sum(sizes)
+    threads = 1 if in_worker() else min(get_num_threads(), total // max(min_size // 2, 1))
+    if threads <= 1 or total < min_size:
+        _run_calls(kernel, calls)
+        return
+    per = -(-total // threads)
+    bins: list[list] = [[] for _ in range(threads)]
+    start = 0  # the first element of the current call among all calls'
+    for args, n in zip(calls, sizes):
+        s = 0
+        while s < n:
+            b = (start + s) // per
+            e = min(n, (b + 1) * per - start)
+            bins[b].append(args if (s, e) == (0, n) else
+                           tuple(a[s:e] if i < arrays and a.shape[0] == n else a for i, a in enumerate(args)))
+            s = e
+        start += n
+    run_all([functools.partial(_run_calls, kernel, b) for b in bins if b])
