@@ -499,6 +499,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
     """
     dtype_arg(dtype, "tensor")
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if dtype is not None and dtype._category == dtypes._SHELL:  # PyTorch stores no Python number as one
+        raise RuntimeError("store_scalar: invalid type")
     if isinstance(data, Tensor):
         warn_at_caller(_COPY_CONSTRUCT)
     if (shared := storage_view(data, dtype or dtypes.get_default_dtype(), "")) is not None:
@@ -820,7 +822,11 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     if out is None and not all(type(s) is int and s >= 0 for s in sizes) and as_device(device).type != "meta" and any(
             isinstance(s, numbers.Integral) and s < 0 for s in sizes):
         raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
-    if out is None and dtype is dtypes.float8_e8m0fnu:  # PyTorch's zeros is zero_ (a fill of 0 would overflow)
+    if getattr(dtype, "_category", None) == dtypes._SHELL and dtype is not dtypes.float4_e2m1fn_x2:
+        from ember.core.ops.shell_dtypes import refuse_values  # PyTorch's zeros reads its fill value back
+
+        refuse_values(empty(0, dtype=dtype), "item")
+    if out is None and (dtype is dtypes.float8_e8m0fnu or dtype is dtypes.float4_e2m1fn_x2):  # PyTorch's zero_
         return empty(_size_of(args, size, "zeros"), dtype=dtype, device=device, requires_grad=requires_grad).zero_()
     return full(_size_of(args, size, "zeros"), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)

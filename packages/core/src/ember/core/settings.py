@@ -35,6 +35,8 @@ class finfo:
         if not dt.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
+        if dt._category == dtypes._SHELL:  # float4_e2m1fn_x2: PyTorch's finfo has no limits for it
+            raise TypeError("bad argument type for built-in operation")
         if dt is dtypes.bfloat16 or dt in dtypes.FLOAT8:  # numpy's finfo does not know ml_dtypes' types
             import ml_dtypes
 
@@ -81,6 +83,10 @@ class iinfo:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         if dt is dtypes.bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
+        if getattr(dt, "kind", None) == "quant":
+            raise NotImplementedError(f"\"dtype\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+        if dt._category == dtypes._SHELL:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         info = np.iinfo(dt.np)
         self.bits = int(info.bits)
         self.max = int(info.max)

@@ -1,0 +1,108 @@
+"""The ops PyTorch 2.13's CPU build has for its shell dtypes (NOTE [ Shell dtypes ] in dtypes.py), and its
+refusals of the others.
+
+`install()` (run by the first use of a shell dtype) adds a dispatch hook that lets views and `cat` through
+for every shell dtype, copies for the bits types and float4_e2m1fn_x2 (whose `eq` and zero fill PyTorch also
+has), and raises PyTorch's NotImplementedError for anything else, naming the kernel PyTorch names.
+"""
+
+from __future__ import annotations
+
+from ember.core import dtypes
+from ember.core.dispatch import register_dispatch_hook
+from ember.core.ops.numeric import DtypeNotImplemented
+from ember.core.tensor import Tensor
+
+__all__ = ["install", "refuse_values"]
+
+# ops that move no element or move them as raw bytes
+_VIEWS = frozenset({
+    "view", "_unsafe_view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze",
+    "select", "slice", "narrow", "unfold", "diagonal", "cat", "resize_", "alias", "detach"})
+_COPIES = frozenset({"clone", "copy_"})
+_FRESH = frozenset({"clone", "cat"})  # their kernels return a fresh numpy array, which ember reads as uint8/uint16
+# PyTorch's kernel names where they are not "<op>_cpu": arithmetic first copies its scalar operand
+_KERNEL_NAMES = {"add": "copy_", "sub": "copy_", "mul": "copy_", "div": "copy_", "to_dtype": "copy_",
+                 "clone": "copy_kernel", "fill_": "fill_cpu"}
+_installed = False
+
+
+def _shell_operand(args: tuple) -> dtypes.dtype | None:
+    for a in args:
+        if isinstance(a, Tensor) and a._dtype._category == dtypes._SHELL:
+            return a._dtype
+        if isinstance(a, list | tuple) and a and isinstance(a[0], Tensor) and a[0]._dtype._category == dtypes._SHELL:
+            return a[0]._dtype
+    return None
+
+
+def _refusal(op, dt: dtypes.dtype, args: tuple) -> Exception | None:
+    """PyTorch's error for `op` over a tensor of shell dtype `dt`, or None where PyTorch runs it."""
+    name = op.name
+    if name in _VIEWS:
+        return None
+    copyable = dt.kind in ("bits", "float4")
+    if name == "eq" and dt.kind == "float4":
+        return None
+    elif name in _COPIES:
+        src, dst = (args[0], args[0]) if name == "clone" else (args[1], args[0])
+        if not isinstance(src, Tensor) or src._dtype is not dst._dtype:
+            name = "copy_kernel" if getattr(src, "_dtype", None) is dtypes.float4_e2m1fn_x2 else "to_dtype"
+        elif copyable:
+            return None
+        else:
+            name = "clone"
+    elif name == "to_dtype" and args[0]._dtype is dtypes.float4_e2m1fn_x2:
+        name = "copy_kernel"
+    kernel = _KERNEL_NAMES.get(name, name + "_cpu") if name != "copy_kernel" else name
+    return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+
+
+def _guard(op, args, kwargs, call_next):
+    dt = _shell_operand(args)
+    if dt is None and op.name == "to_dtype" and getattr(args[1] if len(args) > 1 else kwargs.get("dtype"),
+                                                       "_category", 0) == dtypes._SHELL:
+        dt = args[1] if len(args) > 1 else kwargs["dtype"]
+    if dt is None:
+        return call_next(op, args, kwargs)
+    if (err := _refusal(op, dt, args)) is not None:
+        raise err
+    out = call_next(op, args, kwargs)
+    if op.name in _FRESH and out._dtype is not dt:
+        out._dtype = dt  # a kernel's fresh numpy result (clone, cat) comes back as uint8/uint16: the same bytes
+    return out
+
+
+# factories of other dtypes and calls on float32/float64 tensors pass straight down: the fast paths stay open
+# (`dispatch.bare`, `dispatch.untracked`) once a shell dtype is used; a factory of a shell dtype takes the general path
+_guard.ignores_fresh = True
+_guard.ignores_untracked = True
+
+
+def refuse_values(t: Tensor, how: str) -> None:
+    """PyTorch's error for reading a shell tensor's elements as Python numbers or a numpy array (`how`:
+    "item", "tolist", "numpy"); printing float4_e2m1fn_x2 reads each byte as a number (PyTorch's output)."""
+    name = dtypes.TORCH_NAMES[t._dtype.name]
+    if how == "tolist":
+        raise RuntimeError("load_scalar: invalid type")
+    if how == "numpy":
+        raise TypeError(f"Got unsupported ScalarType {name}")
+    raise DtypeNotImplemented(f"\"_local_scalar_dense_cpu\" not implemented for '{name}'")
+
+
+def zero_bytes(t: Tensor) -> Tensor:
+    """`zero_` of a shell tensor: PyTorch's memset for the bits types and float4_e2m1fn_x2, its refusal of
+    the rest."""
+    if t._dtype.kind not in ("bits", "float4"):
+        raise DtypeNotImplemented(f"\"copy_kernel\" not implemented for '{dtypes.TORCH_NAMES[t._dtype.name]}'")
+    t._host_array()[...] = 0
+    t._storage.bump()
+    return t
+
+
+def install() -> None:
+    """Install the hook (once)."""
+    global _installed
+    if not _installed:
+        _installed = True
+        register_dispatch_hook(_guard)
