@@ -137,3 +137,9 @@ def test_windows_compose_tensor_ops_in_their_dtype():
         assert getattr(W, name)(1, requires_grad=True).is_leaf
     assert W.cosine(1, requires_grad=True).grad_fn.name() == "SinBackward0"
     assert np.allclose(W.hann(6, dtype=torch.float64).tolist(), sw.hann(6), rtol=0, atol=1e-15)
+
+
+def test_model_zoo_load_url_is_hubs_loader():
+    from ember.torch.utils import model_zoo
+
+    assert model_zoo.load_url is torch.hub.load_state_dict_from_url
