@@ -90,10 +90,18 @@ def test_float4_prints_its_bytes_as_numbers():
     assert (x == x).all()
 
 
-def test_finfo_and_iinfo_refuse():
+def test_finfo_and_iinfo_as_pytorch():
+    f = ec.finfo(ec.float4_e2m1fn_x2)
+    assert f.bits == 8
+    with pytest.raises(NotImplementedError, match="^\"lowest\" not implemented for 'Float4_e2m1fn_x2'$"):
+        f.min
     with pytest.raises(TypeError, match="^bad argument type for built-in operation$"):
-        ec.finfo(ec.float4_e2m1fn_x2)
+        repr(f)
     with pytest.raises(TypeError, match="requires an integer input type"):
         ec.iinfo(ec.uint4)
+    q = ec.iinfo(ec.qint8)
+    assert (q.bits, q.min, q.max) == (8, -128, 127) and ec.iinfo(ec.quint4x2).max == 255
     with pytest.raises(NotImplementedError, match="^\"dtype\" not implemented for 'QInt8'$"):
-        ec.iinfo(ec.qint8)
+        q.dtype
+    with pytest.raises(RuntimeError, match="^Unknown Complex ScalarType for Float8_e5m2$"):
+        ec.float8_e5m2.to_complex()

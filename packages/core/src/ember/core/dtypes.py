@@ -66,8 +66,8 @@ class dtype:
         """The complex dtype of a floating one (float64 -> complex128, float32 and below -> complex64)."""
         if self._category == _COMPLEX:
             return self
-        if self._category != _FLOAT:
-            raise RuntimeError(f"Unknown Complex ScalarType for {self.name}")
+        if self._category != _FLOAT or self in FLOAT8:
+            raise RuntimeError(f"Unknown Complex ScalarType for {TORCH_NAMES.get(self.name, self.name)}")
         if self is float16:
             return complex32
         return complex128 if self._rank >= 3 else complex64
