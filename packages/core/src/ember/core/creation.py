@@ -822,11 +822,8 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     if out is None and not all(type(s) is int and s >= 0 for s in sizes) and as_device(device).type != "meta" and any(
             isinstance(s, numbers.Integral) and s < 0 for s in sizes):
         raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
-    if getattr(dtype, "_category", None) == dtypes._SHELL and dtype is not dtypes.float4_e2m1fn_x2:
-        from ember.core.ops.shell_dtypes import refuse_values  # PyTorch's zeros reads its fill value back
-
-        refuse_values(empty(0, dtype=dtype), "item")
-    if out is None and (dtype is dtypes.float8_e8m0fnu or dtype is dtypes.float4_e2m1fn_x2):  # PyTorch's zero_
+    if out is None and (dtype is dtypes.float8_e8m0fnu or getattr(dtype, "_category", None) == dtypes._SHELL):
+        # PyTorch's zeros is zero_ (a fill of 0 would overflow e8m0fnu; the shell dtypes have no fill)
         return empty(_size_of(args, size, "zeros"), dtype=dtype, device=device, requires_grad=requires_grad).zero_()
     return full(_size_of(args, size, "zeros"), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)

@@ -20,7 +20,7 @@ _VIEWS = frozenset({
     "view", "_unsafe_view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze",
     "select", "slice", "narrow", "unfold", "diagonal", "cat", "resize_", "alias", "detach"})
 _COPIES = frozenset({"clone", "copy_"})
-_FRESH = frozenset({"clone", "cat"})  # their kernels return a fresh numpy array, which ember reads as uint8/uint16
+_FRESH = frozenset({"clone", "cat", "flip"})  # their kernels return a fresh numpy array, which ember reads as uint8/uint16
 # PyTorch's kernel names where they are not "<op>_cpu": arithmetic first copies its scalar operand
 _KERNEL_NAMES = {"add": "copy_", "sub": "copy_", "mul": "copy_", "div": "copy_", "to_dtype": "copy_",
                  "clone": "copy_kernel", "fill_": "fill_cpu"}
@@ -44,6 +44,8 @@ def _refusal(op, dt: dtypes.dtype, args: tuple) -> Exception | None:
     copyable = dt.kind in ("bits", "float4")
     if name == "eq" and dt.kind == "float4":
         return None
+    if name == "flip" and all(d % args[0].ndim < args[0].ndim - 1 for d in args[1]):
+        return None  # PyTorch flips outer dims by moving whole rows of bytes
     elif name in _COPIES:
         src, dst = (args[0], args[0]) if name == "clone" else (args[1], args[0])
         if not isinstance(src, Tensor) or src._dtype is not dst._dtype:
@@ -91,10 +93,7 @@ def refuse_values(t: Tensor, how: str) -> None:
 
 
 def zero_bytes(t: Tensor) -> Tensor:
-    """`zero_` of a shell tensor: PyTorch's memset for the bits types and float4_e2m1fn_x2, its refusal of
-    the rest."""
-    if t._dtype.kind not in ("bits", "float4"):
-        raise DtypeNotImplemented(f"\"copy_kernel\" not implemented for '{dtypes.TORCH_NAMES[t._dtype.name]}'")
+    """`zero_` of a shell tensor: PyTorch's memset of its bytes (`zeros` is `zero_` for these dtypes)."""
     t._host_array()[...] = 0
     t._storage.bump()
     return t
