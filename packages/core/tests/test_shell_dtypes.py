@@ -109,3 +109,15 @@ def test_finfo_and_iinfo_as_pytorch():
         q.dtype
     with pytest.raises(RuntimeError, match="^Unknown Complex ScalarType for Float8_e5m2$"):
         ec.float8_e5m2.to_complex()
+
+
+def test_result_type_ranks_shell_dtypes_as_pytorch():
+    u4, i4 = ec.empty(2, dtype=ec.uint4), ec.empty(2, dtype=ec.int4)
+    assert ec.result_type(u4, 2) is ec.uint4 and ec.result_type(u4, 1.5) is ec.float32
+    assert ec.result_type(i4, 1j) is ec.complex64 and ec.result_type(ec.ones(2), ec.empty((), dtype=ec.int4)) is ec.float32
+    with pytest.raises(RuntimeError, match="^unsupported scalarType$"):
+        ec.result_type(ec.empty(2, dtype=ec.bits8), 1.5)
+    with pytest.raises(RuntimeError, match="^ix_a != -1 INTERNAL ASSERT FAILED"):
+        ec.result_type(i4, 1.5)
+    with pytest.raises(RuntimeError, match="^Unknown Complex ScalarType for Float4_e2m1fn_x2$"):
+        ec.result_type(ec.empty(2, dtype=ec.float4_e2m1fn_x2), 1j)

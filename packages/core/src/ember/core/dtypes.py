@@ -457,6 +457,8 @@ def result_type(*operands) -> dtype:
         da, db = getattr(a, "_dtype", None), getattr(b, "_dtype", None)
         if da is not None and da is db and a._shape and b._shape:
             return da
+    if any(getattr(getattr(x, "dtype", x), "_category", None) == _SHELL for x in operands):
+        return _shell_result_type(operands)
     dims = zero = None
     scalar_cat = -1
     for x in operands:
@@ -483,6 +485,45 @@ def result_type(*operands) -> dtype:
                 out = (bool, int64, _default_float, _default_float.to_complex())[scalar_cat]
     if out is None:
         raise TypeError("result_type: no operands")
+    return out
+
+
+def _shell_result_type(operands) -> dtype:
+    """`result_type` where a shell dtype takes part (NOTE [ Shell dtypes ]): PyTorch ranks the integer and bits
+    kinds with the integers and float4 with the floats, and moves up a category through `promote_types` (whose
+    errors it raises), except that a bits type moves nowhere."""
+    def category(d: dtype) -> _builtin_int:
+        return (_FLOAT if d.kind == "float4" else _INT) if d._category == _SHELL else d._category
+
+    def join(a: dtype | None, b: dtype) -> dtype:
+        if a is None or a is b:
+            return b
+        if "bits" in (getattr(a, "kind", None), getattr(b, "kind", None)):
+            raise RuntimeError("unsupported scalarType")
+        return promote_types(a, b)
+
+    dims = zero = None
+    scalar_cat = -1
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype) and hasattr(x, "_shape"):
+            if x._shape:
+                dims = join(dims, d)
+            else:
+                zero = join(zero, d)
+        elif isinstance(x, dtype):
+            dims = join(dims, x)
+        else:
+            scalar_cat = max(scalar_cat, _scalar_category(x))
+    out = dims
+    if zero is not None and (out is None or category(zero) > category(out)):
+        out = join(out, zero)
+    if scalar_cat >= 0 and (out is None or scalar_cat > category(out)):
+        if scalar_cat == _COMPLEX and out is not None and category(out) == _FLOAT:
+            out = out.to_complex()
+        else:
+            wrapped = (bool, int64, _default_float, _default_float.to_complex())[scalar_cat]
+            out = wrapped if out is None or scalar_cat == _COMPLEX else join(out, wrapped)
     return out
 
 
