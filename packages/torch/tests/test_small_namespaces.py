@@ -143,3 +143,20 @@ def test_model_zoo_load_url_is_hubs_loader():
     from ember.torch.utils import model_zoo
 
     assert model_zoo.load_url is torch.hub.load_state_dict_from_url
+
+
+def test_weak_tensor_key_dictionary_drops_collected_keys():
+    import gc
+
+    from ember.torch.utils.weak import TensorWeakRef, WeakTensorKeyDictionary
+
+    d = WeakTensorKeyDictionary()
+    a, b = torch.ones(2), torch.ones(2)
+    d[a], d[b] = "a", "b"
+    assert len(d) == 2 and d[a] == "a" and b in d and torch.ones(2) not in d and 3 not in d
+    ref = TensorWeakRef(a)
+    del a
+    gc.collect()
+    assert list(d.values()) == ["b"] and ref() is None
+    with pytest.raises(AssertionError, match="^expected torch.Tensor, got <class 'int'>.$"):
+        TensorWeakRef(3)
