@@ -121,3 +121,16 @@ def test_result_type_ranks_shell_dtypes_as_pytorch():
         ec.result_type(i4, 1.5)
     with pytest.raises(RuntimeError, match="^Unknown Complex ScalarType for Float4_e2m1fn_x2$"):
         ec.result_type(ec.empty(2, dtype=ec.float4_e2m1fn_x2), 1j)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: ec.zeros(2, dtype=ec.float4_e2m1fn_x2).to(ec.float32), "\"copy_kernel\" not implemented for "
+                                                                       "'Float4_e2m1fn_x2'"),
+    (lambda: ec.zeros(2, dtype=ec.float16).to(ec.float4_e2m1fn_x2), "\"copy_\" not implemented for 'Float4_e2m1fn_x2'"),
+    (lambda: ec.zeros(2, dtype=ec.float4_e2m1fn_x2).to(ec.uint4), "\"copy_\" not implemented for 'UInt4'"),
+    (lambda: ec.zeros(2, dtype=ec.bits8).copy_(ec.zeros(2)), "\"copy_\" not implemented for 'Bits8'"),
+])
+def test_casts_name_pytorchs_copy_kernels(make, message):
+    with pytest.raises(NotImplementedError) as e:
+        make()
+    assert str(e.value) == message

@@ -22,8 +22,8 @@ _VIEWS = frozenset({
 _COPIES = frozenset({"clone", "copy_"})
 _FRESH = frozenset({"clone", "cat", "flip"})  # their kernels return a fresh numpy array, which ember reads as uint8/uint16
 # PyTorch's kernel names where they are not "<op>_cpu": arithmetic first copies its scalar operand
-_KERNEL_NAMES = {"add": "copy_", "sub": "copy_", "mul": "copy_", "div": "copy_", "to_dtype": "copy_",
-                 "clone": "copy_kernel", "fill_": "fill_cpu"}
+_KERNEL_NAMES = {"add": "copy_", "sub": "copy_", "mul": "copy_", "div": "copy_", "clone": "copy_kernel",
+                 "fill_": "fill_cpu"}
 _installed = False
 
 
@@ -41,23 +41,29 @@ def _refusal(op, dt: dtypes.dtype, args: tuple) -> Exception | None:
     name = op.name
     if name in _VIEWS:
         return None
-    copyable = dt.kind in ("bits", "float4")
     if name == "eq" and dt.kind == "float4":
         return None
     if name == "flip" and all(d % args[0].ndim < args[0].ndim - 1 for d in args[1]):
         return None  # PyTorch flips outer dims by moving whole rows of bytes
-    elif name in _COPIES:
+    if name == "to_dtype":
+        return _cast_refusal(args[0]._dtype, dtypes.as_dtype(args[1]))
+    if name in _COPIES:
         src, dst = (args[0], args[0]) if name == "clone" else (args[1], args[0])
         if not isinstance(src, Tensor) or src._dtype is not dst._dtype:
-            name = "copy_kernel" if getattr(src, "_dtype", None) is dtypes.float4_e2m1fn_x2 else "to_dtype"
-        elif copyable:
+            return _cast_refusal(getattr(src, "_dtype", dtypes.int64), dst._dtype)
+        if dt.kind in ("bits", "float4"):
             return None
-        else:
-            name = "clone"
-    elif name == "to_dtype" and args[0]._dtype is dtypes.float4_e2m1fn_x2:
-        name = "copy_kernel"
-    kernel = _KERNEL_NAMES.get(name, name + "_cpu") if name != "copy_kernel" else name
+        name = "clone"
+    kernel = _KERNEL_NAMES.get(name, name + "_cpu")
     return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+
+
+def _cast_refusal(src: dtypes.dtype, dst: dtypes.dtype) -> Exception:
+    """PyTorch's error for casting between two dtypes one of which is a shell dtype: its copy kernel names the
+    destination if that is one, else the source; float32 <-> float4_e2m1fn_x2 fails in a deeper kernel."""
+    named = dst if dst._category == dtypes._SHELL else src
+    kernel = "copy_kernel" if {src, dst} == {dtypes.float32, dtypes.float4_e2m1fn_x2} else "copy_"
+    return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[named.name]}'")
 
 
 def _guard(op, args, kwargs, call_next):
