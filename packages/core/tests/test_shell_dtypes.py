@@ -134,3 +134,15 @@ def test_casts_name_pytorchs_copy_kernels(make, message):
     with pytest.raises(NotImplementedError) as e:
         make()
     assert str(e.value) == message
+
+
+def test_quantized_dtypes_without_a_quantizer_fail_as_pytorch():
+    q = ec.empty(2, dtype=ec.qint8)
+    assert q.dtype is ec.qint8 and q.shape == (2,)
+    with pytest.raises(RuntimeError, match="cannot call qscheme on UnknownQuantizer$"):
+        repr(q)
+    with pytest.raises(NotImplementedError, match="^Could not run 'aten::zero_' with arguments from the "
+                                                  "'QuantizedCPU' backend"):
+        ec.zeros(2, dtype=ec.quint8)
+    with pytest.raises(RuntimeError, match="^empty_strided not supported on quantized tensors yet"):
+        ec.ones(2).to(ec.qint32)

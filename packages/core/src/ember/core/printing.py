@@ -142,10 +142,10 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
     if t._storage.device.type == "meta":
         return _meta_repr(t, prefix)
     if t._dtype._category == dtypes._SHELL:  # float4_e2m1fn_x2 prints each byte as a number (PyTorch)
-        if t.numel() and t._dtype is not dtypes.float4_e2m1fn_x2:
+        if (t.numel() and t._dtype is not dtypes.float4_e2m1fn_x2) or t._dtype.kind == "quant":
             from ember.core.ops.shell_dtypes import refuse_values
 
-            refuse_values(t, "item")
+            refuse_values(t, "print")
         a = t._host_array().astype(np.float32)
     else:
         a = t._values()

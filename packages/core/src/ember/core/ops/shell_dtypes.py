@@ -27,6 +27,11 @@ _KERNEL_NAMES = {"add": "copy_", "sub": "copy_", "mul": "copy_", "div": "copy_",
 _installed = False
 
 
+def _no_quantizer() -> RuntimeError:
+    return RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/quantized/Quantizer.cpp"'
+                        ":447, please report a bug to PyTorch. cannot call qscheme on UnknownQuantizer")
+
+
 def _shell_operand(args: tuple) -> dtypes.dtype | None:
     for a in args:
         if isinstance(a, Tensor) and a._dtype._category == dtypes._SHELL:
@@ -41,6 +46,11 @@ def _refusal(op, dt: dtypes.dtype, args: tuple) -> Exception | None:
     name = op.name
     if name in _VIEWS:
         return None
+    if dt.kind == "quant" and name in ("to_dtype", "copy_"):
+        return RuntimeError("empty_strided not supported on quantized tensors yet see "
+                            "https://github.com/pytorch/pytorch/issues/74540")
+    if dt.kind == "quant" and name in ("fill_", "clone"):  # `empty` made it without a quantizer
+        return _no_quantizer()
     if name == "eq" and dt.kind == "float4":
         return None
     if name == "flip" and all(d % args[0].ndim < args[0].ndim - 1 for d in args[1]):
@@ -89,8 +99,10 @@ _guard.ignores_untracked = True
 
 def refuse_values(t: Tensor, how: str) -> None:
     """PyTorch's error for reading a shell tensor's elements as Python numbers or a numpy array (`how`:
-    "item", "tolist", "numpy"); printing float4_e2m1fn_x2 reads each byte as a number (PyTorch's output)."""
+    "item", "tolist", "numpy", "print"); printing float4_e2m1fn_x2 reads each byte as a number (PyTorch's output)."""
     name = dtypes.TORCH_NAMES[t._dtype.name]
+    if how == "print" and t._dtype.kind == "quant":  # a quantized tensor made by `empty` has no quantizer
+        raise _no_quantizer()
     if how == "tolist":
         raise RuntimeError("load_scalar: invalid type")
     if how == "numpy":
@@ -99,7 +111,12 @@ def refuse_values(t: Tensor, how: str) -> None:
 
 
 def zero_bytes(t: Tensor) -> Tensor:
-    """`zero_` of a shell tensor: PyTorch's memset of its bytes (`zeros` is `zero_` for these dtypes)."""
+    """`zero_` of a shell tensor: PyTorch's memset of its bytes (`zeros` is `zero_` for these dtypes), which
+    its quantized backend lacks."""
+    if t._dtype.kind == "quant":
+        raise NotImplementedError("Could not run 'aten::zero_' with arguments from the 'QuantizedCPU' backend. This "
+                                  "could be because the operator doesn't exist for this backend, or was omitted "
+                                  "during the selective/custom build process (if using custom build).")
     t._host_array()[...] = 0
     t._storage.bump()
     return t
