@@ -143,6 +143,9 @@ preserve_format = memory_format("preserve_format")
 _matmul_precision = "highest"
 _deterministic = False
 _deterministic_warn_only = False
+# `torch.utils.deterministic.fill_uninitialized_memory`: under deterministic algorithms, `empty` and its kin fill
+# their memory (NaN, or an integer's largest value) so that a result never depends on what the allocator held
+_fill_uninitialized = True
 
 
 def set_float32_matmul_precision(precision: str) -> None:
