@@ -160,3 +160,20 @@ def test_weak_tensor_key_dictionary_drops_collected_keys():
     assert list(d.values()) == ["b"] and ref() is None
     with pytest.raises(AssertionError, match="^expected torch.Tensor, got <class 'int'>.$"):
         TensorWeakRef(3)
+
+
+def test_deterministic_fill_uninitialized_memory_is_a_module_property():
+    from ember.torch.utils import deterministic
+
+    assert deterministic.fill_uninitialized_memory is True
+    with pytest.raises(RuntimeError, match="^expected a bool, but got int$"):
+        deterministic.fill_uninitialized_memory = 1
+    torch.use_deterministic_algorithms(True)
+    try:
+        deterministic.fill_uninitialized_memory = False
+        assert torch.empty(1, dtype=torch.uint4).dtype is torch.uint4  # no fill, so no refusal
+        deterministic.fill_uninitialized_memory = True
+        assert torch.empty(2, dtype=torch.int8).tolist() == [127, 127]
+    finally:
+        deterministic.fill_uninitialized_memory = True
+        torch.use_deterministic_algorithms(False)
