@@ -248,7 +248,8 @@ _shell_table += [("qint8", "quant", 1, "QInt8"), ("quint8", "quant", 1, "QUInt8"
                  ("quint4x2", "quant", 1, "QUInt4x2"), ("quint2x4", "quant", 1, "QUInt2x4")]
 SHELL = tuple(_ShellDtype(name, kind, size) for name, kind, size, _ in _shell_table)
 TORCH_NAMES.update({name: torch_name for name, _, _, torch_name in _shell_table})
-globals().update({d.name: d for d in SHELL})
+(int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3, uint4, uint5, uint6, uint7, bits1x8, bits2x4, bits4x2,
+ bits8, bits16, float4_e2m1fn_x2, qint8, quint8, qint32, quint4x2, quint2x4) = SHELL
 bit = uint1
 __all__ += [d.name for d in SHELL] + ["bit"]
 

@@ -90,8 +90,9 @@ def _recordable(tensors, out) -> bool:
         return False
     skip = _dispatch._SKIP
     for t in tensors:
+        # a sparse tensor's `_np` raises: `stack` takes it to sparse_stack
         if (t.__class__ not in skip or t._conj or t._neg or t._storage.device.type != "cpu"
-                or t._dtype is dtypes.complex32 or t._dtype._category == dtypes._SHELL):  # a sparse tensor's `_np` raises: `stack` takes it to sparse_stack
+                or t._dtype is dtypes.complex32 or t._dtype._category == dtypes._SHELL):
             return False
     return True
 

@@ -20,7 +20,8 @@ _VIEWS = frozenset({
     "view", "_unsafe_view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze",
     "select", "slice", "narrow", "unfold", "diagonal", "cat", "resize_", "alias", "detach"})
 _COPIES = frozenset({"clone", "copy_"})
-_FRESH = frozenset({"clone", "cat", "flip"})  # their kernels return a fresh numpy array, which ember reads as uint8/uint16
+# their kernels return a fresh numpy array, which ember reads as uint8/uint16
+_FRESH = frozenset({"clone", "cat", "flip"})
 # PyTorch's kernel names where they are not "<op>_cpu": arithmetic first copies its scalar operand
 _KERNEL_NAMES = {"add": "copy_", "sub": "copy_", "mul": "copy_", "div": "copy_", "clone": "copy_kernel",
                  "fill_": "fill_cpu"}

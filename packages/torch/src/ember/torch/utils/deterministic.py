@@ -6,7 +6,7 @@ import types
 
 from ember.core import settings as _settings
 
-__all__ = ["fill_uninitialized_memory"]
+__all__ = ["fill_uninitialized_memory"]  # noqa: F822 - a property of the module's class
 
 
 class _Deterministic(types.ModuleType):

@@ -35,7 +35,7 @@ class WeakIdRef(weakref.ref):
 class WeakIdKeyDictionary(MutableMapping):
     """A mapping from objects (compared by identity) to values; an entry goes when its key is collected."""
 
-    def __init__(self, dict=None, ref_type=WeakIdRef) -> None:
+    def __init__(self, dict=None, ref_type=WeakIdRef) -> None:  # noqa: A002 - PyTorch's argument name
         self.data: dict = {}
         self.ref_type = ref_type
         owner = weakref.ref(self)
