@@ -433,7 +433,8 @@ unitary complex RNN kept unitary by parametrizations.orthogonal).
 PyTorch's newer and barebones names (`shell_*`: einops-style ViT, MLP-Mixer and axial attention with
 torch.func.rearrange and its pattern catalog and errors, the dtype table with the sub-byte, bits, float4 and
 quantized dtypes, int4 weight packing through `view(torch.uint4)`, their promotion grid, CUDA-graph serving code
-guarded by `torch.cuda.is_available()`, and packed variable-length attention with its CPU fallback)."""
+guarded by `torch.cuda.is_available()`, packed variable-length attention with its CPU fallback, and
+torch.utils' weak tensor dictionaries, deterministic fill and model_zoo)."""
 
 from __future__ import annotations
 
