@@ -1,9 +1,10 @@
 """The ops PyTorch 2.13's CPU build has for its shell dtypes (NOTE [ Shell dtypes ] in dtypes.py), and its
 refusals of the others.
 
-`install()` (run by the first use of a shell dtype) adds a dispatch hook that lets views and `cat` through
-for every shell dtype, copies for the bits types and float4_e2m1fn_x2 (whose `eq` and zero fill PyTorch also
-has), and raises PyTorch's NotImplementedError for anything else, naming the kernel PyTorch names.
+`install()` (run by the first use of a shell dtype) adds a dispatch hook that lets views, `cat` and outer-dim
+`flip` through for every shell dtype, copies for the bits types and float4_e2m1fn_x2 (and float4's `eq`), and
+raises PyTorch's NotImplementedError for anything else, naming the kernel PyTorch names; `zeros`/`zero_` write
+zero bytes (`zero_bytes`), as PyTorch's memset does.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _installed = False
 
 
 def _no_quantizer() -> RuntimeError:
+    """PyTorch's error for a quantized tensor that `empty` made without a quantizer."""
     return RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/quantized/Quantizer.cpp"'
                         ":447, please report a bug to PyTorch. cannot call qscheme on UnknownQuantizer")
 
@@ -42,7 +44,7 @@ def _shell_operand(args: tuple) -> dtypes.dtype | None:
     return None
 
 
-def _refusal(op, dt: dtypes.dtype, args: tuple) -> Exception | None:
+def _refusal(op, dt: dtypes.dtype, args: tuple, kwargs: dict) -> Exception | None:
     """PyTorch's error for `op` over a tensor of shell dtype `dt`, or None where PyTorch runs it."""
     name = op.name
     if name in _VIEWS:
@@ -57,7 +59,7 @@ def _refusal(op, dt: dtypes.dtype, args: tuple) -> Exception | None:
     if name == "flip" and all(d % args[0].ndim < args[0].ndim - 1 for d in args[1]):
         return None  # PyTorch flips outer dims by moving whole rows of bytes
     if name == "to_dtype":
-        return _cast_refusal(args[0]._dtype, dtypes.as_dtype(args[1]))
+        return _cast_refusal(args[0]._dtype, dtypes.as_dtype(args[1] if len(args) > 1 else kwargs["dtype"]))
     if name in _COPIES:
         src, dst = (args[0], args[0]) if name == "clone" else (args[1], args[0])
         if not isinstance(src, Tensor) or src._dtype is not dst._dtype:
@@ -84,7 +86,7 @@ def _guard(op, args, kwargs, call_next):
         dt = args[1] if len(args) > 1 else kwargs["dtype"]
     if dt is None:
         return call_next(op, args, kwargs)
-    if (err := _refusal(op, dt, args)) is not None:
+    if (err := _refusal(op, dt, args, kwargs)) is not None:
         raise err
     out = call_next(op, args, kwargs)
     if op.name in _FRESH and out._dtype is not dt:
