@@ -147,3 +147,11 @@ def test_quantized_dtypes_without_a_quantizer_fail_as_pytorch():
         ec.zeros(2, dtype=ec.quint8)
     with pytest.raises(RuntimeError, match="^empty_strided not supported on quantized tensors yet"):
         ec.ones(2).to(ec.qint32)
+
+
+def test_setting_a_number_names_pytorchs_fill_or_copy_kernel():
+    b = ec.zeros(3, dtype=ec.bits8)
+    with pytest.raises(NotImplementedError, match="^\"fill_out\" not implemented for 'Bits8'$"):
+        b[1:] = 2
+    with pytest.raises(NotImplementedError, match="^\"copy_kernel\" not implemented for 'Int4'$"):
+        ec.zeros(3, dtype=ec.int4)[0] = 1

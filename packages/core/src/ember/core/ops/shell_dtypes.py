@@ -62,8 +62,11 @@ def _refusal(op, dt: dtypes.dtype, args: tuple, kwargs: dict) -> Exception | Non
         return _cast_refusal(args[0]._dtype, dtypes.as_dtype(args[1] if len(args) > 1 else kwargs["dtype"]))
     if name in _COPIES:
         src, dst = (args[0], args[0]) if name == "clone" else (args[1], args[0])
-        if not isinstance(src, Tensor) or src._dtype is not dst._dtype:
-            return _cast_refusal(getattr(src, "_dtype", dtypes.int64), dst._dtype)
+        if not isinstance(src, Tensor):  # `x[i] = 3`: PyTorch fills, or copies a wrapped number
+            kernel = "fill_out" if dt.kind in ("bits", "float4") else "copy_kernel"
+            return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+        if src._dtype is not dst._dtype:
+            return _cast_refusal(src._dtype, dst._dtype)
         if dt.kind in ("bits", "float4"):
             return None
         name = "clone"
