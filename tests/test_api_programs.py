@@ -428,7 +428,13 @@ student, custom structured and threshold pruning methods with Taylor scores and 
 orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
 pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
 embeddings with torch.svd/svd_lowrank/pca_lowrank, FitNets/attention-transfer feature distillation, and a
-unitary complex RNN kept unitary by parametrizations.orthogonal)."""
+unitary complex RNN kept unitary by parametrizations.orthogonal).
+
+PyTorch's newer and barebones names (`shell_*`: einops-style ViT, MLP-Mixer and axial attention with
+torch.func.rearrange and its pattern catalog and errors, the dtype table with the sub-byte, bits, float4 and
+quantized dtypes, int4 weight packing through `view(torch.uint4)`, their promotion grid, CUDA-graph serving code
+guarded by `torch.cuda.is_available()`, packed variable-length attention with its CPU fallback, and
+torch.utils' weak tensor dictionaries, deterministic fill and model_zoo)."""
 
 from __future__ import annotations
 

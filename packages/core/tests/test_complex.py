@@ -31,7 +31,7 @@ def test_complex_dtypes_have_pytorchs_attributes():
     assert E.float16.to_complex() is E.complex32 and E.complex32.to_real() is E.float16
     assert E.cfloat is E.complex64 and E.cdouble is E.complex128
     assert repr(E.complex64) == "ember.complex64"
-    with pytest.raises(RuntimeError, match="Unknown Complex ScalarType for int64"):
+    with pytest.raises(RuntimeError, match="Unknown Complex ScalarType for Long"):
         E.int64.to_complex()
 
 

@@ -815,3 +815,20 @@ def test_empty_sizes_inside_ember_make_0d_tensors():
     assert r.shape == () and -1 / 3 <= r.item() <= -1 / 8
     with pytest.raises(TypeError, match='^zeros\\(\\) missing 1 required positional arguments: "size"$'):
         E.zeros()
+
+
+def test_deterministic_algorithms_fill_new_memory_as_pytorch():
+    from ember.core import settings
+
+    E.use_deterministic_algorithms(True)
+    try:
+        assert E.empty(3).isnan().all() and E.empty_like(E.ones(2, 2)).isnan().all()
+        assert E.empty(2, dtype=E.int16).tolist() == [32767, 32767] and E.empty(1, dtype=E.bool).item() is True
+        assert E.empty_strided((2,), (2,)).isnan().all() and E.ones(1).new_empty(2, dtype=E.uint8).tolist() == [255] * 2
+        with pytest.raises(NotImplementedError, match="^\"fill_empty_deterministic_\" not implemented for 'UInt4'$"):
+            E.empty(2, dtype=E.uint4)
+        settings._fill_uninitialized = False
+        assert E.empty(2, dtype=E.uint4).shape == (2,)
+    finally:
+        settings._fill_uninitialized = True
+        E.use_deterministic_algorithms(False)

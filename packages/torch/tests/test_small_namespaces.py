@@ -137,3 +137,43 @@ def test_windows_compose_tensor_ops_in_their_dtype():
         assert getattr(W, name)(1, requires_grad=True).is_leaf
     assert W.cosine(1, requires_grad=True).grad_fn.name() == "SinBackward0"
     assert np.allclose(W.hann(6, dtype=torch.float64).tolist(), sw.hann(6), rtol=0, atol=1e-15)
+
+
+def test_model_zoo_load_url_is_hubs_loader():
+    from ember.torch.utils import model_zoo
+
+    assert model_zoo.load_url is torch.hub.load_state_dict_from_url
+
+
+def test_weak_tensor_key_dictionary_drops_collected_keys():
+    import gc
+
+    from ember.torch.utils.weak import TensorWeakRef, WeakTensorKeyDictionary
+
+    d = WeakTensorKeyDictionary()
+    a, b = torch.ones(2), torch.ones(2)
+    d[a], d[b] = "a", "b"
+    assert len(d) == 2 and d[a] == "a" and b in d and torch.ones(2) not in d and 3 not in d
+    ref = TensorWeakRef(a)
+    del a
+    gc.collect()
+    assert list(d.values()) == ["b"] and ref() is None
+    with pytest.raises(AssertionError, match="^expected torch.Tensor, got <class 'int'>.$"):
+        TensorWeakRef(3)
+
+
+def test_deterministic_fill_uninitialized_memory_is_a_module_property():
+    from ember.torch.utils import deterministic
+
+    assert deterministic.fill_uninitialized_memory is True
+    with pytest.raises(RuntimeError, match="^expected a bool, but got int$"):
+        deterministic.fill_uninitialized_memory = 1
+    torch.use_deterministic_algorithms(True)
+    try:
+        deterministic.fill_uninitialized_memory = False
+        assert torch.empty(1, dtype=torch.uint4).dtype is torch.uint4  # no fill, so no refusal
+        deterministic.fill_uninitialized_memory = True
+        assert torch.empty(2, dtype=torch.int8).tolist() == [127, 127]
+    finally:
+        deterministic.fill_uninitialized_memory = True
+        torch.use_deterministic_algorithms(False)

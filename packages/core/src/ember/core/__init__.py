@@ -16,6 +16,10 @@ from ember.core.dtypes import cdouble, cfloat, chalf, complex32, complex64, comp
 from ember.core.dtypes import (  # noqa: E402 - NOTE [ Restricted dtypes ]
     float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, uint16, uint32, uint64,
 )
+from ember.core.dtypes import (  # noqa: E402 - NOTE [ Shell dtypes ]
+    bit, bits1x8, bits2x4, bits4x2, bits8, bits16, float4_e2m1fn_x2, int1, int2, int3, int4, int5, int6, int7, qint8,
+    qint32, quint2x4, quint4x2, quint8, uint1, uint2, uint3, uint4, uint5, uint6, uint7,
+)
 from ember.core import host_heap as _host_heap  # noqa: F401 - glibc's heap thresholds, set at import
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor

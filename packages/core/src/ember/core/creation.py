@@ -11,6 +11,7 @@ import numpy as np
 
 from ember.core import dispatch as _dispatch
 from ember.core import dtypes
+from ember.core import settings as _settings
 from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
@@ -499,6 +500,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
     """
     dtype_arg(dtype, "tensor")
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if dtype is not None and dtype._category == dtypes._SHELL:  # PyTorch stores no Python number as one
+        raise RuntimeError("store_scalar: invalid type")
     if isinstance(data, Tensor):
         warn_at_caller(_COPY_CONSTRUCT)
     if (shared := storage_view(data, dtype or dtypes.get_default_dtype(), "")) is not None:
@@ -707,6 +710,8 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and memory_format is None and not pin_memory
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, None)) is not None):
+        if _settings._deterministic and _settings._fill_uninitialized:
+            fill_uninitialized(t)
         return require_grad(t) if requires_grad else t
     dtype_arg(dtype, "empty")
     shape = _size_of(args, size, "empty")
@@ -733,11 +738,28 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
         t = memfmt.restride(new_empty(memfmt.permuted_shape(shape, perm), _dtype_or_default(dtype), dev), perm)
     else:
         t = new_empty(shape, _dtype_or_default(dtype), dev)
+    if _settings._deterministic and _settings._fill_uninitialized:
+        fill_uninitialized(t)
     if pin_memory:
         t = t.pin_memory()
     if requires_grad:
         require_grad(t)
     return t
+
+
+def fill_uninitialized(t: Tensor) -> Tensor:
+    """PyTorch's fill of new memory under deterministic algorithms: NaN for floating and complex dtypes, the
+    largest value for integers, True for bool; a shell dtype has no such fill."""
+    dt = t._dtype
+    if dt._category == dtypes._SHELL:
+        raise NotImplementedError(f"\"fill_empty_deterministic_\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+    if dt.is_floating_point or dt.is_complex:
+        value = float("nan")
+    elif dt is dtypes.bool:
+        value = True
+    else:
+        value = int(np.iinfo(dt.np).max)
+    return t.fill_(value)
 
 
 def _memory_order(memory_format, ndim: int) -> tuple[int, ...] | None:
@@ -820,7 +842,8 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
     if out is None and not all(type(s) is int and s >= 0 for s in sizes) and as_device(device).type != "meta" and any(
             isinstance(s, numbers.Integral) and s < 0 for s in sizes):
         raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
-    if out is None and dtype is dtypes.float8_e8m0fnu:  # PyTorch's zeros is zero_ (a fill of 0 would overflow)
+    if out is None and (dtype is dtypes.float8_e8m0fnu or getattr(dtype, "_category", None) == dtypes._SHELL):
+        # PyTorch's zeros is zero_ (a fill of 0 would overflow e8m0fnu; the shell dtypes have no fill)
         return empty(_size_of(args, size, "zeros"), dtype=dtype, device=device, requires_grad=requires_grad).zero_()
     return full(_size_of(args, size, "zeros"), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
@@ -855,6 +878,8 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
                memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
             and (t := _numpy_filled_like(input, dtype, None)) is not None):
+        if _settings._deterministic and _settings._fill_uninitialized:
+            fill_uninitialized(t)
         return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "empty_like")
     layout = _input_layout(input, layout)

@@ -66,8 +66,8 @@ class dtype:
         """The complex dtype of a floating one (float64 -> complex128, float32 and below -> complex64)."""
         if self._category == _COMPLEX:
             return self
-        if self._category != _FLOAT:
-            raise RuntimeError(f"Unknown Complex ScalarType for {self.name}")
+        if self._category != _FLOAT or self in FLOAT8:
+            raise RuntimeError(f"Unknown Complex ScalarType for {TORCH_NAMES.get(self.name, self.name)}")
         if self is float16:
             return complex32
         return complex128 if self._rank >= 3 else complex64
@@ -180,6 +180,18 @@ def _restricted(d: dtype) -> dtype:
     return d
 
 
+_shell_installed = False
+
+
+def _shell(d: dtype) -> dtype:
+    """`d`, after installing the hook that refuses the ops PyTorch has no kernel for (NOTE [ Shell dtypes ])."""
+    global _shell_installed
+    if not _shell_installed:
+        _shell_installed = True
+        importlib.import_module("ember.core.ops.shell_dtypes").install()
+    return d
+
+
 def _promote_restricted(a: dtype, b: dtype) -> dtype:
     """PyTorch's rule for a pair with a restricted dtype: an unsigned one gives way to a float, nothing else."""
     for u, o in ((a, b), (b, a)):
@@ -190,6 +202,78 @@ def _promote_restricted(a: dtype, b: dtype) -> dtype:
                            f"{TORCH_NAMES[a.name]} and {TORCH_NAMES[b.name]}")
     raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
                        f"{TORCH_NAMES[a.name]} and {TORCH_NAMES[b.name]}")
+
+
+# NOTE [ Shell dtypes ]
+# PyTorch 2.13's sub-byte and bits types (int1..int7, uint1..uint7, bits*, float4_e2m1fn_x2) and its quantized
+# types are dtypes with no arithmetic: a tensor of one holds raw bytes (one per element; bits16 two), which
+# views, reshapes, `empty`, `cat` and (for bits and float4) copies move, and nearly every other op refuses with
+# PyTorch's NotImplementedError (`ember.core.ops.shell_dtypes`). ember stores them as uint8/uint16 arrays
+# that `_BY_NP` does not map back, so a kernel result never silently becomes one.
+_SHELL = -1
+
+
+class _ShellDtype(dtype):
+    """A dtype PyTorch declares but computes nothing with (NOTE [ Shell dtypes ]); `kind` is "int", "uint",
+    "bits", "float4" or "quant"."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, name: str, kind: str, itemsize: _builtin_int = 1) -> None:
+        self.name, self.kind = name, kind
+        self.np = np.dtype(np.uint16 if itemsize == 2 else np.uint8)
+        self.itemsize = itemsize
+        self.is_floating_point = kind == "float4"
+        self.is_complex = False
+        self._category, self._rank = _SHELL, 0
+
+    @property
+    def is_signed(self) -> _builtin_bool:
+        if self.kind == "bits":
+            raise RuntimeError("Bits types are undefined")
+        if self.kind == "quant":
+            raise RuntimeError("isSignedType not supported for quantized types")
+        return self.kind != "uint"
+
+    def to_complex(self) -> dtype:
+        raise RuntimeError(f"Unknown Complex ScalarType for {TORCH_NAMES[self.name]}")
+
+
+_shell_table = [(f"int{n}", "int", 1, f"Int{n}") for n in range(1, 8)]
+_shell_table += [(f"uint{n}", "uint", 1, f"UInt{n}") for n in range(1, 8)]
+_shell_table += [(n, "bits", 2 if n == "bits16" else 1, n.capitalize())
+                 for n in ("bits1x8", "bits2x4", "bits4x2", "bits8", "bits16")]
+_shell_table += [("float4_e2m1fn_x2", "float4", 1, "Float4_e2m1fn_x2")]
+_shell_table += [("qint8", "quant", 1, "QInt8"), ("quint8", "quant", 1, "QUInt8"), ("qint32", "quant", 4, "QInt32"),
+                 ("quint4x2", "quant", 1, "QUInt4x2"), ("quint2x4", "quant", 1, "QUInt2x4")]
+SHELL = tuple(_ShellDtype(name, kind, size) for name, kind, size, _ in _shell_table)
+TORCH_NAMES.update({name: torch_name for name, _, _, torch_name in _shell_table})
+(int1, int2, int3, int4, int5, int6, int7, uint1, uint2, uint3, uint4, uint5, uint6, uint7, bits1x8, bits2x4, bits4x2,
+ bits8, bits16, float4_e2m1fn_x2, qint8, quint8, qint32, quint4x2, quint2x4) = SHELL
+bit = uint1
+__all__ += [d.name for d in SHELL] + ["bit"]
+
+
+def _promote_shell(a: dtype, b: dtype) -> dtype:
+    """PyTorch's rule for a distinct pair with a shell dtype (NOTE [ Shell dtypes ]): bits and quantized types
+    promote with nothing, an unsigned one gives way to a float, and the rest fail PyTorch's internal assert."""
+    kinds = (getattr(a, "kind", None), getattr(b, "kind", None))
+    if "quant" in kinds:
+        raise RuntimeError("promoteTypes with quantized numbers is not handled yet; figure out what the correct "
+                           f"rules should be, offending types: {TORCH_NAMES[a.name]} {TORCH_NAMES[b.name]}")
+    if "bits" in kinds:
+        raise RuntimeError(f"Promotion from {TORCH_NAMES[a.name]} and {TORCH_NAMES[b.name]} is unsupported.")
+    if a in FLOAT8 or b in FLOAT8:
+        return _promote_restricted(a, b)
+    if "uint" in kinds or a in UNSIGNED_WIDE or b in UNSIGNED_WIDE:
+        other = b if kinds[0] == "uint" or a in UNSIGNED_WIDE else a
+        if other.is_floating_point:
+            return other
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{TORCH_NAMES[a.name]} and {TORCH_NAMES[b.name]}")
+    side, line = ("a", 103) if a._category == _SHELL else ("b", 105)
+    raise RuntimeError(f'ix_{side} != -1 INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/c10/core/ScalarType.cpp":'
+                       f"{line}, please report a bug to PyTorch. ")
 
 
 half, float, double = float16, float32, float64  # noqa: A001
@@ -252,7 +336,8 @@ _BY_NAME = {d.name: d for d in ALL} | {
 }
 _BY_NAME |= {"cfloat": complex64, "cdouble": complex128, "chalf": complex32}
 _BY_NP = {d.np: d for d in ALL if type(d) is dtype}  # a library dtype or complex32 joins when its numpy type is made
-_BY_NAME.update({d.name: d for d in RESTRICTED})  # not in _BY_NP: wrapping their arrays goes by from_numpy_dtype
+_BY_NAME.update({d.name: d for d in RESTRICTED})
+_BY_NAME.update({d.name: d for d in SHELL})  # not in _BY_NP: wrapping their arrays goes by from_numpy_dtype
 
 
 def from_numpy_dtype(npdt) -> dtype | None:
@@ -296,6 +381,8 @@ def as_dtype(d) -> dtype:
     if isinstance(d, dtype):
         if d is complex32 and not _c32_installed:
             return _use_complex32()
+        if d._category == _SHELL:
+            return _shell(d)
         return _restricted(d) if d in RESTRICTED else d
     if d is _builtin_float:  # PyTorch's parser maps Python's float to double whatever the default dtype
         return float64
@@ -309,6 +396,8 @@ def as_dtype(d) -> dtype:
         found = _BY_NAME[d]
         if found is complex32:
             return _use_complex32()
+        if found._category == _SHELL:
+            return _shell(found)
         return _restricted(found) if found in RESTRICTED else found
     try:
         found = from_numpy_dtype(np.dtype(d))
@@ -327,6 +416,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
                             f"{d.__class__.__name__}")
     if a is b:
         return a
+    if a._category == _SHELL or b._category == _SHELL:
+        return _promote_shell(a, b)
     if a in RESTRICTED or b in RESTRICTED:
         return _promote_restricted(a, b)
     if a._category != b._category:
@@ -367,6 +458,8 @@ def result_type(*operands) -> dtype:
         da, db = getattr(a, "_dtype", None), getattr(b, "_dtype", None)
         if da is not None and da is db and a._shape and b._shape:
             return da
+    if any(getattr(getattr(x, "dtype", x), "_category", None) == _SHELL for x in operands):
+        return _shell_result_type(operands)
     dims = zero = None
     scalar_cat = -1
     for x in operands:
@@ -393,6 +486,45 @@ def result_type(*operands) -> dtype:
                 out = (bool, int64, _default_float, _default_float.to_complex())[scalar_cat]
     if out is None:
         raise TypeError("result_type: no operands")
+    return out
+
+
+def _shell_result_type(operands) -> dtype:
+    """`result_type` where a shell dtype takes part (NOTE [ Shell dtypes ]): PyTorch ranks the integer and bits
+    kinds with the integers and float4 with the floats, and moves up a category through `promote_types` (whose
+    errors it raises), except that a bits type moves nowhere."""
+    def category(d: dtype) -> _builtin_int:
+        return (_FLOAT if d.kind == "float4" else _INT) if d._category == _SHELL else d._category
+
+    def join(a: dtype | None, b: dtype) -> dtype:
+        if a is None or a is b:
+            return b
+        if "bits" in (getattr(a, "kind", None), getattr(b, "kind", None)):
+            raise RuntimeError("unsupported scalarType")
+        return promote_types(a, b)
+
+    dims = zero = None
+    scalar_cat = -1
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype) and hasattr(x, "_shape"):
+            if x._shape:
+                dims = join(dims, d)
+            else:
+                zero = join(zero, d)
+        elif isinstance(x, dtype):
+            dims = join(dims, x)
+        else:
+            scalar_cat = max(scalar_cat, _scalar_category(x))
+    out = dims
+    if zero is not None and (out is None or category(zero) > category(out)):
+        out = join(out, zero)
+    if scalar_cat >= 0 and (out is None or scalar_cat > category(out)):
+        if scalar_cat == _COMPLEX and out is not None and category(out) == _FLOAT:
+            out = out.to_complex()
+        else:
+            wrapped = (bool, int64, _default_float, _default_float.to_complex())[scalar_cat]
+            out = wrapped if out is None or scalar_cat == _COMPLEX else join(out, wrapped)
     return out
 
 

@@ -141,7 +141,14 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int, force_newline: bo
 def tensor_repr(t, prefix: str = "tensor") -> str:
     if t._storage.device.type == "meta":
         return _meta_repr(t, prefix)
-    a = t._values()
+    if t._dtype._category == dtypes._SHELL:  # float4_e2m1fn_x2 prints each byte as a number (PyTorch)
+        if (t.numel() and t._dtype is not dtypes.float4_e2m1fn_x2) or t._dtype.kind == "quant":
+            from ember.core.ops.shell_dtypes import refuse_values
+
+            refuse_values(t, "print")
+        a = t._host_array().astype(np.float32)
+    else:
+        a = t._values()
     if t._dtype is dtypes.bfloat16 or t._dtype in dtypes.FLOAT8:
         a = a.astype(np.float32)  # exact; numpy's formatting needs a native float kind
     suffix = []

@@ -35,6 +35,9 @@ class finfo:
         if not dt.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
+        if dt._category == dtypes._SHELL:  # float4_e2m1fn_x2: PyTorch's finfo knows its bits, and no limit
+            self.bits, self._no_limits = 8, dtypes.TORCH_NAMES[dt.name]
+            return
         if dt is dtypes.bfloat16 or dt in dtypes.FLOAT8:  # numpy's finfo does not know ml_dtypes' types
             import ml_dtypes
 
@@ -60,11 +63,21 @@ class finfo:
         return hash((self.dtype, self.bits))
 
     def __repr__(self) -> str:
+        if "_no_limits" in vars(self):
+            raise TypeError("bad argument type for built-in operation")
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
     def __getattr__(self, name: str):
+        missing = vars(self).get("_no_limits")
+        if missing is not None and name in _FINFO_LIMITS:
+            raise NotImplementedError(f"\"{_FINFO_LIMITS[name]}\" not implemented for '{missing}'")
         raise dtypes.no_attribute(self, name)
+
+
+# finfo's fields and the numeric_limits member PyTorch reads for each (named in its error for float4_e2m1fn_x2)
+_FINFO_LIMITS = {"eps": "epsilon", "max": "max", "min": "lowest", "tiny": "min", "smallest_normal": "min",
+                 "resolution": "digits10", "dtype": "dtype"}
 
 
 class iinfo:
@@ -81,6 +94,13 @@ class iinfo:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         if dt is dtypes.bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
+        if getattr(dt, "kind", None) == "quant":  # the limits of its underlying integer; no `dtype` name
+            info = np.iinfo({"qint8": np.int8, "qint32": np.int32}.get(dt.name, np.uint8))
+            self.bits, self.max, self.min = int(info.bits), int(info.max), int(info.min)
+            self._no_name = dtypes.TORCH_NAMES[dt.name]
+            return
+        if dt._category == dtypes._SHELL:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         info = np.iinfo(dt.np)
         self.bits = int(info.bits)
         self.max = int(info.max)
@@ -91,6 +111,8 @@ class iinfo:
         return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"  # PyTorch's %g
 
     def __getattr__(self, name: str):
+        if name == "dtype" and "_no_name" in vars(self):
+            raise NotImplementedError(f"\"dtype\" not implemented for '{self._no_name}'")
         raise dtypes.no_attribute(self, name)
 
 
@@ -121,6 +143,9 @@ preserve_format = memory_format("preserve_format")
 _matmul_precision = "highest"
 _deterministic = False
 _deterministic_warn_only = False
+# `torch.utils.deterministic.fill_uninitialized_memory`: under deterministic algorithms, `empty` and its kin fill
+# their memory (NaN, or an integer's largest value) so that a result never depends on what the allocator held
+_fill_uninitialized = True
 
 
 def set_float32_matmul_precision(precision: str) -> None:

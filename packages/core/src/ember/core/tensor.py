@@ -562,6 +562,10 @@ class Tensor:
     def _values(self) -> np.ndarray:
         """`_host_array()`, with complex32 records as complex64 numbers (for Python values and printing)."""
         a = self._host_array()
+        if self._dtype._category == dtypes._SHELL:
+            from ember.core.ops.shell_dtypes import refuse_values
+
+            refuse_values(self, "item")
         if self._dtype is dtypes.complex32:
             from ember.core.ops.complex_half import to_complex64
 
@@ -575,6 +579,10 @@ class Tensor:
     def tolist(self):
         if value_read_guard[0] is not None:
             value_read_guard[0](self, "tolist")
+        if self._dtype._category == dtypes._SHELL:
+            from ember.core.ops.shell_dtypes import refuse_values
+
+            refuse_values(self, "tolist")
         return self._values().tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -587,7 +595,8 @@ class Tensor:
         if self._requires_grad and not force and _grad_mode_enabled():  # PyTorch's check is under grad mode only
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
-        if self._dtype is dtypes.complex32 or self._dtype is dtypes.bfloat16 or self._dtype in dtypes.FLOAT8:
+        if self._dtype is dtypes.complex32 or self._dtype is dtypes.bfloat16 or self._dtype in dtypes.FLOAT8 or \
+                self._dtype._category == dtypes._SHELL:
             raise TypeError(f"Got unsupported ScalarType {dtypes.TORCH_NAMES[self._dtype.name]}")  # numpy has none
         if force and (self._conj or self._neg):  # PyTorch's force=True resolves the bits into a copy
             return self.resolve_conj().resolve_neg().numpy(force=True)

@@ -471,6 +471,10 @@ PATHS = {
         'ConvReLU3d': 'torch.ao.nn.intrinsic.modules.fused',
         'LinearReLU': 'torch.ao.nn.intrinsic.modules.fused',
     },
+    'ember.torch.cuda.graphs': {
+        'CUDAGraph': 'torch.cuda.graphs',
+        'graph': 'torch.cuda.graphs',
+    },
     'ember.torch.distributions._transform': {
         'CatTransform': 'torch.distributions.transforms',
         'ComposeTransform': 'torch.distributions.transforms',

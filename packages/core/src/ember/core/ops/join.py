@@ -77,8 +77,8 @@ def _unwatched(tensors, out) -> bool:
         return False
     for t in tensors:
         if (t.__class__ is not Tensor or t._requires_grad or t._conj or t._neg or t._storage.device.type != "cpu"
-                or t._dtype is dtypes.complex32):
-            return False
+                or t._dtype is dtypes.complex32 or t._dtype._category == dtypes._SHELL):  # a shell dtype's numpy
+            return False  # array is its uint8/uint16 bytes: its guard joins them and keeps the dtype
     return True
 
 
@@ -90,8 +90,9 @@ def _recordable(tensors, out) -> bool:
         return False
     skip = _dispatch._SKIP
     for t in tensors:
+        # a sparse tensor's `_np` raises: `stack` takes it to sparse_stack
         if (t.__class__ not in skip or t._conj or t._neg or t._storage.device.type != "cpu"
-                or t._dtype is dtypes.complex32):  # a sparse tensor's `_np` raises: `stack` takes it to sparse_stack
+                or t._dtype is dtypes.complex32 or t._dtype._category == dtypes._SHELL):
             return False
     return True
 

@@ -515,6 +515,10 @@ def zero_(input) -> Tensor:
     """Zero bits in every element, as PyTorch's memset (float8_e8m0fnu, which has no zero, gets its smallest)."""
     if input._dtype is dtypes.float8_e8m0fnu:
         return _fill(input, _float8_value(input, 0.0, False))
+    if input._dtype._category == dtypes._SHELL:
+        from ember.core.ops.shell_dtypes import zero_bytes
+
+        return zero_bytes(input)
     return _fill(input, 0)
 
 

@@ -1,5 +1,6 @@
 """`torch.cuda`: ember's CUDA runtime (devices, streams, memory; `is_available()` tells the truth),
-the legacy CUDA tensor types (`torch.cuda.FloatTensor`), `torch.cuda.amp` and `torch.cuda.nvtx`."""
+the legacy CUDA tensor types (`torch.cuda.FloatTensor`), `torch.cuda.amp`, `torch.cuda.nvtx` and
+`torch.cuda.graphs`."""
 
 from ember.autograd import cuda as _impl
 from ember.autograd.cuda import *  # noqa: F403
@@ -8,7 +9,10 @@ from ember.core.legacy import CUDA_TYPES as _CUDA_TYPES
 
 globals().update(_CUDA_TYPES)
 
-from ember.torch.cuda import amp, memory, nvtx, random  # noqa: E402
+from ember.torch.cuda import amp, graphs, memory, nvtx, random  # noqa: E402
+from ember.torch.cuda.graphs import (  # noqa: E402 - PyTorch's refusal of capture where CUDA is missing
+    CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables,
+)
 
 
 def __getattr__(name: str):
