@@ -1,0 +1,187 @@
+"""Checkpoint directories on a file system (torch.distributed.checkpoint.filesystem).
+
+NOTE [ ember's DCP directory ]
+A checkpoint is a directory: each rank writes the entries it owns to `__{rank}_0.distcp`, one after
+another, each one in ember's `torch.save` format (a tensor, or any other value); rank 0 then writes
+`.metadata`, a JSON table of every key (a tensor's dtype and size, or "bytes"), its path in the nested
+state dict, and the file, offset and length of its bytes. Every file is written to a temporary name and
+renamed into place, `.metadata` last, so a crash never leaves a half-written file under a checkpoint's
+name. Reading parses JSON and loads each entry with `weights_only=True`: nothing in the directory can
+make a load run code. PyTorch's `.metadata` is a pickle of its dataclasses, which this reader refuses to
+unpickle, so a PyTorch-written directory does not load here (and PyTorch does not read ember's).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ember.autograd import serialization
+from ember.core import dtypes
+from ember.core.tensor import Size, Tensor
+from ember.distributed.checkpoint.metadata import (BytesStorageMetadata, ChunkStorageMetadata, Metadata,
+                                                   MetadataIndex, TensorProperties, TensorStorageMetadata,
+                                                   _StorageInfo)
+
+__all__ = ["FileSystemWriter", "FileSystemReader"]
+
+_METADATA = ".metadata"
+_FORMAT = "ember-dcp"
+
+
+def _write_atomically(path: Path, chunks: list[bytes], sync: bool) -> None:
+    """Write `chunks` to `path` through a temporary file renamed over it."""
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            for c in chunks:
+                f.write(c)
+            if sync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _entry(value: Any) -> dict:
+    """The JSON record of one flattened value."""
+    if isinstance(value, Tensor):
+        return {"kind": "tensor", "dtype": str(value.dtype).rpartition(".")[2], "size": list(value.shape),
+                "requires_grad": bool(value.requires_grad)}
+    return {"kind": "bytes"}
+
+
+class FileSystemWriter:
+    """Writes a checkpoint into the directory `path` (created when missing).
+
+    Args:
+        path: the checkpoint directory.
+        sync_files: fsync each file before it is renamed into place.
+        overwrite: when False, saving where a checkpoint already is raises.
+        single_file_per_rank, thread_count, per_thread_copy_ahead, cache_staged_state_dict: PyTorch's
+            tuning knobs, kept for their values (ember writes one file per rank, from one thread).
+    """
+
+    def __init__(self, path: str | os.PathLike, single_file_per_rank: bool = True, sync_files: bool = True,
+                 thread_count: int = 1, per_thread_copy_ahead: int = 10_000_000,
+                 cache_staged_state_dict: bool = False, overwrite: bool = True, _extensions=None,
+                 serialization_format=None) -> None:
+        self.path = Path(path)
+        self.single_file_per_rank = single_file_per_rank
+        self.sync_files = sync_files
+        self.thread_count = thread_count
+        self.per_thread_copy_ahead = per_thread_copy_ahead
+        self.cache_staged_state_dict = cache_staged_state_dict
+        self.overwrite = overwrite
+
+    def reset(self, checkpoint_id: str | os.PathLike | None = None) -> None:
+        """Point the writer at another directory (when given) before a save."""
+        if checkpoint_id:
+            self.path = Path(checkpoint_id)
+
+    def _prepare(self) -> None:
+        if not self.overwrite and (self.path / _METADATA).exists():
+            raise RuntimeError("Checkpoint already exists and self.overwrite=False.")
+        self.path.mkdir(parents=True, exist_ok=True)
+
+    def _write_items(self, rank: int, items: dict[str, Any]) -> dict[str, list]:
+        """Write this rank's entries to its data file; returns where each one lies."""
+        name = f"__{rank}_0.distcp"
+        chunks, where, offset = [], {}, 0
+        for fqn, value in items.items():
+            buf = io.BytesIO()
+            serialization.save(value, buf)
+            data = buf.getvalue()
+            chunks.append(data)
+            where[fqn] = [name, offset, len(data)]
+            offset += len(data)
+        if items:
+            _write_atomically(self.path / name, chunks, self.sync_files)
+        return where
+
+    def _write_metadata(self, table: dict) -> None:
+        text = json.dumps({"format": _FORMAT, "version": "1.0.0", **table}, sort_keys=False)
+        _write_atomically(self.path / _METADATA, [text.encode()], self.sync_files)
+
+
+class FileSystemReader:
+    """Reads a checkpoint from the directory `path` (see NOTE [ ember's DCP directory ])."""
+
+    def __init__(self, path: str | os.PathLike, _extension_registry=None) -> None:
+        self.path = Path(path)
+
+    def reset(self, checkpoint_id: str | os.PathLike | None = None) -> None:
+        """Point the reader at another directory (when given) before a load."""
+        if checkpoint_id:
+            self.path = Path(checkpoint_id)
+
+    def read_metadata(self) -> Metadata:
+        """The checkpoint's table of contents.
+
+        Raises:
+            FileNotFoundError: `path` holds no checkpoint.
+            ValueError: `.metadata` is not an ember checkpoint's (a PyTorch-written one is a pickle).
+        """
+        with open(self.path / _METADATA, "rb") as f:
+            raw = f.read()
+        try:
+            table = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            table = None
+        if not isinstance(table, dict) or table.get("format") != _FORMAT:
+            raise ValueError(f"{self.path / _METADATA} is not an ember checkpoint's metadata (a checkpoint "
+                             "written by PyTorch keeps a pickle there, which ember does not unpickle)")
+        try:
+            return _metadata(table)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"{self.path / _METADATA}: corrupt checkpoint metadata ({e!r})") from None
+
+    def _read_items(self, metadata: Metadata, fqns: list[str]) -> dict[str, Any]:
+        """Load the entries `fqns` (weights only), each checked against its metadata."""
+        where = {idx.fqn: info for idx, info in metadata.storage_data.items()}
+        values, files = {}, {}
+        for fqn in fqns:
+            info = where[fqn]
+            if info.relative_path not in files:
+                files[info.relative_path] = (self.path / info.relative_path).read_bytes()
+            blob = files[info.relative_path][info.offset:info.offset + info.length]
+            value = serialization.load(io.BytesIO(blob), weights_only=True)
+            entry = metadata.state_dict_metadata[fqn]
+            if isinstance(entry, TensorStorageMetadata) != isinstance(value, Tensor) or (
+                    isinstance(value, Tensor) and (value.shape != entry.size
+                                                   or value.dtype != entry.properties.dtype)):
+                raise ValueError(f"{self.path / info.relative_path}: the entry of {fqn} does not match the "
+                                 "checkpoint's metadata")
+            values[fqn] = value
+        return values
+
+
+def _metadata(table: dict) -> Metadata:
+    """The Metadata of a parsed `.metadata` table."""
+    entries, storage = {}, {}
+    for fqn, rec in table["entries"].items():
+        rel, offset, length = table["storage"][fqn]
+        if not (isinstance(rel, str) and "/" not in rel and rel.endswith(".distcp")
+                and isinstance(offset, int) and isinstance(length, int) and offset >= 0 and length >= 0):
+            raise ValueError(f"bad storage record for {fqn}")
+        info = _StorageInfo(rel, offset, length)
+        if rec["kind"] == "tensor":
+            dtype = getattr(dtypes, rec["dtype"])
+            if not isinstance(dtype, dtypes.dtype):
+                raise ValueError(f"unknown dtype {rec['dtype']!r}")
+            size = Size([int(n) for n in rec["size"]])
+            props = TensorProperties(dtype=dtype, requires_grad=bool(rec["requires_grad"]))
+            entries[fqn] = TensorStorageMetadata(props, size, [ChunkStorageMetadata(Size([0] * len(size)), size)])
+            storage[MetadataIndex(fqn, Size([0] * len(size)), 0)] = info
+        elif rec["kind"] == "bytes":
+            entries[fqn] = BytesStorageMetadata()
+            storage[MetadataIndex(fqn)] = info
+        else:
+            raise ValueError(f"unknown entry kind {rec['kind']!r}")
+    planner_data = {fqn: tuple(path) for fqn, path in table["paths"].items()}
+    return Metadata(entries, planner_data, storage)
