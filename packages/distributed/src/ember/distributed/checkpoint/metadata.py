@@ -3,7 +3,7 @@ tensor's dtype and size or a marker for any other value, and where each entry's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ember.core import dtypes

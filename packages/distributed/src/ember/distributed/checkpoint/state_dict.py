@@ -7,7 +7,6 @@ wrappers around the model (DistributedDataParallel's `module.`, a compiled modul
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 

@@ -46,7 +46,8 @@ def save(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None 
 
     def write() -> tuple[dict, dict, dict]:
         where = writer._write_items(me, {k: v for k, v in flat.items() if owner[k] == me})
-        return {k: _entry(v) for k, v in flat.items()}, {k: [p if isinstance(p, (str, int)) else str(p) for p in path] for k, path in paths.items()}, where
+        named = {k: [p if isinstance(p, (str, int)) else str(p) for p in path] for k, path in paths.items()}
+        return {k: _entry(v) for k, v in flat.items()}, named, where
 
     table: dict[str, dict] = {"entries": {}, "paths": {}, "storage": {}}
     for entries, key_paths, where in _c.gather(pg, _c.step(pg, "write", write)):
