@@ -34,7 +34,7 @@ def load(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None 
     me = _c.rank(pg)
     stateful = [k for k, v in state_dict.items() if _c.is_stateful(v)]
     resolved = {k: (v.state_dict() if k in stateful else v) for k, v in state_dict.items()}
-    flat, paths = flatten(resolved)
+    flat, paths, _ = flatten(resolved)
 
     def plan() -> Metadata:
         try:

@@ -35,7 +35,7 @@ def save(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None 
     pg = _c.group(process_group, no_dist, "save")
     me = _c.rank(pg)
     resolved = {k: (v.state_dict() if _c.is_stateful(v) else v) for k, v in state_dict.items()}
-    flat, paths = flatten(resolved)
+    flat, _, named = flatten(resolved)
     holders = _c.gather(pg, list(flat))
     owner: dict[str, int] = {}
     for r, keys in enumerate(holders):
@@ -46,8 +46,7 @@ def save(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None 
 
     def write() -> tuple[dict, dict, dict]:
         where = writer._write_items(me, {k: v for k, v in flat.items() if owner[k] == me})
-        named = {k: [p if isinstance(p, (str, int)) else str(p) for p in path] for k, path in paths.items()}
-        return {k: _entry(v) for k, v in flat.items()}, named, where
+        return {k: _entry(v) for k, v in flat.items()}, {k: list(p) for k, p in named.items()}, where
 
     table: dict[str, dict] = {"entries": {}, "paths": {}, "storage": {}}
     for entries, key_paths, where in _c.gather(pg, _c.step(pg, "write", write)):
