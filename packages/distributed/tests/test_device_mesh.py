@@ -38,4 +38,4 @@ def test_mesh_in_a_group_of_one():
     res = subprocess.run([sys.executable, str(job)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          timeout=120)
     assert res.returncode == 0, res.stdout
-    assert res.stdout.count("OK ") == 9, res.stdout
+    assert res.stdout.count("OK ") == 12, res.stdout

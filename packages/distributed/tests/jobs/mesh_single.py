@@ -2,6 +2,7 @@
 
 import ember.distributed as dist
 from ember.distributed.device_mesh import DeviceMesh, init_device_mesh
+from ember.nn import Linear
 
 dist.init_process_group("gloo")
 
@@ -44,4 +45,12 @@ raises("too big", lambda: init_device_mesh("cpu", (2,)), RuntimeError,
 raises("device index", lambda: init_device_mesh("cuda:0", (1,)), RuntimeError,
        ("Device type with index is not supported but got cuda:0. ",
         "If you maintained a 'torch.device' object, it's recommended to pass in 'device.type'."))
+ddp = dist.DistributedDataParallel(Linear(2, 2), device_mesh=m)
+assert ddp.process_group is m.get_group() and ddp.device_mesh is m
+print("OK DDP over a mesh's group", flush=True)
+raises("DDP with a group and a mesh", lambda: dist.DistributedDataParallel(Linear(2, 2), process_group=m.get_group(),
+                                                                          device_mesh=m), RuntimeError,
+       ("Cannot specify both process_group and device_mesh arguments.",))
+raises("DDP over a 2-D mesh", lambda: dist.DistributedDataParallel(Linear(2, 2), device_mesh=m2), RuntimeError,
+       ("Only 1D device mesh is supported, but got DeviceMesh((dp=1, tp=1), 'cpu', stride=((), ())).",))
 dist.destroy_process_group()

@@ -27,9 +27,7 @@ def storage(given, checkpoint_id: str | os.PathLike | None, make: Callable):
 
 def group(process_group: c10d.ProcessGroup | None, no_dist: bool, what: str) -> c10d.ProcessGroup | None:
     """The group the ranks coordinate in; None for a save/load by this process alone."""
-    if no_dist:
-        return None
-    if not c10d.is_initialized():
+    if no_dist or not c10d.is_initialized():
         warnings.warn("torch.distributed is disabled, unavailable or uninitialized, assuming the intent is to "
                       f"{what} in a single process.", UserWarning, stacklevel=3)
         return None
