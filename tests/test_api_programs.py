@@ -428,7 +428,12 @@ student, custom structured and threshold pruning methods with Taylor scores and 
 orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
 pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
 embeddings with torch.svd/svd_lowrank/pca_lowrank, FitNets/attention-transfer feature distillation, and a
-unitary complex RNN kept unitary by parametrizations.orthogonal)."""
+unitary complex RNN kept unitary by parametrizations.orthogonal).
+
+Distributed checkpointing in one process (`dcp_*`: torch.distributed.checkpoint's save/load of model, optimizer,
+scheduler and Stateful app state, .metadata inspection, nested and non-tensor values, its errors, the state_dict
+helpers and their options, DeviceMesh and DDP over a mesh in a world of one).
+"""
 
 from __future__ import annotations
 

@@ -180,6 +180,8 @@ def test_optimizer_without_steps_gets_zero_state_and_unchanged_parameters():
     osd = dsd.get_optimizer_state_dict(model, optim.Adam(model.parameters(), lr=0.1))
     assert float(osd["state"]["weight"]["step"]) == 1.0 and osd["state"]["bias"]["exp_avg"].tolist() == [0.0]
     assert model.weight.grad is None and model.weight.detach().tolist() == before.tolist()
+    model(torch.ones(1, 2)).sum().backward()   # a gradient already there: PyTorch leaves the state empty
+    assert dsd.get_optimizer_state_dict(model, optim.Adam(model.parameters()))["state"] == {}
 
 
 def test_model_state_dict_options():

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ember.autograd import no_grad, zeros_like
+from ember.autograd import no_grad, tensor, zeros_like
 from ember.core.tensor import Tensor
 
 __all__ = ["StateDictOptions", "get_model_state_dict", "get_optimizer_state_dict", "get_state_dict",
@@ -94,25 +94,25 @@ def _names(model) -> dict[int, str]:
 
 
 def _init_optim_state(opt) -> None:
-    """Give an optimizer that has not stepped its state, as PyTorch does: one step with zero gradients
-    and a learning rate of 0, which changes no parameter."""
-    if opt.state:
+    """Give an optimizer that has not stepped its state, as PyTorch does: unless a parameter has a gradient
+    already, one step with zero gradients and a learning rate of 0 (which changes no parameter), then
+    `zero_grad(set_to_none=True)`."""
+    if opt.state or any(p.grad is not None for g in opt.param_groups for p in g["params"]):
         return
-    filled = []
     for g in opt.param_groups:
         for p in g["params"]:
-            if p.requires_grad and p.grad is None:
+            if p.requires_grad:
                 p.grad = zeros_like(p)
-                filled.append(p)
-    lrs = [g["lr"] for g in opt.param_groups]
+    lrs = [g["lr"] for g in opt.param_groups if "lr" in g]
     for g in opt.param_groups:
-        g["lr"] = 0.0 if not isinstance(g["lr"], Tensor) else g["lr"] * 0
+        if "lr" in g:
+            g["lr"] = tensor(0.0) if isinstance(g["lr"], Tensor) else 0.0
     with no_grad():
         opt.step()
-    for g, lr in zip(opt.param_groups, lrs):
-        g["lr"] = lr
-    for p in filled:
-        p.grad = None
+    for g in opt.param_groups:
+        if "lr" in g:
+            g["lr"] = lrs.pop(0)
+    opt.zero_grad(set_to_none=True)
 
 
 def _flatten_optim(osd: dict) -> dict[str, Any]:
