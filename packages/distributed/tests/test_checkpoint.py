@@ -106,8 +106,8 @@ def test_loading_never_runs_code_from_the_directory(tmp_path, monkeypatch):
     ck = tmp_path / "ck"
     table = json.loads((ck / ".metadata").read_text())
     assert table["format"] == "ember-dcp"
-    (ck / ".metadata").write_bytes(pickle.dumps(_Boom()))      # what a PyTorch checkpoint keeps there: a pickle
-    with pytest.raises(dcp.CheckpointException, match="is not an ember checkpoint's metadata"):
+    (ck / ".metadata").write_bytes(pickle.dumps(_Boom()))      # a PyTorch checkpoint keeps a pickle there
+    with pytest.raises(dcp.CheckpointException, match="names posix.system, which ember does not load"):
         dcp.load({"w": torch.zeros(2, 3)}, checkpoint_id=ck)
     (ck / ".metadata").write_text(json.dumps(table))
     buf = io.BytesIO()
@@ -195,3 +195,33 @@ def test_model_state_dict_options():
     assert res.missing_keys == ["0.bias", "2.weight", "2.bias"] and model[0].weight.abs().sum().item() == 0
     with pytest.raises(ValueError, match="^full_state_dict must be True when broadcast_from_rank0 is True.$"):
         dsd.get_model_state_dict(model, options=dsd.StateDictOptions(broadcast_from_rank0=True))
+
+
+_PYTORCH_WRITES = """
+import sys, warnings, torch, torch.distributed.checkpoint as dcp
+warnings.simplefilter("ignore")
+sd = {"w": torch.arange(6, dtype=torch.float32).reshape(2, 3), "half": torch.tensor([1.5], dtype=torch.bfloat16),
+      "opt": {"step": 4, "betas": (0.9, 0.99), "ids": [torch.tensor([7, 8])]}}
+dcp.save(sd, checkpoint_id=sys.argv[1])
+"""
+
+
+def test_reads_a_checkpoint_pytorch_wrote(tmp_path):
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("torch") is None or "ember" in str(importlib.util.find_spec("torch").origin):
+        pytest.skip("PyTorch is not installed")
+    subprocess.run([sys.executable, "-c", _PYTORCH_WRITES, str(tmp_path / "pt")], check=True, timeout=120,
+                   env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    md = dcp.FileSystemReader(tmp_path / "pt").read_metadata()
+    w = md.state_dict_metadata["w"]
+    assert w.size == torch.Size([2, 3]) and w.properties.dtype == torch.float32
+    assert w.properties.memory_format == torch.contiguous_format and w.properties.layout == torch.strided
+    assert isinstance(md.state_dict_metadata["opt.step"], dcp.BytesStorageMetadata)
+    out = {"w": torch.zeros(2, 3), "half": torch.zeros(1, dtype=torch.bfloat16),
+           "opt": {"step": 0, "betas": None, "ids": [torch.zeros(2, dtype=torch.int64)]}}
+    dcp.load(out, checkpoint_id=tmp_path / "pt")
+    assert out["w"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and out["half"].float().tolist() == [1.5]
+    assert out["opt"]["step"] == 4 and out["opt"]["betas"] == (0.9, 0.99) and out["opt"]["ids"][0].tolist() == [7, 8]

@@ -7,8 +7,12 @@ another, each one in ember's `torch.save` format (a tensor, or any other value);
 state dict, and the file, offset and length of its bytes. Every file is written to a temporary name and
 renamed into place, `.metadata` last, so a crash never leaves a half-written file under a checkpoint's
 name. Reading parses JSON and loads each entry with `weights_only=True`: nothing in the directory can
-make a load run code. PyTorch's `.metadata` is a pickle of its dataclasses, which this reader refuses to
-unpickle, so a PyTorch-written directory does not load here (and PyTorch does not read ember's).
+make a load run code, and an entry's file must lie inside the directory.
+A directory PyTorch's FileSystemWriter wrote loads too: its `.metadata` is a pickle of PyTorch's
+dataclasses, read by an allowlist that maps each to ember's twin and refuses any other global
+(`_pytorch_metadata.py`), and its entries are `torch.save` archives, which ember's loader reads
+(weights only). Tensors saved in pieces (sharded DTensors) are refused. PyTorch cannot read ember's
+directories: its reader unpickles `.metadata`, and ember writes JSON there.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 from ember.autograd import serialization
 from ember.core import dtypes
 from ember.core.tensor import Size, Tensor
+from ember.distributed.checkpoint import _pytorch_metadata
 from ember.distributed.checkpoint.metadata import (BytesStorageMetadata, ChunkStorageMetadata, Metadata,
                                                    MetadataIndex, TensorProperties, TensorStorageMetadata,
                                                    _StorageInfo)
@@ -129,13 +134,17 @@ class FileSystemReader:
         """
         with open(self.path / _METADATA, "rb") as f:
             raw = f.read()
+        if raw[:1] == b"\x80":  # a pickle: PyTorch's FileSystemWriter wrote it
+            try:
+                return _pytorch_metadata.read(raw)
+            except ValueError as e:
+                raise ValueError(f"{self.path / _METADATA}: {e}") from None
         try:
             table = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError):
             table = None
         if not isinstance(table, dict) or table.get("format") != _FORMAT:
-            raise ValueError(f"{self.path / _METADATA} is not an ember checkpoint's metadata (a checkpoint "
-                             "written by PyTorch keeps a pickle there, which ember does not unpickle)")
+            raise ValueError(f"{self.path / _METADATA} is not a checkpoint's metadata")
         try:
             return _metadata(table)
         except (KeyError, TypeError, ValueError, AttributeError) as e:
@@ -147,6 +156,9 @@ class FileSystemReader:
         values, files = {}, {}
         for fqn in fqns:
             info = where[fqn]
+            if not _plain_name(info.relative_path):
+                raise ValueError(f"{self.path / _METADATA}: the entry of {fqn} lies outside the checkpoint "
+                                 f"({info.relative_path!r})")
             if info.relative_path not in files:
                 files[info.relative_path] = (self.path / info.relative_path).read_bytes()
             blob = files[info.relative_path][info.offset:info.offset + info.length]
@@ -161,12 +173,17 @@ class FileSystemReader:
         return values
 
 
+def _plain_name(name) -> bool:
+    """Whether `name` is a file directly inside the checkpoint directory."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name
+
+
 def _metadata(table: dict) -> Metadata:
     """The Metadata of a parsed `.metadata` table."""
     entries, storage = {}, {}
     for fqn, rec in table["entries"].items():
         rel, offset, length = table["storage"][fqn]
-        if not (isinstance(rel, str) and "/" not in rel and rel.endswith(".distcp")
+        if not (_plain_name(rel) and rel.endswith(".distcp")
                 and isinstance(offset, int) and isinstance(length, int) and offset >= 0 and length >= 0):
             raise ValueError(f"bad storage record for {fqn}")
         info = _StorageInfo(rel, offset, length)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ember.core import dtypes
 from ember.core.ops.tensor_utils import strided
-from ember.core.settings import contiguous_format
+from ember.core.settings import channels_last, contiguous_format, preserve_format
 from ember.core.tensor import Size
 
 __all__ = ["ChunkStorageMetadata", "TensorProperties", "TensorStorageMetadata", "BytesStorageMetadata",
@@ -32,6 +32,14 @@ class TensorProperties:
     requires_grad: bool = False
     memory_format: Any = contiguous_format
     pin_memory: bool = False
+
+    def __setstate__(self, state) -> None:
+        # PyTorch pickles (dtype, layout, requires_grad, memory format as an enum of 0/1/2, pin_memory)
+        if isinstance(state, dict):
+            self.__dict__.update(state)
+            return
+        self.dtype, self.layout, self.requires_grad, code, self.pin_memory = state
+        self.memory_format = (contiguous_format, channels_last, preserve_format)[getattr(code, "value", code)]
 
 
 @dataclass
@@ -64,6 +72,7 @@ class _StorageInfo:
     relative_path: str
     offset: int
     length: int
+    transform_descriptors: list[str] | None = None
 
 
 @dataclass
