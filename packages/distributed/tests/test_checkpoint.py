@@ -2,9 +2,9 @@
 state_dict helpers against the optimizer's own state (multi-rank: test_checkpoint_jobs.py)."""
 
 import io
-import json
 import os
 import pickle
+import pickletools
 
 import numpy as np
 import pytest
@@ -14,7 +14,9 @@ import ember.distributed.checkpoint as dcp
 import ember.nn as nn
 import ember.optim as optim
 from ember.autograd import serialization
+from ember.distributed.checkpoint import _pytorch_metadata
 from ember.distributed.checkpoint import state_dict as dsd
+from ember.distributed.checkpoint.metadata import MetadataIndex, _StorageInfo
 from ember.distributed.checkpoint.stateful import Stateful
 
 pytestmark = pytest.mark.filterwarnings("ignore:torch.distributed is disabled")
@@ -104,24 +106,35 @@ def test_loading_never_runs_code_from_the_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _saved(tmp_path)
     ck = tmp_path / "ck"
-    table = json.loads((ck / ".metadata").read_text())
-    assert table["format"] == "ember-dcp"
-    (ck / ".metadata").write_bytes(pickle.dumps(_Boom()))      # a PyTorch checkpoint keeps a pickle there
+    good = (ck / ".metadata").read_bytes()
+    (ck / ".metadata").write_bytes(pickle.dumps(_Boom()))
     with pytest.raises(dcp.CheckpointException, match="names posix.system, which ember does not load"):
         dcp.load({"w": torch.zeros(2, 3)}, checkpoint_id=ck)
-    (ck / ".metadata").write_text(json.dumps(table))
     buf = io.BytesIO()
-    serialization.save(_Boom(), buf)        # an entry in ember's format whose pickle calls os.system
+    serialization.save(_Boom(), buf)        # an entry in the torch.save format whose pickle calls os.system
     (ck / "__9_0.distcp").write_bytes(buf.getvalue())
-    table["storage"]["name"] = ["__9_0.distcp", 0, len(buf.getvalue())]
-    (ck / ".metadata").write_text(json.dumps(table))
+    md = _pytorch_metadata.read(good)
+    md.storage_data[MetadataIndex("name")] = _StorageInfo("__9_0.distcp", 0, len(buf.getvalue()))
+    (ck / ".metadata").write_bytes(_pytorch_metadata.write(md))
     with pytest.raises(dcp.CheckpointException, match="Unsupported global: GLOBAL posix.system"):
         dcp.load({"name": ""}, checkpoint_id=ck)
-    table["storage"]["name"] = ["../evil.distcp", 0, 1]
-    (ck / ".metadata").write_text(json.dumps(table))
-    with pytest.raises(dcp.CheckpointException, match="corrupt checkpoint metadata"):
+    md.storage_data[MetadataIndex("name")] = _StorageInfo("../evil.distcp", 0, 1)
+    (ck / ".metadata").write_bytes(_pytorch_metadata.write(md))
+    with pytest.raises(dcp.CheckpointException, match="lies outside the checkpoint"):
         dcp.load({"name": ""}, checkpoint_id=ck)
     assert not (tmp_path / "boom").exists()
+
+
+def test_metadata_is_pytorchs_pickle_of_its_classes_only(tmp_path):
+    _saved(tmp_path)
+    raw = (tmp_path / "ck" / ".metadata").read_bytes()
+    names = {arg.replace(" ", ".") for op, arg, _ in pickletools.genops(raw) if op.name == "GLOBAL"}
+    meta = "torch.distributed.checkpoint.metadata."
+    assert names == {meta + "Metadata", meta + "TensorStorageMetadata", meta + "TensorProperties",
+                     meta + "ChunkStorageMetadata", meta + "BytesStorageMetadata", meta + "MetadataIndex",
+                     meta + "_MEM_FORMAT_ENCODING", "torch.distributed.checkpoint.filesystem._StorageInfo",
+                     "torch.Size", "torch.serialization._get_layout", "torch.float32", "torch.int64",
+                     "torch.float64"}
 
 
 class _App(Stateful):
@@ -206,15 +219,37 @@ dcp.save(sd, checkpoint_id=sys.argv[1])
 """
 
 
-def test_reads_a_checkpoint_pytorch_wrote(tmp_path):
+_PYTORCH_READS = """
+import sys, warnings, torch, torch.distributed.checkpoint as dcp
+warnings.simplefilter("ignore")
+sd = {"w": torch.zeros(2, 3), "opt": {"step": 0, "hist": None, "ids": torch.zeros(4, dtype=torch.int64)},
+      "layers": [torch.zeros(2), torch.ones(1, dtype=torch.float64)]}
+dcp.load(sd, checkpoint_id=sys.argv[1])
+print(sd["w"].sum().item(), sd["opt"]["step"], sd["opt"]["hist"], sd["opt"]["ids"].tolist(), sd["layers"][1].item())
+"""
+
+
+def _pytorch(script: str, *args: str) -> str:
     import importlib.util
     import subprocess
     import sys
 
-    if importlib.util.find_spec("torch") is None or "ember" in str(importlib.util.find_spec("torch").origin):
+    spec = importlib.util.find_spec("torch")
+    if spec is None or "ember" in str(spec.origin):
         pytest.skip("PyTorch is not installed")
-    subprocess.run([sys.executable, "-c", _PYTORCH_WRITES, str(tmp_path / "pt")], check=True, timeout=120,
-                   env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    return subprocess.run([sys.executable, "-c", script, *args], check=True, timeout=120, capture_output=True,
+                          text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}).stdout
+
+
+def test_pytorch_reads_a_checkpoint_ember_wrote(tmp_path):
+    sd, _ = _saved(tmp_path)
+    got = _pytorch(_PYTORCH_READS, str(tmp_path / "ck")).split()
+    assert float(got[0]) == pytest.approx(sd["w"].sum().item(), abs=1e-5)
+    assert got[1:] == ["7", "[1,", "2]", "[0,", "1,", "2,", "3]", "0.0"]
+
+
+def test_reads_a_checkpoint_pytorch_wrote(tmp_path):
+    _pytorch(_PYTORCH_WRITES, str(tmp_path / "pt"))
     md = dcp.FileSystemReader(tmp_path / "pt").read_metadata()
     w = md.state_dict_metadata["w"]
     assert w.size == torch.Size([2, 3]) and w.properties.dtype == torch.float32

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 
 from ember.core import dtypes
 from ember.core.ops.tensor_utils import strided
+from ember.core.settings import contiguous_format
 from ember.core.tensor import Size
 from ember.distributed.checkpoint import metadata as md
 
@@ -83,3 +84,60 @@ def read(raw: bytes) -> md.Metadata:
         if not isinstance(info, md._StorageInfo) or getattr(info, "transform_descriptors", None):
             raise ValueError("unreadable PyTorch checkpoint metadata: a storage record ember cannot read")
     return meta
+
+
+class _Global:
+    """A name the written pickle refers to (PyTorch's class or object), without importing it."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+
+_NAMES = {md.Metadata: (_META, "Metadata"), md.TensorStorageMetadata: (_META, "TensorStorageMetadata"),
+          md.ChunkStorageMetadata: (_META, "ChunkStorageMetadata"),
+          md.BytesStorageMetadata: (_META, "BytesStorageMetadata"), md.MetadataIndex: (_META, "MetadataIndex"),
+          md._StorageInfo: ("torch.distributed.checkpoint.filesystem", "_StorageInfo")}
+
+
+class _TorchPickler(pickle._Pickler):
+    """Pickles ember's Metadata as PyTorch's FileSystemWriter does, naming PyTorch's classes."""
+
+    def save(self, obj, save_persistent_id=True):
+        if isinstance(obj, _Global):
+            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        elif isinstance(obj, dtypes.dtype):
+            self.save(_Global("torch", str(obj).rpartition(".")[2]))
+        elif isinstance(obj, Size):
+            self._call(_Global("torch", "Size"), (tuple(obj),))
+        elif obj is strided:
+            self._call(_Global("torch.serialization", "_get_layout"), ("torch.strided",))
+        elif isinstance(obj, md.TensorProperties):
+            if obj.memory_format is not contiguous_format:
+                raise pickle.PicklingError(f"memory format {obj.memory_format} is not written")
+            self._new(_Global(_META, "TensorProperties"), (obj.dtype, obj.layout, obj.requires_grad,
+                                                          _MemFormat.TORCH_CONTIGUOUS_FORMAT, obj.pin_memory))
+        elif isinstance(obj, _MemFormat):
+            self._call(_Global(_META, "_MEM_FORMAT_ENCODING"), (obj.value,))
+        elif type(obj) in _NAMES:
+            state = {k: v for k, v in vars(obj).items() if not (type(obj) is md._StorageInfo and v is None)}
+            self._new(_Global(*_NAMES[type(obj)]), state)
+        else:
+            super().save(obj, save_persistent_id)
+
+    def _call(self, fn: _Global, args: tuple) -> None:
+        self.save(fn)
+        self.save(args)
+        self.write(pickle.REDUCE)
+
+    def _new(self, cls: _Global, state) -> None:
+        self.save(cls)
+        self.write(pickle.EMPTY_TUPLE + pickle.NEWOBJ)
+        self.save(state)
+        self.write(pickle.BUILD)
+
+
+def write(meta: md.Metadata) -> bytes:
+    """`meta` as the pickle PyTorch's FileSystemReader reads (and `read` above)."""
+    buf = io.BytesIO()
+    _TorchPickler(buf, protocol=2).dump(meta)
+    return buf.getvalue()

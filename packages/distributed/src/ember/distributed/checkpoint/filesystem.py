@@ -1,24 +1,22 @@
 """Checkpoint directories on a file system (torch.distributed.checkpoint.filesystem).
 
 NOTE [ ember's DCP directory ]
-A checkpoint is a directory: each rank writes the entries it owns to `__{rank}_0.distcp`, one after
-another, each one in ember's `torch.save` format (a tensor, or any other value); rank 0 then writes
-`.metadata`, a JSON table of every key (a tensor's dtype and size, or "bytes"), its path in the nested
-state dict, and the file, offset and length of its bytes. Every file is written to a temporary name and
-renamed into place, `.metadata` last, so a crash never leaves a half-written file under a checkpoint's
-name. Reading parses JSON and loads each entry with `weights_only=True`: nothing in the directory can
-make a load run code, and an entry's file must lie inside the directory.
-A directory PyTorch's FileSystemWriter wrote loads too: its `.metadata` is a pickle of PyTorch's
-dataclasses, read by an allowlist that maps each to ember's twin and refuses any other global
-(`_pytorch_metadata.py`), and its entries are `torch.save` archives, which ember's loader reads
-(weights only). Tensors saved in pieces (sharded DTensors) are refused. PyTorch cannot read ember's
-directories: its reader unpickles `.metadata`, and ember writes JSON there.
+A checkpoint is a directory in PyTorch's layout: each rank writes the entries it owns to
+`__{rank}_0.distcp`, one after another, each a `torch.save` archive (a tensor, or any other value);
+rank 0 then writes `.metadata`, PyTorch's pickle of its Metadata dataclasses (every key with a
+tensor's dtype and size or a bytes marker, its path in the nested state dict, and the file, offset and
+length of its bytes), pickled by naming PyTorch's classes (`_pytorch_metadata.py`). So PyTorch loads
+what ember saves, and ember what PyTorch saves. Every file is written to a temporary name and renamed
+into place, `.metadata` last, so a crash never leaves a half-written file under a checkpoint's name.
+Loading never runs code from the directory: `.metadata` is unpickled by an allowlist that maps each
+of PyTorch's metadata classes to ember's twin and refuses any other global, each entry is loaded with
+`weights_only=True`, and an entry's file must lie inside the directory. Tensors saved in pieces
+(sharded DTensors) are refused.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -34,7 +32,6 @@ from ember.distributed.checkpoint.metadata import (BytesStorageMetadata, ChunkSt
 __all__ = ["FileSystemWriter", "FileSystemReader"]
 
 _METADATA = ".metadata"
-_FORMAT = "ember-dcp"
 
 
 def _write_atomically(path: Path, chunks: list[bytes], sync: bool) -> None:
@@ -109,9 +106,8 @@ class FileSystemWriter:
             _write_atomically(self.path / name, chunks, self.sync_files)
         return where
 
-    def _write_metadata(self, table: dict) -> None:
-        text = json.dumps({"format": _FORMAT, "version": "1.0.0", **table}, sort_keys=False)
-        _write_atomically(self.path / _METADATA, [text.encode()], self.sync_files)
+    def _write_metadata(self, metadata: Metadata) -> None:
+        _write_atomically(self.path / _METADATA, [_pytorch_metadata.write(metadata)], self.sync_files)
 
 
 class FileSystemReader:
@@ -130,25 +126,14 @@ class FileSystemReader:
 
         Raises:
             FileNotFoundError: `path` holds no checkpoint.
-            ValueError: `.metadata` is not an ember checkpoint's (a PyTorch-written one is a pickle).
+            ValueError: `.metadata` is not a checkpoint's, or names a class outside the allowlist.
         """
         with open(self.path / _METADATA, "rb") as f:
             raw = f.read()
-        if raw[:1] == b"\x80":  # a pickle: PyTorch's FileSystemWriter wrote it
-            try:
-                return _pytorch_metadata.read(raw)
-            except ValueError as e:
-                raise ValueError(f"{self.path / _METADATA}: {e}") from None
         try:
-            table = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            table = None
-        if not isinstance(table, dict) or table.get("format") != _FORMAT:
-            raise ValueError(f"{self.path / _METADATA} is not a checkpoint's metadata")
-        try:
-            return _metadata(table)
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ValueError(f"{self.path / _METADATA}: corrupt checkpoint metadata ({e!r})") from None
+            return _pytorch_metadata.read(raw)
+        except ValueError as e:
+            raise ValueError(f"{self.path / _METADATA}: {e}") from None
 
     def _read_items(self, metadata: Metadata, fqns: list[str]) -> dict[str, Any]:
         """Load the entries `fqns` (weights only), each checked against its metadata."""

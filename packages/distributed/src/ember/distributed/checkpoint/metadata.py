@@ -3,7 +3,7 @@ tensor's dtype and size or a marker for any other value, and where each entry's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ember.core import dtypes
@@ -62,7 +62,7 @@ class MetadataIndex:
 
     fqn: str
     offset: Size | None = None
-    index: int | None = None
+    index: int | None = field(default=None, hash=False, compare=False)  # a hint only, as PyTorch's
 
 
 @dataclass
@@ -85,4 +85,4 @@ class Metadata:
     planner_data: Any = None
     storage_data: Any = None
     storage_meta: Any = None
-    version: str | None = "1.0.0"
+    version: str | None = None

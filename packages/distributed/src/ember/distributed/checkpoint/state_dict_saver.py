@@ -54,5 +54,7 @@ def save(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None 
             table["entries"].setdefault(k, rec)
             table["paths"].setdefault(k, key_paths[k])
         table["storage"].update(where)
-    _c.step(pg, "finish", lambda: writer._write_metadata(table) if me == 0 else None)
-    return _metadata(table)
+    metadata = _metadata(table)
+    metadata.version = "1.0.0"
+    _c.step(pg, "finish", lambda: writer._write_metadata(metadata) if me == 0 else None)
+    return metadata
