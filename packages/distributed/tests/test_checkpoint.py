@@ -260,3 +260,21 @@ def test_reads_a_checkpoint_pytorch_wrote(tmp_path):
     dcp.load(out, checkpoint_id=tmp_path / "pt")
     assert out["w"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and out["half"].float().tolist() == [1.5]
     assert out["opt"]["step"] == 4 and out["opt"]["betas"] == (0.9, 0.99) and out["opt"]["ids"][0].tolist() == [7, 8]
+
+
+def test_deprecated_names_and_async_save_need_a_group_unless_no_dist(tmp_path):
+    with pytest.warns(FutureWarning, match="^`save_state_dict` is deprecated and will be removed in future "
+                                           "versions.Please use `save` instead.$"):
+        with pytest.raises(ValueError, match="Default process group has not been initialized"):
+            dcp.save_state_dict({"a": torch.ones(1)}, storage_writer=dcp.FileSystemWriter(tmp_path))
+    with pytest.warns(FutureWarning):
+        dcp.save_state_dict({"a": torch.full((1,), 3.0)}, storage_writer=dcp.FileSystemWriter(tmp_path), no_dist=True)
+    out = {"a": torch.zeros(1)}
+    with pytest.warns(FutureWarning, match="^`load_state_dict` is deprecated and will be removed in future "
+                                           "versions. Please use `load` instead.$"):
+        dcp.load_state_dict(out, storage_reader=dcp.FileSystemReader(tmp_path), no_dist=True)
+    assert out["a"].tolist() == [3.0]
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        dcp.async_save({"a": torch.ones(1)}, checkpoint_id=tmp_path / "b")
+    fut = dcp.async_save({"a": torch.ones(1)}, checkpoint_id=tmp_path / "b", no_dist=True)
+    assert fut.done() and list(fut.result().state_dict_metadata) == ["a"]

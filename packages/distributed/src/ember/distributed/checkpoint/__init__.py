@@ -18,8 +18,9 @@ from ember.distributed.checkpoint.api import CheckpointException
 from ember.distributed.checkpoint.filesystem import FileSystemReader, FileSystemWriter
 from ember.distributed.checkpoint.metadata import (BytesStorageMetadata, ChunkStorageMetadata, Metadata,
                                                    TensorStorageMetadata)
-from ember.distributed.checkpoint.state_dict_loader import load
-from ember.distributed.checkpoint.state_dict_saver import save
+from ember.distributed.checkpoint.state_dict_loader import load, load_state_dict
+from ember.distributed.checkpoint.state_dict_saver import async_save, save, save_state_dict
 
-__all__ = ["save", "load", "FileSystemWriter", "FileSystemReader", "CheckpointException", "Metadata",
-           "TensorStorageMetadata", "BytesStorageMetadata", "ChunkStorageMetadata"]
+__all__ = ["save", "load", "async_save", "save_state_dict", "load_state_dict", "FileSystemWriter",
+           "FileSystemReader", "CheckpointException", "Metadata", "TensorStorageMetadata", "BytesStorageMetadata",
+           "ChunkStorageMetadata"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 from ember.autograd import no_grad
@@ -13,7 +14,7 @@ from ember.distributed.checkpoint._nested import flatten, set_at
 from ember.distributed.checkpoint.filesystem import FileSystemReader
 from ember.distributed.checkpoint.metadata import Metadata, TensorStorageMetadata
 
-__all__ = ["load"]
+__all__ = ["load", "load_state_dict"]
 
 
 def load(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None = None, storage_reader=None,
@@ -69,3 +70,13 @@ def load(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None 
             state_dict[k].load_state_dict(v)
         else:
             state_dict[k] = v
+
+
+def load_state_dict(state_dict: dict[str, Any], storage_reader, process_group: c10d.ProcessGroup | None = None,
+                    coordinator_rank: int = 0, no_dist: bool = False, planner=None) -> None:
+    """The deprecated name of `load` (FutureWarning); needs a process group unless `no_dist`."""
+    warnings.warn("`load_state_dict` is deprecated and will be removed in future versions. Please use `load` "
+                  "instead.", FutureWarning, stacklevel=2)
+    if not no_dist:
+        c10d._pg(process_group)
+    load(state_dict, storage_reader=storage_reader, process_group=process_group, no_dist=no_dist)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import warnings
+from concurrent.futures import Future
 from typing import Any
 
 from ember.distributed import c10d
@@ -11,7 +13,7 @@ from ember.distributed.checkpoint._nested import flatten
 from ember.distributed.checkpoint.filesystem import FileSystemWriter, _entry, _metadata
 from ember.distributed.checkpoint.metadata import Metadata
 
-__all__ = ["save"]
+__all__ = ["save", "async_save", "save_state_dict"]
 
 
 def save(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None = None, storage_writer=None,
@@ -58,3 +60,30 @@ def save(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None 
     metadata.version = "1.0.0"
     _c.step(pg, "finish", lambda: writer._write_metadata(metadata) if me == 0 else None)
     return metadata
+
+
+def async_save(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None = None, storage_writer=None,
+               planner=None, process_group: c10d.ProcessGroup | None = None, async_checkpointer_type=None,
+               async_stager=None, no_dist: bool = False, use_collectives: bool = True) -> Future:
+    """`save`, returning a `concurrent.futures.Future` of its Metadata. ember writes before it returns (the
+    future is done), so training may change the tensors as soon as it has the future, as with PyTorch's staging.
+
+    Raises:
+        ValueError: no process group is initialized (PyTorch's async save needs one unless `no_dist`).
+    """
+    if not no_dist:
+        c10d._pg(process_group)
+    fut: Future = Future()
+    fut.set_result(save(state_dict, checkpoint_id=checkpoint_id, storage_writer=storage_writer,
+                        process_group=process_group, no_dist=no_dist))
+    return fut
+
+
+def save_state_dict(state_dict: dict[str, Any], storage_writer, process_group: c10d.ProcessGroup | None = None,
+                    coordinator_rank: int = 0, no_dist: bool = False, planner=None) -> Metadata:
+    """The deprecated name of `save` (FutureWarning); needs a process group unless `no_dist`."""
+    warnings.warn("`save_state_dict` is deprecated and will be removed in future versions.Please use `save` "
+                  "instead.", FutureWarning, stacklevel=2)
+    if not no_dist:
+        c10d._pg(process_group)
+    return save(state_dict, storage_writer=storage_writer, process_group=process_group, no_dist=no_dist)
