@@ -20,7 +20,9 @@ NAMESPACES = ["torch", "torch.nn", "torch.nn.parameter", "torch.nn.utils.rnn", "
               "torch.utils.benchmark", "torch.library", "torch.autograd.forward_ad",
               "torch.distributions.constraints", "torch.distributions.transforms", "torch.return_types",
               "torch.ao.nn.intrinsic", "torch.fx", "torch.fx.proxy", "torch.fx.immutable_collections",
-              "torch.fx.subgraph_rewriter", "torch.fx.passes.shape_prop", "torch.cuda.graphs"]
+              "torch.fx.subgraph_rewriter", "torch.fx.passes.shape_prop", "torch.cuda.graphs",
+              "torch.distributed.checkpoint", "torch.distributed.checkpoint.state_dict",
+              "torch.distributed.checkpoint.metadata", "torch.distributed.device_mesh"]
 INSTANCE_NAMESPACES = ["torch.distributions.constraints"]  # public objects of private classes (`constraints.real`)
 
 _PYTORCH_SIDE = """

@@ -434,7 +434,11 @@ PyTorch's newer and barebones names (`shell_*`: einops-style ViT, MLP-Mixer and 
 torch.func.rearrange and its pattern catalog and errors, the dtype table with the sub-byte, bits, float4 and
 quantized dtypes, int4 weight packing through `view(torch.uint4)`, their promotion grid, CUDA-graph serving code
 guarded by `torch.cuda.is_available()`, packed variable-length attention with its CPU fallback, and
-torch.utils' weak tensor dictionaries, deterministic fill and model_zoo)."""
+torch.utils' weak tensor dictionaries, deterministic fill and model_zoo).
+
+Distributed checkpointing in one process (`dcp_*`: torch.distributed.checkpoint's save/load of model, optimizer,
+scheduler and Stateful app state, .metadata inspection, nested and non-tensor values, its errors, the state_dict
+helpers and their options, DeviceMesh and DDP over a mesh in a world of one)."""
 
 from __future__ import annotations
 

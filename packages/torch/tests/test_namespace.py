@@ -23,7 +23,8 @@ SUBMODULES = ["nn", "nn.functional", "nn.grad", "nn.attention", "nn.common_types
               "utils.checkpoint", "autograd", "autograd.functional", "multiprocessing", "serialization", "backends",
               "backends.cudnn", "backends.cuda", "backends.mps", "cuda", "cuda.amp", "amp", "testing", "linalg",
               "special", "fft", "masked", "masked.maskedtensor", "onnx", "jit", "profiler", "distributed", "func",
-              "futures", "nn.utils.stateless"] + [
+              "futures", "nn.utils.stateless", "distributed.checkpoint", "distributed.checkpoint.state_dict",
+              "distributed.checkpoint.filesystem", "distributed.checkpoint.metadata", "distributed.device_mesh"] + [
                  f"nn.modules.{m}" for m in NN_MODULES]
 
 
@@ -174,6 +175,20 @@ def test_attribute_errors_for_pytorch_internals():
     with pytest.raises(AttributeError, match=r"torch._C\) is not provided"):
         et._C  # noqa: B018
     assert str(et.ops.mylib) == "<module 'torch.ops.mylib' from 'torch.ops'>"  # custom ops only
+
+
+def test_distributed_checkpoint_and_device_mesh_are_ember_distributeds():
+    dist = pytest.importorskip("ember.distributed")
+    import ember.distributed.checkpoint as edcp
+    import ember.torch.distributed.checkpoint as tdcp
+    import ember.torch.distributed.checkpoint.state_dict as tsd
+    import ember.torch.distributed.device_mesh as tdm
+
+    assert tdcp.save is edcp.save and tdcp.load is edcp.load and tdcp.FileSystemWriter is edcp.FileSystemWriter
+    assert tsd.get_state_dict is edcp.state_dict.get_state_dict
+    assert tsd.StateDictOptions is edcp.state_dict.StateDictOptions
+    assert et.distributed.DeviceMesh is tdm.DeviceMesh is dist.DeviceMesh
+    assert et.distributed.init_device_mesh is tdm.init_device_mesh
 
 
 def test_distributed_without_ember_distributed():

@@ -14,6 +14,7 @@ from ember.distributed.c10d import (Backend, DistBackendError, DistError, GroupM
                                     scatter, send, supports_complex)
 from ember.distributed.coalesced import all_gather_coalesced, all_reduce_coalesced
 from ember.distributed.comm_hooks import GradBucket
+from ember.distributed.device_mesh import DeviceMesh, init_device_mesh
 from ember.distributed.debug import DebugLevel, get_debug_level, set_debug_level, set_debug_level_from_env
 from ember.distributed.stores import (DistNetworkError, DistStoreError, FileStore, HashStore, PrefixStore, Store,
                                       TCPStore)
@@ -38,6 +39,6 @@ __all__ = ["Backend", "DistBackendError", "DistError", "GroupMember", "ProcessGr
            "is_ucc_available", "is_xccl_available", "supports_complex", "all_gather_coalesced",
            "all_reduce_coalesced", "GradBucket", "DebugLevel", "get_debug_level", "set_debug_level",
            "set_debug_level_from_env", "DistNetworkError", "DistStoreError", "FileStore", "HashStore", "PrefixStore",
-           "Store", "TCPStore", "new_subgroups", "new_subgroups_by_enumeration"]
+           "Store", "TCPStore", "new_subgroups", "new_subgroups_by_enumeration", "DeviceMesh", "init_device_mesh"]
 
 register_group_query(lambda: (get_world_size(), get_rank()) if is_initialized() else None)

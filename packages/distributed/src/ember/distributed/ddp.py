@@ -92,6 +92,7 @@ class DistributedDataParallel(Module, Joinable):
         device_ids, output_device, dim: accepted for PyTorch compatibility (one device per process).
         broadcast_buffers: broadcast rank 0's buffers (e.g. BatchNorm statistics) at every forward.
         process_group: the group to average over (the default group when None).
+        device_mesh: a 1-D DeviceMesh whose group to average over, instead of `process_group`.
         bucket_cap_mb: the size of a gradient bucket in MiB (25 by default, PyTorch's).
         find_unused_parameters: walk the forward output's graph so that parameters it does not use
             do not stall the reduction.
@@ -116,6 +117,13 @@ class DistributedDataParallel(Module, Joinable):
         if not c10d.is_initialized():
             raise ValueError("Default process group has not been initialized, please make sure to call "
                              "init_process_group.")
+        if process_group is not None and device_mesh is not None:
+            raise RuntimeError("Cannot specify both process_group and device_mesh arguments.")
+        if device_mesh is not None:
+            if device_mesh.ndim != 1:
+                raise RuntimeError(f"Only 1D device mesh is supported, but got {device_mesh}.")
+            self.device_mesh = device_mesh
+            process_group = device_mesh.get_group(mesh_dim=0)
         self.module = module
         self.process_group = c10d._pg(process_group)
         self.broadcast_buffers = broadcast_buffers

@@ -149,8 +149,29 @@ PATHS = {
         'SubsetRandomSampler': 'torch.utils.data.sampler',
         'WeightedRandomSampler': 'torch.utils.data.sampler',
     },
+    'ember.distributed.checkpoint.api': {
+        'CheckpointException': 'torch.distributed.checkpoint.api',
+    },
+    'ember.distributed.checkpoint.filesystem': {
+        'FileSystemReader': 'torch.distributed.checkpoint.filesystem',
+        'FileSystemWriter': 'torch.distributed.checkpoint.filesystem',
+    },
+    'ember.distributed.checkpoint.metadata': {
+        'BytesStorageMetadata': 'torch.distributed.checkpoint.metadata',
+        'ChunkStorageMetadata': 'torch.distributed.checkpoint.metadata',
+        'Metadata': 'torch.distributed.checkpoint.metadata',
+        'MetadataIndex': 'torch.distributed.checkpoint.metadata',
+        'TensorProperties': 'torch.distributed.checkpoint.metadata',
+        'TensorStorageMetadata': 'torch.distributed.checkpoint.metadata',
+    },
+    'ember.distributed.checkpoint.state_dict': {
+        'StateDictOptions': 'torch.distributed.checkpoint.state_dict',
+    },
     'ember.distributed.ddp': {
         'DistributedDataParallel': 'torch.nn.parallel.distributed',
+    },
+    'ember.distributed.device_mesh': {
+        'DeviceMesh': 'torch.distributed.device_mesh',
     },
     'ember.nn.modules.activation': {
         'ELU': 'torch.nn.modules.activation',
