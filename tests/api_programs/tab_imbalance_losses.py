@@ -78,6 +78,8 @@ for name, fn in [
     ("bce shape", lambda: F.binary_cross_entropy_with_logits(logits, y[:8])),
     ("bce int target", lambda: F.binary_cross_entropy_with_logits(logits, y.long())),
     ("bce out of range", lambda: F.binary_cross_entropy(torch.tensor([0.5]), torch.tensor([2.0]))),
+    ("learnable pos_weight", lambda: F.binary_cross_entropy_with_logits(logits, y, pos_weight=torch.ones(1, requires_grad=True))),
+    ("learnable class weights", lambda: nn.CrossEntropyLoss(weight=nn.Parameter(cw.clone()))(logits3, t3)),
     ("ce target range", lambda: F.cross_entropy(logits3, torch.full((10,), 4))),
     ("ce float target wrong shape", lambda: F.cross_entropy(logits3, torch.rand(10, 3))),
 ]:
