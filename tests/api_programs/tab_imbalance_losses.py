@@ -41,6 +41,9 @@ soft = F.one_hot(t3.clamp(min=0), 4).float() * 0.8 + 0.05
 l = F.cross_entropy(logits3, soft, weight=cw, label_smoothing=0.1)
 l.backward()
 print("ce soft", round(l.item(), 4), logits3.grad.sum(1).abs().max().item() < 1e-6)
+lw = cw.clone().requires_grad_()
+F.cross_entropy(logits3.detach(), soft, weight=lw, label_smoothing=0.1, reduction="sum").backward()
+print("learnable weights, soft targets", lw.grad.round(decimals=4).tolist())
 print("nll weighted", round(F.nll_loss(F.log_softmax(logits3, 1), t3, weight=cw).item(), 4))
 
 

@@ -145,7 +145,7 @@ def test_loss_class_weights_that_require_grad_are_refused_as_pytorch_does():
     for call, fn, arg in cases:
         with pytest.raises(RuntimeError, match=_refused(fn, arg)):
             call()
-    F.cross_entropy(x, p, weight=w)
+    assert F.cross_entropy(x, p, weight=w).requires_grad
     with torch.no_grad():
         assert F.nll_loss(x, t, weight=w).item() == F.nll_loss(x, t, weight=w.detach()).item()
 
