@@ -97,6 +97,7 @@ for name, fn in [
     ("bucketize 2d bounds", lambda: torch.bucketize(scores, edges.view(2, 3))),
     ("searchsorted side", lambda: torch.searchsorted(edges, scores, side="left", right=True)),
     ("histc bins", lambda: torch.histc(scores, bins=0)),
+    ("histc nan scores", lambda: torch.histc(torch.cat([scores, torch.tensor([float("nan")])]), bins=5)),
 ]:
     try:
         print(name, fn())
