@@ -428,7 +428,16 @@ student, custom structured and threshold pruning methods with Taylor scores and 
 orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
 pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
 embeddings with torch.svd/svd_lowrank/pca_lowrank, FitNets/attention-transfer feature distillation, and a
-unitary complex RNN kept unitary by parametrizations.orthogonal)."""
+unitary complex RNN kept unitary by parametrizations.orthogonal).
+
+Deep learning on tabular data (`tab_*`: multi-hot EmbeddingBag columns with empty bags, padding and per-sample
+weights, sparse ID embeddings trained by SparseAdam beside Adam, NaN-aware standardisation and imputation with
+nanmedian/nanquantile interpolations and std_mean over infinities, class-imbalance losses with pos_weight, class
+weights, smoothing and focal terms, hand-written sparsemax/entmax Functions, sorting-based ROC/PR-AUC, calibration
+and bincount confusion matrices, an FT-Transformer, a TabTransformer with masked-cell pretraining, a TabNet with
+ghost batch norm, soft and oblivious trees boosted stage by stage, group-by target encodings, piecewise-linear and
+periodic numeric embeddings, quantile/Gaussian/count likelihood heads with conformal intervals, stratified splits
+and oversampling samplers, early stopping with checkpoints, and numpy column frames with their casts)."""
 
 from __future__ import annotations
 
