@@ -71,6 +71,11 @@ dg(torch.tensor([[0, 0], [0, 2]])).sum().backward()
 print("scale_grad_by_freq dense", dg.weight.grad.tolist())
 print(sg, dg)
 
+# sparse initialisation of a wide table: the generator feeds the values, the global stream the zero rows
+torch.manual_seed(1)
+sw = nn.init.sparse_(torch.empty(8, 3), sparsity=0.25, generator=torch.Generator().manual_seed(0))
+print("sparse_ init", (sw == 0).sum(0).tolist(), (sw == 0).nonzero()[:, 0].tolist(), round(sw.abs().sum().item(), 4))
+
 # nn.Embedding.from_pretrained with sparse and padding_idx
 pre = nn.Embedding.from_pretrained(torch.randn(6, 2), freeze=False, sparse=True, padding_idx=0)
 pre(torch.tensor([0, 1, 0, 5])).pow(2).sum().backward()
