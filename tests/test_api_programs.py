@@ -437,7 +437,8 @@ weights, smoothing and focal terms, hand-written sparsemax/entmax Functions, sor
 and bincount confusion matrices, an FT-Transformer, a TabTransformer with masked-cell pretraining, a TabNet with
 ghost batch norm, soft and oblivious trees boosted stage by stage, group-by target encodings, piecewise-linear and
 periodic numeric embeddings, quantile/Gaussian/count likelihood heads with conformal intervals, stratified splits
-and oversampling samplers, early stopping with checkpoints, and numpy column frames with their casts)."""
+and oversampling samplers, early stopping with checkpoints, mixup/CutMix/swap-noise rows with EMA and SWA weights,
+and numpy column frames with their casts)."""
 
 from __future__ import annotations
 
