@@ -438,7 +438,17 @@ torch.utils' weak tensor dictionaries, deterministic fill and model_zoo).
 
 Distributed checkpointing in one process (`dcp_*`: torch.distributed.checkpoint's save/load of model, optimizer,
 scheduler and Stateful app state, .metadata inspection, nested and non-tensor values, its errors, the state_dict
-helpers and their options, DeviceMesh and DDP over a mesh in a world of one)."""
+helpers and their options, DeviceMesh and DDP over a mesh in a world of one).
+
+Deep learning on tabular data (`tab_*`: multi-hot EmbeddingBag columns with empty bags, padding and per-sample
+weights, sparse ID embeddings trained by SparseAdam beside Adam, NaN-aware standardisation and imputation with
+nanmedian/nanquantile interpolations and std_mean over infinities, class-imbalance losses with pos_weight, class
+weights, smoothing and focal terms, hand-written sparsemax/entmax Functions, sorting-based ROC/PR-AUC, calibration
+and bincount confusion matrices, an FT-Transformer, a TabTransformer with masked-cell pretraining, a TabNet with
+ghost batch norm, soft and oblivious trees boosted stage by stage, group-by target encodings, piecewise-linear and
+periodic numeric embeddings, quantile/Gaussian/count likelihood heads with conformal intervals, stratified splits
+and oversampling samplers, early stopping with checkpoints, mixup/CutMix/swap-noise rows with EMA and SWA weights,
+and numpy column frames with their casts)."""
 
 from __future__ import annotations
 

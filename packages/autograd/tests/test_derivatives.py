@@ -222,6 +222,8 @@ def _gru(ig, hg, hx, ib, hb):
 
 
 _TARGET = idx([0, 2])
+_PROBS = E.softmax(make((2, 3), requires_grad=False, rng=np.random.default_rng(5)), 1)
+_PROBS_3D = E.softmax(make((2, 3, 2), requires_grad=False, rng=np.random.default_rng(6)), 1)
 _ACT = {row[0]: get_op(row[0]).info.attrs for row in ACTIVATIONS}  # the table's sample attributes
 _ACT_BACKWARD_ATTRS = {"threshold": (0.1,)}
 _NO_SECOND: set[str] = set()
@@ -284,7 +286,12 @@ SAMPLES.update({
                       (lambda x, t: op("cross_entropy")(x, t, None, "none", -100, 0.2),
                        (make((2, 3)), make((2, 3), 0.1, 1.0, rng=np.random.default_rng(4)))),
                       (lambda x: op("cross_entropy")(x, _TARGET, E.tensor([1.0, 2.0, 0.5], dtype=F64), "none",
-                                                     -100, 0.1), (make((2, 3)),))],
+                                                     -100, 0.1), (make((2, 3)),)),
+                      # class weights of probability targets are differentiable (PyTorch's composite)
+                      (lambda x, w: op("cross_entropy")(x, _PROBS, w, "mean", -100, 0.2),
+                       (make((2, 3)), make((3,), 0.5, 2.0))),
+                      (lambda x, w: op("cross_entropy")(x, _PROBS_3D, w, "sum", -100, 0.0),
+                       (make((2, 3, 2)), make((3,), 0.5, 2.0)))],
     "cross_entropy_backward": [(lambda g: op("cross_entropy_backward")(g, make((2, 3), requires_grad=False),
                                                                        _TARGET, None, "sum", -100, 0.0),
                                 (make(()),)),

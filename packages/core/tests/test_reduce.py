@@ -91,6 +91,23 @@ def test_var_with_too_few_elements_is_nan_with_a_warning():
     assert math.isnan(v.item())
 
 
+@pytest.mark.parametrize("op", ["var_mean", "std_mean"])
+def test_moment_mean_is_nan_once_an_element_follows_an_infinity(op):
+    """PyTorch's Welford update (inf + (x - inf) / n) leaves an infinite mean only where the slice's one
+    infinity comes last (PyTorch 2.13: var_mean([1, inf, 2]) -> mean nan, var_mean([1, 2, inf]) -> mean inf)."""
+    inf = math.inf
+    f = getattr(E, op)
+    assert math.isnan(f(E.tensor([1.0, inf, 2.0]))[1].item())
+    assert f(E.tensor([1.0, 2.0, -inf]))[1].item() == -inf
+    assert math.isnan(f(E.tensor([1.0, inf, inf]))[1].item())
+    _, m = f(E.tensor([[1.0, inf, 3.0], [4.0, 5.0, inf]], dtype=E.float64), 1, keepdim=True)
+    assert np.array_equal(m.numpy(), np.array([[np.nan], [inf]]), equal_nan=True)
+    _, m = f(E.tensor([[1.0, 2.0], [inf, 3.0], [4.0, inf]]), 0)
+    assert np.array_equal(m.numpy(), np.array([np.nan, inf], np.float32), equal_nan=True)
+    assert f(E.tensor(inf))[1].item() == inf
+    assert E.tensor([1.0, inf, 2.0]).mean().item() == inf  # the plain mean is no Welford reduction
+
+
 @pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean"])
 def test_complex_moments_warn_once_for_each_part_naming_the_op(name):
     """PyTorch computes a complex var/std from its real and imaginary parts, each warning in the op's name."""

@@ -130,6 +130,15 @@ def test_histc_rejects_a_non_finite_range_as_pytorch():
         E.histc(E.tensor([1, 2]), 3)
 
 
+def test_histc_of_data_with_a_nan_prints_pytorchs_negative_nan_range():
+    """PyTorch 2.13's CPU min/max of NaN data give the all-ones NaN ("-nan"); a NaN bound passed in prints "nan"."""
+    for data in ([1.0, NAN], [NAN, NAN]):
+        with pytest.raises(RuntimeError, match=re.escape("torch.histc: range of [-nan, -nan] is not finite")):
+            E.histc(E.tensor(data), 3)
+    with pytest.raises(RuntimeError, match=re.escape("torch.histc: range of [nan, 1] is not finite")):
+        E.histc(E.tensor([1.0, 2.0]), 3, NAN, 1.0)
+
+
 # --- CUDA (simulator): the same values --------------------------------------------------------------
 @pytest.mark.cuda
 @pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")

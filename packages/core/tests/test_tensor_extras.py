@@ -345,6 +345,17 @@ def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():
     assert h.hist.sum().item() == 2.0 and E.histogram(x, bins=7).hist.tolist() == [1.0, 0, 0, 1.0, 0, 0, 1.0]
 
 
+def test_histogram_nan_weight_spoils_only_its_own_bin():
+    """PyTorch adds each weight into its point's bin: a NaN weight makes that bin NaN and no other (numpy's
+    weighted histogram differences a cumulative sum, which carried the NaN into every later bin)."""
+    x = E.tensor([0.1, 0.2, 0.7, 0.9])
+    w = E.tensor([float("nan"), 1.0, 2.0, 3.0])
+    hist = E.histogram(x, 2, range=(0.0, 1.0), weight=w).hist.numpy()
+    assert np.array_equal(hist, np.array([np.nan, 5.0], np.float32), equal_nan=True)
+    hist = E.histogram(x, E.tensor([0.0, 0.5, 1.0]), weight=w).hist.numpy()
+    assert np.array_equal(hist, np.array([np.nan, 5.0], np.float32), equal_nan=True)
+
+
 def test_histogram_given_edges_bin_by_pytorchs_binary_search():
     # PyTorch bins by std::upper_bound and checks no order: edges that fall or repeat bin as its search lands
     x = E.tensor([-0.05, 0.0, 0.02, 0.05, 0.08, 0.1, 0.2, float("nan")], dtype=E.float64)

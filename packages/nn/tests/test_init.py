@@ -112,3 +112,15 @@ def test_deprecated_aliases_warn_and_fill():
     with pytest.warns(FutureWarning, match=r"nn.init.constant` is now deprecated in favor of `nn.init.constant_"):
         init.constant(t, 2.0)
     assert (t.numpy() == 2.0).all()
+
+
+def test_sparse_draws_its_zeros_from_the_global_generator_as_pytorch():
+    """PyTorch 2.13's sparse_ passes `generator` to normal_ only: each column's randperm uses the global generator,
+    so the zero pattern follows torch.manual_seed (stored mask of PyTorch for seed 0, generator seed 1)."""
+    masks = []
+    for gen_seed in (1, 2):
+        torch.manual_seed(0)
+        w = init.sparse_(torch.empty(6, 4), 0.5, generator=torch.Generator().manual_seed(gen_seed))
+        masks.append((w == 0).int().tolist())
+    assert masks[0] == masks[1] == [[0, 1, 0, 1], [0, 0, 1, 1], [1, 0, 1, 1], [1, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 0]]
+    assert torch.rand(1).item() == pytest.approx(0.6816085577011108)  # four randperm(6) draws, as PyTorch's

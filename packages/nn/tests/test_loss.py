@@ -119,6 +119,37 @@ def test_cross_entropy_errors():
         F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 1, 2]))
 
 
+def _refused(fn, arg):
+    return f"^The function '{fn}' is not differentiable with respect to argument '{arg}'. This input cannot have " \
+           "requires_grad True.$"
+
+
+def test_loss_class_weights_that_require_grad_are_refused_as_pytorch_does():
+    """PyTorch 2.13 declares these weights non-differentiable: a weight requiring grad raises while grad mode is on,
+    even when the input does not (the probability-target cross entropy is a composite and takes one)."""
+    x = torch.randn(4, 3)
+    t = torch.tensor([0, 1, 2, 1])
+    p = torch.softmax(torch.randn(4, 3), 1)
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    cases = [
+        (lambda: F.binary_cross_entropy_with_logits(x, p, weight=w), "binary_cross_entropy_with_logits", "weight"),
+        (lambda: F.binary_cross_entropy_with_logits(x, p, pos_weight=w), "binary_cross_entropy_with_logits",
+         "pos_weight"),
+        (lambda: F.binary_cross_entropy(torch.sigmoid(x), p, weight=w), "binary_cross_entropy", "weight"),
+        (lambda: F.nll_loss(x, t, weight=w), "nll_loss_forward", "weight"),
+        (lambda: nn.CrossEntropyLoss(weight=w, label_smoothing=0.1)(x, t), "nll_loss_forward", "weight"),
+        (lambda: F.cross_entropy(x.view(2, 3, 2), torch.zeros(2, 2, dtype=torch.long), weight=w),
+         "nll_loss2d_forward", "weight"),
+        (lambda: F.multi_margin_loss(x, t, weight=w), "multi_margin_loss", "weight"),
+    ]
+    for call, fn, arg in cases:
+        with pytest.raises(RuntimeError, match=_refused(fn, arg)):
+            call()
+    assert F.cross_entropy(x, p, weight=w).requires_grad
+    with torch.no_grad():
+        assert F.nll_loss(x, t, weight=w).item() == F.nll_loss(x, t, weight=w.detach()).item()
+
+
 @pytest.mark.parametrize("reduction", REDUCTIONS + ["batchmean"])
 def test_kl_div(reduction):
     inp = torch.log_softmax(torch.randn(3, 4, dtype=torch.float64), 1)

@@ -9,7 +9,7 @@ import numpy as np
 
 import ember.core as E
 from ember.autograd.function import Function, cpp_node as _cpp_node, once_differentiable
-from ember.autograd.grad_mode import is_grad_enabled
+from ember.autograd.grad_mode import refuse_grad
 from ember.core import Tensor, dtypes
 
 __all__ = ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"]
@@ -25,14 +25,6 @@ def _check_input(input: Tensor) -> None:
         name = dtypes.TORCH_NAMES.get(input.dtype.name, input.dtype.name)
         raise NotImplementedError(
             f"\"fake_quantize_tensor_cachemask_kernel_type_handling\" not implemented for '{name}'")
-
-
-def _refuse_grad(fn: str, **qparams) -> None:
-    """PyTorch's words for a scale or zero_point tensor that requires grad while grad mode is on."""
-    for name, t in qparams.items():
-        if isinstance(t, Tensor) and t.requires_grad and is_grad_enabled():
-            raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. "
-                               "This input cannot have requires_grad True.")
 
 
 def _kind(v) -> str:
@@ -149,7 +141,7 @@ def fake_quantize_per_tensor_affine(input: Tensor, scale, zero_point, quant_min:
     [0.30000001192092896, -0.5]
     """
     _check_overloads(input, scale, zero_point, quant_min, quant_max)
-    _refuse_grad("_fake_quantize_per_tensor_affine_cachemask_tensor_qparams", scale=scale, zero_point=zero_point)
+    refuse_grad("_fake_quantize_per_tensor_affine_cachemask_tensor_qparams", scale=scale, zero_point=zero_point)
     _check_input(input)
     _check_range(quant_min, quant_max)
     fn = _FakeQuantizeTensorQparams if isinstance(scale, Tensor) else _FakeQuantize
@@ -177,7 +169,7 @@ def fake_quantize_per_channel_affine(input: Tensor, scale: Tensor, zero_point: T
         axis, or qparams that require grad.
         IndexError: an axis outside the input's dims.
     """
-    _refuse_grad("fake_quantize_per_channel_affine_cachemask", scale=scale, zero_point=zero_point)
+    refuse_grad("fake_quantize_per_channel_affine_cachemask", scale=scale, zero_point=zero_point)
     _check_input(input)
     if scale.dtype not in (dtypes.float32, dtypes.bfloat16):
         raise RuntimeError(f"Scale must be Float or BFloat16, found {dtypes.TORCH_NAMES[scale.dtype.name]}")

@@ -271,3 +271,14 @@ class set_multithreading_enabled(_DecoratorContextManager):
 def is_view_replay_enabled() -> bool:
     """False: views of a view are not rebuilt by replaying view ops (PyTorch's default)."""
     return False
+
+
+def refuse_grad(fn: str, **inputs: Any) -> None:
+    """PyTorch's RuntimeError for a tensor that requires grad, while grad mode is on, passed as an argument the op
+    `fn` declares non-differentiable (a loss's class weights, fake quantization's scale); checked in keyword order."""
+    if not _enabled.get():
+        return
+    for name, t in inputs.items():
+        if getattr(t, "requires_grad", False):
+            raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. "
+                               "This input cannot have requires_grad True.")

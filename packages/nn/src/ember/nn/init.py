@@ -222,7 +222,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     normal_(tensor, 0, std, generator)
     with ea.no_grad():
         for c in range(cols):
-            tensor[ea.randperm(rows, generator=generator)[:num_zeros], c] = 0
+            tensor[ea.randperm(rows)[:num_zeros], c] = 0  # PyTorch draws the zeros from the global generator
     return tensor
 
 

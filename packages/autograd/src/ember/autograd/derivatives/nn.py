@@ -299,6 +299,25 @@ def _ce_target(grad, input, target, weight, reduction, label_smoothing):
     return -(1.0 - label_smoothing) * logp * g
 
 
+def _ce_weight(grad, input, target, reduction, label_smoothing):
+    """d loss / d weight for class probabilities (PyTorch's composite -sum(log_softmax * target' * weight), target'
+    the smoothed target); the class-id path goes through nll_loss, whose weight is not differentiable."""
+    if not target.is_floating_point():
+        return None
+    cdim = 1 if input.ndim >= 2 else 0
+    logp = get_op("log_softmax")(input, cdim)
+    t = target * (1.0 - label_smoothing) + label_smoothing / input.shape[cdim] if label_smoothing else target
+    if reduction == "none":
+        g = grad.unsqueeze(cdim)
+    elif reduction == "mean":
+        g = grad / (input.numel() // input.shape[cdim])
+    else:
+        g = grad
+    per = -(logp * t * g)
+    dims = tuple(d for d in range(input.ndim) if d != cdim)
+    return per.sum(dims) if dims else per
+
+
 def _ce_double(grad, grad_output, input, target, weight, reduction, ignore_index, label_smoothing):
     """Second derivatives of cross_entropy w.r.t. (input, probability target), by recomputation."""
     def fn(x, t):
@@ -423,7 +442,7 @@ ENTRIES = [
     d("log_softmax_backward(grad_output, output, dim)", name="LogSoftmaxBackwardDataBackward0",
       grad_output=lambda grad, output, dim: grad - (grad * ew.exp(output)).sum(dim, True),
       output=lambda grad, grad_output, output, dim: -grad * ew.exp(output) * grad_output.sum(dim, True)),
-    d("cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)", weight=None,
+    d("cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)", weight=_ce_weight,
       input=lambda grad, input, target, weight, reduction, ignore_index, label_smoothing: get_op(
           "cross_entropy_backward")(grad, input, target, weight, reduction, ignore_index, label_smoothing),
       target=_ce_target),

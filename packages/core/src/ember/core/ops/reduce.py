@@ -615,9 +615,22 @@ def _moments(x: Tensor, dims, correction, keepdim):
         d = np.subtract(a, m, dtype=acc)
         ss = np.sum(np.multiply(d, d), axis=dims, keepdims=keepdim)
         v = np.true_divide(ss, builtins.max(n - correction, 0))
+    m = _welford_infinite_mean(a, dims, m)
     if not keepdim:
         m = np.squeeze(m, dims) if dims else m
     return v, m
+
+
+def _welford_infinite_mean(a: np.ndarray, dims, m: np.ndarray) -> np.ndarray:
+    """The mean (kept dims) as PyTorch's Welford update leaves it: once the running mean is infinite, the next
+    element makes it inf + (x - inf) / n = NaN, so an infinite mean survives only where the slice's one
+    infinity is its last element (var_mean/std_mean of [1, inf, 2] give mean NaN; of [1, 2, inf], inf)."""
+    if not np.isinf(m).any():
+        return m
+    axes = tuple(d % a.ndim for d in dims) if dims else tuple(range(a.ndim))
+    last = a[tuple(slice(-1, None) if i in axes else slice(None) for i in range(a.ndim))]
+    lone = (np.sum(np.isinf(a), axis=axes, keepdims=True) == 1) & np.isinf(last)
+    return np.where(lone, m, np.where(np.isinf(m), np.nan, m))
 
 
 # the complex op (`std_mean` ...) whose real and imaginary parts a moment op is computing: its warning names it

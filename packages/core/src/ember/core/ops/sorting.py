@@ -774,13 +774,15 @@ def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 -
         _histc_range(float(min), float(max))
 
 
-def _histc_range(lo: float, hi: float) -> tuple[float, float]:
+def _histc_range(lo: float, hi: float, *, from_data: bool = False) -> tuple[float, float]:
     """The histogram's range from `[lo, hi]` (given, or the data's min and max): a single point widens
-    by one on each side; PyTorch's error for an infinite or NaN end."""
+    by one on each side; PyTorch's error for an infinite or NaN end. A NaN the CPU kernel's min/max found in the
+    data is the all-ones NaN of its vectorized compare, which prints "-nan"."""
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+        ends = ["-nan" if from_data and math.isnan(v) else f"{v:g}" for v in (lo, hi)]
+        raise RuntimeError(f"torch.histc: range of [{ends[0]}, {ends[1]}] is not finite")
     return lo, hi
 
 
@@ -790,9 +792,10 @@ def _histc_cpu(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch'
     when min == max); elements outside are ignored; x's float dtype."""
     a = x._np().reshape(-1)
     lo, hi = float(min), float(max)
-    if lo == hi and a.size:
+    from_data = bool(lo == hi and a.size)
+    if from_data:
         lo, hi = float(a.min()), float(a.max())
-    lo, hi = _histc_range(lo, hi)
+    lo, hi = _histc_range(lo, hi, from_data=from_data)
     finite = a[np.isfinite(a)]
     counts = np.histogram(finite.astype(np.float64), bins=bins, range=(lo, hi))[0]
     r = counts.astype(x._dtype.np)

@@ -331,10 +331,9 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     b = _host(bins, "histogram") if isinstance(bins, Tensor) else \
         _uniform_edges(np.histogram_bin_edges(a, int(bins), _as_range(range)), input._dtype)
     w = None if weight is None else _host(weight, "histogram").reshape(-1)
-    if isinstance(bins, Tensor):
-        hist, edges = _search_histogram(a.reshape(-1, 1), [b], w), b
-    else:
-        hist, edges = np.histogram(a, bins=b, range=_as_range(range), weights=w)
+    # one bin per point, as PyTorch's kernel (numpy's weighted histogram differences a cumulative sum, so a NaN
+    # weight would spoil every later bin)
+    hist, edges = _search_histogram(a.reshape(-1, 1), [b], w).reshape(-1), b
     hist, edges = hist.astype(input._dtype.np), edges.astype(input._dtype.np)
     if density:
         hist = _density(hist, [edges])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ember import autograd as ea
+from ember.autograd.grad_mode import refuse_grad
 from ember.core import Tensor, dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.dtypes import TORCH_NAMES
@@ -142,6 +143,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                            f"{dtypes.TORCH_NAMES[input.dtype.name]}")
     if weight is not None:  # PyTorch broadcasts the weight to the target first, with broadcast_shapes' words
         ea.broadcast_shapes(target.shape, weight.shape)
+    refuse_grad("binary_cross_entropy", weight=weight)
     return _named(ea.binary_cross_entropy(input, target, weight, reduction), "BinaryCrossEntropyBackward0")
 
 
@@ -162,6 +164,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if target.dtype is ea.bool:  # PyTorch's (1 - target) fills a bool tensor with 1 and subtracts the bool target
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    refuse_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     def into(t: Tensor, like: Tensor) -> Tensor:  # PyTorch computes in place: each step rounds to `like`'s dtype
         return t if t.dtype is like.dtype or not like.dtype.is_floating_point else t.to(like.dtype)
 
@@ -175,10 +178,18 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
+def _refuse_class_weight_grad(input: Tensor, weight: Tensor | None) -> None:
+    """nll_loss's class weights are not differentiable: PyTorch names its 1-D/2-D kernel, or the 2-D-image one that
+    inputs of 3 dims and more reach."""
+    if isinstance(input, Tensor):  # a list is refused by the argument parser, first
+        refuse_grad("nll_loss_forward" if input.dim() < 3 else "nll_loss2d_forward", weight=weight)
+
+
 @composite("nll_loss")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] (times weight[target[n]]), skipping `ignore_index`; input (N, C, d...)."""
+    _refuse_class_weight_grad(input, weight)
     return ea.nll_loss(input, target, weight, size_average, ignore_index, reduce, reduction)
 
 
@@ -188,6 +199,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy of the logits `input` (N, C, d...) against class ids (N, d...) or class
     probabilities (same shape as `input`), with optional label smoothing (ember-core's fused kernel)."""
+    if isinstance(target, Tensor) and not (target.dtype.is_floating_point or target.dtype.is_complex):  # class ids
+        _refuse_class_weight_grad(input, weight)
     return ea.cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
 
 
@@ -358,6 +371,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     c = x.shape[1]
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    refuse_grad("multi_margin_loss", weight=weight)
     y = target.reshape(-1)
     if y.numel() and (int(y.min()) < 0 or int(y.max()) >= c):  # device targets too (a synchronization, where
         raise RuntimeError("target out of range")                # PyTorch's CUDA kernel asserts), before gather
