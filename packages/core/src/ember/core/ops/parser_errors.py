@@ -13,9 +13,10 @@ as in PyTorch.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 
-__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible"]
+__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible", "sizes_function", "sizes_method"]
 
 _MUL = 0xC6A4A7935BD1E995
 _MASK = (1 << 64) - 1
@@ -137,6 +138,58 @@ def overloads(op: str, options: list[str], invalid: Callable[[tuple, dict], bool
         def call(*args, **kwargs):
             if invalid(args, kwargs):
                 raise invalid_arguments(op, args[1:] if method else args, kwargs, options)
+            return fn(*args, **kwargs)
+        return call
+    return deco
+
+
+def _int_tuple_error(op: str, name: str, where: str, sizes) -> TypeError | None:
+    """The parser's refusal of `sizes` for a tuple-of-ints argument: not a list or tuple, or (given by position) a
+    first element that is not an int; later elements are left to the op."""
+    from ember.core.ops.layout import _type_name
+
+    if not isinstance(sizes, tuple | list):
+        return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, not {_type_name(sizes)}")
+    if where and sizes:
+        first = sizes[0]
+        try:
+            ok = not isinstance(first, bool) and operator.index(first) is not None
+        except TypeError:
+            ok = False
+        if not ok:
+            return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, but found element of type "
+                             f"{_type_name(first)} at pos 0")
+    return None
+
+
+def sizes_function(op: str, name: str) -> Callable:
+    """Decorator for the function form of a method that takes its sizes as varargs (`x.flip(0, 1)`,
+    `x.reshape(2, 3)`): PyTorch reads `torch.flip(input, dims)` as one tuple of ints, so it refuses more positional
+    arguments, an int or any other type in its parser's words ("(position 2)" when `name` came by position)."""
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if len(args) > 2:
+                raise TypeError(f"{op}() takes 2 positional arguments but {len(args)} were given")
+            if len(args) == 2 or name in kwargs:
+                positional = len(args) == 2
+                err = _int_tuple_error(op, name, " (position 2)" if positional else "",
+                                       args[1] if positional else kwargs[name])
+                if err is not None:
+                    raise err
+            return fn(*args, **kwargs)
+        return call
+    return deco
+
+
+def sizes_method(op: str, name: str) -> Callable:
+    """Decorator for the method form of those ops: varargs are the method's own, but `name` given by keyword must be
+    a list or tuple (`x.flip(dims=1)` is refused as PyTorch refuses it)."""
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if name in kwargs and (err := _int_tuple_error(op, name, "", kwargs[name])) is not None:
+                raise err
             return fn(*args, **kwargs)
         return call
     return deco
