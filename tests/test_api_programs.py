@@ -428,7 +428,14 @@ student, custom structured and threshold pruning methods with Taylor scores and 
 orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
 pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
 embeddings with torch.svd/svd_lowrank/pca_lowrank, FitNets/attention-transfer feature distillation, and a
-unitary complex RNN kept unitary by parametrizations.orthogonal)."""
+unitary complex RNN kept unitary by parametrizations.orthogonal).
+
+Text recognition and detection (`ocr_*`: a CRNN trained with CTC and clip_grad_norm_, greedy decoding with
+unique_consecutive's inverse and counts, CTC over padded and concatenated targets, prefix beam search with a lexicon
+trie, tensor edit distance with CER/WER/NED, label converters over frombuffer and split, STN and TPS rectification
+through affine_grid/grid_sample, GRUCell, PARSeq-permutation and SAR 2-D attention decoders, packed variable-width
+lines, interpolate/pad preprocessing, gradient-clipping options, DBNet losses with component boxes, and the
+function-form and dtype errors of the pipeline)."""
 
 from __future__ import annotations
 
