@@ -343,6 +343,11 @@ def int_tuple_param(v, op: str, name: str, position: int) -> tuple[int, ...]:
     """A tuple-of-ints parameter (one int stands for a tuple of one), refused as PyTorch's parser refuses it."""
     if isinstance(v, _INTEGERS) and not isinstance(v, bool):
         return (int(v),)
+    if not isinstance(v, tuple | list | bool) and hasattr(v, "__index__"):
+        try:  # a one-element integer tensor stands for its int
+            return (operator.index(v),)
+        except (TypeError, RuntimeError):
+            pass
     if not isinstance(v, tuple | list):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, not "
                         f"{type(v).__name__}")

@@ -16,7 +16,8 @@ import functools
 import operator
 from collections.abc import Callable
 
-__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible", "sizes_function", "sizes_method"]
+__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible", "int_like", "int_tuple_error", "sizes_function",
+           "sizes_method"]
 
 _MUL = 0xC6A4A7935BD1E995
 _MASK = (1 << 64) - 1
@@ -143,22 +144,35 @@ def overloads(op: str, options: list[str], invalid: Callable[[tuple, dict], bool
     return deco
 
 
-def _int_tuple_error(op: str, name: str, where: str, sizes) -> TypeError | None:
-    """The parser's refusal of `sizes` for a tuple-of-ints argument: not a list or tuple, or (given by position) a
-    first element that is not an int; later elements are left to the op."""
+def int_like(v) -> bool:
+    """Whether the parser reads `v` as an int: ints, numpy integers, one-element integer tensors; not bools."""
+    if isinstance(v, bool):
+        return False
+    try:
+        operator.index(v)
+    except (TypeError, RuntimeError):
+        return False
+    return True
+
+
+def int_tuple_error(op: str, name: str, where: str, sizes) -> TypeError | None:
+    """The parser's refusal of `sizes` for a tuple-of-ints argument, None when it is one. A bad first element
+    refuses the whole ("not tuple") by keyword (`where` empty) and is named by its type by position (`where`
+    " (position k)"); a later one is a failed unpack either way."""
     from ember.core.ops.layout import _type_name
 
     if not isinstance(sizes, tuple | list):
         return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, not {_type_name(sizes)}")
-    if where and sizes:
-        first = sizes[0]
-        try:
-            ok = not isinstance(first, bool) and operator.index(first) is not None
-        except TypeError:
-            ok = False
-        if not ok:
+    for i, e in enumerate(sizes):
+        if int_like(e):
+            continue
+        if i == 0 and not where:
+            return TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {_type_name(sizes)}")
+        if i == 0:
             return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, but found element of type "
-                             f"{_type_name(first)} at pos 0")
+                             f"{_type_name(e)} at pos 0")
+        return TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} with error \"type "
+                         f"must be tuple of ints,but got {_type_name(e)}\"")
     return None
 
 
@@ -171,10 +185,12 @@ def sizes_function(op: str, name: str) -> Callable:
         def call(*args, **kwargs):
             if len(args) > 2:
                 raise TypeError(f"{op}() takes 2 positional arguments but {len(args)} were given")
+            if len(args) == 1 and name not in kwargs:
+                raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
             if len(args) == 2 or name in kwargs:
                 positional = len(args) == 2
-                err = _int_tuple_error(op, name, " (position 2)" if positional else "",
-                                       args[1] if positional else kwargs[name])
+                err = int_tuple_error(op, name, " (position 2)" if positional else "",
+                                      args[1] if positional else kwargs[name])
                 if err is not None:
                     raise err
             return fn(*args, **kwargs)
@@ -188,7 +204,7 @@ def sizes_method(op: str, name: str) -> Callable:
     def deco(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def call(*args, **kwargs):
-            if name in kwargs and (err := _int_tuple_error(op, name, "", kwargs[name])) is not None:
+            if name in kwargs and (err := int_tuple_error(op, name, "", kwargs[name])) is not None:
                 raise err
             return fn(*args, **kwargs)
         return call
