@@ -434,8 +434,9 @@ Text recognition and detection (`ocr_*`: a CRNN trained with CTC and clip_grad_n
 unique_consecutive's inverse and counts, CTC over padded and concatenated targets, prefix beam search with a lexicon
 trie, tensor edit distance with CER/WER/NED, label converters over frombuffer and split, STN and TPS rectification
 through affine_grid/grid_sample, GRUCell, PARSeq-permutation and SAR 2-D attention decoders, packed variable-width
-lines, width-bucketed loaders with a CTC collate, interpolate/pad preprocessing, gradient-clipping options, DBNet
-losses with component boxes, and the function-form and dtype errors of the pipeline)."""
+lines, width-bucketed loaders with a CTC collate, interpolate/pad preprocessing, seeded affine/blur/warp
+augmentation with unfold/fold block quantisation, gradient-clipping options, DBNet losses with component boxes, and
+the function-form and dtype errors of the pipeline)."""
 
 from __future__ import annotations
 
