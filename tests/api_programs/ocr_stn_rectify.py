@@ -41,6 +41,11 @@ for mode in ("bilinear", "nearest", "bicubic"):
         o = F.grid_sample(img, grid, mode=mode, padding_mode=pad, align_corners=False)
         print(mode, pad, tuple(o.shape), round(o.sum().item(), 4), round(o[1, 0, 2, 3].item(), 4))
 
+for dt in (torch.bfloat16, torch.float16):
+    low = F.affine_grid(rot[:1].to(dt), (1, 1, 3, 5), align_corners=False)
+    print("low precision grid", dt, low[0, 0].float().tolist(), low.dtype)
+    print("  sampled", F.grid_sample(img[:1].to(dt), low, align_corners=False).float().sum().item())
+
 zoom = torch.tensor([[[1.5, 0.0, 0.0], [0.0, 1.5, 0.0]]])
 oob = F.grid_sample(img[:1], F.affine_grid(zoom, (1, 1, 6, 8), align_corners=True), align_corners=True)
 print("zoom out zero border rows", oob[0, 0, 0].round(decimals=4).tolist())
