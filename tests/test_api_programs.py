@@ -448,7 +448,15 @@ and bincount confusion matrices, an FT-Transformer, a TabTransformer with masked
 ghost batch norm, soft and oblivious trees boosted stage by stage, group-by target encodings, piecewise-linear and
 periodic numeric embeddings, quantile/Gaussian/count likelihood heads with conformal intervals, stratified splits
 and oversampling samplers, early stopping with checkpoints, mixup/CutMix/swap-noise rows with EMA and SWA weights,
-and numpy column frames with their casts)."""
+and numpy column frames with their casts).
+
+Text recognition and detection (`ocr_*`: a CRNN trained with CTC and clip_grad_norm_, greedy decoding with
+unique_consecutive's inverse and counts, CTC over padded and concatenated targets, prefix beam search with a lexicon
+trie, tensor edit distance with CER/WER/NED, label converters over frombuffer and split, STN and TPS rectification
+through affine_grid/grid_sample, GRUCell, PARSeq-permutation and SAR 2-D attention decoders, packed variable-width
+lines, width-bucketed loaders with a CTC collate, interpolate/pad preprocessing, seeded affine/blur/warp
+augmentation with unfold/fold block quantisation, gradient-clipping options, DBNet losses with component boxes, and
+the function-form and dtype errors of the pipeline)."""
 
 from __future__ import annotations
 

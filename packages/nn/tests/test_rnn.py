@@ -423,3 +423,13 @@ def test_gru_cell_output_node_is_pytorchs_add_and_its_gradients_are_the_formulas
     want = torch.autograd.grad(((1 - z) * n + z * h).sum(), (x, h))
     np.testing.assert_allclose(gx.numpy(), want[0].numpy(), rtol=1e-10)
     np.testing.assert_allclose(gh.numpy(), want[1].numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("make", [lambda: nn.GRUCell(3, 4), lambda: nn.LSTMCell(3, 4), lambda: nn.RNNCell(3, 4)])
+def test_cells_refuse_a_hidden_state_of_another_dtype_in_addmms_words(make):
+    # PyTorch 2.13's cells compute linear(hx, w_hh, b_hh): with a bias, addmm's "mat1 and mat2" message
+    cell = make()
+    h = torch.zeros(2, 4, dtype=torch.float64)
+    hx = (h, torch.zeros(2, 4)) if isinstance(cell, nn.LSTMCell) else h
+    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 must have the same dtype, but got Double and Float$"):
+        cell(torch.zeros(2, 3), hx)

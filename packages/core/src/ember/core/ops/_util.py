@@ -343,14 +343,26 @@ def int_tuple_param(v, op: str, name: str, position: int) -> tuple[int, ...]:
     """A tuple-of-ints parameter (one int stands for a tuple of one), refused as PyTorch's parser refuses it."""
     if isinstance(v, _INTEGERS) and not isinstance(v, bool):
         return (int(v),)
+    if not isinstance(v, tuple | list | bool) and hasattr(v, "__index__"):
+        try:  # a one-element integer tensor stands for its int
+            return (operator.index(v),)
+        except (TypeError, RuntimeError):
+            pass
     if not isinstance(v, tuple | list):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, not "
                         f"{type(v).__name__}")
+    out = []
     for i, e in enumerate(v):
+        if not isinstance(e, _INTEGERS) and not isinstance(e, bool) and hasattr(e, "__index__"):
+            try:  # a one-element integer tensor, as PyTorch's parser reads it
+                e = operator.index(e)
+            except (TypeError, RuntimeError):
+                pass
         if isinstance(e, bool) or not isinstance(e, _INTEGERS):
             raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, but found "
                             f"element of type {type(e).__name__} at pos {i}")
-    return tuple(int(e) for e in v)
+        out.append(int(e))
+    return tuple(out)
 
 
 

@@ -22,7 +22,7 @@ from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops import memfmt
-from ember.core.ops.parser_errors import overloads
+from ember.core.ops.parser_errors import int_like, int_tuple_error, overloads, sizes_function, sizes_method
 from ember.core.ops._util import int_param, int_tuple_param, wrap, write_out
 from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
@@ -492,7 +492,7 @@ def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
     return wrapped
 
 
-@method
+@method(function_form=sizes_function("flip", "dims"), method_form=sizes_method("flip", "dims"))
 def flip(input: Tensor, *args, dims=None) -> Tensor:
     """A copy with the order of elements reversed along each of `dims` (`x.flip(0, 1)` works too)."""
     if dims is None:
@@ -602,14 +602,33 @@ def _repeat(input: Tensor, *sizes) -> Tensor:
 attach("repeat", _repeat)
 
 
-def tile(input: Tensor, dims) -> Tensor:
+def _tile(input: Tensor, dims) -> Tensor:
     """Repeat `input` along each dim by `dims` (padded with leading 1s when shorter than `input.ndim`)."""
     dims = tuple(dims)
     return _repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
-attach("tile", lambda self, *dims: tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], tuple | list)
-                                         else dims))
+tile = sizes_function("tile", "dims")(_tile)
+
+
+@sizes_method("tile", "dims")
+def _tile_method(self: Tensor, *args, dims=None) -> Tensor:
+    """`x.tile(2, 1)`, `x.tile((2, 1))` or `x.tile(dims=(2, 1))`, refused in the words of PyTorch's parser."""
+    if dims is None:
+        if not args:
+            raise TypeError('tile() missing 1 required positional arguments: "dims"')
+        if len(args) == 1:  # one int, one sequence, or a wrong type
+            dims = (args[0],) if int_like(args[0]) else args[0]
+        elif not int_like(args[0]):
+            raise TypeError(f"tile() takes 1 positional argument but {len(args)} were given")
+        else:
+            dims = args
+        if (err := int_tuple_error("tile", "dims", " (position 1)", dims)) is not None:
+            raise err
+    return _tile(self, dims)
+
+
+attach("tile", _tile_method)
 
 
 def _check_repeats(repeats: Tensor) -> None:

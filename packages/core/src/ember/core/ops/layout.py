@@ -19,7 +19,7 @@ from ember.core.ops import shape as S
 from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, internally, legacy_type_name,
                                   real_value, warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
-from ember.core.ops.parser_errors import invalid_arguments, overloads
+from ember.core.ops.parser_errors import invalid_arguments, overloads, sizes_function, sizes_method
 from ember.core.ops.restricted_dtypes import float8_fill_value
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, value_read_guard
@@ -102,7 +102,7 @@ def view_as(input, other) -> Tensor:
     return S.view(input, other._shape)
 
 
-@method
+@method(function_form=sizes_function("reshape", "shape"), method_form=sizes_method("reshape", "shape"))
 def reshape(input, *args, shape=None) -> Tensor:
     """`input` with `shape`: a view when the strides allow, else a copy."""
     if not args and shape is None:
@@ -151,7 +151,7 @@ def clone(input, *, memory_format=None) -> Tensor:
     return S.clone(input, memory_format=memory_format or preserve_format)
 
 
-@method
+@method(function_form=sizes_function("permute", "dims"), method_form=sizes_method("permute", "dims"))
 def permute(input, *args, dims=None) -> Tensor:
     if not input._dense_like and input.__class__.permute is not permute:  # a sparse tensor's own (PyTorch's kernel)
         return input.permute(_sizes(args, dims, "permute", "dims"))

@@ -13,9 +13,11 @@ as in PyTorch.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 
-__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible"]
+__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible", "int_like", "int_tuple_error", "sizes_function",
+           "sizes_method"]
 
 _MUL = 0xC6A4A7935BD1E995
 _MASK = (1 << 64) - 1
@@ -137,6 +139,73 @@ def overloads(op: str, options: list[str], invalid: Callable[[tuple, dict], bool
         def call(*args, **kwargs):
             if invalid(args, kwargs):
                 raise invalid_arguments(op, args[1:] if method else args, kwargs, options)
+            return fn(*args, **kwargs)
+        return call
+    return deco
+
+
+def int_like(v) -> bool:
+    """Whether the parser reads `v` as an int: ints, numpy integers, one-element integer tensors; not bools."""
+    if isinstance(v, bool):
+        return False
+    try:
+        operator.index(v)
+    except (TypeError, RuntimeError):
+        return False
+    return True
+
+
+def int_tuple_error(op: str, name: str, where: str, sizes) -> TypeError | None:
+    """The parser's refusal of `sizes` for a tuple-of-ints argument, None when it is one. A bad first element
+    refuses the whole ("not tuple") by keyword (`where` empty) and is named by its type by position (`where`
+    " (position k)"); a later one is a failed unpack either way."""
+    from ember.core.ops.layout import _type_name
+
+    if not isinstance(sizes, tuple | list):
+        return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, not {_type_name(sizes)}")
+    for i, e in enumerate(sizes):
+        if int_like(e):
+            continue
+        if i == 0 and not where:
+            return TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {_type_name(sizes)}")
+        if i == 0:
+            return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, but found element of type "
+                             f"{_type_name(e)} at pos 0")
+        return TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} with error \"type "
+                         f"must be tuple of ints,but got {_type_name(e)}\"")
+    return None
+
+
+def sizes_function(op: str, name: str) -> Callable:
+    """Decorator for the function form of a method that takes its sizes as varargs (`x.flip(0, 1)`,
+    `x.reshape(2, 3)`): PyTorch reads `torch.flip(input, dims)` as one tuple of ints, so it refuses more positional
+    arguments, an int or any other type in its parser's words ("(position 2)" when `name` came by position)."""
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if len(args) > 2:
+                raise TypeError(f"{op}() takes 2 positional arguments but {len(args)} were given")
+            if len(args) == 1 and name not in kwargs:
+                raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
+            if len(args) == 2 or name in kwargs:
+                positional = len(args) == 2
+                err = int_tuple_error(op, name, " (position 2)" if positional else "",
+                                      args[1] if positional else kwargs[name])
+                if err is not None:
+                    raise err
+            return fn(*args, **kwargs)
+        return call
+    return deco
+
+
+def sizes_method(op: str, name: str) -> Callable:
+    """Decorator for the method form of those ops: varargs are the method's own, but `name` given by keyword must be
+    a list or tuple (`x.flip(dims=1)` is refused as PyTorch refuses it)."""
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if name in kwargs and (err := int_tuple_error(op, name, "", kwargs[name])) is not None:
+                raise err
             return fn(*args, **kwargs)
         return call
     return deco

@@ -238,11 +238,16 @@ def affine_grid_generator(theta: Tensor, size: list[int], align_corners: bool) -
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {nd + 1}] "
                            f"but got: [{theta._shape[0]}, {nd + 1}].")
     # each coordinate summed in order, rounded after every term, as PyTorch's kernel (a BLAS product rounds otherwise
-    # and moves points across nearest sampling's rounding boundaries)
-    out = base[:, 0:1] * theta[:, :, 0].unsqueeze(1)
+    # and moves points across nearest sampling's rounding boundaries); float16/bfloat16 accumulate in float32 and
+    # round once, as PyTorch's reduced-precision bmm
+    reduced = theta._dtype in (dtypes.float16, dtypes.bfloat16)
+    th = theta.to(dtypes.float32) if reduced else theta
+    base = base.to(dtypes.float32) if reduced else base
+    out = base[:, 0:1] * th[:, :, 0].unsqueeze(1)
     for k in range(1, nd + 1):
-        out = out + base[:, k : k + 1] * theta[:, :, k].unsqueeze(1)
+        out = out + base[:, k : k + 1] * th[:, :, k].unsqueeze(1)
     out = out.reshape((size[0],) + tuple(size[2:]) + (nd,))
+    out = out.to(theta._dtype) if reduced else out
     return node_name(out, type(out.grad_fn).__name__, "AffineGridGeneratorBackward0") if out.grad_fn else out
 
 

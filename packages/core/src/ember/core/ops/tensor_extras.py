@@ -387,7 +387,7 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     from ember.core.ops.linalg_composite import vandermonde
 
     r = vandermonde(x, x._shape[-1] if N is None else N)  # N = 0 or 1 too, which linalg.vander refuses
-    return r if increasing else J.flip(r, -1)
+    return r if increasing else J.flip(r, (-1,))
 
 
 @method

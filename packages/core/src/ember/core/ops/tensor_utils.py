@@ -22,7 +22,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import broadcast_shapes as _broadcast_shapes, require_grad, warn_once
+from ember.core.ops._util import broadcast_shapes as _broadcast_shapes, internally, require_grad, warn_once
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor
 
@@ -217,9 +217,16 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
     """A 1-D tensor sharing the memory of a Python buffer (`bytes` give a read-only copy's view)."""
     dt = dtypes.as_dtype(dtype)
     try:
-        size = memoryview(buffer).nbytes
+        view = memoryview(buffer)
     except TypeError:
         raise ValueError("object does not implement Python buffer protocol.") from None
+    size = view.nbytes
+    if view.readonly:  # PyTorch warns before it checks the sizes
+        warn_once(internally("The given buffer is not writable, and PyTorch does not support non-writable tensors. "
+                             "This means you can write to the underlying (supposedly non-writable) buffer using the "
+                             "tensor. You may want to copy the buffer to protect its data or make it writable before "
+                             "converting it to a tensor. This type of warning will be suppressed for the rest of this "
+                             "program.", "torch/csrc/utils/tensor_new.cpp:1556"))
     if size == 0 or count == 0:  # PyTorch's checks, in its order
         raise ValueError(f"both buffer length ({size}) and count ({count}) must not be 0")
     if not 0 <= offset < size:
@@ -235,11 +242,6 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
     a = np.frombuffer(buffer, dtype=dt.np, count=n, offset=offset)
     from ember.core.creation import from_numpy
 
-    if not a.flags.writeable:
-        warn_once("The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you "
-                  "can write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy "
-                  "the buffer to protect its data or make it writable before converting it to a tensor. This type of "
-                  "warning will be suppressed for the rest of this program.")
     t = from_numpy(a if a.flags.writeable else a.copy())
     return require_grad(t) if requires_grad else t
 

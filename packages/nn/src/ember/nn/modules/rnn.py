@@ -186,8 +186,16 @@ def _gru_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
     return _recorded_grads(ctx, inputs, outs, grads)
 
 
+def _hidden_product(h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    """h @ w_hh^T, the bias left to the fused cell; a hidden state of another dtype is refused in the words of
+    PyTorch's cells, which compute linear(hx, w_hh, b_hh) (addmm's "mat1 and mat2" when there is a bias)."""
+    if b_hh is not None and h._dtype is not w_hh._dtype:
+        return F.linear(h, w_hh, b_hh)  # raises PyTorch's error
+    return F.linear(h, w_hh)
+
+
 def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
-    hg = F.linear(h, w_hh)
+    hg = _hidden_product(h, w_hh, b_hh)
     cell = _fused("lstm_cell", h)
     if cell is not None:
         hy, cy, _ = cell(gi, hg, c, None, b_hh)
@@ -201,7 +209,7 @@ def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | No
 def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     cell = _fused("gru_cell", h)
     if cell is not None:
-        return cell(gi, F.linear(h, w_hh), h, None, b_hh)[0]
+        return cell(gi, _hidden_product(h, w_hh, b_hh), h, None, b_hh)[0]
     gh = F.linear(h, w_hh, b_hh)
     i_r, i_z, i_n = gi.chunk(3, -1)
     h_r, h_z, h_n = gh.chunk(3, -1)
