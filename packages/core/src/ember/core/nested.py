@@ -226,6 +226,15 @@ class NestedTensor(Tensor):
             nt._nt_lengths = copy.deepcopy(self._nt_lengths, memo)
         return nt
 
+    def __reduce_ex__(self, protocol):
+        """Pickled (and `torch.save`d) as its buffer and geometry; unpickling checks the geometry (`_rebuild`)."""
+        values = self._nt_values.detach()
+        if self._nt_layout is jagged:
+            geometry = ("jagged", self._nt_offsets, self._nt_lengths, self._nt_ragged, self._nt_max)
+        else:
+            geometry = ("strided", [list(s) for s in self._nt_sizes])
+        return (_rebuild, (values, geometry, bool(self.requires_grad)))
+
     # the buffer's metadata
     def type(self, dtype=None, non_blocking: bool = False):
         return self._nt_values.type() if dtype is None else self._like(self._nt_values.type(dtype))
@@ -432,6 +441,42 @@ def nested_tensor_from_jagged(values: Tensor, offsets: Tensor | None = None, len
     if ragged < 1:
         raise ValueError(f"Expected jagged_dim >=1, but got {jagged_dim}.")
     return NestedTensor._jagged(values, offsets, lengths, ragged, None if max_seqlen is None else int(max_seqlen))
+
+
+def _rebuild(values: Tensor, geometry: tuple, requires_grad: bool) -> NestedTensor:
+    """Unpickle a nested tensor, refusing a geometry that reaches outside its buffer.
+
+    Raises:
+        RuntimeError: offsets or lengths that are not int64, decrease or cut past the buffer; component sizes
+            that need more elements than the buffer holds.
+    """
+    if not isinstance(values, Tensor) or isinstance(values, NestedTensor) or not isinstance(geometry, tuple):
+        raise RuntimeError("nested tensor: a pickled nested tensor needs a dense buffer and its geometry")
+    if geometry[:1] == ("jagged",) and len(geometry) == 5:
+        _, offsets, lengths, ragged, max_seqlen = geometry
+        if not (isinstance(ragged, int) and 1 <= ragged <= values.ndim):
+            raise RuntimeError(f"nested tensor: ragged dim {ragged!r} outside the buffer's {values.ndim} dims")
+        n = values.shape[ragged - 1]
+        for part in (offsets, lengths):
+            if part is not None and not (isinstance(part, Tensor) and part.dtype is dtypes.int64 and part.ndim == 1):
+                raise RuntimeError("nested tensor: offsets and lengths must be 1-D int64 tensors")
+        starts = offsets.tolist()
+        ends = starts[1:] if lengths is None else [a + b for a, b in zip(starts, lengths.tolist())]
+        if not starts or (lengths is not None and len(ends) != len(starts) - 1) or min(starts) < 0 \
+                or any(b < a for a, b in zip(starts, ends)) or max(starts + ends) > n:
+            raise RuntimeError(f"nested tensor: offsets/lengths cut outside the buffer's {n} rows")
+        nt = NestedTensor._jagged(values, offsets, lengths, ragged, max_seqlen)
+    elif geometry[:1] == ("strided",) and len(geometry) == 2 and values.ndim == 1:
+        sizes = geometry[1]
+        if not (isinstance(sizes, list) and all(isinstance(z, list) and all(isinstance(d, int) and d >= 0 for d in z)
+                                                for z in sizes)):
+            raise RuntimeError("nested tensor: component sizes must be lists of non-negative ints")
+        if sum(Size(z).numel() for z in sizes) > values.numel():
+            raise RuntimeError(f"nested tensor: the components need more than the buffer's {values.numel()} elements")
+        nt = NestedTensor._strided(values, sizes)
+    else:
+        raise RuntimeError("nested tensor: unknown pickled geometry")
+    return nt.requires_grad_(True) if requires_grad else nt
 
 
 def to_padded_tensor(input: NestedTensor, padding: float, output_size=None) -> Tensor:  # noqa: A002
