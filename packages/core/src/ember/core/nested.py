@@ -166,8 +166,11 @@ class NestedTensor(Tensor):
 
     # --- the buffer and its parts -------------------------------------------------------------------------
     def values(self) -> Tensor:
-        """The buffer: (sum of lengths, *regular dims) for a jagged tensor, flat for a strided one."""
-        return self._nt_values
+        """A view of the buffer: (sum of lengths, *regular dims) for a jagged tensor, flat for a strided one (a new
+        view each call, as PyTorch's; `_values` is the buffer itself)."""
+        from ember.core.dispatch import node_name
+
+        return node_name(self._nt_values[...], "AliasBackward0", "NestedGetValuesBackward0")
 
     # PyTorch's NestedTensor attributes, which programs read
     _values = property(lambda self: self._nt_values)
