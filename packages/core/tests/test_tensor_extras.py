@@ -528,3 +528,20 @@ def test_index_reduce_of_16bit_rounds_after_every_write_as_pytorch(dtype, reduce
     src = E.tensor([1.1, 0.9, 1.3, 0.7, 1.7, 1.9, 0.6, 1.05, 1.45, 0.95, 1.15, 1.35]).to(E.bfloat16).to(dtype)
     idx = E.tensor([0, 1, 0, 2, 0, 1, 0, 2, 0, 1, 0, 0])
     assert x.index_reduce(0, idx, src, reduce, include_self=include_self).tolist() == want
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+@pytest.mark.parametrize("index, source, message", [
+    ([0, 1], (2, 2), r"^source tensor shape must match self tensor shape, excluding the specified dimension\. Got "
+                     r"self\.shape = \[3, 5\] source\.shape = \[2, 2\]$"),
+    ([0, 7], (5, 2), r"^source tensor shape must match self tensor shape"),  # before the index's range
+    ([0, 1, 2], (3, 2), r"^index_reduce_\(\): Number of indices \(3\) should be equal to source\.size\(dim\): \(2\), "
+                        r"for dim: 1$"),
+    ([0], (3,), r"^index_reduce_\(\): Indexing dim 1 is out of bounds of the source tensor with dim 1$"),
+])
+def test_index_reduce_checks_the_source_shape_as_pytorch(index, source, message):
+    """A source of another shape raised a broadcasting error or, when it broadcast, reduced silently."""
+    with pytest.raises(RuntimeError, match=message):
+        E.rand(3, 5).index_reduce(1, E.tensor(index), E.rand(*source), "prod")
+    with pytest.raises(RuntimeError, match=r"^index_reduce_\(\): self \(Float\) and source \(Double\) must have"):
+        E.rand(3, 5).index_reduce(1, E.tensor([0, 1]), E.rand(3, 2, dtype=E.float64), "prod")

@@ -442,6 +442,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     if index._dtype not in (dtypes.int64, dtypes.int32):  # a float index would be truncated silently
         name = dtypes.TORCH_NAMES.get(index._dtype.name, index._dtype.name)
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {name}")
+    _check_index_reduce_shapes(input, dim, index, source)
     _util.warn_once(_util.internally("index_reduce() is in beta and the API may change at any time.",
                                      "aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523"))
     if input._dtype is dtypes.bool or input._dtype.is_complex:  # PyTorch's CPU kernels take neither
@@ -465,6 +466,28 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 
 inplace(index_reduce)
+
+
+def _check_index_reduce_shapes(input: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    """PyTorch's index_func_meta_impl checks, in its order (a source of another shape would broadcast here)."""
+    names = dtypes.TORCH_NAMES
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"index_reduce_(): self ({names.get(input._dtype.name, input._dtype.name)}) and source "
+                           f"({names.get(source._dtype.name, source._dtype.name)}) must have the same scalar type")
+    d = input._wrap_dim(dim)
+    if d != 0 and d >= source.ndim:
+        raise RuntimeError(f"index_reduce_(): Indexing dim {d} is out of bounds of the source tensor with dim "
+                           f"{source.ndim}")
+    n = 1 if source.ndim == 0 else source._shape[d]
+    if index.numel() != n:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({n}), for dim: {d}")
+    mine, theirs = list(input._shape), list(source._shape)
+    if mine and theirs:
+        del mine[d], theirs[d]
+    if mine != theirs:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(input._shape)} source.shape = {list(source._shape)}")
 
 
 def _index_reduce_16bit(x: np.ndarray, d: int, index: np.ndarray, src: np.ndarray, reduce: str,
