@@ -545,3 +545,9 @@ def test_index_reduce_checks_the_source_shape_as_pytorch(index, source, message)
         E.rand(3, 5).index_reduce(1, E.tensor(index), E.rand(*source), "prod")
     with pytest.raises(RuntimeError, match=r"^index_reduce_\(\): self \(Float\) and source \(Double\) must have"):
         E.rand(3, 5).index_reduce(1, E.tensor([0, 1]), E.rand(3, 2, dtype=E.float64), "prod")
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+def test_index_reduce_of_a_zero_dim_tensor():
+    assert E.tensor(2.0).index_reduce(0, E.tensor([0]), E.tensor(3.0), "prod").item() == 6.0
+    assert E.tensor(2.0).index_reduce(0, E.tensor([0]), E.tensor(3.0), "mean", include_self=False).item() == 3.0

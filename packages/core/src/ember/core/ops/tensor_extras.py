@@ -453,13 +453,14 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         if int(index.min()) < 0 or int(index.max()) >= (input._shape[d] if input.ndim else 1):
             raise IndexError("index out of range in self")
     view = [1] * source.ndim
-    view[d] = -1
+    if view:  # a 0-d source takes its one index as a 0-d tensor
+        view[d] = -1
     idx = L.expand(S.view(S.to_dtype(index, dtypes.int64), tuple(view)), source._shape)
     base = S.clone(input) if out is input else input  # in place: autograd keeps what the write overwrites
     r = node_name(scatter_reduce(base, d, idx, source, reduce, include_self=include_self), "ScatterReduceBackward0",
                   "IndexReduceBackward0")
     if reduce in ("prod", "mean") and r._dtype in (dtypes.float16, dtypes.bfloat16) and r.device.type == "cpu" \
-            and index.numel():
+            and r.ndim and index.numel():
         r._np()[...] = _index_reduce_16bit(input._np(), d, index._np().reshape(-1), source._np(), reduce,
                                            include_self)
     return r if out is None else node_name(S.copy_(out, r), "CopyBackwards", "IndexReduceBackward0")
@@ -495,14 +496,16 @@ def _index_reduce_16bit(x: np.ndarray, d: int, index: np.ndarray, src: np.ndarra
     """PyTorch's CPU index_reduce of a 16-bit tensor: one slice of `src` at a time, in index order, each product or
     sum computed in float32 and rounded to the dtype (scatter_reduce, which `index_reduce` is composed over,
     rounds once); a mean divides by its count in the dtype at the end."""
-    work = np.moveaxis(np.array(x, copy=True), d, 0)
-    src = np.moveaxis(src, d, 0)
+    from ember.core.ops.scatter_cpu import ADD, MUL, apply_stepwise
+
+    work = np.ascontiguousarray(np.moveaxis(x, d, 0)).copy()
+    src = np.ascontiguousarray(np.moveaxis(src, d, 0))
     f32 = np.float32
     if not include_self:
         work[index] = 1 if reduce == "prod" else 0
-    for i, k in enumerate(index):
-        work[k] = ((work[k].astype(f32) * src[i].astype(f32)) if reduce == "prod" else
-                   (work[k].astype(f32) + src[i].astype(f32))).astype(work.dtype)
+    row = math.prod(work.shape[1:])
+    offs = (index.astype(np.int64)[:, None] * row + np.arange(row)).reshape(-1)
+    apply_stepwise(work.reshape(-1), offs, src.reshape(-1), MUL if reduce == "prod" else ADD)
     if reduce == "mean":
         counts = np.full(work.shape[0], 1 if include_self else 0, np.int64)
         np.add.at(counts, index, 1)
