@@ -130,6 +130,16 @@ def test_histc_rejects_a_non_finite_range_as_pytorch():
         E.histc(E.tensor([1, 2]), 3)
 
 
+@pytest.mark.parametrize("values, words", [([1.0, float("nan"), 2.0], "[-nan, -nan]"), ([float("nan")], "[nan, nan]"),
+                                           ([float("inf"), float("nan")], "[-nan, -nan]")])
+def test_histc_words_a_nan_data_range_as_pytorch(values, words):
+    """PyTorch's vectorized min/max over more than one element gives x86's default NaN, printed `-nan`."""
+    x = E.tensor(values)
+    for kernel in _kernels("histc"):
+        with pytest.raises(RuntimeError, match=re.escape(f"torch.histc: range of {words} is not finite")):
+            kernel(x, 4, 0, 0)
+
+
 # --- CUDA (simulator): the same values --------------------------------------------------------------
 @pytest.mark.cuda
 @pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")
