@@ -114,7 +114,10 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: c10d.ReduceOp =
     if not c10d._check_member(pg):
         return None
     n = pg.size()
+    c10d._same_dtype([output, *input_list])
     if len(input_list) != n:
+        if c10d._gloo(pg):
+            raise RuntimeError("invalid input tensor list size, must be world size")
         raise ValueError(f"reduce_scatter: input_list must have world_size ({n}) tensors; got {len(input_list)}")
     for t in input_list:
         c10d._same_shape(t, output, "reduce_scatter")
