@@ -62,4 +62,11 @@ for call, kind, words in cases:
     with pytest.raises(kind) as info:
         call()
     assert str(info.value).replace("ember.", "torch.") == words, (str(info.value), words)
+sub = dist.new_group([0])
+group_words = r"<torch\.distributed\.distributed_c10d\.ProcessGroup object at 0x[0-9a-f]+>$"
+for call, words in ((lambda: dist.broadcast(torch.ones(2), src=3, group=sub), "^Global rank 3 is not part of group "),
+                    (lambda: dist.get_group_rank(sub, 2), "^Global rank 2 is not part of group "),
+                    (lambda: dist.get_global_rank(sub, 1), "^Group rank 1 is not part of group ")):
+    with pytest.raises(ValueError, match=words + group_words):
+        call()
 print("OK gloo words", flush=True)

@@ -560,11 +560,16 @@ def _gloo(pg: ProcessGroup) -> bool:
     return pg._backend == "gloo" or "cpu:gloo" in pg._backend
 
 
+def _as_pytorch_prints(pg: ProcessGroup) -> str:
+    """A group as PyTorch's messages print one (its ProcessGroup has no repr of its own)."""
+    return f"<torch.distributed.distributed_c10d.ProcessGroup object at {id(pg):#x}>"
+
+
 def _to_group_rank(pg: ProcessGroup, r: int, what: str) -> int:
     if r not in pg.ranks:
         if pg is GroupMember.WORLD and _gloo(pg):  # PyTorch hands the default group's root to the backend
             raise RuntimeError(f"ProcessGroupGloo::{what}: invalid root rank: {r}")
-        raise ValueError(f"{what}: global rank {r} is not part of group {pg.ranks}")
+        raise ValueError(f"Global rank {r} is not part of group {_as_pytorch_prints(pg)}")
     return pg.ranks.index(r)
 
 
