@@ -198,3 +198,15 @@ def test_strided_comparisons_refuse_as_pytorch():
             call()
     j = _jag(A, B)
     assert [c.tolist() for c in (j == j).unbind()][0] == [[True] * 4] * 2
+
+
+def test_jagged_from_a_list_is_ragged_in_the_one_dim_that_differs():
+    """PyTorch picks the ragged dim: components (2, 3) and (2, 4) make a (2, 2, j1) tensor over a (2, 7) buffer."""
+    a, b = ec.arange(6.0).reshape(2, 3), ec.arange(8.0).reshape(2, 4)
+    nt = nested_tensor([a, b], layout=jagged)
+    assert nt._ragged_idx == 2 and tuple(nt.values().shape) == (2, 7) and nt.offsets().tolist() == [0, 3, 7]
+    assert [c.tolist() for c in nt.unbind()] == [a.tolist(), b.tolist()]
+    assert str(nt.size()) == f"ember.Size([2, 2, {nt.size(2)}])"
+    with pytest.raises(RuntimeError, match="^Cannot represent given tensor list as a nested tensor with the jagged "
+                                           "layout. Note that the jagged layout only allows for a single ragged"):
+        nested_tensor([ec.ones(2, 3), ec.ones(3, 4)], layout=jagged)

@@ -356,16 +356,19 @@ def _from_list(tensors, dtype, device, layout_, copy: bool) -> NestedTensor:
     if layout_ is jagged:
         if items[0].dim() == 0:
             raise RuntimeError("Cannot construct a nested tensor from a list of zero-dim tensors")
-        rest = {tuple(t.shape[1:]) for t in items}
-        if len(rest) != 1:
-            raise RuntimeError("When constructing a nested tensor, all tensors in list must have the same dim "
-                               "except the first (ragged) dim")
-        values = cat(items, 0)
+        # the one dim whose sizes differ is the ragged one (the first when none differ), as PyTorch picks it
+        differ = [k for k in range(items[0].dim()) if len({t.shape[k] for t in items}) > 1]
+        if len(differ) > 1:
+            raise RuntimeError("Cannot represent given tensor list as a nested tensor with the jagged layout. Note "
+                               "that the jagged layout only allows for a single ragged dimension. For example: (B, *, "
+                               "D_0, D_1, ..., D_N), with ragged * dim.")
+        k = differ[0] if differ else 0
+        values = cat(items, k)
         if copy:
             values = values.clone() if len(items) == 1 else values
-        lens = [t.shape[0] for t in items]
+        lens = [t.shape[k] for t in items]
         offsets = creation.tensor([0, *itertools.accumulate(lens)], dtype=dtypes.int64, device=values.device)
-        return NestedTensor._jagged(values, offsets, max_seqlen=max(lens))
+        return NestedTensor._jagged(values, offsets, None, k + 1, max_seqlen=max(lens))
     buffer = cat([t.reshape(-1) for t in items], 0)
     if copy and len(items) == 1:
         buffer = buffer.clone()
