@@ -595,8 +595,9 @@ def _same_shape(a: Tensor, b: Tensor, what: str, index: int = 0, pg: ProcessGrou
 
 # caffe2's type names, which gloo's TensorOptions print
 _CPP_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
 
 
 def _options(t: Tensor) -> str:
@@ -623,7 +624,8 @@ def _gloo_reduce_scatter_check(pg: ProcessGroup, output: Tensor, input: Tensor) 
                            f"({_CPP_TYPES.get(output.dtype.name)} vs. {_CPP_TYPES.get(input.dtype.name)}). ")
     out0, in0 = (output.shape[0] if output.dim() else 1), (input.shape[0] if input.dim() else 1)
     if out0 * pg.size() != in0:
-        raise RuntimeError(f"Check failed: outputShape[0] * worldSize == inputShape[0] ({out0 * pg.size()} vs. {in0}). ")
+        raise RuntimeError(f"Check failed: outputShape[0] * worldSize == inputShape[0] ({out0 * pg.size()} vs. "
+                           f"{in0}). ")
 
 
 def _issue(pg: ProcessGroup, reqs: list, bufs: list[_Buf], async_op: bool, what: str, extra: Callable | None = None,
