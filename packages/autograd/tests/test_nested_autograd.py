@@ -71,3 +71,22 @@ def test_grad_fn_names_and_backward_refusal():
         "ReluBackward0"
     with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have a grad_fn$"):
         nested_tensor([E.tensor(A)], layout=jagged).backward()
+
+
+def test_values_is_a_new_view_of_the_buffer_each_call():
+    v = E.arange(10.0).reshape(5, 2).requires_grad_()
+    nt = nested_tensor_from_jagged(v, E.tensor([0, 2, 5]))
+    a, b = nt.values(), nt.values()
+    assert a is not b and a is not v and a._base is not None and a._storage is v._storage and nt._values is v
+    assert type(a.grad_fn).__name__ == "NestedGetValuesBackward0" and a.shape == (5, 2)
+
+
+def test_dropout_of_a_nested_tensor_is_a_new_tensor_even_in_eval():
+    """PyTorch runs native_dropout on nested tensors: `training=False` or p=0 still returns a new one."""
+    nt = nested_tensor([E.tensor(A), E.tensor(B)], layout=jagged, requires_grad=True)
+    for out in (E.dropout(nt, 0.5, training=False), E.dropout(nt, 0.0)):
+        assert out is not nt and out._values is not nt._values
+        assert type(out.grad_fn).__name__ == "NativeDropoutBackward0"
+        assert [c.tolist() for c in out.unbind()] == [A.tolist(), B.tolist()]
+    s = nested_tensor([E.tensor(A), E.tensor(B)])
+    assert E.dropout(s, 0.5, training=False) is not s

@@ -437,3 +437,39 @@ def test_unsafe_globals_are_read_from_the_pickles_without_running_them():
     assert serialization.get_unsafe_globals_in_checkpoint(raw) == ["builtins.int", "functools.partial"]
     with pytest.raises(ValueError, match="^Expected input to be a checkpoint returned by torch.save$"):
         serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(b"junk"))
+
+
+def _round_trip(obj, weights_only=True):
+    buf = io.BytesIO()
+    E.save(obj, buf)
+    buf.seek(0)
+    return E.load(buf, weights_only=weights_only)
+
+
+def test_nested_tensors_save_and_load_with_their_geometry():
+    """PyTorch saves nested tensors (a weights-only load builds them); both layouts, holes and the buffer's
+    requires_grad come back."""
+    from ember.core import nested
+
+    values = E.arange(15.0).reshape(5, 3)
+    jag = nested.nested_tensor_from_jagged(values, E.tensor([0, 2, 5]))
+    holes = nested.nested_tensor_from_jagged(values, E.tensor([0, 2, 4]), E.tensor([1, 1]))
+    strided = nested.nested_tensor([E.ones(2, 3), E.zeros(1, 2)], requires_grad=True)
+    got = _round_trip({"j": jag, "h": holes, "s": [strided]})
+    assert got["j"].layout is nested.jagged and [c.tolist() for c in got["j"].unbind()] == \
+        [values[:2].tolist(), values[2:].tolist()]
+    assert [c.tolist() for c in got["h"].unbind()] == [values[:1].tolist(), values[2:3].tolist()]
+    s = got["s"][0]
+    assert s.layout is nested.strided and s.requires_grad and s.is_leaf
+    assert [c.tolist() for c in s.unbind()] == [[[1.0] * 3] * 2, [[0.0, 0.0]]]
+
+
+def test_a_nested_tensor_cut_outside_its_buffer_is_refused_at_load():
+    from ember.core import nested
+
+    bad = nested.NestedTensor._jagged(E.arange(6.0).reshape(3, 2), E.tensor([0, 2, 7]))
+    with pytest.raises(RuntimeError, match="offsets/lengths cut outside the buffer's 3 rows"):
+        _round_trip(bad)
+    bad = nested.NestedTensor._strided(E.arange(5.0), [(2, 2), (1, 2)])
+    with pytest.raises(RuntimeError, match="need more than the buffer's 5 elements"):
+        _round_trip(bad)

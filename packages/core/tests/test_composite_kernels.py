@@ -135,3 +135,14 @@ def test_norm_composites_match():
                  w6, 3), **tol)
     mask = E.tensor([[True, False], [True, True]])
     _same(*_both("native_dropout_backward", make_tensor(2, 2, dtype=E.float64, seed=18), mask, 2.0), **tol)
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.float64])
+def test_embedding_renorm_composite_scales_in_double_as_the_cpu(dtype):
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((50, 7)) * 3
+    idx = E.tensor([3, 0, 49, 3, 17, 8, 21])
+    got, want = (E.tensor(w, dtype=dtype) for _ in range(2))
+    get_op("embedding_renorm_").kernels["any"](got, idx, 0.7, 2.0)
+    get_op("embedding_renorm_").kernels["cpu"](want, idx, 0.7, 2.0)
+    _same(got, want, rtol=0, atol=0)

@@ -337,3 +337,24 @@ def test_half_embedding_backward_rounds_after_every_row_and_skips_padding():
     once = np.zeros((3, 2), np.float32)
     np.add.at(once, idx, g.astype(np.float32))
     assert not np.array_equal(once[:2].astype(np.float16), ref[:2])  # rounding once would differ
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_embedding_backward_by_freq_adds_each_scaled_row_in_the_dtype(dtype):
+    """PyTorch's loop is `grad_weight[k].add_(grad[i], alpha=1 / count[k])` on the 16-bit tensor: the scale and
+    the product are rounded to the dtype, then the sum after every row."""
+    dt = getattr(E, dtype).np
+    rng = np.random.default_rng(2)
+    idx = rng.integers(0, 4, 90)
+    g = (rng.standard_normal((90, 3)) * 3).astype(dt)
+    counts = np.bincount(idx, minlength=4)
+    ref = np.zeros((4, 3), dt)
+    for i, row in zip(idx, g, strict=True):
+        if i != 1:
+            scaled = (row.astype(np.float32) * np.float32(np.asarray(1.0 / counts[i]).astype(dt))).astype(dt)
+            ref[i] = (ref[i].astype(np.float32) + scaled.astype(np.float32)).astype(dt)
+    got = M.embedding_backward(E.from_numpy(g), E.tensor(idx), 4, 1, True)._np()
+    assert got.dtype == dt and np.array_equal(got, ref)
+    once = np.zeros((4, 3), np.float32)
+    np.add.at(once, idx, g.astype(np.float32) / counts[idx][:, None])
+    assert not np.array_equal(once.astype(dt)[[0, 2, 3]], ref[[0, 2, 3]])  # rounding once would differ

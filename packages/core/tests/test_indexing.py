@@ -1138,3 +1138,29 @@ def test_index_result_of_a_non_row_major_tensor_is_laid_out_as_pytorchs():
         assert r.stride() == strides
         assert r.contiguous().tolist() == r.numpy().tolist()
     np.testing.assert_array_equal(xt[:, :, [1]].numpy(), np.arange(24.0).reshape(2, 3, 4).transpose(2, 1, 0)[:, :, [1]])
+
+
+@pytest.mark.parametrize("shape, dim, alpha, stepwise", [
+    ((2, 6, 3), 1, 1, True),   # a middle dim: PyTorch's add loop, a rounding per slice
+    ((6, 3), 0, 0.3, True),    # alpha != 1: the add loop, source * alpha rounded to the dtype first
+    ((6, 3), 0, 1, False),     # alpha 1 along the first or last dim: scatter_add, one rounding
+    ((2, 3, 6), 2, 1, False),
+])
+def test_half_index_add_rounds_as_pytorchs_paths(shape, dim, alpha, stepwise):
+    """PyTorch 2.13 measured: which 16-bit index_add_ sums round after every slice."""
+    rng = np.random.default_rng(5)
+    x = (rng.random(shape) * 10).astype(np.float16)
+    sshape = list(shape)
+    sshape[dim] = 40
+    src = (rng.random(sshape) * 3).astype(np.float16)
+    idx = rng.integers(0, shape[dim], 40)
+    vals = np.moveaxis(src * np.float16(alpha), dim, 0)  # half times half: rounded to half, as PyTorch's mul
+    work = np.moveaxis(x.copy(), dim, 0)
+    once = work.astype(np.float32)
+    for i, k in enumerate(idx):
+        work[k] = (work[k].astype(np.float32) + vals[i].astype(np.float32)).astype(np.float16)
+        once[k] += vals[i].astype(np.float32)
+    want = np.moveaxis(work if stepwise else once.astype(np.float16), 0, dim)
+    got = E.tensor(x).index_add_(dim, E.tensor(idx), E.tensor(src), alpha=alpha).numpy()
+    assert np.array_equal(got, want)
+    assert not np.array_equal(np.moveaxis(work, 0, dim), np.moveaxis(once.astype(np.float16), 0, dim))

@@ -75,7 +75,8 @@ def test_to_padded_tensor_pads_each_dim():
 def test_from_jagged_narrow_and_masked_select():
     v = ec.arange(10.0).reshape(5, 2)
     nt = nested_tensor_from_jagged(v, lengths=ec.tensor([2, 3]))
-    assert nt.offsets().tolist() == [0, 2, 5] and nt.values() is v
+    assert nt.offsets().tolist() == [0, 2, 5] and nt._values is v
+    assert nt.values() is not v and nt.values()._storage is v._storage
     x = ec.arange(24.0).reshape(2, 3, 4)
     n = narrow(x, 1, ec.tensor([0, 1]), ec.tensor([2, 1]), layout=jagged)
     assert n.offsets().tolist() == [0, 4, 5] and n.lengths().tolist() == [2, 1] and not n.is_contiguous()
@@ -182,3 +183,31 @@ def test_iteration_copies_and_metadata():
     with pytest.raises(RuntimeError, match="^as_nested_tensor\\(\\): Converting between nested tensor layouts is not "
                                            "supported$"):
         as_nested_tensor(nt)
+
+
+def test_strided_comparisons_refuse_as_pytorch():
+    """Strided nested tensors have eq, gt and ge against a number only; eq names the nested operand."""
+    s = _strided(A, B)
+    assert [c.tolist() for c in (s > 0).unbind()] == [(A > 0).tolist(), (B > 0).tolist()]
+    assert [c.tolist() for c in (s == 0).unbind()] == [(A == 0).tolist(), (B == 0).tolist()]
+    with pytest.raises(RuntimeError, match="^eq does not support nested tensor as other value.$"):
+        s == s
+    for call, aten in ((lambda: s != 0, "ne.Scalar"), (lambda: s < s, "lt.Tensor"), (lambda: s >= s, "ge.Tensor"),
+                       (lambda: ec.le(s, 1.0), "le.Scalar"), (lambda: s.eq_(0), "eq_.Scalar")):
+        with pytest.raises(NotImplementedError, match=f"^Could not run 'aten::{aten}' with arguments from the "
+                                                      "'NestedTensorCPU' backend"):
+            call()
+    j = _jag(A, B)
+    assert [c.tolist() for c in (j == j).unbind()][0] == [[True] * 4] * 2
+
+
+def test_jagged_from_a_list_is_ragged_in_the_one_dim_that_differs():
+    """PyTorch picks the ragged dim: components (2, 3) and (2, 4) make a (2, 2, j1) tensor over a (2, 7) buffer."""
+    a, b = ec.arange(6.0).reshape(2, 3), ec.arange(8.0).reshape(2, 4)
+    nt = nested_tensor([a, b], layout=jagged)
+    assert nt._ragged_idx == 2 and tuple(nt.values().shape) == (2, 7) and nt.offsets().tolist() == [0, 3, 7]
+    assert [c.tolist() for c in nt.unbind()] == [a.tolist(), b.tolist()]
+    assert str(nt.size()) == f"ember.Size([2, 2, {nt.size(2)}])"
+    with pytest.raises(RuntimeError, match="^Cannot represent given tensor list as a nested tensor with the jagged "
+                                           "layout. Note that the jagged layout only allows for a single ragged"):
+        nested_tensor([ec.ones(2, 3), ec.ones(3, 4)], layout=jagged)

@@ -280,3 +280,24 @@ def test_round_takes_decimals_by_keyword_only_and_refuses_none():
         assert str(info.value) == f"round() received an invalid combination of arguments - got (Tensor, {got}), " + tail
     assert_close(E.round(x, decimals=1), E.tensor([1.3, 2.5]))
     assert E.round(x).tolist() == [1.0, 2.0] and x.round().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: x.round(1), "round() takes from 1 to 0 positional arguments but 1 were given"),
+    (lambda x: x.round_(1), "round_() takes from 1 to 0 positional arguments but 1 were given"),
+    (lambda x: x.round(decimals=None), "round(): argument 'decimals' must be int, not NoneType"),
+    (lambda x: x.round_(decimals=None), "round_(): argument 'decimals' must be int, not NoneType"),
+    (lambda x: x.round(decimals=True), "round(): argument 'decimals' must be int, not bool"),
+    (lambda x: E.round(x, 1, out=E.empty(2)), "round() takes from 2 to 1 positional arguments but 2 were given"),
+    (lambda x: E.round(x, 1, 2), "round() takes from 2 to 1 positional arguments but 3 were given"),
+    (lambda x: E.round(x, decimals=None, out=E.empty(2)), "round(): argument 'decimals' must be int, not NoneType"),
+    (lambda x: x.round(1, 2), "round() received an invalid combination of arguments - got (int, int), but expected "
+                              "one of:\n * ()\n * (*, int decimals)\n      didn't match because some of the "
+                              "arguments have invalid types: (!int!, int)\n"),
+])
+def test_round_refusals_are_worded_per_form_as_pytorchs_parser(call, message):
+    """PyTorch 2.13's messages: the method forms take no positional argument, `out=` changes the function's."""
+    x = E.tensor([1.26, 2.5])
+    with pytest.raises(TypeError) as info:
+        call(x)
+    assert str(info.value) == message and x.tolist() == E.tensor([1.26, 2.5]).tolist()

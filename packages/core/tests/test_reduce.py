@@ -752,3 +752,15 @@ def test_cumulative_op_without_dim_is_pytorchs_type_error(op):
     if not op.endswith("_"):
         with pytest.raises(TypeError, match=f'^{op}\\(\\) missing 1 required positional arguments: "dim"$'):
             getattr(E, op)(E.ones(3))
+
+
+def test_equal_refuses_a_non_tensor_as_pytorchs_parser():
+    """PyTorch 2.13's TypeErrors (ember read `._dtype` off the number); the method counts `other` as position 1."""
+    x = E.ones(2)
+    for call, words in ((lambda: E.equal(x, 1), "equal(): argument 'other' (position 2) must be Tensor, not int"),
+                        (lambda: E.equal(1, x), "equal(): argument 'input' (position 1) must be Tensor, not int"),
+                        (lambda: x.equal("a"), "equal(): argument 'other' (position 1) must be Tensor, not str")):
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == words
+    assert E.equal(x, E.ones(2)) and not x.equal(E.zeros(2))

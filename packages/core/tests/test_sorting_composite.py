@@ -139,6 +139,16 @@ def test_histc_of_data_with_a_nan_prints_pytorchs_negative_nan_range():
         E.histc(E.tensor([1.0, 2.0]), 3, NAN, 1.0)
 
 
+@pytest.mark.parametrize("values, words", [([1.0, float("nan"), 2.0], "[-nan, -nan]"), ([float("nan")], "[nan, nan]"),
+                                           ([float("inf"), float("nan")], "[-nan, -nan]")])
+def test_histc_words_a_nan_data_range_as_pytorch(values, words):
+    """PyTorch's vectorized min/max over more than one element gives x86's default NaN, printed `-nan`."""
+    x = E.tensor(values)
+    for kernel in _kernels("histc"):
+        with pytest.raises(RuntimeError, match=re.escape(f"torch.histc: range of {words} is not finite")):
+            kernel(x, 4, 0, 0)
+
+
 # --- CUDA (simulator): the same values --------------------------------------------------------------
 @pytest.mark.cuda
 @pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")

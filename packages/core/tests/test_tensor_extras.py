@@ -524,3 +524,41 @@ def test_histogram_density_divides_in_inputs_dtype_as_pytorch_does():
     pts = E.tensor([[0.5, 1.5], [2.5, 0.2], [1.1, 2.9], [0.3, 0.3]])
     hd = E.histogramdd(pts, bins=[E.tensor([0.0, 1.0, 3.0]), E.tensor([0.0, 0.7, 3.0])], density=True).hist
     assert hd.tolist() == [[0.3571428656578064, 0.10869565606117249], [0.1785714328289032, 0.05434782803058624]]
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+@pytest.mark.parametrize("dtype, reduce, include_self, want", [
+    (E.bfloat16, "prod", True, [3.3125, 1.2109375, 0.9140625]),
+    (E.bfloat16, "mean", False, [1.2421875, 1.25, 0.875]),
+    (E.float16, "prod", False, [3.302734375, 1.619140625, 0.73193359375]),
+    (E.float16, "mean", True, [1.20703125, 1.1240234375, 0.99853515625]),
+])
+def test_index_reduce_of_16bit_rounds_after_every_write_as_pytorch(dtype, reduce, include_self, want):
+    """PyTorch 2.13's values: its CPU loop rounds each product or sum to the dtype (scatter_reduce's rounds once)."""
+    x = E.tensor([1.0, 0.75, 1.25]).to(dtype)
+    src = E.tensor([1.1, 0.9, 1.3, 0.7, 1.7, 1.9, 0.6, 1.05, 1.45, 0.95, 1.15, 1.35]).to(E.bfloat16).to(dtype)
+    idx = E.tensor([0, 1, 0, 2, 0, 1, 0, 2, 0, 1, 0, 0])
+    assert x.index_reduce(0, idx, src, reduce, include_self=include_self).tolist() == want
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+@pytest.mark.parametrize("index, source, message", [
+    ([0, 1], (2, 2), r"^source tensor shape must match self tensor shape, excluding the specified dimension\. Got "
+                     r"self\.shape = \[3, 5\] source\.shape = \[2, 2\]$"),
+    ([0, 7], (5, 2), r"^source tensor shape must match self tensor shape"),  # before the index's range
+    ([0, 1, 2], (3, 2), r"^index_reduce_\(\): Number of indices \(3\) should be equal to source\.size\(dim\): \(2\), "
+                        r"for dim: 1$"),
+    ([0], (3,), r"^index_reduce_\(\): Indexing dim 1 is out of bounds of the source tensor with dim 1$"),
+])
+def test_index_reduce_checks_the_source_shape_as_pytorch(index, source, message):
+    """A source of another shape raised a broadcasting error or, when it broadcast, reduced silently."""
+    with pytest.raises(RuntimeError, match=message):
+        E.rand(3, 5).index_reduce(1, E.tensor(index), E.rand(*source), "prod")
+    with pytest.raises(RuntimeError, match=r"^index_reduce_\(\): self \(Float\) and source \(Double\) must have"):
+        E.rand(3, 5).index_reduce(1, E.tensor([0, 1]), E.rand(3, 2, dtype=E.float64), "prod")
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+def test_index_reduce_of_a_zero_dim_tensor():
+    assert E.tensor(2.0).index_reduce(0, E.tensor([0]), E.tensor(3.0), "prod").item() == 6.0
+    assert E.tensor(2.0).index_reduce(0, E.tensor([0]), E.tensor(3.0), "mean", include_self=False).item() == 3.0

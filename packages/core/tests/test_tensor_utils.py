@@ -36,6 +36,16 @@ def test_in_place_view_ops_change_the_tensor_itself():
     assert E.as_strided_(z, (2, 2), (1, 2)).tolist() == [[0.0, 2.0], [1.0, 3.0]]
 
 
+def test_squeeze__refuses_a_bad_dim_with_its_own_name_as_pytorch():
+    """PyTorch 2.13's method parser error, named `squeeze_()` (ember named the function's `squeeze()`)."""
+    bad = "      didn't match because some of the arguments have invalid types: (!NoneType!)\n"
+    with pytest.raises(TypeError) as info:
+        E.zeros(3, 1).squeeze_(None)
+    assert str(info.value) == ("squeeze_() received an invalid combination of arguments - got (NoneType), but expected "
+                               "one of:\n * ()\n" + bad + " * (int dim)\n" + bad + " * (tuple of ints dim)\n" + bad)
+    assert E.zeros(3, 1).squeeze_((1,)).shape == (3,)
+
+
 @pytest.mark.parametrize("op", [lambda t: t.t_(), lambda t: t.transpose_(0, 1), lambda t: t.swapdims_(0, 1),
                                 lambda t: t.unsqueeze_(0), lambda t: t.squeeze_(), lambda t: t.as_strided_((2,), (1,))])
 def test_in_place_view_ops_bump_the_version_of_every_view(op):

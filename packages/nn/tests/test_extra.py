@@ -315,3 +315,15 @@ def test_circular_pad_modules_check_the_rank_first_as_pytorch(module, shape, mes
     assert str(info.value) == message
     nd = len(module.padding) // 2
     assert tuple(module(torch.ones(*((1,) + (2,) * nd))).shape) == (1,) + (4,) * nd
+
+
+def test_softshrink_and_the_lp_pools_are_siblings_as_pytorchs():
+    """PyTorch's hierarchy: no Softshrink is a Hardshrink, no LPPool2d/3d an LPPool1d (one `_LPPoolNd` base)."""
+    from ember.nn.modules.extra import _LPPoolNd
+
+    assert not isinstance(nn.Softshrink(), nn.Hardshrink) and repr(nn.Softshrink(0.3)) == "Softshrink(0.3)"
+    for cls in (nn.LPPool1d, nn.LPPool2d, nn.LPPool3d):
+        assert cls.__mro__[1] is _LPPoolNd
+    assert not isinstance(nn.LPPool2d(2, 3), nn.LPPool1d)
+    x = torch.arange(16.0).reshape(1, 1, 4, 4)
+    np.testing.assert_allclose(nn.LPPool2d(1, 2)(x).numpy(), [[[[10.0, 18.0], [42.0, 50.0]]]])

@@ -216,3 +216,16 @@ def test_lazy_modules_match_pytorch_names_reprs_and_state_dict_layout():
         np.testing.assert_allclose(e(ea.tensor(x)).detach().numpy(), t(pt.tensor(x)).detach().numpy(), rtol=1e-5,
                                    atol=1e-5)
         assert type(e).__name__ == type(t).__name__
+
+
+@pytest.mark.parametrize("lazy, eager, base, shape", [
+    (nn.LazyBatchNorm2d, nn.BatchNorm2d, "_BatchNorm", (2, 3, 4, 4)),
+    (nn.LazyBatchNorm1d, nn.BatchNorm1d, "_BatchNorm", (2, 3)),
+    (nn.LazyInstanceNorm3d, nn.InstanceNorm3d, "_InstanceNorm", (2, 3, 2, 2, 2)),
+])
+def test_lazy_norms_are_not_their_eager_class_until_materialized(lazy, eager, base, shape):
+    """As PyTorch's: `isinstance(m, nn.BatchNorm2d)` (an init loop's test) is False before the first forward."""
+    m = lazy(affine=True)
+    assert not isinstance(m, eager) and type(m).__mro__[3].__name__ == base
+    m(torch.randn(*shape))
+    assert type(m) is eager and m.num_features == 3

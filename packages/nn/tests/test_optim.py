@@ -618,11 +618,35 @@ def test_differentiable_sgd_gives_hypergradients_as_pytorch(momentum, nesterov):
     np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-6)
 
 
+@pytest.mark.parametrize("cls, weight_decay, maximize", [("Adam", 0.0, False), ("Adam", 0.01, True),
+                                                         ("AdamW", 0.01, False)])
+def test_differentiable_adam_gives_hypergradients_as_pytorch(cls, weight_decay, maximize):
+    """PyTorch 2.13's values for three steps of a recorded Adam/AdamW update (its single-tensor tensor ops)."""
+    want = {("Adam", False): (-36.563377, [1.4115398, 6.8296375, -4.2483144], [0.7040219, 1.7064900, -0.7097221]),
+            ("Adam", True): (57.066223, [2.585428, 9.168992, -7.7597899], [1.2959570, 2.2934899, -1.2902563]),
+            ("AdamW", False): (-36.936024, [1.4019233, 6.7864466, -4.2194347], [0.7013230, 1.7007931, -0.7070205])}
+    lr = torch.tensor(0.1, requires_grad=True)
+    w0 = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
+    c = torch.tensor([1.0, 2.0, 3.0])
+    w = w0.clone()  # a non-leaf parameter: allowed with differentiable=True
+    opt = getattr(optim, cls)([w], lr=lr, weight_decay=weight_decay, maximize=maximize, differentiable=True)
+    for k in range(3):
+        (g,) = torch.autograd.grad((w0**2 * c).sum() * (k + 1) + w0.sum(), w0, create_graph=True)
+        w.grad = g
+        opt.step()
+    (w**2 * c).sum().backward()
+    lr_grad, w0_grad, w_now = want[(cls, maximize)]
+    assert w.grad_fn.name() == "AddcdivBackward0" and opt.state[w]["step"].item() == 3
+    np.testing.assert_allclose(lr.grad.item(), lr_grad, rtol=1e-6)
+    np.testing.assert_allclose(w0.grad.numpy(), w0_grad, rtol=1e-6)
+    np.testing.assert_allclose(w.detach().numpy(), w_now, rtol=1e-6)
+
+
 def test_differentiable_steps_ember_lacks_are_refused():
     w = torch.ones(2, requires_grad=True).clone()
-    opt = optim.Adam([w], lr=0.1, differentiable=True)
+    opt = optim.RMSprop([w], lr=0.1, differentiable=True)
     w.grad = torch.ones(2)
-    with pytest.raises(NotImplementedError, match="Adam\\(differentiable=True\\) is not supported yet"):
+    with pytest.raises(NotImplementedError, match="RMSprop\\(differentiable=True\\) is not supported yet"):
         opt.step()
     with pytest.raises(ValueError, match="^can't optimize a non-leaf Tensor$"):
         optim.Adam([torch.ones(2, requires_grad=True) * 2])

@@ -431,3 +431,13 @@ def test_packing_a_one_dimensional_input_is_pytorchs_index_error():
         with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], "
                                              r"but got 1\)$"):
             pack_padded_sequence(torch.ones(3), [3], batch_first=batch_first)
+
+
+def test_weight_norms_deprecation_is_shown_once_as_pytorchs():
+    """PyTorch warns from its own file, so the default filter shows it once, whichever lines call it."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        nn.utils.weight_norm(nn.Linear(2, 2))
+        nn.utils.weight_norm(nn.Linear(2, 2))
+    assert [w.category for w in seen] == [FutureWarning]
+    assert seen[0].filename.endswith("weight_norm.py") and "parametrizations.weight_norm" in str(seen[0].message)

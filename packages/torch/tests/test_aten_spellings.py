@@ -224,3 +224,38 @@ def test_aten_grid_sampler_2d_and_its_backward_are_callable_as_stylegan3s_gradfi
                                                                  (False, True))
     assert none is None and torch.equal(gg2, gg)
     assert str(torch.ops.aten.grid_sampler_2d.default) == "aten.grid_sampler_2d.default"
+
+
+def test_aten_convolution_backward_gives_pytorchs_gradients_and_none_where_masked():
+    """A grouped transposed convolution's three gradients (PyTorch 2.13's values, rounded to 4 places), and None
+    for what `output_mask` leaves out."""
+    x = torch.arange(18.0).reshape(1, 2, 3, 3) / 10
+    w = torch.arange(24.0).reshape(2, 1, 3, 4) / 7 - 1
+    go = torch.arange(40.0).reshape(1, 2, 5, 4) / 3
+    gi, gw, gb = torch.ops.aten.convolution_backward(go, x, w, [2], [1, 1], [0, 1], [1, 1], True, [0, 0], 2,
+                                                      [True, True, True])
+    assert np.allclose(gi.flatten().numpy(), [2.7143, 2.0952, -0.2857, 1.0, -1.3333, -3.7143, -0.7143, -4.7619,
+                                              -7.1429, 122.7143, 159.8095, 116.2857, 141.5714, 183.8095, 133.4286,
+                                              160.4286, 207.8095, 150.5714], atol=1e-4)
+    assert np.allclose(gw[0, 0, 0].numpy(), [5.7, 8.6, 9.8, 6.2], atol=1e-4)
+    assert np.allclose(gw[1, 0, 2].numpy(), [89.4, 131.3, 135.2, 87.9], atol=1e-4)
+    assert np.allclose(gb.numpy(), [63.3333, 196.6667], atol=1e-4)
+    go = torch.tensor([0.5, -1.0, 2.0]).reshape(1, 3, 1, 1)
+    gi, gw, gb = torch.ops.aten.convolution_backward.default(go, x, x.new_ones(3, 2, 3, 3), None,
+                                                              [1, 1], [0, 0], [1, 1], False, [0, 0], 1,
+                                                              [False, True, False])
+    assert gi is None and gb is None and gw.shape == (3, 2, 3, 3)
+    assert torch.equal(gw[2], go[0, 2, 0, 0] * x[0])
+
+
+def test_aten_upsample_bilinear2d_takes_both_overloads():
+    """`default(input, output_size, align_corners, scales_h, scales_w)` (the scales enter the source index) and
+    `vec(input, None, align_corners, scale_factors)`, PyTorch 2.13's values."""
+    x = torch.arange(18.0).reshape(1, 2, 3, 3)
+    out = torch.ops.aten.upsample_bilinear2d(x, [5, 4], False, 2.0, 2.0)
+    assert out[0, 0].tolist() == [[0.0, 0.25, 0.75, 1.25], [0.75, 1.0, 1.5, 2.0], [2.25, 2.5, 3.0, 3.5],
+                                  [3.75, 4.0, 4.5, 5.0], [5.25, 5.5, 6.0, 6.5]]
+    vec = torch.ops.aten.upsample_bilinear2d.vec(x, None, False, [2.0, 1.5])
+    assert vec.shape == (1, 2, 6, 4)
+    assert torch.equal(vec, torch.nn.functional.interpolate(x, scale_factor=(2.0, 1.5), mode="bilinear"))
+    assert torch.ops.aten.upsample_bilinear2d.overloads() == ["default", "vec"]

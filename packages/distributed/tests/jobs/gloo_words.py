@@ -38,6 +38,23 @@ cases = [
      "ProcessGroupGloo::scatter: invalid tensor size at index 0 (expected (2), got (3))"),
     (lambda: dist.scatter(torch.zeros(2), [torch.ones(2, dtype=torch.int64)]), ValueError,
      "Invalid usage of tensors with different dtypesFound torch.float32 and  torch.int64"),
+    (lambda: dist.all_gather_single(torch.empty(3), torch.ones(2)), RuntimeError,
+     "ProcessGroupGloo::allgather: invalid tensor size at index 0 (expected (2), got (3))"),
+    (lambda: dist.all_gather_single(torch.empty(1, 2), torch.ones(2)), RuntimeError,
+     "ProcessGroupGloo::allgather: invalid tensor size at index 0 (expected (2), got (1, 2))"),
+    (lambda: dist.all_gather_single(torch.empty(2, dtype=torch.int64), torch.ones(2)), RuntimeError,
+     "ProcessGroupGloo::allgather: invalid tensor type at index 0 (expected TensorOptions(dtype=float, device=cpu, "
+     "layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)), got "
+     "TensorOptions(dtype=long int, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false "
+     "(default), memory_format=(nullopt)))"),
+    (lambda: dist.reduce_scatter_single(torch.empty(3), torch.ones(2)), RuntimeError,
+     "Check failed: outputShape[0] * worldSize == inputShape[0] (3 vs. 2). "),
+    (lambda: dist.reduce_scatter_single(torch.empty(2, dtype=torch.float64), torch.ones(2)), RuntimeError,
+     "Check failed: outputTensors[i].dtype() == inputTensors[i].dtype() (double vs. float). "),
+    (lambda: dist.reduce_scatter(torch.empty(2), [torch.ones(2), torch.ones(2)]), RuntimeError,
+     "invalid input tensor list size, must be world size"),
+    (lambda: dist.reduce_scatter(torch.empty(2), [torch.ones(2, dtype=torch.float64)]), ValueError,
+     "Invalid usage of tensors with different dtypesFound torch.float32 and  torch.float64"),
     (lambda: dist.send(torch.ones(2), dst=0), ValueError,
      "Invalid destination rank: destination rank should not be the same as the rank of the current process."),
 ]
@@ -45,4 +62,11 @@ for call, kind, words in cases:
     with pytest.raises(kind) as info:
         call()
     assert str(info.value).replace("ember.", "torch.") == words, (str(info.value), words)
+sub = dist.new_group([0])
+group_words = r"<torch\.distributed\.distributed_c10d\.ProcessGroup object at 0x[0-9a-f]+>$"
+for call, words in ((lambda: dist.broadcast(torch.ones(2), src=3, group=sub), "^Global rank 3 is not part of group "),
+                    (lambda: dist.get_group_rank(sub, 2), "^Global rank 2 is not part of group "),
+                    (lambda: dist.get_global_rank(sub, 1), "^Group rank 1 is not part of group ")):
+    with pytest.raises(ValueError, match=words + group_words):
+        call()
 print("OK gloo words", flush=True)

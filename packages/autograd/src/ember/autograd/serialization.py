@@ -68,6 +68,8 @@ from ember.core.class_paths import home_module
 from ember.core.device import device as Device
 from ember.core.geometry import make_tensor
 from ember.core.meta import meta_storage
+from ember.core.nested import NestedTensor
+from ember.core.nested import _rebuild as _rebuild_nested
 from ember.core.storage import Storage
 from ember.core.sparse import (SparseTensor, _rebuild_coo, _rebuild_csc, _rebuild_csr, sparse_coo_tensor,
                                sparse_csc_tensor, sparse_csr_tensor)
@@ -88,7 +90,9 @@ _BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("collections", "C
                  # a pickled sparse tensor: rebuilt through the validating constructors
                  ("ember.core.sparse", "_rebuild_coo"): _rebuild_coo,
                  ("ember.core.sparse", "_rebuild_csr"): _rebuild_csr,
-                 ("ember.core.sparse", "_rebuild_csc"): _rebuild_csc}
+                 ("ember.core.sparse", "_rebuild_csc"): _rebuild_csc,
+                 # a nested tensor: its buffer and geometry, checked against each other
+                 ("ember.core.nested", "_rebuild"): _rebuild_nested}
 _safe_globals: list = []
 
 
@@ -217,7 +221,7 @@ class _Encoder:
             return obj
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"__float__": repr(obj)}
-        if isinstance(obj, Tensor):
+        if isinstance(obj, Tensor) and not isinstance(obj, NestedTensor):  # a nested one pickles its parts
             if isinstance(obj, SparseTensor):
                 return {"__sparse__": self._sparse(obj)}
             return {"__tensor__": self._tensor(obj)}
@@ -278,7 +282,7 @@ class _TensorPickler(pickle.Pickler):
         self.encoder = encoder
 
     def persistent_id(self, obj):
-        if isinstance(obj, Tensor) and not isinstance(obj, SparseTensor):  # a sparse one pickles its parts
+        if isinstance(obj, Tensor) and not isinstance(obj, SparseTensor | NestedTensor):  # these pickle their parts
             return ("tensor", self.encoder._tensor(obj))
         return None
 

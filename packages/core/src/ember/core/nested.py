@@ -166,8 +166,11 @@ class NestedTensor(Tensor):
 
     # --- the buffer and its parts -------------------------------------------------------------------------
     def values(self) -> Tensor:
-        """The buffer: (sum of lengths, *regular dims) for a jagged tensor, flat for a strided one."""
-        return self._nt_values
+        """A view of the buffer: (sum of lengths, *regular dims) for a jagged tensor, flat for a strided one (a new
+        view each call, as PyTorch's; `_values` is the buffer itself)."""
+        from ember.core.dispatch import node_name
+
+        return node_name(self._nt_values[...], "AliasBackward0", "NestedGetValuesBackward0")
 
     # PyTorch's NestedTensor attributes, which programs read
     _values = property(lambda self: self._nt_values)
@@ -225,6 +228,15 @@ class NestedTensor(Tensor):
             nt._nt_offsets = copy.deepcopy(self._nt_offsets, memo)
             nt._nt_lengths = copy.deepcopy(self._nt_lengths, memo)
         return nt
+
+    def __reduce_ex__(self, protocol):
+        """Pickled (and `torch.save`d) as its buffer and geometry; unpickling checks the geometry (`_rebuild`)."""
+        values = self._nt_values.detach()
+        if self._nt_layout is jagged:
+            geometry = ("jagged", self._nt_offsets, self._nt_lengths, self._nt_ragged, self._nt_max)
+        else:
+            geometry = ("strided", [list(s) for s in self._nt_sizes])
+        return (_rebuild, (values, geometry, bool(self.requires_grad)))
 
     # the buffer's metadata
     def type(self, dtype=None, non_blocking: bool = False):
@@ -344,16 +356,19 @@ def _from_list(tensors, dtype, device, layout_, copy: bool) -> NestedTensor:
     if layout_ is jagged:
         if items[0].dim() == 0:
             raise RuntimeError("Cannot construct a nested tensor from a list of zero-dim tensors")
-        rest = {tuple(t.shape[1:]) for t in items}
-        if len(rest) != 1:
-            raise RuntimeError("When constructing a nested tensor, all tensors in list must have the same dim "
-                               "except the first (ragged) dim")
-        values = cat(items, 0)
+        # the one dim whose sizes differ is the ragged one (the first when none differ), as PyTorch picks it
+        differ = [k for k in range(items[0].dim()) if len({t.shape[k] for t in items}) > 1]
+        if len(differ) > 1:
+            raise RuntimeError("Cannot represent given tensor list as a nested tensor with the jagged layout. Note "
+                               "that the jagged layout only allows for a single ragged dimension. For example: (B, *, "
+                               "D_0, D_1, ..., D_N), with ragged * dim.")
+        k = differ[0] if differ else 0
+        values = cat(items, k)
         if copy:
             values = values.clone() if len(items) == 1 else values
-        lens = [t.shape[0] for t in items]
+        lens = [t.shape[k] for t in items]
         offsets = creation.tensor([0, *itertools.accumulate(lens)], dtype=dtypes.int64, device=values.device)
-        return NestedTensor._jagged(values, offsets, max_seqlen=max(lens))
+        return NestedTensor._jagged(values, offsets, None, k + 1, max_seqlen=max(lens))
     buffer = cat([t.reshape(-1) for t in items], 0)
     if copy and len(items) == 1:
         buffer = buffer.clone()
@@ -432,6 +447,42 @@ def nested_tensor_from_jagged(values: Tensor, offsets: Tensor | None = None, len
     if ragged < 1:
         raise ValueError(f"Expected jagged_dim >=1, but got {jagged_dim}.")
     return NestedTensor._jagged(values, offsets, lengths, ragged, None if max_seqlen is None else int(max_seqlen))
+
+
+def _rebuild(values: Tensor, geometry: tuple, requires_grad: bool) -> NestedTensor:
+    """Unpickle a nested tensor, refusing a geometry that reaches outside its buffer.
+
+    Raises:
+        RuntimeError: offsets or lengths that are not int64, decrease or cut past the buffer; component sizes
+            that need more elements than the buffer holds.
+    """
+    if not isinstance(values, Tensor) or isinstance(values, NestedTensor) or not isinstance(geometry, tuple):
+        raise RuntimeError("nested tensor: a pickled nested tensor needs a dense buffer and its geometry")
+    if geometry[:1] == ("jagged",) and len(geometry) == 5:
+        _, offsets, lengths, ragged, max_seqlen = geometry
+        if not (isinstance(ragged, int) and 1 <= ragged <= values.ndim):
+            raise RuntimeError(f"nested tensor: ragged dim {ragged!r} outside the buffer's {values.ndim} dims")
+        n = values.shape[ragged - 1]
+        for part in (offsets, lengths):
+            if part is not None and not (isinstance(part, Tensor) and part.dtype is dtypes.int64 and part.ndim == 1):
+                raise RuntimeError("nested tensor: offsets and lengths must be 1-D int64 tensors")
+        starts = offsets.tolist()
+        ends = starts[1:] if lengths is None else [a + b for a, b in zip(starts, lengths.tolist())]
+        if not starts or (lengths is not None and len(ends) != len(starts) - 1) or min(starts) < 0 \
+                or any(b < a for a, b in zip(starts, ends)) or max(starts + ends) > n:
+            raise RuntimeError(f"nested tensor: offsets/lengths cut outside the buffer's {n} rows")
+        nt = NestedTensor._jagged(values, offsets, lengths, ragged, max_seqlen)
+    elif geometry[:1] == ("strided",) and len(geometry) == 2 and values.ndim == 1:
+        sizes = geometry[1]
+        if not (isinstance(sizes, list) and all(isinstance(z, list) and all(isinstance(d, int) and d >= 0 for d in z)
+                                                for z in sizes)):
+            raise RuntimeError("nested tensor: component sizes must be lists of non-negative ints")
+        if sum(Size(z).numel() for z in sizes) > values.numel():
+            raise RuntimeError(f"nested tensor: the components need more than the buffer's {values.numel()} elements")
+        nt = NestedTensor._strided(values, sizes)
+    else:
+        raise RuntimeError("nested tensor: unknown pickled geometry")
+    return nt.requires_grad_(True) if requires_grad else nt
 
 
 def to_padded_tensor(input: NestedTensor, padding: float, output_size=None) -> Tensor:  # noqa: A002

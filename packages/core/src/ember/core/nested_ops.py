@@ -169,6 +169,7 @@ def _pointwise(func, op: str, args, kwargs, inplace: bool):
     for other in nts[1:]:
         if other.layout is jagged or [tuple(s) for s in other._nt_sizes] != nt._nt_sizes:
             raise RuntimeError(f"{op} does not support broadcasting when given a NestedTensor")
+    _refuse_strided_comparison(nt, op, _arg(args, kwargs, 1, "other"), inplace)
     missing = _STRIDED_MISSING.get(getattr(func, "__name__", op))
     if missing is not None and not (missing.startswith("pow") and isinstance(_arg(args, kwargs, 1, "exponent"),
                                                                           NestedTensor)):
@@ -183,6 +184,22 @@ def _pointwise(func, op: str, args, kwargs, inplace: bool):
 _STRIDED_MISSING = {"exp": "exp", "pow": "pow.Tensor_Scalar", "__pow__": "pow.Tensor_Scalar", "__rsub__": "rsub.Scalar",
                     "rsub": "rsub.Scalar", "log": "log", "sigmoid": "sigmoid", "sqrt_": "sqrt_", "exp_": "exp_",
                     "clamp": "clamp"}
+
+
+# comparisons: PyTorch's strided nested tensors have eq, gt and ge against a number only
+_COMPARISONS = {"eq": "eq", "ne": "ne", "not_equal": "ne", "lt": "lt", "less": "lt", "le": "le", "gt": "gt",
+                "greater": "gt", "ge": "ge"}
+
+
+def _refuse_strided_comparison(nt: NestedTensor, op: str, other, inplace: bool) -> None:
+    aten = _COMPARISONS.get(op)
+    if aten is None:
+        return
+    if aten == "eq" and isinstance(other, NestedTensor) and not inplace:
+        raise RuntimeError("eq does not support nested tensor as other value.")
+    kind = "Tensor" if isinstance(other, Tensor) else "Scalar"
+    if inplace or aten in ("ne", "lt", "le") or isinstance(other, NestedTensor):
+        raise _unsupported(nt, f"{aten}{'_' if inplace else ''}.{kind}")
 
 
 def _needs_rows(nt: NestedTensor, d: Tensor) -> bool:

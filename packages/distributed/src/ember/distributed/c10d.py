@@ -560,11 +560,16 @@ def _gloo(pg: ProcessGroup) -> bool:
     return pg._backend == "gloo" or "cpu:gloo" in pg._backend
 
 
+def _as_pytorch_prints(pg: ProcessGroup) -> str:
+    """A group as PyTorch's messages print one (its ProcessGroup has no repr of its own)."""
+    return f"<torch.distributed.distributed_c10d.ProcessGroup object at {id(pg):#x}>"
+
+
 def _to_group_rank(pg: ProcessGroup, r: int, what: str) -> int:
     if r not in pg.ranks:
         if pg is GroupMember.WORLD and _gloo(pg):  # PyTorch hands the default group's root to the backend
             raise RuntimeError(f"ProcessGroupGloo::{what}: invalid root rank: {r}")
-        raise ValueError(f"{what}: global rank {r} is not part of group {pg.ranks}")
+        raise ValueError(f"Global rank {r} is not part of group {_as_pytorch_prints(pg)}")
     return pg.ranks.index(r)
 
 
@@ -586,6 +591,41 @@ def _same_shape(a: Tensor, b: Tensor, what: str, index: int = 0, pg: ProcessGrou
                            f"(expected {_dims(b)}, got {_dims(a)})")
     if a.shape != b.shape or a.dtype != b.dtype:
         raise ValueError(f"{what}: tensors must have one shape and dtype; got {describe(a)} and {describe(b)}")
+
+
+# caffe2's type names, which gloo's TensorOptions print
+_CPP_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _options(t: Tensor) -> str:
+    return (f"TensorOptions(dtype={_CPP_TYPES.get(t.dtype.name, t.dtype.name)}, device={t.device}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _gloo_allgather_check(pg: ProcessGroup, output: Tensor, input: Tensor) -> None:
+    """PyTorch's gloo checks of `all_gather_single`: the output has the input's dtype, then its shape with dim 0
+    times world_size."""
+    if output.dtype != input.dtype:
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor type at index 0 (expected {_options(input)}, "
+                           f"got {_options(output)})")
+    want = ((pg.size() * input.shape[0], *input.shape[1:]) if input.dim() else (pg.size(),))
+    if tuple(output.shape) != want:
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index 0 (expected "
+                           f"({', '.join(map(str, want))}), got {_dims(output)})")
+
+
+def _gloo_reduce_scatter_check(pg: ProcessGroup, output: Tensor, input: Tensor) -> None:
+    """PyTorch's gloo checks of `reduce_scatter_single` (fatal checks there: its message follows a log prefix)."""
+    if output.dtype != input.dtype:
+        raise RuntimeError(f"Check failed: outputTensors[i].dtype() == inputTensors[i].dtype() "
+                           f"({_CPP_TYPES.get(output.dtype.name)} vs. {_CPP_TYPES.get(input.dtype.name)}). ")
+    out0, in0 = (output.shape[0] if output.dim() else 1), (input.shape[0] if input.dim() else 1)
+    if out0 * pg.size() != in0:
+        raise RuntimeError(f"Check failed: outputShape[0] * worldSize == inputShape[0] ({out0 * pg.size()} vs. "
+                           f"{in0}). ")
 
 
 def _issue(pg: ProcessGroup, reqs: list, bufs: list[_Buf], async_op: bool, what: str, extra: Callable | None = None,
@@ -716,6 +756,8 @@ def all_gather_single(output_tensor: Tensor, input_tensor: Tensor, group: Proces
     if not _check_member(pg):
         return None
     n = pg.size()
+    if _gloo(pg):
+        _gloo_allgather_check(pg, output_tensor, input_tensor)
     if output_tensor.numel() != n * input_tensor.numel() or output_tensor.dtype != input_tensor.dtype:
         raise ValueError(f"all_gather_single: output must hold world_size ({n}) inputs of its dtype; got "
                          f"{describe(output_tensor)} and {describe(input_tensor)}")
@@ -775,6 +817,8 @@ def reduce_scatter_single(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
     if not _check_member(pg):
         return None
     n = pg.size()
+    if _gloo(pg):
+        _gloo_reduce_scatter_check(pg, output, input)
     if input.numel() != n * output.numel() or output.dtype != input.dtype:
         raise ValueError(f"reduce_scatter_single: input must hold world_size ({n}) outputs of its dtype; got "
                          f"{describe(output)} and {describe(input)}")

@@ -114,7 +114,10 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: c10d.ReduceOp =
     if not c10d._check_member(pg):
         return None
     n = pg.size()
+    c10d._same_dtype([output, *input_list])
     if len(input_list) != n:
+        if c10d._gloo(pg):
+            raise RuntimeError("invalid input tensor list size, must be world size")
         raise ValueError(f"reduce_scatter: input_list must have world_size ({n}) tensors; got {len(input_list)}")
     for t in input_list:
         c10d._same_shape(t, output, "reduce_scatter")
@@ -159,17 +162,19 @@ def get_process_group_ranks(group: c10d.ProcessGroup | None) -> list[int]:
 
 def get_global_rank(group: c10d.ProcessGroup | None, group_rank: int) -> int:
     """The global rank of `group`'s member `group_rank`."""
-    ranks = c10d._pg(group).ranks
+    pg = c10d._pg(group)
+    ranks = pg.ranks
     if not 0 <= group_rank < len(ranks):
-        raise ValueError(f"Group rank {group_rank} is not part of group {ranks}")
+        raise ValueError(f"Group rank {group_rank} is not part of group {c10d._as_pytorch_prints(pg)}")
     return ranks[group_rank]
 
 
 def get_group_rank(group: c10d.ProcessGroup | None, global_rank: int) -> int:
     """The rank inside `group` of the process with `global_rank`."""
-    ranks = c10d._pg(group).ranks
+    pg = c10d._pg(group)
+    ranks = pg.ranks
     if global_rank not in ranks:
-        raise ValueError(f"Global rank {global_rank} is not part of group {ranks}")
+        raise ValueError(f"Global rank {global_rank} is not part of group {c10d._as_pytorch_prints(pg)}")
     return ranks.index(global_rank)
 
 

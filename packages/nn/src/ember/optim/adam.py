@@ -38,6 +38,7 @@ class Adam(Optimizer):
     """
 
     _tensor_scalars = ("step",)
+    _differentiable_step = True
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
@@ -79,6 +80,9 @@ class Adam(Optimizer):
                     continue
                 _check_capturable(group, p)
                 state = self._init_state(p, amsgrad)
+                if group["differentiable"]:
+                    self._recorded_step(p, p.grad, state, group)
+                    continue
                 step = float(_step_tensor(state)) + 1
                 state["step"].fill_(step)
                 adam_step(p, p.grad, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq"), step,
@@ -86,11 +90,37 @@ class Adam(Optimizer):
                           group["maximize"], group["decoupled_weight_decay"])
         return loss
 
+    @staticmethod
+    def _recorded_step(p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+        """`differentiable=True`: PyTorch's single-tensor update in tensor ops, which autograd records (the bias
+        corrections from the step tensor, the moments cloned where the parameter's update reads them)."""
+        beta1, beta2 = group["betas"]
+        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        if group["maximize"]:
+            grad = -grad
+        step = state["step"].add_(1)
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad.conj(), value=1 - beta2)
+        step_size_neg = (lr / (1 - beta1**step)).neg()
+        bias_correction2_sqrt = (1 - beta2**step).sqrt()
+        second = exp_avg_sq
+        if group["amsgrad"]:
+            second = state["max_exp_avg_sq"]
+            second.copy_(ea.maximum(second.clone(), exp_avg_sq))
+        denom = (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+        p.addcdiv_(exp_avg.clone(), denom)
+
     def _replay_step(self, exact: bool = True) -> Callable[[], None] | None:
         """`step()` as one pass of Adam kernel calls (NOTE [ An optimizer's step in a compiled plan ]); `exact`
         False lets the kernel multiply by 1 / sqrt(bc2) instead of dividing (an ulp off PyTorch's bits, faster)."""
-        if type(self).step is not Adam.step:  # a subclass's own step: called as in eager
-            return None
+        if type(self).step is not Adam.step or any(g["differentiable"] for g in self.param_groups):
+            return None  # a subclass's own step, or one autograd records: called as in eager
         flat = _FlatViews()
         kernel = adam_kernel()
         # id(p) -> (p, its state dict, amsgrad, (p, step, m, v, vm), their `_npc`s, their flat arrays): reused while

@@ -112,7 +112,7 @@ class Optimizer:
     """Base class: holds `param_groups` (dicts of params and hyper-parameters), `defaults` and
     `state` (a dict keyed by parameter)."""
 
-    _differentiable_step = False  # whether `differentiable=True` steps are recorded by autograd (SGD's)
+    _differentiable_step = False  # whether `differentiable=True` steps are recorded by autograd (SGD's, Adam's)
     # per-parameter state scalars kept as 0-dim float32 tensors; a checkpoint holding them as numbers (saved before
     # PyTorch 1.12) has them converted on load, as each PyTorch optimizer's `__setstate__` does
     _tensor_scalars: tuple[str, ...] = ()
@@ -427,7 +427,7 @@ def _with_hooks(step: Callable) -> Callable:
         differentiable = bool(self.defaults.get("differentiable"))
         if differentiable and not self._differentiable_step:
             raise NotImplementedError(f"{type(self).__name__}(differentiable=True) is not supported yet; ember's "
-                                      "differentiable step is SGD's")
+                                      "differentiable steps are SGD's, Adam's and AdamW's")
         with ea.set_grad_enabled(differentiable):
             out = step(*args, **kwargs)
         self._opt_called = True  # read by LR schedulers to warn when they step first

@@ -38,7 +38,8 @@ _MORE = ("addmm.default", "matmul.default", "linear.default", "t.default", "_uns
          "mv.default", "detach.default", "squeeze.dim", "squeeze.default", "pow.Tensor_Scalar", "pow.Tensor_Tensor",
          "sum.dim_IntList", "mean.dim", "convolution.default", "gelu.default", "silu.default", "relu.default",
          "embedding.default", "native_layer_norm.default", "cat.default", "reduce_scatter_tensor.default",
-         "all_gather_into_tensor.default", "max.default")
+         "all_gather_into_tensor.default", "max.default", "upsample_bilinear2d.default",
+         "upsample_bilinear2d.vec", "convolution_backward.default")
 
 
 def _grid_sampler(input, grid, interpolation_mode: int, padding_mode: int, align_corners: bool):
@@ -56,9 +57,46 @@ def _grid_sampler_backward(grad_output, input, grid, interpolation_mode: int, pa
     return tuple(g if want else None for g, want in zip(grads, output_mask))
 
 
+def _convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed: bool,
+                          output_padding, groups: int, output_mask):
+    """`(grad_input, grad_weight, grad_bias)` of ATen's `convolution`, None where `output_mask` leaves one out
+    (StyleGAN's conv2d_gradfix): the convolution's own backward, run on detached inputs."""
+    import ember.torch as torch
+
+    F = torch.nn.functional
+    nd = input.ndim - 2
+    x, w = input.detach().requires_grad_(bool(output_mask[0])), weight.detach().requires_grad_(bool(output_mask[1]))
+    wanted = [t for t, want in zip((x, w), output_mask[:2]) if want]
+    grads = {}
+    if wanted:
+        with torch.enable_grad():
+            if transposed:
+                out = getattr(F, f"conv_transpose{nd}d")(x, w, None, stride, padding, output_padding, groups, dilation)
+            else:
+                out = getattr(F, f"conv{nd}d")(x, w, None, stride, padding, dilation, groups)
+            grads = dict(zip(map(id, wanted), torch.autograd.grad(out, wanted, grad_output)))
+    grad_bias = grad_output.sum([0, *range(2, grad_output.ndim)]) if output_mask[2] else None
+    return grads.get(id(x)), grads.get(id(w)), grad_bias
+
+
+def _upsample_bilinear2d(input, output_size, align_corners: bool, *scales):
+    """ATen's two overloads: `default(input, output_size, align_corners, scales_h=None, scales_w=None)` and
+    `vec(input, output_size, align_corners, scale_factors)` (a list of scales, or None, with output_size None)."""
+    from ember.core.dispatch import get_op
+
+    if len(scales) == 1 and (scales[0] is None or isinstance(scales[0], (list, tuple))):
+        factors = scales[0]
+        if output_size is None:
+            output_size = [int(n * f) for n, f in zip(input.shape[2:], factors)]
+        scales = tuple(factors) if factors is not None else (None, None)
+    scales = tuple(scales) + (None,) * (2 - len(scales))
+    return get_op("upsample")(input, tuple(int(n) for n in output_size), "bilinear", bool(align_corners), scales)
+
+
 # ATen operators that code calls directly, by ATen's name and signature, where ember's function differs
 _CALLABLE = {"grid_sampler_2d": _grid_sampler, "grid_sampler_3d": _grid_sampler,
-             "grid_sampler_2d_backward": _grid_sampler_backward, "grid_sampler_3d_backward": _grid_sampler_backward}
+             "grid_sampler_2d_backward": _grid_sampler_backward, "grid_sampler_3d_backward": _grid_sampler_backward,
+             "convolution_backward": _convolution_backward, "upsample_bilinear2d": _upsample_bilinear2d}
 
 
 class OpOverload:

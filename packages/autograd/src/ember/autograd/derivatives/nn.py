@@ -356,6 +356,11 @@ def _crop_to(g, input_shape):
     return g.narrow(-1, 0, w) if g.shape[-1] > w else g
 
 
+
+def _hardsigmoid_double():
+    """PyTorch records hardsigmoid's backward as its `NotImplemented` node, which refuses a second derivative."""
+    raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
 ENTRIES = [
     d("conv2d(input, weight, bias, stride, padding, dilation, groups)", name="ConvolutionBackward0",
       input=lambda grad, input, weight, input_shape, stride, padding, dilation, groups: channels_last_as(
@@ -543,8 +548,8 @@ ENTRIES = [
     d("hardshrink_backward(grad_output, input, lambd)", input=_zero_in_input,
       grad_output=lambda grad, input, lambd: _bwd("hardshrink")(grad, input, lambd)),
     d("hardsigmoid(input)", input=lambda grad, input: _bwd("hardsigmoid")(grad, input)),
-    d("hardsigmoid_backward(grad_output, input)", input=_zero_in_input,
-      grad_output=lambda grad, input: _bwd("hardsigmoid")(grad, input)),
+    d("hardsigmoid_backward(grad_output, input)", name="NotImplemented",
+      **{"grad_output, input": _hardsigmoid_double}),
     d("hardswish(input)", input=lambda grad, input: _bwd("hardswish")(grad, input)),
     d("hardswish_backward(grad_output, input)", input=_hardswish2,
       grad_output=lambda grad, input: _bwd("hardswish")(grad, input)),

@@ -290,18 +290,52 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
 _NO_DECIMALS = object()  # round's default: PyTorch's overloads refuse an explicit `decimals=None`
 
 
-@method
+def _bad_decimals(decimals) -> bool:
+    return decimals is not _NO_DECIMALS and (isinstance(decimals, bool) or not isinstance(decimals, int | np.integer))
+
+
+def _round_refusal(args: tuple, decimals, out, inplace: bool) -> TypeError:
+    """PyTorch's parser errors for `round`'s arguments: a positional `decimals` or one that is no int, worded for
+    the function form or (`inplace`: `x.round_(...)`, which calls with `out=x`) the method form."""
+    if inplace and len(args) == 1:
+        return TypeError("round_() takes from 1 to 0 positional arguments but 1 were given")
+    if not inplace and (len(args) >= 2 or args and out is not None):
+        return TypeError(f"round() takes from 2 to 1 positional arguments but {len(args) + 1} were given")
+    if not args and (inplace or out is not None):
+        return TypeError(f"round{'_' if inplace else ''}(): argument 'decimals' must be int, not "
+                         f"{type(decimals).__name__}")
+    given = [type(a).__name__ for a in args] + ([] if decimals is _NO_DECIMALS else
+                                                [f"decimals={type(decimals).__name__}"])
+    return TypeError(f"round() received an invalid combination of arguments - got (Tensor, {', '.join(given)}), "
+                     "but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+                     " * (Tensor input, *, int decimals, Tensor out = None)\n")
+
+
+def _round_method(fn):
+    """`x.round(...)`: PyTorch's method parser takes no positional argument and an int `decimals` only."""
+    def round(self, *args, **kwargs):  # noqa: A001
+        if len(args) == 1:
+            raise TypeError("round() takes from 1 to 0 positional arguments but 1 were given")
+        if args:
+            kinds = [type(a).__name__ for a in args]
+            marked = ", ".join([f"!{kinds[0]}!", *kinds[1:]])
+            raise TypeError(f"round() received an invalid combination of arguments - got ({', '.join(kinds)}), but "
+                            "expected one of:\n * ()\n * (*, int decimals)\n      didn't match because some of the "
+                            f"arguments have invalid types: ({marked})\n")
+        if not args and _bad_decimals(kwargs.get("decimals", _NO_DECIMALS)):
+            raise TypeError(f"round(): argument 'decimals' must be int, not {type(kwargs['decimals']).__name__}")
+        return fn(self, *args, **kwargs)
+
+    return round
+
+
+@method(method_form=_round_method)
 def round(input, *args, decimals: int = _NO_DECIMALS, out=None) -> Tensor:  # noqa: A001
     """Round half to even; with `decimals`, `round(x * 10**d) / 10**d` (`round(x / 10**-d) * 10**-d` for d < 0)
     as PyTorch (whose overload with `decimals` has no integer kernel, even for 0). `decimals` is keyword-only:
-    a positional one gets PyTorch's invalid-combination error."""
-    if args or decimals is None or decimals is not _NO_DECIMALS and (
-            isinstance(decimals, bool) or not isinstance(decimals, int | np.integer)):
-        given = [type(a).__name__ for a in args] + ([] if decimals is _NO_DECIMALS else
-                                                    [f"decimals={type(decimals).__name__}"])
-        raise TypeError(f"round() received an invalid combination of arguments - got (Tensor, {', '.join(given)}), "
-                        "but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
-                        " * (Tensor input, *, int decimals, Tensor out = None)\n")
+    a positional one, or one that is no int, gets PyTorch's parser error for the form called (`_round_refusal`)."""
+    if args or decimals is None or _bad_decimals(decimals):
+        raise _round_refusal(args, decimals, out, out is input and isinstance(input, Tensor))
     if decimals is _NO_DECIMALS:
         decimals = None
     if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point or (

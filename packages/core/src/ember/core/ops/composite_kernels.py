@@ -314,10 +314,12 @@ def _masked_scatter(input, mask, source, *, out=None):
 def _embedding_renorm(weight, indices, max_norm, norm_type):
     idx = _op("remainder")(indices.reshape(-1), weight._shape[0])  # the meta step kept [-rows, rows): wrap
     rows = _op("index_select")(weight, 0, idx)
-    norms = _op("vector_norm")(rows, float(norm_type), (1,), False, None)
+    # as the CPU kernel: the norm accumulated in double, rounded to the weight's dtype, read out as a double
+    norms = _op("vector_norm")(_op("to_dtype")(rows, dtypes.float64), float(norm_type), (1,), False, None)
+    norms = _op("to_dtype")(_op("to_dtype")(norms, weight._dtype), dtypes.float64)
     big = _op("gt")(norms, max_norm)
     scale = _op("where")(big, _op("div")(max_norm, _op("add")(norms, 1e-7)), 1.0)
-    _op("index_put_")(weight, (idx,), _op("mul")(rows, scale.unsqueeze(1)), False)
+    _op("index_put_")(weight, (idx,), _op("mul")(rows, _op("to_dtype")(scale, weight._dtype).unsqueeze(1)), False)
     return weight
 
 

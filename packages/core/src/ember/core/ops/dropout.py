@@ -94,8 +94,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     [1.0, 1.0, 1.0]
     """
     _check("dropout", input, p)
-    if not training or p == 0:
-        return input
+    if not training or p == 0:  # a nested tensor's dropout is native_dropout's, a new tensor even here
+        return input._like(node_name(input._nt_values.clone(), "CloneBackward0", "NativeDropoutBackward0")) \
+            if input.is_nested else input
     if p == 1:  # PyTorch multiplies by zero without drawing, so the random stream does not move
         from ember.core.ops import elementwise as ew
 

@@ -169,17 +169,25 @@ def _embedding_backward_cpu(grad, indices, num_weights, padding_idx=-1, scale_gr
         return wrap(out)
     idx = _flat_indices(indices, num_weights)
     g = np.ascontiguousarray(numba_nn.kernel_array(grad._np())).reshape(idx.size, grad._shape[-1])
-    scale = (1.0 / np.bincount(idx, minlength=num_weights)[idx]).astype(g.dtype)
+    scale = 1.0 / np.bincount(idx, minlength=num_weights)[idx]
+    if g.dtype != grad._dtype.np:  # half and bfloat16: PyTorch's loop adds each row with alpha `scale` in the dtype
+        return wrap(_rows_added_stepwise(grad, idx, num_weights, g.shape[1], int(padding_idx), scale))
+    scale = scale.astype(g.dtype)
     out = np.zeros((num_weights, g.shape[1]), dtype=g.dtype)
     numba_nn.rows_scatter_add()(g, idx, scale, out, int(padding_idx))
     return wrap(out.astype(grad._dtype.np, copy=False))
 
 
-def _rows_added_stepwise(grad: Tensor, idx: np.ndarray, num_weights: int, d: int, skip: int) -> np.ndarray:
-    """The rows of a 16-bit `grad` summed into their (checked) `idx` rows in order, rounding after each add."""
+def _rows_added_stepwise(grad: Tensor, idx: np.ndarray, num_weights: int, d: int, skip: int,
+                         scale: np.ndarray | None = None) -> np.ndarray:
+    """The rows of a 16-bit `grad` (each times its `scale`, if given: scale and product rounded to the dtype) summed
+    into their (checked) `idx` rows in order, rounding after each add."""
     from ember.core.ops.scatter_cpu import ADD, apply_stepwise
 
     vals = np.ascontiguousarray(grad._np()).reshape(idx.size, d)
+    if scale is not None:
+        dt = vals.dtype
+        vals = (vals.astype(np.float32) * scale.astype(dt).astype(np.float32)[:, None]).astype(dt)
     keep = idx != skip
     out = np.zeros((num_weights, d), grad._dtype.np)
     offs = idx[keep, None] * d + np.arange(d)

@@ -954,7 +954,10 @@ def _index_apply(op: str, t: Tensor, dim: int, index: Tensor, vals: np.ndarray, 
         offs = np.full(idx.shape, t._offset, np.int64)
     else:
         offs = dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
-    scatter_apply(t, offs, np.broadcast_to(vals.reshape(offs.shape), offs.shape), mode, stepwise=t.ndim <= 1)
+    # PyTorch's 16-bit index_add_ rounds after every slice it adds (its add loop) but for alpha 1 along the first or
+    # last of two or more dims, where it runs scatter_add (one rounding)
+    stepwise = t.ndim <= 1 or alpha != 1 or 0 < d < t.ndim - 1
+    scatter_apply(t, offs, np.broadcast_to(vals.reshape(offs.shape), offs.shape), mode, stepwise=stepwise)
 
 
 _index_add = declare("index_add", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("index_add"))

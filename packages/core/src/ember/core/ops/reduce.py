@@ -1122,9 +1122,20 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
     return builtins.bool(_isclose(input, other, rtol, atol, equal_nan)._host_array().all())
 
 
-@method
+def _equal_method(fn):
+    """`x.equal(other)`: PyTorch's method counts `other` as position 1."""
+    def equal(self, other) -> builtins.bool:
+        if not isinstance(other, Tensor):
+            raise ew.not_a_tensor("equal", "other", 1, other)
+        return fn(self, other)
+
+    return equal
+
+
+@method(method_form=_equal_method)
 def equal(input: Tensor, other: Tensor) -> builtins.bool:
     """True when both tensors have the same shape and the same values (NaN is never equal)."""
+    ew.check_tensors("equal", input, other)
     if dtypes.complex32 in (input._dtype, other._dtype):
         from ember.core.ops.numeric import DtypeNotImplemented
 

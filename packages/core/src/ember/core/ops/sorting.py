@@ -774,16 +774,22 @@ def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 -
         _histc_range(float(min), float(max))
 
 
-def _histc_range(lo: float, hi: float, *, from_data: bool = False) -> tuple[float, float]:
-    """The histogram's range from `[lo, hi]` (given, or the data's min and max): a single point widens
-    by one on each side; PyTorch's error for an infinite or NaN end. A NaN the CPU kernel's min/max found in the
-    data is the all-ones NaN of its vectorized compare, which prints "-nan"."""
+def _histc_range(lo: float, hi: float, n: int = 0) -> tuple[float, float]:
+    """The histogram's range from `[lo, hi]` (given, or the min and max of `n` data elements): a single point
+    widens by one on each side; PyTorch's error for an infinite or NaN end. The vectorized min/max PyTorch
+    takes over more than one element yields x86's default NaN, which its message prints as `-nan`."""
+    if n > 1 and (math.isnan(lo) or math.isnan(hi)):
+        lo = hi = -math.nan
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        ends = ["-nan" if from_data and math.isnan(v) else f"{v:g}" for v in (lo, hi)]
-        raise RuntimeError(f"torch.histc: range of [{ends[0]}, {ends[1]}] is not finite")
+        raise RuntimeError(f"torch.histc: range of [{_signed_g(lo)}, {_signed_g(hi)}] is not finite")
     return lo, hi
+
+
+def _signed_g(v: float) -> str:
+    """`v` as C's `%g` prints it: a NaN with its sign bit set is `-nan`."""
+    return "-nan" if math.isnan(v) and math.copysign(1.0, v) < 0 else f"{v:g}"
 
 
 @_histc.register("cpu")
@@ -792,10 +798,10 @@ def _histc_cpu(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch'
     when min == max); elements outside are ignored; x's float dtype."""
     a = x._np().reshape(-1)
     lo, hi = float(min), float(max)
-    from_data = bool(lo == hi and a.size)
-    if from_data:
-        lo, hi = float(a.min()), float(a.max())
-    lo, hi = _histc_range(lo, hi, from_data=from_data)
+    n = 0
+    if lo == hi and a.size:
+        lo, hi, n = float(a.min()), float(a.max()), a.size
+    lo, hi = _histc_range(lo, hi, n)
     finite = a[np.isfinite(a)]
     counts = np.histogram(finite.astype(np.float64), bins=bins, range=(lo, hi))[0]
     r = counts.astype(x._dtype.np)

@@ -179,9 +179,10 @@ def _histc(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch's na
     """Each finite element's bin (the top edge in the last bin), counted by an index_add of ones."""
     flat = x.reshape(-1)
     lo, hi = float(min), float(max)
+    n = 0
     if lo == hi and flat.numel():  # the data's range, NaN and infinities included, as the CPU kernel
-        lo, hi = float(_amin(flat, (0,), False).item()), float(_amax(flat, (0,), False).item())
-    lo, hi = _histc_range(lo, hi)
+        lo, hi, n = float(_amin(flat, (0,), False).item()), float(_amax(flat, (0,), False).item()), flat.numel()
+    lo, hi = _histc_range(lo, hi, n)
     op = get_op
     pos = op("floor")(op("mul")(_sub(_to_dtype(flat, dtypes.float64), lo), bins / (hi - lo)))
     pos = _where(op("eq")(flat, hi), bins - 1, pos)

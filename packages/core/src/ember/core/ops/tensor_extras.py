@@ -441,6 +441,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     if index._dtype not in (dtypes.int64, dtypes.int32):  # a float index would be truncated silently
         name = dtypes.TORCH_NAMES.get(index._dtype.name, index._dtype.name)
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {name}")
+    _check_index_reduce_shapes(input, dim, index, source)
     _util.warn_once(_util.internally("index_reduce() is in beta and the API may change at any time.",
                                      "aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523"))
     if input._dtype is dtypes.bool or input._dtype.is_complex:  # PyTorch's CPU kernels take neither
@@ -451,15 +452,65 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         if int(index.min()) < 0 or int(index.max()) >= (input._shape[d] if input.ndim else 1):
             raise IndexError("index out of range in self")
     view = [1] * source.ndim
-    view[d] = -1
+    if view:  # a 0-d source takes its one index as a 0-d tensor
+        view[d] = -1
     idx = L.expand(S.view(S.to_dtype(index, dtypes.int64), tuple(view)), source._shape)
     base = S.clone(input) if out is input else input  # in place: autograd keeps what the write overwrites
     r = node_name(scatter_reduce(base, d, idx, source, reduce, include_self=include_self), "ScatterReduceBackward0",
                   "IndexReduceBackward0")
+    if reduce in ("prod", "mean") and r._dtype in (dtypes.float16, dtypes.bfloat16) and r.device.type == "cpu" \
+            and r.ndim and index.numel():
+        r._np()[...] = _index_reduce_16bit(input._np(), d, index._np().reshape(-1), source._np(), reduce,
+                                           include_self)
     return r if out is None else node_name(S.copy_(out, r), "CopyBackwards", "IndexReduceBackward0")
 
 
 inplace(index_reduce)
+
+
+def _check_index_reduce_shapes(input: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    """PyTorch's index_func_meta_impl checks, in its order (a source of another shape would broadcast here)."""
+    names = dtypes.TORCH_NAMES
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"index_reduce_(): self ({names.get(input._dtype.name, input._dtype.name)}) and source "
+                           f"({names.get(source._dtype.name, source._dtype.name)}) must have the same scalar type")
+    d = input._wrap_dim(dim)
+    if d != 0 and d >= source.ndim:
+        raise RuntimeError(f"index_reduce_(): Indexing dim {d} is out of bounds of the source tensor with dim "
+                           f"{source.ndim}")
+    n = 1 if source.ndim == 0 else source._shape[d]
+    if index.numel() != n:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({n}), for dim: {d}")
+    mine, theirs = list(input._shape), list(source._shape)
+    if mine and theirs:
+        del mine[d], theirs[d]
+    if mine != theirs:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(input._shape)} source.shape = {list(source._shape)}")
+
+
+def _index_reduce_16bit(x: np.ndarray, d: int, index: np.ndarray, src: np.ndarray, reduce: str,
+                        include_self: bool) -> np.ndarray:
+    """PyTorch's CPU index_reduce of a 16-bit tensor: one slice of `src` at a time, in index order, each product or
+    sum computed in float32 and rounded to the dtype (scatter_reduce, which `index_reduce` is composed over,
+    rounds once); a mean divides by its count in the dtype at the end."""
+    from ember.core.ops.scatter_cpu import ADD, MUL, apply_stepwise
+
+    work = np.ascontiguousarray(np.moveaxis(x, d, 0)).copy()
+    src = np.ascontiguousarray(np.moveaxis(src, d, 0))
+    f32 = np.float32
+    if not include_self:
+        work[index] = 1 if reduce == "prod" else 0
+    row = math.prod(work.shape[1:])
+    offs = (index.astype(np.int64)[:, None] * row + np.arange(row)).reshape(-1)
+    apply_stepwise(work.reshape(-1), offs, src.reshape(-1), MUL if reduce == "prod" else ADD)
+    if reduce == "mean":
+        counts = np.full(work.shape[0], 1 if include_self else 0, np.int64)
+        np.add.at(counts, index, 1)
+        counts = np.maximum(counts, 1).astype(f32).reshape((-1,) + (1,) * (work.ndim - 1))
+        work = (work.astype(f32) / counts).astype(work.dtype)
+    return np.moveaxis(work, 0, d)
 
 
 @method

@@ -23,6 +23,7 @@ from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
 from ember.core.ops._util import broadcast_shapes as _broadcast_shapes, internally, require_grad, warn_once
+from ember.core.ops.parser_errors import invalid_arguments
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor
 
@@ -310,8 +311,15 @@ def _inplace_view(name: str, view_fn):
     return fn
 
 
+def _squeeze_method(self: Tensor, *args, **kwargs) -> Tensor:
+    """`squeeze` with the method's parser error, named for `squeeze_` (PyTorch's "squeeze_() received ...")."""
+    if L._squeeze_invalid((self, *args), kwargs):
+        raise invalid_arguments("squeeze_", args, kwargs, L._SQUEEZE_METHOD)
+    return L.squeeze(self, *args, **kwargs)
+
+
 for _name, _fn in (("t_", L.t), ("transpose_", L.transpose), ("swapaxes_", L.transpose), ("swapdims_", L.transpose),
-                   ("squeeze_", L.squeeze), ("unsqueeze_", L.unsqueeze)):
+                   ("squeeze_", _squeeze_method), ("unsqueeze_", L.unsqueeze)):
     _inplace_view(_name, _fn)
 as_strided_ = _inplace_view("as_strided_", L.as_strided)
 

@@ -35,8 +35,15 @@ class Hardshrink(Module):
         return f"{self.lambd}"
 
 
-class Softshrink(Hardshrink):
+class Softshrink(Module):
     """x - lambd sign(x) where |x| > lambd, else 0."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.softshrink(input, self.lambd)
@@ -308,8 +315,9 @@ class Fold(Module):
                 f"padding={self.padding}, stride={self.stride}")
 
 
-class LPPool1d(Module):
-    """Power-average pooling: (sum over the window of x^p)^(1/p)."""
+class _LPPoolNd(Module):
+    """Power-average pooling: (sum over the window of x^p)^(1/p); the 1-, 2- and 3-d modules are siblings, as
+    PyTorch's."""
 
     _fn = staticmethod(F.lp_pool1d)
 
@@ -328,11 +336,19 @@ class LPPool1d(Module):
                 f"ceil_mode={self.ceil_mode}")
 
 
-class LPPool2d(LPPool1d):
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over the last dim."""
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over the last two dims."""
+
     _fn = staticmethod(F.lp_pool2d)
 
 
-class LPPool3d(LPPool1d):
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over the last three dims."""
+
     _fn = staticmethod(F.lp_pool3d)
 
 

@@ -21,7 +21,7 @@ from ember.core import Tensor
 from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ember.nn.modules.linear import Linear
 from ember.nn.modules.normalization import (
-    BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, _BatchNorm, _InstanceNorm,
 )
 from ember.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
@@ -278,37 +278,49 @@ class _LazyNormBase(LazyModuleMixin):
             self.num_features = held.shape[0] if held is not None else input.shape[1]
 
 
-class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
-    """`BatchNorm1d` whose `num_features` is read from the first input; becomes `BatchNorm1d`."""
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """`BatchNorm1d` whose `num_features` is read from the first input; becomes `BatchNorm1d` (until then no
+    `BatchNorm1d`, as PyTorch's)."""
 
     cls_to_become = BatchNorm1d
+    _dims = BatchNorm1d._dims
 
 
-class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
-    """`BatchNorm2d` whose `num_features` is read from the first input; becomes `BatchNorm2d`."""
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """`BatchNorm2d` whose `num_features` is read from the first input; becomes `BatchNorm2d` (until then no
+    `BatchNorm2d`, as PyTorch's)."""
 
     cls_to_become = BatchNorm2d
+    _dims = BatchNorm2d._dims
 
 
-class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
-    """`BatchNorm3d` whose `num_features` is read from the first input; becomes `BatchNorm3d`."""
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """`BatchNorm3d` whose `num_features` is read from the first input; becomes `BatchNorm3d` (until then no
+    `BatchNorm3d`, as PyTorch's)."""
 
     cls_to_become = BatchNorm3d
+    _dims = BatchNorm3d._dims
 
 
-class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
-    """`InstanceNorm1d` whose `num_features` is read from the first input; becomes `InstanceNorm1d`."""
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """`InstanceNorm1d` whose `num_features` is read from the first input; becomes `InstanceNorm1d` (until then no
+    `InstanceNorm1d`, as PyTorch's)."""
 
     cls_to_become = InstanceNorm1d
+    _spatial = InstanceNorm1d._spatial
 
 
-class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
-    """`InstanceNorm2d` whose `num_features` is read from the first input; becomes `InstanceNorm2d`."""
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """`InstanceNorm2d` whose `num_features` is read from the first input; becomes `InstanceNorm2d` (until then no
+    `InstanceNorm2d`, as PyTorch's)."""
 
     cls_to_become = InstanceNorm2d
+    _spatial = InstanceNorm2d._spatial
 
 
-class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
-    """`InstanceNorm3d` whose `num_features` is read from the first input; becomes `InstanceNorm3d`."""
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """`InstanceNorm3d` whose `num_features` is read from the first input; becomes `InstanceNorm3d` (until then no
+    `InstanceNorm3d`, as PyTorch's)."""
 
     cls_to_become = InstanceNorm3d
+    _spatial = InstanceNorm3d._spatial

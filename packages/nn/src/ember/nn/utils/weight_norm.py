@@ -65,8 +65,9 @@ class WeightNorm:
 
 def weight_norm(module, name: str = "weight", dim: int | None = 0):
     """Reparametrise `module.<name>` as g * v / ||v|| (norm over all dims but `dim`); returns `module`."""
+    # at this line, as PyTorch's at its own file's: the default filter shows it once, not once per call site
     warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                  "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
+                  "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=1)
     WeightNorm.apply(module, name, dim)
     return module
 

@@ -1,6 +1,7 @@
 """`torch.nn.modules.pooling`: PyTorch's module path for these ember.nn layers."""
 
 from ember.nn.modules.extra import LPPool1d, LPPool2d, LPPool3d
+from ember.nn.modules.extra import _LPPoolNd  # noqa: F401 - the base class programs test with isinstance
 from ember.nn.modules.pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
     AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d,
