@@ -84,13 +84,15 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
             spec[p] = (name, kind.rstrip("?"), kind.endswith("?"))
         checked = [(i, *spec[p]) for i, p in enumerate(positional) if p in spec]
         most = None if any(v.kind is v.VAR_POSITIONAL for v in params.values()) else len(positional)
+        least = sum(params[p].default is params[p].empty for p in positional)
+        takes = f"from {least} to {most}" if most is not None and least < most else str(most)  # Python's words
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
             n = len(args)
             if most is not None and n > most:  # Python's words, under ATen's name of the op
-                raise TypeError(f"{op}() takes {most} positional argument{'' if most == 1 else 's'} but {n} were "
-                                "given")
+                raise TypeError(f"{op}() takes {takes} positional argument{'' if takes == '1' else 's'} but {n} "
+                                "were given")
             for i, name, kind, optional in checked:
                 if i < n and not (optional and args[i] is None) and not _fits(kind, v := args[i]):
                     raise _error(op, name, kind, v, i + 1)
