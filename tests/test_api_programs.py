@@ -428,7 +428,15 @@ student, custom structured and threshold pruning methods with Taylor scores and 
 orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
 pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
 embeddings with torch.svd/svd_lowrank/pca_lowrank, FitNets/attention-transfer feature distillation, and a
-unitary complex RNN kept unitary by parametrizations.orthogonal)."""
+unitary complex RNN kept unitary by parametrizations.orthogonal).
+
+Continual and lifelong learning research code (`cl_*`: online EWC with buffered Fisher and means, reservoir and
+DER++ replay over Subset/ConcatDataset streams, LwF distillation through kl_div's forms, multi-head ModuleDict/
+ParameterDict growth, GEM/A-GEM projection with parameters_to_vector, SI path integrals with frozen layers and
+added param groups, optimizer state across tasks, functional_call snapshots, model merging with task vectors,
+lerp and AveragedModel, iCaRL herding, PackNet masks through prune, HAT gating, expandable networks, MIR
+retrieval, accuracy-matrix metrics, and the parser's argument errors such code meets).
+"""
 
 from __future__ import annotations
 

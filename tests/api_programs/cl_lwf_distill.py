@@ -105,3 +105,13 @@ try:
     old(x)[0].sum().backward()
 except Exception as e:
     print(type(e).__name__, e)
+for bad in [lambda: F.kl_div(lp, lq, reduction="batchmean", log_target="True"),
+            lambda: F.kl_div(lp, lq.tolist(), reduction="batchmean"),
+            lambda: F.cross_entropy(o, y, label_smoothing=None),
+            lambda: F.cross_entropy(o, y, ignore_index=-1.0),
+            lambda: F.cosine_similarity(o, old_logits, dim=None),
+            lambda: F.cosine_similarity(o, old_logits, 1, None)]:
+    try:
+        print(bad())
+    except Exception as e:
+        print(type(e).__name__, e)
