@@ -66,6 +66,8 @@ for i in range(T):
 for bad in [lambda: R.diagonal(dim1=0, dim2=0),
             lambda: torch.trapezoid(curve, dx=0.5, x=curve),
             lambda: torch.bincount(labels, minlength=-1),
+            lambda: torch.bincount(labels * 4 + pred, minlength=16.0),
+            lambda: labels.bincount(None, 4.0),
             lambda: torch.triu(torch.ones(3)),
             lambda: torch.unravel_index(torch.tensor(20), (4, 4)),
             lambda: R.std(correction=5)]:
