@@ -456,7 +456,14 @@ trie, tensor edit distance with CER/WER/NED, label converters over frombuffer an
 through affine_grid/grid_sample, GRUCell, PARSeq-permutation and SAR 2-D attention decoders, packed variable-width
 lines, width-bucketed loaders with a CTC collate, interpolate/pad preprocessing, seeded affine/blur/warp
 augmentation with unfold/fold block quantisation, gradient-clipping options, DBNet losses with component boxes, and
-the function-form and dtype errors of the pipeline)."""
+the function-form and dtype errors of the pipeline).
+
+Continual and lifelong learning research code (`cl_*`: online EWC with buffered Fisher and means, reservoir and
+DER++ replay over Subset/ConcatDataset streams, LwF distillation through kl_div's forms, multi-head ModuleDict/
+ParameterDict growth, GEM/A-GEM projection with parameters_to_vector, SI path integrals with frozen layers and
+added param groups, optimizer state across tasks, functional_call snapshots, model merging with task vectors,
+lerp and AveragedModel, iCaRL herding, PackNet masks through prune, HAT gating, expandable networks, MIR
+retrieval, accuracy-matrix metrics, and the parser's argument errors such code meets)."""
 
 from __future__ import annotations
 

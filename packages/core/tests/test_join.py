@@ -537,3 +537,22 @@ def test_roll_refuses_as_pytorch(shifts, dims, message):
 def test_roll_with_empty_dims_rolls_the_flat_tensor():
     x = E.tensor(_a(2, 3))
     assert E.roll(x, [1], []).tolist() == np.roll(_a(2, 3), 1).tolist()  # PyTorch 2.13: as dims=None
+
+
+def test_cat_and_its_aliases_refuse_a_non_int_dim_in_pytorchs_words():
+    """PyTorch's parser names the call (`concat()`, `concatenate()`), positions a positional dim and not a keyword
+    one, and takes numpy's `axis=` and its own `dim=` for concatenate."""
+    a, b = E.ones(2), E.zeros(2)
+    cases = [
+        (lambda: E.cat((a, b), 0.0), "cat(): argument 'dim' (position 2) must be int, not float"),
+        (lambda: E.cat((a, b), dim=0.0), "cat(): argument 'dim' must be int, not float"),
+        (lambda: E.cat((a, b), True), "cat(): argument 'dim' (position 2) must be int, not bool"),
+        (lambda: E.concat((a, b), 0.0), "concat(): argument 'dim' (position 2) must be int, not float"),
+        (lambda: E.concatenate((a, b), axis=0.0), "concatenate(): argument 'dim' must be int, not float"),
+        (lambda: E.cat((a, b), 0, a), "cat() takes from 1 to 2 positional arguments but 3 were given"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
+    assert E.concatenate((a, b), dim=0).tolist() == E.concatenate((a, b), axis=0).tolist() == [1.0, 1.0, 0.0, 0.0]

@@ -113,3 +113,32 @@ def test_lerp_refuses_a_non_tensor_end_or_weight_with_pytorchs_overload_list(cal
         call(x)
     assert str(info.value) == msg and type(info.value) is TypeError and x.tolist() == [1.0, 1.0]
     assert E.lerp(x, E.zeros(2), np.float32(0.25)).tolist() == [0.75, 0.75]
+
+
+def test_parsed_tensor_arguments_count_positions_after_self_in_the_method_form():
+    """PyTorch's parser names the argument of the wrong type, with its position counted after `self` for a method
+    and without one for a keyword: a list for dot's or index_select's tensor is its TypeError, not a crash."""
+    a, idx = E.ones(3), E.tensor([0])
+    cases = [
+        (lambda: E.dot(a, [1.0, 2.0, 3.0]), "dot(): argument 'tensor' (position 2) must be Tensor, not list"),
+        (lambda: a.dot([1.0, 2.0, 3.0]), "dot(): argument 'tensor' (position 1) must be Tensor, not list"),
+        (lambda: E.dot(a, tensor=[1.0]), "dot(): argument 'tensor' must be Tensor, not list"),
+        (lambda: E.dot([1.0], a), "dot(): argument 'input' (position 1) must be Tensor, not list"),
+        (lambda: a.vdot([1.0]), "vdot(): argument 'other' (position 1) must be Tensor, not list"),
+        (lambda: E.inner(a, [1.0]), "inner(): argument 'other' (position 2) must be Tensor, not list"),
+        (lambda: a.index_select(0, [0, 1]), "index_select(): argument 'index' (position 2) must be Tensor, not list"),
+        (lambda: E.index_select(a, 0, index=[0]), "index_select(): argument 'index' must be Tensor, not list"),
+        (lambda: a.index_select("0", idx), "index_select(): argument 'dim' (position 1) must be int, not str"),
+        (lambda: E.index_copy(a, 0, [0], E.ones(1)), "index_copy(): argument 'index' (position 3) must be Tensor, "
+                                                     "not list"),
+        (lambda: a.index_copy_(0, idx, [1.0]), "index_copy_(): argument 'source' (position 3) must be Tensor, not "
+                                               "list"),
+        (lambda: a.index_add(0, [0], E.ones(1)), "index_add(): argument 'index' (position 2) must be Tensor, not list"),
+        (lambda: a.index_add_(0, idx, E.ones(1), alpha="x"), "index_add_(): argument 'alpha' must be Number, not str"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
+    assert a.index_add_(0, idx, E.ones(1), alpha=2).tolist() == [3.0, 1.0, 1.0]
+    assert a.dot(E.ones(3)).item() == 5.0

@@ -433,3 +433,22 @@ def test_searchsorted_warns_once_per_non_contiguous_operand_as_pytorch(monkeypat
         warnings.simplefilter("error")
         E.searchsorted(seq, E.rand(3, 2).t())  # once only
         E.searchsorted(seq, E.rand(2, 3))
+
+
+def test_bincount_refuses_wrong_kinds_as_pytorchs_parser():
+    """A float minlength or a list of weights is PyTorch's TypeError (positions after `self` for the method), not
+    numpy's complaint or a silent conversion."""
+    x = E.tensor([1, 2, 2])
+    cases = [
+        (lambda: E.bincount(x, minlength=2.0), "bincount(): argument 'minlength' must be int, not float"),
+        (lambda: E.bincount(x, None, 2.0), "bincount(): argument 'minlength' (position 3) must be int, not float"),
+        (lambda: x.bincount(None, 2.0), "bincount(): argument 'minlength' (position 2) must be int, not float"),
+        (lambda: x.bincount(minlength=True), "bincount(): argument 'minlength' must be int, not bool"),
+        (lambda: x.bincount([1.0, 2.0, 3.0]), "bincount(): argument 'weights' (position 1) must be Tensor, not list"),
+        (lambda: E.bincount([1, 2]), "bincount(): argument 'input' (position 1) must be Tensor, not list"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
+    assert E.bincount(x, minlength=E.tensor(4)).tolist() == [0, 1, 2, 0]

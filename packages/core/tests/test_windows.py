@@ -2,6 +2,7 @@
 trapezoidal rule against numpy.trapezoid."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -62,6 +63,41 @@ def test_trapezoid_matches_numpy():
     assert_close(E.trapz(t, dx=2.0), E.tensor(np.trapezoid(y, dx=2.0)))
     assert E.trapezoid(E.tensor([1, 2, 4])).item() == 4.5
     assert E.trapezoid(E.zeros(2, 0)).tolist() == [0.0, 0.0]
+
+
+def test_trapezoid_refuses_x_with_dx_in_pytorchs_words():
+    """PyTorch's binding takes a Tensor x or dx, never both (nor a None for either), and names the call as its
+    parser does: positional types, then keywords in its hash table's order, under the name that was called."""
+    y, x = E.ones(3), E.arange(3.0)
+    want = {
+        (lambda: E.trapezoid(y, x, dx=0.5)): "trapezoid() received an invalid combination of arguments - got "
+                                             "(Tensor, Tensor, dx=float), but expected one of:\n"
+                                             " * (Tensor y, Tensor x, *, int dim = -1)\n"
+                                             " * (Tensor y, *, Number dx = 1, int dim = -1)\n",
+        (lambda: E.trapz(y, x, dx=0.5)): "trapz() received an invalid combination of arguments - got "
+                                         "(Tensor, Tensor, dx=float), but expected one of:\n"
+                                         " * (Tensor y, *, float dx = 1, int dim = -1)\n"
+                                         " * (Tensor y, Tensor x, *, int dim = -1)\n",
+    }
+    for call, message in want.items():
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
+    got = {
+        (lambda: E.trapezoid(y, x=x, dx=0.5)): "(Tensor, dx=float, x=Tensor)",
+        (lambda: E.trapezoid(y, dx=0.5, x=x)): "(Tensor, x=Tensor, dx=float)",
+        (lambda: E.trapezoid(y, x=x, dim=0, dx=0.5)): "(Tensor, dx=float, dim=int, x=Tensor)",
+        (lambda: E.trapezoid(y=y, x=x, dx=0.5, dim=0)): "(dx=float, dim=int, x=Tensor, y=Tensor, )",
+        (lambda: E.cumulative_trapezoid(y, x, dx=0.5, dim=0)): "(Tensor, Tensor, dim=int, dx=float)",
+        (lambda: E.cumulative_trapezoid(y, x, dim=0, dx=0.5)): "(Tensor, Tensor, dx=float, dim=int)",
+        (lambda: E.trapezoid(y, None)): "(Tensor, NoneType)",
+        (lambda: E.trapezoid(y, dx=None)): "(Tensor, dx=NoneType)",
+        (lambda: E.trapz(y, 0.5)): "(Tensor, float)",
+    }
+    for call, args in got.items():
+        with pytest.raises(TypeError, match=f"combination of arguments - got {re.escape(args)}, but expected"):
+            call()
+    assert E.trapz(E.tensor([1.0, 4.0, 9.0]), x=E.tensor([0.0, 1.0, 3.0])).item() == 15.5
 
 
 def test_cumulative_trapezoid_is_the_running_integral():

@@ -436,3 +436,34 @@ def test_non_tensor_operands_are_refused_in_pytorchs_parser_words():
                                         r"not NoneType$"):
         F.nll_loss(None, torch.tensor([0]))
     assert F.linear(x, x).shape == (2, 2)
+
+
+def test_losses_refuse_arguments_of_the_wrong_kind_as_pytorchs_parser():
+    """kl_div's log_target (a keyword to torch.kl_div), cross_entropy's ATen positions and cosine_similarity's
+    binding refuse a wrong kind with PyTorch's TypeError, instead of computing with a truthy string or crashing."""
+    a, b = torch.randn(2, 3), torch.randn(2, 3)
+    cases = [
+        (lambda: F.kl_div(a, b, reduction="sum", log_target="yes"), "kl_div(): argument 'log_target' must be bool, "
+                                                                    "not str"),
+        (lambda: F.kl_div(a, b, reduction="sum", log_target=1), "kl_div(): argument 'log_target' must be bool, not "
+                                                                "int"),
+        (lambda: F.kl_div(a, [1.0], reduction="sum"), "kl_div(): argument 'target' (position 2) must be Tensor, not "
+                                                      "list"),
+        (lambda: F.cross_entropy(a, b, label_smoothing="0.1"), "cross_entropy_loss(): argument 'label_smoothing' "
+                                                               "(position 6) must be float, not str"),
+        (lambda: F.cross_entropy(a, torch.tensor([0, 1]), ignore_index=0.5), "cross_entropy_loss(): argument "
+                                                                         "'ignore_index' (position 5) must be int, "
+                                                                         "not float"),
+        (lambda: F.cosine_similarity(a, b, None), "cosine_similarity(): argument 'dim' (position 3) must be int, not "
+                                                  "NoneType"),
+        (lambda: F.cosine_similarity(a, b, eps=None), "cosine_similarity(): argument 'eps' must be float, not "
+                                                      "NoneType"),
+        (lambda: F.cosine_similarity(a, [1.0]), "cosine_similarity(): argument 'x2' (position 2) must be Tensor, not "
+                                                "list"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
+    assert F.cosine_similarity(a, a, dim=1).allclose(torch.ones(2))
+    assert F.kl_div(a, a, reduction="sum", log_target=True).item() == 0.0

@@ -200,15 +200,33 @@ def reworded_forms(fn: Callable, name: str, refusal: type[Exception], function_o
     return function
 
 
-_NOT_A_TENSOR = re.compile(r"(\w+)\(\): argument '(\w+)' \(position (\d+)\) (must be Tensor, not .*)", re.S)
+_NOT_A_TENSOR = re.compile(r"(\w+)\(\): argument '(\w+)' (?:\(position (\d+)\) )?(must be .*)", re.S)
 
 
 def _as_method_error(e: TypeError, function: str, method_name: str) -> TypeError | None:
-    """The function's "argument 'other' (position 2) must be Tensor" as its method words it, or None."""
+    """The function's "argument 'other' (position 2) must be Tensor" (or another kind) as its method words it, or
+    None."""
     m = _NOT_A_TENSOR.fullmatch(str(e)) if type(e) is TypeError else None
-    if m is None or m[1] != function or int(m[3]) < 2:
+    if m is None or m[1] != function or m[3] is not None and int(m[3]) < 2:
         return None
-    return TypeError(f"{method_name}(): argument '{m[2]}' (position {int(m[3]) - 1}) {m[4]}")
+    where = "" if m[3] is None else f"(position {int(m[3]) - 1}) "  # (a keyword argument's has no position)
+    return TypeError(f"{method_name}(): argument '{m[2]}' {where}{m[4]}")
+
+
+def method_positions(fn: Callable) -> Callable:
+    """`fn`'s method form, whose parser errors count positions after `self` as PyTorch's method parser does
+    (`a.dot([1.0])`: "dot(): argument 'tensor' (position 1) must be Tensor, not list"); for `method(method_form=)`."""
+    @functools.wraps(fn)
+    def method_(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except TypeError as e:
+            renamed = _as_method_error(e, fn.__name__, fn.__name__)
+            if renamed is None:
+                raise
+            raise renamed from None
+
+    return method_
 
 
 def operator(fn: Callable, form: str = "plain", *, arrays: bool = False) -> Callable:

@@ -56,6 +56,7 @@ def _fits(kind: str, v) -> bool:
 
 
 _KINDS = frozenset({"Tensor", "bool", "int", "str", "Number", "float", "tuple of ints", "torch.dtype"})
+_PLAIN = {"Tensor": Tensor, "bool": bool, "int": int, "str": str, "Number": float, "float": float}
 
 
 def _error(op: str, name: str, kind: str, v, position: int | None) -> TypeError:
@@ -82,17 +83,20 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
             if kind.rstrip("?") not in _KINDS:
                 raise ValueError(f"{op}: unknown argument kind {kind!r}")
             spec[p] = (name, kind.rstrip("?"), kind.endswith("?"))
-        checked = [(i, *spec[p]) for i, p in enumerate(positional) if p in spec]
+        checked = [(i, *spec[p], _PLAIN.get(spec[p][1])) for i, p in enumerate(positional) if p in spec]
         most = None if any(v.kind is v.VAR_POSITIONAL for v in params.values()) else len(positional)
+        least = sum(params[p].default is params[p].empty for p in positional)
+        takes = f"from {least} to {most}" if most is not None and least < most else str(most)  # Python's words
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
             n = len(args)
             if most is not None and n > most:  # Python's words, under ATen's name of the op
-                raise TypeError(f"{op}() takes {most} positional argument{'' if most == 1 else 's'} but {n} were "
-                                "given")
-            for i, name, kind, optional in checked:
-                if i < n and not (optional and args[i] is None) and not _fits(kind, v := args[i]):
+                raise TypeError(f"{op}() takes {takes} positional argument{'' if takes == '1' else 's'} but {n} "
+                                "were given")
+            for i, name, kind, optional, plain in checked:
+                if i < n and (v := args[i]).__class__ is not plain and not (optional and v is None) and \
+                        not _fits(kind, v):  # (the plain class of a kind costs no call: a hot op's budget)
                     raise _error(op, name, kind, v, i + 1)
             if kwargs:
                 for p, v in kwargs.items():

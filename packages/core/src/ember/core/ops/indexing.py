@@ -14,7 +14,8 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, declare, node_name
-from ember.core.methods import attach, inplace, method
+from ember.core.methods import attach, inplace, method, method_positions
+from ember.core.ops.arguments import parsed
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops.memfmt import iterator_strides
@@ -1001,7 +1002,8 @@ def _index_fill_cpu(input, dim, index, value, *, out=None):
     return _finish(t, out, "index_fill")
 
 
-@method
+@method(method_form=method_positions)
+@parsed("index_select", dim="int", index="Tensor")
 def index_select(input, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in the 1-D `index`."""
     try:
@@ -1012,13 +1014,15 @@ def index_select(input, dim: int, index: Tensor, *, out=None) -> Tensor:
         return input.index_select(dim, index)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("index_add", index="Tensor", source="Tensor", alpha="Number")
 def index_add(input, dim: int, index: Tensor, source: Tensor, *, alpha=1, out=None) -> Tensor:
     """`input` with `alpha * source` added to the slices at `index` along `dim` (repeats accumulate)."""
     return _index_add(input, dim, index, source, alpha=alpha, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("index_copy", index="Tensor", source="Tensor")
 def index_copy(input, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the slices at `index` along `dim` replaced by those of `source`."""
     return _index_copy(input, dim, index, source, out=out)

@@ -22,6 +22,7 @@ from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops import memfmt
+from ember.core.ops.arguments import parsed
 from ember.core.ops.parser_errors import int_like, int_tuple_error, overloads, sizes_function, sizes_method
 from ember.core.ops._util import int_param, int_tuple_param, wrap, write_out
 from ember.core.settings import preserve_format
@@ -114,6 +115,7 @@ def _cat_cpu(tensors, dim, *, out=None):
 
 
 @numpy_aliases
+@parsed("cat", dim="int")
 def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Concatenate `tensors` along the existing dimension `dim` (dtypes promote; 1-D empties are skipped).
 
@@ -123,8 +125,6 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
         [1, 2, 3]
     """
     ts = _tensor_list("cat", tensors)
-    if dim.__class__ is bool:  # PyTorch's parser takes no bool for an int
-        raise TypeError("cat(): argument 'dim' (position 2) must be int, not bool")
     try:
         return _cat_dense(ts, dim, out)
     except (NotImplementedError, RuntimeError):  # a sparse tensor's refusal, or sizes checked in dense words
@@ -183,14 +183,17 @@ def _cat_dense(ts: list, dim: int, out: Tensor | None) -> Tensor:
 
 
 @numpy_aliases
+@parsed("concat", dim="int")
 def concat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Alias of `cat`."""
     return cat(_tensor_list("concat", tensors), dim, out=out)
 
 
-def concatenate(tensors, axis: int = 0, out: Tensor | None = None) -> Tensor:
-    """Alias of `cat` with numpy's argument name."""
-    return cat(_tensor_list("concatenate", tensors), axis, out=out)
+@numpy_aliases
+@parsed("concatenate", dim="int")
+def concatenate(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """Alias of `cat` (numpy's `axis=` spelling too)."""
+    return cat(_tensor_list("concatenate", tensors), dim, out=out)
 
 
 @numpy_aliases

@@ -19,7 +19,7 @@ from ember.core import dtypes
 from ember.core import dispatch as _dispatch
 from ember.core import storage as _storage
 from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare, node_name
-from ember.core.methods import attach, inplace, method, numpy_aliases
+from ember.core.methods import attach, inplace, method, method_positions, numpy_aliases
 from ember.core.ops import aliased_products, blas_threads
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
@@ -479,13 +479,15 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     return _bmm(input, mat2, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("dot", input="Tensor", tensor="Tensor", out="Tensor?")
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
     """The dot product of two 1-D tensors (a 0-dim tensor)."""
     return _dot(input, tensor, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("vdot", input="Tensor", other="Tensor", out="Tensor?")
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The dot product, conjugating the first argument (the same as `dot` for real tensors)."""
     from ember.core.ops.complex import conj
@@ -889,7 +891,8 @@ ger = outer
 attach("ger", outer)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("inner", input="Tensor", other="Tensor", out="Tensor?")
 def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The sum of products over the last dims (a scalar operand multiplies)."""
     if input.ndim == 0 or other.ndim == 0:

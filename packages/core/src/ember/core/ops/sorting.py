@@ -18,12 +18,12 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.opinfo_indexing import info as _info
-from ember.core.methods import attach, method, numpy_aliases
+from ember.core.methods import attach, method, method_positions, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, int_param, internally, prepare_out, warn_once, wrap, write_out
-from ember.core.ops.arguments import _type_name
+from ember.core.ops.arguments import _type_name, parsed
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops.reduce import NO_DIM, _one_dim, check_out_dtypes, required_dim, return_types
 from ember.core.tensor import Tensor
@@ -750,7 +750,8 @@ def _bincount_cpu(x, weights=None, minlength=0):
     return wrap(np.bincount(a, weights._np().real.astype(np.float64), minlength).astype(dt))
 
 
-@method
+@method(method_form=method_positions)
+@parsed("bincount", input="Tensor", weights="Tensor?", minlength="int")
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each non-negative integer occurs in `input` (or the sum of its `weights`)."""
     return _bincount(input, weights, minlength)

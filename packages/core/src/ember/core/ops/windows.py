@@ -8,6 +8,7 @@ The integrals are composed of views and elementwise ops, so they differentiate a
 
 from __future__ import annotations
 
+import functools
 import numpy as np
 
 from ember.core import dtypes
@@ -163,10 +164,6 @@ def _spacing(y: Tensor, x, dx, dim: int, op: str):
     if y._dtype is dtypes.bool or isinstance(x, Tensor) and x._dtype is dtypes.bool:
         what = "`y`" if x is None else "`x` or `y`"
         raise RuntimeError(f"{op}: received a bool input for {what}, but bool is not supported")
-    if x is not None and (dx is not None or not isinstance(x, Tensor)):  # PyTorch's binding: a Tensor x, or dx
-        got = ", ".join(type(v).__name__ for v in (y, x)) + ("" if dx is None else f", dx={type(dx).__name__}")
-        raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                        " * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n")
     if x is None:
         return 1 if dx is None else dx
     if x.ndim == 1:
@@ -180,6 +177,42 @@ def _spacing(y: Tensor, x, dx, dim: int, op: str):
     return ew.sub(hi, lo)
 
 
+_X_FORM, _DX_FORM = " * (Tensor y, Tensor x, *, int dim = -1)\n", " * (Tensor y, *, {} dx = 1, int dim = -1)\n"
+_OVERLOADS = {"trapezoid": _X_FORM + _DX_FORM.format("Number"), "trapz": _DX_FORM.format("float") + _X_FORM}
+_OVERLOADS["cumulative_trapezoid"] = _OVERLOADS["trapezoid"]
+# PyTorch's parser gathers the keywords of a failed call in a hash table and lists them in its order: each goes to
+# the front, except next to a key already in its bucket; of these four, `dim` and `x` share one (measured).
+_BUCKET = {"dim": "x"}
+
+
+def _listed_keywords(names) -> list[str]:
+    order: list[str] = []
+    for name in names:
+        bucket = _BUCKET.get(name, name)
+        order.insert(next((i for i, o in enumerate(order) if _BUCKET.get(o, o) == bucket), 0), name)
+    return order
+
+
+def _spacing_binding(fn):
+    """`fn` refusing what PyTorch's binding refuses: an `x` (a Tensor, not None) together with `dx`, a `dx` of None,
+    with PyTorch's words for the call (positional types, then `key=type` in its parser's order)."""
+    op = fn.__name__
+
+    @functools.wraps(fn)
+    def bound(*args, **kwargs):
+        has_x = len(args) > 1 or "x" in kwargs
+        x = args[1] if len(args) > 1 else kwargs.get("x")
+        if has_x and ("dx" in kwargs or not isinstance(x, Tensor)) or "dx" in kwargs and kwargs["dx"] is None:
+            got = [type(v).__name__ for v in args]
+            got += [f"{k}={type(kwargs[k]).__name__}" for k in _listed_keywords(kwargs)]
+            got_text = ", ".join(got) + (", " if kwargs and not args else "")  # (its trailing comma when no positional)
+            raise TypeError(f"{op}() received an invalid combination of arguments - got ({got_text}), but expected one "
+                            f"of:\n{_OVERLOADS[op]}")
+        return fn(*args, **kwargs)
+
+    return bound
+
+
 def _dim(y: Tensor, dim: int, op: str) -> int:
     n = max(y.ndim, 1)
     if not -n <= dim < n:
@@ -187,6 +220,7 @@ def _dim(y: Tensor, dim: int, op: str) -> int:
     return dim % n
 
 
+@_spacing_binding
 @numpy_aliases
 def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The trapezoidal rule along `dim`: spacing `dx` (default 1) or sample points `x`.
@@ -208,12 +242,16 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     return node_name(ew.div(R.sum(ew.mul(ew.add(lo, hi), step), dim), 2.0), "DivBackward0", "DivBackward1")
 
 
+@_spacing_binding
 @numpy_aliases
 def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """`torch.trapz`, the older name of `trapezoid` (`dx` may be given positionally-by-name only)."""
-    return trapezoid(y, x, dx=dx, dim=dim)
+    if x is not None:  # (the binding has refused x with dx)
+        return trapezoid(y, x, dim=dim)
+    return trapezoid(y, dx=1 if dx is None else dx, dim=dim)
 
 
+@_spacing_binding
 @numpy_aliases
 def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The running trapezoidal integral along `dim` (one element shorter than y along it)."""

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember import autograd as ea
 from ember.autograd.grad_mode import refuse_grad
 from ember.core import Tensor, dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.dtypes import TORCH_NAMES
 from ember.core.methods import numpy_aliases
+from ember.core.ops.arguments import parsed
 from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import ComplexNotSupported
 from ember.core.ops.softmax import legacy_reduction as _legacy_reduction
@@ -199,9 +202,25 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy of the logits `input` (N, C, d...) against class ids (N, d...) or class
     probabilities (same shape as `input`), with optional label smoothing (ember-core's fused kernel)."""
+    _aten_arguments("cross_entropy_loss", (("ignore_index", "int", ignore_index, 5),
+                                            ("label_smoothing", "float", label_smoothing, 6)))
     if isinstance(target, Tensor) and not (target.dtype.is_floating_point or target.dtype.is_complex):  # class ids
         _refuse_class_weight_grad(input, weight)
     return ea.cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
+
+
+_KIND_TEST = {"Tensor": lambda v: isinstance(v, Tensor), "bool": lambda v: v.__class__ is bool,
+              "int": lambda v: isinstance(v, int | np.integer) and v.__class__ is not bool,
+              "float": lambda v: isinstance(v, float | int | np.number) and v.__class__ is not bool}
+
+
+def _aten_arguments(op: str, checks) -> None:
+    """PyTorch's parser TypeError for the ATen call a loss makes after its Python checks: (name, kind, value,
+    position), the position None where torch.nn.functional passes the argument by keyword."""
+    for name, kind, value, position in checks:
+        if not _KIND_TEST[kind](value):
+            where = "" if position is None else f" (position {position})"
+            raise TypeError(f"{op}(): argument '{name}'{where} must be {kind}, not {type(value).__name__}")
 
 
 @composite("kl_div")
@@ -218,6 +237,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
         if reduction not in ("none", "mean", "sum", "batchmean"):
             raise ValueError(f"{reduction} is not a valid value for reduction")
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _aten_arguments("kl_div", (("input", "Tensor", input, 1), ("target", "Tensor", target, 2),
+                               ("log_target", "bool", log_target, None)))
     if input.is_complex() or target.is_complex():
         raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.is_floating_point() and target.is_floating_point()):
@@ -238,6 +259,7 @@ def _clamp_value(norm: Tensor, eps: float) -> Tensor:
 
 
 @numpy_aliases
+@parsed("cosine_similarity", x1="Tensor", x2="Tensor", dim="int", eps="float")
 @composite("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along `dim` (inputs broadcast); the
