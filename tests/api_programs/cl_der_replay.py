@@ -73,7 +73,9 @@ for t, tr in enumerate(trains):
             opt.step()
             if epoch == 2:
                 buf.add(xb, yb, out)
-    print(f"task {t}: loss={loss.item():.4f} buffer labels={torch.bincount(buf.y[:min(buf.seen, 24)], minlength=6).tolist()}")
+    print(
+        f"task {t}: loss={loss.item():.4f} buffer labels={torch.bincount(buf.y[: min(buf.seen, 24)], minlength=6).tolist()}"  # noqa: E501
+    )
     with torch.no_grad():
         for s in range(t + 1):
             xs, ys = next(iter(DataLoader(tests[s], batch_size=len(tests[s]))))
@@ -82,16 +84,26 @@ print(acc_matrix.round(decimals=4))
 with torch.no_grad():
     correct = sum((model(xb).argmax(1) == yb).sum().item() for xb, yb in DataLoader(joint, batch_size=7))
 print("joint acc:", round(correct / len(joint), 4))
-print("first batch order:", next(iter(DataLoader(trains[0], batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(3))))[1].tolist())
-print("mse reductions:", [round(F.mse_loss(torch.ones(3), torch.zeros(3), reduction=r).sum().item(), 4) for r in ["mean", "sum", "none"]])
+print(
+    "first batch order:",
+    next(iter(DataLoader(trains[0], batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(3))))[
+        1
+    ].tolist(),
+)
+print(
+    "mse reductions:",
+    [round(F.mse_loss(torch.ones(3), torch.zeros(3), reduction=r).sum().item(), 4) for r in ["mean", "sum", "none"]],
+)
 
-for bad in [lambda: random_split(full, [0.5, 0.4]),
-            lambda: random_split(full, [100, 10]),
-            lambda: Subset(full, [0, 1])[5],
-            lambda: joint[len(joint)],
-            lambda: ConcatDataset([]),
-            lambda: TensorDataset(X, Y[:5]),
-            lambda: F.mse_loss(torch.ones(3), torch.zeros(2, 3)).shape]:
+for bad in [
+    lambda: random_split(full, [0.5, 0.4]),
+    lambda: random_split(full, [100, 10]),
+    lambda: Subset(full, [0, 1])[5],
+    lambda: joint[len(joint)],
+    lambda: ConcatDataset([]),
+    lambda: TensorDataset(X, Y[:5]),
+    lambda: F.mse_loss(torch.ones(3), torch.zeros(2, 3)).shape,
+]:
     try:
         print(bad())
     except Exception as e:

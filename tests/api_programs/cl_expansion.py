@@ -78,26 +78,38 @@ for t in range(3):
         opt.step()
     for h in handles:
         h.remove()
-    print(f"task {t}: classes={n_cls} loss={loss.item():.4f} hidden={tuple(net.hidden.weight.shape)} head={tuple(net.head.weight.shape)}")
+    print(
+        f"task {t}: classes={n_cls} loss={loss.item():.4f} hidden={tuple(net.hidden.weight.shape)} head={tuple(net.head.weight.shape)}"  # noqa: E501
+    )
     print("  steps:", [int(opt.state[p]["step"]) for p in net.parameters()])
 
 print(net)
 print("params:", sum(p.numel() for p in net.parameters()), [tuple(p.shape) for p in net.parameters()])
 print("zero block:", net.head.weight[:2, 6:].abs().sum().item() > 0)
 w = torch.empty(3, 5)
-for name, fn in [("xavier_uniform", lambda: nn.init.xavier_uniform_(w, gain=nn.init.calculate_gain("tanh"))),
-                 ("kaiming_normal", lambda: nn.init.kaiming_normal_(w, mode="fan_out")),
-                 ("trunc_normal", lambda: nn.init.trunc_normal_(w, std=0.02, a=-0.04, b=0.04)),
-                 ("orthogonal", lambda: nn.init.orthogonal_(w))]:
+for name, fn in [
+    ("xavier_uniform", lambda: nn.init.xavier_uniform_(w, gain=nn.init.calculate_gain("tanh"))),
+    ("kaiming_normal", lambda: nn.init.kaiming_normal_(w, mode="fan_out")),
+    ("trunc_normal", lambda: nn.init.trunc_normal_(w, std=0.02, a=-0.04, b=0.04)),
+    ("orthogonal", lambda: nn.init.orthogonal_(w)),
+]:
     fn()
     print(name, tuple(w.shape), round(w.abs().max().item(), 4) < 5)
 print("orthogonal rows:", ((w @ w.t()).round(decimals=4) + 0.0).tolist())
-print("gains:", [round(nn.init.calculate_gain(n, p), 4) for n, p in [("relu", None), ("leaky_relu", 0.2), ("selu", None), ("conv2d", None)]])
-for bad in [lambda: nn.init.calculate_gain("swish"),
-            lambda: nn.init.kaiming_uniform_(torch.empty(3)),
-            lambda: nn.init.xavier_normal_(torch.empty(2, 3), mode="fan_in"),
-            lambda: nn.init.kaiming_normal_(torch.empty(2, 3), mode="fan"),
-            lambda: nn.init.orthogonal_(torch.empty(3))]:
+print(
+    "gains:",
+    [
+        round(nn.init.calculate_gain(n, p), 4)
+        for n, p in [("relu", None), ("leaky_relu", 0.2), ("selu", None), ("conv2d", None)]
+    ],
+)
+for bad in [
+    lambda: nn.init.calculate_gain("swish"),
+    lambda: nn.init.kaiming_uniform_(torch.empty(3)),
+    lambda: nn.init.xavier_normal_(torch.empty(2, 3), mode="fan_in"),
+    lambda: nn.init.kaiming_normal_(torch.empty(2, 3), mode="fan"),
+    lambda: nn.init.orthogonal_(torch.empty(3)),
+]:
     try:
         print(bad())
     except Exception as e:

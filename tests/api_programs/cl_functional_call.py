@@ -40,7 +40,9 @@ for step in range(4):
     g = torch.autograd.grad(loss, list(fast.values()), create_graph=False)
     fast = {k: (v - 0.5 * gi).detach().requires_grad_() for (k, v), gi in zip(fast.items(), g)}
     snapshots.append({k: v.detach().clone() for k, v in fast.items()})
-    print(f"step {step}: loss={loss.item():.4f} rm={buffers['bn.running_mean'][:2].round(decimals=4).tolist()} nbt={buffers['bn.num_batches_tracked'].item()}")
+    print(
+        f"step {step}: loss={loss.item():.4f} rm={buffers['bn.running_mean'][:2].round(decimals=4).tolist()} nbt={buffers['bn.num_batches_tracked'].item()}"  # noqa: E501
+    )
 print("module untouched:", torch.equal(net.fc1.weight, params["fc1.weight"]), net.bn.num_batches_tracked.item())
 
 net.eval()
@@ -67,7 +69,7 @@ def loss_fn(p, xb, yb):
 
 per_sample = vmap(grad(loss_fn), in_dims=(None, 0, 0))(params, x, y)
 print("per-sample grads:", {k: tuple(v.shape) for k, v in per_sample.items()})
-fisher = {k: (v ** 2).mean(0) for k, v in per_sample.items()}
+fisher = {k: (v**2).mean(0) for k, v in per_sample.items()}
 print("fisher:", {k: round(v.sum().item(), 4) for k, v in fisher.items()})
 
 
@@ -89,12 +91,14 @@ print("tied params:", [n for n, _ in tied.named_parameters()], len(dict(tied.nam
 print("tie_weights:", functional_call(tied, {"emb.weight": eye}, xi).sum().item() == 4.0)
 print("untied:", round(functional_call(tied, {"emb.weight": eye}, xi, tie_weights=False).sum().item(), 4))
 
-for bad in [lambda: functional_call(net, {"fc9.weight": torch.zeros(1)}, (x,), strict=True),
-            lambda: functional_call(net, {"fc1.weight": torch.zeros(6, 3)}, (x,), strict=True),
-            lambda: functional_call(net, ({"fc1.bias": torch.zeros(6)}, {"fc1.bias": torch.ones(6)}), (x,)),
-            lambda: functional_call(net, {"fc1.weight": torch.zeros(5, 3)}, (x,)),
-            lambda: functional_call(tied, {"emb.weight": eye, "out.weight": eye * 2}, xi),
-            lambda: functional_call(net, {"fc9.weight": torch.zeros(1)}, (x,)).shape]:
+for bad in [
+    lambda: functional_call(net, {"fc9.weight": torch.zeros(1)}, (x,), strict=True),
+    lambda: functional_call(net, {"fc1.weight": torch.zeros(6, 3)}, (x,), strict=True),
+    lambda: functional_call(net, ({"fc1.bias": torch.zeros(6)}, {"fc1.bias": torch.ones(6)}), (x,)),
+    lambda: functional_call(net, {"fc1.weight": torch.zeros(5, 3)}, (x,)),
+    lambda: functional_call(tied, {"emb.weight": eye, "out.weight": eye * 2}, xi),
+    lambda: functional_call(net, {"fc9.weight": torch.zeros(1)}, (x,)).shape,
+]:
     try:
         print(bad())
     except Exception as e:

@@ -2,7 +2,6 @@
 annealed slope s, cumulative masks combined with torch.max, gradients of earlier tasks' units scaled down in hooks,
 the embedding-gradient compensation with cosh, clamped embeddings, and mask sparsity regularisation."""
 
-import math
 
 import torch
 
@@ -84,8 +83,11 @@ with torch.no_grad():
 print("s schedule:", [round(1 / s_max + (s_max - 1 / s_max) * b / 3, 4) for b in range(4)])
 print("cosh clamp:", torch.cosh(torch.clamp(torch.tensor([-100.0, 0.5, 100.0]), -5, 5)).round(decimals=2).tolist())
 print("gate at s_max:", torch.sigmoid(s_max * torch.tensor([-0.1, 0.0, 0.1])).tolist())
-print("max variants:", torch.max(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 0.0])).tolist(),
-      torch.fmax(torch.tensor([float("nan"), 1.0]), torch.tensor([0.0, float("nan")])).tolist())
+print(
+    "max variants:",
+    torch.max(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 0.0])).tolist(),
+    torch.fmax(torch.tensor([float("nan"), 1.0]), torch.tensor([0.0, float("nan")])).tolist(),
+)
 e = nn.Embedding(4, 3, max_norm=1.0)
 with torch.no_grad():
     e.weight.mul_(5)
@@ -95,11 +97,13 @@ ep = nn.Embedding(4, 2, padding_idx=0)
 print("padding row:", ep.weight[0].tolist())
 ep(torch.tensor([0, 1, 0])).sum().backward()
 print("padding grad:", ep.weight.grad.tolist())
-for bad in [lambda: net.ec1(torch.tensor([3])),
-            lambda: net.ec1(torch.tensor([0.0])),
-            lambda: nn.Embedding(3, 2, padding_idx=3),
-            lambda: torch.max(torch.ones(2), torch.ones(2, dtype=torch.long)).dtype,
-            lambda: torch.max(torch.ones(2), 1)]:
+for bad in [
+    lambda: net.ec1(torch.tensor([3])),
+    lambda: net.ec1(torch.tensor([0.0])),
+    lambda: nn.Embedding(3, 2, padding_idx=3),
+    lambda: torch.max(torch.ones(2), torch.ones(2, dtype=torch.long)).dtype,
+    lambda: torch.max(torch.ones(2), 1),
+]:
     try:
         print(bad())
     except Exception as e:

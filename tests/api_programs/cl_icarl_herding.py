@@ -65,24 +65,31 @@ for t in range(n_tasks):
         sums = torch.zeros(seen, ef.shape[1]).index_add_(0, ex_y, ef)
         counts = torch.zeros(seen).index_add_(0, ex_y, torch.ones(ex_y.numel()))
         means = F.normalize(sums / counts.unsqueeze(1), dim=1)
-        means2 = torch.zeros(seen, ef.shape[1]).scatter_reduce(0, ex_y.unsqueeze(1).expand_as(ef), ef, reduce="mean", include_self=False)
-        print("  exemplars:", ex_y.bincount().tolist(), "means agree:", torch.allclose(F.normalize(means2, dim=1), means, atol=1e-5))
+        means2 = torch.zeros(seen, ef.shape[1]).scatter_reduce(
+            0, ex_y.unsqueeze(1).expand_as(ef), ef, reduce="mean", include_self=False
+        )
+        print(
+            "  exemplars:",
+            ex_y.bincount().tolist(),
+            "means agree:",
+            torch.allclose(F.normalize(means2, dim=1), means, atol=1e-5),
+        )
         for s in range(t + 1):
             tx, ty = tests[s]
             d_ = torch.cdist(F.normalize(feat(tx), dim=1), means)
             table[t, s] = (d_.argmin(1) == ty).float().mean()
         norms = head.weight[:seen].norm(dim=1)
         if t > 0:
-            old, new = norms[: t * n_cls_per_task].mean(), norms[t * n_cls_per_task:].mean()
+            old, new = norms[: t * n_cls_per_task].mean(), norms[t * n_cls_per_task :].mean()
             gamma = old / new
             print("  WA gamma:", round(gamma.item(), 4))
-            head.weight[t * n_cls_per_task: seen] *= gamma
+            head.weight[t * n_cls_per_task : seen] *= gamma
 
 print("nme table:")
 print(table.round(decimals=4))
 final = table[-1]
 best = torch.nan_to_num(table, nan=-1.0).max(0).values
-forgetting = (best[:-1] - final[:-1])
+forgetting = best[:-1] - final[:-1]
 print("avg acc:", round(final.nanmean().item(), 4), "forgetting:", forgetting.round(decimals=4).tolist())
 bic = nn.Linear(1, 1)
 with torch.no_grad():
@@ -92,14 +99,22 @@ logits = head(feat(tests[0][0][:3]))
 corrected = torch.cat([logits[:, :4], bic(logits[:, 4:].unsqueeze(-1)).squeeze(-1)], dim=1)
 print("bic:", corrected.round(decimals=4).tolist()[0])
 print("cdist p1:", torch.cdist(means[:2], means[2:4], p=1).round(decimals=4).tolist())
-print("cdist modes:", torch.allclose(torch.cdist(means, means, compute_mode="use_mm_for_euclid_dist"),
-                                     torch.cdist(means, means, compute_mode="donot_use_mm_for_euclid_dist"), atol=1e-2))
+print(
+    "cdist modes:",
+    torch.allclose(
+        torch.cdist(means, means, compute_mode="use_mm_for_euclid_dist"),
+        torch.cdist(means, means, compute_mode="donot_use_mm_for_euclid_dist"),
+        atol=1e-2,
+    ),
+)
 
-for bad in [lambda: torch.cdist(means, means[:, :3]),
-            lambda: torch.cdist(means, means, p=-1),
-            lambda: torch.zeros(3, 8).index_add_(0, ex_y, ef),
-            lambda: torch.zeros(6, 8).scatter_reduce(0, ex_y.unsqueeze(1).expand_as(ef), ef, reduce="avg"),
-            lambda: torch.zeros(6).index_add_(0, ex_y.float(), torch.ones(ex_y.numel()))]:
+for bad in [
+    lambda: torch.cdist(means, means[:, :3]),
+    lambda: torch.cdist(means, means, p=-1),
+    lambda: torch.zeros(3, 8).index_add_(0, ex_y, ef),
+    lambda: torch.zeros(6, 8).scatter_reduce(0, ex_y.unsqueeze(1).expand_as(ef), ef, reduce="avg"),
+    lambda: torch.zeros(6).index_add_(0, ex_y.float(), torch.ones(ex_y.numel())),
+]:
     try:
         print(bad())
     except Exception as e:

@@ -48,7 +48,11 @@ lp, lq = F.log_softmax(a, 1), F.log_softmax(b, 1)
 for red in ["none", "sum", "batchmean"]:
     v1 = F.kl_div(lp, lq, reduction=red, log_target=True)
     v2 = F.kl_div(lp, lq.exp(), reduction=red)
-    print(red, v1.round(decimals=4).sum().item() if red == "none" else round(v1.item(), 4), torch.allclose(v1, v2, atol=1e-6))
+    print(
+        red,
+        v1.round(decimals=4).sum().item() if red == "none" else round(v1.item(), 4),
+        torch.allclose(v1, v2, atol=1e-6),
+    )
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
     m = F.kl_div(lp, lq, reduction="mean", log_target=True)
@@ -105,12 +109,14 @@ try:
     old(x)[0].sum().backward()
 except Exception as e:
     print(type(e).__name__, e)
-for bad in [lambda: F.kl_div(lp, lq, reduction="batchmean", log_target="True"),
-            lambda: F.kl_div(lp, lq.tolist(), reduction="batchmean"),
-            lambda: F.cross_entropy(o, y, label_smoothing=None),
-            lambda: F.cross_entropy(o, y, ignore_index=-1.0),
-            lambda: F.cosine_similarity(o, old_logits, dim=None),
-            lambda: F.cosine_similarity(o, old_logits, 1, None)]:
+for bad in [
+    lambda: F.kl_div(lp, lq, reduction="batchmean", log_target="True"),
+    lambda: F.kl_div(lp, lq.tolist(), reduction="batchmean"),
+    lambda: F.cross_entropy(o, y, label_smoothing=None),
+    lambda: F.cross_entropy(o, y, ignore_index=-1.0),
+    lambda: F.cosine_similarity(o, old_logits, dim=None),
+    lambda: F.cosine_similarity(o, old_logits, 1, None),
+]:
     try:
         print(bad())
     except Exception as e:

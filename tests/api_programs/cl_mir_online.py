@@ -21,7 +21,7 @@ gen = torch.Generator().manual_seed(11)
 stream = []
 for t in range(4):
     xs = torch.randn(60, 5) + torch.tensor([2.0 * t, 0, 0, 0, -t])
-    ys = ((xs[:, 1] > 0).long() + 2 * (t % 2))
+    ys = (xs[:, 1] > 0).long() + 2 * (t % 2)
     stream.append((xs, ys))
 
 for t, (xs, ys) in enumerate(stream):
@@ -60,33 +60,44 @@ for t, (xs, ys) in enumerate(stream):
             mem_y = mem_y.index_copy(0, slots[:1], yb[:1])
     with torch.no_grad():
         accs = [round((model(x).argmax(1) == y).float().mean().item(), 4) for x, y in stream[: t + 1]]
-    print(f"segment {t}: loss={losses[-1]:.4f} mem={tuple(mem_x.shape)} labels={torch.bincount(mem_y, minlength=4).tolist()} accs={accs}")
+    print(
+        f"segment {t}: loss={losses[-1]:.4f} mem={tuple(mem_x.shape)} labels={torch.bincount(mem_y, minlength=4).tolist()} accs={accs}"  # noqa: E501
+    )
 
 print("plateaus:", plateaus[:5], len(plateaus))
 print("last scores:", scores.round(decimals=4).tolist()[:6], "picked:", top.tolist())
 curve = torch.tensor(losses)
-print("loss curve area:", round(torch.trapezoid(curve, dx=0.1).item(), 4),
-      round(torch.trapezoid(curve, x=torch.linspace(0, 1, curve.numel())).item(), 4))
+print(
+    "loss curve area:",
+    round(torch.trapezoid(curve, dx=0.1).item(), 4),
+    round(torch.trapezoid(curve, x=torch.linspace(0, 1, curve.numel())).item(), 4),
+)
 print("cum area tail:", torch.cumulative_trapezoid(curve[-4:]).round(decimals=4).tolist())
 g = torch.cat([p.grad.flatten() for p in model.parameters()])
 print("grad dot self:", round(torch.dot(g, g).item(), 4), round(g.dot(g).item(), 4), round(torch.inner(g, g).item(), 4))
 acc = torch.zeros(4).index_add_(0, mem_y, torch.ones(mem_y.numel()), alpha=0.5)
 print("index_add alpha:", acc.tolist())
-print("concatenate:", torch.concatenate([mem_y[:2], mem_y[-2:]], axis=0).tolist(), torch.concat((mem_y[:1], mem_y[:1]), dim=0).tolist())
+print(
+    "concatenate:",
+    torch.concatenate([mem_y[:2], mem_y[-2:]], axis=0).tolist(),
+    torch.concat((mem_y[:1], mem_y[:1]), dim=0).tolist(),
+)
 
-for bad in [lambda: mem_x.index_select(0, [0, 1]),
-            lambda: torch.index_select(mem_x, 0, index=[0]),
-            lambda: mem_x.index_select("0", torch.tensor([0])),
-            lambda: torch.dot(g, g.tolist()),
-            lambda: g.dot(tensor=None),
-            lambda: mem_y.index_copy(0, [0], mem_y[:1]),
-            lambda: torch.zeros(4).index_add_(0, mem_y, torch.ones(mem_y.numel()), alpha="half"),
-            lambda: torch.cat([mem_x, mem_x], 0.0),
-            lambda: torch.cat([mem_x, mem_x], dim=1.0),
-            lambda: torch.cat([mem_x, mem_x], 0, None, 1),
-            lambda: torch.trapezoid(curve, x=torch.arange(curve.numel()).float(), dx=0.1),
-            lambda: torch.trapz(curve, torch.arange(curve.numel()).float(), dx=0.1),
-            lambda: torch.trapezoid(curve, dx=None)]:
+for bad in [
+    lambda: mem_x.index_select(0, [0, 1]),
+    lambda: torch.index_select(mem_x, 0, index=[0]),
+    lambda: mem_x.index_select("0", torch.tensor([0])),
+    lambda: torch.dot(g, g.tolist()),
+    lambda: g.dot(tensor=None),
+    lambda: mem_y.index_copy(0, [0], mem_y[:1]),
+    lambda: torch.zeros(4).index_add_(0, mem_y, torch.ones(mem_y.numel()), alpha="half"),
+    lambda: torch.cat([mem_x, mem_x], 0.0),
+    lambda: torch.cat([mem_x, mem_x], dim=1.0),
+    lambda: torch.cat([mem_x, mem_x], 0, None, 1),
+    lambda: torch.trapezoid(curve, x=torch.arange(curve.numel()).float(), dx=0.1),
+    lambda: torch.trapz(curve, torch.arange(curve.numel()).float(), dx=0.1),
+    lambda: torch.trapezoid(curve, dx=None),
+]:
     try:
         print(bad())
     except Exception as e:

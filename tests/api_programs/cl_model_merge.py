@@ -41,8 +41,9 @@ print("nbt:", sd0["1.num_batches_tracked"], sda["1.num_batches_tracked"], sda["1
 tau_a = {k: sda[k] - sd0[k] for k in sd0 if sd0[k].is_floating_point()}
 tau_b = {k: sdb[k] - sd0[k] for k in sd0 if sd0[k].is_floating_point()}
 print("task vector norms:", {k: round(v.norm().item(), 4) for k, v in list(tau_a.items())[:3]})
-cos = F.cosine_similarity(torch.cat([v.flatten() for v in tau_a.values()]),
-                          torch.cat([v.flatten() for v in tau_b.values()]), dim=0)
+cos = F.cosine_similarity(
+    torch.cat([v.flatten() for v in tau_a.values()]), torch.cat([v.flatten() for v in tau_b.values()]), dim=0
+)
 print("tau cos:", round(cos.item(), 4))
 
 
@@ -77,7 +78,11 @@ for w in [0.0, 0.3, 1.0]:
 wt = torch.linspace(0, 1, 8)
 l2 = torch.lerp(sda["0.bias"], sdb["0.bias"], wt)
 print("tensor weight lerp:", l2.round(decimals=4).tolist())
-print("lerp_ / out:", torch.zeros(3).lerp_(torch.ones(3), 0.25).tolist(), torch.lerp(torch.zeros(2), torch.ones(2), torch.tensor(0.5)).tolist())
+print(
+    "lerp_ / out:",
+    torch.zeros(3).lerp_(torch.ones(3), 0.25).tolist(),
+    torch.lerp(torch.zeros(2), torch.ones(2), torch.tensor(0.5)).tolist(),
+)
 
 swa = AveragedModel(base)
 ema = AveragedModel(base, multi_avg_fn=get_ema_multi_avg_fn(0.9))
@@ -103,13 +108,15 @@ update_bn(loader, swa)
 print("nbt:", swa.module[1].num_batches_tracked.item())
 print(type(swa.module).__name__, swa.training, swa(x[:2]).shape)
 
-for bad in [lambda: merged.load_state_dict({k: v for k, v in merged_sd.items() if k != "0.bias"}),
-            lambda: merged.load_state_dict({**merged_sd, "extra": torch.zeros(1)}),
-            lambda: merged.load_state_dict({**merged_sd, "0.bias": torch.zeros(3)}),
-            lambda: merged.load_state_dict({**merged_sd, "extra": torch.zeros(1)}, strict=False),
-            lambda: torch.lerp(torch.zeros(2), torch.ones(3), 0.5),
-            lambda: torch.lerp(torch.zeros(2), torch.ones(2, dtype=torch.float64), 0.5),
-            lambda: SWALR(opt, swa_lr=0.1, anneal_strategy="step")]:
+for bad in [
+    lambda: merged.load_state_dict({k: v for k, v in merged_sd.items() if k != "0.bias"}),
+    lambda: merged.load_state_dict({**merged_sd, "extra": torch.zeros(1)}),
+    lambda: merged.load_state_dict({**merged_sd, "0.bias": torch.zeros(3)}),
+    lambda: merged.load_state_dict({**merged_sd, "extra": torch.zeros(1)}, strict=False),
+    lambda: torch.lerp(torch.zeros(2), torch.ones(3), 0.5),
+    lambda: torch.lerp(torch.zeros(2), torch.ones(2, dtype=torch.float64), 0.5),
+    lambda: SWALR(opt, swa_lr=0.1, anneal_strategy="step"),
+]:
     try:
         print(bad())
     except Exception as e:

@@ -42,7 +42,9 @@ for i, (name, k) in enumerate([("mnist", 2), ("svhn", 3), ("cifar", 4)]):
         loss = F.cross_entropy(model(x, name), y)
         loss.backward()
         opt.step()
-    print(name, "loss", round(loss.item(), 4), "groups", len(opt.param_groups), "lrs", [g["lr"] for g in opt.param_groups])
+    print(
+        name, "loss", round(loss.item(), 4), "groups", len(opt.param_groups), "lrs", [g["lr"] for g in opt.param_groups]
+    )
 
 print(model.heads)
 print(model.scales)
@@ -79,13 +81,15 @@ print("md order:", list(md.keys()))
 md.clear()
 print("cleared:", len(md), md)
 
-for bad in [lambda: model.heads.__setitem__("a.b", nn.ReLU()),
-            lambda: model.heads["nope"],
-            lambda: model.heads.__setitem__("x", 3),
-            lambda: nn.ModuleDict([("a", nn.ReLU(), 1)]),
-            lambda: model.scales["nope"],
-            lambda: model.forward(torch.randn(2, 5), "imagenet"),
-            lambda: opt.add_param_group({"params": model.heads["svhn"].parameters()})]:
+for bad in [
+    lambda: model.heads.__setitem__("a.b", nn.ReLU()),
+    lambda: model.heads["nope"],
+    lambda: model.heads.__setitem__("x", 3),
+    lambda: nn.ModuleDict([("a", nn.ReLU(), 1)]),
+    lambda: model.scales["nope"],
+    lambda: model.forward(torch.randn(2, 5), "imagenet"),
+    lambda: opt.add_param_group({"params": model.heads["svhn"].parameters()}),
+]:
     try:
         bad()
     except Exception as e:

@@ -91,7 +91,9 @@ print("accs:", [round(a, 4) for a in acc])
 state = {"x": buf.x.clone(), "y": buf.y.clone(), "gen": buf.gen.get_state()}
 print("gen state:", state["gen"].dtype, tuple(state["gen"].shape))
 g2 = torch.Generator().manual_seed(5)
-print("randint gen:", torch.randint(10, (6,), generator=g2).tolist(), torch.randint(3, 9, (2, 2), generator=g2).tolist())
+print(
+    "randint gen:", torch.randint(10, (6,), generator=g2).tolist(), torch.randint(3, 9, (2, 2), generator=g2).tolist()
+)
 print("randperm gen:", torch.randperm(7, generator=g2).tolist())
 
 try:

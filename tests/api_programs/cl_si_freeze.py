@@ -27,8 +27,14 @@ for t, (x, y) in enumerate(tasks):
     if t == 2:
         model.append(nn.Linear(3, 3))
         opt.add_param_group({"params": model[5].parameters(), "lr": 0.05, "betas": (0.9, 0.9)})
-        print("groups:", len(opt.param_groups), opt.param_groups[1]["lr"], opt.param_groups[1]["betas"],
-              opt.param_groups[1]["weight_decay"], sorted(opt.param_groups[1].keys())[:4])
+        print(
+            "groups:",
+            len(opt.param_groups),
+            opt.param_groups[1]["lr"],
+            opt.param_groups[1]["betas"],
+            opt.param_groups[1]["weight_decay"],
+            sorted(opt.param_groups[1].keys())[:4],
+        )
     for step in range(20):
         opt.zero_grad()
         ce = F.cross_entropy(model(x), y)
@@ -44,7 +50,7 @@ for t, (x, y) in enumerate(tasks):
     for n, p in model.named_parameters():
         if n in omega:
             delta = p.detach() - start[n]
-            omega[n] += W[n] / (delta ** 2 + eps)
+            omega[n] += W[n] / (delta**2 + eps)
             W[n].zero_()
             start[n] = p.detach().clone()
     print(f"task {t}: ce={ce.item():.4f} sur={float(surrogate):.4f}")
@@ -60,22 +66,31 @@ sd = opt.state_dict()
 print("sd groups params:", [g["params"] for g in sd["param_groups"]])
 print("sd state ids:", sorted(sd["state"].keys()))
 print("exp_avg_sq sum:", round(sd["state"][2]["exp_avg_sq"].sum().item(), 6) > 0)
-print("trainable:", sum(p.numel() for p in model.parameters() if p.requires_grad),
-      "total:", sum(p.numel() for p in model.parameters()))
+print(
+    "trainable:",
+    sum(p.numel() for p in model.parameters() if p.requires_grad),
+    "total:",
+    sum(p.numel() for p in model.parameters()),
+)
 model.requires_grad_()
 print("unfrozen:", all(p.requires_grad for p in model.parameters()))
 opt.zero_grad(set_to_none=False)
-print("grads after zero_grad(False):", [None if p.grad is None else p.grad.abs().sum().item() for p in model.parameters()][:4])
+print(
+    "grads after zero_grad(False):",
+    [None if p.grad is None else p.grad.abs().sum().item() for p in model.parameters()][:4],
+)
 
-for bad in [lambda: opt.add_param_group({"params": torch.zeros(2, requires_grad=True), "lr": 0.1}) or "ok",
-            lambda: opt.add_param_group({"params": [torch.zeros(2)]}),
-            lambda: opt.add_param_group({"params": set([nn.Parameter(torch.zeros(1))])}),
-            lambda: opt.add_param_group([nn.Parameter(torch.zeros(1))]),
-            lambda: torch.optim.Adam([], lr=0.1),
-            lambda: torch.optim.Adam(model.parameters(), lr=-1),
-            lambda: torch.optim.Adam(model.parameters(), betas=(1.0, 0.9)),
-            lambda: torch.zeros(2, dtype=torch.long).requires_grad_(),
-            lambda: model[0].weight.detach().view(-1).requires_grad_(False).is_leaf]:
+for bad in [
+    lambda: opt.add_param_group({"params": torch.zeros(2, requires_grad=True), "lr": 0.1}) or "ok",
+    lambda: opt.add_param_group({"params": [torch.zeros(2)]}),
+    lambda: opt.add_param_group({"params": set([nn.Parameter(torch.zeros(1))])}),
+    lambda: opt.add_param_group([nn.Parameter(torch.zeros(1))]),
+    lambda: torch.optim.Adam([], lr=0.1),
+    lambda: torch.optim.Adam(model.parameters(), lr=-1),
+    lambda: torch.optim.Adam(model.parameters(), betas=(1.0, 0.9)),
+    lambda: torch.zeros(2, dtype=torch.long).requires_grad_(),
+    lambda: model[0].weight.detach().view(-1).requires_grad_(False).is_leaf,
+]:
     try:
         print(bad())
     except Exception as e:

@@ -5,6 +5,7 @@ labelling by iterative max pooling, and box extraction from each component's pix
 
 import torch
 from torch import nn
+
 F = torch.nn.functional
 
 torch.manual_seed(0)
@@ -19,7 +20,14 @@ mask[1, 0, :, :2] = 0  # an ignored "###" region
 border = F.max_pool2d(gt, 5, 1, 2) - (-F.max_pool2d(-gt, 3, 1, 1))
 thresh_gt = 0.3 + 0.4 * border
 thresh_mask = F.max_pool2d(gt, 5, 1, 2)
-print("border px", border.sum().item(), "dilated", thresh_mask.sum().item(), "eroded", (-F.max_pool2d(-gt, 3, 1, 1)).sum().item())
+print(
+    "border px",
+    border.sum().item(),
+    "dilated",
+    thresh_mask.sum().item(),
+    "eroded",
+    (-F.max_pool2d(-gt, 3, 1, 1)).sum().item(),
+)
 
 
 class DBHead(nn.Module):
@@ -27,8 +35,12 @@ class DBHead(nn.Module):
         super().__init__()
         self.k = k
         self.body = nn.Sequential(nn.Conv2d(1, c, 3, padding=1), nn.BatchNorm2d(c), nn.ReLU())
-        self.prob = nn.Sequential(nn.Conv2d(c, c, 3, padding=1), nn.ReLU(), nn.ConvTranspose2d(c, 1, 2, 2), nn.Sigmoid())
-        self.thresh = nn.Sequential(nn.Conv2d(c, c, 3, padding=1), nn.ReLU(), nn.ConvTranspose2d(c, 1, 2, 2), nn.Sigmoid())
+        self.prob = nn.Sequential(
+            nn.Conv2d(c, c, 3, padding=1), nn.ReLU(), nn.ConvTranspose2d(c, 1, 2, 2), nn.Sigmoid()
+        )
+        self.thresh = nn.Sequential(
+            nn.Conv2d(c, c, 3, padding=1), nn.ReLU(), nn.ConvTranspose2d(c, 1, 2, 2), nn.Sigmoid()
+        )
 
     def forward(self, x):
         f = self.body(x)
@@ -66,7 +78,15 @@ for step in range(4):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    print(step, round(loss.item(), 4), round(l_bce.item(), 4), round(l_dice.item(), 4), round(l_l1.item(), 4), n_pos, n_neg)
+    print(
+        step,
+        round(loss.item(), 4),
+        round(l_bce.item(), 4),
+        round(l_dice.item(), 4),
+        round(l_l1.item(), 4),
+        n_pos,
+        n_neg,
+    )
 
 
 def components(binary):

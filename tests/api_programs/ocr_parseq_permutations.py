@@ -6,6 +6,7 @@ averaged over permutations with ignore_index."""
 
 import torch
 from torch import nn
+
 F = torch.nn.functional
 
 torch.manual_seed(0)
@@ -63,8 +64,14 @@ for step in range(4):
     losses = []
     for perm in perms:
         cm, qm = perm_mask(perm)
-        h = layer(pos_q.expand(2, -1, -1), memory, tgt_mask=qm, memory_mask=None,
-                  tgt_key_padding_mask=None, memory_key_padding_mask=torch.tensor([[False] * P, [False] * 4 + [True] * 2]))
+        h = layer(
+            pos_q.expand(2, -1, -1),
+            memory,
+            tgt_mask=qm,
+            memory_mask=None,
+            tgt_key_padding_mask=None,
+            memory_key_padding_mask=torch.tensor([[False] * P, [False] * 4 + [True] * 2]),
+        )
         logits = head(h)
         losses.append(F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=PAD))
     loss = torch.stack(losses).mean()
@@ -77,7 +84,13 @@ with torch.no_grad():
     h = layer(pos_q.expand(2, -1, -1), memory, tgt_mask=causal, tgt_is_causal=True)
     pred = head(h).argmax(-1)
 print("pred", pred.tolist(), "eos first", (pred == EOS).int().argmax(1).tolist())
-print(layer.self_attn.batch_first, layer.norm_first, type(layer.activation).__name__ if not callable(layer.activation) or isinstance(layer.activation, nn.Module) else layer.activation.__name__)
+print(
+    layer.self_attn.batch_first,
+    layer.norm_first,
+    type(layer.activation).__name__
+    if not callable(layer.activation) or isinstance(layer.activation, nn.Module)
+    else layer.activation.__name__,
+)
 try:
     mha(q, ctx, ctx, attn_mask=torch.zeros(3, 3))
 except Exception as e:

@@ -6,6 +6,7 @@ clipping non-finite gradients, mixed bmm shapes in attention, and packing length
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
+
 F = torch.nn.functional
 
 torch.manual_seed(0)
@@ -41,20 +42,34 @@ attempt("torch.flip ndarray", lambda: torch.flip(x, torch.tensor([1]).numpy()))
 
 cell = nn.GRUCell(4, 3)
 attempt("gru hidden float64", lambda: cell(torch.randn(2, 4), torch.zeros(2, 3, dtype=torch.float64)))
-attempt("lstm hidden float64", lambda: nn.LSTMCell(4, 3)(torch.randn(2, 4), (torch.zeros(2, 3).double(), torch.zeros(2, 3))))
+attempt(
+    "lstm hidden float64", lambda: nn.LSTMCell(4, 3)(torch.randn(2, 4), (torch.zeros(2, 3).double(), torch.zeros(2, 3)))
+)
 attempt("gru input float64", lambda: cell(torch.randn(2, 4).double()))
 attempt("gru no bias float64 h", lambda: nn.GRUCell(4, 3, bias=False)(torch.randn(2, 4), torch.zeros(2, 3).double()))
 
 lp = torch.randn(10, 2, 5).log_softmax(2)
-attempt("ctc lengths too long", lambda: F.ctc_loss(lp, torch.tensor([[1, 2, 3], [1, 1, 0]]), torch.tensor([10, 10]),
-                                                   torch.tensor([3, 4])))
-attempt("ctc batch-first log_probs", lambda: F.ctc_loss(lp.transpose(0, 1), torch.tensor([[1, 2], [3, 4]]),
-                                                        torch.tensor([10, 10]), torch.tensor([2, 2])))
+attempt(
+    "ctc lengths too long",
+    lambda: F.ctc_loss(lp, torch.tensor([[1, 2, 3], [1, 1, 0]]), torch.tensor([10, 10]), torch.tensor([3, 4])),
+)
+attempt(
+    "ctc batch-first log_probs",
+    lambda: F.ctc_loss(
+        lp.transpose(0, 1), torch.tensor([[1, 2], [3, 4]]), torch.tensor([10, 10]), torch.tensor([2, 2])
+    ),
+)
 attempt("ctc 2-D log_probs with batch targets", lambda: F.ctc_loss(lp[:, 0], torch.tensor([[1, 2]]), [10], [2]))
-attempt("ctc input length 0", lambda: F.ctc_loss(lp, torch.tensor([[1, 2], [3, 4]]), torch.tensor([0, 10]),
-                                                 torch.tensor([2, 2]), reduction="none"))
+attempt(
+    "ctc input length 0",
+    lambda: F.ctc_loss(
+        lp, torch.tensor([[1, 2], [3, 4]]), torch.tensor([0, 10]), torch.tensor([2, 2]), reduction="none"
+    ),
+)
 img = torch.rand(2, 1, 8, 16)
-attempt("grid from theta 3x3", lambda: F.affine_grid(torch.eye(3)[None].repeat(2, 1, 1), img.shape, align_corners=False))
+attempt(
+    "grid from theta 3x3", lambda: F.affine_grid(torch.eye(3)[None].repeat(2, 1, 1), img.shape, align_corners=False)
+)
 attempt("grid batch mismatch", lambda: F.grid_sample(img, torch.zeros(3, 4, 4, 2), align_corners=False))
 attempt("grid 5-D for 4-D", lambda: F.grid_sample(img, torch.zeros(2, 1, 4, 4, 3), align_corners=False))
 attempt("reflect pad too big", lambda: F.pad(img, (0, 20), mode="reflect"))
@@ -64,10 +79,14 @@ enc = torch.randn(2, 7, 6)
 attempt("bmm attention wrong dims", lambda: torch.bmm(torch.randn(2, 1, 7), enc.transpose(1, 2)))
 attempt("bmm 2-D", lambda: torch.bmm(torch.randn(1, 7), enc[0]))
 attempt("masked_fill float mask", lambda: torch.randn(2, 7).masked_fill(torch.ones(2, 7), float("-inf")))
-attempt("packing unsorted", lambda: pack_padded_sequence(torch.randn(3, 5, 2), torch.tensor([2, 5, 3]), batch_first=True))
+attempt(
+    "packing unsorted", lambda: pack_padded_sequence(torch.randn(3, 5, 2), torch.tensor([2, 5, 3]), batch_first=True)
+)
 model = nn.Linear(3, 2)
 model(torch.tensor([[float("nan"), 1.0, 2.0]])).sum().backward()
 attempt("clip nan", lambda: nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=True))
 attempt("topk k too big", lambda: torch.randn(5, 4).topk(6, dim=1))
 attempt("unique_consecutive dim out of range", lambda: torch.unique_consecutive(x, dim=3))
-attempt("cross_entropy target 3-D", lambda: F.cross_entropy(torch.randn(2, 5, 4), torch.zeros(2, 4, 1, dtype=torch.long)))
+attempt(
+    "cross_entropy target 3-D", lambda: F.cross_entropy(torch.randn(2, 5, 4), torch.zeros(2, 4, 1, dtype=torch.long))
+)

@@ -4,6 +4,7 @@ antialias, area, nearest-exact), right padding to a common width with F.pad's co
 modes, horizontal flips for right-to-left scripts, per-image normalisation, and the mode/shape errors."""
 
 import torch
+
 F = torch.nn.functional
 
 torch.manual_seed(0)
@@ -18,9 +19,15 @@ H = 8
 resized = []
 for g in gray:
     w = max(1, round(g.shape[-1] * H / g.shape[-2]))
-    for mode, kw in (("bilinear", dict(align_corners=False)), ("bilinear", dict(align_corners=True)),
-                     ("bilinear", dict(align_corners=False, antialias=True)), ("bicubic", dict(align_corners=False)),
-                     ("area", {}), ("nearest-exact", {}), ("nearest", {})):
+    for mode, kw in (
+        ("bilinear", dict(align_corners=False)),
+        ("bilinear", dict(align_corners=True)),
+        ("bilinear", dict(align_corners=False, antialias=True)),
+        ("bicubic", dict(align_corners=False)),
+        ("area", {}),
+        ("nearest-exact", {}),
+        ("nearest", {}),
+    ):
         r = F.interpolate(g[None], size=(H, w), mode=mode, **kw)
         print(g.shape[-1], "->", w, mode, kw, round(r.sum().item(), 4))
     resized.append(F.interpolate(g[None], size=(H, w), mode="bilinear", align_corners=False, antialias=True)[0])
@@ -49,16 +56,22 @@ print("fliplr-like", torch.equal(batch[0, 0].fliplr(), batch[0, 0].flip(1)))
 mean = batch.mean(dim=(1, 2, 3), keepdim=True)
 std = batch.std(dim=(1, 2, 3), keepdim=True, unbiased=False)
 norm = (batch - mean) / (std + 1e-6)
-print("normalised", norm.mean(dim=(1, 2, 3)).abs().max().item() < 1e-5, norm.std(dim=(1, 2, 3), correction=0).round(decimals=4).tolist())
+print(
+    "normalised",
+    norm.mean(dim=(1, 2, 3)).abs().max().item() < 1e-5,
+    norm.std(dim=(1, 2, 3), correction=0).round(decimals=4).tolist(),
+)
 print("invert", round((1 - batch).clamp_(0, 1).sum().item(), 4))
 binar = (batch > batch.mean()).to(torch.uint8) * 255
 print("binarised", binar.dtype, binar.sum(dim=(1, 2, 3)).tolist())
 
-for bad in (lambda: F.interpolate(gray[0][None], size=(4, 4), mode="linear"),
-            lambda: F.interpolate(gray[0][None], size=(4, 4), mode="nearest", align_corners=True),
-            lambda: F.pad(resized[0], (0, 40), mode="reflect"),
-            lambda: F.interpolate(gray[0][None], size=4, scale_factor=2.0),
-            lambda: F.interpolate(gray[0][None], size=(4, 4), mode="trilinear")):
+for bad in (
+    lambda: F.interpolate(gray[0][None], size=(4, 4), mode="linear"),
+    lambda: F.interpolate(gray[0][None], size=(4, 4), mode="nearest", align_corners=True),
+    lambda: F.pad(resized[0], (0, 40), mode="reflect"),
+    lambda: F.interpolate(gray[0][None], size=4, scale_factor=2.0),
+    lambda: F.interpolate(gray[0][None], size=(4, 4), mode="trilinear"),
+):
     try:
         bad()
     except Exception as e:

@@ -5,6 +5,7 @@ training with label smoothing, and attention maps that sum to one inside each im
 
 import torch
 from torch import nn
+
 F = torch.nn.functional
 
 torch.manual_seed(0)
@@ -67,7 +68,12 @@ for step in range(5):
     print(step, round(loss.item(), 4), round(gn.item(), 4))
 
 print("attn", tuple(attn.shape), "sums", attn.sum(dim=(2, 3)).round(decimals=4).tolist())
-print("outside valid region", attn[2, :, :, 5:].abs().max().item(), attn[1, :, :, 8:].abs().max().item(), round(attn[2, :, :, 3:].abs().max().item(), 4))
+print(
+    "outside valid region",
+    attn[2, :, :, 5:].abs().max().item(),
+    attn[1, :, :, 8:].abs().max().item(),
+    round(attn[2, :, :, 3:].abs().max().item(), 4),
+)
 peak = attn.flatten(2).argmax(-1)
 print("peak rows", (peak // W).tolist(), "peak cols", (peak % W).tolist())
 print("peak within width", bool(((peak % W) < valid_w[:, None]).all()))

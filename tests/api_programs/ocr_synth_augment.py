@@ -6,6 +6,7 @@ masks, contrast jitter with clamp_, JPEG-like 8x8 block quantisation with unfold
 import math
 
 import torch
+
 F = torch.nn.functional
 
 g = torch.Generator().manual_seed(0)
@@ -65,7 +66,13 @@ sp[noise > 0.98] = 1.0
 print("salt", int((noise > 0.98).sum()), "pepper", int((noise < 0.02).sum()))
 contrast = 0.7 + 0.6 * torch.rand(N, 1, 1, 1, generator=g)
 jit = ((sp - 0.5) * contrast + 0.5).clamp_(0, 1)
-print("contrast", contrast.flatten().round(decimals=4).tolist(), "range", round(jit.min().item(), 4), round(jit.max().item(), 4))
+print(
+    "contrast",
+    contrast.flatten().round(decimals=4).tolist(),
+    "range",
+    round(jit.min().item(), 4),
+    round(jit.max().item(), 4),
+)
 
 blocks = F.unfold(jit, kernel_size=8, stride=8)  # (N, 64, L)
 q = 0.125
@@ -73,6 +80,11 @@ quant = torch.round(blocks / q) * q
 back = F.fold(quant, output_size=(H, W), kernel_size=8, stride=8)
 print("blocks", tuple(blocks.shape), "quant err", round((back - jit).abs().max().item(), 4))
 u8 = (back * 255).round().to(torch.uint8)
-print("uint8", u8.dtype, u8.float().mean().round(decimals=4).item(), torch.equal(u8.float().div(255).mul(255).round().to(torch.uint8), u8))
+print(
+    "uint8",
+    u8.dtype,
+    u8.float().mean().round(decimals=4).item(),
+    torch.equal(u8.float().div(255).mul(255).round().to(torch.uint8), u8),
+)
 hist = torch.histc(back, bins=8, min=0, max=1)
 print("hist", hist.tolist())

@@ -5,6 +5,7 @@ with border padding, a tanh-bounded localisation head, and gradients reaching th
 
 import torch
 from torch import nn
+
 F = torch.nn.functional
 
 torch.manual_seed(0)
@@ -84,5 +85,11 @@ print("bias grad", head[-1].bias.grad.view(K, 2).round(decimals=4).tolist())
 print("weight grad norm", round(head[-1].weight.grad.norm().item(), 4))
 print("kernel at 0", tps_kernel(torch.zeros(1, 2), torch.zeros(1, 2)).item())
 print("kernel sym", torch.allclose(tps_kernel(ctrl, ctrl), tps_kernel(ctrl, ctrl).t()))
-print("solve agrees", torch.allclose(torch.linalg.solve(torch.linalg.inv(tps.inv_L.double()),
-                                                        torch.eye(K + 3, dtype=torch.float64)).float(), tps.inv_L, atol=1e-3))
+print(
+    "solve agrees",
+    torch.allclose(
+        torch.linalg.solve(torch.linalg.inv(tps.inv_L.double()), torch.eye(K + 3, dtype=torch.float64)).float(),
+        tps.inv_L,
+        atol=1e-3,
+    ),
+)

@@ -1,7 +1,18 @@
-"""A tabular data pipeline: stratified splits with generators, oversampling with WeightedRandomSampler, mixed collate."""
+"""A tabular data pipeline: stratified splits with generators, oversampling with WeightedRandomSampler,
+mixed collate."""
+
 import torch
-from torch.utils.data import (ConcatDataset, DataLoader, Dataset, StackDataset, Subset, TensorDataset,
-                              WeightedRandomSampler, default_collate, random_split)
+from torch.utils.data import (
+    ConcatDataset,
+    DataLoader,
+    Dataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    WeightedRandomSampler,
+    default_collate,
+    random_split,
+)
 
 torch.manual_seed(0)
 N = 40
@@ -20,7 +31,10 @@ again = random_split(range(N), [0.6, 0.2, 0.2], generator=g1)
 print("reproducible", again[0].indices == train.indices)
 a, b = random_split(range(10), [7, 3], generator=torch.Generator().manual_seed(7))
 print("int lengths", sorted(a.indices), sorted(b.indices))
-print("fraction rounding", [len(s) for s in random_split(range(7), [0.5, 0.25, 0.25], generator=torch.Generator().manual_seed(0))])
+print(
+    "fraction rounding",
+    [len(s) for s in random_split(range(7), [0.5, 0.25, 0.25], generator=torch.Generator().manual_seed(0))],
+)
 
 # stratified split by hand: permute inside each class with one generator
 gs = torch.Generator().manual_seed(0)
@@ -40,8 +54,9 @@ print("subset item", [t.tolist() for t in strat_train[0]][2])
 labels = y[tr_idx]
 class_count = torch.bincount(labels)
 sample_w = (1.0 / class_count.double())[labels]
-sampler = WeightedRandomSampler(sample_w, num_samples=len(labels), replacement=True,
-                                generator=torch.Generator().manual_seed(1))
+sampler = WeightedRandomSampler(
+    sample_w, num_samples=len(labels), replacement=True, generator=torch.Generator().manual_seed(1)
+)
 print("sampler", len(sampler), sampler.weights.dtype, sampler.replacement, round(sampler.weights.sum().item(), 4))
 drawn = torch.tensor(list(sampler))
 print("drawn", drawn.shape, drawn.dtype, 0 <= drawn.min().item(), drawn.max().item() < len(labels))
@@ -68,7 +83,14 @@ class RowDataset(Dataset):
         return self.n
 
     def __getitem__(self, i):
-        return {"num": X_num[i], "cat": X_cat[i], "id": f"row{i}", "weight": 1.0 + i, "flag": i % 2 == 0, "y": int(y[i])}
+        return {
+            "num": X_num[i],
+            "cat": X_cat[i],
+            "id": f"row{i}",
+            "weight": 1.0 + i,
+            "flag": i % 2 == 0,
+            "y": int(y[i]),
+        }
 
 
 batch = next(iter(DataLoader(RowDataset(6), batch_size=3)))

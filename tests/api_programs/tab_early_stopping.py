@@ -1,4 +1,5 @@
 """Training with early stopping: best-weights copies, ReduceLROnPlateau, checkpoints in memory, and restores."""
+
 import copy
 import io
 
@@ -38,7 +39,7 @@ for epoch in range(60):
     model.train()
     for i in range(0, 60, 20):
         opt.zero_grad(set_to_none=True)
-        loss = F.mse_loss(model(Xtr[i:i + 20]).squeeze(-1), ytr[i:i + 20])
+        loss = F.mse_loss(model(Xtr[i : i + 20]).squeeze(-1), ytr[i : i + 20])
         loss.backward()
         opt.step()
     model.eval()
@@ -55,7 +56,12 @@ for epoch in range(60):
     if epoch % 5 == 0:
         print(epoch, round(loss.item(), 4), round(val, 4))
 print("lr changes", sorted(set(lrs), reverse=True)[:4], sched.num_bad_epochs, round(sched.best, 4))
-print("alias follows", torch.equal(alias["0.weight"], model[0].weight), "deep copy frozen", torch.equal(snap_deep["0.weight"], model[0].weight))
+print(
+    "alias follows",
+    torch.equal(alias["0.weight"], model[0].weight),
+    "deep copy frozen",
+    torch.equal(snap_deep["0.weight"], model[0].weight),
+)
 
 model.load_state_dict(stopper.best_state)
 with torch.no_grad():
@@ -63,18 +69,36 @@ with torch.no_grad():
 
 # a full checkpoint round trip through bytes
 buf = io.BytesIO()
-torch.save({"epoch": stopper.best_epoch, "model": model.state_dict(), "optim": opt.state_dict(), "sched": sched.state_dict(),
-            "rng": torch.get_rng_state()}, buf)
+torch.save(
+    {
+        "epoch": stopper.best_epoch,
+        "model": model.state_dict(),
+        "optim": opt.state_dict(),
+        "sched": sched.state_dict(),
+        "rng": torch.get_rng_state(),
+    },
+    buf,
+)
 buf.seek(0)
 ck = torch.load(buf, weights_only=True)
 print("checkpoint keys", sorted(ck), ck["epoch"], ck["rng"].dtype, tuple(ck["rng"].shape))
 print("optim state", sorted(ck["optim"]["state"][0].keys()), ck["optim"]["param_groups"][0]["amsgrad"])
-print("sched state", ck["sched"]["mode"], ck["sched"]["patience"], ck["sched"]["factor"], ck["sched"]["_last_lr"] == sched.get_last_lr())
+print(
+    "sched state",
+    ck["sched"]["mode"],
+    ck["sched"]["patience"],
+    ck["sched"]["factor"],
+    ck["sched"]["_last_lr"] == sched.get_last_lr(),
+)
 model2 = nn.Sequential(nn.Linear(6, 16), nn.SiLU(), nn.Dropout(0.1), nn.Linear(16, 1))
 opt2 = torch.optim.AdamW(model2.parameters(), lr=1.0)
 print("load", model2.load_state_dict(ck["model"]))
 opt2.load_state_dict(ck["optim"])
-print("opt2 lr", opt2.param_groups[0]["lr"] == opt.param_groups[0]["lr"], torch.equal(opt2.state[model2[0].weight]["max_exp_avg_sq"], opt.state[model[0].weight]["max_exp_avg_sq"]))
+print(
+    "opt2 lr",
+    opt2.param_groups[0]["lr"] == opt.param_groups[0]["lr"],
+    torch.equal(opt2.state[model2[0].weight]["max_exp_avg_sq"], opt.state[model[0].weight]["max_exp_avg_sq"]),
+)
 sched2 = torch.optim.lr_scheduler.ReduceLROnPlateau(opt2)
 sched2.load_state_dict(ck["sched"])
 print("sched2", sched2.patience, sched2.best == sched.best)
@@ -87,7 +111,12 @@ print("missing", res.missing_keys, "unexpected", res.unexpected_keys)
 for name, fn in [
     ("strict missing", lambda: wider.load_state_dict(head_free)),
     ("size mismatch", lambda: wider.load_state_dict(ck["model"])),
-    ("optim groups", lambda: torch.optim.AdamW([{"params": model2[0].parameters()}, {"params": model2[3].parameters()}]).load_state_dict(ck["optim"])),
+    (
+        "optim groups",
+        lambda: torch.optim.AdamW(
+            [{"params": model2[0].parameters()}, {"params": model2[3].parameters()}]
+        ).load_state_dict(ck["optim"]),
+    ),
     ("plateau mode", lambda: torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="best")),
     ("plateau threshold mode", lambda: torch.optim.lr_scheduler.ReduceLROnPlateau(opt, threshold_mode="pct")),
 ]:

@@ -1,4 +1,5 @@
 """FT-Transformer: a feature tokenizer for numeric and categorical columns, a CLS token and a pre-norm encoder."""
+
 import math
 import warnings
 
@@ -32,8 +33,9 @@ class FTTransformer(nn.Module):
     def __init__(self, n_num, cards, d=8, heads=2, layers=2, n_out=3):
         super().__init__()
         self.tok = FeatureTokenizer(n_num, cards, d)
-        layer = nn.TransformerEncoderLayer(d, heads, dim_feedforward=2 * d, dropout=0.0, activation="gelu",
-                                           batch_first=True, norm_first=True)
+        layer = nn.TransformerEncoderLayer(
+            d, heads, dim_feedforward=2 * d, dropout=0.0, activation="gelu", batch_first=True, norm_first=True
+        )
         self.encoder = nn.TransformerEncoder(layer, layers, norm=nn.LayerNorm(d), enable_nested_tensor=False)
         self.head = nn.Sequential(nn.ReLU(), nn.Linear(d, n_out))
 
@@ -84,7 +86,9 @@ with torch.no_grad():
     _, w = attn(h, h, h, need_weights=True, average_attn_weights=False)
     _, wa = attn(h, h, h)
     print("attn", tuple(w.shape), tuple(wa.shape), torch.allclose(w.mean(1), wa, atol=1e-6))
-    print("cls attention sums", w[:, :, 0].sum(-1).mean().item() > 0.99, "importance", tuple(wa[:, 0, 1:].mean(0).shape))
+    print(
+        "cls attention sums", w[:, :, 0].sum(-1).mean().item() > 0.99, "importance", tuple(wa[:, 0, 1:].mean(0).shape)
+    )
 
 with warnings.catch_warnings(record=True) as rec:
     warnings.simplefilter("always")

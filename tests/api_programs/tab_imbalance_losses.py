@@ -1,4 +1,5 @@
 """Class-imbalance losses for a fraud-like tabular task: pos_weight, class weights, label smoothing, focal loss."""
+
 import torch
 
 nn = torch.nn
@@ -70,10 +71,25 @@ def multiclass_focal(logits, t, gamma=2.0, weight=None):
 
 
 fl = FocalLoss()
-print("focal", round(fl(logits.detach(), y).item(), 4), round(FocalLoss(gamma=0.0, alpha=0.5)(logits.detach(), y).item() * 2, 4))
+print(
+    "focal",
+    round(fl(logits.detach(), y).item(), 4),
+    round(FocalLoss(gamma=0.0, alpha=0.5)(logits.detach(), y).item() * 2, 4),
+)
 print("focal gamma0 == bce", round(F.binary_cross_entropy_with_logits(logits.detach(), y).item(), 4))
 print("mc focal", round(multiclass_focal(logits3.detach()[:9], t3[:9], weight=cw).item(), 4))
-print("poly1", round((F.cross_entropy(logits3.detach()[:9], t3[:9], reduction="none") + (1 - F.softmax(logits3.detach()[:9], 1).gather(1, t3[:9, None]).squeeze(1))).mean().item(), 4))
+print(
+    "poly1",
+    round(
+        (
+            F.cross_entropy(logits3.detach()[:9], t3[:9], reduction="none")
+            + (1 - F.softmax(logits3.detach()[:9], 1).gather(1, t3[:9, None]).squeeze(1))
+        )
+        .mean()
+        .item(),
+        4,
+    ),
+)
 
 for name, fn in [
     ("ce bad weight", lambda: F.cross_entropy(logits3, t3, weight=torch.ones(3))),
@@ -81,7 +97,10 @@ for name, fn in [
     ("bce shape", lambda: F.binary_cross_entropy_with_logits(logits, y[:8])),
     ("bce int target", lambda: F.binary_cross_entropy_with_logits(logits, y.long())),
     ("bce out of range", lambda: F.binary_cross_entropy(torch.tensor([0.5]), torch.tensor([2.0]))),
-    ("learnable pos_weight", lambda: F.binary_cross_entropy_with_logits(logits, y, pos_weight=torch.ones(1, requires_grad=True))),
+    (
+        "learnable pos_weight",
+        lambda: F.binary_cross_entropy_with_logits(logits, y, pos_weight=torch.ones(1, requires_grad=True)),
+    ),
     ("learnable class weights", lambda: nn.CrossEntropyLoss(weight=nn.Parameter(cw.clone()))(logits3, t3)),
     ("ce target range", lambda: F.cross_entropy(logits3, torch.full((10,), 4))),
     ("ce float target wrong shape", lambda: F.cross_entropy(logits3, torch.rand(10, 3))),

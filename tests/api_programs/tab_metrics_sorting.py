@@ -1,4 +1,6 @@
-"""Binary and multiclass metrics for a tabular classifier: ROC-AUC by sorting, PR-AUC, calibration, confusion matrices."""
+"""Binary and multiclass metrics for a tabular classifier: ROC-AUC by sorting, PR-AUC, calibration,
+confusion matrices."""
+
 import torch
 
 torch.manual_seed(0)
@@ -61,7 +63,11 @@ print("ece", round(((cnt / len(scores)) * (conf - acc).abs()).sum().item(), 4), 
 print("histc", torch.histc(scores, bins=5, min=0, max=1).tolist(), torch.histc(scores, bins=4).tolist())
 h = torch.histogram(scores, bins=4, range=(0.0, 1.0), weight=labels.float())
 print("histogram", h.hist.tolist(), h.bin_edges.tolist())
-print("searchsorted", torch.searchsorted(edges, scores, side="right")[:5].tolist(), torch.searchsorted(edges, torch.tensor([0.2, 0.5]), right=False).tolist())
+print(
+    "searchsorted",
+    torch.searchsorted(edges, scores, side="right")[:5].tolist(),
+    torch.searchsorted(edges, torch.tensor([0.2, 0.5]), right=False).tolist(),
+)
 unsorted = torch.tensor([0.5, 0.1, 0.9, 0.3])
 print("sorter", torch.searchsorted(unsorted, torch.tensor([0.2, 0.95]), sorter=torch.argsort(unsorted)).tolist())
 
@@ -82,13 +88,21 @@ n = cm.sum()
 c = tp.sum()
 s_ = cm.sum(1).float()
 p_ = cm.sum(0).float()
-mcc = (c * n - (s_ * p_).sum()) / torch.sqrt((n ** 2 - (p_ ** 2).sum()) * (n ** 2 - (s_ ** 2).sum()))
+mcc = (c * n - (s_ * p_).sum()) / torch.sqrt((n**2 - (p_**2).sum()) * (n**2 - (s_**2).sum()))
 print("mcc", round(mcc.item(), 4))
 kappa_po = c / n
-kappa_pe = (s_ * p_).sum() / n ** 2
+kappa_pe = (s_ * p_).sum() / n**2
 print("kappa", round(((kappa_po - kappa_pe) / (1 - kappa_pe)).item(), 4))
-print("bincount weights", torch.bincount(true, weights=torch.linspace(0, 1, 10)).round(decimals=4).tolist(), torch.bincount(true, weights=torch.ones(10, dtype=torch.float64)).dtype)
-print("bincount empty", torch.bincount(torch.tensor([], dtype=torch.long)).tolist(), torch.bincount(torch.tensor([], dtype=torch.long), minlength=2).tolist())
+print(
+    "bincount weights",
+    torch.bincount(true, weights=torch.linspace(0, 1, 10)).round(decimals=4).tolist(),
+    torch.bincount(true, weights=torch.ones(10, dtype=torch.float64)).dtype,
+)
+print(
+    "bincount empty",
+    torch.bincount(torch.tensor([], dtype=torch.long)).tolist(),
+    torch.bincount(torch.tensor([], dtype=torch.long), minlength=2).tolist(),
+)
 for name, fn in [
     ("bincount neg", lambda: torch.bincount(torch.tensor([-1, 0]))),
     ("bincount 2d", lambda: torch.bincount(cm)),

@@ -1,5 +1,6 @@
 """Embeddings for numeric features (Gorishniy et al.): piecewise-linear encodings over quantile bins, periodic
 embeddings, and a rank-Gauss transform."""
+
 import math
 
 import torch
@@ -23,7 +24,9 @@ def ple(x, edges):
     frac = (x[..., None] - left) / (right - left)
     idx = torch.searchsorted(edges[:, 1:-1].contiguous(), x.T.contiguous()).T  # bin per value
     bins = torch.arange(edges.shape[1] - 1)
-    enc = torch.where(bins < idx[..., None], torch.ones_like(frac), torch.where(bins > idx[..., None], torch.zeros_like(frac), frac))
+    enc = torch.where(
+        bins < idx[..., None], torch.ones_like(frac), torch.where(bins > idx[..., None], torch.zeros_like(frac), frac)
+    )
     return enc.clamp(0, 1), idx
 
 
@@ -32,7 +35,11 @@ print("ple", tuple(enc.shape), enc[0].round(decimals=4).tolist())
 print("bin idx", idx.tolist())
 b1 = torch.bucketize(X[:6, 0].contiguous(), edges[0, 1:-1])
 print("bucketize matches searchsorted", torch.equal(b1, idx[:, 0]), b1.dtype)
-print("bucketize right", torch.bucketize(edges[0], edges[0, 1:-1], right=True).tolist(), torch.bucketize(edges[0], edges[0, 1:-1]).tolist())
+print(
+    "bucketize right",
+    torch.bucketize(edges[0], edges[0, 1:-1], right=True).tolist(),
+    torch.bucketize(edges[0], edges[0, 1:-1]).tolist(),
+)
 print("searchsorted side", torch.searchsorted(edges[0].contiguous(), edges[0], side="right").tolist())
 print("searchsorted out_int32", torch.searchsorted(edges[0].contiguous(), X[:3, 0].contiguous(), out_int32=True).dtype)
 

@@ -1,5 +1,6 @@
 """Regression heads for tabular targets with uncertainty: multi-quantile pinball loss, Gaussian and
 negative-binomial likelihoods, conformal intervals from calibration residuals."""
+
 import torch
 
 nn = torch.nn
@@ -31,7 +32,12 @@ print("pinball", round(loss.item(), 4))
 with torch.no_grad():
     q = qnet(Xcal)
     q_sorted, _ = q.sort(dim=1)  # fix quantile crossing
-print("crossing", (q[:, 0] > q[:, 2]).sum().item(), "coverage", round(((ycal >= q_sorted[:, 0]) & (ycal <= q_sorted[:, 2])).float().mean().item(), 4))
+print(
+    "crossing",
+    (q[:, 0] > q[:, 2]).sum().item(),
+    "coverage",
+    round(((ycal >= q_sorted[:, 0]) & (ycal <= q_sorted[:, 2])).float().mean().item(), 4),
+)
 print("torch.quantile check", torch.quantile(ytr, taus).round(decimals=4).tolist())
 
 # heteroscedastic Gaussian head: gaussian_nll_loss and Normal.log_prob agree
@@ -49,7 +55,12 @@ with torch.no_grad():
     mu, var = out[:, 0], F.softplus(out[:, 1]) + 1e-4
     nll_f = F.gaussian_nll_loss(mu, ytr, var, full=True)
     nll_d = -D.Normal(mu, var.sqrt()).log_prob(ytr).mean()
-print("gaussian nll", round(nll_f.item(), 4), round(nll_d.item(), 4), round(F.gaussian_nll_loss(mu, ytr, var, eps=1e-2, reduction="sum").item(), 4))
+print(
+    "gaussian nll",
+    round(nll_f.item(), 4),
+    round(nll_d.item(), 4),
+    round(F.gaussian_nll_loss(mu, ytr, var, eps=1e-2, reduction="sum").item(), 4),
+)
 dist = D.Normal(mu[:3], var[:3].sqrt())
 print("normal", dist.batch_shape, dist.event_shape, dist.icdf(torch.tensor(0.975)).round(decimals=4).tolist())
 print("cdf", dist.cdf(ytr[:3]).round(decimals=4).tolist(), dist.entropy().round(decimals=4).tolist())
@@ -60,10 +71,19 @@ print("independent", ind.batch_shape, ind.event_shape, round(ind.log_prob(ytr[:3
 counts = torch.poisson(torch.exp(0.5 * X[:, 0] + 1), generator=torch.Generator().manual_seed(0))
 print("counts", counts.dtype, counts[:8].tolist())
 rate = torch.exp(0.5 * X[:, 0] + 1)
-print("poisson nll", round(F.poisson_nll_loss(rate.log(), counts).item(), 4), round(F.poisson_nll_loss(rate, counts, log_input=False, full=True).item(), 4))
+print(
+    "poisson nll",
+    round(F.poisson_nll_loss(rate.log(), counts).item(), 4),
+    round(F.poisson_nll_loss(rate, counts, log_input=False, full=True).item(), 4),
+)
 print("Poisson lp", round(-D.Poisson(rate).log_prob(counts).mean().item(), 4))
 nb = D.NegativeBinomial(total_count=torch.tensor(3.0), logits=(rate / 3).log())
-print("nb", round(nb.mean[:3].sum().item(), 4), round(nb.variance[:3].sum().item(), 4), round(nb.log_prob(counts).mean().item(), 4))
+print(
+    "nb",
+    round(nb.mean[:3].sum().item(), 4),
+    round(nb.variance[:3].sum().item(), 4),
+    round(nb.log_prob(counts).mean().item(), 4),
+)
 zi_pi = torch.tensor(0.2)
 lp0 = torch.log(zi_pi + (1 - zi_pi) * torch.exp(D.Poisson(rate).log_prob(torch.zeros_like(rate))))
 lpn = torch.log(1 - zi_pi) + D.Poisson(rate).log_prob(counts)

@@ -1,4 +1,5 @@
 """High-cardinality ID columns with nn.Embedding(sparse=True), SparseAdam for them and Adam for the dense head."""
+
 import torch
 
 nn = torch.nn
@@ -41,7 +42,12 @@ for step in range(6):
         print("coalesced", gc.is_coalesced(), gc.indices().shape[0], tuple(gc.values().shape))
         print("rows touched", sorted(gc.indices()[0].tolist()) == sorted(cat[:, 1].unique().tolist()))
         dense = g.to_dense()
-        print("dense grad", tuple(dense.shape), round(dense.abs().sum().item(), 4), round(gc.values().abs().sum().item(), 4))
+        print(
+            "dense grad",
+            tuple(dense.shape),
+            round(dense.abs().sum().item(), 4),
+            round(gc.values().abs().sum().item(), 4),
+        )
         print("head grad sparse", model.head[0].weight.grad.is_sparse)
     opt_s.step()
     opt_d.step()

@@ -1,4 +1,5 @@
 """TabNet's sparsemax and entmax-1.5 written by hand (sort, cumsum, gather, scatter) as autograd Functions."""
+
 import torch
 
 torch.manual_seed(0)
@@ -9,7 +10,9 @@ class Sparsemax(torch.autograd.Function):
     def forward(ctx, z, dim=-1):
         z = z - z.max(dim=dim, keepdim=True).values
         zs, _ = torch.sort(z, dim=dim, descending=True)
-        k = torch.arange(1, z.size(dim) + 1, dtype=z.dtype).view([-1 if i == dim % z.dim() else 1 for i in range(z.dim())])
+        k = torch.arange(1, z.size(dim) + 1, dtype=z.dtype).view(
+            [-1 if i == dim % z.dim() else 1 for i in range(z.dim())]
+        )
         cum = zs.cumsum(dim) - 1
         support = k * zs > cum
         k_z = support.sum(dim=dim, keepdim=True)
@@ -44,13 +47,24 @@ def entmax15(z, dim=-1, n_iter=40):
     return p / p.sum(dim, keepdim=True)
 
 
-z = torch.tensor([[1.0, 0.8, 0.1, -1.0], [0.0, 0.0, 0.0, 0.0], [3.0, -2.0, 1.5, 2.9]], dtype=torch.float64, requires_grad=True)
+z = torch.tensor(
+    [[1.0, 0.8, 0.1, -1.0], [0.0, 0.0, 0.0, 0.0], [3.0, -2.0, 1.5, 2.9]], dtype=torch.float64, requires_grad=True
+)
 p = Sparsemax.apply(z, -1)
-print("sparsemax", p.round(decimals=4).tolist(), p.grad_fn.name() if hasattr(p.grad_fn, "name") else type(p.grad_fn).__name__)
+print(
+    "sparsemax",
+    p.round(decimals=4).tolist(),
+    p.grad_fn.name() if hasattr(p.grad_fn, "name") else type(p.grad_fn).__name__,
+)
 print("sums", p.sum(-1).tolist(), "zeros", (p == 0).sum().item())
 (p * torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64)).sum().backward()
 print("grad", z.grad.round(decimals=4).tolist())
-print("gradcheck", torch.autograd.gradcheck(lambda t: Sparsemax.apply(t, -1), (torch.randn(3, 5, dtype=torch.float64, requires_grad=True),)))
+print(
+    "gradcheck",
+    torch.autograd.gradcheck(
+        lambda t: Sparsemax.apply(t, -1), (torch.randn(3, 5, dtype=torch.float64, requires_grad=True),)
+    ),
+)
 
 # along dim 0 and on a 3-D tensor (feature masks: batch x steps x features)
 z3 = torch.randn(2, 3, 6)
@@ -89,9 +103,16 @@ print("feature importance", (M.sum(0) / M.sum()).sum(0).round(decimals=4).tolist
 
 # sort variants used for thresholds
 v = torch.tensor([0.3, 0.1, 0.3, 0.2])
-print("stable", torch.sort(v, stable=True).indices.tolist(), torch.sort(v, descending=True, stable=True).indices.tolist())
+print(
+    "stable", torch.sort(v, stable=True).indices.tolist(), torch.sort(v, descending=True, stable=True).indices.tolist()
+)
 print("argsort", torch.argsort(v, descending=True, stable=True).tolist(), torch.msort(v.view(2, 2)).tolist())
-print("cummax", torch.cummax(v, 0).indices.tolist(), torch.cummin(v, 0).values.tolist(), torch.logcumsumexp(v, 0).round(decimals=4).tolist())
+print(
+    "cummax",
+    torch.cummax(v, 0).indices.tolist(),
+    torch.cummin(v, 0).values.tolist(),
+    torch.logcumsumexp(v, 0).round(decimals=4).tolist(),
+)
 try:
     Sparsemax.apply(z3, 5)
 except Exception as e:

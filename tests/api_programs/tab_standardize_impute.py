@@ -1,4 +1,5 @@
 """Feature standardisation and missing-value imputation for a tabular batch with NaNs."""
+
 import torch
 
 torch.manual_seed(0)
@@ -21,7 +22,11 @@ print("nansum", X.nansum(0).round(decimals=4).tolist())
 for q_interp in ["linear", "lower", "higher", "midpoint", "nearest"]:
     q = torch.nanquantile(X, torch.tensor([0.1, 0.5, 0.9]), dim=0, interpolation=q_interp)
     print("nanquantile", q_interp, tuple(q.shape), q[:, 1].round(decimals=4).tolist())
-print("quantile nan", torch.quantile(X[:, 1], 0.5).item(), torch.quantile(X[:, 0], 0.25, keepdim=True).round(decimals=4).tolist())
+print(
+    "quantile nan",
+    torch.quantile(X[:, 1], 0.5).item(),
+    torch.quantile(X[:, 0], 0.25, keepdim=True).round(decimals=4).tolist(),
+)
 
 # mean imputation through where, median imputation through index
 X_mean = torch.where(mask, mean.expand_as(X), X)

@@ -1,5 +1,6 @@
 """TabTransformer: contextual embeddings of categorical columns (shared column embedding), numeric features
 layer-normed, concatenated into an MLP; masked-feature pretraining as in SAINT/VIME."""
+
 import torch
 
 nn = torch.nn
@@ -49,7 +50,9 @@ x_num = torch.randn(48, 2) * torch.tensor([5.0, 0.1])
 y = ((x_cat[:, 0] == 1) | (x_num[:, 0] > 2)).float()
 model = TabTransformer(cards, 2)
 print("offsets", model.emb.offsets.tolist(), "mask id", model.emb.mask_id, model.emb.values)
-print("activation", model.transformer.layers[0].activation is F.gelu, model.transformer.layers[0].activation_relu_or_gelu)
+print(
+    "activation", model.transformer.layers[0].activation is F.gelu, model.transformer.layers[0].activation_relu_or_gelu
+)
 print("padding row", model.emb.values.weight[model.emb.mask_id].abs().sum().item())
 
 # 1) masked-feature pretraining: corrupt 30% of cells, reconstruct the original category per column
@@ -58,7 +61,11 @@ g = torch.Generator().manual_seed(0)
 for step in range(10):
     mask = torch.rand(x_cat.shape, generator=g) < 0.3
     h = model.contextual(x_cat, mask)
-    losses = [F.cross_entropy(head(h[:, j])[mask[:, j]], x_cat[mask[:, j], j]) for j, head in enumerate(model.recon) if mask[:, j].any()]
+    losses = [
+        F.cross_entropy(head(h[:, j])[mask[:, j]], x_cat[mask[:, j], j])
+        for j, head in enumerate(model.recon)
+        if mask[:, j].any()
+    ]
     loss = torch.stack(losses).mean()
     opt.zero_grad()
     loss.backward()

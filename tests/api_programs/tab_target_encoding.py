@@ -1,4 +1,5 @@
 """Categorical encodings computed with tensor group-bys: counts, smoothed out-of-fold target means, rare buckets."""
+
 import torch
 
 torch.manual_seed(0)
@@ -24,9 +25,14 @@ print("sums agree", s1.tolist() == s2.tolist() == s3.tolist() == s4.tolist(), s1
 means = torch.zeros(k).scatter_reduce(0, inv, y, reduce="mean", include_self=False)
 print("means", means.round(decimals=4).tolist())
 print("means include_self", torch.zeros(k).scatter_reduce(0, inv, y, reduce="mean").round(decimals=4).tolist())
-print("amax/amin", torch.full((k,), -1.0).scatter_reduce(0, inv, y, "amax", include_self=False).tolist(),
-      torch.full((k,), 5.0).scatter_reduce(0, inv, y, "amin").tolist())
-print("index_reduce mean", torch.zeros(k).index_reduce_(0, inv, y, "mean", include_self=False).round(decimals=4).tolist())
+print(
+    "amax/amin",
+    torch.full((k,), -1.0).scatter_reduce(0, inv, y, "amax", include_self=False).tolist(),
+    torch.full((k,), 5.0).scatter_reduce(0, inv, y, "amin").tolist(),
+)
+print(
+    "index_reduce mean", torch.zeros(k).index_reduce_(0, inv, y, "mean", include_self=False).round(decimals=4).tolist()
+)
 
 prior = y.mean()
 m = 2.0
@@ -67,7 +73,9 @@ print("unique_consecutive", consec.tolist(), ccount.tolist(), cinv[-3:].tolist()
 rows = torch.stack([city % 2, other % 2], 1)
 u2, i2, c2 = torch.unique(rows, dim=0, return_inverse=True, return_counts=True)
 print("unique rows", u2.tolist(), c2.tolist(), i2[:6].tolist())
-print("isin", torch.isin(city, torch.tensor([0, 2])).sum().item(), torch.isin(city, uniq[rare], invert=True).sum().item())
+print(
+    "isin", torch.isin(city, torch.tensor([0, 2])).sum().item(), torch.isin(city, uniq[rare], invert=True).sum().item()
+)
 for name, fn in [
     ("scatter_reduce bad", lambda: torch.zeros(k).scatter_reduce(0, inv, y, reduce="median")),
     ("index_add dtype", lambda: torch.zeros(k).index_add_(0, inv, y.long())),

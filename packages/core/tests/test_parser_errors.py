@@ -56,7 +56,8 @@ def test_unbiased_with_correction_lists_the_overloads_as_pytorch():
     assert x.var(0, correction=0).tolist() == [0.0, 0.0] and x.std(True).item() == 0.0  # one of the two computes
 
 
-_SIZE_OPS = [("reshape", "shape", (3, 2)), ("permute", "dims", (1, 0)), ("flip", "dims", (1,)), ("tile", "dims", (2, 1))]
+_SIZE_OPS = [("reshape", "shape", (3, 2)), ("permute", "dims", (1, 0)), ("flip", "dims", (1,)),
+             ("tile", "dims", (2, 1))]
 
 
 @pytest.mark.parametrize("op,name,good", _SIZE_OPS)
@@ -69,7 +70,8 @@ def test_function_form_of_varargs_size_ops_takes_one_tuple(op, name, good):
     if len(good) > 1:
         with pytest.raises(TypeError, match=rf"^{op}\(\) takes 2 positional arguments but 3 were given$"):
             fn(x, *good)
-    with pytest.raises(TypeError, match=rf"^{op}\(\): argument '{name}' \(position 2\) must be tuple of ints, not int$"):
+    with pytest.raises(TypeError,
+                       match=rf"^{op}\(\): argument '{name}' \(position 2\) must be tuple of ints, not int$"):
         fn(x, 1)
     with pytest.raises(TypeError, match=rf"^{op}\(\): argument '{name}' must be tuple of ints, not int$"):
         fn(x, **{name: 1})

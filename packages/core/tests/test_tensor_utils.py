@@ -147,7 +147,8 @@ def test_frombuffer_warns_of_a_read_only_buffer_before_checking_its_length(monke
     from ember.core.ops import _util
 
     monkeypatch.setattr(_util, "_warned_once", set())
-    with pytest.warns(UserWarning, match=r"^The given buffer is not writable, .* the rest of this program\. \(Triggered "
-                                         r"internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new\.cpp:1556\.\)$"):
+    with pytest.warns(UserWarning, match=r"^The given buffer is not writable, .* the rest of this program\. "
+                                         r"\(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/torch/csrc/utils/tensor_new\.cpp:1556\.\)$"):
         with pytest.raises(ValueError, match=r"^both buffer length \(0\) and count \(-1\) must not be 0$"):
             E.frombuffer(b"", dtype=E.uint8)

@@ -16,8 +16,8 @@ import functools
 import operator
 from collections.abc import Callable
 
-__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible", "int_like", "int_tuple_error", "sizes_function",
-           "sizes_method"]
+__all__ = ["kwargs_order", "invalid_arguments", "overloads", "plausible", "int_like", "int_tuple_error",
+           "sizes_function", "sizes_method"]
 
 _MUL = 0xC6A4A7935BD1E995
 _MASK = (1 << 64) - 1
