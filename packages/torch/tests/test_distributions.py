@@ -379,6 +379,20 @@ def test_kl_registry_dispatch_and_errors():
     close(D.kl_divergence(ip, iq), 1.0)
 
 
+def test_kl_gaussians_of_different_event_shapes_raise_pytorch_messages():
+    full2 = D.MultivariateNormal(T([0.0, 0.0]), T([[1.0, 0.0], [0.0, 1.0]]))
+    full3 = D.MultivariateNormal(T([0.0, 0.0, 0.0]), T([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    low2 = D.LowRankMultivariateNormal(T([0.0, 0.0]), T([[1.0], [1.0]]), T([1.0, 1.0]))
+    low3 = D.LowRankMultivariateNormal(T([0.0, 0.0, 0.0]), T([[1.0], [1.0], [1.0]]), T([1.0, 1.0, 1.0]))
+    gap = " " * 26  # PyTorch's backslash-continued literals keep the next line's indentation
+    for p, q, kind in [(full2, full3, ""), (low2, low3, "Low Rank "), (full2, low3, "(Low Rank) "),
+                       (low2, full3, "(Low Rank) ")]:
+        with pytest.raises(ValueError) as info:
+            D.kl_divergence(p, q)
+        assert str(info.value) == (f"KL-divergence between two {kind}Multivariate Normals with{gap}"
+                                   "different event shapes cannot be computed")
+
+
 # --- validation --------------------------------------------------------------------------------------
 def test_invalid_parameters_raise_value_error_with_pytorch_message():
     with pytest.raises(ValueError, match=r"^Expected parameter scale \(Tensor of shape \(3,\)\) of distribution "
