@@ -393,6 +393,22 @@ def test_kl_gaussians_of_different_event_shapes_raise_pytorch_messages():
                                    "different event shapes cannot be computed")
 
 
+def test_rsample_fills_a_fresh_tensor_in_place_as_pytorchs_standard_normal():
+    from ember.autograd.func import vmap
+
+    locs = torch.zeros(3, 2)
+    for make in (lambda v: D.Normal(v, T(1.0)), lambda v: D.MultivariateNormal(v, scale_tril=torch.eye(2))):
+        with pytest.raises(RuntimeError, match="^vmap: Cannot ask for different inplace randomness on an unbatched "
+                                               "tensor"):
+            vmap(lambda v: make(v).rsample(), randomness="different")(locs)
+        same = vmap(lambda v: make(v).rsample(), randomness="same")(locs)
+        assert (same == same[0]).all()
+    torch.manual_seed(0)
+    drawn = D.Normal(torch.zeros(5), T(1.0)).rsample()
+    torch.manual_seed(0)
+    np.testing.assert_array_equal(drawn.numpy(), torch.randn(5).numpy())
+
+
 # --- validation --------------------------------------------------------------------------------------
 def test_invalid_parameters_raise_value_error_with_pytorch_message():
     with pytest.raises(ValueError, match=r"^Expected parameter scale \(Tensor of shape \(3,\)\) of distribution "

@@ -17,7 +17,7 @@ from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
 from ember.core.ops._util import NO_FILL, require_grad, scalar_as, warn_at_caller, warn_complex_to_real, warn_once
 from ember.core.storage import BorrowedBytes, Storage, allocation_error
-from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides
+from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, made_like
 
 _device = importlib.import_module("ember.core.device")  # the module (`ember.core.device` is the class)
 _SEQ = (tuple, list)  # for isinstance: an inline `tuple | list` builds a Union object per call
@@ -850,6 +850,7 @@ def _like(x: Tensor, dtype, device, op: str):
     return (x._shape, x._dtype if dtype is None else dtypes.as_dtype(dtype), x.device if device is None else device)
 
 
+@made_like
 @_dispatch.composite("empty_like")
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
@@ -869,6 +870,7 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
+@made_like
 @_dispatch.composite("zeros_like")
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
@@ -886,6 +888,7 @@ def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
+@made_like
 @_dispatch.composite("ones_like")
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
@@ -903,6 +906,7 @@ def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
+@made_like
 @_dispatch.composite("full_like")
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:

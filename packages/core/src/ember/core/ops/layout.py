@@ -22,7 +22,7 @@ from ember.core.ops.complex import conj as _conj
 from ember.core.ops.parser_errors import invalid_arguments, overloads
 from ember.core.ops.restricted_dtypes import float8_fill_value
 from ember.core.settings import contiguous_format, preserve_format
-from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, value_read_guard
+from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, made_like, value_read_guard
 
 __all__ = [
     "view", "view_as", "reshape", "reshape_as", "contiguous", "clone", "permute", "transpose", "swapaxes", "swapdims",
@@ -703,6 +703,7 @@ def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -
 
 
 @method
+@made_like
 @composite("new_zeros")
 def new_zeros(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False,
               pin_memory: bool = False) -> Tensor:
@@ -710,6 +711,7 @@ def new_zeros(input, *size, dtype=None, layout=None, device=None, requires_grad:
 
 
 @method
+@made_like
 @composite("new_ones")
 def new_ones(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
@@ -717,6 +719,7 @@ def new_ones(input, *size, dtype=None, layout=None, device=None, requires_grad: 
 
 
 @method
+@made_like
 @composite("new_empty")
 def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import dtype_arg, empty
@@ -728,6 +731,7 @@ def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad:
 
 
 @method
+@made_like
 @composite("new_full")
 def new_full(input, size, fill_value=NO_FILL, *, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
