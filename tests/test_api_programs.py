@@ -428,7 +428,16 @@ student, custom structured and threshold pruning methods with Taylor scores and 
 orthogonal reparametrisations baked in for export, a cubic gradual-pruning schedule over an LSTM, filter
 pruning with channel surgery, movement pruning with a straight-through top-k mask, SVD splitting of convs and
 embeddings with torch.svd/svd_lowrank/pca_lowrank, FitNets/attention-transfer feature distillation, and a
-unitary complex RNN kept unitary by parametrizations.orthogonal)."""
+unitary complex RNN kept unitary by parametrizations.orthogonal).
+
+Bayesian and probabilistic deep learning (`bnn_*`: Bayes-by-backprop layers with softplus sigmas, MC dropout with
+BALD, vmapped deep ensembles with a mixture predictive, MultivariateNormal by covariance/scale_tril/precision and
+low-rank KLs, tanh-squashed and stick-breaking transforms, Gumbel/Concrete relaxations and straight-through
+estimators, constraints and validate_args, RealNVP log-dets against slogdet of Jacobians, SWAG moments with
+AveragedModel/update_bn, a VAE with IWAE and free bits, Laplace logistic regression with Hessians and evidence,
+conjugate updates and Thompson sampling, an SGLD optimizer, evidential Dirichlet classifiers, GMMs by EM and by
+gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regression with a parametrized dof,
+and vmap's randomness modes for Monte-Carlo sampling)."""
 
 from __future__ import annotations
 
