@@ -405,3 +405,26 @@ def test_non_tensor_operands_are_refused_in_pytorchs_parser_words():
                                         r"not NoneType$"):
         F.nll_loss(None, torch.tensor([0]))
     assert F.linear(x, x).shape == (2, 2)
+
+
+@pytest.mark.parametrize("var_shape", [(2, 1, 4), (1, 3, 4), (2, 3, 1), (2, 3)])
+def test_gaussian_nll_loss_broadcasts_a_variance_short_in_one_dimension(var_shape):
+    a = np.arange(24.0).reshape(2, 3, 4) / 10
+    v = np.full(var_shape, 0.5)
+    want = 0.5 * (np.log(0.5) + a ** 2 / 0.5)
+    loss = F.gaussian_nll_loss(torch.tensor(a), torch.zeros(2, 3, 4, dtype=torch.float64), torch.tensor(v),
+                               reduction="none")
+    np.testing.assert_allclose(loss.numpy(), want, rtol=1e-12)
+
+
+def test_gaussian_nll_loss_checks_sign_then_size_then_reduction_in_pytorchs_words():
+    x = torch.zeros(2, 3, 4)
+    for var in [torch.ones(1, 1, 4), torch.ones(2, 2, 4), torch.ones(4)]:  # two dims off, a wrong size, too short
+        with pytest.raises(ValueError, match="^var is of incorrect size$"):
+            F.gaussian_nll_loss(x, x, var)
+    with pytest.raises(ValueError, match="^var has negative entry/entries$"):
+        F.gaussian_nll_loss(x, x, -0.5)
+    with pytest.raises(ValueError, match="^var has negative entry/entries$"):
+        F.gaussian_nll_loss(x, x, -torch.ones(1, 1, 4), reduction="avg")
+    with pytest.raises(ValueError, match="^avg is not valid$"):
+        F.gaussian_nll_loss(x, x, torch.ones(2, 3, 4), reduction="avg")
