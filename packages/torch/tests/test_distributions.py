@@ -283,6 +283,13 @@ def test_gamma_rsample_gradient_matches_the_derivative_of_the_inverse_cdf():
     np.testing.assert_allclose(N(conc.grad), fd, rtol=1e-5)
 
 
+def test_gamma_draws_record_pytorchs_standard_gamma_node():
+    conc = T([1.0, 2.0], requires_grad=True)
+    x = D.Gamma(conc, T(2.0)).rsample()
+    assert type(x.grad_fn).__name__ == "DivBackward0"
+    assert type(x.grad_fn.next_functions[0][0]).__name__ == "StandardGammaBackward0"
+
+
 def test_gamma_rate_gradient_and_beta_dirichlet_gradients_flow():
     conc, rate = T([2.0], requires_grad=True), T([4.0], requires_grad=True)
     torch.manual_seed(5)
