@@ -185,6 +185,11 @@ def test_vmap_in_place_bernoulli_with_a_mapped_probability():
 def test_vmap_writes_into_a_tensor_made_like_a_mapped_one():
     buf = vmap(lambda v: E.zeros_like(v).copy_(v * 2))(E.arange(6.0).reshape(3, 2))
     np.testing.assert_array_equal(buf.numpy(), np.arange(6.0).reshape(3, 2) * 2)
+    # under "same" randomness rand_like draws one unmapped tensor, so adding a mapped value into it is refused
+    x = E.ones(3, 4)
+    assert vmap(lambda v: E.rand_like(v).add_(v), randomness="different")(x).shape == (3, 4)
+    with pytest.raises(RuntimeError):
+        vmap(lambda v: E.rand_like(v).add_(v), randomness="same")(x)
 
 
 def test_vmap_randomness_modes():

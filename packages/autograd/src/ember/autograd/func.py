@@ -558,6 +558,7 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
         results = []
         with _MappedValues() as mapped:
             outer_size, mapped.size, mapped.level = mapped.size, size, mapped.level + 1
+            outer_randomness, mapped.randomness = mapped.randomness, randomness
             outer_guard, outer_normal, outer_inplace = batched_draw_guard[0], batched_normal[0], inplace_draw_guard[0]
             batched_draw_guard[0] = mapped.refuse_same_draw if randomness == "same" else None
             inplace_draw_guard[0] = mapped.refuse_unmapped_fill if randomness == "different" else None
@@ -577,7 +578,7 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
                         set_rng_state(state)
                         raise RuntimeError(_RANDOM_ERROR)
             finally:
-                mapped.size, mapped.level = outer_size, mapped.level - 1
+                mapped.size, mapped.level, mapped.randomness = outer_size, mapped.level - 1, outer_randomness
                 batched_draw_guard[0], batched_normal[0] = outer_guard, outer_normal
                 inplace_draw_guard[0] = outer_inplace
         return _stack_outputs(results, out_dims, name)
@@ -630,6 +631,7 @@ class _MappedValues:
             return self.outer
         self.refs: dict[int, weakref.ref] = {}
         self.size, self.level = 0, 0  # the innermost running vmap's mapped size, and how many vmaps are nested
+        self.randomness = "error"  # the innermost running vmap's
         _MappedValues.active = self
         dispatch.register_dispatch_hook(self._hook)
         value_read_guard[0] = self._guard
@@ -651,8 +653,9 @@ class _MappedValues:
         ref = self.refs.get(id(t)) if isinstance(t, Tensor) else None
         return ref is not None and ref() is t
 
-    def _made_like(self, source, result) -> None:
-        if self.holds(source) and isinstance(result, Tensor):
+    def _made_like(self, source, result, random: bool) -> None:
+        # a random `*_like` draw is batched under "different" only: "same" draws one tensor for every sample
+        if self.holds(source) and isinstance(result, Tensor) and not (random and self.randomness != "different"):
             self.add(result)
 
     def refuse_same_draw(self, *operands) -> None:

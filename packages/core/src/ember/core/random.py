@@ -829,7 +829,7 @@ def _like(input: Tensor, dtype, device, op: str = "rand_like"):
     return input._shape, input._dtype if dtype is None else dtypes.as_dtype(dtype), device or input.device
 
 
-@made_like
+@made_like(True)
 @composite("rand_like")
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, generator: Generator | None = None) -> Tensor:
@@ -842,7 +842,7 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
-@made_like
+@made_like(True)
 @composite("randn_like")
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, generator: Generator | None = None) -> Tensor:
@@ -943,7 +943,7 @@ def _fresh_randint(args: tuple, device, out, layout, pin_memory: bool, generator
     return t
 
 
-@made_like
+@made_like(True)
 @composite("randint_like")
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, layout=None, device=None,
                  requires_grad: bool = False, memory_format=None, generator: Generator | None = None) -> Tensor:
