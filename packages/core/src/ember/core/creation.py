@@ -850,8 +850,8 @@ def _like(x: Tensor, dtype, device, op: str):
     return (x._shape, x._dtype if dtype is None else dtypes.as_dtype(dtype), x.device if device is None else device)
 
 
-@made_like
 @_dispatch.composite("empty_like")
+@made_like
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -870,8 +870,8 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
-@made_like
 @_dispatch.composite("zeros_like")
+@made_like
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -888,8 +888,8 @@ def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
-@made_like
 @_dispatch.composite("ones_like")
+@made_like
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -906,8 +906,8 @@ def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
-@made_like
 @_dispatch.composite("full_like")
+@made_like
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "full_like")

@@ -829,8 +829,8 @@ def _like(input: Tensor, dtype, device, op: str = "rand_like"):
     return input._shape, input._dtype if dtype is None else dtypes.as_dtype(dtype), device or input.device
 
 
-@made_like(True)
 @composite("rand_like")
+@made_like(True)
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, generator: Generator | None = None) -> Tensor:
     _overloads_generator_arg("rand_like", generator, (input,), _LIKE_OVERLOADS, dtype=dtype, device=device)
@@ -842,8 +842,8 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
-@made_like(True)
 @composite("randn_like")
+@made_like(True)
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, generator: Generator | None = None) -> Tensor:
     _overloads_generator_arg("randn_like", generator, (input,), _LIKE_OVERLOADS, dtype=dtype, device=device)
@@ -943,8 +943,8 @@ def _fresh_randint(args: tuple, device, out, layout, pin_memory: bool, generator
     return t
 
 
-@made_like(True)
 @composite("randint_like")
+@made_like(True)
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, layout=None, device=None,
                  requires_grad: bool = False, memory_format=None, generator: Generator | None = None) -> Tensor:
     """Integers from [low, high) in a tensor shaped like `input` (`randint_like(x, high)` works too)."""

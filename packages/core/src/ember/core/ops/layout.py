@@ -703,24 +703,24 @@ def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -
 
 
 @method
-@made_like
 @composite("new_zeros")
+@made_like
 def new_zeros(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False,
               pin_memory: bool = False) -> Tensor:
     return _new_filled(input, size, 0, "new_zeros", dtype, layout, device, requires_grad)
 
 
 @method
-@made_like
 @composite("new_ones")
+@made_like
 def new_ones(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
     return _new_filled(input, size, 1, "new_ones", dtype, layout, device, requires_grad)
 
 
 @method
-@made_like
 @composite("new_empty")
+@made_like
 def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import dtype_arg, empty
 
@@ -731,8 +731,8 @@ def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad:
 
 
 @method
-@made_like
 @composite("new_full")
+@made_like
 def new_full(input, size, fill_value=NO_FILL, *, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     from ember.core.creation import dtype_arg, full
