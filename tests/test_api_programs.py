@@ -463,7 +463,16 @@ DER++ replay over Subset/ConcatDataset streams, LwF distillation through kl_div'
 ParameterDict growth, GEM/A-GEM projection with parameters_to_vector, SI path integrals with frozen layers and
 added param groups, optimizer state across tasks, functional_call snapshots, model merging with task vectors,
 lerp and AveragedModel, iCaRL herding, PackNet masks through prune, HAT gating, expandable networks, MIR
-retrieval, accuracy-matrix metrics, and the parser's argument errors such code meets)."""
+retrieval, accuracy-matrix metrics, and the parser's argument errors such code meets).
+
+Bayesian and probabilistic deep learning (`bnn_*`: Bayes-by-backprop layers with softplus sigmas, MC dropout with
+BALD, vmapped deep ensembles with a mixture predictive, MultivariateNormal by covariance/scale_tril/precision and
+low-rank KLs, tanh-squashed and stick-breaking transforms, Gumbel/Concrete relaxations and straight-through
+estimators, constraints and validate_args, RealNVP log-dets against slogdet of Jacobians, SWAG moments with
+AveragedModel/update_bn, a VAE with IWAE and free bits, Laplace logistic regression with Hessians and evidence,
+conjugate updates and Thompson sampling, an SGLD optimizer, evidential Dirichlet classifiers, GMMs by EM and by
+gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regression with a parametrized dof,
+and vmap's randomness modes for Monte-Carlo sampling)."""
 
 from __future__ import annotations
 

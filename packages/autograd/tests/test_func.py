@@ -150,6 +150,48 @@ def test_vmap_same_randomness_refuses_draws_from_a_mapped_tensor(draw):
     assert vmap(lambda p: p.clone().bernoulli_(0.3), randomness="same")(x).shape == (3, 4)
 
 
+_UNBATCHED_FILL = ("vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear like "
+                   "same randomness. If this is necessary for your usage, please file an issue with functorch.")
+
+
+@pytest.mark.parametrize("fill", [
+    lambda t: t.normal_(), lambda t: t.uniform_(), lambda t: t.bernoulli_(0.5), lambda t: t.exponential_(),
+    lambda t: t.random_(3), lambda t: t.cauchy_(), lambda t: t.log_normal_(), lambda t: t.geometric_(0.5),
+])
+def test_vmap_different_randomness_refuses_in_place_draws_into_unmapped_tensors(fill):
+    x = E.ones(3, 4)
+    with pytest.raises(RuntimeError) as info:
+        vmap(lambda v: v + fill(E.empty(4)), randomness="different")(x)
+    assert str(info.value) == _UNBATCHED_FILL
+    # a tensor made like a mapped one is mapped (PyTorch's batching rules), so each sample fills its own
+    for make in (E.empty_like, E.zeros_like, E.ones_like, lambda v: E.full_like(v, 2.0), lambda v: v.new_empty(4),
+                 lambda v: v.new_zeros(4), lambda v: v.new_ones(4), lambda v: v.new_full((4,), 2.0), E.rand_like,
+                 E.randn_like, lambda v: v.clone()):
+        out = vmap(lambda v: fill(make(v)), randomness="different")(x)
+        assert out.shape == (3, 4)
+    assert vmap(lambda v: v + fill(E.empty(4)), randomness="same")(x).shape == (3, 4)  # "same": one draw, allowed
+
+
+def test_vmap_in_place_bernoulli_with_a_mapped_probability():
+    x = E.full((3, 4), 0.5)
+    with pytest.raises(RuntimeError, match=r"^vmap: inplace bernoulli\(self, \*extra_args\) is not possible because "
+                                           r"there exists a Tensor `other` in extra_args that has more elements than "
+                                           r"`self`. .* instead of inplace bernoulli. "):
+        vmap(lambda p: E.empty(4).bernoulli_(p), randomness="different")(x)
+    with pytest.raises(RuntimeError, match="^Vmap does not currently support same randomness with a batched tensor"):
+        vmap(lambda p: E.empty(4).bernoulli_(p), randomness="same")(x)
+
+
+def test_vmap_writes_into_a_tensor_made_like_a_mapped_one():
+    buf = vmap(lambda v: E.zeros_like(v).copy_(v * 2))(E.arange(6.0).reshape(3, 2))
+    np.testing.assert_array_equal(buf.numpy(), np.arange(6.0).reshape(3, 2) * 2)
+    # under "same" randomness rand_like draws one unmapped tensor, so adding a mapped value into it is refused
+    x = E.ones(3, 4)
+    assert vmap(lambda v: E.rand_like(v).add_(v), randomness="different")(x).shape == (3, 4)
+    with pytest.raises(RuntimeError):
+        vmap(lambda v: E.rand_like(v).add_(v), randomness="same")(x)
+
+
 def test_vmap_randomness_modes():
     x = E.zeros(4, 2)
     with pytest.raises(RuntimeError, match="called random operation while in randomness error mode"):

@@ -2,6 +2,7 @@
 against central differences of the forward; dtypes, in-place and errors."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -290,3 +291,11 @@ def test_out_keyword_is_taken_where_pytorchs_function_takes_it():
         E.hardshrink(x, out=E.empty(3, dtype=E.float64))
     with pytest.raises(TypeError, match="^hardshrink\\(\\) got an unexpected keyword argument 'out'$"):
         x.hardshrink(out=out)  # the method takes none
+
+
+def test_softplus_with_beta_zero_is_a_silent_inf():
+    x = E.tensor(np.array([0.0, 1.0, -1.0], dtype=np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "divide by zero" RuntimeWarning would raise here
+        out = E.softplus(x, beta=0.0)
+    assert np.isposinf(out.numpy()).all()

@@ -467,3 +467,26 @@ def test_losses_refuse_arguments_of_the_wrong_kind_as_pytorchs_parser():
         assert str(info.value) == message
     assert F.cosine_similarity(a, a, dim=1).allclose(torch.ones(2))
     assert F.kl_div(a, a, reduction="sum", log_target=True).item() == 0.0
+
+
+@pytest.mark.parametrize("var_shape", [(2, 1, 4), (1, 3, 4), (2, 3, 1), (2, 3)])
+def test_gaussian_nll_loss_broadcasts_a_variance_short_in_one_dimension(var_shape):
+    a = np.arange(24.0).reshape(2, 3, 4) / 10
+    v = np.full(var_shape, 0.5)
+    want = 0.5 * (np.log(0.5) + a ** 2 / 0.5)
+    loss = F.gaussian_nll_loss(torch.tensor(a), torch.zeros(2, 3, 4, dtype=torch.float64), torch.tensor(v),
+                               reduction="none")
+    np.testing.assert_allclose(loss.numpy(), want, rtol=1e-12)
+
+
+def test_gaussian_nll_loss_checks_sign_then_size_then_reduction_in_pytorchs_words():
+    x = torch.zeros(2, 3, 4)
+    for var in [torch.ones(1, 1, 4), torch.ones(2, 2, 4), torch.ones(4)]:  # two dims off, a wrong size, too short
+        with pytest.raises(ValueError, match="^var is of incorrect size$"):
+            F.gaussian_nll_loss(x, x, var)
+    with pytest.raises(ValueError, match="^var has negative entry/entries$"):
+        F.gaussian_nll_loss(x, x, -0.5)
+    with pytest.raises(ValueError, match="^var has negative entry/entries$"):
+        F.gaussian_nll_loss(x, x, -torch.ones(1, 1, 4), reduction="avg")
+    with pytest.raises(ValueError, match="^avg is not valid$"):
+        F.gaussian_nll_loss(x, x, torch.ones(2, 3, 4), reduction="avg")

@@ -283,6 +283,13 @@ def test_gamma_rsample_gradient_matches_the_derivative_of_the_inverse_cdf():
     np.testing.assert_allclose(N(conc.grad), fd, rtol=1e-5)
 
 
+def test_gamma_draws_record_pytorchs_standard_gamma_node():
+    conc = T([1.0, 2.0], requires_grad=True)
+    x = D.Gamma(conc, T(2.0)).rsample()
+    assert type(x.grad_fn).__name__ == "DivBackward0"
+    assert type(x.grad_fn.next_functions[0][0]).__name__ == "StandardGammaBackward0"
+
+
 def test_gamma_rate_gradient_and_beta_dirichlet_gradients_flow():
     conc, rate = T([2.0], requires_grad=True), T([4.0], requires_grad=True)
     torch.manual_seed(5)
@@ -377,6 +384,36 @@ def test_kl_registry_dispatch_and_errors():
     ip = D.Independent(D.Normal(T([0.0, 0.0]), T([1.0, 1.0])), 1)
     iq = D.Independent(D.Normal(T([1.0, 1.0]), T([1.0, 1.0])), 1)
     close(D.kl_divergence(ip, iq), 1.0)
+
+
+def test_kl_gaussians_of_different_event_shapes_raise_pytorch_messages():
+    full2 = D.MultivariateNormal(T([0.0, 0.0]), T([[1.0, 0.0], [0.0, 1.0]]))
+    full3 = D.MultivariateNormal(T([0.0, 0.0, 0.0]), T([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    low2 = D.LowRankMultivariateNormal(T([0.0, 0.0]), T([[1.0], [1.0]]), T([1.0, 1.0]))
+    low3 = D.LowRankMultivariateNormal(T([0.0, 0.0, 0.0]), T([[1.0], [1.0], [1.0]]), T([1.0, 1.0, 1.0]))
+    gap = " " * 26  # PyTorch's backslash-continued literals keep the next line's indentation
+    for p, q, kind in [(full2, full3, ""), (low2, low3, "Low Rank "), (full2, low3, "(Low Rank) "),
+                       (low2, full3, "(Low Rank) ")]:
+        with pytest.raises(ValueError) as info:
+            D.kl_divergence(p, q)
+        assert str(info.value) == (f"KL-divergence between two {kind}Multivariate Normals with{gap}"
+                                   "different event shapes cannot be computed")
+
+
+def test_rsample_fills_a_fresh_tensor_in_place_as_pytorchs_standard_normal():
+    from ember.autograd.func import vmap
+
+    locs = torch.zeros(3, 2)
+    for make in (lambda v: D.Normal(v, T(1.0)), lambda v: D.MultivariateNormal(v, scale_tril=torch.eye(2))):
+        with pytest.raises(RuntimeError, match="^vmap: Cannot ask for different inplace randomness on an unbatched "
+                                               "tensor"):
+            vmap(lambda v: make(v).rsample(), randomness="different")(locs)
+        same = vmap(lambda v: make(v).rsample(), randomness="same")(locs)
+        assert (same == same[0]).all()
+    torch.manual_seed(0)
+    drawn = D.Normal(torch.zeros(5), T(1.0)).rsample()
+    torch.manual_seed(0)
+    np.testing.assert_array_equal(drawn.numpy(), torch.randn(5).numpy())
 
 
 # --- validation --------------------------------------------------------------------------------------

@@ -25,9 +25,10 @@ from functools import wraps
 
 from ember.core import dispatch
 from ember.core import stack as _stack
-from ember.core.random import batched_draw_guard, batched_normal, get_rng_state, set_rng_state
+from ember.core.random import (batched_draw_guard, batched_normal, get_rng_state, inplace_draw_guard,
+                               set_rng_state)
 from ember.core.class_paths import home_module
-from ember.core.tensor import Tensor, value_read_guard
+from ember.core.tensor import Tensor, like_made, value_read_guard
 
 from ember.autograd import forward_ad, record
 from ember.autograd._captured_writes import refusing_captured_writes
@@ -557,8 +558,10 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
         results = []
         with _MappedValues() as mapped:
             outer_size, mapped.size, mapped.level = mapped.size, size, mapped.level + 1
-            outer_guard, outer_normal = batched_draw_guard[0], batched_normal[0]
+            outer_randomness, mapped.randomness = mapped.randomness, randomness
+            outer_guard, outer_normal, outer_inplace = batched_draw_guard[0], batched_normal[0], inplace_draw_guard[0]
             batched_draw_guard[0] = mapped.refuse_same_draw if randomness == "same" else None
+            inplace_draw_guard[0] = mapped.refuse_unmapped_fill if randomness == "different" else None
             # an outermost "different" vmap draws randn's values for the whole batch; a nested one draws per sample
             normals = _BatchedNormals(size) if randomness == "different" and mapped.level == 1 else None
             batched_normal[0] = normals
@@ -575,8 +578,9 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
                         set_rng_state(state)
                         raise RuntimeError(_RANDOM_ERROR)
             finally:
-                mapped.size, mapped.level = outer_size, mapped.level - 1
+                mapped.size, mapped.level, mapped.randomness = outer_size, mapped.level - 1, outer_randomness
                 batched_draw_guard[0], batched_normal[0] = outer_guard, outer_normal
+                inplace_draw_guard[0] = outer_inplace
         return _stack_outputs(results, out_dims, name)
 
     return wrapper
@@ -627,9 +631,11 @@ class _MappedValues:
             return self.outer
         self.refs: dict[int, weakref.ref] = {}
         self.size, self.level = 0, 0  # the innermost running vmap's mapped size, and how many vmaps are nested
+        self.randomness = "error"  # the innermost running vmap's
         _MappedValues.active = self
         dispatch.register_dispatch_hook(self._hook)
         value_read_guard[0] = self._guard
+        like_made[0] = self._made_like
         return self
 
     def __exit__(self, *exc) -> None:
@@ -637,6 +643,7 @@ class _MappedValues:
             _MappedValues.active = None
             dispatch.remove_dispatch_hook(self._hook)
             value_read_guard[0] = None
+            like_made[0] = None
 
     def add(self, t: Tensor) -> Tensor:
         self.refs[id(t)] = weakref.ref(t)
@@ -646,11 +653,28 @@ class _MappedValues:
         ref = self.refs.get(id(t)) if isinstance(t, Tensor) else None
         return ref is not None and ref() is t
 
+    def _made_like(self, source, result, random: bool) -> None:
+        # a random `*_like` draw is batched under "different" only: "same" draws one tensor for every sample
+        if self.holds(source) and isinstance(result, Tensor) and not (random and self.randomness != "different"):
+            self.add(result)
+
     def refuse_same_draw(self, *operands) -> None:
         """Under randomness="same", a sampler whose draws depend on a mapped tensor (PyTorch's batched input)."""
         if any(self.holds(t) for t in operands):
             raise RuntimeError("Vmap does not currently support same randomness with a batched tensor input. Please "
                                "file an issue with functorch")
+
+    def refuse_unmapped_fill(self, t: Tensor, name: str, *operands) -> None:
+        """Under randomness="different", an in-place sampler filling a tensor that is not mapped: PyTorch refuses
+        it, as every sample would see the same draw (a mapped tensor operand, `bernoulli_(p)`, is refused first)."""
+        if self.holds(t):
+            return
+        if any(self.holds(o) for o in operands):
+            raise RuntimeError(f"vmap: inplace {name}" + _WRITE_ADVICE.format(where="in a vmap",
+                                                                             name=f"inplace {name}"))
+        raise RuntimeError("vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will "
+                           "appear like same randomness. If this is necessary for your usage, please file an issue "
+                           "with functorch.")
 
     def _hook(self, op, args, kwargs, call_next):
         if op.mutates or (kwargs and kwargs.get("out") is not None):

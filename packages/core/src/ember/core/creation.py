@@ -18,7 +18,7 @@ from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
 from ember.core.ops._util import NO_FILL, require_grad, scalar_as, warn_at_caller, warn_complex_to_real, warn_once
 from ember.core.storage import BorrowedBytes, Storage, allocation_error
-from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides
+from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, made_like
 
 _device = importlib.import_module("ember.core.device")  # the module (`ember.core.device` is the class)
 _SEQ = (tuple, list)  # for isinstance: an inline `tuple | list` builds a Union object per call
@@ -874,6 +874,7 @@ def _like(x: Tensor, dtype, device, op: str):
 
 
 @_dispatch.composite("empty_like")
+@made_like
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -895,6 +896,7 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
 
 
 @_dispatch.composite("zeros_like")
+@made_like
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -912,6 +914,7 @@ def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
 
 
 @_dispatch.composite("ones_like")
+@made_like
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
@@ -929,6 +932,7 @@ def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
 
 
 @_dispatch.composite("full_like")
+@made_like
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "full_like")

@@ -39,7 +39,7 @@ from ember.core import cpu_sampling as cs
 from ember.core.mt19937 import MT19937, STATE_BYTES
 from ember.core.philox_stream import philox_stream
 from ember.core.settings import contiguous_format, finfo
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor, describe, made_like
 
 __all__ = ["Generator", "default_generator", "default_generator_for", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "fork_rng", "philox_seed_offset", "rand", "rand_like", "randn",
@@ -59,6 +59,18 @@ batched_draw_guard: list = [None]
 # PyTorch's vectorised normal fill of the batch gives other numbers than one fill per sample. They hand it (shape,
 # draw); it draws the batch's values at the first sample's call and gives each sample its slice.
 batched_normal: list = [None]
+
+
+# What a running `vmap(randomness="different")` installs for the in-place samplers (`normal_`, `uniform_`,
+# `bernoulli_` ...): it gets the tensor filled and the sampler's tensor operands, and raises PyTorch's refusal when the
+# filled tensor is not mapped (every sample would see the same draw).
+inplace_draw_guard: list = [None]
+
+
+def guard_inplace_draw(input: Tensor, name: str, *operands) -> None:
+    """Hand an in-place sampler's target (and its tensor operands) to the running vmap's check, if any."""
+    if inplace_draw_guard[0] is not None:
+        inplace_draw_guard[0](input, name, *(t for t in operands if isinstance(t, Tensor)))
 
 
 def _batch_draw(shape: tuple[int, ...], draw) -> Tensor:
@@ -501,6 +513,7 @@ _RANDOM_OVERLOADS = (" * (*, torch.Generator generator = None)\n{}"
 def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Generator | None = None,
              **kwargs) -> Tensor:
     """Fill with numbers drawn uniformly from [a, b) (`from=`/`to=` are accepted too)."""
+    guard_inplace_draw(input, "uniform")
     low, high = kwargs.pop("from", a), kwargs.pop("to", b)
     if kwargs:
         raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
@@ -514,6 +527,7 @@ def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Genera
 @method
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from N(mean, std**2)."""
+    guard_inplace_draw(input, "normal")
     _generator_arg("normal_", generator)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
@@ -533,6 +547,8 @@ def _check_p(p) -> None:
 @method
 def bernoulli_(input: Tensor, p=_P_HALF, *, generator: Generator | None = None) -> Tensor:
     """Fill with 1 with probability `p` (a number or a tensor broadcast to `input`), else 0."""
+    guard_inplace_draw(input, "bernoulli", p)
+    guard_batched_draw(p)
     _overloads_generator_arg("bernoulli_", generator, () if p is _P_HALF else (p,), _BERNOULLI_INPLACE_OVERLOADS)
     _check_p(p)
     return _bernoulli(input, p, generator=generator)
@@ -541,6 +557,7 @@ def bernoulli_(input: Tensor, p=_P_HALF, *, generator: Generator | None = None) 
 @method
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from the exponential distribution of rate `lambd`."""
+    guard_inplace_draw(input, "exponential")
     _generator_arg("exponential_", generator)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={float(lambd):g}")
@@ -558,6 +575,7 @@ def _default_high(dt) -> int:
 @method
 def random_(input: Tensor, *args, generator: Generator | None = None, **kwargs) -> Tensor:
     """Fill with integers from [from, to): `random_(to)`, `random_(from, to)`, or the dtype's full range."""
+    guard_inplace_draw(input, "random")
     if generator is not None and not isinstance(generator, Generator):
         if len(args) == 2:  # the one overload of two positionals names the bad argument
             _generator_arg("random_", generator)
@@ -644,6 +662,7 @@ def _from_to(dt, low: int, high: int) -> tuple[int, int]:
 @method
 def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from the Cauchy distribution."""
+    guard_inplace_draw(input, "cauchy")
     _generator_arg("cauchy_", generator)
     return _cauchy(input, float(median), float(sigma), generator=generator)
 
@@ -651,6 +670,7 @@ def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator
 @method
 def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers whose logarithm is drawn from N(mean, std**2)."""
+    guard_inplace_draw(input, "log_normal")
     _generator_arg("log_normal_", generator)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
@@ -660,6 +680,7 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
 @method
 def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
     """Fill with the number of Bernoulli(p) trials up to the first success."""
+    guard_inplace_draw(input, "geometric")
     _generator_arg("geometric_", generator)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={float(p):g}")
@@ -809,6 +830,7 @@ def _like(input: Tensor, dtype, device, op: str = "rand_like"):
 
 
 @composite("rand_like")
+@made_like(True)
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, generator: Generator | None = None) -> Tensor:
     _overloads_generator_arg("rand_like", generator, (input,), _LIKE_OVERLOADS, dtype=dtype, device=device)
@@ -821,6 +843,7 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
 
 
 @composite("randn_like")
+@made_like(True)
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, generator: Generator | None = None) -> Tensor:
     _overloads_generator_arg("randn_like", generator, (input,), _LIKE_OVERLOADS, dtype=dtype, device=device)
@@ -921,6 +944,7 @@ def _fresh_randint(args: tuple, device, out, layout, pin_memory: bool, generator
 
 
 @composite("randint_like")
+@made_like(True)
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, layout=None, device=None,
                  requires_grad: bool = False, memory_format=None, generator: Generator | None = None) -> Tensor:
     """Integers from [low, high) in a tensor shaped like `input` (`randint_like(x, high)` works too)."""

@@ -86,6 +86,27 @@ _scalar_of_grad_warned = False
 # filled tensor third): set by a transform that must refuse such reads of the values it maps (torch.func.vmap),
 # None otherwise
 value_read_guard: list = [None]
+# `made(input, result, random)` after a factory built `result` like `input` (`empty_like(x)`, `x.new_zeros(n)`;
+# `random` for `rand_like` ...): set by torch.func.vmap, whose record of mapped tensors takes such a result in, as
+# PyTorch's batching rules make it batched (a random one only where each sample draws its own)
+like_made: list = [None]
+
+
+def made_like(fn, random: bool = False):
+    """Decorator for a factory whose first argument is the tensor it builds like: report it to `like_made`."""
+    if not callable(fn):
+        return lambda f: made_like(f, random=fn)
+
+    def call(input, *args, **kwargs):
+        out = fn(input, *args, **kwargs)
+        if like_made[0] is not None:
+            like_made[0](input, out, random)
+        return out
+
+    call.__dict__.update(fn.__dict__)
+    call.__name__, call.__qualname__, call.__doc__, call.__wrapped__ = fn.__name__, fn.__qualname__, fn.__doc__, fn
+    call.__module__ = fn.__module__
+    return call
 
 
 def _grad_mode_enabled() -> bool:

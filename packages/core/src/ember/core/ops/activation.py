@@ -36,7 +36,8 @@ def _sigmoid(x):
 
 def _softplus(x, beta=1.0, threshold=20.0):
     bx = x * beta
-    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+    with np.errstate(divide="ignore"):  # beta = 0: log(2) / 0 is PyTorch's silent inf
+        return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
 
 
 def _elu_f(x, alpha, scale, input_scale):

@@ -22,7 +22,7 @@ from ember.core.ops.complex import conj as _conj
 from ember.core.ops.parser_errors import invalid_arguments, overloads, sizes_function, sizes_method
 from ember.core.ops.restricted_dtypes import float8_fill_value
 from ember.core.settings import contiguous_format, preserve_format
-from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, value_read_guard
+from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, made_like, value_read_guard
 
 __all__ = [
     "view", "view_as", "reshape", "reshape_as", "contiguous", "clone", "permute", "transpose", "swapaxes", "swapdims",
@@ -708,6 +708,7 @@ def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -
 
 @method
 @composite("new_zeros")
+@made_like
 def new_zeros(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False,
               pin_memory: bool = False) -> Tensor:
     return _new_filled(input, size, 0, "new_zeros", dtype, layout, device, requires_grad)
@@ -715,6 +716,7 @@ def new_zeros(input, *size, dtype=None, layout=None, device=None, requires_grad:
 
 @method
 @composite("new_ones")
+@made_like
 def new_ones(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
     return _new_filled(input, size, 1, "new_ones", dtype, layout, device, requires_grad)
@@ -722,6 +724,7 @@ def new_ones(input, *size, dtype=None, layout=None, device=None, requires_grad: 
 
 @method
 @composite("new_empty")
+@made_like
 def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import dtype_arg, empty
 
@@ -733,6 +736,7 @@ def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad:
 
 @method
 @composite("new_full")
+@made_like
 def new_full(input, size, fill_value=NO_FILL, *, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     from ember.core.creation import dtype_arg, full

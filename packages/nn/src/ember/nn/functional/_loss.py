@@ -332,15 +332,19 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     """0.5 (log var + (input - target)^2 / var) (+ 0.5 log 2 pi with `full`); var is clamped at eps
     for the value only (its gradient passes through, as PyTorch)."""
     if not isinstance(var, Tensor):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
         var = ea.full_like(input, float(var))
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
-            var = var.unsqueeze(-1)
-        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            var = var.unsqueeze(-1)  # homoscedastic: one variance per row
+        # else var may differ from input in one dimension only, where it is 1 ((4, 1, 32, 32) for (4, 3, 32, 32))
+        elif not (var.dim() == input.dim() and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
             raise ValueError("var is of incorrect size")
-    _check_reduction(reduction)
-    if bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not valid")  # PyTorch's words here, not _check_reduction's
     var = ea.where(var < eps, var + (eps - var).detach(), var)  # (not clamp(var) - var: NaN at var = inf)
     loss = 0.5 * (ea.log(var) + (input - target) ** 2 / var)
     if full:

@@ -27,6 +27,7 @@ from ember.autograd import Function, Tensor
 
 from ember.core import cpu_sampling, dtypes
 from ember.core import random as cpu_random
+from ember.core.dispatch import node_name
 from ember.torch.distributions.utils import _like, _numpy_generator, _to_numpy
 
 __all__ = ["lgamma", "digamma", "polygamma", "gammainc", "standard_gamma", "standard_gamma_grad", "dirichlet_grad",
@@ -381,4 +382,4 @@ def standard_gamma(concentration: Tensor, generator=None) -> Tensor:
     """Samples of Gamma(concentration, 1), differentiable in the concentration (NOTE [ Implicit ... ])."""
     check_sampler_dtype(concentration, "gamma_cpu")
     cpu_random.guard_batched_draw(concentration)
-    return _StandardGamma.apply(concentration, generator)
+    return node_name(_StandardGamma.apply(concentration, generator), "_StandardGammaBackward", "StandardGammaBackward0")

@@ -233,8 +233,11 @@ def _kl_mvn_mvn(p, q):
     """Between Gaussians of any parameterization, through their Cholesky factors (dense for the low-rank
     ones: O(n^3), where PyTorch's low-rank pairs use the Woodbury identity)."""
     if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
-                         "computed")
+        low_rank = isinstance(p, LowRankMultivariateNormal) + isinstance(q, LowRankMultivariateNormal)
+        kind = ("", "(Low Rank) ", "Low Rank ")[low_rank]
+        # PyTorch's messages keep the indentation of a backslash-continued literal: 26 spaces
+        raise ValueError(f"KL-divergence between two {kind}Multivariate Normals with{' ' * 26}"
+                         "different event shapes cannot be computed")
     half_term1 = q._half_log_det() - p._half_log_det()
     batch = tuple(_infer_size(q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_scale_tril.shape[:-2]))
     n = p.event_shape[0]

@@ -38,8 +38,9 @@ def broadcast_all(*values) -> tuple[Tensor, ...]:
 
 
 def _standard_normal(shape, dtype, device) -> Tensor:
+    """PyTorch's draw: an in-place fill of a fresh tensor (so vmap(randomness="different") refuses it, as PyTorch's)."""
     with torch.no_grad():
-        return torch.randn(tuple(shape), dtype=dtype, device=device)
+        return torch.empty(tuple(shape), dtype=dtype, device=device).normal_()
 
 
 def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
