@@ -72,10 +72,13 @@ def test_the_size_rule_brackets_the_shapes_used_here():
     assert m * k * n >= blas_threads.SPLIT_WORK
 
 
-def _blocks(a: np.ndarray, b: np.ndarray, parts: int) -> np.ndarray:
-    """a @ b as blas_threads splits it: one-thread GEMMs over blocks of the longer side, multiples of 8."""
-    m, n = a.shape[0], b.shape[1]
-    step = ((max(m, n) + parts - 1) // parts + 7) // 8 * 8
+def _blocks(a: np.ndarray, b: np.ndarray, threads: int) -> np.ndarray:
+    """a @ b as blas_threads splits it: one-thread GEMMs over up to four blocks a thread of the longer side, of at
+    least SPLIT_WORK / 4 multiply-adds and a multiple of 8 rows or columns each."""
+    m, k = a.shape
+    n = b.shape[1]
+    blocks = min(4 * threads, m * k * n // (blas_threads.SPLIT_WORK // 4), max(m, n) // 8)
+    step = ((max(m, n) + blocks - 1) // blocks + 7) // 8 * 8
     if m >= n:
         return np.concatenate([a[s:s + step] @ b for s in range(0, m, step)])
     return np.concatenate([a @ b[:, s:s + step] for s in range(0, n, step)], axis=1)
@@ -141,7 +144,7 @@ def test_a_big_gemm_runs_as_one_thread_blocks_on_the_workers_and_keeps_the_users
     monkeypatch.setattr(blas_threads, "np", types.SimpleNamespace(matmul=recording, **numpy))
     got = ec.mm(ec.ones(*BIG[:2]), ec.ones(*BIG[1:]))
     assert got.shape == (BIG[0], BIG[2]) and bool((got == BIG[1]).all())
-    assert seen == [1, 1] and blas.get() == 2
+    assert len(seen) == 8 and set(seen) == {1} and blas.get() == 2  # four blocks a thread
     assert threading.current_thread().name in names  # the caller runs a block itself
 
 

@@ -5,7 +5,7 @@ and beside Numba's OpenMP workers and the convolutions' workers, those pools too
 (NOTE [ One pool of sleeping workers ] in `workers.py`), and a threaded call meets its threads at a barrier
 that a descheduled one makes everyone wait at (a small GEMM's whole cost, stop 31). So `matmul` holds the BLAS
 at one thread for every GEMM OpenBLAS would thread (above `OPENBLAS_SERIAL`), and at more than one thread
-splits a GEMM of `SPLIT_WORK` multiply-adds or more into row (or column) blocks run on `workers.run_all`. The
+splits a GEMM of `SPLIT_WORK` multiply-adds or more into row (or column) blocks run on `workers.run_queue`. The
 bits then depend on the shape and ember's thread count only, never on the machine's load or on the caller.
 
 numpy's OpenBLAS (pthreads build) is set through its own `openblas_set_num_threads`, found once through
@@ -17,7 +17,6 @@ The first caller in lowers the BLAS to one thread and the last one out restores 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import threading
 
@@ -28,9 +27,9 @@ from ember.core.parallel import get_num_threads
 
 __all__ = ["single_threaded", "matmul", "SPLIT_WORK", "OPENBLAS_SERIAL"]
 
-# m*n*k from which a GEMM is split over ember's workers at more than one thread: each of two blocks is then at
-# least 2**22 multiply-adds (50-70 us of one thread's work) against the workers' 5-10 us hand-off. It takes in
-# an LSTM step's W_hh GEMM at h=256, batch 32 and NCF's 1024 x 128 x 64 layers
+# m*n*k from which a GEMM is split over ember's workers at more than one thread, in blocks of at least 2**21
+# multiply-adds (25-35 us of one thread's work, against the workers' 3-10 us hand-off). It takes in an LSTM
+# step's W_hh GEMM at h=256, batch 32 and NCF's 1024 x 128 x 64 layers
 SPLIT_WORK = 1 << 23
 # OpenBLAS runs a GEMM of m*n*k at or below 65536 * GEMM_MULTITHREAD_THRESHOLD (4) on the calling thread itself
 OPENBLAS_SERIAL = 1 << 18
@@ -126,30 +125,33 @@ def single_threaded():
         _release()
 
 
-def _split(a: np.ndarray, b: np.ndarray, out: np.ndarray | None, parts: int) -> np.ndarray:
-    """`np.matmul(a, b, out=out)` as `parts` GEMMs over blocks of the result's longer side (multiples of 8 rows or
-    columns, fixed by the shape), on ember's workers."""
+def _split(a: np.ndarray, b: np.ndarray, out: np.ndarray | None, blocks: int, threads: int) -> np.ndarray:
+    """`np.matmul(a, b, out=out)` as `blocks` GEMMs over blocks of the result's longer side (multiples of 8 rows or
+    columns, fixed by the shape and the block count), taken by `threads` threads from one queue."""
     m, n = a.shape[-2], b.shape[-1]
     if out is None:
         out = np.empty((*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), m, n), dtype=np.result_type(a, b))
     size = max(m, n)
-    step = ((size + parts - 1) // parts + 7) // 8 * 8  # ceil(size / parts), rounded up to a multiple of 8
+    step = ((size + blocks - 1) // blocks + 7) // 8 * 8  # ceil(size / blocks), rounded up to a multiple of 8
     if m >= n:
-        calls = [functools.partial(np.matmul, a[..., s:s + step, :], b, out=out[..., s:s + step, :])
-                 for s in range(0, size, step)]
+        def block(s, _):
+            np.matmul(a[..., s:s + step, :], b, out=out[..., s:s + step, :])
     else:
-        calls = [functools.partial(np.matmul, a, b[..., s:s + step], out=out[..., s:s + step])
-                 for s in range(0, size, step)]
-    workers.run_all(calls)
+        def block(s, _):
+            np.matmul(a, b[..., s:s + step], out=out[..., s:s + step])
+    workers.run_queue(block, range(0, size, step), threads)
     return out
 
 
-def _parts(work: int, m: int, n: int) -> int:
-    """How many blocks a GEMM of `work` multiply-adds and an (m, n) result is split into: ember's thread count,
-    at most one block per `SPLIT_WORK / 2` and per 8 rows or columns; one inside a worker (its piece runs whole)."""
+def _blocks(work: int, m: int, n: int) -> tuple[int, int]:
+    """How many blocks a GEMM of `work` multiply-adds and an (m, n) result is split into, and over how many
+    threads: at ember's thread count, up to four blocks a thread (a descheduled thread's go to the others) of at
+    least `SPLIT_WORK / 4` multiply-adds and 8 rows or columns each; one block inside a worker or below
+    `SPLIT_WORK`."""
     if work < SPLIT_WORK or workers.in_worker():
-        return 1
-    return min(get_num_threads(), work // (SPLIT_WORK // 2), max(m, n) // 8)
+        return 1, 1
+    threads = get_num_threads()
+    return (1, 1) if threads < 2 else (min(4 * threads, work // (SPLIT_WORK // 4), max(m, n) // 8), threads)
 
 
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -162,11 +164,11 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
     work = sa[-2] * sa[-1] * sb[-1]
     if work <= OPENBLAS_SERIAL or not (_STATE[0] or _found()).per_call:
         return np.matmul(a, b, out=out)
-    parts = _parts(work, sa[-2], sb[-1])
+    blocks, threads = _blocks(work, sa[-2], sb[-1])
     _hold()
     try:
-        if parts > 1 and (out is None or not (np.may_share_memory(out, a) or np.may_share_memory(out, b))):
-            return _split(a, b, out, parts)
+        if blocks > 1 and (out is None or not (np.may_share_memory(out, a) or np.may_share_memory(out, b))):
+            return _split(a, b, out, blocks, threads)
         return np.matmul(a, b, out=out)
     finally:
         _release()

@@ -94,7 +94,6 @@ the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must c
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 
 import numpy as np
@@ -214,7 +213,7 @@ def _image_gemm_ok(ho: int, wo: int) -> bool:
 def _over_images(n: int, per: int, dtype, work, budget: int = _IMAGE_COLS_BYTES):
     """`work(start, images, columns)` over chunks of a few images (their columns within `budget` bytes, a
     buffer of `per` elements an image), yielding its results in chunk order. At more than one thread, as many
-    loops on ember's workers (`workers.run_all`) each take the next chunk until none is left, each with its
+    loops on ember's workers (`workers.run_queue`) each take the next chunk until none is left, each with its
     buffer and the BLAS at one thread (a GEMM per image on a threaded BLAS waits at a barrier per image, which
     on a busy machine cost 10x, see NOTE [ Convolution as one GEMM per image ]), so a descheduled thread's
     chunks go to the others. Each image's GEMM is the one-thread one and the results are combined in chunk
@@ -229,22 +228,9 @@ def _over_images(n: int, per: int, dtype, work, budget: int = _IMAGE_COLS_BYTES)
         for s, nb in chunks:
             yield work(s, nb, buf[:nb * per])
         return
-    results = [None] * len(chunks)
-    order = iter(range(len(chunks)))
-    lock = threading.Lock()
-
-    def loop() -> None:
-        buf = np.empty(step * per, dtype=dtype)
-        while True:
-            with lock:
-                i = next(order, None)
-            if i is None:
-                return
-            s, nb = chunks[i]
-            results[i] = work(s, nb, buf[:nb * per])
-
     with _blas_single_threaded():
-        _workers.run_all([loop] * threads)
+        results = _workers.run_queue(lambda chunk, buf: work(chunk[0], chunk[1], buf[:chunk[1] * per]), chunks,
+                                     threads, lambda: np.empty(step * per, dtype=dtype))
     yield from results
 
 

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 
-__all__ = ["run_all", "spread", "in_worker"]
+__all__ = ["run_all", "run_queue", "spread", "in_worker"]
 
 _POOL: list = [None, 0, 0]  # the executor, its most workers, and the process that made it (made on first use)
 _LOCK = threading.Lock()
@@ -67,6 +67,27 @@ def run_all(calls: Sequence[Callable]) -> list:
             f.cancel()
         wait(futures)
         raise
+    return results
+
+
+def run_queue(fn: Callable, items: Sequence, threads: int, scratch: Callable | None = None) -> list:
+    """`[fn(item, buffer) for item in items]` on `threads` threads (the caller one of them), each taking the next
+    item until none is left, so a descheduled thread's share goes to the others; `buffer` is each thread's own
+    `scratch()` (None without one). Results in item order."""
+    results = [None] * len(items)
+    order = iter(range(len(items)))
+    lock = threading.Lock()
+
+    def loop() -> None:
+        buf = scratch() if scratch is not None else None
+        while True:
+            with lock:
+                i = next(order, None)
+            if i is None:
+                return
+            results[i] = fn(items[i], buf)
+
+    run_all([loop] * max(1, min(threads, len(items))))
     return results
 
 
