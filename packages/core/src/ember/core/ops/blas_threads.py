@@ -1,12 +1,7 @@
-"""Every GEMM ember runs at one BLAS thread, the large ones split by rows over ember's own workers.
-
-numpy's OpenBLAS threads a GEMM on a pool of its own whose threads spin after each call; on a shared machine,
-and beside Numba's OpenMP workers and the convolutions' workers, those pools took the cores from each other
-(NOTE [ One pool of sleeping workers ] in `workers.py`), and a threaded call meets its threads at a barrier
-that a descheduled one makes everyone wait at (a small GEMM's whole cost, stop 31). So `matmul` holds the BLAS
-at one thread for every GEMM OpenBLAS would thread (above `OPENBLAS_SERIAL`), and at more than one thread
-splits a GEMM of `SPLIT_WORK` multiply-adds or more into row (or column) blocks run on `workers.run_queue`. The
-bits then depend on the shape and ember's thread count only, never on the machine's load or on the caller.
+"""The BLAS at one thread for small GEMMs (a matmul below `THREADED_WORK` multiply-adds, an LSTM layer's per-step
+GEMMs, per-image convolution GEMMs on worker threads): a threaded BLAS meets its threads at a barrier in every
+call, which on a shared machine costs each small call a descheduled thread's wait. OpenBLAS splits a GEMM's rows
+and columns among its threads, not its sums, so the one-thread bits are the threaded ones (tests/test_blas_threads).
 
 numpy's OpenBLAS (pthreads build) is set through its own `openblas_set_num_threads`, found once through
 threadpoolctl (lowering and restoring cost about 2 us; threadpoolctl's `limit()` about 11); any other BLAS goes
@@ -22,15 +17,13 @@ import threading
 
 import numpy as np
 
-from ember.core.ops import workers
-from ember.core.parallel import get_num_threads
+__all__ = ["single_threaded", "matmul", "THREADED_WORK", "OPENBLAS_SERIAL"]
 
-__all__ = ["single_threaded", "matmul", "SPLIT_WORK", "OPENBLAS_SERIAL"]
-
-# m*n*k from which a GEMM is split over ember's workers at more than one thread, in blocks of at least 2**21
-# multiply-adds (25-35 us of one thread's work, against the workers' 3-10 us hand-off). It takes in an LSTM
-# step's W_hh GEMM at h=256, batch 32 and NCF's 1024 x 128 x 64 layers
-SPLIT_WORK = 1 << 23
+# m*n*k at and above which a GEMM keeps the BLAS's threads (about half a millisecond of one thread's work, the
+# depthwise kernels' threshold too). Two threads pay from 2**21 on the 2-core machine at its quietest (a 1.6x gain
+# at most, tenths of a millisecond), but on a busy one each threaded call waits for a descheduled worker, which
+# cost GEMMs up to 2**27 10-30x and eager GNMT's step 8x (docs/benchmarks.md, "Stop 31: eager threading")
+THREADED_WORK = 1 << 25
 # OpenBLAS runs a GEMM of m*n*k at or below 65536 * GEMM_MULTITHREAD_THRESHOLD (4) on the calling thread itself
 OPENBLAS_SERIAL = 1 << 18
 
@@ -125,50 +118,19 @@ def single_threaded():
         _release()
 
 
-def _split(a: np.ndarray, b: np.ndarray, out: np.ndarray | None, blocks: int, threads: int) -> np.ndarray:
-    """`np.matmul(a, b, out=out)` as `blocks` GEMMs over blocks of the result's longer side (multiples of 8 rows or
-    columns, fixed by the shape and the block count), taken by `threads` threads from one queue."""
-    m, n = a.shape[-2], b.shape[-1]
-    if out is None:
-        out = np.empty((*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), m, n), dtype=np.result_type(a, b))
-    size = max(m, n)
-    step = ((size + blocks - 1) // blocks + 7) // 8 * 8  # ceil(size / blocks), rounded up to a multiple of 8
-    if m >= n:
-        def block(s, _):
-            np.matmul(a[..., s:s + step, :], b, out=out[..., s:s + step, :])
-    else:
-        def block(s, _):
-            np.matmul(a, b[..., s:s + step], out=out[..., s:s + step])
-    workers.run_queue(block, range(0, size, step), threads)
-    return out
-
-
-def _blocks(work: int, m: int, n: int) -> tuple[int, int]:
-    """How many blocks a GEMM of `work` multiply-adds and an (m, n) result is split into, and over how many
-    threads: at ember's thread count, up to four blocks a thread (a descheduled thread's go to the others) of at
-    least `SPLIT_WORK / 4` multiply-adds and 8 rows or columns each; one block inside a worker or below
-    `SPLIT_WORK`."""
-    if work < SPLIT_WORK or workers.in_worker():
-        return 1, 1
-    threads = get_num_threads()
-    return (1, 1) if threads < 2 else (min(4 * threads, work // (SPLIT_WORK // 4), max(m, n) // 8), threads)
-
-
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """np.matmul(a, b) (into `out`), each GEMM at one BLAS thread, a large one split over ember's workers at more
-    than one thread (numpy issues one GEMM per matrix of a batch, so the batch does not count). A GEMM into one
-    of its operands is not split (a block written while another reads the operand; numpy's call copies it)."""
+    """np.matmul(a, b) (into `out`), at one BLAS thread when each of its GEMMs is small (numpy issues one per
+    matrix of a batch, and each meets the threads at its own barrier, so the batch does not count). Every GEMM of
+    one shape runs at one thread count, so its bits do not depend on the caller (OpenBLAS 0.3.31, numpy 2.4's,
+    gives float32 other bits at one thread than at two)."""
     sa, sb = a.shape, b.shape
     if len(sa) < 2 or len(sb) < 2:
         return np.matmul(a, b, out=out)
     work = sa[-2] * sa[-1] * sb[-1]
-    if work <= OPENBLAS_SERIAL or not (_STATE[0] or _found()).per_call:
+    if work <= OPENBLAS_SERIAL or work >= THREADED_WORK or not (_STATE[0] or _found()).per_call:
         return np.matmul(a, b, out=out)
-    blocks, threads = _blocks(work, sa[-2], sb[-1])
     _hold()
     try:
-        if blocks > 1 and (out is None or not (np.may_share_memory(out, a) or np.may_share_memory(out, b))):
-            return _split(a, b, out, blocks, threads)
         return np.matmul(a, b, out=out)
     finally:
         _release()
