@@ -29,14 +29,16 @@ def test_results_come_in_call_order_with_the_first_on_the_caller():
 def test_a_call_no_worker_has_started_runs_on_the_caller():
     """Every worker busy (here: blocked until the caller is done): the caller takes the piece back, no wait."""
     release = threading.Event()
-    busy = workers._executor(1).submit(release.wait, 60)
+    pool = workers._executor(1)
+    busy = [pool.submit(release.wait, 60) for _ in range(workers._POOL[1])]  # every worker of the pool
     try:
         names = []
         got = workers.run_all([lambda: 1, lambda: names.append(threading.current_thread().name) or 2])
         assert got == [1, 2] and names == [threading.current_thread().name]
     finally:
         release.set()
-        busy.result(timeout=60)
+        for f in busy:
+            f.result(timeout=60)
 
 
 def test_the_first_error_is_raised_after_the_started_calls_finish():
@@ -119,3 +121,29 @@ def test_spread_splits_one_large_call_in_two_halves(monkeypatch):
     got = []
     workers.spread(lambda a: got.append((a[0], a.shape[0])), [(np.arange(101.0),)], 1, min_size=4)
     assert sorted(got) == [(0.0, 51), (51.0, 50)]
+
+
+def test_run_queue_gives_results_in_item_order_with_one_scratch_buffer_a_thread():
+    buffers = set()
+
+    def fn(item, buf):
+        buffers.add(id(buf))
+        time.sleep(0.001 * (item % 3))
+        return item * 10
+
+    assert workers.run_queue(fn, list(range(12)), 2, scratch=lambda: object()) == [i * 10 for i in range(12)]
+    assert len(buffers) in (1, 2)
+
+
+def test_run_queue_leaves_a_busy_workers_share_to_the_caller():
+    release = threading.Event()
+    pool = workers._executor(1)
+    busy = [pool.submit(release.wait, 60) for _ in range(workers._POOL[1])]  # every worker of the pool
+    try:
+        names = []
+        got = workers.run_queue(lambda i, _: names.append(threading.current_thread().name) or i, range(6), 2)
+        assert got == list(range(6)) and set(names) == {threading.current_thread().name}
+    finally:
+        release.set()
+        for f in busy:
+            f.result(timeout=60)

@@ -10,7 +10,7 @@ from ember.core.ops import workers
 from ember.core.parallel import get_num_threads, set_num_threads
 from ember.optim.optimizer import SPREAD_MIN
 
-SHAPES = [(300, 500), (1000,), (7,), (64, 33)]
+SHAPES = [(1100, 1000), (1000,), (7,), (64, 33)]
 
 
 def _params(seed):

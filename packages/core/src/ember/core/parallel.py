@@ -1,6 +1,5 @@
-"""Intra-op parallelism: one thread budget (PyTorch's set_num_threads) for ember's Numba kernels and for
-the work ember splits over its own worker threads (large GEMMs, per-image convolutions, optimizer passes,
-`ops.workers`); inside ember the BLAS itself always runs at one thread (`ops.blas_threads`)."""
+"""Intra-op parallelism: one thread budget for ember's Numba kernels and numpy's BLAS
+(PyTorch's set_num_threads), so the two pools never oversubscribe the cores."""
 
 from __future__ import annotations
 
@@ -19,10 +18,10 @@ def get_num_threads() -> int:
 
 
 def set_num_threads(num: int) -> None:
-    """Use `num` threads in the parallel CPU kernels and in the work ember splits over its workers.
+    """Use `num` threads in the parallel CPU kernels and in the BLAS behind matmul and conv.
 
-    Numba's pool is capped at NUMBA_NUM_THREADS (Numba keeps the count per Python thread); the
-    BLAS (OpenBLAS, MKL, BLIS) is set too, through threadpoolctl, for numpy's own calls outside ember."""
+    Numba's pool is capped at NUMBA_NUM_THREADS; the BLAS (OpenBLAS, MKL, BLIS) is set through
+    threadpoolctl, which talks to whichever of them numpy loaded."""
     import numba
     from threadpoolctl import threadpool_limits
 

@@ -14,10 +14,10 @@ function over numpy arrays that the replay calls once. Inside a run:
 - `mm` of float32/float64 operands is Numba's `np.dot` into the result (`numba_gemm.gemm`: one cached
   function per operand layout, shared by every run, so a run's compile does not build `np.dot` again:
   the MLP's first step on an empty cache 6.7-7.2 -> 5.2 s), which calls scipy's BLAS
-  `sgemm`/`dgemm` where eager calls numpy's `matmul` (both OpenBLAS at one thread: the same bits, measured
-  on the plans' shapes, `_scipy_blas_at_one_thread`; a GEMM eager splits over its workers ends the run); an
-  operand that is neither C- nor F-contiguous is copied first (Numba's `np.dot` of another layout is a scalar
-  loop, not BLAS), as eager's `_blas` copies one BLAS cannot address; an outer product is `np.multiply`, as eager's;
+  `sgemm`/`dgemm` where eager calls numpy's `matmul` (both OpenBLAS: the same bits, measured on the
+  plans' shapes; their thread counts are matched, `_match_blas_threads`); an operand that is neither C-
+  nor F-contiguous is copied first (Numba's `np.dot` of another layout is a scalar loop, not BLAS), as
+  eager's `_blas` copies one BLAS cannot address; an outer product is `np.multiply`, as eager's;
 - `add`, `sub`, `mul`, `div` of two tensors of the result's dtype are the ufunc into the result (one
   IEEE operation an element: any loop gives eager's bits).
 Anything else (a meta step or a validation to run, a write, a call, a guard, any other kernel, a
@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ember.core.ops.blas_threads import SPLIT_WORK
 from ember.core.tensor import contiguous_strides
 from ember.jit import codegen
 
@@ -239,8 +238,6 @@ class _Builder:
             return False
         m, k = la[2]
         nn = lb[2][1]
-        if m * k * nn >= SPLIT_WORK:  # eager splits it over ember's workers: eager's call, eager's bits
-            return False
         res = f"{root}.reshape(({m}, {nn}))"
         if k == 1 and m > 1 and nn > 1:  # eager's outer product: a multiply
             r.lines.append(f"    np.multiply({self._arr(r, a)}, {self._arr(r, b)}, {res})  # mm (outer)")
@@ -370,7 +367,7 @@ def _function(r: Run, ret: str):
     sha = hashlib.sha256(src.encode()).hexdigest()[:24]
     fn = _loaded.get(sha)
     if fn is None:
-        _scipy_blas_at_one_thread()
+        _match_blas_threads()
         fn = _loaded[sha] = codegen.import_source(src, f"ember_plan_{sha}").run
         fn.source = src
     return fn
@@ -380,14 +377,19 @@ def _function(r: Run, ret: str):
 _HAS_NUMBA_BLAS = importlib.util.find_spec("scipy") is not None
 
 
-def _scipy_blas_at_one_thread() -> None:
-    """Load scipy's BLAS (Numba's `np.dot` calls it) and hold it at one thread, as eager runs every GEMM a run
-    holds (`ember.core.ops.blas_threads`: those from `SPLIT_WORK` up end a run)."""
+def _match_blas_threads() -> None:
+    """Load scipy's BLAS (Numba's `np.dot` calls it) and give it the thread count numpy's BLAS has: loaded after a
+    thread limit was set (`torch.set_num_threads`, threadpoolctl), it would run its default count."""
     try:
         import scipy.linalg.cython_blas  # noqa: F401
         from threadpoolctl import ThreadpoolController
     except ImportError:
         return
-    for c in ThreadpoolController().lib_controllers:
-        if c.user_api == "blas" and "numpy" not in c.filepath and c.num_threads != 1:
-            c.set_num_threads(1)
+    ctl = ThreadpoolController()
+    blas = [c for c in ctl.lib_controllers if c.user_api == "blas"]
+    mine = [c for c in blas if "numpy" in c.filepath]
+    if mine:
+        n = mine[0].num_threads
+        for c in blas:
+            if c.num_threads != n:
+                c.set_num_threads(n)

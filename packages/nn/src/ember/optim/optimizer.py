@@ -355,8 +355,9 @@ _REAL = (np.dtype(np.float32), np.dtype(np.float64))
 # an absent optional state buffer (no momentum, no max_exp_avg_sq) as the update kernels take it: empty
 _NO_BUFFER = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}
 # parameters' elements from which a one-pass step spreads its kernel calls over ember's threads
-# (`ember.core.ops.workers.spread`): each thread's range is then at least 30 us of Adam's update
-SPREAD_MIN = 1 << 17
+# (`ember.core.ops.workers.spread`): each thread's range is then a few hundred microseconds of the update, past
+# a sleeping worker's wake-up (NCF's 400k parameters spread measured slower than one thread's pass)
+SPREAD_MIN = 1 << 20
 
 
 def _step_tensor(state: dict) -> Tensor:

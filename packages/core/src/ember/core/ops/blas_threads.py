@@ -1,12 +1,7 @@
-"""Every GEMM ember runs at one BLAS thread, the large ones split by rows over ember's own workers.
-
-numpy's OpenBLAS threads a GEMM on a pool of its own whose threads spin after each call; on a shared machine,
-and beside Numba's OpenMP workers and the convolutions' workers, those pools took the cores from each other
-(NOTE [ One pool of sleeping workers ] in `workers.py`), and a threaded call meets its threads at a barrier
-that a descheduled one makes everyone wait at (a small GEMM's whole cost, stop 31). So `matmul` holds the BLAS
-at one thread for every GEMM OpenBLAS would thread (above `OPENBLAS_SERIAL`), and at more than one thread
-splits a GEMM of `SPLIT_WORK` multiply-adds or more into row (or column) blocks run on `workers.run_all`. The
-bits then depend on the shape and ember's thread count only, never on the machine's load or on the caller.
+"""The BLAS at one thread for small GEMMs (a matmul below `THREADED_WORK` multiply-adds, an LSTM layer's per-step
+GEMMs, per-image convolution GEMMs on worker threads): a threaded BLAS meets its threads at a barrier in every
+call, which on a shared machine costs each small call a descheduled thread's wait. OpenBLAS splits a GEMM's rows
+and columns among its threads, not its sums, so the one-thread bits are the threaded ones (tests/test_blas_threads).
 
 numpy's OpenBLAS (pthreads build) is set through its own `openblas_set_num_threads`, found once through
 threadpoolctl (lowering and restoring cost about 2 us; threadpoolctl's `limit()` about 11); any other BLAS goes
@@ -17,21 +12,18 @@ The first caller in lowers the BLAS to one thread and the last one out restores 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import threading
 
 import numpy as np
 
-from ember.core.ops import workers
-from ember.core.parallel import get_num_threads
+__all__ = ["single_threaded", "matmul", "THREADED_WORK", "OPENBLAS_SERIAL"]
 
-__all__ = ["single_threaded", "matmul", "SPLIT_WORK", "OPENBLAS_SERIAL"]
-
-# m*n*k from which a GEMM is split over ember's workers at more than one thread: each of two blocks is then at
-# least 2**22 multiply-adds (50-70 us of one thread's work) against the workers' 5-10 us hand-off. It takes in
-# an LSTM step's W_hh GEMM at h=256, batch 32 and NCF's 1024 x 128 x 64 layers
-SPLIT_WORK = 1 << 23
+# m*n*k at and above which a GEMM keeps the BLAS's threads (about half a millisecond of one thread's work, the
+# depthwise kernels' threshold too). Two threads pay from 2**21 on the 2-core machine at its quietest (a 1.6x gain
+# at most, tenths of a millisecond), but on a busy one each threaded call waits for a descheduled worker, which
+# cost GEMMs up to 2**27 10-30x and eager GNMT's step 8x (docs/benchmarks.md, "Stop 31: eager threading")
+THREADED_WORK = 1 << 25
 # OpenBLAS runs a GEMM of m*n*k at or below 65536 * GEMM_MULTITHREAD_THRESHOLD (4) on the calling thread itself
 OPENBLAS_SERIAL = 1 << 18
 
@@ -126,47 +118,19 @@ def single_threaded():
         _release()
 
 
-def _split(a: np.ndarray, b: np.ndarray, out: np.ndarray | None, parts: int) -> np.ndarray:
-    """`np.matmul(a, b, out=out)` as `parts` GEMMs over blocks of the result's longer side (multiples of 8 rows or
-    columns, fixed by the shape), on ember's workers."""
-    m, n = a.shape[-2], b.shape[-1]
-    if out is None:
-        out = np.empty((*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), m, n), dtype=np.result_type(a, b))
-    size = max(m, n)
-    step = ((size + parts - 1) // parts + 7) // 8 * 8  # ceil(size / parts), rounded up to a multiple of 8
-    if m >= n:
-        calls = [functools.partial(np.matmul, a[..., s:s + step, :], b, out=out[..., s:s + step, :])
-                 for s in range(0, size, step)]
-    else:
-        calls = [functools.partial(np.matmul, a, b[..., s:s + step], out=out[..., s:s + step])
-                 for s in range(0, size, step)]
-    workers.run_all(calls)
-    return out
-
-
-def _parts(work: int, m: int, n: int) -> int:
-    """How many blocks a GEMM of `work` multiply-adds and an (m, n) result is split into: ember's thread count,
-    at most one block per `SPLIT_WORK / 2` and per 8 rows or columns; one inside a worker (its piece runs whole)."""
-    if work < SPLIT_WORK or workers.in_worker():
-        return 1
-    return min(get_num_threads(), work // (SPLIT_WORK // 2), max(m, n) // 8)
-
-
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """np.matmul(a, b) (into `out`), each GEMM at one BLAS thread, a large one split over ember's workers at more
-    than one thread (numpy issues one GEMM per matrix of a batch, so the batch does not count). A GEMM into one
-    of its operands is not split (a block written while another reads the operand; numpy's call copies it)."""
+    """np.matmul(a, b) (into `out`), at one BLAS thread when each of its GEMMs is small (numpy issues one per
+    matrix of a batch, and each meets the threads at its own barrier, so the batch does not count). Every GEMM of
+    one shape runs at one thread count, so its bits do not depend on the caller (OpenBLAS 0.3.31, numpy 2.4's,
+    gives float32 other bits at one thread than at two)."""
     sa, sb = a.shape, b.shape
     if len(sa) < 2 or len(sb) < 2:
         return np.matmul(a, b, out=out)
     work = sa[-2] * sa[-1] * sb[-1]
-    if work <= OPENBLAS_SERIAL or not (_STATE[0] or _found()).per_call:
+    if work <= OPENBLAS_SERIAL or work >= THREADED_WORK or not (_STATE[0] or _found()).per_call:
         return np.matmul(a, b, out=out)
-    parts = _parts(work, sa[-2], sb[-1])
     _hold()
     try:
-        if parts > 1 and (out is None or not (np.may_share_memory(out, a) or np.may_share_memory(out, b))):
-            return _split(a, b, out, parts)
         return np.matmul(a, b, out=out)
     finally:
         _release()

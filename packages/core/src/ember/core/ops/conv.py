@@ -94,7 +94,6 @@ the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must c
 
 from __future__ import annotations
 
-import functools
 from functools import lru_cache
 
 import numpy as np
@@ -213,25 +212,26 @@ def _image_gemm_ok(ho: int, wo: int) -> bool:
 
 def _over_images(n: int, per: int, dtype, work, budget: int = _IMAGE_COLS_BYTES):
     """`work(start, images, columns)` over chunks of a few images (their columns within `budget` bytes, a
-    buffer of `per` elements an image), yielding its results in chunk order. At more than one thread the
-    chunks run a wave of one a thread at a time on ember's workers (`workers.run_all`), each with its buffer
-    and the BLAS at one thread: a GEMM per image on a threaded BLAS waits at a barrier per image, which on a
-    busy machine cost 10x (see NOTE [ Convolution as one GEMM per image ]). Each image's GEMM is then the
-    one-thread one, so results do not depend on the thread count."""
+    buffer of `per` elements an image), yielding its results in chunk order. At more than one thread, as many
+    loops on ember's workers (`workers.run_queue`) each take the next chunk until none is left, each with its
+    buffer and the BLAS at one thread (a GEMM per image on a threaded BLAS waits at a barrier per image, which
+    on a busy machine cost 10x, see NOTE [ Convolution as one GEMM per image ]), so a descheduled thread's
+    chunks go to the others. Each image's GEMM is the one-thread one and the results are combined in chunk
+    order, so they do not depend on the thread count or on which thread ran a chunk."""
     from ember.core.parallel import get_num_threads
 
     step = max(1, min(n, budget // max(per * np.dtype(dtype).itemsize, 1)))
     chunks = [(s, min(step, n - s)) for s in range(0, n, step)]
     threads = 1 if _workers.in_worker() else min(get_num_threads(), len(chunks))
-    bufs = [np.empty(step * per, dtype=dtype) for _ in range(max(threads, 1))]
     if threads <= 1:
+        buf = np.empty(step * per, dtype=dtype)
         for s, nb in chunks:
-            yield work(s, nb, bufs[0][:nb * per])
+            yield work(s, nb, buf[:nb * per])
         return
     with _blas_single_threaded():
-        for i in range(0, len(chunks), threads):  # a wave of one chunk a thread, its results in order
-            yield from _workers.run_all([functools.partial(work, s, nb, bufs[j][:nb * per])
-                                         for j, (s, nb) in enumerate(chunks[i:i + threads])])
+        results = _workers.run_queue(lambda chunk, buf: work(chunk[0], chunk[1], buf[:chunk[1] * per]), chunks,
+                                     threads, lambda: np.empty(step * per, dtype=dtype))
+    yield from results
 
 
 def _columns(x: np.ndarray, cols: np.ndarray, kh: int, kw: int, ho: int, wo: int, stride, padding, dilation,

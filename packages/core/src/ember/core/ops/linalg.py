@@ -35,7 +35,7 @@ __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", 
            "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg"]
 
 
-_SERIAL = blas_threads.OPENBLAS_SERIAL
+_SERIAL, _THREADED = blas_threads.OPENBLAS_SERIAL, blas_threads.THREADED_WORK
 
 
 def _blas(x: Tensor) -> np.ndarray:
@@ -178,7 +178,7 @@ def _float_mm(xa: np.ndarray, xb: np.ndarray, sa: tuple, sb: tuple, ta: tuple, t
     w = sa[0] * sa[1] * sb[1]  # blas_threads.matmul's size rule, inlined
     token = ERRSTATE.set(IGNORE_ALL)  # an overflow is inf without numpy's warning, as PyTorch's
     try:
-        return np.matmul(xa, xb) if w <= _SERIAL else blas_threads.matmul(xa, xb)
+        return np.matmul(xa, xb) if w <= _SERIAL or w >= _THREADED else blas_threads.matmul(xa, xb)
     finally:
         ERRSTATE.reset(token)
 

@@ -21,9 +21,8 @@ import numpy as np
 
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
-from ember.core.ops.blas_threads import SPLIT_WORK, matmul, single_threaded
+from ember.core.ops.blas_threads import matmul, single_threaded
 from ember.core.ops.numba_rows import transposed
-from ember.core.parallel import get_num_threads
 from ember.core.tensor import Tensor, describe
 
 # lstm_layer and its backward (ember.nn's LSTM node, no PyTorch name) stay out of the torch namespace
@@ -563,12 +562,6 @@ def _c(x: Tensor) -> np.ndarray:
     return np.ascontiguousarray(x._np())
 
 
-def _step_gemm(work: int):
-    """A layer's per-step GEMM (run under `single_threaded`, one BLAS thread): numpy's own call, or
-    `blas_threads.matmul` where `work` multiply-adds a step reach its split over ember's workers."""
-    return matmul if work >= SPLIT_WORK and get_num_threads() > 1 else np.matmul
-
-
 def _layer_check(x, w_ih, w_hh, hx, cx) -> None:
     """lstm_layer's operands, checked for every device's kernel."""
     if x.ndim != 3 or w_ih.ndim != 2 or w_hh.ndim != 2 or w_ih.shape[1] != x.shape[2] or \
@@ -609,17 +602,16 @@ def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, rever
     gates = np.empty((4 * hid, n), dt)
     c0 = np.ascontiguousarray(cx._np().T)
     step = _layer_kernels()[1]
-    gemm = _step_gemm(w_hh.size * n)
-    with single_threaded(), _quiet_compile("layer_forward", dt):  # see _step_gemm
+    with single_threaded(), _quiet_compile("layer_forward", dt):  # each step's GEMM is small: see blas_threads.py
         if reverse:
             hs[steps] = hx._np().T
             for t in range(steps - 1, -1, -1):
-                gemm(w_hh, hs[t + 1], out=gates)
+                np.matmul(w_hh, hs[t + 1], out=gates)
                 step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, c0, ws)
         else:
             hs[0] = hx._np().T
             for t in range(steps):
-                gemm(w_hh, hs[t], out=gates)
+                np.matmul(w_hh, hs[t], out=gates)
                 step(t, t - 1, t + 1, gates, gi, bias, hs, c0, ws)
     # the outputs as the caller reads them, (N, H) a step: one transposing copy; the cell states a view of ws's rows
     workspace = wrap(ws)
@@ -652,11 +644,10 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     gg, g_t = np.empty((4 * hid, steps, n), dt), np.empty((4 * hid, n), dt)
     w_hh_t = transposed(w_hh)
     step = _layer_kernels()[2]
-    gemm = _step_gemm(w_hh.size * n)
-    with single_threaded(), _quiet_compile("layer_backward", dt):  # see _step_gemm
+    with single_threaded(), _quiet_compile("layer_backward", dt):  # each step's GEMM is small: see blas_threads.py
         for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
             step(t, (t + 1 if t + 1 < steps else -1) if reverse else t - 1, g_out, gh, gc, c0, ws, g_t)
-            gemm(w_hh_t, g_t, out=gh)
+            np.matmul(w_hh_t, g_t, out=gh)
             gg[:, t] = g_t
     g2 = gg.reshape(4 * hid, steps * n)
     g_x = g_w_ih = g_w_hh = g_b = None
@@ -705,17 +696,16 @@ def _gru_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, reverse):
     ws = np.empty((steps, 5 * hid, n), dt)
     gates = np.empty((3 * hid, n), dt)
     step = _layer_kernels()[3]
-    gemm = _step_gemm(w_hh.size * n)
-    with single_threaded(), _quiet_compile("gru_layer_forward", dt):  # see _step_gemm
+    with single_threaded(), _quiet_compile("gru_layer_forward", dt):  # small GEMMs: see blas_threads.py
         if reverse:
             hs[steps] = hx._np().T
             for t in range(steps - 1, -1, -1):
-                gemm(w_hh, hs[t + 1], out=gates)
+                np.matmul(w_hh, hs[t + 1], out=gates)
                 step(t, t + 1, t, gates, gi, b_ih, b_hh, hs, ws)
         else:
             hs[0] = hx._np().T
             for t in range(steps):
-                gemm(w_hh, hs[t], out=gates)
+                np.matmul(w_hh, hs[t], out=gates)
                 step(t, t, t + 1, gates, gi, b_ih, b_hh, hs, ws)
     return wrap(np.ascontiguousarray(hs.transpose(0, 2, 1))), wrap(ws)
 
@@ -742,11 +732,10 @@ def _gru_layer_backward_cpu(grad_output, grad_hy, input, weight_ih, weight_hh, w
     d_in, d_hid = np.empty((3 * hid, n), dt), np.empty((3 * hid, n), dt)
     w_hh_t = transposed(w_hh)  # row-major W_hh^T, as lstm_layer_backward's (NOTE [ lstm_layer's gate-major steps ])
     step = _layer_kernels()[4]
-    gemm = _step_gemm(w_hh.size * n)
-    with single_threaded(), _quiet_compile("gru_layer_backward", dt):  # see _step_gemm
+    with single_threaded(), _quiet_compile("gru_layer_backward", dt):  # small GEMMs: see blas_threads.py
         for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
             step(t, g_out, dh, gz, gm, ws, d_in, d_hid)
-            gemm(w_hh_t, d_hid, out=gm)
+            np.matmul(w_hh_t, d_hid, out=gm)
             g_in[:, t] = d_in
             g_hid[:, t] = d_hid
     gi2, gh2 = g_in.reshape(3 * hid, steps * n), g_hid.reshape(3 * hid, steps * n)

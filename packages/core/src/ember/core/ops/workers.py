@@ -1,14 +1,15 @@
-"""ember's own CPU worker threads, for the work it splits itself: the row blocks of a large GEMM
-(`blas_threads.matmul`) and the image chunks of the per-image convolutions, each run with the BLAS at one thread.
+"""ember's own CPU worker threads, for the work it splits itself: the image chunks of the per-image convolutions
+(each with the BLAS at one thread) and the elementwise passes of a compiled optimizer step.
 
 NOTE [ One pool of sleeping workers ]
-numpy's OpenBLAS threads its GEMMs on a pthreads pool of its own, whose threads spin (yielding) for a while
-after every call, and Numba's OpenMP workers spin after every parallel kernel. With ember's convolution workers
-too, a step at two threads had three pools taking two cores from each other: LeNet's training step (issue 21)
-took a 200 ms median at two threads on the shared machine (load 4-5) against 48 ms with the BLAS held at one
-thread. So ember never threads the BLAS: what it splits runs here, on plain threads that sleep on a queue when
-idle. The caller runs the first piece itself and takes back any piece no worker has started by the time it gets
-there, so a descheduled worker never makes it wait, and nested use (a worker splitting again) cannot deadlock.
+The workers are plain threads that sleep on a queue when idle (they never spin, unlike OpenBLAS's pool and
+Numba's OpenMP workers, which on a shared 2-core machine took the cores from each other). The caller runs a
+piece itself and takes back any piece no worker has started by the time it gets there, and `run_queue` hands
+out pieces one at a time, so a descheduled worker's share goes to the others, and nested use (a worker
+splitting again) cannot deadlock. Waking a sleeping worker costs tens of microseconds, so only pieces of a
+millisecond or more are worth splitting: GEMMs split by rows here measured 1.45-1.8x a thread's speed at two
+threads where OpenBLAS's own threads reach 2x, and a 2^23 multiply-add GEMM slower than one thread
+(docs/benchmarks.md, "Stop 47"), so large GEMMs stay with the BLAS's threads (`blas_threads`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 
-__all__ = ["run_all", "spread", "in_worker"]
+__all__ = ["run_all", "run_queue", "spread", "in_worker"]
 
 _POOL: list = [None, 0, 0]  # the executor, its most workers, and the process that made it (made on first use)
 _LOCK = threading.Lock()
@@ -67,6 +68,27 @@ def run_all(calls: Sequence[Callable]) -> list:
             f.cancel()
         wait(futures)
         raise
+    return results
+
+
+def run_queue(fn: Callable, items: Sequence, threads: int, scratch: Callable | None = None) -> list:
+    """`[fn(item, buffer) for item in items]` on `threads` threads (the caller one of them), each taking the next
+    item until none is left, so a descheduled thread's share goes to the others; `buffer` is each thread's own
+    `scratch()` (None without one). Results in item order."""
+    results = [None] * len(items)
+    order = iter(range(len(items)))
+    lock = threading.Lock()
+
+    def loop() -> None:
+        buf = scratch() if scratch is not None else None
+        while True:
+            with lock:
+                i = next(order, None)
+            if i is None:
+                return
+            results[i] = fn(items[i], buf)
+
+    run_all([loop] * max(1, min(threads, len(items))))
     return results
 
 
