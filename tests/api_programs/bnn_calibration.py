@@ -1,4 +1,5 @@
 """Uncertainty calibration: temperature scaling by LBFGS, ECE with bucketize, reliability bins, Brier and NLL."""
+
 import torch
 
 nn = torch.nn
@@ -64,11 +65,21 @@ hist = torch.histc(conf, bins=5, min=0, max=1)
 print("histc", hist.tolist(), int(hist.sum()))
 h2, edges = torch.histogram(conf, bins=5, range=(0.0, 1.0))
 print("histogram", h2.tolist(), r(edges))
-print("bucketize", torch.bucketize(torch.tensor([0.0, 0.1, 0.5, 0.95, 1.0]), torch.tensor([0.1, 0.5, 0.9])).tolist(),
-      torch.bucketize(torch.tensor([0.1, 0.5]), torch.tensor([0.1, 0.5, 0.9]), right=True).tolist())
-print("searchsorted", torch.searchsorted(torch.tensor([0.1, 0.5, 0.9]), torch.tensor([0.5, 0.95]), side="right").tolist())
+print(
+    "bucketize",
+    torch.bucketize(torch.tensor([0.0, 0.1, 0.5, 0.95, 1.0]), torch.tensor([0.1, 0.5, 0.9])).tolist(),
+    torch.bucketize(torch.tensor([0.1, 0.5]), torch.tensor([0.1, 0.5, 0.9]), right=True).tolist(),
+)
+print(
+    "searchsorted", torch.searchsorted(torch.tensor([0.1, 0.5, 0.9]), torch.tensor([0.5, 0.95]), side="right").tolist()
+)
 q = torch.quantile(conf, torch.tensor([0.1, 0.5, 0.9]))
-print("quantile ordered", bool((q[1:] >= q[:-1]).all()), "nanquantile", round(torch.nanquantile(torch.tensor([1.0, float('nan'), 3.0]), 0.5).item(), 4))
+print(
+    "quantile ordered",
+    bool((q[1:] >= q[:-1]).all()),
+    "nanquantile",
+    round(torch.nanquantile(torch.tensor([1.0, float("nan"), 3.0]), 0.5).item(), 4),
+)
 
 # label smoothing as a calibration prior
 ls = F.cross_entropy(logits[:4], labels[:4], label_smoothing=0.1)

@@ -1,4 +1,6 @@
-"""Conjugate Bayesian updates as used in bandits and A/B tests: Beta-Bernoulli, Gamma-Poisson, Dirichlet-Categorical, Normal-Gamma."""
+"""Conjugate Bayesian updates as used in bandits and A/B tests: Beta-Bernoulli, Gamma-Poisson, Dirichlet-Categorical,
+Normal-Gamma."""
+
 import torch
 
 D = torch.distributions
@@ -37,20 +39,32 @@ print("best arm pulled most", int(pulls.argmax()), "pulls sum", int(pulls.sum())
 # Gamma-Poisson: arrivals per hour
 counts = torch.tensor([3.0, 5.0, 4.0, 6.0, 2.0])
 g = D.Gamma(2.0 + counts.sum(), 1.0 + len(counts))
-print("gamma", round(g.mean.item(), 4), round(g.variance.item(), 4), round(g.mode.item(), 4), round(g.entropy().item(), 4))
+print(
+    "gamma", round(g.mean.item(), 4), round(g.variance.item(), 4), round(g.mode.item(), 4), round(g.entropy().item(), 4)
+)
 print("gamma cdf", r(g.cdf(torch.tensor([3.0, 4.0, 5.0]))))
 nb = D.NegativeBinomial(total_count=g.concentration, probs=1 / (1 + g.rate))
-print("predictive", round(nb.mean.item(), 4), round(nb.variance.item(), 4), r(nb.log_prob(torch.tensor([0.0, 4.0, 10.0]))))
+print(
+    "predictive", round(nb.mean.item(), 4), round(nb.variance.item(), 4), r(nb.log_prob(torch.tensor([0.0, 4.0, 10.0])))
+)
 torch.manual_seed(3)
 mc = D.Poisson(g.sample((40000,))).sample()
 print("mc predictive mean", round(mc.mean().item(), 1))
-print("poisson", r(D.Poisson(torch.tensor([0.5, 4.0])).log_prob(torch.tensor([0.0, 4.0]))), r(D.Poisson(4.0).entropy() if False else D.Poisson(torch.tensor(4.0)).variance))
+print(
+    "poisson",
+    r(D.Poisson(torch.tensor([0.5, 4.0])).log_prob(torch.tensor([0.0, 4.0]))),
+    r(D.Poisson(4.0).entropy() if False else D.Poisson(torch.tensor(4.0)).variance),
+)
 
 # Dirichlet-Categorical language model smoothing
 vocab_counts = torch.tensor([10.0, 0.0, 3.0, 7.0])
 dpost = D.Dirichlet(0.5 + vocab_counts)
 print("dirichlet mean", r(dpost.mean), "var", r(dpost.variance))
-print("dirichlet lp", round(dpost.log_prob(torch.tensor([0.4, 0.05, 0.15, 0.4])).item(), 4), round(dpost.entropy().item(), 4))
+print(
+    "dirichlet lp",
+    round(dpost.log_prob(torch.tensor([0.4, 0.05, 0.15, 0.4])).item(), 4),
+    round(dpost.entropy().item(), 4),
+)
 torch.manual_seed(4)
 ds = dpost.sample((5000,))
 print("dirichlet sample", ds.shape, bool(torch.allclose(ds.sum(-1), torch.ones(5000))), r(ds.mean(0).round(decimals=2)))
@@ -71,12 +85,24 @@ tau = D.Gamma(an, bn)
 pred = D.StudentT(2 * an, mun, torch.sqrt(bn * (kn + 1) / (an * kn)))
 print("posterior mean", round(mun.item(), 4), "tau mean", round(tau.mean.item(), 4))
 print("student", round(pred.df.item(), 1), round(pred.loc.item(), 4), round(pred.scale.item(), 4))
-print("student lp", r(pred.log_prob(torch.tensor([2.0, 4.0]))), round(pred.variance.item(), 4), round(pred.entropy().item(), 4))
+print(
+    "student lp",
+    r(pred.log_prob(torch.tensor([2.0, 4.0]))),
+    round(pred.variance.item(), 4),
+    round(pred.entropy().item(), 4),
+)
 print("student cdf", r(pred.cdf(torch.tensor([2.0]))) if False else "skip")
 ig = D.InverseGamma(an, bn)
-print("inverse gamma", round(ig.mean.item(), 4), round(ig.mode.item(), 4), round(ig.log_prob(torch.tensor(0.5)).item(), 4))
+print(
+    "inverse gamma", round(ig.mean.item(), 4), round(ig.mode.item(), 4), round(ig.log_prob(torch.tensor(0.5)).item(), 4)
+)
 hc = D.HalfCauchy(torch.tensor(1.0))
-print("half cauchy", round(hc.log_prob(torch.tensor(2.0)).item(), 4), round(hc.cdf(torch.tensor(1.0)).item(), 4), round(hc.icdf(torch.tensor(0.5)).item(), 4))
+print(
+    "half cauchy",
+    round(hc.log_prob(torch.tensor(2.0)).item(), 4),
+    round(hc.cdf(torch.tensor(1.0)).item(), 4),
+    round(hc.icdf(torch.tensor(0.5)).item(), 4),
+)
 try:
     D.Beta(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0, 3.0]))
 except Exception as e:

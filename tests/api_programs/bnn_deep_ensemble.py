@@ -1,4 +1,5 @@
 """Deep ensembles for heteroscedastic regression: vmapped members, Gaussian NLL, mixture predictive."""
+
 import copy
 
 import torch
@@ -6,7 +7,7 @@ import torch
 nn = torch.nn
 F = torch.nn.functional
 D = torch.distributions
-from torch.func import stack_module_state, functional_call, vmap
+from torch.func import stack_module_state, functional_call, vmap  # noqa: E402
 
 
 def r(t):
@@ -56,8 +57,7 @@ xt = torch.tensor([[-2.0], [-1.0], [1.0], [2.0], [5.0]])
 with torch.no_grad():
     mu, var = vmap(call, in_dims=(0, 0, None))(params, buffers, xt)
 print("member preds", mu.shape, var.shape)
-mix = D.MixtureSameFamily(D.Categorical(logits=torch.zeros(xt.shape[0], 4)),
-                          D.Normal(mu.T, var.T.sqrt()))
+mix = D.MixtureSameFamily(D.Categorical(logits=torch.zeros(xt.shape[0], 4)), D.Normal(mu.T, var.T.sqrt()))
 print("mixture", mix.batch_shape, mix.event_shape, type(mix.component_distribution).__name__)
 print("mixture mean close to ensemble mean", torch.allclose(mix.mean, mu.mean(0), atol=1e-5))
 total_var = var.mean(0) + mu.var(0, unbiased=False)
@@ -81,7 +81,10 @@ l_dist = -D.Normal(m1, v1.sqrt()).log_prob(yt)
 print("gaussian nll == -log_prob", torch.allclose(l_mod, l_dist, atol=1e-4))
 gsum = F.gaussian_nll_loss(m1, yt, v1, reduction="sum")
 print("sum/mean", abs(gsum.item() / 5 - F.gaussian_nll_loss(m1, yt, v1).item()) < 1e-5, gsum.shape)
-print("nll fixed", round(F.gaussian_nll_loss(torch.tensor([0.0, 1.0]), torch.tensor([0.5, 0.0]), torch.tensor([0.25, 2.0])).item(), 4))
+print(
+    "nll fixed",
+    round(F.gaussian_nll_loss(torch.tensor([0.0, 1.0]), torch.tensor([0.5, 0.0]), torch.tensor([0.25, 2.0])).item(), 4),
+)
 print("eps clamps", r(F.gaussian_nll_loss(torch.zeros(2), torch.zeros(2), torch.zeros(2), eps=1e-2, reduction="none")))
 try:
     crit(mu, yt, -var)

@@ -1,4 +1,5 @@
 """Evidential deep learning / prior networks: a classifier that outputs Dirichlet concentrations."""
+
 import torch
 
 nn = torch.nn
@@ -90,8 +91,15 @@ print("concentration grad", D.Dirichlet(alpha.requires_grad_()).entropy().sum().
 ag = torch.tensor([2.0, 5.0, 0.5], requires_grad=True)
 kl_to_uniform(ag).backward()
 print("grad", r(ag.grad))
-print("lgamma/digamma/polygamma", r(torch.lgamma(alpha[1])), r(torch.digamma(alpha[1])), r(torch.polygamma(1, alpha[1])))
-print("special", r(torch.special.gammaln(alpha[1])), r(torch.special.psi(alpha[1])), r(torch.special.multigammaln(alpha[2], 3)))
+print(
+    "lgamma/digamma/polygamma", r(torch.lgamma(alpha[1])), r(torch.digamma(alpha[1])), r(torch.polygamma(1, alpha[1]))
+)
+print(
+    "special",
+    r(torch.special.gammaln(alpha[1])),
+    r(torch.special.psi(alpha[1])),
+    r(torch.special.multigammaln(alpha[2], 3)),
+)
 try:
     D.Dirichlet(torch.tensor([1.0, -1.0, 2.0]))
 except Exception as e:

@@ -1,4 +1,5 @@
 """Gaussian mixture models: EM with responsibilities, then the same model fit by gradient through MixtureSameFamily."""
+
 import math
 
 import torch
@@ -61,21 +62,28 @@ raw_tril = torch.zeros(K, dim, dim, requires_grad=True)
 to_tril = D.transform_to(D.constraints.lower_cholesky)
 opt = torch.optim.Adam([logits, mu, raw_tril], lr=0.05)
 for step in range(300):
-    model = D.MixtureSameFamily(D.Categorical(logits=logits),
-                                D.MultivariateNormal(mu, scale_tril=to_tril(raw_tril)))
+    model = D.MixtureSameFamily(D.Categorical(logits=logits), D.MultivariateNormal(mu, scale_tril=to_tril(raw_tril)))
     loss = -model.log_prob(x).mean()
     opt.zero_grad()
     loss.backward()
     opt.step()
 print("sgd nll close to em", abs(loss.item() + gmm.log_prob(x).mean().item()) < 0.1)
-print("tril lower", bool((to_tril(raw_tril).triu(1) == 0).all()), "diag pos", bool((torch.diagonal(to_tril(raw_tril), dim1=-2, dim2=-1) > 0).all()))
+print(
+    "tril lower",
+    bool((to_tril(raw_tril).triu(1) == 0).all()),
+    "diag pos",
+    bool((torch.diagonal(to_tril(raw_tril), dim1=-2, dim2=-1) > 0).all()),
+)
 
 # 1-D mixture: cdf, and a mixture of Independent components
-m1 = D.MixtureSameFamily(D.Categorical(torch.tensor([0.3, 0.7])), D.Normal(torch.tensor([-1.0, 2.0]), torch.tensor([0.5, 1.0])))
+m1 = D.MixtureSameFamily(
+    D.Categorical(torch.tensor([0.3, 0.7])), D.Normal(torch.tensor([-1.0, 2.0]), torch.tensor([0.5, 1.0]))
+)
 print("cdf", r(m1.cdf(torch.tensor([-1.0, 0.0, 2.0, 10.0]))))
 print("mean/var", round(m1.mean.item(), 4), round(m1.variance.item(), 4))
-mi = D.MixtureSameFamily(D.Categorical(logits=torch.zeros(2, 4)),
-                         D.Independent(D.Normal(torch.zeros(2, 4, 3), torch.ones(2, 4, 3)), 1))
+mi = D.MixtureSameFamily(
+    D.Categorical(logits=torch.zeros(2, 4)), D.Independent(D.Normal(torch.zeros(2, 4, 3), torch.ones(2, 4, 3)), 1)
+)
 print("indep mixture", mi.batch_shape, mi.event_shape, mi.log_prob(torch.zeros(5, 2, 3)).shape)
 print("repr", repr(m1).replace("\n", " ")[:140])
 try:

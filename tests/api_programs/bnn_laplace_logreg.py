@@ -1,4 +1,5 @@
 """Laplace approximation for Bayesian logistic regression: MAP fit, Hessian, probit predictive, evidence."""
+
 import math
 
 import torch
@@ -75,7 +76,9 @@ sign, logabsdet = torch.linalg.slogdet(H)
 log_evidence = -neg_log_joint(w_map) + 0.5 * d * math.log(2 * math.pi) - 0.5 * logabsdet
 print("sign", sign.item(), "log evidence", round(log_evidence.item(), 2))
 for prec in [0.01, 1.0, 100.0]:
-    pr = D.MultivariateNormal(torch.zeros(d, dtype=torch.float64), precision_matrix=prec * torch.eye(d, dtype=torch.float64))
+    pr = D.MultivariateNormal(
+        torch.zeros(d, dtype=torch.float64), precision_matrix=prec * torch.eye(d, dtype=torch.float64)
+    )
     wp = w_map.clone().requires_grad_()
     o = torch.optim.LBFGS([wp], max_iter=50, line_search_fn="strong_wolfe")
 

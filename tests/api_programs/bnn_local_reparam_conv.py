@@ -1,4 +1,6 @@
-"""Variational convolutions: local reparameterisation, flipout-style sign flips and the KL of a Gaussian scale mixture prior."""
+"""Variational convolutions: local reparameterisation, flipout-style sign flips and the KL of a Gaussian scale mixture
+prior."""
+
 import math
 
 import torch
@@ -37,8 +39,9 @@ class BayesConv2d(nn.Module):
 
     def kl_mixture_prior(self, n_samples=1, pi=0.5, s1=1.0, s2=math.exp(-6)):
         q = D.Normal(self.mu, self.sigma)
-        mix = D.MixtureSameFamily(D.Categorical(torch.tensor([pi, 1 - pi])),
-                                  D.Normal(torch.zeros(2), torch.tensor([s1, s2])))
+        mix = D.MixtureSameFamily(
+            D.Categorical(torch.tensor([pi, 1 - pi])), D.Normal(torch.zeros(2), torch.tensor([s1, s2]))
+        )
         w = q.rsample((n_samples,))
         return (q.log_prob(w) - mix.log_prob(w)).sum() / n_samples
 
@@ -56,7 +59,9 @@ with torch.no_grad():
     layer.rho.fill_(-1.0)
     xi = x[:1]
     torch.manual_seed(1)
-    direct = torch.stack([F.conv2d(xi, layer.mu + layer.sigma * torch.randn_like(layer.mu), layer.bias, 2, 1) for _ in range(400)])
+    direct = torch.stack(
+        [F.conv2d(xi, layer.mu + layer.sigma * torch.randn_like(layer.mu), layer.bias, 2, 1) for _ in range(400)]
+    )
     local = torch.stack([layer(xi, "local") for _ in range(400)])
     print("mean match", torch.allclose(direct.mean(0), local.mean(0), atol=0.35))
     ratio = (direct.std(0).mean() / local.std(0).mean()).item()
@@ -80,7 +85,7 @@ opt = torch.optim.Adam(params, lr=1e-2)
 M = 4
 for epoch in range(15):
     for i in range(M):
-        xb, yb = imgs[i * 8:(i + 1) * 8], labels[i * 8:(i + 1) * 8]
+        xb, yb = imgs[i * 8 : (i + 1) * 8], labels[i * 8 : (i + 1) * 8]
         h = F.relu(net[0](xb))
         h = F.relu(net[1](h))
         logits = head(F.adaptive_avg_pool2d(h, 1).flatten(1))

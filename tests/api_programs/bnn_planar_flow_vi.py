@@ -1,4 +1,5 @@
 """Variational inference with learnable flows: planar and radial-free custom Transforms inside TransformedDistribution."""
+
 import math
 
 import torch
@@ -12,6 +13,7 @@ C = torch.distributions.constraints
 
 class Planar(T.Transform, nn.Module):
     """f(z) = z + u tanh(w.z + b), with u made invertible (w.u >= -1)."""
+
     domain = C.real_vector
     codomain = C.real_vector
     bijective = True
@@ -41,7 +43,7 @@ class Planar(T.Transform, nn.Module):
 def log_target(z):
     """Unnormalised banana-shaped density."""
     z1, z2 = z[..., 0], z[..., 1]
-    return -0.5 * (z1 ** 2 / 4 + (z2 - 0.5 * z1 ** 2 + 1) ** 2 / 0.5)
+    return -0.5 * (z1**2 / 4 + (z2 - 0.5 * z1**2 + 1) ** 2 / 0.5)
 
 
 torch.manual_seed(0)
@@ -97,8 +99,7 @@ scale_raw = torch.zeros(2, requires_grad=True)
 o = torch.optim.Adam([loc, scale_raw], lr=0.05)
 target = D.Independent(D.Beta(torch.tensor([2.0, 5.0]), torch.tensor([5.0, 2.0])), 1)
 for step in range(300):
-    qq = D.TransformedDistribution(D.Independent(D.Normal(loc, F.softplus(scale_raw)), 1),
-                                   [T.SigmoidTransform()])
+    qq = D.TransformedDistribution(D.Independent(D.Normal(loc, F.softplus(scale_raw)), 1), [T.SigmoidTransform()])
     s = qq.rsample((256,))
     kl = (qq.log_prob(s) - target.log_prob(s)).mean()
     o.zero_grad()

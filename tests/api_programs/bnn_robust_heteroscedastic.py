@@ -1,10 +1,12 @@
-"""Robust heteroscedastic regression: Student-t and Laplace likelihoods with learnable dof, parametrized positive scales."""
+"""Robust heteroscedastic regression: Student-t and Laplace likelihoods with learnable dof, parametrized positive
+scales."""
+
 import torch
 
 nn = torch.nn
 F = torch.nn.functional
 D = torch.distributions
-import torch.nn.utils.parametrize as P
+import torch.nn.utils.parametrize as P  # noqa: E402
 
 
 def r(t, d=4):
@@ -77,15 +79,38 @@ t = D.StudentT(torch.tensor([0.5, 1.5, 3.0]), torch.tensor(1.0), torch.tensor(2.
 print("t mean", r(t.mean), "var", r(t.variance))
 print("t entropy", r(t.entropy()), "lp", r(t.log_prob(torch.tensor(3.0))))
 lap = D.Laplace(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 0.5]))
-print("laplace", r(lap.log_prob(torch.tensor([0.5, 0.5]))), r(lap.cdf(torch.tensor([0.5, 0.5]))),
-      r(lap.icdf(torch.tensor([0.1, 0.9]))), r(lap.entropy()), r(lap.variance))
+print(
+    "laplace",
+    r(lap.log_prob(torch.tensor([0.5, 0.5]))),
+    r(lap.cdf(torch.tensor([0.5, 0.5]))),
+    r(lap.icdf(torch.tensor([0.1, 0.9]))),
+    r(lap.entropy()),
+    r(lap.variance),
+)
 print("laplace mode/stddev", r(lap.mode), r(lap.stddev))
 cauchy = D.Cauchy(0.0, 1.0)
-print("cauchy", r(cauchy.log_prob(torch.tensor([0.0, 3.0]))), r(cauchy.cdf(torch.tensor(1.0))), r(cauchy.icdf(torch.tensor(0.75))),
-      r(cauchy.mean), r(cauchy.variance), round(cauchy.entropy().item(), 4))
-print("normal cdf/icdf", r(D.Normal(1.0, 2.0).cdf(torch.tensor([1.0, 3.0]))), r(D.Normal(1.0, 2.0).icdf(torch.tensor([0.8413]))))
+print(
+    "cauchy",
+    r(cauchy.log_prob(torch.tensor([0.0, 3.0]))),
+    r(cauchy.cdf(torch.tensor(1.0))),
+    r(cauchy.icdf(torch.tensor(0.75))),
+    r(cauchy.mean),
+    r(cauchy.variance),
+    round(cauchy.entropy().item(), 4),
+)
+print(
+    "normal cdf/icdf",
+    r(D.Normal(1.0, 2.0).cdf(torch.tensor([1.0, 3.0]))),
+    r(D.Normal(1.0, 2.0).icdf(torch.tensor([0.8413]))),
+)
 hn = D.HalfNormal(torch.tensor(2.0), validate_args=False)
-print("halfnormal", round(hn.mean.item(), 4), round(hn.variance.item(), 4), r(hn.log_prob(torch.tensor([-1.0, 1.0]))), r(hn.cdf(torch.tensor(1.0))))
+print(
+    "halfnormal",
+    round(hn.mean.item(), 4),
+    round(hn.variance.item(), 4),
+    r(hn.log_prob(torch.tensor([-1.0, 1.0]))),
+    r(hn.cdf(torch.tensor(1.0))),
+)
 try:
     P.register_parametrization(model.net[0], "nope", Positive())
 except Exception as e:

@@ -1,4 +1,5 @@
 """Transformed distributions: tanh-squashed Gaussians, log-normal via ExpTransform, stick breaking."""
+
 import math
 
 import torch
@@ -32,7 +33,14 @@ print("compose", r(y), r(comp.inv(y)), r(comp.log_abs_det_jacobian(torch.tensor(
 print("compose repr", comp.parts[0], comp.parts[1])
 print("inv repr", T.ExpTransform().inv, T.ExpTransform().inv.inv)
 print("sign", T.ExpTransform().sign, T.AffineTransform(0.0, -2.0).sign)
-print("bijective", T.SigmoidTransform().bijective, "domain", T.SigmoidTransform().domain, "codomain", T.SigmoidTransform().codomain)
+print(
+    "bijective",
+    T.SigmoidTransform().bijective,
+    "domain",
+    T.SigmoidTransform().domain,
+    "codomain",
+    T.SigmoidTransform().codomain,
+)
 
 ln_manual = D.TransformedDistribution(D.Normal(0.2, 0.5), [T.ExpTransform()])
 ln = D.LogNormal(0.2, 0.5)

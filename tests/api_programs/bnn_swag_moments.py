@@ -1,11 +1,12 @@
 """SWAG: running first/second moments of SGD iterates, low-rank deviations, posterior sampling and BN refresh."""
+
 import torch
 
 nn = torch.nn
 F = torch.nn.functional
 D = torch.distributions
-from torch.nn.utils import parameters_to_vector, vector_to_parameters
-from torch.optim.swa_utils import AveragedModel, SWALR, update_bn, get_ema_multi_avg_fn
+from torch.nn.utils import parameters_to_vector, vector_to_parameters  # noqa: E402
+from torch.optim.swa_utils import AveragedModel, SWALR, update_bn, get_ema_multi_avg_fn  # noqa: E402
 
 
 def r(t):
@@ -32,7 +33,7 @@ lrs = []
 for epoch in range(20):
     perm = torch.randperm(200)
     for i in range(0, 200, 40):
-        idx = perm[i:i + 40]
+        idx = perm[i : i + 40]
         opt.zero_grad()
         loss = F.mse_loss(model(X[idx]).squeeze(-1), y[idx])
         loss.backward()
@@ -43,7 +44,7 @@ for epoch in range(20):
         lrs.append(round(opt.param_groups[0]["lr"], 5))
         w = parameters_to_vector(model.parameters()).detach()
         mean = (n_models * mean + w) / (n_models + 1)
-        sq_mean = (n_models * sq_mean + w ** 2) / (n_models + 1)
+        sq_mean = (n_models * sq_mean + w**2) / (n_models + 1)
         deviations.append(w - mean)
         deviations = deviations[-K:]
         n_models += 1
@@ -51,7 +52,7 @@ print("lrs", lrs)
 print("n_averaged", swa_model.n_averaged.item(), "n_models", n_models)
 swa_vec = parameters_to_vector(swa_model.module.parameters()).detach()
 print("swa mean matches", torch.allclose(swa_vec, mean, atol=1e-5))
-var = torch.clamp(sq_mean - mean ** 2, min=1e-8)
+var = torch.clamp(sq_mean - mean**2, min=1e-8)
 print("var positive", bool((var > 0).all()), "D", D_)
 Dhat = torch.stack(deviations, 1)
 print("deviation matrix", Dhat.shape)
@@ -63,7 +64,7 @@ print("draws mean close", torch.allclose(draws.mean(0), mean, atol=0.1))
 print("cov trace ratio", round((torch.cov(draws.T).trace() / post.covariance_matrix.trace()).item(), 1))
 
 # Bayesian model averaging: load each draw, refresh BN statistics, predict
-loader = [(X[i:i + 50], y[i:i + 50]) for i in range(0, 200, 50)]
+loader = [(X[i : i + 50], y[i : i + 50]) for i in range(0, 200, 50)]
 sample_model = AveragedModel(model)
 preds = []
 for s in draws[:10]:

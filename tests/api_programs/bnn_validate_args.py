@@ -1,4 +1,5 @@
 """Constraint checking as a probabilistic-programming library sees it: supports, arg constraints, validate_args."""
+
 import torch
 
 D = torch.distributions
@@ -38,13 +39,19 @@ print(C.unit_interval.check(torch.tensor([-0.1, 0.0, 1.0, 1.1])).tolist())
 print(C.interval(0, 2).check(torch.tensor([0.0, 2.0, 2.1])).tolist())
 print(C.half_open_interval(0, 2).check(torch.tensor([0.0, 2.0])).tolist())
 print(C.integer_interval(0, 3).check(torch.tensor([0.0, 1.5, 3.0])).tolist())
-print(C.greater_than(1.0).check(torch.tensor([1.0, 1.5])).tolist(), C.greater_than_eq(1.0).check(torch.tensor([1.0])).tolist())
+print(
+    C.greater_than(1.0).check(torch.tensor([1.0, 1.5])).tolist(),
+    C.greater_than_eq(1.0).check(torch.tensor([1.0])).tolist(),
+)
 print(C.less_than(0.0).check(torch.tensor([-1.0, 0.0])).tolist())
 print(C.nonnegative_integer.check(torch.tensor([0.0, 2.0, 2.5, -1.0])).tolist())
 print(C.boolean.check(torch.tensor([0.0, 1.0, 0.5])).tolist())
 print(C.simplex.check(torch.tensor([[0.5, 0.5], [0.6, 0.6]])).tolist())
 print(C.positive_definite.check(torch.tensor([[[2.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]])).tolist())
-print(C.lower_cholesky.check(torch.tensor([[1.0, 0.0], [3.0, 2.0]])).item(), C.lower_triangular.check(torch.tensor([[1.0, 1.0], [0.0, 1.0]])).item())
+print(
+    C.lower_cholesky.check(torch.tensor([[1.0, 0.0], [3.0, 2.0]])).item(),
+    C.lower_triangular.check(torch.tensor([[1.0, 1.0], [0.0, 1.0]])).item(),
+)
 print(C.independent(C.real, 1).check(torch.tensor([[0.0, float("nan")], [1.0, 2.0]])).tolist())
 print(C.real_vector.check(torch.tensor([[0.0, float("inf")]])).tolist())
 print(repr(C.interval(0.0, 1.0)), repr(C.independent(C.positive, 1)), repr(C.greater_than(2.0)))

@@ -1,10 +1,11 @@
 """Vectorised Monte-Carlo prediction with torch.func.vmap: per-sample dropout masks, weight draws and randomness modes."""
+
 import torch
 
 nn = torch.nn
 F = torch.nn.functional
 D = torch.distributions
-from torch.func import vmap, functional_call
+from torch.func import vmap, functional_call  # noqa: E402
 
 
 def r(t, d=4):
