@@ -1,4 +1,5 @@
-"""Variational inference with learnable flows: planar and radial-free custom Transforms inside TransformedDistribution."""
+"""Variational inference with learnable flows: planar and radial-free custom Transforms inside
+TransformedDistribution."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""Vectorised Monte-Carlo prediction with torch.func.vmap: per-sample dropout masks, weight draws and randomness modes."""
+"""Vectorised Monte-Carlo prediction with torch.func.vmap: per-sample dropout masks, weight draws and
+randomness modes."""
 
 import torch
 
