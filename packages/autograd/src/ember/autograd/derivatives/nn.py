@@ -284,18 +284,22 @@ def _bce_target(grad, input):
     return grad * (ew.clamp(ew.log1p(-input), -100.0, None) - ew.clamp(ew.log(input), -100.0, None))
 
 
+def _per_element_grad(grad, input, cdim: int, reduction: str):
+    """The loss's incoming gradient as each element of a class-probability cross entropy sees it."""
+    if reduction == "none":
+        return grad.unsqueeze(cdim)
+    if reduction == "mean":
+        return grad / (input.numel() // input.shape[cdim])
+    return grad
+
+
 def _ce_target(grad, input, target, weight, reduction, label_smoothing):
     """d loss / d target for class probabilities: -(1 - smoothing) * weight * log_softmax(input)."""
     cdim = 1 if input.ndim >= 2 else 0
     logp = get_op("log_softmax")(input, cdim)
     if weight is not None:
         logp = logp * weight.reshape(tuple(input.shape[cdim] if d == cdim else 1 for d in range(input.ndim)))
-    if reduction == "none":
-        g = grad.unsqueeze(cdim)
-    elif reduction == "mean":
-        g = grad / (input.numel() // input.shape[cdim])
-    else:
-        g = grad
+    g = _per_element_grad(grad, input, cdim, reduction)
     return -(1.0 - label_smoothing) * logp * g
 
 
@@ -307,12 +311,7 @@ def _ce_weight(grad, input, target, reduction, label_smoothing):
     cdim = 1 if input.ndim >= 2 else 0
     logp = get_op("log_softmax")(input, cdim)
     t = target * (1.0 - label_smoothing) + label_smoothing / input.shape[cdim] if label_smoothing else target
-    if reduction == "none":
-        g = grad.unsqueeze(cdim)
-    elif reduction == "mean":
-        g = grad / (input.numel() // input.shape[cdim])
-    else:
-        g = grad
+    g = _per_element_grad(grad, input, cdim, reduction)
     per = -(logp * t * g)
     dims = tuple(d for d in range(input.ndim) if d != cdim)
     return per.sum(dims) if dims else per
