@@ -1,6 +1,7 @@
 """ember's worker threads (ops/workers.py): results in order, the caller running what no worker started, errors
 raised after the started calls finish, and the caller's context (numpy's error state) in every call."""
 
+import contextlib
 import threading
 import time
 
@@ -8,6 +9,20 @@ import numpy as np
 import pytest
 
 from ember.core.ops import workers
+
+
+@contextlib.contextmanager
+def _every_worker_busy():
+    """Every thread of the pool blocked until the block ends."""
+    release = threading.Event()
+    pool = workers._executor(1)
+    busy = [pool.submit(release.wait, 60) for _ in range(workers._POOL[1])]
+    try:
+        yield
+    finally:
+        release.set()
+        for f in busy:
+            f.result(timeout=60)
 
 
 def test_results_come_in_call_order_with_the_first_on_the_caller():
@@ -28,17 +43,10 @@ def test_results_come_in_call_order_with_the_first_on_the_caller():
 
 def test_a_call_no_worker_has_started_runs_on_the_caller():
     """Every worker busy (here: blocked until the caller is done): the caller takes the piece back, no wait."""
-    release = threading.Event()
-    pool = workers._executor(1)
-    busy = [pool.submit(release.wait, 60) for _ in range(workers._POOL[1])]  # every worker of the pool
-    try:
+    with _every_worker_busy():
         names = []
         got = workers.run_all([lambda: 1, lambda: names.append(threading.current_thread().name) or 2])
         assert got == [1, 2] and names == [threading.current_thread().name]
-    finally:
-        release.set()
-        for f in busy:
-            f.result(timeout=60)
 
 
 def test_the_first_error_is_raised_after_the_started_calls_finish():
@@ -136,14 +144,7 @@ def test_run_queue_gives_results_in_item_order_with_one_scratch_buffer_a_thread(
 
 
 def test_run_queue_leaves_a_busy_workers_share_to_the_caller():
-    release = threading.Event()
-    pool = workers._executor(1)
-    busy = [pool.submit(release.wait, 60) for _ in range(workers._POOL[1])]  # every worker of the pool
-    try:
+    with _every_worker_busy():
         names = []
         got = workers.run_queue(lambda i, _: names.append(threading.current_thread().name) or i, range(6), 2)
         assert got == list(range(6)) and set(names) == {threading.current_thread().name}
-    finally:
-        release.set()
-        for f in busy:
-            f.result(timeout=60)
