@@ -23,13 +23,17 @@ SUBMODULES = ["nn", "nn.functional", "nn.grad", "nn.attention", "nn.common_types
               "utils.checkpoint", "autograd", "autograd.functional", "multiprocessing", "serialization", "backends",
               "backends.cudnn", "backends.cuda", "backends.mps", "cuda", "cuda.amp", "amp", "testing", "linalg",
               "special", "fft", "masked", "masked.maskedtensor", "onnx", "jit", "profiler", "distributed", "func",
-              "futures", "nn.utils.stateless", "distributed.checkpoint", "distributed.checkpoint.state_dict",
-              "distributed.checkpoint.filesystem", "distributed.checkpoint.metadata", "distributed.device_mesh"] + [
-                 f"nn.modules.{m}" for m in NN_MODULES]
+              "futures", "nn.utils.stateless"] + [f"nn.modules.{m}" for m in NN_MODULES]
+# ember-distributed's own paths: they import where that package is installed (the torch session has not it)
+DISTRIBUTED_SUBMODULES = ["distributed.checkpoint", "distributed.checkpoint.state_dict",
+                          "distributed.checkpoint.filesystem", "distributed.checkpoint.metadata",
+                          "distributed.device_mesh", "distributed.nn"]
 
 
-@pytest.mark.parametrize("path", SUBMODULES)
+@pytest.mark.parametrize("path", SUBMODULES + DISTRIBUTED_SUBMODULES)
 def test_every_torch_path_imports(path):
+    if path in DISTRIBUTED_SUBMODULES:
+        pytest.importorskip("ember.distributed")
     mod = importlib.import_module(f"ember.torch.{path}")
     parent, _, leaf = f"ember.torch.{path}".rpartition(".")
     assert getattr(importlib.import_module(parent), leaf) is mod
