@@ -871,15 +871,26 @@ def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     self's, so the kernel's reads of `source` stay inside it."""
     d = _wrap_dim(input, dim)
     _check_index_vector("index_add_", index)
+    check_source_dtype("index_add_", input, source)
+    check_source_slices("index_add_", input, d, index, source)
+    _check_device_dim_index("index_add", input, dim, index, alpha)
+
+
+def check_source_dtype(op: str, input: Tensor, source: Tensor) -> None:
+    """PyTorch's index_func_meta_impl dtype check (index_add_, index_reduce_): source in self's dtype."""
     if source._dtype is not input._dtype:
-        raise RuntimeError(f"index_add_(): self ({_scalar_type(input)}) and source ({_scalar_type(source)}) must have "
+        raise RuntimeError(f"{op}(): self ({_scalar_type(input)}) and source ({_scalar_type(source)}) must have "
                            "the same scalar type")
+
+
+def check_source_slices(op: str, input: Tensor, d: int, index: Tensor, source: Tensor) -> None:
+    """PyTorch's index_func_meta_impl shape checks along the wrapped dim `d`, in its order: `d` within source,
+    one index per source slice, and source's other dims self's (so the kernel's reads stay inside source)."""
     if not (d == 0 or d < source.ndim):
-        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim "
-                           f"{source.ndim}")
+        raise RuntimeError(f"{op}(): Indexing dim {d} is out of bounds of the source tensor with dim {source.ndim}")
     n = index.numel()
     if n != _size(source, d):
-        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
+        raise RuntimeError(f"{op}(): Number of indices ({n}) should be equal to source.size(dim): "
                            f"({_size(source, d)}), for dim: {d}")
     a, b = list(input._shape), list(source._shape)
     if a and b:
@@ -887,7 +898,6 @@ def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     if a != b:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {_sizes(input)} source.shape = {_sizes(source)}")
-    _check_device_dim_index("index_add", input, dim, index, alpha)
 
 
 def _meta_index_copy(input, dim, index, source, *, out=None) -> None:

@@ -24,7 +24,7 @@ from ember.core.ops import layout as L
 from ember.core.ops import _util
 from ember.core.ops import shape as S
 from ember.core.ops.activation import hardshrink, prelu
-from ember.core.ops.indexing import nonzero, scatter_reduce
+from ember.core.ops.indexing import check_source_dtype, check_source_slices, nonzero, scatter_reduce
 from ember.core.ops.linalg import linalg
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops.structseq import return_type
@@ -470,24 +470,8 @@ inplace(index_reduce)
 
 def _check_index_reduce_shapes(input: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
     """PyTorch's index_func_meta_impl checks, in its order (a source of another shape would broadcast here)."""
-    names = dtypes.TORCH_NAMES
-    if input._dtype is not source._dtype:
-        raise RuntimeError(f"index_reduce_(): self ({names.get(input._dtype.name, input._dtype.name)}) and source "
-                           f"({names.get(source._dtype.name, source._dtype.name)}) must have the same scalar type")
-    d = input._wrap_dim(dim)
-    if d != 0 and d >= source.ndim:
-        raise RuntimeError(f"index_reduce_(): Indexing dim {d} is out of bounds of the source tensor with dim "
-                           f"{source.ndim}")
-    n = 1 if source.ndim == 0 else source._shape[d]
-    if index.numel() != n:
-        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
-                           f"({n}), for dim: {d}")
-    mine, theirs = list(input._shape), list(source._shape)
-    if mine and theirs:
-        del mine[d], theirs[d]
-    if mine != theirs:
-        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-                           f"self.shape = {list(input._shape)} source.shape = {list(source._shape)}")
+    check_source_dtype("index_reduce_", input, source)
+    check_source_slices("index_reduce_", input, input._wrap_dim(dim), index, source)
 
 
 def _index_reduce_16bit(x: np.ndarray, d: int, index: np.ndarray, src: np.ndarray, reduce: str,
