@@ -473,3 +473,17 @@ def test_a_nested_tensor_cut_outside_its_buffer_is_refused_at_load():
     bad = nested.NestedTensor._strided(E.arange(5.0), [(2, 2), (1, 2)])
     with pytest.raises(RuntimeError, match="need more than the buffer's 5 elements"):
         _round_trip(bad)
+
+
+def test_importing_ember_autograd_leaves_every_ops_subclass_check_off():
+    """serialization knows nested tensors without importing ember.core.nested: defining NestedTensor turns on the
+    `__torch_function__` check of every op (NOTE [ Tensor subclasses ]), which eager code without subclasses
+    must not pay. A fresh interpreter, so nothing earlier in this process has loaded it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, ember.autograd; from ember.core import overrides; "
+            "print(overrides._active[0], 'ember.core.nested' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]

@@ -68,8 +68,6 @@ from ember.core.class_paths import home_module
 from ember.core.device import device as Device
 from ember.core.geometry import make_tensor
 from ember.core.meta import meta_storage
-from ember.core.nested import NestedTensor
-from ember.core.nested import _rebuild as _rebuild_nested
 from ember.core.storage import Storage
 from ember.core.sparse import (SparseTensor, _rebuild_coo, _rebuild_csc, _rebuild_csr, sparse_coo_tensor,
                                sparse_csc_tensor, sparse_csr_tensor)
@@ -84,6 +82,21 @@ __all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_glob
 
 # globals a weights-only load may resolve inside pickled objects: containers, dtypes and devices, and what
 # the program allowlisted (`add_safe_globals`, `safe_globals`), as PyTorch's weights-only unpickler
+def _is_nested(obj) -> bool:
+    """Whether `obj` is a nested tensor, without importing `ember.core.nested` (defining its class turns on the
+    subclass check of every op: NOTE [ Tensor subclasses ]); none exists before that module is loaded."""
+    nested = sys.modules.get("ember.core.nested")
+    return nested is not None and isinstance(obj, nested.NestedTensor)
+
+
+def _rebuild_nested(*args):
+    """A pickled nested tensor rebuilt by `ember.core.nested._rebuild` (its buffer and geometry checked against
+    each other), imported only when a checkpoint holds one."""
+    from ember.core.nested import _rebuild
+
+    return _rebuild(*args)
+
+
 _BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
                  ("builtins", "set"): set, ("builtins", "bytearray"): bytearray, ("builtins", "complex"): complex,
                  ("ember.core.dtypes", "as_dtype"): dtypes.as_dtype, ("ember.core.device", "device"): Device,
@@ -221,7 +234,7 @@ class _Encoder:
             return obj
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"__float__": repr(obj)}
-        if isinstance(obj, Tensor) and not isinstance(obj, NestedTensor):  # a nested one pickles its parts
+        if isinstance(obj, Tensor) and not _is_nested(obj):  # a nested one pickles its parts
             if isinstance(obj, SparseTensor):
                 return {"__sparse__": self._sparse(obj)}
             return {"__tensor__": self._tensor(obj)}
@@ -282,7 +295,7 @@ class _TensorPickler(pickle.Pickler):
         self.encoder = encoder
 
     def persistent_id(self, obj):
-        if isinstance(obj, Tensor) and not isinstance(obj, SparseTensor | NestedTensor):  # these pickle their parts
+        if isinstance(obj, Tensor) and not (isinstance(obj, SparseTensor) or _is_nested(obj)):  # these pickle parts
             return ("tensor", self.encoder._tensor(obj))
         return None
 
