@@ -358,3 +358,20 @@ def test_half_embedding_backward_by_freq_adds_each_scaled_row_in_the_dtype(dtype
     once = np.zeros((4, 3), np.float32)
     np.add.at(once, idx, g.astype(np.float32) / counts[idx][:, None])
     assert not np.array_equal(once.astype(dt)[[0, 2, 3]], ref[[0, 2, 3]])  # rounding once would differ
+
+
+@pytest.mark.parametrize("dtype, mode, out, grad", [
+    # FBGEMM's fast path sums the short last bag to offsets[-1], a mean divides by its size to the end
+    ("float32", "mean", [[1.0, 2.0], [2.5, 3.0]], [0.5] * 2 + [0.25] * 4),
+    ("float32", "max", [[2.0, 3.0], [10.0, 11.0]], [0, 1, 0, 0, 0, 1]),
+    ("float64", "sum", [[2.0, 4.0], [28.0, 32.0]], [1.0] * 6),  # the plain loop runs it to the end in every mode
+    ("float64", "mean", [[1.0, 2.0], [7.0, 8.0]], [0.5] * 2 + [0.25] * 4),
+])
+def test_include_last_offset_short_of_the_indices_sizes_the_last_bag_as_pytorchs_cpu_kernels(dtype, mode, out, grad):
+    """PyTorch 2.13's numbers for offsets [0, 2, 4] over six indices with include_last_offset=True."""
+    w = E.arange(12.0).reshape(6, 2).to(getattr(E, dtype))
+    idx, off = E.arange(6), E.tensor([0, 2, 4])
+    got, bag_size, max_idx = M.embedding_bag_op(w, idx, off, mode, None, True, -1)
+    assert got.tolist() == out
+    g = M.embedding_bag_backward(E.ones(2, 2, dtype=w.dtype), idx, off, bag_size, max_idx, 6, mode, None, True, -1)
+    assert g.tolist() == [[v, v] for v in grad]

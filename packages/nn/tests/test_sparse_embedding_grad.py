@@ -310,3 +310,12 @@ def test_sparse_and_dense_lookups_train_alike_in_float64_with_sgd():
             opt.step()
         weights.append(e.weight.detach().numpy())
     np.testing.assert_allclose(weights[0], weights[1], rtol=1e-14)
+
+
+@pytest.mark.parametrize("mode, grad", [("sum", [1.0] * 6), ("mean", [0.5] * 2 + [0.25] * 4)])
+def test_sparse_bag_gradient_runs_a_short_last_bag_to_the_end_of_the_indices(mode, grad):
+    """include_last_offset with offsets[-1] < len(input): PyTorch 2.13's sparse gradient covers indices 4 and 5."""
+    w = torch.arange(12.0, dtype=torch.float64).reshape(6, 2).requires_grad_()
+    F.embedding_bag(torch.arange(6), w, torch.tensor([0, 2, 4]), mode=mode, include_last_offset=True,
+                    sparse=True).sum().backward()
+    assert w.grad.to_dense().tolist() == [[v, v] for v in grad]

@@ -132,7 +132,8 @@ class EmbeddingBagSparse(Function):
                                                     include_last_offset, padding_idx)
         ids = np.array(indices._np(), dtype=np.int64).reshape(-1)
         o = np.array(offsets._np(), dtype=np.int64).reshape(-1)
-        starts, ends = (o[:-1], o[1:]) if include_last_offset else (o, np.append(o[1:], ids.size))
+        starts, ends = (o[:-1], np.append(o[1:-1], ids.size)[:o.size - 1]) if include_last_offset and o.size \
+            else (o, np.append(o[1:], ids.size))  # the last bag runs to the end of the indices, as the dense kernel
         bag = np.searchsorted(starts, np.arange(ids.size), side="right") - 1
         inside = (bag >= 0) & (np.arange(ids.size) < ends[np.maximum(bag, 0)]) if starts.size else bag >= 0
         ctx.bags = (ids, bag, inside, bag_size, weight.shape[0], mode, padding_idx, scale_grad_by_freq)

@@ -252,12 +252,14 @@ def _embedding_renorm_cpu(weight, indices, max_norm, norm_type):
 
 
 def _bags(indices: np.ndarray, offsets: np.ndarray, include_last_offset: bool):
-    """(starts, ends) of the bags, checked so that no kernel reads past `indices`."""
+    """(starts, ends) of the bags, checked so that no kernel reads past `indices`. With include_last_offset the
+    last bag still runs to the end of `indices` (PyTorch's CPU kernels size it from there, whatever offsets[-1]
+    says; only FBGEMM's fast-path sum stops at offsets[-1], `_embedding_bag_cpu`)."""
     if offsets.size and (offsets[0] < 0 or (np.diff(offsets) < 0).any() or offsets[-1] > indices.size):
         raise RuntimeError(f"embedding_bag: offsets must be non-decreasing and within [0, {indices.size}]; got "
                            f"{offsets.tolist()}")
     if include_last_offset:
-        return offsets[:-1].copy(), offsets[1:].copy()
+        return offsets[:-1].copy(), np.append(offsets[1:-1], indices.size).astype(np.int64)[:max(offsets.size - 1, 0)]
     return offsets.copy(), np.append(offsets[1:], indices.size).astype(np.int64)
 
 
@@ -298,14 +300,25 @@ def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, inclu
                        scale_grad_by_freq=False):
     w = np.ascontiguousarray(numba_nn.kernel_array(weight._np()))
     idx = _flat_indices(indices)
-    starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
-    _check_values(idx[:ends[:starts.size].max(initial=0)], w.shape[0], True)  # the kernel reads the bags' indices only
+    o = _flat_indices(offsets)
+    starts, ends = _bags(idx, o, include_last_offset)
+    # FBGEMM's fast path (16/32-bit float rows of unit stride, sum or mean, no padding_idx) reads a short last bag
+    # to offsets[-1] only, but a mean still divides by its size to the end of the indices
+    short = bool(include_last_offset and starts.size and o[-1] < idx.size and mode != "max" and int(padding_idx) < 0
+                 and weight._dtype.np.itemsize <= 4 and weight._strides[1] == 1)
+    read = np.append(ends[:-1], o[-1]) if short else ends
+    _check_values(idx[:read.max(initial=0)], w.shape[0], True)  # the kernel reads the bags' indices only
     psw = per_sample_weights._np().astype(w.dtype) if per_sample_weights is not None else np.ones(idx.size, w.dtype)
     out = np.zeros((starts.size, w.shape[1]), dtype=w.dtype)
     argmax = np.full(out.shape, -1, dtype=np.int64)
     count = np.zeros(starts.size, dtype=np.int64)
-    numba_nn.embedding_bag()(w, idx, starts, ends, np.ascontiguousarray(psw), out, argmax, count, _MODES[mode],
+    numba_nn.embedding_bag()(w, idx, starts, read,
+                             np.ascontiguousarray(psw), out, argmax, count, 0 if short else _MODES[mode],
                              int(padding_idx))
+    if short:
+        count = ends - starts
+        if mode == "mean":
+            out = (out / np.maximum(count, 1)[:, None]).astype(out.dtype)
     return wrap(out.astype(weight._dtype.np, copy=False)), wrap(count), wrap(argmax)
 
 
