@@ -36,10 +36,14 @@ def test_mm_grads_match_dense_product(call):
         assert g.layout is torch.strided
         np.testing.assert_allclose(g.numpy(), D.grad.numpy(), rtol=1e-12)
         return
-    assert g.layout is torch.sparse_coo
-    np.testing.assert_array_equal(g._indices().numpy(), np.array(IDX))  # A's own pattern
-    rows, cols = np.array(IDX)
+    assert g.layout is torch.sparse_coo and not g.is_coalesced()
+    # A's pattern, one entry per distinct index in sorted order as PyTorch's (the duplicated (0, 2) once)
+    np.testing.assert_array_equal(g._indices().numpy(), [[0, 1, 1, 2], [2, 0, 2, 1]])
+    rows, cols = g._indices().numpy()
     np.testing.assert_allclose(g._values().numpy(), D.grad.numpy()[rows, cols], rtol=1e-12)
+    mask = np.zeros((3, 3))
+    mask[rows, cols] = 1
+    np.testing.assert_allclose(g.to_dense().numpy(), D.grad.numpy() * mask, rtol=1e-12)
 
 
 def test_mm_gradcheck_values_and_dense():

@@ -636,11 +636,31 @@ class SparseTensor(Tensor):
     def grad(self) -> Tensor | None:
         """Sparse (the values' gradient, `torch.sparse.mm`'s) or dense (`torch.mm`'s, its `_grad_anchor`'s)."""
         g = self._sp_values._grad
-        sparse = None if g is None else self._with_values(g)
+        sparse = None if g is None else self._with_values(g) if self._sp_layout is not sparse_coo \
+            or self._sp_coalesced or g._shape[0] < 2 else self._grad_per_cell(g)
         leaf = self.__dict__.get("_sp_grad_leaf")
         if leaf is None or leaf._grad is None:
             return sparse
         return leaf._grad if sparse is None else leaf._grad + sparse.to_dense()
+
+    def _grad_per_cell(self, g: Tensor) -> SparseTensor:
+        """An uncoalesced leaf's gradient `g` (one row per stored entry) with one entry per distinct index, in
+        coalesced order but not marked coalesced, as PyTorch's: the gradient is the dense matrix's, which every
+        duplicate of a cell shares, so densifying it does not count a duplicated cell twice."""
+        _, uniq, inverse = self._coalesce_plan()
+        if uniq.shape[1] == inverse.size:
+            return self._with_values(g)
+        first = np.unique(inverse, return_index=True)[1].astype(np.int64)
+        return SparseTensor._coo(Tensor._wrap(uniq), g.index_select(0, Tensor._wrap(first)), self._shape, False)
+
+    def _coalesce_plan(self) -> tuple:
+        """(indices version, the sorted unique index columns, each stored entry's column among them), cached."""
+        version = self._sp_indices._storage.version
+        plan = self.__dict__.get("_sp_plan")
+        if plan is None or plan[0] != version:  # the sort is done once per set of indices
+            idx = self._sp_indices._np()
+            plan = self.__dict__["_sp_plan"] = (version, *_unique_columns(idx, self._shape[:idx.shape[0]]))
+        return plan
 
     @grad.setter
     def grad(self, value) -> None:
@@ -883,12 +903,7 @@ class SparseTensor(Tensor):
         from ember.core.creation import zeros
 
         v = self._sp_values
-        version = self._sp_indices._storage.version
-        plan = self.__dict__.get("_sp_plan")
-        if plan is None or plan[0] != version:  # the sort is done once per set of indices
-            idx = self._sp_indices._np()
-            plan = self.__dict__["_sp_plan"] = (version, *_unique_columns(idx, self._shape[:idx.shape[0]]))
-        _, uniq, inverse = plan
+        _, uniq, inverse = self._coalesce_plan()
         summed = zeros((uniq.shape[1],) + tuple(v._shape[1:]), dtype=v._dtype).index_add(0, Tensor._wrap(inverse), v)
         summed = node_name(summed, "IndexAddBackward0", "CoalesceBackward0")
         return SparseTensor._coo(Tensor._wrap(uniq), summed, self._shape, True)._anchored(self)
