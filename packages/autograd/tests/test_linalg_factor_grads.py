@@ -243,3 +243,20 @@ def test_every_out_form_refuses_inputs_that_require_grad_naming_pytorchs_aten_op
     with E.no_grad():
         r = call(A, out)
     assert r is out if isinstance(out, E.Tensor) else all(a is b for a, b in zip(r, out))
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, float("inf")])
+def test_cdist_gradient_is_pytorchs_cdist_backward_which_has_no_derivative(p):
+    """cdist's first gradient is its distances' (gradcheck), recorded as PyTorch's CdistBackwardBackward0 under
+    create_graph; a second backward raises PyTorch's NotImplementedError."""
+    rng = np.random.default_rng(3)
+    a = E.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    b = E.tensor(rng.standard_normal((4, 2)), requires_grad=True)
+    d = E.cdist(a, b, p=p)
+    assert type(d.grad_fn).__name__ == "CdistBackward0"
+    if p:
+        assert E.autograd.gradcheck(lambda x, y: E.cdist(x, y, p=p), (a, b))
+    ga, gb = E.autograd.grad(d.sum(), (a, b), create_graph=True)
+    assert type(ga.grad_fn).__name__ == type(gb.grad_fn).__name__ == "CdistBackwardBackward0"
+    with pytest.raises(NotImplementedError, match=r"^the derivative for '_cdist_backward' is not implemented\.$"):
+        ga.sum().backward()

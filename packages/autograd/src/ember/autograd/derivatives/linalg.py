@@ -15,9 +15,9 @@ from ember.core.dispatch import get_op
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import cj
+from ember.autograd.derivatives._helpers import cj, not_implemented
 
-__all__ = ["ENTRIES"]
+__all__ = ["ENTRIES", "COMPOSITE_ENTRIES"]
 
 
 def _mT(x):
@@ -306,4 +306,28 @@ ENTRIES = [
     d("cholesky_inverse(input, upper=False)", input=_cholesky_inverse_backward),
     d("_euclidean_dist(x1, x2)", **{"x1, x2": _euclidean_dist_grads}),
     d("_weight_norm_interface(v, g, dim)", name="WeightNormInterfaceBackward0", **{"v, g": _weight_norm_grads}),
+]
+
+
+def _cdist_backward(grad, x1, x2, p, result, which: int):
+    """cdist's gradient wrt x1 (`which` 0) or x2: its composition differentiated on detached operands, recorded
+    as PyTorch's _cdist_backward, which has no derivative (a second backward raises PyTorch's error)."""
+    from ember.autograd.engine import grad as _grad
+    from ember.autograd.grad_mode import enable_grad
+    from ember.core.dispatch import record
+    from ember.core.ops.linalg import _cdist_distances
+
+    with enable_grad():
+        a, b = x1.detach().requires_grad_(which == 0), x2.detach().requires_grad_(which == 1)
+        g, = _grad(_cdist_distances(a, b, p), (a, b)[which], grad.detach())
+    return record("_cdist_backward", (grad, x1, x2, p, result), g)
+
+
+# composites PyTorch records as one node (`record.computed`; see reduce.COMPOSITE_ENTRIES)
+COMPOSITE_ENTRIES = [
+    d("cdist(x1, x2, p)", x1=lambda grad, x1, x2, p, result: _cdist_backward(grad, x1, x2, p, result, 0),
+      x2=lambda grad, x1, x2, p, result: _cdist_backward(grad, x1, x2, p, result, 1)),
+    d("_cdist_backward(grad, x1, x2, p, cdist)", grad=not_implemented("_cdist_backward"),
+      x1=not_implemented("_cdist_backward"), x2=not_implemented("_cdist_backward"),
+      cdist=not_implemented("_cdist_backward")),
 ]

@@ -1115,8 +1115,23 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
 
             a, b = reshape(a, (-1, r1, c)), reshape(b, (-1, r2, c))
         return S.view(_euclidean_dist(a, b), batch + (r1, r2))
-    diff = ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
-    return _distances(diff, p, "CdistBackward0")
+    if _one_cdist_node(x1, x2):  # PyTorch's one CdistBackward0, whose own backward has no derivative
+        a, b = (Tensor._make(x._storage, x._offset, x._shape, x._strides, x._dtype) for x in (x1, x2))
+        return _dispatch.record("cdist", (x1, x2, p), _cdist_distances(a, b, p))
+    return _cdist_distances(x1, x2, p)
+
+
+def _cdist_distances(x1: Tensor, x2: Tensor, p: float) -> Tensor:
+    """cdist's p-norm distances by composition (differentiable: autograd's CdistBackward0 rule runs them again)."""
+    return _distances(ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3)), p, "CdistBackward0")
+
+
+def _one_cdist_node(x1: Tensor, x2: Tensor) -> bool:
+    """Whether cdist may compute on detached operands and record one node (NOTE [ One node computed outside
+    dispatch ] in ember.autograd.record): an operand requires grad, and autograd's hook is the only one to see it."""
+    skip = _dispatch._SKIP
+    return (_dispatch.untracked and (x1._requires_grad or x2._requires_grad) and x1.__class__ in skip
+            and x2.__class__ in skip and not (x1._conj or x1._neg or x2._conj or x2._neg))
 
 
 def _distances(diff: Tensor, p: float, name: str) -> Tensor:
