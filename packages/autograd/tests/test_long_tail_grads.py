@@ -40,6 +40,21 @@ def test_scaling_gradients(fn):
     assert gradcheck(fn, (_x(0.5, -1.5, 2.0),))
 
 
+def test_ldexp_is_pytorchs_one_node_and_its_integer_exponent_scales_the_gradient_in_integers():
+    """PyTorch's LdexpBackward0 multiplies the gradient by pow(2, other) in other's dtype: 2**-1 is 0 for an int64
+    exponent (PyTorch 2.13's numbers); a floating exponent gets grad * result * log(2)."""
+    x = _x(1.5, -2.0, 3.0)
+    r = E.ldexp(x, E.tensor([1, 2, -1]))
+    assert type(r.grad_fn).__name__ == "LdexpBackward0"
+    assert [type(f).__name__ if f else None for f, _ in r.grad_fn.next_functions] == ["AccumulateGrad", None]
+    r.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 0.0]
+    e = _x(1.0, 2.0, -1.0)
+    assert gradcheck(lambda a, b: E.ldexp(a, b), (_x(1.5, -2.0, 3.0), e))
+    E.ldexp(_x(1.5, -2.0, 3.0), e).sum().backward()
+    np.testing.assert_allclose(e.grad.numpy(), [3 * math.log(2), -8 * math.log(2), 1.5 * math.log(2)], rtol=1e-15)
+
+
 def test_frexp_mantissa_gradient_is_two_to_minus_exponent():
     x = _x(3.0, -0.3, 40.0)
     m, e = E.frexp(x)

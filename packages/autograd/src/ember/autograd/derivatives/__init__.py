@@ -28,7 +28,8 @@ for _module in (elementwise, shape, reduce, indexing, linalg, nn, nn_extra, comp
         TABLE[_entry.op_name] = _entry
 # the one-node composites' entries, by name (`record.computed`)
 COMPOSITES: dict[str, Derivative] = {e.op_name: e for e in (*reduce.COMPOSITE_ENTRIES, *attention.COMPOSITE_ENTRIES,
-                                                             *indexing.COMPOSITE_ENTRIES, *linalg.COMPOSITE_ENTRIES)}
+                                                             *indexing.COMPOSITE_ENTRIES, *linalg.COMPOSITE_ENTRIES,
+                                                             *elementwise.COMPOSITE_ENTRIES)}
 
 
 def check_signature(entry: Derivative, op) -> None:

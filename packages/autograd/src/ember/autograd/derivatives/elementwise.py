@@ -14,7 +14,7 @@ from ember.core.tensor import Tensor
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import cj, where0, zeros_with
 
-__all__ = ["ENTRIES"]
+__all__ = ["ENTRIES", "COMPOSITE_ENTRIES"]
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -204,4 +204,12 @@ ENTRIES = [
       max=_clamp_max),
     d("lerp(input, end, weight)", input=lambda grad, weight: grad * (1.0 - weight),
       end=lambda grad, weight: grad * weight, weight=lambda grad, input, end: grad * (end - input)),
+]
+
+
+# composites PyTorch records as one node (`record.computed`; see reduce.COMPOSITE_ENTRIES). ldexp's input gradient
+# scales by pow(2, other) in other's dtype, as PyTorch's: an integer exponent below 0 gives 0
+COMPOSITE_ENTRIES = [
+    d("ldexp(input, other)", input=lambda grad, other: grad * ew.pow(2, other),
+      other=lambda grad, result: grad * cj(result) * math.log(2.0)),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from ember.core import dispatch as _dispatch
 from ember.core import dtypes
 from ember.core.creation import full
 from ember.core.dispatch import node_name
@@ -172,6 +173,13 @@ def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     exponent scales exactly, as C's ldexp: 0.75 * 2**128 stays finite in float32 and 0 * 2**1000 is 0, where a
     float pow(2, other) would overflow first; a floating exponent multiplies by pow(2, other)."""
     ew.check_tensors("ldexp", input, other)
+    skip = _dispatch._SKIP
+    if (out is None and _dispatch.untracked and (input._requires_grad or other._requires_grad)
+            and input.__class__ in skip and other.__class__ in skip
+            and not (input._conj or input._neg or other._conj or other._neg)):
+        # PyTorch's one LdexpBackward0 (NOTE [ One node computed outside dispatch ] in ember.autograd.record)
+        a, b = (Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype) for t in (input, other))
+        return _dispatch.record("ldexp", (input, other), ldexp(a, b))
     dt = dtypes.promote_types(input._dtype, other._dtype)
     if not (dt.is_floating_point or dt.is_complex):
         dt = dtypes.get_default_dtype()
