@@ -832,3 +832,17 @@ def test_deterministic_algorithms_fill_new_memory_as_pytorch():
     finally:
         settings._fill_uninitialized = True
         E.use_deterministic_algorithms(False)
+
+
+def test_randint_with_the_one_plausible_overload_names_its_bad_argument_as_pytorchs_parser():
+    for call, msg in [(lambda: E.randint(5, size=3), "randint(): argument 'size' must be tuple of ints, not int"),
+                      (lambda: E.randint(5, (3.0,)), "randint(): argument 'size' (position 2) must be tuple of ints, "
+                                                     "but found element of type float at pos 0"),
+                      (lambda: E.randint(5, size=[2.0]), "randint(): argument 'size' must be tuple of ints, not list"),
+                      (lambda: E.randint(high=5.0, size=(3,)), "randint(): argument 'high' must be int, not float")]:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == msg
+    with pytest.raises(TypeError, match=r"^randint\(\) received an invalid combination of arguments - got \(int, "
+                                        r"dtype=torch\.dtype, size=int\), but expected one of:\n"):
+        E.randint(5, size=3, dtype=E.int32)

@@ -666,6 +666,21 @@ def test_clamp_mixed_bounds_error_is_worded_for_the_form_called():
     assert x.clamp_(E.zeros(1), E.ones(1) * 0.5) is x and x.tolist() == [0.5]
 
 
+def test_clamp_of_a_str_or_list_bound_is_pytorchs_parser_error():
+    x = E.tensor([1.0])
+    with pytest.raises(TypeError) as info:
+        x.clamp(min="0")
+    assert str(info.value) == ("clamp() received an invalid combination of arguments - got (min=str, ), but expected "
+                               "one of:\n * (Tensor min = None, Tensor max = None)\n"
+                               " * (Number min = None, Number max = None)\n")
+    with pytest.raises(TypeError) as info:
+        E.clamp(x, 0, [1])
+    assert str(info.value) == ("clamp() received an invalid combination of arguments - got (Tensor, int, list), but "
+                               "expected one of:\n"
+                               " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                               " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+
+
 @pytest.mark.torch
 def test_where_and_clamp_out_dtypes_match_torch():
     torch = pytest.importorskip("torch")

@@ -556,3 +556,34 @@ def test_cat_and_its_aliases_refuse_a_non_int_dim_in_pytorchs_words():
             call()
         assert str(info.value) == message
     assert E.concatenate((a, b), dim=0).tolist() == E.concatenate((a, b), axis=0).tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_where_of_a_str_or_list_operand_raises_pytorchs_parser_error():
+    c, x = E.tensor([True, False]), E.tensor([1.0, 2.0])
+    with pytest.raises(TypeError) as info:
+        E.where(c, x, "x")
+    assert str(info.value) == (
+        "where() received an invalid combination of arguments - got (Tensor, Tensor, str), but expected one of:\n"
+        " * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor condition, Number self, Tensor other)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !Tensor!, !str!)\n"
+        " * (Tensor condition, Tensor input, Number other)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, Tensor, !str!)\n"
+        " * (Tensor condition, Number self, Number other)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !Tensor!, !str!)\n")
+    with pytest.raises(TypeError) as info:
+        c.where(x, [1])
+    assert str(info.value) == (
+        "where() received an invalid combination of arguments - got (Tensor, list), but expected one of:\n"
+        " * (Tensor condition, Tensor other)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !list of [int]!)\n"
+        " * (Tensor condition, Number other)\n"
+        "      didn't match because some of the arguments have invalid types: (Tensor, !list of [int]!)\n")
+    assert E.where(c, True, x).tolist() == [1.0, 2.0]  # a bool is a Number
+
+
+@pytest.mark.parametrize("tensors, name", [("ab", "str"), (b"ab", "bytes")])
+def test_cat_of_a_string_is_pytorchs_parser_error_not_an_element_error(tensors, name):
+    with pytest.raises(TypeError, match=rf"^cat\(\): argument 'tensors' \(position 1\) must be tuple of Tensors, "
+                                        rf"not {name}$"):
+        E.cat(tensors)

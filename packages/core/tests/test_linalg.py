@@ -964,3 +964,11 @@ def test_bmm_dtype_error_names_the_operands_in_pytorchs_kernel_order():
     for (i, b_, h, w), want in (((3, 2, 5, 6), big), ((2, 2, 5, 6), small), ((5, 1, 5, 6), big)):
         with pytest.raises(RuntimeError, match=f"^{want}$"):
             E.einsum("ij,bjhw->bihw", E.ones(i, 3, dtype=E.float64), E.ones(b_, 3, h, w))
+
+
+@pytest.mark.parametrize("p, name", [("fro", "str"), (None, "NoneType")])
+def test_cdist_of_a_non_number_p_is_pytorchs_parser_error(p, name):
+    x = E.ones(2, 3)
+    with pytest.raises(TypeError, match=rf"^cdist\(\): argument 'p' \(position 3\) must be float, not {name}$"):
+        E.cdist(x, x, p=p)
+    assert E.cdist(x, x, p=True).tolist() == [[0.0, 0.0], [0.0, 0.0]]  # a bool is a float to the parser

@@ -452,3 +452,14 @@ def test_bincount_refuses_wrong_kinds_as_pytorchs_parser():
             call()
         assert str(info.value) == message
     assert E.bincount(x, minlength=E.tensor(4)).tolist() == [0, 1, 2, 0]
+
+
+@pytest.mark.parametrize("dim, name", [(1.0, "float"), ("1", "str"), (True, "bool")])
+def test_unique_of_a_non_int_dim_is_pytorchs_unique_dim_parser_error(dim, name):
+    """torch.unique hands `dim` to _VF.unique_dim positionally: PyTorch's words name its position."""
+    x = E.ones(2, 3)
+    msg = f"^unique_dim\\(\\): argument 'dim' \\(position 2\\) must be int, not {name}$"
+    with pytest.raises(TypeError, match=msg):
+        E.unique(x, dim=dim)
+    with pytest.raises(TypeError, match=msg):
+        x.unique(dim=dim)

@@ -490,3 +490,13 @@ def test_gaussian_nll_loss_checks_sign_then_size_then_reduction_in_pytorchs_word
         F.gaussian_nll_loss(x, x, -torch.ones(1, 1, 4), reduction="avg")
     with pytest.raises(ValueError, match="^avg is not valid$"):
         F.gaussian_nll_loss(x, x, torch.ones(2, 3, 4), reduction="avg")
+
+
+def test_normalize_takes_a_str_or_none_order_through_tensor_norm_as_pytorchs():
+    """PyTorch's F.normalize calls `input.norm(p, dim, keepdim=True)`: "fro" and None are its 2-norm over `dim`,
+    any other string torch.norm's matrix-norm refusal."""
+    x = torch.tensor([[3.0, 4.0], [0.0, 2.0]], dtype=torch.float64)
+    for p in ("fro", None):
+        assert F.normalize(x, p=p).tolist() == [[0.6, 0.8], [0.0, 1.0]]
+    with pytest.raises(RuntimeError, match=r"^linalg.matrix_norm: Order 2 not supported\.$"):
+        F.normalize(x, p="2")

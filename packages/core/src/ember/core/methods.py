@@ -101,7 +101,8 @@ def _keyword_dim_words(e: TypeError) -> TypeError:
     msg = msg.replace(" * (tuple of ints dim)\n      didn't match because some of the keywords were incorrect: dim",
                       " * (tuple of ints dim)\n      didn't match because some of the arguments have invalid types: "
                       "(!dim=str!, )")  # count_nonzero's overload that takes no default
-    return TypeError(re.sub(r"^(\w+\(\): argument 'dim') \(position \d+\)", r"\1", msg))
+    # torch.unique hands `dim` to _VF.unique_dim positionally, so its words keep the position
+    return TypeError(re.sub(r"^(?!unique_dim)(\w+\(\): argument 'dim') \(position \d+\)", r"\1", msg))
 
 
 def attach(name: str, fn, *, replace: bool = False) -> None:

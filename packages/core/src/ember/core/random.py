@@ -35,6 +35,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
 from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, require_grad, warn_at_caller, write_out
 from ember.core.ops.numeric import not_implemented_for
+from ember.core.ops.parser_errors import kwargs_order
 from ember.core import cpu_sampling as cs
 from ember.core.mt19937 import MT19937, STATE_BYTES
 from ember.core.philox_stream import philox_stream
@@ -907,13 +908,9 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
           and (dtype is None or isinstance(dtype, dtypes.dtype) or any(dtype is t for t in (int, float, bool)))
           and (generator is None or isinstance(generator, Generator)))
     if not ok:
-        if len(args) == 2 and len(args) + len(given) == 2:  # the one plausible overload: (high, size, *, out...)
-            if not _int_arg(args[0]):
-                raise TypeError(f"randint(): argument 'high' (position 1) must be int, not {type(args[0]).__name__}")
-            if not isinstance(args[1], tuple | list):
-                raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not "
-                                f"{type(args[1]).__name__}")
-        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in given.items()])
+        if len(args) + len(given) == 2 and set(given) <= {"high", "size"}:  # the one plausible overload
+            _randint_argument_error(args, given)
+        got = ", ".join([_parser_type(a) for a in args] + [f"{k}={_parser_type(given[k])}" for k in kwargs_order(given)])
         raise TypeError(f"randint() received an invalid combination of arguments - got ({got}), but expected one "
                         f"of:\n{_RANDINT_OVERLOADS}")
     low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
@@ -921,6 +918,32 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
     low, high = _from_to(out._dtype if out is not None else dt, int(low), int(high))
     t = _new(_size((), size), dt, device, out)
     return _finish(_random(t, low, high, generator=generator), requires_grad, out)
+
+
+def _parser_type(v) -> str:
+    """A value's type as PyTorch's parser names it in an overload mismatch (`torch.dtype`, `int`)."""
+    for cls, name in ((dtypes.dtype, "torch.dtype"), (Generator, "torch.Generator"), (_device, "torch.device")):
+        if isinstance(v, cls):
+            return name
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def _randint_argument_error(args: tuple, given: dict) -> None:
+    """The one plausible overload `(int high, tuple of ints size, ...)` names its first bad argument, as PyTorch's
+    parser: a keyword one without a position (and a keyword tuple's bad element as the tuple's type)."""
+    values = dict(zip(("high", "size"), args)) | given
+    for i, name in enumerate(("high", "size")):
+        v = values[name]
+        where = f" (position {i + 1})" if i < len(args) else ""
+        if name == "high" and not _int_arg(v):
+            raise TypeError(f"randint(): argument 'high'{where} must be int, not {type(v).__name__}")
+        if name == "size":
+            # a list, or a keyword tuple, of a non-int is "not list"; a positional tuple names the element
+            if not isinstance(v, tuple | list) or (isinstance(v, list) or not where) and not all(map(_int_arg, v)):
+                raise TypeError(f"randint(): argument 'size'{where} must be tuple of ints, not {type(v).__name__}")
+            if (bad := next((k for k, e in enumerate(v) if not _int_arg(e)), None)) is not None:
+                raise TypeError(f"randint(): argument 'size'{where} must be tuple of ints, but found element of type "
+                                f"{type(v[bad]).__name__} at pos {bad}")
 
 
 def _fresh_randint(args: tuple, device, out, layout, pin_memory: bool, generator) -> Tensor | None:

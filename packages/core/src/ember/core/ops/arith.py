@@ -408,6 +408,8 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
         return ew.clamp(input, min if min is None else scalar_as(dt, min), max if max is None else scalar_as(dt, max))
     if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and max is not None:
         raise _MixedBounds("clamp: one tensor bound and one number bound")
+    if not all(v is None or isinstance(v, (Tensor, numbers.Number)) for v in (min, max)):
+        raise _MixedBounds("clamp: a bound that is neither a tensor nor a number")  # `min="0"`: no overload
     min, max = _clamp_bounds("clamp", input, min, max, out)
     r = ew.clamp(input, _bound(input, min), _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", "ClampBackward0") if isinstance(min, Tensor) or isinstance(max, Tensor) else r

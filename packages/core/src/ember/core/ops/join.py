@@ -37,7 +37,7 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"
 
 def _tensor_list(op: str, tensors) -> list[Tensor]:
     if tensors.__class__ is not list and tensors.__class__ is not tuple and \
-            (isinstance(tensors, Tensor) or not isinstance(tensors, Sequence)):
+            (isinstance(tensors, Tensor | str | bytes) or not isinstance(tensors, Sequence)):
         raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
     for i, t in enumerate(tensors):
@@ -981,7 +981,13 @@ def _where_invalid(args: tuple, kwargs: dict) -> bool:
     matches no overload (a non-Tensor condition has its own wording, `_where_refuse`)."""
     given = list(args[1:3]) + [kwargs[k] for k in ("input", "other") if k in kwargs]
     cond = args[0] if args else kwargs.get("condition")
-    return isinstance(cond, Tensor) and (len(given) == 1 or any(v is None for v in given))
+    return isinstance(cond, Tensor) and (len(given) == 1 or any(v is None for v in given)
+                                         or not all(_tensor_or_number(v) for v in given))
+
+
+def _tensor_or_number(v) -> bool:
+    """What where's `input`/`other` overloads take (a str or a list matches none)."""
+    return isinstance(v, (Tensor, numbers.Number))
 
 
 @overloads("where", _WHERE_OVERLOADS, _where_invalid)
@@ -1029,7 +1035,8 @@ def _where_refuse(condition, input, other):  # noqa: A002
 
 
 @overloads("where", ["(Tensor condition, Tensor other)", "(Tensor condition, Number other)"],
-           lambda args, kwargs: len(args) + len(kwargs) != 3, method=True)
+           lambda args, kwargs: len(args) + len(kwargs) != 3
+           or not all(_tensor_or_number(v) for v in (*args[2:], *kwargs.values())), method=True)
 def _where_method(self: Tensor, condition: Tensor, other) -> Tensor:
     """`self.where(condition, other)`: `torch.where(condition, self, other)`."""
     return ew.where(condition, self, other)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import numbers
 import sys
 import types
 
@@ -1078,6 +1079,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each row of x1 (*, P, M) and each row of x2 (*, R, M): (*, P, R).
     Euclidean distances of more than 25 rows go through one matmul, as PyTorch does."""
+    if not isinstance(p, Tensor | numbers.Real):  # `p="fro"`: torch.cdist hands it to its parser at position 3
+        raise TypeError(f"cdist(): argument 'p' (position 3) must be float, not {type(p).__name__}")
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")

@@ -548,6 +548,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     >>> unique(tensor([2, 1, 2]), return_counts=True)
     (tensor([1, 2]), tensor([1, 2]))
     """
+    if dim is not None and (dim.__class__ is bool or not hasattr(dim, "__index__")):  # torch.unique's _VF call
+        raise TypeError(f"unique_dim(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
     d = None if dim is None else _unique_dim(dim, input, "unique")
     if d is not None and input._dtype.is_complex:  # PyTorch's kernel with a dim is unique_dim
         raise ew.DtypeNotSupported(f"\"unique_dim\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")

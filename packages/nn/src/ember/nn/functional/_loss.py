@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -277,7 +278,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     """input / max(||input||_p, eps) along `dim` (a zero row gives 0 and the gradient 1 / eps, as PyTorch)."""
-    norm = ea.linalg.vector_norm(input, p, dim, keepdim=True)
+    # PyTorch's `input.norm(p, dim, keepdim=True)`: a str or None order goes through torch.norm's matrix forms
+    norm = ea.linalg.vector_norm(input, p, dim, keepdim=True) if isinstance(p, numbers.Number) \
+        else input.norm(p, dim, keepdim=True)
     result = input / ea.clamp(norm, min=eps)
     return result if out is None else out.copy_(result)
 
