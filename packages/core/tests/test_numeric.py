@@ -301,3 +301,23 @@ def test_round_refusals_are_worded_per_form_as_pytorchs_parser(call, message):
     with pytest.raises(TypeError) as info:
         call(x)
     assert str(info.value) == message and x.tolist() == E.tensor([1.26, 2.5]).tolist()
+
+
+def test_round_with_an_unknown_keyword_is_worded_as_pytorchs_parser_for_each_form():
+    """PyTorch 2.13's words: the one plausible overload (the one with `decimals`) names what is missing or
+    unexpected; more keywords than any overload takes list the overloads."""
+    x = E.ones(2)
+    for call, msg in [
+            (lambda: x.round(foo=1), 'round() missing 1 required positional arguments: "decimals"'),
+            (lambda: x.round_(foo=1), 'round_() missing 1 required positional arguments: "decimals"'),
+            (lambda: E.round(x, foo=1, bar=2.0), 'round() missing 1 required positional arguments: "decimals"'),
+            (lambda: E.round(x, decimals=1, foo=1), "round() got an unexpected keyword argument 'foo'"),
+            (lambda: E.round(x, foo=1), "round() received an invalid combination of arguments - got (Tensor, foo=int), "
+                                        "but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+                                        " * (Tensor input, *, int decimals, Tensor out = None)\n"),
+            (lambda: x.round(decimals=1, foo=1), "round() received an invalid combination of arguments - got (foo=int, "
+                                                 "decimals=int, ), but expected one of:\n * ()\n * (*, int decimals)\n"
+                                                 "      didn't match because some of the keywords were incorrect: foo\n")]:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == msg

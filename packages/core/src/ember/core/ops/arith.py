@@ -16,7 +16,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import cast_error, int_value, scalar_as, warn_at_caller, warn_always
 from ember.core.ops.complex import ComplexNotSupported
-from ember.core.ops.parser_errors import invalid_arguments, overloads
+from ember.core.ops.parser_errors import invalid_arguments, overloads, plausible
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -311,9 +311,26 @@ def _round_refusal(args: tuple, decimals, out, inplace: bool) -> TypeError:
                      " * (Tensor input, *, int decimals, Tensor out = None)\n")
 
 
+_ROUND_FUNCTION = ["(Tensor input, *, Tensor out = None)", "(Tensor input, *, int decimals, Tensor out = None)"]
+_ROUND_METHOD = ["()", "(*, int decimals)"]
+
+
+def _round_unknown_keyword(name: str, args: tuple, kwargs: dict, options: list[str]) -> TypeError:
+    """PyTorch's parser on a keyword `round` does not take: with one plausible overload (the one with `decimals`)
+    that overload's words, a missing `decimals` first; else every overload listed."""
+    if len(plausible(options, len(args) + len(kwargs))) != 1:
+        return invalid_arguments(name, args, kwargs, options)
+    if "decimals" not in kwargs:
+        return TypeError(f'{name}() missing 1 required positional arguments: "decimals"')
+    bad = next(k for k in kwargs if k not in ("decimals", "out", "input"))
+    return TypeError(f"{name}() got an unexpected keyword argument '{bad}'")
+
+
 def _round_method(fn):
     """`x.round(...)`: PyTorch's method parser takes no positional argument and an int `decimals` only."""
     def round(self, *args, **kwargs):  # noqa: A001
+        if kwargs.keys() - {"decimals"}:
+            raise _round_unknown_keyword("round", args, kwargs, _ROUND_METHOD)
         if len(args) == 1:
             raise TypeError("round() takes from 1 to 0 positional arguments but 1 were given")
         if args:
@@ -330,10 +347,17 @@ def _round_method(fn):
 
 
 @method(method_form=_round_method)
-def round(input, *args, decimals: int = _NO_DECIMALS, out=None) -> Tensor:  # noqa: A001
+def round(input, *args, decimals: int = _NO_DECIMALS, out=None, **kwargs) -> Tensor:  # noqa: A001
     """Round half to even; with `decimals`, `round(x * 10**d) / 10**d` (`round(x / 10**-d) * 10**-d` for d < 0)
     as PyTorch (whose overload with `decimals` has no integer kernel, even for 0). `decimals` is keyword-only:
-    a positional one, or one that is no int, gets PyTorch's parser error for the form called (`_round_refusal`)."""
+    a positional one, one that is no int, or another keyword gets PyTorch's parser error for the form called."""
+    if kwargs:
+        inplace = out is input and isinstance(input, Tensor)
+        given = kwargs | ({} if decimals is _NO_DECIMALS else {"decimals": decimals})
+        if inplace:
+            raise _round_unknown_keyword("round_", args, given, _ROUND_METHOD)
+        raise _round_unknown_keyword("round", (input, *args), given | ({} if out is None else {"out": out}),
+                                     _ROUND_FUNCTION)
     if args or decimals is None or _bad_decimals(decimals):
         raise _round_refusal(args, decimals, out, out is input and isinstance(input, Tensor))
     if decimals is _NO_DECIMALS:
