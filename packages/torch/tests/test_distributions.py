@@ -379,8 +379,9 @@ def test_kl_registry_dispatch_and_errors():
         return torch.zeros(())
 
     close(D.kl_divergence(MyNormal(T(0.0), T(1.0)), D.Normal(T(1.0), T(1.0))), 0.0)
-    with pytest.raises(TypeError):
-        D.register_kl(int, D.Normal)
+    with pytest.raises(TypeError, match=r"^issubclass\(\) arg 1 must be a class$"):
+        D.register_kl(3, D.Normal)
+    assert D.register_kl(int, D.Normal)(_kl_mine) is _kl_mine  # PyTorch's check lets any class through
     ip = D.Independent(D.Normal(T([0.0, 0.0]), T([1.0, 1.0])), 1)
     iq = D.Independent(D.Normal(T([1.0, 1.0]), T([1.0, 1.0])), 1)
     close(D.kl_divergence(ip, iq), 1.0)

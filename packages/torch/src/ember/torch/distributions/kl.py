@@ -58,8 +58,10 @@ def register_kl(type_p: type, type_q: type) -> Callable:
         >>> float(kl_divergence(UnitNormal(0.0, 1.0), UnitNormal(2.0, 1.0)))
         2.0
     """
+    # PyTorch's check, as it is written: a class passes whatever it is (`register_kl(int, Normal)` registers), and
+    # a non-class fails in `issubclass` ("issubclass() arg 1 must be a class") before its own message
     for t in (type_p, type_q):
-        if not (isinstance(t, type) and issubclass(t, Distribution)):
+        if not isinstance(t, type) and issubclass(t, Distribution):
             raise TypeError(f"Expected type_p and type_q to be Distribution subclasses but got {t}")
 
     def decorator(fn: Callable) -> Callable:
