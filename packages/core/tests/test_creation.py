@@ -846,3 +846,20 @@ def test_randint_with_the_one_plausible_overload_names_its_bad_argument_as_pytor
     with pytest.raises(TypeError, match=r"^randint\(\) received an invalid combination of arguments - got \(int, "
                                         r"dtype=torch\.dtype, size=int\), but expected one of:\n"):
         E.randint(5, size=3, dtype=E.int32)
+
+
+def test_deterministic_resize_fills_the_grown_storage_and_empty_out_fills_all_as_pytorch():
+    """PyTorch 2.13: resize_ fills the storage's new elements only (a shrink and regrow keeps the old ones);
+    empty(out=) fills the whole output."""
+    E.use_deterministic_algorithms(True)
+    try:
+        x = E.zeros(4)
+        x.resize_(2)
+        assert x.resize_(4).tolist() == [0.0] * 4
+        y = E.zeros(2)[1:]
+        assert y.resize_(3).tolist()[0] == 0.0 and y.isnan().tolist() == [False, True, True]
+        assert E.zeros(2, dtype=E.int64).resize_(3).tolist() == [0, 0, 2 ** 63 - 1]
+        z = E.zeros(2)
+        assert E.empty(3, out=z) is z and z.isnan().all()
+    finally:
+        E.use_deterministic_algorithms(False)

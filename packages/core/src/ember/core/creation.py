@@ -723,7 +723,8 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
         if dtype is not None and dtypes.as_dtype(dtype) is not out._dtype:
             raise RuntimeError(f"empty: dtype {dtypes.as_dtype(dtype).name} does not match dtype of out parameter "
                                f"({out._dtype.name})")
-        return out.resize_(shape)
+        out.resize_(shape)  # PyTorch's empty_out then fills all of `out` under deterministic algorithms
+        return fill_uninitialized(out) if _settings._deterministic and _settings._fill_uninitialized else out
     order = _memory_order(memory_format, len(shape))
     if order is not None:
         strides, acc = [0] * len(shape), 1

@@ -18,6 +18,7 @@ from ember.core.ops import memfmt
 from ember.core.ops._util import _mismatch, cpp_type_name, legacy_type_name, normalize_dims, warn_complex_to_real, wrap
 from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array, casts_nan_bits, nan_bits_as_pytorch
+from ember.core import settings as _settings
 from ember.core.settings import preserve_format
 from ember.core.storage import Storage
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, describe
@@ -612,9 +613,21 @@ def _resize(x, *size, memory_format=None):
     # NOTE [ The geometry gate ]: the new sizes are checked before any memory is grown
     shape, _, _ = check_geometry(INT64_MAX, x._dtype.itemsize, shape, strides, x._offset, op="resize_")
     st = x._storage
+    old = st.nbytes
     _grow(st, (x._offset + _numel(shape)) * x._dtype.itemsize)
     x._set_meta(st, x._offset, shape, strides)
+    if st.nbytes > old and _settings._deterministic and _settings._fill_uninitialized:
+        _fill_grown(st, old, x._dtype)
     return x
+
+
+def _fill_grown(st: Storage, old_nbytes: int, dt) -> None:
+    """PyTorch's fill_resize_deterministic_: the storage's new elements (from its old size on, whatever part of
+    them the tensor covers) get deterministic algorithms' fill (NaN, the largest integer)."""
+    from ember.core.creation import fill_uninitialized
+
+    start = -(-old_nbytes // dt.itemsize)
+    fill_uninitialized(Tensor._make(st, start, (st.nbytes // dt.itemsize - start,), (1,), dt))
 
 
 def _grow(st: Storage, nbytes: int) -> None:
