@@ -562,3 +562,18 @@ def test_index_reduce_checks_the_source_shape_as_pytorch(index, source, message)
 def test_index_reduce_of_a_zero_dim_tensor():
     assert E.tensor(2.0).index_reduce(0, E.tensor([0]), E.tensor(3.0), "prod").item() == 6.0
     assert E.tensor(2.0).index_reduce(0, E.tensor([0]), E.tensor(3.0), "mean", include_self=False).item() == 3.0
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+@pytest.mark.parametrize("dtype, cap", [(E.bfloat16, 256), (E.float16, 2048)])
+def test_index_reduce_mean_of_16_bit_counts_in_the_dtype_as_pytorch(dtype, cap):
+    """PyTorch 2.13 counts through index_add_ in the dtype: the count and the sum of ones both stop at `cap`, so
+    the mean of any number of ones is 1; a count below `cap` is exact."""
+    for n in (cap + 44, 3000):
+        for include_self in (True, False):
+            got = E.ones(2, dtype=dtype).index_reduce(0, E.zeros(n, dtype=E.int64), E.ones(n, dtype=dtype), "mean",
+                                                     include_self=include_self)
+            assert got.tolist() == [1.0, 1.0]
+    src = E.arange(10.0).to(dtype)
+    assert E.zeros(1, dtype=dtype).index_reduce(0, E.zeros(10, dtype=E.int64), src, "mean",
+                                                include_self=False).tolist() == [4.5]

@@ -492,6 +492,9 @@ def _index_reduce_16bit(x: np.ndarray, d: int, index: np.ndarray, src: np.ndarra
     if reduce == "mean":
         counts = np.full(work.shape[0], 1 if include_self else 0, np.int64)
         np.add.at(counts, index, 1)
+        # PyTorch counts in the dtype (index_add_ of ones): a count stops at 2**(mantissa bits + 1), where adding 1
+        # rounds back to it (256 in bfloat16, 2048 in float16)
+        counts = np.minimum(counts, 2 ** (np.finfo(work.dtype).nmant + 1))
         counts = np.maximum(counts, 1).astype(f32).reshape((-1,) + (1,) * (work.ndim - 1))
         work = (work.astype(f32) / counts).astype(work.dtype)
     return np.moveaxis(work, 0, d)
