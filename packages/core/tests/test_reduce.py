@@ -764,3 +764,19 @@ def test_equal_refuses_a_non_tensor_as_pytorchs_parser():
             call()
         assert str(info.value) == words
     assert E.equal(x, E.ones(2)) and not x.equal(E.zeros(2))
+
+
+def test_no_degrees_of_freedom_warnings_carry_pytorchs_triggered_internally_suffix():
+    """PyTorch raises them from C++: its messages end in the source location of its own build."""
+    suffix = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/{}.)"
+    for call, name, where in [(lambda: E.ones(1).var(), "var", "ReduceOps.cpp:1861"),
+                              (lambda: E.std_mean(E.ones(1)), "std_mean", "ReduceOps.cpp:1861")]:
+        with pytest.warns(UserWarning) as record:
+            call()
+        assert str(record[0].message) == (f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                                          "than the reduction factor (input numel divided by output numel)."
+                                          + suffix.format(where))
+    with pytest.warns(UserWarning) as record:
+        E.cov(E.ones(1, 1))
+    assert str(record[0].message) == ("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                                      "number of observations." + suffix.format("Correlation.cpp:129"))

@@ -22,7 +22,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import _resize_out, cpp_type_name, warn_at_caller, warn_once
+from ember.core.ops._util import _resize_out, cpp_type_name, internally, warn_at_caller, warn_once
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
@@ -997,8 +997,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         norm_factor = ew.sub(w_sum, correction) if aweights is None else \
             ew.sub(w_sum, ew.div(ew.mul(R.sum(ew.mul(w, aweights)), correction), w_sum))
     if isinstance(norm_factor, int) and norm_factor <= 0:
-        warn_at_caller("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                       "observations.")
+        warn_at_caller(internally("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                                  "number of observations.", "aten/src/ATen/native/Correlation.cpp:129"))
         norm_factor = 0
     xm = ew.sub(x, avg)
     xt = xm.t().conj() if xm._dtype.is_complex else xm.t()  # the conjugate transpose, as PyTorch

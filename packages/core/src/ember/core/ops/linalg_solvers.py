@@ -957,9 +957,9 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 
 def chain_matmul(*matrices) -> Tensor:
     """`torch.chain_matmul`: the product of 2-D matrices, left to right (deprecated for `linalg.multi_dot`)."""
-    warn_once("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-              "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
-              "parameters.")
+    warn_once(internally("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                         "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                         "multiple parameters.", "aten/src/ATen/native/LinearAlgebra.cpp:1102"))
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for t in matrices:

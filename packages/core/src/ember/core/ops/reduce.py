@@ -21,8 +21,8 @@ from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
-from ember.core.ops._util import (check_dtype_arg, cpp_type_name, index_arg, normalize_dims, shape_error,
-                                  warn_at_caller, wrap, write_out)
+from ember.core.ops._util import (check_dtype_arg, cpp_type_name, index_arg, internally, normalize_dims,
+                                  shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
@@ -646,8 +646,9 @@ def _make_moment(op, name, sqrt, with_mean):
             raise RuntimeError(f"{name if with_mean else 'std and var'} only support floating point and complex "
                                "dtypes")
         if _numel_over(x, tuple(dims)) - correction <= 0:
-            warn_at_caller(f"{_part_of.get() or name}(): degrees of freedom is <= 0. Correction should be strictly "
-                           "less than the reduction factor (input numel divided by output numel).")
+            warn_at_caller(internally(f"{_part_of.get() or name}(): degrees of freedom is <= 0. Correction should be "
+                                      "strictly less than the reduction factor (input numel divided by output numel).",
+                                      "aten/src/ATen/native/ReduceOps.cpp:1861"))
 
     @op.register("cpu")
     def kernel(x, dims, correction=1, keepdim=False, *, out=None):
