@@ -211,3 +211,19 @@ def test_jagged_from_a_list_is_ragged_in_the_one_dim_that_differs():
     with pytest.raises(RuntimeError, match="^Cannot represent given tensor list as a nested tensor with the jagged "
                                            "layout. Note that the jagged layout only allows for a single ragged"):
         nested_tensor([ec.ones(2, 3), ec.ones(3, 4)], layout=jagged)
+
+
+def test_a_strided_nested_tensor_warns_pytorchs_prototype_warning_once():
+    import warnings
+
+    from ember.core.ops import _util
+
+    _util._warned_once.discard(_util.NESTED_PROTOTYPE)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ec.nested.nested_tensor([ec.ones(2), ec.ones(3)], layout=ec.jagged)
+        assert not seen  # the jagged layout does not warn
+        ec.nested.nested_tensor([ec.ones(2), ec.ones(3)])
+        ec.nested.nested_tensor([ec.ones(2), ec.ones(3)])
+    assert [str(w.message) for w in seen] == [_util.NESTED_PROTOTYPE]
+    assert str(seen[0].message).startswith("The PyTorch API of nested tensors is in prototype stage")

@@ -57,3 +57,19 @@ def test_multihead_attention_refuses_nested_as_pytorch(train, same, reason):
                                              f"path. The fast path was not hit because {reason}$".replace("(", "\\(")
                                              .replace(")", "\\)")):
         mha(nt, nt if same else nt.clone(), nt)
+
+
+def test_encoder_fast_path_warns_pytorchs_nested_prototype_warning_once():
+    """PyTorch packs the unpadded tokens into a strided nested tensor there, which warns once a process."""
+    import warnings
+
+    from ember.core.ops import _util
+
+    _util._warned_once.discard(_util.NESTED_PROTOTYPE)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2).eval()
+    mask = E.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    with warnings.catch_warnings(record=True) as seen, E.no_grad():
+        warnings.simplefilter("always")
+        enc(E.randn(2, 5, 8), src_key_padding_mask=mask)
+        enc(E.randn(2, 5, 8), src_key_padding_mask=mask)
+    assert [str(w.message) for w in seen] == [_util.NESTED_PROTOTYPE]

@@ -1,5 +1,7 @@
 """RNN/LSTM/GRU and their cells against float64 numpy recurrences with the same weights."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -433,3 +435,20 @@ def test_cells_refuse_a_hidden_state_of_another_dtype_in_addmms_words(make):
     hx = (h, torch.zeros(2, 4)) if isinstance(cell, nn.LSTMCell) else h
     with pytest.raises(RuntimeError, match=r"^mat1 and mat2 must have the same dtype, but got Double and Float$"):
         cell(torch.zeros(2, 3), hx)
+
+
+def test_lstm_with_projections_warns_once_as_pytorchs_cpu_kernel():
+    """PyTorch 2.13's TORCH_WARN_ONCE for a dense float32/bfloat16 input (packed or float64 ones never warn)."""
+    from ember.core.ops import _util
+
+    msg = ("LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered internally "
+           "at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)")
+    _util._warned_once.discard(msg)
+    m = nn.LSTM(4, 6, proj_size=3)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        m.double()(torch.randn(5, 2, 4, dtype=torch.float64))
+        assert not seen
+        m.float()(torch.randn(5, 2, 4))
+        m(torch.randn(5, 2, 4))
+    assert [str(w.message) for w in seen] == [msg]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 
 from ember.core import dtypes
+from ember.core.ops._util import NESTED_PROTOTYPE, warn_once
 from ember.core.ops.tensor_utils import jagged, layout, strided
 from ember.core.tensor import Size, Tensor
 
@@ -91,6 +92,7 @@ class NestedTensor(Tensor):
 
     @staticmethod
     def _strided(buffer: Tensor, sizes: list[tuple[int, ...]]) -> NestedTensor:
+        warn_once(NESTED_PROTOTYPE)
         t = Tensor._make(_NoData(buffer.device), 0, (), (), buffer._dtype, NestedTensor)
         t._nt_layout, t._nt_values, t._nt_sizes = strided, buffer, [tuple(s) for s in sizes]
         return t

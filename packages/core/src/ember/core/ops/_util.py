@@ -43,6 +43,12 @@ def internally(message: str, where: str) -> str:
     return f"{message} (Triggered internally at /__w/pytorch/pytorch/{where}.)"
 
 
+# PyTorch's TORCH_WARN_ONCE when it first makes a nested tensor of the strided layout (NestedTensorImpl's constructor)
+NESTED_PROTOTYPE = internally(
+    "The PyTorch API of nested tensors is in prototype stage and will change in the near future. We recommend "
+    "specifying layout=torch.jagged when constructing a nested tensor, as this layout receives active development, "
+    "has better operator coverage, and works with torch.compile.", "aten/src/ATen/NestedTensorImpl.cpp:177")
+
 _complex_to_real_warned = False
 
 

@@ -18,6 +18,7 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import get_op, node_name
+from ember.core.ops._util import internally, warn_once
 from ember.autograd.graph import Node
 from ember.nn import functional as F
 from ember.nn import init
@@ -392,6 +393,8 @@ class RNNBase(Module):
         if lowp is not None:
             input = input.to(lowp)
             hx = None if hx is None else tuple(s.to(lowp) for s in hx)
+        if self.proj_size and lengths is None:
+            _warn_projections_once(input)
         seq_len, batch = input.shape[0], input.shape[1]
         num_directions = 2 if self.bidirectional else 1
         n_states = 2 if self.mode == "LSTM" else 1
@@ -587,6 +590,14 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
                          bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
+
+
+def _warn_projections_once(input: Tensor) -> None:
+    """PyTorch's TORCH_WARN_ONCE where its CPU LSTM with projections cannot take oneDNN (dense float32 or bfloat16
+    input; a packed sequence or another dtype never asks for it)."""
+    if input.device.type == "cpu" and input.dtype in (ea.float32, ea.bfloat16):
+        warn_once(internally("LSTM with projections is not supported with oneDNN. Using default implementation.",
+                             "aten/src/ATen/native/RNN.cpp:1512"))
 
 
 class LSTM(RNNBase):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.ops._util import NESTED_PROTOTYPE, warn_once
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.functional._attention import _canonical_mask, _none_or_dtype
@@ -262,6 +263,8 @@ class TransformerEncoder(Module):
                                                "mask", src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype)
         nested = self._takes_fast_path(src, mask, src_key_padding_mask)
+        if nested:  # PyTorch packs the tokens into a strided nested tensor here, which warns once
+            warn_once(NESTED_PROTOTYPE)
         if nested and bool((src_key_padding_mask != 0).all()):  # the nested tensor holds no token to pad back
             raise RuntimeError("to_padded_tensor: at least one constituent tensor should have non-zero numel")
         out = src
