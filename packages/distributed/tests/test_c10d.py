@@ -196,3 +196,12 @@ def test_zero_redundancy_optimizer_trains_as_one_process_and_consolidates_its_st
     assert res.returncode == 0, res.stdout
     assert all(f"rank {r} DONE" in res.stdout for r in range(nproc)), res.stdout
     assert res.stdout.count(" OK ") == nproc * 17 + 3, res.stdout
+
+
+def test_process_group_repr_is_pytorchs():
+    import datetime
+
+    from ember.distributed.c10d import ProcessGroup
+
+    pg = ProcessGroup(None, [0], datetime.timedelta(seconds=1))
+    assert repr(pg) == f"<torch.distributed.distributed_c10d.ProcessGroup object at {id(pg):#x}>"

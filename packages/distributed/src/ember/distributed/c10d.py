@@ -224,8 +224,8 @@ class ProcessGroup:
     def name(self) -> str:
         return self._backend
 
-    def __repr__(self) -> str:
-        return f"ProcessGroup(backend={self._backend}, ranks={self.ranks}, rank={self._rank})"
+    def __repr__(self) -> str:  # PyTorch's, a bound C++ class's default (programs print `mesh.get_all_groups()`)
+        return f"<torch.distributed.distributed_c10d.ProcessGroup object at {id(self):#x}>"
 
 
 class GroupMember:
