@@ -833,3 +833,8 @@ def test_an_overloaded_sampler_given_a_non_generator_lists_its_overloads(call, w
     with pytest.raises(TypeError) as err:
         call()
     assert str(err.value) == want
+
+
+def test_generator_repr_is_pytorchs():
+    g = E.Generator()
+    assert repr(g) == str(g) == f"<torch._C.Generator object at {id(g):#x}>"

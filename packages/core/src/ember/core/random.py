@@ -213,8 +213,8 @@ class Generator:
             raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
         return self.set_state(state.get_state())
 
-    def __repr__(self) -> str:
-        return f"<ember.Generator device={self.device} seed={self._seed}>"
+    def __repr__(self) -> str:  # PyTorch's: its C++ class's default repr
+        return f"<torch._C.Generator object at {id(self):#x}>"
 
 
 _defaults: dict = {}
