@@ -227,3 +227,20 @@ def test_a_strided_nested_tensor_warns_pytorchs_prototype_warning_once():
         ec.nested.nested_tensor([ec.ones(2), ec.ones(3)])
     assert [str(w.message) for w in seen] == [_util.NESTED_PROTOTYPE]
     assert str(seen[0].message).startswith("The PyTorch API of nested tensors is in prototype stage")
+
+
+def test_equal_of_nested_tensors_fails_as_pytorchs():
+    """PyTorch 2.13: no `equal` kernel for the strided layout (the first sentence of its dispatcher error); the
+    jagged layout's pointwise path ends in its own AttributeError."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nt = ec.nested.nested_tensor([ec.ones(2), ec.ones(3)])
+    with pytest.raises(NotImplementedError, match=r"^Could not run 'aten::equal' with arguments from the "
+                                                  r"'NestedTensorCPU' backend\."):
+        ec.equal(nt, nt)
+    nj = ec.nested.nested_tensor([ec.ones(2), ec.ones(3)], layout=ec.jagged)
+    with pytest.raises(AttributeError, match=r"^'bool' object has no attribute 'device'$"):
+        ec.equal(nj, nj)
+    assert ec.equal(ec.ones(2), ec.ones(2))

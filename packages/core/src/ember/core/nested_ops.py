@@ -581,7 +581,22 @@ def _max(func, args, kwargs):
     return _reduce(func, args, kwargs)
 
 
+def _equal(func, args, kwargs):
+    """PyTorch 2.13's `torch.equal` of nested tensors: no kernel for the strided layout; the jagged one runs
+    `equal` as a pointwise op over the values, so two nested tensors end in its own AttributeError (it asks the bool
+    answer for a device) and a dense operand in the pointwise shape error."""
+    nt = _first(args, kwargs)
+    if nt.layout is not jagged:
+        raise _unsupported(nt, "equal")
+    other = args[1] if args[0] is nt else args[0]
+    if isinstance(other, NestedTensor):
+        raise AttributeError("'bool' object has no attribute 'device'")
+    raise RuntimeError(f"cannot call binary pointwise function equal.default with inputs of shapes "
+                       f"torch.Size({list(nt.size())}) and torch.Size({list(other.size())})".replace("'", ""))
+
+
 _HANDLERS = {
+    "equal": _equal,
     "softmax": _softmax, "log_softmax": _softmax, "_softmax": _softmax, "_log_softmax": _softmax,
     "sum": _reduce, "mean": _reduce, "amax": _reduce, "amin": _reduce, "prod": _reduce, "logsumexp": _reduce,
     "nansum": _reduce, "argmax": _reduce, "argmin": _reduce, "any": _reduce, "all": _reduce, "norm": _reduce,

@@ -1137,6 +1137,11 @@ def _equal_method(fn):
 def equal(input: Tensor, other: Tensor) -> builtins.bool:
     """True when both tensors have the same shape and the same values (NaN is never equal)."""
     ew.check_tensors("equal", input, other)
+    if (input.__class__ is not Tensor or other.__class__ is not Tensor) and (input.is_nested or other.is_nested):
+        # NOTE [ Nested tensors ] in ember.core.nested
+        from ember.core.nested_ops import handle
+
+        return handle(equal, (input, other), {})
     if dtypes.complex32 in (input._dtype, other._dtype):
         from ember.core.ops.numeric import DtypeNotImplemented
 
