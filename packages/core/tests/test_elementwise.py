@@ -681,6 +681,22 @@ def test_clamp_of_a_str_or_list_bound_is_pytorchs_parser_error():
                                " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
 
 
+def test_clamp_min_and_max_of_a_non_number_bound_are_pytorchs_parser_errors():
+    x = E.tensor([1.0])
+    with pytest.raises(TypeError) as info:
+        E.clamp_min(x, "0")
+    assert str(info.value) == ("clamp_min() received an invalid combination of arguments - got (Tensor, str), but "
+                               "expected one of:\n * (Tensor input, Tensor min, *, Tensor out = None)\n"
+                               " * (Tensor input, Number min, *, Tensor out = None)\n")
+    with pytest.raises(TypeError) as info:
+        x.clamp_max_([1])
+    assert str(info.value) == ("clamp_max_() received an invalid combination of arguments - got (list), but expected "
+                               "one of:\n * (Tensor max)\n      didn't match because some of the arguments have "
+                               "invalid types: (!list of [int]!)\n * (Number max)\n      didn't match because some "
+                               "of the arguments have invalid types: (!list of [int]!)\n")
+    assert x.clamp_min_(2.0) is x and x.tolist() == [2.0]
+
+
 @pytest.mark.torch
 def test_where_and_clamp_out_dtypes_match_torch():
     torch = pytest.importorskip("torch")

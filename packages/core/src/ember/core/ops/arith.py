@@ -479,18 +479,32 @@ clamp = reworded_forms(_clamp, "clamp", _MixedBounds, _CLAMP_FUNCTION, _CLAMP_ME
 clip = reworded_forms(_clamp, "clip", _MixedBounds, _CLAMP_FUNCTION, _CLAMP_METHOD)
 
 
-@method
-def clamp_min(input, min, *, out=None) -> Tensor:  # noqa: A002
+def _one_bound(name: str, v) -> None:
+    """clamp_min's/clamp_max's overloads take a Tensor or a Number (None, a str, a list match neither)."""
+    if not isinstance(v, Tensor | numbers.Number):
+        raise _MixedBounds(f"{name}: a bound that is neither a tensor nor a number")
+
+
+def _clamp_min(input, min, *, out=None) -> Tensor:  # noqa: A002
+    _one_bound("clamp_min", min)
     min, _ = _clamp_bounds("clamp_min", input, min, None, out)
     r = ew.clamp(input, _bound(input, min), None, out=out)
     return node_name(r, "ClampBackward1", f"ClampMinBackward{int(isinstance(min, Tensor))}")
 
 
-@method
-def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
+def _clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
+    _one_bound("clamp_max", max)
     _, max = _clamp_bounds("clamp_max", input, None, max, out)
     r = ew.clamp(input, None, _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", f"ClampMaxBackward{int(isinstance(max, Tensor))}")
+
+
+clamp_min = reworded_forms(_clamp_min, "clamp_min", _MixedBounds,
+                           [f"(Tensor input, {k} min, *, Tensor out = None)" for k in ("Tensor", "Number")],
+                           ["(Tensor min)", "(Number min)"])
+clamp_max = reworded_forms(_clamp_max, "clamp_max", _MixedBounds,
+                           [f"(Tensor input, {k} max, *, Tensor out = None)" for k in ("Tensor", "Number")],
+                           ["(Tensor max)", "(Number max)"])
 
 
 _NUMPY_NUMBERS = (np.integer, np.floating)  # for isinstance: an inline `|` builds a Union object per call
@@ -621,7 +635,7 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     return node_name(r, "SubBackward0", "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
 
 
-for _fn in (add, sub, mul, div, pow, round, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power,
+for _fn in (add, sub, mul, div, pow, round, addcmul, addcdiv, floor_divide, float_power,
             xlogy, copysign, fmod, remainder):
     inplace(_fn)
 inplace(sub, "subtract_")
