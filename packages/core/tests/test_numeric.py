@@ -315,9 +315,10 @@ def test_round_with_an_unknown_keyword_is_worded_as_pytorchs_parser_for_each_for
             (lambda: E.round(x, foo=1), "round() received an invalid combination of arguments - got (Tensor, foo=int), "
                                         "but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
                                         " * (Tensor input, *, int decimals, Tensor out = None)\n"),
-            (lambda: x.round(decimals=1, foo=1), "round() received an invalid combination of arguments - got (foo=int, "
-                                                 "decimals=int, ), but expected one of:\n * ()\n * (*, int decimals)\n"
-                                                 "      didn't match because some of the keywords were incorrect: foo\n")]:
+            (lambda: x.round(decimals=1, foo=1),
+             "round() received an invalid combination of arguments - got (foo=int, decimals=int, ), but expected one "
+             "of:\n * ()\n * (*, int decimals)\n"
+             "      didn't match because some of the keywords were incorrect: foo\n")]:
         with pytest.raises(TypeError) as info:
             call()
         assert str(info.value) == msg

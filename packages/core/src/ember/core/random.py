@@ -910,7 +910,8 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
     if not ok:
         if len(args) + len(given) == 2 and set(given) <= {"high", "size"}:  # the one plausible overload
             _randint_argument_error(args, given)
-        got = ", ".join([_parser_type(a) for a in args] + [f"{k}={_parser_type(given[k])}" for k in kwargs_order(given)])
+        got = ", ".join([_parser_type(a) for a in args]
+                        + [f"{k}={_parser_type(given[k])}" for k in kwargs_order(given)])
         raise TypeError(f"randint() received an invalid combination of arguments - got ({got}), but expected one "
                         f"of:\n{_RANDINT_OVERLOADS}")
     low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
