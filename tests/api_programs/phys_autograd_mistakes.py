@@ -94,6 +94,20 @@ ux.retain_grad()
 (uxx ** 2).mean().backward(inputs=list(net.parameters()))
 print("grad via inputs=", net[0].weight.grad is not None, xr.grad, ux.grad)
 attempt("backward through the freed graph", lambda: u.sum().backward())
+
+
+def gradient_enhanced():
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        z = torch.linspace(0, 1, 3).requires_grad_()
+        (z ** 3).sum().backward(create_graph=True)
+        g = z.grad
+        (z ** 3).sum().backward(create_graph=True)
+    return g.grad_fn.name(), z.grad.grad_fn.name(), g.tolist(), [str(m.message)[:56] for m in w]
+
+
+attempt("backward(create_graph=True)", gradient_enhanced)
 u = net(xr)
 u.sum().backward(retain_graph=True)
 u.sum().backward()
