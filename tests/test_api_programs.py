@@ -472,7 +472,13 @@ estimators, constraints and validate_args, RealNVP log-dets against slogdet of J
 AveragedModel/update_bn, a VAE with IWAE and free bits, Laplace logistic regression with Hessians and evidence,
 conjugate updates and Thompson sampling, an SGLD optimizer, evidential Dirichlet classifiers, GMMs by EM and by
 gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regression with a parametrized dof,
-and vmap's randomness modes for Monte-Carlo sampling)."""
+and vmap's randomness modes for Monte-Carlo sampling).
+
+Physics-informed and scientific ML (`phys_*`: heat, Burgers, Poisson, Navier-Stokes and Schrodinger PINNs with
+residuals from autograd.grad(create_graph=True) and torch.func, hard-constraint outputs, Fourier features and SIREN,
+Adam-to-LBFGS switching, gradient-norm loss weighting, forward-mode derivatives, activations' higher derivatives,
+collocation sampling, finite-difference stencils, gradcheck, autograd.functional, Chebyshev collocation, the NTK,
+HNN/DeepONet, and the autograd mistakes of first PINNs)."""
 
 from __future__ import annotations
 

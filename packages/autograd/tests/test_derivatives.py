@@ -950,3 +950,21 @@ def test_inplace_leaky_relu_negative_slope_message_is_pytorchs_whole():
     assert str(info.value).endswith("please call out-of-place version instead. File an issue at "
                                     "https://github.com/pytorch/pytorch if you do require supporting in-place "
                                     "leakRelu backward calculation with negative slope")
+
+
+def test_mish_gradient_under_create_graph_is_pytorchs_composite_and_differentiates_twice():
+    # PyTorch's infinitely_differentiable_mish_backward: the first derivative's node is MulBackward0, not a fused op
+    xs = np.array([-2.5, -0.7, 0.0, 0.3, 1.1, 3.0])
+    x = E.tensor(xs, requires_grad=True)
+    g1 = E.autograd.grad(op("mish")(x).sum(), x, create_graph=True)[0]
+    assert g1.grad_fn.name() == "MulBackward0"
+    g2 = E.autograd.grad(g1.sum(), x, create_graph=True)[0]
+
+    def mish_d1(v):
+        sp = np.log1p(np.exp(v))
+        return np.tanh(sp) + v / (1 + np.exp(-v)) * (1 - np.tanh(sp) ** 2)
+
+    h = 1e-5
+    np.testing.assert_allclose(g1.detach().numpy(), mish_d1(xs), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g2.detach().numpy(), (mish_d1(xs + h) - mish_d1(xs - h)) / (2 * h), atol=1e-8)
+    assert E.autograd.grad(op("mish")(x).sum(), x)[0].grad_fn is None

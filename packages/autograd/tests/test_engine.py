@@ -4,6 +4,7 @@ in-place ops, version counters, and the errors PyTorch raises."""
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -1004,3 +1005,34 @@ def test_grad_refuses_other_mappings_and_warns_on_only_inputs():
     assert [w.category for w in caught] == [FutureWarning]
     assert str(caught[0].message).startswith("only_inputs argument is deprecated and is ignored now")
     assert caught[0].filename == __file__
+
+
+def test_leaf_grad_under_create_graph_is_pytorchs_copy_into_the_leafs_strides():
+    # clone_obey_contract: a dense leaf's new .grad is empty_strided(leaf).copy_(g), whose node is CopyBackwards
+    x = E.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    xt = x.t().detach().requires_grad_()  # dense, not row-major
+    for leaf in (x, xt):
+        (leaf ** 3).sum().backward(create_graph=True)
+        g = leaf.grad
+        assert g.grad_fn.name() == "torch::autograd::CopyBackwards" and type(g.grad_fn).__name__ == "CopyBackwards"
+        assert g.stride() == leaf.stride() and g.tolist() == (3 * leaf.detach() ** 2).tolist()
+        assert g.grad_fn.next_functions[0][0] is None  # the empty tensor copied into needs no gradient
+        leaf.grad = None
+        g.sum().backward()  # d(sum 3 x^2)/dx = 6 x
+        assert leaf.grad.tolist() == (6 * leaf.detach()).tolist()
+    assert E.empty(2).copy_(x[0, :2] * 1).grad_fn.name() == "torch::autograd::CopyBackwards"
+
+
+def test_backward_with_create_graph_warns_of_the_reference_cycle_once(monkeypatch):
+    from ember.autograd import engine
+
+    monkeypatch.setattr(engine, "_cycle_warned", False)
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        (x * x).sum().backward(create_graph=True)
+        E.autograd.backward([(x * x).sum()], create_graph=True, inputs=[x])
+        E.autograd.grad((x * x).sum(), x, create_graph=True)
+    assert [str(m.message)[:70] for m in w] == [
+        "Using backward() with create_graph=True will create a reference cycle "]
+    assert w[0].category is UserWarning and "reset the .grad fields of your parameters to None" in str(w[0].message)

@@ -772,3 +772,17 @@ def test_triangular_solve_checks_its_operands_as_pytorch():
     with pytest.raises(RuntimeError, match=r"^Expected b and A to have the same dtype, but found b of type Float and "
                                            r"A of type Double instead.$"):
         E.triangular_solve(E.ones((3, 2)), A)
+
+
+def test_lstsq_residuals_of_a_vector_b_keep_its_column():
+    # PyTorch solves a vector B as one column: the solution drops it, the residuals keep it, (*, 1)
+    A = E.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=E.float64)
+    b = E.tensor([1.0, 2.0, 0.0], dtype=E.float64)
+    expected = np.linalg.lstsq(A.numpy(), b.numpy(), rcond=None)
+    for driver in ("gels", "gelsd", "gelss"):
+        r = E.linalg.lstsq(A, b, driver=driver)
+        assert tuple(r.solution.shape) == (2,) and tuple(r.residuals.shape) == (1,)
+        assert_close(r.residuals, expected[1], rtol=1e-10, atol=1e-10)
+    r = E.linalg.lstsq(A.expand(2, 3, 2), b.expand(2, 3), driver="gelsd")
+    assert tuple(r.solution.shape) == (2, 2) and tuple(r.residuals.shape) == (2, 1)
+    assert tuple(E.linalg.lstsq(A, b).residuals.shape) == (0,)

@@ -398,6 +398,21 @@ def _root_edges(outputs: list[Tensor]) -> list:
     return edges
 
 
+_cycle_warned = False
+
+
+def _warn_reference_cycle() -> None:
+    """PyTorch's engine warns once a process when backward() accumulates into `.grad` under create_graph."""
+    global _cycle_warned
+    if not _cycle_warned:
+        _cycle_warned = True
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
+                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+                      "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+                      ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+                      UserWarning, stacklevel=2)
+
+
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
              grad_variables=None, inputs=None) -> None:
     """Accumulate d(tensors)/d(leaf) into every leaf's `.grad` (or only into `inputs`' `.grad`).
@@ -418,6 +433,8 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
             and not tensors._shape and tensors._ag is None and tensors._grad_fn is not None
             and tensors._dtype.is_floating_point and tensors._storage.device.type == "cpu"):
         # `loss.backward()` of a 0-dim loss that is no view: _root_grads' and _root_edges' answer, made directly
+        if create_graph:
+            _warn_reference_cycle()
         execute([(tensors._grad_fn, 0)], [Tensor._wrap(np.array(1, tensors._dtype.np))], retain_graph=retain_graph,
                 create_graph=create_graph)
         return
@@ -425,6 +442,8 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     grads = _root_grads(outputs, _as_list(grad_tensors if grad_tensors is not None else grad_variables),
                         "backward")
     edges = _root_edges(outputs)
+    if create_graph:
+        _warn_reference_cycle()
     if inputs is None:
         execute(edges, grads, retain_graph=retain_graph, create_graph=create_graph)
         return

@@ -155,7 +155,7 @@ class Node:
 
     def name(self) -> str:
         n = type(self).__name__  # PyTorch's C++ nodes keep their namespace in name() (a composite's CopySlices too)
-        return f"torch::autograd::{n}" if n in ("NotImplemented", "CopySlices") else n
+        return f"torch::autograd::{n}" if n in ("NotImplemented", "CopySlices", "CopyBackwards") else n
 
     def apply(self, grads: list) -> list:
         """Gradients w.r.t. the inputs (one per `next_functions` entry, None for none)."""
@@ -288,7 +288,7 @@ def _accumulate(t: Tensor, g: Tensor, sole: bool = False) -> None:
     old = t._grad
     if old is None:
         if _enabled.get():
-            t._grad = _laid_out_copy(g, t)  # recorded; never `g` itself, which a later backward would update
+            t._grad = _recorded_copy(g, t)  # never `g` itself, which a later backward would update
         elif sole and _stealable(g, t):
             g._ag = None  # a sole view of an otherwise unreferenced base: nothing else aliases its memory
             t._grad = g
@@ -364,6 +364,14 @@ def _laid_out_copy(g: Tensor, t: Tensor) -> Tensor:
         return row_major_copy(g)
     out = empty_strided(t._shape, ts, dtype=g._dtype, device=g.device)
     return out.copy_(g)
+
+
+def _recorded_copy(g: Tensor, t: Tensor) -> Tensor:
+    """A new `.grad` under create_graph, as PyTorch's clone_obey_contract records it: copied into an empty tensor
+    with the strides of a dense leaf (the node `CopyBackwards`), else cloned row-major (`CloneBackward0`)."""
+    if g._dense_like and dense_strides(t._shape, t._strides):
+        return empty_strided(t._shape, t._strides, dtype=g._dtype, device=g.device).copy_(g)
+    return row_major_copy(g)
 
 
 def _fresh(g: Tensor, t: Tensor | None = None) -> Tensor:

@@ -23,6 +23,7 @@ from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._entry import inplace
 from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
+from ember.autograd.grad_mode import is_grad_enabled
 from ember.autograd.untracked import plain
 
 __all__ = ["op", "conv2d", "conv2d_backward_input", "conv2d_backward_weight", "ENTRIES"]
@@ -87,6 +88,15 @@ def _gelu2(grad, grad_output, input, approximate):
 
 def _hardswish2(grad, grad_output, input):
     return grad * grad_output * where0(ew.logical_and(input > -3.0, input < 3.0), 1.0 / 3.0 + 0.0 * input)
+
+
+def _mish(grad, input):
+    """Under create_graph, PyTorch's infinitely differentiable composite (its graph: MulBackward0, AddBackward0 ...);
+    otherwise the fused mish_backward."""
+    if not is_grad_enabled():
+        return _bwd("mish")(grad, input)
+    tsp = ew.tanh(ew.log1p(ew.exp(input)))
+    return grad * (tsp + input * ew.sigmoid(input) * (1.0 - tsp * tsp))
 
 
 def _log_sigmoid2(grad, grad_output, input):
@@ -566,7 +576,7 @@ ENTRIES = [
     d("log_sigmoid(input)", input=lambda grad, input: _bwd("log_sigmoid")(grad, input)),
     d("log_sigmoid_backward(grad_output, input)", input=_log_sigmoid2,
       grad_output=lambda grad, input: _bwd("log_sigmoid")(grad, input)),
-    d("mish(input)", input=lambda grad, input: _bwd("mish")(grad, input)),
+    d("mish(input)", input=_mish),
     d("mish_backward(grad_output, input)", input=lambda grad, grad_output, input: rc.second_order(
         lambda x: x * ew.tanh(ew.where(x > 20.0, x, ew.log1p(ew.exp(x)))), grad_output, [input], [grad])[1],
       grad_output=lambda grad, input: _bwd("mish")(grad, input)),

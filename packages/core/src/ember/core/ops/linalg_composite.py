@@ -686,8 +686,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     residuals = empty
     if driver != "gelsy" and m > n and (rank is empty_rank or bool(R.all(ew.eq(rank, n)))):
         err = ew.sub(_matmul(A, X), Bm)
+        # a vector B keeps its column here, (*, 1), as PyTorch's residuals do
         residuals = R.sum(ew.square(ew.abs(err) if err._dtype.is_complex else err), -2)
-        residuals = S.squeeze(residuals, -1) if vector else residuals
     sv = s if driver in ("gelsd", "gelss") else empty
     return _Lstsq(S.squeeze(X, -1) if vector else X, residuals, rank, sv)
 
