@@ -472,7 +472,14 @@ estimators, constraints and validate_args, RealNVP log-dets against slogdet of J
 AveragedModel/update_bn, a VAE with IWAE and free bits, Laplace logistic regression with Hessians and evidence,
 conjugate updates and Thompson sampling, an SGLD optimizer, evidential Dirichlet classifiers, GMMs by EM and by
 gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regression with a parametrized dof,
-and vmap's randomness modes for Monte-Carlo sampling)."""
+and vmap's randomness modes for Monte-Carlo sampling).
+
+Model compression and fine-tuning (`kd_*`: logit distillation with every KL form and soft cross-entropy, FitNets
+hints and attention transfer through hooks, attention-map distillation with kwargs pre-hooks, hand-written LoRA by
+set_submodule and as a parametrization with merging, QLoRA-style int8/int4 bases, DistilBERT initialisation through
+a meta device and assign=True, state-dict surgery with load hooks, parametrize's API and norm reparametrizations,
+SWA/EMA and model soups, ensemble teachers by stack_module_state, LLRD and gradual unfreezing, module bookkeeping,
+BN folding with functional_call, and the losses' corner cases)."""
 
 from __future__ import annotations
 
