@@ -41,6 +41,12 @@ wn1 = PZ.weight_norm(nn.Linear(5, 4), dim=1)
 print("dim1", tuple(wn1.parametrizations.weight.original0.shape))
 wnn = PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=None)
 print("dimNone", tuple(wnn.parametrizations.weight.original0.shape), round(wnn.parametrizations.weight.original0.item(), 4))
+print("dim-2", tuple(PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=-2).parametrizations.weight.original0.shape),
+      "dim-1", tuple(PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=-1).parametrizations.weight.original0.shape))
+try:
+    PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=5)
+except Exception as e:
+    print(type(e).__name__, e)
 out = wn(torch.ones(1, 3)).sum()
 out.backward()
 print("wn grads", wn.parametrizations.weight.original0.grad.round(decimals=4).flatten().tolist(),
