@@ -84,6 +84,13 @@ with torch.no_grad():
             m.enabled = True
     print("enabled equals tuned", torch.allclose(net(ids), tuned))
 
+try:
+    torch.func.functional_call(net.fc, {"weight": torch.zeros(3, 32)}, (torch.ones(1, 32),))
+except Exception as e:
+    print(type(e).__name__, e)
+print("fc original", torch.func.functional_call(net.fc, {"parametrizations.weight.original": torch.zeros(3, 32)},
+                                                (torch.ones(1, 32),)).shape)
+
 adapter_sd = {k: v for k, v in net.state_dict().items() if "lora_" in k}
 print(sorted(adapter_sd))
 

@@ -3,6 +3,7 @@ import torch
 nn = torch.nn
 F = torch.nn.functional
 P = torch.nn.utils.parametrize
+from torch.func import functional_call
 
 torch.manual_seed(0)
 
@@ -78,6 +79,11 @@ P.register_parametrization(sym, "weight", Symmetric())
 sym.weight = torch.arange(9.0).reshape(3, 3)
 print("assigned", sym.weight.tolist())
 print("original", sym.parametrizations.weight.original.tolist())
+# functional_call: the plain name goes through right_inverse, the original's name is used as is
+out = functional_call(sym, {"weight": torch.eye(3) * 2}, (torch.ones(1, 3),))
+print("fc weight", out.tolist(), "original kept", sym.parametrizations.weight.original.tolist()[1])
+out = functional_call(sym, {"parametrizations.weight.original": torch.ones(3, 3)}, (torch.ones(1, 3),))
+print("fc original", out.tolist())
 
 # unsafe parametrization that changes the shape
 class Expand(nn.Module):
