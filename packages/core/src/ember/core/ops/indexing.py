@@ -751,9 +751,9 @@ def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) 
     if not isinstance(indices, Tensor) or indices._dtype is not dtypes.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_scalar_type(indices) if isinstance(indices, Tensor) else type(indices).__name__}")
-    kind, index_kind = input._storage.device.type, indices._storage.device.type
-    if kind != index_kind:  # PyTorch's checkDeviceType, before gather (whose meta kernel takes CPU indices)
-        raise RuntimeError(f"Expected tensor to have {kind} Device, but got tensor with {index_kind} Device "
+    device, index_device = input._storage.device, indices._storage.device
+    if device != index_device:  # PyTorch's checkDevice, before gather (whose meta kernel takes CPU indices)
+        raise RuntimeError(f"Expected tensor to have {device} Device, but got tensor with {index_device} Device "
                            "(while checking arguments for torch.take_along_dim():)")
     if dim is None:
         return _gather(S.view(input if input.is_contiguous() else S.clone(input), (input.numel(),)), 0,
