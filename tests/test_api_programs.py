@@ -478,7 +478,14 @@ Physics-informed and scientific ML (`phys_*`: heat, Burgers, Poisson, Navier-Sto
 residuals from autograd.grad(create_graph=True) and torch.func, hard-constraint outputs, Fourier features and SIREN,
 Adam-to-LBFGS switching, gradient-norm loss weighting, forward-mode derivatives, activations' higher derivatives,
 collocation sampling, finite-difference stencils, gradcheck, autograd.functional, Chebyshev collocation, the NTK,
-HNN/DeepONet, and the autograd mistakes of first PINNs)."""
+HNN/DeepONet, and the autograd mistakes of first PINNs).
+
+Model compression and fine-tuning (`kd_*`: logit distillation with every KL form and soft cross-entropy, FitNets
+hints and attention transfer through hooks, attention-map distillation with kwargs pre-hooks, hand-written LoRA by
+set_submodule and as a parametrization with merging, QLoRA-style int8/int4 bases, DistilBERT initialisation through
+a meta device and assign=True, state-dict surgery with load hooks, parametrize's API and norm reparametrizations,
+SWA/EMA and model soups, ensemble teachers by stack_module_state, LLRD and gradual unfreezing, module bookkeeping,
+BN folding with functional_call, and the losses' corner cases)."""
 
 from __future__ import annotations
 

@@ -158,6 +158,21 @@ def test_shape_and_device_errors():
     assert (meta(3) + E.tensor(1.0)).is_meta and (E.tensor(1.0) + meta(3)).is_meta
 
 
+def test_index_ops_take_cpu_indices_into_meta_tensors():
+    # PyTorch's meta kernels of the index ops never check the index's device: a meta model runs on CPU token ids
+    w, ids = meta(20, 8), E.tensor([[1, 2, 3]])
+    assert E.embedding(ids, w).is_meta and E.embedding(ids, w).shape == (1, 3, 8)
+    assert w.index_select(0, ids[0]).shape == (3, 8) and w.take(ids[0]).is_meta
+    z = E.zeros((2, 8), dtype=E.int64)
+    assert w.gather(0, z).shape == (2, 8) and w.scatter(0, z, 1.0).is_meta
+    assert w.scatter_add(0, z, meta(2, 8)).is_meta
+    with pytest.raises(RuntimeError, match="^Tensor on device cpu is not on the expected device meta!$"):
+        w.index_select(0, ids[0]) * E.ones(3, 8)  # float operands still refuse
+    with pytest.raises(RuntimeError, match=r"^Expected tensor to have meta Device, but got tensor with cpu Device "
+                                           r"\(while checking arguments for torch.take_along_dim\(\):\)$"):
+        w.take_along_dim(z, 0)
+
+
 def test_reading_values_raises_pytorchs_errors():
     x = meta(3, 4)
     with pytest.raises(RuntimeError, match="^Tensor.item\\(\\) cannot be called on meta tensors$"):

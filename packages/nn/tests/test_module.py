@@ -450,6 +450,27 @@ def test_load_state_dict_assign_uses_the_given_tensors():
     assert lin.weight.data_ptr() == w.data_ptr()
 
 
+def test_load_state_dict_assign_keeps_a_given_parameter_and_collects_errors():
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    b.bias.requires_grad_(False)
+    b.load_state_dict(a.state_dict(keep_vars=True), assign=True)
+    assert b.weight is a.weight and b.bias is a.bias and not a.bias.requires_grad  # PyTorch requires_grad_'s it
+    lin = nn.Linear(2, 2)
+    with pytest.raises(RuntimeError) as info:
+        lin.load_state_dict({"weight": torch.ones(2, 2), "bias": torch.zeros(2, dtype=torch.int64)}, assign=True)
+    assert str(info.value) == (
+        'Error(s) in loading state_dict for Linear:\n\tWhile copying the parameter named "bias", whose dimensions '
+        "in the model are ember.Size([2]) and whose dimensions in the checkpoint are ember.Size([2]), an exception "
+        "occurred : ('Only Tensors of floating point and complex dtype can require gradients',).")
+    assert lin.weight.sum().item() == 4.0
+
+
+def test_load_state_dict_takes_a_one_element_tensor_for_a_scalar():
+    bn = nn.BatchNorm1d(2)
+    bn.load_state_dict({**bn.state_dict(), "num_batches_tracked": torch.tensor([7])})
+    assert bn.num_batches_tracked.shape == () and bn.num_batches_tracked.item() == 7
+
+
 def test_checkpoint_sequential_over_a_sequential_matches_the_plain_run():
     import numpy as np
 

@@ -5,7 +5,7 @@ import pytest
 
 import ember.autograd as E
 from ember.autograd.func import grad, vmap
-from ember.nn import BatchNorm1d, Linear, Sequential
+from ember.nn import BatchNorm1d, Linear, Module, Sequential
 from ember.nn.func import functional_call, stack_module_state
 
 
@@ -102,3 +102,41 @@ def test_vmap_refuses_batch_norm_updating_unbatched_running_stats():
     rm, rv = E.zeros(2, 3), E.ones(2, 3)
     vmap(lambda t, m, v: F.batch_norm(t, m, v, training=True))(x, rm, rv)
     np.testing.assert_allclose(rm.numpy(), 0.1 * x.numpy().mean(1), rtol=1e-6)
+
+
+def test_functional_call_sets_a_parametrized_tensor_through_right_inverse():
+    # PyTorch's swap_tensor setattr's a name that is no parameter or buffer: a parametrized weight takes the value
+    # through right_inverse and gets its own back the same way; without right_inverse it raises
+    from ember.nn.utils import parametrize
+
+    class Double(Module):
+        def forward(self, w):
+            return w * 2
+
+        def right_inverse(self, w):
+            return w / 2
+
+    lin = Linear(2, 2)
+    parametrize.register_parametrization(lin, "weight", Double())
+    before = lin.parametrizations.weight.original.detach().clone()
+    out = functional_call(lin, {"weight": E.eye(2)}, (E.ones(1, 2),))
+    np.testing.assert_allclose(out.detach().numpy(), (1.0 + lin.bias.detach()).numpy()[None], rtol=1e-6)
+    np.testing.assert_allclose(lin.parametrizations.weight.original.detach().numpy(), before.numpy(), rtol=1e-6)
+
+    class NoInverse(Module):
+        def forward(self, w):
+            return w * 2
+
+    other = Linear(2, 2)
+    parametrize.register_parametrization(other, "weight", NoInverse())
+    with pytest.raises(RuntimeError, match="^parametrization NoInverse does not implement right_inverse.$"):
+        functional_call(other, {"weight": E.eye(2)}, (E.ones(1, 2),))
+
+
+def test_functional_call_refuses_to_replace_a_non_tensor_attribute():
+    lin = Linear(2, 2)
+    lin.temp = 2.0
+    with pytest.raises(TypeError, match=r"^attribute `temp`: 2.0 is not an instance of torch.Tensor$"):
+        functional_call(lin, {"temp": E.tensor(1.0)}, (E.ones(1, 2),))
+    functional_call(lin, {"extra": E.ones(2)}, (E.ones(1, 2),))
+    assert not hasattr(lin, "extra")

@@ -160,6 +160,18 @@ def test_weight_norm_reparametrises_and_removes():
         nn.utils.remove_weight_norm(lin)
 
 
+def test_weight_norms_refuse_a_dim_out_of_range_as_pytorch():
+    from ember.nn.utils import parametrizations
+
+    message = r"^Dimension out of range \(expected to be in range of \[-4, 3\], but got 5\)$"
+    with pytest.raises(IndexError, match=message):
+        parametrizations.weight_norm(nn.Conv2d(2, 3, 3), dim=5)
+    with pytest.raises(IndexError, match=message), pytest.warns(FutureWarning):
+        nn.utils.weight_norm(nn.Conv2d(2, 3, 3), dim=5)
+    g = parametrizations.weight_norm(nn.Conv2d(2, 3, 3), dim=-2).parametrizations.weight.original0
+    assert g.shape == (1, 1, 3, 1)  # a negative dim other than -1 counts from the end
+
+
 def test_weight_norms_use_the_fused_node_for_the_first_and_last_dim():
     # PyTorch's torch._weight_norm: WeightNormInterfaceBackward0 for dim 0 or the last, the composite otherwise
     from ember.nn.utils import parametrizations

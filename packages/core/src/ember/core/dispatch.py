@@ -39,6 +39,8 @@ Flags the layers above read:
 - `mixed_devices=True`: the op takes tensors of another device on purpose (`copy_` from the
   CPU, indexing a CUDA tensor with CPU indices); every other op raises PyTorch's "Expected all
   tensors to be on the same device" naming both devices (CPU 0-dim tensors go along, as scalars).
+  `mixed_devices="meta"`: CPU integer tensors (indices) go along with meta operands, as PyTorch's meta
+  kernels of the index ops (`embedding`, `index_select`, `gather` ...) never check the index's device.
 
 NOTE [ The meta step ]
 An op whose kernels read one operand over a loop bounded by another's shape (scatter's source
@@ -165,7 +167,7 @@ class Op:
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: tuple[int, ...] = (),
                  view: bool = False, differentiable: bool = True, doc: str = "",
-                 argnames: tuple[str, ...] = (), mixed_devices: bool = False, info=None,
+                 argnames: tuple[str, ...] = (), mixed_devices: bool | str = False, info=None,
                  overlap: int = TENSOR_ITERATOR, complex_error: tuple[type, str] | None = None,
                  pieces: Callable | None = None, untracked_view: bool = False) -> None:
         self.name = name
@@ -283,8 +285,9 @@ class Op:
                     continue
                 if t != "cpu":
                     dev = t
-                    if not self.mixed_devices:
-                        _check_same_device(args, a._storage.device if isinstance(a, Tensor) else a[0]._storage.device)
+                    if self.mixed_devices is not True:
+                        _check_same_device(args, a._storage.device if isinstance(a, Tensor) else a[0]._storage.device,
+                                           self.mixed_devices == "meta")
                     break
         kernel = self.kernels.get(dev)
         if kernel is None:
@@ -532,8 +535,9 @@ def device_of(args, strict: bool = False) -> str:
     return "cpu"
 
 
-def _check_same_device(args, dev) -> None:
-    """Raise when a tensor of `args` (or of a list in them) is on another device than `dev`."""
+def _check_same_device(args, dev, meta_indices: bool = False) -> None:
+    """Raise when a tensor of `args` (or of a list in them) is on another device than `dev`;
+    `meta_indices`: a CPU integer tensor goes along with meta ones (`mixed_devices="meta"`)."""
     for a in args:
         for t in (a if isinstance(a, _SEQ) else (a,)):
             st = getattr(t, "_storage", None)
@@ -543,6 +547,8 @@ def _check_same_device(args, dev) -> None:
             if other.type == "cpu":
                 if t._shape:
                     if dev.type == "meta":  # PyTorch's meta kernels check devices in their own words
+                        if meta_indices and not (t._dtype.is_floating_point or t._dtype.is_complex):
+                            continue
                         _meta_device_error(args)
                     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
                                        f"devices, {dev} and cpu!")

@@ -68,13 +68,21 @@ def _reparametrized(module: Module, tensors: dict[str, Tensor], tie_weights: boo
                     saved.append((d, attr, d[attr]))
                     d[attr] = value
                     break
-            else:
-                saved.append((owner.__dict__, attr, owner.__dict__.get(attr, _ABSENT)))
-                owner.__dict__[attr] = value
+            else:  # an attribute (a parametrized tensor: its setter runs right_inverse), set as PyTorch's swap_tensor
+                old = getattr(owner, attr, _ABSENT)
+                if old is not _ABSENT and not isinstance(old, Tensor):
+                    raise TypeError(f"attribute `{attr}`: {old} is not an instance of torch.Tensor")
+                saved.append((owner, attr, old))
+                setattr(owner, attr, value)
         yield
     finally:
         for d, attr, old in reversed(saved):
-            if old is _ABSENT:
+            if isinstance(d, Module):
+                if old is _ABSENT:
+                    delattr(d, attr)
+                else:
+                    setattr(d, attr, old)
+            elif old is _ABSENT:
                 d.pop(attr, None)
             else:
                 d[attr] = old

@@ -119,7 +119,7 @@ Positional signature: `embedding(weight, indices, padding_idx, scale_grad_by_fre
 `(V, D)`, integer indices of any shape (validated in [0, V)), padding_idx any int, compared with
 the indices as it is (-1, or any other value no index takes, for none) -> `indices.shape + (D,)`.
 Backward (weight only): `embedding_backward(grad, indices, V, padding_idx,
-scale_grad_by_freq)`.""", info=_info("embedding"))
+scale_grad_by_freq)`.""", info=_info("embedding"), mixed_devices="meta")
 
 
 def _check_all_values(indices: Tensor, rows: int) -> None:
@@ -271,7 +271,7 @@ include_last_offset, padding_idx, scale_grad_by_freq=False)` with 1-D indices, 1
 int or -1 (its entries are left out of their bag). Returns `(output (B, D), bag_size (B,),
 max_indices (B, D))`; empty bags give zeros. Backward (weight only): `embedding_bag_backward(grad,
 indices, offsets, bag_size, max_indices, num_weights, mode, per_sample_weights,
-include_last_offset, padding_idx)`; scale_grad_by_freq only scales that gradient (its derivative rule).""")
+include_last_offset, padding_idx)`; scale_grad_by_freq only scales that gradient (its derivative rule).""", mixed_devices="meta")
 
 
 def _meta_bags(op: str, weight_rows: int | None, indices: Tensor, offsets: Tensor, per_sample_weights) -> None:

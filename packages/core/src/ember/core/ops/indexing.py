@@ -587,7 +587,7 @@ def _meta_scatter_any(input, dim, index, src) -> None:
         _check_device_values(index, _size(input, d), d)
 
 
-_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim), info=_info("gather"),
+_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim), info=_info("gather"), mixed_devices="meta",
                   overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 _gather.meta(_meta_gather)
 
@@ -630,7 +630,7 @@ def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> t
 
 
 _REDUCE_MODES = {None: SET, "add": ADD, "multiply": MUL}
-_scatter = declare("scatter", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter"))
+_scatter = declare("scatter", mixed_devices="meta", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter"))
 
 
 @_scatter.meta
@@ -669,7 +669,7 @@ def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
     return _finish(t, out, "scatter")
 
 
-_scatter_add = declare("scatter_add", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter_add"))
+_scatter_add = declare("scatter_add", mixed_devices="meta", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter_add"))
 
 
 @_scatter_add.meta
@@ -751,6 +751,10 @@ def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) 
     if not isinstance(indices, Tensor) or indices._dtype is not dtypes.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_scalar_type(indices) if isinstance(indices, Tensor) else type(indices).__name__}")
+    device, index_device = input._storage.device, indices._storage.device
+    if device != index_device:  # PyTorch's checkDevice, before gather (whose meta kernel takes CPU indices)
+        raise RuntimeError(f"Expected tensor to have {device} Device, but got tensor with {index_device} Device "
+                           "(while checking arguments for torch.take_along_dim():)")
     if dim is None:
         return _gather(S.view(input if input.is_contiguous() else S.clone(input), (input.numel(),)), 0,
                        S.view(indices if indices.is_contiguous() else S.clone(indices), (indices.numel(),)), out=out)
@@ -941,6 +945,7 @@ def _meta_index_fill(input, dim, index, value, *, out=None) -> None:
 
 
 _index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim), info=_info("index_select"),
+                        mixed_devices="meta",
                         overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 _index_select.meta(_meta_index_select)
 
@@ -1215,7 +1220,8 @@ def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
         raise IndexError(f"out of range: tried to access index {a[bad].flat[0]} on a tensor of {n} elements.") from None
 
 
-_take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"), overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
+_take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"), mixed_devices="meta",
+                overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 
 
 @_take.meta

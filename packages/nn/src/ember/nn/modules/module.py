@@ -720,25 +720,25 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(input_param)}")
                 continue
+            if param.dim() == 0 and tuple(input_param.shape) == (1,):
+                input_param = input_param[0]  # PyTorch 0.3's checkpoints stored scalars as shape (1,)
             if tuple(input_param.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{input_param.shape!r} from checkpoint, the shape in current model is "
                                   f"{param.shape!r}.")
                 continue
-            if local_metadata.get("assign_to_params_buffers", False):
-                if name in self._parameters:
-                    self._parameters[name] = Parameter(input_param, requires_grad=param.requires_grad)
-                else:
-                    self._buffers[name] = input_param
-                continue
-            if param.is_meta and not input_param.is_meta:
+            assign = local_metadata.get("assign_to_params_buffers", False)
+            if param.is_meta and not input_param.is_meta and not assign:
                 warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
                               "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign "
                               "items in the state dictionary to their corresponding key in the module instead of "
                               "copying them in place?)", UserWarning, stacklevel=3)
             try:
                 with ea.no_grad():
-                    param.copy_(input_param)
+                    if assign:
+                        self._assign_loaded(name, param, input_param)
+                    else:
+                        param.copy_(input_param)
             except Exception as ex:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
                                   f"{param.size()} and whose dimensions in the checkpoint are "
@@ -756,6 +756,15 @@ class Module:
                     input_name = key[len(prefix):].split(".", 1)
                     if input_name[0] not in self._modules and input_name[0] not in local:
                         unexpected_keys.append(key)
+
+    def _assign_loaded(self, name: str, param: Tensor, input_param: Tensor) -> None:
+        """`load_state_dict(assign=True)`: the checkpoint's tensor becomes the attribute, a Parameter kept as is."""
+        if isinstance(param, Parameter):
+            if isinstance(input_param, Parameter):
+                input_param.requires_grad_(param.requires_grad)
+            else:
+                input_param = Parameter(input_param, requires_grad=param.requires_grad)
+        setattr(self, name, input_param)
 
     def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
         """Copy `state_dict`'s tensors into this module's parameters and buffers.

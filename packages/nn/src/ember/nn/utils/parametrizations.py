@@ -12,7 +12,6 @@ from ember.nn import functional as F
 from ember.nn.modules.conv import _ConvTransposeNd
 from ember.nn.modules.module import Module
 from ember.nn.utils import parametrize
-from ember.nn.utils.weight_norm import norm_except_dim
 
 __all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
@@ -26,7 +25,7 @@ class _WeightNorm(Module):
         return ea._weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight: Tensor) -> tuple[Tensor, Tensor]:
-        return norm_except_dim(weight, 2, self.dim), weight
+        return ea.norm_except_dim(weight, 2, self.dim), weight
 
 
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:

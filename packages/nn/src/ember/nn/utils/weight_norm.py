@@ -12,19 +12,6 @@ from ember.nn.parameter import Parameter, _detached
 __all__ = ["weight_norm", "remove_weight_norm", "WeightNorm"]
 
 
-def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
-    """The `pow`-norm of `v` over every dimension but `dim` (over all of them when dim is -1),
-    shaped to broadcast against `v`."""
-    if dim == -1:
-        return ea.vector_norm(v, pow)
-    dim = dim % v.dim()
-    moved = v.movedim(dim, 0).contiguous()
-    norms = ea.vector_norm(moved.reshape(moved.shape[0], -1), pow, 1)
-    shape = [1] * v.dim()
-    shape[dim] = v.shape[dim]
-    return norms.reshape(shape)
-
-
 class WeightNorm:
     """The forward pre-hook that recomputes `module.<name>` from `<name>_g` and `<name>_v`."""
 
@@ -45,7 +32,7 @@ class WeightNorm:
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(_detached(norm_except_dim(weight, 2, fn.dim)).clone()))
+        module.register_parameter(name + "_g", Parameter(_detached(ea.norm_except_dim(weight, 2, fn.dim)).clone()))
         module.register_parameter(name + "_v", Parameter(_detached(weight)))
         setattr(module, name, fn.compute_weight(module))
         module.register_forward_pre_hook(fn)
