@@ -742,7 +742,7 @@ def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=Non
         >>> gather(tensor([[1, 2], [3, 4]]), 1, tensor([[0, 0], [1, 0]])).tolist()
         [[1, 1], [4, 3]]
     """
-    return _gather(input, dim, index, out=out)
+    return _gather(input, dim, index, sparse_grad=sparse_grad, out=out)
 
 
 @method
