@@ -764,3 +764,23 @@ def test_equal_refuses_a_non_tensor_as_pytorchs_parser():
             call()
         assert str(info.value) == words
     assert E.equal(x, E.ones(2)) and not x.equal(E.zeros(2))
+
+
+@pytest.mark.parametrize("op", ["amax", "amin"])
+def test_amax_amin_out_must_have_the_inputs_dtype(op):
+    x = E.tensor([[1, 5], [3, 2]], dtype=E.uint8)
+    with pytest.raises(RuntimeError, match=re.escape("Expected the dtype for input and out to match, but got Byte "
+                                                     "for input's dtype and Half for out's dtype.")):
+        getattr(E, op)(x, 1, out=E.empty(2, dtype=E.float16))
+    o = E.empty(2, dtype=E.uint8)
+    assert getattr(E, op)(x, 1, out=o) is o and o.tolist() == ([5, 3] if op == "amax" else [1, 2])
+
+
+def test_logsumexp_out_must_be_floating_or_complex():
+    x = E.tensor([0.0, 0.0])
+    with pytest.raises(RuntimeError, match=re.escape("logsumexp(): Expected floating point type for result tensor, "
+                                                     "but got: Long")):
+        E.logsumexp(x, 0, out=E.empty((), dtype=E.int64))
+    o = E.empty((), dtype=E.float64)
+    E.logsumexp(E.arange(2), 0, out=o)
+    assert abs(o.item() - math.log(math.e + 1)) < 1e-6  # computed in float32 (the default dtype), as PyTorch

@@ -20,7 +20,7 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops.memfmt import iterator_strides
 from ember.core.ops._util import (
-    arr, broadcast_shapes, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
+    arr, broadcast_shapes, check_out_dtype, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
 )
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, gather_dim, index_array,
@@ -574,16 +574,20 @@ def _meta_gather(input, dim, index, *, sparse_grad=False, out=None) -> None:
     _check_long("gather", index)
     if index.numel():
         _check_gather_shapes(index, input, d)
+    check_out_dtype(out, input._dtype)
+    if index.numel():
         _check_device_values(index, _size(input, d), d)
 
 
-def _meta_scatter_any(input, dim, index, src) -> None:
+def _meta_scatter_any(input, dim, index, src, out) -> None:
     d = _wrap_dim(input, dim)
     _check_long("scatter", index)
     if isinstance(src, Tensor) and src._dtype is not input._dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.numel():
         _check_scatter_shapes(index, input, d, src)
+    check_out_dtype(out, input._dtype)
+    if index.numel():
         _check_device_values(index, _size(input, d), d)
 
 
@@ -637,7 +641,7 @@ _scatter = declare("scatter", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_
 def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
     if reduce not in _REDUCE_MODES:
         raise RuntimeError("reduce argument must be either add or multiply.")
-    _meta_scatter_any(input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src, out)
 
 
 def _scatter_fast(t: Tensor, dim: int, index: Tensor, src, mode: int, include_self: bool = True,
@@ -674,7 +678,7 @@ _scatter_add = declare("scatter_add", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES
 
 @_scatter_add.meta
 def _meta_scatter_add(input, dim, index, src, *, out=None) -> None:
-    _meta_scatter_any(input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src, out)
 
 
 @_scatter_add.register("cpu")
@@ -696,7 +700,7 @@ REDUCE_ALIASES = {"max": "amax", "min": "amin"}  # accepted by PyTorch's forward
 def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> None:
     if reduce not in _REDUCTIONS and reduce not in REDUCE_ALIASES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    _meta_scatter_any(input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src, out)
     r = REDUCE_ALIASES.get(reduce, reduce)  # PyTorch's kernels: no complex extremum, no bool mean
     if input._dtype.is_complex and r in ("amax", "amin") or input._dtype is dtypes.bool and r == "mean":
         from ember.core.ops.numeric import DtypeNotImplemented
@@ -863,6 +867,8 @@ def _meta_index_select(input, dim, index, *, out=None) -> None:
     if input.ndim == 0 and index.numel() != 1:
         _wrap_dim(input, dim)
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError("index_select(): self and result must have the same scalar type")
     _check_device_dim_index("index_select", input, dim, index)
 
 
@@ -873,6 +879,7 @@ def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     _check_index_vector("index_add_", index)
     check_source_dtype("index_add_", input, source)
     check_source_slices("index_add_", input, d, index, source)
+    check_out_dtype(out, input._dtype)
     _check_device_dim_index("index_add", input, dim, index, alpha)
 
 
@@ -929,6 +936,7 @@ def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
     if source.ndim and n != source._shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
                          f"({source._shape[d]})")
+    check_out_dtype(out, input._dtype)
     _check_device_dim_index("index_copy", input, dim, index)
 
 
@@ -1135,6 +1143,8 @@ def _masked_select_cpu(input, mask, *, out=None):
 def masked_select(input, mask: Tensor, *, out=None) -> Tensor:
     """The 1-D tensor of the elements of `input` where the bool `mask` (broadcast) is True."""
     _check_mask("masked_select", mask)
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError("masked_select(): self and result must have the same scalar type")
     return _masked_select(input, mask, out=out)
 
 
@@ -1191,6 +1201,9 @@ def _nonzero_cpu(input, *, out=None):
 def nonzero(input, *, out=None, as_tuple: bool = False):
     """The (n, ndim) indices of the nonzero elements, or with `as_tuple` one 1-D tensor per dim."""
     if not as_tuple:
+        if out is not None and out._dtype is not dtypes.int64:  # sic: no space before the type
+            raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
+                               f"{_scalar_type(out)}")
         return _nonzero(input, out=out)
     if input.ndim == 0:
         return (S.view(_nonzero(S.view(input, (1,))), (-1,)),)
@@ -1221,6 +1234,9 @@ _take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"), ove
 @_take.meta
 def _meta_take(input, index, *, out=None) -> None:
     _check_int64("take", index)
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                           f"{_scalar_type(input)} and out.dtype = {_scalar_type(out)}")
     if index._storage.device.type != "cpu":  # the CPU kernel checks as it reads (see _check_device_values)
         _flat_index("take", input, index)
 

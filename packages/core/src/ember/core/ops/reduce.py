@@ -79,12 +79,10 @@ def _check_index_out(out) -> None:
 def check_out_dtypes(out, wants) -> None:
     """Each `out=` tensor must have its dtype already (max/min's values and int64 indices, sort's, aminmax's):
     PyTorch names the C++ types of the first that does not."""
-    from ember.core.ops._util import cpp_type_name
+    from ember.core.ops._util import check_out_dtype
 
     for o, want in zip(out, wants):
-        if o._dtype is not want:
-            raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(want)}, but got "
-                               f"{cpp_type_name(o._dtype)} instead")
+        check_out_dtype(o, want)
 
 
 def _check_keepdim(keepdim, op: str) -> None:
@@ -481,9 +479,18 @@ _make_arg(_argmax, np.ndarray.argmax, "argmax")  # the methods: np.argmax's wrap
 _make_arg(_argmin, np.ndarray.argmin, "argmin")
 
 
+def _check_same_out_dtype(input, out) -> None:
+    """amax/amin's `out=` has the input's dtype (their structured meta checks it before anything else)."""
+    if out is not None and isinstance(input, Tensor) and out._dtype is not input._dtype:
+        names = dtypes.TORCH_NAMES
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got {names[input._dtype.name]} for "
+                           f"input's dtype and {names[out._dtype.name]} for out's dtype.")
+
+
 @method
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The maximum over `dim` (int or tuple; () for all); NaN propagates."""
+    _check_same_out_dtype(input, out)
     if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
         _check_nonempty(input, (), "amax", full=True)
     elif isinstance(input, Tensor) and not input.numel():
@@ -495,6 +502,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
 @method
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The minimum over `dim` (int or tuple; () for all); NaN propagates."""
+    _check_same_out_dtype(input, out)
     if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
         _check_nonempty(input, (), "amin", full=True)
     elif isinstance(input, Tensor) and not input.numel():
@@ -789,6 +797,9 @@ def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Te
     """`log(sum(exp(input), dim))`, computed without overflow; `dim` is required, as in PyTorch."""
     if dim is None:
         raise TypeError("logsumexp() missing 1 required positional arguments: \"dim\"")
+    if out is not None and not (out._dtype.is_floating_point or out._dtype.is_complex):
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: "
+                           f"{dtypes.TORCH_NAMES[out._dtype.name]}")
     return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
 
 
