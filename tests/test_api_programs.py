@@ -472,7 +472,14 @@ estimators, constraints and validate_args, RealNVP log-dets against slogdet of J
 AveragedModel/update_bn, a VAE with IWAE and free bits, Laplace logistic regression with Hessians and evidence,
 conjugate updates and Thompson sampling, an SGLD optimizer, evidential Dirichlet classifiers, GMMs by EM and by
 gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regression with a parametrized dof,
-and vmap's randomness modes for Monte-Carlo sampling)."""
+and vmap's randomness modes for Monte-Carlo sampling).
+
+Structured prediction and sequence decoding (`crf_*`: linear-chain CRFs with masked forward algorithms and
+brute-force oracles, Viterbi with backpointers, semi-Markov and CKY inside algorithms, log/max-semiring scans,
+Matrix-Tree dependency marginals, CTC greedy/prefix-beam decoding and forced alignment, seq2seq beam search
+with length penalties, cumulative and segment reductions, padding and packing, masked sampling with
+Categorical, token losses with ignore_index, log-space gradient corners, out= forms, and a CRF module's
+training loop)."""
 
 from __future__ import annotations
 
