@@ -1208,3 +1208,18 @@ def test_take_and_nonzero_out_dtype_messages():
         E.nonzero(_X, out=E.empty(0, dtype=E.int32))
     o = E.empty(2, 1)
     assert E.gather(_X, 1, E.tensor([[1], [0]]), out=o) is o and o.tolist() == [[2.0], [3.0]]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: _X.gather(1.0, E.tensor([[0]])), "gather(): argument 'dim' (position 1) must be int, not float"),
+    (lambda: E.gather(_X, 1.0, E.tensor([[0]])), "gather(): argument 'dim' (position 2) must be int, not float"),
+    (lambda: _X.gather(1, index=[[0]]), "gather(): argument 'index' must be Tensor, not list"),
+    (lambda: _X.gather(1, E.tensor([[0]]), sparse_grad=1), "gather(): argument 'sparse_grad' must be bool, not int"),
+    (lambda: E.take_along_dim(_X, [[0]]), "take_along_dim(): argument 'indices' (position 2) must be Tensor, not list"),
+    (lambda: _X.scatter_add(1, [[0]], _X), "scatter_add(): argument 'index' (position 2) must be Tensor, not list"),
+    (lambda: _X.scatter_reduce(0, E.tensor([[0]]), _X, 1),
+     "scatter_reduce(): argument 'reduce' (position 4) must be str, not int"),
+])
+def test_gather_scatter_arguments_of_the_wrong_type_get_the_parsers_type_error(call, message):
+    with pytest.raises(TypeError, match=re.escape(message) + "$"):
+        call()

@@ -737,7 +737,8 @@ def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, ou
     return _finish(t, out, "scatter_reduce")
 
 
-@method
+@method(method_form=method_positions)
+@parsed("gather", dim="int", index="Tensor", sparse_grad="bool")
 def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None) -> Tensor:
     """`out[i][j] = input[index[i][j]][j]` for dim=0 (and likewise for other dims).
 
@@ -749,7 +750,8 @@ def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=Non
     return _gather(input, dim, index, sparse_grad=sparse_grad, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("take_along_dim", indices="Tensor", dim="int?")
 def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     """Values of `input` at `indices` along `dim` (both broadcast elsewhere); flattened when `dim` is None."""
     if not isinstance(indices, Tensor) or indices._dtype is not dtypes.int64:
@@ -786,13 +788,15 @@ def scatter(input, dim: int, index: Tensor, src=None, *, value=None, reduce: str
     return _scatter(input, dim, index, source, reduce, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("scatter_add", dim="int", index="Tensor", src="Tensor")
 def scatter_add(input, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
     return _scatter_add(input, dim, index, src, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("scatter_reduce", dim="int", index="Tensor", src="Tensor", reduce="str", include_self="bool")
 def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True,
                    out=None) -> Tensor:
     """Reduce `src` into `input` at `index` along `dim` with sum/prod/mean/amax/amin ('max' and 'min' are
