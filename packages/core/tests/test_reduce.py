@@ -784,3 +784,24 @@ def test_logsumexp_out_must_be_floating_or_complex():
     o = E.empty((), dtype=E.float64)
     E.logsumexp(E.arange(2), 0, out=o)
     assert abs(o.item() - math.log(math.e + 1)) < 1e-6  # computed in float32 (the default dtype), as PyTorch
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_method_with_a_dim_of_no_overload_is_the_parsers_combination_error(op):
+    with pytest.raises(TypeError) as e:
+        getattr(E.zeros(2, 3), op)(dim=(0, 1))
+    assert str(e.value) == (
+        f"{op}() received an invalid combination of arguments - got (dim=tuple, ), but expected one of:\n"
+        " * ()\n      didn't match because some of the keywords were incorrect: dim\n"
+        " * (Tensor other)\n      didn't match because some of the keywords were incorrect: dim\n"
+        " * (int dim, bool keepdim = False)\n")
+    with pytest.raises(TypeError, match=re.escape("got (NoneType), but expected one of:")):
+        getattr(E.zeros(2, 3), op)(None)
+
+
+def test_max_function_with_a_tuple_dim_lists_the_functions_overloads():
+    with pytest.raises(TypeError, match=re.escape("max() received an invalid combination of arguments - got (Tensor, "
+                                                  "tuple), but expected one of:\n * (Tensor input, *, Tensor out = "
+                                                  "None)\n")):
+        E.max(E.zeros(2, 3), (0, 1))
+    assert E.max(E.zeros(2, 3), 1).values.tolist() == [0.0, 0.0] and E.zeros(2).max(dim=0).indices.item() == 0

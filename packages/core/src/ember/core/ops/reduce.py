@@ -24,7 +24,7 @@ from ember.core.ops import numba_rows
 from ember.core.ops._util import (check_dtype_arg, cpp_type_name, index_arg, normalize_dims, shape_error,
                                   warn_at_caller, wrap, write_out)
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
-from ember.core.ops.parser_errors import overloads
+from ember.core.ops.parser_errors import int_like, overloads
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type, return_types
 from ember.core.tensor import Tensor
@@ -528,7 +528,29 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
     return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))
 
 
-@method
+def _bad_extreme_dim(shift: int):
+    """Whether max/min's `dim` (positional after `shift` arguments, or by keyword) fits none of their overloads: not
+    a Tensor (`other`), an int or a name (an explicit None neither)."""
+    def invalid(args: tuple, kwargs: dict) -> bool:
+        if len(args) <= shift and "dim" not in kwargs:
+            return False
+        dim = args[shift] if len(args) > shift else kwargs["dim"]
+        return not isinstance(dim, Tensor | str) and not int_like(dim)
+    return invalid
+
+
+def _extreme_overloads(op: str, as_method: bool):
+    """PyTorch's parser refusal of a `dim` of the wrong type (`x.max(dim=(0, 1))`), worded for the method or the
+    function."""
+    if as_method:
+        return overloads(op, ["()", "(Tensor other)", "(int dim, bool keepdim = False)"], _bad_extreme_dim(1),
+                         method=True)
+    return overloads(op, ["(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
+                          "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
+                     _bad_extreme_dim(1))
+
+
+@method(function_form=_extreme_overloads("max", False), method_form=_extreme_overloads("max", True))
 def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
     """`max(x)`: the largest element; `max(x, dim)`: `(values, indices)`; `max(x, other)`: maximum.
 
@@ -544,7 +566,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
     return _extreme("max", _amax, _max_dim, ew.maximum, input, dim, keepdim, out)
 
 
-@method
+@method(function_form=_extreme_overloads("min", False), method_form=_extreme_overloads("min", True))
 def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
     """`min(x)`: the smallest element; `min(x, dim)`: `(values, indices)`; `min(x, other)`: minimum."""
     return _extreme("min", _amin, _min_dim, ew.minimum, input, dim, keepdim, out)
