@@ -805,3 +805,13 @@ def test_max_function_with_a_tuple_dim_lists_the_functions_overloads():
                                                   "None)\n")):
         E.max(E.zeros(2, 3), (0, 1))
     assert E.max(E.zeros(2, 3), 1).values.tolist() == [0.0, 0.0] and E.zeros(2).max(dim=0).indices.item() == 0
+
+
+def test_logsumexp_over_an_empty_dim_list_is_pytorchs_broadcast_error_unless_kept_or_empty():
+    """PyTorch reduces every dim for `dim=()` and then fails to write its (1, 1) result into a 0-dim output."""
+    x = E.ones(2, 3)
+    with pytest.raises(RuntimeError, match=re.escape("output with shape [] doesn't match the broadcast shape [1, 1]")):
+        E.logsumexp(x, ())
+    assert E.logsumexp(x, (), keepdim=True).shape == (1, 1)
+    assert abs(E.logsumexp(x, [], keepdim=True).item() - (1 + math.log(6))) < 1e-6
+    assert E.logsumexp(E.ones(0, 3), ()).item() == -math.inf and E.logsumexp(E.tensor(1.0), ()).item() == 1.0

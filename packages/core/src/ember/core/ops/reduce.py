@@ -822,6 +822,9 @@ def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Te
     if out is not None and not (out._dtype.is_floating_point or out._dtype.is_complex):
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: "
                            f"{dtypes.TORCH_NAMES[out._dtype.name]}")
+    if isinstance(dim, tuple | list) and not dim and not keepdim and isinstance(input, Tensor) and input.ndim \
+            and input.numel():  # PyTorch's kernel: an all-dims sum keeps (1, ..., 1), then fails to write a 0-dim
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join(['1'] * input.ndim)}]")
     return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
 
 
