@@ -58,7 +58,13 @@ print(rnn_utils.pack_sequence([torch.tensor([1, 2]), torch.tensor([3, 4, 5])], e
 for bad in [lambda: torch.max(x, 1, out=(torch.empty(3), torch.empty(3))),
             lambda: torch.gather(x, 1, torch.tensor([[0], [1], [2]]), out=torch.empty(3, 1, dtype=torch.long)),
             lambda: torch.logsumexp(x, 1, out=torch.empty(3, dtype=torch.long)),
-            lambda: torch.sort(x, out=(torch.empty(3, 5), torch.empty(3, 5)))]:
+            lambda: torch.sort(x, out=(torch.empty(3, 5), torch.empty(3, 5))),
+            lambda: torch.gather(x, 1, torch.tensor([[0], [1], [2]]), out=torch.empty(3, 1, dtype=torch.float64)),
+            lambda: torch.index_select(x, 0, torch.tensor([0]), out=torch.empty(1, 5, dtype=torch.float64)),
+            lambda: torch.amax(x, 1, out=torch.empty(3, dtype=torch.float64)),
+            lambda: x.max(dim=(0, 1)), lambda: x.gather(1.0, torch.tensor([[0]])),
+            lambda: torch.logsumexp(x, ()),
+            lambda: F.ctc_loss(torch.zeros(4, 1, 3, 1), torch.tensor([[1]]), [4], [1])]:
     try:
         bad()
     except Exception as e:
