@@ -485,7 +485,14 @@ hints and attention transfer through hooks, attention-map distillation with kwar
 set_submodule and as a parametrization with merging, QLoRA-style int8/int4 bases, DistilBERT initialisation through
 a meta device and assign=True, state-dict surgery with load hooks, parametrize's API and norm reparametrizations,
 SWA/EMA and model soups, ensemble teachers by stack_module_state, LLRD and gradual unfreezing, module bookkeeping,
-BN folding with functional_call, and the losses' corner cases)."""
+BN folding with functional_call, and the losses' corner cases).
+
+Structured prediction and sequence decoding (`crf_*`: linear-chain CRFs with masked forward algorithms and
+brute-force oracles, Viterbi with backpointers, semi-Markov and CKY inside algorithms, log/max-semiring scans,
+Matrix-Tree dependency marginals, CTC greedy/prefix-beam decoding and forced alignment, seq2seq beam search
+with length penalties, cumulative and segment reductions, padding and packing, masked sampling with
+Categorical, token losses with ignore_index, log-space gradient corners, out= forms, and a CRF module's
+training loop)."""
 
 from __future__ import annotations
 

@@ -233,3 +233,27 @@ def test_in_place_write_into_a_sparse_leaf_that_requires_grad_is_refused_under_g
     with torch.no_grad():
         p.add_(other)
     assert p.to_dense().tolist() == [[0.0, 2.0], [-4.0, 0.0]] and p.requires_grad and p.grad_fn is None
+
+
+def test_gather_sparse_grad_is_pytorchs_uncoalesced_coo():
+    """PyTorch's _gather_sparse_backward: one entry per gathered element, its coordinates with dim's replaced."""
+    w = torch.zeros(5, 3, requires_grad=True)
+    y = w.gather(0, torch.tensor([[0, 1, 0], [4, 4, 4]]), sparse_grad=True)
+    assert y.grad_fn.name() == "GatherBackward0"
+    (y * torch.arange(6.0).view(2, 3)).sum().backward()
+    g = w.grad
+    assert g.layout is torch.sparse_coo and not g.is_coalesced()
+    np.testing.assert_array_equal(g._indices().numpy(), [[0, 1, 0, 4, 4, 4], [0, 1, 2, 0, 1, 2]])
+    np.testing.assert_array_equal(g._values().numpy(), np.arange(6.0))
+    dense = np.zeros((5, 3))
+    np.add.at(dense, ([0, 1, 0, 4, 4, 4], [0, 1, 2, 0, 1, 2]), np.arange(6.0))
+    np.testing.assert_array_equal(g.to_dense().numpy(), dense)
+
+
+def test_gather_sparse_grad_along_last_dim_and_single_entry():
+    w = torch.zeros(2, 3, requires_grad=True)
+    torch.gather(w, 1, torch.tensor([[2], [0]]), sparse_grad=True).sum().backward()
+    np.testing.assert_array_equal(w.grad._indices().numpy(), [[0, 1], [2, 0]])
+    v = torch.zeros(3, requires_grad=True)
+    v.gather(0, torch.tensor(1), sparse_grad=True).sum().backward()
+    assert v.grad.is_coalesced() and v.grad._indices().tolist() == [[1]] and v.grad._values().tolist() == [1.0]

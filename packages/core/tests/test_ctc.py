@@ -1,8 +1,10 @@
 """`torch.ctc_loss` (ATen's form, ember.core's `ctc_loss`): each sample's loss against a numpy float64 reference."""
 
 import itertools
+import re
 
 import numpy as np
+import pytest
 
 import ember.core as E
 
@@ -63,3 +65,12 @@ def test_a_non_int_after_an_int_length_and_empty_log_probs_are_pytorchs_errors()
     for empty in (E.zeros(6, 0, 4), E.zeros(0, 2, 4)):
         with pytest.raises(RuntimeError, match=r"^log_probs tensor must not be empty$"):
             E.ctc_loss(empty, t, E.zeros(empty.shape[1], dtype=E.int64), E.zeros(empty.shape[1], dtype=E.int64))
+
+
+@pytest.mark.parametrize("shape,rank", [((5,), 2), ((5, 1, 3, 1), 5)])
+def test_log_probs_of_another_rank_are_unsqueezed_then_refused_as_pytorchs(shape, rank):
+    """PyTorch treats every rank but 3 as unbatched and unsqueezes it, so the message names rank + 1."""
+    with pytest.raises(RuntimeError, match=re.escape(f"Expected 3-dimensional tensor, but got {rank}-dimensional "
+                                                     f"tensor for argument #1 'log_probs' (while checking arguments "
+                                                     f"for ctc_loss_allocate_outputs)")):
+        E.ctc_loss(E.zeros(*shape), E.tensor([[1, 2]]), [5], [2])

@@ -1164,3 +1164,62 @@ def test_half_index_add_rounds_as_pytorchs_paths(shape, dim, alpha, stepwise):
     got = E.tensor(x).index_add_(dim, E.tensor(idx), E.tensor(src), alpha=alpha).numpy()
     assert np.array_equal(got, want)
     assert not np.array_equal(np.moveaxis(work, 0, dim), np.moveaxis(once.astype(np.float16), 0, dim))
+
+
+_X = E.tensor([[1.0, 2.0], [3.0, 4.0]])
+_OUT_DTYPE_CASES = [
+    (lambda o: E.gather(_X, 1, E.tensor([[1], [0]]), out=o),
+     "Expected out tensor to have dtype float, but got {} instead"),
+    (lambda o: E.scatter_add(_X, 1, E.tensor([[1], [0]]), _X, out=o),
+     "Expected out tensor to have dtype float, but got {} instead"),
+    (lambda o: E.scatter_reduce(_X, 1, E.tensor([[1], [0]]), _X, "amax", out=o),
+     "Expected out tensor to have dtype float, but got {} instead"),
+    (lambda o: E.take_along_dim(_X, E.tensor([[1], [0]]), 1, out=o),
+     "Expected out tensor to have dtype float, but got {} instead"),
+    (lambda o: E.index_add(_X, 0, E.tensor([1]), _X[:1], out=o),
+     "Expected out tensor to have dtype float, but got {} instead"),
+    (lambda o: E.index_copy(_X, 0, E.tensor([1]), _X[:1], out=o),
+     "Expected out tensor to have dtype float, but got {} instead"),
+    (lambda o: E.index_select(_X, 0, E.tensor([1]), out=o),
+     "index_select(): self and result must have the same scalar type"),
+    (lambda o: E.masked_select(_X, _X > 2, out=o), "masked_select(): self and result must have the same scalar type"),
+]
+
+
+@pytest.mark.parametrize("call,message", _OUT_DTYPE_CASES)
+@pytest.mark.parametrize("dt,cname", [(E.float64, "double"), (E.int64, "long int")])
+def test_out_of_another_dtype_is_refused_as_pytorch_structured_kernels_do(call, message, dt, cname):
+    """A cast-able out= is still refused (PyTorch's structured set_output): float64 used to take the result."""
+    with pytest.raises(RuntimeError, match=re.escape(message.format(cname))):
+        call(E.empty(0, dtype=dt))
+
+
+def test_out_dtype_is_checked_before_the_index_values():
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float, but got long int"):
+        E.gather(_X, 1, E.tensor([[9]]), out=E.empty(1, 1, dtype=E.int64))
+
+
+def test_take_and_nonzero_out_dtype_messages():
+    with pytest.raises(RuntimeError, match=re.escape("take(): self and out expected to have the same dtype, but got "
+                                                     "self.dtype = Float and out.dtype = Double")):
+        E.take(_X, E.tensor([0]), out=E.empty(1, dtype=E.float64))
+    with pytest.raises(RuntimeError, match="nonzero: Expected out tensor to have scalar type Long but got scalar "
+                                           "typeInt$"):
+        E.nonzero(_X, out=E.empty(0, dtype=E.int32))
+    o = E.empty(2, 1)
+    assert E.gather(_X, 1, E.tensor([[1], [0]]), out=o) is o and o.tolist() == [[2.0], [3.0]]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: _X.gather(1.0, E.tensor([[0]])), "gather(): argument 'dim' (position 1) must be int, not float"),
+    (lambda: E.gather(_X, 1.0, E.tensor([[0]])), "gather(): argument 'dim' (position 2) must be int, not float"),
+    (lambda: _X.gather(1, index=[[0]]), "gather(): argument 'index' must be Tensor, not list"),
+    (lambda: _X.gather(1, E.tensor([[0]]), sparse_grad=1), "gather(): argument 'sparse_grad' must be bool, not int"),
+    (lambda: E.take_along_dim(_X, [[0]]), "take_along_dim(): argument 'indices' (position 2) must be Tensor, not list"),
+    (lambda: _X.scatter_add(1, [[0]], _X), "scatter_add(): argument 'index' (position 2) must be Tensor, not list"),
+    (lambda: _X.scatter_reduce(0, E.tensor([[0]]), _X, 1),
+     "scatter_reduce(): argument 'reduce' (position 4) must be str, not int"),
+])
+def test_gather_scatter_arguments_of_the_wrong_type_get_the_parsers_type_error(call, message):
+    with pytest.raises(TypeError, match=re.escape(message) + "$"):
+        call()

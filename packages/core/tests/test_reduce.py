@@ -780,3 +780,54 @@ def test_no_degrees_of_freedom_warnings_carry_pytorchs_triggered_internally_suff
         E.cov(E.ones(1, 1))
     assert str(record[0].message) == ("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
                                       "number of observations." + suffix.format("Correlation.cpp:129"))
+
+
+@pytest.mark.parametrize("op", ["amax", "amin"])
+def test_amax_amin_out_must_have_the_inputs_dtype(op):
+    x = E.tensor([[1, 5], [3, 2]], dtype=E.uint8)
+    with pytest.raises(RuntimeError, match=re.escape("Expected the dtype for input and out to match, but got Byte "
+                                                     "for input's dtype and Half for out's dtype.")):
+        getattr(E, op)(x, 1, out=E.empty(2, dtype=E.float16))
+    o = E.empty(2, dtype=E.uint8)
+    assert getattr(E, op)(x, 1, out=o) is o and o.tolist() == ([5, 3] if op == "amax" else [1, 2])
+
+
+def test_logsumexp_out_must_be_floating_or_complex():
+    x = E.tensor([0.0, 0.0])
+    with pytest.raises(RuntimeError, match=re.escape("logsumexp(): Expected floating point type for result tensor, "
+                                                     "but got: Long")):
+        E.logsumexp(x, 0, out=E.empty((), dtype=E.int64))
+    o = E.empty((), dtype=E.float64)
+    E.logsumexp(E.arange(2), 0, out=o)
+    assert abs(o.item() - math.log(math.e + 1)) < 1e-6  # computed in float32 (the default dtype), as PyTorch
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_method_with_a_dim_of_no_overload_is_the_parsers_combination_error(op):
+    with pytest.raises(TypeError) as e:
+        getattr(E.zeros(2, 3), op)(dim=(0, 1))
+    assert str(e.value) == (
+        f"{op}() received an invalid combination of arguments - got (dim=tuple, ), but expected one of:\n"
+        " * ()\n      didn't match because some of the keywords were incorrect: dim\n"
+        " * (Tensor other)\n      didn't match because some of the keywords were incorrect: dim\n"
+        " * (int dim, bool keepdim = False)\n")
+    with pytest.raises(TypeError, match=re.escape("got (NoneType), but expected one of:")):
+        getattr(E.zeros(2, 3), op)(None)
+
+
+def test_max_function_with_a_tuple_dim_lists_the_functions_overloads():
+    with pytest.raises(TypeError, match=re.escape("max() received an invalid combination of arguments - got (Tensor, "
+                                                  "tuple), but expected one of:\n * (Tensor input, *, Tensor out = "
+                                                  "None)\n")):
+        E.max(E.zeros(2, 3), (0, 1))
+    assert E.max(E.zeros(2, 3), 1).values.tolist() == [0.0, 0.0] and E.zeros(2).max(dim=0).indices.item() == 0
+
+
+def test_logsumexp_over_an_empty_dim_list_is_pytorchs_broadcast_error_unless_kept_or_empty():
+    """PyTorch reduces every dim for `dim=()` and then fails to write its (1, 1) result into a 0-dim output."""
+    x = E.ones(2, 3)
+    with pytest.raises(RuntimeError, match=re.escape("output with shape [] doesn't match the broadcast shape [1, 1]")):
+        E.logsumexp(x, ())
+    assert E.logsumexp(x, (), keepdim=True).shape == (1, 1)
+    assert abs(E.logsumexp(x, [], keepdim=True).item() - (1 + math.log(6))) < 1e-6
+    assert E.logsumexp(E.ones(0, 3), ()).item() == -math.inf and E.logsumexp(E.tensor(1.0), ()).item() == 1.0

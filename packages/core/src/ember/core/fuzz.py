@@ -105,6 +105,7 @@ def _repro(v) -> str:
 
 # --- drawing cases (hypothesis) --------------------------------------------------------------
 _COMPLEX = ("complex64", "complex128")
+_EXACT_OUT = {"amax", "amin"}  # PyTorch's meta: out= in the input's dtype exactly, no cast
 _REAL_VALUED = {"abs"}  # complex in, real out: the table's dtype rules do not say so yet
 
 
@@ -331,6 +332,8 @@ def run_case(case: Case) -> Outcome:
     out = kwargs.get("out")
     if invalid is None and out is not None and not can_cast(expected_dtype, out.dtype):
         invalid = "an out= dtype the result can't be cast to"
+    if invalid is None and out is not None and case.op in _EXACT_OUT and out.dtype is not args[0].dtype:
+        invalid = "an out= dtype other than the input's"
     if invalid is None and info.invalid is not None:
         invalid = info.invalid(*args)
     try:

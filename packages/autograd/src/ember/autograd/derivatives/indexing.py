@@ -11,6 +11,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as ix
 from ember.core.ops import shape as S
 from ember.core.ops.join import where
+from ember.core.sparse import SparseTensor
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
@@ -38,6 +39,26 @@ def _masked_scatter_source(grad, mask, source_shape):
     flat = zeros_with((n,), grad)
     S.narrow(flat, 0, 0, sel.shape[0]).copy_(sel)
     return flat.reshape(source_shape)
+
+
+def _gather_backward(grad, input_shape, dim, index, sparse_grad):
+    if sparse_grad and grad.device.type == "cpu":
+        return _gather_sparse_grad(grad, input_shape, dim, index)
+    return ix.scatter_add(zeros_with(input_shape, grad), dim, index, grad)
+
+
+def _gather_sparse_grad(grad, input_shape, dim, index):
+    """`gather(..., sparse_grad=True)`'s uncoalesced COO gradient (PyTorch's _gather_sparse_backward): one entry
+    per gathered element, at the element's own coordinates with `dim`'s replaced by its index (ember's sparse
+    tensors live on the CPU, so a device input keeps the dense gradient)."""
+    idx = index._np()
+    if len(input_shape) == 0 or idx.ndim == 0:
+        coords = idx.reshape(len(input_shape), -1)
+    else:
+        coords = np.indices(idx.shape).reshape(idx.ndim, -1)
+        coords[dim % idx.ndim] = idx.reshape(-1)
+    values = grad.reshape(-1)
+    return SparseTensor._coo(Tensor._wrap(coords.astype(np.int64)), values, tuple(input_shape), values.shape[0] < 2)
 
 
 def _cat_backward(grad, tensors_shape, dim):
@@ -136,8 +157,7 @@ ENTRIES = [
       self=lambda grad, indices, accumulate: grad if accumulate else get_op("index_put_")(grad.clone(), indices,
                                                                                           0.0, False),
       values=lambda grad, indices: get_op("index")(grad, indices)),
-    d("gather(input, dim, index, *, sparse_grad=False)", index=None,
-      input=lambda grad, input_shape, dim, index: ix.scatter_add(zeros_with(input_shape, grad), dim, index, grad)),
+    d("gather(input, dim, index, *, sparse_grad=False)", index=None, input=_gather_backward),
     d("scatter(input, dim, index, src, reduce=None)", index=None, input=_scatter_input, src=_scatter_src),
     d("scatter_add(input, dim, index, src)", index=None, input=lambda grad: grad,
       src=lambda grad, dim, index: ix.gather(grad, dim, index)),

@@ -93,6 +93,14 @@ def cpp_type_name(dt) -> str:
     return _FLOAT_CPP_NAMES.get(dt.name) or _CPP_TYPE_NAMES.get(dt.name, dt.name)
 
 
+def check_out_dtype(out, want) -> None:
+    """A structured kernel's `out=` (gather, scatter, index_add, max's values ...) must have the result's dtype
+    already, not one the result casts to: PyTorch names the C++ types."""
+    if out is not None and out._dtype is not want:
+        raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(want)}, but got "
+                           f"{cpp_type_name(out._dtype)} instead")
+
+
 def int_value(input: Tensor, value):
     """A Python int written into an integer tensor, as PyTorch's checked conversion takes it: in the
     dtype's range, or (unsigned) down to minus its maximum, wrapping as two's complement (`fill_(-2)`

@@ -45,7 +45,8 @@ log_alpha, blank, zero_infinity)` -> grad of log_probs.""")
 def _check(log_probs, targets, input_lengths, target_lengths, blank) -> None:
     """PyTorch's checks of `ctc_loss_allocate_outputs`, with its messages."""
     if log_probs.ndim != 3:
-        raise RuntimeError(f"ctc_loss: expected log_probs of shape (T, N, C); got {describe(log_probs)}")
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.ndim}-dimensional tensor for argument "
+                           f"#1 'log_probs' (while checking arguments for ctc_loss_allocate_outputs)")
     n_t, n_b, n_c = log_probs._shape
     if log_probs._dtype not in (dtypes.float32, dtypes.float64):  # PyTorch's kernels have no 16-bit version
         where = "cuda" if log_probs.device.type == "cuda" else "cpu"
@@ -244,7 +245,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     if not isinstance(log_probs, Tensor) or not isinstance(targets, Tensor):
         raise TypeError(f"ctc_loss(): log_probs and targets must be Tensors; got {describe(log_probs)} and "
                         f"{describe(targets)}")
-    unbatched = log_probs.ndim == 2
+    unbatched = log_probs.ndim != 3  # PyTorch unsqueezes every other rank: (T, C, 1) fails as a 4-D batch
     if unbatched:
         log_probs = unsqueeze(log_probs, 1)
         targets = unsqueeze(targets, 0) if targets.ndim == 1 else targets

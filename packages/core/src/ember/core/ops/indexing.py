@@ -20,7 +20,7 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops.memfmt import iterator_strides
 from ember.core.ops._util import (
-    arr, broadcast_shapes, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
+    arr, broadcast_shapes, check_out_dtype, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
 )
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, gather_dim, index_array,
@@ -574,16 +574,20 @@ def _meta_gather(input, dim, index, *, sparse_grad=False, out=None) -> None:
     _check_long("gather", index)
     if index.numel():
         _check_gather_shapes(index, input, d)
+    check_out_dtype(out, input._dtype)
+    if index.numel():
         _check_device_values(index, _size(input, d), d)
 
 
-def _meta_scatter_any(input, dim, index, src) -> None:
+def _meta_scatter_any(input, dim, index, src, out) -> None:
     d = _wrap_dim(input, dim)
     _check_long("scatter", index)
     if isinstance(src, Tensor) and src._dtype is not input._dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.numel():
         _check_scatter_shapes(index, input, d, src)
+    check_out_dtype(out, input._dtype)
+    if index.numel():
         _check_device_values(index, _size(input, d), d)
 
 
@@ -637,7 +641,7 @@ _scatter = declare("scatter", mixed_devices="meta", overlap=OVERLAP_INTERNAL | O
 def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
     if reduce not in _REDUCE_MODES:
         raise RuntimeError("reduce argument must be either add or multiply.")
-    _meta_scatter_any(input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src, out)
 
 
 def _scatter_fast(t: Tensor, dim: int, index: Tensor, src, mode: int, include_self: bool = True,
@@ -674,7 +678,7 @@ _scatter_add = declare("scatter_add", mixed_devices="meta", overlap=OVERLAP_INTE
 
 @_scatter_add.meta
 def _meta_scatter_add(input, dim, index, src, *, out=None) -> None:
-    _meta_scatter_any(input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src, out)
 
 
 @_scatter_add.register("cpu")
@@ -696,7 +700,7 @@ REDUCE_ALIASES = {"max": "amax", "min": "amin"}  # accepted by PyTorch's forward
 def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> None:
     if reduce not in _REDUCTIONS and reduce not in REDUCE_ALIASES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    _meta_scatter_any(input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src, out)
     r = REDUCE_ALIASES.get(reduce, reduce)  # PyTorch's kernels: no complex extremum, no bool mean
     if input._dtype.is_complex and r in ("amax", "amin") or input._dtype is dtypes.bool and r == "mean":
         from ember.core.ops.numeric import DtypeNotImplemented
@@ -733,7 +737,8 @@ def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, ou
     return _finish(t, out, "scatter_reduce")
 
 
-@method
+@method(method_form=method_positions)
+@parsed("gather", dim="int", index="Tensor", sparse_grad="bool")
 def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None) -> Tensor:
     """`out[i][j] = input[index[i][j]][j]` for dim=0 (and likewise for other dims).
 
@@ -742,10 +747,11 @@ def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=Non
         >>> gather(tensor([[1, 2], [3, 4]]), 1, tensor([[0, 0], [1, 0]])).tolist()
         [[1, 1], [4, 3]]
     """
-    return _gather(input, dim, index, out=out)
+    return _gather(input, dim, index, sparse_grad=sparse_grad, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("take_along_dim", indices="Tensor", dim="int?")
 def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     """Values of `input` at `indices` along `dim` (both broadcast elsewhere); flattened when `dim` is None."""
     if not isinstance(indices, Tensor) or indices._dtype is not dtypes.int64:
@@ -786,13 +792,15 @@ def scatter(input, dim: int, index: Tensor, src=None, *, value=None, reduce: str
     return _scatter(input, dim, index, source, reduce, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("scatter_add", dim="int", index="Tensor", src="Tensor")
 def scatter_add(input, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
     return _scatter_add(input, dim, index, src, out=out)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("scatter_reduce", dim="int", index="Tensor", src="Tensor", reduce="str", include_self="bool")
 def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True,
                    out=None) -> Tensor:
     """Reduce `src` into `input` at `index` along `dim` with sum/prod/mean/amax/amin ('max' and 'min' are
@@ -867,6 +875,8 @@ def _meta_index_select(input, dim, index, *, out=None) -> None:
     if input.ndim == 0 and index.numel() != 1:
         _wrap_dim(input, dim)
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError("index_select(): self and result must have the same scalar type")
     _check_device_dim_index("index_select", input, dim, index)
 
 
@@ -877,6 +887,7 @@ def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     _check_index_vector("index_add_", index)
     check_source_dtype("index_add_", input, source)
     check_source_slices("index_add_", input, d, index, source)
+    check_out_dtype(out, input._dtype)
     _check_device_dim_index("index_add", input, dim, index, alpha)
 
 
@@ -933,6 +944,7 @@ def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
     if source.ndim and n != source._shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
                          f"({source._shape[d]})")
+    check_out_dtype(out, input._dtype)
     _check_device_dim_index("index_copy", input, dim, index)
 
 
@@ -1140,6 +1152,8 @@ def _masked_select_cpu(input, mask, *, out=None):
 def masked_select(input, mask: Tensor, *, out=None) -> Tensor:
     """The 1-D tensor of the elements of `input` where the bool `mask` (broadcast) is True."""
     _check_mask("masked_select", mask)
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError("masked_select(): self and result must have the same scalar type")
     return _masked_select(input, mask, out=out)
 
 
@@ -1196,6 +1210,9 @@ def _nonzero_cpu(input, *, out=None):
 def nonzero(input, *, out=None, as_tuple: bool = False):
     """The (n, ndim) indices of the nonzero elements, or with `as_tuple` one 1-D tensor per dim."""
     if not as_tuple:
+        if out is not None and out._dtype is not dtypes.int64:  # sic: no space before the type
+            raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
+                               f"{_scalar_type(out)}")
         return _nonzero(input, out=out)
     if input.ndim == 0:
         return (S.view(_nonzero(S.view(input, (1,))), (-1,)),)
@@ -1227,6 +1244,9 @@ _take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"), mix
 @_take.meta
 def _meta_take(input, index, *, out=None) -> None:
     _check_int64("take", index)
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                           f"{_scalar_type(input)} and out.dtype = {_scalar_type(out)}")
     if index._storage.device.type != "cpu":  # the CPU kernel checks as it reads (see _check_device_values)
         _flat_index("take", input, index)
 

@@ -24,7 +24,7 @@ from ember.core.ops import numba_rows
 from ember.core.ops._util import (check_dtype_arg, cpp_type_name, index_arg, internally, normalize_dims,
                                   shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
-from ember.core.ops.parser_errors import overloads
+from ember.core.ops.parser_errors import int_like, overloads
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type, return_types
 from ember.core.tensor import Tensor
@@ -79,12 +79,10 @@ def _check_index_out(out) -> None:
 def check_out_dtypes(out, wants) -> None:
     """Each `out=` tensor must have its dtype already (max/min's values and int64 indices, sort's, aminmax's):
     PyTorch names the C++ types of the first that does not."""
-    from ember.core.ops._util import cpp_type_name
+    from ember.core.ops._util import check_out_dtype
 
     for o, want in zip(out, wants):
-        if o._dtype is not want:
-            raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(want)}, but got "
-                               f"{cpp_type_name(o._dtype)} instead")
+        check_out_dtype(o, want)
 
 
 def _check_keepdim(keepdim, op: str) -> None:
@@ -481,9 +479,18 @@ _make_arg(_argmax, np.ndarray.argmax, "argmax")  # the methods: np.argmax's wrap
 _make_arg(_argmin, np.ndarray.argmin, "argmin")
 
 
+def _check_same_out_dtype(input, out) -> None:
+    """amax/amin's `out=` has the input's dtype (their structured meta checks it before anything else)."""
+    if out is not None and isinstance(input, Tensor) and out._dtype is not input._dtype:
+        names = dtypes.TORCH_NAMES
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got {names[input._dtype.name]} for "
+                           f"input's dtype and {names[out._dtype.name]} for out's dtype.")
+
+
 @method
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The maximum over `dim` (int or tuple; () for all); NaN propagates."""
+    _check_same_out_dtype(input, out)
     if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
         _check_nonempty(input, (), "amax", full=True)
     elif isinstance(input, Tensor) and not input.numel():
@@ -495,6 +502,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
 @method
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The minimum over `dim` (int or tuple; () for all); NaN propagates."""
+    _check_same_out_dtype(input, out)
     if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
         _check_nonempty(input, (), "amin", full=True)
     elif isinstance(input, Tensor) and not input.numel():
@@ -520,7 +528,29 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
     return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))
 
 
-@method
+def _bad_extreme_dim(shift: int):
+    """Whether max/min's `dim` (positional after `shift` arguments, or by keyword) fits none of their overloads: not
+    a Tensor (`other`), an int or a name (an explicit None neither)."""
+    def invalid(args: tuple, kwargs: dict) -> bool:
+        if len(args) <= shift and "dim" not in kwargs:
+            return False
+        dim = args[shift] if len(args) > shift else kwargs["dim"]
+        return not isinstance(dim, Tensor | str) and not int_like(dim)
+    return invalid
+
+
+def _extreme_overloads(op: str, as_method: bool):
+    """PyTorch's parser refusal of a `dim` of the wrong type (`x.max(dim=(0, 1))`), worded for the method or the
+    function."""
+    if as_method:
+        return overloads(op, ["()", "(Tensor other)", "(int dim, bool keepdim = False)"], _bad_extreme_dim(1),
+                         method=True)
+    return overloads(op, ["(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
+                          "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
+                     _bad_extreme_dim(1))
+
+
+@method(function_form=_extreme_overloads("max", False), method_form=_extreme_overloads("max", True))
 def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
     """`max(x)`: the largest element; `max(x, dim)`: `(values, indices)`; `max(x, other)`: maximum.
 
@@ -536,7 +566,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
     return _extreme("max", _amax, _max_dim, ew.maximum, input, dim, keepdim, out)
 
 
-@method
+@method(function_form=_extreme_overloads("min", False), method_form=_extreme_overloads("min", True))
 def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
     """`min(x)`: the smallest element; `min(x, dim)`: `(values, indices)`; `min(x, other)`: minimum."""
     return _extreme("min", _amin, _min_dim, ew.minimum, input, dim, keepdim, out)
@@ -790,6 +820,12 @@ def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Te
     """`log(sum(exp(input), dim))`, computed without overflow; `dim` is required, as in PyTorch."""
     if dim is None:
         raise TypeError("logsumexp() missing 1 required positional arguments: \"dim\"")
+    if out is not None and not (out._dtype.is_floating_point or out._dtype.is_complex):
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: "
+                           f"{dtypes.TORCH_NAMES[out._dtype.name]}")
+    if isinstance(dim, tuple | list) and not dim and not keepdim and isinstance(input, Tensor) and input.ndim \
+            and input.numel():  # PyTorch's kernel: an all-dims sum keeps (1, ..., 1), then fails to write a 0-dim
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join(['1'] * input.ndim)}]")
     return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
 
 

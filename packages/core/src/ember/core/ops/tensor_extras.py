@@ -444,6 +444,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     _check_index_reduce_shapes(input, dim, index, source)
     _util.warn_once(_util.internally("index_reduce() is in beta and the API may change at any time.",
                                      "aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523"))
+    _util.check_out_dtype(out, input._dtype)
     if input._dtype is dtypes.bool or input._dtype.is_complex:  # PyTorch's CPU kernels take neither
         kernel = "index_func_" if include_self else "index_reduce_func_exclude_input_init"
         raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
