@@ -94,6 +94,20 @@ def test_tensor_methods_and_default_window_warning():
     np.testing.assert_allclose(s.istft(8, window=E.ones(8), length=40).numpy(), x.numpy(), atol=1e-4)
 
 
+def test_missing_window_warnings_are_each_ops_own_words(monkeypatch):
+    from ember.core.ops import spectral
+
+    monkeypatch.setattr(spectral, "_warned_window", set())
+    x = E.arange(40.0)
+    with pytest.warns(UserWarning, match="^A window was not provided. A rectangular window will be applied,which is "
+                                         "known to cause spectral leakage"):
+        s = x.stft(8, return_complex=True)
+    with pytest.warns(UserWarning, match="^A window was not provided. A rectangular window will be applied.Please "
+                                         "provide the same window used by stft to make the inversion lossless.To "
+                                         "suppress this warning"):
+        s.istft(8)
+
+
 def test_errors_match_pytorch():
     x = E.randn(100)
     with pytest.raises(RuntimeError, match="stft requires the return_complex parameter be given for real inputs"):
