@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 
 from ember.core.ops._util import require_grad
+from ember.core.ops.arguments import refuse_out_with_grad
 from ember.core import dtypes
 from ember.core.dispatch import composite
 from ember.core.methods import numpy_aliases
@@ -116,10 +117,16 @@ def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int | None]) -> Tens
     return pad(x, tuple(widths)) if any(widths) else x
 
 
-def _check_out(out: Tensor | None, fname: str, complex_result: bool) -> None:
+def _check_out(out: Tensor | None, fname: str, complex_result: bool, input: Tensor | None = None,
+               kernel: str | None = None) -> None:
     """PyTorch checks `out`'s dtype kind before anything else: complex for a transform to complex, real floating
-    point for one to real (no silent cast through `copy_`)."""
-    if out is None or (out._dtype.is_complex if complex_result else out._dtype.is_floating_point):
+    point for one to real (no silent cast through `copy_`); then, as autograd does, that no `input` requiring grad
+    meets `out=` in `kernel` (the primitive whose out= form the function runs; None: PyTorch lets it through)."""
+    if out is None:
+        return
+    if out._dtype.is_complex if complex_result else out._dtype.is_floating_point:
+        if kernel is not None:
+            refuse_out_with_grad(kernel, input)
         return
     kind = "complex" if complex_result else "floating point"
     raise RuntimeError(f"{fname} expects a {kind} output tensor, but got {dtypes.TORCH_NAMES[out._dtype.name]}")
@@ -133,8 +140,8 @@ def _finish(r: Tensor, out: Tensor | None) -> Tensor:
     return out.copy_(r)
 
 
-def _c2c(input: Tensor, s, dim, norm, forward: bool, out, fname: str) -> Tensor:
-    _check_out(out, fname, True)
+def _c2c(input: Tensor, s, dim, norm, forward: bool, out, fname: str, kernel: str | None = "_fft_c2c") -> Tensor:
+    _check_out(out, fname, True, input, kernel)
     dims, sizes = _dims(input, s, dim)
     _check_points(input, dims, sizes)
     x = _resize(_as_complex(input), dims, sizes)
@@ -150,7 +157,9 @@ def _real_1d(input: Tensor, n, dim: int, norm, out) -> Tensor:
 
 
 def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) -> Tensor:
-    _check_out(out, fname, True)
+    # PyTorch's 1-D ihfft conjugates into `out` in place, its n-D one runs a c2c transform into it
+    kernel = "_fft_r2c" if not hermitian else None if fname == "ihfft" else "_fft_c2c"
+    _check_out(out, fname, True, input, kernel)
     dims, sizes = _dims(input, s, dim)
     if not dims:
         raise RuntimeError(f"{fname} must transform at least one axis")
@@ -163,7 +172,7 @@ def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) 
 
 
 def _c2r(input: Tensor, s, dim, norm, out, fname: str, hermitian: bool = False) -> Tensor:
-    _check_out(out, fname, False)
+    _check_out(out, fname, False, input, "_fft_c2r")
     dims, sizes = _dims(input, s, dim)
     if not dims:
         raise RuntimeError("irfftn must transform at least one axis")
@@ -210,7 +219,7 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
     _check_1d("fft", n, dim)
-    _check_out(out, "fft", True)
+    _check_out(out, "fft", True, input, "_fft_c2c" if input._dtype.is_complex else "_fft_r2c")
     if not input._dtype.is_complex:
         return _real_1d(input, n, dim, _norm(norm), out)
     return _c2c(input, _one(n), (dim,), norm, True, out, "fft")
@@ -224,7 +233,8 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     _check_1d("ifft", n, dim)
     if out is None and not input._dtype.is_complex:  # PyTorch: the conjugate view of a real signal's forward
         return _real_1d(input, n, dim, _SWAP[_norm(norm)], None).conj()  # transform, normed the other way
-    return _c2c(input, _one(n), (dim,), norm, False, out, "ifft")
+    # PyTorch's ifft of a real signal conjugates an r2c result into `out` in place: no out= check for autograd
+    return _c2c(input, _one(n), (dim,), norm, False, out, "ifft", "_fft_c2c" if input._dtype.is_complex else None)
 
 
 @composite("fft_fft2")
