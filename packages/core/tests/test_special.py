@@ -460,10 +460,35 @@ def test_bad_input_raises_pytorchs_errors():
         S.zeta(E.ones(2), E.ones(3))
     with pytest.raises(TypeError, match="must be Tensor, not float"):
         S.i0e(2.0)
-    with pytest.raises(TypeError, match="must be Tensor, not float"):
+    with pytest.raises(TypeError, match=r"^special_zeta\(\) received an invalid combination of arguments - got "
+                                        r"\(float, float\), but expected one of:\n \* \(Tensor input, Tensor other, "
+                                        r"\*, Tensor out = None\)\n \* \(Number self, Tensor other"):
         S.zeta(2.0, 3.0)
     with pytest.raises(TypeError, match="must be Tensor, not int"):
         E.polygamma(1, 2)
+
+
+def test_polynomials_take_x_and_n_by_keyword_and_refuse_two_numbers_as_pytorch():
+    assert S.chebyshev_polynomial_t(x=E.tensor(0.5), n=2).item() == -0.5
+    with pytest.raises(TypeError, match=r"^special_legendre_polynomial_p\(\) received an invalid combination of "
+                                        r"arguments - got \(float, int\), but expected one of:\n \* \(Tensor x, Tensor n, "
+                                        r"\*, Tensor out = None\)\n \* \(Number x, Tensor n, \*, Tensor out = None\)\n"):
+        S.legendre_polynomial_p(0.5, 2)
+    with pytest.raises(TypeError, match=r"got \(n=int, input=Tensor, \)"):
+        S.chebyshev_polynomial_t(input=E.tensor(0.5), n=2)
+
+
+@pytest.mark.parametrize("dtype", [E.float16, E.bfloat16])
+def test_functions_without_a_16_bit_cpu_kernel_refuse_it_in_pytorchs_words(dtype):
+    x = E.tensor([0.5, 0.75], dtype=dtype)
+    name = "Half" if dtype is E.float16 else "BFloat16"
+    for call, kernel in [(S.bessel_j0, "bessel_j0_cpu"), (S.modified_bessel_k1, "modified_bessel_k1_cpu"),
+                         (S.airy_ai, "airy_ai_cpu"), (S.erfcx, "erfcx_cpu"), (S.ndtri, "ndtri_cpu"),
+                         (S.log_ndtr, "log_ndtr_cpu"), (lambda t: S.zeta(t + 1, t), "zeta_cpu"),
+                         (lambda t: S.hermite_polynomial_h(t, 2), "hermite_polynomial_h_cpu")]:
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+            call(x)
+    assert S.i0e(x).dtype is dtype and S.erfinv(x).dtype is dtype  # these have one
 
 
 def test_special_functions_are_declared_once_with_pytorchs_differentiability():
