@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import re
+
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -284,7 +286,7 @@ def test_logit_eps_clamps():
     x = E.tensor([0.0, 0.3, 1.0, 1.2])
     np.testing.assert_allclose(E.logit(x, eps=0.1).numpy(), sp.logit(np.clip(x.numpy(), 0.1, 0.9)), rtol=1e-6)
     np.testing.assert_array_equal(E.logit(x).numpy()[[0, 2, 3]], [-INF, INF, NAN])
-    assert S.logit is E.logit and x.logit(0.1).tolist() == E.logit(x, 0.1).tolist()
+    assert S.logit(x, 0.1).tolist() == x.logit(0.1).tolist() == E.logit(x, 0.1).tolist()
 
 
 def test_logit_eps_bounds_round_in_the_input_dtype():
@@ -476,6 +478,17 @@ def test_polynomials_take_x_and_n_by_keyword_and_refuse_two_numbers_as_pytorch()
         S.legendre_polynomial_p(0.5, 2)
     with pytest.raises(TypeError, match=r"got \(n=int, input=Tensor, \)"):
         S.chebyshev_polynomial_t(input=E.tensor(0.5), n=2)
+
+
+def test_special_aliases_name_themselves_in_pytorchs_parser_errors():
+    for call, message in [(lambda: S.gammaln(2.0), "special_gammaln(): argument 'input' (position 1) must be Tensor"),
+                          (lambda: S.gammainc(2.0, 1.0), "special_gammainc(): argument 'input' (position 1)"),
+                          (lambda: S.erf(input=2.0), "special_erf(): argument 'input' must be Tensor, not float"),
+                          (lambda: S.polygamma(1, 2.0), "special_polygamma(): argument 'input' (position 2)"),
+                          (lambda: S.multigammaln(2.0, 1), "special_multigammaln(): argument 'input' (position 1)")]:
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}"):
+            call()
+    assert S.round(E.tensor([1.26]), decimals=1).tolist() == pytest.approx([1.3])
 
 
 @pytest.mark.parametrize("dtype", [E.float16, E.bfloat16])
