@@ -472,7 +472,15 @@ estimators, constraints and validate_args, RealNVP log-dets against slogdet of J
 AveragedModel/update_bn, a VAE with IWAE and free bits, Laplace logistic regression with Hessians and evidence,
 conjugate updates and Thompson sampling, an SGLD optimizer, evidential Dirichlet classifiers, GMMs by EM and by
 gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regression with a parametrized dof,
-and vmap's randomness modes for Monte-Carlo sampling)."""
+and vmap's randomness modes for Monte-Carlo sampling).
+
+Spectral methods and neural operators (`fno_*`: 1-D/2-D/3-D Fourier neural operators with cfloat weights, mode
+truncation and irfftn(s=), GFNet global filters, CP-factorized spectral weights, torch.fft's Hermitian transforms,
+norms and out= corners, complex autograd through abs/angle/polar/view_as_complex, complex-valued CNNs with
+k-space data consistency, FFT convolution against conv1d/conv2d, pseudo-spectral Burgers/Poisson/Navier-Stokes
+solvers, STFT windows and multi-resolution STFT losses, spectral normalisation, Chebyshev/Legendre bases with
+Clenshaw and a Chebyshev KAN, torch.special's Bessel and incomplete-gamma functions, periodic padding modes,
+complex reprs, and an operator-training pipeline with normalizers, LpLoss and checkpoint resume)."""
 
 from __future__ import annotations
 
