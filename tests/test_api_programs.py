@@ -475,12 +475,13 @@ gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regre
 and vmap's randomness modes for Monte-Carlo sampling).
 
 Spectral methods and neural operators (`fno_*`: 1-D/2-D/3-D Fourier neural operators with cfloat weights, mode
-truncation and irfftn(s=), GFNet global filters, CP-factorized spectral weights, resolution invariance under torch.func ensembles, torch.fft's Hermitian transforms,
-norms and out= corners, complex autograd through abs/angle/polar/view_as_complex, complex-valued CNNs with
-k-space data consistency, FFT convolution against conv1d/conv2d, pseudo-spectral Burgers/Poisson/Navier-Stokes
-solvers, STFT windows and multi-resolution STFT losses, spectral normalisation, Chebyshev/Legendre bases with
-Clenshaw and a Chebyshev KAN, torch.special's Bessel and incomplete-gamma functions, periodic padding modes,
-complex reprs, and an operator-training pipeline with normalizers, LpLoss and checkpoint resume)."""
+truncation and irfftn(s=), GFNet global filters, CP-factorized spectral weights, resolution invariance under
+torch.func ensembles, torch.fft's Hermitian transforms, norms and out= corners, complex autograd through
+abs/angle/polar/view_as_complex, complex-valued CNNs with k-space data consistency, FFT convolution against
+conv1d/conv2d, pseudo-spectral Burgers/Poisson/Navier-Stokes solvers, STFT windows and multi-resolution STFT losses,
+spectral normalisation, Chebyshev/Legendre bases with Clenshaw and a Chebyshev KAN, torch.special's Bessel and
+incomplete-gamma functions, periodic padding modes, complex reprs, and an operator-training pipeline with
+normalizers, LpLoss and checkpoint resume)."""
 
 from __future__ import annotations
 
