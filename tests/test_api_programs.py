@@ -492,7 +492,16 @@ brute-force oracles, Viterbi with backpointers, semi-Markov and CKY inside algor
 Matrix-Tree dependency marginals, CTC greedy/prefix-beam decoding and forced alignment, seq2seq beam search
 with length penalties, cumulative and segment reductions, padding and packing, masked sampling with
 Categorical, token losses with ignore_index, log-space gradient corners, out= forms, and a CRF module's
-training loop)."""
+training loop).
+
+Spectral methods and neural operators (`fno_*`: 1-D/2-D/3-D Fourier neural operators with cfloat weights, mode
+truncation and irfftn(s=), GFNet global filters, CP-factorized spectral weights, resolution invariance under
+torch.func ensembles, torch.fft's Hermitian transforms, norms and out= corners, complex autograd through
+abs/angle/polar/view_as_complex, complex-valued CNNs with k-space data consistency, FFT convolution against
+conv1d/conv2d, pseudo-spectral Burgers/Poisson/Navier-Stokes solvers, STFT windows and multi-resolution STFT losses,
+spectral normalisation, Chebyshev/Legendre bases with Clenshaw and a Chebyshev KAN, torch.special's Bessel and
+incomplete-gamma functions, periodic padding modes, complex reprs, and an operator-training pipeline with
+normalizers, LpLoss and checkpoint resume)."""
 
 from __future__ import annotations
 

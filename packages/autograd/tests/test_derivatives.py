@@ -471,6 +471,16 @@ SAMPLES.update({
                 for n in ("backward", "ortho", "forward") for m in (5, 6)],
 })
 
+# convolutions are bilinear: a complex gradient takes the other operand's conjugate
+SAMPLES["conv2d"].append((lambda x, w: op("conv2d")(x, w, None, (2, 1), (1, 0), (1, 1), 1),
+                          (make_complex((1, 2, 4, 4)), make_complex((3, 2, 3, 2), 1))))
+SAMPLES["conv2d_backward_input"].append((lambda g, w: op("conv2d_backward_input")(g, w, (1, 2, 3, 3), *_CONV),
+                                         (make_complex((1, 2, 3, 3)), make_complex((2, 2, 3, 3), 1))))
+SAMPLES["conv2d_backward_weight"].append((lambda g, x: op("conv2d_backward_weight")(g, x, (2, 2, 3, 3), *_CONV),
+                                          (make_complex((1, 2, 3, 3)), make_complex((1, 2, 3, 3), 1))))
+SAMPLES["conv_transpose2d"].append((lambda x, w: op("conv_transpose2d")(x, w, None, (2, 2), (0, 0), (0, 0), 1, (1, 1)),
+                                    (make_complex((1, 2, 2, 2)), make_complex((2, 3, 2, 2), 1))))
+
 # special functions (the derivatives PyTorch has; the rest raise, see test_special_derivatives.py)
 SPECIAL_DOMAIN = {
     "lgamma": (0.5, 3.0), "digamma": (0.5, 3.0), "erfc": (-1.0, 1.0), "special_erfcx": (-1.0, 2.0),
@@ -915,6 +925,17 @@ def test_cumprod_gradient_with_and_without_zeros_is_the_float64_reference(values
     v = np.array(values)
     want = [sum(g[i] * np.prod(np.delete(v[:i + 1], k)) for i in range(k, 4)) for k in range(4)]
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("zero", [False, True])
+def test_cumprod_gradient_of_a_complex_input_is_the_conjugate_wirtinger_one(zero):
+    """PyTorch's complex gradient is g * conj(f'(z)): dx_k = sum_{i >= k} g_i conj(prod_{j <= i, j != k} z_j)."""
+    v = np.array([1 + 2j, 0.5 - 1j, 0j if zero else -1 + 0.3j, 2 - 1j])
+    z = E.tensor(v, dtype=E.complex128, requires_grad=True)
+    g = np.array([1 - 1j, 2 + 0.5j, -1 + 1j, 0.5j])
+    z.cumprod(0).backward(E.tensor(g, dtype=E.complex128))
+    want = [sum(g[i] * np.conj(np.prod(np.delete(v[:i + 1], k))) for i in range(k, 4)) for k in range(4)]
+    np.testing.assert_allclose(z.grad.numpy(), want, rtol=1e-12)
 
 
 def test_polar_gradient_is_pytorchs_read_from_the_result():

@@ -123,3 +123,28 @@ def test_n_and_s_trim_by_slices_and_pad_with_one_constant_pad():
             d[i, j] += eps
             num[i, j] = (np.abs(np.fft.rfft(d)).sum() - np.abs(np.fft.rfft(want)).sum()) / eps
     np.testing.assert_allclose(g.numpy(), num, atol=1e-4)
+
+
+@pytest.mark.parametrize(("call", "kernel"), [
+    (lambda x, z: E.fft.fft(x, n=10, out=E.empty(0, dtype=E.complex64)), "_fft_r2c"),
+    (lambda x, z: E.fft.rfft2(x, out=E.empty(0, dtype=E.complex64)), "_fft_r2c"),
+    (lambda x, z: E.fft.fft(z, out=E.empty(0, dtype=E.complex64)), "_fft_c2c"),
+    (lambda x, z: E.fft.fft2(x, out=E.empty(0, dtype=E.complex64)), "_fft_c2c"),
+    (lambda x, z: E.fft.ihfftn(x, out=E.empty(0, dtype=E.complex64)), "_fft_c2c"),
+    (lambda x, z: E.fft.irfft(z, out=E.empty(0)), "_fft_c2r"),
+    (lambda x, z: E.fft.hfft2(z, out=E.empty(0)), "_fft_c2r"),
+])
+def test_out_refuses_inputs_that_require_grad_naming_the_primitive(call, kernel):
+    x = E.randn(2, 8, requires_grad=True)
+    z = E.randn(2, 8, dtype=E.complex64, requires_grad=True)
+    with pytest.raises(RuntimeError, match=f"^{kernel}\\(\\): functions with out=... arguments don't support "
+                                           "automatic differentiation, but one of the arguments requires grad.$"):
+        call(x, z)
+    with E.no_grad():
+        assert call(x, z).shape[0] == 2
+
+
+def test_out_of_the_wrong_kind_is_refused_before_the_autograd_check():
+    x = E.randn(2, 8, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^rfft expects a complex output tensor, but got Float$"):
+        E.fft.rfft(x, out=E.empty(0))

@@ -199,6 +199,20 @@ def test_unary_complex_matches_numpy(name, dtype):
     np.testing.assert_allclose(r.numpy(), ref(a.astype(np.complex128)), rtol=tol, atol=tol)
 
 
+def test_complex_reciprocal_divides_as_pytorchs_smith_algorithm():
+    """PyTorch's 1 / z (c10::complex division): 1 / 0 is inf+nanj (numpy: nan+nanj), 1 / (inf+0j) is 0+0j, and the
+    signs of zero parts follow the algorithm's steps; rsqrt divides the same way."""
+    inf, nan = math.inf, math.nan
+    z = E.tensor([0j, complex(-0.0, -0.0), complex(inf, 0.0), complex(0.0, inf), complex(-2.0, -0.0),
+                  complex(inf, inf), 3 + 4j], dtype=E.complex128)
+    got = [(v.real, v.imag) for v in z.reciprocal().tolist()]
+    want = [(inf, nan), (inf, nan), (0.0, 0.0), (0.0, -0.0), (-0.5, -0.0), (nan, nan), (0.12, -0.16)]
+    for (gr, gi), (wr, wi) in zip(got, want):
+        for g, w in ((gr, wr), (gi, wi)):
+            assert (math.isnan(g) and math.isnan(w)) or (g == w and math.copysign(1, g) == math.copysign(1, w))
+    assert [str(v) for v in E.tensor([0j], dtype=E.complex64).rsqrt().tolist()] == ["(inf+nanj)"]
+
+
 def test_binary_arithmetic_reductions_and_matmul_match_numpy():
     a, b = crand(3, 4), crand(4, 2)
     x, y = E.from_numpy(a), E.from_numpy(b)

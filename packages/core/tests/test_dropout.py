@@ -65,10 +65,23 @@ def test_dropout2d_zeroes_whole_channels():
 def test_dropout_errors():
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
         E.dropout(E.ones(3), 1.5)
-    with pytest.raises(TypeError, match="floating point"):
-        E.dropout(E.tensor([1, 2]), 0.5)
     with pytest.raises(RuntimeError, match="Expected 3D or 4D input"):
         E.dropout2d(E.ones(3, 3), 0.5)
+
+
+@pytest.mark.parametrize("fn", [E.dropout, E.dropout1d, E.alpha_dropout, E.feature_alpha_dropout])
+def test_non_floating_inputs_pass_unless_a_mask_is_drawn_as_in_pytorch(fn):
+    """Eval, p = 0 and p = 1 keep any dtype (p = 1 multiplies by a zero of the input's dtype); drawing a mask raises
+    PyTorch's errors: no complex bernoulli_, no float mask into an integer."""
+    ints, cplx = E.ones(1, 2, 3, dtype=E.int64), E.ones(1, 2, 3, dtype=E.complex128)
+    assert fn(ints, 0.5, False) is ints and fn(cplx, 0.0, True) is cplx
+    zeroed = fn(ints, 1.0, True)
+    assert zeroed.dtype is E.int64 and zeroed.tolist() == [[[0, 0, 0], [0, 0, 0]]]
+    assert fn(E.ones(3, 2, dtype=E.bool), 1.0, True).dtype is E.bool
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        fn(ints, 0.5, True)
+    with pytest.raises(NotImplementedError, match="^\"bernoulli_scalar_cpu_\" not implemented for 'ComplexDouble'$"):
+        fn(cplx, 0.5, True)
 
 
 def test_dropout_of_a_transposed_input_draws_its_mask_in_memory_order():

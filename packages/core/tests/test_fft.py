@@ -112,6 +112,23 @@ def test_out_argument_receives_the_result():
     check(out_r, np.fft.irfft(a))
 
 
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda x: fft.fft(x, norm="bad", out=E.empty(3, 4)), "fft expects a complex output tensor, but got Float"),
+    (lambda x: fft.ifft(x + 0j, out=E.empty(3, 4)), "ifft expects a complex output tensor, but got Float"),
+    (lambda x: fft.ifft2(x, out=E.empty(3, 4)), "fftn expects a complex output tensor, but got Float"),
+    (lambda x: fft.rfft2(x, out=E.empty(3, 3)), "rfftn expects a complex output tensor, but got Float"),
+    (lambda x: fft.ihfft(x, out=E.empty(3, 3, dtype=E.int64)), "ihfft expects a complex output tensor, but got Long"),
+    (lambda x: fft.irfft(x + 0j, out=E.empty(3, 6, dtype=E.complex64)),
+     "irfft expects a floating point output tensor, but got ComplexFloat"),
+    (lambda x: fft.hfft2(x + 0j, out=E.empty(3, 6, dtype=E.int32)),
+     "hfftn expects a floating point output tensor, but got Int"),
+    (lambda x: fft.rfftfreq(4, out=E.empty(3, dtype=E.int64)), "rfftfreq requires a floating point or complex dtype"),
+])
+def test_out_of_the_wrong_kind_is_refused_not_cast(call, message):
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        call(E.ones(3, 4))
+
+
 def test_frequencies_and_shifts():
     for n in (1, 4, 5, 8):
         check(fft.fftfreq(n, dtype=E.float64), np.fft.fftfreq(n), 1e-15)

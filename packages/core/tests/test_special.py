@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import re
+
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -284,7 +286,7 @@ def test_logit_eps_clamps():
     x = E.tensor([0.0, 0.3, 1.0, 1.2])
     np.testing.assert_allclose(E.logit(x, eps=0.1).numpy(), sp.logit(np.clip(x.numpy(), 0.1, 0.9)), rtol=1e-6)
     np.testing.assert_array_equal(E.logit(x).numpy()[[0, 2, 3]], [-INF, INF, NAN])
-    assert S.logit is E.logit and x.logit(0.1).tolist() == E.logit(x, 0.1).tolist()
+    assert S.logit(x, 0.1).tolist() == x.logit(0.1).tolist() == E.logit(x, 0.1).tolist()
 
 
 def test_logit_eps_bounds_round_in_the_input_dtype():
@@ -460,10 +462,46 @@ def test_bad_input_raises_pytorchs_errors():
         S.zeta(E.ones(2), E.ones(3))
     with pytest.raises(TypeError, match="must be Tensor, not float"):
         S.i0e(2.0)
-    with pytest.raises(TypeError, match="must be Tensor, not float"):
+    with pytest.raises(TypeError, match=r"^special_zeta\(\) received an invalid combination of arguments - got "
+                                        r"\(float, float\), but expected one of:\n \* \(Tensor input, Tensor other, "
+                                        r"\*, Tensor out = None\)\n \* \(Number self, Tensor other"):
         S.zeta(2.0, 3.0)
     with pytest.raises(TypeError, match="must be Tensor, not int"):
         E.polygamma(1, 2)
+
+
+def test_polynomials_take_x_and_n_by_keyword_and_refuse_two_numbers_as_pytorch():
+    assert S.chebyshev_polynomial_t(x=E.tensor(0.5), n=2).item() == -0.5
+    with pytest.raises(TypeError, match=r"^special_legendre_polynomial_p\(\) received an invalid combination of "
+                                        r"arguments - got \(float, int\), but expected one of:\n \* \(Tensor x, Tensor n, "
+                                        r"\*, Tensor out = None\)\n \* \(Number x, Tensor n, \*, Tensor out = None\)\n"):
+        S.legendre_polynomial_p(0.5, 2)
+    with pytest.raises(TypeError, match=r"got \(n=int, input=Tensor, \)"):
+        S.chebyshev_polynomial_t(input=E.tensor(0.5), n=2)
+
+
+def test_special_aliases_name_themselves_in_pytorchs_parser_errors():
+    for call, message in [(lambda: S.gammaln(2.0), "special_gammaln(): argument 'input' (position 1) must be Tensor"),
+                          (lambda: S.gammainc(2.0, 1.0), "special_gammainc(): argument 'input' (position 1)"),
+                          (lambda: S.erf(input=2.0), "special_erf(): argument 'input' must be Tensor, not float"),
+                          (lambda: S.polygamma(1, 2.0), "special_polygamma(): argument 'input' (position 2)"),
+                          (lambda: S.multigammaln(2.0, 1), "special_multigammaln(): argument 'input' (position 1)")]:
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}"):
+            call()
+    assert S.round(E.tensor([1.26]), decimals=1).tolist() == pytest.approx([1.3])
+
+
+@pytest.mark.parametrize("dtype", [E.float16, E.bfloat16])
+def test_functions_without_a_16_bit_cpu_kernel_refuse_it_in_pytorchs_words(dtype):
+    x = E.tensor([0.5, 0.75], dtype=dtype)
+    name = "Half" if dtype is E.float16 else "BFloat16"
+    for call, kernel in [(S.bessel_j0, "bessel_j0_cpu"), (S.modified_bessel_k1, "modified_bessel_k1_cpu"),
+                         (S.airy_ai, "airy_ai_cpu"), (S.erfcx, "erfcx_cpu"), (S.ndtri, "ndtri_cpu"),
+                         (S.log_ndtr, "log_ndtr_cpu"), (lambda t: S.zeta(t + 1, t), "zeta_cpu"),
+                         (lambda t: S.hermite_polynomial_h(t, 2), "hermite_polynomial_h_cpu")]:
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+            call(x)
+    assert S.i0e(x).dtype is dtype and S.erfinv(x).dtype is dtype  # these have one
 
 
 def test_special_functions_are_declared_once_with_pytorchs_differentiability():

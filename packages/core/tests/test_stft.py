@@ -94,6 +94,34 @@ def test_tensor_methods_and_default_window_warning():
     np.testing.assert_allclose(s.istft(8, window=E.ones(8), length=40).numpy(), x.numpy(), atol=1e-4)
 
 
+def test_missing_window_warnings_are_each_ops_own_words(monkeypatch):
+    from ember.core.ops import spectral
+
+    monkeypatch.setattr(spectral, "_warned_window", set())
+    x = E.arange(40.0)
+    with pytest.warns(UserWarning, match="^A window was not provided. A rectangular window will be applied,which is "
+                                         "known to cause spectral leakage"):
+        s = x.stft(8, return_complex=True)
+    with pytest.warns(UserWarning, match="^A window was not provided. A rectangular window will be applied.Please "
+                                         "provide the same window used by stft to make the inversion lossless.To "
+                                         "suppress this warning"):
+        s.istft(8)
+
+
+def test_istft_padding_past_the_signal_warns_once_as_pytorch(monkeypatch):
+    from ember.core.ops import spectral
+
+    monkeypatch.setattr(spectral, "_warned_window", set())
+    s = E.stft(E.arange(64.0), 16, 4, window=E.hann_window(16), return_complex=True)
+    with pytest.warns(UserWarning, match="^The length of signal is shorter than the length parameter. Result is being "
+                                         "padded with zeros in the tail. Please check your center and hop_length"):
+        y = E.istft(s, 16, 4, window=E.hann_window(16), length=80)
+    assert tuple(y.shape) == (80,) and y[72:].abs().sum().item() == 0  # 72 samples from 17 centred frames
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        E.istft(s, 16, 4, window=E.hann_window(16), length=80)
+
+
 def test_errors_match_pytorch():
     x = E.randn(100)
     with pytest.raises(RuntimeError, match="stft requires the return_complex parameter be given for real inputs"):

@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 
 from ember.core.ops._util import require_grad
+from ember.core.ops.arguments import refuse_out_with_grad
 from ember.core import dtypes
 from ember.core.dispatch import composite
 from ember.core.methods import numpy_aliases
@@ -116,6 +117,21 @@ def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int | None]) -> Tens
     return pad(x, tuple(widths)) if any(widths) else x
 
 
+def _check_out(out: Tensor | None, fname: str, complex_result: bool, input: Tensor | None = None,
+               kernel: str | None = None) -> None:
+    """PyTorch checks `out`'s dtype kind before anything else: complex for a transform to complex, real floating
+    point for one to real (no silent cast through `copy_`); then, as autograd does, that no `input` requiring grad
+    meets `out=` in `kernel` (the primitive whose out= form the function runs; None: PyTorch lets it through)."""
+    if out is None:
+        return
+    if out._dtype.is_complex if complex_result else out._dtype.is_floating_point:
+        if kernel is not None:
+            refuse_out_with_grad(kernel, input)
+        return
+    kind = "complex" if complex_result else "floating point"
+    raise RuntimeError(f"{fname} expects a {kind} output tensor, but got {dtypes.TORCH_NAMES[out._dtype.name]}")
+
+
 def _finish(r: Tensor, out: Tensor | None) -> Tensor:
     if out is None:
         return r
@@ -124,7 +140,8 @@ def _finish(r: Tensor, out: Tensor | None) -> Tensor:
     return out.copy_(r)
 
 
-def _c2c(input: Tensor, s, dim, norm, forward: bool, out) -> Tensor:
+def _c2c(input: Tensor, s, dim, norm, forward: bool, out, fname: str, kernel: str | None = "_fft_c2c") -> Tensor:
+    _check_out(out, fname, True, input, kernel)
     dims, sizes = _dims(input, s, dim)
     _check_points(input, dims, sizes)
     x = _resize(_as_complex(input), dims, sizes)
@@ -140,6 +157,9 @@ def _real_1d(input: Tensor, n, dim: int, norm, out) -> Tensor:
 
 
 def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) -> Tensor:
+    # PyTorch's 1-D ihfft conjugates into `out` in place, its n-D one runs a c2c transform into it
+    kernel = "_fft_r2c" if not hermitian else None if fname == "ihfft" else "_fft_c2c"
+    _check_out(out, fname, True, input, kernel)
     dims, sizes = _dims(input, s, dim)
     if not dims:
         raise RuntimeError(f"{fname} must transform at least one axis")
@@ -151,7 +171,8 @@ def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) 
     return _finish(fft_r2c(x, dims, _norm(norm)), out)
 
 
-def _c2r(input: Tensor, s, dim, norm, out, hermitian: bool = False) -> Tensor:
+def _c2r(input: Tensor, s, dim, norm, out, fname: str, hermitian: bool = False) -> Tensor:
+    _check_out(out, fname, False, input, "_fft_c2r")
     dims, sizes = _dims(input, s, dim)
     if not dims:
         raise RuntimeError("irfftn must transform at least one axis")
@@ -198,9 +219,10 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
     _check_1d("fft", n, dim)
+    _check_out(out, "fft", True, input, "_fft_c2c" if input._dtype.is_complex else "_fft_r2c")
     if not input._dtype.is_complex:
         return _real_1d(input, n, dim, _norm(norm), out)
-    return _c2c(input, _one(n), (dim,), norm, True, out)
+    return _c2c(input, _one(n), (dim,), norm, True, out, "fft")
 
 
 @composite("fft_ifft")
@@ -211,7 +233,8 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     _check_1d("ifft", n, dim)
     if out is None and not input._dtype.is_complex:  # PyTorch: the conjugate view of a real signal's forward
         return _real_1d(input, n, dim, _SWAP[_norm(norm)], None).conj()  # transform, normed the other way
-    return _c2c(input, _one(n), (dim,), norm, False, out)
+    # PyTorch's ifft of a real signal conjugates an r2c result into `out` in place: no out= check for autograd
+    return _c2c(input, _one(n), (dim,), norm, False, out, "ifft", "_fft_c2c" if input._dtype.is_complex else None)
 
 
 @composite("fft_fft2")
@@ -219,7 +242,7 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
 def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 2-D discrete Fourier transform over `dim` (see `fftn`)."""
-    return _c2c(input, s, dim, norm, True, out)
+    return _c2c(input, s, dim, norm, True, out, "fftn")
 
 
 @composite("fft_ifft2")
@@ -227,7 +250,7 @@ def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2
 def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The 2-D inverse discrete Fourier transform over `dim` (see `fftn`)."""
-    return _c2c(input, s, dim, norm, False, out)
+    return _c2c(input, s, dim, norm, False, out, "fftn")
 
 
 @composite("fft_fftn")
@@ -241,7 +264,7 @@ def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | Non
     Raises:
         RuntimeError: `s` and `dim` of different lengths, repeated dims, a size < 1.
     """
-    return _c2c(input, s, dim, norm, True, out)
+    return _c2c(input, s, dim, norm, True, out, "fftn")
 
 
 @composite("fft_ifftn")
@@ -249,7 +272,7 @@ def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | Non
 def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
     """The n-D inverse discrete Fourier transform over `dim` (see `fftn`)."""
-    return _c2c(input, s, dim, norm, False, out)
+    return _c2c(input, s, dim, norm, False, out, "fftn")
 
 
 @composite("fft_rfft")
@@ -275,7 +298,7 @@ def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
           out: Tensor | None = None) -> Tensor:
     """The inverse of `rfft`: a real signal of `n` points (default `2 * (input.size(dim) - 1)`)."""
     _check_1d("irfft", n, dim)
-    return _c2r(input, _one(n), (dim,), norm, out)
+    return _c2r(input, _one(n), (dim,), norm, out, "irfft")
 
 
 @composite("fft_rfft2")
@@ -291,7 +314,7 @@ def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-
 def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
            out: Tensor | None = None) -> Tensor:
     """The inverse of `rfft2`."""
-    return _c2r(input, s, dim, norm, out)
+    return _c2r(input, s, dim, norm, out, "irfftn")
 
 
 @composite("fft_rfftn")
@@ -307,7 +330,7 @@ def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | No
 def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
            *, out: Tensor | None = None) -> Tensor:
     """The inverse of `rfftn`: the last of `dim` has `s[-1]` points (default `2 * (size - 1)`)."""
-    return _c2r(input, s, dim, norm, out)
+    return _c2r(input, s, dim, norm, out, "irfftn")
 
 
 @composite("fft_hfft")
@@ -317,7 +340,7 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     """The 1-D transform of a Hermitian-symmetric signal given by its first half: a real result of
     `n` points (default `2 * (input.size(dim) - 1)`)."""
     _check_1d("hfft", n, dim)
-    return _c2r(input, _one(n), (dim,), norm, out, hermitian=True)
+    return _c2r(input, _one(n), (dim,), norm, out, "hfft", hermitian=True)
 
 
 @composite("fft_ihfft")
@@ -333,7 +356,7 @@ def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
 def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The 2-D `hfft`."""
-    return _c2r(input, s, dim, norm, out, hermitian=True)
+    return _c2r(input, s, dim, norm, out, "hfftn", hermitian=True)
 
 
 @numpy_aliases
@@ -347,7 +370,7 @@ def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (
 def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
     """The n-D `hfft`."""
-    return _c2r(input, s, dim, norm, out, hermitian=True)
+    return _c2r(input, s, dim, norm, out, "hfftn", hermitian=True)
 
 
 @numpy_aliases
@@ -357,10 +380,14 @@ def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | N
     return _r2c(input, s, dim, norm, "ihfftn", out, hermitian=True)
 
 
-def _freq_dtype(dtype):
-    dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+def _freq_dtype(dtype, out: Tensor | None, fname: str):
+    """The frequencies' dtype: `dtype`, else `out`'s, else the default (PyTorch checks `out`'s too)."""
+    if dtype is not None:
+        dt = dtypes.as_dtype(dtype)
+    else:
+        dt = out._dtype if out is not None else dtypes.get_default_dtype()
     if not (dt.is_floating_point or dt.is_complex):
-        raise RuntimeError("fftfreq requires a floating point or complex dtype")
+        raise RuntimeError(f"{fname} requires a floating point or complex dtype")
     return dt
 
 
@@ -373,7 +400,7 @@ def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, la
     """
     from ember.core.creation import arange
 
-    dt = _freq_dtype(dtype)
+    dt = _freq_dtype(dtype, out, "fftfreq")
     if n < 0:  # PyTorch's empty(n) refuses it
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     k = arange(n, dtype=dtypes.int64)
@@ -395,7 +422,7 @@ def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, l
     """The non-negative sample frequencies of an `n`-point `rfft`: [0, 1, ..., n // 2] / (d n)."""
     from ember.core.creation import arange
 
-    dt = _freq_dtype(dtype)
+    dt = _freq_dtype(dtype, out, "rfftfreq")
     r = arange(int(n / 2) + 1, dtype=dt, device=device) * _step(n, d)  # C's n / 2: rfftfreq(-1) has one element
     return _finish(require_grad(r) if requires_grad else r, out)
 

@@ -26,9 +26,36 @@ __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digam
 
 _SQRT1_2 = 0.70710678118654752440
 
-gammaln = lgamma
-psi = digamma
-gammainc, gammaincc = _OPS["igamma"], _OPS["igammac"]
+
+def _check_input(name: str, input, position: int | None = 1) -> None:
+    """PyTorch's parser error for a non-tensor input (`position` None: passed by keyword)."""
+    if not isinstance(input, Tensor):
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"special_{name}(): argument 'input'{where} must be Tensor, not {type(input).__name__}")
+
+
+def _alias(fn, name: str):
+    """`fn` (an op of the main namespace) as torch.special's `name`: PyTorch's parser names the special function
+    when the input is not a tensor ("special_gammaln(): argument 'input' (position 1) must be Tensor ...")."""
+    def special(*args, **kwargs):
+        if args:
+            _check_input(name, args[0])
+        elif "input" in kwargs:
+            _check_input(name, kwargs["input"], None)
+        return fn(*args, **kwargs)
+
+    special.__name__ = special.__qualname__ = f"special_{name}"
+    special.__doc__ = getattr(fn, "__doc__", None)
+    return special
+
+
+gammaln, psi, digamma = _alias(lgamma, "gammaln"), _alias(digamma, "psi"), _alias(digamma, "digamma")
+gammainc, gammaincc = _alias(_OPS["igamma"], "gammainc"), _alias(_OPS["igammac"], "gammaincc")
+i0, erf, erfc, erfinv, expit = (_alias(f, n) for f, n in ((i0, "i0"), (erf, "erf"), (erfc, "erfc"),
+                                                           (erfinv, "erfinv"), (expit, "expit")))
+expm1, exp2, log1p, sinc = (_alias(f, n) for f, n in ((expm1, "expm1"), (exp2, "exp2"), (log1p, "log1p"),
+                                                       (sinc, "sinc")))
+round, logit = _alias(round, "round"), _alias(logit, "logit")
 erfcx, entr, ndtri, log_ndtr = (_OPS[f"special_{n}"] for n in ("erfcx", "entr", "ndtri", "log_ndtr"))
 i0e, i1, i1e = _OPS["special_i0e"], _OPS["special_i1"], _OPS["special_i1e"]
 xlog1py, zeta = _OPS["special_xlog1py"], _OPS["special_zeta"]
@@ -49,8 +76,7 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> E.special.ndtr(E.tensor([-1.0, 0.0, 2.0]))
         tensor([0.1587, 0.5000, 0.9772])
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"special_ndtr(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    _check_input("ndtr", input)
     # PyTorch's C++ composite calls the Scalar overloads, whose nodes are MulBackward1 and AddBackward1
     scaled = node_name(input * _SQRT1_2, "MulBackward0", "MulBackward1")
     cdf = node_name(1 + erf(scaled), "AddBackward0", "AddBackward1")
@@ -59,18 +85,21 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """`torch.special.logsumexp`: `torch.logsumexp` under the name PyTorch's errors give it."""
+    _check_input("logsumexp", input)
     _softmax._required_dim("special_logsumexp", dim)
     return _reduce.logsumexp(input, dim, keepdim, out=out)
 
 
 def softmax(input: Tensor, dim=None, *, dtype=None) -> Tensor:
     """`torch.special.softmax`: `torch.softmax`, `dim` required, under its own name in errors."""
+    _check_input("softmax", input)
     _softmax._required_dim("special_softmax", dim)
     return _softmax.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim=None, *, dtype=None) -> Tensor:
     """`torch.special.log_softmax`: `torch.log_softmax`, `dim` required, under its own name in errors."""
+    _check_input("log_softmax", input)
     _softmax._required_dim("special_log_softmax", dim)
     return _softmax.log_softmax(input, dim, dtype=dtype)
 
@@ -83,10 +112,12 @@ def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
         >>> E.special.multigammaln(E.tensor([2.5]), 2)
         tensor([0.8570])
     """
+    _check_input("multigammaln", input)
     return mvlgamma(input, p, out=out)
 
 
 def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`torch.special.polygamma`: `torch.polygamma` under its own name in errors."""
     _check_order(n, "special_polygamma")
+    _check_input("polygamma", input, 2)
     return _polygamma(n, input, out=out)

@@ -22,7 +22,7 @@ from ember.core.ops.reduce import sum_untracked
 from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._entry import inplace
-from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
+from ember.autograd.derivatives._helpers import cj, not_implemented, where0, zeros_with
 from ember.autograd.grad_mode import is_grad_enabled
 from ember.autograd.untracked import plain
 
@@ -371,31 +371,32 @@ def _hardsigmoid_double():
     raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
 
 ENTRIES = [
+    # every convolution is bilinear: a complex gradient takes the other operand's conjugate (cj), as PyTorch's
     d("conv2d(input, weight, bias, stride, padding, dilation, groups)", name="ConvolutionBackward0",
       input=lambda grad, input, weight, input_shape, stride, padding, dilation, groups: channels_last_as(
-          conv2d_backward_input(grad, weight, input_shape, stride, padding, dilation, groups), input, weight),
+          conv2d_backward_input(grad, cj(weight), input_shape, stride, padding, dilation, groups), input, weight),
       weight=lambda grad, input, weight, weight_shape, stride, padding, dilation, groups: channels_last_as(
-          conv2d_backward_weight(grad, input, weight_shape, stride, padding, dilation, groups), input, weight),
+          conv2d_backward_weight(grad, cj(input), weight_shape, stride, padding, dilation, groups), input, weight),
       bias=lambda grad: grad.sum((0, 2, 3))),
     # PyTorch's one convolution_backward op, here one op per gradient; both carry its node's name
     d("conv2d_backward_input(grad_output, weight, input_shape, stride, padding, dilation, groups)",
       name="ConvolutionBackwardBackward0",
       grad_output=lambda grad, weight, stride, padding, dilation, groups: conv2d(
-          grad, weight, None, stride, padding, dilation, groups),
+          grad, cj(weight), None, stride, padding, dilation, groups),
       weight=lambda grad, grad_output, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
-          grad_output, grad, weight_shape, stride, padding, dilation, groups)),
+          cj(grad_output), grad, weight_shape, stride, padding, dilation, groups)),
     d("conv2d_backward_weight(grad_output, input, weight_shape, stride, padding, dilation, groups)",
       name="ConvolutionBackwardBackward0",
       grad_output=lambda grad, input, stride, padding, dilation, groups: conv2d(
-          input, grad, None, stride, padding, dilation, groups),
+          cj(input), grad, None, stride, padding, dilation, groups),
       input=lambda grad, grad_output, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
-          grad_output, grad, input_shape, stride, padding, dilation, groups)),
+          cj(grad_output), grad, input_shape, stride, padding, dilation, groups)),
     d("conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)",
       name="ConvolutionBackward0",
       input=lambda grad, input, weight, input_shape, stride, padding, dilation, groups: channels_last_as(_crop_to(
-          conv2d(grad, weight, None, stride, padding, dilation, groups), input_shape), input, weight),
+          conv2d(grad, cj(weight), None, stride, padding, dilation, groups), input_shape), input, weight),
       weight=lambda grad, input, weight, weight_shape, stride, padding, dilation, groups: channels_last_as(
-          conv2d_backward_weight(input, grad, weight_shape, stride, padding, dilation, groups), input, weight),
+          conv2d_backward_weight(cj(input), grad, weight_shape, stride, padding, dilation, groups), input, weight),
       bias=lambda grad: grad.sum((0, 2, 3))),
 
     d("im2col(input, kernel_size, dilation, padding, stride)", name="Im2ColBackward0",

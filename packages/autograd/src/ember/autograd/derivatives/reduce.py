@@ -139,14 +139,15 @@ def _norm_backward(grad, input, ord, dims, keepdim, result):
 def _cumprod_backward(grad, input, dim, result):
     """PyTorch's rule, which saves the result (so writing into it raises at backward): where no input is zero and no
     second derivative is recorded, dx_k = sum_{i >= k} g_i r_i / x_k by a reversed cumsum; otherwise exact with
-    zeros, dx_k = left_k * sum_{i >= k} g_i * prod_{k < j <= i} x_j, via an (L, L) table."""
+    zeros, dx_k = left_k * sum_{i >= k} g_i * prod_{k < j <= i} x_j, via an (L, L) table (of the conjugates for a
+    complex input: PyTorch's gradient is g * conj(f'(z)))."""
     from ember.core import arange, cat, ones
 
     if input.ndim == 0:
         return grad
     if not is_grad_enabled() and not input.is_complex() and not bool((input == 0).any()):
         return (grad * result).flip((dim,)).cumsum(dim).flip((dim,)) / input
-    x = input.movedim(dim, -1)
+    x = cj(input).movedim(dim, -1)
     g = grad.movedim(dim, -1)
     n = x.shape[-1]
     if n == 0:

@@ -14,7 +14,7 @@ import numpy as np
 from ember.core import cpu_sampling, dtypes
 from ember.core.dispatch import OVERLAP_INTERNAL, declare, node_name
 from ember.core.ops._util import wrap, write_out
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "feature_dropout", "native_dropout_backward",
            "alpha_dropout", "feature_alpha_dropout", "alpha_dropout_", "feature_alpha_dropout_"]
@@ -74,8 +74,28 @@ def _check(op: str, input, p) -> None:
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _check_draw(input: Tensor, alpha: bool = False) -> None:
+    """PyTorch's errors when a mask must be drawn for a non-floating input (in eval, or at p = 0 or 1, any dtype
+    passes): its bernoulli_ has no complex kernel, and its float mask cannot scale an integer in place (alpha
+    dropout's shift of a bool input is already a Long)."""
+    name = "Long" if alpha and input.dtype is dtypes.bool else dtypes.TORCH_NAMES[input.dtype.name]
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"\"bernoulli_scalar_{input.device.type}_\" not implemented for '{name}'")
     if not input.dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point tensor; got {describe(input)}")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
+
+
+def _zeroed(input: Tensor, out) -> Tensor:
+    """Dropout at p = 1: input times a zero of its own dtype (PyTorch draws nothing, keeps the dtype)."""
+    from ember.core.ops import elementwise as ew
+
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        return ew.mul(input, 0.0, out=out)
+    from ember.core.creation import zeros
+
+    return ew.mul(input, zeros((), dtype=input.dtype, device=input.device), out=out)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
@@ -98,9 +118,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input._like(node_name(input._nt_values.clone(), "CloneBackward0", "NativeDropoutBackward0")) \
             if input.is_nested else input
     if p == 1:  # PyTorch multiplies by zero without drawing, so the random stream does not move
-        from ember.core.ops import elementwise as ew
-
-        return ew.mul(input, 0.0, out=input if inplace else None)
+        return _zeroed(input, input if inplace else None)
+    _check_draw(input)
     r = native_dropout(input, float(p), generator, out=input)[0] if inplace else native_dropout(input, float(p),
                                                                                                   generator)[0]
     # PyTorch's CPU dropout is `input * mask`; its CUDA one keeps native_dropout's node
@@ -118,7 +137,8 @@ def _feature(op: str, input: Tensor, p: float, training: bool, inplace: bool, ba
     if not training or p == 0:
         return input
     if p == 1:
-        return ew.mul(input, 0.0, out=input if inplace else None)
+        return _zeroed(input, input if inplace else None)
+    _check_draw(input)
     lead = 1 if input.ndim == batched_ndim else 0
     shape = tuple(input.shape[:lead + 1]) + (1,) * (input.ndim - lead - 1)
     mask = random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device)
@@ -168,7 +188,8 @@ def _alpha(op: str, input: Tensor, p: float, training: bool, inplace: bool, feat
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     out = input if inplace else None
     if p == 1:
-        return ew.mul(input, 0.0, out=out)
+        return _zeroed(input, out)
+    _check_draw(input, alpha=True)
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
     drawn = random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device,
                                 like=None if feature else input)

@@ -81,9 +81,38 @@ def _relu(x, dtype=None, out=None):
     return r
 
 
+def _complex_reciprocal(z: np.ndarray) -> np.ndarray:
+    """1 / z as PyTorch's c10::complex division computes it (Smith's algorithm): 1 / 0 is inf+nanj where numpy's
+    reciprocal gives nan+nanj, and the signs of zero parts follow the same steps."""
+    c, d = z.real, z.imag
+    with np.errstate(all="ignore"):
+        big = np.abs(c) >= np.abs(d)
+        rat = np.where(big, d / c, c / d)
+        scl = 1.0 / np.where(big, c + d * rat, d + c * rat)
+        re = np.where(big, (1.0 + 0.0 * rat) * scl, (rat + 0.0) * scl)
+        im = np.where(big, (0.0 - rat) * scl, (0.0 * rat - 1.0) * scl)
+        zero = big & (c == 0) & (d == 0)
+        re = np.where(zero, 1.0 / np.abs(c), re)
+        im = np.where(zero, 0.0 / np.abs(d), im)
+    r = np.empty(z.shape, dtype=z.dtype)
+    r.real, r.imag = re, im
+    return r
+
+
+def _reciprocal(x, dtype=None, out=None):
+    dt = np.dtype(dtype) if dtype is not None else np.asarray(x).dtype
+    if dt.kind != "c":
+        return np.reciprocal(x, out=out, dtype=dtype)
+    r = _complex_reciprocal(np.asarray(x).astype(dt, copy=False))
+    if out is None:
+        return r
+    np.copyto(out, r, casting="unsafe")
+    return out
+
+
 @_rounded_once
 def _rsqrt(x, dtype=None, out=None):
-    return np.reciprocal(np.sqrt(x, dtype=dtype), out=out, dtype=dtype)
+    return _reciprocal(np.sqrt(x, dtype=dtype), out=out, dtype=dtype)
 
 
 @_rounded_once
@@ -210,7 +239,7 @@ UNARY = [
     Row("sqrt", np.sqrt, _u(FLOAT, ref=np.sqrt, domain=(0, 9), int_domain=(0, 9), grad_domain=(0.5, 2.0))),
     Row("rsqrt", _rsqrt, _u(FLOAT, ref=lambda x: 1 / np.sqrt(x), domain=(0.1, 9), int_domain=(1, 9),
                             grad_domain=(0.5, 2.0))),
-    Row("reciprocal", np.reciprocal, _u(FLOAT, ref=lambda x: 1 / x, domain=(0.5, 9), int_domain=(1, 9),
+    Row("reciprocal", _reciprocal, _u(FLOAT, ref=lambda x: 1 / x, domain=(0.5, 9), int_domain=(1, 9),
                                         grad_domain=(0.5, 2.0))),
     Row("sin", np.sin, _u(FLOAT, ref=np.sin)),
     Row("cos", np.cos, _u(FLOAT, ref=np.cos)),

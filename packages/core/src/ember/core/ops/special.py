@@ -138,6 +138,16 @@ _COMPLEX = {"sinc": np.sinc}
 _IN_FLOAT32 = {"i0", "special_i0e", "special_i1", "special_i1e"}
 _FLOAT32_OPMATH = (dtypes.float32, dtypes.float16, dtypes.bfloat16)
 _REDUCED = (dtypes.float16, dtypes.bfloat16)
+# the functions PyTorch's CPU build has no float16/bfloat16 kernel for ("\"bessel_j0_cpu\" not implemented for 'Half'")
+_NO_REDUCED = frozenset({"special_erfcx", "special_ndtri", "special_log_ndtr", "special_zeta",
+                         *(row[0] for row in UNARY if not row[2]), *(f"special_{p}" for p in POLYNOMIALS)})
+
+
+def _check_reduced(name: str, dt: dtypes.dtype) -> None:
+    if dt in _REDUCED and name in _NO_REDUCED:
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(name.removeprefix("special_") + "_cpu", dt)
 
 
 def _make_unary(name: str, fname: str, differentiable: bool):
@@ -154,6 +164,7 @@ def _make_unary(name: str, fname: str, differentiable: bool):
             y = (xs.astype(np.float32) * np.float32(math.pi)).astype(np.float64)
             return _run("sinc_of_product", (xs, y), float_dtype(x), out, name, (x,))
         dt = float_dtype(x)
+        _check_reduced(name, dt)
         if name in _IN_FLOAT32 and dt in _FLOAT32_OPMATH:  # Cephes' series in float32, as PyTorch
             r = getattr(bessel_float32, fname)(np.asarray(arr(x), np.float32)).astype(dt.np, copy=False)
             return _result(r, out, name, (x,))
@@ -168,12 +179,32 @@ def _make_unary(name: str, fname: str, differentiable: bool):
     return op
 
 
+def _binary_overloads(name: str) -> list[str]:
+    """PyTorch's signatures of a binary special function, as its parser prints them (the polynomials name theirs
+    `x` and `n`)."""
+    x, n = ("x", "n") if name.removeprefix("special_") in POLYNOMIALS else ("input", "other")
+    return [f"(Tensor {x}, Tensor {n}, *, Tensor out = None)",
+            f"(Number {'x' if x == 'x' else 'self'}, Tensor {n}, *, Tensor out = None)",
+            f"(Tensor {x}, Number {n}, *, Tensor out = None)"]
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating))
+
+
 def _make_binary(name: str, fname: str, differentiable: bool):
-    op = declare(name, None, differentiable=differentiable, argnames=("input", "other"),
+    poly = name.removeprefix("special_") in POLYNOMIALS
+    op = declare(name, None, differentiable=differentiable, argnames=("x", "n") if poly else ("input", "other"),
                  complex_error=_no_complex(name))
 
     @op.register("cpu")
-    def kernel(a, b, *, out=None):
+    def kernel(*args, out=None, **kwargs):
+        if name.startswith("special_") and (kwargs or len(args) != 2 or not any(isinstance(v, Tensor) for v in args)
+                                            or not all(isinstance(v, Tensor) or _is_number(v) for v in args)):
+            from ember.core.ops.parser_errors import invalid_arguments
+
+            raise invalid_arguments(name, args, kwargs, _binary_overloads(name))
+        a, b = args
         if not isinstance(b, Tensor):
             _check_tensor(name, a)
         if name in ("igamma", "igammac"):  # PyTorch's kernels have no integral instance (no int-to-float rule)
@@ -183,6 +214,7 @@ def _make_binary(name: str, fname: str, differentiable: bool):
 
                 raise not_implemented_for(f"{name}_cpu", common)
         dt = binary_dtype("float", a, b)
+        _check_reduced(name, dt)
         try:
             return _run(fname, (_f64(a), _f64(b)), dt, out, name, (a, b))
         except ValueError as e:

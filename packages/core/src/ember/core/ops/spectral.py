@@ -23,7 +23,14 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["stft", "istft"]
 
-_warned_window: set[str] = set()
+_warned_window: set[str] = set()  # the once-per-process warnings already given
+_NO_WINDOW = {  # PyTorch's words, warned once per process and op
+    "stft": "A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. "
+            "Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce spectral "
+            "leakage.",
+    "istft": "A window was not provided. A rectangular window will be applied.Please provide the same window used by "
+             "stft to make the inversion lossless.",
+}
 
 
 def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, what: str, where: str = "") -> Tensor:
@@ -32,11 +39,8 @@ def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, wh
     if window is None:
         if what not in _warned_window:
             _warned_window.add(what)
-            warnings.warn("A window was not provided. A rectangular window will be applied,which is known to cause "
-                          "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
-                          "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
-                          "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning,
-                          stacklevel=3)
+            warnings.warn(_NO_WINDOW[what] + "To suppress this warning and use a rectangular window, explicitly set "
+                          "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=3)
         dt = like.dtype.to_real() if like.dtype.is_complex else like.dtype
         window = ones(win_length, dtype=dt, device=like.device)
     elif not isinstance(window, Tensor) or window.dim() != 1 or window.shape[0] != win_length:
@@ -225,5 +229,10 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
                            "reduction dim with the 'dim' argument.")
     y = ew.div(y, envelope)
     if end > total:
+        if "istft length" not in _warned_window:  # PyTorch warns once per process
+            _warned_window.add("istft length")
+            warnings.warn("The length of signal is shorter than the length parameter. Result is being padded with "
+                          "zeros in the tail. Please check your center and hop_length settings.", UserWarning,
+                          stacklevel=2)
         y = pad(y, (0, end - total))
     return y.squeeze(0) if input.dim() == 2 else y
