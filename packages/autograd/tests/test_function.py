@@ -482,3 +482,73 @@ def test_an_input_returned_as_is_and_marked_non_differentiable_requires_no_grad(
     assert x.requires_grad and not y.requires_grad and y is not b and y.grad_fn is None
     x.sum().backward()
     assert a.grad.tolist() == [1.0, 1.0] and b.grad is None
+
+
+class _Defaults(Function):
+    @staticmethod
+    def forward(ctx, a, b=2.0, k=None):
+        ctx.inputs = (b, k)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g * 3, None
+
+
+class _DefaultsSetup(Function):
+    @staticmethod
+    def forward(a, alpha=2.0):
+        return a * alpha
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.seen = inputs
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.seen[1], None
+
+
+def test_apply_keywords_become_positional_inputs_as_pytorch():
+    """PyTorch's C++ apply passes keywords naming forward's positional parameters as positional inputs (each with
+    a gradient); with setup_context, forward's signature binds them first (inspect's errors) and fills in the
+    defaults, so `inputs` holds them. Its errors, word for word."""
+    x, w = E.tensor([1.0], requires_grad=True), E.tensor([2.0], requires_grad=True)
+    y = _Defaults.apply(x, b=w)
+    assert y.grad_fn.needs_input_grad == (True, True)
+    y.sum().backward()
+    assert (x.grad.tolist(), w.grad.tolist()) == ([1.0], [3.0])
+    y = _DefaultsSetup.apply(x)
+    assert y.grad_fn.seen == (x, 2.0) and y.grad_fn.needs_input_grad == (True, False)
+    assert _DefaultsSetup.apply(x, alpha=5.0).grad_fn.seen == (x, 5.0)
+    for call, message in [(lambda: _Defaults.apply(x, 1, q=2, b=1), "forward() got an unexpected keyword argument 'q'"),
+                          (lambda: _Defaults.apply(x, 1, b=1), "forward() got multiple values for argument 'b'"),
+                          (lambda: _Defaults.apply(x, k=3), "forward() missing required argument: 'b' (position 1)"),
+                          (lambda: _DefaultsSetup.apply(x, c=2.0), "got an unexpected keyword argument 'c'"),
+                          (lambda: _DefaultsSetup.apply(), "missing a required argument: 'a'")]:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
+
+
+class _ViewOf(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view(-1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.view(2, 2) * 5
+
+
+def test_a_view_made_in_forward_is_the_functions_output_not_a_no_grad_view():
+    """forward runs with grad off, yet its view of an input is the Function's output: an in-place write raises
+    PyTorch's custom-Function error (not the no_grad-view one, nor the leaf-view one), and backward runs the
+    Function's own backward."""
+    x = E.ones(2, 2, requires_grad=True)
+    y = _ViewOf.apply(x)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of _ViewOf is a view and is being modified inplace\. This view "
+                                           r"was created inside a custom Function"):
+        y.mul_(2)
+    y.sum().backward()
+    assert x.grad.tolist() == [[5.0, 5.0], [5.0, 5.0]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -269,6 +270,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         _check_transforms(cls)
         ctx = cls._backward_cls()
         is_setup_separate = cls.setup_context is not Function.setup_context
+        if is_setup_separate or kwargs:
+            args = _positional_inputs(cls.forward, args, kwargs, is_setup_separate)
         prev, level = _state.enabled, record._level
         # forward and setup_context may read it; under no_grad no input needs a gradient, as PyTorch's
         ctx.needs_input_grad = tuple(prev and isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -277,10 +280,10 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             record._level = -1  # grad off: its ops carry no tangent (ember's own Functions' tangents come through them)
         try:
             if is_setup_separate:
-                output = cls.forward(*args, **kwargs)
+                output = cls.forward(*args)
                 cls.setup_context(ctx, args, output)
             else:
-                output = cls.forward(ctx, *args, **kwargs)
+                output = cls.forward(ctx, *args)
         finally:
             _state.enabled, record._level = prev, level
         if ctx._dirty:
@@ -297,6 +300,38 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         if forward is not None:
             output = _with_tangents(output, *forward)
         return output
+
+
+_MISSING = object()
+_signature = functools.lru_cache(maxsize=256)(inspect.signature)
+
+
+def _positional_inputs(forward: Callable, args: tuple, kwargs: dict, bind: bool) -> tuple:
+    """`apply`'s arguments as PyTorch passes them to `forward`: all positional (each is an input with its own
+    gradient). With `setup_context`, `forward`'s signature first binds them and fills in the defaults (so
+    `setup_context`'s `inputs` hold them all); a keyword left over must name a positional parameter of `forward`
+    after `ctx`, read from its code object as PyTorch's C++ `apply` does, and takes that place."""
+    if bind:
+        bound = _signature(forward).bind(*args, **kwargs)
+        bound.apply_defaults()
+        args, kwargs = bound.args, bound.kwargs
+    if not kwargs:
+        return tuple(args)
+    code = getattr(forward, "__code__", None)
+    names = code.co_varnames[1:code.co_argcount] if code is not None else ()
+    slots = list(args)
+    for name, value in kwargs.items():
+        if name not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        i = names.index(name)
+        if i < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
+        slots.extend([_MISSING] * (i + 1 - len(slots)))
+        slots[i] = value
+    for i, value in enumerate(slots):
+        if value is _MISSING:
+            raise TypeError(f"forward() missing required argument: '{names[i]}' (position {i})")
+    return tuple(slots)
 
 
 _NO_TANGENT = ('(new_grad_base.is_floating_point() || new_grad_base.is_complex()) && (self_base.is_floating_point() '
@@ -433,7 +468,9 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
             meta(o).output_nr = i
         fn_cls = type(ctx)._forward_cls
         if id(o._storage) in storages and id(o) not in dirty and not fn_cls._internal:  # an input as-is, or its view
-            meta(o).custom_view = f"Output {i} of {fn_cls.__name__}"
+            m = meta(o)
+            m.custom_view = f"Output {i} of {fn_cls.__name__}"
+            m.made_in = None  # a view made in forward (grad off) is the Function's output, not a no_grad view
     out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
     saved = []
     for t in ctx._to_save:
