@@ -152,11 +152,14 @@ def test_mark_dirty_and_non_differentiable():
     assert out is y and y.grad_fn.name() == "AddOneInplaceBackward" and not mask.requires_grad
     out.sum().backward()
     assert leaf.grad.tolist() == [1.0, 1.0]
-    # PyTorch's words for a dirtied leaf ("has been used"); a view of one keeps "is being used"
+    # PyTorch's words for a dirtied leaf ("has been used"); a view of one keeps "is being used" (with one output: a
+    # Function of several outputs that dirties a view raises that first)
     with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad has been used in an in-place"):
         AddOneInplace.apply(E.tensor([1.0], requires_grad=True))
-    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used"):
+    with pytest.raises(RuntimeError, match="^If your Function modifies inplace an input that is a view"):
         AddOneInplace.apply(E.tensor([1.0, 2.0], requires_grad=True)[:1])
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used"):
+        _Triple.apply(E.tensor([1.0, 2.0], requires_grad=True)[:1])
 
 
 def test_materialize_grads_flag():
@@ -552,3 +555,45 @@ def test_a_view_made_in_forward_is_the_functions_output_not_a_no_grad_view():
         y.mul_(2)
     y.sum().backward()
     assert x.grad.tolist() == [[5.0, 5.0], [5.0, 5.0]]
+
+
+class _Triple(Function):
+    @staticmethod
+    def forward(ctx, t):
+        t.mul_(3)
+        ctx.mark_dirty(t)
+        return t
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3
+
+
+class _TripleAndMask(Function):
+    @staticmethod
+    def forward(ctx, t):
+        t.mul_(3)
+        ctx.mark_dirty(t)
+        return t, 3
+
+    @staticmethod
+    def backward(ctx, g, _unused):
+        return g * 3
+
+
+def test_a_dirty_view_rebases_its_base_through_the_functions_backward():
+    """mark_dirty on a view of a non-leaf: the base's history becomes CopySlices around the Function's node, so the
+    base's gradient goes through the custom backward inside the view (it bypassed it: [1, 10, 100] here)."""
+    x = E.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = x * 1
+    r = _Triple.apply(base[1:])
+    assert (type(r.grad_fn).__name__, type(base.grad_fn).__name__) == ("AsStridedBackward0", "CopySlices")
+    assert base.tolist() == [1.0, 6.0, 9.0]
+    (base * E.tensor([1.0, 10.0, 100.0])).sum().backward()
+    assert x.grad.tolist() == [1.0, 30.0, 300.0]
+    x.grad = None
+    (_Triple.apply((x * 1)[1:]) * E.tensor([10.0, 100.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 30.0, 300.0]
+    with pytest.raises(RuntimeError, match=r"^If your Function modifies inplace an input that is a view of another "
+                                           r"Tensor, your Function cannot return more than one Tensor\."):
+        _TripleAndMask.apply((x * 1)[1:])

@@ -456,11 +456,16 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
             continue
         nd = id(o) in non_diff  # before an input returned as-is becomes a new tensor
         if id(o) in dirty:
+            if len(outs) > 1 and o._ag is not None and o._ag.base is not None:
+                raise RuntimeError(_DIRTY_VIEW_OUTPUTS)  # before the view-of-a-leaf check, as PyTorch's
             check_inplace(o, dirtied=True)
         elif id(o) in inputs:
             o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
         ctx._out_meta.append((o._shape, o._dtype, o.device))
         if nd or not (o._dtype.is_floating_point or o._dtype.is_complex):
+            continue
+        if id(o) in dirty and o._ag is not None and o._ag.base is not None:
+            _rebase_dirty_view(ctx, o, next(k for k, p in enumerate(tensor_pos) if args[p] is o))
             continue
         o._grad_fn = ctx
         o._requires_grad = True
@@ -483,6 +488,25 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
     ctx._saved = saved
     ctx._to_save = ()
     return outs[0] if single else tuple(outs)
+
+
+_DIRTY_VIEW_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more "
+    "than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is "
+    "not a view (using .clone() for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.")
+
+
+def _rebase_dirty_view(ctx: BackwardCFunction, view: Tensor, slot: int) -> None:
+    """A view the Function wrote in place (mark_dirty) rebases its base as an in-place op on a view does (NOTE
+    [ In-place ops and views ] in ember.autograd.record): the base's history becomes a CopySlices around the
+    Function's node, and the view replays its chain on it (PyTorch's AsStridedBackward0)."""
+    base = view._ag.base
+    cs = record.CopySlices(base, view, ctx, slot)
+    record._rebase(base, cs, 0)
+    meta(base).gen += 1
+    record.regenerate_view(view)
 
 
 class _DelayedError(Node):
