@@ -597,3 +597,29 @@ def test_a_dirty_view_rebases_its_base_through_the_functions_backward():
     with pytest.raises(RuntimeError, match=r"^If your Function modifies inplace an input that is a view of another "
                                            r"Tensor, your Function cannot return more than one Tensor\."):
         _TripleAndMask.apply((x * 1)[1:])
+
+
+class _VjpOnly(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def vjp(ctx, g):
+        return g * 5
+
+
+class _BothBackwardAndVjp(_VjpOnly):
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def test_vjp_is_the_backward_where_only_it_is_overridden():
+    """PyTorch's `vjp` alias: a Function overriding only `vjp` backpropagates through it; overriding both raises."""
+    x = E.ones(2, requires_grad=True)
+    _VjpOnly.apply(x).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+    with pytest.raises(RuntimeError, match=r"^Implementing both 'backward' and 'vjp' for a custom Function is not "
+                                           r"allowed\. You should only implement one of them\.$"):
+        _BothBackwardAndVjp.apply(x).sum().backward()

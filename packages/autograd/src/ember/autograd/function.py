@@ -115,7 +115,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 if g is None and i < len(self._out_meta) and self._out_meta[i] is not None:
                     shape, dtype, device = self._out_meta[i]
                     grads[i] = zeros(shape, dtype=dtype, device=device)
-        res = self._forward_cls.backward(self, *grads)
+        res = _user_backward(self._forward_cls)(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
         n = self._n_inputs
@@ -137,6 +137,15 @@ class BackwardCFunction(Node, FunctionCtx):
 
         return [None if g is None or nf[0] is None else reduce_grad(self, i, g, self._in_meta[i])
                 for i, (g, nf) in enumerate(zip(out, self.next_functions))]
+
+
+def _user_backward(cls) -> Callable:
+    """The Function's `backward`, or its `vjp` (PyTorch's alias) where only that one is overridden."""
+    backward, vjp = cls.backward, cls.vjp
+    if backward is not Function.backward and vjp is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                           "only implement one of them.")
+    return vjp if vjp is not Function.vjp else backward
 
 
 # the custom Function nodes the running tangent computation treats as sources (NOTE [ Custom jvp on the tape ] in
