@@ -472,7 +472,14 @@ estimators, constraints and validate_args, RealNVP log-dets against slogdet of J
 AveragedModel/update_bn, a VAE with IWAE and free bits, Laplace logistic regression with Hessians and evidence,
 conjugate updates and Thompson sampling, an SGLD optimizer, evidential Dirichlet classifiers, GMMs by EM and by
 gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regression with a parametrized dof,
-and vmap's randomness modes for Monte-Carlo sampling)."""
+and vmap's randomness modes for Monte-Carlo sampling).
+
+Spiking neural networks and custom gradients (`snn_*`: LIF networks unrolled over time with subtractive and zero
+resets, surrogate-gradient Functions in both ctx styles checked by gradcheck, the ctx API (mark_dirty on views,
+non-differentiable outputs, materialized grads, keyword and default arguments), vmap/jvp-ready Functions, STEs for
+binary and quantized nets, BPTT hooks with truncation, checkpointed and saved-tensor-hooked time chunks, a
+convolutional SNN with tdBN, an adaptive recurrent LSNN, Heaviside without a derivative, and spike encoders with
+spike-train losses)."""
 
 from __future__ import annotations
 
