@@ -623,3 +623,18 @@ def test_vjp_is_the_backward_where_only_it_is_overridden():
     with pytest.raises(RuntimeError, match=r"^Implementing both 'backward' and 'vjp' for a custom Function is not "
                                            r"allowed\. You should only implement one of them\.$"):
         _BothBackwardAndVjp.apply(x).sum().backward()
+
+
+def test_an_input_returned_as_is_is_a_view_of_its_base_and_refuses_a_stale_history():
+    """As PyTorch's: the output's `_base` is the input's base; once that base is written in place (grad mode), the
+    output's history cannot be replayed over the custom backward, so using it raises (ember used the stale one)."""
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 1
+    o = _AsIs.apply(h)
+    assert o._base is h and o._is_view() and o is not h
+    assert _AsIs.apply(h[1:])._base is h
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of _AsIs is a view and its base or another view of its base "
+                                           r"has been modified inplace\. This view was created inside a custom "
+                                           r"Function \(or because an input was returned as-is\)"):
+        o.sum().backward()

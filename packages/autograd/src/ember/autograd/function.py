@@ -18,7 +18,7 @@ from typing import Any
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly, record
-from ember.autograd.graph import FREED, Node, SavedTensor, edge_of, meta
+from ember.autograd.graph import FREED, AutogradMeta, Node, SavedTensor, edge_of, meta
 from ember.autograd.grad_mode import _state
 from ember.autograd.record import check_inplace
 
@@ -469,7 +469,8 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
                 raise RuntimeError(_DIRTY_VIEW_OUTPUTS)  # before the view-of-a-leaf check, as PyTorch's
             check_inplace(o, dirtied=True)
         elif id(o) in inputs:
-            o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
+            o = outs[i] = (Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
+                           if nd or type(ctx)._forward_cls._internal else _as_is_view(o))
         ctx._out_meta.append((o._shape, o._dtype, o.device))
         if nd or not (o._dtype.is_floating_point or o._dtype.is_complex):
             continue
@@ -497,6 +498,17 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
     ctx._saved = saved
     ctx._to_save = ()
     return outs[0] if single else tuple(outs)
+
+
+def _as_is_view(t: Tensor) -> Tensor:
+    """A new tensor over input `t`'s memory, a view of `t`'s base as PyTorch makes an input returned as-is (its
+    `_base`, and the error when that base is later written in place: `record.regenerate_view`)."""
+    o = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+    tm = t._ag
+    base, chain = (tm.base, tm.chain) if tm is not None and tm.base is not None else (t, ())
+    bm = base._ag
+    o._ag = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
+    return o
 
 
 _DIRTY_VIEW_OUTPUTS = (
