@@ -501,7 +501,14 @@ abs/angle/polar/view_as_complex, complex-valued CNNs with k-space data consisten
 conv1d/conv2d, pseudo-spectral Burgers/Poisson/Navier-Stokes solvers, STFT windows and multi-resolution STFT losses,
 spectral normalisation, Chebyshev/Legendre bases with Clenshaw and a Chebyshev KAN, torch.special's Bessel and
 incomplete-gamma functions, periodic padding modes, complex reprs, and an operator-training pipeline with
-normalizers, LpLoss and checkpoint resume)."""
+normalizers, LpLoss and checkpoint resume).
+
+Spiking neural networks and custom gradients (`snn_*`: LIF networks unrolled over time with subtractive and zero
+resets, surrogate-gradient Functions in both ctx styles checked by gradcheck, the ctx API (mark_dirty on views,
+non-differentiable outputs, materialized grads, keyword and default arguments), vmap/jvp-ready Functions, STEs for
+binary and quantized nets, BPTT hooks with truncation, checkpointed and saved-tensor-hooked time chunks, a
+convolutional SNN with tdBN, an adaptive recurrent LSNN, Heaviside without a derivative, and spike encoders with
+spike-train losses)."""
 
 from __future__ import annotations
 

@@ -1036,3 +1036,22 @@ def test_backward_with_create_graph_warns_of_the_reference_cycle_once(monkeypatc
     assert [str(m.message)[:70] for m in w] == [
         "Using backward() with create_graph=True will create a reference cycle "]
     assert w[0].category is UserWarning and "reset the .grad fields of your parameters to None" in str(w[0].message)
+
+
+def test_heaviside_records_pytorchs_refusing_node():
+    """heaviside of a tensor that requires grad (input or values) records PyTorch's `NotImplemented` node: the
+    result requires grad, its values are the step, and backward raises (ember's result did not require grad)."""
+    x = E.tensor([-1.0, 0.0, 2.0, float("inf"), float("nan")], requires_grad=True)
+    y = E.heaviside(x, E.tensor(0.5))
+    assert y.requires_grad and type(y.grad_fn).__name__ == "NotImplemented"
+    assert y.detach()[:4].tolist() == [0.0, 0.5, 1.0, 1.0] and y.detach()[4].item() == 0.0
+    with pytest.raises(RuntimeError, match=r"^derivative for aten::heaviside is not implemented$"):
+        y.sum().backward()
+    v = E.tensor(0.5, requires_grad=True)
+    assert type(E.heaviside(E.ones(2), v).grad_fn).__name__ == "NotImplemented"
+    z = x * 1
+    z.heaviside_(E.tensor(0.5))
+    with pytest.raises(RuntimeError, match=r"^derivative for aten::heaviside_ is not implemented$"):
+        z.sum().backward()
+    with E.no_grad():
+        assert E.heaviside(x, E.tensor(0.5)).grad_fn is None

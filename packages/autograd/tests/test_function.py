@@ -152,11 +152,14 @@ def test_mark_dirty_and_non_differentiable():
     assert out is y and y.grad_fn.name() == "AddOneInplaceBackward" and not mask.requires_grad
     out.sum().backward()
     assert leaf.grad.tolist() == [1.0, 1.0]
-    # PyTorch's words for a dirtied leaf ("has been used"); a view of one keeps "is being used"
+    # PyTorch's words for a dirtied leaf ("has been used"); a view of one keeps "is being used" (with one output: a
+    # Function of several outputs that dirties a view raises that first)
     with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad has been used in an in-place"):
         AddOneInplace.apply(E.tensor([1.0], requires_grad=True))
-    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used"):
+    with pytest.raises(RuntimeError, match="^If your Function modifies inplace an input that is a view"):
         AddOneInplace.apply(E.tensor([1.0, 2.0], requires_grad=True)[:1])
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used"):
+        _Triple.apply(E.tensor([1.0, 2.0], requires_grad=True)[:1])
 
 
 def test_materialize_grads_flag():
@@ -482,3 +485,156 @@ def test_an_input_returned_as_is_and_marked_non_differentiable_requires_no_grad(
     assert x.requires_grad and not y.requires_grad and y is not b and y.grad_fn is None
     x.sum().backward()
     assert a.grad.tolist() == [1.0, 1.0] and b.grad is None
+
+
+class _Defaults(Function):
+    @staticmethod
+    def forward(ctx, a, b=2.0, k=None):
+        ctx.inputs = (b, k)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g * 3, None
+
+
+class _DefaultsSetup(Function):
+    @staticmethod
+    def forward(a, alpha=2.0):
+        return a * alpha
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.seen = inputs
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.seen[1], None
+
+
+def test_apply_keywords_become_positional_inputs_as_pytorch():
+    """PyTorch's C++ apply passes keywords naming forward's positional parameters as positional inputs (each with
+    a gradient); with setup_context, forward's signature binds them first (inspect's errors) and fills in the
+    defaults, so `inputs` holds them. Its errors, word for word."""
+    x, w = E.tensor([1.0], requires_grad=True), E.tensor([2.0], requires_grad=True)
+    y = _Defaults.apply(x, b=w)
+    assert y.grad_fn.needs_input_grad == (True, True)
+    y.sum().backward()
+    assert (x.grad.tolist(), w.grad.tolist()) == ([1.0], [3.0])
+    y = _DefaultsSetup.apply(x)
+    assert y.grad_fn.seen == (x, 2.0) and y.grad_fn.needs_input_grad == (True, False)
+    assert _DefaultsSetup.apply(x, alpha=5.0).grad_fn.seen == (x, 5.0)
+    for call, message in [(lambda: _Defaults.apply(x, 1, q=2, b=1), "forward() got an unexpected keyword argument 'q'"),
+                          (lambda: _Defaults.apply(x, 1, b=1), "forward() got multiple values for argument 'b'"),
+                          (lambda: _Defaults.apply(x, k=3), "forward() missing required argument: 'b' (position 1)"),
+                          (lambda: _DefaultsSetup.apply(x, c=2.0), "got an unexpected keyword argument 'c'"),
+                          (lambda: _DefaultsSetup.apply(), "missing a required argument: 'a'")]:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == message
+
+
+class _ViewOf(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view(-1)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.view(2, 2) * 5
+
+
+def test_a_view_made_in_forward_is_the_functions_output_not_a_no_grad_view():
+    """forward runs with grad off, yet its view of an input is the Function's output: an in-place write raises
+    PyTorch's custom-Function error (not the no_grad-view one, nor the leaf-view one), and backward runs the
+    Function's own backward."""
+    x = E.ones(2, 2, requires_grad=True)
+    y = _ViewOf.apply(x)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of _ViewOf is a view and is being modified inplace\. This view "
+                                           r"was created inside a custom Function"):
+        y.mul_(2)
+    y.sum().backward()
+    assert x.grad.tolist() == [[5.0, 5.0], [5.0, 5.0]]
+
+
+class _Triple(Function):
+    @staticmethod
+    def forward(ctx, t):
+        t.mul_(3)
+        ctx.mark_dirty(t)
+        return t
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3
+
+
+class _TripleAndMask(Function):
+    @staticmethod
+    def forward(ctx, t):
+        t.mul_(3)
+        ctx.mark_dirty(t)
+        return t, 3
+
+    @staticmethod
+    def backward(ctx, g, _unused):
+        return g * 3
+
+
+def test_a_dirty_view_rebases_its_base_through_the_functions_backward():
+    """mark_dirty on a view of a non-leaf: the base's history becomes CopySlices around the Function's node, so the
+    base's gradient goes through the custom backward inside the view (it bypassed it: [1, 10, 100] here)."""
+    x = E.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = x * 1
+    r = _Triple.apply(base[1:])
+    assert (type(r.grad_fn).__name__, type(base.grad_fn).__name__) == ("AsStridedBackward0", "CopySlices")
+    assert base.tolist() == [1.0, 6.0, 9.0]
+    (base * E.tensor([1.0, 10.0, 100.0])).sum().backward()
+    assert x.grad.tolist() == [1.0, 30.0, 300.0]
+    x.grad = None
+    (_Triple.apply((x * 1)[1:]) * E.tensor([10.0, 100.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 30.0, 300.0]
+    with pytest.raises(RuntimeError, match=r"^If your Function modifies inplace an input that is a view of another "
+                                           r"Tensor, your Function cannot return more than one Tensor\."):
+        _TripleAndMask.apply((x * 1)[1:])
+
+
+class _VjpOnly(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def vjp(ctx, g):
+        return g * 5
+
+
+class _BothBackwardAndVjp(_VjpOnly):
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def test_vjp_is_the_backward_where_only_it_is_overridden():
+    """PyTorch's `vjp` alias: a Function overriding only `vjp` backpropagates through it; overriding both raises."""
+    x = E.ones(2, requires_grad=True)
+    _VjpOnly.apply(x).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+    with pytest.raises(RuntimeError, match=r"^Implementing both 'backward' and 'vjp' for a custom Function is not "
+                                           r"allowed\. You should only implement one of them\.$"):
+        _BothBackwardAndVjp.apply(x).sum().backward()
+
+
+def test_an_input_returned_as_is_is_a_view_of_its_base_and_refuses_a_stale_history():
+    """As PyTorch's: the output's `_base` is the input's base; once that base is written in place (grad mode), the
+    output's history cannot be replayed over the custom backward, so using it raises (ember used the stale one)."""
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 1
+    o = _AsIs.apply(h)
+    assert o._base is h and o._is_view() and o is not h
+    assert _AsIs.apply(h[1:])._base is h
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of _AsIs is a view and its base or another view of its base "
+                                           r"has been modified inplace\. This view was created inside a custom "
+                                           r"Function \(or because an input was returned as-is\)"):
+        o.sum().backward()

@@ -81,3 +81,34 @@ def test_gradgradcheck_draws_grad_outputs_from_the_global_generator():
     E.empty(3, dtype=E.float64).uniform_(-1, 1)
     E.empty(3, dtype=E.float64).uniform_(-1, 1)
     np.testing.assert_array_equal(after.numpy(), E.rand(4).numpy())
+
+
+class _CountingBackward(Function):
+    """The identity whose backward scales by how often it has run: right on the first run, off on the next."""
+
+    runs = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        _CountingBackward.runs += 1
+        return g * (1 + 1e-6 * (_CountingBackward.runs > 3))
+
+
+def test_a_backward_that_differs_between_runs_is_not_reentrant():
+    """PyTorch runs the backward Jacobian twice and compares the runs within `nondet_tol`."""
+    x = E.tensor([0.5, -1.0, 2.0], dtype=E.float64, requires_grad=True)
+    _CountingBackward.runs = 0
+    with pytest.raises(GradcheckError) as info:
+        gradcheck(_CountingBackward.apply, (x,))
+    assert str(info.value).startswith("Backward is not reentrant, i.e., running backward with same input and "
+                                      "grad_output multiple times gives different values, although analytical "
+                                      "gradient matches numerical gradient.The tolerance for nondeterminism was 0.0.")
+    assert "with `nondet_tol=<tol>` as a keyword argument." in str(info.value)
+    _CountingBackward.runs = 0
+    assert gradcheck(_CountingBackward.apply, (x,), raise_exception=False) is False
+    _CountingBackward.runs = 0
+    assert gradcheck(_CountingBackward.apply, (x,), nondet_tol=1e-5)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -17,7 +18,7 @@ from typing import Any
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly, record
-from ember.autograd.graph import FREED, Node, SavedTensor, edge_of, meta
+from ember.autograd.graph import FREED, AutogradMeta, Node, SavedTensor, edge_of, meta
 from ember.autograd.grad_mode import _state
 from ember.autograd.record import check_inplace
 
@@ -114,7 +115,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 if g is None and i < len(self._out_meta) and self._out_meta[i] is not None:
                     shape, dtype, device = self._out_meta[i]
                     grads[i] = zeros(shape, dtype=dtype, device=device)
-        res = self._forward_cls.backward(self, *grads)
+        res = _user_backward(self._forward_cls)(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
         n = self._n_inputs
@@ -136,6 +137,15 @@ class BackwardCFunction(Node, FunctionCtx):
 
         return [None if g is None or nf[0] is None else reduce_grad(self, i, g, self._in_meta[i])
                 for i, (g, nf) in enumerate(zip(out, self.next_functions))]
+
+
+def _user_backward(cls) -> Callable:
+    """The Function's `backward`, or its `vjp` (PyTorch's alias) where only that one is overridden."""
+    backward, vjp = cls.backward, cls.vjp
+    if backward is not Function.backward and vjp is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                           "only implement one of them.")
+    return vjp if vjp is not Function.vjp else backward
 
 
 # the custom Function nodes the running tangent computation treats as sources (NOTE [ Custom jvp on the tape ] in
@@ -269,6 +279,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         _check_transforms(cls)
         ctx = cls._backward_cls()
         is_setup_separate = cls.setup_context is not Function.setup_context
+        if is_setup_separate or kwargs:
+            args = _positional_inputs(cls.forward, args, kwargs, is_setup_separate)
         prev, level = _state.enabled, record._level
         # forward and setup_context may read it; under no_grad no input needs a gradient, as PyTorch's
         ctx.needs_input_grad = tuple(prev and isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -277,10 +289,10 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             record._level = -1  # grad off: its ops carry no tangent (ember's own Functions' tangents come through them)
         try:
             if is_setup_separate:
-                output = cls.forward(*args, **kwargs)
+                output = cls.forward(*args)
                 cls.setup_context(ctx, args, output)
             else:
-                output = cls.forward(ctx, *args, **kwargs)
+                output = cls.forward(ctx, *args)
         finally:
             _state.enabled, record._level = prev, level
         if ctx._dirty:
@@ -297,6 +309,38 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         if forward is not None:
             output = _with_tangents(output, *forward)
         return output
+
+
+_MISSING = object()
+_signature = functools.lru_cache(maxsize=256)(inspect.signature)
+
+
+def _positional_inputs(forward: Callable, args: tuple, kwargs: dict, bind: bool) -> tuple:
+    """`apply`'s arguments as PyTorch passes them to `forward`: all positional (each is an input with its own
+    gradient). With `setup_context`, `forward`'s signature first binds them and fills in the defaults (so
+    `setup_context`'s `inputs` hold them all); a keyword left over must name a positional parameter of `forward`
+    after `ctx`, read from its code object as PyTorch's C++ `apply` does, and takes that place."""
+    if bind:
+        bound = _signature(forward).bind(*args, **kwargs)
+        bound.apply_defaults()
+        args, kwargs = bound.args, bound.kwargs
+    if not kwargs:
+        return tuple(args)
+    code = getattr(forward, "__code__", None)
+    names = code.co_varnames[1:code.co_argcount] if code is not None else ()
+    slots = list(args)
+    for name, value in kwargs.items():
+        if name not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        i = names.index(name)
+        if i < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
+        slots.extend([_MISSING] * (i + 1 - len(slots)))
+        slots[i] = value
+    for i, value in enumerate(slots):
+        if value is _MISSING:
+            raise TypeError(f"forward() missing required argument: '{names[i]}' (position {i})")
+    return tuple(slots)
 
 
 _NO_TANGENT = ('(new_grad_base.is_floating_point() || new_grad_base.is_complex()) && (self_base.is_floating_point() '
@@ -421,11 +465,17 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
             continue
         nd = id(o) in non_diff  # before an input returned as-is becomes a new tensor
         if id(o) in dirty:
+            if len(outs) > 1 and o._ag is not None and o._ag.base is not None:
+                raise RuntimeError(_DIRTY_VIEW_OUTPUTS)  # before the view-of-a-leaf check, as PyTorch's
             check_inplace(o, dirtied=True)
         elif id(o) in inputs:
-            o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
+            o = outs[i] = (Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
+                           if nd or type(ctx)._forward_cls._internal else _as_is_view(o))
         ctx._out_meta.append((o._shape, o._dtype, o.device))
         if nd or not (o._dtype.is_floating_point or o._dtype.is_complex):
+            continue
+        if id(o) in dirty and o._ag is not None and o._ag.base is not None:
+            _rebase_dirty_view(ctx, o, next(k for k, p in enumerate(tensor_pos) if args[p] is o))
             continue
         o._grad_fn = ctx
         o._requires_grad = True
@@ -433,7 +483,9 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
             meta(o).output_nr = i
         fn_cls = type(ctx)._forward_cls
         if id(o._storage) in storages and id(o) not in dirty and not fn_cls._internal:  # an input as-is, or its view
-            meta(o).custom_view = f"Output {i} of {fn_cls.__name__}"
+            m = meta(o)
+            m.custom_view = f"Output {i} of {fn_cls.__name__}"
+            m.made_in = None  # a view made in forward (grad off) is the Function's output, not a no_grad view
     out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
     saved = []
     for t in ctx._to_save:
@@ -446,6 +498,36 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
     ctx._saved = saved
     ctx._to_save = ()
     return outs[0] if single else tuple(outs)
+
+
+def _as_is_view(t: Tensor) -> Tensor:
+    """A new tensor over input `t`'s memory, a view of `t`'s base as PyTorch makes an input returned as-is (its
+    `_base`, and the error when that base is later written in place: `record.regenerate_view`)."""
+    o = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+    tm = t._ag
+    base, chain = (tm.base, tm.chain) if tm is not None and tm.base is not None else (t, ())
+    bm = base._ag
+    o._ag = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
+    return o
+
+
+_DIRTY_VIEW_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more "
+    "than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is "
+    "not a view (using .clone() for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.")
+
+
+def _rebase_dirty_view(ctx: BackwardCFunction, view: Tensor, slot: int) -> None:
+    """A view the Function wrote in place (mark_dirty) rebases its base as an in-place op on a view does (NOTE
+    [ In-place ops and views ] in ember.autograd.record): the base's history becomes a CopySlices around the
+    Function's node, and the view replays its chain on it (PyTorch's AsStridedBackward0)."""
+    base = view._ag.base
+    cs = record.CopySlices(base, view, ctx, slot)
+    record._rebase(base, cs, 0)
+    meta(base).gen += 1
+    record.regenerate_view(view)
 
 
 class _DelayedError(Node):

@@ -149,6 +149,25 @@ def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np
     return cols
 
 
+_NOT_REENTRANT = (
+    "Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives "
+    "different values, although analytical gradient matches numerical gradient.The tolerance for nondeterminism "
+    "was {}.\n\nNOTE: If your op relies on non-deterministic operations i.e., it is listed here:\n"
+    "https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html\nthis failure might be "
+    "expected.\n\nIf you are adding a new operator, please file an issue and then use one of the\nworkarounds. The "
+    "workaround depends on how your test invokes gradcheck/gradgradcheck.\nIf the test\n- manually invokes "
+    "gradcheck/gradgradcheck, then call gradcheck/gradgradcheck\n  with `nondet_tol=<tol>` as a keyword argument.\n"
+    "- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test\n  to have "
+    "`gradcheck_nondet_tol=<tol>`.\n- is a Module test (e.g., in common_nn.py), then modify the corresponding\n"
+    "  module_test entry to have `gradcheck_nondet_tol=<tol>`\n")
+
+
+def _reentrant(first: list[np.ndarray], second: list[np.ndarray], nondet_tol: float) -> bool:
+    """Whether two runs' Jacobians (one output's, per input) agree within `nondet_tol` (a NaN difference passes,
+    as PyTorch's `max() > tol` comparison)."""
+    return all(a.size == 0 or not np.abs(a - b).max() > nondet_tol for a, b in zip(first, second))
+
+
 def _mismatch(what: str, j: int, i: int, expected: np.ndarray, got: np.ndarray, raise_exception: bool,
               dtypes: tuple) -> bool:
     """Report a Jacobian mismatch: raise `GradcheckError` or return False. As PyTorch's, the message shows
@@ -204,10 +223,16 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     n_out = [o.numel() for o in outputs]
     diff_inputs = [tupled[i] for i in diff_idx]
     analytical = _analytical(outputs, diff_inputs) if check_backward_ad or check_batched_grad else None
+    # PyTorch computes the backward Jacobians twice: a backward that differs between runs is "not reentrant"
+    again = _analytical(outputs, diff_inputs) if check_backward_ad else None
     batched = _batched(outputs, diff_inputs) if check_batched_grad else None
     numerical = [_numerical(func, tupled, i, eps, n_out) for i in diff_idx]
     # As PyTorch: outputs outer, inputs inner, inputs counted among those that require grad.
     for j in range(len(outputs)):
+        if check_backward_ad and not _reentrant(analytical[j], again[j], nondet_tol):
+            if raise_exception:
+                raise GradcheckError(_NOT_REENTRANT.format(nondet_tol))
+            return False
         for k, i in enumerate(diff_idx):
             n, dtypes = numerical[k][j], (outputs[j].dtype, tupled[i].dtype)
             if check_backward_ad and not np.allclose(analytical[j][k], n, rtol=rtol, atol=atol, equal_nan=True):

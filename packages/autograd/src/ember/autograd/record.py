@@ -389,14 +389,14 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
                                "the output of a function that returns multiple views. Such functions do not allow the "
                                "output views to be modified inplace. You should replace the inplace operation by an "
                                "out-of-place one.")
-    if m is not None and m.base is not None and m.base._grad_fn is None and m.base._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if m is not None and m.custom_view is not None and t._requires_grad and _state.enabled:
         raise RuntimeError(f"{m.custom_view} is a view and is being modified inplace. This view was created inside a "
                            "custom Function (or because an input was returned as-is) and the autograd logic to handle "
                            "view+inplace would override the custom backward associated with the custom Function, "
                            "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning "
                            "the output of the custom Function.")
+    if m is not None and m.base is not None and m.base._grad_fn is None and m.base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 
@@ -766,6 +766,12 @@ def regenerate_view(t: Tensor) -> None:
                            "been modified inplace. This view is the output of a function that returns multiple views. "
                            "Such functions do not allow the output views to be modified inplace. You should replace "
                            "the inplace operation by an out-of-place one.")
+    if m.custom_view is not None and t._requires_grad:
+        raise RuntimeError(f"{m.custom_view} is a view and its base or another view of its base has been modified "
+                           "inplace. This view was created inside a custom Function (or because an input was returned "
+                           "as-is) and the autograd logic to handle view+inplace would override the custom backward "
+                           "associated with the custom Function, leading to incorrect gradients. This behavior is "
+                           "forbidden. You can fix this by cloning the output of the custom Function.")
     base = m.base
     bm = base._ag
     m.view_gen = bm.gen if bm is not None else 0

@@ -267,13 +267,23 @@ def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
 
 @method
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The step function: 0 below zero, `values` at zero, 1 above (not differentiable, as in PyTorch)."""
+    """The step function: 0 below zero, `values` at zero, 1 above (no derivative: backward raises, as PyTorch's)."""
     _no_complex(input, "heaviside is not yet implemented for complex tensors.")
     _no_complex(values, "heaviside is not yet implemented for complex tensors.")
     if isinstance(values, Tensor) and values._dtype is not input._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     r = ew.where(ew.eq(input, 0), values, S.to_dtype(ew.gt(input, 0), input._dtype))
-    return _into(out, S.to_dtype(r, input._dtype) if r._dtype is not input._dtype else r, "heaviside", (input, values))
+    r = S.to_dtype(r, input._dtype) if r._dtype is not input._dtype else r
+    if input._requires_grad or isinstance(values, Tensor) and values._requires_grad:
+        # PyTorch records a `NotImplemented` node whose backward raises: a `where` that keeps `r` and has `input`
+        # as an edge stands for it (the step itself carries no history of `input`)
+        keep = full(r._shape, True, dtype=dtypes.bool, device=r.device)
+        r = node_name(ew.where(keep, r, input), "WhereBackward0", "NotImplemented",
+                      refuse="derivative for aten::heaviside is not implemented")
+        if out is input:
+            return node_name(_into(out, r, "heaviside", (input, values)), "CopyBackwards", "NotImplemented",
+                             refuse="derivative for aten::heaviside_ is not implemented")
+    return _into(out, r, "heaviside", (input, values))
 
 
 # --- predicates --------------------------------------------------------------------------------
