@@ -590,3 +590,14 @@ def test_canonical_mask_and_none_or_dtype_take_pytorchs_private_arguments():
                                                 "Use same type for both instead."]
     with pytest.raises(AssertionError, match="only bool and floating types of m are supported"):
         F._canonical_mask(torch.tensor([1]), "m", None, "", torch.float32)
+
+
+def test_multi_head_attention_forward_asserts_missing_projection_weights_and_heads_in_pytorchs_words():
+    t, ow = torch.ones(3, 2, 12), torch.ones(12, 12)
+    with pytest.raises(AssertionError, match=r"^embed_dim 12 not divisible by num_heads 5$"):
+        F.multi_head_attention_forward(t, t, t, 12, 5, torch.ones(36, 12), None, None, None, False, 0.0, ow, None)
+    with pytest.raises(AssertionError, match=r"^use_separate_proj_weight is False but in_proj_weight is None$"):
+        F.multi_head_attention_forward(t, t, t, 12, 4, None, None, None, None, False, 0.0, ow, None)
+    with pytest.raises(AssertionError, match=r"^use_separate_proj_weight is True but k_proj_weight is None$"):
+        F.multi_head_attention_forward(t, t, t, 12, 4, None, None, None, None, False, 0.0, ow, None,
+                                       use_separate_proj_weight=True, q_proj_weight=torch.ones(12, 12))

@@ -353,6 +353,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     if E != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
     head_dim = E // num_heads
+    if head_dim * num_heads != E:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
     if use_separate_proj_weight:
         if tuple(key.shape[:2]) != tuple(value.shape[:2]):
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
@@ -360,6 +362,11 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     elif tuple(key.shape) != tuple(value.shape):
         raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
     _check_masks(attn_mask, key_padding_mask, L, S, N, num_heads, unbatched)
+    for name, w in ((("q_proj_weight", q_proj_weight), ("k_proj_weight", k_proj_weight),
+                     ("v_proj_weight", v_proj_weight)) if use_separate_proj_weight else
+                    (("in_proj_weight", in_proj_weight),)):
+        if w is None:  # PyTorch's asserts, in its words
+            raise AssertionError(f"use_separate_proj_weight is {bool(use_separate_proj_weight)} but {name} is None")
     if use_separate_proj_weight:
         bq = bk = bv = None
         if in_proj_bias is not None:
