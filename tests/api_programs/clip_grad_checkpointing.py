@@ -41,7 +41,7 @@ class Transformer(nn.Module):
         for r in self.resblocks:
             self.calls += 1
             if self.grad_checkpointing and not torch.jit.is_scripting():
-                x = checkpoint(r, x, None, None, attn_mask, use_reentrant=False) if False else checkpoint(r, x, attn_mask, use_reentrant=False)
+                x = checkpoint(r, x, attn_mask, use_reentrant=False)
             else:
                 x = r(x, attn_mask=attn_mask)
         return x
