@@ -472,7 +472,14 @@ estimators, constraints and validate_args, RealNVP log-dets against slogdet of J
 AveragedModel/update_bn, a VAE with IWAE and free bits, Laplace logistic regression with Hessians and evidence,
 conjugate updates and Thompson sampling, an SGLD optimizer, evidential Dirichlet classifiers, GMMs by EM and by
 gradient, local-reparameterisation convolutions, planar-flow VI, Student-t regression with a parametrized dof,
-and vmap's randomness modes for Monte-Carlo sampling)."""
+and vmap's randomness modes for Monte-Carlo sampling).
+
+Multimodal contrastive learning (`clip_*`: ViT and text towers with conv patch embedding, class tokens, causal
+masks and EOT pooling, symmetric InfoNCE with an exp'd clamped logit_scale and label smoothing, SigLIP's sigmoid
+loss and its chunked form, zero-shot classifiers from averaged prompt templates, recall@k/mAP retrieval metrics,
+bfloat16 autocast forwards and training, activation checkpointing, LiT-style tower freezing, AttentionPool2d through
+multi_head_attention_forward, temperature schedules, multi-positive and distillation losses, embedding queues with
+momentum encoders, image-text data pipelines, and the mistakes such code meets)."""
 
 from __future__ import annotations
 
