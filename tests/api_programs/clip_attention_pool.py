@@ -25,10 +25,15 @@ class Bottleneck(nn.Module):
         self.relu = nn.ReLU(inplace=True)
         self.downsample = None
         if stride > 1 or inplanes != planes * self.expansion:
-            self.downsample = nn.Sequential(OrderedDict([
-                ("-1", nn.AvgPool2d(stride)),
-                ("0", nn.Conv2d(inplanes, planes * self.expansion, 1, stride=1, bias=False)),
-                ("1", nn.BatchNorm2d(planes * self.expansion))]))
+            self.downsample = nn.Sequential(
+                OrderedDict(
+                    [
+                        ("-1", nn.AvgPool2d(stride)),
+                        ("0", nn.Conv2d(inplanes, planes * self.expansion, 1, stride=1, bias=False)),
+                        ("1", nn.BatchNorm2d(planes * self.expansion)),
+                    ]
+                )
+            )
 
     def forward(self, x):
         identity = x
@@ -45,7 +50,7 @@ class Bottleneck(nn.Module):
 class AttentionPool2d(nn.Module):
     def __init__(self, spacial_dim, embed_dim, num_heads, output_dim=None):
         super().__init__()
-        self.positional_embedding = nn.Parameter(torch.randn(spacial_dim ** 2 + 1, embed_dim) / embed_dim ** 0.5)
+        self.positional_embedding = nn.Parameter(torch.randn(spacial_dim**2 + 1, embed_dim) / embed_dim**0.5)
         self.k_proj = nn.Linear(embed_dim, embed_dim)
         self.q_proj = nn.Linear(embed_dim, embed_dim)
         self.v_proj = nn.Linear(embed_dim, embed_dim)
@@ -57,21 +62,43 @@ class AttentionPool2d(nn.Module):
         x = torch.cat([x.mean(dim=0, keepdim=True), x], dim=0)  # (HW+1)NC
         x = x + self.positional_embedding[:, None, :].to(x.dtype)
         x, w = F.multi_head_attention_forward(
-            query=x[:1], key=x, value=x, embed_dim_to_check=x.shape[-1], num_heads=self.num_heads,
-            q_proj_weight=self.q_proj.weight, k_proj_weight=self.k_proj.weight, v_proj_weight=self.v_proj.weight,
-            in_proj_weight=None, in_proj_bias=torch.cat([self.q_proj.bias, self.k_proj.bias, self.v_proj.bias]),
-            bias_k=None, bias_v=None, add_zero_attn=False, dropout_p=0, out_proj_weight=self.c_proj.weight,
-            out_proj_bias=self.c_proj.bias, use_separate_proj_weight=True, training=self.training,
-            need_weights=True)
+            query=x[:1],
+            key=x,
+            value=x,
+            embed_dim_to_check=x.shape[-1],
+            num_heads=self.num_heads,
+            q_proj_weight=self.q_proj.weight,
+            k_proj_weight=self.k_proj.weight,
+            v_proj_weight=self.v_proj.weight,
+            in_proj_weight=None,
+            in_proj_bias=torch.cat([self.q_proj.bias, self.k_proj.bias, self.v_proj.bias]),
+            bias_k=None,
+            bias_v=None,
+            add_zero_attn=False,
+            dropout_p=0,
+            out_proj_weight=self.c_proj.weight,
+            out_proj_bias=self.c_proj.bias,
+            use_separate_proj_weight=True,
+            training=self.training,
+            need_weights=True,
+        )
         return x.squeeze(0), w
 
 
 from collections import OrderedDict  # noqa: E402  (as the original file has it at the top)
 
-stem = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(inplace=True),
-                     nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(inplace=True),
-                     nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True),
-                     nn.AvgPool2d(2))
+stem = nn.Sequential(
+    nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False),
+    nn.BatchNorm2d(8),
+    nn.ReLU(inplace=True),
+    nn.Conv2d(8, 8, 3, padding=1, bias=False),
+    nn.BatchNorm2d(8),
+    nn.ReLU(inplace=True),
+    nn.Conv2d(8, 16, 3, padding=1, bias=False),
+    nn.BatchNorm2d(16),
+    nn.ReLU(inplace=True),
+    nn.AvgPool2d(2),
+)
 block = Bottleneck(16, 8, stride=2)
 pool = AttentionPool2d(2, 32, 4, output_dim=10)
 print(block.downsample)
@@ -87,7 +114,7 @@ print("weights", tuple(w.shape), w.sum(-1).round(decimals=4).tolist(), w[0].roun
 # the same attention by hand
 t = h.flatten(2).permute(2, 0, 1)
 t = torch.cat([t.mean(0, keepdim=True), t]) + pool.positional_embedding[:, None]
-q = pool.q_proj(t[:1]) * (8 ** -0.5)
+q = pool.q_proj(t[:1]) * (8**-0.5)
 k, v = pool.k_proj(t), pool.v_proj(t)
 L, N, E = q.shape
 qh = q.reshape(L, N * 4, 8).transpose(0, 1)
@@ -99,16 +126,34 @@ o = pool.c_proj(o).squeeze(0)
 print("by hand", torch.allclose(o, out, atol=1e-5), torch.allclose(att.view(N, 4, 1, 5).mean(1), w, atol=1e-6))
 
 out.pow(2).sum().backward()
-print("grads", round(pool.q_proj.weight.grad.norm().item(), 4), round(pool.positional_embedding.grad.abs().sum().item(), 4),
-      round(stem[0].weight.grad.norm().item(), 4))
+print(
+    "grads",
+    round(pool.q_proj.weight.grad.norm().item(), 4),
+    round(pool.positional_embedding.grad.abs().sum().item(), 4),
+    round(stem[0].weight.grad.norm().item(), 4),
+)
 pool.eval()
 with torch.no_grad():
     o2, w2 = pool(h)
 print("eval same", torch.allclose(o2, out), w2.shape)
-print("avgpool", nn.AvgPool2d(2), F.avg_pool2d(torch.arange(16.).view(1, 1, 4, 4), 2).flatten().tolist())
+print("avgpool", nn.AvgPool2d(2), F.avg_pool2d(torch.arange(16.0).view(1, 1, 4, 4), 2).flatten().tolist())
 try:
-    F.multi_head_attention_forward(t, t, t, 32, 4, None, None, None, None, False, 0.0, pool.c_proj.weight,
-                                   pool.c_proj.bias, use_separate_proj_weight=False)
+    F.multi_head_attention_forward(
+        t,
+        t,
+        t,
+        32,
+        4,
+        None,
+        None,
+        None,
+        None,
+        False,
+        0.0,
+        pool.c_proj.weight,
+        pool.c_proj.bias,
+        use_separate_proj_weight=False,
+    )
 except Exception as e:
     print(type(e).__name__, e)
 try:
@@ -116,8 +161,24 @@ try:
 except Exception as e:
     print(type(e).__name__, e)
 try:
-    F.multi_head_attention_forward(t, t, t, 30, 4, None, None, None, None, False, 0.0, pool.c_proj.weight,
-                                   pool.c_proj.bias, use_separate_proj_weight=True, q_proj_weight=pool.q_proj.weight,
-                                   k_proj_weight=pool.k_proj.weight, v_proj_weight=pool.v_proj.weight)
+    F.multi_head_attention_forward(
+        t,
+        t,
+        t,
+        30,
+        4,
+        None,
+        None,
+        None,
+        None,
+        False,
+        0.0,
+        pool.c_proj.weight,
+        pool.c_proj.bias,
+        use_separate_proj_weight=True,
+        q_proj_weight=pool.q_proj.weight,
+        k_proj_weight=pool.k_proj.weight,
+        v_proj_weight=pool.v_proj.weight,
+    )
 except Exception as e:
     print(type(e).__name__, e)

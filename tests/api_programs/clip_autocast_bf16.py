@@ -51,7 +51,12 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     labels = torch.arange(4)
     loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.t(), labels)) / 2
     print("loss", loss.dtype)
-    print("bmm", torch.bmm(h, h.transpose(1, 2)).dtype, "baddbmm", torch.baddbmm(torch.zeros(4, 16, 16), h, h.transpose(1, 2)).dtype)
+    print(
+        "bmm",
+        torch.bmm(h, h.transpose(1, 2)).dtype,
+        "baddbmm",
+        torch.baddbmm(torch.zeros(4, 16, 16), h, h.transpose(1, 2)).dtype,
+    )
     print("addmm", torch.addmm(torch.zeros(4, 8), img.float(), torch.ones(8, 8)).dtype)
     print("sum", img.sum().dtype, "exp", img.exp().dtype, "add f32", (img + torch.ones(8)).dtype)
     with torch.autocast("cpu", enabled=False):
@@ -81,7 +86,12 @@ except Exception as e:
     print(type(e).__name__, e)
 ln = nn.LayerNorm(16).bfloat16()
 print("ln bf16", ln(torch.randn(2, 16, dtype=torch.bfloat16)).dtype, ln.weight.dtype)
-print("bf16 eps", torch.finfo(torch.bfloat16).eps, torch.finfo(torch.bfloat16).max, torch.tensor(1 / 3, dtype=torch.bfloat16).item())
+print(
+    "bf16 eps",
+    torch.finfo(torch.bfloat16).eps,
+    torch.finfo(torch.bfloat16).max,
+    torch.tensor(1 / 3, dtype=torch.bfloat16).item(),
+)
 print("round trip", torch.tensor([0.1, 1.001, 100.3, 2.6592]).bfloat16().float().tolist())
 
 try:

@@ -14,8 +14,9 @@ D = 16
 
 
 def encoder(layers=1):
-    layer = nn.TransformerEncoderLayer(D, 2, dim_feedforward=32, dropout=0.0, batch_first=True, norm_first=True,
-                                       activation=F.gelu)
+    layer = nn.TransformerEncoderLayer(
+        D, 2, dim_feedforward=32, dropout=0.0, batch_first=True, norm_first=True, activation=F.gelu
+    )
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
 
 
@@ -79,8 +80,17 @@ for step in range(3):
             amp_loss, amp_gnorm = loss.item(), torch.stack([q.grad.norm() for q in m.parameters()]).norm().item()
         else:
             ref_loss = loss.item()
-    print(step, "bf16", round(amp_loss, 4) if step == 0 else "", "fp32", round(ref_loss, 4), "close",
-          abs(amp_loss - ref_loss) < 0.5, "gnorm>0", amp_gnorm > 0)
+    print(
+        step,
+        "bf16",
+        round(amp_loss, 4) if step == 0 else "",
+        "fp32",
+        round(ref_loss, 4),
+        "close",
+        abs(amp_loss - ref_loss) < 0.5,
+        "gnorm>0",
+        amp_gnorm > 0,
+    )
 
 print("master dtypes", {q.dtype for q in model.parameters()}, model.logit_scale.grad.dtype)
 drift = max((a - b).abs().max().item() for a, b in zip(model.parameters(), ref.parameters()))

@@ -75,13 +75,16 @@ print("weighted", list(sampler))
 g = torch.Generator().manual_seed(7)
 x = ds.images[0]
 top, left = torch.randint(0, 4, (2,), generator=g).tolist()
-crop = x[:, top:top + 6, left:left + 6]
+crop = x[:, top : top + 6, left : left + 6]
 crop = F.interpolate(crop[None], size=(8, 8), mode="bilinear", align_corners=False, antialias=True)[0]
 flip = torch.rand(1, generator=g).item() < 0.5
 if flip:
     crop = crop.flip(-1)
 print("crop", top, left, flip, tuple(crop.shape), round(crop.sum().item(), 4))
-print("bicubic", round(F.interpolate(x[None], size=(7, 7), mode="bicubic", align_corners=False).clamp(0, 1).sum().item(), 4))
+print(
+    "bicubic",
+    round(F.interpolate(x[None], size=(7, 7), mode="bicubic", align_corners=False).clamp(0, 1).sum().item(), 4),
+)
 to_uint8 = (x * 255).round().clamp(0, 255).to(torch.uint8)
 print("uint8", to_uint8.dtype, to_uint8[0, 0, :4].tolist(), round((to_uint8.float() / 255 - x).abs().max().item(), 4))
 print("denorm", torch.allclose(img * STD + MEAN, ds.images[3], atol=1e-6))

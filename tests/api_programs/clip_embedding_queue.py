@@ -35,7 +35,7 @@ class QueueCLIP(nn.Module):
         bs = keys.shape[0]
         ptr = int(self.queue_ptr)
         if ptr + bs <= self.K:
-            self.queue[:, ptr:ptr + bs] = keys.T
+            self.queue[:, ptr : ptr + bs] = keys.T
         else:
             idx = (torch.arange(bs) + ptr) % self.K
             self.queue.index_copy_(1, idx, keys.T.contiguous())
@@ -64,8 +64,14 @@ for step in range(4):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    print(step, round(loss.item(), 4), tuple(logits.shape), "ptr", model.queue_ptr.item(),
-          round(model.queue.norm(dim=0).mean().item(), 4))
+    print(
+        step,
+        round(loss.item(), 4),
+        tuple(logits.shape),
+        "ptr",
+        model.queue_ptr.item(),
+        round(model.queue.norm(dim=0).mean().item(), 4),
+    )
 
 print("queue col norms", model.queue.norm(dim=0).round(decimals=4).tolist()[:6])
 diff = sum((p - pm).abs().sum() for p, pm in zip(model.text_encoder.parameters(), model.text_encoder_m.parameters()))

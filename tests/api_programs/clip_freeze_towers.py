@@ -14,7 +14,9 @@ class Tower(nn.Module):
     def __init__(self, din, d, n_layers):
         super().__init__()
         self.stem = nn.Linear(din, d)
-        self.layers = nn.ModuleList([nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d), nn.GELU()) for _ in range(n_layers)])
+        self.layers = nn.ModuleList(
+            [nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d), nn.GELU()) for _ in range(n_layers)]
+        )
         self.bn = nn.BatchNorm1d(d)
         self.head = nn.Linear(d, 6, bias=False)
 
@@ -28,8 +30,8 @@ class Tower(nn.Module):
         for p in self.parameters():
             p.requires_grad = False
         groups = [self.stem, *self.layers, [self.bn, self.head]]
-        for g in groups[len(groups) - unlocked_groups:] if unlocked_groups else []:
-            for m in (g if isinstance(g, list) else [g]):
+        for g in groups[len(groups) - unlocked_groups :] if unlocked_groups else []:
+            for m in g if isinstance(g, list) else [g]:
                 m.requires_grad_(True)
         if freeze_bn_stats:
             for m in self.modules():
@@ -68,8 +70,12 @@ exclude = lambda n, p: p.ndim < 2 or "bn" in n or "logit_scale" in n
 named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
 gain_or_bias = [p for n, p in named if exclude(n, p)]
 rest = [p for n, p in named if not exclude(n, p)]
-opt = torch.optim.AdamW([{"params": gain_or_bias, "weight_decay": 0.0}, {"params": rest, "weight_decay": 0.2}],
-                        lr=1e-2, betas=(0.9, 0.98), eps=1e-6)
+opt = torch.optim.AdamW(
+    [{"params": gain_or_bias, "weight_decay": 0.0}, {"params": rest, "weight_decay": 0.2}],
+    lr=1e-2,
+    betas=(0.9, 0.98),
+    eps=1e-6,
+)
 print("groups", [len(g["params"]) for g in opt.param_groups], [g["weight_decay"] for g in opt.param_groups])
 print(opt)
 
@@ -84,8 +90,11 @@ for step in range(3):
     opt.step()
     print(step, round(loss.item(), 4), round(model.logit_scale.item(), 4))
 
-print("visual grads", {n: p.grad for n, p in model.visual.named_parameters()}.get("stem.weight"),
-      all(p.grad is None for p in model.visual.parameters()))
+print(
+    "visual grads",
+    {n: p.grad for n, p in model.visual.named_parameters()}.get("stem.weight"),
+    all(p.grad is None for p in model.visual.parameters()),
+)
 print("text stem grad", model.text.stem.weight.grad, "text head grad", tuple(model.text.head.weight.grad.shape))
 print("visual unchanged", all(torch.equal(vis_before[k], v) for k, v in model.visual.state_dict().items()))
 print("bn running stats", model.visual.bn.num_batches_tracked.item(), model.text.bn.num_batches_tracked.item())

@@ -80,6 +80,7 @@ run(False)
 print("block0 forwards without", counts["fwd"])
 h.remove()
 
+
 # checkpoint with kwargs and a function, not a module
 def ffn(a, b, *, scale=1.0):
     return torch.tanh(a @ b) * scale
@@ -114,7 +115,10 @@ torch.manual_seed(1)
 q = torch.ones(4, 6, requires_grad=True)
 o = checkpoint(lambda t: drop(t) * 3, q, use_reentrant=False, preserve_rng_state=True)
 o.sum().backward()
-print("dropout mask reused", torch.equal((o != 0).float() * 6.0, q.grad * (o != 0).float() * 1.0) or bool(((q.grad != 0) == (o != 0)).all()))
+print(
+    "dropout mask reused",
+    torch.equal((o != 0).float() * 6.0, q.grad * (o != 0).float() * 1.0) or bool(((q.grad != 0) == (o != 0)).all()),
+)
 
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")

@@ -21,8 +21,10 @@ class ClipLoss(nn.Module):
         logits_per_image = logit_scale * image_features @ text_features.T
         logits_per_text = logit_scale * text_features @ image_features.T
         labels = torch.arange(logits_per_image.shape[0], device=image_features.device, dtype=torch.long)
-        total = (F.cross_entropy(logits_per_image, labels, label_smoothing=self.label_smoothing)
-                 + F.cross_entropy(logits_per_text, labels, label_smoothing=self.label_smoothing)) / 2
+        total = (
+            F.cross_entropy(logits_per_image, labels, label_smoothing=self.label_smoothing)
+            + F.cross_entropy(logits_per_text, labels, label_smoothing=self.label_smoothing)
+        ) / 2
         return total
 
 
@@ -52,7 +54,11 @@ print("sum", round(F.cross_entropy(logits, labels, reduction="sum").item(), 4))
 print("nll", round(F.nll_loss(F.log_softmax(logits, 1), labels).item(), 4))
 print("ls=0.2 none", F.cross_entropy(logits, labels, reduction="none", label_smoothing=0.2).round(decimals=4).tolist())
 soft = torch.eye(6) * 0.9 + 0.1 / 6
-print("prob targets", round(F.cross_entropy(logits, soft).item(), 4), round(F.cross_entropy(logits, torch.eye(6)).item(), 4))
+print(
+    "prob targets",
+    round(F.cross_entropy(logits, soft).item(), 4),
+    round(F.cross_entropy(logits, torch.eye(6)).item(), 4),
+)
 print("weight", round(F.cross_entropy(logits, labels, weight=torch.linspace(0.5, 1.5, 6)).item(), 4))
 print("ignore_index", round(F.cross_entropy(logits, torch.tensor([0, 1, -100, 3, 4, -100])).item(), 4))
 

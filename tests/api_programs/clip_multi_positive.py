@@ -17,7 +17,11 @@ uniq, inverse, counts = torch.unique(cap_ids, sorted=True, return_inverse=True, 
 print("unique", uniq.tolist(), inverse.tolist(), counts.tolist())
 pos = inverse[:, None] == inverse[None, :]
 print("positives", pos.int().tolist())
-print("diag-free", pos.clone().fill_diagonal_(False).sum().item(), torch.eye(6, dtype=torch.bool).logical_not().logical_and(pos).sum().item())
+print(
+    "diag-free",
+    pos.clone().fill_diagonal_(False).sum().item(),
+    torch.eye(6, dtype=torch.bool).logical_not().logical_and(pos).sum().item(),
+)
 
 img = F.normalize(torch.randn(6, 8), dim=1)
 txt = F.normalize(torch.randn(6, 8) + img, dim=1)
@@ -29,7 +33,9 @@ cs = F.cosine_similarity(img[:, None, :], txt[None, :, :], dim=-1)
 es = torch.einsum("nc,mc->nm", img, txt)
 dist = torch.cdist(img, txt)
 from_dist = 1 - dist.pow(2) / 2
-print("routes", torch.allclose(cs, es, atol=1e-6), torch.allclose(es, from_dist, atol=1e-5), round(es.trace().item(), 4))
+print(
+    "routes", torch.allclose(cs, es, atol=1e-6), torch.allclose(es, from_dist, atol=1e-5), round(es.trace().item(), 4)
+)
 print("cdist p=1", torch.cdist(img[:2], txt[:3], p=1).round(decimals=4).tolist())
 
 # soft targets: spread the mass over every positive
@@ -54,7 +60,12 @@ print("masked_fill -inf row max", logits.masked_fill(~pos, float("-inf")).max(1)
 teacher = (img @ img.t() * 20).detach()
 kl = F.kl_div(logits.log_softmax(-1), teacher.softmax(-1), reduction="batchmean")
 kl_log = F.kl_div(logits.log_softmax(-1), teacher.log_softmax(-1), reduction="batchmean", log_target=True)
-print("kl", round(kl.item(), 4), round(kl_log.item(), 4), round(F.kl_div(logits.log_softmax(-1), teacher.softmax(-1), reduction="sum").item(), 4))
+print(
+    "kl",
+    round(kl.item(), 4),
+    round(kl_log.item(), 4),
+    round(F.kl_div(logits.log_softmax(-1), teacher.softmax(-1), reduction="sum").item(), 4),
+)
 T = 2.0
 distill = F.kl_div(F.log_softmax(logits / T, 1), F.softmax(teacher / T, 1), reduction="batchmean") * T * T
 print("distill T=2", round(distill.item(), 4))
@@ -62,12 +73,21 @@ print("distill T=2", round(distill.item(), 4))
 logits.requires_grad_(True)
 loss = F.cross_entropy(logits, targets, label_smoothing=0.1)
 loss.backward()
-print("soft+smooth", round(loss.item(), 4), logits.grad.sum(1).abs().max().item() < 1e-6, round(logits.grad[0, 0].item(), 4))
+print(
+    "soft+smooth",
+    round(loss.item(), 4),
+    logits.grad.sum(1).abs().max().item() < 1e-6,
+    round(logits.grad[0, 0].item(), 4),
+)
 
 # block-diagonal positives for groups of captions
 groups = torch.block_diag(torch.ones(2, 2), torch.ones(3, 3), torch.ones(1, 1)).bool()
 print("block_diag", groups.int().tolist()[2], groups.sum().item())
-print("diag_embed", torch.diag_embed(torch.tensor([1.0, 2.0])).tolist(), torch.diagflat(torch.tensor([3, 4]), offset=1).tolist())
+print(
+    "diag_embed",
+    torch.diag_embed(torch.tensor([1.0, 2.0])).tolist(),
+    torch.diagflat(torch.tensor([3, 4]), offset=1).tolist(),
+)
 
 try:
     F.cross_entropy(logits, targets[:, :5])

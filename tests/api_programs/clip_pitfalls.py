@@ -43,22 +43,38 @@ attempt("one_hot float", lambda: F.one_hot(torch.tensor([0.0, 1.0])))
 attempt("one_hot auto", lambda: F.one_hot(torch.tensor([2, 0])))
 emb = nn.Embedding(10, 4)
 attempt("embedding negative", lambda: emb(torch.tensor([-1])))
-attempt("embedding max_norm", lambda: nn.Embedding(3, 2, max_norm=1.0)(torch.tensor([0, 1])).norm(dim=-1).le(1.0001).all().item())
+attempt(
+    "embedding max_norm",
+    lambda: nn.Embedding(3, 2, max_norm=1.0)(torch.tensor([0, 1])).norm(dim=-1).le(1.0001).all().item(),
+)
 attempt("from_pretrained", lambda: nn.Embedding.from_pretrained(torch.eye(3)).weight.requires_grad)
 attempt("from_pretrained 1d", lambda: nn.Embedding.from_pretrained(torch.ones(3)))
 attempt("clamp min>max", lambda: torch.tensor([1.0, 5.0]).clamp(min=3.0, max=2.0))
 attempt("clamp none", lambda: torch.tensor([1.0]).clamp())
-attempt("clamp tensor bounds", lambda: torch.tensor([1.0, 5.0]).clamp(min=torch.tensor([2.0, 0.0]), max=torch.tensor(4.0)))
+attempt(
+    "clamp tensor bounds", lambda: torch.tensor([1.0, 5.0]).clamp(min=torch.tensor([2.0, 0.0]), max=torch.tensor(4.0))
+)
 attempt("topk empty", lambda: torch.empty(3, 0).topk(1, dim=1))
 attempt("topk k=0", lambda: torch.randn(3, 4).topk(0))
 attempt("topk int", lambda: torch.tensor([[3, 1, 2]]).topk(2))
 attempt("argmax ties", lambda: torch.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]).argmax(dim=1))
 attempt("argmax bool", lambda: torch.tensor([False, True, True]).argmax())
 attempt("argmax empty", lambda: torch.empty(0).argmax())
-attempt("mask size", lambda: F.scaled_dot_product_attention(torch.randn(1, 2, 4, 8), torch.randn(1, 2, 4, 8),
-                                                            torch.randn(1, 2, 4, 8), attn_mask=torch.ones(5, 5, dtype=torch.bool)))
-attempt("causal+mask", lambda: F.scaled_dot_product_attention(torch.randn(2, 4, 8), torch.randn(2, 4, 8),
-                                                              torch.randn(2, 4, 8), attn_mask=torch.ones(4, 4), is_causal=True))
+attempt(
+    "mask size",
+    lambda: F.scaled_dot_product_attention(
+        torch.randn(1, 2, 4, 8),
+        torch.randn(1, 2, 4, 8),
+        torch.randn(1, 2, 4, 8),
+        attn_mask=torch.ones(5, 5, dtype=torch.bool),
+    ),
+)
+attempt(
+    "causal+mask",
+    lambda: F.scaled_dot_product_attention(
+        torch.randn(2, 4, 8), torch.randn(2, 4, 8), torch.randn(2, 4, 8), attn_mask=torch.ones(4, 4), is_causal=True
+    ),
+)
 attempt("bf16 ce", lambda: F.cross_entropy(torch.randn(4, 4).bfloat16(), torch.arange(4)))
 attempt("bf16 logsigmoid", lambda: F.logsigmoid(torch.tensor([-3.0, 0.5]).bfloat16()))
 attempt("bf16 normalize", lambda: F.normalize(torch.tensor([[3.0, 4.0]]).bfloat16()))
@@ -67,7 +83,7 @@ attempt("logit_scale item", lambda: round(scale.exp().item(), 4))
 attempt("exp overflow", lambda: torch.tensor([100.0]).exp().clamp(max=100))
 attempt("log of 0 scale", lambda: torch.tensor(0.0).log())
 attempt("nan loss", lambda: F.cross_entropy(torch.tensor([[float("inf"), 0.0]]), torch.tensor([1])))
-attempt("eye dtype", lambda: (2 * torch.eye(2, dtype=torch.long) - 1))
+attempt("eye dtype", lambda: 2 * torch.eye(2, dtype=torch.long) - 1)
 attempt("ones_like neg", lambda: -torch.ones_like(torch.eye(2, dtype=torch.bool)))
 attempt("bool sub", lambda: torch.eye(2, dtype=torch.bool) - torch.eye(2, dtype=torch.bool))
 attempt("bool neg", lambda: ~torch.eye(2, dtype=torch.bool))

@@ -65,7 +65,11 @@ print("max", mx[:4].round(decimals=4).tolist(), arg[:8].tolist())
 ks = torch.tensor([1, 5, 10])
 recall = (ranks.unsqueeze(0) < ks.unsqueeze(1)).float().mean(1)
 print("recall@ks", recall.round(decimals=4).tolist())
-print("histogram of ranks", torch.bincount(ranks, minlength=6).tolist()[:6], torch.histc(ranks.float(), bins=3, min=0, max=6).tolist())
+print(
+    "histogram of ranks",
+    torch.bincount(ranks, minlength=6).tolist()[:6],
+    torch.histc(ranks.float(), bins=3, min=0, max=6).tolist(),
+)
 
 try:
     sim.topk(31, dim=1)

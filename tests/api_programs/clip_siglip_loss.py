@@ -71,7 +71,9 @@ print("chunked", round((total / n).item(), 4))
 with torch.no_grad():
     ring = sum(-F.logsigmoid(-(scale * (img * torch.roll(txt, k, dims=0)).sum(-1) + bias)).sum() for k in range(1, n))
     diag = -F.logsigmoid(scale * (img * txt).sum(-1) + bias).sum()
-    off = -F.logsigmoid(-(scale * img @ txt.T + bias)).sum() - (-F.logsigmoid(-(scale * (img * txt).sum(-1) + bias)).sum())
+    off = -F.logsigmoid(-(scale * img @ txt.T + bias)).sum() - (
+        -F.logsigmoid(-(scale * (img * txt).sum(-1) + bias)).sum()
+    )
     print("roll covers all pairs", torch.allclose(ring, off * 1.0, rtol=1e-4), round(((diag + off) / n).item(), 4))
 
 # bias/scale trajectories under SGD

@@ -31,8 +31,12 @@ print("annealed", [round(cosine_temperature(s, 10), 4) for s in range(0, 11, 2)]
 
 proj = nn.Linear(6, 6, bias=False)
 logit_scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))
-opt = torch.optim.AdamW([{"params": proj.parameters(), "lr": 0.05, "weight_decay": 0.1},
-                         {"params": [logit_scale], "lr": 0.5, "weight_decay": 0.0}])
+opt = torch.optim.AdamW(
+    [
+        {"params": proj.parameters(), "lr": 0.05, "weight_decay": 0.1},
+        {"params": [logit_scale], "lr": 0.5, "weight_decay": 0.0},
+    ]
+)
 warmup, total = 3, 10
 
 
@@ -56,8 +60,13 @@ for step in range(total):
     with torch.no_grad():
         logit_scale.clamp_(0, math.log(100))
     if step % 3 == 0 or step == total - 1:
-        print(step, round(loss.item(), 4), round(norm.item(), 4), round(logit_scale.item(), 4),
-              [round(x, 5) for x in sched.get_last_lr()])
+        print(
+            step,
+            round(loss.item(), 4),
+            round(norm.item(), 4),
+            round(logit_scale.item(), 4),
+            [round(x, 5) for x in sched.get_last_lr()],
+        )
 print("state_dict", sched.state_dict()["last_epoch"], sched.state_dict()["base_lrs"], sched.state_dict()["_step_count"])
 
 # OneCycle and a SequentialLR of warmup + cosine

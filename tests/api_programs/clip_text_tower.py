@@ -25,15 +25,16 @@ class TextTransformer(nn.Module):
         super().__init__()
         self.token_embedding = nn.Embedding(VOCAB, WIDTH)
         self.positional_embedding = nn.Parameter(torch.empty(CTX, WIDTH))
-        layer = nn.TransformerEncoderLayer(WIDTH, HEADS, dim_feedforward=4 * WIDTH, dropout=0.0,
-                                           activation="gelu", batch_first=True, norm_first=True)
+        layer = nn.TransformerEncoderLayer(
+            WIDTH, HEADS, dim_feedforward=4 * WIDTH, dropout=0.0, activation="gelu", batch_first=True, norm_first=True
+        )
         self.transformer = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
         self.ln_final = nn.LayerNorm(WIDTH)
         self.text_projection = nn.Parameter(torch.empty(WIDTH, EMBED))
         self.register_buffer("attn_mask", build_causal_mask(CTX), persistent=False)
         nn.init.normal_(self.token_embedding.weight, std=0.02)
         nn.init.normal_(self.positional_embedding, std=0.01)
-        nn.init.normal_(self.text_projection, std=WIDTH ** -0.5)
+        nn.init.normal_(self.text_projection, std=WIDTH**-0.5)
 
     def forward(self, text):
         x = self.token_embedding(text) + self.positional_embedding[: text.shape[1]]
@@ -74,8 +75,12 @@ print("emb row sums", emb.sum(dim=-1).round(decimals=4).tolist())
 text2 = text.clone()
 text2[0, 3] = 11
 _, hidden2 = model(text2)
-print("prefix unchanged", torch.allclose(hidden[0, :3], hidden2[0, :3], atol=1e-6),
-      "suffix changed", not torch.allclose(hidden[0, 3:], hidden2[0, 3:]))
+print(
+    "prefix unchanged",
+    torch.allclose(hidden[0, :3], hidden2[0, :3], atol=1e-6),
+    "suffix changed",
+    not torch.allclose(hidden[0, 3:], hidden2[0, 3:]),
+)
 
 # gather-based pooling equals advanced indexing
 idx = text.argmax(dim=-1)
@@ -88,7 +93,9 @@ pad = text == 0
 pad[:, 0] = False
 out = model.transformer(model.token_embedding(text), mask=model.attn_mask, src_key_padding_mask=pad)
 print("with padding", tuple(out.shape), round(out[:, 0].sum().item(), 4), bool(torch.isnan(out).any()))
-print("mean pool", (out * (~pad).unsqueeze(-1)).sum(1).div((~pad).sum(1, keepdim=True)).sum(-1).round(decimals=4).tolist())
+print(
+    "mean pool", (out * (~pad).unsqueeze(-1)).sum(1).div((~pad).sum(1, keepdim=True)).sum(-1).round(decimals=4).tolist()
+)
 
 model.train()
 emb, _ = model(text)

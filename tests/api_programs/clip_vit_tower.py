@@ -33,9 +33,9 @@ class VisionTransformer(nn.Module):
         super().__init__()
         self.grid = image_size // patch_size
         self.conv1 = nn.Conv2d(3, width, kernel_size=patch_size, stride=patch_size, bias=False)
-        scale = width ** -0.5
+        scale = width**-0.5
         self.class_embedding = nn.Parameter(scale * torch.randn(width))
-        self.positional_embedding = nn.Parameter(scale * torch.randn(self.grid ** 2 + 1, width))
+        self.positional_embedding = nn.Parameter(scale * torch.randn(self.grid**2 + 1, width))
         self.ln_pre = nn.LayerNorm(width)
         self.blocks = nn.ModuleList([ResidualAttentionBlock(width, heads) for _ in range(layers)])
         self.ln_post = nn.LayerNorm(width)

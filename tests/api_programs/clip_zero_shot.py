@@ -71,7 +71,12 @@ probs = logits.softmax(dim=-1)
 print("probs sum", probs.sum(-1).round(decimals=4).unique().tolist())
 values, indices = probs[0].topk(5)
 print("top5 of image 0", [classnames[i] for i in indices.tolist()], values.round(decimals=4).tolist())
-print("topk largest=False", logits[0].topk(2, largest=False).indices.tolist(), "sorted", logits[0].topk(3, sorted=True).values.round(decimals=4).tolist())
+print(
+    "topk largest=False",
+    logits[0].topk(2, largest=False).indices.tolist(),
+    "sorted",
+    logits[0].topk(3, sorted=True).values.round(decimals=4).tolist(),
+)
 
 
 def accuracy(output, target, topk=(1,)):
@@ -94,7 +99,11 @@ w1 = zeroshot_classifier(classnames, templates[:2])
 w2 = zeroshot_classifier(classnames, templates[2:])
 p_ens = ((100 * feats @ w1).softmax(-1) + (100 * feats @ w2).softmax(-1)) / 2
 print("ensemble agree", (p_ens.argmax(-1) == pred).sum().item(), round(p_ens.max(-1).values.mean().item(), 4))
-print("entropy", round(torch.special.entr(probs).sum(-1).mean().item(), 4), round(-(probs * probs.clamp_min(1e-12).log()).sum(-1).mean().item(), 4))
+print(
+    "entropy",
+    round(torch.special.entr(probs).sum(-1).mean().item(), 4),
+    round(-(probs * probs.clamp_min(1e-12).log()).sum(-1).mean().item(), 4),
+)
 
 try:
     logits.topk(8)
