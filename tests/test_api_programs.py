@@ -508,7 +508,14 @@ resets, surrogate-gradient Functions in both ctx styles checked by gradcheck, th
 non-differentiable outputs, materialized grads, keyword and default arguments), vmap/jvp-ready Functions, STEs for
 binary and quantized nets, BPTT hooks with truncation, checkpointed and saved-tensor-hooked time chunks, a
 convolutional SNN with tdBN, an adaptive recurrent LSNN, Heaviside without a derivative, and spike encoders with
-spike-train losses)."""
+spike-train losses).
+
+Multimodal contrastive learning (`clip_*`: ViT and text towers with conv patch embedding, class tokens, causal
+masks and EOT pooling, symmetric InfoNCE with an exp'd clamped logit_scale and label smoothing, SigLIP's sigmoid
+loss and its chunked form, zero-shot classifiers from averaged prompt templates, recall@k/mAP retrieval metrics,
+bfloat16 autocast forwards and training, activation checkpointing, LiT-style tower freezing, AttentionPool2d through
+multi_head_attention_forward, temperature schedules, multi-positive and distillation losses, embedding queues with
+momentum encoders, image-text data pipelines, and the mistakes such code meets)."""
 
 from __future__ import annotations
 

@@ -473,6 +473,35 @@ def test_bf16_cpu_flash_attention_rounds_the_exponentials_before_the_product_wit
     assert qt.grad.dtype == torch.bfloat16 and np.isfinite(qt.grad.float().numpy()).all()
 
 
+def test_bf16_cpu_flash_attention_takes_pytorchs_fast_exponential_over_full_vectors_of_keys():
+    # 16 keys fill one AVX-512 vector: PyTorch's kernel takes fexp_u20 there, whose roundings to bfloat16 differ
+    # from the exact exponential's in three of these eight outputs (PyTorch 2.13's numbers, stored)
+    rng = np.random.default_rng(15)
+    q, k, v = (torch.tensor(rng.standard_normal(sh).astype(np.float32)).bfloat16()
+               for sh in [(1, 1, 2, 4), (1, 1, 16, 4), (1, 1, 16, 4)])
+    got = F.scaled_dot_product_attention(q, k, v)
+    want = [0.3671875, 0.62109375, -0.01806640625, -0.279296875, -0.310546875, 0.0986328125, 0.61328125,
+            0.007598876953125]
+    assert got.float().flatten().tolist() == want
+
+
+def test_bf16_multihead_attention_without_weights_is_pytorchs_sdpa_over_strided_projections():
+    # batch-first self-attention: the transposed input's projection rounds twice and SDPA's flash kernel attends
+    # (PyTorch 2.13's numbers, stored)
+    rng = np.random.default_rng(3)
+    mha = nn.MultiheadAttention(8, 2, batch_first=True)
+    with torch.no_grad():
+        for p in mha.parameters():
+            p.copy_(torch.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.5))
+    mha = mha.bfloat16()
+    x = torch.tensor(rng.standard_normal((2, 16, 8)).astype(np.float32)).bfloat16()
+    out = mha(x, x, x, need_weights=False)[0]
+    assert out.float().sum().item() == 33.208984375
+    assert out.float()[0, :2].flatten().tolist() == [
+        1.3359375, 2.40625, 0.29296875, -1.4296875, -0.4609375, -1.3828125, -0.87890625, 0.640625, -0.05322265625,
+        -2.421875, -0.609375, -0.98046875, 0.578125, -2.765625, 1.7265625, 3.03125]
+
+
 def test_sdpa_refuses_a_mask_neither_bool_float32_nor_the_querys_dtype_in_pytorchs_words():
     q = torch.ones(1, 2, 3, 4)
     with pytest.raises(RuntimeError, match=r"attn_mask.dtype: long int and  query.dtype: float instead\."):
@@ -561,3 +590,14 @@ def test_canonical_mask_and_none_or_dtype_take_pytorchs_private_arguments():
                                                 "Use same type for both instead."]
     with pytest.raises(AssertionError, match="only bool and floating types of m are supported"):
         F._canonical_mask(torch.tensor([1]), "m", None, "", torch.float32)
+
+
+def test_multi_head_attention_forward_asserts_missing_projection_weights_and_heads_in_pytorchs_words():
+    t, ow = torch.ones(3, 2, 12), torch.ones(12, 12)
+    with pytest.raises(AssertionError, match=r"^embed_dim 12 not divisible by num_heads 5$"):
+        F.multi_head_attention_forward(t, t, t, 12, 5, torch.ones(36, 12), None, None, None, False, 0.0, ow, None)
+    with pytest.raises(AssertionError, match=r"^use_separate_proj_weight is False but in_proj_weight is None$"):
+        F.multi_head_attention_forward(t, t, t, 12, 4, None, None, None, None, False, 0.0, ow, None)
+    with pytest.raises(AssertionError, match=r"^use_separate_proj_weight is True but k_proj_weight is None$"):
+        F.multi_head_attention_forward(t, t, t, 12, 4, None, None, None, None, False, 0.0, ow, None,
+                                       use_separate_proj_weight=True, q_proj_weight=torch.ones(12, 12))

@@ -80,3 +80,14 @@ def test_reduced_rms_norm_and_layer_norm_compute_in_float32_and_round_once():
     assert got.dtype is ea.bfloat16 and got.grad_fn is None
     ln = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-5)
     np.testing.assert_array_equal(F.layer_norm(xt, (8,), wt, ea.tensor(b).bfloat16()).float().numpy(), bf(ln * w + b))
+
+
+def test_bf16_linear_of_a_strided_batch_rounds_the_product_then_the_bias():
+    # PyTorch flattens only a contiguous input into addmm; a transposed (batch-first) one is matmul, then add_
+    rng = np.random.default_rng(3)
+    x, w, b = bf(rng.standard_normal((2, 16, 8))), bf(rng.standard_normal((24, 8))), bf(rng.standard_normal(24))
+    xt = ea.tensor(x).bfloat16().transpose(0, 1)
+    out = F.linear(xt, ea.tensor(w).bfloat16(), ea.tensor(b).bfloat16())
+    prod = bf(x.transpose(1, 0, 2).astype(np.float64) @ w.T.astype(np.float64))
+    np.testing.assert_array_equal(out.float().numpy(), bf(prod + b))
+    assert not np.array_equal(out.float().numpy(), bf(x.transpose(1, 0, 2).astype(np.float64) @ w.T + b))

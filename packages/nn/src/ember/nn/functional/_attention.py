@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from ember import autograd as ea
 from ember.autograd.derivatives.attention import attention_untracked
 from ember.autograd.record import computed
@@ -212,13 +214,51 @@ def _cpp_name(dtype) -> str:
 
 
 def _flash_reduced(scores: Tensor, value: Tensor, low) -> Tensor:
-    """PyTorch's CPU flash kernel in half/bfloat16: the float32 exponentials `p = exp(s - max)` are rounded to the
-    input's dtype for the product with V, then divided by their float32 sum (rows masked out entirely give 0)."""
+    """PyTorch's CPU flash kernel in half/bfloat16: the float32 exponentials `p = exp(s - max)` (by `_flash_exp`'s
+    approximation) are rounded to the input's dtype for the product with V, then divided by their float32 sum (rows
+    masked out entirely give 0). The gradient is the exact exponential's."""
     m = scores.detach().amax(-1, keepdim=True)
     m = ea.where(ea.isfinite(m), m, ea.zeros_like(m))
     p = ea.exp(scores - m)
+    with ea.no_grad():
+        shift = Tensor._wrap(_flash_exp((scores.detach() - m).contiguous()._np())) - p.detach()
+    p = p + shift
     total = p.sum(-1, keepdim=True)
     out = ea.matmul(p.to(low).float(), value) / ea.where(total > 0, total, ea.ones_like(total))
+    return out
+
+
+_FLASH_LANES = 16  # float32 lanes of PyTorch's AVX-512 kernel; keys past the row's last full vector take std::exp
+_LOG2E = np.array(0x3FB8AA3B, np.uint32).view(np.float32)
+_LN_FLT_MIN = np.array(0xC2AEAC50, np.uint32).view(np.float32)
+_LN_FLT_MAX = np.array(0x42B17218, np.uint32).view(np.float32)
+_FEXP_POLY = np.array([-0.079204240219773236, -0.22433836478672356, 0.30354260500649682, 0.00010703434948458272],
+                      np.float32)  # c3, c2, c1, c0 of 2**f - 1 - f's correction, Horner order
+
+
+def _fma32(a: np.ndarray, b, c) -> np.ndarray:
+    """float32 a * b + c rounded once (the product of two float32 values is exact in float64)."""
+    return (a.astype(np.float64) * np.float64(b) + np.float64(c)).astype(np.float32)
+
+
+def _flash_exp(x: np.ndarray) -> np.ndarray:
+    """exp over the last axis as PyTorch's CPU flash kernel takes it for half/bfloat16 inputs: `fexp_u20` (2**(x log2 e)
+    with a cubic in the fraction, assembled in the float's bits and truncated) over each full vector of lanes, the
+    correctly rounded exp over the tail."""
+    out = np.exp(x)
+    n = _FLASH_LANES * (x.shape[-1] // _FLASH_LANES)
+    if n:
+        v = x[..., :n].astype(np.float32)
+        with np.errstate(invalid="ignore"):  # -inf (masked keys) and nan lanes: replaced below
+            src = (v * _LOG2E).astype(np.float32)
+            frac = (src - np.floor(src)).astype(np.float32)
+            poly = _fma32(frac, _FEXP_POLY[0], _FEXP_POLY[1])
+            for c in _FEXP_POLY[2:]:
+                poly = _fma32(frac, poly, c)
+            bits = np.trunc(_fma32((src - poly).astype(np.float32), 2.0 ** 23, 127.0 * 2.0 ** 23))
+        fast = np.where(np.isfinite(bits), bits, 0).astype(np.int64).astype(np.int32).view(np.float32)
+        fast = np.where(v < _LN_FLT_MIN, np.float32(0), np.where(v > _LN_FLT_MAX, np.float32(np.inf), fast))
+        out[..., :n] = np.where(np.isnan(v), v, fast)
     return out
 
 
@@ -313,6 +353,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     if E != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
     head_dim = E // num_heads
+    if head_dim * num_heads != E:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
     if use_separate_proj_weight:
         if tuple(key.shape[:2]) != tuple(value.shape[:2]):
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
@@ -320,6 +362,11 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     elif tuple(key.shape) != tuple(value.shape):
         raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
     _check_masks(attn_mask, key_padding_mask, L, S, N, num_heads, unbatched)
+    for name, w in ((("q_proj_weight", q_proj_weight), ("k_proj_weight", k_proj_weight),
+                     ("v_proj_weight", v_proj_weight)) if use_separate_proj_weight else
+                    (("in_proj_weight", in_proj_weight),)):
+        if w is None:  # PyTorch's asserts, in its words
+            raise AssertionError(f"use_separate_proj_weight is {bool(use_separate_proj_weight)} but {name} is None")
     if use_separate_proj_weight:
         bq = bk = bv = None
         if in_proj_bias is not None:
@@ -332,8 +379,10 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         k = linear(key, k_proj_weight, bk)
         v = linear(value, v_proj_weight, bv)
     else:
-        if query is key and key is value and not query.is_contiguous():
-            # self-attention on a transposed (batch-first) input: rows laid out once, not once per projection
+        if query is key and key is value and not query.is_contiguous() and query.dtype not in (ea.bfloat16,
+                                                                                                ea.float16):
+            # self-attention on a transposed (batch-first) input: rows laid out once, not once per projection (in
+            # half/bfloat16 the strided input's projection rounds twice, as PyTorch's: kept as it is)
             query = key = value = query.contiguous()
         wq, wk, wv = in_proj_weight.chunk(3)
         bq = bk = bv = None
@@ -362,15 +411,20 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
             _additive_mask(key_padding_mask.logical_not(), q.dtype)
         kpm = kpm.reshape(N, 1, 1, S)
         mask = kpm if mask is None else mask + kpm
-    scores = ea.matmul(q, k.transpose(-2, -1)) * (1 / math.sqrt(head_dim))
-    if mask is not None:
-        scores = scores + mask
-    # PyTorch computes attention without weights by SDPA, whose _safe_softmax gives fully masked rows 0 (one op,
-    # zero gradient there), with them by softmax (NaN)
-    weights = ea._safe_softmax(scores, -1) if mask is not None and not need_weights else ea.softmax(scores, -1)
-    if dropout_p > 0.0 and training:
-        weights = dropout(weights, dropout_p, True)
-    out = ea.matmul(weights, v).permute(2, 0, 1, 3).reshape(L, N, E)
+    if not need_weights and q.dtype in (ea.bfloat16, ea.float16) and q.device.type == "cpu":
+        # PyTorch attends by SDPA here, whose CPU kernels round half and bfloat16 their own way
+        out = scaled_dot_product_attention(q, k, v, mask, dropout_p if training else 0.0)
+    else:
+        scores = ea.matmul(q, k.transpose(-2, -1)) * (1 / math.sqrt(head_dim))
+        if mask is not None:
+            scores = scores + mask
+        # PyTorch computes attention without weights by SDPA, whose _safe_softmax gives fully masked rows 0 (one
+        # op, zero gradient there), with them by softmax (NaN)
+        weights = ea._safe_softmax(scores, -1) if mask is not None and not need_weights else ea.softmax(scores, -1)
+        if dropout_p > 0.0 and training:
+            weights = dropout(weights, dropout_p, True)
+        out = ea.matmul(weights, v)
+    out = out.permute(2, 0, 1, 3).reshape(L, N, E)
     out = linear(out, out_proj_weight, out_proj_bias)
     attn = None
     if need_weights:

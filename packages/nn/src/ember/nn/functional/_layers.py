@@ -116,8 +116,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                            f"({bias.shape[0]}) at non-singleton dimension 1.  Target sizes: [{rows}, "
                            f"{weight.shape[0]}].  Tensor sizes: [{bias.shape[0]}]")
     if bias is not None and weight.dim() == 2 and input.dim() != 2 and bias.dim() == 1 and input.is_contiguous() or \
-            bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() >= 2:
-        # PyTorch's _flatten_nd_linear (flatten, addmm, view); in bfloat16/float16, addmm's float32 sum rounded once
+            bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() == 2:
+        # PyTorch's _flatten_nd_linear (flatten, addmm, view); in bfloat16/float16, addmm's float32 sum rounded once.
+        # A non-contiguous input of more dims is matmul, then add: rounded twice
         if input.dim() == 2:  # one addmm, no view after it (AddmmBackward0, as PyTorch's)
             return ea.addmm(bias, input, weight.t())
         flat = ea.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
