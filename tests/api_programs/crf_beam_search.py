@@ -47,7 +47,9 @@ def beam_search(h0, k=3, max_len=6, alpha=0.6):
             break
     for i in range(k):
         if scores[i] > float("-inf"):
-            finished.append((seqs[i].tolist(), scores[i].item(), scores[i].item() / gnmt_penalty(seqs.size(1) - 1, alpha)))
+            finished.append(
+                (seqs[i].tolist(), scores[i].item(), scores[i].item() / gnmt_penalty(seqs.size(1) - 1, alpha))
+            )
     return sorted(finished, key=lambda x: -x[2])
 
 
@@ -80,15 +82,21 @@ def batched_beam(h0, k=2, steps=4):
 s, hist = batched_beam(torch.randn(2, H))
 print("batched scores", s.round(decimals=4).tolist())
 print("batched hist", hist.tolist(), hist.dtype)
-print("floor div", torch.div(torch.tensor([-7, 7]), 2, rounding_mode="floor").tolist(),
-      torch.div(torch.tensor([-7, 7]), 2, rounding_mode="trunc").tolist(), (torch.tensor([-7, 7]) // 2).tolist())
+print(
+    "floor div",
+    torch.div(torch.tensor([-7, 7]), 2, rounding_mode="floor").tolist(),
+    torch.div(torch.tensor([-7, 7]), 2, rounding_mode="trunc").tolist(),
+    (torch.tensor([-7, 7]) // 2).tolist(),
+)
 top = torch.tensor([[0.1, 0.5, 0.5, 0.2]]).topk(3, largest=False)
 print(top)
 print("repeat_interleave", torch.tensor([[1, 2], [3, 4]]).repeat_interleave(torch.tensor([1, 2]), dim=0).tolist())
-for bad in [lambda: torch.div(torch.tensor([1]), 2, rounding_mode="round"),
-            lambda: torch.randn(2, 3).index_select(0, torch.tensor([0.0])),
-            lambda: torch.randn(2, 3).index_select(1, torch.tensor([[0, 1]])),
-            lambda: torch.randn(2, 3).topk(2, dim=3)]:
+for bad in [
+    lambda: torch.div(torch.tensor([1]), 2, rounding_mode="round"),
+    lambda: torch.randn(2, 3).index_select(0, torch.tensor([0.0])),
+    lambda: torch.randn(2, 3).index_select(1, torch.tensor([[0, 1]])),
+    lambda: torch.randn(2, 3).topk(2, dim=3),
+]:
     try:
         bad()
     except Exception as e:

@@ -46,7 +46,9 @@ with torch.no_grad():
     for length in range(2, n + 1):
         for i in range(n - length + 1):
             j = i + length
-            cands = torch.stack([rules + best[i, k].view(1, NT, 1) + best[k, j].view(1, 1, NT) for k in range(i + 1, j)])
+            cands = torch.stack(
+                [rules + best[i, k].view(1, NT, 1) + best[k, j].view(1, 1, NT) for k in range(i + 1, j)]
+            )
             flat = cands.permute(1, 0, 2, 3).reshape(NT, -1)
             v, a = flat.max(1)
             best[i, j] = v + bonus[i, j]
@@ -64,8 +66,12 @@ with torch.no_grad():
 c = torch.arange(12.0).view(3, 4)
 print("diagonals", c.diagonal(1).tolist(), torch.diagonal(c, -1).tolist(), c.diag(2).tolist())
 print("diag_embed", torch.diag_embed(torch.tensor([1.0, 2.0]), offset=1).tolist())
-for bad in [lambda: torch.einsum("abc,b->a", rules, torch.ones(4)), lambda: torch.einsum("ab,b", torch.ones(2, 2)),
-            lambda: torch.unravel_index(torch.tensor([13]), (3, 4)), lambda: torch.triu_indices(3, 3, dtype=torch.float)]:
+for bad in [
+    lambda: torch.einsum("abc,b->a", rules, torch.ones(4)),
+    lambda: torch.einsum("ab,b", torch.ones(2, 2)),
+    lambda: torch.unravel_index(torch.tensor([13]), (3, 4)),
+    lambda: torch.triu_indices(3, 3, dtype=torch.float),
+]:
     try:
         bad()
     except Exception as e:

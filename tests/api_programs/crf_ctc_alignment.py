@@ -36,9 +36,9 @@ lp = logits.log_softmax(-1)
 mine = ctc_alpha(lp)
 ref = F.ctc_loss(lp.unsqueeze(1), target.unsqueeze(0), torch.tensor([T]), torch.tensor([len(target)]), reduction="sum")
 print("hand", round(mine.item(), 6), "ctc_loss", round(ref.item(), 6), ref.dtype)
-g1, = torch.autograd.grad(mine, logits, retain_graph=True)
-g2, = torch.autograd.grad(ref, logits, retain_graph=True)
-g3, = torch.autograd.grad(ctc_alpha(lp, NEG), logits)
+(g1,) = torch.autograd.grad(mine, logits, retain_graph=True)
+(g2,) = torch.autograd.grad(ref, logits, retain_graph=True)
+(g3,) = torch.autograd.grad(ctc_alpha(lp, NEG), logits)
 print("with -inf", g3.isnan().any().item())
 print("grads agree", torch.allclose(g1, g2, atol=1e-8), g1.abs().sum().round(decimals=4).item())
 print("grad rows sum", g2.sum(1).abs().max().item() < 1e-10)
@@ -48,8 +48,13 @@ with torch.no_grad():
     delta[:2] = lp[0, ext[:2]]
     bps = []
     for t in range(1, T):
-        cand = torch.stack([delta, F.pad(delta[:-1], (1, 0), value=NEG),
-                            torch.where(skip, F.pad(delta[:-2], (2, 0), value=NEG), torch.tensor(NEG, dtype=torch.float64))])
+        cand = torch.stack(
+            [
+                delta,
+                F.pad(delta[:-1], (1, 0), value=NEG),
+                torch.where(skip, F.pad(delta[:-2], (2, 0), value=NEG), torch.tensor(NEG, dtype=torch.float64)),
+            ]
+        )
         best, arg = cand.max(0)
         bps.append(arg)
         delta = best + lp[t, ext]
@@ -70,9 +75,11 @@ fn = lambda x: F.ctc_loss(x.log_softmax(2), torch.tensor([[1, 2]]), torch.tensor
 print("gradcheck", torch.autograd.gradcheck(fn, (small,)))
 print("unbatched", round(F.ctc_loss(lp, target, torch.tensor(T), torch.tensor(len(target))).item(), 4))
 print("tuple lengths", round(F.ctc_loss(lp.unsqueeze(1), target.unsqueeze(0), (T,), (4,), reduction="sum").item(), 4))
-for bad in [lambda: F.ctc_loss(lp, target, torch.tensor([T]), torch.tensor([4])),
-            lambda: F.ctc_loss(lp.unsqueeze(1), target.unsqueeze(0), torch.tensor([T]), torch.tensor([4]), blank=4),
-            lambda: F.pad(alpha_bad, (1, 0)) if False else F.pad(torch.ones(3), (1, 0), mode="reflect", value=1.0)]:
+for bad in [
+    lambda: F.ctc_loss(lp, target, torch.tensor([T]), torch.tensor([4])),
+    lambda: F.ctc_loss(lp.unsqueeze(1), target.unsqueeze(0), torch.tensor([T]), torch.tensor([4]), blank=4),
+    lambda: F.pad(torch.ones(3), (1, 0), mode="reflect", value=1.0),
+]:
     try:
         bad()
     except Exception as e:

@@ -21,7 +21,7 @@ for red in ["none", "mean", "sum"]:
     loss = F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=red)
     print(red, loss.round(decimals=4).tolist(), loss.grad_fn.name())
 
-flat = torch.cat([targets[i, :target_lengths[i]] for i in range(N)])
+flat = torch.cat([targets[i, : target_lengths[i]] for i in range(N)])
 l2 = F.ctc_loss(log_probs, flat, input_lengths.int(), target_lengths.int(), reduction="sum")
 print("concat targets", round(l2.item(), 4), flat.tolist())
 crit = nn.CTCLoss(blank=0, zero_infinity=True)
@@ -59,7 +59,17 @@ def prefix_beam(lp, beam=3, blank=0):
                 p = lp[t, c].item()
                 if c == blank:
                     b, nb = nxt[prefix]
-                    nxt[prefix] = (float(torch.logaddexp(torch.tensor([b, pb + p, pnb + p]).max(), torch.logsumexp(torch.tensor([pb + p, pnb + p]), 0)).sub(math.log(2)) if b == -math.inf else torch.logsumexp(torch.tensor([b, pb + p, pnb + p]), 0)), nb)
+                    nxt[prefix] = (
+                        float(
+                            torch.logaddexp(
+                                torch.tensor([b, pb + p, pnb + p]).max(),
+                                torch.logsumexp(torch.tensor([pb + p, pnb + p]), 0),
+                            ).sub(math.log(2))
+                            if b == -math.inf
+                            else torch.logsumexp(torch.tensor([b, pb + p, pnb + p]), 0)
+                        ),
+                        nb,
+                    )
                     continue
                 new = prefix + (c,)
                 b, nb = nxt[new]
@@ -70,18 +80,26 @@ def prefix_beam(lp, beam=3, blank=0):
                 else:
                     nb = torch.logsumexp(torch.tensor([nb, pb + p, pnb + p]), 0).item()
                 nxt[new] = (b, nb)
-        beams = dict(sorted(nxt.items(), key=lambda kv: -torch.logaddexp(torch.tensor(kv[1][0]), torch.tensor(kv[1][1])).item())[:beam])
-    return [(list(k), round(torch.logaddexp(torch.tensor(v[0]), torch.tensor(v[1])).item(), 4)) for k, v in beams.items()]
+        beams = dict(
+            sorted(nxt.items(), key=lambda kv: -torch.logaddexp(torch.tensor(kv[1][0]), torch.tensor(kv[1][1])).item())[
+                :beam
+            ]
+        )
+    return [
+        (list(k), round(torch.logaddexp(torch.tensor(v[0]), torch.tensor(v[1])).item(), 4)) for k, v in beams.items()
+    ]
 
 
 print("prefix beam", prefix_beam(log_probs[:7, 2].detach()))
 print("logaddexp inf", torch.logaddexp(torch.tensor([-math.inf, 0.0]), torch.tensor([-math.inf, -math.inf])).tolist())
 print("logaddexp2", torch.logaddexp2(torch.tensor([1.0, 3.0]), torch.tensor([1.0, 0.0])).round(decimals=4).tolist())
 
-for bad in [lambda: F.ctc_loss(log_probs, targets, torch.tensor([13, 10, 7]), target_lengths),
-            lambda: F.ctc_loss(log_probs, targets, input_lengths, torch.tensor([5, 2, 2])),
-            lambda: F.ctc_loss(log_probs, targets, input_lengths[:2], target_lengths),
-            lambda: F.ctc_loss(log_probs, targets.float(), input_lengths, target_lengths)]:
+for bad in [
+    lambda: F.ctc_loss(log_probs, targets, torch.tensor([13, 10, 7]), target_lengths),
+    lambda: F.ctc_loss(log_probs, targets, input_lengths, torch.tensor([5, 2, 2])),
+    lambda: F.ctc_loss(log_probs, targets, input_lengths[:2], target_lengths),
+    lambda: F.ctc_loss(log_probs, targets.float(), input_lengths, target_lengths),
+]:
     try:
         bad()
     except Exception as e:

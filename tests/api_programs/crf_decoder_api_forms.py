@@ -46,7 +46,12 @@ print(torch.tensor([float("-inf"), -1e4]), torch.tensor([-1e-5, 12345.678]))
 
 logp = F.log_softmax(torch.randn(4, 3), 1)
 tgt = torch.tensor([0, 2, 1, 2])
-for kw in [dict(size_average=False), dict(reduce=False), dict(size_average=True, reduce=True), dict(reduce=False, size_average=False)]:
+for kw in [
+    dict(size_average=False),
+    dict(reduce=False),
+    dict(size_average=True, reduce=True),
+    dict(reduce=False, size_average=False),
+]:
     print("legacy", kw, F.nll_loss(logp, tgt, **kw).round(decimals=4).tolist())
 print(nn.NLLLoss(size_average=False), nn.NLLLoss(size_average=False).reduction)
 print(nn.CTCLoss(blank=3, reduction="sum", zero_infinity=True), nn.CrossEntropyLoss(ignore_index=5).ignore_index)
@@ -55,16 +60,19 @@ ps = rnn_utils.pack_sequence([torch.tensor([1.0, 2.0]), torch.tensor([3.0])])
 print(ps)
 print(rnn_utils.pack_sequence([torch.tensor([1, 2]), torch.tensor([3, 4, 5])], enforce_sorted=False))
 
-for bad in [lambda: torch.max(x, 1, out=(torch.empty(3), torch.empty(3))),
-            lambda: torch.gather(x, 1, torch.tensor([[0], [1], [2]]), out=torch.empty(3, 1, dtype=torch.long)),
-            lambda: torch.logsumexp(x, 1, out=torch.empty(3, dtype=torch.long)),
-            lambda: torch.sort(x, out=(torch.empty(3, 5), torch.empty(3, 5))),
-            lambda: torch.gather(x, 1, torch.tensor([[0], [1], [2]]), out=torch.empty(3, 1, dtype=torch.float64)),
-            lambda: torch.index_select(x, 0, torch.tensor([0]), out=torch.empty(1, 5, dtype=torch.float64)),
-            lambda: torch.amax(x, 1, out=torch.empty(3, dtype=torch.float64)),
-            lambda: x.max(dim=(0, 1)), lambda: x.gather(1.0, torch.tensor([[0]])),
-            lambda: torch.logsumexp(x, ()),
-            lambda: F.ctc_loss(torch.zeros(4, 1, 3, 1), torch.tensor([[1]]), [4], [1])]:
+for bad in [
+    lambda: torch.max(x, 1, out=(torch.empty(3), torch.empty(3))),
+    lambda: torch.gather(x, 1, torch.tensor([[0], [1], [2]]), out=torch.empty(3, 1, dtype=torch.long)),
+    lambda: torch.logsumexp(x, 1, out=torch.empty(3, dtype=torch.long)),
+    lambda: torch.sort(x, out=(torch.empty(3, 5), torch.empty(3, 5))),
+    lambda: torch.gather(x, 1, torch.tensor([[0], [1], [2]]), out=torch.empty(3, 1, dtype=torch.float64)),
+    lambda: torch.index_select(x, 0, torch.tensor([0]), out=torch.empty(1, 5, dtype=torch.float64)),
+    lambda: torch.amax(x, 1, out=torch.empty(3, dtype=torch.float64)),
+    lambda: x.max(dim=(0, 1)),
+    lambda: x.gather(1.0, torch.tensor([[0]])),
+    lambda: torch.logsumexp(x, ()),
+    lambda: F.ctc_loss(torch.zeros(4, 1, 3, 1), torch.tensor([[1]]), [4], [1]),
+]:
     try:
         bad()
     except Exception as e:

@@ -27,7 +27,7 @@ def log_partition(s):
 logZ, sign, lap = log_partition(scores)
 print("logZ", round(logZ.item(), 6), "sign", sign.item(), logZ.grad_fn.name())
 print("logdet", round(torch.logdet(lap).item(), 6), "det", round(torch.det(lap).log().item(), 6))
-marg, = torch.autograd.grad(logZ, scores)
+(marg,) = torch.autograd.grad(logZ, scores)
 print("modifier marginals sum to 1", marg[:, 1:].sum(0).round(decimals=6).tolist())
 print("root marginals", marg[0, 1:].round(decimals=4).tolist(), "diag", marg.diagonal().abs().sum().item())
 
@@ -57,8 +57,9 @@ with torch.no_grad():
     best = idx[ts.argmax()]
     print("best tree", best.tolist(), round(ts.max().item(), 4))
     p = ts.softmax(0)
-    bm = torch.zeros(n + 1, n + 1, dtype=torch.float64).index_put_((idx.flatten(), torch.arange(1, n + 1).repeat(len(trees))),
-                                                                 p.repeat_interleave(n), accumulate=True)
+    bm = torch.zeros(n + 1, n + 1, dtype=torch.float64).index_put_(
+        (idx.flatten(), torch.arange(1, n + 1).repeat(len(trees))), p.repeat_interleave(n), accumulate=True
+    )
     print("brute marginals match", torch.allclose(bm, marg, atol=1e-10))
     greedy = scores[:, 1:].masked_fill(torch.eye(n + 1, dtype=torch.bool)[:, 1:], float("-inf")).argmax(0)
     print("greedy heads", greedy.tolist(), "is tree", is_tree(greedy.tolist()))
@@ -73,8 +74,11 @@ lapb = torch.diag_embed(wts[:, 1:].sum(1) + wts[:, 0]) - wts[:, 1:]
 pad = ~valid[:, 1:]
 lapb = lapb + torch.diag_embed(pad.double().float())  # identity rows for padding keep det unchanged
 print("batched logZ", torch.logdet(lapb).round(decimals=4).tolist(), torch.linalg.slogdet(lapb).sign.tolist())
-for bad in [lambda: torch.linalg.slogdet(torch.ones(2, 3)), lambda: torch.logdet(torch.ones(3, dtype=torch.long)),
-            lambda: torch.diag_embed(torch.ones(2), dim1=0, dim2=0)]:
+for bad in [
+    lambda: torch.linalg.slogdet(torch.ones(2, 3)),
+    lambda: torch.logdet(torch.ones(3, dtype=torch.long)),
+    lambda: torch.diag_embed(torch.ones(2), dim1=0, dim2=0),
+]:
     try:
         bad()
     except Exception as e:

@@ -40,12 +40,19 @@ acc = torch.zeros(3, 2)
 acc.index_add_(0, torch.tensor([0, 2, 0]), torch.ones(3, 2), alpha=2.0)
 print("index_add", acc.tolist())
 ir = torch.ones(3).index_reduce(0, torch.tensor([0, 0, 2]), torch.tensor([4.0, 3.0, 5.0]), "prod", include_self=False)
-print("index_reduce", ir.tolist(), torch.zeros(3).index_reduce_(0, torch.tensor([1, 1]), torch.tensor([2.0, 6.0]), "mean").tolist())
+print(
+    "index_reduce",
+    ir.tolist(),
+    torch.zeros(3).index_reduce_(0, torch.tensor([1, 1]), torch.tensor([2.0, 6.0]), "mean").tolist(),
+)
 
 x = torch.randn(2, 5)
 idx = x.argsort(1, descending=True)
-print("take_along_dim", torch.take_along_dim(x, idx[:, :2], dim=1).round(decimals=4).tolist(),
-      torch.take_along_dim(x, x.argmax()).round(decimals=4).tolist())
+print(
+    "take_along_dim",
+    torch.take_along_dim(x, idx[:, :2], dim=1).round(decimals=4).tolist(),
+    torch.take_along_dim(x, x.argmax()).round(decimals=4).tolist(),
+)
 m = torch.tensor([[True, False, True, False, False], [False, True, True, True, False]])
 print("masked_scatter", torch.zeros(2, 5).masked_scatter(m, torch.arange(1.0, 11.0)).tolist())
 print("masked_select", x.masked_select(m).round(decimals=4).tolist())
@@ -60,12 +67,14 @@ g = emb.gather(0, torch.tensor([[0, 1, 0], [4, 4, 4]]), sparse_grad=True)
 g.sum().backward()
 print("sparse grad", emb.grad.layout, emb.grad.to_dense().tolist())
 
-for bad in [lambda: torch.zeros(3).scatter_reduce(0, seg, vals, "max"),
-            lambda: torch.zeros(3).scatter_reduce(0, seg, vals, "sum"),
-            lambda: torch.segment_reduce(vals, "sum", lengths=torch.tensor([2, 3])),
-            lambda: torch.zeros(3).index_reduce(0, torch.tensor([0]), torch.ones(1), "sum"),
-            lambda: torch.zeros(2, 5).masked_scatter(m, torch.arange(3.0)),
-            lambda: torch.zeros(4).scatter_add(0, seg.float(), vals)]:
+for bad in [
+    lambda: torch.zeros(3).scatter_reduce(0, seg, vals, "max"),
+    lambda: torch.zeros(3).scatter_reduce(0, seg, vals, "sum"),
+    lambda: torch.segment_reduce(vals, "sum", lengths=torch.tensor([2, 3])),
+    lambda: torch.zeros(3).index_reduce(0, torch.tensor([0]), torch.ones(1), "sum"),
+    lambda: torch.zeros(2, 5).masked_scatter(m, torch.arange(3.0)),
+    lambda: torch.zeros(4).scatter_add(0, seg.float(), vals),
+]:
     try:
         bad()
     except Exception as e:

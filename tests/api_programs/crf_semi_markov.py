@@ -43,7 +43,7 @@ for e in range(1, T + 1):
 logZ = torch.logsumexp(alpha[-1], 0)
 print("logZ", round(logZ.item(), 4), logZ.grad_fn.name())
 print("alpha[1]", alpha[1].round(decimals=4).tolist(), "alpha[4]", alpha[4].round(decimals=4).tolist())
-g, = torch.autograd.grad(logZ, emit)
+(g,) = torch.autograd.grad(logZ, emit)
 print("token marginals", g.sum(1).round(decimals=4).tolist())
 print("label marginals", g.round(decimals=4)[:3].tolist())
 
@@ -72,11 +72,18 @@ with torch.no_grad():
         segs.append((e - d[lab].item(), e, lab))
         e, lab = e - d[lab].item(), pl[lab].item()
     print("viterbi score", round(best[-1].max().item(), 4), "segments", segs[::-1])
-    print("cand -inf rows", torch.isneginf(torch.full((2, 2), float("-inf"))).all().item(),
-          torch.logsumexp(torch.tensor([float("-inf"), float("-inf")]), 0).item())
+    print(
+        "cand -inf rows",
+        torch.isneginf(torch.full((2, 2), float("-inf"))).all().item(),
+        torch.logsumexp(torch.tensor([float("-inf"), float("-inf")]), 0).item(),
+    )
 
-for bad in [lambda: emit.unfold(0, 8, 1), lambda: emit.unfold(2, 2, 1), lambda: emit.detach().as_strided((T, C), (C, 1), -1),
-            lambda: emit.unfold(0, 2, 0)]:
+for bad in [
+    lambda: emit.unfold(0, 8, 1),
+    lambda: emit.unfold(2, 2, 1),
+    lambda: emit.detach().as_strided((T, C), (C, 1), -1),
+    lambda: emit.unfold(0, 2, 0),
+]:
     try:
         bad()
     except Exception as e:

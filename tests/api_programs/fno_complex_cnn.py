@@ -65,7 +65,9 @@ print("param dtypes", sorted({str(p.dtype) for p in net.parameters()}))
 with torch.no_grad():
     for p in net.parameters():
         if p.is_complex():
-            p.copy_(torch.complex(torch.linspace(-0.3, 0.3, p.numel()), torch.linspace(0.2, -0.2, p.numel())).view_as(p))
+            p.copy_(
+                torch.complex(torch.linspace(-0.3, 0.3, p.numel()), torch.linspace(0.2, -0.2, p.numel())).view_as(p)
+            )
 x = zf[None, None]
 out = net(x)
 print("out", tuple(out.shape), out.dtype, c(out), out.grad_fn.name())
@@ -86,8 +88,14 @@ for step in range(4):
     rec = data_consistency(pred, under, mask)
     loss = F.l1_loss(rec.abs(), target)
     loss.backward()
-    print("step", step, round(loss.item(), 4), c(net.conv1.weight.grad, 4), c(net.up.weight.grad, 2),
-          c(net.act.b.grad.flatten(), 2))
+    print(
+        "step",
+        step,
+        round(loss.item(), 4),
+        c(net.conv1.weight.grad, 4),
+        c(net.up.weight.grad, 2),
+        c(net.act.b.grad.flatten(), 2),
+    )
     opt.step()
 
 sig = torch.exp(1j * torch.linspace(0, 4 * math.pi, 32)).to(torch.cfloat).view(1, 1, 32)

@@ -29,12 +29,33 @@ print(w.grad)
 print(torch.view_as_complex(torch.tensor([[1.0, 2.0], [3.0, -4.0]], requires_grad=True)))
 print(torch.fft.fft(x.requires_grad_(True)))
 
-print("dtypes", torch.cfloat, torch.cdouble, torch.complex32, torch.chalf, torch.cfloat.to_real(), torch.float64.to_complex())
-print("promote", (torch.ones(2, dtype=torch.cfloat) * torch.ones(2, dtype=torch.float64)).dtype,
-      (torch.ones(2, dtype=torch.cfloat) + 1.5).dtype, (torch.ones(2) * 1j).dtype,
-      (torch.ones(2, dtype=torch.float64) * 1j).dtype, torch.result_type(torch.ones(1, dtype=torch.int32), 2j),
-      torch.promote_types(torch.complex64, torch.float64))
-print("is_complex", X.is_complex(), X.is_floating_point(), X.element_size(), X.real.dtype, X.imag.stride(), X.real.is_contiguous())
+print(
+    "dtypes",
+    torch.cfloat,
+    torch.cdouble,
+    torch.complex32,
+    torch.chalf,
+    torch.cfloat.to_real(),
+    torch.float64.to_complex(),
+)
+print(
+    "promote",
+    (torch.ones(2, dtype=torch.cfloat) * torch.ones(2, dtype=torch.float64)).dtype,
+    (torch.ones(2, dtype=torch.cfloat) + 1.5).dtype,
+    (torch.ones(2) * 1j).dtype,
+    (torch.ones(2, dtype=torch.float64) * 1j).dtype,
+    torch.result_type(torch.ones(1, dtype=torch.int32), 2j),
+    torch.promote_types(torch.complex64, torch.float64),
+)
+print(
+    "is_complex",
+    X.is_complex(),
+    X.is_floating_point(),
+    X.element_size(),
+    X.real.dtype,
+    X.imag.stride(),
+    X.real.is_contiguous(),
+)
 
 z = torch.zeros(3, dtype=torch.cfloat)
 z.real.fill_(2.0)

@@ -27,8 +27,11 @@ m = torch.randn(4, 6)
 for norm in ("backward", "ortho", "forward"):
     print("fft2", norm, c(torch.fft.fft2(m, norm=norm)), c(torch.fft.rfft2(m, norm=norm)))
 print("ihfft2", tuple(torch.fft.ihfft2(m).shape), c(torch.fft.ihfft2(m)))
-print("hfft2", tuple(torch.fft.hfft2(torch.fft.ihfft2(m), s=m.shape).shape),
-      torch.allclose(torch.fft.hfft2(torch.fft.ihfft2(m), s=m.shape), m, atol=1e-5))
+print(
+    "hfft2",
+    tuple(torch.fft.hfft2(torch.fft.ihfft2(m), s=m.shape).shape),
+    torch.allclose(torch.fft.hfft2(torch.fft.ihfft2(m), s=m.shape), m, atol=1e-5),
+)
 print("ihfftn", tuple(torch.fft.ihfftn(m, dim=0).shape), tuple(torch.fft.hfftn(torch.fft.ihfftn(m)).shape))
 print("fftn s", tuple(torch.fft.fftn(m, s=(3, 8)).shape), c(torch.fft.fftn(m, s=(3, 8))))
 print("fftn dim", tuple(torch.fft.fftn(m, dim=(0,)).shape), c(torch.fft.fftn(m, s=(5,), dim=(1,))))
@@ -51,7 +54,9 @@ r = torch.fft.rfft(x, out=out)
 print("out", r is out, c(out))
 b = torch.randn(2, 3, 8)
 print("batched dim", c(torch.fft.fft(b, dim=1)), torch.fft.fft(b, dim=1).is_contiguous())
-print("noncontig", c(torch.fft.rfft(b.transpose(1, 2), dim=1)), tuple(torch.fft.rfft(b.transpose(1, 2), dim=1).stride()))
+print(
+    "noncontig", c(torch.fft.rfft(b.transpose(1, 2), dim=1)), tuple(torch.fft.rfft(b.transpose(1, 2), dim=1).stride())
+)
 print("empty dim", tuple(torch.fft.fftn(m, dim=()).shape))
 
 for name, fn in [

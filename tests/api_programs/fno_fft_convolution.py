@@ -59,10 +59,10 @@ fir = torch.tensor([0.25, 0.5, 0.25])
 block = 10
 out = torch.zeros(40 + 2)
 for s in range(0, 40, block):
-    seg = sig[s:s + block]
+    seg = sig[s : s + block]
     n = block + 2
     conv = torch.fft.irfft(torch.fft.rfft(seg, n=n) * torch.fft.rfft(fir, n=n), n=n)
-    out[s:s + n] += conv
+    out[s : s + n] += conv
 direct = F.conv1d(sig.view(1, 1, -1), fir.flip(0).view(1, 1, -1), padding=2).flatten()
 print("overlap-add", torch.allclose(out, direct, atol=1e-5), r(out))
 
@@ -70,10 +70,15 @@ a = torch.randn(64)
 b = torch.roll(a, 5) + 0.05 * torch.randn(64)
 xc = torch.fft.irfft(torch.fft.rfft(b) * torch.fft.rfft(a).conj(), n=64)
 print("xcorr lag", xc.argmax().item(), round(xc.max().item(), 4))
-norm_x = torch.fft.irfft(torch.fft.rfft(b) * torch.fft.rfft(a).conj() / (torch.fft.rfft(b) * torch.fft.rfft(a).conj()).abs().clamp_min(1e-8), n=64)
+norm_x = torch.fft.irfft(
+    torch.fft.rfft(b) * torch.fft.rfft(a).conj() / (torch.fft.rfft(b) * torch.fft.rfft(a).conj()).abs().clamp_min(1e-8),
+    n=64,
+)
 print("phat lag", norm_x.argmax().item())
 A = torch.fft.fft2(torch.randn(8, 8))
-shifted = torch.fft.ifft2(A * torch.exp(-2j * torch.pi * (torch.fft.fftfreq(8)[:, None] * 2 + torch.fft.fftfreq(8)[None] * 3))).real
+shifted = torch.fft.ifft2(
+    A * torch.exp(-2j * torch.pi * (torch.fft.fftfreq(8)[:, None] * 2 + torch.fft.fftfreq(8)[None] * 3))
+).real
 R = torch.fft.fft2(shifted) * A.conj()
 pc = torch.fft.ifft2(R / R.abs()).real
 idx = pc.argmax()
@@ -81,7 +86,13 @@ print("phase corr", divmod(idx.item(), 8))
 
 long = torch.randn(1, 4, 64, dtype=torch.float64, requires_grad=True)
 kern = torch.randn(4, 64, dtype=torch.float64, requires_grad=True)
-print("gradcheck", torch.autograd.gradcheck(lambda a, b: fft_conv(a, b)[..., ::7], (long[..., :9].detach().requires_grad_(), kern[:, :9].detach().requires_grad_())))
+print(
+    "gradcheck",
+    torch.autograd.gradcheck(
+        lambda a, b: fft_conv(a, b)[..., ::7],
+        (long[..., :9].detach().requires_grad_(), kern[:, :9].detach().requires_grad_()),
+    ),
+)
 yl = fft_conv(long, kern)
 yl.sum().backward()
 print("long", tuple(yl.shape), yl.dtype, round(long.grad.abs().sum().item(), 4))

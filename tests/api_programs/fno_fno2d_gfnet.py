@@ -27,8 +27,12 @@ class SpectralConv2d(nn.Module):
         b, _, h, w = x.shape
         x_ft = torch.fft.rfft2(x)
         out_ft = torch.zeros(b, self.cout, h, w // 2 + 1, dtype=torch.cfloat)
-        out_ft[:, :, :self.modes1, :self.modes2] = self.compl_mul2d(x_ft[:, :, :self.modes1, :self.modes2], self.weights1)
-        out_ft[:, :, -self.modes1:, :self.modes2] = self.compl_mul2d(x_ft[:, :, -self.modes1:, :self.modes2], self.weights2)
+        out_ft[:, :, : self.modes1, : self.modes2] = self.compl_mul2d(
+            x_ft[:, :, : self.modes1, : self.modes2], self.weights1
+        )
+        out_ft[:, :, -self.modes1 :, : self.modes2] = self.compl_mul2d(
+            x_ft[:, :, -self.modes1 :, : self.modes2], self.weights2
+        )
         return torch.fft.irfft2(out_ft, s=(h, w))
 
 
@@ -69,10 +73,13 @@ class FNO2d(nn.Module):
 
 model = FNO2d()
 print(model)
-print("params", sum(p.numel() for p in model.parameters()),
-      [n for n, p in model.named_parameters() if p.is_complex()])
-a = torch.stack([torch.sin(torch.linspace(0, 3.14 * k, 16))[:, None] * torch.cos(torch.linspace(0, 6.28, 16))[None]
-                 for k in range(1, 4)]).unsqueeze(1)
+print("params", sum(p.numel() for p in model.parameters()), [n for n, p in model.named_parameters() if p.is_complex()])
+a = torch.stack(
+    [
+        torch.sin(torch.linspace(0, 3.14 * k, 16))[:, None] * torch.cos(torch.linspace(0, 6.28, 16))[None]
+        for k in range(1, 4)
+    ]
+).unsqueeze(1)
 u = torch.roll(a, shifts=2, dims=-1) * 0.5
 opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
 sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=5)
@@ -101,8 +108,14 @@ gf = GlobalFilter(dim=4, h=6, w=8)
 tokens = torch.randn(2, 48, 4, requires_grad=True)
 y = gf(tokens)
 y.square().mean().backward()
-print("gfnet", tuple(y.shape), round(y.std().item(), 4), tuple(gf.complex_weight.grad.shape),
-      round(gf.complex_weight.grad.abs().sum().item(), 4), round(tokens.grad.abs().sum().item(), 4))
+print(
+    "gfnet",
+    tuple(y.shape),
+    round(y.std().item(), 4),
+    tuple(gf.complex_weight.grad.shape),
+    round(gf.complex_weight.grad.abs().sum().item(), 4),
+    round(tokens.grad.abs().sum().item(), 4),
+)
 ident = GlobalFilter(dim=4, h=6, w=8)
 with torch.no_grad():
     ident.complex_weight.zero_()

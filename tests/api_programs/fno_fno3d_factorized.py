@@ -21,15 +21,20 @@ class SpectralConv3d(nn.Module):
         self.cout, self.m = cout, (m1, m2, m3)
         scale = 1 / (cin * cout)
         self.weights = nn.ParameterList(
-            [nn.Parameter(scale * torch.rand(cin, cout, m1, m2, m3, dtype=torch.cfloat)) for _ in range(4)])
+            [nn.Parameter(scale * torch.rand(cin, cout, m1, m2, m3, dtype=torch.cfloat)) for _ in range(4)]
+        )
 
     def forward(self, x):
         b, _, d1, d2, d3 = x.shape
         m1, m2, m3 = self.m
         x_ft = torch.fft.rfftn(x, dim=[-3, -2, -1])
         out = torch.zeros(b, self.cout, d1, d2, d3 // 2 + 1, dtype=torch.cfloat)
-        slices = [(slice(None, m1), slice(None, m2)), (slice(-m1, None), slice(None, m2)),
-                  (slice(None, m1), slice(-m2, None)), (slice(-m1, None), slice(-m2, None))]
+        slices = [
+            (slice(None, m1), slice(None, m2)),
+            (slice(-m1, None), slice(None, m2)),
+            (slice(None, m1), slice(-m2, None)),
+            (slice(-m1, None), slice(-m2, None)),
+        ]
         for w, (s1, s2) in zip(self.weights, slices):
             out[:, :, s1, s2, :m3] = torch.einsum("bixyz,ioxyz->boxyz", x_ft[:, :, s1, s2, :m3], w)
         return torch.fft.irfftn(out, s=(d1, d2, d3))
@@ -52,13 +57,18 @@ class CPSpectralConv1d(nn.Module):
     def forward(self, x):
         x_ft = torch.fft.rfft(x, norm="ortho")
         out = torch.zeros(x.shape[0], self.b.shape[0], x_ft.shape[-1], dtype=x_ft.dtype)
-        out[..., :self.modes] = torch.einsum("bik,iok->bok", x_ft[..., :self.modes], self.weight())
+        out[..., : self.modes] = torch.einsum("bik,iok->bok", x_ft[..., : self.modes], self.weight())
         return torch.fft.irfft(out, n=x.shape[-1], norm="ortho")
 
 
 conv3 = SpectralConv3d(2, 3, 2, 2, 2)
-print("params", sum(p.numel() for p in conv3.parameters()), [tuple(p.shape) for p in conv3.weights][:1],
-      type(conv3.weights).__name__, len(conv3.weights))
+print(
+    "params",
+    sum(p.numel() for p in conv3.parameters()),
+    [tuple(p.shape) for p in conv3.weights][:1],
+    type(conv3.weights).__name__,
+    len(conv3.weights),
+)
 vol = torch.randn(2, 2, 6, 8, 8)
 y = conv3(vol)
 print("3d", tuple(y.shape), y.dtype, r(y))
@@ -67,7 +77,10 @@ print("3d grads", [round(w.grad.abs().sum().item(), 4) for w in conv3.weights], 
 ft = torch.fft.rfftn(vol, dim=(-3, -2, -1))
 print("rfftn", tuple(ft.shape), r(ft[0, 0, 0, 0]), tuple(torch.fft.irfftn(ft, dim=(-3, -2, -1)).shape))
 print("rfftn s", tuple(torch.fft.rfftn(vol, s=(4, 4, 4)).shape), tuple(torch.fft.irfftn(ft, s=(6, 8, 9)).shape))
-print("fftn roundtrip", torch.allclose(torch.fft.ifftn(torch.fft.fftn(vol, dim=(2, 3, 4)), dim=(2, 3, 4)).real, vol, atol=1e-5))
+print(
+    "fftn roundtrip",
+    torch.allclose(torch.fft.ifftn(torch.fft.fftn(vol, dim=(2, 3, 4)), dim=(2, 3, 4)).real, vol, atol=1e-5),
+)
 
 cp = CPSpectralConv1d(3, 2, modes=5, rank=4)
 W = cp.weight()

@@ -61,7 +61,7 @@ class SpectralBlock(nn.Module):
         self.drop = nn.Dropout(p_drop)
 
     def forward(self, x):
-        x_ft = torch.fft.rfft(x)[..., :self.modes]
+        x_ft = torch.fft.rfft(x)[..., : self.modes]
         x_ft = torch.view_as_complex(self.drop(torch.view_as_real(x_ft)).contiguous())
         y_ft = torch.einsum("bix,iox->box", x_ft, self.w)
         return F.gelu(torch.fft.irfft(y_ft, n=x.size(-1)) + self.skip(x))
@@ -83,14 +83,18 @@ class Operator(nn.Module):
 s = 32
 xs = torch.linspace(0, 1, s)
 coef = torch.rand(24, 3) * 2 - 1
-a = sum(coef[:, k:k + 1] * torch.sin((k + 1) * math.pi * xs) for k in range(3)) + 1.5
+a = sum(coef[:, k : k + 1] * torch.sin((k + 1) * math.pi * xs) for k in range(3)) + 1.5
 u = torch.cumsum(1 / a, dim=1) / s
 u = u - u.mean(1, keepdim=True)
 a_norm, u_norm = UnitGaussianNormalizer(a[:16]), UnitGaussianNormalizer(u[:16])
 train = TensorDataset(a_norm.encode(a[:16]), u_norm.encode(u[:16]))
 test_a, test_u = a_norm.encode(a[16:]), u[16:]
-print("normalizer", round(a_norm.mean.mean().item(), 4), round(u_norm.std.mean().item(), 4),
-      torch.allclose(u_norm.decode(u_norm.encode(u)), u, atol=1e-5))
+print(
+    "normalizer",
+    round(a_norm.mean.mean().item(), 4),
+    round(u_norm.std.mean().item(), 4),
+    torch.allclose(u_norm.decode(u_norm.encode(u)), u, atol=1e-5),
+)
 loader = DataLoader(train, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(1))
 
 model = Operator()
@@ -113,7 +117,9 @@ for ep in range(3):
     with torch.no_grad():
         test = lp(u_norm.decode(model(test_a)), test_u).item()
         abs_err = lp.abs(u_norm.decode(model(test_a)), test_u).item()
-    print("epoch", ep, round(total / len(loader), 4), round(test, 4), round(abs_err, 4), round(sched.get_last_lr()[0], 6))
+    print(
+        "epoch", ep, round(total / len(loader), 4), round(test, 4), round(abs_err, 4), round(sched.get_last_lr()[0], 6)
+    )
 
 buf = io.BytesIO()
 torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": 3}, buf)
@@ -124,7 +130,13 @@ m2.load_state_dict(ck["model"])
 opt2 = torch.optim.Adam(m2.parameters(), lr=5e-3)
 opt2.load_state_dict(ck["opt"])
 st = opt2.state_dict()["state"][2]
-print("resume", ck["epoch"], st["exp_avg"].dtype, tuple(st["exp_avg"].shape), round(st["exp_avg_sq"].abs().sum().item(), 8) > 0)
+print(
+    "resume",
+    ck["epoch"],
+    st["exp_avg"].dtype,
+    tuple(st["exp_avg"].shape),
+    round(st["exp_avg_sq"].abs().sum().item(), 8) > 0,
+)
 m2.eval()
 print("same eval", torch.allclose(m2(test_a), model(test_a)))
 

@@ -22,8 +22,11 @@ x3 = torch.arange(24.0).view(1, 1, 2, 3, 4)
 for mode in ("reflect", "replicate", "circular"):
     y = F.pad(x3, (1, 1, 1, 1, 1, 1), mode=mode)
     print(mode, "3d", tuple(y.shape), round(y.sum().item(), 4), y[0, 0, 0, 0].tolist())
-print("no batch", tuple(F.pad(torch.ones(3, 5), (1, 1), mode="reflect").shape),
-      tuple(F.pad(torch.ones(2, 3, 5), (1, 1, 2, 2), mode="circular").shape))
+print(
+    "no batch",
+    tuple(F.pad(torch.ones(3, 5), (1, 1), mode="reflect").shape),
+    tuple(F.pad(torch.ones(2, 3, 5), (1, 1, 2, 2), mode="circular").shape),
+)
 
 for mode in ("constant", "reflect", "replicate", "circular"):
     x = torch.arange(1.0, 7.0).view(1, 1, 6).requires_grad_(True)
@@ -41,7 +44,14 @@ torch.manual_seed(0)
 for pm in ("zeros", "reflect", "replicate", "circular"):
     conv = nn.Conv2d(1, 2, 3, padding=1, padding_mode=pm)
     out = conv(x2)
-    print("conv", pm, tuple(out.shape), round(out.sum().item(), 4), conv.padding_mode, conv._reversed_padding_repeated_twice)
+    print(
+        "conv",
+        pm,
+        tuple(out.shape),
+        round(out.sum().item(), 4),
+        conv.padding_mode,
+        conv._reversed_padding_repeated_twice,
+    )
 print(nn.Conv1d(2, 2, 3, padding=2, padding_mode="circular"))
 print(nn.Conv2d(2, 2, 3, padding="same", padding_mode="reflect"))
 c1 = nn.Conv1d(1, 1, 3, padding=1, padding_mode="circular", bias=False)
@@ -50,8 +60,15 @@ with torch.no_grad():
 print("periodic laplacian", c1(x1).flatten().tolist())
 c3 = nn.Conv3d(1, 1, 3, padding=1, padding_mode="circular")
 print("conv3d circ", tuple(c3(x3).shape))
-print(nn.ReflectionPad2d((1, 0, 2, 0)), nn.ReplicationPad1d(3), nn.CircularPad2d(1), nn.ZeroPad2d((1, 2)),
-      nn.ConstantPad3d(1, 0.5), nn.ReflectionPad3d(1), nn.CircularPad1d((0, 2)))
+print(
+    nn.ReflectionPad2d((1, 0, 2, 0)),
+    nn.ReplicationPad1d(3),
+    nn.CircularPad2d(1),
+    nn.ZeroPad2d((1, 2)),
+    nn.ConstantPad3d(1, 0.5),
+    nn.ReflectionPad3d(1),
+    nn.CircularPad1d((0, 2)),
+)
 print("module", nn.CircularPad2d((1, 0, 0, 1))(x2)[0, 0].tolist())
 print("circular3d mod", tuple(nn.CircularPad3d(1)(x3).shape), tuple(nn.ReplicationPad3d((1, 0, 0, 0, 0, 2))(x3).shape))
 

@@ -11,9 +11,12 @@ torch.manual_seed(0)
 lin = nn.Linear(6, 4)
 sigma = torch.linalg.matrix_norm(lin.weight.detach(), ord=2)
 print("sigma", round(sigma.item(), 4), torch.linalg.svdvals(lin.weight.detach()).round(decimals=4).tolist())
-print("norms", round(torch.linalg.matrix_norm(lin.weight.detach(), ord=-2).item(), 4),
-      round(torch.linalg.matrix_norm(lin.weight.detach(), ord="nuc").item(), 4),
-      round(torch.linalg.norm(lin.weight.detach(), 2).item(), 4))
+print(
+    "norms",
+    round(torch.linalg.matrix_norm(lin.weight.detach(), ord=-2).item(), 4),
+    round(torch.linalg.matrix_norm(lin.weight.detach(), ord="nuc").item(), 4),
+    round(torch.linalg.norm(lin.weight.detach(), 2).item(), 4),
+)
 
 sn = nn.utils.spectral_norm(lin, n_power_iterations=3)
 print("hook names", sorted(n for n, _ in sn.named_parameters()), sorted(n for n, _ in sn.named_buffers()))
@@ -48,7 +51,9 @@ print("state keys", sorted(sd.keys()))
 lin2(x).pow(2).mean().backward()
 print("grad", round(lin2.parametrizations.weight.original.grad.abs().sum().item(), 4))
 parametrize.remove_parametrizations(lin2, "weight")
-print("after remove", type(lin2.weight).__name__, round(torch.linalg.matrix_norm(lin2.weight.detach(), ord=2).item(), 4))
+print(
+    "after remove", type(lin2.weight).__name__, round(torch.linalg.matrix_norm(lin2.weight.detach(), ord=2).item(), 4)
+)
 
 torch.manual_seed(0)
 conv = nn.utils.spectral_norm(nn.Conv2d(3, 8, 3))
@@ -72,8 +77,11 @@ def power_iteration(W, iters=50):
 W = torch.randn(5, 7)
 print("power", round(power_iteration(W).item(), 4), round(torch.linalg.matrix_norm(W, 2).item(), 4))
 Wb = torch.randn(3, 4, 4)
-print("batched", torch.linalg.matrix_norm(Wb, ord=2).round(decimals=4).tolist(),
-      torch.linalg.matrix_norm(Wb, ord=2, dim=(0, 2)).shape)
+print(
+    "batched",
+    torch.linalg.matrix_norm(Wb, ord=2).round(decimals=4).tolist(),
+    torch.linalg.matrix_norm(Wb, ord=2, dim=(0, 2)).shape,
+)
 Wc = torch.randn(4, 4, dtype=torch.cfloat)
 print("complex", round(torch.linalg.matrix_norm(Wc, ord=2).item(), 4), torch.linalg.matrix_norm(Wc, ord=2).dtype)
 Wg = W.clone().requires_grad_(True)

@@ -1,14 +1,18 @@
 """Attention-map distillation (MiniLM/TinyBERT style): force need_weights through a kwargs pre-hook, match maps."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
 torch.manual_seed(0)
 d_t, d_s, heads = 8, 4, 2
-teacher = nn.TransformerEncoder(nn.TransformerEncoderLayer(d_t, heads, 16, dropout=0.0, batch_first=True),
-                                num_layers=2, enable_nested_tensor=False)
-student = nn.TransformerEncoder(nn.TransformerEncoderLayer(d_s, heads, 8, dropout=0.0, batch_first=True),
-                                num_layers=1, enable_nested_tensor=False)
+teacher = nn.TransformerEncoder(
+    nn.TransformerEncoderLayer(d_t, heads, 16, dropout=0.0, batch_first=True), num_layers=2, enable_nested_tensor=False
+)
+student = nn.TransformerEncoder(
+    nn.TransformerEncoderLayer(d_s, heads, 8, dropout=0.0, batch_first=True), num_layers=1, enable_nested_tensor=False
+)
 teacher.eval().requires_grad_(False)
 maps = {"t": [], "s": []}
 
@@ -22,6 +26,7 @@ def force_weights(module, args, kwargs):
 def grab(key):
     def hook(module, args, output):
         maps[key].append(output[1])
+
     return hook
 
 
@@ -56,7 +61,10 @@ vr = F.kl_div(rel_s.flatten(0, 2), rel_t.flatten(0, 2), reduction="batchmean")
 print("value relation", round(vr.item(), 4))
 hidden = F.mse_loss(s_out, proj(t_out).detach())
 (att_loss + vr + hidden).backward()
-print("student grads", {n.split(".")[-1]: round(p.grad.abs().sum().item(), 4) for n, p in student.layers[0].self_attn.named_parameters()})
+print(
+    "student grads",
+    {n.split(".")[-1]: round(p.grad.abs().sum().item(), 4) for n, p in student.layers[0].self_attn.named_parameters()},
+)
 print("proj grad", round(proj.weight.grad.abs().sum().item(), 4))
 
 # MultiheadAttention directly: kdim/vdim, per-head weights, attn_mask forms

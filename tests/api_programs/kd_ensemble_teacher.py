@@ -1,9 +1,12 @@
-"""Ensemble teachers and EMA students: stack_module_state with vmap, averaged soft labels, a mean teacher, EMA warmup."""
+"""Ensemble teachers and EMA students: stack_module_state with vmap, averaged soft labels, a mean
+teacher, EMA warmup."""
+
 import copy
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
-from torch.func import functional_call, stack_module_state, vmap
+from torch.func import functional_call, stack_module_state, vmap  # noqa: E402
 
 torch.manual_seed(0)
 teachers = [nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 4)) for _ in range(3)]
@@ -52,9 +55,15 @@ for step in range(1, 5):
                 ema_sd[k].mul_(decay).add_(v, alpha=1 - decay)
             else:
                 ema_sd[k].copy_(v)
-    print(step, round(loss.item(), 4), round(consistency.item(), 4), round(decay, 4),
-          round(sum(p.sum().item() for p in mean_teacher.parameters()), 4), round(ema_sd["0.weight"].sum().item(), 4),
-          mean_teacher[1].num_batches_tracked.item())
+    print(
+        step,
+        round(loss.item(), 4),
+        round(consistency.item(), 4),
+        round(decay, 4),
+        round(sum(p.sum().item() for p in mean_teacher.parameters()), 4),
+        round(ema_sd["0.weight"].sum().item(), 4),
+        mean_teacher[1].num_batches_tracked.item(),
+    )
 ema_model = copy.deepcopy(student)
 print(ema_model.load_state_dict(ema_sd), ema_model[1].num_batches_tracked)
 ema_model.eval()

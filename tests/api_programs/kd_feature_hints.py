@@ -1,5 +1,7 @@
 """FitNets hints and attention transfer: forward hooks capture features, 1x1 regressors match channels."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -10,8 +12,12 @@ def block(cin, cout):
     return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
 
 
-teacher = nn.Sequential(block(3, 16), nn.MaxPool2d(2), block(16, 32), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 4))
-student = nn.Sequential(block(3, 8), nn.MaxPool2d(2), block(8, 8), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 4))
+teacher = nn.Sequential(
+    block(3, 16), nn.MaxPool2d(2), block(16, 32), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 4)
+)
+student = nn.Sequential(
+    block(3, 8), nn.MaxPool2d(2), block(8, 8), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 4)
+)
 teacher.eval().requires_grad_(False)
 print("teacher trainable", sum(p.numel() for p in teacher.parameters() if p.requires_grad))
 print("student params", sum(p.numel() for p in student.parameters()))
@@ -22,11 +28,16 @@ feats = {}
 def save(name):
     def hook(module, inputs, output):
         feats[name] = output
+
     return hook
 
 
-handles = [teacher[0].register_forward_hook(save("t0")), teacher[2].register_forward_hook(save("t2")),
-           student[0].register_forward_hook(save("s0")), student[2].register_forward_hook(save("s2"))]
+handles = [
+    teacher[0].register_forward_hook(save("t0")),
+    teacher[2].register_forward_hook(save("t2")),
+    student[0].register_forward_hook(save("s0")),
+    student[2].register_forward_hook(save("s2")),
+]
 print(type(handles[0]).__name__, handles[0].id != handles[1].id)
 
 regressors = nn.ModuleDict({"0": nn.Conv2d(8, 16, 1), "2": nn.Conv2d(8, 32, 1)})

@@ -1,8 +1,10 @@
 """Deployment-time compression steps: conv/linear-BN folding, functional_call with swapped weights, clipping."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
-from torch.func import functional_call
+from torch.func import functional_call  # noqa: E402
 
 torch.manual_seed(0)
 conv = nn.Conv2d(2, 3, 3, bias=False)
@@ -18,7 +20,9 @@ x = torch.randn(2, 2, 5, 5)
 fused = nn.utils.fuse_conv_bn_eval(conv, bn)
 print(type(fused).__name__, fused.bias is not None, round((fused(x) - bn(conv(x))).abs().max().item(), 4))
 print("fused bias", fused.bias.round(decimals=4).tolist(), type(fused.weight).__name__, fused.weight.requires_grad)
-w, b = nn.utils.fuse_conv_bn_weights(conv.weight, conv.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias)
+w, b = nn.utils.fuse_conv_bn_weights(
+    conv.weight, conv.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+)
 print(type(w).__name__, round(w.sum().item(), 4), b.round(decimals=4).tolist())
 lin, bn1 = nn.Linear(3, 4).eval(), nn.BatchNorm1d(4).eval()
 bn1.running_var.fill_(4.0)
@@ -28,7 +32,10 @@ print(type(fl).__name__, round((fl(xl) - bn1(lin(xl))).abs().max().item(), 4))
 convT = nn.ConvTranspose2d(3, 2, 3).eval()
 bnT = nn.BatchNorm2d(2).eval()
 fT = nn.utils.fuse_conv_bn_eval(convT, bnT, transpose=True)
-print("transpose", round((fT(x[:, :1].repeat(1, 3, 1, 1)) - bnT(convT(x[:, :1].repeat(1, 3, 1, 1)))).abs().max().item(), 4))
+print(
+    "transpose",
+    round((fT(x[:, :1].repeat(1, 3, 1, 1)) - bnT(convT(x[:, :1].repeat(1, 3, 1, 1)))).abs().max().item(), 4),
+)
 try:
     nn.utils.fuse_conv_bn_eval(conv.train(), bn)
 except Exception as e:
@@ -43,9 +50,13 @@ lin2 = nn.Linear(2, 2)
 print(functional_call(lin2, {"weight": torch.eye(2), "bias": torch.zeros(2)}, torch.ones(1, 2)).tolist())
 print(functional_call(lin2, ({"weight": torch.eye(2)}, {"bias": torch.ones(2)}), (torch.ones(1, 2),)).tolist())
 print(functional_call(lin2, {"weight": torch.eye(2)}, (torch.ones(1, 2),), {}).shape)
-for bad in [dict(parameter_and_buffer_dicts={"weight": torch.eye(2)}, strict=True),
-            dict(parameter_and_buffer_dicts={"weight": torch.eye(2), "bias": torch.zeros(2), "foo": torch.ones(1)}, strict=True),
-            dict(parameter_and_buffer_dicts=({"weight": torch.eye(2)}, {"weight": torch.ones(2, 2)}))]:
+for bad in [
+    dict(parameter_and_buffer_dicts={"weight": torch.eye(2)}, strict=True),
+    dict(
+        parameter_and_buffer_dicts={"weight": torch.eye(2), "bias": torch.zeros(2), "foo": torch.ones(1)}, strict=True
+    ),
+    dict(parameter_and_buffer_dicts=({"weight": torch.eye(2)}, {"weight": torch.ones(2, 2)})),
+]:
     try:
         functional_call(lin2, args=(torch.ones(1, 2),), **bad)
     except Exception as e:
@@ -65,7 +76,10 @@ print(wt.grad.tolist(), lin2.weight.grad)
 ps = [nn.Parameter(torch.ones(3)) for _ in range(2)]
 for p in ps:
     p.grad = torch.full((3,), 2.0)
-print(round(nn.utils.clip_grad_norm_(ps, 1.0, norm_type=2.0, foreach=True).item(), 4), ps[0].grad.round(decimals=4).tolist())
+print(
+    round(nn.utils.clip_grad_norm_(ps, 1.0, norm_type=2.0, foreach=True).item(), 4),
+    ps[0].grad.round(decimals=4).tolist(),
+)
 ps[0].grad = torch.full((3,), 2.0)
 print(round(nn.utils.clip_grad_norm_(ps, 1.0, norm_type="inf").item(), 4), ps[0].grad.round(decimals=4).tolist())
 ps[0].grad[0] = float("inf")

@@ -1,8 +1,10 @@
 """Hooks as adapter and distillation code uses them: kwargs pre-hooks, always_call, backward pre-hooks, globals."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
-from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook  # noqa: E402
 
 torch.manual_seed(0)
 
@@ -81,7 +83,13 @@ def bpre(m, grad_output):
 
 
 def bhook(m, grad_input, grad_output):
-    seen.append(("bhook", [None if t is None else tuple(t.shape) for t in grad_input], [round(t.sum().item(), 4) for t in grad_output]))
+    seen.append(
+        (
+            "bhook",
+            [None if t is None else tuple(t.shape) for t in grad_input],
+            [round(t.sum().item(), 4) for t in grad_output],
+        )
+    )
 
 
 hb1 = lin.register_full_backward_pre_hook(bpre)

@@ -1,5 +1,7 @@
 """Distillation losses at their corners: zero and negative targets, gradients to the target, smoothing with weights."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -15,7 +17,10 @@ log_t = tgt.detach().log().requires_grad_()
 loss_lt = F.kl_div(inp, log_t, reduction="sum", log_target=True)
 loss_lt.backward()
 print("log_target with -inf", loss_lt.item(), log_t.grad.round(decimals=4).tolist())
-print("negative target", F.kl_div(inp[:1].detach(), torch.tensor([[-0.5, 1.5, 0.0, 0.0]]), reduction="none").round(decimals=4).tolist())
+print(
+    "negative target",
+    F.kl_div(inp[:1].detach(), torch.tensor([[-0.5, 1.5, 0.0, 0.0]]), reduction="none").round(decimals=4).tolist(),
+)
 print("broadcast target", tuple(F.kl_div(inp.detach(), tgt.detach()[:1], reduction="none").shape))
 print("mean", round(F.kl_div(inp.detach(), tgt.detach(), reduction="mean").item(), 4))
 print("dtypes", F.kl_div(inp.detach().double(), tgt.detach().float(), reduction="sum").dtype)
@@ -23,8 +28,10 @@ print("dtypes", F.kl_div(inp.detach().double(), tgt.detach().float(), reduction=
 # deep mutual learning: both sides receive gradients through a symmetric KL
 a = torch.randn(4, 5, requires_grad=True)
 b = torch.randn(4, 5, requires_grad=True)
-js = 0.5 * (F.kl_div(F.log_softmax(a, 1), F.softmax(b, 1), reduction="batchmean")
-            + F.kl_div(F.log_softmax(b, 1), F.softmax(a, 1), reduction="batchmean"))
+js = 0.5 * (
+    F.kl_div(F.log_softmax(a, 1), F.softmax(b, 1), reduction="batchmean")
+    + F.kl_div(F.log_softmax(b, 1), F.softmax(a, 1), reduction="batchmean")
+)
 js.backward()
 print("dml", round(js.item(), 4), round(a.grad.abs().sum().item(), 4), round(b.grad.abs().sum().item(), 4))
 
@@ -39,9 +46,14 @@ print("hard 3d", round(ce.item(), 4), round(logits.grad.abs().sum().item(), 4))
 print("none", F.cross_entropy(logits, hard, label_smoothing=0.3, reduction="none").round(decimals=4).tolist())
 print("sum", round(F.cross_entropy(logits, hard, label_smoothing=0.3, reduction="sum", weight=w).item(), 4))
 print("double soft", F.cross_entropy(logits, soft.double()).dtype)
-for bad in [lambda: F.cross_entropy(logits, soft.long()), lambda: F.cross_entropy(logits, soft, ignore_index=1),
-            lambda: F.cross_entropy(logits, hard.float()), lambda: F.cross_entropy(logits, soft, label_smoothing=1.5),
-            lambda: F.kl_div(inp, tgt[:, :3]), lambda: F.kl_div(inp, tgt, reduction="avg")]:
+for bad in [
+    lambda: F.cross_entropy(logits, soft.long()),
+    lambda: F.cross_entropy(logits, soft, ignore_index=1),
+    lambda: F.cross_entropy(logits, hard.float()),
+    lambda: F.cross_entropy(logits, soft, label_smoothing=1.5),
+    lambda: F.kl_div(inp, tgt[:, :3]),
+    lambda: F.kl_div(inp, tgt, reduction="avg"),
+]:
     try:
         bad()
     except Exception as e:

@@ -1,6 +1,8 @@
 """LoRA as a parametrization (minLoRA style): Linear, Embedding and Conv2d weights, merge by removing it."""
+
 import math
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 P = torch.nn.utils.parametrize
@@ -29,8 +31,9 @@ def add_lora(module):
     if isinstance(module, nn.Linear):
         P.register_parametrization(module, "weight", LoRAParametrization(module.in_features, module.out_features))
     elif isinstance(module, nn.Embedding):
-        P.register_parametrization(module, "weight", LoRAParametrization(module.num_embeddings, module.embedding_dim,
-                                                                         fan_in_fan_out=True))
+        P.register_parametrization(
+            module, "weight", LoRAParametrization(module.num_embeddings, module.embedding_dim, fan_in_fan_out=True)
+        )
     elif isinstance(module, nn.Conv2d):
         fan_in = module.in_channels * module.kernel_size[0] * module.kernel_size[1]
         P.register_parametrization(module, "weight", LoRAParametrization(fan_in, module.out_channels))
@@ -58,7 +61,12 @@ lora = [n for n, _ in net.named_parameters() if "lora_" in n]
 print(lora)
 for n, p in net.named_parameters():
     p.requires_grad_("lora_" in n)
-print("trainable", sum(p.numel() for p in net.parameters() if p.requires_grad), "of", sum(p.numel() for p in net.parameters()))
+print(
+    "trainable",
+    sum(p.numel() for p in net.parameters() if p.requires_grad),
+    "of",
+    sum(p.numel() for p in net.parameters()),
+)
 opt = torch.optim.SGD([p for p in net.parameters() if p.requires_grad], lr=0.1)
 target = torch.tensor([0, 2])
 for step in range(3):
@@ -88,8 +96,12 @@ try:
     torch.func.functional_call(net.fc, {"weight": torch.zeros(3, 32)}, (torch.ones(1, 32),))
 except Exception as e:
     print(type(e).__name__, e)
-print("fc original", torch.func.functional_call(net.fc, {"parametrizations.weight.original": torch.zeros(3, 32)},
-                                                (torch.ones(1, 32),)).shape)
+print(
+    "fc original",
+    torch.func.functional_call(
+        net.fc, {"parametrizations.weight.original": torch.zeros(3, 32)}, (torch.ones(1, 32),)
+    ).shape,
+)
 
 adapter_sd = {k: v for k, v in net.state_dict().items() if "lora_" in k}
 print(sorted(adapter_sd))

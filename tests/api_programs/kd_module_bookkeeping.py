@@ -1,5 +1,7 @@
 """Module bookkeeping in fine-tuning code: tied weights, parameter counts, get_parameter, registration rules."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -29,7 +31,9 @@ print(f"params {unique:,} (with ties {dup:,})", lm.head.weight is lm.embed.weigh
 print(sorted(lm.state_dict())[:3], "head.weight" in lm.state_dict())
 by_type = {}
 for name, mod in lm.named_modules():
-    by_type[type(mod).__name__] = by_type.get(type(mod).__name__, 0) + sum(p.numel() for p in mod.parameters(recurse=False))
+    by_type[type(mod).__name__] = by_type.get(type(mod).__name__, 0) + sum(
+        p.numel() for p in mod.parameters(recurse=False)
+    )
 print(by_type)
 print([n for n, _ in lm.named_children()], [n for n, _ in lm.named_modules(prefix="lm")][:3])
 shared = nn.ReLU()
@@ -42,8 +46,12 @@ loss.backward()
 print(round(loss.item(), 4), round(lm.embed.weight.grad.abs().sum().item(), 4))
 
 print(lm.get_parameter("head.weight") is lm.embed.weight, lm.get_submodule("block.0"))
-for fn, arg in [(lm.get_parameter, "head.bias"), (lm.get_parameter, "block.5.weight"), (lm.get_buffer, "norm.weight"),
-                (lm.get_submodule, "block.0.weight")]:
+for fn, arg in [
+    (lm.get_parameter, "head.bias"),
+    (lm.get_parameter, "block.5.weight"),
+    (lm.get_buffer, "norm.weight"),
+    (lm.get_submodule, "block.0.weight"),
+]:
     try:
         fn(arg)
     except Exception as e:
@@ -54,13 +62,15 @@ except Exception as e:
     print(type(e).__name__, e)
 
 lin = nn.Linear(2, 2)
-for action in [lambda: lin.register_parameter("a.b", nn.Parameter(torch.ones(1))),
-               lambda: lin.register_parameter("w2", torch.ones(1)),
-               lambda: lin.register_buffer("weight", torch.ones(1)),
-               lambda: lin.add_module("weight", nn.ReLU()),
-               lambda: lin.register_parameter("", nn.Parameter(torch.ones(1))),
-               lambda: setattr(lin, "weight", torch.ones(2, 2)),
-               lambda: lin.register_buffer("buf", [1, 2])]:
+for action in [
+    lambda: lin.register_parameter("a.b", nn.Parameter(torch.ones(1))),
+    lambda: lin.register_parameter("w2", torch.ones(1)),
+    lambda: lin.register_buffer("weight", torch.ones(1)),
+    lambda: lin.add_module("weight", nn.ReLU()),
+    lambda: lin.register_parameter("", nn.Parameter(torch.ones(1))),
+    lambda: setattr(lin, "weight", torch.ones(2, 2)),
+    lambda: lin.register_buffer("buf", [1, 2]),
+]:
     try:
         action()
     except Exception as e:

@@ -1,5 +1,7 @@
 """Norm reparametrizations in compression code: orthogonal maps, spectral and weight norm (new and legacy forms)."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 PZ = torch.nn.utils.parametrizations
@@ -35,22 +37,36 @@ snt = PZ.spectral_norm(nn.ConvTranspose2d(3, 2, 3))
 print("convT", tuple(snt.parametrizations.weight[0]._u.shape), tuple(snt.parametrizations.weight[0]._v.shape))
 
 wn = PZ.weight_norm(nn.Linear(3, 2))
-print(wn.parametrizations.weight[0], [tuple(t.shape) for t in (wn.parametrizations.weight.original0, wn.parametrizations.weight.original1)])
+print(
+    wn.parametrizations.weight[0],
+    [tuple(t.shape) for t in (wn.parametrizations.weight.original0, wn.parametrizations.weight.original1)],
+)
 print("g", wn.parametrizations.weight.original0.round(decimals=4).flatten().tolist())
 wn1 = PZ.weight_norm(nn.Linear(5, 4), dim=1)
 print("dim1", tuple(wn1.parametrizations.weight.original0.shape))
 wnn = PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=None)
-print("dimNone", tuple(wnn.parametrizations.weight.original0.shape), round(wnn.parametrizations.weight.original0.item(), 4))
-print("dim-2", tuple(PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=-2).parametrizations.weight.original0.shape),
-      "dim-1", tuple(PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=-1).parametrizations.weight.original0.shape))
+print(
+    "dimNone",
+    tuple(wnn.parametrizations.weight.original0.shape),
+    round(wnn.parametrizations.weight.original0.item(), 4),
+)
+print(
+    "dim-2",
+    tuple(PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=-2).parametrizations.weight.original0.shape),
+    "dim-1",
+    tuple(PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=-1).parametrizations.weight.original0.shape),
+)
 try:
     PZ.weight_norm(nn.Conv2d(2, 3, 3), dim=5)
 except Exception as e:
     print(type(e).__name__, e)
 out = wn(torch.ones(1, 3)).sum()
 out.backward()
-print("wn grads", wn.parametrizations.weight.original0.grad.round(decimals=4).flatten().tolist(),
-      round(wn.parametrizations.weight.original1.grad.abs().sum().item(), 4))
+print(
+    "wn grads",
+    wn.parametrizations.weight.original0.grad.round(decimals=4).flatten().tolist(),
+    round(wn.parametrizations.weight.original1.grad.abs().sum().item(), 4),
+)
 
 # legacy hook-based forms
 old_sn = nn.utils.spectral_norm(nn.Conv2d(2, 3, 3), n_power_iterations=2)

@@ -1,9 +1,11 @@
 """torch.nn.utils.parametrize as compression code uses it: low-rank and masked weights, cached, transfer, remove."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 P = torch.nn.utils.parametrize
-from torch.func import functional_call
+from torch.func import functional_call  # noqa: E402
 
 torch.manual_seed(0)
 
@@ -85,15 +87,19 @@ print("fc weight", out.tolist(), "original kept", sym.parametrizations.weight.or
 out = functional_call(sym, {"parametrizations.weight.original": torch.ones(3, 3)}, (torch.ones(1, 3),))
 print("fc original", out.tolist())
 
+
 # unsafe parametrization that changes the shape
 class Expand(nn.Module):
     def forward(self, X):
         return torch.cat([X, X], dim=0)
 
+
 wide = nn.Linear(4, 2)
 P.register_parametrization(wide, "weight", Expand(), unsafe=True)
 print("unsafe shape", tuple(wide.weight.shape), tuple(wide.parametrizations.weight.original.shape))
-print("unsafe out", tuple(wide(torch.ones(1, 4)).shape) if False else tuple(F.linear(torch.ones(1, 4), wide.weight).shape))
+print(
+    "unsafe out", tuple(wide(torch.ones(1, 4)).shape) if False else tuple(F.linear(torch.ones(1, 4), wide.weight).shape)
+)
 
 # remove, keeping the value or the original
 P.remove_parametrizations(sym, "weight", leave_parametrized=True)

@@ -1,6 +1,8 @@
 """Checkpoint surgery for fine-tuning: prefixes, strict=False results, load hooks and _load_from_state_dict."""
+
 import collections
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -23,6 +25,7 @@ ckpt = {"module." + k: v for k, v in src.state_dict().items()}
 print(list(ckpt)[:3], len(ckpt))
 nn.modules.utils.consume_prefix_in_state_dict_if_present(ckpt, "module.")
 print(list(ckpt)[:3], type(ckpt).__name__)
+
 
 # new head with another number of classes
 class FineTune(Backbone):
@@ -47,6 +50,7 @@ print(dst.load_state_dict(filtered, strict=False))
 missing, unexpected = dst.load_state_dict(filtered, strict=False)
 print(len(missing), unexpected)
 
+
 # post hook cleans the result, pre hook renames old keys
 class Renamed(nn.Module):
     def __init__(self):
@@ -54,11 +58,15 @@ class Renamed(nn.Module):
         self.proj = nn.Linear(2, 2)
         self.register_buffer("step", torch.tensor(0))
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
         old = prefix + "linear.weight"
         if old in state_dict:
             state_dict[prefix + "proj.weight"] = state_dict.pop(old)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
 
 wrap = nn.Sequential(Renamed())
@@ -75,10 +83,12 @@ old = collections.OrderedDict([("0.linear.weight", torch.eye(2)), ("0.proj.bias"
 print(wrap.load_state_dict(old, strict=True), calls)
 print(wrap[0].proj.weight.tolist(), "metadata", hasattr(wrap.state_dict(), "_metadata"))
 
+
 def pre_hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
     for k in list(state_dict):
         if k.startswith(prefix + "legacy_"):
-            state_dict[prefix + k[len(prefix) + 7:]] = state_dict.pop(k)
+            state_dict[prefix + k[len(prefix) + 7 :]] = state_dict.pop(k)
+
 
 m = nn.Linear(2, 2)
 m._register_load_state_dict_pre_hook(pre_hook, with_module=True)

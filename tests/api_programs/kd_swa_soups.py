@@ -1,9 +1,12 @@
-"""Weight averaging for fine-tuned models: SWA with SWALR and update_bn, EMA via AveragedModel, uniform and greedy soups."""
+"""Weight averaging for fine-tuned models: SWA with SWALR and update_bn, EMA via AveragedModel, uniform
+and greedy soups."""
+
 import copy
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
-from torch.optim import swa_utils
+from torch.optim import swa_utils  # noqa: E402
 
 torch.manual_seed(0)
 X = torch.randn(64, 3)
@@ -34,19 +37,24 @@ for epoch in range(6):
     net.train()
     for i in range(0, 64, 16):
         opt.zero_grad()
-        F.cross_entropy(net(X[i:i + 16]), Y[i:i + 16]).backward()
+        F.cross_entropy(net(X[i : i + 16]), Y[i : i + 16]).backward()
         opt.step()
     sched.step()
     ema.update_parameters(net)
     ema_b.update_parameters(net)
     if epoch >= 2:
         swa.update_parameters(net)
-    print(epoch, [round(lr, 4) for lr in sched.get_last_lr()], ema.n_averaged.item(), swa.n_averaged.item(),
-          round(sum(p.sum().item() for p in swa.parameters()), 4))
+    print(
+        epoch,
+        [round(lr, 4) for lr in sched.get_last_lr()],
+        ema.n_averaged.item(),
+        swa.n_averaged.item(),
+        round(sum(p.sum().item() for p in swa.parameters()), 4),
+    )
 print("ema", round(sum(p.sum().item() for p in ema.module.parameters()), 4))
 print("ema buffers", [round(b.float().sum().item(), 4) for b in ema_b.module.buffers()])
 print("swa buffers before", [round(b.float().sum().item(), 4) for b in swa.module.buffers()])
-loader = [(X[i:i + 16], Y[i:i + 16]) for i in range(0, 64, 16)]
+loader = [(X[i : i + 16], Y[i : i + 16]) for i in range(0, 64, 16)]
 swa_utils.update_bn(loader, swa)
 bn = swa.module[1]
 print("swa bn", bn.running_mean.round(decimals=4).tolist()[:4], bn.momentum, bn.num_batches_tracked.item(), bn.training)

@@ -14,15 +14,17 @@ u = torch.sin(x)
 (g1,) = torch.gradient(u, spacing=x[1] - x[0])
 (g2,) = torch.gradient(u, spacing=(x,), edge_order=2)
 print("gradient", g1.round(decimals=4).tolist())
-print("edge2 ends", round(g2[0].item(), 4), round(g2[-1].item(), 4), "interior same", torch.allclose(g1[1:-1], g2[1:-1]))
+print(
+    "edge2 ends", round(g2[0].item(), 4), round(g2[-1].item(), 4), "interior same", torch.allclose(g1[1:-1], g2[1:-1])
+)
 xn = torch.tensor([0.0, 0.1, 0.3, 0.6, 1.0], dtype=torch.float64)
-(gn,) = torch.gradient(xn ** 2, spacing=(xn,))
+(gn,) = torch.gradient(xn**2, spacing=(xn,))
 print("nonuniform", gn.tolist())
-(gn2,) = torch.gradient(xn ** 2, spacing=(xn,), edge_order=2)
+(gn2,) = torch.gradient(xn**2, spacing=(xn,), edge_order=2)
 print("nonuniform edge2", gn2.round(decimals=6).tolist())
 
 X, Y = torch.meshgrid(torch.arange(4.0), torch.arange(5.0), indexing="ij")
-Z = X ** 2 + 3 * X * Y
+Z = X**2 + 3 * X * Y
 gx, gy = torch.gradient(Z, spacing=[1.0, 0.5])
 print("2-D", gx[1].tolist(), gy[1].tolist())
 (only_y,) = torch.gradient(Z, dim=1)
@@ -36,9 +38,14 @@ print("diff dim0", torch.diff(Z, dim=0)[:, 0].tolist())
 
 # stencil convolutions: 1-D second derivative and the 5-point Laplacian
 h = (x[1] - x[0]).item()
-k1 = torch.tensor([[[1.0, -2.0, 1.0]]], dtype=torch.float64) / h ** 2
+k1 = torch.tensor([[[1.0, -2.0, 1.0]]], dtype=torch.float64) / h**2
 uxx = F.conv1d(F.pad(u.view(1, 1, -1), (1, 1), mode="replicate"), k1).view(-1)
-print("u_xx interior err", round((uxx[1:-1] + u[1:-1]).abs().max().item(), 4), "ends", uxx[[0, -1]].round(decimals=4).tolist())
+print(
+    "u_xx interior err",
+    round((uxx[1:-1] + u[1:-1]).abs().max().item(), 4),
+    "ends",
+    uxx[[0, -1]].round(decimals=4).tolist(),
+)
 lap_k = torch.tensor([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]]).view(1, 1, 3, 3)
 field = torch.arange(16.0).view(1, 1, 4, 4) ** 2 / 10
 print("lap circular", F.conv2d(F.pad(field, (1, 1, 1, 1), mode="circular"), lap_k).view(4, 4)[0].tolist())

@@ -58,7 +58,12 @@ print("dy", dy.shape, dy.norm().item() > 0, "d2", d2.shape)
 
 siren = nn.Sequential(Sine(1, 16, first=True), Sine(16, 16), nn.Linear(16, 1))
 w = siren[0].lin.weight
-print("siren first bound", w.abs().max().item() <= 1.0, "hidden bound", siren[1].lin.weight.abs().max().item() <= math.sqrt(6 / 16) / 30)
+print(
+    "siren first bound",
+    w.abs().max().item() <= 1.0,
+    "hidden bound",
+    siren[1].lin.weight.abs().max().item() <= math.sqrt(6 / 16) / 30,
+)
 xs = torch.linspace(-1, 1, 5).unsqueeze(1).requires_grad_()
 ys = siren(xs)
 print("siren out", tuple(ys.shape), ys.grad_fn.name(), siren[0](xs).grad_fn.name())

@@ -50,7 +50,9 @@ print("linearize", torch.allclose(jvp_fn(torch.ones_like(z)), dy, atol=1e-6), to
 
 ab = vmap(lambda a, b: (a + b, a * b), in_dims=(0, None), out_dims=(0, 1))(torch.arange(3.0), torch.ones(2))
 print("out_dims", [tuple(t.shape) for t in ab])
-nested = vmap(lambda d: d["a"] * d["b"], in_dims=({"a": 0, "b": None},))({"a": torch.arange(3.0), "b": torch.tensor(2.0)})
+nested = vmap(lambda d: d["a"] * d["b"], in_dims=({"a": 0, "b": None},))(
+    {"a": torch.arange(3.0), "b": torch.tensor(2.0)}
+)
 print("nested", nested.tolist())
 
 

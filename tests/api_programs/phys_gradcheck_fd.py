@@ -1,6 +1,7 @@
-"""Finite-difference checks as PINN authors run them before trusting a residual: central differences against
-autograd for first and second derivatives, torch.autograd.gradcheck/gradgradcheck on float64 residual functions
-(fast_mode, raise_exception=False, check_batched_grad), a deliberately wrong custom Function, and the float32 warning."""
+"""Finite-difference checks as PINN authors run them before trusting a residual: central differences
+against autograd for first and second derivatives, torch.autograd.gradcheck/gradgradcheck on float64
+residual functions (fast_mode, raise_exception=False, check_batched_grad), a deliberately wrong
+custom Function, and the float32 warning."""
 
 import warnings
 
@@ -24,7 +25,7 @@ print("first", (g - fd).abs().max().item() < 1e-8, g.round(decimals=4).tolist())
 uxx = torch.autograd.grad(g[:, 0].sum(), z, create_graph=True)[0][:, 0]
 ex = torch.tensor([1.0, 0.0], dtype=torch.float64)
 h2 = 1e-4
-fd2 = (u(z + h2 * ex) - 2 * u(z) + u(z - h2 * ex)) / h2 ** 2
+fd2 = (u(z + h2 * ex) - 2 * u(z) + u(z - h2 * ex)) / h2**2
 print("second", (uxx - fd2).abs().max().item() < 1e-5, uxx.round(decimals=4).tolist())
 
 
@@ -45,7 +46,7 @@ class BadSquare(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x ** 2
+        return x**2
 
     @staticmethod
     def backward(ctx, go):

@@ -62,7 +62,7 @@ sched = torch.optim.lr_scheduler.StepLR(opt, step_size=20, gamma=0.5)
 for step in range(60):
     opt.zero_grad(set_to_none=True)
     r, _ = residual(xt)
-    loss = (r ** 2).mean()
+    loss = (r**2).mean()
     loss.backward()
     opt.step()
     sched.step()
@@ -70,8 +70,10 @@ for step in range(60):
         print("step", step, round(loss.item(), 4), sched.get_last_lr())
 
 with torch.no_grad():
-    xe = torch.stack(torch.meshgrid(torch.linspace(0, 1, 11), torch.linspace(0, 1, 5), indexing="xy"), -1).reshape(-1, 2)
-    ue = torch.exp(-K * math.pi ** 2 * xe[:, 1:]) * torch.sin(math.pi * xe[:, :1])
+    xe = torch.stack(torch.meshgrid(torch.linspace(0, 1, 11), torch.linspace(0, 1, 5), indexing="xy"), -1).reshape(
+        -1, 2
+    )
+    ue = torch.exp(-K * math.pi**2 * xe[:, 1:]) * torch.sin(math.pi * xe[:, :1])
     up = net(xe)
     rel = torch.linalg.vector_norm(up - ue) / torch.linalg.vector_norm(ue)
     print("rel L2", round(rel.item(), 4), "max err", round((up - ue).abs().max().item(), 4))

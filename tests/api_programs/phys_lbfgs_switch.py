@@ -20,10 +20,10 @@ def loss_fn():
     u = net(t)
     ut = torch.autograd.grad(u, t, torch.ones_like(u), create_graph=True)[0]
     utt = torch.autograd.grad(ut, t, torch.ones_like(ut), create_graph=True)[0]
-    r = utt + 2 * ZETA * W0 * ut + W0 ** 2 * u
+    r = utt + 2 * ZETA * W0 * ut + W0**2 * u
     u0 = net(t0)
     v0 = torch.autograd.grad(u0, t0, torch.ones_like(u0), create_graph=True)[0]
-    return r.pow(2).mean() / W0 ** 4 + (u0 - 1).pow(2).sum() + v0.pow(2).sum()
+    return r.pow(2).mean() / W0**4 + (u0 - 1).pow(2).sum() + v0.pow(2).sum()
 
 
 adam = torch.optim.Adam(net.parameters(), lr=1e-2)
@@ -34,8 +34,15 @@ for i in range(40):
     adam.step()
 print("after adam", round(L.item(), 4))
 
-lbfgs = torch.optim.LBFGS(net.parameters(), lr=1.0, max_iter=20, history_size=10, line_search_fn="strong_wolfe",
-                          tolerance_grad=1e-9, tolerance_change=1e-12)
+lbfgs = torch.optim.LBFGS(
+    net.parameters(),
+    lr=1.0,
+    max_iter=20,
+    history_size=10,
+    line_search_fn="strong_wolfe",
+    tolerance_grad=1e-9,
+    tolerance_change=1e-12,
+)
 print(lbfgs)
 calls = []
 
@@ -51,8 +58,16 @@ def closure():
 for outer in range(3):
     out = lbfgs.step(closure)
     st = lbfgs.state[lbfgs._params[0]]
-    print("outer", outer, "returned", round(out.item(), 4), "n_iter", st["n_iter"], "evals>=iters",
-          st["func_evals"] >= st["n_iter"])
+    print(
+        "outer",
+        outer,
+        "returned",
+        round(out.item(), 4),
+        "n_iter",
+        st["n_iter"],
+        "evals>=iters",
+        st["func_evals"] >= st["n_iter"],
+    )
 print("final", round(loss_fn().item(), 4), "monotone-ish", calls[-1] <= calls[0])
 sd = lbfgs.state_dict()
 print("state keys", sorted(sd["state"][0].keys()))
@@ -61,7 +76,7 @@ print("history len", len(sd["state"][0]["old_dirs"]), sd["state"][0]["d"].shape)
 
 with torch.no_grad():
     tt = torch.linspace(0, 2, 5).unsqueeze(1)
-    wd = W0 * math.sqrt(1 - ZETA ** 2)
+    wd = W0 * math.sqrt(1 - ZETA**2)
     exact = torch.exp(-ZETA * W0 * tt) * (torch.cos(wd * tt) + ZETA * W0 / wd * torch.sin(wd * tt))
     print("pred", net(tt).squeeze(1).round(decimals=3).tolist())
     print("exact", exact.squeeze(1).round(decimals=4).tolist())
@@ -81,7 +96,9 @@ def quad():
 
 
 opt.step(quad)
-print("x", x.detach().round(decimals=4).tolist(), "solve", torch.linalg.solve(A, torch.ones(2)).round(decimals=4).tolist())
+print(
+    "x", x.detach().round(decimals=4).tolist(), "solve", torch.linalg.solve(A, torch.ones(2)).round(decimals=4).tolist()
+)
 
 for label, fn in [
     ("groups", lambda: torch.optim.LBFGS([{"params": [x]}, {"params": [torch.zeros(1, requires_grad=True)]}])),

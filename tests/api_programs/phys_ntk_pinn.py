@@ -41,13 +41,20 @@ print("Kuu", Kuu.round(decimals=4).tolist())
 print("sym", torch.allclose(Krr, Krr.T), "psd", bool(torch.linalg.eigvalsh(Krr).min() > -1e-8), tuple(Kur.shape))
 K = torch.cat([torch.cat([Kuu, Kur], 1), torch.cat([Kur.T, Krr], 1)], 0)
 ev = torch.linalg.eigvalsh(K)
-print("K eig max/min>0", round(ev[-1].item(), 2), bool(ev[0] > -1e-8), "rank", torch.linalg.matrix_rank(K, rtol=1e-3).item(),
-      "decay", [round(v, 4) for v in ev[-4:].tolist()])
+print(
+    "K eig max/min>0",
+    round(ev[-1].item(), 2),
+    bool(ev[0] > -1e-8),
+    "rank",
+    torch.linalg.matrix_rank(K, rtol=1e-3).item(),
+    "decay",
+    [round(v, 4) for v in ev[-4:].tolist()],
+)
 tr_u, tr_r = Kuu.trace(), Krr.trace()
 tr = tr_u + tr_r
 print("NTK weights", round((tr / tr_u).item(), 3), round((tr / tr_r).item(), 3))
 sv = torch.linalg.svdvals(Jr)
-print("svdvals", tuple(sv.shape), round((sv ** 2).sum().item() / tr_r.item(), 6))
+print("svdvals", tuple(sv.shape), round((sv**2).sum().item() / tr_r.item(), 6))
 print("cond", round(torch.linalg.cond(Kuu).item(), 3))
 
 # the same Jacobian of u through autograd.functional over a tuple of parameter tensors

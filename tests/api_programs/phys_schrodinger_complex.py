@@ -28,7 +28,7 @@ u_xx, v_xx = D(u_x, x), D(v_x, x)
 h_t = torch.complex(u_t, v_t).squeeze(1)
 h_xx = torch.complex(u_xx, v_xx).squeeze(1)
 mod2 = (h * h.conj()).real
-print("|h|^2 == abs^2", torch.allclose(mod2, h.abs() ** 2), torch.allclose(mod2, (u ** 2 + v ** 2).squeeze(1)))
+print("|h|^2 == abs^2", torch.allclose(mod2, h.abs() ** 2), torch.allclose(mod2, (u**2 + v**2).squeeze(1)))
 f = 1j * h_t + 0.5 * h_xx + mod2 * h
 print("f", f.dtype, f.grad_fn.name(), f[:3])
 loss = (f.abs() ** 2).mean()
@@ -36,7 +36,7 @@ print("loss", round(loss.item(), 4))
 loss.backward()
 print("grad dtype", net[0].weight.grad.dtype, round(net[0].weight.grad.norm().item(), 4))
 ar = torch.view_as_real(f)
-print("view_as_real", tuple(ar.shape), ar.grad_fn.name(), torch.allclose((ar ** 2).sum(-1).mean(), loss))
+print("view_as_real", tuple(ar.shape), ar.grad_fn.name(), torch.allclose((ar**2).sum(-1).mean(), loss))
 
 # initial condition h(0, x) = 2 sech(x)
 x0 = torch.linspace(-5, 5, 6, dtype=torch.float64)
@@ -68,8 +68,12 @@ psi = (2 / torch.cosh(xs)).to(torch.complex128)
 dt = 0.01
 for _ in range(20):
     psi = psi * torch.exp(1j * psi.abs() ** 2 * dt)
-    psi = torch.fft.ifft(torch.exp(-0.5j * k ** 2 * dt) * torch.fft.fft(psi))
-print("norm kept", round((psi.abs() ** 2).sum().item() * L / N, 4), round((4 / torch.cosh(xs) ** 2).sum().item() * L / N, 4))
+    psi = torch.fft.ifft(torch.exp(-0.5j * k**2 * dt) * torch.fft.fft(psi))
+print(
+    "norm kept",
+    round((psi.abs() ** 2).sum().item() * L / N, 4),
+    round((4 / torch.cosh(xs) ** 2).sum().item() * L / N, 4),
+)
 print("peak", round(psi.abs().max().item(), 4), psi.dtype)
 for label, fn in [
     ("view_as_complex shape", lambda: torch.view_as_complex(torch.ones(3, 3))),

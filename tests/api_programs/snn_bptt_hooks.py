@@ -1,4 +1,6 @@
-"""Inspecting BPTT through a spiking layer: tensor hooks on membrane states, retain_grad, node hooks, multi-grad hooks."""
+"""Inspecting BPTT through a spiking layer: tensor hooks on membrane states, retain_grad, node hooks,
+multi-grad hooks."""
+
 import torch
 
 nn = torch.nn
@@ -69,8 +71,9 @@ s = Spike.apply(u - 1.0)
 node = s.grad_fn
 print(node.name(), [type(n).__name__ if n is not None else None for n, _ in node.next_functions])
 h1 = node.register_prehook(lambda gout: print("  prehook", [g.tolist() for g in gout]))
-h2 = node.register_hook(lambda gin, gout: print("  hook in", [g.tolist() for g in gin if g is not None], "out",
-                                                  [g.tolist() for g in gout]))
+h2 = node.register_hook(
+    lambda gin, gout: print("  hook in", [g.tolist() for g in gin if g is not None], "out", [g.tolist() for g in gout])
+)
 s.sum().backward(retain_graph=True)
 h1.remove()
 h2.remove()
@@ -91,7 +94,8 @@ p = torch.tensor([1.0, 2.0], requires_grad=True)
 q = torch.tensor([3.0], requires_grad=True)
 seen = []
 handle = torch.autograd.graph.register_multi_grad_hook(
-    (p, q), lambda gs: seen.append([None if g is None else g.tolist() for g in gs]))
+    (p, q), lambda gs: seen.append([None if g is None else g.tolist() for g in gs])
+)
 (p.sum() * q).sum().backward()
 print("multi", seen)
 handle.remove()

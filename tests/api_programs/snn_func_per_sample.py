@@ -1,4 +1,6 @@
-"""Per-sample gradients of a spiking network with torch.func: functional_call, vmap(grad) through a surrogate Function."""
+"""Per-sample gradients of a spiking network with torch.func: functional_call, vmap(grad) through a
+surrogate Function."""
+
 import torch
 from torch.func import functional_call, grad, vmap, jacrev
 
@@ -80,6 +82,7 @@ print("clipped fc1.bias", clipped["fc1.bias"].round(decimals=4).tolist())
 # the Jacobian of the spike counts with respect to the input of one sample
 jac = jacrev(lambda x: functional_call(model, params, (x,)))(xb[0])
 print("jacobian", jac.shape, round(jac.abs().sum().item(), 4))
+
 
 # value and grad together, with aux output
 def loss_aux(p, x, y):

@@ -1,4 +1,5 @@
 """Surrogate-gradient functions as SNN libraries define them, in the setup_context style, checked by gradcheck."""
+
 import math
 import torch
 
@@ -86,14 +87,19 @@ except Exception as e:
 # gradcheck on a smooth function in float64
 xd = torch.randn(5, dtype=torch.float64, requires_grad=True)
 print("gradcheck", torch.autograd.gradcheck(lambda t: SmoothSigmoid.apply(t, 3.0), (xd,)))
-print("gradgradcheck off", torch.autograd.gradcheck(lambda t: SmoothSigmoid.apply(t, 3.0), (xd,), check_backward_ad=True))
+print(
+    "gradgradcheck off", torch.autograd.gradcheck(lambda t: SmoothSigmoid.apply(t, 3.0), (xd,), check_backward_ad=True)
+)
 
 # gradcheck detects that a surrogate is not the true gradient
 try:
     torch.autograd.gradcheck(lambda t: FastSigmoidSpike.apply(t, 1.0), (xd,), atol=1e-4)
 except Exception as e:
     print(type(e).__name__, str(e).splitlines()[0])
-print("raise_exception=False", torch.autograd.gradcheck(lambda t: FastSigmoidSpike.apply(t, 1.0), (xd,), raise_exception=False))
+print(
+    "raise_exception=False",
+    torch.autograd.gradcheck(lambda t: FastSigmoidSpike.apply(t, 1.0), (xd,), raise_exception=False),
+)
 
 # float32 inputs warn/fail in gradcheck
 try:

@@ -1,4 +1,5 @@
 """Surrogate spike Functions made ready for torch.func: vmap rules, generate_vmap_rule, jvp and once_differentiable."""
+
 import torch
 from torch.autograd.function import once_differentiable
 
@@ -69,7 +70,8 @@ print("per-sample grad", pg.shape, round(pg.sum().item(), 4))
 out, tangent = torch.func.jvp(lambda t: SpikeAuto.apply(t, 2.0), (x[0],), (torch.ones(5),))
 print("jvp", out.tolist(), tangent.round(decimals=4).tolist())
 
-import torch.autograd.forward_ad as fwAD
+import torch.autograd.forward_ad as fwAD  # noqa: E402
+
 with fwAD.dual_level():
     d = fwAD.make_dual(x[1], torch.ones(5))
     o = SpikeAuto.apply(d, 2.0)
@@ -109,6 +111,7 @@ try:
 except Exception as e:
     print(type(e).__name__, e)
 
+
 # an old-style function without setup_context cannot be vmapped
 class OldStyle(torch.autograd.Function):
     @staticmethod
@@ -124,6 +127,7 @@ try:
     torch.func.vmap(OldStyle.apply)(x)
 except Exception as e:
     print(type(e).__name__, str(e)[:140])
+
 
 # a setup_context function without a vmap rule
 class NoRule(torch.autograd.Function):

@@ -473,8 +473,9 @@ def test_bad_input_raises_pytorchs_errors():
 def test_polynomials_take_x_and_n_by_keyword_and_refuse_two_numbers_as_pytorch():
     assert S.chebyshev_polynomial_t(x=E.tensor(0.5), n=2).item() == -0.5
     with pytest.raises(TypeError, match=r"^special_legendre_polynomial_p\(\) received an invalid combination of "
-                                        r"arguments - got \(float, int\), but expected one of:\n \* \(Tensor x, Tensor n, "
-                                        r"\*, Tensor out = None\)\n \* \(Number x, Tensor n, \*, Tensor out = None\)\n"):
+                                        r"arguments - got \(float, int\), but expected one of:\n \* \(Tensor x, "
+                                        r"Tensor n, \*, Tensor out = None\)\n \* \(Number x, Tensor n, \*, "
+                                        r"Tensor out = None\)\n"):
         S.legendre_polynomial_p(0.5, 2)
     with pytest.raises(TypeError, match=r"got \(n=int, input=Tensor, \)"):
         S.chebyshev_polynomial_t(input=E.tensor(0.5), n=2)

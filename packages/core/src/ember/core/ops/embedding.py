@@ -271,7 +271,8 @@ include_last_offset, padding_idx, scale_grad_by_freq=False)` with 1-D indices, 1
 int or -1 (its entries are left out of their bag). Returns `(output (B, D), bag_size (B,),
 max_indices (B, D))`; empty bags give zeros. Backward (weight only): `embedding_bag_backward(grad,
 indices, offsets, bag_size, max_indices, num_weights, mode, per_sample_weights,
-include_last_offset, padding_idx)`; scale_grad_by_freq only scales that gradient (its derivative rule).""", mixed_devices="meta")
+include_last_offset, padding_idx)`; scale_grad_by_freq only scales that gradient (its derivative rule).""",
+    mixed_devices="meta")
 
 
 def _meta_bags(op: str, weight_rows: int | None, indices: Tensor, offsets: Tensor, per_sample_weights) -> None:

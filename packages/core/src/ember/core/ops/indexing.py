@@ -591,8 +591,8 @@ def _meta_scatter_any(input, dim, index, src, out) -> None:
         _check_device_values(index, _size(input, d), d)
 
 
-_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim), info=_info("gather"), mixed_devices="meta",
-                  overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
+_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim), info=_info("gather"),
+                  mixed_devices="meta", overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 _gather.meta(_meta_gather)
 
 
@@ -673,7 +673,8 @@ def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
     return _finish(t, out, "scatter")
 
 
-_scatter_add = declare("scatter_add", mixed_devices="meta", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter_add"))
+_scatter_add = declare("scatter_add", mixed_devices="meta", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES,
+                       info=_info("scatter_add"))
 
 
 @_scatter_add.meta
