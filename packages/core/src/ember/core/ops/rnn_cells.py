@@ -15,12 +15,11 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from functools import cache, partial
+from functools import cache
 
 import numpy as np
 
 from ember.core.dispatch import declare
-from ember.core.ops import workers
 from ember.core.ops._util import wrap
 from ember.core.ops.blas_threads import matmul, single_threaded
 from ember.core.ops.numba_rows import transposed
@@ -587,93 +586,38 @@ def _layer_check(x, w_ih, w_hh, hx, cx) -> None:
 # W_hh^T @ its gates' gradient (H, N), from a row-major copy of W_hh^T made once per call (OpenBLAS packs the GEMM's
 # W_hh operand at every step, and a transposed view made that the slower transposing pack: 10-12 us a step at
 # 1024 x 256 against the copy's 67 us once), and its weight gradients one GEMM each over (4H, L*N).
-# NOTE [ An LSTM layer's batch split over the threads ]
-# The batch's columns are independent through all the steps, so at more than one thread the layer splits the
-# batch into `_batch_parts` pieces and runs each piece's steps whole on a thread of its own (`workers.run_all`):
-# one fork and one join a layer, where threading each step's GEMM would meet the threads at a barrier 2L times.
-# A piece has its own contiguous operands (its input columns' projection, gates, states and workspace rows), so
-# the kernels are the unsplit ones; its workspace rows and outputs are copied into the layer's at the end (the
-# backward reads them as if unsplit, whatever its own split). Each piece's steps are one-thread GEMMs over its
-# columns; pieces start at multiples of 16 columns, so with OpenBLAS's stock (SkylakeX) kernels every column
-# keeps its place in the kernels' blocks and the layer gives the one-thread bits at any thread count (the Haswell
-# kernels round a 16-column GEMM's columns differently from a 32-column one's, in the last bit). Pieces of fewer
-# than 16 columns (one AVX-512 vector of float32) cost more than they gain: a (4H, H) x (H, 16) GEMM takes 0.6 of
-# the (H, 32) one's time.
-def _batch_parts(steps: int, n: int, hid: int) -> int:
-    """How many pieces an LSTM or GRU layer of `steps` x `n` columns and hidden size `hid` splits its batch into:
-    ember's thread count, at most one per 16 columns, and one for a layer under 2^24 step multiply-adds (a few
-    milliseconds, against a worker's wake-up of tens of microseconds) or inside a worker."""
-    if n < 32 or steps * n * hid * hid * 4 < (1 << 24) or workers.in_worker():
-        return 1
-    from ember.core.parallel import get_num_threads
-
-    return max(1, min(get_num_threads(), n // 16))
-
-
-def _column_slices(n: int, parts: int) -> list[slice]:
-    """`parts` contiguous ranges of `n` columns, each but the last a multiple of 16 columns long, so that every
-    column keeps its place in the GEMM kernels' column blocks (its bits)."""
-    per = n // parts // 16 * 16
-    return [slice(p * per, (p + 1) * per if p + 1 < parts else n) for p in range(parts)]
-
-
-def _lstm_forward_steps(step, w_hh, gi, bias, h0, c0, ws, reverse: bool) -> np.ndarray:
-    """The layer's steps over N_p columns (gi (4H, L*N_p), h0 and c0 (H, N_p), ws (L, 6H, N_p), filled): hs
-    (L + 1, H, N_p), the initial state first (last when `reverse`)."""
-    steps, hid = ws.shape[0], w_hh.shape[1]
-    hs = np.empty((steps + 1, hid, h0.shape[1]), ws.dtype)
-    gates = np.empty((4 * hid, h0.shape[1]), ws.dtype)
-    if reverse:
-        hs[steps] = h0
-        for t in range(steps - 1, -1, -1):
-            np.matmul(w_hh, hs[t + 1], out=gates)
-            step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, c0, ws)
-    else:
-        hs[0] = h0
-        for t in range(steps):
-            np.matmul(w_hh, hs[t], out=gates)
-            step(t, t - 1, t + 1, gates, gi, bias, hs, c0, ws)
-    return hs
-
-
 @lstm_layer.register("cpu")
 def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse):
     _layer_check(input, weight_ih, weight_hh, hx, cx)
-    x, w_hh, w_ih = input._np(), _c(weight_hh), weight_ih._np()
-    steps, n, hid, n_in = x.shape[0], x.shape[1], w_hh.shape[1], x.shape[2]
+    x, w_hh = input._np(), _c(weight_hh)
+    steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
     dt = x.dtype
     bias = np.zeros(4 * hid, dt)
     for b in (bias_ih, bias_hh):
         if b is not None:
             bias += b._np()
+    gi = matmul(weight_ih._np(), _c(input).reshape(steps * n, x.shape[2]).T)  # (4H, L*N)
+    hs = np.empty((steps + 1, hid, n), dt)
     ws = np.empty((steps, 6 * hid, n), dt)
-    h0, c0 = hx._np().T, cx._np().T
+    gates = np.empty((4 * hid, n), dt)
+    c0 = np.ascontiguousarray(cx._np().T)
     step = _layer_kernels()[1]
-    parts = _batch_parts(steps, n, hid)
-    if parts == 1:
-        gi = matmul(w_ih, _c(input).reshape(steps * n, n_in).T)  # (4H, L*N)
-        with single_threaded(), _quiet_compile("layer_forward", dt):  # each step's GEMM is small: blas_threads.py
-            hp = _lstm_forward_steps(step, w_hh, gi, bias, np.ascontiguousarray(h0), np.ascontiguousarray(c0), ws,
-                                     reverse)
-        hs = np.ascontiguousarray(hp.transpose(0, 2, 1))  # the outputs as the caller reads them, (N, H) a step
-    else:
-        hs = np.empty((steps + 1, n, hid), dt)
-
-        def piece(cols: slice) -> None:
-            xp = np.ascontiguousarray(x[:, cols]).reshape(-1, n_in)
-            wp = np.empty((steps, 6 * hid, xp.shape[0] // steps), dt)
-            hp = _lstm_forward_steps(step, w_hh, np.matmul(w_ih, xp.T), bias, h0[:, cols],
-                                     np.ascontiguousarray(c0[:, cols]), wp, reverse)
-            ws[:, :, cols] = wp
-            hs[:, cols] = hp.transpose(0, 2, 1)
-
-        with single_threaded(), _quiet_compile("layer_forward", dt):
-            workers.run_all([partial(piece, cols) for cols in _column_slices(n, parts)])
-    # the cell states a view of ws's c rows
+    with single_threaded(), _quiet_compile("layer_forward", dt):  # each step's GEMM is small: see blas_threads.py
+        if reverse:
+            hs[steps] = hx._np().T
+            for t in range(steps - 1, -1, -1):
+                np.matmul(w_hh, hs[t + 1], out=gates)
+                step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, c0, ws)
+        else:
+            hs[0] = hx._np().T
+            for t in range(steps):
+                np.matmul(w_hh, hs[t], out=gates)
+                step(t, t - 1, t + 1, gates, gi, bias, hs, c0, ws)
+    # the outputs as the caller reads them, (N, H) a step: one transposing copy; the cell states a view of ws's rows
     workspace = wrap(ws)
     cs = Tensor._make(workspace._storage, 5 * hid * n if steps else 0, (steps, n, hid), (6 * hid * n, 1, n),
                       workspace._dtype)
-    return wrap(hs), cs, workspace
+    return wrap(np.ascontiguousarray(hs.transpose(0, 2, 1))), cs, workspace
 
 
 lstm_layer_backward = declare("lstm_layer_backward", differentiable=False, doc="""The gradients of lstm_layer.
@@ -684,17 +628,6 @@ gradient), the final states' gradients `(N, H)` (None meaning zeros), the rest a
 and returned them; output_mask: which of (input, weights, bias) gradients to compute. Returns
 `(grad_input, grad_weight_ih, grad_weight_hh, grad_bias, grad_hx, grad_cx)`, None where masked;
 grad_bias is that of either bias. The weights' gradients are one GEMM each over all the steps.""")
-
-
-def _lstm_backward_steps(step, w_hh_t, g_out, gh, gc, c0, ws, gg, reverse: bool) -> None:
-    """The layer's backward steps over N_p columns (g_out (L, N_p, H), gh, gc and c0 (H, N_p), ws (L, 6H, N_p)):
-    the gates' gradients into gg (4H, L, N_p, any strides), the initial states' into gh and gc."""
-    steps = ws.shape[0]
-    g_t = np.empty((w_hh_t.shape[1], gh.shape[1]), ws.dtype)
-    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
-        step(t, (t + 1 if t + 1 < steps else -1) if reverse else t - 1, g_out, gh, gc, c0, ws, g_t)
-        np.matmul(w_hh_t, g_t, out=gh)
-        gg[:, t] = g_t
 
 
 @lstm_layer_backward.register("cpu")
@@ -708,22 +641,14 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     gh = np.ascontiguousarray(grad_hy._np().T) if grad_hy is not None else np.zeros((hid, n), dt)
     gc = np.ascontiguousarray(grad_cy._np().T) if grad_cy is not None else np.zeros((hid, n), dt)
     hsa, ws, c0 = hs._np(), workspace._np(), np.ascontiguousarray(cx._np().T)
-    gg = np.empty((4 * hid, steps, n), dt)
+    gg, g_t = np.empty((4 * hid, steps, n), dt), np.empty((4 * hid, n), dt)
     w_hh_t = transposed(w_hh)
     step = _layer_kernels()[2]
-    parts = _batch_parts(steps, n, hid)
     with single_threaded(), _quiet_compile("layer_backward", dt):  # each step's GEMM is small: see blas_threads.py
-        if parts == 1:
-            _lstm_backward_steps(step, w_hh_t, g_out, gh, gc, c0, ws, gg, reverse)
-        else:  # NOTE [ An LSTM layer's batch split over the threads ]
-            def piece(cols: slice) -> None:
-                ghp, gcp = np.ascontiguousarray(gh[:, cols]), np.ascontiguousarray(gc[:, cols])
-                _lstm_backward_steps(step, w_hh_t, np.ascontiguousarray(g_out[:, cols]), ghp, gcp,
-                                     np.ascontiguousarray(c0[:, cols]), np.ascontiguousarray(ws[:, :, cols]),
-                                     gg[:, :, cols], reverse)
-                gh[:, cols], gc[:, cols] = ghp, gcp
-
-            workers.run_all([partial(piece, cols) for cols in _column_slices(n, parts)])
+        for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+            step(t, (t + 1 if t + 1 < steps else -1) if reverse else t - 1, g_out, gh, gc, c0, ws, g_t)
+            np.matmul(w_hh_t, g_t, out=gh)
+            gg[:, t] = g_t
     g2 = gg.reshape(4 * hid, steps * n)
     g_x = g_w_ih = g_w_hh = g_b = None
     if output_mask[0]:
@@ -759,53 +684,30 @@ def _gru_layer_check(x, w_ih, w_hh, hx) -> None:
                            f"{describe(w_ih)}, {describe(w_hh)} and {describe(hx)}")
 
 
-def _gru_forward_steps(step, w_hh, gi, b_ih, b_hh, h0, ws, reverse: bool) -> np.ndarray:
-    """gru_layer's steps over N_p columns (gi (3H, L*N_p), h0 (H, N_p), ws (L, 5H, N_p), filled): hs (L + 1, H, N_p)."""
-    steps, hid = ws.shape[0], w_hh.shape[1]
-    hs = np.empty((steps + 1, hid, h0.shape[1]), ws.dtype)
-    gates = np.empty((3 * hid, h0.shape[1]), ws.dtype)
-    if reverse:
-        hs[steps] = h0
-        for t in range(steps - 1, -1, -1):
-            np.matmul(w_hh, hs[t + 1], out=gates)
-            step(t, t + 1, t, gates, gi, b_ih, b_hh, hs, ws)
-    else:
-        hs[0] = h0
-        for t in range(steps):
-            np.matmul(w_hh, hs[t], out=gates)
-            step(t, t, t + 1, gates, gi, b_ih, b_hh, hs, ws)
-    return hs
-
-
 @gru_layer.register("cpu")
 def _gru_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, reverse):
     _gru_layer_check(input, weight_ih, weight_hh, hx)
-    x, w_hh, w_ih = input._np(), _c(weight_hh), weight_ih._np()
-    steps, n, hid, n_in = x.shape[0], x.shape[1], w_hh.shape[1], x.shape[2]
+    x, w_hh = input._np(), _c(weight_hh)
+    steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
     dt = x.dtype
     b_ih, b_hh = (b._np() if b is not None else np.zeros(3 * hid, dt) for b in (bias_ih, bias_hh))
+    gi = matmul(weight_ih._np(), _c(input).reshape(steps * n, x.shape[2]).T)  # (3H, L*N)
+    hs = np.empty((steps + 1, hid, n), dt)
     ws = np.empty((steps, 5 * hid, n), dt)
-    h0 = hx._np().T
+    gates = np.empty((3 * hid, n), dt)
     step = _layer_kernels()[3]
-    parts = _batch_parts(steps, n, hid)
-    if parts == 1:
-        gi = matmul(w_ih, _c(input).reshape(steps * n, n_in).T)  # (3H, L*N)
-        with single_threaded(), _quiet_compile("gru_layer_forward", dt):  # small GEMMs: see blas_threads.py
-            hp = _gru_forward_steps(step, w_hh, gi, b_ih, b_hh, np.ascontiguousarray(h0), ws, reverse)
-        return wrap(np.ascontiguousarray(hp.transpose(0, 2, 1))), wrap(ws)
-    hs = np.empty((steps + 1, n, hid), dt)
-
-    def piece(cols: slice) -> None:  # NOTE [ An LSTM layer's batch split over the threads ]
-        xp = np.ascontiguousarray(x[:, cols]).reshape(-1, n_in)
-        wp = np.empty((steps, 5 * hid, xp.shape[0] // steps), dt)
-        hp = _gru_forward_steps(step, w_hh, np.matmul(w_ih, xp.T), b_ih, b_hh, np.ascontiguousarray(h0[:, cols]),
-                                wp, reverse)
-        ws[:, :, cols] = wp
-        hs[:, cols] = hp.transpose(0, 2, 1)
-
-    with single_threaded(), _quiet_compile("gru_layer_forward", dt):
-        workers.run_all([partial(piece, cols) for cols in _column_slices(n, parts)])
-    return wrap(hs), wrap(ws)
+    with single_threaded(), _quiet_compile("gru_layer_forward", dt):  # small GEMMs: see blas_threads.py
+        if reverse:
+            hs[steps] = hx._np().T
+            for t in range(steps - 1, -1, -1):
+                np.matmul(w_hh, hs[t + 1], out=gates)
+                step(t, t + 1, t, gates, gi, b_ih, b_hh, hs, ws)
+        else:
+            hs[0] = hx._np().T
+            for t in range(steps):
+                np.matmul(w_hh, hs[t], out=gates)
+                step(t, t, t + 1, gates, gi, b_ih, b_hh, hs, ws)
+    return wrap(np.ascontiguousarray(hs.transpose(0, 2, 1))), wrap(ws)
 
 
 gru_layer_backward = declare("gru_layer_backward", differentiable=False, doc="""The gradients of gru_layer.
@@ -818,19 +720,6 @@ biases) gradients to compute. Returns `(grad_input, grad_weight_ih, grad_weight_
 grad_hx)`, None where masked. Each weight's and bias's gradient is one GEMM or sum over all the steps.""")
 
 
-def _gru_backward_steps(step, w_hh_t, g_out, gz, gm, ws, g_in, g_hid, reverse: bool) -> None:
-    """gru_layer's backward steps over N_p columns (g_out (L, N_p, H), gz and gm (H, N_p), ws (L, 5H, N_p)): the
-    gates' gradients into g_in and g_hid (3H, L, N_p, any strides); gz + gm end as the initial state's."""
-    steps, hid, n = ws.shape[0], gz.shape[0], gz.shape[1]
-    dh = np.empty((hid, n), ws.dtype)
-    d_in, d_hid = np.empty((3 * hid, n), ws.dtype), np.empty((3 * hid, n), ws.dtype)
-    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
-        step(t, g_out, dh, gz, gm, ws, d_in, d_hid)
-        np.matmul(w_hh_t, d_hid, out=gm)
-        g_in[:, t] = d_in
-        g_hid[:, t] = d_hid
-
-
 @gru_layer_backward.register("cpu")
 def _gru_layer_backward_cpu(grad_output, grad_hy, input, weight_ih, weight_hh, workspace, reverse, output_mask):
     x, w_hh = input._np(), weight_hh._np()
@@ -838,22 +727,17 @@ def _gru_layer_backward_cpu(grad_output, grad_hy, input, weight_ih, weight_hh, w
     dt = x.dtype
     g_out, ws = _c(grad_output), workspace._np()
     gz = np.ascontiguousarray(grad_hy._np().T) if grad_hy is not None else np.zeros((hid, n), dt)
-    gm = np.zeros((hid, n), dt)
+    gm, dh = np.zeros((hid, n), dt), np.empty((hid, n), dt)
     g_in, g_hid = np.empty((3 * hid, steps, n), dt), np.empty((3 * hid, steps, n), dt)
+    d_in, d_hid = np.empty((3 * hid, n), dt), np.empty((3 * hid, n), dt)
     w_hh_t = transposed(w_hh)  # row-major W_hh^T, as lstm_layer_backward's (NOTE [ lstm_layer's gate-major steps ])
     step = _layer_kernels()[4]
-    parts = _batch_parts(steps, n, hid)
     with single_threaded(), _quiet_compile("gru_layer_backward", dt):  # small GEMMs: see blas_threads.py
-        if parts == 1:
-            _gru_backward_steps(step, w_hh_t, g_out, gz, gm, ws, g_in, g_hid, reverse)
-        else:  # NOTE [ An LSTM layer's batch split over the threads ]
-            def piece(cols: slice) -> None:
-                gzp, gmp = np.ascontiguousarray(gz[:, cols]), np.zeros((hid, cols.stop - cols.start), dt)
-                _gru_backward_steps(step, w_hh_t, np.ascontiguousarray(g_out[:, cols]), gzp, gmp,
-                                    np.ascontiguousarray(ws[:, :, cols]), g_in[:, :, cols], g_hid[:, :, cols], reverse)
-                gz[:, cols], gm[:, cols] = gzp, gmp
-
-            workers.run_all([partial(piece, cols) for cols in _column_slices(n, parts)])
+        for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+            step(t, g_out, dh, gz, gm, ws, d_in, d_hid)
+            np.matmul(w_hh_t, d_hid, out=gm)
+            g_in[:, t] = d_in
+            g_hid[:, t] = d_hid
     gi2, gh2 = g_in.reshape(3 * hid, steps * n), g_hid.reshape(3 * hid, steps * n)
     g_x = g_w_ih = g_w_hh = g_b_ih = g_b_hh = None
     if output_mask[0]:
