@@ -1,6 +1,6 @@
 """ember's own CPU worker threads, for the work it splits itself: the image chunks of the per-image convolutions
-and the batch pieces of the LSTM and GRU layers (each with the BLAS at one thread), the pieces of skinny GEMMs, and
-the elementwise passes of a compiled optimizer step.
+(each with the BLAS at one thread), the pieces of skinny GEMMs, and the elementwise passes of a compiled optimizer
+step.
 
 NOTE [ One pool of sleeping workers ]
 The workers are plain threads that sleep on a queue when idle (they never spin, unlike OpenBLAS's pool and
