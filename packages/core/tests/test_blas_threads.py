@@ -120,7 +120,7 @@ def test_a_big_gemm_keeps_the_users_count(monkeypatch, blas):
     blas.set(2)
     seen = _recording(monkeypatch, blas)
     ec.mm(ec.ones(*BIG[:2]), ec.ones(*BIG[1:]))
-    assert seen == [] and blas.get() == 2  # straight to numpy, blas_threads not involved
+    assert seen == [2] and blas.get() == 2  # one GEMM on the BLAS's own threads
 
 
 def test_a_small_lstm_training_step_calls_no_threaded_gemm(monkeypatch, blas):
@@ -265,3 +265,39 @@ def test_gemms_below_openblas_own_threshold_skip_the_lock(monkeypatch, blas):
     ec.mm(ec.ones(64, 64), ec.ones(64, 64))
     ec.bmm(ec.ones(4, 10, 10), ec.ones(4, 10, 10))
     assert holds == []
+
+
+LENET = [(64, 9216, 128), (128, 64, 9216), (64, 128, 9216)]  # its 9216 -> 128 layer: forward, weight and input grads
+
+
+def test_the_skinny_rule_takes_lenets_layer_and_leaves_square_ones():
+    assert all(blas_threads._skinny(*s) for s in LENET + [(9216, 64, 128)])
+    assert not any(blas_threads._skinny(*s) for s in [BIG, (1024, 128, 384), (128, 784, 512), (1024, 256, 1024)])
+
+
+@pytest.mark.parametrize("shape", LENET + [(9216, 64, 128)])
+def test_a_skinny_gemm_runs_in_pieces_on_the_workers_with_one_threads_bits(monkeypatch, blas, shape):
+    """NOTE [ Skinny GEMMs on ember's workers ]: one fork at two threads, none at one; k split in two halves at
+    any count (the same bits), rows or columns at multiples of 16 (within float32 rounding of one GEMM)."""
+    from ember.core import parallel
+    from ember.core.ops import workers
+
+    m, k, n = shape
+    rng = np.random.default_rng(m + k)
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    forks = []
+    real = workers.run_all
+    monkeypatch.setattr(workers, "run_all", lambda calls: forks.append(len(calls)) or real(calls))
+    monkeypatch.setattr(parallel, "get_num_threads", lambda: 1)
+    one = ec.mm(ec.from_numpy(a), ec.from_numpy(b)).numpy()
+    assert forks == [] and blas.get() == 2
+    monkeypatch.setattr(parallel, "get_num_threads", lambda: 2)
+    two = ec.mm(ec.from_numpy(a), ec.from_numpy(b)).numpy()
+    assert forks == [2] and blas.get() == 2
+    want = a.astype(np.float64) @ b
+    np.testing.assert_allclose(two, want, rtol=0, atol=1e-5 * np.abs(want).max())
+    if k >= max(m, n):
+        assert one.tobytes() == two.tobytes()
+    else:
+        blas.set(1)
+        np.testing.assert_allclose(two, np.matmul(a, b), rtol=1e-6, atol=1e-5)

@@ -12,6 +12,7 @@ The first caller in lowers the BLAS to one thread and the last one out restores 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 
@@ -127,6 +128,9 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
     if len(sa) < 2 or len(sb) < 2:
         return np.matmul(a, b, out=out)
     work = sa[-2] * sa[-1] * sb[-1]
+    if work >= THREADED_WORK and len(sa) == len(sb) == 2 and _skinny(sa[0], sa[1], sb[1]) and \
+            (out is None or not (np.may_share_memory(out, a) or np.may_share_memory(out, b))):
+        return _skinny_matmul(a, b, out)
     if work <= OPENBLAS_SERIAL or work >= THREADED_WORK or not (_STATE[0] or _found()).per_call:
         return np.matmul(a, b, out=out)
     _hold()
@@ -134,3 +138,60 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
         return np.matmul(a, b, out=out)
     finally:
         _release()
+
+
+# NOTE [ Skinny GEMMs on ember's workers ]
+# A large GEMM with one side at least 8 times the others (LeNet's 64 x 9216 x 128 layer, forward and backward) is
+# split on ember's own workers (`workers.run_all`) rather than threaded by OpenBLAS: OpenBLAS's pthreads worker
+# spins for about 0.1 s after each threaded call (2^28 cycles), holding a core through the convolutions' worker
+# threads and Numba's kernels that follow (docs/benchmarks.md, "Stop 47"). The long side splits with little
+# repeated packing (the other operand is small): the shared dimension k in two halves whose products are summed,
+# always (at one thread too, so the bits do not depend on the thread count), the result's rows or columns in one
+# piece a thread at multiples of 16 (each column keeps the one-thread bits). Other large GEMMs (GPT's, the LSTM
+# projections) stay on OpenBLAS's threads, whose shared packing ember's blocks measured slower than.
+def _skinny(m: int, k: int, n: int) -> bool:
+    """Whether an (m, k) x (k, n) GEMM is skinny: its longest side at least 8 times the next one."""
+    if m >= k and m >= n:
+        return m >= 8 * max(k, n)
+    if k >= n:
+        return k >= 8 * max(m, n)
+    return n >= 8 * max(m, k)
+
+
+def _skinny_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """`np.matmul(a, b, out=out)` of a skinny 2-D GEMM, in pieces on ember's workers (NOTE [ Skinny GEMMs on
+    ember's workers ]), each at one BLAS thread."""
+    from ember.core.ops import workers
+    from ember.core.parallel import get_num_threads
+
+    m, k, n = a.shape[0], a.shape[1], b.shape[1]
+    if out is None:
+        out = np.empty((m, n), np.result_type(a, b))
+    threads = 1 if workers.in_worker() else get_num_threads()
+    _hold()
+    try:
+        if k >= m and k >= n:
+            half = (k // 2 + 15) // 16 * 16
+            rest = np.empty_like(out)
+            calls = [functools.partial(np.matmul, a[:, :half], b[:half], out=out),
+                     functools.partial(np.matmul, a[:, half:], b[half:], out=rest)]
+            if threads > 1:
+                workers.run_all(calls)
+            else:
+                for call in calls:
+                    call()
+            np.add(out, rest, out=out)
+        elif threads > 1:
+            size = max(m, n)
+            per = (-(-size // threads) + 15) // 16 * 16  # ceil(size / threads), up to a multiple of 16
+            if n > m:
+                calls = [functools.partial(np.matmul, a, b[:, s:s + per], out=out[:, s:s + per])
+                         for s in range(0, n, per)]
+            else:
+                calls = [functools.partial(np.matmul, a[s:s + per], b, out=out[s:s + per]) for s in range(0, m, per)]
+            workers.run_all(calls)
+        else:
+            np.matmul(a, b, out=out)
+    finally:
+        _release()
+    return out

@@ -36,7 +36,7 @@ __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", 
            "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg"]
 
 
-_SERIAL, _THREADED = blas_threads.OPENBLAS_SERIAL, blas_threads.THREADED_WORK
+_SERIAL = blas_threads.OPENBLAS_SERIAL
 
 
 def _blas(x: Tensor) -> np.ndarray:
@@ -176,10 +176,10 @@ def _float_mm(xa: np.ndarray, xb: np.ndarray, sa: tuple, sb: tuple, ta: tuple, t
         xa = np.ascontiguousarray(xa)
     if not (tb[1] == 1 and tb[0] >= (sb[1] or 1)) and not (tb[0] == 1 and tb[1] >= (sb[0] or 1)):
         xb = np.ascontiguousarray(xb)
-    w = sa[0] * sa[1] * sb[1]  # blas_threads.matmul's size rule, inlined
+    w = sa[0] * sa[1] * sb[1]  # blas_threads.matmul's size rule, inlined (a large GEMM may be skinny: it decides)
     token = ERRSTATE.set(IGNORE_ALL)  # an overflow is inf without numpy's warning, as PyTorch's
     try:
-        return np.matmul(xa, xb) if w <= _SERIAL or w >= _THREADED else blas_threads.matmul(xa, xb)
+        return np.matmul(xa, xb) if w <= _SERIAL else blas_threads.matmul(xa, xb)
     finally:
         ERRSTATE.reset(token)
 

@@ -1,5 +1,6 @@
 """ember's own CPU worker threads, for the work it splits itself: the image chunks of the per-image convolutions
-(each with the BLAS at one thread) and the elementwise passes of a compiled optimizer step.
+(each with the BLAS at one thread), the pieces of skinny GEMMs, and the elementwise passes of a compiled optimizer
+step.
 
 NOTE [ One pool of sleeping workers ]
 The workers are plain threads that sleep on a queue when idle (they never spin, unlike OpenBLAS's pool and
@@ -9,7 +10,8 @@ out pieces one at a time, so a descheduled worker's share goes to the others, an
 splitting again) cannot deadlock. Waking a sleeping worker costs tens of microseconds, so only pieces of a
 millisecond or more are worth splitting: GEMMs split by rows here measured 1.45-1.8x a thread's speed at two
 threads where OpenBLAS's own threads reach 2x, and a 2^23 multiply-add GEMM slower than one thread
-(docs/benchmarks.md, "Stop 47"), so large GEMMs stay with the BLAS's threads (`blas_threads`).
+(docs/benchmarks.md, "Stop 47"), so large GEMMs stay with the BLAS's threads (`blas_threads`) but for
+skinny ones, whose pieces repack little (NOTE [ Skinny GEMMs on ember's workers ]).
 """
 
 from __future__ import annotations
