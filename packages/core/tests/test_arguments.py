@@ -221,6 +221,8 @@ def test_a_bool_for_an_overloaded_int_lists_pytorchs_overloads():
     # one overload only fits the count: its own words
     with pytest.raises(TypeError, match=r"^max\(\): argument 'dim' \(position 1\) must be int, not bool$"):
         x.max(True, True)
+    with pytest.raises(TypeError, match=r"^min\(\): argument 'dim' \(position 1\) must be int, not bool$"):
+        x.min(True, keepdim=True)
     with pytest.raises(TypeError, match=r"^prod\(\): argument 'dim' must be int, not bool$"):
         E.prod(x, dim=True, keepdim=True)
 
