@@ -986,8 +986,9 @@ def _where_invalid(args: tuple, kwargs: dict) -> bool:
 
 
 def _tensor_or_number(v) -> bool:
-    """What where's `input`/`other` overloads take (a str or a list matches none)."""
-    return isinstance(v, (Tensor, numbers.Number))
+    """What where's `input`/`other` overloads take (a str or a list matches none; numpy's scalars are numbers, and
+    PyTorch's parser hands an object with `__torch_function__`, a MaskedTensor, to that first)."""
+    return isinstance(v, (Tensor, numbers.Number, np.bool_, np.number)) or hasattr(type(v), "__torch_function__")
 
 
 @overloads("where", _WHERE_OVERLOADS, _where_invalid)
