@@ -519,6 +519,7 @@ momentum encoders, image-text data pipelines, and the mistakes such code meets).
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import re
@@ -563,9 +564,49 @@ def _compare(got: str, name: str) -> None:
     assert not bad and len(lines) == len(want), "\n".join(bad[:10]) + f"\n({len(lines)} lines, want {len(want)})"
 
 
+class _Server:
+    """tests/api_program_server.py, started on first use: each program runs in a child forked off a process that
+    imported ember.torch once, as `python -m ember.torch` would run it (where `os.fork` exists)."""
+
+    def __init__(self) -> None:
+        self.proc = None
+
+    def run(self, program: pathlib.Path, tmp: pathlib.Path) -> str:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen([sys.executable, "-c", (ROOT / "tests" / "api_program_server.py").read_text()],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=_env(),
+                                         cwd=ROOT)
+            ready = self.proc.stdout.readline()
+            assert ready == "ready\n", f"the program server did not start: {ready!r}"
+        out, err = tmp / "stdout.txt", tmp / "stderr.txt"
+        self.proc.stdin.write(json.dumps([str(program), str(out), str(err)]) + "\n")
+        self.proc.stdin.flush()
+        code = self.proc.stdout.readline()
+        assert code, "the program server died"
+        stdout = out.read_text()
+        assert int(code) == 0, f"exit code {code.strip()}\n" + stdout[-3000:] + err.read_text()[-5000:]
+        return stdout
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait(60)
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = _Server()
+    yield s
+    s.close()
+
+
 @pytest.mark.parametrize("name", PROGRAMS)
-def test_program_prints_what_pytorch_prints(name):
-    _compare(_run([sys.executable, "-m", "ember.torch", str(HERE / f"{name}.py")]), name)
+def test_program_prints_what_pytorch_prints(name, server, tmp_path):
+    program = HERE / f"{name}.py"
+    if hasattr(os, "fork"):
+        _compare(server.run(program, tmp_path), name)
+    else:
+        _compare(_run([sys.executable, "-m", "ember.torch", str(program)]), name)
 
 
 @pytest.mark.torch
