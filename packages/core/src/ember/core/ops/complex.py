@@ -372,6 +372,8 @@ def _angle_any(x, *, out=None):
     if x._dtype.is_complex:
         im = _imag_any(x)
         r = ew.atan2(ew.neg(im) if x._conj else im, _real_any(x))
+        if out is None and not r.is_contiguous():  # PyTorch writes the complex angle into a fresh row-major out
+            r = r.contiguous()
     else:  # pi for negative numbers, 0 otherwise, nan kept
         xf = x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
         r = ew.where(ew.lt(xf, 0), math.pi, ew.where(ew.isnan(xf), xf, 0.0))
