@@ -336,3 +336,11 @@ def test_rms_norm_of_a_transposed_input_is_row_major_with_pytorchs_clone():
     a = np.arange(1.0, 13.0).reshape(3, 4).T
     np.testing.assert_allclose(r.detach().numpy(), 2 * a / np.sqrt((a * a).mean(-1, keepdims=True) + np.finfo(float).eps))
     assert F.rms_norm(x, (4,)).grad_fn.name() == "MulBackward0"  # row-major input: no clone
+
+
+@pytest.mark.parametrize("dtype, name", [(torch.int64, "Long"), (torch.int32, "Int"), (torch.bool, "Bool")])
+def test_silu_refuses_integer_and_bool_inputs_as_pytorch(dtype, name):
+    for call in (lambda x: F.silu(x), lambda x: F.silu(x, inplace=True), lambda x: nn.SiLU()(x)):
+        with pytest.raises(NotImplementedError, match=f"^\"silu_cpu\" not implemented for '{name}'$"):
+            call(torch.ones(2, dtype=dtype))
+    assert F.silu(torch.ones(2, dtype=torch.float16)).dtype is torch.float16
