@@ -94,3 +94,7 @@ try:
     F.conv1d(torch.randn(1, 4, 5), torch.randn(4, 1, 3), padding="causal", groups=4)
 except Exception as e:
     print(type(e).__name__, e)
+try:
+    F.silu(torch.arange(4))
+except Exception as e:
+    print(type(e).__name__, e)

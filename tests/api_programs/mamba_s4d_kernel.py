@@ -96,3 +96,7 @@ try:
     torch.fft.rfft(torch.randn(4, dtype=torch.cfloat))
 except Exception as e:
     print(type(e).__name__, e)
+try:
+    torch.view_as_complex(torch.tensor(1.0))
+except Exception as e:
+    print(type(e).__name__, e)
