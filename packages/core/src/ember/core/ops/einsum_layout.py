@@ -5,6 +5,7 @@ later `reshape` views or copies (`ViewBackward0` or `UnsafeViewBackward0`) depen
 
 from __future__ import annotations
 
+import functools
 import string
 
 from ember.core.ops.memfmt import iterator_strides
@@ -69,8 +70,9 @@ def _product(a: Geometry, b: Geometry, sum_dims: list[int]) -> Geometry:
     return tuple(1 if d in sum_dims else n for d, n in enumerate(shape)), tuple(strides)
 
 
+@functools.lru_cache(maxsize=1024)  # a model repeats its few einsum geometries every step
 def einsum_strides(equation: str, terms: tuple[str, ...], out: str,
-                   geometries: list[Geometry]) -> tuple[int, ...] | None:
+                   geometries: tuple[Geometry, ...]) -> tuple[int, ...] | None:
     """The strides of PyTorch's einsum result of at least two operands, from the equation, its parsed terms
     (every dim named, ellipsis dims by the spare letters that `equation` lacks) and the operands' (shape,
     strides); None where the result views as no strides (never for a replay of PyTorch's own views)."""

@@ -30,7 +30,7 @@ from ember.core.ops._util import ERRSTATE, IGNORE_ALL, _resize_out, real_value, 
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _sum, vector_norm
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, _contiguous_strides_cached
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
            "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg"]
@@ -453,10 +453,10 @@ def _einsum_cpu(equation, *operands, out=None):
     r = np.asarray(r).astype(dt.np, copy=False)
     if len(arrays) == 1:
         r = np.require(r, requirements="C")  # PyTorch sums a single operand into a contiguous result
-    elif out is None and r.ndim > 1:
-        return _laid_out_as_pytorch(r, equation, terms, out_term, operands)
     if builtins.any(np.may_share_memory(r, a) for a in arrays):
         r = r.copy()  # numpy returns views for "ii->i" and "ij->ji"; a result owns its storage
+    if len(arrays) > 1 and out is None and r.ndim > 1:
+        return _laid_out_as_pytorch(r, equation, terms, out_term, operands)
     return _finish(r, out, "einsum")
 
 
@@ -464,9 +464,9 @@ def _laid_out_as_pytorch(r: np.ndarray, equation: str, terms, out_term: str, ope
     """numpy's einsum result copied into the strides PyTorch's contraction leaves (`einsum_layout`)."""
     from ember.core.ops.einsum_layout import einsum_strides
 
-    strides = einsum_strides(equation, terms, out_term, [(o._shape, o._strides) for o in operands])
-    if strides is None or r.size == 0:
-        return wrap(np.array(r, order="C"))
+    strides = einsum_strides(equation, terms, out_term, tuple((o._shape, o._strides) for o in operands))
+    if strides is None or r.size == 0 or strides == _contiguous_strides_cached(r.shape):
+        return wrap(np.ascontiguousarray(r))
     flat = np.empty(r.size, dtype=r.dtype)
     isz = r.dtype.itemsize
     np.lib.stride_tricks.as_strided(flat, r.shape, tuple(s * isz for s in strides))[...] = r
