@@ -304,6 +304,7 @@ def test_einsum_pair_order_and_empty_products_as_pytorch(eq, shapes, expected):
     ("ij,jk->kij", [(2, 3), (3, 4)], (1, 4, 8)),  # nothing summed: mul's layout
     ("ij,jk,kl->li", [(2, 3), (3, 4), (4, 5)], (1, 5)),
     ("bhld,bhde,bhl->bhle", [(2, 3, 4, 5), (2, 3, 5, 6), (2, 3, 4)], (72, 24, 6, 1)),
+    ("def,f->fd", [(1, 1, 3), (3,)], (1, 1)),  # mul of two contiguous operands: row-major, size-1 strides too
 ])
 def test_einsum_result_has_pytorchs_strides(eq, shapes, strides):
     ops = [make_tensor(s, dtype=E.float64, seed=i) for i, s in enumerate(shapes)]

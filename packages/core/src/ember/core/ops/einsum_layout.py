@@ -45,12 +45,25 @@ def _summed(geom: Geometry, dims: list[int]) -> Geometry:
     return shape, _contiguous_strides_cached(shape)
 
 
+def _contiguous(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's `is_contiguous`: row-major but for the strides of size-1 dims."""
+    expected = 1
+    for n, st in zip(reversed(shape), reversed(strides)):
+        if n != 1:
+            if st != expected:
+                return False
+            expected *= n
+    return True
+
+
 def _product(a: Geometry, b: Geometry, sum_dims: list[int]) -> Geometry:
     """aten's `sumproduct_pair(a, b, sum_dims, keepdim=True)`: `mul` without dims to sum, else a view of a
     row-major bmm result laid out as (both, left only, summed, right only), left and right swapped where every
     right-only dim comes before the left-only ones."""
     shape = tuple(max(m, n) for m, n in zip(a[0], b[0], strict=True))
     if not sum_dims:
+        if a[0] == b[0] == shape and _contiguous(*a) and _contiguous(*b):  # TensorIterator's fast setup
+            return shape, _contiguous_strides_cached(shape)
         strides = iterator_strides(shape, (a, b))
         return shape, strides if strides is not None else _contiguous_strides_cached(shape)
     lro, lo, ro = [], [], []
