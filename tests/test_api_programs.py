@@ -515,7 +515,14 @@ masks and EOT pooling, symmetric InfoNCE with an exp'd clamped logit_scale and l
 loss and its chunked form, zero-shot classifiers from averaged prompt templates, recall@k/mAP retrieval metrics,
 bfloat16 autocast forwards and training, activation checkpointing, LiT-style tower freezing, AttentionPool2d through
 multi_head_attention_forward, temperature schedules, multi-positive and distillation losses, embedding queues with
-momentum encoders, image-text data pipelines, and the mistakes such code meets)."""
+momentum encoders, image-text data pipelines, and the mistakes such code meets).
+
+State-space and linear-recurrence models (`mamba_*`: S4D kernels with complex diagonal parameters and FFT
+convolution, HiPPO matrices with bilinear and matrix_exp discretisation, S5's eigh diagonalisation, Mamba's selective
+scan sequential, in log space with logcumsumexp and chunked, Mamba-2's SSD with segment sums and multi-operand
+einsums, Blelloch and Hillis-Steele scans through in-place slices, depthwise causal convs with RMSNorm and streaming
+caches, a Mamba block module with inverse-softplus init, RetNet decays, RWKV time mixing, linear and gated linear
+attention, an LRU with complex parallel scans, and Hyena's implicit long filters)."""
 
 from __future__ import annotations
 

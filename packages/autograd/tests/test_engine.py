@@ -686,6 +686,17 @@ def test_modified_saved_view_names_asstrided_as_pytorch():
         d.sum().backward()
 
 
+def test_modified_saved_view_names_asstrided_unread():
+    """The message regenerates the view's node itself: nothing read `grad_fn` after the write."""
+    a = E.rand(3, 16, requires_grad=True).clone()
+    j = a[..., 15::16]
+    y = j * j
+    a[..., -1] = 1.0  # a write through another view of j's base
+    with pytest.raises(RuntimeError, match=r"\[\w+\.FloatTensor \[3, 1\]\], which is output 0 of AsStrided, is at "
+                                           r"version 1; expected version 0 instead"):
+        y.sum().backward()
+
+
 def test_reflected_operators_graph_as_pytorch():
     """`2 * x` and `1 + x` are PyTorch's `x.mul(2)` / `x.add(1)` (the number's (None, 0) edge last); `2 / x` is
     `x.reciprocal() * 2`."""

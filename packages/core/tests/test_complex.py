@@ -465,3 +465,16 @@ def test_complex_fill_values_into_real_tensors_as_pytorch(fresh_complex_cast_war
                                                "not supported$"):
             E.zeros(2).index_fill_(0, i, value)
     assert E.zeros(2, dtype=E.complex64).index_fill(0, i, 1 + 2j).tolist() == [1 + 2j, 0j]
+
+
+def test_complex_angle_of_a_transposed_input_is_row_major_as_pytorch():
+    z = E.tensor(np.arange(12).reshape(3, 4) + 1j * np.arange(12).reshape(3, 4)[::-1], dtype=E.complex64).t()
+    r = E.angle(z)
+    assert r.stride() == (3, 1) and r.dtype is E.float32
+    np.testing.assert_allclose(r.numpy(), np.angle(z.numpy()), rtol=1e-6)
+    assert E.angle(E.ones(3, 4).t()).stride() == (1, 4)  # a real input keeps its layout, as PyTorch's
+
+
+def test_view_as_complex_of_a_0d_tensor_raises_pytorchs_message():
+    with pytest.raises(RuntimeError, match="^Input tensor must have one or more dimensions$"):
+        E.view_as_complex(E.tensor(1.0))

@@ -295,6 +295,25 @@ def test_einsum_pair_order_and_empty_products_as_pytorch(eq, shapes, expected):
     assert r.dtype is getattr(E, expected) and not r.numpy().any()
 
 
+@pytest.mark.parametrize("eq, shapes, strides", [  # strides PyTorch 2.13 gives
+    ("bclhn,bcshn,bhcls,bcshp->bclhp", [(2, 3, 4, 2, 4), (2, 3, 4, 2, 4), (2, 2, 3, 4, 4), (2, 3, 4, 2, 3)],
+     (72, 24, 3, 12, 1)),
+    ("bhzc,bchpn->bzhpn", [(2, 3, 4, 4), (2, 4, 3, 5, 6)], (360, 30, 120, 6, 1)),
+    ("ij,jk->ki", [(2, 3), (3, 4)], (2, 1)),  # the operands swapped: the bmm writes the output's own order
+    ("bij,bjk->bki", [(5, 2, 3), (5, 3, 4)], (8, 2, 1)),
+    ("ij,jk->kij", [(2, 3), (3, 4)], (1, 4, 8)),  # nothing summed: mul's layout
+    ("ij,jk,kl->li", [(2, 3), (3, 4), (4, 5)], (1, 5)),
+    ("bhld,bhde,bhl->bhle", [(2, 3, 4, 5), (2, 3, 5, 6), (2, 3, 4)], (72, 24, 6, 1)),
+    ("def,f->fd", [(1, 1, 3), (3,)], (1, 1)),  # mul of two contiguous operands: row-major, size-1 strides too
+])
+def test_einsum_result_has_pytorchs_strides(eq, shapes, strides):
+    ops = [make_tensor(s, dtype=E.float64, seed=i) for i, s in enumerate(shapes)]
+    r = E.einsum(eq, *ops)
+    assert r.stride() == strides
+    assert r.is_contiguous() == (strides == E.empty(*r.shape).stride())
+    assert_close(r, np.asarray(np.einsum(eq, *(ref(o) for o in ops))), **TOL)
+
+
 def test_einsum_mixed_values_in_the_result_dtype():
     a = E.tensor([0.1, 0.2, 0.3])  # float32
     b = E.tensor([3.0, 5.0, 7.0], dtype=E.float64)

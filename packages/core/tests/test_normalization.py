@@ -499,3 +499,12 @@ def test_instance_norm_counts_its_per_sample_repeated_stats_in_size_errors():
         E.instance_norm(E.ones(4, 3, 5), E.zeros(2), E.ones(3))
     with pytest.raises(RuntimeError, match="^weight should contain 12 elements not 8$"):
         E.instance_norm(E.ones(4, 3, 5), weight=E.ones(2))
+
+
+def test_layer_norm_of_a_transposed_input_is_row_major_as_pytorch():
+    x = E.tensor(np.arange(12.0).reshape(3, 4) ** 2, dtype=E.float32).t()
+    r = E.layer_norm(x, (3,))
+    assert r.stride() == (3, 1)
+    a = x.numpy().astype(np.float64)
+    want = (a - a.mean(-1, keepdims=True)) / np.sqrt(a.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(r.numpy(), want, rtol=1e-5, atol=1e-5)

@@ -327,3 +327,20 @@ def test_softshrink_and_the_lp_pools_are_siblings_as_pytorchs():
     assert not isinstance(nn.LPPool2d(2, 3), nn.LPPool1d)
     x = torch.arange(16.0).reshape(1, 1, 4, 4)
     np.testing.assert_allclose(nn.LPPool2d(1, 2)(x).numpy(), [[[[10.0, 18.0], [42.0, 50.0]]]])
+
+
+def test_rms_norm_of_a_transposed_input_is_row_major_with_pytorchs_clone():
+    x = torch.tensor(np.arange(1.0, 13.0).reshape(3, 4), requires_grad=True)
+    r = F.rms_norm(x.t(), (3,), weight=torch.full((3,), 2.0, dtype=torch.float64))
+    assert r.stride() == (3, 1) and r.grad_fn.name() == "CloneBackward0"
+    a = np.arange(1.0, 13.0).reshape(3, 4).T
+    np.testing.assert_allclose(r.detach().numpy(), 2 * a / np.sqrt((a * a).mean(-1, keepdims=True) + np.finfo(float).eps))
+    assert F.rms_norm(x, (4,)).grad_fn.name() == "MulBackward0"  # row-major input: no clone
+
+
+@pytest.mark.parametrize("dtype, name", [(torch.int64, "Long"), (torch.int32, "Int"), (torch.bool, "Bool")])
+def test_silu_refuses_integer_and_bool_inputs_as_pytorch(dtype, name):
+    for call in (lambda x: F.silu(x), lambda x: F.silu(x, inplace=True), lambda x: nn.SiLU()(x)):
+        with pytest.raises(NotImplementedError, match=f"^\"silu_cpu\" not implemented for '{name}'$"):
+            call(torch.ones(2, dtype=dtype))
+    assert F.silu(torch.ones(2, dtype=torch.float16)).dtype is torch.float16

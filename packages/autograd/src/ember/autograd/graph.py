@@ -518,8 +518,10 @@ class SavedTensor:
         in-place op), each without the `Backward0` suffix ("output 0 of Exp")."""
         if self.is_output:
             fn, nr = node, self.output_nr
+        elif t._grad_fn is not None:  # a view of a base modified since names its regenerated node (AsStrided)
+            fn, nr = edge_of(t)
         else:
-            fn, nr = t._grad_fn, (t._ag.output_nr if t._ag is not None else 0)
+            fn, nr = None, 0
         which = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', fn.name())}," if fn is not None else ""
         return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
                 f"{type_name(t)}{which} is at version {t._storage.version}; expected version {self.version} "

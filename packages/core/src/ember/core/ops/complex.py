@@ -179,7 +179,9 @@ def _view_as_complex_any(x):
     if dt is not dtypes.float32 and dt is not dtypes.float64 and dt is not dtypes.float16:
         raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a "
                            f"tensor of scalar type: {dtypes.TORCH_NAMES.get(dt.name, dt.name)}")
-    if not x._shape or x._shape[-1] != 2:
+    if not x._shape:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if x._shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     if x._strides[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
@@ -372,6 +374,8 @@ def _angle_any(x, *, out=None):
     if x._dtype.is_complex:
         im = _imag_any(x)
         r = ew.atan2(ew.neg(im) if x._conj else im, _real_any(x))
+        if out is None and not r.is_contiguous():  # PyTorch writes the complex angle into a fresh row-major out
+            r = r.contiguous()
     else:  # pi for negative numbers, 0 otherwise, nan kept
         xf = x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
         r = ew.where(ew.lt(xf, 0), math.pi, ew.where(ew.isnan(xf), xf, 0.0))

@@ -30,7 +30,7 @@ from ember.core.ops._util import ERRSTATE, IGNORE_ALL, _resize_out, real_value, 
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _sum, vector_norm
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, _contiguous_strides_cached
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
            "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg"]
@@ -440,7 +440,7 @@ def _bmm_dtype(order, pair, a, b, da, db, merged) -> dtypes.dtype:
 def _einsum_cpu(equation, *operands, out=None):
     """einsum(equation: str, *operands): numpy's einsum (optimize=True picks BLAS contractions) on the equation
     with every dim named, the operands cast to the result dtype (integers counted in int64, half in float32)."""
-    from ember.core.ops.einsum_composite import normalize
+    from ember.core.ops.einsum_composite import _parse
 
     dt = einsum_dtype(equation, operands)
     work = dtypes.int64 if not (dt.is_floating_point or dt.is_complex) else (
@@ -448,13 +448,30 @@ def _einsum_cpu(equation, *operands, out=None):
     # (a complex operand of a real result only where PyTorch's bmm ran no kernel: its values are never read)
     arrays = [o._np() if o._dtype is work else (o._np().real if o._dtype.is_complex and not work.is_complex
                                                 else o._np()).astype(work.np) for o in operands]
-    r = np.einsum(normalize(equation, operands), *arrays, optimize=len(arrays) > 1)
+    terms, out_term = _parse(equation, operands)
+    r = np.einsum(",".join(terms) + "->" + out_term, *arrays, optimize=len(arrays) > 1)
     r = np.asarray(r).astype(dt.np, copy=False)
     if len(arrays) == 1:
         r = np.require(r, requirements="C")  # PyTorch sums a single operand into a contiguous result
     if builtins.any(np.may_share_memory(r, a) for a in arrays):
         r = r.copy()  # numpy returns views for "ii->i" and "ij->ji"; a result owns its storage
+    if len(arrays) > 1 and out is None and r.ndim > 1:
+        return _laid_out_as_pytorch(r, equation, terms, out_term, operands)
     return _finish(r, out, "einsum")
+
+
+def _laid_out_as_pytorch(r: np.ndarray, equation: str, terms, out_term: str, operands) -> Tensor:
+    """numpy's einsum result copied into the strides PyTorch's contraction leaves (`einsum_layout`)."""
+    from ember.core.ops.einsum_layout import einsum_strides
+
+    strides = einsum_strides(equation, terms, out_term, tuple((o._shape, o._strides) for o in operands))
+    if strides is None or r.size == 0 or strides == _contiguous_strides_cached(r.shape):
+        return wrap(np.ascontiguousarray(r))
+    flat = np.empty(r.size, dtype=r.dtype)
+    isz = r.dtype.itemsize
+    np.lib.stride_tricks.as_strided(flat, r.shape, tuple(s * isz for s in strides))[...] = r
+    t = wrap(flat)
+    return Tensor._make(t._storage, 0, tuple(r.shape), tuple(strides), t._dtype)
 
 
 # --- public API ------------------------------------------------------------------------------------

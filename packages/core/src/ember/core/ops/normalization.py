@@ -320,8 +320,9 @@ def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
             out = out * weight._np()
         if bias is not None:
             out = out + bias._np()
-        return wrap(out.astype(x.dtype)), wrap(mean.astype(x.dtype)), wrap(rstd.astype(x.dtype))
-    out = ((x - mean) * rstd).astype(x.dtype)
+        return wrap(np.ascontiguousarray(out.astype(x.dtype))), wrap(mean.astype(x.dtype)), \
+            wrap(rstd.astype(x.dtype))
+    out = ((x - mean) * rstd).astype(x.dtype, order="C")  # PyTorch's CPU kernel writes a row-major result
     if weight is not None:
         out *= weight._np()
     if bias is not None:

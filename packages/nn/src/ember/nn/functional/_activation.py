@@ -61,7 +61,11 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * sigmoid(x)."""
+    """x * sigmoid(x); PyTorch's kernel has no bool or integer instance (`torch.sigmoid` promotes, silu refuses)."""
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(f"silu_{input.device.type}", input.dtype)
     return ea.silu(input, out=input) if inplace else ea.silu(input)  # in place, the rule saves a clone of the input
 
 

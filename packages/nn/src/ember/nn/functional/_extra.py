@@ -92,7 +92,8 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
         eps = float(np.finfo(x.dtype.np).eps)
     dims = tuple(range(input.dim() - len(shape), input.dim()))
     out = x * ea.rsqrt((x * x).mean(dims, keepdim=True) + eps)
-    return (out * weight if weight is not None else out).to(input.dtype)
+    # PyTorch's composite ends in `contiguous()`: a transposed input gives a row-major result (CloneBackward0)
+    return (out * weight if weight is not None else out).to(input.dtype).contiguous()
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
