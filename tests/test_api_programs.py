@@ -515,7 +515,14 @@ masks and EOT pooling, symmetric InfoNCE with an exp'd clamped logit_scale and l
 loss and its chunked form, zero-shot classifiers from averaged prompt templates, recall@k/mAP retrieval metrics,
 bfloat16 autocast forwards and training, activation checkpointing, LiT-style tower freezing, AttentionPool2d through
 multi_head_attention_forward, temperature schedules, multi-positive and distillation losses, embedding queues with
-momentum encoders, image-text data pipelines, and the mistakes such code meets)."""
+momentum encoders, image-text data pipelines, and the mistakes such code meets).
+
+Parameter-efficient fine-tuning (`peft_*`: LoRA layers with merge/unmerge and dropout, freezing and trainable counts,
+parametrize-based low-rank deltas, adapter-only state dicts with strict=False, hook-injected adapters, LoRA+ param
+groups, bf16 bases under fp32 adapters, DoRA, TIES/SVD adapter merging, PiSSA/OLoRA inits, OFT's Cayley rotations,
+LoHa/LoKr, module surgery, multi-adapter switching, accumulation with checkpointing, prefix and prompt tuning,
+IA3/VeRA, conv and embedding LoRA, simulated QLoRA, functional_call over adapters, MultiheadAttention on its fast
+path, meta-device init and inference-mode merges)."""
 
 from __future__ import annotations
 
