@@ -128,3 +128,23 @@ def test_dataloader_module_names_and_unserializable_hook():
         return g
 
     assert hook.__torch_unserializable__ is True
+
+
+def test_module_path_keeps_the_private_helpers_programs_import():
+    """Custom reprs import `_addindent` and `load_state_dict` overrides `_IncompatibleKeys` from
+    torch.nn.modules.module; `Module.T_destination` is the TypeVar state_dict overrides annotate with."""
+    import typing
+
+    from ember.torch.nn.modules.module import (
+        _EXTRA_STATE_KEY_SUFFIX, _addindent, _global_forward_hooks, _IncompatibleKeys,
+    )
+
+    assert _addindent("a\nb", 2) == "a\n  b" and _addindent("a", 2) == "a"
+    assert repr(_IncompatibleKeys([], ["x"])) == "_IncompatibleKeys(missing_keys=[], unexpected_keys=['x'])"
+    assert repr(_IncompatibleKeys([], [])) == "<All keys matched successfully>"
+    handle = torch.nn.modules.module.register_module_forward_hook(lambda *a: None)
+    assert len(_global_forward_hooks) == 1 and _EXTRA_STATE_KEY_SUFFIX == "_extra_state"
+    handle.remove()
+    assert not _global_forward_hooks
+    assert repr(torch.nn.Module.T_destination) == "~T_destination"
+    assert torch.nn.Module.T_destination.__bound__ == dict[str, typing.Any]
