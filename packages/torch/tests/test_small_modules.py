@@ -148,3 +148,14 @@ def test_module_path_keeps_the_private_helpers_programs_import():
     assert not _global_forward_hooks
     assert repr(torch.nn.Module.T_destination) == "~T_destination"
     assert torch.nn.Module.T_destination.__bound__ == dict[str, typing.Any]
+
+
+def test_mha_output_projection_class_at_both_module_paths():
+    """Code that builds its own attention imports NonDynamicallyQuantizableLinear from torch.nn.modules.linear (its
+    home) or .activation (where PyTorch's MultiheadAttention imports it)."""
+    from ember.torch.nn.modules.activation import NonDynamicallyQuantizableLinear as from_activation
+    from ember.torch.nn.modules.linear import NonDynamicallyQuantizableLinear
+
+    assert from_activation is NonDynamicallyQuantizableLinear and issubclass(from_activation, torch.nn.Linear)
+    assert type(torch.nn.MultiheadAttention(4, 2).out_proj) is NonDynamicallyQuantizableLinear
+    assert "NonDynamicallyQuantizableLinear" not in torch.nn.modules.linear.__all__
