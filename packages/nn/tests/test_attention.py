@@ -631,3 +631,32 @@ def test_mha_fast_path_checks_its_merged_mask_in_pytorchs_words():
         assert mha(x, x, x, key_padding_mask=pad, is_causal=True)[0].shape == (2, 4, 8)
     with pytest.raises(AssertionError, match=re.escape("Expected key_padded_mask.shape[0] to be 2, but got 4")):
         mha.train()(x, x, x, attn_mask=causal, key_padding_mask=pad.reshape(4, 2))
+
+
+def test_private_in_projections_as_pytorchs():
+    """`F._in_projection_packed` (one product for self-attention, k and v together for encoder-decoder attention)
+    and `F._in_projection` give the chunked projections; the latter asserts weight and bias shapes in PyTorch's
+    words; `_mha_shape_check` returns whether the query is batched."""
+    rng = np.random.default_rng(0)
+    x, y = (torch.tensor(rng.standard_normal(s)) for s in ((3, 2, 4), (5, 2, 4)))
+    w, b = torch.tensor(rng.standard_normal((12, 4))), torch.tensor(rng.standard_normal(12))
+    wn, bn = w.numpy(), b.numpy()
+    for q, kv in ((x, x), (x, y)):
+        out = F._in_projection_packed(q, kv, kv, w, b)
+        assert isinstance(out, tuple) and all(o.is_contiguous() for o in out)
+        for i, (o, inp) in enumerate(zip(out, (q, kv, kv))):
+            np.testing.assert_allclose(o.numpy(), inp.numpy() @ wn[4 * i:4 * i + 4].T + bn[4 * i:4 * i + 4],
+                                       rtol=1e-12)
+    out = F._in_projection_packed(x, y, y.clone(), w)
+    np.testing.assert_allclose(out[2].numpy(), y.numpy() @ wn[8:].T, rtol=1e-12)
+    wq, wk = torch.tensor(rng.standard_normal((4, 4))), torch.tensor(rng.standard_normal((4, 4)))
+    z, wv = torch.tensor(rng.standard_normal((5, 2, 6))), torch.tensor(rng.standard_normal((4, 6)))
+    q, k, v = F._in_projection(x, y, z, wq, wk, wv, None, None, torch.ones(4, dtype=torch.float64))
+    np.testing.assert_allclose(v.numpy(), z.numpy() @ wv.numpy().T + 1, rtol=1e-12)
+    size = r"\w+\.Size"  # torch.Size under ember.torch
+    with pytest.raises(AssertionError, match=rf"^expecting value weights shape of \(4, 6\), but got {size}\(.4, 4.\)$"):
+        F._in_projection(x, y, z, wq, wk, wk)
+    with pytest.raises(AssertionError, match=rf"^expecting query bias shape of \(4,\), but got {size}\(\[3]\)$"):
+        F._in_projection(x, y, z, wq, wk, wv, torch.zeros(3))
+    assert F._mha_shape_check(x, y, y, None, None, 2) is True
+    assert F._mha_shape_check(x[0], y[0], y[0], None, None, 2) is False
