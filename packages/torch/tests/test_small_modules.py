@@ -159,3 +159,25 @@ def test_mha_output_projection_class_at_both_module_paths():
     assert from_activation is NonDynamicallyQuantizableLinear and issubclass(from_activation, torch.nn.Linear)
     assert type(torch.nn.MultiheadAttention(4, 2).out_proj) is NonDynamicallyQuantizableLinear
     assert "NonDynamicallyQuantizableLinear" not in torch.nn.modules.linear.__all__
+
+
+def test_reduction_module_of_losses_written_as_pytorchs():
+    """`from torch.nn import _reduction as _Reduction`: ATen's enums and the legacy size_average/reduce strings,
+    warning as PyTorch's (always for the legacy strings unless emit_warning=False)."""
+    import warnings
+
+    from ember.torch.nn import _reduction as R
+
+    assert [R.get_enum(r) for r in ("none", "mean", "sum")] == [0, 1, 2]
+    with pytest.raises(ValueError, match="^avg is not a valid value for reduction$"):
+        R.get_enum("avg")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert R.get_enum("elementwise_mean") == 1
+        got = [R.legacy_get_string(s, r) for s, r in [(None, None), (False, None), (True, False), (None, False)]]
+        assert R.legacy_get_enum(False, None, emit_warning=False) == 2
+    assert got == ["mean", "sum", "none", "none"]
+    assert [str(w.message) for w in caught[:2]] == [
+        "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+        "size_average and reduce args will be deprecated, please use reduction='mean' instead."]
+    assert len(caught) == 5
