@@ -522,7 +522,14 @@ convolution, HiPPO matrices with bilinear and matrix_exp discretisation, S5's ei
 scan sequential, in log space with logcumsumexp and chunked, Mamba-2's SSD with segment sums and multi-operand
 einsums, Blelloch and Hillis-Steele scans through in-place slices, depthwise causal convs with RMSNorm and streaming
 caches, a Mamba block module with inverse-softplus init, RetNet decays, RWKV time mixing, linear and gated linear
-attention, an LRU with complex parallel scans, and Hyena's implicit long filters)."""
+attention, an LRU with complex parallel scans, and Hyena's implicit long filters).
+
+Parameter-efficient fine-tuning (`peft_*`: LoRA layers with merge/unmerge and dropout, freezing and trainable counts,
+parametrize-based low-rank deltas, adapter-only state dicts with strict=False, hook-injected adapters, LoRA+ param
+groups, bf16 bases under fp32 adapters, DoRA, TIES/SVD adapter merging, PiSSA/OLoRA inits, OFT's Cayley rotations,
+LoHa/LoKr, module surgery, multi-adapter switching, accumulation with checkpointing, prefix and prompt tuning,
+IA3/VeRA, conv and embedding LoRA, simulated QLoRA, functional_call over adapters, MultiheadAttention on its fast
+path, meta-device init and inference-mode merges)."""
 
 from __future__ import annotations
 

@@ -601,3 +601,62 @@ def test_multi_head_attention_forward_asserts_missing_projection_weights_and_hea
     with pytest.raises(AssertionError, match=r"^use_separate_proj_weight is True but k_proj_weight is None$"):
         F.multi_head_attention_forward(t, t, t, 12, 4, None, None, None, None, False, 0.0, ow, None,
                                        use_separate_proj_weight=True, q_proj_weight=torch.ones(12, 12))
+
+
+def test_mha_fast_path_checks_its_merged_mask_in_pytorchs_words():
+    """Eval-mode, no-grad, batch-first self-attention with bool masks takes PyTorch's fast path, which merges the
+    masks (`merge_masks`) and checks the merged one against the scores: its errors, and the masks it accepts, differ
+    from the general path's; a float mask keeps the call on the general path (where `is_causal` needs a mask)."""
+    torch.manual_seed(0)
+    mha = nn.MultiheadAttention(8, 2, batch_first=True).eval()
+    x = torch.randn(2, 4, 8)
+    causal = torch.ones(4, 4, dtype=torch.bool).triu(1)
+    pad = torch.tensor([[False, False, True, True], [False, True, False, False]])
+    bad = [({"attn_mask": torch.ones(3, 4, 4, dtype=torch.bool)},
+            "shape '[2, -1, 4, 4]' is invalid for input of size 48"),
+           ({"key_padding_mask": torch.ones(2, 5, dtype=torch.bool)}, "For mask_type == 1 mask shape should be (B, L)"),
+           ({"key_padding_mask": torch.ones(1, 4, dtype=torch.bool)}, "For mask_type == 1 mask shape should be (B, L)"),
+           ({"key_padding_mask": torch.ones(4, dtype=torch.bool)},
+            "For mask_type == 2 mask shape should match input shape"),
+           ({"attn_mask": causal, "key_padding_mask": torch.ones(2, 3, dtype=torch.bool)},
+            "shape '[2, 1, 1, 4]' is invalid for input of size 6")]
+    with torch.no_grad():
+        for kwargs, message in bad:
+            with pytest.raises(RuntimeError, match=re.escape(message)):
+                mha(x, x, x, **kwargs)
+        reshaped = mha(x, x, x, attn_mask=causal, key_padding_mask=pad.reshape(4, 2))[0]
+        np.testing.assert_array_equal(reshaped.numpy(), mha(x, x, x, attn_mask=causal, key_padding_mask=pad)[0].numpy())
+        with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+            mha(x, x, x, key_padding_mask=torch.zeros(2, 4), is_causal=True)
+        assert mha(x, x, x, key_padding_mask=pad, is_causal=True)[0].shape == (2, 4, 8)
+    with pytest.raises(AssertionError, match=re.escape("Expected key_padded_mask.shape[0] to be 2, but got 4")):
+        mha.train()(x, x, x, attn_mask=causal, key_padding_mask=pad.reshape(4, 2))
+
+
+def test_private_in_projections_as_pytorchs():
+    """`F._in_projection_packed` (one product for self-attention, k and v together for encoder-decoder attention)
+    and `F._in_projection` give the chunked projections; the latter asserts weight and bias shapes in PyTorch's
+    words; `_mha_shape_check` returns whether the query is batched."""
+    rng = np.random.default_rng(0)
+    x, y = (torch.tensor(rng.standard_normal(s)) for s in ((3, 2, 4), (5, 2, 4)))
+    w, b = torch.tensor(rng.standard_normal((12, 4))), torch.tensor(rng.standard_normal(12))
+    wn, bn = w.numpy(), b.numpy()
+    for q, kv in ((x, x), (x, y)):
+        out = F._in_projection_packed(q, kv, kv, w, b)
+        assert isinstance(out, tuple) and all(o.is_contiguous() for o in out)
+        for i, (o, inp) in enumerate(zip(out, (q, kv, kv))):
+            np.testing.assert_allclose(o.numpy(), inp.numpy() @ wn[4 * i:4 * i + 4].T + bn[4 * i:4 * i + 4],
+                                       rtol=1e-12)
+    out = F._in_projection_packed(x, y, y.clone(), w)
+    np.testing.assert_allclose(out[2].numpy(), y.numpy() @ wn[8:].T, rtol=1e-12)
+    wq, wk = torch.tensor(rng.standard_normal((4, 4))), torch.tensor(rng.standard_normal((4, 4)))
+    z, wv = torch.tensor(rng.standard_normal((5, 2, 6))), torch.tensor(rng.standard_normal((4, 6)))
+    q, k, v = F._in_projection(x, y, z, wq, wk, wv, None, None, torch.ones(4, dtype=torch.float64))
+    np.testing.assert_allclose(v.numpy(), z.numpy() @ wv.numpy().T + 1, rtol=1e-12)
+    size = r"\w+\.Size"  # torch.Size under ember.torch
+    with pytest.raises(AssertionError, match=rf"^expecting value weights shape of \(4, 6\), but got {size}\(.4, 4.\)$"):
+        F._in_projection(x, y, z, wq, wk, wk)
+    with pytest.raises(AssertionError, match=rf"^expecting query bias shape of \(4,\), but got {size}\(\[3]\)$"):
+        F._in_projection(x, y, z, wq, wk, wv, torch.zeros(3))
+    assert F._mha_shape_check(x, y, y, None, None, 2) is True
+    assert F._mha_shape_check(x[0], y[0], y[0], None, None, 2) is False

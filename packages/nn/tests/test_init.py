@@ -124,3 +124,18 @@ def test_sparse_draws_its_zeros_from_the_global_generator_as_pytorch():
         masks.append((w == 0).int().tolist())
     assert masks[0] == masks[1] == [[0, 1, 0, 1], [0, 0, 1, 1], [1, 0, 1, 1], [1, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 0]]
     assert torch.rand(1).item() == pytest.approx(0.6816085577011108)  # four randperm(6) draws, as PyTorch's
+
+
+def test_private_no_grad_fillers_are_the_public_initialisers():
+    """PyTorch's `_no_grad_*` fillers (imported by code that writes its own initialisers) draw as the public ones
+    and write a parameter in place without recording a graph."""
+    for private, public, args in [(init._no_grad_uniform_, init.uniform_, (-1.0, 1.0)),
+                                  (init._no_grad_normal_, init.normal_, (0.0, 2.0)),
+                                  (init._no_grad_trunc_normal_, init.trunc_normal_, (0.0, 1.0, -1.0, 1.0))]:
+        a, b = torch.empty(50), torch.empty(50)
+        private(a, *args, torch.Generator().manual_seed(3))
+        public(b, *args, generator=torch.Generator().manual_seed(3))
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    w = nn.Parameter(torch.ones(3))
+    assert init._no_grad_fill_(w, 2.0) is w and w.grad_fn is None and w.tolist() == [2.0, 2.0, 2.0]
+    assert init._no_grad_zero_(w) is w and w.tolist() == [0.0, 0.0, 0.0]

@@ -468,3 +468,24 @@ def test_resuming_with_last_epoch_leaves_the_lr_until_the_next_step(name):
     fresh = make(optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1), -1)
     with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
         assert fresh.get_lr() == [pytest.approx(fresh_get_lr, abs=1e-6)]
+
+
+def test_old_base_class_name_still_subclasses():
+    """`_LRScheduler`, the base of schedulers written before PyTorch 2.0, is `LRScheduler` under its old name."""
+
+    class Warmup(S._LRScheduler):
+        def __init__(self, optimizer, warmup, last_epoch=-1):
+            self.warmup = warmup
+            super().__init__(optimizer, last_epoch)
+
+        def get_lr(self):
+            return [base * min(1.0, (self.last_epoch + 1) / self.warmup) for base in self.base_lrs]
+
+    opt = make_opt(lr=1.0)
+    sched = Warmup(opt, 4)
+    lrs = []
+    for _ in range(5):
+        opt.step()
+        sched.step()
+        lrs.append(opt.param_groups[0]["lr"])
+    assert lrs == [0.5, 0.75, 1.0, 1.0, 1.0] and isinstance(sched, S.LRScheduler)

@@ -478,3 +478,45 @@ def test_an_int_step_in_the_state_is_refused_as_pytorch(name, foreach):
                                            r"singleton tensors$"):
         opt.step()
     assert all(torch.equal(a, p) for a, p in zip(before, lin.parameters()))
+
+
+def test_custom_optimizer_helpers_of_torch_optim_optimizer():
+    """What optimizers written after PyTorch's import from torch.optim.optimizer: the step decorator runs the step
+    without grad (unless `differentiable`) and restores the caller's mode; the scalar helpers; fused/foreach
+    defaults as PyTorch's on the CPU."""
+    from ember.optim.optimizer import (ParamsT, _default_to_fused_or_foreach, _get_scalar_dtype, _get_value,
+                                       _stack_if_compiling, _use_grad_for_differentiable)
+
+    class Plain(optim.Optimizer):
+        def __init__(self, params: ParamsT, lr=0.1):
+            super().__init__(params, {"lr": lr, "differentiable": False})
+
+        @_use_grad_for_differentiable
+        def step(self, closure=None):
+            """Plain descent."""
+            for p in self.param_groups[0]["params"]:
+                p.add_(p.grad, alpha=-self.param_groups[0]["lr"])
+            return torch.is_grad_enabled()
+
+    p = nn.Parameter(torch.ones(2))
+    p.grad = torch.tensor([1.0, 2.0])
+    opt = Plain([p])
+    assert opt.step() is False and torch.is_grad_enabled()
+    np.testing.assert_allclose(p.detach().numpy(), [0.9, 0.8], rtol=1e-6)
+    assert Plain.step.__name__ == "step" and Plain.step.__doc__ == "Plain descent."
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        _use_grad_for_differentiable(lambda self: p.add_(1.0))(type("O", (), {"defaults": {"differentiable": True}}))
+    assert torch.is_grad_enabled()
+    assert _get_value(torch.tensor(3.0)) == 3.0 and type(_get_value(torch.tensor(3.0))) is float
+    assert _get_value(2) == 2 and _stack_if_compiling([1, 2]) == [1, 2]
+    assert _get_scalar_dtype() == torch.float32 and _get_scalar_dtype(True) == torch.float32
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert _get_scalar_dtype() == torch.float64 and _get_scalar_dtype(True) == torch.float32
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert _default_to_fused_or_foreach([p], False) == (False, False)
+    assert _default_to_fused_or_foreach([p], False, True) == (True, False)
+    assert _default_to_fused_or_foreach([p], True, True) == (False, False)
+    assert _default_to_fused_or_foreach([], False) == (False, True)
+    assert _default_to_fused_or_foreach([p.detach().clone().requires_grad_().mul(1)], False, True) == (True, False)

@@ -128,3 +128,56 @@ def test_dataloader_module_names_and_unserializable_hook():
         return g
 
     assert hook.__torch_unserializable__ is True
+
+
+def test_module_path_keeps_the_private_helpers_programs_import():
+    """Custom reprs import `_addindent` and `load_state_dict` overrides `_IncompatibleKeys` from
+    torch.nn.modules.module; `Module.T_destination` is the TypeVar state_dict overrides annotate with."""
+    import typing
+
+    from ember.torch.nn.modules.module import (
+        _EXTRA_STATE_KEY_SUFFIX, _addindent, _global_forward_hooks, _IncompatibleKeys,
+    )
+
+    assert _addindent("a\nb", 2) == "a\n  b" and _addindent("a", 2) == "a"
+    assert repr(_IncompatibleKeys([], ["x"])) == "_IncompatibleKeys(missing_keys=[], unexpected_keys=['x'])"
+    assert repr(_IncompatibleKeys([], [])) == "<All keys matched successfully>"
+    handle = torch.nn.modules.module.register_module_forward_hook(lambda *a: None)
+    assert len(_global_forward_hooks) == 1 and _EXTRA_STATE_KEY_SUFFIX == "_extra_state"
+    handle.remove()
+    assert not _global_forward_hooks
+    assert repr(torch.nn.Module.T_destination) == "~T_destination"
+    assert torch.nn.Module.T_destination.__bound__ == dict[str, typing.Any]
+
+
+def test_mha_output_projection_class_at_both_module_paths():
+    """Code that builds its own attention imports NonDynamicallyQuantizableLinear from torch.nn.modules.linear (its
+    home) or .activation (where PyTorch's MultiheadAttention imports it)."""
+    from ember.torch.nn.modules.activation import NonDynamicallyQuantizableLinear as from_activation
+    from ember.torch.nn.modules.linear import NonDynamicallyQuantizableLinear
+
+    assert from_activation is NonDynamicallyQuantizableLinear and issubclass(from_activation, torch.nn.Linear)
+    assert type(torch.nn.MultiheadAttention(4, 2).out_proj) is NonDynamicallyQuantizableLinear
+    assert "NonDynamicallyQuantizableLinear" not in torch.nn.modules.linear.__all__
+
+
+def test_reduction_module_of_losses_written_as_pytorchs():
+    """`from torch.nn import _reduction as _Reduction`: ATen's enums and the legacy size_average/reduce strings,
+    warning as PyTorch's (always for the legacy strings unless emit_warning=False)."""
+    import warnings
+
+    from ember.torch.nn import _reduction as R
+
+    assert [R.get_enum(r) for r in ("none", "mean", "sum")] == [0, 1, 2]
+    with pytest.raises(ValueError, match="^avg is not a valid value for reduction$"):
+        R.get_enum("avg")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert R.get_enum("elementwise_mean") == 1
+        got = [R.legacy_get_string(s, r) for s, r in [(None, None), (False, None), (True, False), (None, False)]]
+        assert R.legacy_get_enum(False, None, emit_warning=False) == 2
+    assert got == ["mean", "sum", "none", "none"]
+    assert [str(w.message) for w in caught[:2]] == [
+        "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+        "size_average and reduce args will be deprecated, please use reduction='mean' instead."]
+    assert len(caught) == 5

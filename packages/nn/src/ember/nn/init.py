@@ -240,6 +240,27 @@ def _deprecated(fn):
     return wrapper
 
 
+# PyTorch's private fillers, which code that writes its own initialisers (older timm copies) imports
+def _no_grad_uniform_(tensor: Tensor, a: float, b: float, generator=None) -> Tensor:
+    return uniform_(tensor, a, b, generator)
+
+
+def _no_grad_normal_(tensor: Tensor, mean: float, std: float, generator=None) -> Tensor:
+    return normal_(tensor, mean, std, generator)
+
+
+def _no_grad_trunc_normal_(tensor: Tensor, mean: float, std: float, a: float, b: float, generator=None) -> Tensor:
+    return trunc_normal_(tensor, mean, std, a, b, generator)
+
+
+def _no_grad_fill_(tensor: Tensor, val: float) -> Tensor:
+    return constant_(tensor, val)
+
+
+def _no_grad_zero_(tensor: Tensor) -> Tensor:
+    return zeros_(tensor)
+
+
 uniform = _deprecated(uniform_)
 normal = _deprecated(normal_)
 constant = _deprecated(constant_)

@@ -225,6 +225,10 @@ class MultiplicativeLR(LRScheduler):
         return self._group_lrs()
 
 
+class _LRScheduler(LRScheduler):
+    """PyTorch's former name of `LRScheduler`, still the base of many schedulers written before 2.0."""
+
+
 class StepLR(LRScheduler):
     """lr = initial_lr * gamma ** (epoch // step_size)."""
 

@@ -19,12 +19,13 @@ element is updated alone, so the bits are one thread's.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -44,6 +45,53 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
+
+
+# PyTorch's type aliases, which custom optimizers annotate with (`def __init__(self, params: ParamsT, ...)`)
+Args: TypeAlias = tuple[Any, ...]
+Kwargs: TypeAlias = dict[str, Any]
+StateDict: TypeAlias = dict[str, Any]
+ParamsT: TypeAlias = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
+
+
+def _use_grad_for_differentiable(func: Callable) -> Callable:
+    """PyTorch's decorator of an optimizer's `step` (custom optimizers copy it): the step runs with grad mode set
+    to the optimizer's `differentiable` default, the caller's mode restored after."""
+    @functools.wraps(func)
+    def _use_grad(*args, **kwargs):
+        prev = ea.is_grad_enabled()
+        try:
+            ea.set_grad_enabled(args[0].defaults["differentiable"])
+            return func(*args, **kwargs)
+        finally:
+            ea.set_grad_enabled(prev)
+    return _use_grad
+
+
+# PyTorch's small step helpers, imported by optimizers written after its own (eager, so no compile branches)
+def _get_value(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _stack_if_compiling(x):
+    return x
+
+
+def _get_scalar_dtype(is_fused: bool | None = None):
+    return float32 if is_fused or ea.get_default_dtype() != ea.float64 else ea.float64
+
+
+def _default_to_fused_or_foreach(params: list[Tensor], differentiable: bool,
+                                 use_fused: bool = False) -> tuple[bool, bool]:
+    """(fused, foreach) as PyTorch defaults them: fused only when asked and every parameter is a plain tensor on
+    a fused device (the CPU is one), foreach only on CUDA."""
+    if differentiable:
+        return False, False
+    from ember.nn.parameter import Parameter
+    plain = [p for p in params if p is not None]
+    fused = use_fused and all(type(p) in (Tensor, Parameter) and p.device.type in ("cpu", "cuda") for p in plain)
+    foreach = not fused and all(type(p) in (Tensor, Parameter) and p.device.type == "cuda" for p in plain)
+    return fused, foreach
 
 
 _global_optimizer_pre_hooks: dict[int, Callable] = OrderedDict()

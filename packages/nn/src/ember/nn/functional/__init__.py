@@ -2,7 +2,9 @@
 
 from ember.nn.functional._activation import *
 from ember.nn.functional._attention import *
-from ember.nn.functional._attention import _canonical_mask, _none_or_dtype  # noqa: F401 - PyTorch's private helpers
+from ember.nn.functional._attention import (  # noqa: F401 - PyTorch's private helpers
+    _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
+)
 from ember.nn.functional._layers import *
 from ember.nn.functional._loss import *
 from ember.nn.functional._extra import *

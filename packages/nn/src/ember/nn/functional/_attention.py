@@ -297,8 +297,9 @@ def _check_masks(attn_mask, key_padding_mask, L: int, S: int, N: int, num_heads:
 
 
 def _mha_shape_check(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
-                     attn_mask: Tensor | None, num_heads: int) -> None:
-    """PyTorch's rank checks of multi-head attention's inputs (AssertionErrors, in its words)."""
+                     attn_mask: Tensor | None, num_heads: int) -> bool:
+    """PyTorch's rank checks of multi-head attention's inputs (AssertionErrors, in its words); returns whether the
+    query is batched, as PyTorch's (code that reimplements the forward reads it)."""
     if query.dim() not in (2, 3):
         raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
                              "tensor")
@@ -314,6 +315,38 @@ def _mha_shape_check(query: Tensor, key: Tensor, value: Tensor, key_padding_mask
         want = (num_heads, query.shape[0], key.shape[0])
         if tuple(attn_mask.shape) != want:
             raise AssertionError(f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}")
+    return batched
+
+
+def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b: Tensor | None = None):
+    """PyTorch's in-projection by packed (3E, E) weights in q, k, v order, for code that reimplements multi-head
+    attention: self-attention (q is k is v) projects once, encoder-decoder attention (k is v) projects k and v
+    together; each result is contiguous."""
+    E = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b).unflatten(-1, (3, E)).movedim(-2, 0).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
+        kv = linear(k, w_kv, b_kv).unflatten(-1, (2, E)).movedim(-2, 0).contiguous()
+        return linear(q, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q: Tensor, k: Tensor, v: Tensor, w_q: Tensor, w_k: Tensor, w_v: Tensor, b_q: Tensor | None = None,
+                   b_k: Tensor | None = None, b_v: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    """PyTorch's in-projection by separate weights: (Eq, Eq), (Eq, Ek), (Eq, Ev) and (Eq,) biases, asserted in its
+    words."""
+    Eq, Ek, Ev = q.size(-1), k.size(-1), v.size(-1)
+    for name, t, want in (("query weights", w_q, (Eq, Eq)), ("key weights", w_k, (Eq, Ek)),
+                          ("value weights", w_v, (Eq, Ev)), ("query bias", b_q, (Eq,)), ("key bias", b_k, (Eq,)),
+                          ("value bias", b_v, (Eq,))):
+        if t is not None and tuple(t.shape) != want:
+            raise AssertionError(f"expecting {name} shape of {want}, but got {t.shape}")
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
 def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,

@@ -13,7 +13,7 @@ import itertools
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ember import autograd as ea
 from ember.core import Tensor, dtypes
@@ -198,6 +198,7 @@ class Module:
     dump_patches: bool = False
     call_super_init: bool = False
     _version: int = 1  # saved per module in `state_dict()._metadata`; `_load_from_state_dict` reads it back
+    T_destination = TypeVar("T_destination", bound=dict[str, Any])  # PyTorch's class attribute, for state_dict hints
 
     def __init__(self, *args, **kwargs) -> None:
         if args or kwargs:

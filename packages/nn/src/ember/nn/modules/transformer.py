@@ -114,6 +114,9 @@ class MultiheadAttention(Module):
         if query.is_nested:
             raise AssertionError("MultiheadAttention does not support NestedTensor outside of its fast path. The fast "
                                  f"path was not hit because {self._why_not_fast_path(query, key, value)}")
+        fast = self._takes_fast_path(query, key, value, attn_mask, key_padding_mask)
+        if fast and (attn_mask is not None or key_padding_mask is not None):
+            attn_mask, key_padding_mask = self._fast_path_masks(query, attn_mask, key_padding_mask)
         batched = query.dim() == 3
         if self.batch_first and batched:
             if query is key and key is value:  # self-attention: one transposed view, so the forward sees one input
@@ -127,7 +130,7 @@ class MultiheadAttention(Module):
             use_separate_proj_weight=not self._qkv_same_embed_dim, q_proj_weight=self.q_proj_weight,
             k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
             average_attn_weights=average_attn_weights,
-            is_causal=is_causal and not self._ignores_is_causal(query, key, value))
+            is_causal=is_causal and not fast)
         if self.batch_first and batched:
             out = out.transpose(0, 1)
         return out, weights
@@ -147,9 +150,13 @@ class MultiheadAttention(Module):
             return "batch_first was not True"
         return "some Tensor argument has_torch_function"
 
-    def _ignores_is_causal(self, query: Tensor, key: Tensor, value: Tensor) -> bool:
+    def _takes_fast_path(self, query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                         key_padding_mask: Tensor | None) -> bool:
         """Whether PyTorch's inference fast path (MultiheadAttention.forward) would run this call: it drops the
-        `is_causal` hint unread, where the other path raises for a hint without `attn_mask`."""
+        `is_causal` hint unread, where the other path raises for a hint without `attn_mask`, and checks its merged
+        mask in its own words (`_fast_path_masks`). A floating-point mask keeps a call off it."""
+        if any(m is not None and m.is_floating_point() for m in (attn_mask, key_padding_mask)):
+            return False
         if not (ea.backends.mha.get_fastpath_enabled() and query.dim() == 3 and query is key and key is value) or \
                 self.training or not self.batch_first or self.in_proj_weight is None or self.in_proj_bias is None or \
                 query.dtype != self.in_proj_bias.dtype or query.dtype != self.in_proj_weight.dtype or \
@@ -158,6 +165,25 @@ class MultiheadAttention(Module):
             return False
         params = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
         return not (ea.is_grad_enabled() and any(p is not None and p.requires_grad for p in params))
+
+    def _fast_path_masks(self, query: Tensor, attn_mask: Tensor | None,
+                         key_padding_mask: Tensor | None) -> tuple[Tensor | None, Tensor | None]:
+        """The fast path's one merged mask (`merge_masks`), checked against the (N, num_heads, L, L) scores as its
+        masked softmax does, returned as the (attn_mask, key_padding_mask) pair that gives the general path the
+        same scores: a call errs, or runs, as it does on the fast path."""
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
+                                           "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        merged, mask_type = self.merge_masks(attn_mask, key_padding_mask, query)
+        batch_size, seq_len, _ = query.shape
+        scores = (batch_size, self.num_heads, seq_len, seq_len)
+        if merged.dim() != 2 or mask_type == 2:
+            if tuple(merged.shape) != scores:
+                raise RuntimeError("For mask_type == 2 mask shape should match input shape")
+            return merged.reshape(batch_size * self.num_heads, seq_len, seq_len), None
+        if tuple(merged.shape) != (batch_size, seq_len):
+            raise RuntimeError("For mask_type == 1 mask shape should be (B, L)")
+        return None, merged
 
 
 def _activation_fn(activation: str | Callable) -> Callable:

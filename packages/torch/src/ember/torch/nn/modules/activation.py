@@ -5,7 +5,7 @@ from ember.nn.modules.activation import (
     SiLU, Sigmoid, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold,
 )
 from ember.nn.modules.extra import CELU, Hardshrink, PReLU, SELU, Softmax2d, Softshrink
-from ember.nn.modules.transformer import MultiheadAttention
+from ember.nn.modules.transformer import MultiheadAttention, NonDynamicallyQuantizableLinear
 
 __all__ = [
     "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
