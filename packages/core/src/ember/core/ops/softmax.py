@@ -664,7 +664,6 @@ def _log_softmax_method(self: Tensor, dim: int = _OMITTED, _stacklevel: int = 3,
 
 def _as_method(fn, name: str):
     """`fn` under the method's name, which Python's own argument errors print (`softmax() got an unexpected ...`)."""
-    fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
