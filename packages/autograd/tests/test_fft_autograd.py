@@ -174,7 +174,8 @@ def test_ifft_and_ihfft_of_a_real_signal_into_out_leave_pytorchs_refusing_node(f
         out.abs().sum().backward()
 
 
-@pytest.mark.parametrize(("fn", "want"), [(E.fft.fftfreq, [0.0, 0.25, -0.5, -0.25]), (E.fft.rfftfreq, [0.0, 0.25, 0.5])])
+@pytest.mark.parametrize(("fn", "want"), [(E.fft.fftfreq, [0.0, 0.25, -0.5, -0.25]),
+                                          (E.fft.rfftfreq, [0.0, 0.25, 0.5])])
 def test_frequencies_into_out_with_requires_grad_leave_out_a_leaf(fn, want):
     out = E.empty(len(want))
     assert fn(4, requires_grad=True, out=out) is out

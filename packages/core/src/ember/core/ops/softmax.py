@@ -22,9 +22,9 @@ from ember.core.ops._cascade_sum import cascade_sum
 from ember.core.ops._util import _resize_out, check_out_dtype, index_arg, normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["softmax", "_safe_softmax", "_softmax", "_log_softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward",
-           "cross_entropy", "nll_loss", "cross_entropy_backward", "nll_loss_backward", "binary_cross_entropy",
-           "mse_loss_op", "mse_loss_backward"]
+__all__ = ["softmax", "_safe_softmax", "_softmax", "_log_softmax", "log_softmax", "softmin", "softmax_backward",
+           "log_softmax_backward", "cross_entropy", "nll_loss", "cross_entropy_backward", "nll_loss_backward",
+           "binary_cross_entropy", "mse_loss_op", "mse_loss_backward"]
 
 
 def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
