@@ -989,3 +989,14 @@ def test_mish_gradient_under_create_graph_is_pytorchs_composite_and_differentiat
     np.testing.assert_allclose(g1.detach().numpy(), mish_d1(xs), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(g2.detach().numpy(), (mish_d1(xs + h) - mish_d1(xs - h)) / (2 * h), atol=1e-8)
     assert E.autograd.grad(op("mish")(x).sum(), x)[0].grad_fn is None
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_into_out_leaves_pytorchs_refusing_node(name):
+    """PyTorch's softmax.out has no derivative: `out` of an input that requires grad gets NotImplemented."""
+    x = E.randn(2, 3, requires_grad=True)
+    out = E.empty(2, 3)
+    getattr(E, name)(x, 1, out=out)
+    assert type(out.grad_fn).__name__ == "NotImplemented" and out.requires_grad
+    with pytest.raises(RuntimeError, match=f"^derivative for aten::{name} is not implemented$"):
+        out.sum().backward()

@@ -148,3 +148,41 @@ def test_out_of_the_wrong_kind_is_refused_before_the_autograd_check():
     x = E.randn(2, 8, requires_grad=True)
     with pytest.raises(RuntimeError, match="^rfft expects a complex output tensor, but got Float$"):
         E.fft.rfft(x, out=E.empty(0))
+
+
+@pytest.mark.parametrize(("fn", "message"), [
+    (E.fft.rfft, "rfft expects a real input tensor, but got ComplexFloat"),
+    (E.fft.rfft2, "rfftn expects a real-valued input tensor, but got ComplexFloat"),
+    (E.fft.ihfftn, "Only supports floating-point dtypes, but found: ComplexFloat"),
+])
+def test_a_complex_input_to_a_real_transform_is_refused_before_the_autograd_check(fn, message):
+    z = E.randn(2, 8, dtype=E.complex64, requires_grad=True)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        fn(z, out=E.empty(0, dtype=E.complex64))
+
+
+@pytest.mark.parametrize(("fn", "n"), [(E.fft.ifft, 8), (E.fft.ihfft, 5)])
+def test_ifft_and_ihfft_of_a_real_signal_into_out_leave_pytorchs_refusing_node(fn, n):
+    """PyTorch conjugates the r2c result in `out` in place (conj_physical's out form, no derivative): `out`'s node is
+    NotImplemented and its backward raises; the values are the transform's."""
+    x = E.randn(8, dtype=E.float64, requires_grad=True)
+    out = E.empty(n, dtype=E.complex128)
+    assert fn(x, out=out) is out
+    assert type(out.grad_fn).__name__ == "NotImplemented"
+    np.testing.assert_allclose(out.detach().numpy(), fn(x.detach()).resolve_conj().numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="^derivative for aten::conj_physical is not implemented$"):
+        out.abs().sum().backward()
+
+
+@pytest.mark.parametrize(("fn", "want"), [(E.fft.fftfreq, [0.0, 0.25, -0.5, -0.25]),
+                                          (E.fft.rfftfreq, [0.0, 0.25, 0.5])])
+def test_frequencies_into_out_with_requires_grad_leave_out_a_leaf(fn, want):
+    out = E.empty(len(want))
+    assert fn(4, requires_grad=True, out=out) is out
+    assert out.is_leaf and out.requires_grad and out.grad_fn is None and out.tolist() == want
+
+
+def test_fftfreq_refuses_complex_as_pytorchs_arange():
+    for kw in ({"dtype": E.complex64}, {"out": E.empty(4, dtype=E.complex64)}):
+        with pytest.raises(NotImplementedError, match="^\"arange_cpu\" not implemented for 'ComplexFloat'$"):
+            E.fft.fftfreq(4, **kw)

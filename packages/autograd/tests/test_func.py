@@ -643,3 +643,21 @@ def test_jvp_primal_over_a_closed_over_tracked_tensor_is_an_alias_as_pytorchs():
     x.grad = None
     p.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0.5, 3.0])
+
+
+def test_jvp_tangent_takes_the_wider_floating_dtype_of_the_tangents_as_pytorchs():
+    """PyTorch 2.13: a float64 tangent of float32 primals gives a float64 output tangent (a float16 one keeps
+    float32); the primal output keeps its dtype."""
+    x = E.tensor([1.0, 2.0])
+    o, jt = jvp(lambda v: (v * v).sin(), (x,), (E.tensor([1.0, 0.5], dtype=E.float64),))
+    assert (o.dtype, jt.dtype) == (E.float32, E.float64)
+    np.testing.assert_allclose(jt.numpy(), 2 * np.array([1.0, 1.0]) * np.cos([1.0, 4.0]), rtol=1e-6)
+    assert jvp(lambda v: v, (x,), (E.tensor([1.0, 0.5], dtype=E.float64),))[1].dtype == E.float64
+    assert jvp(lambda v: v.sum(), (x,), (E.tensor([1.0, 0.5], dtype=E.float16),))[1].dtype == E.float32
+
+
+def test_jvp_refuses_integer_primals_and_tangents_before_their_sizes():
+    with pytest.raises(ValueError, match="^Expected primal to be floating point or complex, but got: \\w+\\.int64$"):
+        jvp(lambda v: v * 2, (E.tensor([1, 2]),), (t([1.0, 2.0]),))
+    with pytest.raises(ValueError, match="^Expected tangent to be floating point or complex, but got: \\w+\\.int64$"):
+        jvp(lambda v: v * 2, (t([1.0, 2.0]),), (E.tensor([1, 2, 3]),))

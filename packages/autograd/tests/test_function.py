@@ -638,3 +638,28 @@ def test_an_input_returned_as_is_is_a_view_of_its_base_and_refuses_a_stale_histo
                                            r"has been modified inplace\. This view was created inside a custom "
                                            r"Function \(or because an input was returned as-is\)"):
         o.sum().backward()
+
+
+def test_raw_saved_tensors_are_the_saved_tensor_objects_until_backward_frees_them():
+    """PyTorch's `_raw_saved_tensors`: one SavedTensor per saved tensor, whose `register_hooks` apply on unpack."""
+    class Mul(Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y, g * x
+
+    x, y = E.tensor([1.0, 2.0], requires_grad=True), E.tensor([3.0, 4.0])
+    o = Mul.apply(x, y)
+    raw = o.grad_fn._raw_saved_tensors
+    assert isinstance(raw, tuple) and [type(s).__name__ for s in raw] == ["SavedTensor", "SavedTensor"]
+    unpacked = []
+    raw[1].register_hooks(lambda t: t * 10, lambda t: unpacked.append(t) or t)
+    o.sum().backward()
+    assert x.grad.tolist() == [30.0, 40.0] and len(unpacked) == 1
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        o.grad_fn._raw_saved_tensors

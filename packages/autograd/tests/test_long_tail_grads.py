@@ -55,6 +55,16 @@ def test_ldexp_is_pytorchs_one_node_and_its_integer_exponent_scales_the_gradient
     np.testing.assert_allclose(e.grad.numpy(), [3 * math.log(2), -8 * math.log(2), 1.5 * math.log(2)], rtol=1e-15)
 
 
+def test_ldexp_saves_its_result_when_only_the_input_requires_grad():
+    """PyTorch's LdexpBackward0 keeps `_saved_result` for either input's formula, `_saved_other` for the input's."""
+    x = _x(1.5, -2.0, 3.0)
+    r = E.ldexp(x, E.tensor([1, 2, -1]))
+    assert r.grad_fn._saved_result.tolist() == [3.0, -8.0, 1.5]
+    assert r.grad_fn._saved_other.tolist() == [1, 2, -1]
+    r2 = E.ldexp(E.tensor([1.5]), _x(2.0))
+    assert r2.grad_fn._saved_result.tolist() == [6.0] and r2.grad_fn._saved_other is None
+
+
 def test_frexp_mantissa_gradient_is_two_to_minus_exponent():
     x = _x(3.0, -0.3, 40.0)
     m, e = E.frexp(x)

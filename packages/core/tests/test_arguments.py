@@ -109,6 +109,10 @@ _INVALID = "received an invalid combination of arguments - got "
     (lambda: E.topk(t, k=True), "topk(): argument 'k' must be int, not bool"),
     (lambda: t.select(0, True), "select(): argument 'index' (position 2) must be int, not bool"),
     (lambda: t.softmax(True), "softmax(): argument 'dim' (position 1) must be int, not bool"),
+    (lambda: t.max((0, 1), True), "max(): argument 'dim' (position 1) must be int, not tuple"),
+    (lambda: t.min(1.5, keepdim=False), "min(): argument 'dim' (position 1) must be int, not float"),
+    (lambda: t.max(None, True), "max(): argument 'dim' (position 1) must be int, not NoneType"),
+    (lambda: t.max(dim=(0, 1), keepdim=True), "max(): argument 'dim' must be int, not tuple"),
     (lambda: t.logsumexp([True]), "logsumexp(): argument 'dim' (position 1) must be tuple of ints, but found element "
                                   "of type bool at pos 0"),
     (lambda: t.sum(True), f"sum() {_INVALID}(bool), but expected one of:"),

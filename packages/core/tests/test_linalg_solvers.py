@@ -517,3 +517,29 @@ def test_a_norm_order_of_no_overload_lists_pytorchs_overloads(call, want):
         call(A)
     assert str(e.value) == want
     assert E.linalg.norm(A, 2.0, (0, 1)).item() == 1.0 and E.linalg.cond(A, "fro").item() == pytest.approx(3.0)
+
+
+def test_lapack_results_are_column_major_as_pytorchs():
+    """PyTorch 2.13's CPU LAPACK results keep LAPACK's layout: each matrix column-major (strides (1, m), batched
+    (m*n, 1, m)), so `.view(-1)` of one refuses; a vector solve's solution and the eigenvalues stay plain."""
+    A, B = spd(3), spd(3, batch=(2,))
+    b, R = rand(3, 2), rand(4, 3)
+    cases = {
+        "inv": (L.inv(A), (1, 3)), "inv batched": (L.inv(B), (9, 1, 3)), "cholesky": (L.cholesky(B), (9, 1, 3)),
+        "solve": (L.solve(A, b), (1, 3)), "solve_triangular": (L.solve_triangular(L.cholesky(A), b, upper=False),
+                                                               (1, 3)),
+        "qr Q": (L.qr(R).Q, (1, 4)), "qr R": (L.qr(R).R, (1, 3)), "qr complete Q": (L.qr(R, mode="complete").Q,
+                                                                             (1, 4)),
+        "svd U": (L.svd(R).U, (1, 4)), "svd Vh": (L.svd(R).Vh, (1, 3)), "eigh": (L.eigh(B).eigenvectors, (9, 1, 3)),
+        "eig": (L.eig(A).eigenvectors, (1, 3)), "ldl_factor": (L.ldl_factor(A).LD, (1, 3)),
+        "matrix_power -1": (L.matrix_power(A, -1), (1, 3)), "cholesky_inverse": (E.cholesky_inverse(L.cholesky(A)),
+                                                                                 (1, 3)),
+    }
+    for name, (t, strides) in cases.items():
+        assert t.stride() == strides, name
+    assert E.svd(R).V.stride() == (3, 1) and L.solve(A, b[:, 0]).stride() == (1,)
+    assert L.eigh(A).eigenvalues.stride() == (1,) and L.svd(R).S.stride() == (1,)
+    np.testing.assert_allclose((L.inv(A) @ A).numpy(), np.eye(3), atol=1e-12)
+    with pytest.raises(RuntimeError, match="^view size is not compatible with input tensor's size and stride"):
+        L.inv(A).view(-1)
+    assert L.inv(A).reshape(-1).tolist() == np.linalg.inv(A.numpy()).reshape(-1).tolist()

@@ -217,3 +217,20 @@ def test_repr_and_errors_match_torch():
     with pytest.raises(RuntimeError, match="^Tensor.item\\(\\) cannot be called on meta tensors$"):
         t[0, 0].item()
     assert (t.t() + 1).stride() == (meta(3, 4).t() + 1).stride()
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda m, i, s: m.index_add(0, i, s), "index_add"), (lambda m, i, s: m.index_copy(0, i, s), "index_copy"),
+    (lambda m, i, s: m.index_fill(0, i, 1.0), "index_copy")])  # PyTorch's index_fill says index_copy
+def test_index_ops_of_meta_self_and_a_cpu_index_name_each_device(call, name):
+    m, s = E.empty(4, 3, device="meta"), E.empty(2, 3, device="meta")
+    with pytest.raises(RuntimeError, match=f"^{name}\\(\\): self, index and source expected to be in the same device, "
+                                           "but got \\(self\\) meta, \\(index\\) cpu, and \\(source\\) meta$"):
+        call(m, E.tensor([0, 2]), s)
+
+
+def test_masked_fill_expects_its_masks_device():
+    with pytest.raises(RuntimeError, match="^Tensor on device meta is not on the expected device cpu!$"):
+        E.empty(4, 3, device="meta").masked_fill(E.zeros(4, 3, dtype=E.bool), 1.0)
+    with pytest.raises(RuntimeError, match="^Tensor on device cpu is not on the expected device meta!$"):
+        E.zeros(4, 3).masked_fill(E.zeros(4, 3, dtype=E.bool, device="meta"), 1.0)

@@ -110,6 +110,14 @@ def test_devices_ember_lacks_refuse_as_a_pytorch_build_without_them():
         x.ipu()
     with pytest.raises(AssertionError, match="^Torch not compiled with MTIA enabled. Ensure you have"):
         x.mtia()
+    for name, shown in (("xpu", "xpu"), ("ipu", "ipu"), ("mtia", "MTIA")):  # an explicit device is checked first
+        with pytest.raises(RuntimeError, match=f"^Invalid device, must be {shown} device$"):
+            getattr(x, name)("cpu")
+        with pytest.raises(RuntimeError, match=f"^Invalid device, must be {shown} device$"):
+            getattr(x, name)(E.device("cpu"))
+        if not E.cuda.is_available():  # an int is the current accelerator's index
+            with pytest.raises(RuntimeError, match="^Cannot access accelerator device when none is available.$"):
+                getattr(x, name)(0)
     with pytest.raises(RuntimeError, match="^reinforce\\(\\) was removed.\nUse torch.distributions instead.") as info:
         x.reinforce(1.0)
     assert str(info.value).endswith("loss = -m.log_prob(action) * reward\nloss.backward()\n")

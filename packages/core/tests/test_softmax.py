@@ -372,3 +372,36 @@ def test_16bit_cross_entropy_reads_log_probabilities_rounded_to_its_dtype():
     h = x.to(E.float16)  # the bfloat16 values, in float16
     assert E.cross_entropy(h, t, reduction="none").tolist() == [2.35546875, 2.623046875]
     assert E.cross_entropy(h, t).item() == 2.48828125
+
+
+@pytest.mark.parametrize(("fn", "ref"), [(E.softmax, lambda x, d: np.exp(ref_log_softmax(x, d))),
+                                         (E.log_softmax, ref_log_softmax)])
+def test_softmax_functions_write_into_out_with_its_dtype_checked_as_pytorchs(fn, ref):
+    x = np.random.default_rng(0).standard_normal((2, 3))
+    out = E.empty(0, dtype=E.float64)
+    assert fn(T(x), 1, out=out) is out and out.shape == (2, 3)
+    np.testing.assert_allclose(out.numpy(), ref(x, 1), rtol=1e-12)
+    assert fn(T(x).float(), 0, E.float64, out=out) is out  # dtype third, positionally
+    np.testing.assert_allclose(out.numpy(), ref(x.astype(np.float32).astype(np.float64), 0), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double instead$"):
+        fn(T(x).float(), 1, out=E.empty(2, 3, dtype=E.float64))
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype long int, but got float instead$"):
+        fn(T([[1, 2]]), 1, out=E.empty(1, 2))
+    with pytest.raises(IndexError, match="^Dimension out of range"):  # the dim before out's dtype
+        fn(T(x), 5, out=E.empty(2, 3, dtype=E.float16))
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        fn(T(x), 1, out=E.empty(2, 2, dtype=E.float64))
+
+
+def test_softmax_methods_refuse_out_and_private_bindings_take_half_to_float():
+    x = T([[1.0, 2.0, 3.0]])
+    for name in ("softmax", "log_softmax"):
+        with pytest.raises(TypeError, match=f"^{name}\\(\\) got an unexpected keyword argument 'out'$"):
+            getattr(x, name)(1, out=E.empty(0, dtype=E.float64))
+    np.testing.assert_allclose(E._softmax(x, 1, False).numpy(), E.softmax(x, 1).numpy(), rtol=0)
+    np.testing.assert_allclose(E._log_softmax(x, 0, False).numpy(), [[0.0, 0.0, 0.0]])
+    with pytest.raises(RuntimeError, match="^softmax with half to float conversion is not supported on CPU$"):
+        E._log_softmax(x.half(), 1, True)
+    with pytest.raises(TypeError, match="^_softmax\\(\\): argument 'half_to_float' \\(position 3\\) must be bool, "
+                                        "not NoneType$"):
+        E._softmax(x, 1, None)

@@ -583,3 +583,27 @@ def test_special_namespace_names_itself_in_argument_errors():
                                         r"decimals=float\), but expected one of:\n \* \(Tensor input, \*, Tensor out = "
                                         r"None\)\n \* \(Tensor input, \*, int decimals, Tensor out = None\)\n$"):
         E.round(x, decimals=1.5)
+
+
+@pytest.mark.parametrize(("name", "arg"), [
+    ("airy_ai", "x"), ("scaled_modified_bessel_k1", "x"), ("spherical_bessel_j0", "x"), ("bessel_j0", "input")])
+def test_a_number_for_a_tensor_names_the_schemas_argument(name, arg):
+    with pytest.raises(TypeError, match=f"^special_{name}\\(\\): argument '{arg}' \\(position 1\\) must be Tensor, "
+                                        "not float$"):
+        getattr(E.special, name)(2.0)
+
+
+@pytest.mark.parametrize(("fn", "name", "number_self"), [
+    (E.special.xlogy, "special_xlogy", "(Number self, Tensor other, *, Tensor out = None)"),
+    (E.xlogy, "xlogy", "(Number self, Tensor other, *, Tensor out = None)"),
+    (E.pow, "pow", "(Number self, Tensor exponent, *, Tensor out = None)"),
+    (E.remainder, "remainder", "(Number self, Tensor other)\n      didn't match because some of the arguments have "
+                               "invalid types: (!float!, !float!)"),
+])
+def test_two_numbers_list_pytorchs_overloads(fn, name, number_self):
+    with pytest.raises(TypeError) as info:
+        fn(2.0, 1.0)
+    assert str(info.value).startswith(f"{name}() received an invalid combination of arguments - got (float, float), "
+                                      "but expected one of:\n * (Tensor input, Tensor ")
+    assert f" * {number_self}\n" in str(info.value)
+    assert E.special.xlogy(E.tensor([2.0]), 1.0).tolist() == [0.0]

@@ -108,6 +108,16 @@ def test_missing_window_warnings_are_each_ops_own_words(monkeypatch):
         s.istft(8)
 
 
+def test_istft_warns_of_the_missing_window_before_refusing_its_input(monkeypatch):
+    """PyTorch's istft warns first (a frequency size that does not match n_fft is refused after the warning)."""
+    from ember.core.ops import spectral
+
+    monkeypatch.setattr(spectral, "_warned_window", set())
+    with pytest.warns(UserWarning, match="^A window was not provided"):
+        with pytest.raises(RuntimeError, match="expected the frequency dimension"):
+            E.istft(E.ones(5, 4, dtype=E.complex64), 16)
+
+
 def test_istft_padding_past_the_signal_warns_once_as_pytorch(monkeypatch):
     from ember.core.ops import spectral
 

@@ -872,3 +872,25 @@ def test_full_backward_hook_on_a_dict_output_warns_and_is_skipped():
         "<class 'dict'>"]
     out["o"].sum().backward()
     assert calls == [] and x.grad.tolist() == [2.0, 2.0]
+
+
+def test_module_moves_to_devices_ember_lacks_raise_pytorchs_errors():
+    m = nn.Linear(2, 2)
+    with pytest.raises(AssertionError, match="^Torch not compiled with XPU enabled$"):
+        m.xpu()
+    with pytest.raises(RuntimeError, match="^PyTorch is not linked with support for ipu devices$"):
+        m.ipu()
+    with pytest.raises(AssertionError, match="^Torch not compiled with MTIA enabled."):
+        m.mtia()
+    with pytest.raises(RuntimeError, match="^Invalid device, must be MTIA device$"):
+        m.mtia("cpu")
+
+
+def test_module_compile_binds_its_arguments_as_torch_compile():
+    """PyTorch's `Module.compile(*args, **kwargs)` passes them to `torch.compile(self._call_impl, ...)`."""
+    m = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="^compile\\(\\) takes from 0 to 1 positional arguments but 2 were given$"):
+        m.compile(1)
+    with pytest.raises(TypeError, match="^compile\\(\\) got an unexpected keyword argument 'foo'$"):
+        m.compile(foo=1)
+    assert m.compile(disable=True) is None and "forward" not in m.__dict__

@@ -317,7 +317,10 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     p_trees = [_flatten(p) for p in primals]
     t_leaves = [x for t in tangents for x in _flatten(t)[0]]
     p_leaves = [x for leaves, _ in p_trees for x in leaves]
-    for p, t in zip(p_leaves, t_leaves):
+    for p, t in zip(p_leaves, t_leaves):  # make_dual's checks, pair by pair, as PyTorch's jvp makes its duals
+        for what, x in (("primal", p), ("tangent", t)):
+            if not (x.is_floating_point() or x.is_complex()):
+                raise ValueError(f"Expected {what} to be floating point or complex, but got: {x.dtype}")
         if tuple(p.shape) != tuple(t.shape):
             raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                                f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
@@ -335,12 +338,20 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
         _only_tensors(out_leaves, "jvp")
         kept = [keep or _reaches_outer([o], frame.sources, enabled) for o in out_leaves]
         keep = any(kept)
-        _, (jv,) = forward_ad._jvps(out_leaves, frame.sources, frame.columns, frame.cut, keep)
+        used, (jv,) = forward_ad._jvps(out_leaves, frame.sources, frame.columns, frame.cut, keep)
+        jv = [_promoted(j, [frame.columns[0][i].dtype for i in used if frame.columns[0][i] is not None]) for j in jv]
     output = out_build([_alias(o) if k and o.requires_grad else o.detach() for o, k in zip(out_leaves, kept)])
     tangent_out = out_build([_finish(j, keep) for j in jv])
     if has_aux:
         return output, tangent_out, _detach_tree(aux, keep)
     return output, tangent_out
+
+
+def _promoted(jv: Tensor, tangent_dtypes: list) -> Tensor:
+    """A jvp output tangent in PyTorch's dtype: its forward formulas promote the output's dtype with the wider
+    floating tangents that reach it (a float64 tangent of a float32 primal gives a float64 tangent)."""
+    dt = forward_ad._tangent_dtype(jv.dtype, tangent_dtypes)
+    return jv if dt is jv.dtype else jv.to(dt)
 
 
 def _alias(o: Tensor) -> Tensor:

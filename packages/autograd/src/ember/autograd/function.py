@@ -93,6 +93,14 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(s.unpack(self) if s is not None else None for s in self._saved)
 
     @property
+    def _raw_saved_tensors(self) -> tuple:
+        """PyTorch's `_raw_saved_tensors`: the SavedTensor objects themselves (their `register_hooks`), until
+        backward frees them."""
+        if self._saved is None:
+            raise RuntimeError(FREED)
+        return tuple(self._saved)
+
+    @property
     def saved_variables(self) -> tuple:
         return self.saved_tensors
 

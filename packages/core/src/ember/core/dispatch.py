@@ -287,7 +287,7 @@ class Op:
                     dev = t
                     if self.mixed_devices is not True:
                         _check_same_device(args, a._storage.device if isinstance(a, Tensor) else a[0]._storage.device,
-                                           self.mixed_devices == "meta")
+                                           self.mixed_devices == "meta", self.name)
                     break
         kernel = self.kernels.get(dev)
         if kernel is None:
@@ -535,9 +535,10 @@ def device_of(args, strict: bool = False) -> str:
     return "cpu"
 
 
-def _check_same_device(args, dev, meta_indices: bool = False) -> None:
+def _check_same_device(args, dev, meta_indices: bool = False, op: str = "") -> None:
     """Raise when a tensor of `args` (or of a list in them) is on another device than `dev`;
-    `meta_indices`: a CPU integer tensor goes along with meta ones (`mixed_devices="meta"`)."""
+    `meta_indices`: a CPU integer tensor goes along with meta ones (`mixed_devices="meta"`); `op` names the op
+    for the index ops' own words."""
     for a in args:
         for t in (a if isinstance(a, _SEQ) else (a,)):
             st = getattr(t, "_storage", None)
@@ -549,7 +550,7 @@ def _check_same_device(args, dev, meta_indices: bool = False) -> None:
                     if dev.type == "meta":  # PyTorch's meta kernels check devices in their own words
                         if meta_indices and not (t._dtype.is_floating_point or t._dtype.is_complex):
                             continue
-                        _meta_device_error(args)
+                        _meta_device_error(args, op)
                     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
                                        f"devices, {dev} and cpu!")
             elif other != dev:
@@ -557,9 +558,22 @@ def _check_same_device(args, dev, meta_indices: bool = False) -> None:
                                    f"{dev} and {other}!")
 
 
-def _meta_device_error(args) -> None:
-    """PyTorch's error for meta and CPU operands: the first tensor's device is the one expected."""
+# the index ops whose own check of self, index and source devices PyTorch's meta kernels run first (index_fill's
+# says index_copy, as PyTorch's)
+_INDEX_DEVICE_CHECK = {"index_add": "index_add", "index_copy": "index_copy", "index_fill": "index_copy"}
+
+
+def _meta_device_error(args, op: str = "") -> None:
+    """PyTorch's error for meta and CPU operands: the first tensor's device is the one expected (masked_fill's mask's;
+    the index ops name self's, index's and source's devices, a number source on self's)."""
     tensors = [t for a in args for t in (a if isinstance(a, _SEQ) else (a,)) if isinstance(t, Tensor)]
+    if op in _INDEX_DEVICE_CHECK and len(tensors) >= 2:
+        self_dev, index_dev = tensors[0]._storage.device, tensors[1]._storage.device
+        source_dev = tensors[2]._storage.device if len(tensors) > 2 else self_dev
+        raise RuntimeError(f"{_INDEX_DEVICE_CHECK[op]}(): self, index and source expected to be in the same device, "
+                           f"but got (self) {self_dev}, (index) {index_dev}, and (source) {source_dev}")
+    if op == "masked_fill" and len(tensors) == 2:  # PyTorch's masked_fill expects the mask's device of self
+        tensors = tensors[::-1]
     expected = tensors[0]._storage.device
     for t in tensors[1:]:
         if t._storage.device != expected and (t._shape or t._storage.device.type != "cpu"):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from ember.core.ops._util import require_grad
 from ember.core.ops.arguments import refuse_out_with_grad
 from ember.core import dtypes
-from ember.core.dispatch import composite
+from ember.core.dispatch import composite, node_name
 from ember.core.methods import numpy_aliases
 from ember.core.ops.fft import backend_name, fft_c2c, fft_c2r, fft_r2c
 from ember.core.tensor import Tensor
@@ -145,7 +145,14 @@ def _c2c(input: Tensor, s, dim, norm, forward: bool, out, fname: str, kernel: st
     dims, sizes = _dims(input, s, dim)
     _check_points(input, dims, sizes)
     x = _resize(_as_complex(input), dims, sizes)
-    return _finish(fft_c2c(x, dims, _norm(norm), forward), out)
+    r = _finish(fft_c2c(x, dims, _norm(norm), forward), out)
+    return r if kernel is not None or out is None else _conjugated_in(r)
+
+
+def _conjugated_in(out: Tensor) -> Tensor:
+    """`out` as PyTorch leaves it where ifft/ihfft of a real signal conjugates an r2c result in it in place: its node
+    is `conj_physical`'s out form, PyTorch's `NotImplemented` (backward raises), not a differentiable copy."""
+    return node_name(out, "CopyBackwards", "NotImplemented", "derivative for aten::conj_physical is not implemented")
 
 
 def _real_1d(input: Tensor, n, dim: int, norm, out) -> Tensor:
@@ -159,15 +166,19 @@ def _real_1d(input: Tensor, n, dim: int, norm, out) -> Tensor:
 def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) -> Tensor:
     # PyTorch's 1-D ihfft conjugates into `out` in place, its n-D one runs a c2c transform into it
     kernel = "_fft_r2c" if not hermitian else None if fname == "ihfft" else "_fft_c2c"
-    _check_out(out, fname, True, input, kernel)
+    _check_out(out, fname, True)
     dims, sizes = _dims(input, s, dim)
     if not dims:
         raise RuntimeError(f"{fname} must transform at least one axis")
     _check_points(input, dims, sizes)
-    x = _resize(_as_real(input, fname), dims, sizes)
+    x = _as_real(input, fname)
+    if out is not None and kernel is not None:  # the out= kernel's autograd check, after the input's dtype
+        refuse_out_with_grad(kernel, input)
+    x = _resize(x, dims, sizes)
     if hermitian:  # ihfft: the conjugate of rfft, normalized the other way
         r = fft_r2c(x, dims, _SWAP[_norm(norm)])  # PyTorch's 1-D ihfft returns a lazy conjugate view
-        return _finish(r.conj() if len(dims) == 1 else r.conj_physical(), out)
+        r = _finish(r.conj() if len(dims) == 1 else r.conj_physical(), out)
+        return r if kernel is not None or out is None else _conjugated_in(r)
     return _finish(fft_r2c(x, dims, _norm(norm)), out)
 
 
@@ -398,9 +409,9 @@ def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, la
     >>> fftfreq(4)
     tensor([ 0.0000,  0.2500, -0.5000, -0.2500])
     """
-    from ember.core.creation import arange
+    from ember.core.creation import arange, computable_dtype
 
-    dt = _freq_dtype(dtype, out, "fftfreq")
+    dt = computable_dtype(_freq_dtype(dtype, out, "fftfreq"), "arange_cpu")  # PyTorch's arange: no complex
     if n < 0:  # PyTorch's empty(n) refuses it
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     k = arange(n, dtype=dtypes.int64)
@@ -408,7 +419,14 @@ def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, la
     r = k.to(dt) * _step(n, d)
     if device is not None:
         r = r.to(device)
-    return _finish(require_grad(r) if requires_grad else r, out)
+    return _freq_result(r, out, requires_grad)
+
+
+def _freq_result(r: Tensor, out: Tensor | None, requires_grad: bool) -> Tensor:
+    """The frequencies, written into `out` before `requires_grad` applies: PyTorch's factory computes into `out`
+    and then flags it, so `out` stays a leaf (no CopyBackwards)."""
+    r = _finish(r, out)
+    return require_grad(r) if requires_grad else r
 
 
 def _step(n: int, d: float) -> float:
@@ -424,7 +442,7 @@ def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, l
 
     dt = _freq_dtype(dtype, out, "rfftfreq")
     r = arange(int(n / 2) + 1, dtype=dt, device=device) * _step(n, d)  # C's n / 2: rfftfreq(-1) has one element
-    return _finish(require_grad(r) if requires_grad else r, out)
+    return _freq_result(r, out, requires_grad)
 
 
 def _shift(input: Tensor, dim, sign: int) -> Tensor:

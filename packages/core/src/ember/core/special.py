@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import numbers
+
 from ember.core.dispatch import node_name
 from ember.core.ops.arith import mul, round
-from ember.core.ops.arith import xlogy
+from ember.core.ops.arith import xlogy as _xlogy
+from ember.core.ops.elementwise import NUMBER_OVERLOADS as _NUMBER_OVERLOADS
 from ember.core.ops.elementwise import erf, erfinv, exp2, expm1, log1p
 from ember.core.ops.elementwise import sigmoid as expit
 from ember.core.ops import reduce as _reduce
@@ -88,6 +91,15 @@ def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out: Tensor | N
     _check_input("logsumexp", input)
     _softmax._required_dim("special_logsumexp", dim)
     return _reduce.logsumexp(input, dim, keepdim, out=out)
+
+
+def xlogy(input, other, *, out=None) -> Tensor:
+    """`torch.special.xlogy`: `torch.xlogy`, whose parser refusal of two numbers names `special_xlogy`."""
+    if isinstance(input, numbers.Number) and isinstance(other, numbers.Number):
+        from ember.core.ops.parser_errors import invalid_arguments
+
+        raise invalid_arguments("special_xlogy", (input, other), {}, _NUMBER_OVERLOADS["xlogy"])
+    return _xlogy(input, other, out=out)
 
 
 def softmax(input: Tensor, dim=None, *, dtype=None) -> Tensor:

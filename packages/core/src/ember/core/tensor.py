@@ -127,6 +127,18 @@ def _warn_scalar_of_grad() -> None:
                        "Consider using tensor.detach() first.")
 
 
+
+def _other_backend_device(dev, kind: str, shown: str) -> None:
+    """`Tensor.xpu/ipu/mtia(device)`'s check of an explicit device, which PyTorch makes before its missing backend's
+    error: an int is the current accelerator's index (none here), another device type is refused."""
+    if dev is None:
+        return
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        device(dev)  # PyTorch's "Cannot access accelerator device when none is available."
+    name = dev.type if isinstance(dev, device) else str(dev).partition(":")[0]
+    if name != kind:
+        raise RuntimeError(f"Invalid device, must be {shown} device")
+
 class Tensor:
     """A strided view of a storage: `shape`, `stride()`, `storage_offset()`, `dtype`, `device`."""
 
@@ -374,14 +386,17 @@ class Tensor:
 
     def xpu(self, device=None, non_blocking: bool = False, memory_format=None):
         """No XPU in ember: PyTorch's error of a build without one."""
+        _other_backend_device(device, "xpu", "xpu")
         raise AssertionError("Torch not compiled with XPU enabled")
 
     def ipu(self, device=None, non_blocking: bool = False, memory_format=None):
         """No IPU in ember: PyTorch's error of a build without one."""
+        _other_backend_device(device, "ipu", "ipu")
         raise RuntimeError("PyTorch is not linked with support for ipu devices")
 
     def mtia(self, device=None, non_blocking: bool = False, memory_format=None):
         """No MTIA in ember: PyTorch's error of a build without one."""
+        _other_backend_device(device, "mtia", "MTIA")
         raise AssertionError("Torch not compiled with MTIA enabled. Ensure you have `import "
                              "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
                              "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!")

@@ -208,8 +208,9 @@ ENTRIES = [
 
 
 # composites PyTorch records as one node (`record.computed`; see reduce.COMPOSITE_ENTRIES). ldexp's input gradient
-# scales by pow(2, other) in other's dtype, as PyTorch's: an integer exponent below 0 gives 0
+# scales by pow(2, other) in other's dtype, as PyTorch's: an integer exponent below 0 gives 0. Its rule names
+# `result` too, unused, because PyTorch's node saves the result whichever input requires grad (`_saved_result`)
 COMPOSITE_ENTRIES = [
-    d("ldexp(input, other)", input=lambda grad, other: grad * ew.pow(2, other),
+    d("ldexp(input, other)", input=lambda grad, other, result: grad * ew.pow(2, other),
       other=lambda grad, result: grad * cj(result) * math.log(2.0)),
 ]

@@ -952,12 +952,32 @@ def _make_binary(row: Row):
     return op
 
 
+_OUT = ", *, Tensor out = None)"
+_WITH_NUMBER = [f"(Tensor input, Tensor other{_OUT}", "(Number self, Tensor other)",
+                f"(Tensor input, Number other{_OUT}"]
+# the overloads PyTorch's parser lists when both operands of these ops are numbers (`torch.pow(2.0, 1.0)`): those
+# that take a Number somewhere; the others name the first operand ("argument 'input' (position 1) must be Tensor")
+NUMBER_OVERLOADS = {
+    "pow": [f"(Tensor input, Tensor exponent{_OUT}", f"(Number self, Tensor exponent{_OUT}",
+            f"(Tensor input, Number exponent{_OUT}"],
+    "xlogy": [f"(Tensor input, Tensor other{_OUT}", f"(Number self, Tensor other{_OUT}",
+              f"(Tensor input, Number other{_OUT}"],
+    "fmod": [f"(Tensor input, Tensor other{_OUT}", f"(Tensor input, Number other{_OUT}"],
+    **dict.fromkeys(("remainder", "bitwise_and", "bitwise_or", "bitwise_xor"), _WITH_NUMBER),
+}
+
+
 def check_operands(row: Row, a, b) -> None:
     """Raise PyTorch's TypeError for an operand that is neither a tensor nor a number, and for a
     number as `input` where PyTorch's signature takes only a Tensor there (`torch.fmax(1.5, t)`)."""
     for pos, v in enumerate((a, b)):
         if not isinstance(v, Tensor | numbers.Number | np.ndarray | np.generic) or (
                 pos == 0 and not isinstance(v, Tensor) and (not row.info.number_input or not isinstance(b, Tensor))):
+            if pos == 0 and row.name in NUMBER_OVERLOADS and isinstance(a, numbers.Number) and isinstance(
+                    b, numbers.Number):
+                from ember.core.ops.parser_errors import invalid_arguments
+
+                raise invalid_arguments(row.name, (a, b), {}, NUMBER_OVERLOADS[row.name])
             raise not_a_tensor(row.name, row.argnames[pos], pos + 1, v)
 
 

@@ -10,7 +10,7 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.linalg import linalg
-from ember.core.ops.linalg_solvers import LinAlgError, refuse_dtype
+from ember.core.ops.linalg_solvers import LinAlgError, column_major, refuse_dtype
 from ember.core.ops.structseq import out_type, return_type
 from ember.core.tensor import Tensor
 
@@ -41,7 +41,7 @@ def _eig_cpu(A):
     except np.linalg.LinAlgError:
         raise LinAlgError("linalg.eig: The algorithm failed to converge.") from None
     out = dt if dt.is_complex else dt.to_complex()
-    return wrap(np.asarray(w, dtype=out.np)), wrap(np.ascontiguousarray(v, dtype=out.np))
+    return wrap(np.asarray(w, dtype=out.np)), column_major(np.asarray(v, dtype=out.np))
 
 
 @parsed("linalg_eig", A=("input", "Tensor"))

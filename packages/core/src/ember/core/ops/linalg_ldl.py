@@ -19,7 +19,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops._util import broadcast_shapes, wrap
 from ember.core.ops.linalg import linalg
-from ember.core.ops.linalg_solvers import LinAlgError, _rt, refuse_dtype
+from ember.core.ops.linalg_solvers import LinAlgError, _rt, column_major, refuse_dtype
 from ember.core.ops.structseq import out_type
 from ember.core.tensor import Tensor, describe
 
@@ -223,7 +223,7 @@ def _factor_cpu(A, hermitian=False):
     herm = bool(hermitian) and A._dtype.is_complex
     for i in range(ld.shape[0]):
         piv[i], info[i] = _sytf2(ld[i], herm)
-    return wrap(ld.reshape(A._shape)), wrap(piv.reshape(batch + (n,))), wrap(info.reshape(batch))
+    return column_major(ld.reshape(A._shape)), wrap(piv.reshape(batch + (n,))), wrap(info.reshape(batch))
 
 
 _solve = declare("linalg_ldl_solve", None, differentiable=False,
@@ -269,7 +269,7 @@ def _solve_cpu(LD, pivots, B, hermitian=False):
     herm = bool(hermitian) and LD._dtype.is_complex
     for i in range(x.shape[0]):
         _sytrs(ld[i], pv[i], x[i], herm)
-    return wrap(x.reshape(batch + (n, k)))
+    return column_major(x.reshape(batch + (n, k)))
 
 
 def _check_info(op: str, info: Tensor) -> None:

@@ -173,6 +173,19 @@ def _own(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
     return wrap(np.asarray(r, dtype=dt.np))
 
 
+def _own_cm(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
+    """`_own` for a matrix result that PyTorch's LAPACK kernels return column-major (LAPACK's own layout): each
+    matrix transposed in memory, strides `(m*n, 1, m)`, so `.view(-1)` of it refuses as PyTorch's does."""
+    return column_major(np.asarray(r, dtype=dt.np))
+
+
+def column_major(r: np.ndarray) -> Tensor:
+    """The tensor of `r` (..., m, n) laid out as a batch of column-major matrices (PyTorch's LAPACK results)."""
+    if r.ndim < 2:
+        return wrap(r)
+    return wrap(np.ascontiguousarray(np.swapaxes(r, -1, -2)).swapaxes(-1, -2), True)
+
+
 # --- primitives ------------------------------------------------------------------------------
 _inv = declare("linalg_inv", np.linalg.inv, doc="linalg_inv(A) -> Tensor")
 
@@ -187,7 +200,7 @@ def _inv_cpu(A):
     a = A._np()
     bad = _lu_cases(a, np.zeros(a.shape[:-2], dtype=bool))
     if not len(bad):
-        return _own(_factor_or_raise("inv", np.linalg.inv, a), A._dtype)
+        return _own_cm(_factor_or_raise("inv", np.linalg.inv, a), A._dtype)
     flat = np.array(a, dtype=np.result_type(a.dtype, np.float32)).reshape((-1,) + a.shape[-2:])
     good = np.setdiff1d(np.arange(len(flat)), bad)
     infos = [0] * len(flat)
@@ -204,7 +217,7 @@ def _inv_cpu(A):
         flat[i] = getrs(flat[i], eye)
     if any(infos):
         raise factorization_error("inv", infos, a.ndim > 2)
-    return _own(flat.reshape(a.shape), A._dtype)
+    return _own_cm(flat.reshape(a.shape), A._dtype)
 
 
 _det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
@@ -389,7 +402,7 @@ def _solve_cpu(A, B):
     a = A._np()
     if not len(_lu_cases(a, np.zeros(a.shape[:-2], dtype=bool))):
         r = _factor_or_raise("solve", np.linalg.solve, a, b)
-        return _own(r[..., 0] if vector else r, A._dtype)
+        return _own(r[..., 0], A._dtype) if vector else _own_cm(r, A._dtype)
     # a matrix with NaN or inf: LAPACK's order (getf2, getrs) for every matrix, as PyTorch's, so the NaN spreads
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     fa = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
@@ -403,7 +416,7 @@ def _solve_cpu(A, B):
     if any(infos):
         raise factorization_error("solve", infos, len(batch) > 0)
     r = r.reshape(batch + b.shape[-2:])
-    return _own(r[..., 0] if vector else r, A._dtype)
+    return _own(r[..., 0], A._dtype) if vector else _own_cm(r, A._dtype)
 
 
 _cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(A, upper) -> Tensor")
@@ -419,7 +432,7 @@ def _cholesky_cpu(A, upper=False):
     r = _factor_or_raise("cholesky", np.linalg.cholesky, a)
     if np.isnan(np.diagonal(r, 0, -2, -1)).any():  # LAPACK's potrf stops at a NaN pivot; numpy's goes on
         raise factorization_error("cholesky", _lapack_infos("cholesky", a), a.ndim > 2)
-    return _own(np.swapaxes(r, -1, -2).conj() if upper else r, A._dtype)
+    return _own_cm(np.swapaxes(r, -1, -2).conj() if upper else r, A._dtype)
 
 
 _qr = declare("linalg_qr", np.linalg.qr, doc="linalg_qr(A, mode) -> (Q, R)")
@@ -438,9 +451,9 @@ def _qr_cpu(A, mode="reduced"):
     """linalg_qr(A, mode: 'reduced' | 'complete' | 'r'): A = Q @ R; mode 'r' returns an empty Q."""
     a = A._np()
     if mode == "r":
-        return _own(np.empty((0,), a.dtype), A._dtype), _own(np.linalg.qr(a, mode="r"), A._dtype)
+        return _own(np.empty((0,), a.dtype), A._dtype), _own_cm(np.linalg.qr(a, mode="r"), A._dtype)
     q, r = np.linalg.qr(a, mode=mode)
-    return _own(q, A._dtype), _own(r, A._dtype)
+    return _own_cm(q, A._dtype), _own_cm(r, A._dtype)
 
 
 _svd = declare("linalg_svd", np.linalg.svd, doc="linalg_svd(A, full_matrices) -> (U, S, Vh)")
@@ -461,7 +474,7 @@ def _svd_cpu(A, full_matrices=True):
     u, s, vh = _lapack(np.linalg.svd, a, full_matrices, message="linalg.svd: The algorithm failed to converge.")
     if bad.any():
         u[bad], s[bad], vh[bad] = np.nan, np.nan, np.nan
-    return _own(u, A._dtype), _own(s, A._dtype.to_real()), _own(vh, A._dtype)
+    return _own_cm(u, A._dtype), _own(s, A._dtype.to_real()), _own_cm(vh, A._dtype)
 
 
 _eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eigenvalues, eigenvectors)")
@@ -479,7 +492,7 @@ def _eigh_cpu(A, UPLO="L"):
     """linalg_eigh(A, UPLO: 'L' | 'U'): ascending eigenvalues and orthonormal eigenvectors of symmetric A,
     reading its lower (or upper) triangle; the eigenvalues of a complex (Hermitian) A are real."""
     w, v = _lapack(np.linalg.eigh, A._np(), UPLO, message="linalg.eigh: The algorithm failed to converge.")
-    return _own(w, A._dtype.to_real()), _own(v, A._dtype)
+    return _own(w, A._dtype.to_real()), _own_cm(v, A._dtype)
 
 
 # --- torch.linalg -------------------------------------------------------------------------------

@@ -528,14 +528,19 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
     return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))
 
 
-def _bad_extreme_dim(shift: int, method: bool):
+def _bad_extreme_dim(op: str, shift: int, method: bool):
     """Whether max/min's `dim` (positional after `shift` arguments, or by keyword) fits none of their overloads: not
     a Tensor (`other`), an int or a name (an explicit None neither). A method given `keepdim` too fits only its
-    `(int dim, bool keepdim)` overload, whose own words name the bad `dim` (`x.max(True, True)`)."""
+    `(int dim, bool keepdim)` overload, whose own words name the bad `dim` (`x.max(True, True)`), by its position
+    where it came positionally (raised here: "argument 'dim' (position 1) must be int, not tuple")."""
     def invalid(args: tuple, kwargs: dict) -> bool:
         if len(args) <= shift and "dim" not in kwargs:
             return False
         if method and (len(args) > shift + 1 or "keepdim" in kwargs):
+            if len(args) > shift and not isinstance(dim := args[shift], Tensor | str) and not int_like(dim):
+                from ember.core.ops.layout import _type_name
+
+                raise TypeError(f"{op}(): argument 'dim' (position {shift}) must be int, not {_type_name(dim)}")
             return False
         dim = args[shift] if len(args) > shift else kwargs["dim"]
         return not isinstance(dim, Tensor | str) and not int_like(dim)
@@ -546,11 +551,11 @@ def _extreme_overloads(op: str, as_method: bool):
     """PyTorch's parser refusal of a `dim` of the wrong type (`x.max(dim=(0, 1))`), worded for the method or the
     function."""
     if as_method:
-        return overloads(op, ["()", "(Tensor other)", "(int dim, bool keepdim = False)"], _bad_extreme_dim(1, True),
+        return overloads(op, ["()", "(Tensor other)", "(int dim, bool keepdim = False)"], _bad_extreme_dim(op, 1, True),
                          method=True)
     return overloads(op, ["(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
                           "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
-                     _bad_extreme_dim(1, False))
+                     _bad_extreme_dim(op, 1, False))
 
 
 @method(function_form=_extreme_overloads("max", False), method_form=_extreme_overloads("max", True))

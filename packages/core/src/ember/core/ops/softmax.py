@@ -19,12 +19,12 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach, numpy_aliases
 from ember.core.ops import softmax_rows as _rows_pass
 from ember.core.ops._cascade_sum import cascade_sum
-from ember.core.ops._util import index_arg, normalize_dims, warn_at_caller, wrap
+from ember.core.ops._util import _resize_out, check_out_dtype, index_arg, normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["softmax", "_safe_softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward",
-           "cross_entropy", "nll_loss", "cross_entropy_backward", "nll_loss_backward", "binary_cross_entropy",
-           "mse_loss_op", "mse_loss_backward"]
+__all__ = ["softmax", "_safe_softmax", "_softmax", "_log_softmax", "log_softmax", "softmin", "softmax_backward",
+           "log_softmax_backward", "cross_entropy", "nll_loss", "cross_entropy_backward", "nll_loss_backward",
+           "binary_cross_entropy", "mse_loss_op", "mse_loss_backward"]
 
 
 def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
@@ -547,7 +547,8 @@ def _empty_like(x: Tensor) -> Tensor:
     return empty(x.shape, dtype=x.dtype, device=x.device)
 
 
-def softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None, *, out: Tensor | None = None
+            ) -> Tensor:
     """`exp(x) / sum(exp(x), dim)`, computed stably, as `torch.softmax` (`dim` required; the implicit dim is
     `torch.nn.functional.softmax`'s).
 
@@ -560,8 +561,51 @@ def softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None
         [0.09, 0.2447, 0.6652]
     """
     _given_dim("softmax", dim)
+    if out is not None:
+        return _into_out(softmax_op, "softmax", input, dim, _stacklevel, dtype, out)
     x, d = _prep("softmax", input, dim, dtype, _stacklevel)
     return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
+
+
+def _into_out(op, name: str, input, dim, stacklevel, dtype, out: Tensor) -> Tensor:
+    """`torch.softmax`/`log_softmax` with `out=`, as PyTorch's out form: the dim is checked first, then `out`'s
+    dtype (exactly the result's: `dtype`, else the input's), then the kernel's; a result that requires grad leaves
+    `out` PyTorch's NotImplemented node (the out form has no derivative; its backward raises)."""
+    if isinstance(stacklevel, dtypes.dtype):
+        dtype, stacklevel = stacklevel, 3
+    if isinstance(input, Tensor):
+        if dim is not None:
+            normalize_dims(index_arg(dim, name, "dim"), input.ndim, name)
+        check_out_dtype(out, input._dtype if dtype is None else dtypes.as_dtype(dtype))
+    x, d = _prep(name, input, dim, dtype, stacklevel)
+    r = op(x, d) if x._dtype.is_floating_point else _empty_like(x)
+    if out._shape != r._shape:
+        _resize_out(out, r._shape, None)
+    out.copy_(r)
+    return node_name(out, "CopyBackwards", "NotImplemented", f"derivative for aten::{name} is not implemented")
+
+
+def _half_to_float(op: str, half_to_float) -> None:
+    """`torch._softmax`'s third argument as PyTorch's parser and CPU kernel take it: a bool, and False."""
+    if half_to_float.__class__ is not bool:
+        raise TypeError(f"{op}(): argument 'half_to_float' (position 3) must be bool, not "
+                        f"{type(half_to_float).__name__}")
+    if half_to_float:
+        raise RuntimeError("softmax with half to float conversion is not supported on CPU")
+
+
+def _softmax(input: Tensor, dim: int, half_to_float: bool) -> Tensor:
+    """ATen's `torch._softmax(input, dim, half_to_float)`: softmax in the input's dtype (half_to_float is CUDA's)."""
+    _half_to_float("_softmax", half_to_float)
+    x, d = _prep("softmax", input, dim, None, 3)
+    return softmax_op(x, d)
+
+
+def _log_softmax(input: Tensor, dim: int, half_to_float: bool) -> Tensor:
+    """ATen's `torch._log_softmax(input, dim, half_to_float)` (see `_softmax`)."""
+    _half_to_float("_log_softmax", half_to_float)
+    x, d = _prep("log_softmax", input, dim, None, 3)
+    return log_softmax_op(x, d)
 
 
 def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
@@ -577,7 +621,8 @@ def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return safe_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
-def log_softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None, *, out: Tensor | None = None
+                ) -> Tensor:
     """`x - logsumexp(x, dim)`, as `torch.log_softmax` (`dim` required; the implicit dim is
     `torch.nn.functional.log_softmax`'s).
 
@@ -587,6 +632,8 @@ def log_softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=
         [-2.4076, -1.4076, -0.4076]
     """
     _given_dim("log_softmax", dim)
+    if out is not None:
+        return _into_out(log_softmax_op, "log_softmax", input, dim, _stacklevel, dtype, out)
     x, d = _prep("log_softmax", input, dim, dtype, _stacklevel)
     return log_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
@@ -601,10 +648,30 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
+def _softmax_method(self: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """`Tensor.softmax`: the function without `out=` (PyTorch's method refuses it as an unexpected keyword)."""
+    _given_dim("softmax", dim)
+    x, d = _prep("softmax", self, dim, dtype, _stacklevel)
+    return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
+
+
+def _log_softmax_method(self: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """`Tensor.log_softmax`: the function without `out=` (see `_softmax_method`)."""
+    _given_dim("log_softmax", dim)
+    x, d = _prep("log_softmax", self, dim, dtype, _stacklevel)
+    return log_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
+
+
+def _as_method(fn, name: str):
+    """`fn` under the method's name, which Python's own argument errors print (`softmax() got an unexpected ...`)."""
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 # the methods (attach adds numpy's aliases and the bool-for-dim refusal), then the functions, whose refusal counts
 # positions from `input`
-attach("softmax", softmax)
-attach("log_softmax", log_softmax)
+attach("softmax", _as_method(_softmax_method, "softmax"))
+attach("log_softmax", _as_method(_log_softmax_method, "log_softmax"))
 softmax = numpy_aliases(softmax, "softmax", function=True)
 log_softmax = numpy_aliases(log_softmax, "log_softmax", function=True)
 

@@ -89,9 +89,15 @@ def float_dtype(x: Tensor) -> dtypes.dtype:
     return x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
 
 
+# the functions whose ATen schema names their argument `x`, as PyTorch's parser errors print it
+_NAMED_X = frozenset({"special_airy_ai", "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+                      "special_spherical_bessel_j0"})
+
+
 def _check_tensor(name: str, x) -> None:
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+        arg = "x" if name in _NAMED_X else "input"
+        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
 
 
 def _f64(a) -> np.ndarray:

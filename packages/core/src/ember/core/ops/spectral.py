@@ -33,14 +33,19 @@ _NO_WINDOW = {  # PyTorch's words, warned once per process and op
 }
 
 
+def _warn_no_window(what: str, stacklevel: int) -> None:
+    """PyTorch's once-per-process warning that `what` (stft, istft) got no window: a rectangular one is used."""
+    if what not in _warned_window:
+        _warned_window.add(what)
+        warnings.warn(_NO_WINDOW[what] + "To suppress this warning and use a rectangular window, explicitly set "
+                      "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=stacklevel)
+
+
 def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, what: str, where: str = "") -> Tensor:
     """The window zero-padded to `n_fft`, centred (a rectangular one, with PyTorch's warning, when None); errors start
     with `where` (default `what`)."""
     if window is None:
-        if what not in _warned_window:
-            _warned_window.add(what)
-            warnings.warn(_NO_WINDOW[what] + "To suppress this warning and use a rectangular window, explicitly set "
-                          "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=3)
+        _warn_no_window(what, 4)
         dt = like.dtype.to_real() if like.dtype.is_complex else like.dtype
         window = ones(win_length, dtype=dt, device=like.device)
     elif not isinstance(window, Tensor) or window.dim() != 1 or window.shape[0] != win_length:
@@ -169,6 +174,8 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"istft(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if window is None:  # PyTorch warns before any check of the input
+        _warn_no_window("istft", 3)
     if not input.dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
                            "return_complex=True.")

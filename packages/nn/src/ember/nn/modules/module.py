@@ -177,6 +177,16 @@ def _next_functions_before_wrapping(grad_fn, inputs: tuple, wrapped: tuple) -> s
     return {edges.get((fn, nr), fn) for fn, nr in grad_fn.next_functions}
 
 
+
+def _compile_arguments(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None,
+                       options=None, disable: bool = False) -> tuple:
+    """`Module.compile(*args, **kwargs)`'s arguments bound as PyTorch's `torch.compile(self._call_impl, *args,
+    **kwargs)` binds them (so a stray one raises its TypeError, naming `compile()`)."""
+    return model, fullgraph, dynamic, backend, mode, disable
+
+
+_compile_arguments.__qualname__ = "compile"
+
 class Module:
     """Base class for all neural network modules; subclasses define `forward`.
 
@@ -601,6 +611,18 @@ class Module:
     def cuda(self, device=None) -> Module:
         return self._apply(lambda t: t.cuda(device))
 
+    def xpu(self, device=None) -> Module:
+        """PyTorch's `Module.xpu`: each tensor's `xpu` (ember has no XPU, so PyTorch's error of a build without one)."""
+        return self._apply(lambda t: t.xpu(device))
+
+    def ipu(self, device=None) -> Module:
+        """PyTorch's `Module.ipu` (no IPU in ember: its error)."""
+        return self._apply(lambda t: t.ipu(device))
+
+    def mtia(self, device=None) -> Module:
+        """PyTorch's `Module.mtia` (no MTIA in ember: its error)."""
+        return self._apply(lambda t: t.mtia(device))
+
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())
 
@@ -623,13 +645,14 @@ class Module:
         """Move parameters and buffers to `device` as uninitialised storage (their values are not kept)."""
         return self._apply(lambda t: ea.empty_like(t, device=device), recurse=recurse)
 
-    def compile(self, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None, options=None,
-                disable: bool = False) -> None:
-        """Compile this module in place (PyTorch's `Module.compile`): its calls run `forward` through the
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module in place (PyTorch's `Module.compile`, whose arguments are `torch.compile`'s but the
+        model): its calls run `forward` through the
         installed compiler (ember.jit's capture and replay, installed by ember.torch; docs/compile.md);
         hooks run around it eagerly. A callable `backend` (a TorchDynamo FX-graph backend) gets the module's
         FX graph (ember.torch installs that compiler). `disable=True` or no installed compiler (warned) leaves
         the module eager."""
+        _, fullgraph, dynamic, backend, mode, disable = _compile_arguments(None, *args, **kwargs)
         if disable:
             return
         if callable(backend):
