@@ -515,7 +515,15 @@ masks and EOT pooling, symmetric InfoNCE with an exp'd clamped logit_scale and l
 loss and its chunked form, zero-shot classifiers from averaged prompt templates, recall@k/mAP retrieval metrics,
 bfloat16 autocast forwards and training, activation checkpointing, LiT-style tower freezing, AttentionPool2d through
 multi_head_attention_forward, temperature schedules, multi-positive and distillation losses, embedding queues with
-momentum encoders, image-text data pipelines, and the mistakes such code meets)."""
+momentum encoders, image-text data pipelines, and the mistakes such code meets).
+
+RLHF and preference optimisation (`rlhf_*`: a tiny causal LM's per-token log-probs from gather on log_softmax with
+left padding, position ids and response masks, DPO/IPO/hinge/SimPO/ORPO/KTO/BCO losses against a frozen deepcopied
+reference, Bradley-Terry and ranking reward models with running moments, PPO with GAE by reversed loops, masked
+whitening, clipped surrogate and value losses over shuffled minibatches, GRPO/RLOO/GSPO group advantages, KL
+estimators and adaptive controllers, top-k/top-p/min-p/typical sampling with seeded multinomial, KV-cached
+generation with repetition and n-gram penalties, reference syncs with lerp_ and _foreach ops, gradient accumulation
+and clipping, packed SFT with block-diagonal masks, best-of-n and process rewards, and bfloat16 logits)."""
 
 from __future__ import annotations
 
