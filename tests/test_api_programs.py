@@ -523,7 +523,8 @@ reference, Bradley-Terry and ranking reward models with running moments, PPO wit
 whitening, clipped surrogate and value losses over shuffled minibatches, GRPO/RLOO/GSPO group advantages, KL
 estimators and adaptive controllers, top-k/top-p/min-p/typical sampling with seeded multinomial, KV-cached
 generation with repetition and n-gram penalties, reference syncs with lerp_ and _foreach ops, gradient accumulation
-and clipping, packed SFT with block-diagonal masks, best-of-n and process rewards, and bfloat16 logits)."""
+and clipping, packed SFT with block-diagonal masks, best-of-n and process rewards, bfloat16 logits, and the
+attention backends sdpa_kernel selects)."""
 
 from __future__ import annotations
 
