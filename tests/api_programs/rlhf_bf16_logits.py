@@ -57,7 +57,8 @@ def entropy_from_logits(logits, chunk_size=2):
 
 ent = entropy_from_logits(logits.float())
 print("entropy:", ent.round(decimals=2).tolist())
-print("vs Categorical:", torch.allclose(ent, torch.distributions.Categorical(logits=logits.float()).entropy(), atol=1e-5))
+print("vs Categorical:",
+      torch.allclose(ent, torch.distributions.Categorical(logits=logits.float()).entropy(), atol=1e-5))
 
 (-(lp_up.mean())).backward()
 g = bf[1].weight.grad

@@ -59,7 +59,8 @@ print("flip equal:", torch.equal(advantages, alt))
 returns = advantages + values
 advantages = masked_whiten(advantages, mask)
 print("adv:", advantages.round(decimals=4).tolist())
-print("whitened mean/var:", round(masked_mean(advantages, mask).item(), 4), round(masked_var(advantages, mask).item(), 4))
+print("whitened mean/var:", round(masked_mean(advantages, mask).item(), 4),
+      round(masked_var(advantages, mask).item(), 4))
 
 flat = torch.masked_select(returns, mask.bool())
 print("select:", tuple(flat.shape), round(flat.var().item(), 4), round(flat.var(unbiased=False).item(), 4),
@@ -89,7 +90,8 @@ print("approxkl", round(0.5 * masked_mean(lr ** 2, mask).item(), 4),
       "k3", round(masked_mean(torch.expm1(-lr) + lr, mask).item(), 4))
 print("grad rows:", new_logprobs.grad.abs().sum(1).round(decimals=4).tolist())
 print("value grad masked zero:", bool((new_values.grad * (1 - mask)).abs().sum() == 0))
-print("min form:", round(masked_mean(-torch.min(advantages * ratio, advantages * ratio.clamp(0.8, 1.2)), mask).item(), 4))
+print("min form:",
+      round(masked_mean(-torch.min(advantages * ratio, advantages * ratio.clamp(0.8, 1.2)), mask).item(), 4))
 
 empty = torch.zeros(B, T)
 try:

@@ -45,7 +45,8 @@ rewards = (actions == states % A).float() - 0.1
 adv = rewards - values
 returns = rewards
 print("rollout:", tuple(actions.shape), actions.dtype, "mean reward:", round(rewards.mean().item(), 4))
-print("entropy at init:", round(dist.entropy().mean().item(), 4), "max:", round(torch.log(torch.tensor(A * 1.0)).item(), 4))
+print("entropy at init:", round(dist.entropy().mean().item(), 4),
+      "max:", round(torch.log(torch.tensor(A * 1.0)).item(), 4))
 
 opt = torch.optim.Adam(net.parameters(), lr=3e-3, eps=1e-5)
 g = torch.Generator().manual_seed(0)
@@ -88,7 +89,8 @@ print("drop_last:", len(sampler), list(BatchSampler(range(5), 2, False)))
 with torch.no_grad():
     logits, v = net(states)
 d = Categorical(logits=logits)
-print("new entropy:", round(d.entropy().mean().item(), 4), "probs row sums:", d.probs.sum(-1)[:3].round(decimals=4).tolist())
+print("new entropy:", round(d.entropy().mean().item(), 4),
+      "probs row sums:", d.probs.sum(-1)[:3].round(decimals=4).tolist())
 print("sl1 value loss:", round(F.smooth_l1_loss(v, returns, beta=0.5).item(), 4))
 print("mode == argmax:", torch.equal(d.mode, logits.argmax(-1)), d.sample((2,)).shape, d.batch_shape)
 

@@ -62,7 +62,8 @@ print("scatter_reduce mean:", mean_sr.round(decimals=4).tolist())
 max_sr = torch.full((len(docs),), -1.0).scatter_reduce(0, seg[valid], nll[valid], reduce="amax")
 print("scatter_reduce amax:", max_sr.round(decimals=4).tolist())
 (per_doc / counts).mean().backward()
-print("grad rows zero on ignored:", logits.grad[~valid].abs().sum().item(), "sum:", round(logits.grad.sum().item(), 6) + 0.0)
+print("grad rows zero on ignored:", logits.grad[~valid].abs().sum().item(),
+      "sum:", round(logits.grad.sum().item(), 6) + 0.0)
 print("all ignored:", F.cross_entropy(logits[:2], torch.tensor([-100, -100])).item(),
       F.cross_entropy(logits[:2], torch.tensor([-100, -100]), reduction="sum").item())
 
