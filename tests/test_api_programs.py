@@ -529,7 +529,16 @@ parametrize-based low-rank deltas, adapter-only state dicts with strict=False, h
 groups, bf16 bases under fp32 adapters, DoRA, TIES/SVD adapter merging, PiSSA/OLoRA inits, OFT's Cayley rotations,
 LoHa/LoKr, module surgery, multi-adapter switching, accumulation with checkpointing, prefix and prompt tuning,
 IA3/VeRA, conv and embedding LoRA, simulated QLoRA, functional_call over adapters, MultiheadAttention on its fast
-path, meta-device init and inference-mode merges)."""
+path, meta-device init and inference-mode merges).
+
+RLHF and preference optimisation (`rlhf_*`: a tiny causal LM's per-token log-probs from gather on log_softmax with
+left padding, position ids and response masks, DPO/IPO/hinge/SimPO/ORPO/KTO/BCO losses against a frozen deepcopied
+reference, Bradley-Terry and ranking reward models with running moments, PPO with GAE by reversed loops, masked
+whitening, clipped surrogate and value losses over shuffled minibatches, GRPO/RLOO/GSPO group advantages, KL
+estimators and adaptive controllers, top-k/top-p/min-p/typical sampling with seeded multinomial, KV-cached
+generation with repetition and n-gram penalties, reference syncs with lerp_ and _foreach ops, gradient accumulation
+and clipping, packed SFT with block-diagonal masks, best-of-n and process rewards, bfloat16 logits, and the
+attention backends sdpa_kernel selects)."""
 
 from __future__ import annotations
 

@@ -143,11 +143,12 @@ class _Matmul(_FP32Precision):
 
 
 class _Cuda:
-    """`torch.backends.cuda`: the TF32 switches and the scaled-dot-product-attention backend switches (kept, as
-    PyTorch keeps them on a CPU-only build; ember's attention has one implementation)."""
+    """`torch.backends.cuda`: the TF32 switches and the scaled-dot-product-attention backend switches. As in
+    PyTorch these are the process's one record of the enabled backends (`torch.nn.attention.sdpa_kernel` sets the
+    same switches), and the CPU's attention honours the flash and math ones."""
 
     matmul = _Matmul()
-    _sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+    _sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True, "overrideable": True}
 
     @staticmethod
     def is_built() -> bool:
@@ -186,7 +187,7 @@ class _Cuda:
                       "updated signature.", FutureWarning, stacklevel=3)
         saved = dict(self._sdp)
         self._sdp.update(flash=bool(enable_flash), math=bool(enable_math), mem_efficient=bool(enable_mem_efficient),
-                         cudnn=bool(enable_cudnn))
+                         cudnn=bool(enable_cudnn), overrideable=False)  # PyTorch's goes through sdpa_kernel
         try:
             yield
         finally:

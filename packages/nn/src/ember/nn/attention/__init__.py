@@ -1,15 +1,18 @@
 """`torch.nn.attention`: the `SDPBackend` names and the `sdpa_kernel` context manager (and the
 `flex_attention` and `bias` submodules).
 
-ember has one implementation of `scaled_dot_product_attention` (the math one, on every device), so
-selecting backends changes nothing about how attention is computed; the context manager checks its
-arguments as PyTorch does and records the selection for `_current_backends()`.
+The enabled backends are `torch.backends.cuda`'s switches (one record, as in PyTorch). On the CPU,
+`scaled_dot_product_attention` takes PyTorch's flash kernel where it is enabled and applies, else the math
+path where that is enabled, else refuses as PyTorch does (ember computes both paths with the same ops; the
+choice names the grad_fn and decides the refusals).
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
+
+from ember.autograd.backends import cuda as _cuda
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 
@@ -33,31 +36,48 @@ class SDPBackend(enum.IntEnum):
         return format(str(self), spec)
 
 
-_ALL = [SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH,
-        SDPBackend.OVERRIDEABLE]
-_enabled: list[SDPBackend] = list(_ALL)
+_backend_names = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION", "mem_efficient": "EFFICIENT_ATTENTION",
+                  "math": "MATH", "overrideable": "OVERRIDEABLE"}
+_priority: list[int] = [1, 2, 0, 3, 4]  # PyTorch's default order (`torch._C._get_sdp_priority_order()`)
+
+
+def _cur_sdpa_kernel_backends(with_priority: bool = False) -> list[SDPBackend]:
+    """The enabled backends, in `_backend_names`' order or, `with_priority`, in the priority order."""
+    backends = [SDPBackend[val] for name, val in _backend_names.items() if _cuda._sdp[name]]
+    if with_priority:
+        backends.sort(key=lambda b: _priority.index(int(b)))
+    return backends
 
 
 def _current_backends() -> list[SDPBackend]:
     """The backends the innermost `sdpa_kernel` selected (all of them outside one)."""
-    return list(_enabled)
+    return _cur_sdpa_kernel_backends()
+
+
+def _sdpa_kernel(backends, set_priority: bool = False) -> None:
+    """Enable exactly `backends`; `set_priority` puts them first in the priority order, in their order."""
+    for name, val in _backend_names.items():
+        _cuda._sdp[name] = SDPBackend[val] in backends
+    if set_priority:
+        user = [int(b) for b in backends]
+        _priority[:] = user + [b for b in _priority if b not in user]
 
 
 @contextlib.contextmanager
 def sdpa_kernel(backends: list[SDPBackend] | SDPBackend, set_priority: bool = False):
     """Select the attention backends inside the `with` block (restored on exit)."""
-    global _enabled
     if not isinstance(backends, list | SDPBackend):
         raise AssertionError("Backend must be an instance of SDPBackend or a list of SDPBackend instances, got "
                              f"{type(backends).__name__}")
     if isinstance(backends, SDPBackend):
         backends = [backends]
-    previous = _enabled
-    _enabled = list(dict.fromkeys(backends))
+    backends = list(dict.fromkeys(backends))
+    previous = _cur_sdpa_kernel_backends(with_priority=set_priority)
     try:
+        _sdpa_kernel(backends, set_priority)
         yield {}
     finally:
-        _enabled = previous
+        _sdpa_kernel(previous, set_priority)
 
 
 from ember.nn.attention import bias, flex_attention  # noqa: E402 - the submodules, as torch.nn.attention's

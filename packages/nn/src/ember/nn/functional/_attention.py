@@ -8,13 +8,14 @@ import warnings
 import numpy as np
 
 from ember import autograd as ea
+from ember.autograd.backends import cuda as _cuda
 from ember.autograd.derivatives.attention import attention_untracked
 from ember.autograd.record import computed
 from ember.core import Tensor
 from ember.core import dispatch as _dispatch
 from ember.core import storage as _storage
 from ember.core.dispatch import composite, node_name
-from ember.core.ops._util import _CPP_TYPE_NAMES
+from ember.core.ops._util import _CPP_TYPE_NAMES, internally, warn_at_caller
 
 from ember.nn.functional._layers import dropout, linear
 
@@ -99,21 +100,26 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         if isinstance(attn_mask, CausalBias):
             return attn_mask._dispatch(query, key, value, dropout_p, is_causal, scale, enable_gqa)
     _validate_input(query, key, value, attn_mask)
+    # the default switches (flash and math on) refuse nothing: the choice then waits until a path needs it
+    flash = None if _sdp_switches["flash"] and _sdp_switches["math"] else _choose_cpu_backend(
+        query, key, value, attn_mask, dropout_p, enable_gqa)
     if _dispatch.untracked and dropout_p == 0.0 and not enable_gqa and query._dtype in _UNTRACKED:
         if not ((query._requires_grad or key._requires_grad or value._requires_grad
                  or attn_mask is not None and attn_mask._requires_grad) and ea.is_grad_enabled()):
             out = _direct(query, key, value, attn_mask, is_causal, scale)
             if out is not None:
                 return out
-        elif attn_mask is None and _takes_cpu_flash(query, key, value, dropout_p):
+        elif attn_mask is None and (_flash_applies(query, key, value, None, dropout_p, enable_gqa) if flash is None
+                                    else flash):
             out = _direct(query, key, value, None, is_causal, scale)
             if out is not None:  # PyTorch's one node (NOTE [ One node computed outside dispatch ])
                 return computed("_scaled_dot_product_flash_attention_for_cpu",
                                 (query, key, value, 0.0, is_causal, None, scale), out)
     if query.shape[-1] != key.shape[-1]:  # PyTorch's math path refuses in its Q K^T product: the same message
         ea.matmul(query, key.transpose(-2, -1))
+    if flash is None:
+        flash = _flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa)
     low = query.dtype if query.dtype in (ea.bfloat16, ea.float16) and query.device.type == "cpu" else None
-    flash = _takes_cpu_flash(query, key, value, dropout_p)
     if low is not None:  # PyTorch's CPU kernels compute half and bfloat16 attention in float32, rounding once
         query, key, value = query.float(), key.float(), value.float()
         if attn_mask is not None and attn_mask.is_floating_point():
@@ -121,19 +127,20 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if enable_gqa and query.dim() >= 3:
         key, value = _repeat_kv_heads(query, key), _repeat_kv_heads(query, value)
     L, S = query.shape[-2], key.shape[-2]
-    scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scale_factor = (1 / math.sqrt(query.shape[-1]) if query.shape[-1] else math.inf) if scale is None else scale
     scores = ea.matmul(query, key.transpose(-2, -1)) * scale_factor
     if is_causal:
         causal = _causal_mask(L, S, scores.dtype, query.device)
         if attn_mask is None:
             scores, safe = scores + causal, False
-        elif query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0:
-            # PyTorch's CPU flash kernel (4-D inputs, no dropout) applies both masks; its math path refuses
+        elif flash:  # PyTorch's CPU flash kernel applies both masks; its math path refuses
             scores, safe = scores + causal + _additive_mask(attn_mask, scores.dtype), True
         else:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
     elif attn_mask is not None:
+        if attn_mask.dim() > scores.dim() or any(m > n for m, n in zip(attn_mask.shape[::-1], scores.shape[::-1])):
+            _check_mask_fits(scores, attn_mask)
         scores, safe = scores + _additive_mask(attn_mask, scores.dtype), True
     else:
         safe = False
@@ -148,6 +155,17 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         out = out.to(low)
     return node_name(out, "UnsafeViewBackward0" if low is None else "ToCopyBackward0",
                      "ScaledDotProductFlashAttentionForCpuBackward0") if flash else out
+
+
+def _check_mask_fits(scores: Tensor, attn_mask: Tensor) -> None:
+    """PyTorch's math path adds the mask into the scores in place: a mask that would grow them is refused (one
+    that cannot broadcast at all gets the addition's own error)."""
+    try:
+        shape = ea.broadcast_shapes(scores.shape, attn_mask.shape)
+    except RuntimeError:
+        scores + attn_mask
+        raise
+    raise RuntimeError(f"output with shape {list(scores.shape)} doesn't match the broadcast shape {list(shape)}")
 
 
 _UNTRACKED = (ea.float32, ea.float64)  # the dtypes `_direct` computes
@@ -262,12 +280,98 @@ def _flash_exp(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _takes_cpu_flash(query: Tensor, key: Tensor, value: Tensor, dropout_p: float) -> bool:
-    """Whether PyTorch's CPU dispatcher picks its flash kernel (which names the grad_fn): 4-D inputs of one head
-    size, unit last strides, no dropout, no empty sequence."""
-    ts = (query, key, value)
-    return (dropout_p == 0.0 and all(t.dim() == 4 and t.stride(-1) == 1 for t in ts)
-            and query.shape[-1] == key.shape[-1] == value.shape[-1] and query.shape[-2] > 0 and key.shape[-2] > 0)
+_sdp_switches = _cuda._sdp  # the enabled backends (`torch.nn.attention.sdpa_kernel` writes the same dict)
+_FLASH_NOT_USED = internally("Flash attention kernel not used because:",
+                             "aten/src/ATen/native/transformers/sdp_utils_cpp.cpp:99")
+_MASK_SHAPES = ("Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x {KV_seq_len, 1}); 4d - ({Batch, 1} "
+                "x {Num_heads, 1} x {Q_seq_len, 1}  x {KV_seq_len, 1})")
+
+
+def _choose_cpu_backend(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
+                        enable_gqa: bool) -> bool:
+    """PyTorch's CPU backend choice (`select_sdp_backend_cpp`) under the enabled backends (`sdpa_kernel`,
+    `torch.backends.cuda.enable_*_sdp`): True for its flash kernel (which names the grad_fn), False for the math
+    path; with neither enabled, or flash alone enabled and refusing these inputs, PyTorch's error (after its
+    warnings saying why). Inputs off the CPU or with no elements keep the flash rule without a choice."""
+    if not (query.device.type == "cpu" and query.numel() and key.numel() and value.numel()):
+        return _flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa)
+    switches = _sdp_switches
+    if not (switches["flash"] or switches["math"]):
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
+    refusal = _cpu_flash_refusal(query, key, value, attn_mask, dropout_p, enable_gqa) if switches["flash"] else ""
+    if refusal is None:
+        return True
+    if not switches["math"]:
+        warn_at_caller(_FLASH_NOT_USED)
+        if refusal:
+            warn_at_caller(refusal)
+        raise RuntimeError("No available kernel.  Aborting execution.")
+    return False
+
+
+def _flash_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
+                   enable_gqa: bool) -> bool:
+    """Whether the flash kernel is enabled and takes these inputs (the grad_fn it names)."""
+    return _sdp_switches["flash"] and _cpu_flash_refusal(query, key, value, attn_mask, dropout_p, enable_gqa) is None
+
+
+def _takes_cpu_flash(query: Tensor, key: Tensor, value: Tensor, dropout_p: float, attn_mask: Tensor | None = None,
+                     enable_gqa: bool = False) -> bool:
+    """Whether PyTorch's CPU dispatcher picks its flash kernel for these inputs under the enabled backends."""
+    return query.device.type == "cpu" and _flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa)
+
+
+def _cpu_flash_refusal(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
+                       enable_gqa: bool) -> str | None:
+    """None where PyTorch's CPU flash kernel takes these inputs (`use_flash_attention_cpp`), else the warning its
+    first failing check gives ("" for the checks that give none), in its order of checks."""
+    at = "aten/src/ATen/native/transformers/"
+    if dropout_p > 0.0:
+        return internally("Both fused kernels do not support non-zero dropout.", at + "sdp_utils_cpp.h:241")
+    if not query.dim() == key.dim() == value.dim() == 4:
+        return internally(f"All fused kernels requires query, key and value to be 4 dimensional, but got Query dim: "
+                          f"{query.dim()}, Key dim: {key.dim()}, Value dim: {value.dim()} instead.",
+                          at + "sdp_utils_cpp.h:327")
+    qs, ks, vs = list(query.shape), list(key.shape), list(value.shape)
+    if not qs[0] == ks[0] == vs[0]:
+        return internally(f"For dense inputs, both fused kernels require query, key and value to have the same "
+                          f"batch_size. Query.sizes(): {qs}, Key.sizes(): {ks}, Value.sizes(): {vs} instead. To "
+                          "broadcast dense inputs, try using unsqueeze and expand_to before passing them into the "
+                          "kernel.", at + "sdp_utils_cpp.h:417")
+    if enable_gqa:
+        if ks[1] != vs[1]:
+            return ""
+        if ks[1] == 0 or qs[1] % ks[1]:
+            return ""
+    elif not qs[1] == ks[1] == vs[1]:
+        return internally(f"For dense input, both fused kernels require query, key and value to have the same "
+                          f"num_heads. Query.sizes(): {qs}, Key sizes(): {ks}, Value sizes(): {vs} instead. To "
+                          "broadcast dense inputs, try using unsqueeze and expand_to before passing them into the "
+                          "kernel.", at + "sdp_utils_cpp.h:437")
+    if attn_mask is not None:
+        if attn_mask.requires_grad:
+            return ""
+        if attn_mask.size(-2) not in (qs[2], 1) or attn_mask.size(-1) not in (ks[2], 1):
+            return ""
+        ms = attn_mask.shape
+        if not (attn_mask.dim() == 2 or attn_mask.dim() == 4 and ms[0] in (1, qs[0]) and ms[1] in (1, qs[1])):
+            return internally(_MASK_SHAPES, at + "sdp_utils_cpp.h:314")
+    if not qs[3] == ks[3] == vs[3]:
+        return internally(f"Flash attention requires q,k,v to have the same last dimension. Got Query.size(-1): "
+                          f"{qs[3]}, Key.size(-1): {ks[3]}, Value.size(-1): {vs[3]} instead.",
+                          at + "sdp_utils_cpp.cpp:21")
+    if qs[2] == 0 or ks[2] == 0:
+        return ""
+    if not query.stride(-1) == key.stride(-1) == value.stride(-1) == 1:
+        return internally(f"All fused kernels require the last dimension of the input to have stride 1. Got "
+                          f"Query.stride(-1): {query.stride(-1)}, Key.stride(-1): {key.stride(-1)}, "
+                          f"Value.stride(-1): {value.stride(-1)}", at + "sdp_utils_cpp.h:546")
+    if query.dtype not in (ea.float32, ea.float64, ea.bfloat16, ea.float16):
+        return internally(f"Expected query, key and value to all be of dtype: {{Float, Double, BFloat16, Half}}. Got "
+                          f"Query dtype: {_cpp_name(query.dtype)}, Key dtype: {_cpp_name(key.dtype)}, and Value "
+                          f"dtype: {_cpp_name(value.dtype)} instead.", at + "sdp_utils_cpp.h:91")
+    return None
 
 
 def _pad_key(mask: Tensor | None) -> Tensor | None:

@@ -152,7 +152,7 @@ def _composite(name: str, args, kwargs):
     from ember.nn.functional._attention import _takes_cpu_flash
 
     q, k, v = a["query"], a["key"], a["value"]
-    flash = q.device.type == "cpu" and _takes_cpu_flash(q, k, v, a.get("dropout_p", 0.0))
+    flash = _takes_cpu_flash(q, k, v, a.get("dropout_p", 0.0), a.get("attn_mask"), a.get("enable_gqa", False))
     return (None, 0) if flash else None
 
 
