@@ -134,6 +134,8 @@ try:
 except Exception as e:
     print(type(e).__name__, e)
 try:
-    torch.optim.LBFGS([a], line_search_fn="armijo")
+    t = torch.ones(1, requires_grad=True)
+    bad = torch.optim.LBFGS([t], line_search_fn="armijo")
+    bad.step(lambda: (t.grad.zero_() if t.grad is not None else None, (t * t).sum().backward(), (t * t).sum())[-1])
 except Exception as e:
     print(type(e).__name__, e)
