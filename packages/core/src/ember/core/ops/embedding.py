@@ -313,14 +313,25 @@ def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, inclu
     out = np.zeros((starts.size, w.shape[1]), dtype=w.dtype)
     argmax = np.full(out.shape, -1, dtype=np.int64)
     count = np.zeros(starts.size, dtype=np.int64)
-    numba_nn.embedding_bag()(w, idx, starts, read,
-                             np.ascontiguousarray(psw), out, argmax, count, 0 if short else _MODES[mode],
-                             int(padding_idx))
+    reduced = w.dtype != weight._dtype.np  # half and bfloat16 rows, summed in float32
+    numba_nn.embedding_bag()(w, idx, starts, read, np.ascontiguousarray(psw), out, argmax, count,
+                             0 if short or (reduced and mode == "mean") else _MODES[mode], int(padding_idx))
     if short:
         count = ends - starts
-        if mode == "mean":
-            out = (out / np.maximum(count, 1)[:, None]).astype(out.dtype)
+    if reduced and mode != "max":
+        out = _round_bag_sums(out, weight, int(padding_idx))
+    if mode == "mean" and (short or reduced):
+        out = (out.astype(np.float32) / np.maximum(count, 1)[:, None]).astype(out.dtype)
     return wrap(out.astype(weight._dtype.np, copy=False)), wrap(count), wrap(argmax)
+
+
+def _round_bag_sums(out: np.ndarray, weight: Tensor, padding_idx: int) -> np.ndarray:
+    """float32 bag sums rounded to the weight's 16-bit dtype as PyTorch does: a mean divides the rounded sum, and
+    FBGEMM's bfloat16 path (unit-stride rows, no padding_idx) rounds half up rather than to even."""
+    if weight._dtype is dtypes.bfloat16 and weight._strides[1] == 1 and padding_idx < 0:
+        bits = np.ascontiguousarray(out, dtype=np.float32).view(np.uint32)
+        out = ((bits + np.uint32(0x8000)) & np.uint32(0xFFFF0000)).view(np.float32)
+    return out.astype(weight._dtype.np)
 
 
 embedding_bag_backward = declare("embedding_bag_backward", doc="""The gradient of embedding_bag wrt its weight.
