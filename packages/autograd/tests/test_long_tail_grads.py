@@ -23,6 +23,11 @@ def test_logaddexp_gradients(fn):
     assert gradcheck(fn, (a, b))
 
 
+@pytest.mark.parametrize("fn, name", [(E.logaddexp, "LogaddexpBackward0"), (E.logaddexp2, "Logaddexp2Backward0")])
+def test_logaddexp_node_has_pytorchs_name(fn, name):
+    assert fn(_x(0.3, -2.0), _x(1.0, 4.0)).grad_fn.name() == name
+
+
 def test_logaddexp_gradient_at_a_tie_is_one_half():
     a, b = _x(1.0), _x(1.0)
     E.logaddexp(a, b).backward()
