@@ -20,6 +20,15 @@ for dt in (torch.float16, torch.bfloat16):
     print("padding", F.embedding_bag(idx, table.to(dt), off, mode="mean", padding_idx=int(idx[0]))[0, :4].float().tolist())
     err = (F.embedding_bag(idx, table.to(dt), off, mode="mean").float() - ref).abs().max()
     print("max err vs fp32 below", 0.01 if dt == torch.float16 else 0.05, bool(err < (0.01 if dt == torch.float16 else 0.05)))
+# gradients of 16-bit tables (rows added in the dtype)
+gout = torch.linspace(-1, 1, 8 * D).view(8, D)
+for dt, mode in ((torch.float16, "mean"), (torch.bfloat16, "sum"), (torch.float16, "max")):
+    hw = table.to(dt).requires_grad_()
+    F.embedding_bag(idx, hw, off, mode=mode).backward(gout.to(dt))
+    print("grad", dt, mode, hw.grad.dtype, hw.grad.float().sum(1)[:8].tolist())
+hw = table.half().requires_grad_()
+F.embedding_bag(idx, hw, off, mode="sum", per_sample_weights=torch.linspace(0, 1, 40).half()).backward(gout.half())
+print("psw grad rows", hw.grad.float()[idx[:3]].sum(1).tolist())
 half_bag = nn.EmbeddingBag(V, D, mode="mean").half()
 print(half_bag.weight.dtype, half_bag(idx, off).dtype)
 
