@@ -515,7 +515,15 @@ masks and EOT pooling, symmetric InfoNCE with an exp'd clamped logit_scale and l
 loss and its chunked form, zero-shot classifiers from averaged prompt templates, recall@k/mAP retrieval metrics,
 bfloat16 autocast forwards and training, activation checkpointing, LiT-style tower freezing, AttentionPool2d through
 multi_head_attention_forward, temperature schedules, multi-positive and distillation losses, embedding queues with
-momentum encoders, image-text data pipelines, and the mistakes such code meets)."""
+momentum encoders, image-text data pipelines, and the mistakes such code meets).
+
+Click-through-rate and recommender ranking models (`ctr_*`: DeepFM's FM trick, DCN/DCN-v2 cross layers with
+tensordot, DLRM's dot interaction through triu/tril_indices, EmbeddingBag corners (padding_idx, max-mode and
+per-sample-weight gradients, 16-bit tables and their gradients), sparse=True tables with SparseAdam/Adagrad, int64
+hashing tricks, AUC/gAUC/logloss/NE by sort and cumsum, bucketize/searchsorted/quantile features, MMoE/PLE/ESMM
+heads, DIN/DIEN/AutoInt attention, xDeepFM's CIN and FiBiNET, negative sampling with logQ correction, Platt/isotonic
+calibration with an FTRL optimizer, sparse user-item matrices, jagged features with segment_reduce, row-wise
+quantized tables, learning-to-rank losses, and a click-log data pipeline with its mistakes)."""
 
 from __future__ import annotations
 
