@@ -323,3 +323,13 @@ def test_dist_is_one_distbackward_node_with_the_norms_gradient(p):
     d = E.dist(a, b, p)
     assert type(d.grad_fn).__name__ == "DistBackward0"
     assert gradcheck(lambda u, v: E.dist(u, v, p), (a, b))
+
+
+def test_combinations_node_is_stack_and_r0_is_outside_the_graph():
+    x = _x(1.0, 2.0, 3.0)
+    assert E.combinations(x).grad_fn.name() == "StackBackward0"
+    assert E.combinations(x, r=3, with_replacement=True).grad_fn.name() == "StackBackward0"
+    empty = E.combinations(x, r=0)
+    assert empty.grad_fn is None and not empty.requires_grad and tuple(empty.shape) == (0,)
+    E.combinations(x).pow(2).sum().backward()
+    assert x.grad.tolist() == [4.0, 8.0, 12.0]
