@@ -333,3 +333,15 @@ def test_combinations_node_is_stack_and_r0_is_outside_the_graph():
     assert empty.grad_fn is None and not empty.requires_grad and tuple(empty.shape) == (0,)
     E.combinations(x).pow(2).sum().backward()
     assert x.grad.tolist() == [4.0, 8.0, 12.0]
+
+
+def test_half_embedding_bag_per_sample_weights_gradient_is_a_float32_dot_rounded_once():
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((6, 16)).astype(np.float16)
+    g = rng.standard_normal((3, 16)).astype(np.float16)
+    idx, bag_of = np.array([0, 3, 3, 5, 1, 2]), np.array([0, 0, 1, 1, 2, 2])
+    psw = E.ones(6, dtype=E.float16, requires_grad=True)
+    out = E.embedding_bag(E.tensor(idx), E.tensor(w), E.tensor([0, 2, 4]), mode="sum", per_sample_weights=psw)
+    out.backward(E.tensor(g))
+    want = (w[idx].astype(np.float32) * g[bag_of].astype(np.float32)).sum(1).astype(np.float16)
+    assert np.array_equal(psw.grad.numpy(), want)
