@@ -29,6 +29,10 @@ for dt, mode in ((torch.float16, "mean"), (torch.bfloat16, "sum"), (torch.float1
 hw = table.half().requires_grad_()
 F.embedding_bag(idx, hw, off, mode="sum", per_sample_weights=torch.linspace(0, 1, 40).half()).backward(gout.half())
 print("psw grad rows", hw.grad.float()[idx[:3]].sum(1).tolist())
+hs = table.half().requires_grad_()
+F.embedding_bag(idx, hs, off, mode="mean", sparse=True).backward(gout.half())
+print("sparse fp16 grad", hs.grad.layout, hs.grad.coalesce().values().float().sum(1)[:6].tolist())
+print("sparse to_dense", hs.grad.to_dense().float().sum(1)[:8].tolist())
 half_bag = nn.EmbeddingBag(V, D, mode="mean").half()
 print(half_bag.weight.dtype, half_bag(idx, off).dtype)
 
