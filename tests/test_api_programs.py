@@ -538,7 +538,15 @@ whitening, clipped surrogate and value losses over shuffled minibatches, GRPO/RL
 estimators and adaptive controllers, top-k/top-p/min-p/typical sampling with seeded multinomial, KV-cached
 generation with repetition and n-gram penalties, reference syncs with lerp_ and _foreach ops, gradient accumulation
 and clipping, packed SFT with block-diagonal masks, best-of-n and process rewards, bfloat16 logits, and the
-attention backends sdpa_kernel selects)."""
+attention backends sdpa_kernel selects).
+
+Click-through-rate and recommender ranking models (`ctr_*`: DeepFM's FM trick, DCN/DCN-v2 cross layers with
+tensordot, DLRM's dot interaction through triu/tril_indices, EmbeddingBag corners (padding_idx, max-mode and
+per-sample-weight gradients, 16-bit tables and their gradients), sparse=True tables with SparseAdam/Adagrad, int64
+hashing tricks, AUC/gAUC/logloss/NE by sort and cumsum, bucketize/searchsorted/quantile features, MMoE/PLE/ESMM
+heads, DIN/DIEN/AutoInt attention, xDeepFM's CIN and FiBiNET, negative sampling with logQ correction, Platt/isotonic
+calibration with an FTRL optimizer, sparse user-item matrices, jagged features with segment_reduce, row-wise
+quantized tables, learning-to-rank losses, and a click-log data pipeline with its mistakes)."""
 
 from __future__ import annotations
 

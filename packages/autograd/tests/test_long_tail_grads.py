@@ -23,6 +23,11 @@ def test_logaddexp_gradients(fn):
     assert gradcheck(fn, (a, b))
 
 
+@pytest.mark.parametrize("fn, name", [(E.logaddexp, "LogaddexpBackward0"), (E.logaddexp2, "Logaddexp2Backward0")])
+def test_logaddexp_node_has_pytorchs_name(fn, name):
+    assert fn(_x(0.3, -2.0), _x(1.0, 4.0)).grad_fn.name() == name
+
+
 def test_logaddexp_gradient_at_a_tie_is_one_half():
     a, b = _x(1.0), _x(1.0)
     E.logaddexp(a, b).backward()
@@ -328,3 +333,25 @@ def test_dist_is_one_distbackward_node_with_the_norms_gradient(p):
     d = E.dist(a, b, p)
     assert type(d.grad_fn).__name__ == "DistBackward0"
     assert gradcheck(lambda u, v: E.dist(u, v, p), (a, b))
+
+
+def test_combinations_node_is_stack_and_r0_is_outside_the_graph():
+    x = _x(1.0, 2.0, 3.0)
+    assert E.combinations(x).grad_fn.name() == "StackBackward0"
+    assert E.combinations(x, r=3, with_replacement=True).grad_fn.name() == "StackBackward0"
+    empty = E.combinations(x, r=0)
+    assert empty.grad_fn is None and not empty.requires_grad and tuple(empty.shape) == (0,)
+    E.combinations(x).pow(2).sum().backward()
+    assert x.grad.tolist() == [4.0, 8.0, 12.0]
+
+
+def test_half_embedding_bag_per_sample_weights_gradient_is_a_float32_dot_rounded_once():
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((6, 16)).astype(np.float16)
+    g = rng.standard_normal((3, 16)).astype(np.float16)
+    idx, bag_of = np.array([0, 3, 3, 5, 1, 2]), np.array([0, 0, 1, 1, 2, 2])
+    psw = E.ones(6, dtype=E.float16, requires_grad=True)
+    out = E.embedding_bag(E.tensor(idx), E.tensor(w), E.tensor([0, 2, 4]), mode="sum", per_sample_weights=psw)
+    out.backward(E.tensor(g))
+    want = (w[idx].astype(np.float32) * g[bag_of].astype(np.float32)).sum(1).astype(np.float16)
+    assert np.array_equal(psw.grad.numpy(), want)

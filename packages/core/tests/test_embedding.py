@@ -284,7 +284,7 @@ def test_embedding_bag_bad_index_off_the_fast_path_names_the_value():
     with pytest.raises(RuntimeError, match=msg.format(7)):
         E.embedding_bag(E.tensor([0, 1, 7]), w.double(), E.tensor([0, 2]), mode="sum")
     with pytest.raises(RuntimeError, match=msg.format(7)):
-        E.embedding_bag(E.tensor([0, 1, 7]), w, E.tensor([0, 2]), mode="sum", padding_idx=1)
+        E.embedding_bag(E.tensor([0, 1, 7]), w, E.tensor([0, 2]), mode="sum", padding_idx=2)
     with pytest.raises(RuntimeError, match=msg.format(7)):
         E.embedding_bag(E.tensor([0, 1, 7]), E.zeros(2, 4).t(), E.tensor([0, 2]), mode="sum")
 
@@ -375,3 +375,42 @@ def test_include_last_offset_short_of_the_indices_sizes_the_last_bag_as_pytorchs
     assert got.tolist() == out
     g = M.embedding_bag_backward(E.ones(2, 2, dtype=w.dtype), idx, off, bag_size, max_idx, 6, mode, None, True, -1)
     assert g.tolist() == [[v, v] for v in grad]
+
+
+def test_embedding_bag_16bit_mean_divides_the_rounded_sum():
+    # PyTorch rounds the float32 sum to half first: 2.19482421875 -> 2.1953125, then /3 -> 0.73193359375
+    w = E.tensor([[0.468017578125], [1.2587890625]], dtype=E.float16)
+    assert E.embedding_bag(E.tensor([0, 0, 1]), w, E.tensor([0]), mode="mean").tolist() == [[0.73193359375]]
+
+
+def test_embedding_bag_bfloat16_fast_path_rounds_ties_up():
+    # 1 + 2**-8 is a tie between bfloat16 neighbours: FBGEMM's path rounds it up, the padding_idx path to even
+    w = E.tensor([[1.0], [2.0 ** -8], [0.0]], dtype=E.bfloat16)
+    idx, off = E.tensor([0, 1]), E.tensor([0])
+    assert E.embedding_bag(idx, w, off, mode="sum").tolist() == [[1.0078125]]
+    assert E.embedding_bag(idx, w, off, mode="sum", padding_idx=2).tolist() == [[1.0]]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_half_embedding_bag_backward_rounds_after_every_row(mode):
+    # three one-element bags on row 0: 1 + 2**-11 is a tie that float16 rounds to even (1.0) at each add, where a
+    # float32 sum rounded once gives 1 + 2**-10 (PyTorch 2.13 gives [[1.0], [0.0]])
+    idx, off = E.tensor([0, 0, 0]), E.tensor([0, 1, 2])
+    out, bag_size, max_idx = M.embedding_bag_op(E.zeros(2, 1, dtype=E.float16), idx, off, mode, None, False, -1)
+    g = E.tensor([[1.0], [2.0 ** -11], [2.0 ** -11]], dtype=E.float16)
+    gw = M.embedding_bag_backward(g, idx, off, bag_size, max_idx, 2, mode, None, False, -1)
+    assert gw.dtype == E.float16 and gw.tolist() == [[1.0], [0.0]]
+
+
+def test_half_embedding_bag_backward_rounds_each_scaled_row():
+    # a mean bag of two scales its row by 0.5 in float16; per-sample weights scale each index's row
+    idx, off = E.tensor([1, 1, 0]), E.tensor([0, 2])
+    g = E.tensor([[0.3], [0.7]], dtype=E.float16)
+    _, bag_size, max_idx = M.embedding_bag_op(E.zeros(2, 1, dtype=E.float16), idx, off, "mean", None, False, -1)
+    gw = M.embedding_bag_backward(g, idx, off, bag_size, max_idx, 2, "mean", None, False, -1)
+    half = np.float16(np.float16(0.3) * np.float16(0.5))
+    assert gw.tolist() == [[float(np.float16(0.7))], [float(np.float16(half + half))]]
+    psw = E.tensor([0.1, 0.2, 3.0], dtype=E.float16)
+    gw = M.embedding_bag_backward(g, idx, off, bag_size, max_idx, 2, "sum", psw, False, -1)
+    p = [np.float16(np.float16(0.3) * np.float16(w)) for w in (0.1, 0.2)]
+    assert gw.tolist() == [[float(np.float16(np.float16(0.7) * np.float16(3.0)))], [float(np.float16(p[0] + p[1]))]]

@@ -991,3 +991,12 @@ def test_cdist_of_a_non_number_p_is_pytorchs_parser_error(p, name):
     with pytest.raises(TypeError, match=rf"^cdist\(\): argument 'p' \(position 3\) must be float, not {name}$"):
         E.cdist(x, x, p=p)
     assert E.cdist(x, x, p=True).tolist() == [[0.0, 0.0], [0.0, 0.0]]  # a bool is a float to the parser
+
+
+def test_tensordot_broadcasts_size_one_contracted_dims():
+    a = make_tensor(5, 6, 1, dtype=E.float64, seed=22)
+    b = make_tensor(6, 2, dtype=E.float64, seed=23)
+    assert_close(E.tensordot(a, b, dims=([2], [0])), ref(a) * ref(b).sum(0), **TOL)
+    assert_close(E.tensordot(b, a, dims=([0], [2])), np.einsum("jk,bi->kbi", ref(b), ref(a)[..., 0]), **TOL)
+    with pytest.raises(RuntimeError, match="first has size 2 in dim 2 and second has size 6 in dim 0"):
+        E.tensordot(make_tensor(5, 6, 2, dtype=E.float64, seed=24), b, dims=([2], [0]))

@@ -1058,3 +1058,15 @@ def test_clone_takes_no_memory_format_as_pytorchs_sparse_clone():
             s.clone(memory_format=fmt)
         with pytest.raises(RuntimeError, match=f"^unsupported memory format option {name}$"):
             ec.clone(s, memory_format=fmt)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16bit_duplicates_round_after_each_add(dtype):
+    # 1 + 2**-11 + 2**-11 + 2**-8 + 2**-8 added one at a time in float16 is 1.0078125 (PyTorch 2.13's coalesce and
+    # to_dense); a float32 sum rounded once would be 1.0087890625. bfloat16 rounds every add back to 1.0
+    dt = getattr(ec, dtype)
+    v = ec.tensor([[1.0], [2.0 ** -11], [2.0 ** -11], [2.0 ** -8], [2.0 ** -8]], dtype=dt)
+    s = ec.sparse_coo_tensor(ec.tensor([[0, 0, 0, 0, 0]]), v, (2, 1))
+    want = 1.0078125 if dtype == "float16" else 1.0
+    assert s.coalesce().values().tolist() == [[want]]
+    assert s.to_dense().tolist() == [[want], [0.0]]

@@ -165,3 +165,10 @@ def test_fused_losses_and_pairwise_distance_carry_pytorchs_node_names(reduction)
     assert F.multi_margin_loss(x, y, reduction=reduction).grad_fn.name() == "MultiMarginLossBackward0"
     assert F.multi_margin_loss(x[0], y[:1], reduction=reduction).grad_fn.name() == "MultiMarginLossBackward0"
     assert F.pairwise_distance(x, x.flip(0), keepdim=reduction == "none").grad_fn.name() == "NormBackward1"
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_multilabel_margin_loss_node_has_pytorchs_name(reduction):
+    x = E.tensor([[0.1, 0.2, 0.4]], requires_grad=True)
+    loss = F.multilabel_margin_loss(x, E.tensor([[0, -1, 1]]), reduction=reduction)
+    assert loss.grad_fn.name() == "MultilabelMarginLossBackward0"

@@ -353,3 +353,9 @@ def test_data_parallel_without_cuda_is_pytorchs_bare_wrapper(monkeypatch):
     assert list(dp.state_dict()) == ["module.weight", "module.bias"]
     x = torch.ones(3, 2)
     np.testing.assert_array_equal(dp(x).detach().numpy(), fc(x).detach().numpy())
+
+
+@pytest.mark.parametrize("cls", [nn.Embedding, nn.EmbeddingBag])
+def test_embedding_modules_refuse_a_weight_of_another_shape(cls):
+    with pytest.raises(AssertionError, match="^Shape of weight does not match num_embeddings and embedding_dim$"):
+        cls(5, 2, _weight=torch.zeros(5, 3))

@@ -319,3 +319,19 @@ def test_sparse_bag_gradient_runs_a_short_last_bag_to_the_end_of_the_indices(mod
     F.embedding_bag(torch.arange(6), w, torch.tensor([0, 2, 4]), mode=mode, include_last_offset=True,
                     sparse=True).sum().backward()
     assert w.grad.to_dense().tolist() == [[v, v] for v in grad]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_half_per_sample_weights_gradient_is_a_float32_dot_rounded_once(sparse):
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((6, 16)).astype(np.float16)
+    g = rng.standard_normal((3, 16)).astype(np.float16)
+    idx, bag_of = np.array([0, 3, 3, 5, 1, 2]), np.array([0, 0, 1, 1, 2, 2])
+    psw = torch.ones(6, dtype=torch.float16, requires_grad=True)
+    out = F.embedding_bag(torch.tensor(idx), torch.tensor(w).requires_grad_(), torch.tensor([0, 2, 4]), mode="sum",
+                          per_sample_weights=psw, sparse=sparse)
+    out.backward(torch.tensor(g))
+    want = (w[idx].astype(np.float32) * g[bag_of].astype(np.float32)).sum(1).astype(np.float16)
+    assert np.array_equal(psw.grad.numpy(), want)
+    rounded_products = (w[idx] * g[bag_of]).astype(np.float32).sum(1).astype(np.float16)
+    assert not np.array_equal(rounded_products, want)  # rounding each product would differ

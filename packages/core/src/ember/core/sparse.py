@@ -836,9 +836,7 @@ class SparseTensor(Tensor):
         idx, v = self._coo_parts()
         sparse_dim = idx.shape[0]
         sparse_shape = self._shape[:sparse_dim]
-        lin = Tensor._wrap(_linear(idx, sparse_shape))
-        flat = zeros((math.prod(sparse_shape),) + tuple(v._shape[1:]), dtype=v._dtype)
-        out = flat.index_add(0, lin, v).reshape(self._shape)
+        out = _rows_summed(math.prod(sparse_shape), _linear(idx, sparse_shape), v).reshape(self._shape)
         out = node_name(node_name(out, "ViewBackward0", "ToDenseBackward0"), "IndexAddBackward0", "ToDenseBackward0")
         return out if dtype is None else out.to(dtype)
 
@@ -904,8 +902,15 @@ class SparseTensor(Tensor):
 
         v = self._sp_values
         _, uniq, inverse = self._coalesce_plan()
-        summed = zeros((uniq.shape[1],) + tuple(v._shape[1:]), dtype=v._dtype).index_add(0, Tensor._wrap(inverse), v)
-        summed = node_name(summed, "IndexAddBackward0", "CoalesceBackward0")
+        if v._dtype in (dtypes.float16, dtypes.bfloat16) and inverse.size:
+            # PyTorch adds the duplicates, rounding each add, in its (unstable) sort order of the linear indices
+            from ember.core.ops.sorting import _sort_cpu
+
+            order = _sort_cpu(Tensor._wrap(inverse), 0)[1]
+            v, inverse = v.index_select(0, order), inverse[order._np()]
+        summed = _rows_summed(uniq.shape[1], inverse, v)
+        summed = node_name(node_name(summed, "IndexAddBackward0", "CoalesceBackward0"), "ViewBackward0",
+                           "CoalesceBackward0")
         return SparseTensor._coo(Tensor._wrap(uniq), summed, self._shape, True)._anchored(self)
 
     # --- shape -----------------------------------------------------------------------------------
@@ -1465,6 +1470,20 @@ def _rebuild_csr(crow, col, values, size, requires_grad):
 
 def _rebuild_csc(ccol, row, values, size, requires_grad):
     return sparse_csc_tensor(ccol, row, values, size, requires_grad=requires_grad, check_invariants=True)
+
+
+def _rows_summed(n: int, targets: np.ndarray, v: Tensor) -> Tensor:
+    """`zeros((n, *dense)).index_add(0, targets, v)`, differentiable in `v`. 16-bit values with dense dims are added
+    element by element, so each add rounds to the dtype as PyTorch's sparse row loops do (a dense index_add of
+    rows sums them in float32)."""
+    from ember.core.creation import zeros
+
+    dense = tuple(v._shape[1:])
+    if dense and v._dtype in (dtypes.float16, dtypes.bfloat16):
+        block = math.prod(dense)
+        at = Tensor._wrap((targets[:, None] * block + np.arange(block, dtype=np.int64)).reshape(-1))
+        return zeros((n * block,), dtype=v._dtype).index_add(0, at, v.reshape(-1)).reshape((n,) + dense)
+    return zeros((n,) + dense, dtype=v._dtype).index_add(0, Tensor._wrap(targets), v)
 
 
 def _linear(idx: np.ndarray, shape: tuple) -> np.ndarray:

@@ -203,7 +203,11 @@ def _bag_per_sample_weights(grad, weight, indices, offsets, mode, include_last_o
     starts = offsets[:-1] if include_last_offset else offsets
     pos = arange(indices.shape[0], device=indices.device)
     bag = (starts.unsqueeze(0) <= pos.unsqueeze(1)).sum(1) - 1
-    g = (weight.index_select(0, indices) * grad.index_select(0, bag)).sum(1)
+    rows, grads = weight.index_select(0, indices), grad.index_select(0, bag)
+    if rows.dtype.itemsize == 2 and rows.dtype.is_floating_point:  # PyTorch's 16-bit dot: float32 products and sum
+        g = (rows.float() * grads.float()).sum(1).to(rows.dtype)
+    else:
+        g = (rows * grads).sum(1)
     return ew.where(indices == padding_idx, 0.0, g) if padding_idx >= 0 else g
 
 

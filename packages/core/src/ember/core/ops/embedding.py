@@ -313,14 +313,25 @@ def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, inclu
     out = np.zeros((starts.size, w.shape[1]), dtype=w.dtype)
     argmax = np.full(out.shape, -1, dtype=np.int64)
     count = np.zeros(starts.size, dtype=np.int64)
-    numba_nn.embedding_bag()(w, idx, starts, read,
-                             np.ascontiguousarray(psw), out, argmax, count, 0 if short else _MODES[mode],
-                             int(padding_idx))
+    reduced = w.dtype != weight._dtype.np  # half and bfloat16 rows, summed in float32
+    numba_nn.embedding_bag()(w, idx, starts, read, np.ascontiguousarray(psw), out, argmax, count,
+                             0 if short or (reduced and mode == "mean") else _MODES[mode], int(padding_idx))
     if short:
         count = ends - starts
-        if mode == "mean":
-            out = (out / np.maximum(count, 1)[:, None]).astype(out.dtype)
+    if reduced and mode != "max":
+        out = _round_bag_sums(out, weight, int(padding_idx))
+    if mode == "mean" and (short or reduced):
+        out = (out.astype(np.float32) / np.maximum(count, 1)[:, None]).astype(out.dtype)
     return wrap(out.astype(weight._dtype.np, copy=False)), wrap(count), wrap(argmax)
+
+
+def _round_bag_sums(out: np.ndarray, weight: Tensor, padding_idx: int) -> np.ndarray:
+    """float32 bag sums rounded to the weight's 16-bit dtype as PyTorch does: a mean divides the rounded sum, and
+    FBGEMM's bfloat16 path (unit-stride rows, no padding_idx) rounds half up rather than to even."""
+    if weight._dtype is dtypes.bfloat16 and weight._strides[1] == 1 and padding_idx < 0:
+        bits = np.ascontiguousarray(out, dtype=np.float32).view(np.uint32)
+        out = ((bits + np.uint32(0x8000)) & np.uint32(0xFFFF0000)).view(np.float32)
+    return out.astype(weight._dtype.np)
 
 
 embedding_bag_backward = declare("embedding_bag_backward", doc="""The gradient of embedding_bag wrt its weight.
@@ -350,12 +361,51 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
     idx = _flat_indices(indices)
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
     _check_values(idx[:ends[:starts.size].max(initial=0)], num_weights, False)  # the bags' indices only, as the forward
+    if g.dtype != grad._dtype.np and mode == "max":  # PyTorch's index_add_ of each bag's row, rounding each step
+        from ember.core.ops.scatter_cpu import ADD, apply_stepwise
+
+        argmax, d = max_indices._np(), grad._shape[1]
+        hit = (argmax >= 0) & (bag_size._np() > 0)[:, None]
+        out = np.zeros((num_weights, d), grad._dtype.np)
+        offs = (argmax * d + np.arange(d))[hit]
+        if offs.size:
+            apply_stepwise(out.reshape(-1), offs, np.ascontiguousarray(grad._np())[hit], ADD)
+        return wrap(out)
+    if g.dtype != grad._dtype.np:
+        return wrap(_bag_rows_added_stepwise(grad._np(), idx, starts, ends, bag_size._np(), num_weights, mode,
+                                             per_sample_weights, int(padding_idx)))
     psw = per_sample_weights._np().astype(g.dtype) if per_sample_weights is not None else np.ones(idx.size, g.dtype)
     out = np.zeros((num_weights, g.shape[1]), dtype=g.dtype)
     numba_nn.embedding_bag_backward()(g, idx, starts, ends, np.ascontiguousarray(psw),
                                       np.ascontiguousarray(max_indices._np()), bag_size._np(), out, _MODES[mode],
                                       int(padding_idx))
     return wrap(out.astype(grad._dtype.np, copy=False))
+
+
+def _bag_rows_added_stepwise(grad: np.ndarray, idx: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                             bag_size: np.ndarray, num_weights: int, mode: str, per_sample_weights, skip: int):
+    """A 16-bit sum/mean bag gradient as PyTorch's CPU loop makes it: the indices visited in its (unstable) sort
+    order, each adding its bag's gradient row times `scale` (its per-sample weight, over the bag size for a mean;
+    scale and product rounded to the dtype) into its row, rounding after each add."""
+    from ember.core.ops.scatter_cpu import ADD, apply_stepwise
+    from ember.core.ops.sorting import _sort_cpu
+
+    lengths = ends - starts
+    bag_of = np.repeat(np.arange(starts.size), lengths)
+    pos = np.arange(bag_of.size) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    order = _sort_cpu(wrap(idx[pos]), 0)[1]._np()
+    bag_of, pos = bag_of[order], pos[order]
+    scale = per_sample_weights._np()[pos].astype(np.float64) if per_sample_weights is not None else np.ones(pos.size)
+    if mode == "mean":
+        scale = scale / np.maximum(bag_size[bag_of], 1)
+    vals = (grad[bag_of].astype(np.float32) * scale.astype(grad.dtype).astype(np.float32)[:, None]).astype(grad.dtype)
+    rows = idx[pos]
+    keep = rows != skip
+    out = np.zeros((num_weights, grad.shape[1]), grad.dtype)
+    offs = rows[keep, None] * grad.shape[1] + np.arange(grad.shape[1])
+    if offs.size:
+        apply_stepwise(out.reshape(-1), offs.reshape(-1), vals[keep].reshape(-1), ADD)
+    return out
 
 
 # --- validation and the public functions ------------------------------------------------

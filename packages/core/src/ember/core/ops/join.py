@@ -908,14 +908,14 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._shape)}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
-    if r == 0:  # PyTorch's empty 1-D result (numpy cannot reshape the one empty combination to (-1, 0))
-        return S.view(S.clone(input[:0]), (0,))
+    if r == 0:  # PyTorch's empty 1-D result, outside the graph (numpy cannot reshape the one empty combination)
+        return tensor([], dtype=input._dtype, device=input.device)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(pick(range(input._shape[0]), r)), dtype=np.int64).reshape(-1, r)
     from ember.core.ops.indexing import index_select
 
     flat = index_select(input, 0, tensor(idx.reshape(-1), device=input.device))
-    return S.view(flat, (idx.shape[0], r))
+    return node_name(S.view(flat, (idx.shape[0], r)), "ViewBackward0", "StackBackward0")  # PyTorch stacks the columns
 
 
 def _scatter_into_view(input: Tensor, src: Tensor, view_fn) -> Tensor:

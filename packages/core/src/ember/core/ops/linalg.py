@@ -951,7 +951,12 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     da = [a._wrap_dim(d) for d in da]
     db = [b._wrap_dim(d) for d in db]
     for x, y in zip(da, db, strict=True):
-        if a._shape[x] != b._shape[y]:
+        # a size-1 contracted dim broadcasts against the other operand's, which is summed at once (PyTorch's rule)
+        if b._shape[y] == 1 and a._shape[x] != 1:
+            a = _sum(a, (x,), True)
+        elif a._shape[x] == 1 and b._shape[y] != 1:
+            b = _sum(b, (y,), True)
+        elif a._shape[x] != b._shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a._shape[x]} in dim {x} "
                                f"and second has size {b._shape[y]} in dim {y}")
     for ds in (da, db):

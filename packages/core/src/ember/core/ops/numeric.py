@@ -81,7 +81,8 @@ def _logaddexp(input, other, log1p_of_exp, op: str):
     m = ew.maximum(input, other)
     r = ew.add(m, log1p_of_exp(ew.neg(ew.abs(ew.sub(input, other)))))
     # equal infinities: the difference is nan, the sum is the infinity itself
-    return ew.where(ew.logical_and(ew.isinf(m), ew.eq(input, other)), m, r)
+    r = ew.where(ew.logical_and(ew.isinf(m), ew.eq(input, other)), m, r)
+    return node_name(r, "WhereBackward0", "LogaddexpBackward0" if op == "logaddexp" else "Logaddexp2Backward0")
 
 
 def _re(x):

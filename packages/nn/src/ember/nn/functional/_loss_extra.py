@@ -10,7 +10,7 @@ import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.dispatch import composite
+from ember.core.dispatch import composite, node_name
 from ember.core.dtypes import TORCH_NAMES
 from ember.core.ops.ctc import ctc_loss as _ctc_loss
 from ember.nn.functional._loss import _legacy_reduction, _reduce
@@ -61,7 +61,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     loss = (margins * w).sum((1, 2)) / c
     if input.dim() < 2:
         loss = loss.reshape(())
-    return _reduce(loss, reduction)
+    loss = _reduce(loss, reduction)
+    return node_name(loss, type(loss.grad_fn).__name__, "MultilabelMarginLossBackward0")
 
 
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,

@@ -116,6 +116,8 @@ class EmbeddingBag(Module):
             self.weight = Parameter(ea.empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
             self.reset_parameters()
         else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
             self.weight = Parameter(_weight)
         self.mode = mode
         self.sparse = sparse
