@@ -387,6 +387,17 @@ def test_kl_registry_dispatch_and_errors():
     close(D.kl_divergence(ip, iq), 1.0)
 
 
+def test_private_names_that_extensions_reach_for_are_pytorchs():
+    # Pyro-style code checks `isinstance(t, transforms._InverseTransform)` and resets `kl._KL_MEMOIZE`
+    from ember.torch.distributions import kl, transforms
+
+    assert isinstance(transforms.ExpTransform().inv, transforms._InverseTransform)
+    D.kl_divergence(D.Normal(T(0.0), T(1.0)), D.Normal(T(1.0), T(1.0)))
+    assert (D.Normal, D.Normal) in kl._KL_MEMOIZE
+    kl._KL_MEMOIZE.clear()
+    close(D.kl_divergence(D.Normal(T(0.0), T(1.0)), D.Normal(T(1.0), T(1.0))), 0.5)
+
+
 def test_kl_gaussians_of_different_event_shapes_raise_pytorch_messages():
     full2 = D.MultivariateNormal(T([0.0, 0.0]), T([[1.0, 0.0], [0.0, 1.0]]))
     full3 = D.MultivariateNormal(T([0.0, 0.0, 0.0]), T([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
