@@ -515,7 +515,15 @@ masks and EOT pooling, symmetric InfoNCE with an exp'd clamped logit_scale and l
 loss and its chunked form, zero-shot classifiers from averaged prompt templates, recall@k/mAP retrieval metrics,
 bfloat16 autocast forwards and training, activation checkpointing, LiT-style tower freezing, AttentionPool2d through
 multi_head_attention_forward, temperature schedules, multi-positive and distillation losses, embedding queues with
-momentum encoders, image-text data pipelines, and the mistakes such code meets)."""
+momentum encoders, image-text data pipelines, and the mistakes such code meets).
+
+Variational inference with torch.distributions (`bayes_*`: a transform zoo with biject_to/transform_to, analytic
+and cross-family KLs with register_kl and infinite divergences, MixtureSameFamily fitting and misuse, local
+reparameterisation layers, reprs and constraints of every family, implicit-reparameterisation gradients of
+Gamma/Beta/Dirichlet draws, validate_args errors, a moment/cdf/icdf table, user-defined distributions, transforms
+and constraints, Laplace approximations with HMC and SVGD, gradients through every Gaussian parameterisation and
+Wishart/LKJ, MC-dropout BALD, a Gumbel-softmax VAE, torch.func curvature and per-example gradients, and conjugate
+Normal-Inverse-Gamma regression)."""
 
 from __future__ import annotations
 
