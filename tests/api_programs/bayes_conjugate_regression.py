@@ -1,4 +1,5 @@
 """Conjugate Bayesian linear regression (Normal-Inverse-Gamma): posterior, evidence, Student-t predictive, sampling."""
+
 import math
 
 import torch
@@ -30,13 +31,21 @@ bn = b0 + 0.5 * (y @ y + m0 @ V0_inv @ m0 - mn @ Vn_inv @ mn)
 print("posterior mean", r(mn), "an", an, "bn", round(bn.item(), 4))
 print("Vn sym", torch.allclose(Vn, Vn.T), "dtype", Vn.dtype)
 s2_post = D.InverseGamma(torch.tensor(an, dtype=torch.float64), bn)
-print("s2 mean/mode/var", round(s2_post.mean.item(), 5), round(s2_post.mode.item(), 5), round(s2_post.variance.item(), 7))
+print(
+    "s2 mean/mode/var", round(s2_post.mean.item(), 5), round(s2_post.mode.item(), 5), round(s2_post.variance.item(), 7)
+)
 
 # log marginal likelihood (evidence) in closed form
 _, logdetV0 = torch.linalg.slogdet(V0)
 logdetVn = -2 * Ln.diagonal().log().sum()
-log_ev = (-n / 2 * math.log(2 * math.pi) + 0.5 * (logdetVn - logdetV0) + a0 * math.log(b0) - an * torch.log(bn)
-          + math.lgamma(an) - math.lgamma(a0))
+log_ev = (
+    -n / 2 * math.log(2 * math.pi)
+    + 0.5 * (logdetVn - logdetV0)
+    + a0 * math.log(b0)
+    - an * torch.log(bn)
+    + math.lgamma(an)
+    - math.lgamma(a0)
+)
 print("log evidence", round(log_ev.item(), 4))
 # the evidence as a multivariate Student-t is awkward; check it against the Gaussian evidence at s2 fixed
 s2 = 0.09
@@ -61,13 +70,21 @@ torch.manual_seed(1)
 s2_draws = s2_post.sample((20000,))
 z = torch.randn(20000, d, dtype=torch.float64)
 w_draws = mn + torch.sqrt(s2_draws).unsqueeze(-1) * (z @ torch.linalg.cholesky(Vn).T)
-print("mc mean close", torch.allclose(w_draws.mean(0), mn, atol=0.01), "mc var close", torch.allclose(w_draws.var(0), marg.variance, rtol=0.1))
+print(
+    "mc mean close",
+    torch.allclose(w_draws.mean(0), mn, atol=0.01),
+    "mc var close",
+    torch.allclose(w_draws.var(0), marg.variance, rtol=0.1),
+)
 print("draw dtypes", s2_draws.dtype, w_draws.dtype)
 
 # a Normal-Gamma on the precision gives the same posterior
 tau_post = D.Gamma(torch.tensor(an, dtype=torch.float64), bn)
 print("E[1/tau] = E[s2]", round((1 / tau_post.sample((40000,))).mean().item(), 3), round(s2_post.mean.item(), 3))
-print("gamma vs inverse gamma log_prob", round((tau_post.log_prob(torch.tensor(10.0, dtype=torch.float64)) + 2 * math.log(10.0)).item(), 4),
-      round(s2_post.log_prob(torch.tensor(0.1, dtype=torch.float64)).item(), 4))
+print(
+    "gamma vs inverse gamma log_prob",
+    round((tau_post.log_prob(torch.tensor(10.0, dtype=torch.float64)) + 2 * math.log(10.0)).item(), 4),
+    round(s2_post.log_prob(torch.tensor(0.1, dtype=torch.float64)).item(), 4),
+)
 print(s2_post)
 print(type(s2_post.base_dist).__name__, s2_post.transforms)

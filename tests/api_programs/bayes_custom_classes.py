@@ -1,11 +1,12 @@
 """User-defined distributions, transforms and constraints, as research code subclasses them."""
+
 import math
 
 import torch
+from torch.distributions.utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
 
 D = torch.distributions
 constraints = torch.distributions.constraints
-from torch.distributions.utils import broadcast_all, logits_to_probs, probs_to_logits, clamp_probs, lazy_property
 
 
 def r(t):
@@ -23,7 +24,7 @@ class SkewNormal(D.Distribution):
 
     @lazy_property
     def delta(self):
-        return self.alpha / torch.sqrt(1 + self.alpha ** 2)
+        return self.alpha / torch.sqrt(1 + self.alpha**2)
 
     @property
     def mean(self):
@@ -33,14 +34,18 @@ class SkewNormal(D.Distribution):
         if self._validate_args:
             self._validate_sample(value)
         z = (value - self.loc) / self.scale
-        return (math.log(2) - torch.log(self.scale) + D.Normal(0.0, 1.0).log_prob(z)
-                + torch.log(D.Normal(0.0, 1.0).cdf(self.alpha * z)))
+        return (
+            math.log(2)
+            - torch.log(self.scale)
+            + D.Normal(0.0, 1.0).log_prob(z)
+            + torch.log(D.Normal(0.0, 1.0).cdf(self.alpha * z))
+        )
 
     def sample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             u0, v = torch.randn(shape), torch.randn(shape)
-            u1 = self.delta * u0 + torch.sqrt(1 - self.delta ** 2) * v
+            u1 = self.delta * u0 + torch.sqrt(1 - self.delta**2) * v
             return self.loc + self.scale * torch.where(u0 >= 0, u1, -u1)
 
     def expand(self, batch_shape, _instance=None):
@@ -58,8 +63,14 @@ print("log_prob", r(sn.log_prob(torch.tensor([0.5, 0.5]))), "mean", r(sn.mean), 
 torch.manual_seed(0)
 print("sample", sn.sample((4,)).shape, sn.expand((3, 2)).batch_shape, sn.expand((3, 2)).sample().shape)
 print("ext shape", sn._extended_shape((5,)))
-for bad in [lambda: SkewNormal(0.0, -1.0, 0.0), lambda: sn.log_prob(torch.zeros(3)), lambda: sn.rsample(), lambda: sn.entropy(),
-            lambda: sn.cdf(torch.zeros(2)), lambda: sn.variance]:
+for bad in [
+    lambda: SkewNormal(0.0, -1.0, 0.0),
+    lambda: sn.log_prob(torch.zeros(3)),
+    lambda: sn.rsample(),
+    lambda: sn.entropy(),
+    lambda: sn.cdf(torch.zeros(2)),
+    lambda: sn.variance,
+]:
     try:
         bad()
     except Exception as e:
@@ -119,6 +130,7 @@ class Odd(constraints.Constraint):
 
 print(Odd(), Odd().check(torch.tensor([1, 2, 3])), Odd().event_dim)
 
+
 @D.biject_to.register(type(constraints.unit_interval))
 def _to_unit(constraint):
     return D.transforms.ComposeTransform([D.transforms.TanhTransform(), D.transforms.AffineTransform(0.5, 0.5)])
@@ -126,8 +138,16 @@ def _to_unit(constraint):
 
 print("registered", D.biject_to(constraints.unit_interval))
 
-print("probs_to_logits", r(probs_to_logits(torch.tensor([0.2, 0.8]))), r(probs_to_logits(torch.tensor([0.2, 0.9]), is_binary=True)))
-print("logits_to_probs", r(logits_to_probs(torch.tensor([0.0, 1.0]))), r(logits_to_probs(torch.tensor([0.0, 1.0]), is_binary=True)))
+print(
+    "probs_to_logits",
+    r(probs_to_logits(torch.tensor([0.2, 0.8]))),
+    r(probs_to_logits(torch.tensor([0.2, 0.9]), is_binary=True)),
+)
+print(
+    "logits_to_probs",
+    r(logits_to_probs(torch.tensor([0.0, 1.0]))),
+    r(logits_to_probs(torch.tensor([0.0, 1.0]), is_binary=True)),
+)
 print("clamp_probs", clamp_probs(torch.tensor([0.0, 1.0])).tolist())
 print("broadcast_all", [a.shape for a in broadcast_all(torch.zeros(3, 1), 1.0, torch.ones(4))])
 try:
@@ -138,6 +158,7 @@ except Exception as e:
 
 class Plain(D.ExponentialFamily):
     """Exponential(rate) written as an exponential family: the Bregman entropy path."""
+
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
 

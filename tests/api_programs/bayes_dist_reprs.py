@@ -1,4 +1,5 @@
 """Printing distributions while debugging a model: reprs, shapes, constraints and properties."""
+
 import torch
 
 D = torch.distributions
@@ -57,9 +58,16 @@ print(D.Independent(D.Normal(torch.zeros(3), 1.0), 1).support)
 print(D.TransformedDistribution(D.Normal(0.0, 1.0), [D.transforms.ExpTransform()]).support)
 print(D.constraints.real, D.constraints.real_vector, D.constraints.positive_definite, D.constraints.corr_cholesky)
 print(D.constraints.boolean, D.constraints.nonnegative_integer, D.constraints.positive_integer)
-print(D.constraints.half_open_interval(0.0, 1.0), D.constraints.cat([D.constraints.real, D.constraints.positive], lengths=[1, 2]))
+print(
+    D.constraints.half_open_interval(0.0, 1.0),
+    D.constraints.cat([D.constraints.real, D.constraints.positive], lengths=[1, 2]),
+)
 print(D.constraints.independent(D.constraints.real, 2), D.constraints.stack([D.constraints.real]))
-print(D.constraints.positive.is_discrete, D.constraints.integer_interval(0, 3).is_discrete, D.constraints.simplex.event_dim)
+print(
+    D.constraints.positive.is_discrete,
+    D.constraints.integer_interval(0, 3).is_discrete,
+    D.constraints.simplex.event_dim,
+)
 print(D.constraints.simplex.check(torch.tensor([[0.2, 0.8], [0.5, 0.6]])))
 print(D.constraints.lower_cholesky.check(torch.tensor([[1.0, 0.0], [2.0, 1.0]])))
 print(D.constraints.positive_definite.check(torch.tensor([[1.0, 2.0], [2.0, 1.0]])))

@@ -1,4 +1,5 @@
 """Gradients of Gaussian posteriors through every parameterisation: covariance, precision, scale_tril, low rank."""
+
 import torch
 
 D = torch.distributions
@@ -14,8 +15,11 @@ cov0 = A @ A.T + torch.eye(3)
 x = torch.tensor([[0.3, -0.2, 1.0], [1.0, 1.0, -1.0]])
 
 for form in ["covariance_matrix", "precision_matrix", "scale_tril"]:
-    base = {"covariance_matrix": cov0, "precision_matrix": torch.linalg.inv(cov0),
-            "scale_tril": torch.linalg.cholesky(cov0)}[form]
+    base = {
+        "covariance_matrix": cov0,
+        "precision_matrix": torch.linalg.inv(cov0),
+        "scale_tril": torch.linalg.cholesky(cov0),
+    }[form]
     P = base.clone().requires_grad_()
     loc = torch.tensor([0.1, 0.2, 0.3], requires_grad=True)
     m = D.MultivariateNormal(loc, **{form: P})

@@ -1,4 +1,5 @@
 """A VAE with a Gaussian and a Gumbel-softmax categorical latent: ELBO terms, analytic and MC KLs, annealing."""
+
 import math
 
 import torch
@@ -52,8 +53,17 @@ for step in range(120):
     loss.backward()
     opt.step()
     if step % 40 == 0:
-        print(step, "tau", round(tau.item(), 4), "rec", round(rec.mean().item(), 3), "kl_z", round(kl_z.mean().item(), 3),
-              "kl_c", round(kl_c.mean().item(), 3))
+        print(
+            step,
+            "tau",
+            round(tau.item(), 4),
+            "rec",
+            round(rec.mean().item(), 3),
+            "kl_z",
+            round(kl_z.mean().item(), 3),
+            "kl_c",
+            round(kl_c.mean().item(), 3),
+        )
 
 print("shapes", px.batch_shape, px.event_shape, qz.batch_shape, qz.event_shape, qc.batch_shape, qc.event_shape)
 print("c on simplex", torch.allclose(c.sum(-1), torch.ones(64)), c.grad_fn is not None)

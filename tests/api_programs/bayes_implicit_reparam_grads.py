@@ -1,4 +1,5 @@
-"""Pathwise gradients through rsample of Gamma, Beta, Dirichlet and friends, as used in VI with non-Gaussian posteriors."""
+"""Pathwise gradients through rsample of Gamma, Beta, Dirichlet and friends, as VI with non-Gaussian posteriors uses."""
+
 import torch
 
 D = torch.distributions
@@ -94,7 +95,14 @@ x = torch.tensor([0.2, 0.3, 0.5])
 (g1,) = torch.autograd.grad(dd.log_prob(x), alpha, create_graph=True)
 (g2,) = torch.autograd.grad(g1.sum(), alpha)
 print("dirichlet lp grad", r(g1), "second", r(g2))
-print("dirichlet entropy", round(dd.entropy().item(), 4), "var", r(dd.variance), "mode", r(D.Dirichlet(torch.tensor([2.0, 3.0, 4.0])).mode))
+print(
+    "dirichlet entropy",
+    round(dd.entropy().item(), 4),
+    "var",
+    r(dd.variance),
+    "mode",
+    r(D.Dirichlet(torch.tensor([2.0, 3.0, 4.0])).mode),
+)
 
 # rsample on a distribution without it
 for d in [D.Bernoulli(0.3), D.Poisson(2.0), D.VonMises(0.0, 1.0)]:

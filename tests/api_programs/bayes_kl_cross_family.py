@@ -1,4 +1,5 @@
 """KL terms between mismatched posterior and prior families, infinite divergences, and batched broadcasting."""
+
 import torch
 
 D = torch.distributions
@@ -44,20 +45,36 @@ cases = {
 for name, (p, q) in cases.items():
     try:
         print(name, r(D.kl_divergence(p, q)))
-    except NotImplementedError as e:
+    except NotImplementedError:
         print(name, "NotImplementedError")
 
 # supports that do not nest give +inf, as a lazy prior choice would
 print("uniform wider", D.kl_divergence(D.Uniform(0.0, 2.0), D.Uniform(0.0, 1.0)).item())
-print("categorical zero mass", D.kl_divergence(D.Categorical(torch.tensor([0.5, 0.5])), D.Categorical(torch.tensor([1.0, 0.0]))).item())
-print("categorical 0 log 0", D.kl_divergence(D.Categorical(torch.tensor([1.0, 0.0])), D.Categorical(torch.tensor([0.5, 0.5]))).item())
-print("bernoulli edges", D.kl_divergence(D.Bernoulli(torch.tensor([0.0, 1.0, 0.5])), D.Bernoulli(torch.tensor([0.5, 0.5, 1.0]))).tolist())
+print(
+    "categorical zero mass",
+    D.kl_divergence(D.Categorical(torch.tensor([0.5, 0.5])), D.Categorical(torch.tensor([1.0, 0.0]))).item(),
+)
+print(
+    "categorical 0 log 0",
+    D.kl_divergence(D.Categorical(torch.tensor([1.0, 0.0])), D.Categorical(torch.tensor([0.5, 0.5]))).item(),
+)
+print(
+    "bernoulli edges",
+    D.kl_divergence(D.Bernoulli(torch.tensor([0.0, 1.0, 0.5])), D.Bernoulli(torch.tensor([0.5, 0.5, 1.0]))).tolist(),
+)
 print("binomial counts differ", D.kl_divergence(D.Binomial(6, 0.4), D.Binomial(5, 0.4)).item())
 print("pareto support", D.kl_divergence(D.Pareto(0.5, 3.0), D.Pareto(1.0, 2.0)).item())
 
 # batched posteriors against a single prior broadcast like arithmetic
 print("broadcast", D.kl_divergence(D.Normal(torch.zeros(3, 1), 1.0), D.Normal(torch.zeros(4), 2.0)).shape)
-print("mvn batch", r(D.kl_divergence(D.MultivariateNormal(torch.zeros(4, 2), torch.eye(2)), D.MultivariateNormal(torch.ones(2), 2 * torch.eye(2)))))
+print(
+    "mvn batch",
+    r(
+        D.kl_divergence(
+            D.MultivariateNormal(torch.zeros(4, 2), torch.eye(2)), D.MultivariateNormal(torch.ones(2), 2 * torch.eye(2))
+        )
+    ),
+)
 print("expanded", r(D.kl_divergence(D.Normal(0.0, 1.0).expand((3,)), D.Normal(1.0, 1.0))))
 print("dirichlet batch", r(D.kl_divergence(D.Dirichlet(torch.ones(2, 3)), D.Dirichlet(torch.tensor([1.0, 2.0, 3.0])))))
 print("float64", D.kl_divergence(D.Normal(torch.tensor(2.0, dtype=torch.float64), 3.0), D.Normal(0.0, 1.0)).dtype)
@@ -66,14 +83,20 @@ print("float64", D.kl_divergence(D.Normal(torch.tensor(2.0, dtype=torch.float64)
 a = torch.tensor(2.0, requires_grad=True)
 kl = D.kl_divergence(D.Beta(a, 3.0), D.Uniform(0.0, 1.0))
 kl.backward()
-print("beta||uniform", round(kl.item(), 4), round(-D.Beta(2.0, 3.0).entropy().item(), 4), "grad", round(a.grad.item(), 4))
+print(
+    "beta||uniform", round(kl.item(), 4), round(-D.Beta(2.0, 3.0).entropy().item(), 4), "grad", round(a.grad.item(), 4)
+)
 
-for p, q in [(D.Independent(D.Normal(torch.zeros(3, 2), 1.0), 1), D.Independent(D.Normal(torch.zeros(2), 1.0), 1)),
-             (D.MixtureSameFamily(D.Categorical(torch.ones(2)), D.Normal(torch.zeros(2), 1.0)), D.Normal(0.0, 1.0)),
-             (D.TransformedDistribution(D.Normal(0.0, 1.0), [D.transforms.ExpTransform()]),
-              D.TransformedDistribution(D.Normal(0.0, 1.0), [D.transforms.SigmoidTransform()])),
-             (D.VonMises(0.0, 1.0), D.VonMises(1.0, 2.0)),
-             (D.RelaxedBernoulli(torch.tensor(0.5), 0.3), D.RelaxedBernoulli(torch.tensor(0.5), 0.4))]:
+for p, q in [
+    (D.Independent(D.Normal(torch.zeros(3, 2), 1.0), 1), D.Independent(D.Normal(torch.zeros(2), 1.0), 1)),
+    (D.MixtureSameFamily(D.Categorical(torch.ones(2)), D.Normal(torch.zeros(2), 1.0)), D.Normal(0.0, 1.0)),
+    (
+        D.TransformedDistribution(D.Normal(0.0, 1.0), [D.transforms.ExpTransform()]),
+        D.TransformedDistribution(D.Normal(0.0, 1.0), [D.transforms.SigmoidTransform()]),
+    ),
+    (D.VonMises(0.0, 1.0), D.VonMises(1.0, 2.0)),
+    (D.RelaxedBernoulli(torch.tensor(0.5), 0.3), D.RelaxedBernoulli(torch.tensor(0.5), 0.4)),
+]:
     try:
         print(r(D.kl_divergence(p, q)))
     except Exception as e:

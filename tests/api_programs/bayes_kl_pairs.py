@@ -1,4 +1,5 @@
 """Analytic KL divergences between posteriors and priors, the registry, and what is not implemented."""
+
 import torch
 
 D = torch.distributions
@@ -55,8 +56,11 @@ t2 = D.TransformedDistribution(D.Normal(1.0, 2.0), [D.transforms.ExpTransform()]
 print("transformed", round(D.kl_divergence(t1, t2).item(), 4))
 
 # a pair nobody registered
-for p, q in [(D.Normal(0.0, 1.0), D.StudentT(3.0)), (D.Beta(2.0, 2.0), D.Normal(0.0, 1.0)),
-             (D.Independent(D.Normal(torch.zeros(2, 2), 1.0), 1), D.Independent(D.Normal(torch.zeros(2, 2), 1.0), 2))]:
+for p, q in [
+    (D.Normal(0.0, 1.0), D.StudentT(3.0)),
+    (D.Beta(2.0, 2.0), D.Normal(0.0, 1.0)),
+    (D.Independent(D.Normal(torch.zeros(2, 2), 1.0), 1), D.Independent(D.Normal(torch.zeros(2, 2), 1.0), 2)),
+]:
     try:
         D.kl_divergence(p, q)
     except Exception as e:

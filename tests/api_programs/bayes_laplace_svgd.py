@@ -1,4 +1,5 @@
 """Approximate posteriors beyond mean-field: a Laplace approximation with Hessians, SVGD particles and HMC."""
+
 import torch
 
 D = torch.distributions
@@ -57,8 +58,9 @@ print("vhp", r(vhp))
 
 # SVGD with an RBF kernel and the median heuristic
 torch.manual_seed(0)
-target = D.MixtureSameFamily(D.Categorical(torch.tensor([0.5, 0.5])),
-                             D.Independent(D.Normal(torch.tensor([[-2.0, 0.0], [2.0, 0.0]]), 0.7), 1))
+target = D.MixtureSameFamily(
+    D.Categorical(torch.tensor([0.5, 0.5])), D.Independent(D.Normal(torch.tensor([[-2.0, 0.0], [2.0, 0.0]]), 0.7), 1)
+)
 particles = torch.randn(30, 2) * 0.5
 for it in range(200):
     p = particles.clone().requires_grad_()

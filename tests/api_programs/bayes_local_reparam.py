@@ -1,4 +1,5 @@
 """Bayes-by-backprop linear layers with the local reparameterisation trick and a closed-form KL."""
+
 import math
 
 import torch
@@ -67,7 +68,7 @@ print("ood std larger", bool(std[3] > std[:3].max()))
 
 # the KL of one weight in closed form
 mu, sig, p = 0.3, 0.2, 1.0
-closed = math.log(p / sig) + (sig ** 2 + mu ** 2) / (2 * p ** 2) - 0.5
+closed = math.log(p / sig) + (sig**2 + mu**2) / (2 * p**2) - 0.5
 print("closed", round(closed, 4), round(D.kl_divergence(D.Normal(mu, sig), D.Normal(0.0, p)).item(), 4))
 # local reparam variance equals the variance of x @ W for independent W
 w_mu, w_sig = torch.tensor([[0.5, -0.2]]), torch.tensor([[0.1, 0.3]])

@@ -1,4 +1,5 @@
 """MC-dropout uncertainty for active learning: predictive entropy, BALD mutual information, calibration bins."""
+
 import torch
 
 nn = torch.nn
@@ -84,13 +85,25 @@ for b in range(5):
     if m.any():
         ece += m.float().mean() * (acc[m].mean() - conf[m].mean()).abs()
 print("bins", torch.bincount(bins, minlength=5).tolist(), "ece", round(ece.item(), 4))
-print("nll", round(F.nll_loss(p_train.log(), y).item(), 4), "brier", round((p_train - F.one_hot(y, 3)).pow(2).sum(-1).mean().item(), 4))
+print(
+    "nll",
+    round(F.nll_loss(p_train.log(), y).item(), 4),
+    "brier",
+    round((p_train - F.one_hot(y, 3)).pow(2).sum(-1).mean().item(), 4),
+)
 
 # dropout statistics: the inverted scaling keeps the mean
 torch.manual_seed(1)
 z = torch.ones(10000)
 dz = F.dropout(z, 0.3, training=True)
-print("dropout mean", round(dz.mean().item(), 1), "zeros frac", round((dz == 0).float().mean().item(), 1), "max", round(dz.max().item(), 4))
+print(
+    "dropout mean",
+    round(dz.mean().item(), 1),
+    "zeros frac",
+    round((dz == 0).float().mean().item(), 1),
+    "max",
+    round(dz.max().item(), 4),
+)
 c = F.dropout2d(torch.ones(2, 100, 3, 3), 0.5, training=True)
 print("channel-wise", bool(((c == 0).all((2, 3)) | (c != 0).all((2, 3))).all()))
 for bad in [lambda: nn.Dropout(p=-0.1), lambda: F.dropout(z, 2.0)]:

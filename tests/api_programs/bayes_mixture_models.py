@@ -1,4 +1,5 @@
 """Gaussian mixture posteriors with MixtureSameFamily: densities, moments, cdf, sampling shapes, fitting."""
+
 import torch
 
 D = torch.distributions
@@ -17,7 +18,9 @@ print("shapes", gmm.batch_shape, gmm.event_shape, gmm.mixture_distribution.probs
 x = torch.linspace(-3, 4, 6)
 print("log_prob", r(gmm.log_prob(x)))
 print("cdf", r(gmm.cdf(x)))
-print("mean", round(gmm.mean.item(), 4), "variance", round(gmm.variance.item(), 4), "stddev", round(gmm.stddev.item(), 4))
+print(
+    "mean", round(gmm.mean.item(), 4), "variance", round(gmm.variance.item(), 4), "stddev", round(gmm.stddev.item(), 4)
+)
 print("support", gmm.support, "has_rsample", gmm.has_rsample)
 torch.manual_seed(0)
 s = gmm.sample((5, 2))
@@ -41,7 +44,9 @@ print("expand", ex.batch_shape, ex.log_prob(torch.zeros(2, 4, 2)).shape)
 
 # mixture of full-covariance Gaussians
 covs = torch.stack([torch.eye(2), torch.tensor([[1.0, 0.6], [0.6, 2.0]])])
-gm3 = D.MixtureSameFamily(D.Categorical(torch.tensor([0.4, 0.6])), D.MultivariateNormal(torch.tensor([[0.0, 0.0], [2.0, 1.0]]), covs))
+gm3 = D.MixtureSameFamily(
+    D.Categorical(torch.tensor([0.4, 0.6])), D.MultivariateNormal(torch.tensor([[0.0, 0.0], [2.0, 1.0]]), covs)
+)
 print("mvn mix", r(gm3.log_prob(torch.tensor([[0.5, 0.5], [2.0, 2.0]]))), r(gm3.mean), r(gm3.variance))
 
 # fit a 2-component 1-D mixture by maximum likelihood

@@ -1,4 +1,5 @@
 """A posterior-summary table: mean, mode, variance, entropy, cdf/icdf and log_prob for many families."""
+
 import torch
 
 D = torch.distributions
@@ -29,7 +30,10 @@ fams = {
     "weibull": (D.Weibull(torch.tensor([1.0, 2.0]), torch.tensor([0.5, 3.0])), torch.tensor([0.3, 0.8])),
     "pareto": (D.Pareto(torch.tensor([1.0, 0.5]), torch.tensor([1.5, 3.0])), torch.tensor([1.3, 2.8])),
     "fisher": (D.FisherSnedecor(torch.tensor([3.0, 6.0]), torch.tensor([5.0, 10.0])), torch.tensor([0.3, 2.8])),
-    "gen_pareto": (D.GeneralizedPareto(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 2.0]), torch.tensor([0.2, -0.2])), torch.tensor([0.3, 2.8])),
+    "gen_pareto": (
+        D.GeneralizedPareto(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 2.0]), torch.tensor([0.2, -0.2])),
+        torch.tensor([0.3, 2.8]),
+    ),
     "cont_bern": (D.ContinuousBernoulli(probs=torch.tensor([0.2, 0.5])), torch.tensor([0.3, 0.8])),
     "vonmises": (D.VonMises(torch.tensor([0.0, 1.0]), torch.tensor([0.5, 4.0])), torch.tensor([0.3, 2.8])),
     "logistic_normal": (D.LogisticNormal(torch.zeros(2), torch.ones(2)), torch.tensor([0.2, 0.3, 0.5])),
@@ -40,8 +44,14 @@ fams = {
     "poisson": (D.Poisson(torch.tensor([0.5, 6.0])), torch.tensor([2.0, 7.0])),
     "categorical": (D.Categorical(logits=torch.tensor([[0.0, 1.0, 2.0], [1.0, 1.0, -1.0]])), torch.tensor([2, 0])),
     "multinomial": (D.Multinomial(6, probs=torch.tensor([0.2, 0.3, 0.5])), torch.tensor([1.0, 2.0, 3.0])),
-    "wishart": (D.Wishart(df=torch.tensor(5.0), covariance_matrix=torch.tensor([[2.0, 0.5], [0.5, 1.0]])), torch.tensor([[6.0, 1.0], [1.0, 4.0]])),
-    "lkj": (D.LKJCholesky(3, torch.tensor(1.5)), torch.linalg.cholesky(torch.tensor([[1.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.0]]))),
+    "wishart": (
+        D.Wishart(df=torch.tensor(5.0), covariance_matrix=torch.tensor([[2.0, 0.5], [0.5, 1.0]])),
+        torch.tensor([[6.0, 1.0], [1.0, 4.0]]),
+    ),
+    "lkj": (
+        D.LKJCholesky(3, torch.tensor(1.5)),
+        torch.linalg.cholesky(torch.tensor([[1.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.0]])),
+    ),
 }
 for name, (d, x) in fams.items():
     row = [name]
@@ -67,10 +77,18 @@ for name, (d, x) in fams.items():
     print(" | ".join(row))
 
 print("perplexity", r(D.Categorical(torch.tensor([0.2, 0.3, 0.5])).perplexity()))
-print("enum cat", r(D.Categorical(torch.ones(2, 3)).enumerate_support()), D.Categorical(torch.ones(2, 3)).enumerate_support(expand=False).shape)
+print(
+    "enum cat",
+    r(D.Categorical(torch.ones(2, 3)).enumerate_support()),
+    D.Categorical(torch.ones(2, 3)).enumerate_support(expand=False).shape,
+)
 print("enum binom", r(D.Binomial(3, torch.tensor([0.2, 0.5])).enumerate_support()))
 print("enum bern", r(D.Bernoulli(torch.tensor([0.2, 0.5])).enumerate_support(expand=False)))
 print("enum onehot", r(D.OneHotCategorical(torch.ones(3)).enumerate_support()))
 print("stddev", r(D.Gamma(torch.tensor([2.0]), 3.0).stddev), r(D.Poisson(torch.tensor([4.0])).stddev))
-print("dtype f64", D.Normal(torch.zeros(2, dtype=torch.float64), 1.0).log_prob(torch.zeros(2)).dtype,
-      D.Normal(0, 1).mean.dtype, D.Gamma(torch.tensor([1.0], dtype=torch.float64), 2).entropy().dtype)
+print(
+    "dtype f64",
+    D.Normal(torch.zeros(2, dtype=torch.float64), 1.0).log_prob(torch.zeros(2)).dtype,
+    D.Normal(0, 1).mean.dtype,
+    D.Gamma(torch.tensor([1.0], dtype=torch.float64), 2).entropy().dtype,
+)

@@ -1,4 +1,5 @@
 """Transform algebra for change-of-variables VI: compose, invert, log-det, event dims and reprs."""
+
 import torch
 
 D = torch.distributions
@@ -23,7 +24,13 @@ ts = [
 ]
 for t in ts:
     y = t(x)
-    print(repr(t), t.domain, t.codomain, t.bijective, t.sign if t.bijective and not isinstance(t, T.PowerTransform) else "-")
+    print(
+        repr(t),
+        t.domain,
+        t.codomain,
+        t.bijective,
+        t.sign if t.bijective and not isinstance(t, T.PowerTransform) else "-",
+    )
     print("  y", r(y))
     if t.bijective:
         print("  inv", r(t.inv(y)), "ladj", r(t.log_abs_det_jacobian(x, y)))
@@ -65,8 +72,14 @@ xs = torch.randn(3, 2)
 print("stack", r(st(xs)), r(st.log_abs_det_jacobian(xs, st(xs))))
 
 # constraint registries map constrained parameters to unconstrained space
-for c in [D.constraints.positive, D.constraints.unit_interval, D.constraints.simplex,
-          D.constraints.lower_cholesky, D.constraints.interval(-1.0, 2.0), D.constraints.greater_than(3.0)]:
+for c in [
+    D.constraints.positive,
+    D.constraints.unit_interval,
+    D.constraints.simplex,
+    D.constraints.lower_cholesky,
+    D.constraints.interval(-1.0, 2.0),
+    D.constraints.greater_than(3.0),
+]:
     print(c, "->", D.transform_to(c))
     try:
         print("  biject", D.biject_to(c))

@@ -1,4 +1,5 @@
 """Argument validation as a VI codebase meets it: bad parameters, out-of-support values, shape mistakes."""
+
 import torch
 
 D = torch.distributions
@@ -26,7 +27,9 @@ attempt("categorical 0-d", lambda: D.Categorical(probs=torch.tensor(0.3)))
 attempt("categorical neg", lambda: D.Categorical(probs=torch.tensor([0.5, -0.1])))
 attempt("categorical both", lambda: D.Categorical(probs=torch.ones(2), logits=torch.ones(2)))
 attempt("mvn no cov", lambda: D.MultivariateNormal(torch.zeros(2)))
-attempt("mvn two", lambda: D.MultivariateNormal(torch.zeros(2), covariance_matrix=torch.eye(2), scale_tril=torch.eye(2)))
+attempt(
+    "mvn two", lambda: D.MultivariateNormal(torch.zeros(2), covariance_matrix=torch.eye(2), scale_tril=torch.eye(2))
+)
 attempt("mvn 1-d cov", lambda: D.MultivariateNormal(torch.zeros(2), covariance_matrix=torch.ones(2)))
 attempt("mvn 0-d loc", lambda: D.MultivariateNormal(torch.tensor(0.0), torch.eye(2)))
 attempt("mvn not pd", lambda: D.MultivariateNormal(torch.zeros(2), torch.tensor([[1.0, 2.0], [2.0, 1.0]])))
