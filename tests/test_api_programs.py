@@ -522,8 +522,8 @@ and cross-family KLs with register_kl and infinite divergences, MixtureSameFamil
 reparameterisation layers, reprs and constraints of every family, implicit-reparameterisation gradients of
 Gamma/Beta/Dirichlet draws, validate_args errors, a moment/cdf/icdf table, user-defined distributions, transforms
 and constraints, Laplace approximations with HMC and SVGD, gradients through every Gaussian parameterisation and
-Wishart/LKJ, MC-dropout BALD, a Gumbel-softmax VAE, torch.func curvature and per-example gradients, and conjugate
-Normal-Inverse-Gamma regression)."""
+Wishart/LKJ, MC-dropout BALD, a Gumbel-softmax VAE, torch.func curvature and per-example gradients, conjugate
+Normal-Inverse-Gamma regression, and batch/event-shape bookkeeping through Independent, transforms and mixtures)."""
 
 from __future__ import annotations
 
