@@ -546,7 +546,15 @@ per-sample-weight gradients, 16-bit tables and their gradients), sparse=True tab
 hashing tricks, AUC/gAUC/logloss/NE by sort and cumsum, bucketize/searchsorted/quantile features, MMoE/PLE/ESMM
 heads, DIN/DIEN/AutoInt attention, xDeepFM's CIN and FiBiNET, negative sampling with logQ correction, Platt/isotonic
 calibration with an FTRL optimizer, sparse user-item matrices, jagged features with segment_reduce, row-wise
-quantized tables, learning-to-rank losses, and a click-log data pipeline with its mistakes)."""
+quantized tables, learning-to-rank losses, and a click-log data pipeline with its mistakes).
+
+Variational inference with torch.distributions (`bayes_*`: a transform zoo with biject_to/transform_to, analytic
+and cross-family KLs with register_kl and infinite divergences, MixtureSameFamily fitting and misuse, local
+reparameterisation layers, reprs and constraints of every family, implicit-reparameterisation gradients of
+Gamma/Beta/Dirichlet draws, validate_args errors, a moment/cdf/icdf table, user-defined distributions, transforms
+and constraints, Laplace approximations with HMC and SVGD, gradients through every Gaussian parameterisation and
+Wishart/LKJ, MC-dropout BALD, a Gumbel-softmax VAE, torch.func curvature and per-example gradients, conjugate
+Normal-Inverse-Gamma regression, and batch/event-shape bookkeeping through Independent, transforms and mixtures)."""
 
 from __future__ import annotations
 

@@ -271,7 +271,8 @@ def _gamma_cdf_inverse(a, u):
     return (lo + hi) / 2
 
 
-def test_gamma_rsample_gradient_matches_the_derivative_of_the_inverse_cdf():
+def test_gamma_rsample_gradient_is_the_derivative_of_the_inverse_cdf_to_pytorchs_approximation():
+    # PyTorch's series/saddle-point/rational approximations of the implicit derivative are ~1e-4 off it here
     a = np.array([0.3, 1.0, 2.5, 8.0, 40.0])
     conc = T(a, requires_grad=True)
     torch.manual_seed(4)
@@ -280,7 +281,8 @@ def test_gamma_rsample_gradient_matches_the_derivative_of_the_inverse_cdf():
     u = _gammainc_np(a, N(x))  # the quantile each sample sits at; the reparametrisation holds it fixed
     h = 1e-5
     fd = (_gamma_cdf_inverse(a + h, u) - _gamma_cdf_inverse(a - h, u)) / (2 * h)
-    np.testing.assert_allclose(N(conc.grad), fd, rtol=1e-5)
+    np.testing.assert_allclose(N(conc.grad), fd, rtol=3e-4)
+    assert np.abs(N(conc.grad) / fd - 1).max() > 1e-5  # the approximation, not the exact derivative
 
 
 def test_gamma_draws_record_pytorchs_standard_gamma_node():
@@ -385,6 +387,17 @@ def test_kl_registry_dispatch_and_errors():
     ip = D.Independent(D.Normal(T([0.0, 0.0]), T([1.0, 1.0])), 1)
     iq = D.Independent(D.Normal(T([1.0, 1.0]), T([1.0, 1.0])), 1)
     close(D.kl_divergence(ip, iq), 1.0)
+
+
+def test_private_names_that_extensions_reach_for_are_pytorchs():
+    # Pyro-style code checks `isinstance(t, transforms._InverseTransform)` and resets `kl._KL_MEMOIZE`
+    from ember.torch.distributions import kl, transforms
+
+    assert isinstance(transforms.ExpTransform().inv, transforms._InverseTransform)
+    D.kl_divergence(D.Normal(T(0.0), T(1.0)), D.Normal(T(1.0), T(1.0)))
+    assert (D.Normal, D.Normal) in kl._KL_MEMOIZE
+    kl._KL_MEMOIZE.clear()
+    close(D.kl_divergence(D.Normal(T(0.0), T(1.0)), D.Normal(T(1.0), T(1.0))), 0.5)
 
 
 def test_kl_gaussians_of_different_event_shapes_raise_pytorch_messages():

@@ -569,9 +569,9 @@ def test_standard_gamma_and_sample_dirichlet_are_pytorchs_with_a_generator():
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
 
 
-def test_standard_gamma_grad_is_pytorchs_six_term_series_below_0_8():
-    """`torch._standard_gamma_grad` (Gamma.rsample's backward): PyTorch's truncated series for samples below 0.8,
-    to rounding; above, ember's exact derivative, within PyTorch's approximations' error of it."""
+def test_standard_gamma_grad_is_pytorchs_approximation_everywhere():
+    """`torch._standard_gamma_grad` (Gamma.rsample's backward): PyTorch's truncated series below 0.8, its
+    saddle-point expansion for concentrations above 8 and its fitted rational function elsewhere, to rounding."""
     import ember.torch as etorch
 
     torch.manual_seed(0)
@@ -581,10 +581,9 @@ def test_standard_gamma_grad_is_pytorchs_six_term_series_below_0_8():
         want = torch._standard_gamma_grad(a, x).numpy()
         got = etorch._standard_gamma_grad(et.tensor(a.numpy()), et.tensor(x.numpy()))
         assert got.dtype == dt_e
-        small = x.numpy() < 0.8
-        assert 200 < small.sum() < 2800
-        np.testing.assert_allclose(got.numpy()[small], want[small], rtol=tol)
-        np.testing.assert_allclose(got.numpy()[~small], want[~small], rtol=2e-3)
+        small, large = x.numpy() < 0.8, a.numpy() > 8
+        assert 200 < small.sum() < 2800 and 200 < (large & ~small).sum()
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol)
 
 
 def test_dirichlet_and_beta_rsample_gradients_are_pytorchs():
@@ -598,17 +597,16 @@ def test_dirichlet_and_beta_rsample_gradients_are_pytorchs():
     a_e = et.tensor([2.0, 3.0], requires_grad=True)
     etorch.manual_seed(0)
     ed.Beta(a_e, et.tensor([1.0, 2.0])).rsample().sum().backward()
-    np.testing.assert_allclose(a_e.grad.numpy(), a_t.grad.numpy(), rtol=1e-3)  # was 0.0289, 0.1004: another estimator
+    np.testing.assert_allclose(a_e.grad.numpy(), a_t.grad.numpy(), rtol=1e-6)  # was 0.0289, 0.1004: another estimator
     etorch.manual_seed(0)
     assert type(ed.Dirichlet(a_e).rsample().grad_fn).__name__ == "_DirichletBackward"
     torch.manual_seed(1)
-    for dt_t, high in ((torch.float64, 1.0), (torch.float32, 1.0), (torch.float64, 8.0)):
+    for dt_t, high, tol in ((torch.float64, 1.0, 1e-10), (torch.float32, 1.0, 1e-4), (torch.float64, 8.0, 1e-10),
+                            (torch.float64, 30.0, 1e-10)):
         conc = torch.empty(2000, 3, dtype=dt_t).uniform_(0.05, high)
         x = torch._sample_dirichlet(conc)
         total = conc.sum(-1, True).expand_as(conc)
         want = torch._dirichlet_grad(x, conc, total).numpy()
         got = etorch._dirichlet_grad(*(et.tensor(t.numpy()) for t in (x, conc, total))).numpy()
-        rel = np.abs(got - want) / np.abs(want)
-        assert rel.max() < 3e-3  # PyTorch's fitted formulas' error, where it uses them (large concentrations)
-        if high == 1.0:  # small ones: PyTorch's series, the same values but for rounding
-            assert np.quantile(rel, 0.9) < 1e-5
+        # each of PyTorch's branches (series near 0 and 1, saddle point, rational fit); float32 rounds in float
+        np.testing.assert_allclose(got, want, rtol=tol)

@@ -44,7 +44,7 @@ from ember.torch.distributions.utils import _infer_size, _sum_rightmost, euler_c
 __all__ = ["register_kl", "kl_divergence"]
 
 _KL_REGISTRY: dict[tuple[type, type], Callable] = {}
-_KL_MEMO: dict[tuple[type, type], Callable] = {}
+_KL_MEMOIZE: dict[tuple[type, type], Callable] = {}
 
 
 def register_kl(type_p: type, type_q: type) -> Callable:
@@ -66,7 +66,7 @@ def register_kl(type_p: type, type_q: type) -> Callable:
 
     def decorator(fn: Callable) -> Callable:
         _KL_REGISTRY[type_p, type_q] = fn
-        _KL_MEMO.clear()  # a new entry can change which function is the most specific
+        _KL_MEMOIZE.clear()  # a new entry can change which function is the most specific
         return fn
 
     return decorator
@@ -94,9 +94,9 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
         NotImplementedError: when no closed form is registered for the pair of types.
     """
     key = (type(p), type(q))
-    fn = _KL_MEMO.get(key)
+    fn = _KL_MEMOIZE.get(key)
     if fn is None:
-        fn = _KL_MEMO[key] = _dispatch_kl(*key)
+        fn = _KL_MEMOIZE[key] = _dispatch_kl(*key)
     if fn is NotImplemented:
         raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
                                   f"{q.__class__.__name__}")

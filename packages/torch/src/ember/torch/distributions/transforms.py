@@ -14,6 +14,7 @@ from ember.torch.distributions import constraints
 from ember.torch.distributions._transform import (CatTransform, ComposeTransform, CumulativeDistributionTransform,
                                                   IndependentTransform, ReshapeTransform, StackTransform, Transform,
                                                   identity_transform)
+from ember.torch.distributions._transform import _InverseTransform as _InverseTransform  # PyTorch's private name
 from ember.torch.distributions.utils import _finfo, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
