@@ -16,6 +16,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare, node_name
+from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
@@ -246,7 +247,7 @@ def affine_grid_generator(theta: Tensor, size: list[int], align_corners: bool) -
     out = base[:, 0:1] * th[:, :, 0].unsqueeze(1)
     for k in range(1, nd + 1):
         out = out + base[:, k : k + 1] * th[:, :, k].unsqueeze(1)
-    out = out.reshape((size[0],) + tuple(size[2:]) + (nd,))
+    out = S._unsafe_view(out, (size[0],) + tuple(size[2:]) + (nd,))  # a new tensor, no view of the sum (PyTorch's)
     out = out.to(theta._dtype) if reduced else out
     return node_name(out, type(out.grad_fn).__name__, "AffineGridGeneratorBackward0") if out.grad_fn else out
 
