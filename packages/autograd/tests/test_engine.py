@@ -468,6 +468,13 @@ def test_views_of_a_buffer_require_grad_once_an_inplace_writes_a_grad_into_it():
     w.grad = None
     (rows[1] * 3).sum().backward()
     assert w.grad.tolist() == [0.0] * 4 + [3.0] * 4
+    p = E.zeros(2, 4)
+    t = p[:, 3]
+    p[:, :3] = w[:6].view(2, 3) * 1.0
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        t.copy_(E.ones(2))  # as PyTorch's: its node is made on use, so to the in-place check it is a leaf until then
+    assert not t.is_leaf and type(t.grad_fn).__name__ == "AsStridedBackward0"
+    t.copy_(E.ones(2))
 
 
 def test_views_created_before_an_inplace_see_the_new_history():

@@ -460,6 +460,11 @@ def edge_of(t: Tensor) -> tuple:
     m = t._ag
     if fn is None:
         if t._requires_grad and (m is None or m.made_in is None):  # a view made in no_grad has no edge
+            if m is not None and m.base is not None and m.view_gen != meta(m.base).gen:  # woken: NOTE [ Waking views ]
+                from ember.autograd.record import regenerate_view
+
+                regenerate_view(t)
+                return t._grad_fn, m.output_nr
             return acc_node(t), 0
         return None, 0
     if m is None:

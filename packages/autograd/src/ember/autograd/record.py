@@ -20,7 +20,9 @@ A view made in grad mode of a base that requires no grad records nothing, and op
 only. When an in-place op first makes that base require grad (`buf.view(2, 4)[0] = w`, `b.copy_(w)`), PyTorch's
 other views of it require grad too and replay their chain on the base's new history. ember keeps no list of a base's
 views (the view path would pay for every view); the base counts them (`grad_views`), and only where others than
-the written one were made does `_wake_views` find them through the garbage collector's referrers, once.
+the written one were made does `_wake_views` find them through the garbage collector's referrers, once. A woken
+view gets its node when used (`edge_of`) or asked for its grad_fn; until then it is a leaf to an in-place check, as
+PyTorch's (whose `is_leaf` check reads the view's node without regenerating it).
 
 A multi-view op (`unbind`, `split`: `op.pieces`) makes all its views in one call, and one node for them all;
 each view's chain ends in its own single-view step (`select`, `narrow`), so it is rebuilt alone. PyTorch
@@ -774,8 +776,8 @@ def _rebase_inplace(target: Tensor, node: Node, target_slot: int) -> None:
 
 def _wake_views(base: Tensor, written: AutogradMeta | None) -> None:
     """Make the live views of `base` but `written`'s, made in grad mode before an in-place op first made `base`
-    require grad, require grad as PyTorch's: each replays its chain on the base's new history (NOTE [ Waking
-    views ])."""
+    require grad, require grad as PyTorch's; each replays its chain on the base's new history when first used or
+    asked for its grad_fn (NOTE [ Waking views ])."""
     import gc
 
     metas = [o for o in gc.get_referrers(base) if type(o) is AutogradMeta and o.base is base and o is not written
@@ -784,8 +786,8 @@ def _wake_views(base: Tensor, written: AutogradMeta | None) -> None:
         return
     ids = {id(o) for o in metas}
     for t in gc.get_referrers(*metas):
-        if isinstance(t, Tensor) and id(t._ag) in ids and not t._requires_grad:
-            regenerate_view(t)
+        if isinstance(t, Tensor) and id(t._ag) in ids:
+            t._requires_grad = True  # its node is made on use, as PyTorch's (`edge_of`); until then it is a leaf
 
 
 def regenerate_view(t: Tensor) -> None:
