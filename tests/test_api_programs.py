@@ -515,7 +515,14 @@ masks and EOT pooling, symmetric InfoNCE with an exp'd clamped logit_scale and l
 loss and its chunked form, zero-shot classifiers from averaged prompt templates, recall@k/mAP retrieval metrics,
 bfloat16 autocast forwards and training, activation checkpointing, LiT-style tower freezing, AttentionPool2d through
 multi_head_attention_forward, temperature schedules, multi-positive and distillation losses, embedding queues with
-momentum encoders, image-text data pipelines, and the mistakes such code meets)."""
+momentum encoders, image-text data pipelines, and the mistakes such code meets).
+
+Monocular depth, stereo and 3-D geometry (`depth_*`: grid_sample's corners over dtypes, layouts, NaN grids and 5-D
+volumes, Monodepth2 back-projection with meshgrid and poses built in place, stereo cost volumes by slicing, roll and
+unfold with soft-argmin, SSIM through avg_pool2d with edge-aware smoothness, interpolate's modes with antialias and
+pixel_shuffle, Rodrigues/quaternions/Umeyama, SILog and KITTI metrics with median scaling, the eight-point algorithm
+with triangulation, MVS plane sweeps, AdaBins and ordinal bins, flow consistency with convex upsampling, a
+Monodepth2 training loop, and the errors of geometry code)."""
 
 from __future__ import annotations
 
