@@ -44,13 +44,15 @@ chamfer = (d1 + d2).mean()
 print("chamfer", round(chamfer.item(), 4))
 for p in (1.0, 2.0, math.inf, 0.0):
     print("cdist p", p, s(torch.cdist(centers[:, :3, None], centers[:, 5:, None], p=p)[1], 3))
-print("cdist mm", torch.allclose(torch.cdist(torch.randn(3, 4), torch.randn(5, 4), compute_mode="use_mm_for_euclid_dist"),
+print("cdist mm", torch.allclose(torch.cdist(torch.randn(3, 4), torch.randn(5, 4),
+                                             compute_mode="use_mm_for_euclid_dist"),
                                  torch.cdist(torch.randn(3, 4), torch.randn(5, 4)), atol=10) is not None)
 
 silog = torch.log(pred[gt > 1e-3]) - torch.log(gt[gt > 1e-3])
 loss = torch.sqrt((silog ** 2).mean() - 0.85 * silog.mean() ** 2) * 10 + 0.1 * chamfer
 loss.backward()
-print("loss", round(loss.item(), 4), "dlogits", s(logits.grad[0], 4), "dattn", round(range_attn.grad.abs().sum().item(), 4))
+print("loss", round(loss.item(), 4), "dlogits", s(logits.grad[0], 4),
+      "dattn", round(range_attn.grad.abs().sum().item(), 4))
 
 K = 6
 alpha, beta = 1.0, 10.0

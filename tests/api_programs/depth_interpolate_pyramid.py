@@ -63,12 +63,13 @@ feat = torch.arange(2 * 8 * 2 * 3, dtype=torch.float32).view(2, 8, 2, 3)
 ps = F.pixel_shuffle(feat, 2)
 print("pixel_shuffle", tuple(ps.shape), s(ps[0, 0, 0], 6), torch.equal(F.pixel_unshuffle(ps, 2), feat))
 batched = torch.randn(3, 2, 4, 2, 2)
-print("batch dims", tuple(F.pixel_shuffle(batched, 2).shape), tuple(nn.PixelUnshuffle(2)(torch.randn(5, 1, 4, 6)).shape))
+print("batch dims", tuple(F.pixel_shuffle(batched, 2).shape),
+      tuple(nn.PixelUnshuffle(2)(torch.randn(5, 1, 4, 6)).shape))
 print(nn.PixelShuffle(3), nn.PixelUnshuffle(2))
 print(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True), nn.Upsample(size=(4, 5)),
       nn.UpsamplingBilinear2d(scale_factor=2), nn.UpsamplingNearest2d(size=3))
-print("UpsamplingBilinear2d aligns", torch.allclose(nn.UpsamplingBilinear2d(scale_factor=2)(img),
-                                                    F.interpolate(img, scale_factor=2, mode="bilinear", align_corners=True)))
+aligned = F.interpolate(img, scale_factor=2, mode="bilinear", align_corners=True)
+print("UpsamplingBilinear2d aligns", torch.allclose(nn.UpsamplingBilinear2d(scale_factor=2)(img), aligned))
 
 bad = [
     lambda: F.interpolate(img, size=(3, 4), mode="nearest", align_corners=True),

@@ -47,7 +47,8 @@ try:
     torch.linalg.cross(torch.randn(4, 1, 3), torch.randn(5, 3))
 except Exception as e:
     print(type(e).__name__, e)
-print("norms", round(torch.linalg.vector_norm(rvec, ord=1).item(), 4), s(torch.linalg.norm(rvec, dim=1, ord=math.inf), 3),
+print("norms", round(torch.linalg.vector_norm(rvec, ord=1).item(), 4),
+      s(torch.linalg.norm(rvec, dim=1, ord=math.inf), 3),
       round(torch.linalg.matrix_norm(R[0], ord="fro").item(), 4), round(torch.linalg.norm(R[0], ord=2).item(), 4))
 
 
@@ -56,7 +57,8 @@ def quat_to_matrix(q):
     w, x, y, z = q.unbind(-1)
     return torch.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
                         2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-                        2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1).view(*q.shape[:-1], 3, 3)
+                        2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+                       -1).view(*q.shape[:-1], 3, 3)
 
 
 def matrix_to_quat(R):

@@ -86,7 +86,8 @@ grads = [p.grad.norm().item() for p in agg.parameters() if p.grad is not None]
 print("grads", len(grads), [round(g, 4) for g in grads])
 
 epe = (disp - gt).abs()
-print("EPE", round(epe[mask].mean().item(), 4), "D1", round(((epe > 3) & (epe / gt > 0.05))[mask].float().mean().item(), 4))
+d1 = ((epe > 3) & (epe / gt > 0.05))[mask].float().mean()
+print("EPE", round(epe[mask].mean().item(), 4), "D1", round(d1.item(), 4))
 xs = torch.arange(W, dtype=torch.float32).view(1, 1, W).expand(B, H, W)
 right_disp = disp.detach()
 coords = (xs - right_disp).round().long().clamp(0, W - 1)

@@ -121,7 +121,10 @@ def _get_grad_fn(self: Tensor):
 def _woken(t: Tensor) -> bool:
     """A view whose base an in-place op made require grad since (NOTE [ Waking views ]): its node is made on use."""
     m = t._ag
-    return m is not None and m.base is not None and m.made_in is None and m.base._ag is not None and m.view_gen != m.base._ag.gen
+    if m is None or m.base is None or m.made_in is not None:
+        return False
+    bm = m.base._ag
+    return bm is not None and m.view_gen != bm.gen
 
 
 def _get_is_leaf(self: Tensor) -> bool:
