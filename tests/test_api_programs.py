@@ -554,7 +554,14 @@ reparameterisation layers, reprs and constraints of every family, implicit-repar
 Gamma/Beta/Dirichlet draws, validate_args errors, a moment/cdf/icdf table, user-defined distributions, transforms
 and constraints, Laplace approximations with HMC and SVGD, gradients through every Gaussian parameterisation and
 Wishart/LKJ, MC-dropout BALD, a Gumbel-softmax VAE, torch.func curvature and per-example gradients, conjugate
-Normal-Inverse-Gamma regression, and batch/event-shape bookkeeping through Independent, transforms and mixtures)."""
+Normal-Inverse-Gamma regression, and batch/event-shape bookkeeping through Independent, transforms and mixtures).
+
+Monocular depth, stereo and 3-D geometry (`depth_*`: grid_sample's corners over dtypes, layouts, NaN grids and 5-D
+volumes, Monodepth2 back-projection with meshgrid and poses built in place, stereo cost volumes by slicing, roll and
+unfold with soft-argmin, SSIM through avg_pool2d with edge-aware smoothness, interpolate's modes with antialias and
+pixel_shuffle, Rodrigues/quaternions/Umeyama, SILog and KITTI metrics with median scaling, the eight-point algorithm
+with triangulation, MVS plane sweeps, AdaBins and ordinal bins, flow consistency with convex upsampling, a
+Monodepth2 training loop, and the errors of geometry code)."""
 
 from __future__ import annotations
 

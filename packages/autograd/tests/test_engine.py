@@ -449,6 +449,34 @@ def test_setitem_into_a_buffer_makes_it_require_grad():
     assert w.grad.tolist() == [2 * 1.5 * 1, 2 * -2.0 * 2]
 
 
+def test_views_of_a_buffer_require_grad_once_an_inplace_writes_a_grad_into_it():
+    """NOTE [ Waking views ]: views made in grad mode of a buffer that required no grad (a sibling slice, a transposed
+    view, a view of a view) require grad after a write through another view or into the buffer itself, and carry the
+    gradient back; PyTorch's values (they stayed leaves, gradient lost)."""
+    w = E.arange(8.0, dtype=E.float64, requires_grad=True)
+    buf = E.zeros(8, dtype=E.float64)
+    v = buf.view(2, 4)
+    vt = v.t()[1:]
+    buf[:4] = w[:4] * 2
+    assert (v.requires_grad, v.is_leaf, type(vt.grad_fn).__name__) == (True, False, "AsStridedBackward0")
+    (vt * E.arange(6.0, dtype=E.float64).view(3, 2)).sum().backward()
+    assert w.grad.tolist() == [0.0, 0.0, 4.0, 8.0, 0.0, 0.0, 0.0, 0.0]
+    b = E.zeros(2, 4, dtype=E.float64)
+    rows = [b[0], b[1]]
+    b.copy_(w.view(2, 4))
+    assert all(r.requires_grad and not r.is_leaf for r in rows)
+    w.grad = None
+    (rows[1] * 3).sum().backward()
+    assert w.grad.tolist() == [0.0] * 4 + [3.0] * 4
+    p = E.zeros(2, 4)
+    t = p[:, 3]
+    p[:, :3] = w[:6].view(2, 3) * 1.0
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        t.copy_(E.ones(2))  # as PyTorch's: its node is made on use, so to the in-place check it is a leaf until then
+    assert not t.is_leaf and type(t.grad_fn).__name__ == "AsStridedBackward0"
+    t.copy_(E.ones(2))
+
+
 def test_views_created_before_an_inplace_see_the_new_history():
     x = E.tensor([1.0, 2.0], dtype=E.float64, requires_grad=True)
     b = x * 1.0

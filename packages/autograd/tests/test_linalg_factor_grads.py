@@ -260,3 +260,23 @@ def test_cdist_gradient_is_pytorchs_cdist_backward_which_has_no_derivative(p):
     assert type(ga.grad_fn).__name__ == type(gb.grad_fn).__name__ == "CdistBackwardBackward0"
     with pytest.raises(NotImplementedError, match=r"^the derivative for '_cdist_backward' is not implemented\.$"):
         ga.sum().backward()
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_records_one_node_whose_gradient_is_grad_times_the_base_grid(align_corners):
+    """PyTorch's one AffineGridGeneratorBackward0, its edge to theta's AccumulateGrad; theta's gradient is
+    `sum_points grad[p] (x) [x_p, y_p, 1]` (numpy's), a double backward through PyTorch's bmm and transpose."""
+    rng = np.random.default_rng(5)
+    theta = E.tensor(rng.standard_normal((2, 2, 3)), requires_grad=True)
+    grid = E.affine_grid(theta, (2, 1, 3, 4), align_corners=align_corners)
+    assert type(grid.grad_fn).__name__ == "AffineGridGeneratorBackward0" and grid._base is None
+    assert [type(n).__name__ for n, _ in grid.grad_fn.next_functions] == ["AccumulateGrad"]
+    w = rng.standard_normal((2, 3, 4, 2))
+    (gt,) = E.autograd.grad((grid * E.tensor(w, requires_grad=True)).sum(), theta, create_graph=True)
+    xs = np.linspace(-1, 1, 4) * (1 if align_corners else 3 / 4)
+    ys = np.linspace(-1, 1, 3) * (1 if align_corners else 2 / 3)
+    base = np.stack([np.tile(xs, 3), np.repeat(ys, 4), np.ones(12)], 1)
+    np.testing.assert_allclose(gt.detach().numpy(), np.einsum("npi,pk->nik", w.reshape(2, 12, 2), base), rtol=1e-12)
+    assert type(gt.grad_fn).__name__ == "TransposeBackward0"
+    assert E.autograd.gradgradcheck(lambda t: E.affine_grid(t, (2, 1, 2, 3, 4), align_corners=align_corners),
+                                    (E.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True),))

@@ -189,3 +189,24 @@ def test_reshape_copy_and_folded_matmul_are_no_views():
     assert type(m.grad_fn).__name__ == "AddBackward0" and m.tolist() == [[[4.0, 4.0]] * 2] * 2
     v = x.reshape(3, 2)  # a viewable reshape stays a view
     assert v._is_view() and v._base is x
+
+
+def test_copying_composites_are_no_views():
+    """repeat, flat roll, affine_grid and combinations make new tensors, as PyTorch's (no `_base`): a pose matrix
+    built as `eye(4).repeat(B, 1, 1)` and filled in place with a rotation that requires grad records CopySlices on
+    itself and passes the gradient back (as a view of the repeat's copy it stayed a leaf, gradient lost)."""
+    x = E.arange(4.0)
+    made = {"repeat": x.repeat(2, 1), "roll": x.view(2, 2).roll(1),
+            "affine_grid": E.affine_grid(E.eye(2, 3)[None], (1, 1, 2, 2), align_corners=False),
+            "combinations": E.combinations(x)}
+    assert {k: (v._is_view(), v._base) for k, v in made.items()} == dict.fromkeys(made, (False, None))
+    R = E.ones(2, 3, 3, requires_grad=True)
+    T = E.eye(4).repeat(2, 1, 1)
+    T[:, :3, :3] = R
+    assert (type(T.grad_fn).__name__, T.is_leaf) == ("CopySlices", False)
+    (T * E.arange(16.0).view(4, 4)).sum().backward()
+    assert R.grad[1].tolist() == [[0.0, 1.0, 2.0], [4.0, 5.0, 6.0], [8.0, 9.0, 10.0]]
+    names = [type(f().grad_fn).__name__ for f in (lambda: x.requires_grad_().repeat(2), lambda: x.roll(1),
+                                                  lambda: E.combinations(x))]
+    assert names == ["RepeatBackward0", "RollBackward0", "StackBackward0"]
+    assert E.combinations(x, 0).grad_fn is None and E.combinations(x, 3).tolist()[-1] == [1.0, 2.0, 3.0]

@@ -170,6 +170,20 @@ def test_unfold_columns_and_fold_round_trip():
     np.testing.assert_allclose(back.numpy(), x.numpy() * overlap.numpy(), rtol=1e-12)
 
 
+def test_unfold_and_fold_refuse_sizes_of_other_than_two_values():
+    """PyTorch's im2col/col2im words; a one-value list is refused too, not spread over both dims."""
+    x = x64(1, 1, 4, 4)
+    cases = [(lambda: F.unfold(x, [3, 3, 3]), "It is expected kernel_size equals to 2, but got size 3"),
+             (lambda: F.unfold(x, 2, stride=[1]), "It is expected stride equals to 2, but got size 1"),
+             (lambda: F.unfold(x, 2, dilation=(1, 1, 1)), "It is expected dilation equals to 2, but got size 3"),
+             (lambda: nn.Fold((4, 4), (2,))(x64(1, 4, 9)), "It is expected kernel_size equals to 2, but got size 1"),
+             (lambda: F.fold(x64(1, 4, 9), [4], 2, padding=(0, 0, 0)),
+              "It is expected output_size equals to 2, but got size 1")]
+    for fn, msg in cases:
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            fn()
+
+
 def test_lp_pool_and_channel_shuffle():
     x = x64(1, 2, 4, 4).abs()
     a = x.numpy()

@@ -69,6 +69,7 @@ class AutogradMeta:
     custom_view = None    # "Output i of Fn": a custom Function returned an input (or a view of one) as this tensor
     made_in = None        # "no_grad" / "inference": a view made in that mode (PyTorch's CreationMeta), no grad edge
     multi_view = False    # an output of a multi-view op (unbind, split) or a view of one: no in-place writes
+    grad_views = 0        # views made of this base in grad mode while it required no grad (NOTE [ Waking views ])
 
     def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
         self.base = base          # the tensor this is a view of (never itself a view)
@@ -459,6 +460,11 @@ def edge_of(t: Tensor) -> tuple:
     m = t._ag
     if fn is None:
         if t._requires_grad and (m is None or m.made_in is None):  # a view made in no_grad has no edge
+            if m is not None and m.base is not None and m.view_gen != meta(m.base).gen:  # woken: NOTE [ Waking views ]
+                from ember.autograd.record import regenerate_view
+
+                regenerate_view(t)
+                return t._grad_fn, m.output_nr
             return acc_node(t), 0
         return None, 0
     if m is None:

@@ -15,6 +15,15 @@ base's gradient through unchanged outside the view and through the op's node ins
 base's `gen` counter is bumped, and every view whose `view_gen` lags behind regenerates its
 `grad_fn` by replaying its chain on the base (`regenerate_view`), as PyTorch's views do.
 
+NOTE [ Waking views ]
+A view made in grad mode of a base that requires no grad records nothing, and ops read its `_requires_grad` slot
+only. When an in-place op first makes that base require grad (`buf.view(2, 4)[0] = w`, `b.copy_(w)`), PyTorch's
+other views of it require grad too and replay their chain on the base's new history. ember keeps no list of a base's
+views (the view path would pay for every view); the base counts them (`grad_views`), and only where others than
+the written one were made does `_wake_views` find them through the garbage collector's referrers, once. A woken
+view gets its node when used (`edge_of`) or asked for its grad_fn; until then it is a leaf to an in-place check, as
+PyTorch's (whose `is_leaf` check reads the view's node without regenerating it).
+
 A multi-view op (`unbind`, `split`: `op.pieces`) makes all its views in one call, and one node for them all;
 each view's chain ends in its own single-view step (`select`, `narrow`), so it is rebuilt alone. PyTorch
 refuses both an in-place write into such a view and, for one that requires grad, a replay after its base
@@ -329,6 +338,8 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
             r._requires_grad = True
     elif sm is not None and sm.multi_view:  # PyTorch propagates the MULTI_OUTPUT_NODE creation meta to views
         m.multi_view = True
+    elif not base._requires_grad:  # NOTE [ Waking views ]
+        (bm or meta(base)).grad_views += 1
     if base._is_inference:  # a view of an inference tensor is one
         r._is_inference = True
 
@@ -742,19 +753,41 @@ def _rebase(t: Tensor, node: Node, output_nr: int) -> None:
 def _rebase_inplace(target: Tensor, node: Node, target_slot: int) -> None:
     m = target._ag
     if m is None or m.base is None:
+        woken = not target._requires_grad and m is not None and m.grad_views
         _rebase(target, node, 0)
         meta(target).gen += 1  # views of target made earlier now replay onto the new history
+        if woken:
+            _wake_views(target, None)
         return
     base = m.base
+    woken = not base._requires_grad and base._ag is not None and base._ag.grad_views > 1
     cs = CopySlices(base, target, node, target_slot)
     _rebase(base, cs, 0)
     meta(base).gen += 1
     regenerate_view(target)
+    if woken:
+        _wake_views(base, m)
     if node._saved:
         ref = weakref.ref(cs)
         for v in node._saved.values():
             if isinstance(v, SavedTensor) and v.is_output:
                 v.view_ref = ref
+
+
+def _wake_views(base: Tensor, written: AutogradMeta | None) -> None:
+    """Make the live views of `base` but `written`'s, made in grad mode before an in-place op first made `base`
+    require grad, require grad as PyTorch's; each replays its chain on the base's new history when first used or
+    asked for its grad_fn (NOTE [ Waking views ])."""
+    import gc
+
+    metas = [o for o in gc.get_referrers(base) if type(o) is AutogradMeta and o.base is base and o is not written
+             and o.made_in is None and not o.multi_view and o.custom_view is None]
+    if not metas:
+        return
+    ids = {id(o) for o in metas}
+    for t in gc.get_referrers(*metas):
+        if isinstance(t, Tensor) and id(t._ag) in ids:
+            t._requires_grad = True  # its node is made on use, as PyTorch's (`edge_of`); until then it is a leaf
 
 
 def regenerate_view(t: Tensor) -> None:

@@ -113,13 +113,22 @@ def _del_grad(self: Tensor) -> None:
 
 
 def _get_grad_fn(self: Tensor):
-    if self._grad_fn is None:
+    if self._grad_fn is None and not self._requires_grad:
         return None
-    return edge_of(self)[0]
+    return edge_of(self)[0] if self._grad_fn is not None or _woken(self) else None
+
+
+def _woken(t: Tensor) -> bool:
+    """A view whose base an in-place op made require grad since (NOTE [ Waking views ]): its node is made on use."""
+    m = t._ag
+    if m is None or m.base is None or m.made_in is not None:
+        return False
+    bm = m.base._ag
+    return bm is not None and m.view_gen != bm.gen
 
 
 def _get_is_leaf(self: Tensor) -> bool:
-    return self._grad_fn is None
+    return _get_grad_fn(self) is None  # PyTorch's Python is_leaf reads grad_fn, so a woken view gets its node
 
 
 def _get_data(self: Tensor) -> Tensor:

@@ -323,8 +323,20 @@ def _cdist_backward(grad, x1, x2, p, result, which: int):
     return record("_cdist_backward", (grad, x1, x2, p, result), g)
 
 
+def _affine_grid_backward(grad, theta, size, align_corners):
+    """theta's gradient of `grid = base @ theta^T`: `(base^T @ grad)^T` per batch, `(N, nd, nd + 1)`, PyTorch's bmm
+    and transpose (the nodes a double backward records)."""
+    from ember.core.creation import from_numpy
+    from ember.core.ops.sampling import _base_grid
+
+    nd = len(size) - 2
+    base = from_numpy(_base_grid(tuple(size), align_corners, theta.dtype.np).astype(theta.dtype.np)).to(grad.device)
+    return _mT(_mT(base.expand(size[0], *base.shape)).bmm(grad.reshape(size[0], -1, nd)))
+
+
 # composites PyTorch records as one node (`record.computed`; see reduce.COMPOSITE_ENTRIES)
 COMPOSITE_ENTRIES = [
+    d("affine_grid_generator(theta, size, align_corners)", theta=_affine_grid_backward),
     d("cdist(x1, x2, p)", x1=lambda grad, x1, x2, p, result: _cdist_backward(grad, x1, x2, p, result, 0),
       x2=lambda grad, x1, x2, p, result: _cdist_backward(grad, x1, x2, p, result, 1)),
     d("_cdist_backward(grad, x1, x2, p, cdist)", grad=not_implemented("_cdist_backward"),

@@ -534,8 +534,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         flat = S.clone(input) if not input.is_contiguous() else input
-        r = S.view(roll(S.view(flat, (input.numel(),)), shifts, 0), input._shape)
-        return node_name(r, "ViewBackward0", "RollBackward0")
+        r = S._unsafe_view(roll(S.view(flat, (input.numel(),)), shifts, 0), input._shape)  # a new tensor, no view
+        return node_name(r, "UnsafeViewBackward0", "RollBackward0")
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dims[0] if dims else 0} but tensor has no dimensions")
@@ -598,8 +598,8 @@ def _repeat(input: Tensor, *sizes) -> Tensor:
         pairs += [1, n]
         expanded += [r, n]
     grid = S.expand(S.view(x, tuple(pairs)), tuple(expanded))
-    r = S.view(S.clone(grid), tuple(r * n for r, n in zip(reps, shape, strict=True)))
-    return node_name(r, "ViewBackward0", "RepeatBackward0")
+    r = S._unsafe_view(S.clone(grid), tuple(r * n for r, n in zip(reps, shape, strict=True)))  # a new tensor, no view
+    return node_name(r, "UnsafeViewBackward0", "RepeatBackward0")
 
 
 attach("repeat", _repeat)
@@ -902,20 +902,21 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     """The length-`r` combinations of the elements of a 1-D tensor, one per row (itertools' order)."""
     import itertools
 
-    from ember.core.creation import tensor
+    from ember.core.creation import empty, tensor
 
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._shape)}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
-    if r == 0:  # PyTorch's empty 1-D result, outside the graph (numpy cannot reshape the one empty combination)
-        return tensor([], dtype=input._dtype, device=input.device)
+    if r == 0:  # PyTorch's empty 1-D result, outside the graph (numpy cannot reshape the empty combination to (-1, 0))
+        return empty((0,), dtype=input._dtype, device=input.device)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(pick(range(input._shape[0]), r)), dtype=np.int64).reshape(-1, r)
     from ember.core.ops.indexing import index_select
 
-    flat = index_select(input, 0, tensor(idx.reshape(-1), device=input.device))
-    return node_name(S.view(flat, (idx.shape[0], r)), "ViewBackward0", "StackBackward0")  # PyTorch stacks the columns
+    # one column per position, stacked: a new tensor (StackBackward0), as PyTorch's
+    return stack([index_select(input, 0, tensor(np.ascontiguousarray(idx[:, j]), device=input.device))
+                  for j in range(r)], dim=1)
 
 
 def _scatter_into_view(input: Tensor, src: Tensor, view_fn) -> Tensor:

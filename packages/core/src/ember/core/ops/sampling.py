@@ -14,8 +14,10 @@ import warnings
 
 import numpy as np
 
+from ember.core import dispatch as _dispatch
 from ember.core import dtypes
 from ember.core.dispatch import declare, node_name
+from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
@@ -237,18 +239,31 @@ def affine_grid_generator(theta: Tensor, size: list[int], align_corners: bool) -
         # PyTorch's words are those of the bmm of its base grid with theta^T
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, {nd + 1}] "
                            f"but got: [{theta._shape[0]}, {nd + 1}].")
-    # each coordinate summed in order, rounded after every term, as PyTorch's kernel (a BLAS product rounds otherwise
-    # and moves points across nearest sampling's rounding boundaries); float16/bfloat16 accumulate in float32 and
-    # round once, as PyTorch's reduced-precision bmm
     reduced = theta._dtype in (dtypes.float16, dtypes.bfloat16)
+    skip = _dispatch._SKIP
+    if (not reduced and theta._requires_grad and _dispatch.untracked and theta.__class__ in skip
+            and not (theta._conj or theta._neg)):
+        # PyTorch's one AffineGridGeneratorBackward0 node, its edge to theta's own (NOTE [ One node computed outside
+        # dispatch ] in ember.autograd.record)
+        plain = Tensor._make(theta._storage, theta._offset, theta._shape, theta._strides, theta._dtype)
+        return _dispatch.record("affine_grid_generator", (theta, list(size), bool(align_corners)),
+                                _grid_values(plain, base, size, False))
+    out = _grid_values(theta, base, size, reduced)
+    return node_name(out, type(out.grad_fn).__name__, "AffineGridGeneratorBackward0") if out.grad_fn else out
+
+
+def _grid_values(theta: Tensor, base: Tensor, size, reduced: bool) -> Tensor:
+    """`base @ theta^T` per batch as `(N, *spatial, nd)`. Each coordinate is summed in order, rounded after every
+    term, as PyTorch's kernel (a BLAS product rounds otherwise and moves points across nearest sampling's rounding
+    boundaries); float16/bfloat16 accumulate in float32 and round once, as PyTorch's reduced-precision bmm."""
+    nd = len(size) - 2
     th = theta.to(dtypes.float32) if reduced else theta
     base = base.to(dtypes.float32) if reduced else base
     out = base[:, 0:1] * th[:, :, 0].unsqueeze(1)
     for k in range(1, nd + 1):
         out = out + base[:, k : k + 1] * th[:, :, k].unsqueeze(1)
-    out = out.reshape((size[0],) + tuple(size[2:]) + (nd,))
-    out = out.to(theta._dtype) if reduced else out
-    return node_name(out, type(out.grad_fn).__name__, "AffineGridGeneratorBackward0") if out.grad_fn else out
+    out = S._unsafe_view(out, (size[0],) + tuple(size[2:]) + (nd,))  # a new tensor, no view of the sum (PyTorch's)
+    return out.to(theta._dtype) if reduced else out
 
 
 def affine_grid(theta: Tensor, size: list[int] | tuple[int, ...], align_corners: bool | None = None) -> Tensor:

@@ -146,13 +146,23 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
     return y_hard - y_soft.detach() + y_soft
 
 
+def _check_pairs(**sizes) -> None:
+    """im2col/col2im take exactly two values per size: a sequence of another length (one value too) is refused in
+    PyTorch's words, not spread over both dims."""
+    for name, v in sizes.items():
+        if isinstance(v, list | tuple) and len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+
+
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding blocks of (N, C, H, W) as columns: (N, C * kH * kW, L) (im2col)."""
+    _check_pairs(kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
     return _conv.unfold(input, kernel_size, dilation, padding, stride)
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sum columns (N, C * kH * kW, L) back into an (N, C, H, W) image (col2im, unfold's adjoint)."""
+    _check_pairs(output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
     return _conv.fold(input, output_size, kernel_size, dilation, padding, stride)
 
 
