@@ -477,6 +477,28 @@ def test_views_of_a_buffer_require_grad_once_an_inplace_writes_a_grad_into_it():
     t.copy_(E.ones(2))
 
 
+def test_waking_views_walks_weak_references_not_the_heap(monkeypatch):
+    """NOTE [ Waking views ]: the views a no-grad buffer made are found through its weak references (the heap is
+    never scanned: `gc.get_referrers` would walk every object at every such write, once a training step), dead ones
+    are dropped as more are made, and none is kept alive."""
+    import gc
+    import weakref
+
+    monkeypatch.setattr(gc, "get_referrers", lambda *a: pytest.fail("the heap was scanned"))
+    w = E.ones(4, dtype=E.float64, requires_grad=True)
+    buf = E.zeros(2, 4, dtype=E.float64)
+    for _ in range(300):  # views made and dropped, as a loop's slices are
+        buf[0].sum()
+    assert len(buf._ag.grad_views) < 100
+    kept = buf[1]
+    gone = weakref.ref(buf[1])
+    assert gone() is None
+    buf[0] = w * 2
+    assert kept.requires_grad and buf._ag.grad_views is None
+    kept.sum().backward()
+    assert w.grad.tolist() == [0.0] * 4
+
+
 def test_views_created_before_an_inplace_see_the_new_history():
     x = E.tensor([1.0, 2.0], dtype=E.float64, requires_grad=True)
     b = x * 1.0

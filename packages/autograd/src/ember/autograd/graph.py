@@ -69,7 +69,8 @@ class AutogradMeta:
     custom_view = None    # "Output i of Fn": a custom Function returned an input (or a view of one) as this tensor
     made_in = None        # "no_grad" / "inference": a view made in that mode (PyTorch's CreationMeta), no grad edge
     multi_view = False    # an output of a multi-view op (unbind, split) or a view of one: no in-place writes
-    grad_views = 0        # views made of this base in grad mode while it required no grad (NOTE [ Waking views ])
+    grad_views = None     # weak refs to the views made of this base in grad mode while it required no grad
+    #                       (NOTE [ Waking views ])
 
     def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
         self.base = base          # the tensor this is a view of (never itself a view)

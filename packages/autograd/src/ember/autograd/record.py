@@ -19,8 +19,8 @@ NOTE [ Waking views ]
 A view made in grad mode of a base that requires no grad records nothing, and ops read its `_requires_grad` slot
 only. When an in-place op first makes that base require grad (`buf.view(2, 4)[0] = w`, `b.copy_(w)`), PyTorch's
 other views of it require grad too and replay their chain on the base's new history. ember keeps no list of a base's
-views (the view path would pay for every view); the base counts them (`grad_views`), and only where others than
-the written one were made does `_wake_views` find them through the garbage collector's referrers, once. A woken
+views but those it had made before it first required grad: weak references to them (`grad_views`, the dead ones
+dropped now and then), which `_wake_views` walks once, when an in-place op first makes it require grad. A woken
 view gets its node when used (`edge_of`) or asked for its grad_fn; until then it is a leaf to an in-place check, as
 PyTorch's (whose `is_leaf` check reads the view's node without regenerating it).
 
@@ -60,6 +60,7 @@ __all__ = ["dispatch_hook", "regenerate_view", "check_inplace", "is_inference", 
            "refusing_forward_ad"]
 
 _new = object.__new__
+_weak = weakref.ref
 _SEQ = (list, tuple)  # for isinstance: an inline `list | tuple` builds a Union object per call
 
 
@@ -339,7 +340,13 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
     elif sm is not None and sm.multi_view:  # PyTorch propagates the MULTI_OUTPUT_NODE creation meta to views
         m.multi_view = True
     elif not base._requires_grad:  # NOTE [ Waking views ]
-        (bm or meta(base)).grad_views += 1
+        views = (bm or meta(base)).grad_views
+        if views is None:
+            base._ag.grad_views = [_weak(r)]
+        else:
+            views.append(_weak(r))
+            if len(views) >= 64 and not len(views) & (len(views) - 1):  # the dead ones dropped, now and then
+                views[:] = [w for w in views if w() is not None]
     if base._is_inference:  # a view of an inference tensor is one
         r._is_inference = True
 
@@ -753,14 +760,14 @@ def _rebase(t: Tensor, node: Node, output_nr: int) -> None:
 def _rebase_inplace(target: Tensor, node: Node, target_slot: int) -> None:
     m = target._ag
     if m is None or m.base is None:
-        woken = not target._requires_grad and m is not None and m.grad_views
+        woken = not target._requires_grad and m is not None and m.grad_views is not None
         _rebase(target, node, 0)
         meta(target).gen += 1  # views of target made earlier now replay onto the new history
         if woken:
             _wake_views(target, None)
         return
     base = m.base
-    woken = not base._requires_grad and base._ag is not None and base._ag.grad_views > 1
+    woken = not base._requires_grad and base._ag is not None and base._ag.grad_views is not None
     cs = CopySlices(base, target, node, target_slot)
     _rebase(base, cs, 0)
     meta(base).gen += 1
@@ -778,15 +785,13 @@ def _wake_views(base: Tensor, written: AutogradMeta | None) -> None:
     """Make the live views of `base` but `written`'s, made in grad mode before an in-place op first made `base`
     require grad, require grad as PyTorch's; each replays its chain on the base's new history when first used or
     asked for its grad_fn (NOTE [ Waking views ])."""
-    import gc
-
-    metas = [o for o in gc.get_referrers(base) if type(o) is AutogradMeta and o.base is base and o is not written
-             and o.made_in is None and not o.multi_view and o.custom_view is None]
-    if not metas:
-        return
-    ids = {id(o) for o in metas}
-    for t in gc.get_referrers(*metas):
-        if isinstance(t, Tensor) and id(t._ag) in ids:
+    bm = base._ag
+    views, bm.grad_views = bm.grad_views, None
+    for ref in views:
+        t = ref()
+        o = t._ag if t is not None else None
+        if o is not None and o is not written and o.base is base and o.made_in is None and not o.multi_view \
+                and o.custom_view is None:
             t._requires_grad = True  # its node is made on use, as PyTorch's (`edge_of`); until then it is a leaf
 
 
