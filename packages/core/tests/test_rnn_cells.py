@@ -157,50 +157,6 @@ def test_lstm_layer_matches_reference_and_backward(reverse):
     assert masked[:4] == (None,) * 4
 
 
-@pytest.mark.parametrize("reverse", [False, True])
-def test_lstm_layer_in_chunks_matches_reference_and_its_bits_do_not_depend_on_the_threads(monkeypatch, reverse):
-    """NOTE [ A layer's GEMMs beside its steps ]: 20 steps of batch 32 make three chunks (8, 8 and 4 steps); the
-    outputs and gradients match float64 step-by-step references, and two threads (a worker taking the pieces)
-    give one thread's bits."""
-    from ember.core.ops import layer_pieces
-    from ember.core.parallel import get_num_threads, set_num_threads
-
-    assert layer_pieces.chunks(20, 32) == [(0, 8), (8, 16), (16, 20)]
-    rng = np.random.default_rng(7)
-    steps, n, h = 20, 32, 3
-    args = _layer_args(rng, steps, n, 4, h, scale=0.5)
-    g_out, g_hn, g_cn = rng.standard_normal((steps, n, h)), rng.standard_normal((n, h)), rng.standard_normal((n, h))
-    last = 0 if reverse else steps - 1
-    before, runs, shared = get_num_threads(), [], []
-    run_all = layer_pieces.workers.run_all
-    monkeypatch.setattr(layer_pieces.workers, "run_all", lambda calls: shared.append(len(calls)) or run_all(calls))
-    try:
-        for threads in (1, 2):
-            set_num_threads(threads)
-            hs, cs, ws = R.lstm_layer(*map(T, args), reverse)
-            grads = R.lstm_layer_backward(T(g_out), T(g_hn), T(g_cn), T(args[0]), T(args[1]), T(args[2]), T(args[6]),
-                                          hs, cs, ws, reverse, (True, True, True))
-            runs.append([hs.numpy(), cs.numpy()] + [g.numpy() for g in grads])
-    finally:
-        set_num_threads(before)
-    assert shared == [2, 2]  # at two threads the forward and the backward each shared their pieces with a worker
-    for one, two in zip(*runs):
-        np.testing.assert_array_equal(one, two)
-    want_h, want_c = ref_layer(*args, reverse)
-    np.testing.assert_allclose(runs[0][0][:steps] if reverse else runs[0][0][1:], want_h, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(runs[0][1], want_c, rtol=1e-12, atol=1e-12)
-
-    def loss(k, a):
-        full = list(args)
-        full[k] = a
-        o, c = ref_layer(*full, reverse)
-        return np.sum(o * g_out) + np.sum(o[last] * g_hn) + np.sum(c[last] * g_cn)
-
-    grads = runs[0][2:]
-    for k, got in zip((0, 1, 2, 3, 5, 6), (grads[0], grads[1], grads[2], grads[3], grads[4], grads[5])):
-        vjp_check(lambda a, k=k: loss(k, a), args[k], got)
-
-
 def test_lstm_layer_float32_within_rounding_and_saturating():
     """float32 gates go through the kernel's own vectorized exp: within a few float32 ulps of the
     float64 reference, and gate pre-activations of +-1e4 saturate to 0 and 1 without inf or NaN."""
@@ -258,7 +214,7 @@ def test_lstm_layer_gemms_read_w_hh_in_place_with_the_batch_as_the_short_side(mo
     whose left operand is weight_hh's own buffer (no transposed copy per call) and whose result is (4H, N); the
     backward one W_hh^T @ gates' gradient (H, N) per step, all from one row-major copy of W_hh^T made per call (a
     transposed view makes OpenBLAS repack it transposed at every step), and one GEMM each for the input's and the
-    weights' gradients over all the steps of a chunk (here one: NOTE [ A layer's GEMMs beside its steps ])."""
+    weights' gradients over all the steps."""
     rng = np.random.default_rng(4)
     steps, n, h = 6, 3, 5
     args = [T(a.astype(np.float32)) for a in _layer_args(rng, steps, n, 7, h)]

@@ -20,7 +20,6 @@ from functools import cache
 import numpy as np
 
 from ember.core.dispatch import declare
-from ember.core.ops import layer_pieces
 from ember.core.ops._util import wrap
 from ember.core.ops.blas_threads import matmul, single_threaded
 from ember.core.ops.numba_rows import transposed
@@ -304,10 +303,10 @@ def _layer_kernels():
     @jit
     def layer_forward(t, tp, slot, gates, gi, bias, hs, c0, ws):
         """lstm_layer's step t over gate-major operands (NOTE [ lstm_layer's gate-major steps ]): gates (4H, N) =
-        W_hh @ h_prev, gi (4H, L*N) the input projection of a chunk of L steps, whose columns t*N... are step t's;
-        writes the activated gates i, f, g, o, tanh(c_t) and c_t as the rows of ws[t] (6H, N) and h_t into hs[slot]
-        (H, N); c_prev is c0 (H, N) when tp < 0, else ws[tp]'s c rows. The activations run over whole gate blocks
-        as flat loops (a row of N is too short a loop for LLVM's vector body)."""
+        W_hh @ h_prev, gi (4H, L*N) the input projection, whose columns t*N... are step t's; writes the activated
+        gates i, f, g, o, tanh(c_t) and c_t as the rows of ws[t] (6H, N) and h_t into hs[slot] (H, N); c_prev is c0
+        (H, N) when tp < 0, else ws[tp]'s c rows. The activations run over whole gate blocks as flat loops (a row
+        of N is too short a loop for LLVM's vector body)."""
         h4, n_cols = gates.shape
         h = h4 // 4
         hn = h * n_cols
@@ -554,8 +553,8 @@ input `(L, N, H_in)`, weights `(4H, H_in)` and `(4H, H)`, biases `(4H,)` or None
 order (hx first, or last when `reverse`), cs `(L, N, H)` the cell states (on the CPU a strided view
 of the workspace's c rows), workspace what `lstm_layer_backward` reads, in its device's layout (CPU:
 `(L, 6H, N)`, the activated gates, tanh(c) and c by rows; composed: `(L, N, 5H)`, the gates and
-tanh(c)). The input projection is one GEMM a chunk of steps (CPU: NOTE [ A layer's GEMMs beside its steps ]
-in layer_pieces); each step is one GEMM and one compiled pass that writes its results in place (PyTorch's CPU LSTM
+tanh(c)). The input projection is one GEMM; each
+step is one GEMM and one compiled pass that writes its results in place (PyTorch's CPU LSTM
 layer does the same in oneDNN).""")
 
 
@@ -586,49 +585,34 @@ def _layer_check(x, w_ih, w_hh, hx, cx) -> None:
 # (L, N, H) view of the workspace's c rows (the CPU backward reads ws, not cs: no copy). The backward's step is
 # W_hh^T @ its gates' gradient (H, N), from a row-major copy of W_hh^T made once per call (OpenBLAS packs the GEMM's
 # W_hh operand at every step, and a transposed view made that the slower transposing pack: 10-12 us a step at
-# 1024 x 256 against the copy's 67 us once), and its weight gradients one GEMM each over (4H, C*N) a chunk of C
-# steps (NOTE [ A layer's GEMMs beside its steps ] in layer_pieces: each chunk's input projection and gradients run
-# beside the step loop on one of ember's workers).
+# 1024 x 256 against the copy's 67 us once), and its weight gradients one GEMM each over (4H, L*N).
 @lstm_layer.register("cpu")
 def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse):
     _layer_check(input, weight_ih, weight_hh, hx, cx)
-    x, w_hh, w_ih = input._np(), _c(weight_hh), weight_ih._np()
+    x, w_hh = input._np(), _c(weight_hh)
     steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
     dt = x.dtype
     bias = np.zeros(4 * hid, dt)
     for b in (bias_ih, bias_hh):
         if b is not None:
             bias += b._np()
-    xr = _c(input).reshape(steps * n, x.shape[2])
-    parts = layer_pieces.chunks(steps, n)
-    gi = [np.empty((4 * hid, (e - s) * n), dt) for s, e in parts]  # each chunk's input projection W_ih @ x^T
-
-    def project(k: int) -> None:
-        s, e = parts[k]
-        np.matmul(w_ih, xr[s * n:e * n].T, out=gi[k])
-
+    gi = matmul(weight_ih._np(), _c(input).reshape(steps * n, x.shape[2]).T)  # (4H, L*N)
     hs = np.empty((steps + 1, hid, n), dt)
     ws = np.empty((steps, 6 * hid, n), dt)
     gates = np.empty((4 * hid, n), dt)
     c0 = np.ascontiguousarray(cx._np().T)
     step = _layer_kernels()[1]
-    order = range(len(parts) - 1, -1, -1) if reverse else range(len(parts))
-    pieces = layer_pieces.Pieces(project, order)
-
-    def run() -> None:
-        hs[steps if reverse else 0] = hx._np().T
-        for k in order:  # a chunk's steps see its rows of ws and its gi as their own, from 0
-            pieces.get(k)
-            s, e = parts[k]
-            for t in (range(e - 1, s - 1, -1) if reverse else range(s, e)):
-                tp = t + 1 if reverse else t - 1  # the step before, whose c rows the step reads
-                np.matmul(w_hh, hs[t + 1 if reverse else t], out=gates)
-                inside = s <= tp < e
-                step(t - s, tp - s if inside else -1, t if reverse else t + 1, gates, gi[k], bias, hs,
-                     c0 if inside or not 0 <= tp < steps else ws[tp, 5 * hid:], ws[s:e])
-
     with single_threaded(), _quiet_compile("layer_forward", dt):  # each step's GEMM is small: see blas_threads.py
-        layer_pieces.beside(run, pieces)
+        if reverse:
+            hs[steps] = hx._np().T
+            for t in range(steps - 1, -1, -1):
+                np.matmul(w_hh, hs[t + 1], out=gates)
+                step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, c0, ws)
+        else:
+            hs[0] = hx._np().T
+            for t in range(steps):
+                np.matmul(w_hh, hs[t], out=gates)
+                step(t, t - 1, t + 1, gates, gi, bias, hs, c0, ws)
     # the outputs as the caller reads them, (N, H) a step: one transposing copy; the cell states a view of ws's rows
     workspace = wrap(ws)
     cs = Tensor._make(workspace._storage, 5 * hid * n if steps else 0, (steps, n, hid), (6 * hid * n, 1, n),
@@ -643,13 +627,13 @@ weight_hh, cx, hs, cs, workspace, reverse, output_mask)`, grad_output `(L, N, H)
 gradient), the final states' gradients `(N, H)` (None meaning zeros), the rest as lstm_layer took
 and returned them; output_mask: which of (input, weights, bias) gradients to compute. Returns
 `(grad_input, grad_weight_ih, grad_weight_hh, grad_bias, grad_hx, grad_cx)`, None where masked;
-grad_bias is that of either bias. The weights' gradients are one GEMM each a chunk of steps, summed.""")
+grad_bias is that of either bias. The weights' gradients are one GEMM each over all the steps.""")
 
 
 @lstm_layer_backward.register("cpu")
 def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, weight_hh, cx, hs, cs, workspace,
                              reverse, output_mask):
-    x, w_hh, w_ih = input._np(), weight_hh._np(), weight_ih._np()
+    x, w_hh = input._np(), weight_hh._np()
     steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
     dt = x.dtype
     g_out = _c(grad_output)
@@ -657,54 +641,25 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     gh = np.ascontiguousarray(grad_hy._np().T) if grad_hy is not None else np.zeros((hid, n), dt)
     gc = np.ascontiguousarray(grad_cy._np().T) if grad_cy is not None else np.zeros((hid, n), dt)
     hsa, ws, c0 = hs._np(), workspace._np(), np.ascontiguousarray(cx._np().T)
-    parts = layer_pieces.chunks(steps, n)
-    gg = [np.empty((4 * hid, e - s, n), dt) for s, e in parts]  # each chunk's gates' gradient
-    g_t = np.empty((4 * hid, n), dt)
+    gg, g_t = np.empty((4 * hid, steps, n), dt), np.empty((4 * hid, n), dt)
     w_hh_t = transposed(w_hh)
     step = _layer_kernels()[2]
-    xr = _c(input).reshape(steps * n, x.shape[2])
-    h_prev = (hsa[1:] if reverse else hsa[:steps]).reshape(steps * n, hid)
-    g_x = np.empty((steps * n, x.shape[2]), dt) if output_mask[0] else None
-    sums: list = [None, None, None]  # the weights' and bias's gradients, summed over the chunks in `order`
-    order = range(len(parts)) if reverse else range(len(parts) - 1, -1, -1)
-
-    def grads(k: int) -> tuple:
-        """Chunk k's share of the gradients: its rows of the input's; its terms of the weights' and bias's."""
-        s, e = parts[k]
-        g2 = gg[k].reshape(4 * hid, (e - s) * n)
-        if g_x is not None:
-            np.matmul(g2.T, w_ih, out=g_x[s * n:e * n])
-        if not output_mask[1]:
-            return None, None, (g2.sum(1) if output_mask[2] else None)
-        g_whh = np.matmul(g2, h_prev[s * n:e * n])
-        return np.matmul(g2, xr[s * n:e * n]), g_whh, (g2.sum(1) if output_mask[2] else None)
-
-    def add(k: int, terms: tuple) -> None:
-        for i, term in enumerate(terms):
-            if term is not None:
-                sums[i] = term if sums[i] is None else np.add(sums[i], term, out=sums[i])
-
-    pieces = layer_pieces.Pieces(grads, order, gated=True, then=add)
-
-    def run() -> None:
-        try:
-            for k in order:
-                s, e = parts[k]
-                for t in (range(s, e) if reverse else range(e - 1, s - 1, -1)):
-                    step(t, (t + 1 if t + 1 < steps else -1) if reverse else t - 1, g_out, gh, gc, c0, ws, g_t)
-                    np.matmul(w_hh_t, g_t, out=gh)
-                    gg[k][:, t - s] = g_t
-                pieces.ready(k)
-        finally:
-            pieces.ready()
-        for k in order:
-            pieces.get(k)
-
     with single_threaded(), _quiet_compile("layer_backward", dt):  # each step's GEMM is small: see blas_threads.py
-        layer_pieces.beside(run, pieces)
-    g_w_ih, g_w_hh, g_b = (wrap(a) if a is not None else None for a in sums)
-    return (wrap(g_x.reshape(x.shape)) if g_x is not None else None, g_w_ih, g_w_hh, g_b,
-            wrap(np.ascontiguousarray(gh.T)), wrap(np.ascontiguousarray(gc.T)))
+        for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+            step(t, (t + 1 if t + 1 < steps else -1) if reverse else t - 1, g_out, gh, gc, c0, ws, g_t)
+            np.matmul(w_hh_t, g_t, out=gh)
+            gg[:, t] = g_t
+    g2 = gg.reshape(4 * hid, steps * n)
+    g_x = g_w_ih = g_w_hh = g_b = None
+    if output_mask[0]:
+        g_x = wrap(matmul(g2.T, weight_ih._np()).reshape(x.shape))
+    if output_mask[1]:  # (4H, L*N) @ (L*N, .): row-major results, the layout .grad keeps
+        h_prev = (hsa[1:] if reverse else hsa[:steps]).reshape(steps * n, hid)
+        g_w_hh = wrap(matmul(g2, h_prev))
+        g_w_ih = wrap(matmul(g2, _c(input).reshape(steps * n, x.shape[2])))
+    if output_mask[2]:
+        g_b = wrap(g2.sum(1))
+    return g_x, g_w_ih, g_w_hh, g_b, wrap(np.ascontiguousarray(gh.T)), wrap(np.ascontiguousarray(gc.T))
 
 
 gru_layer = declare("gru_layer", differentiable=False, doc="""One GRU layer direction over a whole sequence.
