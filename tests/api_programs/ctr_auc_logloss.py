@@ -45,7 +45,12 @@ a, fpr, tpr = auc_trapz(labels, scores)
 print("auc trapz", round(a, 4))
 print("fpr", fpr.round(decimals=4).tolist())
 print("tpr", tpr.round(decimals=4).tolist())
-print("trapz alias", round(torch.trapz(tpr, fpr).item(), 4), "cumulative", torch.cumulative_trapezoid(tpr, fpr)[-3:].round(decimals=4).tolist())
+print(
+    "trapz alias",
+    round(torch.trapz(tpr, fpr).item(), 4),
+    "cumulative",
+    torch.cumulative_trapezoid(tpr, fpr)[-3:].round(decimals=4).tolist(),
+)
 
 # pairwise AUC (O(n^2)) as a check, counting ties as one half
 diff = scores[labels == 1].unsqueeze(1) - scores[labels == 0].unsqueeze(0)
@@ -71,15 +76,26 @@ ll = -(labels * torch.log(p) + (1 - labels) * torch.log1p(-p)).mean()
 print("logloss", round(ll.item(), 4), round(F.binary_cross_entropy(scores, labels).item(), 4))
 logits = torch.logit(scores, eps=eps)
 print("from logits", round(F.binary_cross_entropy_with_logits(logits, labels).item(), 4))
-print("logit at 0/1", torch.logit(torch.tensor([0.0, 1.0]), eps=1e-6).round(decimals=4).tolist(), torch.logit(torch.tensor([0.0, 1.0])).tolist())
-print("bce reductions", F.binary_cross_entropy(scores, labels, reduction="sum").round(decimals=4).item(),
-      F.binary_cross_entropy(scores, labels, reduction="none")[:4].round(decimals=4).tolist())
+print(
+    "logit at 0/1",
+    torch.logit(torch.tensor([0.0, 1.0]), eps=1e-6).round(decimals=4).tolist(),
+    torch.logit(torch.tensor([0.0, 1.0])).tolist(),
+)
+print(
+    "bce reductions",
+    F.binary_cross_entropy(scores, labels, reduction="sum").round(decimals=4).item(),
+    F.binary_cross_entropy(scores, labels, reduction="none")[:4].round(decimals=4).tolist(),
+)
 
 # normalized entropy: logloss divided by the entropy of the base rate
 ctr = labels.mean()
 base = -(ctr * torch.log(ctr) + (1 - ctr) * torch.log(1 - ctr))
 print("ctr", round(ctr.item(), 4), "NE", round((ll / base).item(), 4), "RIG", round((1 - ll / base).item(), 4))
-print("xlogy form", round((-(torch.xlogy(ctr, ctr) + torch.xlogy(1 - ctr, 1 - ctr))).item(), 4), torch.xlogy(torch.tensor(0.0), torch.tensor(0.0)).item())
+print(
+    "xlogy form",
+    round((-(torch.xlogy(ctr, ctr) + torch.xlogy(1 - ctr, 1 - ctr))).item(), 4),
+    torch.xlogy(torch.tensor(0.0), torch.tensor(0.0)).item(),
+)
 print("special.xlog1py", round(torch.special.xlog1py(labels, -p).sum().item(), 4))
 
 # top-k precision and the calibration ratio
@@ -92,7 +108,11 @@ print("log(2) baseline", round(math.log(2), 4))
 
 # argsort with stable ties and descending
 tied = torch.tensor([0.3, 0.1, 0.3, 0.3, 0.2])
-print("argsort stable", torch.argsort(tied, stable=True).tolist(), torch.argsort(tied, descending=True, stable=True).tolist())
+print(
+    "argsort stable",
+    torch.argsort(tied, stable=True).tolist(),
+    torch.argsort(tied, descending=True, stable=True).tolist(),
+)
 print("sort stable desc", torch.sort(tied, descending=True, stable=True).indices.tolist())
 try:
     F.binary_cross_entropy(scores, labels[:-1])

@@ -1,4 +1,5 @@
-"""Post-hoc CTR calibration (Platt with LBFGS, isotonic PAV, downsampling correction, ECE) and an FTRL-Proximal optimizer."""
+"""Post-hoc CTR calibration (Platt with LBFGS, isotonic PAV, downsampling correction, ECE) and an FTRL-
+Proximal optimizer."""
 
 import torch
 from torch import nn
@@ -56,7 +57,12 @@ fit = torch.cat([torch.full((c,), s / c) for s, c in blocks])
 iso = torch.empty(n).scatter_(0, order, fit)
 print("pav blocks", len(blocks), "monotone", bool((torch.diff(fit) >= 0).all()))
 print("iso mean equals base rate", round(iso.mean().item(), 4), round(y.mean().item(), 4))
-print("repeat_interleave form", torch.equal(torch.repeat_interleave(torch.tensor([s / c for s, c in blocks]), torch.tensor([c for _, c in blocks])), fit))
+print(
+    "repeat_interleave form",
+    torch.equal(
+        torch.repeat_interleave(torch.tensor([s / c for s, c in blocks]), torch.tensor([c for _, c in blocks])), fit
+    ),
+)
 
 # negative downsampling at rate w: p = q / (q + (1 - q) / w)
 w = 0.1

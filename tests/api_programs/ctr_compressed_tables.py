@@ -1,4 +1,5 @@
-"""Shrinking embedding tables for serving: fp16/bf16 bags, row-wise int8 and 4-bit quantization, mixed dims, autocast."""
+"""Shrinking embedding tables for serving: fp16/bf16 bags, row-wise int8 and 4-bit quantization, mixed
+dims, autocast."""
 
 import torch
 from torch import nn
@@ -16,10 +17,21 @@ for dt in (torch.float16, torch.bfloat16):
     for mode in ("sum", "mean", "max"):
         out = F.embedding_bag(idx, table.to(dt), off, mode=mode)
         print(dt, mode, out.dtype, out[0, :4].float().tolist())
-    print("psw", F.embedding_bag(idx, table.to(dt), off, mode="sum", per_sample_weights=torch.linspace(0, 1, 40).to(dt))[1, :4].float().tolist())
-    print("padding", F.embedding_bag(idx, table.to(dt), off, mode="mean", padding_idx=int(idx[0]))[0, :4].float().tolist())
+    print(
+        "psw",
+        F.embedding_bag(idx, table.to(dt), off, mode="sum", per_sample_weights=torch.linspace(0, 1, 40).to(dt))[1, :4]
+        .float()
+        .tolist(),
+    )
+    print(
+        "padding", F.embedding_bag(idx, table.to(dt), off, mode="mean", padding_idx=int(idx[0]))[0, :4].float().tolist()
+    )
     err = (F.embedding_bag(idx, table.to(dt), off, mode="mean").float() - ref).abs().max()
-    print("max err vs fp32 below", 0.01 if dt == torch.float16 else 0.05, bool(err < (0.01 if dt == torch.float16 else 0.05)))
+    print(
+        "max err vs fp32 below",
+        0.01 if dt == torch.float16 else 0.05,
+        bool(err < (0.01 if dt == torch.float16 else 0.05)),
+    )
 # gradients of 16-bit tables (rows added in the dtype)
 gout = torch.linspace(-1, 1, 8 * D).view(8, D)
 for dt, mode in ((torch.float16, "mean"), (torch.bfloat16, "sum"), (torch.float16, "max")):
@@ -78,9 +90,11 @@ served = mlp.half()(F.embedding_bag(idx, table.half(), off, mode="sum"))
 print("served", served.dtype, served.shape)
 print("state dict dtypes", {k: str(v.dtype) for k, v in half_bag.state_dict().items()})
 
-for fn in (lambda: F.embedding_bag(idx, table.half(), off, mode="sum", per_sample_weights=torch.ones(40)),
-           lambda: F.embedding_bag(idx, q, off),
-           lambda: torch.add(q, q4, alpha=1.5)):
+for fn in (
+    lambda: F.embedding_bag(idx, table.half(), off, mode="sum", per_sample_weights=torch.ones(40)),
+    lambda: F.embedding_bag(idx, q, off),
+    lambda: torch.add(q, q4, alpha=1.5),
+):
     try:
         r = fn()
         print("no error", r.dtype)

@@ -31,9 +31,15 @@ class CrossNetMix(nn.Module):
 
     def __init__(self, d, num_layers=2, num_experts=3, rank=2):
         super().__init__()
-        self.U = nn.ParameterList([nn.Parameter(nn.init.xavier_normal_(torch.empty(num_experts, d, rank))) for _ in range(num_layers)])
-        self.V = nn.ParameterList([nn.Parameter(nn.init.xavier_normal_(torch.empty(num_experts, d, rank))) for _ in range(num_layers)])
-        self.C = nn.ParameterList([nn.Parameter(nn.init.xavier_normal_(torch.empty(num_experts, rank, rank))) for _ in range(num_layers)])
+        self.U = nn.ParameterList(
+            [nn.Parameter(nn.init.xavier_normal_(torch.empty(num_experts, d, rank))) for _ in range(num_layers)]
+        )
+        self.V = nn.ParameterList(
+            [nn.Parameter(nn.init.xavier_normal_(torch.empty(num_experts, d, rank))) for _ in range(num_layers)]
+        )
+        self.C = nn.ParameterList(
+            [nn.Parameter(nn.init.xavier_normal_(torch.empty(num_experts, rank, rank))) for _ in range(num_layers)]
+        )
         self.gating = nn.ModuleList([nn.Linear(d, 1, bias=False) for _ in range(num_experts)])
         self.bias = nn.ParameterList([nn.Parameter(torch.zeros(d, 1)) for _ in range(num_layers)])
 
@@ -89,7 +95,9 @@ deep = nn.Sequential(nn.Linear(d, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU())
 head_stacked = nn.Linear(8, 1)
 head_parallel = nn.Linear(d + 8, 1)
 target = (x[:, 0] * x[:, 1] > 0).float()
-params = list(v1.parameters()) + list(deep.parameters()) + list(head_stacked.parameters()) + list(head_parallel.parameters())
+params = (
+    list(v1.parameters()) + list(deep.parameters()) + list(head_stacked.parameters()) + list(head_parallel.parameters())
+)
 opt = torch.optim.AdamW(params, lr=0.05)
 for step in range(20):
     c = v1(x)

@@ -26,7 +26,7 @@ class FeaturesLinear(nn.Module):
 class FM(nn.Module):
     def forward(self, e):
         square_of_sum = torch.sum(e, dim=1) ** 2
-        sum_of_square = torch.sum(e ** 2, dim=1)
+        sum_of_square = torch.sum(e**2, dim=1)
         return 0.5 * torch.sum(square_of_sum - sum_of_square, dim=1, keepdim=True)
 
 

@@ -71,7 +71,12 @@ logit = nn.Linear(2 * d, 1)(h).squeeze(-1)
 loss = F.binary_cross_entropy_with_logits(logit, torch.tensor([1.0, 0.0, 1.0, 0.0]))
 loss.backward()
 print("loss", round(loss.item(), 4))
-print("padding row grad", item_emb.weight.grad[0].tolist(), "row 4 grad nonzero", bool(item_emb.weight.grad[4].abs().sum() > 0))
+print(
+    "padding row grad",
+    item_emb.weight.grad[0].tolist(),
+    "row 4 grad nonzero",
+    bool(item_emb.weight.grad[4].abs().sum() > 0),
+)
 
 # DIEN interest extractor over packed sequences (empty history dropped)
 gru = nn.GRU(d, 5, batch_first=True)

@@ -12,7 +12,7 @@ B = 4
 bottom = nn.Sequential(nn.Linear(num_dense, 8), nn.ReLU(), nn.Linear(8, emb_dim), nn.ReLU())
 tables = nn.ModuleList([nn.EmbeddingBag(n, emb_dim, mode="sum") for n in table_sizes])
 for t in tables:
-    nn.init.uniform_(t.weight, -(1 / t.num_embeddings) ** 0.5, (1 / t.num_embeddings) ** 0.5)
+    nn.init.uniform_(t.weight, -((1 / t.num_embeddings) ** 0.5), (1 / t.num_embeddings) ** 0.5)
 print(tables)
 
 dense = torch.randn(B, num_dense).abs().log1p()

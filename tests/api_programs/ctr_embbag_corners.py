@@ -66,7 +66,9 @@ cases = [
     lambda: F.embedding_bag(inp, w, off, per_sample_weights=torch.ones(3), mode="sum"),
     lambda: F.embedding_bag(torch.tensor([1, 9]), w, torch.tensor([0]), mode="sum"),
     lambda: nn.EmbeddingBag(8, 3, padding_idx=8),
-    lambda: nn.EmbeddingBag(8, 3, mode="max")(torch.tensor([1, 2]), torch.tensor([0]), per_sample_weights=torch.ones(2)),
+    lambda: nn.EmbeddingBag(8, 3, mode="max")(
+        torch.tensor([1, 2]), torch.tensor([0]), per_sample_weights=torch.ones(2)
+    ),
 ]
 for fn in cases:
     try:

@@ -14,6 +14,7 @@ h = ids * golden
 print("wrapped product", h.tolist())
 print("python check", [((int(i) * golden + 2**63) % 2**64) - 2**63 for i in ids.tolist()] == h.tolist())
 
+
 # xor-shift mixing (splitmix64 finaliser); >> on negative int64 is arithmetic, so mask after shifting
 def splitmix(x):
     x = x ^ ((x >> 30) & ((1 << 34) - 1))
@@ -22,17 +23,24 @@ def splitmix(x):
     x = x * (0x94D049BB133111EB - 2**64)
     return x ^ ((x >> 31) & ((1 << 33) - 1))
 
+
 mixed = splitmix(ids)
 print("splitmix", mixed.tolist())
 print("arith shift", (torch.tensor([-16, 16]) >> 2).tolist(), torch.tensor([-16]).bitwise_right_shift(2).tolist())
-print("left shift wraps", (torch.tensor([1, 3]) << 62).tolist(), torch.bitwise_left_shift(torch.tensor([5]), 63).tolist())
+print(
+    "left shift wraps", (torch.tensor([1, 3]) << 62).tolist(), torch.bitwise_left_shift(torch.tensor([5]), 63).tolist()
+)
 
 # bucketing: remainder is non-negative for a positive divisor, fmod keeps the sign
 B = 1000
 print("remainder", torch.remainder(mixed, B).tolist())
 print("fmod", torch.fmod(mixed, B).tolist())
 print("% operator", (mixed % B).tolist() == torch.remainder(mixed, B).tolist())
-print("floor_divide", torch.floor_divide(torch.tensor([-7, 7]), 2).tolist(), torch.div(torch.tensor([-7, 7]), 2, rounding_mode="trunc").tolist())
+print(
+    "floor_divide",
+    torch.floor_divide(torch.tensor([-7, 7]), 2).tolist(),
+    torch.div(torch.tensor([-7, 7]), 2, rounding_mode="trunc").tolist(),
+)
 print("bitwise_and bucket", (mixed & (1024 - 1)).tolist())
 print("abs min int64", torch.tensor([-(2**63)]).abs().tolist())
 
@@ -70,11 +78,18 @@ print((i32 * 2654435761).dtype, (i32 * 2654435761).tolist())
 print((i32 * 3).dtype, (i32 << 30).tolist())
 u8 = torch.tensor([200, 100], dtype=torch.uint8)
 print((u8 + u8).tolist(), (u8 ^ 255).tolist(), (~u8).tolist(), (u8 >> 1).tolist())
-print(torch.bitwise_xor(torch.tensor([12]), 10).tolist(), torch.bitwise_or(torch.tensor([True]), torch.tensor([False])).tolist())
+print(
+    torch.bitwise_xor(torch.tensor([12]), 10).tolist(),
+    torch.bitwise_or(torch.tensor([True]), torch.tensor([False])).tolist(),
+)
 
-for fn in (lambda: torch.tensor([1.5]) & 1, lambda: torch.remainder(torch.tensor([3]), 0),
-           lambda: torch.fmod(torch.tensor([3]), 0), lambda: torch.tensor([1]) >> torch.tensor([1.0]),
-           lambda: torch.bitwise_xor(torch.tensor([1.0]), torch.tensor([2.0]))):
+for fn in (
+    lambda: torch.tensor([1.5]) & 1,
+    lambda: torch.remainder(torch.tensor([3]), 0),
+    lambda: torch.fmod(torch.tensor([3]), 0),
+    lambda: torch.tensor([1]) >> torch.tensor([1.0]),
+    lambda: torch.bitwise_xor(torch.tensor([1.0]), torch.tensor([2.0])),
+):
     try:
         print("no error", fn().tolist())
     except Exception as e:

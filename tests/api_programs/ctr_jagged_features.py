@@ -1,4 +1,5 @@
-"""A KeyedJaggedTensor by hand: lengths/offsets per key, segment pooling with scatter_reduce and segment_reduce, padding."""
+"""A KeyedJaggedTensor by hand: lengths/offsets per key, segment pooling with scatter_reduce and
+segment_reduce, padding."""
 
 import torch
 from torch import nn
@@ -14,7 +15,9 @@ stride = 3
 print("values", values.tolist(), "lengths", lengths.tolist(), lengths.dtype)
 offsets = torch.cat([torch.zeros(1, dtype=torch.long), torch.cumsum(lengths, 0)])
 print("offsets", offsets.tolist(), offsets.dtype)
-print("complete_cumsum int32", torch.ops.aten.cumsum(lengths, 0).dtype, torch.cumsum(lengths, 0, dtype=torch.int32).dtype)
+print(
+    "complete_cumsum int32", torch.ops.aten.cumsum(lengths, 0).dtype, torch.cumsum(lengths, 0, dtype=torch.int32).dtype
+)
 per_key = lengths.view(len(keys), stride).sum(1)
 splits = torch.split(values, per_key.tolist())
 print("per-key values", [s.tolist() for s in splits])
@@ -22,12 +25,20 @@ key_lengths = lengths.view(len(keys), stride)
 
 # segment ids and pooling by scatter_reduce with every reduce
 seg = torch.repeat_interleave(torch.arange(stride), key_lengths[0])
-print("segment ids", seg.tolist(), "repeat_interleave output_size", torch.repeat_interleave(torch.arange(3), key_lengths[0], output_size=6).tolist())
+print(
+    "segment ids",
+    seg.tolist(),
+    "repeat_interleave output_size",
+    torch.repeat_interleave(torch.arange(3), key_lengths[0], output_size=6).tolist(),
+)
 x = splits[0].float()
 for red in ("sum", "prod", "mean", "amax", "amin"):
     out = torch.zeros(stride).scatter_reduce(0, seg, x, reduce=red, include_self=False)
     print(red, out.tolist())
-print("include_self mean", torch.ones(stride).scatter_reduce(0, seg, x, reduce="mean", include_self=True).round(decimals=4).tolist())
+print(
+    "include_self mean",
+    torch.ones(stride).scatter_reduce(0, seg, x, reduce="mean", include_self=True).round(decimals=4).tolist(),
+)
 
 # segment_reduce over lengths (empty segments use the initial value)
 for red in ("sum", "mean", "max", "min"):
@@ -69,14 +80,19 @@ print("to_padded", torch.nested.to_padded_tensor(nt, -1.0).tolist())
 # unique ids per batch (dedup before lookup) and the inverse map back
 uniq, inv = torch.unique(values, sorted=True, return_inverse=True)
 print("dedup", uniq.numel(), "of", values.numel(), torch.equal(uniq[inv], values))
-print("unique_consecutive", [t.tolist() for t in torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 2, 1]), return_counts=True)])
+print(
+    "unique_consecutive",
+    [t.tolist() for t in torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 2, 1]), return_counts=True)],
+)
 print("unique dim=0", torch.unique(torch.tensor([[1, 2], [1, 2], [0, 5]]), dim=0).tolist())
 
-for fn in (lambda: torch.segment_reduce(x, "median", lengths=key_lengths[0]),
-           lambda: torch.segment_reduce(x, "sum", lengths=torch.tensor([1, 1])),
-           lambda: torch.zeros(3).scatter_reduce(0, seg, x, reduce="avg"),
-           lambda: torch.repeat_interleave(torch.arange(3), torch.tensor([1, -1, 2])),
-           lambda: torch.split(values, [5, 5])):
+for fn in (
+    lambda: torch.segment_reduce(x, "median", lengths=key_lengths[0]),
+    lambda: torch.segment_reduce(x, "sum", lengths=torch.tensor([1, 1])),
+    lambda: torch.zeros(3).scatter_reduce(0, seg, x, reduce="avg"),
+    lambda: torch.repeat_interleave(torch.arange(3), torch.tensor([1, -1, 2])),
+    lambda: torch.split(values, [5, 5]),
+):
     try:
         fn()
         print("no error")

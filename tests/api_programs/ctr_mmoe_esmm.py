@@ -13,7 +13,9 @@ class MMoE(nn.Module):
         self.experts = nn.Parameter(torch.randn(n_experts, d_in, d_expert) * 0.1)
         self.expert_bias = nn.Parameter(torch.zeros(n_experts, d_expert))
         self.gates = nn.ModuleList([nn.Linear(d_in, n_experts) for _ in range(n_tasks)])
-        self.towers = nn.ModuleList([nn.Sequential(nn.Linear(d_expert, 4), nn.ReLU(), nn.Linear(4, 1)) for _ in range(n_tasks)])
+        self.towers = nn.ModuleList(
+            [nn.Sequential(nn.Linear(d_expert, 4), nn.ReLU(), nn.Linear(4, 1)) for _ in range(n_tasks)]
+        )
 
     def forward(self, x):
         h = F.relu(torch.einsum("bd,edk->bek", x, self.experts) + self.expert_bias)
@@ -61,7 +63,10 @@ g = gates[0].detach()
 entropy = -(g * g.clamp_min(1e-9).log()).sum(-1).mean()
 print("gate entropy", round(entropy.item(), 4), "load", g.mean(0).round(decimals=4).tolist())
 print("special.entr", torch.special.entr(g).sum(-1).mean().round(decimals=4).item())
-print("log_softmax matches", torch.allclose(F.log_softmax(model.gates[0](x), -1), torch.log(F.softmax(model.gates[0](x), -1)), atol=1e-6))
+print(
+    "log_softmax matches",
+    torch.allclose(F.log_softmax(model.gates[0](x), -1), torch.log(F.softmax(model.gates[0](x), -1)), atol=1e-6),
+)
 
 # PLE: shared + task-specific experts selected by the gate with a concat
 shared = nn.Linear(D, 8)
@@ -84,7 +89,11 @@ print("task grad cosine", round(cos.item(), 4))
 logits = model.gates[0](x)
 topv, topi = logits.topk(2, dim=-1)
 sparse_g = torch.zeros_like(logits).scatter(-1, topi, F.softmax(topv, -1))
-print("sparse gate nnz per row", (sparse_g > 0).sum(-1).unique().tolist(), sparse_g.sum(-1).round(decimals=4).unique().tolist())
+print(
+    "sparse gate nnz per row",
+    (sparse_g > 0).sum(-1).unique().tolist(),
+    sparse_g.sum(-1).round(decimals=4).unique().tolist(),
+)
 print("gumbel shape", F.gumbel_softmax(logits, tau=0.5, hard=True).sum(-1).unique().tolist())
 try:
     F.softmax(logits)

@@ -1,4 +1,5 @@
-"""Negative sampling for implicit feedback: unigram^0.75 multinomial, log-uniform candidates, logQ-corrected sampled softmax."""
+"""Negative sampling for implicit feedback: unigram^0.75 multinomial, log-uniform candidates, logQ-
+corrected sampled softmax."""
 
 import math
 
@@ -27,9 +28,11 @@ zero_p = torch.tensor([0.0, 1.0, 0.0])
 print("zero-probability never drawn", torch.multinomial(zero_p, 4, replacement=True).tolist())
 print("unnormalised weights", torch.multinomial(torch.tensor([0.0, 10.0, 0.0, 0.0]), 1).tolist())
 
+
 # log-uniform (Zipfian) candidate sampler used by sampled softmax
 def log_uniform_prob(ids, n):
     return (torch.log((ids + 2).double()) - torch.log((ids + 1).double())) / math.log(n + 1)
+
 
 ids = torch.arange(n_items)
 q = log_uniform_prob(ids, n_items)
@@ -64,7 +67,10 @@ sim = u_b @ i_b.t() / 0.1
 dup = (pos.unsqueeze(0) == pos.unsqueeze(1)) & ~torch.eye(4, dtype=torch.bool)
 sim = sim.masked_fill(dup, float("-inf"))
 print("in-batch loss", round(F.cross_entropy(sim, torch.arange(4)).item(), 4))
-print("label smoothing", round(F.cross_entropy(sim.masked_fill(dup, -1e9), torch.arange(4), label_smoothing=0.1).item(), 4))
+print(
+    "label smoothing",
+    round(F.cross_entropy(sim.masked_fill(dup, -1e9), torch.arange(4), label_smoothing=0.1).item(), 4),
+)
 
 # word2vec-style negative sampling loss (SGNS)
 ctx = item(torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9], [1, 1, 1]]))
@@ -80,12 +86,14 @@ print("sample shape", cat.sample((3, 2)).shape)
 bpr = -F.logsigmoid((u_v * item(pos)).sum(-1) - (u_v * item(torch.tensor([5, 6, 7, 8]))).sum(-1)).mean()
 print("bpr", round(bpr.item(), 4))
 
-for fn in (lambda: torch.multinomial(probs, 30, replacement=False),
-           lambda: torch.multinomial(torch.tensor([0.5, -0.1]), 1),
-           lambda: torch.multinomial(torch.zeros(3), 1),
-           lambda: torch.multinomial(probs.long(), 1),
-           lambda: torch.multinomial(torch.ones(2, 2, 2), 1),
-           lambda: torch.distributions.Categorical(probs=torch.tensor([0.5, -0.5]))):
+for fn in (
+    lambda: torch.multinomial(probs, 30, replacement=False),
+    lambda: torch.multinomial(torch.tensor([0.5, -0.1]), 1),
+    lambda: torch.multinomial(torch.zeros(3), 1),
+    lambda: torch.multinomial(probs.long(), 1),
+    lambda: torch.multinomial(torch.ones(2, 2, 2), 1),
+    lambda: torch.distributions.Categorical(probs=torch.tensor([0.5, -0.5])),
+):
     try:
         fn()
         print("no error")

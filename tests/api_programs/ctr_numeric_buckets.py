@@ -52,19 +52,26 @@ print("soft weights", w.round(decimals=3).tolist())
 # standardisation with running stats vs batch stats
 x = torch.tensor([[1.0, 200.0], [2.0, 400.0], [3.0, 600.0]])
 mu, sd = x.mean(0), x.std(0, unbiased=False)
-print("z", ((x - mu) / sd).round(decimals=4).tolist(), "var_mean", [t.round(decimals=4).tolist() for t in torch.var_mean(x, 0, correction=0)])
+print(
+    "z",
+    ((x - mu) / sd).round(decimals=4).tolist(),
+    "var_mean",
+    [t.round(decimals=4).tolist() for t in torch.var_mean(x, 0, correction=0)],
+)
 print("histc", torch.histc(train, bins=5, min=0, max=5).tolist())
 print("histogram", [t.round(decimals=4).tolist() for t in torch.histogram(train[:50], bins=4, range=(0.0, 4.0))])
 print("clamp_ with tensors", torch.clamp(price[:5], min=torch.tensor(0.5), max=torch.tensor(2.5)).tolist())
 
-for fn in (lambda: torch.bucketize(price, bounds.view(1, -1, 1)),
-           lambda: torch.searchsorted(bounds, price, side="middle"),
-           lambda: torch.searchsorted(bounds, price, side="left", right=True),
-           lambda: torch.searchsorted(rows, torch.tensor([1.0, 2.0])),
-           lambda: torch.searchsorted(unsorted, torch.tensor([1.0]), sorter=torch.tensor([0, 1])),
-           lambda: torch.quantile(train, 1.5),
-           lambda: torch.quantile(train.int(), 0.5),
-           lambda: torch.bucketize(price, bounds.int())):
+for fn in (
+    lambda: torch.bucketize(price, bounds.view(1, -1, 1)),
+    lambda: torch.searchsorted(bounds, price, side="middle"),
+    lambda: torch.searchsorted(bounds, price, side="left", right=True),
+    lambda: torch.searchsorted(rows, torch.tensor([1.0, 2.0])),
+    lambda: torch.searchsorted(unsorted, torch.tensor([1.0]), sorter=torch.tensor([0, 1])),
+    lambda: torch.quantile(train, 1.5),
+    lambda: torch.quantile(train.int(), 0.5),
+    lambda: torch.bucketize(price, bounds.int()),
+):
     try:
         r = fn()
         print("no error", r.tolist())

@@ -1,4 +1,5 @@
-"""Learning-to-rank losses for feeds: RankNet via logaddexp, LambdaRank's |dNDCG|, ListNet/ListMLE, multi-label margins."""
+"""Learning-to-rank losses for feeds: RankNet via logaddexp, LambdaRank's |dNDCG|, ListNet/ListMLE,
+multi-label margins."""
 
 import torch
 from torch import nn
@@ -19,7 +20,10 @@ ranknet = torch.logaddexp(torch.zeros(()), -diff)[pair].mean()
 print("ranknet", round(ranknet.item(), 4), "pairs", int(pair.sum()))
 print("grad_fn", torch.logaddexp(diff, torch.zeros(())).grad_fn.name(), torch.logaddexp2(diff, diff).grad_fn.name())
 print("softplus form", torch.allclose(F.softplus(-diff)[pair].mean(), ranknet, atol=1e-6))
-print("bce form", torch.allclose(F.binary_cross_entropy_with_logits(diff[pair], torch.ones(int(pair.sum()))), ranknet, atol=1e-6))
+print(
+    "bce form",
+    torch.allclose(F.binary_cross_entropy_with_logits(diff[pair], torch.ones(int(pair.sum()))), ranknet, atol=1e-6),
+)
 
 
 def dcg(r, k=None):
@@ -41,7 +45,9 @@ rank_pos = torch.empty_like(order)
 rank_pos.scatter_(1, order, torch.arange(5).expand(2, 5))
 disc = 1 / torch.log2(rank_pos.float() + 2)
 gain = 2 ** rel.clamp(min=0) - 1
-delta = ((gain.unsqueeze(2) - gain.unsqueeze(1)) * (disc.unsqueeze(2) - disc.unsqueeze(1))).abs() / dcg(ideal).view(2, 1, 1)
+delta = ((gain.unsqueeze(2) - gain.unsqueeze(1)) * (disc.unsqueeze(2) - disc.unsqueeze(1))).abs() / dcg(ideal).view(
+    2, 1, 1
+)
 lambda_loss = (delta * F.softplus(-diff))[pair].sum() / 2
 lambda_loss.backward()
 print("lambdarank", round(lambda_loss.item(), 4), "grad", scores.grad.round(decimals=4).tolist())

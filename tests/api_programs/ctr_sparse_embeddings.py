@@ -32,6 +32,7 @@ for _ in range(2):
     emb(torch.tensor([3, 3])).sum().backward()
 print("accumulated nnz", emb.weight.grad._nnz(), "row3", emb.weight.grad.to_dense()[3].tolist())
 
+
 # a model mixing sparse embeddings with dense towers: SparseAdam + Adam
 class TwoTower(nn.Module):
     def __init__(self):
@@ -80,8 +81,11 @@ for cls, kw in ((torch.optim.Adagrad, {"lr": 0.1}), (torch.optim.SGD, {"lr": 0.1
 # the errors users meet
 e = nn.Embedding(5, 2, sparse=True)
 e(torch.tensor([1])).sum().backward()
-for make in (lambda: torch.optim.Adam(e.parameters()), lambda: torch.optim.AdamW(e.parameters()),
-             lambda: torch.optim.RMSprop(e.parameters())):
+for make in (
+    lambda: torch.optim.Adam(e.parameters()),
+    lambda: torch.optim.AdamW(e.parameters()),
+    lambda: torch.optim.RMSprop(e.parameters()),
+):
     try:
         make().step()
     except Exception as ex:

@@ -33,7 +33,10 @@ print("matches dense", torch.allclose(profile, Rn.to_dense() @ item_emb, atol=1e
 profile.sum().backward()
 print("item grad", item_emb.grad.round(decimals=4).tolist())
 print("torch.mm sparse", torch.allclose(torch.mm(Rn, item_emb), profile))
-print("addmm", torch.sparse.addmm(torch.ones(4, 3), Rn, item_emb.detach(), beta=0.5, alpha=2.0).round(decimals=4)[0].tolist())
+print(
+    "addmm",
+    torch.sparse.addmm(torch.ones(4, 3), Rn, item_emb.detach(), beta=0.5, alpha=2.0).round(decimals=4)[0].tolist(),
+)
 
 # CSR form for row slicing
 Rcsr = Rc.to_sparse_csr()
@@ -41,7 +44,9 @@ print(Rcsr)
 print("crow", Rcsr.crow_indices().tolist(), "col", Rcsr.col_indices().tolist())
 print("csr @ dense", torch.allclose(Rcsr @ item_emb.detach(), Rc.to_dense() @ item_emb.detach(), atol=1e-6))
 print("back to dense", torch.equal(Rcsr.to_dense(), Rc.to_dense()))
-csr = torch.sparse_csr_tensor(torch.tensor([0, 2, 2, 3]), torch.tensor([0, 2, 1]), torch.tensor([1.0, 2.0, 3.0]), (3, 3))
+csr = torch.sparse_csr_tensor(
+    torch.tensor([0, 2, 2, 3]), torch.tensor([0, 2, 1]), torch.tensor([1.0, 2.0, 3.0]), (3, 3)
+)
 print(csr.to_dense().tolist(), csr.layout)
 
 # dense -> sparse and elementwise ops that keep sparsity
@@ -60,9 +65,11 @@ print("dup dense", dup.to_dense().tolist(), dup.coalesce().values().tolist())
 print("empty", torch.sparse_coo_tensor(torch.zeros(2, 0, dtype=torch.long), torch.zeros(0), (2, 3)))
 print("hybrid", torch.sparse_coo_tensor(torch.tensor([[0, 2]]), torch.ones(2, 3), (4, 3)).to_dense().sum(1).tolist())
 
-for fn in (lambda: torch.sparse_coo_tensor(torch.tensor([[0, 1]]), torch.ones(3), (3,)),
-           lambda: torch.sparse.mm(Rc, torch.randn(4, 3)),
-           lambda: R.indices()):
+for fn in (
+    lambda: torch.sparse_coo_tensor(torch.tensor([[0, 1]]), torch.ones(3), (3,)),
+    lambda: torch.sparse.mm(Rc, torch.randn(4, 3)),
+    lambda: R.indices(),
+):
     try:
         fn()
         print("no error")

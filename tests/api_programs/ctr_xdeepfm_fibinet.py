@@ -47,7 +47,11 @@ W = cin.convs[0].weight.view(6, m, m)
 ein = torch.einsum("hij,bid,bjd->bhd", W, E, E) + cin.convs[0].bias.view(1, -1, 1)
 conv_out = cin.convs[0]((E.unsqueeze(2) * E.unsqueeze(1)).view(B, m * m, D))
 print("einsum == conv1d", torch.allclose(ein, conv_out, atol=1e-5))
-print("split sizes", [t.shape[1] for t in torch.split(conv_out, 3, dim=1)], [t.shape[1] for t in torch.split(conv_out, [2, 4], dim=1)])
+print(
+    "split sizes",
+    [t.shape[1] for t in torch.split(conv_out, 3, dim=1)],
+    [t.shape[1] for t in torch.split(conv_out, [2, 4], dim=1)],
+)
 print("chunk", [t.shape for t in conv_out.chunk(4, dim=1)])
 
 # field pairs: combinations vs triu_indices
@@ -57,6 +61,7 @@ print("with_replacement", torch.combinations(torch.arange(3), r=2, with_replacem
 print("r=3", torch.combinations(torch.tensor([10, 20, 30, 40]), r=3).tolist())
 print("same as triu", torch.equal(pairs.t(), torch.triu_indices(m, m, 1)))
 print("empty", torch.combinations(torch.arange(1), r=2).shape, torch.combinations(torch.arange(3), r=0).tolist())
+
 
 # FiBiNET: SENET squeeze-excitation over fields
 class SENet(nn.Module):
@@ -85,7 +90,11 @@ print("field-each", p_each.shape, round(p_each.sum().item(), 4))
 bil = nn.Bilinear(D, D, 2)
 print(bil, bil.weight.shape)
 pb = bil(E[:, 0], E[:, 1])
-print("nn.Bilinear", pb.shape, torch.allclose(pb, torch.einsum("bi,oij,bj->bo", E[:, 0], bil.weight, E[:, 1]) + bil.bias, atol=1e-5))
+print(
+    "nn.Bilinear",
+    pb.shape,
+    torch.allclose(pb, torch.einsum("bi,oij,bj->bo", E[:, 0], bil.weight, E[:, 1]) + bil.bias, atol=1e-5),
+)
 print("F.bilinear grad_fn", F.bilinear(E[:, 0], E[:, 1], bil.weight, bil.bias).grad_fn.name())
 
 # FFM: one embedding per (feature, other field)
@@ -103,8 +112,12 @@ ipnn = torch.bmm(E, E.transpose(1, 2))[:, i, j]
 print("ipnn", ipnn.shape, torch.allclose(ipnn, (E[:, i] * E[:, j]).sum(-1), atol=1e-6))
 opnn = torch.einsum("bi,bj->bij", E.sum(1), E.sum(1))
 print("opnn sum-pooled", opnn.shape, torch.allclose(opnn[0], torch.outer(E.sum(1)[0], E.sum(1)[0]), atol=1e-6))
-for fn in (lambda: torch.combinations(torch.ones(2, 2)), lambda: torch.combinations(torch.arange(3), r=-1),
-           lambda: bil(E[:, 0], E[:, 1, :3]), lambda: cin.convs[0](E)):
+for fn in (
+    lambda: torch.combinations(torch.ones(2, 2)),
+    lambda: torch.combinations(torch.arange(3), r=-1),
+    lambda: bil(E[:, 0], E[:, 1, :3]),
+    lambda: cin.convs[0](E),
+):
     try:
         fn()
         print("no error")

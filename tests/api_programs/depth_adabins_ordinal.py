@@ -44,15 +44,27 @@ chamfer = (d1 + d2).mean()
 print("chamfer", round(chamfer.item(), 4))
 for p in (1.0, 2.0, math.inf, 0.0):
     print("cdist p", p, s(torch.cdist(centers[:, :3, None], centers[:, 5:, None], p=p)[1], 3))
-print("cdist mm", torch.allclose(torch.cdist(torch.randn(3, 4), torch.randn(5, 4),
-                                             compute_mode="use_mm_for_euclid_dist"),
-                                 torch.cdist(torch.randn(3, 4), torch.randn(5, 4)), atol=10) is not None)
+print(
+    "cdist mm",
+    torch.allclose(
+        torch.cdist(torch.randn(3, 4), torch.randn(5, 4), compute_mode="use_mm_for_euclid_dist"),
+        torch.cdist(torch.randn(3, 4), torch.randn(5, 4)),
+        atol=10,
+    )
+    is not None,
+)
 
 silog = torch.log(pred[gt > 1e-3]) - torch.log(gt[gt > 1e-3])
-loss = torch.sqrt((silog ** 2).mean() - 0.85 * silog.mean() ** 2) * 10 + 0.1 * chamfer
+loss = torch.sqrt((silog**2).mean() - 0.85 * silog.mean() ** 2) * 10 + 0.1 * chamfer
 loss.backward()
-print("loss", round(loss.item(), 4), "dlogits", s(logits.grad[0], 4),
-      "dattn", round(range_attn.grad.abs().sum().item(), 4))
+print(
+    "loss",
+    round(loss.item(), 4),
+    "dlogits",
+    s(logits.grad[0], 4),
+    "dattn",
+    round(range_attn.grad.abs().sum().item(), 4),
+)
 
 K = 6
 alpha, beta = 1.0, 10.0
@@ -61,8 +73,11 @@ thresholds = torch.exp(math.log(alpha) + math.log(beta / alpha) * i / K)
 print("SID", s(thresholds, 7))
 labels = torch.bucketize(gt.clamp(alpha, beta - 1e-4), thresholds[1:-1])
 print("bucketize", labels.dtype, labels[0, 0].tolist())
-print("right", torch.bucketize(thresholds[2:4], thresholds, right=True).tolist(),
-      torch.bucketize(thresholds[2:4], thresholds).tolist())
+print(
+    "right",
+    torch.bucketize(thresholds[2:4], thresholds, right=True).tolist(),
+    torch.bucketize(thresholds[2:4], thresholds).tolist(),
+)
 ss = torch.searchsorted(thresholds, gt.flatten()[:6].contiguous(), side="right")
 print("searchsorted", ss.tolist(), torch.searchsorted(thresholds, torch.tensor([1.0, 10.0]), out_int32=True).dtype)
 sorter = torch.argsort(torch.tensor([3.0, 1.0, 2.0]))
@@ -94,9 +109,14 @@ sc = torch.zeros(B, K, H, W).scatter_(1, labels, 1.0)
 print("scatter one_hot", torch.equal(sc, oh.float()))
 ce = F.cross_entropy(ord_logits.detach(), labels.squeeze(1), label_smoothing=0.1, ignore_index=0)
 print("ce", round(ce.item(), 4))
-for bad in (lambda: torch.histc(gt.long(), bins=4), lambda: torch.bucketize(gt, thresholds.view(1, -1)),
-            lambda: torch.searchsorted(thresholds, gt, side="middle"), lambda: F.one_hot(labels, 2),
-            lambda: torch.cdist(torch.randn(3, 4), torch.randn(5, 3)), lambda: torch.bincount(labels)):
+for bad in (
+    lambda: torch.histc(gt.long(), bins=4),
+    lambda: torch.bucketize(gt, thresholds.view(1, -1)),
+    lambda: torch.searchsorted(thresholds, gt, side="middle"),
+    lambda: F.one_hot(labels, 2),
+    lambda: torch.cdist(torch.randn(3, 4), torch.randn(5, 3)),
+    lambda: torch.bincount(labels),
+):
     try:
         bad()
         print("no error")

@@ -15,25 +15,32 @@ def s(t, n=6):
 
 
 B, H, W = 2, 6, 8
-K = torch.tensor([[0.58 * W, 0.0, 0.5 * W, 0.0],
-                  [0.0, 1.92 * H, 0.5 * H, 0.0],
-                  [0.0, 0.0, 1.0, 0.0],
-                  [0.0, 0.0, 0.0, 1.0]]).expand(B, 4, 4).clone()
+K = (
+    torch.tensor(
+        [[0.58 * W, 0.0, 0.5 * W, 0.0], [0.0, 1.92 * H, 0.5 * H, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+    )
+    .expand(B, 4, 4)
+    .clone()
+)
 inv_K = torch.linalg.inv(K)
 print("K", s(K[0], 16))
 print("inv_K", s(inv_K[0], 16))
 print("pinv agrees", torch.allclose(torch.linalg.pinv(K), inv_K, atol=1e-5))
 for level in range(3):
     Ks = K.clone()
-    Ks[:, :2] /= 2 ** level
+    Ks[:, :2] /= 2**level
     print("level", level, s(Ks[0, :2, :3], 6))
 
 xs, ys = torch.meshgrid(torch.arange(W, dtype=torch.float32), torch.arange(H, dtype=torch.float32), indexing="xy")
 ii, jj = torch.meshgrid(torch.arange(H), torch.arange(W), indexing="ij")
 print("meshgrid xy", tuple(xs.shape), s(xs[1], 8), s(ys[:, 0], 6))
 print("meshgrid ij", tuple(ii.shape), ii.dtype, torch.equal(ii.float(), ys), torch.equal(jj.float(), xs))
-print("default indexing matches ij", torch.equal(torch.meshgrid(torch.arange(3), torch.arange(2), indexing="ij")[0],
-                                                torch.tensor([[0, 0], [1, 1], [2, 2]])))
+print(
+    "default indexing matches ij",
+    torch.equal(
+        torch.meshgrid(torch.arange(3), torch.arange(2), indexing="ij")[0], torch.tensor([[0, 0], [1, 1], [2, 2]])
+    ),
+)
 pix = torch.stack([xs, ys, torch.ones_like(xs)], 0).view(1, 3, -1).expand(B, -1, -1)
 print("pix", tuple(pix.shape), pix.is_contiguous(), s(pix[0, :, -1], 3))
 
@@ -61,11 +68,34 @@ T = torch.eye(4).repeat(B, 1, 1)
 T[:, :3, :3] = R
 T[:, :3, 3] = trans
 print("T", s(T[1], 12), T.grad_fn.name())
-print("R orthonormal", torch.allclose(R @ R.transpose(1, 2), torch.eye(3).expand(B, 3, 3), atol=1e-6),
-      s(torch.linalg.det(R), 2))
-print("matrix_exp agrees", torch.allclose(torch.linalg.matrix_exp(torch.stack([
-    torch.zeros(B), -axisangle[:, 2], axisangle[:, 1], axisangle[:, 2], torch.zeros(B), -axisangle[:, 0],
-    -axisangle[:, 1], axisangle[:, 0], torch.zeros(B)], -1).view(B, 3, 3)), R, atol=1e-6))
+print(
+    "R orthonormal",
+    torch.allclose(R @ R.transpose(1, 2), torch.eye(3).expand(B, 3, 3), atol=1e-6),
+    s(torch.linalg.det(R), 2),
+)
+print(
+    "matrix_exp agrees",
+    torch.allclose(
+        torch.linalg.matrix_exp(
+            torch.stack(
+                [
+                    torch.zeros(B),
+                    -axisangle[:, 2],
+                    axisangle[:, 1],
+                    axisangle[:, 2],
+                    torch.zeros(B),
+                    -axisangle[:, 0],
+                    -axisangle[:, 1],
+                    axisangle[:, 0],
+                    torch.zeros(B),
+                ],
+                -1,
+            ).view(B, 3, 3)
+        ),
+        R,
+        atol=1e-6,
+    ),
+)
 
 P = (K @ T)[:, :3, :]
 proj = P @ cam_h
@@ -86,8 +116,10 @@ loss.backward()
 print("loss", round(loss.item(), 4), loss.grad_fn.name())
 print("dangle", s(axisangle.grad), "dtrans", s(trans.grad))
 
-cam_back = inv_K[:, :3, :3] @ (torch.cat([uv.permute(0, 3, 1, 2).reshape(B, 2, -1), torch.ones(B, 1, H * W)], 1)
-                               * z.view(B, 1, -1)).detach()
+cam_back = (
+    inv_K[:, :3, :3]
+    @ (torch.cat([uv.permute(0, 3, 1, 2).reshape(B, 2, -1), torch.ones(B, 1, H * W)], 1) * z.view(B, 1, -1)).detach()
+)
 print("roundtrip", s(cam_back[0, :, 0], 3))
 print("einsum proj", torch.allclose(torch.einsum("bij,bjn->bin", P, cam_h), proj, atol=1e-5))
 norm_pts = F.normalize(cam, dim=1)

@@ -47,15 +47,15 @@ print("homog", s(h1[0], 3), h1.shape)
 alg = torch.einsum("ni,ij,nj->n", h2, Fm, h1)
 Fx1 = h1 @ Fm.T
 Ftx2 = h2 @ Fm
-sampson = alg ** 2 / (Fx1[:, 0] ** 2 + Fx1[:, 1] ** 2 + Ftx2[:, 0] ** 2 + Ftx2[:, 1] ** 2)
-sym = alg ** 2 * (1 / (Fx1[:, :2] ** 2).sum(1) + 1 / (Ftx2[:, :2] ** 2).sum(1))
+sampson = alg**2 / (Fx1[:, 0] ** 2 + Fx1[:, 1] ** 2 + Ftx2[:, 0] ** 2 + Ftx2[:, 1] ** 2)
+sym = alg**2 * (1 / (Fx1[:, :2] ** 2).sum(1) + 1 / (Ftx2[:, :2] ** 2).sum(1))
 print("sampson", round(sampson.mean().item(), 4), "sym", round(sym.mean().item(), 4))
 
 
 def normalise(pts):
     c = pts.mean(0)
     d = (pts - c).norm(dim=1).mean()
-    sc = 2 ** 0.5 / d
+    sc = 2**0.5 / d
     T = torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     T[:2, :2] *= sc
     T[:2, 2] = -sc * c
@@ -85,8 +85,15 @@ cands = [(U @ Wm @ Vh, U[:, 2]), (U @ Wm @ Vh, -U[:, 2]), (U @ Wm.T @ Vh, U[:, 2
 
 
 def triangulate(P1, P2, p1, p2):
-    A = torch.stack([p1[:, 0:1] * P1[2] - P1[0], p1[:, 1:2] * P1[2] - P1[1],
-                     p2[:, 0:1] * P2[2] - P2[0], p2[:, 1:2] * P2[2] - P2[1]], 1)
+    A = torch.stack(
+        [
+            p1[:, 0:1] * P1[2] - P1[0],
+            p1[:, 1:2] * P1[2] - P1[1],
+            p2[:, 0:1] * P2[2] - P2[0],
+            p2[:, 1:2] * P2[2] - P2[1],
+        ],
+        1,
+    )
     _, _, Vh = torch.linalg.svd(A)
     Xh = Vh[:, -1]
     return Xh[:, :3] / Xh[:, 3:]

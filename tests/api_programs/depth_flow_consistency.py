@@ -45,8 +45,8 @@ for ac in (True, False):
 flow_bw = -flow_fw.detach() + 0.2 * torch.randn(B, 2, H, W)
 flow_bw_warped, _ = warp(flow_bw, flow_fw.detach())
 fb_sum = flow_fw.detach() + flow_bw_warped
-mag = (flow_fw.detach() ** 2).sum(1) + (flow_bw_warped ** 2).sum(1)
-occ = ((fb_sum ** 2).sum(1) > 0.01 * mag + 0.5).float()
+mag = (flow_fw.detach() ** 2).sum(1) + (flow_bw_warped**2).sum(1)
+occ = ((fb_sum**2).sum(1) > 0.01 * mag + 0.5).float()
 print("occlusion", occ.sum().item(), s(occ[1, 2], 8))
 
 img1 = torch.rand(B, 3, H, W)
@@ -74,10 +74,18 @@ gt = torch.randn(B, 2, H, W)
 valid_gt = torch.rand(B, H, W) > 0.2
 epe = torch.sum((flow_fw.detach() - gt) ** 2, dim=1).sqrt()
 epe_v = epe.view(-1)[valid_gt.view(-1)]
-mag_gt = torch.sum(gt ** 2, dim=1).sqrt().view(-1)[valid_gt.view(-1)]
+mag_gt = torch.sum(gt**2, dim=1).sqrt().view(-1)[valid_gt.view(-1)]
 out = ((epe_v > 3.0) & ((epe_v / mag_gt) > 0.05)).float()
-print("epe", round(epe_v.mean().item(), 4), "1px", round((epe_v < 1).float().mean().item(), 4),
-      "F1", round(out.mean().item(), 4), "n", epe_v.numel())
+print(
+    "epe",
+    round(epe_v.mean().item(), 4),
+    "1px",
+    round((epe_v < 1).float().mean().item(), 4),
+    "F1",
+    round(out.mean().item(), 4),
+    "n",
+    epe_v.numel(),
+)
 gammas = [0.8 ** (3 - i) for i in range(4)]
 seq_loss = sum(g * (flow_fw.detach() * (i + 1) / 4 - gt).abs().mean() for i, g in enumerate(gammas))
 print("sequence loss", round(seq_loss.item(), 4))
@@ -87,8 +95,9 @@ poses = torch.zeros(B, 4, 4)
 rot_view = poses[:, :3, :3]
 trans_view = poses[:, :3, 3]
 poses[:, 3, 3] = 1.0
-poses[:, :3, :3] = torch.linalg.matrix_exp(torch.cross(axis.unsqueeze(1).expand(B, 3, 3),
-                                                      torch.eye(3).expand(B, 3, 3), dim=-1))
+poses[:, :3, :3] = torch.linalg.matrix_exp(
+    torch.cross(axis.unsqueeze(1).expand(B, 3, 3), torch.eye(3).expand(B, 3, 3), dim=-1)
+)
 try:
     trans_view.copy_(torch.tensor([[0.1, 0.0, 0.2], [0.0, -0.1, 0.3]]))
 except Exception as e:
@@ -104,8 +113,10 @@ print("dpose", s(axis.grad, 6))
 gray = img1.mean(1, keepdim=True)
 patches = F.unfold(F.pad(gray, (1, 1, 1, 1), mode="reflect"), 3).view(B, 9, H, W)
 census = (patches > gray).float()
-census2 = (F.unfold(F.pad(img2.mean(1, keepdim=True), (1, 1, 1, 1), mode="reflect"), 3).view(B, 9, H, W)
-           > img2.mean(1, keepdim=True)).float()
+census2 = (
+    F.unfold(F.pad(img2.mean(1, keepdim=True), (1, 1, 1, 1), mode="reflect"), 3).view(B, 9, H, W)
+    > img2.mean(1, keepdim=True)
+).float()
 hamming = (census != census2).float().sum(1)
 print("census", s(hamming[0, 0], 8), round(hamming.mean().item(), 4))
 try:

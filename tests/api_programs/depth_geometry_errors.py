@@ -21,8 +21,9 @@ cases = {
     "grid rank": lambda: F.grid_sample(img, grid[0], align_corners=False),
     "mode": lambda: F.grid_sample(img, grid, mode="linear", align_corners=False),
     "padding": lambda: F.grid_sample(img, grid, padding_mode="constant", align_corners=False),
-    "bicubic 5d": lambda: F.grid_sample(img[:, :, None], torch.zeros(2, 1, 1, 1, 3), mode="bicubic",
-                                        align_corners=False),
+    "bicubic 5d": lambda: F.grid_sample(
+        img[:, :, None], torch.zeros(2, 1, 1, 1, 3), mode="bicubic", align_corners=False
+    ),
     "int image": lambda: F.grid_sample(img.long(), grid.long(), align_corners=False),
     "theta shape": lambda: F.affine_grid(torch.zeros(2, 3, 3), (2, 3, 4, 5), align_corners=False),
     "theta int": lambda: F.affine_grid(torch.zeros(2, 2, 3, dtype=torch.int64), (2, 3, 4, 5), align_corners=False),

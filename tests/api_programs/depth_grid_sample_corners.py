@@ -59,7 +59,7 @@ for mode in ("bilinear", "bicubic", "nearest"):
     for pad in ("zeros", "reflection"):
         inp.grad, g.grad = None, None
         o = F.grid_sample(inp, g, mode=mode, padding_mode=pad, align_corners=True)
-        (o ** 2).sum().backward()
+        (o**2).sum().backward()
         print("grad", mode, pad, s(inp.grad.sum(dim=1)), s(g.grad))
 
 vg = g3.clone().requires_grad_(True)

@@ -32,8 +32,13 @@ for sf, rec in (((0.5, 0.75), None), ((0.5, 0.75), True), (1.7, False), (1.7, Tr
     print("scale", sf, rec, tuple(o.shape), round(o.sum().item(), 4), round(n.sum().item(), 4))
 
 u8 = (torch.rand(1, 3, 6, 6) * 255).to(torch.uint8)
-for mode, kw in (("nearest", {}), ("bilinear", {"align_corners": False}), ("bilinear", {"antialias": True}),
-                 ("bicubic", {"antialias": True}), ("nearest-exact", {})):
+for mode, kw in (
+    ("nearest", {}),
+    ("bilinear", {"align_corners": False}),
+    ("bilinear", {"antialias": True}),
+    ("bicubic", {"antialias": True}),
+    ("nearest-exact", {}),
+):
     o = F.interpolate(u8, size=(4, 5), mode=mode, **kw)
     print("uint8", mode, kw, o.dtype, o[0, 1, 1].tolist())
 
@@ -42,8 +47,12 @@ for mode in ("nearest", "trilinear", "area", "nearest-exact"):
     o = F.interpolate(vol, scale_factor=(2, 1.5, 0.6), mode=mode)
     print("3d", mode, tuple(o.shape), o.dtype, round(o.sum().item(), 4))
 seq = torch.arange(6.0).view(1, 1, 6)
-print("linear", s(F.interpolate(seq, size=4, mode="linear", align_corners=True), 4),
-      s(F.interpolate(seq, scale_factor=0.5, mode="linear"), 3), s(F.interpolate(seq, size=3, mode="area"), 3))
+print(
+    "linear",
+    s(F.interpolate(seq, size=4, mode="linear", align_corners=True), 4),
+    s(F.interpolate(seq, scale_factor=0.5, mode="linear"), 3),
+    s(F.interpolate(seq, size=3, mode="area"), 3),
+)
 
 x = torch.rand(1, 1, 8, 8, requires_grad=True)
 for mode in ("bilinear", "bicubic"):
@@ -63,11 +72,16 @@ feat = torch.arange(2 * 8 * 2 * 3, dtype=torch.float32).view(2, 8, 2, 3)
 ps = F.pixel_shuffle(feat, 2)
 print("pixel_shuffle", tuple(ps.shape), s(ps[0, 0, 0], 6), torch.equal(F.pixel_unshuffle(ps, 2), feat))
 batched = torch.randn(3, 2, 4, 2, 2)
-print("batch dims", tuple(F.pixel_shuffle(batched, 2).shape),
-      tuple(nn.PixelUnshuffle(2)(torch.randn(5, 1, 4, 6)).shape))
+print(
+    "batch dims", tuple(F.pixel_shuffle(batched, 2).shape), tuple(nn.PixelUnshuffle(2)(torch.randn(5, 1, 4, 6)).shape)
+)
 print(nn.PixelShuffle(3), nn.PixelUnshuffle(2))
-print(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True), nn.Upsample(size=(4, 5)),
-      nn.UpsamplingBilinear2d(scale_factor=2), nn.UpsamplingNearest2d(size=3))
+print(
+    nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True),
+    nn.Upsample(size=(4, 5)),
+    nn.UpsamplingBilinear2d(scale_factor=2),
+    nn.UpsamplingNearest2d(size=3),
+)
 aligned = F.interpolate(img, scale_factor=2, mode="bilinear", align_corners=True)
 print("UpsamplingBilinear2d aligns", torch.allclose(nn.UpsamplingBilinear2d(scale_factor=2)(img), aligned))
 

@@ -22,14 +22,14 @@ pred.requires_grad_(True)
 
 valid = (gt > 1e-3) & (gt < 80)
 crop = torch.zeros_like(valid)
-crop[..., int(0.40810811 * H):int(0.99189189 * H), int(0.03594771 * W):int(0.96405229 * W)] = True
+crop[..., int(0.40810811 * H) : int(0.99189189 * H), int(0.03594771 * W) : int(0.96405229 * W)] = True
 mask = valid & crop
 print("mask", mask.sum().item(), mask.dtype, tuple(mask.nonzero().shape))
 
 
 def silog(pred, gt, mask, lam=0.85):
     d = torch.log(pred[mask]) - torch.log(gt[mask])
-    return torch.sqrt((d ** 2).mean() - lam * d.mean() ** 2) * 10.0
+    return torch.sqrt((d**2).mean() - lam * d.mean() ** 2) * 10.0
 
 
 def silog_var(pred, gt, mask, lam=0.85):
@@ -56,10 +56,17 @@ print("nanmedian", s(med_gt.values, 3), med_gt.indices.tolist(), type(med_gt).__
 scale = med_gt.values / masked_p.flatten(1).nanmedian(dim=1).values
 print("vectorised ratios", s(scale, 3))
 q = torch.tensor([0.05, 0.5, 0.95])
-print("quantile", s(torch.quantile(gt[mask], q), 3), s(torch.quantile(gt[mask], q, interpolation="nearest"), 3),
-      s(torch.quantile(gt[mask], 0.5, interpolation="midpoint").reshape(1), 1))
-print("nanquantile", s(torch.nanquantile(masked_gt.flatten(1), 0.25, dim=1), 3),
-      tuple(torch.nanquantile(masked_gt.flatten(1), q, dim=1, keepdim=True).shape))
+print(
+    "quantile",
+    s(torch.quantile(gt[mask], q), 3),
+    s(torch.quantile(gt[mask], q, interpolation="nearest"), 3),
+    s(torch.quantile(gt[mask], 0.5, interpolation="midpoint").reshape(1), 1),
+)
+print(
+    "nanquantile",
+    s(torch.nanquantile(masked_gt.flatten(1), 0.25, dim=1), 3),
+    tuple(torch.nanquantile(masked_gt.flatten(1), q, dim=1, keepdim=True).shape),
+)
 print("median even", torch.tensor([1.0, 2.0, 3.0, 4.0]).median().item(), torch.tensor([[4, 1], [2, 3]]).median(dim=0))
 print("nanmean", s(masked_gt.flatten(1).nanmean(dim=1), 3), "nansum", round(masked_gt.nansum().item(), 1))
 
@@ -67,8 +74,8 @@ print("nanmean", s(masked_gt.flatten(1).nanmean(dim=1), 3), "nansum", round(mask
 def compute_errors(gt, pred):
     thresh = torch.maximum(gt / pred, pred / gt)
     a1 = (thresh < 1.25).float().mean()
-    a2 = (thresh < 1.25 ** 2).float().mean()
-    a3 = (thresh < 1.25 ** 3).float().mean()
+    a2 = (thresh < 1.25**2).float().mean()
+    a3 = (thresh < 1.25**3).float().mean()
     rmse = torch.sqrt(((gt - pred) ** 2).mean())
     rmse_log = torch.sqrt(((torch.log(gt) - torch.log(pred)) ** 2).mean())
     abs_rel = torch.mean(torch.abs(gt - pred) / gt)
@@ -110,8 +117,12 @@ s_ = (disp_pred - t[:, None, None]).abs().mean((1, 2))
 print("ssi normalise", s(t, 3), s(s_, 3))
 empty = torch.tensor([])
 print("empty mean", empty.mean().item(), "empty nanmedian", torch.tensor([float("nan")]).nanmedian().item())
-for bad in (lambda: torch.quantile(gt[mask], 1.5), lambda: torch.quantile(gt[mask].int(), 0.5),
-            lambda: torch.median(empty), lambda: torch.quantile(gt[mask], q, interpolation="cubic")):
+for bad in (
+    lambda: torch.quantile(gt[mask], 1.5),
+    lambda: torch.quantile(gt[mask].int(), 0.5),
+    lambda: torch.median(empty),
+    lambda: torch.quantile(gt[mask], q, interpolation="cubic"),
+):
     try:
         print("no error", bad())
     except Exception as e:

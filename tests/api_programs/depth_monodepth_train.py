@@ -35,8 +35,12 @@ class ConvBlock(nn.Module):
 class DepthNet(nn.Module):
     def __init__(self, ch=(4, 8, 16)):
         super().__init__()
-        self.enc = nn.ModuleList([nn.Sequential(nn.Conv2d(3 if i == 0 else ch[i - 1], c, 3, 2, 1), nn.BatchNorm2d(c),
-                                                nn.ReLU(True)) for i, c in enumerate(ch)])
+        self.enc = nn.ModuleList(
+            [
+                nn.Sequential(nn.Conv2d(3 if i == 0 else ch[i - 1], c, 3, 2, 1), nn.BatchNorm2d(c), nn.ReLU(True))
+                for i, c in enumerate(ch)
+            ]
+        )
         self.convs = nn.ModuleDict()
         for i in range(len(ch) - 1, -1, -1):
             cin = ch[-1] if i == len(ch) - 1 else ch[i + 1]
@@ -102,7 +106,7 @@ for step in range(4):
         mean_disp = disp.mean(2, True).mean(3, True)
         norm = disp / (mean_disp + 1e-7)
         smooth = (norm[..., :-1] - norm[..., 1:]).abs().mean() + (norm[..., :-1, :] - norm[..., 1:, :]).abs().mean()
-        loss = loss + photometric.mean() + 1e-3 * smooth / (2 ** scale)
+        loss = loss + photometric.mean() + 1e-3 * smooth / (2**scale)
     loss = loss / 3 + axisangle.abs().sum() + translation.abs().sum()
     opt.zero_grad()
     loss.backward()
@@ -115,8 +119,11 @@ with torch.no_grad():
     d = depth_net(tgt)[("disp", 0)]
     scaled, depth = disp_to_depth(d)
 print("eval", tuple(d.shape), round(d.mean().item(), 4), round(depth.min().item(), 3), round(depth.max().item(), 3))
-print("bn running", [round(v, 4) for v in depth_net.enc[0][1].running_mean.tolist()[:4]],
-      depth_net.enc[0][1].num_batches_tracked.item())
+print(
+    "bn running",
+    [round(v, 4) for v in depth_net.enc[0][1].running_mean.tolist()[:4]],
+    depth_net.enc[0][1].num_batches_tracked.item(),
+)
 buf = io.BytesIO()
 torch.save({"depth": depth_net.state_dict(), "opt": opt.state_dict()}, buf)
 buf.seek(0)

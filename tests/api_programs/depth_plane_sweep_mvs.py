@@ -40,8 +40,7 @@ def homo_warping(src_fea, src_proj, ref_proj, depth_values):
     with torch.no_grad():
         P = src_proj @ torch.inverse(ref_proj)
         rot, trans = P[:, :3, :3], P[:, :3, 3:4]
-        y, x = torch.meshgrid(torch.arange(h, dtype=torch.float32), torch.arange(w, dtype=torch.float32),
-                              indexing="ij")
+        y, x = torch.meshgrid(torch.arange(h, dtype=torch.float32), torch.arange(w, dtype=torch.float32), indexing="ij")
         xyz = torch.stack((x.reshape(-1), y.reshape(-1), torch.ones(h * w)))
         xyz = xyz.unsqueeze(0).repeat(b, 1, 1)
         rot_xyz = torch.matmul(rot, xyz)
@@ -51,14 +50,15 @@ def homo_warping(src_fea, src_proj, ref_proj, depth_values):
         gx = proj_xy[:, 0] / ((w - 1) / 2) - 1
         gy = proj_xy[:, 1] / ((h - 1) / 2) - 1
         grid = torch.stack((gx, gy), dim=3)
-    warped = F.grid_sample(src_fea, grid.view(b, nd * h, w, 2), mode="bilinear", padding_mode="zeros",
-                           align_corners=True)
+    warped = F.grid_sample(
+        src_fea, grid.view(b, nd * h, w, 2), mode="bilinear", padding_mode="zeros", align_corners=True
+    )
     return warped.view(b, c, nd, h, w), grid
 
 
 ref = feats[:, 0]
 volume_sum = ref.unsqueeze(2).repeat(1, 1, D, 1, 1)
-volume_sq = volume_sum ** 2
+volume_sq = volume_sum**2
 for v in range(1, V):
     warped, grid = homo_warping(feats[:, v], proj[:, v], proj[:, 0], depth_values)
     print("view", v, "grid range", round(grid.min().item(), 4), round(grid.max().item(), 4), warped.grad_fn.name())
@@ -85,8 +85,12 @@ print("loss", round(loss.item(), 4), "feat grad", round(feats.grad.abs().sum().i
 Hs = torch.linalg.inv(proj[0, 1:, :3, :3])
 print("batched inv", tuple(Hs.shape), torch.allclose(Hs @ proj[0, 1:, :3, :3], torch.eye(3).expand(2, 3, 3), atol=1e-5))
 print("inverse == linalg.inv", torch.equal(torch.inverse(proj[0]), torch.linalg.inv(proj[0])))
-print("ref self-warp", torch.allclose(homo_warping(ref.detach(), proj[:, 0], proj[:, 0], depth_values)[0][:, :, 0],
-                                      ref.detach(), atol=1e-5))
+print(
+    "ref self-warp",
+    torch.allclose(
+        homo_warping(ref.detach(), proj[:, 0], proj[:, 0], depth_values)[0][:, :, 0], ref.detach(), atol=1e-5
+    ),
+)
 try:
     torch.inverse(torch.zeros(2, 3, 3))
 except Exception as e:

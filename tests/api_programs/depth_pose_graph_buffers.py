@@ -17,8 +17,9 @@ def so3_exp(w):
     theta = w.norm(dim=-1, keepdim=True).clamp_min(1e-8)[..., None]
     k = w / theta[..., 0]
     zero = torch.zeros_like(k[..., 0])
-    Kx = torch.stack([zero, -k[..., 2], k[..., 1], k[..., 2], zero, -k[..., 0], -k[..., 1], k[..., 0], zero],
-                     -1).view(*w.shape[:-1], 3, 3)
+    Kx = torch.stack([zero, -k[..., 2], k[..., 1], k[..., 2], zero, -k[..., 0], -k[..., 1], k[..., 0], zero], -1).view(
+        *w.shape[:-1], 3, 3
+    )
     return torch.eye(3) + theta.sin() * Kx + (1 - theta.cos()) * Kx @ Kx
 
 
@@ -35,8 +36,12 @@ print("tile", tiled._base is None, tiled.shape)
 
 pairs = torch.combinations(torch.arange(N), r=2)
 print("pairs", pairs.tolist(), pairs.dtype, pairs._base is None)
-print("with replacement", torch.combinations(torch.tensor([1.0, 2.0, 3.0]), 2, with_replacement=True).shape,
-      torch.combinations(torch.arange(3), 3).tolist(), torch.combinations(torch.arange(3), 0).shape)
+print(
+    "with replacement",
+    torch.combinations(torch.tensor([1.0, 2.0, 3.0]), 2, with_replacement=True).shape,
+    torch.combinations(torch.arange(3), 3).tolist(),
+    torch.combinations(torch.arange(3), 0).shape,
+)
 w = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
 cw = torch.combinations(w)
 print("combinations grad", cw.grad_fn.name(), cw._base is None)
@@ -49,8 +54,10 @@ res = torch.zeros(len(pairs), 6)
 rot_part = res[:, :3]
 trans_part = res[:, 3:]
 R_err = meas[:, :3, :3].transpose(1, 2) @ rel[:, :3, :3]
-res[:, :3] = torch.stack([R_err[:, 2, 1] - R_err[:, 1, 2], R_err[:, 0, 2] - R_err[:, 2, 0],
-                          R_err[:, 1, 0] - R_err[:, 0, 1]], -1) / 2
+res[:, :3] = (
+    torch.stack([R_err[:, 2, 1] - R_err[:, 1, 2], R_err[:, 0, 2] - R_err[:, 2, 0], R_err[:, 1, 0] - R_err[:, 0, 1]], -1)
+    / 2
+)
 res[:, 3:] = rel[:, :3, 3] - meas[:, :3, 3]
 print("residual views", rot_part.requires_grad, rot_part.grad_fn.name(), trans_part.is_leaf)
 loss = rot_part.pow(2).sum() + 0.5 * trans_part.pow(2).sum()

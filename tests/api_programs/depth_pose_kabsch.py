@@ -15,8 +15,9 @@ def s(t, n=9):
 
 def skew(v):
     zero = torch.zeros_like(v[..., 0])
-    return torch.stack([zero, -v[..., 2], v[..., 1], v[..., 2], zero, -v[..., 0], -v[..., 1], v[..., 0], zero],
-                       -1).unflatten(-1, (3, 3))
+    return torch.stack(
+        [zero, -v[..., 2], v[..., 1], v[..., 2], zero, -v[..., 0], -v[..., 1], v[..., 0], zero], -1
+    ).unflatten(-1, (3, 3))
 
 
 def rodrigues(rvec):
@@ -47,18 +48,32 @@ try:
     torch.linalg.cross(torch.randn(4, 1, 3), torch.randn(5, 3))
 except Exception as e:
     print(type(e).__name__, e)
-print("norms", round(torch.linalg.vector_norm(rvec, ord=1).item(), 4),
-      s(torch.linalg.norm(rvec, dim=1, ord=math.inf), 3),
-      round(torch.linalg.matrix_norm(R[0], ord="fro").item(), 4), round(torch.linalg.norm(R[0], ord=2).item(), 4))
+print(
+    "norms",
+    round(torch.linalg.vector_norm(rvec, ord=1).item(), 4),
+    s(torch.linalg.norm(rvec, dim=1, ord=math.inf), 3),
+    round(torch.linalg.matrix_norm(R[0], ord="fro").item(), 4),
+    round(torch.linalg.norm(R[0], ord=2).item(), 4),
+)
 
 
 def quat_to_matrix(q):
     q = q / q.norm(dim=-1, keepdim=True)
     w, x, y, z = q.unbind(-1)
-    return torch.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-                        2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-                        2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-                       -1).view(*q.shape[:-1], 3, 3)
+    return torch.stack(
+        [
+            1 - 2 * (y * y + z * z),
+            2 * (x * y - z * w),
+            2 * (x * z + y * w),
+            2 * (x * y + z * w),
+            1 - 2 * (x * x + z * z),
+            2 * (y * z - x * w),
+            2 * (x * z - y * w),
+            2 * (y * z + x * w),
+            1 - 2 * (x * x + y * y),
+        ],
+        -1,
+    ).view(*q.shape[:-1], 3, 3)
 
 
 def matrix_to_quat(R):
@@ -73,8 +88,9 @@ def matrix_to_quat(R):
 def quat_mul(p, q):
     pw, pv = p[..., :1], p[..., 1:]
     qw, qv = q[..., :1], q[..., 1:]
-    return torch.cat([pw * qw - (pv * qv).sum(-1, keepdim=True),
-                      pw * qv + qw * pv + torch.linalg.cross(pv, qv, dim=-1)], -1)
+    return torch.cat(
+        [pw * qw - (pv * qv).sum(-1, keepdim=True), pw * qv + qw * pv + torch.linalg.cross(pv, qv, dim=-1)], -1
+    )
 
 
 q = matrix_to_quat(R)

@@ -22,17 +22,17 @@ class SSIM(nn.Module):
         self.sig_y_pool = nn.AvgPool2d(3, 1)
         self.sig_xy_pool = nn.AvgPool2d(3, 1)
         self.refl = nn.ReflectionPad2d(1)
-        self.C1 = 0.01 ** 2
-        self.C2 = 0.03 ** 2
+        self.C1 = 0.01**2
+        self.C2 = 0.03**2
 
     def forward(self, x, y):
         x, y = self.refl(x), self.refl(y)
         mu_x, mu_y = self.mu_x_pool(x), self.mu_y_pool(y)
-        sigma_x = self.sig_x_pool(x ** 2) - mu_x ** 2
-        sigma_y = self.sig_y_pool(y ** 2) - mu_y ** 2
+        sigma_x = self.sig_x_pool(x**2) - mu_x**2
+        sigma_y = self.sig_y_pool(y**2) - mu_y**2
         sigma_xy = self.sig_xy_pool(x * y) - mu_x * mu_y
         n = (2 * mu_x * mu_y + self.C1) * (2 * sigma_xy + self.C2)
-        d = (mu_x ** 2 + mu_y ** 2 + self.C1) * (sigma_x + sigma_y + self.C2)
+        d = (mu_x**2 + mu_y**2 + self.C1) * (sigma_x + sigma_y + self.C2)
         return torch.clamp((1 - n / d) / 2, 0, 1)
 
 
@@ -86,8 +86,13 @@ loss = (to_opt * automask).sum() / automask.sum().clamp_min(1) + 1e-3 * smooth
 loss.backward()
 print("loss", round(loss.item(), 4))
 
-for kw in ({"count_include_pad": True}, {"count_include_pad": False}, {"ceil_mode": True},
-           {"ceil_mode": True, "count_include_pad": False}, {"divisor_override": 2}):
+for kw in (
+    {"count_include_pad": True},
+    {"count_include_pad": False},
+    {"ceil_mode": True},
+    {"ceil_mode": True, "count_include_pad": False},
+    {"divisor_override": 2},
+):
     out = F.avg_pool2d(target[:1, :1], 3, stride=2, padding=1, **kw)
     print("avg_pool2d", kw, tuple(out.shape), round(out.sum().item(), 4))
 print("avg_pool1d", s(F.avg_pool1d(torch.arange(7.0).view(1, 1, 7), 3, 2, 1, ceil_mode=True), 5))
@@ -95,9 +100,11 @@ print("avg_pool3d", tuple(F.avg_pool3d(torch.rand(1, 1, 4, 5, 6), (2, 3, 2), str
 print(nn.AvgPool2d(3, 1, padding=1, ceil_mode=True, count_include_pad=False), nn.ReflectionPad2d((1, 2, 0, 1)))
 print("reflect pad", s(F.pad(torch.arange(4.0).view(1, 1, 1, 4), (2, 3, 0, 0), mode="reflect"), 9))
 print("circular pad", s(F.pad(torch.arange(4.0).view(1, 1, 4), (1, 2), mode="circular"), 7))
-for bad in (lambda: F.pad(torch.arange(4.0).view(1, 1, 4), (4, 0), mode="reflect"),
-            lambda: F.avg_pool2d(target, 3, padding=2),
-            lambda: nn.ReflectionPad2d(3)(torch.rand(1, 1, 2, 2))):
+for bad in (
+    lambda: F.pad(torch.arange(4.0).view(1, 1, 4), (4, 0), mode="reflect"),
+    lambda: F.avg_pool2d(target, 3, padding=2),
+    lambda: nn.ReflectionPad2d(3)(torch.rand(1, 1, 2, 2)),
+):
     try:
         bad()
     except Exception as e:

@@ -52,7 +52,7 @@ k = 3
 patches = F.unfold(right, kernel_size=(1, k), padding=(0, k // 2))
 print("unfold", tuple(patches.shape))
 patches = patches.view(B, C, k, H, W)
-local_corr = (left.unsqueeze(2) * patches).sum(1) / C ** 0.5
+local_corr = (left.unsqueeze(2) * patches).sum(1) / C**0.5
 print("local corr", tuple(local_corr.shape), s(local_corr[0, :, 2, 5], 3))
 folded = F.fold(F.unfold(left, 3, padding=1, stride=1), (H, W), 3, padding=1)
 ones = F.fold(F.unfold(torch.ones(1, 1, H, W), 3, padding=1), (H, W), 3, padding=1)
@@ -60,8 +60,12 @@ print("fold/unfold", torch.allclose(folded / ones, left, atol=1e-5), s(ones[0, 0
 dil = F.unfold(left[:, :2], kernel_size=2, dilation=(1, 2), stride=(2, 3), padding=(0, 1))
 print("unfold dilated", tuple(dil.shape), round(dil.sum().item(), 4))
 
-agg = nn.Sequential(nn.Conv3d(2 * C, 4, 3, padding=1, bias=False), nn.BatchNorm3d(4), nn.ReLU(inplace=True),
-                    nn.Conv3d(4, 1, 3, padding=1))
+agg = nn.Sequential(
+    nn.Conv3d(2 * C, 4, 3, padding=1, bias=False),
+    nn.BatchNorm3d(4),
+    nn.ReLU(inplace=True),
+    nn.Conv3d(4, 1, 3, padding=1),
+)
 print(agg)
 cost = agg(concat).squeeze(1)
 print("cost", tuple(cost.shape), cost.grad_fn.name())
@@ -79,8 +83,14 @@ mask = (gt > 0.5) & (gt < 2 * D - 1)
 loss = F.smooth_l1_loss(disp[mask], gt[mask], reduction="mean")
 loss_beta = F.smooth_l1_loss(disp, gt, beta=0.5, reduction="none")
 loss_huber = F.huber_loss(disp, gt, delta=2.0)
-print("mask", mask.sum().item(), "loss", round(loss.item(), 4), round(loss_beta.sum().item(), 4),
-      round(loss_huber.item(), 4))
+print(
+    "mask",
+    mask.sum().item(),
+    "loss",
+    round(loss.item(), 4),
+    round(loss_beta.sum().item(), 4),
+    round(loss_huber.item(), 4),
+)
 loss.backward()
 grads = [p.grad.norm().item() for p in agg.parameters() if p.grad is not None]
 print("grads", len(grads), [round(g, 4) for g in grads])

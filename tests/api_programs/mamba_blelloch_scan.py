@@ -19,25 +19,25 @@ def blelloch(a, b):
     a0, b0 = a.clone(), b.clone()
     step = 1
     while step < T:
-        ia = a[..., step - 1::2 * step].clone()
-        ib = b[..., step - 1::2 * step].clone()
-        ja = a[..., 2 * step - 1::2 * step].clone()
-        jb = b[..., 2 * step - 1::2 * step].clone()
+        ia = a[..., step - 1 :: 2 * step].clone()
+        ib = b[..., step - 1 :: 2 * step].clone()
+        ja = a[..., 2 * step - 1 :: 2 * step].clone()
+        jb = b[..., 2 * step - 1 :: 2 * step].clone()
         na, nb = combine(ia, ib, ja, jb)
-        a[..., 2 * step - 1::2 * step] = na
-        b[..., 2 * step - 1::2 * step] = nb
+        a[..., 2 * step - 1 :: 2 * step] = na
+        b[..., 2 * step - 1 :: 2 * step] = nb
         step *= 2
     a[..., -1] = 1.0
     b[..., -1] = 0.0
     step = T // 2
     while step >= 1:
-        ia, ib = a[..., step - 1::2 * step].clone(), b[..., step - 1::2 * step].clone()
-        ja, jb = a[..., 2 * step - 1::2 * step].clone(), b[..., 2 * step - 1::2 * step].clone()
-        a[..., step - 1::2 * step] = ja
-        b[..., step - 1::2 * step] = jb
+        ia, ib = a[..., step - 1 :: 2 * step].clone(), b[..., step - 1 :: 2 * step].clone()
+        ja, jb = a[..., 2 * step - 1 :: 2 * step].clone(), b[..., 2 * step - 1 :: 2 * step].clone()
+        a[..., step - 1 :: 2 * step] = ja
+        b[..., step - 1 :: 2 * step] = jb
         na, nb = combine(ja, jb, ia, ib)
-        a[..., 2 * step - 1::2 * step] = na
-        b[..., 2 * step - 1::2 * step] = nb
+        a[..., 2 * step - 1 :: 2 * step] = na
+        b[..., 2 * step - 1 :: 2 * step] = nb
         step //= 2
     # exclusive -> inclusive
     return combine(a, b, a0, b0)[1]
@@ -75,17 +75,22 @@ g = torch.randn(3, 16)
 ga, gb = torch.autograd.grad((ref * g).sum(), (a, b))
 ga2, gb2 = torch.autograd.grad((bl * g).sum(), (a, b))
 ga3, gb3 = torch.autograd.grad((hs * g).sum(), (a, b))
-print("grads", torch.allclose(ga, ga2, atol=1e-4), torch.allclose(gb, gb2, atol=1e-4),
-      torch.allclose(ga, ga3, atol=1e-4), round(ga.abs().sum().item(), 4))
+print(
+    "grads",
+    torch.allclose(ga, ga2, atol=1e-4),
+    torch.allclose(gb, gb2, atol=1e-4),
+    torch.allclose(ga, ga3, atol=1e-4),
+    round(ga.abs().sum().item(), 4),
+)
 
 # slicing with steps on views and in-place versions
-x = torch.arange(16.)
+x = torch.arange(16.0)
 v = x[1::4]
 print("strided view", v.tolist(), v.stride(), v.storage_offset(), v._base is x)
 v.mul_(10)
 print("after mul_", x[:6].tolist())
 y = torch.zeros(8, requires_grad=True).clone()
-y[1::2] = torch.arange(4.)
+y[1::2] = torch.arange(4.0)
 print("setitem grad_fn", y.grad_fn.__class__.__name__, y.tolist())
 print("version", x._version)
 w = torch.ones(4, requires_grad=True)
@@ -117,7 +122,11 @@ try:
     nj.sum().backward()
 except Exception as e:
     print(type(e).__name__, str(e).split(". Hint")[0])
-print("cummax", torch.cummax(torch.tensor([1, 3, 2, 5, 4]), 0).values.tolist(), torch.cummax(torch.tensor([1, 3, 2, 5, 4]), 0).indices.tolist())
+print(
+    "cummax",
+    torch.cummax(torch.tensor([1, 3, 2, 5, 4]), 0).values.tolist(),
+    torch.cummax(torch.tensor([1, 3, 2, 5, 4]), 0).indices.tolist(),
+)
 try:
     x[::-1]
 except Exception as e:

@@ -69,7 +69,7 @@ print(rms, rms.normalized_shape, rms.eps)
 with torch.no_grad():
     print("rms match", torch.allclose(rms(x), norm(x), atol=1e-6))
 print(nn.RMSNorm([3, 4], elementwise_affine=False))
-print("F.rms_norm", F.rms_norm(torch.arange(4.).view(1, 4), (4,)).round(decimals=4).tolist())
+print("F.rms_norm", F.rms_norm(torch.arange(4.0).view(1, 4), (4,)).round(decimals=4).tolist())
 
 # conv1d padding='same' and string padding errors
 c2 = nn.Conv1d(4, 4, 3, padding="same", groups=2)

@@ -49,7 +49,9 @@ print("chunk==seq", torch.allclose(o1, o2, atol=1e-4), torch.allclose(S1, S2, at
 g = torch.randn_like(o1)
 gv1, gb1 = torch.autograd.grad((o1 * g).sum(), (v, beta))
 gv2, gb2 = torch.autograd.grad((o2 * g).sum(), (v, beta))
-print("grads", torch.allclose(gv1, gv2, atol=1e-4), torch.allclose(gb1, gb2, atol=1e-4), round(gb1.abs().sum().item(), 4))
+print(
+    "grads", torch.allclose(gv1, gv2, atol=1e-4), torch.allclose(gb1, gb2, atol=1e-4), round(gb1.abs().sum().item(), 4)
+)
 
 # forward substitution by hand equals the solver
 T = torch.eye(4) + torch.tril(torch.randn(4, 4), diagonal=-1) * 0.3
@@ -57,17 +59,31 @@ rhs = torch.randn(4, 2)
 X = torch.zeros(4, 2)
 for i in range(4):
     X[i] = rhs[i] - T[i, :i] @ X[:i]
-print("forward subst", torch.allclose(X, torch.linalg.solve_triangular(T, rhs, upper=False, unitriangular=True), atol=1e-6))
+print(
+    "forward subst",
+    torch.allclose(X, torch.linalg.solve_triangular(T, rhs, upper=False, unitriangular=True), atol=1e-6),
+)
 Tinv = torch.linalg.solve_triangular(T, torch.eye(4), upper=False)
-print("inverse", torch.allclose(Tinv @ T, torch.eye(4), atol=1e-5), torch.allclose(Tinv, torch.linalg.inv(T), atol=1e-5))
-print("right side", torch.allclose(torch.linalg.solve_triangular(T, rhs.T, upper=False, left=False) @ T, rhs.T, atol=1e-5))
+print(
+    "inverse", torch.allclose(Tinv @ T, torch.eye(4), atol=1e-5), torch.allclose(Tinv, torch.linalg.inv(T), atol=1e-5)
+)
+print(
+    "right side", torch.allclose(torch.linalg.solve_triangular(T, rhs.T, upper=False, left=False) @ T, rhs.T, atol=1e-5)
+)
 Ut = torch.triu(torch.rand(3, 3)) + torch.eye(3)
 print("upper", torch.linalg.solve_triangular(Ut, torch.ones(3, 1), upper=True).flatten().round(decimals=4).tolist())
-print("triangular_solve", torch.triangular_solve(torch.ones(3, 1), Ut, upper=True).solution.flatten().round(decimals=4).tolist())
+print(
+    "triangular_solve",
+    torch.triangular_solve(torch.ones(3, 1), Ut, upper=True).solution.flatten().round(decimals=4).tolist(),
+)
 Tg = T.clone().requires_grad_()
 torch.linalg.solve_triangular(Tg, rhs, upper=False).sum().backward()
 print("T.grad tril", torch.equal(Tg.grad.triu(1), torch.zeros(4, 4)), round(Tg.grad.sum().item(), 4))
-print("normalize eps", F.normalize(torch.zeros(1, 3), dim=-1).tolist(), F.normalize(torch.tensor([[3.0, 4.0]]), p=1).tolist())
+print(
+    "normalize eps",
+    F.normalize(torch.zeros(1, 3), dim=-1).tolist(),
+    F.normalize(torch.tensor([[3.0, 4.0]]), p=1).tolist(),
+)
 try:
     torch.linalg.solve_triangular(T, rhs)
 except Exception as e:

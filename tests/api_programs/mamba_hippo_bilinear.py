@@ -22,8 +22,9 @@ def hippo_legs(N):
 A, B = hippo_legs(4)
 print("A", A.dtype, A.round(decimals=4).tolist())
 print("B", B.flatten().round(decimals=4).tolist())
-Alt = -torch.tril(torch.sqrt(torch.outer(2 * torch.arange(4.) + 1, 2 * torch.arange(4.) + 1)), diagonal=-1) \
-      - torch.diag(torch.arange(4.) + 1)
+Alt = -torch.tril(
+    torch.sqrt(torch.outer(2 * torch.arange(4.0) + 1, 2 * torch.arange(4.0) + 1)), diagonal=-1
+) - torch.diag(torch.arange(4.0) + 1)
 print("tril form", torch.allclose(Alt.double(), A), Alt.dtype)
 ev = torch.linalg.eigvals(A)
 print("eigvals", ev.dtype, sorted(ev.real.round(decimals=4).tolist()))
@@ -35,7 +36,12 @@ BL = torch.linalg.inv(I - dt / 2 * A)
 dA = BL @ (I + dt / 2 * A)
 dB = BL @ (dt * B)
 dA2 = torch.linalg.solve(I - dt / 2 * A, I + dt / 2 * A)
-print("bilinear", torch.allclose(dA, dA2), dA.diagonal().round(decimals=4).tolist(), dB.flatten().round(decimals=4).tolist())
+print(
+    "bilinear",
+    torch.allclose(dA, dA2),
+    dA.diagonal().round(decimals=4).tolist(),
+    dB.flatten().round(decimals=4).tolist(),
+)
 
 # ZOH with matrix_exp, float32 and batched
 Ad = torch.linalg.matrix_exp(A * dt)
@@ -58,8 +64,10 @@ fd = torch.zeros(3, 3, dtype=torch.float64)
 with torch.no_grad():
     for i in range(3):
         for j in range(3):
-            E1 = W.clone(); E1[i, j] += eps
-            E2 = W.clone(); E2[i, j] -= eps
+            E1 = W.clone()
+            E1[i, j] += eps
+            E2 = W.clone()
+            E2[i, j] -= eps
             fd[i, j] = ((torch.linalg.matrix_exp(E1) - torch.linalg.matrix_exp(E2)) * G).sum() / (2 * eps)
 print("expm grad", torch.allclose(W.grad, fd, atol=1e-6), round(W.grad.sum().item(), 4))
 print(torch.autograd.gradcheck(torch.linalg.matrix_exp, (W.detach().requires_grad_(),)))

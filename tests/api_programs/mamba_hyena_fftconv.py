@@ -81,16 +81,24 @@ direct = F.conv1d(F.pad(v, (L - 1, 0)), k.flip(-1).unsqueeze(1), groups=d_model)
 print("fft==direct", torch.allclose(direct, fftconv(v, k, bias), atol=1e-4))
 
 y.square().mean().backward()
-print("grads", round(x.grad.abs().sum().item(), 4), round(mlp[1].freq.grad.abs().sum().item(), 4),
-      round(bias.grad.abs().sum().item(), 4))
+print(
+    "grads",
+    round(x.grad.abs().sum().item(), 4),
+    round(mlp[1].freq.grad.abs().sum().item(), 4),
+    round(bias.grad.abs().sum().item(), 4),
+)
 
 # rfft/irfft options
-s = torch.arange(8.)
+s = torch.arange(8.0)
 print("rfft n", torch.fft.rfft(s, n=4).shape, torch.fft.rfft(s, n=12).shape)
 for norm in ("backward", "ortho", "forward"):
     r = torch.fft.irfft(torch.fft.rfft(s, norm=norm), n=8, norm=norm)
     print(norm, torch.allclose(r, s, atol=1e-5))
-print("rfft dim", torch.fft.rfft(torch.ones(3, 4), dim=0).shape, torch.fft.irfft(torch.ones(3, 4, dtype=torch.cfloat), dim=0).shape)
+print(
+    "rfft dim",
+    torch.fft.rfft(torch.ones(3, 4), dim=0).shape,
+    torch.fft.irfft(torch.ones(3, 4, dtype=torch.cfloat), dim=0).shape,
+)
 print("hfft", torch.fft.hfft(torch.tensor([1.0, 2j, 0.5])).round(decimals=4).tolist())
 print("fft64", torch.fft.rfft(torch.ones(4, dtype=torch.float64)).dtype, torch.fft.fftfreq(5).tolist())
 try:

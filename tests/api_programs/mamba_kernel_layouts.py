@@ -41,8 +41,13 @@ dBu = torch.einsum("bdl,bnl,bdl->bdln", delta, Bt, u)
 describe("deltaB_u", dBu)
 y = torch.einsum("bdn,bn->bd", torch.randn(b, d, n), C[:, 0])
 describe("y_t", y)
-ssd = torch.einsum("bclhn,bcshn,bhcls,bcshp->bclhp", torch.randn(2, 2, 3, 2, 3), torch.randn(2, 2, 3, 2, 3),
-                   torch.randn(2, 2, 2, 3, 3), torch.randn(2, 2, 3, 2, 4))
+ssd = torch.einsum(
+    "bclhn,bcshn,bhcls,bcshp->bclhp",
+    torch.randn(2, 2, 3, 2, 3),
+    torch.randn(2, 2, 3, 2, 3),
+    torch.randn(2, 2, 2, 3, 3),
+    torch.randn(2, 2, 3, 2, 4),
+)
 describe("ssd Y_diag", ssd)
 st = torch.einsum("bhzc,bchpn->bzhpn", torch.randn(2, 2, 3, 3), torch.randn(2, 3, 2, 4, 3))
 describe("ssd states", st)

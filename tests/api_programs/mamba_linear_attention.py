@@ -52,7 +52,7 @@ print("quad==cumsum", torch.allclose(quad, out_c, atol=1e-5))
 
 # softmax attention baseline with the same mask
 mask = torch.ones(L, L, dtype=torch.bool).tril()
-att = (q @ k.transpose(-1, -2)) / D ** 0.5
+att = (q @ k.transpose(-1, -2)) / D**0.5
 att = att.masked_fill(~mask, float("-inf")).softmax(-1)
 sm = att @ v
 sd = F.scaled_dot_product_attention(q, k, v, is_causal=True)
@@ -74,8 +74,16 @@ print("logsigmoid", F.logsigmoid(torch.tensor([-100.0, 0.0, 100.0])).tolist(), n
 (out_c.sum() + gla.sum() + sm.sum()).backward()
 print("q.grad", round(q.grad.abs().sum().item(), 4), "k.grad", round(k.grad.abs().sum().item(), 4))
 print("elu alpha", F.elu(torch.tensor([-1.0, 1.0]), alpha=0.5).round(decimals=4).tolist(), nn.ELU(alpha=0.5))
-print("celu/selu", F.celu(torch.tensor([-1.0]), alpha=2.0).round(decimals=4).tolist(), F.selu(torch.tensor([-1.0])).round(decimals=4).tolist())
-print("outer", torch.outer(torch.arange(2.), torch.arange(3.)).tolist(), torch.ger(torch.ones(2), torch.ones(2)).tolist())
+print(
+    "celu/selu",
+    F.celu(torch.tensor([-1.0]), alpha=2.0).round(decimals=4).tolist(),
+    F.selu(torch.tensor([-1.0])).round(decimals=4).tolist(),
+)
+print(
+    "outer",
+    torch.outer(torch.arange(2.0), torch.arange(3.0)).tolist(),
+    torch.ger(torch.ones(2), torch.ones(2)).tolist(),
+)
 try:
     torch.outer(torch.ones(2, 2), torch.ones(2))
 except Exception as e:

@@ -13,10 +13,10 @@ class LRU(nn.Module):
     def __init__(self, d_in, d_hidden, r_min=0.4, r_max=0.9, max_phase=2 * math.pi):
         super().__init__()
         u1, u2 = torch.rand(d_hidden), torch.rand(d_hidden)
-        self.nu_log = nn.Parameter(torch.log(-0.5 * torch.log(u1 * (r_max ** 2 - r_min ** 2) + r_min ** 2)))
+        self.nu_log = nn.Parameter(torch.log(-0.5 * torch.log(u1 * (r_max**2 - r_min**2) + r_min**2)))
         self.theta_log = nn.Parameter(torch.log(max_phase * u2))
         lam_abs = torch.exp(-torch.exp(self.nu_log.detach()))
-        self.gamma_log = nn.Parameter(torch.log(torch.sqrt(1 - lam_abs ** 2)))
+        self.gamma_log = nn.Parameter(torch.log(torch.sqrt(1 - lam_abs**2)))
         self.B_re = nn.Parameter(torch.randn(d_hidden, d_in) / math.sqrt(2 * d_in))
         self.B_im = nn.Parameter(torch.randn(d_hidden, d_in) / math.sqrt(2 * d_in))
         self.C_re = nn.Parameter(torch.randn(d_in, d_hidden) / math.sqrt(d_hidden))
@@ -74,8 +74,12 @@ w = torch.tensor([0.5, 1.5], requires_grad=True)
 torch.exp(1j * w).real.sum().backward()
 print("real-to-complex grad", w.grad.round(decimals=4).tolist())
 print("cfloat mm dtype", (torch.ones(2, 2, dtype=torch.cfloat) @ torch.ones(2, 2, dtype=torch.cfloat)).dtype)
-print("promote", (torch.ones(2) * 1j).dtype, (torch.ones(2, dtype=torch.float64) * 1j).dtype,
-      torch.result_type(torch.ones(1, dtype=torch.cfloat), torch.ones(1, dtype=torch.float64)))
+print(
+    "promote",
+    (torch.ones(2) * 1j).dtype,
+    (torch.ones(2, dtype=torch.float64) * 1j).dtype,
+    torch.result_type(torch.ones(1, dtype=torch.cfloat), torch.ones(1, dtype=torch.float64)),
+)
 try:
     torch.complex(torch.ones(2), torch.ones(2, dtype=torch.float64))
 except Exception as e:

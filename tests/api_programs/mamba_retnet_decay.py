@@ -1,7 +1,6 @@
 """RetNet-style retention: per-head decays gamma = 1 - 2^-(5+h), a decay matrix built with tril and pow,
 xPos-like rotations through torch.polar, the parallel form against the recurrent form and the chunkwise form."""
 
-import math
 import torch
 import torch.nn.functional as F
 

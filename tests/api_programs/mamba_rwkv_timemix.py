@@ -4,7 +4,6 @@ and the state passed between chunks."""
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 torch.manual_seed(0)
 B, T, C = 2, 7, 6
@@ -28,7 +27,9 @@ class TimeMix(nn.Module):
         w = -torch.exp(w)
         B, T, C = k.shape
         if state is None:
-            aa = torch.zeros(B, C); bb = torch.zeros(B, C); pp = torch.full((B, C), -1e38)
+            aa = torch.zeros(B, C)
+            bb = torch.zeros(B, C)
+            pp = torch.full((B, C), -1e38)
         else:
             aa, bb, pp = state
         out = []
@@ -68,7 +69,7 @@ u = tm.time_first
 naive = []
 for t in range(T):
     i = torch.arange(t)
-    wts = torch.exp(((t - 1 - i).float()[:, None] * w + k[:, :t]))
+    wts = torch.exp((t - 1 - i).float()[:, None] * w + k[:, :t])
     num = (wts * v[:, :t]).sum(1) + torch.exp(u + k[:, t]) * v[:, t]
     den = wts.sum(1) + torch.exp(u + k[:, t])
     naive.append(num / den)
@@ -88,14 +89,23 @@ kk = torch.square(torch.relu(key(x)))
 cm = torch.sigmoid(recep(x)) * value(kk)
 print("channel mix", tuple(cm.shape), round(cm.abs().mean().item(), 4))
 (y.sum() + cm.sum()).backward()
-print("grads", round(x.grad.abs().sum().item(), 4), round(tm.time_decay.grad.abs().sum().item(), 4),
-      tm.time_first.grad.shape, tm.time_mix_k.grad.shape)
+print(
+    "grads",
+    round(x.grad.abs().sum().item(), 4),
+    round(tm.time_decay.grad.abs().sum().item(), 4),
+    tm.time_first.grad.shape,
+    tm.time_mix_k.grad.shape,
+)
 
-print("lerp", torch.lerp(torch.zeros(3), torch.ones(3), torch.tensor([0.0, 0.5, 2.0])).tolist(),
-      torch.lerp(torch.zeros(2), torch.tensor([4.0, 8.0]), 0.25).tolist())
-a = torch.tensor([1.0, float("nan"), 3.0]); b = torch.tensor([2.0, 0.0, float("nan")])
+print(
+    "lerp",
+    torch.lerp(torch.zeros(3), torch.ones(3), torch.tensor([0.0, 0.5, 2.0])).tolist(),
+    torch.lerp(torch.zeros(2), torch.tensor([4.0, 8.0]), 0.25).tolist(),
+)
+a = torch.tensor([1.0, float("nan"), 3.0])
+b = torch.tensor([2.0, 0.0, float("nan")])
 print("maximum nan", torch.maximum(a, b).tolist(), torch.fmax(a, b).tolist(), torch.max(a, b).tolist())
-print(nn.ZeroPad2d((0, 0, 1, -1))(torch.arange(6.).view(1, 3, 2)).tolist())
+print(nn.ZeroPad2d((0, 0, 1, -1))(torch.arange(6.0).view(1, 3, 2)).tolist())
 print(nn.ZeroPad1d(2), nn.ConstantPad1d((1, 0), 0.5)(torch.ones(1, 2)).tolist())
 try:
     torch.lerp(torch.zeros(3), torch.ones(3, dtype=torch.float64), 0.5)

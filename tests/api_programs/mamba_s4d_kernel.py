@@ -29,8 +29,8 @@ class S4DKernel(nn.Module):
         A = -torch.exp(self.log_A_real) + 1j * self.A_imag
         dtA = A * dt.unsqueeze(-1)
         K = dtA.unsqueeze(-1) * torch.arange(L, device=A.device)
-        C = C * (torch.exp(dtA) - 1.) / A
-        K = 2 * torch.einsum('hn, hnl -> hl', C, torch.exp(K)).real
+        C = C * (torch.exp(dtA) - 1.0) / A
+        K = 2 * torch.einsum("hn, hnl -> hl", C, torch.exp(K)).real
         return K
 
 
@@ -69,7 +69,7 @@ print("y", tuple(y.shape), round(y.sum().item(), 4), round(y.abs().mean().item()
 
 # direct causal convolution matches the FFT path
 k = m.kernel(L=16).detach()
-direct = torch.stack([F.conv1d(F.pad(u[:, h:h + 1], (15, 0)), k[h].flip(-1).view(1, 1, -1)) for h in range(4)], 1)
+direct = torch.stack([F.conv1d(F.pad(u[:, h : h + 1], (15, 0)), k[h].flip(-1).view(1, 1, -1)) for h in range(4)], 1)
 direct = direct.squeeze(2)
 fft_y = torch.fft.irfft(torch.fft.rfft(u, n=32) * torch.fft.rfft(k, n=32), n=32)[..., :16]
 print("fft==direct", torch.allclose(direct, fft_y, atol=1e-4), tuple(direct.shape))
@@ -80,9 +80,19 @@ for n, p in m.named_parameters():
     print(n, tuple(p.shape), p.grad.dtype, round(p.grad.abs().sum().item(), 4))
 
 # irfft length odd / default
-spec = torch.fft.rfft(torch.arange(7.))
-print("rfft", tuple(spec.shape), spec.dtype, torch.fft.irfft(spec).shape, torch.fft.irfft(spec, n=7).round(decimals=4).tolist())
-print("rfft norm", torch.fft.rfft(torch.ones(4), norm="ortho").real.tolist(), torch.fft.rfft(torch.ones(4), norm="forward").real.tolist())
+spec = torch.fft.rfft(torch.arange(7.0))
+print(
+    "rfft",
+    tuple(spec.shape),
+    spec.dtype,
+    torch.fft.irfft(spec).shape,
+    torch.fft.irfft(spec, n=7).round(decimals=4).tolist(),
+)
+print(
+    "rfft norm",
+    torch.fft.rfft(torch.ones(4), norm="ortho").real.tolist(),
+    torch.fft.rfft(torch.ones(4), norm="forward").real.tolist(),
+)
 
 try:
     torch.view_as_complex(torch.randn(3, 3))

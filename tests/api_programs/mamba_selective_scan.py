@@ -61,8 +61,8 @@ y3, h3 = scan_chunked(dA, dBx, Cm)
 y3 = y3 + x * D
 print("chunk==seq", torch.allclose(y1, y3, atol=1e-5), torch.allclose(hl, h3, atol=1e-5))
 
-g1, = torch.autograd.grad(y1.square().sum(), dt_raw, retain_graph=True)
-g2, = torch.autograd.grad(y2.square().sum(), dt_raw)
+(g1,) = torch.autograd.grad(y1.square().sum(), dt_raw, retain_graph=True)
+(g2,) = torch.autograd.grad(y2.square().sum(), dt_raw)
 print("grad", round(g1.abs().sum().item(), 4), torch.allclose(g1, g2, atol=1e-3, rtol=1e-3))
 
 # logcumsumexp properties
@@ -80,7 +80,11 @@ print("cumprod", torch.cumprod(torch.tensor([0.5, 2.0, 0.0, 3.0]), 0).tolist())
 cp = torch.tensor([0.5, 2.0, 0.0, 3.0], requires_grad=True)
 torch.cumprod(cp, 0).sum().backward()
 print("cumprod grad", cp.grad.tolist())
-print("cumsum dtype", torch.cumsum(torch.tensor([1, 2, 3]), 0).dtype, torch.cumsum(torch.tensor([1, 2]), 0, dtype=torch.float64).dtype)
+print(
+    "cumsum dtype",
+    torch.cumsum(torch.tensor([1, 2, 3]), 0).dtype,
+    torch.cumsum(torch.tensor([1, 2]), 0, dtype=torch.float64).dtype,
+)
 print("softplus beta", F.softplus(torch.tensor([-1.0, 0.0, 30.0]), beta=2, threshold=10).round(decimals=4).tolist())
 
 try:

@@ -82,11 +82,14 @@ print("grads", torch.allclose(gx, gxr, atol=1e-4), torch.allclose(ga, gar, atol=
 M = torch.randn(2, 3, 4)
 print("einsum ellipsis", torch.einsum("...ij,...jk->...ik", M, M.transpose(1, 2)).shape)
 print("einsum trace", round(torch.einsum("bii->", M[:, :3, :3]).item(), 4))
-print("einsum diag", torch.einsum("ii->i", torch.arange(9.).view(3, 3)).tolist())
+print("einsum diag", torch.einsum("ii->i", torch.arange(9.0).view(3, 3)).tolist())
 print("einsum sublist", torch.einsum(M, [0, 1, 2], [0, 2]).shape)
-print("einsum outer", torch.einsum("i,j", torch.ones(2), torch.arange(3.)).tolist())
+print("einsum outer", torch.einsum("i,j", torch.ones(2), torch.arange(3.0)).tolist())
 print("einsum spaces", torch.einsum("b i j , b j -> b i", M, torch.ones(2, 4)).shape)
-print("masked_fill -inf exp", torch.exp(torch.zeros(3).masked_fill(torch.tensor([0, 1, 0], dtype=torch.bool), -torch.inf)).tolist())
+print(
+    "masked_fill -inf exp",
+    torch.exp(torch.zeros(3).masked_fill(torch.tensor([0, 1, 0], dtype=torch.bool), -torch.inf)).tolist(),
+)
 print("inf", torch.inf, -torch.inf, torch.nan != torch.nan)
 try:
     torch.einsum("ij,jk->ik", torch.ones(2, 3), torch.ones(4, 2))

@@ -23,12 +23,12 @@ class TinySSM(nn.Module):
         xt = x.transpose(1, 2)
         if cache is None:
             xc = self.conv(xt)[..., :L]
-            conv_tail = F.pad(xt, (self.k - 1, 0))[..., -(self.k - 1):]
+            conv_tail = F.pad(xt, (self.k - 1, 0))[..., -(self.k - 1) :]
             h = x.new_zeros(B, D, self.A_log.shape[1])
         else:
             full = torch.cat([cache["conv"], xt], dim=-1)
             xc = F.conv1d(full, self.conv.weight, self.conv.bias, groups=D)
-            conv_tail = full[..., -(self.k - 1):]
+            conv_tail = full[..., -(self.k - 1) :]
             h = cache["ssm"]
         xc = F.silu(xc).transpose(1, 2)
         dt, Bm, Cm = self.proj(xc).split([1, self.A_log.shape[1], self.A_log.shape[1]], dim=-1)
@@ -51,7 +51,11 @@ for chunk in torch.split(x, 4, dim=1):
     y, cache = m(chunk, cache)
     outs.append(y)
 print("split sizes", [c.shape[1] for c in torch.split(x, 4, dim=1)])
-print("split==full", torch.allclose(torch.cat(outs, 1), full, atol=1e-5), torch.allclose(cache["ssm"], fcache["ssm"], atol=1e-5))
+print(
+    "split==full",
+    torch.allclose(torch.cat(outs, 1), full, atol=1e-5),
+    torch.allclose(cache["ssm"], fcache["ssm"], atol=1e-5),
+)
 
 outs, cache = [], None
 parts = x.tensor_split([3, 5], dim=1)

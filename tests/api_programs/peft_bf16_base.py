@@ -1,5 +1,7 @@
 """A bfloat16 frozen base with float32 LoRA adapters: casts on the adapter path, merges rounded back to bf16."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -41,8 +43,12 @@ try:
 except RuntimeError as e:
     print(type(e).__name__, e)
 mix = torch.randn(2, 3) + torch.ones(2, 3, dtype=torch.bfloat16)
-print("promotion", mix.dtype, (torch.ones(2, dtype=torch.bfloat16) * 2.5).dtype,
-      torch.result_type(torch.ones(1, dtype=torch.bfloat16), torch.ones(1, dtype=torch.float16)))
+print(
+    "promotion",
+    mix.dtype,
+    (torch.ones(2, dtype=torch.bfloat16) * 2.5).dtype,
+    torch.result_type(torch.ones(1, dtype=torch.bfloat16), torch.ones(1, dtype=torch.float16)),
+)
 
 target = torch.randn(4, 8)
 opt = torch.optim.AdamW([p for p in layer.parameters() if p.requires_grad], lr=1e-2)
@@ -74,7 +80,11 @@ t = torch.tensor([1.0, 1.00390625, 1.0078125, 256.0, 257.0, 3.14159], dtype=torc
 print(t.to(torch.bfloat16).tolist())
 print(t.to(torch.bfloat16))
 print(torch.tensor([0.1, 1e-3, 65504.0 * 2]).bfloat16())
-print(torch.tensor([1.0, 2.0], dtype=torch.bfloat16).element_size(), torch.bfloat16.itemsize, torch.bfloat16.is_floating_point)
+print(
+    torch.tensor([1.0, 2.0], dtype=torch.bfloat16).element_size(),
+    torch.bfloat16.itemsize,
+    torch.bfloat16.is_floating_point,
+)
 s = torch.ones(1000, dtype=torch.bfloat16).sum()
 print("sum", s.item(), s.dtype, torch.ones(1000, dtype=torch.bfloat16).cumsum(0)[-1].item())
 print("mean", torch.full((300,), 0.1, dtype=torch.bfloat16).mean().item())

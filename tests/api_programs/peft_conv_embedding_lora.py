@@ -1,6 +1,8 @@
 """LoRA for Conv2d (a rank-r conv then a 1x1) and for Embedding (a lookup into A), with merges and padding rules."""
+
 import math
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -11,8 +13,9 @@ class LoraConv2d(nn.Module):
     def __init__(self, base: nn.Conv2d, r=2, alpha=4):
         super().__init__()
         self.base = base.requires_grad_(False)
-        self.lora_A = nn.Conv2d(base.in_channels, r, base.kernel_size, base.stride, base.padding,
-                                dilation=base.dilation, bias=False)
+        self.lora_A = nn.Conv2d(
+            base.in_channels, r, base.kernel_size, base.stride, base.padding, dilation=base.dilation, bias=False
+        )
         self.lora_B = nn.Conv2d(r, base.out_channels, (1, 1), (1, 1), bias=False)
         nn.init.kaiming_uniform_(self.lora_A.weight, a=math.sqrt(5))
         nn.init.normal_(self.lora_B.weight, std=0.1)
@@ -28,7 +31,11 @@ class LoraConv2d(nn.Module):
         return self.base(x) + self.lora_B(self.lora_A(x)) * self.scaling
 
 
-for base in (nn.Conv2d(3, 4, 3, stride=2, padding=1), nn.Conv2d(3, 4, 1), nn.Conv2d(3, 4, (3, 5), padding=(1, 2), dilation=1)):
+for base in (
+    nn.Conv2d(3, 4, 3, stride=2, padding=1),
+    nn.Conv2d(3, 4, 1),
+    nn.Conv2d(3, 4, (3, 5), padding=(1, 2), dilation=1),
+):
     layer = LoraConv2d(base)
     x = torch.randn(2, 3, 7, 7)
     with torch.no_grad():
@@ -50,8 +57,15 @@ class LoraEmbedding(nn.Module):
         self.scaling = alpha / r
 
     def forward(self, ids):
-        after_A = F.embedding(ids, self.lora_embedding_A.T, self.base.padding_idx, self.base.max_norm,
-                              self.base.norm_type, self.base.scale_grad_by_freq, self.base.sparse)
+        after_A = F.embedding(
+            ids,
+            self.lora_embedding_A.T,
+            self.base.padding_idx,
+            self.base.max_norm,
+            self.base.norm_type,
+            self.base.scale_grad_by_freq,
+            self.base.sparse,
+        )
         return self.base(ids) + (after_A @ self.lora_embedding_B.T) * self.scaling
 
     def merged_weight(self):
@@ -80,7 +94,12 @@ F.embedding(torch.tensor([0, 2]), Wn, max_norm=1.0)
 print("renormed in place", [round(v, 4) for v in Wn.norm(dim=1).tolist()], torch.equal(Wn[1], before[1]))
 sp = nn.Embedding(5, 2, sparse=True)
 sp(torch.tensor([1, 3, 1])).sum().backward()
-print("sparse grad", sp.weight.grad.layout, sp.weight.grad.coalesce().indices().tolist(), sp.weight.grad.to_dense().tolist())
+print(
+    "sparse grad",
+    sp.weight.grad.layout,
+    sp.weight.grad.coalesce().indices().tolist(),
+    sp.weight.grad.to_dense().tolist(),
+)
 try:
     F.embedding(torch.tensor([1.0]), W)
 except RuntimeError as e:

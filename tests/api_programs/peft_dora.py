@@ -1,6 +1,8 @@
 """DoRA: weight-decomposed low-rank adaptation with a magnitude vector, a detached column norm, and merging."""
+
 import math
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -52,8 +54,14 @@ for step in range(5):
     out = layer(x)
     loss = F.smooth_l1_loss(out, target, beta=0.5)
     loss.backward()
-    print(step, round(loss.item(), 4), "mag grad", round(layer.magnitude.grad.norm().item(), 4),
-          "B grad", round(layer.lora_B.grad.norm().item(), 4))
+    print(
+        step,
+        round(loss.item(), 4),
+        "mag grad",
+        round(layer.magnitude.grad.norm().item(), 4),
+        "B grad",
+        round(layer.lora_B.grad.norm().item(), 4),
+    )
     opt.step()
 
 with torch.no_grad():
@@ -67,8 +75,11 @@ with torch.no_grad():
 w = base.weight.detach()
 print(torch.linalg.norm(w, dim=1).round(decimals=4).tolist())
 print(torch.linalg.vector_norm(w, ord=2, dim=1, keepdim=True).shape, w.norm(p=2, dim=0).shape)
-print(round(torch.linalg.matrix_norm(w).item(), 4), round(torch.linalg.matrix_norm(w, ord=2).item(), 4),
-      round(torch.linalg.norm(w, ord="nuc").item(), 4))
+print(
+    round(torch.linalg.matrix_norm(w).item(), 4),
+    round(torch.linalg.matrix_norm(w, ord=2).item(), 4),
+    round(torch.linalg.norm(w, ord="nuc").item(), 4),
+)
 print(round(w.norm(p="fro").item(), 4), round(torch.norm(w, p=1).item(), 4), round(w.norm(float("inf")).item(), 4))
 # gradient of a norm at zero is zero in PyTorch (subgradient)
 z = torch.zeros(3, requires_grad=True)

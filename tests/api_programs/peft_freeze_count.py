@@ -1,5 +1,7 @@
 """Freezing a backbone and counting trainable parameters as PEFT's print_trainable_parameters does."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -12,7 +14,8 @@ class TinyEncoder(nn.Module):
         self.embed_tokens = nn.Embedding(vocab, d, padding_idx=0)
         self.layers = nn.ModuleList(
             nn.TransformerEncoderLayer(d, nhead=2, dim_feedforward=32, dropout=0.0, batch_first=True)
-            for _ in range(layers))
+            for _ in range(layers)
+        )
         self.norm = nn.LayerNorm(d)
         self.classifier = nn.Linear(d, 3)
 

@@ -1,8 +1,10 @@
 """Adapters as data: torch.func.functional_call with swapped adapter weights, vmap over adapters, state-dict hooks."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
-from torch.func import functional_call, vmap, grad
+from torch.func import functional_call, vmap, grad  # noqa: E402
 
 torch.manual_seed(0)
 
@@ -59,6 +61,7 @@ except RuntimeError as e:
     print(type(e).__name__, str(e)[:160])
 print("kwargs", tuple(functional_call(model, {}, args=(), kwargs={"x": x}).shape))
 
+
 # state dict hooks that keep only adapter weights, and a load pre-hook that renames keys
 def only_adapters(module, state_dict, prefix, local_metadata):
     for k in list(state_dict):
@@ -81,12 +84,14 @@ h.remove()
 def rename(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
     for k in list(state_dict):
         if k.startswith(prefix + "lora_"):
-            state_dict[prefix + k[len(prefix) + 5:]] = state_dict.pop(k)
+            state_dict[prefix + k[len(prefix) + 5 :]] = state_dict.pop(k)
 
 
 model._register_load_state_dict_pre_hook(rename)
 seen = []
-model.register_load_state_dict_post_hook(lambda m, keys: seen.append((list(keys.missing_keys), list(keys.unexpected_keys))))
+model.register_load_state_dict_post_hook(
+    lambda m, keys: seen.append((list(keys.missing_keys), list(keys.unexpected_keys)))
+)
 res = model.load_state_dict({"lora_A": adapters[2]["A"], "lora_B": adapters[2]["B"]}, strict=False)
 print(res.missing_keys, seen)
 print("loaded", torch.equal(model.A.detach(), adapters[2]["A"]))

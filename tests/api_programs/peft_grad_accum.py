@@ -1,8 +1,10 @@
 """Gradient accumulation for adapter training: scaled micro-batches, checkpointed frozen blocks, clipping, hooks."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
-from torch.utils.checkpoint import checkpoint
+from torch.utils.checkpoint import checkpoint  # noqa: E402
 
 torch.manual_seed(0)
 
@@ -48,16 +50,23 @@ F.cross_entropy(full(X), Y).backward()
 acc = make()
 accum = 4
 for i in range(accum):
-    xb, yb = X[2 * i:2 * i + 2], Y[2 * i:2 * i + 2]
+    xb, yb = X[2 * i : 2 * i + 2], Y[2 * i : 2 * i + 2]
     (F.cross_entropy(acc(xb), yb) / accum).backward()
-same = all(torch.allclose(a.grad, b.grad, atol=1e-6) for a, b in zip(full.parameters(), acc.parameters()) if a.requires_grad)
+same = all(
+    torch.allclose(a.grad, b.grad, atol=1e-6) for a, b in zip(full.parameters(), acc.parameters()) if a.requires_grad
+)
 print("accumulated == full batch", same)
 print("frozen grads", [p.grad for n, p in acc.named_parameters() if not p.requires_grad][:2])
 
 # checkpointing frozen blocks: non-reentrant gives adapter grads
 ck = make(use_ckpt=True)
 F.cross_entropy(ck(X), Y).backward()
-print("ckpt grads match", all(torch.allclose(a.grad, b.grad, atol=1e-6) for a, b in zip(full.parameters(), ck.parameters()) if a.requires_grad))
+print(
+    "ckpt grads match",
+    all(
+        torch.allclose(a.grad, b.grad, atol=1e-6) for a, b in zip(full.parameters(), ck.parameters()) if a.requires_grad
+    ),
+)
 re = make(use_ckpt=True, reentrant=True)
 out = re(X)
 print("reentrant out grad_fn", out.grad_fn.name())
@@ -73,7 +82,7 @@ model = make()
 opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=0.05, weight_decay=0.01)
 norms = []
 for step in range(8):
-    xb, yb = X[(step % 4) * 2:(step % 4) * 2 + 2], Y[(step % 4) * 2:(step % 4) * 2 + 2]
+    xb, yb = X[(step % 4) * 2 : (step % 4) * 2 + 2], Y[(step % 4) * 2 : (step % 4) * 2 + 2]
     loss = F.cross_entropy(model(xb), yb) / 2
     loss.backward()
     if (step + 1) % 2 == 0:

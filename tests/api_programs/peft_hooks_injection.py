@@ -1,5 +1,7 @@
 """Adapters injected with forward hooks and pre-hooks (with_kwargs, prepend, always_call), removed by their handles."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -87,6 +89,7 @@ for h in (h1, h2, h3, h4):
 print("removed", len(net.fc1._forward_hooks), len(net._forward_pre_hooks))
 print("back to base", torch.equal(net(ids), base_out))
 
+
 # enable_input_require_grads: make embedding outputs require grad for checkpointing a frozen model
 def make_inputs_require_grad(module, input, output):
     output.requires_grad_(True)
@@ -126,8 +129,9 @@ print(len(seen))
 
 # full backward hook on a frozen layer still sees grad_input/grad_output shapes
 bw = []
-net.fc2.register_full_backward_hook(lambda m, gi, go: bw.append(([None if g is None else tuple(g.shape) for g in gi],
-                                                                   [tuple(g.shape) for g in go])))
+net.fc2.register_full_backward_hook(
+    lambda m, gi, go: bw.append(([None if g is None else tuple(g.shape) for g in gi], [tuple(g.shape) for g in go]))
+)
 x = torch.randn(3, 8, requires_grad=True)
 net.fc2(x).sum().backward()
 print(bw)

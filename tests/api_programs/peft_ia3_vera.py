@@ -1,5 +1,7 @@
 """IA3 scaling vectors (on keys/values and feed-forward inputs) and VeRA's shared frozen random projections."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -48,7 +50,12 @@ with torch.no_grad():
     before_k, before_ff = k(x), ff(x)
     k.merge()
     ff.merge()
-    print("merged k", torch.allclose(k.base(x), before_k, atol=1e-6), "merged ff", torch.allclose(ff.base(x), before_ff, atol=1e-6))
+    print(
+        "merged k",
+        torch.allclose(k.base(x), before_k, atol=1e-6),
+        "merged ff",
+        torch.allclose(ff.base(x), before_ff, atol=1e-6),
+    )
 print("ff scale broadcast", (ff.base.weight.shape, ff.ia3_l.shape))
 try:
     with torch.no_grad():

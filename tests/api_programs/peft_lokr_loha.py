@@ -1,5 +1,8 @@
-"""LyCORIS-style adapters: LoHa's Hadamard product of two low-rank pairs (a custom Function) and LoKr's Kronecker factors."""
+"""LyCORIS-style adapters: LoHa's Hadamard product of two low-rank pairs (a custom Function) and LoKr's
+Kronecker factors."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -41,7 +44,12 @@ for t in (w1a, w1b, w2a, w2b):
     t.grad = None
 (((w1a @ w1b) * (w2a @ w2b)) * scale).backward(g)
 print("custom == autograd", all(torch.allclose(c, t.grad, atol=1e-5) for c, t in zip(custom, (w1a, w1b, w2a, w2b))))
-print("gradcheck", torch.autograd.gradcheck(HadaWeight.apply, tuple(t.detach().double().requires_grad_() for t in (w1a, w1b, w2a, w2b))))
+print(
+    "gradcheck",
+    torch.autograd.gradcheck(
+        HadaWeight.apply, tuple(t.detach().double().requires_grad_() for t in (w1a, w1b, w2a, w2b))
+    ),
+)
 
 
 def factorization(dimension, factor=-1):
@@ -80,7 +88,7 @@ class LoKrLinear(nn.Module):
         self.lokr_w1 = nn.Parameter(torch.zeros(out_l, in_m))
         self.lokr_w2_a = nn.Parameter(torch.randn(out_k, r) * 0.1)
         self.lokr_w2_b = nn.Parameter(torch.randn(r, in_n) * 0.1)
-        nn.init.kaiming_uniform_(self.lokr_w1, a=5 ** 0.5)
+        nn.init.kaiming_uniform_(self.lokr_w1, a=5**0.5)
         self.scale = alpha / r
 
     def delta(self):

@@ -1,6 +1,8 @@
 """LoRA wrapping nn.Linear: A/B init, alpha/r scaling, dropout on the LoRA path, merge/unmerge, and its misuse."""
+
 import math
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -8,7 +10,9 @@ torch.manual_seed(0)
 
 
 class LoraLinear(nn.Module):
-    def __init__(self, base: nn.Linear, r: int = 4, lora_alpha: float = 16, lora_dropout: float = 0.1, fan_in_fan_out=False):
+    def __init__(
+        self, base: nn.Linear, r: int = 4, lora_alpha: float = 16, lora_dropout: float = 0.1, fan_in_fan_out=False
+    ):
         super().__init__()
         if r <= 0:
             raise ValueError(f"`r` should be a positive integer value but the value passed is {r}")
@@ -75,8 +79,14 @@ for step in range(5):
     loss = F.mse_loss(layer(x), target)
     loss.backward()
     opt.step()
-    print(step, round(loss.item(), 4), "gradA", round(layer.lora_A.weight.grad.norm().item(), 4),
-          "base.grad", layer.base_layer.weight.grad)
+    print(
+        step,
+        round(loss.item(), 4),
+        "gradA",
+        round(layer.lora_A.weight.grad.norm().item(), 4),
+        "base.grad",
+        layer.base_layer.weight.grad,
+    )
 
 layer.eval()
 with torch.no_grad():
@@ -84,8 +94,12 @@ with torch.no_grad():
     w0 = layer.base_layer.weight.clone()
     layer.merge(safe_merge=True)
     y_merged = layer(x)
-print("merged close", torch.allclose(y_unmerged, y_merged, atol=1e-5), "max diff < 1e-5",
-      bool((y_unmerged - y_merged).abs().max() < 1e-5))
+print(
+    "merged close",
+    torch.allclose(y_unmerged, y_merged, atol=1e-5),
+    "max diff < 1e-5",
+    bool((y_unmerged - y_merged).abs().max() < 1e-5),
+)
 print("delta norm", round((layer.base_layer.weight - w0).norm().item(), 4))
 print("delta rank", torch.linalg.matrix_rank(layer.get_delta_weight().detach()).item())
 try:

@@ -1,5 +1,7 @@
 """Merging several LoRA task vectors: linear, SVD re-truncation, TIES trim/elect/disjoint-merge, magnitude pruning."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -30,7 +32,11 @@ U = U @ torch.diag(S)
 dist = torch.cat([U.flatten(), Vh.flatten()])
 hi = torch.quantile(dist, 0.99)
 lo = -hi
-print("quantile", round(hi.item(), 4), round(torch.quantile(dist, torch.tensor([0.25, 0.5]), interpolation="nearest").sum().item(), 4))
+print(
+    "quantile",
+    round(hi.item(), 4),
+    round(torch.quantile(dist, torch.tensor([0.25, 0.5]), interpolation="nearest").sum().item(), 4),
+)
 U = U.clamp(lo, hi)
 Vh = Vh.clamp(lo, hi)
 print("svd err", round((U @ Vh - lin).norm().item(), 4), "rank", torch.linalg.matrix_rank(U @ Vh).item())

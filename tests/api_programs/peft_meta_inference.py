@@ -1,7 +1,10 @@
-"""Adapter lifecycle details: meta-device init with to_empty, skip_init, deepcopy, .data swaps, inference_mode merges."""
+"""Adapter lifecycle details: meta-device init with to_empty, skip_init, deepcopy, .data swaps,
+inference_mode merges."""
+
 import copy
 import io
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 

@@ -1,5 +1,7 @@
 """LoRA on nn.MultiheadAttention: a parametrized in_proj_weight, a wrapped out_proj, and GPT-2 Conv1D fan_in_fan_out."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 P = torch.nn.utils.parametrize
@@ -37,7 +39,12 @@ print("need_weights False", w_none, tuple(o_none.shape))
 mha.eval()
 with torch.no_grad():
     o_eval, _ = mha(x, x, x, key_padding_mask=pad)
-print("eval finite", bool(torch.isfinite(o_eval).all()), "eval masked rows equal", torch.allclose(o_eval[0], out[0].detach(), atol=1e-5))
+print(
+    "eval finite",
+    bool(torch.isfinite(o_eval).all()),
+    "eval masked rows equal",
+    torch.allclose(o_eval[0], out[0].detach(), atol=1e-5),
+)
 P.remove_parametrizations(mha, "in_proj_weight", leave_parametrized=True)
 print(type(mha).__name__, isinstance(mha.in_proj_weight, nn.Parameter), mha.in_proj_weight.requires_grad)
 

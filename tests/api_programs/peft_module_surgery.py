@@ -1,5 +1,7 @@
 """Injecting adapters by module replacement: named_modules/setattr, get/set_submodule, and the errors on the way."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 

@@ -1,6 +1,8 @@
 """Several named adapters on one layer: ModuleDict/ParameterDict bookkeeping, switching, disabling, weighted mixes."""
+
 import contextlib
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 

@@ -1,5 +1,7 @@
 """OFT/BOFT: block-diagonal orthogonal fine-tuning through the Cayley transform, with its checks and merges."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -15,7 +17,7 @@ class OFTLinear(nn.Module):
         self.r = base.out_features // block_size
         self.block_size = block_size
         self.oft_r = nn.Parameter(torch.zeros(self.r, block_size, block_size))
-        nn.init.kaiming_uniform_(self.oft_r, a=5 ** 0.5)
+        nn.init.kaiming_uniform_(self.oft_r, a=5**0.5)
         self.coft, self.eps = coft, eps
 
     def cayley_batch(self, data):

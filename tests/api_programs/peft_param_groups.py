@@ -1,5 +1,7 @@
 """Optimizer param groups for adapters: no-decay lists, LoRA+ learning-rate ratios, add_param_group and its errors."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -45,7 +47,9 @@ print(opt.defaults["weight_decay"], sorted(opt.defaults)[:5])
 
 x = torch.randn(8, 6)
 y = torch.randn(8, 3)
-sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda=[lambda s: 1.0, lambda s: 0.5 ** s, lambda s: min(1.0, (s + 1) / 3)])
+sched = torch.optim.lr_scheduler.LambdaLR(
+    opt, lr_lambda=[lambda s: 1.0, lambda s: 0.5**s, lambda s: min(1.0, (s + 1) / 3)]
+)
 for step in range(4):
     opt.zero_grad(set_to_none=True)
     loss = F.mse_loss(model(x), y)
@@ -105,7 +109,8 @@ opt2 = torch.optim.SGD([(n, p) for n, p in model.named_parameters() if p.require
 print(opt2.param_groups[0]["param_names"][:3])
 print(list(opt2.state_dict()["param_groups"][0].keys()))
 # grouping by a regex as HF's Trainer does
-import re
+import re  # noqa: E402
+
 lora_params = [p for n, p in model.named_parameters() if re.search(r"lora_[AB]$", n)]
 print(len(lora_params), sum(p.numel() for p in lora_params))
 print(repr(opt).splitlines()[:6])

@@ -1,5 +1,7 @@
 """minLoRA-style low-rank deltas through torch.nn.utils.parametrize: register, cache, merge by removal, state dicts."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 P = torch.nn.utils.parametrize
@@ -31,8 +33,12 @@ model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 2))
 plain = {k: v.clone() for k, v in model.state_dict().items()}
 add_lora(model)
 print(model)
-print(P.is_parametrized(model[0]), P.is_parametrized(model[0], "weight"), P.is_parametrized(model[0], "bias"),
-      P.is_parametrized(model[1]))
+print(
+    P.is_parametrized(model[0]),
+    P.is_parametrized(model[0], "weight"),
+    P.is_parametrized(model[0], "bias"),
+    P.is_parametrized(model[1]),
+)
 print(type(model[0]).__name__, type(model[0]).__mro__[1].__name__)
 print(list(model.state_dict().keys()))
 print(type(model[0].parametrizations).__name__, type(model[0].parametrizations.weight).__name__)
@@ -69,8 +75,13 @@ with torch.no_grad():
     for m in model.modules():
         if isinstance(m, LoRAParametrization):
             m.enabled = True
-print("disabled equals plain", torch.allclose(out_base, F.linear(torch.tanh(F.linear(x, plain["0.weight"], plain["0.bias"])),
-                                                                    plain["2.weight"], plain["2.bias"])))
+print(
+    "disabled equals plain",
+    torch.allclose(
+        out_base,
+        F.linear(torch.tanh(F.linear(x, plain["0.weight"], plain["0.bias"])), plain["2.weight"], plain["2.bias"]),
+    ),
+)
 print("diff", round((out_lora - out_base).abs().sum().item(), 4))
 
 # adapter-only state dict

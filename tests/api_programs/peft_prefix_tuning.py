@@ -1,5 +1,8 @@
-"""Prefix and prompt tuning: learned key/value prefixes fed to attention, soft prompts, extended masks, reparameterisation."""
+"""Prefix and prompt tuning: learned key/value prefixes fed to attention, soft prompts, extended masks,
+reparameterisation."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -66,8 +69,14 @@ for i, layer in enumerate(layers):
 print("k shape", tuple(kshape), "out", tuple(h.shape), h.grad_fn.name())
 loss = h.pow(2).mean()
 loss.backward()
-print("loss", round(loss.item(), 4), "emb grad", round(enc.embedding.weight.grad.norm().item(), 4),
-      "frozen", layers[0].qkv.weight.grad)
+print(
+    "loss",
+    round(loss.item(), 4),
+    "emb grad",
+    round(enc.embedding.weight.grad.norm().item(), 4),
+    "frozen",
+    layers[0].qkv.weight.grad,
+)
 
 # float additive mask gives the same result as the boolean one
 float_mask = torch.zeros(bool_mask.shape).masked_fill(~bool_mask, float("-inf"))
@@ -89,17 +98,29 @@ labels = torch.cat([torch.full((B, P), -100), ids], dim=1)
 logits = inputs_embeds @ vocab.weight.T
 loss = F.cross_entropy(logits.view(-1, 30), labels.view(-1), ignore_index=-100)
 loss.backward()
-print("prompt loss", round(loss.item(), 4), "prompt grad", tuple(prompt.weight.grad.shape), round(prompt.weight.grad.abs().sum().item(), 4))
+print(
+    "prompt loss",
+    round(loss.item(), 4),
+    "prompt grad",
+    tuple(prompt.weight.grad.shape),
+    round(prompt.weight.grad.abs().sum().item(), 4),
+)
 print("frozen vocab", vocab.weight.grad, "init copy", torch.equal(prompt.weight.detach(), vocab.weight[init_ids]))
 emb_pt = nn.Embedding.from_pretrained(vocab.weight[init_ids], freeze=False)
 print(emb_pt, emb_pt.weight.requires_grad, nn.Embedding.from_pretrained(torch.ones(2, 3)).weight.requires_grad)
 print(nn.Embedding.from_pretrained(torch.ones(2, 3), padding_idx=1, max_norm=1.0))
 
 enc2 = PrefixEncoder(P, 2, D, projection=False)
-print(tuple(enc2(prefix_ids).shape), sum(p.numel() for p in enc2.parameters()), sum(p.numel() for p in enc.parameters()))
+print(
+    tuple(enc2(prefix_ids).shape), sum(p.numel() for p in enc2.parameters()), sum(p.numel() for p in enc.parameters())
+)
 try:
-    F.scaled_dot_product_attention(torch.randn(B, H, T, hd), torch.randn(B, H, T + P, hd), torch.randn(B, H, T + P, hd),
-                                   attn_mask=torch.ones(T, T, dtype=torch.bool))
+    F.scaled_dot_product_attention(
+        torch.randn(B, H, T, hd),
+        torch.randn(B, H, T + P, hd),
+        torch.randn(B, H, T + P, hd),
+        attn_mask=torch.ones(T, T, dtype=torch.bool),
+    )
 except RuntimeError as e:
     print(type(e).__name__, e)
 try:
@@ -111,6 +132,12 @@ try:
 except AssertionError as e:
     print(type(e).__name__, e)
 try:
-    F.scaled_dot_product_attention(torch.randn(2, 4), torch.randn(2, 4), torch.randn(2, 4), is_causal=True, attn_mask=torch.ones(2, 2, dtype=torch.bool))
+    F.scaled_dot_product_attention(
+        torch.randn(2, 4),
+        torch.randn(2, 4),
+        torch.randn(2, 4),
+        is_causal=True,
+        attn_mask=torch.ones(2, 2, dtype=torch.bool),
+    )
 except RuntimeError as e:
     print(type(e).__name__, e)

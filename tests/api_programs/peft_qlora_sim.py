@@ -1,11 +1,31 @@
 """QLoRA simulated on the CPU: absmax int8 and packed 4-bit NF4-style base weights as buffers, fp32 adapters on top."""
+
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
 torch.manual_seed(0)
-NF4 = torch.tensor([-1.0, -0.6962, -0.5251, -0.3949, -0.2844, -0.1848, -0.0911, 0.0,
-                    0.0796, 0.1609, 0.2461, 0.3379, 0.4407, 0.5626, 0.7230, 1.0])
+NF4 = torch.tensor(
+    [
+        -1.0,
+        -0.6962,
+        -0.5251,
+        -0.3949,
+        -0.2844,
+        -0.1848,
+        -0.0911,
+        0.0,
+        0.0796,
+        0.1609,
+        0.2461,
+        0.3379,
+        0.4407,
+        0.5626,
+        0.7230,
+        1.0,
+    ]
+)
 
 
 def quantize_nf4(w, blocksize=8):
@@ -58,7 +78,15 @@ base = nn.Linear(16, 8)
 for mode in ("nf4", "int8"):
     q = QLoraLinear(base, mode=mode)
     err = (q.dequantize() - base.weight).abs()
-    print(mode, q.qweight.dtype, tuple(q.qweight.shape), "max err", round(err.max().item(), 4), "mean", round(err.mean().item(), 4))
+    print(
+        mode,
+        q.qweight.dtype,
+        tuple(q.qweight.shape),
+        "max err",
+        round(err.max().item(), 4),
+        "mean",
+        round(err.mean().item(), 4),
+    )
     print({k: (v.dtype, tuple(v.shape)) for k, v in q.state_dict().items()})
 print("bytes", q.qweight.element_size() * q.qweight.numel(), base.weight.element_size() * base.weight.numel())
 
@@ -79,8 +107,14 @@ v = torch.tensor([0x12, 0xF0, 0x0F, 0xAB], dtype=torch.uint8)
 print((v >> 4).tolist(), (v & 0x0F).tolist(), (v << 4).tolist(), (~v).tolist(), (v ^ 0xFF).tolist())
 print(torch.bitwise_right_shift(v, 1).tolist(), torch.bitwise_left_shift(v.to(torch.int32), 9).tolist())
 print((v.to(torch.int8)).tolist(), v.view(torch.int8).tolist(), torch.tensor([1.0, -2.5]).view(torch.int32).tolist())
-print(torch.tensor([1, 2, 3, 4], dtype=torch.uint8).view(torch.int16).tolist(), torch.tensor([300, -5]).to(torch.uint8).tolist())
-print(torch.tensor([-129.6, 127.5, 0.5, -0.5, 2.5]).round().tolist(), torch.tensor([200.0, -200.0]).clamp(-128, 127).to(torch.int8).tolist())
+print(
+    torch.tensor([1, 2, 3, 4], dtype=torch.uint8).view(torch.int16).tolist(),
+    torch.tensor([300, -5]).to(torch.uint8).tolist(),
+)
+print(
+    torch.tensor([-129.6, 127.5, 0.5, -0.5, 2.5]).round().tolist(),
+    torch.tensor([200.0, -200.0]).clamp(-128, 127).to(torch.int8).tolist(),
+)
 
 # quantize/dequantize in no_grad does not track
 with torch.no_grad():

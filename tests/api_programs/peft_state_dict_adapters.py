@@ -1,6 +1,8 @@
 """Saving and loading adapter-only checkpoints: key filtering, strict=False, missing/unexpected keys and errors."""
+
 import io
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -105,8 +107,12 @@ print([(k, type(v).__name__, v.requires_grad) for k, v in sd_plain.items()])
 target = make(True)
 t = {k: v.clone() for k, v in adapter_sd.items()}
 target.load_state_dict(t, strict=False, assign=True)
-print("assigned", target[0].adapter.down.weight.data_ptr() == t["0.adapter.down.weight"].data_ptr(),
-      type(target[0].adapter.down.weight).__name__, target[0].adapter.down.weight.requires_grad)
+print(
+    "assigned",
+    target[0].adapter.down.weight.data_ptr() == t["0.adapter.down.weight"].data_ptr(),
+    type(target[0].adapter.down.weight).__name__,
+    target[0].adapter.down.weight.requires_grad,
+)
 
 # a non-tensor value
 try:

@@ -1,6 +1,8 @@
 """LoRA initialisations from the weight: PiSSA's principal SVD split, OLoRA's QR, residual bases and their checks."""
+
 import math
 import torch
+
 nn = torch.nn
 F = torch.nn.functional
 
@@ -19,15 +21,21 @@ residual = W - lora_B @ lora_A
 print("shapes", tuple(lora_A.shape), tuple(lora_B.shape))
 print("exact split", torch.allclose(residual + lora_B @ lora_A, W, atol=1e-6))
 print("residual spectrum", torch.linalg.svdvals(residual)[:4].round(decimals=4).tolist())
-print("residual rank", torch.linalg.matrix_rank(residual, atol=1e-4).item(), "norm", round(torch.linalg.norm(residual).item(), 4))
-print("orthonormal", torch.allclose(U.T @ U, torch.eye(8), atol=1e-5), torch.allclose(Vh @ Vh.T, torch.eye(8), atol=1e-5))
+print(
+    "residual rank",
+    torch.linalg.matrix_rank(residual, atol=1e-4).item(),
+    "norm",
+    round(torch.linalg.norm(residual).item(), 4),
+)
+print(
+    "orthonormal", torch.allclose(U.T @ U, torch.eye(8), atol=1e-5), torch.allclose(Vh @ Vh.T, torch.eye(8), atol=1e-5)
+)
 sv = torch.linalg.svd(W)
 print(type(sv).__name__, sv.U.shape, sv.S.shape, sv.Vh.shape)
 
 # OLoRA: QR of the weight
 Q, R = torch.linalg.qr(W)
-print("qr", tuple(Q.shape), tuple(R.shape), torch.allclose(Q @ R, W, atol=1e-6),
-      torch.allclose(R, torch.triu(R)))
+print("qr", tuple(Q.shape), tuple(R.shape), torch.allclose(Q @ R, W, atol=1e-6), torch.allclose(R, torch.triu(R)))
 Qr, Rr = Q[:, :r], R[:r]
 print("olora delta rank", torch.linalg.matrix_rank(Qr @ Rr).item())
 Qc, Rc = torch.linalg.qr(W, mode="complete")
@@ -76,8 +84,16 @@ with torch.no_grad():
 print("converted", tuple(dA.shape), tuple(dB.shape), torch.allclose(delta, expect, atol=1e-6))
 
 # low-rank approximations of the delta
-print("pinv", tuple(torch.linalg.pinv(lora_A).shape), torch.allclose(lora_A @ torch.linalg.pinv(lora_A), torch.eye(r), atol=1e-5))
-print("eigvalsh of gram", torch.linalg.eigvalsh(lora_A @ lora_A.T).round(decimals=4).tolist(), (Sr).round(decimals=4).tolist())
+print(
+    "pinv",
+    tuple(torch.linalg.pinv(lora_A).shape),
+    torch.allclose(lora_A @ torch.linalg.pinv(lora_A), torch.eye(r), atol=1e-5),
+)
+print(
+    "eigvalsh of gram",
+    torch.linalg.eigvalsh(lora_A @ lora_A.T).round(decimals=4).tolist(),
+    (Sr).round(decimals=4).tolist(),
+)
 print("svd grad check", torch.autograd.gradcheck(lambda m: torch.linalg.svdvals(m), (W.double().requires_grad_(),)))
 try:
     torch.linalg.qr(W, mode="full")

@@ -40,8 +40,12 @@ with sdpa_kernel(SDPBackend.MATH):
     out_m, y_m = attn(x)
     print("math:", y_m.grad_fn.name(), "same values:", torch.allclose(out, out_m, atol=1e-6))
     _, y_pad = attn(x, pad)
-    print("math + padding mask:", y_pad.grad_fn.name(),
-          "row 1 first query:", y_pad[1, 0, 0, :3].round(decimals=4).tolist())
+    print(
+        "math + padding mask:",
+        y_pad.grad_fn.name(),
+        "row 1 first query:",
+        y_pad[1, 0, 0, :3].round(decimals=4).tolist(),
+    )
 _, y_pad_flash = attn(x, pad)
 print("flash + padding mask:", y_pad_flash.grad_fn.name(), torch.allclose(y_pad, y_pad_flash, atol=1e-6))
 with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):
@@ -62,8 +66,11 @@ print("penalty grad norm:", round(attn.qkv.weight.grad.norm().item(), 4), g.grad
 
 print("switches in MATH:", end=" ")
 with sdpa_kernel(SDPBackend.MATH):
-    print(torch.backends.cuda.flash_sdp_enabled(), torch.backends.cuda.math_sdp_enabled(),
-          torch.backends.cuda.mem_efficient_sdp_enabled())
+    print(
+        torch.backends.cuda.flash_sdp_enabled(),
+        torch.backends.cuda.math_sdp_enabled(),
+        torch.backends.cuda.mem_efficient_sdp_enabled(),
+    )
 print("restored:", torch.backends.cuda.flash_sdp_enabled(), torch.backends.cuda.math_sdp_enabled())
 torch.backends.cuda.enable_flash_sdp(False)
 print("flash switched off:", attn(x)[1].grad_fn.name())

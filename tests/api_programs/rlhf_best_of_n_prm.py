@@ -20,13 +20,21 @@ print("best idx:", best.tolist(), "ties pick first:", rewards[1].argmax().item()
 chosen = torch.take_along_dim(completions, best[:, None, None], dim=1).squeeze(1)
 print("chosen == gather:", torch.equal(chosen, completions[torch.arange(P_), best]))
 top2 = rewards.topk(2, dim=1)
-print("top2:", top2.indices.tolist(), "sorted=False same set:",
-      sorted(rewards.topk(2, dim=1, sorted=False).indices[0].tolist()) == sorted(top2.indices[0].tolist()))
+print(
+    "top2:",
+    top2.indices.tolist(),
+    "sorted=False same set:",
+    sorted(rewards.topk(2, dim=1, sorted=False).indices[0].tolist()) == sorted(top2.indices[0].tolist()),
+)
 order = rewards.argsort(dim=1, descending=True, stable=True)
 print("argsort:", order.tolist())
 pairs = torch.stack([order[:, 0], order[:, -1]], 1)
-print("chosen/rejected pairs:", pairs.tolist(),
-      "margin:", (torch.take_along_dim(rewards, pairs, 1) @ torch.tensor([1.0, -1.0])).round(decimals=4).tolist())
+print(
+    "chosen/rejected pairs:",
+    pairs.tolist(),
+    "margin:",
+    (torch.take_along_dim(rewards, pairs, 1) @ torch.tensor([1.0, -1.0])).round(decimals=4).tolist(),
+)
 print("take_along_dim flat:", torch.take_along_dim(rewards, rewards.flatten().argmax()).tolist())
 
 flat = completions.view(-1, T)
@@ -61,12 +69,23 @@ mins = torch.full((2,), float("inf")).scatter_reduce(0, b, scores, reduce="amin"
 prods = torch.ones(2).scatter_reduce(0, b, scores, reduce="prod")
 means = torch.zeros(2).index_reduce_(0, b, scores, "mean", include_self=False)
 last_pos = torch.zeros(2, dtype=torch.long).scatter_reduce(0, b, t, reduce="amax")
-print("min:", mins.round(decimals=4).tolist(), "prod:", prods.round(decimals=4).tolist(),
-      "mean:", means.round(decimals=4).tolist(), "last:", step_p[torch.arange(2), last_pos].round(decimals=4).tolist())
+print(
+    "min:",
+    mins.round(decimals=4).tolist(),
+    "prod:",
+    prods.round(decimals=4).tolist(),
+    "mean:",
+    means.round(decimals=4).tolist(),
+    "last:",
+    step_p[torch.arange(2), last_pos].round(decimals=4).tolist(),
+)
 ends = torch.cumsum(is_sep.long(), 1)
 print("step index per token:", ends.tolist())
-print("searchsorted:", torch.searchsorted(t[b == 0], torch.tensor([0, 2, 3, 7])).tolist(),
-      torch.searchsorted(t[b == 0], torch.tensor([0, 2, 3, 7]), side="right").tolist())
+print(
+    "searchsorted:",
+    torch.searchsorted(t[b == 0], torch.tensor([0, 2, 3, 7])).tolist(),
+    torch.searchsorted(t[b == 0], torch.tensor([0, 2, 3, 7]), side="right").tolist(),
+)
 
 for bad in [
     lambda: torch.quantile(rewards, 1.5),

@@ -25,8 +25,12 @@ lp_dt = torch.gather(F.log_softmax(logits[:, :-1], -1, dtype=torch.float32), 2, 
 print("dtypes:", lp_bf.dtype, lp_up.dtype, lp_dt.dtype)
 print("upcast == dtype arg:", torch.allclose(lp_up, lp_dt))
 print("bf16 error vs upcast (> 1e-3):", bool((lp_bf.float() - lp_up).abs().max() > 1e-3))
-print("vs fp32 model:", round((lp_up - torch.gather(ref32[:, :-1].log_softmax(-1), 2, labels[..., None])
-                              .squeeze(-1)).abs().max().item(), 1))
+print(
+    "vs fp32 model:",
+    round(
+        (lp_up - torch.gather(ref32[:, :-1].log_softmax(-1), 2, labels[..., None]).squeeze(-1)).abs().max().item(), 1
+    ),
+)
 
 
 def selective_log_softmax(logits, index):
@@ -43,8 +47,9 @@ def selective_log_softmax(logits, index):
 
 s32 = selective_log_softmax(logits[:, :-1].float(), labels)
 s16 = selective_log_softmax(logits[:, :-1], labels)
-print("selective fp32 == gather:", torch.allclose(s32, lp_up, atol=1e-6), "bf16 path:", s16.dtype,
-      torch.equal(s16, lp_bf))
+print(
+    "selective fp32 == gather:", torch.allclose(s32, lp_up, atol=1e-6), "bf16 path:", s16.dtype, torch.equal(s16, lp_bf)
+)
 
 
 def entropy_from_logits(logits, chunk_size=2):
@@ -57,8 +62,9 @@ def entropy_from_logits(logits, chunk_size=2):
 
 ent = entropy_from_logits(logits.float())
 print("entropy:", ent.round(decimals=2).tolist())
-print("vs Categorical:",
-      torch.allclose(ent, torch.distributions.Categorical(logits=logits.float()).entropy(), atol=1e-5))
+print(
+    "vs Categorical:", torch.allclose(ent, torch.distributions.Categorical(logits=logits.float()).entropy(), atol=1e-5)
+)
 
 (-(lp_up.mean())).backward()
 g = bf[1].weight.grad
@@ -69,17 +75,25 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     out = model32(ids)
     lsm = out.log_softmax(-1)
     ce = F.cross_entropy(out.flatten(0, 1), ids.flatten())
-    print("autocast:", out.dtype, lsm.dtype, ce.dtype, torch.is_autocast_enabled("cpu"),
-          torch.get_autocast_dtype("cpu"))
+    print(
+        "autocast:", out.dtype, lsm.dtype, ce.dtype, torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu")
+    )
     with torch.autocast("cpu", enabled=False):
         print("nested disabled:", model32(ids).dtype)
 ce.backward()
 print("fp32 master grads:", model32[1].weight.grad.dtype, model32[0].weight.grad.dtype)
-print("bf16 eps/min/max:", torch.finfo(torch.bfloat16).eps, torch.finfo(torch.bfloat16).tiny,
-      torch.finfo(torch.bfloat16).max)
-print("bf16 rounding:", torch.tensor([1.0 + 2 ** -8, 1.0 + 2 ** -7, 257.0], dtype=torch.bfloat16).tolist())
-print("bf16 sum vs fp32:", torch.ones(1000, dtype=torch.bfloat16).cumsum(0)[-1].item(),
-      torch.ones(1000, dtype=torch.bfloat16).sum().item())
+print(
+    "bf16 eps/min/max:",
+    torch.finfo(torch.bfloat16).eps,
+    torch.finfo(torch.bfloat16).tiny,
+    torch.finfo(torch.bfloat16).max,
+)
+print("bf16 rounding:", torch.tensor([1.0 + 2**-8, 1.0 + 2**-7, 257.0], dtype=torch.bfloat16).tolist())
+print(
+    "bf16 sum vs fp32:",
+    torch.ones(1000, dtype=torch.bfloat16).cumsum(0)[-1].item(),
+    torch.ones(1000, dtype=torch.bfloat16).sum().item(),
+)
 
 for bad in [
     lambda: nn.Linear(D, V)(torch.randn(2, D, dtype=torch.bfloat16)),

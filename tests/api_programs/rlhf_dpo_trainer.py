@@ -40,8 +40,12 @@ policy = TinyLM()
 ref = copy.deepcopy(policy)
 ref.eval()
 ref.requires_grad_(False)
-print("ref trainable:", sum(p.requires_grad for p in ref.parameters()), "policy trainable:",
-      sum(p.requires_grad for p in policy.parameters()))
+print(
+    "ref trainable:",
+    sum(p.requires_grad for p in ref.parameters()),
+    "policy trainable:",
+    sum(p.requires_grad for p in policy.parameters()),
+)
 print("same weights:", all(torch.equal(a, b) for a, b in zip(policy.parameters(), ref.parameters())))
 print("shared storage:", policy.head.weight.data_ptr() == ref.head.weight.data_ptr())
 
@@ -72,8 +76,13 @@ for step in range(4):
     opt.step()
     sched.step()
     cr, rjr = beta * (pc - rc).detach(), beta * (pr - rr).detach()
-    print(f"step {step} loss {loss.item():.4f} gnorm {gn.item():.4f} lr {sched.get_last_lr()[0]:.4f}",
-          "acc", (cr > rjr).float().mean().item(), "margin", round((cr - rjr).mean().item(), 4))
+    print(
+        f"step {step} loss {loss.item():.4f} gnorm {gn.item():.4f} lr {sched.get_last_lr()[0]:.4f}",
+        "acc",
+        (cr > rjr).float().mean().item(),
+        "margin",
+        round((cr - rjr).mean().item(), 4),
+    )
 
 z = logits.detach()
 variants = {
@@ -90,8 +99,7 @@ ac, ar = avg.chunk(2)
 simpo = -F.logsigmoid(2.0 * (ac - ar) - 0.5)
 print("simpo:", simpo.round(decimals=4).tolist())
 log_odds = (ac - ar) - (torch.log1p(-torch.exp(ac)) - torch.log1p(-torch.exp(ar)))
-print("orpo log_odds:", log_odds.round(decimals=4).tolist(), "ratio:",
-      round(-F.logsigmoid(log_odds).mean().item(), 4))
+print("orpo log_odds:", log_odds.round(decimals=4).tolist(), "ratio:", round(-F.logsigmoid(log_odds).mean().item(), 4))
 print("log1mexp via expm1:", torch.log(-torch.expm1(ac)).round(decimals=4).tolist())
 
 try:

@@ -68,7 +68,7 @@ def ban_ngrams(seq, scores, n=2):
     if seq.shape[1] < n:
         return scores
     grams = seq.unfold(1, n, 1)
-    prefix = seq[:, -(n - 1):]
+    prefix = seq[:, -(n - 1) :]
     hit = (grams[:, :, :-1] == prefix[:, None, :]).all(-1)
     banned = torch.zeros_like(scores, dtype=torch.bool)
     b, g = hit.nonzero(as_tuple=True)
@@ -104,12 +104,12 @@ with torch.no_grad():
     inc, kv = model(seq[:, :P], mask[:, :P])
     steps = [inc[:, -1]]
     for t in range(P, seq.shape[1] - 1):
-        o, kv = model(seq[:, t:t + 1], mask[:, :t + 1], kv)
+        o, kv = model(seq[:, t : t + 1], mask[:, : t + 1], kv)
         steps.append(o[:, -1])
     inc_all = torch.stack(steps, 1)
-print("cache == full:", torch.allclose(inc_all, ref_logits[:, P - 1:-1], atol=1e-5))
+print("cache == full:", torch.allclose(inc_all, ref_logits[:, P - 1 : -1], atol=1e-5))
 resp_mask = mask[:, P:]
-logp = torch.log_softmax(ref_logits[:, P - 1:-1], -1).gather(-1, seq[:, P:, None]).squeeze(-1)
+logp = torch.log_softmax(ref_logits[:, P - 1 : -1], -1).gather(-1, seq[:, P:, None]).squeeze(-1)
 print("response logp:", (logp * resp_mask).sum(-1).round(decimals=4).tolist(), "lens:", resp_mask.sum(-1).tolist())
 
 try:

@@ -34,8 +34,12 @@ for mb_ids, mb_lab in zip(ids.chunk(3), labels.chunk(3)):
     mb = F.cross_entropy(acc(mb_ids).flatten(0, 1), mb_lab.flatten(), reduction="sum") / n_tokens
     mb.backward()
     total += mb.item()
-print("accumulated loss:", round(total, 4), "grads equal:",
-      all(torch.allclose(a.grad, b.grad, atol=1e-6) for a, b in zip(full.parameters(), acc.parameters())))
+print(
+    "accumulated loss:",
+    round(total, 4),
+    "grads equal:",
+    all(torch.allclose(a.grad, b.grad, atol=1e-6) for a, b in zip(full.parameters(), acc.parameters())),
+)
 naive = make()
 for mb_ids, mb_lab in zip(ids.chunk(3), labels.chunk(3)):
     (F.cross_entropy(naive(mb_ids).flatten(0, 1), mb_lab.flatten()) / 3).backward()
@@ -44,8 +48,11 @@ print("per-micro-batch mean differs:", not torch.allclose(naive[0].weight.grad, 
 params = list(acc.parameters())
 grads = [p.grad for p in params]
 for nt in [2.0, float("inf"), 1.0, 3]:
-    print(f"norm {nt}:", round(nn.utils.get_total_norm(grads, norm_type=nt).item(), 4),
-          round(nn.utils.get_total_norm(grads, norm_type=nt, foreach=False).item(), 4))
+    print(
+        f"norm {nt}:",
+        round(nn.utils.get_total_norm(grads, norm_type=nt).item(), 4),
+        round(nn.utils.get_total_norm(grads, norm_type=nt, foreach=False).item(), 4),
+    )
 saved = [g.clone() for g in grads]
 tn = nn.utils.clip_grad_norm_(params, max_norm=0.1, foreach=True)
 after = nn.utils.get_total_norm([p.grad for p in params])

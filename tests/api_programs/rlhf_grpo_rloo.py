@@ -8,9 +8,9 @@ import torch
 torch.manual_seed(0)
 N, G, T = 2, 4, 5
 B = N * G
-rewards_per_func = torch.tensor([
-    [1.0, 0.5], [0.0, 0.5], [1.0, float("nan")], [0.0, 0.0],
-    [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0]])
+rewards_per_func = torch.tensor(
+    [[1.0, 0.5], [0.0, 0.5], [1.0, float("nan")], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+)
 weights = torch.tensor([1.0, 0.5])
 rewards = (rewards_per_func.nan_to_num(nan=0.0) * weights.unsqueeze(0)).nansum(dim=1)
 print("rewards:", rewards.tolist())
@@ -74,9 +74,12 @@ print("discounted returns[0]:", returns[0].round(decimals=4).tolist())
 whitened = (returns - returns[completion_mask.bool()].mean()) / (returns[completion_mask.bool()].std() + 1e-8)
 print("reinforce++ whitened sum:", round((whitened * completion_mask).sum().item(), 4))
 
-for bad in [lambda: rewards.view(-1, 3), lambda: rewards.view(3, -1, -1),
-            lambda: torch.arange(3).repeat_interleave(torch.tensor([1, 2])),
-            lambda: torch.arange(3).repeat_interleave(torch.tensor([1, -1, 2]))]:
+for bad in [
+    lambda: rewards.view(-1, 3),
+    lambda: rewards.view(3, -1, -1),
+    lambda: torch.arange(3).repeat_interleave(torch.tensor([1, 2])),
+    lambda: torch.arange(3).repeat_interleave(torch.tensor([1, -1, 2])),
+]:
     try:
         bad()
     except Exception as e:

@@ -23,11 +23,19 @@ kd = F.kl_div(ref_logp, logp, reduction="none", log_target=True).sum(-1)
 kd2 = F.kl_div(ref_logp, logp.exp(), reduction="none").sum(-1)
 cat = kl_divergence(Categorical(logits=policy_logits), Categorical(logits=ref_logits))
 xl = (torch.xlogy(logp.exp(), logp.exp()) - logp.exp() * ref_logp).sum(-1)
-print("kl_div log_target / prob target / Categorical / xlogy agree:",
-      torch.allclose(kd, exact, atol=1e-6), torch.allclose(kd2, exact, atol=1e-6),
-      torch.allclose(cat, exact, atol=1e-6), torch.allclose(xl, exact, atol=1e-6))
-print("batchmean:", round(F.kl_div(ref_logp.view(-1, V), logp.view(-1, V), reduction="batchmean",
-                                   log_target=True).item(), 4), "vs", round(exact.mean().item(), 4))
+print(
+    "kl_div log_target / prob target / Categorical / xlogy agree:",
+    torch.allclose(kd, exact, atol=1e-6),
+    torch.allclose(kd2, exact, atol=1e-6),
+    torch.allclose(cat, exact, atol=1e-6),
+    torch.allclose(xl, exact, atol=1e-6),
+)
+print(
+    "batchmean:",
+    round(F.kl_div(ref_logp.view(-1, V), logp.view(-1, V), reduction="batchmean", log_target=True).item(), 4),
+    "vs",
+    round(exact.mean().item(), 4),
+)
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
     m = F.kl_div(ref_logp, logp, reduction="mean", log_target=True)
@@ -43,7 +51,7 @@ lp = logp.gather(-1, samples)
 rlp = ref_logp.gather(-1, samples)
 log_ratio = lp - rlp
 k1 = log_ratio
-k2 = 0.5 * log_ratio ** 2
+k2 = 0.5 * log_ratio**2
 k3 = (-log_ratio).exp() - 1 + log_ratio
 for name, k in [("k1", k1), ("k2", k2), ("k3", k3)]:
     est = k.mean(-1)
@@ -76,8 +84,12 @@ last = mask.sum(-1).long() - 1
 rewards = non_score.clone()
 rewards[torch.arange(B), last] += score
 print("rewards:", rewards.round(decimals=4).tolist())
-print("seq kl:", (per_tok * mask).sum(-1).round(decimals=4).tolist(),
-      "mean-token kl:", round(((per_tok * mask).sum() / mask.sum()).item(), 4))
+print(
+    "seq kl:",
+    (per_tok * mask).sum(-1).round(decimals=4).tolist(),
+    "mean-token kl:",
+    round(((per_tok * mask).sum() / mask.sum()).item(), 4),
+)
 
 for bad in [
     lambda: F.kl_div(ref_logp, logp, reduction="avg"),

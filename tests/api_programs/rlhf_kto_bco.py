@@ -14,8 +14,12 @@ ref_logps = policy_logps.detach() + 0.3 * torch.randn(B, dtype=torch.float64)
 label = torch.tensor([True, True, False, True, False, False])
 mismatched_policy = policy_logps.detach().roll(1) * 0.9
 mismatched_ref = ref_logps.roll(1)
-print("roll:", torch.arange(5).roll(1).tolist(), torch.arange(6).view(2, 3).roll(1, 1).tolist(),
-      torch.arange(6).view(2, 3).roll((1, 1), (0, 1)).tolist())
+print(
+    "roll:",
+    torch.arange(5).roll(1).tolist(),
+    torch.arange(6).view(2, 3).roll(1, 1).tolist(),
+    torch.arange(6).view(2, 3).roll((1, 1), (0, 1)).tolist(),
+)
 
 beta, w_d, w_u = 0.1, 1.0, 1.33
 kl = (mismatched_policy - mismatched_ref).mean().clamp(min=0).detach()
@@ -26,8 +30,12 @@ rejected_losses = 1 - F.sigmoid(beta * (kl - logratios[~label]))
 kto = torch.cat((w_d * chosen_losses, w_u * rejected_losses), 0).mean()
 kto.backward()
 print("kto:", round(kto.item(), 6), "grad:", policy_logps.grad.round(decimals=6).tolist())
-print("chosen rewards:", (beta * logratios[label]).detach().round(decimals=4).tolist(),
-      "rejected:", (beta * logratios[~label]).detach().round(decimals=4).tolist())
+print(
+    "chosen rewards:",
+    (beta * logratios[label]).detach().round(decimals=4).tolist(),
+    "rejected:",
+    (beta * logratios[~label]).detach().round(decimals=4).tolist(),
+)
 
 running_mean = torch.tensor(0.0, dtype=torch.float64)
 for batch_rewards in [torch.tensor([0.1, 0.3]), torch.tensor([-0.2, 0.6, 0.4])]:
@@ -60,8 +68,12 @@ print("gradcheck:", gradcheck(dpo, inputs), "gradgradcheck:", gradgradcheck(dpo,
 (g,) = torch.autograd.grad(dpo(*inputs), inputs[0], create_graph=True)
 (h,) = torch.autograd.grad(g.sum(), inputs[0])
 z = beta * ((inputs[0] - inputs[1]) - (inputs[2] - inputs[3])).detach()
-print("analytic grad ok:", torch.allclose(g, -beta * torch.sigmoid(-z)),
-      "hessian diag ok:", torch.allclose(h, beta ** 2 * torch.sigmoid(z) * torch.sigmoid(-z)))
+print(
+    "analytic grad ok:",
+    torch.allclose(g, -beta * torch.sigmoid(-z)),
+    "hessian diag ok:",
+    torch.allclose(h, beta**2 * torch.sigmoid(z) * torch.sigmoid(-z)),
+)
 print("grad_fn:", g.grad_fn.name(), h.grad_fn)
 
 
@@ -86,8 +98,11 @@ try:
 except Exception as e:
     print(type(e).__name__, str(e).splitlines()[0])
 print("no raise:", gradcheck(SignSTE.apply, (x,), raise_exception=False))
-for bad in [lambda: torch.arange(6).roll(1, (0, 1)), lambda: torch.arange(6).roll((1, 2), 0),
-            lambda: torch.autograd.grad(kto, policy_logps)]:
+for bad in [
+    lambda: torch.arange(6).roll(1, (0, 1)),
+    lambda: torch.arange(6).roll((1, 2), 0),
+    lambda: torch.autograd.grad(kto, policy_logps),
+]:
     try:
         bad()
     except Exception as e:

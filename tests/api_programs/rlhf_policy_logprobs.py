@@ -41,9 +41,9 @@ attention_mask = torch.zeros(len(seqs), T, dtype=torch.long)
 response_mask = torch.zeros(len(seqs), T, dtype=torch.bool)
 for i, (p, r) in enumerate(zip(prompts, responses)):
     s = p + r
-    input_ids[i, T - len(s):] = torch.tensor(s)
-    attention_mask[i, T - len(s):] = 1
-    response_mask[i, T - len(r):] = True
+    input_ids[i, T - len(s) :] = torch.tensor(s)
+    attention_mask[i, T - len(s) :] = 1
+    response_mask[i, T - len(r) :] = True
 print("input_ids:", input_ids.tolist())
 print("attention_mask:", attention_mask.tolist())
 print("position_ids:", (attention_mask.cumsum(-1) - 1).clamp(min=0).tolist())

@@ -59,12 +59,19 @@ print("flip equal:", torch.equal(advantages, alt))
 returns = advantages + values
 advantages = masked_whiten(advantages, mask)
 print("adv:", advantages.round(decimals=4).tolist())
-print("whitened mean/var:", round(masked_mean(advantages, mask).item(), 4),
-      round(masked_var(advantages, mask).item(), 4))
+print(
+    "whitened mean/var:", round(masked_mean(advantages, mask).item(), 4), round(masked_var(advantages, mask).item(), 4)
+)
 
 flat = torch.masked_select(returns, mask.bool())
-print("select:", tuple(flat.shape), round(flat.var().item(), 4), round(flat.var(unbiased=False).item(), 4),
-      round(flat.var(correction=0).item(), 4), round(torch.var(flat, 0, correction=2).item(), 4))
+print(
+    "select:",
+    tuple(flat.shape),
+    round(flat.var().item(), 4),
+    round(flat.var(unbiased=False).item(), 4),
+    round(flat.var(correction=0).item(), 4),
+    round(torch.var(flat, 0, correction=2).item(), 4),
+)
 std, mean = torch.std_mean(flat, correction=1)
 print("std_mean:", round(std.item(), 4), round(mean.item(), 4))
 v, m = torch.var_mean(returns, dim=1, keepdim=True, unbiased=False)
@@ -83,15 +90,24 @@ pg_loss = masked_mean(torch.max(pg_losses, pg_losses2), mask)
 loss = pg_loss + 0.1 * vf_loss
 loss.backward()
 print("pg_loss", round(pg_loss.item(), 4), "vf_loss", round(vf_loss.item(), 4), loss.grad_fn.name())
-print("clipfrac", round(masked_mean(torch.gt(pg_losses2, pg_losses).float(), mask).item(), 4),
-      "vf_clipfrac", round(masked_mean(torch.gt(vf_losses, (new_values - returns) ** 2).double(), mask).item(), 4))
+print(
+    "clipfrac",
+    round(masked_mean(torch.gt(pg_losses2, pg_losses).float(), mask).item(), 4),
+    "vf_clipfrac",
+    round(masked_mean(torch.gt(vf_losses, (new_values - returns) ** 2).double(), mask).item(), 4),
+)
 lr = new_logprobs.detach() - logprobs
-print("approxkl", round(0.5 * masked_mean(lr ** 2, mask).item(), 4),
-      "k3", round(masked_mean(torch.expm1(-lr) + lr, mask).item(), 4))
+print(
+    "approxkl",
+    round(0.5 * masked_mean(lr**2, mask).item(), 4),
+    "k3",
+    round(masked_mean(torch.expm1(-lr) + lr, mask).item(), 4),
+)
 print("grad rows:", new_logprobs.grad.abs().sum(1).round(decimals=4).tolist())
 print("value grad masked zero:", bool((new_values.grad * (1 - mask)).abs().sum() == 0))
-print("min form:",
-      round(masked_mean(-torch.min(advantages * ratio, advantages * ratio.clamp(0.8, 1.2)), mask).item(), 4))
+print(
+    "min form:", round(masked_mean(-torch.min(advantages * ratio, advantages * ratio.clamp(0.8, 1.2)), mask).item(), 4)
+)
 
 empty = torch.zeros(B, T)
 try:

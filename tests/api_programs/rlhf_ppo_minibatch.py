@@ -32,8 +32,12 @@ class PolicyWithValueHead(nn.Module):
 
 
 net = PolicyWithValueHead()
-print("pi weight norm:", round(net.pi.weight.norm().item(), 4), "v rows orthonormal:",
-      round((net.v_head[1].weight @ net.v_head[1].weight.T).item(), 4))
+print(
+    "pi weight norm:",
+    round(net.pi.weight.norm().item(), 4),
+    "v rows orthonormal:",
+    round((net.v_head[1].weight @ net.v_head[1].weight.T).item(), 4),
+)
 N = 24
 states = torch.randint(0, V, (N,))
 with torch.no_grad():
@@ -45,8 +49,12 @@ rewards = (actions == states % A).float() - 0.1
 adv = rewards - values
 returns = rewards
 print("rollout:", tuple(actions.shape), actions.dtype, "mean reward:", round(rewards.mean().item(), 4))
-print("entropy at init:", round(dist.entropy().mean().item(), 4),
-      "max:", round(torch.log(torch.tensor(A * 1.0)).item(), 4))
+print(
+    "entropy at init:",
+    round(dist.entropy().mean().item(), 4),
+    "max:",
+    round(torch.log(torch.tensor(A * 1.0)).item(), 4),
+)
 
 opt = torch.optim.Adam(net.parameters(), lr=3e-3, eps=1e-5)
 g = torch.Generator().manual_seed(0)
@@ -64,8 +72,12 @@ for epoch in range(3):
         ratio = log_ratio.exp()
         surr = torch.min(ratio * a, torch.clamp(ratio, 1 - clip, 1 + clip) * a)
         v_clipped = values[mb] + (v - values[mb]).clamp(-vclip, vclip)
-        v_loss = 0.5 * torch.max(F.mse_loss(v, returns[mb], reduction="none"),
-                                 F.mse_loss(v_clipped, returns[mb], reduction="none")).mean()
+        v_loss = (
+            0.5
+            * torch.max(
+                F.mse_loss(v, returns[mb], reduction="none"), F.mse_loss(v_clipped, returns[mb], reduction="none")
+            ).mean()
+        )
         loss = -surr.mean() + 0.5 * v_loss - ent_coef * d.entropy().mean()
         opt.zero_grad()
         loss.backward()
@@ -75,8 +87,10 @@ for epoch in range(3):
             approx_kl = ((ratio - 1) - log_ratio).mean()
         stats.append((loss.item(), gn.item(), approx_kl.item(), ((ratio - 1).abs() > clip).float().mean().item()))
     s = torch.tensor(stats)
-    print(f"epoch {epoch}: loss {s[:, 0].mean():.4f} gnorm {s[:, 1].max():.4f} kl {s[:, 2].mean():.5f} "
-          f"clipfrac {s[:, 3].mean():.4f}")
+    print(
+        f"epoch {epoch}: loss {s[:, 0].mean():.4f} gnorm {s[:, 1].max():.4f} kl {s[:, 2].mean():.5f} "
+        f"clipfrac {s[:, 3].mean():.4f}"
+    )
     if s[:, 2].mean() > target_kl:
         print("early stop")
         break
@@ -89,8 +103,12 @@ print("drop_last:", len(sampler), list(BatchSampler(range(5), 2, False)))
 with torch.no_grad():
     logits, v = net(states)
 d = Categorical(logits=logits)
-print("new entropy:", round(d.entropy().mean().item(), 4),
-      "probs row sums:", d.probs.sum(-1)[:3].round(decimals=4).tolist())
+print(
+    "new entropy:",
+    round(d.entropy().mean().item(), 4),
+    "probs row sums:",
+    d.probs.sum(-1)[:3].round(decimals=4).tolist(),
+)
 print("sl1 value loss:", round(F.smooth_l1_loss(v, returns, beta=0.5).item(), 4))
 print("mode == argmax:", torch.equal(d.mode, logits.argmax(-1)), d.sample((2,)).shape, d.batch_shape)
 

@@ -70,8 +70,9 @@ with torch.no_grad():
 vec = parameters_to_vector(ema.parameters())
 print("vec:", tuple(vec.shape), vec.sum().item())
 vector_to_parameters(parameters_to_vector(policy.parameters()), ema.parameters())
-print("round trip equal:",
-      torch.equal(parameters_to_vector(ema.parameters()), parameters_to_vector(policy.parameters())))
+print(
+    "round trip equal:", torch.equal(parameters_to_vector(ema.parameters()), parameters_to_vector(policy.parameters()))
+)
 
 params = {k: v.detach() for k, v in policy.named_parameters()}
 with torch.no_grad():

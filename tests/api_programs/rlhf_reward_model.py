@@ -19,8 +19,10 @@ class RewardModel(nn.Module):
         super().__init__()
         self.emb = nn.Embedding(V, D, padding_idx=PAD)
         self.enc = nn.TransformerEncoder(
-            nn.TransformerEncoderLayer(D, 4, 32, dropout=0.0, activation="gelu", batch_first=True), 1,
-            enable_nested_tensor=False)
+            nn.TransformerEncoderLayer(D, 4, 32, dropout=0.0, activation="gelu", batch_first=True),
+            1,
+            enable_nested_tensor=False,
+        )
         self.score = nn.Linear(D, 1, bias=False)
 
     def forward(self, ids, attention_mask):
@@ -60,8 +62,9 @@ for step in range(5):
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
-    print(f"step {step}: loss {loss.item():.4f} acc {(c > j).float().mean().item():.4f} "
-          f"gap {(c - j).mean().item():.4f}")
+    print(
+        f"step {step}: loss {loss.item():.4f} acc {(c > j).float().mean().item():.4f} gap {(c - j).mean().item():.4f}"
+    )
 
 K = 4
 scores = torch.tensor([[0.3, -0.2, 1.1, 0.0], [2.0, 1.5, -1.0, 0.4]], requires_grad=True)
@@ -88,7 +91,7 @@ class RunningMoments:
         delta = xs_mean - self.mean
         tot = self.count + xs_count
         m_a, m_b = self.var * self.count, xs_var * xs_count
-        self.var = ((m_a + m_b + delta ** 2 * self.count * xs_count / tot) / tot).item()
+        self.var = ((m_a + m_b + delta**2 * self.count * xs_count / tot) / tot).item()
         self.mean = (self.mean + delta * xs_count / tot).item()
         self.count = tot
         return xs_mean.item(), (xs_var * xs_count / (xs_count - 1)).sqrt().item()
@@ -100,15 +103,17 @@ for i in range(3):
     batch = torch.randn(8) * (i + 1) + i
     allr.append(batch)
     m, s = rmom.update(batch)
-    print(f"batch {i}: mean {m:.4f} std {s:.4f} running {rmom.mean:.4f} {rmom.var ** 0.5:.4f}")
+    print(f"batch {i}: mean {m:.4f} std {s:.4f} running {rmom.mean:.4f} {rmom.var**0.5:.4f}")
 full = torch.cat(allr)
 print("matches full:", round(full.mean().item(), 4), round(full.std(unbiased=False).item(), 4))
-print("normalised:", ((full[:4] - rmom.mean) / (rmom.var ** 0.5)).round(decimals=4).tolist())
+print("normalised:", ((full[:4] - rmom.mean) / (rmom.var**0.5)).round(decimals=4).tolist())
 
-for bad in [lambda: values[torch.arange(3), mask.sum(1) - 1],
-            lambda: values[:, 7],
-            lambda: torch.combinations(torch.ones(2, 2)),
-            lambda: torch.triu_indices(3, 3, dtype=torch.float32)]:
+for bad in [
+    lambda: values[torch.arange(3), mask.sum(1) - 1],
+    lambda: values[:, 7],
+    lambda: torch.combinations(torch.ones(2, 2)),
+    lambda: torch.triu_indices(3, 3, dtype=torch.float32),
+]:
     try:
         bad()
     except Exception as e:

@@ -65,9 +65,13 @@ def repetition_penalty(input_ids, scores, penalty):
 
 
 t = logits / 0.7
-for name, f in [("top_k", lambda s: top_k_filter(s, 3)), ("top_p", lambda s: top_p_filter(s, 0.8)),
-                ("top_p_desc", lambda s: top_p_desc(s, 0.8)), ("min_p", lambda s: min_p_filter(s, 0.1)),
-                ("typical", typical_filter)]:
+for name, f in [
+    ("top_k", lambda s: top_k_filter(s, 3)),
+    ("top_p", lambda s: top_p_filter(s, 0.8)),
+    ("top_p_desc", lambda s: top_p_desc(s, 0.8)),
+    ("min_p", lambda s: min_p_filter(s, 0.1)),
+    ("typical", typical_filter),
+]:
     out = f(t)
     kept = torch.isfinite(out)
     print(f"{name:10s} kept per row {kept.sum(-1).tolist()} first row {kept[0].int().tolist()}")

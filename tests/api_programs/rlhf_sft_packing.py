@@ -40,18 +40,29 @@ torch.manual_seed(0)
 logits = torch.randn(L, V, requires_grad=True)
 q = torch.randn(1, 2, L, 4)
 attn = F.scaled_dot_product_attention(q, q, q, attn_mask=blocks)
-ref = torch.cat([F.scaled_dot_product_attention(q[:, :, a:b], q[:, :, a:b], q[:, :, a:b], is_causal=True)
-                 for a, b in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist())], 2)
+ref = torch.cat(
+    [
+        F.scaled_dot_product_attention(q[:, :, a:b], q[:, :, a:b], q[:, :, a:b], is_causal=True)
+        for a, b in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist())
+    ],
+    2,
+)
 print("packed attention == per-doc:", torch.allclose(attn, ref, atol=1e-6))
 
 ce = F.cross_entropy(logits, labels)
 print("ce:", round(ce.item(), 4), ce.grad_fn.name())
 print("ce smoothed:", round(F.cross_entropy(logits, labels, label_smoothing=0.1).item(), 4))
 w = torch.linspace(0.5, 1.5, V)
-print("ce weighted:", round(F.cross_entropy(logits, labels, weight=w).item(), 4),
-      round(F.cross_entropy(logits, labels, weight=w, label_smoothing=0.2).item(), 4))
-print("ce sum/none:", round(F.cross_entropy(logits, labels, reduction="sum").item(), 4),
-      F.cross_entropy(logits, labels, reduction="none")[labels == -100].tolist())
+print(
+    "ce weighted:",
+    round(F.cross_entropy(logits, labels, weight=w).item(), 4),
+    round(F.cross_entropy(logits, labels, weight=w, label_smoothing=0.2).item(), 4),
+)
+print(
+    "ce sum/none:",
+    round(F.cross_entropy(logits, labels, reduction="sum").item(), 4),
+    F.cross_entropy(logits, labels, reduction="none")[labels == -100].tolist(),
+)
 nll = F.nll_loss(F.log_softmax(logits, -1), labels, ignore_index=-100, reduction="none")
 valid = labels != -100
 per_doc = torch.zeros(len(docs)).index_add_(0, seg[valid], nll[valid])
@@ -62,10 +73,17 @@ print("scatter_reduce mean:", mean_sr.round(decimals=4).tolist())
 max_sr = torch.full((len(docs),), -1.0).scatter_reduce(0, seg[valid], nll[valid], reduce="amax")
 print("scatter_reduce amax:", max_sr.round(decimals=4).tolist())
 (per_doc / counts).mean().backward()
-print("grad rows zero on ignored:", logits.grad[~valid].abs().sum().item(),
-      "sum:", round(logits.grad.sum().item(), 6) + 0.0)
-print("all ignored:", F.cross_entropy(logits[:2], torch.tensor([-100, -100])).item(),
-      F.cross_entropy(logits[:2], torch.tensor([-100, -100]), reduction="sum").item())
+print(
+    "grad rows zero on ignored:",
+    logits.grad[~valid].abs().sum().item(),
+    "sum:",
+    round(logits.grad.sum().item(), 6) + 0.0,
+)
+print(
+    "all ignored:",
+    F.cross_entropy(logits[:2], torch.tensor([-100, -100])).item(),
+    F.cross_entropy(logits[:2], torch.tensor([-100, -100]), reduction="sum").item(),
+)
 
 for bad in [
     lambda: F.cross_entropy(logits, labels.float()),

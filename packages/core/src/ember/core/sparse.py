@@ -827,8 +827,6 @@ class SparseTensor(Tensor):
 
     def to_dense(self, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
         """The dense tensor (duplicates summed); differentiable in the values."""
-        from ember.core.creation import zeros
-
         if dtype is not None:  # PyTorch 2.13's sparse kernels take no dtype
             kernel = "sparse_to_dense" if self._sp_layout is sparse_coo else "sparse_csr_to_dense"
             raise RuntimeError(f"dtype argument is not supported by {kernel}")
@@ -898,8 +896,6 @@ class SparseTensor(Tensor):
         self._need_coo("coalesce")
         if self._sp_coalesced:
             return self
-        from ember.core.creation import zeros
-
         v = self._sp_values
         _, uniq, inverse = self._coalesce_plan()
         if v._dtype in (dtypes.float16, dtypes.bfloat16) and inverse.size:

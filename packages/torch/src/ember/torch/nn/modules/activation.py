@@ -5,7 +5,8 @@ from ember.nn.modules.activation import (
     SiLU, Sigmoid, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold,
 )
 from ember.nn.modules.extra import CELU, Hardshrink, PReLU, SELU, Softmax2d, Softshrink
-from ember.nn.modules.transformer import MultiheadAttention, NonDynamicallyQuantizableLinear
+from ember.nn.modules.transformer import MultiheadAttention
+from ember.nn.modules.transformer import NonDynamicallyQuantizableLinear as NonDynamicallyQuantizableLinear
 
 __all__ = [
     "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
