@@ -1,5 +1,5 @@
-"""Post-hoc CTR calibration (Platt with LBFGS, isotonic PAV, downsampling correction, ECE) and an FTRL-
-Proximal optimizer."""
+"""Post-hoc CTR calibration (Platt with LBFGS, isotonic PAV, downsampling correction, ECE) and an
+FTRL-Proximal optimizer."""
 
 import torch
 from torch import nn

@@ -1,5 +1,5 @@
-"""Negative sampling for implicit feedback: unigram^0.75 multinomial, log-uniform candidates, logQ-
-corrected sampled softmax."""
+"""Negative sampling for implicit feedback: unigram^0.75 multinomial, log-uniform candidates,
+logQ-corrected sampled softmax."""
 
 import math
 
