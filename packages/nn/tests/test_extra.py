@@ -359,3 +359,30 @@ def test_silu_refuses_integer_and_bool_inputs_as_pytorch(dtype, name):
         with pytest.raises(NotImplementedError, match=f"^\"silu_cpu\" not implemented for '{name}'$"):
             call(torch.ones(2, dtype=dtype))
     assert F.silu(torch.ones(2, dtype=torch.float16)).dtype is torch.float16
+
+
+def test_functional_private_checks_and_instance_norm_refuses_one_spatial_element():
+    """PyTorch's `F._verify_batch_size`, `F._verify_spatial_size` and `F._get_softmax_dim` (imported by code written
+    against its functional module), and instance norm's training check (it normalised a single element to 0)."""
+    import warnings
+
+    with pytest.raises(ValueError, match=re.escape("more than 1 value per channel when training, got input size "
+                                                   "[1, 3, 1]")):
+        F._verify_batch_size([1, 3, 1])
+    F._verify_batch_size([2, 3])
+    F._verify_batch_size([0, 3, 1])  # an empty input passes
+    with pytest.raises(ValueError, match=re.escape("more than 1 spatial element when training, got input size "
+                                                   "[4, 3, 1, 1]")):
+        F._verify_spatial_size([4, 3, 1, 1])
+    F._verify_spatial_size([4, 3, 2])
+    for make in (lambda x: F.instance_norm(x), lambda x: nn.InstanceNorm2d(3)(x)):
+        with pytest.raises(ValueError, match="Expected more than 1 spatial element when training"):
+            make(torch.ones(4, 3, 1, 1))
+    out = F.instance_norm(torch.ones(4, 3, 1, 1), torch.zeros(3), torch.ones(3), use_input_stats=False)
+    np.testing.assert_allclose(out.numpy(), np.ones((4, 3, 1, 1)) / np.sqrt(1 + 1e-5), rtol=1e-6)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        dims = [F._get_softmax_dim("softmax", n, 2) for n in range(5)]
+    assert dims == [0, 0, 1, 0, 1]
+    assert str(seen[0].message).startswith("Implicit dimension choice for softmax has been deprecated")
+    assert seen[0].filename == __file__

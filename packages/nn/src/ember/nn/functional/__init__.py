@@ -6,6 +6,8 @@ from ember.nn.functional._attention import (  # noqa: F401 - PyTorch's private h
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
 )
 from ember.nn.functional._layers import *
+from ember.nn.functional._layers import _verify_batch_size, _verify_spatial_size  # noqa: F401 - PyTorch's private helpers
+from ember.nn.functional._activation import _get_softmax_dim  # noqa: F401
 from ember.nn.functional._loss import *
 from ember.nn.functional._extra import *
 from ember.nn.functional._volumetric import *

@@ -10,6 +10,7 @@ from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
 from ember.core.ops import conv as _conv
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
+from ember.nn.functional._layers import _verify_spatial_size
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
            "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
@@ -131,6 +132,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel of each sample over its spatial dims."""
+    if use_input_stats:
+        _verify_spatial_size(input.shape)
     return ea.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 

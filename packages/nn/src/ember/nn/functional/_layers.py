@@ -207,13 +207,26 @@ _VMAP_RUNNING_STATS = (
     "resources on how to patch your module to work with vmap")
 
 
+def _verify_batch_size(size) -> None:
+    """PyTorch's check that a normalisation in training sees more than one value per channel (batch and spatial
+    sizes, not dim 1); an empty input passes."""
+    if math.prod(size[:1]) * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def _verify_spatial_size(size) -> None:
+    """PyTorch's check that instance norm in training sees more than one spatial element."""
+    if math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1); in training the batch
     statistics are used and the running ones updated in place."""
-    if training and math.prod(input.shape[:1] + input.shape[2:]) == 1:  # an empty input is PyTorch's shortcut
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if training:
+        _verify_batch_size(input.shape)
     if (training and running_mean is not None and is_mapped(input)
             and not (is_mapped(running_mean) and (running_var is None or is_mapped(running_var)))):
         raise RuntimeError(_VMAP_RUNNING_STATS)
@@ -231,9 +244,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     """Normalise each of `num_groups` channel groups of each sample; as PyTorch's, refuses a group of one value
     (its error prints the size [N * C // G, G, *spatial] it checks)."""
     if input.dim() >= 2:  # a lower rank is the op's own error
-        size = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
-        if size[0] * math.prod(size[2:]) == 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+        _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]])
     return ea.group_norm(input, num_groups, weight, bias, eps)
 
 
