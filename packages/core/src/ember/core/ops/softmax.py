@@ -11,6 +11,8 @@ PyTorch's "Target 7 is out of bounds.".
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ember.core import dtypes
@@ -487,9 +489,15 @@ def _mse_loss_backward_cpu(grad_output, input, target, reduction):
 
 
 # --- validation and the public functions --------------------------------------------------
-def _implicit_dim(op: str, ndim: int) -> int:
-    warn_at_caller(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
-                   f"as an argument.")
+def _implicit_dim(op: str, ndim: int, stacklevel: int | None = None) -> int:
+    """PyTorch's deprecated implicit softmax dim (0 for 0-, 1- and 3-D inputs, else 1), with its warning at the
+    user's line, or `stacklevel` frames above this function's (as `F._get_softmax_dim` takes it)."""
+    message = (f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X as an "
+               "argument.")
+    if stacklevel is None:
+        warn_at_caller(message)
+    else:
+        warnings.warn(message, stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import node_name
@@ -103,9 +101,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     """PyTorch's deprecated implicit softmax dim (0 for 0-, 1- and 3-D inputs, else 1), with its warning at
     `stacklevel`; code written against PyTorch's functional module calls it."""
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
-                  "argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
+    return _implicit_dim(name, ndim, stacklevel + 1)
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
