@@ -299,3 +299,16 @@ def test_softplus_with_beta_zero_is_a_silent_inf():
         warnings.simplefilter("error")  # numpy's "divide by zero" RuntimeWarning would raise here
         out = E.softplus(x, beta=0.0)
     assert np.isposinf(out.numpy()).all()
+
+
+@pytest.mark.parametrize("fn", [lambda x: E.hardtanh(x), lambda x: E.relu6(x)])
+def test_hardtanh_refuses_bool_inputs_as_pytorch(fn):
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        fn(E.tensor([True, False]))
+
+
+@pytest.mark.parametrize("x", [E.tensor([1.0j]), E.tensor([True]), E.tensor([1.5])])
+def test_clamp_without_bounds_names_the_missing_bounds_before_any_dtype_refusal(x):
+    for f in (lambda: E.clamp(x), lambda: x.clamp(), lambda: E.clip(x)):
+        with pytest.raises(RuntimeError, match="torch.clamp: At least one of 'min' or 'max' must not be None"):
+            f()

@@ -27,6 +27,22 @@ def test_logaddexp_is_stable_and_matches_numpy():
 def test_logaddexp_refuses_integers_as_pytorch():
     with pytest.raises(NotImplementedError, match="\"logaddexp_cpu\" not implemented for 'Long'"):
         E.logaddexp(E.tensor([1]), E.tensor([2]))
+    with pytest.raises(NotImplementedError, match="\"logaddexp2_cpu\" not implemented for 'Bool'"):
+        E.logaddexp2(E.tensor([True]), E.tensor([False]))
+
+
+@pytest.mark.parametrize("op, ref", [(E.logaddexp, np.logaddexp), (E.logaddexp2, np.logaddexp2)])
+def test_logaddexp_of_an_integer_beside_a_float_computes_in_the_float_dtype(op, ref):
+    ints, floats = np.array([1, 2, 3]), np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    for a, b in ((E.tensor(ints), E.tensor(floats)), (E.tensor(floats), E.tensor(ints.astype(bool)))):
+        r = op(a, b)
+        assert r.dtype is E.float32
+        assert_close(r, E.tensor(ref(a.numpy().astype(np.float64), b.numpy().astype(np.float64)), dtype=E.float32))
+
+
+def test_ldexp_refuses_a_bool_exponent_as_pytorch():
+    with pytest.raises(NotImplementedError, match="\"ldexp_cpu_exp\" not implemented for 'Bool'"):
+        E.ldexp(E.tensor([1.0]), E.tensor([True]))
 
 
 def test_nan_to_num_defaults_to_the_dtype_limits():

@@ -577,3 +577,14 @@ def test_index_reduce_mean_of_16_bit_counts_in_the_dtype_as_pytorch(dtype, cap):
     src = E.arange(10.0).to(dtype)
     assert E.zeros(1, dtype=dtype).index_reduce(0, E.zeros(10, dtype=E.int64), src, "mean",
                                                 include_self=False).tolist() == [4.5]
+
+
+def test_bool_and_complex_refusals_in_pytorchs_words():
+    with pytest.raises(RuntimeError, match=r"Subtraction, the `-` operator, with two bool tensors is not supported"):
+        E.gradient(E.tensor([True, False, True]))
+    with pytest.raises(NotImplementedError, match="\"xor_sum_cpu\" not implemented for 'ComplexFloat'"):
+        E.hash_tensor(E.tensor([1j], dtype=E.complex64))
+    with pytest.raises(RuntimeError, match=r"cov\(\): bool dtype is not supported for input"):
+        E.cov(E.tensor([[True, False]]))
+    with pytest.raises(RuntimeError, match=r"cov\(\): bool dtype is not supported for input"):
+        E.corrcoef(E.tensor([[True, False]]))

@@ -319,6 +319,17 @@ def test_cosine_similarity_broadcasts_before_counting_dim():
         F.dropout1d(x64(2, 3, 4, 5), 0.5)
 
 
+def test_cosine_similarity_of_an_integer_input_computes_in_the_common_float_dtype():
+    """PyTorch casts an integer (or bool) operand to the common dtype; vector_norm alone would refuse it."""
+    ints, floats = np.array([[1, 2, 3], [0, 4, -1]]), np.array([[0.5, -1.0, 2.0], [1.0, 1.0, 1.0]], dtype=np.float32)
+    got = F.cosine_similarity(torch.tensor(ints), torch.tensor(floats))
+    assert got.dtype is torch.float32
+    want = (ints * floats).sum(1) / (np.linalg.norm(ints, axis=1) * np.linalg.norm(floats.astype(np.float64), axis=1))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="^expected common dtype to be floating point, yet common dtype is Long$"):
+        F.cosine_similarity(torch.tensor(ints), torch.tensor(ints))
+
+
 @pytest.mark.parametrize("module, shape, message", [
     (nn.CircularPad1d(1), (2,), "expected 2D or 3D input (got 1D input)"),
     (nn.CircularPad2d(1), (2, 3, 4, 5, 6), "expected 3D or 4D input (got 5D input)"),

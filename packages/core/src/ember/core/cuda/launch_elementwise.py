@@ -121,8 +121,11 @@ def finish(res: Tensor, target: Tensor | None) -> Tensor:
 
 def _make_unary(name: str, rule: str):
     f_float, f_int = K.UNARY[name]
+    bool_refusal = ew.BOOL_REFUSALS.get(name)
 
     def kernel(x, *, out=None):  # checked by the op's meta step (neg of a bool tensor)
+        if bool_refusal is not None and x._dtype is dtypes.bool:
+            raise ew.BoolOperatorError(bool_refusal)
         dt = ew._unary_dtype(rule, x)
         # BOOL-rule ops compute in the input's type; the others in the result dtype
         ct = lu.compute_type(x._dtype if rule == BOOL else dt)

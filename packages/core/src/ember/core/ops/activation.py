@@ -18,7 +18,7 @@ from ember.core.dispatch import TENSOR_ITERATOR, composite, declare, node_name
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
-from ember.core.ops.elementwise import laid_out, layout_of, same_dtype_out
+from ember.core.ops.elementwise import BoolOperatorError, laid_out, layout_of, same_dtype_out
 from ember.core.tensor import Tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "hardtanh", "relu6", "hardsigmoid", "hardswish",
@@ -340,6 +340,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """`clamp(x, min_val, max_val)` (zero gradient at and beyond the bounds)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if isinstance(input, Tensor) and input._dtype is dtypes.bool:
+        raise BoolOperatorError("Bool inputs not supported for hardtanh")
     return _call(hardtanh_op, input, float(min_val), float(max_val), inplace=inplace)
 
 

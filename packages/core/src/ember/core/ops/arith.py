@@ -443,6 +443,8 @@ def _clamp_bounds(fn: str, input, min, max, out):  # noqa: A002
     """PyTorch's refusals before clamp's kernel, returning the bounds: one tensor bound of a complex result is
     maximum's/minimum's (a complex input of `clamp` itself excepted); a Python complex bound converts to a float
     input's double (real part only) and is refused for the others; bool bounds of a bool input have no kernel."""
+    if min is None and max is None:  # before any dtype's refusal, as PyTorch
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if not isinstance(input, Tensor):
         return min, max
     tensors = [v for v in (min, max) if isinstance(v, Tensor)]

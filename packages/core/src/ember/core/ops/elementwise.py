@@ -59,6 +59,7 @@ def _sigmoid(x, dtype=None, out=None):
 
 
 _ZEROS: dict = {}  # numpy dtype -> a read-only 0-dim zero, made once
+BOOL_REFUSALS = {"relu": "Boolean inputs not supported for relu"}  # unary ops refusing a bool tensor, all devices
 
 
 def _relu(x, dtype=None, out=None):
@@ -71,6 +72,8 @@ def _relu(x, dtype=None, out=None):
         zero = _ZEROS[x.dtype] = np.zeros((), dtype=x.dtype)
         zero.flags.writeable = False
     if x.dtype.kind in "iub":
+        if x.dtype.kind == "b":
+            raise BoolOperatorError(BOOL_REFUSALS["relu"])
         return np.maximum(x, zero, out=out, dtype=dtype)
     # PyTorch's `x < 0 ? 0 : x`: -0.0 and NaN payloads pass (ufuncs only, no dispatcher: small tensors come here)
     if out is None:  # a copy in the result dtype (np.positive would give a 0-dim input back as a scalar)
@@ -199,6 +202,12 @@ def _neg_errors(device):
                      r"Negation, the `-` operator, on a bool tensor is not supported")
 
 
+def _relu_errors(device):
+    from ember.core.creation import tensor
+
+    yield ErrorInput(Sample((tensor([True, False], device=device),)), RuntimeError, BOOL_REFUSALS["relu"])
+
+
 def _u(rule=PROMOTE, ref=None, domain=None, int_domain=None, grad_domain=None, dtypes=None, errors=None, **kw):
     """The OpInfo of a unary row (samples: contiguous, strided, transposed, 0-dim, empty)."""
     if dtypes is not None:
@@ -226,7 +235,8 @@ UNARY = [
     Row("round", _same_int(np.rint), _u(ref=np.round, grad_domain=_STEP, dtypes=_NO_BOOL)),
     Row("frac", _frac, _u(FLOAT, ref=lambda x: x - np.trunc(x), grad_domain=(0.1, 0.9),
                           dtypes={"cpu": FLOAT_DTYPES + _COMPLEX, "cuda": FLOAT_DTYPES + _COMPLEX})),
-    Row("relu", _relu, _u(ref=lambda x: np.where(x > 0, x, np.where(x != x, x, np.zeros_like(x))))),
+    Row("relu", _relu, _u(ref=lambda x: np.where(x > 0, x, np.where(x != x, x, np.zeros_like(x))), dtypes=_NO_BOOL,
+                          errors=_relu_errors)),
     Row("exp", np.exp, _u(FLOAT, ref=lambda x: np.e ** x)),
     Row("exp2", np.exp2, _u(FLOAT, ref=lambda x: 2.0 ** x)),
     Row("expm1", np.expm1, _u(FLOAT, ref=np.expm1)),

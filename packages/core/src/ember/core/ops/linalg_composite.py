@@ -978,6 +978,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                          f"{input.ndim} dimensions")
+    if input._dtype is dtypes.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = L.reshape(input, (1, -1)) if input.ndim < 2 else input
     if not (x._dtype.is_floating_point or x._dtype.is_complex):
         x = x.to(dtypes.get_default_dtype())

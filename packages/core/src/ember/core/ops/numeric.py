@@ -40,7 +40,8 @@ def not_implemented_for(kernel: str, dt: dtypes.dtype) -> DtypeNotImplemented:
 
 
 def _refuse(op: str, x) -> None:
-    dt = x._dtype if isinstance(x, Tensor) else dtypes.result_type(x)
+    """PyTorch's NotImplementedError for an op without a CPU kernel for `x`'s dtype (`x`: a tensor, number or dtype)."""
+    dt = x if isinstance(x, dtypes.dtype) else x._dtype if isinstance(x, Tensor) else dtypes.result_type(x)
     raise DtypeNotImplemented(f"\"{op}_cpu\" not implemented for '{dtypes.TORCH_NAMES.get(dt.name, dt.name)}'")
 
 
@@ -75,9 +76,10 @@ def _float(x):
 def _logaddexp(input, other, log1p_of_exp, op: str):
     if op == "logaddexp" and any(isinstance(x, Tensor) and x._dtype.is_complex for x in (input, other)):
         return _logaddexp_complex(input, other)
-    for x in (input, other):
-        if isinstance(x, Tensor) and not x._dtype.is_floating_point:
-            _refuse(op, x)
+    dt = dtypes.result_type(input, other)  # an integer operand beside a float one computes in the float dtype
+    if not dt.is_floating_point:
+        _refuse(op, dt)
+    input, other = (S.to_dtype(x, dt) if isinstance(x, Tensor) and x._dtype is not dt else x for x in (input, other))
     m = ew.maximum(input, other)
     r = ew.add(m, log1p_of_exp(ew.neg(ew.abs(ew.sub(input, other)))))
     # equal infinities: the difference is nan, the sum is the infinity itself
@@ -181,6 +183,8 @@ def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         # PyTorch's one LdexpBackward0 (NOTE [ One node computed outside dispatch ] in ember.autograd.record)
         a, b = (Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype) for t in (input, other))
         return _dispatch.record("ldexp", (input, other), ldexp(a, b))
+    if other._dtype is dtypes.bool:  # PyTorch's integer-exponent kernel has no bool loop
+        raise DtypeNotImplemented("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     dt = dtypes.promote_types(input._dtype, other._dtype)
     if not (dt.is_floating_point or dt.is_complex):
         dt = dtypes.get_default_dtype()

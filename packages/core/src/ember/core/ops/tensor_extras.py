@@ -184,6 +184,9 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     if isinstance(spacing, Tensor) and spacing.ndim == 0:  # a 0-dim tensor is a number, as PyTorch's binding
         spacing = spacing.item()
     spacings = list(spacing) if isinstance(spacing, list | tuple) else [spacing] * len(dims)
+    if input._dtype is dtypes.bool:  # PyTorch's differences are `-` of bool tensors
+        raise ew.BoolOperatorError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                   "Use the `^` or `logical_xor()` operator instead.")
     y = input if input._dtype.is_floating_point or input._dtype.is_complex else \
         S.to_dtype(input, dtypes.get_default_dtype())
     out = []
@@ -507,6 +510,8 @@ def hash_tensor(input: Tensor, dim=None, *, keepdim: bool = False, mode: int = 0
     uint64) and read as uint64: a uint64 tensor, as `torch.hash_tensor` (computed on the host)."""
     if mode != 0:
         raise RuntimeError(f"hash_tensor: only mode=0 (xor reduction) is supported; got mode={mode}")
+    if input._dtype.is_complex:
+        raise ew.DtypeNotSupported(f"\"xor_sum_cpu\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     a = input._host_array()
     wide = np.float64 if a.dtype.kind in "fV" else np.uint64 if a.dtype.kind in "bu" else np.int64
     bits = np.ascontiguousarray(a.astype(wide)).view(np.uint64)

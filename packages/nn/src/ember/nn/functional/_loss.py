@@ -269,6 +269,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if not common.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{TORCH_NAMES[common.name]}")
+    # an integer (or bool) input computes in the common dtype; a float one, even 16-bit, in its own
+    x1, x2 = (x if x.dtype.is_floating_point or x.dtype.is_complex else x.to(common) for x in (x1, x2))
     if x1.shape != x2.shape:  # PyTorch broadcasts first: `dim` counts the dims of the common shape
         x1, x2 = ea.broadcast_tensors(x1, x2)
     n1 = _clamp_value(ea.linalg.vector_norm(x1, 2, dim, keepdim=True), eps)
