@@ -161,3 +161,27 @@ def test_reflected_division_is_reciprocal_times_the_number_as_pytorch():
     got = (0.3 / E.from_numpy(x)).numpy()
     np.testing.assert_array_equal(got, (np.float32(1) / x) * np.float32(0.3))
     assert (3 / E.tensor([2, 4])).tolist() == [1.5, 0.75]
+
+
+def test_bfloat16_casts_to_integers_go_through_float_as_pytorchs():
+    """ml_dtypes' own cast saturates (-8 to uint8 is 0, NaN to int64 is 0); PyTorch's converts the float: 248 and
+    INT64_MIN, as float32's cast does."""
+    x = E.tensor([float("nan"), -8.0, 300.0, -0.0, 2.5], dtype=E.bfloat16)
+    for dt in (E.uint8, E.int8, E.int16, E.int32, E.int64):
+        want = x.float().to(dt).tolist()
+        assert x.to(dt).tolist() == want
+        assert E.zeros(5, dtype=dt).copy_(x).tolist() == want
+    assert x.to(E.uint8).tolist()[1] == 248 and x.long().tolist()[0] == -2**63
+
+
+def test_bfloat16_sign_and_nan_aware_selections_match_float32():
+    x = E.tensor([[0.0, -0.0, 1.0, -1.0, 3.0], [0.5, 2.5, -2.5, 3.0, 3.0], [7.0, -8.0, 100.0, 0.25, float("nan")]])
+    b = x.to(E.bfloat16)
+    s = b.sign().float().numpy()
+    assert s.tolist() == [[0.0, 0.0, 1.0, -1.0, 1.0], [1.0, 1.0, -1.0, 1.0, 1.0], [1.0, -1.0, 1.0, 1.0, 0.0]]
+    assert not np.signbit(s[s == 0]).any()  # PyTorch's (0 < x) - (x < 0): sign(-0.0) and sign(nan) are +0
+    for dim in (0, 1):
+        got, want = b.nanmedian(dim), x.nanmedian(dim)
+        assert got.values.float().tolist() == want.values.tolist() and got.indices.tolist() == want.indices.tolist()
+    seq = E.tensor([1.0, 2.0, float("nan")], dtype=E.bfloat16)
+    assert E.searchsorted(seq, E.tensor([float("nan"), 1.5], dtype=E.bfloat16)).tolist() == [3, 1]  # PyTorch 2.13

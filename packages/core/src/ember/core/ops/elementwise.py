@@ -131,6 +131,7 @@ def _erfinv(x, dtype=None, out=None):
     return numba_cpu.erfinv(x, dtype=dtype, out=out)
 
 
+@_rounded_once  # bfloat16 in float32: its own sign would keep -0.0 and NaN
 def _sign(x, dtype=None, out=None):
     if x.dtype == np.bool_:
         return np.copyto(out, x) if out is not None else x.copy()

@@ -541,6 +541,8 @@ def _copy_cpu(self, src, non_blocking=False):
         s = np.real(s)  # the real part, without numpy's ComplexWarning (copy_'s meta step warns as PyTorch)
     elif isinstance(s, np.ndarray) and casts_nan_bits(s.dtype, self._dtype.np):
         s = nan_bits_as_pytorch(s, s.astype(self._dtype.np))  # float16/bfloat16 NaN bits as PyTorch casts them
+    elif isinstance(s, np.ndarray):
+        s = _integer_cast_source(s, self._dtype.np)
     np.copyto(self._np(), s, casting="unsafe")
     return self
 
@@ -574,7 +576,16 @@ def _to_dtype_cpu(x, dtype):
     a = x._np()
     if a.dtype.kind == "c" and not dtype.is_complex and dtype is not dtypes.bool:
         a = a.real  # without numpy's ComplexWarning: the meta step gives PyTorch's
+    a = _integer_cast_source(a, dtype.np)
     return wrap(nan_bits_as_pytorch(a, a.astype(dtype.np)))
+
+
+def _integer_cast_source(a: np.ndarray, dst: np.dtype) -> np.ndarray:
+    """`a`, or bfloat16 `a` as float32 (exact) where it casts to an integer dtype: ml_dtypes' own cast saturates
+    (-8 to uint8 gives 0, NaN to int64 gives 0) where PyTorch's goes through float (248, INT64_MIN), as float32's."""
+    if a.dtype.kind == "V" and dst.kind in "iu" and a.dtype == dtypes.bfloat16.np:  # "V" first: ml_dtypes is loaded
+        return a.astype(np.float32)
+    return a
 
 
 resize_ = declare("resize_", mutates=(0,), overlap=0, differentiable=False)

@@ -660,7 +660,7 @@ def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
     side = "right" if right else "left"
     if s.shape[-1] == 0:
         r = np.zeros(v.shape, np.int64)
-    elif s.dtype.kind in "fc" and (np.isnan(s).any() or np.isnan(v).any()):
+    elif s.dtype.kind in "fcV" and (np.isnan(s).any() or np.isnan(v).any()):
         s2 = s.reshape(-1, s.shape[-1])
         if srt is not None:
             s2 = np.take_along_axis(s2, srt.reshape(s2.shape), axis=1)
@@ -859,7 +859,7 @@ def _nanmedian_along(a: np.ndarray, dim: int):
     """Lower median of the non-NaN values along `dim` and its index (keepdims); NaN when all are NaN, at the index
     PyTorch's nth_element leaves first (not the first: its comparator orders no NaN before another)."""
     order = _argsort(a, dim, False)
-    nan_count = np.isnan(a).sum(axis=dim, keepdims=True) if a.dtype.kind == "f" else \
+    nan_count = np.isnan(a).sum(axis=dim, keepdims=True) if a.dtype.kind in "fV" else \
         np.zeros(np.take(a, [0], axis=dim).shape, np.int64)
     pos = np.maximum(a.shape[dim] - nan_count - 1, 0) // 2
     idx = np.take_along_axis(order, pos, dim)
