@@ -60,7 +60,7 @@ def test_grad_fn_names_are_pytorchs():
     names = {"LgammaBackward0": E.lgamma(x), "DigammaBackward0": S.psi(x), "PolygammaBackward0": E.polygamma(2, x),
              "SpecialErfcxBackward0": S.erfcx(x), "I0Backward0": E.i0(x), "SpecialI0EBackward0": S.i0e(x),
              "SpecialI1EBackward0": S.i1e(x), "SpecialNdtriBackward0": S.ndtri(x / 2), "SincBackward0": E.sinc(x),
-             "LogitBackward0": E.logit(x / 2), "SpecialXlog1pyBackward0": S.xlog1py(x, x),
+             "LogitBackward0": E.logit(x / 2), "SpecialXlog1PyBackward0": S.xlog1py(x, x),
              "IgammaBackward0": E.igamma(x, x)}
     for name, y in names.items():
         assert y.grad_fn.name() == name

@@ -52,7 +52,7 @@ from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
 from ember.autograd.derivatives import COMPOSITES, TABLE
-from ember.autograd.derivatives._entry import _NUMBERS, _WRAPPED_NUMBERS, RuleNode
+from ember.autograd.derivatives._entry import _NUMBERS, _OPTIONAL_TENSORS, _WRAPPED_NUMBERS, RuleNode
 from ember.autograd.graph import AutogradMeta, Node, SavedTensor, _sequence, edge_of, meta
 from ember.autograd.grad_mode import _enabled, _inference, _state
 
@@ -527,8 +527,9 @@ def _record(op, args: tuple, kwargs: dict, call_next):
                 edges.append((None, 0))
             slots.append((p, -1))
             in_meta.append((v._shape, v._dtype, v._storage.device))
-        elif v.__class__ in _NUMBERS and op.name in _WRAPPED_NUMBERS and p in _WRAPPED_NUMBERS[op.name]:
-            edges.append((None, 0))  # PyTorch wraps the number in a tensor: its edge is (None, 0)
+        elif (v.__class__ in _NUMBERS and op.name in _WRAPPED_NUMBERS and p in _WRAPPED_NUMBERS[op.name]) or (
+                v is None and op.name in _OPTIONAL_TENSORS and p in _OPTIONAL_TENSORS[op.name]):
+            edges.append((None, 0))  # PyTorch wraps the number in a tensor, or has an undefined one: (None, 0)
             slots.append((p, -1))
             in_meta.append(((), None, None))
         elif isinstance(v, _SEQ):

@@ -226,6 +226,10 @@ def _wrapped(op_name: str, param: str, v):
 _WRAPPED_NUMBERS = {"add": ("other",), "sub": ("other",), "mul": ("other",), "div": ("other",),
                     "where": ("input", "other")}
 _NUMBERS = frozenset((int, float, bool, complex))
+# optional tensor parameters PyTorch's node keeps an edge for when they are None (`(None, 0)` in next_functions):
+# the affine parameters of the norms
+_OPTIONAL_TENSORS = {"layer_norm": ("weight", "bias"), "group_norm": ("weight", "bias"),
+                     "batch_norm": ("weight", "bias")}
 _ONE = (True,)  # the mask of a rule computing one gradient
 _SAVED_OR_NONE = (SavedTensor, type(None))  # for isinstance: an inline `|` builds a Union object per call
 

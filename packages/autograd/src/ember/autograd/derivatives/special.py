@@ -72,7 +72,7 @@ ENTRIES = [
     d("special_entr(input)", input=lambda grad, input: grad * -(1.0 + ew.log(input))),
     d("sinc(input)", input=_sinc_input),
     d("logit(input, eps=None)", eps=None, input=_logit_input),
-    d("special_xlog1py(input, other)", input=_xlog1py_input,
+    d("special_xlog1py(input, other)", name="SpecialXlog1PyBackward0", input=_xlog1py_input,  # PyTorch's title()
       other=lambda grad, input, other: grad * input / (other + 1.0)),
     d("special_zeta(input, other)", input=not_implemented("zeta"),
       other=lambda grad, input, other: grad * -input * _OPS["special_zeta"](input + 1.0, other)),

@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor
 
@@ -189,6 +189,7 @@ def _fractional(input: Tensor, kernel_size, output_size, output_ratio, return_in
     if not dt.is_floating_point and isinstance(_random_samples, Tensor) and _random_samples._dtype is dt:
         raise not_implemented_for(f"fractional_max_pool{nd}d_out_frame", dt)  # PyTorch's kernels: floats only
     values, indices = fractional_max_pool(input, k, out, _random_samples)
+    node_name(values, "FractionalMaxPoolBackward0", f"FractionalMaxPool{nd}DBackward0")
     return (values, indices) if return_indices else values
 
 

@@ -372,6 +372,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     LU, piv, info = _lu_packed(A)
+    node_name(LU, "GatherBackward0", "LinalgLuFactorExBackward0")
     if check_errors and bool(R.any(ew.ne(info, 0))):
         raise LinAlgError("linalg.lu_factor_ex: The factorization could not be completed because the input is not "
                           "full rank.")

@@ -597,7 +597,9 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out
         mn, mx = out
         check_out_dtypes(out, (input._dtype, input._dtype))
         return return_types.aminmax_out(_amin(input, dims, keepdim, out=mn), _amax(input, dims, keepdim, out=mx))
-    return return_types.aminmax(_amin(input, dims, keepdim), _amax(input, dims, keepdim))
+    # PyTorch records one AminmaxBackward0 for both results; here each has its own node of that name
+    return return_types.aminmax(node_name(_amin(input, dims, keepdim), "AminBackward0", "AminmaxBackward0"),
+                                node_name(_amax(input, dims, keepdim), "AmaxBackward0", "AminmaxBackward0"))
 
 
 @method

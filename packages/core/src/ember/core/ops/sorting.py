@@ -965,7 +965,8 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         vlo = gather(srt, d, on_device(lo))
         if interpolation in ("linear", "midpoint"):  # PyTorch lerps at an exact rank too: an infinite value is nan
             frac = rank - lo if interpolation == "linear" else np.full(np.shape(rank), 0.5)
-            vlo = ew.lerp(vlo, gather(srt, d, on_device(hi)), on_device(np.asarray(frac, a.dtype)))
+            vlo = node_name(ew.lerp(vlo, gather(srt, d, on_device(hi)), on_device(np.asarray(frac, a.dtype))),
+                            "LerpBackward0", "LerpBackward1")  # PyTorch's weight is a tensor
         if not keepdim:
             vlo = reshape(vlo, tuple(s for i, s in enumerate(vlo._shape) if i != d))
         elif dim is None:

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.methods import attach, inplace
 from ember.core.ops import bessel_float32
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, cast_error, shape_error, wrap, write_out
@@ -325,7 +325,8 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     from ember.core.creation import arange
 
     shifts = arange(p, dtype=input._dtype, device=input.device) * -0.5
-    r = lgamma(input.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+    r = node_name(lgamma(input.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * math.log(math.pi), "AddBackward0",
+                  "MvlgammaBackward0")
     if out is not None:
         if not dtypes.can_cast(r._dtype, out._dtype):
             raise cast_error(r._dtype, out._dtype)

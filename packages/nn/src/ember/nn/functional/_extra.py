@@ -92,14 +92,16 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if eps is None:
         eps = float(np.finfo(x.dtype.np).eps)
     dims = tuple(range(input.dim() - len(shape), input.dim()))
-    out = x * ea.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    # PyTorch's composite adds eps as a Scalar: AddBackward1
+    out = x * ea.rsqrt(node_name((x * x).mean(dims, keepdim=True) + eps, "AddBackward0", "AddBackward1"))
     # PyTorch's composite ends in `contiguous()`: a transposed input gives a row-major result (CloneBackward0)
     return (out * weight if weight is not None else out).to(input.dtype).contiguous()
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p over the last dimension."""
-    return node_name(ea.vector_norm(x1 - x2 + eps, p, -1, keepdim), "LinalgVectorNormBackward0", "NormBackward1")
+    diff = node_name(x1 - x2 + eps, "AddBackward0", "AddBackward1")  # eps added as a Scalar, as PyTorch's
+    return node_name(ea.vector_norm(diff, p, -1, keepdim), "LinalgVectorNormBackward0", "NormBackward1")
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
