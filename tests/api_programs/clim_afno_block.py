@@ -80,7 +80,11 @@ Z = torch.fft.rfft2(z, dim=(1, 2), norm="ortho")
 print("rfft2", Z.shape, Z.dtype, Z.is_contiguous(), Z.stride())
 back = torch.fft.irfft2(Z, s=(4, 6), dim=(1, 2), norm="ortho")
 print("roundtrip", torch.allclose(back, z, atol=1e-6), round(Z.abs().pow(2).sum().item(), 4))
-print("odd W", torch.fft.irfft2(torch.fft.rfft2(torch.randn(4, 5)), s=(4, 5)).shape, torch.fft.irfft2(torch.fft.rfft2(torch.randn(4, 5))).shape)
+print(
+    "odd W",
+    torch.fft.irfft2(torch.fft.rfft2(torch.randn(4, 5)), s=(4, 5)).shape,
+    torch.fft.irfft2(torch.fft.rfft2(torch.randn(4, 5))).shape,
+)
 ss = torch.tensor([-0.03, -0.01, 0.0, 0.005, 0.02, 0.5])
 print("softshrink", F.softshrink(ss, 0.01), nn.Softshrink(0.015)(ss), nn.Softshrink(0.25))
 print("hardshrink", F.hardshrink(ss, 0.01), nn.Hardshrink())

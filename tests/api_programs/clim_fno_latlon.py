@@ -18,8 +18,12 @@ class SpectralConv2d(nn.Module):
         b = x.shape[0]
         x_ft = torch.fft.rfft2(x)
         out_ft = torch.zeros(b, self.weights1.shape[1], x.size(-2), x.size(-1) // 2 + 1, dtype=torch.cfloat)
-        out_ft[:, :, : self.m1, : self.m2] = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, : self.m1, : self.m2], self.weights1)
-        out_ft[:, :, -self.m1 :, : self.m2] = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, -self.m1 :, : self.m2], self.weights2)
+        out_ft[:, :, : self.m1, : self.m2] = torch.einsum(
+            "bixy,ioxy->boxy", x_ft[:, :, : self.m1, : self.m2], self.weights1
+        )
+        out_ft[:, :, -self.m1 :, : self.m2] = torch.einsum(
+            "bixy,ioxy->boxy", x_ft[:, :, -self.m1 :, : self.m2], self.weights2
+        )
         return torch.fft.irfft2(out_ft, s=(x.size(-2), x.size(-1)))
 
 

@@ -11,15 +11,46 @@ torch.manual_seed(0)
 torch.set_printoptions(precision=4)
 phi = (1 + math.sqrt(5)) / 2
 verts = torch.tensor(
-    [[-1, phi, 0], [1, phi, 0], [-1, -phi, 0], [1, -phi, 0], [0, -1, phi], [0, 1, phi],
-     [0, -1, -phi], [0, 1, -phi], [phi, 0, -1], [phi, 0, 1], [-phi, 0, -1], [-phi, 0, 1]],
+    [
+        [-1, phi, 0],
+        [1, phi, 0],
+        [-1, -phi, 0],
+        [1, -phi, 0],
+        [0, -1, phi],
+        [0, 1, phi],
+        [0, -1, -phi],
+        [0, 1, -phi],
+        [phi, 0, -1],
+        [phi, 0, 1],
+        [-phi, 0, -1],
+        [-phi, 0, 1],
+    ],
     dtype=torch.float64,
 )
 verts = F.normalize(verts, dim=-1)
 faces = torch.tensor(
-    [[0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4], [11, 10, 2], [10, 7, 6],
-     [7, 1, 8], [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5], [2, 4, 11], [6, 2, 10],
-     [8, 6, 7], [9, 8, 1]]
+    [
+        [0, 11, 5],
+        [0, 5, 1],
+        [0, 1, 7],
+        [0, 7, 10],
+        [0, 10, 11],
+        [1, 5, 9],
+        [5, 11, 4],
+        [11, 10, 2],
+        [10, 7, 6],
+        [7, 1, 8],
+        [3, 9, 4],
+        [3, 4, 2],
+        [3, 2, 6],
+        [3, 6, 8],
+        [3, 8, 9],
+        [4, 9, 5],
+        [2, 4, 11],
+        [6, 2, 10],
+        [8, 6, 7],
+        [9, 8, 1],
+    ]
 )
 print("verts", verts.shape, verts.dtype, round(verts.norm(dim=-1).min().item(), 6))
 
@@ -36,8 +67,15 @@ def subdivide(verts, faces):
     mid = F.normalize((verts[uniq[:, 0]] + verts[uniq[:, 1]]) / 2, dim=-1)
     m = inv.view(3, -1) + verts.shape[0]
     a, b, c = faces.unbind(-1)
-    new = torch.stack([torch.stack([a, m[0], m[2]], -1), torch.stack([m[0], b, m[1]], -1),
-                       torch.stack([m[2], m[1], c], -1), torch.stack([m[0], m[1], m[2]], -1)], 1)
+    new = torch.stack(
+        [
+            torch.stack([a, m[0], m[2]], -1),
+            torch.stack([m[0], b, m[1]], -1),
+            torch.stack([m[2], m[1], c], -1),
+            torch.stack([m[0], m[1], m[2]], -1),
+        ],
+        1,
+    )
     return torch.cat([verts, mid]), new.reshape(-1, 3)
 
 
@@ -85,8 +123,9 @@ net = InteractionNetwork(4, 2, 8).double()
 print(net)
 x = torch.randn(v1.shape[0], 4, dtype=torch.float64, requires_grad=True)
 e = torch.randn(src.shape[0], 2, dtype=torch.float64)
+x2 = x
 for _ in range(2):
-    x2, e = net(x if _ == 0 else x2, e, src, dst)
+    x2, e = net(x2, e, src, dst)
 print("processed", x2.shape, round(x2.sum().item(), 4), round(e.abs().mean().item(), 4))
 x2.pow(2).sum().backward()
 print("x grad", round(x.grad.norm().item(), 4), net.edge_mlp[0].weight.grad.shape)
@@ -97,7 +136,9 @@ for red in ("sum", "mean", "amax", "amin", "prod"):
     print("reduce", red, out[:3].tolist())
 cnt = torch.zeros(v1.shape[0]).index_add(0, dst, torch.ones(dst.shape[0]))
 print("count", cnt[:4].tolist(), cnt.dtype)
-mean_agg = torch.zeros(v1.shape[0], 4, dtype=torch.float64).index_reduce_(0, dst, x.detach()[src], "mean", include_self=False)
+mean_agg = torch.zeros(v1.shape[0], 4, dtype=torch.float64).index_reduce_(
+    0, dst, x.detach()[src], "mean", include_self=False
+)
 print("index_reduce mean", mean_agg[0].round(decimals=4))
 try:
     torch.zeros(3).index_add_(0, torch.tensor([0, 3]), torch.ones(2))

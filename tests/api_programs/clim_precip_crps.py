@@ -42,7 +42,12 @@ def crps_sorted(ens, obs):
 
 
 c1, c2 = crps_pairwise(ens, rain), crps_sorted(ens, rain)
-print("crps", round(c1.mean().item(), 4), torch.allclose(c1, c2, atol=1e-5), round(crps_pairwise(ens, rain, True).mean().item(), 4))
+print(
+    "crps",
+    round(c1.mean().item(), 4),
+    torch.allclose(c1, c2, atol=1e-5),
+    round(crps_pairwise(ens, rain, True).mean().item(), 4),
+)
 c64 = crps_pairwise(ens.double(), rain.double())
 print("crps64", c64.dtype, round(c64.mean().item(), 6))
 
@@ -54,7 +59,11 @@ print("gaussian crps", round(crps_g.mean().item(), 4), nd, nd.cdf(torch.tensor(0
 mu_p = torch.tensor([0.0, 1.0], requires_grad=True)
 sg_p = torch.tensor([1.0, 2.0], requires_grad=True)
 zz = (torch.tensor([0.5, -1.0]) - mu_p) / sg_p
-crps_t = sg_p * (zz * (2 * torch.special.ndtr(zz) - 1) + 2 * torch.exp(-0.5 * zz**2) / math.sqrt(2 * math.pi) - 1 / math.sqrt(math.pi))
+crps_t = sg_p * (
+    zz * (2 * torch.special.ndtr(zz) - 1)
+    + 2 * torch.exp(-0.5 * zz**2) / math.sqrt(2 * math.pi)
+    - 1 / math.sqrt(math.pi)
+)
 crps_t.sum().backward()
 print("crps grads", mu_p.grad, sg_p.grad)
 

@@ -62,8 +62,15 @@ coarse = F.avg_pool2d(field, 2)
 wlat = torch.cos(torch.deg2rad(lat)).view(1, 1, H, 1)
 cons = F.avg_pool2d(field * wlat, 2) / F.avg_pool2d(wlat.expand_as(field), 2)
 print("conservative", cons.shape, (cons - coarse).abs().max().round(decimals=4))
-print("global mean kept", round((field * wlat).sum().item() / wlat.expand_as(field).sum().item(), 4),
-      round((cons * F.avg_pool2d(wlat.expand_as(field), 2)).sum().item() / F.avg_pool2d(wlat.expand_as(field), 2).sum().item(), 4))
+print(
+    "global mean kept",
+    round((field * wlat).sum().item() / wlat.expand_as(field).sum().item(), 4),
+    round(
+        (cons * F.avg_pool2d(wlat.expand_as(field), 2)).sum().item()
+        / F.avg_pool2d(wlat.expand_as(field), 2).sum().item(),
+        4,
+    ),
+)
 
 src = field.clone().requires_grad_()
 gg = to_grid(FL, FO, 1).requires_grad_()

@@ -55,7 +55,11 @@ for mode in (None, True, False):
     loss.backward()
     grads[mode] = torch.cat([p.grad.flatten() for p in model.parameters()])
     print("mode", mode, tuple(pred.shape), round(loss.item(), 5), pred.requires_grad, pred.grad_fn.name())
-print("ckpt grads equal", torch.allclose(grads[None], grads[True], atol=1e-6), torch.allclose(grads[None], grads[False], atol=1e-6))
+print(
+    "ckpt grads equal",
+    torch.allclose(grads[None], grads[True], atol=1e-6),
+    torch.allclose(grads[None], grads[False], atol=1e-6),
+)
 
 per_lead = ((pred - target) ** 2).mean(dim=(0, 2, 3, 4))
 print("per lead mse", per_lead.detach())
@@ -70,7 +74,12 @@ model.zero_grad()
 pred_tb = rollout(model, x0, target, S, detach_every=2)
 loss_tb = F.mse_loss(pred_tb, target, reduction="sum")
 loss_tb.backward()
-print("truncated", round(loss_tb.item(), 4), pred_tb[:, 2].grad_fn is not None, round(model.net[3].bias.grad.abs().sum().item(), 5))
+print(
+    "truncated",
+    round(loss_tb.item(), 4),
+    pred_tb[:, 2].grad_fn is not None,
+    round(model.net[3].bias.grad.abs().sum().item(), 5),
+)
 
 seq = nn.Sequential(*[Stepper() for _ in range(4)])
 xin = x0.clone().requires_grad_()
