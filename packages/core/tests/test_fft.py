@@ -213,6 +213,19 @@ def test_frequencies_divide_as_ieee_and_refuse_negative_sizes():
         E.fft.fftfreq(-1)
 
 
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_frequencies_take_an_int_n_as_pytorchs_parser(name):
+    """A float or bool `n` is refused (not truncated or taken as 1); a numpy int or 0-dim integer tensor is an int."""
+    f = getattr(E.fft, name)
+    with pytest.raises(TypeError, match=rf"^fft_{name}\(\): argument 'n' \(position 1\) must be int, not float$"):
+        f(4.0)
+    with pytest.raises(TypeError, match=rf"^fft_{name}\(\): argument 'n' \(position 1\) must be int, not bool$"):
+        f(True)
+    with pytest.raises(TypeError, match=rf"^fft_{name}\(\): argument 'n' must be int, not float$"):
+        f(n=4.0)
+    assert f(np.int64(4)).tolist() == f(4).tolist() == f(E.tensor(4)).tolist()
+
+
 def test_two_sided_r2c_fills_the_negative_frequencies_by_conjugate_symmetry():
     """fft_r2c with onesided=False (PyTorch's 1-D fft of a real signal) is numpy's full transform, over one or
     several dims, with the conjugate mirror's signed zeros."""

@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 
 from ember.core.ops._util import require_grad
-from ember.core.ops.arguments import refuse_out_with_grad
+from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core import dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.methods import numpy_aliases
@@ -402,6 +402,7 @@ def _freq_dtype(dtype, out: Tensor | None, fname: str):
     return dt
 
 
+@parsed("fft_fftfreq", n="int", d="float")
 def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, layout=None, device=None,
             requires_grad: bool = False) -> Tensor:
     """The sample frequencies of an `n`-point transform with sample spacing `d`: [0, 1, ..., -1] / (d n).
@@ -435,6 +436,7 @@ def _step(n: int, d: float) -> float:
     return 1.0 / prod if prod else math.copysign(math.inf, prod)
 
 
+@parsed("fft_rfftfreq", n="int", d="float")
 def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """The non-negative sample frequencies of an `n`-point `rfft`: [0, 1, ..., n // 2] / (d n)."""
