@@ -154,10 +154,22 @@ def test_a_bool_for_an_int_argument_is_pytorchs_type_error(call, message):
     (lambda: t.cumsum(1.0), "cumsum(): argument 'dim' (position 1) must be int, not float"),
     (lambda: E.roll(t, 1.0, 0), "roll(): argument 'shifts' (position 2) must be tuple of ints, not float"),
     (lambda: t.sum(1.0), f"sum() {_INVALID}(float), but expected one of:"),
+    (lambda: E.histc(E.ones(3), 4.0), "histc(): argument 'bins' (position 2) must be int, not float"),
+    (lambda: E.ones(3).histc(bins=4.0), "histc(): argument 'bins' must be int, not float"),
+    (lambda: t.rot90(1.0), "rot90(): argument 'k' (position 1) must be int, not float"),
+    (lambda: E.tril_indices(3.0, 3), "tril_indices(): argument 'row' (position 1) must be int, not float"),
+    (lambda: E.triu_indices(3, 3, 1.0), "triu_indices(): argument 'offset' (position 3) must be int, not float"),
+    (lambda: E.randperm(4.0), "randperm(): argument 'n' (position 1) must be int, not float"),
+    (lambda: E.group_norm(E.ones(1, 2, 3), 2.0), "group_norm(): argument 'num_groups' (position 2) must be int, "
+                                                  "not float"),
 ])
 def test_a_float_for_an_int_argument_is_pytorchs_type_error(call, message):
     with pytest.raises(TypeError, match=re.escape(message)):
         call()
+
+
+def test_randperm_takes_a_0d_integer_tensor_as_its_n():
+    assert sorted(E.randperm(E.tensor(4)).tolist()) == [0, 1, 2, 3] and E.randperm(np.int64(2)).shape == (2,)
 
 
 def test_unfold_takes_an_integer_tensor_or_numpy_int_as_its_int():

@@ -133,6 +133,7 @@ INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "repeat_interleave": (("repeats", _I), ("dim", _I)), "tensor_split": (("indices_or_sections", _T), ("dim", _I)),
     "movedim": (("source", _T), ("destination", _T)), "sort": (("dim", _I),), "argsort": (("dim", _I),),
     "unfold": (("dimension", _I), ("size", _I), ("step", _I)), "multinomial": (("num_samples", _I),),
+    "histc": (("bins", _I),), "rot90": (("k", _I),),
 }
 # PyTorch's overloads of the overloaded ones, as its parser prints them for the method (`self` left out); the
 # function's are the method's after "Tensor input, " with the `out=` of `_OUT` (torch.split is Python: none)
