@@ -561,7 +561,18 @@ volumes, Monodepth2 back-projection with meshgrid and poses built in place, ster
 unfold with soft-argmin, SSIM through avg_pool2d with edge-aware smoothness, interpolate's modes with antialias and
 pixel_shuffle, Rodrigues/quaternions/Umeyama, SILog and KITTI metrics with median scaling, the eight-point algorithm
 with triangulation, MVS plane sweeps, AdaBins and ordinal bins, flow consistency with convex upsampling, a
-Monodepth2 training loop, and the errors of geometry code)."""
+Monodepth2 training loop, and the errors of geometry code).
+
+Weather and climate ML (`clim_*`: WeatherBench latitude-weighted RMSE/ACC with cos(lat) weights and NaN-masked
+points, FourCastNet's AFNO mixer (rfft2/irfft2, block-diagonal complex MLPs, softshrink), an FNO on lat-lon grids with
+circular/replicate padding and pole flips, spherical harmonic transforms by Gauss-Legendre quadrature and Legendre
+recurrences, zonal power spectra with windows and a spectral loss, a GraphCast-style icosahedral multimesh with k-NN
+grid2mesh edges and index_add/scatter_reduce message passing, per-variable normalisation with Welford statistics and
+buffers, autoregressive rollouts with checkpointing, teacher forcing and truncation, ERA5-like windows by unfold with
+a DataLoader, precipitation transforms with CRPS/spread-skill/rank histograms, grid_sample regridding over periodic
+longitudes, pixel-shuffle downscaling, bfloat16 CPU autocast, vorticity/column integrals by gradient/trapezoid, and
+the float-for-int and shape mistakes such pipelines make).
+"""
 
 from __future__ import annotations
 

@@ -137,6 +137,47 @@ def test_a_bool_for_an_int_argument_is_pytorchs_type_error(call, message):
         call()
 
 
+@pytest.mark.parametrize("call, message", [  # PyTorch 2.13's words: a float is no int either (not truncated)
+    (lambda: t.unfold(0, 2.0, 1), "unfold(): argument 'size' (position 2) must be int, not float"),
+    (lambda: t.unfold(0, 2, np.float64(1.0)), "unfold(): argument 'step' (position 3) must be int, not numpy.float64"),
+    (lambda: t.unfold(1.0, 2, 1), "unfold(): argument 'dimension' (position 1) must be int, not float"),
+    (lambda: t.unfold(0, True, 1), "unfold(): argument 'size' (position 2) must be int, not bool"),
+    (lambda: t.select(0, 1.0), "select(): argument 'index' (position 2) must be int, not float"),
+    (lambda: E.select(t, 0, 1.0), "select(): argument 'index' (position 3) must be int, not float"),
+    (lambda: t.kthvalue(2.0), "kthvalue(): argument 'k' (position 1) must be int, not float"),
+    (lambda: E.kthvalue(t, k=2.0), "kthvalue(): argument 'k' must be int, not float"),
+    (lambda: E.multinomial(E.ones(3), 2.0),
+     "multinomial(): argument 'num_samples' (position 2) must be int, not float"),
+    (lambda: E.ones(3).multinomial(1.0), "multinomial(): argument 'num_samples' (position 1) must be int, not float"),
+    (lambda: t.transpose(0.0, 1), "transpose(): argument 'dim0' (position 1) must be int, not float"),
+    (lambda: t.unsqueeze(1.0), "unsqueeze(): argument 'dim' (position 1) must be int, not float"),
+    (lambda: t.cumsum(1.0), "cumsum(): argument 'dim' (position 1) must be int, not float"),
+    (lambda: E.roll(t, 1.0, 0), "roll(): argument 'shifts' (position 2) must be tuple of ints, not float"),
+    (lambda: t.sum(1.0), f"sum() {_INVALID}(float), but expected one of:"),
+    (lambda: E.histc(E.ones(3), 4.0), "histc(): argument 'bins' (position 2) must be int, not float"),
+    (lambda: E.ones(3).histc(bins=4.0), "histc(): argument 'bins' must be int, not float"),
+    (lambda: t.rot90(1.0), "rot90(): argument 'k' (position 1) must be int, not float"),
+    (lambda: E.tril_indices(3.0, 3), "tril_indices(): argument 'row' (position 1) must be int, not float"),
+    (lambda: E.triu_indices(3, 3, 1.0), "triu_indices(): argument 'offset' (position 3) must be int, not float"),
+    (lambda: E.randperm(4.0), "randperm(): argument 'n' (position 1) must be int, not float"),
+    (lambda: E.group_norm(E.ones(1, 2, 3), 2.0), "group_norm(): argument 'num_groups' (position 2) must be int, "
+                                                  "not float"),
+])
+def test_a_float_for_an_int_argument_is_pytorchs_type_error(call, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        call()
+
+
+def test_randperm_takes_a_0d_integer_tensor_as_its_n():
+    assert sorted(E.randperm(E.tensor(4)).tolist()) == [0, 1, 2, 3] and E.randperm(np.int64(2)).shape == (2,)
+
+
+def test_unfold_takes_an_integer_tensor_or_numpy_int_as_its_int():
+    """The window's shape holds ints, not the 0-dim tensors or numpy ints given for them."""
+    w = E.arange(10.0).unfold(E.tensor(0), E.tensor(4), np.int64(3))
+    assert w.shape == (3, 4) and all(type(n) is int for n in w.shape) and w[1].tolist() == [3.0, 4.0, 5.0, 6.0]
+
+
 def test_bools_where_pytorch_takes_them_and_ints_unchanged():
     assert t.sum(0, True).shape == (1, 2) and t.max(0, True).values.shape == (1, 2)  # keepdim is a bool
     assert t.topk(1, 0, True, True).values.shape == (1, 2) and t.sort(0, True).values.shape == (3, 2)

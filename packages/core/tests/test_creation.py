@@ -745,6 +745,20 @@ def test_linspace_takes_a_0d_integer_tensor_for_steps_as_pytorch():
         E.linspace(0, 1, E.tensor(3.0))
 
 
+def test_linspace_logspace_take_0d_tensor_ends_only():
+    """A one-element tensor with dimensions is refused as PyTorch refuses it, naming each end that has them."""
+    assert E.linspace(E.tensor(0.0), E.tensor(1.0), 3).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match=re.escape("linspace only supports 0-dimensional start and end tensors, but "
+                                                     "got start with 1 dimension(s).")):
+        E.linspace(E.tensor([0.0]), 1.0, 3)
+    with pytest.raises(RuntimeError, match=re.escape("linspace only supports 0-dimensional start and end tensors, but "
+                                                     "got start with 2 dimension(s) and end with 1 dimension(s).")):
+        E.linspace(E.zeros(1, 1), E.ones(2), 3)
+    with pytest.raises(RuntimeError, match=re.escape("logspace only supports 0-dimensional start and end tensors, but "
+                                                     "got end with 1 dimension(s).")):
+        E.logspace(0.0, E.tensor([1.0]), 3)
+
+
 def test_tensor_of_a_float_past_float32s_range_is_inf_silently_as_pytorch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

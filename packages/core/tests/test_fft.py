@@ -213,6 +213,30 @@ def test_frequencies_divide_as_ieee_and_refuse_negative_sizes():
         E.fft.fftfreq(-1)
 
 
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_frequencies_take_an_int_n_as_pytorchs_parser(name):
+    """A float or bool `n` is refused (not truncated or taken as 1); a numpy int or 0-dim integer tensor is an int."""
+    f = getattr(E.fft, name)
+    with pytest.raises(TypeError, match=rf"^fft_{name}\(\): argument 'n' \(position 1\) must be int, not float$"):
+        f(4.0)
+    with pytest.raises(TypeError, match=rf"^fft_{name}\(\): argument 'n' \(position 1\) must be int, not bool$"):
+        f(True)
+    with pytest.raises(TypeError, match=rf"^fft_{name}\(\): argument 'n' must be int, not float$"):
+        f(n=4.0)
+    assert f(np.int64(4)).tolist() == f(4).tolist() == f(E.tensor(4)).tolist()
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+def test_one_dimensional_transforms_refuse_a_float_n(name):
+    """`n=4.0` (or a bool, or a float tensor) is PyTorch's parser TypeError, not a transform of int(n) points."""
+    x = E.ones(8, dtype=E.complex64 if name in ("irfft", "hfft") else E.float32)
+    f = getattr(E.fft, name)
+    for n, kind in ((4.0, "float"), (np.float64(4.0), "numpy.float64"), (True, "bool"), (E.tensor(4.0), "Tensor")):
+        with pytest.raises(TypeError, match=rf"^fft_{name}\(\): argument 'n' must be int, not {kind}$"):
+            f(x, n=n)
+    assert f(x, n=np.int64(4)).shape == f(x, n=4).shape
+
+
 def test_two_sided_r2c_fills_the_negative_frequencies_by_conjugate_symmetry():
     """fft_r2c with onesided=False (PyTorch's 1-D fft of a real signal) is numpy's full transform, over one or
     several dims, with the conjugate mirror's signed zeros."""

@@ -717,3 +717,21 @@ def test_reduced_precision_adaptive_avg_pool3d_sums_in_its_dtype_as_pytorchs_cpu
         np.testing.assert_array_equal(got.float().numpy(), want.astype(np.float32))
     once = P.adaptive_avg_pool3d(x.float(), (1, 1, 2)).numpy().astype(a.dtype)  # one rounding would differ here
     assert not np.array_equal(once, _sequential_window_mean(a, (1, 1, 2)))
+
+
+def test_2d_pools_refuse_a_float_window_as_pytorchs_parser():
+    """A float kernel/stride/padding (or one inside the tuple) is PyTorch's TypeError, not a truncated window."""
+    x = E.zeros(1, 1, 4, 4)
+    with pytest.raises(TypeError, match=re.escape("avg_pool2d(): argument 'kernel_size' (position 2) must be tuple of "
+                                                  "ints, not float")):
+        E.avg_pool2d(x, 2.0)
+    with pytest.raises(TypeError, match=re.escape("avg_pool2d(): argument 'stride' (position 3) must be tuple of ints, "
+                                                  "not float")):
+        E.avg_pool2d(x, 2, 1.0)
+    with pytest.raises(TypeError, match=re.escape("max_pool2d(): argument 'padding' (position 4) must be tuple of "
+                                                  "ints, not float")):
+        E.max_pool2d(x, 2, padding=1.0)
+    with pytest.raises(TypeError, match=re.escape("avg_pool2d(): argument 'kernel_size' failed to unpack the object at "
+                                                  "pos 2 with error \"type must be tuple of ints,but got float\"")):
+        E.avg_pool2d(x, (2, 2.0))
+    assert E.avg_pool2d(x, np.int64(2), stride=()).shape == (1, 1, 2, 2)

@@ -137,6 +137,20 @@ def test_pixel_shuffle_matches_reference_and_unshuffle_inverts_it():
         E.pixel_unshuffle(E.zeros(1, 1, 3, 5), 3)
 
 
+@pytest.mark.parametrize("factor", [2.0, True, "2"])
+def test_pixel_shuffle_factor_must_be_an_int(factor):
+    """A float, bool or str factor is PyTorch's parser TypeError, not a silent int(); a numpy int is accepted."""
+    x = E.zeros(1, 4, 2, 2)
+    name = type(factor).__name__
+    with pytest.raises(TypeError, match=rf"^pixel_shuffle\(\): argument 'upscale_factor' \(position 2\) must be int, "
+                                        rf"not {name}$"):
+        E.pixel_shuffle(x, factor)
+    with pytest.raises(TypeError, match=rf"^pixel_unshuffle\(\): argument 'downscale_factor' \(position 2\) must be "
+                                        rf"int, not {name}$"):
+        E.pixel_unshuffle(x, factor)
+    assert E.pixel_shuffle(x, np.int64(2)).shape == (1, 1, 4, 4)
+
+
 def test_area_mode_is_adaptive_average_pooling():
     x = np.random.default_rng(5).standard_normal((1, 2, 6, 4))
     np.testing.assert_allclose(E.interpolate(T(x), size=(3, 2), mode="area").numpy(),

@@ -120,6 +120,21 @@ def test_conv2d_matches_reference(stride, padding, dilation, groups):
     np.testing.assert_allclose(w(conv(x)), ref, rtol=1e-10, atol=1e-12)
 
 
+def test_a_padding_mode_pads_before_the_rank_check():
+    """A padding mode's F.pad runs first (PyTorch's _conv_forward), so a wrong rank is F.pad's error there, even for
+    padding='valid'; zero padding keeps the conv's own rank error."""
+    x = torch.zeros(1, 1, 3, 4, 6)
+    for mode in ("circular", "reflect", "replicate"):
+        with pytest.raises(NotImplementedError, match=r"^Padding size 4 is not supported for 5D input tensor\."):
+            nn.Conv2d(3, 4, 3, padding=1, padding_mode=mode)(x)
+    with pytest.raises(NotImplementedError, match=r"^Padding size 4 is not supported for 5D input tensor\."):
+        nn.Conv2d(3, 4, 3, padding="valid", padding_mode="circular")(x)
+    with pytest.raises(RuntimeError, match=r"^Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d"):
+        nn.Conv2d(3, 4, 3, padding=1)(x)
+    y = nn.Conv2d(1, 2, 3, padding="valid", padding_mode="circular")(torch.zeros(1, 1, 5, 5))
+    assert y.shape == (1, 2, 3, 3)
+
+
 def test_conv2d_same_valid_and_padding_modes():
     conv = nn.Conv2d(2, 3, (3, 5), padding="same").double()
     x = torch.randn(1, 2, 6, 7, dtype=torch.float64)

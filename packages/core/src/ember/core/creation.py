@@ -1144,12 +1144,15 @@ def _space_args(op: str, start, end, steps, base, dtype) -> None:
     its TypeError listing the four overloads (Tensor or Number ends)."""
     from ember.core.random import _int_arg
 
-    if _int_arg(steps) and _good_dtype(dtype):
-        return
-    extra = ", float base = 10.0" if base else ""
-    raise overloads_error(op, (start, end) if steps is _NO_STEPS else (start, end, steps), dtype,
-                          tuple(f"{a} start, {b} end, int steps{extra}" for b in ("Tensor", "Number")
-                                for a in ("Tensor", "Number")))
+    if not (_int_arg(steps) and _good_dtype(dtype)):
+        extra = ", float base = 10.0" if base else ""
+        raise overloads_error(op, (start, end) if steps is _NO_STEPS else (start, end, steps), dtype,
+                              tuple(f"{a} start, {b} end, int steps{extra}" for b in ("Tensor", "Number")
+                                    for a in ("Tensor", "Number")))
+    shaped = [f"{name} with {t.ndim} dimension(s)" for name, t in (("start", start), ("end", end))
+              if isinstance(t, Tensor) and t.ndim]
+    if shaped:  # a tensor end must be 0-dim (ember's scalar conversion would take any one-element tensor)
+        raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, but got {' and '.join(shaped)}.")
 
 
 @_dispatch.composite("linspace")

@@ -17,8 +17,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from ember.core.ops._util import require_grad
-from ember.core.ops.arguments import refuse_out_with_grad
+from ember.core.ops.arguments import _type_name, parsed, refuse_out_with_grad
 from ember.core import dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.methods import numpy_aliases
@@ -201,9 +203,12 @@ def _one(n) -> tuple | None:
 
 
 def _check_1d(name: str, n, dim) -> None:
-    """A 1-D transform's arguments as PyTorch parses them: an int `dim`, and `n` (if given) at least 1."""
+    """A 1-D transform's arguments as PyTorch parses them: an int `dim`, and `n` (if given) an int (a float is
+    refused, not truncated) at least 1."""
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"fft_{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if n is not None and (isinstance(n, bool | float | np.floating) or isinstance(n, Tensor) and n.is_floating_point()):
+        raise TypeError(f"fft_{name}(): argument 'n' must be int, not {_type_name(n)}")
     if n is not None and n < 1:
         raise RuntimeError(f"Invalid number of data points ({n}) specified")
 
@@ -402,6 +407,7 @@ def _freq_dtype(dtype, out: Tensor | None, fname: str):
     return dt
 
 
+@parsed("fft_fftfreq", n="int", d="float")
 def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, layout=None, device=None,
             requires_grad: bool = False) -> Tensor:
     """The sample frequencies of an `n`-point transform with sample spacing `d`: [0, 1, ..., -1] / (d n).
@@ -435,6 +441,7 @@ def _step(n: int, d: float) -> float:
     return 1.0 / prod if prod else math.copysign(math.inf, prod)
 
 
+@parsed("fft_rfftfreq", n="int", d="float")
 def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """The non-negative sample frequencies of an `n`-point `rfft`: [0, 1, ..., n // 2] / (d n)."""

@@ -22,8 +22,8 @@ import numpy as np
 from ember.core import overrides as _overrides
 from ember.core.dispatch import Op
 from ember.core.ops.arguments import (
-    INT_ARGS, KEEPDIM_NEEDS_DIM, MOMENTS, NUMPY_REDUCTIONS, bool_for_int, both_unbiased_and_correction,
-    keepdim_without_dim_error, method_out_error,
+    INT_ARGS, KEEPDIM_NEEDS_DIM, MOMENTS, NUMPY_REDUCTIONS, both_unbiased_and_correction,
+    keepdim_without_dim_error, method_out_error, not_an_int,
 )
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
@@ -36,8 +36,8 @@ _NDARRAY = np.ndarray
 def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = False,
                   function: bool = False) -> Callable:
     """`fn` also accepting numpy's `axis=`/`keepdims=` for `dim=`/`keepdim=`, as PyTorch does, and refusing a bool
-    for an int argument of the method `name` as PyTorch's parser (`arguments.INT_ARGS`); `fn` itself when it has
-    neither to do. `as_method`: the method form of a reduction numpy calls with its keywords (`np.sum(t)` calls
+    or a float for an int argument of the method `name` as PyTorch's parser (`arguments.INT_ARGS`); `fn` itself when it
+    has neither to do. `as_method`: the method form of a reduction numpy calls with its keywords (`np.sum(t)` calls
     `t.sum(axis=None, dtype=None, out=None)`), whose `out=` PyTorch's method refuses (`arguments.NUMPY_REDUCTIONS`)."""
     try:
         params = inspect.signature(fn).parameters
@@ -48,8 +48,8 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
         return fn
     op = name
     stop = len(ints) + 1 if ints is not None else 1  # the int arguments' positions end here (`self` is 0)
-    # the classes that may hide a bool: lists too where a kind is "tuple of ints" (their items are checked then)
-    suspect = (_BOOL_OR_SEQ if any(kind != "int" for _, kind in ints) else _BOOL) if ints is not None else None
+    # the classes that may hide a non-int: lists too where a kind is "tuple of ints" (their items are checked then)
+    suspect = (_NOT_INT_OR_SEQ if any(kind != "int" for _, kind in ints) else _NOT_INT) if ints is not None else None
 
     @functools.wraps(fn)
     def aliased(*args, **kwargs):
@@ -72,24 +72,25 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
                     return fn(*args, **kwargs)
                 except TypeError as e:
                     raise _keyword_dim_words(e) from None
-        if ints is not None:  # an int argument that may be a bool (`bool_for_int` says): one class test each, and a
-            for v in args[1:stop]:  # sequence's items' classes in C (`split([3, 7])` makes no Python call here)
-                if (c := v.__class__) in suspect and (c is bool or bool in map(type, v)):
-                    _refuse_bool(op, ints, args, kwargs, function)
+        if ints is not None:  # an int argument that may be a bool or float (`not_an_int` says): one class test each,
+            for v in args[1:stop]:  # and a sequence's items' classes in C (`split([3, 7])` makes no Python call here)
+                if (c := v.__class__) in suspect and (c in _NOT_INT or not _NOT_INT.isdisjoint(map(type, v))):
+                    _refuse_not_int(op, ints, args, kwargs, function)
             if kwargs:
                 for v in kwargs.values():
-                    if (c := v.__class__) in suspect and (c is bool or bool in map(type, v)):
-                        _refuse_bool(op, ints, args, kwargs, function)
+                    if (c := v.__class__) in suspect and (c in _NOT_INT or not _NOT_INT.isdisjoint(map(type, v))):
+                        _refuse_not_int(op, ints, args, kwargs, function)
         return fn(*args, **kwargs)
-    aliased._int_args = ints  # `attach` wraps a method of INT_ARGS attached without `@method` (`bool_for_int`)
+    aliased._int_args = ints  # `attach` wraps a method of INT_ARGS attached without `@method` (`not_an_int`)
     return aliased
 
 
-_BOOL, _BOOL_OR_SEQ = frozenset({bool}), frozenset({bool, list, tuple})
+_NOT_INT = frozenset({bool, float, np.float16, np.float32, np.float64})
+_NOT_INT_OR_SEQ = _NOT_INT | {list, tuple}
 
 
-def _refuse_bool(op: str, ints: tuple, args: tuple, kwargs: dict, function: bool = False) -> None:
-    if (e := bool_for_int(op, ints, args, kwargs, function)) is not None:
+def _refuse_not_int(op: str, ints: tuple, args: tuple, kwargs: dict, function: bool = False) -> None:
+    if (e := not_an_int(op, ints, args, kwargs, function)) is not None:
         raise e
 
 

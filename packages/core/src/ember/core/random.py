@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import numbers
 import os
+import operator
 from collections.abc import Iterator
 
 import math
@@ -34,6 +35,7 @@ from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
 from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, require_grad, warn_at_caller, write_out
+from ember.core.ops.arguments import parsed
 from ember.core.ops.numeric import not_implemented_for
 from ember.core.ops.parser_errors import kwargs_order
 from ember.core import cpu_sampling as cs
@@ -985,6 +987,7 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=
 
 
 @composite("randperm")
+@parsed("randperm", n="int")
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
              device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A random permutation of 0..n-1 (int64 unless `dtype` says otherwise)."""
@@ -994,6 +997,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
         sigs = "".join(f" * (int n, *, {gen}{_FACTORY_KW})\n" for gen in ("torch.Generator generator, ", ""))
         raise TypeError(f"randperm() received an invalid combination of arguments - got ({type(n).__name__}, "
                         f"generator={type(generator).__name__}), but expected one of:\n{sigs}")
+    n = operator.index(n)  # a 0-dim integer tensor or numpy int, as PyTorch's parser takes it, made an int
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)

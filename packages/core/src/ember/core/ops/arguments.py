@@ -21,7 +21,7 @@ from ember.core import dtypes
 from ember.core.ops.parser_errors import invalid_arguments, plausible
 from ember.core.tensor import Tensor
 
-__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "bool_for_int", "NUMPY_REDUCTIONS", "method_out_error",
+__all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "not_an_int", "NUMPY_REDUCTIONS", "method_out_error",
            "KEEPDIM_NEEDS_DIM", "keepdim_without_dim_error", "MOMENTS", "both_unbiased_and_correction"]
 
 _INTS = (int, np.integer, Tensor)  # a 0-d tensor is an int to PyTorch's parser; the function checks it further
@@ -110,7 +110,8 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
 
 
 # PyTorch's int arguments (its schema's names and kinds, in order after `self`) of the methods whose parser takes no
-# bool for them, where ember's ints would take True as 1: `methods.numpy_aliases` asks `bool_for_int` on each call of
+# bool or float for them, where ember's ints would take True as 1 (or 2.0 as a size): `methods.numpy_aliases` asks
+# `not_an_int` on each call of
 # a method named here that is given more than `self`. A name PyTorch overloads (`_METHOD_OVERLOADS`, and split) words
 # its refusal "received an invalid combination of arguments" and lists the overloads (one only plausible overload by
 # argument count: that overload's own words).
@@ -131,6 +132,8 @@ INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "narrow": (("dim", _I), ("start", _I), ("length", _I)), "split": (("split_size", _T), ("dim", _I)),
     "repeat_interleave": (("repeats", _I), ("dim", _I)), "tensor_split": (("indices_or_sections", _T), ("dim", _I)),
     "movedim": (("source", _T), ("destination", _T)), "sort": (("dim", _I),), "argsort": (("dim", _I),),
+    "unfold": (("dimension", _I), ("size", _I), ("step", _I)), "multinomial": (("num_samples", _I),),
+    "histc": (("bins", _I),), "rot90": (("k", _I),),
 }
 # PyTorch's overloads of the overloaded ones, as its parser prints them for the method (`self` left out); the
 # function's are the method's after "Tensor input, " with the `out=` of `_OUT` (torch.split is Python: none)
@@ -176,21 +179,26 @@ def overload_options(op: str, function: bool) -> list[str] | None:
     return sigs
 
 
-def _is_bool(v, kind: str) -> bool:
-    return v.__class__ is bool or kind == _T and v.__class__ in (list, tuple) and any(e.__class__ is bool for e in v)
+_NOT_INTS = (bool, float, np.floating)  # what PyTorch's parser refuses for an int (Python and numpy floats, bools)
 
 
-def bool_for_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: dict,
-                 function: bool = False) -> TypeError | None:
-    """PyTorch's TypeError for a bool given to one of `op`'s int arguments (`spec`, from `INT_ARGS`) in a method call
+def _not_int(v, kind: str) -> bool:
+    return isinstance(v, _NOT_INTS) or kind == _T and v.__class__ in (list, tuple) and any(
+        isinstance(e, _NOT_INTS) for e in v)
+
+
+def not_an_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: dict,
+               function: bool = False) -> TypeError | None:
+    """PyTorch's TypeError for a bool or a float given to one of `op`'s int arguments (`spec`, from `INT_ARGS`) in a
+    method call
     `args` (`self` first) and `kwargs`, or None; positions count from the first argument after `self` (from `input`
     in a `function` call, whose overloaded refusal lists `Tensor` first)."""
-    if op == "split" and isinstance(args[1] if len(args) > 1 else kwargs.get("split_size"), list | tuple):
-        return None  # sizes go to split_with_sizes, whose parser words it (`join.split_sizes_arg`)
+    if op == "split" and isinstance(args[1] if len(args) > 1 else kwargs.get("split_size"), list | tuple | float):
+        return None  # sizes (and a float) go to split_with_sizes, whose parser words it (`join.split_sizes_arg`)
     for i, (name, kind) in enumerate(spec, 1):
-        if i < len(args) and _is_bool(v := args[i], kind):
+        if i < len(args) and _not_int(v := args[i], kind):
             break
-        if kwargs and name in kwargs and _is_bool(v := kwargs[name], kind):
+        if kwargs and name in kwargs and _not_int(v := kwargs[name], kind):
             i = None
             break
     else:

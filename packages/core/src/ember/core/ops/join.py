@@ -843,11 +843,13 @@ def _tri_indices(fn, row: int, col: int, offset: int, dtype, device) -> Tensor:
     return tensor(np.stack([r, c]) if row and col else np.zeros((2, 0)), dtype=dtype or dtypes.int64, device=device)
 
 
+@parsed("tril_indices", row="int", col="int", offset="int")
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
     """The (2, N) coordinates of the lower triangle of a `row` x `col` matrix, row by row."""
     return _tri_indices(np.tril_indices, row, col, offset, dtype, device)
 
 
+@parsed("triu_indices", row="int", col="int", offset="int")
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
     """The (2, N) coordinates of the upper triangle of a `row` x `col` matrix, row by row."""
     return _tri_indices(np.triu_indices, row, col, offset, dtype, device)

@@ -395,6 +395,9 @@ def select(input, dim: int, index: int) -> Tensor:
 
 @method
 def unfold(input, dimension: int, size: int, step: int) -> Tensor:
+    """Windows of `size` every `step` along `dimension` as a new last dim (a view); an integer tensor or numpy int
+    counts as its int, so the shape holds ints (floats and bools are refused before, by `arguments.INT_ARGS`)."""
+    dimension, size, step = operator.index(dimension), operator.index(size), operator.index(step)
     input._wrap_dim(dimension)  # the dim first, as PyTorch (a 0-dim tensor has -1 and 0)
     return S.unfold(input, dimension, size, step)
 

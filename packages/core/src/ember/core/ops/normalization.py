@@ -17,6 +17,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
+from ember.core.ops.arguments import parsed
 from ember.core.ops._util import wrap
 from ember.core.ops.memfmt import channels_last_as
 from ember.core.tensor import Tensor, describe
@@ -581,6 +582,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
 
 
 @composite("group_norm")
+@parsed("group_norm", num_groups="int")
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
     """Group normalization, as `torch.nn.functional.group_norm`: input `(N, C, *)`, C divisible by num_groups

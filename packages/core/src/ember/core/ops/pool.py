@@ -24,6 +24,7 @@ from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
+from ember.core.ops.arguments import _type_name
 from ember.core.ops.memfmt import channels_last_as, grad_laid_out, suggested_format
 from ember.core.tensor import Tensor, describe
 
@@ -41,9 +42,21 @@ def _arity_error(op: str, name: str, n: str) -> RuntimeError:
     return RuntimeError(f"{op}: {name} must {verb}{omitted} a single int, or a tuple of {n} ints")
 
 
+_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5}  # in PyTorch's (input, kernel_size, ...)
+
+
 def _pair(v, name: str, op: str) -> tuple[int, int]:
-    if isinstance(v, int | np.integer):
+    """One int for both dims, or a sequence of one or two; a float (alone or in the sequence) is PyTorch's parser
+    TypeError for a positional "tuple of ints", not truncated."""
+    if isinstance(v, int | np.integer) and not isinstance(v, bool):
         return int(v), int(v)
+    if not isinstance(v, tuple | list):
+        raise TypeError(f"{op}(): argument '{name}' (position {_POSITIONS[name]}) must be tuple of ints, not "
+                        f"{_type_name(v)}")
+    for i, x in enumerate(v, 1):
+        if not isinstance(x, int | np.integer) or isinstance(x, bool):
+            raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i} with error \"type must "
+                            f"be tuple of ints,but got {_type_name(x)}\"")
     v = tuple(int(x) for x in v)
     if len(v) == 1:
         return v[0], v[0]
@@ -357,7 +370,7 @@ def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     """
     _check_input("max_pool2d", input, 2)
     k = _pair(kernel_size, "kernel_size", "max_pool2d")
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
+    s = k if stride is None or (isinstance(stride, tuple | list) and len(stride) == 0) else \
         _pair(stride, "stride", "max_pool2d")
     p, d = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
     _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
@@ -444,7 +457,7 @@ def avg_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     """
     _check_input("avg_pool2d", input, 2)
     k = _pair(kernel_size, "kernel_size", "avg_pool2d")
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
+    s = k if stride is None or (isinstance(stride, tuple | list) and len(stride) == 0) else \
         _pair(stride, "stride", "avg_pool2d")
     p = _pair(padding, "padding", "avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
@@ -605,7 +618,8 @@ def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode, check_input_s
 
 def _window3d_args(op: str, kernel_size, stride, padding, dilation):
     k = _triple(kernel_size, "kernel_size", op)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _triple(stride, "stride", op)
+    s = k if stride is None or (isinstance(stride, tuple | list) and len(stride) == 0) else \
+        _triple(stride, "stride", op)
     return k, s, _triple(padding, "padding", op), _triple(dilation, "dilation", op)
 
 

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ember.core.dispatch import declare, node_name
-from ember.core.ops._util import wrap
+from ember.core.ops._util import int_param, wrap
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
 from ember.core.tensor import Tensor
 
@@ -536,7 +536,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """
     from ember.core.ops.layout import permute, reshape
 
-    r = int(upscale_factor)
+    r = int_param(upscale_factor, "pixel_shuffle", "upscale_factor", 2)
     if input.ndim < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
@@ -560,7 +560,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """`(*, C, H r, W r)` -> `(*, C r^2, H, W)`: the inverse of `pixel_shuffle`."""
     from ember.core.ops.layout import permute, reshape
 
-    r = int(downscale_factor)
+    r = int_param(downscale_factor, "pixel_unshuffle", "downscale_factor", 2)
     if input.ndim < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")

@@ -108,14 +108,14 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """exp(x) / sum(exp(x)) along `dim` (None: PyTorch's deprecated implicit choice, with its warning)."""
     if dim is None and isinstance(input, Tensor):
         dim = _implicit_dim("softmax", input.dim())
-    return ea.softmax(input, dim, dtype=dtype)
+    return input.softmax(dim, dtype=dtype)  # the method, as PyTorch's: its parser errors count from `dim`
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """x - logsumexp(x) along `dim` (None: PyTorch's deprecated implicit choice, with its warning)."""
     if dim is None and isinstance(input, Tensor):
         dim = _implicit_dim("log_softmax", input.dim())
-    return ea.log_softmax(input, dim, dtype=dtype)
+    return input.log_softmax(dim, dtype=dtype)  # the method, as PyTorch's: its parser errors count from `dim`
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:

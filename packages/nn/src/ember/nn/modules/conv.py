@@ -106,17 +106,18 @@ class _ConvNd(Module):
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         """The module's convolution with another weight and bias (PyTorch's hook for weight-standardised and
-        reparametrised convolutions): its stride, padding and padding mode, dilation and groups."""
-        self._check_input(input)
+        reparametrised convolutions): its stride, padding and padding mode, dilation and groups. A padding mode
+        pads first, so F.pad's errors come before the rank check, as PyTorch's."""
         x, padding = self._padded(input)
+        self._check_input(input)
         self._check_channels(x, weight)
         conv = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
         return conv(x, weight, bias, self.stride, padding, self.dilation, self.groups)
 
     def _padded(self, input: Tensor) -> tuple[Tensor, object]:
         """Non-zero padding modes pad explicitly and convolve without padding ('same': the extra element of an
-        odd total at the end, as PyTorch's)."""
-        if self.padding_mode == "zeros" or self.padding == "valid":
+        odd total at the end, as PyTorch's; 'valid' pads by nothing, but through F.pad and its checks)."""
+        if self.padding_mode == "zeros":
             return input, self.padding
         return F.pad(input, tuple(self._reversed_padding_repeated_twice), mode=self.padding_mode), 0
 
