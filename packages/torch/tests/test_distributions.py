@@ -662,6 +662,34 @@ def test_lowrank_multivariate_normal_agrees_with_its_dense_covariance():
     np.testing.assert_allclose(np.cov(s.T), cov, atol=0.1)
 
 
+def test_pytorch_private_helpers_of_kl_transforms_and_utils():
+    """The helpers PyTorch's modules name (code copied from them imports them): the low-rank log det and
+    Mahalanobis form against the dense covariance, trace(X X^T), +inf, the clipped sigmoid, is_tensor_like."""
+    from ember.torch.distributions import kl, transforms, utils
+
+    rng = np.random.default_rng(0)
+    W, diag, x = rng.standard_normal((2, 4, 2)), rng.random((2, 4)) + 0.5, rng.standard_normal((2, 4))
+    cov = W @ W.transpose(0, 2, 1) + diag[:, :, None] * np.eye(4)
+    cap = D.LowRankMultivariateNormal(T(np.zeros(4)), T(W), T(diag))._capacitance_tril
+    close(kl._batch_lowrank_logdet(T(W), T(diag), cap), np.linalg.slogdet(cov)[1], rtol=1e-12)
+    close(kl._batch_lowrank_mahalanobis(T(W), T(diag), T(x), cap),
+          np.einsum("bi,bi->b", x, np.linalg.solve(cov, x[..., None])[..., 0]), rtol=1e-12)
+    close(kl._batch_trace_XXT(T(W)), np.trace(W @ W.transpose(0, 2, 1), axis1=1, axis2=2), rtol=1e-12)
+    assert np.isposinf(N(kl._infinite_like(T(x)))).all()
+    tiny, eps = np.finfo(np.float32).tiny, np.finfo(np.float32).eps
+    assert transforms._clipped_sigmoid(torch.tensor([-200.0, 0.0, 200.0])).tolist() == [tiny, 0.5, np.float32(1 - eps)]
+    assert utils.is_tensor_like(T(x)) and not utils.is_tensor_like(3)
+
+
+def test_kl_match_orders_pairs_by_subclassing_first_type_first():
+    from ember.torch.distributions.kl import _Match
+
+    assert _Match(D.Normal, D.Normal) <= _Match(D.Distribution, D.Normal) < _Match(D.Distribution, D.Distribution)
+    assert not _Match(D.Distribution, D.Normal) <= _Match(D.Normal, D.Distribution)
+    assert min(_Match(*m) for m in [(D.Distribution, D.Normal), (D.Normal, D.Distribution)]).types == (
+        D.Normal, D.Distribution)
+
+
 def test_continuous_bernoulli_density_integrates_to_one_and_kl_to_uniform():
     lam = np.array([0.1, 0.4995, 0.5, 0.8])
     d = D.ContinuousBernoulli(T(lam))
