@@ -562,12 +562,14 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     k %= 4
+    # PyTorch transposes its flipped copy in place: a new tensor of transposed strides, which the flip of the
+    # transposed view is (the copy keeps its input's layout), not a view of that copy
     if k == 1:
-        return node_name(S.transpose(_flip(input, (d1,)), d0, d1), "TransposeBackward0", "Rot90Backward0")
+        return node_name(_flip(S.transpose(input, d0, d1), (d0,)), "FlipBackward0", "Rot90Backward0")
     if k == 2:
         return node_name(_flip(input, (d0, d1)), "FlipBackward0", "Rot90Backward0")
     if k == 3:
-        return node_name(S.transpose(_flip(input, (d0,)), d0, d1), "TransposeBackward0", "Rot90Backward0")
+        return node_name(_flip(S.transpose(input, d0, d1), (d1,)), "FlipBackward0", "Rot90Backward0")
     return node_name(S.clone(input), "CloneBackward0", "Rot90Backward0")
 
 
