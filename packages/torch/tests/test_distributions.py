@@ -292,6 +292,20 @@ def test_gamma_draws_record_pytorchs_standard_gamma_node():
     assert type(x.grad_fn.next_functions[0][0]).__name__ == "StandardGammaBackward0"
 
 
+def test_standard_gamma_grad_records_pytorchs_node_without_a_derivative():
+    """`_standard_gamma_grad` records StandardGammaGradBackward0, whose backward refuses: a double backward
+    through `Gamma.rsample` raises PyTorch's NotImplementedError."""
+    from ember.torch.distributions._special import standard_gamma_grad
+
+    conc = T([0.5, 2.0], requires_grad=True)
+    g = standard_gamma_grad(conc, T([0.3, 1.5]))
+    assert type(g.grad_fn).__name__ == "StandardGammaGradBackward0" and g.requires_grad
+    torch.manual_seed(0)
+    d, = torch.autograd.grad(D.Gamma(conc, T(1.0)).rsample().sum(), conc, create_graph=True)
+    with pytest.raises(NotImplementedError, match="^the derivative for '_standard_gamma_grad' is not implemented.$"):
+        d.sum().backward()
+
+
 def test_gamma_rate_gradient_and_beta_dirichlet_gradients_flow():
     conc, rate = T([2.0], requires_grad=True), T([4.0], requires_grad=True)
     torch.manual_seed(5)
