@@ -18,7 +18,7 @@ from ember.core.storage import Storage, VersionAlias
 from ember.core.tensor import Tensor, describe
 
 from ember.autograd import engine
-from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta
+from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta, refuse_stale_view
 from ember.autograd.grad_mode import _enabled, _inference, _state
 from ember.autograd.record import is_inference
 
@@ -113,8 +113,11 @@ def _del_grad(self: Tensor) -> None:
 
 
 def _get_grad_fn(self: Tensor):
-    if self._grad_fn is None and not self._requires_grad:
-        return None
+    if self._grad_fn is None:
+        if self._ag is not None and self._ag.attr_version is not None:
+            refuse_stale_view(self)
+        if not self._requires_grad:
+            return None
     return edge_of(self)[0] if self._grad_fn is not None or _woken(self) else None
 
 
