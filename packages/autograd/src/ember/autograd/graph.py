@@ -121,7 +121,10 @@ class RemovableHandle:
 
 
 class _Hooks(OrderedDict):
-    """An OrderedDict that a handle can reference weakly."""
+    """An OrderedDict that a handle can reference weakly (printed as one, as `Tensor._backward_hooks` is)."""
+
+    def __repr__(self) -> str:
+        return repr(OrderedDict(self))
 
 
 def add_hook(hooks: _Hooks | None, fn: Callable) -> tuple[_Hooks, RemovableHandle]:
