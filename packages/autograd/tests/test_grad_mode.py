@@ -320,3 +320,34 @@ def test_view_made_in_no_grad_requires_grad_as_its_base_but_has_no_edge():
     assert v2.requires_grad and type(v2.grad_fn).__name__ == "SliceBackward0"
     with pytest.raises(RuntimeError, match="^Can't call numpy\\(\\) on Tensor that requires grad"):
         v.numpy()
+
+
+_STALE = "^A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
+
+
+@pytest.mark.parametrize("write_in_no_grad", [False, True])
+def test_grad_fn_of_a_no_grad_view_refused_after_its_base_is_written(write_in_no_grad):
+    """PyTorch's CreationMeta check: once the storage of a view made in no_grad moved on and its base requires
+    grad, reading its grad_fn (or using it in an op) raises; before the write it is None."""
+    base = E.ones(4, requires_grad=True).clone()
+    with E.no_grad():
+        v = base[:2]
+    assert v.grad_fn is None
+    if write_in_no_grad:
+        with E.no_grad():
+            base.mul_(2)
+    else:
+        base.mul_(2)
+    with pytest.raises(RuntimeError, match=_STALE + "grad mode enabled. Given that this use case is ambiguous"):
+        v.grad_fn
+    with pytest.raises(RuntimeError, match=_STALE):
+        v.sum()
+
+
+def test_grad_fn_of_a_multi_view_output_refused_after_its_base_starts_requiring_grad():
+    base = E.zeros(2, 2)
+    v = base.unbind(0)[0]
+    base.add_(E.ones(2, 2, requires_grad=True))
+    with pytest.raises(RuntimeError, match=_STALE + "grad mode enabled. This view is the output of a function that "
+                                                    "returns multiple views."):
+        v.grad_fn

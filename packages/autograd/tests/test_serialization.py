@@ -487,3 +487,31 @@ def test_importing_ember_autograd_leaves_every_ops_subclass_check_off():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_saving_a_tensor_with_a_backward_hook_warns_as_pytorch(tmp_path):
+    """`Tensor._backward_hooks` holds the hooks by handle id; saving warns for each hook not marked
+    `unserializable_hook` (PyTorch's `warn_if_has_hooks`), a leaf's and a non-leaf's alike."""
+    import warnings
+
+    from ember.autograd.tensor_api import warn_if_has_hooks
+
+    def hook(g):
+        return g
+
+    t = E.ones(2, requires_grad=True)
+    assert t._backward_hooks is None
+    handle = t.register_hook(hook)
+    assert list(t._backward_hooks.values()) == [hook] and repr(t._backward_hooks).startswith("OrderedDict(")
+    y = t * 2
+    quiet = y.register_hook(lambda g: g)
+    y._backward_hooks[quiet.id].__torch_unserializable__ = True
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        E.save({"t": t, "y": y.detach()}, tmp_path / "a.pt")
+        warn_if_has_hooks(y)
+    assert [str(x.message) for x in w] == [
+        f"backward hook {hook!r} on tensor will not be serialized.  If this is expected, you can decorate the function "
+        "with @torch.utils.hooks.unserializable_hook to suppress this warning"]
+    handle.remove()
+    assert len(t._backward_hooks) == 0

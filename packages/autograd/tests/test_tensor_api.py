@@ -210,3 +210,17 @@ def test_copying_composites_are_no_views():
                                                   lambda: E.combinations(x))]
     assert names == ["RepeatBackward0", "RollBackward0", "StackBackward0"]
     assert E.combinations(x, 0).grad_fn is None and E.combinations(x, 3).tolist()[-1] == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_rot90_by_a_quarter_is_a_new_tensor_with_transposed_strides(k, requires_grad):
+    """PyTorch transposes its flipped copy in place: strides (1, 3) for a (2, 3) input, no autograd view."""
+    x = E.arange(6.0).reshape(2, 3).requires_grad_(requires_grad)
+    r = E.rot90(x, k)
+    assert r.stride() == (1, 3) and r._base is None and not r._is_view()
+    assert r.tolist() == ([[2.0, 5.0], [1.0, 4.0], [0.0, 3.0]] if k == 1 else [[3.0, 0.0], [4.0, 1.0], [5.0, 2.0]])
+    if requires_grad:
+        assert r.grad_fn.name() == "Rot90Backward0"
+        r.backward(E.arange(6.0).reshape(3, 2))
+        assert x.grad.tolist() == E.rot90(E.arange(6.0).reshape(3, 2), -k).tolist()

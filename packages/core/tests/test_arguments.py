@@ -63,6 +63,8 @@ x, A = E.ones(3), E.eye(2)
     (lambda: E.linalg.cholesky_ex(A, True), "linalg_cholesky_ex() takes 1 positional argument but 2 were given"),
     (lambda: E.linalg.solve(A, A, True), "linalg_solve() takes 2 positional arguments but 3 were given"),
     (lambda: E.linalg.slogdet(A, A), "linalg_slogdet() takes 1 positional argument but 2 were given"),
+    (lambda: E.linalg.matrix_exp(A, out=A), "linalg_matrix_exp() got an unexpected keyword argument 'out'"),
+    (lambda: E.matrix_exp(A, out=A), "matrix_exp() got an unexpected keyword argument 'out'"),
     (lambda: E.linalg.det(A=3), "linalg_det(): argument 'A' must be Tensor, not int"),
     (lambda: E.det(input=3), "det(): argument 'input' must be Tensor, not int"),
     (lambda: E.det(3), "det(): argument 'input' (position 1) must be Tensor, not int"),

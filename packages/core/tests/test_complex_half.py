@@ -59,6 +59,11 @@ def test_first_use_warns_as_pytorch(monkeypatch):
     with pytest.warns(UserWarning, match=msg) as rec:
         E.zeros(1, dtype=C32)
     assert rec[0].filename == __file__  # the user's line, not ember's
+    assert str(rec[0].message).endswith(" (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                                        "EmptyTensor.cpp:54.)")
+    monkeypatch.setattr(dtypes, "_c32_warned", False)
+    with pytest.warns(UserWarning, match=msg):  # complex of float16 parts makes complex32 too
+        assert E.complex(E.ones(2, dtype=E.float16), E.ones(2, dtype=E.float16)).dtype is C32
 
 
 def test_default_float16_makes_python_complex_numbers_complex32():

@@ -197,6 +197,19 @@ def test_meshgrid_rejects_an_unknown_indexing_with_runtime_error():
         E.meshgrid(E.arange(2), E.arange(3), indexing="ab")
 
 
+def test_meshgrid_without_indexing_warns_once_with_pytorchs_suffix(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        E.meshgrid(E.arange(2), E.arange(3))
+        E.meshgrid(E.arange(2), E.arange(3))
+    assert [(str(x.message), x.filename) for x in w] == [
+        ("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. (Triggered "
+         "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)", __file__)]
+
+
 def test_meshgrid_and_cartesian_prod_refusals_are_pytorchs():
     with pytest.raises(RuntimeError, match="^meshgrid expects a non-empty TensorList$"):
         E.meshgrid(indexing="ij")

@@ -364,6 +364,24 @@ def test_rms_norm_of_a_transposed_input_is_row_major_with_pytorchs_clone():
     assert F.rms_norm(x, (4,)).grad_fn.name() == "MulBackward0"  # row-major input: no clone
 
 
+def test_rms_norm_warns_once_of_a_weight_of_another_dtype(monkeypatch):
+    """PyTorch's TORCH_WARN_ONCE: the first mismatched pair in the process warns, later ones (any dtypes) do not."""
+    import warnings
+
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        F.rms_norm(torch.ones(2, 3), (3,), torch.ones(3))
+        r = F.rms_norm(torch.ones(2, 3, dtype=torch.float64), (3,), torch.ones(3))
+        F.rms_norm(torch.ones(2, 3), (3,), torch.ones(3, dtype=torch.float16))
+    assert r.dtype is torch.float64
+    assert [str(x.message) for x in w] == [
+        "Mismatch dtype between input and weight: input dtype = double, weight dtype = float, Cannot dispatch to fused "
+        "implementation. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/layer_norm.cpp:346.)"]
+
+
 @pytest.mark.parametrize("dtype, name", [(torch.int64, "Long"), (torch.int32, "Int"), (torch.bool, "Bool")])
 def test_silu_refuses_integer_and_bool_inputs_as_pytorch(dtype, name):
     for call in (lambda x: F.silu(x), lambda x: F.silu(x, inplace=True), lambda x: nn.SiLU()(x)):

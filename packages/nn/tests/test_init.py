@@ -86,6 +86,12 @@ def test_orthogonal_rows_or_columns_are_orthonormal(shape):
     np.testing.assert_allclose(small, np.eye(small.shape[0]), atol=1e-12)
 
 
+def test_orthogonal_refuses_a_complex_tensor_as_pytorch_sign():
+    with pytest.raises(NotImplementedError, match="^Unlike NumPy, torch.sign is not intended to support complex "
+                       "numbers. Please use torch.sgn instead.$"):
+        init.orthogonal_(torch.empty(3, 3, dtype=torch.complex64))
+
+
 def test_generator_makes_init_reproducible():
     g1, g2 = torch.Generator().manual_seed(7), torch.Generator().manual_seed(7)
     a = init.kaiming_uniform_(torch.empty(4, 5), generator=g1)

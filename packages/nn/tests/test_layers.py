@@ -640,3 +640,16 @@ def test_pads_follow_pytorchs_hierarchy():
         assert all(issubclass(getattr(nn, f"{mode}Pad{d}d"), getattr(extra, base)) for d in (1, 2, 3))
     assert repr(nn.ZeroPad2d((1, 2, 0, 1))) == "ZeroPad2d((1, 2, 0, 1))"
     assert repr(nn.ConstantPad2d(1, 255)) == "ConstantPad2d(padding=(1, 1, 1, 1), value=255)"
+
+
+def test_conv_transpose_mixin_is_pytorchs_deprecated_base():
+    from ember.nn.modules.conv import _ConvTransposeMixin, _ConvTransposeNd
+
+    class Up(_ConvTransposeMixin):
+        _nd = 2
+
+    with pytest.warns(FutureWarning, match="^`_ConvTransposeMixin` is a deprecated internal class. Please consider "
+                                           "using public APIs.$") as rec:
+        up = Up(2, 3, 2, stride=2)
+    assert rec[0].filename == __file__ and isinstance(up, _ConvTransposeNd)
+    assert tuple(up(torch.ones(1, 2, 4, 4)).shape) == (1, 3, 8, 8)

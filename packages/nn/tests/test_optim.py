@@ -717,3 +717,48 @@ def test_loading_a_pre_option_checkpoint_fills_defaults_and_tensor_steps(cls):
     q.grad = torch.tensor([0.5, 0.25])
     opt2.step()
     assert float(opt2.state[q]["step"]) == 2.0
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+@pytest.mark.parametrize("amsgrad", [False, True])
+@pytest.mark.parametrize("differentiable", [False, True])
+def test_functional_adam_and_adamw_step_as_the_optimizer(decoupled, amsgrad, differentiable):
+    """`optim.adam.adam`/`optim.adamw.adamw` (PyTorch's functional API) update parameter, moments and step tensor
+    in place with the bits of the optimizer's own step (`differentiable`: PyTorch's tensor-op form, close)."""
+    from ember.optim.adam import adam
+    from ember.optim.adamw import adamw
+
+    rng = np.random.default_rng(0)
+    p0, g = rng.standard_normal(5).astype(np.float32), torch.tensor(rng.standard_normal(5).astype(np.float32))
+    ref = nn.Parameter(torch.tensor(p0))
+    opt = (optim.AdamW if decoupled else optim.Adam)([ref], lr=0.1, weight_decay=0.01, amsgrad=amsgrad)
+    p, m, v, vm, step = torch.tensor(p0), torch.zeros(5), torch.zeros(5), torch.zeros(5), torch.tensor(0.0)
+    kw = {"amsgrad": amsgrad, "beta1": 0.9, "beta2": 0.999, "lr": 0.1, "weight_decay": 0.01, "eps": 1e-8,
+          "maximize": False}
+    for _ in range(3):
+        ref.grad = g.clone()
+        opt.step()
+        with torch.no_grad():
+            (adamw if decoupled else adam)([p], [g], [m], [v], [vm], [step], differentiable=differentiable, **kw)
+    np.testing.assert_allclose(p.numpy(), ref.detach().numpy(), rtol=1e-4 if differentiable else 0)
+    np.testing.assert_allclose(v.numpy(), opt.state[ref]["exp_avg_sq"].numpy(), rtol=1e-4 if differentiable else 0)
+    assert float(step) == 3.0
+    with pytest.raises(RuntimeError, match="^API has changed, `state_steps` argument must contain a list of "
+                                           "singleton tensors$"):
+        adam([p], [g], [m], [v], [vm], [3], **kw)
+
+
+def test_functional_sgd_creates_the_momentum_buffer_and_steps_as_the_optimizer():
+    from ember.optim.sgd import sgd
+
+    rng = np.random.default_rng(1)
+    p0, g = rng.standard_normal(4).astype(np.float32), torch.tensor(rng.standard_normal(4).astype(np.float32))
+    ref = nn.Parameter(torch.tensor(p0))
+    opt = optim.SGD([ref], lr=0.1, momentum=0.9, weight_decay=0.1, nesterov=True)
+    p, bufs = torch.tensor(p0), [None]
+    for _ in range(3):
+        ref.grad = g.clone()
+        opt.step()
+        sgd([p], [g], bufs, weight_decay=0.1, momentum=0.9, lr=0.1, dampening=0.0, nesterov=True, maximize=False)
+    np.testing.assert_array_equal(p.numpy(), ref.detach().numpy())
+    np.testing.assert_array_equal(bufs[0].numpy(), opt.state[ref]["momentum_buffer"].numpy())

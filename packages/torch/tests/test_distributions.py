@@ -292,6 +292,20 @@ def test_gamma_draws_record_pytorchs_standard_gamma_node():
     assert type(x.grad_fn.next_functions[0][0]).__name__ == "StandardGammaBackward0"
 
 
+def test_standard_gamma_grad_records_pytorchs_node_without_a_derivative():
+    """`_standard_gamma_grad` records StandardGammaGradBackward0, whose backward refuses: a double backward
+    through `Gamma.rsample` raises PyTorch's NotImplementedError."""
+    from ember.torch.distributions._special import standard_gamma_grad
+
+    conc = T([0.5, 2.0], requires_grad=True)
+    g = standard_gamma_grad(conc, T([0.3, 1.5]))
+    assert type(g.grad_fn).__name__ == "StandardGammaGradBackward0" and g.requires_grad
+    torch.manual_seed(0)
+    d, = torch.autograd.grad(D.Gamma(conc, T(1.0)).rsample().sum(), conc, create_graph=True)
+    with pytest.raises(NotImplementedError, match="^the derivative for '_standard_gamma_grad' is not implemented.$"):
+        d.sum().backward()
+
+
 def test_gamma_rate_gradient_and_beta_dirichlet_gradients_flow():
     conc, rate = T([2.0], requires_grad=True), T([4.0], requires_grad=True)
     torch.manual_seed(5)
@@ -660,6 +674,34 @@ def test_lowrank_multivariate_normal_agrees_with_its_dense_covariance():
     torch.manual_seed(15)
     s = N(d.sample((20000,)))
     np.testing.assert_allclose(np.cov(s.T), cov, atol=0.1)
+
+
+def test_pytorch_private_helpers_of_kl_transforms_and_utils():
+    """The helpers PyTorch's modules name (code copied from them imports them): the low-rank log det and
+    Mahalanobis form against the dense covariance, trace(X X^T), +inf, the clipped sigmoid, is_tensor_like."""
+    from ember.torch.distributions import kl, transforms, utils
+
+    rng = np.random.default_rng(0)
+    W, diag, x = rng.standard_normal((2, 4, 2)), rng.random((2, 4)) + 0.5, rng.standard_normal((2, 4))
+    cov = W @ W.transpose(0, 2, 1) + diag[:, :, None] * np.eye(4)
+    cap = D.LowRankMultivariateNormal(T(np.zeros(4)), T(W), T(diag))._capacitance_tril
+    close(kl._batch_lowrank_logdet(T(W), T(diag), cap), np.linalg.slogdet(cov)[1], rtol=1e-12)
+    close(kl._batch_lowrank_mahalanobis(T(W), T(diag), T(x), cap),
+          np.einsum("bi,bi->b", x, np.linalg.solve(cov, x[..., None])[..., 0]), rtol=1e-12)
+    close(kl._batch_trace_XXT(T(W)), np.trace(W @ W.transpose(0, 2, 1), axis1=1, axis2=2), rtol=1e-12)
+    assert np.isposinf(N(kl._infinite_like(T(x)))).all()
+    tiny, eps = np.finfo(np.float32).tiny, np.finfo(np.float32).eps
+    assert transforms._clipped_sigmoid(torch.tensor([-200.0, 0.0, 200.0])).tolist() == [tiny, 0.5, np.float32(1 - eps)]
+    assert utils.is_tensor_like(T(x)) and not utils.is_tensor_like(3)
+
+
+def test_kl_match_orders_pairs_by_subclassing_first_type_first():
+    from ember.torch.distributions.kl import _Match
+
+    assert _Match(D.Normal, D.Normal) <= _Match(D.Distribution, D.Normal) < _Match(D.Distribution, D.Distribution)
+    assert not _Match(D.Distribution, D.Normal) <= _Match(D.Normal, D.Distribution)
+    assert min(_Match(*m) for m in [(D.Distribution, D.Normal), (D.Normal, D.Distribution)]).types == (
+        D.Normal, D.Distribution)
 
 
 def test_continuous_bernoulli_density_integrates_to_one_and_kl_to_uniform():

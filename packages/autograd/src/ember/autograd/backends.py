@@ -184,7 +184,7 @@ class _Cuda:
         """The deprecated context manager: sets the four switches inside the block and restores them after."""
         warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
                       "removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with "
-                      "updated signature.", FutureWarning, stacklevel=3)
+                      "updated signature.", FutureWarning, stacklevel=2)  # contextlib's __enter__, as PyTorch's
         saved = dict(self._sdp)
         self._sdp.update(flash=bool(enable_flash), math=bool(enable_math), mem_efficient=bool(enable_mem_efficient),
                          cudnn=bool(enable_cudnn), overrideable=False)  # PyTorch's goes through sdpa_kernel

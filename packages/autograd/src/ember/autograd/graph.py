@@ -71,6 +71,7 @@ class AutogradMeta:
     multi_view = False    # an output of a multi-view op (unbind, split) or a view of one: no in-place writes
     grad_views = None     # weak refs to the views made of this base in grad mode while it required no grad
     #                       (NOTE [ Waking views ])
+    attr_version = None   # the storage's version when a made_in or multi-view view was made (`refuse_stale_view`)
 
     def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
         self.base = base          # the tensor this is a view of (never itself a view)
@@ -120,7 +121,10 @@ class RemovableHandle:
 
 
 class _Hooks(OrderedDict):
-    """An OrderedDict that a handle can reference weakly."""
+    """An OrderedDict that a handle can reference weakly (printed as one, as `Tensor._backward_hooks` is)."""
+
+    def __repr__(self) -> str:
+        return repr(OrderedDict(self))
 
 
 def add_hook(hooks: _Hooks | None, fn: Callable) -> tuple[_Hooks, RemovableHandle]:
@@ -455,11 +459,35 @@ def acc_node(t: Tensor) -> AccumulateGrad:
     return node
 
 
+_STALE_VIEW = "A view was created in {} mode and its base or another view of its base has been modified inplace {}. "
+_STALE_ADVICE = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                 "moving both the view and the inplace either both inside the {} block (if you don't want the inplace "
+                 "to be tracked) or both outside (if you want the inplace to be tracked).")
+_STALE_VIEWS = {
+    "no_grad": _STALE_VIEW.format("no_grad", "with grad mode enabled") + _STALE_ADVICE.format("no_grad"),
+    "inference": _STALE_VIEW.format("inference", "in normal mode") + _STALE_ADVICE.format("inference_mode"),
+    None: _STALE_VIEW.format("no_grad", "with grad mode enabled") + (
+        "This view is the output of a function that returns multiple views. Such functions do not allow the output "
+        "views to be modified inplace. You should replace the inplace operation by an out-of-place one."),
+}
+
+
+def refuse_stale_view(t: Tensor) -> None:
+    """PyTorch's refusal to read the grad_fn of a view without one, made in no_grad/inference mode or by a
+    multi-view op (its CreationMeta), once its base requires grad and their storage was written since."""
+    m = t._ag
+    if m is not None and m.attr_version is not None and m.base._requires_grad \
+            and t._storage.version != m.attr_version:
+        raise RuntimeError(_STALE_VIEWS[m.made_in])
+
+
 def edge_of(t: Tensor) -> tuple:
     """`(node, output_nr)` through which gradients reach `t`, or `(None, 0)`."""
     fn = t._grad_fn
     m = t._ag
     if fn is None:
+        if m is not None and m.attr_version is not None:
+            refuse_stale_view(t)
         if t._requires_grad and (m is None or m.made_in is None):  # a view made in no_grad has no edge
             if m is not None and m.base is not None and m.view_gen != meta(m.base).gen:  # woken: NOTE [ Waking views ]
                 from ember.autograd.record import regenerate_view

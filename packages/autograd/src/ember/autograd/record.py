@@ -335,10 +335,12 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
         m.made_in = sm.made_in
     elif not _enabled.get():  # made in no_grad (or inference mode): PyTorch's view requires grad as its base
         m.made_in = "inference" if _inference.get() else "no_grad"
+        m.attr_version = r._storage.version
         if base._requires_grad:
             r._requires_grad = True
     elif sm is not None and sm.multi_view:  # PyTorch propagates the MULTI_OUTPUT_NODE creation meta to views
         m.multi_view = True
+        m.attr_version = r._storage.version
     elif not base._requires_grad:  # NOTE [ Waking views ]
         views = (bm or meta(base)).grad_views
         if views is None:
@@ -370,11 +372,13 @@ def _track_pieces(pieces: tuple, op, args: tuple, kwargs: dict) -> None:
         grads = base._requires_grad
     inference = base._is_inference
     new = object.__new__
+    version = src._storage.version
     for t, (piece_op, a) in zip(pieces, op.pieces(*args, **kwargs)):
         t._ag = m = new(AutogradMeta)
         m.base = base
         m.chain = (*prefix, (piece_op, a, None))
         m.view_gen = gen
+        m.attr_version = version
         if made_in is not None:
             m.made_in = made_in
             if grads:

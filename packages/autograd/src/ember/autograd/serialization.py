@@ -76,6 +76,7 @@ from ember.core.tensor import Size, Tensor
 from ember.autograd import legacy_magic, torch_checkpoint
 from ember.autograd.checkpoint_io import (MAX_DEPTH, CallerError, CheckpointError, UnsafeGlobalError, atomic_write,
                                          check_depth, reraise)
+from ember.autograd.tensor_api import warn_if_has_hooks
 
 __all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "get_unsafe_globals_in_checkpoint"]
@@ -271,6 +272,8 @@ class _Encoder:
         return enc
 
     def _tensor(self, t: Tensor) -> dict:
+        if t._requires_grad:
+            warn_if_has_hooks(t)
         st = t._storage.root
         i = self.index.get(id(st))
         if i is None:

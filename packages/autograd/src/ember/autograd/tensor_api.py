@@ -18,7 +18,7 @@ from ember.core.storage import Storage, VersionAlias
 from ember.core.tensor import Tensor, describe
 
 from ember.autograd import engine
-from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta
+from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta, refuse_stale_view
 from ember.autograd.grad_mode import _enabled, _inference, _state
 from ember.autograd.record import is_inference
 
@@ -113,8 +113,11 @@ def _del_grad(self: Tensor) -> None:
 
 
 def _get_grad_fn(self: Tensor):
-    if self._grad_fn is None and not self._requires_grad:
-        return None
+    if self._grad_fn is None:
+        if self._ag is not None and self._ag.attr_version is not None:
+            refuse_stale_view(self)
+        if not self._requires_grad:
+            return None
     return edge_of(self)[0] if self._grad_fn is not None or _woken(self) else None
 
 
@@ -259,6 +262,23 @@ def register_hook(self: Tensor, hook: Callable) -> RemovableHandle:
     return handle
 
 
+def _get_backward_hooks(self: Tensor):
+    """`Tensor._backward_hooks`: the tensor hooks by handle id (PyTorch's OrderedDict), None before the first."""
+    if self._grad_fn is None:
+        return self._ag.hooks if self._ag is not None else None
+    node, nr = edge_of(self)
+    return node._tensor_hooks.get(nr) if node._tensor_hooks is not None else None
+
+
+def warn_if_has_hooks(tensor: Tensor) -> None:
+    """PyTorch's warning, as a tensor is saved, for each of its hooks not marked `unserializable_hook`."""
+    for hook in (tensor._backward_hooks or {}).values():
+        if not hasattr(hook, "__torch_unserializable__"):
+            warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If this is expected, you can "
+                          "decorate the function with @torch.utils.hooks.unserializable_hook to suppress this warning",
+                          stacklevel=2)
+
+
 def register_post_accumulate_grad_hook(self: Tensor, hook: Callable) -> RemovableHandle:
     """Call `hook(tensor)` after this leaf's `.grad` has been accumulated."""
     if self._grad_fn is not None:
@@ -332,6 +352,7 @@ def install() -> None:
     attach("output_nr", property(_get_output_nr))
     attach("name", property(_get_name))
     attach("_base", property(_get_base))
+    attach("_backward_hooks", property(_get_backward_hooks))
     attach("_is_view", _get_is_view)
     attach("_version", property(_get_version), replace=True)
     attach("retains_grad", property(_get_retains_grad))

@@ -52,6 +52,7 @@ from ember.core.tensor import Size, Tensor
 
 from ember.autograd.checkpoint_io import (CheckpointError, CorruptArchiveError, UnsafeGlobalError, check_depth,
                                          reraise)
+from ember.autograd.tensor_api import warn_if_has_hooks
 
 __all__ = ["is_torch_zip", "load_torch_zip", "is_legacy_torch", "can_write", "write_torch_zip"]
 
@@ -427,6 +428,8 @@ class _ZipPickler(pickle._Pickler):
         return NotImplemented
 
     def _tensor(self, t: Tensor):
+        if t._requires_grad:
+            warn_if_has_hooks(t)
         key, st, dt = self.storages[id(t._storage.root)]
         parameter = _is_parameter(t)
         if st.device.type == "meta":  # PyTorch's record of a meta tensor: its geometry, no storage

@@ -323,9 +323,10 @@ def _use_complex32() -> dtype:
         importlib.import_module("ember.core.ops.complex_half").install()
     if not _c32_warned:
         _c32_warned = True
-        from ember.core.ops._util import warn_at_caller
+        from ember.core.ops._util import internally, warn_at_caller
 
-        warn_at_caller("ComplexHalf support is experimental and many operators don't support it yet.")
+        warn_at_caller(internally("ComplexHalf support is experimental and many operators don't support it yet.",
+                                  "aten/src/ATen/EmptyTensor.cpp:54"))
     return complex32
 _TO_REAL = {"complex64": float32, "complex128": float64, "complex32": float16}
 

@@ -205,7 +205,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     if rows < cols:
         a = a.T
     q, r = np.linalg.qr(a)
-    q = q * np.sign(np.diag(r))
+    q = q * ea.sign(ea.from_numpy(np.diag(r))).numpy()  # ember's sign: PyTorch's refusal of a complex tensor
     if rows < cols:
         q = q.T
     return _copy_numpy(tensor, (gain * q).reshape(tuple(tensor.shape)))

@@ -12,7 +12,7 @@ from ember.optim.optimizer import (
     _NO_BUFFER, SPREAD_MIN, Optimizer, _check_capturable, _check_fused, _check_tensor_lr, _flat, _FlatViews,
     _refuse_sparse, _step_tensor)
 
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam", "AdamW", "adam"]
 
 
 def _check_args(lr: float, betas: tuple[float, float], eps: float, weight_decay: float) -> None:
@@ -216,3 +216,29 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
                          capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
+
+
+def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_avg_sqs: list[Tensor],
+         max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor], foreach: bool | None = None,
+         capturable: bool = False, differentiable: bool = False, fused: bool | None = None,
+         grad_scale: Tensor | None = None, found_inf: Tensor | None = None, has_complex: bool = False,
+         decoupled_weight_decay: bool = False, *, amsgrad: bool, beta1: float, beta2: float, lr: float,
+         weight_decay: float, eps: float, maximize: bool) -> None:
+    """PyTorch's functional Adam (`torch.optim.adam.adam`): one update of each parameter from its gradient and
+    state lists, each step tensor incremented in place, by `Adam.step`'s per-parameter update."""
+    if not all(isinstance(t, Tensor) for t in state_steps):
+        raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
+    assert grad_scale is None and found_inf is None  # noqa: S101 (PyTorch's single-tensor path asserts it)
+    group = {"betas": (beta1, beta2), "lr": lr, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+             "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay}
+    for i, (p, grad, exp_avg, exp_avg_sq, step_t) in enumerate(zip(params, grads, exp_avgs, exp_avg_sqs,
+                                                                     state_steps)):
+        max_sq = max_exp_avg_sqs[i] if amsgrad else None
+        if differentiable:
+            state = {"step": step_t, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq, "max_exp_avg_sq": max_sq}
+            Adam._recorded_step(p, grad, state, group)
+            continue
+        step = float(step_t) + 1
+        step_t.fill_(step)
+        adam_step(p, grad, exp_avg, exp_avg_sq, max_sq, step, float(lr), beta1, beta2, eps, weight_decay, amsgrad,
+                  maximize, decoupled_weight_decay)

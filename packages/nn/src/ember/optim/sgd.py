@@ -10,7 +10,7 @@ from ember.core.ops.workers import spread
 from ember.core.sparse import SparseTensor, add_sparse_
 from ember.optim.optimizer import _NO_BUFFER, SPREAD_MIN, Optimizer, _check_fused, _check_tensor_lr, _flat
 
-__all__ = ["SGD"]
+__all__ = ["SGD", "sgd"]
 
 
 class SGD(Optimizer):
@@ -136,3 +136,20 @@ class SGD(Optimizer):
         return run
 
 
+
+
+def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list[Tensor | None],
+        has_sparse_grad: bool = False, foreach: bool | None = None, fused: bool | None = None,
+        grad_scale: Tensor | None = None, found_inf: Tensor | None = None, *, weight_decay: float, momentum: float,
+        lr: float, dampening: float, nesterov: bool, maximize: bool) -> None:
+    """PyTorch's functional SGD (`torch.optim.sgd.sgd`): one update of each parameter from its gradient; a None
+    momentum buffer is created in `momentum_buffer_list` (as `SGD.step`'s first update makes it)."""
+    assert grad_scale is None and found_inf is None  # noqa: S101 (PyTorch's single-tensor path asserts it)
+    for i, (p, g) in enumerate(zip(params, d_p_list)):
+        buf, first = None, False
+        if momentum != 0:
+            buf = momentum_buffer_list[i]
+            if buf is None:
+                buf = momentum_buffer_list[i] = g.detach().clone()
+                first = True
+        sgd_step(p, g, buf, float(lr), momentum, dampening, weight_decay, nesterov, maximize, first)

@@ -30,6 +30,26 @@ __all__ = ["COMPOSITE_ENTRIES", "attention_untracked"]
 
 
 def _flash_backward(grad, query, key, value, is_causal, scale, grad_input_mask):
+    """The gradients of query, key and value (None where not needed). Under create_graph they are recorded as
+    PyTorch's one backward op, which has no derivative (`_flash_double`): a second backward raises its error."""
+    if not _enabled.get():
+        return _flash_grads(grad, query, key, value, is_causal, scale, grad_input_mask)
+    from ember.autograd.grad_mode import no_grad
+    from ember.autograd.record import computed
+
+    with no_grad():
+        grads = _flash_grads(grad, query, key, value, is_causal, scale, (True, True, True))
+    grads = computed("_scaled_dot_product_flash_attention_for_cpu_backward", (grad, query, key, value, is_causal,
+                                                                              scale), grads)
+    return tuple(g if need else None for g, need in zip(grads, grad_input_mask))
+
+
+def _flash_double():
+    """PyTorch's CPU flash backward is one op without a derivative (its `NotImplemented` node)."""
+    raise RuntimeError("derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented")
+
+
+def _flash_grads(grad, query, key, value, is_causal, scale, grad_input_mask):
     """The gradients of query, key and value (None where not needed), as the math path's nodes compute them: by
     their ops' CPU kernels at once where nothing records or watches those ops (`_kernels`), else by the ops."""
     skip = _dispatch._SKIP
@@ -152,4 +172,6 @@ COMPOSITE_ENTRIES = [
       " scale=None)",
       **{"query, key, value": lambda grad, query, key, value, dropout_p, is_causal, attn_mask, scale, grad_input_mask:
          _flash_backward(grad, query, key, value, is_causal, scale, grad_input_mask)}),
+    d("_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, is_causal, scale)",
+      name="NotImplemented", **{"grad_out, query, key, value": _flash_double}),
 ]

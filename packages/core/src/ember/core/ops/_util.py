@@ -29,11 +29,12 @@ _warned_once: set[str] = set()
 warn_always = [False]  # `set_warn_always`
 
 
-def warn_once(message: str, category: type[Warning] = UserWarning) -> None:
+def warn_once(message: str, category: type[Warning] = UserWarning, site: str | None = None) -> None:
     """PyTorch's TORCH_WARN_ONCE: `message` the first time in the process (every time after `set_warn_always(True)`),
-    at the user's line."""
-    if warn_always[0] or message not in _warned_once:
-        _warned_once.add(message)
+    at the user's line. `site` names the warning's one place where its message varies (once for all messages)."""
+    key = message if site is None else site
+    if warn_always[0] or key not in _warned_once:
+        _warned_once.add(key)
         warn_at_caller(message, category)
 
 

@@ -87,6 +87,7 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
         most = None if any(v.kind is v.VAR_POSITIONAL for v in params.values()) else len(positional)
         least = sum(params[p].default is params[p].empty for p in positional)
         takes = f"from {least} to {most}" if most is not None and least < most else str(most)  # Python's words
+        open_kwargs = any(v.kind is v.VAR_KEYWORD for v in params.values())
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
@@ -103,6 +104,8 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
                     s = spec.get(p)
                     if s is not None and not (s[2] and v is None) and not _fits(s[1], v):
                         raise _error(op, s[0], s[1], v, None)
+                    if s is None and p not in params and not open_kwargs:  # Python's words, under ATen's name
+                        raise TypeError(f"{op}() got an unexpected keyword argument '{p}'")
             return fn(*args, **kwargs)
 
         return call

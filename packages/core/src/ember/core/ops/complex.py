@@ -323,6 +323,8 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
     >>> complex(tensor([1.0, 2.0]), tensor([3.0, -4.0]))
     tensor([1.+3.j, 2.-4.j])
     """
+    if isinstance(real, Tensor) and real._dtype is dtypes.float16:  # a complex32 result: PyTorch's first-use warning
+        dtypes._use_complex32()
     return _complex(real, imag, out=out) if out is not None else _complex(real, imag)
 
 

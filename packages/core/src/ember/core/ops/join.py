@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numbers
 import operator
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,7 +23,7 @@ from ember.core.ops import shape as S
 from ember.core.ops import memfmt
 from ember.core.ops.arguments import parsed
 from ember.core.ops.parser_errors import int_like, int_tuple_error, overloads, sizes_function, sizes_method
-from ember.core.ops._util import int_param, int_tuple_param, wrap, write_out
+from ember.core.ops._util import int_param, int_tuple_param, internally, warn_once, wrap, write_out
 from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
 
@@ -563,12 +562,14 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     k %= 4
+    # PyTorch transposes its flipped copy in place: a new tensor of transposed strides, which the flip of the
+    # transposed view is (the copy keeps its input's layout), not a view of that copy
     if k == 1:
-        return node_name(S.transpose(_flip(input, (d1,)), d0, d1), "TransposeBackward0", "Rot90Backward0")
+        return node_name(_flip(S.transpose(input, d0, d1), (d0,)), "FlipBackward0", "Rot90Backward0")
     if k == 2:
         return node_name(_flip(input, (d0, d1)), "FlipBackward0", "Rot90Backward0")
     if k == 3:
-        return node_name(S.transpose(_flip(input, (d0,)), d0, d1), "TransposeBackward0", "Rot90Backward0")
+        return node_name(_flip(S.transpose(input, d0, d1), (d1,)), "FlipBackward0", "Rot90Backward0")
     return node_name(S.clone(input), "CloneBackward0", "Rot90Backward0")
 
 
@@ -859,8 +860,8 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
     """Coordinate grids (expanded views) from 1-D tensors, in "ij" (matrix) or "xy" (Cartesian) indexing."""
     ts = _flatten_args(tensors)
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
+        warn_once(internally("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                             "argument.", "aten/src/ATen/native/TensorShape.cpp:4215"))  # once, as PyTorch's
         indexing = "ij"
     if not ts:
         raise RuntimeError("meshgrid expects a non-empty TensorList")

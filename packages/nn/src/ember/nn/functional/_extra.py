@@ -9,7 +9,9 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
 from ember.core.ops import conv as _conv
+from ember.core.ops._util import internally, warn_once
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
+from ember.nn.functional._attention import _cpp_name
 from ember.nn.functional._layers import _verify_spatial_size
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
@@ -87,6 +89,8 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(shape)}")
+    if weight is not None and weight.dtype != input.dtype:
+        _warn_unfused(input, weight)
     # PyTorch computes half and bfloat16 in float32 (its eps too) and rounds once, to the input's dtype
     x = input.float() if input.dtype in (ea.float16, ea.bfloat16) else input
     if eps is None:
@@ -96,6 +100,13 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     out = x * ea.rsqrt(node_name((x * x).mean(dims, keepdim=True) + eps, "AddBackward0", "AddBackward1"))
     # PyTorch's composite ends in `contiguous()`: a transposed input gives a row-major result (CloneBackward0)
     return (out * weight if weight is not None else out).to(input.dtype).contiguous()
+
+
+def _warn_unfused(input: Tensor, weight: Tensor) -> None:
+    """PyTorch's once-per-process warning that a weight of another dtype takes rms_norm off its fused kernel."""
+    warn_once(internally(f"Mismatch dtype between input and weight: input dtype = {_cpp_name(input.dtype)}, weight "
+                         f"dtype = {_cpp_name(weight.dtype)}, Cannot dispatch to fused implementation.",
+                         "aten/src/ATen/native/layer_norm.cpp:346"), site="rms_norm mismatched weight")
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
@@ -238,6 +239,15 @@ class _ConvTransposeNd(_ConvNd):
         fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._nd - 1]
         return fn(input, self.weight, self.bias, self.stride, self.padding, self._output_padding(input, output_size),
                   self.groups, self.dilation)
+
+
+class _ConvTransposeMixin(_ConvTransposeNd):
+    """PyTorch's deprecated internal base of transposed convolutions: constructing one warns FutureWarning."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn("`_ConvTransposeMixin` is a deprecated internal class. Please consider using public APIs.",
+                      FutureWarning, stacklevel=2)
+        super().__init__(*args, **kwargs)
 
 
 class ConvTranspose1d(_ConvTransposeNd):

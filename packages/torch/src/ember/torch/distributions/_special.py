@@ -27,6 +27,7 @@ import numpy as np
 
 import ember.autograd as torch
 from ember.autograd import Function, Tensor
+from ember.autograd.function import cpp_node
 
 from ember.core import cpu_sampling, dtypes
 from ember.core import random as cpu_random
@@ -379,7 +380,7 @@ class _StandardGamma(Function):
     @staticmethod
     def backward(ctx, grad):
         a, x = ctx.saved_tensors
-        return grad * _like(_standard_gamma_grad_np(_to_numpy(x), _to_numpy(a)), x), None
+        return grad * standard_gamma_grad(a, x), None
 
 
 class _Dirichlet(Function):
@@ -408,10 +409,26 @@ def sample_dirichlet(concentration: Tensor) -> Tensor:
     return _Dirichlet.apply(concentration)
 
 
+class _StandardGammaGrad(Function):
+    """PyTorch's `_standard_gamma_grad` op: its result records `StandardGammaGradBackward0`, which has no
+    derivative (a double backward through `Gamma.rsample` raises)."""
+
+    @staticmethod
+    def forward(ctx, self, output):
+        return _like(_standard_gamma_grad_np(_to_numpy(output), _to_numpy(self)).astype(output.dtype.np), output)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+
+
+cpp_node(_StandardGammaGrad, "StandardGammaGradBackward0")
+
+
 def standard_gamma_grad(self: Tensor, output: Tensor) -> Tensor:
     """`torch._standard_gamma_grad(self, output)`: d output / d self of standard gamma samples `output` at
     concentrations `self` (NOTE [ Implicit reparametrisation of gamma samples ])."""
-    return _like(_standard_gamma_grad_np(_to_numpy(output), _to_numpy(self)).astype(output.dtype.np), output)
+    return _StandardGammaGrad.apply(self, output)
 
 
 def dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from functools import total_ordering
 
 import ember.autograd as torch
 from ember.autograd import Tensor
@@ -31,7 +32,11 @@ from ember.torch.distributions.gumbel import Gumbel
 from ember.torch.distributions.half_normal import HalfNormal
 from ember.torch.distributions.independent import Independent
 from ember.torch.distributions.laplace import Laplace
-from ember.torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
+from ember.torch.distributions.lowrank_multivariate_normal import (  # noqa: F401 (PyTorch's kl names them)
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from ember.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from ember.torch.distributions.normal import Normal
 from ember.torch.distributions.one_hot_categorical import OneHotCategorical
@@ -72,14 +77,34 @@ def register_kl(type_p: type, type_q: type) -> Callable:
     return decorator
 
 
+@total_ordering
+class _Match:
+    """A registered pair of types ordered lexicographically by subclassing: the first type that differs decides
+    (a subclass sorts first); `min` over the matches picks the most specific pair, as PyTorch's dispatch."""
+
+    __slots__ = ["types"]
+
+    def __init__(self, *types) -> None:
+        self.types = types
+
+    def __eq__(self, other) -> bool:
+        return self.types == other.types
+
+    def __le__(self, other) -> bool:
+        for mine, theirs in zip(self.types, other.types):
+            if not issubclass(mine, theirs):
+                return False
+            if mine is not theirs:
+                return True
+        return True
+
+
 def _dispatch_kl(type_p: type, type_q: type):
-    mro_p, mro_q = type_p.__mro__, type_q.__mro__
-    matches = [(mro_p.index(a), mro_q.index(b), a, b) for a, b in _KL_REGISTRY
-               if issubclass(type_p, a) and issubclass(type_q, b)]
+    matches = [(a, b) for a, b in _KL_REGISTRY if issubclass(type_p, a) and issubclass(type_q, b)]
     if not matches:
         return NotImplemented
-    _, _, left_p, left_q = min(matches, key=lambda m: (m[0], m[1]))
-    _, _, right_p, right_q = min(matches, key=lambda m: (m[1], m[0]))
+    left_p, left_q = min(_Match(*m) for m in matches).types  # the more specific p first, then q
+    right_q, right_p = min(_Match(*m[::-1]) for m in matches).types  # the more specific q first
     left, right = _KL_REGISTRY[left_p, left_q], _KL_REGISTRY[right_p, right_q]
     if left is not right:
         warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
@@ -103,8 +128,14 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     return fn(p, q)
 
 
-def _inf_like(t: Tensor) -> Tensor:
-    return torch.full_like(t, math.inf)
+def _infinite_like(tensor: Tensor) -> Tensor:
+    """A tensor of +inf like `tensor` (a KL that diverges)."""
+    return torch.full_like(tensor, math.inf)
+
+
+def _batch_trace_XXT(bmat: Tensor) -> Tensor:
+    """trace(X X^T) of each matrix in a batch: the sum of its squared entries."""
+    return bmat.pow(2).sum((-2, -1))
 
 
 def _log_normal_norm(scale: Tensor) -> Tensor:
@@ -116,9 +147,9 @@ def _log_normal_norm(scale: Tensor) -> Tensor:
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
     t1 = p.probs * (torch.softplus(-q.logits) - torch.softplus(-p.logits))
-    t1 = torch.where(p.probs == 0, torch.zeros_like(t1), torch.where(q.probs == 0, _inf_like(t1), t1))
+    t1 = torch.where(p.probs == 0, torch.zeros_like(t1), torch.where(q.probs == 0, _infinite_like(t1), t1))
     t2 = (1 - p.probs) * (torch.softplus(q.logits) - torch.softplus(p.logits))
-    t2 = torch.where(p.probs == 1, torch.zeros_like(t2), torch.where(q.probs == 1, _inf_like(t2), t2))
+    t2 = torch.where(p.probs == 1, torch.zeros_like(t2), torch.where(q.probs == 1, _infinite_like(t2), t2))
     return t1 + t2
 
 
@@ -139,14 +170,14 @@ def _kl_binomial_binomial(p, q):
     if bool((p.total_count < q.total_count).any()):
         raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
-    return torch.where(p.total_count > q.total_count, _inf_like(kl), kl)
+    return torch.where(p.total_count > q.total_count, _infinite_like(kl), kl)
 
 
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
     t = p.probs * (p.logits - q.logits)
     q0, p0 = torch.broadcast_tensors(q.probs == 0, p.probs == 0)
-    t = torch.where(p0, torch.zeros_like(t), torch.where(q0, _inf_like(t), t))
+    t = torch.where(p0, torch.zeros_like(t), torch.where(q0, _infinite_like(t), t))
     return t.sum(-1)
 
 
@@ -266,7 +297,7 @@ def _kl_onehotcategorical_onehotcategorical(p, q):
 def _kl_pareto_pareto(p, q):
     alpha_ratio = q.alpha / p.alpha
     result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
-    return torch.where(p.scale < q.scale, _inf_like(result), result)
+    return torch.where(p.scale < q.scale, _infinite_like(result), result)
 
 
 @register_kl(Poisson, Poisson)
@@ -286,7 +317,7 @@ def _kl_transformed_transformed(p, q):
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p, q):
     result = ((q.high - q.low) / (p.high - p.low)).log()
-    return torch.where((q.low > p.low) | (q.high < p.high), _inf_like(result), result)
+    return torch.where((q.low > p.low) | (q.high < p.high), _infinite_like(result), result)
 
 
 @register_kl(Independent, Independent)
@@ -335,7 +366,7 @@ def _kl_beta_normal(p, q):
 @register_kl(Beta, Uniform)
 def _kl_beta_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
-    return torch.where((q.low > 0) | (q.high < 1), _inf_like(result), result)
+    return torch.where((q.low > 0) | (q.high < 1), _infinite_like(result), result)
 
 
 @register_kl(Exponential, Gamma)
@@ -385,19 +416,19 @@ def _kl_uniform_beta(p, q):
     log_beta_fn = lgamma(q.concentration1) + lgamma(q.concentration0) - lgamma(q.concentration1 + q.concentration0)
     result = (-p.entropy() - (q.concentration1 - 1) * mean_log - (q.concentration0 - 1) * mean_log1m
               + log_beta_fn)
-    return torch.where((a < 0) | (b > 1), _inf_like(result), result)
+    return torch.where((a < 0) | (b > 1), _infinite_like(result), result)
 
 
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponential(p, q):
     result = -p.entropy() - q.rate.log() + q.rate * p.mean
-    return torch.where(p.low < 0, _inf_like(result), result)
+    return torch.where(p.low < 0, _infinite_like(result), result)
 
 
 @register_kl(Uniform, Gamma)
 def _kl_uniform_gamma(p, q):
     result = -p.entropy() - _expected_log_gamma(p.mean, _uniform_mean_log(p.low, p.high), q)
-    return torch.where(p.low < 0, _inf_like(result), result)
+    return torch.where(p.low < 0, _infinite_like(result), result)
 
 
 @register_kl(Uniform, Normal)
@@ -454,7 +485,7 @@ def _kl_beta_continuous_bernoulli(p, q):
 def _kl_uniform_continuous_bernoulli(p, q):
     result = -p.entropy() - _expected_log_cb(p.mean, q)
     # PyTorch's test (inf unless [low, high] lies strictly inside (0, 1)), so the unit interval itself gives inf
-    return torch.where((p.high >= 1) | (p.low <= 0), _inf_like(result), result)
+    return torch.where((p.high >= 1) | (p.low <= 0), _infinite_like(result), result)
 
 
 @register_kl(ContinuousBernoulli, Exponential)
@@ -471,14 +502,14 @@ def _kl_continuous_bernoulli_normal(p, q):
 def _kl_continuous_bernoulli_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
     # PyTorch's test (inf when low >= 0 or high <= 1), so every Uniform within the unit interval gives inf
-    return torch.where((q.low >= 0) | (q.high <= 1), _inf_like(result), result)
+    return torch.where((q.low >= 0) | (q.high <= 1), _infinite_like(result), result)
 
 
 def _pareto_moments(p):
     """E[x] (inf unless alpha > 1), E[x^2] (inf unless alpha > 2) and E[log x] of a Pareto."""
     a = p.alpha
-    mean = torch.where(a > 1, a * p.scale / (a - 1), _inf_like(a))
-    second = torch.where(a > 2, a * p.scale.pow(2) / (a - 2), _inf_like(a))
+    mean = torch.where(a > 1, a * p.scale / (a - 1), _infinite_like(a))
+    second = torch.where(a > 2, a * p.scale.pow(2) / (a - 2), _infinite_like(a))
     return mean, second, p.scale.log() + a.reciprocal()
 
 
@@ -499,7 +530,7 @@ def _kl_pareto_normal(p, q):
     mean, second, _ = _pareto_moments(p)
     var = second - mean.pow(2)
     result = -p.entropy() - _expected_log_normal(mean, var, q)
-    return torch.where(p.alpha > 2, result, _inf_like(result))
+    return torch.where(p.alpha > 2, result, _infinite_like(result))
 
 
 @register_kl(Uniform, Pareto)
@@ -507,12 +538,12 @@ def _kl_uniform_pareto(p, q):
     expected_log_q = (q.alpha.log() + q.alpha * q.scale.log()
                       - (q.alpha + 1) * _uniform_mean_log(p.low, p.high))
     result = -p.entropy() - expected_log_q
-    return torch.where(p.low < q.scale, _inf_like(result), result)
+    return torch.where(p.low < q.scale, _infinite_like(result), result)
 
 
 def _infinite(param: str) -> Callable:
     """KL(p || q) = inf: q's support does not cover p's."""
-    return lambda p, q: _inf_like(getattr(p, param))
+    return lambda p, q: _infinite_like(getattr(p, param))
 
 
 for _p, _q, _param in [(Exponential, Beta, "rate"), (Exponential, Uniform, "rate"), (Gamma, Beta, "concentration"),

@@ -23,6 +23,21 @@ def _capacitance_tril(W, D):
     return torch.linalg.cholesky(K)
 
 
+def _batch_lowrank_logdet(W, D, capacitance_tril):
+    """log det(W W^T + D) by the matrix determinant lemma: 2 sum log diag(L_K) + sum log D."""
+    return 2 * capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) + D.log().sum(-1)
+
+
+def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
+    """x^T (W W^T + D)^-1 x by the Woodbury identity: x^T D^-1 x - |L_K^-1 W^T D^-1 x|^2."""
+    Wt_Dinv_x = _batch_mv(W.transpose(-1, -2), x / D)
+    batch = tuple(_infer_size(capacitance_tril.shape[:-2], Wt_Dinv_x.shape[:-1]))
+    m = capacitance_tril.shape[-1]
+    L = capacitance_tril.expand(batch + (m, m))
+    y = _solve_lower(L, Wt_Dinv_x.expand(batch + (m,)).unsqueeze(-1)).squeeze(-1)
+    return (x.pow(2) / D).sum(-1) - y.pow(2).sum(-1)
+
+
 class LowRankMultivariateNormal(Distribution):
     """A multivariate normal whose covariance is low rank plus diagonal, `cov_factor @ cov_factor.T +
     diag(cov_diag)`; log densities cost O(n r^2) through the Woodbury identity instead of O(n^3).
@@ -122,8 +137,8 @@ class LowRankMultivariateNormal(Distribution):
         return self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_W) + self._unbroadcasted_cov_diag.sqrt() * eps_D
 
     def _log_det(self):
-        return (2 * self._capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-                + self._unbroadcasted_cov_diag.log().sum(-1))
+        return _batch_lowrank_logdet(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag,
+                                     self._capacitance_tril)
 
     def _half_log_det(self):
         return 0.5 * self._log_det()
@@ -132,14 +147,8 @@ class LowRankMultivariateNormal(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         diff = value - self.loc
-        W, D = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
-        # x^T (D + W W^T)^-1 x = x^T D^-1 x - |L_K^-1 W^T D^-1 x|^2
-        Wt_Dinv_x = _batch_mv(W.transpose(-1, -2), diff / D)
-        batch = tuple(_infer_size(self._capacitance_tril.shape[:-2], Wt_Dinv_x.shape[:-1]))
-        m = self._capacitance_tril.shape[-1]
-        L = self._capacitance_tril.expand(batch + (m, m))
-        y = _solve_lower(L, Wt_Dinv_x.expand(batch + (m,)).unsqueeze(-1)).squeeze(-1)
-        M = (diff.pow(2) / D).sum(-1) - y.pow(2).sum(-1)
+        M = _batch_lowrank_mahalanobis(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, diff,
+                                       self._capacitance_tril)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M + self._log_det())
 
     def entropy(self):

@@ -110,6 +110,11 @@ def _clip_unit(y: Tensor) -> Tensor:
     return y.clamp(min=float(finfo.tiny), max=1.0 - float(finfo.eps))
 
 
+def _clipped_sigmoid(x: Tensor) -> Tensor:
+    """sigmoid(x) clamped to [tiny, 1 - eps] of its dtype (`_clip_unit`)."""
+    return _clip_unit(torch.sigmoid(x))
+
+
 class SigmoidTransform(Transform):
     """y = 1 / (1 + exp(-x)), clamped to [tiny, 1 - eps] (PyTorch's bounds) so that the inverse stays finite."""
 
@@ -124,7 +129,7 @@ class SigmoidTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x):
-        return _clip_unit(torch.sigmoid(x))
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y):
         y = _clip_unit(y)

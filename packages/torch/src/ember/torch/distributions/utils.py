@@ -9,6 +9,7 @@ import numpy as np
 
 import ember.autograd as torch
 from ember.autograd import Size, Tensor
+from ember.core.overrides import is_tensor_like  # noqa: F401 (PyTorch's module imports it: code takes it here)
 
 __all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs", "lazy_property",
            "euler_constant", "tril_matrix_to_vec", "vec_to_tril_matrix"]

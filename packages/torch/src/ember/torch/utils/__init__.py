@@ -9,7 +9,7 @@ from ember.torch._alias import alias as _alias
 
 data = _alias(__name__ + ".data", _data)
 
-from ember.torch.utils import _pytree, checkpoint, collect_env  # noqa: E402, F401
+from ember.torch.utils import _pytree, checkpoint, collect_env, hooks  # noqa: E402, F401
 from ember.torch.utils._swap import swap_tensors  # noqa: E402, F401
 
 

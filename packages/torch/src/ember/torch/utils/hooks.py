@@ -2,8 +2,9 @@
 that a saved tensor does not keep."""
 
 from ember.autograd.graph import RemovableHandle
+from ember.autograd.tensor_api import warn_if_has_hooks
 
-__all__ = ["RemovableHandle", "unserializable_hook"]
+__all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks"]
 
 
 def unserializable_hook(f):
