@@ -602,6 +602,49 @@ def test_out_of_a_factorization_checks_dtypes_and_kind_as_pytorch():
     assert LC.cond(A, out=o) is o and o.item() == pytest.approx(np.linalg.cond(A.numpy().astype(np.float64)))
 
 
+def test_single_result_outs_check_dtypes_as_pytorchs_kernels():
+    """Each linalg function checks a one-tensor out='s dtype as its PyTorch kernel does: structured kernels want the
+    result's dtype, composites any dtype it casts to safely, solve_triangular its trsm's scalar type; a float64 out
+    of a castable one still receives the values, and torch.cholesky, torch.inverse and orgqr take out= too."""
+    spd, b = T(SPD[0]), T(B[0])
+    L = linalg.cholesky(spd)
+    LU, piv = linalg.lu_factor(spd)
+    f32, i64 = E.empty(0), E.empty(0, dtype=E.int64)
+    exact = [("inv", lambda o: linalg.inv(spd, out=o)), ("det", lambda o: linalg.det(spd, out=o)),
+             ("solve", lambda o: linalg.solve(spd, b, out=o)), ("cholesky", lambda o: linalg.cholesky(spd, out=o)),
+             ("eigvalsh", lambda o: linalg.eigvalsh(spd, out=o)), ("svdvals", lambda o: linalg.svdvals(spd, out=o)),
+             ("lu_solve", lambda o: linalg.lu_solve(LU, piv, b, out=o)), ("inverse", lambda o: E.inverse(spd, out=o)),
+             ("cross", lambda o: linalg.cross(b, b, out=o))]
+    for name, call in exact:
+        with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+            call(f32)
+    castable = [("cholesky_solve", lambda o: E.cholesky_solve(b, L, out=o)),
+                ("cholesky_inverse", lambda o: E.cholesky_inverse(L, out=o)),
+                ("linalg.pinv", lambda o: linalg.pinv(spd, out=o)), ("linalg.cond", lambda o: linalg.cond(spd, out=o)),
+                ("tensorinv", lambda o: linalg.tensorinv(spd, ind=1, out=o)),
+                ("torch.linalg.householder_product", lambda o: E.orgqr(spd, T(np.ones(2)), out=o)),
+                ("cholesky", lambda o: E.cholesky(spd, out=o))]
+    for op, call in castable:
+        o = E.empty(0)
+        assert call(o) is o and o.dtype is E.float32, op
+        with pytest.raises(RuntimeError, match=f"^{re.escape(op)}: Expected result to be safely castable from Double "
+                                               "dtype, but got result with dtype Long$"):
+            call(i64)
+    assert_close(E.cholesky_solve(b, L, out=E.empty(0)), T(np.linalg.solve(SPD[0], B[0])).float())
+    with pytest.raises(RuntimeError, match="^matrix_power: Expected result to be safely castable"):
+        linalg.matrix_power(spd, 2, out=i64)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+        linalg.matrix_power(spd, 2, out=f32)
+    with pytest.raises(RuntimeError, match=r"^multi_dot\(\): expected out tensor to have dtype double but got float$"):
+        linalg.multi_dot([spd, spd], out=f32)
+    with pytest.raises(RuntimeError, match="^linalg.matrix_norm expected out tensor dtype Double but got: Float$"):
+        linalg.matrix_norm(spd, out=f32)
+    with pytest.raises(RuntimeError, match="^linalg.norm expected out tensor dtype Double but got: Long$"):
+        linalg.norm(spd, out=i64)
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Float$"):
+        linalg.solve_triangular(L, b, upper=False, out=f32)
+
+
 def test_deprecated_lu_solve_triangular_solve_and_qr_warn_once_a_process(monkeypatch):
     import warnings
 

@@ -180,10 +180,14 @@ def _own_cm(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
 
 
 def column_major(r: np.ndarray) -> Tensor:
-    """The tensor of `r` (..., m, n) laid out as a batch of column-major matrices (PyTorch's LAPACK results)."""
+    """The tensor of `r` (..., m, n) laid out as a batch of column-major matrices (PyTorch's LAPACK results):
+    strides `(m*n, 1, m)` even where a size-1 dim lets numpy call either layout C-contiguous (a `(4, 1)` solve's
+    strides are `(1, 4)`, as PyTorch's)."""
     if r.ndim < 2:
         return wrap(r)
-    return wrap(np.ascontiguousarray(np.swapaxes(r, -1, -2)).swapaxes(-1, -2), True)
+    t = wrap(np.ascontiguousarray(np.swapaxes(r, -1, -2)))
+    st = t._strides
+    return Tensor._make(t._storage, 0, r.shape, st[:-2] + (st[-1], st[-2]), t._dtype)
 
 
 # --- primitives ------------------------------------------------------------------------------
@@ -396,13 +400,14 @@ def _solve_meta(A, B) -> None:
 
 @_solve.register("cpu")
 def _solve_cpu(A, B):
-    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
+    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n). A batch of vector
+    results is column-major in its last two dims, as PyTorch's (`(2, 4)` strides `(1, 2)`)."""
     vector = solve_is_vector(A, B)
     b = B._np()[..., None] if vector else B._np()
     a = A._np()
     if not len(_lu_cases(a, np.zeros(a.shape[:-2], dtype=bool))):
         r = _factor_or_raise("solve", np.linalg.solve, a, b)
-        return _own(r[..., 0], A._dtype) if vector else _own_cm(r, A._dtype)
+        return _own_cm(r[..., 0] if vector else r, A._dtype)
     # a matrix with NaN or inf: LAPACK's order (getf2, getrs) for every matrix, as PyTorch's, so the NaN spreads
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     fa = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
@@ -416,7 +421,7 @@ def _solve_cpu(A, B):
     if any(infos):
         raise factorization_error("solve", infos, len(batch) > 0)
     r = r.reshape(batch + b.shape[-2:])
-    return _own(r[..., 0], A._dtype) if vector else _own_cm(r, A._dtype)
+    return _own_cm(r[..., 0] if vector else r, A._dtype)
 
 
 _cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(A, upper) -> Tensor")
