@@ -645,6 +645,25 @@ def test_single_result_outs_check_dtypes_as_pytorchs_kernels():
         linalg.solve_triangular(L, b, upper=False, out=f32)
 
 
+def test_a_resized_out_takes_lapacks_layout_where_pytorchs_kernel_writes_into_it():
+    """An empty out= resized by a structured linalg kernel (and cholesky_inverse, of its dtype) is column-major as
+    the result is; the composites' (cholesky_solve, pinv) and a cast's are row-major; a right-shaped out keeps its
+    own strides."""
+    spd, b = T(SPD[0]), T(B[0][:, :1])
+    L = linalg.cholesky(spd)
+    for call in (lambda o: linalg.cholesky(spd, out=o), lambda o: linalg.inv(spd, out=o),
+                 lambda o: linalg.solve(spd, b, out=o), lambda o: linalg.solve_triangular(L, b, upper=False, out=o),
+                 lambda o: E.cholesky_inverse(L, out=o)):
+        o = E.empty(0, dtype=E.float64)
+        assert call(o).stride() == (1, 4) and o.stride() == (1, 4)
+    assert E.cholesky_inverse(L, out=E.empty(0)).stride() == (4, 1)
+    assert E.cholesky_solve(b, L, out=E.empty(0, dtype=E.float64)).stride() == (1, 1)
+    assert linalg.pinv(spd, out=E.empty(0, dtype=E.float64)).stride() == (4, 1)
+    o = E.empty(4, 4, dtype=E.float64)
+    assert_close(linalg.cholesky(spd, out=o), T(np.linalg.cholesky(SPD[0])))
+    assert o.stride() == (4, 1)
+
+
 def test_deprecated_lu_solve_triangular_solve_and_qr_warn_once_a_process(monkeypatch):
     import warnings
 

@@ -215,11 +215,16 @@ def _scalar_type(out: Tensor, r: Tensor) -> None:
                            f"{dtypes.TORCH_NAMES[out._dtype.name]}")
 
 
-def _write(out: Tensor, r: Tensor, out_dtype=None) -> Tensor:
-    """`r` copied into `out` (resized as PyTorch's), after `out_dtype(out, r)`'s check of out's dtype."""
+def _write(out: Tensor, r: Tensor, out_dtype=None, lapack: bool = False) -> Tensor:
+    """`r` copied into `out`, after `out_dtype(out, r)`'s check of out's dtype. A resized `out` is row-major, but
+    where PyTorch's kernel writes LAPACK's result into `out` itself (`lapack`: the structured kernels, whose
+    checks are exact, and cholesky_inverse of out's dtype) it takes the result's strides (column-major)."""
     if out_dtype is not None:
         out_dtype(out, r)
-    return S.copy_(_resized(out, r), r)
+    if out._shape != r._shape:
+        keep = lapack or out_dtype is _exact_dtype or out_dtype is _scalar_type
+        _resize_out(out, r._shape, (lambda shape: r._strides) if keep and out._dtype is r._dtype else None)
+    return S.copy_(out, r)
 
 
 def writes_out(fn=None, kernel: str | None = None, out_dtype=None):
@@ -342,7 +347,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
                            f"{input._shape[-2]} by {input._shape[-1]} matrices")
     refuse_dtype(input, "cholesky_inverse_out_cpu", True)
     r = _cholesky_inverse(input, upper)
-    return r if out is None else _write(out, r, _castable_dtype("cholesky_inverse"))
+    return r if out is None else _write(out, r, _castable_dtype("cholesky_inverse"), lapack=True)
 
 
 @writes_out(kernel="linalg_cholesky_ex")
