@@ -645,6 +645,19 @@ def test_single_result_outs_check_dtypes_as_pytorchs_kernels():
         linalg.solve_triangular(L, b, upper=False, out=f32)
 
 
+def test_cholesky_inverse_refuses_a_zero_on_the_factors_diagonal():
+    """PyTorch's CPU cholesky_inverse raises potri's LinAlgError for a zero diagonal element (1-based, the first
+    bad matrix of a batch named), upper or lower, any dtype; a NaN there is computed through."""
+    tail = "is zero, the inversion could not be completed because the input matrix is singular."
+    for A, upper, where, k in ((E.zeros(2, 2), False, "", 1), (E.tensor([[1.0, 0.0], [1.0, 0.0]]), False, "", 2),
+                               (E.zeros(2, 2, dtype=E.complex64), True, "", 1),
+                               (E.stack([E.eye(2), E.zeros(2, 2)]), False, r"\(Batch element 1\): ", 1)):
+        with pytest.raises(linalg.LinAlgError, match=f"^cholesky_inverse: {where}The diagonal element {k} {tail}$"):
+            E.cholesky_inverse(A, upper=upper)
+    assert np.isnan(E.cholesky_inverse(E.tensor([[math.nan, 0.0], [1.0, 1.0]])).numpy()).any()
+    assert E.cholesky_inverse(E.zeros(0, 0)).shape == (0, 0)
+
+
 def test_a_resized_out_takes_lapacks_layout_where_pytorchs_kernel_writes_into_it():
     """An empty out= resized by a structured linalg kernel (and cholesky_inverse, of its dtype) is column-major as
     the result is; the composites' (cholesky_solve, pinv) and a cast's are row-major; a right-shaped out keeps its

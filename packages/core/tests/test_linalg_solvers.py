@@ -2,6 +2,7 @@
 their defining identities, batched, in float32 and float64, and PyTorch's errors."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -356,6 +357,29 @@ def test_solve_of_a_matrix_with_inf_follows_lapack():
 
 
 @pytest.mark.torch
+def test_svd_cholesky_eigh_of_non_finite_matrices_match_pytorch():
+    """PyTorch 2.13's CPU kernels: svd refuses a matrix holding a NaN (gesdd's check; the first bad matrix of a
+    batch named) and gives NaN factors for an inf; cholesky fails where potf2's inf / inf or inf^2 below an inf
+    makes a pivot NaN or -inf; eigh takes UPLO in either case."""
+    nan, inf = math.nan, math.inf
+    msg = "The algorithm failed to converge because the input matrix contained non-finite values."
+    with pytest.raises(L.LinAlgError, match=f"^linalg.svd: {re.escape(msg)}$"):
+        L.svd(E.tensor([[nan, 0.0], [0.0, 1.0]]))
+    with pytest.raises(L.LinAlgError, match=rf"^linalg.svd: \(Batch element 1\): {re.escape(msg)}$"):
+        L.svdvals(E.stack([E.eye(2), E.full((2, 2), nan)]))
+    assert np.isnan(L.svdvals(E.tensor([[inf, 0.0], [0.0, 1.0]])).numpy()).all()
+    with pytest.raises(L.LinAlgError, match=r"^linalg.cholesky: .*\(the leading minor of order 2 is not"):
+        L.cholesky(E.full((2, 2), inf, dtype=E.float64))
+    Lf, info = L.cholesky_ex(E.tensor([[1.0, inf], [inf, 1.0]], dtype=E.float64))
+    assert info.item() == 2 and Lf.tolist() == [[1.0, 0.0], [inf, -inf]]
+    assert L.cholesky(E.tensor([[inf, 0.0], [0.0, 1.0]], dtype=E.float64)).tolist() == [[inf, 0.0], [0.0, 1.0]]
+    A = spd(3)
+    assert_close(L.eigh(A, UPLO="u").eigenvalues, L.eigvalsh(A, UPLO="U"))
+    assert_close(L.eigvalsh(A, UPLO="l"), L.eigvalsh(A))
+    with pytest.raises(RuntimeError, match="^Expected UPLO argument to be 'L' or 'U', but got ll$"):
+        L.eigh(A, UPLO="ll")
+
+
 def test_solve_of_non_finite_matrices_matches_pytorch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)

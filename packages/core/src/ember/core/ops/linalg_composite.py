@@ -346,8 +346,22 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
         raise RuntimeError("cholesky_inverse: A must be batches of square matrices, but they are "
                            f"{input._shape[-2]} by {input._shape[-1]} matrices")
     refuse_dtype(input, "cholesky_inverse_out_cpu", True)
+    _refuse_zero_diagonal(input)
     r = _cholesky_inverse(input, upper)
     return r if out is None else _write(out, r, _castable_dtype("cholesky_inverse"), lapack=True)
+
+
+def _refuse_zero_diagonal(factor: Tensor) -> None:
+    """cholesky_inverse's LinAlgError for a factor with a zero on its diagonal (LAPACK potri's info), naming the
+    first such matrix of a batch and the 1-based element, as PyTorch's CPU kernel; a NaN there is not refused."""
+    if factor.device.type != "cpu" or not factor.numel():
+        return
+    zero = (np.diagonal(factor._np(), 0, -2, -1) == 0).reshape(-1, factor._shape[-1])
+    if zero.any():
+        b = int(np.flatnonzero(zero.any(-1))[0])
+        where = f"(Batch element {b}): " if factor.ndim > 2 else ""
+        raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {int(np.flatnonzero(zero[b])[0]) + 1} is "
+                          "zero, the inversion could not be completed because the input matrix is singular.")
 
 
 @writes_out(kernel="linalg_cholesky_ex")

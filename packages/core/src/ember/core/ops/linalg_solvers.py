@@ -435,7 +435,9 @@ def _cholesky_cpu(A, upper=False):
     """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mH, or its conjugate transpose when `upper`."""
     a = np.swapaxes(A._np(), -1, -2).conj() if upper else A._np()  # U^H U = A from A's upper triangle: A^H's L
     r = _factor_or_raise("cholesky", np.linalg.cholesky, a)
-    if np.isnan(np.diagonal(r, 0, -2, -1)).any():  # LAPACK's potrf stops at a NaN pivot; numpy's goes on
+    # LAPACK's potrf stops at a NaN pivot, and at one an inf makes NaN or -inf (inf / inf below an inf pivot);
+    # numpy's goes on
+    if np.isnan(np.diagonal(r, 0, -2, -1)).any() or (np.isinf(a).any() and any(_lapack_infos("cholesky", a))):
         raise factorization_error("cholesky", _lapack_infos("cholesky", a), a.ndim > 2)
     return _own_cm(np.swapaxes(r, -1, -2).conj() if upper else r, A._dtype)
 
@@ -471,8 +473,10 @@ def _svd_meta(A, full_matrices=True) -> None:
 
 @_svd.register("cpu")
 def _svd_cpu(A, full_matrices=True):
-    """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending."""
+    """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending. A matrix with a NaN is refused
+    (LAPACK's gesdd checks for one), one with an inf gets NaN factors, as PyTorch's."""
     a = A._np()
+    _refuse_nan_matrix(a)
     bad = ~np.isfinite(a).all(axis=(-2, -1)) if a.size else np.zeros(a.shape[:-2], dtype=bool)
     if bad.any():  # LAPACK's gesdd can loop forever on an inf: NaN factors there, as PyTorch's
         a = np.where(bad[..., None, None], 0, a)
@@ -482,13 +486,24 @@ def _svd_cpu(A, full_matrices=True):
     return _own_cm(u, A._dtype), _own(s, A._dtype.to_real()), _own_cm(vh, A._dtype)
 
 
+def _refuse_nan_matrix(a: np.ndarray) -> None:
+    """linalg.svd's error for the first matrix of the batch `a` (*, m, n) that holds a NaN."""
+    if not a.size:
+        return
+    nan = np.isnan(a).any(axis=(-2, -1)).reshape(-1)
+    if nan.any():
+        where = f"(Batch element {int(np.flatnonzero(nan)[0])}): " if a.ndim > 2 else ""
+        raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
+
+
 _eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eigenvalues, eigenvectors)")
 
 
 @_eigh.meta
 def _eigh_meta(A, UPLO="L") -> None:
     _check_matrices(A, "linalg.eigh", kernel="linalg_eigh_cpu", integral=True)
-    if UPLO not in ("L", "U"):
+    if UPLO.upper() not in ("L", "U"):  # either case, as PyTorch's
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
@@ -496,7 +511,7 @@ def _eigh_meta(A, UPLO="L") -> None:
 def _eigh_cpu(A, UPLO="L"):
     """linalg_eigh(A, UPLO: 'L' | 'U'): ascending eigenvalues and orthonormal eigenvectors of symmetric A,
     reading its lower (or upper) triangle; the eigenvalues of a complex (Hermitian) A are real."""
-    w, v = _lapack(np.linalg.eigh, A._np(), UPLO, message="linalg.eigh: The algorithm failed to converge.")
+    w, v = _lapack(np.linalg.eigh, A._np(), UPLO.upper(), message="linalg.eigh: The algorithm failed to converge.")
     return _own(w, A._dtype.to_real()), _own_cm(v, A._dtype)
 
 
