@@ -561,7 +561,14 @@ volumes, Monodepth2 back-projection with meshgrid and poses built in place, ster
 unfold with soft-argmin, SSIM through avg_pool2d with edge-aware smoothness, interpolate's modes with antialias and
 pixel_shuffle, Rodrigues/quaternions/Umeyama, SILog and KITTI metrics with median scaling, the eight-point algorithm
 with triangulation, MVS plane sweeps, AdaBins and ordinal bins, flow consistency with convex upsampling, a
-Monodepth2 training loop, and the errors of geometry code)."""
+Monodepth2 training loop, and the errors of geometry code).
+
+Gaussian processes and kernel methods (`gpy_*`: an exact GP with softplus hyperparameters fitted by Adam and LBFGS,
+jitter retries on cholesky_ex info codes, Matern/periodic/spectral-mixture kernel modules, KISS-GP interpolation with
+sparse W and FFT Toeplitz MVMs, EI/PI/UCB/LogEI on ndtr with Sobol starts, a whitened SVGP with Gauss-Hermite
+ELBOs, Student-t and Bernoulli likelihoods, the solvers' LAPACK layouts and out= dtypes, CG with a pivoted-Cholesky
+preconditioner, Lanczos/Hutchinson log-determinants, batched and Kronecker multitask GPs, random Fourier features,
+and the LinAlgErrors of singular, NaN and inf kernels)."""
 
 from __future__ import annotations
 
