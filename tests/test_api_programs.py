@@ -572,7 +572,14 @@ buffers, autoregressive rollouts with checkpointing, teacher forcing and truncat
 a DataLoader, precipitation transforms with CRPS/spread-skill/rank histograms, grid_sample regridding over periodic
 longitudes, pixel-shuffle downscaling, bfloat16 CPU autocast, vorticity/column integrals by gradient/trapezoid, and
 the float-for-int and shape mistakes such pipelines make).
-"""
+
+
+Gaussian processes and kernel methods (`gpy_*`: an exact GP with softplus hyperparameters fitted by Adam and LBFGS,
+jitter retries on cholesky_ex info codes, Matern/periodic/spectral-mixture kernel modules, KISS-GP interpolation with
+sparse W and FFT Toeplitz MVMs, EI/PI/UCB/LogEI on ndtr with Sobol starts, a whitened SVGP with Gauss-Hermite
+ELBOs, Student-t and Bernoulli likelihoods, the solvers' LAPACK layouts and out= dtypes, CG with a pivoted-Cholesky
+preconditioner, Lanczos/Hutchinson log-determinants, batched and Kronecker multitask GPs, random Fourier features,
+and the LinAlgErrors of singular, NaN and inf kernels)."""
 
 from __future__ import annotations
 

@@ -74,7 +74,27 @@ def test_getitem_python_bool_adds_a_dim():
 
 def test_getitem_list_of_lists_is_a_tuple_like_pytorch():
     a = _arr((3, 4))
-    assert_close(_t(a)[[[0, 1], [1, 2]]], _t(a[[0, 1], [1, 2]]))
+    with pytest.warns(UserWarning, match=r"^Using a non-tuple sequence for multidimensional indexing is deprecated"):
+        assert_close(_t(a)[[[0, 1], [1, 2]]], _t(a[[0, 1], [1, 2]]))
+
+
+def test_a_list_key_read_as_a_tuple_warns_from_the_line_pytorch_does(recwarn):
+    """PyTorch 2.13 warns each time a list key is read as a tuple (a tensor, sequence or slice in it: its check's
+    line 349; None or ...: 359), at the user's line; a list of ints is an index tensor and warns nothing."""
+    import warnings
+
+    x = E.arange(12).reshape(3, 4)
+    for key, line, want in (([1, E.tensor(3)], 349, 7), ([1, slice(None)], 349, [4, 5, 6, 7]),
+                            ([None, 1], 359, [[4, 5, 6, 7]]), ([1, ...], 359, [4, 5, 6, 7])):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert x[key].tolist() == want
+        assert len(w) == 1 and w[0].filename == __file__, key
+        assert str(w[0].message).endswith(f"python_variable_indexing.cpp:{line}.)"), key
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x[[0, 2]].shape == (2, 4)
+        x[[0, 2]] = 0
 
 
 def test_getitem_result_is_contiguous_like_pytorch():

@@ -602,6 +602,81 @@ def test_out_of_a_factorization_checks_dtypes_and_kind_as_pytorch():
     assert LC.cond(A, out=o) is o and o.item() == pytest.approx(np.linalg.cond(A.numpy().astype(np.float64)))
 
 
+def test_single_result_outs_check_dtypes_as_pytorchs_kernels():
+    """Each linalg function checks a one-tensor out='s dtype as its PyTorch kernel does: structured kernels want the
+    result's dtype, composites any dtype it casts to safely, solve_triangular its trsm's scalar type; a float64 out
+    of a castable one still receives the values, and torch.cholesky, torch.inverse and orgqr take out= too."""
+    spd, b = T(SPD[0]), T(B[0])
+    L = linalg.cholesky(spd)
+    LU, piv = linalg.lu_factor(spd)
+    f32, i64 = E.empty(0), E.empty(0, dtype=E.int64)
+    exact = [("inv", lambda o: linalg.inv(spd, out=o)), ("det", lambda o: linalg.det(spd, out=o)),
+             ("solve", lambda o: linalg.solve(spd, b, out=o)), ("cholesky", lambda o: linalg.cholesky(spd, out=o)),
+             ("eigvalsh", lambda o: linalg.eigvalsh(spd, out=o)), ("svdvals", lambda o: linalg.svdvals(spd, out=o)),
+             ("lu_solve", lambda o: linalg.lu_solve(LU, piv, b, out=o)), ("inverse", lambda o: E.inverse(spd, out=o)),
+             ("cross", lambda o: linalg.cross(b, b, out=o))]
+    for name, call in exact:
+        with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+            call(f32)
+    castable = [("cholesky_solve", lambda o: E.cholesky_solve(b, L, out=o)),
+                ("cholesky_inverse", lambda o: E.cholesky_inverse(L, out=o)),
+                ("linalg.pinv", lambda o: linalg.pinv(spd, out=o)), ("linalg.cond", lambda o: linalg.cond(spd, out=o)),
+                ("tensorinv", lambda o: linalg.tensorinv(spd, ind=1, out=o)),
+                ("torch.linalg.householder_product", lambda o: E.orgqr(spd, T(np.ones(2)), out=o)),
+                ("cholesky", lambda o: E.cholesky(spd, out=o))]
+    for op, call in castable:
+        o = E.empty(0)
+        assert call(o) is o and o.dtype is E.float32, op
+        with pytest.raises(RuntimeError, match=f"^{re.escape(op)}: Expected result to be safely castable from Double "
+                                               "dtype, but got result with dtype Long$"):
+            call(i64)
+    assert_close(E.cholesky_solve(b, L, out=E.empty(0)), T(np.linalg.solve(SPD[0], B[0])).float())
+    with pytest.raises(RuntimeError, match="^matrix_power: Expected result to be safely castable"):
+        linalg.matrix_power(spd, 2, out=i64)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+        linalg.matrix_power(spd, 2, out=f32)
+    with pytest.raises(RuntimeError, match=r"^multi_dot\(\): expected out tensor to have dtype double but got float$"):
+        linalg.multi_dot([spd, spd], out=f32)
+    with pytest.raises(RuntimeError, match="^linalg.matrix_norm expected out tensor dtype Double but got: Float$"):
+        linalg.matrix_norm(spd, out=f32)
+    with pytest.raises(RuntimeError, match="^linalg.norm expected out tensor dtype Double but got: Long$"):
+        linalg.norm(spd, out=i64)
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Float$"):
+        linalg.solve_triangular(L, b, upper=False, out=f32)
+
+
+def test_cholesky_inverse_refuses_a_zero_on_the_factors_diagonal():
+    """PyTorch's CPU cholesky_inverse raises potri's LinAlgError for a zero diagonal element (1-based, the first
+    bad matrix of a batch named), upper or lower, any dtype; a NaN there is computed through."""
+    tail = "is zero, the inversion could not be completed because the input matrix is singular."
+    for A, upper, where, k in ((E.zeros(2, 2), False, "", 1), (E.tensor([[1.0, 0.0], [1.0, 0.0]]), False, "", 2),
+                               (E.zeros(2, 2, dtype=E.complex64), True, "", 1),
+                               (E.stack([E.eye(2), E.zeros(2, 2)]), False, r"\(Batch element 1\): ", 1)):
+        with pytest.raises(linalg.LinAlgError, match=f"^cholesky_inverse: {where}The diagonal element {k} {tail}$"):
+            E.cholesky_inverse(A, upper=upper)
+    assert np.isnan(E.cholesky_inverse(E.tensor([[math.nan, 0.0], [1.0, 1.0]])).numpy()).any()
+    assert E.cholesky_inverse(E.zeros(0, 0)).shape == (0, 0)
+
+
+def test_a_resized_out_takes_lapacks_layout_where_pytorchs_kernel_writes_into_it():
+    """An empty out= resized by a structured linalg kernel (and cholesky_inverse, of its dtype) is column-major as
+    the result is; the composites' (cholesky_solve, pinv) and a cast's are row-major; a right-shaped out keeps its
+    own strides."""
+    spd, b = T(SPD[0]), T(B[0][:, :1])
+    L = linalg.cholesky(spd)
+    for call in (lambda o: linalg.cholesky(spd, out=o), lambda o: linalg.inv(spd, out=o),
+                 lambda o: linalg.solve(spd, b, out=o), lambda o: linalg.solve_triangular(L, b, upper=False, out=o),
+                 lambda o: E.cholesky_inverse(L, out=o)):
+        o = E.empty(0, dtype=E.float64)
+        assert call(o).stride() == (1, 4) and o.stride() == (1, 4)
+    assert E.cholesky_inverse(L, out=E.empty(0)).stride() == (4, 1)
+    assert E.cholesky_solve(b, L, out=E.empty(0, dtype=E.float64)).stride() == (1, 1)
+    assert linalg.pinv(spd, out=E.empty(0, dtype=E.float64)).stride() == (4, 1)
+    o = E.empty(4, 4, dtype=E.float64)
+    assert_close(linalg.cholesky(spd, out=o), T(np.linalg.cholesky(SPD[0])))
+    assert o.stride() == (4, 1)
+
+
 def test_deprecated_lu_solve_triangular_solve_and_qr_warn_once_a_process(monkeypatch):
     import warnings
 

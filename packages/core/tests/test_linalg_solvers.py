@@ -2,6 +2,7 @@
 their defining identities, batched, in float32 and float64, and PyTorch's errors."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -356,6 +357,29 @@ def test_solve_of_a_matrix_with_inf_follows_lapack():
 
 
 @pytest.mark.torch
+def test_svd_cholesky_eigh_of_non_finite_matrices_match_pytorch():
+    """PyTorch 2.13's CPU kernels: svd refuses a matrix holding a NaN (gesdd's check; the first bad matrix of a
+    batch named) and gives NaN factors for an inf; cholesky fails where potf2's inf / inf or inf^2 below an inf
+    makes a pivot NaN or -inf; eigh takes UPLO in either case."""
+    nan, inf = math.nan, math.inf
+    msg = "The algorithm failed to converge because the input matrix contained non-finite values."
+    with pytest.raises(L.LinAlgError, match=f"^linalg.svd: {re.escape(msg)}$"):
+        L.svd(E.tensor([[nan, 0.0], [0.0, 1.0]]))
+    with pytest.raises(L.LinAlgError, match=rf"^linalg.svd: \(Batch element 1\): {re.escape(msg)}$"):
+        L.svdvals(E.stack([E.eye(2), E.full((2, 2), nan)]))
+    assert np.isnan(L.svdvals(E.tensor([[inf, 0.0], [0.0, 1.0]])).numpy()).all()
+    with pytest.raises(L.LinAlgError, match=r"^linalg.cholesky: .*\(the leading minor of order 2 is not"):
+        L.cholesky(E.full((2, 2), inf, dtype=E.float64))
+    Lf, info = L.cholesky_ex(E.tensor([[1.0, inf], [inf, 1.0]], dtype=E.float64))
+    assert info.item() == 2 and Lf.tolist() == [[1.0, 0.0], [inf, -inf]]
+    assert L.cholesky(E.tensor([[inf, 0.0], [0.0, 1.0]], dtype=E.float64)).tolist() == [[inf, 0.0], [0.0, 1.0]]
+    A = spd(3)
+    assert_close(L.eigh(A, UPLO="u").eigenvalues, L.eigvalsh(A, UPLO="U"))
+    assert_close(L.eigvalsh(A, UPLO="l"), L.eigvalsh(A))
+    with pytest.raises(RuntimeError, match="^Expected UPLO argument to be 'L' or 'U', but got ll$"):
+        L.eigh(A, UPLO="ll")
+
+
 def test_solve_of_non_finite_matrices_matches_pytorch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
@@ -543,3 +567,38 @@ def test_lapack_results_are_column_major_as_pytorchs():
     with pytest.raises(RuntimeError, match="^view size is not compatible with input tensor's size and stride"):
         L.inv(A).view(-1)
     assert L.inv(A).reshape(-1).tolist() == np.linalg.inv(A.numpy()).reshape(-1).tolist()
+
+
+def test_lapack_layouts_of_one_column_vector_batches_and_composed_solvers():
+    """The layouts PyTorch 2.13 returns where ember once differed: a one-column result keeps the column-major
+    stride of its size-1 dim, a batch of vector solves is column-major in its last two dims, the composed solvers
+    (right-side triangular solve, lu_factor, geqrf, householder_product, ormqr, lstsq's top rows of LAPACK's
+    max(m, n)-row buffer) are column-major, and lu's P is row-major; values unchanged."""
+    A, B = spd(4), spd(4, batch=(2,))
+    C = L.cholesky(A)
+    cases = {
+        "cholesky_solve 1 col": (E.cholesky_solve(rand(4, 1), C), (1, 4)),
+        "batched 1 col": (L.solve(B, rand(2, 4, 1)), (4, 1, 4)),
+        "vector batch": (L.solve(B, rand(2, 4)), (1, 2)),
+        "vector batch 3-d": (L.solve(spd(4, batch=(3, 2)), rand(3, 2, 4)), (8, 1, 2)),
+        "solve_triangular right": (L.solve_triangular(C, rand(2, 3, 4), upper=False, left=False), (12, 1, 3)),
+        "lu_factor": (L.lu_factor(rand(2, 3, 5)).LU, (15, 1, 3)),
+        "lu P": (L.lu(A).P, (4, 1)),
+        "lu_solve adjoint": (L.lu_solve(*L.lu_factor(B), rand(2, 4, 3), adjoint=True), (12, 1, 4)),
+        "lu_solve right": (L.lu_solve(*L.lu_factor(B), rand(2, 3, 4), left=False), (12, 4, 1)),
+        "geqrf": (E.geqrf(rand(3, 5))[0], (1, 3)),
+        "householder_product": (L.householder_product(*E.geqrf(rand(4, 3))), (1, 4)),
+        "ormqr": (E.ormqr(*E.geqrf(rand(4, 3)), rand(4, 2)), (1, 4)),
+        "lstsq tall": (L.lstsq(rand(5, 3), rand(5, 2)).solution, (1, 5)),
+        "lstsq batch": (L.lstsq(rand(2, 5, 3), rand(2, 5, 1)).solution, (5, 1, 5)),
+        "qr R one row": (L.qr(rand(1, 3)).R, (1, 1)),
+    }
+    for name, (t, strides) in cases.items():
+        assert t.stride() == strides, name
+    b = rand(2, 3, 4)
+    X = L.solve_triangular(C, b, upper=False, left=False)
+    np.testing.assert_allclose((X @ E.tril(C)).numpy(), b.numpy(), atol=1e-12)
+    a, y = rand(5, 3), rand(5, 2)
+    np.testing.assert_allclose(L.lstsq(a, y).solution.numpy(), np.linalg.lstsq(a.numpy(), y.numpy(), rcond=None)[0],
+                               atol=1e-12)
+    np.testing.assert_allclose((L.lu(A).P @ L.lu(A).L @ L.lu(A).U).numpy(), A.numpy(), atol=1e-12)

@@ -139,8 +139,9 @@ def _eigh_batched(a3: Tensor) -> tuple[Tensor, Tensor]:
 
 def _eigh(A, UPLO="L"):
     a3 = _batched(A)
-    tri = get_op("tril" if UPLO == "L" else "triu")(a3, 0)
-    strict = get_op("tril" if UPLO == "L" else "triu")(a3, -1 if UPLO == "L" else 1)
+    lower = UPLO.upper() == "L"  # either case, as the CPU kernel's
+    tri = get_op("tril" if lower else "triu")(a3, 0)
+    strict = get_op("tril" if lower else "triu")(a3, -1 if lower else 1)
     sym = get_op("add")(tri, strict.transpose(1, 2))
     w, v = _eigh_batched(sym)
     return w.reshape(A._shape[:-1]), v.reshape(A._shape)

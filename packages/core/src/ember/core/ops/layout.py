@@ -17,7 +17,7 @@ from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
 from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, internally, legacy_type_name,
-                                  real_value, warn_complex_to_real, warn_once)
+                                  real_value, warn_at_caller, warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.ops.parser_errors import invalid_arguments, overloads, sizes_function, sizes_method
 from ember.core.ops.restricted_dtypes import float8_fill_value
@@ -823,13 +823,22 @@ def _int_or_none(v):
     return None if v is None else int(v)
 
 
+_SEQUENCE_KEY = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                 "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor "
+                 "index, x[torch.tensor(seq)], which will result either in an error or a different result")
+
+
 def _normalize_key(key) -> tuple:
-    """A tuple of index items; like PyTorch, a short list holding sequences, slices, None or ... is a tuple."""
+    """A tuple of index items; like PyTorch, a short list holding sequences, slices, None or ... is a tuple, with
+    its deprecation warning (from the line of its check that the first such item meets)."""
     if isinstance(key, tuple):
         return key
-    if isinstance(key, list) and len(key) < 32 and any(isinstance(k, list | tuple | Tensor | slice | np.ndarray)
-                                                       or k is None or k is Ellipsis for k in key):
-        return tuple(key)
+    if isinstance(key, list) and len(key) < 32:
+        for k in key:
+            if isinstance(k, list | tuple | Tensor | slice | np.ndarray) or k is None or k is Ellipsis:
+                line = 359 if k is None or k is Ellipsis else 349
+                warn_at_caller(internally(_SEQUENCE_KEY, f"torch/csrc/autograd/python_variable_indexing.cpp:{line}"))
+                return tuple(key)
     return (key,)
 
 

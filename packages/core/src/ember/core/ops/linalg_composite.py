@@ -40,7 +40,7 @@ from ember.core.tensor import Tensor
 
 __all__ = ["cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
            "orgqr", "frobenius_norm", "nuclear_norm", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "norm_except_dim",
-           "norm", "cov", "corrcoef", "_weight_norm", "_weight_norm_interface", "slogdet"]
+           "norm", "cov", "corrcoef", "_weight_norm", "_weight_norm_interface", "slogdet", "cholesky", "inverse"]
 
 _LUFactor = _rt("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -55,6 +55,12 @@ _TriangularSolve = _rt("triangular_solve", ["solution", "cloned_coefficient"])
 
 def _mT(x: Tensor) -> Tensor:
     return S.transpose(x, -2, -1)
+
+
+def _lapack_layout(x: Tensor) -> Tensor:
+    """x with each matrix column-major, as LAPACK writes the results PyTorch returns (strides `(m*n, 1, m)`),
+    for the solvers composed here of row-major tensor ops; a tracked copy (a size-1 dim's stride too)."""
+    return _mT(S.clone(_mT(x)))
 
 
 def _check_float(op: str, *xs: Tensor) -> None:
@@ -108,10 +114,14 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool | None = None, left: b
     if unitriangular:
         T = _unit_diagonal(T)
     try:
-        r = node_name(solve(T, B, left=left), "LinalgSolveExBackward0", "LinalgSolveTriangularBackward0")
+        r = solve(T, B, left=left)
     except LinAlgError:  # a zero on the diagonal: PyTorch's trsm divides by it
         r = _substituted(T, B, upper, left)
-    return r if out is None else S.copy_(_resized(out, r), r)
+    else:
+        if not left:  # trsm writes X column-major on either side; solve's X A = B is row-major
+            r = _lapack_layout(r)
+        r = node_name(r, "LinalgSolveExBackward0" if left else "TransposeBackward0", "LinalgSolveTriangularBackward0")
+    return r if out is None else _write(out, r, _scalar_type)
 
 
 def _substituted(T: Tensor, B: Tensor, upper: bool, left: bool) -> Tensor:
@@ -156,13 +166,75 @@ def _needs_grad(values) -> bool:
     return tensor_module._grad_mode_enabled() and any(isinstance(x, Tensor) and x._requires_grad for x in flat)
 
 
-def writes_out(fn=None, kernel: str | None = None):
+def _exact_dtype(out: Tensor, r: Tensor) -> None:
+    """A structured kernel's out= takes the result's dtype only (PyTorch's linalg.inv, solve, cholesky ...)."""
+    if out._dtype is not r._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {cpp_type_name(r._dtype)}, but got "
+                           f"{cpp_type_name(out._dtype)} instead")
+
+
+def _castable_dtype(op: str):
+    """The out= check of PyTorch's composite linalg kernels: any dtype the result casts to without a category
+    downcast (a float64 result into float32, not into int64)."""
+    def check(out: Tensor, r: Tensor) -> None:
+        if not dtypes.can_cast(r._dtype, out._dtype):
+            raise RuntimeError(f"{op}: Expected result to be safely castable from {dtypes.TORCH_NAMES[r._dtype.name]} "
+                               f"dtype, but got result with dtype {dtypes.TORCH_NAMES[out._dtype.name]}")
+    return check
+
+
+def _castable_then_exact(op: str):
+    """matrix_power's out=: its composite's castable check, then its matmul's exact one."""
+    castable = _castable_dtype(op)
+
+    def check(out: Tensor, r: Tensor) -> None:
+        castable(out, r)
+        _exact_dtype(out, r)
+    return check
+
+
+def _norm_dtype(op: str):
+    """linalg.norm and matrix_norm's out= check, in their own words."""
+    def check(out: Tensor, r: Tensor) -> None:
+        if out._dtype is not r._dtype:
+            raise RuntimeError(f"{op} expected out tensor dtype {dtypes.TORCH_NAMES[r._dtype.name]} but got: "
+                               f"{dtypes.TORCH_NAMES[out._dtype.name]}")
+    return check
+
+
+def _multi_dot_dtype(out: Tensor, r: Tensor) -> None:
+    if out._dtype is not r._dtype:
+        raise RuntimeError(f"multi_dot(): expected out tensor to have dtype {cpp_type_name(r._dtype)} but got "
+                           f"{cpp_type_name(out._dtype)}")
+
+
+def _scalar_type(out: Tensor, r: Tensor) -> None:
+    """solve_triangular's out=: its trsm kernel's scalar-type check."""
+    if out._dtype is not r._dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[r._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[out._dtype.name]}")
+
+
+def _write(out: Tensor, r: Tensor, out_dtype=None, lapack: bool = False) -> Tensor:
+    """`r` copied into `out`, after `out_dtype(out, r)`'s check of out's dtype. A resized `out` is row-major, but
+    where PyTorch's kernel writes LAPACK's result into `out` itself (`lapack`: the structured kernels, whose
+    checks are exact, and cholesky_inverse of out's dtype) it takes the result's strides (column-major)."""
+    if out_dtype is not None:
+        out_dtype(out, r)
+    if out._shape != r._shape:
+        keep = lapack or out_dtype is _exact_dtype or out_dtype is _scalar_type
+        _resize_out(out, r._shape, (lambda shape: r._strides) if keep and out._dtype is r._dtype else None)
+    return S.copy_(out, r)
+
+
+def writes_out(fn=None, kernel: str | None = None, out_dtype=None):
     """`fn(..., out=)` for a function that computes a new result: the result (one tensor, or a tuple of them) is
-    written into `out` as PyTorch's out= variants write it (a tuple's dtypes must match; resized) and `out` is
-    returned in its place. With `kernel` (the ATen op PyTorch's out= form runs), an input that requires grad
-    is refused under grad mode with that op's RuntimeError, as PyTorch's; `@writes_out(kernel=...)` decorates."""
+    written into `out` as PyTorch's out= variants write it (a tuple's dtypes must match; one tensor's as
+    `out_dtype(out, result)` checks it, any by default; resized) and `out` is returned in its place. With `kernel`
+    (the ATen op PyTorch's out= form runs), an input that requires grad is refused under grad mode with that op's
+    RuntimeError, as PyTorch's; `@writes_out(kernel=...)` decorates."""
     if fn is None:
-        return functools.partial(writes_out, kernel=kernel)
+        return functools.partial(writes_out, kernel=kernel, out_dtype=out_dtype)
     base = fn.__name__.lstrip("_")  # `_linalg_slogdet` names itself linalg_slogdet
     name = base if base.startswith("linalg_") or base in _TORCH_NAMESPACE else f"linalg_{base}"
 
@@ -175,7 +247,7 @@ def writes_out(fn=None, kernel: str | None = None):
         if out is None:
             return r
         if isinstance(r, Tensor):
-            return S.copy_(_resized(out, r), r)
+            return _write(out, r, out_dtype)
         if not isinstance(out, tuple | list):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
         if len(out) != len(r):
@@ -263,7 +335,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
     _cholesky_solve_checks(input, input2)
     refuse_dtype(input, "cholesky_solve_cpu", True)
     r = _cholesky_solve(input, input2, upper)
-    return r if out is None else S.copy_(_resized(out, r), r)
+    return r if out is None else _write(out, r, _castable_dtype("cholesky_solve"))
 
 
 @method
@@ -274,8 +346,22 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
         raise RuntimeError("cholesky_inverse: A must be batches of square matrices, but they are "
                            f"{input._shape[-2]} by {input._shape[-1]} matrices")
     refuse_dtype(input, "cholesky_inverse_out_cpu", True)
+    _refuse_zero_diagonal(input)
     r = _cholesky_inverse(input, upper)
-    return r if out is None else S.copy_(_resized(out, r), r)
+    return r if out is None else _write(out, r, _castable_dtype("cholesky_inverse"), lapack=True)
+
+
+def _refuse_zero_diagonal(factor: Tensor) -> None:
+    """cholesky_inverse's LinAlgError for a factor with a zero on its diagonal (LAPACK potri's info), naming the
+    first such matrix of a batch and the 1-based element, as PyTorch's CPU kernel; a NaN there is not refused."""
+    if factor.device.type != "cpu" or not factor.numel():
+        return
+    zero = (np.diagonal(factor._np(), 0, -2, -1) == 0).reshape(-1, factor._shape[-1])
+    if zero.any():
+        b = int(np.flatnonzero(zero.any(-1))[0])
+        where = f"(Batch element {b}): " if factor.ndim > 2 else ""
+        raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {int(np.flatnonzero(zero[b])[0]) + 1} is "
+                          "zero, the inversion could not be completed because the input matrix is singular.")
 
 
 @writes_out(kernel="linalg_cholesky_ex")
@@ -372,7 +458,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     LU, piv, info = _lu_packed(A)
-    node_name(LU, "GatherBackward0", "LinalgLuFactorExBackward0")
+    LU = node_name(_lapack_layout(LU), "TransposeBackward0", "LinalgLuFactorExBackward0")
     if check_errors and bool(R.any(ew.ne(info, 0))):
         raise LinAlgError("linalg.lu_factor_ex: The factorization could not be completed because the input is not "
                           "full rank.")
@@ -404,9 +490,9 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
         Um = J.triu(LU_data)[..., :k, :]
     if unpack_pivots:
         perm = _permutation(LU_pivots, m)
-        # P A = LU with (P A)[i] = A[perm[i]]; PyTorch returns the P of A = P L U, its transpose
-        onehot = ew.eq(S.unsqueeze(perm, -1), arange(m, device=LU_data.device))
-        P = _mT(S.to_dtype(onehot, LU_data._dtype))
+        # P A = LU with (P A)[i] = A[perm[i]]; PyTorch returns the P of A = P L U, its transpose (row-major)
+        P = S.to_dtype(ew.eq(S.unsqueeze(arange(m, device=LU_data.device), -1), S.unsqueeze(perm, -2)),
+                       LU_data._dtype)
     return _LUUnpack(P, Lm, Um)
 
 
@@ -431,11 +517,11 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     elif adjoint:  # A^H X = B with A = P L U: U^H L^H P^T X = B
         y = solve_triangular(_mH(Um), B, upper=False)
         z = solve_triangular(_mH(Lm), y, upper=True, unitriangular=True)
-        r = _matmul(P, z)
+        r = _lapack_layout(_matmul(P, z))
     else:
         y = solve_triangular(Lm, _matmul(_mT(P), B), upper=False, unitriangular=True)
         r = solve_triangular(Um, y, upper=True)
-    return r if out is None else S.copy_(_resized(out, r), r)
+    return r if out is None else _write(out, r, _exact_dtype)
 
 
 # --- the *_ex variants --------------------------------------------------------------------------
@@ -553,7 +639,7 @@ def matrix_exp(input: Tensor) -> Tensor:
 
 @overloads("linalg_cond", ["(Tensor input, Number p = None, *, Tensor out = None)",
                             "(Tensor input, str p, *, Tensor out = None)"], _solvers.order_invalid("p"))
-@writes_out
+@writes_out(out_dtype=_castable_dtype("linalg.cond"))
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """The condition number of each matrix in the norm `p` (2, the ratio of extreme singular values, by default)."""
     _at_least_2d("linalg.cond", "A", A)
@@ -576,7 +662,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return L.diagonal(A, offset, dim1, dim2)
 
 
-@writes_out
+@writes_out(out_dtype=_castable_dtype("tensorinv"))
 def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     """The inverse of A viewed as a matrix of its first `ind` dims by the rest; shape A.shape[ind:] + A.shape[:ind]."""
     if ind <= 0:
@@ -588,7 +674,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     return L.reshape(_inv_named("inv", L.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
 
 
-@writes_out
+@writes_out(out_dtype=_castable_dtype("tensorsolve"))
 @parsed("linalg_tensorsolve", A="Tensor", B="Tensor", dims="tuple of ints?")
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B; `dims` of A move to the end first."""
@@ -625,7 +711,7 @@ def vandermonde(x: Tensor, n: int) -> Tensor:
     return J.cat([ones, powers], -1)
 
 
-@writes_out(kernel="linalg_householder_product")
+@writes_out(kernel="linalg_householder_product", out_dtype=_castable_dtype("torch.linalg.householder_product"))
 @parsed("linalg_householder_product", A=("input", "Tensor"), tau="Tensor")
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i = (0, ..., 1, A[i+1:, i])."""
@@ -645,7 +731,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
         v = ew.where(ew.lt(rows, i), 0.0, ew.where(ew.eq(rows, i), 1.0, A[..., :, i]))  # (*, m)
         Qv = _matmul(Q, S.unsqueeze(v, -1))  # (*, m, 1)
         Q = ew.sub(Q, ew.mul(S.unsqueeze(S.unsqueeze(tau[..., i], -1), -1), ew.mul(Qv, S.unsqueeze(conj(v), -2))))
-    return Q[..., :, :n]
+    return _lapack_layout(Q[..., :, :n])
 
 
 @writes_out(kernel="linalg_lstsq")
@@ -677,7 +763,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     m, n = A._shape[-2:]
     eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond
-    X = _matmul(pinv(A, rtol=rtol), Bm)
+    X = _lapack_layout_lstsq(_matmul(pinv(A, rtol=rtol), Bm), m)
     empty = zeros((0,), dtype=A._dtype.to_real(), device=A.device)
     s = svdvals(A) if driver in ("gelsy", "gelsd", "gelss") else None
     rank = empty_rank = zeros((0,), dtype=dtypes.int64, device=A.device)
@@ -691,6 +777,15 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
         residuals = R.sum(ew.square(ew.abs(err) if err._dtype.is_complex else err), -2)
     sv = s if driver in ("gelsd", "gelss") else empty
     return _Lstsq(S.squeeze(X, -1) if vector else X, residuals, rank, sv)
+
+
+def _lapack_layout_lstsq(X: Tensor, m: int) -> Tensor:
+    """lstsq's solution X (*, n, k) as PyTorch returns it: the top n rows of LAPACK's column-major
+    (*, max(m, n), k) right-hand side, which the solver overwrites (strides `(max(m, n)*k, 1, max(m, n))`)."""
+    n, k = X._shape[-2:]
+    if m > n:
+        X = J.cat([X, zeros(X._shape[:-2] + (m - n, k), dtype=X._dtype, device=X.device)], -2)
+    return _lapack_layout(X)[..., :n, :]
 
 
 # --- Householder QR in LAPACK's layout --------------------------------------------------------------
@@ -731,7 +826,7 @@ def geqrf(input: Tensor, *, out=None):
         R = J.cat([R[..., :j, :], J.cat([R[..., j:, :j], col, rest], -1)], -2)
         taus.append(S.view(tau, input._shape[:-2]))
     tau = J.stack(taus, -1) if taus else zeros(input._shape[:-2] + (0,), dtype=input._dtype, device=input.device)
-    return _Geqrf(R, tau)
+    return _Geqrf(_lapack_layout(R), tau)
 
 
 def _sum_sq(x: Tensor) -> Tensor:
@@ -751,7 +846,7 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     Q = householder_product(a, input2)  # the full m x m Q
     if transpose:
         Q = _mH(Q)
-    return _matmul(Q, input3) if left else _matmul(input3, Q)
+    return _lapack_layout(_matmul(Q, input3) if left else _matmul(input3, Q))
 
 
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
@@ -886,7 +981,8 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
 
 
 @method
-def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+@writes_out(kernel="linalg_householder_product", out_dtype=_castable_dtype("torch.linalg.householder_product"))
+def orgqr(input: Tensor, input2: Tensor, *, out=None) -> Tensor:
     """`torch.orgqr`: `linalg.householder_product(input, input2)`."""
     return householder_product(input, input2)
 
@@ -917,16 +1013,22 @@ for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", chole
 
 # `torch.slogdet` takes out= as PyTorch's (its ATen kernel is linalg's): it replaces linalg_solvers' in `ember.core`
 slogdet = writes_out(_solvers.slogdet, "_linalg_slogdet")
+# so do `torch.cholesky` and `torch.inverse` (the Tensor methods take none)
+cholesky = writes_out(_solvers.cholesky, "cholesky", _castable_dtype("cholesky"))
+inverse = writes_out(_solvers.inverse, "linalg_inv_ex", _exact_dtype)
 
 # linalg_solvers' torch.linalg functions take PyTorch's out= too (written here, where writes_out lives), with the
-# ATen op whose out= form refuses inputs that require grad
-for _name, _kernel in (("inv", "linalg_inv_ex"), ("det", "_linalg_det"), ("slogdet", "_linalg_slogdet"),
-                       ("solve", "_linalg_solve_ex"), ("cholesky", "linalg_cholesky_ex"), ("qr", "linalg_qr"),
-                       ("svd", "_linalg_svd"), ("svdvals", "_linalg_svd"), ("eigh", "_linalg_eigh"),
-                       ("eigvalsh", "_linalg_eigh"), ("pinv", "linalg_pinv"), ("matrix_rank", None),
-                       ("matrix_power", "matmul"), ("multi_dot", "mm"), ("cross", "linalg_cross"),
-                       ("matrix_norm", None), ("norm", None)):
-    setattr(linalg, _name, writes_out(getattr(linalg, _name), _kernel))
+# ATen op whose out= form refuses inputs that require grad, and the check its out= makes of out's dtype
+for _name, _kernel, _out_dtype in (
+        ("inv", "linalg_inv_ex", _exact_dtype), ("det", "_linalg_det", _exact_dtype),
+        ("slogdet", "_linalg_slogdet", None), ("solve", "_linalg_solve_ex", _exact_dtype),
+        ("cholesky", "linalg_cholesky_ex", _exact_dtype), ("qr", "linalg_qr", None), ("svd", "_linalg_svd", None),
+        ("svdvals", "_linalg_svd", _exact_dtype), ("eigh", "_linalg_eigh", None),
+        ("eigvalsh", "_linalg_eigh", _exact_dtype), ("pinv", "linalg_pinv", _castable_dtype("linalg.pinv")),
+        ("matrix_rank", None, None), ("matrix_power", "matmul", _castable_then_exact("matrix_power")),
+        ("multi_dot", "mm", _multi_dot_dtype), ("cross", "linalg_cross", _exact_dtype),
+        ("matrix_norm", None, _norm_dtype("linalg.matrix_norm")), ("norm", None, _norm_dtype("linalg.norm"))):
+    setattr(linalg, _name, writes_out(getattr(linalg, _name), _kernel, _out_dtype))
 
 
 # --- norm, covariance: reductions that reach for matrix ops ------------------------------------

@@ -180,10 +180,14 @@ def _own_cm(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
 
 
 def column_major(r: np.ndarray) -> Tensor:
-    """The tensor of `r` (..., m, n) laid out as a batch of column-major matrices (PyTorch's LAPACK results)."""
+    """The tensor of `r` (..., m, n) laid out as a batch of column-major matrices (PyTorch's LAPACK results):
+    strides `(m*n, 1, m)` even where a size-1 dim lets numpy call either layout C-contiguous (a `(4, 1)` solve's
+    strides are `(1, 4)`, as PyTorch's)."""
     if r.ndim < 2:
         return wrap(r)
-    return wrap(np.ascontiguousarray(np.swapaxes(r, -1, -2)).swapaxes(-1, -2), True)
+    t = wrap(np.ascontiguousarray(np.swapaxes(r, -1, -2)))
+    st = t._strides
+    return Tensor._make(t._storage, 0, r.shape, st[:-2] + (st[-1], st[-2]), t._dtype)
 
 
 # --- primitives ------------------------------------------------------------------------------
@@ -396,13 +400,14 @@ def _solve_meta(A, B) -> None:
 
 @_solve.register("cpu")
 def _solve_cpu(A, B):
-    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
+    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n). A batch of vector
+    results is column-major in its last two dims, as PyTorch's (`(2, 4)` strides `(1, 2)`)."""
     vector = solve_is_vector(A, B)
     b = B._np()[..., None] if vector else B._np()
     a = A._np()
     if not len(_lu_cases(a, np.zeros(a.shape[:-2], dtype=bool))):
         r = _factor_or_raise("solve", np.linalg.solve, a, b)
-        return _own(r[..., 0], A._dtype) if vector else _own_cm(r, A._dtype)
+        return _own_cm(r[..., 0] if vector else r, A._dtype)
     # a matrix with NaN or inf: LAPACK's order (getf2, getrs) for every matrix, as PyTorch's, so the NaN spreads
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     fa = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
@@ -416,7 +421,7 @@ def _solve_cpu(A, B):
     if any(infos):
         raise factorization_error("solve", infos, len(batch) > 0)
     r = r.reshape(batch + b.shape[-2:])
-    return _own(r[..., 0], A._dtype) if vector else _own_cm(r, A._dtype)
+    return _own_cm(r[..., 0] if vector else r, A._dtype)
 
 
 _cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(A, upper) -> Tensor")
@@ -430,7 +435,9 @@ def _cholesky_cpu(A, upper=False):
     """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mH, or its conjugate transpose when `upper`."""
     a = np.swapaxes(A._np(), -1, -2).conj() if upper else A._np()  # U^H U = A from A's upper triangle: A^H's L
     r = _factor_or_raise("cholesky", np.linalg.cholesky, a)
-    if np.isnan(np.diagonal(r, 0, -2, -1)).any():  # LAPACK's potrf stops at a NaN pivot; numpy's goes on
+    # LAPACK's potrf stops at a NaN pivot, and at one an inf makes NaN or -inf (inf / inf below an inf pivot);
+    # numpy's goes on
+    if np.isnan(np.diagonal(r, 0, -2, -1)).any() or (np.isinf(a).any() and any(_lapack_infos("cholesky", a))):
         raise factorization_error("cholesky", _lapack_infos("cholesky", a), a.ndim > 2)
     return _own_cm(np.swapaxes(r, -1, -2).conj() if upper else r, A._dtype)
 
@@ -466,8 +473,10 @@ def _svd_meta(A, full_matrices=True) -> None:
 
 @_svd.register("cpu")
 def _svd_cpu(A, full_matrices=True):
-    """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending."""
+    """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending. A matrix with a NaN is refused
+    (LAPACK's gesdd checks for one), one with an inf gets NaN factors, as PyTorch's."""
     a = A._np()
+    _refuse_nan_matrix(a)
     bad = ~np.isfinite(a).all(axis=(-2, -1)) if a.size else np.zeros(a.shape[:-2], dtype=bool)
     if bad.any():  # LAPACK's gesdd can loop forever on an inf: NaN factors there, as PyTorch's
         a = np.where(bad[..., None, None], 0, a)
@@ -477,13 +486,24 @@ def _svd_cpu(A, full_matrices=True):
     return _own_cm(u, A._dtype), _own(s, A._dtype.to_real()), _own_cm(vh, A._dtype)
 
 
+def _refuse_nan_matrix(a: np.ndarray) -> None:
+    """linalg.svd's error for the first matrix of the batch `a` (*, m, n) that holds a NaN."""
+    if not a.size:
+        return
+    nan = np.isnan(a).any(axis=(-2, -1)).reshape(-1)
+    if nan.any():
+        where = f"(Batch element {int(np.flatnonzero(nan)[0])}): " if a.ndim > 2 else ""
+        raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
+
+
 _eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eigenvalues, eigenvectors)")
 
 
 @_eigh.meta
 def _eigh_meta(A, UPLO="L") -> None:
     _check_matrices(A, "linalg.eigh", kernel="linalg_eigh_cpu", integral=True)
-    if UPLO not in ("L", "U"):
+    if UPLO.upper() not in ("L", "U"):  # either case, as PyTorch's
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
@@ -491,7 +511,7 @@ def _eigh_meta(A, UPLO="L") -> None:
 def _eigh_cpu(A, UPLO="L"):
     """linalg_eigh(A, UPLO: 'L' | 'U'): ascending eigenvalues and orthonormal eigenvectors of symmetric A,
     reading its lower (or upper) triangle; the eigenvalues of a complex (Hermitian) A are real."""
-    w, v = _lapack(np.linalg.eigh, A._np(), UPLO, message="linalg.eigh: The algorithm failed to converge.")
+    w, v = _lapack(np.linalg.eigh, A._np(), UPLO.upper(), message="linalg.eigh: The algorithm failed to converge.")
     return _own(w, A._dtype.to_real()), _own_cm(v, A._dtype)
 
 
