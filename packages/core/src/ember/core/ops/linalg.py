@@ -33,7 +33,7 @@ from ember.core.ops.reduce import _sum, vector_norm
 from ember.core.tensor import Tensor, _contiguous_strides_cached
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
-           "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg"]
+           "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg", "_int_mm"]
 
 
 _SERIAL = blas_threads.OPENBLAS_SERIAL
@@ -489,6 +489,40 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         return _mm(input, mat2, out=out)
     except (NotImplementedError, RuntimeError):  # NOTE [ Sparse tensors beside the dense path ]: a `try` costs
         return _sparse_reroute("mm", input, mat2, out)  # nothing until then; a dense shape check may raise first
+
+
+@parsed("_int_mm", input="Tensor", mat2="Tensor", out="Tensor?")
+def _int_mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    """`torch._int_mm`: an int8 (or uint8) matrix times an int8 matrix, multiplied and summed in int32 (wrapping on
+    overflow), the product quantized-embedding search uses; PyTorch's checks in its order and words."""
+    if out is None:
+        _ = input.size(0), mat2.size(1)  # PyTorch sizes its result first: a 1-D mat2 fails here with IndexError
+    _int_mm_checks(input, mat2, out)
+    i32 = dtypes.int32
+    return mm(input.to(i32), mat2.to(i32), out=out)
+
+
+def _int_mm_checks(a: Tensor, b: Tensor, out: Tensor | None) -> None:
+    """_int_mm's argument checks (ATen's int_mm_out_cpu): ranks, inner sizes, dtypes, then the result's."""
+    _require(a.ndim == 2, f"Expected self to be of dimension 2 but got {a.ndim}")
+    _require(b.ndim == 2, f"Expected mat2 to be of dimension 2 but got {b.ndim}")
+    _require(a._shape[1] == b._shape[0], f"self.size(1) needs to match mat2.size(0) but got {a._shape[1]} and "
+             f"{b._shape[0]}")
+    _require(a._dtype in (dtypes.int8, dtypes.uint8), f"Expected self dtype to be int8 or uint8 but got {_c_name(a)}")
+    _require(b._dtype is dtypes.int8, f"Expected mat2 dtype to be of type int8 but got {_c_name(b)}")
+    if out is None:
+        return
+    _require(out._dtype is dtypes.int32, f"Expected result dtype to be of type kInt but got {_c_name(out)}")
+    _require(out.size(0) == a._shape[0], f"Expected result.size(0) to be {a._shape[0]} but got {out.size(0)}")
+    _require(out.size(1) == b._shape[1], f"Expected result.size(1) to be {b._shape[1]} but got {out.size(1)}")
+    _require(out.ndim == 2, f"Expected result to be of dimension 2 but got {out.ndim}")
+    _require(out.is_contiguous(), "Expected result to be contiguous.")
+
+
+def _require(ok: bool, message: str) -> None:
+    """One of _int_mm's checks: PyTorch's RuntimeError under its kernel's name."""
+    if not ok:
+        raise RuntimeError("int_mm_out_cpu: " + message)
 
 
 @method
