@@ -172,6 +172,15 @@ def test_masked_tensor_construction_accessors_and_errors():
         MaskedTensor([1.0], mask)
 
 
+def test_every_masked_tensor_made_warns_of_the_prototype_api_at_the_callers_line():
+    data, mask = ec.tensor([1.0, 2.0]), ec.tensor([True, False])
+    for make in (lambda: masked_tensor(data, mask), lambda: as_masked_tensor(data, mask),
+                 lambda: MaskedTensor(data, mask), lambda: as_masked_tensor(data, mask).exp()):
+        with pytest.warns(UserWarning, match="^The PyTorch API of MaskedTensors is in prototype stage") as rec:
+            make()
+        assert rec[-1].filename == __file__
+
+
 def test_masked_tensor_ops_keep_the_mask_and_reductions_mask_empty_results():
     data = ec.tensor(X[0])
     mt = masked_tensor(data, ec.tensor(M[0]))
