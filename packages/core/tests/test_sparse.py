@@ -694,7 +694,7 @@ def test_sparse_times_sparse_is_coalesced_sparse_against_scipy():
     a = sp.random(6, 5, density=0.4, random_state=1, format="coo")
     b = sp.random(5, 4, density=0.4, random_state=2, format="coo")
     sa = sparse_coo_tensor([a.row.tolist(), a.col.tolist()], ec.tensor(a.data), (6, 5))
-    sb = sparse_coo_tensor([b.row.tolist(), b.col.tolist()], ec.tensor(b.data), (5, 4)).to_sparse_csr()
+    sb = sparse_coo_tensor([b.row.tolist(), b.col.tolist()], ec.tensor(b.data), (5, 4))
     out = sparse_mm(sa, sb)
     assert out.is_sparse and out.is_coalesced() and out.shape == (6, 4)
     np.testing.assert_allclose(out.to_dense().numpy(), (a @ b).toarray(), rtol=1e-12)
@@ -703,6 +703,50 @@ def test_sparse_times_sparse_is_coalesced_sparse_against_scipy():
         sparse_mm(sa, sa)
     with pytest.raises(RuntimeError, match="^mat1 dtype Double does not match mat2 dtype Float$"):
         sparse_mm(sa, sb.to(ec.float32))
+
+
+def test_compressed_times_compressed_is_csr_with_columns_in_first_touch_order():
+    """PyTorch's CSR @ CSR keeps each row's columns in the order its products first reach them (unsorted)."""
+    d = np.array([[0.0, 2.0, 0.0, 1.0], [3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 4.0, 5.0]])
+    a, b = ec.tensor(d).to_sparse_csr(), ec.tensor(np.ascontiguousarray(d.T)).to_sparse_csr()
+    for left, right in ((a, b), (a, b.to_sparse_csc()), (a.to_sparse_csc(), b)):
+        out = left @ right
+        assert out.layout is ec.sparse_csr
+        assert out.crow_indices().tolist() == [0, 2, 3, 5] and out.col_indices().tolist() == [0, 2, 1, 2, 0]
+        np.testing.assert_allclose(out.to_dense().numpy(), d @ d.T)
+    rng = np.random.default_rng(0)
+    x, y = rng.random((6, 7)) * (rng.random((6, 7)) < 0.4), rng.random((7, 8)) * (rng.random((7, 8)) < 0.4)
+    out = sparse_mm(ec.tensor(x).to_sparse_csr(), ec.tensor(y).to_sparse_csr())
+    crow, col = out.crow_indices().tolist(), out.col_indices().tolist()
+    for i in range(6):
+        first = list(dict.fromkeys(k for j in np.flatnonzero(x[i]) for k in np.flatnonzero(y[j])))
+        assert col[crow[i]:crow[i + 1]] == first
+    np.testing.assert_allclose(out.to_dense().numpy(), x @ y, rtol=1e-12)
+
+
+def test_coo_times_compressed_has_no_kernel_named_by_the_added_layout():
+    coo, csr = ec.eye(2).to_sparse(), ec.eye(2).to_sparse_csr()
+    with pytest.raises(RuntimeError, match=r"^addmm: computation on CPU is not implemented for Sparse \+ Sparse @ "
+                                           r"SparseCsr$"):
+        coo @ csr
+    with pytest.raises(RuntimeError, match=r"for SparseCsr \+ Sparse @ SparseCsr$"):
+        sparse_mm(coo, csr)  # torch.sparse.mm adds to a zero of mat2's layout
+    with pytest.raises(RuntimeError, match=r"for SparseCsc \+ SparseCsr @ SparseCsc$"):
+        sparse_mm(csr, csr.to_sparse_csc())
+
+
+def test_dsmm_is_mm_and_hsmm_is_hspmm():
+    from ember.core.sparse_ops import dsmm, hsmm
+
+    s, d = ec.eye(3, 4).to_sparse(), ec.arange(8.0).view(4, 2)
+    np.testing.assert_array_equal(dsmm(s, d).numpy(), np.eye(3, 4) @ np.arange(8.0).reshape(4, 2))
+    np.testing.assert_array_equal(dsmm(d.t(), d).numpy(), d.t().numpy() @ d.numpy())
+    assert hsmm(s, d).sparse_dim() == 1 and hsmm(s, d)._values().tolist() == hspmm(s, d)._values().tolist()
+    with pytest.raises(TypeError, match=r"^mm\(\): argument 'mat2' \(position 2\) must be Tensor, not int$"):
+        dsmm(s, 3)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got "
+                                         r"1\)$"):
+        ec.mm(s, ec.ones(4))  # torch.mm takes no vector, a sparse mat1's neither
 
 
 def test_like_factories_keep_a_sparse_inputs_layout():

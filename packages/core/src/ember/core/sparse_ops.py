@@ -12,11 +12,13 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import node_name
-from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csc, sparse_csr
+from ember.core.ops.arguments import parsed
+from ember.core.sparse import (_LAYOUT_NAMES, SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csc,
+                               sparse_csr)
 from ember.core.tensor import Tensor
 
 __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
-           "spdiags", "sampled_addmm", "sparse_index_select", "hspmm", "smm", "sspaddmm"]
+           "spdiags", "sampled_addmm", "sparse_index_select", "hspmm", "hsmm", "dsmm", "smm", "sspaddmm"]
 
 
 class CsrPattern:
@@ -115,9 +117,11 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor, *, dense_grad: bool = False) -> 
 
         return mm(mat1, mat2)
     if isinstance(mat2, SparseTensor):
-        return _sparse_sparse_mm(mat1, mat2)
+        return _sparse_sparse_mm(mat1, mat2, mat1 if dense_grad else mat2)
     if mat1.ndim != 2 or mat1.dense_dim():
         raise RuntimeError(f"mm: expected a 2-D sparse matrix without dense dims; got size {list(mat1._shape)}")
+    if isinstance(mat2, Tensor) and mat2.ndim == 1:
+        mat2.size(1)  # PyTorch's sparse kernels size mat2's columns first: IndexError, in its words
     if not isinstance(mat2, Tensor) or mat2.ndim != 2:
         raise RuntimeError(f"mm: mat2 must be a matrix, got {getattr(mat2, 'ndim', '?')}-D tensor")
     if mat1._shape[1] != mat2._shape[0] and mat1._sp_layout is not sparse_coo:
@@ -136,12 +140,18 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor, *, dense_grad: bool = False) -> 
     return node_name(_MM[0](pattern, values, mat2), "SparseMmBackward", "SparseAddmmBackward0")  # PyTorch's node
 
 
-def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
-    """sparse (n, k) @ sparse (k, m) -> coalesced sparse (n, m): each stored a[i, j] meets row j of b; the
-    products' values are differentiable in both operands' values."""
+def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor, addmm_self: SparseTensor) -> SparseTensor:
+    """sparse (n, k) @ sparse (k, m) -> sparse (n, m): each stored a[i, j] meets row j of b; the products' values
+    are differentiable in both operands' values. Two COO operands give a coalesced COO product, two compressed
+    ones a CSR one; PyTorch's addmm has no CPU kernel for the rest, named by the layout of the `addmm_self` it
+    adds to (`a` for torch.mm, `b` for torch.sparse.mm)."""
     if a.ndim != 2 or b.ndim != 2 or a.dense_dim() or b.dense_dim():
         raise RuntimeError(f"mm: expected 2-D sparse matrices without dense dims; got sizes {list(a._shape)} and "
                            f"{list(b._shape)}")
+    la, lb, ls = a._sp_layout, b._sp_layout, addmm_self._sp_layout
+    if (la is sparse_coo) != (lb is sparse_coo) or (ls is sparse_csc and la is sparse_csr):
+        names = [_LAYOUT_NAMES[x.name] for x in (ls, la, lb)]
+        raise RuntimeError(f"addmm: computation on CPU is not implemented for {names[0]} + {names[1]} @ {names[2]}")
     if a._shape[1] != b._shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
                            f"{b._shape[0]}x{b._shape[1]})")
@@ -158,7 +168,19 @@ def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
     idx = np.stack([ai[0][ia], bi[1][ib]]).astype(np.int64)
     out = SparseTensor._coo(Tensor._wrap(idx), vals, (a._shape[0], b._shape[1]), False).coalesce()
     node_name(out._sp_values, "CoalesceBackward0", "SparseSparseMatmulBackward0")
-    return out
+    return out if la is sparse_coo else _first_touch_csr(out, idx)
+
+
+def _first_touch_csr(product: SparseTensor, made: np.ndarray) -> SparseTensor:
+    """The coalesced COO `product` as PyTorch's CSR @ CSR gives it: each row's columns in the order the products
+    `made` ((2, count) indices, in the order they were formed) first reached them, not sorted."""
+    rows, cols = product._sp_indices._np()
+    first = np.unique(made[0] * product._shape[1] + made[1], return_index=True)[1]  # coalesced entries' order
+    order = np.lexsort((first, rows)).astype(np.int64)
+    crow = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=product._shape[0]))]).astype(np.int64)
+    values = product._sp_values.index_select(0, Tensor._wrap(order))
+    node_name(values, "IndexSelectBackward0", "SparseSparseMatmulBackward0")
+    return SparseTensor._csr(crow, np.ascontiguousarray(cols[order]), values, product._shape)
 
 
 def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1,
@@ -201,6 +223,19 @@ def hspmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
     `mat1` stores an element, each a dense row of m values."""
     rows, vals = _row_products("hspmm", mat1, mat2)
     return SparseTensor._coo(Tensor._wrap(rows.reshape(1, -1)), vals, (mat1._shape[0], mat2._shape[1]), False)
+
+
+def hsmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
+    """`torch.hsmm`: `hspmm` under its other name (a hybrid COO product)."""
+    return hspmm(mat1, mat2)
+
+
+@parsed("mm", input="Tensor", mat2="Tensor")
+def dsmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """`torch.dsmm`: `torch.mm` under its sparse-era name: sparse (or dense) @ dense -> dense, MmBackward0."""
+    from ember.core.ops.linalg import mm
+
+    return mm(input, mat2)
 
 
 def sspaddmm(input: SparseTensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> SparseTensor:

@@ -630,7 +630,9 @@ def _sparse_reroute(name: str, a, b, out, input=None, beta=1, alpha=1) -> Tensor
         raise RuntimeError(f"{name}: out= is not supported with a sparse operand")
     if name == "addmm":
         return sparse_addmm(input, a, b, beta=beta, alpha=alpha, dense_grad=True)
-    return a.matmul(b) if a.is_sparse or a.is_sparse_csr else a @ b
+    if a.is_sparse or a.is_sparse_csr:
+        return a.mm(b) if name == "mm" else a.matmul(b)  # torch.mm takes no vector, as PyTorch's
+    return a @ b
 
 
 def _matmul(a: Tensor, b: Tensor, *, _hooked: bool = False) -> Tensor:
