@@ -733,6 +733,8 @@ def test_coo_times_compressed_has_no_kernel_named_by_the_added_layout():
         sparse_mm(coo, csr)  # torch.sparse.mm adds to a zero of mat2's layout
     with pytest.raises(RuntimeError, match=r"for SparseCsc \+ SparseCsr @ SparseCsc$"):
         sparse_mm(csr, csr.to_sparse_csc())
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Float$"):
+        csr @ csr.to(ec.float64)  # the compressed kernel's words; COO's name mat1 and mat2
 
 
 def test_dsmm_is_mm_and_hsmm_is_hspmm():

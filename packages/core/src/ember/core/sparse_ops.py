@@ -155,9 +155,12 @@ def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor, addmm_self: SparseTensor
     if a._shape[1] != b._shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
                            f"{b._shape[0]}x{b._shape[1]})")
-    if a._dtype is not b._dtype:
+    if a._dtype is not b._dtype and la is sparse_coo:
         raise RuntimeError(f"mat1 dtype {dtypes.TORCH_NAMES[a._dtype.name]} does not match mat2 dtype "
                            f"{dtypes.TORCH_NAMES[b._dtype.name]}")
+    if a._dtype is not b._dtype:  # the compressed kernel's words
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[b._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[a._dtype.name]}")
     a, b = a.to_sparse_coo().coalesce(), b.to_sparse_coo().coalesce()
     ai, bi = a._sp_indices._np(), b._sp_indices._np()  # b's rows sorted: it is coalesced
     lo = np.searchsorted(bi[0], ai[1], "left")
@@ -203,7 +206,9 @@ def _row_products(op: str, mat1: SparseTensor, mat2: Tensor) -> tuple[np.ndarray
     values (rows, m), after PyTorch's checks in its words (`torch.hspmm`, `torch.sspaddmm`)."""
     if not isinstance(mat1, SparseTensor) or mat1._sp_layout is not sparse_coo:  # PyTorch has no such kernel
         raise NotImplementedError(f"Could not run 'aten::{op}' with arguments from the "
-                                  f"'{'CPU' if not isinstance(mat1, SparseTensor) else 'SparseCsrCPU'}' backend.")
+                                  f"'{'CPU' if not isinstance(mat1, SparseTensor) else 'SparseCsrCPU'}' backend. This "
+                                  "could be because the operator doesn't exist for this backend, or was omitted "
+                                  "during the selective/custom build process (if using custom build).")
     if mat1.sparse_dim() != 2 or mat1.dense_dim():
         raise RuntimeError(f"{op}: Argument #2: matrices expected, got {mat1.sparse_dim()}D tensor")
     if not isinstance(mat2, Tensor) or isinstance(mat2, SparseTensor) or mat2.ndim != 2:
