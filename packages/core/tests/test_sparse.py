@@ -751,6 +751,25 @@ def test_dsmm_is_mm_and_hsmm_is_hspmm():
         ec.mm(s, ec.ones(4))  # torch.mm takes no vector, a sparse mat1's neither
 
 
+def test_int32_compressed_indices_stay_int32_through_compressed_ops():
+    """PyTorch keeps a CSR/CSC tensor's int32 indices through its compressed ops; sparse_mask and sampled_addmm
+    write int64 ones, a COO conversion int64, other index dtypes become int64."""
+    i32 = ec.int32
+    c = sparse_csr_tensor(ec.tensor([0, 1, 3], dtype=i32), ec.tensor([2, 0, 1], dtype=i32), ec.tensor([1.0, 2, 3]),
+                          (2, 3))
+    assert c.crow_indices().dtype is i32 and c.col_indices().dtype is i32
+    for out in (c * 2, c + c, -c, c.clone(), c.double(), c.sum(dim=1, keepdim=True), c.to_sparse_csc().to_sparse_csr()):
+        assert out.crow_indices().dtype is i32 and out.col_indices().dtype is i32
+    assert c.to_sparse_csc().ccol_indices().dtype is i32 and c.t().row_indices().dtype is i32
+    assert (c * ec.ones(2, 3)).crow_indices().dtype is ec.int64 and c.to_sparse_coo().indices().dtype is ec.int64
+    np.testing.assert_array_equal((c @ ec.ones(3, 1)).numpy().ravel(), [1.0, 5.0])
+    csc = sparse_csc_tensor(ec.tensor([0, 1, 2, 3], dtype=i32), ec.tensor([1, 1, 0], dtype=i32), ec.tensor([1.0, 2, 3]),
+                            (2, 3))
+    assert csc.row_indices().dtype is i32
+    mixed = sparse_csr_tensor(ec.tensor([0, 1, 3], dtype=i32), ec.tensor([2, 0, 1]), ec.tensor([1.0, 2, 3]), (2, 3))
+    assert mixed.crow_indices().dtype is ec.int64
+
+
 def test_like_factories_keep_a_sparse_inputs_layout():
     s = sparse_coo_tensor([[0, 1], [1, 0]], ec.tensor([1.0, 2.0]), (2, 3))
     for z in (ec.zeros_like(s), ec.empty_like(s), ec.zeros_like(s, dtype=ec.float64)):

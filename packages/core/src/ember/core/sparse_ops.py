@@ -13,8 +13,8 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import node_name
 from ember.core.ops.arguments import parsed
-from ember.core.sparse import (_LAYOUT_NAMES, SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csc,
-                               sparse_csr)
+from ember.core.sparse import (_LAYOUT_NAMES, SparseTensor, _check_coo_bounds, _index_dtype, _unique_columns,
+                               sparse_coo, sparse_csc, sparse_csr)
 from ember.core.tensor import Tensor
 
 __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
@@ -427,4 +427,4 @@ def sampled_addmm(input: SparseTensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, 
                            f"{list(mat1._shape)} and {list(mat2._shape)}")
     pat, values = _pattern(input)
     picked = (mat1.index_select(0, Tensor._wrap(pat.rows)) * mat2.t().index_select(0, Tensor._wrap(pat.col))).sum(1)
-    return input._with_values(values * beta + picked * alpha)
+    return _index_dtype(input._with_values(values * beta + picked * alpha), np.int64)  # PyTorch's: int64 indices
