@@ -770,6 +770,21 @@ def test_int32_compressed_indices_stay_int32_through_compressed_ops():
     assert mixed.crow_indices().dtype is ec.int64
 
 
+def test_sparse_compressed_tensor_builds_by_layout_and_refuses_others_in_pytorchs_words():
+    from ember.core.sparse import sparse_compressed_tensor
+
+    ptr, idx, v = [0, 1, 3], [2, 0, 1], ec.tensor([1.0, 2.0, 3.0])
+    csr = sparse_compressed_tensor(ptr, idx, v, (2, 3), layout=ec.sparse_csr)
+    csc = sparse_compressed_tensor(ptr, idx, v, (3, 2), layout=ec.sparse_csc, dtype=ec.float64)
+    np.testing.assert_array_equal(csr.to_dense().numpy(), [[0, 0, 1], [2, 3, 0]])
+    assert csc.layout is ec.sparse_csc and csc.dtype is ec.float64
+    np.testing.assert_array_equal(csc.to_dense().numpy(), [[0, 2], [0, 3], [1, 0]])
+    for layout, name in ((None, "none"), (ec.sparse_coo, "Sparse"), (ec.strided, "Strided")):
+        with pytest.raises(RuntimeError, match=f"^sparse_compressed_tensor expected sparse compressed tensor layout "
+                                               f"but got {name}$"):
+            sparse_compressed_tensor(ptr, idx, v, (2, 3), layout=layout)
+
+
 def test_like_factories_keep_a_sparse_inputs_layout():
     s = sparse_coo_tensor([[0, 1], [1, 0]], ec.tensor([1.0, 2.0]), (2, 3))
     for z in (ec.zeros_like(s), ec.empty_like(s), ec.zeros_like(s, dtype=ec.float64)):

@@ -37,8 +37,8 @@ from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
 __all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "sparse_coo_tensor",
-           "sparse_csr_tensor", "sparse_csc_tensor", "to_sparse", "to_sparse_csr", "to_sparse_csc", "is_sparse_operand",
-           "add_sparse_", "SparseLayoutError"]
+           "sparse_csr_tensor", "sparse_csc_tensor", "sparse_compressed_tensor", "to_sparse", "to_sparse_csr",
+           "to_sparse_csc", "is_sparse_operand", "add_sparse_", "SparseLayoutError"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
@@ -274,6 +274,25 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     """
     _warn_unchecked(check_invariants)
     return _compressed(ccol_indices, row_indices, values, size, dtype, requires_grad, by_column=True)
+
+
+def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *, dtype=None, layout=None,
+                             device=None, pin_memory: bool = False, requires_grad: bool = False,
+                             check_invariants: bool | None = None) -> SparseTensor:
+    """A CSR or CSC tensor by its `layout` (`sparse_csr_tensor`/`sparse_csc_tensor` under one name).
+
+    Raises:
+        RuntimeError: `layout` is not a compressed one (PyTorch's words), or breaks the layout's invariants.
+        NotImplementedError: a block layout (BSR/BSC), which ember's sparse tensors do not have.
+    """
+    if layout is sparse_csr or layout is sparse_csc:
+        make = sparse_csr_tensor if layout is sparse_csr else sparse_csc_tensor
+        return make(compressed_indices, plain_indices, values, size, dtype=dtype, requires_grad=requires_grad,
+                    check_invariants=check_invariants)
+    if layout is sparse_bsr or layout is sparse_bsc:
+        raise NotImplementedError(f"ember: sparse_compressed_tensor(layout=torch.{layout.name}) is not supported")
+    got = "none" if layout is None else _LAYOUT_NAMES.get(layout.name, "Strided")
+    raise RuntimeError(f"sparse_compressed_tensor expected sparse compressed tensor layout but got {got}")
 
 
 def _compressed(ptr_indices, plain_indices, values, size, dtype, requires_grad: bool, by_column: bool) -> SparseTensor:
