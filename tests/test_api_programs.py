@@ -561,7 +561,14 @@ volumes, Monodepth2 back-projection with meshgrid and poses built in place, ster
 unfold with soft-argmin, SSIM through avg_pool2d with edge-aware smoothness, interpolate's modes with antialias and
 pixel_shuffle, Rodrigues/quaternions/Umeyama, SILog and KITTI metrics with median scaling, the eight-point algorithm
 with triangulation, MVS plane sweeps, AdaBins and ordinal bins, flow consistency with convex upsampling, a
-Monodepth2 training loop, and the errors of geometry code)."""
+Monodepth2 training loop, and the errors of geometry code).
+
+Information retrieval and dense search (`ret_*`: a bi-encoder with in-batch InfoNCE, a clamped learnable temperature
+and label smoothing, hard-negative mining with margin/triplet/cosine-embedding losses, BM25/TF-IDF over COO/CSR with
+scatter_add frequencies, an int32-offset CSR inverted index with sparse_compressed_tensor, SPLADE with CSR @ CSR and
+dsmm/hsmm, binary/int8 quantization with packbits-style bit ops and `_int_mm`, ColBERT MaxSim with masks and nested
+tensors, product quantization with ADC tables and cdist modes, IVF lists by unique_consecutive/searchsorted, LSH with
+k-means++, Matryoshka embeddings with chunked kNN, a cross-encoder re-ranker, and IR metrics with ties)."""
 
 from __future__ import annotations
 
