@@ -427,6 +427,10 @@ def test_softmax_of_dense_and_addmm_into_sparse_refused_as_pytorch():
         with pytest.raises(NotImplementedError, match=f"^Could not run 'aten::_sparse_{name}' with arguments from the "
                                                       "'CPU' backend. "):
             fn(ec.ones(2, 3), 1)
+        for compressed in (ec.eye(2).to_sparse_csr(), ec.eye(2).to_sparse_csc()):
+            with pytest.raises(NotImplementedError, match=f"^Could not run 'aten::_sparse_{name}' with arguments from "
+                                                          "the 'SparseCsrCPU' backend. "):
+                fn(compressed, 1)
     with pytest.raises(RuntimeError, match="^addmm_sparse_dense: expected strided result tensor, got tensor with "
                                            "layout Sparse$"):
         sparse_addmm(_coo(), _coo(), ec.ones(3, 3, dtype=ec.float64))

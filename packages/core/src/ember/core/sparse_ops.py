@@ -340,13 +340,12 @@ def _groups(s: SparseTensor, dim: int) -> np.ndarray:
 def _softmax_parts(input: SparseTensor, dim: int, name: str):
     from ember.core.creation import zeros
 
-    if not isinstance(input, SparseTensor):
-        raise NotImplementedError(f"Could not run 'aten::_sparse_{name}' with arguments from the 'CPU' backend. This "
-                                  "could be because the operator doesn't exist for this backend, or was omitted "
+    if not isinstance(input, SparseTensor) or input._sp_layout is not sparse_coo:  # PyTorch's missing kernels
+        backend = "CPU" if not isinstance(input, SparseTensor) else "SparseCsrCPU"
+        raise NotImplementedError(f"Could not run 'aten::_sparse_{name}' with arguments from the '{backend}' backend. "
+                                  "This could be because the operator doesn't exist for this backend, or was omitted "
                                   "during the selective/custom build process (if using custom build). ember runs "
                                   f"'aten::_sparse_{name}' on sparse COO tensors only")
-    if input._sp_layout is not sparse_coo:
-        raise RuntimeError("softmax: expected a sparse COO tensor")
     d = input._wrap_dim(dim)
     if d >= input.sparse_dim() or input.dense_dim():
         raise RuntimeError("softmax: ember's sparse softmax runs over a sparse dim of a tensor without dense dims")
