@@ -568,7 +568,8 @@ and label smoothing, hard-negative mining with margin/triplet/cosine-embedding l
 scatter_add frequencies, an int32-offset CSR inverted index with sparse_compressed_tensor, SPLADE with CSR @ CSR and
 dsmm/hsmm, binary/int8 quantization with packbits-style bit ops and `_int_mm`, ColBERT MaxSim with masks and nested
 tensors, product quantization with ADC tables and cdist modes, IVF lists by unique_consecutive/searchsorted, LSH with
-k-means++, Matryoshka embeddings with chunked kNN, a cross-encoder re-ranker, and IR metrics with ties)."""
+k-means++, Matryoshka embeddings with chunked kNN, a cross-encoder re-ranker, an MS MARCO triples pipeline with
+masked pooling, and IR metrics with ties)."""
 
 from __future__ import annotations
 
