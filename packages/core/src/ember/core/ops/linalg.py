@@ -498,8 +498,11 @@ def _int_mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if out is None:
         _ = input.size(0), mat2.size(1)  # PyTorch sizes its result first: a 1-D mat2 fails here with IndexError
     _int_mm_checks(input, mat2, out)
-    i32 = dtypes.int32
-    return mm(input.to(i32), mat2.to(i32), out=out)
+    # int64 products and sums, then int32: the same bits as int32 accumulation (both wrap mod 2**32), on every
+    # device that multiplies int64 matrices (CUDA's kernels have no int32 instance)
+    i64 = dtypes.int64
+    r = mm(input.to(i64), mat2.to(i64)).to(dtypes.int32)
+    return r if out is None else out.copy_(r)
 
 
 def _int_mm_checks(a: Tensor, b: Tensor, out: Tensor | None) -> None:
