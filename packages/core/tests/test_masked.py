@@ -181,6 +181,24 @@ def test_every_masked_tensor_made_warns_of_the_prototype_api_at_the_callers_line
         assert rec[-1].filename == __file__
 
 
+def test_a_torch_function_reaches_a_fresh_masked_tensor_before_any_reduction_has(monkeypatch):
+    from ember.core import dispatch, overrides
+
+    was = overrides._active[0]
+    monkeypatch.setattr(overrides, "_active", [False])  # the process as it starts: no op-level check
+    dispatch.set_protocol_check(None, None)
+    try:
+        with pytest.warns(UserWarning, match="MaskedTensors is in prototype stage"):
+            mt = masked_tensor(ec.tensor([0.0, 1.0]), ec.tensor([False, True]))
+        out = ec.exp(mt)   # PyTorch: MaskedTensor([--, e])
+        assert isinstance(out, MaskedTensor) and out.to_tensor(0.0).tolist() == [0.0, pytest.approx(math.e)]
+    finally:
+        if was:
+            dispatch.set_protocol_check(overrides._check, overrides._check_composite)
+        else:
+            dispatch.set_protocol_check(None, None)
+
+
 def test_masked_tensor_ops_keep_the_mask_and_reductions_mask_empty_results():
     data = ec.tensor(X[0])
     mt = masked_tensor(data, ec.tensor(M[0]))

@@ -55,6 +55,15 @@ def _check(data, mask) -> None:
         raise ValueError("data.size() must equal mask.size()")
 
 
+def _made() -> None:
+    """What making a MaskedTensor does besides: PyTorch's prototype warning, and the op-level `__torch_function__`
+    check switched on (once), so that `torch.exp(mt)` reaches `mt.exp` before any reduction has seen one."""
+    from ember.core.overrides import _activate
+
+    warn_at_caller(_PROTOTYPE)
+    _activate()
+
+
 class MaskedTensor:
     """Data and a same-shape bool mask (True where an element exists).
 
@@ -70,7 +79,7 @@ class MaskedTensor:
 
     def __init__(self, data: Tensor, mask: Tensor, requires_grad: bool = False) -> None:
         _check(data, mask)
-        warn_at_caller(_PROTOTYPE)
+        _made()
         # a tensor requires grad only once the autograd layer is installed, which gives it `detach`
         copy = (data.detach() if data.requires_grad else data).clone()
         self._data = copy.requires_grad_() if requires_grad else copy
@@ -79,7 +88,7 @@ class MaskedTensor:
     @classmethod
     def _wrap(cls, data: Tensor, mask: Tensor) -> MaskedTensor:
         """A MaskedTensor over `data` itself (no copy; the autograd graph is kept)."""
-        warn_at_caller(_PROTOTYPE)
+        _made()
         mt = cls.__new__(cls)
         mt._data, mt._mask = data, mask
         return mt
