@@ -61,9 +61,11 @@ mask = b["p_mask"].unsqueeze(-1).expand_as(h)
 with warnings.catch_warnings(record=True) as rec:
     warnings.simplefilter("always")
     mt = torch.masked.masked_tensor(h, mask)
+    lp = torch.log1p(torch.abs(mt))
     mp = mt.mean(1)
 print("warned", len(rec) > 0, rec[0].category.__name__ if rec else None, str(rec[0].message)[:40] if rec else None)
 print("masked mean", torch.allclose(mp.to_tensor(0.0), pooled.detach()))
+print("log1p abs", type(lp).__name__, lp.get_mask().sum().item(), round(lp.to_tensor(0.0).sum().item(), 4))
 print("torch.masked.mean", torch.masked.mean(h, 1, mask=mask).shape, torch.masked.sum(h, 1, mask=mask)[0, :2])
 
 # default collate of dict items, and its errors on ragged tensors
