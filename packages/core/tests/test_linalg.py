@@ -506,6 +506,30 @@ def test_cdist_matmul_path_is_exactly_zero_on_equal_rows_and_broadcasts_batches(
     assert_close(got, _minkowski(ref(b), ref(c), 2.0), rtol=1e-9, atol=1e-6)
 
 
+def test_cdist_and_pdist_take_a_float32_sums_root_in_double_as_pytorchs_kernels():
+    x = E.tensor([[3.0, -1.0], [0.0, 0.0]])
+    assert E.cdist(x[:1], x[1:], p=3).item() == np.float32(28.0 ** (1 / 3))   # 3.0365889, vector_norm's is 3.0365891
+    assert E.pdist(x, p=3).item() == np.float32(28.0 ** (1 / 3))
+    a, b = make_tensor(6, 4, seed=1), make_tensor(5, 4, seed=2)
+    d = np.abs(a.numpy()[:, None] - b.numpy()[None])
+    agg = (d ** np.float32(1.5)).sum(-1, dtype=np.float32)
+    want = (agg.astype(np.float64) ** (1 / 1.5)).astype(np.float32)
+    np.testing.assert_array_equal(E.cdist(a, b, p=1.5).numpy(), want)
+
+
+def test_cdist_root_in_double_keeps_vector_norms_gradient():
+    from ember.autograd import cdist, linalg, tensor
+
+    a = tensor([[3.0, -1.0, 0.5], [0.2, 0.4, -2.0]], requires_grad=True)
+    b = tensor([[0.0, 1.0, 1.0]])
+    out = cdist(a, b, p=3)
+    assert type(out.grad_fn).__name__ == "CdistBackward0"
+    out.sum().backward()
+    ref = a.detach().clone().requires_grad_()
+    linalg.vector_norm(ref - b, 3, -1).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), ref.grad.numpy(), rtol=1e-6)
+
+
 def test_cdist_errors_and_dist():
     with pytest.raises(RuntimeError, match="X1 and X2 must have the same number of columns. X1: 3 X2: 4"):
         E.cdist(E.ones(2, 3), E.ones(2, 4))

@@ -1204,11 +1204,25 @@ def _distances(diff: Tensor, p: float, name: str) -> Tensor:
     r + (r - r') (c - 1), r' r detached and c the tie count, adds nothing to the value and multiplies the
     gradient by c."""
     r = vector_norm(diff, p, -1)
+    if p not in (0.0, 1.0, 2.0, float("inf")) and r._dtype is dtypes.float32 and r.numel():
+        return _root_in_double(r, diff, p, name)
     if not (p == float("inf") and sys.modules["ember.core.tensor"]._grad_mode_enabled() and r._requires_grad):
         return node_name(r, "LinalgVectorNormBackward0", name)
     plain = r.detach()
     ties = _sum(ew.eq(ew.abs(diff.detach()), S.unsqueeze(plain, -1)), (diff.ndim - 1,), False, r._dtype)
     return node_name(ew.add(r, ew.mul(ew.sub(r, plain), ew.sub(ties, 1))), "AddBackward0", name)
+
+
+def _root_in_double(r: Tensor, diff: Tensor, p: float, name: str) -> Tensor:
+    """float32 p-norms `r` (vector_norm's) given PyTorch's cdist/pdist values: its kernels sum |d|^p in float32 and
+    take the 1/p root in double (vector_norm's float32 root is an ulp off for a third of them); the gradient is
+    r's, as r + (exact - r') with r' r detached."""
+    agg = _sum(ew.pow(ew.abs(diff.detach() if diff._requires_grad else diff), p), (diff.ndim - 1,), False,
+               dtypes.float32)
+    exact = S.to_dtype(ew.pow(S.to_dtype(agg, dtypes.float64), 1.0 / p), dtypes.float32)
+    if not (sys.modules["ember.core.tensor"]._grad_mode_enabled() and r._requires_grad):
+        return exact
+    return node_name(ew.add(r, ew.sub(exact, r.detach())), "AddBackward0", name)
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
