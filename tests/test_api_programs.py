@@ -579,7 +579,15 @@ jitter retries on cholesky_ex info codes, Matern/periodic/spectral-mixture kerne
 sparse W and FFT Toeplitz MVMs, EI/PI/UCB/LogEI on ndtr with Sobol starts, a whitened SVGP with Gauss-Hermite
 ELBOs, Student-t and Bernoulli likelihoods, the solvers' LAPACK layouts and out= dtypes, CG with a pivoted-Cholesky
 preconditioner, Lanczos/Hutchinson log-determinants, batched and Kronecker multitask GPs, random Fourier features,
-and the LinAlgErrors of singular, NaN and inf kernels)."""
+and the LinAlgErrors of singular, NaN and inf kernels).
+
+Information retrieval and dense search (`ret_*`: a bi-encoder with in-batch InfoNCE, a clamped learnable temperature
+and label smoothing, hard-negative mining with margin/triplet/cosine-embedding losses, BM25/TF-IDF over COO/CSR with
+scatter_add frequencies, an int32-offset CSR inverted index with sparse_compressed_tensor, SPLADE with CSR @ CSR and
+dsmm/hsmm, binary/int8 quantization with packbits-style bit ops and `_int_mm`, ColBERT MaxSim with masks and nested
+tensors, product quantization with ADC tables and cdist modes, IVF lists by unique_consecutive/searchsorted, LSH with
+k-means++, Matryoshka embeddings with chunked kNN, a cross-encoder re-ranker, an MS MARCO triples pipeline with
+masked pooling, and IR metrics with ties)."""
 
 from __future__ import annotations
 

@@ -194,3 +194,12 @@ def test_qr_of_huge_entries_stays_finite():
     assert bool(E.isfinite(qc).all()) and bool(E.isfinite(rc).all())
     assert_close(qc.cpu(), q, rtol=0, atol=1e-5)
     assert_close(rc.cpu(), r, rtol=1e-5, atol=1e24)  # rounding on the 1e30 scale of those columns
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_int_mm_matches_int32_accumulation_on_both_devices(device):
+    a = E.tensor([[127, -128, 5], [1, 2, 3]], dtype=E.int8)
+    b = E.tensor([[-128, 1], [127, 2], [-1, 3]], dtype=E.int8)
+    r = E._int_mm(_on(a, device), _on(b, device))
+    assert r.dtype is E.int32 and r.device.type == device
+    assert r.cpu().tolist() == [[-32517, -114], [123, 14]]

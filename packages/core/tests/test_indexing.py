@@ -829,7 +829,9 @@ def test_scatter_reduce_argument_and_index_reduce_warn_once_as_pytorch(monkeypat
         x.index_reduce(0, E.tensor([0]), E.ones(1, 3), "amax")
     assert [(w.category, str(w.message), w.filename) for w in caught] == [
         (UserWarning, "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
-                      "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", __file__),
+                      "future PyTorch release. Use torch.scatter_reduce instead for more reduction options. (Triggered "
+                      "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:225.)",
+         __file__),
         (UserWarning, "index_reduce() is in beta and the API may change at any time. (Triggered internally at "
                       "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523.)", __file__)]
 

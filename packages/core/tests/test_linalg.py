@@ -93,6 +93,46 @@ def test_mm_errors_name_both_shapes_and_dtypes():
         E.matmul(E.tensor(1.0), E.ones(2))
 
 
+def test_int_mm_multiplies_int8_in_int32_and_wraps_on_overflow():
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-128, 128, (3, 5)), rng.integers(-128, 128, (5, 4))
+    r = E._int_mm(E.tensor(a.tolist(), dtype=E.int8), E.tensor(b.tolist(), dtype=E.int8))
+    assert r.dtype is E.int32 and r.stride() == (4, 1)
+    np.testing.assert_array_equal(r.numpy(), a @ b)
+    u = E._int_mm(E.tensor([[200, 1]], dtype=E.uint8), E.tensor([[1], [-1]], dtype=E.int8))
+    assert u.tolist() == [[199]]
+    big = E._int_mm(E.full((1, 140000), 127, dtype=E.int8), E.full((140000, 1), -128, dtype=E.int8))
+    assert big.item() == int(np.int64(127 * -128 * 140000).astype(np.int32))  # int32 wraps as PyTorch's
+    out = E.empty(3, 4, dtype=E.int32)
+    assert E._int_mm(E.tensor(a.tolist(), dtype=E.int8), E.tensor(b.tolist(), dtype=E.int8), out=out) is out
+
+
+@pytest.mark.parametrize("a, b, out, message", [
+    ((2, 3, "int32"), (3, 2, "int8"), None, "Expected self dtype to be int8 or uint8 but got int"),
+    ((2, 3, "int8"), (3, 2, "uint8"), None, "Expected mat2 dtype to be of type int8 but got unsigned char"),
+    ((2, 3, "int8"), (2, 2, "int8"), None, "self.size(1) needs to match mat2.size(0) but got 3 and 2"),
+    ((3, "int8"), (3, 2, "int8"), None, "Expected self to be of dimension 2 but got 1"),
+    ((2, 3, "int8"), (3, 2, 1, "int8"), None, "Expected mat2 to be of dimension 2 but got 3"),
+    ((2, 3, "int8"), (3, 2, "int8"), (2, 2, "int64"), "Expected result dtype to be of type kInt but got long int"),
+    ((2, 3, "int8"), (3, 2, "int8"), (0, "int32"), "Expected result.size(0) to be 2 but got 0"),
+    ((2, 3, "int8"), (3, 2, "int8"), (2, 2, 1, "int32"), "Expected result to be of dimension 2 but got 3"),
+])
+def test_int_mm_checks_in_pytorchs_order_and_words(a, b, out, message):
+    def t(spec):
+        return E.ones(*spec[:-1], dtype=getattr(E, spec[-1]))
+
+    with pytest.raises(RuntimeError) as info:
+        E._int_mm(t(a), t(b), out=None if out is None else t(out))
+    assert str(info.value) == "int_mm_out_cpu: " + message
+
+
+def test_int_mm_refuses_a_strided_result_and_sizes_its_own_first():
+    with pytest.raises(RuntimeError, match="^int_mm_out_cpu: Expected result to be contiguous.$"):
+        E._int_mm(E.ones(2, 3, dtype=E.int8), E.ones(3, 2, dtype=E.int8), out=E.empty(2, 4, dtype=E.int32)[:, ::2])
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 1\)"):
+        E._int_mm(E.ones(2, 3, dtype=E.int8), E.ones(3, dtype=E.int8))
+
+
 def test_matmul_folds_batched_left_operand_into_mm_like_pytorch():
     with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(6x4 and 5x6\)"):
         E.matmul(E.ones(2, 3, 4), E.ones(5, 6))
@@ -464,6 +504,30 @@ def test_cdist_matmul_path_is_exactly_zero_on_equal_rows_and_broadcasts_batches(
     got = E.cdist(b, c)
     assert got.shape == (2, 3, 30, 26)
     assert_close(got, _minkowski(ref(b), ref(c), 2.0), rtol=1e-9, atol=1e-6)
+
+
+def test_cdist_and_pdist_take_a_float32_sums_root_in_double_as_pytorchs_kernels():
+    x = E.tensor([[3.0, -1.0], [0.0, 0.0]])
+    assert E.cdist(x[:1], x[1:], p=3).item() == np.float32(28.0 ** (1 / 3))   # 3.0365889, vector_norm's is 3.0365891
+    assert E.pdist(x, p=3).item() == np.float32(28.0 ** (1 / 3))
+    a, b = make_tensor(6, 4, seed=1), make_tensor(5, 4, seed=2)
+    d = np.abs(a.numpy()[:, None] - b.numpy()[None])
+    agg = (d ** np.float32(1.5)).sum(-1, dtype=np.float32)
+    want = (agg.astype(np.float64) ** (1 / 1.5)).astype(np.float32)
+    np.testing.assert_array_equal(E.cdist(a, b, p=1.5).numpy(), want)
+
+
+def test_cdist_root_in_double_keeps_vector_norms_gradient():
+    from ember.autograd import cdist, linalg, tensor
+
+    a = tensor([[3.0, -1.0, 0.5], [0.2, 0.4, -2.0]], requires_grad=True)
+    b = tensor([[0.0, 1.0, 1.0]])
+    out = cdist(a, b, p=3)
+    assert type(out.grad_fn).__name__ == "CdistBackward0"
+    out.sum().backward()
+    ref = a.detach().clone().requires_grad_()
+    linalg.vector_norm(ref - b, 3, -1).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), ref.grad.numpy(), rtol=1e-6)
 
 
 def test_cdist_errors_and_dist():

@@ -172,6 +172,33 @@ def test_masked_tensor_construction_accessors_and_errors():
         MaskedTensor([1.0], mask)
 
 
+def test_every_masked_tensor_made_warns_of_the_prototype_api_at_the_callers_line():
+    data, mask = ec.tensor([1.0, 2.0]), ec.tensor([True, False])
+    for make in (lambda: masked_tensor(data, mask), lambda: as_masked_tensor(data, mask),
+                 lambda: MaskedTensor(data, mask), lambda: as_masked_tensor(data, mask).exp()):
+        with pytest.warns(UserWarning, match="^The PyTorch API of MaskedTensors is in prototype stage") as rec:
+            make()
+        assert rec[-1].filename == __file__
+
+
+def test_a_torch_function_reaches_a_fresh_masked_tensor_before_any_reduction_has(monkeypatch):
+    from ember.core import dispatch, overrides
+
+    was = overrides._active[0]
+    monkeypatch.setattr(overrides, "_active", [False])  # the process as it starts: no op-level check
+    dispatch.set_protocol_check(None, None)
+    try:
+        with pytest.warns(UserWarning, match="MaskedTensors is in prototype stage"):
+            mt = masked_tensor(ec.tensor([0.0, 1.0]), ec.tensor([False, True]))
+        out = ec.exp(mt)   # PyTorch: MaskedTensor([--, e])
+        assert isinstance(out, MaskedTensor) and out.to_tensor(0.0).tolist() == [0.0, pytest.approx(math.e)]
+    finally:
+        if was:
+            dispatch.set_protocol_check(overrides._check, overrides._check_composite)
+        else:
+            dispatch.set_protocol_check(None, None)
+
+
 def test_masked_tensor_ops_keep_the_mask_and_reductions_mask_empty_results():
     data = ec.tensor(X[0])
     mt = masked_tensor(data, ec.tensor(M[0]))

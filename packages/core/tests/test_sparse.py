@@ -427,6 +427,10 @@ def test_softmax_of_dense_and_addmm_into_sparse_refused_as_pytorch():
         with pytest.raises(NotImplementedError, match=f"^Could not run 'aten::_sparse_{name}' with arguments from the "
                                                       "'CPU' backend. "):
             fn(ec.ones(2, 3), 1)
+        for compressed in (ec.eye(2).to_sparse_csr(), ec.eye(2).to_sparse_csc()):
+            with pytest.raises(NotImplementedError, match=f"^Could not run 'aten::_sparse_{name}' with arguments from "
+                                                          "the 'SparseCsrCPU' backend. "):
+                fn(compressed, 1)
     with pytest.raises(RuntimeError, match="^addmm_sparse_dense: expected strided result tensor, got tensor with "
                                            "layout Sparse$"):
         sparse_addmm(_coo(), _coo(), ec.ones(3, 3, dtype=ec.float64))
@@ -694,7 +698,7 @@ def test_sparse_times_sparse_is_coalesced_sparse_against_scipy():
     a = sp.random(6, 5, density=0.4, random_state=1, format="coo")
     b = sp.random(5, 4, density=0.4, random_state=2, format="coo")
     sa = sparse_coo_tensor([a.row.tolist(), a.col.tolist()], ec.tensor(a.data), (6, 5))
-    sb = sparse_coo_tensor([b.row.tolist(), b.col.tolist()], ec.tensor(b.data), (5, 4)).to_sparse_csr()
+    sb = sparse_coo_tensor([b.row.tolist(), b.col.tolist()], ec.tensor(b.data), (5, 4))
     out = sparse_mm(sa, sb)
     assert out.is_sparse and out.is_coalesced() and out.shape == (6, 4)
     np.testing.assert_allclose(out.to_dense().numpy(), (a @ b).toarray(), rtol=1e-12)
@@ -703,6 +707,86 @@ def test_sparse_times_sparse_is_coalesced_sparse_against_scipy():
         sparse_mm(sa, sa)
     with pytest.raises(RuntimeError, match="^mat1 dtype Double does not match mat2 dtype Float$"):
         sparse_mm(sa, sb.to(ec.float32))
+
+
+def test_compressed_times_compressed_is_csr_with_columns_in_first_touch_order():
+    """PyTorch's CSR @ CSR keeps each row's columns in the order its products first reach them (unsorted)."""
+    d = np.array([[0.0, 2.0, 0.0, 1.0], [3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 4.0, 5.0]])
+    a, b = ec.tensor(d).to_sparse_csr(), ec.tensor(np.ascontiguousarray(d.T)).to_sparse_csr()
+    for left, right in ((a, b), (a, b.to_sparse_csc()), (a.to_sparse_csc(), b)):
+        out = left @ right
+        assert out.layout is ec.sparse_csr
+        assert out.crow_indices().tolist() == [0, 2, 3, 5] and out.col_indices().tolist() == [0, 2, 1, 2, 0]
+        np.testing.assert_allclose(out.to_dense().numpy(), d @ d.T)
+    rng = np.random.default_rng(0)
+    x, y = rng.random((6, 7)) * (rng.random((6, 7)) < 0.4), rng.random((7, 8)) * (rng.random((7, 8)) < 0.4)
+    out = sparse_mm(ec.tensor(x).to_sparse_csr(), ec.tensor(y).to_sparse_csr())
+    crow, col = out.crow_indices().tolist(), out.col_indices().tolist()
+    for i in range(6):
+        first = list(dict.fromkeys(k for j in np.flatnonzero(x[i]) for k in np.flatnonzero(y[j])))
+        assert col[crow[i]:crow[i + 1]] == first
+    np.testing.assert_allclose(out.to_dense().numpy(), x @ y, rtol=1e-12)
+
+
+def test_coo_times_compressed_has_no_kernel_named_by_the_added_layout():
+    coo, csr = ec.eye(2).to_sparse(), ec.eye(2).to_sparse_csr()
+    with pytest.raises(RuntimeError, match=r"^addmm: computation on CPU is not implemented for Sparse \+ Sparse @ "
+                                           r"SparseCsr$"):
+        coo @ csr
+    with pytest.raises(RuntimeError, match=r"for SparseCsr \+ Sparse @ SparseCsr$"):
+        sparse_mm(coo, csr)  # torch.sparse.mm adds to a zero of mat2's layout
+    with pytest.raises(RuntimeError, match=r"for SparseCsc \+ SparseCsr @ SparseCsc$"):
+        sparse_mm(csr, csr.to_sparse_csc())
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Float$"):
+        csr @ csr.to(ec.float64)  # the compressed kernel's words; COO's name mat1 and mat2
+
+
+def test_dsmm_is_mm_and_hsmm_is_hspmm():
+    from ember.core.sparse_ops import dsmm, hsmm
+
+    s, d = ec.eye(3, 4).to_sparse(), ec.arange(8.0).view(4, 2)
+    np.testing.assert_array_equal(dsmm(s, d).numpy(), np.eye(3, 4) @ np.arange(8.0).reshape(4, 2))
+    np.testing.assert_array_equal(dsmm(d.t(), d).numpy(), d.t().numpy() @ d.numpy())
+    assert hsmm(s, d).sparse_dim() == 1 and hsmm(s, d)._values().tolist() == hspmm(s, d)._values().tolist()
+    with pytest.raises(TypeError, match=r"^mm\(\): argument 'mat2' \(position 2\) must be Tensor, not int$"):
+        dsmm(s, 3)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got "
+                                         r"1\)$"):
+        ec.mm(s, ec.ones(4))  # torch.mm takes no vector, a sparse mat1's neither
+
+
+def test_int32_compressed_indices_stay_int32_through_compressed_ops():
+    """PyTorch keeps a CSR/CSC tensor's int32 indices through its compressed ops; sparse_mask and sampled_addmm
+    write int64 ones, a COO conversion int64, other index dtypes become int64."""
+    i32 = ec.int32
+    c = sparse_csr_tensor(ec.tensor([0, 1, 3], dtype=i32), ec.tensor([2, 0, 1], dtype=i32), ec.tensor([1.0, 2, 3]),
+                          (2, 3))
+    assert c.crow_indices().dtype is i32 and c.col_indices().dtype is i32
+    for out in (c * 2, c + c, -c, c.clone(), c.double(), c.sum(dim=1, keepdim=True), c.to_sparse_csc().to_sparse_csr()):
+        assert out.crow_indices().dtype is i32 and out.col_indices().dtype is i32
+    assert c.to_sparse_csc().ccol_indices().dtype is i32 and c.t().row_indices().dtype is i32
+    assert (c * ec.ones(2, 3)).crow_indices().dtype is ec.int64 and c.to_sparse_coo().indices().dtype is ec.int64
+    np.testing.assert_array_equal((c @ ec.ones(3, 1)).numpy().ravel(), [1.0, 5.0])
+    csc = sparse_csc_tensor(ec.tensor([0, 1, 2, 3], dtype=i32), ec.tensor([1, 1, 0], dtype=i32), ec.tensor([1.0, 2, 3]),
+                            (2, 3))
+    assert csc.row_indices().dtype is i32
+    mixed = sparse_csr_tensor(ec.tensor([0, 1, 3], dtype=i32), ec.tensor([2, 0, 1]), ec.tensor([1.0, 2, 3]), (2, 3))
+    assert mixed.crow_indices().dtype is ec.int64
+
+
+def test_sparse_compressed_tensor_builds_by_layout_and_refuses_others_in_pytorchs_words():
+    from ember.core.sparse import sparse_compressed_tensor
+
+    ptr, idx, v = [0, 1, 3], [2, 0, 1], ec.tensor([1.0, 2.0, 3.0])
+    csr = sparse_compressed_tensor(ptr, idx, v, (2, 3), layout=ec.sparse_csr)
+    csc = sparse_compressed_tensor(ptr, idx, v, (3, 2), layout=ec.sparse_csc, dtype=ec.float64)
+    np.testing.assert_array_equal(csr.to_dense().numpy(), [[0, 0, 1], [2, 3, 0]])
+    assert csc.layout is ec.sparse_csc and csc.dtype is ec.float64
+    np.testing.assert_array_equal(csc.to_dense().numpy(), [[0, 2], [0, 3], [1, 0]])
+    for layout, name in ((None, "none"), (ec.sparse_coo, "Sparse"), (ec.strided, "Strided")):
+        with pytest.raises(RuntimeError, match=f"^sparse_compressed_tensor expected sparse compressed tensor layout "
+                                               f"but got {name}$"):
+            sparse_compressed_tensor(ptr, idx, v, (2, 3), layout=layout)
 
 
 def test_like_factories_keep_a_sparse_inputs_layout():

@@ -73,7 +73,8 @@ from ember.core.ops.windows import *  # noqa: F403
 from ember.core.ops.spectral import *  # noqa: F403
 from ember.core.ops.tensor_utils import *  # noqa: F403
 from ember.core.sparse import (  # noqa: E402
-    sparse_bsc, sparse_bsr, sparse_coo, sparse_coo_tensor, sparse_csc, sparse_csc_tensor, sparse_csr, sparse_csr_tensor,
+    sparse_bsc, sparse_bsr, sparse_compressed_tensor, sparse_coo, sparse_coo_tensor, sparse_csc, sparse_csc_tensor,
+    sparse_csr, sparse_csr_tensor,
 )
 from ember.core.ops.tensor_extras import *  # noqa: F403
 from ember.core.ops import composite_kernels as _composite_kernels  # noqa: F401 - "any" kernels of composed ops

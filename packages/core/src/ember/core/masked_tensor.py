@@ -24,6 +24,7 @@ subclass is alive, the wrapper keeps unknown ops failing loudly instead.
 from __future__ import annotations
 
 from ember.core import dtypes
+from ember.core.ops._util import warn_at_caller
 from ember.core.tensor import Tensor
 
 __all__ = ["MaskedTensor", "masked_tensor", "as_masked_tensor", "is_masked_tensor"]
@@ -35,6 +36,10 @@ _UNARY = ("abs", "neg", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt",
           "double", "half", "int", "long", "bool", "detach", "clone", "contiguous")
 _REDUCTIONS = ("sum", "prod", "amax", "amin", "argmax", "argmin", "mean", "median", "norm", "var", "std",
                "logsumexp")
+# PyTorch's MaskedTensor warns at every construction, an op's result included
+_PROTOTYPE = ("The PyTorch API of MaskedTensors is in prototype stage and will change in the near future. Please open "
+              "a Github issue for features requests and see our documentation on the torch.masked module for further "
+              "information about the project.")
 
 
 def _check(data, mask) -> None:
@@ -48,6 +53,15 @@ def _check(data, mask) -> None:
         raise ValueError("data.dim() must equal mask.dim()")
     if data.shape != mask.shape:
         raise ValueError("data.size() must equal mask.size()")
+
+
+def _made() -> None:
+    """What making a MaskedTensor does besides: PyTorch's prototype warning, and the op-level `__torch_function__`
+    check switched on (once), so that `torch.exp(mt)` reaches `mt.exp` before any reduction has seen one."""
+    from ember.core.overrides import _activate
+
+    warn_at_caller(_PROTOTYPE)
+    _activate()
 
 
 class MaskedTensor:
@@ -65,6 +79,7 @@ class MaskedTensor:
 
     def __init__(self, data: Tensor, mask: Tensor, requires_grad: bool = False) -> None:
         _check(data, mask)
+        _made()
         # a tensor requires grad only once the autograd layer is installed, which gives it `detach`
         copy = (data.detach() if data.requires_grad else data).clone()
         self._data = copy.requires_grad_() if requires_grad else copy
@@ -73,6 +88,7 @@ class MaskedTensor:
     @classmethod
     def _wrap(cls, data: Tensor, mask: Tensor) -> MaskedTensor:
         """A MaskedTensor over `data` itself (no copy; the autograd graph is kept)."""
+        _made()
         mt = cls.__new__(cls)
         mt._data, mt._mask = data, mask
         return mt

@@ -37,8 +37,8 @@ from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
 __all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "sparse_coo_tensor",
-           "sparse_csr_tensor", "sparse_csc_tensor", "to_sparse", "to_sparse_csr", "to_sparse_csc", "is_sparse_operand",
-           "add_sparse_", "SparseLayoutError"]
+           "sparse_csr_tensor", "sparse_csc_tensor", "sparse_compressed_tensor", "to_sparse", "to_sparse_csr",
+           "to_sparse_csc", "is_sparse_operand", "add_sparse_", "SparseLayoutError"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
@@ -276,11 +276,32 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     return _compressed(ccol_indices, row_indices, values, size, dtype, requires_grad, by_column=True)
 
 
+def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *, dtype=None, layout=None,
+                             device=None, pin_memory: bool = False, requires_grad: bool = False,
+                             check_invariants: bool | None = None) -> SparseTensor:
+    """A CSR or CSC tensor by its `layout` (`sparse_csr_tensor`/`sparse_csc_tensor` under one name).
+
+    Raises:
+        RuntimeError: `layout` is not a compressed one (PyTorch's words), or breaks the layout's invariants.
+        NotImplementedError: a block layout (BSR/BSC), which ember's sparse tensors do not have.
+    """
+    if layout is sparse_csr or layout is sparse_csc:
+        make = sparse_csr_tensor if layout is sparse_csr else sparse_csc_tensor
+        return make(compressed_indices, plain_indices, values, size, dtype=dtype, requires_grad=requires_grad,
+                    check_invariants=check_invariants)
+    if layout is sparse_bsr or layout is sparse_bsc:
+        raise NotImplementedError(f"ember: sparse_compressed_tensor(layout=torch.{layout.name}) is not supported")
+    got = "none" if layout is None else _LAYOUT_NAMES.get(layout.name, "Strided")
+    raise RuntimeError(f"sparse_compressed_tensor expected sparse compressed tensor layout but got {got}")
+
+
 def _compressed(ptr_indices, plain_indices, values, size, dtype, requires_grad: bool, by_column: bool) -> SparseTensor:
     """A CSR tensor, or a CSC one (`by_column`), after CSR's invariants in the layout's own words."""
     ptr_name, idx_name = ("ccol", "row") if by_column else ("crow", "col")
-    ptr = np.array(_as_index(ptr_indices, f"{ptr_name}_indices")._np(), dtype=np.int64, order="C")  # copies
-    idx = np.array(_as_index(plain_indices, f"{idx_name}_indices")._np(), dtype=np.int64, order="C")
+    ptr_t, idx_t = _as_index(ptr_indices, f"{ptr_name}_indices"), _as_index(plain_indices, f"{idx_name}_indices")
+    kind = np.int32 if ptr_t._dtype is dtypes.int32 and idx_t._dtype is dtypes.int32 else np.int64  # PyTorch's
+    ptr = np.array(ptr_t._np(), dtype=kind, order="C")  # copies
+    idx = np.array(idx_t._np(), dtype=kind, order="C")
     v = _as_values(values, dtype)
     layout_name = "sparse_csc" if by_column else "sparse_csr"
     if ptr.ndim != 1 or idx.ndim != 1 or v.ndim != 1:
@@ -314,6 +335,21 @@ def _compressed(ptr_indices, plain_indices, values, size, dtype, requires_grad: 
         raise RuntimeError(f"`0 <= {idx_name}_indices < {inner_name}` is not satisfied.")
     v = _set_grad_leaf(v, True) if requires_grad else _node(v, "SparseCompressedTensorBackward0")
     return SparseTensor._csc(ptr, idx, v, size) if by_column else SparseTensor._csr(ptr, idx, v, size)
+
+
+def _keep_index_dtype(src: SparseTensor, out: SparseTensor) -> SparseTensor:
+    """`out`, a compressed tensor computed from the compressed `src`, with `src`'s index dtype: PyTorch keeps int32
+    row/column indices through its compressed ops (ember computes them in int64)."""
+    return _index_dtype(out, (src._sp_crow if src._sp_layout is sparse_csr else src._sp_ccol).dtype)
+
+
+def _index_dtype(out: SparseTensor, kind) -> SparseTensor:
+    """The compressed `out` with its row/column indices in numpy dtype `kind` (int32 or int64), in place."""
+    if out._sp_layout is sparse_csr and out._sp_crow.dtype != kind:
+        out._sp_crow, out._sp_col = out._sp_crow.astype(kind), out._sp_col.astype(kind)
+    elif out._sp_layout is sparse_csc and out._sp_ccol.dtype != kind:
+        out._sp_ccol, out._sp_row = out._sp_ccol.astype(kind), out._sp_row.astype(kind)
+    return out
 
 
 # --- the tensor ------------------------------------------------------------------------------------
@@ -863,7 +899,7 @@ class SparseTensor(Tensor):
         if self._sp_layout is sparse_csr:
             return self
         if self._sp_layout is sparse_csc:
-            return self.to_sparse_coo().to_sparse_csr()
+            return _keep_index_dtype(self, self.to_sparse_coo().to_sparse_csr())
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csr: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
@@ -883,7 +919,7 @@ class SparseTensor(Tensor):
         if self._sp_layout is sparse_csc:
             return self
         if self._sp_layout is sparse_csr:
-            return self.to_sparse_coo().to_sparse_csc()
+            return _keep_index_dtype(self, self.to_sparse_coo().to_sparse_csc())
         if self.ndim != 2 or self.dense_dim():
             raise RuntimeError(f"to_sparse_csc: ember converts 2-D COO tensors without dense dims; got size "
                                f"{list(self._shape)} with {self.dense_dim()} dense dims")
@@ -1027,7 +1063,8 @@ class SparseTensor(Tensor):
             raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(self._shape)} != "
                                f"{list(other._shape)}")
         total = _merge_add(self.to_sparse_coo().coalesce(), other.to_sparse_coo().coalesce(), alpha)
-        return total.to_sparse_csr() if self._sp_layout is sparse_csr else total.to_sparse_csc()
+        total = total.to_sparse_csr() if self._sp_layout is sparse_csr else total.to_sparse_csc()
+        return _keep_index_dtype(self, total)
 
     def __radd__(self, other):
         if isinstance(other, Tensor) and not isinstance(other, SparseTensor):
@@ -1262,7 +1299,8 @@ class SparseTensor(Tensor):
                                f"but mask has size {list(self._shape)}")
         idx, values = self._coo_parts()
         lin = Tensor._wrap(_linear(idx, self._shape))
-        return self._with_values(values * other.reshape(-1).index_select(0, lin))
+        out = self._with_values(values * other.reshape(-1).index_select(0, lin))
+        return _index_dtype(out, np.int64)  # PyTorch's sparse_mask writes int64 indices
 
     def _refuse_csr_div(self) -> None:
         """PyTorch 2.13 has no CSR or CSC division (its kernel refuses the layout; `csr * (1 / k)` works)."""
@@ -1312,7 +1350,7 @@ class SparseTensor(Tensor):
             dtype = dtypes.int64
         out = self.to_sparse_coo().sum(dims, keepdim=True, dtype=dtype)
         if isinstance(out, SparseTensor):
-            return out.to_sparse_csr()
+            return _keep_index_dtype(self, out.to_sparse_csr())
         k = 1 if self._nnz() else 0  # every dim summed: one stored total unless nothing is stored
         return SparseTensor._csr(np.array([0, k], dtype=np.int64), np.zeros(k, dtype=np.int64), out.reshape(1)[:k],
                                  (1, 1))

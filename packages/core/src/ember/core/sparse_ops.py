@@ -12,11 +12,13 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import node_name
-from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csc, sparse_csr
+from ember.core.ops.arguments import parsed
+from ember.core.sparse import (_LAYOUT_NAMES, SparseTensor, _check_coo_bounds, _index_dtype, _unique_columns,
+                               sparse_coo, sparse_csc, sparse_csr)
 from ember.core.tensor import Tensor
 
 __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
-           "spdiags", "sampled_addmm", "sparse_index_select", "hspmm", "smm", "sspaddmm"]
+           "spdiags", "sampled_addmm", "sparse_index_select", "hspmm", "hsmm", "dsmm", "smm", "sspaddmm"]
 
 
 class CsrPattern:
@@ -115,9 +117,11 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor, *, dense_grad: bool = False) -> 
 
         return mm(mat1, mat2)
     if isinstance(mat2, SparseTensor):
-        return _sparse_sparse_mm(mat1, mat2)
+        return _sparse_sparse_mm(mat1, mat2, mat1 if dense_grad else mat2)
     if mat1.ndim != 2 or mat1.dense_dim():
         raise RuntimeError(f"mm: expected a 2-D sparse matrix without dense dims; got size {list(mat1._shape)}")
+    if isinstance(mat2, Tensor) and mat2.ndim == 1:
+        mat2.size(1)  # PyTorch's sparse kernels size mat2's columns first: IndexError, in its words
     if not isinstance(mat2, Tensor) or mat2.ndim != 2:
         raise RuntimeError(f"mm: mat2 must be a matrix, got {getattr(mat2, 'ndim', '?')}-D tensor")
     if mat1._shape[1] != mat2._shape[0] and mat1._sp_layout is not sparse_coo:
@@ -136,18 +140,27 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor, *, dense_grad: bool = False) -> 
     return node_name(_MM[0](pattern, values, mat2), "SparseMmBackward", "SparseAddmmBackward0")  # PyTorch's node
 
 
-def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
-    """sparse (n, k) @ sparse (k, m) -> coalesced sparse (n, m): each stored a[i, j] meets row j of b; the
-    products' values are differentiable in both operands' values."""
+def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor, addmm_self: SparseTensor) -> SparseTensor:
+    """sparse (n, k) @ sparse (k, m) -> sparse (n, m): each stored a[i, j] meets row j of b; the products' values
+    are differentiable in both operands' values. Two COO operands give a coalesced COO product, two compressed
+    ones a CSR one; PyTorch's addmm has no CPU kernel for the rest, named by the layout of the `addmm_self` it
+    adds to (`a` for torch.mm, `b` for torch.sparse.mm)."""
     if a.ndim != 2 or b.ndim != 2 or a.dense_dim() or b.dense_dim():
         raise RuntimeError(f"mm: expected 2-D sparse matrices without dense dims; got sizes {list(a._shape)} and "
                            f"{list(b._shape)}")
+    la, lb, ls = a._sp_layout, b._sp_layout, addmm_self._sp_layout
+    if (la is sparse_coo) != (lb is sparse_coo) or (ls is sparse_csc and la is sparse_csr):
+        names = [_LAYOUT_NAMES[x.name] for x in (ls, la, lb)]
+        raise RuntimeError(f"addmm: computation on CPU is not implemented for {names[0]} + {names[1]} @ {names[2]}")
     if a._shape[1] != b._shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
                            f"{b._shape[0]}x{b._shape[1]})")
-    if a._dtype is not b._dtype:
+    if a._dtype is not b._dtype and la is sparse_coo:
         raise RuntimeError(f"mat1 dtype {dtypes.TORCH_NAMES[a._dtype.name]} does not match mat2 dtype "
                            f"{dtypes.TORCH_NAMES[b._dtype.name]}")
+    if a._dtype is not b._dtype:  # the compressed kernel's words
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[b._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[a._dtype.name]}")
     a, b = a.to_sparse_coo().coalesce(), b.to_sparse_coo().coalesce()
     ai, bi = a._sp_indices._np(), b._sp_indices._np()  # b's rows sorted: it is coalesced
     lo = np.searchsorted(bi[0], ai[1], "left")
@@ -158,7 +171,19 @@ def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
     idx = np.stack([ai[0][ia], bi[1][ib]]).astype(np.int64)
     out = SparseTensor._coo(Tensor._wrap(idx), vals, (a._shape[0], b._shape[1]), False).coalesce()
     node_name(out._sp_values, "CoalesceBackward0", "SparseSparseMatmulBackward0")
-    return out
+    return out if la is sparse_coo else _first_touch_csr(out, idx)
+
+
+def _first_touch_csr(product: SparseTensor, made: np.ndarray) -> SparseTensor:
+    """The coalesced COO `product` as PyTorch's CSR @ CSR gives it: each row's columns in the order the products
+    `made` ((2, count) indices, in the order they were formed) first reached them, not sorted."""
+    rows, cols = product._sp_indices._np()
+    first = np.unique(made[0] * product._shape[1] + made[1], return_index=True)[1]  # coalesced entries' order
+    order = np.lexsort((first, rows)).astype(np.int64)
+    crow = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=product._shape[0]))]).astype(np.int64)
+    values = product._sp_values.index_select(0, Tensor._wrap(order))
+    node_name(values, "IndexSelectBackward0", "SparseSparseMatmulBackward0")
+    return SparseTensor._csr(crow, np.ascontiguousarray(cols[order]), values, product._shape)
 
 
 def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1,
@@ -181,7 +206,9 @@ def _row_products(op: str, mat1: SparseTensor, mat2: Tensor) -> tuple[np.ndarray
     values (rows, m), after PyTorch's checks in its words (`torch.hspmm`, `torch.sspaddmm`)."""
     if not isinstance(mat1, SparseTensor) or mat1._sp_layout is not sparse_coo:  # PyTorch has no such kernel
         raise NotImplementedError(f"Could not run 'aten::{op}' with arguments from the "
-                                  f"'{'CPU' if not isinstance(mat1, SparseTensor) else 'SparseCsrCPU'}' backend.")
+                                  f"'{'CPU' if not isinstance(mat1, SparseTensor) else 'SparseCsrCPU'}' backend. This "
+                                  "could be because the operator doesn't exist for this backend, or was omitted "
+                                  "during the selective/custom build process (if using custom build).")
     if mat1.sparse_dim() != 2 or mat1.dense_dim():
         raise RuntimeError(f"{op}: Argument #2: matrices expected, got {mat1.sparse_dim()}D tensor")
     if not isinstance(mat2, Tensor) or isinstance(mat2, SparseTensor) or mat2.ndim != 2:
@@ -201,6 +228,19 @@ def hspmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
     `mat1` stores an element, each a dense row of m values."""
     rows, vals = _row_products("hspmm", mat1, mat2)
     return SparseTensor._coo(Tensor._wrap(rows.reshape(1, -1)), vals, (mat1._shape[0], mat2._shape[1]), False)
+
+
+def hsmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
+    """`torch.hsmm`: `hspmm` under its other name (a hybrid COO product)."""
+    return hspmm(mat1, mat2)
+
+
+@parsed("mm", input="Tensor", mat2="Tensor")
+def dsmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """`torch.dsmm`: `torch.mm` under its sparse-era name: sparse (or dense) @ dense -> dense, MmBackward0."""
+    from ember.core.ops.linalg import mm
+
+    return mm(input, mat2)
 
 
 def sspaddmm(input: SparseTensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> SparseTensor:
@@ -300,13 +340,12 @@ def _groups(s: SparseTensor, dim: int) -> np.ndarray:
 def _softmax_parts(input: SparseTensor, dim: int, name: str):
     from ember.core.creation import zeros
 
-    if not isinstance(input, SparseTensor):
-        raise NotImplementedError(f"Could not run 'aten::_sparse_{name}' with arguments from the 'CPU' backend. This "
-                                  "could be because the operator doesn't exist for this backend, or was omitted "
+    if not isinstance(input, SparseTensor) or input._sp_layout is not sparse_coo:  # PyTorch's missing kernels
+        backend = "CPU" if not isinstance(input, SparseTensor) else "SparseCsrCPU"
+        raise NotImplementedError(f"Could not run 'aten::_sparse_{name}' with arguments from the '{backend}' backend. "
+                                  "This could be because the operator doesn't exist for this backend, or was omitted "
                                   "during the selective/custom build process (if using custom build). ember runs "
                                   f"'aten::_sparse_{name}' on sparse COO tensors only")
-    if input._sp_layout is not sparse_coo:
-        raise RuntimeError("softmax: expected a sparse COO tensor")
     d = input._wrap_dim(dim)
     if d >= input.sparse_dim() or input.dense_dim():
         raise RuntimeError("softmax: ember's sparse softmax runs over a sparse dim of a tensor without dense dims")
@@ -387,4 +426,4 @@ def sampled_addmm(input: SparseTensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, 
                            f"{list(mat1._shape)} and {list(mat2._shape)}")
     pat, values = _pattern(input)
     picked = (mat1.index_select(0, Tensor._wrap(pat.rows)) * mat2.t().index_select(0, Tensor._wrap(pat.col))).sum(1)
-    return input._with_values(values * beta + picked * alpha)
+    return _index_dtype(input._with_values(values * beta + picked * alpha), np.int64)  # PyTorch's: int64 indices

@@ -51,7 +51,7 @@ import ember.torch.fft as fft  # noqa: E402
 import ember.torch.masked as masked  # noqa: E402
 import ember.torch.sparse as sparse  # noqa: E402
 from ember.torch.sparse import spmm  # noqa: E402
-from ember.core.sparse_ops import hspmm, smm, sspaddmm  # noqa: E402
+from ember.core.sparse_ops import dsmm, hsmm, hspmm, smm, sspaddmm  # noqa: E402
 import ember.torch.testing as testing  # noqa: E402
 import ember.torch.onnx as onnx  # noqa: E402
 import ember.torch.jit as jit  # noqa: E402

@@ -20,7 +20,8 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops.memfmt import iterator_strides
 from ember.core.ops._util import (
-    arr, broadcast_shapes, check_out_dtype, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
+    arr, broadcast_shapes, check_out_dtype, int_value, internally, real_value, warn_at_caller, warn_once, wrap,
+    write_out,
 )
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, gather_dim, index_array,
@@ -788,8 +789,9 @@ def scatter(input, dim: int, index: Tensor, src=None, *, value=None, reduce: str
     if not isinstance(source, Tensor):
         source = int_value(input, source)  # checked as PyTorch converts the number
     if reduce is not None and isinstance(source, Tensor):
-        warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
-                  "PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
+        warn_once(internally("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+                             "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+                             "options.", "aten/src/ATen/native/TensorAdvancedIndexing.cpp:225"))
     return _scatter(input, dim, index, source, reduce, out=out)
 
 

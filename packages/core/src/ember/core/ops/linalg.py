@@ -33,7 +33,7 @@ from ember.core.ops.reduce import _sum, vector_norm
 from ember.core.tensor import Tensor, _contiguous_strides_cached
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
-           "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg"]
+           "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg", "_int_mm"]
 
 
 _SERIAL = blas_threads.OPENBLAS_SERIAL
@@ -491,6 +491,43 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         return _sparse_reroute("mm", input, mat2, out)  # nothing until then; a dense shape check may raise first
 
 
+@parsed("_int_mm", input="Tensor", mat2="Tensor", out="Tensor?")
+def _int_mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    """`torch._int_mm`: an int8 (or uint8) matrix times an int8 matrix, multiplied and summed in int32 (wrapping on
+    overflow), the product quantized-embedding search uses; PyTorch's checks in its order and words."""
+    if out is None:
+        _ = input.size(0), mat2.size(1)  # PyTorch sizes its result first: a 1-D mat2 fails here with IndexError
+    _int_mm_checks(input, mat2, out)
+    # int64 products and sums, then int32: the same bits as int32 accumulation (both wrap mod 2**32), on every
+    # device that multiplies int64 matrices (CUDA's kernels have no int32 instance)
+    i64 = dtypes.int64
+    r = mm(input.to(i64), mat2.to(i64)).to(dtypes.int32)
+    return r if out is None else out.copy_(r)
+
+
+def _int_mm_checks(a: Tensor, b: Tensor, out: Tensor | None) -> None:
+    """_int_mm's argument checks (ATen's int_mm_out_cpu): ranks, inner sizes, dtypes, then the result's."""
+    _require(a.ndim == 2, f"Expected self to be of dimension 2 but got {a.ndim}")
+    _require(b.ndim == 2, f"Expected mat2 to be of dimension 2 but got {b.ndim}")
+    _require(a._shape[1] == b._shape[0], f"self.size(1) needs to match mat2.size(0) but got {a._shape[1]} and "
+             f"{b._shape[0]}")
+    _require(a._dtype in (dtypes.int8, dtypes.uint8), f"Expected self dtype to be int8 or uint8 but got {_c_name(a)}")
+    _require(b._dtype is dtypes.int8, f"Expected mat2 dtype to be of type int8 but got {_c_name(b)}")
+    if out is None:
+        return
+    _require(out._dtype is dtypes.int32, f"Expected result dtype to be of type kInt but got {_c_name(out)}")
+    _require(out.size(0) == a._shape[0], f"Expected result.size(0) to be {a._shape[0]} but got {out.size(0)}")
+    _require(out.size(1) == b._shape[1], f"Expected result.size(1) to be {b._shape[1]} but got {out.size(1)}")
+    _require(out.ndim == 2, f"Expected result to be of dimension 2 but got {out.ndim}")
+    _require(out.is_contiguous(), "Expected result to be contiguous.")
+
+
+def _require(ok: bool, message: str) -> None:
+    """One of _int_mm's checks: PyTorch's RuntimeError under its kernel's name."""
+    if not ok:
+        raise RuntimeError("int_mm_out_cpu: " + message)
+
+
 @method
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Batched matrix product: (B, n, k) @ (B, k, m) -> (B, n, m)."""
@@ -596,7 +633,9 @@ def _sparse_reroute(name: str, a, b, out, input=None, beta=1, alpha=1) -> Tensor
         raise RuntimeError(f"{name}: out= is not supported with a sparse operand")
     if name == "addmm":
         return sparse_addmm(input, a, b, beta=beta, alpha=alpha, dense_grad=True)
-    return a.matmul(b) if a.is_sparse or a.is_sparse_csr else a @ b
+    if a.is_sparse or a.is_sparse_csr:
+        return a.mm(b) if name == "mm" else a.matmul(b)  # torch.mm takes no vector, as PyTorch's
+    return a @ b
 
 
 def _matmul(a: Tensor, b: Tensor, *, _hooked: bool = False) -> Tensor:
@@ -1165,11 +1204,25 @@ def _distances(diff: Tensor, p: float, name: str) -> Tensor:
     r + (r - r') (c - 1), r' r detached and c the tie count, adds nothing to the value and multiplies the
     gradient by c."""
     r = vector_norm(diff, p, -1)
+    if p not in (0.0, 1.0, 2.0, float("inf")) and r._dtype is dtypes.float32 and r.numel():
+        return _root_in_double(r, diff, p, name)
     if not (p == float("inf") and sys.modules["ember.core.tensor"]._grad_mode_enabled() and r._requires_grad):
         return node_name(r, "LinalgVectorNormBackward0", name)
     plain = r.detach()
     ties = _sum(ew.eq(ew.abs(diff.detach()), S.unsqueeze(plain, -1)), (diff.ndim - 1,), False, r._dtype)
     return node_name(ew.add(r, ew.mul(ew.sub(r, plain), ew.sub(ties, 1))), "AddBackward0", name)
+
+
+def _root_in_double(r: Tensor, diff: Tensor, p: float, name: str) -> Tensor:
+    """float32 p-norms `r` (vector_norm's) given PyTorch's cdist/pdist values: its kernels sum |d|^p in float32 and
+    take the 1/p root in double (vector_norm's float32 root is an ulp off for a third of them); the gradient is
+    r's, as r + (exact - r') with r' r detached."""
+    agg = _sum(ew.pow(ew.abs(diff.detach() if diff._requires_grad else diff), p), (diff.ndim - 1,), False,
+               dtypes.float32)
+    exact = S.to_dtype(ew.pow(S.to_dtype(agg, dtypes.float64), 1.0 / p), dtypes.float32)
+    if not (sys.modules["ember.core.tensor"]._grad_mode_enabled() and r._requires_grad):
+        return exact
+    return node_name(ew.add(r, ew.sub(exact, r.detach())), "AddBackward0", name)
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
