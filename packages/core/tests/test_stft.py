@@ -118,6 +118,25 @@ def test_istft_warns_of_the_missing_window_before_refusing_its_input(monkeypatch
             E.istft(E.ones(5, 4, dtype=E.complex64), 16)
 
 
+def test_stft_warns_of_the_missing_window_before_refusing_its_arguments(monkeypatch):
+    """PyTorch's stft pads the centred input first (its error comes alone), then warns, then checks the call."""
+    from ember.core.ops import spectral
+
+    monkeypatch.setattr(spectral, "_warned_window", set())
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="^Argument #4: Padding size should be less than"):
+            E.stft(E.ones(5), 32, 8)  # no return_complex either: the padding is refused first
+    assert got == []
+    with pytest.warns(UserWarning, match="^A window was not provided"):
+        with pytest.raises(RuntimeError, match="expected hop_length > 0, but got hop_length=0"):
+            E.stft(E.ones(2, 100), 32, 0, return_complex=True)
+    monkeypatch.setattr(spectral, "_warned_window", set())
+    with pytest.warns(UserWarning, match="^A window was not provided"):
+        with pytest.raises(RuntimeError, match="^stft requires the return_complex parameter"):
+            E.stft(E.ones(2, 2, 100), 32, 8)
+
+
 def test_istft_padding_past_the_signal_warns_once_as_pytorch(monkeypatch):
     from ember.core.ops import spectral
 
