@@ -561,7 +561,14 @@ volumes, Monodepth2 back-projection with meshgrid and poses built in place, ster
 unfold with soft-argmin, SSIM through avg_pool2d with edge-aware smoothness, interpolate's modes with antialias and
 pixel_shuffle, Rodrigues/quaternions/Umeyama, SILog and KITTI metrics with median scaling, the eight-point algorithm
 with triangulation, MVS plane sweeps, AdaBins and ordinal bins, flow consistency with convex upsampling, a
-Monodepth2 training loop, and the errors of geometry code)."""
+Monodepth2 training loop, and the errors of geometry code).
+
+Speech synthesis and vocoders without torchaudio (`tts_*`: Tacotron 2's location-sensitive attention and decoder
+loop with an always-on prenet dropout and pos_weight stop tokens, guided-attention and beta-binomial priors, FastSpeech
+length regulation by repeat_interleave and searchsorted, monotonic alignment search as a tensor DP, HiFi-GAN with
+weight_norm hooks and their removal, multi-period/multi-scale discriminators with LSGAN and feature-matching losses,
+multi-resolution STFT losses over every window, mel spectrograms by hand, mu-law WaveNet inputs, pitch/energy
+bucketize embeddings, and Glow-TTS flows with ActNorm, invertible 1x1 convs and couplings)."""
 
 from __future__ import annotations
 
