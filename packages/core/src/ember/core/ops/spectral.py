@@ -8,14 +8,13 @@ on every device the FFT and `fold` run on.
 
 from __future__ import annotations
 
-import warnings
-
 from ember.core import fft as _fft
 from ember.core.creation import ones
 from ember.core.dispatch import node_name
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
+from ember.core.ops._util import internally, warn_once
 from ember.core.ops.complex import view_as_real
 from ember.core.ops.conv import fold
 from ember.core.ops.padding import pad
@@ -23,22 +22,25 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["stft", "istft"]
 
-_warned_window: set[str] = set()  # the once-per-process warnings already given
-_NO_WINDOW = {  # PyTorch's words, warned once per process and op
-    "stft": "A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. "
-            "Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce spectral "
-            "leakage.",
-    "istft": "A window was not provided. A rectangular window will be applied.Please provide the same window used by "
-             "stft to make the inversion lossless.",
+_NO_WINDOW = {  # PyTorch's words and the C++ lines that warn them, once per process and op
+    "stft": ("A window was not provided. A rectangular window will be applied,which is known to cause spectral "
+             "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
+             "spectral leakage.", 835),
+    "istft": ("A window was not provided. A rectangular window will be applied.Please provide the same window used by "
+              "stft to make the inversion lossless.", 1035),
 }
 
 
-def _warn_no_window(what: str, stacklevel: int) -> None:
-    """PyTorch's once-per-process warning that `what` (stft, istft) got no window: a rectangular one is used."""
-    if what not in _warned_window:
-        _warned_window.add(what)
-        warnings.warn(_NO_WINDOW[what] + "To suppress this warning and use a rectangular window, explicitly set "
-                      "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=stacklevel)
+def _warn(message: str, line: int) -> None:
+    """PyTorch's TORCH_WARN_ONCE from SpectralOps.cpp at `line`, at the user's line."""
+    warn_once(internally(message, f"aten/src/ATen/native/SpectralOps.cpp:{line}"))
+
+
+def _warn_no_window(what: str) -> None:
+    """PyTorch's warning that `what` (stft, istft) got no window: a rectangular one is used."""
+    message, line = _NO_WINDOW[what]
+    _warn(message + "To suppress this warning and use a rectangular window, explicitly set "
+          "`window=torch.ones(n_fft, device=<device>)`.", line)
 
 
 def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, what: str, where: str = "") -> Tensor:
@@ -122,7 +124,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     if center:
         input = _center(input, n_fft, pad_mode)
     if window is None:  # PyTorch warns before any check of its C++ op
-        _warn_no_window("stft", 3)
+        _warn_no_window("stft")
     complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if return_complex is None:
         if not complex_in:
@@ -130,10 +132,9 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
                                "require that return_complex=True in a future PyTorch release.")
         return_complex = True
     if not return_complex:
-        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
-                      "complex tensors for all inputs, and return_complex=False will raise an error.\nNote: you can "
-                      "still call torch.view_as_real on the complex output to recover the old return format.",
-                      UserWarning, stacklevel=2)
+        _warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will return complex "
+              "tensors for all inputs, and return_complex=False will raise an error.\nNote: you can still call "
+              "torch.view_as_real on the complex output to recover the old return format.", 874)
     where = _stft_call(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
                        align_to_window)
     if input.dim() not in (1, 2):
@@ -179,7 +180,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     if not isinstance(input, Tensor):
         raise TypeError(f"istft(): argument 'input' must be Tensor, not {type(input).__name__}")
     if window is None:  # PyTorch warns before any check of the input
-        _warn_no_window("istft", 3)
+        _warn_no_window("istft")
     if not input.dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
                            "return_complex=True.")
@@ -240,10 +241,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
                            "reduction dim with the 'dim' argument.")
     y = ew.div(y, envelope)
     if end > total:
-        if "istft length" not in _warned_window:  # PyTorch warns once per process
-            _warned_window.add("istft length")
-            warnings.warn("The length of signal is shorter than the length parameter. Result is being padded with "
-                          "zeros in the tail. Please check your center and hop_length settings.", UserWarning,
-                          stacklevel=2)
+        _warn("The length of signal is shorter than the length parameter. Result is being padded with zeros in the "
+              "tail. Please check your center and hop_length settings.", 1199)
         y = pad(y, (0, end - total))
     return y.squeeze(0) if input.dim() == 2 else y
