@@ -120,3 +120,10 @@ try:
 except (RuntimeError, ValueError) as e:
     print(type(e).__name__, e)
 print(torch.sign(torch.tensor([-0.0, 0.0, -2, 3])), torch.sign(torch.tensor([True, False])))
+gated = F.glu(torch.cat([torch.ones(1, 2, 3), torch.zeros(1, 2, 3)], 1), dim=1)
+print(gated[0, :, 0], nn.GLU(dim=1))
+for bad in (q.unsqueeze(0), torch.tensor(1.0), torch.ones(1, 3, 2)):
+    try:
+        F.glu(bad, dim=1)
+    except (RuntimeError, NotImplementedError) as e:
+        print(type(e).__name__, e)
