@@ -565,11 +565,11 @@ Monodepth2 training loop, and the errors of geometry code).
 
 Speech synthesis and vocoders without torchaudio (`tts_*`: Tacotron 2's location-sensitive attention and decoder
 loop with an always-on prenet dropout and pos_weight stop tokens, guided-attention and beta-binomial priors,
-FastSpeech length regulation by repeat_interleave and searchsorted, monotonic alignment search as a tensor DP, HiFi-
-GAN with weight_norm hooks and their removal, multi-period/multi-scale discriminators with LSGAN and feature-
-matching losses, multi-resolution STFT losses over every window, mel spectrograms by hand, Griffin-Lim, mu-law
-WaveNet inputs, pitch/energy bucketize embeddings, Glow-TTS flows with ActNorm, invertible 1x1 convs and couplings,
-VITS's random segments, KL and weight-normed biases, and the shape and length mistakes of such code)."""
+FastSpeech length regulation by repeat_interleave and searchsorted, monotonic alignment search as a tensor DP,
+HiFi-GAN with weight_norm hooks and their removal, multi-period/multi-scale discriminators with LSGAN and
+feature-matching losses, multi-resolution STFT losses over every window, mel spectrograms by hand, Griffin-Lim,
+mu-law WaveNet inputs, pitch/energy bucketize embeddings, Glow-TTS flows with ActNorm, invertible 1x1 convs and
+couplings, VITS's random segments, KL and weight-normed biases, and the shape and length mistakes of such code)."""
 
 from __future__ import annotations
 
