@@ -126,3 +126,8 @@ try:
     F.pad(torch.randn(5), (2, 2), mode="reflect")
 except (RuntimeError, NotImplementedError) as e:
     print(type(e).__name__, str(e)[:100])
+try:
+    torch.linspace(hz_to_mel(torch.tensor([0.0])), hz_to_mel(torch.tensor([4000.0])), N_MELS + 2)
+except RuntimeError as e:
+    print(type(e).__name__, e)
+print(torch.linspace(hz_to_mel(torch.tensor(0.0)), hz_to_mel(torch.tensor(4000.0)), 4))

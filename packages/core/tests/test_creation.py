@@ -345,6 +345,18 @@ def test_logspace_is_pytorchs_for_every_real_dtype():
     _ranges_against_torch(torch, "logspace", draw, 400)
 
 
+def test_linspace_and_logspace_take_only_0_dim_tensor_ends():
+    """A Tensor end stands for one number: PyTorch refuses one with dimensions (naming each bad end) rather than
+    reading its single element."""
+    assert E.linspace(E.tensor(0.0), E.tensor(1.0), 3).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match=r"^linspace only supports 0-dimensional start and end tensors, but got "
+                                           r"start with 1 dimension\(s\)\.$"):
+        E.linspace(E.tensor([0.0]), 1, 3)
+    with pytest.raises(RuntimeError, match=r"^logspace only supports 0-dimensional start and end tensors, but got "
+                                           r"start with 1 dimension\(s\) and end with 2 dimension\(s\)\.$"):
+        E.logspace(E.ones(2), E.ones(1, 1), 3)
+
+
 def test_linspace_logspace_eye():
     np.testing.assert_allclose(E.linspace(0, 1, 5).numpy(), np.linspace(0, 1, 5, dtype=np.float32))
     assert E.linspace(0, 1, 5).dtype is E.float32

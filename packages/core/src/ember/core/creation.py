@@ -1141,10 +1141,14 @@ _NO_STEPS = object()  # `steps` left out: PyTorch's parser lists the overloads r
 
 def _space_args(op: str, start, end, steps, base, dtype) -> None:
     """linspace/logspace's arguments as PyTorch's parser checks them: `steps` an int, `dtype` a torch.dtype; else
-    its TypeError listing the four overloads (Tensor or Number ends)."""
+    its TypeError listing the four overloads (Tensor or Number ends); then a Tensor end must be 0-dim."""
     from ember.core.random import _int_arg
 
     if _int_arg(steps) and _good_dtype(dtype):
+        bad = [f"{name} with {v.ndim} dimension(s)" for name, v in (("start", start), ("end", end))
+               if isinstance(v, Tensor) and v.ndim]  # a Tensor end is one number: a 0-dim tensor
+        if bad:
+            raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, but got {' and '.join(bad)}.")
         return
     extra = ", float base = 10.0" if base else ""
     raise overloads_error(op, (start, end) if steps is _NO_STEPS else (start, end, steps), dtype,
