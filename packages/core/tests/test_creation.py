@@ -250,6 +250,17 @@ def test_arange_matches_numpy_for_ints(start, end, step):
     assert t.tolist() == np.arange(start, end, step).tolist()
 
 
+def test_arange_takes_a_tensor_bound_only_as_a_0_dim_number():
+    """PyTorch's arange binds its bounds as Numbers: a 0-dim tensor is one, a tensor with dimensions is not (its
+    lone argument named, else the overloads listed) where ember read the single element."""
+    assert E.arange(E.tensor(3)).tolist() == [0, 1, 2]
+    with pytest.raises(TypeError, match=r"^arange\(\): argument 'end' \(position 1\) must be Number, not Tensor$"):
+        E.arange(E.tensor([3]))
+    with pytest.raises(TypeError, match=r"^arange\(\) received an invalid combination of arguments - got "
+                                        r"\(Tensor, int\), but expected one of:\n \* \(Number end, "):
+        E.arange(E.tensor([0]), 5)
+
+
 def test_arange_float_forms():
     assert E.arange(5).tolist() == [0, 1, 2, 3, 4]
     t = E.arange(0, 1, 0.25)

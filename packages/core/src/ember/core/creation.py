@@ -986,8 +986,11 @@ def _count(n: float) -> int:
 @_allocating
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
-    """Values from `start` up to (not including) `end`, every `step`."""
-    if not _good_dtype(dtype):
+    """Values from `start` up to (not including) `end`, every `step`; a Tensor bound only 0-dim (PyTorch's Number)."""
+    not_number = any(isinstance(v, Tensor) and v.ndim for v in (start, end, step))
+    if not_number and end is None and dtype is None:  # the one overload a lone argument can mean
+        raise TypeError("arange(): argument 'end' (position 1) must be Number, not Tensor")
+    if not_number or not _good_dtype(dtype):
         from ember.core.random import _FACTORY_KW
 
         given = (start,) if end is None else (start, end) if type(step) is int and step == 1 else (start, end, step)
