@@ -760,6 +760,10 @@ def test_full_without_fill_value_is_refused_in_pytorchs_words():
                                                   "not NoneType")):
         E.ones(2).new_full((2,), None)
     assert E.ones(2).new_full((3,), 2).tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(TypeError, match=re.escape("new_full(): argument 'fill_value' (position 2) must be Number, "
+                                                  "not Tensor")):
+        E.ones(2).new_full((2,), E.tensor([3.0]))  # only a 0-dim tensor is a Number
+    assert E.ones(2).new_full((2,), E.tensor(3.0)).tolist() == [3.0, 3.0]
 
 
 def test_linspace_takes_a_0d_integer_tensor_for_steps_as_pytorch():
