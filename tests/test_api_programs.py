@@ -587,7 +587,15 @@ scatter_add frequencies, an int32-offset CSR inverted index with sparse_compress
 dsmm/hsmm, binary/int8 quantization with packbits-style bit ops and `_int_mm`, ColBERT MaxSim with masks and nested
 tensors, product quantization with ADC tables and cdist modes, IVF lists by unique_consecutive/searchsorted, LSH with
 k-means++, Matryoshka embeddings with chunked kNN, a cross-encoder re-ranker, an MS MARCO triples pipeline with
-masked pooling, and IR metrics with ties)."""
+masked pooling, and IR metrics with ties).
+
+Speech synthesis and vocoders without torchaudio (`tts_*`: Tacotron 2's location-sensitive attention and decoder
+loop with an always-on prenet dropout and pos_weight stop tokens, guided-attention and beta-binomial priors,
+FastSpeech length regulation by repeat_interleave and searchsorted, monotonic alignment search as a tensor DP,
+HiFi-GAN with weight_norm hooks and their removal, multi-period/multi-scale discriminators with LSGAN and
+feature-matching losses, multi-resolution STFT losses over every window, mel spectrograms by hand, Griffin-Lim,
+mu-law WaveNet inputs, pitch/energy bucketize embeddings, Glow-TTS flows with ActNorm, invertible 1x1 convs and
+couplings, VITS's random segments, KL and weight-normed biases, and the shape and length mistakes of such code)."""
 
 from __future__ import annotations
 

@@ -187,6 +187,15 @@ def test_bools_where_pytorch_takes_them_and_ints_unchanged():
     assert [p.shape for p in t.split([1, 2], 0)] == [(1, 2), (2, 2)] and t.roll([1], [0]).shape == (3, 2)
 
 
+def test_a_0d_integer_tensor_is_an_int_to_topk_and_chunk():
+    """PyTorch's parser reads an integer 0-dim tensor as an int (k, chunks, dim); a float one stays a TypeError."""
+    x = E.arange(5.0)
+    assert x.topk(E.tensor(2)).values.tolist() == [4.0, 3.0]
+    assert [c.shape for c in x.chunk(E.tensor(2), E.tensor(0))] == [(3,), (2,)]
+    with pytest.raises(TypeError, match=re.escape("chunk(): argument 'chunks' (position 1) must be int, not Tensor")):
+        x.chunk(E.tensor(2.0))
+
+
 def test_a_0d_integer_tensor_is_an_int_to_matrix_power():
     a = E.tensor([[2.0, 0.0], [0.0, 4.0]])
     assert E.linalg.matrix_power(a, E.tensor(2)).tolist() == [[4.0, 0.0], [0.0, 16.0]]

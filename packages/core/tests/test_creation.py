@@ -250,6 +250,17 @@ def test_arange_matches_numpy_for_ints(start, end, step):
     assert t.tolist() == np.arange(start, end, step).tolist()
 
 
+def test_arange_takes_a_tensor_bound_only_as_a_0_dim_number():
+    """PyTorch's arange binds its bounds as Numbers: a 0-dim tensor is one, a tensor with dimensions is not (its
+    lone argument named, else the overloads listed) where ember read the single element."""
+    assert E.arange(E.tensor(3)).tolist() == [0, 1, 2]
+    with pytest.raises(TypeError, match=r"^arange\(\): argument 'end' \(position 1\) must be Number, not Tensor$"):
+        E.arange(E.tensor([3]))
+    with pytest.raises(TypeError, match=r"^arange\(\) received an invalid combination of arguments - got "
+                                        r"\(Tensor, int\), but expected one of:\n \* \(Number end, "):
+        E.arange(E.tensor([0]), 5)
+
+
 def test_arange_float_forms():
     assert E.arange(5).tolist() == [0, 1, 2, 3, 4]
     t = E.arange(0, 1, 0.25)
@@ -343,6 +354,18 @@ def test_logspace_is_pytorchs_for_every_real_dtype():
         return (*ends, rng.randint(0, 60), rng.choice([10.0, 2.0, 3, 1.5, 0.5])), dtype
 
     _ranges_against_torch(torch, "logspace", draw, 400)
+
+
+def test_linspace_and_logspace_take_only_0_dim_tensor_ends():
+    """A Tensor end stands for one number: PyTorch refuses one with dimensions (naming each bad end) rather than
+    reading its single element."""
+    assert E.linspace(E.tensor(0.0), E.tensor(1.0), 3).tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match=r"^linspace only supports 0-dimensional start and end tensors, but got "
+                                           r"start with 1 dimension\(s\)\.$"):
+        E.linspace(E.tensor([0.0]), 1, 3)
+    with pytest.raises(RuntimeError, match=r"^logspace only supports 0-dimensional start and end tensors, but got "
+                                           r"start with 1 dimension\(s\) and end with 2 dimension\(s\)\.$"):
+        E.logspace(E.ones(2), E.ones(1, 1), 3)
 
 
 def test_linspace_logspace_eye():
@@ -737,6 +760,10 @@ def test_full_without_fill_value_is_refused_in_pytorchs_words():
                                                   "not NoneType")):
         E.ones(2).new_full((2,), None)
     assert E.ones(2).new_full((3,), 2).tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(TypeError, match=re.escape("new_full(): argument 'fill_value' (position 2) must be Number, "
+                                                  "not Tensor")):
+        E.ones(2).new_full((2,), E.tensor([3.0]))  # only a 0-dim tensor is a Number
+    assert E.ones(2).new_full((2,), E.tensor(3.0)).tolist() == [3.0, 3.0]
 
 
 def test_linspace_takes_a_0d_integer_tensor_for_steps_as_pytorch():

@@ -445,6 +445,16 @@ def test_one_hot():
         I.one_hot(E.tensor([1.0]))
 
 
+def test_one_hot_takes_num_classes_as_pytorchs_int():
+    """num_classes is parsed as an int first: a float, a bool or a tensor with dimensions is PyTorch's TypeError
+    (even before the index dtype's check); an integer 0-dim tensor is an int."""
+    for bad, kind in ((3.0, "float"), (True, "bool"), (E.tensor([3]), "Tensor"), (E.tensor(3.0), "Tensor")):
+        with pytest.raises(TypeError, match=re.escape(f"one_hot(): argument 'num_classes' (position 2) must be int, "
+                                                      f"not {kind}")):
+            I.one_hot(E.tensor([1.0]), bad)
+    assert I.one_hot(E.tensor([1]), E.tensor(3)).tolist() == [[0, 1, 0]]
+
+
 @pytest.mark.parametrize("num_classes", [-1, 0])
 def test_one_hot_of_an_empty_tensor_needs_a_positive_class_count(num_classes):
     empty = E.tensor([], dtype=E.int64)

@@ -404,6 +404,16 @@ def test_low_rank_svds_and_norm_except_dim():
     assert_close(E.norm_except_dim(T(w), 2, -1), T(np.linalg.norm(w)))
 
 
+def test_norm_except_dim_of_a_vector_is_each_elements_norm():
+    """With no other dim, PyTorch's norms of the rows of v viewed (n, 1): |v_i| (weight_norm of a bias gets one g
+    per element, so the normalised bias is the bias); a 0-dim v has no size(0)."""
+    v = np.array([3.0, -4.0, 0.5])
+    assert_close(E.norm_except_dim(T(v), 2, 0), T(np.abs(v)))
+    assert_close(E.norm_except_dim(T(v), 1, 0), T(np.abs(v)))
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        E.norm_except_dim(E.tensor(3.0), 2, 0)
+
+
 @pytest.mark.parametrize("kw, msg", [({"q": 5}, "q(=5) must be non-negative integer and not greater than min(m, n)=4"),
                                      ({"q": -1}, "q(=-1) must be non-negative integer"),
                                      ({"niter": -1}, "niter(=-1) must be non-negative integer")])

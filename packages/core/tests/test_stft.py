@@ -52,7 +52,8 @@ def test_stft_matches_a_direct_dft_of_windowed_frames_and_istft_inverts_it(case,
     if case["center"]:
         back = E.istft(got, window=ew, length=shape[-1], **kw)
         np.testing.assert_allclose(back.numpy(), x, rtol=1e-10, atol=1e-10)
-    with pytest.warns(UserWarning, match="return_complex=False is deprecated"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's deprecation, once per process
         pairs = E.stft(E.tensor(x), window=ew, return_complex=False, **kw)
     np.testing.assert_allclose(pairs.numpy()[..., 0] + 1j * pairs.numpy()[..., 1], want, rtol=1e-10, atol=1e-10)
     assert x.shape == tuple(E.tensor(x).shape)
@@ -95,9 +96,9 @@ def test_tensor_methods_and_default_window_warning():
 
 
 def test_missing_window_warnings_are_each_ops_own_words(monkeypatch):
-    from ember.core.ops import spectral
+    from ember.core.ops import _util
 
-    monkeypatch.setattr(spectral, "_warned_window", set())
+    monkeypatch.setattr(_util, "_warned_once", set())
     x = E.arange(40.0)
     with pytest.warns(UserWarning, match="^A window was not provided. A rectangular window will be applied,which is "
                                          "known to cause spectral leakage"):
@@ -110,18 +111,58 @@ def test_missing_window_warnings_are_each_ops_own_words(monkeypatch):
 
 def test_istft_warns_of_the_missing_window_before_refusing_its_input(monkeypatch):
     """PyTorch's istft warns first (a frequency size that does not match n_fft is refused after the warning)."""
-    from ember.core.ops import spectral
+    from ember.core.ops import _util
 
-    monkeypatch.setattr(spectral, "_warned_window", set())
+    monkeypatch.setattr(_util, "_warned_once", set())
     with pytest.warns(UserWarning, match="^A window was not provided"):
         with pytest.raises(RuntimeError, match="expected the frequency dimension"):
             E.istft(E.ones(5, 4, dtype=E.complex64), 16)
 
 
-def test_istft_padding_past_the_signal_warns_once_as_pytorch(monkeypatch):
-    from ember.core.ops import spectral
+def test_stft_warns_of_the_missing_window_before_refusing_its_arguments(monkeypatch):
+    """PyTorch's stft pads the centred input first (its error comes alone), then warns, then checks the call."""
+    from ember.core.ops import _util
 
-    monkeypatch.setattr(spectral, "_warned_window", set())
+    monkeypatch.setattr(_util, "_warned_once", set())
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="^Argument #4: Padding size should be less than"):
+            E.stft(E.ones(5), 32, 8)  # no return_complex either: the padding is refused first
+    assert got == []
+    with pytest.warns(UserWarning, match="^A window was not provided"):
+        with pytest.raises(RuntimeError, match="expected hop_length > 0, but got hop_length=0"):
+            E.stft(E.ones(2, 100), 32, 0, return_complex=True)
+    monkeypatch.setattr(_util, "_warned_once", set())
+    with pytest.warns(UserWarning, match="^A window was not provided"):
+        with pytest.raises(RuntimeError, match="^stft requires the return_complex parameter"):
+            E.stft(E.ones(2, 2, 100), 32, 8)
+
+
+def test_stft_warnings_end_as_pytorchs_cpp_ones_and_come_once(monkeypatch):
+    """The deprecation of return_complex=False is a TORCH_WARN_ONCE too; each spectral warning ends with the line
+    of SpectralOps.cpp that raised it (`set_warn_always(True)` repeats them)."""
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    x, w = E.arange(20.0), E.ones(8)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        E.stft(x, 8, 2, window=w, return_complex=False)
+        E.stft(x, 8, 2, window=w, return_complex=False)
+        E.stft(x, 8, 2, return_complex=True)
+        E.istft(E.stft(x, 8, 2, window=w, return_complex=True), 8, 2, window=w, length=30)
+    messages = [str(g.message) for g in got]
+    assert len(messages) == 3 and messages[0].startswith("stft with return_complex=False is deprecated.")
+    ends = [m[m.index(" (Triggered"):] for m in messages]
+    assert ends == [f" (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:{n}.)"
+                    for n in (874, 835, 1199)]
+    assert got[0].filename == __file__
+
+
+def test_istft_padding_past_the_signal_warns_once_as_pytorch(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
     s = E.stft(E.arange(64.0), 16, 4, window=E.hann_window(16), return_complex=True)
     with pytest.warns(UserWarning, match="^The length of signal is shorter than the length parameter. Result is being "
                                          "padded with zeros in the tail. Please check your center and hop_length"):

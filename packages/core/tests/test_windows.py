@@ -138,6 +138,28 @@ def test_kaiser_window_takes_beta_only_after_periodic_as_pytorchs_binding():
     assert E.kaiser_window(8).shape == (8,)
 
 
+def test_windows_take_their_optional_arguments_in_order_as_pytorchs_binding():
+    """hamming_window's alpha and beta need periodic (and beta alpha), periodic must be a bool, and no window takes
+    more positional arguments than its overloads; the keywords are listed as PyTorch's parser lists them."""
+    forms = (" * (int window_length, *, {o}\n * (int window_length, bool periodic, *, {o}\n * (int window_length, "
+             "bool periodic, float alpha, *, {o}\n * (int window_length, bool periodic, float alpha, float beta, *, "
+             "{o}\n").format(o="torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+                              "bool pin_memory = False, bool requires_grad = False)")
+    with pytest.raises(TypeError) as e:
+        E.hamming_window(4, alpha=0.5, beta=0.5)
+    assert str(e.value) == ("hamming_window() received an invalid combination of arguments - got (int, beta=float, "
+                            "alpha=float), but expected one of:\n" + forms)
+    for call, got in [(lambda: E.hamming_window(4, True, beta=0.5), "int, bool, beta=float"),
+                      (lambda: E.hamming_window(4, 1, 0.5), "int, int, float"),
+                      (lambda: E.hann_window(4, True, 0.5), "int, bool, float"),
+                      (lambda: E.blackman_window(4, periodic=1), "int, periodic=int"),
+                      (lambda: E.kaiser_window(4, beta=1.0, dtype=E.float64), "int, dtype=torch.dtype, beta=float")]:
+        with pytest.raises(TypeError, match=rf"received an invalid combination of arguments - got \({got}\), but"):
+            call()
+    assert_close(E.hamming_window(4, periodic=False, alpha=0.5, beta=0.1, dtype=E.float64),
+                 E.tensor([0.4, 0.55, 0.55, 0.4], dtype=E.float64))
+
+
 def test_float32_kaiser_window_is_pytorchs_bit_for_bit():
     # PyTorch's kernel computes a float32 window in float32 with its float32 I0 (values stored from PyTorch 2.13)
     assert E.kaiser_window(7, False, 5.0).tolist() == [0.036710888147354126, 0.32820194959640503, 0.7753219604492188,

@@ -92,6 +92,22 @@ def test_activation_errors():
         F.glu(torch.zeros(2, 3))
 
 
+def test_glu_checks_the_shape_then_refuses_non_floating_inputs_as_pytorch():
+    """F.glu is core's glu (one copy): a scalar or an odd halving dim is refused first, then an integer, bool or
+    complex input with PyTorch's NotImplementedError; the node is GluBackward0."""
+    with pytest.raises(RuntimeError, match="^glu does not support scalars because halving size must be even$"):
+        F.glu(torch.tensor(1))
+    with pytest.raises(RuntimeError, match="^Halving dimension must be even, but dimension 1 is size 3$"):
+        F.glu(torch.ones(2, 3, dtype=torch.int64))
+    for dt, name in ((torch.int64, "Long"), (torch.bool, "Bool"), (torch.complex64, "ComplexFloat")):
+        with pytest.raises(NotImplementedError, match=f"^\"glu_cpu\" not implemented for '{name}'$"):
+            F.glu(torch.ones(2, 4, dtype=dt))
+    x = torch.tensor([[1.0, -2.0, 0.5, 3.0]], requires_grad=True)
+    y = F.glu(x)
+    assert y.grad_fn.name() == "GluBackward0"
+    np.testing.assert_allclose(y.detach().numpy(), [[1 / (1 + np.exp(-0.5)), -2 / (1 + np.exp(-3.0))]], rtol=1e-6)
+
+
 # 2 * 3 * 16 * 16 elements: above the size where relu runs its Numba kernels (new and in place)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("call", [lambda y: F.relu(y, inplace=True), lambda y: y.relu_(), lambda y: F.relu_(y),

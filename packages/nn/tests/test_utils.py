@@ -160,6 +160,25 @@ def test_weight_norm_reparametrises_and_removes():
         nn.utils.remove_weight_norm(lin)
 
 
+def test_weight_norm_of_a_bias_keeps_one_magnitude_per_element():
+    """A 1-D parameter's norms over every dim but 0 are its elements' magnitudes (PyTorch's g of shape (n,)), so the
+    normalised bias is the bias, and it follows g's signs-free scale."""
+    from ember.nn.utils import parametrizations
+
+    conv = nn.Conv1d(2, 3, 3).double()
+    b0 = conv.bias.detach().numpy().copy()
+    with pytest.warns(FutureWarning, match="deprecated"):
+        nn.utils.weight_norm(conv, name="bias")
+    np.testing.assert_allclose(conv.bias_g.detach().numpy(), np.abs(b0), rtol=1e-12)
+    np.testing.assert_allclose(conv.bias.detach().numpy(), b0, rtol=1e-12)
+    with torch.no_grad():
+        conv.bias_g.mul_(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))
+    np.testing.assert_allclose(conv(torch.zeros(1, 2, 3, dtype=torch.float64)).detach().numpy()[0, :, 0],
+                               b0 * [1.0, 2.0, 3.0], rtol=1e-12)
+    p = parametrizations.weight_norm(nn.Linear(2, 4), name="bias")
+    assert p.parametrizations.bias.original0.shape == (4,)
+
+
 def test_weight_norms_refuse_a_dim_out_of_range_as_pytorch():
     from ember.nn.utils import parametrizations
 

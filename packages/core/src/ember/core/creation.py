@@ -986,8 +986,11 @@ def _count(n: float) -> int:
 @_allocating
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
-    """Values from `start` up to (not including) `end`, every `step`."""
-    if not _good_dtype(dtype):
+    """Values from `start` up to (not including) `end`, every `step`; a Tensor bound only 0-dim (PyTorch's Number)."""
+    not_number = any(isinstance(v, Tensor) and v.ndim for v in (start, end, step))
+    if not_number and end is None and dtype is None:  # the one overload a lone argument can mean
+        raise TypeError("arange(): argument 'end' (position 1) must be Number, not Tensor")
+    if not_number or not _good_dtype(dtype):
         from ember.core.random import _FACTORY_KW
 
         given = (start,) if end is None else (start, end) if type(step) is int and step == 1 else (start, end, step)
@@ -1141,7 +1144,7 @@ _NO_STEPS = object()  # `steps` left out: PyTorch's parser lists the overloads r
 
 def _space_args(op: str, start, end, steps, base, dtype) -> None:
     """linspace/logspace's arguments as PyTorch's parser checks them: `steps` an int, `dtype` a torch.dtype; else
-    its TypeError listing the four overloads (Tensor or Number ends)."""
+    its TypeError listing the four overloads (Tensor or Number ends); then a Tensor end must be 0-dim."""
     from ember.core.random import _int_arg
 
     if not (_int_arg(steps) and _good_dtype(dtype)):

@@ -345,10 +345,14 @@ _INTEGERS = (int, np.integer)  # for isinstance: an inline `int | np.integer` bu
 
 
 def int_param(v, op: str, name: str, position: int) -> int:
-    """An int parameter as PyTorch's parser takes it from a method call (a numpy int too; a float or a bool is its
-    TypeError, `topk(): argument 'k' (position 1) must be int, not float`, not a silent truncation)."""
+    """An int parameter as PyTorch's parser takes it from a method call (a numpy int or an integer 0-dim tensor too;
+    a float or a bool is its TypeError, `topk(): argument 'k' (position 1) must be int, not float`, not a silent
+    truncation)."""
     if v.__class__ is int:
         return v
+    if isinstance(v, Tensor) and v.ndim == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex or
+                                                     v.dtype is dtypes.bool):
+        return int(v.item())  # an integer 0-dim tensor is an int to PyTorch's parser
     if isinstance(v, bool) or not isinstance(v, _INTEGERS):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be int, not {type(v).__name__}")
     return int(v)

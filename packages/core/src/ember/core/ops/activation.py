@@ -480,11 +480,11 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     from ember.core.ops import elementwise as ew
     from ember.core.ops.layout import narrow
 
-    _float_input("glu", input)
-    if input.ndim == 0:
+    if input.ndim == 0:  # PyTorch checks the shape first, then the dtype
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = input._wrap_dim(dim)
     n = input.shape[d]
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    _float_input("glu", input)
     return ew.mul(narrow(input, d, 0, n // 2), ew.sigmoid(narrow(input, d, n // 2, n // 2)))

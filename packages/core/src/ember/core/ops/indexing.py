@@ -20,7 +20,8 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops.memfmt import iterator_strides
 from ember.core.ops._util import (
-    arr, broadcast_shapes, check_out_dtype, int_value, internally, real_value, warn_at_caller, warn_once, wrap,
+    arr, broadcast_shapes, check_out_dtype, int_param, int_value, internally, real_value, warn_at_caller, warn_once,
+    wrap,
     write_out,
 )
 from ember.core.ops.scatter_cpu import (
@@ -1308,6 +1309,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """
     from ember.core.creation import zeros
 
+    num_classes = int_param(num_classes, "one_hot", "num_classes", 2)  # PyTorch's parser, before any check
     if tensor._dtype is not dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     a = np.asarray(tensor._host_array())

@@ -746,6 +746,8 @@ def new_full(input, size, fill_value=NO_FILL, *, dtype=None, layout=None, device
 
     if fill_value is NO_FILL:
         raise TypeError('new_full() missing 1 required positional arguments: "fill_value"')
+    if isinstance(fill_value, Tensor) and fill_value.ndim:  # a Number: only a 0-dim tensor is one
+        raise TypeError("new_full(): argument 'fill_value' (position 2) must be Number, not Tensor")
     if not isinstance(fill_value, numbers.Number | np.bool_ | Tensor):
         raise TypeError(f"new_full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{fill_value.__class__.__name__}")

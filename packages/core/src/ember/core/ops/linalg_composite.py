@@ -905,7 +905,11 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
     dims when dim is -1."""
     if dim == -1:
         return linalg.vector_norm(v, pow)
+    if v.ndim == 0 and dim == 0:  # PyTorch asks v for its size(0)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = v._wrap_dim(dim)
+    if v.ndim == 1:  # no other dim: each element's own norm (PyTorch views v as (n, 1) and takes its rows' norms)
+        return node_name(linalg.vector_norm(v.unsqueeze(1), pow, (1,)), "LinalgVectorNormBackward0", "ViewBackward0")
     out = linalg.vector_norm(v, pow, tuple(i for i in range(v.ndim) if i != d), True)
     return node_name(out, "LinalgVectorNormBackward0", "ViewBackward0")  # PyTorch's norms of rows, viewed
 

@@ -8,14 +8,13 @@ on every device the FFT and `fold` run on.
 
 from __future__ import annotations
 
-import warnings
-
 from ember.core import fft as _fft
 from ember.core.creation import ones
 from ember.core.dispatch import node_name
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
+from ember.core.ops._util import internally, warn_once
 from ember.core.ops.complex import view_as_real
 from ember.core.ops.conv import fold
 from ember.core.ops.padding import pad
@@ -23,29 +22,31 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["stft", "istft"]
 
-_warned_window: set[str] = set()  # the once-per-process warnings already given
-_NO_WINDOW = {  # PyTorch's words, warned once per process and op
-    "stft": "A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. "
-            "Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce spectral "
-            "leakage.",
-    "istft": "A window was not provided. A rectangular window will be applied.Please provide the same window used by "
-             "stft to make the inversion lossless.",
+_NO_WINDOW = {  # PyTorch's words and the C++ lines that warn them, once per process and op
+    "stft": ("A window was not provided. A rectangular window will be applied,which is known to cause spectral "
+             "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
+             "spectral leakage.", 835),
+    "istft": ("A window was not provided. A rectangular window will be applied.Please provide the same window used by "
+              "stft to make the inversion lossless.", 1035),
 }
 
 
-def _warn_no_window(what: str, stacklevel: int) -> None:
-    """PyTorch's once-per-process warning that `what` (stft, istft) got no window: a rectangular one is used."""
-    if what not in _warned_window:
-        _warned_window.add(what)
-        warnings.warn(_NO_WINDOW[what] + "To suppress this warning and use a rectangular window, explicitly set "
-                      "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=stacklevel)
+def _warn(message: str, line: int) -> None:
+    """PyTorch's TORCH_WARN_ONCE from SpectralOps.cpp at `line`, at the user's line."""
+    warn_once(internally(message, f"aten/src/ATen/native/SpectralOps.cpp:{line}"))
+
+
+def _warn_no_window(what: str) -> None:
+    """PyTorch's warning that `what` (stft, istft) got no window: a rectangular one is used."""
+    message, line = _NO_WINDOW[what]
+    _warn(message + "To suppress this warning and use a rectangular window, explicitly set "
+          "`window=torch.ones(n_fft, device=<device>)`.", line)
 
 
 def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, what: str, where: str = "") -> Tensor:
-    """The window zero-padded to `n_fft`, centred (a rectangular one, with PyTorch's warning, when None); errors start
+    """The window zero-padded to `n_fft`, centred (a rectangular one when None: the callers warn); errors start
     with `where` (default `what`)."""
     if window is None:
-        _warn_no_window(what, 4)
         dt = like.dtype.to_real() if like.dtype.is_complex else like.dtype
         window = ones(win_length, dtype=dt, device=like.device)
     elif not isinstance(window, Tensor) or window.dim() != 1 or window.shape[0] != win_length:
@@ -58,16 +59,21 @@ def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, wh
     return window
 
 
-def _stft_call(input: Tensor, n_fft: int, hop_length, win_length, window, center: bool, normalized: bool, onesided,
+def _center(input: Tensor, n_fft: int, pad_mode: str) -> Tensor:
+    """The input padded by n_fft // 2 at both ends as PyTorch's Python does before its op: a view of at least 3 dims
+    padded, then viewed back as its last input.dim() dims (all of them for a 0-dim input)."""
+    p = n_fft // 2
+    padded = pad(input.view([1] * (3 - input.dim()) + list(input.shape)), (p, p), mode=pad_mode)
+    return padded.view(padded.shape[-input.dim():]) if input.dim() else padded
+
+
+def _stft_call(input: Tensor, n_fft: int, hop_length, win_length, window, normalized: bool, onesided,
                return_complex, align_to_window) -> str:
     """PyTorch's stft errors start with the call (the input after centre padding, C++ booleans as 0/1)."""
     def opt(b):
         return "None" if b is None else int(bool(b))
 
     shape = list(input.shape)
-    if center:  # PyTorch pads a view of at least 3 dims, then views back the last input.dim() of them
-        shape = [1] * (3 - len(shape)) + shape if not shape else shape
-        shape[-1] += 2 * (n_fft // 2)
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     w = f"{window.type()}{{{list(window.shape)}}}" if isinstance(window, Tensor) else "None"
@@ -113,6 +119,12 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"stft(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if align_to_window is not None and center:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if center:
+        input = _center(input, n_fft, pad_mode)
+    if window is None:  # PyTorch warns before any check of its C++ op
+        _warn_no_window("stft")
     complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if return_complex is None:
         if not complex_in:
@@ -120,24 +132,17 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
                                "require that return_complex=True in a future PyTorch release.")
         return_complex = True
     if not return_complex:
-        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
-                      "complex tensors for all inputs, and return_complex=False will raise an error.\nNote: you can "
-                      "still call torch.view_as_real on the complex output to recover the old return format.",
-                      UserWarning, stacklevel=2)
-    where = _stft_call(input, n_fft, hop_length, win_length, window, center, normalized, onesided, return_complex,
+        _warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will return complex "
+              "tensors for all inputs, and return_complex=False will raise an error.\nNote: you can still call "
+              "torch.view_as_real on the complex output to recover the old return format.", 874)
+    where = _stft_call(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
                        align_to_window)
-    if input.dim() == 0 and center:  # PyTorch pads it as (1, 1, 1) first: the pad's own error, if any
-        pad(input.view(1, 1, 1), (n_fft // 2, n_fft // 2), mode=pad_mode)
     if input.dim() not in (1, 2):
         raise RuntimeError(f"{where}: expected a 1D or 2D tensor")
-    if align_to_window is not None and center:
-        raise RuntimeError("stft align_to_window should only be set when center = false")
     hop, win = _lengths(n_fft, hop_length, win_length, where)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:
         raise RuntimeError(f"{where}: expected a tensor of floating point or complex values")
     x = input.unsqueeze(0) if input.dim() == 1 else input
-    if center:
-        x = pad(x.unsqueeze(1), (n_fft // 2, n_fft // 2), mode=pad_mode).squeeze(1)
     length = x.shape[-1]
     if not 0 < n_fft <= length:  # PyTorch 2.13 names win_length as the n_fft it got
         raise RuntimeError(f"{where}: expected 0 < n_fft < {length}, but got n_fft={win}")
@@ -175,7 +180,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     if not isinstance(input, Tensor):
         raise TypeError(f"istft(): argument 'input' must be Tensor, not {type(input).__name__}")
     if window is None:  # PyTorch warns before any check of the input
-        _warn_no_window("istft", 3)
+        _warn_no_window("istft")
     if not input.dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
                            "return_complex=True.")
@@ -236,10 +241,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
                            "reduction dim with the 'dim' argument.")
     y = ew.div(y, envelope)
     if end > total:
-        if "istft length" not in _warned_window:  # PyTorch warns once per process
-            _warned_window.add("istft length")
-            warnings.warn("The length of signal is shorter than the length parameter. Result is being padded with "
-                          "zeros in the tail. Please check your center and hop_length settings.", UserWarning,
-                          stacklevel=2)
+        _warn("The length of signal is shorter than the length parameter. Result is being padded with zeros in the "
+              "tail. Please check your center and hop_length settings.", 1199)
         y = pad(y, (0, end - total))
     return y.squeeze(0) if input.dim() == 2 else y

@@ -20,6 +20,7 @@ from ember.core.ops import bessel_float32
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
+from ember.core.random import _parser_type
 from ember.core.tensor import Tensor
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "trapezoid",
@@ -89,6 +90,39 @@ def _bartlett(k, n, r=_same):
     return w
 
 
+_WINDOW_OPTIONS = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory "
+                   "= False, bool requires_grad = False)")
+
+
+def _window_binding(*extra: str):
+    """A window function refusing what PyTorch's binding refuses, with its words: an optional argument without all
+    those before it (`periodic`, then `extra`: "float alpha" ...), a `periodic` that is not a bool, too many."""
+    params = ["bool periodic", *extra]
+
+    def wrap(fn):
+        names = [p.split()[1] for p in params]
+
+        @functools.wraps(fn)
+        def bound(*args, **kwargs):
+            provided = [n for i, n in enumerate(names) if i < len(args) - 1 or n in kwargs]
+            periodic = args[1:2] + tuple(v for k, v in kwargs.items() if k == "periodic")
+            bad = len(args) > len(names) + 1 or provided != names[: len(provided)] or any(
+                type(v) is not bool for v in periodic)
+            if bad:
+                got = [_parser_type(v) for v in args] + [f"{k}={_parser_type(kwargs[k])}" for k in
+                                                          _listed_keywords(kwargs)]
+                forms = "".join(f" * (int window_length, {''.join(p + ', ' for p in params[:i])}*, {_WINDOW_OPTIONS}\n"
+                                for i in range(len(params) + 1))
+                raise TypeError(f"{fn.__name__}() received an invalid combination of arguments - got "
+                                f"({', '.join(got)}), but expected one of:\n{forms}")
+            return fn(*args, **kwargs)
+
+        return bound
+
+    return wrap
+
+
+@_window_binding()
 def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                 requires_grad: bool = False) -> Tensor:
     """The Hann window, `0.5 - 0.5 cos(2 pi n / (N - 1))` (periodic: computed for N + 1, last dropped).
@@ -100,39 +134,31 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout
     return _window("hann_window", window_length, periodic, dtype, device, requires_grad, _hamming(0.5, 0.5))
 
 
+@_window_binding("float alpha", "float beta")
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
                    dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """The Hamming window, `alpha - beta cos(2 pi n / (N - 1))`."""
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad, _hamming(alpha, beta))
 
 
+@_window_binding()
 def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                     requires_grad: bool = False) -> Tensor:
     """The Blackman window, `0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))`."""
     return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, _blackman)
 
 
+@_window_binding()
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                     requires_grad: bool = False) -> Tensor:
     """The Bartlett (triangular) window, `1 - |2n / (N - 1) - 1|`."""
     return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad, _bartlett)
 
 
-def kaiser_window(window_length: int, periodic: bool | None = None, beta: float | None = None, *, dtype=None,
-                  layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    """The Kaiser window, `I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)`; `periodic` defaults to True and
-    `beta` to 12, but PyTorch's binding takes `beta` only after `periodic`."""
-    if beta is not None and periodic is None:
-        given = [("dtype", dtype, "torch.dtype"), ("layout", layout, "torch.layout"),
-                 ("device", device, "torch.device"), ("requires_grad", requires_grad or None, "bool")]
-        got = ", ".join(["int"] + [f"{k}={t}" for k, v, t in given if v is not None] + [f"beta={type(beta).__name__}"])
-        tail = "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = " \
-               "False, bool requires_grad = False)"
-        raise TypeError(f"kaiser_window() received an invalid combination of arguments - got ({got}), but expected "
-                        f"one of:\n * (int window_length, *, {tail}\n * (int window_length, bool periodic, *, {tail}\n"
-                        f" * (int window_length, bool periodic, float beta, *, {tail}\n")
-    periodic = True if periodic is None else periodic
-    beta = 12.0 if beta is None else beta
+@_window_binding("float beta")
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype=None, layout=None,
+                  device=None, requires_grad: bool = False) -> Tensor:
+    """The Kaiser window, `I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)`."""
     dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
     fn = _kaiser_float32(beta) if dt in (dtypes.float32, dtypes.float16, dtypes.bfloat16) else (
         lambda k, n: np.i0(beta * np.sqrt(np.clip(1.0 - (2.0 * k / (n - 1) - 1.0) ** 2, 0.0, None))) / np.i0(beta))

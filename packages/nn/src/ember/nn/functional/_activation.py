@@ -6,7 +6,6 @@ from __future__ import annotations
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import node_name
-from ember.core.ops._util import normalize_dims
 from ember.core.ops.softmax import _implicit_dim
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu",
@@ -147,15 +146,8 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
-    """a * sigmoid(b) where a, b are the halves of `input` along `dim`."""
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    dim = normalize_dims(dim, input.dim(), "glu")[0]
-    if input.shape[dim] % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size "
-                           f"{input.shape[dim]}")
-    a, b = input.chunk(2, dim)
-    return node_name(a * ea.sigmoid(b), "MulBackward0", "GluBackward0")
+    """a * sigmoid(b) where a, b are the halves of `input` along `dim` (core's glu: its checks, PyTorch's node)."""
+    return node_name(ea.glu(input, dim), "MulBackward0", "GluBackward0")
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
