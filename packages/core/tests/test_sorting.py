@@ -312,6 +312,19 @@ def test_scans_without_dim_raise_pytorchs_typeerror(name):
             call()
 
 
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin_of_a_scalar_refuse_other_dims_in_their_words(name):
+    s = E.tensor(2.0)
+    for dim in (0, -1):
+        assert getattr(E, name)(s, dim).values.item() == 2.0
+    for dim in (1, -2):
+        message = f"^{name}\\(\\): Expected reduction dim -1 or 0 for scalar but got {dim}$"
+        with pytest.raises(IndexError, match=message):
+            getattr(s, name)(dim)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got 1"):
+        getattr(E, name)(E.tensor([2.0]), 1)  # a 1-D input wraps as every op does
+
+
 @pytest.mark.parametrize(("call", "message"), [
     (lambda x, v, i: E.kthvalue(x, 3, out=(v, i)), "output values must be of same type as input"),
     (lambda x, v, i: E.median(x, 0, out=(v, i)),

@@ -482,10 +482,18 @@ def scan_out_dtypes(input: Tensor, out) -> None:
                                f"{dtypes.TORCH_NAMES[o._dtype.name]}")
 
 
+def _scalar_scan_dim(name: str, input: Tensor, dim) -> None:
+    """PyTorch's cummax/cummin check a 0-dim input's `dim` themselves, with their own words, before the usual
+    dimension wrapping (the other scans say "Dimension out of range")."""
+    if not input._shape and isinstance(dim, int) and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+
+
 @method
 def cummax(input: Tensor, dim: int = NO_DIM, *, out=None):
     """`(values, indices)` of the running maximum along `dim`."""
     required_dim("cummax", dim)
+    _scalar_scan_dim("cummax", input, dim)
     if out is not None:
         scan_out_dtypes(input, out)
     r = _cummax(input, _one_dim(dim, input, "cummax"), out=None if out is None else tuple(out))
@@ -496,6 +504,7 @@ def cummax(input: Tensor, dim: int = NO_DIM, *, out=None):
 def cummin(input: Tensor, dim: int = NO_DIM, *, out=None):
     """`(values, indices)` of the running minimum along `dim`."""
     required_dim("cummin", dim)
+    _scalar_scan_dim("cummin", input, dim)
     if out is not None:
         scan_out_dtypes(input, out)
     r = _cummin(input, _one_dim(dim, input, "cummin"), out=None if out is None else tuple(out))
