@@ -403,6 +403,26 @@ def test_stable_beside_positional_arguments_is_refused_in_pytorchs_words_for_met
     assert x.sort(0, True).indices.tolist() == [0, 2, 1] and x.sort(stable=True).values.tolist() == [1, 2, 3]
 
 
+def test_argsort_takes_a_bool_stable_only_where_sort_takes_none():
+    x = E.tensor([3, 1, 2])
+    function = (" * (Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)\n"
+                " * (Tensor input, int dim = -1, bool descending = False)\n")
+    with pytest.raises(TypeError) as err:
+        E.argsort(x, stable=None)
+    assert str(err.value) == ("argsort() received an invalid combination of arguments - got (Tensor, stable=NoneType),"
+                              f" but expected one of:\n{function}")
+    with pytest.raises(TypeError) as err:
+        x.argsort(stable=None, dim=0)
+    assert str(err.value) == (
+        "argsort() received an invalid combination of arguments - got (dim=int, stable=NoneType, ), but expected one "
+        "of:\n * (*, bool stable, int dim = -1, bool descending = False)\n * (int dim = -1, bool descending = False)\n"
+        "      didn't match because some of the keywords were incorrect: dim, stable\n")
+    with pytest.raises(TypeError, match=r"^argsort\(\): argument 'stable' must be bool, not int$"):
+        E.argsort(x, stable=1, dim=0, descending=True)  # only the keyword overload takes four arguments
+    assert x.sort(stable=None).indices.tolist() == [1, 2, 0] and E.argsort(x, stable=False).tolist() == [1, 2, 0]
+    assert x.argsort().tolist() == [1, 2, 0] and x.argsort(0, True).tolist() == [0, 2, 1]
+
+
 def test_quantile_refuses_a_q_of_another_type_in_pytorchs_words():
     # PyTorch 2.13's messages: the other arguments listed (keywords in its C++ map's order); the method's overloads
     x = E.arange(6.0).reshape(2, 3)
