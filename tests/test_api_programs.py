@@ -565,10 +565,11 @@ Monodepth2 training loop, and the errors of geometry code).
 
 Anomaly and out-of-distribution detection (`anom_*`: autoencoder reconstruction scores with quantile thresholds,
 Deep SVDD with a bias-free network and soft boundary, PatchCore's greedy coreset and kNN patch scores with
-unfold/avg_pool2d features, PaDiM's per-position Gaussians and Mahalanobis maps, energy and ODIN scores, tied-covariance
-Mahalanobis, an isolation forest over seeded Generators, rolling-window time-series scores, AUROC/AUPR/FPR@95 with
-ties, GANomaly and f-AnoGAN losses, EVT/SPOT thresholds, ReAct/DICE/ASH/ViM/GradNorm, MemAE addressing with cdist
-gradients of every order, and the mistakes anomaly code makes)."""
+unfold/avg_pool2d features, PaDiM's per-position Gaussians and Mahalanobis maps, energy and ODIN scores,
+tied-covariance Mahalanobis, an isolation forest over seeded Generators, rolling-window time-series scores,
+AUROC/AUPR/FPR@95 with ties, GANomaly and f-AnoGAN losses, DAGMM energies, EVT/SPOT thresholds,
+ReAct/DICE/ASH/ViM/GradNorm, MemAE addressing with cdist gradients of every order, outlier exposure with CutPaste,
+and the mistakes anomaly code makes)."""
 
 from __future__ import annotations
 
