@@ -220,6 +220,10 @@ def test_quantile_nan_handling_and_errors():
         E.quantile(E.ones(3), 0.5, interpolation="cubic")
     with pytest.raises(RuntimeError, match="^quantile\\(\\) input tensor is too large$"):  # PyTorch's 2**24 limit
         E.nanquantile(E.zeros(2**24 + 1), 0.5)
+    wide = E.zeros(1, 1).expand(2, 2**23 + 1)  # more than 2**24 elements, but each sorted length is 2
+    assert E.quantile(wide, 0.5, dim=0).shape == (2**23 + 1,)
+    with pytest.raises(RuntimeError, match="^quantile\\(\\) input tensor is too large$"):
+        E.quantile(E.zeros(1, 1).expand(2, 2**24 + 1), 0.5, dim=1)
     with pytest.raises(IndexError, match="^median\\(\\): Expected reduction dim 0 to have non-zero size.$"):
         E.empty(0, 3).nanmedian(0)  # PyTorch's words for nanmedian too
 

@@ -974,7 +974,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         raise RuntimeError("quantile() input tensor must be non-empty")
     x = reshape(input, (-1,)) if dim is None else input
     d = 0 if dim is None else _one_dim(dim, input, op)
-    if input.numel() > 2**24:  # PyTorch's limit, whatever the memory
+    if x.ndim and x._shape[d] > 2**24:  # PyTorch's limit on the length sorted (the reduced dim), whatever the memory
         raise RuntimeError("quantile() input tensor is too large")
     x = reshape(x, (1,)) if x.ndim == 0 else x
     srt = _sort(x, d, False)[0]
