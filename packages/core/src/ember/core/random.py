@@ -984,6 +984,20 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=
                                    generator=generator), perm, requires_grad, memory_format, input)
 
 
+_RANDPERM_INT_TYPES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int"}
+_RANDPERM_FLOAT_LIMITS = {"float32": (2**24 + 1, "2^24+1", "Float"), "float16": (2049, "2049", "Half")}
+
+
+def _randperm_range_check(n: int, dt) -> None:
+    """PyTorch's refusal of an `n` whose largest value n - 1 the result's dtype cannot hold: an integer type's
+    overflow, or a float type past the last integer it represents exactly (bfloat16 is not checked)."""
+    if dt.name in _RANDPERM_INT_TYPES and n - 1 > np.iinfo(dt.np).max:
+        raise RuntimeError(f"value cannot be converted to type {_RANDPERM_INT_TYPES[dt.name]} without overflow")
+    if dt.name in _RANDPERM_FLOAT_LIMITS and n > _RANDPERM_FLOAT_LIMITS[dt.name][0]:
+        _, text, kind = _RANDPERM_FLOAT_LIMITS[dt.name]
+        raise RuntimeError(f"n cannot be greater than {text} for {kind} type.")
+
+
 @composite("randperm")
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
              device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -999,6 +1013,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     if (out._dtype if out is not None else dt) in dtypes.RESTRICTED:  # PyTorch's CPU kernel has none for them
         raise not_implemented_for("randperm", out._dtype if out is not None else dt)
+    _randperm_range_check(n, out._dtype if out is not None else dt)
     if generator is not None and generator._mt is None:  # a GPU generator: its Philox stream
         perm = philox_stream(*philox_seed_offset(generator, n, generator.device)).permutation(n)
     else:  # the CPU's stream, as PyTorch's CPU kernel draws it
