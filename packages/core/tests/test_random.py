@@ -127,6 +127,15 @@ def test_randperm_refuses_an_n_its_dtype_cannot_hold(n, dtype, message):
         assert E.randperm(n - 1, dtype=dt).sort().values.tolist() == list(range(n - 1))
 
 
+def test_multinomial_refuses_more_than_2_pow_24_categories_after_its_sample_count_checks():
+    wide = E.ones(1).expand(2**24 + 1)
+    with pytest.raises(RuntimeError, match=r"^number of categories cannot exceed 2\^24$"):
+        E.multinomial(wide, 1)
+    with pytest.raises(RuntimeError, match=r"^cannot sample n_sample <= 0 samples$"):
+        E.multinomial(wide, 0)
+    assert E.multinomial(E.ones(1).expand(2**10), 1).shape == (1,)
+
+
 def test_normal_forms():
     E.manual_seed(0)
     mean = E.arange(4, dtype=E.float64) * 100
