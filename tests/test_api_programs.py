@@ -595,7 +595,15 @@ FastSpeech length regulation by repeat_interleave and searchsorted, monotonic al
 HiFi-GAN with weight_norm hooks and their removal, multi-period/multi-scale discriminators with LSGAN and
 feature-matching losses, multi-resolution STFT losses over every window, mel spectrograms by hand, Griffin-Lim,
 mu-law WaveNet inputs, pitch/energy bucketize embeddings, Glow-TTS flows with ActNorm, invertible 1x1 convs and
-couplings, VITS's random segments, KL and weight-normed biases, and the shape and length mistakes of such code)."""
+couplings, VITS's random segments, KL and weight-normed biases, and the shape and length mistakes of such code).
+
+Anomaly and out-of-distribution detection (`anom_*`: autoencoder reconstruction scores with quantile thresholds,
+Deep SVDD with a bias-free network and soft boundary, PatchCore's greedy coreset and kNN patch scores with
+unfold/avg_pool2d features, PaDiM's per-position Gaussians and Mahalanobis maps, energy and ODIN scores,
+tied-covariance Mahalanobis, an isolation forest over seeded Generators, rolling-window time-series scores,
+AUROC/AUPR/FPR@95 with ties, GANomaly and f-AnoGAN losses, DAGMM energies, EVT/SPOT thresholds,
+ReAct/DICE/ASH/ViM/GradNorm, MemAE addressing with cdist gradients of every order, outlier exposure with CutPaste,
+and the mistakes anomaly code makes)."""
 
 from __future__ import annotations
 

@@ -262,6 +262,35 @@ def test_cdist_gradient_is_pytorchs_cdist_backward_which_has_no_derivative(p):
         ga.sum().backward()
 
 
+@pytest.mark.parametrize("p", [0.0, 1.0, 3.0, float("inf")])
+def test_cdist_zero_gradients_are_positive_zeros_for_both_operands(p):
+    """PyTorch's kernel sums each coordinate's contributions into zeros: one that gets no gradient (a zero
+    difference, a coordinate p = inf does not select) is +0 (printed `0.`) for either operand and upstream sign."""
+    x1 = E.tensor([[-0.5, 1.0, -2.0, 0.0]], requires_grad=True)
+    x2 = E.zeros(1, 4, requires_grad=True)
+    g1, g2 = E.autograd.grad(-E.cdist(x1, x2, p=p).sum(), (x1, x2))
+    for g in (g1, g2):
+        zeros = g.numpy()[g.numpy() == 0]
+        assert not np.signbit(zeros).any(), g
+    assert np.array_equal(g2.numpy(), -g1.numpy())
+
+
+def test_vector_norm_of_order_zero_has_an_undefined_gradient_where_cdist_and_pdist_give_zeros():
+    """PyTorch's norm backward returns no gradient for ord 0 (`.grad` stays None, `grad` needs allow_unused);
+    cdist's and pdist's own backwards return zeros."""
+    x = E.tensor([[1.0, 0.0, 3.0], [0.0, 2.0, 0.0]], requires_grad=True)
+    E.linalg.vector_norm(x, 0).backward()
+    E.dist(x, E.zeros(3), p=0).backward()
+    assert x.grad is None
+    assert E.autograd.grad(E.linalg.vector_norm(x, 0, dim=1).sum(), x, allow_unused=True) == (None,)
+    (E.linalg.vector_norm(x, 0) + x.sum()).backward()
+    assert x.grad.tolist() == [[1.0] * 3] * 2
+    for d in (E.cdist(x, E.tensor([[0.0, float("inf"), 1.0]]), p=0), E.pdist(x, p=0)):
+        g, = E.autograd.grad(d.sum(), x)
+        assert g.tolist() == [[0.0] * 3] * 2
+    assert E.cdist(x, E.tensor([[0.0, float("inf"), 1.0]]), p=0).tolist() == [[3.0], [2.0]]
+
+
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_affine_grid_records_one_node_whose_gradient_is_grad_times_the_base_grid(align_corners):
     """PyTorch's one AffineGridGeneratorBackward0, its edge to theta's AccumulateGrad; theta's gradient is

@@ -108,6 +108,34 @@ def test_randperm_is_a_permutation():
     assert E.randperm(0).shape == (0,)
 
 
+@pytest.mark.parametrize(("n", "dtype", "message"), [
+    (129, "int8", "value cannot be converted to type int8_t without overflow"),
+    (257, "uint8", "value cannot be converted to type uint8_t without overflow"),
+    (32769, "int16", "value cannot be converted to type int16_t without overflow"),
+    (2**24 + 2, "float32", r"n cannot be greater than 2\^24\+1 for Float type\."),
+    (2050, "float16", r"n cannot be greater than 2049 for Half type\."),
+])
+def test_randperm_refuses_an_n_its_dtype_cannot_hold(n, dtype, message):
+    """PyTorch's words for a largest value n - 1 past the dtype's range (or its exact integers), for dtype= and
+    out= alike; n - 1 at the limit itself is drawn."""
+    dt = getattr(E, dtype)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        E.randperm(n, dtype=dt)
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        E.randperm(n, out=E.empty(0, dtype=dt))
+    if n < 2**20:
+        assert E.randperm(n - 1, dtype=dt).sort().values.tolist() == list(range(n - 1))
+
+
+def test_multinomial_refuses_more_than_2_pow_24_categories_after_its_sample_count_checks():
+    wide = E.ones(1).expand(2**24 + 1)
+    with pytest.raises(RuntimeError, match=r"^number of categories cannot exceed 2\^24$"):
+        E.multinomial(wide, 1)
+    with pytest.raises(RuntimeError, match=r"^cannot sample n_sample <= 0 samples$"):
+        E.multinomial(wide, 0)
+    assert E.multinomial(E.ones(1).expand(2**10), 1).shape == (1,)
+
+
 def test_normal_forms():
     E.manual_seed(0)
     mean = E.arange(4, dtype=E.float64) * 100

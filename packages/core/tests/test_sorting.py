@@ -220,6 +220,10 @@ def test_quantile_nan_handling_and_errors():
         E.quantile(E.ones(3), 0.5, interpolation="cubic")
     with pytest.raises(RuntimeError, match="^quantile\\(\\) input tensor is too large$"):  # PyTorch's 2**24 limit
         E.nanquantile(E.zeros(2**24 + 1), 0.5)
+    wide = E.zeros(1, 1).expand(2, 2**23 + 1)  # more than 2**24 elements, but each sorted length is 2
+    assert E.quantile(wide, 0.5, dim=0).shape == (2**23 + 1,)
+    with pytest.raises(RuntimeError, match="^quantile\\(\\) input tensor is too large$"):
+        E.quantile(E.zeros(1, 1).expand(2, 2**24 + 1), 0.5, dim=1)
     with pytest.raises(IndexError, match="^median\\(\\): Expected reduction dim 0 to have non-zero size.$"):
         E.empty(0, 3).nanmedian(0)  # PyTorch's words for nanmedian too
 
@@ -312,6 +316,19 @@ def test_scans_without_dim_raise_pytorchs_typeerror(name):
             call()
 
 
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin_of_a_scalar_refuse_other_dims_in_their_words(name):
+    s = E.tensor(2.0)
+    for dim in (0, -1):
+        assert getattr(E, name)(s, dim).values.item() == 2.0
+    for dim in (1, -2):
+        message = f"^{name}\\(\\): Expected reduction dim -1 or 0 for scalar but got {dim}$"
+        with pytest.raises(IndexError, match=message):
+            getattr(s, name)(dim)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got 1"):
+        getattr(E, name)(E.tensor([2.0]), 1)  # a 1-D input wraps as every op does
+
+
 @pytest.mark.parametrize(("call", "message"), [
     (lambda x, v, i: E.kthvalue(x, 3, out=(v, i)), "output values must be of same type as input"),
     (lambda x, v, i: E.median(x, 0, out=(v, i)),
@@ -388,6 +405,26 @@ def test_stable_beside_positional_arguments_is_refused_in_pytorchs_words_for_met
         E.argsort(x, 0, True, True)
     assert E.argsort(x, 0, True).tolist() == [0, 2, 1] and x.argsort(stable=True, descending=True).tolist() == [0, 2, 1]
     assert x.sort(0, True).indices.tolist() == [0, 2, 1] and x.sort(stable=True).values.tolist() == [1, 2, 3]
+
+
+def test_argsort_takes_a_bool_stable_only_where_sort_takes_none():
+    x = E.tensor([3, 1, 2])
+    function = (" * (Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)\n"
+                " * (Tensor input, int dim = -1, bool descending = False)\n")
+    with pytest.raises(TypeError) as err:
+        E.argsort(x, stable=None)
+    assert str(err.value) == ("argsort() received an invalid combination of arguments - got (Tensor, stable=NoneType),"
+                              f" but expected one of:\n{function}")
+    with pytest.raises(TypeError) as err:
+        x.argsort(stable=None, dim=0)
+    assert str(err.value) == (
+        "argsort() received an invalid combination of arguments - got (dim=int, stable=NoneType, ), but expected one "
+        "of:\n * (*, bool stable, int dim = -1, bool descending = False)\n * (int dim = -1, bool descending = False)\n"
+        "      didn't match because some of the keywords were incorrect: dim, stable\n")
+    with pytest.raises(TypeError, match=r"^argsort\(\): argument 'stable' must be bool, not int$"):
+        E.argsort(x, stable=1, dim=0, descending=True)  # only the keyword overload takes four arguments
+    assert x.sort(stable=None).indices.tolist() == [1, 2, 0] and E.argsort(x, stable=False).tolist() == [1, 2, 0]
+    assert x.argsort().tolist() == [1, 2, 0] and x.argsort(0, True).tolist() == [0, 2, 1]
 
 
 def test_quantile_refuses_a_q_of_another_type_in_pytorchs_words():

@@ -986,6 +986,20 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=
                                    generator=generator), perm, requires_grad, memory_format, input)
 
 
+_RANDPERM_INT_TYPES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int"}
+_RANDPERM_FLOAT_LIMITS = {"float32": (2**24 + 1, "2^24+1", "Float"), "float16": (2049, "2049", "Half")}
+
+
+def _randperm_range_check(n: int, dt) -> None:
+    """PyTorch's refusal of an `n` whose largest value n - 1 the result's dtype cannot hold: an integer type's
+    overflow, or a float type past the last integer it represents exactly (bfloat16 is not checked)."""
+    if dt.name in _RANDPERM_INT_TYPES and n - 1 > np.iinfo(dt.np).max:
+        raise RuntimeError(f"value cannot be converted to type {_RANDPERM_INT_TYPES[dt.name]} without overflow")
+    if dt.name in _RANDPERM_FLOAT_LIMITS and n > _RANDPERM_FLOAT_LIMITS[dt.name][0]:
+        _, text, kind = _RANDPERM_FLOAT_LIMITS[dt.name]
+        raise RuntimeError(f"n cannot be greater than {text} for {kind} type.")
+
+
 @composite("randperm")
 @parsed("randperm", n="int")
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
@@ -1003,6 +1017,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     if (out._dtype if out is not None else dt) in dtypes.RESTRICTED:  # PyTorch's CPU kernel has none for them
         raise not_implemented_for("randperm", out._dtype if out is not None else dt)
+    _randperm_range_check(n, out._dtype if out is not None else dt)
     if generator is not None and generator._mt is None:  # a GPU generator: its Philox stream
         perm = philox_stream(*philox_seed_offset(generator, n, generator.device)).permutation(n)
     else:  # the CPU's stream, as PyTorch's CPU kernel draws it
@@ -1190,6 +1205,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > input._shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if input._shape[-1] > 2**24:  # PyTorch's limit, checked before the probabilities are read
+        raise RuntimeError("number of categories cannot exceed 2^24")
     a = np.asarray(input._host_array(), dtype=np.float64)
     rows = a.reshape(-1, a.shape[-1])
     if replacement and num_samples > 1:  # PyTorch's with-replacement kernel checks row by row, entry by entry

@@ -311,7 +311,8 @@ ENTRIES = [
 
 def _cdist_backward(grad, x1, x2, p, result, which: int):
     """cdist's gradient wrt x1 (`which` 0) or x2: its composition differentiated on detached operands, recorded
-    as PyTorch's _cdist_backward, which has no derivative (a second backward raises PyTorch's error)."""
+    as PyTorch's _cdist_backward, which has no derivative (a second backward raises PyTorch's error). PyTorch's
+    kernel sums each coordinate's contributions into zeros, so a zero gradient is +0 (never a negated -0)."""
     from ember.autograd.engine import grad as _grad
     from ember.autograd.grad_mode import enable_grad
     from ember.core.dispatch import record
@@ -320,7 +321,7 @@ def _cdist_backward(grad, x1, x2, p, result, which: int):
     with enable_grad():
         a, b = x1.detach().requires_grad_(which == 0), x2.detach().requires_grad_(which == 1)
         g, = _grad(_cdist_distances(a, b, p), (a, b)[which], grad.detach())
-    return record("_cdist_backward", (grad, x1, x2, p, result), g)
+    return record("_cdist_backward", (grad, x1, x2, p, result), g + 0.0)
 
 
 def _affine_grid_backward(grad, theta, size, align_corners):

@@ -123,8 +123,8 @@ def _norm_backward(grad, input, ord, dims, keepdim, result):
     shape = tuple(input.shape)
     r = result if keepdim else keep(result, shape, dims)
     g = unreduce(grad, shape, dims, keepdim)
-    if ord == 0:
-        return g * 0.0
+    if ord == 0:  # PyTorch's rule returns an undefined gradient: the input's .grad stays None
+        return None
     if ord == 1:
         return g * ew.sign(input)
     if ord == 2:

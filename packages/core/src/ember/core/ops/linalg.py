@@ -1206,7 +1206,11 @@ def _distances(diff: Tensor, p: float, name: str) -> Tensor:
     r = vector_norm(diff, p, -1)
     if p not in (0.0, 1.0, 2.0, float("inf")) and r._dtype is dtypes.float32 and r.numel():
         return _root_in_double(r, diff, p, name)
-    if not (p == float("inf") and sys.modules["ember.core.tensor"]._grad_mode_enabled() and r._requires_grad):
+    tracked = sys.modules["ember.core.tensor"]._grad_mode_enabled() and r._requires_grad
+    if p == 0 and tracked:  # vector_norm's ord-0 gradient is undefined; cdist's and pdist's are zeros (sign's)
+        zero = ew.mul(_sum(ew.sign(diff), (diff.ndim - 1,), False, r._dtype), 0.0)
+        return node_name(ew.add(r, zero), "AddBackward0", name)
+    if not (p == float("inf") and tracked):
         return node_name(r, "LinalgVectorNormBackward0", name)
     plain = r.detach()
     ties = _sum(ew.eq(ew.abs(diff.detach()), S.unsqueeze(plain, -1)), (diff.ndim - 1,), False, r._dtype)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from functools import cache
+from functools import cache, wraps
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from ember.core.ops import memfmt, numba_nn
 from ember.core.ops import shape as S
 from ember.core.ops._util import _resize_out, int_param, internally, prepare_out, warn_once, wrap, write_out
 from ember.core.ops.arguments import _type_name, parsed
-from ember.core.ops.parser_errors import overloads
+from ember.core.ops.parser_errors import invalid_arguments, overloads, plausible
 from ember.core.ops.reduce import NO_DIM, _one_dim, check_out_dtypes, required_dim, return_types
 from ember.core.tensor import Tensor
 
@@ -216,10 +216,39 @@ def _sort_method(self, *args, stable: bool | None = None, dim: int = -1, descend
     return sort(self, *args, stable=stable, dim=dim, descending=descending)
 
 
+def _argsort_stable_check(as_method: bool):
+    """PyTorch's argsort takes `stable` as a bool, not sort's `bool?`: its parser refuses `stable=None` (or another
+    type) by listing both overloads, or with the one overload whose argument count fits, in that overload's words."""
+    head, tail = ("", "") if as_method else ("Tensor input, ", ", Tensor out = None")
+    options = [f"({head}*, bool stable, int dim = -1, bool descending = False{tail})",
+               f"({head}int dim = -1, bool descending = False)"]
+
+    def invalid(args: tuple, kwargs: dict) -> bool:
+        return "stable" in kwargs and not isinstance(kwargs["stable"], bool | np.bool_)
+
+    def deco(fn):
+        @wraps(fn)
+        def call(*args, **kwargs):
+            if invalid(args, kwargs):
+                given = args[1:] if as_method else args
+                if len(plausible(options, len(given) + len(kwargs))) == 1:
+                    raise TypeError(f"argsort(): argument 'stable' must be bool, not {_type_name(kwargs['stable'])}")
+                raise invalid_arguments("argsort", given, kwargs, options)
+            return fn(*args, **kwargs)
+        return call
+    return deco
+
+
+@_argsort_stable_check(as_method=False)
 def argsort(input: Tensor, *args, stable: bool | None = None, dim: int = -1, descending: bool = False) -> Tensor:
     """The indices that sort `input` along `dim` (ties as `sort`'s); PyTorch's overloads as `sort`'s."""
     if args and (stable is not None or len(args) > 2):
         raise _stable_with_positionals("argsort", args, as_method=False)
+    return _argsort_indices(input, args, stable, dim, descending)
+
+
+def _argsort_indices(input: Tensor, args: tuple, stable, dim, descending) -> Tensor:
+    """argsort's work once its form's parser checks passed: `(dim, descending)` given by position or by keyword."""
     if args:
         dim = args[0]
         if len(args) > 1:
@@ -227,11 +256,12 @@ def argsort(input: Tensor, *args, stable: bool | None = None, dim: int = -1, des
     return _sort(input, _one_dim(dim, input, "argsort"), descending, bool(stable))[1]
 
 
+@_argsort_stable_check(as_method=True)
 def _argsort_method(self, *args, stable: bool | None = None, dim: int = -1, descending: bool = False):
     """`Tensor.argsort`: `argsort`, with the method's words for `stable=` beside positional arguments."""
     if args and (stable is not None or len(args) > 2):
         raise _stable_with_positionals("argsort", args, as_method=True)
-    return argsort(self, *args, stable=stable, dim=dim, descending=descending)
+    return _argsort_indices(self, args, stable, dim, descending)
 
 
 sort, argsort = numpy_aliases(sort, "sort", function=True), numpy_aliases(argsort, "argsort", function=True)
@@ -482,10 +512,18 @@ def scan_out_dtypes(input: Tensor, out) -> None:
                                f"{dtypes.TORCH_NAMES[o._dtype.name]}")
 
 
+def _scalar_scan_dim(name: str, input: Tensor, dim) -> None:
+    """PyTorch's cummax/cummin check a 0-dim input's `dim` themselves, with their own words, before the usual
+    dimension wrapping (the other scans say "Dimension out of range")."""
+    if not input._shape and isinstance(dim, int) and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+
+
 @method
 def cummax(input: Tensor, dim: int = NO_DIM, *, out=None):
     """`(values, indices)` of the running maximum along `dim`."""
     required_dim("cummax", dim)
+    _scalar_scan_dim("cummax", input, dim)
     if out is not None:
         scan_out_dtypes(input, out)
     r = _cummax(input, _one_dim(dim, input, "cummax"), out=None if out is None else tuple(out))
@@ -496,6 +534,7 @@ def cummax(input: Tensor, dim: int = NO_DIM, *, out=None):
 def cummin(input: Tensor, dim: int = NO_DIM, *, out=None):
     """`(values, indices)` of the running minimum along `dim`."""
     required_dim("cummin", dim)
+    _scalar_scan_dim("cummin", input, dim)
     if out is not None:
         scan_out_dtypes(input, out)
     r = _cummin(input, _one_dim(dim, input, "cummin"), out=None if out is None else tuple(out))
@@ -935,7 +974,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         raise RuntimeError("quantile() input tensor must be non-empty")
     x = reshape(input, (-1,)) if dim is None else input
     d = 0 if dim is None else _one_dim(dim, input, op)
-    if input.numel() > 2**24:  # PyTorch's limit, whatever the memory
+    if x.ndim and x._shape[d] > 2**24:  # PyTorch's limit on the length sorted (the reduced dim), whatever the memory
         raise RuntimeError("quantile() input tensor is too large")
     x = reshape(x, (1,)) if x.ndim == 0 else x
     srt = _sort(x, d, False)[0]
