@@ -1186,6 +1186,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > input._shape[-1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if input._shape[-1] > 2**24:  # PyTorch's limit: categories past float32's consecutive integers
+        raise RuntimeError("number of categories cannot exceed 2^24")
     a = np.asarray(input._host_array(), dtype=np.float64)
     rows = a.reshape(-1, a.shape[-1])
     if replacement and num_samples > 1:  # PyTorch's with-replacement kernel checks row by row, entry by entry
