@@ -121,10 +121,11 @@ def _warn_scalar_of_grad() -> None:
     global _scalar_of_grad_warned
     if not _scalar_of_grad_warned and _grad_mode_enabled():
         _scalar_of_grad_warned = True
-        from ember.core.ops._util import warn_at_caller
+        from ember.core.ops._util import internally, warn_at_caller
 
-        warn_at_caller("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                       "Consider using tensor.detach() first.")
+        warn_at_caller(internally("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                                  "behavior.\nConsider using tensor.detach() first.",
+                                  "torch/csrc/autograd/generated/python_variable_methods.cpp:822"))
 
 
 
