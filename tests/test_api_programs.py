@@ -561,7 +561,16 @@ volumes, Monodepth2 back-projection with meshgrid and poses built in place, ster
 unfold with soft-argmin, SSIM through avg_pool2d with edge-aware smoothness, interpolate's modes with antialias and
 pixel_shuffle, Rodrigues/quaternions/Umeyama, SILog and KITTI metrics with median scaling, the eight-point algorithm
 with triangulation, MVS plane sweeps, AdaBins and ordinal bins, flow consistency with convex upsampling, a
-Monodepth2 training loop, and the errors of geometry code)."""
+Monodepth2 training loop, and the errors of geometry code).
+
+Andrej Karpathy's "Neural Networks: Zero to Hero" as learners type it (`zth_*`: micrograd's Value engine and MLP
+checked against torch autograd in float64, makemore's bigram count table sampled by multinomial from seeded
+Generators, the MLP language model with C[X] embeddings, F.cross_entropy against a manual softmax and a
+learning-rate sweep, kaiming gains with a hand-written BatchNorm against nn.BatchNorm1d, the backprop-ninja cmp() of
+every intermediate's retained grad, the WaveNet hierarchy with FlattenConsecutive, the self-attention trick with
+tril masks, a GPT with top-k generation and estimate_loss, nanoGPT's and minGPT's training and optimizer set-ups,
+makemore's RNN/GRU/MLP zoo over an infinite RandomSampler, byte-level BPE merges, activation and gradient
+diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split)."""
 
 from __future__ import annotations
 
