@@ -6,6 +6,7 @@ Also the uint16 memmap batches, configure_optimizers' decay groups, cosine lr, G
 import inspect
 import io
 import math
+import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -163,6 +164,14 @@ x = torch.stack([torch.from_numpy((data[i : i + config.block_size]).astype(np.in
 y = torch.stack([torch.from_numpy((data[i + 1 : i + 1 + config.block_size]).astype(np.int64)) for i in ix])
 print(ix, x.dtype, x.shape, torch.equal(x[:, 1:], y[:, :-1]), torch.from_numpy(data[:3]).dtype)
 
+torch.backends.cuda.matmul.allow_tf32 = True
+torch.backends.cudnn.allow_tf32 = True
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    torch.set_float32_matmul_precision("low")
+print(torch.get_float32_matmul_precision(), [str(m.message) for m in w], torch.cuda.is_available())
+torch.set_float32_matmul_precision("highest")
+print(torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
 device_type = "cpu"
 ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}["float32"]
 ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(device_type=device_type, dtype=ptdtype)

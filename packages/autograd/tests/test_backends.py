@@ -36,6 +36,15 @@ def test_matmul_allow_tf32_follows_and_sets_the_float32_matmul_precision():
         ea.set_float32_matmul_precision("highest")
 
 
+def test_unknown_matmul_precision_warns_pytorchs_message_and_keeps_the_setting():
+    """PyTorch's C++ warning, with its source location, every call; the precision stays as it was."""
+    with pytest.warns(UserWarning, match=r"^low is not one of 'highest', 'high', or 'medium'; the "
+                                         r"currentsetFloat32MatmulPrecision call has no effect\. \(Triggered "
+                                         r"internally at /__w/pytorch/pytorch/aten/src/ATen/Context\.cpp:458\.\)$"):
+        ea.set_float32_matmul_precision("low")
+    assert ea.get_float32_matmul_precision() == "highest"
+
+
 def test_sdp_backend_switches_default_on_and_sdp_kernel_sets_and_restores_them():
     cuda = ea.backends.cuda
     assert (cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.math_sdp_enabled(),
