@@ -3,6 +3,8 @@
 Counts in an int32 table, smoothing, keepdim broadcasting pitfalls, seeded Generators, and the NLL.
 """
 
+import warnings
+
 import torch
 
 words = [
@@ -123,3 +125,12 @@ try:
 except RuntimeError as e:
     print(type(e).__name__, e)
 print(torch.multinomial(torch.tensor([0.0, 0.0, 1.0]), 1).item(), torch.multinomial(N[0].double(), 2, generator=g))
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    rows = N[torch.tensor([1, 0, 1] + [0] * (V - 3), dtype=torch.uint8)]
+    p0 = P.new_tensor(P[0])
+    torch.add(xs, 1, out=torch.empty(2, dtype=torch.long))
+    Pt = torch.tensor(P)
+print(rows.shape, p0.shape, Pt.requires_grad)
+for m in w:
+    print(m.category.__name__, str(m.message)[-100:])

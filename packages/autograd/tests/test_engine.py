@@ -184,7 +184,8 @@ def test_non_leaf_grad_access_warns():
         assert y.grad is None
     assert str(caught[0].message).endswith("If you access the non-leaf Tensor by mistake, make sure you access the "
                                            "leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
-                                           "information.")  # PyTorch's sentence, less its C++ source location
+                                           "information. (Triggered internally at /__w/pytorch/pytorch/build/aten/"
+                                           "src/ATen/core/TensorBody.h:493.)")  # with PyTorch's C++ source location
 
 
 def test_post_accumulate_grad_hook_runs_after_accumulation():

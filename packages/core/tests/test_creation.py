@@ -153,8 +153,10 @@ def test_from_numpy_errors(monkeypatch):
         E.from_numpy([1, 2])
     ro = np.zeros(2)
     ro.flags.writeable = False
-    with pytest.warns(UserWarning, match="^The given NumPy array is not writable, and PyTorch does not support"):
+    with pytest.warns(UserWarning, match="^The given NumPy array is not writable, and PyTorch does not support") as w:
         E.from_numpy(ro)
+    assert str(w[0].message).endswith("the rest of this program. (Triggered internally at /__w/pytorch/pytorch/torch/"
+                                      "csrc/utils/tensor_numpy.cpp:213.)")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         E.as_tensor(ro)  # PyTorch's TORCH_WARN_ONCE: the rest of the program is silent
@@ -399,16 +401,19 @@ def test_empty_memory_format_orders_the_strides_as_pytorch():
 
 # --- tensor(data) of tensors and numpy scalars -------------------------------------------------
 _COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-                   "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+                   "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
 
 
-@pytest.mark.parametrize("make", [lambda t: E.tensor(t), lambda t: E.tensor(t, dtype=E.float64),
-                                  lambda t: t.new_tensor(t)], ids=["tensor", "tensor dtype", "new_tensor"])
-def test_tensor_of_a_tensor_warns_to_clone_instead(make):
+@pytest.mark.parametrize(("make", "call"), [
+    (lambda t: E.tensor(t), "torch.tensor"),
+    (lambda t: E.tensor(t, dtype=E.float64), "torch.tensor"),
+    (lambda t: t.new_tensor(t), "tensor.new_tensor"),  # PyTorch names the method that copied, once
+], ids=["tensor", "tensor dtype", "new_tensor"])
+def test_tensor_of_a_tensor_warns_to_clone_instead(make, call):
     t = E.tensor([1.0, 2.0])
     with pytest.warns(UserWarning) as caught:
         r = make(t)
-    assert [str(w.message) for w in caught] == [_COPY_CONSTRUCT]
+    assert [str(w.message) for w in caught] == [_COPY_CONSTRUCT.format(call)]
     assert caught[0].filename == __file__  # the user's line, as PyTorch's
     assert r.tolist() == [1.0, 2.0] and r.data_ptr() != t.data_ptr()
 

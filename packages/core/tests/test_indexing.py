@@ -734,7 +734,8 @@ BYTE_MASK_FILLS = {
     "x[0, m] = 1.0": lambda M, m: M.zeros(2, 3).__setitem__((0, m), 1.0),
     "index_put_": lambda M, m: M.zeros(3).index_put_((m,), M.tensor(1.0)),
 }
-UINT8_WARNING = "^indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.$"
+UINT8_WARNING = (r"^indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+                 r"\(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.\)$")
 
 
 @pytest.mark.parametrize("name", list(BYTE_MASK_FILLS))

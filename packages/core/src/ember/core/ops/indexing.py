@@ -20,7 +20,8 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops.memfmt import iterator_strides
 from ember.core.ops._util import (
-    arr, broadcast_shapes, check_out_dtype, int_value, real_value, warn_at_caller, warn_once, wrap, write_out,
+    arr, broadcast_shapes, check_out_dtype, int_value, internally, real_value, warn_at_caller, warn_once, wrap,
+    write_out,
 )
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, gather_dim, index_array,
@@ -280,7 +281,8 @@ def _as_index_tensor(k, dev) -> Tensor:
     if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if t._dtype is dtypes.uint8:
-        warn_at_caller("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.")
+        warn_at_caller(internally("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                                  "instead.", "aten/src/ATen/native/IndexingUtils.h:37"))
         t = t.to(dtypes.bool)
     return t if t.device == dev else t.to(dev)
 

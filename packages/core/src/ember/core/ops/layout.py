@@ -17,7 +17,7 @@ from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
 from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, internally, legacy_type_name,
-                                  real_value, warn_complex_to_real, warn_once)
+                                  real_value, warn_at_caller, warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.ops.parser_errors import invalid_arguments, overloads, sizes_function, sizes_method
 from ember.core.ops.restricted_dtypes import float8_fill_value
@@ -701,10 +701,12 @@ def cuda(input, device=None, non_blocking: bool = False, memory_format=None) -> 
 @method
 @composite("new_tensor")
 def new_tensor(input, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    from ember.core.creation import dtype_arg, tensor
+    from ember.core.creation import copy_construct_warning, copy_of, dtype_arg
 
     dtype_arg(dtype, "new_tensor")
-    return tensor(data, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+    if isinstance(data, Tensor):
+        warn_at_caller(copy_construct_warning("tensor.new_tensor"))
+    return copy_of(data, dtype or input.dtype, device or input.device, requires_grad)
 
 
 def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -> Tensor:
