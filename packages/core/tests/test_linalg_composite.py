@@ -422,12 +422,24 @@ def test_deprecated_cholesky_warns_once_as_pytorch(monkeypatch):
     monkeypatch.setattr(_util, "_warned_once", set())
     with pytest.warns(UserWarning, match=r"(?s)^torch.cholesky is deprecated in favor of torch.linalg.cholesky .*"
                                          r"U = torch.linalg.cholesky\(A\).mH\nThis transform will produce "
-                                         r"equivalent results .* inputs.$"):
+                                         r"equivalent results .* inputs. \(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.\)$"):
         u = E.cholesky(T(SPD[0]), upper=True)
     assert_close(u, T(np.linalg.cholesky(SPD[0]).T))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # once per process, the Tensor method included
         T(SPD[0]).cholesky()
+
+
+def test_deprecated_lu_warns_once_with_pytorchs_source_location(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    with pytest.warns(UserWarning, match=r"(?s)^torch.lu is deprecated in favor of torch.linalg.lu_factor .*"
+                                         r"torch.linalg.lu_factor_ex\(A, compute_pivots\) \(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2073.\)$"):
+        LU, piv = E.lu(T(SPD[0]))
+    assert LU.shape == (SPD[0].shape) and piv.dtype is E.int32
 
 
 def test_svd_lowrank_draws_pytorchs_test_matrix_from_the_global_generator():

@@ -24,7 +24,7 @@ from ember.core.ops import shape as S
 from ember.core.ops import memfmt
 from ember.core.ops.arguments import parsed
 from ember.core.ops.parser_errors import int_like, int_tuple_error, overloads, sizes_function, sizes_method
-from ember.core.ops._util import int_param, int_tuple_param, wrap, write_out
+from ember.core.ops._util import int_param, int_tuple_param, internally, wrap, write_out
 from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
 
@@ -857,8 +857,8 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
     """Coordinate grids (expanded views) from 1-D tensors, in "ij" (matrix) or "xy" (Cartesian) indexing."""
     ts = _flatten_args(tensors)
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
+        warnings.warn(internally("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                                 "argument.", "aten/src/ATen/native/TensorShape.cpp:4215"), UserWarning, stacklevel=2)
         indexing = "ij"
     if not ts:
         raise RuntimeError("meshgrid expects a non-empty TensorList")

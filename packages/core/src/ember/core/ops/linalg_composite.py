@@ -845,11 +845,12 @@ def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
 @method
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     """`torch.lu` (deprecated for `linalg.lu_factor`): `(A_LU, pivots)`, plus `infos` when asked."""
-    warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
-              "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
-              "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
-              "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
-              "torch.linalg.lu_factor_ex(A, compute_pivots)")
+    warn_once(internally(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed in "
+        "a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = "
+        "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, "
+        "get_infos=True)\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
+        "aten/src/ATen/native/BatchLinearAlgebra.cpp:2073"))
     _check_lu_input("torch.lu", A)
     LU, piv, info = _lu_packed(A)
     return (LU, piv, info) if get_infos else (LU, piv)

@@ -931,10 +931,12 @@ def logdet(input: Tensor) -> Tensor:
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """`torch.cholesky` (deprecated for `linalg.cholesky`, with PyTorch's once-per-process warning), with its own
     node name."""
-    warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
-              "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
-              "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
-              "transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
+    warn_once(internally(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+        "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = "
+        "torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform "
+        "will produce equivalent results for all valid (symmetric positive definite) inputs.",
+        "aten/src/ATen/native/BatchLinearAlgebra.cpp:1765"))
     return node_name(_cholesky(input, upper), "LinalgCholeskyBackward0", "CholeskyBackward0")
 
 

@@ -16,6 +16,7 @@ from ember.core.dispatch import node_name
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
+from ember.core.ops._util import internally
 from ember.core.ops.complex import view_as_real
 from ember.core.ops.conv import fold
 from ember.core.ops.padding import pad
@@ -24,12 +25,12 @@ from ember.core.tensor import Tensor, describe
 __all__ = ["stft", "istft"]
 
 _warned_window: set[str] = set()  # the once-per-process warnings already given
-_NO_WINDOW = {  # PyTorch's words, warned once per process and op
-    "stft": "A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. "
-            "Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce spectral "
-            "leakage.",
-    "istft": "A window was not provided. A rectangular window will be applied.Please provide the same window used by "
-             "stft to make the inversion lossless.",
+_NO_WINDOW = {  # PyTorch's words, warned once per process and op, and the line of SpectralOps.cpp that warns
+    "stft": ("A window was not provided. A rectangular window will be applied,which is known to cause spectral "
+             "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
+             "spectral leakage.", 835),
+    "istft": ("A window was not provided. A rectangular window will be applied.Please provide the same window used "
+              "by stft to make the inversion lossless.", 1035),
 }
 
 
@@ -37,8 +38,11 @@ def _warn_no_window(what: str, stacklevel: int) -> None:
     """PyTorch's once-per-process warning that `what` (stft, istft) got no window: a rectangular one is used."""
     if what not in _warned_window:
         _warned_window.add(what)
-        warnings.warn(_NO_WINDOW[what] + "To suppress this warning and use a rectangular window, explicitly set "
-                      "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=stacklevel)
+        words, line = _NO_WINDOW[what]
+        message = internally(words + "To suppress this warning and use a rectangular window, explicitly set "
+                             "`window=torch.ones(n_fft, device=<device>)`.",
+                             f"aten/src/ATen/native/SpectralOps.cpp:{line}")
+        warnings.warn(message, UserWarning, stacklevel=stacklevel)
 
 
 def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, what: str, where: str = "") -> Tensor:
