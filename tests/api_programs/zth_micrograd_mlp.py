@@ -4,6 +4,7 @@ Weights copied from the Values into tensors; sum() of tensors, squared-error los
 """
 
 import random
+import warnings
 
 import torch
 import torch.nn as nn
@@ -169,3 +170,14 @@ print(round(total.item(), 6), sum(accuracy) / len(accuracy), type(sum(accuracy))
 total.backward()
 print(tmodel[0].weight.grad.shape, tmodel[0].weight.grad.dtype, round(reg_loss.item(), 6))
 print(nn.functional.mse_loss(tpred, Y, reduction="sum").item() == tloss.item(), torch.stack(losses).shape)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    for p in tmodel.parameters():
+        p.data.add_(-0.05, p.grad)  # the 2017-era update some course code still has
+    cond = torch.where(torch.tensor([1, 0], dtype=torch.uint8), torch.ones(2), torch.zeros(2))
+    big = tmodel[0].weight.detach().resize(12)
+print(cond, big.shape, [str(m.message).splitlines()[-1][-100:] for m in w])
+try:
+    tmodel[0].weight.detach().resize(13)
+except RuntimeError as e:
+    print(type(e).__name__, e)

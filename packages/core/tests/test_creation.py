@@ -429,7 +429,8 @@ def test_tensor_of_sequences_with_tensors_or_numpy_data_does_not_warn():
 
 
 _LIST_OF_NDARRAYS = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
-                     "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
+                     "the list to a single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered "
+                     "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
 
 
 @pytest.mark.parametrize("make", [lambda: E.tensor([np.zeros(2), np.ones(2)]), lambda: E.as_tensor((np.zeros(2),)),

@@ -16,7 +16,8 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.ops._util import NO_FILL, require_grad, scalar_as, warn_at_caller, warn_complex_to_real, warn_once
+from ember.core.ops._util import (NO_FILL, internally, require_grad, scalar_as, warn_at_caller, warn_complex_to_real,
+                                  warn_once)
 from ember.core.storage import BorrowedBytes, Storage, allocation_error
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, made_like
 
@@ -476,7 +477,7 @@ def _scalar_leaves(data, found: list, dtype):
         found.append((dtypes.from_numpy_dtype(data.dtype), data))
         return data.item()
     if isinstance(data, np.ndarray):
-        warn_once(_LIST_OF_NDARRAYS)
+        warn_once(internally(_LIST_OF_NDARRAYS, "torch/csrc/utils/tensor_new.cpp:252"))
     if isinstance(data, np.ndarray) and (dt := dtypes.from_numpy_dtype(data.dtype)) is not None:
         found.append((dt, data))  # an array leaf gives its dtype, as PyTorch (`tensor([f64_array])` is float64)
         return data
