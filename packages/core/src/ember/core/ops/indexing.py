@@ -1075,8 +1075,9 @@ def _check_mask(op: str, mask: Tensor) -> None:
     if not isinstance(mask, Tensor):
         raise TypeError(f"{op}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
     if mask._dtype is dtypes.uint8 and op == "masked_scatter_":
-        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
-                      "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=3)
+        warnings.warn(internally("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now "
+                                 "deprecated,please use a mask with dtype torch.bool instead.",
+                                 "aten/src/ATen/native/TensorAdvancedIndexing.cpp:3130"), UserWarning, stacklevel=3)
     if mask._dtype is not dtypes.bool:  # PyTorch's three ops word it three ways
         if op == "masked_select":
             raise RuntimeError("masked_select: expected BoolTensor for mask")
