@@ -1,5 +1,7 @@
 """`torch.backends` boilerplate runs, and availability answers are truthful."""
 
+import warnings
+
 import pytest
 
 import ember.autograd as ea
@@ -50,7 +52,10 @@ def test_sdp_backend_switches_default_on_and_sdp_kernel_sets_and_restores_them()
     assert (cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.math_sdp_enabled(),
             cuda.cudnn_sdp_enabled()) == (True, True, True, True)
     with pytest.warns(FutureWarning, match="sdp_kernel\\(\\)` is deprecated"):
-        with cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False):
+        block = cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False)  # PyTorch warns here, not on entry
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with block:
             assert not cuda.flash_sdp_enabled() and not cuda.mem_efficient_sdp_enabled() and cuda.math_sdp_enabled()
     assert cuda.flash_sdp_enabled() and cuda.mem_efficient_sdp_enabled()
     cuda.enable_flash_sdp(False)

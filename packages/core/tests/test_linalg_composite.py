@@ -621,19 +621,22 @@ def test_deprecated_lu_solve_triangular_solve_and_qr_warn_once_a_process(monkeyp
 
     monkeypatch.setattr(_util, "_warned_once", set())
     A, b = E.tensor([[2.0, 1.0], [0.0, 4.0]]), E.tensor([[1.0], [2.0]])
-    with pytest.warns(UserWarning, match=r"^torch.triangular_solve is deprecated in favor of "
-                                         r"torch.linalg.solve_triangularand will be removed"):
+    with pytest.warns(UserWarning, match=r"(?s)^torch.triangular_solve is deprecated in favor of "
+                                         r"torch.linalg.solve_triangularand will be removed.*\(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2273.\)$"):
         x = E.triangular_solve(b, A).solution
     np.testing.assert_allclose(x.numpy(), [[0.25], [0.5]])
     LU, piv = linalg.lu_factor(A)
-    with pytest.warns(UserWarning, match=r"(?s)^torch.lu_solve is deprecated.*torch.linalg.lu_solve\(LU, pivots, B\)$"):
+    with pytest.warns(UserWarning, match=r"(?s)^torch.lu_solve is deprecated.*torch.linalg.lu_solve\(LU, pivots, B\) "
+                                         r"\(Triggered internally at .*BatchLinearAlgebra.cpp:2230.\)$"):
         E.lu_solve(b, LU, piv)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # PyTorch's TORCH_WARN_ONCE
         E.triangular_solve(b, A)
         E.lu_solve(b, LU, piv)
     with pytest.warns(UserWarning, match=r"(?s)^torch.qr is deprecated in favor of torch.linalg.qr .*"
-                                         r"torch.linalg.qr\(A, 'reduced' if some else 'complete'\)$"):
+                                         r"torch.linalg.qr\(A, 'reduced' if some else 'complete'\) \(Triggered "
+                                         r"internally at .*BatchLinearAlgebra.cpp:2505.\)$"):
         q, r = E.qr(A)
     np.testing.assert_allclose((q @ r).numpy(), A.numpy(), atol=1e-6)
     with warnings.catch_warnings():

@@ -178,13 +178,18 @@ class _Cuda:
     def enable_cudnn_sdp(self, enabled: bool) -> None:
         self._sdp["cudnn"] = bool(enabled)
 
-    @contextlib.contextmanager
     def sdp_kernel(self, enable_flash: bool = True, enable_math: bool = True, enable_mem_efficient: bool = True,
                    enable_cudnn: bool = True):
-        """The deprecated context manager: sets the four switches inside the block and restores them after."""
+        """The deprecated context manager: sets the four switches inside the block and restores them after; PyTorch
+        warns when it is made, not entered."""
         warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
                       "removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with "
-                      "updated signature.", FutureWarning, stacklevel=3)
+                      "updated signature.", FutureWarning, stacklevel=2)
+        return self._sdp_switches(enable_flash, enable_math, enable_mem_efficient, enable_cudnn)
+
+    @contextlib.contextmanager
+    def _sdp_switches(self, enable_flash, enable_math, enable_mem_efficient, enable_cudnn):
+        """`sdp_kernel`'s block: the four switches set inside it, restored after."""
         saved = dict(self._sdp)
         self._sdp.update(flash=bool(enable_flash), math=bool(enable_math), mem_efficient=bool(enable_mem_efficient),
                          cudnn=bool(enable_cudnn), overrideable=False)  # PyTorch's goes through sdpa_kernel

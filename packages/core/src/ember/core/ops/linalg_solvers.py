@@ -944,9 +944,11 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 def qr(input: Tensor, some: bool = True):
     """`torch.qr` (deprecated for `linalg.qr`, with PyTorch's once-per-process warning): `(Q, R)`, reduced unless
     `some=False`."""
-    warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
-              "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, "
-              "some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
+    warn_once(internally(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\nThe "
+        "boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould "
+        "be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
+        "aten/src/ATen/native/BatchLinearAlgebra.cpp:2505"))
     return _QR_legacy(*_qr(input, "reduced" if some else "complete"))
 
 

@@ -124,9 +124,10 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
                                "require that return_complex=True in a future PyTorch release.")
         return_complex = True
     if not return_complex:
-        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
-                      "complex tensors for all inputs, and return_complex=False will raise an error.\nNote: you can "
-                      "still call torch.view_as_real on the complex output to recover the old return format.",
+        warnings.warn(internally("stft with return_complex=False is deprecated. In a future pytorch release, stft "
+                                 "will return complex tensors for all inputs, and return_complex=False will raise an "
+                                 "error.\nNote: you can still call torch.view_as_real on the complex output to "
+                                 "recover the old return format.", "aten/src/ATen/native/SpectralOps.cpp:874"),
                       UserWarning, stacklevel=2)
     where = _stft_call(input, n_fft, hop_length, win_length, window, center, normalized, onesided, return_complex,
                        align_to_window)
