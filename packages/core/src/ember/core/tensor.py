@@ -161,7 +161,8 @@ class Tensor:
 
         if (err := creation.legacy_new_error(args)) is not None:
             raise err
-        if len(args) == 1 and not isinstance(args[0], int | Size):  # Tensor(torch.Size([2, 3])) is a shape
+        if len(args) == 1 and not isinstance(args[0], numbers.Integral | Size):  # Tensor(Size([2, 3])), Tensor(
+            # np.int64(2)) are shapes
             src = args[0]
             if isinstance(src, Tensor):
                 return src if cls is Tensor else src._as_subclass(cls)  # PyTorch's alias, of class `cls`

@@ -398,6 +398,10 @@ def _new(self: Tensor, *args, dtype=None, device=None) -> Tensor:
     dt, dev = dtype or self._dtype, device or self.device
     if not args:
         return empty(0, dtype=dt, device=dev)
+    from ember.core.creation import legacy_new_error
+
+    if (err := legacy_new_error(args)) is not None:  # PyTorch's refusals, as `torch.Tensor(2.5)`'s
+        raise err
     if len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
     if all(isinstance(a, numbers.Integral) for a in args):
