@@ -181,3 +181,10 @@ z.relu().backward()
 v = Value(0.0)
 v.relu().backward()
 print("relu'(0)", z.grad.item(), v.grad)
+# the legacy constructor the lecture starts from, and its refusals
+print(torch.Tensor([2.0]).dtype, torch.Tensor(2, 3).shape, torch.Tensor([[1, 2]]).new([3, 4]), torch.Tensor().shape)
+for bad in (lambda: torch.Tensor(2.0), lambda: torch.Tensor([1.0]).new(2.5), lambda: torch.Tensor("x")):
+    try:
+        bad()
+    except TypeError as err:
+        print(type(err).__name__, err)
