@@ -141,6 +141,15 @@ def test_legacy_constructors_still_build():
     assert E.Tensor(np.int64(3)).shape == (3,) and E.ones(1).new(np.int64(2)).shape == (2,)  # numpy ints are sizes
 
 
+def test_tensor_new_aliases_only_a_tensor_of_its_own_dtype():
+    src = E.tensor([1.0, 2.0])
+    assert E.ones(1).new(src).data_ptr() == src.data_ptr()
+    _raises(TypeError, "expected TensorOptions(dtype=long int, device=cpu, layout=Strided, requires_grad=false "
+                       "(default), pinned_memory=false (default), memory_format=(nullopt)) (got TensorOptions("
+                       "dtype=float, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false "
+                       "(default), memory_format=(nullopt)))", lambda: E.ones(1, dtype=E.int64).new(src))
+
+
 def test_from_numpy_names_a_numpy_scalar_with_its_module():
     _raises(TypeError, "expected np.ndarray (got numpy.float32)", lambda: E.from_numpy(np.float32(3.0)))
 
