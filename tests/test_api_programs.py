@@ -603,7 +603,16 @@ unfold/avg_pool2d features, PaDiM's per-position Gaussians and Mahalanobis maps,
 tied-covariance Mahalanobis, an isolation forest over seeded Generators, rolling-window time-series scores,
 AUROC/AUPR/FPR@95 with ties, GANomaly and f-AnoGAN losses, DAGMM energies, EVT/SPOT thresholds,
 ReAct/DICE/ASH/ViM/GradNorm, MemAE addressing with cdist gradients of every order, outlier exposure with CutPaste,
-and the mistakes anomaly code makes)."""
+and the mistakes anomaly code makes).
+
+Andrej Karpathy's "Neural Networks: Zero to Hero" as learners type it (`zth_*`: micrograd's Value engine and MLP
+checked against torch autograd in float64, makemore's bigram count table sampled by multinomial from seeded
+Generators, the MLP language model with C[X] embeddings, F.cross_entropy against a manual softmax and a
+learning-rate sweep, kaiming gains with a hand-written BatchNorm against nn.BatchNorm1d, the backprop-ninja cmp() of
+every intermediate's retained grad, the WaveNet hierarchy with FlattenConsecutive, the self-attention trick with
+tril masks, a GPT with top-k generation and estimate_loss, nanoGPT's and minGPT's training and optimizer set-ups,
+makemore's RNN/GRU/MLP zoo over an infinite RandomSampler, byte-level BPE merges, activation and gradient
+diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """`torch.backends` boilerplate runs, and availability answers are truthful."""
 
+import warnings
+
 import pytest
 
 import ember.autograd as ea
@@ -36,14 +38,26 @@ def test_matmul_allow_tf32_follows_and_sets_the_float32_matmul_precision():
         ea.set_float32_matmul_precision("highest")
 
 
+def test_unknown_matmul_precision_warns_pytorchs_message_and_keeps_the_setting():
+    """PyTorch's C++ warning, with its source location, every call; the precision stays as it was."""
+    with pytest.warns(UserWarning, match=r"^low is not one of 'highest', 'high', or 'medium'; the "
+                                         r"currentsetFloat32MatmulPrecision call has no effect\. \(Triggered "
+                                         r"internally at /__w/pytorch/pytorch/aten/src/ATen/Context\.cpp:458\.\)$"):
+        ea.set_float32_matmul_precision("low")
+    assert ea.get_float32_matmul_precision() == "highest"
+
+
 def test_sdp_backend_switches_default_on_and_sdp_kernel_sets_and_restores_them():
     cuda = ea.backends.cuda
     assert (cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.math_sdp_enabled(),
             cuda.cudnn_sdp_enabled()) == (True, True, True, True)
     with pytest.warns(FutureWarning, match="sdp_kernel\\(\\)` is deprecated") as rec:
-        with cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False):
+        block = cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False)  # PyTorch warns here, not on entry
+    assert rec[0].filename.endswith("contextlib.py")  # from contextlib's call of the generator, as PyTorch's
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with block:
             assert not cuda.flash_sdp_enabled() and not cuda.mem_efficient_sdp_enabled() and cuda.math_sdp_enabled()
-    assert rec[0].filename.endswith("contextlib.py")  # PyTorch's generator warns at contextlib's __enter__
     assert cuda.flash_sdp_enabled() and cuda.mem_efficient_sdp_enabled()
     cuda.enable_flash_sdp(False)
     assert not cuda.flash_sdp_enabled()

@@ -184,7 +184,8 @@ def test_non_leaf_grad_access_warns():
         assert y.grad is None
     assert str(caught[0].message).endswith("If you access the non-leaf Tensor by mistake, make sure you access the "
                                            "leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
-                                           "information.")  # PyTorch's sentence, less its C++ source location
+                                           "information. (Triggered internally at /__w/pytorch/pytorch/build/aten/"
+                                           "src/ATen/core/TensorBody.h:493.)")  # with PyTorch's C++ source location
 
 
 def test_post_accumulate_grad_hook_runs_after_accumulation():
@@ -1097,6 +1098,8 @@ def test_backward_with_create_graph_warns_of_the_reference_cycle_once(monkeypatc
     assert [str(m.message)[:70] for m in w] == [
         "Using backward() with create_graph=True will create a reference cycle "]
     assert w[0].category is UserWarning and "reset the .grad fields of your parameters to None" in str(w[0].message)
+    assert str(w[0].message).endswith("avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/"
+                                      "autograd/engine.cpp:1307.)")  # PyTorch's C++ source location, as it prints
 
 
 def test_heaviside_records_pytorchs_refusing_node():

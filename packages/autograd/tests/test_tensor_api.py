@@ -122,7 +122,8 @@ def test_tensor_of_grad_requiring_scalars_warns_once_per_process(monkeypatch):
         float(g[0])
     assert [str(w.message) for w in caught] == [
         "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-        "Consider using tensor.detach() first."]
+        "Consider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+        "generated/python_variable_methods.cpp:822.)"]  # PyTorch's C++ source location, as it prints it
     assert r.tolist() == [1.0, 2.0] and not r.requires_grad
 
 

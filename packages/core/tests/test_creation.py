@@ -153,8 +153,10 @@ def test_from_numpy_errors(monkeypatch):
         E.from_numpy([1, 2])
     ro = np.zeros(2)
     ro.flags.writeable = False
-    with pytest.warns(UserWarning, match="^The given NumPy array is not writable, and PyTorch does not support"):
+    with pytest.warns(UserWarning, match="^The given NumPy array is not writable, and PyTorch does not support") as w:
         E.from_numpy(ro)
+    assert str(w[0].message).endswith("the rest of this program. (Triggered internally at /__w/pytorch/pytorch/torch/"
+                                      "csrc/utils/tensor_numpy.cpp:213.)")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         E.as_tensor(ro)  # PyTorch's TORCH_WARN_ONCE: the rest of the program is silent
@@ -422,16 +424,19 @@ def test_empty_memory_format_orders_the_strides_as_pytorch():
 
 # --- tensor(data) of tensors and numpy scalars -------------------------------------------------
 _COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-                   "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+                   "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
 
 
-@pytest.mark.parametrize("make", [lambda t: E.tensor(t), lambda t: E.tensor(t, dtype=E.float64),
-                                  lambda t: t.new_tensor(t)], ids=["tensor", "tensor dtype", "new_tensor"])
-def test_tensor_of_a_tensor_warns_to_clone_instead(make):
+@pytest.mark.parametrize(("make", "call"), [
+    (lambda t: E.tensor(t), "torch.tensor"),
+    (lambda t: E.tensor(t, dtype=E.float64), "torch.tensor"),
+    (lambda t: t.new_tensor(t), "tensor.new_tensor"),  # PyTorch names the method that copied, once
+], ids=["tensor", "tensor dtype", "new_tensor"])
+def test_tensor_of_a_tensor_warns_to_clone_instead(make, call):
     t = E.tensor([1.0, 2.0])
     with pytest.warns(UserWarning) as caught:
         r = make(t)
-    assert [str(w.message) for w in caught] == [_COPY_CONSTRUCT]
+    assert [str(w.message) for w in caught] == [_COPY_CONSTRUCT.format(call)]
     assert caught[0].filename == __file__  # the user's line, as PyTorch's
     assert r.tolist() == [1.0, 2.0] and r.data_ptr() != t.data_ptr()
 
@@ -447,7 +452,8 @@ def test_tensor_of_sequences_with_tensors_or_numpy_data_does_not_warn():
 
 
 _LIST_OF_NDARRAYS = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
-                     "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
+                     "the list to a single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered "
+                     "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
 
 
 @pytest.mark.parametrize("make", [lambda: E.tensor([np.zeros(2), np.ones(2)]), lambda: E.as_tensor((np.zeros(2),)),

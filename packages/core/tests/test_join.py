@@ -192,6 +192,14 @@ def test_flip_roll_match_numpy():
         x.flip(0, -3)
 
 
+def test_meshgrid_without_indexing_warns_pytorchs_words_and_source_location():
+    with pytest.warns(UserWarning, match=r"^torch.meshgrid: in an upcoming release, it will be required to pass the "
+                                         r"indexing argument. \(Triggered internally at /__w/pytorch/pytorch/aten/src/"
+                                         r"ATen/native/TensorShape.cpp:4215.\)$"):
+        a, b = E.meshgrid(E.ones(2), E.ones(3))
+    assert a.shape == b.shape == (2, 3)
+
+
 def test_meshgrid_rejects_an_unknown_indexing_with_runtime_error():
     with pytest.raises(RuntimeError, match='^torch.meshgrid: indexing must be one of "xy" or "ij", but received: ab$'):
         E.meshgrid(E.arange(2), E.arange(3), indexing="ab")

@@ -42,7 +42,8 @@ def test_legacy_alpha_warns_once_per_process(fresh_warning):
     assert len(w) == 1 and w[0].category is UserWarning
     assert str(w[0].message).splitlines() == [
         "This overload of add_ is deprecated:", "\tadd_(Number alpha, Tensor other)",
-        "Consider using one of the following signatures instead:", "\tadd_(Tensor other, *, Number alpha = 1)"]
+        "Consider using one of the following signatures instead:", "\tadd_(Tensor other, *, Number alpha = 1) "
+        "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)"]
 
 
 def test_legacy_alpha_refusals(fresh_warning):
@@ -81,6 +82,7 @@ def test_legacy_value_of_addcmul_addcdiv(fresh_warning):
         "This overload of addcmul is deprecated:",
         "\taddcmul(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out = None)",
         "Consider using one of the following signatures instead:",
-        "\taddcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None)"]
+        "\taddcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None) (Triggered "
+        "internally at /__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)"]
     with pytest.raises(TypeError, match="addcmul_\\(\\) received an invalid combination of arguments"):
         a.clone().addcmul_(0.5, b, c, value=2)

@@ -432,12 +432,24 @@ def test_deprecated_cholesky_warns_once_as_pytorch(monkeypatch):
     monkeypatch.setattr(_util, "_warned_once", set())
     with pytest.warns(UserWarning, match=r"(?s)^torch.cholesky is deprecated in favor of torch.linalg.cholesky .*"
                                          r"U = torch.linalg.cholesky\(A\).mH\nThis transform will produce "
-                                         r"equivalent results .* inputs.$"):
+                                         r"equivalent results .* inputs. \(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.\)$"):
         u = E.cholesky(T(SPD[0]), upper=True)
     assert_close(u, T(np.linalg.cholesky(SPD[0]).T))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # once per process, the Tensor method included
         T(SPD[0]).cholesky()
+
+
+def test_deprecated_lu_warns_once_with_pytorchs_source_location(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    with pytest.warns(UserWarning, match=r"(?s)^torch.lu is deprecated in favor of torch.linalg.lu_factor .*"
+                                         r"torch.linalg.lu_factor_ex\(A, compute_pivots\) \(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2073.\)$"):
+        LU, piv = E.lu(T(SPD[0]))
+    assert LU.shape == (SPD[0].shape) and piv.dtype is E.int32
 
 
 def test_svd_lowrank_draws_pytorchs_test_matrix_from_the_global_generator():
@@ -694,19 +706,22 @@ def test_deprecated_lu_solve_triangular_solve_and_qr_warn_once_a_process(monkeyp
 
     monkeypatch.setattr(_util, "_warned_once", set())
     A, b = E.tensor([[2.0, 1.0], [0.0, 4.0]]), E.tensor([[1.0], [2.0]])
-    with pytest.warns(UserWarning, match=r"^torch.triangular_solve is deprecated in favor of "
-                                         r"torch.linalg.solve_triangularand will be removed"):
+    with pytest.warns(UserWarning, match=r"(?s)^torch.triangular_solve is deprecated in favor of "
+                                         r"torch.linalg.solve_triangularand will be removed.*\(Triggered internally at "
+                                         r"/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2273.\)$"):
         x = E.triangular_solve(b, A).solution
     np.testing.assert_allclose(x.numpy(), [[0.25], [0.5]])
     LU, piv = linalg.lu_factor(A)
-    with pytest.warns(UserWarning, match=r"(?s)^torch.lu_solve is deprecated.*torch.linalg.lu_solve\(LU, pivots, B\)$"):
+    with pytest.warns(UserWarning, match=r"(?s)^torch.lu_solve is deprecated.*torch.linalg.lu_solve\(LU, pivots, B\) "
+                                         r"\(Triggered internally at .*BatchLinearAlgebra.cpp:2230.\)$"):
         E.lu_solve(b, LU, piv)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # PyTorch's TORCH_WARN_ONCE
         E.triangular_solve(b, A)
         E.lu_solve(b, LU, piv)
     with pytest.warns(UserWarning, match=r"(?s)^torch.qr is deprecated in favor of torch.linalg.qr .*"
-                                         r"torch.linalg.qr\(A, 'reduced' if some else 'complete'\)$"):
+                                         r"torch.linalg.qr\(A, 'reduced' if some else 'complete'\) \(Triggered "
+                                         r"internally at .*BatchLinearAlgebra.cpp:2505.\)$"):
         q, r = E.qr(A)
     np.testing.assert_allclose((q @ r).numpy(), A.numpy(), atol=1e-6)
     with warnings.catch_warnings():

@@ -129,7 +129,7 @@ def test_to_takes_positional_non_blocking_and_copy():
 def test_legacy_constructors_refuse_as_pytorchs_new(args, message):
     from ember.core import legacy
 
-    for make in (E.Tensor, legacy.FloatTensor, legacy.LongTensor):
+    for make in (E.Tensor, legacy.FloatTensor, legacy.LongTensor, E.ones(2).new):  # Tensor.new: the same parser
         _raises(TypeError, message, lambda: make(*args))  # noqa: B023
 
 
@@ -138,6 +138,16 @@ def test_legacy_constructors_still_build():
 
     assert E.Tensor(2, 3).shape == (2, 3) and E.Tensor([1, 2]).tolist() == [1.0, 2.0]
     assert legacy.LongTensor(np.int64(3)).shape == (3,) and legacy.FloatTensor((2, 3)).tolist() == [2.0, 3.0]
+    assert E.Tensor(np.int64(3)).shape == (3,) and E.ones(1).new(np.int64(2)).shape == (2,)  # numpy ints are sizes
+
+
+def test_tensor_new_aliases_only_a_tensor_of_its_own_dtype():
+    src = E.tensor([1.0, 2.0])
+    assert E.ones(1).new(src).data_ptr() == src.data_ptr()
+    _raises(TypeError, "expected TensorOptions(dtype=long int, device=cpu, layout=Strided, requires_grad=false "
+                       "(default), pinned_memory=false (default), memory_format=(nullopt)) (got TensorOptions("
+                       "dtype=float, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false "
+                       "(default), memory_format=(nullopt)))", lambda: E.ones(1, dtype=E.int64).new(src))
 
 
 def test_from_numpy_names_a_numpy_scalar_with_its_module():

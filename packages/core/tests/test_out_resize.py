@@ -71,7 +71,8 @@ def test_a_non_empty_out_of_the_wrong_shape_warns_as_pytorch():
                         "match the required output shape [2, 3, 4, 5]. This behavior is deprecated, and in a future "
                         "PyTorch release outputs will not be resized unless they have zero elements. You can "
                         "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
-                        "t.resize_(0)."]
+                        "t.resize_(0). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                        "Resize.cpp:30.)"]
 
 
 def test_an_out_of_the_right_shape_keeps_its_strides():

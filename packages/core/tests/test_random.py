@@ -252,6 +252,15 @@ def test_multinomial_errors_like_pytorch():
         E.multinomial(E.ones(1, 1, 1), 1)
 
 
+def test_multinomial_refuses_more_categories_than_float32_counts_exactly():
+    """PyTorch caps the categories at 2**24; the sample-count checks come first, as in PyTorch."""
+    with pytest.raises(RuntimeError, match=r"^number of categories cannot exceed 2\^24$"):
+        E.multinomial(E.ones(1, 2**24 + 1), 1)
+    with pytest.raises(RuntimeError, match="^cannot sample n_sample <= 0 samples$"):
+        E.multinomial(E.ones(2**24 + 1), 0)
+    assert 0 <= E.multinomial(E.ones(2**24), 1).item() < 2**24
+
+
 @pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
 def test_dropout_mask_scales_kept_elements(p):
     E.manual_seed(0)

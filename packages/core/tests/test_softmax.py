@@ -280,6 +280,9 @@ def test_loss_primitives_validate_targets_themselves():
     ((2, 3, 4), E.ones(2, 4), RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
     ((2, 3), E.ones(2, 4), RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
     ((2, 3), E.ones(3, 4), ValueError, r"Expected input batch_size \(2\) to match target batch_size \(3\)\."),
+    # a 0-D target against a batch reads as batch size 0, PyTorch's number, for indices and floats alike
+    ((32, 3), E.tensor(1), ValueError, r"Expected input batch_size \(32\) to match target batch_size \(0\)\."),
+    ((2, 3, 4, 4), E.tensor(1.0), ValueError, r"Expected input batch_size \(2\) to match target batch_size \(0\)\."),
     ((2, 3, 4), E.ones(2, 4, 5), RuntimeError, r"Expected target size \[2, 4\], got \[2, 4, 5\]"),
     ((2, 3), E.ones(2, 4, dtype=E.int64), RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
     # a 4-D input takes PyTorch's nll_loss2d checks and words

@@ -164,6 +164,21 @@ def test_small_methods_and_switches():
     assert E.set_flush_denormal(True) is False
 
 
+def test_resize_views_as_many_elements_and_refuses_others_as_pytorchs_autograd_resize():
+    """PyTorch's `Tensor.resize`/`resize_as` (autograd's Resize): a view, never a grown or cut copy."""
+    x = E.arange(6.0).view(2, 3)
+    with pytest.warns(UserWarning, match="^non-inplace resize is deprecated$"):
+        r = x.resize(3, 2)
+    assert r.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]] and r.data_ptr() == x.data_ptr()
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError, match=(
+            r"^requested resize to 7 \(7 elements in total\), but the given tensor has a size of 2x3 \(6 elements\)\. "
+            r"autograd's resize can only change the shape of a given tensor, while preserving the number of "
+            r"elements\. $")):
+        x.resize(7)
+    with pytest.warns(UserWarning, match="^non-inplace resize_as is deprecated$"):
+        assert x.t().resize_as(E.ones(6)).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+
+
 def test_index_reduce_matches_a_python_loop():
     rng = np.random.default_rng(1)
     base, src = rng.standard_normal((5, 2)), rng.standard_normal((4, 2))

@@ -1,5 +1,8 @@
 """Views share storage with their base; copies happen only when they must; version counters are shared."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -161,6 +164,35 @@ def test_matrix_transpose_of_a_vector_raises_pytorchs_runtime_error(name):
     with pytest.raises(RuntimeError, match=rf"tensor.{name} is only supported on matrices or batches of matrices. "
                                            r"Got 1-D tensor."):
         getattr(E.ones(3), name)
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("mT", "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases."),
+    ("mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj()."),
+])
+def test_matrix_transpose_of_a_scalar_warns_once_and_passes_it_through(monkeypatch, name, message):
+    """PyTorch takes a 0-D tensor: mT returns it, mH conjugates it, each warning once a process."""
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    z = E.tensor(1 + 2j)
+    with pytest.warns(UserWarning, match=re.escape(message)):
+        r = getattr(z, name)
+    assert r.item() == (1 + 2j if name == "mT" else 1 - 2j) and (r is z) == (name == "mT")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        getattr(z, name)
+
+
+def test_adjoint_refuses_a_vector_and_conjugates_a_scalar(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    with pytest.raises(RuntimeError, match=r"^tensor\.adjoint\(\) is only supported on matrices or batches of "
+                                           r"matrices\. Got 1-D tensor\.$"):
+        E.ones(3).adjoint()
+    with pytest.warns(UserWarning, match=r"adjoint\(\) is deprecated on 0-D tensors\. Consider using x\.conj\(\)\."):
+        assert E.tensor(1 - 3j).adjoint().item() == 1 + 3j
 
 
 def test_broadcast_to_takes_the_sizes_as_arguments_or_one_sequence():

@@ -68,7 +68,8 @@ def test_set_default_tensor_type_warns_once():
             torch.set_default_dtype(torch.float32)
     assert [str(i.message) for i in w] == [
         "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() and "
-        "torch.set_default_device() as alternatives."]
+        "torch.set_default_device() as alternatives. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/tensor/"
+        "python_tensor.cpp:434.)"]
 
 
 def test_a_typed_storage_is_a_typedstorage_that_isinstance_matches_by_dtype():

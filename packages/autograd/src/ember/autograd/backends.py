@@ -7,6 +7,7 @@ ember has no cuDNN or MPS backend; the flags are kept so that boilerplate such a
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 
 from ember.core import fp32_precision, settings
@@ -142,6 +143,21 @@ class _Matmul(_FP32Precision):
         fp32_precision.set_cublas_allow_tf32(value)
 
 
+_SDP_KERNEL_DEPRECATED = ("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager "
+                          "will be removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, "
+                          "with updated signature.")
+
+
+def _warns_when_made(fn):
+    """`fn` (a generator function under contextlib.contextmanager) warning PyTorch's deprecation when the block is
+    made, not entered, from contextlib's line that calls it (stacklevel 2), as PyTorch's `deprecated` decorator."""
+    @functools.wraps(fn)
+    def made(*args, **kwargs):
+        warnings.warn(_SDP_KERNEL_DEPRECATED, FutureWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+    return made
+
+
 class _Cuda:
     """`torch.backends.cuda`: the TF32 switches and the scaled-dot-product-attention backend switches. As in
     PyTorch these are the process's one record of the enabled backends (`torch.nn.attention.sdpa_kernel` sets the
@@ -179,12 +195,10 @@ class _Cuda:
         self._sdp["cudnn"] = bool(enabled)
 
     @contextlib.contextmanager
+    @_warns_when_made
     def sdp_kernel(self, enable_flash: bool = True, enable_math: bool = True, enable_mem_efficient: bool = True,
                    enable_cudnn: bool = True):
         """The deprecated context manager: sets the four switches inside the block and restores them after."""
-        warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
-                      "removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with "
-                      "updated signature.", FutureWarning, stacklevel=2)  # contextlib's __enter__, as PyTorch's
         saved = dict(self._sdp)
         self._sdp.update(flash=bool(enable_flash), math=bool(enable_math), mem_efficient=bool(enable_mem_efficient),
                          cudnn=bool(enable_cudnn), overrideable=False)  # PyTorch's goes through sdpa_kernel

@@ -406,10 +406,13 @@ def _warn_reference_cycle() -> None:
     global _cycle_warned
     if not _cycle_warned:
         _cycle_warned = True
-        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
-                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
-                      "creating the graph to avoid this. If you have to use this function, make sure to reset the "
-                      ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+        from ember.core.ops._util import internally
+
+        warnings.warn(internally("Using backward() with create_graph=True will create a reference cycle between the "
+                                 "parameter and its gradient which can cause a memory leak. We recommend using "
+                                 "autograd.grad when creating the graph to avoid this. If you have to use this "
+                                 "function, make sure to reset the .grad fields of your parameters to None after use "
+                                 "to break the cycle and avoid the leak.", "torch/csrc/autograd/engine.cpp:1307"),
                       UserWarning, stacklevel=2)
 
 

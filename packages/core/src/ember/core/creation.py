@@ -16,7 +16,8 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.ops._util import NO_FILL, require_grad, scalar_as, warn_at_caller, warn_complex_to_real, warn_once
+from ember.core.ops._util import (NO_FILL, internally, require_grad, scalar_as, warn_at_caller, warn_complex_to_real,
+                                  warn_once)
 from ember.core.storage import BorrowedBytes, Storage, allocation_error
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, made_like
 
@@ -476,7 +477,7 @@ def _scalar_leaves(data, found: list, dtype):
         found.append((dtypes.from_numpy_dtype(data.dtype), data))
         return data.item()
     if isinstance(data, np.ndarray):
-        warn_once(_LIST_OF_NDARRAYS)
+        warn_once(internally(_LIST_OF_NDARRAYS, "torch/csrc/utils/tensor_new.cpp:252"))
     if isinstance(data, np.ndarray) and (dt := dtypes.from_numpy_dtype(data.dtype)) is not None:
         found.append((dt, data))  # an array leaf gives its dtype, as PyTorch (`tensor([f64_array])` is float64)
         return data
@@ -486,8 +487,12 @@ def _scalar_leaves(data, found: list, dtype):
 
 _LIST_OF_NDARRAYS = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
                      "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
-_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-                   "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+
+
+def copy_construct_warning(call: str) -> str:
+    """PyTorch's warning when `call` (`torch.tensor`, `tensor.new_tensor`) is handed a tensor to copy."""
+    return ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            f"sourceTensor.detach().clone().requires_grad_(True), rather than {call}(sourceTensor).")
 
 
 @_dispatch.composite("tensor")
@@ -499,11 +504,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         ember.Size([2, 2])
     """
     dtype_arg(dtype, "tensor")
+    if isinstance(data, Tensor):
+        warn_at_caller(copy_construct_warning("torch.tensor"))
+    return copy_of(data, dtype, device, requires_grad, pin_memory)
+
+
+def copy_of(data, dtype, device, requires_grad: bool, pin_memory: bool = False) -> Tensor:
+    """`tensor()`'s copy without its warning, for the callers that give their own (`new_tensor`)."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if dtype is not None and dtype._category == dtypes._SHELL:  # PyTorch stores no Python number as one
         raise RuntimeError("store_scalar: invalid type")
-    if isinstance(data, Tensor):
-        warn_at_caller(_COPY_CONSTRUCT)
     if (shared := storage_view(data, dtype or dtypes.get_default_dtype(), "")) is not None:
         return _finish(shared, requires_grad, as_device(device), pin_memory)
     a = np.array(_infer_np(data, dtype), copy=True)
@@ -637,12 +647,13 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     else:
         span = sum((n - 1) * s for n, s in zip(ndarray.shape, ndarray.strides, strict=True)) + isz
     if not ndarray.flags.writeable:
-        from ember.core.ops._util import warn_once
+        from ember.core.ops._util import internally
 
-        warn_once("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This "
-                  "means writing to this tensor will result in undefined behavior. You may want to copy the array to "
-                  "protect its data or make it writable before converting it to a tensor. This type of warning will "
-                  "be suppressed for the rest of this program.")
+        warn_once(internally("The given NumPy array is not writable, and PyTorch does not support non-writable "
+                             "tensors. This means writing to this tensor will result in undefined behavior. You may "
+                             "want to copy the array to protect its data or make it writable before converting it to "
+                             "a tensor. This type of warning will be suppressed for the rest of this program.",
+                             "torch/csrc/utils/tensor_numpy.cpp:213"))
     st = Storage.wrap_cpu(_byte_span(ndarray, span) if span else np.empty(0, np.uint8))
     return make_tensor(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt, op="from_numpy")
 

@@ -25,14 +25,14 @@ def _options(dtype_name: str, dev) -> str:
             "pinned_memory=false (default), memory_format=(nullopt))")
 
 
-def _options_error(cls, src: Tensor) -> TypeError | None:
-    """PyTorch's refusal to alias a CPU tensor of another dtype (`torch.LongTensor(float_tensor)`), in its C++
-    names; None where ember does not know them."""
+def options_error(dtype: dtypes.dtype, cuda: bool, src: Tensor) -> TypeError | None:
+    """PyTorch's refusal to alias a CPU tensor of another dtype (`torch.LongTensor(float_tensor)`,
+    `long_tensor.new(float_tensor)`), in its C++ names; None where ember does not know them."""
     from ember.core.ops._util import _CPP_TYPE_NAMES
 
     names = {**_CPP_TYPE_NAMES, "float32": "float", "float64": "double"}
-    want, got = names.get(cls.dtype.name), names.get(src._dtype.name)
-    if want is None or got is None or cls.is_cuda or src.is_cuda:
+    want, got = names.get(dtype.name), names.get(src._dtype.name)
+    if want is None or got is None or cuda or src.is_cuda:
         return None
     return TypeError(f"expected {_options(want, 'cpu')} (got {_options(got, 'cpu')})")
 
@@ -61,7 +61,7 @@ class tensortype(type):
         if len(args) == 1 and isinstance(args[0], Tensor):
             src = args[0]
             if src._dtype is not cls.dtype:
-                if (err := _options_error(cls, src)) is not None:
+                if (err := options_error(cls.dtype, cls.is_cuda, src)) is not None:
                     raise err
                 raise TypeError(f"{cls.__module__}.{cls.__name__}: expected a {cls.dtype.name} tensor to alias; got "
                                 f"{describe(src)}")

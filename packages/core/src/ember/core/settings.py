@@ -152,8 +152,11 @@ def set_float32_matmul_precision(precision: str) -> None:
     """Record "highest", "high" or "medium"; ember's float32 matmuls are always full float32 ("highest")."""
     global _matmul_precision
     if precision not in ("highest", "high", "medium"):  # PyTorch warns and keeps the setting
-        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
-                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        from ember.core.ops._util import internally
+
+        warnings.warn(internally(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                                 "setFloat32MatmulPrecision call has no effect.", "aten/src/ATen/Context.cpp:458"),
+                      UserWarning, stacklevel=2)
         return
     _matmul_precision = precision
     fp32_precision.matmul_precision_set(precision)  # and the new API's matmul entries, as PyTorch's

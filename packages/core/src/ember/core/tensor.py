@@ -121,10 +121,11 @@ def _warn_scalar_of_grad() -> None:
     global _scalar_of_grad_warned
     if not _scalar_of_grad_warned and _grad_mode_enabled():
         _scalar_of_grad_warned = True
-        from ember.core.ops._util import warn_at_caller
+        from ember.core.ops._util import internally, warn_at_caller
 
-        warn_at_caller("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                       "Consider using tensor.detach() first.")
+        warn_at_caller(internally("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                                  "behavior.\nConsider using tensor.detach() first.",
+                                  "torch/csrc/autograd/generated/python_variable_methods.cpp:822"))
 
 
 
@@ -160,7 +161,8 @@ class Tensor:
 
         if (err := creation.legacy_new_error(args)) is not None:
             raise err
-        if len(args) == 1 and not isinstance(args[0], int | Size):  # Tensor(torch.Size([2, 3])) is a shape
+        if len(args) == 1 and not isinstance(args[0], numbers.Integral | Size):  # Tensor(Size([2, 3])), Tensor(
+            # np.int64(2)) are shapes
             src = args[0]
             if isinstance(src, Tensor):
                 return src if cls is Tensor else src._as_subclass(cls)  # PyTorch's alias, of class `cls`

@@ -151,10 +151,11 @@ _COMPILE_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagra
 def set_default_tensor_type(t) -> None:
     """Deprecated PyTorch API: make the dtype of a legacy type (`torch.DoubleTensor` or its name) the default
     (with PyTorch's warning, once a process)."""
-    from ember.core.ops._util import warn_once
+    from ember.core.ops._util import internally, warn_once
 
-    warn_once("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() "
-              "and torch.set_default_device() as alternatives.")
+    warn_once(internally("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                         "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+                         "torch/csrc/tensor/python_tensor.cpp:434"))
     name = t if isinstance(t, str) else f"{t.__module__}.{t.__name__}"
     if ".cuda." in name:
         raise TypeError(f"set_default_tensor_type: ember cannot make {name} the default (only CPU floating types)")

@@ -263,11 +263,12 @@ def _resize_out(out: Tensor, shape: tuple, layout) -> None:
     would have had without `out=` (`layout(shape)`: its strides, None for row-major), so
     `add(channels_last, b, out=empty(0))` is channels_last."""
     if out.numel() != 0:
-        warn_at_caller(f"An output with one or more elements was resized since it had shape {list(out._shape)}, "
-                       f"which does not match the required output shape {list(shape)}. This behavior is deprecated, "
-                       "and in a future PyTorch release outputs will not be resized unless they have zero elements. "
-                       "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
-                       "t.resize_(0).")
+        warn_at_caller(internally(
+            f"An output with one or more elements was resized since it had shape {list(out._shape)}, which does not "
+            f"match the required output shape {list(shape)}. This behavior is deprecated, and in a future PyTorch "
+            "release outputs will not be resized unless they have zero elements. You can explicitly reuse an out "
+            "tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            "aten/src/ATen/native/Resize.cpp:30"))
     from ember.core.ops.shape import resize_
 
     resize_(out, shape)

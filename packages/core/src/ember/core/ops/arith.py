@@ -14,7 +14,7 @@ from ember.core.methods import attach, inplace, method, operator, reworded_forms
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import cast_error, int_value, scalar_as, warn_at_caller, warn_always
+from ember.core.ops._util import cast_error, int_value, internally, scalar_as, warn_at_caller, warn_always
 from ember.core.ops.complex import ComplexNotSupported
 from ember.core.ops.parser_errors import invalid_arguments, overloads, plausible
 from ember.core.tensor import Tensor
@@ -168,8 +168,9 @@ def _legacy_scalar(name: str, kw: str, input, first, legacy: tuple, given, out, 
         old, new = f"Number {kw}, {ts}", f"{ts}, *, Number {kw} = 1"
         if not inplace_:
             old, new = f"Tensor input, {old}, *, Tensor out = None", f"Tensor input, {new}, Tensor out = None"
-        warn_at_caller(f"This overload of {fn} is deprecated:\n\t{fn}({old})\n"
-                       f"Consider using one of the following signatures instead:\n\t{fn}({new})")
+        warn_at_caller(internally(f"This overload of {fn} is deprecated:\n\t{fn}({old})\nConsider using one of the "
+                                  f"following signatures instead:\n\t{fn}({new})",
+                                  "torch/csrc/utils/python_arg_parser.cpp:1841"))
     return (*legacy, first)
 
 

@@ -22,8 +22,8 @@ from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, FLOAT_DTYPES, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample,
                                binary_samples, unary_samples)
 from ember.core.ops._util import (_INF, ERRSTATE, IGNORE_ALL, INT_SCALAR_HIGH, INT_SCALAR_LOW, _C_INT_NAMES,
-                                  _CPP_TYPE_NAMES, arr, cast_error, int_scalar_overflow, named_as, scalar_as,
-                                  shape_error, warn_at_caller, wrap, write_out)
+                                  _CPP_TYPE_NAMES, arr, cast_error, int_scalar_overflow, internally, named_as,
+                                  scalar_as, shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops import axpy, memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -1058,8 +1058,9 @@ def _where_meta(condition, input, other, *, out=None) -> None:
                     raise int_scalar_overflow(v)
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
         if condition._dtype is dtypes.uint8:
-            warn_at_caller("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
-                           "in a future version of PyTorch. Use a boolean condition instead.")
+            warn_at_caller(internally("where received a uint8 condition tensor. This behavior is deprecated and will "
+                                      "be removed in a future version of PyTorch. Use a boolean condition instead.",
+                                      "aten/src/ATen/native/TensorCompare.cpp:621"))
             return
         raise BoolOperatorError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                                 f"{dtypes.TORCH_NAMES[condition._dtype.name]}")

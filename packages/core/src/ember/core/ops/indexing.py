@@ -282,7 +282,8 @@ def _as_index_tensor(k, dev) -> Tensor:
     if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if t._dtype is dtypes.uint8:
-        warn_at_caller("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.")
+        warn_at_caller(internally("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                                  "instead.", "aten/src/ATen/native/IndexingUtils.h:37"))
         t = t.to(dtypes.bool)
     return t if t.device == dev else t.to(dev)
 
@@ -1076,8 +1077,9 @@ def _check_mask(op: str, mask: Tensor) -> None:
     if not isinstance(mask, Tensor):
         raise TypeError(f"{op}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
     if mask._dtype is dtypes.uint8 and op == "masked_scatter_":
-        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
-                      "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=3)
+        warnings.warn(internally("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now "
+                                 "deprecated,please use a mask with dtype torch.bool instead.",
+                                 "aten/src/ATen/native/TensorAdvancedIndexing.cpp:3130"), UserWarning, stacklevel=3)
     if mask._dtype is not dtypes.bool:  # PyTorch's three ops word it three ways
         if op == "masked_select":
             raise RuntimeError("masked_select: expected BoolTensor for mask")

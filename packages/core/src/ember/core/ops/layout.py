@@ -189,7 +189,7 @@ def adjoint(input) -> Tensor:
     """The conjugate transpose of the last two dims (the transpose of a real tensor)."""
     if not input._dense_like and input.__class__.adjoint is not adjoint:  # a sparse tensor's own
         return input.adjoint()
-    return _conj(S.transpose(input, -2, -1))
+    return _conj(S.transpose(input, -2, -1) if _matrices(input, "adjoint()") else input)
 
 
 def _reversed_dims(self: Tensor) -> Tensor:
@@ -208,15 +208,28 @@ def _reversed_dims(self: Tensor) -> Tensor:
 attach("T", property(_reversed_dims))
 
 
-def _matrices(x, name: str):
-    """`x` if it has at least 2 dims (PyTorch's RuntimeError for `.mT`/`.mH` of fewer)."""
+# PyTorch's TORCH_WARN_ONCE where a 0-D tensor passes: mT is then the identity, mH and adjoint() conjugate
+_ZERO_DIM_WARNINGS = {
+    "mT": ("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.", 4373),
+    "mH": ("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", 4382),
+    "adjoint()": ("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", 4390),
+}
+
+
+def _matrices(x, name: str) -> bool:
+    """Whether `x` is a (batch of) matrices to transpose: False for 0-D, with PyTorch's deprecation warning;
+    PyTorch's RuntimeError for 1-D."""
+    if x.ndim == 0:
+        message, line = _ZERO_DIM_WARNINGS[name]
+        warn_once(internally(message, f"aten/src/ATen/native/TensorShape.cpp:{line}"))
+        return False
     if x.ndim < 2:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {x.ndim}-D "
                            "tensor.")
-    return x
+    return True
 
 
-attach("mT", property(lambda self: S.transpose(_matrices(self, "mT"), -2, -1)))
+attach("mT", property(lambda self: S.transpose(self, -2, -1) if _matrices(self, "mT") else self))
 
 
 def _adjoint_2d(x):
@@ -232,7 +245,7 @@ def _adjoint_2d(x):
 
 
 attach("H", property(_adjoint_2d))
-attach("mH", property(lambda self: _conj(S.transpose(_matrices(self, "mH"), -2, -1))))
+attach("mH", property(lambda self: _conj(S.transpose(self, -2, -1) if _matrices(self, "mH") else self)))
 
 
 @method
@@ -691,10 +704,12 @@ def cuda(input, device=None, non_blocking: bool = False, memory_format=None) -> 
 @method
 @composite("new_tensor")
 def new_tensor(input, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    from ember.core.creation import dtype_arg, tensor
+    from ember.core.creation import copy_construct_warning, copy_of, dtype_arg
 
     dtype_arg(dtype, "new_tensor")
-    return tensor(data, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+    if isinstance(data, Tensor):
+        warn_at_caller(copy_construct_warning("tensor.new_tensor"))
+    return copy_of(data, dtype or input.dtype, device or input.device, requires_grad)
 
 
 def _new_filled(input, size, fill, name, dtype, layout, device, requires_grad) -> Tensor:

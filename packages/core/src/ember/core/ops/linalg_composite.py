@@ -945,11 +945,12 @@ def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
 @method
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     """`torch.lu` (deprecated for `linalg.lu_factor`): `(A_LU, pivots)`, plus `infos` when asked."""
-    warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
-              "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
-              "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
-              "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
-              "torch.linalg.lu_factor_ex(A, compute_pivots)")
+    warn_once(internally(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed in "
+        "a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = "
+        "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, "
+        "get_infos=True)\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
+        "aten/src/ATen/native/BatchLinearAlgebra.cpp:2073"))
     _check_lu_input("torch.lu", A)
     LU, piv, info = _lu_packed(A)
     return (LU, piv, info) if get_infos else (LU, piv)
@@ -959,9 +960,11 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
 def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """`torch.lu_solve(b, LU_data, LU_pivots)` (deprecated for `linalg.lu_solve`): X with A X = b from A's LU
     factorisation."""
-    warn_once("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
-              "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
-              "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
+    warn_once(internally(
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
+        "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\n"
+        "should be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)",
+        "aten/src/ATen/native/BatchLinearAlgebra.cpp:2230"))
     return linalg_lu_solve(LU_data, LU_pivots, input, out=out)
 
 
@@ -970,10 +973,11 @@ def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> 
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out=None):
     """`torch.triangular_solve(b, A)` (deprecated for `linalg.solve_triangular`): `(solution, A's copy)`."""
-    warn_once("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
-              "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
-              "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
-              "torch.linalg.solve_triangular(A, B).")
+    warn_once(internally(
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
+        "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one "
+        "of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+        "torch.linalg.solve_triangular(A, B).", "aten/src/ATen/native/BatchLinearAlgebra.cpp:2273"))
     for x, name in ((input, "b"), (A, "A")):
         if x.ndim < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "

@@ -951,10 +951,12 @@ def logdet(input: Tensor) -> Tensor:
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """`torch.cholesky` (deprecated for `linalg.cholesky`, with PyTorch's once-per-process warning), with its own
     node name."""
-    warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
-              "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
-              "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
-              "transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
+    warn_once(internally(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+        "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = "
+        "torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform "
+        "will produce equivalent results for all valid (symmetric positive definite) inputs.",
+        "aten/src/ATen/native/BatchLinearAlgebra.cpp:1765"))
     return node_name(_cholesky(input, upper), "LinalgCholeskyBackward0", "CholeskyBackward0")
 
 
@@ -962,9 +964,11 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 def qr(input: Tensor, some: bool = True):
     """`torch.qr` (deprecated for `linalg.qr`, with PyTorch's once-per-process warning): `(Q, R)`, reduced unless
     `some=False`."""
-    warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
-              "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, "
-              "some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
+    warn_once(internally(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\nThe "
+        "boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould "
+        "be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
+        "aten/src/ATen/native/BatchLinearAlgebra.cpp:2505"))
     return _QR_legacy(*_qr(input, "reduced" if some else "complete"))
 
 

@@ -735,7 +735,7 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
     # PyTorch's order: the batch size and the target's size, then its dtype, then a 1-D input's target
     if input.ndim > 1:
         if target.ndim == 0 or input.shape[0] != target.shape[0]:
-            n = target.shape[0] if target.ndim else 1
+            n = target.shape[0] if target.ndim else 0  # PyTorch reports a 0-D target as batch size 0
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
         if input.ndim == 2 and target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")

@@ -595,16 +595,27 @@ def _segments(data: Tensor, starts: list, sizes: list, reduce: str, initial) -> 
 
 
 # --- Tensor methods -------------------------------------------------------------------------------
+def _autograd_resize(self: Tensor, sizes) -> Tensor:
+    """PyTorch's autograd `Resize`: `self` viewed as `sizes`, which must hold as many elements (unlike `resize_`)."""
+    numel = math.prod(sizes)
+    if self.numel() != numel:
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the "
+                           f"given tensor has a size of {'x'.join(map(str, self._shape))} ({self.numel()} elements). "
+                           "autograd's resize can only change the shape of a given tensor, while preserving the "
+                           "number of elements. ")
+    return node_name(S.view(L.contiguous(self), tuple(sizes)), "ViewBackward0", "ResizeBackward")
+
+
 def _resize(self: Tensor, *sizes) -> Tensor:
-    """Deprecated `Tensor.resize`: a resized copy (`resize_` changes the tensor itself)."""
+    """Deprecated `Tensor.resize`: `self` reshaped to as many elements (`resize_` changes the tensor itself)."""
     warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
-    return L.clone(self).resize_(*sizes)
+    return _autograd_resize(self, sizes)
 
 
 def _resize_as(self: Tensor, tensor: Tensor) -> Tensor:
-    """Deprecated `Tensor.resize_as`: a copy resized to tensor's shape."""
+    """Deprecated `Tensor.resize_as`: `self` reshaped to tensor's shape, of as many elements."""
     warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
-    return L.clone(self).resize_(tensor._shape)
+    return _autograd_resize(self, tensor._shape)
 
 
 def _is_set_to(self: Tensor, tensor: Tensor) -> bool:

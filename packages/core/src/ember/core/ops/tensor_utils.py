@@ -398,7 +398,16 @@ def _new(self: Tensor, *args, dtype=None, device=None) -> Tensor:
     dt, dev = dtype or self._dtype, device or self.device
     if not args:
         return empty(0, dtype=dt, device=dev)
+    from ember.core.creation import legacy_new_error
+
+    if (err := legacy_new_error(args)) is not None:  # PyTorch's refusals, as `torch.Tensor(2.5)`'s
+        raise err
     if len(args) == 1 and isinstance(args[0], Tensor):
+        from ember.core.legacy import options_error
+
+        err = options_error(dt, str(dev).startswith("cuda"), args[0]) if args[0]._dtype is not dt else None
+        if err is not None:  # PyTorch aliases a tensor of self's dtype only
+            raise err
         return args[0]
     if all(isinstance(a, numbers.Integral) for a in args):
         return empty(args, dtype=dt, device=dev)
