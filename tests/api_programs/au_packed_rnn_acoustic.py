@@ -96,4 +96,4 @@ for step in range(30):
     opt.step()
     if step % 10 == 0:
         print("step", step, round(loss.item(), 4), "grad norm", round(gn.item(), 4))
-print("final", round(loss.item(), 3), "pad frames", lp[1, 3:].exp().sum(-1)[:2])
+print("final", round(loss.item(), 3), "pad frames", lp[1, 3:].exp().sum(-1)[:2].round(decimals=4))
