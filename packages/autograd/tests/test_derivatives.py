@@ -1000,3 +1000,14 @@ def test_softmax_into_out_leaves_pytorchs_refusing_node(name):
     assert type(out.grad_fn).__name__ == "NotImplemented" and out.requires_grad
     with pytest.raises(RuntimeError, match=f"^derivative for aten::{name} is not implemented$"):
         out.sum().backward()
+
+
+def test_cdist_root_in_double_keeps_vector_norms_gradient():
+    a = E.tensor([[3.0, -1.0, 0.5], [0.2, 0.4, -2.0]], requires_grad=True)
+    b = E.tensor([[0.0, 1.0, 1.0]])
+    out = E.cdist(a, b, p=3)
+    assert type(out.grad_fn).__name__ == "CdistBackward0"
+    out.sum().backward()
+    ref = a.detach().clone().requires_grad_()
+    E.linalg.vector_norm(ref - b, 3, -1).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), ref.grad.numpy(), rtol=1e-6)

@@ -628,9 +628,12 @@ def test_isclose_allclose_reject_negative_tolerances():
 
 @pytest.mark.parametrize("call, msg", [
     (lambda x: E.argmax(x, dim=(0, 1)), "argmax(): argument 'dim' must be int, not tuple"),
-    (lambda x: E.cumsum(x, 1.5), "cumsum(): argument 'dim' must be int, not float"),
+    (lambda x: E.cumsum(x, 1.5), "cumsum(): argument 'dim' (position 2) must be int, not float"),
     (lambda x: E.softmax(x, dim=1.0), "softmax(): argument 'dim' must be int, not float"),
-    (lambda x: E.sum(x, dim=1.5), "sum(): argument 'dim' must be int, not float"),
+    (lambda x: E.sum(x, dim=1.5), "sum() received an invalid combination of arguments - got (Tensor, dim=float), but "
+                                  "expected one of:\n * (Tensor input, *, torch.dtype dtype = None)\n * (Tensor input, "
+                                  "tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = "
+                                  "None)\n"),
     (lambda x: E.std(x, dim=(0, 1.5)),
      "std(): argument 'dim' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got "
      "float\""),
