@@ -85,8 +85,8 @@ def test_conv3d_modules_shapes_repr_and_padding_modes():
     assert up.weight.shape == (2, 3, 3, 3, 3)
     with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for ConvTranspose3d'):
         nn.ConvTranspose3d(2, 3, 3, padding_mode="reflect")
-    with pytest.raises(RuntimeError, match=r"^Expected 4D \(unbatched\) or 5D \(batched\) input to conv3d, but got "
-                                           r"input of size: \[2, 4, 5\]$"):
+    # a padding mode pads first, as PyTorch's: F.pad's refusal comes before conv3d's rank check
+    with pytest.raises(NotImplementedError, match=r"^Padding size 6 is not supported for 3D input tensor\."):
         conv(torch.randn(2, 4, 5))
 
 
