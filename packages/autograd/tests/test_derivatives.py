@@ -1011,3 +1011,20 @@ def test_cdist_root_in_double_keeps_vector_norms_gradient():
     ref = a.detach().clone().requires_grad_()
     E.linalg.vector_norm(ref - b, 3, -1).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), ref.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name, call, node", [
+    ("transpose_copy", lambda x: E.transpose_copy(x, 0, 1), "TransposeBackward0_copy"),
+    ("permute_copy", lambda x: E.permute_copy(x, (1, 0, 2)), "PermuteBackward0_copy"),
+    ("select_copy", lambda x: E.select_copy(x, 1, 0), "SelectBackward0_copy"),
+    ("narrow_copy", lambda x: E.narrow_copy(x, 1, 0, 1), "NarrowCopyBackward0"),
+    ("alias_copy", lambda x: E.alias_copy(x), "AliasBackward0_copy"),
+    ("unbind_copy", lambda x: E.unbind_copy(x, 1)[0], "UnbindBackward0_copy"),
+])
+def test_copy_twins_of_views_are_row_major_with_pytorchs_nodes(name, call, node):
+    """PyTorch's *_copy ops return a contiguous tensor whatever the input's layout, recorded as `<View>_copy`."""
+    x = E.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1).requires_grad_()
+    r = call(x)
+    assert r.is_contiguous() and type(r.grad_fn).__name__ == node
+    r.sum().backward()
+    assert x.grad.shape == x.shape and float(x.grad.sum()) == r.numel()

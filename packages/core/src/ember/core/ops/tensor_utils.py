@@ -259,8 +259,8 @@ def _copy_of(view_name: str):
         else:
             r = getattr(input, view_name)(*args, **kwargs)
         if isinstance(r, tuple):
-            return tuple(L.clone(v) for v in r)
-        r = L.clone(r)
+            return tuple(_copied(v, view_name) for v in r)
+        r = _copied(r, view_name)
         if out is not None:
             if out._shape != r._shape:
                 S.resize_(out, r._shape)
@@ -270,6 +270,19 @@ def _copy_of(view_name: str):
     fn.__name__ = fn.__qualname__ = view_name + "_copy"
     fn.__doc__ = f"A copy of `{view_name}`'s result, sharing no memory with input."
     return fn
+
+
+_COPY_NODES = {"narrow": "NarrowCopyBackward0", "alias": "AliasBackward0_copy"}  # alias is a view here
+
+
+def _copied(view: Tensor, view_name: str) -> Tensor:
+    """A row-major copy of `view`, its node named as PyTorch's *_copy ops name theirs: the view's node + "_copy"
+    (NarrowCopyBackward0 for narrow_copy, which PyTorch declares on its own)."""
+    made = view._grad_fn
+    r = L.clone(view, memory_format=contiguous_format)
+    if made is not None:
+        node_name(r, "CloneBackward0", _COPY_NODES.get(view_name, type(made).__name__ + "_copy"))
+    return r
 
 
 def _slice_view(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
