@@ -124,6 +124,8 @@ def test_activation_errors():
         E.softshrink(E.tensor([1.0]), -0.5)
     with pytest.raises(RuntimeError, match="^approximate argument must be either none or tanh.$"):
         E.gelu(E.tensor([1.0]), approximate="fast")
+    with pytest.raises(TypeError, match="^gelu\\(\\): argument 'approximate' must be str, not NoneType$"):
+        E.gelu(E.tensor([1.0]), approximate=None)
     with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
         E.hardtanh(E.tensor([1.0]), 2.0, 1.0)
     with pytest.raises(TypeError, match="argument 'input' must be Tensor"):

@@ -111,8 +111,15 @@ def test_bad_arguments_raise_pytorchs_errors():
         F.fractional_max_pool2d(x, 2, output_size=4, _random_samples=E.rand(2, 3, 2) + 1)
     with pytest.raises(RuntimeError, match="kernel_size must either be a single Int or tuple of Ints"):
         F.fractional_max_pool2d(x, (2, 2, 2), output_size=4)
-    with pytest.raises(RuntimeError, match="Expected 3D or 4D tensor"):
+    with pytest.raises(RuntimeError, match=r"Expected 3D or 4D tensor, but got: \[9, 8\]"):
+        F.fractional_max_pool2d(E.zeros(9, 8), 2, output_size=4, _random_samples=E.rand(1, 9, 2))
+    # without samples, PyTorch's Python reads the channels' size (-3) first
+    with pytest.raises(IndexError, match=r"out of range \(expected to be in range of \[-2, 1\], but got -3\)"):
         F.fractional_max_pool2d(E.zeros(9, 8), 2, output_size=4)
+    with pytest.raises(IndexError, match=r"out of range \(expected to be in range of \[-3, 2\], but got -4\)"):
+        nn.FractionalMaxPool3d(2, output_ratio=0.5)(E.zeros(3, 5, 6))
+    with pytest.raises(RuntimeError, match=r"Expected 3D or 4D tensor, but got: \[2, 9, 8, 7, 6\]"):
+        F.fractional_max_pool2d(E.zeros(2, 9, 8, 7, 6), 2, output_size=4)
     with pytest.raises(ValueError, match="only one of output_size and output_ratio may be specified"):
         nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5)
     with pytest.raises(ValueError, match=r"output_ratio must be between 0 and 1 \(got 1.5\)"):

@@ -61,6 +61,13 @@ def test_sync_batch_norm_input_errors():
         m(torch.zeros(3))
     with pytest.raises(ValueError, match="SyncBatchNorm number of input channels should be non-zero"):
         m(torch.zeros(2, 0))
+    # the channels are batch_norm's to check, as in PyTorch: its running stats', or none without them
+    with pytest.raises(RuntimeError, match="^running_mean should contain 2 elements not 3$"):
+        m(torch.zeros(4, 2, 5))
+    bare = nn.SyncBatchNorm(3, affine=False, track_running_stats=False)
+    a = np.arange(8.0).reshape(2, 2, 2)
+    want = (a - a.mean((0, 2), keepdims=True)) / np.sqrt(a.var((0, 2), keepdims=True) + 1e-5)
+    np.testing.assert_allclose(bare(torch.tensor(a)).numpy(), want, rtol=1e-12)
 
 
 def test_convert_sync_batchnorm_replaces_batch_norms_and_shares_their_tensors():

@@ -112,6 +112,10 @@ def test_bad_indices_and_output_sizes_raise_pytorchs_errors():
         F.max_unpool2d(v, E.zeros(1, 1, 2, 2, dtype=E.int64), 2, output_size=(4, 4, 4))
     with pytest.raises(RuntimeError, match="Input to max_unpooling3d should be a 4d or 5d Tensor"):
         F.max_unpool3d(E.ones(2, 2, 2), E.zeros(2, 2, 2, dtype=E.int64), 2)
+    for nd in (1, 2, 3):  # each module's own forward, named in Python's TypeError as PyTorch's
+        with pytest.raises(TypeError, match=rf"^MaxUnpool{nd}d.forward\(\) missing 1 required positional argument: "
+                                            "'indices'$"):
+            getattr(nn, f"MaxUnpool{nd}d")(2)(v)
 
 
 @pytest.mark.torch

@@ -332,6 +332,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     0.8413
     """
     if approximate not in ("none", "tanh"):
+        if not isinstance(approximate, str):
+            raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
         raise RuntimeError("approximate argument must be either none or tanh.")
     return gelu_op(input, approximate)
 

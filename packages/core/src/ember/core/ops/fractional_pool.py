@@ -172,20 +172,21 @@ def _fractional(input: Tensor, kernel_size, output_size, output_ratio, return_in
         if not isinstance(output_ratio, numbers.Number) and len(output_ratio) > nd:
             raise ValueError(f"{op} requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = _tuple(output_ratio, nd, "output_ratio", op)
-        output_size = [int(input.shape[input.ndim - nd + d] * ratio[d]) for d in range(nd)]
+        output_size = [int(input.size(d - nd) * ratio[d]) for d in range(nd)]
     out = tuple(int(a) for a in _tuple(output_size, nd, "output_size", op))
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
     from ember.core.ops.numeric import not_implemented_for
 
     dt = input._dtype
     if _random_samples is None:
         from ember.core.random import rand
 
+        # PyTorch's Python draws them (sizes first, an IndexError for too few dims) before its kernel's rank check
+        n_batch, channels = 1 if input.ndim == nd + 1 else input.size(0), input.size(-nd - 1)
         if not (dt.is_floating_point or dt.is_complex):  # PyTorch draws the samples in the input's dtype
             raise not_implemented_for("check_uniform_bounds", dt)
-        n_batch = 1 if input.ndim == nd + 1 else input.shape[0]
-        _random_samples = rand(n_batch, input.shape[-nd - 1], nd, dtype=input.dtype, device=input.device)
+        _random_samples = rand(n_batch, channels, nd, dtype=input.dtype, device=input.device)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
     if not dt.is_floating_point and isinstance(_random_samples, Tensor) and _random_samples._dtype is dt:
         raise not_implemented_for(f"fractional_max_pool{nd}d_out_frame", dt)  # PyTorch's kernels: floats only
     values, indices = fractional_max_pool(input, k, out, _random_samples)

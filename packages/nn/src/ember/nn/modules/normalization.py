@@ -273,9 +273,6 @@ class SyncBatchNorm(_BatchNorm):
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
         if input.shape[1] == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
-        if input.shape[1] != self.num_features:
-            raise RuntimeError(f"SyncBatchNorm: expected input with {self.num_features} channels (dim 1), but got "
-                               f"{input.shape[1]} channels; input of shape {list(input.shape)}")
 
     def forward(self, input: Tensor) -> Tensor:
         bn_training = self.training or (self.running_mean is None and self.running_var is None)

@@ -24,17 +24,13 @@ def _ntuple(v, n: int) -> tuple:
 
 
 class _MaxUnpoolNd(Module):
-    _nd = 2
+    _nd = 2  # forward is each class's own, as PyTorch's: a call's TypeError names the class
 
     def __init__(self, kernel_size, stride=None, padding=0) -> None:
         super().__init__()
         self.kernel_size = _ntuple(kernel_size, self._nd)
         self.stride = _ntuple(stride if stride is not None else kernel_size, self._nd)
         self.padding = _ntuple(padding, self._nd)
-
-    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
-        fn = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._nd - 1]
-        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -45,17 +41,26 @@ class MaxUnpool1d(_MaxUnpoolNd):
 
     _nd = 1
 
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
 
 class MaxUnpool2d(_MaxUnpoolNd):
     """The partial inverse of MaxPool2d: `forward(input, indices, output_size=None)`; zeros where no maximum was."""
 
     _nd = 2
 
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
 
 class MaxUnpool3d(_MaxUnpoolNd):
     """The partial inverse of MaxPool3d: `forward(input, indices, output_size=None)`; zeros where no maximum was."""
 
     _nd = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
 class _FractionalMaxPoolNd(Module):
