@@ -205,7 +205,7 @@ def test_unary_entry_fast_path_matches_the_dispatcher_for_any_ndim_and_read_only
     np.testing.assert_array_equal(impl(x.astype(np.float16)), np.exp(x.astype(np.float16)))
 
 
-@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "log1p"])
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "log1p", "sin", "cos"])
 def test_eager_loops_vectorize(name):
     # the loop calls the op's function (not inlined by Numba, to compile faster): LLVM must still inline it and
     # vectorize the loop, or the op runs one value at a time
@@ -219,3 +219,24 @@ def test_eager_loops_vectorize(name):
     serial(x, np.empty_like(x))
     ir = "".join(serial.inspect_llvm().values())
     assert re.search(r"<(4|8|16) x float>", ir), name
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_float32_sin_cos_past_2_pow_29_are_the_fully_reduced_values(name):
+    # NOTE [ float32 sin and cos past 2^29 ]: those values computed again in float64, the rest keep the loop's bits
+    small = _input(name, (40,), np.float32)
+    huge = np.array([1e30, -1e30, 2.0 ** 29, -7e12, 3e38, 1e10], np.float32)
+    x = np.concatenate([small, huge, np.array([np.inf, -np.inf, np.nan], np.float32)])
+    with np.errstate(invalid="ignore"):
+        want = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    assert want[40] == np.float32(-0.79116344 if name == "sin" else -0.6116048)  # sin/cos(1e30), as PyTorch's
+    big = np.tile(x, 1 << 15)  # the parallel loop
+    for got in (getattr(ec, name)(ec.tensor(x)).numpy(), getattr(ec, name)(ec.tensor(x.reshape(7, 7)).t()).numpy().T
+                .ravel(), getattr(ec, name)(ec.tensor(big)).numpy()[-x.size:]):
+        np.testing.assert_array_equal(_bits(got[40:46]), _bits(want[40:46]))
+        np.testing.assert_array_equal(_bits(got[:40]), _bits(_loop(name, small)))
+        assert np.isnan(got[46:]).all()
+    out = ec.empty(x.size)
+    getattr(ec, name)(ec.tensor(x), out=out)
+    np.testing.assert_array_equal(_bits(out.numpy()[40:46]), _bits(want[40:46]))
+    assert unary_kernels._loops(name)[0](huge.astype(np.float64), np.empty(6)) == 0  # float64's libm form is exact

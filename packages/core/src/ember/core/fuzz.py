@@ -108,7 +108,6 @@ _COMPLEX = ("complex64", "complex128")
 _EXACT_OUT = {"amax", "amin"}  # PyTorch's meta: out= in the input's dtype exactly, no cast
 _ROUNDING = {"ceil", "floor", "round", "trunc"}  # TensorIterator's check: out= in the result dtype exactly
 _ANY_OUT = {"sum", "prod"}  # PyTorch's kernels write any out= dtype (a float sum into a bool or int32 out)
-_PERIODIC = {"sin", "cos"}  # float32 past 2^29: unchecked (ember.core.ops.vector_math's reduction limit)
 _BOOL_OUT = {"signbit"}  # out= must be bool (a complex input is refused first)
 _REAL_VALUED = {"abs"}  # complex in, real out: the table's dtype rules do not say so yet
 
@@ -501,10 +500,6 @@ def _check_values(case, info, tensors, attrs, r, expected_dtype, BOOL, call=None
     if np.any(bad) and r.dtype.is_complex and np.all(np.isnan(want[bad])):
         # the complex formulas overflow (sinh of 1e3j, a log at 0) where the kernel's limit is right
         return Outcome(case, "unchecked", "the complex reference is NaN where ember's value is not")
-    if np.any(bad) and case.op in _PERIODIC and r.dtype.name == "float32" and \
-            np.all(np.abs(np.broadcast_to(np.asarray(xs[0]), bad.shape)[bad]) >= 2.0 ** 29):
-        return Outcome(case, "unchecked", "float32 sin/cos past 2^29, where the kernels' reduction rounds by design "
-                                          "(NOTE [ Vectorized sin and cos in fused kernels ])")
     if np.any(bad):
         i = tuple(int(k) for k in np.argwhere(bad)[0])
         return Outcome(case, "wrong", f"{int(np.sum(bad))}/{bad.size} elements differ; at {i}: "

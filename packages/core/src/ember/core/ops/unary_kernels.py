@@ -8,6 +8,14 @@ vectorizes for the float32 forms and float64 exp, tanh, sigmoid and silu, and a 
 `PARALLEL_MIN` elements (each element is computed alone, so the bits do not depend on the thread count). Any
 layout: an F-order array runs as its transpose, any other view is copied row-major first (numpy's result
 layout).
+
+NOTE [ float32 sin and cos past 2^29 ]
+`sin32`/`cos32` reduce the argument in float64 by Cody-Waite, exact below 2^29 only (NOTE [ Vectorized sin and
+cos in fused kernels ]): past it `torch.sin(torch.tensor(1e30))` came out -0.8415 where the true value, and
+PyTorch's, is -0.7912. The float32 loops of `sin` and `cos` also count the values at or past `EXACT_FROM`
+(an integer sum, which keeps the loop vectorized), and where there are any, `_exact` computes those again in
+float64 through numpy's fully reduced sin/cos and rounds them once; the rest keep the loop's bits. ember.jit's
+fused kernels keep the branch-free forms, so a fused group and eager differ there (and only there).
 """
 
 from __future__ import annotations
@@ -16,13 +24,15 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["NAMES", "PARALLEL_MIN", "implementation", "quick", "unary"]
+__all__ = ["NAMES", "PARALLEL_MIN", "EXACT_FROM", "implementation", "quick", "unary"]
 
 NAMES = ("exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
          "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "silu")
 # as ember.jit's `config.fuse_parallel_min`: below it a thread pool's start-up costs more than it saves (2 cores)
 PARALLEL_MIN = 1 << 20
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+# op -> |x| from which its float32 form is recomputed in float64 (NOTE [ float32 sin and cos past 2^29 ])
+EXACT_FROM = {"sin": 2.0 ** 29, "cos": 2.0 ** 29}
 # name -> dtype -> the serial loop's compiled entry for writable 1-D C-contiguous arrays: a small tensor's
 # call skips the dispatcher's typing of its arguments (NOTE [ The cost of a small call ] in `quick`)
 _ENTRY: dict = {}
@@ -46,6 +56,8 @@ def _loops(name: str) -> tuple:
     f = GENERIC[name]  # a module global: the closure's cache key is the same in every process
     # error_model="numpy": no ZeroDivisionError branch, which would keep LLVM from vectorizing the loop
     opts = {"cache": True, "nogil": True, "error_model": "numpy", "no_cfunc_wrapper": True}
+    if name in EXACT_FROM:
+        return _counting_loops(f, EXACT_FROM[name], opts)
 
     @numba.njit(**opts)
     def serial(x, o):
@@ -58,6 +70,38 @@ def _loops(name: str) -> tuple:
             o[i] = f(x[i])
 
     return serial, parallel
+
+
+def _counting_loops(f, limit: float, opts: dict) -> tuple:
+    """`_loops`' pair for sin and cos: each also returns how many finite values are at or past `limit` in magnitude
+    where the operands are float32, else 0 (float64's libm forms reduce exactly)."""
+    import numba
+
+    @numba.njit(**opts)
+    def serial(x, o):
+        big = 0
+        for i in range(x.shape[0]):
+            o[i] = f(x[i])
+            big += limit <= abs(x[i]) < np.inf
+        return big if o.itemsize == 4 else 0
+
+    @numba.njit(**opts, parallel=True)
+    def parallel(x, o):
+        big = 0
+        for i in numba.prange(x.shape[0]):
+            o[i] = f(x[i])
+            big += limit <= abs(x[i]) < np.inf
+        return big if o.itemsize == 4 else 0
+
+    return serial, parallel
+
+
+def _exact(name: str, x: np.ndarray, o: np.ndarray) -> None:
+    """Recompute in float64 the values of float32 `o` = op(`x`) (flat views) whose arguments the loop's reduction
+    leaves inexact (NOTE [ float32 sin and cos past 2^29 ])."""
+    a = np.abs(x)
+    at = np.flatnonzero((a >= EXACT_FROM[name]) & (a < np.inf))
+    o[at] = getattr(np, name)(x[at].astype(np.float64))
 
 
 def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -> np.ndarray | None:
@@ -78,21 +122,28 @@ def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -
             r = np.empty(x.shape, dt)
             if kernel is serial and x.flags.writeable:
                 xf, rf = x.ravel(), r.ravel()
-                kernel(xf, rf)
+                if kernel(xf, rf):
+                    _exact(name, xf, rf)
                 _ENTRY.setdefault(name, {})[dt] = _entry(kernel, xf, rf)
                 return r
         elif out.flags.c_contiguous:
-            kernel(x.ravel(), out.ravel())
+            xf, rf = x.ravel(), out.ravel()
+            if kernel(xf, rf):
+                _exact(name, xf, rf)
             return out
         else:
             r = np.empty(x.shape, dt)
-        kernel(x.ravel(), r.ravel())
+        xf, rf = x.ravel(), r.ravel()
+        if kernel(xf, rf):
+            _exact(name, xf, rf)
     else:
         if not x.flags.f_contiguous:
             x = np.ascontiguousarray(x)  # a view with gaps: copied row-major, as numpy lays out its result
         r = np.empty_like(x)  # x's order
         xc, rc = (x, r) if x.flags.c_contiguous else (x.T, r.T)  # an F-order pair runs as its C-order transposes
-        kernel(xc.ravel(), rc.ravel())
+        xf, rf = xc.ravel(), rc.ravel()
+        if kernel(xf, rf):
+            _exact(name, xf, rf)
     if out is None:
         return r
     np.copyto(out, r)
@@ -121,7 +172,9 @@ def quick(name: str):
         if not (fl.c_contiguous and fl.writeable and x.size < PARALLEL_MIN):
             return None
         r = empty(x.shape, x.dtype)
-        entry(x.ravel(), r.ravel())
+        xf, rf = x.ravel(), r.ravel()
+        if entry(xf, rf):
+            _exact(name, xf, rf)
         return r
 
     return run

@@ -54,7 +54,8 @@ rounded value for |x| < 2^29 (5.4e8). Past it, q C1 rounds: the absolute error g
 PyTorch's SLEEF forms reduce exactly at any size. Float32 arguments that large are 64 or more apart,
 more than ten periods, so a model that feeds them to sin has lost its phase already; these forms
 trade them for a loop without a per-value branch (one Payne-Hanek table lookup per value, which
-would make them exact, doubled the loop's time).
+would make them exact, doubled the loop's time). Eager's loops recompute those values exactly (NOTE [ float32 sin
+and cos past 2^29 ] in `unary_kernels`); fused kernels do not.
 """
 
 from __future__ import annotations
