@@ -834,8 +834,8 @@ _HALF_FLOATS = (dtypes.float16, dtypes.bfloat16)
 
 
 def _opmath_scalar(b) -> np.float32 | None:
-    """`b` as PyTorch's CPU mul and div kernels read a scalar second operand (a Python number or a 0-dim CPU
-    tensor) of a float16/bfloat16 product: its own value in float32, not rounded to the 16-bit dtype first."""
+    """`b` as PyTorch's CPU mul, div and div_floor kernels read a scalar second operand (a Python number or a 0-dim
+    CPU tensor) of a float16/bfloat16 operand: its own value in float32, not rounded to the 16-bit dtype first."""
     if type(b) is float or type(b) is int or type(b) is bool:
         return np.float32(b)
     if isinstance(b, Tensor) and not b._shape and not b._dtype.is_complex and b.device.type == "cpu":
@@ -845,7 +845,7 @@ def _opmath_scalar(b) -> np.float32 | None:
 
 def _make_binary(row: Row):
     name, fn, rule = row.name, row.impl, row.info.rule
-    opmath = name in ("mul", "div")  # a 16-bit float times/over a scalar: the scalar kept in float32
+    opmath = name in ("mul", "div", "floor_divide")  # a 16-bit float times/over a scalar: the scalar kept in float32
     op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)
     refused = refused_dtypes(row)
     refuses_complex = name in BINARY_REFUSING
