@@ -77,17 +77,8 @@ def _softmax_cpu(input, dim):
     m = np.maximum.reduce(x, axis=dim, keepdims=True) if x.size else 0  # np.max's ufunc, without its wrappers
     with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
         e = np.exp(x - m)
-        return wrap(_normalized(e, np.add.reduce(e, axis=dim, keepdims=True), input._dtype.np))
-
-
-def _normalized(e: np.ndarray, total: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """`e / total` in dtype `dt`, row-major. A 16-bit `dt` as PyTorch's kernel over a dim that is not the last:
-    each exponential is stored in the 16-bit output first, then multiplied there by the float32 `1 / total` (two
-    roundings; one rounding differed by an ulp in about a fifth of the elements)."""
-    if e.dtype == dt:
-        e /= total
-        return e.astype(dt, order="C", copy=False)
-    return (e.astype(dt).astype(np.float32) * (np.float32(1) / total)).astype(dt, order="C")
+        e /= np.add.reduce(e, axis=dim, keepdims=True)
+    return wrap(e.astype(input._dtype.np, order="C", copy=False))
 
 
 safe_softmax_op = declare("_safe_softmax", doc="""Softmax along one dim where a slice whose every entry is -inf
@@ -118,8 +109,8 @@ def _safe_softmax_cpu(input, dim):
     m = np.maximum.reduce(x, axis=dim, keepdims=True) if x.size else 0
     with np.errstate(invalid="ignore"):  # a row with +inf, or a NaN, is NaN, silently as in PyTorch
         e = np.exp(np.where(empty, 0, x) - np.where(empty, 0, m))
-        e = _normalized(e, np.add.reduce(e, axis=dim, keepdims=True), input._dtype.np)
-    return wrap(np.where(empty, e.dtype.type(0), e))
+        e /= np.add.reduce(e, axis=dim, keepdims=True)
+    return wrap(np.where(empty, 0, e).astype(input._dtype.np, order="C", copy=False))
 
 
 @safe_softmax_op.register("any")
