@@ -250,3 +250,15 @@ def test_rrelu_nodes_are_pytorchs():
     np.testing.assert_allclose(x.grad.numpy(), (out / x).detach().numpy(), rtol=1e-6)
     z = x.clone()
     assert F.rrelu_(z, training=True).grad_fn.name() == "RreluWithNoiseBackward1"
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_16bit_glu_computes_in_float32_and_rounds_once(dtype):
+    # PyTorch's glu kernel: a * sigmoid(b) in float32, one rounding (the sigmoid rounded first left a quarter of
+    # these an ulp off); its node stays GluBackward0
+    x = (torch.randn(6, 10, generator=torch.Generator().manual_seed(1)) * 2).to(getattr(torch, dtype))
+    a, b = x.float().numpy()[:, :5], x.float().numpy()[:, 5:]
+    want = torch.tensor((a / (1 + np.exp(-b))).astype(np.float32)).to(x.dtype).float().numpy()
+    got = F.glu(x.requires_grad_(), 1)
+    assert got.dtype is x.dtype and got.grad_fn.name() == "GluBackward0"
+    np.testing.assert_array_equal(got.detach().float().numpy(), want)

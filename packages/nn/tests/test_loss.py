@@ -500,3 +500,22 @@ def test_normalize_takes_a_str_or_none_order_through_tensor_norm_as_pytorchs():
         assert F.normalize(x, p=p).tolist() == [[0.6, 0.8], [0.0, 1.0]]
     with pytest.raises(RuntimeError, match=r"^linalg.matrix_norm: Order 2 not supported\.$"):
         F.normalize(x, p="2")
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_16bit_smooth_l1_and_huber_round_as_pytorchs_kernels(dtype):
+    # PyTorch 2.13's CPU kernels: smooth_l1 computes bfloat16 in float32 (one rounding of each loss) and float16 in
+    # float16 steps; huber the reverse. Each such loss was an ulp off in 16-32% of these elements before
+    x = torch.randn(6, 7, 5, generator=torch.Generator().manual_seed(0)) * 2
+    a, b = x.to(getattr(torch, dtype)), x.flip(0).to(getattr(torch, dtype))
+    d = np.abs(a.float().numpy() - b.float().numpy())  # float32, unrounded
+    step = np.abs((a - b).float().numpy())  # the difference rounded to the 16-bit dtype
+    loss = lambda z: np.where(z < 1, 0.5 * z * z, z - 0.5)  # noqa: E731 (both at beta = delta = 1)
+    want_smooth = loss(d if dtype == "bfloat16" else step)
+    want_huber = loss(d if dtype == "float16" else step)
+    for got, want in ((F.smooth_l1_loss(a, b, reduction="none"), want_smooth),
+                      (F.huber_loss(a, b, reduction="none"), want_huber)):
+        assert got.dtype is a.dtype
+        rounded = torch.tensor(want.astype(np.float32)).to(a.dtype).float().numpy()
+        np.testing.assert_array_equal(got.float().numpy(), rounded)
+    assert F.smooth_l1_loss(a.requires_grad_(), b).grad_fn.name() == "SmoothL1LossBackward0"

@@ -489,4 +489,10 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     _float_input("glu", input)
-    return ew.mul(narrow(input, d, 0, n // 2), ew.sigmoid(narrow(input, d, n // 2, n // 2)))
+    a, b = narrow(input, d, 0, n // 2), narrow(input, d, n // 2, n // 2)
+    if input._dtype is dtypes.float16 or input._dtype is dtypes.bfloat16:  # PyTorch's kernel: float32, one rounding
+        from ember.core.ops.shape import to_dtype
+
+        wide = ew.mul(to_dtype(a, dtypes.float32), ew.sigmoid(to_dtype(b, dtypes.float32)))
+        return to_dtype(wide, input._dtype)
+    return ew.mul(a, ew.sigmoid(b))

@@ -146,8 +146,10 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
-    """a * sigmoid(b) where a, b are the halves of `input` along `dim` (core's glu: its checks, PyTorch's node)."""
-    return node_name(ea.glu(input, dim), "MulBackward0", "GluBackward0")
+    """a * sigmoid(b) where a, b are the halves of `input` along `dim` (core's glu: its checks, PyTorch's node, the
+    product's or, for 16-bit inputs computed in float32, the cast's)."""
+    r = ea.glu(input, dim)
+    return node_name(r, "ToCopyBackward0" if r.dtype in (ea.float16, ea.bfloat16) else "MulBackward0", "GluBackward0")
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:

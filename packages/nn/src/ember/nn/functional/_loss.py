@@ -107,13 +107,19 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     _warn_broadcast("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    diff = input - target
+    diff = _wide_bfloat16(input) - _wide_bfloat16(target)
     d = diff.abs()
     if beta == 0:
-        return _reduce(d, reduction)
+        return _reduce(d.to(input.dtype), reduction)
     # the square of `diff`, not of `d`: abs's zero gradient at 0 would zero the second derivative there
-    return _named(_reduce(ea.where(d < beta, 0.5 * diff * diff / beta, d - 0.5 * beta), reduction),
-                  "SmoothL1LossBackward0")
+    loss = ea.where(d < beta, 0.5 * diff * diff / beta, d - 0.5 * beta)
+    return _named(_reduce(loss.to(ea.result_type(input, target)), reduction), "SmoothL1LossBackward0")
+
+
+def _wide_bfloat16(x: Tensor) -> Tensor:
+    """x in float32 where it is bfloat16, else x: PyTorch's smooth_l1 kernel computes bfloat16 (only) in float32
+    and rounds each loss once (its float16 kernel rounds at every step, as ember's ops do)."""
+    return x.float() if x.dtype is ea.bfloat16 else x
 
 
 @composite("huber_loss")
@@ -124,9 +130,12 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _floating_kernel("huber_cpu", input, target)
     _warn_broadcast("huber_loss", input, target)
-    diff = input - target
+    wide = input.dtype is ea.float16  # PyTorch's huber kernel computes float16 (only) in float32, one rounding
+    diff = (input.float() if wide else input) - (target.float() if target.dtype is ea.float16 else target)
     d = diff.abs()
     loss = ea.where(d < delta, 0.5 * diff * diff, delta * (d - 0.5 * delta))
+    if wide:
+        loss = loss.to(ea.result_type(input, target))
     if weight is not None:
         return _reduce(loss * weight, reduction)
     return _named(_reduce(loss, reduction), "HuberLossBackward0")
