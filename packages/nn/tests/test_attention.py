@@ -660,3 +660,13 @@ def test_private_in_projections_as_pytorchs():
         F._in_projection(x, y, z, wq, wk, wv, torch.zeros(3))
     assert F._mha_shape_check(x, y, y, None, None, 2) is True
     assert F._mha_shape_check(x[0], y[0], y[0], None, None, 2) is False
+
+
+def test_multihead_attention_output_projection_records_pytorchs_nodes():
+    # PyTorch projects (L * N, E) rows, then views them back: MmBackward0 (no bias) or AddmmBackward0 under a View
+    for bias, inner in ((False, "MmBackward0"), (True, "AddmmBackward0")):
+        m = nn.MultiheadAttention(8, 2, bias=bias)
+        x = torch.randn(5, 3, 8, requires_grad=True)
+        out, _ = m(x, x, x)
+        assert out.grad_fn.name() == "ViewBackward0" and out.shape == (5, 3, 8)
+        assert out.grad_fn.next_functions[0][0].name() == inner

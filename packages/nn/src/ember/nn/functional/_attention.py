@@ -561,8 +561,9 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         if dropout_p > 0.0 and training:
             weights = dropout(weights, dropout_p, True)
         out = ea.matmul(weights, v)
-    out = out.permute(2, 0, 1, 3).reshape(L, N, E)
-    out = linear(out, out_proj_weight, out_proj_bias)
+    # as PyTorch: the projection of (L * N, E) rows, then a view (its nodes: AddmmBackward0 or MmBackward0, then View)
+    out = linear(out.permute(2, 0, 1, 3).reshape(L * N, E), out_proj_weight, out_proj_bias)
+    out = out.view(L, N, out.shape[1])
     attn = None
     if need_weights:
         attn = weights.mean(1) if average_attn_weights else weights
