@@ -834,3 +834,17 @@ def test_logsumexp_over_an_empty_dim_list_is_pytorchs_broadcast_error_unless_kep
     assert E.logsumexp(x, (), keepdim=True).shape == (1, 1)
     assert abs(E.logsumexp(x, [], keepdim=True).item() - (1 + math.log(6))) < 1e-6
     assert E.logsumexp(E.ones(0, 3), ()).item() == -math.inf and E.logsumexp(E.tensor(1.0), ()).item() == 1.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.sum(1), lambda x: x.mean(0), lambda x: x.sum(-1, keepdim=True), lambda x: x.prod(1),
+    lambda x: x.nansum(1), lambda x: x.var(1), lambda x: E.std_mean(x, 0)[1], lambda x: x.amax(1),
+    lambda x: x.all(1), lambda x: x.count_nonzero(1), lambda x: E.logsumexp(x, 1), lambda x: x.int().sum(1),
+    lambda x: x.to(E.bfloat16).sum(1), lambda x: E.linalg.vector_norm(x, dim=0)])
+def test_reductions_of_a_permuted_input_are_row_major_as_pytorchs(call):
+    # numpy keeps the input's layout in a reduction's result; PyTorch writes a fresh row-major tensor
+    base = E.arange(4096.0).reshape(16, 16, 16)
+    x = base.permute(2, 1, 0)
+    got = call(x)
+    assert got.is_contiguous(), got.stride()
+    assert_close(got.float(), call(x.contiguous()).float(), rtol=1e-6, atol=1e-3)

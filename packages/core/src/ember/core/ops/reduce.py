@@ -105,8 +105,12 @@ def _accumulate_np(dt: dtypes.dtype):
 def _finish(r, dt: dtypes.dtype, out, op: str) -> Tensor:
     """The tensor of the fresh numpy result `r` (wrap takes ownership), or `r` written into `out`."""
     if r.dtype != dt.np:
-        r = r.astype(dt.np)
-    return write_out(out, r, op) if out is not None else wrap(r)
+        r = r.astype(dt.np, order="C")
+    if out is not None:
+        return write_out(out, r, op)
+    # numpy lays a reduction's result out as its input (a permuted input's result is permuted); PyTorch's reductions
+    # write a fresh row-major tensor whatever the input's layout (inline: sum's path counts its calls)
+    return wrap(r if r.flags.c_contiguous else np.asarray(r, order="C"))
 
 
 def _numel_over(x: Tensor, dims: tuple[int, ...]) -> int:
@@ -227,7 +231,9 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
                 r = r.reshape((1,) * len(dims) + r.shape)
         if r is None:
             r = np.add.reduce(a, dims, xd.np, np.empty((), xd.np) if full else None, keepdim)
-        return wrap(r) if out is None else write_out(out, r, "sum")
+        if out is not None:
+            return write_out(out, r, "sum")
+        return wrap(r if r.flags.c_contiguous else np.asarray(r, order="C"))  # row-major, as in _finish
     dt = _int_to_long(x, dtype)
     return _finish(np.add.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")
 
@@ -698,7 +704,8 @@ def _make_moment(op, name, sqrt, with_mean):
         if sqrt:
             v = np.sqrt(v)
         if with_mean:
-            return wrap(np.asarray(v).astype(x._dtype.np)), wrap(np.asarray(m).astype(x._dtype.np))
+            dt = x._dtype.np
+            return wrap(np.asarray(v).astype(dt, order="C")), wrap(np.asarray(m).astype(dt, order="C"))
         return _finish(v, x._dtype, out, name)
 
     return kernel
@@ -935,7 +942,7 @@ _count_nonzero = declare("count_nonzero", lambda a, dims: np.count_nonzero(a, di
 @_count_nonzero.register("cpu")
 def _count_nonzero_cpu(x, dims):
     """count_nonzero(x, dims): int64 counts."""
-    return wrap(np.asarray(np.count_nonzero(x._np(), axis=dims), np.int64))
+    return wrap(np.asarray(np.count_nonzero(x._np(), axis=dims), np.int64, order="C"))
 
 
 def _count_nonzero_overloads(as_method: bool):
