@@ -110,6 +110,29 @@ def test_unsigned_ops_pytorch_has_compute_as_it_does():
         x ** -1
 
 
+def test_unsigned_pow_answers_what_needs_no_kernel():
+    """PyTorch fills ones for an exponent of 0 (or a base of 1), copies for 1, and computes a float exponent in
+    float32; an integer exponent of 2 or a tensor exponent reaches the missing kernel."""
+    x = E.tensor([3, 1], dtype=E.uint32)
+    assert (x**0).tolist() == [1, 1] and (x**0).dtype is E.uint32 and (x**True).tolist() == [3, 1]
+    assert E.pow(1, x).tolist() == [1, 1] and (x**0.5).dtype is E.float32
+    assert (x**0.5).tolist() == pytest.approx([3**0.5, 1.0])
+    for fn in (lambda: x**2, lambda: x ** E.tensor(0, dtype=E.uint32), lambda: E.pow(2, x)):
+        with pytest.raises(NotImplementedError, match="^\"pow\" not implemented for 'UInt32'$"):
+            fn()
+
+
+def test_a_zero_dim_int_operand_does_not_take_part_in_unsigned_promotion():
+    """uint16 with a 0-dim int64 is uint16 (PyTorch's result_type), so the kernel lookup decides, not promotion."""
+    x = E.tensor([3, 1], dtype=E.uint16)
+    assert (x * E.tensor(2)).tolist() == [6, 2] and (x * E.tensor(2)).dtype is E.uint16
+    assert (x & E.tensor(1)).tolist() == [1, 1] and (x == E.tensor(1)).tolist() == [False, True]
+    with pytest.raises(NotImplementedError, match="^\"add_stub\" not implemented for 'UInt16'$"):
+        x + E.tensor(1)
+    with pytest.raises(RuntimeError, match="attempted to promote UInt16 and Long"):
+        x == E.tensor([1])
+
+
 def test_unsigned_bitwise_and_or_xor_work_as_in_pytorch():
     x = E.tensor([6, 2**32 - 1], dtype=E.uint32)
     assert (x & 3).tolist() == [2, 3] and (x | 1).tolist() == [7, 2**32 - 1] and (x ^ x).tolist() == [0, 0]

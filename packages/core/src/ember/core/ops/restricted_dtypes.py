@@ -85,6 +85,17 @@ def flip_moves_whole_rows(x: Tensor, dims) -> bool:
     return all(d % x.ndim != inner for d in dims)
 
 
+def _pow_without_kernel(args) -> bool:
+    """`pow` calls PyTorch answers for uint16/32/64 without their kernel: a number exponent of 0 or 1 (a fill with
+    ones, a copy) or a float one (computed in the float result dtype), and a base of 1 (ones)."""
+    base, exponent = args[0], args[1]
+    if not isinstance(base, Tensor):
+        return base == 1 and not isinstance(base, bool)
+    if isinstance(exponent, Tensor):
+        return False
+    return isinstance(exponent, float) or exponent in (0, 1)
+
+
 def _unsigned_accumulator(op, args, kwargs) -> dtypes.dtype | None:
     """The uint16/32/64 a reduction is asked to accumulate into (its `dtype=` or `out=`), if any."""
     if op.name not in _ACCUMULATING:
@@ -129,10 +140,11 @@ def _guard(op, args, kwargs, call_next):
             continue
         if found is not None and d is not found and (d in dtypes.RESTRICTED or found in dtypes.RESTRICTED) \
                 and op.name in _PROMOTING:
-            dtypes.promote_types(found, d)  # PyTorch refuses the promotion before looking for a kernel
+            dtypes.result_type(args[0], a)  # PyTorch refuses the promotion (0-dim operands aside) before the kernel
         found = d if found is None or d in dtypes.RESTRICTED else found
     if found in dtypes.RESTRICTED and op.name not in (_FLOAT8_OPS if found in dtypes.FLOAT8 else _UNSIGNED_OPS) \
-            and not (op.name == "flip" and flip_moves_whole_rows(args[0], args[1])):
+            and not (op.name == "flip" and flip_moves_whole_rows(args[0], args[1])) \
+            and not (op.name == "pow" and found in dtypes.UNSIGNED_WIDE and _pow_without_kernel(args)):
         raise _refused(op, found, args)
     return call_next(op, args, kwargs)
 
