@@ -75,3 +75,11 @@ for a, b in [
 h = torch.tensor([0xDEADBEEF, 0x12345678], dtype=torch.uint32)
 print("uint32 bytes", h.view(torch.uint8).tolist(), h.view(torch.int32).tolist(), h.view(torch.uint16).tolist())
 print("as float", torch.tensor([0x3F800000], dtype=torch.uint32).view(torch.float32).item())
+u = torch.tensor([3, 1], dtype=torch.uint32)
+print("pow 0/1/0.5", (u**0).tolist(), (u**1).dtype, (u**0.5).round(decimals=4).tolist(), torch.pow(1, u).tolist())
+print("0-dim operand", (u * torch.tensor(2)).tolist(), (u * torch.tensor(2)).dtype, (u & torch.tensor(1)).tolist())
+for fn in [lambda: u**2, lambda: u + torch.tensor(1), lambda: u * torch.tensor([2])]:
+    try:
+        fn()
+    except (RuntimeError, NotImplementedError) as e:
+        print(type(e).__name__, e)
