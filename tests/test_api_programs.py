@@ -619,8 +619,8 @@ tricks through view(dtype) with Quake's inverse sqrt, float16/bfloat16 fields an
 uint8 with table and SWAR popcounts, Gray/Morton codes and bit reversal, floor_divide/remainder/fmod signs with
 zero divisors and integer pow, uint16/32/64 and the kernels PyTorch lacks for them, overflow and silent
 out-of-range casts, integer reprs, shifts by negative and oversized amounts over every integer dtype, ties in
-sorts and argmax with bincount and searchsorted, int4 nibble packing, xorshift/PCG generators, bitset graphs, and
-promotion rules with in-place casting refusals)."""
+sorts and argmax with bincount and searchsorted, int4 nibble packing, xorshift/PCG generators, bitset graphs,
+promotion rules with in-place casting refusals, and bfloat16/float16 rounding by hand: nearest-even and stochastic)."""
 
 from __future__ import annotations
 
