@@ -110,6 +110,14 @@ def test_unsigned_ops_pytorch_has_compute_as_it_does():
         x ** -1
 
 
+def test_a_number_no_scalar_holds_is_refused_before_the_missing_kernel():
+    x = E.tensor([1], dtype=E.uint16)
+    with pytest.raises(OverflowError, match="^int too big to convert$"):
+        x + 2**64
+    with pytest.raises(OverflowError, match="^can't convert negative int to unsigned$"):
+        x + (-(2**63) - 1)
+
+
 def test_unsigned_pow_answers_what_needs_no_kernel():
     """PyTorch fills ones for an exponent of 0 (or a base of 1), copies for 1, and computes a float exponent in
     float32; an integer exponent of 2 or a tensor exponent reaches the missing kernel."""

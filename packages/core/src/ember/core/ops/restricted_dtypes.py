@@ -108,8 +108,12 @@ def _unsigned_accumulator(op, args, kwargs) -> dtypes.dtype | None:
 
 
 def _refused(op, dt: dtypes.dtype, args: tuple) -> Exception:
+    from ember.core.ops._util import INT_SCALAR_HIGH, INT_SCALAR_LOW, int_scalar_overflow
     from ember.core.ops.numeric import DtypeNotImplemented
 
+    for a in args:  # PyTorch's argument parser refuses a number no Scalar holds before any kernel is looked up
+        if type(a) is int and not INT_SCALAR_LOW <= a < INT_SCALAR_HIGH:
+            return int_scalar_overflow(a)
     if op.name == "mean":
         return RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                             f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
