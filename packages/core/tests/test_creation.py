@@ -604,6 +604,16 @@ def test_wide_unsigned_dtypes_take_python_numbers_as_pytorch():
             E.tensor(data, dtype=E.uint64)
 
 
+def test_numpy_uint64_scalars_are_refused_for_uint64_as_pytorch():
+    """PyTorch unpacks a uint64 element from an exact Python int only; other dtypes read the scalar's value."""
+    for data in (np.uint64(3), [[np.uint64(3)]]):
+        with pytest.raises(TypeError, match="^an integer is required$"):
+            E.tensor(data)
+    assert E.tensor(np.array(3, dtype=np.uint64)).dtype is E.uint64
+    assert E.tensor([np.uint64(3)], dtype=E.int64).tolist() == [3]
+    assert E.tensor(np.uint64(3), dtype=E.float32).item() == 3.0
+
+
 def test_python_ints_past_int64_become_floats_for_a_floating_dtype():
     # PyTorch reads each as a double when the dtype is floating or complex (no long long to unpack)
     assert E.tensor([2**63], dtype=E.float64).tolist() == [2.0**63]

@@ -244,6 +244,8 @@ def _infer_np(data, dtype):
     from_numpy_data = isinstance(data, np.ndarray | np.generic)  # numpy data keeps its dtype
     if isinstance(data, np.bool_) and _is_integral(dtype):
         raise _numpy_bool_index_error()
+    if isinstance(data, np.uint64) and dtype in (None, dtypes.uint64):
+        raise _numpy_uint64_error()
     if from_numpy_data:
         a = np.asarray(data)
         _check_strides(a)
@@ -266,6 +268,8 @@ def _infer_np(data, dtype):
                 dtype = functools.reduce(dtypes.promote_types, [d or _python_dtype(x) for d, x in found])
             if _is_integral(dtype) and any(isinstance(x, np.bool_) for _, x in found):
                 raise _numpy_bool_index_error()
+            if dtype is dtypes.uint64 and any(isinstance(x, np.uint64) for _, x in found):
+                raise _numpy_uint64_error()
         if dtype is dtypes.uint64:
             _check_uint64_leaves(data)
         try:  # uint64 values past int64 would go through float64 and lose their low bits
@@ -616,6 +620,11 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
 def _numpy_bool_index_error() -> TypeError:
     """PyTorch stores each number of an integer tensor through `__index__`, which np.bool_ lacks."""
     return TypeError("'numpy.bool' object cannot be interpreted as an integer")
+
+
+def _numpy_uint64_error() -> TypeError:
+    """PyTorch stores a uint64 element from an exact Python int only: a numpy uint64 scalar is refused."""
+    return TypeError("an integer is required")
 
 
 def _is_integral(dtype) -> bool:
