@@ -612,7 +612,15 @@ learning-rate sweep, kaiming gains with a hand-written BatchNorm against nn.Batc
 every intermediate's retained grad, the WaveNet hierarchy with FlattenConsecutive, the self-attention trick with
 tril masks, a GPT with top-k generation and estimate_loss, nanoGPT's and minGPT's training and optimizer set-ups,
 makemore's RNN/GRU/MLP zoo over an infinite RandomSampler, byte-level BPE merges, activation and gradient
-diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split)."""
+diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split).
+
+Integer and bit-level code (`bits_*`: a Bloom filter with splitmix hashes, int64 wraparound and scatter, float bit
+tricks through view(dtype) with Quake's inverse sqrt, float16/bfloat16 fields and NaN payloads, mask packing into
+uint8 with table and SWAR popcounts, Gray/Morton codes and bit reversal, floor_divide/remainder/fmod signs with
+zero divisors and integer pow, uint16/32/64 and the kernels PyTorch lacks for them, overflow and silent
+out-of-range casts, integer reprs, shifts by negative and oversized amounts over every integer dtype, ties in
+sorts and argmax with bincount and searchsorted, int4 nibble packing, xorshift/PCG generators, bitset graphs,
+promotion rules with in-place casting refusals, and bfloat16/float16 rounding by hand: nearest-even and stochastic)."""
 
 from __future__ import annotations
 

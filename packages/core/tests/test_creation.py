@@ -583,6 +583,37 @@ def test_python_ints_out_of_range_raise_as_pytorch():
     assert E.tensor([2**63 - 1, -(2**63)]).tolist() == [2**63 - 1, -(2**63)]
 
 
+def test_wide_unsigned_dtypes_take_python_numbers_as_pytorch():
+    """uint16/uint32 follow uint8's rules (an int from -max wraps, past max or int64 is refused); a Python float
+    for any unsigned dtype must lie in [0, max]; uint64 unpacks each leaf as an unsigned long long."""
+    assert E.tensor([[1, -2]], dtype=E.uint16).tolist() == [[1, 65534]]
+    assert E.tensor([-1, 2.5], dtype=E.uint32).tolist() == [2**32 - 1, 2]  # the -1 is an int
+    assert E.tensor(-3, dtype=E.uint32).item() == 2**32 - 3
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint16 without overflow$"):
+        E.tensor([-65536], dtype=E.uint16)
+    with pytest.raises(ValueError, match="^Overflow when unpacking long long$"):
+        E.tensor([2**63], dtype=E.uint32)
+    for data, dtype in (([-0.5], E.uint8), (-3.0, E.uint16), ([1, -1.0], E.uint32), ([float("nan")], E.uint16)):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {dtype.np.name} without overflow$"):
+            E.tensor(data, dtype=dtype)
+    assert E.tensor([2**64 - 1], dtype=E.uint64).item() == 2**64 - 1
+    for data, kind, msg in (([3, -1], OverflowError, "can't convert negative int to unsigned"),
+                            ([2**64], OverflowError, "int too big to convert"),
+                            ([1.5], TypeError, "an integer is required")):
+        with pytest.raises(kind, match=f"^{msg}$"):
+            E.tensor(data, dtype=E.uint64)
+
+
+def test_numpy_uint64_scalars_are_refused_for_uint64_as_pytorch():
+    """PyTorch unpacks a uint64 element from an exact Python int only; other dtypes read the scalar's value."""
+    for data in (np.uint64(3), [[np.uint64(3)]]):
+        with pytest.raises(TypeError, match="^an integer is required$"):
+            E.tensor(data)
+    assert E.tensor(np.array(3, dtype=np.uint64)).dtype is E.uint64
+    assert E.tensor([np.uint64(3)], dtype=E.int64).tolist() == [3]
+    assert E.tensor(np.uint64(3), dtype=E.float32).item() == 3.0
+
+
 def test_python_ints_past_int64_become_floats_for_a_floating_dtype():
     # PyTorch reads each as a double when the dtype is floating or complex (no long long to unpack)
     assert E.tensor([2**63], dtype=E.float64).tolist() == [2.0**63]

@@ -478,6 +478,18 @@ except RuntimeWarning as e:
     assert (out.returncode, out.stdout.strip()) == (0, "divide by zero encountered in divide"), out.stderr
 
 
+def test_out_of_range_casts_are_silent_even_where_the_user_shows_every_warning():
+    """nan to int64, 3e9 to int32, 1e6 to float16: PyTorch casts silently. Under `simplefilter("always")`
+    ember's module filter no longer hides numpy's "invalid value encountered in cast", so the casts silence it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert E.tensor([float("nan")]).long().item() == -(2**63)
+        assert E.tensor([3e9]).int().item() == -(2**31)
+        assert E.tensor([1e6]).to(E.float16).item() == float("inf")
+        out = E.zeros(2, dtype=E.int32).copy_(E.tensor([float("inf"), 3e9]))
+        assert out.tolist() == [-(2**31), -(2**31)]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int8", "uint8"])
 @pytest.mark.parametrize("name", ["add", "sub", "mul"])
 def test_zero_dim_inplace_arithmetic_with_a_number_matches_numpys_ufunc(name, dtype):

@@ -1,6 +1,7 @@
 """Advanced indexing and the gather/scatter family against numpy references."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -787,6 +788,16 @@ def test_byte_mask_reads_and_puts_of_many_values_warn():
     assert x.tolist() == [2.0, 0.0, 3.0]
     with pytest.warns(UserWarning, match=UINT8_WARNING):
         assert E.zeros(3).index_put_((m,), E.tensor([1.0, 2.0])).tolist() == [1.0, 0.0, 2.0]
+
+
+def test_a_byte_mask_with_too_many_dims_raises_before_its_deprecation_warning():
+    """PyTorch counts the indexed dims first: a 2-D byte mask on a 1-D tensor is refused without a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(IndexError, match="^too many indices for tensor of dimension 1$"):
+            E.arange(9)[E.ones(3, 3, dtype=E.uint8)]
+    with pytest.warns(UserWarning, match=UINT8_WARNING), pytest.raises(IndexError, match="shape of the mask"):
+        E.arange(9)[E.ones(4, dtype=E.uint8)]
 
 
 def test_mask_ops_name_a_wrong_mask_dtype_as_pytorch():

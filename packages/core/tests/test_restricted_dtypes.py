@@ -74,6 +74,73 @@ def test_unsigned_ops_pytorch_lacks_raise_its_error(fn, kernel):
         x.mean()
 
 
+@pytest.mark.parametrize(("fn", "kernel"), [
+    (lambda x: x.amax(), "max_values_cpu"), (lambda x: x.min(0), "min_cpu"), (lambda x: x.aminmax(), "aminmax_cpu"),
+    (lambda x: E.histc(x, 3), "aminmax_cpu"), (lambda x: x.clamp(min=1), "clamp_min_scalar_cpu"),
+    (lambda x: x.clamp(max=1), "clamp_max_scalar_cpu"), (lambda x: x.clamp(x, x), "clamp_cpu"),
+    (lambda x: E.lerp(x, x, 0.5), "lerp_kernel_scalar"), (lambda x: E.lerp(x, x, x), "lerp_kernel_tensor"),
+    (lambda x: x.scatter(0, E.tensor([0]), 5), "scatter_gather_scalar_cpu"),
+    (lambda x: x.scatter_reduce(0, E.tensor([0]), x[:1], "amin"), "scatter_gather_tensor_cpu_reduce_amin"),
+    (lambda x: x.scatter_add(0, E.tensor([0]), x[:1]), "scatter_gather_tensor_cpu"),
+    (lambda x: x.nonzero(), "nonzero_count_cpu"), (lambda x: E.isin(x, x), "isin_default_cpu"),
+    (lambda x: x // 2, "div_floor_cpu"), (lambda x: E.div(x, 2, rounding_mode="trunc"), "div_trunc_cpu"),
+    (lambda x: x.square(), "pow"), (lambda x: x.dot(x), "dot"), (lambda x: x.flip(-1), "flip_cpu"),
+    (lambda x: x.sum(dtype=E.uint32), "sum_cpu"), (lambda x: E.tensor([1]).cumsum(0, dtype=E.uint32), "cumsum_out_cpu"),
+    (lambda x: x.cumprod(0, dtype=E.uint32), "cumprod_out_cpu"), (lambda x: x.prod(dtype=E.uint32), "prod_out_cpu")])
+def test_unsigned_refusals_name_pytorchs_kernel(fn, kernel):
+    """The kernel PyTorch's message names, which for some ops depends on the arguments (a number or a tensor,
+    the reduction) and for reductions on the dtype accumulated into."""
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'UInt32'$"):
+        fn(E.tensor([1, 2, 3], dtype=E.uint32))
+
+
+def test_unsigned_ops_pytorch_has_compute_as_it_does():
+    """cumprod and nansum accumulate in int64, unique_consecutive and isclose keep the dtype's values, a flip of
+    dims other than the innermost in memory moves whole rows; var and a negative power fail PyTorch's checks."""
+    x = E.tensor([[3, 0], [65535, 2]], dtype=E.uint16)
+    assert x.cumprod(1).tolist() == [[3, 0], [65535, 131070]] and x.cumprod(0).dtype is E.int64
+    assert x.nansum().item() == 65540 and x.flatten().unique_consecutive().tolist() == [3, 0, 65535, 2]
+    assert E.isclose(x, E.tensor(3, dtype=E.uint16), atol=1).tolist() == [[True, False], [False, True]]
+    assert x.flip(0).tolist() == [[65535, 2], [3, 0]]
+    with pytest.raises(NotImplementedError, match="flip_cpu"):
+        x.t().flip(0)  # dim 0 of the transpose is the innermost in memory
+    with pytest.raises(RuntimeError, match="^std and var only support floating point and complex dtypes$"):
+        x.var()
+    with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):
+        x ** -1
+
+
+def test_a_number_no_scalar_holds_is_refused_before_the_missing_kernel():
+    x = E.tensor([1], dtype=E.uint16)
+    with pytest.raises(OverflowError, match="^int too big to convert$"):
+        x + 2**64
+    with pytest.raises(OverflowError, match="^can't convert negative int to unsigned$"):
+        x + (-(2**63) - 1)
+
+
+def test_unsigned_pow_answers_what_needs_no_kernel():
+    """PyTorch fills ones for an exponent of 0 (or a base of 1), copies for 1, and computes a float exponent in
+    float32; an integer exponent of 2 or a tensor exponent reaches the missing kernel."""
+    x = E.tensor([3, 1], dtype=E.uint32)
+    assert (x**0).tolist() == [1, 1] and (x**0).dtype is E.uint32 and (x**True).tolist() == [3, 1]
+    assert E.pow(1, x).tolist() == [1, 1] and (x**0.5).dtype is E.float32
+    assert (x**0.5).tolist() == pytest.approx([3**0.5, 1.0])
+    for fn in (lambda: x**2, lambda: x ** E.tensor(0, dtype=E.uint32), lambda: E.pow(2, x)):
+        with pytest.raises(NotImplementedError, match="^\"pow\" not implemented for 'UInt32'$"):
+            fn()
+
+
+def test_a_zero_dim_int_operand_does_not_take_part_in_unsigned_promotion():
+    """uint16 with a 0-dim int64 is uint16 (PyTorch's result_type), so the kernel lookup decides, not promotion."""
+    x = E.tensor([3, 1], dtype=E.uint16)
+    assert (x * E.tensor(2)).tolist() == [6, 2] and (x * E.tensor(2)).dtype is E.uint16
+    assert (x & E.tensor(1)).tolist() == [1, 1] and (x == E.tensor(1)).tolist() == [False, True]
+    with pytest.raises(NotImplementedError, match="^\"add_stub\" not implemented for 'UInt16'$"):
+        x + E.tensor(1)
+    with pytest.raises(RuntimeError, match="attempted to promote UInt16 and Long"):
+        x == E.tensor([1])
+
+
 def test_unsigned_bitwise_and_or_xor_work_as_in_pytorch():
     x = E.tensor([6, 2**32 - 1], dtype=E.uint32)
     assert (x & 3).tolist() == [2, 3] and (x | 1).tolist() == [7, 2**32 - 1] and (x ^ x).tolist() == [0, 0]

@@ -4,6 +4,8 @@ numpy's `.view()` bit patterns, geometry and refusals are PyTorch 2.13's."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -116,6 +118,15 @@ def test_refusals_are_pytorchs(shape, strides, offset, src, dst, message):
 def test_zero_dim_same_size_is_fine():
     v = E.tensor(1.0).view(E.int32)
     assert v.shape == () and v.item() == 1065353216
+
+
+def test_signalling_nan_bits_print_as_nan_without_a_numpy_warning():
+    """0x7f800001 read as float32 is a signalling NaN; widening it to format the print raised numpy's
+    "invalid value encountered in cast", which PyTorch's print never says."""
+    x = E.tensor([0x7FC00001, 0x7F800001, 1], dtype=E.int32).view(E.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert repr(x) == "tensor([       nan,        nan, 1.4013e-45])"
 
 
 @pytest.mark.cuda

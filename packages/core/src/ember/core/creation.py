@@ -244,6 +244,8 @@ def _infer_np(data, dtype):
     from_numpy_data = isinstance(data, np.ndarray | np.generic)  # numpy data keeps its dtype
     if isinstance(data, np.bool_) and _is_integral(dtype):
         raise _numpy_bool_index_error()
+    if isinstance(data, np.uint64) and dtype in (None, dtypes.uint64):
+        raise _numpy_uint64_error()
     if from_numpy_data:
         a = np.asarray(data)
         _check_strides(a)
@@ -266,8 +268,12 @@ def _infer_np(data, dtype):
                 dtype = functools.reduce(dtypes.promote_types, [d or _python_dtype(x) for d, x in found])
             if _is_integral(dtype) and any(isinstance(x, np.bool_) for _, x in found):
                 raise _numpy_bool_index_error()
+            if dtype is dtypes.uint64 and any(isinstance(x, np.uint64) for _, x in found):
+                raise _numpy_uint64_error()
+        if dtype is dtypes.uint64:
+            _check_uint64_leaves(data)
         try:  # uint64 values past int64 would go through float64 and lose their low bits
-            a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
+            a = np.array(data, dtype=dtype.np if dtype is dtypes.uint64 else None)
         except ValueError:
             a = _empty_nesting(data)
             if a is None:
@@ -276,8 +282,9 @@ def _infer_np(data, dtype):
             # PyTorch converts each Python number to the dtype, which a complex number cannot be
             raise TypeError("must be real number, not complex" if dtype.is_floating_point else
                             "'complex' object cannot be interpreted as an integer")
-        if a.dtype.kind in "iufO" and dtype not in dtypes.UNSIGNED_WIDE:
+        if a.dtype.kind in "iufO" and dtype is not dtypes.uint64:
             _check_int_overflow(a, dtype)
+            _check_unsigned_floats(data, a, dtype)
     if dtype is not None:
         if a.dtype.kind == "c":  # numpy data: the real part, with PyTorch's once-per-process warning
             warn_complex_to_real(dtypes.from_numpy_dtype(a.dtype), dtype)
@@ -329,6 +336,28 @@ def _check_int_overflow(a: np.ndarray, dtype) -> None:
     lo = -info.max if info.min == 0 else info.min
     if a.min() < lo or a.max() > info.max or (a.dtype.kind == "f" and np.isnan(a).any()):
         raise RuntimeError(f"value cannot be converted to type {dtype.np.name} without overflow")
+
+
+def _check_unsigned_floats(data, a: np.ndarray, dtype) -> None:
+    """PyTorch converts a Python float to an unsigned dtype only from 0 to its max (-0.5 and -1.0 overflow, where
+    the int -1 wraps to 255): the negative entries of a float array are looked up among the leaves."""
+    if dtype is None or dtype.np.kind != "u" or a.dtype.kind != "f" or not a.size or not a.min() < 0:
+        return
+    from ember.core.ops.indexing import _leaves
+
+    if any(isinstance(v, float) and v < 0 for v in (_leaves(data) if isinstance(data, list | tuple) else [data])):
+        raise RuntimeError(f"value cannot be converted to type {dtype.np.name} without overflow")
+
+
+def _check_uint64_leaves(data) -> None:
+    """PyTorch unpacks each leaf for uint64 as a C unsigned long long: a float is refused, a negative int too."""
+    from ember.core.ops.indexing import _leaves
+
+    for v in _leaves(data) if isinstance(data, list | tuple) else [data]:
+        if isinstance(v, float):
+            raise TypeError("an integer is required")
+        if isinstance(v, int) and not 0 <= v < 1 << 64:
+            raise OverflowError("can't convert negative int to unsigned" if v < 0 else "int too big to convert")
 
 
 def _real_part(a: np.ndarray, dtype: dtypes.dtype) -> np.ndarray:
@@ -591,6 +620,11 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
 def _numpy_bool_index_error() -> TypeError:
     """PyTorch stores each number of an integer tensor through `__index__`, which np.bool_ lacks."""
     return TypeError("'numpy.bool' object cannot be interpreted as an integer")
+
+
+def _numpy_uint64_error() -> TypeError:
+    """PyTorch stores a uint64 element from an exact Python int only: a numpy uint64 scalar is refused."""
+    return TypeError("an integer is required")
 
 
 def _is_integral(dtype) -> bool:

@@ -78,7 +78,9 @@ def _element_formatter(shown: np.ndarray, e8m0: bool = False):
     if shown.dtype.kind == "c":
         return _complex_formatter(shown)
     if shown.dtype.kind == "f":
-        fmt = _float_formatter(shown.astype(np.float64), e8m0)
+        with np.errstate(invalid="ignore"):  # a signalling NaN's bits (0x7f800001) widen to nan silently
+            wide = shown.astype(np.float64)
+        fmt = _float_formatter(wide, e8m0)
         sized = _sized(shown, e8m0)  # like PyTorch: zeros, nan and inf do not set the width
     elif shown.dtype.kind == "b":
         fmt, sized = (lambda v: "True" if v else "False"), shown

@@ -233,13 +233,14 @@ def _pairwise(name: str, args):
 
 def _computed_here(name: str, args) -> bool:
     """The ops PyTorch computes for complex32 in some calls only: `sum` into another dtype (`dtype=`), and
-    `flip` of dims other than the last (PyTorch moves whole elements there; its last-dim kernel has no
+    `flip` of dims other than the innermost in memory (PyTorch moves whole elements there; its kernel has no
     ComplexHalf)."""
     if name == "sum":
         return len(args) > 3 and args[3] is not None and args[3] is not C32
     if name == "flip":
-        n = args[0].ndim
-        return n > 0 and all(d % n != n - 1 for d in args[1])
+        from ember.core.ops.restricted_dtypes import flip_moves_whole_rows
+
+        return flip_moves_whole_rows(args[0], args[1])
     return False
 
 

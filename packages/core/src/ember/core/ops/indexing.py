@@ -272,7 +272,8 @@ def _index_array_of(k) -> np.ndarray:
         return a.astype(np.int64)
 
 
-def _as_index_tensor(k, dev) -> Tensor:
+def _as_index_tensor(k, dev, byte_as_bool: bool = True) -> Tensor:
+    """`k` as an index tensor on `dev`; a uint8 one becomes a bool mask unless the caller converts it later."""
     from ember.core.creation import tensor
 
     if isinstance(k, Tensor):
@@ -281,11 +282,18 @@ def _as_index_tensor(k, dev) -> Tensor:
         t = tensor(_index_array_of(k))
     if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if t._dtype is dtypes.uint8:
-        warn_at_caller(internally("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-                                  "instead.", "aten/src/ATen/native/IndexingUtils.h:37"))
-        t = t.to(dtypes.bool)
+    if byte_as_bool:
+        t = _byte_as_bool(t)
     return t if t.device == dev else t.to(dev)
+
+
+def _byte_as_bool(t):
+    """A uint8 index as the bool mask it means, with PyTorch's deprecation warning; anything else unchanged."""
+    if not isinstance(t, Tensor) or t._dtype is not dtypes.uint8:
+        return t
+    warn_at_caller(internally("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", "aten/src/ATen/native/IndexingUtils.h:37"))
+    return t.to(dtypes.bool)
 
 
 def _expand_masks(x: Tensor, indices) -> list:
@@ -311,8 +319,8 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             items.append(_as_index_tensor(k, x.device))
         elif isinstance(k, numbers.Integral):
             items.append(int(k))
-        elif isinstance(k, Tensor | list | tuple | np.ndarray):
-            items.append(_as_index_tensor(k, x.device))
+        elif isinstance(k, Tensor | list | tuple | np.ndarray):  # a byte mask warns once the count is checked
+            items.append(_as_index_tensor(k, x.device, byte_as_bool=False))
         elif isinstance(k, range):  # PyTorch indexes with a range as with the list of its values
             items.append(_as_index_tensor(list(k), x.device))
         elif isinstance(k, str):  # PyTorch reads a string as a sequence of indices, and refuses its items
@@ -322,10 +330,11 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             name = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              f"valid indices (got {name})")
-    consumed = sum(k.ndim if isinstance(k, Tensor) and k._dtype is dtypes.bool else
+    consumed = sum(k.ndim if isinstance(k, Tensor) and k._dtype in (dtypes.bool, dtypes.uint8) else
                    0 if k is None or k is Ellipsis else 1 for k in items)
-    if consumed > x.ndim:
+    if consumed > x.ndim:  # before a byte mask's deprecation warning, as PyTorch
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    items = [_byte_as_bool(k) for k in items]
     v, entries, dim = x, [], 0
     for i, k in enumerate(items):
         if k is Ellipsis:  # NOTE [ Several ellipses ] in ember.core.ops.layout

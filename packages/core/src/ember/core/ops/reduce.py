@@ -521,7 +521,7 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
     if isinstance(dim, Tensor):
         return binary_op(input, dim, out=out)
     if dim is None:
-        if input._dtype.is_complex:  # PyTorch's all-reduce kernel, not amax's, names the refusal
+        if input._dtype.is_complex or input._dtype in dtypes.UNSIGNED_WIDE:  # the all-reduce kernel names it
             raise ComplexNotSupported(f"\"{name}_all\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
         _check_nonempty(input, (), name, full=True)
         r = full_op(input, tuple(range(input.ndim)), False, out=out)
@@ -589,7 +589,7 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
 @method
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out=None):
     """`(min, max)` over `dim` (or everything); with `out=(min, max)`, written there."""
-    if input._dtype.is_complex:
+    if input._dtype.is_complex or input._dtype in dtypes.UNSIGNED_WIDE:  # no kernel for either in PyTorch's build
         raise ComplexNotSupported(f"\"aminmax_cpu\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "aminmax"),)
     if not input.numel():  # PyTorch's own words for aminmax, not amin's

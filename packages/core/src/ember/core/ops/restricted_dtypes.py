@@ -19,7 +19,8 @@ from ember.core import dtypes
 from ember.core.dispatch import register_dispatch_hook
 from ember.core.tensor import Tensor
 
-__all__ = ["install", "uninstall", "cast_array", "float8_fill_value", "nan_bits_as_pytorch", "casts_nan_bits"]
+__all__ = ["install", "uninstall", "cast_array", "float8_fill_value", "nan_bits_as_pytorch", "casts_nan_bits",
+           "flip_moves_whole_rows"]
 
 # views, copies and casts: every restricted dtype has them
 _STORAGE_OPS = frozenset({
@@ -29,7 +30,8 @@ _STORAGE_OPS = frozenset({
 # PyTorch's CPU kernels for uint16/32/64 beyond those: reductions it can accumulate, bitwise logic, sort, and
 # the float math that computes in a float dtype
 _UNSIGNED_OPS = _STORAGE_OPS | frozenset({
-    "div", "sum", "prod", "cumsum", "sort", "unique", "any", "all", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "div", "sum", "nansum", "prod", "cumsum", "cumprod", "sort", "unique", "unique_consecutive", "isclose", "any",
+    "all", "bitwise_and", "bitwise_or", "bitwise_xor",
     "floor", "ceil", "trunc", "round", "isinf", "isfinite", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
     "sigmoid", "erf", "erfinv", "reciprocal", "einsum", "random_", "exponential_"})  # random_: a bounded draw
@@ -39,28 +41,99 @@ _FLOAT8_OPS = _STORAGE_OPS | frozenset({"abs", "mm", "bmm", "dot"})
 # the binary elementwise ops, which promote their operands (filled by `install`)
 _PROMOTING: set[str] = set()
 # PyTorch's kernel names where they are not "<op>_cpu"
-_KERNEL_NAMES = {"add": "add_stub", "sub": "add_stub", "max": "max_all", "min": "min_all", "amax": "max_all",
-                 "amin": "min_all", "pow": "pow", "index_put_": "index_put", "index_select": "index_select",
-                 "gather": "scatter_gather_tensor_cpu", "scatter": "scatter_gather_tensor_cpu",
-                 "mm": "addmm_impl_cpu_", "clamp": "clamp_scalar_cpu", "flip": "flip_cpu", "sort": "sort",
+_KERNEL_NAMES = {"add": "add_stub", "sub": "add_stub", "max": "max_all", "min": "min_all", "amax": "max_values_cpu",
+                 "amin": "min_values_cpu", "max_dim": "max_cpu", "min_dim": "min_cpu", "histc": "aminmax_cpu",
+                 "pow": "pow", "square": "pow", "index_put_": "index_put", "index_select": "index_select",
+                 "gather": "scatter_gather_tensor_cpu", "mm": "addmm_impl_cpu_", "dot": "dot", "flip": "flip_cpu",
+                 "sort": "sort", "put": "take_put_cpu", "masked_fill": "masked_fill",
+                 "masked_scatter": "masked_scatter", "masked_select": "masked_select", "tril": "tril", "triu": "triu",
+                 "nonzero": "nonzero_count_cpu", "scatter_add": "scatter_gather_tensor_cpu", "index_add": "index_add_",
+                 "count_nonzero": "nonzero_count_cpu", "searchsorted": "searchsorted_out_cpu",
+                 "isin": "isin_default_cpu", "floor_divide": "div_floor_cpu", "trunc_divide": "div_trunc_cpu",
                  "uniform_": "check_uniform_bounds", "normal_": "normal_kernel_cpu", "exponential_": "exponential_cpu",
                  "random_": "random_update_from_to"}
+# reductions PyTorch refuses to accumulate into uint16/32/64 (`sum(dtype=torch.uint16)`, `cumprod(out=u16)`)
+_ACCUMULATING = {"sum": "sum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu", "cumprod": "cumprod_out_cpu"}
+
+
+def _kernel_of(op, args) -> str:
+    """PyTorch's kernel name for `op` called with `args`, where it depends on them (a number or a tensor
+    argument, the reduction)."""
+    name = op.name
+    if name == "lerp":
+        return "lerp_kernel_tensor" if isinstance(args[2], Tensor) else "lerp_kernel_scalar"
+    if name == "clamp":
+        lo, hi = args[1], args[2]
+        if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+            return "clamp_cpu"
+        return "clamp_min_scalar_cpu" if hi is None else "clamp_max_scalar_cpu" if lo is None else "clamp_scalar_cpu"
+    if name == "scatter":
+        return "scatter_gather_tensor_cpu" if isinstance(args[3], Tensor) else "scatter_gather_scalar_cpu"
+    if name == "scatter_reduce":
+        reduce = args[4]
+        return "scatter_gather_tensor_cpu" + ("" if reduce in ("sum", "prod") else f"_reduce_{reduce}")
+    return _KERNEL_NAMES.get(name, name + "_cpu")
+
+
+def flip_moves_whole_rows(x: Tensor, dims) -> bool:
+    """Whether `flip(x, dims)` leaves the innermost dim in memory (the smallest stride among sizes > 1) as it is:
+    PyTorch then moves whole elements, a copy every dtype has, and needs no flip kernel of `x`'s dtype."""
+    sized = [d for d in range(x.ndim) if x._shape[d] > 1]
+    if not sized:
+        return True
+    inner = min(reversed(sized), key=lambda d: abs(x._strides[d]))
+    return all(d % x.ndim != inner for d in dims)
+
+
+def _pow_without_kernel(args) -> bool:
+    """`pow` calls PyTorch answers for uint16/32/64 without their kernel: a number exponent of 0 or 1 (a fill with
+    ones, a copy) or a float one (computed in the float result dtype), and a base of 1 (ones)."""
+    base, exponent = args[0], args[1]
+    if not isinstance(base, Tensor):
+        return base == 1 and not isinstance(base, bool)
+    if isinstance(exponent, Tensor):
+        return False
+    return isinstance(exponent, float) or exponent in (0, 1)
+
+
+def _unsigned_accumulator(op, args, kwargs) -> dtypes.dtype | None:
+    """The uint16/32/64 a reduction is asked to accumulate into (its `dtype=` or `out=`), if any."""
+    if op.name not in _ACCUMULATING:
+        return None
+    out = kwargs.get("out")
+    for v in (*args, kwargs.get("dtype"), out._dtype if isinstance(out, Tensor) else None):
+        if isinstance(v, dtypes.dtype) and v in dtypes.UNSIGNED_WIDE:
+            return v
+    return None
 
 
 def _refused(op, dt: dtypes.dtype, args: tuple) -> Exception:
+    from ember.core.ops._util import INT_SCALAR_HIGH, INT_SCALAR_LOW, int_scalar_overflow
     from ember.core.ops.numeric import DtypeNotImplemented
 
+    for a in args:  # PyTorch's argument parser refuses a number no Scalar holds before any kernel is looked up
+        if type(a) is int and not INT_SCALAR_LOW <= a < INT_SCALAR_HIGH:
+            return int_scalar_overflow(a)
     if op.name == "mean":
         return RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                             f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
+    if op.name in ("var", "std"):
+        return RuntimeError("std and var only support floating point and complex dtypes")
+    if op.name == "pow" and isinstance(args[1], int) and args[1] < 0:  # checked before the kernel is looked up
+        return RuntimeError("Integers to negative integer powers are not allowed.")
     if op.name == "bernoulli_":  # PyTorch's kernel for a probability tensor, or for a number
         name = "bernoulli_tensor_cpu_self_" if isinstance(args[1], Tensor) else "bernoulli_scalar_cpu_"
     else:
-        name = _KERNEL_NAMES.get(op.name, op.name + "_cpu")
+        name = _kernel_of(op, args)
     return DtypeNotImplemented(f"\"{name}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
 
 
 def _guard(op, args, kwargs, call_next):
+    into = _unsigned_accumulator(op, args, kwargs)
+    if into is not None:
+        from ember.core.ops.numeric import DtypeNotImplemented
+
+        raise DtypeNotImplemented(f"\"{_ACCUMULATING[op.name]}\" not implemented for '{dtypes.TORCH_NAMES[into.name]}'")
     found = None
     for a in args:
         if type(a) is Tensor or isinstance(a, Tensor):
@@ -71,9 +144,11 @@ def _guard(op, args, kwargs, call_next):
             continue
         if found is not None and d is not found and (d in dtypes.RESTRICTED or found in dtypes.RESTRICTED) \
                 and op.name in _PROMOTING:
-            dtypes.promote_types(found, d)  # PyTorch refuses the promotion before looking for a kernel
+            dtypes.result_type(args[0], a)  # PyTorch refuses the promotion (0-dim operands aside) before the kernel
         found = d if found is None or d in dtypes.RESTRICTED else found
-    if found in dtypes.RESTRICTED and op.name not in (_FLOAT8_OPS if found in dtypes.FLOAT8 else _UNSIGNED_OPS):
+    if found in dtypes.RESTRICTED and op.name not in (_FLOAT8_OPS if found in dtypes.FLOAT8 else _UNSIGNED_OPS) \
+            and not (op.name == "flip" and flip_moves_whole_rows(args[0], args[1])) \
+            and not (op.name == "pow" and found in dtypes.UNSIGNED_WIDE and _pow_without_kernel(args)):
         raise _refused(op, found, args)
     return call_next(op, args, kwargs)
 
