@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 from ember.core.dispatch import declare, node_name
-from ember.core.ops._util import int_param, wrap
+from ember.core.ops._util import wrap
+from ember.core.ops.arguments import parsed
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
 from ember.core.tensor import Tensor
 
@@ -527,6 +528,7 @@ def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+@parsed("pixel_shuffle", upscale_factor="int")
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """`(*, C r^2, H, W)` -> `(*, C, H r, W r)`, as `torch.nn.functional.pixel_shuffle` (a reshape and permute).
 
@@ -536,7 +538,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """
     from ember.core.ops.layout import permute, reshape
 
-    r = int_param(upscale_factor, "pixel_shuffle", "upscale_factor", 2)
+    r = int(upscale_factor)
     if input.ndim < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
@@ -556,11 +558,12 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return grad_format_from(channels_last_as(out, input) if input.ndim == 4 else out, fmt)
 
 
+@parsed("pixel_unshuffle", downscale_factor="int")
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """`(*, C, H r, W r)` -> `(*, C r^2, H, W)`: the inverse of `pixel_shuffle`."""
     from ember.core.ops.layout import permute, reshape
 
-    r = int_param(downscale_factor, "pixel_unshuffle", "downscale_factor", 2)
+    r = int(downscale_factor)
     if input.ndim < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")

@@ -15,6 +15,7 @@ from ember.core import dtypes
 from ember.core.creation import tensor
 from ember.core.dispatch import node_name
 from ember.core.methods import numpy_aliases
+from ember.core.ops.arguments import parsed
 from ember.core.ops._util import _CPP_TYPE_NAMES
 from ember.core.ops import bessel_float32
 from ember.core.ops import elementwise as ew
@@ -101,6 +102,7 @@ def _window_binding(*extra: str):
 
     def wrap(fn):
         names = [p.split()[1] for p in params]
+        checked = parsed(fn.__name__, window_length="int")(fn)  # a float or tensor length: the parser's words
 
         @functools.wraps(fn)
         def bound(*args, **kwargs):
@@ -115,7 +117,7 @@ def _window_binding(*extra: str):
                                 for i in range(len(params) + 1))
                 raise TypeError(f"{fn.__name__}() received an invalid combination of arguments - got "
                                 f"({', '.join(got)}), but expected one of:\n{forms}")
-            return fn(*args, **kwargs)
+            return checked(*args, **kwargs)
 
         return bound
 
