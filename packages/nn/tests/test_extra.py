@@ -102,10 +102,18 @@ def test_padding_layers():
      "max_pool1d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
     (lambda: F.lp_pool2d(torch.ones(1, 2, 6, 6), 2, 2.0),
      "avg_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: F.unfold(torch.ones(1, 2, 6, 6), 2.0),
+     "im2col(): argument 'kernel_size' (position 2) must be tuple of ints, but found element of type float at pos 0"),
+    (lambda: F.unfold(torch.ones(1, 2, 6, 6), 2, stride=(1, 1.5)),
+     "im2col(): argument 'stride' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got "
+     "float\""),
+    (lambda: F.fold(torch.ones(1, 8, 4), (3, 3), 2.0),
+     "col2im(): argument 'kernel_size' (position 3) must be tuple of ints, but found element of type float at pos 0"),
 ])
 def test_int_arguments_are_refused_in_pytorchs_parser_words(call, message):
     """F.pixel_shuffle, F.one_hot and the average pools are PyTorch's parsed builtins (a keyword is named without a
-    position); F.glu, the max pools and lp_pool2d are Python that hands the arguments on by position."""
+    position); F.glu, the max pools, lp_pool2d, unfold and fold are Python that hands the arguments on by position
+    (unfold and fold to im2col and col2im, one value doubled)."""
     with pytest.raises(TypeError) as e:
         call()
     assert str(e.value) == message

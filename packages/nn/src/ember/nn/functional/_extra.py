@@ -9,7 +9,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
 from ember.core.ops import conv as _conv
-from ember.core.ops._util import internally, warn_once
+from ember.core.ops._util import int_tuple_param, internally, warn_once
 from ember.core.ops.arguments import parsed
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
 from ember.nn.functional._attention import _cpp_name
@@ -168,9 +168,12 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
     return y_hard - y_soft.detach() + y_soft
 
 
-def _check_pairs(**sizes) -> None:
-    """im2col/col2im take exactly two values per size: a sequence of another length (one value too) is refused in
-    PyTorch's words, not spread over both dims."""
+def _check_pairs(op: str, **sizes) -> None:
+    """The sizes as F.unfold/F.fold hand them to im2col/col2im (one value doubled, all by position): what is not ints
+    is refused in its parser's words, then a sequence of another length than two (one value too), not spread over
+    both dims."""
+    for position, (name, v) in enumerate(sizes.items(), 2):
+        int_tuple_param(v if isinstance(v, list | tuple) else (v, v), op, name, position)
     for name, v in sizes.items():
         if isinstance(v, list | tuple) and len(v) != 2:
             raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
@@ -178,13 +181,14 @@ def _check_pairs(**sizes) -> None:
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding blocks of (N, C, H, W) as columns: (N, C * kH * kW, L) (im2col)."""
-    _check_pairs(kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    _check_pairs("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
     return _conv.unfold(input, kernel_size, dilation, padding, stride)
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sum columns (N, C * kH * kW, L) back into an (N, C, H, W) image (col2im, unfold's adjoint)."""
-    _check_pairs(output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    _check_pairs("col2im", output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding,
+                 stride=stride)
     return _conv.fold(input, output_size, kernel_size, dilation, padding, stride)
 
 
