@@ -758,6 +758,10 @@ _UNPACK = "failed to unpack the object at pos {} with error \"type must be tuple
      "max_pool2d_with_indices(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
     (lambda: E.max_pool2d(_x4, E.tensor([2, 2])),
      "max_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, not Tensor"),
+    (lambda: E.max_pool1d(_x3, 2.0, return_indices=True),
+     "max_pool1d_with_indices(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.max_pool3d(_x5, 2.0, return_indices=True),
+     "max_pool3d_with_indices(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
     (lambda: E.max_pool3d(_x5, 2.0),
      "max_pool3d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
     (lambda: E.avg_pool3d(_x5, (2, 2, 2.0)), "avg_pool3d(): argument 'kernel_size' " + _UNPACK.format(3)),
@@ -788,5 +792,9 @@ def test_pools_refuse_float_sizes_in_pytorchs_words(call, message):
 
 
 def test_pools_take_an_integer_tensor_of_one_element_as_an_int():
+    """(And a size of the wrong length is still the kernel's words, which name the pool, not the builtin.)"""
+    with pytest.raises(RuntimeError, match=r"^max_pool3d: kernel_size must either be a single int, or a tuple of three "
+                                           r"ints$"):
+        E.max_pool3d(_x5, (2, 2), return_indices=True)
     assert E.max_pool2d(_x4, E.tensor(2)).shape == (1, 2, 3, 3)
     assert E.avg_pool1d(_x3, E.tensor(2)).shape == (2, 3, 4)

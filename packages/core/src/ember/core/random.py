@@ -924,7 +924,10 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
 
 def _parser_type(v) -> str:
     """A value's type as PyTorch's parser names it in an overload mismatch (`torch.dtype`, `int`)."""
-    for cls, name in ((dtypes.dtype, "torch.dtype"), (Generator, "torch.Generator"), (_device, "torch.device")):
+    from ember.core.ops.tensor_utils import layout
+
+    for cls, name in ((dtypes.dtype, "torch.dtype"), (Generator, "torch.Generator"), (_device, "torch.device"),
+                      (layout, "torch.layout")):
         if isinstance(v, cls):
             return name
     return "Tensor" if isinstance(v, Tensor) else type(v).__name__

@@ -36,6 +36,7 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
 def _arity_error(op: str, name: str, n: str) -> RuntimeError:
     """PyTorch's words for a window argument of the wrong length: they differ by op and argument (3-D average
     pooling drops "either", dilation says "be either", stride may be "omitted" but for avg_pool3d)."""
+    op = op.removesuffix("_with_indices")  # the kernel's words, which name the pool (its parser names the builtin)
     verb = "be either" if name == "dilation" else "be" if op == "avg_pool3d" else "either be"
     omitted = " omitted," if name == "stride" else ""
     return RuntimeError(f"{op}: {name} must {verb}{omitted} a single int, or a tuple of {n} ints")
@@ -433,9 +434,9 @@ def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     Indices are positions along L.
     """
     _check_input("max_pool1d", input, 1)
-    k = _one(kernel_size, "kernel_size", "max_pool1d")
-    s, p = _one(stride, "stride", "max_pool1d", k), _one(padding, "padding", "max_pool1d")
-    d = _one(dilation, "dilation", "max_pool1d")
+    op = "max_pool1d_with_indices" if return_indices else "max_pool1d"  # the builtin whose parser refuses them
+    k, s = _one(kernel_size, "kernel_size", op), _one(stride, "stride", op, _one(kernel_size, "kernel_size", op))
+    p, d = _one(padding, "padding", op), _one(dilation, "dilation", op)
     if not return_indices:  # PyTorch's max_pool1d (no indices): check_max_pool1d's checks, then floats only
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
         _check_dtype(input, "max_pool1d_impl")
@@ -737,7 +738,8 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     [[[[[7]]]]]
     """
     _check_input("max_pool3d", input, 3)
-    k, s, p, d = _window3d_args("max_pool3d", kernel_size, stride, padding, dilation)
+    k, s, p, d = _window3d_args("max_pool3d_with_indices" if return_indices else "max_pool3d", kernel_size, stride,
+                                padding, dilation)
     _check_window3d("max_pool3d", input, k, s, p, d, ceil_mode)
     _check_dtype(input, "max_pool3d", "all")
     ceil_mode = bool(ceil_mode)
