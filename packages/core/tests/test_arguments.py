@@ -359,3 +359,60 @@ def test_squeeze_and_narrow_list_pytorchs_overloads_for_a_dim_or_start_of_no_ove
         f" * (Tensor input, int dim, Tensor start, int length)\n{m}(Tensor, int, !int!, !float!)\n"
         f" * (Tensor input, int dim, int start, int length)\n{m}(Tensor, int, int, !float!)\n")
     assert x.squeeze([1, 0]).shape == (2,) and x.narrow(0, E.tensor(1), 1).shape == (1, 1)
+
+
+_m = E.arange(6.0).reshape(2, 3)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: _m.select(0, E.tensor(1.0)), "select(): argument 'index' (position 2) must be int, not Tensor"),
+    (lambda: E.select(_m, 0, E.tensor(1.0)), "select(): argument 'index' (position 3) must be int, not Tensor"),
+    (lambda: _m.kthvalue(E.tensor(2.0)), "kthvalue(): argument 'k' (position 1) must be int, not Tensor"),
+    (lambda: E.multinomial(E.ones(3), E.tensor(2.0)),
+     "multinomial(): argument 'num_samples' (position 2) must be int, not Tensor"),
+    (lambda: _m.flatten(E.tensor([0, 1])), "flatten(): argument 'start_dim' (position 1) must be int, not Tensor"),
+    (lambda: _m.flatten(E.tensor([0])), "flatten(): argument 'start_dim' (position 1) must be int, not Tensor"),
+    (lambda: _m.topk(E.tensor([1, 2])), "topk(): argument 'k' (position 1) must be int, not Tensor"),
+    (lambda: E.diff(_m, E.tensor([1, 2])), "diff(): argument 'n' (position 2) must be int, not Tensor"),
+    (lambda: E.diff(_m, n=2.0), "diff(): argument 'n' must be int, not float"),
+    (lambda: _m.logcumsumexp(1.0), "logcumsumexp(): argument 'dim' (position 1) must be int, not float"),
+    (lambda: E.logcumsumexp(_m, 1.0), "logcumsumexp(): argument 'dim' (position 2) must be int, not float"),
+    (lambda: E.stack([_m, _m], 1.0), "stack(): argument 'dim' (position 2) must be int, not float"),
+    (lambda: E.stack([_m], dim=E.tensor([0])), "stack(): argument 'dim' must be int, not Tensor"),
+    (lambda: E.combinations(E.tensor([0, 1, 2]), 2.0),
+     "combinations(): argument 'r' (position 2) must be int, not float"),
+    (lambda: E.combinations(E.tensor([0, 1]), 2, 1),
+     "combinations(): argument 'with_replacement' (position 3) must be bool, not int"),
+    (lambda: E.hann_window(8.0), "hann_window(): argument 'window_length' (position 1) must be int, not float"),
+    (lambda: E.bartlett_window(window_length=8.0),
+     "bartlett_window(): argument 'window_length' must be int, not float"),
+    (lambda: E.hann_window(E.tensor([8, 2])),
+     "hann_window(): argument 'window_length' (position 1) must be int, not Tensor"),
+    (lambda: E.glu(_m[:, :2], 1.0), "glu(): argument 'dim' (position 2) must be int, not float"),
+    (lambda: E.glu(_m[:, :2], dim=E.tensor([1])), "glu(): argument 'dim' (position 2) must be int, not Tensor"),
+    (lambda: E.pixel_shuffle(E.ones(1, 4, 1, 1), upscale_factor=2.0),
+     "pixel_shuffle(): argument 'upscale_factor' must be int, not float"),
+    (lambda: E.rand(E.tensor([2, 3])), "rand(): argument 'size' (position 1) must be tuple of ints, not Tensor"),
+    (lambda: E.randn(2, E.tensor([2, 3])), "randn(): argument 'size' failed to unpack the object at pos 2 with error "
+                                           "\"type must be tuple of ints,but got Tensor\""),
+    (lambda: E.rand(size=E.tensor([2, 3])), "rand(): argument 'size' must be tuple of ints, not Tensor"),
+    (lambda: E.roll(_m, (1, 1.0), (0, 1)), "roll(): argument 'shifts' failed to unpack the object at pos 2 with "
+                                           "error \"type must be tuple of ints,but got float\""),
+])
+def test_the_parser_refuses_a_float_or_a_tensor_for_an_int(call, message):
+    """PyTorch's parser takes an int argument as an int, a numpy int or an integer tensor of one element (0-dim
+    for an `int`, any rank for a `SymInt`): a float, a float tensor or a longer tensor is its TypeError."""
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_a_one_element_integer_tensor_is_an_int_where_the_parser_takes_one():
+    """`SymInt` arguments take a one-element integer tensor of any rank; `int` ones a 0-dim tensor."""
+    assert _m.topk(E.tensor([2])).values.tolist() == [[2.0, 1.0], [5.0, 4.0]]
+    assert E.topk(_m, E.tensor([2])).indices.tolist() == [[2, 1], [2, 1]]
+    assert _m.select(0, E.tensor([1])).tolist() == [3.0, 4.0, 5.0]
+    assert _m.roll(E.tensor(1)).tolist() == [[5.0, 0.0, 1.0], [2.0, 3.0, 4.0]]
+    assert E.stack([_m], E.tensor(0)).shape == (1, 2, 3)
+    assert E.rand(E.tensor([2])).shape == (2,)
+    assert E.hann_window(E.tensor(4)).tolist() == [0.0, 0.5, 1.0, 0.5]

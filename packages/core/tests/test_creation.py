@@ -261,6 +261,9 @@ def test_arange_takes_a_tensor_bound_only_as_a_0_dim_number():
     with pytest.raises(TypeError, match=r"^arange\(\) received an invalid combination of arguments - got "
                                         r"\(Tensor, int\), but expected one of:\n \* \(Number end, "):
         E.arange(E.tensor([0]), 5)
+    with pytest.raises(TypeError, match=r"^arange\(\) received an invalid combination of arguments - got "
+                                        r"\(Tensor, int, int\), but"):  # a step of 1 given is listed, as PyTorch's
+        E.arange(E.tensor([0]), 5, 1)
 
 
 def test_arange_float_forms():

@@ -237,6 +237,29 @@ def test_one_dimensional_transforms_refuse_a_float_n(name):
     assert f(x, n=np.int64(4)).shape == f(x, n=4).shape
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda x: E.fft.rfft(x, 4.0), "fft_rfft(): argument 'n' (position 2) must be int, not float"),
+    (lambda x: E.fft.fft(x, 4, 0.0), "fft_fft(): argument 'dim' (position 3) must be int, not float"),
+    (lambda x: E.fft.rfft2(x, s=(4, 4.0)), "fft_rfft2(): argument 's' failed to unpack the object at pos 2 with error "
+                                           "\"type must be tuple of ints,but got float\""),
+    (lambda x: E.fft.fftn(x, s=(4.0, 4)), "fft_fftn(): argument 's' must be tuple of ints, not tuple"),
+    (lambda x: E.fft.fftn(x, (4.0, 4)),
+     "fft_fftn(): argument 's' (position 2) must be tuple of ints, but found element of type float at pos 0"),
+    (lambda x: E.fft.fft2(x, dim=None), "fft_fft2(): argument 'dim' must be tuple of ints, not NoneType"),
+])
+def test_transforms_parse_their_sizes_and_dims_as_pytorch(call, message):
+    """A float size (alone or in `s`) is refused, not truncated, in the parser's words for where it came."""
+    with pytest.raises(TypeError) as e:
+        call(E.ones(2, 4))
+    assert str(e.value) == message
+
+
+def test_an_int_s_or_dim_stands_for_a_tuple_of_one():
+    x = E.arange(8.0).reshape(2, 4)
+    np.testing.assert_allclose(E.fft.fftn(x, s=4).numpy(), np.fft.fftn(x.numpy(), s=(4,), axes=(-1,)), atol=1e-5)
+    np.testing.assert_allclose(E.fft.fftn(x, dim=0).numpy(), np.fft.fftn(x.numpy(), axes=(0,)), atol=1e-5)
+
+
 def test_two_sided_r2c_fills_the_negative_frequencies_by_conjugate_symmetry():
     """fft_r2c with onesided=False (PyTorch's 1-D fft of a real signal) is numpy's full transform, over one or
     several dims, with the conjugate mirror's signed zeros."""

@@ -298,6 +298,16 @@ def test_round_takes_decimals_by_keyword_only_and_refuses_none():
     assert E.round(x).tolist() == [1.0, 2.0] and x.round().tolist() == [1.0, 2.0]
 
 
+def test_round_takes_an_integer_0_dim_tensor_for_decimals():
+    """PyTorch's parser reads an integer 0-dim tensor as the int `decimals`; a one-element 1-D one it refuses."""
+    x = E.tensor([1.26, 2.5])
+    assert_close(E.round(x, decimals=E.tensor(1)), E.tensor([1.3, 2.5]))
+    assert_close(x.round(decimals=E.tensor(1)), E.tensor([1.3, 2.5]))
+    with pytest.raises(TypeError, match=r"^round\(\) received an invalid combination of arguments - got \(Tensor, "
+                                        r"decimals=Tensor\)"):
+        E.round(x, decimals=E.tensor([1]))
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda x: x.round(1), "round() takes from 1 to 0 positional arguments but 1 were given"),
     (lambda x: x.round_(1), "round_() takes from 1 to 0 positional arguments but 1 were given"),

@@ -735,3 +735,66 @@ def test_2d_pools_refuse_a_float_window_as_pytorchs_parser():
                                                   "pos 2 with error \"type must be tuple of ints,but got float\"")):
         E.avg_pool2d(x, (2, 2.0))
     assert E.avg_pool2d(x, np.int64(2), stride=()).shape == (1, 1, 2, 2)
+
+
+_x3, _x4, _x5 = E.ones(2, 3, 8), E.ones(1, 2, 6, 6), E.ones(1, 1, 4, 4, 4)
+_UNPACK = "failed to unpack the object at pos {} with error \"type must be tuple of ints,but got float\""
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: E.avg_pool1d(_x3, 2.0),
+     "avg_pool1d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.avg_pool1d(_x3, 2, 1.0),
+     "avg_pool1d(): argument 'stride' (position 3) must be tuple of ints, not float"),
+    (lambda: E.avg_pool1d(_x3, (2.0,)),
+     "avg_pool1d(): argument 'kernel_size' (position 2) must be tuple of ints, but found element of type float at "
+     "pos 0"),
+    (lambda: E.max_pool1d(_x3, 2.0),
+     "max_pool1d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.max_pool1d(_x3, 2, 2, 0, 1.0),
+     "max_pool1d(): argument 'dilation' (position 5) must be tuple of ints, not float"),
+    (lambda: E.avg_pool2d(_x4, (2, 2.0)), "avg_pool2d(): argument 'kernel_size' " + _UNPACK.format(2)),
+    (lambda: E.max_pool2d(_x4, 2.0, return_indices=True),
+     "max_pool2d_with_indices(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.max_pool2d(_x4, E.tensor([2, 2])),
+     "max_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, not Tensor"),
+    (lambda: E.max_pool1d(_x3, 2.0, return_indices=True),
+     "max_pool1d_with_indices(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.max_pool3d(_x5, 2.0, return_indices=True),
+     "max_pool3d_with_indices(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.max_pool3d(_x5, 2.0),
+     "max_pool3d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.avg_pool3d(_x5, (2, 2, 2.0)), "avg_pool3d(): argument 'kernel_size' " + _UNPACK.format(3)),
+    (lambda: E.adaptive_avg_pool1d(_x3, 2.0),
+     "adaptive_avg_pool1d(): argument 'output_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.adaptive_max_pool1d(_x3, 2.0),
+     "adaptive_max_pool1d(): argument 'output_size' (position 2) must be tuple of ints, not float"),
+    (lambda: E.adaptive_avg_pool2d(_x4, 2.0), "object of type 'float' has no len()"),
+    (lambda: E.adaptive_max_pool2d(_x4, (2, 2.0)),
+     "adaptive_max_pool2d(): argument 'output_size' " + _UNPACK.format(2)),
+    (lambda: E.adaptive_avg_pool2d(_x4, (None, 2.0)),
+     "adaptive_avg_pool2d(): argument 'output_size' " + _UNPACK.format(2)),
+    (lambda: E.adaptive_avg_pool2d(_x4, (2.0, None)),
+     "adaptive_avg_pool2d(): argument 'output_size' (position 2) must be tuple of ints, but found element of type "
+     "float at pos 0"),
+    (lambda: E.adaptive_avg_pool2d(_x4, (1, 1.0)),
+     "adaptive_avg_pool2d(): argument 'output_size' " + _UNPACK.format(2)),
+    (lambda: E.adaptive_avg_pool3d(_x5, (2, 2, 2.0)),
+     "adaptive_avg_pool3d(): argument 'output_size' " + _UNPACK.format(3)),
+    (lambda: E.adaptive_max_pool3d(_x5, 2.0), "object of type 'float' has no len()"),
+])
+def test_pools_refuse_float_sizes_in_pytorchs_words(call, message):
+    """A float window or output size is refused as PyTorch's parser refuses it (the adaptive 2-D and 3-D pools take
+    `len()` of a size first, as PyTorch's Python wrappers do), not truncated or left to Python's iteration."""
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_pools_take_an_integer_tensor_of_one_element_as_an_int():
+    """(And a size of the wrong length is still the kernel's words, which name the pool, not the builtin.)"""
+    with pytest.raises(RuntimeError, match=r"^max_pool3d: kernel_size must either be a single int, or a tuple of three "
+                                           r"ints$"):
+        E.max_pool3d(_x5, (2, 2), return_indices=True)
+    assert E.max_pool2d(_x4, E.tensor(2)).shape == (1, 2, 3, 3)
+    assert E.avg_pool1d(_x3, E.tensor(2)).shape == (2, 3, 4)

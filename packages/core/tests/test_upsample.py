@@ -513,3 +513,28 @@ def test_tensor_size_or_scale_gets_the_kernels_parser_error():
     assert E.interpolate(x, size=E.tensor(3)).shape == (1, 1, 3, 3)
     assert E.interpolate(x, size=[E.tensor(3), E.tensor(2)]).shape == (1, 1, 3, 2)
     assert E.interpolate(x, scale_factor=E.tensor(2.0), recompute_scale_factor=True).shape == (1, 1, 8, 8)
+
+
+@pytest.mark.parametrize("x, mode, message", [
+    (E.ones(1, 1, 4), "nearest",
+     "upsample_nearest1d() received an invalid combination of arguments - got (Tensor, list, NoneType), but expected "
+     "one of:\n * (Tensor input, tuple of ints output_size, tuple of floats scale_factors)\n      didn't match because "
+     "some of the arguments have invalid types: (Tensor, !list of [float]!, !NoneType!)\n * (Tensor input, tuple of "
+     "ints output_size, float scales = None, *, Tensor out = None)\n"),
+    (E.ones(1, 1, 4, 4), "bilinear",
+     "upsample_bilinear2d() received an invalid combination of arguments - got (Tensor, list, bool, NoneType), but "
+     "expected one of:\n * (Tensor input, tuple of ints output_size, bool align_corners, tuple of floats "
+     "scale_factors)\n      didn't match because some of the arguments have invalid types: (Tensor, !list of [float, "
+     "float]!, bool, !NoneType!)\n * (Tensor input, tuple of ints output_size, bool align_corners, float scales_h = "
+     "None, float scales_w = None, *, Tensor out = None)\n"),
+    (E.ones(1, 1, 4, 4), "area",
+     "adaptive_avg_pool2d(): argument 'output_size' (position 2) must be tuple of ints, but found element of type "
+     "float at pos 0"),
+])
+def test_interpolate_refuses_a_float_size_as_its_kernel_ops_parser(x, mode, message):
+    """F.interpolate repeats a lone size per dim and hands it to the mode's op, whose parser refuses a float (not
+    truncated): its overloads listed, or adaptive_avg_pool's words for "area"."""
+    with pytest.raises(TypeError) as e:
+        E.interpolate(x, size=3.0, mode=mode)
+    assert str(e.value) == message
+    assert E.interpolate(x, size=E.tensor(3), mode=mode).shape[2:] == (3,) * (x.ndim - 2)

@@ -130,6 +130,21 @@ def test_trapezoid_errors():
     assert math.isclose(E.trapezoid(E.ones(5), dx=0.25).item(), 1.0)
 
 
+@pytest.mark.parametrize("call, got", [
+    (lambda: E.kaiser_window(4, 1, beta=1.0, dtype=E.float64, requires_grad=True, layout=E.strided, device="cpu"),
+     "(int, int, layout=torch.layout, device=str, requires_grad=bool, dtype=torch.dtype, beta=float)"),
+    (lambda: E.hamming_window(4, True, beta=0.5, layout=E.strided, requires_grad=True, dtype=E.float32, device="cpu"),
+     "(int, bool, dtype=torch.dtype, device=str, requires_grad=bool, layout=torch.layout, beta=float)"),
+    (lambda: E.trapezoid(E.ones(4), dim=0, x=E.ones(4), dx=2), "(Tensor, dx=int, x=Tensor, dim=int)"),
+])
+def test_a_refused_call_lists_its_keywords_in_pytorchs_hash_table_order(call, got):
+    """PyTorch's parser lists a failed call's keywords in its `unordered_map`'s order (`parser_errors.kwargs_order`),
+    a layout as `torch.layout`."""
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value).split(", but expected")[0].endswith(f" - got {got}")
+
+
 def test_kaiser_window_takes_beta_only_after_periodic_as_pytorchs_binding():
     with pytest.raises(TypeError, match=r"^kaiser_window\(\) received an invalid combination of arguments - got "
                                         r"\(int, beta=float\), but expected one of:\n \* \(int window_length, \*, "):

@@ -76,6 +76,49 @@ def test_padding_layers():
                                   np.pad(y.numpy(), ((0, 0), (0, 0), (2, 1)), mode="reflect"))
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda: F.pixel_shuffle(torch.ones(1, 4, 1, 1), upscale_factor=2.0),
+     "pixel_shuffle(): argument 'upscale_factor' must be int, not float"),
+    (lambda: F.pixel_shuffle(torch.ones(1, 4, 1, 1), 2.0),
+     "pixel_shuffle(): argument 'upscale_factor' (position 2) must be int, not float"),
+    (lambda: F.pixel_unshuffle(torch.ones(1, 1, 2, 2), downscale_factor=torch.tensor([2])),
+     "pixel_unshuffle(): argument 'downscale_factor' must be int, not Tensor"),
+    (lambda: F.one_hot(torch.tensor([0, 1]), num_classes=3.0),
+     "one_hot(): argument 'num_classes' must be int, not float"),
+    (lambda: F.one_hot(torch.tensor([0, 1]), 3.0),
+     "one_hot(): argument 'num_classes' (position 2) must be int, not float"),
+    (lambda: F.glu(torch.ones(2, 2), dim=1.0), "glu(): argument 'dim' (position 2) must be int, not float"),
+    (lambda: F.avg_pool1d(torch.ones(2, 3, 8), kernel_size=2.0),
+     "avg_pool1d(): argument 'kernel_size' must be tuple of ints, not float"),
+    (lambda: F.avg_pool2d(torch.ones(1, 2, 6, 6), kernel_size=(2.0, 2)),
+     "avg_pool2d(): argument 'kernel_size' must be tuple of ints, not tuple"),
+    (lambda: F.avg_pool2d(torch.ones(1, 2, 6, 6), 2, stride=2.0),
+     "avg_pool2d(): argument 'stride' must be tuple of ints, not float"),
+    (lambda: F.avg_pool3d(torch.ones(1, 1, 4, 4, 4), 2, None, 1.0),
+     "avg_pool3d(): argument 'padding' (position 4) must be tuple of ints, not float"),
+    (lambda: F.adaptive_avg_pool1d(torch.ones(2, 3, 8), output_size=2.0),
+     "adaptive_avg_pool1d(): argument 'output_size' must be tuple of ints, not float"),
+    (lambda: F.max_pool1d(torch.ones(2, 3, 8), kernel_size=2.0),
+     "max_pool1d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: F.lp_pool2d(torch.ones(1, 2, 6, 6), 2, 2.0),
+     "avg_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, not float"),
+    (lambda: F.unfold(torch.ones(1, 2, 6, 6), 2.0),
+     "im2col(): argument 'kernel_size' (position 2) must be tuple of ints, but found element of type float at pos 0"),
+    (lambda: F.unfold(torch.ones(1, 2, 6, 6), 2, stride=(1, 1.5)),
+     "im2col(): argument 'stride' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got "
+     "float\""),
+    (lambda: F.fold(torch.ones(1, 8, 4), (3, 3), 2.0),
+     "col2im(): argument 'kernel_size' (position 3) must be tuple of ints, but found element of type float at pos 0"),
+])
+def test_int_arguments_are_refused_in_pytorchs_parser_words(call, message):
+    """F.pixel_shuffle, F.one_hot and the average pools are PyTorch's parsed builtins (a keyword is named without a
+    position); F.glu, the max pools, lp_pool2d, unfold and fold are Python that hands the arguments on by position
+    (unfold and fold to im2col and col2im, one value doubled)."""
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == message
+
+
 def test_pixel_shuffle_round_trip():
     x = x64(1, 8, 2, 3)
     up = nn.PixelShuffle(2)(x)

@@ -1027,18 +1027,30 @@ def _count(n: float) -> int:
     return int(n)
 
 
+class _StepOne:
+    """arange's default step: 1, told apart from a 1 the caller gave (PyTorch's parser lists that one)."""
+
+    def __repr__(self) -> str:
+        return "1"
+
+
+_STEP_ONE = _StepOne()
+
+
 @_dispatch.composite("arange")
 @_allocating
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start, end=None, step=_STEP_ONE, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Values from `start` up to (not including) `end`, every `step`; a Tensor bound only 0-dim (PyTorch's Number)."""
+    given_step = step is not _STEP_ONE  # PyTorch's parser lists a step given, even 1, in its refusal
+    step = 1 if step is _STEP_ONE else step
     not_number = any(isinstance(v, Tensor) and v.ndim for v in (start, end, step))
     if not_number and end is None and dtype is None:  # the one overload a lone argument can mean
         raise TypeError("arange(): argument 'end' (position 1) must be Number, not Tensor")
     if not_number or not _good_dtype(dtype):
         from ember.core.random import _FACTORY_KW
 
-        given = (start,) if end is None else (start, end) if type(step) is int and step == 1 else (start, end, step)
+        given = (start,) if end is None else (start, end, step) if given_step else (start, end)
         no_out = _FACTORY_KW.removeprefix("Tensor out = None, ")  # PyTorch's (start, end) overload has no out=
         raise overloads_error("arange", given, dtype, ("Number end", f"Number start, Number end, *, {no_out}",
                                                        "Number start, Number end, Number step = 1"))

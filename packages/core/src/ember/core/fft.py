@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
 
 from ember.core.ops._util import require_grad
-from ember.core.ops.arguments import _type_name, parsed, refuse_out_with_grad
+from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core import dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.methods import numpy_aliases
@@ -69,9 +68,12 @@ def _as_real(x: Tensor, fname: str) -> Tensor:
 
 
 def _dims(x: Tensor, s, dim) -> tuple[tuple[int, ...], list[int | None]]:
-    """The wrapped, unique dims of an n-D transform and the size asked for each (None: as it is)."""
+    """The wrapped, unique dims of an n-D transform and the size asked for each (None: as it is); one int stands
+    for a tuple of one, as PyTorch's parser reads it."""
+    if s is not None and not isinstance(s, tuple | list):
+        s = (s,)
     if dim is not None:
-        dims = [dim] if isinstance(dim, int) else list(dim)
+        dims = list(dim) if isinstance(dim, tuple | list) else [dim]
         if s is not None and len(s) != len(dims):
             raise RuntimeError("When given, dim and shape arguments must have the same length")
     elif s is not None:
@@ -202,19 +204,15 @@ def _one(n) -> tuple | None:
     return None if n is None else (n,)
 
 
-def _check_1d(name: str, n, dim) -> None:
-    """A 1-D transform's arguments as PyTorch parses them: an int `dim`, and `n` (if given) an int (a float is
-    refused, not truncated) at least 1."""
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"fft_{name}(): argument 'dim' must be int, not {type(dim).__name__}")
-    if n is not None and (isinstance(n, bool | float | np.floating) or isinstance(n, Tensor) and n.is_floating_point()):
-        raise TypeError(f"fft_{name}(): argument 'n' must be int, not {_type_name(n)}")
+def _check_1d(n) -> None:
+    """A 1-D transform's `n` (if given) at least 1 (its type and `dim`'s are `parsed`'s checks)."""
     if n is not None and n < 1:
         raise RuntimeError(f"Invalid number of data points ({n}) specified")
 
 
 @composite("fft_fft")
 @numpy_aliases
+@parsed("fft_fft", n="SymInt?", dim="int", norm="str?")
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
         out: Tensor | None = None) -> Tensor:
     """The 1-D discrete Fourier transform over `dim`, trimmed or zero-padded to `n` points.
@@ -234,7 +232,7 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     >>> fft(tensor([1.0, 2.0, 3.0, 4.0]))
     tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
-    _check_1d("fft", n, dim)
+    _check_1d(n)
     _check_out(out, "fft", True, input, "_fft_c2c" if input._dtype.is_complex else "_fft_r2c")
     if not input._dtype.is_complex:
         return _real_1d(input, n, dim, _norm(norm), out)
@@ -243,10 +241,11 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
 
 @composite("fft_ifft")
 @numpy_aliases
+@parsed("fft_ifft", n="SymInt?", dim="int", norm="str?")
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 1-D inverse discrete Fourier transform over `dim` (see `fft`)."""
-    _check_1d("ifft", n, dim)
+    _check_1d(n)
     if out is None and not input._dtype.is_complex:  # PyTorch: the conjugate view of a real signal's forward
         return _real_1d(input, n, dim, _SWAP[_norm(norm)], None).conj()  # transform, normed the other way
     # PyTorch's ifft of a real signal conjugates an r2c result into `out` in place: no out= check for autograd
@@ -255,6 +254,7 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
 
 @composite("fft_fft2")
 @numpy_aliases
+@parsed("fft_fft2", s="tuple of ints?", dim="tuple of ints", norm="str?")
 def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 2-D discrete Fourier transform over `dim` (see `fftn`)."""
@@ -263,6 +263,7 @@ def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2
 
 @composite("fft_ifft2")
 @numpy_aliases
+@parsed("fft_ifft2", s="tuple of ints?", dim="tuple of ints", norm="str?")
 def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The 2-D inverse discrete Fourier transform over `dim` (see `fftn`)."""
@@ -271,6 +272,7 @@ def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-
 
 @composite("fft_fftn")
 @numpy_aliases
+@parsed("fft_fftn", s="tuple of ints?", dim="tuple of ints?", norm="str?")
 def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
          *, out: Tensor | None = None) -> Tensor:
     """The n-D discrete Fourier transform over `dim` (default: the last `len(s)` dims, or all).
@@ -285,6 +287,7 @@ def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | Non
 
 @composite("fft_ifftn")
 @numpy_aliases
+@parsed("fft_ifftn", s="tuple of ints?", dim="tuple of ints?", norm="str?")
 def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
     """The n-D inverse discrete Fourier transform over `dim` (see `fftn`)."""
@@ -293,6 +296,7 @@ def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | No
 
 @composite("fft_rfft")
 @numpy_aliases
+@parsed("fft_rfft", n="SymInt?", dim="int", norm="str?")
 def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 1-D transform of a real signal: the `n // 2 + 1` non-negative frequencies.
@@ -304,21 +308,23 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     >>> rfft(tensor([1.0, 2.0, 3.0, 4.0]))
     tensor([10.+0.j, -2.+2.j, -2.+0.j])
     """
-    _check_1d("rfft", n, dim)
+    _check_1d(n)
     return _r2c(input, _one(n), (dim,), norm, "rfft", out)
 
 
 @composite("fft_irfft")
 @numpy_aliases
+@parsed("fft_irfft", n="SymInt?", dim="int", norm="str?")
 def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The inverse of `rfft`: a real signal of `n` points (default `2 * (input.size(dim) - 1)`)."""
-    _check_1d("irfft", n, dim)
+    _check_1d(n)
     return _c2r(input, _one(n), (dim,), norm, out, "irfft")
 
 
 @composite("fft_rfft2")
 @numpy_aliases
+@parsed("fft_rfft2", s="tuple of ints?", dim="tuple of ints", norm="str?")
 def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The 2-D transform of a real signal; the last of `dim` keeps its non-negative frequencies."""
@@ -327,6 +333,7 @@ def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-
 
 @composite("fft_irfft2")
 @numpy_aliases
+@parsed("fft_irfft2", s="tuple of ints?", dim="tuple of ints", norm="str?")
 def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
            out: Tensor | None = None) -> Tensor:
     """The inverse of `rfft2`."""
@@ -335,6 +342,7 @@ def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (
 
 @composite("fft_rfftn")
 @numpy_aliases
+@parsed("fft_rfftn", s="tuple of ints?", dim="tuple of ints?", norm="str?")
 def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
     """The n-D transform of a real signal; the last of `dim` keeps its non-negative frequencies."""
@@ -343,6 +351,7 @@ def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | No
 
 @composite("fft_irfftn")
 @numpy_aliases
+@parsed("fft_irfftn", s="tuple of ints?", dim="tuple of ints?", norm="str?")
 def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
            *, out: Tensor | None = None) -> Tensor:
     """The inverse of `rfftn`: the last of `dim` has `s[-1]` points (default `2 * (size - 1)`)."""
@@ -351,24 +360,27 @@ def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | N
 
 @composite("fft_hfft")
 @numpy_aliases
+@parsed("fft_hfft", n="SymInt?", dim="int", norm="str?")
 def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 1-D transform of a Hermitian-symmetric signal given by its first half: a real result of
     `n` points (default `2 * (input.size(dim) - 1)`)."""
-    _check_1d("hfft", n, dim)
+    _check_1d(n)
     return _c2r(input, _one(n), (dim,), norm, out, "hfft", hermitian=True)
 
 
 @composite("fft_ihfft")
 @numpy_aliases
+@parsed("fft_ihfft", n="SymInt?", dim="int", norm="str?")
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The inverse of `hfft`: the one-sided inverse transform of a real signal."""
-    _check_1d("ihfft", n, dim)
+    _check_1d(n)
     return _r2c(input, _one(n), (dim,), norm, "ihfft", out, hermitian=True)
 
 
 @numpy_aliases
+@parsed("fft_hfft2", s="tuple of ints?", dim="tuple of ints", norm="str?")
 def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The 2-D `hfft`."""
@@ -376,6 +388,7 @@ def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-
 
 
 @numpy_aliases
+@parsed("fft_ihfft2", s="tuple of ints?", dim="tuple of ints", norm="str?")
 def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
            out: Tensor | None = None) -> Tensor:
     """The 2-D `ihfft`."""
@@ -383,6 +396,7 @@ def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (
 
 
 @numpy_aliases
+@parsed("fft_hfftn", s="tuple of ints?", dim="tuple of ints?", norm="str?")
 def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
     """The n-D `hfft`."""
@@ -390,6 +404,7 @@ def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | No
 
 
 @numpy_aliases
+@parsed("fft_ihfftn", s="tuple of ints?", dim="tuple of ints?", norm="str?")
 def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
            *, out: Tensor | None = None) -> Tensor:
     """The n-D `ihfft`."""

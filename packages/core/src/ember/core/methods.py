@@ -49,7 +49,8 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
     op = name
     stop = len(ints) + 1 if ints is not None else 1  # the int arguments' positions end here (`self` is 0)
     # the classes that may hide a non-int: lists too where a kind is "tuple of ints" (their items are checked then)
-    suspect = (_NOT_INT_OR_SEQ if any(kind != "int" for _, kind in ints) else _NOT_INT) if ints is not None else None
+    suspect = (_NOT_INT_OR_SEQ if any(kind == "tuple of ints" for _, kind in ints) else _NOT_INT) if ints is not None \
+        else None
 
     @functools.wraps(fn)
     def aliased(*args, **kwargs):
@@ -72,8 +73,8 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
                     return fn(*args, **kwargs)
                 except TypeError as e:
                     raise _keyword_dim_words(e) from None
-        if ints is not None:  # an int argument that may be a bool or float (`not_an_int` says): one class test each,
-            for v in args[1:stop]:  # and a sequence's items' classes in C (`split([3, 7])` makes no Python call here)
+        if ints is not None:  # an int argument that may be a bool, float or tensor (`not_an_int` says): one class
+            for v in args[1:stop]:  # test each, and a sequence's items' classes in C (`split([3, 7])` makes no call)
                 if (c := v.__class__) in suspect and (c in _NOT_INT or not _NOT_INT.isdisjoint(map(type, v))):
                     _refuse_not_int(op, ints, args, kwargs, function)
             if kwargs:
@@ -85,7 +86,9 @@ def numpy_aliases(fn: Callable, name: str | None = None, *, as_method: bool = Fa
     return aliased
 
 
-_NOT_INT = frozenset({bool, float, np.float16, np.float32, np.float64})
+# what may not be an int: bools, floats, a tensor (the parser takes one-element integer tensors only); a tensor is
+# in both sets, so `c in _NOT_INT` hands it to `not_an_int` without iterating it
+_NOT_INT = frozenset({bool, float, np.float16, np.float32, np.float64, Tensor})
 _NOT_INT_OR_SEQ = _NOT_INT | {list, tuple}
 
 

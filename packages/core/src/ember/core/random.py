@@ -27,7 +27,7 @@ import numpy as np
 
 from ember.core import dispatch as _dispatch
 from ember.core import dtypes
-from ember.core.creation import _numpy_filled, _plain_device, _shape_arg
+from ember.core.creation import _numpy_filled, _plain_device, _size_of
 from ember.core.device import CPU
 from ember.core.device import device as _device
 from ember.core.dispatch import composite, declare
@@ -692,12 +692,11 @@ def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -
 
 # --- creating random tensors -----------------------------------------------------------------
 def _size(args, size, op: str = "empty") -> tuple[int, ...]:
-    if size is not None:
-        args = (size,)
-    flat = tuple(args[0]) if len(args) == 1 and isinstance(args[0], tuple | list) else args
+    flat = (size,) if size is not None else args
+    flat = tuple(flat[0]) if len(flat) == 1 and isinstance(flat[0], tuple | list) else flat
     for s in flat:
-        if s.__class__ is not int:
-            return _shape_arg(args, op)  # PyTorch's TypeError for a float size (ember truncated randn(2, 2.5))
+        if s.__class__ is not int:  # PyTorch's TypeError for a float or tensor size (`randn(2, 2.5)`, `rand(t)`)
+            return _size_of(() if size is not None else args, size, op)
     return flat
 
 
@@ -925,7 +924,10 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
 
 def _parser_type(v) -> str:
     """A value's type as PyTorch's parser names it in an overload mismatch (`torch.dtype`, `int`)."""
-    for cls, name in ((dtypes.dtype, "torch.dtype"), (Generator, "torch.Generator"), (_device, "torch.device")):
+    from ember.core.ops.tensor_utils import layout
+
+    for cls, name in ((dtypes.dtype, "torch.dtype"), (Generator, "torch.Generator"), (_device, "torch.device"),
+                      (layout, "torch.layout")):
         if isinstance(v, cls):
             return name
     return "Tensor" if isinstance(v, Tensor) else type(v).__name__

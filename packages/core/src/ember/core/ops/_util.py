@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.ops.parser_errors import int_like, int_tuple_error
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
@@ -345,44 +346,30 @@ def index_arg(v, op: str, name: str) -> int:
 _INTEGERS = (int, np.integer)  # for isinstance: an inline `int | np.integer` builds a Union object per call
 
 
-def int_param(v, op: str, name: str, position: int) -> int:
-    """An int parameter as PyTorch's parser takes it from a method call (a numpy int or an integer 0-dim tensor too;
-    a float or a bool is its TypeError, `topk(): argument 'k' (position 1) must be int, not float`, not a silent
-    truncation)."""
+def int_param(v, op: str, name: str, position: int, symint: bool = False) -> int:
+    """An int parameter as PyTorch's parser takes it from a method call (a numpy int or an integer 0-dim tensor too,
+    any one-element integer tensor for a `symint` one; a float or a bool is its TypeError, `topk(): argument 'k'
+    (position 1) must be int, not float`, not a silent truncation)."""
     if v.__class__ is int:
         return v
-    if isinstance(v, Tensor) and v.ndim == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex or
-                                                     v.dtype is dtypes.bool):
-        return int(v.item())  # an integer 0-dim tensor is an int to PyTorch's parser
+    if isinstance(v, Tensor) and (v.ndim == 0 or symint and v.numel() == 1) and not (
+            v.dtype.is_floating_point or v.dtype.is_complex or v.dtype is dtypes.bool):
+        return int(v.item())  # an integer tensor of one element is an int to PyTorch's parser
     if isinstance(v, bool) or not isinstance(v, _INTEGERS):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be int, not {type(v).__name__}")
     return int(v)
 
 
 def int_tuple_param(v, op: str, name: str, position: int) -> tuple[int, ...]:
-    """A tuple-of-ints parameter (one int stands for a tuple of one), refused as PyTorch's parser refuses it."""
+    """A tuple-of-ints parameter given by position (one int, or a one-element integer tensor, stands for a tuple of
+    one), refused in PyTorch's parser's words (`parser_errors.int_tuple_error`)."""
     if isinstance(v, _INTEGERS) and not isinstance(v, bool):
         return (int(v),)
-    if not isinstance(v, tuple | list | bool) and hasattr(v, "__index__"):
-        try:  # a one-element integer tensor stands for its int
-            return (operator.index(v),)
-        except (TypeError, RuntimeError):
-            pass
-    if not isinstance(v, tuple | list):
-        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, not "
-                        f"{type(v).__name__}")
-    out = []
-    for i, e in enumerate(v):
-        if not isinstance(e, _INTEGERS) and not isinstance(e, bool) and hasattr(e, "__index__"):
-            try:  # a one-element integer tensor, as PyTorch's parser reads it
-                e = operator.index(e)
-            except (TypeError, RuntimeError):
-                pass
-        if isinstance(e, bool) or not isinstance(e, _INTEGERS):
-            raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, but found "
-                            f"element of type {type(e).__name__} at pos {i}")
-        out.append(int(e))
-    return tuple(out)
+    if not isinstance(v, tuple | list) and int_like(v):
+        return (operator.index(v),)
+    if (err := int_tuple_error(op, name, f" (position {position})", v)) is not None:
+        raise err
+    return tuple(operator.index(e) for e in v)
 
 
 

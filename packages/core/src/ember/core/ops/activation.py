@@ -17,7 +17,7 @@ from ember.core import dtypes
 from ember.core.dispatch import TENSOR_ITERATOR, composite, declare, node_name
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
-from ember.core.ops._util import write_out, wrap
+from ember.core.ops._util import int_param, write_out, wrap
 from ember.core.ops.elementwise import BoolOperatorError, laid_out, layout_of, same_dtype_out
 from ember.core.tensor import Tensor
 
@@ -484,7 +484,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
     if input.ndim == 0:  # PyTorch checks the shape first, then the dtype
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = input._wrap_dim(dim)
+    d = input._wrap_dim(int_param(dim, "glu", "dim", 2))  # F.glu hands it on by position: its parser names that
     n = input.shape[d]
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")

@@ -18,13 +18,12 @@ from collections.abc import Callable
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.ops.parser_errors import invalid_arguments, plausible
+from ember.core.ops.parser_errors import int_like, int_tuple_error, invalid_arguments, plausible
 from ember.core.tensor import Tensor
 
 __all__ = ["parsed", "refuse_out_with_grad", "INT_ARGS", "not_an_int", "NUMPY_REDUCTIONS", "method_out_error",
            "KEEPDIM_NEEDS_DIM", "keepdim_without_dim_error", "MOMENTS", "both_unbiased_and_correction"]
 
-_INTS = (int, np.integer, Tensor)  # a 0-d tensor is an int to PyTorch's parser; the function checks it further
 
 
 def _type_name(v) -> str:
@@ -33,8 +32,10 @@ def _type_name(v) -> str:
         f"{t.__module__}.{t.__name__}"
 
 
-def _int(v) -> bool:
-    return isinstance(v, _INTS) and not isinstance(v, bool)
+def _int(v, symint: bool = False) -> bool:
+    """An int to PyTorch's parser: an int, a numpy int, an integer 0-dim tensor (of one element, any rank, for a
+    `symint`); not a bool."""
+    return v.__class__ is int or int_like(v, symint)
 
 
 def _fits(kind: str, v) -> bool:
@@ -42,8 +43,8 @@ def _fits(kind: str, v) -> bool:
         return isinstance(v, Tensor)
     if kind == "bool":
         return v.__class__ is bool
-    if kind == "int":
-        return _int(v)
+    if kind == "int" or kind == "SymInt":
+        return _int(v, kind == "SymInt")
     if kind == "str":
         return isinstance(v, str)
     if kind == "Number":
@@ -51,22 +52,22 @@ def _fits(kind: str, v) -> bool:
     if kind == "float":
         return isinstance(v, numbers.Real | np.number | Tensor) and not isinstance(v, bool)
     if kind == "tuple of ints":
-        return _int(v) or isinstance(v, tuple | list) and all(_int(e) for e in v)
+        return _int(v, True) or isinstance(v, tuple | list) and all(_int(e, True) for e in v)
     return isinstance(v, dtypes.dtype | type)  # "torch.dtype"
 
 
-_KINDS = frozenset({"Tensor", "bool", "int", "str", "Number", "float", "tuple of ints", "torch.dtype"})
-_PLAIN = {"Tensor": Tensor, "bool": bool, "int": int, "str": str, "Number": float, "float": float}
+_SHOWN = {"SymInt": "int"}  # the kinds the parser's words name otherwise
+_KINDS = frozenset({"Tensor", "bool", "int", "SymInt", "str", "Number", "float", "tuple of ints", "torch.dtype"})
+# the plain class of each kind, which passes without a call (one int for a tuple of ints too)
+_PLAIN = {"Tensor": Tensor, "bool": bool, "int": int, "SymInt": int, "str": str, "Number": float, "float": float,
+          "tuple of ints": int}
 
 
 def _error(op: str, name: str, kind: str, v, position: int | None) -> TypeError:
-    if position is None:
-        return TypeError(f"{op}(): argument '{name}' must be {kind}, not {_type_name(v)}")
-    if kind == "tuple of ints" and isinstance(v, tuple | list):
-        i, e = next((i, e) for i, e in enumerate(v) if not _int(e))
-        return TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, but found element "
-                         f"of type {_type_name(e)} at pos {i}")
-    return TypeError(f"{op}(): argument '{name}' (position {position}) must be {kind}, not {_type_name(v)}")
+    where = "" if position is None else f" (position {position})"
+    if kind == "tuple of ints" and isinstance(v, tuple | list):  # the parser's words for a bad element
+        return int_tuple_error(op, name, where, v)
+    return TypeError(f"{op}(): argument '{name}'{where} must be {_SHOWN.get(kind, kind)}, not {_type_name(v)}")
 
 
 def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
@@ -118,13 +119,13 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
 # a method named here that is given more than `self`. A name PyTorch overloads (`_METHOD_OVERLOADS`, and split) words
 # its refusal "received an invalid combination of arguments" and lists the overloads (one only plausible overload by
 # argument count: that overload's own words).
-_I, _T = "int", "tuple of ints"
+_I, _S, _T = "int", "SymInt", "tuple of ints"  # a SymInt takes a one-element integer tensor of any rank, an int 0-dim
 INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     "unsqueeze": (("dim", _I),), "flatten": (("start_dim", _I), ("end_dim", _I)), "unflatten": (("dim", _I),),
-    "unbind": (("dim", _I),), "select": (("dim", _I), ("index", _I)), "transpose": (("dim0", _I), ("dim1", _I)),
+    "unbind": (("dim", _I),), "select": (("dim", _I), ("index", _S)), "transpose": (("dim0", _I), ("dim1", _I)),
     "diagonal": (("offset", _I), ("dim1", _I), ("dim2", _I)), "tril": (("diagonal", _I),),
     "triu": (("diagonal", _I),), "chunk": (("chunks", _I), ("dim", _I)), "roll": (("shifts", _T), ("dims", _T)),
-    "kthvalue": (("k", _I), ("dim", _I)), "topk": (("k", _I), ("dim", _I)), "softmax": (("dim", _I),),
+    "kthvalue": (("k", _S), ("dim", _I)), "topk": (("k", _S), ("dim", _I)), "softmax": (("dim", _I),),
     "log_softmax": (("dim", _I),), "cumsum": (("dim", _I),), "cumprod": (("dim", _I),), "cummax": (("dim", _I),),
     "cummin": (("dim", _I),), "argmax": (("dim", _I),), "argmin": (("dim", _I),), "gather": (("dim", _I),),
     "index_select": (("dim", _I),), "logsumexp": (("dim", _T),), "amax": (("dim", _T),), "amin": (("dim", _T),),
@@ -132,11 +133,11 @@ INT_ARGS: dict[str, tuple[tuple[str, str], ...]] = {
     # overloaded: the arguments a bool may not take
     "sum": (("dim", _T),), "mean": (("dim", _T),), "prod": (("dim", _I),), "max": (("dim", _I),),
     "min": (("dim", _I),), "all": (("dim", _T),), "any": (("dim", _T),), "squeeze": (("dim", _T),),
-    "narrow": (("dim", _I), ("start", _I), ("length", _I)), "split": (("split_size", _T), ("dim", _I)),
+    "narrow": (("dim", _I), ("start", _I), ("length", _S)), "split": (("split_size", _T), ("dim", _I)),
     "repeat_interleave": (("repeats", _I), ("dim", _I)), "tensor_split": (("indices_or_sections", _T), ("dim", _I)),
     "movedim": (("source", _T), ("destination", _T)), "sort": (("dim", _I),), "argsort": (("dim", _I),),
-    "unfold": (("dimension", _I), ("size", _I), ("step", _I)), "multinomial": (("num_samples", _I),),
-    "histc": (("bins", _I),), "rot90": (("k", _I),),
+    "unfold": (("dimension", _I), ("size", _I), ("step", _I)), "multinomial": (("num_samples", _S),),
+    "histc": (("bins", _I),), "rot90": (("k", _I),), "logcumsumexp": (("dim", _I),), "diff": (("n", _I), ("dim", _I)),
 }
 # PyTorch's overloads of the overloaded ones, as its parser prints them for the method (`self` left out); the
 # function's are the method's after "Tensor input, " with the `out=` of `_OUT` (torch.split is Python: none)
@@ -183,11 +184,21 @@ def overload_options(op: str, function: bool) -> list[str] | None:
 
 
 _NOT_INTS = (bool, float, np.floating)  # what PyTorch's parser refuses for an int (Python and numpy floats, bools)
+# the int arguments an overload also takes as a tensor (`x.narrow(0, torch.tensor(1), 2)`, `x.max(other)`)
+_TENSOR_OVERLOADS = frozenset({("narrow", "start"), ("repeat_interleave", "repeats"),
+                               ("tensor_split", "indices_or_sections"), ("max", "dim"), ("min", "dim")})
 
 
-def _not_int(v, kind: str) -> bool:
+def _not_int_element(v) -> bool:
+    """Whether the parser refuses `v` in a tuple of ints: a bool, a float, a tensor but a one-element integer one."""
+    return isinstance(v, _NOT_INTS) or isinstance(v, Tensor) and not int_like(v)
+
+
+def _not_int(v, kind: str, tensor_ok: bool = False) -> bool:
+    if isinstance(v, Tensor):
+        return not tensor_ok and not int_like(v, kind != _I)
     return isinstance(v, _NOT_INTS) or kind == _T and v.__class__ in (list, tuple) and any(
-        isinstance(e, _NOT_INTS) for e in v)
+        _not_int_element(e) for e in v)
 
 
 def not_an_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: dict,
@@ -196,12 +207,14 @@ def not_an_int(op: str, spec: tuple[tuple[str, str], ...], args: tuple, kwargs: 
     method call
     `args` (`self` first) and `kwargs`, or None; positions count from the first argument after `self` (from `input`
     in a `function` call, whose overloaded refusal lists `Tensor` first)."""
-    if op == "split" and isinstance(args[1] if len(args) > 1 else kwargs.get("split_size"), list | tuple | float):
-        return None  # sizes (and a float) go to split_with_sizes, whose parser words it (`join.split_sizes_arg`)
+    if op == "split" and isinstance(args[1] if len(args) > 1 else kwargs.get("split_size"),
+                                    list | tuple | float | Tensor):
+        return None  # sizes (a float, a tensor) go to split_with_sizes, whose parser words it (`join.split_sizes_arg`)
     for i, (name, kind) in enumerate(spec, 1):
-        if i < len(args) and _not_int(v := args[i], kind):
+        tensor_ok = (op, name) in _TENSOR_OVERLOADS
+        if i < len(args) and _not_int(v := args[i], kind, tensor_ok):
             break
-        if kwargs and name in kwargs and _not_int(v := kwargs[name], kind):
+        if kwargs and name in kwargs and _not_int(v := kwargs[name], kind, tensor_ok):
             i = None
             break
     else:

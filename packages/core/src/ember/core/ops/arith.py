@@ -16,7 +16,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import cast_error, int_value, internally, scalar_as, warn_at_caller, warn_always
 from ember.core.ops.complex import ComplexNotSupported
-from ember.core.ops.parser_errors import invalid_arguments, overloads, plausible
+from ember.core.ops.parser_errors import int_like, invalid_arguments, overloads, plausible
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -292,7 +292,8 @@ _NO_DECIMALS = object()  # round's default: PyTorch's overloads refuse an explic
 
 
 def _bad_decimals(decimals) -> bool:
-    return decimals is not _NO_DECIMALS and (isinstance(decimals, bool) or not isinstance(decimals, int | np.integer))
+    """Whether the parser refuses `decimals` (an int: a numpy int or an integer 0-dim tensor passes too)."""
+    return decimals is not _NO_DECIMALS and decimals.__class__ is not int and not int_like(decimals, symint=False)
 
 
 def _round_refusal(args: tuple, decimals, out, inplace: bool) -> TypeError:
@@ -361,8 +362,7 @@ def round(input, *args, decimals: int = _NO_DECIMALS, out=None, **kwargs) -> Ten
                                      _ROUND_FUNCTION)
     if args or decimals is None or _bad_decimals(decimals):
         raise _round_refusal(args, decimals, out, out is input and isinstance(input, Tensor))
-    if decimals is _NO_DECIMALS:
-        decimals = None
+    decimals = None if decimals is _NO_DECIMALS else int(decimals)
     if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point or (
             input._dtype.is_complex and not decimals)):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"

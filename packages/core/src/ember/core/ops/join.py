@@ -196,6 +196,7 @@ def concatenate(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
 
 
 @numpy_aliases
+@parsed("stack", dim="int")
 def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join equal-shaped `tensors` along a new dimension `dim`.
 
@@ -205,8 +206,6 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
         [[1, 3], [2, 4]]
     """
     ts = _tensor_list("stack", tensors)
-    if dim.__class__ is bool:
-        raise TypeError("stack(): argument 'dim' (position 2) must be int, not bool")
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
     try:
@@ -526,7 +525,7 @@ def flipud(input: Tensor) -> Tensor:
 @method
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Rotate elements by `shifts` along `dims` (the flattened tensor when `dims` is None)."""
-    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
+    shifts = tuple(shifts) if isinstance(shifts, tuple | list) else (operator.index(shifts),)  # an int tensor too
     if not shifts:
         raise RuntimeError("`shifts` required")
     if dims is None or (not isinstance(dims, numbers.Integral) and not len(dims)):  # no dims: the flat tensor
@@ -901,6 +900,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([S.view(S.clone(g), (g.numel(),)) for g in grids], dim=1)
 
 
+@parsed("combinations", input="Tensor", r="int", with_replacement="bool")
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """The length-`r` combinations of the elements of a 1-D tensor, one per row (itertools' order)."""
     import itertools

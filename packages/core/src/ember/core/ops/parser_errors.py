@@ -144,9 +144,10 @@ def overloads(op: str, options: list[str], invalid: Callable[[tuple, dict], bool
     return deco
 
 
-def int_like(v) -> bool:
-    """Whether the parser reads `v` as an int: ints, numpy integers, one-element integer tensors; not bools."""
-    if isinstance(v, bool):
+def int_like(v, symint: bool = True) -> bool:
+    """Whether the parser reads `v` as an int: ints, numpy integers, one-element integer tensors (0-dim ones only
+    where the schema's type is `int`, not `SymInt`); not bools."""
+    if isinstance(v, bool) or not symint and getattr(v, "ndim", 0) != 0:
         return False
     try:
         operator.index(v)

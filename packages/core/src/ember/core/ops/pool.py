@@ -23,8 +23,7 @@ from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
-from ember.core.ops._util import wrap
-from ember.core.ops.arguments import _type_name
+from ember.core.ops._util import int_tuple_param, wrap
 from ember.core.ops.memfmt import channels_last_as, grad_laid_out, suggested_format
 from ember.core.tensor import Tensor, describe
 
@@ -37,27 +36,27 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
 def _arity_error(op: str, name: str, n: str) -> RuntimeError:
     """PyTorch's words for a window argument of the wrong length: they differ by op and argument (3-D average
     pooling drops "either", dilation says "be either", stride may be "omitted" but for avg_pool3d)."""
+    op = op.removesuffix("_with_indices")  # the kernel's words, which name the pool (its parser names the builtin)
     verb = "be either" if name == "dilation" else "be" if op == "avg_pool3d" else "either be"
     omitted = " omitted," if name == "stride" else ""
     return RuntimeError(f"{op}: {name} must {verb}{omitted} a single int, or a tuple of {n} ints")
 
 
-_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5}  # in PyTorch's (input, kernel_size, ...)
+# in PyTorch's (input, kernel_size, ...) and (input, output_size)
+_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5, "output_size": 2}
+
+
+def _ints(v, name: str, op: str) -> tuple[int, ...]:
+    """A window argument as PyTorch's parser reads it from a positional call: one int (or integer tensor of one
+    element) or a sequence of ints; a float, alone or in the sequence, is its TypeError, not truncated."""
+    return int_tuple_param(v, op, name, _POSITIONS[name])
 
 
 def _pair(v, name: str, op: str) -> tuple[int, int]:
-    """One int for both dims, or a sequence of one or two; a float (alone or in the sequence) is PyTorch's parser
-    TypeError for a positional "tuple of ints", not truncated."""
+    """One int for both dims, or a sequence of one or two (`_ints`)."""
     if isinstance(v, int | np.integer) and not isinstance(v, bool):
         return int(v), int(v)
-    if not isinstance(v, tuple | list):
-        raise TypeError(f"{op}(): argument '{name}' (position {_POSITIONS[name]}) must be tuple of ints, not "
-                        f"{_type_name(v)}")
-    for i, x in enumerate(v, 1):
-        if not isinstance(x, int | np.integer) or isinstance(x, bool):
-            raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i} with error \"type must "
-                            f"be tuple of ints,but got {_type_name(x)}\"")
-    v = tuple(int(x) for x in v)
+    v = _ints(v, name, op)
     if len(v) == 1:
         return v[0], v[0]
     if len(v) != 2:
@@ -369,10 +368,10 @@ def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
     _check_input("max_pool2d", input, 2)
-    k = _pair(kernel_size, "kernel_size", "max_pool2d")
-    s = k if stride is None or (isinstance(stride, tuple | list) and len(stride) == 0) else \
-        _pair(stride, "stride", "max_pool2d")
-    p, d = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
+    op = "max_pool2d_with_indices" if return_indices else "max_pool2d"  # the builtin whose parser refuses them
+    k = _pair(kernel_size, "kernel_size", op)
+    s = k if stride is None or (isinstance(stride, tuple | list) and len(stride) == 0) else _pair(stride, "stride", op)
+    p, d = _pair(padding, "padding", op), _pair(dilation, "dilation", op)
     _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
     _check_dtype(input, "max_pool2d", "all")
     out, idx = max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
@@ -389,13 +388,14 @@ def _via_2d(fn, input: Tensor, *args, **kwargs):
     return squeeze(r, -2)
 
 
-def _one(v, default=None):
+def _one(v, name: str, op: str, default=None):
+    """A 1-D window argument's int (`_ints`); `default` for None or an empty sequence."""
     if v is None:
         return default
-    if isinstance(v, int | np.integer):
+    if isinstance(v, int | np.integer) and not isinstance(v, bool):
         return int(v)
-    v = tuple(v)
-    return default if not v else int(v[0])
+    v = _ints(v, name, op)
+    return default if not v else v[0]
 
 
 def _check_max_pool1d(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode: bool) -> None:
@@ -409,8 +409,8 @@ def _check_max_pool1d(input: Tensor, kernel_size, stride, padding, dilation, cei
                           ("dilation", dilation, "an int, list of ints or tuple of ints of size 1")):
         if not (v is None or (name == "stride" and size(v) == 0) or size(v) == 1):
             raise RuntimeError(f"max_pool1d() {name} must be {kind} but got size {size(v)}")
-    k, p, d = _one(kernel_size), _one(padding), _one(dilation)
-    s = _one(stride, k)
+    k, p = _one(kernel_size, "kernel_size", "max_pool1d"), _one(padding, "padding", "max_pool1d")
+    d, s = _one(dilation, "dilation", "max_pool1d"), _one(stride, "stride", "max_pool1d", k)
     for name, v in (("kernel_size", k), ("stride", s)):
         if v <= 0:
             raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {v}")
@@ -434,12 +434,13 @@ def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     Indices are positions along L.
     """
     _check_input("max_pool1d", input, 1)
-    k = _one(kernel_size)
+    op = "max_pool1d_with_indices" if return_indices else "max_pool1d"  # the builtin whose parser refuses them
+    k, s = _one(kernel_size, "kernel_size", op), _one(stride, "stride", op, _one(kernel_size, "kernel_size", op))
+    p, d = _one(padding, "padding", op), _one(dilation, "dilation", op)
     if not return_indices:  # PyTorch's max_pool1d (no indices): check_max_pool1d's checks, then floats only
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
         _check_dtype(input, "max_pool1d_impl")
-    return _via_2d(max_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)),
-                   ceil_mode, return_indices)
+    return _via_2d(max_pool2d, input, (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
 
 
 def avg_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
@@ -475,15 +476,20 @@ def avg_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """1-D average pooling over `(N, C, L)` or `(C, L)`, as `torch.nn.functional.avg_pool1d`."""
     _check_input("avg_pool1d", input, 1)
-    k = _one(kernel_size)
-    return _via_2d(avg_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), ceil_mode,
-                   count_include_pad)
+    k = _one(kernel_size, "kernel_size", "avg_pool1d")
+    s, p = _one(stride, "stride", "avg_pool1d", k), _one(padding, "padding", "avg_pool1d")
+    return _via_2d(avg_pool2d, input, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
 
 
 def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, ...]:
-    if isinstance(output_size, int | np.integer):
+    """An adaptive pool's output size as PyTorch's Python wrapper makes it (`len()` of what is not an int, so a
+    float is Python's TypeError; None for an input's size) and then its parser reads it, by position."""
+    if isinstance(output_size, int | np.integer) and not isinstance(output_size, bool):
         output_size = (int(output_size),) * nd
-    sizes = tuple(input.shape[input.ndim - nd + i] if v is None else int(v) for i, v in enumerate(output_size))
+    elif nd > 1:
+        len(output_size)
+    sizes = tuple(input.shape[input.ndim - nd + i] if v is None else v for i, v in enumerate(output_size))
+    sizes = _ints(sizes, "output_size", op)
     if len(sizes) != nd:  # PyTorch's words, which differ between the avg and max pools
         raise RuntimeError(f"{op}: output_size must be {nd}" if "avg" in op else
                            f"{op}(): internal error: output_size.size() must be {nd}")
@@ -502,9 +508,10 @@ def _global_mean(input, output_size, nd: int):
     (so an empty dim gives NaN, the mean of nothing, and integers get mean()'s refusal); None if not all ones."""
     if not isinstance(input, Tensor):
         return None
-    sizes = (output_size,) * nd if isinstance(output_size, int | np.integer) else tuple(output_size)
-    if len(sizes) != nd or any(v is None or int(v) != 1 for v in sizes):
-        return None
+    sizes = (output_size,) * nd if isinstance(output_size, int | np.integer) else output_size
+    if not isinstance(sizes, tuple | list) or len(sizes) != nd or any(
+            isinstance(v, bool) or not isinstance(v, int | np.integer) or v != 1 for v in sizes):
+        return None  # (what is not an int is refused later, in the parser's words)
     from ember.core.ops.reduce import mean
 
     return mean(input, tuple(range(-1, -nd - 1, -1)), keepdim=True)  # PyTorch's order: a low rank fails at -2
@@ -568,23 +575,26 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     if isinstance(input, Tensor) and input.ndim not in (2, 3):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
                            f"'self' (while checking arguments for adaptive_avg_pool1d)")
+    size = _one(output_size, "output_size", "adaptive_avg_pool1d")
     _check_one_size("adaptive_avg_pool1d", output_size)
-    return _via_2d(adaptive_avg_pool2d, input, (1, _one(output_size)))
+    return _via_2d(adaptive_avg_pool2d, input, (1, size))
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 1-D max pooling over `(N, C, L)` or `(C, L)`."""
     _check_adaptive("adaptive_max_pool1d", input, 1)
+    size = _one(output_size, "output_size", "adaptive_max_pool1d")
     _check_one_size("adaptive_max_pool1d", output_size)
-    return _via_2d(adaptive_max_pool2d, input, (1, _one(output_size)), return_indices)
+    return _via_2d(adaptive_max_pool2d, input, (1, size), return_indices)
 
 
 
 # --- 3-D pooling: two 2-D passes (see NOTE [ 3-D pooling as two 2-D passes ]) --------------------
 def _triple(v, name: str, op: str) -> tuple[int, int, int]:
-    if isinstance(v, int | np.integer):
+    """One int for the three dims, or a sequence of one or three (`_ints`)."""
+    if isinstance(v, int | np.integer) and not isinstance(v, bool):
         return (int(v),) * 3
-    v = tuple(int(x) for x in v)
+    v = _ints(v, name, op)
     if len(v) == 1:
         return v * 3
     if len(v) != 3:
@@ -728,7 +738,8 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     [[[[[7]]]]]
     """
     _check_input("max_pool3d", input, 3)
-    k, s, p, d = _window3d_args("max_pool3d", kernel_size, stride, padding, dilation)
+    k, s, p, d = _window3d_args("max_pool3d_with_indices" if return_indices else "max_pool3d", kernel_size, stride,
+                                padding, dilation)
     _check_window3d("max_pool3d", input, k, s, p, d, ceil_mode)
     _check_dtype(input, "max_pool3d", "all")
     ceil_mode = bool(ceil_mode)

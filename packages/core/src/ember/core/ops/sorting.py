@@ -313,7 +313,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     """
     if input._dtype is dtypes.bool and input.device.type == "cpu":
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    k = int_param(k, "topk", "k", 1)
+    k = int_param(k, "topk", "k", 1, symint=True)
     if out is not None:
         _pair_out_dtypes(input, out, "topk")
     r = _topk(input, k, _one_dim(dim, input, "topk"), largest, sorted, out=None if out is None else tuple(out))

@@ -15,6 +15,8 @@ from ember.core import dtypes
 from ember.core.creation import tensor
 from ember.core.dispatch import node_name
 from ember.core.methods import numpy_aliases
+from ember.core.ops.arguments import parsed
+from ember.core.ops.parser_errors import kwargs_order
 from ember.core.ops._util import _CPP_TYPE_NAMES
 from ember.core.ops import bessel_float32
 from ember.core.ops import elementwise as ew
@@ -101,6 +103,7 @@ def _window_binding(*extra: str):
 
     def wrap(fn):
         names = [p.split()[1] for p in params]
+        checked = parsed(fn.__name__, window_length="int")(fn)  # a float or tensor length: the parser's words
 
         @functools.wraps(fn)
         def bound(*args, **kwargs):
@@ -110,12 +113,12 @@ def _window_binding(*extra: str):
                 type(v) is not bool for v in periodic)
             if bad:
                 got = [_parser_type(v) for v in args] + [f"{k}={_parser_type(kwargs[k])}" for k in
-                                                          _listed_keywords(kwargs)]
+                                                          kwargs_order(kwargs)]
                 forms = "".join(f" * (int window_length, {''.join(p + ', ' for p in params[:i])}*, {_WINDOW_OPTIONS}\n"
                                 for i in range(len(params) + 1))
                 raise TypeError(f"{fn.__name__}() received an invalid combination of arguments - got "
                                 f"({', '.join(got)}), but expected one of:\n{forms}")
-            return fn(*args, **kwargs)
+            return checked(*args, **kwargs)
 
         return bound
 
@@ -206,17 +209,6 @@ def _spacing(y: Tensor, x, dx, dim: int, op: str):
 _X_FORM, _DX_FORM = " * (Tensor y, Tensor x, *, int dim = -1)\n", " * (Tensor y, *, {} dx = 1, int dim = -1)\n"
 _OVERLOADS = {"trapezoid": _X_FORM + _DX_FORM.format("Number"), "trapz": _DX_FORM.format("float") + _X_FORM}
 _OVERLOADS["cumulative_trapezoid"] = _OVERLOADS["trapezoid"]
-# PyTorch's parser gathers the keywords of a failed call in a hash table and lists them in its order: each goes to
-# the front, except next to a key already in its bucket; of these four, `dim` and `x` share one (measured).
-_BUCKET = {"dim": "x"}
-
-
-def _listed_keywords(names) -> list[str]:
-    order: list[str] = []
-    for name in names:
-        bucket = _BUCKET.get(name, name)
-        order.insert(next((i for i, o in enumerate(order) if _BUCKET.get(o, o) == bucket), 0), name)
-    return order
 
 
 def _spacing_binding(fn):
@@ -230,7 +222,7 @@ def _spacing_binding(fn):
         x = args[1] if len(args) > 1 else kwargs.get("x")
         if has_x and ("dx" in kwargs or not isinstance(x, Tensor)) or "dx" in kwargs and kwargs["dx"] is None:
             got = [type(v).__name__ for v in args]
-            got += [f"{k}={type(kwargs[k]).__name__}" for k in _listed_keywords(kwargs)]
+            got += [f"{k}={type(kwargs[k]).__name__}" for k in kwargs_order(kwargs)]
             got_text = ", ".join(got) + (", " if kwargs and not args else "")  # (its trailing comma when no positional)
             raise TypeError(f"{op}() received an invalid combination of arguments - got ({got_text}), but expected one "
                             f"of:\n{_OVERLOADS[op]}")

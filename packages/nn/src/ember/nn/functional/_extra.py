@@ -9,7 +9,8 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
 from ember.core.ops import conv as _conv
-from ember.core.ops._util import internally, warn_once
+from ember.core.ops._util import int_tuple_param, internally, warn_once
+from ember.core.ops.arguments import parsed
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
 from ember.nn.functional._attention import _cpp_name
 from ember.nn.functional._layers import _verify_spatial_size
@@ -26,12 +27,15 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     return ea.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
+@parsed("avg_pool1d", kernel_size="tuple of ints", stride="tuple of ints?",  # PyTorch's builtin: a keyword
+         padding="tuple of ints")  # is named without a position
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of (N, C, L) inputs."""
     return ea.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
+@parsed("adaptive_avg_pool1d", output_size="tuple of ints")  # PyTorch's builtin, as avg_pool1d
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     return ea.adaptive_avg_pool1d(input, output_size)
 
@@ -120,11 +124,13 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     return ea.pdist(input, p)
 
 
+@parsed("pixel_shuffle", upscale_factor="int")  # a keyword is named without its position, as PyTorch's
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
     return ea.pixel_shuffle(input, upscale_factor)
 
 
+@parsed("pixel_unshuffle", downscale_factor="int")
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
     return ea.pixel_unshuffle(input, downscale_factor)
@@ -162,9 +168,12 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
     return y_hard - y_soft.detach() + y_soft
 
 
-def _check_pairs(**sizes) -> None:
-    """im2col/col2im take exactly two values per size: a sequence of another length (one value too) is refused in
-    PyTorch's words, not spread over both dims."""
+def _check_pairs(op: str, **sizes) -> None:
+    """The sizes as F.unfold/F.fold hand them to im2col/col2im (one value doubled, all by position): what is not ints
+    is refused in its parser's words, then a sequence of another length than two (one value too), not spread over
+    both dims."""
+    for position, (name, v) in enumerate(sizes.items(), 2):
+        int_tuple_param(v if isinstance(v, list | tuple) else (v, v), op, name, position)
     for name, v in sizes.items():
         if isinstance(v, list | tuple) and len(v) != 2:
             raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
@@ -172,13 +181,14 @@ def _check_pairs(**sizes) -> None:
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding blocks of (N, C, H, W) as columns: (N, C * kH * kW, L) (im2col)."""
-    _check_pairs(kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    _check_pairs("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
     return _conv.unfold(input, kernel_size, dilation, padding, stride)
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sum columns (N, C * kH * kW, L) back into an (N, C, H, W) image (col2im, unfold's adjoint)."""
-    _check_pairs(output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    _check_pairs("col2im", output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding,
+                 stride=stride)
     return _conv.fold(input, output_size, kernel_size, dilation, padding, stride)
 
 
@@ -208,8 +218,8 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mo
     """(sum over the window of x^p)^(1/p) over (N, C, H, W) inputs."""
     if (limit := lp_pool_inf(ea.max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)) is not None:
         return limit
+    out = ea.avg_pool2d(input ** norm_type, kernel_size, stride, 0, ceil_mode)  # (which refuses a float size)
     kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
-    out = ea.avg_pool2d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
     return _lp_finish(out, kh * kw, norm_type)
 
 

@@ -15,6 +15,7 @@ from ember.autograd.record import computed
 from ember.core import dispatch as _dispatch
 from ember.core import storage as _storage
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER, composite, node_name
+from ember.core.ops.arguments import parsed
 from ember.core.ops.linalg import linear_untracked
 from ember.core.ops.layout import _type_name
 
@@ -189,6 +190,8 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
                          return_indices=return_indices)
 
 
+@parsed("avg_pool2d", kernel_size="tuple of ints", stride="tuple of ints?",  # PyTorch's builtin: a keyword
+         padding="tuple of ints")  # is named without a position
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over kernel_size windows."""
@@ -361,6 +364,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     return ea.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
 
 
+@parsed("one_hot", num_classes="int")  # a keyword is named without its position, as PyTorch's
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """An int64 tensor (*tensor.shape, num_classes) with a 1 at each class id."""
     return ea.one_hot(tensor, num_classes)

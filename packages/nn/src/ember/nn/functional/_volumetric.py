@@ -11,6 +11,7 @@ from ember.core import Tensor
 from ember.core.ops import dropout as _dropout
 from ember.core.ops import pool as _pool
 from ember.core.ops import upsample as _upsample
+from ember.core.ops.arguments import parsed
 from ember.nn.functional._extra import lp_pool_inf
 
 __all__ = ["conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -38,6 +39,8 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     return _pool.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
+@parsed("avg_pool3d", kernel_size="tuple of ints", stride="tuple of ints?",  # PyTorch's builtin: a keyword
+         padding="tuple of ints")  # is named without a position
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Mean over windows of (N, C, D, H, W) inputs."""
