@@ -1040,3 +1040,16 @@ def test_clamp_takes_a_zero_dim_tensor_bound_beside_a_number_as_a_number_unless_
     with pytest.raises(TypeError, match="^clamp\\(\\) received an invalid combination of arguments - got "
                                         "\\(Tensor, Tensor, float\\), but expected one of:\n"):
         E.clamp(x, E.tensor(0.5, requires_grad=True), 0.7)
+
+
+def test_a_not_implemented_derivative_is_evaluated_only_where_its_gradient_is_wanted():
+    # PyTorch's igamma: grad() of `other` (or backward(inputs=[other])) works while `input` requires grad
+    a, x = E.tensor(2.0, requires_grad=True), E.tensor([0.5, 1.0], requires_grad=True)
+    r = E.special.gammainc(a, x)
+    (g,) = E.autograd.grad(r.sum(), x, retain_graph=True)
+    assert g.tolist() == pytest.approx([0.5 * math.exp(-0.5), math.exp(-1.0)])  # the Gamma(2, 1) density
+    r.sum().backward(inputs=[x], retain_graph=True)
+    assert a.grad is None and x.grad.tolist() == pytest.approx(g.tolist())
+    for call in (lambda: E.autograd.grad(r.sum(), a, retain_graph=True), lambda: r.sum().backward()):
+        with pytest.raises(NotImplementedError, match="^the derivative for 'igamma: input' is not implemented.$"):
+            call()
