@@ -612,7 +612,16 @@ learning-rate sweep, kaiming gains with a hand-written BatchNorm against nn.Batc
 every intermediate's retained grad, the WaveNet hierarchy with FlattenConsecutive, the self-attention trick with
 tril masks, a GPT with top-k generation and estimate_loss, nanoGPT's and minGPT's training and optimizer set-ups,
 makemore's RNN/GRU/MLP zoo over an infinite RandomSampler, byte-level BPE merges, activation and gradient
-diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split)."""
+diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split).
+
+Survival analysis and time-to-event models (`surv_*`: Cox partial likelihoods over time-sorted risk sets by
+logcumsumexp with Breslow and Efron ties, LBFGS fits and Hessian standard errors, a DeepSurv loop with SELU,
+AlphaDropout and a validation C-index, DeepHit's PMF likelihood and ranking loss, logistic-hazard and PC-Hazard
+losses, N-MTLR, Deep Survival Machines' Weibull mixtures, Weibull/log-normal/Gumbel AFT likelihoods with
+torch.distributions and their edge cases, Kaplan-Meier/Nelson-Aalen with Greenwood bands and a log-rank test,
+Aalen-Johansen competing risks, Harrell's/Uno's C-index with ties, the IPCW Brier score and its integral, time
+grids by quantile/histogram/bucketize, stable log1mexp and log_ndtr tricks, float16/bfloat16 curves under
+autocast, and the NaN, empty-risk-set and int/float mistakes such code makes)."""
 
 from __future__ import annotations
 
