@@ -98,3 +98,8 @@ print(torch.special.log1p(torch.tensor(-2.0)), torch.special.expm1(torch.tensor(
 print(
     torch.finfo(torch.float16).tiny, torch.finfo(torch.bfloat16).eps, torch.finfo().min, torch.finfo(torch.float64).max
 )
+try:
+    torch.logaddexp(torch.tensor([-1.0, 0.5]), 0.0)  # softplus written as logaddexp(x, 0)
+except TypeError as e:
+    print(type(e).__name__, e)
+print(torch.logaddexp(torch.tensor([-1.0, 0.5]), torch.tensor(0.0)), F.softplus(torch.tensor([-1.0, 0.5])))
