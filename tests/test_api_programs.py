@@ -621,7 +621,8 @@ losses, N-MTLR, Deep Survival Machines' Weibull mixtures, Weibull/log-normal/Gum
 torch.distributions and their edge cases, Kaplan-Meier/Nelson-Aalen with Greenwood bands and a log-rank test,
 Aalen-Johansen competing risks, Harrell's/Uno's C-index with ties, the IPCW Brier score and its integral, time
 grids by quantile/histogram/bucketize, stable log1mexp and log_ndtr tricks, float16/bfloat16 curves under
-autocast, and the NaN, empty-risk-set and int/float mistakes such code makes)."""
+autocast, simulated censored data from seeded samplers, and the NaN, empty-risk-set and int/float mistakes such
+code makes)."""
 
 from __future__ import annotations
 
