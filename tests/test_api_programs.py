@@ -620,7 +620,17 @@ uint8 with table and SWAR popcounts, Gray/Morton codes and bit reversal, floor_d
 zero divisors and integer pow, uint16/32/64 and the kernels PyTorch lacks for them, overflow and silent
 out-of-range casts, integer reprs, shifts by negative and oversized amounts over every integer dtype, ties in
 sorts and argmax with bincount and searchsorted, int4 nibble packing, xorshift/PCG generators, bitset graphs,
-promotion rules with in-place casting refusals, and bfloat16/float16 rounding by hand: nearest-even and stochastic)."""
+promotion rules with in-place casting refusals, and bfloat16/float16 rounding by hand: nearest-even and stochastic).
+
+Survival analysis and time-to-event models (`surv_*`: Cox partial likelihoods over time-sorted risk sets by
+logcumsumexp with Breslow and Efron ties, LBFGS fits and Hessian standard errors, a DeepSurv loop with SELU,
+AlphaDropout and a validation C-index, DeepHit's PMF likelihood and ranking loss, logistic-hazard and PC-Hazard
+losses, N-MTLR, Deep Survival Machines' Weibull mixtures, Weibull/log-normal/Gumbel AFT likelihoods with
+torch.distributions and their edge cases, Kaplan-Meier/Nelson-Aalen with Greenwood bands and a log-rank test,
+Aalen-Johansen competing risks, Harrell's/Uno's C-index with ties, the IPCW Brier score and its integral, time
+grids by quantile/histogram/bucketize, stable log1mexp and log_ndtr tricks, float16/bfloat16 curves under
+autocast, simulated censored data from seeded samplers, and the NaN, empty-risk-set and int/float mistakes such
+code makes)."""
 
 from __future__ import annotations
 

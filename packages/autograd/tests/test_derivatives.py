@@ -1028,3 +1028,28 @@ def test_copy_twins_of_views_are_row_major_with_pytorchs_nodes(name, call, node)
     assert r.is_contiguous() and type(r.grad_fn).__name__ == node
     r.sum().backward()
     assert x.grad.shape == x.shape and float(x.grad.sum()) == r.numel()
+
+
+def test_clamp_takes_a_zero_dim_tensor_bound_beside_a_number_as_a_number_unless_it_requires_grad():
+    # PyTorch's parser reads a 0-dim tensor as a Number only if it does not require grad: the Number overload's node
+    x = E.tensor([0.0, 1.0], requires_grad=True)
+    r = E.clamp(x, E.tensor(0.5), 0.7)
+    assert type(r.grad_fn).__name__ == "ClampBackward1" and r.tolist() == pytest.approx([0.5, 0.7])
+    r.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    with pytest.raises(TypeError, match="^clamp\\(\\) received an invalid combination of arguments - got "
+                                        "\\(Tensor, Tensor, float\\), but expected one of:\n"):
+        E.clamp(x, E.tensor(0.5, requires_grad=True), 0.7)
+
+
+def test_a_not_implemented_derivative_is_evaluated_only_where_its_gradient_is_wanted():
+    # PyTorch's igamma: grad() of `other` (or backward(inputs=[other])) works while `input` requires grad
+    a, x = E.tensor(2.0, requires_grad=True), E.tensor([0.5, 1.0], requires_grad=True)
+    r = E.special.gammainc(a, x)
+    (g,) = E.autograd.grad(r.sum(), x, retain_graph=True)
+    assert g.tolist() == pytest.approx([0.5 * math.exp(-0.5), math.exp(-1.0)])  # the Gamma(2, 1) density
+    r.sum().backward(inputs=[x], retain_graph=True)
+    assert a.grad is None and x.grad.tolist() == pytest.approx(g.tolist())
+    for call in (lambda: E.autograd.grad(r.sum(), a, retain_graph=True), lambda: r.sum().backward()):
+        with pytest.raises(NotImplementedError, match="^the derivative for 'igamma: input' is not implemented.$"):
+            call()

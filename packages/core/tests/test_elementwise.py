@@ -653,6 +653,24 @@ def test_clamp_with_a_number_and_a_tensor_bound_is_pytorchs_type_error():
     assert E.clamp(E.tensor([1.0, 5.0]), None, E.tensor([2.0])).tolist() == [1.0, 2.0]
 
 
+def test_clamp_takes_a_zero_dim_tensor_beside_a_number_bound_as_a_number():
+    # PyTorch's parser reads a 0-dim tensor that does not require grad as a Number: the Number overload's result
+    x = E.tensor([0.0, 1.0])
+    assert E.clamp(x, min=E.tensor(0.1), max=0.9).tolist() == pytest.approx([0.1, 0.9])
+    assert x.clamp(0.1, E.tensor(0.9)).tolist() == pytest.approx([0.1, 0.9])
+    assert E.clip(x, E.tensor([0.1, 0.2])[0], 0.9).tolist() == pytest.approx([0.1, 0.9])
+    r = E.clamp(E.tensor([1, 5]), E.tensor(2), 3.5)  # an int input and a float number: a float result
+    assert r.dtype == E.float32 and r.tolist() == [2.0, 3.5]
+    r = E.clamp(E.tensor([1, 5]), E.tensor(2), 3)
+    assert r.dtype == E.int64 and r.tolist() == [2, 3]
+    y = x.clone()
+    assert y.clamp_(E.tensor(0.5, dtype=E.float64), 0.7) is y and y.tolist() == pytest.approx([0.5, 0.7])
+    for bound in (E.tensor([0.1]), E.tensor([[0.1]])):  # a tensor requiring grad: the autograd tests
+        with pytest.raises(TypeError, match="^clamp\\(\\) received an invalid combination of arguments - got "
+                                            "\\(Tensor, Tensor, float\\), but expected one of:\n"):
+            E.clamp(x, bound, 0.9)
+
+
 def test_clamp_mixed_bounds_error_is_worded_for_the_form_called():
     # the method lists the method's overloads and the arguments after self, keywords in PyTorch's map order
     x = E.tensor([1.0])

@@ -31,6 +31,21 @@ def test_logaddexp_refuses_integers_as_pytorch():
         E.logaddexp2(E.tensor([True]), E.tensor([False]))
 
 
+def test_logaddexp_takes_tensors_only_as_pytorchs_parser():
+    # PyTorch's logaddexp has no Number overload: a Python number is its parser's TypeError, worded per form
+    x = E.tensor([1.0])
+    cases = [(lambda: E.logaddexp(x, 2.0), "logaddexp(): argument 'other' (position 2) must be Tensor, not float"),
+             (lambda: E.logaddexp2(2, x), "logaddexp2(): argument 'input' (position 1) must be Tensor, not int"),
+             (lambda: x.logaddexp(2.0), "logaddexp(): argument 'other' (position 1) must be Tensor, not float"),
+             (lambda: E.logaddexp(x, other=2.0), "logaddexp(): argument 'other' must be Tensor, not float"),
+             (lambda: E.logaddexp(x, x, out=3), "logaddexp(): argument 'out' must be Tensor, not int")]
+    for call, msg in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value) == msg
+    assert E.logaddexp(x, E.tensor(2.0)).tolist() == pytest.approx([math.log(math.exp(1) + math.exp(2))])
+
+
 @pytest.mark.parametrize("op, ref", [(E.logaddexp, np.logaddexp), (E.logaddexp2, np.logaddexp2)])
 def test_logaddexp_of_an_integer_beside_a_float_computes_in_the_float_dtype(op, ref):
     ints, floats = np.array([1, 2, 3]), np.array([0.5, -1.0, 2.0], dtype=np.float32)

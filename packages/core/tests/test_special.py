@@ -320,7 +320,7 @@ def test_reduced_precision_ndtr_rounds_as_pytorchs_composite(dtype):
         assert got.float().tolist() == _PYTORCH_NDTR[dtype]
 
 
-@pytest.mark.parametrize("name", ["gammaln", "digamma", "erfc", "erfcx", "i0", "i1e", "ndtri", "log_ndtr",
+@pytest.mark.parametrize("name", ["gammaln", "digamma", "erfc", "erfcx", "i0", "i1e", "ndtri",
                                   "bessel_j0", "modified_bessel_k1", "airy_ai"])
 def test_float32_is_float64_rounded(name):
     ref, x, _, atol = UNARY[name]
@@ -331,6 +331,23 @@ def test_float32_is_float64_rounded(name):
         expected = ref(x.astype(np.float32).astype(np.float64)).astype(np.float32)
     rtol = 1e-6 if name in ("i0", "i1e") else 2e-7  # PyTorch's I0 and I1 sum their series in float32: a few ulps
     np.testing.assert_allclose(got.numpy(), expected, rtol=rtol, atol=max(atol, 1e-38))
+
+
+_LOG_NDTR_X = [-1000.0, -300.5, -38.5, -10.0, -1.5, -1.0, -0.5, 0.0, 2.5, 7.5, 10.0, float("inf"), -float("inf")]
+# PyTorch 2.13's float32 log_ndtr at _LOG_NDTR_X: its formula in float32, t = x / sqrt(2) and t * t rounded
+_PYTORCH_LOG_NDTR32 = [-500007.78125, -45156.74609375, -745.6951904296875, -53.231285095214844, -2.705944299697876,
+                       -1.8410214185714722, -1.175911784172058, -0.6931471824645996, -0.006229025777429342,
+                       -3.190891696919565e-14, -7.619853608132182e-24, -0.0, -float("inf")]
+
+
+def test_float32_log_ndtr_rounds_each_step_of_pytorchs_formula():
+    # float64 rounded once gives -500007.8125 at -1000 (PyTorch's float32 t * t is 0.03 lower)
+    got = S.log_ndtr(E.tensor(_LOG_NDTR_X))
+    assert got.dtype is E.float32 and got.tolist() == _PYTORCH_LOG_NDTR32
+    x = np.concatenate([_mixed(), -_pos(50, 0, 150)]).astype(np.float32)
+    with np.errstate(over="ignore"):  # below float32's range: -inf, as PyTorch's
+        expected = sp.log_ndtr(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_allclose(S.log_ndtr(E.tensor(x)).numpy(), expected, rtol=2e-5, atol=1e-38)
 
 
 _INF = float("inf")

@@ -100,6 +100,22 @@ def test_trapezoid_refuses_x_with_dx_in_pytorchs_words():
     assert E.trapz(E.tensor([1.0, 4.0, 9.0]), x=E.tensor([0.0, 1.0, 3.0])).item() == 15.5
 
 
+def test_trapezoid_takes_xs_differences_along_ys_dim_whatever_xs_rank():
+    # PyTorch pads a lower-rank x with leading ones and slices a higher-rank one at y's dim (numpy aligns from the
+    # right instead): y [1, 2] and x [[0, 1], [0, 2]] give widths x[1] - x[0] = [0, 1], so [0, 1.5], not [1.5, 3]
+    assert E.trapezoid(E.tensor([1.0, 2.0]), E.tensor([[0.0, 1.0], [0.0, 2.0]])).tolist() == [0.0, 1.5]
+    assert E.cumulative_trapezoid(E.tensor([1.0, 2.0]), E.tensor([[0.0, 1.0], [0.0, 2.0]])).tolist() == [[0.0, 1.5]]
+    y, x = np.arange(24.0).reshape(2, 3, 4), np.arange(12.0).reshape(3, 4) ** 2
+    widths = (x[1:] - x[:-1])[None]  # x as (1, 3, 4), differenced along dim 1
+    expected = ((y[:, 1:] + y[:, :-1]) * widths).sum(1) / 2
+    assert_close(E.trapezoid(E.tensor(y), E.tensor(x), dim=1), E.tensor(expected))
+    # along a dim x was padded in: no widths, a zero integral
+    assert E.trapezoid(E.tensor(y), E.tensor(x), dim=0).tolist() == np.zeros((3, 4)).tolist()
+    with pytest.raises(RuntimeError, match="^The size of tensor a \\(2\\) must match the size of tensor b \\(0\\) "
+                                           "at non-singleton dimension 1$"):  # a 0-dim x: no widths along dim -1
+        E.trapezoid(E.arange(6.0).view(2, 3), E.tensor(2.0))
+
+
 def test_cumulative_trapezoid_is_the_running_integral():
     y = np.array([[1.0, 2.0, 4.0, 7.0], [3.0, 5.0, 9.0, 1.0]])
     x = np.array([0.0, 1.0, 3.0, 3.5])

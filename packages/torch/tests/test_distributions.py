@@ -57,8 +57,21 @@ def test_special_functions_pass_gradcheck_and_gradgradcheck():
     assert torch.gradcheck(lgamma, (x,)) and torch.gradgradcheck(lgamma, (x,))
     assert torch.gradcheck(lambda v: polygamma(2, v), (x,))
     assert torch.gradcheck(lambda v: gammainc(a, v), (x,))
-    with pytest.raises(NotImplementedError, match="first argument"):
+    with pytest.raises(NotImplementedError, match="^the derivative for 'igamma: input' is not implemented.$"):
         gammainc(T([1.0], requires_grad=True), T([1.0])).sum().backward()
+
+
+def test_gamma_cdf_is_differentiable_in_the_rate_while_its_concentration_requires_grad():
+    # PyTorch's igamma evaluates its (missing) derivative in the concentration only where that gradient is wanted
+    a, b = T(2.0, requires_grad=True), T(1.0, requires_grad=True)
+    x = T([0.5, 1.0, 3.0])
+    cdf = D.Gamma(a, b).cdf(x)
+    assert type(cdf.grad_fn).__name__ == "IgammaBackward0"
+    (g,) = torch.autograd.grad(cdf.sum(), b, retain_graph=True)
+    xn = np.array([0.5, 1.0, 3.0])
+    assert g.item() == pytest.approx(float(np.sum(xn * xn * np.exp(-xn))), rel=1e-6)  # x * density of Gamma(2, 1)
+    with pytest.raises(NotImplementedError, match="^the derivative for 'igamma: input' is not implemented.$"):
+        torch.autograd.grad(cdf.sum(), a)
 
 
 def test_gammainc_against_the_exponential_and_erf_cases():

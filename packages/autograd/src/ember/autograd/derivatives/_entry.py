@@ -31,7 +31,7 @@ import ast
 import math
 from collections.abc import Callable
 
-from ember.autograd.engine import reduce_grad
+from ember.autograd.engine import _tasks, reduce_grad, will_execute
 from ember.autograd.graph import FREED, Node, SavedTensor, _sequence
 
 __all__ = ["Derivative", "derivative", "inplace", "RuleNode", "REQUIRED"]
@@ -129,6 +129,7 @@ class Derivative:
         self.alone = {keys[0]: (fn, names) for keys, fn, names in self.groups
                       if len(keys) == 1 and self.diff_params.count(keys[0]) == 1}
         self.diff_index = [(p, self._pos(p)) for p in self.diff_params]
+        self.unimplemented = any(getattr(fn, "not_implemented", False) for _, fn, _ in self.groups)
         self._plans: dict[tuple, tuple] = {}
         self.inplace: Derivative | None = None
         self.node_cls = type(name or f"{_camel(self.op_name)}Backward0", (RuleNode,), {"__slots__": (), "entry": self,
@@ -426,6 +427,8 @@ class RuleNode(Node):
             need = (slots[0][0] if nf[0][0] is not None else None, slots[1][0] if nf[1][0] is not None else None)
         else:
             need = {p for (p, _), (n, _) in zip(slots, nf) if n is not None}
+        if self.entry.unimplemented and _tasks:
+            need = {p for (p, _), (n, _) in zip(slots, nf) if n is not None and will_execute(n)}
         saved = self._saved
         unpacked = None  # with unpack hooks: every saved tensor unpacked once, in saved order, as PyTorch's nodes
         for keys, fn, names in self.entry.groups:

@@ -100,6 +100,7 @@ def not_implemented(what: str):
     """A rule that raises when it is needed: a derivative ember does not provide (yet)."""
     def rule():
         raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
+    rule.not_implemented = True  # read by Derivative: evaluated only where the running backward wants it
     return rule
 
 

@@ -432,7 +432,7 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
         dt = input._dtype
         return ew.clamp(input, min if min is None else scalar_as(dt, min), max if max is None else scalar_as(dt, max))
     if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and max is not None:
-        raise _MixedBounds("clamp: one tensor bound and one number bound")
+        min, max = _number_bound(min), _number_bound(max)
     if not all(v is None or isinstance(v, (Tensor, numbers.Number)) for v in (min, max)):
         raise _MixedBounds("clamp: a bound that is neither a tensor nor a number")  # `min="0"`: no overload
     min, max = _clamp_bounds("clamp", input, min, max, out)
@@ -475,6 +475,16 @@ def _clamp_bounds(fn: str, input, min, max, out):  # noqa: A002
             "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
         raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for 'Bool'")
     return tuple(bounds)
+
+
+def _number_bound(v):
+    """A tensor bound beside a number bound: PyTorch's parser takes a 0-dim tensor that does not require grad as a
+    Number (`clamp(x, torch.tensor(0.1), 0.9)` is clamp's Number overload); any other tensor matches no overload."""
+    if not isinstance(v, Tensor):
+        return v
+    if v.ndim or v.requires_grad:
+        raise _MixedBounds("clamp: one tensor bound and one number bound")
+    return v.item()
 
 
 _clamp = clamp

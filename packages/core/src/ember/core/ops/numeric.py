@@ -13,10 +13,11 @@ from ember.core import dispatch as _dispatch
 from ember.core import dtypes
 from ember.core.creation import full
 from ember.core.dispatch import node_name
-from ember.core.methods import attach, inplace, method, operator
+from ember.core.methods import attach, inplace, method, method_positions, operator
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, cast_error, named_as
+from ember.core.ops.arguments import parsed
 from ember.core.ops.structseq import out_type, return_type
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
@@ -111,7 +112,8 @@ def _logaddexp_complex(x, y):
     return ew.where(ew.logical_or(ew.isnan(x), ew.isnan(y)), nan, r)
 
 
-@method
+@method(method_form=method_positions)
+@parsed("logaddexp", input="Tensor", other="Tensor", out="Tensor?")  # no Number overload: PyTorch's TypeError
 def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`log(exp(input) + exp(other))` without overflow, elementwise.
 
@@ -122,7 +124,8 @@ def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
     return _into(out, _logaddexp(input, other, lambda d: ew.log1p(ew.exp(d)), "logaddexp"), "logaddexp")
 
 
-@method
+@method(method_form=method_positions)
+@parsed("logaddexp2", input="Tensor", other="Tensor", out="Tensor?")  # no Number overload: PyTorch's TypeError
 def logaddexp2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`log2(2**input + 2**other)` without overflow, elementwise."""
     return _into(out, _logaddexp(input, other, lambda d: ew.div(ew.log1p(ew.exp2(d)), math.log(2.0)),

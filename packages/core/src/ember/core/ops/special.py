@@ -156,6 +156,18 @@ def _check_reduced(name: str, dt: dtypes.dtype) -> None:
         raise not_implemented_for(name.removeprefix("special_") + "_cpu", dt)
 
 
+def _log_ndtr_float32(xs: np.ndarray) -> np.ndarray:
+    """PyTorch's float32 log_ndtr, each step of its formula rounded to float32 (t = x / sqrt(2); log(erfcx(-t) / 2)
+    - t * t below -1, else log1p(-erfc(t) / 2)): its t * t loses at large |x| what a float64 evaluation keeps."""
+    f = np.float32
+    x = np.asarray(xs).astype(f)
+    t = x * f(math.sqrt(0.5))
+    with np.errstate(all="ignore"):
+        low = np.log(ufunc("erfcx", 1)(-t.astype(np.float64)).astype(f) / f(2)) - t * t
+        high = np.log1p(-ufunc("erfc", 1)(t.astype(np.float64)).astype(f) / f(2))
+    return np.where(x < f(-1), low, high)
+
+
 def _make_unary(name: str, fname: str, differentiable: bool):
     op = declare(name, None, differentiable=differentiable, argnames=("input",), complex_error=_no_complex(name))
 
@@ -174,6 +186,8 @@ def _make_unary(name: str, fname: str, differentiable: bool):
         if name in _IN_FLOAT32 and dt in _FLOAT32_OPMATH:  # Cephes' series in float32, as PyTorch
             r = getattr(bessel_float32, fname)(np.asarray(arr(x), np.float32)).astype(dt.np, copy=False)
             return _result(r, out, name, (x,))
+        if name == "special_log_ndtr" and dt is dtypes.float32:
+            return _result(_log_ndtr_float32(arr(x)), out, name, (x,))
         if name == "special_entr" and dt in _REDUCED:  # PyTorch's 16-bit kernel: -x * log(x), log(x) rounded first
             xs = np.asarray(arr(x), np.float32)
             with np.errstate(all="ignore"):

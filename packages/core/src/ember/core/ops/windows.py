@@ -202,7 +202,9 @@ def _spacing(y: Tensor, x, dx, dim: int, op: str):
         view = [1] * y.ndim
         view[dim] = d._shape[0]
         return S.view(d, tuple(view))
-    lo, hi = _pairs(x, dim - y.ndim + x.ndim)  # x broadcasts against y from the right
+    if x.ndim < y.ndim:  # PyTorch pads x's shape with leading ones to y's rank before taking the differences
+        x = S.view(x, (1,) * (y.ndim - x.ndim) + tuple(x._shape))
+    lo, hi = _pairs(x, dim)  # along y's dim, also where x has more dims than y (not aligned from the right)
     return ew.sub(hi, lo)
 
 

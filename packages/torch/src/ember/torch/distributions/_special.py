@@ -346,22 +346,6 @@ class _Polygamma(Function):
         return None, grad * polygamma(ctx.n + 1, x)
 
 
-class _Gammainc(Function):
-    @staticmethod
-    def forward(ctx, a, x):
-        ctx.save_for_backward(a, x)
-        return _like(_gammainc_np(_to_numpy(a), _to_numpy(x)), x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, x = ctx.saved_tensors
-        if ctx.needs_input_grad[0]:
-            raise NotImplementedError("the derivative of gammainc with respect to its first argument (a) is not "
-                                      "implemented")
-        density = torch.exp((a - 1) * torch.log(x) - x - lgamma(a))
-        return None, grad * density
-
-
 class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, concentration, generator=None):
@@ -459,9 +443,9 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 
 
 def gammainc(input: Tensor, other: Tensor) -> Tensor:
-    """The regularised lower incomplete gamma P(input, other), differentiable in `other`."""
-    a, x = torch.broadcast_tensors(_tensor(input), _tensor(other))
-    return _Gammainc.apply(a, x)
+    """The regularised lower incomplete gamma P(input, other): `torch.special.gammainc`, as PyTorch's Gamma.cdf
+    calls it (an IgammaBackward0 node, differentiable in `other`; `input`'s derivative raises only if wanted)."""
+    return torch.special.gammainc(_tensor(input), _tensor(other))
 
 
 def check_sampler_dtype(x: Tensor, kernel: str) -> None:
