@@ -612,7 +612,12 @@ learning-rate sweep, kaiming gains with a hand-written BatchNorm against nn.Batc
 every intermediate's retained grad, the WaveNet hierarchy with FlattenConsecutive, the self-attention trick with
 tril masks, a GPT with top-k generation and estimate_loss, nanoGPT's and minGPT's training and optimizer set-ups,
 makemore's RNN/GRU/MLP zoo over an infinite RandomSampler, byte-level BPE merges, activation and gradient
-diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split)."""
+diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split).
+
+Image registration (`reg_*`: 2-D spatial transformers over every grid_sample mode, padding and align_corners,
+VoxelMorph's scaling-and-squaring of velocity fields, finite-difference regularisers with F.pad's modes, B-spline
+FFD control grids through F.interpolate and conv_transpose3d, Parzen-window mutual information with histograms,
+Jacobian determinants with torch.func)."""
 
 from __future__ import annotations
 
