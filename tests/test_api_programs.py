@@ -617,7 +617,8 @@ diagnostics printed with %-formats of 0-d tensors, and RNG states with random_sp
 Image registration (`reg_*`: 2-D spatial transformers over every grid_sample mode, padding and align_corners,
 VoxelMorph's scaling-and-squaring of velocity fields, finite-difference regularisers with F.pad's modes, B-spline
 FFD control grids through F.interpolate and conv_transpose3d, Parzen-window mutual information with histograms,
-Jacobian determinants with torch.func)."""
+Jacobian determinants with torch.func, rigid rotations with Kabsch and lstsq, avg_pool3d pyramids with their
+float-size mistakes, local NCC four ways, Demons with Gaussian smoothing)."""
 
 from __future__ import annotations
 

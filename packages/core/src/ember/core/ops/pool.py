@@ -24,8 +24,8 @@ from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
-from ember.core.ops.arguments import _type_name
 from ember.core.ops.memfmt import channels_last_as, grad_laid_out, suggested_format
+from ember.core.ops.parser_errors import int_like, int_tuple_error
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
@@ -42,27 +42,29 @@ def _arity_error(op: str, name: str, n: str) -> RuntimeError:
     return RuntimeError(f"{op}: {name} must {verb}{omitted} a single int, or a tuple of {n} ints")
 
 
-_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5}  # in PyTorch's (input, kernel_size, ...)
+# positions in PyTorch's (input, kernel_size | output_size, stride, ...)
+_POSITIONS = {"kernel_size": 2, "output_size": 2, "stride": 3, "padding": 4, "dilation": 5}
+
+
+def _window(v, name: str, op: str, n: int) -> tuple[int, ...]:
+    """One int for all `n` dims, or a sequence of one or `n`; a float (alone or in the sequence) is PyTorch's parser
+    TypeError for a positional "tuple of ints", not truncated."""
+    if int_like(v):
+        return (int(v),) * n
+    err = int_tuple_error(op, name, f" (position {_POSITIONS[name]})", v)
+    if err is not None:
+        raise err
+    v = tuple(int(x) for x in v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise _arity_error(op, name, "two" if n == 2 else "three")
+    return v
 
 
 def _pair(v, name: str, op: str) -> tuple[int, int]:
-    """One int for both dims, or a sequence of one or two; a float (alone or in the sequence) is PyTorch's parser
-    TypeError for a positional "tuple of ints", not truncated."""
-    if isinstance(v, int | np.integer) and not isinstance(v, bool):
-        return int(v), int(v)
-    if not isinstance(v, tuple | list):
-        raise TypeError(f"{op}(): argument '{name}' (position {_POSITIONS[name]}) must be tuple of ints, not "
-                        f"{_type_name(v)}")
-    for i, x in enumerate(v, 1):
-        if not isinstance(x, int | np.integer) or isinstance(x, bool):
-            raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i} with error \"type must "
-                            f"be tuple of ints,but got {_type_name(x)}\"")
-    v = tuple(int(x) for x in v)
-    if len(v) == 1:
-        return v[0], v[0]
-    if len(v) != 2:
-        raise _arity_error(op, name, "two")
-    return v
+    """`_window` over two dims."""
+    return _window(v, name, op, 2)
 
 
 def _pool_out(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -389,9 +391,14 @@ def _via_2d(fn, input: Tensor, *args, **kwargs):
     return squeeze(r, -2)
 
 
-def _one(v, default=None):
+def _one(v, default=None, op: str | None = None, name: str | None = None):
+    """A 1-D pool's int argument (None: `default`); with `op`, a float is its parser's TypeError, not truncated."""
     if v is None:
         return default
+    if op is not None and not int_like(v):
+        err = int_tuple_error(op, name, f" (position {_POSITIONS[name]})", v)
+        if err is not None:
+            raise err
     if isinstance(v, int | np.integer):
         return int(v)
     v = tuple(v)
@@ -434,7 +441,7 @@ def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     Indices are positions along L.
     """
     _check_input("max_pool1d", input, 1)
-    k = _one(kernel_size)
+    k = _one(kernel_size, None, "max_pool1d_with_indices" if return_indices else "max_pool1d", "kernel_size")
     if not return_indices:  # PyTorch's max_pool1d (no indices): check_max_pool1d's checks, then floats only
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
         _check_dtype(input, "max_pool1d_impl")
@@ -475,15 +482,29 @@ def avg_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """1-D average pooling over `(N, C, L)` or `(C, L)`, as `torch.nn.functional.avg_pool1d`."""
     _check_input("avg_pool1d", input, 1)
-    k = _one(kernel_size)
+    k = _one(kernel_size, None, "avg_pool1d", "kernel_size")
     return _via_2d(avg_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), ceil_mode,
                    count_include_pad)
 
 
+def _adaptive_list(output_size, nd: int):
+    """PyTorch's functional `_list_with_default`: a Python int repeated per dim, a sequence kept; anything else
+    fails its `len()` (a float, a numpy integer, a 0-d tensor)."""
+    if isinstance(output_size, int):
+        return (output_size,) * nd
+    len(output_size)  # Python's own TypeError, as PyTorch's
+    return tuple(output_size)
+
+
 def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, ...]:
-    if isinstance(output_size, int | np.integer):
-        output_size = (int(output_size),) * nd
-    sizes = tuple(input.shape[input.ndim - nd + i] if v is None else int(v) for i, v in enumerate(output_size))
+    """`output_size` as `nd` ints, None keeping the input's dim; a float is refused as PyTorch's functional code
+    (`len()` of a non-int) and its parser (a float element) refuse it."""
+    output_size = _adaptive_list(output_size, nd)
+    sizes = tuple(input.shape[input.ndim - nd + i] if v is None else v for i, v in enumerate(output_size))
+    err = int_tuple_error(op, "output_size", " (position 2)", sizes)
+    if err is not None:
+        raise err
+    sizes = tuple(int(v) for v in sizes)
     if len(sizes) != nd:  # PyTorch's words, which differ between the avg and max pools
         raise RuntimeError(f"{op}: output_size must be {nd}" if "avg" in op else
                            f"{op}(): internal error: output_size.size() must be {nd}")
@@ -502,8 +523,8 @@ def _global_mean(input, output_size, nd: int):
     (so an empty dim gives NaN, the mean of nothing, and integers get mean()'s refusal); None if not all ones."""
     if not isinstance(input, Tensor):
         return None
-    sizes = (output_size,) * nd if isinstance(output_size, int | np.integer) else tuple(output_size)
-    if len(sizes) != nd or any(v is None or int(v) != 1 for v in sizes):
+    sizes = _adaptive_list(output_size, nd)
+    if len(sizes) != nd or any(not int_like(v) or int(v) != 1 for v in sizes):
         return None
     from ember.core.ops.reduce import mean
 
@@ -569,27 +590,22 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ..
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
                            f"'self' (while checking arguments for adaptive_avg_pool1d)")
     _check_one_size("adaptive_avg_pool1d", output_size)
-    return _via_2d(adaptive_avg_pool2d, input, (1, _one(output_size)))
+    return _via_2d(adaptive_avg_pool2d, input, (1, _one(output_size, None, "adaptive_avg_pool1d", "output_size")))
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 1-D max pooling over `(N, C, L)` or `(C, L)`."""
     _check_adaptive("adaptive_max_pool1d", input, 1)
     _check_one_size("adaptive_max_pool1d", output_size)
-    return _via_2d(adaptive_max_pool2d, input, (1, _one(output_size)), return_indices)
+    size = _one(output_size, None, "adaptive_max_pool1d", "output_size")
+    return _via_2d(adaptive_max_pool2d, input, (1, size), return_indices)
 
 
 
 # --- 3-D pooling: two 2-D passes (see NOTE [ 3-D pooling as two 2-D passes ]) --------------------
 def _triple(v, name: str, op: str) -> tuple[int, int, int]:
-    if isinstance(v, int | np.integer):
-        return (int(v),) * 3
-    v = tuple(int(x) for x in v)
-    if len(v) == 1:
-        return v * 3
-    if len(v) != 3:
-        raise _arity_error(op, name, "three")
-    return v
+    """`_window` over three dims."""
+    return _window(v, name, op, 3)
 
 
 def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode, check_input_size: bool = False) -> None:
