@@ -19,6 +19,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, node_name
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
+from ember.core.ops.arguments import _type_name
+from ember.core.ops.parser_errors import int_tuple_error
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["grid_sample", "affine_grid", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
@@ -208,8 +210,17 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                       "grid_sample for details.", stacklevel=2)
         align_corners = False
+    _check_bool("grid_sampler", align_corners, 5)
     return _named(grid_sampler_op(input, grid, GRID_SAMPLE_INTERPOLATION_MODES[mode],
                                   GRID_SAMPLE_PADDING_MODES[padding_mode], bool(align_corners)), input)
+
+
+def _check_bool(op: str, align_corners, position: int) -> None:
+    """PyTorch's functional code hands align_corners to the op's parser, which takes a Python bool only (not 1, not
+    numpy's bool)."""
+    if not isinstance(align_corners, bool):
+        raise TypeError(f"{op}(): argument 'align_corners' (position {position}) must be bool, not "
+                        f"{_type_name(align_corners)}")
 
 
 def _base_grid(size: tuple[int, ...], align_corners: bool, npdt) -> np.ndarray:
@@ -310,5 +321,9 @@ def affine_grid(theta: Tensor, size: list[int] | tuple[int, ...], align_corners:
                       "of affine_grid for details.", stacklevel=2)
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {given}")
-    return affine_grid_generator(theta, list(size), bool(align_corners))
+    err = int_tuple_error("affine_grid_generator", "size", " (position 2)", given)
+    if err is not None:  # a float size (`H / 2`): the generator's parser refuses it, no truncation
+        raise err
+    _check_bool("affine_grid_generator", align_corners, 3)
+    return affine_grid_generator(theta, list(size), align_corners)
 
