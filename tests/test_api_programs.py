@@ -618,7 +618,9 @@ Image registration (`reg_*`: 2-D spatial transformers over every grid_sample mod
 VoxelMorph's scaling-and-squaring of velocity fields, finite-difference regularisers with F.pad's modes, B-spline
 FFD control grids through F.interpolate and conv_transpose3d, Parzen-window mutual information with histograms,
 Jacobian determinants with torch.func, rigid rotations with Kabsch and lstsq, avg_pool3d pyramids with their
-float-size mistakes, local NCC four ways, Demons with Gaussian smoothing)."""
+float-size mistakes, local NCC four ways, Demons with Gaussian smoothing, a 3-D affine network trained through
+affine_grid, and the mistakes registration code makes: grid order, align_corners mismatches, unnormalised
+displacements)."""
 
 from __future__ import annotations
 
