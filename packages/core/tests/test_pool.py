@@ -762,6 +762,15 @@ def test_1d_and_3d_pools_refuse_a_float_window_as_pytorchs_parser():
     with pytest.raises(TypeError, match=re.escape("max_pool1d(): argument 'kernel_size' (position 2) must be tuple of "
                                                   "ints, not float")):
         E.max_pool1d(x[0, 0], 2.0)
+    with pytest.raises(TypeError, match=re.escape("max_pool3d_with_indices(): argument 'stride' (position 3) must be "
+                                                  "tuple of ints, not float")):
+        E.max_pool3d(x, 2, 1.0, return_indices=True)  # PyTorch's F.max_pool3d calls that op then
+    with pytest.raises(TypeError, match=re.escape("max_pool2d_with_indices(): argument 'kernel_size' (position 2) must "
+                                                  "be tuple of ints, not float")):
+        E.max_pool2d(x[0], 2.0, return_indices=True)
+    with pytest.raises(RuntimeError, match="^max_pool3d: kernel_size must either be a single int, or a tuple of three "
+                                           "ints$"):
+        E.max_pool3d(x, (2, 2), return_indices=True)
     assert E.avg_pool3d(x, np.int64(2), [2]).shape == (1, 1, 2, 2, 2)
 
 

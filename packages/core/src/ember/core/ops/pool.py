@@ -46,12 +46,12 @@ def _arity_error(op: str, name: str, n: str) -> RuntimeError:
 _POSITIONS = {"kernel_size": 2, "output_size": 2, "stride": 3, "padding": 4, "dilation": 5}
 
 
-def _window(v, name: str, op: str, n: int) -> tuple[int, ...]:
+def _window(v, name: str, op: str, n: int, parser: str | None = None) -> tuple[int, ...]:
     """One int for all `n` dims, or a sequence of one or `n`; a float (alone or in the sequence) is PyTorch's parser
-    TypeError for a positional "tuple of ints", not truncated."""
+    TypeError for a positional "tuple of ints", not truncated, in the words of the `parser` op (default `op`)."""
     if int_like(v):
         return (int(v),) * n
-    err = int_tuple_error(op, name, f" (position {_POSITIONS[name]})", v)
+    err = int_tuple_error(parser or op, name, f" (position {_POSITIONS[name]})", v)
     if err is not None:
         raise err
     v = tuple(int(x) for x in v)
@@ -62,9 +62,9 @@ def _window(v, name: str, op: str, n: int) -> tuple[int, ...]:
     return v
 
 
-def _pair(v, name: str, op: str) -> tuple[int, int]:
+def _pair(v, name: str, op: str, parser: str | None = None) -> tuple[int, int]:
     """`_window` over two dims."""
-    return _window(v, name, op, 2)
+    return _window(v, name, op, 2, parser)
 
 
 def _pool_out(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -371,10 +371,11 @@ def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
     _check_input("max_pool2d", input, 2)
-    k = _pair(kernel_size, "kernel_size", "max_pool2d")
+    parser = "max_pool2d_with_indices" if return_indices else None  # the op PyTorch's F.max_pool2d calls then
+    k = _pair(kernel_size, "kernel_size", "max_pool2d", parser)
     s = k if stride is None or (isinstance(stride, tuple | list) and len(stride) == 0) else \
-        _pair(stride, "stride", "max_pool2d")
-    p, d = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
+        _pair(stride, "stride", "max_pool2d", parser)
+    p, d = _pair(padding, "padding", "max_pool2d", parser), _pair(dilation, "dilation", "max_pool2d", parser)
     _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
     _check_dtype(input, "max_pool2d", "all")
     out, idx = max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
@@ -603,9 +604,9 @@ def adaptive_max_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ..
 
 
 # --- 3-D pooling: two 2-D passes (see NOTE [ 3-D pooling as two 2-D passes ]) --------------------
-def _triple(v, name: str, op: str) -> tuple[int, int, int]:
+def _triple(v, name: str, op: str, parser: str | None = None) -> tuple[int, int, int]:
     """`_window` over three dims."""
-    return _window(v, name, op, 3)
+    return _window(v, name, op, 3, parser)
 
 
 def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode, check_input_size: bool = False) -> None:
@@ -632,11 +633,12 @@ def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode, check_input_s
                            f"size: ({input.shape[-4]}x{'x'.join(map(str, out))}). Output size is too small")
 
 
-def _window3d_args(op: str, kernel_size, stride, padding, dilation):
-    k = _triple(kernel_size, "kernel_size", op)
+def _window3d_args(op: str, kernel_size, stride, padding, dilation, parser: str | None = None):
+    """A 3-D pool's window arguments as triples (stride defaulting to the kernel); `parser` as in `_window`."""
+    k = _triple(kernel_size, "kernel_size", op, parser)
     s = k if stride is None or (isinstance(stride, tuple | list) and len(stride) == 0) else \
-        _triple(stride, "stride", op)
-    return k, s, _triple(padding, "padding", op), _triple(dilation, "dilation", op)
+        _triple(stride, "stride", op, parser)
+    return k, s, _triple(padding, "padding", op, parser), _triple(dilation, "dilation", op, parser)
 
 
 def _as_batched(input: Tensor) -> Tensor:
@@ -744,7 +746,8 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     [[[[[7]]]]]
     """
     _check_input("max_pool3d", input, 3)
-    k, s, p, d = _window3d_args("max_pool3d", kernel_size, stride, padding, dilation)
+    k, s, p, d = _window3d_args("max_pool3d", kernel_size, stride, padding, dilation,
+                                "max_pool3d_with_indices" if return_indices else None)
     _check_window3d("max_pool3d", input, k, s, p, d, ceil_mode)
     _check_dtype(input, "max_pool3d", "all")
     ceil_mode = bool(ceil_mode)
