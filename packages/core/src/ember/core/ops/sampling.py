@@ -263,11 +263,30 @@ def affine_grid_generator(theta: Tensor, size: list[int], align_corners: bool) -
     return node_name(out, type(out.grad_fn).__name__, "AffineGridGeneratorBackward0") if out.grad_fn else out
 
 
+def _fused_grid_values(theta: Tensor, base: Tensor, size) -> Tensor:
+    """`base @ theta^T` as PyTorch's CPU bmm accumulates a float32/float64 row: the first product rounded, each
+    next term added by a fused multiply-add (`acc = fma(b_k, t_k, acc)`), so every point is PyTorch's to the bit."""
+    from ember.core.ops import numba_cpu
+
+    nd = len(size) - 2
+    th, b = theta._np(), base._np()
+    axpy = numba_cpu.axpy_ufunc()  # axpy(acc, b, t) = fma(b, t, acc), rounded once
+    acc = b[None, :, 0:1] * th[:, None, :, 0]
+    for k in range(1, nd + 1):
+        acc = axpy(acc, b[None, :, k : k + 1], th[:, None, :, k])
+    return wrap(np.ascontiguousarray(acc).reshape((size[0],) + tuple(size[2:]) + (nd,)))
+
+
 def _grid_values(theta: Tensor, base: Tensor, size, reduced: bool) -> Tensor:
     """`base @ theta^T` per batch as `(N, *spatial, nd)`. Each coordinate is summed in order, rounded after every
     term, as PyTorch's kernel (a BLAS product rounds otherwise and moves points across nearest sampling's rounding
     boundaries); float16/bfloat16 accumulate in float32 and round once, as PyTorch's reduced-precision bmm."""
     nd = len(size) - 2
+    # PyTorch's CPU bmm runs a product under 400 multiply-adds per batch in its own loop (each term rounded, as
+    # below), a larger one by BLAS (fused)
+    blas = (nd + 1) * base._shape[0] * nd >= 400
+    if blas and not reduced and theta._storage.device.type == "cpu" and not theta._requires_grad:
+        return _fused_grid_values(theta, base, size)
     th = theta.to(dtypes.float32) if reduced else theta
     base = base.to(dtypes.float32) if reduced else base
     out = base[:, 0:1] * th[:, :, 0].unsqueeze(1)
