@@ -630,7 +630,15 @@ torch.distributions and their edge cases, Kaplan-Meier/Nelson-Aalen with Greenwo
 Aalen-Johansen competing risks, Harrell's/Uno's C-index with ties, the IPCW Brier score and its integral, time
 grids by quantile/histogram/bucketize, stable log1mexp and log_ndtr tricks, float16/bfloat16 curves under
 autocast, simulated censored data from seeded samplers, and the NaN, empty-risk-set and int/float mistakes such
-code makes)."""
+code makes).
+
+Image registration (`reg_*`: 2-D spatial transformers over every grid_sample mode, padding and align_corners,
+VoxelMorph's scaling-and-squaring of velocity fields, finite-difference regularisers with F.pad's modes, B-spline
+FFD control grids through F.interpolate and conv_transpose3d, Parzen-window mutual information with histograms,
+Jacobian determinants with torch.func, rigid rotations with Kabsch and lstsq, avg_pool3d pyramids with their
+float-size mistakes, local NCC four ways, Demons with Gaussian smoothing, a 3-D affine network trained through
+affine_grid, and the mistakes registration code makes: grid order, align_corners mismatches, unnormalised
+displacements)."""
 
 from __future__ import annotations
 

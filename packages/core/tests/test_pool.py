@@ -798,3 +798,59 @@ def test_pools_take_an_integer_tensor_of_one_element_as_an_int():
         E.max_pool3d(_x5, (2, 2), return_indices=True)
     assert E.max_pool2d(_x4, E.tensor(2)).shape == (1, 2, 3, 3)
     assert E.avg_pool1d(_x3, E.tensor(2)).shape == (2, 3, 4)
+def test_1d_and_3d_pools_refuse_a_float_window_as_pytorchs_parser():
+    """A pyramid's `kernel_size=2.0` (or a float in the triple) is PyTorch's TypeError in 1-D and 3-D too, not
+    Python's "'float' object is not iterable" nor a truncated window; a float first element names its type."""
+    x = E.zeros(1, 1, 4, 4, 4)
+    with pytest.raises(TypeError, match=re.escape("avg_pool3d(): argument 'kernel_size' (position 2) must be tuple of "
+                                                  "ints, not float")):
+        E.avg_pool3d(x, 2.0)
+    with pytest.raises(TypeError, match=re.escape("max_pool3d(): argument 'dilation' (position 5) must be tuple of "
+                                                  "ints, not float")):
+        E.max_pool3d(x, 2, dilation=1.0)
+    with pytest.raises(TypeError, match=re.escape("max_pool3d(): argument 'kernel_size' failed to unpack the object at "
+                                                  "pos 2 with error \"type must be tuple of ints,but got float\"")):
+        E.max_pool3d(x, (2, 2.0, 2))
+    with pytest.raises(TypeError, match=re.escape("avg_pool3d(): argument 'kernel_size' (position 2) must be tuple of "
+                                                  "ints, but found element of type float at pos 0")):
+        E.avg_pool3d(x, (2.0, 2, 2))
+    with pytest.raises(TypeError, match=re.escape("max_pool2d(): argument 'kernel_size' (position 2) must be tuple of "
+                                                  "ints, but found element of type float at pos 0")):
+        E.max_pool2d(x[0], (2.0, 2))
+    with pytest.raises(TypeError, match=re.escape("avg_pool1d(): argument 'kernel_size' (position 2) must be tuple of "
+                                                  "ints, not float")):
+        E.avg_pool1d(x[0, 0], 2.0)
+    with pytest.raises(TypeError, match=re.escape("max_pool1d(): argument 'kernel_size' (position 2) must be tuple of "
+                                                  "ints, not float")):
+        E.max_pool1d(x[0, 0], 2.0)
+    with pytest.raises(TypeError, match=re.escape("max_pool3d_with_indices(): argument 'stride' (position 3) must be "
+                                                  "tuple of ints, not float")):
+        E.max_pool3d(x, 2, 1.0, return_indices=True)  # PyTorch's F.max_pool3d calls that op then
+    with pytest.raises(TypeError, match=re.escape("max_pool2d_with_indices(): argument 'kernel_size' (position 2) must "
+                                                  "be tuple of ints, not float")):
+        E.max_pool2d(x[0], 2.0, return_indices=True)
+    with pytest.raises(RuntimeError, match="^max_pool3d: kernel_size must either be a single int, or a tuple of three "
+                                           "ints$"):
+        E.max_pool3d(x, (2, 2), return_indices=True)
+    assert E.avg_pool3d(x, np.int64(2), [2]).shape == (1, 1, 2, 2, 2)
+
+
+def test_adaptive_pools_refuse_float_sizes_as_pytorch():
+    """PyTorch's functional code takes `len()` of a non-int output size, and its parser refuses a float element
+    (None keeps the input's dim first): no truncation, and no all-ones shortcut for `(1.0, 1)`."""
+    x = E.zeros(1, 1, 4, 4, 4)
+    with pytest.raises(TypeError, match=r"^object of type 'float' has no len\(\)$"):
+        E.adaptive_avg_pool3d(x, 2.0)
+    with pytest.raises(TypeError, match=r"^len\(\) of a 0-d tensor$"):
+        E.adaptive_max_pool2d(x[0], E.tensor(2))
+    with pytest.raises(TypeError, match=re.escape("adaptive_avg_pool2d(): argument 'output_size' (position 2) must be "
+                                                  "tuple of ints, but found element of type float at pos 0")):
+        E.adaptive_avg_pool2d(x[0], (1.0, 1))
+    with pytest.raises(TypeError, match=re.escape("adaptive_max_pool3d(): argument 'output_size' failed to unpack the "
+                                                  "object at pos 2 with error \"type must be tuple of ints,but got "
+                                                  "float\"")):
+        E.adaptive_max_pool3d(x, (None, 2.0, 2))
+    with pytest.raises(TypeError, match=re.escape("adaptive_avg_pool1d(): argument 'output_size' (position 2) must be "
+                                                  "tuple of ints, not float")):
+        E.adaptive_avg_pool1d(x[0, 0], 2.0)
+    assert E.adaptive_avg_pool3d(x, (None, 2, 1)).shape == (1, 1, 4, 2, 1)

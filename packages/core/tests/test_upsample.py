@@ -2,6 +2,7 @@
 float64 loop references of PyTorch's source-index formulas; its backward by central differences."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -432,6 +433,25 @@ def test_interpolate_size_must_hold_integers_in_pytorchs_words():
                                         r"<class 'int'>, <class 'int'>\]$"):
         E.interpolate(x, size=(2.0, 2, 2))
     assert E.interpolate(x, size=(np.int64(2), True, E.tensor(3))).shape == (1, 1, 2, 1, 3)
+
+
+def test_interpolate_refuses_a_float_size_as_pytorchs_kernel_parser():
+    """A scalar float size (`size=D / 2`) is repeated per dim and refused by the kernel's parser, as PyTorch's (an
+    adaptive pool's words for 'area'), never truncated; a list is read as ints by its first element."""
+    x = E.zeros(1, 1, 4, 4, 4)
+    with pytest.raises(TypeError, match=re.escape("upsample_trilinear3d() received an invalid combination of "
+                                                  "arguments - got (Tensor, list, bool, NoneType), but expected one "
+                                                  "of:\n * (Tensor input, tuple of ints output_size, bool "
+                                                  "align_corners, tuple of floats scale_factors)\n      didn't match "
+                                                  "because some of the arguments have invalid types: (Tensor, !list of "
+                                                  "[float, float, float]!, bool, !NoneType!)")):
+        E.interpolate(x, size=2.0, mode="trilinear")
+    with pytest.raises(TypeError, match=re.escape("adaptive_avg_pool3d(): argument 'output_size' (position 2) must be "
+                                                  "tuple of ints, but found element of type float at pos 0")):
+        E.interpolate(x, size=2.0, mode="area")
+    with pytest.raises(TypeError, match=re.escape("(Tensor, !tuple of (bool, int)!, !NoneType!)")):
+        E.interpolate(x[0], size=(True, 2))
+    assert E.interpolate(x[0], size=(2, True)).shape == (1, 4, 2, 1)
 
 
 def ref_lanczos_1d(row, n_out):

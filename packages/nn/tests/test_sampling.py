@@ -284,13 +284,31 @@ def test_affine_grid_is_pytorchs_to_the_bit():
 
 
 def test_nearest_sampling_of_an_affine_grid_rounds_the_points_pytorch_rounds():
-    # x = 0.9 * -1/3 - 0.1 * 1/3 + 0.1 lands on 1.4999999 pixels in PyTorch's float32 rounding, not on the tie 1.5
+    # x = 0.9 * -1/3 - 0.1 * 1/3 + 0.1 accumulated by PyTorch 2.13's CPU bmm (fused multiply-adds) lands on the tie
+    # 1.5 pixels (rounded term by term it was 1.4999999), which nearest sampling rounds to even: pixel 2, not 1
     theta = E.tensor([[[0.9, -0.1, 0.0, 0.1], [0.1, 0.9, 0.0, 0.0], [0.0, 0.0, 1.0, -0.2]]])
     grid = F.affine_grid(theta, (1, 1, 6, 6, 6), align_corners=False)
-    assert ((grid[0, 2, 2, 1, 0] + 1) * 6 - 1).item() / 2 < 1.5
+    assert ((grid[0, 2, 2, 1, 0] + 1) * 6 - 1).item() / 2 == 1.5
     x = E.arange(216, dtype=E.float32).reshape(1, 1, 6, 6, 6)
     got = F.grid_sample(x, grid, mode="nearest", align_corners=False)[0, 0, 2, 2, :2].tolist()
-    assert got == [x[0, 0, 1, 2, 1].item(), x[0, 0, 1, 2, 1].item()]
+    assert got == [x[0, 0, 1, 2, 1].item(), x[0, 0, 1, 2, 2].item()]
+
+
+def test_affine_grid_rounds_small_products_term_by_term_and_large_ones_fused():
+    """PyTorch's CPU bmm runs under 400 multiply-adds per batch in its own loop (each product and sum rounded),
+    a larger product by BLAS (fused multiply-adds): float64 points of both against exact fractions."""
+    from fractions import Fraction
+
+    theta = np.array([[[0.7, -0.3, 0.1], [0.2, 1.1, -0.4]]])
+    for size, fused in (((1, 1, 5, 9), False), ((1, 1, 12, 12), True)):
+        grid = F.affine_grid(E.tensor(theta), size, align_corners=False).numpy().reshape(-1, 2)
+        base = F.affine_grid(E.tensor(np.eye(2, 3)[None]), size, align_corners=False).numpy().reshape(-1, 2)
+        for (x, y), got in zip(base, grid):
+            for i in range(2):
+                t0, t1, t2 = theta[0, i]
+                acc = x * t0
+                acc = float(Fraction(y) * Fraction(t1) + Fraction(acc)) if fused else acc + y * t1
+                assert got[i] == acc + t2
 
 
 def test_float32_coordinates_round_as_pytorchs_kernels():

@@ -19,6 +19,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, node_name
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
+from ember.core.ops.arguments import _type_name
+from ember.core.ops.parser_errors import int_tuple_error
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["grid_sample", "affine_grid", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
@@ -208,8 +210,17 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                       "grid_sample for details.", stacklevel=2)
         align_corners = False
+    _check_bool("grid_sampler", align_corners, 5)
     return _named(grid_sampler_op(input, grid, GRID_SAMPLE_INTERPOLATION_MODES[mode],
                                   GRID_SAMPLE_PADDING_MODES[padding_mode], bool(align_corners)), input)
+
+
+def _check_bool(op: str, align_corners, position: int) -> None:
+    """PyTorch's functional code hands align_corners to the op's parser, which takes a Python bool only (not 1, not
+    numpy's bool)."""
+    if not isinstance(align_corners, bool):
+        raise TypeError(f"{op}(): argument 'align_corners' (position {position}) must be bool, not "
+                        f"{_type_name(align_corners)}")
 
 
 def _base_grid(size: tuple[int, ...], align_corners: bool, npdt) -> np.ndarray:
@@ -252,11 +263,30 @@ def affine_grid_generator(theta: Tensor, size: list[int], align_corners: bool) -
     return node_name(out, type(out.grad_fn).__name__, "AffineGridGeneratorBackward0") if out.grad_fn else out
 
 
+def _fused_grid_values(theta: Tensor, base: Tensor, size) -> Tensor:
+    """`base @ theta^T` as PyTorch's CPU bmm accumulates a float32/float64 row: the first product rounded, each
+    next term added by a fused multiply-add (`acc = fma(b_k, t_k, acc)`), so every point is PyTorch's to the bit."""
+    from ember.core.ops import numba_cpu
+
+    nd = len(size) - 2
+    th, b = theta._np(), base._np()
+    axpy = numba_cpu.axpy_ufunc()  # axpy(acc, b, t) = fma(b, t, acc), rounded once
+    acc = b[None, :, 0:1] * th[:, None, :, 0]
+    for k in range(1, nd + 1):
+        acc = axpy(acc, b[None, :, k : k + 1], th[:, None, :, k])
+    return wrap(np.ascontiguousarray(acc).reshape((size[0],) + tuple(size[2:]) + (nd,)))
+
+
 def _grid_values(theta: Tensor, base: Tensor, size, reduced: bool) -> Tensor:
     """`base @ theta^T` per batch as `(N, *spatial, nd)`. Each coordinate is summed in order, rounded after every
     term, as PyTorch's kernel (a BLAS product rounds otherwise and moves points across nearest sampling's rounding
     boundaries); float16/bfloat16 accumulate in float32 and round once, as PyTorch's reduced-precision bmm."""
     nd = len(size) - 2
+    # PyTorch's CPU bmm runs a product under 400 multiply-adds per batch in its own loop (each term rounded, as
+    # below), a larger one by BLAS (fused)
+    blas = (nd + 1) * base._shape[0] * nd >= 400
+    if blas and not reduced and theta._storage.device.type == "cpu" and not theta._requires_grad:
+        return _fused_grid_values(theta, base, size)
     th = theta.to(dtypes.float32) if reduced else theta
     base = base.to(dtypes.float32) if reduced else base
     out = base[:, 0:1] * th[:, :, 0].unsqueeze(1)
@@ -310,5 +340,9 @@ def affine_grid(theta: Tensor, size: list[int] | tuple[int, ...], align_corners:
                       "of affine_grid for details.", stacklevel=2)
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {given}")
-    return affine_grid_generator(theta, list(size), bool(align_corners))
+    err = int_tuple_error("affine_grid_generator", "size", " (position 2)", given)
+    if err is not None:  # a float size (`H / 2`): the generator's parser refuses it, no truncation
+        raise err
+    _check_bool("affine_grid_generator", align_corners, 3)
+    return affine_grid_generator(theta, list(size), align_corners)
 

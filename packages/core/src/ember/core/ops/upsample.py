@@ -21,6 +21,7 @@ from ember.core.ops._util import wrap
 from ember.core.ops.arguments import parsed
 from ember.core.ops.parser_errors import int_tuple_error, invalid_arguments
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
+from ember.core.ops.parser_errors import int_like, int_tuple_error
 from ember.core.tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward", "pixel_shuffle",
@@ -354,22 +355,22 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
 
 
 def _check_kernel_arguments(size, scale_factor, mode: str, nd: int, antialias: bool, recompute) -> None:
-    """PyTorch's F.interpolate repeats a size or scale that is no list per dim (a tensor too) and hands the lists
-    to its kernel, whose parser takes an int list (a one-element tensor is an int) and a float list (no tensor):
+    """PyTorch's F.interpolate repeats a size or scale that is no list per dim (a tensor, a float too) and hands the
+    lists to its kernel, whose parser takes an int list (a one-element tensor is an int) and a float list (no tensor):
     a tensor it refuses gets that parser's invalid-combination TypeError, or the adaptive pool's for 'area'."""
     def per_dim(v):
-        return list(v) if isinstance(v, list | tuple) else [v] * nd
+        return v if isinstance(v, list | tuple) else [v] * nd
 
     sizes = None if size is None else per_dim(size)
     scales = None if scale_factor is None or recompute or mode == "area" else per_dim(scale_factor)
-    bad_size = sizes is not None and any(isinstance(v, Tensor) and v.numel() != 1 for v in sizes)
+    # the parser reads a list as ints by its first element (a float or bool there refuses it; later ones convert)
+    bad_size = sizes is not None and (any(isinstance(v, Tensor) and v.numel() != 1 for v in sizes)
+                                      or bool(sizes) and not isinstance(sizes[0], Tensor) and not int_like(sizes[0]))
     bad_scale = scales is not None and any(isinstance(v, Tensor) for v in scales)
     if not (bad_size or bad_scale) or not 1 <= nd <= 3:
         return
     if mode == "area":
-        i = next(i for i, v in enumerate(sizes) if isinstance(v, Tensor))
-        raise TypeError(f"adaptive_avg_pool{nd}d(): argument 'output_size' (position 2) must be tuple of ints, but "
-                        f"found element of type Tensor at pos {i}")
+        raise int_tuple_error(f"adaptive_avg_pool{nd}d", "output_size", " (position 2)", sizes)
     if mode in ("nearest", "nearest-exact"):
         name = f"{'_upsample_nearest_exact' if mode == 'nearest-exact' else 'upsample_nearest'}{nd}d"
     else:
@@ -380,7 +381,9 @@ def _check_kernel_arguments(size, scale_factor, mode: str, nd: int, antialias: b
         """The parser's name of an argument: its type in "got", a list's element types in a mismatch line."""
         if marked is None:
             return type(v).__name__
-        k = f"list of [{', '.join(type(e).__name__ for e in v)}]" if isinstance(v, list) else type(v).__name__
+        names = ", ".join(type(e).__name__ for e in v) if isinstance(v, list | tuple) else ""
+        k = f"list of [{names}]" if isinstance(v, list) else f"tuple of ({names})" if isinstance(v, tuple) else \
+            type(v).__name__
         return f"!{k}!" if marked else k
 
     got = f"(Tensor, {kind(sizes)}, {align}{kind(scales)})"
