@@ -19,7 +19,6 @@ import numpy as np
 from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
 from ember.core.ops.arguments import parsed
-from ember.core.ops.parser_errors import int_tuple_error, invalid_arguments
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
 from ember.core.ops.parser_errors import int_like, int_tuple_error
 from ember.core.tensor import Tensor
@@ -244,23 +243,6 @@ def _is_integer(x) -> bool:
     return isinstance(x, (int, np.integer)) or isinstance(x, Tensor) and not x.dtype.is_floating_point
 
 
-_SCALES = {1: "float scales = None", 2: "float scales_h = None, float scales_w = None",
-           3: "float scales_d = None, float scales_h = None, float scales_w = None"}
-
-
-def _kernel_refusal(input: Tensor, sizes: list, mode: str, align_corners: bool) -> TypeError:
-    """PyTorch's parser refusing the sizes F.interpolate made of one size that is no int (`size=3.0` repeated per
-    dim), as the kernel op it calls words it: `adaptive_avg_pool<n>d` for "area", else the upsample op's overloads."""
-    nd = len(sizes)
-    if mode == "area":
-        return int_tuple_error(f"adaptive_avg_pool{nd}d", "output_size", " (position 2)", sizes)
-    op = f"_upsample_nearest_exact{nd}d" if mode == "nearest-exact" else f"upsample_{mode}{nd}d"
-    corners = "" if mode.startswith("nearest") else "bool align_corners, "
-    options = [f"(Tensor input, tuple of ints output_size, {corners}tuple of floats scale_factors)",
-               f"(Tensor input, tuple of ints output_size, {corners}{_SCALES[nd]}, *, Tensor out = None)"]
-    return invalid_arguments(op, (input, sizes, *([align_corners] if corners else []), None), {}, options)
-
-
 def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
                 scale_factor: float | tuple[float, ...] | None = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
@@ -306,8 +288,6 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         if recompute_scale_factor:
             raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
         _check_kernel_arguments(size, None, mode, nd, antialias, recompute_scale_factor)
-        if not isinstance(size, (list, tuple)) and not _is_integer(size):
-            raise _kernel_refusal(input, [size] * nd, mode, align_corners)
         out = tuple(int(s) for s in size) if isinstance(size, (list, tuple)) else (int(size),) * max(nd, 0)
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)) and len(scale_factor) != nd:
