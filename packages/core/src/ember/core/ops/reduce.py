@@ -1051,7 +1051,8 @@ def _logcumsumexp_cpu(x, dim, *, out=None):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     a = x._np()
     acc = _accumulate_np(x._dtype)
-    r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
+    with np.errstate(invalid="ignore"):  # inf + -inf steps give PyTorch's silent NaN
+        r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
     return _finish(np.asarray(r, order="C"), x._dtype, out, "logcumsumexp")  # row-major, as PyTorch's
 
 

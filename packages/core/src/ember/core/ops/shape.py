@@ -15,7 +15,8 @@ from ember.core.device_backends import backend
 from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
-from ember.core.ops._util import _mismatch, cpp_type_name, legacy_type_name, normalize_dims, warn_complex_to_real, wrap
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _mismatch, cpp_type_name, legacy_type_name, normalize_dims,
+                                  warn_complex_to_real, wrap)
 from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array, casts_nan_bits, nan_bits_as_pytorch
 from ember.core import settings as _settings
@@ -577,7 +578,12 @@ def _to_dtype_cpu(x, dtype):
     if a.dtype.kind == "c" and not dtype.is_complex and dtype is not dtypes.bool:
         a = a.real  # without numpy's ComplexWarning: the meta step gives PyTorch's
     a = _integer_cast_source(a, dtype.np)
-    return wrap(nan_bits_as_pytorch(a, a.astype(dtype.np)))
+    token = ERRSTATE.set(IGNORE_ALL)  # an overflow to inf, NaN to an integer: PyTorch casts without a warning
+    try:
+        r = a.astype(dtype.np)
+    finally:
+        ERRSTATE.reset(token)
+    return wrap(nan_bits_as_pytorch(a, r))
 
 
 def _integer_cast_source(a: np.ndarray, dst: np.dtype) -> np.ndarray:
