@@ -538,7 +538,7 @@ def _bad_extreme_dim(op: str, shift: int, method: bool):
             return False
         if method and (len(args) > shift + 1 or "keepdim" in kwargs):
             if len(args) > shift and not isinstance(dim := args[shift], Tensor | str) and not int_like(dim):
-                from ember.core.ops.layout import _type_name
+                from ember.core.ops._util import tp_name as _type_name
 
                 raise TypeError(f"{op}(): argument 'dim' (position {shift}) must be int, not {_type_name(dim)}")
             return False
