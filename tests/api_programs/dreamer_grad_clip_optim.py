@@ -18,7 +18,9 @@ loss.backward()
 norm = clip_grad_norm_(model.parameters(), max_norm=0.1)
 print(norm, norm.dtype, norm.requires_grad)
 print(get_total_norm([p.grad for p in model.parameters()]))
-print(clip_grad_norm_(model.parameters(), 100.0, norm_type="inf"), clip_grad_norm_(model.parameters(), 100.0, norm_type=1))
+print(
+    clip_grad_norm_(model.parameters(), 100.0, norm_type="inf"), clip_grad_norm_(model.parameters(), 100.0, norm_type=1)
+)
 print(clip_grad_norm_(list(model.parameters()) + list(unused.parameters()), 1.0, foreach=True))
 print(clip_grad_norm_([], 1.0), clip_grad_norm_(unused.parameters(), 1.0))
 print(clip_grad_norm_(model[0].weight, 1.0, norm_type=3.0))
@@ -64,9 +66,14 @@ opt.zero_grad(set_to_none=False)
 print(model[2].bias.grad)
 opt2 = torch.optim.AdamW([{"params": model[0].parameters()}, {"params": model[2].parameters(), "lr": 3e-4}], eps=1e-5)
 print([g["lr"] for g in opt2.param_groups], opt2.param_groups[1]["weight_decay"])
-for bad in [lambda: torch.optim.Adam(model.parameters(), lr=-1), lambda: torch.optim.Adam(model.parameters(), eps=-1e-5),
-            lambda: torch.optim.Adam(model.parameters(), betas=(1.0, 0.999)), lambda: torch.optim.Adam([]),
-            lambda: torch.optim.Adam([model[0].weight, model[0].weight]), lambda: torch.optim.Adam(model[0].weight)]:
+for bad in [
+    lambda: torch.optim.Adam(model.parameters(), lr=-1),
+    lambda: torch.optim.Adam(model.parameters(), eps=-1e-5),
+    lambda: torch.optim.Adam(model.parameters(), betas=(1.0, 0.999)),
+    lambda: torch.optim.Adam([]),
+    lambda: torch.optim.Adam([model[0].weight, model[0].weight]),
+    lambda: torch.optim.Adam(model[0].weight),
+]:
     try:
         bad()
         print("ok")
