@@ -77,6 +77,8 @@ for bad in [
     lambda: torch.quantile(ret, torch.tensor([[0.5]], dtype=torch.float64)),
     lambda: torch.quantile(ret, 0.5, dim=2),
     lambda: torch.quantile(ret, -0.1),
+    lambda: torch.quantile(ret, 0.5, dim=(0, 1)),
+    lambda: ret.quantile(0.5, dim=0, keepdim=1),
 ]:
     try:
         print(bad())
