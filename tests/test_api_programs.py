@@ -614,13 +614,13 @@ tril masks, a GPT with top-k generation and estimate_loss, nanoGPT's and minGPT'
 makemore's RNN/GRU/MLP zoo over an infinite RandomSampler, byte-level BPE merges, activation and gradient
 diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split).
 
-Model-based RL and world models (`dreamer_*`: symlog/symexp with two-hot targets by bucketize/searchsorted and
-scatter, 32x32-style categorical latents with unimix and OneHotCategoricalStraightThrough in Independent, a tanh-Normal
-actor through TransformedDistribution, TD(lambda)-returns with percentile normalisation by quantile and an EMA, an
-RSSM with a LayerNorm GRU and KL balancing with free bits, TD-MPC planning with a vmapped Q-ensemble and MPPI, MuZero
-supports with gradient scaling, hand-written Distribution subclasses and register_kl, clip_grad_norm_ with Adam,
-a numpy replay buffer of sequences, imagination gradients under no_grad/inference_mode, fan-avg and orthogonal
-inits, and the mistakes world-model code makes)."""
+Model-based RL and world models (`dreamer_*`: a PlaNet-style Gaussian RSSM with free nats, symlog/symexp with
+two-hot targets by bucketize/searchsorted and scatter, 32x32-style categorical latents with unimix and
+OneHotCategoricalStraightThrough in Independent, a tanh-Normal actor through TransformedDistribution, TD(lambda)-returns
+with percentile normalisation by quantile and an EMA, an RSSM with a LayerNorm GRU and KL balancing with free bits,
+TD-MPC planning with a vmapped Q-ensemble and MPPI, MuZero supports with gradient scaling, hand-written Distribution
+subclasses and register_kl, clip_grad_norm_ with Adam, a numpy replay buffer of sequences, imagination gradients
+under no_grad/inference_mode, fan-avg and orthogonal inits, and the mistakes world-model code makes)."""
 
 from __future__ import annotations
 
