@@ -638,7 +638,15 @@ FFD control grids through F.interpolate and conv_transpose3d, Parzen-window mutu
 Jacobian determinants with torch.func, rigid rotations with Kabsch and lstsq, avg_pool3d pyramids with their
 float-size mistakes, local NCC four ways, Demons with Gaussian smoothing, a 3-D affine network trained through
 affine_grid, and the mistakes registration code makes: grid order, align_corners mismatches, unnormalised
-displacements)."""
+displacements).
+
+Model-based RL and world models (`dreamer_*`: a PlaNet-style Gaussian RSSM with free nats, symlog/symexp with
+two-hot targets by bucketize/searchsorted and scatter, 32x32-style categorical latents with unimix and
+OneHotCategoricalStraightThrough in Independent, a tanh-Normal actor through TransformedDistribution, TD(lambda)-returns
+with percentile normalisation by quantile and an EMA, an RSSM with a LayerNorm GRU and KL balancing with free bits,
+TD-MPC planning with a vmapped Q-ensemble and MPPI, MuZero supports with gradient scaling, hand-written Distribution
+subclasses and register_kl, clip_grad_norm_ with Adam, a numpy replay buffer of sequences, imagination gradients
+under no_grad/inference_mode, fan-avg and orthogonal inits, and the mistakes world-model code makes)."""
 
 from __future__ import annotations
 

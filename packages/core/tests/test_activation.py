@@ -303,6 +303,20 @@ def test_softplus_with_beta_zero_is_a_silent_inf():
     assert np.isposinf(out.numpy()).all()
 
 
+@pytest.mark.parametrize(("name", "attrs"), [("softplus", (1.0, 20.0)), ("mish", ()), ("gelu", ("none",)),
+                                             ("hardswish", ()), ("elu", (1.0, 1.0, 1.0))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nan_and_inf_inputs_are_silent_even_under_a_user_filter(name, attrs, dtype):
+    # PyTorch warns nothing; numpy's "invalid value encountered" must not surface under simplefilter("error")
+    x = E.tensor(np.array([np.nan, np.inf, -np.inf, 0.0], dtype=dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = getattr(E, name)(x).numpy()
+        grad = getattr(A, f"{name}_backward")(E.ones(4, dtype=x.dtype), x, *attrs).numpy()
+    assert np.isnan(out[0]) and out[1] == np.inf
+    assert grad.shape == (4,)
+
+
 @pytest.mark.parametrize("fn", [lambda x: E.hardtanh(x), lambda x: E.relu6(x)])
 def test_hardtanh_refuses_bool_inputs_as_pytorch(fn):
     with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):

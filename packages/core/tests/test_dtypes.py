@@ -2,6 +2,7 @@
 `result_type` and through real ops, plus in-place casting rules and the default dtype."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -210,6 +211,21 @@ def test_nan_casts_give_pytorchs_bits(src, dst, bits, want):
         assert _bits_of(x.to(getattr(E, dst))) == {want}
         assert _bits_of(E.empty(n, dtype=getattr(E, dst)).copy_(x)) == {want}
     assert _bits_of(_nan_tensor(bits, src).reshape(()).to(getattr(E, dst))) == {want}
+
+
+@pytest.mark.parametrize(("values", "dst"), [([1e30, -1e30, np.inf], "float16"), ([1e300], "float32"),
+                                             ([1e39], "bfloat16"), ([np.nan, 1e30, -np.inf], "int32")])
+def test_overflowing_and_nan_casts_are_silent(values, dst):
+    # PyTorch casts an out-of-range float to inf (or an integer's bits) without a warning; numpy's
+    # "overflow/invalid value encountered in cast" must not surface under a user's simplefilter("error")
+    x = E.tensor(np.array(values, dtype=np.float64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = x.to(getattr(E, dst)).to(E.float64 if dst != "int32" else E.int32).numpy()
+    if dst == "int32":
+        assert r.tolist() == [-(2**31)] * 3
+    else:
+        assert np.isinf(r).all() and np.sign(r).tolist() == np.sign(values).tolist()
 
 
 @pytest.mark.torch

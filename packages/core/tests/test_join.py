@@ -67,6 +67,16 @@ def test_cat_errors_name_the_mismatch():
         E.cat([E.zeros(2)], 1)
 
 
+@pytest.mark.parametrize(("item", "name"), [(np.zeros(1), "numpy.ndarray"), (np.float64(1.0), "numpy.float64"),
+                                          (E.Size([1]), "torch.Size"), (E.float32, "torch.dtype"), (None, "NoneType"),
+                                          (np.ma.zeros(1), "MaskedArray")])
+def test_a_non_tensor_item_is_named_by_pythons_tp_name(item, name):
+    # PyTorch's parser prints the C type's tp_name: a C class with its module, a Python-defined class bare
+    for op in (E.stack, E.cat):
+        with pytest.raises(TypeError, match=rf"^expected Tensor as element 1 in argument 0, but got {name}$"):
+            op([E.zeros(1), item])
+
+
 def test_stack_and_friends():
     a, b = _a(2, 3), _a(2, 3) + 10
     for dim in (-3, 0, 1, 2):

@@ -2,6 +2,7 @@
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -516,6 +517,14 @@ def test_logcumsumexp_does_not_overflow_and_rejects_integers():
     assert r.tolist() == pytest.approx([1000.0, 1000.0 + math.log(2)])
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         E.tensor([1, 2]).logcumsumexp(0)
+
+
+def test_logcumsumexp_of_infinities_is_silent():
+    # inf - inf inside logaddexp is PyTorch's silent NaN (a user's simplefilter("error") must not raise)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = E.tensor([-math.inf, math.inf, math.nan, 0.0]).logcumsumexp(0).numpy()
+    assert r[0] == -np.inf and r[1] == np.inf and np.isnan(r[2:]).all()
 
 
 @pytest.mark.parametrize("n,dim", [(1, -1), (2, 1), (1, 0), (3, 1)])

@@ -383,6 +383,18 @@ def test_quantile_of_a_q_neither_float_nor_tensor_is_pytorchs_type_error(fn, q, 
     assert E.quantile(E.arange(5.0), 1).item() == 4.0 and E.quantile(E.arange(5.0), np.float64(0.5)).item() == 2.0
 
 
+@pytest.mark.parametrize(("kwargs", "got"), [({"dim": (0, 1)}, "dim=tuple"), ({"dim": 1.0}, "dim=float"),
+                                             ({"dim": True}, "dim=bool"), ({"keepdim": None}, "keepdim=NoneType"),
+                                             ({"interpolation": 1}, "interpolation=int")])
+def test_quantile_of_a_dim_keepdim_or_interpolation_of_another_type_is_pytorchs_type_error(kwargs, got):
+    # PyTorch's parser matches no overload (int dim, bool keepdim, str interpolation): it names them all
+    for fn in ("quantile", "nanquantile"):
+        with pytest.raises(TypeError, match=rf"^{fn}\(\) received an invalid combination of arguments - got \(Tensor, "
+                                            rf"float, {got}\), but expected one of:\n \* \(Tensor input, Tensor q, "):
+            getattr(E, fn)(E.ones(3, 4), 0.5, **kwargs)
+    assert tuple(E.quantile(E.ones(3, 4), 0.5, dim=np.int64(1), keepdim=np.True_).shape) == (3, 1)
+
+
 def test_stable_beside_positional_arguments_is_refused_in_pytorchs_words_for_methods_and_functions():
     x = E.tensor([3, 1, 2])
     overloads = (" * (*, bool stable, int dim = -1, bool descending = False)\n * (int dim = -1, bool descending = "

@@ -1,6 +1,7 @@
 """ember.nn.init: gains, fans, distributions' bounds and moments, determinism under a generator."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -84,6 +85,17 @@ def test_orthogonal_rows_or_columns_are_orthonormal(shape):
     m = t.numpy().reshape(shape[0], -1) / 2.0
     small = m.T @ m if m.shape[0] >= m.shape[1] else m @ m.T
     np.testing.assert_allclose(small, np.eye(small.shape[0]), atol=1e-12)
+
+
+def test_orthogonal_warns_nothing():
+    # PyTorch warns nothing; np.diag's read-only view once reached from_numpy's "not writable" UserWarning
+    torch.set_warn_always(True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            init.orthogonal_(torch.empty(2, 3))
+    finally:
+        torch.set_warn_always(False)
 
 
 def test_orthogonal_refuses_a_complex_tensor_as_pytorch_sign():

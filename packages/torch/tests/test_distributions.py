@@ -234,6 +234,14 @@ def test_categorical_and_dirichlet_sample_frequencies():
     np.testing.assert_allclose(np.cov(mv.T), cov, atol=0.08)
 
 
+@pytest.mark.parametrize("make", [D.Categorical, D.OneHotCategorical, D.OneHotCategoricalStraightThrough])
+@pytest.mark.parametrize("shape", [(0,), (2, 0)])
+def test_categorical_families_refuse_an_empty_sample_shape_as_multinomial(make, shape):
+    # PyTorch's Categorical.sample asks multinomial for sample_shape.numel() draws: none is its error
+    with pytest.raises(RuntimeError, match=r"^cannot sample n_sample <= 0 samples$"):
+        make(T(np.array([0.2, 0.8]))).sample(shape)
+
+
 def test_families_with_zero_dim_parameters_sample_zero_dim_values():
     for d in (D.Gamma(T(2.0), T(1.0)), D.Gamma(2.0, 1.0), D.Chi2(T(3.0)), D.StudentT(T(3.0)), D.Poisson(T(3.0)),
               D.FisherSnedecor(T(3.0), T(4.0)), D.InverseGamma(T(2.0), T(1.0)), D.NegativeBinomial(T(3.0), T(0.4))):

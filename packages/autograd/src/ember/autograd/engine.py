@@ -58,7 +58,7 @@ def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
     moved to its device (a CPU 0-dim input of a CUDA op gets a CPU gradient)."""
     shape, dtype, device = in_meta
     if not isinstance(g, Tensor):  # PyTorch's words for a backward that returns something else (a list, a number)
-        from ember.core.ops.layout import _type_name
+        from ember.core.ops._util import tp_name as _type_name
 
         raise RuntimeError(f"expected Variable or None (got {_type_name(g)})")
     if g._shape != shape:

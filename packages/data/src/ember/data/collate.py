@@ -17,6 +17,7 @@ import numpy as np
 import ember.core as E
 from ember.core import Tensor
 from ember.core.dtypes import as_dtype, from_numpy_dtype
+from ember.core.ops._util import tp_name
 from ember.data import worker as _worker
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "collate_tensor_fn",
@@ -48,18 +49,10 @@ def _stacked(arrays: list[np.ndarray], dtype) -> Tensor:
     return out
 
 
-def _c_type_name(x) -> str:
-    """The type name PyTorch's C++ messages print (`tp_name`): `numpy.int64`, `list`, `Box`."""
-    t = type(x)
-    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # a heap (Python-defined) or builtin type
-        return t.__name__
-    return f"{t.__module__}.{t.__name__}"
-
-
 def _stack(batch: list[Tensor]) -> Tensor:
     for i, t in enumerate(batch):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_c_type_name(t)}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {tp_name(t)}")
     if any(t.device.type != "cpu" or t.requires_grad or type(t) is not Tensor for t in batch):
         return E.stack(batch)  # the dispatched op: autograd records it and subclasses keep their type
     return _stacked([t._np() for t in batch], functools.reduce(E.promote_types, {t.dtype for t in batch}))

@@ -205,7 +205,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     if rows < cols:
         a = a.T
     q, r = np.linalg.qr(a)
-    q = q * ea.sign(ea.from_numpy(np.diag(r))).numpy()  # ember's sign: PyTorch's refusal of a complex tensor
+    # ember's sign: PyTorch's refusal of a complex tensor; a copy, as np.diag's view is read-only (from_numpy warns)
+    q = q * ea.sign(ea.from_numpy(np.diag(r).copy())).numpy()
     if rows < cols:
         q = q.T
     return _copy_numpy(tensor, (gain * q).reshape(tuple(tensor.shape)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 import sys
 import warnings
@@ -13,8 +14,8 @@ from ember.core.ops.parser_errors import int_like, int_tuple_error
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "named_as", "BroadcastError", "legacy_type_name", "warn_at_caller", "warn_complex_to_real", "real_value",
-           "cast_error", "require_grad"]
+           "named_as", "BroadcastError", "legacy_type_name", "tp_name", "warn_at_caller", "warn_complex_to_real",
+           "real_value", "cast_error", "require_grad"]
 
 
 def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
@@ -281,6 +282,31 @@ def _resize_out(out: Tensor, shape: tuple, layout) -> None:
 # the dtypes whose tensors have a legacy class (torch.FloatTensor); the others print as CPUBoolType
 _LEGACY = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "float16": "Half",
            "float32": "Float", "float64": "Double"}
+
+
+@functools.cache
+def _c_class_names() -> dict:
+    """ember's classes whose PyTorch counterparts are C types, with those types' `tp_name`."""
+    from ember.core.device import device
+    from ember.core.dtypes import dtype
+    from ember.core.random import Generator
+    from ember.core.settings import finfo, iinfo, memory_format
+    from ember.core.tensor import Size
+
+    return {Size: "torch.Size", dtype: "torch.dtype", device: "torch.device", finfo: "torch.finfo",
+            iinfo: "torch.iinfo", Generator: "torch._C.Generator", memory_format: "torch.memory_format"}
+
+
+def tp_name(value) -> str:
+    """The name of `value`'s type as PyTorch's C++ messages print it (Python's `tp_name`): "list",
+    "numpy.ndarray", "torch.Size", but a class defined in Python by its bare name ("Fraction")."""
+    t = type(value)
+    name = _c_class_names().get(t)
+    if name is not None:
+        return name
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE: tp_name is the bare name
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
 
 
 def legacy_type_name(t) -> str:

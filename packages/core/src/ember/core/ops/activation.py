@@ -17,7 +17,7 @@ from ember.core import dtypes
 from ember.core.dispatch import TENSOR_ITERATOR, composite, declare, node_name
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
-from ember.core.ops._util import int_param, write_out, wrap
+from ember.core.ops._util import int_param, silenced, write_out, wrap
 from ember.core.ops.elementwise import BoolOperatorError, laid_out, layout_of, same_dtype_out
 from ember.core.tensor import Tensor
 
@@ -196,6 +196,7 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
     op.meta(_float_meta(name))
     row_major = name in ROW_MAJOR_RESULTS
     shared_f, shared_b = _SHARED.get(name, (None, None))
+    quiet_fwd, quiet_bwd = silenced(fwd), silenced(bwd)  # NaN and inf inputs: no numpy RuntimeWarning, as PyTorch
 
     @op.register("cpu")
     def kernel(input, *args, out=None):
@@ -208,7 +209,7 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
             r = np.empty(x.shape, dt)
             shared_f()(x.reshape(-1), r.reshape(-1))
         else:
-            r = np.asarray(fwd(x, *args)).astype(dt, copy=False)
+            r = np.asarray(quiet_fwd(x, *args)).astype(dt, copy=False)
         if out is not None:
             return write_out(out, r, name, layout_of(() if row_major else (input,)))
         t = wrap(r, True)
@@ -237,7 +238,7 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
             # the thresholds in the input's dtype, as PyTorch's scalar_t and the forward compare (0.1 is not a float32)
             fused()(g.reshape(-1), x.reshape(-1), *[x.dtype.type(a) for a in args], out.reshape(-1))
             return wrap(out)
-        r = np.asarray(bwd(*_opmath(g, x), *args)).astype(x.dtype, copy=False)
+        r = np.asarray(quiet_bwd(*_opmath(g, x), *args)).astype(x.dtype, copy=False)
         return laid_out(wrap(r, True), r, (grad, input))
 
     return op, bop

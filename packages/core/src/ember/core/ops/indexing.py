@@ -20,8 +20,8 @@ from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops.memfmt import iterator_strides
 from ember.core.ops._util import (
-    arr, broadcast_shapes, check_out_dtype, int_param, int_value, internally, real_value, warn_at_caller, warn_once,
-    wrap,
+    arr, broadcast_shapes, check_out_dtype, int_param, int_value, internally, real_value, tp_name, warn_at_caller,
+    warn_once, wrap,
     write_out,
 )
 from ember.core.ops.scatter_cpu import (
@@ -501,7 +501,7 @@ def _check_put_args(op: str, indices, values, shift: int) -> None:
                         f"{type(indices).__name__}")
     for i, t in enumerate(indices):
         if t is not None and not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument {shift}, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument {shift}, but got {tp_name(t)}")
     if not isinstance(values, Tensor):
         raise TypeError(f"{op}(): argument 'values' (position {2 + shift}) must be Tensor, not "
                         f"{type(values).__name__}")

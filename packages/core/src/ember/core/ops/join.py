@@ -23,7 +23,7 @@ from ember.core.ops import shape as S
 from ember.core.ops import memfmt
 from ember.core.ops.arguments import parsed
 from ember.core.ops.parser_errors import int_like, int_tuple_error, overloads, sizes_function, sizes_method
-from ember.core.ops._util import int_param, int_tuple_param, internally, warn_once, wrap, write_out
+from ember.core.ops._util import int_param, int_tuple_param, internally, tp_name, warn_once, wrap, write_out
 from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
 
@@ -41,7 +41,7 @@ def _tensor_list(op: str, tensors) -> list[Tensor]:
                         f"{type(tensors).__name__}")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {tp_name(t)}")
     return list(tensors)
 
 

@@ -17,7 +17,7 @@ from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
 from ember.core.ops._util import (NO_FILL, _C_INT_NAMES, broadcast_shapes, int_value, internally, legacy_type_name,
-                                  real_value, warn_at_caller, warn_complex_to_real, warn_once)
+                                  real_value, tp_name, warn_at_caller, warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.ops.parser_errors import invalid_arguments, overloads, sizes_function, sizes_method
 from ember.core.ops.restricted_dtypes import float8_fill_value
@@ -74,7 +74,7 @@ def view(input, *shape, size=None, dtype=None) -> Tensor:
     """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting the bytes as `dtype`."""
     if dtype is None and len(shape) == 1 and not isinstance(shape[0], _SHAPE_OR_DTYPE):
         if isinstance(shape[0], np.bool_) or not hasattr(shape[0], "__index__"):
-            got = _type_name(shape[0])
+            got = tp_name(shape[0])
             raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                             f" * (torch.dtype dtype)\n      didn't match because some of the arguments have invalid "
                             f"types: (!{got}!)\n * (tuple of ints size)\n      didn't match because some of the "
@@ -91,7 +91,7 @@ def view(input, *shape, size=None, dtype=None) -> Tensor:
         raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
                         " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     if len(shape) > 1 and not _all_ints(shape) and any(s.__class__ is bool for s in shape):  # view(True, 6)
-        got = ", ".join(map(_type_name, shape))
+        got = ", ".join(map(tp_name, shape))
         raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     return S.view(input, _sizes(shape, size, "view"))
@@ -436,7 +436,7 @@ def copy_(input, src, non_blocking: bool = False) -> Tensor:
     """Copy `src` (broadcast, cast, possibly from another device) into `input`; `src` is a tensor or a number,
     as PyTorch's parser takes it (a None, list or ndarray is a TypeError, not a NaN or element-wise fill)."""
     if not isinstance(src, Tensor | numbers.Number):
-        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {_type_name(src)}")
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {tp_name(src)}")
     return S.copy_(input, src, non_blocking)
 
 
@@ -904,15 +904,6 @@ def getitem(self, key):
     return advanced_index(self, key)
 
 
-def _type_name(value) -> str:
-    """Python's C-level name of value's type, as PyTorch's messages print it: "list", "numpy.ndarray", but a
-    class defined in Python by its bare name ("Fraction")."""
-    t = builtins.type(value)
-    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE: tp_name is the bare name
-        return t.__name__
-    return f"{t.__module__}.{t.__qualname__}"
-
-
 def _setitem_source(value: Tensor, shape: tuple) -> Tensor:
     """`value` as PyTorch's setitem copies it: leading size-1 dims dropped, then expanded to the destination's
     `shape` (so a mismatch raises expand's error)."""
@@ -930,7 +921,7 @@ def _setitem_source(value: Tensor, shape: tuple) -> Tensor:
 
 def setitem(self, key, value) -> None:
     if not isinstance(value, Tensor | int | float | complex | np.integer):  # np.float64 is a float, np.bool_ no int
-        raise TypeError(f"can't assign a {_type_name(value)} to a {type(self)}")  # PyTorch: a tensor or a number
+        raise TypeError(f"can't assign a {tp_name(value)} to a {type(self)}")  # PyTorch: a tensor or a number
     if isinstance(value, complex):  # `type` is the Tensor method here
         value = real_value(self, value)
     if value.__class__ is int and not -(1 << 63) <= value < 1 << 63:

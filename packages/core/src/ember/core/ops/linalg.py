@@ -26,7 +26,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import _mismatch
 from ember.core.ops import shape as S
-from ember.core.ops._util import ERRSTATE, IGNORE_ALL, _resize_out, real_value, wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, _resize_out, real_value, tp_name, wrap, write_out
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _sum, vector_norm
@@ -1042,9 +1042,7 @@ def einsum(*args) -> Tensor:
         raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
     for i, o in enumerate(operands):
         if not isinstance(o, Tensor):
-            kind = type(o)
-            name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {name}")
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {tp_name(o)}")
     if len(operands) == 1:
         view = _einsum_view(equation, operands[0])
         if view is not None:

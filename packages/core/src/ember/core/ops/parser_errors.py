@@ -160,7 +160,7 @@ def int_tuple_error(op: str, name: str, where: str, sizes) -> TypeError | None:
     """The parser's refusal of `sizes` for a tuple-of-ints argument, None when it is one. A bad first element
     refuses the whole ("not tuple") by keyword (`where` empty) and is named by its type by position (`where`
     " (position k)"); a later one is a failed unpack either way."""
-    from ember.core.ops.layout import _type_name
+    from ember.core.ops._util import tp_name as _type_name
 
     if not isinstance(sizes, tuple | list):
         return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, not {_type_name(sizes)}")

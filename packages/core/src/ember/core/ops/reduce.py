@@ -544,7 +544,7 @@ def _bad_extreme_dim(op: str, shift: int, method: bool):
             return False
         if method and (len(args) > shift + 1 or "keepdim" in kwargs):
             if len(args) > shift and not isinstance(dim := args[shift], Tensor | str) and not int_like(dim):
-                from ember.core.ops.layout import _type_name
+                from ember.core.ops._util import tp_name as _type_name
 
                 raise TypeError(f"{op}(): argument 'dim' (position {shift}) must be int, not {_type_name(dim)}")
             return False
@@ -1058,7 +1058,8 @@ def _logcumsumexp_cpu(x, dim, *, out=None):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     a = x._np()
     acc = _accumulate_np(x._dtype)
-    r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
+    with np.errstate(invalid="ignore"):  # inf + -inf steps give PyTorch's silent NaN
+        r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
     return _finish(np.asarray(r, order="C"), x._dtype, out, "logcumsumexp")  # row-major, as PyTorch's
 
 

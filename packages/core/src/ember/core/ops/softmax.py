@@ -704,7 +704,7 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
         return
     for position, (name, value) in enumerate((("input", input), ("target", target)), 1):
         if not isinstance(value, Tensor):  # in the words of PyTorch's parser for the aten op it calls
-            from ember.core.ops.layout import _type_name
+            from ember.core.ops._util import tp_name as _type_name
 
             aten = "cross_entropy_loss" if op == "cross_entropy" else "nll_loss_nd"
             raise TypeError(f"{aten}(): argument '{name}' (position {position}) must be Tensor, not "

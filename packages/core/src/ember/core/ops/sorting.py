@@ -1036,8 +1036,13 @@ def _q_overloads(op: str, as_method: bool):
                for k in ("Tensor", "float")]
 
     def invalid(args: tuple, kwargs: dict) -> bool:
-        q = args[1] if len(args) > 1 else kwargs.get("q", 0.0)
-        return not isinstance(q, Tensor | numbers.Real)
+        bound = {**dict(zip(("input", "q", "dim", "keepdim"), args)), **kwargs}
+        dim = bound.get("dim")
+        return (not isinstance(bound.get("q", 0.0), Tensor | numbers.Real)
+                or not (dim is None or isinstance(dim, Tensor) or (isinstance(dim, numbers.Integral)
+                                                                    and not isinstance(dim, bool)))
+                or not isinstance(bound.get("keepdim", False), bool | np.bool_)
+                or not isinstance(bound.get("interpolation", "linear"), str))
     return overloads(op, options, invalid, method=as_method)
 
 

@@ -144,7 +144,7 @@ def _check_spacing_elements(spacing: list | tuple) -> None:
         return
     for i, v in enumerate(spacing):
         if not isinstance(v, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(v).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {_util.tp_name(v)}")
 
 
 @overloads("gradient", _GRADIENT_OVERLOADS, _spacing_invalid)

@@ -17,7 +17,7 @@ from ember.core import storage as _storage
 from ember.core.dispatch import SAVES_IN_ARGUMENT_ORDER, composite, node_name
 from ember.core.ops.arguments import parsed
 from ember.core.ops.linalg import linear_untracked
-from ember.core.ops.layout import _type_name
+from ember.core.ops._util import tp_name as _type_name
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "embedding",

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import node_name
+from ember.core.ops._util import tp_name
 
 __all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence",
            "invert_permutation", "unpad_sequence", "unpack_sequence"]
@@ -125,7 +126,7 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
         raise RuntimeError("received an empty list of sequences")
     for i, s in enumerate(sequences):
         if not isinstance(s, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(s).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {tp_name(s)}")
     if sequences[0].dim() == 0:
         raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     if any(s.dim() == 0 for s in sequences):

@@ -96,9 +96,8 @@ class Categorical(Distribution):
             sample_shape = Size(sample_shape)
         with torch.no_grad():
             probs_2d = self.probs.reshape(-1, self._num_events)
-            samples_2d = torch.multinomial(probs_2d, max(sample_shape.numel(), 1), True).transpose(0, 1)
-            if sample_shape.numel() == 0:
-                samples_2d = samples_2d[:0]
+            # an empty sample_shape asks multinomial for 0 samples: PyTorch's "cannot sample n_sample <= 0 samples"
+            samples_2d = torch.multinomial(probs_2d, sample_shape.numel(), True).transpose(0, 1)
             return samples_2d.reshape(tuple(self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
