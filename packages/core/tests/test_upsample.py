@@ -558,3 +558,17 @@ def test_interpolate_refuses_a_float_size_as_its_kernel_ops_parser(x, mode, mess
         E.interpolate(x, size=3.0, mode=mode)
     assert str(e.value) == message
     assert E.interpolate(x, size=E.tensor(3), mode=mode).shape[2:] == (3,) * (x.ndim - 2)
+
+
+def test_16bit_linear_and_trilinear_round_their_weights_as_pytorch():
+    # NOTE [ 16-bit linear weights ]: PyTorch 2.13's outputs (float32 weights gave -0.11474609 and 1.078125 at
+    # positions 4 and 9 in bfloat16, 0.07733154 and -0.00971985 at 8 and 13 in float16)
+    x = (E.arange(9.0) * 0.37 - 1).reshape(1, 1, 9).to(E.bfloat16)
+    got = E.interpolate(x, size=14, mode="linear")
+    assert got.dtype is E.bfloat16
+    assert got.float().flatten().tolist() == [-1.0, -0.828125, -0.58984375, -0.3515625, -0.115234375, 0.123046875,
+                                               0.361328125, 0.6015625, 0.83984375, 1.0703125, 1.3125, 1.5546875,
+                                               1.7890625, 1.9609375]
+    x3 = (E.arange(8.0) * 0.37 - 1).reshape(1, 1, 2, 2, 2).to(E.float16)
+    got = E.interpolate(x3, scale_factor=1.7, mode="trilinear").float().flatten().tolist()
+    assert got[8] == 0.07745361328125 and got[13] == -0.009796142578125
