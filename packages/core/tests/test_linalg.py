@@ -540,6 +540,18 @@ def test_cdist_errors_and_dist():
     assert E.ones(2, 2).dist(E.zeros(2), 1).item() == 4.0
 
 
+def test_dist_refuses_bool_and_integer_differences_as_pytorch():
+    # PyTorch subtracts first (its bool refusal), then norm()'s dtype check of the common dtype
+    with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with a bool tensor is not supported"):
+        E.dist(E.tensor([True, False]), E.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with two bool tensors is not supported"):
+        E.dist(E.tensor([True]), E.tensor([True]))
+    with pytest.raises(RuntimeError, match="^norm\\(\\): input dtype should be either floating point or complex. "
+                       "Got Long instead.$"):
+        E.dist(E.tensor([1, 2]), E.tensor([1, 3]))
+    assert E.dist(E.tensor([1, 2]), E.tensor([1.0, 4.0])).item() == 2.0
+
+
 def test_svd_of_a_matrix_with_an_inf_is_nan_and_returns():
     # found by the fuzz campaign's linalg family: LAPACK's gesdd (numpy's svd) looped forever on this
     # batch; PyTorch gives NaN factors for a matrix with a non-finite entry

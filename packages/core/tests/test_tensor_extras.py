@@ -478,6 +478,16 @@ def test_order_statistics_of_bools_are_refused_as_pytorch():
     assert E.searchsorted(E.tensor([1, 2]), E.tensor([True])).tolist() == [0]  # bool values are fine
 
 
+def test_searchsorted_of_a_bool_sequence_searches_in_the_common_dtype():
+    # PyTorch refuses only an all-bool search: int and float values search a bool sequence as numbers
+    seq = E.tensor([False, True, True])
+    assert E.searchsorted(seq, E.tensor([-1, 1, 2]), right=True).tolist() == [0, 3, 3]
+    assert E.searchsorted(seq, E.tensor([0.5, 1.5])).tolist() == [1, 3]
+    assert E.searchsorted(seq, 1).item() == 1
+    with pytest.raises(NotImplementedError, match="^\"searchsorted_out_cpu\" not implemented for 'Bool'$"):
+        E.searchsorted(seq, True)
+
+
 def test_gradient_of_complex_values_on_a_uniform_grid():
     # the grid is real (there is no complex arange): numpy's np.gradient of the same values
     z = np.array([1 + 1j, 2 + 0j, 4 + 2j], dtype=np.complex64)

@@ -500,3 +500,17 @@ def test_normalize_takes_a_str_or_none_order_through_tensor_norm_as_pytorchs():
         assert F.normalize(x, p=p).tolist() == [[0.6, 0.8], [0.0, 1.0]]
     with pytest.raises(RuntimeError, match=r"^linalg.matrix_norm: Order 2 not supported\.$"):
         F.normalize(x, p="2")
+
+
+def test_hinge_embedding_loss_of_an_integer_input_keeps_its_dtype_and_truncated_margin():
+    # PyTorch fills the margin into the input's dtype (2.7 -> 2, -1.0 refused for uint8) and subtracts there
+    x, y = torch.tensor([0, 1, 2, 3], dtype=torch.uint8), torch.tensor([-1, -1, -1, 1])
+    r = F.hinge_embedding_loss(x, y, margin=2.7, reduction="none")
+    assert r.dtype is torch.uint8 and r.tolist() == [2, 1, 0, 3]
+    assert F.hinge_embedding_loss(x.long(), y, margin=2.7, reduction="sum").item() == 6
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        F.hinge_embedding_loss(x, y, margin=-1.0)
+    with pytest.raises(RuntimeError, match="^mean\\(\\): could not infer output dtype"):
+        F.hinge_embedding_loss(x, y)
+    with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with two bool tensors"):
+        F.hinge_embedding_loss(torch.tensor([True]), torch.tensor([1]))

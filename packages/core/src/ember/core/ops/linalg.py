@@ -25,6 +25,7 @@ from ember.core.ops import aliased_products, blas_threads
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import _mismatch
+from ember.core.ops.arith import refuse_bool_subtraction
 from ember.core.ops import shape as S
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, _resize_out, real_value, wrap, write_out
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
@@ -1260,6 +1261,11 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of `input - other` (broadcast), as one number; its node is PyTorch's DistBackward0."""
     ew.check_tensors("dist", input, other)
+    refuse_bool_subtraction(input, other)
+    common = dtypes.result_type(input, other)
+    if not (common.is_floating_point or common.is_complex):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
+                           f"{dtypes.TORCH_NAMES[common.name]} instead.")
     return node_name(vector_norm(ew.sub(input, other), p), "LinalgVectorNormBackward0", "DistBackward0")
 
 
