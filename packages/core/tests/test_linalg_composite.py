@@ -389,6 +389,24 @@ def test_geqrf_matches_lapack_and_ormqr_applies_q(shape):
     assert_close(E.ormqr(packed, tau, T(c.T), left=False), T(c.T @ q))
 
 
+@pytest.mark.parametrize("args, message", [
+    (((3, 3), (2,), (3, 3)), "tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])"),
+    (((4, 3), (2,), (4, 2)), "tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])"),
+    (((3,), (2,), (3, 3)), "input must have at least 2 dimensions."),
+    (((3, 3), (3,), (4, 3)), "other.shape[-2] must be equal to input.shape[-2]"),
+    (((4, 3), (1, 3), (4, 2)), "Expected tau to have one dimension less than input, but got tau.ndim equal to 2 and "
+                               "input.ndim is equal to 2"),
+    (((2, 4, 3), (3, 3), (2, 4, 2)), "Expected batch dimensions of tau to be equal to input.shape[:-2], but got [3]"),
+])
+def test_ormqr_checks_its_operands_as_pytorch(args, message):
+    # a short tau computed a wrong Q silently before: PyTorch refuses it
+    a, tau, c = (E.ones(*s) for s in args)
+    with pytest.raises(RuntimeError, match="^" + re.escape("torch.ormqr: " + message) + "$"):
+        E.ormqr(a, tau, c)
+    with pytest.raises(RuntimeError, match=re.escape("min(other.shape[-1], input.shape[-1])")):
+        E.ormqr(E.ones(4, 3), E.ones(2), E.ones(2, 4), left=False)
+
+
 def test_low_rank_svds_and_norm_except_dim():
     E.manual_seed(0)  # the randomized range finder draws from the default generator: not the earlier tests' state
     a = RNG.standard_normal((6, 4))

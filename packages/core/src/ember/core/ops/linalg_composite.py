@@ -834,11 +834,43 @@ def _sum_sq(x: Tensor) -> Tensor:
     return R.sum(ew.square(ew.abs(x) if x._dtype.is_complex else x), -2, keepdim=True)
 
 
+def _check_ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool) -> None:
+    """PyTorch's checks of ormqr's operands, in its order: ranks, the sizes Q meets `other` by and tau's length,
+    then batch dims and dtypes."""
+    if input.ndim < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    if other.ndim < 2:
+        raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other._shape[side] != input._shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if tau._shape[-1] != min(other._shape[side], input._shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    if input.ndim - tau.ndim != 1:
+        raise RuntimeError(f"torch.ormqr: Expected tau to have one dimension less than input, but got tau.ndim equal "
+                           f"to {tau.ndim} and input.ndim is equal to {input.ndim}")
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"torch.ormqr: Expected other to have the same number of dimensions as input, but got "
+                           f"other.ndim equal to {other.ndim} and input.ndim is equal to {input.ndim}")
+    for name, t in (("tau", tau), ("other", other)):
+        if t._shape[:input.ndim - 2] != input._shape[:-2]:
+            raise RuntimeError(f"torch.ormqr: Expected batch dimensions of {name} to be equal to input.shape[:-2], "
+                               f"but got {list(t._shape[:input.ndim - 2])}")
+    for name, t in (("tau", tau), ("other", other)):
+        if t._dtype is not input._dtype:
+            raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, but input has dtype"
+                               f"{dtypes.TORCH_NAMES[input._dtype.name]} and {name} has dtype "
+                               f"{dtypes.TORCH_NAMES[t._dtype.name]}")
+
+
 @method
 @writes_out(kernel="ormqr")
 def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *,
           out=None) -> Tensor:
     """The product of Q (from `geqrf`'s `input`, `input2` = tau) with `input3`: Q C, Q^H C, C Q or C Q^H."""
+    _check_ormqr(input, input2, input3, left)
     m = input._shape[-2]
     pad = m - input._shape[-1]
     a = J.cat([input, zeros(input._shape[:-1] + (pad,), dtype=input._dtype, device=input.device)], -1) if pad > 0 \
