@@ -309,3 +309,13 @@ def test_affine_grid_records_one_node_whose_gradient_is_grad_times_the_base_grid
     assert type(gt.grad_fn).__name__ == "TransposeBackward0"
     assert E.autograd.gradgradcheck(lambda t: E.affine_grid(t, (2, 1, 2, 3, 4), align_corners=align_corners),
                                     (E.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True),))
+
+
+def test_cond_nodes_are_pytorchs():
+    # NanToNum over the norms' product, the nuclear norm's Mul of two sums, the 2-norm's squeezed quotient
+    b = E.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    assert type(E.linalg.cond(b, 1).grad_fn).__name__ == "NanToNumBackward0"
+    assert type(E.linalg.cond(b, "nuc").grad_fn).__name__ == "MulBackward0"
+    c = E.linalg.cond(b)
+    assert type(c.grad_fn).__name__ == "SqueezeBackward1"
+    assert type(c.grad_fn.next_functions[0][0]).__name__ == "DivBackward0"

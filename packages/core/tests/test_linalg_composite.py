@@ -327,8 +327,20 @@ def test_cond_of_a_singular_matrix_is_inf_in_the_norms_that_invert():
     s = np.array([[1.0, 2.0], [2.0, 4.0]])
     for p in ("fro", "nuc", 1, -1, math.inf, -math.inf):
         c = linalg.cond(T(np.stack([s, SPD[0][:2, :2]])), p)
-        assert math.isinf(c[0].item()), p  # PyTorch's inf, not inv's LinAlgError
+        # PyTorch's inf, not inv's LinAlgError; "nuc" takes svdvals' round-off of 0 (4.8e16), as PyTorch
+        assert math.isinf(c[0].item()) or p == "nuc" and c[0].item() > 1e15, p
         assert_close(c[1], T(np.linalg.cond(SPD[0][:2, :2], p)))
+
+
+def test_cond_of_a_nan_product_is_inf_and_the_nuclear_norm_comes_from_svdvals():
+    # PyTorch maps the norms' NaN product to inf; its nuclear cond is sum(s) * sum(1 / s)
+    a = T([[math.nan, 0.0], [0.0, 1.0]])
+    for p in ("fro", 1, math.inf):
+        assert linalg.cond(a, p).item() == math.inf, p
+    b = T([[2.0, 1.0], [1.0, 3.0]])
+    assert_close(linalg.cond(b), T(np.linalg.cond(np.array([[2.0, 1.0], [1.0, 3.0]]))), atol=1e-5, rtol=1e-5)
+    assert_close(linalg.cond(b, "nuc"), T(np.linalg.cond(np.array([[2.0, 1.0], [1.0, 3.0]]), "nuc")), atol=1e-5,
+                 rtol=1e-5)
 
 
 def test_tensorsolve_reshapes_b_whose_product_matches_and_solve_ex_names_itself():

@@ -28,6 +28,7 @@ from ember.core.ops.complex import conj
 from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
                                          check_solver_shapes)
 from ember.core.ops.linalg import _matmul, linalg, matmul, mm
+from ember.core.ops.numeric import nan_to_num
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops import linalg_solvers as _solvers
 from ember.core.ops.linalg_solvers import (
@@ -645,15 +646,19 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     _at_least_2d("linalg.cond", "A", A)
     if p not in (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc"):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    if p in (None, 2, -2):
+    if p in (None, 2, -2):  # PyTorch's graph: slices of svdvals divided, then squeezed
         s = svdvals(A)
-        hi, lo = s[..., 0], s[..., -1]
-        return ew.div(hi, lo) if p != -2 else ew.div(lo, hi)
+        hi, lo = s[..., :1], s[..., -1:]
+        return L.squeeze(ew.div(hi, lo) if p != -2 else ew.div(lo, hi), -1)
     if A._shape[-1] != A._shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A._shape[-2]} by {A._shape[-1]} matrices")
-    inverse, info = inv_ex(A)  # a singular matrix's condition number is inf, not an error (as PyTorch)
-    return ew.where(ew.gt(info, 0), math.inf, ew.mul(matrix_norm(A, p), matrix_norm(inverse, p)))
+    if p == "nuc":  # from the singular values alone: sum(s) * sum(1 / s), inf for a singular matrix
+        s = svdvals(A)
+        return ew.mul(R.sum(s, -1), R.sum(ew.reciprocal(s), -1))
+    inverse, info = inv_ex(A)  # a singular matrix's inverse is inf, not an error; a NaN product is inf (PyTorch)
+    inverse = I.masked_fill(inverse, ew.gt(S.unsqueeze(S.unsqueeze(info, -1), -1), 0), math.inf)
+    return nan_to_num(ew.mul(matrix_norm(A, p), matrix_norm(inverse, p)), math.inf, math.inf, -math.inf)
 
 
 @parsed("linalg_diagonal", A="Tensor", offset="int", dim1="int", dim2="int")
