@@ -476,7 +476,7 @@ def _laid_out_as_pytorch(r: np.ndarray, equation: str, terms, out_term: str, ope
 
 
 # --- public API ------------------------------------------------------------------------------------
-@method
+@method(method_form=method_positions)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """The matrix product of `input` (n, k) and `mat2` (k, m): (n, m).
 
@@ -490,6 +490,11 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         return _mm(input, mat2, out=out)
     except (NotImplementedError, RuntimeError):  # NOTE [ Sparse tensors beside the dense path ]: a `try` costs
         return _sparse_reroute("mm", input, mat2, out)  # nothing until then; a dense shape check may raise first
+    except AttributeError:  # a non-tensor operand: PyTorch's parser error, found only once the meta step failed
+        for pos, (arg, v) in enumerate((("input", input), ("mat2", mat2)), 1):
+            if not isinstance(v, Tensor):
+                raise ew.not_a_tensor("mm", arg, pos, v) from None
+        raise
 
 
 @parsed("_int_mm", input="Tensor", mat2="Tensor", out="Tensor?")
@@ -743,8 +748,8 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
         return S.copy_(_out_like(out, prod), prod) if out is not None else prod
     if beta != 1:
         input = ew.mul(input, beta)
-    try:
-        return ew.add(input, prod, out=out)
+    try:  # the product first: the sum takes its row-major layout whatever input's, as PyTorch's result
+        return ew.add(prod, input, out=out)
     except ValueError:
         raise RuntimeError(f"{op}: the input of shape {tuple(getattr(input, '_shape', ()))} can't be broadcast to "
                            f"the product's shape {tuple(prod._shape)}") from None

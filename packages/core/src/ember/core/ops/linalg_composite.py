@@ -22,7 +22,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import _resize_out, cpp_type_name, internally, warn_at_caller, warn_once
+from ember.core.ops._util import _resize_out, broadcast_shapes, cpp_type_name, internally, warn_at_caller, warn_once
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
@@ -758,10 +758,13 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1")
-    vector = B.ndim == A.ndim - 1
+    vector = solve_is_vector(A, B)
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
+    if not vector and B.ndim == A.ndim - 1:  # a matrix B one dim short: PyTorch broadcasts A's batch with B's dims
+        batch = broadcast_shapes(A._shape[:-2], B._shape[:-1])  # but the last, each element solving all of B
+        A, Bm = L.expand(A, batch + A._shape[-2:]), L.expand(B, batch + B._shape)
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
