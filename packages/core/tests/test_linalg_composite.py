@@ -323,6 +323,13 @@ def test_cond_diagonal_tensorinv_tensorsolve_vander():
         linalg.tensorinv(T(RNG.standard_normal((4, 2, 3))), ind=1)
 
 
+def test_vander_is_parsed_as_pytorchs_linalg_vander():
+    with pytest.raises(TypeError, match="^linalg_vander\\(\\) got an unexpected keyword argument 'out'$"):
+        linalg.vander(E.ones(2), out=E.empty(2, 2))
+    with pytest.raises(TypeError, match="^linalg_vander\\(\\): argument 'N' must be int, not float$"):
+        linalg.vander(E.ones(2), N=2.0)
+
+
 def test_cond_of_a_singular_matrix_is_inf_in_the_norms_that_invert():
     s = np.array([[1.0, 2.0], [2.0, 4.0]])
     for p in ("fro", "nuc", 1, -1, math.inf, -math.inf):

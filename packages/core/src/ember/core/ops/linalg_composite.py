@@ -694,6 +694,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     return L.reshape(solve(L.reshape(A, (m, n)), L.reshape(B, (m,))), rest)
 
 
+@parsed("linalg_vander", x="Tensor", N="int?")
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of x (*, n): columns x^0, x^1, ..., x^(N-1) (N = n by default)."""
     if x._dtype is dtypes.bool:
