@@ -319,3 +319,22 @@ def test_cond_nodes_are_pytorchs():
     c = E.linalg.cond(b)
     assert type(c.grad_fn).__name__ == "SqueezeBackward1"
     assert type(c.grad_fn.next_functions[0][0]).__name__ == "DivBackward0"
+
+
+def test_lu_and_lstsq_results_carry_pytorchs_node_names():
+    A = E.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    _, L, U = E.linalg.lu(A)
+    assert type(L.grad_fn).__name__ == type(U.grad_fn).__name__ == "LinalgLuBackward0"
+    assert type(E.linalg.lstsq(A, E.ones(2, 1)).solution.grad_fn).__name__ == "LinalgLstsqBackward0"
+    (L.sum() + U.sum()).backward()  # the renamed nodes still differentiate
+    assert A.grad is not None
+
+
+def test_dist_p0_backward_refuses_a_differentiable_other_as_pytorch():
+    # PyTorch's DistBackward0 negates the undefined 0-norm gradient for `other`, which raises
+    x, y = E.tensor([1.0, 2.0], requires_grad=True), E.tensor([1.0, 3.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^Expected a proper Tensor but got None \(or an undefined Tensor in "
+                                           r"C\+\+\) for argument #0 'self'$"):
+        E.dist(x, y, p=0).backward()
+    E.dist(x, y.detach(), p=0).backward()
+    assert x.grad is None

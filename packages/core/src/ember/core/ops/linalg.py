@@ -1271,7 +1271,12 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     if not (common.is_floating_point or common.is_complex):
         raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
                            f"{dtypes.TORCH_NAMES[common.name]} instead.")
-    return node_name(vector_norm(ew.sub(input, other), p), "LinalgVectorNormBackward0", "DistBackward0")
+    # PyTorch's DistBackward0 negates the 0-norm's undefined gradient for `other`: its backward raises
+    refuse = _UNDEFINED_SELF if p == 0 and other.requires_grad else None
+    return node_name(vector_norm(ew.sub(input, other), p), "LinalgVectorNormBackward0", "DistBackward0", refuse)
+
+
+_UNDEFINED_SELF = "Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'"
 
 
 # a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do. No

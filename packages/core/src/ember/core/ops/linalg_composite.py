@@ -27,7 +27,7 @@ from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
                                          check_solver_shapes)
-from ember.core.ops.linalg import _matmul, linalg, matmul, mm
+from ember.core.ops.linalg import _matmul, _op_node, linalg, matmul, mm
 from ember.core.ops.numeric import nan_to_num
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops import linalg_solvers as _solvers
@@ -502,7 +502,8 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     """`(P, L, U)` with A = P L U, L unit lower triangular, U upper triangular."""
     _check_lu_input("linalg.lu", A)
     LU, piv, _ = _lu_packed(A)
-    return _PLU(*lu_unpack(LU, piv))
+    P, Lm, Um = lu_unpack(LU, piv)
+    return _PLU(P, _op_node(Lm, "LinalgLuBackward0"), _op_node(Um, "LinalgLuBackward0"))  # PyTorch's node's name
 
 
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
@@ -785,7 +786,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
         # a vector B keeps its column here, (*, 1), as PyTorch's residuals do
         residuals = R.sum(ew.square(ew.abs(err) if err._dtype.is_complex else err), -2)
     sv = s if driver in ("gelsd", "gelss") else empty
-    return _Lstsq(S.squeeze(X, -1) if vector else X, residuals, rank, sv)
+    return _Lstsq(_op_node(S.squeeze(X, -1) if vector else X, "LinalgLstsqBackward0"), residuals, rank, sv)
 
 
 def _lapack_layout_lstsq(X: Tensor, m: int) -> Tensor:
