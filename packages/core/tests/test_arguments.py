@@ -359,3 +359,17 @@ def test_squeeze_and_narrow_list_pytorchs_overloads_for_a_dim_or_start_of_no_ove
         f" * (Tensor input, int dim, Tensor start, int length)\n{m}(Tensor, int, !int!, !float!)\n"
         f" * (Tensor input, int dim, int start, int length)\n{m}(Tensor, int, int, !float!)\n")
     assert x.squeeze([1, 0]).shape == (2,) and x.narrow(0, E.tensor(1), 1).shape == (1, 1)
+
+
+def test_a_parsed_op_missing_a_required_argument_raises_pytorchs_parser_words():
+    # PyTorch names every required parameter from the first missing one on (given by keyword or not), pluralizing
+    # as its message does ("1 ... arguments", "2 ... argument"); a missing one wins over an unknown keyword
+    a = E.ones(3, 3, dtype=E.int8)
+    with pytest.raises(TypeError, match='^_int_mm\\(\\) missing 2 required positional argument: "input", "mat2"$'):
+        E._int_mm(self=a, mat2=a)
+    with pytest.raises(TypeError, match='^_int_mm\\(\\) missing 1 required positional arguments: "mat2"$'):
+        E._int_mm(a, b=a)
+    with pytest.raises(TypeError, match='^linalg_vector_norm\\(\\) missing 1 required positional arguments: "input"$'):
+        E.linalg.vector_norm()
+    with pytest.raises(TypeError, match="^_int_mm\\(\\) got an unexpected keyword argument 'self'$"):
+        E._int_mm(a, mat2=a, self=a)
