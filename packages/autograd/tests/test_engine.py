@@ -388,6 +388,15 @@ def test_inplace_on_leaf_requiring_grad_raises():
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an "
                                            "in-place operation."):
         x[0:1].mul_(2)
+    v = E.zeros(3)[:2].requires_grad_()  # a view made a leaf: PyTorch still calls it a view
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used in an "
+                                           "in-place operation.$"):
+        v.mul_(2)
+    base = E.zeros(2, 2)
+    stale = base[:, 0]
+    base[:, 1] = E.ones(2, requires_grad=True)  # the base is no leaf now: PyTorch names the view a leaf
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place"):
+        stale.mul_(2)
     with E.no_grad():
         x.add_(1)  # allowed without grad mode (optimizer steps)
     assert x.item() == 2.0

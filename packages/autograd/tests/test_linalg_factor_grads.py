@@ -309,3 +309,32 @@ def test_affine_grid_records_one_node_whose_gradient_is_grad_times_the_base_grid
     assert type(gt.grad_fn).__name__ == "TransposeBackward0"
     assert E.autograd.gradgradcheck(lambda t: E.affine_grid(t, (2, 1, 2, 3, 4), align_corners=align_corners),
                                     (E.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True),))
+
+
+def test_cond_nodes_are_pytorchs():
+    # NanToNum over the norms' product, the nuclear norm's Mul of two sums, the 2-norm's squeezed quotient
+    b = E.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    assert type(E.linalg.cond(b, 1).grad_fn).__name__ == "NanToNumBackward0"
+    assert type(E.linalg.cond(b, "nuc").grad_fn).__name__ == "MulBackward0"
+    c = E.linalg.cond(b)
+    assert type(c.grad_fn).__name__ == "SqueezeBackward1"
+    assert type(c.grad_fn.next_functions[0][0]).__name__ == "DivBackward0"
+
+
+def test_lu_and_lstsq_results_carry_pytorchs_node_names():
+    A = E.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    _, L, U = E.linalg.lu(A)
+    assert type(L.grad_fn).__name__ == type(U.grad_fn).__name__ == "LinalgLuBackward0"
+    assert type(E.linalg.lstsq(A, E.ones(2, 1)).solution.grad_fn).__name__ == "LinalgLstsqBackward0"
+    (L.sum() + U.sum()).backward()  # the renamed nodes still differentiate
+    assert A.grad is not None
+
+
+def test_dist_p0_backward_refuses_a_differentiable_other_as_pytorch():
+    # PyTorch's DistBackward0 negates the undefined 0-norm gradient for `other`, which raises
+    x, y = E.tensor([1.0, 2.0], requires_grad=True), E.tensor([1.0, 3.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^Expected a proper Tensor but got None \(or an undefined Tensor in "
+                                           r"C\+\+\) for argument #0 'self'$"):
+        E.dist(x, y, p=0).backward()
+    E.dist(x, y.detach(), p=0).backward()
+    assert x.grad is None

@@ -257,3 +257,14 @@ def test_gather_sparse_grad_along_last_dim_and_single_entry():
     v = torch.zeros(3, requires_grad=True)
     v.gather(0, torch.tensor(1), sparse_grad=True).sum().backward()
     assert v.grad.is_coalesced() and v.grad._indices().tolist() == [[1]] and v.grad._values().tolist() == [1.0]
+
+
+def test_values_of_a_sparse_tensor_is_an_alias_with_its_own_grad_flag():
+    # PyTorch's values() is a view: requiring grad on it leaves the sparse tensor alone
+    s = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.tensor([1.0, 2.0]), (2, 2)).coalesce()
+    a = s.values()
+    assert a is not s.values() and a._base is not None
+    a.requires_grad_()
+    assert a.requires_grad and not s.requires_grad
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used"):
+        a.mul_(2)

@@ -52,3 +52,9 @@ def test_h_of_a_real_matrix_is_a_transpose_and_of_a_scalar_the_tensor():
     c = ea.ones(2, 2, dtype=ea.complex64, requires_grad=True)
     (inner, _), = c.H.grad_fn.next_functions
     assert type(c.H.grad_fn).__name__ == "ConjBackward0" and type(inner).__name__ == "TransposeBackward0"
+
+
+def test_legacy_constructor_of_a_tensor_that_requires_grad_is_a_recorded_alias():
+    g = ea.tensor([1.0, 2.0], requires_grad=True)
+    for r in (ea.Tensor(g), g.new(g)):
+        assert type(r.grad_fn).__name__ == "AliasBackward0" and r._base is g

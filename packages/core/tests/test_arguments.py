@@ -416,3 +416,15 @@ def test_a_one_element_integer_tensor_is_an_int_where_the_parser_takes_one():
     assert E.stack([_m], E.tensor(0)).shape == (1, 2, 3)
     assert E.rand(E.tensor([2])).shape == (2,)
     assert E.hann_window(E.tensor(4)).tolist() == [0.0, 0.5, 1.0, 0.5]
+def test_a_parsed_op_missing_a_required_argument_raises_pytorchs_parser_words():
+    # PyTorch names every required parameter from the first missing one on (given by keyword or not), pluralizing
+    # as its message does ("1 ... arguments", "2 ... argument"); a missing one wins over an unknown keyword
+    a = E.ones(3, 3, dtype=E.int8)
+    with pytest.raises(TypeError, match='^_int_mm\\(\\) missing 2 required positional argument: "input", "mat2"$'):
+        E._int_mm(self=a, mat2=a)
+    with pytest.raises(TypeError, match='^_int_mm\\(\\) missing 1 required positional arguments: "mat2"$'):
+        E._int_mm(a, b=a)
+    with pytest.raises(TypeError, match='^linalg_vector_norm\\(\\) missing 1 required positional arguments: "input"$'):
+        E.linalg.vector_norm()
+    with pytest.raises(TypeError, match="^_int_mm\\(\\) got an unexpected keyword argument 'self'$"):
+        E._int_mm(a, mat2=a, self=a)

@@ -65,6 +65,18 @@ def test_mm_on_transposed_and_strided_views_without_copy():
                  ref(base)[::2, ::2] @ make_tensor(4, 2, dtype=E.float64, seed=5).numpy(), **TOL)
 
 
+def test_mm_of_a_non_tensor_is_pytorchs_parser_type_error():
+    x = E.eye(2)
+    with pytest.raises(TypeError, match=r"^mm\(\): argument 'mat2' \(position 2\) must be Tensor, not int$"):
+        E.mm(x, 3)
+    with pytest.raises(TypeError, match=r"^mm\(\): argument 'input' \(position 1\) must be Tensor, not list$"):
+        E.mm([[1.0]], x)
+    with pytest.raises(TypeError, match=r"^mm\(\): argument 'mat2' \(position 1\) must be Tensor, not NoneType$"):
+        x.mm(None)
+    with pytest.raises(TypeError, match=r"^mm\(\): argument 'mat2' \(position 2\) must be Tensor, not int$"):
+        E.mm(x.to_sparse(), 3)
+
+
 def test_mm_errors_name_both_shapes_and_dtypes():
     with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)$"):
         E.mm(E.ones(2, 3), E.ones(4, 5))
@@ -184,6 +196,19 @@ def test_addmm_family_takes_a_complex_scalar_as_its_real_part():
         E.addmm(o.long(), o.long(), o.long(), alpha=1j)
     with pytest.raises(RuntimeError, match="argument beta must not be a floating point number"):
         E.addr(o.long(), E.ones(2).long(), E.ones(2).long(), beta=1 + 0j)
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.float16, E.int64])
+def test_addmm_family_results_are_row_major_whatever_the_inputs_layout(dtype):
+    # PyTorch's add*-products write a fresh row-major result, not one in a transposed input's layout
+    inp = E.arange(6).reshape(2, 3).t().to(dtype)
+    m1, m2 = E.ones(3, 2, dtype=dtype), E.ones(2, 2, dtype=dtype)
+    for kw in ({}, {"alpha": 2}, {"beta": 2}):
+        r = E.addmm(inp, m1, m2, **kw)
+        assert r.stride() == (2, 1), kw
+        assert r.tolist() == (kw.get("beta", 1) * inp + kw.get("alpha", 1) * 2).tolist()
+    b = E.ones(2, 2, 2, dtype=dtype)
+    assert E.baddbmm(E.arange(8).reshape(2, 2, 2).permute(2, 1, 0).to(dtype), b, b).stride() == (4, 2, 1)
 
 
 def test_addmm_with_beta_zero_ignores_nan_input():
@@ -540,6 +565,18 @@ def test_cdist_errors_and_dist():
     assert E.ones(2, 2).dist(E.zeros(2), 1).item() == 4.0
 
 
+def test_dist_refuses_bool_and_integer_differences_as_pytorch():
+    # PyTorch subtracts first (its bool refusal), then norm()'s dtype check of the common dtype
+    with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with a bool tensor is not supported"):
+        E.dist(E.tensor([True, False]), E.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with two bool tensors is not supported"):
+        E.dist(E.tensor([True]), E.tensor([True]))
+    with pytest.raises(RuntimeError, match="^norm\\(\\): input dtype should be either floating point or complex. "
+                       "Got Long instead.$"):
+        E.dist(E.tensor([1, 2]), E.tensor([1, 3]))
+    assert E.dist(E.tensor([1, 2]), E.tensor([1.0, 4.0])).item() == 2.0
+
+
 def test_svd_of_a_matrix_with_an_inf_is_nan_and_returns():
     # found by the fuzz campaign's linalg family: LAPACK's gesdd (numpy's svd) looped forever on this
     # batch; PyTorch gives NaN factors for a matrix with a non-finite entry
@@ -558,6 +595,22 @@ def test_lstsq_with_a_right_side_of_the_wrong_rank_raises_pytorchs_error(a, b):
     with pytest.raises(RuntimeError, match=r"torch.linalg.lstsq: input.dim\(\) must be greater or equal to "
                                            r"other.dim\(\) and \(input.dim\(\) - other.dim\(\)\) <= 1"):
         E.linalg.lstsq(E.ones(*a), E.ones(*b))
+
+
+def test_lstsq_reads_a_b_one_dim_short_as_a_matrix_unless_it_is_a_batch_of_vectors():
+    # PyTorch's vector case is B.shape == A.shape[:-1]; another B one dim short is a matrix, A's batch broadcast
+    # with B's dims but the last, each batch element solving all of B
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((3, 5, 3)), rng.standard_normal((3, 2))[[0, 1, 2, 0, 1]]  # B (5, 2)
+    x = E.linalg.lstsq(E.from_numpy(a[:1]), E.from_numpy(b)).solution
+    assert x.shape == (5, 3, 2)
+    np.testing.assert_allclose(x.numpy()[4], np.linalg.lstsq(a[0], b, rcond=None)[0], rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(5\) at "
+                                           r"non-singleton dimension 0$"):
+        E.linalg.lstsq(E.from_numpy(a), E.from_numpy(b))
+    with pytest.raises(RuntimeError, match=r"^torch.linalg.lstsq: input.size\(-2\) should match other.size\(-2\)$"):
+        E.linalg.lstsq(E.from_numpy(a), E.ones(3, 4, dtype=E.float64))
+    assert E.linalg.lstsq(E.from_numpy(a), E.ones(3, 5, dtype=E.float64)).solution.shape == (3, 3)
 
 
 @pytest.mark.parametrize("ord", [math.inf, -math.inf])

@@ -323,12 +323,31 @@ def test_cond_diagonal_tensorinv_tensorsolve_vander():
         linalg.tensorinv(T(RNG.standard_normal((4, 2, 3))), ind=1)
 
 
+def test_vander_is_parsed_as_pytorchs_linalg_vander():
+    with pytest.raises(TypeError, match="^linalg_vander\\(\\) got an unexpected keyword argument 'out'$"):
+        linalg.vander(E.ones(2), out=E.empty(2, 2))
+    with pytest.raises(TypeError, match="^linalg_vander\\(\\): argument 'N' must be int, not float$"):
+        linalg.vander(E.ones(2), N=2.0)
+
+
 def test_cond_of_a_singular_matrix_is_inf_in_the_norms_that_invert():
     s = np.array([[1.0, 2.0], [2.0, 4.0]])
     for p in ("fro", "nuc", 1, -1, math.inf, -math.inf):
         c = linalg.cond(T(np.stack([s, SPD[0][:2, :2]])), p)
-        assert math.isinf(c[0].item()), p  # PyTorch's inf, not inv's LinAlgError
+        # PyTorch's inf, not inv's LinAlgError; "nuc" takes svdvals' round-off of 0 (4.8e16), as PyTorch
+        assert math.isinf(c[0].item()) or p == "nuc" and c[0].item() > 1e15, p
         assert_close(c[1], T(np.linalg.cond(SPD[0][:2, :2], p)))
+
+
+def test_cond_of_a_nan_product_is_inf_and_the_nuclear_norm_comes_from_svdvals():
+    # PyTorch maps the norms' NaN product to inf; its nuclear cond is sum(s) * sum(1 / s)
+    a = T([[math.nan, 0.0], [0.0, 1.0]])
+    for p in ("fro", 1, math.inf):
+        assert linalg.cond(a, p).item() == math.inf, p
+    b = T([[2.0, 1.0], [1.0, 3.0]])
+    assert_close(linalg.cond(b), T(np.linalg.cond(np.array([[2.0, 1.0], [1.0, 3.0]]))), atol=1e-5, rtol=1e-5)
+    assert_close(linalg.cond(b, "nuc"), T(np.linalg.cond(np.array([[2.0, 1.0], [1.0, 3.0]]), "nuc")), atol=1e-5,
+                 rtol=1e-5)
 
 
 def test_tensorsolve_reshapes_b_whose_product_matches_and_solve_ex_names_itself():
@@ -387,6 +406,24 @@ def test_geqrf_matches_lapack_and_ormqr_applies_q(shape):
     assert_close(E.ormqr(packed, tau, T(c)), T(q @ c))
     assert_close(E.ormqr(packed, tau, T(c), transpose=True), T(q.T @ c))
     assert_close(E.ormqr(packed, tau, T(c.T), left=False), T(c.T @ q))
+
+
+@pytest.mark.parametrize("args, message", [
+    (((3, 3), (2,), (3, 3)), "tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])"),
+    (((4, 3), (2,), (4, 2)), "tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])"),
+    (((3,), (2,), (3, 3)), "input must have at least 2 dimensions."),
+    (((3, 3), (3,), (4, 3)), "other.shape[-2] must be equal to input.shape[-2]"),
+    (((4, 3), (1, 3), (4, 2)), "Expected tau to have one dimension less than input, but got tau.ndim equal to 2 and "
+                               "input.ndim is equal to 2"),
+    (((2, 4, 3), (3, 3), (2, 4, 2)), "Expected batch dimensions of tau to be equal to input.shape[:-2], but got [3]"),
+])
+def test_ormqr_checks_its_operands_as_pytorch(args, message):
+    # a short tau computed a wrong Q silently before: PyTorch refuses it
+    a, tau, c = (E.ones(*s) for s in args)
+    with pytest.raises(RuntimeError, match="^" + re.escape("torch.ormqr: " + message) + "$"):
+        E.ormqr(a, tau, c)
+    with pytest.raises(RuntimeError, match=re.escape("min(other.shape[-1], input.shape[-1])")):
+        E.ormqr(E.ones(4, 3), E.ones(2), E.ones(2, 4), left=False)
 
 
 def test_low_rank_svds_and_norm_except_dim():

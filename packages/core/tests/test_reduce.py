@@ -297,6 +297,19 @@ def test_norm_defaults_and_errors():
         E.linalg.vector_norm(E.empty(0), math.inf)
 
 
+def test_vector_norm_out_must_have_the_result_dtype():
+    # PyTorch's out= of a norm is not cast: it must hold the real result's dtype already
+    x = E.tensor([3.0, 4.0], dtype=E.float64)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+        E.linalg.vector_norm(x, out=E.empty(()))
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+        E.norm(x, dim=0, out=E.empty(()))
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double instead$"):
+        E.linalg.vector_norm(x.to(E.complex64), out=E.empty((), dtype=E.float64))
+    out = E.empty((), dtype=E.float64)
+    assert E.linalg.vector_norm(x.float(), dtype=E.float64, out=out) is out and out.item() == 5.0
+
+
 def test_all_any_count_nonzero():
     x = E.tensor([[0, 1, 2], [3, 4, 5]])
     assert x.all(1).tolist() == [False, True] and x.any(0).tolist() == [True, True, True]

@@ -12,6 +12,23 @@ def T(a):
     return E.tensor(np.asarray(a), dtype=E.float64)
 
 
+def test_renorm_is_row_major_and_a_16_bit_norm_is_float32():
+    # PyTorch's structured output is row-major whatever the input's layout; a bfloat16 input's norm and factor are
+    # float32, the factor rounded once to bfloat16 before the product
+    x = np.array([[1.5, 2.25, 3.1], [0.1, 7.3, 9.9]])
+    t = T(x).t()
+    assert t.renorm(2, 1, 1.0).stride() == (2, 1)
+    y = t.clone()
+    assert y.renorm_(2, 1, 1.0) is y and y.stride() == (1, 3)
+    assert_close(y, t.renorm(2, 1, 1.0))
+    b = E.tensor(x, dtype=E.bfloat16)
+    xb = b.to(E.float64).numpy()
+    norm = np.linalg.norm(xb.astype(np.float32), axis=1, keepdims=True).astype(np.float32)
+    factor = E.tensor(np.where(norm > 1.0, np.float32(1.0) / (norm + np.float32(1e-7)), 1.0).astype(np.float32))
+    want = (E.tensor(xb, dtype=E.float32) * factor.to(E.bfloat16).to(E.float32)).to(E.bfloat16)
+    assert E.renorm(b, 2, 0, 1.0).to(E.float64).tolist() == want.to(E.float64).tolist()
+
+
 def test_renorm_scales_slices_above_maxnorm():
     x = np.array([[1.0, 2.0], [3.0, 4.0]])
     norms = np.linalg.norm(x, axis=1, keepdims=True)
@@ -476,6 +493,16 @@ def test_order_statistics_of_bools_are_refused_as_pytorch():
     with pytest.raises(NotImplementedError, match="^\"searchsorted_out_cpu\" not implemented for 'Bool'$"):
         E.searchsorted(E.tensor([False, True]), E.tensor([True]))
     assert E.searchsorted(E.tensor([1, 2]), E.tensor([True])).tolist() == [0]  # bool values are fine
+
+
+def test_searchsorted_of_a_bool_sequence_searches_in_the_common_dtype():
+    # PyTorch refuses only an all-bool search: int and float values search a bool sequence as numbers
+    seq = E.tensor([False, True, True])
+    assert E.searchsorted(seq, E.tensor([-1, 1, 2]), right=True).tolist() == [0, 3, 3]
+    assert E.searchsorted(seq, E.tensor([0.5, 1.5])).tolist() == [1, 3]
+    assert E.searchsorted(seq, 1).item() == 1
+    with pytest.raises(NotImplementedError, match="^\"searchsorted_out_cpu\" not implemented for 'Bool'$"):
+        E.searchsorted(seq, True)
 
 
 def test_gradient_of_complex_values_on_a_uniform_grid():

@@ -152,3 +152,13 @@ def test_frombuffer_warns_of_a_read_only_buffer_before_checking_its_length(monke
                                          r"/__w/pytorch/pytorch/torch/csrc/utils/tensor_new\.cpp:1556\.\)$"):
         with pytest.raises(ValueError, match=r"^both buffer length \(0\) and count \(-1\) must not be 0$"):
             E.frombuffer(b"", dtype=E.uint8)
+
+
+def test_legacy_constructors_of_a_tensor_return_an_alias_not_the_tensor():
+    # PyTorch's torch.Tensor(src), FloatTensor(src) and src.new(src) are new views of src (its storage, `_base`):
+    # resizing or rebinding the alias leaves src alone
+    src = E.tensor([1.0, 2.0])
+    for r in (E.Tensor(src), E.FloatTensor(src), src.new(src)):
+        assert r is not src and r._storage is src._storage and r.data_ptr() == src.data_ptr()
+        r.resize_(3)
+        assert src.shape == (2,)

@@ -519,3 +519,15 @@ def test_16bit_smooth_l1_and_huber_round_as_pytorchs_kernels(dtype):
         rounded = torch.tensor(want.astype(np.float32)).to(a.dtype).float().numpy()
         np.testing.assert_array_equal(got.float().numpy(), rounded)
     assert F.smooth_l1_loss(a.requires_grad_(), b).grad_fn.name() == "SmoothL1LossBackward0"
+def test_hinge_embedding_loss_of_an_integer_input_keeps_its_dtype_and_truncated_margin():
+    # PyTorch fills the margin into the input's dtype (2.7 -> 2, -1.0 refused for uint8) and subtracts there
+    x, y = torch.tensor([0, 1, 2, 3], dtype=torch.uint8), torch.tensor([-1, -1, -1, 1])
+    r = F.hinge_embedding_loss(x, y, margin=2.7, reduction="none")
+    assert r.dtype is torch.uint8 and r.tolist() == [2, 1, 0, 3]
+    assert F.hinge_embedding_loss(x.long(), y, margin=2.7, reduction="sum").item() == 6
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        F.hinge_embedding_loss(x, y, margin=-1.0)
+    with pytest.raises(RuntimeError, match="^mean\\(\\): could not infer output dtype"):
+        F.hinge_embedding_loss(x, y)
+    with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with two bool tensors"):
+        F.hinge_embedding_loss(torch.tensor([True]), torch.tensor([1]))

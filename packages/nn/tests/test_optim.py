@@ -762,3 +762,10 @@ def test_functional_sgd_creates_the_momentum_buffer_and_steps_as_the_optimizer()
         sgd([p], [g], bufs, weight_decay=0.1, momentum=0.9, lr=0.1, dampening=0.0, nesterov=True, maximize=False)
     np.testing.assert_array_equal(p.numpy(), ref.detach().numpy())
     np.testing.assert_array_equal(bufs[0].numpy(), opt.state[ref]["momentum_buffer"].numpy())
+
+
+def test_adam_modules_export_pytorchs_names():
+    # torch.optim.adam exports Adam and its functional form; AdamW belongs to torch.optim.adamw
+    from ember.optim import adam, adamw
+
+    assert adam.__all__ == ["Adam", "adam"] and adamw.__all__ == ["AdamW", "adamw"]

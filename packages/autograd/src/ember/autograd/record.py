@@ -397,8 +397,10 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
     m = t._ag
     if m is not None and m.made_in is not None and _state.enabled:
         raise RuntimeError(_MADE_IN_INPLACE[m.made_in])
-    if t._grad_fn is None and t._requires_grad:
-        raise RuntimeError(f"a leaf Variable that requires grad {'has been' if dirtied else 'is being'} used in an "
+    if t._grad_fn is None and t._requires_grad:  # PyTorch names a view of a leaf base (made a leaf by requires_grad_)
+        view = m is not None and m.base is not None and m.base._grad_fn is None and not dirtied
+        what = "a view of a leaf Variable" if view else "a leaf Variable"
+        raise RuntimeError(f"{what} that requires grad {'has been' if dirtied else 'is being'} used in an "
                            f"in-place operation.")
     if m is not None and m.base is not None and t._requires_grad:
         name = type(t._grad_fn).__name__

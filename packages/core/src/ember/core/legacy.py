@@ -65,7 +65,9 @@ class tensortype(type):
                     raise err
                 raise TypeError(f"{cls.__module__}.{cls.__name__}: expected a {cls.dtype.name} tensor to alias; got "
                                 f"{describe(src)}")
-            return src
+            from ember.core.ops.layout import alias_view
+
+            return alias_view(src)
         if len(args) == 1 and (shared := creation.storage_view(args[0], cls.dtype,
                                                                 " for argument 1 'storage'")) is not None:
             return shared

@@ -509,7 +509,8 @@ class SparseTensor(Tensor):
     def values(self) -> Tensor:
         if self._sp_layout is sparse_coo and not self._sp_coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
-        return _node(self._sp_values, "ValuesBackward0")
+        v = self._sp_values  # PyTorch's values() is an alias (a view) with autograd metadata of its own
+        return _node(v, "ValuesBackward0") if v._requires_grad else v.view(v._shape)
 
     def _compressed_part(self, name: str, want, attr: str) -> Tensor:
         if self._sp_layout is not want:

@@ -164,8 +164,10 @@ class Tensor:
         if len(args) == 1 and not isinstance(args[0], numbers.Integral | Size):  # Tensor(Size([2, 3])), Tensor(
             # np.int64(2)) are shapes
             src = args[0]
-            if isinstance(src, Tensor):
-                return src if cls is Tensor else src._as_subclass(cls)  # PyTorch's alias, of class `cls`
+            if isinstance(src, Tensor):  # PyTorch's alias (a new view of src), of class `cls`
+                from ember.core.ops.layout import alias_view
+
+                return alias_view(src) if cls is Tensor else src._as_subclass(cls)
             t = creation.tensor(src, dtype=dtypes.get_default_dtype())
         else:
             shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args or (0,)  # Tensor(): (0,)

@@ -12,7 +12,7 @@ from ember.optim.optimizer import (
     _NO_BUFFER, SPREAD_MIN, Optimizer, _check_capturable, _check_fused, _check_tensor_lr, _flat, _FlatViews,
     _refuse_sparse, _step_tensor)
 
-__all__ = ["Adam", "AdamW", "adam"]
+__all__ = ["Adam", "adam"]  # PyTorch's (AdamW is torch.optim.adamw's)
 
 
 def _check_args(lr: float, betas: tuple[float, float], eps: float, weight_decay: float) -> None:

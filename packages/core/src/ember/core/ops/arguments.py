@@ -70,6 +70,16 @@ def _error(op: str, name: str, kind: str, v, position: int | None) -> TypeError:
     return TypeError(f"{op}(): argument '{name}'{where} must be {_SHOWN.get(kind, kind)}, not {_type_name(v)}")
 
 
+def _refuse_missing(op: str, order: list, n: int, kwargs: dict) -> None:
+    """PyTorch's parser error for a required argument given neither by position nor by keyword: it names every
+    required parameter from the first one missing on (given or not), pluralizing as its message does."""
+    first = next((i for i, (p, _, required) in enumerate(order) if i >= n and required and p not in kwargs), None)
+    if first is not None:
+        names = [name for _, name, required in order[first:] if required]
+        raise TypeError(f"{op}() missing {len(names)} required positional argument{'s' if len(names) == 1 else ''}: "
+                        + ", ".join(f'"{name}"' for name in names))
+
+
 def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
     """Decorator: check the arguments named in `kinds` (parameter -> kind, or (ATen's name, kind)) before the call,
     raising PyTorch's TypeError for one of the wrong type (see the module's docstring)."""
@@ -89,6 +99,9 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
         least = sum(params[p].default is params[p].empty for p in positional)
         takes = f"from {least} to {most}" if most is not None and least < most else str(most)  # Python's words
         open_kwargs = any(v.kind is v.VAR_KEYWORD for v in params.values())
+        # (parameter, ATen's name, required) in order, for PyTorch's "missing ... argument" error
+        order = [(p, spec[p][0] if p in spec else p, v.default is v.empty) for p, v in params.items()
+                 if v.kind not in (v.VAR_POSITIONAL, v.VAR_KEYWORD)]
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
@@ -96,6 +109,8 @@ def parsed(op: str, **kinds: str | tuple[str, str]) -> Callable:
             if most is not None and n > most:  # Python's words, under ATen's name of the op
                 raise TypeError(f"{op}() takes {takes} positional argument{'' if takes == '1' else 's'} but {n} "
                                 "were given")
+            if n < least:
+                _refuse_missing(op, order, n, kwargs)
             for i, name, kind, optional, plain in checked:
                 if i < n and (v := args[i]).__class__ is not plain and not (optional and v is None) and \
                         not _fits(kind, v):  # (the plain class of a kind costs no call: a hot op's budget)

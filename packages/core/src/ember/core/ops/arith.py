@@ -201,21 +201,26 @@ def add(input, other, *legacy, alpha=1, out=None) -> Tensor:
         return _sparse_form("add", input, other, alpha, out)
 
 
-@method
-def sub(input, other, *legacy, alpha=1, out=None) -> Tensor:
-    """`input - alpha * other`, broadcasting; `sub(input, alpha, other)` is PyTorch's deprecated overload."""
-    if legacy:
-        other, alpha = _legacy_scalar("sub", "alpha", input, other, legacy, alpha, out)
-    # a Python bool is wrapped into a bool tensor by PyTorch, so `x - True` is refused too
+def refuse_bool_subtraction(input, other) -> None:
+    """PyTorch's refusal of a subtraction with a bool operand (a Python bool is wrapped into a bool tensor, so
+    `x - True` is refused too); `dist` and other composites of a difference check it first."""
     a_bool = input.__class__ is bool or isinstance(input, Tensor) and input._dtype is dtypes.bool
     b_bool = other.__class__ is bool or isinstance(other, Tensor) and other._dtype is dtypes.bool
     if a_bool and b_bool:
         raise ew.BoolOperatorError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                    "Use the `^` or `logical_xor()` operator instead.")
-    if a_bool or b_bool:  # as PyTorch: a bool tensor minus anything (or anything minus one) is refused
+    if a_bool or b_bool:
         raise ew.BoolOperatorError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
                                    "instead.")
+
+
+@method
+def sub(input, other, *legacy, alpha=1, out=None) -> Tensor:
+    """`input - alpha * other`, broadcasting; `sub(input, alpha, other)` is PyTorch's deprecated overload."""
+    if legacy:
+        other, alpha = _legacy_scalar("sub", "alpha", input, other, legacy, alpha, out)
+    refuse_bool_subtraction(input, other)
     input = _wrapped_number(input, other)
     try:
         if alpha != 1 or alpha.__class__ is not int:  # PyTorch checks any other alpha (a numpy bool too)

@@ -820,7 +820,13 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
             if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
                 raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             out = S.select(out, dim, int(k))
-    return out if out is not x else node_name(S.view(x, x._shape), "ViewBackward0", "AliasBackward0")  # x[...]
+    return out if out is not x else alias_view(x)  # x[...]
+
+
+def alias_view(x: Tensor) -> Tensor:
+    """A new view of all of `x` (its `_base` is x), recorded as PyTorch's AliasBackward0: `x[...]`, and the legacy
+    constructors' `torch.Tensor(x)`/`x.new(x)`, which alias rather than return x itself."""
+    return node_name(S.view(x, x._shape), "ViewBackward0", "AliasBackward0")
 
 
 _PLAIN = (int, builtins.type(None))

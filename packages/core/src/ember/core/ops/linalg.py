@@ -25,6 +25,7 @@ from ember.core.ops import aliased_products, blas_threads
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import _mismatch
+from ember.core.ops.arith import refuse_bool_subtraction
 from ember.core.ops import shape as S
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, _resize_out, real_value, tp_name, wrap, write_out
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
@@ -475,7 +476,7 @@ def _laid_out_as_pytorch(r: np.ndarray, equation: str, terms, out_term: str, ope
 
 
 # --- public API ------------------------------------------------------------------------------------
-@method
+@method(method_form=method_positions)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """The matrix product of `input` (n, k) and `mat2` (k, m): (n, m).
 
@@ -489,6 +490,11 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         return _mm(input, mat2, out=out)
     except (NotImplementedError, RuntimeError):  # NOTE [ Sparse tensors beside the dense path ]: a `try` costs
         return _sparse_reroute("mm", input, mat2, out)  # nothing until then; a dense shape check may raise first
+    except AttributeError:  # a non-tensor operand: PyTorch's parser error, found only once the meta step failed
+        for pos, (arg, v) in enumerate((("input", input), ("mat2", mat2)), 1):
+            if not isinstance(v, Tensor):
+                raise ew.not_a_tensor("mm", arg, pos, v) from None
+        raise
 
 
 @parsed("_int_mm", input="Tensor", mat2="Tensor", out="Tensor?")
@@ -742,8 +748,8 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
         return S.copy_(_out_like(out, prod), prod) if out is not None else prod
     if beta != 1:
         input = ew.mul(input, beta)
-    try:
-        return ew.add(input, prod, out=out)
+    try:  # the product first: the sum takes its row-major layout whatever input's, as PyTorch's result
+        return ew.add(prod, input, out=out)
     except ValueError:
         raise RuntimeError(f"{op}: the input of shape {tuple(getattr(input, '_shape', ()))} can't be broadcast to "
                            f"the product's shape {tuple(prod._shape)}") from None
@@ -1258,7 +1264,17 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of `input - other` (broadcast), as one number; its node is PyTorch's DistBackward0."""
     ew.check_tensors("dist", input, other)
-    return node_name(vector_norm(ew.sub(input, other), p), "LinalgVectorNormBackward0", "DistBackward0")
+    refuse_bool_subtraction(input, other)
+    common = dtypes.result_type(input, other)
+    if not (common.is_floating_point or common.is_complex):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
+                           f"{dtypes.TORCH_NAMES[common.name]} instead.")
+    # PyTorch's DistBackward0 negates the 0-norm's undefined gradient for `other`: its backward raises
+    refuse = _UNDEFINED_SELF if p == 0 and other.requires_grad else None
+    return node_name(vector_norm(ew.sub(input, other), p), "LinalgVectorNormBackward0", "DistBackward0", refuse)
+
+
+_UNDEFINED_SELF = "Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'"
 
 
 # a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do. No

@@ -22,12 +22,13 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import _resize_out, cpp_type_name, internally, warn_at_caller, warn_once
+from ember.core.ops._util import _resize_out, broadcast_shapes, cpp_type_name, internally, warn_at_caller, warn_once
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
                                          check_solver_shapes)
-from ember.core.ops.linalg import _matmul, linalg, matmul, mm
+from ember.core.ops.linalg import _matmul, _op_node, linalg, matmul, mm
+from ember.core.ops.numeric import nan_to_num
 from ember.core.ops.parser_errors import overloads
 from ember.core.ops import linalg_solvers as _solvers
 from ember.core.ops.linalg_solvers import (
@@ -501,7 +502,8 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     """`(P, L, U)` with A = P L U, L unit lower triangular, U upper triangular."""
     _check_lu_input("linalg.lu", A)
     LU, piv, _ = _lu_packed(A)
-    return _PLU(*lu_unpack(LU, piv))
+    P, Lm, Um = lu_unpack(LU, piv)
+    return _PLU(P, _op_node(Lm, "LinalgLuBackward0"), _op_node(Um, "LinalgLuBackward0"))  # PyTorch's node's name
 
 
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
@@ -645,15 +647,19 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     _at_least_2d("linalg.cond", "A", A)
     if p not in (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc"):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    if p in (None, 2, -2):
+    if p in (None, 2, -2):  # PyTorch's graph: slices of svdvals divided, then squeezed
         s = svdvals(A)
-        hi, lo = s[..., 0], s[..., -1]
-        return ew.div(hi, lo) if p != -2 else ew.div(lo, hi)
+        hi, lo = s[..., :1], s[..., -1:]
+        return L.squeeze(ew.div(hi, lo) if p != -2 else ew.div(lo, hi), -1)
     if A._shape[-1] != A._shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A._shape[-2]} by {A._shape[-1]} matrices")
-    inverse, info = inv_ex(A)  # a singular matrix's condition number is inf, not an error (as PyTorch)
-    return ew.where(ew.gt(info, 0), math.inf, ew.mul(matrix_norm(A, p), matrix_norm(inverse, p)))
+    if p == "nuc":  # from the singular values alone: sum(s) * sum(1 / s), inf for a singular matrix
+        s = svdvals(A)
+        return ew.mul(R.sum(s, -1), R.sum(ew.reciprocal(s), -1))
+    inverse, info = inv_ex(A)  # a singular matrix's inverse is inf, not an error; a NaN product is inf (PyTorch)
+    inverse = I.masked_fill(inverse, ew.gt(S.unsqueeze(S.unsqueeze(info, -1), -1), 0), math.inf)
+    return nan_to_num(ew.mul(matrix_norm(A, p), matrix_norm(inverse, p)), math.inf, math.inf, -math.inf)
 
 
 @parsed("linalg_diagonal", A="Tensor", offset="int", dim1="int", dim2="int")
@@ -689,6 +695,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     return L.reshape(solve(L.reshape(A, (m, n)), L.reshape(B, (m,))), rest)
 
 
+@parsed("linalg_vander", x="Tensor", N="int?")
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of x (*, n): columns x^0, x^1, ..., x^(N-1) (N = n by default)."""
     if x._dtype is dtypes.bool:
@@ -753,10 +760,13 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1")
-    vector = B.ndim == A.ndim - 1
+    vector = solve_is_vector(A, B)
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
+    if not vector and B.ndim == A.ndim - 1:  # a matrix B one dim short: PyTorch broadcasts A's batch with B's dims
+        batch = broadcast_shapes(A._shape[:-2], B._shape[:-1])  # but the last, each element solving all of B
+        A, Bm = L.expand(A, batch + A._shape[-2:]), L.expand(B, batch + B._shape)
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
@@ -776,7 +786,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
         # a vector B keeps its column here, (*, 1), as PyTorch's residuals do
         residuals = R.sum(ew.square(ew.abs(err) if err._dtype.is_complex else err), -2)
     sv = s if driver in ("gelsd", "gelss") else empty
-    return _Lstsq(S.squeeze(X, -1) if vector else X, residuals, rank, sv)
+    return _Lstsq(_op_node(S.squeeze(X, -1) if vector else X, "LinalgLstsqBackward0"), residuals, rank, sv)
 
 
 def _lapack_layout_lstsq(X: Tensor, m: int) -> Tensor:
@@ -834,11 +844,43 @@ def _sum_sq(x: Tensor) -> Tensor:
     return R.sum(ew.square(ew.abs(x) if x._dtype.is_complex else x), -2, keepdim=True)
 
 
+def _check_ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool) -> None:
+    """PyTorch's checks of ormqr's operands, in its order: ranks, the sizes Q meets `other` by and tau's length,
+    then batch dims and dtypes."""
+    if input.ndim < 2:
+        raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
+    if other.ndim < 2:
+        raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other._shape[side] != input._shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if tau._shape[-1] != min(other._shape[side], input._shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    if input.ndim - tau.ndim != 1:
+        raise RuntimeError(f"torch.ormqr: Expected tau to have one dimension less than input, but got tau.ndim equal "
+                           f"to {tau.ndim} and input.ndim is equal to {input.ndim}")
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"torch.ormqr: Expected other to have the same number of dimensions as input, but got "
+                           f"other.ndim equal to {other.ndim} and input.ndim is equal to {input.ndim}")
+    for name, t in (("tau", tau), ("other", other)):
+        if t._shape[:input.ndim - 2] != input._shape[:-2]:
+            raise RuntimeError(f"torch.ormqr: Expected batch dimensions of {name} to be equal to input.shape[:-2], "
+                               f"but got {list(t._shape[:input.ndim - 2])}")
+    for name, t in (("tau", tau), ("other", other)):
+        if t._dtype is not input._dtype:
+            raise RuntimeError(f"torch.ormqr: Expected input and {name} to have the same dtype, but input has dtype"
+                               f"{dtypes.TORCH_NAMES[input._dtype.name]} and {name} has dtype "
+                               f"{dtypes.TORCH_NAMES[t._dtype.name]}")
+
+
 @method
 @writes_out(kernel="ormqr")
 def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *,
           out=None) -> Tensor:
     """The product of Q (from `geqrf`'s `input`, `input2` = tau) with `input3`: Q C, Q^H C, C Q or C Q^H."""
+    _check_ormqr(input, input2, input3, left)
     m = input._shape[-2]
     pad = m - input._shape[-1]
     a = J.cat([input, zeros(input._shape[:-1] + (pad,), dtype=input._dtype, device=input.device)], -1) if pad > 0 \

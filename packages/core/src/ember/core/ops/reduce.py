@@ -21,8 +21,8 @@ from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
-from ember.core.ops._util import (check_dtype_arg, cpp_type_name, index_arg, internally, normalize_dims,
-                                  shape_error, warn_at_caller, wrap, write_out)
+from ember.core.ops._util import (check_dtype_arg, check_out_dtype, cpp_type_name, index_arg, internally,
+                                  normalize_dims, shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.parser_errors import int_like, overloads
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
@@ -851,11 +851,13 @@ _vector_norm = declare("vector_norm", doc="vector_norm(x, ord, dims, keepdim, dt
 
 @_vector_norm.meta
 def _vector_norm_meta(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None) -> None:  # noqa: A002
-    """A floating input and result dtype; an inf norm needs elements to reduce. For every device."""
+    """A floating input and result dtype, which `out=` must have (no cast, as PyTorch); an inf norm needs elements
+    to reduce. For every device."""
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     if not x._dtype.is_floating_point or not dt.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
+    check_out_dtype(out, dt)
     if math.isinf(ord) and (builtins.any(x._shape[d] == 0 for d in dims) if dims else x.numel() == 0):
         raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
                            "operation does not have an identity")

@@ -728,7 +728,8 @@ def _search_out(r: Tensor, out: Tensor | None, out_int32: bool) -> Tensor:
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None, sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
     """Indices where `input` would be inserted into the innermost dim of `sorted_sequence` to keep it sorted."""
-    _refuse_bool(sorted_sequence, "searchsorted_out_cpu")
+    if sorted_sequence._dtype is dtypes.bool and dtypes.result_type(input, sorted_sequence) is dtypes.bool:
+        _refuse_bool(sorted_sequence, "searchsorted_out_cpu")  # the kernel runs in the common dtype
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")

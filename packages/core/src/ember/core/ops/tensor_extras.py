@@ -43,7 +43,8 @@ _HistogramDD = return_type("histogramdd", ["hist", "bin_edges"])
 @method
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor:
     """Each slice along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm`
-    (by `maxnorm / (norm + 1e-7)`, as PyTorch)."""
+    (by `maxnorm / (norm + 1e-7)`, as PyTorch). A 16-bit input's norm and factor are float32, the factor rounded
+    once to the dtype; the result is row-major whatever the input's layout (PyTorch's structured output)."""
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -52,9 +53,12 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | N
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = input._wrap_dim(dim)
     others = tuple(i for i in range(input.ndim) if i != d)
-    norm = linalg.vector_norm(input, p, others, True)
+    half = input._dtype in (dtypes.float16, dtypes.bfloat16)
+    norm = linalg.vector_norm(input, p, others, True, dtype=dtypes.float32 if half else None)
     factor = ew.where(ew.gt(norm, maxnorm), ew.div(maxnorm, ew.add(norm, 1e-7)), 1.0)
-    r = node_name(ew.mul(input, factor), "MulBackward0", "RenormBackward0")
+    if half:
+        factor = factor.to(input._dtype)
+    r = node_name(ew.mul(L.contiguous(input), factor), "MulBackward0", "RenormBackward0")
     if out is not None:
         return S.copy_(out, r)
     return r

@@ -421,7 +421,7 @@ def _new(self: Tensor, *args, dtype=None, device=None) -> Tensor:
         err = options_error(dt, str(dev).startswith("cuda"), args[0]) if args[0]._dtype is not dt else None
         if err is not None:  # PyTorch aliases a tensor of self's dtype only
             raise err
-        return args[0]
+        return L.alias_view(args[0])
     if all(isinstance(a, numbers.Integral) for a in args):
         return empty(args, dtype=dt, device=dev)
     if len(args) == 1 and type(args[0]).__name__ == "Size":

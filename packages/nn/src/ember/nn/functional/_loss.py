@@ -383,9 +383,12 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
 @composite("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
-    """input where target is 1, max(0, margin - input) where it is -1."""
+    """input where target is 1, max(0, margin - input) where it is -1. An integer (or bool) input keeps its dtype:
+    PyTorch fills the margin into it (truncated, overflow refused) and subtracts there."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     zeros = ea.zeros_like(input)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        margin = ea.full_like(input, margin)
     loss = ea.where(target != 1, ea.clamp(margin - input, min=0), zeros) + ea.where(target != -1, input, zeros)
     return _reduce(loss, reduction)
 
