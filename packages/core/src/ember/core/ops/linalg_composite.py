@@ -22,7 +22,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import _resize_out, cpp_type_name, internally, warn_at_caller, warn_once
+from ember.core.ops._util import _resize_out, broadcast_shapes, cpp_type_name, internally, warn_at_caller, warn_once
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg_checks import (check_linear_solve, check_lu_solve, check_lu_unpack_pivots,
@@ -753,10 +753,14 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1")
-    vector = B.ndim == A.ndim - 1
+    # a vector right-hand side is (*, m) with A's batch exactly (linalg.solve's rule); another B of one dim
+    # fewer is a matrix whose batch PyTorch still broadcasts as a vector's, B.shape[:-1] against A.shape[:-2]
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
+    if not vector and B.ndim == A.ndim - 1:
+        Bm = S.expand(B, broadcast_shapes(A._shape[:-2], B._shape[:-1]) + B._shape[-2:])
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")

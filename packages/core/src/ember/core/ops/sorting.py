@@ -1011,7 +1011,8 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         elif dim is None:
             vlo = reshape(vlo, (1,) * input.ndim)
         results.append(vlo)
-    r = results[0] if scalar_q else stack(results, 0)
+    # PyTorch computes the quantiles along a last dim and moves it to the front: a 1-D q gives a permuted view
+    r = results[0] if scalar_q else S.permute(stack(results, -1), (results[0].ndim,) + tuple(range(results[0].ndim)))
     # PyTorch's quantile ends with a squeeze whatever the arguments: its node names every result
     fn = getattr(r, "_grad_fn", None)
     return node_name(r, type(fn).__name__, "SqueezeBackward4") if fn is not None else r
