@@ -296,8 +296,8 @@ def _topk_cpu(x, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A0
     _kernels().topk_rows(work, ix, k, largest, sorted)
     shape = a.shape[:dim] + (k,) + a.shape[dim + 1:]
     vals, idx = _back(work[:, :k], a.dtype, dim, shape), _back(ix[:, :k], ix.dtype, dim, shape)
-    if x.ndim == 0:
-        vals, idx = vals.reshape(()), idx.reshape(())
+    if x.ndim == 0:  # a 0-d result holds the one element whether k is 0 or 1, as PyTorch's
+        vals, idx = a.reshape(()), np.zeros((), np.int64)
     return _pair(vals, idx, out, "topk")
 
 
