@@ -612,7 +612,14 @@ learning-rate sweep, kaiming gains with a hand-written BatchNorm against nn.Batc
 every intermediate's retained grad, the WaveNet hierarchy with FlattenConsecutive, the self-attention trick with
 tril masks, a GPT with top-k generation and estimate_loss, nanoGPT's and minGPT's training and optimizer set-ups,
 makemore's RNN/GRU/MLP zoo over an infinite RandomSampler, byte-level BPE merges, activation and gradient
-diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split)."""
+diagnostics printed with %-formats of 0-d tensors, and RNG states with random_split).
+
+Causal-inference and uplift code (`causal_*`: logistic propensity scores fitted by LBFGS with clamped IPW/Hajek
+weights, DragonNet heads with masked per-treatment losses, 2SLS with every lstsq driver, CFRNet's MMD and Sinkhorn
+IPMs with a training loop, bootstrap intervals from seeded Generators and 1-D-q quantiles, nearest-neighbour
+matching with ties and calipers, synthetic control on the simplex, cross-fitted AIPW, Qini/AUUC curves, and the
+mistakes causal code makes).
+"""
 
 from __future__ import annotations
 
