@@ -767,7 +767,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     m, n = A._shape[-2:]
     eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond
-    X = _lapack_layout_lstsq(_matmul(pinv(A, rtol=rtol), Bm), m)
+    # gels (QR) truncates no singular value, whatever rcond says
+    X = _lapack_layout_lstsq(_matmul(pinv(A, rtol=0.0 if driver == "gels" else rtol), Bm), m)
     empty = zeros((0,), dtype=A._dtype.to_real(), device=A.device)
     s = svdvals(A) if driver in ("gelsy", "gelsd", "gelss") else None
     rank = empty_rank = zeros((0,), dtype=dtypes.int64, device=A.device)

@@ -705,12 +705,17 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
 
 
 def _tolerance(A: Tensor, s: Tensor, atol, rtol):
-    """PyTorch's cutoff max(atol, rtol * s_max) for pinv and matrix_rank; rtol defaults to eps * max(m, n)."""
+    """PyTorch's cutoff max(atol, rtol * s_max) for pinv and matrix_rank, tensor tolerances taken per matrix of
+    the batch; rtol defaults to 0 where atol > 0, else to eps * max(m, n)."""
     if rtol is None:
-        rtol = 0.0 if atol not in (None, 0) else float(np.finfo(A._dtype.np).eps) * max(A._shape[-2:])
+        default = float(np.finfo(A._dtype.np).eps) * max(A._shape[-2:])
+        rtol = default if atol is None else ew.where(ew.gt(atol, 0), 0.0, default) if isinstance(atol, Tensor) \
+            else 0.0 if atol > 0 else default
     smax = _amax(s, (s.ndim - 1,), True) if s._shape[-1] else s
-    cut = ew.mul(smax, rtol)
-    return ew.maximum(cut, atol) if atol is not None else cut
+    cut = ew.mul(S.unsqueeze(rtol, -1), smax) if isinstance(rtol, Tensor) else ew.mul(smax, rtol)
+    if atol is None:
+        return cut
+    return ew.maximum(S.unsqueeze(atol, -1), cut) if isinstance(atol, Tensor) else ew.maximum(cut, atol)
 
 
 # Composed from eigh/svd on every device; its derivative is PyTorch's pinv_backward of the whole matrix
@@ -784,7 +789,8 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
     if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError("This function doesn't handle types other than float and double")
     s = ew.abs(_eigh(A, "L")[0]) if hermitian else _svd(A, False)[1]
-    return _sum(ew.gt(s, _tolerance(A, s, atol, rtol)), (s.ndim - 1,), False, None)
+    kept = ew.gt(s, _tolerance(A, s, atol, rtol))
+    return _sum(kept, (kept.ndim - 1,), False, None)
 
 
 @method
