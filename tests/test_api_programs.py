@@ -617,8 +617,8 @@ diagnostics printed with %-formats of 0-d tensors, and RNG states with random_sp
 Causal-inference and uplift code (`causal_*`: logistic propensity scores fitted by LBFGS with clamped IPW/Hajek
 weights, DragonNet heads with masked per-treatment losses, 2SLS with every lstsq driver, CFRNet's MMD and Sinkhorn
 IPMs with a training loop, bootstrap intervals from seeded Generators and 1-D-q quantiles, nearest-neighbour
-matching with ties and calipers, synthetic control on the simplex, cross-fitted AIPW, Qini/AUUC curves, and the
-mistakes causal code makes).
+matching with ties and calipers, synthetic control on the simplex, cross-fitted AIPW, Qini/AUUC curves, a
+difference-in-differences event study with cluster-robust errors, and the mistakes causal code makes).
 """
 
 from __future__ import annotations

@@ -448,6 +448,19 @@ def test_tensor_tolerances_of_matrix_rank_and_pinv_apply_per_matrix_of_the_batch
         E.linalg.matrix_rank(A, atol=E.tensor([1e-2, 1e-4, 1.0], dtype=E.float64))
 
 
+@pytest.mark.parametrize("call, msg", [
+    (lambda A: E.linalg.pinv(A, atol=E.tensor(1j)), "pinv: atol tensor of complex type is not supported. Got Complex"),
+    (lambda A: E.linalg.pinv(A, atol=E.tensor(1.0), rtol=E.tensor(1j, dtype=E.complex128)),
+     "pinv: rtol tensor of complex type is not supported. Got ComplexDouble"),
+    (lambda A: E.linalg.pinv(A, E.tensor(1j)), "pinv: rcond tensor of complex type is not supported. Got ComplexFloat"),
+    (lambda A: E.linalg.matrix_rank(A, E.tensor(1j)), "matrix_rank: atol tensor of complex type is not supported."),
+    (lambda A: E.linalg.matrix_rank(A, rtol=E.tensor(1j)), "matrix_rank: rtol tensor of complex type is not"),
+])
+def test_complex_tolerance_tensors_are_refused_in_pytorchs_words(call, msg):
+    with pytest.raises(RuntimeError, match="^torch.linalg." + re.escape(msg)):
+        call(E.eye(2))
+
+
 def test_lstsq_gels_ignores_rcond_as_pytorchs_qr_driver():
     A = E.tensor([[1.0, 0.0], [0.0, 1e-8], [0.0, 0.0]], dtype=E.float64)
     b = E.ones(3, 1, dtype=E.float64)

@@ -762,6 +762,14 @@ def _old_with_new(old: str) -> Callable[[tuple, dict], bool]:
     return invalid
 
 
+def _refuse_complex_tolerances(op: str, **tolerances) -> None:
+    """PyTorch's refusal of a complex tolerance tensor, checked in the order given."""
+    for name, tol in tolerances.items():
+        if isinstance(tol, Tensor) and tol._dtype.is_complex:
+            raise RuntimeError(f"torch.linalg.{op}: {name} tensor of complex type is not supported. "
+                               f"Got {dtypes.TORCH_NAMES[tol._dtype.name]}")
+
+
 @overloads("linalg_pinv", _tolerance_overloads("rcond"), _old_with_new("rcond"))
 def pinv(A: Tensor, *args, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Tensor:
     """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
@@ -775,6 +783,7 @@ def pinv(A: Tensor, *args, atol=None, rtol=None, hermitian: bool = False, rcond=
     if A.ndim < 2 or not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError(f"linalg.pinv({dtypes.TORCH_NAMES.get(dt.name, dt.name)}{{{list(A._shape)}}}): expected "
                            "a tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
+    _refuse_complex_tolerances("pinv", **({"rcond": rcond} if given else {"atol": atol, "rtol": rtol}))
     return _pinv(A, atol, rtol, hermitian)
 
 
@@ -788,6 +797,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError("This function doesn't handle types other than float and double")
+    _refuse_complex_tolerances("matrix_rank", atol=atol, rtol=rtol)  # an older `tol` is named atol too
     s = ew.abs(_eigh(A, "L")[0]) if hermitian else _svd(A, False)[1]
     kept = ew.gt(s, _tolerance(A, s, atol, rtol))
     return _sum(kept, (kept.ndim - 1,), False, None)
