@@ -14,7 +14,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
-from ember.core.dispatch import declare, node_name
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as I
@@ -736,6 +736,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
 
 @writes_out(kernel="linalg_lstsq")
 @parsed("linalg_lstsq", A=("self", "Tensor"), B=("b", "Tensor"), rcond="float?", driver="str?")
+@composite("linalg_lstsq")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     """`(solution, residuals, rank, singular_values)` of min ||A X - B||, from the pseudo-inverse. Which of
     the last three are filled follows PyTorch's CPU drivers: 'gelsy' (the default) gives the rank,

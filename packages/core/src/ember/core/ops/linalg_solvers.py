@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 from ember.core import dtypes
-from ember.core.dispatch import declare, node_name
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -788,6 +788,7 @@ def pinv(A: Tensor, *args, atol=None, rtol=None, hermitian: bool = False, rcond=
 
 
 @overloads("linalg_matrix_rank", _tolerance_overloads("tol"), _old_with_new("tol"))
+@composite("linalg_matrix_rank")
 def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The number of singular values (|eigenvalues| of A's lower triangle with `hermitian`) above the
     cutoff, per matrix (int64); PyTorch's older overload's `tol` is `atol` with `rtol=0`."""
