@@ -646,7 +646,14 @@ OneHotCategoricalStraightThrough in Independent, a tanh-Normal actor through Tra
 with percentile normalisation by quantile and an EMA, an RSSM with a LayerNorm GRU and KL balancing with free bits,
 TD-MPC planning with a vmapped Q-ensemble and MPPI, MuZero supports with gradient scaling, hand-written Distribution
 subclasses and register_kl, clip_grad_norm_ with Adam, a numpy replay buffer of sequences, imagination gradients
-under no_grad/inference_mode, fan-avg and orthogonal inits, and the mistakes world-model code makes)."""
+under no_grad/inference_mode, fan-avg and orthogonal inits, and the mistakes world-model code makes).
+
+Causal-inference and uplift code (`causal_*`: logistic propensity scores fitted by LBFGS with clamped IPW/Hajek
+weights, DragonNet heads with masked per-treatment losses, 2SLS with every lstsq driver, CFRNet's MMD and Sinkhorn
+IPMs with a training loop, bootstrap intervals from seeded Generators and 1-D-q quantiles, nearest-neighbour
+matching with ties and calipers, synthetic control on the simplex, cross-fitted AIPW, Qini/AUUC curves, a
+difference-in-differences event study with cluster-robust errors, and the mistakes causal code makes).
+"""
 
 from __future__ import annotations
 

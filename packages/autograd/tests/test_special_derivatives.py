@@ -50,6 +50,8 @@ def test_special_points_of_the_rules():
     assert clamped[0] == 0.0 and clamped[2] == 0.0 and clamped[3] == 0.0 and clamped[1] == pytest.approx(4.0)
     free = _grad(E.logit, x)
     assert math.isnan(free[3]) and free[1] == pytest.approx(4.0)
+    # with eps, only an x outside [eps, 1 - eps] has a zero gradient: a NaN x's is NaN, as PyTorch's rule
+    assert math.isnan(_grad(lambda v: E.logit(v, eps=0.2), E.tensor([math.nan], dtype=F64))[0])
     # xlog1py(0, y <= -1) has no gradient wrt x, as PyTorch masks it
     g = _grad(lambda v: S.xlog1py(v, E.tensor([-1.0, 1.0], dtype=F64)), E.tensor([0.0, 0.0], dtype=F64))
     assert g == [0.0, pytest.approx(math.log(2.0))]

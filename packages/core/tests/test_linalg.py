@@ -519,6 +519,16 @@ def test_cdist_matches_brute_force(p, rows):
     assert_close(E.cdist(a, b, p), _minkowski(ref(a), ref(b), p), rtol=1e-9, atol=1e-6)
 
 
+@pytest.mark.parametrize("p", [2.0, 1.0, 1.5, 0.0, math.inf])
+def test_cdist_of_column_major_operands_is_row_major_as_pytorchs_kernel(p):
+    a = make_tensor(3, 6, dtype=E.float64, seed=35).t()  # (6, 3), strides (1, 6)
+    b = make_tensor(4, 3, dtype=E.float64, seed=36)
+    for x1, x2 in ((a, b), (b, a), (a, a)):
+        got = E.cdist(x1, x2, p)
+        assert got.is_contiguous() and got.stride() == (got.shape[1], 1)
+        assert_close(got, _minkowski(ref(x1), ref(x2), p), rtol=1e-9, atol=1e-6)
+
+
 def test_cdist_matmul_path_is_exactly_zero_on_equal_rows_and_broadcasts_batches():
     # PyTorch's _euclidean_dist clamps the squared distance at 0, so a row against itself is 0, not 1e-15
     a = E.tensor([[1.0, 2.0, 3.0, 4.0], [0.0, -1.0, 2.0, 5.0], [3.0, 3.0, 0.0, 1.0]], dtype=E.float64)

@@ -923,3 +923,23 @@ def test_lstsq_residuals_of_a_vector_b_keep_its_column():
     r = E.linalg.lstsq(A.expand(2, 3, 2), b.expand(2, 3), driver="gelsd")
     assert tuple(r.solution.shape) == (2, 2) and tuple(r.residuals.shape) == (2, 1)
     assert tuple(E.linalg.lstsq(A, b).residuals.shape) == (0,)
+
+
+def test_lstsq_takes_a_vector_right_side_only_with_the_batch_of_a_as_pytorch():
+    # linalg.solve's rule: B of one dim fewer is a vector only when B.shape == A.shape[:-1]; another such B is a
+    # matrix (*, m, k) whose batch B.shape[:-1] still broadcasts against A's (PyTorch 2.13)
+    rng = np.random.default_rng(5)
+    A, B = rng.standard_normal((1, 6, 3)), rng.standard_normal((6, 2))
+    r = E.linalg.lstsq(E.from_numpy(A), E.from_numpy(B), driver="gelsd")
+    assert tuple(r.solution.shape) == (6, 3, 2) and tuple(r.residuals.shape) == (6, 2)
+    assert tuple(r.rank.shape) == (1,) and tuple(r.singular_values.shape) == (1, 3)
+    expected = np.linalg.lstsq(A[0], B, rcond=None)[0]
+    for i in (0, 5):
+        assert_close(r.solution[i], expected, rtol=1e-10, atol=1e-10)
+    with pytest.raises(RuntimeError, match=r"^torch.linalg.lstsq: input.size\(-2\) should match other.size\(-2\)$"):
+        E.linalg.lstsq(E.zeros(2, 6, 3, dtype=E.float64), E.zeros(1, 6, dtype=E.float64))
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size of tensor b \(6\) at "
+                                           r"non-singleton dimension 0$"):
+        E.linalg.lstsq(E.zeros(2, 6, 3, dtype=E.float64), E.zeros(6, 2, dtype=E.float64))
+    assert tuple(E.linalg.lstsq(E.zeros(2, 6, 3, dtype=E.float64), E.zeros(2, 6, dtype=E.float64)).solution.shape) \
+        == (2, 3)

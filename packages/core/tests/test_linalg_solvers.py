@@ -433,6 +433,41 @@ def test_matrix_rank_tol_overload_is_an_absolute_cutoff():
         E.linalg.matrix_rank(A, tol=1e-3, atol=1.0)
 
 
+def test_tensor_tolerances_of_matrix_rank_and_pinv_apply_per_matrix_of_the_batch():
+    # PyTorch unsqueezes atol/rtol tensors against each matrix's largest singular value; ember broadcast them
+    # against the singular values (a (2,) atol raised "Boolean value of Tensor ... ambiguous")
+    A = E.diag(E.tensor([1.0, 1e-3, 1e-7], dtype=E.float64)).expand(2, 3, 3)
+    tol = E.tensor([1e-2, 1e-4], dtype=E.float64)
+    assert E.linalg.matrix_rank(A, atol=tol).tolist() == [1, 2]
+    assert E.linalg.matrix_rank(A, rtol=tol).tolist() == [1, 2]
+    assert E.linalg.matrix_rank(A, atol=E.tensor([0.0, 1e-2], dtype=E.float64)).tolist() == [3, 1]  # rtol = eps*n
+    assert E.linalg.matrix_rank(A, atol=-1.0).tolist() == [3, 3]  # a negative atol keeps the default rtol
+    d = E.linalg.pinv(A, atol=tol).diagonal(dim1=-2, dim2=-1).numpy()
+    np.testing.assert_allclose(d, [[1.0, 0.0, 0.0], [1.0, 1e3, 0.0]], rtol=1e-12)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\)"):
+        E.linalg.matrix_rank(A, atol=E.tensor([1e-2, 1e-4, 1.0], dtype=E.float64))
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda A: E.linalg.pinv(A, atol=E.tensor(1j)), "pinv: atol tensor of complex type is not supported. Got Complex"),
+    (lambda A: E.linalg.pinv(A, atol=E.tensor(1.0), rtol=E.tensor(1j, dtype=E.complex128)),
+     "pinv: rtol tensor of complex type is not supported. Got ComplexDouble"),
+    (lambda A: E.linalg.pinv(A, E.tensor(1j)), "pinv: rcond tensor of complex type is not supported. Got ComplexFloat"),
+    (lambda A: E.linalg.matrix_rank(A, E.tensor(1j)), "matrix_rank: atol tensor of complex type is not supported."),
+    (lambda A: E.linalg.matrix_rank(A, rtol=E.tensor(1j)), "matrix_rank: rtol tensor of complex type is not"),
+])
+def test_complex_tolerance_tensors_are_refused_in_pytorchs_words(call, msg):
+    with pytest.raises(RuntimeError, match="^torch.linalg." + re.escape(msg)):
+        call(E.eye(2))
+
+
+def test_lstsq_gels_ignores_rcond_as_pytorchs_qr_driver():
+    A = E.tensor([[1.0, 0.0], [0.0, 1e-8], [0.0, 0.0]], dtype=E.float64)
+    b = E.ones(3, 1, dtype=E.float64)
+    assert_close(E.linalg.lstsq(A, b, rcond=1e-6, driver="gels").solution, E.tensor([[1.0], [1e8]], dtype=E.float64))
+    assert E.linalg.lstsq(A, b, rcond=1e-6, driver="gelsd").solution.tolist() == [[1.0], [0.0]]
+
+
 def test_slogdet_return_type_names_as_pytorch():
     M = E.eye(2) * 2
     assert type(L.slogdet(M)).__name__ == "linalg_slogdet" and type(E.slogdet(M)).__name__ == "slogdet"

@@ -429,6 +429,15 @@ def test_topk_kthvalue_median_mode():
         x.kthvalue(0)
 
 
+@pytest.mark.parametrize("k", [0, 1])
+def test_topk_of_a_0d_tensor_gives_its_element_for_k_0_or_1(k):
+    # PyTorch's 0-d result holds the one element even for k=0; ember's kernel sliced it away and failed to reshape
+    r = E.tensor(3.5).topk(k, largest=bool(k))
+    assert r.values.shape == () and r.values.item() == 3.5 and r.indices.item() == 0
+    with pytest.raises(RuntimeError, match="^selected index k out of range$"):
+        E.tensor(3.5).topk(2)
+
+
 def test_median_of_nan_is_nan_with_first_nan_index():
     x = E.tensor([[1.0, float("nan"), 2.0, float("nan")]])
     r = x.median(1)

@@ -184,6 +184,22 @@ def test_quantile_matches_numpy(interpolation, dim, keepdim):
     assert_close(x.quantile(qs, dim, keepdim, interpolation=interpolation), E.from_numpy(np.asarray(expected)))
 
 
+@pytest.mark.parametrize("fn", [E.quantile, E.nanquantile])
+def test_quantile_of_a_1d_q_is_pytorchs_permuted_view(fn):
+    # PyTorch's quantiles lie along a last dim moved to the front: (3, 1, 4) with strides (1, 12, 3), not contiguous
+    x = make_tensor(2, 3, 4, dtype=E.float64, seed=1)
+    qs = E.tensor([0.2, 0.5, 0.7], dtype=E.float64)
+    r = fn(x, qs, dim=0, keepdim=True)
+    assert r.shape == (3, 1, 3, 4) and r.stride() == (1, 36, 12, 3) and not r.is_contiguous()
+    assert fn(x, qs, dim=2).stride() == (1, 9, 3)
+    assert fn(x, qs, dim=None, keepdim=True).stride() == (1, 3, 3, 3)
+    assert fn(x, 0.5, dim=0).is_contiguous()
+    expected = np.quantile(x.numpy(), qs.numpy(), axis=2)
+    assert_close(fn(x, qs, dim=2), E.from_numpy(expected))
+    with pytest.raises(RuntimeError, match=r"^view size is not compatible with input tensor's size and stride"):
+        fn(x, qs, dim=2).view(-1)
+
+
 def test_quantile_and_nanquantile_write_out_as_pytorch():
     x = E.tensor([[4.0, 1.0], [NAN, 3.0]])
     out = E.empty(0)

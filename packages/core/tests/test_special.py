@@ -289,6 +289,12 @@ def test_logit_eps_clamps():
     assert S.logit(x, 0.1).tolist() == x.logit(0.1).tolist() == E.logit(x, 0.1).tolist()
 
 
+def test_logit_with_eps_above_a_half_tests_the_low_bound_first():
+    # PyTorch's kernel: x < eps -> eps, else x > 1 - eps -> 1 - eps (np.clip's upper bound would win everywhere)
+    x = E.tensor([0.0, 0.5, 0.95, 1.0], dtype=E.float64)
+    np.testing.assert_allclose(E.logit(x, eps=0.7).numpy(), sp.logit([0.7, 0.7, 0.3, 0.3]), rtol=1e-12)
+
+
 def test_logit_eps_bounds_round_in_the_input_dtype():
     # PyTorch clamps to 1 - eps in float32 (0.99999899): logit is 13.8023, not float64's 13.8155
     x = E.tensor([0.0, 1.0])

@@ -50,6 +50,21 @@ def test_cpu_matmul_family_as_pytorchs_cpu_autocast():
             assert E.einsum(eq, *ops).dtype is E.float32, eq
 
 
+def test_cpu_lstsq_matrix_rank_and_eig_run_in_float32_as_pytorchs_cpu_list():
+    # both are on PyTorch's CPU fp32 list: a bfloat16 matrix is upcast (matrix_rank refused it) and lstsq's
+    # inner products stay float32 (ember's composite lowered them to a bfloat16 solution)
+    a, b = E.tensor([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), E.tensor([1.0, 2.0, 3.0])
+    with E.autocast("cpu"):
+        h = a @ E.eye(2)                                            # bfloat16
+        assert E.linalg.matrix_rank(h).item() == 2
+        r = E.linalg.lstsq(a, b)
+        assert r.solution.dtype is E.float32 and E.linalg.lstsq(h, b.bfloat16()).solution.dtype is E.float32
+    np.testing.assert_allclose(r.solution.numpy(), np.linalg.lstsq(a.numpy(), b.numpy(), rcond=None)[0], rtol=1e-5)
+    with E.autocast("cpu"):  # linalg.eig and eigvals too: a bfloat16 matrix has complex64 eigenvalues
+        sq = E.tensor([[2.0, 0.5], [0.5, 1.0]]) @ E.eye(2)
+        assert E.linalg.eigvals(sq).dtype is E.complex64 and E.linalg.eig(sq)[1].dtype is E.complex64
+
+
 def test_cpu_norms_compute_in_float32_and_keep_running_stats():
     x = E.tensor(np.linspace(-2, 3, 24, dtype=np.float32).reshape(4, 6), requires_grad=True)
     mean, var = E.zeros(6), E.ones(6)

@@ -42,7 +42,7 @@ def _logit_input(grad, input, eps):
     g = grad / (input * (1.0 - input))
     if eps is None:
         return ew.where(ew.logical_or(input < 0, input > 1), math.nan, g)
-    return where0(ew.logical_and(input >= eps, input <= 1.0 - eps), g)
+    return where0(ew.logical_not(ew.logical_or(input < eps, input > 1.0 - eps)), g)  # a NaN input's grad is NaN
 
 
 def _xlog1py_input(grad, input, other):

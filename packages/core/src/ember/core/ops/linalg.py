@@ -1190,8 +1190,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
 
 
 def _cdist_distances(x1: Tensor, x2: Tensor, p: float) -> Tensor:
-    """cdist's p-norm distances by composition (differentiable: autograd's CdistBackward0 rule runs them again)."""
-    return _distances(ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3)), p, "CdistBackward0")
+    """cdist's p-norm distances by composition (differentiable: autograd's CdistBackward0 rule runs them again),
+    row-major whatever the operands' layouts, as PyTorch's kernel writes them (a node-free copy when untracked)."""
+    r = _distances(ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3)), p, "CdistBackward0")
+    return r if r._requires_grad or r.is_contiguous() else S.clone(r)
 
 
 def _one_cdist_node(x1: Tensor, x2: Tensor) -> bool:

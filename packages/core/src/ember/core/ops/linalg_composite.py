@@ -14,7 +14,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
-from ember.core.dispatch import declare, node_name
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as I
@@ -743,6 +743,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
 
 @writes_out(kernel="linalg_lstsq")
 @parsed("linalg_lstsq", A=("self", "Tensor"), B=("b", "Tensor"), rcond="float?", driver="str?")
+@composite("linalg_lstsq")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     """`(solution, residuals, rank, singular_values)` of min ||A X - B||, from the pseudo-inverse. Which of
     the last three are filled follows PyTorch's CPU drivers: 'gelsy' (the default) gives the rank,
@@ -773,7 +774,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     m, n = A._shape[-2:]
     eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond
-    X = _lapack_layout_lstsq(_matmul(pinv(A, rtol=rtol), Bm), m)
+    # gels (QR) truncates no singular value, whatever rcond says
+    X = _lapack_layout_lstsq(_matmul(pinv(A, rtol=0.0 if driver == "gels" else rtol), Bm), m)
     empty = zeros((0,), dtype=A._dtype.to_real(), device=A.device)
     s = svdvals(A) if driver in ("gelsy", "gelsd", "gelss") else None
     rank = empty_rank = zeros((0,), dtype=dtypes.int64, device=A.device)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 from ember.core import dtypes
-from ember.core.dispatch import declare, node_name
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -705,12 +705,17 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
 
 
 def _tolerance(A: Tensor, s: Tensor, atol, rtol):
-    """PyTorch's cutoff max(atol, rtol * s_max) for pinv and matrix_rank; rtol defaults to eps * max(m, n)."""
+    """PyTorch's cutoff max(atol, rtol * s_max) for pinv and matrix_rank, tensor tolerances taken per matrix of
+    the batch; rtol defaults to 0 where atol > 0, else to eps * max(m, n)."""
     if rtol is None:
-        rtol = 0.0 if atol not in (None, 0) else float(np.finfo(A._dtype.np).eps) * max(A._shape[-2:])
+        default = float(np.finfo(A._dtype.np).eps) * max(A._shape[-2:])
+        rtol = default if atol is None else ew.where(ew.gt(atol, 0), 0.0, default) if isinstance(atol, Tensor) \
+            else 0.0 if atol > 0 else default
     smax = _amax(s, (s.ndim - 1,), True) if s._shape[-1] else s
-    cut = ew.mul(smax, rtol)
-    return ew.maximum(cut, atol) if atol is not None else cut
+    cut = ew.mul(S.unsqueeze(rtol, -1), smax) if isinstance(rtol, Tensor) else ew.mul(smax, rtol)
+    if atol is None:
+        return cut
+    return ew.maximum(S.unsqueeze(atol, -1), cut) if isinstance(atol, Tensor) else ew.maximum(cut, atol)
 
 
 # Composed from eigh/svd on every device; its derivative is PyTorch's pinv_backward of the whole matrix
@@ -757,6 +762,14 @@ def _old_with_new(old: str) -> Callable[[tuple, dict], bool]:
     return invalid
 
 
+def _refuse_complex_tolerances(op: str, **tolerances) -> None:
+    """PyTorch's refusal of a complex tolerance tensor, checked in the order given."""
+    for name, tol in tolerances.items():
+        if isinstance(tol, Tensor) and tol._dtype.is_complex:
+            raise RuntimeError(f"torch.linalg.{op}: {name} tensor of complex type is not supported. "
+                               f"Got {dtypes.TORCH_NAMES[tol._dtype.name]}")
+
+
 @overloads("linalg_pinv", _tolerance_overloads("rcond"), _old_with_new("rcond"))
 def pinv(A: Tensor, *args, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Tensor:
     """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
@@ -770,10 +783,12 @@ def pinv(A: Tensor, *args, atol=None, rtol=None, hermitian: bool = False, rcond=
     if A.ndim < 2 or not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError(f"linalg.pinv({dtypes.TORCH_NAMES.get(dt.name, dt.name)}{{{list(A._shape)}}}): expected "
                            "a tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
+    _refuse_complex_tolerances("pinv", **({"rcond": rcond} if given else {"atol": atol, "rtol": rtol}))
     return _pinv(A, atol, rtol, hermitian)
 
 
 @overloads("linalg_matrix_rank", _tolerance_overloads("tol"), _old_with_new("tol"))
+@composite("linalg_matrix_rank")
 def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The number of singular values (|eigenvalues| of A's lower triangle with `hermitian`) above the
     cutoff, per matrix (int64); PyTorch's older overload's `tol` is `atol` with `rtol=0`."""
@@ -783,8 +798,10 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError("This function doesn't handle types other than float and double")
+    _refuse_complex_tolerances("matrix_rank", atol=atol, rtol=rtol)  # an older `tol` is named atol too
     s = ew.abs(_eigh(A, "L")[0]) if hermitian else _svd(A, False)[1]
-    return _sum(ew.gt(s, _tolerance(A, s, atol, rtol)), (s.ndim - 1,), False, None)
+    kept = ew.gt(s, _tolerance(A, s, atol, rtol))
+    return _sum(kept, (kept.ndim - 1,), False, None)
 
 
 @method

@@ -296,8 +296,8 @@ def _topk_cpu(x, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A0
     _kernels().topk_rows(work, ix, k, largest, sorted)
     shape = a.shape[:dim] + (k,) + a.shape[dim + 1:]
     vals, idx = _back(work[:, :k], a.dtype, dim, shape), _back(ix[:, :k], ix.dtype, dim, shape)
-    if x.ndim == 0:
-        vals, idx = vals.reshape(()), idx.reshape(())
+    if x.ndim == 0:  # a 0-d result holds the one element whether k is 0 or 1, as PyTorch's
+        vals, idx = a.reshape(()), np.zeros((), np.int64)
     return _pair(vals, idx, out, "topk")
 
 
@@ -1012,7 +1012,8 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         elif dim is None:
             vlo = reshape(vlo, (1,) * input.ndim)
         results.append(vlo)
-    r = results[0] if scalar_q else stack(results, 0)
+    # PyTorch computes the quantiles along a last dim and moves it to the front: a 1-D q gives a permuted view
+    r = results[0] if scalar_q else S.permute(stack(results, -1), (results[0].ndim,) + tuple(range(results[0].ndim)))
     # PyTorch's quantile ends with a squeeze whatever the arguments: its node names every result
     fn = getattr(r, "_grad_fn", None)
     return node_name(r, type(fn).__name__, "SqueezeBackward4") if fn is not None else r

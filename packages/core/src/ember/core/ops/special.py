@@ -296,7 +296,9 @@ def _logit_cpu(x, eps=None, *, out=None):
     dt = float_dtype(x)
     if eps is not None and float(eps) >= 0.0:  # clamp to [eps, 1 - eps] as PyTorch, in x's dtype (1 - 1e-6 rounds)
         lo = np.asarray(float(eps), dtype=dt.np)
-        x64 = np.clip(x64, np.float64(lo), np.float64(np.asarray(1.0, dtype=lo.dtype) - lo))
+        lo64, hi64 = np.float64(lo), np.float64(np.asarray(1.0, dtype=lo.dtype) - lo)
+        # PyTorch's kernel tests the low bound first: with eps > 0.5 an x below eps becomes eps, not 1 - eps
+        x64 = np.where(x64 < lo64, lo64, np.where(x64 > hi64, hi64, x64))
     if dt in _REDUCED:  # PyTorch's 16-bit kernel rounds 1 - x, the quotient and its log, each to the dtype
         def rnd(v):
             return v.astype(dt.np).astype(np.float32)
