@@ -761,13 +761,14 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1")
+    # a vector right-hand side is (*, m) with A's batch exactly (linalg.solve's rule); another B of one dim
+    # fewer is a matrix whose batch PyTorch still broadcasts as a vector's, B.shape[:-1] against A.shape[:-2]
     vector = solve_is_vector(A, B)
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
-    if not vector and B.ndim == A.ndim - 1:  # a matrix B one dim short: PyTorch broadcasts A's batch with B's dims
-        batch = broadcast_shapes(A._shape[:-2], B._shape[:-1])  # but the last, each element solving all of B
-        A, Bm = L.expand(A, batch + A._shape[-2:]), L.expand(B, batch + B._shape)
+    if not vector and B.ndim == A.ndim - 1:
+        Bm = S.expand(B, broadcast_shapes(A._shape[:-2], B._shape[:-1]) + B._shape[-2:])
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
