@@ -879,3 +879,22 @@ def test_reductions_of_a_permuted_input_are_row_major_as_pytorchs(call):
     got = call(x)
     assert got.is_contiguous(), got.stride()
     assert_close(got.float(), call(x.contiguous()).float(), rtol=1e-6, atol=1e-3)
+
+
+_SPECIALS = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 1e38, -1e38, 3.0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.sum(), lambda x: x.double().sum(), lambda x: x.sum(0, dtype=E.float64), lambda x: x.mean(),
+    lambda x: x.prod(), lambda x: E.nansum(x), lambda x: E.nanmean(x), lambda x: x.cumsum(0), lambda x: x.cumprod(0),
+    lambda x: E.group_norm(x[None, :, None], 1),
+    lambda x: E.interpolate(x[None, None], scale_factor=2, mode="linear"),
+    lambda x: E.sigmoid_backward(E.full_like(x, math.inf), E.sigmoid(x))])
+def test_inf_and_nan_give_nan_without_numpys_runtime_warning(call):
+    # PyTorch computes inf - inf and inf * 0 silently; numpy warned ("invalid value encountered in reduce") even
+    # under a user's warnings filter, which `-W error` turned into an exception
+    x = E.tensor(_SPECIALS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = call(x)
+    assert bool(E.isnan(r).any())

@@ -17,7 +17,7 @@ from ember.core import dtypes
 from ember.core.dispatch import TENSOR_ITERATOR, composite, declare, node_name
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
-from ember.core.ops._util import int_param, silenced, write_out, wrap
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, int_param, silenced, write_out, wrap
 from ember.core.ops.elementwise import BoolOperatorError, laid_out, layout_of, same_dtype_out
 from ember.core.tensor import Tensor
 
@@ -273,7 +273,11 @@ def _fused_backward(name: str, fn, doc: str):
     @op.register("cpu")
     def kernel(grad, saved):
         s = saved._np()
-        r = np.asarray(fn(*_opmath(grad._np(), s))).astype(s.dtype, copy=False)
+        token = ERRSTATE.set(IGNORE_ALL)  # an inf gradient times 0: NaN without numpy's RuntimeWarning, as PyTorch
+        try:
+            r = np.asarray(fn(*_opmath(grad._np(), s))).astype(s.dtype, copy=False)
+        finally:
+            ERRSTATE.reset(token)
         return laid_out(wrap(r, True), r, (grad, saved))
 
     return op

@@ -18,7 +18,7 @@ from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops.arguments import parsed
-from ember.core.ops._util import wrap
+from ember.core.ops._util import silenced, wrap
 from ember.core.ops.memfmt import channels_last_as
 from ember.core.tensor import Tensor, describe
 
@@ -171,6 +171,7 @@ def _batch_norm_backward_cpu(grad, input, weight, save_mean, save_invstd, traini
         wrap(gb.astype(sdt))
 
 
+@silenced  # inf and NaN rows: NaN without numpy's RuntimeWarning, as PyTorch
 def _rows_norm(x: np.ndarray, k: int, eps: float):
     """Mean and rstd over the last `k` dims (keepdims), in float64."""
     axes = tuple(range(x.ndim - k, x.ndim))
@@ -179,6 +180,7 @@ def _rows_norm(x: np.ndarray, k: int, eps: float):
     return mean, 1.0 / np.sqrt(var + eps)
 
 
+@silenced  # inf and NaN rows: NaN without numpy's RuntimeWarning, as PyTorch
 def _exact_mean(x: np.ndarray, axes: tuple) -> np.ndarray:
     """The forward's mean recomputed in float64 for a backward: the saved mean is rounded to the
     input's dtype, and x - mean then loses the digits of a small spread around a large mean
@@ -186,6 +188,7 @@ def _exact_mean(x: np.ndarray, axes: tuple) -> np.ndarray:
     return x.mean(axis=axes, dtype=np.float64, keepdims=True)
 
 
+@silenced  # inf and NaN rows: NaN without numpy's RuntimeWarning, as PyTorch
 def _affine_backward(g, xhat, w, rstd, axes):
     """Input gradient of `xhat * w` given normalization over `axes`: the layer/group norm formula."""
     gx = g * w

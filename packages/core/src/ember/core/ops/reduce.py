@@ -21,8 +21,8 @@ from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
-from ember.core.ops._util import (check_dtype_arg, check_out_dtype, cpp_type_name, index_arg, internally,
-                                  normalize_dims, shape_error, warn_at_caller, wrap, write_out)
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, check_dtype_arg, check_out_dtype, cpp_type_name, index_arg,
+                                  internally, normalize_dims, shape_error, silenced, warn_at_caller, wrap, write_out)
 from ember.core.ops.arguments import parsed, refuse_out_with_grad
 from ember.core.ops.parser_errors import int_like, overloads
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
@@ -230,12 +230,16 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
             if r is not None and keepdim:
                 r = r.reshape((1,) * len(dims) + r.shape)
         if r is None:
-            r = np.add.reduce(a, dims, xd.np, np.empty((), xd.np) if full else None, keepdim)
+            token = ERRSTATE.set(IGNORE_ALL)  # inf + -inf: NaN without numpy's RuntimeWarning, as PyTorch (inline)
+            try:
+                r = np.add.reduce(a, dims, xd.np, np.empty((), xd.np) if full else None, keepdim)
+            finally:
+                ERRSTATE.reset(token)
         if out is not None:
             return write_out(out, r, "sum")
         return wrap(r if r.flags.c_contiguous else np.asarray(r, order="C"))  # row-major, as in _finish
     dt = _int_to_long(x, dtype)
-    return _finish(np.add.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")
+    return _finish(silenced(np.add.reduce)(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")
 
 
 def sum_untracked(x: Tensor, dims: tuple) -> Tensor:
@@ -250,6 +254,7 @@ _nansum = declare("nansum", lambda a, dims, keepdim=False, dtype=None: np.nansum
 
 
 @_nansum.register("cpu")
+@silenced  # inf - inf or inf * 0 inside: NaN without numpy's RuntimeWarning, as PyTorch
 def _nansum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """nansum(x, dims, keepdim, dtype): sum treating NaN as zero."""
     dt = _int_to_long(x, dtype)
@@ -268,6 +273,7 @@ _mean = declare("mean", lambda a, dims, keepdim=False, dtype=None: np.mean(a, di
 
 
 @_mean.register("cpu")
+@silenced  # inf - inf or inf * 0 inside: NaN without numpy's RuntimeWarning, as PyTorch
 def _mean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """mean(x, dims, keepdim, dtype): float only; the mean over nothing is NaN."""
     dt = _float_only(x, dtype, "mean")
@@ -285,6 +291,7 @@ _nanmean = declare("nanmean", lambda a, dims, keepdim=False, dtype=None: np.nanm
 
 
 @_nanmean.register("cpu")
+@silenced  # inf - inf or inf * 0 inside: NaN without numpy's RuntimeWarning, as PyTorch
 def _nanmean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """nanmean(x, dims, keepdim, dtype): the mean of the non-NaN elements."""
     dt = _float_only(x, dtype, "nanmean")
@@ -304,6 +311,7 @@ _prod = declare("prod", lambda a, dims, keepdim=False, dtype=None: np.prod(a, di
 
 
 @_prod.register("cpu")
+@silenced  # inf - inf or inf * 0 inside: NaN without numpy's RuntimeWarning, as PyTorch
 def _prod_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """prod(x, dims, keepdim, dtype): dtype rule as sum."""
     dt = _int_to_long(x, dtype)
@@ -983,6 +991,7 @@ def _make_cumulative(op, fn, name):
             raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
 
     @op.register("cpu")
+    @silenced
     def kernel(x, dim, dtype=None, *, out=None):
         """cumsum/cumprod(x, dim: int, dtype): ints and bools accumulate in int64, float32 and complex64 in double
         precision (PyTorch's CPU scan: a float32 cumsum's last element is then its float64 sum rounded)."""

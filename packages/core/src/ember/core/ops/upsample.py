@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ember.core.dispatch import declare, node_name
-from ember.core.ops._util import wrap
+from ember.core.ops._util import silenced, wrap
 from ember.core.ops.arguments import parsed
 from ember.core.ops.memfmt import channels_last_as, grad_format_from, grad_laid_out
 from ember.core.ops.parser_errors import int_like, int_tuple_error
@@ -233,7 +233,7 @@ def _upsample_cpu(input, output_size, mode, align_corners, scales):
     taps = _all_taps(x.shape[2:], output_size, mode, align_corners, scales, x.dtype == np.float64)
     wdt = x.dtype if x.dtype.itemsize == 2 else None
     ldt = wdt if mode in ("linear", "trilinear") else None  # NOTE [ 16-bit linear weights ]
-    return wrap(_in_opmath(lambda a: _resize(a, taps, False, x.shape[2:], wdt, ldt), x))
+    return wrap(silenced(_in_opmath)(lambda a: _resize(a, taps, False, x.shape[2:], wdt, ldt), x))  # inf * 0: NaN
 
 
 upsample_backward = declare("upsample_backward", doc="""The gradient of upsample wrt its input.
