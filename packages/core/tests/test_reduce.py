@@ -898,3 +898,17 @@ def test_inf_and_nan_give_nan_without_numpys_runtime_warning(call):
         warnings.simplefilter("error")
         r = call(x)
     assert bool(E.isnan(r).any())
+
+
+def test_empty_inputs_warn_nothing_pytorch_does_not():
+    from ember.core.ops.normalization import layer_norm_op
+
+    # an empty 1-D q gives an empty quantile (it raised "stack expects a non-empty TensorList"); layer norm over no
+    # elements warned numpy's "Mean of empty slice"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert E.quantile(E.tensor([1.0, 2.0]), E.tensor([])).shape == (0,)
+        assert E.quantile(E.tensor([[1.0, 2.0], [3.0, 4.0]]), E.tensor([]), dim=1, keepdim=True).shape == (0, 2, 1)
+        out, mean, rstd = layer_norm_op(E.zeros(2, 0), (0,), None, None, 1e-5)
+    assert out.shape == (2, 0) and mean.tolist() == [[0.0], [0.0]]
+    assert all(math.isnan(v) for v in rstd.flatten().tolist())

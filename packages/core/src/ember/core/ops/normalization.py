@@ -173,8 +173,12 @@ def _batch_norm_backward_cpu(grad, input, weight, save_mean, save_invstd, traini
 
 @silenced  # inf and NaN rows: NaN without numpy's RuntimeWarning, as PyTorch
 def _rows_norm(x: np.ndarray, k: int, eps: float):
-    """Mean and rstd over the last `k` dims (keepdims), in float64."""
+    """Mean and rstd over the last `k` dims (keepdims), in float64; over no elements PyTorch's 0 and NaN (numpy's
+    mean would warn "Mean of empty slice", which PyTorch does not)."""
     axes = tuple(range(x.ndim - k, x.ndim))
+    if not math.prod(x.shape[x.ndim - k:]):
+        shape = x.shape[:x.ndim - k] + (1,) * k
+        return np.zeros(shape), np.full(shape, np.nan)
     mean = x.mean(axis=axes, dtype=np.float64, keepdims=True)
     var = np.square(x - mean, dtype=np.float64).mean(axis=axes, keepdims=True)
     return mean, 1.0 / np.sqrt(var + eps)

@@ -947,7 +947,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     (composite, so it differentiates through sort, gather and lerp)."""
     from ember.core.ops.indexing import gather
     from ember.core.ops.join import stack
-    from ember.core.ops.layout import reshape
+    from ember.core.ops.layout import narrow, reshape
 
     # PyTorch's messages say quantile() for nanquantile too
     if not input._dtype.is_floating_point or input._dtype.itemsize == 2:
@@ -991,7 +991,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         return t if input.device.type == "cpu" else t.to(input.device)
 
     results = []
-    for v in qs:
+    for v in qs or [0.0]:  # an empty 1-D q: one quantile's shape, narrowed to none below
         rank = np.asarray(v, a.dtype) * last.astype(a.dtype)  # in the input's dtype, as PyTorch's ranks
         if not ignore_nan:
             rank = np.where(has_nan, n - 1, rank)
@@ -1014,6 +1014,8 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         results.append(vlo)
     # PyTorch computes the quantiles along a last dim and moves it to the front: a 1-D q gives a permuted view
     r = results[0] if scalar_q else S.permute(stack(results, -1), (results[0].ndim,) + tuple(range(results[0].ndim)))
+    if not qs:
+        r = narrow(r, 0, 0, 0)
     # PyTorch's quantile ends with a squeeze whatever the arguments: its node names every result
     fn = getattr(r, "_grad_fn", None)
     return node_name(r, type(fn).__name__, "SqueezeBackward4") if fn is not None else r
