@@ -748,8 +748,8 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
         return S.copy_(_out_like(out, prod), prod) if out is not None else prod
     if beta != 1:
         input = ew.mul(input, beta)
-    try:  # the product first: the sum takes its row-major layout whatever input's, as PyTorch's result
-        return ew.add(prod, input, out=out)
+    try:  # the product first: the sum takes its row-major layout whatever input's, as PyTorch's result; in place
+        return ew.add(input, prod, out=out) if out is input else ew.add(prod, input, out=out)  # `input` is written
     except ValueError:
         raise RuntimeError(f"{op}: the input of shape {tuple(getattr(input, '_shape', ()))} can't be broadcast to "
                            f"the product's shape {tuple(prod._shape)}") from None
