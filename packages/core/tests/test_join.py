@@ -613,3 +613,16 @@ def test_cat_of_a_string_is_pytorchs_parser_error_not_an_element_error(tensors, 
     with pytest.raises(TypeError, match=rf"^cat\(\): argument 'tensors' \(position 1\) must be tuple of Tensors, "
                                         rf"not {name}$"):
         E.cat(tensors)
+
+
+def test_cat_and_stack_check_the_sequence_before_the_dim_as_pytorchs_parser():
+    # PyTorch's parser reads its arguments in order: `torch.cat(t, t)` names 'tensors', not the tensor given as dim
+    t = E.ones(2, 3)
+    for op in ("cat", "stack"):
+        with pytest.raises(TypeError, match=rf"^{op}\(\): argument 'tensors' \(position 1\) must be tuple of Tensors, "
+                                            "not Tensor$"):
+            getattr(E, op)(t, t)
+        with pytest.raises(TypeError, match=rf"^{op}\(\): argument 'tensors' \(position 1\) must be tuple of Tensors, "
+                                            "not int$"):
+            getattr(E, op)(5)
+    assert E.cat((t, t), 1).shape == (2, 6) and E.stack([t, t]).shape == (2, 2, 3)

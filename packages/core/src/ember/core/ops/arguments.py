@@ -53,14 +53,17 @@ def _fits(kind: str, v) -> bool:
         return isinstance(v, numbers.Real | np.number | Tensor) and not isinstance(v, bool)
     if kind == "tuple of ints":
         return _int(v, True) or isinstance(v, tuple | list) and all(_int(e, True) for e in v)
+    if kind == "tuple of Tensors":  # the sequence itself (its elements' words are the op's own)
+        return isinstance(v, tuple | list)
     return isinstance(v, dtypes.dtype | type)  # "torch.dtype"
 
 
 _SHOWN = {"SymInt": "int"}  # the kinds the parser's words name otherwise
-_KINDS = frozenset({"Tensor", "bool", "int", "SymInt", "str", "Number", "float", "tuple of ints", "torch.dtype"})
+_KINDS = frozenset({"Tensor", "bool", "int", "SymInt", "str", "Number", "float", "tuple of ints", "torch.dtype",
+                    "tuple of Tensors"})
 # the plain class of each kind, which passes without a call (one int for a tuple of ints too)
 _PLAIN = {"Tensor": Tensor, "bool": bool, "int": int, "SymInt": int, "str": str, "Number": float, "float": float,
-          "tuple of ints": int}
+          "tuple of ints": int, "tuple of Tensors": list}
 
 
 def _error(op: str, name: str, kind: str, v, position: int | None) -> TypeError:

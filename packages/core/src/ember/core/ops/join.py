@@ -114,7 +114,7 @@ def _cat_cpu(tensors, dim, *, out=None):
 
 
 @numpy_aliases
-@parsed("cat", dim="int")
+@parsed("cat", tensors="tuple of Tensors", dim="int")  # in PyTorch's order: the sequence first
 def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Concatenate `tensors` along the existing dimension `dim` (dtypes promote; 1-D empties are skipped).
 
@@ -196,7 +196,7 @@ def concatenate(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
 
 
 @numpy_aliases
-@parsed("stack", dim="int")
+@parsed("stack", tensors="tuple of Tensors", dim="int")  # in PyTorch's order: the sequence first
 def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join equal-shaped `tensors` along a new dimension `dim`.
 
