@@ -213,6 +213,9 @@ _sum = declare("sum", lambda a, dims, keepdim=False, dtype=None: np.sum(a, dims,
                doc="sum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.sum, INT64), overlap=0)
 
 
+_quiet_add_reduce = silenced(np.add.reduce)  # inf + -inf: NaN without numpy's RuntimeWarning, as PyTorch
+
+
 @_sum.register("cpu")
 def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """sum(x, dims: tuple[int, ...], keepdim: bool, dtype: dtype | None): the result dtype is
@@ -239,7 +242,7 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
             return write_out(out, r, "sum")
         return wrap(r if r.flags.c_contiguous else np.asarray(r, order="C"))  # row-major, as in _finish
     dt = _int_to_long(x, dtype)
-    return _finish(silenced(np.add.reduce)(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")
+    return _finish(_quiet_add_reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")
 
 
 def sum_untracked(x: Tensor, dims: tuple) -> Tensor:

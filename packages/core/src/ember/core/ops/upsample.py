@@ -227,13 +227,16 @@ def _in_opmath(fn, a: np.ndarray) -> np.ndarray:
     return fn(a.astype(np.float32)).astype(a.dtype)
 
 
+_quiet_opmath = silenced(_in_opmath)  # inf * 0 weights: NaN without numpy's RuntimeWarning, as PyTorch
+
+
 @upsample_op.register("cpu")
 def _upsample_cpu(input, output_size, mode, align_corners, scales):
     x = input._np()
     taps = _all_taps(x.shape[2:], output_size, mode, align_corners, scales, x.dtype == np.float64)
     wdt = x.dtype if x.dtype.itemsize == 2 else None
     ldt = wdt if mode in ("linear", "trilinear") else None  # NOTE [ 16-bit linear weights ]
-    return wrap(silenced(_in_opmath)(lambda a: _resize(a, taps, False, x.shape[2:], wdt, ldt), x))  # inf * 0: NaN
+    return wrap(_quiet_opmath(lambda a: _resize(a, taps, False, x.shape[2:], wdt, ldt), x))
 
 
 upsample_backward = declare("upsample_backward", doc="""The gradient of upsample wrt its input.
